@@ -1,0 +1,3 @@
+"""(Filled in by a later issue; re-exported by graphrkhs.semisupervised.)"""
+
+__all__ = []
