@@ -591,8 +591,9 @@ def lmax(L, method="lanczos", *, margin=0.005, tol=1e-4, random_state=0):
         normalized one: pass that.)
     method : {"lanczos", "gershgorin"}, default="lanczos"
         ``"gershgorin"``: :math:`\max_i \sum_j |L_{ij}|`, free and always valid
-        (:math:`2 d_{max}` for the combinatorial Laplacian, 2 for the
-        normalized one), but can be far above.  ``"lanczos"``: the largest Ritz
+        (:math:`2 d_{max}` for the combinatorial Laplacian), but can be far
+        above (the normalized Laplacian's spectrum lies in [0, 2] whatever
+        this bound says).  ``"lanczos"``: the largest Ritz
         value :math:`\theta` of an implicitly restarted Lanczos run (ARPACK)
         plus its residual norm :math:`\|L v - \theta v\|` (an eigenvalue lies
         within it) and ``margin`` :math:`\theta`, capped by the Gershgorin
