@@ -34,7 +34,6 @@ import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 RESULTS = os.path.join(HERE, "results")
-CACHE = os.environ.get("GRAPHRKHS_BENCH_CACHE", "/tmp/graphrkhs_bench")
 K = 10
 
 
@@ -106,7 +105,7 @@ def warm_up(method):
     return time.perf_counter() - t0
 
 
-def worker(method, name, save_neighbors):
+def worker(method, name):
     import resource
 
     X = dataset(name)
@@ -116,42 +115,52 @@ def worker(method, name, save_neighbors):
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     out = {"seconds": seconds, "peak_rss_bytes": peak, "rss_before_bytes": base_rss, "warmup_seconds": compile_s,
            "nnz": int(W.nnz) if W is not None else None}
-    if save_neighbors and W is not None:
-        import scipy.sparse as sp
-
-        os.makedirs(CACHE, exist_ok=True)
-        sp.save_npz(os.path.join(CACHE, f"{name}-{method}.npz"), sp.csr_matrix(W))
     print("RESULT " + json.dumps(out))
 
 
-def measure(method, name, repeats, save_neighbors=False):
-    runs = []
+def run_once(method, name):
+    cmd = [sys.executable, os.path.abspath(__file__), "--worker", method, name]
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    line = [ln for ln in proc.stdout.splitlines() if ln.startswith("RESULT ")]
+    if proc.returncode != 0 or not line:
+        print(f"  {method} on {name} failed:\n{proc.stderr[-2000:]}", file=sys.stderr)
+        return None
+    return json.loads(line[0][7:])
+
+
+def measure_all(methods, name, repeats):
+    """Interleave the repeats (A B C, A B C, ...) so that a load change on this shared
+    machine hits every method alike; returns {method: summary}."""
+    runs = {m: [] for m in methods}
+    failed = set()
     for r in range(repeats):
-        cmd = [sys.executable, os.path.abspath(__file__), "--worker", method, name]
-        if save_neighbors and r == 0:
-            cmd.append("--save")
-        proc = subprocess.run(cmd, capture_output=True, text=True)
-        line = [ln for ln in proc.stdout.splitlines() if ln.startswith("RESULT ")]
-        if proc.returncode != 0 or not line:
-            print(f"  {method} on {name} failed:\n{proc.stderr[-2000:]}", file=sys.stderr)
-            return None
-        runs.append(json.loads(line[0][7:]))
-        print(f"  {method:10s} {name:18s} run {r + 1}: {runs[-1]['seconds']:.2f} s, "
-              f"peak {runs[-1]['peak_rss_bytes'] / 2**30:.2f} GiB", file=sys.stderr)
-    return {
-        "seconds": [x["seconds"] for x in runs],
-        "median_seconds": float(np.median([x["seconds"] for x in runs])),
-        "peak_rss_gib": float(np.median([x["peak_rss_bytes"] for x in runs]) / 2**30),
-        "warmup_seconds": float(np.median([x["warmup_seconds"] for x in runs])),
-    }
+        for method in methods:
+            if method in failed:
+                continue
+            res = run_once(method, name)
+            if res is None:
+                failed.add(method)
+                continue
+            runs[method].append(res)
+            print(f"  {method:10s} {name:18s} run {r + 1}: {res['seconds']:.2f} s, "
+                  f"peak {res['peak_rss_bytes'] / 2**30:.2f} GiB", file=sys.stderr)
+    out = {}
+    for method, rs in runs.items():
+        if method in failed or not rs:
+            out[method] = None
+            continue
+        out[method] = {
+            "seconds": [x["seconds"] for x in rs],
+            "median_seconds": float(np.median([x["seconds"] for x in rs])),
+            "peak_rss_gib": float(np.median([x["peak_rss_bytes"] for x in rs]) / 2**30),
+            "warmup_seconds": float(np.median([x["warmup_seconds"] for x in rs])),
+        }
+    return out
 
 
 def recall(name, method, exact="ours"):
     """recall@K of ``method``'s directed neighbour sets against the exact ones."""
-    import scipy.sparse as sp
-
     from graphrkhs import _knn
-    from graphrkhs.datasets import load_fashion_mnist  # noqa: F401 (dataset() uses it)
 
     # Recompute directed lists (the stored graphs are symmetrized): exact by our brute/kd path,
     # approximate by the backend, both in this process.
@@ -180,13 +189,12 @@ def machine():
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--worker", nargs=2, metavar=("METHOD", "DATASET"))
-    parser.add_argument("--save", action="store_true")
     parser.add_argument("--quick", action="store_true", help="only the small sizes")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--only", default=None, help="comma-separated dataset names")
     args = parser.parse_args()
     if args.worker:
-        worker(args.worker[0], args.worker[1], args.save)
+        worker(args.worker[0], args.worker[1])
         return
 
     plan = [
@@ -210,9 +218,7 @@ def main():
         results["datasets"].update(old.get("datasets", {}))
     for name, methods in plan:
         print(f"{name}:", file=sys.stderr)
-        entry = {}
-        for method in methods:
-            entry[method] = measure(method, name, args.repeats)
+        entry = measure_all(methods, name, args.repeats)
         for method in ("ours-ann", "ours-hnsw"):
             if method in methods and entry.get(method):
                 entry[method]["recall_at_10"] = recall(name, method)
@@ -225,7 +231,7 @@ def main():
 
 def write_markdown(results):
     lines = [f"# kNN graph construction (k = {results['k']})", "",
-             f"{results['date']}; {results['machine'].get('cores')} cores; medians of {results['repeats']} runs, "
+             f"{results['date']}; {results['machine'].get('cores')} cores; medians of {results['repeats']} interleaved runs, "
              "each in a fresh process; peak = peak resident memory of that process (includes the data).", "",
              "| data | method | median s | peak GiB | vs sklearn | vs PyGSP | vs bare cKDTree | recall@10 | one-time warm-up s |",
              "|---|---|---|---|---|---|---|---|---|"]
