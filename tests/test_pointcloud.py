@@ -1,0 +1,192 @@
+"""Point-cloud kernels: heat semigroup family, G-RLS features, anchors and kernel construction."""
+
+import numpy as np
+import pytest
+from sklearn.metrics.pairwise import rbf_kernel
+
+from graphrkhs import (
+    GRLSKernel,
+    feature_map,
+    heat_kernel,
+    heat_log_normalization,
+    heat_semigroup,
+    pairwise_kernel,
+    unisolvent_points,
+)
+
+DTYPES = [np.float32, np.float64]
+
+
+def tol(dtype):
+    return 1e-5 if dtype == np.float32 else 1e-12
+
+
+@pytest.fixture
+def pts():
+    return np.random.default_rng(0).normal(size=(40, 3))
+
+
+# ---------------------------------------------------------------------------
+# pairwise_kernel (existing behaviour that other modules rely on)
+# ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_gaussian_matches_sklearn_and_blocks(pts, dtype):
+    X = pts.astype(dtype)
+    K = pairwise_kernel(X, kernel="gaussian", sigma=1.3)
+    assert K.dtype == dtype
+    np.testing.assert_allclose(K, rbf_kernel(pts, gamma=1 / (2 * 1.3**2)), rtol=tol(dtype) * 10, atol=tol(dtype))
+    Kb = pairwise_kernel(X, kernel="gaussian", sigma=1.3, block_bytes=1)   # one row per block
+    np.testing.assert_allclose(Kb, K, rtol=0, atol=tol(dtype))
+
+
+# ---------------------------------------------------------------------------
+# Heat kernels
+# ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_heat_scaled_s1_is_the_gaussian(pts, dtype):
+    X = pts.astype(dtype)
+    K = heat_kernel(X, sigma=0.7)
+    assert K.dtype == dtype
+    np.testing.assert_allclose(K, pairwise_kernel(pts, kernel="gaussian", sigma=0.7), rtol=tol(dtype) * 10,
+                               atol=tol(dtype))
+
+
+def test_heat_unscaled_closed_form_and_pairwise_heat(pts):
+    sigma, m = 0.9, 2
+    t = sigma**2 / 2
+    D2 = ((pts[:, None, :] - pts[None, :, :]) ** 2).sum(-1)
+    for s in (1, 2, 3):
+        expected = (4 * np.pi * s * t) ** (-m / 2) * np.exp(-D2 / (4 * s * t))
+        np.testing.assert_allclose(heat_kernel(pts, sigma=sigma, m=m, s=s, scaled=False), expected, rtol=1e-12)
+    np.testing.assert_allclose(heat_kernel(pts, sigma=sigma, m=m, scaled=False),
+                               pairwise_kernel(pts, kernel="heat", sigma=sigma, m=m), rtol=1e-12)
+    assert np.isclose(heat_log_normalization(sigma, m), np.log((4 * np.pi * t) ** (-m / 2)))
+
+
+def test_heat_semigroup_by_quadrature_1d():
+    """K_t * K_t = K_2t and K_t * K_2t = K_3t (uniform density on a wide 1-D grid)."""
+    sigma = 0.3
+    grid = np.linspace(-6, 7, 26001)
+    x = np.array([[0.1], [0.5], [1.2]])
+    Kt_xg = heat_kernel(x, grid[:, None], sigma=sigma, m=1, scaled=False)
+    K2t_xg = heat_kernel(x, grid[:, None], sigma=sigma, m=1, s=2, scaled=False)
+    quad2 = np.trapezoid(Kt_xg[:, None, :] * Kt_xg[None, :, :], grid, axis=-1)
+    quad3 = np.trapezoid(Kt_xg[:, None, :] * K2t_xg[None, :, :], grid, axis=-1)
+    np.testing.assert_allclose(quad2, heat_kernel(x, sigma=sigma, m=1, s=2, scaled=False), rtol=1e-8)
+    np.testing.assert_allclose(quad3, heat_kernel(x, sigma=sigma, m=1, s=3, scaled=False), rtol=1e-8)
+    # the scaled family keeps the same ratios
+    K1, K2, K3 = heat_semigroup(x, sigma=sigma, m=1)
+    c = np.exp(heat_log_normalization(sigma, 1))
+    np.testing.assert_allclose(K2 * c, heat_kernel(x, sigma=sigma, m=1, s=2, scaled=False), rtol=1e-12)
+    np.testing.assert_allclose(K3 * c, heat_kernel(x, sigma=sigma, m=1, s=3, scaled=False), rtol=1e-12)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_heat_scaled_no_overflow_in_high_dimension(dtype):
+    rng = np.random.default_rng(1)
+    X = rng.uniform(size=(5, 784)).astype(dtype)
+    with np.errstate(over="raise", invalid="raise"):
+        K1, K2, K3 = heat_semigroup(X, sigma=0.1)      # (4 pi t)^(-392) = 10^(470): would overflow
+    for K in (K1, K2, K3):
+        assert np.isfinite(K).all() and K.dtype == dtype
+    assert np.allclose(np.diag(K1), 1.0)
+    if dtype == np.float64:    # 2^-392 is representable in float64; float32 underflows to 0 harmlessly
+        np.testing.assert_allclose(np.log(np.diag(K2)), -392 * np.log(2), rtol=1e-12)
+        np.testing.assert_allclose(np.log(np.diag(K3)), -392 * np.log(3), rtol=1e-12)
+
+
+def test_heat_penalty_is_psd(pts):
+    K1, K2, K3 = heat_semigroup(pts, sigma=0.8)
+    P = K1 - 2 * K2 + K3
+    assert np.linalg.eigvalsh((P + P.T) / 2).min() > -1e-12
+
+
+@pytest.mark.parametrize("kwargs, exc", [
+    (dict(sigma=0.0), ValueError),
+    (dict(sigma=-1.0), ValueError),
+    (dict(sigma="1"), TypeError),
+    (dict(m=0), ValueError),
+    (dict(m=2.5), TypeError),
+    (dict(s=0), ValueError),
+    (dict(scaled="yes"), TypeError),
+])
+def test_heat_bad_parameters(pts, kwargs, exc):
+    with pytest.raises(exc):
+        heat_kernel(pts, **kwargs)
+
+
+@pytest.mark.parametrize("A, B, exc, match", [
+    (np.array([[np.nan, 0.0]]), None, ValueError, "NaN"),
+    (np.zeros((3, 2)), np.zeros((3, 3)), ValueError, "same number of features"),
+    (np.zeros(3), None, ValueError, "2-D"),
+    ("abc", None, TypeError, "A must"),
+])
+def test_heat_bad_points(A, B, exc, match):
+    with pytest.raises(exc, match=match):
+        heat_semigroup(A, B, sigma=1.0)
+
+
+# ---------------------------------------------------------------------------
+# Features and anchors
+# ---------------------------------------------------------------------------
+
+def test_feature_maps():
+    X = np.array([[1.0, 2.0], [3.0, -1.0]])
+    np.testing.assert_array_equal(feature_map(X, "constant"), np.ones((2, 1)))
+    np.testing.assert_array_equal(feature_map(X, "linear"), [[1, 1, 2], [1, 3, -1]])
+    np.testing.assert_array_equal(feature_map(X, "poly2"), [[1, 1, 2, 1, 2, 4], [1, 3, -1, 9, -3, 1]])
+    np.testing.assert_array_equal(feature_map(X, lambda A: A[:, 0]), [[1.0], [3.0]])
+
+
+@pytest.mark.parametrize("features, exc", [
+    ("cubic", ValueError),
+    (lambda A: np.ones((A.shape[0] + 1, 1)), ValueError),
+    (lambda A: np.full((A.shape[0], 1), np.nan), ValueError),
+])
+def test_feature_map_bad(features, exc):
+    with pytest.raises(exc, match="features"):
+        feature_map(np.zeros((3, 1)), features)
+
+
+def test_unisolvent_points_avoids_duplicates_and_rejects_dependent_features():
+    x = np.array([0.0, 0.0, 0.0, 1.0, 2.0])[:, None]
+    Psi = feature_map(x, "poly2")
+    idx = unisolvent_points(Psi)
+    assert np.linalg.matrix_rank(Psi[idx]) == 3            # "the first 3" would be singular
+    with pytest.raises(ValueError, match="not unisolvent"):
+        unisolvent_points(np.column_stack([np.ones(5), 2 * np.ones(5)]))
+    with pytest.raises(ValueError, match="not unisolvent"):
+        unisolvent_points(feature_map(np.array([[1.0], [1.0], [2.0]]), "poly2"))   # 2 distinct x for a parabola
+    with pytest.raises(ValueError, match="cannot be unisolvent"):
+        unisolvent_points(np.ones((2, 3)))
+
+
+# ---------------------------------------------------------------------------
+# G-RLS kernel construction (Li, Lee & Leung 2006, Eqs. 10-18)
+# ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("features", ["constant", "linear", "poly2"])
+def test_grls_kernel_properties(features):
+    rng = np.random.default_rng(3)
+    X = rng.uniform(-2, 2, size=(30, 2))
+    Z = rng.uniform(-2, 2, size=(7, 2))
+    Kc = GRLSKernel(X, features=features, sigma=1.0)
+    Xa = Kc.anchor_points
+    q = Xa.shape[0]
+    phi_Z = Kc.lagrange(Z)
+    np.testing.assert_allclose(Kc.lagrange(Xa), np.eye(q), atol=1e-10)        # Eq. 13
+    np.testing.assert_allclose(Kc(Xa, Z), phi_Z.T, atol=1e-10)               # Eq. 14: K_{x_a} = phi
+    np.testing.assert_allclose(Kc.H(Xa, Z), 0, atol=1e-10)                   # Eq. 15: H_{x_a} = 0
+    np.testing.assert_allclose(Kc(Xa), np.eye(q), atol=1e-10)                # orthonormal in H_K (Eq. 18)
+    G = Kc(X)
+    np.testing.assert_allclose(G, G.T, atol=1e-12)
+    assert np.linalg.eigvalsh(G).min() > 0                                    # positive definite
+    # the features lie in span(phi): psi(x) = phi(x) psi(X_a)
+    np.testing.assert_allclose(feature_map(Z, features), phi_Z @ feature_map(Xa, features), atol=1e-9)
+
+
+def test_grls_kernel_rejects_non_unisolvent():
+    with pytest.raises(ValueError, match="unisolvent"):
+        GRLSKernel(np.array([[0.0], [1.0]]), features="poly2")

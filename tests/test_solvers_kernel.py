@@ -1,0 +1,426 @@
+"""Solvers of RLS, LapRLS, PRLS, PLapRLS and G-RLS: dense oracles, brute-force minimizers, identities."""
+
+import warnings
+
+import numpy as np
+import pytest
+import scipy.linalg as sla
+from sklearn.kernel_ridge import KernelRidge
+
+from graphrkhs import (
+    ConvergenceWarning,
+    GRLSKernel,
+    KernelOperator,
+    consistency_grams,
+    feature_map,
+    graph_penalty,
+    grls_fit,
+    grls_fit_constructed,
+    heat_kernel,
+    heat_semigroup,
+    kernel_cg,
+    knn_graph,
+    laplacian,
+    laprls_fit,
+    loo_predictions,
+    pairwise_kernel,
+    plaprls_fit,
+    prls_fit,
+    rls_fit,
+)
+
+DTYPES = [np.float32, np.float64]
+
+
+def rtol_for(dtype):
+    return 2e-3 if dtype == np.float32 else 1e-7
+
+
+def psd_sqrt(A):
+    w, V = np.linalg.eigh((A + A.T) / 2)
+    return (V * np.sqrt(np.clip(w, 0, None))) @ V.T
+
+
+def lstsq_min(blocks, rhs):
+    """Brute-force minimizer of sum ||A_i z - b_i||^2 (SVD least squares, independent of the solvers)."""
+    return np.linalg.lstsq(np.vstack(blocks), np.concatenate(rhs), rcond=1e-13)[0]
+
+
+@pytest.fixture(scope="module")
+def problem():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(120, 2))
+    y = np.sign(X[:, 0] + 0.3 * X[:, 1])
+    S = np.arange(0, 120, 8)
+    W = knn_graph(X, 6)
+    return X, y, S, W
+
+
+# ---------------------------------------------------------------------------
+# RLS
+# ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_rls_equals_kernel_ridge(problem, dtype):
+    X, y, S, _ = problem
+    K = pairwise_kernel(X[S].astype(dtype), sigma=1.0)
+    c = rls_fit(K, y[S].astype(dtype), alpha=0.01)
+    kr = KernelRidge(alpha=0.01 * S.size, kernel="precomputed").fit(K.astype(np.float64), y[S])
+    np.testing.assert_allclose(c, kr.dual_coef_, rtol=rtol_for(dtype) * 10, atol=rtol_for(dtype))
+
+
+def test_loo_identity_matches_refits(problem):
+    X, y, S, _ = problem
+    K = pairwise_kernel(X[S], sigma=1.0)
+    lam = 0.3
+    H = K @ np.linalg.inv(K + lam * np.eye(S.size))
+    loo = loo_predictions(H, y[S])
+    for i in range(S.size):
+        keep = np.arange(S.size) != i
+        c = np.linalg.solve(K[np.ix_(keep, keep)] + lam * np.eye(S.size - 1), y[S][keep])
+        assert np.isclose(loo[i], K[i, keep] @ c)
+
+
+# ---------------------------------------------------------------------------
+# LapRLS
+# ---------------------------------------------------------------------------
+
+def laprls_dense_oracle(K, S, y, M, gA, gI):
+    n, l = K.shape[0], S.size
+    J = np.zeros((n, n))
+    J[S, S] = 1
+    Jy = np.zeros(n)
+    Jy[S] = y
+    return np.linalg.solve(J @ K + gA * l * np.eye(n) + gI * l / n**2 * M @ K, Jy)
+
+
+@pytest.mark.parametrize("solver", ["direct", "cg"])
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_laprls_equals_dense_nonsymmetric_system(problem, solver, dtype):
+    X, y, S, W = problem
+    M = graph_penalty(W)
+    K = pairwise_kernel(X, sigma=1.0)
+    a0 = laprls_dense_oracle(K, S, y[S], M.toarray(), 1e-3, 5.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")            # must converge: a ConvergenceWarning fails the test
+        a, info = laprls_fit(K.astype(dtype), S, y[S].astype(dtype), M, 1e-3, 5.0, solver=solver,
+                             rtol=1e-10 if dtype == np.float64 else 1e-3, maxiter=2000)
+    assert info["solver"] == solver
+    f0, f = K @ a0, K @ a.astype(np.float64)
+    np.testing.assert_allclose(f, f0, atol=rtol_for(dtype) * np.abs(f0).max() * 10)
+
+
+def test_laprls_is_the_brute_force_minimizer(problem):
+    X, y, S, W = problem
+    n, l = X.shape[0], S.size
+    M = graph_penalty(W).toarray()
+    K = pairwise_kernel(X, sigma=1.0)
+    gA, gI = 1e-3, 5.0
+    a, _ = laprls_fit(K, S, y[S], M, gA, gI)
+    # objective (1/l)||J(y - K a)||^2 + gA a^T K a + gI/n^2 a^T K M K a as one least-squares problem
+    z = lstsq_min([K[S] / np.sqrt(l), np.sqrt(gA) * psd_sqrt(K), np.sqrt(gI) / n * psd_sqrt(M) @ K],
+                  [y[S] / np.sqrt(l), np.zeros(n), np.zeros(n)])
+    np.testing.assert_allclose(K @ a, K @ z, atol=1e-6)
+
+
+def test_laprls_gamma_I_zero_is_rls(problem):
+    X, y, S, W = problem
+    K = pairwise_kernel(X, sigma=1.0)
+    a, _ = laprls_fit(K, S, y[S], graph_penalty(W), 1e-2, 0.0)
+    c = rls_fit(K[np.ix_(S, S)], y[S], 1e-2)
+    assert np.abs(np.delete(a, S)).max() < 1e-10
+    np.testing.assert_allclose(a[S], c, rtol=1e-8, atol=1e-10)
+
+
+def test_laprls_blockwise_operator_matches_dense(problem):
+    X, y, S, W = problem
+    M = graph_penalty(W)
+    op = KernelOperator(X, sigma=1.0, cache_bytes=0)
+    assert not op.is_dense
+    a_op, info = laprls_fit(op, S, y[S], M, 1e-3, 5.0, solver="cg", rtol=1e-10, maxiter=2000)
+    a_d, _ = laprls_fit(pairwise_kernel(X, sigma=1.0), S, y[S], M, 1e-3, 5.0, solver="direct")
+    assert info["converged"].all()
+    np.testing.assert_allclose(op @ a_op, op @ a_d, atol=1e-7)
+
+
+def test_kernel_cg_reports_non_convergence(problem):
+    X, y, S, W = problem
+    K = pairwise_kernel(X, sigma=1.0)
+    with pytest.warns(ConvergenceWarning, match="did not reach"):
+        _, info = laprls_fit(K, S, y[S], graph_penalty(W), 1e-6, 5.0, solver="cg", rtol=1e-12, maxiter=2)
+    assert not info["converged"].all()
+    with pytest.raises(RuntimeError, match="did not reach"):
+        kernel_cg(lambda P, GP: GP + 1e-6 * P, lambda V: K @ V, np.ones((120, 1)), rtol=1e-12, maxiter=1,
+                  on_failure="raise")
+
+
+def test_graph_penalty_forms(problem):
+    _, _, _, W = problem
+    L = laplacian(W).toarray()
+    np.testing.assert_allclose(graph_penalty(W, power=2).toarray(), L @ L, atol=1e-12)
+    np.testing.assert_allclose(graph_penalty(W, "randomwalk").toarray(), L, atol=1e-12)
+    Ln = laplacian(W, "normalized").toarray()
+    np.testing.assert_allclose(graph_penalty(W, "normalized", 3).toarray(), Ln @ Ln @ Ln, atol=1e-12)
+    with pytest.raises(ValueError, match="laplacian_power"):
+        graph_penalty(W, power=0)
+
+
+def test_kernel_operator_heat_penalty(problem):
+    X = problem[0][:30]
+    op = KernelOperator(X, kernel="heat_penalty", sigma=0.8, cache_bytes=0)
+    K1, K2, K3 = heat_semigroup(X, sigma=0.8)
+    V = np.random.default_rng(1).normal(size=(30, 2))
+    np.testing.assert_allclose(op @ V, (K1 - 2 * K2 + K3) @ V, atol=1e-12)
+
+
+# ---------------------------------------------------------------------------
+# PRLS
+# ---------------------------------------------------------------------------
+
+def test_empirical_grams_equal_their_definitions():
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(25, 2))
+    S = np.array([0, 3, 7, 11])
+    K, Kp, Kpp, kappa = consistency_grams(X[S], X, integral_operator="empirical", sigma=0.9)
+    Kall = pairwise_kernel(X, sigma=0.9)
+    assert np.isclose(kappa, Kall.mean())
+    Kh = Kall / kappa
+    n = X.shape[0]
+    # K'_ij = <K_xi, L_K K_xj> = (1/n) sum_k K(x_i, x_k) K(x_k, x_j)
+    brute_p = np.einsum("ik,kj->ij", Kh[S], Kh[:, S]) / n
+    brute_pp = np.einsum("ik,kq,qj->ij", Kh[S], Kh, Kh[:, S]) / n**2
+    np.testing.assert_allclose(K, Kh[np.ix_(S, S)], rtol=1e-12)
+    np.testing.assert_allclose(Kp, brute_p, rtol=1e-12)
+    np.testing.assert_allclose(Kpp, brute_pp, rtol=1e-12)
+
+
+def test_heat_grams_are_the_semigroup_by_quadrature():
+    """K' = <K_xi, L_K K_xj>_K = int K_t(x_i, y) K_t(y, x_j) dy (uniform density), Eq. 16."""
+    sigma = 0.25
+    x = np.array([[0.2], [0.45], [0.9]])
+    K, Kp, Kpp, kappa = consistency_grams(x, integral_operator="heat", sigma=sigma, m=1)
+    grid = np.linspace(-5, 6, 22001)[:, None]
+    c = np.exp(-0.5 * np.log(2 * np.pi * sigma**2))            # (4 pi t)^(-1/2)
+    Kt = heat_kernel(x, grid, sigma=sigma, m=1, scaled=False)
+    quad_p = np.trapezoid(Kt[:, None, :] * Kt[None, :, :], grid[:, 0], axis=-1)
+    LKt = heat_kernel(x, grid, sigma=sigma, m=1, s=2, scaled=False)   # L_K K_x = K_2t(x, .)
+    quad_pp = np.trapezoid(LKt[:, None, :] * Kt[None, :, :], grid[:, 0], axis=-1)
+    # the returned matrices are scaled by 1/c (Gaussian RKHS norm)
+    np.testing.assert_allclose(Kp * c, quad_p, rtol=1e-8)
+    np.testing.assert_allclose(Kpp * c, quad_pp, rtol=1e-8)
+    assert kappa == 1.0
+
+
+@pytest.mark.parametrize("op", ["heat", "empirical"])
+@pytest.mark.parametrize("gamma", [1e-3, 1.0, 1e3])
+def test_prls_constant_target_exact(problem, op, gamma):
+    X, _, S, _ = problem
+    K, Kp, Kpp, _ = consistency_grams(X[S], X, integral_operator=op, sigma=0.7)
+    a, b = prls_fit(K, Kp, Kpp, np.full(S.size, -2.5), gamma)
+    # zero up to the rounding of the projection Q y (1e-16) amplified by the system's conditioning
+    assert np.abs(a).max() < 1e-9
+    assert np.isclose(b[0], -2.5, rtol=1e-12)
+    np.testing.assert_allclose(K @ a + b, -2.5, rtol=1e-12)
+
+
+@pytest.mark.parametrize("op", ["heat", "empirical"])
+def test_prls_gradient_vanishes_and_brute_force(problem, op):
+    X, y, S, _ = problem
+    yS = y[S] + 0.1 * X[S, 1]
+    l = S.size
+    K, Kp, Kpp, _ = consistency_grams(X[S], X, integral_operator=op, sigma=0.7)
+    P = K - 2 * Kp + Kpp
+    gamma = 0.05
+    a, b = prls_fit(K, Kp, Kpp, yS, gamma)
+    Psi = np.ones((l, 1))
+    r = yS - K @ a - Psi @ b
+    grad_a = -2 / l * K @ r + 2 * gamma * P @ a
+    grad_b = -2 / l * Psi.T @ r
+    assert np.abs(grad_a).max() < 1e-9 and np.abs(grad_b).max() < 1e-9
+    z = lstsq_min([np.hstack([K, Psi]) / np.sqrt(l), np.hstack([np.sqrt(gamma) * psd_sqrt(P), np.zeros((l, 1))])],
+                  [yS / np.sqrt(l), np.zeros(l)])
+    np.testing.assert_allclose(K @ a + b, K @ z[:l] + z[l], atol=1e-6)
+
+
+def test_prls_stable_as_gamma_grows(problem):
+    """Their Fig. 1 right: the constant part is free, so large gamma does not shrink f to 0."""
+    X, y, S, _ = problem
+    x = X[S]
+    yS = 1.0 + 0.005 * np.random.default_rng(5).normal(size=S.size)
+    K, Kp, Kpp, _ = consistency_grams(x, integral_operator="heat", sigma=0.5, m=2)
+    f = [K @ prls_fit(K, Kp, Kpp, yS, g)[0] + prls_fit(K, Kp, Kpp, yS, g)[1] for g in (1e3, 1e6)]
+    np.testing.assert_allclose(f[0], f[1], atol=1e-3)
+    assert np.abs(f[1] - yS.mean()).max() < 1e-3
+    c = rls_fit(K, yS, 1e2)                                   # RLS over-penalizes the constant
+    assert np.abs(K @ c).max() < 0.5
+
+
+# ---------------------------------------------------------------------------
+# PLapRLS
+# ---------------------------------------------------------------------------
+
+def plaprls_brute(K, P, S, y, M, gA, gI):
+    n, l = K.shape[0], S.size
+    G = np.hstack([K, np.ones((n, 1))])
+    return lstsq_min([G[S] / np.sqrt(l), np.hstack([np.sqrt(gA) * psd_sqrt(P), np.zeros((n, 1))]),
+                      np.sqrt(gI) / n * psd_sqrt(M) @ G], [y / np.sqrt(l), np.zeros(n), np.zeros(n)])
+
+
+@pytest.mark.parametrize("op", ["heat", "empirical"])
+@pytest.mark.parametrize("solver", ["direct", "cg"])
+def test_plaprls_matches_brute_force_minimization(op, solver):
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(60, 2))
+    y = np.sign(X[:, 0]) + 0.2 * X[:, 1]
+    S = np.arange(0, 60, 6)
+    M = graph_penalty(knn_graph(X, 5))
+    n = X.shape[0]
+    if op == "heat":
+        K, Kp, Kpp = heat_semigroup(X, sigma=0.8)
+        P = K - 2 * Kp + Kpp
+        Parg = P
+    else:
+        K = pairwise_kernel(X, sigma=0.8)
+        K /= K.mean()
+        P = K - 2 * K @ K / n + K @ K @ K / n**2
+        Parg = None
+    gA, gI = 1e-2, 20.0
+    a, b, info = plaprls_fit(K, S, y[S], M, gA, gI, P=Parg, solver=solver, rtol=1e-11, maxiter=5000)
+    z = plaprls_brute(K, P, S, y[S], M.toarray(), gA, gI)
+    np.testing.assert_allclose(K @ a + b, K @ z[:n] + z[n], atol=1e-6)
+    # stationarity of objective (12) in beta (the printed Eq. 14 would give a different beta)
+    l = S.size
+    f = K @ a + b
+    grad_b = -2 / l * (y[S] - f[S]).sum() + 2 * gI / n**2 * np.ones(n) @ (M @ f)
+    assert abs(grad_b) < 1e-8
+
+
+def test_plaprls_printed_eq14_is_not_stationary():
+    """The printed second row (Psi^T Psi - lambda_2 Psi^T L Psi, -lambda_2 Psi^T L K) gives another beta."""
+    rng = np.random.default_rng(6)
+    X = rng.normal(size=(40, 2))
+    S = np.arange(0, 40, 5)
+    y = X[S, 0] + 3.0
+    M = graph_penalty(knn_graph(X, 5)).toarray()
+    K = pairwise_kernel(X, sigma=0.8)
+    K /= K.mean()
+    n, l = 40, S.size
+    a, b, _ = plaprls_fit(K, S, y, M, 1e-2, 10.0)
+    Jy = np.zeros(n)
+    Jy[S] = y
+    lam2 = 10.0 * l / n**2
+    one = np.ones(n)
+    beta_printed = (one @ Jy - (one @ (np.diag(np.isin(np.arange(n), S)) @ K) - lam2 * one @ M @ K) @ a) / (n - 0)
+    assert not np.isclose(beta_printed, b[0], rtol=1e-3)
+
+
+def test_plaprls_constant_target_exact(problem):
+    X, _, S, W = problem
+    K = pairwise_kernel(X, sigma=1.0)
+    K /= K.mean()
+    a, b, _ = plaprls_fit(K, S, np.full(S.size, 4.0), graph_penalty(W), 1e-3, 50.0)
+    assert np.abs(a).max() < 1e-12 and np.isclose(b[0], 4.0, rtol=1e-13)
+
+
+# ---------------------------------------------------------------------------
+# G-RLS
+# ---------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def vee():
+    rng = np.random.default_rng(7)
+    x = np.sort(rng.uniform(0, 10, 30))[:, None]
+    y = np.abs(5 - x[:, 0]) + 0.3 * rng.normal(size=30)
+    return x, y
+
+
+def grls_brute(Kc, x, y, gamma):
+    """Minimize (2) over f = sum_i c_i K_xi + sum_p beta_p psi_p in the constructed kernel."""
+    m = x.shape[0]
+    Kx = Kc(x)
+    Psi = feature_map(x, "poly2")
+    Hx = Kc.H(x)
+    q = Psi.shape[1]
+    z = lstsq_min([np.hstack([Kx, Psi]) / np.sqrt(m), np.hstack([np.sqrt(gamma) * psd_sqrt(Hx), np.zeros((m, q))])],
+                  [y / np.sqrt(m), np.zeros(m)])
+    return lambda Z: Kc(Z, x) @ z[:m] + feature_map(Z, "poly2") @ z[m:]
+
+
+@pytest.mark.parametrize("gamma", [1e-3, 1e-1, 10.0])
+def test_grls_saddle_constructed_and_brute_force_agree(vee, gamma):
+    x, y = vee
+    Z = np.linspace(-1, 11, 50)[:, None]
+    Phi = pairwise_kernel(x, sigma=1.0)
+    Psi = feature_map(x, "poly2")
+    c, beta = grls_fit(Phi, Psi, y, gamma)
+    f_saddle = pairwise_kernel(Z, x, sigma=1.0) @ c + feature_map(Z, "poly2") @ beta
+    Kc = GRLSKernel(x, features="poly2", sigma=1.0)
+    at, ct, rest = grls_fit_constructed(Kc, x, y, gamma)
+    f_con = Kc.lagrange(Z) @ at + Kc.H(Z, x[rest]) @ ct
+    f_brute = grls_brute(Kc, x, y, gamma)
+    np.testing.assert_allclose(f_con, f_saddle, atol=1e-6)
+    inside = (Z[:, 0] > 0.5) & (Z[:, 0] < 9.5)       # the SVD brute force is least accurate where data ends
+    np.testing.assert_allclose(f_brute(Z[inside]), f_saddle[inside], atol=1e-4)
+    # the identity behind the saddle form: ||f - Pf||_K^2 = c^T H c = c^T Phi c when Psi^T c = 0
+    np.testing.assert_allclose(c @ Kc.H(x) @ c, c @ Phi @ c, rtol=1e-6, atol=1e-12)
+    np.testing.assert_allclose(Psi.T @ c, 0, atol=1e-9)            # orthogonality constraint (9)
+
+
+def test_grls_as_printed_interpolates_anchors_and_differs(vee):
+    x, y = vee
+    gamma = 0.1
+    Kc = GRLSKernel(x, features="poly2", sigma=1.0)
+    at, ct, rest = grls_fit_constructed(Kc, x, y, gamma, as_printed=True)
+    f_printed = Kc.lagrange(x) @ at + Kc.H(x, x[rest]) @ ct
+    np.testing.assert_allclose(f_printed[Kc.anchors], y[Kc.anchors], atol=1e-10)     # anchors interpolated
+    c, beta = grls_fit(pairwise_kernel(x, sigma=1.0), feature_map(x, "poly2"), y, gamma)
+    f_true = pairwise_kernel(x, sigma=1.0) @ c + feature_map(x, "poly2") @ beta
+    assert np.abs(f_true[Kc.anchors] - y[Kc.anchors]).max() > 1e-2                    # the minimizer does not
+    assert np.abs(f_printed - f_true).max() > 1e-2
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_grls_reproduction_property(vee, dtype):
+    x, _ = vee
+    Psi = feature_map(x, "poly2")
+    y = Psi @ np.array([1.0, -0.5, 0.2])
+    c, beta = grls_fit(pairwise_kernel(x.astype(dtype), sigma=1.0), Psi.astype(dtype), y.astype(dtype), 0.01)
+    tol = 1e-4 if dtype == np.float32 else 1e-10
+    assert np.abs(c).max() < tol
+    np.testing.assert_allclose(beta, [1.0, -0.5, 0.2], atol=tol * 10)
+
+
+# ---------------------------------------------------------------------------
+# Bad input
+# ---------------------------------------------------------------------------
+
+def _K(n=10):
+    return pairwise_kernel(np.arange(n, dtype=float)[:, None], sigma=2.0)
+
+
+@pytest.mark.parametrize("call, exc, match", [
+    (lambda: rls_fit(_K(), np.ones(10), -1.0), ValueError, "alpha"),
+    (lambda: rls_fit(_K(), np.ones(9), 1.0), ValueError, "K must have shape"),
+    (lambda: rls_fit(_K(), np.r_[np.nan, np.ones(9)], 1.0), ValueError, "NaN"),
+    (lambda: laprls_fit(_K(), [0, 1], np.ones(2), np.eye(10), 0.0, 1.0), ValueError, "gamma_A"),
+    (lambda: laprls_fit(_K(), [0, 1], np.ones(2), np.eye(10), 1e-2, -1.0), ValueError, "gamma_I"),
+    (lambda: laprls_fit(_K(), np.array([], dtype=int), np.ones(0), np.eye(10), 1e-2, 1.0), ValueError, "empty"),
+    (lambda: laprls_fit(_K(), [0, 1], np.ones(3), np.eye(10), 1e-2, 1.0), ValueError, "one row per labeled"),
+    (lambda: laprls_fit(_K(), [0, 12], np.ones(2), np.eye(10), 1e-2, 1.0), ValueError, "labeled indices"),
+    (lambda: laprls_fit(_K(), [0, 1], np.ones(2), np.eye(9), 1e-2, 1.0), ValueError, "M must"),
+    (lambda: laprls_fit(_K(), [0, 1], np.ones(2), np.eye(10), 1e-2, 1.0, solver="lu"), ValueError, "solver"),
+    (lambda: prls_fit(_K(), _K(), _K(), np.ones(10), -0.1), ValueError, "gamma"),
+    (lambda: prls_fit(_K(), _K(9), _K(), np.ones(10), 0.1), ValueError, "Kp must"),
+    (lambda: prls_fit(_K(), _K(), _K(), np.ones(10), 0.1, Psi=np.ones((10, 2))), ValueError, "rank-deficient"),
+    (lambda: plaprls_fit(_K(), [0], np.ones(1), np.zeros((10, 10)), 1e-2, 1.0, Psi=np.c_[np.ones(10), np.arange(10)]),
+     ValueError, "null_space"),
+    (lambda: grls_fit(_K(), np.ones((10, 1)), np.ones(10), -1.0), ValueError, "gamma"),
+    (lambda: grls_fit(_K(), np.ones((10, 2)), np.ones(10), 1.0), ValueError, "features"),
+    (lambda: consistency_grams(np.zeros((3, 1)), integral_operator="heat", kernel="linear"), ValueError, "heat"),
+    (lambda: consistency_grams(np.zeros((3, 1)), integral_operator="nystrom"), ValueError, "integral_operator"),
+    (lambda: consistency_grams(np.array([[1.0], [-1.0]]), integral_operator="empirical", kernel="linear"),
+     ValueError, "positive mean"),
+])
+def test_bad_input(call, exc, match):
+    with pytest.raises(exc, match=match):
+        call()
