@@ -1,0 +1,137 @@
+"""Spectral responses: formulas, positivity, inverse polynomials, PyGSP conventions, bad input."""
+
+import copy
+import pickle
+
+import numpy as np
+import pygsp
+import pytest
+
+from graphrkhs import filters, laplacian, to_pygsp
+
+LAM = np.linspace(0.0, 3.0, 31)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_families_closed_forms_and_dtype(dtype):
+    lam = LAM.astype(dtype)
+    rtol = 1e-6 if dtype == np.float32 else 1e-14
+    cases = [
+        (filters.Heat(0.7), lambda x: np.exp(-0.7 * x)),
+        (filters.RegularizedLaplacian(2.5), lambda x: 1 / (1 + 2.5 * x)),
+        (filters.RandomWalk(4.0, 3), lambda x: (4.0 - x) ** 3),
+        (filters.InverseCosine(), lambda x: np.cos(np.pi * x / 4)),
+        (filters.Matern(1.5, 0.8), lambda x: (2 * 1.5 / 0.64 + x) ** -1.5),
+    ]
+    for phi, formula in cases:
+        out = phi(lam)
+        assert out.dtype == dtype and out.shape == lam.shape
+        ref = formula(LAM)
+        np.testing.assert_allclose(out, ref, rtol=rtol, atol=rtol * np.abs(ref).max())
+        # scalars in, scalars out
+        assert np.ndim(phi(1.0)) == 0
+
+
+def test_regularized_laplacian_inverse_is_linear():
+    phi = filters.RegularizedLaplacian(3.0)
+    np.testing.assert_allclose(phi(LAM) * (1 + 3.0 * LAM), 1.0, rtol=1e-15)
+    np.testing.assert_array_equal(phi.inverse_polynomial(), [1.0, 3.0])
+
+
+@pytest.mark.parametrize("nu", [1, 2, 3.0, 5])
+def test_matern_inverse_polynomial_is_binomial_expansion(nu):
+    phi = filters.Matern(nu, 1.3)
+    c = phi.inverse_polynomial()
+    assert c.shape == (int(nu) + 1,)
+    # sum_k c_k lam^k * phi(lam) == 1 on a grid
+    np.testing.assert_allclose(np.polynomial.polynomial.polyval(LAM, c) * phi(LAM), 1.0, rtol=1e-12)
+    # leading coefficient 1, constant term (2 nu / kappa^2)^nu
+    assert c[-1] == 1.0
+    np.testing.assert_allclose(c[0], (2 * nu / 1.3**2) ** nu, rtol=1e-14)
+
+
+def test_non_polynomial_inverses_are_none():
+    for phi in [filters.Heat(1.0), filters.RandomWalk(3.0, 2), filters.InverseCosine(),
+                filters.Matern(1.5, 1.0), filters.Filter(np.exp)]:
+        assert phi.inverse_polynomial() is None
+    declared = filters.Filter(lambda x: 1 / (1 + x), inverse_polynomial=[1, 1])
+    np.testing.assert_array_equal(declared.inverse_polynomial(), [1.0, 1.0])
+
+
+@pytest.mark.parametrize(
+    "phi,lmax,expected",
+    [
+        (filters.Heat(5.0), 100.0, True),
+        (filters.RegularizedLaplacian(10.0), 50.0, True),
+        (filters.Matern(2, 0.5), 1e3, True),
+        (filters.RandomWalk(3.0, 2), 2.0, True),
+        (filters.RandomWalk(3.0, 2), 3.0, False),     # zero at lambda = a
+        (filters.RandomWalk(3.0, 3), 4.0, False),     # negative beyond a
+        (filters.InverseCosine(), 1.9, True),
+        (filters.InverseCosine(), 2.0, False),        # cos(pi/2) = 0: semi-definite on bipartite graphs
+        (filters.Filter(lambda x: 1.0 - x), 0.5, True),
+        (filters.Filter(lambda x: 1.0 - x), 2.0, False),
+        (filters.Filter(lambda x: np.cos(8 * x)), 1.0, False),   # changes sign inside
+        (filters.Filter(lambda x: np.full_like(x, np.nan)), 1.0, False),
+    ],
+)
+def test_is_positive(phi, lmax, expected):
+    assert phi.is_positive(lmax) is expected
+
+
+def test_repr_equality_hash_copy():
+    assert repr(filters.Heat(0.5)) == "Heat(t=0.5)"
+    assert repr(filters.RegularizedLaplacian(2)) == "RegularizedLaplacian(alpha=2.0)"
+    assert repr(filters.RandomWalk(2.5, 3)) == "RandomWalk(a=2.5, p=3)"
+    assert repr(filters.InverseCosine()) == "InverseCosine()"
+    assert repr(filters.Matern(1.5, 2)) == "Matern(nu=1.5, kappa=2.0)"
+    assert repr(filters.Filter(np.exp, name="e")) == "Filter(e)"
+    assert filters.Heat(1) == filters.Heat(1.0)
+    assert filters.Heat(1) != filters.Heat(2)
+    assert filters.Heat(1) != filters.RegularizedLaplacian(1)
+    assert len({filters.Heat(1), filters.Heat(1.0), filters.Matern(1, 1)}) == 2
+    for phi in [filters.Heat(0.3), filters.Matern(2, 1.0), filters.InverseCosine()]:
+        assert pickle.loads(pickle.dumps(phi)) == phi
+        assert copy.deepcopy(phi) == phi
+
+
+def test_pygsp_heat_convention():
+    """PyGSP's Heat(G, scale) is exp(-scale lambda / G.lmax): Heat(t = scale / lmax) here."""
+    W = np.zeros((8, 8))
+    idx = np.arange(8)
+    W[idx, (idx + 1) % 8] = W[(idx + 1) % 8, idx] = 1.0
+    G = to_pygsp(W)
+    G.compute_fourier_basis()
+    g = pygsp.filters.Heat(G, scale=3.0)
+    ours = filters.Heat(3.0 / G.lmax)
+    np.testing.assert_allclose(g.evaluate(G.e)[0], ours(G.e), rtol=1e-14)
+    np.testing.assert_allclose(np.sort(G.e), np.linalg.eigvalsh(laplacian(W).toarray()), atol=1e-12)
+
+
+BAD = [
+    (lambda: filters.Heat(-1.0), ValueError, "t must be >= 0"),
+    (lambda: filters.Heat("1"), TypeError, "t must be a real number"),
+    (lambda: filters.Heat(True), TypeError, "t must be a real number"),
+    (lambda: filters.Heat(np.inf), ValueError, "t must be finite"),
+    (lambda: filters.RegularizedLaplacian(-0.5), ValueError, "alpha must be >= 0"),
+    (lambda: filters.RandomWalk(0.0, 1), ValueError, "a must be > 0"),
+    (lambda: filters.RandomWalk(2.0, 0), ValueError, "p must be >= 1"),
+    (lambda: filters.RandomWalk(2.0, 1.5), TypeError, "p must be an int"),
+    (lambda: filters.Matern(0.0, 1.0), ValueError, "nu must be > 0"),
+    (lambda: filters.Matern(1.0, -2.0), ValueError, "kappa must be > 0"),
+    (lambda: filters.Filter(3.0), TypeError, "func must be a callable"),
+    (lambda: filters.Filter(np.exp, name=3), TypeError, "name must be a string"),
+    (lambda: filters.Filter(np.exp, inverse_polynomial=[np.nan]), ValueError, "inverse_polynomial"),
+    (lambda: filters.Filter(lambda x: x[:1])(np.arange(3.0)), ValueError, "elementwise"),
+    (lambda: filters.Filter(lambda x: x + 1j)(np.arange(3.0)), TypeError, "real numbers"),
+    (lambda: filters.Heat(1.0)("abc"), TypeError, "lam must be"),
+    (lambda: filters.Heat(1.0)(np.array([1j])), TypeError, "lam must be real"),
+    (lambda: filters.Heat(1.0).is_positive(-1.0), ValueError, "lmax must be >= 0"),
+    (lambda: filters.InverseCosine().is_positive("2"), TypeError, "lmax must be a real number"),
+]
+
+
+@pytest.mark.parametrize("call,error,match", BAD)
+def test_bad_input(call, error, match):
+    with pytest.raises(error, match=match):
+        call()
