@@ -610,8 +610,10 @@ class WarpedKernel:
         dtype = self.K.dtype
         if self.solver_ == "direct":
             K64 = self.K.astype(np.float64)
-            M = self.c * np.asarray((self.RT @ self.R).toarray())
-            self._lu = sla.lu_factor(np.eye(n) + M @ K64)
+            M = sp.csr_array(self.c * (self.RT @ self.R))  # sparse: M @ K costs nnz(M) n, not n^3
+            A = np.asarray(M @ K64)
+            A[np.diag_indices(n)] += 1.0
+            self._lu = sla.lu_factor(A, overwrite_a=True, check_finite=False)
             self._M = M
         self._dtype = dtype
 
@@ -632,7 +634,7 @@ class WarpedKernel:
         if self.c == 0:
             return KB, np.zeros_like(KB64)
         if self.solver_ == "direct":
-            V = sla.lu_solve(self._lu, self._M @ KB64)
+            V = sla.lu_solve(self._lu, np.asarray(self._M @ KB64), check_finite=False)
         else:
             K = self.K
             c = self.c
