@@ -1,0 +1,290 @@
+"""Inductive semi-supervised estimators: identities with the plain solvers and scikit-learn, bad input."""
+
+import numpy as np
+import pytest
+from sklearn.exceptions import NotFittedError
+from sklearn.kernel_ridge import KernelRidge
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from graphrkhs import (
+    GRLSClassifier,
+    GRLSRegressor,
+    LapRLSClassifier,
+    LapRLSRegressor,
+    PLapRLSClassifier,
+    PLapRLSRegressor,
+    PRLSClassifier,
+    PRLSRegressor,
+    RLSClassifier,
+    RLSRegressor,
+    graph_penalty,
+    knn_graph,
+    pairwise_kernel,
+)
+
+ALL = [RLSClassifier, RLSRegressor, LapRLSClassifier, LapRLSRegressor, PRLSClassifier, PRLSRegressor,
+       PLapRLSClassifier, PLapRLSRegressor, GRLSClassifier, GRLSRegressor]
+CLASSIFIERS = [E for E in ALL if E.__name__.endswith("Classifier")]
+REGRESSORS = [E for E in ALL if E.__name__.endswith("Regressor")]
+
+
+def _small(E):
+    return E(n_neighbors=3) if "Lap" in E.__name__ else E()
+
+
+# scikit-learn's common checks.  Documented exclusion: check_classifiers_classes fits the labels
+# [-1, 1]; -1 marks an unlabeled row in the semi-supervised convention (as in sklearn's own
+# LabelSpreading), so that binary problem has a single labeled class.
+def _expected_failures(est):
+    if est.__class__.__name__.endswith("Classifier"):
+        return {"check_classifiers_classes": "-1 means unlabeled (semi-supervised convention)"}
+    return {}
+
+
+@parametrize_with_checks([_small(E) for E in ALL], expected_failed_checks=_expected_failures)
+def test_sklearn_compatible(estimator, check):
+    check(estimator)
+
+
+@pytest.fixture(scope="module")
+def moons():
+    from sklearn.datasets import make_moons
+
+    X, y = make_moons(200, noise=0.05, random_state=0)
+    yl = np.full(200, -1)
+    lab = [int(np.flatnonzero(y == 0)[0]), int(np.flatnonzero(y == 1)[0])]
+    yl[lab] = y[lab]
+    return X, y, yl
+
+
+# ---------------------------------------------------------------------------
+# Identities
+# ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_rls_regressor_equals_kernel_ridge(dtype):
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-3, 3, size=(40, 2))
+    y = np.sin(X[:, 0]) + 0.1 * rng.normal(size=40)
+    y_semi = y.copy()
+    y_semi[::3] = np.nan                       # unlabeled rows are ignored by RLS
+    lab = ~np.isnan(y_semi)
+    est = RLSRegressor(sigma=0.8, alpha=0.01).fit(X.astype(dtype), y_semi)
+    kr = KernelRidge(alpha=0.01 * lab.sum(), kernel="rbf", gamma=1 / (2 * 0.8**2)).fit(X[lab], y[lab])
+    Z = rng.uniform(-3, 3, size=(15, 2))
+    tol = 1e-3 if dtype == np.float32 else 1e-9
+    np.testing.assert_allclose(est.predict(Z.astype(dtype)), kr.predict(Z), atol=tol)
+
+
+def test_laprls_gamma_I_zero_equals_rls(moons):
+    X, _, _ = moons
+    rng = np.random.default_rng(1)
+    y = X[:, 1] + 0.1 * rng.normal(size=200)
+    y[rng.permutation(200)[:150]] = np.nan
+    Z = rng.uniform(-1, 2, size=(20, 2))
+    lap = LapRLSRegressor(sigma=0.5, gamma_A=1e-2, gamma_I=0.0).fit(X, y)
+    rls = RLSRegressor(sigma=0.5, alpha=1e-2).fit(X, y)
+    np.testing.assert_allclose(lap.predict(Z), rls.predict(Z), atol=1e-9)
+
+
+@pytest.mark.parametrize("solver", ["direct", "cg"])
+def test_laprls_estimator_equals_dense_original_system(moons, solver):
+    X, _, yl = moons
+    est = LapRLSClassifier(sigma=0.4, gamma_A=1e-4, gamma_I=10.0, n_neighbors=6, solver=solver,
+                           rtol=1e-10, max_iter=5000).fit(X, yl)
+    n, S = 200, np.flatnonzero(yl != -1)
+    K = pairwise_kernel(X, sigma=0.4)
+    M = graph_penalty(knn_graph(X, 6)).toarray()
+    J = np.diag(np.isin(np.arange(n), S).astype(float))
+    Jy = np.zeros(n)
+    Jy[S] = np.where(yl[S] == 1, 1.0, -1.0)
+    l = S.size
+    a = np.linalg.solve(J @ K + 1e-4 * l * np.eye(n) + 10.0 * l / n**2 * M @ K, Jy)
+    Z = np.random.default_rng(2).uniform(-1, 2, size=(30, 2))
+    np.testing.assert_allclose(est.decision_function(Z), pairwise_kernel(Z, X, sigma=0.4) @ a, atol=1e-6)
+
+
+def test_laprls_beats_rls_on_two_moons(moons):
+    """Belkin et al.'s Figure: with one label per class the graph term recovers the moons."""
+    X, y, yl = moons
+    un = yl == -1
+    rls = RLSClassifier(sigma=0.3, alpha=1e-3).fit(X, yl)
+    lap = LapRLSClassifier(sigma=0.3, gamma_A=1e-6, gamma_I=100.0, n_neighbors=6).fit(X, yl)
+    assert (lap.predict(X[un]) == y[un]).mean() >= 0.99
+    assert (rls.predict(X[un]) == y[un]).mean() < 0.9
+
+
+def test_precomputed_graph_equals_knn(moons):
+    X, _, yl = moons
+    a = LapRLSClassifier(sigma=0.4, n_neighbors=6).fit(X, yl)
+    b = LapRLSClassifier(sigma=0.4, graph=knn_graph(X, 6)).fit(X, yl)
+    np.testing.assert_allclose(a.coef_, b.coef_, atol=1e-10)
+
+
+@pytest.mark.parametrize("op", ["heat", "empirical"])
+@pytest.mark.parametrize("E", [PRLSRegressor, PLapRLSRegressor])
+@pytest.mark.parametrize("gamma", [1e-3, 1.0, 1e3])
+def test_constant_target_learned_exactly(op, E, gamma):
+    rng = np.random.default_rng(3)
+    X = rng.uniform(size=(40, 1))
+    y = np.full(40, 1.7)
+    y[::2] = np.nan
+    kw = dict(gamma=gamma) if E is PRLSRegressor else dict(gamma_A=gamma, n_neighbors=4)
+    est = E(sigma=0.2, integral_operator=op, **kw).fit(X, y)
+    assert np.abs(est.coef_).max() < 1e-9
+    np.testing.assert_allclose(est.predict(rng.uniform(-1, 2, size=(10, 1))), 1.7, rtol=1e-12)
+
+
+def test_prls_stable_across_gamma_rls_is_not():
+    """Yang, King & Lyu Fig. 1: y = 1 + 0.005 eps; PRLS barely moves from gamma 1e-3 to 1e3."""
+    rng = np.random.default_rng(0)
+    X = rng.uniform(size=(20, 1))
+    y = 1 + 0.005 * rng.normal(size=20)
+    Z = np.linspace(0, 1, 50)[:, None]
+    prls = [PRLSRegressor(sigma=0.3, gamma=g, integral_operator="heat", m=1).fit(X, y).predict(Z)
+            for g in (1e-3, 1.0, 1e3)]
+    rls = [RLSRegressor(sigma=0.3, alpha=g).fit(X, y).predict(Z) for g in (1e-3, 1.0)]
+    assert max(np.abs(p - 1).max() for p in prls) < 0.02
+    assert np.abs(rls[1] - 1).max() > 0.3             # RLS shrinks the constant towards 0
+
+
+def test_string_labels_one_vs_rest_and_shapes():
+    rng = np.random.default_rng(4)
+    centers = np.array([[0, 0], [4, 0], [0, 4]])
+    X = np.vstack([c + 0.3 * rng.normal(size=(20, 2)) for c in centers])
+    y = np.repeat(np.array(["ant", "bee", "cat"], dtype=object), 20)
+    ys = y.copy()
+    ys[rng.permutation(60)[:45]] = -1
+    for E in CLASSIFIERS:
+        est = _small(E).fit(X, ys)
+        assert list(est.classes_) == ["ant", "bee", "cat"]
+        assert est.decision_function(X[:5]).shape == (5, 3)
+        assert (est.predict(X) == y).mean() > 0.95
+    binary = np.where(y == "ant", "ant", "other").astype(object)
+    binary[10:] = np.where(np.arange(50) % 5 == 0, binary[10:], -1)
+    for E in CLASSIFIERS:
+        est = _small(E).fit(X, binary)
+        assert est.decision_function(X).shape == (60,)
+        assert set(est.predict(X)) <= {"ant", "other"}
+
+
+@pytest.mark.parametrize("E", ALL)
+def test_float32_end_to_end(E, moons):
+    X, y, yl = moons
+    target = yl if E in CLASSIFIERS else np.where(yl == -1, np.nan, y.astype(float))
+    est = _small(E).fit(X.astype(np.float32), target)
+    out = est.predict(X[:10].astype(np.float32))
+    assert np.all(np.isfinite(out.astype(float)))
+
+
+def test_grls_regressor_methods_agree_and_reproduce():
+    rng = np.random.default_rng(5)
+    x = np.sort(rng.uniform(0, 10, 30))[:, None]
+    y = np.abs(5 - x[:, 0]) + 0.3 * rng.normal(size=30)
+    Z = np.linspace(0.5, 9.5, 40)[:, None]
+    f = [GRLSRegressor(sigma=1.0, gamma=0.1, features="poly2", method=m).fit(x, y).predict(Z)
+         for m in ("saddle", "constructed")]
+    np.testing.assert_allclose(f[0], f[1], atol=1e-6)
+    lin = GRLSRegressor(sigma=1.0, gamma=0.1, features="linear").fit(x, 2 - x[:, 0])
+    assert np.abs(lin.coef_).max() < 1e-10
+    np.testing.assert_allclose(lin.predict([[20.0]]), -18.0, atol=1e-8)
+
+
+def test_plaprls_heat_cg_matches_direct():
+    """The heat path's CG operator equals the dense system (on a well-conditioned kernel: plain CG
+    on the symmetric heat system is limited by K's conditioning, see plaprls_fit)."""
+    g = np.arange(6.0)
+    X = np.array(np.meshgrid(g, g)).reshape(2, -1).T          # 36 grid points, spacing 1
+    y = np.full(36, -1)
+    y[[0, 35]] = [0, 1]
+    kw = dict(sigma=0.6, gamma_A=1e-2, gamma_I=10.0, n_neighbors=4, integral_operator="heat", rtol=1e-12,
+              max_iter=2000)
+    a = PLapRLSClassifier(solver="direct", **kw).fit(X, y)
+    b = PLapRLSClassifier(solver="cg", **kw).fit(X, y)
+    assert b.solver_info_["converged"].all()
+    Z = np.random.default_rng(6).uniform(0, 5, size=(20, 2))
+    np.testing.assert_allclose(a.decision_function(Z), b.decision_function(Z), atol=1e-8)
+
+
+# ---------------------------------------------------------------------------
+# Bad input
+# ---------------------------------------------------------------------------
+
+X0 = np.random.default_rng(7).normal(size=(12, 2))
+Y_CLS = np.r_[0, 1, [-1] * 10]
+Y_REG = np.r_[0.5, 1.0, [np.nan] * 10]
+
+
+def _y(E):
+    return Y_CLS if E in CLASSIFIERS else Y_REG
+
+
+@pytest.mark.parametrize("E", ALL)
+@pytest.mark.parametrize("case, exc, match", [
+    ("no_labels", ValueError, "no labeled"),
+    ("y_length", ValueError, "entries but there are"),
+    ("nonfinite_X", ValueError, "NaN or infinity"),
+    ("bad_kernel", ValueError, "kernel"),
+    ("bad_sigma", ValueError, "sigma"),
+    ("predict_before_fit", NotFittedError, "not fitted"),
+    ("wrong_columns", ValueError, "features"),
+    ("y_none", ValueError, "requires y"),
+])
+def test_bad_input_common(E, case, exc, match):
+    est = _small(E)
+    y = _y(E)
+    with pytest.raises(exc, match=match):
+        if case == "no_labels":
+            est.fit(X0, np.full(12, -1) if E in CLASSIFIERS else np.full(12, np.nan))
+        elif case == "y_length":
+            est.fit(X0, y[:-1])
+        elif case == "nonfinite_X":
+            Xb = X0.copy()
+            Xb[3, 1] = np.inf
+            est.fit(Xb, y)
+        elif case == "bad_kernel":
+            est.set_params(kernel="rbf").fit(X0, y)
+        elif case == "bad_sigma":
+            est.set_params(sigma=-1.0).fit(X0, y)
+        elif case == "predict_before_fit":
+            est.predict(X0)
+        elif case == "wrong_columns":
+            est.fit(X0, y).predict(np.zeros((2, 3)))
+        else:
+            est.fit(X0, None)
+
+
+@pytest.mark.parametrize("est, exc, match", [
+    (RLSRegressor(alpha=-1.0), ValueError, "alpha"),
+    (PRLSRegressor(gamma=-1.0), ValueError, "gamma"),
+    (GRLSRegressor(gamma=-1.0), ValueError, "gamma"),
+    (LapRLSRegressor(gamma_A=0.0), ValueError, "gamma_A"),
+    (LapRLSRegressor(gamma_I=-1.0), ValueError, "gamma_I"),
+    (PLapRLSRegressor(gamma_I=-1.0), ValueError, "gamma_I"),
+    (LapRLSRegressor(n_neighbors=0), ValueError, "n_neighbors"),
+    (LapRLSRegressor(n_neighbors=12), ValueError, "n_neighbors"),
+    (LapRLSRegressor(graph="full"), ValueError, "graph"),
+    (LapRLSRegressor(graph="epsilon"), TypeError, "radius"),
+    (LapRLSRegressor(graph=np.eye(5)), ValueError, "precomputed graph"),
+    (LapRLSRegressor(laplacian="sym"), ValueError, "laplacian"),
+    (LapRLSRegressor(laplacian_power=0), ValueError, "laplacian_power"),
+    (LapRLSRegressor(solver="lu"), ValueError, "solver"),
+    (PRLSRegressor(integral_operator="nystrom"), ValueError, "integral_operator"),
+    (PRLSRegressor(integral_operator="heat", kernel="linear"), ValueError, "heat"),
+    (PRLSRegressor(m=0), ValueError, "m must"),
+    (PRLSRegressor(null_space="linear"), ValueError, "null_space"),
+    (PLapRLSRegressor(null_space=lambda A: np.c_[np.ones(len(A)), np.ones(len(A))], n_neighbors=3), ValueError,
+     "null_space"),
+    (GRLSRegressor(features="cubic"), ValueError, "features"),
+    (GRLSRegressor(features="poly2"), ValueError, "unisolvent"),       # 6 features, 2 labeled points
+    (GRLSRegressor(method="printed"), ValueError, "method"),
+    (GRLSRegressor(method="constructed", kernel="linear"), ValueError, "positive definite"),
+])
+def test_bad_parameters(est, exc, match):
+    with pytest.raises(exc, match=match):
+        est.fit(X0, Y_REG)
+
+
+def test_continuous_target_rejected_by_classifier():
+    with pytest.raises(ValueError, match="Unknown label type"):
+        RLSClassifier().fit(X0, np.linspace(0.1, 0.9, 12))
