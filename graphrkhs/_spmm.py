@@ -27,6 +27,7 @@ single-threaded).  ``beta == 0`` never reads ``out`` (it may hold garbage) and
 import numpy as np
 
 try:
+    import numba
     from numba import njit, prange
 except ImportError as exc:  # pragma: no cover - numba is a hard dependency
     raise ImportError("graphrkhs needs numba (pip install numba)") from exc
@@ -48,44 +49,60 @@ def _fused_step(indptr, indices, data, a, b, alpha, beta, gamma, cur, out, X, we
         stop = min(n, start + _ROWS_PER_TASK)
         acc = np.empty(m, dtype=cur.dtype)
         for i in range(start, stop):
-            if m == 1:
-                s = 0.0  # float64 accumulation of one row's products
-                for p in range(indptr[i], indptr[i + 1]):
-                    s += data[p] * cur[indices[p], 0]
-                v = alpha * (a * s + b * cur[i, 0])
-                if beta != 0:
-                    v += beta * out[i, 0]
-                if gamma != 0:
-                    v += gamma * X[i, 0]
-                out[i, 0] = v
-                for f in range(n_filters):
-                    R[f, i, 0] += weights[f] * v
-            else:
+            for j in range(m):
+                acc[j] = 0
+            for p in range(indptr[i], indptr[i + 1]):
+                w = data[p]
+                col = indices[p]
                 for j in range(m):
-                    acc[j] = 0
-                for p in range(indptr[i], indptr[i + 1]):
-                    w = data[p]
-                    col = indices[p]
+                    acc[j] += w * cur[col, j]
+            if beta != 0:
+                if gamma != 0:
                     for j in range(m):
-                        acc[j] += w * cur[col, j]
-                if beta != 0:
-                    if gamma != 0:
-                        for j in range(m):
-                            out[i, j] = alpha * (a * acc[j] + b * cur[i, j]) + beta * out[i, j] + gamma * X[i, j]
-                    else:
-                        for j in range(m):
-                            out[i, j] = alpha * (a * acc[j] + b * cur[i, j]) + beta * out[i, j]
+                        out[i, j] = alpha * (a * acc[j] + b * cur[i, j]) + beta * out[i, j] + gamma * X[i, j]
                 else:
-                    if gamma != 0:
-                        for j in range(m):
-                            out[i, j] = alpha * (a * acc[j] + b * cur[i, j]) + gamma * X[i, j]
-                    else:
-                        for j in range(m):
-                            out[i, j] = alpha * (a * acc[j] + b * cur[i, j])
-                for f in range(n_filters):
-                    wf = weights[f]
                     for j in range(m):
-                        R[f, i, j] += wf * out[i, j]
+                        out[i, j] = alpha * (a * acc[j] + b * cur[i, j]) + beta * out[i, j]
+            else:
+                if gamma != 0:
+                    for j in range(m):
+                        out[i, j] = alpha * (a * acc[j] + b * cur[i, j]) + gamma * X[i, j]
+                else:
+                    for j in range(m):
+                        out[i, j] = alpha * (a * acc[j] + b * cur[i, j])
+            for f in range(n_filters):
+                wf = weights[f]
+                for j in range(m):
+                    R[f, i, j] += wf * out[i, j]
+
+
+@njit(parallel=True, cache=True, nogil=True)
+def _fused_step_1(indptr, indices, data, a, b, alpha, beta, gamma, cur, out, X, weights, R):
+    """The single-column case of :func:`_fused_step` on 1-D blocks (scalar accumulator)."""
+    n = cur.shape[0]
+    n_filters = weights.shape[0]
+    n_tasks = (n + _ROWS_PER_TASK - 1) // _ROWS_PER_TASK
+    use_out = beta != 0
+    use_x = gamma != 0
+    for task in prange(n_tasks):
+        start = task * _ROWS_PER_TASK
+        stop = min(n, start + _ROWS_PER_TASK)
+        for i in range(start, stop):
+            s = 0.0
+            for p in range(indptr[i], indptr[i + 1]):
+                s += data[p] * cur[indices[p]]
+            v = alpha * (a * s + b * cur[i])
+            if use_out:
+                v += beta * out[i]
+            if use_x:
+                v += gamma * X[i]
+            out[i] = v
+            for f in range(n_filters):
+                R[f, i] += weights[f] * v
+
+
+def _unsigned(a):
+    return a.view(np.uint32) if a.dtype == np.int32 else (a.view(np.uint64) if a.dtype == np.int64 else a)
 
 
 def fused_step(L, a, b, alpha, beta, gamma, cur, out, X=None, weights=None, R=None):
@@ -101,6 +118,16 @@ def fused_step(L, a, b, alpha, beta, gamma, cur, out, X=None, weights=None, R=No
     if weights is None:
         weights = np.zeros(0, dtype=cur.dtype)
         R = np.zeros((0, 1, 1), dtype=cur.dtype)
-    _fused_step(L.indptr, L.indices, L.data, dtype(a), dtype(b), dtype(alpha), dtype(beta), dtype(gamma),
-                cur, out, X, weights, R)
+    # Dynamic scheduling of the row blocks: on a machine shared with other
+    # processes a descheduled thread then delays one block, not half the rows
+    # (measured: static halves made a 2-thread step 10x slower under load).
+    # Unsigned indices spare the compiled loop numba's negative-index wraparound test.
+    indptr, indices = _unsigned(L.indptr), _unsigned(L.indices)
+    args = (dtype(a), dtype(b), dtype(alpha), dtype(beta), dtype(gamma))
+    with numba.parallel_chunksize(1):
+        if cur.shape[1] == 1:
+            _fused_step_1(indptr, indices, L.data, *args, cur[:, 0], out[:, 0], X[:, 0],
+                          weights, R[:, :, 0])
+        else:
+            _fused_step(indptr, indices, L.data, *args, cur, out, X, weights, R)
     return out
