@@ -1,0 +1,445 @@
+"""Tests of the transductive graph solvers: dense oracles, identities between equivalent forms,
+closed forms, an independent convex solver (cvxpy) for TV, and bad input."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from graphrkhs import (
+    ConvergenceWarning,
+    GraphWarning,
+    filters,
+    graph_kernel_ridge,
+    graph_kernel_ridge_loo,
+    graph_tv,
+    harmonic_solution,
+    incidence_matrix,
+    knn_graph,
+    laplacian,
+    poisson_learning,
+    tikhonov_solution,
+)
+
+
+def _graph(n=60, k=6, seed=0, dtype=np.float64):
+    X = np.random.default_rng(seed).normal(size=(n, 2))
+    return knn_graph(X, k).astype(dtype), X
+
+
+def _labels(n, l, m=3, seed=1):
+    rng = np.random.default_rng(seed)
+    S = np.sort(rng.choice(n, l, replace=False))
+    codes = np.arange(l) % m
+    rng.shuffle(codes)
+    return S, np.eye(m)[codes]
+
+
+def _tol(dtype):
+    return 1e-4 if dtype == np.float32 else 1e-8
+
+
+def _dense_kernel(W, phi, kind="normalized"):
+    L = laplacian(W, kind).toarray().astype(np.float64)
+    lam, U = np.linalg.eigh(L)
+    return (U * phi(lam)) @ U.T
+
+
+# --- harmonic and Tikhonov -----------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("preconditioner", ["amg", "jacobi", None])
+def test_harmonic_equals_dense_formula(dtype, preconditioner):
+    W, _ = _graph()
+    S, Y = _labels(60, 9)
+    F = harmonic_solution(W, S, Y.astype(dtype), preconditioner=preconditioner)
+    assert F.dtype == dtype
+    L = laplacian(W).toarray()
+    U = np.setdiff1d(np.arange(60), S)
+    FU = -np.linalg.solve(L[np.ix_(U, U)], L[np.ix_(U, S)] @ Y)
+    np.testing.assert_allclose(F[U], FU, rtol=0, atol=_tol(dtype) * 10)
+    np.testing.assert_array_equal(F[S], Y.astype(dtype))
+
+
+def test_harmonic_normalized_kind_equals_dense_formula():
+    W, _ = _graph()
+    S, Y = _labels(60, 9)
+    F = harmonic_solution(W, S, Y, kind="normalized")
+    L = laplacian(W, "normalized").toarray()
+    U = np.setdiff1d(np.arange(60), S)
+    np.testing.assert_allclose(F[U], -np.linalg.solve(L[np.ix_(U, U)], L[np.ix_(U, S)] @ Y), atol=1e-8)
+
+
+def test_harmonic_path_closed_form_and_maximum_principle():
+    n = 11
+    W = sp.diags_array([np.ones(n - 1), np.ones(n - 1)], offsets=[-1, 1])
+    F = harmonic_solution(W, [0, n - 1], np.array([2.0, 7.0]))
+    np.testing.assert_allclose(F, 2.0 + 5.0 * np.arange(n) / (n - 1), atol=1e-10)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("kind", ["combinatorial", "normalized"])
+def test_tikhonov_equals_dense_solve(kind, dtype):
+    W, _ = _graph()
+    S, Y = _labels(60, 9)
+    F = tikhonov_solution(W, S, Y.astype(dtype), alpha=0.3, kind=kind)
+    L = laplacian(W, kind).toarray()
+    J = np.zeros(60)
+    J[S] = 1
+    B = np.zeros((60, 3))
+    B[S] = Y
+    np.testing.assert_allclose(F, np.linalg.solve(np.diag(J) + 0.3 * L, B), rtol=0, atol=_tol(dtype) * 10)
+
+
+def test_tikhonov_tends_to_harmonic_linearly_in_mu():
+    W, _ = _graph()
+    S, Y = _labels(60, 9)
+    H = harmonic_solution(W, S, Y, rtol=1e-12)
+    errs = [np.abs(tikhonov_solution(W, S, Y, alpha=mu, rtol=1e-12) - H).max() for mu in (1e-2, 1e-3, 1e-4)]
+    assert errs[0] > errs[1] > errs[2]
+    assert errs[2] < 1e-3
+    np.testing.assert_allclose(errs[1] / errs[2], 10, rtol=0.05)     # first order in mu
+
+
+def test_multicolumn_equals_column_by_column():
+    W, _ = _graph()
+    S, Y = _labels(60, 9)
+    for fn in (harmonic_solution, tikhonov_solution, poisson_learning):
+        F = fn(W, S, Y)
+        for c in range(3):
+            np.testing.assert_allclose(F[:, c], fn(W, S, Y[:, c] - (Y[:, c].mean() if fn is poisson_learning
+                                                                     else 0)), atol=1e-7)
+
+
+# --- Poisson learning -----------------------------------------------------------------------
+
+def test_poisson_solves_the_equation_with_weighted_zero_mean():
+    W, _ = _graph()
+    S, Y = _labels(60, 6)
+    F = poisson_learning(W, S, Y, rtol=1e-12)
+    L = laplacian(W).toarray()
+    b = np.zeros((60, 3))
+    b[S] = Y - Y.mean(axis=0)
+    np.testing.assert_allclose(L @ F, b, atol=1e-9)
+    d = np.asarray(W.sum(axis=1)).ravel()
+    np.testing.assert_allclose(d @ F, 0, atol=1e-9)
+    # dense oracle: pseudo-inverse solution shifted to degree-weighted zero mean
+    P = np.linalg.pinv(L) @ b
+    P -= np.outer(np.ones(60), d @ P / d.sum())
+    np.testing.assert_allclose(F, P, atol=1e-8)
+
+
+def test_poisson_matches_graphlearning():
+    gl = pytest.importorskip("graphlearning")
+    W, _ = _graph(80)
+    S, Y = _labels(80, 6, m=3)
+    F = poisson_learning(W, S, Y, rtol=1e-12)
+    model = gl.ssl.poisson(sp.csr_matrix(W), tol=1e-12)
+    U = model.fit(S, Y.argmax(axis=1))
+    np.testing.assert_allclose(F, U, atol=1e-7)
+
+
+def test_poisson_class_prior_reweighting():
+    W, _ = _graph()
+    S, Y = _labels(60, 6)
+    F = poisson_learning(W, S, Y)
+    priors = np.array([0.5, 0.3, 0.2])
+    G = poisson_learning(W, S, Y, class_priors=priors)
+    np.testing.assert_allclose(G, F * (priors / Y.mean(axis=0)), atol=1e-12)
+
+
+def test_poisson_components_each_get_a_solution():
+    W = np.zeros((8, 8))
+    for i, j in [(0, 1), (1, 2), (2, 3), (4, 5), (5, 6), (6, 7)]:
+        W[i, j] = W[j, i] = 1.0
+    # component A holds classes 0 and 1, component B only class 1
+    F = poisson_learning(W, [0, 3, 7], np.eye(2)[[0, 1, 1]])
+    np.testing.assert_array_equal(F.argmax(axis=1), [0, 0, 1, 1, 1, 1, 1, 1])
+    assert np.isfinite(F).all()
+
+
+def test_poisson_tiny_labelled_sets_do_not_degenerate():
+    # one label per class: Poisson scores still separate two clusters joined by a bridge
+    rng = np.random.default_rng(0)
+    X = np.r_[rng.normal(0, 0.3, (60, 2)), rng.normal(0, 0.3, (60, 2)) + [2.5, 0]]
+    W = knn_graph(X, 8)
+    F = poisson_learning(W, [0, 60], np.eye(2))
+    truth = np.r_[np.zeros(60), np.ones(60)]
+    assert np.mean(F.argmax(axis=1) == truth) > 0.95
+
+
+# --- graph kernel ridge -------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("phi", [filters.RegularizedLaplacian(4.0), filters.Matern(2, 3.0)],
+                         ids=["reglap", "matern2"])
+def test_ridge_representer_equals_full_space_equals_dense(phi, dtype):
+    W, _ = _graph()
+    S, Y = _labels(60, 12)
+    Phi = _dense_kernel(W, phi)
+    mu = 0.05
+    beta = np.linalg.solve(Phi[np.ix_(S, S)] + mu * np.eye(S.size), Y)
+    F_rep = Phi[:, S] @ beta
+    # full-space dense form (J + mu Phi^{-1}) f = J y
+    J = np.zeros((60, 60))
+    J[S, S] = 1
+    B = np.zeros((60, 3))
+    B[S] = Y
+    F_full = np.linalg.solve(J + mu * np.linalg.inv(Phi), B)
+    np.testing.assert_allclose(F_rep, F_full, atol=1e-9)
+    tol = 1e-3 if dtype == np.float32 else 1e-6
+    scale = np.abs(F_rep).max()
+    for method in ("direct", "sparse", "cg"):
+        F, b = graph_kernel_ridge(W, S, Y.astype(dtype), phi, alpha=mu, method=method, rtol=1e-12,
+                                  return_coef=True)
+        assert F.dtype == dtype
+        np.testing.assert_allclose(F, F_rep, atol=tol * scale, err_msg=method)
+        if method != "sparse":
+            np.testing.assert_allclose(b, beta, atol=tol * np.abs(beta).max(), err_msg=method)
+
+
+def test_ridge_heat_kernel_direct_and_cg_equal_dense():
+    W, _ = _graph()
+    S, Y = _labels(60, 12)
+    phi = filters.Heat(2.0)
+    Phi = _dense_kernel(W, phi)
+    F_ref = Phi[:, S] @ np.linalg.solve(Phi[np.ix_(S, S)] + 0.1 * np.eye(S.size), Y)
+    for method in ("auto", "direct", "cg"):
+        F = graph_kernel_ridge(W, S, Y, phi, alpha=0.1, method=method, rtol=1e-12)
+        np.testing.assert_allclose(F, F_ref, atol=1e-6)
+    with pytest.raises(ValueError, match="polynomial"):
+        graph_kernel_ridge(W, S, Y, phi, alpha=0.1, method="sparse")
+
+
+def test_ridge_accepts_prebuilt_graph_kernel():
+    from graphrkhs.kernels import GraphKernel
+
+    W, _ = _graph()
+    S, Y = _labels(60, 12)
+    phi = filters.Heat(1.0)
+    K = GraphKernel(laplacian(W, "normalized"), phi)
+    np.testing.assert_allclose(graph_kernel_ridge(K, S, Y, alpha=0.1),
+                               graph_kernel_ridge(W, S, Y, phi, alpha=0.1), atol=1e-10)
+
+
+def test_loo_equals_brute_force_refits():
+    W, _ = _graph()
+    S, Y = _labels(60, 10)
+    Phi = _dense_kernel(W, filters.Heat(3.0))
+    K = Phi[np.ix_(S, S)]
+    alphas = [1e-3, 0.1, 1.0]
+    R = graph_kernel_ridge_loo(K, Y, alphas)
+    for a, mu in enumerate(alphas):
+        for i in range(S.size):
+            keep = np.delete(np.arange(S.size), i)
+            beta = np.linalg.solve(K[np.ix_(keep, keep)] + mu * np.eye(keep.size), Y[keep])
+            np.testing.assert_allclose(R[a, i], Y[i] - K[i, keep] @ beta, atol=1e-9)
+
+
+# --- total variation ----------------------------------------------------------------------
+
+def _cvxpy_tv(W, S, y, mu, R=None):
+    cp = pytest.importorskip("cvxpy")
+    R = incidence_matrix(W) if R is None else R
+    f = cp.Variable(W.shape[0])
+    prob = cp.Problem(cp.Minimize(cp.sum_squares(y - f[S]) + mu * cp.norm1(R @ f)))
+    prob.solve(solver=cp.CLARABEL, tol_gap_rel=1e-12, tol_gap_abs=1e-12, tol_feas=1e-12)
+    return prob.value
+
+
+@pytest.mark.parametrize("mu", [0.02, 0.3, 2.0])
+def test_tv_objective_matches_cvxpy(mu):
+    W, X = _graph(80, 6)
+    rng = np.random.default_rng(2)
+    S = np.sort(rng.choice(80, 20, replace=False))
+    y = (X[S, 0] > 0).astype(float) + 0.1 * rng.normal(size=20)
+    res = graph_tv(W, S, y, alpha=mu, tol=1e-8, maxiter=200000)
+    assert res.converged
+    ref = _cvxpy_tv(W, S, y, mu)
+    assert abs(res.objective[0] - ref) <= 1e-6 * ref
+    # the reported objective is the objective of the returned f
+    R = incidence_matrix(W)
+    obj = np.sum((y - res.f[S]) ** 2) + mu * np.abs(R @ res.f).sum()
+    np.testing.assert_allclose(obj, res.objective[0], rtol=1e-12)
+
+
+def test_tv_with_general_sparse_operator_matches_cvxpy():
+    W, X = _graph(50, 5)
+    S = np.arange(0, 50, 5)
+    y = np.sin(X[S, 0])
+    L = laplacian(W)
+    res = graph_tv(W, S, y, alpha=0.2, R=L, tol=1e-8, maxiter=200000)
+    ref = _cvxpy_tv(W, S, y, 0.2, R=L.toarray())
+    assert abs(res.objective[0] - ref) <= 1e-6 * ref
+
+
+def test_incidence_matrix_identities():
+    W, _ = _graph(30, 4)
+    R = incidence_matrix(W)
+    assert R.shape == (W.nnz // 2, 30)
+    np.testing.assert_allclose(R @ np.ones(30), 0, atol=1e-14)
+    f = np.random.default_rng(0).normal(size=30)
+    Wd = W.toarray()
+    tv = 0.5 * np.sum(Wd * np.abs(f[:, None] - f[None, :]))
+    np.testing.assert_allclose(np.abs(R @ f).sum(), tv, rtol=1e-12)
+
+
+def test_tv_recovers_piecewise_constant_signal_that_ridge_smears():
+    # path of 40 nodes, signal 0 then 1, labels on a few nodes each side
+    n = 40
+    W = sp.diags_array([np.ones(n - 1), np.ones(n - 1)], offsets=[-1, 1])
+    truth = (np.arange(n) >= 20).astype(float)
+    S = np.array([0, 5, 10, 17, 22, 29, 34, 39])
+    tv = graph_tv(W, S, truth[S], alpha=0.01, tol=1e-8, maxiter=100000).f
+    ridge = graph_kernel_ridge(W, S, truth[S], filters.RegularizedLaplacian(10.0), alpha=0.01)
+    # any jump position between the labeled nodes 17 and 22 has the same TV: judge the rest
+    sure = (np.arange(n) <= 17) | (np.arange(n) >= 22)
+    assert np.abs(tv - truth)[sure].max() < 0.01
+    assert np.abs(ridge - truth)[sure].max() > 0.2
+    assert np.all(np.diff(tv) >= -1e-9)          # monotone: no overshoot
+
+
+def test_tv_warm_start_needs_fewer_iterations():
+    W, X = _graph(80, 6)
+    S = np.arange(0, 80, 4)
+    y = np.sign(X[S, 0])
+    cold = graph_tv(W, S, y, alpha=0.5, tol=1e-7)
+    warm = graph_tv(W, S, y, alpha=0.5, tol=1e-7, f0=cold.f, p0=cold.p)
+    assert warm.n_iter < cold.n_iter / 4
+
+
+def test_tv_reports_non_convergence():
+    W, X = _graph(80, 6)
+    S = np.arange(0, 80, 4)
+    y = np.sign(X[S, 0])
+    with pytest.warns(ConvergenceWarning, match="duality gap"):
+        res = graph_tv(W, S, y, alpha=0.5, tol=1e-12, maxiter=20)
+    assert not res.converged
+    with pytest.raises(RuntimeError, match="duality gap"):
+        graph_tv(W, S, y, alpha=0.5, tol=1e-12, maxiter=20, on_failure="raise")
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_tv_multicolumn_and_dtype(dtype):
+    W, _ = _graph()
+    S, Y = _labels(60, 9)
+    res = graph_tv(W, S, Y.astype(dtype), alpha=0.3, tol=1e-7)
+    assert res.f.dtype == dtype
+    for c in range(3):
+        one = graph_tv(W, S, Y[:, c], alpha=0.3, tol=1e-7)
+        np.testing.assert_allclose(res.objective[c], one.objective[0], rtol=1e-5)
+
+
+# --- components without labels ------------------------------------------------------------
+
+def _two_components():
+    W = np.zeros((7, 7))
+    for i, j in [(0, 1), (1, 2), (2, 3), (4, 5), (5, 6)]:
+        W[i, j] = W[j, i] = 1.0
+    return W
+
+
+@pytest.mark.parametrize("fn", [
+    harmonic_solution,
+    lambda W, S, Y: tikhonov_solution(W, S, Y, alpha=0.1),
+    poisson_learning,
+    lambda W, S, Y: graph_kernel_ridge(W, S, Y, filters.RegularizedLaplacian(1.0), alpha=0.1),
+    lambda W, S, Y: graph_kernel_ridge(W, S, Y, filters.Heat(1.0), alpha=0.1),
+    lambda W, S, Y: graph_tv(W, S, Y, alpha=0.1).f,
+], ids=["harmonic", "tikhonov", "poisson", "ridge-sparse", "ridge-direct", "tv"])
+def test_unlabeled_component_gets_prior_with_warning(fn):
+    Y = np.eye(2)[[0, 1, 1]]
+    with pytest.warns(GraphWarning, match="without any labeled node"):
+        F = fn(_two_components(), [0, 2, 3], Y)
+    assert np.isfinite(F).all()
+    np.testing.assert_allclose(F[4:], np.tile(Y.mean(axis=0), (3, 1)))
+
+
+# --- bad input ----------------------------------------------------------------------------
+
+W_SMALL = np.diag(np.ones(4), 1) + np.diag(np.ones(4), -1)
+Y2 = np.array([0.0, 1.0])
+
+SOLVERS = {
+    "harmonic": harmonic_solution,
+    "tikhonov": tikhonov_solution,
+    "poisson": poisson_learning,
+    "ridge": lambda W, S, Y, **kw: graph_kernel_ridge(W, S, Y, filters.RegularizedLaplacian(1.0), **kw),
+    "tv": graph_tv,
+}
+
+BAD = [
+    ("no labels", (W_SMALL, [], np.zeros(0)), {}, ValueError, "labeled"),
+    ("Y wrong length", (W_SMALL, [0, 4], np.zeros(3)), {}, ValueError, "one row per labeled"),
+    ("Y with NaN", (W_SMALL, [0, 4], np.array([0.0, np.nan])), {}, ValueError, "NaN"),
+    ("Y strings", (W_SMALL, [0, 4], np.array(["a", "b"])), {}, TypeError, "numeric"),
+    ("index out of range", (W_SMALL, [0, 5], Y2), {}, ValueError, r"\[0, 5\)"),
+    ("duplicate index", (W_SMALL, [0, 0], Y2), {}, ValueError, "distinct"),
+    ("float index", (W_SMALL, np.array([0.0, 4.0]), Y2), {}, TypeError, "indices"),
+    ("mask wrong length", (W_SMALL, np.array([True, False]), Y2), {}, ValueError, "mask"),
+    ("asymmetric graph", (np.triu(np.ones((5, 5)), 1), [0, 4], Y2), {}, ValueError, "symmetric"),
+    ("negative weights", (-W_SMALL, [0, 4], Y2), {}, ValueError, "negative"),
+    ("graph type", ("graph", [0, 4], Y2), {}, TypeError, "graph"),
+]
+
+
+@pytest.mark.parametrize("name", list(SOLVERS))
+@pytest.mark.parametrize("case", BAD, ids=lambda c: c[0])
+def test_bad_input_table(name, case):
+    _, args, kwargs, err, match = case
+    with pytest.raises(err, match=match):
+        SOLVERS[name](*args, **kwargs)
+
+
+@pytest.mark.parametrize("fn, kwargs, err, match", [
+    (tikhonov_solution, {"alpha": -1.0}, ValueError, "alpha"),
+    (tikhonov_solution, {"alpha": 0.0}, ValueError, "alpha"),
+    (tikhonov_solution, {"kind": "randomwalk"}, ValueError, "randomwalk"),
+    (harmonic_solution, {"kind": "lazy"}, ValueError, "kind"),
+    (harmonic_solution, {"preconditioner": "ilu"}, ValueError, "preconditioner"),
+    (harmonic_solution, {"rtol": 0.0}, ValueError, "rtol"),
+    (poisson_learning, {"class_priors": [1.0, 2.0, 3.0]}, ValueError, "class_priors"),
+    (poisson_learning, {"class_priors": [-1.0]}, ValueError, "class_priors"),
+    (graph_tv, {"alpha": -0.5}, ValueError, "alpha"),
+    (graph_tv, {"R": "laplacian"}, ValueError, "incidence"),
+    (graph_tv, {"R": sp.eye_array(3)}, ValueError, "shape"),
+    (graph_tv, {"maxiter": 0}, ValueError, "maxiter"),
+    (graph_tv, {"on_failure": "quiet"}, ValueError, "on_failure"),
+])
+def test_bad_options(fn, kwargs, err, match):
+    with pytest.raises(err, match=match):
+        fn(W_SMALL, [0, 4], Y2, **kwargs)
+
+
+@pytest.mark.parametrize("kwargs, err, match", [
+    ({"alpha": -1.0}, ValueError, "alpha"),
+    ({"alpha": 0.0}, ValueError, "alpha"),
+    ({"method": "qr"}, ValueError, "method"),
+    ({"laplacian": "randomwalk"}, ValueError, "laplacian"),
+])
+def test_bad_ridge_options(kwargs, err, match):
+    with pytest.raises(err, match=match):
+        graph_kernel_ridge(W_SMALL, [0, 4], Y2, filters.Heat(1.0), **kwargs)
+    with pytest.raises(TypeError, match="kernel"):
+        graph_kernel_ridge(W_SMALL, [0, 4], Y2, "heat")
+
+
+@pytest.mark.parametrize("K, alphas, match", [
+    (np.ones((2, 3)), [1.0], "square"),
+    (np.eye(2), [], "alphas"),
+    (np.eye(2), [0.0], "alphas"),
+    (np.eye(2), [np.nan], "alphas"),
+])
+def test_bad_loo_input(K, alphas, match):
+    with pytest.raises(ValueError, match=match):
+        graph_kernel_ridge_loo(K, Y2, alphas)
+
+
+def test_inputs_not_mutated():
+    W, _ = _graph()
+    S, Y = _labels(60, 9)
+    W0, Y0, S0 = W.copy(), Y.copy(), S.copy()
+    for fn in (harmonic_solution, poisson_learning, lambda *a: graph_tv(*a, alpha=0.3).f):
+        fn(W, S, Y)
+    assert (W != W0).nnz == 0
+    np.testing.assert_array_equal(Y, Y0)
+    np.testing.assert_array_equal(S, S0)
