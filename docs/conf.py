@@ -99,6 +99,11 @@ def _write_stub_list():
     lines = [":orphan:", "", ".. autosummary::", f"   :toctree: {out}", ""]
     lines += [f"   {name}" for name in names]
     text = "\n".join(lines) + "\n"
+    # Stub pages of names that left the API would be orphans ("document isn't
+    # included in any toctree", an error under -W): remove them.
+    for stale in out.glob("graphrkhs.*.rst"):
+        if stale.stem not in names:
+            stale.unlink()
     target = out / "_api_names.rst"
     if not target.exists() or target.read_text() != text:
         target.write_text(text)
@@ -213,7 +218,49 @@ def _skip_foreign_members(app, what, name, obj, skip, options):
     return None
 
 
+def _constant_docstring(name):
+    """The ``#:`` documentation comment of a public constant, wherever it is defined.
+
+    Constants are re-exported from private modules, where autodoc does not look;
+    without this, a constant would be documented by the docstring of its type
+    (``int([x]) -> integer ...``).
+    """
+    import pkgutil
+
+    from sphinx.pycode import ModuleAnalyzer
+
+    for info in pkgutil.iter_modules(graphrkhs.__path__, "graphrkhs."):
+        if info.name.endswith(("__main__", ".cli")):
+            continue  # importing them would run the command line
+        try:
+            docs = ModuleAnalyzer.for_module(info.name).find_attr_docs()
+        except Exception:  # noqa: BLE001 -- a module without source: skip it
+            continue
+        if ("", name) in docs:
+            return list(docs[("", name)])
+    return None
+
+
+def _document_constants(app, what, name, obj, options, lines):
+    if what not in ("data", "attribute"):
+        return
+    builtin_doc = inspect_cleandoc(type(obj).__doc__ or "").strip()
+    text = "\n".join(lines).strip()
+    if text and not (builtin_doc and builtin_doc.splitlines()[0] == text.splitlines()[0]):
+        return
+    short = name.rsplit(".", 1)[-1]
+    own = _constant_docstring(short)
+    lines[:] = own if own else [f"Module-level constant (``{type(obj).__name__}``)."]
+
+
+def inspect_cleandoc(doc):
+    import inspect
+
+    return inspect.cleandoc(doc)
+
+
 def setup(app):
     app.add_directive("graphrkhs-api", GraphRKHSAPI)
+    app.connect("autodoc-process-docstring", _document_constants, priority=100)
     app.connect("autodoc-skip-member", _skip_foreign_members)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -141,3 +141,25 @@ def test_gallery_scripts_have_a_title():
                      text, flags=re.S)
         assert m and len(m.group(3)) >= len(m.group(2).strip()), \
             f"{script.name}: the docstring must start with an RST title"
+
+
+@pytest.mark.slow
+def test_docs_build_without_warnings(tmp_path):
+    """The HTML build (gallery scripts shown, not run) has no warning.
+
+    Catches what only a build sees: numpydoc formatting errors in docstrings,
+    broken cross-references and labels.  CI also builds with the gallery.
+    """
+    import subprocess
+    import sys
+
+    pytest.importorskip("sphinx")
+    pytest.importorskip("numpydoc")
+    pytest.importorskip("sphinx_gallery")
+    pytest.importorskip("pydata_sphinx_theme")
+    cmd = [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-E", "-q", "-b", "html",
+           "-D", "plot_gallery=0", "-d", str(tmp_path / "doctrees"), str(DOCS),
+           str(tmp_path / "html")]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, "sphinx -W failed:\n" + "\n".join(
+        (proc.stderr or proc.stdout).splitlines()[-60:])
