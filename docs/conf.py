@@ -18,12 +18,12 @@ below), so a public name added to a module appears in the reference without
 editing ``api.rst``; ``tests/test_docs.py`` checks that nothing falls through.
 """
 
-import importlib
 import os
 import sys
 import warnings
 from pathlib import Path
 
+from docutils import nodes
 from docutils.statemachine import StringList
 from sphinx.ext.autosummary import Autosummary
 
@@ -68,7 +68,6 @@ exclude_patterns = [
 ]
 default_role = "obj"
 root_doc = "index"
-suppress_warnings = []
 
 # -- autodoc / autosummary / numpydoc -----------------------------------------
 
@@ -132,6 +131,9 @@ class GraphRKHSAPI(Autosummary):
             raise self.error(f"graphrkhs-api: unknown section {key!r}; "
                              f"known: {sorted(sections)}")
         section = sections[key]
+        if not section.names:
+            para = nodes.paragraph(text="(None at present.)")
+            return [para]
         self.options.setdefault("toctree", "generated/")
         self.options.setdefault("nosignatures", None)
         self.content = StringList(list(section.names),
@@ -259,8 +261,15 @@ def inspect_cleandoc(doc):
     return inspect.cleandoc(doc)
 
 
+def _api_page_always_outdated(app, env, added, changed, removed):
+    """Re-read ``api.rst`` at every build: its tables come from ``__all__``, which
+    Sphinx's incremental build cannot see change."""
+    return ["api"]
+
+
 def setup(app):
     app.add_directive("graphrkhs-api", GraphRKHSAPI)
+    app.connect("env-get-outdated", _api_page_always_outdated)
     app.connect("autodoc-process-docstring", _document_constants, priority=100)
     app.connect("autodoc-skip-member", _skip_foreign_members)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
