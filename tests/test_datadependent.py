@@ -156,13 +156,14 @@ def test_theorem4_linear_outer_gaussian_inner_closed_form():
     assert ratios[0] > ratios[1] > ratios[2]
 
 
+@pytest.mark.parametrize("outer", ["gaussian", "heat"])
 @pytest.mark.parametrize("normalized", [False, True])
 @pytest.mark.parametrize("dtype", DTYPES)
-def test_sparse_outer_with_all_neighbours_equals_dense(cloud, normalized, dtype):
+def test_sparse_outer_with_all_neighbours_equals_dense(cloud, outer, normalized, dtype):
     X, A = cloud
     Xd, Ad = X.astype(dtype), A.astype(dtype)
-    dense = FredholmKernel(Xd, sigma=1.1, normalized=normalized)
-    sparse = FredholmKernel(Xd, sigma=1.1, normalized=normalized, n_neighbors=X.shape[0])
+    dense = FredholmKernel(Xd, outer=outer, sigma=1.1, normalized=normalized)
+    sparse = FredholmKernel(Xd, outer=outer, sigma=1.1, normalized=normalized, n_neighbors=X.shape[0])
     P = sparse.outer_weights(Ad)
     assert sp.issparse(P)
     want = dense(Ad, Xd[:6])
