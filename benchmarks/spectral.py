@@ -363,16 +363,21 @@ def main(argv=None):
                "repeats": repeats, "python": platform.python_version(), "graphs": []}
     results["copy_bandwidth_GBps"] = copy_bandwidth(repeats)
     log(f"copy bandwidth {results['copy_bandwidth_GBps']:.1f} GB/s")
+    os.makedirs(RESULTS, exist_ok=True)
+
+    def save():
+        with open(os.path.join(RESULTS, "spectral.json"), "w") as f:
+            json.dump(results, f, indent=1)
+
     if args.quick:
         bench_graph("uniform3d-1e5", repeats, args.columns if args.columns is not None else 100, results)
     else:
         bench_graph("uniform3d-1e6", repeats, args.columns if args.columns is not None else 1000, results)
+        save()
         if not args.no_fashion:
             bench_graph("fashion-mnist", repeats, 0, results)
     results["targets"] = targets(results)
-    os.makedirs(RESULTS, exist_ok=True)
-    with open(os.path.join(RESULTS, "spectral.json"), "w") as f:
-        json.dump(results, f, indent=1)
+    save()
     with open(os.path.join(RESULTS, "spectral.md"), "w") as f:
         f.write(markdown(results) + "\n")
     print(markdown(results))

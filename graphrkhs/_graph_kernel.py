@@ -19,7 +19,7 @@ from .spectral import (
     _prepare_coefficients,
     _resolve_lmax,
     _symmetric,
-    lanczos_filter,
+    _lanczos_apply,
 )
 
 __all__ = ["GraphKernel"]
@@ -30,7 +30,7 @@ METHODS = ("chebyshev", "lanczos", "exact")
 TOARRAY_MAX_NODES = 20_000
 # Working memory of one batch of columns in columns()/submatrix(): about three
 # (n, batch) blocks of the recurrence.
-COLUMN_BATCH_BYTES = 512 * 2**20
+COLUMN_BATCH_BYTES = 2**30
 
 
 def _looks_like_laplacian(M):
@@ -165,7 +165,6 @@ class GraphKernel(spla.LinearOperator):
         self.timings["coefficients"] = time.perf_counter() - t0
         self._backend = backend
         self._reorder = reorder
-        self._lanczos_maxiter = None
         if method == "exact":
             lam, U = _exact_eigh(self.L)
             self._eig = (np.asarray(self.phi(lam), dtype=np.float64), U)
@@ -213,8 +212,9 @@ class GraphKernel(spla.LinearOperator):
             phis, U = self._eig
             Y = (U @ (phis[:, None] * (U.T @ X2.astype(np.float64)))).astype(dtype)
         elif self.method == "lanczos":
-            Y = lanczos_filter(self.L, self.phi, X2, tol=self.tol, reorder=False, backend=self._backend)
-            Y = Y.astype(dtype, copy=False)
+            op = self._op.astype(dtype)
+            n = self.shape[0]
+            Y = op.to_user(_lanczos_apply(op, [self.phi], op.to_internal(X2), self.tol, min(n, 500), 5)[0][0])
         else:
             op = self._op.astype(dtype)
             Y = op.to_user(_chebyshev_apply(op, self._coefs, self.lmax, op.to_internal(X2))[0])
@@ -302,7 +302,8 @@ class GraphKernel(spla.LinearOperator):
         ----------
         idx : array-like of int or boolean mask
         batch_size : int, optional
-            Columns per recurrence; default fits ~512 MB of working memory.
+            Columns per recurrence; default fits ~1 GiB of working memory (each
+            batch re-reads L once per degree, so larger batches amortize it).
         out : ndarray of shape (n, len(idx)), optional
             Where to write the result (e.g. a memory map for very many columns).
         """

@@ -174,6 +174,16 @@ def test_heat_semigroup():
     np.testing.assert_allclose(K3 @ x, exact_filter(K3.L, filters.Heat(1.0), x), atol=1e-9)
 
 
+def test_float32_kernel_on_float64_signals():
+    W = _geometric(70, seed=11, dtype=np.float32)
+    K = GraphKernel(W, filters.Heat(0.5), tol=1e-5)
+    x = np.random.default_rng(0).normal(size=70)
+    y = K @ x                                      # computed in float64 on the same (cached) ordering
+    assert y.dtype == np.float64 and K.dtype == np.float32
+    ref = _dense_kernel(laplacian(W.astype(np.float64)), filters.Heat(0.5)) @ x
+    np.testing.assert_allclose(y, ref, atol=1e-4 * np.linalg.norm(x))
+
+
 def test_isolated_node_and_repr():
     W = np.zeros((6, 6))
     W[0, 1] = W[1, 0] = W[1, 2] = W[2, 1] = 1.0      # nodes 3, 4, 5 isolated

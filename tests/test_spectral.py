@@ -353,6 +353,7 @@ BAD = [
     (lambda: chebyshev_filter(_trap(), HEAT, np.ones((10, 2, 2)), lmax=2.0), ValueError, "shape"),
     (lambda: chebyshev_filter(_trap(), HEAT, np.full(10, np.nan), lmax=2.0), ValueError, "NaN"),
     (lambda: chebyshev_filter(_trap(), HEAT, np.array(["a"] * 10), lmax=2.0), TypeError, "numeric"),
+    (lambda: chebyshev_filter(_trap(), HEAT, X10 + 1j, lmax=2.0), TypeError, "X must be real"),
     (lambda: chebyshev_filter(_trap(), HEAT, X10, lmax=-1.0), ValueError, "lmax must be > 0"),
     (lambda: chebyshev_filter(_trap(), HEAT, X10, lmax=2.0, damping="fejer"), ValueError, "damping"),
     (lambda: chebyshev_filter(_trap(), HEAT, X10, lmax=2.0, reorder="yes"), ValueError, "reorder"),
@@ -384,3 +385,25 @@ def test_bad_input(call, error, match):
         warnings.simplefilter("error")
         with pytest.raises(error, match=match):
             call()
+
+
+def test_row_chunks_shared_between_threads(monkeypatch):
+    """Many small row chunks claimed by the caller and a helper thread give the same result."""
+    from graphrkhs import _spmm
+
+    monkeypatch.setattr(_spmm, "_CHUNK_ENTRIES", 50)
+    L = laplacian(_geometric(300, seed=13))
+    X = np.random.default_rng(0).normal(size=(300, 4))
+    assert _spmm._chunks(L, 4).size > 10
+    ref = chebyshev_filter(L, filters.Heat(0.3), X, order=20, lmax=lmax(L), backend="scipy")
+    for _ in range(3):
+        Y = chebyshev_filter(L, filters.Heat(0.3), X, order=20, lmax=lmax(L), backend="numba")
+        np.testing.assert_allclose(Y, ref, atol=1e-12)
+        y = chebyshev_filter(L, filters.Heat(0.3), X[:, 0], order=20, lmax=lmax(L), backend="numba")
+        np.testing.assert_allclose(y, ref[:, 0], atol=1e-12)
+
+    def boom(start, stop):
+        raise FloatingPointError("from a chunk")
+
+    with pytest.raises(FloatingPointError, match="from a chunk"):
+        _spmm._RowPool(1).run(boom, (), np.array([0, 1, 2, 3]))
