@@ -267,8 +267,16 @@ def _api_page_always_outdated(app, env, added, changed, removed):
     return ["api"]
 
 
+def _no_gallery_for_doctest(app):
+    """The doctest builder checks ``>>>`` blocks; running the gallery scripts
+    there would only cost time (tests/test_examples.py runs them)."""
+    if app.builder.name == "doctest":
+        app.config.plot_gallery = False
+
+
 def setup(app):
     app.add_directive("graphrkhs-api", GraphRKHSAPI)
+    app.connect("builder-inited", _no_gallery_for_doctest, priority=5)
     app.connect("env-get-outdated", _api_page_always_outdated)
     app.connect("autodoc-process-docstring", _document_constants, priority=100)
     app.connect("autodoc-skip-member", _skip_foreign_members)
