@@ -684,6 +684,8 @@ def laprls_fit(K, labeled, Y, M, gamma_A, gamma_I, *, solver="auto", rtol=1e-6, 
     JY = _jy(S, Y2, n, dtype)
     solver = _resolve_solver(solver, n)
     if solver == "direct":
+        memory_guard(2 * n * n * np.dtype(dtype).itemsize, f"the dense LapRLS system on {n} points",
+                     "use solver='cg' (kernel products in row blocks).")
         Kd = _dense(K)
         B = Mc @ Kd
         B += jmask[:, None] * Kd
@@ -931,6 +933,9 @@ def plaprls_fit(K, labeled, Y, M, gamma_A, gamma_I, *, P=None, Psi=None, solver=
         Npsi, r0 = N, JY
     solver = _resolve_solver(solver, n, None if P is None else DIRECT_MAX_N_HEAT)
     info = {"solver": solver}
+    if solver == "direct":
+        memory_guard(3 * n * n * np.dtype(dtype).itemsize, f"the dense PLapRLS system on {n} points",
+                     "use solver='cg' with integral_operator='empirical'.")
     if P is None:  # empirical: P = K (I - K/n)^2
         if solver == "direct":
             Kd = _dense(K)
