@@ -27,6 +27,8 @@ BUDGET = 30.0
 
 
 def _tail(text, n=40):
+    if isinstance(text, bytes):  # TimeoutExpired keeps bytes even with text=True
+        text = text.decode(errors="replace")
     lines = (text or "").splitlines()
     return "\n".join(lines[-n:])
 
@@ -45,8 +47,8 @@ def test_example_runs(script, tmp_path):
             stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=TIMEOUT)
     except subprocess.TimeoutExpired as exc:
         pytest.fail(f"{script.name} did not finish within {TIMEOUT:g} s (killed).\n"
-                    f"--- last output ---\n{_tail(exc.stdout if isinstance(exc.stdout, str) else '')}\n"
-                    f"--- last stderr ---\n{_tail(exc.stderr if isinstance(exc.stderr, str) else '')}")
+                    f"--- last output ---\n{_tail(exc.stdout)}\n"
+                    f"--- last stderr ---\n{_tail(exc.stderr)}")
     elapsed = time.perf_counter() - start
     assert proc.returncode == 0, (
         f"{script.name} exited with status {proc.returncode} after {elapsed:.1f} s.\n"
