@@ -6,10 +6,11 @@
 * every section of that reference is placed on ``docs/api.rst``;
 * every ``:func:`` / ``:class:`` ... cross-reference to ``graphrkhs.<name>`` in
   the hand-written pages names an object that exists;
-* the user guide, the gallery header and the references are in place.
+* the user guide, the gallery header and the references are in place;
+* the ``>>>`` blocks of the getting-started page run as printed.
 
-None of this builds the documentation (that is ``python -m sphinx -W ...``, run
-by CI); it only inspects the sources, so it takes well under a second.
+Only ``test_docs_build_without_warnings`` (marked slow) runs Sphinx; the other
+tests inspect the sources and take a few seconds in all.
 """
 
 import importlib
@@ -141,6 +142,19 @@ def test_gallery_scripts_have_a_title():
                      text, flags=re.S)
         assert m and len(m.group(3)) >= len(m.group(2).strip()), \
             f"{script.name}: the docstring must start with an RST title"
+
+
+@pytest.mark.parametrize("page", ["getting_started.rst"])
+def test_page_examples_run(page):
+    """The ``>>>`` blocks of the hand-written pages work as printed (the same
+    blocks run under ``sphinx -b doctest``; this is the fast check)."""
+    import doctest
+
+    flags = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
+    result = doctest.testfile(str(DOCS / page), module_relative=False, optionflags=flags,
+                              verbose=False, report=True)
+    assert result.attempted > 0
+    assert result.failed == 0, f"{result.failed} of {result.attempted} examples of {page} failed"
 
 
 @pytest.mark.slow
