@@ -104,7 +104,9 @@ class GraphKernel(spla.LinearOperator):
     perm : ndarray or None
         The cached reordering (internal node r is user node ``perm[r]``).
     timings : dict
-        Seconds spent on ``"lmax"``, ``"reorder"`` and ``"coefficients"`` at construction.
+        Seconds spent on ``"reorder"``, ``"lmax"`` (computed on the reordered
+        matrix, whose products are cheaper) and ``"coefficients"`` (order
+        selection, or the dense eigendecomposition of method="exact") at construction.
 
     Examples
     --------
@@ -145,29 +147,18 @@ class GraphKernel(spla.LinearOperator):
         self.method = method
         self.tol = tol
         self.timings = {}
-        t0 = time.perf_counter()
-        self.lmax = _resolve_lmax(self.L, lmax)
-        self.timings["lmax"] = time.perf_counter() - t0
-        if check_positive and not self.phi.is_positive(self.lmax):
-            raise ValueError(
-                f"{self.phi!r} is not strictly positive on [0, lmax] = [0, {self.lmax:.6g}], so phi(L) is not a "
-                "positive definite kernel; choose a response positive on the spectrum (e.g. RandomWalk with "
-                "a > lmax, InverseCosine on a normalized Laplacian with lmax < 2) or pass check_positive=False."
-            )
         dtype = float_dtype(self.L.dtype)
         super().__init__(dtype=dtype, shape=(n, n))
+        self._backend = backend
+        self._reorder = reorder
         self.order = None
         self._coefs = None
         self._eig = None
-        t0 = time.perf_counter()
-        if method == "chebyshev":
-            self._coefs, self.order = _prepare_coefficients([self.phi], order, tol, self.lmax, damping, max_order)
-        self.timings["coefficients"] = time.perf_counter() - t0
-        self._backend = backend
-        self._reorder = reorder
+        given_lmax = lmax is not None
+        if given_lmax:  # cheap checks first
+            self.lmax = _resolve_lmax(self.L, lmax)
+            self._check_positive(check_positive)
         if method == "exact":
-            lam, U = _exact_eigh(self.L)
-            self._eig = (np.asarray(self.phi(lam), dtype=np.float64), U)
             self._op = None
             self.perm = None
             self.timings["reorder"] = 0.0
@@ -175,6 +166,28 @@ class GraphKernel(spla.LinearOperator):
             self._op = PreparedOperator(self.L, dtype, reorder, backend)
             self.perm = self._op.perm
             self.timings["reorder"] = self._op.reorder_time
+        t0 = time.perf_counter()
+        if not given_lmax:
+            # Same spectrum in any node order; Lanczos products are cheaper on the reordered matrix.
+            self.lmax = _resolve_lmax(self._op.L if self._op is not None else self.L, None)
+        self.timings["lmax"] = time.perf_counter() - t0
+        if not given_lmax:
+            self._check_positive(check_positive)
+        t0 = time.perf_counter()
+        if method == "chebyshev":
+            self._coefs, self.order = _prepare_coefficients([self.phi], order, tol, self.lmax, damping, max_order)
+        elif method == "exact":
+            lam, U = _exact_eigh(self.L)
+            self._eig = (np.asarray(self.phi(lam), dtype=np.float64), U)
+        self.timings["coefficients"] = time.perf_counter() - t0
+
+    def _check_positive(self, check_positive):
+        if check_positive and not self.phi.is_positive(self.lmax):
+            raise ValueError(
+                f"{self.phi!r} is not strictly positive on [0, lmax] = [0, {self.lmax:.6g}], so phi(L) is not a "
+                "positive definite kernel; choose a response positive on the spectrum (e.g. RandomWalk with "
+                "a > lmax, InverseCosine on a normalized Laplacian with lmax < 2) or pass check_positive=False."
+            )
 
     @staticmethod
     def _laplacian(G, kind, input):

@@ -509,9 +509,14 @@ def chebyshev_filter(L, phi, X, order=None, tol=1e-8, lmax=None, *, damping=None
     X2, was_1d = _check_X(X, n)
     order, tol, max_order = _check_common(order, tol, max_order, damping, reorder, backend)
     dtype = _compute_dtype(L, X2)
-    lmax = _resolve_lmax(L, lmax)
-    coefs, order = _prepare_coefficients(filters, order, tol, lmax, damping, max_order)
+    if lmax is not None:
+        lmax = _resolve_lmax(L, lmax)
+        coefs, order = _prepare_coefficients(filters, order, tol, lmax, damping, max_order)
     op = PreparedOperator(L, dtype, reorder, backend)
+    if lmax is None:
+        # Same spectrum in any node order; Lanczos products are cheaper on the reordered matrix.
+        lmax = _resolve_lmax(op.L if op.is_matrix else L, None)
+        coefs, order = _prepare_coefficients(filters, order, tol, lmax, damping, max_order)
     Xi = op.to_internal(X2)
     Y = op.to_user(_chebyshev_apply(op, coefs, lmax, Xi))
     if was_1d:
