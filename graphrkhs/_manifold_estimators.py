@@ -291,7 +291,7 @@ class _RLS(_Base):
         """Fit on the labeled rows of X (unlabeled rows are ignored: RLS is supervised)."""
         X, labeled, Y = self._prepare(X, y)
         self.X_fit_ = X[labeled]
-        self.coef_ = rls_fit(self._k(self.X_fit_, None), Y, self.alpha)
+        self.coef_ = rls_fit(self._k(self.X_fit_, None), Y, self.alpha, overwrite_K=True)
         return self
 
     def _raw_block(self, X):
@@ -321,7 +321,7 @@ _RLS_DOC = r"""Regularized least squares {what} (supervised baseline; Belkin, Ni
 
     Attributes
     ----------
-    {attr}X_fit_ : labeled training points; coef_ : (l, k) coefficients; sigma_ : width used.
+    {attr}X_fit\_ : labeled training points; coef\_ : (l, k) coefficients; sigma\_ : width used.
 
     Examples
     --------
@@ -414,7 +414,7 @@ _GRAPH_PARAMS_DOC = r"""graph : {{"knn", "epsilon"}} or adjacency, default="knn"
     laplacian_power : int, default=1
         p in :math:`f^T L^p f` (Belkin et al.: p = 1 unless stated).
     solver : {{"auto", "direct", "cg"}}, default="auto"
-        Dense factorization up to {direct_max} points, conjugate gradients above
+        Dense LU up to {direct_max} points, conjugate gradients above
         (see :mod:`graphrkhs.solvers`; kernel products in bounded row blocks when
         the n x n Gram matrix does not fit in 4 GiB).
     rtol : float, default=1e-6
@@ -447,7 +447,7 @@ _LAPRLS_DOC = r"""Laplacian RLS {what} (Belkin, Niyogi & Sindhwani, JMLR 2006).
 
     Attributes
     ----------
-    {attr}X_fit_ : training points (n, d); coef_ : (n, k); solver_info_ : dict; sigma_ : width used.
+    {attr}X_fit\_ : training points (n, d); coef\_ : (n, k); solver_info\_ : dict; sigma\_ : width used.
 
     Examples
     --------
@@ -463,14 +463,14 @@ _LAPRLS_DOC = r"""Laplacian RLS {what} (Belkin, Niyogi & Sindhwani, JMLR 2006).
 
 class LapRLSClassifier(_ClassifierOut, _LapRLS):
     __doc__ = _LAPRLS_DOC.format(
-        what="classifier", kind="Classifier", graph=_GRAPH_PARAMS_DOC.format(direct_max=4000),
+        what="classifier", kind="Classifier", graph=_GRAPH_PARAMS_DOC.format(direct_max=20000),
         attr="classes_ : labels; ", name="LapRLSClassifier",
         y="np.array([0] + [-1] * 18 + [1])", check="est.predict([[0.1], [0.9]]).tolist()", out="[0, 1]")
 
 
 class LapRLSRegressor(_RegressorOut, _LapRLS):
     __doc__ = _LAPRLS_DOC.format(
-        what="regressor", kind="Regressor", graph=_GRAPH_PARAMS_DOC.format(direct_max=4000), attr="",
+        what="regressor", kind="Regressor", graph=_GRAPH_PARAMS_DOC.format(direct_max=20000), attr="",
         name="LapRLSRegressor", y="np.r_[0.0, [np.nan] * 18, 1.0]",
         check="bool(est.predict([[0.0]])[0] < est.predict([[1.0]])[0])", out="True")
 
@@ -546,8 +546,8 @@ _PRLS_DOC = r"""Partially-penalized RLS {what} (Yang, King & Lyu, NIPS 2009, Eqs
 
     Attributes
     ----------
-    {attr}X_fit_ : labeled points; coef_ : alpha (l, k); intercept_ : beta (o, k);
-    kappa_ : kernel normalization; sigma_ : width used.
+    {attr}X_fit\_ : labeled points; coef\_ : alpha (l, k); intercept\_ : beta (o, k);
+    kappa\_ : kernel normalization; sigma\_ : width used.
 
     Examples
     --------
@@ -643,14 +643,14 @@ _PLAPRLS_DOC = r"""Partially-penalized Laplacian RLS {what} (Yang, King & Lyu, N
     gamma_I : float >= 0, default=100
         As in :class:`LapRLS{kind}`.
     integral_operator, m, null_space : as in :class:`PRLS{kind}`
-        "heat" is factored densely up to 8000 points; above, its plain CG
+        Both are factored densely up to 8000 points; above, "heat"'s plain CG
         stalls (see :func:`~graphrkhs.plaprls_fit`) — use "empirical" (the
         default), which runs the kernel-preconditioned CG at any n.
     {graph}
 
     Attributes
     ----------
-    {attr}X_fit_; coef_ (n, k); intercept_ (o, k); kappa_; solver_info_; sigma_.
+    {attr}X_fit\_; coef\_ (n, k); intercept\_ (o, k); kappa\_; solver_info\_; sigma\_.
 
     Examples
     --------
@@ -666,14 +666,14 @@ _PLAPRLS_DOC = r"""Partially-penalized Laplacian RLS {what} (Yang, King & Lyu, N
 
 class PLapRLSClassifier(_ClassifierOut, _PLapRLS):
     __doc__ = _PLAPRLS_DOC.format(
-        what="classifier", kind="Classifier", graph=_GRAPH_PARAMS_DOC.format(direct_max=4000),
+        what="classifier", kind="Classifier", graph=_GRAPH_PARAMS_DOC.format(direct_max=8000),
         attr="classes_ : labels; ", name="PLapRLSClassifier",
         y="np.array([0] + [-1] * 18 + [1])", check="est.predict([[0.1], [0.9]]).tolist()", out="[0, 1]")
 
 
 class PLapRLSRegressor(_RegressorOut, _PLapRLS):
     __doc__ = _PLAPRLS_DOC.format(
-        what="regressor", kind="Regressor", graph=_GRAPH_PARAMS_DOC.format(direct_max=4000), attr="",
+        what="regressor", kind="Regressor", graph=_GRAPH_PARAMS_DOC.format(direct_max=8000), attr="",
         name="PLapRLSRegressor", y="np.r_[5.0, [np.nan] * 18, 5.0]",
         check="np.allclose(est.predict([[0.5], [3.0]]), 5.0)", out="True")
 
@@ -761,7 +761,7 @@ _GRLS_DOC = r"""Generalized RLS with predefined features {what} (Li, Lee & Leung
 
     Attributes
     ----------
-    {attr}X_fit_; coef_ (c); intercept_ (beta, or alpha-tilde for the construction); anchors_; sigma_.
+    {attr}X_fit\_; coef\_ (c); intercept\_ (beta, or alpha-tilde for the construction); anchors\_; sigma\_.
 
     Examples
     --------

@@ -12,8 +12,12 @@ expansion :math:`f(x) = \sum_i \alpha_i k(x_i, x) + \sum_j \beta_j \psi_j(x)`.
 
 Direct or iterative
 -------------------
-The n x n systems (LapRLS, PLapRLS) are solved densely up to
-``DIRECT_MAX_N`` = 4000 points (a 4000 x 4000 LU is about 1 s and 130 MB)
+The n x n systems are solved densely up to ``DIRECT_MAX_N`` = 20000 points
+for LapRLS (two n x n arrays, K and the system: 6.4 GB in float64 at
+n = 20000; the LU costs :math:`2n^3/3` flops, minutes at n = 20000 on two
+cores, while CG needed hundreds of iterations on Fashion-MNIST) and up to
+``DIRECT_MAX_N_HEAT`` = 8000 points for PLapRLS (whose dense form needs
+:math:`K^2`, an :math:`n^3` product, or the heat penalty as a third array),
 and by conjugate gradients above.  The symmetric positive (semi)definite
 form of LapRLS is
 
@@ -66,10 +70,11 @@ __all__ = [
     "DENSE_CACHE_BYTES",
 ]
 
-DIRECT_MAX_N = 4000
-# PLapRLS with an explicit penalty P (the heat semigroup) factors densely up to this size
-# (three n x n arrays: 1.5 GB at n = 8000): its iterative path is plain CG on a system
-# whose condition number is K's times B's, which stalls long before double precision.
+DIRECT_MAX_N = 20000
+# PLapRLS factors densely up to this size (three n x n arrays, 1.5 GB at n = 8000, and an n^3
+# product for K^2 or K N K).  Above it: kernel-preconditioned CG for the empirical operator, and
+# plain CG for the heat penalty, whose condition number is K's times B's and which stalls long
+# before double precision (see plaprls_fit).
 DIRECT_MAX_N_HEAT = 8000
 DENSE_CACHE_BYTES = 4 * 2**30
 SOLVERS = ("auto", "direct", "cg")
@@ -491,7 +496,7 @@ def _as_2d(Y, name="Y"):
     return (Y[:, None] if Y.ndim == 1 else Y), Y.ndim == 1
 
 
-def rls_fit(K, Y, alpha):
+def rls_fit(K, Y, alpha, *, overwrite_K=False):
     r"""Regularized least squares (kernel ridge) with the :math:`1/l` loss scaling.
 
     .. math::
@@ -509,6 +514,9 @@ def rls_fit(K, Y, alpha):
         Gram matrix of the labeled points.
     Y : ndarray of shape (l,) or (l, k)
     alpha : float >= 0
+    overwrite_K : bool, default=False
+        Add the ridge to K's diagonal and factor it in place (no n x n copy;
+        K is destroyed).  The estimators use it for the Gram matrix they own.
 
     Returns
     -------
@@ -529,12 +537,21 @@ def rls_fit(K, Y, alpha):
     if K.shape != (Y2.shape[0], Y2.shape[0]):
         raise ValueError(f"K must have shape ({Y2.shape[0]}, {Y2.shape[0]}); got {K.shape}.")
     l = K.shape[0]
-    A = K + (alpha * l) * np.eye(l, dtype=K.dtype)
+    A = K if overwrite_K else K.copy()
+    A.flat[::l + 1] += alpha * l
     if alpha > 0:
         try:
-            C = sla.cho_solve(sla.cho_factor(A, lower=True, check_finite=False), Y2.astype(K.dtype),
-                              check_finite=False)
+            C = sla.cho_solve(sla.cho_factor(A, lower=True, overwrite_a=True, check_finite=False),
+                              Y2.astype(K.dtype), check_finite=False)
         except np.linalg.LinAlgError:
+            # Cholesky failed: alpha * l is below the rounding level of K (or K is indefinite).
+            if overwrite_K:
+                raise np.linalg.LinAlgError(
+                    f"K + alpha * l * I is not numerically positive definite (alpha={alpha:g}); increase alpha "
+                    "or check that the kernel is positive semidefinite."
+                ) from None
+            A = K.copy()
+            A.flat[::l + 1] += alpha * l
             C = _psd_solve(A, Y2.astype(K.dtype))
     else:
         C = _psd_solve(A, Y2.astype(K.dtype))
@@ -687,10 +704,12 @@ def laprls_fit(K, labeled, Y, M, gamma_A, gamma_I, *, solver="auto", rtol=1e-6, 
         memory_guard(2 * n * n * np.dtype(dtype).itemsize, f"the dense LapRLS system on {n} points",
                      "use solver='cg' (kernel products in row blocks).")
         Kd = _dense(K)
-        B = Mc @ Kd
-        B += jmask[:, None] * Kd
-        B[np.diag_indices(n)] += gamma_A * l
-        alpha = sla.lu_solve(sla.lu_factor(B, check_finite=False), JY, check_finite=False)
+        B = np.asarray(Mc @ Kd)                   # the only n x n allocation besides K
+        B[S] += Kd[S]                             # J K: the labeled rows of K
+        B.flat[::n + 1] += gamma_A * l
+        # LAPACK wants Fortran order: factor B^T (a view, no copy) and solve with trans=1.
+        lu = sla.lu_factor(B.T, overwrite_a=True, check_finite=False)
+        alpha = sla.lu_solve(lu, JY, trans=1, check_finite=False)
         info = {"solver": "direct"}
     else:
         def apply_T(P, KP):
@@ -931,7 +950,7 @@ def plaprls_fit(K, labeled, Y, M, gamma_A, gamma_I, *, P=None, Psi=None, solver=
         r0 = _snap(JY - NPsi @ sla.cho_solve(cS, Psi.T @ JY, check_finite=False), JY)
     else:
         Npsi, r0 = N, JY
-    solver = _resolve_solver(solver, n, None if P is None else DIRECT_MAX_N_HEAT)
+    solver = _resolve_solver(solver, n, DIRECT_MAX_N_HEAT)
     info = {"solver": solver}
     if solver == "direct":
         memory_guard(3 * n * n * np.dtype(dtype).itemsize, f"the dense PLapRLS system on {n} points",
@@ -939,9 +958,15 @@ def plaprls_fit(K, labeled, Y, M, gamma_A, gamma_I, *, P=None, Psi=None, solver=
     if P is None:  # empirical: P = K (I - K/n)^2
         if solver == "direct":
             Kd = _dense(K)
-            Rm = np.eye(n, dtype=dtype) - Kd / n
-            T = Npsi(Kd) + lam1 * (Rm @ Rm)
-            alpha = sla.lu_solve(sla.lu_factor(T, check_finite=False), r0, check_finite=False)
+            T = Kd @ Kd                                    # lam1 (I - K/n)^2 = lam1 (I - 2K/n + K^2/n^2)
+            T *= lam1 / (n * n)
+            T -= (2 * lam1 / n) * Kd
+            T.flat[::n + 1] += lam1
+            step = max(1, int(BLOCK_BYTES // (n * 8)))
+            for c in range(0, n, step):                    # + N_Psi K, in column blocks (bounded temporaries)
+                T[:, c:c + step] += Npsi(Kd[:, c:c + step])
+            lu = sla.lu_factor(T.T, overwrite_a=True, check_finite=False)
+            alpha = sla.lu_solve(lu, r0, trans=1, check_finite=False)
         else:
             def apply_T(Pb, KP):
                 return Npsi(KP) + lam1 * (Pb - 2.0 * KP / n + _apply(K, KP) / (n * n))
