@@ -15,16 +15,33 @@ __all__ = ["main"]
 
 
 def _demo_methods(n_neighbors):
-    """(name, callable(X, y_partial, W) -> predicted codes) of every demo method."""
+    """(name, callable(X, y_partial, W) -> predicted codes) of every demo method.
+
+    The graphrkhs learners build their own kNN graph from X with their
+    documented defaults (self-tuning weights of relative width 1/2, see
+    :mod:`graphrkhs.transductive`); hyperparameters are defaults or chosen by
+    leave-one-out on the labeled points, never by the hidden labels.
+    """
     from sklearn.semi_supervised import LabelSpreading
 
     from ._labels import one_hot, split_classification_labels
     from ._solvers_graph import harmonic_solution
+    from .transductive import (
+        GraphKernelRidgeClassifier,
+        GraphTVClassifier,
+        LaplacianRegularizationClassifier,
+        PoissonLearningClassifier,
+    )
 
     def harmonic(X, y, W):
         labeled, classes, codes = split_classification_labels(y, X.shape[0])
         F = harmonic_solution(W, np.flatnonzero(labeled), one_hot(codes[labeled], classes.size))
         return classes[F.argmax(axis=1)]
+
+    def estimator(make):
+        def run(X, y, W):
+            return make().fit(X, y).transduction_
+        return run
 
     def label_spreading(X, y, W):
         model = LabelSpreading(kernel="knn", n_neighbors=n_neighbors, max_iter=1000)
@@ -32,6 +49,12 @@ def _demo_methods(n_neighbors):
 
     return [
         ("Laplace learning (harmonic, AMG-CG)", harmonic, "graphrkhs"),
+        ("Laplace learning (sharp kNN weights)",
+         estimator(lambda: LaplacianRegularizationClassifier(n_neighbors=n_neighbors)), "graphrkhs"),
+        ("Poisson learning", estimator(lambda: PoissonLearningClassifier(n_neighbors=n_neighbors)), "graphrkhs"),
+        ("Graph kernel ridge (LOO alpha)",
+         estimator(lambda: GraphKernelRidgeClassifier(n_neighbors=n_neighbors)), "graphrkhs"),
+        ("Graph TV", estimator(lambda: GraphTVClassifier(n_neighbors=n_neighbors)), "graphrkhs"),
         ("LabelSpreading(knn)", label_spreading, "scikit-learn"),
     ]
 
