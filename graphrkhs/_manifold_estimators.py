@@ -606,9 +606,7 @@ class _PLapRLS(_LapRLS):
             self.kappa_ = float(K.matmat(np.ones(X.shape[0], dtype=X.dtype)).mean()) / X.shape[0]
             if not np.isfinite(self.kappa_) or self.kappa_ <= 0:
                 raise ValueError(f"integral_operator='empirical' needs a kernel with positive mean; got {self.kappa_:g}.")
-            if K.is_dense:
-                K._dense /= self.kappa_
-            K.scale = 1.0 / self.kappa_ if not K.is_dense else 1.0
+            K.rescale(1.0 / self.kappa_)
             P = None
         else:
             self.kappa_ = 1.0

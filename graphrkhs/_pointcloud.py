@@ -119,9 +119,14 @@ def pairwise_kernel(A, B=None, kernel="gaussian", *, sigma=1.0, degree=2, coef0=
         elif kernel == "polynomial":
             out[s:s + rows] = (blk @ B.T + coef0) ** degree
         elif kernel == "gaussian":
-            out[s:s + rows] = np.exp(_sq_dists(blk, B) * (-0.5 / sigma**2))
+            D = _sq_dists(blk, B)
+            D *= -0.5 / sigma**2
+            np.exp(D, out=out[s:s + rows])
         else:
-            out[s:s + rows] = np.exp(log_norm - _sq_dists(blk, B) / (4.0 * t))
+            D = _sq_dists(blk, B)
+            D *= -1.0 / (4.0 * t)
+            D += log_norm
+            np.exp(D, out=out[s:s + rows])
     return out
 
 

@@ -143,6 +143,14 @@ class KernelOperator:
             out *= self.scale
         return out
 
+    def rescale(self, factor):
+        """Multiply the matrix by ``factor`` in place (the cached array or the block scale)."""
+        if self._dense is not None:
+            self._dense *= factor
+        else:
+            self.scale *= float(factor)
+        return self
+
     @property
     def is_dense(self):
         return self._dense is not None
@@ -541,7 +549,9 @@ def rls_fit(K, Y, alpha, *, overwrite_K=False):
     A.flat[::l + 1] += alpha * l
     if alpha > 0:
         try:
-            C = sla.cho_solve(sla.cho_factor(A, lower=True, overwrite_a=True, check_finite=False),
+            # A is symmetric and C-ordered: its transpose is the same matrix in Fortran order,
+            # which LAPACK factors in place (no n x n copy).
+            C = sla.cho_solve(sla.cho_factor(A.T, lower=True, overwrite_a=True, check_finite=False),
                               Y2.astype(K.dtype), check_finite=False)
         except np.linalg.LinAlgError:
             # Cholesky failed: alpha * l is below the rounding level of K (or K is indefinite).
