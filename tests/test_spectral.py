@@ -407,3 +407,17 @@ def test_row_chunks_shared_between_threads(monkeypatch):
 
     with pytest.raises(FloatingPointError, match="from a chunk"):
         _spmm._RowPool(1).run(boom, (), np.array([0, 1, 2, 3]))
+
+
+def test_locality_measure_and_rcm_permutation():
+    from graphrkhs._reorder import mean_index_distance, permute_symmetric
+
+    A = sp.random(400, 400, density=0.02, format="csr", random_state=0)
+    A = sp.csr_array(A + A.T)
+    rows = np.repeat(np.arange(400), np.diff(A.indptr))
+    assert mean_index_distance(A) == pytest.approx(np.abs(rows - A.indices).mean(), rel=1e-12)
+    perm = np.random.default_rng(0).permutation(400)
+    P, iperm = permute_symmetric(A, perm)
+    np.testing.assert_array_equal(P.toarray(), A.toarray()[np.ix_(perm, perm)])
+    np.testing.assert_array_equal(iperm[perm], np.arange(400))
+    assert all(np.all(np.diff(P.indices[P.indptr[i]:P.indptr[i + 1]]) > 0) for i in range(0, 400, 37))
