@@ -1,14 +1,16 @@
 r"""Inductive semi-supervised kernel learners on point clouds (scikit-learn estimators).
 
-=====================  ===================================================  ======================
-estimator              objective (:math:`f = \sum_i \alpha_i k(x_i, \cdot) + \sum_j \beta_j\psi_j`)  plain function
-=====================  ===================================================  ======================
-``RLS*``               :math:`\frac1l\sum_S (y_i - f_i)^2 + \alpha\|f\|_K^2`                :func:`rls_fit`
-``LapRLS*``            ... :math:`+\gamma_A\|f\|_K^2 + \frac{\gamma_I}{n^2} f^T L^p f`         :func:`laprls_fit`
-``PRLS*``              ... :math:`+\gamma\|f - L_K f\|_K^2` (constants free)                :func:`prls_fit`
-``PLapRLS*``           ... :math:`+\gamma_A\|f - L_K f\|_K^2 + \frac{\gamma_I}{n^2} f^T L^p f`  :func:`plaprls_fit`
-``GRLS*``              ... :math:`+\gamma\|f - Pf\|_K^2`, P onto the predefined features     :func:`grls_fit`
-=====================  ===================================================  ======================
+Each learner fits :math:`f = \sum_i \alpha_i k(x_i, \cdot) + \sum_j \beta_j \psi_j`
+by minimizing :math:`\frac1l \sum_{i \in S} (y_i - f(x_i))^2` plus
+
+* ``RLS*``: :math:`\alpha \|f\|_K^2` (:func:`~graphrkhs.rls_fit`);
+* ``LapRLS*``: :math:`\gamma_A \|f\|_K^2 + \frac{\gamma_I}{n^2} \mathbf f^T L^p \mathbf f`
+  (:func:`~graphrkhs.laprls_fit`);
+* ``PRLS*``: :math:`\gamma \|f - L_K f\|_K^2`, constants free (:func:`~graphrkhs.prls_fit`);
+* ``PLapRLS*``: :math:`\gamma_A \|f - L_K f\|_K^2 + \frac{\gamma_I}{n^2} \mathbf f^T L^p \mathbf f`
+  (:func:`~graphrkhs.plaprls_fit`);
+* ``GRLS*``: :math:`\gamma \|f - Pf\|_K^2`, P the projection onto predefined
+  features (:func:`~graphrkhs.grls_fit`).
 
 ``fit(X, y)`` takes all rows; ``y = -1`` (classification) or ``NaN``
 (regression) marks unlabeled rows.  RLS, PRLS (heat) and G-RLS are
@@ -321,7 +323,12 @@ _RLS_DOC = r"""Regularized least squares {what} (supervised baseline; Belkin, Ni
 
     Attributes
     ----------
-    {attr}X_fit\_ : labeled training points; coef\_ : (l, k) coefficients; sigma\_ : width used.
+    {attr}X_fit_ : ndarray of shape (l, d)
+        The labeled training points.
+    coef_ : ndarray of shape (l, k)
+        Kernel coefficients (k = 1 for two classes or one target).
+    sigma_ : float
+        The kernel width used.
 
     Examples
     --------
@@ -335,7 +342,7 @@ _RLS_DOC = r"""Regularized least squares {what} (supervised baseline; Belkin, Ni
 
 
 class RLSClassifier(_ClassifierOut, _RLS):
-    __doc__ = _RLS_DOC.format(what="classifier", attr="classes_ : labels; ", name="RLSClassifier",
+    __doc__ = _RLS_DOC.format(what="classifier", attr="classes_ : ndarray\n        The class labels.\n    ", name="RLSClassifier",
                               y='["a", -1, -1, "b"]', check="est.predict([[0.2], [2.9]]).tolist()",
                               out="['a', 'b']")
 
@@ -447,7 +454,16 @@ _LAPRLS_DOC = r"""Laplacian RLS {what} (Belkin, Niyogi & Sindhwani, JMLR 2006).
 
     Attributes
     ----------
-    {attr}X_fit\_ : training points (n, d); coef\_ : (n, k); solver_info\_ : dict; sigma\_ : width used.
+    {attr}X_fit_ : ndarray of shape (n, d)
+        All training points.
+    coef_ : ndarray of shape (n, k)
+        Kernel coefficients.
+    solver_info_ : dict
+        Solver used ("direct" or "cg") and, for CG, iterations, convergence flags, residuals.
+    n_iter_ : int
+        CG iterations (1 for a direct factorization).
+    sigma_ : float
+        The kernel width used.
 
     Examples
     --------
@@ -464,7 +480,7 @@ _LAPRLS_DOC = r"""Laplacian RLS {what} (Belkin, Niyogi & Sindhwani, JMLR 2006).
 class LapRLSClassifier(_ClassifierOut, _LapRLS):
     __doc__ = _LAPRLS_DOC.format(
         what="classifier", kind="Classifier", graph=_GRAPH_PARAMS_DOC.format(direct_max=20000),
-        attr="classes_ : labels; ", name="LapRLSClassifier",
+        attr="classes_ : ndarray\n        The class labels.\n    ", name="LapRLSClassifier",
         y="np.array([0] + [-1] * 18 + [1])", check="est.predict([[0.1], [0.9]]).tolist()", out="[0, 1]")
 
 
@@ -546,8 +562,16 @@ _PRLS_DOC = r"""Partially-penalized RLS {what} (Yang, King & Lyu, NIPS 2009, Eqs
 
     Attributes
     ----------
-    {attr}X_fit\_ : labeled points; coef\_ : alpha (l, k); intercept\_ : beta (o, k);
-    kappa\_ : kernel normalization; sigma\_ : width used.
+    {attr}X_fit_ : ndarray of shape (l, d)
+        The labeled points.
+    coef_ : ndarray of shape (l, k)
+        Kernel coefficients alpha.
+    intercept_ : ndarray of shape (o, k)
+        Coefficients beta of the null-space basis.
+    kappa_ : float
+        Kernel normalization (1 for "heat").
+    sigma_ : float
+        The kernel width used.
 
     Examples
     --------
@@ -561,7 +585,7 @@ _PRLS_DOC = r"""Partially-penalized RLS {what} (Yang, King & Lyu, NIPS 2009, Eqs
 
 
 class PRLSClassifier(_ClassifierOut, _PRLS):
-    __doc__ = _PRLS_DOC.format(what="classifier", kind="Classifier", attr="classes_ : labels; ",
+    __doc__ = _PRLS_DOC.format(what="classifier", kind="Classifier", attr="classes_ : ndarray\n        The class labels.\n    ",
                                name="PRLSClassifier", y='np.where(X[:, 0] < 0.5, "lo", "hi")',
                                check="est.predict([[0.1], [0.9]]).tolist()", out="['lo', 'hi']")
 
@@ -648,7 +672,20 @@ _PLAPRLS_DOC = r"""Partially-penalized Laplacian RLS {what} (Yang, King & Lyu, N
 
     Attributes
     ----------
-    {attr}X_fit\_; coef\_ (n, k); intercept\_ (o, k); kappa\_; solver_info\_; sigma\_.
+    {attr}X_fit_ : ndarray of shape (n, d)
+        All training points.
+    coef_ : ndarray of shape (n, k)
+        Kernel coefficients alpha.
+    intercept_ : ndarray of shape (o, k)
+        Coefficients beta of the null-space basis.
+    kappa_ : float
+        Kernel normalization (1 for "heat").
+    solver_info_ : dict
+        Solver used and CG diagnostics.
+    n_iter_ : int
+        CG iterations (1 for a direct factorization).
+    sigma_ : float
+        The kernel width used.
 
     Examples
     --------
@@ -665,7 +702,7 @@ _PLAPRLS_DOC = r"""Partially-penalized Laplacian RLS {what} (Yang, King & Lyu, N
 class PLapRLSClassifier(_ClassifierOut, _PLapRLS):
     __doc__ = _PLAPRLS_DOC.format(
         what="classifier", kind="Classifier", graph=_GRAPH_PARAMS_DOC.format(direct_max=8000),
-        attr="classes_ : labels; ", name="PLapRLSClassifier",
+        attr="classes_ : ndarray\n        The class labels.\n    ", name="PLapRLSClassifier",
         y="np.array([0] + [-1] * 18 + [1])", check="est.predict([[0.1], [0.9]]).tolist()", out="[0, 1]")
 
 
@@ -759,7 +796,16 @@ _GRLS_DOC = r"""Generalized RLS with predefined features {what} (Li, Lee & Leung
 
     Attributes
     ----------
-    {attr}X_fit\_; coef\_ (c); intercept\_ (beta, or alpha-tilde for the construction); anchors\_; sigma\_.
+    {attr}X_fit_ : ndarray of shape (m, d)
+        The labeled points.
+    coef_ : ndarray
+        Kernel coefficients c (for "constructed" and "as_printed": those of the :math:`H_{{x_i}}`).
+    intercept_ : ndarray
+        Feature coefficients beta (for the construction: alpha-tilde).
+    anchors_ : ndarray of int
+        The q unisolvent points (pivoted QR), as row indices of ``X_fit_``.
+    sigma_ : float
+        The kernel width used.
 
     Examples
     --------
@@ -773,7 +819,7 @@ _GRLS_DOC = r"""Generalized RLS with predefined features {what} (Li, Lee & Leung
 
 
 class GRLSClassifier(_ClassifierOut, _GRLS):
-    __doc__ = _GRLS_DOC.format(what="classifier", kind="Classifier", attr="classes_ : labels; ",
+    __doc__ = _GRLS_DOC.format(what="classifier", kind="Classifier", attr="classes_ : ndarray\n        The class labels.\n    ",
                                name="GRLSClassifier", y="(X[:, 0] > 0).astype(int)",
                                check="est.predict([[-4.0], [4.0]]).tolist()", out="[0, 1]")
 
