@@ -340,9 +340,10 @@ class LaplacianRegularizationClassifier(_LaplacianMixin, _TransductiveClassifier
         Laplacian kind (the combinatorial one keeps the maximum principle).
     rtol : float, default=1e-8
         CG relative residual.
-    preconditioner : {"amg", "jacobi", None}, default="amg"
-        See :func:`~graphrkhs.harmonic_solution` ("jacobi" is faster on kNN
-        graphs of high-dimensional data, AMG on low-dimensional ones).
+    preconditioner : {"auto", "amg", "jacobi", None}, default="auto"
+        See :func:`~graphrkhs.harmonic_solution` ("auto": direct up to 5000
+        nodes, AMG above; "jacobi" is faster on kNN graphs of
+        high-dimensional data, AMG on low-dimensional ones).
     """ + _GRAPH_DOC + r"""
     Attributes
     ----------
@@ -359,7 +360,7 @@ class LaplacianRegularizationClassifier(_LaplacianMixin, _TransductiveClassifier
     array([0, 0, 0, 0, 0, 1, 1, 1, 1, 1])
     """
 
-    def __init__(self, alpha=0.0, *, laplacian="combinatorial", rtol=1e-8, preconditioner="amg", graph="knn",
+    def __init__(self, alpha=0.0, *, laplacian="combinatorial", rtol=1e-8, preconditioner="auto", graph="knn",
                  n_neighbors=10, radius=None, weight="self-tuning", sigma=None):
         self.alpha = alpha
         self.laplacian = laplacian
@@ -388,7 +389,7 @@ class LaplacianRegularizationRegressor(_LaplacianMixin, _TransductiveRegressor):
     array([0.  , 0.25, 0.5 , 0.75, 1.  ])
     """
 
-    def __init__(self, alpha=0.0, *, laplacian="combinatorial", rtol=1e-8, preconditioner="amg", graph="knn",
+    def __init__(self, alpha=0.0, *, laplacian="combinatorial", rtol=1e-8, preconditioner="auto", graph="knn",
                  n_neighbors=10, radius=None, weight="self-tuning", sigma=None):
         self.alpha = alpha
         self.laplacian = laplacian
@@ -422,7 +423,7 @@ class PoissonLearningClassifier(_TransductiveClassifier):
     rtol : float, default=1e-6
         CG relative residual (decisions are stable long before: on
         Fashion-MNIST 1e-3 changed under 0.01% of them).
-    preconditioner : {"amg", "jacobi", None}, default="amg"
+    preconditioner : {"auto", "amg", "jacobi", None}, default="auto"
         See :func:`~graphrkhs.poisson_learning`.
     """ + _GRAPH_DOC + r"""
     Examples
@@ -435,7 +436,7 @@ class PoissonLearningClassifier(_TransductiveClassifier):
     array([0, 0, 0, 0, 0, 1, 1, 1, 1, 1])
     """
 
-    def __init__(self, *, class_priors=None, rtol=1e-6, preconditioner="amg", graph="knn", n_neighbors=10,
+    def __init__(self, *, class_priors=None, rtol=1e-6, preconditioner="auto", graph="knn", n_neighbors=10,
                  radius=None, weight="self-tuning", sigma=None):
         self.class_priors = class_priors
         self.rtol = rtol

@@ -47,7 +47,7 @@ def _dense_kernel(W, phi, kind="normalized"):
 # --- harmonic and Tikhonov -----------------------------------------------------------------
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-@pytest.mark.parametrize("preconditioner", ["amg", "jacobi", None])
+@pytest.mark.parametrize("preconditioner", ["auto", "amg", "jacobi", None])
 def test_harmonic_equals_dense_formula(dtype, preconditioner):
     W, _ = _graph()
     S, Y = _labels(60, 9)
@@ -112,10 +112,11 @@ def test_multicolumn_equals_column_by_column():
 
 # --- Poisson learning -----------------------------------------------------------------------
 
-def test_poisson_solves_the_equation_with_weighted_zero_mean():
+@pytest.mark.parametrize("preconditioner", ["auto", "amg", "jacobi", None])
+def test_poisson_solves_the_equation_with_weighted_zero_mean(preconditioner):
     W, _ = _graph()
     S, Y = _labels(60, 6)
-    F = poisson_learning(W, S, Y, rtol=1e-12)
+    F = poisson_learning(W, S, Y, rtol=1e-12, preconditioner=preconditioner)
     L = laplacian(W).toarray()
     b = np.zeros((60, 3))
     b[S] = Y - Y.mean(axis=0)
@@ -147,13 +148,22 @@ def test_poisson_class_prior_reweighting():
     np.testing.assert_allclose(G, F * (priors / Y.mean(axis=0)), rtol=1e-6, atol=1e-10)
 
 
-def test_poisson_components_each_get_a_solution():
+@pytest.mark.parametrize("preconditioner", ["auto", "amg", "jacobi"])
+def test_poisson_components_each_get_a_solution(preconditioner):
     W = np.zeros((8, 8))
     for i, j in [(0, 1), (1, 2), (2, 3), (4, 5), (5, 6), (6, 7)]:
         W[i, j] = W[j, i] = 1.0
     # component A holds classes 0 and 1, component B only class 1
-    F = poisson_learning(W, [0, 3, 7], np.eye(2)[[0, 1, 1]])
+    F = poisson_learning(W, [0, 3, 7], np.eye(2)[[0, 1, 1]], preconditioner=preconditioner)
     np.testing.assert_array_equal(F.argmax(axis=1), [0, 0, 1, 1, 1, 1, 1, 1])
+    # each component: L F = its own source, degree-weighted zero mean + offset (ybar_c - ybar)
+    L = laplacian(W).toarray()
+    b = np.zeros((8, 2))
+    b[[0, 3]] = np.eye(2) - 0.5
+    np.testing.assert_allclose(L @ F, b, atol=1e-7)
+    d = W.sum(axis=1)
+    offset_B = np.array([0.0, 1.0]) - np.eye(2)[[0, 1, 1]].mean(axis=0)
+    np.testing.assert_allclose(d[4:] @ F[4:] / d[4:].sum(), offset_B, atol=1e-7)
     assert np.isfinite(F).all()
 
 
@@ -396,6 +406,7 @@ def test_bad_input_table(name, case):
     (tikhonov_solution, {"kind": "randomwalk"}, ValueError, "randomwalk"),
     (harmonic_solution, {"kind": "lazy"}, ValueError, "kind"),
     (harmonic_solution, {"preconditioner": "ilu"}, ValueError, "preconditioner"),
+    (poisson_learning, {"preconditioner": "direct"}, ValueError, "preconditioner"),
     (harmonic_solution, {"rtol": 0.0}, ValueError, "rtol"),
     (poisson_learning, {"class_priors": [1.0, 2.0, 3.0]}, ValueError, "class_priors"),
     (poisson_learning, {"class_priors": [-1.0]}, ValueError, "class_priors"),

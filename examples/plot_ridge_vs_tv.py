@@ -1,0 +1,94 @@
+"""
+Graph RKHS ridge vs TV on a piecewise-constant graph signal
+===========================================================
+
+Pena's graph RKHS :math:`\\mathcal H_\\varphi` gives the ridge estimate
+
+.. math::
+
+    f = \\arg\\min_f \\sum_{j \\in S} (y_j - f_j)^2 + \\mu \\|f\\|^2_{\\mathcal H_\\varphi}
+      = \\Phi_{:,S} (\\Phi_{SS} + \\mu I)^{-1} y_S,
+
+a quadratic penalty: the estimate is a smooth combination of the kernel
+columns at the labeled nodes.  The "generalized TV" of the same slides
+replaces the squared RKHS norm by :math:`\\mu \\|R f\\|_1`, with R the weighted
+graph gradient, which favours signals that are constant on regions and jump
+across few edges.
+
+We build a kNN graph on points in the plane, a signal that takes three
+constant values on three regions, observe it with noise on 100 of the 1200 nodes,
+and compare :func:`graphrkhs.graph_kernel_ridge` (its weight chosen by exact
+leave-one-out on the labeled nodes) with :func:`graphrkhs.graph_tv`.  The
+ridge smears the jumps over a band of nodes; TV keeps them sharp.
+"""
+
+# %%
+# A piecewise-constant signal on a kNN graph
+# ------------------------------------------
+import matplotlib.pyplot as plt
+import numpy as np
+
+from graphrkhs import filters, graph_kernel_ridge, graph_kernel_ridge_loo, graph_tv, knn_graph, laplacian
+from graphrkhs._solvers_graph import _kernel_columns
+
+rng = np.random.default_rng(0)
+n = 1200
+X = rng.random((n, 2))
+truth = np.where(X[:, 0] < 0.4, 0.0, np.where(X[:, 1] < 0.5, 1.0, 2.0))
+W = knn_graph(X, 10)
+S = np.sort(rng.choice(n, 100, replace=False))
+y = truth[S] + 0.15 * rng.standard_normal(S.size)
+print(f"{n} nodes, {W.nnz // 2} edges, {S.size} noisy labels")
+
+# %%
+# Graph kernel ridge, alpha by exact leave-one-out
+# ------------------------------------------------
+# The kernel is the regularized Laplacian 1 / (1 + a lambda) on the normalized
+# Laplacian; its inverse I + a L is sparse, so the full-space system is solved
+# by AMG-preconditioned CG.  The leave-one-out residuals for a whole grid of
+# alpha come from one eigendecomposition of Phi_SS.
+phi = filters.RegularizedLaplacian(30.0)
+C = _kernel_columns(laplacian(W, "normalized"), phi, S)
+alphas = np.logspace(-3, 1, 9)
+loo = graph_kernel_ridge_loo(C[S], y, alphas)
+alpha = alphas[np.argmin((loo ** 2).mean(axis=(1, 2)))]
+f_ridge = graph_kernel_ridge(W, S, y, phi, alpha=alpha)
+print(f"ridge: alpha = {alpha:.3g} (LOO), RMSE against the truth {np.sqrt(np.mean((f_ridge - truth) ** 2)):.3f}")
+
+# %%
+# Graph total variation
+# ---------------------
+# Diagonally preconditioned Chambolle-Pock, stopped at a relative duality gap
+# of 1e-5.  The TV weight mu = 0.1 is of the order of the noise level times
+# the typical edge weight: a jump is kept when the labels on both sides differ
+# by more than the noise.
+mu = 0.1
+res = graph_tv(W, S, y, alpha=mu, tol=1e-5)
+f_tv = res.f
+print(f"TV: alpha = {mu:g}, {res.n_iter} iterations, gap {res.gap[0]:.1e}, "
+      f"RMSE against the truth {np.sqrt(np.mean((f_tv - truth) ** 2)):.3f}")
+
+# %%
+# The estimates
+# -------------
+fig, axes = plt.subplots(1, 3, figsize=(12, 4), sharey=True)
+for ax, f, title in zip(axes, [truth, f_ridge, f_tv], ["truth (dots: labeled nodes)", "graph RKHS ridge",
+                                                        "graph TV"]):
+    sc = ax.scatter(X[:, 0], X[:, 1], c=f, s=5, cmap="viridis", vmin=-0.2, vmax=2.2)
+    ax.set_title(title)
+    ax.set_aspect("equal")
+axes[0].scatter(X[S, 0], X[S, 1], c="k", s=6)
+fig.colorbar(sc, ax=axes, shrink=0.8)
+
+# %%
+# Along a horizontal line through the jump at x = 0.4, the ridge rises over a
+# band of nodes while TV jumps at once.
+band = np.abs(X[:, 1] - 0.75) < 0.03
+order = np.argsort(X[band, 0])
+fig2, ax2 = plt.subplots(figsize=(7, 3))
+ax2.plot(X[band, 0][order], truth[band][order], "k-", label="truth")
+ax2.plot(X[band, 0][order], f_ridge[band][order], ".-", label="ridge")
+ax2.plot(X[band, 0][order], f_tv[band][order], ".-", label="TV")
+ax2.set_xlabel("x (nodes with y near 0.75)")
+ax2.legend()
+fig2.tight_layout()
