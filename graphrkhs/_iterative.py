@@ -139,21 +139,23 @@ def conjugate_gradient(A, B, *, M=None, x0=None, rtol=1e-8, maxiter=None, on_fai
                 f"in column(s) {bad.tolist()[:5]}); check that the system is SPD."
             )
         alpha = rz[cols] / pap
-        X[:, cols] += Pa * alpha
-        R[:, cols] -= AP * alpha
+        c = slice(None) if cols.size == m else cols   # a slice avoids fancy-index copies
+        X[:, c] += Pa * alpha
+        R[:, c] -= AP * alpha
         it += 1
-        rnorm = np.linalg.norm(R[:, cols], axis=0)
+        rnorm = np.linalg.norm(R[:, c], axis=0)
         done = rnorm <= rtol * bnorm[cols]
         active[cols[done]] = False
         cols = cols[~done]
         if not cols.size:
             break
-        Rc = R[:, cols]
+        c = slice(None) if cols.size == m else cols
+        Rc = R[:, c]
         Zc = _apply(M, Rc) if M is not None else Rc
         rz_new = np.einsum("ij,ij->j", Rc, Zc)
         beta = rz_new / rz[cols]
         rz[cols] = rz_new
-        P[:, cols] = Zc + P[:, cols] * beta
+        P[:, c] = Zc + P[:, c] * beta
     true_res = np.linalg.norm(B2 - _apply(A, X), axis=0) / bnorm_safe
     # The recursive residual can drift below the true one; judge by the true residual,
     # with a little slack for the rounding of the final product itself.
