@@ -13,6 +13,7 @@ any sparse R, e.g. a polynomial :math:`g(L)`.
 
 import numpy as np
 import scipy.sparse as sp
+import scipy.sparse.linalg as spla
 from scipy.sparse import csgraph
 
 from ._validation import ConvergenceWarning, GraphWarning, check_scalar, warn
@@ -81,6 +82,24 @@ class TVResult:
                 f"max_gap={float(np.max(self.gap)) if np.size(self.gap) else 0.0:.2e})")
 
 
+def _operator_norm(R, n, iters=50):
+    """Spectral norm of R by power iteration on R^T R (seeded, deterministic)."""
+    v = np.random.default_rng(0).standard_normal((n, 1))
+    v /= np.linalg.norm(v)
+    est = 0.0
+    for _ in range(iters):          # a fixed small number of steps, not a loop over nodes
+        w = R.rmatmat(R.matmat(v))
+        est_new = float(np.linalg.norm(w))
+        if est_new == 0:
+            return 1.0
+        v = w / est_new
+        if abs(est_new - est) <= 1e-6 * est_new:
+            est = est_new
+            break
+        est = est_new
+    return np.sqrt(est)
+
+
 def _conj_box_loss(Q, Y_S, S, lo, hi):
     r""":math:`G^*(Q)` per column, G the squared loss on S plus the box [lo, hi]."""
     val = np.maximum(Q * lo, Q * hi)                       # unlabeled: sup of a linear function on a box
@@ -125,11 +144,14 @@ def graph_tv(W, labeled, Y, *, alpha=1.0, R="incidence", tol=1e-6, maxiter=20000
     alpha : float > 0, default=1.0
         The TV weight :math:`\mu`.  With unit-scale edge weights, 1 keeps the
         labels nearly fixed while flattening each region between them.
-    R : "incidence" or sparse matrix of shape (r, n), default="incidence"
+    R : "incidence", sparse matrix or LinearOperator of shape (r, n), default="incidence"
         The analysis operator: the weighted graph gradient
-        (:func:`incidence_matrix`), or any sparse R, e.g. a polynomial
-        :math:`g(L)` formed as a sparse matrix (its entries are needed by the
-        diagonal preconditioner).
+        (:func:`incidence_matrix`), any sparse R (e.g. :math:`g(L)` for a
+        polynomial g), or a LinearOperator such as
+        ``GraphKernel(L, g)`` (:math:`R = g(L)` applied by Chebyshev).  Sparse
+        R gets the diagonal preconditioner; an operator, whose entries are
+        unknown, gets scalar steps :math:`\tau = \sigma = 0.99 / \|R\|`
+        (norm by power iteration).
     tol : float > 0, default=1e-6
         Stop when every column's relative gap is <= ``tol``.
     maxiter : int, default=20000
@@ -180,8 +202,12 @@ def graph_tv(W, labeled, Y, *, alpha=1.0, R="incidence", tol=1e-6, maxiter=20000
             raise ValueError(f"R must have shape (r, {n}); got {Rm.shape}.")
         if not np.isfinite(Rm.data).all():
             raise ValueError("R contains NaN or infinity.")
+    elif isinstance(R, spla.LinearOperator):
+        if R.shape[1] != n:
+            raise ValueError(f"R must have shape (r, {n}); got {R.shape}.")
+        Rm = R
     else:
-        raise TypeError(f"R must be 'incidence' or a sparse matrix; got {type(R).__name__}.")
+        raise TypeError(f"R must be 'incidence', a sparse matrix or a LinearOperator; got {type(R).__name__}.")
     r = Rm.shape[0]
     F = np.zeros((n, m))
     P = np.zeros((r, m))
@@ -202,12 +228,19 @@ def graph_tv(W, labeled, Y, *, alpha=1.0, R="incidence", tol=1e-6, maxiter=20000
         warn(f"{int(orphan.sum())} node(s) lie in connected components without any labeled node; "
              "they get the mean of the labeled targets (the class prior).", GraphWarning)
 
-    absR = abs(Rm)
-    col = np.asarray(absR.sum(axis=0)).ravel()
-    row = np.asarray(absR.sum(axis=1)).ravel()
-    tau = (1.0 / np.where(col > 0, col, 1.0))[:, None]
-    sigma = (1.0 / np.where(row > 0, row, 1.0))[:, None]
-    RT = sp.csr_array(Rm.T)
+    if isinstance(Rm, spla.LinearOperator):
+        # No entries to precondition with: scalar steps tau = sigma = 0.99 / ||R||.
+        norm = 1.05 * _operator_norm(Rm, n)
+        tau = np.full((n, 1), 0.99 / norm)
+        sigma = np.full((r, 1), 0.99 / norm)
+        RT = Rm.adjoint()
+    else:
+        absR = abs(Rm)
+        col = np.asarray(absR.sum(axis=0)).ravel()
+        row = np.asarray(absR.sum(axis=1)).ravel()
+        tau = (1.0 / np.where(col > 0, col, 1.0))[:, None]
+        sigma = (1.0 / np.where(row > 0, row, 1.0))[:, None]
+        RT = sp.csr_array(Rm.T)
     lo, hi = Y2.min(axis=0), Y2.max(axis=0)
     # Gap denominator floor: an objective that is 0 up to rounding counts as solved.
     floor = 1e-13 * S.size * np.maximum((hi - lo) ** 2, np.finfo(float).tiny)

@@ -454,3 +454,20 @@ def test_inputs_not_mutated():
     assert (W != W0).nnz == 0
     np.testing.assert_array_equal(Y, Y0)
     np.testing.assert_array_equal(S, S0)
+
+
+def test_tv_with_operator_R_matches_cvxpy():
+    # R = g(L) applied by Chebyshev (GraphKernel), scalar steps from a power-iteration norm
+    from graphrkhs.kernels import GraphKernel
+
+    W, X = _graph(40, 5)
+    S = np.arange(0, 40, 4)
+    y = np.sin(2 * X[S, 0])
+    L = laplacian(W, "normalized")
+    phi = filters.Heat(0.5)
+    R_op = GraphKernel(L, phi, tol=1e-12)
+    res = graph_tv(W, S, y, alpha=0.05, R=R_op, tol=1e-7, maxiter=200000)
+    assert res.converged
+    lam, U = np.linalg.eigh(L.toarray())
+    ref = _cvxpy_tv(W, S, y, 0.05, R=(U * phi(lam)) @ U.T)
+    assert abs(res.objective[0] - ref) <= 1e-6 * ref
