@@ -33,7 +33,7 @@ from sphinx.ext.autosummary import Autosummary
 DOCS = Path(__file__).resolve().parent
 ROOT = DOCS.parent
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(DOCS))  # for _api.py
+sys.path.insert(0, str(DOCS))  # for _api.py and _gallery_order.py
 
 import graphrkhs  # noqa: E402
 
@@ -179,7 +179,7 @@ sphinx_gallery_conf = {
     "gallery_dirs": ["auto_examples"],
     "filename_pattern": r"/plot_",         # execute the plot_*.py scripts
     "ignore_pattern": r"^(?!plot_)",       # and render nothing else in examples/
-    "within_subsection_order": "FileNameSortKey",
+    "within_subsection_order": "_gallery_order.FamilySortKey",  # user-guide order
     "doc_module": ("graphrkhs",),
     "backreferences_dir": "generated/backreferences",
     "reference_url": {"graphrkhs": None},
