@@ -27,6 +27,7 @@ import warnings
 from pathlib import Path
 
 from docutils import nodes
+from docutils.parsers.rst import Directive
 from docutils.statemachine import StringList
 from sphinx.ext.autosummary import Autosummary
 
@@ -158,6 +159,43 @@ class GraphRKHSAPI(Autosummary):
                                   source="graphrkhs-api")
         self.arguments = []
         return super().run()
+
+
+class GraphRKHSHelp(Directive):
+    """``.. graphrkhs-help:: [subcommand]``: the ``--help`` text of the command line,
+    captured from :func:`graphrkhs.cli.main` at build time (it cannot go stale)."""
+
+    optional_arguments = 1
+    has_content = False
+
+    def run(self):
+        import contextlib
+        import io
+
+        from graphrkhs.cli import main
+
+        argv = list(self.arguments) + ["--help"]
+        buf = io.StringIO()
+        old_columns = os.environ.get("COLUMNS")
+        os.environ["COLUMNS"] = "88"
+        try:
+            with contextlib.redirect_stdout(buf):
+                try:
+                    main(argv)
+                except SystemExit as exc:
+                    if exc.code not in (0, None):
+                        raise self.error(f"graphrkhs {' '.join(argv)} exited with {exc.code}")
+        finally:
+            if old_columns is None:
+                os.environ.pop("COLUMNS", None)
+            else:
+                os.environ["COLUMNS"] = old_columns
+        text = buf.getvalue().rstrip()
+        if not text:
+            raise self.error(f"graphrkhs {' '.join(argv)} printed nothing")
+        block = nodes.literal_block(text, text)
+        block["language"] = "text"
+        return [block]
 
 
 # -- doctest -------------------------------------------------------------------
@@ -294,6 +332,7 @@ def _no_gallery_for_doctest(app):
 
 def setup(app):
     app.add_directive("graphrkhs-api", GraphRKHSAPI)
+    app.add_directive("graphrkhs-help", GraphRKHSHelp)
     app.connect("builder-inited", _no_gallery_for_doctest, priority=5)
     app.connect("env-get-outdated", _api_page_always_outdated)
     app.connect("autodoc-process-docstring", _document_constants, priority=100)
