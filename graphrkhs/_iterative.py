@@ -143,8 +143,8 @@ def conjugate_gradient(A, B, *, M=None, x0=None, rtol=1e-8, maxiter=None, on_fai
         X[:, c] += Pa * alpha
         R[:, c] -= AP * alpha
         it += 1
-        rnorm = np.linalg.norm(R[:, c], axis=0)
-        done = rnorm <= rtol * bnorm[cols]
+        rr = np.einsum("ij,ij->j", R[:, c], R[:, c])
+        done = np.sqrt(rr) <= rtol * bnorm[cols]
         active[cols[done]] = False
         cols = cols[~done]
         if not cols.size:
@@ -152,10 +152,12 @@ def conjugate_gradient(A, B, *, M=None, x0=None, rtol=1e-8, maxiter=None, on_fai
         c = slice(None) if cols.size == m else cols
         Rc = R[:, c]
         Zc = _apply(M, Rc) if M is not None else Rc
-        rz_new = np.einsum("ij,ij->j", Rc, Zc)
+        # Unpreconditioned: r^T z = r^T r, already computed for the stopping test.
+        rz_new = rr[~done] if M is None else np.einsum("ij,ij->j", Rc, Zc)
         beta = rz_new / rz[cols]
         rz[cols] = rz_new
-        P[:, c] = Zc + P[:, c] * beta
+        P[:, c] *= beta
+        P[:, c] += Zc
     true_res = np.linalg.norm(B2 - _apply(A, X), axis=0) / bnorm_safe
     # The recursive residual can drift below the true one; judge by the true residual,
     # with a little slack for the rounding of the final product itself.

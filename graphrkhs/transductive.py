@@ -539,7 +539,14 @@ class GraphKernelRidgeClassifier(_RidgeMixin, _TransductiveClassifier):
     """ + _GRAPH_DOC + r"""
     Attributes
     ----------
-    alpha_, kernel_ : the values used; loo_scores\_ : (n_kernels, n_alphas) with ``alpha="auto"``.
+    alpha_ : float
+        The ridge weight used.
+    kernel_ : filter
+        The response used.
+    loo_scores_ : ndarray of shape (n_kernels, n_alphas)
+        Leave-one-out scores of the grid (``alpha="auto"`` only; higher is better).
+    classes_, transduction_, label_distributions_
+        See :mod:`graphrkhs.transductive`.
 
     Examples
     --------
@@ -643,7 +650,12 @@ class GraphTVClassifier(_TVMixin, _TransductiveClassifier):
     """ + _GRAPH_DOC + r"""
     Attributes
     ----------
-    n_iter_, gap_ : iterations run and the final relative gaps.
+    n_iter_ : int
+        Primal-dual iterations run.
+    gap_ : ndarray of shape (n_classes,)
+        Final relative duality gaps.
+    classes_, transduction_, label_distributions_
+        See :mod:`graphrkhs.transductive`.
 
     Examples
     --------
