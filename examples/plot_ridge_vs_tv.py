@@ -17,7 +17,7 @@ across few edges.
 
 We build a kNN graph on points in the plane, a signal that takes three
 constant values on three regions, observe it with noise on 100 of the 1200 nodes,
-and compare :func:`graphrkhs.graph_kernel_ridge` (its weight chosen by exact
+and compare the graph kernel ridge (its weight chosen by exact
 leave-one-out on the labeled nodes) with :func:`graphrkhs.graph_tv`.  The
 ridge smears the jumps over a band of nodes; TV keeps them sharp.
 """
@@ -28,8 +28,7 @@ ridge smears the jumps over a band of nodes; TV keeps them sharp.
 import matplotlib.pyplot as plt
 import numpy as np
 
-from graphrkhs import filters, graph_kernel_ridge, graph_kernel_ridge_loo, graph_tv, knn_graph, laplacian
-from graphrkhs._solvers_graph import _kernel_columns
+from graphrkhs import GraphKernelRidgeRegressor, filters, graph_tv, knn_graph
 
 rng = np.random.default_rng(0)
 n = 1200
@@ -44,16 +43,16 @@ print(f"{n} nodes, {W.nnz // 2} edges, {S.size} noisy labels")
 # Graph kernel ridge, alpha by exact leave-one-out
 # ------------------------------------------------
 # The kernel is the regularized Laplacian 1 / (1 + a lambda) on the normalized
-# Laplacian; its inverse I + a L is sparse, so the full-space system is solved
-# by AMG-preconditioned CG.  The leave-one-out residuals for a whole grid of
-# alpha come from one eigendecomposition of Phi_SS.
+# Laplacian.  :class:`graphrkhs.GraphKernelRidgeRegressor` with
+# ``alpha="auto"`` picks the ridge weight on a grid by exact leave-one-out
+# over the labeled nodes (one eigendecomposition of Phi_SS serves the grid).
 phi = filters.RegularizedLaplacian(30.0)
-C = _kernel_columns(laplacian(W, "normalized"), phi, S)
-alphas = np.logspace(-3, 1, 9)
-loo = graph_kernel_ridge_loo(C[S], y, alphas)
-alpha = alphas[np.argmin((loo ** 2).mean(axis=(1, 2)))]
-f_ridge = graph_kernel_ridge(W, S, y, phi, alpha=alpha)
-print(f"ridge: alpha = {alpha:.3g} (LOO), RMSE against the truth {np.sqrt(np.mean((f_ridge - truth) ** 2)):.3f}")
+y_partial = np.full(n, np.nan)
+y_partial[S] = y
+ridge = GraphKernelRidgeRegressor(phi, alpha="auto", alphas=np.logspace(-3, 1, 9), graph="precomputed")
+f_ridge = ridge.fit(W, y_partial).transduction_
+print(f"ridge: alpha = {ridge.alpha_:.3g} (LOO), RMSE against the truth "
+      f"{np.sqrt(np.mean((f_ridge - truth) ** 2)):.3f}")
 
 # %%
 # Graph total variation
