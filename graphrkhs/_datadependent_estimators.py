@@ -16,8 +16,11 @@ loss is :class:`sklearn.svm.SVC` on the precomputed kernel with
 :math:`\frac1l \sum_s \max(0, 1 - y_s f(x_s)) + \alpha \|f\|^2`.
 """
 
+import warnings
+
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from sklearn.exceptions import DataConversionWarning
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted
 
@@ -51,13 +54,48 @@ def _select_ridge(G, Y):
     return float(alphas[np.argmin(rls_loo_error(G, Y, alphas))])
 
 
+def _check_X(X, min_samples=1):
+    """:func:`check_points`, with the wording scikit-learn's common checks expect for
+    complex, object, 1-D, empty and single-sample input."""
+    if isinstance(X, (list, tuple)) or hasattr(X, "__array__"):
+        arr = np.asarray(X)
+        if np.iscomplexobj(arr):
+            raise ValueError("Complex data not supported: X must be real.")
+        if arr.dtype == object:
+            try:
+                arr = arr.astype(np.float64)
+            except (TypeError, ValueError) as exc:
+                raise TypeError(f"X must hold numbers; got dtype object with non-numeric entries ({exc}).") from exc
+        if arr.ndim == 1:
+            raise ValueError(f"X must be 2-D (n_samples, n_features); got 1-D with shape {arr.shape}. Reshape your "
+                             "data with X.reshape(-1, 1) for one feature or X.reshape(1, -1) for one sample.")
+        if arr.ndim == 2 and arr.shape[1] == 0:
+            raise ValueError(f"X has 0 feature(s) (shape={arr.shape}) while a minimum of 1 is required.")
+        if arr.ndim == 2 and arr.shape[0] < min_samples:
+            raise ValueError(f"X has n_samples = {arr.shape[0]} (shape={arr.shape}) while a minimum of {min_samples} "
+                             "is required: a data-dependent kernel is built on at least two points.")
+        X = arr
+    return check_points(X, "X", min_samples=min_samples)
+
+
+def _ravel_column(y):
+    arr = np.asarray(y)
+    return arr.ravel() if arr.ndim == 2 and arr.shape[1] == 1 else y
+
+
 class _DataDependentMixin:
     """Shared fit/predict plumbing; subclasses define ``_make_kernel`` and ``_ridge``."""
 
     _loss_options = ("squared", "hinge")
 
-    def _validate_common(self, X):
-        X = check_points(X, "X", min_samples=2)
+    def _validate_common(self, X, y):
+        if y is None:
+            raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None "
+                             "(give -1 / NaN for the unlabeled rows).")
+        X = _check_X(X, min_samples=2)
+        if getattr(y, "ndim", None) == 2 and y.shape[1] == 1:
+            warnings.warn("A column-vector y was passed when a 1d array was expected; it is raveled.",
+                          DataConversionWarning, stacklevel=3)
         loss = getattr(self, "loss", "squared")
         check_option(loss, "loss", self._loss_options)
         return X, loss
@@ -73,7 +111,7 @@ class _DataDependentMixin:
 
     def _gram(self, X):
         check_is_fitted(self, "kernel_")
-        X = check_points(X, "X")
+        X = _check_X(X)
         if X.shape[1] != self.n_features_in_:
             raise ValueError(f"X has {X.shape[1]} features, but {type(self).__name__} is expecting "
                              f"{self.n_features_in_} features as input.")
@@ -83,7 +121,8 @@ class _DataDependentMixin:
 class _ClassifierBase(_DataDependentMixin, ClassifierMixin, BaseEstimator):
     def fit(self, X, y):
         """Fit on all rows of X; ``y`` has -1 (or NaN) for unlabeled rows. Returns self."""
-        X, loss = self._validate_common(X)
+        X, loss = self._validate_common(X, y)
+        y = _ravel_column(y)
         labeled, classes, codes = split_classification_labels(y, X.shape[0])
         if classes.dtype.kind == "f" and type_of_target(classes) == "continuous":
             raise ValueError("Unknown label type: continuous. y holds real values that are not class labels; "
@@ -129,7 +168,8 @@ class _RegressorBase(_DataDependentMixin, RegressorMixin, BaseEstimator):
 
     def fit(self, X, y):
         """Fit on all rows of X; ``y`` has NaN for unlabeled rows. Returns self."""
-        X, _ = self._validate_common(X)
+        X, _ = self._validate_common(X, y)
+        y = _ravel_column(y)
         labeled, Y = split_regression_targets(y, X.shape[0])
         ridge = self._ridge()
         self._check_params()
