@@ -21,7 +21,10 @@ SVMs use the pair chosen for RLS of the same kernel (C = 1 / (2 alpha l)).  Fred
 width for both kernels (sigma_inner = sigma), as the paper's FredGauss does.  Warped kernels
 (LapRLS) tune sigma and gamma_A in {1e-6, 1e-4, 1e-2} (gamma_I = 1) by the same LOO error.
 
-Run:  python benchmarks/datadependent.py [--sections noisy,digits,approx,scale] [--quick]
+5. ``warped_scale`` -- WarpedKernelClassifier (CG solver) on Fashion-MNIST subsets n = 5000, 20000 (its
+   Gram matrix is dense n x n, so 70000 points would need 20 GB in float32: not run).
+
+Run:  python benchmarks/datadependent.py [--sections noisy,digits,approx,scale,warped_scale] [--quick]
 Writes benchmarks/results/datadependent.json and .md.
 """
 
@@ -240,6 +243,46 @@ def scale_child(n, seed):
     print("RESULT " + json.dumps(out), flush=True)
 
 
+def warped_child(n, seed):
+    """One timed warped-kernel run (CG solver) in a fresh process; prints a JSON line."""
+    X, y = load_fashion_mnist()
+    idx = np.random.default_rng(seed).choice(X.shape[0], n, replace=False)
+    X, y = X[idx], y[idx]
+    y_partial, keep = sample_labels(y, 10, random_state=seed)
+    hidden = np.setdiff1d(np.arange(n), keep)
+    out = dict(n=n, seed=seed)
+    t0 = time.perf_counter()
+    gr.knn_graph(X, 10)
+    out["knn_graph_s"] = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    clf = gr.WarpedKernelClassifier(n_neighbors=10, solver="cg").fit(X, y_partial)
+    out["warped_fit_s"] = time.perf_counter() - t0
+    t1 = time.perf_counter()
+    pred = clf.predict(X)
+    out["warped_predict_s"] = time.perf_counter() - t1
+    out["warped_total_s"] = time.perf_counter() - t0
+    out["warped_acc"] = float(np.mean(pred[hidden] == y[hidden]))
+    out["peak_rss_gb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
+    print("RESULT " + json.dumps(out), flush=True)
+
+
+def warped_scale_section(sizes, repeats):
+    rows = []
+    for n in sizes:
+        runs = []
+        for r in range(repeats):
+            proc = subprocess.run([sys.executable, os.path.abspath(__file__), "--warped-child", str(n), str(r)],
+                                  capture_output=True, text=True, check=True)
+            line = [ln for ln in proc.stdout.splitlines() if ln.startswith("RESULT ")][-1]
+            runs.append(json.loads(line[7:]))
+            print(f"[warped_scale] n={n} run {r}: {runs[-1]}", flush=True)
+        med = {k: float(np.median([run[k] for run in runs])) for k in runs[0] if k not in ("n", "seed")}
+        med.update(n=n, runs=repeats, ratio_warped_over_knn_graph=float(np.median(
+            [run["warped_total_s"] / run["knn_graph_s"] for run in runs])))
+        rows.append(med)
+    return rows
+
+
 def scale_section(sizes, repeats):
     rows = []
     for n in sizes:
@@ -314,6 +357,17 @@ def markdown(results):
                          f"{r['fredholm_acc']:.3f} | {r['gaussian_rls_acc']:.3f} | "
                          f"{r['fredholm_minus_gaussian_points']:+.1f} |")
         lines.append("")
+    if "warped_scale" in results:
+        lines += ["## Scale: WarpedKernelClassifier on Fashion-MNIST subsets (CG solver, defaults, 10 labels/class)",
+                  "", "Dense Gram matrix of the n points (float32) + sparse point-cloud root; one multi-column CG "
+                  "solve at fit, none at predict. Medians over runs in fresh processes.", "",
+                  "| n | runs | fit (s) | predict all n (s) | total (s) | kNN graph anchor (s) | total / kNN graph | "
+                  "peak RSS (GB) | acc |", "|---|---|---|---|---|---|---|---|---|"]
+        for r in results["warped_scale"]:
+            lines.append(f"| {r['n']} | {r['runs']} | {r['warped_fit_s']:.1f} | {r['warped_predict_s']:.1f} | "
+                         f"{r['warped_total_s']:.1f} | {r['knn_graph_s']:.1f} | {r['ratio_warped_over_knn_graph']:.2f} | "
+                         f"{r['peak_rss_gb']:.2f} | {r['warped_acc']:.3f} |")
+        lines.append("")
     return "\n".join(lines)
 
 
@@ -324,9 +378,14 @@ def main(argv=None):
     ap.add_argument("--sizes", default="5000,20000,70000")
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--child", nargs=2, type=int, help=argparse.SUPPRESS)
+    ap.add_argument("--warped-child", nargs=2, type=int, help=argparse.SUPPRESS)
+    ap.add_argument("--warped-sizes", default="5000,20000")
     args = ap.parse_args(argv)
     if args.child:
         scale_child(*args.child)
+        return
+    if args.warped_child:
+        warped_child(*args.warped_child)
         return
     sections = args.sections.split(",")
     path_json = os.path.join(RESULTS, "datadependent.json")
@@ -348,6 +407,9 @@ def main(argv=None):
     if "scale" in sections:
         sizes = [2000] if args.quick else [int(s) for s in args.sizes.split(",")]
         results["scale"] = scale_section(sizes, 1 if args.quick else max(3, args.repeats))
+    if "warped_scale" in sections:
+        sizes = [2000] if args.quick else [int(s) for s in args.warped_sizes.split(",")]
+        results["warped_scale"] = warped_scale_section(sizes, 1 if args.quick else max(3, args.repeats))
     os.makedirs(RESULTS, exist_ok=True)
     with open(path_json, "w") as f:
         json.dump(results, f, indent=1)

@@ -419,10 +419,23 @@ class FredholmKernel:
         if right is None:
             right = self.right_factor(A if B is None else B)
         kind, R = right
-        P_A = self.outer_weights(A)
-        if kind == "features":
-            return np.asarray(P_A @ self._factor) @ R.T
-        return np.asarray(P_A @ R)
+
+        def block(P):
+            return np.asarray(P @ self._factor) @ R.T if kind == "features" else np.asarray(P @ R)
+
+        if self.n_neighbors is not None:
+            return block(self.outer_weights(A))
+        # Dense outer kernel: rows of A in blocks, so no (len(A), n) array is ever stored.
+        A = check_points(A, "A", dtype=self.X.dtype)
+        rows = _block_rows(self.n, self.X.dtype.itemsize)
+        if A.shape[0] <= rows:
+            return block(self.outer_weights(A))
+        first = block(self.outer_weights(A[:rows]))
+        out = np.empty((A.shape[0], first.shape[1]), dtype=first.dtype)
+        out[:rows] = first
+        for s in range(rows, A.shape[0], rows):
+            out[s:s + rows] = block(self.outer_weights(A[s:s + rows]))
+        return out
 
     def features(self, A):
         r"""Explicit features :math:`\Phi_A = P_A F` with :math:`k_F(a, b) = \Phi_a^T \Phi_b`;
@@ -541,7 +554,7 @@ class WarpedKernel:
 
     Attributes
     ----------
-    W, L : sparse graph and Laplacian; solver_ : resolved solver.
+    W, L : sparse graph and Laplacian; solver\_ : resolved solver.
 
     Notes
     -----
@@ -661,9 +674,13 @@ class WarpedKernel:
             right = self.right_factor(A if B is None else B)
         KB, V = right
         Bpts = A if B is None else check_points(B, "B")
-        KA = self._k(self.X, A)
-        out = self._k(A, Bpts).astype(np.float64) - KA.T.astype(np.float64) @ V
-        return out.astype(np.result_type(A.dtype, KB.dtype), copy=False)
+        out = np.empty((A.shape[0], V.shape[1]), dtype=np.result_type(A.dtype, KB.dtype))
+        rows = _block_rows(self.n, 8)  # rows of A per block: k_A is never stored for all of A
+        for s in range(0, A.shape[0], rows):
+            blk = A[s:s + rows]
+            KA = self._k(self.X, blk).astype(np.float64)
+            out[s:s + rows] = self._k(blk, Bpts).astype(np.float64) - KA.T @ V
+        return out
 
     def __repr__(self):
         return (f"WarpedKernel(n={self.n}, kernel={self.kernel!r}, sigma={self.sigma:.4g}, gamma_A={self.gamma_A:g}, "

@@ -439,3 +439,16 @@ def test_learners_bad_labeled(cloud, labeled):
         fredholm_rls(X, labeled, np.ones(len(labeled)))
     with pytest.raises(ValueError, match="labeled"):
         warped_rls(X, labeled, np.ones(len(labeled)))
+
+
+def test_blockwise_evaluation_equals_one_block(cloud, monkeypatch):
+    # Force tiny row blocks: the blocked evaluation of many points must equal the single-block one.
+    import graphrkhs._datadependent as dd
+
+    X, A = cloud
+    F = FredholmKernel(X, sigma=1.0, normalized=True)
+    W = WarpedKernel(X, sigma=1.0, n_neighbors=5)
+    want_F, want_W = F(X, X[:7]), W(X, X[:7])
+    monkeypatch.setattr(dd, "_BLOCK_BYTES", 8 * 120 * 16)  # 16 rows per block
+    np.testing.assert_allclose(F(X, X[:7]), want_F, rtol=1e-12)
+    np.testing.assert_allclose(W(X, X[:7]), want_W, rtol=1e-10, atol=1e-14)
