@@ -198,6 +198,8 @@ class FredholmKernel:
     degree, coef0 : polynomial kernel parameters (both kernels).
     random_state : int, Generator or None
         Landmarks / random features.
+    verbose : bool, default=False
+        Report progress of the long steps (neighbour search, inner factor) on stderr.
 
     Attributes
     ----------
@@ -227,7 +229,10 @@ class FredholmKernel:
 
     def __init__(self, X, *, outer="gaussian", inner="gaussian", sigma=None, sigma_inner=None,
                  normalized=False, n_neighbors=None, inner_approximation="auto", n_components=1000,
-                 degree=2, coef0=1.0, random_state=None):
+                 degree=2, coef0=1.0, random_state=None, verbose=False):
+        from .graphs import _Progress
+
+        self._progress = _Progress(verbose, "FredholmKernel")
         self.X = check_points(X, "X", min_samples=2)
         n = self.n = self.X.shape[0]
         self.outer = _check_kernel_name(outer, "outer")
@@ -279,7 +284,9 @@ class FredholmKernel:
         if self.inner == "linear":
             self._factor = self.X
         elif resolved in ("nystrom", "random_features"):
+            self._progress(f"{resolved} factor of the inner kernel, {self.n_components} components, n = {n}")
             self._factor = self._approximate_factor(resolved)
+            self._progress("inner factor done")
 
     @classmethod
     def from_preset(cls, name, X, **kwargs):
@@ -360,7 +367,9 @@ class FredholmKernel:
                 d2 = np.zeros((n, 1), dtype=A.dtype)
                 idx = np.arange(n)[:, None]
             else:
+                self._progress(f"outer kernel: {k} nearest of each of the n = {n} points")
                 dist, nbr = _knn.knn_search(self.X, k - 1, "auto", self._rng)
+                self._progress("neighbour search done")
                 idx = np.hstack([np.arange(n)[:, None], nbr])
                 d2 = np.hstack([np.zeros((n, 1)), dist * dist]).astype(A.dtype)
         else:
@@ -551,6 +560,8 @@ class WarpedKernel:
         system's condition number (see ``solver``).
     random_state : int, Generator or None
         Passed to approximate kNN backends only.
+    verbose : bool, default=False
+        Report progress (graph, Gram matrix, factorization or CG) on stderr.
 
     Attributes
     ----------
@@ -575,9 +586,11 @@ class WarpedKernel:
 
     def __init__(self, X, *, kernel="gaussian", sigma=None, gamma_A=1e-2, gamma_I=1.0, graph="knn",
                  n_neighbors=10, radius=None, weight="gaussian", graph_sigma=None, laplacian="combinatorial",
-                 laplacian_power=1, solver="auto", rtol=None, degree=2, coef0=1.0, random_state=None):
-        from .graphs import LAPLACIANS, WEIGHTS, epsilon_graph, knn_graph
+                 laplacian_power=1, solver="auto", rtol=None, degree=2, coef0=1.0, random_state=None,
+                 verbose=False):
+        from .graphs import LAPLACIANS, WEIGHTS, _Progress, epsilon_graph, knn_graph
 
+        self._progress = progress = _Progress(verbose, "WarpedKernel")
         self.X = check_points(X, "X", min_samples=2)
         n = self.n = self.X.shape[0]
         self.kernel = _check_kernel_name(kernel, "kernel")
@@ -610,6 +623,7 @@ class WarpedKernel:
         else:
             memory_guard(n * n * self.X.dtype.itemsize, f"the Gram matrix of n = {n} points",
                          "subsample the unlabeled points.")
+        progress(f"{graph} graph of n = {n} points")
         if graph == "knn":
             self.W = knn_graph(self.X, n_neighbors, weight=weight, sigma=graph_sigma, random_state=random_state)
         else:
@@ -619,9 +633,11 @@ class WarpedKernel:
         self.RT = sp.csr_array(self.R.T)
         from .graphs import laplacian as _lap
         self.L = _lap(self.W, laplacian)
+        progress(f"Gram matrix ({n} x {n}, {self.X.dtype})")
         self.K = self._k(self.X, self.X)
         dtype = self.K.dtype
         if self.solver_ == "direct":
+            progress("LU factorization of I + M K")
             K64 = self.K.astype(np.float64)
             M = sp.csr_array(self.c * (self.RT @ self.R))  # sparse: M @ K costs nnz(M) n, not n^3
             A = np.asarray(M @ K64)
@@ -657,7 +673,9 @@ class WarpedKernel:
                 return S + c * (R @ np.asarray(K @ (RT @ S).astype(K.dtype), dtype=np.float64))
 
             rhs = np.asarray(R @ KB64)
+            self._progress(f"CG on {rhs.shape[0]} unknowns, {rhs.shape[1]} right-hand sides")
             res = conjugate_gradient(op, rhs, rtol=self.rtol, on_failure="ignore")
+            self._progress(f"CG done in {res.n_iter} iterations")
             if not res.converged.all():
                 warn(f"WarpedKernel: CG did not reach rtol={self.rtol:g} in {res.n_iter} iterations "
                      f"(worst relative residual {res.residual_norms.max():.2e}); the kernel is approximate.",

@@ -196,7 +196,7 @@ class _FredholmParams:
         return FredholmKernel(X, outer=self.outer, inner=self.inner, sigma=self.sigma, sigma_inner=self.sigma_inner,
                               normalized=self.normalized, n_neighbors=self.n_neighbors,
                               inner_approximation=self.inner_approximation, n_components=self.n_components,
-                              random_state=self.random_state)
+                              random_state=self.random_state, verbose=self.verbose)
 
 
 _FREDHOLM_PARAMS_DOC = r"""
@@ -224,6 +224,8 @@ _FREDHOLM_PARAMS_DOC = r"""
     n_components : int, default=1000
         Size of the inner-kernel approximation.
     random_state : int, Generator or None
+    verbose : bool, default=False
+        Progress of the long steps on stderr.
 """
 
 
@@ -254,7 +256,7 @@ class FredholmClassifier(_FredholmParams, _ClassifierBase):
 
     def __init__(self, *, outer="gaussian", inner="gaussian", sigma=None, sigma_inner=None, normalized=False,
                  loss="squared", alpha=None, n_neighbors=None, inner_approximation="auto", n_components=1000,
-                 random_state=None):
+                 random_state=None, verbose=False):
         self.outer = outer
         self.inner = inner
         self.sigma = sigma
@@ -266,6 +268,7 @@ class FredholmClassifier(_FredholmParams, _ClassifierBase):
         self.inner_approximation = inner_approximation
         self.n_components = n_components
         self.random_state = random_state
+        self.verbose = verbose
 
 
 class FredholmRegressor(_FredholmParams, _RegressorBase):
@@ -287,7 +290,8 @@ class FredholmRegressor(_FredholmParams, _RegressorBase):
     """
 
     def __init__(self, *, outer="gaussian", inner="gaussian", sigma=None, sigma_inner=None, normalized=False,
-                 alpha=None, n_neighbors=None, inner_approximation="auto", n_components=1000, random_state=None):
+                 alpha=None, n_neighbors=None, inner_approximation="auto", n_components=1000, random_state=None,
+                 verbose=False):
         self.outer = outer
         self.inner = inner
         self.sigma = sigma
@@ -298,6 +302,7 @@ class FredholmRegressor(_FredholmParams, _RegressorBase):
         self.inner_approximation = inner_approximation
         self.n_components = n_components
         self.random_state = random_state
+        self.verbose = verbose
 
 
 # ---------------------------------------------------------------------------
@@ -314,7 +319,7 @@ class _WarpedParams:
                             graph=self.graph, n_neighbors=self.n_neighbors, radius=self.radius, weight=self.weight,
                             graph_sigma=self.graph_sigma, laplacian=self.laplacian,
                             laplacian_power=self.laplacian_power, solver=self.solver,
-                            random_state=self.random_state)
+                            random_state=self.random_state, verbose=self.verbose)
 
 
 _WARPED_PARAMS_DOC = r"""
@@ -341,6 +346,8 @@ _WARPED_PARAMS_DOC = r"""
     solver : {"auto", "direct", "cg"}, default="auto"
         See :class:`graphrkhs.WarpedKernel`.
     random_state : int, Generator or None
+    verbose : bool, default=False
+        Progress of the long steps on stderr.
 """
 
 
@@ -370,7 +377,7 @@ class WarpedKernelClassifier(_WarpedParams, _ClassifierBase):
 
     def __init__(self, *, kernel="gaussian", sigma=None, gamma_A=1e-2, gamma_I=1.0, graph="knn", n_neighbors=10,
                  radius=None, weight="gaussian", graph_sigma=None, laplacian="combinatorial", laplacian_power=1,
-                 loss="squared", solver="auto", random_state=None):
+                 loss="squared", solver="auto", random_state=None, verbose=False):
         self.kernel = kernel
         self.sigma = sigma
         self.gamma_A = gamma_A
@@ -385,6 +392,7 @@ class WarpedKernelClassifier(_WarpedParams, _ClassifierBase):
         self.loss = loss
         self.solver = solver
         self.random_state = random_state
+        self.verbose = verbose
 
 
 class WarpedKernelRegressor(_WarpedParams, _RegressorBase):
@@ -407,7 +415,7 @@ class WarpedKernelRegressor(_WarpedParams, _RegressorBase):
 
     def __init__(self, *, kernel="gaussian", sigma=None, gamma_A=1e-2, gamma_I=1.0, graph="knn", n_neighbors=10,
                  radius=None, weight="gaussian", graph_sigma=None, laplacian="combinatorial", laplacian_power=1,
-                 solver="auto", random_state=None):
+                 solver="auto", random_state=None, verbose=False):
         self.kernel = kernel
         self.sigma = sigma
         self.gamma_A = gamma_A
@@ -421,3 +429,4 @@ class WarpedKernelRegressor(_WarpedParams, _RegressorBase):
         self.laplacian_power = laplacian_power
         self.solver = solver
         self.random_state = random_state
+        self.verbose = verbose

@@ -452,3 +452,15 @@ def test_blockwise_evaluation_equals_one_block(cloud, monkeypatch):
     monkeypatch.setattr(dd, "_BLOCK_BYTES", 8 * 120 * 16)  # 16 rows per block
     np.testing.assert_allclose(F(X, X[:7]), want_F, rtol=1e-12)
     np.testing.assert_allclose(W(X, X[:7]), want_W, rtol=1e-10, atol=1e-14)
+
+
+def test_verbose_reports_progress_and_is_silent_otherwise(cloud, capsys):
+    X, _ = cloud
+    FredholmKernel(X, n_neighbors=5, inner_approximation="nystrom", n_components=20, random_state=0)(X)
+    WarpedKernel(X, n_neighbors=5, solver="cg")(X[:3])
+    assert capsys.readouterr().err == ""
+    FredholmKernel(X, n_neighbors=5, inner_approximation="nystrom", n_components=20, random_state=0,
+                   verbose=True)(X)
+    WarpedKernel(X, n_neighbors=5, solver="cg", verbose=True)(X[:3])
+    err = capsys.readouterr().err
+    assert "nystrom factor" in err and "neighbour search done" in err and "CG done" in err
