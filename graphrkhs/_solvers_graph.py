@@ -515,7 +515,8 @@ def _poly_matrix(L, coef):
 
 
 def graph_kernel_ridge(W, labeled, Y, kernel=None, *, alpha=1e-3, method="auto", laplacian="normalized",
-                       order=None, tol=1e-8, rtol=1e-8, maxiter=None, return_coef=False):
+                       order=None, tol=1e-8, rtol=1e-8, maxiter=None, preconditioner="auto",
+                       return_coef=False):
     r"""Kernel ridge regression in the graph RKHS :math:`\mathcal H_\varphi` (Pena 2017).
 
     .. math::
@@ -564,6 +565,8 @@ def graph_kernel_ridge(W, labeled, Y, kernel=None, *, alpha=1e-3, method="auto",
         Chebyshev degree (None: chosen to reach ``tol``) and its tolerance.
     rtol, maxiter
         CG stopping rule of the "cg" and "sparse" paths.
+    preconditioner : {"auto", "amg", "jacobi", None}, default="auto"
+        Solver of the "sparse" path's system, as in :func:`harmonic_solution`.
     return_coef : bool, default=False
         Also return :math:`\beta` (None for "sparse", which never forms it).
 
@@ -585,6 +588,7 @@ def graph_kernel_ridge(W, labeled, Y, kernel=None, *, alpha=1e-3, method="auto",
     """
     check_option(method, "method", RIDGE_METHODS)
     alpha = check_scalar(alpha, "alpha", low=0, low_inclusive=False)
+    preconditioner = _check_preconditioner(preconditioner)
     rtol = check_scalar(rtol, "rtol", low=0, low_inclusive=False)
     L, phi, K = _kernel_setup(W, kernel, laplacian)
     n = L.shape[0]
@@ -625,7 +629,7 @@ def graph_kernel_ridge(W, labeled, Y, kernel=None, *, alpha=1e-3, method="auto",
         A = sp.csr_array(A + sp.diags_array(jd))
         B = np.zeros((keep.size, m))
         B[pos[S]] = Y2
-        F[keep] = conjugate_gradient(A, B, M=amg_preconditioner(A), rtol=rtol, maxiter=maxiter).x
+        F[keep] = _solve_spd(A, B, preconditioner, rtol, maxiter)
     elif method == "direct":
         C = _kernel_columns(L, phi, S, order=order, tol=tol)      # Phi[:, S]
         from scipy.linalg import cho_factor, cho_solve
