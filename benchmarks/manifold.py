@@ -125,6 +125,80 @@ def run_timing(sizes, repeats):
     return rows
 
 
+def anchor_pairs(sizes=(2000, 5000), repeats=7):
+    """RLS vs KernelRidge fit, in one process, alternating, ``repeats`` pairs per size (median of ratios).
+
+    The fresh-process table above includes whatever else the shared machine was doing during
+    each (minutes-long) run; alternating short fits in one process exposes both to the same load.
+    """
+    from sklearn.kernel_ridge import KernelRidge
+
+    import graphrkhs as gr
+
+    out = []
+    for n in sizes:
+        X, y, _ = fashion_subset(n)
+        sigma = gr.default_sigma(X)
+        Y = np.eye(10)[y] * 2 - 1
+        kr_t, rls_t = [], []
+        for r in range(repeats + 1):
+            order = ("kr", "rls") if r % 2 == 0 else ("rls", "kr")
+            times = {}
+            for m in order:
+                t0 = time.perf_counter()
+                if m == "kr":
+                    KernelRidge(alpha=1e-3 * n, kernel="rbf", gamma=1 / (2 * sigma**2)).fit(X, Y)
+                else:
+                    gr.RLSClassifier(sigma=sigma, alpha=1e-3).fit(X, y)
+                times[m] = time.perf_counter() - t0
+            if r:                                   # the first pair is a warm-up
+                kr_t.append(times["kr"])
+                rls_t.append(times["rls"])
+        ratios = [a / b for a, b in zip(rls_t, kr_t)]
+        out.append({"n": n, "kernelridge_median": float(np.median(kr_t)), "rls_median": float(np.median(rls_t)),
+                    "ratio_median": float(np.median(ratios)), "ratios": ratios})
+        print(f"anchor n={n}: KernelRidge {np.median(kr_t):.2f}s RLS {np.median(rls_t):.2f}s "
+              f"ratio {np.median(ratios):.2f}", file=sys.stderr, flush=True)
+    return out
+
+
+def rows_from_log(path):
+    """Timing rows from the per-run lines this script prints on stderr (same medians and ratios)."""
+    import re
+
+    pat = re.compile(r"n=(\d+) rep=(\d+) (.+?): fit ([\d.]+)s predict ([\d.]+)s rss ([\d.]+) GiB acc ([\d.]+) "
+                     r"(\S+) (\S+)")
+    runs = {}
+    for line in open(path):
+        mt = pat.match(line.strip())
+        if mt:
+            n, rep, m = int(mt[1]), int(mt[2]), mt[3]
+            runs.setdefault(n, {}).setdefault(m, {})[rep] = {
+                "fit": float(mt[4]), "predict": float(mt[5]), "rss_gib": float(mt[6]),
+                "accuracy_unlabeled": float(mt[7]), "solver": None if mt[8] == "None" else mt[8],
+                "n_iter": None if mt[9] == "None" else int(mt[9]), "converged": None}
+    rows = []
+    for n in sorted(runs):
+        for m in METHODS:
+            ok = list(runs[n].get(m, {}).values())
+            if not ok:
+                rows.append({"n": n, "method": m, "failed": True})
+                continue
+            row = {"n": n, "method": m, "repeats": len(ok),
+                   "fit_median": float(np.median([x["fit"] for x in ok])), "fit_all": [x["fit"] for x in ok],
+                   "predict_median": float(np.median([x["predict"] for x in ok])),
+                   "rss_gib_max": float(max(x["rss_gib"] for x in ok)),
+                   "accuracy_unlabeled": ok[0]["accuracy_unlabeled"], "solver": ok[0]["solver"],
+                   "n_iter": ok[0]["n_iter"], "converged": ok[0]["converged"]}
+            if m == "RLS(all labeled)":
+                kr, rl = runs[n].get("KernelRidge", {}), runs[n][m]
+                pairs = [rl[r]["fit"] / kr[r]["fit"] for r in rl if r in kr]
+                if pairs:
+                    row["fit_ratio_vs_kernelridge"] = float(np.median(pairs))
+            rows.append(row)
+    return rows
+
+
 # ---------------------------------------------------------------------------
 # Part 2: digits accuracy with leave-one-out selection on the labeled points
 # ---------------------------------------------------------------------------
@@ -239,6 +313,11 @@ def write(timing, digits, args):
         solver = "" if r["solver"] is None else f"{r['solver']} ({r['n_iter']})" + ("" if r["converged"] in (None, True) else " NOT converged")
         L.append(f"| {r['n']} | {r['method']} | {r['fit_median']:.2f} | {r['predict_median']:.2f} | {ratio} | "
                  f"{r['rss_gib_max']:.2f} | {solver} | {r['accuracy_unlabeled']:.3f} |")
+    if digits and digits.get("anchor"):
+        L += ["", "## RLS against KernelRidge, one process, alternating fits (7 pairs after a warm-up pair)", "",
+              "| n | KernelRidge fit (s) | RLS fit (s) | median of RLS / KernelRidge |", "|---|---|---|---|"]
+        for a in digits["anchor"]:
+            L.append(f"| {a['n']} | {a['kernelridge_median']:.2f} | {a['rls_median']:.2f} | {a['ratio_median']:.2f} |")
     if digits:
         L += ["", f"## Digits (1797 x 64), 10 labels per class, mean over {digits['n_draws']} draws "
               "(accuracy on the unlabeled rows)", "",
@@ -268,10 +347,25 @@ def main():
     parser.add_argument("--sizes", default=None, help="comma-separated training sizes")
     parser.add_argument("--skip-timing", action="store_true")
     parser.add_argument("--skip-digits", action="store_true")
+    parser.add_argument("--digits-json", default=None,
+                        help="with --skip-timing: only write the digits results to this JSON file")
+    parser.add_argument("--assemble", default=None, metavar="LOG",
+                        help="rebuild the tables from a timing log (this script's stderr) and --digits-json")
     parser.add_argument("--one", nargs=2, metavar=("METHOD", "N"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.one:
         print(json.dumps(measure_one(args.one[0], int(args.one[1]))))
+        return 0
+    if args.assemble:
+        with open(args.digits_json) as f:
+            digits = json.load(f)
+        write(rows_from_log(args.assemble), digits, args)
+        return 0
+    if args.digits_json and args.skip_timing:
+        digits = run_digits(3 if args.quick else 10)
+        digits["anchor"] = anchor_pairs()
+        with open(args.digits_json, "w") as f:
+            json.dump(digits, f)
         return 0
     sizes = [int(s) for s in args.sizes.split(",")] if args.sizes else ([2000] if args.quick else [2000, 5000, 20000])
     timing = [] if args.skip_timing else run_timing(sizes, args.repeats)
