@@ -337,7 +337,8 @@ def markdown(results):
         a = results["approx"]
         lines += [f"## Approximation error of the Fredholm kernel (Fashion-MNIST subset n={a['n']}, FredGauss(N))",
                   "", f"Outer sigma {a['sigma']:.2f} (median 10th-neighbour distance), inner sigma "
-                  f"{a.get('sigma_inner', a['sigma']):.2f} (median distance). Relative Frobenius error of K_F({a['n_eval']} points, {a['n_labeled']} labeled) "
+                  f"{a.get('sigma_inner', a['sigma']):.2f} (median distance). Relative Frobenius error of "
+                  f"K_F({a['n_eval']} points, {a['n_labeled']} labeled) "
                   "against the exact kernel (dense outer, exact inner).", "",
                   "| option | relative error (mean of 3 seeds) | max | median time (s) |", "|---|---|---|---|"]
         for name, r in a["rows"].items():
@@ -365,7 +366,8 @@ def markdown(results):
                   "peak RSS (GB) | acc |", "|---|---|---|---|---|---|---|---|---|"]
         for r in results["warped_scale"]:
             lines.append(f"| {r['n']} | {r['runs']} | {r['warped_fit_s']:.1f} | {r['warped_predict_s']:.1f} | "
-                         f"{r['warped_total_s']:.1f} | {r['knn_graph_s']:.1f} | {r['ratio_warped_over_knn_graph']:.2f} | "
+                         f"{r['warped_total_s']:.1f} | {r['knn_graph_s']:.1f} | "
+                         f"{r['ratio_warped_over_knn_graph']:.2f} | "
                          f"{r['peak_rss_gb']:.2f} | {r['warped_acc']:.3f} |")
         lines.append("")
     return "\n".join(lines)
