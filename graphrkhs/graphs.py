@@ -566,13 +566,16 @@ def _as_square_operator(L, name="L"):
 
 
 def _is_symmetric(L):
+    # Relative tolerance scaled to the dtype: a float32 Laplacian built from a symmetric
+    # adjacency is symmetric only to float32 rounding (normalization by sqrt(d_i d_j)).
+    rtol = 1e-5 if L.dtype == np.float32 else 1e-8
     if sp.issparse(L):
         diff = L - L.T
         if diff.nnz == 0:
             return True
         scale = abs(L).max() or 1.0
-        return abs(diff).max() <= 1e-8 * scale
-    return np.allclose(L, L.T, rtol=0, atol=1e-8 * (np.abs(L).max() or 1.0))
+        return abs(diff).max() <= rtol * scale
+    return np.allclose(L, L.T, rtol=0, atol=rtol * (np.abs(L).max() or 1.0))
 
 
 def lmax(L, method="lanczos", *, margin=0.005, tol=1e-4, random_state=0):

@@ -444,3 +444,11 @@ def test_as_adjacency_bad_input(G, error, match):
 def test_laplacian_lmax_bad_input(call, error, match):
     with pytest.raises(error, match=match):
         call()
+
+
+def test_lmax_accepts_float32_normalized_laplacian():
+    W = knn_graph(_points(400, 3, seed=18, dtype=np.float32), 8)
+    L = laplacian(W, "normalized")
+    assert L.dtype == np.float32
+    true = np.linalg.eigvalsh(L.toarray().astype(np.float64)).max()
+    assert true <= lmax(L) <= 1.01 * true + 1e-5
