@@ -297,21 +297,24 @@ def write(timing, digits, args):
                    "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}, f, indent=1)
     L = ["# Inductive semi-supervised learners", "",
          f"Run {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, "
-         f"{'quick' if args.quick else 'full'} mode; medians of {args.repeats} interleaved runs, each in a fresh "
-         "process; machine shared with other jobs (absolute seconds are noisy, same-run ratios much less).", "",
+         f"{'quick' if args.quick else 'full'} mode; medians of up to {args.repeats} interleaved runs (column "
+         "'runs'), each in a fresh process; machine shared with other jobs (load average 6-10 on 2 cores during "
+         "this run: absolute seconds are noisy, same-run ratios much less).  'failed / not run': the process died "
+         "without a Python error (killed by signal; on this shared 24 GB machine most likely out of memory) or "
+         "the run was stopped at the deadline.", "",
          "## Fit / predict time on Fashion-MNIST subsets (float64, 10 labels per class, one-vs-rest x 10)", "",
          "`KernelRidge` (anchor) and `RLS(all labeled)` fit the same fully labeled n x n problem; the other rows "
          "are the semi-supervised learners with their defaults (100 labeled rows).  PLapRLS at n = 20000 "
          "(kernel-preconditioned CG, two kernel products per iteration) is a single run.", "",
-         "| n | method | fit (s) | predict (s) | fit / KernelRidge | peak RSS (GiB) | solver (iters) | "
-         "acc. unlabeled |", "|---|---|---|---|---|---|---|---|"]
+         "| n | method | runs | fit (s) | predict (s) | fit / KernelRidge | peak RSS (GiB) | solver (iters) | "
+         "acc. unlabeled |", "|---|---|---|---|---|---|---|---|---|"]
     for r in timing:
         if r.get("failed"):
-            L.append(f"| {r['n']} | {r['method']} | failed | | | | | |")
+            L.append(f"| {r['n']} | {r['method']} | 0 | failed / not run | | | | | |")
             continue
         ratio = f"{r['fit_ratio_vs_kernelridge']:.2f}" if "fit_ratio_vs_kernelridge" in r else ""
         solver = "" if r["solver"] is None else f"{r['solver']} ({r['n_iter']})" + ("" if r["converged"] in (None, True) else " NOT converged")
-        L.append(f"| {r['n']} | {r['method']} | {r['fit_median']:.2f} | {r['predict_median']:.2f} | {ratio} | "
+        L.append(f"| {r['n']} | {r['method']} | {r['repeats']} | {r['fit_median']:.2f} | {r['predict_median']:.2f} | {ratio} | "
                  f"{r['rss_gib_max']:.2f} | {solver} | {r['accuracy_unlabeled']:.3f} |")
     if digits and digits.get("anchor"):
         L += ["", "## RLS against KernelRidge, one process, alternating fits (7 pairs after a warm-up pair)", "",
