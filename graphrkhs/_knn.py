@@ -61,11 +61,9 @@ def kd_tree_search(X, n_neighbors, workers=-1):
     tree = cKDTree(X64, leafsize=16, balanced_tree=False, compact_nodes=False)
     order = tree.indices
     dist_sorted, idx_sorted = tree.query(X64[order], k=n_neighbors + 1, workers=workers)
-    idx = np.empty_like(idx_sorted)
-    dist = np.empty_like(dist_sorted)
-    idx[order] = idx_sorted
-    dist[order] = dist_sorted
-    idx, dist = drop_self(idx, dist, n_neighbors)
+    idx = np.empty((n, n_neighbors), dtype=np.int64)
+    dist = np.empty((n, n_neighbors), dtype=np.float64)
+    _unpermute_drop_self(order.astype(np.int64), idx_sorted.astype(np.int64, copy=False), dist_sorted, idx, dist)
     return dist, idx
 
 
@@ -284,3 +282,124 @@ def pairs_within_radius(X, radius, algorithm):
 
 def _numba_threads():  # pragma: no cover - informational
     return numba.get_num_threads()
+
+
+# ---------------------------------------------------------------------------
+# Compiled assembly of the symmetric graph from directed neighbour lists.
+# scipy's W.maximum(W.T) is a single-threaded transpose plus a merge over all
+# edges; here each directed edge learns in one parallel pass whether its
+# reverse exists (and with which weight), so only the one-way edges move.
+# ---------------------------------------------------------------------------
+
+@njit(parallel=True, cache=True)
+def _unpermute_drop_self(order, idx_sorted, dist_sorted, idx_out, dist_out):
+    """Rows of a tree-order query back to user order, each without its own index
+    (or without its farthest column when k + 1 duplicates hide it)."""
+    m, k1 = idx_sorted.shape
+    for r in prange(m):
+        i = order[r]
+        has_self = False
+        for a in range(k1):
+            if idx_sorted[r, a] == i:
+                has_self = True
+        c = 0
+        for a in range(k1):
+            j = idx_sorted[r, a]
+            if (has_self and j == i) or (not has_self and a == k1 - 1):
+                continue
+            idx_out[i, c] = j
+            dist_out[i, c] = dist_sorted[r, a]
+            c += 1
+
+
+@njit(parallel=True, cache=True)
+def _reverse_weights(idx, w, reverse):
+    """reverse[i, a] = weight of the edge idx[i, a] -> i, or -1 when there is none."""
+    n, k = idx.shape
+    for i in prange(n):
+        for a in range(k):
+            j = idx[i, a]
+            r = -1.0
+            for b in range(k):
+                if idx[j, b] == i:
+                    r = w[j, b]
+                    break
+            reverse[i, a] = r
+
+
+@njit(cache=True)
+def _fill_symmetric(idx, w, reverse, mode, indptr, indices, data):
+    n, k = idx.shape
+    fill = indptr[:-1].copy()
+    for i in range(n):
+        for a in range(k):
+            j = idx[i, a]
+            r = reverse[i, a]
+            if r >= 0.0:  # two-way edge: symmetric combination, written from both ends
+                if mode == 0:
+                    value = max(w[i, a], r)
+                elif mode == 1:
+                    value = min(w[i, a], r)
+                else:
+                    value = 0.5 * (w[i, a] + r)
+                indices[fill[i]] = j
+                data[fill[i]] = value
+                fill[i] += 1
+            elif mode != 1:  # one-way edge: both entries from this end
+                value = w[i, a] if mode == 0 else 0.5 * w[i, a]
+                indices[fill[i]] = j
+                data[fill[i]] = value
+                fill[i] += 1
+                indices[fill[j]] = i
+                data[fill[j]] = value
+                fill[j] += 1
+
+
+@njit(parallel=True, cache=True)
+def _sort_rows(indptr, indices, data):
+    n = indptr.shape[0] - 1
+    for i in prange(n):
+        lo = indptr[i]
+        hi = indptr[i + 1]
+        for a in range(lo + 1, hi):
+            key = indices[a]
+            val = data[a]
+            b = a - 1
+            while b >= lo and indices[b] > key:
+                indices[b + 1] = indices[b]
+                data[b + 1] = data[b]
+                b -= 1
+            indices[b + 1] = key
+            data[b + 1] = val
+
+
+def symmetric_from_lists(idx, w, mode):
+    """CSR arrays (data, indices, indptr) of the symmetrized kNN graph.
+
+    ``mode``: "union" (max of both directions), "mutual" (min; one-way edges
+    dropped) or "average" ((w_ij + w_ji) / 2, a missing direction counting 0).
+    The two-way combination is commutative, so the result is exactly symmetric.
+    """
+    n, k = idx.shape
+    idx = np.ascontiguousarray(idx, dtype=np.int64)
+    w = np.ascontiguousarray(w, dtype=np.float64)
+    reverse = np.empty((n, k))
+    _reverse_weights(idx, w, reverse)
+    two_way = reverse >= 0
+    if mode == "mutual":
+        counts = two_way.sum(axis=1)
+    else:
+        counts = k + np.bincount(idx[~two_way], minlength=n)
+    indptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(counts, out=indptr[1:])
+    indices = np.empty(indptr[-1], dtype=np.int64)
+    data = np.empty(indptr[-1], dtype=np.float64)
+    _fill_symmetric(idx, w, reverse, _MODE_CODES[mode], indptr, indices, data)
+    _sort_rows(indptr, indices, data)
+    if indptr[-1] < np.iinfo(np.int32).max:
+        indices = indices.astype(np.int32)
+        indptr = indptr.astype(np.int32)
+    return data, indices, indptr
+
+
+_MODE_CODES = {"union": 0, "mutual": 1, "average": 2}

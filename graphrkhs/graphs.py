@@ -179,9 +179,12 @@ def _knn_weights_to_graph(dist, idx, weight, sigma, mode):
         # A point with k duplicates has scale 0; borrow the smallest positive scale.
         scale[~positive] = scale[positive].min() if positive.any() else 1.0
         w = np.exp(-d2 / (scale[:, None] * scale[idx]))
-    directed = sp.csr_array((w.ravel(), idx.ravel(), np.arange(0, n * k + 1, k)), shape=(n, n))
-    directed.sort_indices()
-    return symmetrize(directed, mode)
+    data, indices, indptr = _knn.symmetric_from_lists(idx, w, mode)
+    W = sp.csr_array((data, indices, indptr), shape=(n, n))
+    W.has_sorted_indices = True  # rows are sorted by the assembly
+    if data.size and not data.all():  # Gaussian weights that underflowed: no edge
+        W.eliminate_zeros()
+    return W
 
 
 def symmetrize(W, mode="union"):
