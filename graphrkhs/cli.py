@@ -17,8 +17,8 @@ __all__ = ["main"]
 def _demo_methods(n_neighbors):
     """(name, callable(X, y_partial, W) -> predicted codes) of every demo method.
 
-    The graphrkhs learners build their own kNN graph from X with their
-    documented defaults (self-tuning weights of relative width 1/2, see
+    The graphrkhs learners (transductive and inductive) build their own kNN
+    graph from X with their documented defaults (self-tuning weights of relative width 1/2, see
     :mod:`graphrkhs.transductive`); hyperparameters are defaults or chosen by
     leave-one-out on the labeled points, never by the hidden labels.
     """
@@ -32,6 +32,15 @@ def _demo_methods(n_neighbors):
         LaplacianRegularizationClassifier,
         PoissonLearningClassifier,
     )
+    from .semisupervised import (
+        FredholmClassifier,
+        GRLSClassifier,
+        LapRLSClassifier,
+        PLapRLSClassifier,
+        PRLSClassifier,
+        RLSClassifier,
+        WarpedKernelClassifier,
+    )
 
     def harmonic(X, y, W):
         labeled, classes, codes = split_classification_labels(y, X.shape[0])
@@ -41,6 +50,11 @@ def _demo_methods(n_neighbors):
     def estimator(make):
         def run(X, y, W):
             return make().fit(X, y).transduction_
+        return run
+
+    def inductive(cls):
+        def run(X, y, W):
+            return cls().fit(X, y).predict(X)
         return run
 
     def label_spreading(X, y, W):
@@ -55,6 +69,14 @@ def _demo_methods(n_neighbors):
         ("Graph kernel ridge (LOO alpha)",
          estimator(lambda: GraphKernelRidgeClassifier(n_neighbors=n_neighbors)), "graphrkhs"),
         ("Graph TV", estimator(lambda: GraphTVClassifier(n_neighbors=n_neighbors)), "graphrkhs"),
+        # Inductive learners: fitted on labeled + unlabeled rows, then predict(X) on the same rows.
+        ("RLS (supervised, inductive)", inductive(RLSClassifier), "graphrkhs"),
+        ("LapRLS (inductive)", inductive(LapRLSClassifier), "graphrkhs"),
+        ("PRLS (inductive)", inductive(PRLSClassifier), "graphrkhs"),
+        ("PLapRLS (inductive)", inductive(PLapRLSClassifier), "graphrkhs"),
+        ("G-RLS, constant feature (inductive)", inductive(GRLSClassifier), "graphrkhs"),
+        ("Fredholm RLS (inductive)", inductive(FredholmClassifier), "graphrkhs"),
+        ("Warped-kernel RLS (inductive)", inductive(WarpedKernelClassifier), "graphrkhs"),
         ("LabelSpreading(knn)", label_spreading, "scikit-learn"),
     ]
 
