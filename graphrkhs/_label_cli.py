@@ -176,9 +176,7 @@ def run_label(args, out=None, err=None):
     scores = _label_scores(args.method, W, codes, len(classes))
     elapsed = time.perf_counter() - t0
 
-    total = scores.sum(axis=1, keepdims=True)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        probs = np.where(total > 0, np.clip(scores, 0, None) / np.where(total > 0, total, 1), 1.0 / len(classes))
+    probs = _scores_to_confidence(scores)
     pred = probs.argmax(axis=1)
     confidence = probs.max(axis=1)
     pred_labels = np.array(classes, dtype=object)[pred]
@@ -206,6 +204,20 @@ def run_label(args, out=None, err=None):
             print(f"{c:<{width}}  {counts[c]:>8}  {predicted[c]:>9}  {mc:>15}", file=out)
     print(f"wrote {output}", file=out)
     return {"n": n, "labeled": int(labeled.sum()), "classes": classes, "output": output}
+
+
+def _scores_to_confidence(scores):
+    """Per-row class shares in [0, 1] summing to 1.
+
+    Harmonic / Tikhonov scores are already non-negative class weights; Poisson
+    and ridge scores are signed potentials, shifted per row so that the least
+    likely class has share 0.  A row of equal scores gets the uniform share.
+    """
+    scores = np.asarray(scores, dtype=np.float64)
+    shifted = scores - np.minimum(scores.min(axis=1, keepdims=True), 0.0)
+    total = shifted.sum(axis=1, keepdims=True)
+    uniform = np.full_like(shifted, 1.0 / shifted.shape[1])
+    return np.where(total > 0, shifted / np.where(total > 0, total, 1.0), uniform)
 
 
 def _class_sort_key(label):

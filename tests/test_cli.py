@@ -156,3 +156,26 @@ def test_console_entry_point_runs():
     assert proc.returncode == 0 and "demo" in proc.stdout and "label" in proc.stdout
     proc = subprocess.run([sys.executable, "-m", "graphrkhs"], capture_output=True, text=True)
     assert proc.returncode == 2
+
+
+@pytest.mark.parametrize("method", ["laplace", "poisson", "tikhonov", "kernel-ridge"])
+def test_label_confidence_is_a_share_for_every_method(blobs_csv, tmp_path, capsys, method):
+    path, y = blobs_csv
+    out_path = tmp_path / f"out-{method}.csv"
+    code, out, err = _run(["label", str(path), "--label-column", "species", "--features", "width,height",
+                           "--method", method, "--output", str(out_path)], capsys)
+    assert code == 0, err
+    with open(out_path, newline="") as f:
+        rows = list(csv.reader(f))[1:]
+    conf = np.array([float(r[5]) for r in rows])
+    assert np.all((conf >= 1 / 3 - 1e-9) & (conf <= 1 + 1e-9))
+    pred = np.array([r[4] for r in rows])
+    assert (pred == y).mean() >= 0.9
+
+
+def test_scores_to_confidence_rules():
+    from graphrkhs._label_cli import _scores_to_confidence
+
+    np.testing.assert_allclose(_scores_to_confidence(np.array([[0.5, 0.3, 0.2]])), [[0.5, 0.3, 0.2]])
+    np.testing.assert_allclose(_scores_to_confidence(np.array([[2.0, -1.0, 0.0]])), [[0.75, 0.0, 0.25]])
+    np.testing.assert_allclose(_scores_to_confidence(np.zeros((1, 4))), [[0.25] * 4])
