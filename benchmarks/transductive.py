@@ -454,7 +454,11 @@ def main(argv=None):
     p.add_argument("--large-repeats", type=int, default=3)
     p.add_argument("--large-maxiter", type=int, default=20000)
     p.add_argument("--large-labeled", type=int, default=20)
+    p.add_argument("--quick", action="store_true",
+                   help="digits section only, 3 label draws (for python -m benchmarks --suite quick)")
     args = p.parse_args(argv)
+    if args.quick:
+        args.sections, args.draws = "digits", 3
     args.rates = [int(r) for r in args.rates.split(",")]
     os.makedirs(RESULTS, exist_ok=True)
     jpath = os.path.join(RESULTS, "transductive.json")
