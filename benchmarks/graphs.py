@@ -231,23 +231,23 @@ def main():
 
 def write_markdown(results):
     lines = [f"# kNN graph construction (k = {results['k']})", "",
-             f"{results['date']}; {results['machine'].get('cores')} cores; medians of {results['repeats']} interleaved runs, "
+             f"{results['date']}; {results['machine'].get('cores')} cores; medians of interleaved runs (column 'runs'), "
              "each in a fresh process; peak = peak resident memory of that process (includes the data).", "",
-             "| data | method | median s | peak GiB | vs sklearn | vs PyGSP | vs bare cKDTree | recall@10 | one-time warm-up s |",
-             "|---|---|---|---|---|---|---|---|---|"]
+             "| data | method | runs | median s | peak GiB | vs sklearn | vs PyGSP | vs bare cKDTree | recall@10 | one-time warm-up s |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
     for name, entry in results["datasets"].items():
         ref_sk = (entry.get("sklearn") or {}).get("median_seconds")
         ref_pg = (entry.get("pygsp") or {}).get("median_seconds")
         ref_kd = (entry.get("ckdtree") or {}).get("median_seconds")
         for method, r in entry.items():
             if not r:
-                lines.append(f"| {name} | {method} | failed | | | | | | |")
+                lines.append(f"| {name} | {method} | 0 | failed | | | | | | |")
                 continue
             s = r["median_seconds"]
             ratio = lambda ref: f"{s / ref:.2f}x" if ref else "-"  # noqa: E731
             rec = f"{r['recall_at_10']:.3f}" if "recall_at_10" in r else ("1 (exact)" if method in ("ours", "sklearn") else "-")
             warm = f"{r['warmup_seconds']:.1f}" if method.startswith("ours") else "-"
-            lines.append(f"| {name} | {method} | {s:.2f} | {r['peak_rss_gib']:.2f} | {ratio(ref_sk)} | {ratio(ref_pg)} | "
+            lines.append(f"| {name} | {method} | {len(r['seconds'])} | {s:.2f} | {r['peak_rss_gib']:.2f} | {ratio(ref_sk)} | {ratio(ref_pg)} | "
                          f"{ratio(ref_kd)} | {rec} | {warm} |")
     with open(os.path.join(RESULTS, "graphs.md"), "w") as f:
         f.write("\n".join(lines) + "\n")

@@ -84,13 +84,15 @@ def main(argv=None):
             proc = subprocess.run(cmd, cwd=os.path.dirname(HERE))
             status[name] = f"{'ok' if proc.returncode == 0 else f'failed (exit {proc.returncode})'} in " \
                            f"{time.perf_counter() - t0:.0f} s"
-    write_report(status, args.suite)
+    write_report(status, None if args.report_only else args.suite)
     return 0 if all(s.startswith("ok") or s.startswith("skipped") for s in status.values()) else 1
 
 
 def write_report(status, suite):
     parts = ["# graphrkhs benchmark report", "",
-             f"Written {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} by `python -m benchmarks --suite {suite}`.",
+             f"Written {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} "
+             + (f"by `python -m benchmarks --suite {suite}`." if suite else
+                "from the tables in benchmarks/results/ (each script's last run; its own date is in its section)."),
              "Every figure is a median of several runs; ratios compare methods measured in the same run "
              "(the machine is shared, so absolute seconds vary between runs, ratios much less).", "",
              "## Machine", "", machine_description(), ""]
