@@ -27,7 +27,7 @@ from sklearn.utils.validation import check_is_fitted
 from ._datadependent import INNER_APPROXIMATIONS, FredholmKernel, WarpedKernel
 from ._labels import one_hot, split_classification_labels, split_regression_targets
 from ._solvers_datadep import rls_coefficients, rls_loo_error
-from ._validation import check_option, check_points, check_scalar
+from ._validation import check_estimator_points, check_option, check_scalar
 
 __all__ = ["FredholmClassifier", "FredholmRegressor", "WarpedKernelClassifier", "WarpedKernelRegressor"]
 
@@ -55,27 +55,9 @@ def _select_ridge(G, Y):
 
 
 def _check_X(X, min_samples=1):
-    """:func:`check_points`, with the wording scikit-learn's common checks expect for
-    complex, object, 1-D, empty and single-sample input."""
-    if isinstance(X, (list, tuple)) or hasattr(X, "__array__"):
-        arr = np.asarray(X)
-        if np.iscomplexobj(arr):
-            raise ValueError("Complex data not supported: X must be real.")
-        if arr.dtype == object:
-            try:
-                arr = arr.astype(np.float64)
-            except (TypeError, ValueError) as exc:
-                raise TypeError(f"X must hold numbers; got dtype object with non-numeric entries ({exc}).") from exc
-        if arr.ndim == 1:
-            raise ValueError(f"X must be 2-D (n_samples, n_features); got 1-D with shape {arr.shape}. Reshape your "
-                             "data with X.reshape(-1, 1) for one feature or X.reshape(1, -1) for one sample.")
-        if arr.ndim == 2 and arr.shape[1] == 0:
-            raise ValueError(f"X has 0 feature(s) (shape={arr.shape}) while a minimum of 1 is required.")
-        if arr.ndim == 2 and arr.shape[0] < min_samples:
-            raise ValueError(f"X has n_samples = {arr.shape[0]} (shape={arr.shape}) while a minimum of {min_samples} "
-                             "is required: a data-dependent kernel is built on at least two points.")
-        X = arr
-    return check_points(X, "X", min_samples=min_samples)
+    return check_estimator_points(
+        X, min_samples=min_samples,
+        reason=": a data-dependent kernel is built on at least two points" if min_samples > 1 else "")
 
 
 def _ravel_column(y):

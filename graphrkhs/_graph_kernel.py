@@ -11,10 +11,10 @@ from ._validation import check_option, check_scalar, check_signals, float_dtype,
 from .filters import _as_filter
 from .graphs import as_adjacency, laplacian
 from .spectral import (
-    DAMPINGS,
     DEFAULT_MAX_ORDER,
     EXACT_MAX_NODES,
     _chebyshev_apply,
+    _check_common,
     _exact_eigh,
     _prepare_coefficients,
     _resolve_lmax,
@@ -131,14 +131,7 @@ class GraphKernel(spla.LinearOperator):
         if laplacian is not None:
             check_option(laplacian, "laplacian", ("combinatorial", "normalized"))
         self.phi = _as_filter(phi)
-        order = check_scalar(order, "order", kind="int", low=0, allow_none=True)
-        tol = check_scalar(tol, "tol", low=0, low_inclusive=False)
-        max_order = check_scalar(max_order, "max_order", kind="int", low=0)
-        if damping not in DAMPINGS:
-            raise ValueError(f"damping must be None or 'jackson'; got {damping!r}.")
-        if reorder not in ("auto", True, False):
-            raise ValueError(f"reorder must be 'auto', True or False; got {reorder!r}.")
-        check_option(backend, "backend", ("auto", "numba", "scipy"))
+        order, tol, max_order = _check_common(order, tol, max_order, damping, reorder, backend)
         self.L = self._laplacian(L, laplacian, input)
         n = self.L.shape[0]
         if method == "exact" and n > EXACT_MAX_NODES:

@@ -46,7 +46,7 @@ from ._solvers_kernel import (
     prls_fit,
     rls_fit,
 )
-from ._validation import check_option, check_points, check_scalar
+from ._validation import check_estimator_points, check_option, check_scalar
 
 __all__ = [
     "RLSClassifier",
@@ -71,26 +71,7 @@ _GRLS_METHODS = ("saddle", "constructed", "as_printed")
 # ---------------------------------------------------------------------------
 
 def _check_X(X):
-    """check_points with the wording scikit-learn's common checks look for."""
-    arr = X if isinstance(X, np.ndarray) else None
-    if arr is None and not (hasattr(X, "__array__") or isinstance(X, (list, tuple))):
-        return check_points(X, "X")
-    arr = np.asarray(X) if arr is None else arr
-    if np.iscomplexobj(arr):
-        raise ValueError("Complex data not supported: X must be real.")
-    if arr.dtype == object:
-        try:
-            arr = arr.astype(np.float64)
-        except (TypeError, ValueError) as exc:
-            raise TypeError(f"X must hold numbers; got dtype object with non-numeric entries ({exc}).") from exc
-    if arr.ndim == 1:
-        raise ValueError(f"X must be 2-D (n_samples, n_features); got 1-D with shape {arr.shape}. Reshape your "
-                         "data with X.reshape(-1, 1) for a single feature or X.reshape(1, -1) for a single sample.")
-    if arr.ndim == 2 and arr.shape[1] == 0:
-        raise ValueError(f"X has 0 feature(s) (shape={arr.shape}) while a minimum of 1 is required.")
-    if arr.ndim == 2 and arr.shape[0] == 0:
-        raise ValueError(f"X has 0 sample(s) (shape={arr.shape}) while a minimum of 1 is required.")
-    return check_points(arr, "X")
+    return check_estimator_points(X)
 
 
 class _Base(BaseEstimator):

@@ -158,6 +158,32 @@ def check_points(X, name="X", *, min_samples=1, dtype=None, copy=False):
     return arr
 
 
+def check_estimator_points(X, *, min_samples=1, reason=""):
+    """:func:`check_points` for estimators, worded as scikit-learn's common checks expect
+    for complex, object, 1-D, feature-less and too-small input (one place for all
+    estimators, so that the messages stay identical)."""
+    if isinstance(X, (list, tuple)) or hasattr(X, "__array__"):
+        arr = np.asarray(X)
+        if np.iscomplexobj(arr):
+            raise ValueError("Complex data not supported: X must be real.")
+        if arr.dtype == object:
+            try:
+                arr = arr.astype(np.float64)
+            except (TypeError, ValueError) as exc:
+                raise TypeError(f"X must hold numbers; got dtype object with non-numeric entries ({exc}).") from exc
+        if arr.ndim == 1:
+            raise ValueError(f"X must be 2-D (n_samples, n_features); got 1-D with shape {arr.shape}. Reshape your "
+                             "data with X.reshape(-1, 1) for a single feature or X.reshape(1, -1) for a single "
+                             "sample.")
+        if arr.ndim == 2 and arr.shape[1] == 0:
+            raise ValueError(f"X has 0 feature(s) (shape={arr.shape}) while a minimum of 1 is required.")
+        if arr.ndim == 2 and arr.shape[0] < min_samples:
+            raise ValueError(f"X has n_samples = {arr.shape[0]} (shape={arr.shape}) while a minimum of "
+                             f"{min_samples} is required{reason}.")
+        X = arr
+    return check_points(X, "X", min_samples=min_samples)
+
+
 def check_signals(X, n, name="X", dtype=None):
     """Validate graph signals: shape (n,) or (n, m), finite. Returns (2-D array, was_1d)."""
     if sp.issparse(X):
