@@ -265,3 +265,39 @@ def fused_step(L, a, b, alpha, beta, gamma, cur, out, X=None, weights=None, R=No
     else:
         _pool().run(func, args, bounds)
     return out
+
+
+@njit(cache=True, nogil=True)
+def _spmm_rows(indptr, indices, data, beta, cur, out, start, stop):
+    m = cur.shape[1]
+    acc = np.empty(m, dtype=cur.dtype)
+    for i in range(start, stop):
+        for j in range(m):
+            acc[j] = 0
+        for p in range(indptr[i], indptr[i + 1]):
+            w = data[p]
+            col = indices[p]
+            for j in range(m):
+                acc[j] += w * cur[col, j]
+        if beta != 0:
+            for j in range(m):
+                out[i, j] = acc[j] + beta * out[i, j]
+        else:
+            for j in range(m):
+                out[i, j] = acc[j]
+
+
+def spmm(A, cur, out, beta=0.0):
+    """``out <- A @ cur + beta * out`` for a CSR ``A`` of any shape, rows shared between cores.
+
+    ``cur`` and ``out`` are C-contiguous (n, m) blocks of A's dtype, not
+    aliased; ``beta == 0`` never reads ``out``.
+    """
+    indptr, indices = _unsigned(A.indptr), _unsigned(A.indices)
+    args = (indptr, indices, A.data, cur.dtype.type(beta), cur, out)
+    bounds = _chunks(A, cur.shape[1])
+    if bounds.size == 2:
+        _spmm_rows(*args, 0, A.shape[0])
+    else:
+        _pool().run(_spmm_rows, args, bounds)
+    return out

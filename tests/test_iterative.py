@@ -29,8 +29,13 @@ def test_block_cg_matches_dense_solve(dtype, precondition):
     np.testing.assert_allclose(res.x, exact, atol=10 * rtol * cond * np.abs(exact).max())
     # the reported residuals are the true ones
     true = np.linalg.norm(B - A @ res.x, axis=0) / np.linalg.norm(B, axis=0)
-    if dtype == np.float32:  # the residual itself is formed in float32
-        np.testing.assert_allclose(res.residual_norms, true, rtol=0.05, atol=1e-7)
+    if dtype == np.float32:
+        # the residual itself is formed in float32: it is known to within the rounding of B - A x
+        rounding = 4 * np.finfo(np.float32).eps * (
+            np.abs(A).max() * np.sqrt(A.shape[0]) * np.linalg.norm(res.x, axis=0) + np.linalg.norm(B, axis=0)
+        ) / np.linalg.norm(B, axis=0)
+        assert np.all(np.abs(res.residual_norms - true) <= rounding)
+        assert np.all(true <= rtol + rounding)
     else:
         np.testing.assert_allclose(res.residual_norms, true, rtol=1e-6, atol=1e-12)
 
