@@ -211,7 +211,7 @@ class SmoothedAggregationPreconditioner(spla.LinearOperator):
             A_scaled = _scale(A, s_coarse, s_coarse)
         coarse = self.levels[-1].A.toarray()
         w, V = np.linalg.eigh(coarse)
-        keep = w > max(w.max(), 0) * 1e-12 * len(w)
+        keep = w > max(w.max(), 0) * 10 * len(w) * np.finfo(np.float64).eps
         # pseudo-inverse: a Laplacian's coarsest level keeps its constant null space
         self._coarse_inverse = (V[:, keep] / w[keep]) @ V[:, keep].T
         self.operator_complexity = total / max(nnz0, 1)

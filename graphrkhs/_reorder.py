@@ -24,7 +24,7 @@ try:
 except ImportError as exc:  # pragma: no cover
     raise ImportError("graphrkhs needs numba (pip install numba)") from exc
 
-from ._spmm import fused_step
+from ._spmm import fused_step, gather_rows
 
 __all__ = []
 
@@ -174,7 +174,7 @@ class PreparedOperator:
     def to_internal(self, X, copy=False):
         """(n, m) block in internal order, C-contiguous, compute dtype (a new array if ``copy``)."""
         if self.perm is not None:
-            return np.ascontiguousarray(X[self.perm], dtype=self.dtype)
+            return gather_rows(X, self.perm, dtype=self.dtype)
         Y = np.ascontiguousarray(X, dtype=self.dtype)
         if copy and np.shares_memory(Y, X):
             Y = Y.copy()
@@ -184,6 +184,8 @@ class PreparedOperator:
         """Back to the user's node order (works on (n, ...) and (F, n, ...) blocks along ``axis``)."""
         if self.perm is None:
             return Y
+        if Y.ndim == 2:
+            return gather_rows(Y, self.iperm)
         return Y[..., self.iperm, :] if Y.ndim == 3 else Y[self.iperm]
 
     def internal_index(self, idx):

@@ -355,6 +355,41 @@ def _compute_dtype(L, X):
     return float_dtype(np.result_type(L.dtype, X.dtype))
 
 
+def _clenshaw_dense(op, c, a, b, X):
+    r"""Clenshaw's recurrence for one response on a dense block, in two work blocks.
+
+    :math:`b_k = c_k X + 2\tilde L b_{k+1} - b_{k+2}` with
+    :math:`\tilde L = aL + bI`, :math:`b_{K+1} = b_{K+2} = 0`, and
+    :math:`y = \tfrac{c_0}{2} X + \tilde L b_1 - b_2`.  While
+    :math:`b_{k+1}` or :math:`b_{k+2}` is still a multiple :math:`s X` of the
+    input (:math:`b_K = c_K X`), it is never stored: :math:`\tilde L (sX)`
+    is a step on X with the matrix scaled by s, and :math:`-sX` folds into
+    the step's :math:`\gamma X` term.  So the first steps need no zero fill
+    and no scaled copy of X -- two block passes saved.
+    """
+    K = c.size - 1
+    dtype = op.dtype
+    if K == 0:
+        return np.multiply(X, dtype.type(c[0] / 2), dtype=dtype)
+    # each of b_{k+1}, b_{k+2}: (buffer, 0.0) or (None, s) meaning s X
+    b1, b2 = (None, float(c[K])), (None, 0.0)
+    free = [np.empty(X.shape, dtype=dtype), np.empty(X.shape, dtype=dtype)]
+    for k in range(K - 1, -1, -1):
+        alpha, ck = (2.0, c[k]) if k else (1.0, c[0] / 2)
+        buf1, s1 = b1
+        buf2, s2 = b2
+        cur, scale = (X, s1) if buf1 is None else (buf1, 1.0)
+        if buf2 is None:
+            out = free.pop()
+            beta, gamma = 0.0, ck - s2
+        else:
+            out = buf2
+            beta, gamma = -1.0, ck
+        op.step(a * scale, b * scale, alpha, beta, gamma, cur, out, X)
+        b1, b2 = (out, 0.0), b1
+    return b1[0]
+
+
 def _chebyshev_apply(op, coefs, lmax, X=None, indicator=None):
     r"""Apply :math:`\sum'_k c_{f,k} T_k(\tilde L)` to a block, in the prepared operator's order.
 
@@ -387,29 +422,25 @@ def _chebyshev_apply(op, coefs, lmax, X=None, indicator=None):
         if indicator is not None:
             out[rows, cols] += ck
 
+    if F == 1 and indicator is None:
+        return _clenshaw_dense(op, coefs[0], a, b, X)[None]
     if F == 1:
         c = coefs[0]
         if K == 0:
             Y = np.zeros((n, m), dtype=dtype)
-            if indicator is not None:
-                Y[rows, cols] = c[0] / 2
-            else:
-                Y += (c[0] / 2) * X
+            Y[rows, cols] = c[0] / 2
             return Y[None]
-        b1 = np.zeros((n, m), dtype=dtype)  # b_K = c_K X
-        if indicator is not None:
-            b1[rows, cols] = c[K]
-        else:
-            b1 += c[K] * X
+        b1 = np.zeros((n, m), dtype=dtype)  # b_K = c_K E
+        b1[rows, cols] = c[K]
         b2 = np.empty((n, m), dtype=dtype)  # b_{K+1} = 0 (beta=0 below never reads it)
         first = True
         for k in range(K - 1, 0, -1):
-            op.step(a, b, 2.0, 0.0 if first else -1.0, 0.0 if indicator is not None else c[k], b1, b2, X)
+            op.step(a, b, 2.0, 0.0 if first else -1.0, 0.0, b1, b2, X)
             add_cX(b2, c[k])
             b1, b2 = b2, b1
             first = False
-        # y = c_0/2 X + L~ b_1 - b_2
-        op.step(a, b, 1.0, 0.0 if first else -1.0, 0.0 if indicator is not None else c[0] / 2, b1, b2, X)
+        # y = c_0/2 E + L~ b_1 - b_2
+        op.step(a, b, 1.0, 0.0 if first else -1.0, 0.0, b1, b2, X)
         add_cX(b2, c[0] / 2)
         return b2[None]
     # Filter bank: forward recurrence, R_f += c_{f,k} T_k fused into each step.

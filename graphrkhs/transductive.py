@@ -342,8 +342,7 @@ class LaplacianRegularizationClassifier(_LaplacianMixin, _TransductiveClassifier
         CG relative residual.
     preconditioner : {"auto", "amg", "jacobi", None}, default="auto"
         See :func:`~graphrkhs.harmonic_solution` ("auto": direct up to 5000
-        nodes, AMG above; "jacobi" is faster on kNN graphs of
-        high-dimensional data, AMG on low-dimensional ones).
+        nodes, AMG above).
     """ + _GRAPH_DOC + r"""
     Attributes
     ----------

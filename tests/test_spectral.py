@@ -421,3 +421,41 @@ def test_locality_measure_and_rcm_permutation():
     np.testing.assert_array_equal(P.toarray(), A.toarray()[np.ix_(perm, perm)])
     np.testing.assert_array_equal(iperm[perm], np.arange(400))
     assert all(np.all(np.diff(P.indices[P.indptr[i]:P.indptr[i + 1]]) > 0) for i in range(0, 400, 37))
+
+
+@pytest.mark.parametrize("backend", ["numba", "scipy"])
+@pytest.mark.parametrize("order", [0, 1, 2, 3, 4, 7])
+def test_low_orders_equal_the_truncated_chebyshev_series(order, backend):
+    """Clenshaw with the leading b_k kept implicit (multiples of X): every short order against the
+    series sum'_k c_k T_k(L~) X evaluated on the dense eigendecomposition."""
+    from graphrkhs.spectral import chebyshev_coefficients
+
+    X = np.random.default_rng(11).random((60, 2))
+    L = laplacian(knn_graph(X, 5))
+    S = np.random.default_rng(12).standard_normal((60, 3))
+    phi, top = filters.Heat(0.7), 9.0
+    c = chebyshev_coefficients(phi, order, top)
+    lam, U = np.linalg.eigh(L.toarray())
+    x = 2 * lam / top - 1
+    series = c[0] / 2 + sum((c[k] * np.cos(k * np.arccos(np.clip(x, -1, 1))) for k in range(1, order + 1)),
+                            np.zeros_like(x))
+    expected = U @ (series[:, None] * (U.T @ S))
+    Y = chebyshev_filter(L, phi, S, order=order, lmax=top, backend=backend)
+    np.testing.assert_allclose(Y, expected, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("src_dtype,out_dtype", [(np.float64, np.float64), (np.float64, np.float32),
+                                                 (np.float32, np.float32)])
+def test_parallel_row_gather_equals_fancy_indexing(src_dtype, out_dtype):
+    from graphrkhs._spmm import gather_rows
+
+    rng = np.random.default_rng(13)
+    src = rng.standard_normal((120_000, 16)).astype(src_dtype)
+    rows = rng.permutation(120_000)
+    out = gather_rows(src, rows, dtype=out_dtype)        # 1.9 M entries: several row chunks
+    assert out.dtype == out_dtype and out.flags.c_contiguous
+    np.testing.assert_array_equal(out, src[rows].astype(out_dtype))
+    strided = src[:, ::3]                                 # any source layout
+    np.testing.assert_array_equal(gather_rows(strided, rows), strided[rows])
+    ints = np.arange(12).reshape(6, 2)                    # non-float sources take NumPy's path
+    np.testing.assert_array_equal(gather_rows(ints, np.array([5, 0, 3])), ints[[5, 0, 3]])
