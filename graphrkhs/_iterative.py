@@ -182,7 +182,7 @@ def amg_preconditioner(A, *, degree=3, ratio=30.0, strength=0.0, max_coarse=500,
     strength, standard aggregation, Jacobi-smoothed prolongator with
     :math:`\omega = 4/3`); the cycle smooths with a Chebyshev polynomial of
     the Jacobi-scaled operator and applies to all columns of a block at once
-    on all cores (see :mod:`graphrkhs._multigrid`), where PyAMG's own cycle
+    on all cores (module ``graphrkhs._multigrid``), where PyAMG's own cycle
     runs one sequential Gauss-Seidel sweep per column.
 
     Parameters

@@ -58,20 +58,26 @@ def _fused_rows(indptr, indices, data, a, b, alpha, beta, gamma, cur, out, X, we
             col = indices[p]
             for j in range(m):
                 acc[j] += w * cur[col, j]
+        if b != 0:   # b == 0 never reads row i of cur: the matrix may be rectangular
+            for j in range(m):
+                acc[j] = alpha * (a * acc[j] + b * cur[i, j])
+        else:
+            for j in range(m):
+                acc[j] = alpha * a * acc[j]
         if beta != 0:
             if gamma != 0:
                 for j in range(m):
-                    out[i, j] = alpha * (a * acc[j] + b * cur[i, j]) + beta * out[i, j] + gamma * X[i, j]
+                    out[i, j] = acc[j] + beta * out[i, j] + gamma * X[i, j]
             else:
                 for j in range(m):
-                    out[i, j] = alpha * (a * acc[j] + b * cur[i, j]) + beta * out[i, j]
+                    out[i, j] = acc[j] + beta * out[i, j]
         else:
             if gamma != 0:
                 for j in range(m):
-                    out[i, j] = alpha * (a * acc[j] + b * cur[i, j]) + gamma * X[i, j]
+                    out[i, j] = acc[j] + gamma * X[i, j]
             else:
                 for j in range(m):
-                    out[i, j] = alpha * (a * acc[j] + b * cur[i, j])
+                    out[i, j] = acc[j]
         for f in range(n_filters):
             wf = weights[f]
             for j in range(m):
@@ -88,7 +94,7 @@ def _fused_rows_1(indptr, indices, data, a, b, alpha, beta, gamma, cur, out, X, 
         s = 0.0
         for p in range(indptr[i], indptr[i + 1]):
             s += data[p] * cur[indices[p]]
-        v = alpha * (a * s + b * cur[i])
+        v = alpha * (a * s + b * cur[i]) if b != 0 else alpha * a * s
         if use_out:
             v += beta * out[i]
         if use_x:
@@ -241,7 +247,8 @@ def fused_step(L, a, b, alpha, beta, gamma, cur, out, X=None, weights=None, R=No
     """One fused step on a CSR matrix ``L`` (arguments as in the module doc).
 
     ``cur``, ``out``, ``X`` and ``R`` are C-contiguous blocks of L's dtype;
-    ``out`` must not alias ``cur``.
+    ``out`` must not alias ``cur``.  With ``b == 0`` ``L`` may be rectangular
+    (``cur`` has L.shape[1] rows, ``out`` L.shape[0]).
     """
     dtype = cur.dtype.type
     if X is None:
@@ -249,7 +256,7 @@ def fused_step(L, a, b, alpha, beta, gamma, cur, out, X=None, weights=None, R=No
         gamma = 0.0
     if weights is None:
         weights = np.zeros(0, dtype=cur.dtype)
-        R = np.zeros((0, cur.shape[0], cur.shape[1]), dtype=cur.dtype)
+        R = np.zeros((0, L.shape[0], cur.shape[1]), dtype=cur.dtype)
     # Unsigned indices spare the compiled loop numba's negative-index wraparound test.
     indptr, indices = _unsigned(L.indptr), _unsigned(L.indices)
     scalars = (dtype(a), dtype(b), dtype(alpha), dtype(beta), dtype(gamma))
@@ -261,30 +268,10 @@ def fused_step(L, a, b, alpha, beta, gamma, cur, out, X=None, weights=None, R=No
         args = (indptr, indices, L.data, *scalars, cur, out, X, weights, R)
     bounds = _chunks(L, cur.shape[1])
     if bounds.size == 2:
-        func(*args, 0, cur.shape[0])
+        func(*args, 0, L.shape[0])
     else:
         _pool().run(func, args, bounds)
     return out
-
-
-@njit(cache=True, nogil=True)
-def _spmm_rows(indptr, indices, data, beta, cur, out, start, stop):
-    m = cur.shape[1]
-    acc = np.empty(m, dtype=cur.dtype)
-    for i in range(start, stop):
-        for j in range(m):
-            acc[j] = 0
-        for p in range(indptr[i], indptr[i + 1]):
-            w = data[p]
-            col = indices[p]
-            for j in range(m):
-                acc[j] += w * cur[col, j]
-        if beta != 0:
-            for j in range(m):
-                out[i, j] = acc[j] + beta * out[i, j]
-        else:
-            for j in range(m):
-                out[i, j] = acc[j]
 
 
 def spmm(A, cur, out, beta=0.0):
@@ -293,14 +280,7 @@ def spmm(A, cur, out, beta=0.0):
     ``cur`` and ``out`` are C-contiguous (n, m) blocks of A's dtype, not
     aliased; ``beta == 0`` never reads ``out``.
     """
-    indptr, indices = _unsigned(A.indptr), _unsigned(A.indices)
-    args = (indptr, indices, A.data, cur.dtype.type(beta), cur, out)
-    bounds = _chunks(A, cur.shape[1])
-    if bounds.size == 2:
-        _spmm_rows(*args, 0, A.shape[0])
-    else:
-        _pool().run(_spmm_rows, args, bounds)
-    return out
+    return fused_step(A, 1.0, 0.0, 1.0, beta, 0.0, cur, out)
 
 
 @njit(cache=True, nogil=True)
