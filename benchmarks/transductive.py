@@ -9,8 +9,11 @@ digits     scikit-learn's digits, 10 labels per class, 10 random label draws.  E
            (its own binary kNN graph) is listed as the scikit-learn anchor of the issue.
 fashion    Fashion-MNIST (70000 x 784 in [0, 1]), ``knn_graph(X, 10)`` built once and cached under
            /tmp (not in the repository), 1, 5, 10, 50 labels per class, 10 draws, the same graph and
-           labels for every method: our harmonic (Laplace) and Poisson learning against GraphLearning's
-           ``laplace`` and ``poisson`` and scikit-learn's LabelSpreading (same graph).
+           labels for every method: our harmonic (Laplace) and Poisson learning and graph kernel
+           ridge (LOO-chosen at <= 5 labels/class; the sparse RegularizedLaplacian(4) system at every
+           rate) against GraphLearning's ``laplace`` and ``poisson`` and scikit-learn's
+           LabelSpreading (same graph).
+poisson    Poisson learning only, ours against GraphLearning's, alternating per draw (timing).
 large      The 10^6-node 3-D kNN graph (uniform points in the unit cube, k = 10), 20 labeled nodes (2
            classes): harmonic and Tikhonov solves, AMG-preconditioned CG (hierarchy built inside each
            solve) against plain CG to the same relative residual, time and peak traced memory
@@ -266,38 +269,6 @@ def section_poisson(args):
     return {"rows": rows}
 
 
-def section_fashion_ridge(args):
-    """Graph kernel ridge on Fashion-MNIST at every rate: RegularizedLaplacian(4) on the normalized
-    Laplacian, alpha = 0.01 -- the kernel chosen by exact leave-one-out on the labeled nodes of the
-    first 50-per-class draw (grid a in {0.25, 1, 4}, alpha in {0.01 .. 10}; LOO accuracy 0.772, 0.784,
-    0.814), never by unlabeled labels -- solved as the sparse full-space system (J + mu (I + a L)) F = J Y
-    by Jacobi-scaled CG.  GraphLearning's poisson runs in the same loop as the time anchor."""
-    import graphlearning as gl
-
-    from graphrkhs import filters, graph_kernel_ridge
-    from graphrkhs._labels import one_hot
-
-    W, y, _ = fashion_graph()
-    W = W.astype(np.float64)
-    Wm = sp.csr_matrix(W)
-    phi = filters.RegularizedLaplacian(4.0)
-
-    def ridge(S, c):
-        F = graph_kernel_ridge(W, S, one_hot(c, 10), phi, alpha=0.01, method="sparse", preconditioner="jacobi",
-                               rtol=1e-4)
-        return F.argmax(axis=1)
-
-    def gl_poisson(S, c):
-        return gl.ssl.poisson(Wm).fit_predict(S, c)
-
-    rows = []
-    for per_class in args.rates:
-        rows += _evaluate(W, y, per_class, args.draws,
-                          [("Graph kernel ridge (RegLap(4), sparse)", "graphrkhs", ridge),
-                           ("poisson", "GraphLearning", gl_poisson)])
-    return {"rows": rows}
-
-
 def large_graph():
     path = os.path.join(CACHE, "uniform3d_1e6_knn10.npz")
     xpath = os.path.join(CACHE, "uniform3d_1e6_X.npy")
@@ -442,20 +413,6 @@ def render(results):
                 lines.append(f"| {rate} | {r['method']} | {r['source']} | {100 * r['accuracy_mean']:.2f}% +- "
                              f"{100 * r['accuracy_std']:.2f} | {r['time_median']:.2f} s | "
                              f"{100 * (r['accuracy_mean'] - ref['accuracy_mean']):+.2f} | "
-                             f"{r['time_median'] / ref['time_median']:.2f} |")
-        lines.append("")
-    if "fashion_ridge" in results:
-        lines += ["## Fashion-MNIST, graph kernel ridge (RegularizedLaplacian(4), alpha 0.01, LOO-chosen on the "
-                  "first 50/class draw), same graphs and label draws as above", "",
-                  "| labels/class | method | from | accuracy (unlabeled) | median time | time / GL poisson |",
-                  "|---|---|---|---|---|---|"]
-        rr = results["fashion_ridge"]["rows"]
-        for rate in sorted({r["labels_per_class"] for r in rr}):
-            sub = [r for r in rr if r["labels_per_class"] == rate]
-            ref = next(r for r in sub if r["method"] == "poisson")
-            for r in sub:
-                lines.append(f"| {rate} | {r['method']} | {r['source']} | {100 * r['accuracy_mean']:.2f}% +- "
-                             f"{100 * r['accuracy_std']:.2f} | {r['time_median']:.2f} s | "
                              f"{r['time_median'] / ref['time_median']:.2f} |")
         lines.append("")
     if "poisson" in results:
