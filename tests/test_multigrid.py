@@ -83,7 +83,7 @@ def test_singular_laplacian_is_solved_by_a_generalized_inverse():
 
 
 def test_coarsening_follows_pyamg_standard_aggregation():
-    pyamg = pytest.importorskip("pyamg")
+    import pyamg   # a runtime dependency
     A = _system(n=3000, seed=5)
     ours = amg_preconditioner(A, max_coarse=20)
     theirs = pyamg.smoothed_aggregation_solver(sp.csr_matrix(A), symmetry="symmetric", max_coarse=20,
