@@ -373,14 +373,13 @@ def _clenshaw_dense(op, c, a, b, X):
         return np.multiply(X, dtype.type(c[0] / 2), dtype=dtype)
     # each of b_{k+1}, b_{k+2}: (buffer, 0.0) or (None, s) meaning s X
     b1, b2 = (None, float(c[K])), (None, 0.0)
-    free = [np.empty(X.shape, dtype=dtype), np.empty(X.shape, dtype=dtype)]
     for k in range(K - 1, -1, -1):
         alpha, ck = (2.0, c[k]) if k else (1.0, c[0] / 2)
         buf1, s1 = b1
         buf2, s2 = b2
         cur, scale = (X, s1) if buf1 is None else (buf1, 1.0)
-        if buf2 is None:
-            out = free.pop()
+        if buf2 is None:   # the first two steps only: two work blocks in all
+            out = np.empty(X.shape, dtype=dtype)
             beta, gamma = 0.0, ck - s2
         else:
             out = buf2
@@ -418,9 +417,8 @@ def _chebyshev_apply(op, coefs, lmax, X=None, indicator=None):
     coefs = coefs.astype(dtype)
 
     def add_cX(out, ck):
-        # A dense X enters through the kernel's gamma term; an indicator block by a scatter.
-        if indicator is not None:
-            out[rows, cols] += ck
+        # the indicator block's c_k E term, by a scatter (a dense X enters through gamma)
+        out[rows, cols] += ck
 
     if F == 1 and indicator is None:
         return _clenshaw_dense(op, coefs[0], a, b, X)[None]
