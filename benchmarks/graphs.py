@@ -160,7 +160,7 @@ def measure_all(methods, name, repeats):
 
 def recall(name, method, exact="ours"):
     """recall@K of ``method``'s directed neighbour sets against the exact ones."""
-    from graphrkhs import _knn
+    from graphrkhs.graphs import _search as _knn
 
     # Recompute directed lists (the stored graphs are symmetrized): exact by our brute/kd path,
     # approximate by the backend, both in this process.

@@ -105,7 +105,7 @@ def bench_graph(name, repeats, n_columns, results):
 
     import graphrkhs
     from graphrkhs import GraphKernel, chebyshev_filter, filters, lanczos_filter, laplacian, lmax
-    from graphrkhs._reorder import PreparedOperator
+    from graphrkhs._core.reorder import PreparedOperator
 
     log(f"graph {name}")
     W, build = load_graph(name)

@@ -79,7 +79,7 @@ def _methods(W, n_classes, include_ridge=True, include_tv=True, include_propagat
 
     from graphrkhs import (GraphKernelRidgeClassifier, GraphTVClassifier, harmonic_solution,
                            poisson_learning)
-    from graphrkhs._labels import one_hot
+    from graphrkhs._core.labels import one_hot
 
     n = W.shape[0]
     Wm = sp.csr_matrix(W)
@@ -144,7 +144,7 @@ def _sparse_ridge(W, n_classes):
     unlabeled labels -- solved as the sparse full-space system (J + mu (I + a L)) F = J Y by
     Jacobi-scaled CG."""
     from graphrkhs import filters, graph_kernel_ridge
-    from graphrkhs._labels import one_hot
+    from graphrkhs._core.labels import one_hot
 
     phi = filters.RegularizedLaplacian(4.0)
 
@@ -233,7 +233,7 @@ def section_poisson(args):
     import graphlearning as gl
 
     from graphrkhs import poisson_learning
-    from graphrkhs._labels import one_hot
+    from graphrkhs._core.labels import one_hot
     from graphrkhs.datasets import sample_labels
 
     W, y, _ = fashion_graph()

@@ -287,8 +287,8 @@ def _constant_docstring(name):
 
     from sphinx.pycode import ModuleAnalyzer
 
-    for info in pkgutil.iter_modules(graphrkhs.__path__, "graphrkhs."):
-        if info.name.endswith(("__main__", ".cli")):
+    for info in pkgutil.walk_packages(graphrkhs.__path__, "graphrkhs."):
+        if info.name.endswith("__main__") or info.name.startswith("graphrkhs.cli"):
             continue  # importing them would run the command line
         try:
             docs = ModuleAnalyzer.for_module(info.name).find_attr_docs()

@@ -6,7 +6,7 @@ import os
 
 import numpy as np
 
-from ._validation import check_random_state, check_scalar
+from ._core.validation import check_random_state, check_scalar
 
 __all__ = ["load_digits", "load_fashion_mnist", "sample_labels", "make_noisy_subspace"]
 
@@ -139,7 +139,7 @@ def make_noisy_subspace(n_samples=2000, *, n_signal=2, n_features=100, noise_var
     >>> round(float(X[:, 2:].var()), 2)
     0.25
     """
-    from ._validation import check_option
+    from ._core.validation import check_option
 
     n_samples = check_scalar(n_samples, "n_samples", kind="int", low=2)
     n_signal = check_scalar(n_signal, "n_signal", kind="int", low=1)

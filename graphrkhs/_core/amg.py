@@ -1,0 +1,283 @@
+r"""Smoothed-aggregation multigrid applied to blocks of right-hand sides on all cores.
+
+PyAMG builds excellent hierarchies, but its cycle relaxes one vector at a
+time with a sequential Gauss-Seidel sweep, so preconditioning the m one-hot
+columns of a labeling problem costs m single-core V-cycles.  Here the
+hierarchy is set up from PyAMG's building blocks (strength of connection,
+standard aggregation, tentative prolongator) and the cycle is our own:
+
+* every level works in Jacobi-scaled variables,
+  :math:`\tilde A = D^{-1/2} A D^{-1/2}` (unit diagonal), so the smoother is a
+  polynomial in :math:`\tilde A` -- the Chebyshev polynomial of degree k that
+  is smallest on :math:`[\lambda_{max}/r, \lambda_{max}]`
+  (Adams, Brezina, Hu & Tuminaro 2003, "Parallel multigrid smoothing:
+  polynomial versus Gauss-Seidel");
+* each product with :math:`\tilde A`, :math:`\tilde P` and
+  :math:`\tilde P^T` is one row-parallel pass over the whole (n, m) block
+  (the compiled kernels of :mod:`graphrkhs._spmm`);
+* the same smoother before and after the coarse correction makes the cycle a
+  symmetric positive (semi)definite operator, as conjugate gradients need.
+
+The prolongator is PyAMG's default smoothed aggregation,
+:math:`P = (I - \tfrac{\omega}{\rho} D^{-1} A) T` with
+:math:`\omega = 4/3`; the spectral radius :math:`\rho` of :math:`D^{-1} A`
+(that of :math:`\tilde A`) is estimated once per level and serves both the
+prolongator and the smoother.
+"""
+
+import numpy as np
+import scipy.linalg
+import scipy.sparse as sp
+import scipy.sparse.linalg as spla
+
+from .spmm import fused_step, spmm
+
+__all__ = []
+
+
+def _spectral_bound(A_scaled, steps=12, random_state=0):
+    r"""Upper estimate of :math:`\lambda_{max}` of a symmetric matrix by a short Lanczos run.
+
+    The largest Ritz value of ``steps`` Lanczos steps plus the norm of its
+    residual (an eigenvalue lies within it of the Ritz value; for the
+    largest Ritz value that is, in practice, the largest eigenvalue) and a
+    5% margin, capped by the Gershgorin bound.  The smoother only needs the
+    bound to within tens of percent; being *below* :math:`\lambda_{max}` is
+    what must not happen, hence the residual and the margin.
+    """
+    n = A_scaled.shape[0]
+    gersh = float(abs(A_scaled).sum(axis=1).max())
+    if n <= 2 * steps:
+        return min(float(np.linalg.eigvalsh(A_scaled.toarray()).max()) * 1.01, gersh)
+    rng = np.random.default_rng(random_state)
+    Q = np.empty((steps + 1, n))
+    q = rng.standard_normal(n)
+    Q[0] = q / np.linalg.norm(q)
+    alpha = np.empty(steps)
+    beta = np.empty(steps)
+    k = steps
+    w2 = np.empty((n, 1))
+    for j in range(steps):
+        spmm(A_scaled, Q[j][:, None], w2)
+        w = w2[:, 0]
+        alpha[j] = Q[j] @ w
+        w -= alpha[j] * Q[j]
+        if j:
+            w -= beta[j - 1] * Q[j - 1]
+        # full reorthogonalization: a dozen vectors, and it keeps the Ritz values honest
+        w -= Q[: j + 1].T @ (Q[: j + 1] @ w)
+        beta[j] = np.linalg.norm(w)
+        if beta[j] <= 1e-12 * max(abs(alpha[j]), 1.0):
+            k = j + 1
+            break
+        Q[j + 1] = w / beta[j]
+    theta, vecs = scipy.linalg.eigh_tridiagonal(alpha[:k], beta[: k - 1])
+    residual = abs(beta[k - 1] * vecs[-1, -1])
+    return float(min((theta[-1] + residual) * 1.05, gersh))
+
+
+def chebyshev_smoother_coefficients(degree, ratio):
+    r"""Power-basis coefficients :math:`c_0..c_{k-1}` of the smoothing polynomial p.
+
+    On the spectrum normalized to :math:`\lambda_{max} = 1`, the error after
+    smoothing is :math:`e(\lambda) = 1 - \lambda p(\lambda) =
+    T_k\big((\theta - \lambda)/\delta\big) / T_k(\theta/\delta)` with
+    :math:`[\theta - \delta, \theta + \delta] = [1/r, 1]`: the degree-k
+    polynomial with :math:`e(0) = 1` that is smallest on that interval.
+    """
+    from numpy.polynomial import Chebyshev, Polynomial
+
+    lo, hi = 1.0 / ratio, 1.0
+    theta, delta = (hi + lo) / 2, (hi - lo) / 2
+    t_k = Chebyshev.basis(degree).convert(kind=Polynomial)
+    e = t_k(Polynomial([theta / delta, -1.0 / delta])) / t_k(theta / delta)
+    one_minus_e = Polynomial([1.0]) - e
+    return one_minus_e.coef[1:].copy()   # (1 - e)(0) = 0, so dividing by lambda drops c_0
+
+
+class _Level:
+    def __init__(self, A, scale, bound, coef=None, P=None, R=None):
+        self.A = A          # Jacobi-scaled operator, unit diagonal
+        self.scale = scale  # D^{-1/2} of the unscaled operator
+        self.bound = bound  # upper estimate of lambda_max(A)
+        self.coef = coef    # smoother p(lambda) = sum_j coef[j] lambda^j
+        self.P = P          # scaled prolongator to this level from the next
+        self.R = R          # its transpose, stored row-major
+
+
+def _scale(A, left, right):
+    """``diag(left) @ A @ diag(right)`` for a CSR matrix (either side may be None), sorted indices."""
+    A = sp.csr_array(A, dtype=np.float64, copy=True)
+    A.sum_duplicates()
+    A.sort_indices()
+    if left is not None:
+        A.data *= np.repeat(left, np.diff(A.indptr))
+    if right is not None:
+        A.data *= right[A.indices]
+    return A
+
+
+def _diagonal_scaling(A):
+    d = A.diagonal()
+    return 1.0 / np.sqrt(np.where(d > 0, d, 1.0))
+
+
+class SmoothedAggregationPreconditioner(spla.LinearOperator):
+    r"""Smoothed-aggregation AMG V-cycle with Chebyshev smoothing, for blocks of vectors.
+
+    A symmetric positive definite approximation of :math:`A^{-1}` for an SPD
+    (or positive semidefinite, e.g. a graph Laplacian) sparse matrix, to
+    precondition :func:`~graphrkhs.conjugate_gradient`.  Build it once and
+    reuse it across right-hand sides and solves.
+
+    Parameters
+    ----------
+    A : sparse matrix of shape (n, n)
+        Symmetric with a nonnegative diagonal.
+    degree : int >= 1, default=3
+        Degree of the Chebyshev smoother (products with the level's matrix
+        per smoothing step, the residual included).
+    ratio : float > 1, default=30
+        The smoother targets :math:`[\lambda_{max}/r, \lambda_{max}]` of the
+        scaled operator; the coarse levels take care of the rest.
+    strength : float in [0, 1), default=0
+        Threshold of PyAMG's symmetric strength of connection (0 keeps every
+        edge, right for graph Laplacians).
+    omega : float, default=4/3
+        Damping of the Jacobi prolongation smoother, over :math:`\rho`.
+    max_coarse : int, default=500
+        Size at which coarsening stops; the coarsest level is solved by a
+        dense (pseudo-)inverse.
+    max_levels : int, default=12
+
+    Attributes
+    ----------
+    levels : list
+        Per level: ``A`` (scaled), ``scale``, ``bound``, ``P``, ``R``.
+    operator_complexity : float
+        Stored entries of all levels over those of ``A``.
+    """
+
+    def __init__(self, A, *, degree=3, ratio=30.0, strength=0.0, omega=4.0 / 3.0, max_coarse=500,
+                 max_levels=12):
+        import pyamg
+
+        A = sp.csr_array(A, dtype=np.float64)
+        n = A.shape[0]
+        super().__init__(dtype=np.float64, shape=(n, n))
+        self.degree = int(degree)
+        self.ratio = float(ratio)
+        coef = chebyshev_smoother_coefficients(self.degree, self.ratio)
+        self.levels = []
+        B = np.ones((n, 1))
+        nnz0 = A.nnz
+        total = 0
+        A_scaled = None
+        while True:
+            s = _diagonal_scaling(A)
+            if A_scaled is None:
+                A_scaled = _scale(A, s, s)
+            total += A_scaled.nnz
+            last = A.shape[0] <= max_coarse or len(self.levels) + 1 >= max_levels
+            if not last:
+                if strength == 0:
+                    # theta = 0 keeps every stored entry: the pattern of A is the strength graph
+                    C = sp.csr_matrix((np.ones_like(A.data), A.indices, A.indptr), shape=A.shape)
+                else:
+                    C = pyamg.strength.symmetric_strength_of_connection(sp.csr_matrix(A), theta=strength)
+                agg = pyamg.aggregation.standard_aggregation(C)[0]
+                n_coarse = agg.shape[1]
+                last = n_coarse == 0 or n_coarse >= 0.9 * A.shape[0]
+            if last:
+                self.levels.append(_Level(A_scaled, s, None))
+                break
+            bound = _spectral_bound(A_scaled)
+            T, B = pyamg.aggregation.fit_candidates(sp.csr_matrix(agg), B)
+            # P = (I - omega/rho D^-1 A) T in scaled form, with A~ = D^-1/2 A D^-1/2:
+            #   P_half = D^{1/2} P = (I - omega/rho A~) D^{1/2} T,   A_c = P^T A P = P_half^T A~ P_half
+            T_half = _scale(sp.csr_array(T), 1.0 / s, None)
+            P_half = sp.csr_array(T_half - (omega / bound) * (A_scaled @ T_half))
+            R_half = sp.csr_array(P_half.T)
+            A_coarse = sp.csr_array(R_half @ (A_scaled @ P_half))
+            A_coarse = sp.csr_array((A_coarse + A_coarse.T) * 0.5)   # exact symmetry for CG
+            A_coarse.sort_indices()
+            s_coarse = _diagonal_scaling(A_coarse)
+            P_scaled = _scale(P_half, None, s_coarse)      # D^{1/2} P D_c^{-1/2}
+            R_scaled = _scale(R_half, s_coarse, None)
+            # e(lambda) = 1 - lambda p(lambda) was built for lambda_max = 1: p_b(lambda) = p(lambda / b) / b
+            level_coef = coef / bound ** np.arange(1, coef.size + 1)
+            self.levels.append(_Level(A_scaled, s, bound, level_coef, P_scaled, R_scaled))
+            A = A_coarse
+            A_scaled = _scale(A, s_coarse, s_coarse)
+        coarse = self.levels[-1].A.toarray()
+        w, V = np.linalg.eigh(coarse)
+        keep = w > max(w.max(), 0) * 10 * len(w) * np.finfo(np.float64).eps
+        # pseudo-inverse: a Laplacian's coarsest level keeps its constant null space
+        self._coarse_inverse = (V[:, keep] / w[keep]) @ V[:, keep].T
+        self.operator_complexity = total / max(nnz0, 1)
+        self._buffers = {}
+
+    def __repr__(self):
+        sizes = ", ".join(str(level.A.shape[0]) for level in self.levels)
+        return (f"SmoothedAggregationPreconditioner(levels=[{sizes}], degree={self.degree}, "
+                f"operator_complexity={self.operator_complexity:.3f})")
+
+    # -- the cycle -----------------------------------------------------------------
+
+    def _work(self, m):
+        bufs = self._buffers.get(m)
+        if bufs is None:
+            bufs = [{name: np.empty((lev.A.shape[0], m)) for name in ("r", "t", "u", "g", "y")}
+                    for lev in self.levels]
+            self._buffers = {m: bufs}   # keep one width: the buffers are as large as the block
+        return bufs
+
+    @staticmethod
+    def _smooth(level, v, out, tmp):
+        """p(A~) v by Horner's rule, in ``out`` or ``tmp`` (returned)."""
+        c = level.coef
+        k = len(c)
+        if k == 1:
+            np.multiply(v, c[0], out=out)
+            return out
+        # t = c_{k-1} A~ v + c_{k-2} v, then t <- A~ t + c_j v
+        fused_step(level.A, c[k - 1], 0.0, 1.0, 0.0, c[k - 2], v, out, X=v)
+        for j in range(k - 3, -1, -1):
+            fused_step(level.A, 1.0, 0.0, 1.0, 0.0, c[j], out, tmp, X=v)
+            out, tmp = tmp, out
+        return out
+
+    def _cycle(self, i, bufs):
+        """y <- V(g) on level i, in that level's buffers."""
+        level, work = self.levels[i], bufs[i]
+        g, y, r = work["g"], work["y"], work["r"]
+        if i == len(self.levels) - 1:
+            np.matmul(self._coarse_inverse, g, out=y)
+            return
+        res = self._smooth(level, g, y, work["t"])                         # y = p(A~) g
+        if res is not y:
+            y[...] = res
+        fused_step(level.A, -1.0, 0.0, 1.0, 0.0, 1.0, y, r, X=g)           # r = g - A~ y
+        spmm(level.R, r, bufs[i + 1]["g"])                                  # g_c = P~^T r
+        self._cycle(i + 1, bufs)
+        spmm(level.P, bufs[i + 1]["y"], y, beta=1.0)                        # y += P~ y_c
+        fused_step(level.A, -1.0, 0.0, 1.0, 0.0, 1.0, y, r, X=g)           # r = g - A~ y
+        y += self._smooth(level, r, work["t"], work["u"])                   # y += p(A~) r
+
+    def _matmat(self, X):
+        X = np.asarray(X, dtype=np.float64)
+        was_1d = X.ndim == 1
+        X2 = X.reshape(X.shape[0], -1)
+        m = X2.shape[1]
+        bufs = self._work(m)
+        top = self.levels[0]
+        np.multiply(X2, top.scale[:, None], out=bufs[0]["g"])
+        self._cycle(0, bufs)
+        out = bufs[0]["y"] * top.scale[:, None]
+        return out[:, 0] if was_1d else out
+
+    def _matvec(self, x):
+        return self._matmat(np.asarray(x).reshape(-1, 1))[:, 0]
+
+    def _adjoint(self):
+        return self

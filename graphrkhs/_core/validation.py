@@ -1,0 +1,238 @@
+"""Input validation shared by every layer.
+
+Every public function validates its arguments with these helpers *before* any
+heavy work starts, so that a wrong call fails in microseconds with a message
+that names the argument, says what was wrong and what is accepted.
+"""
+
+import numbers
+import warnings
+
+import numpy as np
+import scipy.sparse as sp
+
+__all__ = [
+    "GraphRKHSWarning",
+    "ConvergenceWarning",
+    "AccuracyWarning",
+    "GraphWarning",
+    "check_random_state",
+]
+
+
+class GraphRKHSWarning(UserWarning):
+    """Base class of every warning graphrkhs emits."""
+
+
+class ConvergenceWarning(GraphRKHSWarning):
+    """An iterative solver stopped before reaching the requested tolerance."""
+
+
+class AccuracyWarning(GraphRKHSWarning):
+    """A requested accuracy cannot be reached (e.g. Chebyshev order too low)."""
+
+
+class GraphWarning(GraphRKHSWarning):
+    """A graph is legal but numerically or statistically risky (isolated nodes,
+    components without labels, removed self-loops)."""
+
+
+def warn(message, category=GraphRKHSWarning, stacklevel=3):
+    """Emit a graphrkhs warning pointing at the user's call site."""
+    warnings.warn(message, category, stacklevel=stacklevel)
+
+
+def check_random_state(random_state):
+    """Turn ``random_state`` into a :class:`numpy.random.Generator`.
+
+    Parameters
+    ----------
+    random_state : None, int, numpy.random.Generator or numpy.random.RandomState
+        None draws fresh entropy; an int seeds a new Generator; a Generator is
+        returned as is (so a caller's stream advances); a legacy RandomState is
+        wrapped by drawing a seed from it.
+    """
+    if random_state is None or isinstance(random_state, (numbers.Integral, np.integer)):
+        if random_state is not None and random_state < 0:
+            raise ValueError(
+                f"random_state must be a non-negative int, None or a numpy Generator; got {random_state}."
+            )
+        return np.random.default_rng(random_state)
+    if isinstance(random_state, np.random.Generator):
+        return random_state
+    if isinstance(random_state, np.random.RandomState):
+        return np.random.default_rng(random_state.randint(0, 2**31 - 1))
+    raise TypeError(
+        "random_state must be None, an int or a numpy.random.Generator; "
+        f"got {type(random_state).__name__}."
+    )
+
+
+def check_option(value, name, options):
+    """Check that a string option is one of ``options`` (case-sensitive)."""
+    if not isinstance(value, str) or value not in options:
+        accepted = ", ".join(repr(o) for o in options)
+        raise ValueError(f"{name} must be one of {accepted}; got {value!r}.")
+    return value
+
+
+def check_scalar(value, name, *, kind="real", low=None, high=None, low_inclusive=True,
+                 high_inclusive=True, allow_none=False):
+    """Validate a scalar parameter and return it as a Python number.
+
+    ``kind`` is ``"int"`` or ``"real"``; bounds are checked with the given
+    inclusivity. Booleans are rejected (``True`` is not a neighbour count).
+    """
+    if value is None and allow_none:
+        return None
+    if kind == "int":
+        ok = isinstance(value, (numbers.Integral, np.integer)) and not isinstance(value, (bool, np.bool_))
+        if not ok:
+            raise TypeError(f"{name} must be an int; got {value!r} of type {type(value).__name__}.")
+        value = int(value)
+    else:
+        ok = isinstance(value, (numbers.Real, np.floating, np.integer)) and not isinstance(value, (bool, np.bool_))
+        if not ok:
+            raise TypeError(f"{name} must be a real number; got {value!r} of type {type(value).__name__}.")
+        value = float(value)
+        if not np.isfinite(value):
+            raise ValueError(f"{name} must be finite; got {value}.")
+    if low is not None and (value < low or (value == low and not low_inclusive)):
+        op = ">=" if low_inclusive else ">"
+        raise ValueError(f"{name} must be {op} {low}; got {value}.")
+    if high is not None and (value > high or (value == high and not high_inclusive)):
+        op = "<=" if high_inclusive else "<"
+        raise ValueError(f"{name} must be {op} {high}; got {value}.")
+    return value
+
+
+def check_dtype(dtype, name="dtype"):
+    """Resolve a user dtype request to float32 or float64 (None passes through)."""
+    if dtype is None:
+        return None
+    try:
+        resolved = np.dtype(dtype)
+    except TypeError as exc:
+        raise TypeError(f"{name} must be None, float32 or float64; got {dtype!r}.") from exc
+    if resolved not in (np.float32, np.float64):
+        raise ValueError(f"{name} must be None, float32 or float64; got {resolved}.")
+    return resolved
+
+
+def float_dtype(dtype):
+    """float32 stays float32; everything else computes in float64."""
+    return np.dtype(np.float32) if np.dtype(dtype) == np.float32 else np.dtype(np.float64)
+
+
+def check_points(X, name="X", *, min_samples=1, dtype=None, copy=False):
+    """Validate a point cloud: a finite, numeric, non-empty 2-D array.
+
+    Returns a C-contiguous float array (float32 kept, anything else as
+    float64 unless ``dtype`` says otherwise).
+    """
+    if sp.issparse(X):
+        raise TypeError(f"{name} must be a dense 2-D array of points; got a sparse matrix.")
+    if isinstance(X, (str, bytes)) or X is None:
+        raise TypeError(f"{name} must be a 2-D array of points of shape (n_samples, n_features); got {type(X).__name__}.")
+    try:
+        arr = np.asarray(X)
+    except Exception as exc:  # ragged lists and the like
+        raise ValueError(f"{name} could not be converted to a 2-D numeric array: {exc}") from exc
+    if arr.dtype == object or not (np.issubdtype(arr.dtype, np.number) or arr.dtype == bool):
+        raise TypeError(f"{name} must hold numbers; got dtype {arr.dtype}.")
+    if np.issubdtype(arr.dtype, np.complexfloating):
+        raise TypeError(f"{name} must be real; got complex dtype {arr.dtype}.")
+    if arr.ndim != 2:
+        raise ValueError(
+            f"{name} must be 2-D of shape (n_samples, n_features); got {arr.ndim}-D with shape {arr.shape}. "
+            "Reshape a single feature with X.reshape(-1, 1)."
+        )
+    if arr.shape[0] < min_samples or arr.shape[1] == 0:
+        raise ValueError(
+            f"{name} must have at least {min_samples} sample(s) and 1 feature; got shape {arr.shape}."
+        )
+    target = float_dtype(arr.dtype) if dtype is None else np.dtype(dtype)
+    arr = np.array(arr, dtype=target, order="C", copy=copy or None)
+    if not np.isfinite(arr).all():
+        raise ValueError(f"{name} contains NaN or infinity; remove or impute those entries first.")
+    return arr
+
+
+def check_estimator_points(X, *, min_samples=1, reason=""):
+    """:func:`check_points` for estimators, worded as scikit-learn's common checks expect
+    for complex, object, 1-D, feature-less and too-small input (one place for all
+    estimators, so that the messages stay identical)."""
+    if isinstance(X, (list, tuple)) or hasattr(X, "__array__"):
+        arr = np.asarray(X)
+        if np.iscomplexobj(arr):
+            raise ValueError("Complex data not supported: X must be real.")
+        if arr.dtype == object:
+            try:
+                arr = arr.astype(np.float64)
+            except (TypeError, ValueError) as exc:
+                raise TypeError(f"X must hold numbers; got dtype object with non-numeric entries ({exc}).") from exc
+        if arr.ndim == 1:
+            raise ValueError(f"X must be 2-D (n_samples, n_features); got 1-D with shape {arr.shape}. Reshape your "
+                             "data with X.reshape(-1, 1) for a single feature or X.reshape(1, -1) for a single "
+                             "sample.")
+        if arr.ndim == 2 and arr.shape[1] == 0:
+            raise ValueError(f"X has 0 feature(s) (shape={arr.shape}) while a minimum of 1 is required.")
+        if arr.ndim == 2 and arr.shape[0] < min_samples:
+            raise ValueError(f"X has n_samples = {arr.shape[0]} (shape={arr.shape}) while a minimum of "
+                             f"{min_samples} is required{reason}.")
+        X = arr
+    return check_points(X, "X", min_samples=min_samples)
+
+
+def check_signals(X, n, name="X", dtype=None):
+    """Validate graph signals: shape (n,) or (n, m), finite. Returns (2-D array, was_1d)."""
+    if sp.issparse(X):
+        X = X.toarray()
+    arr = np.asarray(X)
+    if arr.dtype == object or not np.issubdtype(arr.dtype, np.number):
+        raise TypeError(f"{name} must be a numeric array; got dtype {arr.dtype}.")
+    if arr.ndim not in (1, 2):
+        raise ValueError(f"{name} must have shape (n,) or (n, m); got {arr.ndim}-D with shape {arr.shape}.")
+    if arr.shape[0] != n:
+        raise ValueError(
+            f"{name} must have one row per node: expected {n} rows, got {arr.shape[0]} (shape {arr.shape})."
+        )
+    was_1d = arr.ndim == 1
+    target = float_dtype(arr.dtype) if dtype is None else np.dtype(dtype)
+    arr = np.asarray(arr, dtype=target)
+    if not np.isfinite(arr).all():
+        raise ValueError(f"{name} contains NaN or infinity.")
+    return (arr[:, None] if was_1d else arr), was_1d
+
+
+def memory_guard(n_bytes, what, alternative, limit=None):
+    """Fail fast when an allocation would not fit in memory.
+
+    ``limit`` defaults to 3/4 of the machine's physical memory.
+    """
+    if limit is None:
+        limit = 0.75 * _physical_memory()
+    if n_bytes > limit:
+        raise MemoryError(
+            f"{what} would need {n_bytes / 2**30:.1f} GiB, more than the {limit / 2**30:.1f} GiB available; "
+            f"{alternative}"
+        )
+
+
+def _physical_memory():
+    try:
+        import os
+
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):  # pragma: no cover - non-POSIX
+        return 16 * 2**30
+
+
+def _as_2d(Y, name="Y"):
+    Y = np.asarray(Y)
+    if Y.ndim not in (1, 2):
+        raise ValueError(f"{name} must have shape (l,) or (l, k); got {Y.shape}.")
+    if not np.isfinite(Y).all():
+        raise ValueError(f"{name} contains NaN or infinity.")
+    return (Y[:, None] if Y.ndim == 1 else Y), Y.ndim == 1
+

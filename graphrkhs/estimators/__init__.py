@@ -1,0 +1,23 @@
+"""Estimators: scikit-learn estimators over the plain functions of :mod:`graphrkhs.solvers`.
+
+Public API
+----------
+Transductive (label the nodes of one graph; :mod:`graphrkhs.estimators._transductive`)
+    LaplacianRegularizationClassifier / Regressor, PoissonLearningClassifier,
+    GraphKernelRidgeClassifier / Regressor, GraphTVClassifier / Regressor.
+Inductive (fit on labeled and unlabeled points, predict anywhere; :mod:`graphrkhs.estimators._inductive`)
+    RLS, LapRLS, PRLS, PLapRLS, GRLS (Classifier / Regressor).
+Data-dependent kernels (:mod:`graphrkhs.estimators._datadependent`)
+    FredholmClassifier / Regressor, WarpedKernelClassifier / Regressor.
+"""
+
+from ._datadependent import *  # noqa: F401,F403
+from ._datadependent import __all__ as _datadependent_all
+from ._inductive import *  # noqa: F401,F403
+from ._inductive import __all__ as _inductive_all
+from ._transductive import *  # noqa: F401,F403
+from ._transductive import __all__ as _transductive_all
+
+TRANSDUCTIVE = tuple(_transductive_all)
+INDUCTIVE = tuple(_inductive_all) + tuple(_datadependent_all)
+__all__ = list(_transductive_all) + list(_inductive_all) + list(_datadependent_all)

@@ -1,0 +1,41 @@
+"""Graphs: sparse graphs from point clouds, Laplacians and conversions.
+
+Every graph returned here is a :class:`scipy.sparse.csr_array` that is
+symmetric, non-negative, has a zero diagonal and sorted indices.  Every
+function that takes a graph accepts a sparse matrix or array of any format, a
+dense array, a :class:`pygsp.graphs.Graph` or a :class:`networkx.Graph`,
+through :func:`as_adjacency`.
+
+Public API
+----------
+knn_graph, epsilon_graph, symmetrize
+    Graph construction (:mod:`graphrkhs.graphs._construct`).
+laplacian, degrees, connected_components, unlabeled_components
+    Laplacians and structure (:mod:`graphrkhs.graphs._laplacian`).
+as_adjacency, to_pygsp, to_networkx
+    Conversions (:mod:`graphrkhs.graphs._convert`).
+"""
+
+from ._construct import *  # noqa: F401,F403
+from ._construct import __all__ as _construct_all
+from ._construct import KNN_ALGORITHMS, MODES, RADIUS_ALGORITHMS, WEIGHTS  # noqa: F401
+from ._convert import *  # noqa: F401,F403
+from ._convert import __all__ as _convert_all
+from ._laplacian import *  # noqa: F401,F403
+from ._laplacian import __all__ as _laplacian_all
+from ._laplacian import LAPLACIANS  # noqa: F401
+
+__all__ = list(_construct_all) + list(_laplacian_all) + list(_convert_all)
+
+
+def __getattr__(name):
+    # ``lmax`` is a spectral bound and moved to graphrkhs.spectral; the old path
+    # still resolves (lazily, so graphs never depends on spectral) with a warning.
+    if name == "lmax":
+        import importlib
+        import warnings
+
+        warnings.warn("graphrkhs.graphs.lmax moved to graphrkhs.spectral.lmax (also graphrkhs.lmax); "
+                      "the old path will be removed.", FutureWarning, stacklevel=2)
+        return importlib.import_module("graphrkhs.spectral").lmax
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,0 +1,177 @@
+"""One conversion of every graph form to a CSR adjacency, and conversions out."""
+
+
+import numpy as np
+import scipy.sparse as sp
+import scipy.sparse.linalg as spla
+
+from .._core.validation import check_dtype, warn, GraphWarning
+
+
+__all__ = [
+    "as_adjacency",
+    "to_pygsp",
+    "to_networkx",
+]
+
+
+def _output_dtype(dtype, input_dtype):
+    dtype = check_dtype(dtype)
+    if dtype is not None:
+        return dtype
+    return np.dtype(np.float32) if input_dtype == np.float32 else np.dtype(np.float64)
+
+
+def as_adjacency(G, *, dtype=None, symmetry_rtol=None):
+    r"""Convert any supported graph form to a validated CSR adjacency matrix.
+
+    Parameters
+    ----------
+    G : scipy sparse matrix/array, ndarray, pygsp.graphs.Graph or networkx.Graph
+        The weighted adjacency.  A networkx graph is read with its edge
+        attribute ``"weight"`` (1 where absent), rows in ``G.nodes`` order.
+    dtype : {None, float32, float64}
+        None keeps float32 input as float32 and uses float64 otherwise.
+    symmetry_rtol : float, optional
+        Relative tolerance of the symmetry check, scaled by the largest
+        weight; default 1e-10 for float64 and 1e-5 for float32 input.  An
+        adjacency within tolerance is symmetrized exactly as
+        :math:`(W + W^T)/2`.
+
+    Returns
+    -------
+    W : scipy.sparse.csr_array
+        A copy (the input is never modified): symmetric, non-negative, finite,
+        zero diagonal, explicit zeros removed, sorted indices.
+
+    Raises
+    ------
+    TypeError
+        For an unsupported type (including a LinearOperator or a directed
+        networkx graph).
+    ValueError
+        For a non-square, empty, non-finite, negative or asymmetric matrix.
+
+    Notes
+    -----
+    Self-loops are removed with a :class:`GraphWarning`: they do not change the
+    combinatorial Laplacian :math:`D - W` but would distort the normalized one.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> from graphrkhs import as_adjacency
+    >>> as_adjacency(nx.path_graph(3)).toarray()
+    array([[0., 1., 0.],
+           [1., 0., 1.],
+           [0., 1., 0.]])
+    """
+    W = _to_sparse(G)
+    if W.ndim != 2 or W.shape[0] != W.shape[1]:
+        raise ValueError(f"the adjacency must be square (n, n); got shape {W.shape}.")
+    if W.shape[0] == 0:
+        raise ValueError("the adjacency is empty (0 nodes).")
+    if W.dtype == bool or np.issubdtype(W.dtype, np.integer):
+        W = W.astype(np.float64)
+    if np.issubdtype(W.dtype, np.complexfloating) or not np.issubdtype(W.dtype, np.floating):
+        raise TypeError(f"the adjacency must hold real weights; got dtype {W.dtype}.")
+    target = check_dtype(dtype) or (np.dtype(np.float32) if W.dtype == np.float32 else np.dtype(np.float64))
+    W = sp.csr_array(W, dtype=target, copy=True)
+    W.sum_duplicates()
+    if not np.isfinite(W.data).all():
+        raise ValueError("the adjacency has NaN or infinite weights; weights must be finite.")
+    if (W.data < 0).any():
+        raise ValueError(
+            f"the adjacency has negative weights (min {W.data.min():g}); graph weights must be >= 0."
+        )
+    W.eliminate_zeros()
+    if W.nnz and W.diagonal().any():
+        warn("the adjacency has self-loops; they were removed (graphs here have a zero diagonal).",
+             GraphWarning)
+        W.setdiag(0)
+        W.eliminate_zeros()
+    rtol = symmetry_rtol if symmetry_rtol is not None else (1e-5 if target == np.float32 else 1e-10)
+    if W.nnz:
+        WT = W.T.tocsr()
+        diff = W - WT
+        gap = float(abs(diff).max()) if diff.nnz else 0.0
+        if gap > rtol * float(W.data.max()):
+            raise ValueError(
+                f"the adjacency is not symmetric (max |W - W.T| = {gap:.3g}); symmetrize it first, e.g. "
+                "graphrkhs.symmetrize(W, 'union') (max of both directions), 'mutual' (min) or "
+                "'average' ((W + W.T) / 2)."
+            )
+        if gap > 0:
+            W = sp.csr_array((W + WT) * 0.5)
+            W.eliminate_zeros()
+    W.sort_indices()
+    return W
+
+
+def _to_sparse(G):
+    if isinstance(G, spla.LinearOperator):
+        raise TypeError("a LinearOperator cannot be used as a graph; pass the adjacency matrix itself.")
+    if sp.issparse(G):
+        return sp.csr_array(G)
+    module = type(G).__module__ or ""
+    if module.startswith("pygsp"):
+        W = getattr(G, "W", None)
+        if W is None:
+            raise TypeError("this pygsp object has no adjacency matrix W.")
+        return sp.csr_array(W)
+    if module.startswith("networkx"):
+        import networkx as nx
+
+        if G.is_directed():
+            raise TypeError(
+                "a directed networkx graph is not supported; convert it with G.to_undirected() "
+                "(or symmetrize the adjacency with graphrkhs.symmetrize)."
+            )
+        if G.number_of_nodes() == 0:
+            raise ValueError("the networkx graph has no nodes.")
+        if G.is_multigraph():
+            G = nx.Graph(G)  # parallel edges: networkx keeps the last weight; documented by networkx
+        return sp.csr_array(nx.to_scipy_sparse_array(G, weight="weight", format="csr", dtype=np.float64))
+    if isinstance(G, np.ndarray) or isinstance(G, (list, tuple)):
+        arr = np.asarray(G)
+        if arr.dtype == object:
+            raise TypeError("the adjacency array must be numeric; got dtype object.")
+        if arr.ndim != 2:
+            raise ValueError(f"the adjacency must be a 2-D (n, n) array; got {arr.ndim}-D.")
+        return sp.csr_array(arr)
+    raise TypeError(
+        "graph must be a scipy sparse matrix or array, a dense numpy array, a pygsp.graphs.Graph or a "
+        f"networkx.Graph; got {type(G).__module__}.{type(G).__name__}."
+    )
+
+
+def to_pygsp(W):
+    """A :class:`pygsp.graphs.Graph` on the adjacency ``W`` (any graph form).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from graphrkhs import to_pygsp
+    >>> to_pygsp(np.array([[0., 2.], [2., 0.]])).N
+    2
+    """
+    from pygsp import graphs
+
+    return graphs.Graph(as_adjacency(W))
+
+
+def to_networkx(W):
+    """A :class:`networkx.Graph` with the weights of ``W`` as the edge attribute ``"weight"``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from graphrkhs import to_networkx
+    >>> G = to_networkx(np.array([[0., 2.], [2., 0.]]))
+    >>> G[0][1]["weight"]
+    2.0
+    """
+    import networkx as nx
+
+    return nx.from_scipy_sparse_array(as_adjacency(W), edge_attribute="weight")
+

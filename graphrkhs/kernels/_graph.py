@@ -1,0 +1,379 @@
+r"""Graph kernels :math:`\Phi = \varphi(L)` as symmetric linear operators."""
+
+import time
+
+import numpy as np
+import scipy.sparse as sp
+import scipy.sparse.linalg as spla
+
+from .._core.reorder import PreparedOperator
+from .._core.validation import check_option, check_scalar, check_signals, float_dtype, memory_guard
+from ..spectral.filters import _as_filter
+from ..graphs import as_adjacency, laplacian
+from ..spectral._chebyshev import (
+    DEFAULT_MAX_ORDER,
+    EXACT_MAX_NODES,
+    _chebyshev_apply,
+    _check_common,
+    _prepare_coefficients,
+    _resolve_lmax,
+    _symmetric,
+)
+from ..spectral._lanczos import _exact_eigh, _lanczos_apply
+
+__all__ = ["GraphKernel"]
+
+METHODS = ("chebyshev", "lanczos", "exact")
+# toarray() refuses to build a dense kernel above this many nodes unless asked
+# (20000^2 float64 = 3.2 GB).
+TOARRAY_MAX_NODES = 20_000
+# Working memory of one batch of columns in columns()/submatrix(): about three
+# (n, batch) blocks of the recurrence.
+COLUMN_BATCH_BYTES = 2**30
+
+
+def _looks_like_laplacian(M):
+    """Sign check: a Laplacian has a negative off-diagonal or a positive diagonal entry; an adjacency has neither."""
+    if sp.issparse(M):
+        M = sp.coo_array(M)
+        off = M.row != M.col
+        return bool((M.data[off] < 0).any() or (M.data[~off] > 0).any())
+    A = np.asarray(M)
+    diag = np.diagonal(A)
+    off = A - np.diag(diag)
+    return bool((off < 0).any() or (diag > 0).any())
+
+
+class GraphKernel(spla.LinearOperator):
+    r"""The graph kernel :math:`\Phi = \varphi(L)` as a symmetric :class:`~scipy.sparse.linalg.LinearOperator`.
+
+    :math:`\Phi` is the reproducing kernel of the graph RKHS
+    :math:`\mathcal H_\varphi` with :math:`\|f\|^2 = \sum_l \hat f(l)^2 / \varphi(\lambda_l)`
+    (Pena 2017; Smola & Kondor 2003); it is positive definite because the
+    response is checked to be positive on :math:`[0, \lambda_{max}]`.
+    Products :math:`\Phi X` run a Chebyshev recurrence (or Lanczos, or a cached
+    dense eigendecomposition) -- :math:`\Phi` itself is never formed.
+
+    Parameters
+    ----------
+    L : graph or Laplacian
+        A symmetric Laplacian (sparse or dense), or any graph form
+        :func:`graphrkhs.as_adjacency` accepts (pygsp / networkx graphs,
+        adjacency matrices).  A matrix is told apart by signs: one with a
+        negative off-diagonal or a positive diagonal entry is a Laplacian, a
+        non-negative one with a zero diagonal an adjacency (the all-zero matrix
+        is both, with the same result).  ``input`` overrides the check.
+    phi : filter or callable
+        The response (:mod:`graphrkhs.filters`).
+    method : {"chebyshev", "lanczos", "exact"}, default="chebyshev"
+        Chebyshev: fixed polynomial, cheapest per product, exactly symmetric.
+        Lanczos: adapts to each vector, for responses that polynomials
+        approximate badly (its operator is symmetric only to ``tol``).
+        Exact: dense eigendecomposition once (n <= 5000), then dense products.
+    order : int, optional
+        Chebyshev degree; None picks the lowest reaching ``tol``
+        (:func:`graphrkhs.chebyshev_order`).
+    lmax : float, optional
+        Spectrum bound; None computes :func:`graphrkhs.lmax`.
+    tol : float, default=1e-8
+        Relative accuracy of the Chebyshev / Lanczos approximation.
+    laplacian : {"combinatorial", "normalized"}, optional
+        Kind built from an adjacency (default ``"combinatorial"``); giving it
+        with a Laplacian is an error.
+    input : {"auto", "laplacian", "adjacency"}, default="auto"
+        How to read a matrix ``L`` (see above).
+    reorder : {"auto", True, False}, default="auto"
+        Reverse Cuthill-McKee renumbering, computed once and cached (see
+        :func:`graphrkhs.chebyshev_filter`); results are always in the
+        user's node order.
+    damping, max_order, backend
+        As in :func:`graphrkhs.chebyshev_filter`.
+    check_positive : bool, default=True
+        Refuse a response that is not strictly positive on
+        :math:`[0, \lambda_{max}]` (the operator would not be a kernel).
+
+    Attributes
+    ----------
+    L : scipy.sparse.csr_array
+        The Laplacian, in the user's node order.
+    phi : Filter
+    lmax : float
+    order : int or None
+        The Chebyshev degree (None for the other methods).
+    perm : ndarray or None
+        The cached reordering (internal node r is user node ``perm[r]``).
+    timings : dict
+        Seconds spent on ``"reorder"``, ``"lmax"`` (computed on the reordered
+        matrix, whose products are cheaper) and ``"coefficients"`` (order
+        selection, or the dense eigendecomposition of method="exact") at construction.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from graphrkhs import GraphKernel, exact_filter, filters
+    >>> W = np.diag(np.ones(19), 1); W = W + W.T          # a path (an adjacency)
+    >>> K = GraphKernel(W, filters.Heat(1.0))
+    >>> K.shape, K.L.diagonal()[:3].tolist()
+    ((20, 20), [1.0, 2.0, 2.0])
+    >>> C = K.columns([0, 5])
+    >>> bool(np.allclose(C, exact_filter(K.L, filters.Heat(1.0), np.eye(20)[:, [0, 5]]), atol=1e-8))
+    True
+    >>> bool(np.allclose(K.submatrix([5], [0]), C[5, 0]))
+    True
+    """
+
+    def __init__(self, L, phi, *, method="chebyshev", order=None, lmax=None, tol=1e-8, laplacian=None,
+                 input="auto", reorder="auto", damping=None, max_order=DEFAULT_MAX_ORDER, backend="auto",
+                 check_positive=True):
+        check_option(method, "method", METHODS)
+        check_option(input, "input", ("auto", "laplacian", "adjacency"))
+        if laplacian is not None:
+            check_option(laplacian, "laplacian", ("combinatorial", "normalized"))
+        self.phi = _as_filter(phi)
+        order, tol, max_order = _check_common(order, tol, max_order, damping, reorder, backend)
+        self.L = self._laplacian(L, laplacian, input)
+        n = self.L.shape[0]
+        if method == "exact" and n > EXACT_MAX_NODES:
+            raise ValueError(f"method='exact' factorizes a dense matrix: n={n} is above {EXACT_MAX_NODES}; "
+                             "use method='chebyshev' or 'lanczos'.")
+        self.method = method
+        self.tol = tol
+        self.timings = {}
+        dtype = float_dtype(self.L.dtype)
+        super().__init__(dtype=dtype, shape=(n, n))
+        self._backend = backend
+        self._reorder = reorder
+        self.order = None
+        self._coefs = None
+        self._eig = None
+        given_lmax = lmax is not None
+        if given_lmax:  # cheap checks first
+            self.lmax = _resolve_lmax(self.L, lmax)
+            self._check_positive(check_positive)
+        if method == "exact":
+            self._op = None
+            self.perm = None
+            self.timings["reorder"] = 0.0
+        else:
+            self._op = PreparedOperator(self.L, dtype, reorder, backend)
+            self.perm = self._op.perm
+            self.timings["reorder"] = self._op.reorder_time
+        t0 = time.perf_counter()
+        if not given_lmax:
+            # Same spectrum in any node order; Lanczos products are cheaper on the reordered matrix.
+            self.lmax = _resolve_lmax(self._op.L if self._op is not None else self.L, None)
+        self.timings["lmax"] = time.perf_counter() - t0
+        if not given_lmax:
+            self._check_positive(check_positive)
+        t0 = time.perf_counter()
+        if method == "chebyshev":
+            self._coefs, self.order = _prepare_coefficients([self.phi], order, tol, self.lmax, damping, max_order)
+        elif method == "exact":
+            lam, U = _exact_eigh(self.L)
+            self._eig = (np.asarray(self.phi(lam), dtype=np.float64), U)
+        self.timings["coefficients"] = time.perf_counter() - t0
+
+    def _check_positive(self, check_positive):
+        if check_positive and not self.phi.is_positive(self.lmax):
+            raise ValueError(
+                f"{self.phi!r} is not strictly positive on [0, lmax] = [0, {self.lmax:.6g}], so phi(L) is not a "
+                "positive definite kernel; choose a response positive on the spectrum (e.g. RandomWalk with "
+                "a > lmax, InverseCosine on a normalized Laplacian with lmax < 2) or pass check_positive=False."
+            )
+
+    @staticmethod
+    def _laplacian(G, kind, input):
+        is_matrix = sp.issparse(G) or isinstance(G, (np.ndarray, list, tuple))
+        if is_matrix and input != "adjacency":
+            M = sp.csr_array(G) if sp.issparse(G) else np.asarray(G)
+            if M.ndim == 2 and M.shape[0] == M.shape[1] and M.dtype != object and \
+                    np.issubdtype(M.dtype, np.number) and \
+                    (input == "laplacian" or _looks_like_laplacian(M)):
+                if kind is not None:
+                    raise ValueError(
+                        f"laplacian={kind!r} was given but L is already a Laplacian (it has negative off-diagonal "
+                        "or positive diagonal entries); pass the adjacency to build a Laplacian of that kind, or "
+                        "drop the laplacian argument."
+                    )
+                dtype = np.float32 if M.dtype == np.float32 else np.float64
+                L = sp.csr_array(M, dtype=dtype)
+                if not np.isfinite(L.data).all():
+                    raise ValueError("L contains NaN or infinity.")
+                if not _symmetric(L):
+                    raise ValueError(
+                        "L must be symmetric for a kernel phi(L); the random-walk Laplacian is not: use the "
+                        "normalized Laplacian, which has the same spectrum."
+                    )
+                L.sort_indices()
+                return L
+        W = as_adjacency(G)
+        return laplacian(W, kind or "combinatorial")
+
+    # -- LinearOperator -----------------------------------------------------
+    def _apply_block(self, X):
+        X2, was_1d = check_signals(X, self.shape[0])
+        dtype = float_dtype(np.result_type(self.dtype, X2.dtype))
+        if self.method == "exact":
+            phis, U = self._eig
+            Y = (U @ (phis[:, None] * (U.T @ X2.astype(np.float64)))).astype(dtype)
+        elif self.method == "lanczos":
+            op = self._op.astype(dtype)
+            n = self.shape[0]
+            Y = op.to_user(_lanczos_apply(op, [self.phi], op.to_internal(X2), self.tol, min(n, 500), 5)[0][0])
+        else:
+            op = self._op.astype(dtype)
+            Y = op.to_user(_chebyshev_apply(op, self._coefs, self.lmax, op.to_internal(X2))[0])
+        return Y[:, 0] if was_1d else Y
+
+    # Public products validated here, so that a wrong shape gets a message naming the rows expected.
+    def matvec(self, x):
+        x = np.asarray(x)
+        if x.ndim == 2 and x.shape[1] == 1:
+            return self._apply_block(x)
+        if x.ndim != 1:
+            raise ValueError(f"x must have shape (n,) or (n, 1) with n = {self.shape[0]}; got {x.shape}.")
+        return self._apply_block(x)
+
+    def matmat(self, X):
+        X = np.asarray(X)
+        if X.ndim != 2:
+            raise ValueError(f"X must be 2-D of shape (n, m) with n = {self.shape[0]}; got {X.shape}.")
+        return self._apply_block(X)
+
+    rmatvec = matvec
+    rmatmat = matmat
+
+    def dot(self, x):
+        if isinstance(x, spla.LinearOperator) or np.isscalar(x):
+            return super().dot(x)
+        x = np.asarray(x)
+        return self.matvec(x) if x.ndim == 1 else self._apply_block(x)
+
+    def _matvec(self, x):
+        return self._apply_block(np.asarray(x).reshape(-1))
+
+    def _matmat(self, X):
+        return self._apply_block(X)
+
+    def _rmatvec(self, x):
+        return self._matvec(x)
+
+    def _rmatmat(self, X):
+        return self._matmat(X)
+
+    def _adjoint(self):
+        return self
+
+    def _transpose(self):
+        return self
+
+    def __repr__(self):
+        extra = f", order={self.order}" if self.order is not None else ""
+        return (f"GraphKernel(n={self.shape[0]}, phi={self.phi!r}, method={self.method!r}, "
+                f"lmax={self.lmax:.6g}{extra})")
+
+    # -- entries --------------------------------------------------------------
+    def _index(self, idx, name):
+        arr = np.asarray(idx)
+        if arr.dtype == bool:
+            if arr.shape != (self.shape[0],):
+                raise ValueError(f"a boolean {name} mask must have shape ({self.shape[0]},); got {arr.shape}.")
+            return np.flatnonzero(arr)
+        if arr.ndim == 0:
+            arr = arr.reshape(1)
+        if arr.ndim != 1 or not (np.issubdtype(arr.dtype, np.integer) or arr.size == 0):
+            raise TypeError(f"{name} must be a 1-D array of node indices or a boolean mask; got {arr!r:.60}.")
+        arr = arr.astype(np.int64)
+        n = self.shape[0]
+        if arr.size and (arr.min() < -n or arr.max() >= n):
+            raise ValueError(f"{name} must hold node indices in [-{n}, {n}); got range [{arr.min()}, {arr.max()}].")
+        return np.where(arr < 0, arr + n, arr)
+
+    def _batch(self, batch_size, dtype):
+        if batch_size is not None:
+            return check_scalar(batch_size, "batch_size", kind="int", low=1)
+        per_column = 3 * self.shape[0] * np.dtype(dtype).itemsize
+        return max(1, COLUMN_BATCH_BYTES // per_column)
+
+    def columns(self, idx, *, batch_size=None, out=None):
+        r""":math:`\Phi[:, idx]` as an (n, len(idx)) array.
+
+        For Chebyshev, each batch of indicator columns :math:`e_i` runs one
+        block recurrence in which the indicators are never stored densely
+        (they enter as a scatter of :math:`c_k` per step); batches bound the
+        working memory to about ``3 n batch_size`` numbers besides the result.
+
+        Parameters
+        ----------
+        idx : array-like of int or boolean mask
+        batch_size : int, optional
+            Columns per recurrence; default fits ~1 GiB of working memory (each
+            batch re-reads L once per degree, so larger batches amortize it).
+        out : ndarray of shape (n, len(idx)), optional
+            Where to write the result (e.g. a memory map for very many columns).
+        """
+        idx = self._index(idx, "idx")
+        n = self.shape[0]
+        if out is None:
+            memory_guard(n * idx.size * np.dtype(self.dtype).itemsize, f"Phi[:, idx] ({n} x {idx.size})",
+                         "request fewer columns at a time or pass out= (e.g. a numpy.memmap).")
+            out = np.empty((n, idx.size), dtype=self.dtype)
+        elif out.shape != (n, idx.size):
+            raise ValueError(f"out must have shape ({n}, {idx.size}); got {out.shape}.")
+        batch = self._batch(batch_size, self.dtype)
+        for s in range(0, idx.size, batch):  # batches of columns bound the memory
+            cols = idx[s: s + batch]
+            if self.method == "chebyshev":
+                op = self._op
+                R = _chebyshev_apply(op, self._coefs, self.lmax,
+                                     indicator=(op.internal_index(cols), cols.size))[0]
+                out[:, s: s + cols.size] = op.to_user(R)
+            elif self.method == "exact":
+                phis, U = self._eig
+                out[:, s: s + cols.size] = U @ (phis[:, None] * U[cols].T)
+            else:
+                E = np.zeros((n, cols.size), dtype=self.dtype)
+                E[cols, np.arange(cols.size)] = 1
+                out[:, s: s + cols.size] = self._apply_block(E)
+        return out
+
+    def submatrix(self, rows, cols, *, batch_size=None):
+        r""":math:`\Phi[rows][:, cols]` as a (len(rows), len(cols)) array.
+
+        By symmetry the shorter index list is the one whose columns are
+        computed; only the requested rows of each batch are kept.
+        """
+        rows = self._index(rows, "rows")
+        cols = self._index(cols, "cols")
+        transpose = rows.size < cols.size
+        a, b = (cols, rows) if transpose else (rows, cols)
+        out = np.empty((a.size, b.size), dtype=self.dtype)
+        batch = self._batch(batch_size, self.dtype)
+        for s in range(0, b.size, batch):  # batches of columns bound the memory
+            out[:, s: s + batch] = self.columns(b[s: s + batch], batch_size=batch)[a]
+        return out.T.copy() if transpose else out
+
+    def diagonal(self, *, batch_size=None):
+        r"""The diagonal :math:`\Phi_{ii}` (n column computations; meant for moderate n)."""
+        n = self.shape[0]
+        d = np.empty(n, dtype=self.dtype)
+        batch = self._batch(batch_size, self.dtype)
+        for s in range(0, n, batch):  # batches of columns bound the memory
+            cols = np.arange(s, min(n, s + batch))
+            C = self.columns(cols, batch_size=batch)
+            d[cols] = C[cols, np.arange(cols.size)]
+        return d
+
+    def toarray(self, *, max_nodes=TOARRAY_MAX_NODES):
+        r"""The dense n-by-n kernel matrix (refused above ``max_nodes`` nodes, default 20000 = 3.2 GB)."""
+        n = self.shape[0]
+        max_nodes = check_scalar(max_nodes, "max_nodes", kind="int", low=1)
+        if n > max_nodes:
+            raise ValueError(
+                f"toarray() would build a dense {n} x {n} kernel ({8 * n * n / 2**30:.1f} GB), above max_nodes="
+                f"{max_nodes}; use columns(idx) / submatrix(rows, cols), or raise max_nodes knowingly."
+            )
+        if self.method == "exact":
+            phis, U = self._eig
+            return ((U * phis) @ U.T).astype(self.dtype)
+        return self.columns(np.arange(n))

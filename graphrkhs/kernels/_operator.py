@@ -1,0 +1,278 @@
+"""Kernel matrices as operators and conjugate gradients on kernel systems."""
+
+
+import numpy as np
+import scipy.linalg as sla
+
+from .._core.config import DENSE_CACHE_BYTES, _REPLACE_EVERY
+from .._core.validation import ConvergenceWarning, check_scalar, memory_guard, warn
+from .._core.validation import check_points
+from ._pointcloud import BLOCK_BYTES, heat_semigroup, pairwise_kernel
+
+
+__all__ = [
+    "KernelOperator",
+    "kernel_cg",
+]
+
+
+class KernelOperator:
+    r"""An n x n kernel-type matrix on a point set, applied to blocks of vectors.
+
+    The matrix :math:`M_{ij} = \mathrm{scale}\cdot b(x_i, x_j)` where ``block(A)``
+    returns the rows :math:`b(a, x_j)` for a block of points A.  If the
+    whole matrix fits in ``cache_bytes`` it is computed once and kept;
+    otherwise every product recomputes it in row blocks of at most
+    ``BLOCK_BYTES`` (128 MB), so memory stays bounded whatever n.
+
+    Parameters
+    ----------
+    X : array of shape (n, d)
+    kernel, sigma, degree, coef0 :
+        As in :func:`~graphrkhs.pairwise_kernel`; ``kernel="heat_penalty"``
+        gives :math:`K_t - 2K_{2t} + K_{3t}` (scaled, see
+        :func:`~graphrkhs.heat_semigroup`) with the heat dimension ``m``.
+    scale : float, default=1.0
+    cache_bytes : int, default=DENSE_CACHE_BYTES
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from graphrkhs import KernelOperator, pairwise_kernel
+    >>> X = np.random.default_rng(0).normal(size=(50, 3))
+    >>> op = KernelOperator(X, sigma=1.5, cache_bytes=0)           # blockwise
+    >>> V = np.ones((50, 2))
+    >>> np.allclose(op @ V, pairwise_kernel(X, sigma=1.5) @ V)
+    True
+    """
+
+    def __init__(self, X, *, kernel="gaussian", sigma=1.0, degree=2, coef0=1.0, m=None, scale=1.0,
+                 cache_bytes=DENSE_CACHE_BYTES):
+        self.X = check_points(X, "X")
+        self.n = self.X.shape[0]
+        self.shape = (self.n, self.n)
+        self.dtype = self.X.dtype
+        self.scale = float(scale)
+        self._kw = dict(kernel=kernel, sigma=sigma, degree=degree, coef0=coef0, m=m)
+        self._dense = None
+        if self.n * self.n * self.dtype.itemsize <= cache_bytes:
+            self._dense = self.block(self.X)
+
+    def block(self, A):
+        """Rows of the matrix for the points A, shape (len(A), n)."""
+        kw = self._kw
+        if kw["kernel"] == "heat_penalty":
+            K1, K2, K3 = heat_semigroup(A, self.X, sigma=kw["sigma"], m=kw["m"])
+            out = K1
+            out -= 2.0 * K2
+            out += K3
+        else:
+            out = pairwise_kernel(A, self.X, kw["kernel"], sigma=kw["sigma"], degree=kw["degree"],
+                                  coef0=kw["coef0"], m=kw["m"])
+        if self.scale != 1.0:
+            out *= self.scale
+        return out
+
+    def rescale(self, factor):
+        """Multiply the matrix by ``factor`` in place (the cached array or the block scale)."""
+        if self._dense is not None:
+            self._dense *= factor
+        else:
+            self.scale *= float(factor)
+        return self
+
+    @property
+    def is_dense(self):
+        return self._dense is not None
+
+    def toarray(self):
+        """The dense matrix (computed if not cached; needs n^2 floats)."""
+        if self._dense is not None:
+            return self._dense
+        memory_guard(self.n * self.n * self.dtype.itemsize, f"a dense {self.n} x {self.n} kernel matrix",
+                     "use the iterative solver (solver='cg').")
+        return self.block(self.X)
+
+    def matmat(self, V):
+        V = np.asarray(V)
+        if self._dense is not None:
+            return self._dense @ V
+        V2 = V.reshape(self.n, -1)
+        out = np.empty((self.n, V2.shape[1]), dtype=np.result_type(self.dtype, V2.dtype))
+        rows = max(1, int(BLOCK_BYTES // (self.n * 8)))
+        for s in range(0, self.n, rows):
+            out[s:s + rows] = self.block(self.X[s:s + rows]) @ V2
+        return out.reshape(V.shape) if V.ndim == 1 else out
+
+    def __matmul__(self, V):
+        return self.matmat(V)
+
+
+def _apply(K, V):
+    return K.matmat(V) if isinstance(K, KernelOperator) else K @ V
+
+
+def _dense(K):
+    return K.toarray() if isinstance(K, KernelOperator) else np.asarray(K)
+
+
+def _n_of(K):
+    return K.n if isinstance(K, KernelOperator) else np.asarray(K).shape[0]
+
+
+def _psd_solve(A, B):
+    r"""Solve :math:`A X = B` for symmetric positive *semi*-definite A by Cholesky.
+
+    A diagonal shift :math:`\epsilon I`, :math:`\epsilon = n\,\mathrm{eps}\,\max_i A_{ii}`
+    (the size of the rounding error in forming A), makes the factorization
+    exist when A is singular to working precision (Gaussian Gram matrices);
+    it is raised 100-fold at most three times if Cholesky still fails.
+    Directions damped by the shift carry functions of RKHS norm at rounding
+    level, so the fitted function is unaffected.
+    """
+    A = np.asarray(A)
+    n = A.shape[0]
+    if n == 0:
+        return np.zeros_like(B)
+    eps = np.finfo(A.dtype).eps
+    top = float(np.max(np.abs(np.diag(A)))) if n else 1.0
+    shift = 0.0
+    for attempt in range(4):
+        try:
+            Ashift = A if shift == 0.0 else A + shift * np.eye(n, dtype=A.dtype)
+            c = sla.cho_factor(Ashift, lower=True, check_finite=False)
+            return sla.cho_solve(c, B, check_finite=False)
+        except np.linalg.LinAlgError:
+            shift = n * eps * max(top, np.finfo(A.dtype).tiny) * (100.0 ** attempt)
+    raise np.linalg.LinAlgError(
+        "the system matrix is not positive semidefinite (Cholesky failed even with a diagonal shift of "
+        f"{shift:.1e}); check that the kernel is positive definite and the weights non-negative."
+    )
+
+
+def kernel_cg(apply_T, apply_G, C, *, rtol=1e-6, maxiter=None, on_failure="warn"):
+    r"""Conjugate gradients for :math:`T X = C` with T self-adjoint in the G-inner product.
+
+    Requires :math:`G T` symmetric positive semidefinite and G positive
+    semidefinite.  Every 50 iterations the residual is recomputed from X
+    (residual replacement); a column whose true residual has stopped
+    decreasing (the attainable accuracy of float32 operators, about 1e-4 on
+    ill-conditioned kernels) stops there and is reported as not converged.  This is preconditioned CG on the symmetric system
+    :math:`(GT) X = G C` with preconditioner :math:`G^{-1}`, written so that
+    :math:`G^{-1}` is never applied: the recurrences carry the residual
+    :math:`\rho = C - TX` of the original system *and* :math:`G\rho`.  Used
+    with :math:`G = K` for LapRLS (:math:`T = NK + \gamma_A l I`) and PLapRLS
+    with the empirical integral operator.
+
+    Parameters
+    ----------
+    apply_T : callable (P, GP) -> T P
+        Gets the search block P and :math:`GP` (already known), so T can
+        reuse the product.
+    apply_G : callable V -> G V
+        Called once per iteration (plus twice at the start and the end).
+    C : ndarray of shape (n, k)
+    rtol : float, default=1e-6
+        Stop a column when :math:`\|\rho\| \le` ``rtol`` :math:`\|c\|`.
+    maxiter : int, optional
+        Default n.
+    on_failure : {"warn", "raise", "ignore"}
+        As in :func:`~graphrkhs.conjugate_gradient`.
+
+    Returns
+    -------
+    X : ndarray (n, k)
+    info : dict with ``n_iter``, ``converged`` (bool array), ``residual`` (final
+        relative residuals, recomputed explicitly).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from graphrkhs import kernel_cg
+    >>> K = np.array([[2.0, 1.0], [1.0, 2.0]]); N = np.diag([1.0, 0.0])
+    >>> T = N @ K + 0.1 * np.eye(2)                    # K T is symmetric
+    >>> X, info = kernel_cg(lambda P, GP: N @ GP + 0.1 * P, lambda V: K @ V, np.array([[1.0], [0.0]]))
+    >>> np.allclose(T @ X, [[1.0], [0.0]], atol=1e-6), bool(info["converged"].all())
+    (True, True)
+    """
+    C = np.asarray(C)
+    n, k = C.shape
+    maxiter = n if maxiter is None else check_scalar(maxiter, "maxiter", kind="int", low=0)
+    out_dtype = C.dtype
+    if C.dtype != np.float64:
+        # the recurrences run in float64 whatever the operator's precision: in float32 the tracked
+        # pair (rho, G rho) drifts apart and CG loses conjugacy on the (numerically singular) kernel.
+        op_dtype = C.dtype
+        _T, _G = apply_T, apply_G
+        apply_T = lambda P, GP: np.asarray(_T(P.astype(op_dtype), GP.astype(op_dtype)), dtype=np.float64)  # noqa: E731
+        apply_G = lambda V: np.asarray(_G(V.astype(op_dtype)), dtype=np.float64)  # noqa: E731
+        C = C.astype(np.float64)
+    X = np.zeros_like(C)
+    rho = C.copy()
+    r = apply_G(rho)
+    P = rho.copy()
+    GP = r.copy()
+    rz = np.einsum("ij,ij->j", r, rho)
+    cnorm = np.linalg.norm(C, axis=0)
+    active = np.linalg.norm(rho, axis=0) > rtol * cnorm
+    best = np.full(k, np.inf)
+    it = 0
+    while active.any() and it < maxiter:
+        cols = np.flatnonzero(active)
+        full = cols.size == k
+        Pa = P if full else P[:, cols]
+        TP = apply_T(Pa, GP if full else GP[:, cols])
+        GTP = apply_G(TP)
+        pap = np.einsum("ij,ij->j", Pa, GTP)
+        bad = pap <= 0
+        if bad.any():
+            # an exactly singular direction: the column cannot improve further
+            active[cols[bad]] = False
+            keep = ~bad
+            cols, Pa, TP, GTP, pap = cols[keep], Pa[:, keep], TP[:, keep], GTP[:, keep], pap[keep]
+            if not cols.size:
+                break
+        a = rz[cols] / pap
+        X[:, cols] += Pa * a
+        rho[:, cols] -= TP * a
+        r[:, cols] -= GTP * a
+        it += 1
+        done = np.linalg.norm(rho[:, cols], axis=0) <= rtol * cnorm[cols]
+        active[cols[done]] = False
+        cols = cols[~done]
+        if not cols.size:
+            break
+        if it % _REPLACE_EVERY == 0:
+            # residual replacement: recompute the true pair (rho, G rho) so that rounding in the
+            # recurrences cannot make CG report a residual it does not have; stop a column whose
+            # true residual no longer decreases (the attainable accuracy of the operator's dtype).
+            Xc = X[:, cols]
+            rho[:, cols] = C[:, cols] - apply_T(Xc, apply_G(Xc))
+            r[:, cols] = apply_G(rho[:, cols])
+            tn = np.linalg.norm(rho[:, cols], axis=0) / np.where(cnorm[cols] > 0, cnorm[cols], 1.0)
+            stalled = tn > 0.9 * best[cols]
+            best[cols] = np.minimum(best[cols], tn)
+            done = (tn <= rtol) | stalled
+            active[cols[done]] = False
+            cols = cols[~done]
+            if not cols.size:
+                break
+        rz_new = np.einsum("ij,ij->j", r[:, cols], rho[:, cols])
+        beta = rz_new / rz[cols]
+        rz[cols] = rz_new
+        P[:, cols] = rho[:, cols] + P[:, cols] * beta
+        GP[:, cols] = r[:, cols] + GP[:, cols] * beta
+    GX = apply_G(X)
+    true_res = np.linalg.norm(C - apply_T(X, GX), axis=0) / np.where(cnorm > 0, cnorm, 1.0)
+    converged = true_res <= rtol * 1.01 + 100 * np.finfo(out_dtype).eps
+    X = X.astype(out_dtype, copy=False)
+    info = {"n_iter": it, "converged": converged, "residual": true_res}
+    if not converged.all() and on_failure != "ignore":
+        msg = (f"kernel CG did not reach rtol={rtol:g} in {it} iterations for {int((~converged).sum())} of {k} "
+               f"column(s) (worst relative residual {true_res.max():.2e}); raise maxiter, loosen rtol or "
+               "increase the ridge weight.")
+        if on_failure == "raise":
+            raise RuntimeError(msg)
+        warn(msg, ConvergenceWarning)
+    return X, info
+

@@ -1,0 +1,461 @@
+r"""Point-cloud kernels k(x, z) on R^d, evaluated blockwise.
+
+Conventions (shared by every learner):
+
+* ``"gaussian"``: :math:`k(x, z) = \exp(-\|x - z\|^2 / (2\sigma^2))`;
+* ``"heat"``: the Gaussian written as a heat kernel with :math:`t = \sigma^2 / 2`,
+  :math:`K_t(x, z) = (4\pi t)^{-m/2} \exp(-\|x - z\|^2 / (4t))`, ``m`` the
+  (intrinsic) dimension; see :func:`heat_kernel`;
+* ``"linear"``: :math:`k(x, z) = x^T z`;
+* ``"polynomial"``: :math:`k(x, z) = (x^T z + c_0)^p`;
+* a callable ``k(A, B) -> ndarray (len(A), len(B))``.
+
+Also here: the heat semigroup family :math:`K_t, K_{2t}, K_{3t}` in a scaled
+form (:func:`heat_kernel`, :func:`heat_semigroup`, used by PRLS/PLapRLS), the
+feature maps and unisolvent anchor points of G-RLS (:func:`feature_map`,
+:func:`unisolvent_points`) and the G-RLS kernel construction
+(:class:`GRLSKernel`).
+"""
+
+import numpy as np
+
+from .._core.validation import check_option, check_points, check_scalar
+
+__all__ = ["pairwise_kernel", "gaussian_kernel", "linear_kernel", "polynomial_kernel", "KERNELS",
+           "heat_kernel", "heat_semigroup", "heat_log_normalization", "feature_map", "unisolvent_points",
+           "GRLSKernel", "FEATURES"]
+
+KERNELS = ("gaussian", "heat", "linear", "polynomial")
+
+# Bytes of one output block when a kernel matrix is evaluated blockwise.
+BLOCK_BYTES = 128 * 2**20
+
+
+def _sq_dists(A, B):
+    """Squared Euclidean distances, clipped at 0 (the expansion can round below)."""
+    D = np.einsum("ij,ij->i", A, A)[:, None] + np.einsum("ij,ij->i", B, B)[None, :] - 2.0 * (A @ B.T)
+    np.maximum(D, 0, out=D)
+    return D
+
+
+def gaussian_kernel(A, B=None, sigma=1.0):
+    r"""Gaussian kernel :math:`\exp(-\|a - b\|^2 / (2\sigma^2))` between the rows of A and B.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from graphrkhs import gaussian_kernel
+    >>> float(gaussian_kernel(np.zeros((1, 2)), np.ones((1, 2)), sigma=1.0)[0, 0]) == float(np.exp(-1.0))
+    True
+    """
+    sigma = check_scalar(sigma, "sigma", low=0, low_inclusive=False)
+    return pairwise_kernel(A, B, kernel="gaussian", sigma=sigma)
+
+
+def linear_kernel(A, B=None):
+    """Linear kernel :math:`a^T b`."""
+    return pairwise_kernel(A, B, kernel="linear")
+
+
+def polynomial_kernel(A, B=None, degree=2, coef0=1.0):
+    """Polynomial kernel :math:`(a^T b + c_0)^p`."""
+    return pairwise_kernel(A, B, kernel="polynomial", degree=degree, coef0=coef0)
+
+
+def pairwise_kernel(A, B=None, kernel="gaussian", *, sigma=1.0, degree=2, coef0=1.0, m=None,
+                    block_bytes=BLOCK_BYTES):
+    r"""Kernel matrix :math:`K_{ij} = k(a_i, b_j)`, computed in row blocks.
+
+    Parameters
+    ----------
+    A : array of shape (n_a, d)
+    B : array of shape (n_b, d), optional
+        None means ``A``.
+    kernel : {"gaussian", "heat", "linear", "polynomial"} or callable
+        See the module documentation.  A callable gets two point blocks.
+    sigma : float > 0
+        Gaussian width; the heat kernel uses :math:`t = \sigma^2/2`.
+    degree, coef0
+        Polynomial kernel parameters.
+    m : int, optional
+        Dimension in the heat normalization :math:`(4\pi t)^{-m/2}`; default d.
+    block_bytes : int
+        Memory of one block of rows of the temporary distance matrix.
+
+    Returns
+    -------
+    K : ndarray of shape (n_a, n_b), in A's float dtype (float32 stays float32).
+    """
+    A = check_points(A, "A")
+    B = A if B is None else check_points(B, "B")
+    if A.shape[1] != B.shape[1]:
+        raise ValueError(f"A and B must have the same number of features; got {A.shape[1]} and {B.shape[1]}.")
+    dtype = np.result_type(A.dtype, B.dtype)
+    A = A.astype(dtype, copy=False)
+    B = B.astype(dtype, copy=False)
+    if callable(kernel):
+        K = np.asarray(kernel(A, B))
+        if K.shape != (A.shape[0], B.shape[0]):
+            raise ValueError(f"the kernel callable returned shape {K.shape}; expected {(A.shape[0], B.shape[0])}.")
+        return K
+    check_option(kernel, "kernel", KERNELS)
+    if kernel in ("gaussian", "heat"):
+        sigma = check_scalar(sigma, "sigma", low=0, low_inclusive=False)
+    if kernel == "polynomial":
+        degree = check_scalar(degree, "degree", kind="int", low=1)
+        coef0 = check_scalar(coef0, "coef0")
+    out = np.empty((A.shape[0], B.shape[0]), dtype=dtype)
+    rows = max(1, int(block_bytes // (max(1, B.shape[0]) * np.dtype(dtype).itemsize)))
+    if kernel == "heat":
+        t = sigma * sigma / 2.0
+        dim = A.shape[1] if m is None else check_scalar(m, "m", kind="int", low=1)
+        # log of the normalization, exponentiated together with the Gaussian so that
+        # (4 pi t)^(-m/2) cannot under/overflow on its own in high dimension.
+        log_norm = -0.5 * dim * np.log(4.0 * np.pi * t)
+    for s in range(0, A.shape[0], rows):
+        blk = A[s:s + rows]
+        if kernel == "linear":
+            out[s:s + rows] = blk @ B.T
+        elif kernel == "polynomial":
+            out[s:s + rows] = (blk @ B.T + coef0) ** degree
+        elif kernel == "gaussian":
+            D = _sq_dists(blk, B)
+            D *= -0.5 / sigma**2
+            np.exp(D, out=out[s:s + rows])
+        else:
+            D = _sq_dists(blk, B)
+            D *= -1.0 / (4.0 * t)
+            D += log_norm
+            np.exp(D, out=out[s:s + rows])
+    return out
+
+
+# ---------------------------------------------------------------------------
+# Heat semigroup K_t, K_2t, K_3t (Yang, King & Lyu, NIPS 2009, Section 4.1)
+# ---------------------------------------------------------------------------
+
+def heat_log_normalization(sigma, m):
+    r"""Natural log of the heat normalization :math:`c = (4\pi t)^{-m/2}`, :math:`t = \sigma^2/2`.
+
+    Returned as a logarithm because :math:`c` itself under- or overflows in
+    high dimension (:math:`m = 784`, :math:`\sigma = 5`: :math:`c \approx 10^{-860}`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from graphrkhs import heat_log_normalization
+    >>> bool(np.isclose(heat_log_normalization(1.0, 2), -np.log(2 * np.pi)))
+    True
+    """
+    sigma = check_scalar(sigma, "sigma", low=0, low_inclusive=False)
+    m = check_scalar(m, "m", kind="int", low=1)
+    return -0.5 * m * np.log(2.0 * np.pi * sigma * sigma)
+
+
+def heat_kernel(A, B=None, *, sigma=1.0, m=None, s=1.0, scaled=True, block_bytes=BLOCK_BYTES):
+    r"""Heat kernel :math:`K_{st}` of :math:`\mathbb R^m` at time :math:`st`, :math:`t = \sigma^2/2`.
+
+    .. math::
+
+        K_{st}(a, b) = (4\pi s t)^{-m/2} \exp\!\left(-\frac{\|a - b\|^2}{4 s t}\right).
+
+    With ``scaled=True`` (the default) the kernel is divided by the
+    normalization of :math:`K_t`, :math:`c = (4\pi t)^{-m/2}`:
+
+    .. math::
+
+        \frac{K_{st}(a, b)}{c} = s^{-m/2} \exp\!\left(-\frac{\|a - b\|^2}{2 s \sigma^2}\right),
+
+    so that ``s = 1`` is exactly the Gaussian kernel of width ``sigma`` and the
+    members ``s = 2, 3`` keep their true ratios to it.  Each entry is one
+    ``exp`` of the sum of the log-normalization and the exponent, so no
+    factor can overflow on its own; a value may underflow to 0 only where it
+    is below the smallest float relative to :math:`K_t` (e.g.
+    :math:`2^{-m/2}` for m > 2000 in float64), i.e. where it is negligible.
+    ``scaled=False`` returns the true :math:`K_{st}` (same single-``exp``
+    evaluation; the value itself can then be out of range in high dimension,
+    which is why the solvers never use it).
+
+    Parameters
+    ----------
+    A : array of shape (n_a, d)
+    B : array of shape (n_b, d), optional
+        None means ``A``.
+    sigma : float > 0, default=1.0
+        Gaussian width; the heat time is :math:`t = \sigma^2 / 2` (the
+        project-wide convention).
+    m : int >= 1, optional
+        Dimension in the normalization.  The paper's heat kernel is that of
+        the data manifold, so m is its intrinsic dimension; None uses the
+        ambient dimension d (the only choice that needs no estimate).
+    s : float > 0, default=1.0
+        Time multiple (1, 2 and 3 give :math:`K_t, K_{2t}, K_{3t}`).
+    scaled : bool, default=True
+        Divide by :math:`(4\pi t)^{-m/2}` (see above).
+    block_bytes : int
+        Memory of one block of the temporary distance matrix.
+
+    Returns
+    -------
+    K : ndarray of shape (n_a, n_b), in the input float dtype.
+
+    References
+    ----------
+    Yang, King & Lyu, "Learning with consistency between inductive functions
+    and kernels", NIPS 2009, Theorem 4 (5) and Eq. (16).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from graphrkhs import heat_kernel
+    >>> X = np.array([[0.0], [1.0]])
+    >>> np.allclose(heat_kernel(X, sigma=1.0), np.exp(-np.array([[0, 1], [1, 0]]) / 2))
+    True
+    >>> round(float(heat_kernel(X, sigma=1.0, s=2)[0, 0]), 6) == round(2 ** -0.5, 6)
+    True
+    """
+    return heat_semigroup(A, B, sigma=sigma, m=m, times=(s,), scaled=scaled, block_bytes=block_bytes)[0]
+
+
+def heat_semigroup(A, B=None, *, sigma=1.0, m=None, times=(1, 2, 3), scaled=True, block_bytes=BLOCK_BYTES):
+    r"""The heat kernels :math:`K_{st}` for several time multiples s from one distance computation.
+
+    The default ``times=(1, 2, 3)`` gives the triple :math:`(K_t, K_{2t}, K_{3t})`
+    that PRLS uses as :math:`(K, K', K'')` (Yang, King & Lyu 2009, Eq. 16: with a
+    uniform density, :math:`K'_{ij} = \langle K_{x_i}, L_K K_{x_j}\rangle_K
+    = \int K_t(x_i, y) K_t(y, x_j)\,dy = K_{2t}(x_i, x_j)` by the semigroup
+    property, and likewise :math:`K'' = K_{3t}`).  See :func:`heat_kernel` for
+    the scaled form and the parameters.
+
+    Returns
+    -------
+    tuple of ndarrays of shape (n_a, n_b)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from graphrkhs import heat_semigroup
+    >>> K1, K2, K3 = heat_semigroup(np.zeros((1, 64)), sigma=1.0)   # m = d = 64
+    >>> np.allclose([K1[0, 0], K2[0, 0], K3[0, 0]], [1.0, 2.0 ** -32, 3.0 ** -32], rtol=1e-12, atol=0)
+    True
+    """
+    A = check_points(A, "A")
+    B = A if B is None else check_points(B, "B")
+    if A.shape[1] != B.shape[1]:
+        raise ValueError(f"A and B must have the same number of features; got {A.shape[1]} and {B.shape[1]}.")
+    sigma = check_scalar(sigma, "sigma", low=0, low_inclusive=False)
+    dim = A.shape[1] if m is None else check_scalar(m, "m", kind="int", low=1)
+    times = [check_scalar(s, "s", low=0, low_inclusive=False) for s in np.atleast_1d(times).tolist()]
+    if not isinstance(scaled, (bool, np.bool_)):
+        raise TypeError(f"scaled must be a bool; got {scaled!r}.")
+    dtype = np.result_type(A.dtype, B.dtype)
+    A = A.astype(dtype, copy=False)
+    B = B.astype(dtype, copy=False)
+    # log of the factor in front of exp(-|a-b|^2 / (2 s sigma^2)) for each member
+    log_c = 0.0 if scaled else -0.5 * dim * np.log(2.0 * np.pi * sigma * sigma)
+    log_front = [log_c - 0.5 * dim * np.log(s) for s in times]
+    outs = [np.empty((A.shape[0], B.shape[0]), dtype=dtype) for _ in times]
+    A64 = A.astype(np.float64, copy=False)
+    B64 = A64 if B is A else B.astype(np.float64, copy=False)
+    rows = max(1, int(block_bytes // (max(1, B.shape[0]) * 8)))
+    for start in range(0, A.shape[0], rows):
+        # distances in float64 even for float32 points: the penalty K - 2K' + K'' is a difference of
+        # nearly equal terms, and |a|^2 + |b|^2 - 2 a.b loses ~|a|^2 eps32 to cancellation.
+        D = _sq_dists(A64[start:start + rows], B64) * (-0.5 / sigma**2)
+        for out, s, lf in zip(outs, times, log_front):
+            out[start:start + rows] = np.exp(D / s + lf)
+    return tuple(outs)
+
+
+# ---------------------------------------------------------------------------
+# G-RLS: predefined features, unisolvent anchors, kernel construction
+# (Li, Lee & Leung, NIPS 2006, Section 3)
+# ---------------------------------------------------------------------------
+
+FEATURES = ("constant", "linear", "poly2")
+
+
+def feature_map(X, features="constant"):
+    r"""Evaluate predefined features :math:`\psi_1, \dots, \psi_q` on the rows of X.
+
+    Parameters
+    ----------
+    X : array of shape (n, d)
+    features : {"constant", "linear", "poly2"} or callable
+        ``"constant"``: :math:`\psi = 1` (q = 1); ``"linear"``: :math:`1, x_1, \dots, x_d`
+        (q = d + 1); ``"poly2"``: all monomials of degree <= 2,
+        :math:`1, x_i, x_i x_j\ (i \le j)` (q = 1 + d + d(d+1)/2; the paper's
+        1-D example uses :math:`1, x, x^2`).  A callable maps an (n, d) array to
+        an (n, q) array, the same q for every input.
+
+    Returns
+    -------
+    Psi : ndarray of shape (n, q)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from graphrkhs import feature_map
+    >>> feature_map(np.array([[2.0, 3.0]]), "poly2")
+    array([[1., 2., 3., 4., 6., 9.]])
+    """
+    X = check_points(X, "X")
+    n, d = X.shape
+    if callable(features):
+        Psi = np.asarray(features(X))
+        if Psi.ndim == 1:
+            Psi = Psi[:, None]
+        if Psi.ndim != 2 or Psi.shape[0] != n or Psi.shape[1] < 1:
+            raise ValueError(f"the features callable must return an array of shape ({n}, q); got shape {Psi.shape}.")
+        if not np.issubdtype(Psi.dtype, np.number) or not np.isfinite(Psi).all():
+            raise ValueError("the features callable returned non-numeric, NaN or infinite values.")
+        return Psi.astype(X.dtype, copy=False)
+    check_option(features, "features", FEATURES)
+    ones = np.ones((n, 1), dtype=X.dtype)
+    if features == "constant":
+        return ones
+    if features == "linear":
+        return np.hstack([ones, X])
+    i, j = np.triu_indices(d)
+    return np.hstack([ones, X, X[:, i] * X[:, j]])
+
+
+def unisolvent_points(Psi, *, rtol=1e-10):
+    r"""Indices of q points on which the q features are unisolvent, by pivoted QR.
+
+    A set :math:`x_{a_1}, \dots, x_{a_q}` is unisolvent for
+    :math:`\psi_1, \dots, \psi_q` when the q x q matrix
+    :math:`[\psi_p(x_{a_r})]` is invertible (the condition behind the
+    construction's Eq. 12).  Column-pivoted QR of :math:`\Psi^T` picks the
+    points greedily so that this matrix is as well conditioned as a greedy
+    choice can make it (LAPACK ``geqp3``); "the first q points" can be
+    singular (e.g. repeated x) or nearly so.
+
+    Parameters
+    ----------
+    Psi : array of shape (n, q)
+        Features at the n candidate points.
+    rtol : float, default=1e-10
+        The features are declared not unisolvent (ValueError) when the last
+        pivot :math:`|R_{qq}|` is below ``rtol`` :math:`|R_{11}|` — numerically
+        rank-deficient at the level where solves lose about 10 digits.
+
+    Returns
+    -------
+    idx : ndarray of int, shape (q,)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from graphrkhs import unisolvent_points
+    >>> x = np.array([0.0, 0.0, 1.0, 2.0])
+    >>> sorted(unisolvent_points(np.column_stack([np.ones(4), x])).tolist()) != [0, 1]
+    True
+    """
+    import scipy.linalg as sla
+
+    Psi = np.asarray(Psi, dtype=np.float64)
+    if Psi.ndim != 2:
+        raise ValueError(f"Psi must be 2-D (n, q); got shape {Psi.shape}.")
+    n, q = Psi.shape
+    if q > n:
+        raise ValueError(
+            f"features: {q} features cannot be unisolvent on {n} points; use at least q = {q} "
+            "(labeled) points or fewer features."
+        )
+    R, piv = sla.qr(Psi.T, mode="r", pivoting=True)
+    diag = np.abs(np.diag(R))
+    if diag.size < q or diag[0] == 0 or diag[q - 1] <= rtol * diag[0]:
+        rank = int(np.sum(diag > rtol * (diag[0] if diag.size and diag[0] > 0 else 1.0)))
+        raise ValueError(
+            f"features are not unisolvent on the given points: numerical rank {rank} < q = {q} "
+            "(linearly dependent features, or too few distinct points). Remove dependent features "
+            "or add points."
+        )
+    return np.sort(piv[:q])
+
+
+class GRLSKernel:
+    r"""The G-RLS kernel construction (Li, Lee & Leung, NIPS 2006, Eqs. 10-13).
+
+    Given features :math:`\psi_1..\psi_q`, a strictly positive definite
+    :math:`\phi` and q unisolvent anchors :math:`x_{a_1}..x_{a_q}` (chosen
+    by :func:`unisolvent_points` on ``X``), the Lagrange features
+    :math:`\varphi = \psi\, \Psi_a^{-1}` satisfy :math:`\varphi_p(x_{a_r}) = \delta_{pr}`
+    (Eqs. 12-13), and
+
+    .. math::
+
+        H(x, x') &= \phi(x, x') - \sum_p \varphi_p(x)\phi(x_{a_p}, x')
+                   - \sum_q \varphi_q(x')\phi(x, x_{a_q})
+                   + \sum_{p,q} \varphi_p(x)\varphi_q(x')\phi(x_{a_p}, x_{a_q}), \\
+        K(x, x') &= H(x, x') + \sum_p \varphi_p(x)\varphi_p(x').
+
+    K is positive definite, :math:`K_{x_{a_p}} = \varphi_p` (Eq. 14), :math:`H_{x_{a_p}} = 0`
+    (Eq. 15) and the :math:`\varphi_p` are an orthonormal basis of
+    :math:`H_0 = \mathrm{span}(\psi)` in :math:`H_K` (Eq. 18).
+
+    Parameters
+    ----------
+    X : array of shape (n, d)
+        Points the anchors are chosen from (the training points).
+    features : {"constant", "linear", "poly2"} or callable, default="constant"
+        See :func:`feature_map`.
+    kernel, sigma, degree, coef0 :
+        The base kernel :math:`\phi`, as in :func:`pairwise_kernel` (it must be
+        strictly positive definite: "gaussian" or "heat").
+
+    Attributes
+    ----------
+    anchors : ndarray of int, shape (q,)
+        Row indices of the anchors in ``X``.
+    anchor_points : ndarray of shape (q, d)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from graphrkhs import GRLSKernel
+    >>> X = np.linspace(-5, 5, 11)[:, None]
+    >>> K = GRLSKernel(X, features="poly2", sigma=1.0)
+    >>> np.allclose(K(K.anchor_points), np.eye(3))        # orthonormal phi_p = K_{x_a}
+    True
+    """
+
+    def __init__(self, X, *, features="constant", kernel="gaussian", sigma=1.0, degree=2, coef0=1.0):
+        import scipy.linalg as sla
+
+        X = check_points(X, "X")
+        self.features = features
+        self.kernel = kernel
+        self._kw = dict(kernel=kernel, sigma=sigma, degree=degree, coef0=coef0)
+        Psi = feature_map(X, features)
+        self.anchors = unisolvent_points(Psi)
+        self.anchor_points = X[self.anchors]
+        self._lu = sla.lu_factor(np.asarray(Psi[self.anchors], dtype=np.float64))
+        self._phi_aa = pairwise_kernel(self.anchor_points, None, **self._kw)
+
+    def lagrange(self, A):
+        r"""Lagrange features :math:`\varphi(A) = \psi(A)\,\Psi_a^{-1}`, shape (len(A), q)."""
+        import scipy.linalg as sla
+
+        A = check_points(A, "A")
+        # phi(A) Psi_a = psi(A)  <=>  Psi_a^T phi(A)^T = psi(A)^T
+        return sla.lu_solve(self._lu, feature_map(A, self.features).T.astype(np.float64), trans=1).T.astype(
+            A.dtype, copy=False)
+
+    def H(self, A, B=None):
+        """The kernel H of Eq. (11) between the rows of A and B (B=None: A)."""
+        A = check_points(A, "A")
+        B = A if B is None else check_points(B, "B")
+        Pa, Pb = self.lagrange(A), self.lagrange(B)
+        out = pairwise_kernel(A, B, **self._kw)
+        out -= Pa @ pairwise_kernel(self.anchor_points, B, **self._kw)
+        out -= pairwise_kernel(A, self.anchor_points, **self._kw) @ Pb.T
+        out += Pa @ (self._phi_aa.astype(Pa.dtype) @ Pb.T)
+        return out
+
+    def __call__(self, A, B=None):
+        """The constructed kernel K of Eq. (10) between the rows of A and B (B=None: A)."""
+        A = check_points(A, "A")
+        B = A if B is None else check_points(B, "B")
+        return self.H(A, B) + self.lagrange(A) @ self.lagrange(B).T

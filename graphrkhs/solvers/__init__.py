@@ -1,0 +1,39 @@
+"""Solvers: the numerics behind every learner, as plain functions on arrays,
+sparse matrices and operators.
+
+Public API
+----------
+harmonic_solution, tikhonov_solution, poisson_learning, graph_kernel_ridge, graph_kernel_ridge_loo
+    Transductive graph problems (:mod:`graphrkhs.solvers._graph`).
+graph_tv, incidence_matrix, TVResult
+    Graph total variation (:mod:`graphrkhs.solvers._tv`).
+rls_fit, laprls_fit, prls_fit, plaprls_fit, grls_fit, grls_fit_constructed, graph_penalty, consistency_grams
+    The inductive methods' systems (:mod:`graphrkhs.solvers._kernel`).
+rls_coefficients, rls_loo_error, fredholm_rls, warped_rls, KernelExpansion
+    Data-dependent kernel learners (:mod:`graphrkhs.solvers._datadependent`).
+
+Also re-exported here, from the layers below: ``conjugate_gradient``,
+``amg_preconditioner``, ``CGResult`` and ``loo_predictions`` (shared linear
+algebra), ``KernelOperator`` and ``kernel_cg`` (kernels),
+``unlabeled_components`` (graphs).
+"""
+
+from .._core.cg import CGResult, amg_preconditioner, conjugate_gradient
+from .._core.config import DENSE_CACHE_BYTES
+from .._core.loo import loo_predictions
+from ..graphs import unlabeled_components
+from ..kernels import KernelOperator, kernel_cg
+from ._datadependent import *  # noqa: F401,F403
+from ._datadependent import __all__ as _datadep_all
+from ._graph import *  # noqa: F401,F403
+from ._graph import __all__ as _graph_all
+from ._kernel import *  # noqa: F401,F403
+from ._kernel import __all__ as _kernel_all
+from ._tv import *  # noqa: F401,F403
+from ._tv import __all__ as _tv_all
+
+__all__ = (
+    ["conjugate_gradient", "amg_preconditioner", "CGResult", "loo_predictions", "KernelOperator",
+     "kernel_cg", "unlabeled_components", "DENSE_CACHE_BYTES"]
+    + list(_graph_all) + list(_tv_all) + list(_kernel_all) + list(_datadep_all)
+)

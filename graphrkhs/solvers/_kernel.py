@@ -1,0 +1,857 @@
+r"""Solvers of the inductive kernel learners: RLS, LapRLS, PRLS, PLapRLS, G-RLS.
+
+Notation (DESIGN.md, "The math"): n points :math:`x_1..x_n` (labeled and
+unlabeled), S the l labeled ones, :math:`J = \mathrm{diag}(1_S)`, Y the (n, k)
+target block (zero on unlabeled rows; one column per one-vs-rest class),
+K the kernel Gram matrix, L a graph Laplacian (or its power), :math:`\Psi`
+an (n, o) basis of functions left unpenalized (constants by default).
+
+Every solver is a plain function on arrays (or on a :class:`KernelOperator`
+when n is too large for dense matrices) and returns coefficients of the
+expansion :math:`f(x) = \sum_i \alpha_i k(x_i, x) + \sum_j \beta_j \psi_j(x)`.
+
+Direct or iterative
+-------------------
+The n x n systems are solved densely up to ``DIRECT_MAX_N`` = 20000 points
+for LapRLS (two n x n arrays, K and the system: 6.4 GB in float64 at
+n = 20000; the LU costs :math:`2n^3/3` flops, minutes at n = 20000 on two
+cores, while CG needed hundreds of iterations on Fashion-MNIST) and up to
+``DIRECT_MAX_N_HEAT`` = 8000 points for PLapRLS (whose dense form needs
+:math:`K^2`, an :math:`n^3` product, or the heat penalty as a third array),
+and by conjugate gradients above.  The symmetric positive (semi)definite
+form of LapRLS is
+
+.. math:: (K J K + \gamma_A l K + \tfrac{\gamma_I l}{n^2} K L K)\,\alpha = K J y,
+
+i.e. :math:`K B \alpha = K J y` with the *well-posed* non-symmetric factor
+:math:`B = N K + \gamma_A l I`, :math:`N = J + \tfrac{\gamma_I l}{n^2} L`.  Its
+eigenvalues are those of :math:`K^{1/2} N K^{1/2} + \gamma_A l I` (real,
+>= :math:`\gamma_A l`), so B has a unique solution, while :math:`K B` inherits
+K's numerical singularity (Gaussian kernels).  Hence
+
+* direct: LU of B (not Cholesky of :math:`KB`, whose condition number is the
+  product of K's and B's);
+* iterative: CG on :math:`KB\alpha = KJy` *preconditioned by* :math:`K^{-1}`.
+  Because the right-hand side is K times :math:`Jy`, this preconditioned CG can
+  be run carrying the pair :math:`(\rho, K\rho)` of the non-symmetric residual
+  :math:`\rho = Jy - B\alpha` and never applies :math:`K^{-1}`: it is CG on B
+  in the K-inner product (:func:`kernel_cg`), one kernel product per
+  iteration, stopped on :math:`\|\rho\| \le` ``rtol`` :math:`\|Jy\|`.  Its
+  convergence is governed by the spectrum of :math:`K^{1/2} N K^{1/2} + \gamma_A l I`,
+  which is clustered at :math:`\gamma_A l` when K's spectrum decays.
+
+Kernel products on n points are done with a dense cached Gram matrix when it
+fits in ``DENSE_CACHE_BYTES`` (4 GiB: n = 20000 in float64 is 3.2 GB) and in
+row blocks of bounded size otherwise (:class:`KernelOperator`).
+"""
+
+import numpy as np
+import scipy.linalg as sla
+import scipy.sparse as sp
+
+from .._core.cg import conjugate_gradient
+from ..kernels._pointcloud import BLOCK_BYTES, heat_semigroup, pairwise_kernel
+from .._core.validation import check_option, check_points, check_scalar, memory_guard
+from .._core.config import DENSE_CACHE_BYTES
+from .._core.validation import _as_2d
+from ..kernels._operator import KernelOperator, _apply, _dense, _n_of, _psd_solve, kernel_cg
+
+__all__ = [
+    "graph_penalty",
+    "consistency_grams",
+    "rls_fit",
+    "laprls_fit",
+    "prls_fit",
+    "plaprls_fit",
+    "grls_fit",
+    "grls_fit_constructed",
+    "DIRECT_MAX_N",
+    "DIRECT_MAX_N_HEAT",
+]
+
+DIRECT_MAX_N = 20000
+# PLapRLS factors densely up to this size (three n x n arrays, 1.5 GB at n = 8000, and an n^3
+# product for K^2 or K N K).  Above it: kernel-preconditioned CG for the empirical operator, and
+# plain CG for the heat penalty, whose condition number is K's times B's and which stalls long
+# before double precision (see plaprls_fit).
+DIRECT_MAX_N_HEAT = 8000
+SOLVERS = ("auto", "direct", "cg")
+INTEGRAL_OPERATORS = ("heat", "empirical")
+
+
+# ---------------------------------------------------------------------------
+# Kernel operators
+# ---------------------------------------------------------------------------
+
+
+# ---------------------------------------------------------------------------
+# Linear algebra helpers
+# ---------------------------------------------------------------------------
+
+
+def graph_penalty(W_or_L, kind="combinatorial", power=1):
+    r"""The symmetric graph penalty matrix :math:`M` with :math:`f^T M f` the smoothness term.
+
+    ``power`` p gives :math:`L^p` for the combinatorial and normalized
+    Laplacians (Belkin, Niyogi & Sindhwani 2006 use :math:`L^p`, p = 1 by
+    default).  The random-walk Laplacian :math:`D^{-1}L` is not symmetric;
+    its power made self-adjoint in the degree inner product,
+    :math:`D (D^{-1} L)^p`, is used (equal to :math:`D - W` for p = 1), the
+    same convention as :class:`~graphrkhs.WarpedKernel`.
+
+    Parameters
+    ----------
+    W_or_L : graph
+        Adjacency (anything :func:`~graphrkhs.as_adjacency` takes).
+    kind : {"combinatorial", "normalized", "randomwalk"}
+    power : int >= 1
+
+    Returns
+    -------
+    M : scipy.sparse.csr_array, symmetric positive semidefinite.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from graphrkhs import graph_penalty
+    >>> W = np.array([[0, 1, 0], [1, 0, 1], [0, 1, 0]], dtype=float)
+    >>> graph_penalty(W, power=2).toarray()
+    array([[ 2., -3.,  1.],
+           [-3.,  6., -3.],
+           [ 1., -3.,  2.]])
+    """
+    from ..graphs import LAPLACIANS, as_adjacency, laplacian
+
+    check_option(kind, "laplacian", LAPLACIANS)
+    power = check_scalar(power, "laplacian_power", kind="int", low=1)
+    W = as_adjacency(W_or_L)
+    if kind == "randomwalk":
+        Lc = laplacian(W, "combinatorial")
+        step = laplacian(W, "randomwalk")
+        M = Lc
+        for _ in range(power - 1):
+            M = M @ step
+        M = sp.csr_array(M)
+        return sp.csr_array((M + M.T) * 0.5)  # exact symmetry against rounding
+    L = laplacian(W, kind)
+    M = L
+    for _ in range(power - 1):
+        M = M @ L
+    return sp.csr_array(M)
+
+
+# ---------------------------------------------------------------------------
+# PRLS / PLapRLS Gram matrices K, K', K''
+# ---------------------------------------------------------------------------
+
+def consistency_grams(XS, X=None, *, integral_operator="heat", kernel="gaussian", sigma=1.0, m=None,
+                      degree=2, coef0=1.0):
+    r"""The Gram matrices :math:`K, K', K''` of PRLS on the points XS (Yang, King & Lyu 2009).
+
+    :math:`K'_{ij} = \langle K_{x_i}, L_K K_{x_j}\rangle_K` and
+    :math:`K''_{ij} = \langle L_K K_{x_i}, L_K K_{x_j}\rangle_K`, so that
+    :math:`\|f - L_K f\|_K^2 = \alpha^T (K - 2K' + K'')\alpha` for
+    :math:`f = \sum_i \alpha_i K_{x_i}` (their Eq. 9).
+
+    ``integral_operator="heat"`` (their Eq. 16): the Gaussian of width sigma
+    is the heat kernel :math:`K_t`, :math:`t = \sigma^2/2`, with a uniform
+    density; the semigroup property gives :math:`K' = K_{2t}`,
+    :math:`K'' = K_{3t}`.  All three are returned scaled by
+    :math:`(4\pi t)^{m/2}` (:func:`~graphrkhs.heat_semigroup`): K is then the
+    plain Gaussian and :math:`\gamma\,\|\cdot\|^2` is measured in its RKHS norm,
+    which equals the paper's :math:`\gamma_{paper} = \gamma (4\pi t)^{-m/2}`
+    (a factor that under/overflows in high dimension).  In high dimension
+    :math:`K', K''` are :math:`2^{-m/2}, 3^{-m/2}` times smaller than K: the
+    penalty tends to :math:`\|f\|_K^2` and PRLS to RLS with a free constant
+    (on sparse one-vs-all tasks it then predicts the majority class, as
+    measured on UCI Letter, 16-D); choose ``m`` as the intrinsic dimension.
+
+    ``integral_operator="empirical"``: :math:`L_K` by the empirical measure of
+    the n points X (labeled and unlabeled), :math:`(L_K f)(x) = \frac1n \sum_k
+    \hat K(x, x_k) f(x_k)`, with the kernel normalized by a scalar,
+    :math:`\hat K = K / \kappa`, :math:`\kappa = \frac{1}{n^2}\sum_{k,k'} K(x_k, x_{k'})`,
+    so that its mean row mean is 1 (the paper assumes :math:`\int K(x, \cdot)\,dP = 1`).
+    Then :math:`K = \hat K_{SS}`, :math:`K' = \hat K_{Sn}\hat K_{nS}/n`,
+    :math:`K'' = \hat K_{Sn}\hat K_{nn}\hat K_{nS}/n^2`.  Any kernel works.
+
+    Parameters
+    ----------
+    XS : array of shape (l, d)
+        Points of the expansion (the labeled points for PRLS, all for PLapRLS).
+    X : array of shape (n, d), optional
+        The points of the empirical measure (default XS); unused by "heat".
+    integral_operator : {"heat", "empirical"}, default="heat"
+    kernel : str or callable, default="gaussian"
+        "heat" needs "gaussian" or "heat" (both mean the Gaussian of width sigma here).
+    sigma, m, degree, coef0 :
+        Kernel parameters (m: heat dimension, default d).
+
+    Returns
+    -------
+    K, Kp, Kpp : ndarrays of shape (l, l)
+    kappa : float
+        The normalization (1.0 for "heat"); predictions use :math:`k / \kappa`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from graphrkhs import consistency_grams
+    >>> X = np.random.default_rng(0).uniform(size=(30, 1))
+    >>> K, Kp, Kpp, kappa = consistency_grams(X, integral_operator="empirical", sigma=0.3)
+    >>> P = K - 2 * Kp + Kpp
+    >>> bool(np.linalg.eigvalsh(P).min() > -1e-10)                 # a Gram matrix
+    True
+    """
+    check_option(integral_operator, "integral_operator", INTEGRAL_OPERATORS)
+    XS = check_points(XS, "XS")
+    if integral_operator == "heat":
+        if kernel not in ("gaussian", "heat"):
+            raise ValueError(
+                f"integral_operator='heat' needs kernel='gaussian' (the heat kernel of Eq. 16); got {kernel!r}. "
+                "Use integral_operator='empirical' for other kernels."
+            )
+        K, Kp, Kpp = heat_semigroup(XS, sigma=sigma, m=m)
+        return K, Kp, Kpp, 1.0
+    X = XS if X is None else check_points(X, "X")
+    kw = dict(kernel=kernel, sigma=sigma, degree=degree, coef0=coef0)
+    op = KernelOperator(X, **kw, cache_bytes=min(DENSE_CACHE_BYTES, 512 * 2**20))
+    kappa = float(op.matmat(np.ones(X.shape[0], dtype=X.dtype)).mean()) / X.shape[0]
+    if not np.isfinite(kappa) or kappa <= 0:
+        raise ValueError(
+            f"integral_operator='empirical' normalizes the kernel by its mean value, which is {kappa:g} here; "
+            "use a kernel with positive mean (e.g. 'gaussian')."
+        )
+    n = X.shape[0]
+    KnS = pairwise_kernel(X, XS, **kw) / kappa
+    K = pairwise_kernel(XS, None, **kw) / kappa
+    Kp = KnS.T @ KnS / n
+    Kpp = KnS.T @ (op.matmat(KnS) / kappa) / (n * n)
+    return K, (Kp + Kp.T) / 2, (Kpp + Kpp.T) / 2, kappa
+
+
+# ---------------------------------------------------------------------------
+# RLS
+# ---------------------------------------------------------------------------
+
+
+def rls_fit(K, Y, alpha, *, overwrite_K=False):
+    r"""Regularized least squares (kernel ridge) with the :math:`1/l` loss scaling.
+
+    .. math::
+
+        \min_{f \in H_K} \frac1l \sum_{i=1}^l (y_i - f(x_i))^2 + \alpha \|f\|_K^2
+        \quad\Rightarrow\quad f = \sum_i c_i K_{x_i},\ (K + \alpha l I)\,c = y
+
+    (Belkin, Niyogi & Sindhwani 2006, Eq. 9; scikit-learn's ``KernelRidge``
+    with ``alpha`` :math:`= \alpha l`).  Cholesky of the SPD matrix; for
+    ``alpha = 0`` (interpolation) a shift at rounding level is added.
+
+    Parameters
+    ----------
+    K : ndarray of shape (l, l)
+        Gram matrix of the labeled points.
+    Y : ndarray of shape (l,) or (l, k)
+    alpha : float >= 0
+    overwrite_K : bool, default=False
+        Add the ridge to K's diagonal and factor it in place (no n x n copy;
+        K is destroyed).  The estimators use it for the Gram matrix they own.
+
+    Returns
+    -------
+    C : ndarray like Y
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from graphrkhs import rls_fit
+    >>> K = np.array([[1.0, 0.5], [0.5, 1.0]])
+    >>> c = rls_fit(K, np.array([1.0, -1.0]), alpha=0.25)
+    >>> np.allclose((K + 0.5 * np.eye(2)) @ c, [1.0, -1.0])
+    True
+    """
+    alpha = check_scalar(alpha, "alpha", low=0)
+    K = np.asarray(K)
+    Y2, was_1d = _as_2d(Y)
+    if K.shape != (Y2.shape[0], Y2.shape[0]):
+        raise ValueError(f"K must have shape ({Y2.shape[0]}, {Y2.shape[0]}); got {K.shape}.")
+    l = K.shape[0]
+    A = K if overwrite_K else K.copy()
+    A.flat[::l + 1] += alpha * l
+    if alpha > 0:
+        try:
+            # A is symmetric and C-ordered: its transpose is the same matrix in Fortran order,
+            # which LAPACK factors in place (no n x n copy).
+            C = sla.cho_solve(sla.cho_factor(A.T, lower=True, overwrite_a=True, check_finite=False),
+                              Y2.astype(K.dtype), check_finite=False)
+        except np.linalg.LinAlgError:
+            # Cholesky failed: alpha * l is below the rounding level of K (or K is indefinite).
+            if overwrite_K:
+                raise np.linalg.LinAlgError(
+                    f"K + alpha * l * I is not numerically positive definite (alpha={alpha:g}); increase alpha "
+                    "or check that the kernel is positive semidefinite."
+                ) from None
+            A = K.copy()
+            A.flat[::l + 1] += alpha * l
+            C = _psd_solve(A, Y2.astype(K.dtype))
+    else:
+        C = _psd_solve(A, Y2.astype(K.dtype))
+    return C[:, 0] if was_1d else C
+
+
+# ---------------------------------------------------------------------------
+# LapRLS
+# ---------------------------------------------------------------------------
+
+def _check_labeled(labeled, n):
+    labeled = np.asarray(labeled)
+    if labeled.dtype == bool:
+        if labeled.shape != (n,):
+            raise ValueError(f"labeled must be a boolean mask of shape ({n},); got {labeled.shape}.")
+        idx = np.flatnonzero(labeled)
+    else:
+        if labeled.ndim != 1 or not np.issubdtype(labeled.dtype, np.integer):
+            raise TypeError("labeled must be a 1-D array of indices or a boolean mask.")
+        idx = labeled.astype(np.int64)
+        if idx.size and (idx.min() < 0 or idx.max() >= n or np.unique(idx).size != idx.size):
+            raise ValueError(f"labeled indices must be distinct and lie in [0, {n}).")
+    if idx.size == 0:
+        raise ValueError("labeled is empty: at least one point must be labeled.")
+    return idx
+
+
+def _resolve_solver(solver, n, limit=None):
+    check_option(solver, "solver", SOLVERS)
+    if solver == "auto":
+        return "direct" if n <= (DIRECT_MAX_N if limit is None else limit) else "cg"
+    return solver
+
+
+def _jy(S, Y2, n, dtype):
+    JY = np.zeros((n, Y2.shape[1]), dtype=dtype)
+    JY[S] = Y2
+    return JY
+
+
+def laprls_fit(K, labeled, Y, M, gamma_A, gamma_I, *, solver="auto", rtol=1e-6, maxiter=None):
+    r"""Laplacian RLS (Belkin, Niyogi & Sindhwani, JMLR 2006, Eq. 14 / their Section 4.2).
+
+    .. math::
+
+        \min_{f \in H_K} \frac1l \sum_{i \in S} (y_i - f(x_i))^2 + \gamma_A \|f\|_K^2
+        + \frac{\gamma_I}{n^2} \mathbf f^T M \mathbf f,
+
+    M the graph penalty (:math:`L^p`).  With :math:`f = \sum_{i=1}^n \alpha_i K_{x_i}`
+    the gradient in :math:`\alpha` is :math:`\frac2l K[(JK + \gamma_A l I +
+    \tfrac{\gamma_I l}{n^2} M K)\alpha - Jy]`, which vanishes iff
+
+    .. math:: B\alpha = Jy,\quad B = N K + \gamma_A l I,\quad N = J + \tfrac{\gamma_I l}{n^2} M
+
+    (the paper's system), equivalently the symmetric PSD form
+    :math:`K B \alpha = K J y`.  See the module notes for why "direct" factors B
+    (LU) and "cg" runs CG on :math:`KB` preconditioned by :math:`K^{-1}`
+    (:func:`kernel_cg`), one kernel product per iteration.
+
+    Parameters
+    ----------
+    K : ndarray (n, n) or KernelOperator
+    labeled : int indices (l,) or bool mask (n,)
+    Y : ndarray of shape (l,) or (l, k)
+        Targets of the labeled points, in the order of ``labeled``.
+    M : sparse (n, n)
+        Symmetric PSD graph penalty (:func:`graph_penalty`).
+    gamma_A : float > 0
+    gamma_I : float >= 0
+    solver : {"auto", "direct", "cg"}, default="auto"
+        "auto": direct up to ``DIRECT_MAX_N`` points.
+    rtol : float, default=1e-6
+        CG tolerance on :math:`\|Jy - B\alpha\| / \|Jy\|` (1e-6 moves
+        classification decisions by far less than their margins).
+    maxiter : int, optional
+        CG iteration cap (default n).
+
+    Returns
+    -------
+    alpha : ndarray of shape (n,) or (n, k)
+    info : dict (``solver``, and for CG ``n_iter``, ``converged``, ``residual``)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from graphrkhs import laprls_fit, pairwise_kernel
+    >>> X = np.linspace(0, 1, 6)[:, None]
+    >>> M = np.diag(np.ones(5), 1); M = np.diag(M.sum(0) + M.sum(1)) - M - M.T   # path Laplacian
+    >>> a, info = laprls_fit(pairwise_kernel(X, sigma=0.3), [0, 5], np.array([1.0, -1.0]), M, 1e-3, 1.0)
+    >>> f = pairwise_kernel(X, sigma=0.3) @ a
+    >>> bool(f[0] > 0 > f[5])
+    True
+    """
+    gamma_A = check_scalar(gamma_A, "gamma_A", low=0, low_inclusive=False)
+    gamma_I = check_scalar(gamma_I, "gamma_I", low=0)
+    n = _n_of(K)
+    S = _check_labeled(labeled, n)
+    Y2, was_1d = _as_2d(Y)
+    if Y2.shape[0] != S.size:
+        raise ValueError(f"Y must have one row per labeled point ({S.size}); got {Y2.shape[0]}.")
+    M = sp.csr_array(M)
+    if M.shape != (n, n):
+        raise ValueError(f"M must have shape ({n}, {n}); got {M.shape}.")
+    l = S.size
+    dtype = K.dtype if isinstance(K, KernelOperator) else np.asarray(K).dtype
+    c = gamma_I * l / float(n) ** 2
+    jmask = np.zeros(n, dtype=dtype)
+    jmask[S] = 1
+    Mc = (M * c).astype(dtype)
+    JY = _jy(S, Y2, n, dtype)
+    solver = _resolve_solver(solver, n)
+    if solver == "direct":
+        memory_guard(2 * n * n * np.dtype(dtype).itemsize, f"the dense LapRLS system on {n} points",
+                     "use solver='cg' (kernel products in row blocks).")
+        Kd = _dense(K)
+        B = np.asarray(Mc @ Kd)                   # the only n x n allocation besides K
+        B[S] += Kd[S]                             # J K: the labeled rows of K
+        B.flat[::n + 1] += gamma_A * l
+        # LAPACK wants Fortran order: factor B^T (a view, no copy) and solve with trans=1.
+        lu = sla.lu_factor(B.T, overwrite_a=True, check_finite=False)
+        alpha = sla.lu_solve(lu, JY, trans=1, check_finite=False)
+        info = {"solver": "direct"}
+    else:
+        def apply_T(P, KP):
+            return jmask[:, None] * KP + Mc @ KP + (gamma_A * l) * P
+
+        alpha, info = kernel_cg(apply_T, lambda V: _apply(K, V), JY, rtol=rtol, maxiter=maxiter)
+        info["solver"] = "cg"
+    return (alpha[:, 0] if was_1d else alpha), info
+
+
+# ---------------------------------------------------------------------------
+# PRLS
+# ---------------------------------------------------------------------------
+
+def _orth_basis(Psi, name="Psi"):
+    """Orthonormal basis of the column space of Psi, with a rank check."""
+    Q, R = np.linalg.qr(np.asarray(Psi, dtype=np.float64))
+    d = np.abs(np.diag(R))
+    if d.size and (d.min() <= 1e-10 * max(d.max(), 1e-300)):
+        raise ValueError(
+            f"{name}: the null-space basis is rank-deficient on the labeled points (its columns are linearly "
+            "dependent there); use fewer basis functions or more labeled points."
+        )
+    return Q
+
+
+def _snap(R, Y):
+    """Zero the columns of a projected residual R that are at rounding level relative to Y.
+
+    A target in the span of the null-space basis (a constant) leaves a residual of
+    ~1e-16 after projection; the ill-conditioned kernel system would amplify it into
+    visible kernel coefficients.  Such a target is in the null space to working
+    precision, and its penalized part is exactly zero.
+    """
+    eps = np.finfo(R.dtype).eps
+    small = np.linalg.norm(R, axis=0) <= 100 * eps * np.sqrt(R.shape[0]) * np.linalg.norm(Y, axis=0)
+    if small.any():
+        R = R.copy()
+        R[:, small] = 0
+    return R
+
+
+def prls_fit(K, Kp, Kpp, Y, gamma, Psi=None):
+    r"""Partially-penalized RLS (Yang, King & Lyu, NIPS 2009, Eqs. 7-11).
+
+    .. math::
+
+        \min_{\alpha, \beta} \frac1l \|y - K\alpha - \Psi\beta\|^2 + \gamma\,\alpha^T (K - 2K' + K'')\alpha,
+
+    :math:`f = \sum_i \alpha_i K_{x_i} + \sum_j \beta_j \mu_j` with :math:`\mu_j` a
+    basis of the null space of :math:`I - L_K` (:math:`\Psi_{ij} = \mu_j(x_i)`).
+    Setting the gradient to zero gives their Eq. (11),
+
+    .. math::
+
+        \begin{bmatrix} \gamma l P + K^2 & K\Psi \\ \Psi^T K & \Psi^T\Psi \end{bmatrix}
+        \begin{bmatrix}\alpha\\ \beta\end{bmatrix} = \begin{bmatrix} K y \\ \Psi^T y \end{bmatrix},
+        \qquad P = K - 2K' + K''
+
+    (symmetric PSD: it is the Hessian).  We eliminate :math:`\beta` with the
+    projector :math:`Q = I - \Psi(\Psi^T\Psi)^{-1}\Psi^T`:
+    :math:`\beta = (\Psi^T\Psi)^{-1}\Psi^T(y - K\alpha)` and
+    :math:`(\gamma l P + K Q K)\,\alpha = K Q y`, solved by Cholesky.  For a
+    target in the span of :math:`\Psi` (a constant), :math:`Qy = 0` so
+    :math:`\alpha = 0` and the target is reproduced whatever :math:`\gamma`.
+
+    Parameters
+    ----------
+    K, Kp, Kpp : ndarrays of shape (l, l)
+        From :func:`consistency_grams`.
+    Y : ndarray of shape (l,) or (l, k)
+    gamma : float >= 0
+    Psi : ndarray of shape (l, o), optional
+        Null-space basis at the labeled points; None means constants, an
+        (l, 0) array means none.
+
+    Returns
+    -------
+    alpha : ndarray like Y
+    beta : ndarray of shape (o,) or (o, k)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from graphrkhs import consistency_grams, prls_fit
+    >>> X = np.linspace(0, 1, 8)[:, None]
+    >>> K, Kp, Kpp, _ = consistency_grams(X, sigma=0.2)
+    >>> a, b = prls_fit(K, Kp, Kpp, np.full(8, 3.0), gamma=10.0)      # constant target
+    >>> bool(np.abs(a).max() < 1e-12), round(float(b[0]), 10)
+    (True, 3.0)
+    """
+    gamma = check_scalar(gamma, "gamma", low=0)
+    K = np.asarray(K)
+    Y2, was_1d = _as_2d(Y)
+    l = Y2.shape[0]
+    for name, A in (("K", K), ("Kp", Kp), ("Kpp", Kpp)):
+        if np.shape(A) != (l, l):
+            raise ValueError(f"{name} must have shape ({l}, {l}); got {np.shape(A)}.")
+    Psi = np.ones((l, 1), dtype=K.dtype) if Psi is None else np.asarray(Psi, dtype=K.dtype)
+    if Psi.ndim != 2 or Psi.shape[0] != l:
+        raise ValueError(f"Psi must have shape ({l}, o); got {Psi.shape}.")
+    P = K - 2 * np.asarray(Kp) + np.asarray(Kpp)
+    P = (P + P.T) / 2
+    if Psi.shape[1]:
+        Q = _orth_basis(Psi, "null_space").astype(K.dtype)
+        QY = _snap(Y2 - Q @ (Q.T @ Y2), Y2)
+        QK = K - Q @ (Q.T @ K)
+        A = gamma * l * P + K @ QK
+        alpha = _psd_solve((A + A.T) / 2, K @ QY)
+        beta = np.linalg.lstsq(Psi, Y2 - K @ alpha, rcond=None)[0]
+    else:
+        A = gamma * l * P + K @ K
+        alpha = _psd_solve((A + A.T) / 2, K @ Y2)
+        beta = np.zeros((0, Y2.shape[1]), dtype=K.dtype)
+    return (alpha[:, 0], beta[:, 0]) if was_1d else (alpha, beta)
+
+
+# ---------------------------------------------------------------------------
+# PLapRLS
+# ---------------------------------------------------------------------------
+
+def plaprls_fit(K, labeled, Y, M, gamma_A, gamma_I, *, P=None, Psi=None, solver="auto", rtol=1e-6,
+                maxiter=None):
+    r"""Partially-penalized Laplacian RLS (Yang, King & Lyu, NIPS 2009, Eqs. 12-14).
+
+    Objective (their Eq. 12, in matrix form over the n points, :math:`\mathbf f = K\alpha + \Psi\beta`):
+
+    .. math::
+
+        \frac1l (y - \mathbf f)^T J (y - \mathbf f) + \gamma_A \alpha^T P \alpha
+        + \frac{\gamma_I}{n^2} \mathbf f^T M \mathbf f,\qquad P = K - 2K' + K''.
+
+    Its gradient vanishes iff, with :math:`\lambda_1 = \gamma_A l`,
+    :math:`\lambda_2 = \gamma_I l / n^2`, :math:`N = J + \lambda_2 M`:
+
+    .. math::
+
+        (K N K + \lambda_1 P)\alpha + K N \Psi \beta &= K J y, \\
+        \Psi^T N K \alpha + \Psi^T N \Psi \beta &= \Psi^T J y.
+
+    The printed Eq. (14) has :math:`-\lambda_2 \Psi^T L K` (sign misprint) and
+    :math:`\Psi^T\Psi - \lambda_2\Psi^T L\Psi` where :math:`\Psi^T J \Psi + \lambda_2 \Psi^T L \Psi`
+    belongs (for constants :math:`L\Psi = 0`, so only :math:`\Psi^T J\Psi` is
+    left; :math:`\Psi^T\Psi` would count unlabeled points as labeled).
+    We eliminate :math:`\beta`: with :math:`S_\Psi = \Psi^T N \Psi` and
+    :math:`N_\Psi = N - N\Psi S_\Psi^{-1}\Psi^T N` (symmetric PSD),
+
+    .. math::
+
+        (K N_\Psi K + \lambda_1 P)\,\alpha = K r_0,\quad r_0 = Jy - N\Psi S_\Psi^{-1}\Psi^T J y,\quad
+        \beta = S_\Psi^{-1}\Psi^T (J y - N K \alpha).
+
+    With the empirical integral operator (``P=None``, K already normalized,
+    see :func:`consistency_grams`), :math:`P = K (I - K/n)^2`, so the
+    system is :math:`K T \alpha = K r_0` with
+    :math:`T = N_\Psi K + \lambda_1 (I - K/n)^2`, solved like LapRLS: LU of
+    T ("direct") or :func:`kernel_cg` ("cg", two kernel products per
+    iteration).  With an explicit P (the heat semigroup), the symmetric
+    PSD system is factored by Cholesky ("direct") or solved by
+    :func:`~graphrkhs.conjugate_gradient` ("cg", three products per iteration).
+    For a constant target :math:`r_0 = 0`, hence :math:`\alpha = 0`.
+
+    Limitation (heat): the explicit P admits no factor :math:`P = K R` with R
+    computable, so the kernel-preconditioned CG does not apply, and plain CG
+    on :math:`K N_\Psi K + \lambda_1 P` (condition number about K's squared)
+    stalls at relative residuals around 1e-4 on Gaussian kernels (it then
+    warns).  "auto" therefore factors the heat system densely up to
+    ``DIRECT_MAX_N_HEAT`` = 8000 points; above that use the empirical operator.
+
+    Parameters
+    ----------
+    K : ndarray (n, n) or KernelOperator
+    labeled, Y, M, gamma_A, gamma_I, solver, rtol, maxiter :
+        As in :func:`laprls_fit` (``gamma_A`` may be 0 here only if P is
+        positive definite; it must be >= 0).
+    P : ndarray (n, n), KernelOperator or None
+        The penalty matrix; None means the empirical :math:`K(I-K/n)^2`.
+    Psi : ndarray of shape (n, o), optional
+        Null-space basis on the n points; None means constants.
+
+    Returns
+    -------
+    alpha : ndarray (n,) or (n, k)
+    beta : ndarray (o,) or (o, k)
+    info : dict
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from graphrkhs import plaprls_fit, pairwise_kernel
+    >>> X = np.linspace(0, 1, 6)[:, None]
+    >>> M = np.diag(np.ones(5), 1); M = np.diag(M.sum(0) + M.sum(1)) - M - M.T
+    >>> K = pairwise_kernel(X, sigma=0.3); K /= K.mean()
+    >>> a, b, info = plaprls_fit(K, [0, 5], np.array([2.0, 2.0]), M, 1e-2, 1.0)
+    >>> bool(np.abs(a).max() < 1e-12), round(float(b[0]), 10)
+    (True, 2.0)
+    """
+    gamma_A = check_scalar(gamma_A, "gamma_A", low=0)
+    gamma_I = check_scalar(gamma_I, "gamma_I", low=0)
+    n = _n_of(K)
+    S = _check_labeled(labeled, n)
+    Y2, was_1d = _as_2d(Y)
+    if Y2.shape[0] != S.size:
+        raise ValueError(f"Y must have one row per labeled point ({S.size}); got {Y2.shape[0]}.")
+    M = sp.csr_array(M)
+    if M.shape != (n, n):
+        raise ValueError(f"M must have shape ({n}, {n}); got {M.shape}.")
+    l = S.size
+    dtype = K.dtype if isinstance(K, KernelOperator) else np.asarray(K).dtype
+    lam1, lam2 = gamma_A * l, gamma_I * l / float(n) ** 2
+    jmask = np.zeros(n, dtype=dtype)
+    jmask[S] = 1
+    Mc = (M * lam2).astype(dtype)
+    JY = _jy(S, Y2, n, dtype)
+    Psi = np.ones((n, 1), dtype=dtype) if Psi is None else np.asarray(Psi, dtype=dtype)
+    if Psi.ndim != 2 or Psi.shape[0] != n:
+        raise ValueError(f"Psi must have shape ({n}, o); got {Psi.shape}.")
+    o = Psi.shape[1]
+
+    def N(V):
+        return jmask[:, None] * V + Mc @ V
+
+    if o:
+        NPsi = N(Psi)
+        SPsi = Psi.T @ NPsi
+        SPsi = (SPsi + SPsi.T) / 2
+        ev = np.linalg.eigvalsh(SPsi.astype(np.float64))
+        if ev[0] <= 1e-10 * max(ev[-1], 1e-300):
+            raise ValueError(
+                "null_space: the null-space basis is not identifiable from the labeled points and the graph "
+                "(Psi^T N Psi is singular); use fewer basis functions or more labeled points."
+            )
+        cS = sla.cho_factor(SPsi, check_finite=False)
+
+        def Npsi(V):
+            return N(V) - NPsi @ sla.cho_solve(cS, NPsi.T @ V, check_finite=False)
+
+        r0 = _snap(JY - NPsi @ sla.cho_solve(cS, Psi.T @ JY, check_finite=False), JY)
+    else:
+        Npsi, r0 = N, JY
+    solver = _resolve_solver(solver, n, DIRECT_MAX_N_HEAT)
+    info = {"solver": solver}
+    if solver == "direct":
+        memory_guard(3 * n * n * np.dtype(dtype).itemsize, f"the dense PLapRLS system on {n} points",
+                     "use solver='cg' with integral_operator='empirical'.")
+    if P is None:  # empirical: P = K (I - K/n)^2
+        if solver == "direct":
+            Kd = _dense(K)
+            T = Kd @ Kd                                    # lam1 (I - K/n)^2 = lam1 (I - 2K/n + K^2/n^2)
+            T *= lam1 / (n * n)
+            T -= (2 * lam1 / n) * Kd
+            T.flat[::n + 1] += lam1
+            step = max(1, int(BLOCK_BYTES // (n * 8)))
+            for c in range(0, n, step):                    # + N_Psi K, in column blocks (bounded temporaries)
+                T[:, c:c + step] += Npsi(Kd[:, c:c + step])
+            lu = sla.lu_factor(T.T, overwrite_a=True, check_finite=False)
+            alpha = sla.lu_solve(lu, r0, trans=1, check_finite=False)
+        else:
+            def apply_T(Pb, KP):
+                return Npsi(KP) + lam1 * (Pb - 2.0 * KP / n + _apply(K, KP) / (n * n))
+
+            alpha, cg_info = kernel_cg(apply_T, lambda V: _apply(K, V), r0, rtol=rtol, maxiter=maxiter)
+            info.update(cg_info)
+    else:
+        if _n_of(P) != n:
+            raise ValueError(f"P must be ({n}, {n}); got {np.shape(P) if not isinstance(P, KernelOperator) else P.shape}.")
+        rhs = _apply(K, r0)
+        if solver == "direct":
+            Kd = _dense(K)
+            A = Kd @ Npsi(Kd) + lam1 * _dense(P)
+            alpha = _psd_solve((A + A.T) / 2, rhs)
+        else:
+            def apply_A(V):
+                V = np.asarray(V).reshape(n, -1)
+                return _apply(K, Npsi(_apply(K, V))) + lam1 * _apply(P, V)
+
+            res = conjugate_gradient(apply_A, rhs, rtol=rtol, maxiter=maxiter if maxiter is not None else n)
+            alpha = res.x
+            info.update({"n_iter": res.n_iter, "converged": res.converged, "residual": res.residual_norms})
+    if o:
+        beta = sla.cho_solve(cS, Psi.T @ (JY - N(_apply(K, alpha))), check_finite=False)
+    else:
+        beta = np.zeros((0, Y2.shape[1]), dtype=dtype)
+    if was_1d:
+        return alpha[:, 0], beta[:, 0], info
+    return alpha, beta, info
+
+
+# ---------------------------------------------------------------------------
+# G-RLS
+# ---------------------------------------------------------------------------
+
+def grls_fit(Phi, Psi, Y, gamma):
+    r"""G-RLS (Li, Lee & Leung, NIPS 2006): the true minimizer of their objective (2).
+
+    .. math::
+
+        \min_{f \in H_K} \frac1m \sum_{i=1}^m (y_i - f(x_i))^2 + \gamma \|f - P f\|_K^2,
+
+    P the orthogonal projection onto :math:`H_0 = \mathrm{span}(\psi_1..\psi_q)`.
+    Their Eqs. (4)-(9) give :math:`f = \sum_p \beta_p\psi_p + \sum_i c_i K_{x_i}`
+    with :math:`c_i = (y_i - f(x_i))/(m\gamma)` and :math:`\sum_i c_i \psi_p(x_i) = 0`.
+    In the constructed kernel (Eqs. 10-11), when :math:`\Psi^T c = 0`,
+    :math:`\sum_i c_i K_{x_i} = \sum_i c_i \phi_{x_i} + (\text{an element of } H_0)`
+    and :math:`\|f - Pf\|_K^2 = c^T H c = c^T \Phi c` (expand Eq. 11: every
+    term with a :math:`\varphi_p` is killed by :math:`\Psi^T c = 0`), so the
+    minimizer solves the semiparametric saddle-point system with the
+    *original* kernel :math:`\phi`:
+
+    .. math::
+
+        \begin{bmatrix}\Phi + m\gamma I & \Psi\\ \Psi^T & 0\end{bmatrix}
+        \begin{bmatrix} c\\ \beta\end{bmatrix} = \begin{bmatrix} y\\ 0\end{bmatrix},
+        \qquad f(x) = \phi(x, X)\,c + \psi(x)\,\beta .
+
+    Solved by the null-space-free Schur complement: Cholesky of
+    :math:`A = \Phi + m\gamma I`, then
+    :math:`\Psi^T A^{-1}\Psi\,\beta = \Psi^T A^{-1} y`, :math:`c = A^{-1}(y - \Psi\beta)`.
+    If y is generated by the features alone (:math:`y = \Psi b`), then
+    :math:`\beta = b`, :math:`c = 0` (the reproduction property).  The paper's
+    own route through the constructed kernel is :func:`grls_fit_constructed`.
+
+    Parameters
+    ----------
+    Phi : ndarray of shape (m, m)
+        Base kernel Gram matrix (strictly positive definite kernel).
+    Psi : ndarray of shape (m, q)
+        Features at the training points (unisolvent: full column rank).
+    Y : ndarray of shape (m,) or (m, k)
+    gamma : float >= 0
+
+    Returns
+    -------
+    c : ndarray like Y
+    beta : ndarray of shape (q,) or (q, k)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from graphrkhs import grls_fit, pairwise_kernel
+    >>> x = np.linspace(-1, 1, 9)[:, None]
+    >>> Psi = np.hstack([np.ones((9, 1)), x])
+    >>> c, beta = grls_fit(pairwise_kernel(x, sigma=0.5), Psi, 2.0 - 3.0 * x[:, 0], gamma=0.1)
+    >>> bool(np.abs(c).max() < 1e-10), np.round(beta, 10).tolist()
+    (True, [2.0, -3.0])
+    """
+    gamma = check_scalar(gamma, "gamma", low=0)
+    Phi = np.asarray(Phi)
+    Y2, was_1d = _as_2d(Y)
+    m = Y2.shape[0]
+    if Phi.shape != (m, m):
+        raise ValueError(f"Phi must have shape ({m}, {m}); got {Phi.shape}.")
+    Psi = np.asarray(Psi, dtype=Phi.dtype)
+    if Psi.ndim != 2 or Psi.shape[0] != m:
+        raise ValueError(f"Psi must have shape ({m}, q); got {Psi.shape}.")
+    _orth_basis(Psi, "features")
+    A = Phi + (m * gamma) * np.eye(m, dtype=Phi.dtype)
+    Z = _psd_solve(A, np.hstack([Y2.astype(Phi.dtype), Psi]))
+    AinvY, AinvPsi = Z[:, :Y2.shape[1]], Z[:, Y2.shape[1]:]
+    S = Psi.T @ AinvPsi
+    beta = np.linalg.solve((S + S.T) / 2, Psi.T @ AinvY)
+    c = AinvY - AinvPsi @ beta
+    return (c[:, 0], beta[:, 0]) if was_1d else (c, beta)
+
+
+def grls_fit_constructed(kernel, X, Y, gamma, *, as_printed=False):
+    r"""G-RLS through the constructed kernel (Li, Lee & Leung 2006, Eqs. 19-27).
+
+    With the anchors :math:`a_1..a_q` of ``kernel`` (a :class:`~graphrkhs.GRLSKernel`
+    built on X) and the other points R,
+    :math:`f = \sum_p \tilde\alpha_p \varphi_p + \sum_{i \in R} \tilde c_i H_{x_i}` (Eq. 19),
+    the values at the training points (anchors first) are
+    :math:`\tilde K z`, :math:`\tilde K = \begin{bmatrix} I & 0\\ E^T & H\end{bmatrix}`,
+    :math:`E = [\varphi_p(x_i)]_{p, i\in R}`, :math:`H = [H(x_i, x_j)]_{i,j\in R}`, and
+    :math:`\|f - Pf\|^2 = z^T \tilde H z`, :math:`\tilde H = \mathrm{diag}(0, H)`
+    (Eqs. 20-22).  The minimizer of (2) solves
+
+    .. math:: (\tilde K^T \tilde K + m\gamma \tilde H)\, z = \tilde K^T y
+
+    — the paper's Eq. (23) prints :math:`\tilde K^2` and :math:`\tilde K y`, but
+    :math:`\tilde K` is not symmetric; :math:`\tilde K^T` is the derivative of
+    :math:`\tilde K z`.  The matrix is SPD (:math:`\tilde K` is invertible, H is
+    PD), solved by Cholesky.  ``as_printed=True`` follows the printed
+    Eqs. (26)-(27) instead: :math:`\tilde\alpha = y_1`,
+    :math:`(H + m\gamma I)\tilde c = y_2 - E^T\tilde\alpha`, which interpolates the
+    q anchors and depends on which points are anchors (kept only to
+    reproduce the paper).
+
+    Parameters
+    ----------
+    kernel : GRLSKernel
+        Built on the same X.
+    X : ndarray of shape (m, d)
+    Y : ndarray of shape (m,) or (m, k)
+    gamma : float >= 0 (> 0 with ``as_printed``... any >= 0 is accepted)
+    as_printed : bool, default=False
+
+    Returns
+    -------
+    alpha_tilde : ndarray (q,) or (q, k)
+        Coefficients of the Lagrange features :math:`\varphi_p`.
+    c_tilde : ndarray (m - q,) or (m - q, k)
+        Coefficients of :math:`H_{x_i}` for the non-anchor points.
+    rest : ndarray of int (m - q,)
+        Row indices of the non-anchor points in X.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from graphrkhs import GRLSKernel, grls_fit_constructed
+    >>> x = np.linspace(-1, 1, 9)[:, None]
+    >>> Kc = GRLSKernel(x, features="linear", sigma=0.5)
+    >>> a, c, rest = grls_fit_constructed(Kc, x, 2.0 - 3.0 * x[:, 0], gamma=0.1)
+    >>> bool(np.abs(c).max() < 1e-8)                     # reproduction: c = 0
+    True
+    """
+    gamma = check_scalar(gamma, "gamma", low=0)
+    X = check_points(X, "X")
+    Y2, was_1d = _as_2d(Y)
+    m = X.shape[0]
+    if Y2.shape[0] != m:
+        raise ValueError(f"Y must have {m} rows; got {Y2.shape[0]}.")
+    a = kernel.anchors
+    rest = np.setdiff1d(np.arange(m), a)
+    q = a.size
+    E = kernel.lagrange(X[rest]).T.astype(np.float64)        # (q, m - q)
+    H = kernel.H(X[rest]).astype(np.float64)
+    H = (H + H.T) / 2
+    Ya, Yr = Y2[a].astype(np.float64), Y2[rest].astype(np.float64)
+    if as_printed:
+        alpha = Ya
+        c = _psd_solve(H + m * gamma * np.eye(rest.size), Yr - E.T @ alpha)
+    else:
+        Kt = np.block([[np.eye(q), np.zeros((q, rest.size))], [E.T, H]])
+        Ht = np.zeros((m, m))
+        Ht[q:, q:] = H
+        A = Kt.T @ Kt + m * gamma * Ht
+        z = _psd_solve((A + A.T) / 2, Kt.T @ np.vstack([Ya, Yr]))
+        alpha, c = z[:q], z[q:]
+    if was_1d:
+        return alpha[:, 0], c[:, 0], rest
+    return alpha, c, rest

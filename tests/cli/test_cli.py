@@ -1,0 +1,181 @@
+"""The ``graphrkhs`` command: demo and label (happy paths and every documented user error)."""
+
+import csv
+import io
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from graphrkhs import cli
+from graphrkhs.datasets import load_digits
+
+
+def _write_csv(path, header, rows):
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(header)
+        w.writerows(rows)
+
+
+def _blobs(n_per=40, seed=0):
+    rng = np.random.default_rng(seed)
+    centers = np.array([[0, 0], [6, 0], [0, 6]])
+    X = np.vstack([c + rng.normal(size=(n_per, 2)) for c in centers])
+    y = np.repeat(np.array(["setosa", "versicolor", "virginica"]), n_per)
+    return X, y
+
+
+@pytest.fixture
+def blobs_csv(tmp_path):
+    X, y = _blobs()
+    rng = np.random.default_rng(1)
+    labeled = np.zeros(y.size, dtype=bool)
+    for c in np.unique(y):
+        labeled[rng.choice(np.flatnonzero(y == c), 3, replace=False)] = True
+    rows = [[f"{a:.6f}", f"{b:.6f}", "id%d" % i, lab if m else ("" if i % 2 else "NaN")]
+            for i, ((a, b), lab, m) in enumerate(zip(X, y, labeled))]
+    path = tmp_path / "flowers.csv"
+    _write_csv(path, ["width", "height", "name", "species"], rows)
+    return path, y
+
+
+def _run(argv, capsys):
+    code = cli.main(argv)
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_label_csv_happy_path(blobs_csv, tmp_path, capsys):
+    path, y = blobs_csv
+    before = path.read_bytes()
+    out_path = tmp_path / "out.csv"
+    code, out, err = _run(["label", str(path), "--label-column", "species", "--features", "width,height",
+                           "--output", str(out_path), "--labels-per-class-report"], capsys)
+    assert code == 0, err
+    assert path.read_bytes() == before  # input untouched
+    with open(out_path, newline="") as f:
+        rows = list(csv.reader(f))
+    assert rows[0] == ["width", "height", "name", "species", "predicted_species", "confidence"]
+    pred = np.array([r[4] for r in rows[1:]])
+    conf = np.array([float(r[5]) for r in rows[1:]])
+    assert (pred == y).mean() >= 0.95  # well-separated blobs
+    assert np.all((conf >= 1 / 3 - 1e-9) & (conf <= 1))
+    assert "120 rows, 9 labeled, 3 classes" in out
+    assert "setosa: 3" in out and "wrote" in out
+    assert "predicted" in out  # the per-class report table
+
+
+def test_label_default_output_and_force(blobs_csv, capsys):
+    path, _ = blobs_csv
+    args = ["label", str(path), "--label-column", "species", "--features", "width,height"]
+    assert _run(args, capsys)[0] == 0
+    default_out = str(path)[:-4] + ".labeled.csv"
+    assert os.path.exists(default_out)
+    code, out, err = _run(args, capsys)
+    assert code == 2 and "output file exists" in err and "--force" in err
+    assert len(err.strip().splitlines()) == 1
+    assert _run(args + ["--force"], capsys)[0] == 0
+
+
+def test_label_npz(tmp_path, capsys):
+    X, y = _blobs()
+    labels = np.full(y.size, np.nan)
+    codes = np.unique(y, return_inverse=True)[1].astype(float)
+    labels[::10] = codes[::10]
+    path = tmp_path / "data.npz"
+    np.savez(path, X=X, target=labels)
+    out_path = tmp_path / "npz_out.csv"
+    code, out, err = _run(["label", str(path), "--label-column", "target", "--output", str(out_path)], capsys)
+    assert code == 0, err
+    with open(out_path, newline="") as f:
+        rows = list(csv.reader(f))
+    assert rows[0][-2:] == ["predicted_target", "confidence"]
+    pred = np.array([float(r[-2]) for r in rows[1:]])
+    assert (pred == codes).mean() >= 0.95
+
+
+def _error_cases(tmp_path):
+    good = tmp_path / "good.csv"
+    _write_csv(good, ["a", "b", "label"], [["0", "0", "x"], ["1", "1", "y"], ["0.1", "0", ""], ["1", "0.9", ""]])
+    one_class = tmp_path / "one.csv"
+    _write_csv(one_class, ["a", "label"], [["0", "x"], ["1", "x"], ["2", ""]])
+    none = tmp_path / "none.csv"
+    _write_csv(none, ["a", "label"], [["0", ""], ["1", "NaN"]])
+    text = tmp_path / "text.csv"
+    _write_csv(text, ["a", "label"], [["0", "x"], ["oops", "y"], ["2", ""]])
+    existing = tmp_path / "exists.csv"
+    existing.write_text("taken\n")
+    return [
+        ([str(tmp_path / "missing.csv"), "--label-column", "label"], "input file not found"),
+        ([str(good), "--label-column", "klass"], "unknown column 'klass'"),
+        ([str(good), "--label-column", "label", "--features", "a,zz"], "unknown feature column"),
+        ([str(none), "--label-column", "label"], "no labeled rows"),
+        ([str(one_class), "--label-column", "label"], "only one class"),
+        ([str(text), "--label-column", "label"], "non-numeric feature cell 'oops'"),
+        ([str(good), "--label-column", "label", "--output", str(existing)], "output file exists"),
+        ([str(good), "--label-column", "label", "--output", str(good), "--force"], "never overwrites its input"),
+        ([str(good), "--label-column", "label", "--neighbors", "0"], "--neighbors must be at least 1"),
+    ]
+
+
+def test_label_errors_are_one_line_exit_2(tmp_path, capsys):
+    for argv, message in _error_cases(tmp_path):
+        code, out, err = _run(["label"] + argv, capsys)
+        assert code == 2, (argv, err)
+        assert message in err, (argv, err)
+        assert len(err.strip().splitlines()) == 1, err
+
+
+def test_help_texts_are_complete():
+    parser = cli.build_parser()
+    text = parser.format_help()
+    assert "demo" in text and "label" in text
+    sub = {a.dest: a for a in parser._actions}["command"].choices
+    label_help = sub["label"].format_help()
+    for option in ("--label-column", "--features", "--method", "--output", "--neighbors",
+                   "--labels-per-class-report", "--force", "--no-standardize"):
+        assert option in label_help
+    assert "--plot" in sub["demo"].format_help()
+
+
+def test_demo_table_reports_every_method(capsys):
+    rows = cli.demo(labels_per_class=10, n_draws=1, out=io.StringIO())
+    names = [r["method"] for r in rows]
+    assert "LabelSpreading(knn)" in names
+    assert all(0.0 <= r["accuracy_mean"] <= 1.0 for r in rows)
+    # Laplace learning on the digits with 10 labels per class is far above chance (and above 90%).
+    harmonic = next(r for r in rows if r["method"].startswith("Laplace learning"))
+    assert harmonic["accuracy_mean"] > 0.9
+
+
+def test_console_entry_point_runs():
+    proc = subprocess.run([sys.executable, "-m", "graphrkhs", "--help"], capture_output=True, text=True)
+    assert proc.returncode == 0 and "demo" in proc.stdout and "label" in proc.stdout
+    proc = subprocess.run([sys.executable, "-m", "graphrkhs"], capture_output=True, text=True)
+    assert proc.returncode == 2
+
+
+@pytest.mark.parametrize("method", ["laplace", "poisson", "tikhonov", "kernel-ridge"])
+def test_label_confidence_is_a_share_for_every_method(blobs_csv, tmp_path, capsys, method):
+    path, y = blobs_csv
+    out_path = tmp_path / f"out-{method}.csv"
+    code, out, err = _run(["label", str(path), "--label-column", "species", "--features", "width,height",
+                           "--method", method, "--output", str(out_path)], capsys)
+    assert code == 0, err
+    with open(out_path, newline="") as f:
+        rows = list(csv.reader(f))[1:]
+    conf = np.array([float(r[5]) for r in rows])
+    assert np.all((conf >= 1 / 3 - 1e-9) & (conf <= 1 + 1e-9))
+    pred = np.array([r[4] for r in rows])
+    assert (pred == y).mean() >= 0.9
+
+
+def test_scores_to_confidence_rules():
+    from graphrkhs.cli._label import _scores_to_confidence
+
+    np.testing.assert_allclose(_scores_to_confidence(np.array([[0.5, 0.3, 0.2]])), [[0.5, 0.3, 0.2]])
+    np.testing.assert_allclose(_scores_to_confidence(np.array([[2.0, -1.0, 0.0]])), [[0.75, 0.0, 0.25]])
+    np.testing.assert_allclose(_scores_to_confidence(np.zeros((1, 4))), [[0.25] * 4])

@@ -1,0 +1,139 @@
+"""The block smoothed-aggregation V-cycle: the algebra of a symmetric multigrid preconditioner."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from numpy.polynomial import Chebyshev
+
+from graphrkhs import amg_preconditioner, conjugate_gradient, knn_graph, laplacian
+from graphrkhs._core.amg import SmoothedAggregationPreconditioner, chebyshev_smoother_coefficients
+
+
+def _system(n=1500, shift=1e-3, seed=0, d=3):
+    X = np.random.default_rng(seed).random((n, d))
+    L = laplacian(knn_graph(X, 8))
+    return sp.csr_array(L + shift * sp.eye_array(n))
+
+
+def _dense(M, n):
+    return M.matmat(np.eye(n))
+
+
+@pytest.mark.parametrize("degree,ratio", [(1, 2.0), (2, 8.0), (3, 30.0), (4, 30.0)])
+def test_smoother_polynomial_is_the_scaled_chebyshev_polynomial(degree, ratio):
+    c = chebyshev_smoother_coefficients(degree, ratio)
+    assert c.shape == (degree,)
+    lo, hi = 1 / ratio, 1.0
+    theta, delta = (hi + lo) / 2, (hi - lo) / 2
+    lam = np.linspace(0, 1, 201)
+    e = 1 - lam * np.polynomial.polynomial.polyval(lam, c)
+    t_k = Chebyshev.basis(degree)
+    np.testing.assert_allclose(e, t_k((theta - lam) / delta) / t_k(theta / delta), atol=1e-12)
+    # smallest on the target interval: |e| <= 1 / T_k(theta / delta) there, e(0) = 1
+    inside = lam >= lo
+    assert np.all(np.abs(e[inside]) <= 1 / t_k(theta / delta) + 1e-12)
+    assert e[0] == pytest.approx(1.0)
+
+
+def test_vcycle_is_symmetric_positive_definite_and_contracts_in_the_energy_norm():
+    A = _system(n=1200)
+    M = amg_preconditioner(A, max_coarse=40)
+    assert len(M.levels) >= 3
+    Md = _dense(M, A.shape[0])
+    np.testing.assert_allclose(Md, Md.T, atol=1e-12 * np.abs(Md).max())
+    # M A is similar to A^{1/2} M A^{1/2}: for a symmetric V-cycle whose smoother contracts in the
+    # A-norm its eigenvalues lie in (0, 1]  (I - M A is the product S E S of A-contractions).
+    Ad = A.toarray()
+    w, V = np.linalg.eigh(Ad)
+    half = (V * np.sqrt(w)) @ V.T
+    ev = np.linalg.eigvalsh(half @ Md @ half)
+    assert ev.min() > 0
+    assert ev.max() <= 1 + 1e-9
+
+
+def test_block_application_equals_column_by_column():
+    A = _system(n=900, seed=1)
+    M = amg_preconditioner(A, max_coarse=50)
+    B = np.random.default_rng(2).standard_normal((900, 5))
+    block = M.matmat(B)
+    for j in range(5):
+        np.testing.assert_allclose(block[:, j], M.matvec(B[:, j]), rtol=1e-12, atol=1e-14)
+    # width changes reuse or replace the work buffers without mixing results
+    np.testing.assert_allclose(M.matmat(B[:, :2]), block[:, :2], rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(M @ B[:, 3], block[:, 3], rtol=1e-12, atol=1e-14)
+
+
+def test_small_matrix_is_solved_exactly():
+    A = _system(n=120, seed=3)
+    M = amg_preconditioner(A, max_coarse=500)
+    assert len(M.levels) == 1
+    np.testing.assert_allclose(_dense(M, 120), np.linalg.inv(A.toarray()), rtol=1e-8, atol=1e-10)
+
+
+def test_singular_laplacian_is_solved_by_a_generalized_inverse():
+    # one level: M = D^{-1/2} (D^{-1/2} L D^{-1/2})^+ D^{-1/2}, a symmetric generalized inverse
+    # (L M L = L), so L M b = b for every b in the range of L (the constant null space is the
+    # caller's to project out)
+    X = np.random.default_rng(4).random((100, 2))
+    L = laplacian(knn_graph(X, 6)).toarray()
+    Md = _dense(amg_preconditioner(L, max_coarse=500), 100)
+    np.testing.assert_allclose(Md, Md.T, atol=1e-10)
+    np.testing.assert_allclose(L @ Md @ L, L, atol=1e-8)
+    assert np.linalg.eigvalsh(Md).min() > -1e-10
+
+
+def test_coarsening_follows_pyamg_standard_aggregation():
+    import pyamg   # a runtime dependency
+    A = _system(n=3000, seed=5)
+    ours = amg_preconditioner(A, max_coarse=20)
+    theirs = pyamg.smoothed_aggregation_solver(sp.csr_matrix(A), symmetry="symmetric", max_coarse=20,
+                                               improve_candidates=None)
+    assert [lev.A.shape[0] for lev in ours.levels][:2] == [lev.A.shape[0] for lev in theirs.levels][:2]
+
+
+@pytest.mark.parametrize("d", [2, 3])
+def test_preconditioned_cg_needs_few_iterations_independent_of_size(d):
+    iterations = []
+    for n in (2000, 16000):
+        A = _system(n=n, seed=6, d=d, shift=0.0) + sp.diags_array(np.r_[np.ones(5), np.zeros(n - 5)])
+        B = np.random.default_rng(7).standard_normal((n, 2))
+        res = conjugate_gradient(A, B, M=amg_preconditioner(A), rtol=1e-8)
+        assert res.converged.all()
+        np.testing.assert_allclose(A @ res.x, B, atol=1e-6 * np.abs(B).max())
+        iterations.append(res.n_iter)
+    # multigrid: growing the graph eightfold adds a few iterations, not a factor sqrt(8) of them
+    assert iterations[1] <= iterations[0] + 10
+    assert iterations[1] < 40
+
+
+def test_spectral_bound_is_above_the_largest_eigenvalue():
+    from graphrkhs._core.amg import _scale, _diagonal_scaling, _spectral_bound
+
+    for seed in range(10):
+        A = _system(n=400, seed=seed, shift=0.0)
+        s = _diagonal_scaling(A)
+        At = _scale(A, s, s)
+        top = np.linalg.eigvalsh(At.toarray()).max()
+        bound = _spectral_bound(At, random_state=seed)
+        assert top <= bound <= 1.15 * top
+
+
+@pytest.mark.parametrize("kwargs,error,match", [
+    (dict(degree=0), ValueError, "degree must be >= 1"),
+    (dict(degree=2.5), TypeError, "degree must be an int"),
+    (dict(ratio=1.0), ValueError, "ratio must be > 1"),
+    (dict(strength=1.0), ValueError, "strength must be < 1"),
+    (dict(max_coarse=0), ValueError, "max_coarse must be >= 1"),
+    (dict(max_levels=0), ValueError, "max_levels must be >= 1"),
+])
+def test_amg_preconditioner_bad_input(kwargs, error, match):
+    with pytest.raises(error, match=match):
+        amg_preconditioner(_system(n=50), **kwargs)
+
+
+def test_amg_preconditioner_rejects_non_matrices():
+    with pytest.raises(TypeError, match="sparse matrix or an ndarray"):
+        amg_preconditioner("A")
+    with pytest.raises(ValueError, match="square"):
+        amg_preconditioner(sp.random_array((4, 5), density=0.5))
+    assert isinstance(amg_preconditioner(_system(n=60).toarray()), SmoothedAggregationPreconditioner)

@@ -1,0 +1,265 @@
+"""scikit-learn estimators on the Fredholm and warped kernels."""
+
+import numpy as np
+import pytest
+from scipy.spatial.distance import cdist
+from sklearn.exceptions import NotFittedError
+from sklearn.svm import SVC
+
+from graphrkhs import (
+    FredholmClassifier,
+    FredholmRegressor,
+    WarpedKernelClassifier,
+    WarpedKernelRegressor,
+    fredholm_rls,
+)
+from graphrkhs.datasets import make_noisy_subspace, sample_labels
+
+
+def gauss(A, B, s):
+    return np.exp(-cdist(A, B, "sqeuclidean") / (2 * s * s))
+
+
+@pytest.fixture(scope="module")
+def noisy():
+    X, y = make_noisy_subspace(400, n_features=20, random_state=0)
+    y_partial, keep = sample_labels(y, 10, random_state=1)
+    return X, y, y_partial, keep
+
+
+def test_fredholm_rls_classifier_is_the_plain_function(noisy):
+    X, y, y_partial, keep = noisy
+    clf = FredholmClassifier(sigma=2.0, alpha=1e-4, normalized=True).fit(X, y_partial)
+    Y = np.where(y[keep][:, None] == np.arange(2), 1.0, -1.0)
+    f = fredholm_rls(X, keep, Y, alpha=1e-4, sigma=2.0, normalized=True)
+    np.testing.assert_allclose(clf.decision_function(X), f(X)[:, 1], rtol=1e-8, atol=1e-12)
+    np.testing.assert_array_equal(clf.predict(X), np.argmax(f(X), axis=1))
+    assert clf.alpha_ == 1e-4
+
+
+def test_fredholm_hinge_is_svc_on_the_oracle_kernel(noisy):
+    # Hinge loss = SVC on the precomputed Fredholm kernel, C = 1 / (2 alpha l); oracle kernel by einsum.
+    X, y, y_partial, keep = noisy
+    alpha, s = 1e-3, 2.0
+    clf = FredholmClassifier(sigma=s, alpha=alpha, normalized=True, loss="hinge").fit(X, y_partial)
+    P = gauss(X, X, s)
+    P /= P.sum(1, keepdims=True)
+    KF = P @ gauss(X, X, s) @ P[keep].T
+    svc = SVC(kernel="precomputed", C=1.0 / (2 * alpha * keep.size)).fit(KF[keep], y[keep])
+    np.testing.assert_allclose(clf.decision_function(X), svc.decision_function(KF), rtol=1e-6, atol=1e-8)
+    np.testing.assert_array_equal(clf.predict(X), svc.predict(KF))
+
+
+def test_fredholm_beats_gaussian_under_the_noise_assumption():
+    # Fixed-seed accuracy floor on the paper's setting (signal in 2 of 60 dimensions).
+    X, y = make_noisy_subspace(600, n_features=60, random_state=3)
+    y_partial, keep = sample_labels(y, 10, random_state=4)
+    hidden = np.setdiff1d(np.arange(600), keep)
+    fred = FredholmClassifier(normalized=True).fit(X, y_partial)  # default widths, LOO ridge
+    # Gaussian RLS on the labeled points only, same width and ridge rule: the plain kernel.
+    from graphrkhs.estimators._datadependent import _select_ridge
+    from graphrkhs import default_sigma
+
+    s = default_sigma(X)
+    G = gauss(X[keep], X[keep], s)
+    Y = np.where(y[keep][:, None] == np.arange(2), 1.0, -1.0)
+    a = _select_ridge(G, Y)
+    c = np.linalg.solve(G + a * keep.size * np.eye(keep.size), Y)
+    acc_gauss = np.mean(np.argmax(gauss(X[hidden], X[keep], s) @ c, 1) == y[hidden])
+    acc_fred = fred.score(X[hidden], y[hidden])
+    assert acc_fred > 0.75
+    assert acc_fred > acc_gauss + 0.03
+
+
+def test_warped_two_circles_two_labels():
+    # Sindhwani et al. Figure 1: two labeled points; the warped kernel follows the circles.
+    t = np.linspace(0, 2 * np.pi, 100, endpoint=False)
+    X = np.vstack([np.c_[np.cos(t), np.sin(t)], 3 * np.c_[np.cos(t), np.sin(t)]])
+    truth = np.repeat([0, 1], 100)
+    y = np.full(200, -1)
+    y[0], y[100] = 0, 1
+    warped = WarpedKernelClassifier(sigma=1.0, gamma_A=1e-5, gamma_I=10.0, n_neighbors=4).fit(X, y)
+    plain = WarpedKernelClassifier(sigma=1.0, gamma_A=1e-5, gamma_I=0.0, n_neighbors=4).fit(X, y)
+    assert warped.score(X, truth) == 1.0
+    assert plain.score(X, truth) < 0.8
+    hinge = WarpedKernelClassifier(sigma=1.0, gamma_A=1e-5, gamma_I=10.0, n_neighbors=4, loss="hinge").fit(X, y)
+    assert hinge.score(X, truth) == 1.0
+    # out of sample: points on the circles between the training points
+    s = t + np.pi / 100
+    Xnew = np.vstack([np.c_[np.cos(s), np.sin(s)], 3 * np.c_[np.cos(s), np.sin(s)]])
+    assert warped.score(Xnew, truth) == 1.0
+
+
+def test_warped_regressor_is_laprls():
+    rng = np.random.default_rng(5)
+    X = rng.uniform(-1, 1, size=(80, 2))
+    target = np.sin(2 * X[:, 0])
+    y = np.full(80, np.nan)
+    S = np.arange(0, 80, 8)
+    y[S] = target[S]
+    gA, gI, s = 1e-3, 1.0, 0.5
+    reg = WarpedKernelRegressor(sigma=s, gamma_A=gA, gamma_I=gI, n_neighbors=6).fit(X, y)
+    from graphrkhs import knn_graph, laplacian
+
+    n, l = 80, S.size
+    K = gauss(X, X, s)
+    L = laplacian(knn_graph(X, 6)).toarray()
+    J = np.diag(np.isin(np.arange(n), S).astype(float))
+    a = np.linalg.solve(J @ K + gA * l * np.eye(n) + gI * l / n**2 * L @ K, np.nan_to_num(y))
+    Z = rng.uniform(-1, 1, size=(10, 2))
+    np.testing.assert_allclose(reg.predict(Z), gauss(Z, X, s) @ a, rtol=1e-7, atol=1e-9)
+
+
+def test_fredholm_regressor_linear_outer_recovers_principal_direction():
+    # Principal component regression (Que et al. Section 5.1.1): y = a x^T u_1 with u_1 the top direction.
+    rng = np.random.default_rng(6)
+    X = rng.normal(size=(400, 10)) * np.sqrt(np.r_[10.0, np.ones(9)])
+    y_full = 2.0 * X[:, 0]
+    y = np.full(400, np.nan)
+    y[:15] = y_full[:15]
+    reg = FredholmRegressor(outer="linear", inner="gaussian", sigma_inner=3.0).fit(X, y)
+    assert reg.score(X[15:], y_full[15:]) > 0.95
+
+
+def test_string_labels_and_multiclass():
+    rng = np.random.default_rng(7)
+    centers = np.array([[0, 0], [5, 0], [0, 5]])
+    X = np.vstack([c + rng.normal(size=(40, 2)) for c in centers])
+    truth = np.repeat(np.array(["a", "b", "c"], dtype=object), 40)
+    y = np.full(120, "-1", dtype=object)
+    y[[0, 40, 80, 1, 41, 81]] = truth[[0, 40, 80, 1, 41, 81]]
+    for est in (FredholmClassifier(sigma=1.5), FredholmClassifier(sigma=1.5, loss="hinge"),
+                WarpedKernelClassifier(sigma=1.5, n_neighbors=5)):
+        est.fit(X, y)
+        assert list(est.classes_) == ["a", "b", "c"]
+        assert est.score(X, truth) > 0.95
+        assert est.decision_function(X).shape == (120, 3)
+
+
+def test_sparse_and_nystrom_options_in_the_estimator(noisy):
+    X, y, y_partial, keep = noisy
+    exact = FredholmClassifier(sigma=2.0, alpha=1e-4, normalized=True).fit(X, y_partial)
+    sparse = FredholmClassifier(sigma=2.0, alpha=1e-4, normalized=True, n_neighbors=X.shape[0]).fit(X, y_partial)
+    np.testing.assert_allclose(sparse.decision_function(X), exact.decision_function(X), rtol=1e-7, atol=1e-10)
+    ny = FredholmClassifier(sigma=2.0, alpha=1e-4, normalized=True, n_neighbors=30, inner_approximation="nystrom",
+                            n_components=200, random_state=0).fit(X, y_partial)
+    assert ny.score(X, y) > 0.7
+
+
+def test_not_fitted_and_feature_mismatch(noisy):
+    X, y, y_partial, keep = noisy
+    with pytest.raises(NotFittedError):
+        FredholmClassifier().predict(X)
+    clf = FredholmClassifier(sigma=2.0).fit(X, y_partial)
+    with pytest.raises(ValueError, match="features"):
+        clf.predict(X[:, :5])
+
+
+BAD_FIT = [
+    (FredholmClassifier(loss="log"), ValueError, "loss"),
+    (FredholmClassifier(alpha=0.0), ValueError, "alpha"),
+    (FredholmClassifier(alpha="big"), TypeError, "alpha"),
+    (FredholmClassifier(outer="cosine"), ValueError, "outer"),
+    (FredholmClassifier(sigma_inner=-1.0), ValueError, "sigma_inner"),
+    (FredholmClassifier(inner_approximation="svd"), ValueError, "inner_approximation"),
+    (FredholmRegressor(n_neighbors=0), ValueError, "n_neighbors"),
+    (WarpedKernelClassifier(laplacian_power=0), ValueError, "laplacian_power"),
+    (WarpedKernelClassifier(gamma_A=-1.0), ValueError, "gamma_A"),
+    (WarpedKernelClassifier(gamma_I=-1.0), ValueError, "gamma_I"),
+    (WarpedKernelClassifier(loss="hinge2"), ValueError, "loss"),
+    (WarpedKernelRegressor(laplacian="signless"), ValueError, "laplacian"),
+]
+
+
+@pytest.mark.parametrize("est, exc, word", BAD_FIT)
+def test_bad_parameters_fail_in_fit(noisy, est, exc, word):
+    X, y, y_partial, keep = noisy
+    target = np.where(y_partial >= 0, y_partial, np.nan) if "Regressor" in type(est).__name__ else y_partial
+    with pytest.raises(exc, match=word):
+        est.fit(X, target)
+
+
+@pytest.mark.parametrize("y, word", [
+    (np.full(400, -1), "no labeled"),
+    (np.zeros(399), "entries"),
+    (np.zeros((400, 2)), "1-D"),
+])
+def test_bad_labels(noisy, y, word):
+    X = noisy[0]
+    with pytest.raises(ValueError, match=word):
+        FredholmClassifier().fit(X, y)
+
+
+def test_hinge_needs_two_classes(noisy):
+    X = noisy[0]
+    y = np.full(400, -1)
+    y[:5] = 1
+    with pytest.raises(ValueError, match="two classes"):
+        FredholmClassifier(loss="hinge").fit(X, y)
+    # RLS with one class is legal and predicts it everywhere
+    assert (FredholmClassifier().fit(X, y).predict(X[:3]) == 1).all()
+
+
+def test_all_points_labeled_is_supervised(noisy):
+    # Nothing here requires unlabeled points: with none, the kernel is built on the labeled ones.
+    X, y, _, _ = noisy
+    clf = FredholmClassifier(sigma=2.0, normalized=True).fit(X[:60], y[:60])
+    assert clf.kernel_.n == 60
+    assert clf.score(X[:60], y[:60]) > 0.8
+
+
+@pytest.mark.parametrize("est", [FredholmClassifier(sigma=2.0), FredholmRegressor(sigma=2.0),
+                                 WarpedKernelClassifier(n_neighbors=5), WarpedKernelRegressor(n_neighbors=5)])
+def test_clone_and_get_params(est):
+    from sklearn.base import clone
+
+    c = clone(est)
+    assert c.get_params() == est.get_params()
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_float32_and_float64(noisy, dtype):
+    X, y, y_partial, keep = noisy
+    clf = FredholmClassifier(sigma=2.0, alpha=1e-4, normalized=True).fit(X.astype(dtype), y_partial)
+    ref = FredholmClassifier(sigma=2.0, alpha=1e-4, normalized=True).fit(X, y_partial)
+    d, r = clf.decision_function(X.astype(dtype)), ref.decision_function(X)
+    np.testing.assert_allclose(d, r, atol=(1e-3 if dtype == np.float32 else 1e-10) * np.abs(r).max())
+
+
+def test_continuous_target_is_not_a_class_label(noisy):
+    X = noisy[0]
+    y = np.full(400, -1.0)
+    y[:10] = np.linspace(0.1, 0.9, 10)
+    with pytest.raises(ValueError, match="Unknown label type"):
+        FredholmClassifier().fit(X, y)
+
+
+# scikit-learn's common checks.  Documented exclusions:
+# * check_classifiers_classes fits the labels [-1, 1]; -1 marks an unlabeled row in the
+#   semi-supervised convention (as in scikit-learn's LabelSpreading), leaving one labeled class.
+# * check_regressors_train sets alpha = 0.01 by hand; the Fredholm kernel carries a 1/n^2 and its
+#   scale depends on the widths, so a fixed ridge of 0.01 flattens the fit (with the default
+#   alpha=None, chosen by leave-one-out, the same data scores R^2 = 0.80).
+def _expected_failures(est):
+    name = type(est).__name__
+    if name.endswith("Classifier"):
+        return {"check_classifiers_classes": "-1 means unlabeled (semi-supervised convention)"}
+    if name == "FredholmRegressor":
+        return {"check_regressors_train": "the check's fixed alpha=0.01 ignores the kernel's 1/n^2 scale"}
+    return {}
+
+
+from sklearn.utils.estimator_checks import parametrize_with_checks  # noqa: E402
+
+
+@parametrize_with_checks([FredholmClassifier(), FredholmRegressor(), WarpedKernelClassifier(n_neighbors=3),
+                          WarpedKernelRegressor(n_neighbors=3)], expected_failed_checks=_expected_failures)
+def test_sklearn_compatible(estimator, check):
+    check(estimator)
+
+
+def test_regressor_default_alpha_fits_the_sklearn_regression_data():
+    from sklearn.utils.estimator_checks import _regression_dataset
+
+    X, y = _regression_dataset()
+    assert FredholmRegressor().fit(X, y).score(X, y) > 0.5

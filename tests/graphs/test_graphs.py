@@ -1,0 +1,454 @@
+"""Graph construction, Laplacians, lmax and conversions against dense oracles."""
+
+import networkx as nx
+import numpy as np
+import pygsp
+import pytest
+import scipy.sparse as sp
+from scipy.spatial.distance import cdist
+from sklearn.neighbors import NearestNeighbors
+
+from graphrkhs import (
+    GraphWarning,
+    as_adjacency,
+    connected_components,
+    epsilon_graph,
+    knn_graph,
+    laplacian,
+    lmax,
+    symmetrize,
+    to_networkx,
+    to_pygsp,
+)
+from graphrkhs.graphs import _search as _knn
+
+RNG = np.random.default_rng(12345)
+
+
+def _points(n, d, seed=0, dtype=np.float64):
+    return np.random.default_rng(seed).normal(size=(n, d)).astype(dtype)
+
+
+def _sklearn_directed(X, k):
+    """Directed kNN (self excluded) by scikit-learn: the oracle."""
+    dist, idx = NearestNeighbors(n_neighbors=k, algorithm="brute").fit(X).kneighbors()
+    return dist, idx
+
+
+def _dense_directed(X, k, weights):
+    n = X.shape[0]
+    dist, idx = _sklearn_directed(np.asarray(X, dtype=np.float64), k)
+    A = np.zeros((n, n))
+    A[np.repeat(np.arange(n), k), idx.ravel()] = weights(dist, idx).ravel()
+    return A
+
+
+# ---------------------------------------------------------------------------
+# kNN search and graphs
+# ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("algorithm", ["kd_tree", "brute"])
+@pytest.mark.parametrize("n,d", [(500, 2), (400, 3), (300, 40), (250, 300)])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_knn_search_matches_sklearn(algorithm, n, d, dtype):
+    X = _points(n, d, seed=n + d, dtype=dtype)
+    dist_ref, idx_ref = _sklearn_directed(X.astype(np.float64), 7)
+    dist, idx = _knn.knn_search(X, 7, algorithm, np.random.default_rng(0))
+    np.testing.assert_array_equal(np.sort(idx, axis=1), np.sort(idx_ref, axis=1))
+    # distances sorted ascending, and exact in float64 (from float32-rounded points)
+    assert np.all(np.diff(dist, axis=1) >= 0)
+    np.testing.assert_allclose(dist, dist_ref, rtol=1e-10, atol=1e-12)
+
+
+def test_brute_certificate_handles_ties_and_duplicates():
+    # Integer grid points: massive distance ties, plus exact duplicates. Edge sets may differ
+    # on ties, but every returned distance profile must be the true sorted one.
+    grid = np.stack(np.meshgrid(np.arange(6), np.arange(6), np.arange(3)), -1).reshape(-1, 3).astype(float)
+    X = np.vstack([grid, grid[:20]])
+    X = np.hstack([X, np.zeros((X.shape[0], 30))])  # high-dimensional embedding -> brute path
+    k = 8
+    dist, idx = _knn.knn_search(X, k, "brute", np.random.default_rng(0))
+    D = cdist(X, X)
+    np.fill_diagonal(D, np.inf)
+    true_sorted = np.sort(D, axis=1)[:, :k]
+    np.testing.assert_allclose(dist, true_sorted, atol=1e-12)
+    np.testing.assert_allclose(D[np.arange(X.shape[0])[:, None], idx], dist, atol=1e-12)
+    assert not np.any(idx == np.arange(X.shape[0])[:, None])
+
+
+def test_brute_certificate_fallback_is_exact():
+    # Points whose float32 screening is ambiguous: huge common offset, tiny spread.
+    rng = np.random.default_rng(3)
+    X = 1e4 + 1e-3 * rng.normal(size=(300, 20))
+    X[:, 0] += np.arange(300) * 1e-7  # break exact ties
+    dist, idx = _knn.brute_search(X, 5)
+    ref_dist, ref_idx = _sklearn_directed(X, 5)
+    D = cdist(X, X)
+    np.fill_diagonal(D, np.inf)
+    np.testing.assert_allclose(dist, np.sort(D, axis=1)[:, :5], rtol=1e-6)
+
+
+@pytest.mark.parametrize("mode", ["union", "mutual", "average"])
+@pytest.mark.parametrize("weight", ["binary", "gaussian", "self-tuning"])
+def test_knn_graph_matches_dense_oracle(mode, weight):
+    X = _points(200, 3, seed=1)
+    k = 6
+    sigma = 0.7
+
+    def weights(dist, idx):
+        if weight == "binary":
+            return np.ones_like(dist)
+        if weight == "gaussian":
+            return np.exp(-dist**2 / (2 * sigma**2))
+        scale = dist[:, -1]
+        return np.exp(-dist**2 / (scale[:, None] * scale[idx]))
+
+    A = _dense_directed(X, k, weights)
+    expected = {"union": np.maximum(A, A.T), "mutual": np.minimum(A, A.T), "average": (A + A.T) / 2}[mode]
+    W = knn_graph(X, k, weight=weight, sigma=sigma, mode=mode)
+    assert isinstance(W, sp.csr_array)
+    assert W.has_sorted_indices
+    np.testing.assert_allclose(W.toarray(), expected, rtol=1e-12, atol=0)
+
+
+def test_knn_graph_default_sigma_is_mean_knn_distance():
+    X = _points(150, 4, seed=2)
+    dist, _ = _sklearn_directed(X, 5)
+    W_default = knn_graph(X, 5)
+    W_explicit = knn_graph(X, 5, sigma=float(dist.mean()))
+    np.testing.assert_allclose(W_default.toarray(), W_explicit.toarray(), rtol=1e-12)
+
+
+@pytest.mark.parametrize("algorithm", ["kd_tree", "brute"])
+def test_knn_graph_properties_and_dtype(algorithm):
+    for dtype in (np.float32, np.float64):
+        X = _points(300, 5, seed=4, dtype=dtype)
+        W = knn_graph(X, 8, algorithm=algorithm)
+        assert W.dtype == dtype
+        assert (W != W.T).nnz == 0
+        assert W.diagonal().max() == 0
+        assert W.data.min() > 0
+        degrees_count = np.diff(W.indptr)
+        assert degrees_count.min() >= 8  # union keeps every node's k neighbours
+    W64 = knn_graph(_points(300, 5, seed=4, dtype=np.float32), 8, dtype=np.float64)
+    assert W64.dtype == np.float64
+
+
+def test_knn_graph_duplicates():
+    base = _points(50, 3, seed=5)
+    X = np.vstack([base, base, base[:5], base[:5]])  # some points 4 times
+    W = knn_graph(X, 3, weight="gaussian")
+    assert W.diagonal().max() == 0
+    # a point with >= 3 duplicates links to 3 of its copies, with weight exp(0) = 1
+    row = W[[0]].toarray().ravel()
+    copies = [50, 100, 105]
+    assert np.all(row[copies] == 1.0)
+    assert np.isfinite(W.data).all()
+    # self-tuning with zero local scales stays finite
+    Wst = knn_graph(X, 3, weight="self-tuning")
+    assert np.isfinite(Wst.data).all() and Wst.data.max() <= 1.0
+
+
+def test_knn_graph_does_not_mutate_input():
+    X = _points(100, 3, seed=6)
+    X0 = X.copy()
+    knn_graph(X, 5, algorithm="brute")
+    knn_graph(X, 5, algorithm="kd_tree")
+    np.testing.assert_array_equal(X, X0)
+
+
+@pytest.mark.parametrize("algorithm", ["pynndescent", "hnswlib"])
+def test_knn_graph_approximate_backends_recall(algorithm):
+    X = _points(1500, 10, seed=7)
+    _, idx_ref = _sklearn_directed(X, 10)
+    dist, idx = _knn.knn_search(X, 10, algorithm, np.random.default_rng(0))
+    assert not np.any(idx == np.arange(X.shape[0])[:, None])
+    recall = np.mean([np.intersect1d(a, b).size / 10 for a, b in zip(idx, idx_ref)])
+    assert recall >= 0.95
+    W = knn_graph(X, 10, algorithm=algorithm, random_state=0)
+    assert (W != W.T).nnz == 0 and W.diagonal().max() == 0
+
+
+# ---------------------------------------------------------------------------
+# epsilon graphs
+# ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("algorithm", ["kd_tree", "brute"])
+@pytest.mark.parametrize("weight", ["binary", "gaussian", "self-tuning"])
+def test_epsilon_graph_matches_dense_oracle(algorithm, weight):
+    X = _points(150, 3, seed=8)
+    r = 0.8
+    D = cdist(X, X)
+    mask = (D <= r) & ~np.eye(150, dtype=bool)
+    if weight == "binary":
+        expected = mask * 1.0
+    elif weight == "gaussian":
+        sigma = D[mask].mean()
+        expected = np.where(mask, np.exp(-D**2 / (2 * sigma**2)), 0)
+    else:
+        scale = np.where(mask, D, 0).max(axis=1)
+        scale[scale == 0] = scale[scale > 0].min()
+        expected = np.where(mask, np.exp(-D**2 / np.outer(scale, scale)), 0)
+    W = epsilon_graph(X, r, weight=weight, algorithm=algorithm)
+    np.testing.assert_allclose(W.toarray(), expected, rtol=1e-12, atol=1e-300)
+
+
+def test_epsilon_graph_isolated_nodes():
+    X = np.array([[0.0, 0], [0.5, 0], [10, 10]])
+    W = epsilon_graph(X, 1.0, weight="binary")
+    np.testing.assert_array_equal(W.toarray(), [[0, 1, 0], [1, 0, 0], [0, 0, 0]])
+    for kind in ("combinatorial", "normalized", "randomwalk"):
+        L = laplacian(W, kind).toarray()
+        assert np.isfinite(L).all()
+        np.testing.assert_array_equal(L[2], 0)
+        np.testing.assert_array_equal(L[:, 2], 0)
+    W_none = epsilon_graph(X, 0.1)
+    assert W_none.nnz == 0 and W_none.shape == (3, 3)
+
+
+# ---------------------------------------------------------------------------
+# Laplacians and lmax
+# ---------------------------------------------------------------------------
+
+def _random_weighted_graph(n, p, seed, isolated=0):
+    rng = np.random.default_rng(seed)
+    A = (rng.random((n, n)) < p) * rng.random((n, n))
+    A = np.triu(A, 1)
+    A = A + A.T
+    if isolated:
+        A[:isolated] = 0
+        A[:, :isolated] = 0
+    return A
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_laplacians_match_dense_formulas(dtype):
+    A = _random_weighted_graph(40, 0.2, seed=9, isolated=2)
+    d = A.sum(axis=1)
+    inv_sqrt = np.where(d > 0, 1 / np.sqrt(np.where(d > 0, d, 1)), 0)
+    inv = np.where(d > 0, 1 / np.where(d > 0, d, 1), 0)
+    I_conn = np.diag((d > 0) * 1.0)
+    expected = {
+        "combinatorial": np.diag(d) - A,
+        "normalized": I_conn - inv_sqrt[:, None] * A * inv_sqrt[None, :],
+        "randomwalk": I_conn - inv[:, None] * A,
+    }
+    tol = 1e-6 if dtype == np.float32 else 1e-13
+    for kind, ref in expected.items():
+        L = laplacian(A.astype(dtype), kind)
+        assert L.dtype == dtype and isinstance(L, sp.csr_array)
+        np.testing.assert_allclose(L.toarray(), ref, atol=tol)
+    Lc = laplacian(A, "combinatorial")
+    np.testing.assert_allclose(Lc @ np.ones(40), 0, atol=1e-13)
+    # normalized L annihilates D^{1/2} 1; both normalized forms share the spectrum
+    Ln = laplacian(A, "normalized").toarray()
+    np.testing.assert_allclose(Ln @ np.sqrt(d), 0, atol=1e-12)
+    ev_n = np.sort(np.linalg.eigvalsh(Ln))
+    ev_rw = np.sort(np.linalg.eigvals(laplacian(A, "randomwalk").toarray()).real)
+    np.testing.assert_allclose(ev_n, ev_rw, atol=1e-10)
+
+
+def test_laplacian_agrees_with_scipy_csgraph():
+    from scipy.sparse.csgraph import laplacian as scipy_laplacian
+
+    A = _random_weighted_graph(30, 0.3, seed=10)
+    np.testing.assert_allclose(laplacian(A).toarray(), scipy_laplacian(A), atol=1e-14)
+    np.testing.assert_allclose(laplacian(A, "normalized").toarray(), scipy_laplacian(A, normed=True), atol=1e-13)
+
+
+@pytest.mark.parametrize("kind", ["combinatorial", "normalized"])
+def test_lmax_is_an_upper_bound_and_tight(kind):
+    worst_ratio = 0.0
+    for seed in range(25):
+        n = [20, 70, 150, 300][seed % 4]
+        p = [0.05, 0.1, 0.3][seed % 3]
+        A = _random_weighted_graph(n, p, seed=100 + seed, isolated=seed % 2)
+        L = laplacian(A, kind)
+        true = np.linalg.eigvalsh(L.toarray()).max()
+        for rs in (0, 1):
+            bound = lmax(L, random_state=rs)
+            assert bound >= true
+            worst_ratio = max(worst_ratio, bound / true)
+        g = lmax(L, "gershgorin")
+        assert g >= true - 1e-12
+    assert worst_ratio <= 1.01
+
+
+def test_lmax_on_knn_graph_and_operator():
+    W = knn_graph(_points(800, 3, seed=11), 10)
+    L = laplacian(W)
+    true = np.linalg.eigvalsh(L.toarray()).max()
+    b = lmax(L)
+    assert true <= b <= 1.01 * true
+    op = sp.linalg.aslinearoperator(L)
+    b_op = lmax(op)
+    assert true <= b_op <= 1.01 * true
+    assert lmax(laplacian(W.astype(np.float32))) >= true * (1 - 1e-6)
+
+
+def test_lmax_gershgorin_closed_forms():
+    A = _random_weighted_graph(50, 0.2, seed=12)
+    assert lmax(laplacian(A), "gershgorin") == pytest.approx(2 * A.sum(axis=1).max())
+    Ln = laplacian(A, "normalized").toarray()
+    assert lmax(Ln, "gershgorin") == pytest.approx(np.abs(Ln).sum(axis=1).max())
+
+
+# ---------------------------------------------------------------------------
+# Conversions and helpers
+# ---------------------------------------------------------------------------
+
+def test_as_adjacency_accepts_every_form_and_copies():
+    A = _random_weighted_graph(20, 0.3, seed=13)
+    forms = [A, sp.csr_matrix(A), sp.coo_array(A), sp.csc_matrix(A), pygsp.graphs.Graph(A),
+             nx.from_numpy_array(A)]
+    for G in forms:
+        W = as_adjacency(G)
+        assert isinstance(W, sp.csr_array) and W.dtype == np.float64
+        np.testing.assert_allclose(W.toarray(), A)
+    M = sp.csr_array(A)
+    W = as_adjacency(M)
+    W.data[:] = -1
+    assert M.data.min() >= 0  # the caller's matrix is untouched
+    assert as_adjacency(A.astype(np.float32)).dtype == np.float32
+    assert as_adjacency(A > 0).dtype == np.float64
+
+
+def test_as_adjacency_removes_self_loops_with_warning():
+    A = _random_weighted_graph(10, 0.5, seed=14) + np.eye(10)
+    with pytest.warns(GraphWarning, match="self-loops"):
+        W = as_adjacency(A)
+    assert W.diagonal().max() == 0
+
+
+def test_as_adjacency_near_symmetric_is_symmetrized_exactly():
+    A = _random_weighted_graph(10, 0.5, seed=15)
+    B = A.copy()
+    B[0, 1] += 1e-14 if B[0, 1] else 0
+    W = as_adjacency(B)
+    assert (W != W.T).nnz == 0
+
+
+def test_roundtrips():
+    A = _random_weighted_graph(25, 0.3, seed=16)
+    G = to_pygsp(A)
+    assert isinstance(G, pygsp.graphs.Graph)
+    np.testing.assert_allclose(G.W.toarray(), A)
+    H = to_networkx(A)
+    np.testing.assert_allclose(nx.to_numpy_array(H, weight="weight"), A)
+    np.testing.assert_allclose(as_adjacency(H).toarray(), A)
+
+
+def test_connected_components_and_symmetrize():
+    A = np.zeros((5, 5))
+    A[0, 1] = A[1, 0] = 1
+    A[2, 3] = A[3, 2] = 2
+    n, labels = connected_components(A)
+    assert n == 3
+    assert labels[0] == labels[1] != labels[2] == labels[3] != labels[4]
+    D = np.array([[0, 2.0, 0], [1.0, 0, 3.0], [0, 0, 0]])
+    np.testing.assert_array_equal(symmetrize(D, "union").toarray(), np.maximum(D, D.T))
+    np.testing.assert_array_equal(symmetrize(D, "mutual").toarray(), np.minimum(D, D.T))
+    np.testing.assert_array_equal(symmetrize(D, "average").toarray(), (D + D.T) / 2)
+
+
+# ---------------------------------------------------------------------------
+# Bad input
+# ---------------------------------------------------------------------------
+
+GOOD_X = _points(20, 3, seed=17)
+
+KNN_BAD = [
+    (dict(X=np.array([[0.0, np.nan], [1, 1], [2, 2]])), ValueError, "NaN or infinity"),
+    (dict(X=np.array([[0.0, np.inf], [1, 1], [2, 2]])), ValueError, "NaN or infinity"),
+    (dict(X=np.zeros(5)), ValueError, "2-D"),
+    (dict(X=np.zeros((0, 3))), ValueError, "at least"),
+    (dict(X=np.zeros((5, 0))), ValueError, "at least"),
+    (dict(X=[["a", "b"], ["c", "d"]]), TypeError, "numbers"),
+    (dict(X=sp.csr_array(np.eye(3))), TypeError, "dense"),
+    (dict(n_neighbors=0), ValueError, "n_neighbors must be >= 1"),
+    (dict(n_neighbors=20), ValueError, "n_neighbors must be < n_samples"),
+    (dict(n_neighbors=2.5), TypeError, "n_neighbors must be an int"),
+    (dict(n_neighbors=True), TypeError, "n_neighbors must be an int"),
+    (dict(sigma=0.0), ValueError, "sigma must be > 0"),
+    (dict(sigma=-1.0), ValueError, "sigma must be > 0"),
+    (dict(sigma=np.nan), ValueError, "sigma must be finite"),
+    (dict(weight="cosine"), ValueError, "weight must be one of"),
+    (dict(mode="both"), ValueError, "mode must be one of"),
+    (dict(algorithm="ball_tree"), ValueError, "algorithm must be one of"),
+    (dict(dtype=np.int32), ValueError, "dtype must be"),
+]
+
+
+@pytest.mark.parametrize("kwargs,error,match", KNN_BAD)
+def test_knn_graph_bad_input(kwargs, error, match):
+    kwargs = dict(kwargs)
+    X = kwargs.pop("X", GOOD_X)
+    with pytest.raises(error, match=match):
+        knn_graph(X, **{"n_neighbors": 3, **kwargs})
+
+
+EPS_BAD = [
+    (dict(radius=0.0), ValueError, "radius must be > 0"),
+    (dict(radius=-1.0), ValueError, "radius must be > 0"),
+    (dict(radius="1"), TypeError, "radius must be a real number"),
+    (dict(sigma=-2.0), ValueError, "sigma must be > 0"),
+    (dict(weight="heat"), ValueError, "weight must be one of"),
+    (dict(algorithm="pynndescent"), ValueError, "algorithm must be one of"),
+    (dict(X=np.array([[1.0, np.nan]])), ValueError, "NaN"),
+]
+
+
+@pytest.mark.parametrize("kwargs,error,match", EPS_BAD)
+def test_epsilon_graph_bad_input(kwargs, error, match):
+    kwargs = dict(kwargs)
+    X = kwargs.pop("X", GOOD_X)
+    with pytest.raises(error, match=match):
+        epsilon_graph(X, **{"radius": 1.0, **kwargs})
+
+
+ADJ_BAD = [
+    (np.ones((3, 4)), ValueError, "square"),
+    (np.zeros((0, 0)), ValueError, "empty"),
+    (np.array([[0, -1.0], [-1.0, 0]]), ValueError, "negative"),
+    (np.array([[0, np.nan], [np.nan, 0]]), ValueError, "NaN or infinite"),
+    (np.array([[0, np.inf], [np.inf, 0]]), ValueError, "NaN or infinite"),
+    (np.array([[0, 1.0], [2.0, 0]]), ValueError, "not symmetric.*symmetrize"),
+    (np.array([[0, 1j], [1j, 0]]), TypeError, "real"),
+    (np.zeros(4), ValueError, "2-D"),
+    ("graph", TypeError, "graph must be"),
+    ({"a": 1}, TypeError, "graph must be"),
+    (sp.linalg.aslinearoperator(np.eye(3)), TypeError, "LinearOperator"),
+    (nx.DiGraph([(0, 1)]), TypeError, "directed"),
+    (nx.Graph(), ValueError, "no nodes"),
+]
+
+
+@pytest.mark.parametrize("G,error,match", ADJ_BAD)
+def test_as_adjacency_bad_input(G, error, match):
+    with pytest.raises(error, match=match):
+        as_adjacency(G)
+
+
+@pytest.mark.parametrize("call,error,match", [
+    (lambda: laplacian(np.eye(2) * 0, kind="signless"), ValueError, "kind must be one of"),
+    (lambda: laplacian(np.array([[0, 1.0], [0, 0]])), ValueError, "not symmetric"),
+    (lambda: lmax(np.ones((2, 3))), ValueError, "square"),
+    (lambda: lmax(np.eye(3), method="power"), ValueError, "method must be one of"),
+    (lambda: lmax(np.array([[1.0, 2.0], [0.0, 1.0]])), ValueError, "symmetric"),
+    (lambda: lmax(sp.linalg.aslinearoperator(np.eye(3)), "gershgorin"), TypeError, "LinearOperator"),
+    (lambda: lmax(np.eye(3), margin=-0.1), ValueError, "margin"),
+    (lambda: lmax(np.array([[np.nan]])), ValueError, "NaN"),
+    (lambda: symmetrize(np.ones((2, 3))), ValueError, "square"),
+    (lambda: symmetrize(np.eye(2), "max"), ValueError, "mode must be one of"),
+])
+def test_laplacian_lmax_bad_input(call, error, match):
+    with pytest.raises(error, match=match):
+        call()
+
+
+def test_lmax_accepts_float32_normalized_laplacian():
+    W = knn_graph(_points(400, 3, seed=18, dtype=np.float32), 8)
+    L = laplacian(W, "normalized")
+    assert L.dtype == np.float32
+    true = np.linalg.eigvalsh(L.toarray().astype(np.float64)).max()
+    assert true <= lmax(L) <= 1.01 * true + 1e-5

@@ -1,0 +1,466 @@
+"""Fredholm and warped kernels, and the plain-function learners on them.
+
+Oracles are written here from the papers' formulas with numpy/scipy only
+(cdist, dense solves, dense Laplacian powers), never with the code under test.
+"""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from scipy.spatial.distance import cdist
+
+from graphrkhs import (
+    FREDHOLM_PRESETS,
+    FredholmKernel,
+    WarpedKernel,
+    default_sigma,
+    fredholm_rls,
+    knn_graph,
+    laplacian,
+    rls_coefficients,
+    rls_loo_error,
+    warped_rls,
+)
+
+DTYPES = [np.float32, np.float64]
+
+
+def tol(dtype):
+    return 2e-4 if dtype == np.float32 else 1e-10
+
+
+def gauss(A, B, s):
+    return np.exp(-cdist(A, B, "sqeuclidean") / (2 * s * s))
+
+
+def oracle_kernel(name, A, B, s):
+    if name == "gaussian":
+        return gauss(A, B, s)
+    if name == "linear":
+        return A @ B.T
+    raise AssertionError(name)
+
+
+def fredholm_oracle(X, A, B, outer, inner, s_out, s_in, normalized):
+    """k_F(a, b) = sum_ij w(a, x_i) k_H(x_i, x_j) w(b, x_j), term by term (einsum)."""
+    X, A, B = (np.asarray(Z, dtype=np.float64) for Z in (X, A, B))
+    n = X.shape[0]
+    KA, KB = oracle_kernel(outer, A, X, s_out), oracle_kernel(outer, B, X, s_out)
+    if normalized:
+        KA, KB = KA / KA.sum(1, keepdims=True), KB / KB.sum(1, keepdims=True)
+    else:
+        KA, KB = KA / n, KB / n
+    return np.einsum("ai,ij,bj->ab", KA, oracle_kernel(inner, X, X, s_in), KB)
+
+
+@pytest.fixture(scope="module")
+def cloud():
+    rng = np.random.default_rng(0)
+    return rng.normal(size=(120, 4)), rng.normal(size=(7, 4))
+
+
+# ---------------------------------------------------------------------------
+# Fredholm kernel
+# ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("preset", list(FREDHOLM_PRESETS))
+def test_fredholm_matrix_form_equals_pointwise_sum(cloud, preset, dtype):
+    X, A = cloud
+    outer, inner, normalized = FREDHOLM_PRESETS[preset]
+    K = FredholmKernel.from_preset(preset, X.astype(dtype), sigma=1.3, sigma_inner=2.1)
+    got = K(A.astype(dtype), X[:9].astype(dtype))
+    want = fredholm_oracle(X, A, X[:9], outer, inner, 1.3, 2.1, normalized)
+    assert got.shape == (7, 9)
+    assert got.dtype == dtype
+    np.testing.assert_allclose(got, want, rtol=10 * tol(dtype), atol=tol(dtype) * np.abs(want).max())
+
+
+def test_fredholm_matrix_form_equals_product_of_kernel_matrices(cloud):
+    # K_F = K_{l,n} K_H K_{l,n}^T / n^2 (Que et al., Eq. 5) versus the double sum.
+    X, _ = cloud
+    n = X.shape[0]
+    Kln = gauss(X[:10], X, 1.0)
+    want = Kln @ gauss(X, X, 1.5) @ Kln.T / n**2
+    got = FredholmKernel(X, sigma=1.0, sigma_inner=1.5)(X[:10])
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-15)
+
+
+def test_fredholm_delta_outer_kernel_is_plain_rls(cloud):
+    # The paper's remark: with the delta function as outer kernel, Fredholm RLS is RLS with k_H.
+    X, _ = cloud
+    n = X.shape[0]
+
+    def delta(P, Q):
+        return n * (cdist(P, Q) == 0).astype(float)
+
+    S = np.arange(0, 120, 6)
+    KH = gauss(X, X, 1.7)
+    K = FredholmKernel(X, outer=delta, inner="gaussian", sigma=1.0, sigma_inner=1.7)
+    np.testing.assert_allclose(K(X[S]), KH[np.ix_(S, S)], rtol=1e-12)
+    y = np.sign(X[S, 0])
+    f = fredholm_rls(X, S, y, alpha=0.05, outer=delta, sigma_inner=1.7)
+    c = np.linalg.solve(KH[np.ix_(S, S)] + 0.05 * S.size * np.eye(S.size), y)
+    np.testing.assert_allclose(f(X[S]), KH[np.ix_(S, S)] @ c, rtol=1e-10)
+
+
+@pytest.mark.parametrize("n_neighbors", [None, 15])
+def test_normalized_outer_rows_sum_to_one(cloud, n_neighbors):
+    X, A = cloud
+    K = FredholmKernel(X, sigma=0.8, normalized=True, n_neighbors=n_neighbors)
+    for pts in (A, X):
+        P = K.outer_weights(pts)
+        np.testing.assert_allclose(np.asarray(P.sum(axis=1)).ravel(), 1.0, rtol=1e-12)
+    # A weighted average: with a constant inner kernel the normalized kernel is that constant.
+    K1 = FredholmKernel(X, sigma=0.8, normalized=True, inner=lambda P, Q: np.full((len(P), len(Q)), 3.0),
+                        inner_approximation="exact", n_neighbors=n_neighbors)
+    np.testing.assert_allclose(K1(A, X[:5]), 3.0, rtol=1e-12)
+
+
+def test_unnormalized_outer_rows_are_kernel_over_n(cloud):
+    X, A = cloud
+    K = FredholmKernel(X, sigma=0.8)
+    np.testing.assert_allclose(K.outer_weights(A), gauss(A, X, 0.8) / X.shape[0], rtol=1e-12)
+
+
+@pytest.mark.parametrize("outer, normalized", [("gaussian", False), ("gaussian", True), ("linear", False),
+                                               ("asymmetric", False), ("asymmetric", True)])
+def test_fredholm_symmetric_psd_whenever_inner_is(cloud, outer, normalized):
+    # Proposition 3: PSD for a PSD inner kernel, whatever the (even non-symmetric) outer kernel.
+    X, A = cloud
+    if outer == "asymmetric":
+        def outer(P, Q):
+            return np.exp(-cdist(P, Q) ** 2 / 2) * (1.5 + np.tanh(P[:, :1]))  # k(x, z) != k(z, x)
+    K = FredholmKernel(X, outer=outer, inner="gaussian", sigma=1.0, sigma_inner=1.2, normalized=normalized)
+    Z = np.vstack([X[:30], A])
+    G = K(Z)
+    np.testing.assert_allclose(G, G.T, rtol=1e-10, atol=1e-14 * np.abs(G).max())
+    assert np.linalg.eigvalsh(G).min() >= -1e-10 * np.abs(G).max()
+    np.testing.assert_allclose(K(A, X[:5]), K(X[:5], A).T, rtol=1e-10, atol=1e-15)
+
+
+def test_theorem4_linear_outer_gaussian_inner_closed_form():
+    # Que et al., Theorem 4: data N(0, diag(s^2)), k(u, v) = u^T v, k_H = exp(-|u - v|^2 / 2t):
+    # k_F(x, z) -> x^T Sigma_F z, Sigma_F = prod_d sqrt(t / (2 s_d^2 + t)) diag(s_d^4 / (2 s_d^2 + t)).
+    # Monte Carlo: the entries' spread over seeds at n = 3000 is <= 0.03 of the largest (measured),
+    # so 0.1 is > 3 standard deviations at n = 4000.
+    s = np.array([1.5, 1.0, 0.5])
+    t = 1.0
+    sigma_F = np.prod(np.sqrt(t / (2 * s**2 + t))) * np.diag(s**4 / (2 * s**2 + t))
+    X = np.random.default_rng(1).normal(size=(4000, 3)) * s
+    K = FredholmKernel.from_preset("FredLin1", X, sigma_inner=np.sqrt(t))
+    got = K(np.eye(3))
+    np.testing.assert_allclose(got, sigma_F, atol=0.1 * sigma_F.max())
+    # soft thresholding: the rescaling shrinks the low-variance direction most
+    ratios = np.diag(got) / s**2
+    assert ratios[0] > ratios[1] > ratios[2]
+
+
+@pytest.mark.parametrize("outer", ["gaussian", "heat"])
+@pytest.mark.parametrize("normalized", [False, True])
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_sparse_outer_with_all_neighbours_equals_dense(cloud, outer, normalized, dtype):
+    X, A = cloud
+    Xd, Ad = X.astype(dtype), A.astype(dtype)
+    dense = FredholmKernel(Xd, outer=outer, sigma=1.1, normalized=normalized)
+    sparse = FredholmKernel(Xd, outer=outer, sigma=1.1, normalized=normalized, n_neighbors=X.shape[0])
+    P = sparse.outer_weights(Ad)
+    assert sp.issparse(P)
+    want = dense(Ad, Xd[:6])
+    scale = np.abs(want).max()
+    np.testing.assert_allclose(sparse(Ad, Xd[:6]), want, atol=tol(dtype) * scale)
+    # the training points go through the self-search path
+    np.testing.assert_allclose(sparse(Xd, Xd[:6]), dense(Xd, Xd[:6]), atol=tol(dtype) * scale)
+
+
+@pytest.mark.parametrize("d", [3, 30])  # kd-tree path and blocked-BLAS path
+def test_sparse_outer_keeps_the_k_nearest(d):
+    rng = np.random.default_rng(2)
+    X, A = rng.normal(size=(200, d)), rng.normal(size=(9, d))
+    k = 7
+    K = FredholmKernel(X, sigma=2.0, n_neighbors=k)
+    for pts in (A, X):
+        P = K.outer_weights(pts)
+        D = cdist(pts, X, "sqeuclidean")
+        nearest = np.argsort(D, axis=1)[:, :k]
+        dense = P.toarray()
+        assert (np.diff(P.indptr) == k).all()
+        rows = np.arange(len(pts))[:, None]
+        np.testing.assert_allclose(dense[rows, nearest], np.exp(-D[rows, nearest] / 8.0) / 200, rtol=1e-5)
+        assert np.count_nonzero(dense) == k * len(pts)
+
+
+def test_nystrom_with_all_landmarks_is_exact(cloud):
+    X, A = cloud
+    exact = FredholmKernel(X, sigma=1.0, sigma_inner=2.0, inner_approximation="exact")
+    ny = FredholmKernel(X, sigma=1.0, sigma_inner=2.0, inner_approximation="nystrom", n_components=120,
+                        random_state=0)
+    want = exact(A, X[:8])
+    np.testing.assert_allclose(ny(A, X[:8]), want, atol=1e-7 * np.abs(want).max())
+    np.testing.assert_allclose(ny.features(A) @ ny.features(X[:8]).T, want, atol=1e-7 * np.abs(want).max())
+
+
+def test_random_features_converge(cloud):
+    # Random Fourier features: relative error ~ 1/sqrt(m); fixed seeds.
+    X, A = cloud
+    exact = FredholmKernel(X, sigma=1.0, sigma_inner=2.0)(A, X[:8])
+    errs = []
+    for m in (100, 10000):
+        K = FredholmKernel(X, sigma=1.0, sigma_inner=2.0, inner_approximation="random_features", n_components=m,
+                           random_state=3)
+        errs.append(np.linalg.norm(K(A, X[:8]) - exact) / np.linalg.norm(exact))
+    assert errs[1] < 0.05
+    assert errs[1] < errs[0]
+
+
+def test_right_factor_reuse_and_default_sigma(cloud):
+    X, A = cloud
+    K = FredholmKernel(X)
+    assert K.sigma == default_sigma(X) == K.sigma_inner
+    R = K.right_factor(X[:4])
+    np.testing.assert_allclose(K(A, X[:4], right=R), K(A, X[:4]), rtol=1e-12)
+    D = cdist(X, X)[np.triu_indices(120, 1)]
+    assert default_sigma(X) == pytest.approx(np.median(D), rel=1e-7)  # expanded |x|^2 - 2x.z + |z|^2
+
+
+def test_inputs_not_mutated(cloud):
+    X, A = cloud
+    X0, A0 = X.copy(), A.copy()
+    FredholmKernel(X, normalized=True, n_neighbors=10)(A)
+    WarpedKernel(X, n_neighbors=5)(A)
+    np.testing.assert_array_equal(X, X0)
+    np.testing.assert_array_equal(A, A0)
+
+
+FREDHOLM_BAD = [
+    (dict(outer="cosine"), ValueError, "outer"),
+    (dict(inner=3), ValueError, "inner"),
+    (dict(sigma=0.0), ValueError, "sigma"),
+    (dict(sigma=-1.0), ValueError, "sigma"),
+    (dict(sigma="wide"), TypeError, "sigma"),
+    (dict(sigma_inner=0.0), ValueError, "sigma_inner"),  # t <= 0
+    (dict(sigma_inner=np.inf), ValueError, "sigma_inner"),
+    (dict(normalized="yes"), TypeError, "normalized"),
+    (dict(outer="linear", normalized=True), ValueError, "normalized"),
+    (dict(outer="linear", n_neighbors=5), ValueError, "n_neighbors"),
+    (dict(n_neighbors=0), ValueError, "n_neighbors"),
+    (dict(n_neighbors=2.5), TypeError, "n_neighbors"),
+    (dict(n_neighbors=500), ValueError, "n_neighbors"),
+    (dict(inner_approximation="svd"), ValueError, "inner_approximation"),
+    (dict(inner="linear", inner_approximation="random_features"), ValueError, "random_features"),
+    (dict(n_components=0), ValueError, "n_components"),
+    (dict(random_state="seed"), TypeError, "random_state"),
+]
+
+
+@pytest.mark.parametrize("kwargs, exc, word", FREDHOLM_BAD)
+def test_fredholm_bad_input(cloud, kwargs, exc, word):
+    X, _ = cloud
+    with pytest.raises(exc, match=word):
+        FredholmKernel(X, **kwargs)
+
+
+@pytest.mark.parametrize("X, exc", [
+    (np.zeros(5), ValueError),
+    (np.array([[0.0, np.nan], [1.0, 2.0]]), ValueError),
+    (np.zeros((1, 3)), ValueError),
+    ("points", TypeError),
+    (sp.csr_array(np.eye(3)), TypeError),
+])
+def test_bad_points(X, exc):
+    with pytest.raises(exc, match="X"):
+        FredholmKernel(X)
+    with pytest.raises(exc, match="X"):
+        WarpedKernel(X)
+
+
+def test_evaluation_bad_points(cloud):
+    X, _ = cloud
+    with pytest.raises(ValueError, match="features"):
+        FredholmKernel(X)(np.zeros((2, 3)))
+    with pytest.raises(ValueError, match="features"):
+        WarpedKernel(X, n_neighbors=5)(np.zeros((2, 3)))
+    with pytest.raises(ValueError, match="non-positive"):
+        FredholmKernel(X, outer=lambda P, Q: -np.ones((len(P), len(Q))), normalized=True)(X[:2])
+    with pytest.raises(ValueError, match="features"):
+        FredholmKernel(X, inner="gaussian", inner_approximation="exact").features(X[:2])
+
+
+# ---------------------------------------------------------------------------
+# Warped kernel
+# ---------------------------------------------------------------------------
+
+def dense_M(X, n_neighbors, kind, p, gamma_A, gamma_I):
+    W = knn_graph(X, n_neighbors)
+    L = laplacian(W, kind).toarray()
+    if kind == "randomwalk":  # the documented self-adjoint form D (D^-1 L)^p
+        M = np.diag(np.asarray(W.sum(axis=1)).ravel()) @ np.linalg.matrix_power(L, p)
+    else:
+        M = np.linalg.matrix_power(L, p)
+    return gamma_I / (gamma_A * X.shape[0] ** 2) * M
+
+
+@pytest.mark.parametrize("solver", ["direct", "cg"])
+@pytest.mark.parametrize("kind", ["combinatorial", "normalized", "randomwalk"])
+@pytest.mark.parametrize("p", [1, 2, 3])
+def test_warped_kernel_equals_formula(cloud, solver, kind, p):
+    X, A = cloud
+    gA, gI = 1e-3, 1.0
+    K = WarpedKernel(X, sigma=1.2, gamma_A=gA, gamma_I=gI, n_neighbors=6, laplacian=kind, laplacian_power=p,
+                     solver=solver, rtol=1e-12)
+    M = dense_M(X, 6, kind, p, gA, gI)
+    np.testing.assert_allclose(K.point_cloud_matrix().toarray(), M, rtol=1e-9, atol=1e-12 * np.abs(M).max())
+    KXX = gauss(X, X, 1.2)
+    want = gauss(A, X[:5], 1.2) - gauss(A, X, 1.2) @ np.linalg.solve(np.eye(120) + M @ KXX, M @ gauss(X, X[:5], 1.2))
+    np.testing.assert_allclose(K(A, X[:5]), want, atol=1e-9)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("solver", ["direct", "cg"])
+def test_warped_kernel_symmetric_psd(cloud, dtype, solver):
+    X, A = cloud
+    K = WarpedKernel(X.astype(dtype), sigma=1.0, gamma_A=1e-4, gamma_I=1.0, n_neighbors=6, laplacian_power=2,
+                     solver=solver)
+    Z = np.vstack([X[:40], A]).astype(dtype)
+    G = K(Z).astype(np.float64)
+    np.testing.assert_allclose(G, G.T, atol=50 * tol(dtype))
+    assert np.linalg.eigvalsh((G + G.T) / 2).min() > -50 * tol(dtype)
+    # the deformation only removes norm: k~(x, x) <= k(x, x) = 1
+    assert np.diag(G).max() <= 1 + 50 * tol(dtype)
+
+
+def test_warped_kernel_without_intrinsic_term_is_base_kernel(cloud):
+    X, A = cloud
+    K = WarpedKernel(X, sigma=0.9, gamma_I=0.0, n_neighbors=5)
+    np.testing.assert_allclose(K(A, X[:4]), gauss(A, X[:4], 0.9), rtol=1e-12)
+
+
+def laprls_oracle(X, S, y, sigma, gA, gI, M_unscaled, Xeval):
+    """Belkin et al. 2006: alpha = (J K + gamma_A l I + gamma_I l / n^2 L^p K)^{-1} J y."""
+    n, l = X.shape[0], S.size
+    K = gauss(X, X, sigma)
+    J = np.zeros((n, n))
+    J[S, S] = 1.0
+    Jy = np.zeros(n)
+    Jy[S] = y
+    a = np.linalg.solve(J @ K + gA * l * np.eye(n) + gI * l / n**2 * M_unscaled @ K, Jy)
+    return gauss(Xeval, X, sigma) @ a
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("kind, p", [("combinatorial", 1), ("normalized", 2), ("combinatorial", 3)])
+@pytest.mark.parametrize("solver", ["direct", "cg"])
+def test_warped_rls_equals_laprls(cloud, dtype, kind, p, solver):
+    # Sindhwani, Niyogi & Belkin's central identity: RLS on k~ = LapRLS, on and off the points.
+    X, A = cloud
+    S = np.arange(0, 120, 10)
+    y = np.sign(X[S, 1] + 0.3)
+    gA, gI = 1e-3, 0.5
+    f = warped_rls(X.astype(dtype), S, y, gamma_A=gA, gamma_I=gI, sigma=1.1, n_neighbors=6, laplacian=kind,
+                   laplacian_power=p, solver=solver, rtol=1e-12 if dtype == np.float64 else 1e-5)
+    M_unscaled = dense_M(X, 6, kind, p, 1.0, 1.0) * 120**2
+    Z = np.vstack([X, A])
+    want = laprls_oracle(X, S, y, 1.1, gA, gI, M_unscaled, Z)
+    got = f(Z.astype(dtype))
+    np.testing.assert_allclose(got, want, atol=(2e-3 if dtype == np.float32 else 1e-8) * np.abs(want).max())
+
+
+WARPED_BAD = [
+    (dict(laplacian_power=0), ValueError, "laplacian_power"),
+    (dict(laplacian_power=1.5), TypeError, "laplacian_power"),
+    (dict(laplacian="signless"), ValueError, "laplacian"),
+    (dict(gamma_A=0.0), ValueError, "gamma_A"),
+    (dict(gamma_I=-1.0), ValueError, "gamma_I"),
+    (dict(kernel="rbf"), ValueError, "kernel"),
+    (dict(sigma=0.0), ValueError, "sigma"),
+    (dict(graph="full"), ValueError, "graph"),
+    (dict(graph="epsilon"), ValueError, "radius"),
+    (dict(n_neighbors=120), ValueError, "n_neighbors"),
+    (dict(weight="cosine"), ValueError, "weight"),
+    (dict(solver="lu"), ValueError, "solver"),
+    (dict(rtol=0.0), ValueError, "rtol"),
+]
+
+
+@pytest.mark.parametrize("kwargs, exc, word", WARPED_BAD)
+def test_warped_bad_input(cloud, kwargs, exc, word):
+    X, _ = cloud
+    with pytest.raises(exc, match=word):
+        WarpedKernel(X, **kwargs)
+
+
+def test_warped_epsilon_graph(cloud):
+    X, A = cloud
+    K = WarpedKernel(X, sigma=1.0, gamma_A=1e-3, graph="epsilon", radius=1.5)
+    G = K(A)
+    np.testing.assert_allclose(G, G.T, atol=1e-10)
+
+
+# ---------------------------------------------------------------------------
+# RLS helpers
+# ---------------------------------------------------------------------------
+
+def test_rls_loo_error_equals_refits():
+    rng = np.random.default_rng(4)
+    Z = rng.normal(size=(15, 3))
+    K = gauss(Z, Z, 1.0)
+    y = rng.normal(size=15)
+    alpha = 0.01
+    l = 15
+    res = []
+    for i in range(l):  # explicit refits without point i, same ridge alpha * l
+        keep = np.delete(np.arange(l), i)
+        c = np.linalg.solve(K[np.ix_(keep, keep)] + alpha * l * np.eye(l - 1), y[keep])
+        res.append(y[i] - K[i, keep] @ c)
+    assert rls_loo_error(K, y, [alpha])[0] == pytest.approx(np.mean(np.square(res)), rel=1e-8)
+
+
+@pytest.mark.parametrize("args, exc, word", [
+    ((np.ones((2, 3)), np.ones(2), 1.0), ValueError, "square"),
+    ((np.eye(2), np.ones(3), 1.0), ValueError, "Y"),
+    ((np.eye(2), np.ones(2), 0.0), ValueError, "alpha"),
+    ((np.eye(2), np.array([1.0, np.nan]), 1.0), ValueError, "Y"),
+    ((np.array([[1.0, 0.0], [0.0, np.nan]]), np.ones(2), 1.0), ValueError, "K"),
+])
+def test_rls_coefficients_bad_input(args, exc, word):
+    with pytest.raises(exc, match=word):
+        rls_coefficients(*args)
+
+
+def test_rls_loo_bad_alphas():
+    with pytest.raises(ValueError, match="alphas"):
+        rls_loo_error(np.eye(3), np.ones(3), [0.0])
+
+
+@pytest.mark.parametrize("labeled", [[], [0, 0], [500], np.zeros(7, dtype=bool)])
+def test_learners_bad_labeled(cloud, labeled):
+    X, _ = cloud
+    with pytest.raises(ValueError, match="labeled"):
+        fredholm_rls(X, labeled, np.ones(len(labeled)))
+    with pytest.raises(ValueError, match="labeled"):
+        warped_rls(X, labeled, np.ones(len(labeled)))
+
+
+def test_blockwise_evaluation_equals_one_block(cloud, monkeypatch):
+    # Force tiny row blocks: the blocked evaluation of many points must equal the single-block one.
+    import graphrkhs.kernels._datadependent as dd
+
+    X, A = cloud
+    F = FredholmKernel(X, sigma=1.0, normalized=True)
+    W = WarpedKernel(X, sigma=1.0, n_neighbors=5)
+    want_F, want_W = F(X, X[:7]), W(X, X[:7])
+    monkeypatch.setattr(dd, "_BLOCK_BYTES", 8 * 120 * 16)  # 16 rows per block
+    np.testing.assert_allclose(F(X, X[:7]), want_F, rtol=1e-12)
+    np.testing.assert_allclose(W(X, X[:7]), want_W, rtol=1e-10, atol=1e-14)
+
+
+def test_verbose_reports_progress_and_is_silent_otherwise(cloud, capsys):
+    X, _ = cloud
+    FredholmKernel(X, n_neighbors=5, inner_approximation="nystrom", n_components=20, random_state=0)(X)
+    WarpedKernel(X, n_neighbors=5, solver="cg")(X[:3])
+    assert capsys.readouterr().err == ""
+    FredholmKernel(X, n_neighbors=5, inner_approximation="nystrom", n_components=20, random_state=0,
+                   verbose=True)(X)
+    WarpedKernel(X, n_neighbors=5, solver="cg", verbose=True)(X[:3])
+    err = capsys.readouterr().err
+    assert "nystrom factor" in err and "neighbour search done" in err and "CG done" in err
