@@ -86,11 +86,11 @@ def _methods(W, n_classes, include_ridge=True, include_tv=True, include_propagat
     dummy_X = np.zeros((n, 1))
 
     def harmonic(S, c):
-        F = harmonic_solution(W, S, one_hot(c, n_classes), preconditioner=preconditioner, rtol=1e-6)
+        F = harmonic_solution(W, S, one_hot(c, n_classes), preconditioner=preconditioner, tol=1e-6)
         return F.argmax(axis=1)
 
     def poisson(S, c):
-        F = poisson_learning(W, S, one_hot(c, n_classes), preconditioner=preconditioner, rtol=rtol_poisson)
+        F = poisson_learning(W, S, one_hot(c, n_classes), preconditioner=preconditioner, tol=rtol_poisson)
         return F.argmax(axis=1)
 
     def y_partial(S, c):
@@ -252,7 +252,7 @@ def section_poisson(args):
             for who in (("ours", "gl") if len(tim["ours"]) % 2 == 0 else ("gl", "ours")):
                 if who == "ours":
                     F, t = _timed(lambda: poisson_learning(W, S, one_hot(y[S], 10), preconditioner="auto",
-                                                           rtol=1e-3))
+                                                           tol=1e-3))
                     pred = F.argmax(axis=1)
                 else:
                     pred, t = _timed(lambda: gl.ssl.poisson(Wm).fit_predict(S, y[S]))
@@ -375,7 +375,7 @@ def section_ridge(args):
     (K, t_setup) = _timed(lambda: GraphKernel(laplacian(W, "normalized"), phi))
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        (F, t_solve) = _timed(lambda: graph_kernel_ridge(K, S, y, alpha=0.1, method="cg", rtol=1e-6))
+        (F, t_solve) = _timed(lambda: graph_kernel_ridge(K, S, y, alpha=0.1, method="cg", tol=1e-6))
     converged = not any("did not reach" in str(w.message) for w in caught)
     rmse = float(np.sqrt(np.mean((F - np.sin(4 * X[:, 0]) * np.cos(3 * X[:, 1])) ** 2)))
     row = {"n": n, "labeled": int(S.size), "kernel": repr(phi), "order": K.order, "alpha": 0.1,

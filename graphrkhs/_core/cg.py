@@ -26,7 +26,7 @@ class CGResult:
     x : ndarray of shape (n,) or (n, m)
         The solution block.
     converged : ndarray of bool, shape (m,)
-        Whether each column reached ``rtol``.
+        Whether each column reached ``tol``.
     n_iter : int
         Iterations run.
     residual_norms : ndarray of shape (m,)
@@ -65,7 +65,7 @@ def _apply(op, X):
     return op @ X
 
 
-def conjugate_gradient(A, B, *, M=None, x0=None, rtol=1e-8, maxiter=None, on_failure="warn"):
+def conjugate_gradient(A, B, *, M=None, x0=None, tol=1e-8, max_iter=None, on_failure="warn"):
     r"""Solve :math:`A X = B` for symmetric positive definite A, all columns at once.
 
     Parameters
@@ -79,12 +79,12 @@ def conjugate_gradient(A, B, *, M=None, x0=None, rtol=1e-8, maxiter=None, on_fai
         :func:`amg_preconditioner`).
     x0 : ndarray like ``B``, optional
         Start (warm start); zeros by default.
-    rtol : float, default=1e-8
-        Stop a column when :math:`\|b - A x\| \le` ``rtol`` :math:`\|b\|`.
-    maxiter : int, optional
+    tol : float, default=1e-8
+        Stop a column when :math:`\|b - A x\| \le` ``tol`` :math:`\|b\|`.
+    max_iter : int, optional
         Default ``10 n`` (CG converges in at most n steps in exact arithmetic).
     on_failure : {"warn", "raise", "ignore"}, default="warn"
-        What to do when a column does not reach ``rtol``: emit a
+        What to do when a column does not reach ``tol``: emit a
         :class:`~graphrkhs.ConvergenceWarning`, raise a ``RuntimeError``, or
         only report it in the result.
 
@@ -110,10 +110,10 @@ def conjugate_gradient(A, B, *, M=None, x0=None, rtol=1e-8, maxiter=None, on_fai
     A = _as_operator(A, n, "A")
     if M is not None:
         M = _as_operator(M, n, "M")
-    rtol = check_scalar(rtol, "rtol", low=0, low_inclusive=False)
-    if maxiter is None:
-        maxiter = 10 * n
-    maxiter = check_scalar(maxiter, "maxiter", kind="int", low=0)
+    tol = check_scalar(tol, "tol", low=0, low_inclusive=False)
+    if max_iter is None:
+        max_iter = 10 * n
+    max_iter = check_scalar(max_iter, "max_iter", kind="int", low=0)
     if on_failure not in ("warn", "raise", "ignore"):
         raise ValueError(f"on_failure must be 'warn', 'raise' or 'ignore'; got {on_failure!r}.")
     dtype = np.result_type(B2.dtype, np.float32)
@@ -121,12 +121,12 @@ def conjugate_gradient(A, B, *, M=None, x0=None, rtol=1e-8, maxiter=None, on_fai
     bnorm = np.linalg.norm(B2, axis=0)
     bnorm_safe = np.where(bnorm > 0, bnorm, 1.0)
     R = B2 - _apply(A, X) if x0 is not None else B2.astype(dtype, copy=True)
-    active = np.linalg.norm(R, axis=0) > rtol * bnorm
+    active = np.linalg.norm(R, axis=0) > tol * bnorm
     Z = _apply(M, R) if M is not None else R.copy()
     P = Z.copy()
     rz = np.einsum("ij,ij->j", R, Z)
     it = 0
-    while active.any() and it < maxiter:
+    while active.any() and it < max_iter:
         cols = np.flatnonzero(active)
         # Only active columns are multiplied: converged ones stop costing work.
         Pa = P[:, cols] if cols.size < m else P
@@ -144,7 +144,7 @@ def conjugate_gradient(A, B, *, M=None, x0=None, rtol=1e-8, maxiter=None, on_fai
         R[:, c] -= AP * alpha
         it += 1
         rr = np.einsum("ij,ij->j", R[:, c], R[:, c])
-        done = np.sqrt(rr) <= rtol * bnorm[cols]
+        done = np.sqrt(rr) <= tol * bnorm[cols]
         active[cols[done]] = False
         cols = cols[~done]
         if not cols.size:
@@ -161,12 +161,12 @@ def conjugate_gradient(A, B, *, M=None, x0=None, rtol=1e-8, maxiter=None, on_fai
     true_res = np.linalg.norm(B2 - _apply(A, X), axis=0) / bnorm_safe
     # The recursive residual can drift below the true one; judge by the true residual,
     # with a little slack for the rounding of the final product itself.
-    converged = true_res <= max(rtol, 0) * 1.01 + 10 * np.finfo(dtype).eps
+    converged = true_res <= max(tol, 0) * 1.01 + 10 * np.finfo(dtype).eps
     result = CGResult(X[:, 0] if was_1d else X, converged, it, true_res)
     if not converged.all() and on_failure != "ignore":
-        msg = (f"conjugate gradients did not reach rtol={rtol:g} in {it} iterations for "
+        msg = (f"conjugate gradients did not reach tol={tol:g} in {it} iterations for "
                f"{int((~converged).sum())} of {m} column(s) (worst relative residual {true_res.max():.2e}); "
-               "raise maxiter, loosen rtol or use a preconditioner.")
+               "raise max_iter, loosen tol or use a preconditioner.")
         if on_failure == "raise":
             raise RuntimeError(msg)
         warn(msg, ConvergenceWarning)
@@ -217,8 +217,8 @@ def amg_preconditioner(A, *, degree=3, ratio=30.0, strength=0.0, max_coarse=500,
     >>> A = laplacian(knn_graph(X, 10)) + 1e-3 * sp.eye_array(3000)
     >>> M = amg_preconditioner(A, max_coarse=100)
     >>> B = np.random.default_rng(1).standard_normal((3000, 2))
-    >>> pre = conjugate_gradient(A, B, M=M, rtol=1e-8)
-    >>> plain = conjugate_gradient(A, B, rtol=1e-8)
+    >>> pre = conjugate_gradient(A, B, M=M, tol=1e-8)
+    >>> plain = conjugate_gradient(A, B, tol=1e-8)
     >>> bool(pre.converged.all()), pre.n_iter < plain.n_iter / 4
     (True, True)
     """

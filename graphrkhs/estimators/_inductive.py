@@ -203,7 +203,7 @@ def _graph_params_check(est):
     check_option(est.laplacian, "laplacian", LAPLACIANS)
     check_scalar(est.laplacian_power, "laplacian_power", kind="int", low=1)
     check_option(est.solver, "solver", SOLVERS)
-    check_scalar(est.rtol, "rtol", low=0, low_inclusive=False)
+    check_scalar(est.tol, "tol", low=0, low_inclusive=False)
     check_scalar(est.max_iter, "max_iter", kind="int", low=1, allow_none=True)
 
 
@@ -343,7 +343,7 @@ class _LapRLS(_Base):
 
     def __init__(self, *, kernel="gaussian", sigma=None, degree=3, coef0=1.0, gamma_A=1e-6, gamma_I=1e2,
                  graph="knn", n_neighbors=10, radius=None, weight="gaussian", graph_sigma=None,
-                 laplacian="combinatorial", laplacian_power=1, solver="auto", rtol=1e-6, max_iter=None,
+                 laplacian="combinatorial", laplacian_power=1, solver="auto", tol=1e-6, max_iter=None,
                  verbose=False, random_state=None):
         self.kernel = kernel
         self.sigma = sigma
@@ -359,7 +359,7 @@ class _LapRLS(_Base):
         self.laplacian = laplacian
         self.laplacian_power = laplacian_power
         self.solver = solver
-        self.rtol = rtol
+        self.tol = tol
         self.max_iter = max_iter
         self.verbose = verbose
         self.random_state = random_state
@@ -376,7 +376,7 @@ class _LapRLS(_Base):
         M = _build_penalty(self, X)
         K = KernelOperator(X, **self._kernel_kw())
         self.coef_, self.solver_info_ = laprls_fit(K, labeled, Y, M, self.gamma_A, self.gamma_I,
-                                                   solver=self.solver, rtol=self.rtol, maxiter=self.max_iter)
+                                                   solver=self.solver, tol=self.tol, max_iter=self.max_iter)
         self.n_iter_ = max(1, int(self.solver_info_.get("n_iter", 1)))   # 1 for a direct factorization
         self.X_fit_ = X
         return self
@@ -405,7 +405,7 @@ _GRAPH_PARAMS_DOC = r"""graph : {{"knn", "epsilon"}} or adjacency, default="knn"
         Dense LU up to {direct_max} points, conjugate gradients above
         (see :mod:`graphrkhs.solvers`; kernel products in bounded row blocks when
         the n x n Gram matrix does not fit in 4 GiB).
-    rtol : float, default=1e-6
+    tol : float, default=1e-6
         CG tolerance.
     max_iter : int, optional
         CG iteration cap (default n).
@@ -585,11 +585,11 @@ class _PLapRLS(_LapRLS):
     def __init__(self, *, kernel="gaussian", sigma=None, degree=3, coef0=1.0, gamma_A=1e-6, gamma_I=1e2,
                  integral_operator="empirical", m=None, null_space="constant", graph="knn", n_neighbors=10,
                  radius=None, weight="gaussian", graph_sigma=None, laplacian="combinatorial", laplacian_power=1,
-                 solver="auto", rtol=1e-6, max_iter=None, verbose=False, random_state=None):
+                 solver="auto", tol=1e-6, max_iter=None, verbose=False, random_state=None):
         super().__init__(kernel=kernel, sigma=sigma, degree=degree, coef0=coef0, gamma_A=gamma_A,
                          gamma_I=gamma_I, graph=graph, n_neighbors=n_neighbors, radius=radius, weight=weight,
                          graph_sigma=graph_sigma, laplacian=laplacian, laplacian_power=laplacian_power,
-                         solver=solver, rtol=rtol, max_iter=max_iter, verbose=verbose, random_state=random_state)
+                         solver=solver, tol=tol, max_iter=max_iter, verbose=verbose, random_state=random_state)
         self.integral_operator = integral_operator
         self.m = m
         self.null_space = null_space
@@ -620,7 +620,7 @@ class _PLapRLS(_LapRLS):
                                cache_bytes=0 if not K.is_dense else 4 * 2**30 - K.n * K.n * X.dtype.itemsize)
         self.coef_, self.intercept_, self.solver_info_ = plaprls_fit(
             K, labeled, Y, M, self.gamma_A, self.gamma_I, P=P, Psi=_null_space(self, X), solver=self.solver,
-            rtol=self.rtol, maxiter=self.max_iter)
+            tol=self.tol, max_iter=self.max_iter)
         self.n_iter_ = max(1, int(self.solver_info_.get("n_iter", 1)))
         self.X_fit_ = X
         return self

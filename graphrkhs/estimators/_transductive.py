@@ -59,6 +59,7 @@ from ..solvers import (
 from ..solvers._graph import _kernel_columns
 from .._core.labels import label_free_mask
 from .._core.validation import GraphWarning, check_option, check_points, check_scalar, warn
+from ..spectral.filters import default_kernel
 from ..graphs import WEIGHTS, as_adjacency, epsilon_graph, knn_graph, laplacian
 
 __all__ = [
@@ -74,18 +75,6 @@ __all__ = [
 GRAPHS = ("knn", "epsilon", "precomputed")
 DEFAULT_ALPHAS = (1e-4, 1e-3, 1e-2, 1e-1, 1.0)
 SELF_TUNING_SHARPNESS = 0.5
-
-
-def default_kernel():
-    r"""The default response of the graph kernel ridge: ``Matern(2, 10.0)``, :math:`(0.04 + \lambda)^{-2}`.
-
-    On the normalized Laplacian (spectrum in [0, 2]) it is
-    :math:`625 (1 + 25\lambda)^{-2}`: a smooth low-pass response whose
-    inverse is a degree-2 polynomial, so the ridge is a sparse system.
-    """
-    from ..spectral.filters import Matern
-
-    return Matern(2, 10.0)
 
 
 class _GraphLearner(BaseEstimator):
@@ -312,13 +301,13 @@ class _LaplacianMixin:
     def _check_params(self):
         _check_alpha(self.alpha, allow_zero=True)
         check_option(self.laplacian, "laplacian", ("combinatorial", "normalized"))
-        check_scalar(self.rtol, "rtol", low=0, low_inclusive=False)
+        check_scalar(self.tol, "tol", low=0, low_inclusive=False)
 
     def _solve(self, W, S, Y):
         if self.alpha == 0:
-            return harmonic_solution(W, S, Y, kind=self.laplacian, rtol=self.rtol,
+            return harmonic_solution(W, S, Y, laplacian=self.laplacian, tol=self.tol,
                                      preconditioner=self.preconditioner)
-        return tikhonov_solution(W, S, Y, alpha=self.alpha, kind=self.laplacian, rtol=self.rtol,
+        return tikhonov_solution(W, S, Y, alpha=self.alpha, laplacian=self.laplacian, tol=self.tol,
                                  preconditioner=self.preconditioner)
 
 
@@ -337,7 +326,7 @@ class LaplacianRegularizationClassifier(_LaplacianMixin, _TransductiveClassifier
         fixed), the standard Laplace learning.
     laplacian : {"combinatorial", "normalized"}, default="combinatorial"
         Laplacian kind (the combinatorial one keeps the maximum principle).
-    rtol : float, default=1e-8
+    tol : float, default=1e-8
         CG relative residual.
     preconditioner : {"auto", "amg", "jacobi", None}, default="auto"
         See :func:`~graphrkhs.harmonic_solution` ("auto": direct up to 5000
@@ -358,11 +347,11 @@ class LaplacianRegularizationClassifier(_LaplacianMixin, _TransductiveClassifier
     array([0, 0, 0, 0, 0, 1, 1, 1, 1, 1])
     """
 
-    def __init__(self, alpha=0.0, *, laplacian="combinatorial", rtol=1e-8, preconditioner="auto", graph="knn",
+    def __init__(self, alpha=0.0, *, laplacian="combinatorial", tol=1e-8, preconditioner="auto", graph="knn",
                  n_neighbors=10, radius=None, weight="self-tuning", sigma=None):
         self.alpha = alpha
         self.laplacian = laplacian
-        self.rtol = rtol
+        self.tol = tol
         self.preconditioner = preconditioner
         self.graph = graph
         self.n_neighbors = n_neighbors
@@ -387,11 +376,11 @@ class LaplacianRegularizationRegressor(_LaplacianMixin, _TransductiveRegressor):
     array([0.  , 0.25, 0.5 , 0.75, 1.  ])
     """
 
-    def __init__(self, alpha=0.0, *, laplacian="combinatorial", rtol=1e-8, preconditioner="auto", graph="knn",
+    def __init__(self, alpha=0.0, *, laplacian="combinatorial", tol=1e-8, preconditioner="auto", graph="knn",
                  n_neighbors=10, radius=None, weight="self-tuning", sigma=None):
         self.alpha = alpha
         self.laplacian = laplacian
-        self.rtol = rtol
+        self.tol = tol
         self.preconditioner = preconditioner
         self.graph = graph
         self.n_neighbors = n_neighbors
@@ -418,7 +407,7 @@ class PoissonLearningClassifier(_TransductiveClassifier):
     class_priors : array of shape (n_classes,), optional
         Class proportions b (in the order of ``classes_``); None uses the
         labeled proportions (no reweighting).
-    rtol : float, default=1e-6
+    tol : float, default=1e-6
         CG relative residual (decisions are stable long before: on
         Fashion-MNIST 1e-3 changed under 0.01% of them).
     preconditioner : {"auto", "amg", "jacobi", None}, default="auto"
@@ -434,10 +423,10 @@ class PoissonLearningClassifier(_TransductiveClassifier):
     array([0, 0, 0, 0, 0, 1, 1, 1, 1, 1])
     """
 
-    def __init__(self, *, class_priors=None, rtol=1e-6, preconditioner="auto", graph="knn", n_neighbors=10,
+    def __init__(self, *, class_priors=None, tol=1e-6, preconditioner="auto", graph="knn", n_neighbors=10,
                  radius=None, weight="self-tuning", sigma=None):
         self.class_priors = class_priors
-        self.rtol = rtol
+        self.tol = tol
         self.preconditioner = preconditioner
         self.graph = graph
         self.n_neighbors = n_neighbors
@@ -446,10 +435,10 @@ class PoissonLearningClassifier(_TransductiveClassifier):
         self.sigma = sigma
 
     def _check_params(self):
-        check_scalar(self.rtol, "rtol", low=0, low_inclusive=False)
+        check_scalar(self.tol, "tol", low=0, low_inclusive=False)
 
     def _solve(self, W, S, Y):
-        return poisson_learning(W, S, Y, class_priors=self.class_priors, rtol=self.rtol,
+        return poisson_learning(W, S, Y, class_priors=self.class_priors, tol=self.tol,
                                 preconditioner=self.preconditioner)
 
 
@@ -622,7 +611,7 @@ class _TVMixin:
         check_scalar(self.max_iter, "max_iter", kind="int", low=1)
 
     def _solve(self, W, S, Y):
-        res = graph_tv(W, S, Y, alpha=self.alpha, tol=self.tol, maxiter=self.max_iter)
+        res = graph_tv(W, S, Y, alpha=self.alpha, tol=self.tol, max_iter=self.max_iter)
         self.n_iter_, self.gap_ = res.n_iter, res.gap
         return res.f
 

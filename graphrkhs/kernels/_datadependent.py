@@ -553,10 +553,10 @@ class WarpedKernel:
         of L); its eigenvalues lie in :math:`[1, 1 + c\,\lambda_{max}(L)^p \lambda_{max}(K)]`,
         a small range in the usual scaling :math:`c = \gamma_I/(\gamma_A n^2)`, so it needs
         no preconditioner.  ``"auto"``: direct up to ``WARPED_DIRECT_MAX_N`` = 4000 points.
-    rtol : float, optional
+    tol : float, optional
         Relative residual tolerance of CG; None: 1e-8 for float64 points and 1e-5 for
         float32 ones (the Gram matrix is kept in the points' dtype, which bounds the
-        reachable residual).  The kernel's relative error is about ``rtol`` times the
+        reachable residual).  The kernel's relative error is about ``tol`` times the
         system's condition number (see ``solver``).
     random_state : int, Generator or None
         Passed to approximate kNN backends only.
@@ -586,7 +586,7 @@ class WarpedKernel:
 
     def __init__(self, X, *, kernel="gaussian", sigma=None, gamma_A=1e-2, gamma_I=1.0, graph="knn",
                  n_neighbors=10, radius=None, weight="gaussian", graph_sigma=None, laplacian="combinatorial",
-                 laplacian_power=1, solver="auto", rtol=None, degree=2, coef0=1.0, random_state=None,
+                 laplacian_power=1, solver="auto", tol=None, degree=2, coef0=1.0, random_state=None,
                  verbose=False):
         from ..graphs import LAPLACIANS, WEIGHTS, epsilon_graph, knn_graph
         from .._core.progress import _Progress
@@ -606,9 +606,9 @@ class WarpedKernel:
         self.laplacian = laplacian
         self.p = check_scalar(laplacian_power, "laplacian_power", kind="int", low=1)
         check_option(solver, "solver", ("auto", "direct", "cg"))
-        self.rtol = check_scalar(rtol, "rtol", low=0, low_inclusive=False, allow_none=True)
-        if self.rtol is None:
-            self.rtol = 1e-5 if self.X.dtype == np.float32 else 1e-8
+        self.tol = check_scalar(tol, "tol", low=0, low_inclusive=False, allow_none=True)
+        if self.tol is None:
+            self.tol = 1e-5 if self.X.dtype == np.float32 else 1e-8
         self.degree = check_scalar(degree, "degree", kind="int", low=1)
         self.coef0 = check_scalar(coef0, "coef0")
         if graph == "knn":
@@ -675,10 +675,10 @@ class WarpedKernel:
 
             rhs = np.asarray(R @ KB64)
             self._progress(f"CG on {rhs.shape[0]} unknowns, {rhs.shape[1]} right-hand sides")
-            res = conjugate_gradient(op, rhs, rtol=self.rtol, on_failure="ignore")
+            res = conjugate_gradient(op, rhs, tol=self.tol, on_failure="ignore")
             self._progress(f"CG done in {res.n_iter} iterations")
             if not res.converged.all():
-                warn(f"WarpedKernel: CG did not reach rtol={self.rtol:g} in {res.n_iter} iterations "
+                warn(f"WarpedKernel: CG did not reach tol={self.tol:g} in {res.n_iter} iterations "
                      f"(worst relative residual {res.residual_norms.max():.2e}); the kernel is approximate.",
                      ConvergenceWarning)
             V = c * np.asarray(RT @ res.x)

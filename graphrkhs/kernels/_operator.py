@@ -150,7 +150,7 @@ def _psd_solve(A, B):
     )
 
 
-def kernel_cg(apply_T, apply_G, C, *, rtol=1e-6, maxiter=None, on_failure="warn"):
+def kernel_cg(apply_T, apply_G, C, *, tol=1e-6, max_iter=None, on_failure="warn"):
     r"""Conjugate gradients for :math:`T X = C` with T self-adjoint in the G-inner product.
 
     Requires :math:`G T` symmetric positive semidefinite and G positive
@@ -172,9 +172,9 @@ def kernel_cg(apply_T, apply_G, C, *, rtol=1e-6, maxiter=None, on_failure="warn"
     apply_G : callable V -> G V
         Called once per iteration (plus twice at the start and the end).
     C : ndarray of shape (n, k)
-    rtol : float, default=1e-6
-        Stop a column when :math:`\|\rho\| \le` ``rtol`` :math:`\|c\|`.
-    maxiter : int, optional
+    tol : float, default=1e-6
+        Stop a column when :math:`\|\rho\| \le` ``tol`` :math:`\|c\|`.
+    max_iter : int, optional
         Default n.
     on_failure : {"warn", "raise", "ignore"}
         As in :func:`~graphrkhs.conjugate_gradient`.
@@ -197,7 +197,7 @@ def kernel_cg(apply_T, apply_G, C, *, rtol=1e-6, maxiter=None, on_failure="warn"
     """
     C = np.asarray(C)
     n, k = C.shape
-    maxiter = n if maxiter is None else check_scalar(maxiter, "maxiter", kind="int", low=0)
+    max_iter = n if max_iter is None else check_scalar(max_iter, "max_iter", kind="int", low=0)
     out_dtype = C.dtype
     if C.dtype != np.float64:
         # the recurrences run in float64 whatever the operator's precision: in float32 the tracked
@@ -214,10 +214,10 @@ def kernel_cg(apply_T, apply_G, C, *, rtol=1e-6, maxiter=None, on_failure="warn"
     GP = r.copy()
     rz = np.einsum("ij,ij->j", r, rho)
     cnorm = np.linalg.norm(C, axis=0)
-    active = np.linalg.norm(rho, axis=0) > rtol * cnorm
+    active = np.linalg.norm(rho, axis=0) > tol * cnorm
     best = np.full(k, np.inf)
     it = 0
-    while active.any() and it < maxiter:
+    while active.any() and it < max_iter:
         cols = np.flatnonzero(active)
         full = cols.size == k
         Pa = P if full else P[:, cols]
@@ -237,7 +237,7 @@ def kernel_cg(apply_T, apply_G, C, *, rtol=1e-6, maxiter=None, on_failure="warn"
         rho[:, cols] -= TP * a
         r[:, cols] -= GTP * a
         it += 1
-        done = np.linalg.norm(rho[:, cols], axis=0) <= rtol * cnorm[cols]
+        done = np.linalg.norm(rho[:, cols], axis=0) <= tol * cnorm[cols]
         active[cols[done]] = False
         cols = cols[~done]
         if not cols.size:
@@ -252,7 +252,7 @@ def kernel_cg(apply_T, apply_G, C, *, rtol=1e-6, maxiter=None, on_failure="warn"
             tn = np.linalg.norm(rho[:, cols], axis=0) / np.where(cnorm[cols] > 0, cnorm[cols], 1.0)
             stalled = tn > 0.9 * best[cols]
             best[cols] = np.minimum(best[cols], tn)
-            done = (tn <= rtol) | stalled
+            done = (tn <= tol) | stalled
             active[cols[done]] = False
             cols = cols[~done]
             if not cols.size:
@@ -264,12 +264,12 @@ def kernel_cg(apply_T, apply_G, C, *, rtol=1e-6, maxiter=None, on_failure="warn"
         GP[:, cols] = r[:, cols] + GP[:, cols] * beta
     GX = apply_G(X)
     true_res = np.linalg.norm(C - apply_T(X, GX), axis=0) / np.where(cnorm > 0, cnorm, 1.0)
-    converged = true_res <= rtol * 1.01 + 100 * np.finfo(out_dtype).eps
+    converged = true_res <= tol * 1.01 + 100 * np.finfo(out_dtype).eps
     X = X.astype(out_dtype, copy=False)
     info = {"n_iter": it, "converged": converged, "residual": true_res}
     if not converged.all() and on_failure != "ignore":
-        msg = (f"kernel CG did not reach rtol={rtol:g} in {it} iterations for {int((~converged).sum())} of {k} "
-               f"column(s) (worst relative residual {true_res.max():.2e}); raise maxiter, loosen rtol or "
+        msg = (f"kernel CG did not reach tol={tol:g} in {it} iterations for {int((~converged).sum())} of {k} "
+               f"column(s) (worst relative residual {true_res.max():.2e}); raise max_iter, loosen tol or "
                "increase the ridge weight.")
         if on_failure == "raise":
             raise RuntimeError(msg)

@@ -30,7 +30,8 @@ from scipy.sparse import csgraph
 
 from .._core.cg import amg_preconditioner, conjugate_gradient
 from .._core.validation import GraphWarning, check_option, check_scalar, memory_guard, warn
-from ..graphs import LAPLACIANS, as_adjacency, laplacian
+from ..spectral.filters import default_kernel
+from ..graphs import LAPLACIANS, as_adjacency, laplacian as graph_laplacian
 from .._core.labels import _check_labeled_index, _check_targets, _orphans
 
 __all__ = [
@@ -73,7 +74,7 @@ def _finish(F, was_1d, out_dtype):
     return F[:, 0] if was_1d else F
 
 
-def _solve_spd(A, B, preconditioner, rtol, maxiter):
+def _solve_spd(A, B, preconditioner, tol, max_iter):
     """Block CG on the SPD sparse system A X = B with the requested preconditioner.
 
     "jacobi" scales the system symmetrically, :math:`(D^{-1/2} A D^{-1/2})
@@ -90,9 +91,9 @@ def _solve_spd(A, B, preconditioner, rtol, maxiter):
         d = A.diagonal()
         s = 1.0 / np.sqrt(np.where(d > 0, d, 1.0))
         As = sp.csr_array(A.multiply(s[:, None]).multiply(s[None, :]))
-        return s[:, None] * conjugate_gradient(As, s[:, None] * B, rtol=rtol, maxiter=maxiter).x
+        return s[:, None] * conjugate_gradient(As, s[:, None] * B, tol=tol, max_iter=max_iter).x
     M = _make_preconditioner(A, preconditioner)
-    return conjugate_gradient(A, B, M=M, rtol=rtol, maxiter=maxiter).x
+    return conjugate_gradient(A, B, M=M, tol=tol, max_iter=max_iter).x
 
 
 def _range_projected(M, comp, n_comp):
@@ -128,7 +129,7 @@ def _make_preconditioner(A, preconditioner):
 # Laplace learning: harmonic and Tikhonov
 # ---------------------------------------------------------------------------
 
-def harmonic_solution(W, labeled, Y, *, kind="combinatorial", rtol=1e-8, maxiter=None,
+def harmonic_solution(W, labeled, Y, *, laplacian="combinatorial", tol=1e-8, max_iter=None,
                       preconditioner="auto"):
     r"""Harmonic extension (Laplace learning, Zhu, Ghahramani & Lafferty 2003).
 
@@ -145,15 +146,15 @@ def harmonic_solution(W, labeled, Y, *, kind="combinatorial", rtol=1e-8, maxiter
         The labeled nodes S.
     Y : ndarray of shape (len(S),) or (len(S), m)
         Targets on S, in the order of ``labeled``.
-    kind : {"combinatorial", "normalized", "randomwalk"}, default="combinatorial"
+    laplacian : {"combinatorial", "normalized", "randomwalk"}, default="combinatorial"
         Laplacian kind.  The random-walk Laplacian :math:`D^{-1} L` has the
         same harmonic solution as the combinatorial one (it is used).  The
         combinatorial one is the default because its harmonic solution is a
         weighted average of the labels (maximum principle).
-    rtol : float, default=1e-8
+    tol : float, default=1e-8
         Relative residual of the CG stopping rule; tight, because the solve is
         cheap with AMG and loose solves bias the class scores.
-    maxiter : int, optional
+    max_iter : int, optional
         CG iteration cap (default ``10 n``).
     preconditioner : {"auto", "amg", "jacobi", None} or LinearOperator, default="auto"
         "auto": a sparse direct solve (SuperLU) up to ``DIRECT_MAX_NODES``
@@ -182,15 +183,15 @@ def harmonic_solution(W, labeled, Y, *, kind="combinatorial", rtol=1e-8, maxiter
     >>> harmonic_solution(W, [0, 4], np.array([0.0, 1.0])).round(6)
     array([0.  , 0.25, 0.5 , 0.75, 1.  ])
     """
-    check_option(kind, "kind", LAPLACIANS)
+    check_option(laplacian, "laplacian", LAPLACIANS)
     preconditioner = _check_preconditioner(preconditioner)
-    rtol = check_scalar(rtol, "rtol", low=0, low_inclusive=False)
+    tol = check_scalar(tol, "tol", low=0, low_inclusive=False)
     W = as_adjacency(W, dtype=np.float64)
     n = W.shape[0]
     S = _check_labeled_index(labeled, n)
     Y2, was_1d, out_dtype = _check_targets(Y, S.size)
-    lap_kind = "combinatorial" if kind == "randomwalk" else kind
-    L = laplacian(W, lap_kind)
+    lap_kind = "combinatorial" if laplacian == "randomwalk" else laplacian
+    L = graph_laplacian(W, lap_kind)
     F = np.empty((n, Y2.shape[1]))
     F[S] = Y2
     orphan = _orphans(W, S, Y2, F)
@@ -202,11 +203,11 @@ def harmonic_solution(W, labeled, Y, *, kind="combinatorial", rtol=1e-8, maxiter
         L_U = L[U]
         L_UU = sp.csr_array(L_U[:, U])
         rhs = -(L_U[:, S] @ Y2)
-        F[U] = _solve_spd(L_UU, rhs, preconditioner, rtol, maxiter)
+        F[U] = _solve_spd(L_UU, rhs, preconditioner, tol, max_iter)
     return _finish(F, was_1d, out_dtype)
 
 
-def tikhonov_solution(W, labeled, Y, *, alpha=1e-2, kind="combinatorial", rtol=1e-8, maxiter=None,
+def tikhonov_solution(W, labeled, Y, *, alpha=1e-2, laplacian="combinatorial", tol=1e-8, max_iter=None,
                       preconditioner="auto"):
     r"""Laplacian (Tikhonov) regularization on a graph.
 
@@ -222,7 +223,7 @@ def tikhonov_solution(W, labeled, Y, *, alpha=1e-2, kind="combinatorial", rtol=1
 
     Parameters
     ----------
-    W, labeled, Y, kind, rtol, maxiter, preconditioner
+    W, labeled, Y, laplacian, tol, max_iter, preconditioner
         As in :func:`harmonic_solution`.
     alpha : float > 0, default=1e-2
         The weight :math:`\mu` of the smoothness term.  Small values fit the
@@ -242,18 +243,18 @@ def tikhonov_solution(W, labeled, Y, *, alpha=1e-2, kind="combinatorial", rtol=1
     >>> tikhonov_solution(W, [0, 2], np.array([0.0, 1.0]), alpha=1.0).round(6)
     array([0.25, 0.5 , 0.75])
     """
-    check_option(kind, "kind", LAPLACIANS)
+    check_option(laplacian, "laplacian", LAPLACIANS)
     alpha = check_scalar(alpha, "alpha", low=0, low_inclusive=False)
     preconditioner = _check_preconditioner(preconditioner)
-    rtol = check_scalar(rtol, "rtol", low=0, low_inclusive=False)
+    tol = check_scalar(tol, "tol", low=0, low_inclusive=False)
     W = as_adjacency(W, dtype=np.float64)
     n = W.shape[0]
     S = _check_labeled_index(labeled, n)
     Y2, was_1d, out_dtype = _check_targets(Y, S.size)
-    if kind == "randomwalk":
-        raise ValueError("kind='randomwalk' gives a non-symmetric Tikhonov system; use 'combinatorial' or "
+    if laplacian == "randomwalk":
+        raise ValueError("laplacian='randomwalk' gives a non-symmetric Tikhonov system; use 'combinatorial' or "
                          "'normalized'.")
-    L = laplacian(W, kind)
+    L = graph_laplacian(W, laplacian)
     F = np.empty((n, Y2.shape[1]))
     orphan = _orphans(W, S, Y2, F)
     keep = np.flatnonzero(~orphan)
@@ -265,7 +266,7 @@ def tikhonov_solution(W, labeled, Y, *, alpha=1e-2, kind="combinatorial", rtol=1
     A = sp.csr_array(A + sp.diags_array(jdiag))
     B = np.zeros((keep.size, Y2.shape[1]))
     B[pos[S]] = Y2
-    F[keep] = _solve_spd(A, B, preconditioner, rtol, maxiter)
+    F[keep] = _solve_spd(A, B, preconditioner, tol, max_iter)
     return _finish(F, was_1d, out_dtype)
 
 
@@ -273,7 +274,7 @@ def tikhonov_solution(W, labeled, Y, *, alpha=1e-2, kind="combinatorial", rtol=1
 # Poisson learning
 # ---------------------------------------------------------------------------
 
-def poisson_learning(W, labeled, Y, *, class_priors=None, rtol=1e-6, maxiter=None, preconditioner="auto"):
+def poisson_learning(W, labeled, Y, *, class_priors=None, tol=1e-6, max_iter=None, preconditioner="auto"):
     r"""Poisson learning (Calder, Cook, Thorpe & Slepcev, ICML 2020).
 
     Solves the graph Poisson equation with the combinatorial Laplacian
@@ -300,7 +301,7 @@ def poisson_learning(W, labeled, Y, *, class_priors=None, rtol=1e-6, maxiter=Non
 
     Parameters
     ----------
-    W, labeled, maxiter
+    W, labeled, max_iter
         As in :func:`harmonic_solution`.
     Y : ndarray of shape (len(S),) or (len(S), m)
         Targets on S, one-hot class indicators for classification.
@@ -308,7 +309,7 @@ def poisson_learning(W, labeled, Y, *, class_priors=None, rtol=1e-6, maxiter=Non
         Class proportions :math:`b` for the reweighting.  None uses the
         labeled proportions :math:`\bar y` (the rescaling is then the
         identity) -- the rule that never looks at unlabeled labels.
-    rtol : float, default=1e-6
+    tol : float, default=1e-6
         Relative residual of the CG stopping rule.  Class decisions are
         stable well before that (GraphLearning stops at an absolute 1e-3).
     preconditioner : {"auto", "amg", "jacobi", None} or LinearOperator, default="auto"
@@ -335,7 +336,7 @@ def poisson_learning(W, labeled, Y, *, class_priors=None, rtol=1e-6, maxiter=Non
     True
     """
     preconditioner = _check_preconditioner(preconditioner)
-    rtol = check_scalar(rtol, "rtol", low=0, low_inclusive=False)
+    tol = check_scalar(tol, "tol", low=0, low_inclusive=False)
     W = as_adjacency(W, dtype=np.float64)
     n = W.shape[0]
     S = _check_labeled_index(labeled, n)
@@ -362,7 +363,7 @@ def poisson_learning(W, labeled, Y, *, class_priors=None, rtol=1e-6, maxiter=Non
     source = np.zeros((n, m))
     np.add.at(source, S, Y2 - comp_mean[comp[S]])
     d = np.asarray(W.sum(axis=1)).ravel()
-    L = laplacian(W)
+    L = graph_laplacian(W)
     # The source sums to zero on every labeled component, so L F = source is consistent: CG started
     # at 0 stays in the range of L (orthogonal to the constants of each component) and converges at
     # the rate of the nonzero spectrum.  (Grounding a node instead would add a tiny eigenvalue.)
@@ -387,7 +388,7 @@ def poisson_learning(W, labeled, Y, *, class_priors=None, rtol=1e-6, maxiter=Non
         elif isinstance(preconditioner, str) and preconditioner == "amg":
             preconditioner = _range_projected(amg_preconditioner(A), comp[idx], n_comp)
         if preconditioner is not None:
-            F[idx] = _solve_spd(A, source[idx], preconditioner, rtol, maxiter)
+            F[idx] = _solve_spd(A, source[idx], preconditioner, tol, max_iter)
     # Degree-weighted zero mean on each labeled component.
     vol = np.bincount(comp, weights=d, minlength=n_comp)
     wsum = np.zeros((n_comp, m))
@@ -426,7 +427,7 @@ def _kernel_setup(W, kernel, laplacian_kind):
         raise TypeError("kernel must be a spectral response from graphrkhs.filters (a callable on "
                         f"eigenvalues, e.g. filters.RegularizedLaplacian(10.0)); got {kernel!r}.")
     check_option(laplacian_kind, "laplacian", ("combinatorial", "normalized"))
-    L = laplacian(W, laplacian_kind, dtype=np.float64)
+    L = graph_laplacian(W, laplacian_kind, dtype=np.float64)
     return L, kernel, None
 
 
@@ -441,7 +442,7 @@ def _poly_matrix(L, coef):
 
 
 def graph_kernel_ridge(W, labeled, Y, kernel=None, *, alpha=1e-3, method="auto", laplacian="normalized",
-                       order=None, tol=1e-8, rtol=1e-8, maxiter=None, preconditioner="auto",
+                       order=None, filter_tol=1e-8, tol=1e-8, max_iter=None, preconditioner="auto",
                        return_coef=False):
     r"""Kernel ridge regression in the graph RKHS :math:`\mathcal H_\varphi` (Pena 2017).
 
@@ -475,8 +476,10 @@ def graph_kernel_ridge(W, labeled, Y, kernel=None, *, alpha=1e-3, method="auto",
         The labeled nodes S.
     Y : ndarray of shape (len(S),) or (len(S), m)
         Targets on S.
-    kernel : filter from :mod:`graphrkhs.filters`
-        The response :math:`\varphi`, positive on the spectrum.
+    kernel : filter from :mod:`graphrkhs.filters`, optional
+        The response :math:`\varphi`, positive on the spectrum; None:
+        :func:`graphrkhs.filters.default_kernel` (``Matern(2, 10.0)``), the
+        estimators' default too.
     alpha : float > 0, default=1e-3
         The ridge weight :math:`\mu`; small because the labels of graph
         benchmarks are clean (choose it by :func:`graph_kernel_ridge_loo`).
@@ -487,10 +490,10 @@ def graph_kernel_ridge(W, labeled, Y, kernel=None, *, alpha=1e-3, method="auto",
     laplacian : {"normalized", "combinatorial"}, default="normalized"
         Laplacian kind; the normalized one has its spectrum in [0, 2], so
         one kernel scale suits graphs of any degree.
-    order, tol
-        Chebyshev degree (None: chosen to reach ``tol``) and its tolerance.
-    rtol, maxiter
-        CG stopping rule of the "cg" and "sparse" paths.
+    order, filter_tol
+        Chebyshev degree (None: chosen to reach ``filter_tol``) and its tolerance.
+    tol, max_iter
+        CG stopping rule of the "cg" and "sparse" paths (relative residual).
     preconditioner : {"auto", "amg", "jacobi", None}, default="auto"
         Solver of the "sparse" path's system, as in :func:`harmonic_solution`.
     return_coef : bool, default=False
@@ -515,8 +518,8 @@ def graph_kernel_ridge(W, labeled, Y, kernel=None, *, alpha=1e-3, method="auto",
     check_option(method, "method", RIDGE_METHODS)
     alpha = check_scalar(alpha, "alpha", low=0, low_inclusive=False)
     preconditioner = _check_preconditioner(preconditioner)
-    rtol = check_scalar(rtol, "rtol", low=0, low_inclusive=False)
-    L, phi, K = _kernel_setup(W, kernel, laplacian)
+    tol = check_scalar(tol, "tol", low=0, low_inclusive=False)
+    L, phi, K = _kernel_setup(W, kernel if kernel is not None else default_kernel(), laplacian)
     n = L.shape[0]
     S = _check_labeled_index(labeled, n)
     Y2, was_1d, out_dtype = _check_targets(Y, S.size)
@@ -536,7 +539,7 @@ def graph_kernel_ridge(W, labeled, Y, kernel=None, *, alpha=1e-3, method="auto",
     if method == "cg" and K is None:
         from ..kernels import GraphKernel
 
-        K = GraphKernel(L, phi, order=order, tol=tol)
+        K = GraphKernel(L, phi, order=order, tol=filter_tol)
     Wg = sp.csr_array(-L)  # off-diagonal pattern: the graph's edges
     Wg.setdiag(0)
     Wg.eliminate_zeros()
@@ -555,9 +558,9 @@ def graph_kernel_ridge(W, labeled, Y, kernel=None, *, alpha=1e-3, method="auto",
         A = sp.csr_array(A + sp.diags_array(jd))
         B = np.zeros((keep.size, m))
         B[pos[S]] = Y2
-        F[keep] = _solve_spd(A, B, preconditioner, rtol, maxiter)
+        F[keep] = _solve_spd(A, B, preconditioner, tol, max_iter)
     elif method == "direct":
-        C = _kernel_columns(L, phi, S, order=order, tol=tol)      # Phi[:, S]
+        C = _kernel_columns(L, phi, S, order=order, tol=filter_tol)      # Phi[:, S]
         from scipy.linalg import cho_factor, cho_solve
 
         G = C[S] + alpha * np.eye(S.size)
@@ -573,7 +576,7 @@ def graph_kernel_ridge(W, labeled, Y, kernel=None, *, alpha=1e-3, method="auto",
             return out if V.ndim == 2 else out[:, 0]
 
         op = spla.LinearOperator((S.size, S.size), matvec=apply_SS, matmat=apply_SS, dtype=np.float64)
-        beta = conjugate_gradient(op, Y2, rtol=rtol, maxiter=maxiter).x
+        beta = conjugate_gradient(op, Y2, tol=tol, max_iter=max_iter).x
         X = np.zeros((n, m))
         X[S] = beta
         F_all = np.asarray(K.matmat(X))
@@ -642,7 +645,7 @@ def graph_kernel_ridge_loo(K_SS, Y, alphas):
     return out
 
 
-def _kernel_columns(L, phi, cols, *, order=None, tol=1e-8, rtol=1e-10):
+def _kernel_columns(L, phi, cols, *, order=None, tol=1e-8, cg_tol=1e-10):
     r""":math:`\Phi_{:, cols}` for :math:`\Phi = \varphi(L)`, as an (n, len(cols)) array.
 
     With the spectral layer, one Chebyshev pass on the unit vectors
@@ -668,4 +671,4 @@ def _kernel_columns(L, phi, cols, *, order=None, tol=1e-8, rtol=1e-10):
     E = np.zeros((n, cols.size))
     E[cols, np.arange(cols.size)] = 1.0
     R = _poly_matrix(L, np.asarray(coef, dtype=np.float64))
-    return conjugate_gradient(R, E, M=amg_preconditioner(R), rtol=rtol).x
+    return conjugate_gradient(R, E, M=amg_preconditioner(R), tol=cg_tol).x

@@ -36,7 +36,7 @@ K's numerical singularity (Gaussian kernels).  Hence
   be run carrying the pair :math:`(\rho, K\rho)` of the non-symmetric residual
   :math:`\rho = Jy - B\alpha` and never applies :math:`K^{-1}`: it is CG on B
   in the K-inner product (:func:`kernel_cg`), one kernel product per
-  iteration, stopped on :math:`\|\rho\| \le` ``rtol`` :math:`\|Jy\|`.  Its
+  iteration, stopped on :math:`\|\rho\| \le` ``tol`` :math:`\|Jy\|`.  Its
   convergence is governed by the spectrum of :math:`K^{1/2} N K^{1/2} + \gamma_A l I`,
   which is clustered at :math:`\gamma_A l` when K's spectrum decays.
 
@@ -89,10 +89,10 @@ INTEGRAL_OPERATORS = ("heat", "empirical")
 # ---------------------------------------------------------------------------
 
 
-def graph_penalty(W_or_L, kind="combinatorial", power=1):
+def graph_penalty(W, laplacian="combinatorial", laplacian_power=1):
     r"""The symmetric graph penalty matrix :math:`M` with :math:`f^T M f` the smoothness term.
 
-    ``power`` p gives :math:`L^p` for the combinatorial and normalized
+    ``laplacian_power`` p gives :math:`L^p` for the combinatorial and normalized
     Laplacians (Belkin, Niyogi & Sindhwani 2006 use :math:`L^p`, p = 1 by
     default).  The random-walk Laplacian :math:`D^{-1}L` is not symmetric;
     its power made self-adjoint in the degree inner product,
@@ -101,10 +101,12 @@ def graph_penalty(W_or_L, kind="combinatorial", power=1):
 
     Parameters
     ----------
-    W_or_L : graph
+    W : graph
         Adjacency (anything :func:`~graphrkhs.as_adjacency` takes).
-    kind : {"combinatorial", "normalized", "randomwalk"}
-    power : int >= 1
+    laplacian : {"combinatorial", "normalized", "randomwalk"}, default="combinatorial"
+        Laplacian kind.
+    laplacian_power : int >= 1, default=1
+        The power p.
 
     Returns
     -------
@@ -115,25 +117,25 @@ def graph_penalty(W_or_L, kind="combinatorial", power=1):
     >>> import numpy as np
     >>> from graphrkhs import graph_penalty
     >>> W = np.array([[0, 1, 0], [1, 0, 1], [0, 1, 0]], dtype=float)
-    >>> graph_penalty(W, power=2).toarray()
+    >>> graph_penalty(W, laplacian_power=2).toarray()
     array([[ 2., -3.,  1.],
            [-3.,  6., -3.],
            [ 1., -3.,  2.]])
     """
-    from ..graphs import LAPLACIANS, as_adjacency, laplacian
+    from ..graphs import LAPLACIANS, as_adjacency, laplacian as graph_laplacian
 
-    check_option(kind, "laplacian", LAPLACIANS)
-    power = check_scalar(power, "laplacian_power", kind="int", low=1)
-    W = as_adjacency(W_or_L)
-    if kind == "randomwalk":
-        Lc = laplacian(W, "combinatorial")
-        step = laplacian(W, "randomwalk")
+    check_option(laplacian, "laplacian", LAPLACIANS)
+    power = check_scalar(laplacian_power, "laplacian_power", kind="int", low=1)
+    W = as_adjacency(W)
+    if laplacian == "randomwalk":
+        Lc = graph_laplacian(W, "combinatorial")
+        step = graph_laplacian(W, "randomwalk")
         M = Lc
         for _ in range(power - 1):
             M = M @ step
         M = sp.csr_array(M)
         return sp.csr_array((M + M.T) * 0.5)  # exact symmetry against rounding
-    L = laplacian(W, kind)
+    L = graph_laplacian(W, laplacian)
     M = L
     for _ in range(power - 1):
         M = M @ L
@@ -332,7 +334,7 @@ def _jy(S, Y2, n, dtype):
     return JY
 
 
-def laprls_fit(K, labeled, Y, M, gamma_A, gamma_I, *, solver="auto", rtol=1e-6, maxiter=None):
+def laprls_fit(K, labeled, Y, M, gamma_A, gamma_I, *, solver="auto", tol=1e-6, max_iter=None):
     r"""Laplacian RLS (Belkin, Niyogi & Sindhwani, JMLR 2006, Eq. 14 / their Section 4.2).
 
     .. math::
@@ -363,10 +365,10 @@ def laprls_fit(K, labeled, Y, M, gamma_A, gamma_I, *, solver="auto", rtol=1e-6, 
     gamma_I : float >= 0
     solver : {"auto", "direct", "cg"}, default="auto"
         "auto": direct up to ``DIRECT_MAX_N`` points.
-    rtol : float, default=1e-6
+    tol : float, default=1e-6
         CG tolerance on :math:`\|Jy - B\alpha\| / \|Jy\|` (1e-6 moves
         classification decisions by far less than their margins).
-    maxiter : int, optional
+    max_iter : int, optional
         CG iteration cap (default n).
 
     Returns
@@ -418,7 +420,7 @@ def laprls_fit(K, labeled, Y, M, gamma_A, gamma_I, *, solver="auto", rtol=1e-6, 
         def apply_T(P, KP):
             return jmask[:, None] * KP + Mc @ KP + (gamma_A * l) * P
 
-        alpha, info = kernel_cg(apply_T, lambda V: _apply(K, V), JY, rtol=rtol, maxiter=maxiter)
+        alpha, info = kernel_cg(apply_T, lambda V: _apply(K, V), JY, tol=tol, max_iter=max_iter)
         info["solver"] = "cg"
     return (alpha[:, 0] if was_1d else alpha), info
 
@@ -534,8 +536,8 @@ def prls_fit(K, Kp, Kpp, Y, gamma, Psi=None):
 # PLapRLS
 # ---------------------------------------------------------------------------
 
-def plaprls_fit(K, labeled, Y, M, gamma_A, gamma_I, *, P=None, Psi=None, solver="auto", rtol=1e-6,
-                maxiter=None):
+def plaprls_fit(K, labeled, Y, M, gamma_A, gamma_I, *, P=None, Psi=None, solver="auto", tol=1e-6,
+                max_iter=None):
     r"""Partially-penalized Laplacian RLS (Yang, King & Lyu, NIPS 2009, Eqs. 12-14).
 
     Objective (their Eq. 12, in matrix form over the n points, :math:`\mathbf f = K\alpha + \Psi\beta`):
@@ -585,7 +587,7 @@ def plaprls_fit(K, labeled, Y, M, gamma_A, gamma_I, *, P=None, Psi=None, solver=
     Parameters
     ----------
     K : ndarray (n, n) or KernelOperator
-    labeled, Y, M, gamma_A, gamma_I, solver, rtol, maxiter :
+    labeled, Y, M, gamma_A, gamma_I, solver, tol, max_iter :
         As in :func:`laprls_fit` (``gamma_A`` may be 0 here only if P is
         positive definite; it must be >= 0).
     P : ndarray (n, n), KernelOperator or None
@@ -674,7 +676,7 @@ def plaprls_fit(K, labeled, Y, M, gamma_A, gamma_I, *, P=None, Psi=None, solver=
             def apply_T(Pb, KP):
                 return Npsi(KP) + lam1 * (Pb - 2.0 * KP / n + _apply(K, KP) / (n * n))
 
-            alpha, cg_info = kernel_cg(apply_T, lambda V: _apply(K, V), r0, rtol=rtol, maxiter=maxiter)
+            alpha, cg_info = kernel_cg(apply_T, lambda V: _apply(K, V), r0, tol=tol, max_iter=max_iter)
             info.update(cg_info)
     else:
         if _n_of(P) != n:
@@ -689,7 +691,7 @@ def plaprls_fit(K, labeled, Y, M, gamma_A, gamma_I, *, P=None, Psi=None, solver=
                 V = np.asarray(V).reshape(n, -1)
                 return _apply(K, Npsi(_apply(K, V))) + lam1 * _apply(P, V)
 
-            res = conjugate_gradient(apply_A, rhs, rtol=rtol, maxiter=maxiter if maxiter is not None else n)
+            res = conjugate_gradient(apply_A, rhs, tol=tol, max_iter=max_iter if max_iter is not None else n)
             alpha = res.x
             info.update({"n_iter": res.n_iter, "converged": res.converged, "residual": res.residual_norms})
     if o:

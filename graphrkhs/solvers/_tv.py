@@ -109,7 +109,7 @@ def _conj_box_loss(Q, Y_S, S, lo, hi):
     return val.sum(axis=0)
 
 
-def graph_tv(W, labeled, Y, *, alpha=1.0, R="incidence", tol=1e-6, maxiter=20000, check_every=10,
+def graph_tv(W, labeled, Y, *, alpha=1.0, R="incidence", tol=1e-6, max_iter=20000, check_every=10,
              f0=None, p0=None, on_failure="warn"):
     r"""Graph total-variation regression / classification scores.
 
@@ -156,7 +156,7 @@ def graph_tv(W, labeled, Y, *, alpha=1.0, R="incidence", tol=1e-6, maxiter=20000
         (norm by power iteration).
     tol : float > 0, default=1e-6
         Stop when every column's relative gap is <= ``tol``.
-    maxiter : int, default=20000
+    max_iter : int, default=20000
         Iteration cap; a :class:`~graphrkhs.ConvergenceWarning` (or
         ``RuntimeError`` with ``on_failure="raise"``) reports a miss.
     check_every : int, default=10
@@ -185,7 +185,7 @@ def graph_tv(W, labeled, Y, *, alpha=1.0, R="incidence", tol=1e-6, maxiter=20000
 
     alpha = check_scalar(alpha, "alpha", low=0, low_inclusive=False)
     tol = check_scalar(tol, "tol", low=0, low_inclusive=False)
-    maxiter = check_scalar(maxiter, "maxiter", kind="int", low=1)
+    max_iter = check_scalar(max_iter, "max_iter", kind="int", low=1)
     check_every = check_scalar(check_every, "check_every", kind="int", low=1)
     if on_failure not in ("warn", "raise", "ignore"):
         raise ValueError(f"on_failure must be 'warn', 'raise' or 'ignore'; got {on_failure!r}.")
@@ -255,7 +255,7 @@ def graph_tv(W, labeled, Y, *, alpha=1.0, R="incidence", tol=1e-6, maxiter=20000
     gap = np.full(m, np.inf)
     converged = False
     it = 0
-    while it < maxiter:
+    while it < max_iter:
         # primal step: prox of tau * (squared loss on S + box)
         V = F - tau * (RT @ P)
         V[S] = (V[S] + 2 * tauS * Y_S) / (1 + 2 * tauS)
@@ -265,7 +265,7 @@ def graph_tv(W, labeled, Y, *, alpha=1.0, R="incidence", tol=1e-6, maxiter=20000
         np.clip(P, -alpha, alpha, out=P)
         F = V
         it += 1
-        if it % check_every == 0 or it == maxiter:
+        if it % check_every == 0 or it == max_iter:
             obj = ((Y_S - F[S]) ** 2).sum(axis=0) + alpha * np.abs(Rm @ F).sum(axis=0)
             dual = -_conj_box_loss(-(RT @ P), Y_S, S, lo, hi)
             gap = (obj - dual) / np.maximum(obj, floor)
@@ -274,7 +274,7 @@ def graph_tv(W, labeled, Y, *, alpha=1.0, R="incidence", tol=1e-6, maxiter=20000
                 break
     if not converged:
         msg = (f"graph_tv did not reach the relative duality gap tol={tol:g} in {it} iterations "
-               f"(worst gap {gap.max():.2e}); raise maxiter, loosen tol or warm-start with f0/p0.")
+               f"(worst gap {gap.max():.2e}); raise max_iter, loosen tol or warm-start with f0/p0.")
         if on_failure == "raise":
             raise RuntimeError(msg)
         if on_failure == "warn":

@@ -18,7 +18,7 @@ __all__ = [
 ]
 
 
-def _lanczos_block(op, filters, X, tol, maxiter, check_every):
+def _lanczos_block(op, filters, X, tol, max_iter, check_every):
     """Lanczos on every column of X (internal order). Returns (F, n, m) results, iterations, converged mask.
 
     The bases are stored column-major, ``V[j, i]`` the i-th vector of column j,
@@ -33,21 +33,21 @@ def _lanczos_block(op, filters, X, tol, maxiter, check_every):
     if not live.any():
         return Y, np.zeros(m, int), np.ones(m, bool)
     eps = float(np.finfo(dtype).eps)
-    cap = min(maxiter + 1, 16)
+    cap = min(max_iter + 1, 16)
     V = np.empty((m, cap, n), dtype=dtype)
     V[:, 0, :] = (X / np.where(live, norms, 1.0).astype(dtype)).T
-    alpha = np.zeros((maxiter, m))
-    beta = np.zeros((maxiter, m))
+    alpha = np.zeros((max_iter, m))
+    beta = np.zeros((max_iter, m))
     dim = np.zeros(m, dtype=int)        # Krylov dimension where a column stopped (0 = running)
     done = ~live
     converged = ~live
     last = [None] * m                   # previous coefficient estimates per column
-    coef = np.zeros((F, m, maxiter))
+    coef = np.zeros((F, m, max_iter))
     cur = np.empty((n, m), dtype=dtype)
     prod = np.empty((n, m), dtype=dtype)
     anorm = 0.0
     k = 0
-    while k < maxiter:
+    while k < max_iter:
         cur[...] = V[:, k, :].T
         op.matmat(cur, prod)
         w = np.ascontiguousarray(prod.T)                                  # (m, n)
@@ -66,7 +66,7 @@ def _lanczos_block(op, filters, X, tol, maxiter, check_every):
         breakdown = (b_k <= 10 * eps * max(anorm, 1e-300) * np.sqrt(k)) & ~done
         b_k[done | breakdown] = 0.0
         beta[k - 1] = b_k
-        check = breakdown | (~done & ((k % check_every == 0) | (k == maxiter)))
+        check = breakdown | (~done & ((k % check_every == 0) | (k == max_iter)))
         for j in np.flatnonzero(check):  # the few columns of a batch
             d = alpha[:k, j]
             if k > 1:
@@ -91,12 +91,12 @@ def _lanczos_block(op, filters, X, tol, maxiter, check_every):
                 done[j] = True
                 converged[j] = True
                 dim[j] = k
-        if done.all() or k >= maxiter:
+        if done.all() or k >= max_iter:
             break
         if k == V.shape[1]:  # grow the bases (amortized doubling)
-            new_cap = min(2 * V.shape[1], maxiter + 1)
+            new_cap = min(2 * V.shape[1], max_iter + 1)
             memory_guard(new_cap * n * m * V.itemsize, f"Lanczos bases of {new_cap} vectors for {m} column(s)",
-                         "lower maxiter or tol, or filter fewer columns at a time.")
+                         "lower max_iter or tol, or filter fewer columns at a time.")
             V2 = np.empty((m, new_cap, n), dtype=dtype)
             V2[:, :k, :] = V[:, :k, :]
             V = V2
@@ -109,12 +109,12 @@ def _lanczos_block(op, filters, X, tol, maxiter, check_every):
     return Y, dim, converged
 
 
-def _lanczos_apply(op, filters, Xi, tol, maxiter, check_every):
+def _lanczos_apply(op, filters, Xi, tol, max_iter, check_every):
     """Lanczos on the prepared operator, columns in memory-bounded batches; warns on non-convergence."""
     n, m = Xi.shape
     dtype = op.dtype
     F = len(filters)
-    per_column = min(maxiter + 1, 64) * n * np.dtype(dtype).itemsize
+    per_column = min(max_iter + 1, 64) * n * np.dtype(dtype).itemsize
     batch = max(1, min(m, _LANCZOS_BATCH_BYTES // max(1, per_column)))
     Y = np.empty((F, n, m), dtype=dtype)
     n_iter = np.zeros(m, dtype=int)
@@ -125,15 +125,15 @@ def _lanczos_apply(op, filters, Xi, tol, maxiter, check_every):
         # thread is as fast, and immune to the 10-30x slowdown of spinning OpenBLAS
         # threads on a machine shared with other processes.
         with threadpool_limits(limits=1, user_api="blas"):
-            Y[:, :, sl], n_iter[sl], conv[sl] = _lanczos_block(op, filters, Xi[:, sl], tol, maxiter, check_every)
+            Y[:, :, sl], n_iter[sl], conv[sl] = _lanczos_block(op, filters, Xi[:, sl], tol, max_iter, check_every)
     if not conv.all():
-        warn(f"lanczos_filter did not reach tol={tol:g} within maxiter={maxiter} for {int((~conv).sum())} of "
-             f"{m} column(s); the last estimates are returned. Raise maxiter or loosen tol.", ConvergenceWarning,
+        warn(f"lanczos_filter did not reach tol={tol:g} within max_iter={max_iter} for {int((~conv).sum())} of "
+             f"{m} column(s); the last estimates are returned. Raise max_iter or loosen tol.", ConvergenceWarning,
              stacklevel=4)
     return Y, n_iter, conv
 
 
-def lanczos_filter(L, phi, X, *, tol=1e-8, maxiter=None, check_every=5, reorder="auto", backend="auto",
+def lanczos_filter(L, phi, X, *, tol=1e-8, max_iter=None, check_every=5, reorder="auto", backend="auto",
                    return_info=False):
     r"""Apply :math:`\varphi(L)` to signals by the Lanczos method.
 
@@ -166,7 +166,7 @@ def lanczos_filter(L, phi, X, *, tol=1e-8, maxiter=None, check_every=5, reorder=
         Stop a column when two estimates ``check_every`` steps apart differ by
         less than ``tol`` :math:`\|x\| \max|\varphi(\theta)|` (an a-posteriori
         estimate of the error of the earlier one).
-    maxiter : int, optional
+    max_iter : int, optional
         Krylov dimension cap, default ``min(n, 500)``; a
         :class:`~graphrkhs.ConvergenceWarning` reports columns that did not
         converge (their last estimate is returned).
@@ -199,8 +199,8 @@ def lanczos_filter(L, phi, X, *, tol=1e-8, maxiter=None, check_every=5, reorder=
     n = L.shape[0]
     X2, was_1d = _check_X(X, n)
     tol = check_scalar(tol, "tol", low=0, low_inclusive=False)
-    maxiter = check_scalar(maxiter, "maxiter", kind="int", low=1, allow_none=True)
-    maxiter = min(n, 500) if maxiter is None else min(maxiter, n)
+    max_iter = check_scalar(max_iter, "max_iter", kind="int", low=1, allow_none=True)
+    max_iter = min(n, 500) if max_iter is None else min(max_iter, n)
     check_every = check_scalar(check_every, "check_every", kind="int", low=1)
     _check_common(None, tol, 0, None, reorder, backend)
     if not isinstance(L, spla.LinearOperator) and not _symmetric(L):
@@ -208,7 +208,7 @@ def lanczos_filter(L, phi, X, *, tol=1e-8, maxiter=None, check_every=5, reorder=
                          "normalized one and rescale by D^(-1/2) ... D^(1/2).")
     dtype = _compute_dtype(L, X2)
     op = PreparedOperator(L, dtype, reorder, backend)
-    Y, n_iter, conv = _lanczos_apply(op, filters, op.to_internal(X2), tol, maxiter, check_every)
+    Y, n_iter, conv = _lanczos_apply(op, filters, op.to_internal(X2), tol, max_iter, check_every)
     Y = op.to_user(Y)
     if was_1d:
         Y = Y[:, :, 0]

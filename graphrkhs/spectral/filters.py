@@ -34,7 +34,7 @@ import numpy as np
 
 from .._core.validation import check_scalar
 
-__all__ = ["Filter", "Heat", "RegularizedLaplacian", "RandomWalk", "InverseCosine", "Matern"]
+__all__ = ["Filter", "Heat", "RegularizedLaplacian", "RandomWalk", "InverseCosine", "Matern", "default_kernel"]
 
 # Number of points of the grid on which a generic response is checked for
 # positivity: dense enough to see a sign change of any reasonably smooth
@@ -393,3 +393,20 @@ def _as_filter_bank(phi, name="phi"):
         return [_as_filter(p, f"{name}[{i}]") for i, p in enumerate(phi)], True
     return [_as_filter(phi, name)], False
 
+
+def default_kernel():
+    r"""The default response of the graph kernel ridge: ``Matern(2, 10.0)``, :math:`(0.04 + \lambda)^{-2}`.
+
+    On the normalized Laplacian (spectrum in [0, 2]) it is
+    :math:`625 (1 + 25\lambda)^{-2}`: a smooth low-pass response whose
+    inverse is a degree-2 polynomial, so the ridge is a sparse system.
+    Used by :func:`~graphrkhs.graph_kernel_ridge` and the graph kernel ridge
+    estimators when ``kernel=None``.
+
+    Examples
+    --------
+    >>> from graphrkhs import filters
+    >>> filters.default_kernel()
+    Matern(nu=2.0, kappa=10.0)
+    """
+    return Matern(2, 10.0)

@@ -97,7 +97,7 @@ def test_preconditioned_cg_needs_few_iterations_independent_of_size(d):
     for n in (2000, 16000):
         A = _system(n=n, seed=6, d=d, shift=0.0) + sp.diags_array(np.r_[np.ones(5), np.zeros(n - 5)])
         B = np.random.default_rng(7).standard_normal((n, 2))
-        res = conjugate_gradient(A, B, M=amg_preconditioner(A), rtol=1e-8)
+        res = conjugate_gradient(A, B, M=amg_preconditioner(A), tol=1e-8)
         assert res.converged.all()
         np.testing.assert_allclose(A @ res.x, B, atol=1e-6 * np.abs(B).max())
         iterations.append(res.n_iter)

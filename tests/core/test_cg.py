@@ -22,7 +22,7 @@ def test_block_cg_matches_dense_solve(dtype, precondition):
     B = np.random.default_rng(1).normal(size=(A.shape[0], 4)).astype(dtype)
     M = {None: None, "amg": amg_preconditioner(A), "jacobi": sp.diags_array(1 / A.diagonal())}[precondition]
     rtol = 1e-5 if dtype == np.float32 else 1e-10
-    res = conjugate_gradient(A.astype(dtype), B, M=M, rtol=rtol)
+    res = conjugate_gradient(A.astype(dtype), B, M=M, tol=rtol)
     assert res.converged.all()
     exact = np.linalg.solve(A.toarray(), B.astype(np.float64))
     cond = np.linalg.cond(A.toarray())
@@ -44,10 +44,10 @@ def test_block_cg_equals_columnwise_cg_and_handles_zero_columns():
     A = _spd_system(seed=2)
     B = np.random.default_rng(3).normal(size=(A.shape[0], 3))
     B[:, 1] = 0.0
-    res = conjugate_gradient(A, B, rtol=1e-10)
+    res = conjugate_gradient(A, B, tol=1e-10)
     np.testing.assert_array_equal(res.x[:, 1], 0.0)
     for j in (0, 2):
-        single = conjugate_gradient(A, B[:, j], rtol=1e-10)
+        single = conjugate_gradient(A, B[:, j], tol=1e-10)
         assert single.x.shape == (A.shape[0],)
         np.testing.assert_allclose(res.x[:, j], single.x, rtol=1e-8, atol=1e-10)
 
@@ -56,22 +56,22 @@ def test_warm_start_and_operator_forms():
     A = _spd_system(seed=4)
     b = np.random.default_rng(5).normal(size=A.shape[0])
     exact = np.linalg.solve(A.toarray(), b)
-    res = conjugate_gradient(A, b, x0=exact, rtol=1e-8)
+    res = conjugate_gradient(A, b, x0=exact, tol=1e-8)
     assert res.n_iter == 0 and res.converged.all()
     op = spla.aslinearoperator(A)
-    np.testing.assert_allclose(conjugate_gradient(op, b, rtol=1e-10).x, exact, rtol=1e-6, atol=1e-8)
-    np.testing.assert_allclose(conjugate_gradient(lambda V: A @ V, b, rtol=1e-10).x, exact, rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(conjugate_gradient(op, b, tol=1e-10).x, exact, rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(conjugate_gradient(lambda V: A @ V, b, tol=1e-10).x, exact, rtol=1e-6, atol=1e-8)
 
 
 def test_nonconvergence_warns_raises_or_reports():
     A = _spd_system(seed=6)
     b = np.random.default_rng(9).normal(size=A.shape[0])  # (not the constant vector: an eigenvector of A)
     with pytest.warns(ConvergenceWarning, match="did not reach"):
-        res = conjugate_gradient(A, b, rtol=1e-12, maxiter=2)
+        res = conjugate_gradient(A, b, tol=1e-12, max_iter=2)
     assert not res.converged.all()
     with pytest.raises(RuntimeError, match="did not reach"):
-        conjugate_gradient(A, b, rtol=1e-12, maxiter=2, on_failure="raise")
-    res = conjugate_gradient(A, b, rtol=1e-12, maxiter=2, on_failure="ignore")
+        conjugate_gradient(A, b, tol=1e-12, max_iter=2, on_failure="raise")
+    res = conjugate_gradient(A, b, tol=1e-12, max_iter=2, on_failure="ignore")
     assert not res.converged.all() and res.n_iter == 2
 
 
@@ -89,8 +89,8 @@ def test_amg_preconditioner_is_symmetric_and_reused():
     assert np.isclose(u @ M.matvec(v), v @ M.matvec(u), rtol=1e-8)
     block = M.matmat(np.column_stack([u, v]))
     np.testing.assert_allclose(block[:, 0], M.matvec(u))
-    plain = conjugate_gradient(A, u, rtol=1e-8)
-    pre = conjugate_gradient(A, u, M=M, rtol=1e-8)
+    plain = conjugate_gradient(A, u, tol=1e-8)
+    pre = conjugate_gradient(A, u, M=M, tol=1e-8)
     assert pre.n_iter < plain.n_iter
 
 
@@ -98,8 +98,8 @@ def test_amg_preconditioner_is_symmetric_and_reused():
     (dict(B=np.ones((3, 2, 2))), ValueError, "B must have shape"),
     (dict(A=np.eye(4)), ValueError, "A must have shape"),
     (dict(A="matrix"), TypeError, "A must be"),
-    (dict(rtol=0.0), ValueError, "rtol must be > 0"),
-    (dict(maxiter=-1), ValueError, "maxiter must be >= 0"),
+    (dict(tol=0.0), ValueError, "tol must be > 0"),
+    (dict(max_iter=-1), ValueError, "max_iter must be >= 0"),
     (dict(on_failure="explode"), ValueError, "on_failure"),
     (dict(M=np.eye(2)), ValueError, "M must have shape"),
 ])

@@ -91,7 +91,7 @@ def test_laprls_gamma_I_zero_equals_rls(moons):
 def test_laprls_estimator_equals_dense_original_system(moons, solver):
     X, _, yl = moons
     est = LapRLSClassifier(sigma=0.4, gamma_A=1e-4, gamma_I=10.0, n_neighbors=6, solver=solver,
-                           rtol=1e-10, max_iter=5000).fit(X, yl)
+                           tol=1e-10, max_iter=5000).fit(X, yl)
     n, S = 200, np.flatnonzero(yl != -1)
     K = pairwise_kernel(X, sigma=0.4)
     M = graph_penalty(knn_graph(X, 6)).toarray()
@@ -197,7 +197,7 @@ def test_plaprls_heat_cg_matches_direct():
     X = np.array(np.meshgrid(g, g)).reshape(2, -1).T          # 36 grid points, spacing 1
     y = np.full(36, -1)
     y[[0, 35]] = [0, 1]
-    kw = dict(sigma=0.6, gamma_A=1e-2, gamma_I=10.0, n_neighbors=4, integral_operator="heat", rtol=1e-12,
+    kw = dict(sigma=0.6, gamma_A=1e-2, gamma_I=10.0, n_neighbors=4, integral_operator="heat", tol=1e-12,
               max_iter=2000)
     a = PLapRLSClassifier(solver="direct", **kw).fit(X, y)
     b = PLapRLSClassifier(solver="cg", **kw).fit(X, y)

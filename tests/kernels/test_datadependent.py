@@ -307,7 +307,7 @@ def test_warped_kernel_equals_formula(cloud, solver, kind, p):
     X, A = cloud
     gA, gI = 1e-3, 1.0
     K = WarpedKernel(X, sigma=1.2, gamma_A=gA, gamma_I=gI, n_neighbors=6, laplacian=kind, laplacian_power=p,
-                     solver=solver, rtol=1e-12)
+                     solver=solver, tol=1e-12)
     M = dense_M(X, 6, kind, p, gA, gI)
     np.testing.assert_allclose(K.point_cloud_matrix().toarray(), M, rtol=1e-9, atol=1e-12 * np.abs(M).max())
     KXX = gauss(X, X, 1.2)
@@ -357,7 +357,7 @@ def test_warped_rls_equals_laprls(cloud, dtype, kind, p, solver):
     y = np.sign(X[S, 1] + 0.3)
     gA, gI = 1e-3, 0.5
     f = warped_rls(X.astype(dtype), S, y, gamma_A=gA, gamma_I=gI, sigma=1.1, n_neighbors=6, laplacian=kind,
-                   laplacian_power=p, solver=solver, rtol=1e-12 if dtype == np.float64 else 1e-5)
+                   laplacian_power=p, solver=solver, tol=1e-12 if dtype == np.float64 else 1e-5)
     M_unscaled = dense_M(X, 6, kind, p, 1.0, 1.0) * 120**2
     Z = np.vstack([X, A])
     want = laprls_oracle(X, S, y, 1.1, gA, gI, M_unscaled, Z)
@@ -378,7 +378,7 @@ WARPED_BAD = [
     (dict(n_neighbors=120), ValueError, "n_neighbors"),
     (dict(weight="cosine"), ValueError, "weight"),
     (dict(solver="lu"), ValueError, "solver"),
-    (dict(rtol=0.0), ValueError, "rtol"),
+    (dict(tol=0.0), ValueError, "tol"),
 ]
 
 

@@ -104,7 +104,7 @@ def test_laprls_equals_dense_nonsymmetric_system(problem, solver, dtype):
     with warnings.catch_warnings():
         warnings.simplefilter("error")            # must converge: a ConvergenceWarning fails the test
         a, info = laprls_fit(K.astype(dtype), S, y[S].astype(dtype), M, 1e-3, 5.0, solver=solver,
-                             rtol=1e-10 if dtype == np.float64 else 1e-3, maxiter=2000)
+                             tol=1e-10 if dtype == np.float64 else 1e-3, max_iter=2000)
     assert info["solver"] == solver
     f0, f = K @ a0, K @ a.astype(np.float64)
     np.testing.assert_allclose(f, f0, atol=rtol_for(dtype) * np.abs(f0).max() * 10)
@@ -137,7 +137,7 @@ def test_laprls_blockwise_operator_matches_dense(problem):
     M = graph_penalty(W)
     op = KernelOperator(X, sigma=1.0, cache_bytes=0)
     assert not op.is_dense
-    a_op, info = laprls_fit(op, S, y[S], M, 1e-3, 5.0, solver="cg", rtol=1e-10, maxiter=2000)
+    a_op, info = laprls_fit(op, S, y[S], M, 1e-3, 5.0, solver="cg", tol=1e-10, max_iter=2000)
     a_d, _ = laprls_fit(pairwise_kernel(X, sigma=1.0), S, y[S], M, 1e-3, 5.0, solver="direct")
     assert info["converged"].all()
     np.testing.assert_allclose(op @ a_op, op @ a_d, atol=1e-7)
@@ -147,22 +147,22 @@ def test_kernel_cg_reports_non_convergence(problem):
     X, y, S, W = problem
     K = pairwise_kernel(X, sigma=1.0)
     with pytest.warns(ConvergenceWarning, match="did not reach"):
-        _, info = laprls_fit(K, S, y[S], graph_penalty(W), 1e-6, 5.0, solver="cg", rtol=1e-12, maxiter=2)
+        _, info = laprls_fit(K, S, y[S], graph_penalty(W), 1e-6, 5.0, solver="cg", tol=1e-12, max_iter=2)
     assert not info["converged"].all()
     with pytest.raises(RuntimeError, match="did not reach"):
-        kernel_cg(lambda P, GP: GP + 1e-6 * P, lambda V: K @ V, np.ones((120, 1)), rtol=1e-12, maxiter=1,
+        kernel_cg(lambda P, GP: GP + 1e-6 * P, lambda V: K @ V, np.ones((120, 1)), tol=1e-12, max_iter=1,
                   on_failure="raise")
 
 
 def test_graph_penalty_forms(problem):
     _, _, _, W = problem
     L = laplacian(W).toarray()
-    np.testing.assert_allclose(graph_penalty(W, power=2).toarray(), L @ L, atol=1e-12)
+    np.testing.assert_allclose(graph_penalty(W, laplacian_power=2).toarray(), L @ L, atol=1e-12)
     np.testing.assert_allclose(graph_penalty(W, "randomwalk").toarray(), L, atol=1e-12)
     Ln = laplacian(W, "normalized").toarray()
     np.testing.assert_allclose(graph_penalty(W, "normalized", 3).toarray(), Ln @ Ln @ Ln, atol=1e-12)
     with pytest.raises(ValueError, match="laplacian_power"):
-        graph_penalty(W, power=0)
+        graph_penalty(W, laplacian_power=0)
 
 
 def test_kernel_operator_heat_penalty(problem):
@@ -285,7 +285,7 @@ def test_plaprls_matches_brute_force_minimization(op, solver):
         P = K - 2 * K @ K / n + K @ K @ K / n**2
         Parg = None
     gA, gI = 1e-2, 20.0
-    a, b, info = plaprls_fit(K, S, y[S], M, gA, gI, P=Parg, solver=solver, rtol=1e-11, maxiter=5000)
+    a, b, info = plaprls_fit(K, S, y[S], M, gA, gI, P=Parg, solver=solver, tol=1e-11, max_iter=5000)
     z = plaprls_brute(K, P, S, y[S], M.toarray(), gA, gI)
     np.testing.assert_allclose(K @ a + b, K @ z[:n] + z[n], atol=1e-6)
     # stationarity of objective (12) in beta (the printed Eq. 14 would give a different beta)

@@ -304,7 +304,7 @@ def test_lanczos_warns_when_not_converged():
     L = laplacian(_geometric(200, seed=12))
     x = np.random.default_rng(0).normal(size=200)
     with pytest.warns(ConvergenceWarning, match="lanczos_filter did not reach"):
-        _, info = lanczos_filter(L, filters.RegularizedLaplacian(100.0), x, maxiter=4, return_info=True)
+        _, info = lanczos_filter(L, filters.RegularizedLaplacian(100.0), x, max_iter=4, return_info=True)
     assert not info["converged"].any()
 
 
@@ -370,7 +370,7 @@ BAD = [
     (lambda: chebyshev_coefficients(HEAT, 5, 2.0, n_points=3), ValueError, "n_points must be >= 6"),
     (lambda: chebyshev_order(HEAT, 2.0, tol=-1), ValueError, "tol must be > 0"),
     (lambda: lanczos_filter(_trap(), HEAT, np.ones(9)), ValueError, "expected 10 rows"),
-    (lambda: lanczos_filter(_trap(), HEAT, X10, maxiter=0), ValueError, "maxiter must be >= 1"),
+    (lambda: lanczos_filter(_trap(), HEAT, X10, max_iter=0), ValueError, "max_iter must be >= 1"),
     (lambda: lanczos_filter(_trap(), HEAT, X10, tol=0), ValueError, "tol must be > 0"),
     (lambda: lanczos_filter(laplacian(_path(5), "randomwalk"), HEAT, np.ones(5)), ValueError, "symmetric"),
     (lambda: exact_filter(laplacian(_path(30)), HEAT, np.ones(30), max_nodes=20), ValueError, "max_nodes=20"),
