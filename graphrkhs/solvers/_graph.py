@@ -109,7 +109,9 @@ def _range_projected(M, comp, n_comp):
     def apply(R):
         return project(M.matmat(project(np.asarray(R)).reshape(R.shape[0], -1)).reshape(np.shape(R)))
 
-    return spla.LinearOperator(M.shape, matvec=apply, matmat=apply, dtype=np.float64)
+    # P M P is symmetric (M is): its adjoint is itself, so .H / rmatvec work too.
+    return spla.LinearOperator(M.shape, matvec=apply, matmat=apply, rmatvec=apply, rmatmat=apply,
+                               dtype=np.float64)
 
 
 def _make_preconditioner(A, preconditioner):
