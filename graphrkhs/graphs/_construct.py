@@ -28,9 +28,13 @@ An isolated node (degree 0) gives a zero row and column in every kind, never
 NaN: its signal value is unconstrained by the graph.
 """
 
+from __future__ import annotations
+
+from typing import Literal
 
 import numpy as np
 import scipy.sparse as sp
+from numpy.typing import ArrayLike
 
 from . import _search as _knn
 from .._core.validation import (
@@ -40,6 +44,7 @@ from .._core.validation import (
     check_scalar,
 )
 from .._core.progress import _Progress
+from .._core.types import FloatDType, RandomStateLike, SparseMatrix
 from ._convert import _output_dtype
 
 __all__ = [
@@ -58,8 +63,12 @@ RADIUS_ALGORITHMS = ("auto", "kd_tree", "brute")
 # Graph construction
 # ---------------------------------------------------------------------------
 
-def knn_graph(X, n_neighbors=10, *, weight="gaussian", sigma=None, mode="union", algorithm="auto",
-              dtype=None, verbose=False, random_state=None):
+def knn_graph(X: ArrayLike, n_neighbors: int = 10, *,
+              weight: Literal["binary", "gaussian", "self-tuning"] = "gaussian", sigma: float | None = None,
+              mode: Literal["union", "mutual", "average"] = "union",
+              algorithm: Literal["auto", "kd_tree", "brute", "pynndescent", "hnswlib"] = "auto",
+              dtype: FloatDType = None, verbose: bool = False,
+              random_state: RandomStateLike = None) -> sp.csr_array:
     r"""Symmetric k-nearest-neighbour graph of a point cloud.
 
     Parameters
@@ -160,7 +169,7 @@ def _knn_weights_to_graph(dist, idx, weight, sigma, mode):
     return W
 
 
-def symmetrize(W, mode="union"):
+def symmetrize(W: SparseMatrix | ArrayLike, mode: Literal["union", "mutual", "average"] = "union") -> sp.csr_array:
     r"""Symmetrize a directed, non-negative adjacency matrix.
 
     Parameters
@@ -202,8 +211,9 @@ def symmetrize(W, mode="union"):
     return S
 
 
-def epsilon_graph(X, radius, *, weight="gaussian", sigma=None, algorithm="auto", dtype=None,
-                  verbose=False):
+def epsilon_graph(X: ArrayLike, radius: float, *, weight: Literal["binary", "gaussian", "self-tuning"] = "gaussian",
+                  sigma: float | None = None, algorithm: Literal["auto", "kd_tree", "brute"] = "auto",
+                  dtype: FloatDType = None, verbose: bool = False) -> sp.csr_array:
     r"""Epsilon-ball graph: i and j are joined when :math:`\|x_i - x_j\| \le` ``radius``.
 
     Parameters
