@@ -26,12 +26,18 @@ which is guaranteed to lie above the spectrum: a bound below it would make the
 polynomial blow up on the eigenvalues left outside.
 """
 
+from __future__ import annotations
+
+from typing import Literal, Sequence
+
 import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
+from numpy.typing import ArrayLike, NDArray
 from scipy import fft
 
 from .._core.reorder import PreparedOperator
+from .._core.types import Backend, MatrixOrOperator, Reorder, ResponseLike
 from .._core.validation import (
     AccuracyWarning,
     check_option,
@@ -108,7 +114,8 @@ def _coefficients(filters, order, lmax, n_points, damping):
     return c
 
 
-def chebyshev_coefficients(phi, order, lmax, *, n_points=None, damping=None):
+def chebyshev_coefficients(phi: ResponseLike | Sequence[ResponseLike], order: int, lmax: float, *, n_points: int | None = None,
+                           damping: Literal["jackson"] | None = None) -> NDArray[np.float64]:
     r"""Chebyshev coefficients of a response on :math:`[0, \lambda_{max}]`, by Chebyshev-Gauss quadrature.
 
     .. math::
@@ -235,7 +242,8 @@ def _auto_order(filters, lmax, tol, max_order, damping=None):
         M = min(4 * M, max_order)
 
 
-def chebyshev_order(phi, lmax, tol=1e-8, *, max_order=DEFAULT_MAX_ORDER, damping=None):
+def chebyshev_order(phi: ResponseLike | Sequence[ResponseLike], lmax: float, tol: float = 1e-8, *, max_order: int = DEFAULT_MAX_ORDER,
+                    damping: Literal["jackson"] | None = None) -> int:
     r"""Lowest Chebyshev degree whose relative max error on :math:`[0, \lambda_{max}]` is below ``tol``.
 
     The error of degree K is measured on a grid of 4096 Chebyshev extrema as
@@ -460,8 +468,10 @@ def _prepare_coefficients(filters, order, tol, lmax, damping, max_order):
     return _coefficients(filters, order, lmax, n_points, damping), order
 
 
-def chebyshev_filter(L, phi, X, order=None, tol=1e-8, lmax=None, *, damping=None,
-                     max_order=DEFAULT_MAX_ORDER, reorder="auto", backend="auto"):
+def chebyshev_filter(L: MatrixOrOperator, phi: ResponseLike | Sequence[ResponseLike], X: ArrayLike, order: int | None = None,
+                     tol: float = 1e-8, lmax: float | None = None, *, damping: Literal["jackson"] | None = None,
+                     max_order: int = DEFAULT_MAX_ORDER, reorder: Reorder = "auto",
+                     backend: Backend = "auto") -> NDArray[np.floating]:
     r"""Apply :math:`\varphi(L)` to graph signals by a truncated Chebyshev series.
 
     .. math::

@@ -1,10 +1,14 @@
 """A guaranteed upper bound on the largest eigenvalue of a symmetric operator."""
 
+from __future__ import annotations
+
+from typing import Literal
 
 import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
+from .._core.types import MatrixOrOperator, RandomStateLike
 from .._core.validation import check_option, check_random_state, check_scalar
 
 
@@ -45,7 +49,8 @@ def _is_symmetric(L):
     return np.allclose(L, L.T, rtol=0, atol=rtol * (np.abs(L).max() or 1.0))
 
 
-def lmax(L, method="lanczos", *, margin=0.005, tol=1e-4, random_state=0):
+def lmax(L: MatrixOrOperator, method: Literal["lanczos", "gershgorin"] = "lanczos", *, margin: float = 0.005,
+         tol: float = 1e-4, random_state: RandomStateLike = 0) -> float:
     r"""A guaranteed upper bound on the largest eigenvalue of a symmetric Laplacian.
 
     Chebyshev filters (:mod:`graphrkhs.spectral`) approximate a response on
