@@ -8,7 +8,7 @@ packages would only slow ``import graphrkhs`` down) they are left open.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, Literal, Union
+from typing import TYPE_CHECKING, Any, Callable, Literal, Sequence, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -40,6 +40,12 @@ RandomStateLike = Union[None, int, np.random.Generator, np.random.RandomState]
 
 #: A spectral response: a :class:`graphrkhs.filters.Filter` or a callable on eigenvalues.
 ResponseLike = Callable[[np.ndarray], Any]
+
+#: One response or a bank of them (a list evaluated in one recurrence).
+ResponseBank = Union[ResponseLike, Sequence[ResponseLike]]
+
+#: A point-cloud kernel by name, or a callable on two point blocks returning their kernel matrix.
+KernelName = Union[Literal["gaussian", "heat", "linear", "polynomial"], Callable[[np.ndarray, np.ndarray], Any]]
 
 LaplacianKind = Literal["combinatorial", "normalized", "randomwalk"]
 SymmetricLaplacianKind = Literal["combinatorial", "normalized"]

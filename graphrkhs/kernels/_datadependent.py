@@ -19,11 +19,17 @@ as ``K(A, B, right=R)`` to evaluate many ``A`` against the same ``B`` (this
 is what the learners do: B = the labeled points, A = the points to predict).
 """
 
+from __future__ import annotations
+
+from typing import Any, Literal
+
 import numpy as np
 import scipy.linalg as sla
 import scipy.sparse as sp
+from numpy.typing import ArrayLike, NDArray
 
 from ..graphs import _search as _knn
+from .._core.types import KernelName, LaplacianKind, RandomStateLike
 from .._core.cg import conjugate_gradient
 from ._pointcloud import KERNELS, pairwise_kernel
 from .._core.validation import (
@@ -66,7 +72,7 @@ def _block_rows(n_cols, itemsize):
     return max(1, int(_BLOCK_BYTES // (max(1, n_cols) * itemsize)))
 
 
-def default_sigma(X, max_points=1000):
+def default_sigma(X: ArrayLike, max_points: int = 1000) -> float:
     r"""Median pairwise distance of (at most ``max_points`` evenly strided) rows of X.
 
     The data-driven Gaussian width used when a data-dependent kernel or learner
@@ -227,9 +233,13 @@ class FredholmKernel:
     ((5, 5), True, True)
     """
 
-    def __init__(self, X, *, outer="gaussian", inner="gaussian", sigma=None, sigma_inner=None,
-                 normalized=False, n_neighbors=None, inner_approximation="auto", n_components=1000,
-                 degree=2, coef0=1.0, random_state=None, verbose=False):
+    def __init__(self, X: ArrayLike, *, outer: KernelName = "gaussian",
+                 inner: KernelName = "gaussian",
+                 sigma: float | None = None, sigma_inner: float | None = None, normalized: bool = False,
+                 n_neighbors: int | None = None,
+                 inner_approximation: Literal["auto", "exact", "nystrom", "random_features"] = "auto",
+                 n_components: int = 1000, degree: int = 2, coef0: float = 1.0,
+                 random_state: RandomStateLike = None, verbose: bool = False) -> None:
         from .._core.progress import _Progress
 
         self._progress = _Progress(verbose, "FredholmKernel")
@@ -289,7 +299,8 @@ class FredholmKernel:
             self._progress("inner factor done")
 
     @classmethod
-    def from_preset(cls, name, X, **kwargs):
+    def from_preset(cls, name: Literal["FredLin1", "FredLin2", "FredLin2(N)", "FredGauss", "FredGauss(N)"],
+                    X: ArrayLike, **kwargs: Any) -> FredholmKernel:
         """A kernel from the paper's instances: ``"FredLin1"``, ``"FredLin2"``,
         ``"FredLin2(N)"``, ``"FredGauss"``, ``"FredGauss(N)"`` (see :data:`FREDHOLM_PRESETS`).
 
@@ -334,7 +345,7 @@ class FredholmKernel:
         inv_sqrt = evecs[:, keep] / np.sqrt(evals[keep])
         return (C @ inv_sqrt.astype(C.dtype)).astype(X.dtype, copy=False)
 
-    def outer_weights(self, A):
+    def outer_weights(self, A: ArrayLike) -> NDArray[np.floating] | sp.csr_array:
         r"""Outer weights :math:`P_A` (len(A), n): rows :math:`k(a, x_i) / n`, or normalized rows.
 
         Sparse CSR when ``n_neighbors`` is set, dense otherwise.
@@ -395,7 +406,7 @@ class FredholmKernel:
             self._self_outer = P
         return P
 
-    def right_factor(self, B):
+    def right_factor(self, B: ArrayLike) -> tuple[str, NDArray[np.floating]]:
         r"""The right factor of :math:`K_F(\cdot, B)`: :math:`K_H P_B^T` (n, len(B)), or the
         features :math:`\Phi_B = P_B F` (len(B), m) when :math:`K_H \approx F F^T` is factored.
 
@@ -414,7 +425,8 @@ class FredholmKernel:
             R[s:s + rows] = np.asarray(KH @ PT) if not sp.issparse(PT) else np.asarray((PT.T @ KH.T).T)
         return ("matrix", R)
 
-    def __call__(self, A, B=None, *, right=None):
+    def __call__(self, A: ArrayLike, B: ArrayLike | None = None, *,
+                 right: tuple[str, NDArray[np.floating]] | None = None) -> NDArray[np.floating]:
         r"""Kernel matrix :math:`K_F(A, B)` of shape (len(A), len(B)).
 
         Parameters
@@ -446,7 +458,7 @@ class FredholmKernel:
             out[s:s + rows] = block(self.outer_weights(A[s:s + rows]))
         return out
 
-    def features(self, A):
+    def features(self, A: ArrayLike) -> NDArray[np.floating]:
         r"""Explicit features :math:`\Phi_A = P_A F` with :math:`k_F(a, b) = \Phi_a^T \Phi_b`;
         only when the inner kernel is factored (linear inner, Nystrom, random features)."""
         if self._factor is None:
@@ -584,10 +596,13 @@ class WarpedKernel:
     (True, True)
     """
 
-    def __init__(self, X, *, kernel="gaussian", sigma=None, gamma_A=1e-2, gamma_I=1.0, graph="knn",
-                 n_neighbors=10, radius=None, weight="gaussian", graph_sigma=None, laplacian="combinatorial",
-                 laplacian_power=1, solver="auto", tol=None, degree=2, coef0=1.0, random_state=None,
-                 verbose=False):
+    def __init__(self, X: ArrayLike, *, kernel: KernelName = "gaussian",
+                 sigma: float | None = None, gamma_A: float = 1e-2, gamma_I: float = 1.0,
+                 graph: Literal["knn", "epsilon"] = "knn", n_neighbors: int = 10, radius: float | None = None,
+                 weight: Literal["binary", "gaussian", "self-tuning"] = "gaussian", graph_sigma: float | None = None,
+                 laplacian: LaplacianKind = "combinatorial", laplacian_power: int = 1,
+                 solver: Literal["auto", "direct", "cg"] = "auto", tol: float | None = None, degree: int = 2,
+                 coef0: float = 1.0, random_state: RandomStateLike = None, verbose: bool = False) -> None:
         from ..graphs import LAPLACIANS, WEIGHTS, epsilon_graph, knn_graph
         from .._core.progress import _Progress
 
@@ -650,11 +665,11 @@ class WarpedKernel:
     def _k(self, A, B):
         return pairwise_kernel(A, B, self.kernel, sigma=self.sigma, degree=self.degree, coef0=self.coef0)
 
-    def point_cloud_matrix(self):
+    def point_cloud_matrix(self) -> sp.csr_array:
         r"""M as a sparse matrix, :math:`M = \gamma_I/(\gamma_A n^2) R^T R = \gamma_I/(\gamma_A n^2) L^p`."""
         return sp.csr_array(self.c * (self.RT @ self.R))
 
-    def right_factor(self, B):
+    def right_factor(self, B: ArrayLike) -> tuple[NDArray[np.floating], NDArray[np.floating]]:
         r"""``(k_B, V_B)`` with :math:`V_B = (I + MK)^{-1} M \mathbf k_B` of shape (n, len(B))."""
         B = check_points(B, "B")
         if B.shape[1] != self.X.shape[1]:
@@ -684,7 +699,8 @@ class WarpedKernel:
             V = c * np.asarray(RT @ res.x)
         return KB, V
 
-    def __call__(self, A, B=None, *, right=None):
+    def __call__(self, A: ArrayLike, B: ArrayLike | None = None, *,
+                 right: tuple[NDArray[np.floating], NDArray[np.floating]] | None = None) -> NDArray[np.floating]:
         r"""Kernel matrix :math:`\tilde K(A, B)` (len(A), len(B)); ``right=right_factor(B)`` reuses the solve."""
         A = check_points(A, "A")
         if A.shape[1] != self.X.shape[1]:

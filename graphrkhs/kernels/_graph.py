@@ -1,12 +1,17 @@
 r"""Graph kernels :math:`\Phi = \varphi(L)` as symmetric linear operators."""
 
+from __future__ import annotations
+
 import time
+from typing import Literal
 
 import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
+from numpy.typing import ArrayLike, NDArray
 
 from .._core.reorder import PreparedOperator
+from .._core.types import Backend, GraphLike, Reorder, ResponseLike, SymmetricLaplacianKind
 from .._core.validation import check_option, check_scalar, check_signals, float_dtype, memory_guard
 from ..spectral.filters import _as_filter
 from ..graphs import as_adjacency, laplacian
@@ -122,9 +127,13 @@ class GraphKernel(spla.LinearOperator):
     True
     """
 
-    def __init__(self, L, phi, *, method="chebyshev", order=None, lmax=None, tol=1e-8, laplacian=None,
-                 input="auto", reorder="auto", damping=None, max_order=DEFAULT_MAX_ORDER, backend="auto",
-                 check_positive=True):
+    def __init__(self, L: GraphLike, phi: ResponseLike, *,
+                 method: Literal["chebyshev", "lanczos", "exact"] = "chebyshev", order: int | None = None,
+                 lmax: float | None = None, tol: float = 1e-8,
+                 laplacian: SymmetricLaplacianKind | None = None,
+                 input: Literal["auto", "laplacian", "adjacency"] = "auto", reorder: Reorder = "auto",
+                 damping: Literal["jackson"] | None = None, max_order: int = DEFAULT_MAX_ORDER,
+                 backend: Backend = "auto", check_positive: bool = True) -> None:
         check_option(method, "method", METHODS)
         check_option(input, "input", ("auto", "laplacian", "adjacency"))
         if laplacian is not None:
@@ -226,7 +235,7 @@ class GraphKernel(spla.LinearOperator):
         return Y[:, 0] if was_1d else Y
 
     # Public products validated here, so that a wrong shape gets a message naming the rows expected.
-    def matvec(self, x):
+    def matvec(self, x: ArrayLike) -> NDArray[np.floating]:
         x = np.asarray(x)
         if x.ndim == 2 and x.shape[1] == 1:
             return self._apply_block(x)
@@ -234,7 +243,7 @@ class GraphKernel(spla.LinearOperator):
             raise ValueError(f"x must have shape (n,) or (n, 1) with n = {self.shape[0]}; got {x.shape}.")
         return self._apply_block(x)
 
-    def matmat(self, X):
+    def matmat(self, X: ArrayLike) -> NDArray[np.floating]:
         X = np.asarray(X)
         if X.ndim != 2:
             raise ValueError(f"X must be 2-D of shape (n, m) with n = {self.shape[0]}; got {X.shape}.")
@@ -243,7 +252,7 @@ class GraphKernel(spla.LinearOperator):
     rmatvec = matvec
     rmatmat = matmat
 
-    def dot(self, x):
+    def dot(self, x: ArrayLike | spla.LinearOperator) -> NDArray[np.floating] | spla.LinearOperator:
         if isinstance(x, spla.LinearOperator) or np.isscalar(x):
             return super().dot(x)
         x = np.asarray(x)
@@ -295,7 +304,8 @@ class GraphKernel(spla.LinearOperator):
         per_column = 3 * self.shape[0] * np.dtype(dtype).itemsize
         return max(1, COLUMN_BATCH_BYTES // per_column)
 
-    def columns(self, idx, *, batch_size=None, out=None):
+    def columns(self, idx: ArrayLike, *, batch_size: int | None = None,
+                out: NDArray[np.floating] | None = None) -> NDArray[np.floating]:
         r""":math:`\Phi[:, idx]` as an (n, len(idx)) array.
 
         For Chebyshev, each batch of indicator columns :math:`e_i` runs one
@@ -337,7 +347,7 @@ class GraphKernel(spla.LinearOperator):
                 out[:, s: s + cols.size] = self._apply_block(E)
         return out
 
-    def submatrix(self, rows, cols, *, batch_size=None):
+    def submatrix(self, rows: ArrayLike, cols: ArrayLike, *, batch_size: int | None = None) -> NDArray[np.floating]:
         r""":math:`\Phi[rows][:, cols]` as a (len(rows), len(cols)) array.
 
         By symmetry the shorter index list is the one whose columns are
@@ -353,7 +363,7 @@ class GraphKernel(spla.LinearOperator):
             out[:, s: s + batch] = self.columns(b[s: s + batch], batch_size=batch)[a]
         return out.T.copy() if transpose else out
 
-    def diagonal(self, *, batch_size=None):
+    def diagonal(self, *, batch_size: int | None = None) -> NDArray[np.floating]:
         r"""The diagonal :math:`\Phi_{ii}` (n column computations; meant for moderate n)."""
         n = self.shape[0]
         d = np.empty(n, dtype=self.dtype)
@@ -364,7 +374,7 @@ class GraphKernel(spla.LinearOperator):
             d[cols] = C[cols, np.arange(cols.size)]
         return d
 
-    def toarray(self, *, max_nodes=TOARRAY_MAX_NODES):
+    def toarray(self, *, max_nodes: int = TOARRAY_MAX_NODES) -> NDArray[np.floating]:
         r"""The dense n-by-n kernel matrix (refused above ``max_nodes`` nodes, default 20000 = 3.2 GB)."""
         n = self.shape[0]
         max_nodes = check_scalar(max_nodes, "max_nodes", kind="int", low=1)

@@ -1,8 +1,12 @@
 """Kernel matrices as operators and conjugate gradients on kernel systems."""
 
+from __future__ import annotations
+
+from typing import Any, Callable, Literal
 
 import numpy as np
 import scipy.linalg as sla
+from numpy.typing import ArrayLike, NDArray
 
 from .._core.config import DENSE_CACHE_BYTES, _REPLACE_EVERY
 from .._core.validation import ConvergenceWarning, check_scalar, memory_guard, warn
@@ -46,8 +50,11 @@ class KernelOperator:
     True
     """
 
-    def __init__(self, X, *, kernel="gaussian", sigma=1.0, degree=2, coef0=1.0, m=None, scale=1.0,
-                 cache_bytes=DENSE_CACHE_BYTES):
+    def __init__(self, X: ArrayLike, *,
+                 kernel: Literal["gaussian", "heat", "linear", "polynomial", "heat_penalty"]
+                 | Callable[[NDArray, NDArray], ArrayLike] = "gaussian",
+                 sigma: float = 1.0, degree: int = 2, coef0: float = 1.0, m: int | None = None, scale: float = 1.0,
+                 cache_bytes: int = DENSE_CACHE_BYTES) -> None:
         self.X = check_points(X, "X")
         self.n = self.X.shape[0]
         self.shape = (self.n, self.n)
@@ -58,7 +65,7 @@ class KernelOperator:
         if self.n * self.n * self.dtype.itemsize <= cache_bytes:
             self._dense = self.block(self.X)
 
-    def block(self, A):
+    def block(self, A: ArrayLike) -> NDArray[np.floating]:
         """Rows of the matrix for the points A, shape (len(A), n)."""
         kw = self._kw
         if kw["kernel"] == "heat_penalty":
@@ -73,7 +80,7 @@ class KernelOperator:
             out *= self.scale
         return out
 
-    def rescale(self, factor):
+    def rescale(self, factor: float) -> KernelOperator:
         """Multiply the matrix by ``factor`` in place (the cached array or the block scale)."""
         if self._dense is not None:
             self._dense *= factor
@@ -82,10 +89,10 @@ class KernelOperator:
         return self
 
     @property
-    def is_dense(self):
+    def is_dense(self) -> bool:
         return self._dense is not None
 
-    def toarray(self):
+    def toarray(self) -> NDArray[np.floating]:
         """The dense matrix (computed if not cached; needs n^2 floats)."""
         if self._dense is not None:
             return self._dense
@@ -93,7 +100,7 @@ class KernelOperator:
                      "use the iterative solver (solver='cg').")
         return self.block(self.X)
 
-    def matmat(self, V):
+    def matmat(self, V: ArrayLike) -> NDArray[np.floating]:
         V = np.asarray(V)
         if self._dense is not None:
             return self._dense @ V
@@ -104,7 +111,7 @@ class KernelOperator:
             out[s:s + rows] = self.block(self.X[s:s + rows]) @ V2
         return out.reshape(V.shape) if V.ndim == 1 else out
 
-    def __matmul__(self, V):
+    def __matmul__(self, V: ArrayLike) -> NDArray[np.floating]:
         return self.matmat(V)
 
 
@@ -150,7 +157,9 @@ def _psd_solve(A, B):
     )
 
 
-def kernel_cg(apply_T, apply_G, C, *, tol=1e-6, max_iter=None, on_failure="warn"):
+def kernel_cg(apply_T: Callable[[NDArray, NDArray], NDArray], apply_G: Callable[[NDArray], NDArray], C: NDArray, *,
+              tol: float = 1e-6, max_iter: int | None = None,
+              on_failure: Literal["warn", "raise", "ignore"] = "warn") -> tuple[NDArray[np.floating], dict[str, Any]]:
     r"""Conjugate gradients for :math:`T X = C` with T self-adjoint in the G-inner product.
 
     Requires :math:`G T` symmetric positive semidefinite and G positive

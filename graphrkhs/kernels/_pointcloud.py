@@ -17,8 +17,14 @@ feature maps and unisolvent anchor points of G-RLS (:func:`feature_map`,
 (:class:`GRLSKernel`).
 """
 
-import numpy as np
+from __future__ import annotations
 
+from typing import Literal
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from .._core.types import KernelName
 from .._core.validation import check_option, check_points, check_scalar
 
 __all__ = ["pairwise_kernel", "gaussian_kernel", "linear_kernel", "polynomial_kernel", "KERNELS",
@@ -38,7 +44,7 @@ def _sq_dists(A, B):
     return D
 
 
-def gaussian_kernel(A, B=None, sigma=1.0):
+def gaussian_kernel(A: ArrayLike, B: ArrayLike | None = None, sigma: float = 1.0) -> NDArray[np.floating]:
     r"""Gaussian kernel :math:`\exp(-\|a - b\|^2 / (2\sigma^2))` between the rows of A and B.
 
     Examples
@@ -52,18 +58,21 @@ def gaussian_kernel(A, B=None, sigma=1.0):
     return pairwise_kernel(A, B, kernel="gaussian", sigma=sigma)
 
 
-def linear_kernel(A, B=None):
+def linear_kernel(A: ArrayLike, B: ArrayLike | None = None) -> NDArray[np.floating]:
     """Linear kernel :math:`a^T b`."""
     return pairwise_kernel(A, B, kernel="linear")
 
 
-def polynomial_kernel(A, B=None, degree=2, coef0=1.0):
+def polynomial_kernel(A: ArrayLike, B: ArrayLike | None = None, degree: int = 2,
+                      coef0: float = 1.0) -> NDArray[np.floating]:
     """Polynomial kernel :math:`(a^T b + c_0)^p`."""
     return pairwise_kernel(A, B, kernel="polynomial", degree=degree, coef0=coef0)
 
 
-def pairwise_kernel(A, B=None, kernel="gaussian", *, sigma=1.0, degree=2, coef0=1.0, m=None,
-                    block_bytes=BLOCK_BYTES):
+def pairwise_kernel(A: ArrayLike, B: ArrayLike | None = None,
+                    kernel: KernelName = "gaussian", *,
+                    sigma: float = 1.0, degree: int = 2, coef0: float = 1.0, m: int | None = None,
+                    block_bytes: int = BLOCK_BYTES) -> NDArray[np.floating]:
     r"""Kernel matrix :math:`K_{ij} = k(a_i, b_j)`, computed in row blocks.
 
     Parameters
@@ -134,7 +143,7 @@ def pairwise_kernel(A, B=None, kernel="gaussian", *, sigma=1.0, degree=2, coef0=
 # Heat semigroup K_t, K_2t, K_3t (Yang, King & Lyu, NIPS 2009, Section 4.1)
 # ---------------------------------------------------------------------------
 
-def heat_log_normalization(sigma, m):
+def heat_log_normalization(sigma: float, m: int) -> float:
     r"""Natural log of the heat normalization :math:`c = (4\pi t)^{-m/2}`, :math:`t = \sigma^2/2`.
 
     Returned as a logarithm because :math:`c` itself under- or overflows in
@@ -152,7 +161,8 @@ def heat_log_normalization(sigma, m):
     return -0.5 * m * np.log(2.0 * np.pi * sigma * sigma)
 
 
-def heat_kernel(A, B=None, *, sigma=1.0, m=None, s=1.0, scaled=True, block_bytes=BLOCK_BYTES):
+def heat_kernel(A: ArrayLike, B: ArrayLike | None = None, *, sigma: float = 1.0, m: int | None = None,
+                s: float = 1.0, scaled: bool = True, block_bytes: int = BLOCK_BYTES) -> NDArray[np.floating]:
     r"""Heat kernel :math:`K_{st}` of :math:`\mathbb R^m` at time :math:`st`, :math:`t = \sigma^2/2`.
 
     .. math::
@@ -217,7 +227,9 @@ def heat_kernel(A, B=None, *, sigma=1.0, m=None, s=1.0, scaled=True, block_bytes
     return heat_semigroup(A, B, sigma=sigma, m=m, times=(s,), scaled=scaled, block_bytes=block_bytes)[0]
 
 
-def heat_semigroup(A, B=None, *, sigma=1.0, m=None, times=(1, 2, 3), scaled=True, block_bytes=BLOCK_BYTES):
+def heat_semigroup(A: ArrayLike, B: ArrayLike | None = None, *, sigma: float = 1.0, m: int | None = None,
+                   times: tuple[float, ...] = (1, 2, 3), scaled: bool = True,
+                   block_bytes: int = BLOCK_BYTES) -> tuple[NDArray[np.floating], ...]:
     r"""The heat kernels :math:`K_{st}` for several time multiples s from one distance computation.
 
     The default ``times=(1, 2, 3)`` gives the triple :math:`(K_t, K_{2t}, K_{3t})`
@@ -275,7 +287,7 @@ def heat_semigroup(A, B=None, *, sigma=1.0, m=None, times=(1, 2, 3), scaled=True
 FEATURES = ("constant", "linear", "poly2")
 
 
-def feature_map(X, features="constant"):
+def feature_map(X: ArrayLike, features: Literal["constant", "linear", "poly2"] = "constant") -> NDArray[np.floating]:
     r"""Evaluate predefined features :math:`\psi_1, \dots, \psi_q` on the rows of X.
 
     Parameters
@@ -320,7 +332,7 @@ def feature_map(X, features="constant"):
     return np.hstack([ones, X, X[:, i] * X[:, j]])
 
 
-def unisolvent_points(Psi, *, rtol=1e-10):
+def unisolvent_points(Psi: ArrayLike, *, rtol: float = 1e-10) -> NDArray[np.integer]:
     r"""Indices of q points on which the q features are unisolvent, by pivoted QR.
 
     A set :math:`x_{a_1}, \dots, x_{a_q}` is unisolvent for
@@ -421,7 +433,9 @@ class GRLSKernel:
     True
     """
 
-    def __init__(self, X, *, features="constant", kernel="gaussian", sigma=1.0, degree=2, coef0=1.0):
+    def __init__(self, X: ArrayLike, *, features: Literal["constant", "linear", "poly2"] = "constant",
+                 kernel: KernelName = "gaussian",
+                 sigma: float = 1.0, degree: int = 2, coef0: float = 1.0) -> None:
         import scipy.linalg as sla
 
         X = check_points(X, "X")
@@ -434,7 +448,7 @@ class GRLSKernel:
         self._lu = sla.lu_factor(np.asarray(Psi[self.anchors], dtype=np.float64))
         self._phi_aa = pairwise_kernel(self.anchor_points, None, **self._kw)
 
-    def lagrange(self, A):
+    def lagrange(self, A: ArrayLike) -> NDArray[np.floating]:
         r"""Lagrange features :math:`\varphi(A) = \psi(A)\,\Psi_a^{-1}`, shape (len(A), q)."""
         import scipy.linalg as sla
 
@@ -443,7 +457,7 @@ class GRLSKernel:
         return sla.lu_solve(self._lu, feature_map(A, self.features).T.astype(np.float64), trans=1).T.astype(
             A.dtype, copy=False)
 
-    def H(self, A, B=None):
+    def H(self, A: ArrayLike, B: ArrayLike | None = None) -> NDArray[np.floating]:
         """The kernel H of Eq. (11) between the rows of A and B (B=None: A)."""
         A = check_points(A, "A")
         B = A if B is None else check_points(B, "B")
@@ -454,7 +468,7 @@ class GRLSKernel:
         out += Pa @ (self._phi_aa.astype(Pa.dtype) @ Pb.T)
         return out
 
-    def __call__(self, A, B=None):
+    def __call__(self, A: ArrayLike, B: ArrayLike | None = None) -> NDArray[np.floating]:
         """The constructed kernel K of Eq. (10) between the rows of A and B (B=None: A)."""
         A = check_points(A, "A")
         B = A if B is None else check_points(B, "B")

@@ -28,7 +28,7 @@ polynomial blow up on the eigenvalues left outside.
 
 from __future__ import annotations
 
-from typing import Literal, Sequence
+from typing import Literal
 
 import numpy as np
 import scipy.sparse as sp
@@ -37,7 +37,7 @@ from numpy.typing import ArrayLike, NDArray
 from scipy import fft
 
 from .._core.reorder import PreparedOperator
-from .._core.types import Backend, MatrixOrOperator, Reorder, ResponseLike
+from .._core.types import Backend, MatrixOrOperator, Reorder, ResponseBank
 from .._core.validation import (
     AccuracyWarning,
     check_option,
@@ -114,7 +114,7 @@ def _coefficients(filters, order, lmax, n_points, damping):
     return c
 
 
-def chebyshev_coefficients(phi: ResponseLike | Sequence[ResponseLike], order: int, lmax: float, *, n_points: int | None = None,
+def chebyshev_coefficients(phi: ResponseBank, order: int, lmax: float, *, n_points: int | None = None,
                            damping: Literal["jackson"] | None = None) -> NDArray[np.float64]:
     r"""Chebyshev coefficients of a response on :math:`[0, \lambda_{max}]`, by Chebyshev-Gauss quadrature.
 
@@ -242,7 +242,7 @@ def _auto_order(filters, lmax, tol, max_order, damping=None):
         M = min(4 * M, max_order)
 
 
-def chebyshev_order(phi: ResponseLike | Sequence[ResponseLike], lmax: float, tol: float = 1e-8, *, max_order: int = DEFAULT_MAX_ORDER,
+def chebyshev_order(phi: ResponseBank, lmax: float, tol: float = 1e-8, *, max_order: int = DEFAULT_MAX_ORDER,
                     damping: Literal["jackson"] | None = None) -> int:
     r"""Lowest Chebyshev degree whose relative max error on :math:`[0, \lambda_{max}]` is below ``tol``.
 
@@ -468,7 +468,7 @@ def _prepare_coefficients(filters, order, tol, lmax, damping, max_order):
     return _coefficients(filters, order, lmax, n_points, damping), order
 
 
-def chebyshev_filter(L: MatrixOrOperator, phi: ResponseLike | Sequence[ResponseLike], X: ArrayLike, order: int | None = None,
+def chebyshev_filter(L: MatrixOrOperator, phi: ResponseBank, X: ArrayLike, order: int | None = None,
                      tol: float = 1e-8, lmax: float | None = None, *, damping: Literal["jackson"] | None = None,
                      max_order: int = DEFAULT_MAX_ORDER, reorder: Reorder = "auto",
                      backend: Backend = "auto") -> NDArray[np.floating]:

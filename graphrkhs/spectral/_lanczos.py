@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 import scipy.linalg as sla
@@ -11,7 +11,7 @@ from numpy.typing import ArrayLike, NDArray
 from threadpoolctl import threadpool_limits
 
 from .._core.reorder import PreparedOperator
-from .._core.types import Backend, MatrixOrOperator, Reorder, ResponseLike, SparseMatrix
+from .._core.types import Backend, MatrixOrOperator, Reorder, ResponseBank, SparseMatrix
 from .._core.validation import ConvergenceWarning, check_scalar, memory_guard, warn
 from .filters import _as_filter_bank
 from ._chebyshev import EXACT_MAX_NODES, _LANCZOS_BATCH_BYTES, _check_L, _check_X, _check_common, _compute_dtype, _symmetric
@@ -138,7 +138,7 @@ def _lanczos_apply(op, filters, Xi, tol, max_iter, check_every):
     return Y, n_iter, conv
 
 
-def lanczos_filter(L: MatrixOrOperator, phi: ResponseLike | Sequence[ResponseLike], X: ArrayLike, *, tol: float = 1e-8,
+def lanczos_filter(L: MatrixOrOperator, phi: ResponseBank, X: ArrayLike, *, tol: float = 1e-8,
                    max_iter: int | None = None, check_every: int = 5, reorder: Reorder = "auto",
                    backend: Backend = "auto", return_info: bool = False,
                    ) -> NDArray[np.floating] | tuple[NDArray[np.floating], dict[str, Any]]:
@@ -247,7 +247,7 @@ def _exact_eigh(L, max_nodes=EXACT_MAX_NODES):
     return np.linalg.eigh(0.5 * (dense + dense.T))
 
 
-def exact_filter(L: SparseMatrix | ArrayLike, phi: ResponseLike | Sequence[ResponseLike], X: ArrayLike, *,
+def exact_filter(L: SparseMatrix | ArrayLike, phi: ResponseBank, X: ArrayLike, *,
                  max_nodes: int = EXACT_MAX_NODES) -> NDArray[np.floating]:
     r"""Apply :math:`\varphi(L) = U \varphi(\Lambda) U^T` by a dense eigendecomposition (the oracle).
 
