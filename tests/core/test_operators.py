@@ -309,6 +309,24 @@ def _knn_laplacian():
     return build
 
 
+def _warped_point_cloud_matrix(kind, p):
+    # M = gamma_I / (gamma_A n^2) L^p, for the random-walk kind L (D^-1 L)^(p-1) (self-adjoint form)
+    def build():
+        X = np.random.default_rng(13).normal(size=(N_POINTS, 2))
+        K = graphrkhs.WarpedKernel(X, sigma=1.0, gamma_A=0.1, gamma_I=2.0, n_neighbors=5, laplacian=kind,
+                                   laplacian_power=p)
+        W = K.W.toarray()
+        d = W.sum(axis=1)
+        if kind == "randomwalk":
+            Lc = np.diag(d) - W
+            core = Lc @ np.linalg.matrix_power(Lc / d[:, None], p - 1)
+        else:
+            core = np.linalg.matrix_power(dense_laplacian(W, kind), p)
+        c = 2.0 / (0.1 * N_POINTS**2)
+        return K.point_cloud_matrix(), c * core, np.dtype(np.float64), (N_POINTS, N_POINTS)
+    return build
+
+
 F64_CHEB = 1e-9     # GraphKernel(tol=1e-10) against expm: Chebyshev / Lanczos accuracy
 F32 = 1e-4          # float32 operators against a float64 oracle
 
@@ -371,6 +389,14 @@ OPERATORS = [
          ("graphrkhs._core.reorder.PreparedOperator",), accuracy=1e-6),
     Case("PreparedOperator-reordered-scipy-float32", _prepared(np.float32, "scipy", True), True,
          ("graphrkhs._core.reorder.PreparedOperator",), accuracy=1e-6),
+    Case("WarpedKernel.point_cloud_matrix-combinatorial-p1", _warped_point_cloud_matrix("combinatorial", 1), True,
+         ("graphrkhs.WarpedKernel",), accuracy=1e-13),
+    Case("WarpedKernel.point_cloud_matrix-combinatorial-p2", _warped_point_cloud_matrix("combinatorial", 2), True,
+         ("graphrkhs.WarpedKernel",), accuracy=1e-13),
+    Case("WarpedKernel.point_cloud_matrix-normalized-p3", _warped_point_cloud_matrix("normalized", 3), True,
+         ("graphrkhs.WarpedKernel",), accuracy=1e-13),
+    Case("WarpedKernel.point_cloud_matrix-randomwalk-p2", _warped_point_cloud_matrix("randomwalk", 2), True,
+         ("graphrkhs.WarpedKernel",), accuracy=1e-13),
     Case("chebyshev_filter-float64", _filter_function(chebyshev_filter, np.float64, tol=1e-10), True,
          ("graphrkhs.chebyshev_filter",), accuracy=F64_CHEB),
     Case("chebyshev_filter-float32", _filter_function(chebyshev_filter, np.float32, tol=1e-5), True,
@@ -616,3 +642,20 @@ def test_kernel_function_is_symmetric(name):
     np.testing.assert_allclose(KAB, KBA.T, rtol=0, atol=tol * np.abs(KAB).max())
     G = np.asarray(k(X, X))
     np.testing.assert_allclose(G, G.T, rtol=0, atol=tol * np.abs(G).max())
+
+
+def test_scan_catches_a_new_operator(monkeypatch):
+    """A LinearOperator added to a public namespace without a row is seen by the scan (and not covered)."""
+    class NewOperator(spla.LinearOperator):
+        def __init__(self):
+            super().__init__(dtype=np.float64, shape=(2, 2))
+
+        def _matvec(self, x):
+            return x
+
+    NewOperator.__module__ = "graphrkhs.kernels._new"
+    monkeypatch.setattr(graphrkhs.kernels, "NewOperator", NewOperator, raising=False)
+    monkeypatch.setattr(graphrkhs.kernels, "__all__", list(graphrkhs.kernels.__all__) + ["NewOperator"])
+    name = f"graphrkhs.kernels._new.{NewOperator.__qualname__}"
+    assert name in _exposed_operators()
+    assert name not in _covered()
