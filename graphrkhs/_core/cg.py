@@ -45,6 +45,28 @@ class CGResult:
                 f"max_residual={self.residual_norms.max() if self.residual_norms.size else 0:.2e})")
 
 
+ON_FAILURE = ("warn", "raise", "ignore")
+
+
+def check_on_failure(on_failure):
+    """Validate an ``on_failure`` argument (one of :data:`ON_FAILURE`)."""
+    if on_failure not in ON_FAILURE:
+        raise ValueError(f"on_failure must be 'warn', 'raise' or 'ignore'; got {on_failure!r}.")
+    return on_failure
+
+
+def report_failure(message, on_failure, stacklevel=4):
+    """Act on a solver that missed its tolerance: warn (ConvergenceWarning), raise RuntimeError, or ignore.
+
+    The one policy of every iterative solver's ``on_failure`` argument (CG,
+    kernel CG, graph TV).
+    """
+    if on_failure == "raise":
+        raise RuntimeError(message)
+    if on_failure == "warn":
+        warn(message, ConvergenceWarning, stacklevel=stacklevel)
+
+
 def _as_operator(A, n, name):
     if sp.issparse(A) or isinstance(A, np.ndarray):
         if A.shape != (n, n):
@@ -114,8 +136,7 @@ def conjugate_gradient(A, B, *, M=None, x0=None, tol=1e-8, max_iter=None, on_fai
     if max_iter is None:
         max_iter = 10 * n
     max_iter = check_scalar(max_iter, "max_iter", kind="int", low=0)
-    if on_failure not in ("warn", "raise", "ignore"):
-        raise ValueError(f"on_failure must be 'warn', 'raise' or 'ignore'; got {on_failure!r}.")
+    check_on_failure(on_failure)
     dtype = np.result_type(B2.dtype, np.float32)
     X = np.zeros((n, m), dtype=dtype) if x0 is None else np.array(np.asarray(x0).reshape(n, m), dtype=dtype)
     bnorm = np.linalg.norm(B2, axis=0)
@@ -163,13 +184,10 @@ def conjugate_gradient(A, B, *, M=None, x0=None, tol=1e-8, max_iter=None, on_fai
     # with a little slack for the rounding of the final product itself.
     converged = true_res <= max(tol, 0) * 1.01 + 10 * np.finfo(dtype).eps
     result = CGResult(X[:, 0] if was_1d else X, converged, it, true_res)
-    if not converged.all() and on_failure != "ignore":
-        msg = (f"conjugate gradients did not reach tol={tol:g} in {it} iterations for "
-               f"{int((~converged).sum())} of {m} column(s) (worst relative residual {true_res.max():.2e}); "
-               "raise max_iter, loosen tol or use a preconditioner.")
-        if on_failure == "raise":
-            raise RuntimeError(msg)
-        warn(msg, ConvergenceWarning)
+    if not converged.all():
+        report_failure(f"conjugate gradients did not reach tol={tol:g} in {it} iterations for "
+                       f"{int((~converged).sum())} of {m} column(s) (worst relative residual "
+                       f"{true_res.max():.2e}); raise max_iter, loosen tol or use a preconditioner.", on_failure)
     return result
 
 

@@ -23,7 +23,7 @@ import numpy as np
 import scipy.linalg as sla
 import scipy.sparse as sp
 
-from ..graphs import _search as _knn
+from ..graphs import KD_TREE_MAX_DIM, knn_search
 from .._core.cg import conjugate_gradient
 from ._pointcloud import KERNELS, pairwise_kernel
 from .._core.validation import (
@@ -107,7 +107,7 @@ def _query_knn(X, A, k, X_sq=None):
     dimension; returns ``(squared distances, indices)``, each (len(A), k).
     """
     n, d = X.shape
-    if d <= _knn.KD_TREE_MAX_DIM:
+    if d <= KD_TREE_MAX_DIM:
         from scipy.spatial import cKDTree
 
         dist, idx = cKDTree(np.asarray(X, dtype=np.float64)).query(np.asarray(A, dtype=np.float64), k=k,
@@ -368,7 +368,7 @@ class FredholmKernel:
                 idx = np.arange(n)[:, None]
             else:
                 self._progress(f"outer kernel: {k} nearest of each of the n = {n} points")
-                dist, nbr = _knn.knn_search(self.X, k - 1, "auto", self._rng)
+                dist, nbr = knn_search(self.X, k - 1, "auto", self._rng)
                 self._progress("neighbour search done")
                 idx = np.hstack([np.arange(n)[:, None], nbr])
                 d2 = np.hstack([np.zeros((n, 1)), dist * dist]).astype(A.dtype)

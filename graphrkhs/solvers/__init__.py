@@ -3,7 +3,8 @@ sparse matrices and operators.
 
 Public API
 ----------
-harmonic_solution, tikhonov_solution, poisson_learning, graph_kernel_ridge, graph_kernel_ridge_loo
+harmonic_solution, tikhonov_solution, poisson_learning, graph_kernel_ridge, graph_kernel_ridge_loo,
+graph_kernel_columns
     Transductive graph problems (:mod:`graphrkhs.solvers._graph`).
 graph_tv, incidence_matrix, TVResult
     Graph total variation (:mod:`graphrkhs.solvers._tv`).
@@ -29,6 +30,7 @@ from ._graph import *  # noqa: F401,F403
 from ._graph import __all__ as _graph_all
 from ._kernel import *  # noqa: F401,F403
 from ._kernel import __all__ as _kernel_all
+from ._kernel import INTEGRAL_OPERATORS, SOLVERS  # noqa: F401
 from ._tv import *  # noqa: F401,F403
 from ._tv import __all__ as _tv_all
 

@@ -16,7 +16,7 @@ hinge in place of the square).
 import numpy as np
 import scipy.linalg as sla
 
-from ..kernels._datadependent import FredholmKernel, WarpedKernel
+from ..kernels import FredholmKernel, WarpedKernel
 from .._core.validation import check_points, check_scalar
 
 __all__ = ["rls_coefficients", "rls_loo_error", "fredholm_rls", "warped_rls", "KernelExpansion"]

@@ -32,6 +32,7 @@ from .._core.cg import amg_preconditioner, conjugate_gradient
 from .._core.validation import GraphWarning, check_option, check_scalar, memory_guard, warn
 from ..spectral.filters import default_kernel
 from ..graphs import LAPLACIANS, as_adjacency, laplacian as graph_laplacian
+from ..kernels import GraphKernel
 from .._core.labels import _check_labeled_index, _check_targets, _orphans
 
 __all__ = [
@@ -40,6 +41,7 @@ __all__ = [
     "poisson_learning",
     "graph_kernel_ridge",
     "graph_kernel_ridge_loo",
+    "graph_kernel_columns",
 ]
 
 PRECONDITIONERS = ("auto", "amg", "jacobi", "none")
@@ -410,17 +412,9 @@ def poisson_learning(W, labeled, Y, *, class_priors=None, tol=1e-6, max_iter=Non
 # Graph kernel ridge (Pena 2017)
 # ---------------------------------------------------------------------------
 
-def _is_graph_kernel(W):
-    try:
-        from ..kernels import GraphKernel
-    except ImportError:  # pragma: no cover - the spectral layer is missing
-        return False
-    return isinstance(W, GraphKernel)
-
-
 def _kernel_setup(W, kernel, laplacian_kind):
     """(L, phi, GraphKernel or None) for a graph + response, or a prebuilt GraphKernel."""
-    if _is_graph_kernel(W):
+    if isinstance(W, GraphKernel):
         phi = getattr(W, "phi", kernel)
         return sp.csr_array(W.L, dtype=np.float64), phi, W
     if kernel is None or not callable(kernel):
@@ -537,8 +531,6 @@ def graph_kernel_ridge(W, labeled, Y, kernel=None, *, alpha=1e-3, method="auto",
         else:
             method = "direct" if S.size <= DIRECT_MAX_LABELED else "cg"
     if method == "cg" and K is None:
-        from ..kernels import GraphKernel
-
         K = GraphKernel(L, phi, order=order, tol=filter_tol)
     Wg = sp.csr_array(-L)  # off-diagonal pattern: the graph's edges
     Wg.setdiag(0)
@@ -560,7 +552,7 @@ def graph_kernel_ridge(W, labeled, Y, kernel=None, *, alpha=1e-3, method="auto",
         B[pos[S]] = Y2
         F[keep] = _solve_spd(A, B, preconditioner, tol, max_iter)
     elif method == "direct":
-        C = _kernel_columns(L, phi, S, order=order, tol=filter_tol)      # Phi[:, S]
+        C = graph_kernel_columns(L, phi, S, order=order, tol=filter_tol)      # Phi[:, S]
         from scipy.linalg import cho_factor, cho_solve
 
         G = C[S] + alpha * np.eye(S.size)
@@ -645,30 +637,46 @@ def graph_kernel_ridge_loo(K_SS, Y, alphas):
     return out
 
 
-def _kernel_columns(L, phi, cols, *, order=None, tol=1e-8, cg_tol=1e-10):
-    r""":math:`\Phi_{:, cols}` for :math:`\Phi = \varphi(L)`, as an (n, len(cols)) array.
+def graph_kernel_columns(L, phi, cols, *, order=None, tol=1e-8):
+    r"""The columns :math:`\Phi_{:, cols}` of the graph kernel :math:`\Phi = \varphi(L)`, as an (n, len(cols)) array.
 
-    With the spectral layer, one Chebyshev pass on the unit vectors
-    (:meth:`GraphKernel.columns`).  Without it, a response whose inverse is a
-    polynomial r (RegularizedLaplacian, integer-order Matern) is applied
-    exactly by AMG-CG solves with the sparse SPD matrix r(L).
+    One Chebyshev pass on the unit vectors :math:`e_i, i \in` ``cols``
+    (:meth:`graphrkhs.GraphKernel.columns`; the indicators are never formed
+    densely).  :math:`\Phi_{SS}` = ``graph_kernel_columns(L, phi, S)[S]`` is
+    what the leave-one-out engine needs (:func:`graph_kernel_ridge_loo`).
+
+    Parameters
+    ----------
+    L : sparse matrix or ndarray of shape (n, n)
+        A symmetric Laplacian.
+    phi : filter from :mod:`graphrkhs.filters`
+    cols : array of int
+        Node indices.
+    order : int, optional
+        Chebyshev degree (None: the lowest reaching ``tol``).
+    tol : float, default=1e-8
+        Relative accuracy of the Chebyshev approximation.
+
+    Returns
+    -------
+    ndarray of shape (n, len(cols)), float64
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from graphrkhs import exact_filter, filters, graph_kernel_columns, laplacian
+    >>> W = np.diag(np.ones(7), 1); W = W + W.T                # path on 8 nodes
+    >>> L = laplacian(W, "normalized")
+    >>> C = graph_kernel_columns(L, filters.Heat(1.0), [0, 3])
+    >>> bool(np.allclose(C, exact_filter(L, filters.Heat(1.0), np.eye(8)[:, [0, 3]]), atol=1e-8))
+    True
     """
     L = sp.csr_array(L, dtype=np.float64)
     n = L.shape[0]
     cols = np.asarray(cols, dtype=np.int64)
     memory_guard(8.0 * n * cols.size, f"Phi[:, S] for {cols.size} labeled nodes", "use method='cg'.")
-    try:
-        from ..kernels import GraphKernel
-    except ImportError:
-        GraphKernel = None
-    if GraphKernel is not None:
-        return np.asarray(GraphKernel(L, phi, order=order, tol=tol).columns(cols), dtype=np.float64)
-    inv = getattr(phi, "inverse_polynomial", None)
-    coef = inv() if inv is not None else None
-    if coef is None:
-        raise ImportError("evaluating a response without a polynomial inverse needs "
-                          "graphrkhs.kernels.GraphKernel (the spectral layer).")
-    E = np.zeros((n, cols.size))
-    E[cols, np.arange(cols.size)] = 1.0
-    R = _poly_matrix(L, np.asarray(coef, dtype=np.float64))
-    return conjugate_gradient(R, E, M=amg_preconditioner(R), tol=cg_tol).x
+    return np.asarray(GraphKernel(L, phi, order=order, tol=tol).columns(cols), dtype=np.float64)
+
+
+# Old private name (the estimators used it before graph_kernel_columns was public).
+_kernel_columns = graph_kernel_columns

@@ -50,11 +50,11 @@ import scipy.linalg as sla
 import scipy.sparse as sp
 
 from .._core.cg import conjugate_gradient
-from ..kernels._pointcloud import BLOCK_BYTES, heat_semigroup, pairwise_kernel
 from .._core.validation import check_option, check_points, check_scalar, memory_guard
 from .._core.config import DENSE_CACHE_BYTES
 from .._core.validation import _as_2d
-from ..kernels._operator import KernelOperator, _apply, _dense, _n_of, _psd_solve, kernel_cg
+from .._core.linalg import apply_matrix as _apply, dense_matrix as _dense, n_rows as _n_of, psd_solve as _psd_solve
+from ..kernels import BLOCK_BYTES, KernelOperator, heat_semigroup, kernel_cg, pairwise_kernel
 
 __all__ = [
     "graph_penalty",
