@@ -14,14 +14,15 @@ rls_coefficients, rls_loo_error, fredholm_rls, warped_rls, KernelExpansion
     Data-dependent kernel learners (:mod:`graphrkhs.solvers._datadependent`).
 
 Also re-exported here, from the layers below: ``conjugate_gradient``,
-``amg_preconditioner``, ``CGResult`` and ``loo_predictions`` (shared linear
-algebra), ``KernelOperator`` and ``kernel_cg`` (kernels),
+``amg_preconditioner``, ``CGResult`` and the leave-one-out engine
+``KernelRidgePath``, ``loo_residuals``, ``gcv_scores``, ``loo_predictions``
+(shared linear algebra, :mod:`graphrkhs._core.loo`), ``KernelOperator`` and ``kernel_cg`` (kernels),
 ``unlabeled_components`` (graphs).
 """
 
 from .._core.cg import CGResult, amg_preconditioner, conjugate_gradient
 from .._core.config import DENSE_CACHE_BYTES
-from .._core.loo import loo_predictions
+from .._core.loo import KernelRidgePath, gcv_scores, loo_predictions, loo_residuals
 from ..graphs import unlabeled_components
 from ..kernels import KernelOperator, kernel_cg
 from ._datadependent import *  # noqa: F401,F403
@@ -35,7 +36,8 @@ from ._tv import *  # noqa: F401,F403
 from ._tv import __all__ as _tv_all
 
 __all__ = (
-    ["conjugate_gradient", "amg_preconditioner", "CGResult", "loo_predictions", "KernelOperator",
+    ["conjugate_gradient", "amg_preconditioner", "CGResult", "loo_predictions", "loo_residuals", "gcv_scores",
+     "KernelRidgePath", "KernelOperator",
      "kernel_cg", "unlabeled_components", "DENSE_CACHE_BYTES"]
     + list(_graph_all) + list(_tv_all) + list(_kernel_all) + list(_datadep_all)
 )

@@ -17,6 +17,7 @@ import numpy as np
 import scipy.linalg as sla
 
 from ..kernels import FredholmKernel, WarpedKernel
+from .._core.loo import KernelRidgePath, check_ridges
 from .._core.validation import check_points, check_scalar
 
 __all__ = ["rls_coefficients", "rls_loo_error", "fredholm_rls", "warped_rls", "KernelExpansion"]
@@ -84,6 +85,8 @@ def rls_loo_error(K, Y, alphas):
     With the hat matrix :math:`H = K (K + \alpha l I)^{-1}`, the residual at labeled point
     i of the fit without i is :math:`(y_i - \hat y_i) / (1 - H_{ii})` (the classical
     identity for linear smoothers); one eigendecomposition of K serves every alpha.
+    A thin wrapper of the leave-one-out engine
+    (:class:`~graphrkhs.KernelRidgePath` with the ridges :math:`\alpha l`).
     This is the tuning rule of the benchmarks and examples: it uses the labeled
     points only.  (``l`` stays the full labeled count in every held-out fit.)
 
@@ -108,21 +111,10 @@ def rls_loo_error(K, Y, alphas):
     """
     K = _check_square(K)
     Y = _check_targets(Y, K.shape[0])
-    Y2 = Y.reshape(Y.shape[0], -1)
-    alphas = np.atleast_1d(np.asarray(alphas, dtype=np.float64))
-    if alphas.ndim != 1 or alphas.size == 0 or not (np.isfinite(alphas).all() and (alphas > 0).all()):
-        raise ValueError(f"alphas must be a non-empty 1-D sequence of positive finite numbers; got {alphas!r}.")
-    l = K.shape[0]
-    s, U = np.linalg.eigh((K.astype(np.float64) + K.T.astype(np.float64)) / 2)
-    s = np.maximum(s, 0)
-    UtY = U.T @ Y2
-    out = np.empty(alphas.size)
-    for a, alpha in enumerate(alphas):
-        shrink = s / (s + alpha * l)
-        fitted = U @ (shrink[:, None] * UtY)
-        h = np.einsum("ij,j,ij->i", U, shrink, U)
-        out[a] = np.mean(((Y2 - fitted) / (1.0 - h)[:, None]) ** 2)
-    return out
+    alphas = check_ridges(alphas, "alphas")
+    # The ridge of (K + alpha l I): the engine works with the weight as it enters the system.
+    residuals = KernelRidgePath(K).loo_residuals(Y, alphas * K.shape[0])
+    return np.mean(residuals ** 2, axis=(1, 2))
 
 
 class KernelExpansion:

@@ -29,6 +29,7 @@ import scipy.sparse.linalg as spla
 from scipy.sparse import csgraph
 
 from .._core.cg import amg_preconditioner, conjugate_gradient
+from .._core.loo import KernelRidgePath, check_ridges
 from .._core.validation import GraphWarning, check_option, check_scalar, memory_guard, warn
 from ..spectral.filters import default_kernel
 from ..graphs import LAPLACIANS, as_adjacency, laplacian as graph_laplacian
@@ -594,7 +595,9 @@ def graph_kernel_ridge_loo(K_SS, Y, alphas):
         y_i - \hat y_{-i}(x_i) = \frac{y_i - \hat y_i}{1 - H_{ii}}
         = \frac{\beta_i}{[(K + \mu I)^{-1}]_{ii}} .
 
-    One eigendecomposition of :math:`K = \Phi_{SS}` serves every ``alpha``.
+    One eigendecomposition of :math:`K = \Phi_{SS}` serves every ``alpha``: a
+    thin wrapper of the leave-one-out engine (:class:`~graphrkhs.KernelRidgePath`,
+    whose ``gcv`` gives generalized cross-validation on the same path).
 
     Parameters
     ----------
@@ -622,19 +625,8 @@ def graph_kernel_ridge_loo(K_SS, Y, alphas):
     if K_SS.ndim != 2 or K_SS.shape[0] != K_SS.shape[1]:
         raise ValueError(f"K_SS must be a square (l, l) array; got shape {K_SS.shape}.")
     Y2, _, _ = _check_targets(Y, K_SS.shape[0])
-    alphas = np.atleast_1d(np.asarray(alphas, dtype=np.float64))
-    if alphas.ndim != 1 or alphas.size == 0 or not (np.isfinite(alphas).all() and (alphas > 0).all()):
-        raise ValueError(f"alphas must be a non-empty 1-D array of positive finite numbers; got {alphas!r}.")
-    lam, Q = np.linalg.eigh((K_SS + K_SS.T) / 2)
-    lam = np.maximum(lam, 0.0)
-    QtY = Q.T @ Y2
-    out = np.empty((alphas.size, K_SS.shape[0], Y2.shape[1]))
-    for a, mu in enumerate(alphas):          # a small grid, not a loop over nodes
-        inv = 1.0 / (lam + mu)
-        beta = Q @ (inv[:, None] * QtY)
-        diag = (Q * Q) @ inv
-        out[a] = beta / diag[:, None]
-    return out
+    alphas = check_ridges(alphas, "alphas")
+    return KernelRidgePath(K_SS).loo_residuals(Y2, alphas)
 
 
 def graph_kernel_columns(L, phi, cols, *, order=None, tol=1e-8):
