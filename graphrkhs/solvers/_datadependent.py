@@ -14,11 +14,11 @@ hinge in place of the square).
 """
 
 import numpy as np
-import scipy.linalg as sla
 
 from ..kernels import FredholmKernel, WarpedKernel
 from .._core.loo import KernelRidgePath, check_ridges
 from .._core.validation import check_points, check_scalar
+from ._kernel import rls_fit
 
 __all__ = ["rls_coefficients", "rls_loo_error", "fredholm_rls", "warped_rls", "KernelExpansion"]
 
@@ -57,6 +57,13 @@ def rls_coefficients(K, Y, alpha):
     -------
     ndarray like Y (float64).
 
+    Notes
+    -----
+    :func:`~graphrkhs.rls_fit` in float64 on the symmetrized K, with
+    ``alpha > 0`` required (a data-dependent kernel is only positive
+    semidefinite); a ``LinAlgError`` when :math:`K + \alpha l I` is not
+    positive definite (an indefinite inner kernel).
+
     Examples
     --------
     >>> import numpy as np
@@ -64,19 +71,14 @@ def rls_coefficients(K, Y, alpha):
     >>> np.round(rls_coefficients(np.eye(2), np.array([1.0, -1.0]), alpha=0.5), 6)
     array([ 0.5, -0.5])
     """
+    alpha = check_scalar(alpha, "alpha", low=0, low_inclusive=False)
     K = _check_square(K)
     Y = _check_targets(Y, K.shape[0])
-    alpha = check_scalar(alpha, "alpha", low=0, low_inclusive=False)
-    l = K.shape[0]
-    A = K.astype(np.float64) + alpha * l * np.eye(l)
-    A = (A + A.T) / 2
-    try:
-        return sla.cho_solve(sla.cho_factor(A), Y)
-    except np.linalg.LinAlgError as exc:
-        raise np.linalg.LinAlgError(
-            "rls_coefficients: K + alpha l I is not positive definite; K must be positive semidefinite "
-            "(a data-dependent kernel with an indefinite inner kernel is not)."
-        ) from exc
+    # float64 and exactly symmetric (a data-dependent Gram matrix is symmetric to rounding only);
+    # the copy is ours, so the one RLS solve may factor it in place.
+    K = K.astype(np.float64)
+    K = (K + K.T) / 2
+    return rls_fit(K, Y, alpha, overwrite_K=True)
 
 
 def rls_loo_error(K, Y, alphas):

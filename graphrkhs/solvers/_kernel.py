@@ -246,12 +246,17 @@ def rls_fit(K, Y, alpha, *, overwrite_K=False):
 
     (Belkin, Niyogi & Sindhwani 2006, Eq. 9; scikit-learn's ``KernelRidge``
     with ``alpha`` :math:`= \alpha l`).  Cholesky of the SPD matrix; for
-    ``alpha = 0`` (interpolation) a shift at rounding level is added.
+    ``alpha = 0`` (interpolation), or when the ridge is below the rounding
+    level of K, a diagonal shift at rounding level is added.  The one RLS
+    solve of the package: :func:`~graphrkhs.rls_coefficients` (data-dependent
+    kernels) calls it, and the leave-one-out engine
+    (:func:`~graphrkhs.rls_loo_error`) scores its ``alpha``.
 
     Parameters
     ----------
     K : ndarray of shape (l, l)
-        Gram matrix of the labeled points.
+        Symmetric positive semidefinite Gram matrix of the labeled points
+        (its lower triangle is read); float32 stays float32.
     Y : ndarray of shape (l,) or (l, k)
     alpha : float >= 0
     overwrite_K : bool, default=False
@@ -260,7 +265,13 @@ def rls_fit(K, Y, alpha, *, overwrite_K=False):
 
     Returns
     -------
-    C : ndarray like Y
+    C : ndarray like Y, in K's dtype
+
+    Raises
+    ------
+    numpy.linalg.LinAlgError
+        When :math:`K + \alpha l I` is not positive definite beyond rounding
+        (an indefinite K).
 
     Examples
     --------
@@ -273,9 +284,14 @@ def rls_fit(K, Y, alpha, *, overwrite_K=False):
     """
     alpha = check_scalar(alpha, "alpha", low=0)
     K = np.asarray(K)
+    if K.ndim != 2 or K.shape[0] != K.shape[1]:
+        raise ValueError(f"K must be a square kernel matrix; got shape {K.shape}.")
     Y2, was_1d = _as_2d(Y)
     if K.shape != (Y2.shape[0], Y2.shape[0]):
-        raise ValueError(f"K must have shape ({Y2.shape[0]}, {Y2.shape[0]}); got {K.shape}.")
+        raise ValueError(f"K must have shape ({Y2.shape[0]}, {Y2.shape[0]}) to match Y, one row per labeled "
+                         f"point; got K of shape {K.shape} and Y with {Y2.shape[0]} rows.")
+    if not np.isfinite(K).all():
+        raise ValueError("K contains NaN or infinity.")
     l = K.shape[0]
     A = K if overwrite_K else K.copy()
     A.flat[::l + 1] += alpha * l

@@ -424,3 +424,22 @@ def _K(n=10):
 def test_bad_input(call, exc, match):
     with pytest.raises(exc, match=match):
         call()
+
+
+def test_one_rls_solve_behind_rls_fit_and_rls_coefficients():
+    """rls_coefficients is rls_fit in float64: (K + alpha l I) c = y, checked against a dense solve."""
+    from graphrkhs import rls_coefficients
+
+    rng = np.random.default_rng(5)
+    Z = rng.normal(size=(20, 2))
+    K = pairwise_kernel(Z, sigma=1.3)
+    Y = rng.normal(size=(20, 2))
+    ref = np.linalg.solve(K + 0.05 * 20 * np.eye(20), Y)
+    np.testing.assert_allclose(rls_fit(K, Y, 0.05), ref, rtol=1e-8, atol=1e-10)
+    np.testing.assert_allclose(rls_coefficients(K, Y, 0.05), ref, rtol=1e-8, atol=1e-10)
+    with pytest.raises(np.linalg.LinAlgError, match="not numerically positive definite"):
+        rls_coefficients(np.diag([1.0, -5.0]), np.ones(2), 0.1)           # indefinite K
+    with pytest.raises(ValueError, match="square"):
+        rls_fit(np.ones((2, 3)), np.ones(2), 0.1)
+    with pytest.raises(ValueError, match="K contains NaN"):
+        rls_fit(np.array([[1.0, np.nan], [np.nan, 1.0]]), np.ones(2), 0.1)
