@@ -13,6 +13,22 @@ rls_fit, laprls_fit, prls_fit, plaprls_fit, grls_fit, grls_fit_constructed, grap
 rls_coefficients, rls_loo_error, fredholm_rls, warped_rls, KernelExpansion
     Data-dependent kernel learners (:mod:`graphrkhs.solvers._datadependent`).
 
+Return convention
+-----------------
+Every solver function returns its solution arrays: node values for the graph
+solvers (``F = harmonic_solution(...)``, ``F = graph_tv(...)``); coefficients,
+followed by the unpenalized coefficients where the method has them
+(``c = rls_fit(...)``, ``alpha = laprls_fit(...)``, ``alpha, beta =
+prls_fit(...)`` / ``plaprls_fit(...)``, ``c, beta = grls_fit(...)``).
+Diagnostics come only with ``return_info=True``, appended last
+(``alpha, info = laprls_fit(..., return_info=True)``; ``F, result =
+graph_tv(..., return_info=True)`` with the :class:`TVResult` for warm starts).
+Extra solution arrays asked for by a flag precede the diagnostics
+(``F, beta = graph_kernel_ridge(..., return_coef=True)``).  The exceptions
+return objects that are themselves the solution: ``fredholm_rls`` /
+``warped_rls`` a callable :class:`KernelExpansion`, and
+``grls_fit_constructed`` the paper's ``(alpha_tilde, c_tilde, rest)``.
+
 Also re-exported here, from the layers below: ``conjugate_gradient``,
 ``amg_preconditioner``, ``CGResult`` and the leave-one-out engine
 ``KernelRidgePath``, ``loo_residuals``, ``gcv_scores``, ``loo_predictions``

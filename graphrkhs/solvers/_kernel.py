@@ -350,7 +350,7 @@ def _jy(S, Y2, n, dtype):
     return JY
 
 
-def laprls_fit(K, labeled, Y, M, gamma_A, gamma_I, *, solver="auto", tol=1e-6, max_iter=None):
+def laprls_fit(K, labeled, Y, M, gamma_A, gamma_I, *, solver="auto", tol=1e-6, max_iter=None, return_info=False):
     r"""Laplacian RLS (Belkin, Niyogi & Sindhwani, JMLR 2006, Eq. 14 / their Section 4.2).
 
     .. math::
@@ -386,11 +386,14 @@ def laprls_fit(K, labeled, Y, M, gamma_A, gamma_I, *, solver="auto", tol=1e-6, m
         classification decisions by far less than their margins).
     max_iter : int, optional
         CG iteration cap (default n).
+    return_info : bool, default=False
+        Also return the solver diagnostics.
 
     Returns
     -------
     alpha : ndarray of shape (n,) or (n, k)
-    info : dict (``solver``, and for CG ``n_iter``, ``converged``, ``residual``)
+    info : dict, only with ``return_info=True``
+        ``solver``, and for CG ``n_iter``, ``converged``, ``residual``.
 
     Examples
     --------
@@ -398,7 +401,7 @@ def laprls_fit(K, labeled, Y, M, gamma_A, gamma_I, *, solver="auto", tol=1e-6, m
     >>> from graphrkhs import laprls_fit, pairwise_kernel
     >>> X = np.linspace(0, 1, 6)[:, None]
     >>> M = np.diag(np.ones(5), 1); M = np.diag(M.sum(0) + M.sum(1)) - M - M.T   # path Laplacian
-    >>> a, info = laprls_fit(pairwise_kernel(X, sigma=0.3), [0, 5], np.array([1.0, -1.0]), M, 1e-3, 1.0)
+    >>> a = laprls_fit(pairwise_kernel(X, sigma=0.3), [0, 5], np.array([1.0, -1.0]), M, 1e-3, 1.0)
     >>> f = pairwise_kernel(X, sigma=0.3) @ a
     >>> bool(f[0] > 0 > f[5])
     True
@@ -438,7 +441,8 @@ def laprls_fit(K, labeled, Y, M, gamma_A, gamma_I, *, solver="auto", tol=1e-6, m
 
         alpha, info = kernel_cg(apply_T, lambda V: _apply(K, V), JY, tol=tol, max_iter=max_iter)
         info["solver"] = "cg"
-    return (alpha[:, 0] if was_1d else alpha), info
+    alpha = alpha[:, 0] if was_1d else alpha
+    return (alpha, info) if return_info else alpha
 
 
 # ---------------------------------------------------------------------------
@@ -553,7 +557,7 @@ def prls_fit(K, Kp, Kpp, Y, gamma, Psi=None):
 # ---------------------------------------------------------------------------
 
 def plaprls_fit(K, labeled, Y, M, gamma_A, gamma_I, *, P=None, Psi=None, solver="auto", tol=1e-6,
-                max_iter=None):
+                max_iter=None, return_info=False):
     r"""Partially-penalized Laplacian RLS (Yang, King & Lyu, NIPS 2009, Eqs. 12-14).
 
     Objective (their Eq. 12, in matrix form over the n points, :math:`\mathbf f = K\alpha + \Psi\beta`):
@@ -610,12 +614,14 @@ def plaprls_fit(K, labeled, Y, M, gamma_A, gamma_I, *, P=None, Psi=None, solver=
         The penalty matrix; None means the empirical :math:`K(I-K/n)^2`.
     Psi : ndarray of shape (n, o), optional
         Null-space basis on the n points; None means constants.
+    return_info : bool, default=False
+        Also return the solver diagnostics (as in :func:`laprls_fit`).
 
     Returns
     -------
     alpha : ndarray (n,) or (n, k)
     beta : ndarray (o,) or (o, k)
-    info : dict
+    info : dict, only with ``return_info=True``
 
     Examples
     --------
@@ -624,7 +630,7 @@ def plaprls_fit(K, labeled, Y, M, gamma_A, gamma_I, *, P=None, Psi=None, solver=
     >>> X = np.linspace(0, 1, 6)[:, None]
     >>> M = np.diag(np.ones(5), 1); M = np.diag(M.sum(0) + M.sum(1)) - M - M.T
     >>> K = pairwise_kernel(X, sigma=0.3); K /= K.mean()
-    >>> a, b, info = plaprls_fit(K, [0, 5], np.array([2.0, 2.0]), M, 1e-2, 1.0)
+    >>> a, b = plaprls_fit(K, [0, 5], np.array([2.0, 2.0]), M, 1e-2, 1.0)
     >>> bool(np.abs(a).max() < 1e-12), round(float(b[0]), 10)
     (True, 2.0)
     """
@@ -715,8 +721,8 @@ def plaprls_fit(K, labeled, Y, M, gamma_A, gamma_I, *, P=None, Psi=None, solver=
     else:
         beta = np.zeros((0, Y2.shape[1]), dtype=dtype)
     if was_1d:
-        return alpha[:, 0], beta[:, 0], info
-    return alpha, beta, info
+        alpha, beta = alpha[:, 0], beta[:, 0]
+    return (alpha, beta, info) if return_info else (alpha, beta)
 
 
 # ---------------------------------------------------------------------------

@@ -16,7 +16,8 @@ import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 from scipy.sparse import csgraph
 
-from .._core.validation import ConvergenceWarning, GraphWarning, check_scalar, warn
+from .._core.cg import check_on_failure, report_failure
+from .._core.validation import GraphWarning, check_scalar, warn
 from ..graphs import as_adjacency
 
 __all__ = ["graph_tv", "incidence_matrix", "TVResult"]
@@ -110,7 +111,7 @@ def _conj_box_loss(Q, Y_S, S, lo, hi):
 
 
 def graph_tv(W, labeled, Y, *, alpha=1.0, R="incidence", tol=1e-6, max_iter=20000, check_every=10,
-             f0=None, p0=None, on_failure="warn"):
+             f0=None, p0=None, on_failure="warn", return_info=False):
     r"""Graph total-variation regression / classification scores.
 
     .. math::
@@ -163,22 +164,26 @@ def graph_tv(W, labeled, Y, *, alpha=1.0, R="incidence", tol=1e-6, max_iter=2000
         Gap evaluation period (each evaluation costs about one iteration).
     f0, p0 : ndarray, optional
         Warm start (primal of shape (n, m), dual of shape (r, m)), e.g. from
-        the :class:`TVResult` of a nearby ``alpha``.
+        the :class:`TVResult` of a nearby ``alpha`` (``return_info=True``).
     on_failure : {"warn", "raise", "ignore"}, default="warn"
+    return_info : bool, default=False
+        Also return the :class:`TVResult` (dual variable ``p`` for warm
+        starts, objective, gap, iterations).
 
     Returns
     -------
-    TVResult
-        Nodes of components without labels get the mean of ``Y``
-        (:class:`~graphrkhs.GraphWarning`).
+    F : ndarray of shape (n,) or (n, m)
+        The minimizer.  Nodes of components without labels get the mean of
+        ``Y`` (:class:`~graphrkhs.GraphWarning`).
+    result : TVResult, only with ``return_info=True``
 
     Examples
     --------
     >>> import numpy as np
     >>> from graphrkhs import graph_tv
     >>> W = np.diag(np.ones(5), 1); W = W + W.T          # path on 6 nodes
-    >>> res = graph_tv(W, [0, 1, 4, 5], np.array([0.0, 0.0, 1.0, 1.0]), alpha=0.1)
-    >>> bool(res.converged), res.f[[0, 1, 4, 5]].round(3)
+    >>> F, res = graph_tv(W, [0, 1, 4, 5], np.array([0.0, 0.0, 1.0, 1.0]), alpha=0.1, return_info=True)
+    >>> bool(res.converged), F[[0, 1, 4, 5]].round(3)
     (True, array([0.025, 0.025, 0.975, 0.975]))
     """
     from .._core.labels import _check_labeled_index, _check_targets
@@ -187,8 +192,7 @@ def graph_tv(W, labeled, Y, *, alpha=1.0, R="incidence", tol=1e-6, max_iter=2000
     tol = check_scalar(tol, "tol", low=0, low_inclusive=False)
     max_iter = check_scalar(max_iter, "max_iter", kind="int", low=1)
     check_every = check_scalar(check_every, "check_every", kind="int", low=1)
-    if on_failure not in ("warn", "raise", "ignore"):
-        raise ValueError(f"on_failure must be 'warn', 'raise' or 'ignore'; got {on_failure!r}.")
+    check_on_failure(on_failure)
     W = as_adjacency(W, dtype=np.float64)
     n = W.shape[0]
     S = _check_labeled_index(labeled, n)
@@ -273,15 +277,12 @@ def graph_tv(W, labeled, Y, *, alpha=1.0, R="incidence", tol=1e-6, max_iter=2000
                 converged = True
                 break
     if not converged:
-        msg = (f"graph_tv did not reach the relative duality gap tol={tol:g} in {it} iterations "
-               f"(worst gap {gap.max():.2e}); raise max_iter, loosen tol or warm-start with f0/p0.")
-        if on_failure == "raise":
-            raise RuntimeError(msg)
-        if on_failure == "warn":
-            warn(msg, ConvergenceWarning)
+        report_failure(f"graph_tv did not reach the relative duality gap tol={tol:g} in {it} iterations "
+                       f"(worst gap {gap.max():.2e}); raise max_iter, loosen tol or warm-start with f0/p0.",
+                       on_failure)
     if orphan.any():
         F[orphan] = Y2.mean(axis=0)
     F = F.astype(out_dtype, copy=False)
-    if was_1d:
-        return TVResult(F[:, 0], P[:, 0], obj, gap, it, converged)
-    return TVResult(F, P, obj, gap, it, converged)
+    result = TVResult(F[:, 0], P[:, 0], obj, gap, it, converged) if was_1d else \
+        TVResult(F, P, obj, gap, it, converged)
+    return (result.f, result) if return_info else result.f
