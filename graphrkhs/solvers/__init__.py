@@ -50,6 +50,7 @@ from ._kernel import __all__ as _kernel_all
 from ._kernel import INTEGRAL_OPERATORS, SOLVERS  # noqa: F401
 from ._tv import *  # noqa: F401,F403
 from ._tv import __all__ as _tv_all
+from ._tv import TV_TOL  # noqa: F401
 
 __all__ = (
     ["conjugate_gradient", "amg_preconditioner", "CGResult", "loo_predictions", "loo_residuals", "gcv_scores",

@@ -210,7 +210,7 @@ def harmonic_solution(W, labeled, Y, *, laplacian="combinatorial", tol=1e-8, max
     return _finish(F, was_1d, out_dtype)
 
 
-def tikhonov_solution(W, labeled, Y, *, alpha=1e-2, laplacian="combinatorial", tol=1e-8, max_iter=None,
+def tikhonov_solution(W, labeled, Y, *, alpha=0.0, laplacian="combinatorial", tol=1e-8, max_iter=None,
                       preconditioner="auto"):
     r"""Laplacian (Tikhonov) regularization on a graph.
 
@@ -222,17 +222,20 @@ def tikhonov_solution(W, labeled, Y, *, alpha=1e-2, laplacian="combinatorial", t
     with :math:`\mu` = ``alpha`` (Belkin, Matveeva & Niyogi 2004; Pena 2017,
     slide "Transductive learning").  :math:`J + \mu L` is SPD on every
     component holding a label and is solved by AMG-preconditioned block CG.
-    As :math:`\mu \to 0` the solution tends to :func:`harmonic_solution`.
+    As :math:`\mu \to 0` the solution tends to :func:`harmonic_solution`,
+    which ``alpha=0`` (the default, as in
+    :class:`~graphrkhs.LaplacianRegularizationClassifier`) returns.
 
     Parameters
     ----------
     W, labeled, Y, laplacian, tol, max_iter, preconditioner
         As in :func:`harmonic_solution`.
-    alpha : float > 0, default=1e-2
-        The weight :math:`\mu` of the smoothness term.  Small values fit the
-        labels nearly exactly (close to the harmonic solution, best when
-        labels are clean); 1e-2 is a mild default relative to unit edge
-        weights.  Must be positive (0 is :func:`harmonic_solution`).
+    alpha : float >= 0, default=0.0
+        The weight :math:`\mu` of the smoothness term.  0 is the limit
+        :math:`\mu \to 0`, the harmonic solution (labels kept exactly, best
+        when they are clean; the estimators' default too); a positive value
+        lets the fit depart from noisy labels (1e-2 is mild relative to unit
+        edge weights).
 
     Returns
     -------
@@ -245,9 +248,14 @@ def tikhonov_solution(W, labeled, Y, *, alpha=1e-2, laplacian="combinatorial", t
     >>> W = np.diag(np.ones(2), 1); W = W + W.T          # path on 3 nodes
     >>> tikhonov_solution(W, [0, 2], np.array([0.0, 1.0]), alpha=1.0).round(6)
     array([0.25, 0.5 , 0.75])
+    >>> tikhonov_solution(W, [0, 2], np.array([0.0, 1.0])).round(6)      # alpha=0: harmonic
+    array([0. , 0.5, 1. ])
     """
     check_option(laplacian, "laplacian", LAPLACIANS)
-    alpha = check_scalar(alpha, "alpha", low=0, low_inclusive=False)
+    alpha = check_scalar(alpha, "alpha", low=0)
+    if alpha == 0:
+        return harmonic_solution(W, labeled, Y, laplacian=laplacian, tol=tol, max_iter=max_iter,
+                                 preconditioner=preconditioner)
     preconditioner = _check_preconditioner(preconditioner)
     tol = check_scalar(tol, "tol", low=0, low_inclusive=False)
     W = as_adjacency(W, dtype=np.float64)
@@ -255,8 +263,8 @@ def tikhonov_solution(W, labeled, Y, *, alpha=1e-2, laplacian="combinatorial", t
     S = _check_labeled_index(labeled, n)
     Y2, was_1d, out_dtype = _check_targets(Y, S.size)
     if laplacian == "randomwalk":
-        raise ValueError("laplacian='randomwalk' gives a non-symmetric Tikhonov system; use 'combinatorial' or "
-                         "'normalized'.")
+        raise ValueError("laplacian='randomwalk' gives a non-symmetric Tikhonov system for alpha > 0; use "
+                         "'combinatorial' or 'normalized'.")
     L = graph_laplacian(W, laplacian)
     F = np.empty((n, Y2.shape[1]))
     orphan = _orphans(W, S, Y2, F)

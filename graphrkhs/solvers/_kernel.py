@@ -146,7 +146,7 @@ def graph_penalty(W, laplacian="combinatorial", laplacian_power=1):
 # PRLS / PLapRLS Gram matrices K, K', K''
 # ---------------------------------------------------------------------------
 
-def consistency_grams(XS, X=None, *, integral_operator="heat", kernel="gaussian", sigma=1.0, m=None,
+def consistency_grams(XS, X=None, *, integral_operator="empirical", kernel="gaussian", sigma=1.0, m=None,
                       degree=2, coef0=1.0):
     r"""The Gram matrices :math:`K, K', K''` of PRLS on the points XS (Yang, King & Lyu 2009).
 
@@ -182,7 +182,10 @@ def consistency_grams(XS, X=None, *, integral_operator="heat", kernel="gaussian"
         Points of the expansion (the labeled points for PRLS, all for PLapRLS).
     X : array of shape (n, d), optional
         The points of the empirical measure (default XS); unused by "heat".
-    integral_operator : {"heat", "empirical"}, default="heat"
+    integral_operator : {"empirical", "heat"}, default="empirical"
+        The default of the PRLS / PLapRLS estimators too: "heat" degenerates
+        in high dimension (its :math:`K', K''` vanish as :math:`2^{-m/2}, 3^{-m/2}`,
+        see above), "empirical" works with any kernel and dimension.
     kernel : str or callable, default="gaussian"
         "heat" needs "gaussian" or "heat" (both mean the Gaussian of width sigma here).
     sigma, m, degree, coef0 :
@@ -521,7 +524,7 @@ def prls_fit(K, Kp, Kpp, Y, gamma, Psi=None):
     >>> import numpy as np
     >>> from graphrkhs import consistency_grams, prls_fit
     >>> X = np.linspace(0, 1, 8)[:, None]
-    >>> K, Kp, Kpp, _ = consistency_grams(X, sigma=0.2)
+    >>> K, Kp, Kpp, _ = consistency_grams(X, integral_operator="heat", sigma=0.2)
     >>> a, b = prls_fit(K, Kp, Kpp, np.full(8, 3.0), gamma=10.0)      # constant target
     >>> bool(np.abs(a).max() < 1e-12), round(float(b[0]), 10)
     (True, 3.0)

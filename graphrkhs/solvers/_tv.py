@@ -22,6 +22,12 @@ from ..graphs import as_adjacency
 
 __all__ = ["graph_tv", "incidence_matrix", "TVResult"]
 
+#: Default relative primal-dual gap of graph_tv and of the TV estimators.  Measured on a 3000-node
+#: kNN graph (two classes, 30 labels): 3340 iterations to 1e-2, 6010 to 1e-4, 8850 to 1e-6 --
+#: 1e-4 bounds the relative suboptimality of the objective far below the statistical error of a
+#: regression, and keeps classification scores settled, at 1.8x the cost of 1e-2.
+TV_TOL = 1e-4
+
 
 def incidence_matrix(W):
     r"""Weighted incidence (graph gradient) operator of an undirected graph.
@@ -110,7 +116,7 @@ def _conj_box_loss(Q, Y_S, S, lo, hi):
     return val.sum(axis=0)
 
 
-def graph_tv(W, labeled, Y, *, alpha=1.0, R="incidence", tol=1e-6, max_iter=20000, check_every=10,
+def graph_tv(W, labeled, Y, *, alpha=1.0, R="incidence", tol=TV_TOL, max_iter=20000, check_every=10,
              f0=None, p0=None, on_failure="warn", return_info=False):
     r"""Graph total-variation regression / classification scores.
 
@@ -155,8 +161,11 @@ def graph_tv(W, labeled, Y, *, alpha=1.0, R="incidence", tol=1e-6, max_iter=2000
         R gets the diagonal preconditioner; an operator, whose entries are
         unknown, gets scalar steps :math:`\tau = \sigma = 0.99 / \|R\|`
         (norm by power iteration).
-    tol : float > 0, default=1e-6
-        Stop when every column's relative gap is <= ``tol``.
+    tol : float > 0, default=1e-4
+        Stop when every column's relative gap is <= ``tol`` (``TV_TOL``, the
+        default of :class:`~graphrkhs.GraphTVClassifier` and
+        :class:`~graphrkhs.GraphTVRegressor` as well: the gap bounds the
+        relative suboptimality of the objective).
     max_iter : int, default=20000
         Iteration cap; a :class:`~graphrkhs.ConvergenceWarning` (or
         ``RuntimeError`` with ``on_failure="raise"``) reports a miss.

@@ -1,6 +1,8 @@
 """Tests of the transductive graph solvers: dense oracles, identities between equivalent forms,
 closed forms, an independent convex solver (cvxpy) for TV, and bad input."""
 
+import functools
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -103,7 +105,7 @@ def test_tikhonov_tends_to_harmonic_linearly_in_mu():
 def test_multicolumn_equals_column_by_column():
     W, _ = _graph()
     S, Y = _labels(60, 9)
-    for fn in (harmonic_solution, tikhonov_solution, poisson_learning):
+    for fn in (harmonic_solution, functools.partial(tikhonov_solution, alpha=1e-2), poisson_learning):
         F = fn(W, S, Y)
         for c in range(3):
             np.testing.assert_allclose(F[:, c], fn(W, S, Y[:, c] - (Y[:, c].mean() if fn is poisson_learning
@@ -404,8 +406,8 @@ def test_bad_input_table(name, case):
 
 @pytest.mark.parametrize("fn, kwargs, err, match", [
     (tikhonov_solution, {"alpha": -1.0}, ValueError, "alpha"),
-    (tikhonov_solution, {"alpha": 0.0}, ValueError, "alpha"),
-    (tikhonov_solution, {"laplacian": "randomwalk"}, ValueError, "randomwalk"),
+    (tikhonov_solution, {"alpha": np.nan}, ValueError, "alpha"),
+    (tikhonov_solution, {"alpha": 0.1, "laplacian": "randomwalk"}, ValueError, "randomwalk"),
     (harmonic_solution, {"laplacian": "lazy"}, ValueError, "laplacian"),
     (harmonic_solution, {"preconditioner": "ilu"}, ValueError, "preconditioner"),
     (poisson_learning, {"preconditioner": "direct"}, ValueError, "preconditioner"),
@@ -485,3 +487,24 @@ def test_graph_tv_returns_the_array_and_the_result_on_request():
     np.testing.assert_array_equal(F, F2)
     assert res.converged and res.f is F2 and res.p.shape == (5,)
     np.testing.assert_allclose(F[[0, 1, 4, 5]], [0.025, 0.025, 0.975, 0.975], atol=1e-3)
+
+
+@pytest.mark.parametrize("kind", ["combinatorial", "normalized", "randomwalk"])
+def test_tikhonov_alpha_zero_is_the_harmonic_solution(kind):
+    """alpha=0 (the default, the estimators' too) is the mu -> 0 limit, the harmonic solution."""
+    W, _ = _graph()
+    S, Y = _labels(60, 9)
+    H = harmonic_solution(W, S, Y, laplacian=kind, tol=1e-12)
+    np.testing.assert_allclose(tikhonov_solution(W, S, Y, alpha=0.0, laplacian=kind, tol=1e-12), H, atol=1e-12)
+    np.testing.assert_allclose(tikhonov_solution(W, S, Y, laplacian=kind, tol=1e-12), H, atol=1e-12)
+    if kind != "randomwalk":    # and the limit of the Tikhonov systems themselves
+        err = np.abs(tikhonov_solution(W, S, Y, alpha=1e-6, laplacian=kind, tol=1e-12) - H).max()
+        assert err < 1e-4
+
+
+def test_one_tv_tolerance_default():
+    import inspect
+
+    from graphrkhs.solvers import TV_TOL
+
+    assert inspect.signature(graph_tv).parameters["tol"].default == TV_TOL == 1e-4

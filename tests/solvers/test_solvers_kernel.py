@@ -463,3 +463,14 @@ def test_return_convention_solution_arrays_then_info(problem):
     np.testing.assert_array_equal(out[0], a3)
     np.testing.assert_array_equal(out[1], b3)
     assert info3["solver"] == "direct"
+
+
+def test_consistency_grams_default_is_the_estimators_empirical_operator():
+    from graphrkhs import PLapRLSClassifier, PRLSClassifier
+
+    X = np.random.default_rng(1).uniform(size=(25, 3))
+    default = consistency_grams(X, sigma=0.5)
+    empirical = consistency_grams(X, integral_operator="empirical", sigma=0.5)
+    for a, b in zip(default, empirical):
+        np.testing.assert_array_equal(a, b)
+    assert PRLSClassifier().integral_operator == PLapRLSClassifier().integral_operator == "empirical"
