@@ -10,7 +10,17 @@ module needs no higher layer.
 import numpy as np
 import scipy.linalg as sla
 
-__all__ = ["apply_matrix", "dense_matrix", "n_rows", "psd_solve"]
+__all__ = ["apply_matrix", "dense_matrix", "n_rows", "psd_solve", "check_square"]
+
+
+def check_square(K, name="K", dtype=None):
+    """K as a finite square (l, l) array (``dtype`` if given), or a ``ValueError`` naming ``name``."""
+    K = np.asarray(K, dtype=dtype)
+    if K.ndim != 2 or K.shape[0] != K.shape[1]:
+        raise ValueError(f"{name} must be a square (l, l) kernel matrix; got shape {K.shape}.")
+    if not np.isfinite(K).all():
+        raise ValueError(f"{name} contains NaN or infinity.")
+    return K
 
 
 def apply_matrix(K, V):

@@ -37,7 +37,8 @@ from typing import Sequence, Union
 
 import numpy as np
 
-from .validation import _as_2d
+from .labels import _check_targets
+from .linalg import check_square
 
 __all__ = [
     "KernelRidgePath",
@@ -58,21 +59,8 @@ def check_ridges(ridges, name="alphas"):
     return r
 
 
-def _check_square(K, name):
-    K = np.asarray(K, dtype=np.float64)
-    if K.ndim != 2 or K.shape[0] != K.shape[1]:
-        raise ValueError(f"{name} must be a square (l, l) array; got shape {K.shape}.")
-    if not np.isfinite(K).all():
-        raise ValueError(f"{name} contains NaN or infinity.")
-    return K
-
-
 def _check_Y(Y, l):
-    Y2, was_1d = _as_2d(np.asarray(Y, dtype=np.float64))
-    if Y2.shape[0] != l:
-        raise ValueError(f"Y must have shape ({l},) or ({l}, m) (one row per labeled point); got {np.shape(Y)}.")
-    if not np.isfinite(Y2).all():
-        raise ValueError("Y contains NaN or infinity.")
+    Y2, was_1d, _ = _check_targets(Y, l)
     return Y2, was_1d
 
 
@@ -115,7 +103,7 @@ class KernelRidgePath:
     """
 
     def __init__(self, K: ArrayLike):
-        K = _check_square(K, "K")
+        K = check_square(K, "K", np.float64)
         s, U = np.linalg.eigh((K + K.T) / 2)
         self.eigenvalues = np.maximum(s, 0.0)
         self.eigenvectors = U
@@ -193,7 +181,7 @@ def loo_residuals(H: ArrayLike, Y: ArrayLike) -> np.ndarray:
     ValueError
         When some :math:`H_{ii} \ge 1` (an interpolated label: LOO is undefined).
     """
-    H = _check_square(H, "H")
+    H = check_square(H, "H", np.float64)
     Y2, was_1d = _check_Y(Y, H.shape[0])
     h = np.diag(H)[:, None]
     if np.any(h >= 1 - 1e-12):
@@ -209,7 +197,7 @@ def gcv_scores(H: ArrayLike, Y: ArrayLike) -> np.ndarray:
     -------
     ndarray of shape (m,) (a float for a 1-D Y)
     """
-    H = _check_square(H, "H")
+    H = check_square(H, "H", np.float64)
     Y2, was_1d = _check_Y(Y, H.shape[0])
     l = H.shape[0]
     trace = l - np.trace(H)

@@ -16,6 +16,8 @@ hinge in place of the square).
 import numpy as np
 
 from ..kernels import FredholmKernel, WarpedKernel
+from .._core.labels import _check_labeled_index, _check_targets as _check_labeled_targets
+from .._core.linalg import check_square
 from .._core.loo import KernelRidgePath, check_ridges
 from .._core.validation import check_points, check_scalar
 from ._kernel import rls_fit
@@ -23,22 +25,10 @@ from ._kernel import rls_fit
 __all__ = ["rls_coefficients", "rls_loo_error", "fredholm_rls", "warped_rls", "KernelExpansion"]
 
 
-def _check_square(K, name="K"):
-    K = np.asarray(K)
-    if K.ndim != 2 or K.shape[0] != K.shape[1]:
-        raise ValueError(f"{name} must be a square kernel matrix; got shape {K.shape}.")
-    if not np.isfinite(K).all():
-        raise ValueError(f"{name} contains NaN or infinity.")
-    return K
-
-
 def _check_targets(Y, l):
-    Y = np.asarray(Y, dtype=np.float64)
-    if Y.ndim not in (1, 2) or Y.shape[0] != l:
-        raise ValueError(f"Y must have shape ({l},) or ({l}, m) (one row per labeled point); got {Y.shape}.")
-    if not np.isfinite(Y).all():
-        raise ValueError("Y contains NaN or infinity.")
-    return Y
+    """Float64 targets of the l labeled points, in Y's own shape (checked by the one label module)."""
+    Y2, was_1d, _ = _check_labeled_targets(Y, l)
+    return Y2[:, 0] if was_1d else Y2
 
 
 def rls_coefficients(K, Y, alpha):
@@ -72,7 +62,7 @@ def rls_coefficients(K, Y, alpha):
     array([ 0.5, -0.5])
     """
     alpha = check_scalar(alpha, "alpha", low=0, low_inclusive=False)
-    K = _check_square(K)
+    K = check_square(K)
     Y = _check_targets(Y, K.shape[0])
     # float64 and exactly symmetric (a data-dependent Gram matrix is symmetric to rounding only);
     # the copy is ours, so the one RLS solve may factor it in place.
@@ -111,7 +101,7 @@ def rls_loo_error(K, Y, alphas):
     >>> bool(rls_loo_error(K, y, [1e-6])[0] < 1e-10)
     True
     """
-    K = _check_square(K)
+    K = check_square(K)
     Y = _check_targets(Y, K.shape[0])
     alphas = check_ridges(alphas, "alphas")
     # The ridge of (K + alpha l I): the engine works with the weight as it enters the system.
@@ -145,17 +135,16 @@ class KernelExpansion:
         return self.gram(A) @ self.coef
 
 
-def _labeled_points(X, labeled):
-    labeled = np.asarray(labeled)
-    if labeled.dtype == bool:
-        if labeled.shape != (X.shape[0],):
-            raise ValueError(f"labeled as a mask must have shape ({X.shape[0]},); got {labeled.shape}.")
-        labeled = np.flatnonzero(labeled)
-    if labeled.ndim != 1 or labeled.size == 0 or labeled.dtype.kind not in "iu":
-        raise ValueError("labeled must be a non-empty 1-D array of indices (or a boolean mask) into X.")
-    if labeled.min() < 0 or labeled.max() >= X.shape[0] or np.unique(labeled).size != labeled.size:
-        raise ValueError(f"labeled must hold distinct indices in [0, {X.shape[0]}).")
-    return labeled
+def _fit_expansion(make_kernel, X, labeled, Y, ridge):
+    """RLS on a data-dependent kernel built on all points X: the one body of fredholm_rls and warped_rls."""
+    X = check_points(X, "X", min_samples=2)
+    labeled = _check_labeled_index(labeled, X.shape[0])
+    Y = _check_targets(Y, labeled.size)
+    kernel = make_kernel(X)
+    XS = kernel.X[labeled]
+    right = kernel.right_factor(XS)
+    coef = rls_coefficients(kernel(XS, XS, right=right), Y, ridge)
+    return KernelExpansion(kernel, XS, right, coef)
 
 
 def fredholm_rls(X, labeled, Y, *, alpha=1e-2, **kernel_options):
@@ -195,14 +184,7 @@ def fredholm_rls(X, labeled, Y, *, alpha=1e-2, **kernel_options):
     (80,)
     """
     alpha = check_scalar(alpha, "alpha", low=0, low_inclusive=False)
-    X = check_points(X, "X", min_samples=2)
-    labeled = _labeled_points(X, labeled)
-    Y = _check_targets(Y, labeled.size)
-    kernel = FredholmKernel(X, **kernel_options)
-    XS = kernel.X[labeled]
-    right = kernel.right_factor(XS)
-    coef = rls_coefficients(kernel(XS, XS, right=right), Y, alpha)
-    return KernelExpansion(kernel, XS, right, coef)
+    return _fit_expansion(lambda X: FredholmKernel(X, **kernel_options), X, labeled, Y, alpha)
 
 
 def warped_rls(X, labeled, Y, *, gamma_A=1e-2, gamma_I=1.0, **kernel_options):
@@ -226,22 +208,21 @@ def warped_rls(X, labeled, Y, *, gamma_A=1e-2, gamma_I=1.0, **kernel_options):
     Returns
     -------
     KernelExpansion
+        The fitted function (callable on new points, with its ``coef``).
 
     Examples
     --------
+    Two labeled points of opposite signs, sixty points in all; the fitted
+    function keeps their signs:
+
     >>> import numpy as np
     >>> from graphrkhs import warped_rls
-    >>> X = np.random.default_rng(0).normal(size=(60, 2))
-    >>> f = warped_rls(X, [0, 1], np.array([1.0, -1.0]), sigma=1.0, n_neighbors=5)
-    >>> f(X[:4]).shape
-    (4,)
+    >>> points = np.random.default_rng(0).normal(size=(60, 2))
+    >>> f = warped_rls(points, [0, 1], np.array([1.0, -1.0]), gamma_A=1e-3, sigma=1.0, n_neighbors=5)
+    >>> values = f(points[:2])
+    >>> bool(values[0] > 0 > values[1])
+    True
     """
     gamma_A = check_scalar(gamma_A, "gamma_A", low=0, low_inclusive=False)
-    X = check_points(X, "X", min_samples=2)
-    labeled = _labeled_points(X, labeled)
-    Y = _check_targets(Y, labeled.size)
-    kernel = WarpedKernel(X, gamma_A=gamma_A, gamma_I=gamma_I, **kernel_options)
-    XS = kernel.X[labeled]
-    right = kernel.right_factor(XS)
-    coef = rls_coefficients(kernel(XS, XS, right=right), Y, gamma_A)
-    return KernelExpansion(kernel, XS, right, coef)
+    return _fit_expansion(lambda X: WarpedKernel(X, gamma_A=gamma_A, gamma_I=gamma_I, **kernel_options),
+                          X, labeled, Y, gamma_A)

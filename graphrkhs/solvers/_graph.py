@@ -29,10 +29,12 @@ import scipy.sparse.linalg as spla
 from scipy.sparse import csgraph
 
 from .._core.cg import amg_preconditioner, conjugate_gradient
+from .._core.linalg import check_square
 from .._core.loo import KernelRidgePath, check_ridges
+from ._common import labeled_graph_problem
 from .._core.validation import GraphWarning, check_option, check_scalar, memory_guard, warn
 from ..spectral.filters import default_kernel
-from ..graphs import LAPLACIANS, as_adjacency, laplacian as graph_laplacian
+from ..graphs import LAPLACIANS, laplacian as graph_laplacian
 from ..kernels import GraphKernel
 from .._core.labels import _check_labeled_index, _check_targets, _orphans
 
@@ -189,10 +191,8 @@ def harmonic_solution(W, labeled, Y, *, laplacian="combinatorial", tol=1e-8, max
     check_option(laplacian, "laplacian", LAPLACIANS)
     preconditioner = _check_preconditioner(preconditioner)
     tol = check_scalar(tol, "tol", low=0, low_inclusive=False)
-    W = as_adjacency(W, dtype=np.float64)
+    W, S, Y2, was_1d, out_dtype = labeled_graph_problem(W, labeled, Y)
     n = W.shape[0]
-    S = _check_labeled_index(labeled, n)
-    Y2, was_1d, out_dtype = _check_targets(Y, S.size)
     lap_kind = "combinatorial" if laplacian == "randomwalk" else laplacian
     L = graph_laplacian(W, lap_kind)
     F = np.empty((n, Y2.shape[1]))
@@ -258,10 +258,8 @@ def tikhonov_solution(W, labeled, Y, *, alpha=0.0, laplacian="combinatorial", to
                                  preconditioner=preconditioner)
     preconditioner = _check_preconditioner(preconditioner)
     tol = check_scalar(tol, "tol", low=0, low_inclusive=False)
-    W = as_adjacency(W, dtype=np.float64)
+    W, S, Y2, was_1d, out_dtype = labeled_graph_problem(W, labeled, Y)
     n = W.shape[0]
-    S = _check_labeled_index(labeled, n)
-    Y2, was_1d, out_dtype = _check_targets(Y, S.size)
     if laplacian == "randomwalk":
         raise ValueError("laplacian='randomwalk' gives a non-symmetric Tikhonov system for alpha > 0; use "
                          "'combinatorial' or 'normalized'.")
@@ -348,10 +346,8 @@ def poisson_learning(W, labeled, Y, *, class_priors=None, tol=1e-6, max_iter=Non
     """
     preconditioner = _check_preconditioner(preconditioner)
     tol = check_scalar(tol, "tol", low=0, low_inclusive=False)
-    W = as_adjacency(W, dtype=np.float64)
+    W, S, Y2, was_1d, out_dtype = labeled_graph_problem(W, labeled, Y)
     n = W.shape[0]
-    S = _check_labeled_index(labeled, n)
-    Y2, was_1d, out_dtype = _check_targets(Y, S.size)
     m = Y2.shape[1]
     if class_priors is not None:
         class_priors = np.asarray(class_priors, dtype=np.float64)
@@ -629,9 +625,7 @@ def graph_kernel_ridge_loo(K_SS, Y, alphas):
     >>> R[0, :, 0].round(6)          # without node 1, node 1 is predicted K_10 * 1 / (K_00 + 1) = 1/3
     array([ 1.      , -0.333333])
     """
-    K_SS = np.asarray(K_SS, dtype=np.float64)
-    if K_SS.ndim != 2 or K_SS.shape[0] != K_SS.shape[1]:
-        raise ValueError(f"K_SS must be a square (l, l) array; got shape {K_SS.shape}.")
+    K_SS = check_square(K_SS, "K_SS", np.float64)
     Y2, _, _ = _check_targets(Y, K_SS.shape[0])
     alphas = check_ridges(alphas, "alphas")
     return KernelRidgePath(K_SS).loo_residuals(Y2, alphas)

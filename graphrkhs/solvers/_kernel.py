@@ -52,6 +52,7 @@ import scipy.sparse as sp
 from .._core.cg import conjugate_gradient
 from .._core.validation import check_option, check_points, check_scalar, memory_guard
 from .._core.config import DENSE_CACHE_BYTES
+from .._core.labels import _check_labeled_index
 from .._core.validation import _as_2d
 from .._core.linalg import apply_matrix as _apply, dense_matrix as _dense, n_rows as _n_of, psd_solve as _psd_solve
 from ..kernels import BLOCK_BYTES, KernelOperator, heat_semigroup, kernel_cg, pairwise_kernel
@@ -323,21 +324,25 @@ def rls_fit(K, Y, alpha, *, overwrite_K=False):
 # LapRLS
 # ---------------------------------------------------------------------------
 
-def _check_labeled(labeled, n):
-    labeled = np.asarray(labeled)
-    if labeled.dtype == bool:
-        if labeled.shape != (n,):
-            raise ValueError(f"labeled must be a boolean mask of shape ({n},); got {labeled.shape}.")
-        idx = np.flatnonzero(labeled)
-    else:
-        if labeled.ndim != 1 or not np.issubdtype(labeled.dtype, np.integer):
-            raise TypeError("labeled must be a 1-D array of indices or a boolean mask.")
-        idx = labeled.astype(np.int64)
-        if idx.size and (idx.min() < 0 or idx.max() >= n or np.unique(idx).size != idx.size):
-            raise ValueError(f"labeled indices must be distinct and lie in [0, {n}).")
-    if idx.size == 0:
-        raise ValueError("labeled is empty: at least one point must be labeled.")
-    return idx
+def _manifold_problem(K, labeled, Y, M):
+    """Checked inputs of the LapRLS-type systems on n points (K an array or an operator).
+
+    Returns ``(n, S, Y2, was_1d, M, dtype, jmask, JY)``: the labeled indices S,
+    the (l, k) targets, the sparse penalty, the computation dtype (K's), the
+    0/1 diagonal of J and the zero-padded targets :math:`J y`.
+    """
+    n = _n_of(K)
+    S = _check_labeled_index(labeled, n)
+    Y2, was_1d = _as_2d(Y)
+    if Y2.shape[0] != S.size:
+        raise ValueError(f"Y must have one row per labeled point ({S.size}); got {Y2.shape[0]}.")
+    M = sp.csr_array(M)
+    if M.shape != (n, n):
+        raise ValueError(f"M must have shape ({n}, {n}); got {M.shape}.")
+    dtype = K.dtype if isinstance(K, KernelOperator) else np.asarray(K).dtype
+    jmask = np.zeros(n, dtype=dtype)
+    jmask[S] = 1
+    return n, S, Y2, was_1d, M, dtype, jmask, _jy(S, Y2, n, dtype)
 
 
 def _resolve_solver(solver, n, limit=None):
@@ -411,21 +416,9 @@ def laprls_fit(K, labeled, Y, M, gamma_A, gamma_I, *, solver="auto", tol=1e-6, m
     """
     gamma_A = check_scalar(gamma_A, "gamma_A", low=0, low_inclusive=False)
     gamma_I = check_scalar(gamma_I, "gamma_I", low=0)
-    n = _n_of(K)
-    S = _check_labeled(labeled, n)
-    Y2, was_1d = _as_2d(Y)
-    if Y2.shape[0] != S.size:
-        raise ValueError(f"Y must have one row per labeled point ({S.size}); got {Y2.shape[0]}.")
-    M = sp.csr_array(M)
-    if M.shape != (n, n):
-        raise ValueError(f"M must have shape ({n}, {n}); got {M.shape}.")
+    n, S, Y2, was_1d, M, dtype, jmask, JY = _manifold_problem(K, labeled, Y, M)
     l = S.size
-    dtype = K.dtype if isinstance(K, KernelOperator) else np.asarray(K).dtype
-    c = gamma_I * l / float(n) ** 2
-    jmask = np.zeros(n, dtype=dtype)
-    jmask[S] = 1
-    Mc = (M * c).astype(dtype)
-    JY = _jy(S, Y2, n, dtype)
+    Mc = (M * (gamma_I * l / float(n) ** 2)).astype(dtype)
     solver = _resolve_solver(solver, n)
     if solver == "direct":
         memory_guard(2 * n * n * np.dtype(dtype).itemsize, f"the dense LapRLS system on {n} points",
@@ -639,21 +632,10 @@ def plaprls_fit(K, labeled, Y, M, gamma_A, gamma_I, *, P=None, Psi=None, solver=
     """
     gamma_A = check_scalar(gamma_A, "gamma_A", low=0)
     gamma_I = check_scalar(gamma_I, "gamma_I", low=0)
-    n = _n_of(K)
-    S = _check_labeled(labeled, n)
-    Y2, was_1d = _as_2d(Y)
-    if Y2.shape[0] != S.size:
-        raise ValueError(f"Y must have one row per labeled point ({S.size}); got {Y2.shape[0]}.")
-    M = sp.csr_array(M)
-    if M.shape != (n, n):
-        raise ValueError(f"M must have shape ({n}, {n}); got {M.shape}.")
+    n, S, Y2, was_1d, M, dtype, jmask, JY = _manifold_problem(K, labeled, Y, M)
     l = S.size
-    dtype = K.dtype if isinstance(K, KernelOperator) else np.asarray(K).dtype
     lam1, lam2 = gamma_A * l, gamma_I * l / float(n) ** 2
-    jmask = np.zeros(n, dtype=dtype)
-    jmask[S] = 1
     Mc = (M * lam2).astype(dtype)
-    JY = _jy(S, Y2, n, dtype)
     Psi = np.ones((n, 1), dtype=dtype) if Psi is None else np.asarray(Psi, dtype=dtype)
     if Psi.ndim != 2 or Psi.shape[0] != n:
         raise ValueError(f"Psi must have shape ({n}, o); got {Psi.shape}.")
@@ -774,10 +756,14 @@ def grls_fit(Phi, Psi, Y, gamma):
     Returns
     -------
     c : ndarray like Y
+        Kernel coefficients (penalized).
     beta : ndarray of shape (q,) or (q, k)
+        Feature coefficients (unpenalized); :math:`f(x) = \phi(x, X) c + \psi(x) \beta`.
 
     Examples
     --------
+    A linear target is reproduced by the linear features alone:
+
     >>> import numpy as np
     >>> from graphrkhs import grls_fit, pairwise_kernel
     >>> x = np.linspace(-1, 1, 9)[:, None]

@@ -14,11 +14,12 @@ any sparse R, e.g. a polynomial :math:`g(L)`.
 import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
-from scipy.sparse import csgraph
 
 from .._core.cg import check_on_failure, report_failure
-from .._core.validation import GraphWarning, check_scalar, warn
+from .._core.labels import _orphans
+from .._core.validation import check_scalar
 from ..graphs import as_adjacency
+from ._common import labeled_graph_problem
 
 __all__ = ["graph_tv", "incidence_matrix", "TVResult"]
 
@@ -195,17 +196,13 @@ def graph_tv(W, labeled, Y, *, alpha=1.0, R="incidence", tol=TV_TOL, max_iter=20
     >>> bool(res.converged), F[[0, 1, 4, 5]].round(3)
     (True, array([0.025, 0.025, 0.975, 0.975]))
     """
-    from .._core.labels import _check_labeled_index, _check_targets
-
     alpha = check_scalar(alpha, "alpha", low=0, low_inclusive=False)
     tol = check_scalar(tol, "tol", low=0, low_inclusive=False)
     max_iter = check_scalar(max_iter, "max_iter", kind="int", low=1)
     check_every = check_scalar(check_every, "check_every", kind="int", low=1)
     check_on_failure(on_failure)
-    W = as_adjacency(W, dtype=np.float64)
+    W, S, Y2, was_1d, out_dtype = labeled_graph_problem(W, labeled, Y)
     n = W.shape[0]
-    S = _check_labeled_index(labeled, n)
-    Y2, was_1d, out_dtype = _check_targets(Y, S.size)
     m = Y2.shape[1]
     if isinstance(R, str):
         if R != "incidence":
@@ -233,15 +230,6 @@ def graph_tv(W, labeled, Y, *, alpha=1.0, R="incidence", tol=TV_TOL, max_iter=20
         if p0.reshape(p0.shape[0], -1).shape != (r, m):
             raise ValueError(f"p0 must have shape ({r}, {m}); got {p0.shape}.")
         P[:] = p0.reshape(r, m)
-
-    # Label-free components: no data term, any constant minimizes; give them the prior.
-    _, comp = csgraph.connected_components(W, directed=False)
-    has = np.zeros(comp.max() + 1, dtype=bool)
-    has[comp[S]] = True
-    orphan = ~has[comp]
-    if orphan.any():
-        warn(f"{int(orphan.sum())} node(s) lie in connected components without any labeled node; "
-             "they get the mean of the labeled targets (the class prior).", GraphWarning)
 
     if isinstance(Rm, spla.LinearOperator):
         # No entries to precondition with: scalar steps tau = sigma = 0.99 / ||R||.
@@ -289,8 +277,9 @@ def graph_tv(W, labeled, Y, *, alpha=1.0, R="incidence", tol=TV_TOL, max_iter=20
         report_failure(f"graph_tv did not reach the relative duality gap tol={tol:g} in {it} iterations "
                        f"(worst gap {gap.max():.2e}); raise max_iter, loosen tol or warm-start with f0/p0.",
                        on_failure)
-    if orphan.any():
-        F[orphan] = Y2.mean(axis=0)
+    # Label-free components have no data term (any constant minimizes): the one rule of the
+    # graph solvers gives them the prior, with a GraphWarning.
+    _orphans(W, S, Y2, F)
     F = F.astype(out_dtype, copy=False)
     result = TVResult(F[:, 0], P[:, 0], obj, gap, it, converged) if was_1d else \
         TVResult(F, P, obj, gap, it, converged)
