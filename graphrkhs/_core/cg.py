@@ -9,10 +9,13 @@ the product ``A @ P`` on an (n, m) block reads the matrix once instead of m
 times.
 """
 
+from typing import Callable, Optional, Union
+
 import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
+from .types import ArrayLike, OperatorLike
 from .validation import ConvergenceWarning, check_scalar, warn
 
 __all__ = ["conjugate_gradient", "amg_preconditioner", "CGResult"]
@@ -48,14 +51,14 @@ class CGResult:
 ON_FAILURE = ("warn", "raise", "ignore")
 
 
-def check_on_failure(on_failure):
+def check_on_failure(on_failure: str) -> str:
     """Validate an ``on_failure`` argument (one of :data:`ON_FAILURE`)."""
     if on_failure not in ON_FAILURE:
         raise ValueError(f"on_failure must be 'warn', 'raise' or 'ignore'; got {on_failure!r}.")
     return on_failure
 
 
-def report_failure(message, on_failure, stacklevel=4):
+def report_failure(message: str, on_failure: str, stacklevel: int = 4) -> None:
     """Act on a solver that missed its tolerance: warn (ConvergenceWarning), raise RuntimeError, or ignore.
 
     The one policy of every iterative solver's ``on_failure`` argument (CG,
@@ -87,7 +90,10 @@ def _apply(op, X):
     return op @ X
 
 
-def conjugate_gradient(A, B, *, M=None, x0=None, tol=1e-8, max_iter=None, on_failure="warn"):
+def conjugate_gradient(A: Union[OperatorLike, Callable[[np.ndarray], np.ndarray]], B: ArrayLike, *,
+                       M: Optional[Union[OperatorLike, Callable[[np.ndarray], np.ndarray]]] = None,
+                       x0: Optional[ArrayLike] = None, tol: float = 1e-8, max_iter: Optional[int] = None,
+                       on_failure: str = "warn") -> "CGResult":
     r"""Solve :math:`A X = B` for symmetric positive definite A, all columns at once.
 
     Parameters
@@ -191,7 +197,8 @@ def conjugate_gradient(A, B, *, M=None, x0=None, tol=1e-8, max_iter=None, on_fai
     return result
 
 
-def amg_preconditioner(A, *, degree=3, ratio=30.0, strength=0.0, max_coarse=500, max_levels=12):
+def amg_preconditioner(A: OperatorLike, *, degree: int = 3, ratio: float = 30.0, strength: float = 0.0,
+                       max_coarse: int = 500, max_levels: int = 12) -> spla.LinearOperator:
     r"""Smoothed-aggregation AMG V-cycle as a preconditioner for block CG.
 
     Build it once per matrix and reuse it across right-hand sides and

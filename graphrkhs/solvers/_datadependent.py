@@ -13,6 +13,8 @@ precomputed kernel with :math:`C = 1 / (2 \alpha l)` (the same objective with th
 hinge in place of the square).
 """
 
+from typing import Any, Callable
+
 import numpy as np
 
 from ..kernels import FredholmKernel, WarpedKernel
@@ -20,6 +22,7 @@ from .._core.labels import _check_labeled_index, _check_targets as _check_labele
 from .._core.linalg import check_square
 from .._core.loo import KernelRidgePath, check_ridges
 from .._core.validation import check_points, check_scalar
+from .._core.types import ArrayLike, Indices
 from ._kernel import rls_fit
 
 __all__ = ["rls_coefficients", "rls_loo_error", "fredholm_rls", "warped_rls", "KernelExpansion"]
@@ -31,7 +34,7 @@ def _check_targets(Y, l):
     return Y2[:, 0] if was_1d else Y2
 
 
-def rls_coefficients(K, Y, alpha):
+def rls_coefficients(K: ArrayLike, Y: ArrayLike, alpha: float) -> np.ndarray:
     r"""Coefficients :math:`c = (K + \alpha l I)^{-1} Y` of kernel RLS on l labeled points.
 
     Parameters
@@ -71,7 +74,7 @@ def rls_coefficients(K, Y, alpha):
     return rls_fit(K, Y, alpha, overwrite_K=True)
 
 
-def rls_loo_error(K, Y, alphas):
+def rls_loo_error(K: ArrayLike, Y: ArrayLike, alphas: ArrayLike) -> np.ndarray:
     r"""Leave-one-out mean squared error of kernel RLS for each ridge weight, in closed form.
 
     With the hat matrix :math:`H = K (K + \alpha l I)^{-1}`, the residual at labeled point
@@ -126,16 +129,16 @@ class KernelExpansion:
         self.right = right
         self.coef = coef
 
-    def gram(self, A):
+    def gram(self, A: ArrayLike) -> np.ndarray:
         """:math:`\\kappa(A, X_S)` of shape (len(A), l), reusing the cached solve."""
         return self.kernel(A, self.labeled_points, right=self.right)
 
-    def __call__(self, A):
+    def __call__(self, A: ArrayLike) -> np.ndarray:
         """:math:`f(A)`, shape (len(A),) or (len(A), m)."""
         return self.gram(A) @ self.coef
 
 
-def _fit_expansion(make_kernel, X, labeled, Y, ridge):
+def _fit_expansion(make_kernel: Callable, X, labeled, Y, ridge):
     """RLS on a data-dependent kernel built on all points X: the one body of fredholm_rls and warped_rls."""
     X = check_points(X, "X", min_samples=2)
     labeled = _check_labeled_index(labeled, X.shape[0])
@@ -147,7 +150,8 @@ def _fit_expansion(make_kernel, X, labeled, Y, ridge):
     return KernelExpansion(kernel, XS, right, coef)
 
 
-def fredholm_rls(X, labeled, Y, *, alpha=1e-2, **kernel_options):
+def fredholm_rls(X: ArrayLike, labeled: Indices, Y: ArrayLike, *, alpha: float = 1e-2,
+                 **kernel_options: Any) -> "KernelExpansion":
     r"""Fredholm learning with the square loss (Que, Belkin & Wang 2014, Eq. 3).
 
     Builds :class:`FredholmKernel` on all points X and solves
@@ -187,7 +191,8 @@ def fredholm_rls(X, labeled, Y, *, alpha=1e-2, **kernel_options):
     return _fit_expansion(lambda X: FredholmKernel(X, **kernel_options), X, labeled, Y, alpha)
 
 
-def warped_rls(X, labeled, Y, *, gamma_A=1e-2, gamma_I=1.0, **kernel_options):
+def warped_rls(X: ArrayLike, labeled: Indices, Y: ArrayLike, *, gamma_A: float = 1e-2, gamma_I: float = 1.0,
+               **kernel_options: Any) -> "KernelExpansion":
     r"""RLS with the warped kernel = LapRLS (Sindhwani, Niyogi & Belkin 2005).
 
     :math:`c = (\tilde K_{SS} + \gamma_A l I)^{-1} Y` with :math:`\tilde k` of

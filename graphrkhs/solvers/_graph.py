@@ -23,6 +23,8 @@ Computations run in float64 (AMG and the Chebyshev recursions do); results
 come back in the dtype of ``Y`` when it is float32, in float64 otherwise.
 """
 
+from typing import Callable, Optional, Tuple, Union
+
 import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
@@ -31,6 +33,7 @@ from scipy.sparse import csgraph
 from .._core.cg import amg_preconditioner, conjugate_gradient
 from .._core.linalg import check_square
 from .._core.loo import KernelRidgePath, check_ridges
+from .._core.types import ArrayLike, GraphLike, Indices, MatrixLike
 from ._common import labeled_graph_problem
 from .._core.validation import GraphWarning, check_option, check_scalar, memory_guard, warn
 from ..spectral.filters import default_kernel
@@ -134,8 +137,9 @@ def _make_preconditioner(A, preconditioner):
 # Laplace learning: harmonic and Tikhonov
 # ---------------------------------------------------------------------------
 
-def harmonic_solution(W, labeled, Y, *, laplacian="combinatorial", tol=1e-8, max_iter=None,
-                      preconditioner="auto"):
+def harmonic_solution(W: GraphLike, labeled: Indices, Y: ArrayLike, *, laplacian: str = "combinatorial",
+                      tol: float = 1e-8, max_iter: Optional[int] = None,
+                      preconditioner: Union[str, None, spla.LinearOperator] = "auto") -> np.ndarray:
     r"""Harmonic extension (Laplace learning, Zhu, Ghahramani & Lafferty 2003).
 
     Solves :math:`L_{UU} F_U = -L_{US} Y_S` with :math:`F_S = Y_S`: the limit
@@ -210,8 +214,9 @@ def harmonic_solution(W, labeled, Y, *, laplacian="combinatorial", tol=1e-8, max
     return _finish(F, was_1d, out_dtype)
 
 
-def tikhonov_solution(W, labeled, Y, *, alpha=0.0, laplacian="combinatorial", tol=1e-8, max_iter=None,
-                      preconditioner="auto"):
+def tikhonov_solution(W: GraphLike, labeled: Indices, Y: ArrayLike, *, alpha: float = 0.0,
+                      laplacian: str = "combinatorial", tol: float = 1e-8, max_iter: Optional[int] = None,
+                      preconditioner: Union[str, None, spla.LinearOperator] = "auto") -> np.ndarray:
     r"""Laplacian (Tikhonov) regularization on a graph.
 
     .. math::
@@ -283,7 +288,9 @@ def tikhonov_solution(W, labeled, Y, *, alpha=0.0, laplacian="combinatorial", to
 # Poisson learning
 # ---------------------------------------------------------------------------
 
-def poisson_learning(W, labeled, Y, *, class_priors=None, tol=1e-6, max_iter=None, preconditioner="auto"):
+def poisson_learning(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_priors: Optional[ArrayLike] = None,
+                     tol: float = 1e-6, max_iter: Optional[int] = None,
+                     preconditioner: Union[str, None, spla.LinearOperator] = "auto") -> np.ndarray:
     r"""Poisson learning (Calder, Cook, Thorpe & Slepcev, ICML 2020).
 
     Solves the graph Poisson equation with the combinatorial Laplacian
@@ -440,9 +447,12 @@ def _poly_matrix(L, coef):
     return sp.csr_array(R)
 
 
-def graph_kernel_ridge(W, labeled, Y, kernel=None, *, alpha=1e-3, method="auto", laplacian="normalized",
-                       order=None, filter_tol=1e-8, tol=1e-8, max_iter=None, preconditioner="auto",
-                       return_coef=False):
+def graph_kernel_ridge(W: Union[GraphLike, GraphKernel], labeled: Indices, Y: ArrayLike,
+                       kernel: Optional[Callable] = None, *, alpha: float = 1e-3, method: str = "auto",
+                       laplacian: str = "normalized", order: Optional[int] = None, filter_tol: float = 1e-8,
+                       tol: float = 1e-8, max_iter: Optional[int] = None,
+                       preconditioner: Union[str, None, spla.LinearOperator] = "auto",
+                       return_coef: bool = False) -> Union[np.ndarray, Tuple[np.ndarray, Optional[np.ndarray]]]:
     r"""Kernel ridge regression in the graph RKHS :math:`\mathcal H_\varphi` (Pena 2017).
 
     .. math::
@@ -586,7 +596,7 @@ def graph_kernel_ridge(W, labeled, Y, kernel=None, *, alpha=1e-3, method="auto",
     return F
 
 
-def graph_kernel_ridge_loo(K_SS, Y, alphas):
+def graph_kernel_ridge_loo(K_SS: ArrayLike, Y: ArrayLike, alphas: ArrayLike) -> np.ndarray:
     r"""Exact leave-one-out residuals of kernel ridge over a grid of ``alpha``.
 
     For :math:`\beta = (K + \mu I)^{-1} y` the fit on S is
@@ -631,7 +641,8 @@ def graph_kernel_ridge_loo(K_SS, Y, alphas):
     return KernelRidgePath(K_SS).loo_residuals(Y2, alphas)
 
 
-def graph_kernel_columns(L, phi, cols, *, order=None, tol=1e-8):
+def graph_kernel_columns(L: MatrixLike, phi: Callable, cols: Indices, *, order: Optional[int] = None,
+                         tol: float = 1e-8) -> np.ndarray:
     r"""The columns :math:`\Phi_{:, cols}` of the graph kernel :math:`\Phi = \varphi(L)`, as an (n, len(cols)) array.
 
     One Chebyshev pass on the unit vectors :math:`e_i, i \in` ``cols``

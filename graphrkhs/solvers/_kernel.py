@@ -45,6 +45,8 @@ fits in ``DENSE_CACHE_BYTES`` (4 GiB: n = 20000 in float64 is 3.2 GB) and in
 row blocks of bounded size otherwise (:class:`KernelOperator`).
 """
 
+from typing import Any, Callable, Dict, Optional, Tuple, Union
+
 import numpy as np
 import scipy.linalg as sla
 import scipy.sparse as sp
@@ -53,6 +55,7 @@ from .._core.cg import conjugate_gradient
 from .._core.validation import check_option, check_points, check_scalar, memory_guard
 from .._core.config import DENSE_CACHE_BYTES
 from .._core.labels import _check_labeled_index
+from .._core.types import ArrayLike, GraphLike, Indices, MatrixLike
 from .._core.validation import _as_2d
 from .._core.linalg import apply_matrix as _apply, dense_matrix as _dense, n_rows as _n_of, psd_solve as _psd_solve
 from ..kernels import BLOCK_BYTES, KernelOperator, heat_semigroup, kernel_cg, pairwise_kernel
@@ -90,7 +93,7 @@ INTEGRAL_OPERATORS = ("heat", "empirical")
 # ---------------------------------------------------------------------------
 
 
-def graph_penalty(W, laplacian="combinatorial", laplacian_power=1):
+def graph_penalty(W: GraphLike, laplacian: str = "combinatorial", laplacian_power: int = 1) -> sp.csr_array:
     r"""The symmetric graph penalty matrix :math:`M` with :math:`f^T M f` the smoothness term.
 
     ``laplacian_power`` p gives :math:`L^p` for the combinatorial and normalized
@@ -147,8 +150,9 @@ def graph_penalty(W, laplacian="combinatorial", laplacian_power=1):
 # PRLS / PLapRLS Gram matrices K, K', K''
 # ---------------------------------------------------------------------------
 
-def consistency_grams(XS, X=None, *, integral_operator="empirical", kernel="gaussian", sigma=1.0, m=None,
-                      degree=2, coef0=1.0):
+def consistency_grams(XS: ArrayLike, X: Optional[ArrayLike] = None, *, integral_operator: str = "empirical",
+                      kernel: Union[str, Callable] = "gaussian", sigma: float = 1.0, m: Optional[int] = None,
+                      degree: int = 2, coef0: float = 1.0) -> Tuple[np.ndarray, np.ndarray, np.ndarray, float]:
     r"""The Gram matrices :math:`K, K', K''` of PRLS on the points XS (Yang, King & Lyu 2009).
 
     :math:`K'_{ij} = \langle K_{x_i}, L_K K_{x_j}\rangle_K` and
@@ -240,7 +244,7 @@ def consistency_grams(XS, X=None, *, integral_operator="empirical", kernel="gaus
 # ---------------------------------------------------------------------------
 
 
-def rls_fit(K, Y, alpha, *, overwrite_K=False):
+def rls_fit(K: np.ndarray, Y: ArrayLike, alpha: float, *, overwrite_K: bool = False) -> np.ndarray:
     r"""Regularized least squares (kernel ridge) with the :math:`1/l` loss scaling.
 
     .. math::
@@ -358,7 +362,9 @@ def _jy(S, Y2, n, dtype):
     return JY
 
 
-def laprls_fit(K, labeled, Y, M, gamma_A, gamma_I, *, solver="auto", tol=1e-6, max_iter=None, return_info=False):
+def laprls_fit(K: Union[np.ndarray, KernelOperator], labeled: Indices, Y: ArrayLike, M: MatrixLike, gamma_A: float,
+               gamma_I: float, *, solver: str = "auto", tol: float = 1e-6, max_iter: Optional[int] = None,
+               return_info: bool = False) -> Union[np.ndarray, Tuple[np.ndarray, Dict[str, Any]]]:
     r"""Laplacian RLS (Belkin, Niyogi & Sindhwani, JMLR 2006, Eq. 14 / their Section 4.2).
 
     .. math::
@@ -473,7 +479,8 @@ def _snap(R, Y):
     return R
 
 
-def prls_fit(K, Kp, Kpp, Y, gamma, Psi=None):
+def prls_fit(K: ArrayLike, Kp: ArrayLike, Kpp: ArrayLike, Y: ArrayLike, gamma: float,
+             Psi: Optional[ArrayLike] = None) -> Tuple[np.ndarray, np.ndarray]:
     r"""Partially-penalized RLS (Yang, King & Lyu, NIPS 2009, Eqs. 7-11).
 
     .. math::
@@ -552,8 +559,10 @@ def prls_fit(K, Kp, Kpp, Y, gamma, Psi=None):
 # PLapRLS
 # ---------------------------------------------------------------------------
 
-def plaprls_fit(K, labeled, Y, M, gamma_A, gamma_I, *, P=None, Psi=None, solver="auto", tol=1e-6,
-                max_iter=None, return_info=False):
+def plaprls_fit(K: Union[np.ndarray, KernelOperator], labeled: Indices, Y: ArrayLike, M: MatrixLike, gamma_A: float,
+                gamma_I: float, *, P: Optional[Union[np.ndarray, KernelOperator]] = None, Psi: Optional[ArrayLike] = None,
+                solver: str = "auto", tol: float = 1e-6, max_iter: Optional[int] = None, return_info: bool = False
+                ) -> Union[Tuple[np.ndarray, np.ndarray], Tuple[np.ndarray, np.ndarray, Dict[str, Any]]]:
     r"""Partially-penalized Laplacian RLS (Yang, King & Lyu, NIPS 2009, Eqs. 12-14).
 
     Objective (their Eq. 12, in matrix form over the n points, :math:`\mathbf f = K\alpha + \Psi\beta`):
@@ -714,7 +723,7 @@ def plaprls_fit(K, labeled, Y, M, gamma_A, gamma_I, *, P=None, Psi=None, solver=
 # G-RLS
 # ---------------------------------------------------------------------------
 
-def grls_fit(Phi, Psi, Y, gamma):
+def grls_fit(Phi: ArrayLike, Psi: ArrayLike, Y: ArrayLike, gamma: float) -> Tuple[np.ndarray, np.ndarray]:
     r"""G-RLS (Li, Lee & Leung, NIPS 2006): the true minimizer of their objective (2).
 
     .. math::
@@ -791,7 +800,8 @@ def grls_fit(Phi, Psi, Y, gamma):
     return (c[:, 0], beta[:, 0]) if was_1d else (c, beta)
 
 
-def grls_fit_constructed(kernel, X, Y, gamma, *, as_printed=False):
+def grls_fit_constructed(kernel: Any, X: ArrayLike, Y: ArrayLike, gamma: float, *,
+                         as_printed: bool = False) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
     r"""G-RLS through the constructed kernel (Li, Lee & Leung 2006, Eqs. 19-27).
 
     With the anchors :math:`a_1..a_q` of ``kernel`` (a :class:`~graphrkhs.GRLSKernel`

@@ -11,6 +11,8 @@ generalized TV of Pena 2017, slide "Can we do it for other problems?"), or
 any sparse R, e.g. a polynomial :math:`g(L)`.
 """
 
+from typing import Optional, Tuple, Union
+
 import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
@@ -19,6 +21,7 @@ from .._core.cg import check_on_failure, report_failure
 from .._core.labels import _orphans
 from .._core.validation import check_scalar
 from ..graphs import as_adjacency
+from .._core.types import ArrayLike, GraphLike, Indices, MatrixLike
 from ._common import labeled_graph_problem
 
 __all__ = ["graph_tv", "incidence_matrix", "TVResult"]
@@ -30,7 +33,7 @@ __all__ = ["graph_tv", "incidence_matrix", "TVResult"]
 TV_TOL = 1e-4
 
 
-def incidence_matrix(W):
+def incidence_matrix(W: GraphLike) -> sp.csr_array:
     r"""Weighted incidence (graph gradient) operator of an undirected graph.
 
     Row e of R, for the edge :math:`e = \{i, j\}` with :math:`i < j`, holds
@@ -117,8 +120,11 @@ def _conj_box_loss(Q, Y_S, S, lo, hi):
     return val.sum(axis=0)
 
 
-def graph_tv(W, labeled, Y, *, alpha=1.0, R="incidence", tol=TV_TOL, max_iter=20000, check_every=10,
-             f0=None, p0=None, on_failure="warn", return_info=False):
+def graph_tv(W: GraphLike, labeled: Indices, Y: ArrayLike, *, alpha: float = 1.0,
+             R: Union[str, MatrixLike, spla.LinearOperator] = "incidence", tol: float = TV_TOL,
+             max_iter: int = 20000, check_every: int = 10, f0: Optional[ArrayLike] = None,
+             p0: Optional[ArrayLike] = None, on_failure: str = "warn",
+             return_info: bool = False) -> Union[np.ndarray, Tuple[np.ndarray, "TVResult"]]:
     r"""Graph total-variation regression / classification scores.
 
     .. math::

@@ -474,3 +474,21 @@ def test_consistency_grams_default_is_the_estimators_empirical_operator():
     for a, b in zip(default, empirical):
         np.testing.assert_array_equal(a, b)
     assert PRLSClassifier().integral_operator == PLapRLSClassifier().integral_operator == "empirical"
+
+
+def test_public_solver_functions_are_annotated():
+    """Type hints on every public function of graphrkhs.solvers and on the CG / AMG entry points."""
+    import inspect
+
+    import graphrkhs.solvers as solvers
+    from graphrkhs._core.cg import amg_preconditioner, conjugate_gradient
+
+    funcs = [getattr(solvers, n) for n in solvers.__all__
+             if inspect.isfunction(getattr(solvers, n)) and getattr(solvers, n).__module__.startswith("graphrkhs.solvers")]
+    funcs += [conjugate_gradient, amg_preconditioner]
+    assert len(funcs) >= 18
+    for f in funcs:
+        sig = inspect.signature(f)
+        missing = [p.name for p in sig.parameters.values() if p.annotation is inspect.Parameter.empty]
+        assert not missing, f"{f.__name__}: no annotation for {missing}"
+        assert sig.return_annotation is not inspect.Signature.empty, f"{f.__name__}: no return annotation"
