@@ -5,7 +5,6 @@ import numpy as np
 
 from .._core.cg import check_on_failure, report_failure
 from .._core.config import DENSE_CACHE_BYTES, _REPLACE_EVERY
-from .._core.linalg import apply_matrix, dense_matrix, n_rows, psd_solve
 from .._core.validation import check_points, check_scalar, memory_guard
 from ._pointcloud import BLOCK_BYTES, heat_semigroup, pairwise_kernel
 
@@ -106,10 +105,6 @@ class KernelOperator:
 
     def __matmul__(self, V):
         return self.matmat(V)
-
-
-# The dense helpers moved to graphrkhs._core.linalg (shared with the solvers); old private names kept.
-_apply, _dense, _n_of, _psd_solve = apply_matrix, dense_matrix, n_rows, psd_solve
 
 
 def kernel_cg(apply_T, apply_G, C, *, tol=1e-6, max_iter=None, on_failure="warn"):

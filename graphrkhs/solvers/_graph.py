@@ -498,7 +498,8 @@ def graph_kernel_ridge(W: Union[GraphLike, GraphKernel], labeled: Indices, Y: Ar
         block and an l x l Cholesky), else "cg".
     laplacian : {"normalized", "combinatorial"}, default="normalized"
         Laplacian kind; the normalized one has its spectrum in [0, 2], so
-        one kernel scale suits graphs of any degree.
+        one kernel scale suits graphs of any degree (the default of
+        :class:`~graphrkhs.GraphKernel` as well).
     order, filter_tol
         Chebyshev degree (None: chosen to reach ``filter_tol``) and its tolerance.
     tol, max_iter
