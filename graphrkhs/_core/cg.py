@@ -15,6 +15,7 @@ import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
+from .amg import SmoothedAggregationPreconditioner
 from .types import ArrayLike, OperatorLike
 from .validation import ConvergenceWarning, check_scalar, warn
 
@@ -247,8 +248,6 @@ def amg_preconditioner(A: OperatorLike, *, degree: int = 3, ratio: float = 30.0,
     >>> bool(pre.converged.all()), pre.n_iter < plain.n_iter / 4
     (True, True)
     """
-    from .amg import SmoothedAggregationPreconditioner
-
     if not (sp.issparse(A) or isinstance(A, np.ndarray)):
         raise TypeError(f"amg_preconditioner needs a sparse matrix or an ndarray; got {type(A).__name__}.")
     if A.ndim != 2 or A.shape[0] != A.shape[1]:

@@ -28,6 +28,7 @@ from typing import Callable, Optional, Tuple, Union
 import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
+from scipy.linalg import cho_factor, cho_solve
 from scipy.sparse import csgraph
 
 from .._core.cg import amg_preconditioner, conjugate_gradient
@@ -569,8 +570,6 @@ def graph_kernel_ridge(W: Union[GraphLike, GraphKernel], labeled: Indices, Y: Ar
         F[keep] = _solve_spd(A, B, preconditioner, tol, max_iter)
     elif method == "direct":
         C = graph_kernel_columns(L, phi, S, order=order, tol=filter_tol)      # Phi[:, S]
-        from scipy.linalg import cho_factor, cho_solve
-
         G = C[S] + alpha * np.eye(S.size)
         G = (G + G.T) / 2
         beta = cho_solve(cho_factor(G), Y2)

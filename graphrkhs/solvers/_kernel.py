@@ -58,6 +58,7 @@ from .._core.labels import _check_labeled_index
 from .._core.types import ArrayLike, GraphLike, Indices, MatrixLike
 from .._core.validation import _as_2d
 from .._core.linalg import apply_matrix as _apply, dense_matrix as _dense, n_rows as _n_of, psd_solve as _psd_solve
+from ..graphs import LAPLACIANS, as_adjacency, laplacian as graph_laplacian
 from ..kernels import BLOCK_BYTES, KernelOperator, heat_semigroup, kernel_cg, pairwise_kernel
 
 __all__ = [
@@ -126,8 +127,6 @@ def graph_penalty(W: GraphLike, laplacian: str = "combinatorial", laplacian_powe
            [-3.,  6., -3.],
            [ 1., -3.,  2.]])
     """
-    from ..graphs import LAPLACIANS, as_adjacency, laplacian as graph_laplacian
-
     check_option(laplacian, "laplacian", LAPLACIANS)
     power = check_scalar(laplacian_power, "laplacian_power", kind="int", low=1)
     W = as_adjacency(W)
