@@ -26,7 +26,9 @@ prolongator and the smoother.
 """
 
 import numpy as np
+import pyamg
 import scipy.linalg
+from numpy.polynomial import Chebyshev, Polynomial
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
@@ -85,7 +87,6 @@ def chebyshev_smoother_coefficients(degree, ratio):
     :math:`[\theta - \delta, \theta + \delta] = [1/r, 1]`: the degree-k
     polynomial with :math:`e(0) = 1` that is smallest on that interval.
     """
-    from numpy.polynomial import Chebyshev, Polynomial
 
     lo, hi = 1.0 / ratio, 1.0
     theta, delta = (hi + lo) / 2, (hi - lo) / 2
@@ -160,8 +161,6 @@ class SmoothedAggregationPreconditioner(spla.LinearOperator):
 
     def __init__(self, A, *, degree=3, ratio=30.0, strength=0.0, omega=4.0 / 3.0, max_coarse=500,
                  max_levels=12):
-        import pyamg
-
         A = sp.csr_array(A, dtype=np.float64)
         n = A.shape[0]
         super().__init__(dtype=np.float64, shape=(n, n))

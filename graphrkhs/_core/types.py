@@ -17,6 +17,12 @@ import scipy.sparse.linalg as spla
 
 __all__ = []
 
+#: Anything :func:`numpy.asarray` turns into an array.
+ArrayLike = npt.ArrayLike
+
+#: Node or point indices (int array) or a boolean mask.
+Indices = npt.ArrayLike
+
 #: A SciPy sparse matrix or array of any format.
 SparseMatrix = Union[sp.sparray, sp.spmatrix]
 
@@ -51,3 +57,12 @@ LaplacianKind = Literal["combinatorial", "normalized", "randomwalk"]
 SymmetricLaplacianKind = Literal["combinatorial", "normalized"]
 Reorder = Union[Literal["auto"], bool]
 Backend = Literal["auto", "numba", "scipy"]
+
+#: A dense or sparse matrix.
+MatrixLike = Union[np.ndarray, SparseMatrix]
+
+#: A matrix or a matrix-free LinearOperator (kernel operators with ``matmat`` are accepted too).
+OperatorLike = Union[np.ndarray, SparseMatrix, spla.LinearOperator]
+
+#: A real scalar.
+Float = Union[float, np.floating]

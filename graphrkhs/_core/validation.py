@@ -6,6 +6,7 @@ that names the argument, says what was wrong and what is accepted.
 """
 
 import numbers
+import os
 import warnings
 
 import numpy as np
@@ -221,8 +222,6 @@ def memory_guard(n_bytes, what, alternative, limit=None):
 
 def _physical_memory():
     try:
-        import os
-
         return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
     except (ValueError, OSError, AttributeError):  # pragma: no cover - non-POSIX
         return 16 * 2**30

@@ -19,8 +19,8 @@ def _demo_methods(n_neighbors):
     from sklearn.semi_supervised import LabelSpreading
 
     from .._core.labels import one_hot, split_classification_labels
-    from ..solvers._graph import harmonic_solution
-    from ..estimators._transductive import (
+    from ..solvers import harmonic_solution
+    from ..estimators import (
         GraphKernelRidgeClassifier,
         GraphTVClassifier,
         LaplacianRegularizationClassifier,

@@ -233,12 +233,12 @@ LABEL_METHODS = ("laplace", "poisson", "tikhonov", "kernel-ridge")
 def _label_scores(method, W, codes, n_classes):
     """(n, n_classes) class scores of every row by the chosen transductive method."""
     from .._core.labels import one_hot
-    from ..solvers._graph import harmonic_solution
+    from ..solvers import harmonic_solution
 
     labeled = codes >= 0
     if method == "laplace":
         return harmonic_solution(W, np.flatnonzero(labeled), one_hot(codes[labeled], n_classes))
-    from ..estimators import _transductive as transductive
+    from .. import estimators as transductive
 
     estimator = {
         "poisson": "PoissonLearningClassifier",

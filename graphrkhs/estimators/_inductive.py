@@ -376,7 +376,7 @@ class _LapRLS(_Base):
         M = _build_penalty(self, X)
         K = KernelOperator(X, **self._kernel_kw())
         self.coef_, self.solver_info_ = laprls_fit(K, labeled, Y, M, self.gamma_A, self.gamma_I,
-                                                   solver=self.solver, tol=self.tol, max_iter=self.max_iter)
+                                                   solver=self.solver, tol=self.tol, max_iter=self.max_iter, return_info=True)
         self.n_iter_ = max(1, int(self.solver_info_.get("n_iter", 1)))   # 1 for a direct factorization
         self.X_fit_ = X
         return self
@@ -620,7 +620,7 @@ class _PLapRLS(_LapRLS):
                                cache_bytes=0 if not K.is_dense else 4 * 2**30 - K.n * K.n * X.dtype.itemsize)
         self.coef_, self.intercept_, self.solver_info_ = plaprls_fit(
             K, labeled, Y, M, self.gamma_A, self.gamma_I, P=P, Psi=_null_space(self, X), solver=self.solver,
-            tol=self.tol, max_iter=self.max_iter)
+            tol=self.tol, max_iter=self.max_iter, return_info=True)
         self.n_iter_ = max(1, int(self.solver_info_.get("n_iter", 1)))
         self.X_fit_ = X
         return self

@@ -611,7 +611,7 @@ class _TVMixin:
         check_scalar(self.max_iter, "max_iter", kind="int", low=1)
 
     def _solve(self, W, S, Y):
-        res = graph_tv(W, S, Y, alpha=self.alpha, tol=self.tol, max_iter=self.max_iter)
+        _, res = graph_tv(W, S, Y, alpha=self.alpha, tol=self.tol, max_iter=self.max_iter, return_info=True)
         self.n_iter_, self.gap_ = res.n_iter, res.gap
         return res.f
 

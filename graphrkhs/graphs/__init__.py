@@ -24,6 +24,8 @@ from ._convert import __all__ as _convert_all
 from ._laplacian import *  # noqa: F401,F403
 from ._laplacian import __all__ as _laplacian_all
 from ._laplacian import LAPLACIANS  # noqa: F401
+# The kNN search backends, public here (not in __all__) for the kernel layer's neighbour lists.
+from ._search import KD_TREE_MAX_DIM, knn_search  # noqa: F401
 
 __all__ = list(_construct_all) + list(_laplacian_all) + list(_convert_all)
 

@@ -28,7 +28,7 @@ import scipy.linalg as sla
 import scipy.sparse as sp
 from numpy.typing import ArrayLike, NDArray
 
-from ..graphs import _search as _knn
+from ..graphs import KD_TREE_MAX_DIM, knn_search
 from .._core.types import KernelName, LaplacianKind, RandomStateLike
 from .._core.cg import conjugate_gradient
 from ._pointcloud import KERNELS, pairwise_kernel
@@ -113,7 +113,7 @@ def _query_knn(X, A, k, X_sq=None):
     dimension; returns ``(squared distances, indices)``, each (len(A), k).
     """
     n, d = X.shape
-    if d <= _knn.KD_TREE_MAX_DIM:
+    if d <= KD_TREE_MAX_DIM:
         from scipy.spatial import cKDTree
 
         dist, idx = cKDTree(np.asarray(X, dtype=np.float64)).query(np.asarray(A, dtype=np.float64), k=k,
@@ -145,6 +145,23 @@ def _same_points(A, X):
 # ---------------------------------------------------------------------------
 # Fredholm kernel
 # ---------------------------------------------------------------------------
+
+
+def _scale_outer_rows(P, normalized, n, failure):
+    r"""The outer weights in place: rows divided by their sums (``normalized``) or by n (Que et al.'s 1/n).
+
+    ``failure`` completes the ``ValueError`` raised when a row sum is not
+    positive (a normalized row would be undefined).
+    """
+    if normalized:
+        sums = P.sum(axis=1)
+        if not (sums > 0).all():
+            raise ValueError(f"normalized=True: {failure}")
+        P /= sums[:, None]
+    else:
+        P /= P.dtype.type(n)
+    return P
+
 
 class FredholmKernel:
     r"""Fredholm kernel of Que, Belkin & Wang (NIPS 2014), evaluable between any point sets.
@@ -361,15 +378,8 @@ class FredholmKernel:
             memory_guard(A.shape[0] * n * A.dtype.itemsize, f"the dense outer kernel of {A.shape[0]} points",
                          "set n_neighbors to truncate the outer kernel, or evaluate fewer points at a time.")
             P = self._kernel("outer", A, self.X)
-            if self.normalized:
-                sums = P.sum(axis=1)
-                if not (sums > 0).all():
-                    raise ValueError("normalized=True: the outer kernel has a row with a non-positive sum; "
+            return _scale_outer_rows(P, self.normalized, n, "the outer kernel has a row with a non-positive sum; "
                                      "use a positive outer kernel or a wider sigma.")
-                P /= sums[:, None]
-            else:
-                P /= P.dtype.type(n)
-            return P
         k = self.n_neighbors
         if same:
             if self._X_sq is None:
@@ -379,7 +389,7 @@ class FredholmKernel:
                 idx = np.arange(n)[:, None]
             else:
                 self._progress(f"outer kernel: {k} nearest of each of the n = {n} points")
-                dist, nbr = _knn.knn_search(self.X, k - 1, "auto", self._rng)
+                dist, nbr = knn_search(self.X, k - 1, "auto", self._rng)
                 self._progress("neighbour search done")
                 idx = np.hstack([np.arange(n)[:, None], nbr])
                 d2 = np.hstack([np.zeros((n, 1)), dist * dist]).astype(A.dtype)
@@ -392,14 +402,8 @@ class FredholmKernel:
         else:  # heat, in the scaled form of _pointcloud (normalization in the exponent)
             t = self.sigma**2 / 2.0
             w = np.exp(-0.5 * A.shape[1] * np.log(4 * np.pi * t) - d2 / (4.0 * t)).astype(A.dtype)
-        if self.normalized:
-            sums = w.sum(axis=1)
-            if not (sums > 0).all():
-                raise ValueError("normalized=True: every kept outer weight of a point underflowed to 0; "
-                                 "use a wider sigma.")
-            w /= sums[:, None]
-        else:
-            w /= w.dtype.type(n)
+        _scale_outer_rows(w, self.normalized, n, "every kept outer weight of a point underflowed to 0; "
+                          "use a wider sigma.")
         P = sp.csr_array((w.ravel(), idx.ravel(), np.arange(0, w.size + 1, k)), shape=(A.shape[0], n))
         P.sum_duplicates()
         if same:

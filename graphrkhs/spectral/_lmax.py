@@ -17,7 +17,20 @@ __all__ = [
 ]
 
 
+def _is_graph_object(G):
+    # pygsp and networkx graphs, recognised without importing either library
+    module = type(G).__module__.split(".")[0]
+    return module in ("pygsp", "networkx")
+
+
 def _as_square_operator(L, name="L"):
+    if _is_graph_object(L):
+        raise TypeError(
+            f"{name} must be a Laplacian matrix or a LinearOperator; got a {type(L).__module__.split('.')[0]} graph "
+            f"object. Pass graphrkhs.laplacian(G) (combinatorial) or graphrkhs.laplacian(G, 'normalized'): the "
+            "kind of Laplacian fixes the spectrum, so it is yours to choose (graphrkhs.GraphKernel takes a "
+            "graph object directly, with its laplacian= argument)."
+        )
     if isinstance(L, spla.LinearOperator):
         if L.shape[0] != L.shape[1]:
             raise ValueError(f"{name} must be square; got shape {L.shape}.")
