@@ -13,6 +13,7 @@ import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
+from .progress import progress_bar
 from .validation import ConvergenceWarning, check_scalar, warn
 
 __all__ = ["conjugate_gradient", "amg_preconditioner", "CGResult"]
@@ -126,6 +127,9 @@ def conjugate_gradient(A, B, *, M=None, x0=None, rtol=1e-8, maxiter=None, on_fai
     P = Z.copy()
     rz = np.einsum("ij,ij->j", R, Z)
     it = 0
+    # A counter of iterations with the worst relative residual of the unconverged columns
+    # (off unless progress is on; see graphrkhs._core.progress).
+    bar = progress_bar(desc=f"CG ({m} rhs)" if m > 1 else "CG", unit="it")
     while active.any() and it < maxiter:
         cols = np.flatnonzero(active)
         # Only active columns are multiplied: converged ones stop costing work.
@@ -134,6 +138,7 @@ def conjugate_gradient(A, B, *, M=None, x0=None, rtol=1e-8, maxiter=None, on_fai
         pap = np.einsum("ij,ij->j", Pa, AP)
         if np.any(pap <= 0):
             bad = cols[pap <= 0]
+            bar.close()
             raise np.linalg.LinAlgError(
                 f"conjugate_gradient: A is not positive definite along the search direction (p^T A p <= 0 "
                 f"in column(s) {bad.tolist()[:5]}); check that the system is SPD."
@@ -145,6 +150,10 @@ def conjugate_gradient(A, B, *, M=None, x0=None, rtol=1e-8, maxiter=None, on_fai
         it += 1
         rr = np.einsum("ij,ij->j", R[:, c], R[:, c])
         done = np.sqrt(rr) <= rtol * bnorm[cols]
+        if not bar.disable:
+            # shown when the bar redraws (tqdm's mininterval); no forced redraw in the loop
+            bar.set_postfix_str(f"residual {float(np.max(np.sqrt(rr) / bnorm_safe[cols])):.2e}", refresh=False)
+            bar.update(1)
         active[cols[done]] = False
         cols = cols[~done]
         if not cols.size:
@@ -159,6 +168,9 @@ def conjugate_gradient(A, B, *, M=None, x0=None, rtol=1e-8, maxiter=None, on_fai
         P[:, c] *= beta
         P[:, c] += Zc
     true_res = np.linalg.norm(B2 - _apply(A, X), axis=0) / bnorm_safe
+    if not bar.disable:
+        bar.set_postfix_str(f"residual {float(true_res.max()) if m else 0.0:.2e}", refresh=False)
+    bar.close()
     # The recursive residual can drift below the true one; judge by the true residual,
     # with a little slack for the rounding of the final product itself.
     converged = true_res <= max(rtol, 0) * 1.01 + 10 * np.finfo(dtype).eps

@@ -59,7 +59,7 @@ RADIUS_ALGORITHMS = ("auto", "kd_tree", "brute")
 # ---------------------------------------------------------------------------
 
 def knn_graph(X, n_neighbors=10, *, weight="gaussian", sigma=None, mode="union", algorithm="auto",
-              dtype=None, verbose=False, random_state=None):
+              dtype=None, verbose=None, random_state=None):
     r"""Symmetric k-nearest-neighbour graph of a point cloud.
 
     Parameters
@@ -89,8 +89,11 @@ def knn_graph(X, n_neighbors=10, *, weight="gaussian", sigma=None, mode="union",
         the optional ``ann`` extra.
     dtype : {None, float32, float64}
         Graph dtype; None keeps float32 input as float32, float64 otherwise.
-    verbose : bool, default=False
-        Report progress on stderr.
+    verbose : bool or None, default=None
+        ``True`` shows a progress bar over the search and stage messages on
+        stderr (or as INFO records of the ``graphrkhs`` logger when logging is
+        configured); ``False`` silences them.  None: as the enclosing call
+        decided, else on when the ``graphrkhs`` logger is at INFO, off otherwise.
     random_state : int, Generator or None
         Seeds the approximate backends only (exact search is deterministic).
 
@@ -130,7 +133,8 @@ def knn_graph(X, n_neighbors=10, *, weight="gaussian", sigma=None, mode="union",
 
     progress = _Progress(verbose, "knn_graph")
     progress(f"searching {n_neighbors} neighbours of {n} points in {X.shape[1]} dimensions ({algorithm})")
-    dist, idx = _knn.knn_search(X, n_neighbors, algorithm, rng)
+    with progress.scope():
+        dist, idx = _knn.knn_search(X, n_neighbors, algorithm, rng)
     progress("neighbour search done; weighting and symmetrizing")
     W = _knn_weights_to_graph(dist, idx, weight, sigma, mode)
     progress(f"graph with {W.nnz} stored edges")
@@ -203,7 +207,7 @@ def symmetrize(W, mode="union"):
 
 
 def epsilon_graph(X, radius, *, weight="gaussian", sigma=None, algorithm="auto", dtype=None,
-                  verbose=False):
+                  verbose=None):
     r"""Epsilon-ball graph: i and j are joined when :math:`\|x_i - x_j\| \le` ``radius``.
 
     Parameters
@@ -251,7 +255,8 @@ def epsilon_graph(X, radius, *, weight="gaussian", sigma=None, algorithm="auto",
     n = X.shape[0]
     progress = _Progress(verbose, "epsilon_graph")
     progress(f"searching pairs within {radius:g} among {n} points")
-    i, j, dist = _knn.pairs_within_radius(X, radius, algorithm)
+    with progress.scope():
+        i, j, dist = _knn.pairs_within_radius(X, radius, algorithm)
     progress(f"{i.size} pairs found")
     d2 = dist * dist
     if weight == "binary":
@@ -272,7 +277,7 @@ def epsilon_graph(X, radius, *, weight="gaussian", sigma=None, algorithm="auto",
     W = sp.csr_array((np.concatenate([w, w]), (rows, cols)), shape=(n, n))
     W.eliminate_zeros()
     W.sort_indices()
-    if verbose:
+    if progress.enabled():
         isolated = int(np.count_nonzero(np.diff(W.indptr) == 0))
         progress(f"graph with {W.nnz} stored edges, {isolated} isolated nodes")
     return W.astype(out_dtype, copy=False)
