@@ -17,6 +17,7 @@ import scipy.sparse.linalg as spla
 
 from .amg import SmoothedAggregationPreconditioner
 from .types import ArrayLike, OperatorLike
+from .progress import progress_bar
 from .validation import ConvergenceWarning, check_scalar, warn
 
 __all__ = ["conjugate_gradient", "amg_preconditioner", "CGResult"]
@@ -154,6 +155,9 @@ def conjugate_gradient(A: Union[OperatorLike, Callable[[np.ndarray], np.ndarray]
     P = Z.copy()
     rz = np.einsum("ij,ij->j", R, Z)
     it = 0
+    # A counter of iterations with the worst relative residual of the unconverged columns
+    # (off unless progress is on; see graphrkhs._core.progress).
+    bar = progress_bar(desc=f"CG ({m} rhs)" if m > 1 else "CG", unit="it")
     while active.any() and it < max_iter:
         cols = np.flatnonzero(active)
         # Only active columns are multiplied: converged ones stop costing work.
@@ -162,6 +166,7 @@ def conjugate_gradient(A: Union[OperatorLike, Callable[[np.ndarray], np.ndarray]
         pap = np.einsum("ij,ij->j", Pa, AP)
         if np.any(pap <= 0):
             bad = cols[pap <= 0]
+            bar.close()
             raise np.linalg.LinAlgError(
                 f"conjugate_gradient: A is not positive definite along the search direction (p^T A p <= 0 "
                 f"in column(s) {bad.tolist()[:5]}); check that the system is SPD."
@@ -173,6 +178,10 @@ def conjugate_gradient(A: Union[OperatorLike, Callable[[np.ndarray], np.ndarray]
         it += 1
         rr = np.einsum("ij,ij->j", R[:, c], R[:, c])
         done = np.sqrt(rr) <= tol * bnorm[cols]
+        if not bar.disable:
+            # shown when the bar redraws (tqdm's mininterval); no forced redraw in the loop
+            bar.set_postfix_str(f"residual {float(np.max(np.sqrt(rr) / bnorm_safe[cols])):.2e}", refresh=False)
+            bar.update(1)
         active[cols[done]] = False
         cols = cols[~done]
         if not cols.size:
@@ -187,6 +196,9 @@ def conjugate_gradient(A: Union[OperatorLike, Callable[[np.ndarray], np.ndarray]
         P[:, c] *= beta
         P[:, c] += Zc
     true_res = np.linalg.norm(B2 - _apply(A, X), axis=0) / bnorm_safe
+    if not bar.disable:
+        bar.set_postfix_str(f"residual {float(true_res.max()) if m else 0.0:.2e}", refresh=False)
+    bar.close()
     # The recursive residual can drift below the true one; judge by the true residual,
     # with a little slack for the rounding of the final product itself.
     converged = true_res <= max(tol, 0) * 1.01 + 10 * np.finfo(dtype).eps

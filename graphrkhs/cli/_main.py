@@ -3,12 +3,17 @@
 ``graphrkhs demo`` labels scikit-learn's bundled digits (1797 points) from a
 few labels per class with the library's graph methods and prints their
 accuracy and time beside scikit-learn's :class:`LabelSpreading`.
+
+Progress bars (and stage messages of long steps) are on by default on the
+command line, on standard error; ``--quiet`` switches them off.  Results go
+to standard output either way.
 """
 
 import argparse
 import sys
 
 
+from .._core.progress import verbosity
 from ._demo import _demo_plot, demo
 
 __all__ = ["main", "build_parser"]
@@ -19,9 +24,13 @@ def build_parser():
         prog="graphrkhs",
         description="Learning on graphs with reproducing-kernel Hilbert spaces.",
     )
+    # Every command takes --quiet (after the command name, where users type options).
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("-q", "--quiet", action="store_true",
+                        help="no progress bars or progress messages on stderr (default: shown)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     p_demo = sub.add_parser(
-        "demo", help="label the digits from a few labels per class and compare with scikit-learn",
+        "demo", parents=[common], help="label the digits from a few labels per class and compare with scikit-learn",
         description="Transductive labeling of scikit-learn's bundled digits (1797 points) from a few labels "
                     "per class; prints accuracy on the unlabeled points and time per method.")
     p_demo.add_argument("--labels-per-class", type=int, default=10, metavar="N",
@@ -38,7 +47,7 @@ def build_parser():
     from ._label import LABEL_METHODS
 
     p_label = sub.add_parser(
-        "label", help="label the unlabeled rows of your CSV (or .npz) file",
+        "label", parents=[common], help="label the unlabeled rows of your CSV (or .npz) file",
         description="Read a CSV file (or .npz), treat empty/NaN cells of the label column as unlabeled, build a "
                     "kNN graph on the (standardized) feature columns, label every row, and write the rows back "
                     "with a predicted-label and a confidence column. Never overwrites the input.",
@@ -70,6 +79,12 @@ def main(argv=None):
     if args.command is None:
         parser.print_help()
         return 2
+    # The demo's point is its table: bars (for anything slow) but no stage messages around it.
+    with verbosity(not args.quiet, messages=args.command != "demo"):
+        return _run(parser, args)
+
+
+def _run(parser, args):
     if args.command == "demo":
         for name in ("labels_per_class", "draws", "neighbors"):
             if getattr(args, name) < 1:

@@ -67,7 +67,7 @@ def knn_graph(X: ArrayLike, n_neighbors: int = 10, *,
               weight: Literal["binary", "gaussian", "self-tuning"] = "gaussian", sigma: float | None = None,
               mode: Literal["union", "mutual", "average"] = "union",
               algorithm: Literal["auto", "kd_tree", "brute", "pynndescent", "hnswlib"] = "auto",
-              dtype: FloatDType = None, verbose: bool = False,
+              dtype: FloatDType = None, verbose: bool | None = None,
               random_state: RandomStateLike = None) -> sp.csr_array:
     r"""Symmetric k-nearest-neighbour graph of a point cloud.
 
@@ -98,8 +98,11 @@ def knn_graph(X: ArrayLike, n_neighbors: int = 10, *,
         the optional ``ann`` extra.
     dtype : {None, float32, float64}
         Graph dtype; None keeps float32 input as float32, float64 otherwise.
-    verbose : bool, default=False
-        Report progress on stderr.
+    verbose : bool or None, default=None
+        ``True`` shows a progress bar over the search and stage messages on
+        stderr (or as INFO records of the ``graphrkhs`` logger when logging is
+        configured); ``False`` silences them.  None: as the enclosing call
+        decided, else on when the ``graphrkhs`` logger is at INFO, off otherwise.
     random_state : int, Generator or None
         Seeds the approximate backends only (exact search is deterministic).
 
@@ -139,7 +142,8 @@ def knn_graph(X: ArrayLike, n_neighbors: int = 10, *,
 
     progress = _Progress(verbose, "knn_graph")
     progress(f"searching {n_neighbors} neighbours of {n} points in {X.shape[1]} dimensions ({algorithm})")
-    dist, idx = _knn.knn_search(X, n_neighbors, algorithm, rng)
+    with progress.scope():
+        dist, idx = _knn.knn_search(X, n_neighbors, algorithm, rng)
     progress("neighbour search done; weighting and symmetrizing")
     W = _knn_weights_to_graph(dist, idx, weight, sigma, mode)
     progress(f"graph with {W.nnz} stored edges")
@@ -213,7 +217,7 @@ def symmetrize(W: SparseMatrix | ArrayLike, mode: Literal["union", "mutual", "av
 
 def epsilon_graph(X: ArrayLike, radius: float, *, weight: Literal["binary", "gaussian", "self-tuning"] = "gaussian",
                   sigma: float | None = None, algorithm: Literal["auto", "kd_tree", "brute"] = "auto",
-                  dtype: FloatDType = None, verbose: bool = False) -> sp.csr_array:
+                  dtype: FloatDType = None, verbose: bool | None = None) -> sp.csr_array:
     r"""Epsilon-ball graph: i and j are joined when :math:`\|x_i - x_j\| \le` ``radius``.
 
     Parameters
@@ -261,7 +265,8 @@ def epsilon_graph(X: ArrayLike, radius: float, *, weight: Literal["binary", "gau
     n = X.shape[0]
     progress = _Progress(verbose, "epsilon_graph")
     progress(f"searching pairs within {radius:g} among {n} points")
-    i, j, dist = _knn.pairs_within_radius(X, radius, algorithm)
+    with progress.scope():
+        i, j, dist = _knn.pairs_within_radius(X, radius, algorithm)
     progress(f"{i.size} pairs found")
     d2 = dist * dist
     if weight == "binary":
@@ -282,7 +287,7 @@ def epsilon_graph(X: ArrayLike, radius: float, *, weight: Literal["binary", "gau
     W = sp.csr_array((np.concatenate([w, w]), (rows, cols)), shape=(n, n))
     W.eliminate_zeros()
     W.sort_indices()
-    if verbose:
+    if progress.enabled():
         isolated = int(np.count_nonzero(np.diff(W.indptr) == 0))
         progress(f"graph with {W.nnz} stored edges, {isolated} isolated nodes")
     return W.astype(out_dtype, copy=False)

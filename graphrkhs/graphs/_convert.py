@@ -176,7 +176,7 @@ def to_networkx(W: GraphLike) -> networkx.Graph:
     >>> import numpy as np
     >>> from graphrkhs import to_networkx
     >>> G = to_networkx(np.array([[0., 2.], [2., 0.]]))
-    >>> G[0][1]["weight"]
+    >>> float(G[0][1]["weight"])   # a NumPy or a Python float, depending on the networkx version
     2.0
     """
     import networkx as nx

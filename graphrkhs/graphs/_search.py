@@ -20,6 +20,7 @@ query point itself:
 
 import numpy as np
 
+from .._core.progress import progress_bar, progress_enabled
 from .._core.validation import memory_guard
 
 try:  # numba is a hard dependency, but keep import errors readable
@@ -35,6 +36,9 @@ KD_TREE_MAX_DIM = 16
 
 # Bytes of one float32 distance tile in the brute-force path.
 _TILE_BYTES = 256 * 2**20
+
+# With a progress bar, the kd-tree is queried in slices of at least this many points.
+_KD_PROGRESS_BLOCK = 20000
 
 
 def drop_self(indices, distances, n_neighbors):
@@ -60,7 +64,19 @@ def kd_tree_search(X, n_neighbors, workers=-1):
     X64 = np.asarray(X, dtype=np.float64)
     tree = cKDTree(X64, leafsize=16, balanced_tree=False, compact_nodes=False)
     order = tree.indices
-    dist_sorted, idx_sorted = tree.query(X64[order], k=n_neighbors + 1, workers=workers)
+    if progress_enabled() and n > _KD_PROGRESS_BLOCK:
+        # Queried in ~50 slices for the bar; each slice is still large enough to keep both cores busy.
+        block = max(_KD_PROGRESS_BLOCK, -(-n // 50))
+        dist_sorted = np.empty((n, n_neighbors + 1))
+        idx_sorted = np.empty((n, n_neighbors + 1), dtype=np.int64)
+        with progress_bar(total=n, desc="kNN search (kd-tree)", unit="pt") as bar:
+            for s in range(0, n, block):
+                e = min(n, s + block)
+                dist_sorted[s:e], idx_sorted[s:e] = tree.query(X64[order[s:e]], k=n_neighbors + 1,
+                                                                workers=workers)
+                bar.update(e - s)
+    else:
+        dist_sorted, idx_sorted = tree.query(X64[order], k=n_neighbors + 1, workers=workers)
     idx = np.empty((n, n_neighbors), dtype=np.int64)
     dist = np.empty((n, n_neighbors), dtype=np.float64)
     _unpermute_drop_self(order.astype(np.int64), idx_sorted.astype(np.int64, copy=False), dist_sorted, idx, dist)
@@ -139,12 +155,14 @@ def brute_search(X, n_neighbors, extra=8):
     heap_idx = np.full((n, kk), -1, dtype=np.int64)
     row_block = min(n, 2048)
     col_block = max(1, min(n, _TILE_BYTES // (4 * row_block)))
-    for rs in range(0, n, row_block):
-        re = min(n, rs + row_block)
-        for cs in range(0, n, col_block):
-            ce = min(n, cs + col_block)
-            gram = X32[rs:re] @ X32[cs:ce].T
-            _topk_tile(gram, sq32[cs:ce], rs, cs, heap_val, heap_idx)
+    with progress_bar(total=n, desc="kNN search (brute)", unit="pt") as bar:
+        for rs in range(0, n, row_block):
+            re = min(n, rs + row_block)
+            for cs in range(0, n, col_block):
+                ce = min(n, cs + col_block)
+                gram = X32[rs:re] @ X32[cs:ce].T
+                _topk_tile(gram, sq32[cs:ce], rs, cs, heap_val, heap_idx)
+            bar.update(re - rs)
 
     # Exact re-ranking of the kk candidates.
     rows = np.arange(n)
@@ -264,6 +282,7 @@ def pairs_within_radius(X, radius, algorithm):
     block = max(1, min(n, int(_TILE_BYTES // (8 * n))))
     I, J, D = [], [], []
     r2 = radius * radius
+    bar = progress_bar(total=n, desc="radius search (brute)", unit="pt")
     for s in range(0, n, block):
         e = min(n, s + block)
         d2 = sq[s:e, None] + sq[None, :] - 2.0 * (Xc[s:e] @ Xc.T)
@@ -277,6 +296,8 @@ def pairs_within_radius(X, radius, algorithm):
         dist = np.sqrt(np.einsum("ij,ij->i", diff, diff))
         ok = dist <= radius
         I.append(rr[ok]), J.append(cc[ok]), D.append(dist[ok])
+        bar.update(e - s)
+    bar.close()
     return np.concatenate(I), np.concatenate(J), np.concatenate(D)
 
 

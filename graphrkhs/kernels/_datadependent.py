@@ -22,6 +22,7 @@ is what the learners do: B = the labeled points, A = the points to predict).
 from __future__ import annotations
 
 from typing import Any, Literal
+import functools
 
 import numpy as np
 import scipy.linalg as sla
@@ -31,6 +32,7 @@ from numpy.typing import ArrayLike, NDArray
 from ..graphs import KD_TREE_MAX_DIM, knn_search
 from .._core.types import KernelName, LaplacianKind, RandomStateLike
 from .._core.cg import conjugate_gradient
+from .._core.progress import _Progress, progress_bar
 from ._pointcloud import KERNELS, pairwise_kernel
 from .._core.validation import (
     ConvergenceWarning,
@@ -95,6 +97,16 @@ def default_sigma(X: ArrayLike, max_points: int = 1000) -> float:
     iu = np.triu_indices(Z.shape[0], 1)
     med = float(np.sqrt(max(np.median(np.maximum(D2[iu], 0.0)), 0.0)))
     return med if med > 0 else 1.0
+
+
+def _with_verbosity(method):
+    """Run a method under the ``verbose`` its kernel was made with (``self._progress``), so
+    that bars and messages of the work it calls follow that choice."""
+    @functools.wraps(method)
+    def wrapped(self, *args, **kwargs):
+        with self._progress.scope():
+            return method(self, *args, **kwargs)
+    return wrapped
 
 
 def _check_kernel_name(kernel, name):
@@ -221,8 +233,12 @@ class FredholmKernel:
     degree, coef0 : polynomial kernel parameters (both kernels).
     random_state : int, Generator or None
         Landmarks / random features.
-    verbose : bool, default=False
-        Report progress of the long steps (neighbour search, inner factor) on stderr.
+    verbose : bool or None, default=None
+        Progress of the long steps (neighbour search, inner factor, blocks of the
+        inner kernel), at construction and in later calls: ``True`` shows bars and
+        stage messages on stderr (INFO records of the ``graphrkhs`` logger when
+        logging is configured), ``False`` silences them, None follows the
+        enclosing call or the logger (on at INFO).
 
     Attributes
     ----------
@@ -256,9 +272,7 @@ class FredholmKernel:
                  n_neighbors: int | None = None,
                  inner_approximation: Literal["auto", "exact", "nystrom", "random_features"] = "auto",
                  n_components: int = 1000, degree: int = 2, coef0: float = 1.0,
-                 random_state: RandomStateLike = None, verbose: bool = False) -> None:
-        from .._core.progress import _Progress
-
+                 random_state: RandomStateLike = None, verbose: bool | None = None) -> None:
         self._progress = _Progress(verbose, "FredholmKernel")
         self.X = check_points(X, "X", min_samples=2)
         n = self.n = self.X.shape[0]
@@ -312,7 +326,8 @@ class FredholmKernel:
             self._factor = self.X
         elif resolved in ("nystrom", "random_features"):
             self._progress(f"{resolved} factor of the inner kernel, {self.n_components} components, n = {n}")
-            self._factor = self._approximate_factor(resolved)
+            with self._progress.scope():
+                self._factor = self._approximate_factor(resolved)
             self._progress("inner factor done")
 
     @classmethod
@@ -349,8 +364,10 @@ class FredholmKernel:
             phase = self._rng.uniform(0, 2 * np.pi, size=m).astype(X.dtype)
             F = np.empty((n, m), dtype=X.dtype)
             rows = _block_rows(m, X.dtype.itemsize)
-            for s in range(0, n, rows):
-                F[s:s + rows] = np.cos(X[s:s + rows] @ omega + phase)
+            with progress_bar(total=n, desc="random features", unit="pt") as bar:
+                for s in range(0, n, rows):
+                    F[s:s + rows] = np.cos(X[s:s + rows] @ omega + phase)
+                    bar.update(min(rows, n - s))
             F *= np.sqrt(2.0 / m).astype(X.dtype)
             return F
         m = min(m, n)
@@ -362,6 +379,7 @@ class FredholmKernel:
         inv_sqrt = evecs[:, keep] / np.sqrt(evals[keep])
         return (C @ inv_sqrt.astype(C.dtype)).astype(X.dtype, copy=False)
 
+    @_with_verbosity
     def outer_weights(self, A: ArrayLike) -> NDArray[np.floating] | sp.csr_array:
         r"""Outer weights :math:`P_A` (len(A), n): rows :math:`k(a, x_i) / n`, or normalized rows.
 
@@ -410,6 +428,7 @@ class FredholmKernel:
             self._self_outer = P
         return P
 
+    @_with_verbosity
     def right_factor(self, B: ArrayLike) -> tuple[str, NDArray[np.floating]]:
         r"""The right factor of :math:`K_F(\cdot, B)`: :math:`K_H P_B^T` (n, len(B)), or the
         features :math:`\Phi_B = P_B F` (len(B), m) when :math:`K_H \approx F F^T` is factored.
@@ -424,11 +443,14 @@ class FredholmKernel:
         PT = PT.tocsr() if sp.issparse(PT) else np.ascontiguousarray(PT)
         R = np.empty((self.n, PT.shape[1]), dtype=X.dtype)
         rows = _block_rows(self.n, X.dtype.itemsize)
-        for s in range(0, self.n, rows):
-            KH = self._kernel("inner", X[s:s + rows], X)  # (block, n) rows of K_H, never all stored
-            R[s:s + rows] = np.asarray(KH @ PT) if not sp.issparse(PT) else np.asarray((PT.T @ KH.T).T)
+        with progress_bar(total=self.n, desc="Fredholm inner kernel K_H P^T", unit="row") as bar:
+            for s in range(0, self.n, rows):
+                KH = self._kernel("inner", X[s:s + rows], X)  # (block, n) rows of K_H, never all stored
+                R[s:s + rows] = np.asarray(KH @ PT) if not sp.issparse(PT) else np.asarray((PT.T @ KH.T).T)
+                bar.update(min(rows, self.n - s))
         return ("matrix", R)
 
+    @_with_verbosity
     def __call__(self, A: ArrayLike, B: ArrayLike | None = None, *,
                  right: tuple[str, NDArray[np.floating]] | None = None) -> NDArray[np.floating]:
         r"""Kernel matrix :math:`K_F(A, B)` of shape (len(A), len(B)).
@@ -462,6 +484,7 @@ class FredholmKernel:
             out[s:s + rows] = block(self.outer_weights(A[s:s + rows]))
         return out
 
+    @_with_verbosity
     def features(self, A: ArrayLike) -> NDArray[np.floating]:
         r"""Explicit features :math:`\Phi_A = P_A F` with :math:`k_F(a, b) = \Phi_a^T \Phi_b`;
         only when the inner kernel is factored (linear inner, Nystrom, random features)."""
@@ -576,8 +599,11 @@ class WarpedKernel:
         system's condition number (see ``solver``).
     random_state : int, Generator or None
         Passed to approximate kNN backends only.
-    verbose : bool, default=False
-        Report progress (graph, Gram matrix, factorization or CG) on stderr.
+    verbose : bool or None, default=None
+        Progress (graph, Gram matrix, factorization or CG), at construction and in
+        later calls: ``True`` shows bars and stage messages on stderr (INFO records
+        of the ``graphrkhs`` logger when logging is configured), ``False`` silences
+        them, None follows the enclosing call or the logger (on at INFO).
 
     Attributes
     ----------
@@ -606,9 +632,8 @@ class WarpedKernel:
                  weight: Literal["binary", "gaussian", "self-tuning"] = "gaussian", graph_sigma: float | None = None,
                  laplacian: LaplacianKind = "combinatorial", laplacian_power: int = 1,
                  solver: Literal["auto", "direct", "cg"] = "auto", tol: float | None = None, degree: int = 2,
-                 coef0: float = 1.0, random_state: RandomStateLike = None, verbose: bool = False) -> None:
+                 coef0: float = 1.0, random_state: RandomStateLike = None, verbose: bool | None = None) -> None:
         from ..graphs import LAPLACIANS, WEIGHTS, epsilon_graph, knn_graph
-        from .._core.progress import _Progress
 
         self._progress = progress = _Progress(verbose, "WarpedKernel")
         self.X = check_points(X, "X", min_samples=2)
@@ -644,10 +669,12 @@ class WarpedKernel:
             memory_guard(n * n * self.X.dtype.itemsize, f"the Gram matrix of n = {n} points",
                          "subsample the unlabeled points.")
         progress(f"{graph} graph of n = {n} points")
-        if graph == "knn":
-            self.W = knn_graph(self.X, n_neighbors, weight=weight, sigma=graph_sigma, random_state=random_state)
-        else:
-            self.W = epsilon_graph(self.X, radius, weight=weight, sigma=graph_sigma)
+        with progress.scope():
+            if graph == "knn":
+                self.W = knn_graph(self.X, n_neighbors, weight=weight, sigma=graph_sigma,
+                                   random_state=random_state)
+            else:
+                self.W = epsilon_graph(self.X, radius, weight=weight, sigma=graph_sigma)
         self.c = self.gamma_I / (self.gamma_A * n * n)
         self.R = _laplacian_root(self.W, laplacian, self.p)  # M = c R^T R
         self.RT = sp.csr_array(self.R.T)
@@ -673,6 +700,7 @@ class WarpedKernel:
         r"""M as a sparse matrix, :math:`M = \gamma_I/(\gamma_A n^2) R^T R = \gamma_I/(\gamma_A n^2) L^p`."""
         return sp.csr_array(self.c * (self.RT @ self.R))
 
+    @_with_verbosity
     def right_factor(self, B: ArrayLike) -> tuple[NDArray[np.floating], NDArray[np.floating]]:
         r"""``(k_B, V_B)`` with :math:`V_B = (I + MK)^{-1} M \mathbf k_B` of shape (n, len(B))."""
         B = check_points(B, "B")
@@ -703,6 +731,7 @@ class WarpedKernel:
             V = c * np.asarray(RT @ res.x)
         return KB, V
 
+    @_with_verbosity
     def __call__(self, A: ArrayLike, B: ArrayLike | None = None, *,
                  right: tuple[NDArray[np.floating], NDArray[np.floating]] | None = None) -> NDArray[np.floating]:
         r"""Kernel matrix :math:`\tilde K(A, B)` (len(A), len(B)); ``right=right_factor(B)`` reuses the solve."""

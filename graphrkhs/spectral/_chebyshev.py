@@ -36,6 +36,7 @@ import scipy.sparse.linalg as spla
 from numpy.typing import ArrayLike, NDArray
 from scipy import fft
 
+from .._core.progress import _NoBar, progress_ticks
 from .._core.reorder import PreparedOperator
 from .._core.types import Backend, MatrixOrOperator, Reorder, ResponseBank
 from .._core.validation import (
@@ -357,7 +358,7 @@ def _compute_dtype(L, X):
     return float_dtype(np.result_type(L.dtype, X.dtype))
 
 
-def _clenshaw_dense(op, c, a, b, X):
+def _clenshaw_dense(op, c, a, b, X, bar=_NoBar()):
     r"""Clenshaw's recurrence for one response on a dense block, in two work blocks.
 
     :math:`b_k = c_k X + 2\tilde L b_{k+1} - b_{k+2}` with
@@ -388,6 +389,7 @@ def _clenshaw_dense(op, c, a, b, X):
             beta, gamma = -1.0, ck
         op.step(a * scale, b * scale, alpha, beta, gamma, cur, out, X)
         b1, b2 = (out, 0.0), b1
+        bar.tick()
     return b1[0]
 
 
@@ -411,19 +413,33 @@ def _chebyshev_apply(op, coefs, lmax, X=None, indicator=None):
         X = np.zeros((n, m), dtype=dtype)
         X[rows, np.arange(m)] = 1
         indicator = None
+    m = indicator[1] if indicator is not None else X.shape[1]
+    coefs = coefs.astype(dtype)
+    # One tick per sparse product on the block (K in all); the bar redraws every K/100 of them,
+    # so the recurrence pays one integer addition per step for it (nothing when progress is off).
+    desc = f"Chebyshev degree {K}, {m} signal(s)" + (f", {F} responses" if F > 1 else "")
+    with (progress_ticks(total=K, desc=desc, unit="step") if K else _NoBar()) as bar:
+        return _chebyshev_recurrence(op, coefs, a, b, X, indicator, bar)
+
+
+def _chebyshev_recurrence(op, coefs, a, b, X, indicator, bar):
+    """The body of :func:`_chebyshev_apply` (same arguments, scaled: ``a``, ``b``), ticking ``bar``."""
+    dtype = op.dtype
+    F, K1 = coefs.shape
+    K = K1 - 1
+    n = op.shape[0]
     if indicator is not None:
         rows, m = indicator
         cols = np.arange(m)
     else:
         m = X.shape[1]
-    coefs = coefs.astype(dtype)
 
     def add_cX(out, ck):
         # the indicator block's c_k E term, by a scatter (a dense X enters through gamma)
         out[rows, cols] += ck
 
     if F == 1 and indicator is None:
-        return _clenshaw_dense(op, coefs[0], a, b, X)[None]
+        return _clenshaw_dense(op, coefs[0], a, b, X, bar)[None]
     if F == 1:
         c = coefs[0]
         if K == 0:
@@ -439,9 +455,11 @@ def _chebyshev_apply(op, coefs, lmax, X=None, indicator=None):
             add_cX(b2, c[k])
             b1, b2 = b2, b1
             first = False
+            bar.tick()
         # y = c_0/2 E + L~ b_1 - b_2
         op.step(a, b, 1.0, 0.0 if first else -1.0, 0.0, b1, b2, X)
         add_cX(b2, c[0] / 2)
+        bar.tick()
         return b2[None]
     # Filter bank: forward recurrence, R_f += c_{f,k} T_k fused into each step.
     R = np.empty((F, n, m), dtype=dtype)
@@ -452,9 +470,11 @@ def _chebyshev_apply(op, coefs, lmax, X=None, indicator=None):
     t_prev = np.array(X, dtype=dtype, copy=True)  # T_0 (overwritten by T_2)
     t_cur = np.empty((n, m), dtype=dtype)
     op.step(a, b, 1.0, 0.0, 0.0, t_prev, t_cur, None, np.ascontiguousarray(coefs[:, 1]), R)
+    bar.tick()
     for k in range(2, K + 1):
         op.step(a, b, 2.0, -1.0, 0.0, t_cur, t_prev, None, np.ascontiguousarray(coefs[:, k]), R)
         t_prev, t_cur = t_cur, t_prev
+        bar.tick()
     return R
 
 
