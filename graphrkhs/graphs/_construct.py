@@ -130,22 +130,43 @@ def knn_graph(X, n_neighbors=10, *, weight="gaussian", sigma=None, mode="union",
 
     progress = _Progress(verbose, "knn_graph")
     progress(f"searching {n_neighbors} neighbours of {n} points in {X.shape[1]} dimensions ({algorithm})")
-    dist, idx = _knn.knn_search(X, n_neighbors, algorithm, rng)
+    # Distances come back in units of a power of two of max |X| (exact rescaling), so that
+    # no squared distance overflows; only the user's sigma is converted, see _gaussian.
+    dist, idx, scale = _knn.knn_search(X, n_neighbors, algorithm, rng, return_scale=True)
     progress("neighbour search done; weighting and symmetrizing")
-    W = _knn_weights_to_graph(dist, idx, weight, sigma, mode)
+    W = _knn_weights_to_graph(dist, idx, weight, sigma, mode, scale)
     progress(f"graph with {W.nnz} stored edges")
     return W.astype(out_dtype, copy=False)
 
 
-def _knn_weights_to_graph(dist, idx, weight, sigma, mode):
+def _gaussian(dist, sigma, scale=1.0):
+    r""":math:`\exp(-(s d)^2 / (2\sigma^2))` for distances ``d`` in units of ``s`` = ``scale``.
+
+    Evaluated as :math:`t = d \cdot (s/\sigma)`, :math:`\exp(-t^2/2)` so that neither
+    :math:`\sigma^2` nor :math:`(s d)^2` is ever formed: any ``sigma`` > 0 gives the
+    limit the formula has in floating point -- weight 1 for every pair when
+    ``sigma`` is far above the distances (e.g. 1e200), 0 for every pair at a
+    positive distance and 1 for duplicates when it is far below (e.g. 1e-170).
+    """
+    with np.errstate(over="ignore", under="ignore"):
+        ratio = scale / sigma
+        # ratio = inf would turn a zero distance into inf * 0 = NaN; the largest float does not.
+        ratio = min(ratio, np.finfo(np.float64).max)
+        t = dist * ratio
+        return np.exp(-0.5 * (t * t))
+
+
+def _knn_weights_to_graph(dist, idx, weight, sigma, mode, scale=1.0):
     n, k = idx.shape
     d2 = dist * dist
     if weight == "binary":
         w = np.ones_like(d2)
     elif weight == "gaussian":
         if sigma is None:
-            sigma = float(dist.mean()) or 1.0  # all-duplicate data: any width gives weight 1
-        w = np.exp(d2 * (-0.5 / sigma**2))
+            # The mean neighbour distance, in the same units as dist: the weights depend
+            # on dist / sigma only, hence are the same for X and c X.
+            sigma, scale = float(dist.mean()) or 1.0, 1.0  # all-duplicate data: any width gives weight 1
+        w = _gaussian(dist, sigma, scale)
     else:  # self-tuning
         scale = dist[:, -1].copy()
         positive = scale > 0
@@ -251,7 +272,8 @@ def epsilon_graph(X, radius, *, weight="gaussian", sigma=None, algorithm="auto",
     n = X.shape[0]
     progress = _Progress(verbose, "epsilon_graph")
     progress(f"searching pairs within {radius:g} among {n} points")
-    i, j, dist = _knn.pairs_within_radius(X, radius, algorithm)
+    # distances in units of scale (a power of two of max |X|), as in knn_graph
+    i, j, dist, scale = _knn.pairs_within_radius(X, radius, algorithm, return_scale=True)
     progress(f"{i.size} pairs found")
     d2 = dist * dist
     if weight == "binary":
@@ -259,7 +281,8 @@ def epsilon_graph(X, radius, *, weight="gaussian", sigma=None, algorithm="auto",
     elif weight == "gaussian":
         if sigma is None:
             sigma = float(dist.mean()) if dist.size and dist.mean() > 0 else 1.0
-        w = np.exp(d2 * (-0.5 / sigma**2))
+            scale = 1.0
+        w = _gaussian(dist, sigma, scale)
     else:
         scale = np.zeros(n)
         np.maximum.at(scale, i, dist)
