@@ -437,19 +437,18 @@ LABEL_METHODS = ("laplace", "poisson", "tikhonov", "kernel-ridge")
 def _label_scores(method, W, codes, n_classes, alpha=None):
     """(n, n_classes) class scores of every row by the chosen transductive method."""
     from .._core.labels import one_hot
-    from ..solvers._graph import harmonic_solution
+    from .. import estimators
+    from ..solvers import harmonic_solution
 
     labeled = codes >= 0
     if method == "laplace":
         return harmonic_solution(W, np.flatnonzero(labeled), one_hot(codes[labeled], n_classes))
-    from ..estimators import _transductive as transductive
-
     estimator = {
         "poisson": "PoissonLearningClassifier",
         "tikhonov": "LaplacianRegularizationClassifier",
         "kernel-ridge": "GraphKernelRidgeClassifier",
     }[method]
-    cls = getattr(transductive, estimator, None)
+    cls = getattr(estimators, estimator, None)
     if cls is None:
         raise LabelCommandError(f"method {method!r} is not available in this version; use 'laplace'.")
     model = (cls(alpha=alpha, graph="precomputed") if method == "tikhonov" else cls(graph="precomputed")).fit(W, codes)
