@@ -156,7 +156,7 @@ def _gaussian(dist, sigma, scale=1.0):
         return np.exp(-0.5 * (t * t))
 
 
-def _knn_weights_to_graph(dist, idx, weight, sigma, mode, scale=1.0):
+def _knn_weights_to_graph(dist, idx, weight, sigma, mode, unit=1.0):
     n, k = idx.shape
     d2 = dist * dist
     if weight == "binary":
@@ -165,8 +165,8 @@ def _knn_weights_to_graph(dist, idx, weight, sigma, mode, scale=1.0):
         if sigma is None:
             # The mean neighbour distance, in the same units as dist: the weights depend
             # on dist / sigma only, hence are the same for X and c X.
-            sigma, scale = float(dist.mean()) or 1.0, 1.0  # all-duplicate data: any width gives weight 1
-        w = _gaussian(dist, sigma, scale)
+            sigma, unit = float(dist.mean()) or 1.0, 1.0  # all-duplicate data: any width gives weight 1
+        w = _gaussian(dist, sigma, unit)
     else:  # self-tuning
         scale = dist[:, -1].copy()
         positive = scale > 0
@@ -272,8 +272,8 @@ def epsilon_graph(X, radius, *, weight="gaussian", sigma=None, algorithm="auto",
     n = X.shape[0]
     progress = _Progress(verbose, "epsilon_graph")
     progress(f"searching pairs within {radius:g} among {n} points")
-    # distances in units of scale (a power of two of max |X|), as in knn_graph
-    i, j, dist, scale = _knn.pairs_within_radius(X, radius, algorithm, return_scale=True)
+    # distances in units of `unit` (a power of two of max |X|), as in knn_graph
+    i, j, dist, unit = _knn.pairs_within_radius(X, radius, algorithm, return_scale=True)
     progress(f"{i.size} pairs found")
     d2 = dist * dist
     if weight == "binary":
@@ -281,8 +281,8 @@ def epsilon_graph(X, radius, *, weight="gaussian", sigma=None, algorithm="auto",
     elif weight == "gaussian":
         if sigma is None:
             sigma = float(dist.mean()) if dist.size and dist.mean() > 0 else 1.0
-            scale = 1.0
-        w = _gaussian(dist, sigma, scale)
+            unit = 1.0
+        w = _gaussian(dist, sigma, unit)
     else:
         scale = np.zeros(n)
         np.maximum.at(scale, i, dist)

@@ -35,19 +35,22 @@ def _sq_dists(A, B):
     r"""Squared Euclidean distances, accurate also for (near-)coincident points.
 
     The expansion :math:`|a|^2 + |b|^2 - 2 a^T b` (one GEMM) has an absolute
-    error of about :math:`(d + 2)\,\epsilon\,(|a|^2 + |b|^2)`; every entry
-    not well above that bound (coincident or nearly coincident points, the
-    diagonal of K(A, A)) is recomputed from the differences,
-    :math:`\sum_k (a_k - b_k)^2`, so that coincident points get exactly 0
-    and near-duplicates their true distance.  Call it on points in a common
-    centred, rescaled frame (:func:`_frame`), where the norms are those of
-    the data's spread, not of its offset.
+    error of at most about :math:`(d + 2)\,\epsilon\,(|a|^2 + |b|^2)`; every
+    entry below f times that bound, :math:`f = \min(2^{20}, 1/(64 (d + 2) \epsilon))`
+    (coincident or nearly coincident points, the diagonal of K(A, A)), is
+    recomputed from the differences, :math:`\sum_k (a_k - b_k)^2`, so that
+    coincident points get exactly 0 and near-duplicates their true distance,
+    and every entry has a relative error below 1/f (:math:`2^{-20}` in
+    float64; f is smaller in float32 so that only close pairs are recomputed).
+    Call it on points in a common centred, rescaled frame (:func:`_frame`),
+    where the norms are those of the data's spread, not of its offset.
     """
     sa = np.einsum("ij,ij->i", A, A)
     sb = sa if B is A else np.einsum("ij,ij->i", B, B)
     D = sa[:, None] + sb[None, :] - 2.0 * (A @ B.T)
     bound = sa[:, None] + sb[None, :]
-    bound *= 16 * (A.shape[1] + 2) * np.finfo(D.dtype).eps
+    unit = (A.shape[1] + 2) * float(np.finfo(D.dtype).eps)
+    bound *= min(2.0**20, 1.0 / (64.0 * unit)) * unit
     rows, cols = np.nonzero(D <= bound)
     step = max(1, (1 << 22) // max(1, A.shape[1]))  # pairs per chunk of the (pairs, d) difference block
     for s in range(0, rows.size, step):
