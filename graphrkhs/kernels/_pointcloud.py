@@ -36,8 +36,9 @@ def _sq_dists(A, B):
 
     The expansion :math:`|a|^2 + |b|^2 - 2 a^T b` (one GEMM) has an absolute
     error of at most about :math:`(d + 2)\,\epsilon\,(|a|^2 + |b|^2)`; every
-    entry below f times that bound, :math:`f = \min(2^{20}, 1/(64 (d + 2) \epsilon))`
-    (coincident or nearly coincident points, the diagonal of K(A, A)), is
+    entry below f times the largest such bound,
+    :math:`f = \min(2^{20}, 1/(64 (d + 2) \epsilon))` (coincident or nearly
+    coincident points, the diagonal of K(A, A)), is
     recomputed from the differences, :math:`\sum_k (a_k - b_k)^2`, so that
     coincident points get exactly 0 and near-duplicates their true distance,
     and every entry has a relative error below 1/f (:math:`2^{-20}` in
@@ -48,10 +49,10 @@ def _sq_dists(A, B):
     sa = np.einsum("ij,ij->i", A, A)
     sb = sa if B is A else np.einsum("ij,ij->i", B, B)
     D = sa[:, None] + sb[None, :] - 2.0 * (A @ B.T)
-    bound = sa[:, None] + sb[None, :]
     unit = (A.shape[1] + 2) * float(np.finfo(D.dtype).eps)
-    bound *= min(2.0**20, 1.0 / (64.0 * unit)) * unit
-    rows, cols = np.nonzero(D <= bound)
+    # one scalar threshold (a pass without a temporary): a superset of the entries below their own bound
+    top = float(sa.max(initial=0.0)) + float(sb.max(initial=0.0))
+    rows, cols = np.nonzero(D <= D.dtype.type(min(2.0**20, 1.0 / (64.0 * unit)) * unit * top))
     step = max(1, (1 << 22) // max(1, A.shape[1]))  # pairs per chunk of the (pairs, d) difference block
     for s in range(0, rows.size, step):
         r, c = rows[s:s + step], cols[s:s + step]
@@ -95,11 +96,16 @@ def _scaled_exponent(D, scale, sigma):
     identity pattern (1 on coincident points, 0 elsewhere) when the distances
     dwarf sigma.
     """
+    info = np.finfo(D.dtype)
     with np.errstate(over="ignore", under="ignore"):
-        r = min(scale / sigma, float(np.finfo(D.dtype).max))
-        D *= D.dtype.type(r)
-        D *= D.dtype.type(r)
-        D *= D.dtype.type(-0.5)
+        r = min(scale / sigma, float(info.max))
+        factor = -0.5 * r * r
+        if np.isfinite(factor) and abs(factor) >= float(info.tiny) and np.isfinite(D.dtype.type(factor)):
+            D *= D.dtype.type(factor)  # the usual case: one pass
+        else:
+            D *= D.dtype.type(r)
+            D *= D.dtype.type(r)
+            D *= D.dtype.type(-0.5)
     return D
 
 
