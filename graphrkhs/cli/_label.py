@@ -97,6 +97,8 @@ def _read_npz(path, label_column):
     import zipfile
 
     try:
+        if not zipfile.is_zipfile(path):  # np.load would try it as a pickle and talk about allow_pickle
+            raise LabelCommandError(f"{path}: not a valid .npz file (not a zip archive of .npy arrays).")
         return _read_npz_arrays(path, label_column)
     except LabelCommandError:
         raise

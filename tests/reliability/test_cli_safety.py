@@ -323,3 +323,20 @@ def test_help_and_docs_define_tokens_alpha_and_confidence():
     docs = " ".join(DOCS.read_text().split())
     for needle in ("--unlabeled", "-1", "--alpha", "confidence", "same file", "exit status 2", "tab"):
         assert needle in docs, needle
+
+
+def test_exit_status_of_the_command(good, tmp_path):
+    import subprocess
+    import sys
+
+    bad = tmp_path / "bad.npz"
+    bad.write_bytes(b"not a zip")
+    root = pathlib.Path(__file__).resolve().parents[2]
+    proc = subprocess.run([sys.executable, "-m", "graphrkhs", "label", str(bad), "--label-column", "y"],
+                          capture_output=True, text=True, cwd=root)
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr.count("\n") == 1 and "not a valid .npz file" in proc.stderr
+    missing_dir = tmp_path / "nowhere" / "out.csv"
+    proc = subprocess.run([sys.executable, "-m", "graphrkhs", "label", str(good), "--label-column", "label",
+                           "--output", str(missing_dir)], capture_output=True, text=True, cwd=root)
+    assert proc.returncode == 2 and "output directory does not exist" in proc.stderr, proc.stderr
