@@ -103,7 +103,17 @@ def knn_graph(X, n_neighbors=10, *, weight="gaussian", sigma=None, mode="union",
     -----
     Duplicate points are neighbours at distance 0 (weight 1); a point with
     more than k duplicates is linked to k of them.  With Gaussian weights an
-    edge whose weight underflows to 0 is dropped.  The exact paths give the
+    edge whose weight underflows to 0 is dropped.
+
+    Any finite ``X`` is accepted, up to the float64 limit: the search runs on
+    ``X`` divided by a power of two (exact), so squared distances never
+    overflow (|x| >= 1e154, or 1e19 in the float32 screening of the
+    brute-force path) and ``knn_graph(c * X)`` has the edges of
+    ``knn_graph(X)``, with equal weights for ``"binary"``, ``"self-tuning"``
+    and ``"gaussian"`` with ``sigma=None``.  A ``sigma`` far above every
+    distance gives weight 1 on every edge; far below, every weight underflows
+    to 0 and the graph has no edges (the floating-point limits of the
+    formula, never an error or NaN).  NaN or infinite entries raise a ValueError.  The exact paths give the
     same edge set as :class:`sklearn.neighbors.NearestNeighbors` on data
     without distance ties.
 
@@ -252,6 +262,9 @@ def epsilon_graph(X, radius, *, weight="gaussian", sigma=None, algorithm="auto",
     Points with no other point within ``radius`` are isolated nodes (zero rows);
     the Laplacians treat them as documented in :func:`laplacian`.  The number of
     edges grows like :math:`n^2 r^d`: pick the radius from the data's scale.
+    Extreme magnitudes of ``X`` and extreme widths ``sigma`` behave as in
+    :func:`knn_graph` (``epsilon_graph(c * X, c * radius)`` has the edges of
+    ``epsilon_graph(X, radius)``).
 
     Examples
     --------

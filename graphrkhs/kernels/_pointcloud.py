@@ -112,6 +112,14 @@ def _scaled_exponent(D, scale, sigma):
 def gaussian_kernel(A, B=None, sigma=1.0):
     r"""Gaussian kernel :math:`\exp(-\|a - b\|^2 / (2\sigma^2))` between the rows of A and B.
 
+    Distances are computed in a centred frame (shift-invariant: ``A + 1e8``
+    gives the kernel of ``A`` up to the rounding of the shifted input) and
+    rescaled by a power of two (no overflow for huge ``|x|``); coincident
+    points get exactly 1.  Any finite ``sigma`` > 0 is accepted: far above the
+    distances the kernel is all ones, far below it is 1 on coincident points
+    and 0 elsewhere (e.g. ``sigma=1e200`` / ``1e-170``), the floating-point
+    limits of the formula.
+
     Examples
     --------
     >>> import numpy as np
