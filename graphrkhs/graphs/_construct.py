@@ -107,8 +107,8 @@ def knn_graph(X, n_neighbors=10, *, weight="gaussian", sigma=None, mode="union",
 
     Any finite ``X`` is accepted, up to the float64 limit: the search runs on
     ``X`` divided by a power of two (exact), so squared distances never
-    overflow (|x| >= 1e154, or 1e19 in the float32 screening of the
-    brute-force path) and ``knn_graph(c * X)`` has the edges of
+    overflow (:math:`|x| \ge 10^{154}`, or :math:`10^{19}` in the float32
+    screening of the brute-force path) and ``knn_graph(c * X)`` has the edges of
     ``knn_graph(X)``, with equal weights for ``"binary"``, ``"self-tuning"``
     and ``"gaussian"`` with ``sigma=None``.  A ``sigma`` far above every
     distance gives weight 1 on every edge; far below, every weight underflows
