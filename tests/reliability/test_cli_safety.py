@@ -325,7 +325,7 @@ def test_help_and_docs_define_tokens_alpha_and_confidence():
         assert needle in docs, needle
 
 
-def test_exit_status_of_the_command(good, tmp_path):
+def test_exit_status_of_the_command(tmp_path):
     import subprocess
     import sys
 
@@ -336,7 +336,8 @@ def test_exit_status_of_the_command(good, tmp_path):
                           capture_output=True, text=True, cwd=root)
     assert proc.returncode == 2, proc.stderr
     assert proc.stderr.count("\n") == 1 and "not a valid .npz file" in proc.stderr
-    missing_dir = tmp_path / "nowhere" / "out.csv"
-    proc = subprocess.run([sys.executable, "-m", "graphrkhs", "label", str(good), "--label-column", "label",
-                           "--output", str(missing_dir)], capture_output=True, text=True, cwd=root)
-    assert proc.returncode == 2 and "output directory does not exist" in proc.stderr, proc.stderr
+
+
+def test_output_directory_must_exist(good, tmp_path, capsys):
+    code, out, err = _run([good, "--label-column", "label", "--output", tmp_path / "nowhere" / "out.csv"], capsys)
+    _assert_user_error(code, err, "output directory does not exist")
