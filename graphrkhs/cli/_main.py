@@ -44,7 +44,7 @@ def build_parser():
                         help="save a picture: 2-D embedding of the digits coloured by the best method's "
                              "predicted label, mistakes circled (t-SNE view; needs matplotlib)")
 
-    from ._label import LABEL_METHODS
+    from ._label import LABEL_METHODS, add_label_options
 
     p_label = sub.add_parser(
         "label", parents=[common], help="label the unlabeled rows of your CSV (or .npz) file",
@@ -53,9 +53,9 @@ def build_parser():
                     "with a predicted-label and a confidence column. Never overwrites the input.",
         epilog="example: graphrkhs label data.csv --label-column species --output labeled.csv")
     p_label.add_argument("input", metavar="INPUT", help="CSV file with a header row, or .npz file of named arrays "
-                         "(features in 'X' or one array per feature, labels in LABEL_COLUMN; NaN or '' unlabeled)")
+                         "(features in 'X' or one array per feature, labels in LABEL_COLUMN; NaN or -1 unlabeled)")
     p_label.add_argument("--label-column", required=True, metavar="COL",
-                         help="the column with the known labels; empty or NaN cells mark unlabeled rows")
+                         help="the column with the known labels; cells listed by --unlabeled mark unlabeled rows")
     p_label.add_argument("--features", metavar="COLS", default=None,
                          help="comma-separated feature columns (default: every other column)")
     p_label.add_argument("--method", choices=LABEL_METHODS, default="laplace",
@@ -70,6 +70,7 @@ def build_parser():
     p_label.add_argument("--labels-per-class-report", action="store_true",
                          help="print a table of labeled and predicted counts and mean confidence per class")
     p_label.add_argument("--force", action="store_true", help="overwrite OUT if it exists (never the input)")
+    add_label_options(p_label)  # --unlabeled, --alpha; description (defined with the command in _label.py)
     return parser
 
 

@@ -115,7 +115,17 @@ def knn_graph(X: ArrayLike, n_neighbors: int = 10, *,
     -----
     Duplicate points are neighbours at distance 0 (weight 1); a point with
     more than k duplicates is linked to k of them.  With Gaussian weights an
-    edge whose weight underflows to 0 is dropped.  The exact paths give the
+    edge whose weight underflows to 0 is dropped.
+
+    Any finite ``X`` is accepted, up to the float64 limit: the search runs on
+    ``X`` divided by a power of two (exact), so squared distances never
+    overflow (:math:`|x| \ge 10^{154}`, or :math:`10^{19}` in the float32
+    screening of the brute-force path) and ``knn_graph(c * X)`` has the edges of
+    ``knn_graph(X)``, with equal weights for ``"binary"``, ``"self-tuning"``
+    and ``"gaussian"`` with ``sigma=None``.  A ``sigma`` far above every
+    distance gives weight 1 on every edge; far below, every weight underflows
+    to 0 and the graph has no edges (the floating-point limits of the
+    formula, never an error or NaN).  NaN or infinite entries raise a ValueError.  The exact paths give the
     same edge set as :class:`sklearn.neighbors.NearestNeighbors` on data
     without distance ties.
 
@@ -142,23 +152,44 @@ def knn_graph(X: ArrayLike, n_neighbors: int = 10, *,
 
     progress = _Progress(verbose, "knn_graph")
     progress(f"searching {n_neighbors} neighbours of {n} points in {X.shape[1]} dimensions ({algorithm})")
+    # Distances come back in units of a power of two of max |X| (exact rescaling), so that
+    # no squared distance overflows; only the user's sigma is converted, see _gaussian.
     with progress.scope():
-        dist, idx = _knn.knn_search(X, n_neighbors, algorithm, rng)
+        dist, idx, scale = _knn.knn_search(X, n_neighbors, algorithm, rng, return_scale=True)
     progress("neighbour search done; weighting and symmetrizing")
-    W = _knn_weights_to_graph(dist, idx, weight, sigma, mode)
+    W = _knn_weights_to_graph(dist, idx, weight, sigma, mode, scale)
     progress(f"graph with {W.nnz} stored edges")
     return W.astype(out_dtype, copy=False)
 
 
-def _knn_weights_to_graph(dist, idx, weight, sigma, mode):
+def _gaussian(dist, sigma, scale=1.0):
+    r""":math:`\exp(-(s d)^2 / (2\sigma^2))` for distances ``d`` in units of ``s`` = ``scale``.
+
+    Evaluated as :math:`t = d \cdot (s/\sigma)`, :math:`\exp(-t^2/2)` so that neither
+    :math:`\sigma^2` nor :math:`(s d)^2` is ever formed: any ``sigma`` > 0 gives the
+    limit the formula has in floating point -- weight 1 for every pair when
+    ``sigma`` is far above the distances (e.g. 1e200), 0 for every pair at a
+    positive distance and 1 for duplicates when it is far below (e.g. 1e-170).
+    """
+    with np.errstate(over="ignore", under="ignore"):
+        ratio = scale / sigma
+        # ratio = inf would turn a zero distance into inf * 0 = NaN; the largest float does not.
+        ratio = min(ratio, np.finfo(np.float64).max)
+        t = dist * ratio
+        return np.exp(-0.5 * (t * t))
+
+
+def _knn_weights_to_graph(dist, idx, weight, sigma, mode, unit=1.0):
     n, k = idx.shape
     d2 = dist * dist
     if weight == "binary":
         w = np.ones_like(d2)
     elif weight == "gaussian":
         if sigma is None:
-            sigma = float(dist.mean()) or 1.0  # all-duplicate data: any width gives weight 1
-        w = np.exp(d2 * (-0.5 / sigma**2))
+            # The mean neighbour distance, in the same units as dist: the weights depend
+            # on dist / sigma only, hence are the same for X and c X.
+            sigma, unit = float(dist.mean()) or 1.0, 1.0  # all-duplicate data: any width gives weight 1
+        w = _gaussian(dist, sigma, unit)
     else:  # self-tuning
         scale = dist[:, -1].copy()
         positive = scale > 0
@@ -245,6 +276,9 @@ def epsilon_graph(X: ArrayLike, radius: float, *, weight: Literal["binary", "gau
     Points with no other point within ``radius`` are isolated nodes (zero rows);
     the Laplacians treat them as documented in :func:`laplacian`.  The number of
     edges grows like :math:`n^2 r^d`: pick the radius from the data's scale.
+    Extreme magnitudes of ``X`` and extreme widths ``sigma`` behave as in
+    :func:`knn_graph` (``epsilon_graph(c * X, c * radius)`` has the edges of
+    ``epsilon_graph(X, radius)``).
 
     Examples
     --------
@@ -265,8 +299,9 @@ def epsilon_graph(X: ArrayLike, radius: float, *, weight: Literal["binary", "gau
     n = X.shape[0]
     progress = _Progress(verbose, "epsilon_graph")
     progress(f"searching pairs within {radius:g} among {n} points")
+    # distances in units of `unit` (a power of two of max |X|), as in knn_graph
     with progress.scope():
-        i, j, dist = _knn.pairs_within_radius(X, radius, algorithm)
+        i, j, dist, unit = _knn.pairs_within_radius(X, radius, algorithm, return_scale=True)
     progress(f"{i.size} pairs found")
     d2 = dist * dist
     if weight == "binary":
@@ -274,7 +309,8 @@ def epsilon_graph(X: ArrayLike, radius: float, *, weight: Literal["binary", "gau
     elif weight == "gaussian":
         if sigma is None:
             sigma = float(dist.mean()) if dist.size and dist.mean() > 0 else 1.0
-        w = np.exp(d2 * (-0.5 / sigma**2))
+            unit = 1.0
+        w = _gaussian(dist, sigma, unit)
     else:
         scale = np.zeros(n)
         np.maximum.at(scale, i, dist)
