@@ -65,8 +65,14 @@ def _equals_marker(v, marker):
     if marker is None or _is_missing(v):
         return False
     if _is_number(marker):
-        return _is_number(v) and v == marker
+        # a numeric marker also matches its text ("-1"), as numpy writes it among strings
+        return (_is_number(v) and v == marker) or (isinstance(v, str) and v == _marker_text(marker))
     return type(v) is type(marker) and v == marker
+
+
+def _marker_text(marker):
+    m = marker.item() if isinstance(marker, np.generic) else marker
+    return str(int(m)) if float(m).is_integer() else str(m)
 
 
 def _unlabeled_mask(y, marker):
@@ -83,7 +89,7 @@ def _unlabeled_mask(y, marker):
         return mask
     if kind in "US":
         # numpy turns a -1 mixed with strings into the string "-1".
-        text = marker if isinstance(marker, str) else (None if marker is None else str(marker))
+        text = marker if isinstance(marker, str) else (None if marker is None else _marker_text(marker))
         mask = y == ""
         if text is not None:
             mask |= y == text

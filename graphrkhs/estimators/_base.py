@@ -35,7 +35,8 @@ from sklearn.exceptions import NotFittedError
 
 from .._core.labels import UNLABELED, one_hot, split_classification_labels, split_regression_targets
 from .._core.progress import verbosity
-from .._core.validation import Interval, validate_params
+from .._core.validation import Interval, Options, check_estimator_points, validate_params
+from ..graphs import WEIGHTS, GraphSpec
 
 __all__ = []
 
@@ -272,3 +273,53 @@ UNLABELED_DOC = r"""unlabeled : hashable or None, default=-1
 VERBOSE_DOC = r"""verbose : bool, default=False
         Progress bars (tqdm) for the long steps of ``fit`` and ``predict``
         (graph construction, solves); see :mod:`graphrkhs._core.progress`."""
+
+
+# ---------------------------------------------------------------------------
+# Pieces shared by the families
+# ---------------------------------------------------------------------------
+
+POSITIVE = Interval("real", 0, None, closed="neither")
+
+# The graph parameters of every estimator that builds a graph (GraphSpec's names and defaults);
+# the Gaussian width is ``sigma`` in the transductive learners and ``graph_sigma`` in the
+# point-cloud learners, whose ``sigma`` is the kernel width.
+GRAPH_CONSTRAINTS = {
+    "n_neighbors": [Interval("int", 1, None)],
+    "radius": [POSITIVE, None],
+    "weight": [Options(*WEIGHTS)],
+}
+
+
+def graph_spec(estimator, sigma, **laplacian):
+    """The :class:`~graphrkhs.GraphSpec` of an estimator's parameters (the one graph builder).
+
+    A ``GraphSpec`` given as ``graph`` is used as is for the construction; the
+    Laplacian kind and power (``laplacian``) stay the estimator's parameters.
+    """
+    g = estimator.graph
+    spec = g if isinstance(g, GraphSpec) else GraphSpec(
+        kind=g, n_neighbors=estimator.n_neighbors, radius=estimator.radius, weight=estimator.weight, sigma=sigma)
+    return spec.replace(**laplacian) if laplacian else spec
+
+
+class PointsLearner(GraphRKHSEstimator):
+    """Family base of the learners on points that predict anywhere (inductive, data-dependent):
+    X is validated once here, new points are checked against ``n_features_in_``, and the
+    member's ``_raw(X)`` gives the fitted function at new points."""
+
+    def _validate_input(self, X):
+        X = check_estimator_points(X, min_samples=2, reason=f": {type(self).__name__} fits on at least two rows")
+        self.n_features_in_ = X.shape[1]
+        return X
+
+    def _check_X_new(self, X):
+        self._check_fitted()
+        X = check_estimator_points(X)
+        if X.shape[1] != self.n_features_in_:
+            raise ValueError(f"X has {X.shape[1]} features, but {type(self).__name__} is expecting "
+                             f"{self.n_features_in_} features as input.")
+        return X
+
+    def _scores(self, X):
+        return self._raw(self._check_X_new(X))

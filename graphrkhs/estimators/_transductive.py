@@ -53,7 +53,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._core.labels import UNLABELED, _orphans, label_free_mask
 from .._core.validation import GraphWarning, Interval, Options, check_points, warn
-from ..graphs import WEIGHTS, GraphSpec, as_adjacency, laplacian
+from ..graphs import GraphSpec, as_adjacency, laplacian
 from ..kernels import GraphKernel
 from ..solvers import (
     graph_kernel_ridge,
@@ -64,7 +64,17 @@ from ..solvers import (
     tikhonov_solution,
 )
 from ..spectral.filters import default_kernel
-from ._base import _MARKER_COLLISION, UNLABELED_DOC, VERBOSE_DOC, ClassifierOutputMixin, GraphRKHSEstimator, RegressorOutputMixin
+from ._base import (
+    _MARKER_COLLISION,
+    GRAPH_CONSTRAINTS,
+    POSITIVE,
+    UNLABELED_DOC,
+    VERBOSE_DOC,
+    ClassifierOutputMixin,
+    GraphRKHSEstimator,
+    RegressorOutputMixin,
+    graph_spec,
+)
 
 __all__ = [
     "LaplacianRegularizationClassifier",
@@ -87,17 +97,9 @@ class _GraphLearner(GraphRKHSEstimator):
 
     _parameter_constraints = {
         "graph": [Options("knn", "epsilon", "precomputed"), GraphSpec],
-        "n_neighbors": [Interval("int", 1, None)],
-        "radius": [Interval("real", 0, None, closed="neither"), None],
-        "weight": [Options(*WEIGHTS)],
-        "sigma": [Interval("real", 0, None, closed="neither"), None],
+        **GRAPH_CONSTRAINTS,
+        "sigma": [POSITIVE, None],
     }
-
-    def _graph_spec(self):
-        if isinstance(self.graph, GraphSpec):
-            return self.graph
-        return GraphSpec(kind=self.graph, n_neighbors=self.n_neighbors, radius=self.radius, weight=self.weight,
-                         sigma=self.sigma)
 
     def _validate_input(self, X):
         """Validate X and return the adjacency (CSR); remember what predict needs."""
@@ -109,7 +111,7 @@ class _GraphLearner(GraphRKHSEstimator):
             return W
         X = validate_data(self, X, dtype=[np.float64, np.float32], ensure_min_samples=2)
         X = check_points(X, "X")
-        spec = self._graph_spec().validate(X.shape[0])
+        spec = graph_spec(self, self.sigma).validate(X.shape[0])
         W = spec.build(X)
         self._X_fit = X
         self._n_oos = min(spec.n_neighbors, X.shape[0])
@@ -214,8 +216,7 @@ _GRAPH_DOC = r"""
 
 _GRAPH_DOC_REG = _GRAPH_DOC.split("    unlabeled :")[0] + "    " + VERBOSE_DOC + "\n"
 
-_POSITIVE = Interval("real", 0, None, closed="neither")
-_TOL = [_POSITIVE]
+_TOL = [POSITIVE]
 
 
 # ---------------------------------------------------------------------------
@@ -411,7 +412,7 @@ class _GraphKernelRidge(_GraphLearner):
 
     _parameter_constraints = {
         "kernel": [_FilterOrGrid()],
-        "alpha": [_POSITIVE, Options("auto")],
+        "alpha": [POSITIVE, Options("auto")],
         "alphas": [_PositiveGrid()],
         "method": [Options("auto", "direct", "cg", "sparse")],
         "laplacian": [Options("combinatorial", "normalized")],
@@ -551,7 +552,7 @@ class GraphKernelRidgeRegressor(_TransductiveRegressor, _GraphKernelRidge):
 class _GraphTV(_GraphLearner):
     """Parameters and solve shared by the graph-TV classifier and regressor."""
 
-    _parameter_constraints = {"alpha": [_POSITIVE], "tol": _TOL, "max_iter": [Interval("int", 1, None)]}
+    _parameter_constraints = {"alpha": [POSITIVE], "tol": _TOL, "max_iter": [Interval("int", 1, None)]}
 
     def __init__(self, alpha: float = 1.0, *, tol: float = 1e-6, max_iter: int = 20000, graph: GraphArg = "knn",
                  n_neighbors: int = 10, radius: Optional[float] = None, weight: str = "gaussian",

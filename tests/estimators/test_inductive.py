@@ -264,7 +264,7 @@ def test_bad_input_common(E, case, exc, match):
     (LapRLSRegressor(n_neighbors=0), ValueError, "n_neighbors"),
     (LapRLSRegressor(n_neighbors=12), ValueError, "n_neighbors"),
     (LapRLSRegressor(graph="full"), ValueError, "graph"),
-    (LapRLSRegressor(graph="epsilon"), TypeError, "radius"),
+    (LapRLSRegressor(graph="epsilon"), ValueError, "radius"),
     (LapRLSRegressor(graph=np.eye(5)), ValueError, "precomputed graph"),
     (LapRLSRegressor(laplacian="sym"), ValueError, "laplacian"),
     (LapRLSRegressor(laplacian_power=0), ValueError, "laplacian_power"),
