@@ -36,7 +36,7 @@ from sklearn.exceptions import NotFittedError
 from .._core.labels import UNLABELED, one_hot, split_classification_labels, split_regression_targets
 from .._core.progress import verbosity
 from .._core.validation import Interval, Options, check_estimator_points, validate_params
-from ..graphs import WEIGHTS, GraphSpec
+from ..graphs import LAPLACIANS, WEIGHTS, GraphSpec
 
 __all__ = []
 
@@ -66,6 +66,12 @@ class GraphRKHSEstimator(BaseEstimator):
 
     _parameter_constraints = {"verbose": ["boolean", Interval("int", 0, None)]}
     _expected_failed_checks = {}
+
+    def _store_init_params(self, values):
+        """``__init__``'s whole body: store its arguments (``locals()``) as attributes, unchanged."""
+        for name, value in values.items():
+            if name != "self":
+                setattr(self, name, value)
 
     @classmethod
     def _all_constraints(cls):
@@ -148,6 +154,7 @@ class ClassifierOutputMixin(ClassifierMixin):
     never NaN.
     """
 
+    _expected_failed_checks = _MARKER_COLLISION
     _proba = "softmax"
     _target_coding = "pm1"   # "pm1": one-vs-rest +-1 columns (one column for 2 classes); "onehot": indicators
     _parameter_constraints = {"unlabeled": ["hashable", None]}
@@ -288,6 +295,13 @@ GRAPH_CONSTRAINTS = {
     "n_neighbors": [Interval("int", 1, None)],
     "radius": [POSITIVE, None],
     "weight": [Options(*WEIGHTS)],
+}
+# ... and of the point-cloud learners with a graph term (LapRLS, PLapRLS, warped kernel).
+POINT_CLOUD_GRAPH_CONSTRAINTS = {
+    **GRAPH_CONSTRAINTS,
+    "graph_sigma": [POSITIVE, None],
+    "laplacian": [Options(*LAPLACIANS)],
+    "laplacian_power": [Interval("int", 1, None)],
 }
 
 

@@ -22,18 +22,11 @@ import numpy as np
 from sklearn.svm import SVC
 
 from .._core.validation import Interval, Options
-from ..graphs import LAPLACIANS, GraphSpec
+from ..graphs import GraphSpec
 from ..kernels import INNER_APPROXIMATIONS, FredholmKernel, WarpedKernel
 from ..solvers import rls_coefficients, rls_loo_error
-from ._base import (
-    _MARKER_COLLISION,
-    GRAPH_CONSTRAINTS,
-    POSITIVE,
-    ClassifierOutputMixin,
-    PointsLearner,
-    RegressorOutputMixin,
-    graph_spec,
-)
+from ._base import POINT_CLOUD_GRAPH_CONSTRAINTS, POSITIVE, graph_spec
+from ._base import ClassifierOutputMixin, PointsLearner, RegressorOutputMixin
 
 __all__ = ["FredholmClassifier", "FredholmRegressor", "WarpedKernelClassifier", "WarpedKernelRegressor"]
 
@@ -94,10 +87,6 @@ class _DataDependent(PointsLearner):
         return D[:, None] if D.ndim == 1 else D
 
 
-class _DataDependentClassifier(ClassifierOutputMixin):
-    _expected_failed_checks = _MARKER_COLLISION
-
-
 # ---------------------------------------------------------------------------
 # Fredholm
 # ---------------------------------------------------------------------------
@@ -122,18 +111,7 @@ class _Fredholm(_DataDependent):
                  alpha: Optional[float] = None, n_neighbors: Optional[int] = None,
                  inner_approximation: str = "auto", n_components: int = 1000, random_state=None,
                  verbose: bool = False):
-        self.outer = outer
-        self.inner = inner
-        self.sigma = sigma
-        self.sigma_inner = sigma_inner
-        self.normalized = normalized
-        self.loss = loss
-        self.alpha = alpha
-        self.n_neighbors = n_neighbors
-        self.inner_approximation = inner_approximation
-        self.n_components = n_components
-        self.random_state = random_state
-        self.verbose = verbose
+        self._store_init_params(locals())
 
     def _ridge(self, G, Y):
         if self.alpha is None:
@@ -188,7 +166,7 @@ _FREDHOLM_PARAMS_DOC = r"""
 """
 
 
-class FredholmClassifier(_DataDependentClassifier, _Fredholm):
+class FredholmClassifier(ClassifierOutputMixin, _Fredholm):
     __doc__ = r"""Fredholm kernel classifier (Que, Belkin & Wang, NIPS 2014), RLS or SVM.
 
     Fits :math:`c(x) = \sum_s k_F(x, x_s) c_s` on the labeled points with the Fredholm
@@ -246,10 +224,7 @@ class _Warped(_DataDependent):
         "gamma_A": [POSITIVE],
         "gamma_I": [Interval("real", 0, None)],
         "graph": [Options("knn", "epsilon"), GraphSpec],
-        **GRAPH_CONSTRAINTS,
-        "graph_sigma": [POSITIVE, None],
-        "laplacian": [Options(*LAPLACIANS)],
-        "laplacian_power": [Interval("int", 1, None)],
+        **POINT_CLOUD_GRAPH_CONSTRAINTS,
         "solver": [Options("auto", "direct", "cg")],
     }
 
@@ -258,21 +233,7 @@ class _Warped(_DataDependent):
                  radius: Optional[float] = None, weight: str = "gaussian", graph_sigma: Optional[float] = None,
                  laplacian: str = "combinatorial", laplacian_power: int = 1, loss: str = "squared",
                  solver: str = "auto", random_state=None, verbose: bool = False):
-        self.kernel = kernel
-        self.sigma = sigma
-        self.gamma_A = gamma_A
-        self.gamma_I = gamma_I
-        self.graph = graph
-        self.n_neighbors = n_neighbors
-        self.radius = radius
-        self.weight = weight
-        self.graph_sigma = graph_sigma
-        self.laplacian = laplacian
-        self.laplacian_power = laplacian_power
-        self.loss = loss
-        self.solver = solver
-        self.random_state = random_state
-        self.verbose = verbose
+        self._store_init_params(locals())
 
     def _ridge(self, G, Y):
         return float(self.gamma_A)    # the ridge of RLS on the warped kernel is gamma_A: then it is LapRLS
@@ -327,7 +288,7 @@ _WARPED_PARAMS_DOC = r"""
 """
 
 
-class WarpedKernelClassifier(_DataDependentClassifier, _Warped):
+class WarpedKernelClassifier(ClassifierOutputMixin, _Warped):
     __doc__ = r"""RLS or SVM with the warped (point-cloud-norm) kernel (Sindhwani, Niyogi & Belkin 2005).
 
     A supervised kernel machine on the labeled points, semi-supervised through the

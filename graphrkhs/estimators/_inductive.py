@@ -32,7 +32,7 @@ from typing import Callable, Optional, Union
 import numpy as np
 from scipy.sparse import issparse
 
-from ..graphs import LAPLACIANS, GraphSpec, as_adjacency
+from ..graphs import GraphSpec, as_adjacency
 from ..kernels import BLOCK_BYTES, GRLSKernel, default_sigma, feature_map, pairwise_kernel, unisolvent_points
 from ..solvers import (
     KernelOperator,
@@ -46,15 +46,8 @@ from ..solvers import (
     rls_fit,
 )
 from .._core.validation import Interval, Options
-from ._base import (
-    _MARKER_COLLISION,
-    GRAPH_CONSTRAINTS,
-    POSITIVE,
-    ClassifierOutputMixin,
-    PointsLearner,
-    RegressorOutputMixin,
-    graph_spec,
-)
+from ._base import POINT_CLOUD_GRAPH_CONSTRAINTS, POSITIVE, graph_spec
+from ._base import ClassifierOutputMixin, PointsLearner, RegressorOutputMixin
 
 __all__ = [
     "RLSClassifier",
@@ -153,10 +146,7 @@ class _GraphKernelLearner(_KernelLearner):
 
     _parameter_constraints = {
         "graph": [Options("knn", "epsilon"), GraphSpec, _AnyGraph()],
-        **GRAPH_CONSTRAINTS,
-        "graph_sigma": [POSITIVE, None],
-        "laplacian": [Options(*LAPLACIANS)],
-        "laplacian_power": [Interval("int", 1, None)],
+        **POINT_CLOUD_GRAPH_CONSTRAINTS,
         "gamma_A": [POSITIVE],
         "gamma_I": [Interval("real", 0, None)],
         "solver": [Options(*_SOLVERS)],
@@ -183,11 +173,6 @@ class _GraphKernelLearner(_KernelLearner):
         self.n_iter_ = max(1, int(info.get("n_iter", 1)))   # 1 for a direct factorization
 
 
-class _InductiveClassifier(ClassifierOutputMixin):
-    __doc__ = None
-    _expected_failed_checks = _MARKER_COLLISION
-
-
 # ---------------------------------------------------------------------------
 # RLS
 # ---------------------------------------------------------------------------
@@ -197,12 +182,7 @@ class _RLS(_KernelLearner):
 
     def __init__(self, *, kernel: Kernel = "gaussian", sigma: Optional[float] = None, degree: int = 3,
                  coef0: float = 1.0, alpha: float = 1e-3, verbose: bool = False):
-        self.kernel = kernel
-        self.sigma = sigma
-        self.degree = degree
-        self.coef0 = coef0
-        self.alpha = alpha
-        self.verbose = verbose
+        self._store_init_params(locals())
 
     def _fit_kernel(self, X, labeled, Y):
         """RLS is supervised: the labeled rows only."""
@@ -258,7 +238,7 @@ _RLS_DOC = r"""Regularized least squares {what} (supervised baseline; Belkin, Ni
 
 
 
-class RLSClassifier(_InductiveClassifier, _RLS):
+class RLSClassifier(ClassifierOutputMixin, _RLS):
     __doc__ = _RLS_DOC.format(what="classifier", attr="classes_ : ndarray\n        The class labels.\n    ", name="RLSClassifier",
                               y='["a", -1, -1, "b"]', check="est.predict([[0.2], [2.9]]).tolist()",
                               out="['a', 'b']")
@@ -282,24 +262,7 @@ class _LapRLS(_GraphKernelLearner):
                  weight: str = "gaussian", graph_sigma: Optional[float] = None, laplacian: str = "combinatorial",
                  laplacian_power: int = 1, solver: str = "auto", tol: float = 1e-6, max_iter: Optional[int] = None,
                  verbose: bool = False, random_state=None):
-        self.kernel = kernel
-        self.sigma = sigma
-        self.degree = degree
-        self.coef0 = coef0
-        self.gamma_A = gamma_A
-        self.gamma_I = gamma_I
-        self.graph = graph
-        self.n_neighbors = n_neighbors
-        self.radius = radius
-        self.weight = weight
-        self.graph_sigma = graph_sigma
-        self.laplacian = laplacian
-        self.laplacian_power = laplacian_power
-        self.solver = solver
-        self.tol = tol
-        self.max_iter = max_iter
-        self.verbose = verbose
-        self.random_state = random_state
+        self._store_init_params(locals())
 
     def _fit_kernel(self, X, labeled, Y):
         """All rows of X (labeled and unlabeled) enter the graph term."""
@@ -396,7 +359,7 @@ _LAPRLS_DOC = r"""Laplacian RLS {what} (Belkin, Niyogi & Sindhwani, JMLR 2006).
 
 
 
-class LapRLSClassifier(_InductiveClassifier, _LapRLS):
+class LapRLSClassifier(ClassifierOutputMixin, _LapRLS):
     __doc__ = _LAPRLS_DOC.format(
         what="classifier", kind="Classifier", graph=_GRAPH_PARAMS_DOC.format(direct_max=20000),
         attr="classes_ : ndarray\n        The class labels.\n    ", name="LapRLSClassifier",
@@ -427,15 +390,7 @@ class _PRLS(_KernelLearner):
     def __init__(self, *, kernel: Kernel = "gaussian", sigma: Optional[float] = None, degree: int = 3,
                  coef0: float = 1.0, gamma: float = 1e-3, integral_operator: str = "empirical",
                  m: Optional[int] = None, null_space: NullSpace = "constant", verbose: bool = False):
-        self.kernel = kernel
-        self.sigma = sigma
-        self.degree = degree
-        self.coef0 = coef0
-        self.gamma = gamma
-        self.integral_operator = integral_operator
-        self.m = m
-        self.null_space = null_space
-        self.verbose = verbose
+        self._store_init_params(locals())
 
     def _check_params(self):
         self._check_heat_kernel()
@@ -513,7 +468,7 @@ _PRLS_DOC = r"""Partially-penalized RLS {what} (Yang, King & Lyu, NIPS 2009, Eqs
 
 
 
-class PRLSClassifier(_InductiveClassifier, _PRLS):
+class PRLSClassifier(ClassifierOutputMixin, _PRLS):
     __doc__ = _PRLS_DOC.format(what="classifier", kind="Classifier", attr="classes_ : ndarray\n        The class labels.\n    ",
                                name="PRLSClassifier", y='np.where(X[:, 0] < 0.5, "lo", "hi")',
                                check="est.predict([[0.1], [0.9]]).tolist()", out="['lo', 'hi']")
@@ -540,27 +495,7 @@ class _PLapRLS(_GraphKernelLearner):
                  weight: str = "gaussian", graph_sigma: Optional[float] = None, laplacian: str = "combinatorial",
                  laplacian_power: int = 1, solver: str = "auto", tol: float = 1e-6, max_iter: Optional[int] = None,
                  verbose: bool = False, random_state=None):
-        self.kernel = kernel
-        self.sigma = sigma
-        self.degree = degree
-        self.coef0 = coef0
-        self.gamma_A = gamma_A
-        self.gamma_I = gamma_I
-        self.integral_operator = integral_operator
-        self.m = m
-        self.null_space = null_space
-        self.graph = graph
-        self.n_neighbors = n_neighbors
-        self.radius = radius
-        self.weight = weight
-        self.graph_sigma = graph_sigma
-        self.laplacian = laplacian
-        self.laplacian_power = laplacian_power
-        self.solver = solver
-        self.tol = tol
-        self.max_iter = max_iter
-        self.verbose = verbose
-        self.random_state = random_state
+        self._store_init_params(locals())
 
     def _check_params(self):
         self._check_heat_kernel()
@@ -645,7 +580,7 @@ _PLAPRLS_DOC = r"""Partially-penalized Laplacian RLS {what} (Yang, King & Lyu, N
 
 
 
-class PLapRLSClassifier(_InductiveClassifier, _PLapRLS):
+class PLapRLSClassifier(ClassifierOutputMixin, _PLapRLS):
     __doc__ = _PLAPRLS_DOC.format(
         what="classifier", kind="Classifier", graph=_GRAPH_PARAMS_DOC.format(direct_max=8000),
         attr="classes_ : ndarray\n        The class labels.\n    ", name="PLapRLSClassifier",
@@ -682,14 +617,7 @@ class _GRLS(_KernelLearner):
     def __init__(self, *, kernel: Kernel = "gaussian", sigma: Optional[float] = None, degree: int = 3,
                  coef0: float = 1.0, gamma: float = 1e-3, features: Union[str, Callable] = "constant",
                  method: str = "saddle", verbose: bool = False):
-        self.kernel = kernel
-        self.sigma = sigma
-        self.degree = degree
-        self.coef0 = coef0
-        self.gamma = gamma
-        self.features = features
-        self.method = method
-        self.verbose = verbose
+        self._store_init_params(locals())
 
     def _check_params(self):
         if self.method != "saddle" and (callable(self.kernel) or self.kernel not in ("gaussian", "heat")):
@@ -776,7 +704,7 @@ _GRLS_DOC = r"""Generalized RLS with predefined features {what} (Li, Lee & Leung
 
 
 
-class GRLSClassifier(_InductiveClassifier, _GRLS):
+class GRLSClassifier(ClassifierOutputMixin, _GRLS):
     __doc__ = _GRLS_DOC.format(what="classifier", kind="Classifier", attr="classes_ : ndarray\n        The class labels.\n    ",
                                name="GRLSClassifier", y="(X[:, 0] > 0).astype(int)",
                                check="est.predict([[-4.0], [4.0]]).tolist()", out="[0, 1]")

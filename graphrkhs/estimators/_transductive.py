@@ -65,7 +65,6 @@ from ..solvers import (
 )
 from ..spectral.filters import default_kernel
 from ._base import (
-    _MARKER_COLLISION,
     GRAPH_CONSTRAINTS,
     POSITIVE,
     UNLABELED_DOC,
@@ -176,7 +175,6 @@ class _GraphLearner(GraphRKHSEstimator):
 
 class _TransductiveClassifier(ClassifierOutputMixin, _GraphLearner):
     _target_coding = "onehot"
-    _expected_failed_checks = _MARKER_COLLISION
 
     def _store(self, F, orphan):
         self.scores_ = F
@@ -237,16 +235,7 @@ class _LaplacianRegularization(_GraphLearner):
                  preconditioner: Optional[str] = "auto", graph: GraphArg = "knn", n_neighbors: int = 10,
                  radius: Optional[float] = None, weight: str = "gaussian", sigma: Optional[float] = None,
                  verbose: bool = False):
-        self.alpha = alpha
-        self.laplacian = laplacian
-        self.tol = tol
-        self.preconditioner = preconditioner
-        self.graph = graph
-        self.n_neighbors = n_neighbors
-        self.radius = radius
-        self.weight = weight
-        self.sigma = sigma
-        self.verbose = verbose
+        self._store_init_params(locals())
 
     def _solve(self, W, S, Y):
         if self.alpha == 0:
@@ -362,16 +351,7 @@ class PoissonLearningClassifier(_TransductiveClassifier):
                  preconditioner: Optional[str] = "auto", graph: GraphArg = "knn", n_neighbors: int = 10,
                  radius: Optional[float] = None, weight: str = "gaussian", sigma: Optional[float] = None,
                  unlabeled: Optional[Hashable] = UNLABELED, verbose: bool = False):
-        self.class_priors = class_priors
-        self.tol = tol
-        self.preconditioner = preconditioner
-        self.graph = graph
-        self.n_neighbors = n_neighbors
-        self.radius = radius
-        self.weight = weight
-        self.sigma = sigma
-        self.unlabeled = unlabeled
-        self.verbose = verbose
+        self._store_init_params(locals())
 
     def _solve(self, W, S, Y):
         return poisson_learning(W, S, Y, class_priors=self.class_priors, tol=self.tol,
@@ -422,17 +402,7 @@ class _GraphKernelRidge(_GraphLearner):
                  method: str = "auto", laplacian: str = "normalized", graph: GraphArg = "knn", n_neighbors: int = 10,
                  radius: Optional[float] = None, weight: str = "gaussian", sigma: Optional[float] = None,
                  verbose: bool = False):
-        self.kernel = kernel
-        self.alpha = alpha
-        self.alphas = alphas
-        self.method = method
-        self.laplacian = laplacian
-        self.graph = graph
-        self.n_neighbors = n_neighbors
-        self.radius = radius
-        self.weight = weight
-        self.sigma = sigma
-        self.verbose = verbose
+        self._store_init_params(locals())
 
     def _check_params(self):
         if len(self._kernels()) > 1 and self.alpha != "auto":
@@ -557,15 +527,7 @@ class _GraphTV(_GraphLearner):
     def __init__(self, alpha: float = 1.0, *, tol: float = 1e-6, max_iter: int = 20000, graph: GraphArg = "knn",
                  n_neighbors: int = 10, radius: Optional[float] = None, weight: str = "gaussian",
                  sigma: Optional[float] = None, verbose: bool = False):
-        self.alpha = alpha
-        self.tol = tol
-        self.max_iter = max_iter
-        self.graph = graph
-        self.n_neighbors = n_neighbors
-        self.radius = radius
-        self.weight = weight
-        self.sigma = sigma
-        self.verbose = verbose
+        self._store_init_params(locals())
 
     def _solve(self, W, S, Y):
         # TODO(lower): graph_tv(..., return_info=True) -> (F, TVResult) after the return-convention change.

@@ -244,28 +244,7 @@ def test_continuous_target_is_not_a_class_label(noisy):
         FredholmClassifier().fit(X, y)
 
 
-# scikit-learn's common checks.  Documented exclusions:
-# * check_classifiers_classes fits the labels [-1, 1]; -1 marks an unlabeled row in the
-#   semi-supervised convention (as in scikit-learn's LabelSpreading), leaving one labeled class.
-# * check_regressors_train sets alpha = 0.01 by hand; the Fredholm kernel carries a 1/n^2 and its
-#   scale depends on the widths, so a fixed ridge of 0.01 flattens the fit (with the default
-#   alpha=None, chosen by leave-one-out, the same data scores R^2 = 0.80).
-def _expected_failures(est):
-    name = type(est).__name__
-    if name.endswith("Classifier"):
-        return {"check_classifiers_classes": "-1 means unlabeled (semi-supervised convention)"}
-    if name == "FredholmRegressor":
-        return {"check_regressors_train": "the check's fixed alpha=0.01 ignores the kernel's 1/n^2 scale"}
-    return {}
-
-
-from sklearn.utils.estimator_checks import parametrize_with_checks  # noqa: E402
-
-
-@parametrize_with_checks([FredholmClassifier(), FredholmRegressor(), WarpedKernelClassifier(n_neighbors=3),
-                          WarpedKernelRegressor(n_neighbors=3)], expected_failed_checks=_expected_failures)
-def test_sklearn_compatible(estimator, check):
-    check(estimator)
+# scikit-learn's common checks for every estimator: tests/estimators/test_common.py.
 
 
 def test_regressor_default_alpha_fits_the_sklearn_regression_data():

@@ -3,7 +3,6 @@
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from graphrkhs import (
     GraphKernelRidgeClassifier,
@@ -30,33 +29,7 @@ CLASSIFIERS = [LaplacianRegularizationClassifier, PoissonLearningClassifier, Gra
 REGRESSORS = [LaplacianRegularizationRegressor, GraphKernelRidgeRegressor, GraphTVRegressor]
 
 
-# --- scikit-learn's common checks -------------------------------------------------------------
-# The checks fit on 10-30 samples, so the instances use n_neighbors=5 (the default 10 needs > 10).
-# Excluded, each for a reason of the semi-supervised convention:
-_XFAIL = {
-    "check_classifiers_classes": "its binary labels are [-1, 1] and -1 marks an unlabeled sample here "
-                                 "(scikit-learn's semi-supervised convention), leaving one class",
-}
-
-
-def _instances():
-    out = []
-    for cls in CLASSIFIERS + REGRESSORS:
-        kwargs = {"n_neighbors": 5}
-        if cls in (GraphTVClassifier, GraphTVRegressor):
-            kwargs["tol"] = 1e-4
-        out.append(cls(**kwargs))
-    return out
-
-
-def _expected_failed(est):
-    return _XFAIL if est in CLASSIFIERS or hasattr(est, "classes_") or "Classifier" in type(est).__name__ else {}
-
-
-@pytest.mark.slow   # about a minute for the seven estimators on 2 cores
-@parametrize_with_checks(_instances(), expected_failed_checks=_expected_failed)
-def test_sklearn_compatible(estimator, check):
-    check(estimator)
+# scikit-learn's common checks for every estimator: tests/estimators/test_common.py.
 
 
 # --- fixtures ---------------------------------------------------------------------------------
