@@ -9,7 +9,7 @@ __all__ = ["demo"]
 
 
 def _demo_methods(n_neighbors):
-    """(name, callable(X, y_partial, W) -> predicted labels) of every demo method.
+    r"""(name, callable(X, y_partial, W) -> predicted labels) of every demo method.
 
     The first two rows label the precomputed graph ``W`` (self-tuning kNN weights;
     the second sharpened to :math:`\exp(-4 d^2 / (\sigma_i \sigma_j))`, GraphLearning's

@@ -236,8 +236,6 @@ _RLS_DOC = r"""Regularized least squares {what} (supervised baseline; Belkin, Ni
     """
 
 
-
-
 class RLSClassifier(ClassifierOutputMixin, _RLS):
     __doc__ = _RLS_DOC.format(what="classifier", attr="classes_ : ndarray\n        The class labels.\n    ", name="RLSClassifier",
                               y='["a", -1, -1, "b"]', check="est.predict([[0.2], [2.9]]).tolist()",
@@ -248,7 +246,6 @@ class RLSRegressor(RegressorOutputMixin, _RLS):
     __doc__ = _RLS_DOC.format(what="regressor", attr="", name="RLSRegressor",
                               y="[0.0, np.nan, np.nan, 3.0]", check="bool(est.predict([[3.0]])[0] > 2.5)",
                               out="True")
-
 
 
 # ---------------------------------------------------------------------------
@@ -314,6 +311,25 @@ _GRAPH_PARAMS_DOC = r"""graph : {{"knn", "epsilon"}}, GraphSpec or adjacency, de
         (labels {{-1, +1}} need ``unlabeled=None``)."""
 
 
+# The end of the LapRLS and PLapRLS docstrings (a format template, like them).
+_GRAPH_LEARNER_DOC_TAIL = r"""    solver_info_ : dict
+        Solver used ("direct" or "cg") and, for CG, iterations, convergence flags, residuals.
+    n_iter_ : int
+        CG iterations (1 for a direct factorization).
+    sigma_ : float
+        The kernel width used.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from graphrkhs import {name}
+    >>> X = np.linspace(0, 1, 20)[:, None]
+    >>> y = {y}
+    >>> est = {name}(sigma=0.2, n_neighbors=3).fit(X, y)
+    >>> {check}
+    {out}
+    """
+
 _LAPRLS_DOC = r"""Laplacian RLS {what} (Belkin, Niyogi & Sindhwani, JMLR 2006).
 
     .. math:: \min_{{f\in H_K}} \frac1l \sum_{{i\in S}} (y_i - f(x_i))^2 + \gamma_A \|f\|_K^2
@@ -339,24 +355,7 @@ _LAPRLS_DOC = r"""Laplacian RLS {what} (Belkin, Niyogi & Sindhwani, JMLR 2006).
         All training points.
     coef_ : ndarray of shape (n, k)
         Kernel coefficients.
-    solver_info_ : dict
-        Solver used ("direct" or "cg") and, for CG, iterations, convergence flags, residuals.
-    n_iter_ : int
-        CG iterations (1 for a direct factorization).
-    sigma_ : float
-        The kernel width used.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from graphrkhs import {name}
-    >>> X = np.linspace(0, 1, 20)[:, None]
-    >>> y = {y}
-    >>> est = {name}(sigma=0.2, n_neighbors=3).fit(X, y)
-    >>> {check}
-    {out}
-    """
-
+""" + _GRAPH_LEARNER_DOC_TAIL
 
 
 class LapRLSClassifier(ClassifierOutputMixin, _LapRLS):
@@ -466,8 +465,6 @@ _PRLS_DOC = r"""Partially-penalized RLS {what} (Yang, King & Lyu, NIPS 2009, Eqs
     """
 
 
-
-
 class PRLSClassifier(ClassifierOutputMixin, _PRLS):
     __doc__ = _PRLS_DOC.format(what="classifier", kind="Classifier", attr="classes_ : ndarray\n        The class labels.\n    ",
                                name="PRLSClassifier", y='np.where(X[:, 0] < 0.5, "lo", "hi")',
@@ -478,7 +475,6 @@ class PRLSRegressor(RegressorOutputMixin, _PRLS):
     __doc__ = _PRLS_DOC.format(what="regressor", kind="Regressor", attr="", name="PRLSRegressor",
                                y="np.full(20, 7.0)", check="np.allclose(est.predict([[0.3], [5.0]]), 7.0)",
                                out="True")
-
 
 
 # ---------------------------------------------------------------------------
@@ -559,25 +555,7 @@ _PLAPRLS_DOC = r"""Partially-penalized Laplacian RLS {what} (Yang, King & Lyu, N
         Coefficients beta of the null-space basis.
     kappa_ : float
         Kernel normalization (1 for "heat").
-    solver_info_ : dict
-        Solver used and CG diagnostics.
-    n_iter_ : int
-        CG iterations (1 for a direct factorization).
-    sigma_ : float
-        The kernel width used.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from graphrkhs import {name}
-    >>> X = np.linspace(0, 1, 20)[:, None]
-    >>> y = {y}
-    >>> est = {name}(sigma=0.2, n_neighbors=3).fit(X, y)
-    >>> {check}
-    {out}
-    """
-
-
+""" + _GRAPH_LEARNER_DOC_TAIL
 
 
 class PLapRLSClassifier(ClassifierOutputMixin, _PLapRLS):
@@ -592,7 +570,6 @@ class PLapRLSRegressor(RegressorOutputMixin, _PLapRLS):
         what="regressor", kind="Regressor", graph=_GRAPH_PARAMS_DOC.format(direct_max=8000), attr="",
         name="PLapRLSRegressor", y="np.r_[5.0, [np.nan] * 18, 5.0]",
         check="np.allclose(est.predict([[0.5], [3.0]]), 5.0)", out="True")
-
 
 
 # ---------------------------------------------------------------------------
@@ -700,8 +677,6 @@ _GRLS_DOC = r"""Generalized RLS with predefined features {what} (Li, Lee & Leung
     >>> {check}
     {out}
     """
-
-
 
 
 class GRLSClassifier(ClassifierOutputMixin, _GRLS):
