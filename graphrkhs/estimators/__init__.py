@@ -9,6 +9,11 @@ Inductive (fit on labeled and unlabeled points, predict anywhere; :mod:`graphrkh
     RLS, LapRLS, PRLS, PLapRLS, GRLS (Classifier / Regressor).
 Data-dependent kernels (:mod:`graphrkhs.estimators._datadependent`)
     FredholmClassifier / Regressor, WarpedKernelClassifier / Regressor.
+
+Every estimator is built on one base (:mod:`graphrkhs.estimators._base`): the
+shared ``fit`` with declarative parameter validation, the one label encoder
+(``unlabeled=`` marker), ``predict`` / ``predict_proba`` / ``decision_function``
+from class scores, graphs through :class:`graphrkhs.GraphSpec`, ``verbose=``.
 """
 
 from ._datadependent import *  # noqa: F401,F403

@@ -29,6 +29,8 @@ method cannot meet the check by its nature.
 import inspect
 from typing import Hashable, Optional
 
+from numpy.typing import ArrayLike
+
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.exceptions import NotFittedError
@@ -87,7 +89,7 @@ class GraphRKHSEstimator(BaseEstimator):
     def _check_params(self):
         """Cross-parameter rules (members override)."""
 
-    def fit(self, X, y):
+    def fit(self, X: ArrayLike, y: ArrayLike) -> "GraphRKHSEstimator":
         """Fit on all rows of ``X`` (labeled and unlabeled).
 
         Parameters
@@ -227,20 +229,20 @@ class ClassifierOutputMixin(ClassifierMixin):
             S = self._distribution(S)
         return 0.5 * (S[:, 1] - S[:, 0]) if S.shape[1] == 2 else S
 
-    def decision_function(self, X):
+    def decision_function(self, X: ArrayLike) -> np.ndarray:
         """Decision values: shape (n,) for two classes (positive means ``classes_[1]``;
         half the difference of the two class scores, which is the fitted function f
         of the one-vs-rest learners), else the (n, n_classes) class scores."""
         with verbosity(self.verbose):
             return self._decision_of_scores(self._class_scores(self._scores(X)))
 
-    def predict_proba(self, X):
+    def predict_proba(self, X: ArrayLike) -> np.ndarray:
         """Class probabilities of shape (n, n_classes), rows non-negative and summing to 1
         (see the class documentation for their meaning in this method)."""
         with verbosity(self.verbose):
             return self._proba_of_scores(self._class_scores(self._scores(X)))
 
-    def predict(self, X):
+    def predict(self, X: ArrayLike) -> np.ndarray:
         """The class with the largest score."""
         with verbosity(self.verbose):
             S = self._class_scores(self._scores(X))
@@ -255,7 +257,7 @@ class RegressorOutputMixin(RegressorMixin):
         self._y_1d = yv.ndim == 1
         return labeled, yv[labeled].reshape(int(labeled.sum()), -1)
 
-    def predict(self, X):
+    def predict(self, X: ArrayLike) -> np.ndarray:
         """Predicted targets, shape (n,) or (n, n_targets) like the fitted y."""
         with verbosity(self.verbose):
             F = np.asarray(self._scores(X))

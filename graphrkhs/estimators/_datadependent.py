@@ -109,7 +109,7 @@ class _Fredholm(_DataDependent):
     def __init__(self, *, outer: Kernel = "gaussian", inner: Kernel = "gaussian", sigma: Optional[float] = None,
                  sigma_inner: Optional[float] = None, normalized: bool = False, loss: str = "squared",
                  alpha: Optional[float] = None, n_neighbors: Optional[int] = None,
-                 inner_approximation: str = "auto", n_components: int = 1000, random_state=None,
+                 inner_approximation: str = "auto", n_components: int = 1000, random_state: Optional[Union[int, np.random.Generator]] = None,
                  verbose: bool = False):
         self._store_init_params(locals())
 
@@ -232,7 +232,7 @@ class _Warped(_DataDependent):
                  gamma_I: float = 1.0, graph: Union[str, GraphSpec] = "knn", n_neighbors: int = 10,
                  radius: Optional[float] = None, weight: str = "gaussian", graph_sigma: Optional[float] = None,
                  laplacian: str = "combinatorial", laplacian_power: int = 1, loss: str = "squared",
-                 solver: str = "auto", random_state=None, verbose: bool = False):
+                 solver: str = "auto", random_state: Optional[Union[int, np.random.Generator]] = None, verbose: bool = False):
         self._store_init_params(locals())
 
     def _ridge(self, G, Y):

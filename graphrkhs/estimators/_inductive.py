@@ -258,7 +258,7 @@ class _LapRLS(_GraphKernelLearner):
                  graph: Union[str, GraphSpec, object] = "knn", n_neighbors: int = 10, radius: Optional[float] = None,
                  weight: str = "gaussian", graph_sigma: Optional[float] = None, laplacian: str = "combinatorial",
                  laplacian_power: int = 1, solver: str = "auto", tol: float = 1e-6, max_iter: Optional[int] = None,
-                 verbose: bool = False, random_state=None):
+                 verbose: bool = False, random_state: Optional[Union[int, np.random.Generator]] = None):
         self._store_init_params(locals())
 
     def _fit_kernel(self, X, labeled, Y):
@@ -490,7 +490,7 @@ class _PLapRLS(_GraphKernelLearner):
                  graph: Union[str, GraphSpec, object] = "knn", n_neighbors: int = 10, radius: Optional[float] = None,
                  weight: str = "gaussian", graph_sigma: Optional[float] = None, laplacian: str = "combinatorial",
                  laplacian_power: int = 1, solver: str = "auto", tol: float = 1e-6, max_iter: Optional[int] = None,
-                 verbose: bool = False, random_state=None):
+                 verbose: bool = False, random_state: Optional[Union[int, np.random.Generator]] = None):
         self._store_init_params(locals())
 
     def _check_params(self):

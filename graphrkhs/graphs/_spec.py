@@ -107,11 +107,13 @@ class GraphSpec:
         """The adjacency of the points ``X``: :func:`knn_graph` or :func:`epsilon_graph`
         called with this specification's fields.
 
+        ``verbose=None`` leaves progress reporting to the caller's context (an
+        estimator's ``verbose=``, or the ``graphrkhs`` logger).
+
         Returns
         -------
         W : scipy.sparse.csr_array of shape (n_samples, n_samples)
         """
-        verbose = bool(verbose)
         self.validate(getattr(X, "shape", (None,))[0])
         if self.kind == "knn":
             return knn_graph(X, self.n_neighbors, weight=self.weight, sigma=self.sigma, mode=self.mode,

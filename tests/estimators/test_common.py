@@ -335,3 +335,18 @@ def test_verbose_fit_equals_silent_fit(E, capsys):
     a = clone(_small(E)).fit(X, target).predict(X)
     b = clone(_small(E, verbose=True)).fit(X, target).predict(X)
     np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("name", ["PoissonLearningClassifier", "LapRLSRegressor"])
+def test_verbose_switches_the_graph_progress_on_inside_fit(name, caplog):
+    import logging
+
+    E = getattr(graphrkhs, name)
+    X, y = _moons(40)
+    y_partial, keep = _partial(y, 3)
+    target = _target(E, y_partial if is_classifier(E()) else y, keep)
+    caplog.set_level(logging.INFO, logger="graphrkhs")
+    E(n_neighbors=5, verbose=False).fit(X, target)          # an explicit False silences even the logger
+    assert not [r for r in caplog.records if "knn_graph" in r.getMessage()]
+    E(n_neighbors=5, verbose=True).fit(X, target)
+    assert [r for r in caplog.records if "knn_graph" in r.getMessage()]
