@@ -16,6 +16,7 @@ shared ``fit`` with declarative parameter validation, the one label encoder
 from class scores, graphs through :class:`graphrkhs.GraphSpec`, ``verbose=``.
 """
 
+from .._core.labels import LabelCollisionWarning
 from ._datadependent import *  # noqa: F401,F403
 from ._datadependent import __all__ as _datadependent_all
 from ._inductive import *  # noqa: F401,F403
@@ -25,4 +26,4 @@ from ._transductive import __all__ as _transductive_all
 
 TRANSDUCTIVE = tuple(_transductive_all)
 INDUCTIVE = tuple(_inductive_all) + tuple(_datadependent_all)
-__all__ = list(_transductive_all) + list(_inductive_all) + list(_datadependent_all)
+__all__ = list(_transductive_all) + list(_inductive_all) + list(_datadependent_all) + ["LabelCollisionWarning"]

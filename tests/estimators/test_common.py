@@ -17,7 +17,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import graphrkhs
 from graphrkhs import GraphSpec, epsilon_graph, knn_graph
-from graphrkhs._core.labels import LabelCollisionWarning
+from graphrkhs import LabelCollisionWarning
 from graphrkhs._core.validation import InvalidParameterError
 from graphrkhs.estimators import INDUCTIVE, TRANSDUCTIVE
 
