@@ -176,8 +176,8 @@ def split_classification_labels(y, n_samples, *, unlabeled=UNLABELED, name="y", 
         codes[labeled] = [lookup[v] for v in values.tolist()]
     else:
         codes[labeled] = np.searchsorted(classes, values)
-    n_marker = int(np.count_nonzero(marked & np.fromiter((not _is_missing(v) for v in y), bool, y.shape[0])
-                                    if y.dtype == object else marked))
+    # entries read as unlabeled because they equal the marker (not NaN / None / "")
+    n_marker = int(np.count_nonzero(marked & ~_unlabeled_mask(y, None)))
     if classes.size < 2:
         message = (f"{name} has only one class ({_show(classes[0])}) among its labeled samples; {owner} needs "
                    "labels of at least 2 classes.")

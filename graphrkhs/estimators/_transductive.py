@@ -101,7 +101,8 @@ class _GraphLearner(GraphRKHSEstimator):
     }
 
     def _validate_input(self, X):
-        """Validate X and return the adjacency (CSR); remember what predict needs."""
+        """Validate X (points, or the graph with ``graph="precomputed"``); the graph of points is
+        built in ``_fit``, after the targets are checked (bad input fails before heavy work)."""
         self._nn = None
         if self.graph == "precomputed":
             W = as_adjacency(X)
@@ -110,14 +111,20 @@ class _GraphLearner(GraphRKHSEstimator):
             return W
         X = validate_data(self, X, dtype=[np.float64, np.float32], ensure_min_samples=2)
         X = check_points(X, "X")
-        spec = graph_spec(self, self.sigma).validate(X.shape[0])
+        graph_spec(self, self.sigma).validate(X.shape[0])
+        return X
+
+    def _build_graph(self, X):
+        """The adjacency of the points X (GraphSpec); remember what the out-of-sample rule needs."""
+        spec = graph_spec(self, self.sigma)
         W = spec.build(X)
         self._X_fit = X
         self._n_oos = min(spec.n_neighbors, X.shape[0])
         self._nn = NearestNeighbors(n_neighbors=self._n_oos).fit(X)
         return W
 
-    def _fit(self, W, labeled, Y):
+    def _fit(self, X, labeled, Y):
+        W = X if self.graph == "precomputed" else self._build_graph(X)
         S = np.flatnonzero(labeled)
         deg = np.diff(W.indptr)
         lonely = S[deg[S] == 0]

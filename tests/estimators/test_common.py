@@ -350,3 +350,16 @@ def test_verbose_switches_the_graph_progress_on_inside_fit(name, caplog):
     assert not [r for r in caplog.records if "knn_graph" in r.getMessage()]
     E(n_neighbors=5, verbose=True).fit(X, target)
     assert [r for r in caplog.records if "knn_graph" in r.getMessage()]
+
+
+def test_one_class_error_names_the_marker_only_when_the_marker_occurs():
+    from graphrkhs import LaplacianRegularizationRegressor  # noqa: F401  (regressors never see a marker)
+
+    X, _ = _moons(20)
+    y_nan = np.where(np.arange(20) < 5, 1.0, np.nan)           # one class, unlabeled by NaN
+    with pytest.raises(ValueError, match="only one class") as info:
+        graphrkhs.RLSClassifier().fit(X, y_nan)
+    assert "collides" not in str(info.value)
+    y_str = np.array(["a"] * 5 + [-1] * 15, dtype=object)       # one class, unlabeled by the marker
+    with pytest.raises(ValueError, match=r"15 entries equal to -1.*unlabeled=None"):
+        graphrkhs.RLSClassifier().fit(X, y_str)
