@@ -363,3 +363,19 @@ def test_one_class_error_names_the_marker_only_when_the_marker_occurs():
     y_str = np.array(["a"] * 5 + [-1] * 15, dtype=object)       # one class, unlabeled by the marker
     with pytest.raises(ValueError, match=r"15 entries equal to -1.*unlabeled=None"):
         graphrkhs.RLSClassifier().fit(X, y_str)
+
+
+@pytest.mark.parametrize("E", ALL)
+def test_permuting_the_training_rows_changes_no_prediction(E):
+    # Metamorphic: the same problem asked in another row order gives the same predictions.
+    X, y = _moons(90)
+    y_partial, keep = _partial(y, 4)
+    target = _target(E, y_partial if is_classifier(E()) else y.astype(float), keep)
+    perm = np.random.default_rng(1).permutation(90)
+    Xn = np.random.default_rng(2).uniform([-1, -0.5], [2, 1], size=(25, 2))
+    a = _small(E).fit(X, target)
+    b = _small(E).fit(X[perm], target[perm])
+    if is_classifier(a):
+        np.testing.assert_array_equal(a.predict(Xn), b.predict(Xn))
+    else:
+        np.testing.assert_allclose(a.predict(Xn), b.predict(Xn), rtol=1e-5, atol=1e-5)
