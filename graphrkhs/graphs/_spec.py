@@ -41,9 +41,9 @@ class GraphSpec:
         Gaussian is the default because it labeled best in our comparison
         (Laplace, Poisson and graph kernel ridge learning on scikit-learn's
         digits with 1 and 10 labels per class and on two moons and two circles
-        with 1-3 labels per class, k = 10): it won or tied on the moons and
-        circles by up to 6 points and lost at most 0.9 point on the digits to
-        self-tuning weights (see ``docs/user_guide/graphs.rst``).
+        with 1-3 labels per class, k = 10): it won by up to 6 points on the
+        moons, about tied on the circles, and lost at most 1.7 points on the
+        digits to self-tuning weights (user guide, "Graphs").
     sigma : float > 0, optional
         Gaussian width; None: the mean distance over the graph's neighbour
         pairs (:func:`knn_graph`).  Ignored by the other weights.
