@@ -227,11 +227,11 @@ def hat_matrices(X, S, sigma, M):
         a, b = gr.prls_fit(Kg, Kp, Kpp, I, p["gamma"])
         res.append(Kg @ a + b)
     out["PRLS"] = res
-    out["LapRLS"] = [K[S] @ gr.laprls_fit(K, S, I, M, p["gamma_A"], p["gamma_I"])[0] for p in GRIDS["LapRLS"]]
+    out["LapRLS"] = [K[S] @ gr.laprls_fit(K, S, I, M, p["gamma_A"], p["gamma_I"]) for p in GRIDS["LapRLS"]]
     Kn = K / (K.mean())
     res = []
     for p in GRIDS["PLapRLS"]:
-        a, b, _ = gr.plaprls_fit(Kn, S, I, M, p["gamma_A"], p["gamma_I"])
+        a, b = gr.plaprls_fit(Kn, S, I, M, p["gamma_A"], p["gamma_I"])
         res.append(Kn[S] @ a + b)
     out["PLapRLS"] = res
     return out

@@ -46,7 +46,7 @@ print(f"ambient distance between the sources {distance[outer]:.2f}, "
 times = [2.0, 10.0, 40.0]
 columns = []
 for t in times:
-    K = GraphKernel(W, filters.Heat(t))
+    K = GraphKernel(W, filters.Heat(t), laplacian="combinatorial")
     columns.append(K.columns([inner]))
     print(f"t={t:5.1f}: Chebyshev order {K.order}, lmax {K.lmax:.2f}")
 

@@ -62,8 +62,7 @@ print(f"ridge: alpha = {ridge.alpha_:.3g} (LOO), RMSE against the truth "
 # the typical edge weight: a jump is kept when the labels on both sides differ
 # by more than the noise.
 mu = 0.1
-res = graph_tv(W, S, y, alpha=mu, tol=1e-5)
-f_tv = res.f
+f_tv, res = graph_tv(W, S, y, alpha=mu, tol=1e-5, return_info=True)
 print(f"TV: alpha = {mu:g}, {res.n_iter} iterations, gap {res.gap[0]:.1e}, "
       f"RMSE against the truth {np.sqrt(np.mean((f_tv - truth) ** 2)):.3f}")
 

@@ -145,7 +145,11 @@ def check(root):
                                     f"from {target}; import the public name from graphrkhs.{dst_layer} "
                                     "or move the shared piece to _core")
     for comp in _cycles(imports):
-        problems.append("import cycle: " + " -> ".join(comp + comp[:1]))
+        members = set(comp)
+        # name every import inside the cycle by file and line, so it can be found and cut
+        edges = [f"{files[m].relative_to(root.parent)}:{lineno} imports {t}"
+                 for m in comp for lineno, t, _ in imports[m] if t in members and t != m]
+        problems.append("import cycle: " + " -> ".join(comp + comp[:1]) + " (" + "; ".join(edges) + ")")
     return problems
 
 

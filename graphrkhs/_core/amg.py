@@ -26,10 +26,13 @@ prolongator and the smoother.
 """
 
 import numpy as np
+import pyamg
 import scipy.linalg
+from numpy.polynomial import Chebyshev, Polynomial
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
+from .progress import progress_bar
 from .spmm import fused_step, spmm
 
 __all__ = []
@@ -85,7 +88,6 @@ def chebyshev_smoother_coefficients(degree, ratio):
     :math:`[\theta - \delta, \theta + \delta] = [1/r, 1]`: the degree-k
     polynomial with :math:`e(0) = 1` that is smallest on that interval.
     """
-    from numpy.polynomial import Chebyshev, Polynomial
 
     lo, hi = 1.0 / ratio, 1.0
     theta, delta = (hi + lo) / 2, (hi - lo) / 2
@@ -160,8 +162,6 @@ class SmoothedAggregationPreconditioner(spla.LinearOperator):
 
     def __init__(self, A, *, degree=3, ratio=30.0, strength=0.0, omega=4.0 / 3.0, max_coarse=500,
                  max_levels=12):
-        import pyamg
-
         A = sp.csr_array(A, dtype=np.float64)
         n = A.shape[0]
         super().__init__(dtype=np.float64, shape=(n, n))
@@ -173,7 +173,9 @@ class SmoothedAggregationPreconditioner(spla.LinearOperator):
         nnz0 = A.nnz
         total = 0
         A_scaled = None
+        bar = progress_bar(desc="AMG set-up", unit="level")
         while True:
+            bar.set_postfix_str(f"level {len(self.levels)}: n = {A.shape[0]}", refresh=False)
             s = _diagonal_scaling(A)
             if A_scaled is None:
                 A_scaled = _scale(A, s, s)
@@ -190,6 +192,7 @@ class SmoothedAggregationPreconditioner(spla.LinearOperator):
                 last = n_coarse == 0 or n_coarse >= 0.9 * A.shape[0]
             if last:
                 self.levels.append(_Level(A_scaled, s, None))
+                bar.update(1)
                 break
             bound = _spectral_bound(A_scaled)
             T, B = pyamg.aggregation.fit_candidates(sp.csr_matrix(agg), B)
@@ -209,6 +212,8 @@ class SmoothedAggregationPreconditioner(spla.LinearOperator):
             self.levels.append(_Level(A_scaled, s, bound, level_coef, P_scaled, R_scaled))
             A = A_coarse
             A_scaled = _scale(A, s_coarse, s_coarse)
+            bar.update(1)
+        bar.close()
         coarse = self.levels[-1].A.toarray()
         w, V = np.linalg.eigh(coarse)
         keep = w > max(w.max(), 0) * 10 * len(w) * np.finfo(np.float64).eps

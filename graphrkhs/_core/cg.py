@@ -9,10 +9,15 @@ the product ``A @ P`` on an (n, m) block reads the matrix once instead of m
 times.
 """
 
+from typing import Callable, Optional, Union
+
 import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
+from .amg import SmoothedAggregationPreconditioner
+from .types import ArrayLike, OperatorLike
+from .progress import progress_bar
 from .validation import ConvergenceWarning, check_scalar, warn
 
 __all__ = ["conjugate_gradient", "amg_preconditioner", "CGResult"]
@@ -45,6 +50,28 @@ class CGResult:
                 f"max_residual={self.residual_norms.max() if self.residual_norms.size else 0:.2e})")
 
 
+ON_FAILURE = ("warn", "raise", "ignore")
+
+
+def check_on_failure(on_failure: str) -> str:
+    """Validate an ``on_failure`` argument (one of :data:`ON_FAILURE`)."""
+    if on_failure not in ON_FAILURE:
+        raise ValueError(f"on_failure must be 'warn', 'raise' or 'ignore'; got {on_failure!r}.")
+    return on_failure
+
+
+def report_failure(message: str, on_failure: str, stacklevel: int = 4) -> None:
+    """Act on a solver that missed its tolerance: warn (ConvergenceWarning), raise RuntimeError, or ignore.
+
+    The one policy of every iterative solver's ``on_failure`` argument (CG,
+    kernel CG, graph TV).
+    """
+    if on_failure == "raise":
+        raise RuntimeError(message)
+    if on_failure == "warn":
+        warn(message, ConvergenceWarning, stacklevel=stacklevel)
+
+
 def _as_operator(A, n, name):
     if sp.issparse(A) or isinstance(A, np.ndarray):
         if A.shape != (n, n):
@@ -65,7 +92,10 @@ def _apply(op, X):
     return op @ X
 
 
-def conjugate_gradient(A, B, *, M=None, x0=None, tol=1e-8, max_iter=None, on_failure="warn"):
+def conjugate_gradient(A: Union[OperatorLike, Callable[[np.ndarray], np.ndarray]], B: ArrayLike, *,
+                       M: Optional[Union[OperatorLike, Callable[[np.ndarray], np.ndarray]]] = None,
+                       x0: Optional[ArrayLike] = None, tol: float = 1e-8, max_iter: Optional[int] = None,
+                       on_failure: str = "warn") -> "CGResult":
     r"""Solve :math:`A X = B` for symmetric positive definite A, all columns at once.
 
     Parameters
@@ -114,8 +144,7 @@ def conjugate_gradient(A, B, *, M=None, x0=None, tol=1e-8, max_iter=None, on_fai
     if max_iter is None:
         max_iter = 10 * n
     max_iter = check_scalar(max_iter, "max_iter", kind="int", low=0)
-    if on_failure not in ("warn", "raise", "ignore"):
-        raise ValueError(f"on_failure must be 'warn', 'raise' or 'ignore'; got {on_failure!r}.")
+    check_on_failure(on_failure)
     dtype = np.result_type(B2.dtype, np.float32)
     X = np.zeros((n, m), dtype=dtype) if x0 is None else np.array(np.asarray(x0).reshape(n, m), dtype=dtype)
     bnorm = np.linalg.norm(B2, axis=0)
@@ -126,6 +155,9 @@ def conjugate_gradient(A, B, *, M=None, x0=None, tol=1e-8, max_iter=None, on_fai
     P = Z.copy()
     rz = np.einsum("ij,ij->j", R, Z)
     it = 0
+    # A counter of iterations with the worst relative residual of the unconverged columns
+    # (off unless progress is on; see graphrkhs._core.progress).
+    bar = progress_bar(desc=f"CG ({m} rhs)" if m > 1 else "CG", unit="it")
     while active.any() and it < max_iter:
         cols = np.flatnonzero(active)
         # Only active columns are multiplied: converged ones stop costing work.
@@ -134,6 +166,7 @@ def conjugate_gradient(A, B, *, M=None, x0=None, tol=1e-8, max_iter=None, on_fai
         pap = np.einsum("ij,ij->j", Pa, AP)
         if np.any(pap <= 0):
             bad = cols[pap <= 0]
+            bar.close()
             raise np.linalg.LinAlgError(
                 f"conjugate_gradient: A is not positive definite along the search direction (p^T A p <= 0 "
                 f"in column(s) {bad.tolist()[:5]}); check that the system is SPD."
@@ -145,6 +178,10 @@ def conjugate_gradient(A, B, *, M=None, x0=None, tol=1e-8, max_iter=None, on_fai
         it += 1
         rr = np.einsum("ij,ij->j", R[:, c], R[:, c])
         done = np.sqrt(rr) <= tol * bnorm[cols]
+        if not bar.disable:
+            # shown when the bar redraws (tqdm's mininterval); no forced redraw in the loop
+            bar.set_postfix_str(f"residual {float(np.max(np.sqrt(rr) / bnorm_safe[cols])):.2e}", refresh=False)
+            bar.update(1)
         active[cols[done]] = False
         cols = cols[~done]
         if not cols.size:
@@ -159,21 +196,22 @@ def conjugate_gradient(A, B, *, M=None, x0=None, tol=1e-8, max_iter=None, on_fai
         P[:, c] *= beta
         P[:, c] += Zc
     true_res = np.linalg.norm(B2 - _apply(A, X), axis=0) / bnorm_safe
+    if not bar.disable:
+        bar.set_postfix_str(f"residual {float(true_res.max()) if m else 0.0:.2e}", refresh=False)
+    bar.close()
     # The recursive residual can drift below the true one; judge by the true residual,
     # with a little slack for the rounding of the final product itself.
     converged = true_res <= max(tol, 0) * 1.01 + 10 * np.finfo(dtype).eps
     result = CGResult(X[:, 0] if was_1d else X, converged, it, true_res)
-    if not converged.all() and on_failure != "ignore":
-        msg = (f"conjugate gradients did not reach tol={tol:g} in {it} iterations for "
-               f"{int((~converged).sum())} of {m} column(s) (worst relative residual {true_res.max():.2e}); "
-               "raise max_iter, loosen tol or use a preconditioner.")
-        if on_failure == "raise":
-            raise RuntimeError(msg)
-        warn(msg, ConvergenceWarning)
+    if not converged.all():
+        report_failure(f"conjugate gradients did not reach tol={tol:g} in {it} iterations for "
+                       f"{int((~converged).sum())} of {m} column(s) (worst relative residual "
+                       f"{true_res.max():.2e}); raise max_iter, loosen tol or use a preconditioner.", on_failure)
     return result
 
 
-def amg_preconditioner(A, *, degree=3, ratio=30.0, strength=0.0, max_coarse=500, max_levels=12):
+def amg_preconditioner(A: OperatorLike, *, degree: int = 3, ratio: float = 30.0, strength: float = 0.0,
+                       max_coarse: int = 500, max_levels: int = 12) -> spla.LinearOperator:
     r"""Smoothed-aggregation AMG V-cycle as a preconditioner for block CG.
 
     Build it once per matrix and reuse it across right-hand sides and
@@ -222,8 +260,6 @@ def amg_preconditioner(A, *, degree=3, ratio=30.0, strength=0.0, max_coarse=500,
     >>> bool(pre.converged.all()), pre.n_iter < plain.n_iter / 4
     (True, True)
     """
-    from .amg import SmoothedAggregationPreconditioner
-
     if not (sp.issparse(A) or isinstance(A, np.ndarray)):
         raise TypeError(f"amg_preconditioner needs a sparse matrix or an ndarray; got {type(A).__name__}.")
     if A.ndim != 2 or A.shape[0] != A.shape[1]:

@@ -1,16 +1,213 @@
-"""Leave-one-out predictions of linear smoothers."""
+r"""The leave-one-out engine: exact LOO and GCV residuals of linear smoothers.
 
+Every learner here whose fitted values on the l labeled points are
+:math:`\hat y = H y`, with a hat matrix H that does not depend on y, has
+closed-form leave-one-out residuals (Allen 1974; Wahba 1990, Ch. 4; Rifkin &
+Lippert 2007, "Notes on regularized least squares")
+
+.. math::
+
+    y_i - \hat y^{(-i)}_i = \frac{y_i - \hat y_i}{1 - H_{ii}},
+
+and generalized cross-validation (Craven & Wahba 1979; Golub, Heath & Wahba 1979)
+
+.. math::
+
+    \mathrm{GCV} = \frac{\frac1l \|(I - H) y\|^2}{\big(\frac1l \operatorname{tr}(I - H)\big)^2}.
+
+Two entry points share the arithmetic:
+
+* a given hat matrix H (:func:`loo_residuals`, :func:`gcv_scores`,
+  :func:`loo_predictions`) -- any linear smoother, O(l^2) per target column;
+* kernel ridge along a whole regularization path (:class:`KernelRidgePath`):
+  with :math:`K = U \operatorname{diag}(s) U^T` (one eigendecomposition,
+  :math:`O(l^3)`), the ridge :math:`\beta = (K + \mu I)^{-1} y` has
+  :math:`I - H = U \operatorname{diag}(\mu / (s + \mu)) U^T` for *every*
+  :math:`\mu`, so each point of the path costs :math:`O(l^2)` per column.
+
+The path form computes :math:`1 - H_{ii} = \sum_j U_{ij}^2 \mu / (s_j + \mu)`
+directly (the rows of U have unit norm), never as :math:`1 - H_{ii}`: there is
+no cancellation when the ridge is small and :math:`H_{ii}` near 1.  The
+learners' own scalings of the ridge (RLS: :math:`\mu = \alpha l`; graph
+kernel ridge: :math:`\mu = \alpha`) are applied by their wrappers
+(:func:`graphrkhs.rls_loo_error`, :func:`graphrkhs.graph_kernel_ridge_loo`).
+"""
+
+from typing import Sequence, Union
 
 import numpy as np
-from .validation import _as_2d
 
+from .labels import _check_targets
+from .linalg import check_square
 
 __all__ = [
+    "KernelRidgePath",
+    "loo_residuals",
+    "gcv_scores",
     "loo_predictions",
+    "check_ridges",
 ]
 
+ArrayLike = Union[np.ndarray, Sequence[float]]
 
-def loo_predictions(H, Y):
+
+def check_ridges(ridges, name="alphas"):
+    """A non-empty 1-D float64 array of positive finite ridge weights, or a ``ValueError`` naming ``name``."""
+    r = np.atleast_1d(np.asarray(ridges, dtype=np.float64))
+    if r.ndim != 1 or r.size == 0 or not (np.isfinite(r).all() and (r > 0).all()):
+        raise ValueError(f"{name} must be a non-empty 1-D sequence of positive finite numbers; got {ridges!r}.")
+    return r
+
+
+def _check_Y(Y, l):
+    Y2, was_1d, _ = _check_targets(Y, l)
+    return Y2, was_1d
+
+
+class KernelRidgePath:
+    r"""Exact leave-one-out and GCV of kernel ridge for a whole path of ridge weights.
+
+    For :math:`\beta_\mu = (K + \mu I)^{-1} y` the hat matrix is
+    :math:`H_\mu = K (K + \mu I)^{-1}`.  One eigendecomposition
+    :math:`K = U \operatorname{diag}(s) U^T` (negative eigenvalues of rounding
+    size clipped to 0) gives, for every :math:`\mu > 0`,
+
+    .. math::
+
+        (I - H_\mu) y = U \operatorname{diag}\Big(\frac{\mu}{s + \mu}\Big) U^T y,
+        \qquad 1 - (H_\mu)_{ii} = \sum_j U_{ij}^2 \frac{\mu}{s_j + \mu},
+
+    so the LOO residuals :math:`((I - H_\mu) y)_i / (1 - (H_\mu)_{ii})` and
+    the GCV score cost :math:`O(l^2)` per ridge and column after the
+    :math:`O(l^3)` factorization (Rifkin & Lippert 2007).  The LOO residual
+    equals :math:`\beta_i / [(K + \mu I)^{-1}]_{ii}`.
+
+    Parameters
+    ----------
+    K : array-like of shape (l, l)
+        Symmetric positive semidefinite kernel on the labeled points
+        (symmetrized as :math:`(K + K^T)/2`).
+
+    Attributes
+    ----------
+    eigenvalues : ndarray of shape (l,)
+    eigenvectors : ndarray of shape (l, l)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from graphrkhs import KernelRidgePath
+    >>> path = KernelRidgePath(np.array([[2.0, 1.0], [1.0, 2.0]]))
+    >>> path.loo_residuals(np.array([1.0, 0.0]), [1.0])[0, :, 0].round(6)   # node 1 predicted 1/3 without it
+    array([ 1.      , -0.333333])
+    """
+
+    def __init__(self, K: ArrayLike):
+        K = check_square(K, "K", np.float64)
+        s, U = np.linalg.eigh((K + K.T) / 2)
+        self.eigenvalues = np.maximum(s, 0.0)
+        self.eigenvectors = U
+        self._U2 = U * U
+
+    @property
+    def n(self) -> int:
+        return self.eigenvalues.size
+
+    def _terms(self, Y, ridges):
+        Y2, _ = _check_Y(Y, self.n)
+        ridges = check_ridges(ridges, "ridges")
+        return Y2, ridges, self.eigenvectors.T @ Y2
+
+    def loo_residuals(self, Y: ArrayLike, ridges: ArrayLike) -> np.ndarray:
+        r"""LOO residuals :math:`y_i - \hat y^{(-i)}_i` for each ridge :math:`\mu`.
+
+        Parameters
+        ----------
+        Y : array of shape (l,) or (l, m)
+        ridges : sequence of float > 0
+            The weights :math:`\mu` of :math:`(K + \mu I)`, as they enter the system.
+
+        Returns
+        -------
+        ndarray of shape (len(ridges), l, m)
+            (m = 1 for a 1-D Y); the LOO predictions are ``Y - residuals``.
+        """
+        Y2, ridges, UtY = self._terms(Y, ridges)
+        U, s = self.eigenvectors, self.eigenvalues
+        out = np.empty((ridges.size, self.n, Y2.shape[1]))
+        for a, mu in enumerate(ridges):  # the points of a path, not a loop over data
+            r = mu / (s + mu)                          # eigenvalues of I - H
+            out[a] = (U @ (r[:, None] * UtY)) / (self._U2 @ r)[:, None]
+        return out
+
+    def gcv(self, Y: ArrayLike, ridges: ArrayLike) -> np.ndarray:
+        r"""GCV scores :math:`\frac1l\|(I - H)y\|^2 / (\frac1l \operatorname{tr}(I - H))^2`, per ridge and column.
+
+        Returns
+        -------
+        ndarray of shape (len(ridges), m)
+        """
+        Y2, ridges, UtY = self._terms(Y, ridges)
+        s, l = self.eigenvalues, self.n
+        out = np.empty((ridges.size, Y2.shape[1]))
+        for a, mu in enumerate(ridges):  # the points of a path
+            r = mu / (s + mu)
+            # ||(I - H) y||^2 = ||diag(r) U^T y||^2 (U orthogonal)
+            out[a] = ((r[:, None] * UtY) ** 2).sum(axis=0) / l / (r.sum() / l) ** 2
+        return out
+
+    def hat_diagonal(self, ridge: float) -> np.ndarray:
+        r"""The leverages :math:`(H_\mu)_{ii}`, shape (l,)."""
+        mu = float(check_ridges(ridge, "ridge")[0])
+        return self._U2 @ (self.eigenvalues / (self.eigenvalues + mu))
+
+
+def loo_residuals(H: ArrayLike, Y: ArrayLike) -> np.ndarray:
+    r"""Exact LOO residuals :math:`(y_i - \hat y_i) / (1 - H_{ii})` of a linear smoother from its hat matrix.
+
+    Parameters
+    ----------
+    H : ndarray of shape (l, l)
+        Hat matrix on the labeled points (``fit`` applied to the identity),
+        independent of the labels.
+    Y : ndarray of shape (l,) or (l, m)
+
+    Returns
+    -------
+    ndarray like Y
+
+    Raises
+    ------
+    ValueError
+        When some :math:`H_{ii} \ge 1` (an interpolated label: LOO is undefined).
+    """
+    H = check_square(H, "H", np.float64)
+    Y2, was_1d = _check_Y(Y, H.shape[0])
+    h = np.diag(H)[:, None]
+    if np.any(h >= 1 - 1e-12):
+        raise ValueError("the hat matrix has a diagonal entry >= 1 (an interpolated label); LOO is undefined.")
+    R = (Y2 - H @ Y2) / (1 - h)
+    return R[:, 0] if was_1d else R
+
+
+def gcv_scores(H: ArrayLike, Y: ArrayLike) -> np.ndarray:
+    r"""GCV :math:`\frac1l\|(I - H)y\|^2 / (\frac1l\operatorname{tr}(I - H))^2` of a linear smoother, per column.
+
+    Returns
+    -------
+    ndarray of shape (m,) (a float for a 1-D Y)
+    """
+    H = check_square(H, "H", np.float64)
+    Y2, was_1d = _check_Y(Y, H.shape[0])
+    l = H.shape[0]
+    trace = l - np.trace(H)
+    if trace <= 1e-12 * l:
+        raise ValueError("tr(I - H) is 0 (the smoother interpolates every label); GCV is undefined.")
+    g = ((Y2 - H @ Y2) ** 2).sum(axis=0) / l / (trace / l) ** 2
+    return float(g[0]) if was_1d else g
+
+
+def loo_predictions(H: ArrayLike, Y: ArrayLike) -> np.ndarray:
     r"""Leave-one-out predictions of a linear smoother from its hat matrix.
 
     For every learner here the fitted values on the labeled points are
@@ -19,6 +216,7 @@ def loo_predictions(H, Y):
     :math:`\hat y_i^{(-i)} = (\hat y_i - H_{ii} y_i) / (1 - H_{ii})` (the
     classical identity; the weights :math:`\gamma` are kept, i.e. the
     :math:`1/l` loss scaling is not changed to :math:`1/(l-1)`).
+    ``Y - loo_residuals(H, Y)``.
 
     Parameters
     ----------
@@ -38,11 +236,5 @@ def loo_predictions(H, Y):
     >>> loo_predictions(H, np.array([0.0, 3.0, 6.0])).round(6)
     array([4.5, 3. , 1.5])
     """
-    H = np.asarray(H)
-    Y2, was_1d = _as_2d(Y)
-    h = np.diag(H)[:, None]
-    if np.any(h >= 1 - 1e-12):
-        raise ValueError("the hat matrix has a diagonal entry >= 1 (an interpolated label); LOO is undefined.")
-    F = (H @ Y2 - h * Y2) / (1 - h)
-    return F[:, 0] if was_1d else F
-
+    Y = np.asarray(Y)
+    return Y - loo_residuals(H, Y)

@@ -25,6 +25,7 @@ except ImportError as exc:  # pragma: no cover
     raise ImportError("graphrkhs needs numba (pip install numba)") from exc
 
 from .spmm import fused_step, gather_rows
+from .validation import check_csr_structure, check_index_array
 
 __all__ = []
 
@@ -79,6 +80,13 @@ def _permute_csr(indptr, indices, data, perm, iperm, new_indptr, new_indices, ne
 def permute_symmetric(L, perm):
     r"""``L[perm][:, perm]`` as a sorted CSR array (compiled, parallel)."""
     n = L.shape[0]
+    # The compiled permutation indexes with perm, iperm and L's index arrays unchecked.
+    if L.shape[0] != L.shape[1]:
+        raise ValueError(f"permute_symmetric: L must be square; got shape {L.shape}.")
+    check_csr_structure(L, "L")
+    perm = check_index_array(perm, n, "perm")
+    if perm.shape != (n,) or np.bincount(perm, minlength=n).max(initial=1) != 1:
+        raise ValueError(f"perm must be a permutation of 0..{n - 1}.")
     iperm = np.empty_like(perm)
     iperm[perm] = np.arange(n, dtype=perm.dtype)
     counts = np.diff(L.indptr)[perm]
@@ -96,6 +104,7 @@ def permute_symmetric(L, perm):
 def _compact(L, dtype):
     """CSR with sorted 32-bit indices (when they fit) and data in ``dtype``."""
     L = sp.csr_array(L)
+    check_csr_structure(L, "L")
     if not L.has_sorted_indices:
         L = L.copy()
         L.sort_indices()

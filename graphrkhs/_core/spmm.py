@@ -29,8 +29,11 @@ never waits for a helper that has not started (see :class:`_RowPool`).  ``beta =
 import os
 import threading
 import time
+import weakref
 
 import numpy as np
+
+from .validation import check_csr_structure, check_index_array
 
 try:
     from numba import njit
@@ -243,13 +246,50 @@ def _chunks(L, m):
     return np.unique(bounds)
 
 
+# Index arrays already checked by _check_operands, by identity; weak, so that a
+# freed array's id can never vouch for a new one.  Kernels run many steps on
+# one matrix, and the O(nnz) check is paid once per matrix, not per step.
+_CHECKED = weakref.WeakValueDictionary()
+_CHECKED_LOCK = threading.Lock()
+
+
+def _check_operands(L, cur, out, X, weights, R, b):
+    """Shapes and index bounds of a fused step, checked before the compiled kernel runs.
+
+    The kernels read ``cur[indices[p]]`` and write ``out[i]``, ``R[f, i]``
+    without bounds checks (an out-of-range index corrupts memory or aborts the
+    interpreter), so every index array and block shape is verified here.
+    """
+    n_rows, n_cols = L.shape
+    if cur.ndim != 2 or out.ndim != 2 or cur.shape[0] != n_cols or out.shape != (n_rows, cur.shape[1]):
+        raise ValueError(f"fused_step: blocks of shape cur {cur.shape} and out {out.shape} do not fit a "
+                         f"matrix of shape {L.shape}.")
+    if b != 0 and n_rows != n_cols:
+        raise ValueError(f"fused_step: b != 0 needs a square matrix; got shape {L.shape}.")
+    if X is not None and X.shape != out.shape:
+        raise ValueError(f"fused_step: X has shape {X.shape}; expected {out.shape}.")
+    if weights is not None and (R is None or R.shape != (weights.shape[0],) + out.shape):
+        raise ValueError(f"fused_step: R must have shape {(weights.shape[0],) + out.shape}.")
+    key = id(L.indices)
+    with _CHECKED_LOCK:
+        known = _CHECKED.get(key) is L.indices and _CHECKED.get(id(L.indptr)) is L.indptr
+    if not known:
+        check_csr_structure(L, "L")
+        with _CHECKED_LOCK:
+            _CHECKED[key] = L.indices
+            _CHECKED[id(L.indptr)] = L.indptr
+
+
 def fused_step(L, a, b, alpha, beta, gamma, cur, out, X=None, weights=None, R=None):
     """One fused step on a CSR matrix ``L`` (arguments as in the module doc).
 
     ``cur``, ``out``, ``X`` and ``R`` are C-contiguous blocks of L's dtype;
     ``out`` must not alias ``cur``.  With ``b == 0`` ``L`` may be rectangular
-    (``cur`` has L.shape[1] rows, ``out`` L.shape[0]).
+    (``cur`` has L.shape[1] rows, ``out`` L.shape[0]).  Shapes and the CSR
+    index arrays are checked before the compiled kernel runs (the index check
+    once per matrix; an index array changed in place afterwards is not re-checked).
     """
+    _check_operands(L, cur, out, X, weights, R, b)
     dtype = cur.dtype.type
     if X is None:
         X = cur[:0]  # never read when gamma == 0
@@ -302,8 +342,12 @@ def gather_rows(src, rows, dtype=None, out=None):
     """
     n_out = rows.shape[0]
     m = src.shape[1]
+    # the compiled gather reads src[rows[i]] unchecked
+    check_index_array(rows, src.shape[0], "rows")
     if out is None:
         out = np.empty((n_out, m), dtype=dtype or src.dtype)
+    elif out.shape != (n_out, m):
+        raise ValueError(f"gather_rows: out has shape {out.shape}; expected {(n_out, m)}.")
     work = n_out * m
     k = int(min(_MAX_CHUNKS, max(1, work // _CHUNK_ENTRIES), max(n_out, 1)))
     if k == 1 or src.dtype.kind != "f":

@@ -6,6 +6,7 @@ that names the argument, says what was wrong and what is accepted.
 """
 
 import numbers
+import os
 import warnings
 
 import numpy as np
@@ -221,8 +222,6 @@ def memory_guard(n_bytes, what, alternative, limit=None):
 
 def _physical_memory():
     try:
-        import os
-
         return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
     except (ValueError, OSError, AttributeError):  # pragma: no cover - non-POSIX
         return 16 * 2**30
@@ -382,3 +381,78 @@ def validate_params(params, constraints, owner):
         described = [_describe(c) for c in accepted]
         what = described[0] if len(described) == 1 else ", ".join(described[:-1]) + " or " + described[-1]
         raise InvalidParameterError(f"{name} must be {what}; got {value!r} ({owner}).")
+
+
+# ---------------------------------------------------------------------------
+# Numerical guards shared by the compiled kernels and the distance code
+# ---------------------------------------------------------------------------
+
+def power_of_two_exponent(*arrays):
+    r"""An exponent e such that :math:`\max |x| / 2^e \in [1/2, 2)` over all ``arrays``.
+
+    Rescaling points with ``np.ldexp(X, -e)`` is exact in binary floating
+    point and keeps the dtype (barring entries so small relative to the
+    largest one that they underflow, which cannot change any distance at the
+    precision of the largest), so distances computed on the rescaled points
+    and multiplied by :math:`2^e` are those of ``X`` -- but their squares can
+    no longer overflow (:math:`|x| \gtrsim 10^{154}` in float64,
+    :math:`10^{19}` in float32) or underflow.  Returns 0 for all-zero input.
+    """
+    top = 0.0
+    for a in arrays:
+        if a.size:
+            top = max(top, float(np.max(np.abs(a))))
+    if top == 0.0 or not np.isfinite(top):
+        return 0
+    # frexp: top = f 2^e with f in [1/2, 1); 2^1024 is not a float64, so cap at 2^1023.
+    return min(int(np.frexp(top)[1]), 1023)
+
+
+def check_finite_array(a, name, fix="remove or impute those entries first"):
+    """Raise a ValueError naming ``name`` when ``a`` holds NaN or infinity."""
+    if not np.isfinite(a).all():
+        raise ValueError(f"{name} contains NaN or infinity; {fix}.")
+    return a
+
+
+def check_index_array(idx, upper, name, *, lower=0):
+    """Check that every entry of an integer array lies in ``[lower, upper)``.
+
+    Called on every index array before it reaches a compiled (numba) kernel,
+    which reads and writes without bounds checks: an index out of range there
+    corrupts memory instead of raising.
+    """
+    idx = np.asarray(idx)
+    if idx.dtype.kind not in "iu":
+        raise TypeError(f"{name} must be an integer index array; got dtype {idx.dtype}.")
+    if idx.size:
+        lo, hi = idx.min(), idx.max()
+        if lo < lower or hi >= upper:
+            bad = lo if lo < lower else hi
+            raise ValueError(
+                f"{name} holds the index {int(bad)}, outside the valid range [{lower}, {upper}); "
+                "the index arrays are inconsistent with the array shapes."
+            )
+    return idx
+
+
+def check_csr_structure(A, name="A", n_cols=None):
+    """Check the index arrays of a CSR matrix before a compiled kernel walks them.
+
+    ``indptr`` must have ``n_rows + 1`` non-decreasing entries from 0 to at
+    most ``len(indices)`` (= ``len(data)``), and every column index must lie in
+    ``[0, n_cols)`` (``n_cols`` defaults to ``A.shape[1]``).
+    """
+    n_rows = A.shape[0]
+    n_cols = A.shape[1] if n_cols is None else n_cols
+    indptr, indices = np.asarray(A.indptr), np.asarray(A.indices)
+    if indptr.shape != (n_rows + 1,):
+        raise ValueError(f"{name}.indptr must have {n_rows + 1} entries for {n_rows} rows; got {indptr.shape[0]}.")
+    if indices.shape[0] != np.asarray(A.data).shape[0]:
+        raise ValueError(f"{name}.indices and {name}.data must have the same length; got "
+                         f"{indices.shape[0]} and {np.asarray(A.data).shape[0]}.")
+    if n_rows and (indptr[0] != 0 or indptr[-1] > indices.shape[0] or np.any(np.diff(indptr) < 0)):
+        raise ValueError(f"{name}.indptr must be non-decreasing from 0 to at most len({name}.indices) = "
+                         f"{indices.shape[0]}; the CSR structure is corrupt (rebuild it with scipy.sparse).")
+    check_index_array(indices[:indptr[-1]] if n_rows else indices[:0], n_cols, f"{name}.indices")
+    return A

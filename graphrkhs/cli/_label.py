@@ -1,31 +1,71 @@
 """``graphrkhs label``: label the unlabeled rows of a user's CSV or .npz file.
 
 Reading and writing use the standard library's :mod:`csv` (no pandas
-dependency).  Every user error is a :class:`LabelCommandError` whose message
-is printed as one line with exit code 2.
+dependency).  Every user error (bad input file, unknown column, bad option,
+an output that is one of the inputs) is a :class:`LabelCommandError` whose
+message is printed as one line with exit code 2; any other exception is an
+internal error (exit code 1).
+
+Data safety: the output is compared with the input as *files*
+(:func:`os.path.samefile`: symlinks, hard links and relative paths are seen
+through) and never written over it, even with ``--force``; the output is
+written to a temporary file in its own directory and moved into place with
+:func:`os.replace`, so an interrupted run leaves either the old file or the
+complete new one.
 """
 
 import csv
 import math
 import os
 import sys
+import tempfile
 import time
 
 import numpy as np
 
 __all__ = []
 
-MISSING = {"", "nan", "NaN", "NAN", "na", "NA", "N/A", "null", "None"}
+# Missing-label tokens of --unlabeled by default.  Consistent with the Python API
+# (graphrkhs._core.labels: -1, NaN, None and "" mark unlabeled samples), plus the
+# usual spreadsheet spellings of a missing value.  An empty cell is always unlabeled.
+DEFAULT_UNLABELED = ("", "NaN", "-1", "NA", "N/A", "null", "None")
+
+DEFAULT_TIKHONOV_ALPHA = 1e-2
+
+CONFIDENCE_DOC = (
+    "confidence = the share of the predicted class in the row's class scores, p_c = (s_c - m) / sum_c' (s_c' - m) "
+    "with m = min(0, min_c s_c) (1/C when all C scores are equal); the scores s are those of the chosen method "
+    "(one-vs-all solutions for laplace/tikhonov, Poisson potentials, ridge scores), and labeled rows get the same "
+    "formula from their own scores (1 for laplace, whose labeled rows are fixed)"
+)
 
 
 class LabelCommandError(Exception):
     """A user error of ``graphrkhs label`` (one line, exit code 2)."""
 
 
+DELIMITERS = (",", "\t", ";")
+
+
+def _delimiter(path, first_line):
+    """Tab for .tsv/.tab files; otherwise the one of comma, tab, semicolon that splits the header into the
+    most columns (comma on a tie), so that a tab-separated file named .csv is read as such."""
+    if path.lower().endswith((".tsv", ".tab")):
+        return "\t"
+    best, best_n = ",", 1
+    for d in DELIMITERS:
+        n = len(next(csv.reader([first_line], delimiter=d), []))
+        if n > best_n:
+            best, best_n = d, n
+    return best
+
+
 def _read_csv(path):
     try:
         with open(path, newline="", encoding="utf-8-sig") as f:
-            reader = csv.reader(f)
+            first = f.readline()
+            f.seek(0)
+            reader = csv.reader(f, delimiter=_delimiter(path, first.rstrip("\r\n")))
             try:
                 header = next(reader)
             except StopIteration:
@@ -33,6 +73,10 @@ def _read_csv(path):
             rows = [r for r in reader if any(cell.strip() for cell in r)]
     except UnicodeDecodeError as exc:
         raise LabelCommandError(f"{path}: not a UTF-8 text CSV file ({exc.reason}).") from None
+    except csv.Error as exc:
+        raise LabelCommandError(f"{path}: malformed CSV ({_one_line(exc)}).") from None
+    except OSError as exc:
+        raise LabelCommandError(f"cannot read {path}: {exc.strerror or _one_line(exc)}.") from None
     header = [h.strip() for h in header]
     if len(set(header)) != len(header):
         dup = sorted({h for h in header if header.count(h) > 1})
@@ -45,7 +89,29 @@ def _read_csv(path):
     return header, rows
 
 
+def _one_line(exc):
+    return " ".join(str(exc).split()) or type(exc).__name__
+
+
 def _read_npz(path, label_column):
+    import zipfile
+
+    try:
+        if not zipfile.is_zipfile(path):  # np.load would try it as a pickle and talk about allow_pickle
+            raise LabelCommandError(f"{path}: not a valid .npz file (not a zip archive of .npy arrays).")
+        return _read_npz_arrays(path, label_column)
+    except LabelCommandError:
+        raise
+    except (zipfile.BadZipFile, EOFError) as exc:
+        raise LabelCommandError(f"{path}: not a valid .npz file ({_one_line(exc)}).") from None
+    except OSError as exc:
+        raise LabelCommandError(f"cannot read {path}: {exc.strerror or _one_line(exc)}.") from None
+    except (ValueError, KeyError, TypeError) as exc:
+        # e.g. object arrays (which would need pickle), truncated members, non-numeric features
+        raise LabelCommandError(f"{path}: unreadable .npz content ({_one_line(exc)}).") from None
+
+
+def _read_npz_arrays(path, label_column):
     with np.load(path, allow_pickle=False) as data:
         keys = list(data.keys())
         if label_column not in keys:
@@ -61,10 +127,16 @@ def _read_npz(path, label_column):
             cols = [data[k] for k in feature_keys]
             if not cols:
                 raise LabelCommandError(f"{path} has no feature arrays besides {label_column!r}.")
+            if any(c.ndim != 1 or c.shape != cols[0].shape for c in cols):
+                raise LabelCommandError(f"{path}: feature arrays {', '.join(feature_keys)} must be 1-D of equal "
+                                        "length (or give all features as one 2-D array 'X').")
             X = np.column_stack(cols)
             names = feature_keys
     if X.ndim == 1:
         X = X[:, None]
+    if X.ndim != 2 or X.dtype.kind not in "biuf":
+        raise LabelCommandError(f"{path}: the features must be a numeric 1-D or 2-D array; got dtype {X.dtype} "
+                                f"and shape {X.shape}.")
     if y.ndim != 1 or y.shape[0] != X.shape[0]:
         raise LabelCommandError(
             f"{path}: {label_column!r} must be 1-D with one entry per row of the features ({X.shape[0]})."
@@ -106,6 +178,130 @@ def _is_number(cell):
         return False
 
 
+def add_label_options(p_label):
+    """Register the options of ``graphrkhs label`` defined here (``--unlabeled``, ``--alpha``)."""
+    tokens = ",".join(DEFAULT_UNLABELED)
+    p_label.add_argument(
+        "--unlabeled", metavar="TOKENS", default=tokens,
+        help="comma-separated label cells that mark an unlabeled row (default: %(default)r, i.e. an empty cell, "
+             "NaN, -1 -- as in the Python API, where -1 marks unlabeled -- NA, N/A, null, None). Words match "
+             "case-insensitively, numbers by value (-1 also matches -1.0); an empty cell is always unlabeled. "
+             "Pass --unlabeled '' to make every non-empty cell (-1 included) a class; write --unlabeled=-1,... "
+             "when the list starts with a minus sign")
+    p_label.add_argument(
+        "--alpha", type=float, default=None, metavar="MU",
+        help=f"weight of the smoothness term of --method tikhonov, (J + MU L) F = J Y (default: "
+             f"{DEFAULT_TIKHONOV_ALPHA:g}; must be > 0; 0 would be laplace)")
+    p_label.epilog = (p_label.epilog + ". " if p_label.epilog else "") + "Output columns: predicted_COL and " + \
+        CONFIDENCE_DOC + "."
+    p_label.description = (
+        "Read a CSV/TSV file (or .npz), treat the --unlabeled cells of the label column as unlabeled, build a kNN "
+        "graph on the (standardized) feature columns, label every row, and write the rows to a new CSV file with "
+        "a predicted-label and a confidence column. Never writes over the input (symlinks and hard links "
+        "included, even with --force); writes the output atomically. Bad input exits with status 2.")
+
+
+def _missing_matcher(spec):
+    """A predicate ``cell -> bool`` for the tokens of ``--unlabeled`` (comma-separated)."""
+    if not isinstance(spec, str):
+        spec = ",".join(spec)
+    words, numbers, nan = {""}, set(), False
+    for token in (t.strip() for t in spec.split(",")):
+        value = _as_number(token)
+        if value is None:
+            words.add(token.casefold())
+        elif math.isnan(value):
+            nan = True
+        else:
+            numbers.add(value)
+
+    def is_missing(cell):
+        if cell.casefold() in words:
+            return True
+        value = _as_number(cell)
+        return value is not None and ((nan and math.isnan(value)) or value in numbers)
+    return is_missing
+
+
+def _as_number(cell):
+    try:
+        return float(cell)
+    except ValueError:
+        return None
+
+
+def _parse_labels(raw, labeled):
+    """Classes and per-row class keys.  When every labeled cell is a finite number the labels are
+    numbers ("1" and "1.0" are one class, printed as 1); otherwise they are the cell strings."""
+    values = [_as_number(lab) for lab, m in zip(raw, labeled) if m]
+    if values and all(v is not None and math.isfinite(v) for v in values):
+        keys = [float(lab) if m else None for lab, m in zip(raw, labeled)]
+        classes = sorted(set(values))
+        integral = all(v.is_integer() and abs(v) < 2**53 for v in classes)
+        names = [str(int(v)) if integral else repr(v) for v in classes]
+    else:
+        keys = [lab if m else None for lab, m in zip(raw, labeled)]
+        classes = sorted({k for k in keys if k is not None}, key=_class_sort_key)
+        names = list(classes)
+    return classes, names, keys
+
+
+def _same_file(a, b):
+    """True when paths a and b name the same file (device and inode: symlinks, hard links, relative paths)."""
+    try:
+        return os.path.samefile(a, b)
+    except OSError:  # b does not exist (yet)
+        return False
+
+
+def _check_output(output, inputs, force):
+    if os.path.isdir(output):
+        raise LabelCommandError(f"the output path is a directory: {output}")
+    for path in inputs:
+        if _same_file(output, path) or os.path.abspath(output) == os.path.abspath(path):
+            raise LabelCommandError(
+                f"the output {output} is the input file {path} (same file on disk); graphrkhs label never "
+                "overwrites its input, not even with --force: choose another --output."
+            )
+    if os.path.lexists(output) and not force:
+        raise LabelCommandError(f"output file exists: {output} (pass --force to overwrite it).")
+    parent = os.path.dirname(os.path.abspath(output))
+    if not os.path.isdir(parent):
+        raise LabelCommandError(f"the output directory does not exist: {parent}")
+
+
+def _write_atomic(output, header, rows):
+    """Write the CSV to a temporary file in the output's directory, then :func:`os.replace` it into place.
+
+    A symlink at ``output`` is replaced by the new file (its target is left alone)."""
+    parent = os.path.dirname(os.path.abspath(output))
+    try:
+        fd, tmp = tempfile.mkstemp(dir=parent, prefix="." + os.path.basename(output) + ".", suffix=".tmp")
+    except OSError as exc:
+        raise LabelCommandError(f"cannot write to {parent}: {exc.strerror or _one_line(exc)}.") from None
+    try:
+        with os.fdopen(fd, "w", newline="", encoding="utf-8") as f:
+            writer = csv.writer(f)
+            writer.writerow(header)
+            writer.writerows(rows)
+            f.flush()
+            os.fsync(f.fileno())
+        os.chmod(tmp, 0o666 & ~_umask())
+        os.replace(tmp, output)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def _umask():
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
 def run_label(args, out=None, err=None):
     """Carry out ``graphrkhs label`` for parsed arguments; returns the summary dict."""
     out = sys.stdout if out is None else out
@@ -119,18 +315,25 @@ def run_label(args, out=None, err=None):
         raise LabelCommandError(f"input is a directory, not a file: {path}")
     is_npz = path.lower().endswith(".npz")
     output = args.output or (os.path.splitext(path)[0] + ".labeled.csv")
-    if os.path.abspath(output) == os.path.abspath(path):
-        raise LabelCommandError("the output path is the input file; graphrkhs label never overwrites its input.")
-    if os.path.exists(output) and not args.force:
-        raise LabelCommandError(f"output file exists: {output} (pass --force to overwrite it).")
+    method = args.method
+    alpha = getattr(args, "alpha", None)
     if args.neighbors < 1:
         raise LabelCommandError(f"--neighbors must be at least 1; got {args.neighbors}.")
+    if alpha is not None and method != "tikhonov":
+        raise LabelCommandError(f"--alpha applies to --method tikhonov only; got --method {method}.")
+    if method == "tikhonov":
+        alpha = DEFAULT_TIKHONOV_ALPHA if alpha is None else alpha
+        if not (math.isfinite(alpha) and alpha > 0):
+            raise LabelCommandError(f"--alpha must be a finite number > 0; got {alpha} (0 is --method laplace).")
+    is_missing = _missing_matcher(getattr(args, "unlabeled", DEFAULT_UNLABELED))
 
     header, rows = _read_npz(path, args.label_column) if is_npz else _read_csv(path)
     if args.label_column not in header:
         raise LabelCommandError(
             f"unknown column {args.label_column!r}; the columns are: {', '.join(header)}."
         )
+    # after the column check (a wrong column is the more useful message), before any work
+    _check_output(output, [path], args.force)
     if not rows:
         raise LabelCommandError(f"{path} has a header but no data rows.")
     label_idx = header.index(args.label_column)
@@ -148,13 +351,14 @@ def run_label(args, out=None, err=None):
     X = _parse_features(header, rows, features, path)
     n = X.shape[0]
     raw_labels = [r[label_idx].strip() for r in rows]
-    labeled = np.array([lab not in MISSING for lab in raw_labels])
+    labeled = np.array([not is_missing(lab) for lab in raw_labels])
     if not labeled.any():
-        raise LabelCommandError(f"no labeled rows: every cell of column {args.label_column!r} is empty or NaN.")
-    classes = sorted({lab for lab, m in zip(raw_labels, labeled) if m}, key=_class_sort_key)
+        raise LabelCommandError(f"no labeled rows: every cell of column {args.label_column!r} is a missing-label "
+                                "token (see --unlabeled).")
+    classes, names, keys = _parse_labels(raw_labels, labeled)
     if len(classes) < 2:
         raise LabelCommandError(
-            f"only one class ({classes[0]!r}) among the labeled rows; labeling needs at least two classes."
+            f"only one class ({names[0]!r}) among the labeled rows; labeling needs at least two classes."
         )
     if n - labeled.sum() == 0:
         print("note: every row is already labeled; predictions are the fitted values.", file=err)
@@ -169,49 +373,51 @@ def run_label(args, out=None, err=None):
 
     t0 = time.perf_counter()
     verbose = n >= 20000
-    W = knn_graph(X, k, weight="self-tuning", verbose=verbose)
     codes = np.full(n, -1)
     lookup = {c: i for i, c in enumerate(classes)}
-    codes[labeled] = [lookup[lab] for lab in np.array(raw_labels, dtype=object)[labeled]]
-    scores = _label_scores(args.method, W, codes, len(classes))
+    codes[labeled] = [lookup[key] for key, m in zip(keys, labeled) if m]
+    try:
+        W = knn_graph(X, k, weight="self-tuning", verbose=verbose)
+        scores = _label_scores(method, W, codes, len(classes), alpha)
+    except (ValueError, np.linalg.LinAlgError) as exc:  # the library's messages for data it cannot label
+        raise LabelCommandError(f"cannot label this data: {_one_line(exc)}") from None
     elapsed = time.perf_counter() - t0
 
     probs = _scores_to_confidence(scores)
     pred = probs.argmax(axis=1)
-    confidence = probs.max(axis=1)
-    pred_labels = np.array(classes, dtype=object)[pred]
+    confidence = probs[np.arange(n), pred]
+    pred_labels = np.array(names, dtype=object)[pred]
 
     out_header = header + [f"predicted_{args.label_column}", "confidence"]
-    with open(output, "w", newline="", encoding="utf-8") as f:
-        writer = csv.writer(f)
-        writer.writerow(out_header)
-        for r, p, c in zip(rows, pred_labels, confidence):
-            writer.writerow(list(r) + [p, f"{c:.4f}"])
+    _write_atomic(output, out_header, (list(r) + [p, f"{c:.4f}"] for r, p, c in zip(rows, pred_labels, confidence)))
 
-    counts = {c: int(np.sum(codes == i)) for i, c in enumerate(classes)}
+    counts = {c: int(np.sum(codes == i)) for i, c in enumerate(names)}
     print(f"graphrkhs label: {n} rows, {int(labeled.sum())} labeled, {len(classes)} classes, "
-          f"method {args.method}, {len(features)} feature(s) "
+          f"method {method}{f' (alpha {alpha:g})' if method == 'tikhonov' else ''}, {len(features)} feature(s) "
           f"({'standardized' if not args.no_standardize else 'raw'}), kNN graph k = {k}; "
           f"{elapsed:.2f} s", file=out)
     print("labeled per class: " + ", ".join(f"{c}: {m}" for c, m in counts.items()), file=out)
     if args.labels_per_class_report:
-        predicted = {c: int(np.sum(pred == i)) for i, c in enumerate(classes)}
-        width = max(len(str(c)) for c in classes)
+        predicted = {c: int(np.sum(pred == i)) for i, c in enumerate(names)}
+        width = max(len(str(c)) for c in names)
         print(f"\n{'class':<{width}}  {'labeled':>8}  {'predicted':>9}  {'mean confidence':>15}", file=out)
-        for i, c in enumerate(classes):
+        for i, c in enumerate(names):
             sel = pred == i
             mc = f"{confidence[sel].mean():.3f}" if sel.any() else "-"
             print(f"{c:<{width}}  {counts[c]:>8}  {predicted[c]:>9}  {mc:>15}", file=out)
     print(f"wrote {output}", file=out)
-    return {"n": n, "labeled": int(labeled.sum()), "classes": classes, "output": output}
+    return {"n": n, "labeled": int(labeled.sum()), "classes": names, "output": output}
 
 
 def _scores_to_confidence(scores):
-    """Per-row class shares in [0, 1] summing to 1.
+    """Per-row class shares in [0, 1] summing to 1 (the ``confidence`` column is the predicted class's share).
 
-    Harmonic / Tikhonov scores are already non-negative class weights; Poisson
-    and ridge scores are signed potentials, shifted per row so that the least
-    likely class has share 0.  A row of equal scores gets the uniform share.
+    :math:`p_c = (s_c - m) / \\sum_{c'} (s_{c'} - m)`, :math:`m = \\min(0, \\min_c s_c)`:
+    harmonic / Tikhonov scores are already non-negative class weights and are
+    only normalized; Poisson and ridge scores are signed potentials, shifted
+    per row so that the least likely class has share 0.  A row of equal scores
+    gets the uniform share 1/C.  The same formula serves labeled and unlabeled
+    rows and every method.
     """
     scores = np.asarray(scores, dtype=np.float64)
     shifted = scores - np.minimum(scores.min(axis=1, keepdims=True), 0.0)
@@ -230,25 +436,24 @@ def _class_sort_key(label):
 LABEL_METHODS = ("laplace", "poisson", "tikhonov", "kernel-ridge")
 
 
-def _label_scores(method, W, codes, n_classes):
+def _label_scores(method, W, codes, n_classes, alpha=None):
     """(n, n_classes) class scores of every row by the chosen transductive method."""
     from .._core.labels import one_hot
-    from ..solvers._graph import harmonic_solution
+    from .. import estimators
+    from ..solvers import harmonic_solution
 
     labeled = codes >= 0
     if method == "laplace":
         return harmonic_solution(W, np.flatnonzero(labeled), one_hot(codes[labeled], n_classes))
-    from ..estimators import _transductive as transductive
-
     estimator = {
         "poisson": "PoissonLearningClassifier",
         "tikhonov": "LaplacianRegularizationClassifier",
         "kernel-ridge": "GraphKernelRidgeClassifier",
     }[method]
-    cls = getattr(transductive, estimator, None)
+    cls = getattr(estimators, estimator, None)
     if cls is None:
         raise LabelCommandError(f"method {method!r} is not available in this version; use 'laplace'.")
-    model = cls(graph="precomputed").fit(W, codes)
+    model = (cls(alpha=alpha, graph="precomputed") if method == "tikhonov" else cls(graph="precomputed")).fit(W, codes)
     scores = np.asarray(model.label_distributions_, dtype=np.float64)
     # label_distributions_ columns follow classes_ (the codes 0..n_classes-1 present).
     full = np.zeros((W.shape[0], n_classes))

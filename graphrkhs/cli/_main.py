@@ -3,12 +3,17 @@
 ``graphrkhs demo`` labels scikit-learn's bundled digits (1797 points) from a
 few labels per class with the library's graph methods and prints their
 accuracy and time beside scikit-learn's :class:`LabelSpreading`.
+
+Progress bars (and stage messages of long steps) are on by default on the
+command line, on standard error; ``--quiet`` switches them off.  Results go
+to standard output either way.
 """
 
 import argparse
 import sys
 
 
+from .._core.progress import verbosity
 from ._demo import _demo_plot, demo
 
 __all__ = ["main", "build_parser"]
@@ -19,9 +24,13 @@ def build_parser():
         prog="graphrkhs",
         description="Learning on graphs with reproducing-kernel Hilbert spaces.",
     )
+    # Every command takes --quiet (after the command name, where users type options).
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("-q", "--quiet", action="store_true",
+                        help="no progress bars or progress messages on stderr (default: shown)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     p_demo = sub.add_parser(
-        "demo", help="label the digits from a few labels per class and compare with scikit-learn",
+        "demo", parents=[common], help="label the digits from a few labels per class and compare with scikit-learn",
         description="Transductive labeling of scikit-learn's bundled digits (1797 points) from a few labels "
                     "per class; prints accuracy on the unlabeled points and time per method.")
     p_demo.add_argument("--labels-per-class", type=int, default=10, metavar="N",
@@ -35,18 +44,18 @@ def build_parser():
                         help="save a picture: 2-D embedding of the digits coloured by the best method's "
                              "predicted label, mistakes circled (t-SNE view; needs matplotlib)")
 
-    from ._label import LABEL_METHODS
+    from ._label import LABEL_METHODS, add_label_options
 
     p_label = sub.add_parser(
-        "label", help="label the unlabeled rows of your CSV (or .npz) file",
+        "label", parents=[common], help="label the unlabeled rows of your CSV (or .npz) file",
         description="Read a CSV file (or .npz), treat empty/NaN cells of the label column as unlabeled, build a "
                     "kNN graph on the (standardized) feature columns, label every row, and write the rows back "
                     "with a predicted-label and a confidence column. Never overwrites the input.",
         epilog="example: graphrkhs label data.csv --label-column species --output labeled.csv")
     p_label.add_argument("input", metavar="INPUT", help="CSV file with a header row, or .npz file of named arrays "
-                         "(features in 'X' or one array per feature, labels in LABEL_COLUMN; NaN or '' unlabeled)")
+                         "(features in 'X' or one array per feature, labels in LABEL_COLUMN; NaN or -1 unlabeled)")
     p_label.add_argument("--label-column", required=True, metavar="COL",
-                         help="the column with the known labels; empty or NaN cells mark unlabeled rows")
+                         help="the column with the known labels; cells listed by --unlabeled mark unlabeled rows")
     p_label.add_argument("--features", metavar="COLS", default=None,
                          help="comma-separated feature columns (default: every other column)")
     p_label.add_argument("--method", choices=LABEL_METHODS, default="laplace",
@@ -61,6 +70,7 @@ def build_parser():
     p_label.add_argument("--labels-per-class-report", action="store_true",
                          help="print a table of labeled and predicted counts and mean confidence per class")
     p_label.add_argument("--force", action="store_true", help="overwrite OUT if it exists (never the input)")
+    add_label_options(p_label)  # --unlabeled, --alpha; description (defined with the command in _label.py)
     return parser
 
 
@@ -70,6 +80,12 @@ def main(argv=None):
     if args.command is None:
         parser.print_help()
         return 2
+    # The demo's point is its table: bars (for anything slow) but no stage messages around it.
+    with verbosity(not args.quiet, messages=args.command != "demo"):
+        return _run(parser, args)
+
+
+def _run(parser, args):
     if args.command == "demo":
         for name in ("labels_per_class", "draws", "neighbors"):
             if getattr(args, name) < 1:

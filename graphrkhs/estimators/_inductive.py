@@ -35,6 +35,8 @@ from scipy.sparse import issparse
 from ..graphs import GraphSpec, as_adjacency
 from ..kernels import BLOCK_BYTES, GRLSKernel, default_sigma, feature_map, pairwise_kernel, unisolvent_points
 from ..solvers import (
+    INTEGRAL_OPERATORS,
+    SOLVERS,
     KernelOperator,
     consistency_grams,
     graph_penalty,
@@ -63,9 +65,6 @@ __all__ = [
 ]
 
 _KERNEL_NAMES = ("gaussian", "heat", "linear", "polynomial")
-# The solvers' option names (TODO(lower): import SOLVERS / INTEGRAL_OPERATORS from graphrkhs.solvers once public).
-_SOLVERS = ("auto", "direct", "cg")
-_INTEGRAL_OPERATORS = ("heat", "empirical")
 Kernel = Union[str, Callable]
 NullSpace = Union[str, Callable, None]
 
@@ -149,7 +148,7 @@ class _GraphKernelLearner(_KernelLearner):
         **POINT_CLOUD_GRAPH_CONSTRAINTS,
         "gamma_A": [POSITIVE],
         "gamma_I": [Interval("real", 0, None)],
-        "solver": [Options(*_SOLVERS)],
+        "solver": [Options(*SOLVERS)],
         "tol": [POSITIVE],
         "max_iter": [Interval("int", 1, None), None],
         "random_state": ["random_state"],
@@ -265,9 +264,8 @@ class _LapRLS(_GraphKernelLearner):
         """All rows of X (labeled and unlabeled) enter the graph term."""
         M = self._penalty(X)
         K = KernelOperator(X, **self._kernel_kw())
-        # TODO(lower): laprls_fit(..., return_info=True) after the solvers' return-convention change.
         self.coef_, info = laprls_fit(K, labeled, Y, M, self.gamma_A, self.gamma_I, solver=self.solver,
-                                      tol=self.tol, max_iter=self.max_iter)
+                                      tol=self.tol, max_iter=self.max_iter, return_info=True)
         self._store_solver_info(info)
         self.X_fit_ = X
 
@@ -377,7 +375,7 @@ class LapRLSRegressor(RegressorOutputMixin, _LapRLS):
 # ---------------------------------------------------------------------------
 
 _PRLS_CONSTRAINTS = {
-    "integral_operator": [Options(*_INTEGRAL_OPERATORS)],
+    "integral_operator": [Options(*INTEGRAL_OPERATORS)],
     "m": [Interval("int", 1, None), None],
     "null_space": [_NullSpaceOrCallable()],
 }
@@ -512,10 +510,9 @@ class _PLapRLS(_GraphKernelLearner):
             self.kappa_ = 1.0
             P = KernelOperator(X, kernel="heat_penalty", sigma=self.sigma_, m=self.m,
                                cache_bytes=0 if not K.is_dense else 4 * 2**30 - K.n * K.n * X.dtype.itemsize)
-        # TODO(lower): plaprls_fit(..., return_info=True) after the solvers' return-convention change.
         self.coef_, self.intercept_, info = plaprls_fit(
             K, labeled, Y, M, self.gamma_A, self.gamma_I, P=P, Psi=self._null_space(X), solver=self.solver,
-            tol=self.tol, max_iter=self.max_iter)
+            tol=self.tol, max_iter=self.max_iter, return_info=True)
         self._store_solver_info(info)
         self.X_fit_ = X
 

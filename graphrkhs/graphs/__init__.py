@@ -31,6 +31,9 @@ from ._laplacian import LAPLACIANS  # noqa: F401
 from ._spec import *  # noqa: F401,F403
 from ._spec import __all__ as _spec_all
 
+# The kNN search backends, public here (not in __all__) for the kernel layer's neighbour lists.
+from ._search import KD_TREE_MAX_DIM, knn_search  # noqa: F401
+
 __all__ = list(_construct_all) + list(_laplacian_all) + list(_convert_all) + list(_spec_all)
 
 

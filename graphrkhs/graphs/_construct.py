@@ -28,9 +28,13 @@ An isolated node (degree 0) gives a zero row and column in every kind, never
 NaN: its signal value is unconstrained by the graph.
 """
 
+from __future__ import annotations
+
+from typing import Literal
 
 import numpy as np
 import scipy.sparse as sp
+from numpy.typing import ArrayLike
 
 from . import _search as _knn
 from .._core.validation import (
@@ -40,6 +44,7 @@ from .._core.validation import (
     check_scalar,
 )
 from .._core.progress import _Progress
+from .._core.types import FloatDType, RandomStateLike, SparseMatrix
 from ._convert import _output_dtype
 
 __all__ = [
@@ -58,8 +63,12 @@ RADIUS_ALGORITHMS = ("auto", "kd_tree", "brute")
 # Graph construction
 # ---------------------------------------------------------------------------
 
-def knn_graph(X, n_neighbors=10, *, weight="gaussian", sigma=None, mode="union", algorithm="auto",
-              dtype=None, verbose=False, random_state=None):
+def knn_graph(X: ArrayLike, n_neighbors: int = 10, *,
+              weight: Literal["binary", "gaussian", "self-tuning"] = "gaussian", sigma: float | None = None,
+              mode: Literal["union", "mutual", "average"] = "union",
+              algorithm: Literal["auto", "kd_tree", "brute", "pynndescent", "hnswlib"] = "auto",
+              dtype: FloatDType = None, verbose: bool | None = None,
+              random_state: RandomStateLike = None) -> sp.csr_array:
     r"""Symmetric k-nearest-neighbour graph of a point cloud.
 
     Parameters
@@ -93,8 +102,11 @@ def knn_graph(X, n_neighbors=10, *, weight="gaussian", sigma=None, mode="union",
         the optional ``ann`` extra.
     dtype : {None, float32, float64}
         Graph dtype; None keeps float32 input as float32, float64 otherwise.
-    verbose : bool, default=False
-        Report progress on stderr.
+    verbose : bool or None, default=None
+        ``True`` shows a progress bar over the search and stage messages on
+        stderr (or as INFO records of the ``graphrkhs`` logger when logging is
+        configured); ``False`` silences them.  None: as the enclosing call
+        decided, else on when the ``graphrkhs`` logger is at INFO, off otherwise.
     random_state : int, Generator or None
         Seeds the approximate backends only (exact search is deterministic).
 
@@ -107,7 +119,17 @@ def knn_graph(X, n_neighbors=10, *, weight="gaussian", sigma=None, mode="union",
     -----
     Duplicate points are neighbours at distance 0 (weight 1); a point with
     more than k duplicates is linked to k of them.  With Gaussian weights an
-    edge whose weight underflows to 0 is dropped.  The exact paths give the
+    edge whose weight underflows to 0 is dropped.
+
+    Any finite ``X`` is accepted, up to the float64 limit: the search runs on
+    ``X`` divided by a power of two (exact), so squared distances never
+    overflow (:math:`|x| \ge 10^{154}`, or :math:`10^{19}` in the float32
+    screening of the brute-force path) and ``knn_graph(c * X)`` has the edges of
+    ``knn_graph(X)``, with equal weights for ``"binary"``, ``"self-tuning"``
+    and ``"gaussian"`` with ``sigma=None``.  A ``sigma`` far above every
+    distance gives weight 1 on every edge; far below, every weight underflows
+    to 0 and the graph has no edges (the floating-point limits of the
+    formula, never an error or NaN).  NaN or infinite entries raise a ValueError.  The exact paths give the
     same edge set as :class:`sklearn.neighbors.NearestNeighbors` on data
     without distance ties.
 
@@ -134,22 +156,44 @@ def knn_graph(X, n_neighbors=10, *, weight="gaussian", sigma=None, mode="union",
 
     progress = _Progress(verbose, "knn_graph")
     progress(f"searching {n_neighbors} neighbours of {n} points in {X.shape[1]} dimensions ({algorithm})")
-    dist, idx = _knn.knn_search(X, n_neighbors, algorithm, rng)
+    # Distances come back in units of a power of two of max |X| (exact rescaling), so that
+    # no squared distance overflows; only the user's sigma is converted, see _gaussian.
+    with progress.scope():
+        dist, idx, scale = _knn.knn_search(X, n_neighbors, algorithm, rng, return_scale=True)
     progress("neighbour search done; weighting and symmetrizing")
-    W = _knn_weights_to_graph(dist, idx, weight, sigma, mode)
+    W = _knn_weights_to_graph(dist, idx, weight, sigma, mode, scale)
     progress(f"graph with {W.nnz} stored edges")
     return W.astype(out_dtype, copy=False)
 
 
-def _knn_weights_to_graph(dist, idx, weight, sigma, mode):
+def _gaussian(dist, sigma, scale=1.0):
+    r""":math:`\exp(-(s d)^2 / (2\sigma^2))` for distances ``d`` in units of ``s`` = ``scale``.
+
+    Evaluated as :math:`t = d \cdot (s/\sigma)`, :math:`\exp(-t^2/2)` so that neither
+    :math:`\sigma^2` nor :math:`(s d)^2` is ever formed: any ``sigma`` > 0 gives the
+    limit the formula has in floating point -- weight 1 for every pair when
+    ``sigma`` is far above the distances (e.g. 1e200), 0 for every pair at a
+    positive distance and 1 for duplicates when it is far below (e.g. 1e-170).
+    """
+    with np.errstate(over="ignore", under="ignore"):
+        ratio = scale / sigma
+        # ratio = inf would turn a zero distance into inf * 0 = NaN; the largest float does not.
+        ratio = min(ratio, np.finfo(np.float64).max)
+        t = dist * ratio
+        return np.exp(-0.5 * (t * t))
+
+
+def _knn_weights_to_graph(dist, idx, weight, sigma, mode, unit=1.0):
     n, k = idx.shape
     d2 = dist * dist
     if weight == "binary":
         w = np.ones_like(d2)
     elif weight == "gaussian":
         if sigma is None:
-            sigma = float(dist.mean()) or 1.0  # all-duplicate data: any width gives weight 1
-        w = np.exp(d2 * (-0.5 / sigma**2))
+            # The mean neighbour distance, in the same units as dist: the weights depend
+            # on dist / sigma only, hence are the same for X and c X.
+            sigma, unit = float(dist.mean()) or 1.0, 1.0  # all-duplicate data: any width gives weight 1
+        w = _gaussian(dist, sigma, unit)
     else:  # self-tuning
         scale = dist[:, -1].copy()
         positive = scale > 0
@@ -164,7 +208,7 @@ def _knn_weights_to_graph(dist, idx, weight, sigma, mode):
     return W
 
 
-def symmetrize(W, mode="union"):
+def symmetrize(W: SparseMatrix | ArrayLike, mode: Literal["union", "mutual", "average"] = "union") -> sp.csr_array:
     r"""Symmetrize a directed, non-negative adjacency matrix.
 
     Parameters
@@ -206,8 +250,9 @@ def symmetrize(W, mode="union"):
     return S
 
 
-def epsilon_graph(X, radius, *, weight="gaussian", sigma=None, algorithm="auto", dtype=None,
-                  verbose=False):
+def epsilon_graph(X: ArrayLike, radius: float, *, weight: Literal["binary", "gaussian", "self-tuning"] = "gaussian",
+                  sigma: float | None = None, algorithm: Literal["auto", "kd_tree", "brute"] = "auto",
+                  dtype: FloatDType = None, verbose: bool | None = None) -> sp.csr_array:
     r"""Epsilon-ball graph: i and j are joined when :math:`\|x_i - x_j\| \le` ``radius``.
 
     Parameters
@@ -235,6 +280,9 @@ def epsilon_graph(X, radius, *, weight="gaussian", sigma=None, algorithm="auto",
     Points with no other point within ``radius`` are isolated nodes (zero rows);
     the Laplacians treat them as documented in :func:`laplacian`.  The number of
     edges grows like :math:`n^2 r^d`: pick the radius from the data's scale.
+    Extreme magnitudes of ``X`` and extreme widths ``sigma`` behave as in
+    :func:`knn_graph` (``epsilon_graph(c * X, c * radius)`` has the edges of
+    ``epsilon_graph(X, radius)``).
 
     Examples
     --------
@@ -255,7 +303,9 @@ def epsilon_graph(X, radius, *, weight="gaussian", sigma=None, algorithm="auto",
     n = X.shape[0]
     progress = _Progress(verbose, "epsilon_graph")
     progress(f"searching pairs within {radius:g} among {n} points")
-    i, j, dist = _knn.pairs_within_radius(X, radius, algorithm)
+    # distances in units of `unit` (a power of two of max |X|), as in knn_graph
+    with progress.scope():
+        i, j, dist, unit = _knn.pairs_within_radius(X, radius, algorithm, return_scale=True)
     progress(f"{i.size} pairs found")
     d2 = dist * dist
     if weight == "binary":
@@ -263,7 +313,8 @@ def epsilon_graph(X, radius, *, weight="gaussian", sigma=None, algorithm="auto",
     elif weight == "gaussian":
         if sigma is None:
             sigma = float(dist.mean()) if dist.size and dist.mean() > 0 else 1.0
-        w = np.exp(d2 * (-0.5 / sigma**2))
+            unit = 1.0
+        w = _gaussian(dist, sigma, unit)
     else:
         scale = np.zeros(n)
         np.maximum.at(scale, i, dist)
@@ -276,7 +327,7 @@ def epsilon_graph(X, radius, *, weight="gaussian", sigma=None, algorithm="auto",
     W = sp.csr_array((np.concatenate([w, w]), (rows, cols)), shape=(n, n))
     W.eliminate_zeros()
     W.sort_indices()
-    if verbose:
+    if progress.enabled():
         isolated = int(np.count_nonzero(np.diff(W.indptr) == 0))
         progress(f"graph with {W.nnz} stored edges, {isolated} isolated nodes")
     return W.astype(out_dtype, copy=False)

@@ -1,11 +1,19 @@
 """One conversion of every graph form to a CSR adjacency, and conversions out."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
 
 import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
+from .._core.types import FloatDType, GraphLike
 from .._core.validation import check_dtype, warn, GraphWarning
+
+if TYPE_CHECKING:  # pragma: no cover
+    import networkx
+    import pygsp
 
 
 __all__ = [
@@ -22,7 +30,7 @@ def _output_dtype(dtype, input_dtype):
     return np.dtype(np.float32) if input_dtype == np.float32 else np.dtype(np.float64)
 
 
-def as_adjacency(G, *, dtype=None, symmetry_rtol=None):
+def as_adjacency(G: GraphLike, *, dtype: FloatDType = None, symmetry_rtol: float | None = None) -> sp.csr_array:
     r"""Convert any supported graph form to a validated CSR adjacency matrix.
 
     Parameters
@@ -145,7 +153,7 @@ def _to_sparse(G):
     )
 
 
-def to_pygsp(W):
+def to_pygsp(W: GraphLike) -> pygsp.graphs.Graph:
     """A :class:`pygsp.graphs.Graph` on the adjacency ``W`` (any graph form).
 
     Examples
@@ -160,7 +168,7 @@ def to_pygsp(W):
     return graphs.Graph(as_adjacency(W))
 
 
-def to_networkx(W):
+def to_networkx(W: GraphLike) -> networkx.Graph:
     """A :class:`networkx.Graph` with the weights of ``W`` as the edge attribute ``"weight"``.
 
     Examples
@@ -168,7 +176,7 @@ def to_networkx(W):
     >>> import numpy as np
     >>> from graphrkhs import to_networkx
     >>> G = to_networkx(np.array([[0., 2.], [2., 0.]]))
-    >>> G[0][1]["weight"]
+    >>> float(G[0][1]["weight"])   # a NumPy or a Python float, depending on the networkx version
     2.0
     """
     import networkx as nx

@@ -1,10 +1,13 @@
 """Graph Laplacians, degrees and connected components."""
 
+from __future__ import annotations
 
 import numpy as np
 import scipy.sparse as sp
+from numpy.typing import ArrayLike, NDArray
 from scipy.sparse import csgraph
 
+from .._core.types import FloatDType, GraphLike, LaplacianKind
 from .._core.validation import check_option
 from .._core.labels import label_free_mask
 from ._convert import as_adjacency
@@ -18,13 +21,13 @@ __all__ = [
 ]
 
 
-def degrees(W):
+def degrees(W: GraphLike) -> NDArray[np.floating]:
     """Weighted degrees :math:`d_i = \\sum_j w_{ij}` of any graph form."""
     W = as_adjacency(W)
     return np.asarray(W.sum(axis=1)).ravel()
 
 
-def laplacian(W, kind="combinatorial", *, dtype=None):
+def laplacian(W: GraphLike, kind: LaplacianKind = "combinatorial", *, dtype: FloatDType = None) -> sp.csr_array:
     r"""Graph Laplacian of an adjacency matrix.
 
     Parameters
@@ -73,7 +76,7 @@ def laplacian(W, kind="combinatorial", *, dtype=None):
     return L
 
 
-def connected_components(W):
+def connected_components(W: GraphLike) -> tuple[int, NDArray[np.integer]]:
     """Connected components of an (undirected) graph.
 
     Returns
@@ -96,7 +99,7 @@ def connected_components(W):
 LAPLACIANS = ("combinatorial", "normalized", "randomwalk")
 
 
-def unlabeled_components(W, labeled_idx):
+def unlabeled_components(W: GraphLike, labeled_idx: ArrayLike) -> NDArray[np.bool_]:
     """Boolean mask of the nodes whose connected component holds no labeled node.
 
     Parameters

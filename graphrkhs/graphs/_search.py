@@ -20,7 +20,8 @@ query point itself:
 
 import numpy as np
 
-from .._core.validation import memory_guard
+from .._core.progress import progress_bar, progress_enabled
+from .._core.validation import check_finite_array, check_index_array, memory_guard, power_of_two_exponent
 
 try:  # numba is a hard dependency, but keep import errors readable
     import numba
@@ -35,6 +36,9 @@ KD_TREE_MAX_DIM = 16
 
 # Bytes of one float32 distance tile in the brute-force path.
 _TILE_BYTES = 256 * 2**20
+
+# With a progress bar, the kd-tree is queried in slices of at least this many points.
+_KD_PROGRESS_BLOCK = 20000
 
 
 def drop_self(indices, distances, n_neighbors):
@@ -59,11 +63,32 @@ def kd_tree_search(X, n_neighbors, workers=-1):
     n = X.shape[0]
     X64 = np.asarray(X, dtype=np.float64)
     tree = cKDTree(X64, leafsize=16, balanced_tree=False, compact_nodes=False)
-    order = tree.indices
-    dist_sorted, idx_sorted = tree.query(X64[order], k=n_neighbors + 1, workers=workers)
+    order = tree.indices.astype(np.int64)
+    if progress_enabled() and n > _KD_PROGRESS_BLOCK:
+        # Queried in ~50 slices for the bar; each slice is still large enough to keep both cores busy.
+        block = max(_KD_PROGRESS_BLOCK, -(-n // 50))
+        dist_sorted = np.empty((n, n_neighbors + 1))
+        idx_sorted = np.empty((n, n_neighbors + 1), dtype=np.int64)
+        with progress_bar(total=n, desc="kNN search (kd-tree)", unit="pt") as bar:
+            for s in range(0, n, block):
+                e = min(n, s + block)
+                dist_sorted[s:e], idx_sorted[s:e] = tree.query(X64[order[s:e]], k=n_neighbors + 1,
+                                                                workers=workers)
+                bar.update(e - s)
+    else:
+        dist_sorted, idx_sorted = tree.query(X64[order], k=n_neighbors + 1, workers=workers)
+    idx_sorted = idx_sorted.reshape(n, n_neighbors + 1).astype(np.int64, copy=False)
+    dist_sorted = dist_sorted.reshape(n, n_neighbors + 1)
+    # The compiled kernel below indexes without bounds checks; cKDTree marks a missing
+    # neighbour with the index n (and distance inf), which must never reach it.
+    check_index_array(order, n, "kd-tree order")
+    check_index_array(idx_sorted, n, "kd-tree neighbour indices")
+    check_finite_array(dist_sorted, "kd-tree neighbour distances", "rescale the points")
+    if np.any(np.sort(order) != np.arange(n)):
+        raise RuntimeError("the kd-tree's leaf order is not a permutation of the points.")
     idx = np.empty((n, n_neighbors), dtype=np.int64)
     dist = np.empty((n, n_neighbors), dtype=np.float64)
-    _unpermute_drop_self(order.astype(np.int64), idx_sorted.astype(np.int64, copy=False), dist_sorted, idx, dist)
+    _unpermute_drop_self(order, idx_sorted, dist_sorted, idx, dist)
     return dist, idx
 
 
@@ -139,12 +164,17 @@ def brute_search(X, n_neighbors, extra=8):
     heap_idx = np.full((n, kk), -1, dtype=np.int64)
     row_block = min(n, 2048)
     col_block = max(1, min(n, _TILE_BYTES // (4 * row_block)))
-    for rs in range(0, n, row_block):
-        re = min(n, rs + row_block)
-        for cs in range(0, n, col_block):
-            ce = min(n, cs + col_block)
-            gram = X32[rs:re] @ X32[cs:ce].T
-            _topk_tile(gram, sq32[cs:ce], rs, cs, heap_val, heap_idx)
+    with progress_bar(total=n, desc="kNN search (brute)", unit="pt") as bar:
+        for rs in range(0, n, row_block):
+            re = min(n, rs + row_block)
+            for cs in range(0, n, col_block):
+                ce = min(n, cs + col_block)
+                gram = X32[rs:re] @ X32[cs:ce].T
+                _topk_tile(gram, sq32[cs:ce], rs, cs, heap_val, heap_idx)
+            bar.update(re - rs)
+    # A slot left at -1 (a NaN or overflowing screened value) would make the fancy
+    # indexing below wrap around silently; the caller rescales, so this is a bug guard.
+    check_index_array(heap_idx, n, "screened candidate indices")
 
     # Exact re-ranking of the kk candidates.
     rows = np.arange(n)
@@ -226,26 +256,71 @@ def ann_search(X, n_neighbors, algorithm, random_state):
     return np.take_along_axis(dist, order, axis=1), np.take_along_axis(idx, order, axis=1)
 
 
-def knn_search(X, n_neighbors, algorithm, random_state, workers=-1):
-    """Dispatch to a backend; returns ``(distances, indices)`` each (n, k)."""
+def knn_search(X, n_neighbors, algorithm, random_state, workers=-1, return_scale=False):
+    r"""Dispatch to a backend; returns ``(distances, indices)`` each (n, k).
+
+    The search runs on :math:`X / 2^e` with :math:`2^e` the power of two of
+    ``max |X|`` (exact rescaling), so squared distances can neither overflow
+    (:math:`|x| \gtrsim 10^{154}`, or :math:`10^{19}` in the float32 screening)
+    nor underflow.  With ``return_scale=True`` the distances are returned in
+    those rescaled units together with the factor :math:`2^e`
+    (``(distances, indices, scale)``), which the graph builders use so that no
+    distance is ever formed in units where it could overflow; otherwise they
+    are multiplied back (and may then be ``inf`` for data near the float64 limit).
+    """
     n, d = X.shape
     if algorithm == "auto":
         algorithm = "kd_tree" if d <= KD_TREE_MAX_DIM else "brute"
+    check_finite_array(X, "X")
     # The result arrays are the one unavoidable allocation: (n, k) of int64 + float64.
     memory_guard(n * (n_neighbors + 8) * 32, "the neighbour lists",
                  "reduce n_neighbors or the number of points.")
+    e = power_of_two_exponent(X)
+    Xs = np.ldexp(X, -e) if e else X
     if algorithm == "kd_tree":
-        return kd_tree_search(X, n_neighbors, workers=workers)
-    if algorithm == "brute":
-        return brute_search(X, n_neighbors)
-    return ann_search(X, n_neighbors, algorithm, random_state)
+        dist, idx = kd_tree_search(Xs, n_neighbors, workers=workers)
+    elif algorithm == "brute":
+        dist, idx = brute_search(Xs, n_neighbors)
+    else:
+        dist, idx = ann_search(Xs, n_neighbors, algorithm, random_state)
+    check_index_array(idx, n, "neighbour indices")
+    if return_scale:
+        return dist, idx, 2.0 ** e
+    if e:
+        with np.errstate(over="ignore"):
+            dist = np.ldexp(dist, e)
+    return dist, idx
 
 
-def pairs_within_radius(X, radius, algorithm):
-    """All unordered pairs (i < j) at distance <= radius, with their distances."""
+def pairs_within_radius(X, radius, algorithm, return_scale=False):
+    """All unordered pairs (i < j) at distance <= radius, with their distances.
+
+    Rescaled by a power of two as in :func:`knn_search` (``return_scale``
+    likewise returns ``(i, j, distances, scale)`` with the distances in
+    rescaled units).
+    """
     n, d = X.shape
     if algorithm == "auto":
         algorithm = "kd_tree" if d <= KD_TREE_MAX_DIM else "brute"
+    check_finite_array(X, "X")
+    e = power_of_two_exponent(X)
+    X = np.ldexp(np.asarray(X, dtype=np.float64), -e) if e else np.asarray(X, dtype=np.float64)
+    with np.errstate(over="ignore", under="ignore"):
+        radius = radius / 2.0 ** e
+    # After rescaling no two points are farther apart than 4 sqrt(d); a larger radius
+    # (or one that overflowed above) joins every pair all the same.
+    radius = min(radius, 4.0 * np.sqrt(d))
+    i, j, dist = _pairs_within_radius(X, radius, algorithm)
+    if return_scale:
+        return i, j, dist, 2.0 ** e
+    if e:
+        with np.errstate(over="ignore"):
+            dist = np.ldexp(dist, e)
+    return i, j, dist
+
+
+def _pairs_within_radius(X, radius, algorithm):
+    n, d = X.shape
     if algorithm == "kd_tree":
         from scipy.spatial import cKDTree
 
@@ -264,6 +339,7 @@ def pairs_within_radius(X, radius, algorithm):
     block = max(1, min(n, int(_TILE_BYTES // (8 * n))))
     I, J, D = [], [], []
     r2 = radius * radius
+    bar = progress_bar(total=n, desc="radius search (brute)", unit="pt")
     for s in range(0, n, block):
         e = min(n, s + block)
         d2 = sq[s:e, None] + sq[None, :] - 2.0 * (Xc[s:e] @ Xc.T)
@@ -277,6 +353,8 @@ def pairs_within_radius(X, radius, algorithm):
         dist = np.sqrt(np.einsum("ij,ij->i", diff, diff))
         ok = dist <= radius
         I.append(rr[ok]), J.append(cc[ok]), D.append(dist[ok])
+        bar.update(e - s)
+    bar.close()
     return np.concatenate(I), np.concatenate(J), np.concatenate(D)
 
 
@@ -383,6 +461,12 @@ def symmetric_from_lists(idx, w, mode):
     n, k = idx.shape
     idx = np.ascontiguousarray(idx, dtype=np.int64)
     w = np.ascontiguousarray(w, dtype=np.float64)
+    # The compiled kernels below index without bounds checks: check before they run.
+    check_index_array(idx, n, "neighbour indices")
+    if np.any(idx == np.arange(n)[:, None]):
+        raise ValueError("neighbour indices: a point is listed as its own neighbour (a self-loop).")
+    if w.shape != idx.shape or not np.all(w >= 0) or not np.isfinite(w).all():
+        raise ValueError("neighbour weights must be finite, non-negative and shaped like the indices.")
     reverse = np.empty((n, k))
     _reverse_weights(idx, w, reverse)
     two_way = reverse >= 0

@@ -19,13 +19,21 @@ as ``K(A, B, right=R)`` to evaluate many ``A`` against the same ``B`` (this
 is what the learners do: B = the labeled points, A = the points to predict).
 """
 
+from __future__ import annotations
+
+from typing import Any, Literal
+import functools
+
 import numpy as np
 import scipy.linalg as sla
 import scipy.sparse as sp
+from numpy.typing import ArrayLike, NDArray
 
-from ..graphs import _search as _knn
+from ..graphs import KD_TREE_MAX_DIM, knn_search
+from .._core.types import KernelName, LaplacianKind, RandomStateLike
 from .._core.cg import conjugate_gradient
-from ._pointcloud import KERNELS, pairwise_kernel
+from .._core.progress import _Progress, progress_bar
+from ._pointcloud import KERNELS, _frame, _sq_dists, pairwise_kernel
 from .._core.validation import (
     ConvergenceWarning,
     check_option,
@@ -66,13 +74,29 @@ def _block_rows(n_cols, itemsize):
     return max(1, int(_BLOCK_BYTES // (max(1, n_cols) * itemsize)))
 
 
-def default_sigma(X, max_points=1000):
-    r"""Median pairwise distance of (at most ``max_points`` evenly strided) rows of X.
+def default_sigma(X: ArrayLike, max_points: int = 1000) -> float:
+    r"""Median pairwise distance of the rows of X (an even sample of ``max_points`` rows when there are more).
 
     The data-driven Gaussian width used when a data-dependent kernel or learner
     gets ``sigma=None``: with it a typical pair of points has kernel value
-    :math:`e^{-1/2}`, whatever the scale of the data.  The subsample is strided,
-    not random, so the default is deterministic.
+    :math:`e^{-1/2}`, whatever the scale of the data.
+
+    Sampling: with :math:`n \le` ``max_points`` rows every pair is used and
+    the value is exactly the median of the :math:`n(n-1)/2` distances, for
+    any row order.  Above, the m = ``max_points`` rows
+    :math:`\lfloor i n / m \rfloor`, :math:`i = 0..m-1`, are used: spread
+    evenly over the whole array (not only its first rows) and free of random
+    numbers, so the default is deterministic.  For rows in random order this
+    is a simple random sample, whose median estimates the median over all
+    pairs with a relative standard error of order :math:`1/\sqrt m` (about
+    1 % at the default for data like two Gaussian clusters); rows stored
+    sorted or grouped (e.g. by class) give a stratified sample, at least as
+    accurate.  So reordering the rows changes the value by at most this
+    sampling error.
+
+    The distances are computed in a centred, power-of-two-scaled frame, so the
+    value is shift-invariant (``X + 1e8`` gives the same width up to the
+    rounding of the input) and cannot overflow for huge ``|X|``.
 
     Examples
     --------
@@ -82,13 +106,25 @@ def default_sigma(X, max_points=1000):
     2.0
     """
     X = check_points(X, "X", min_samples=2)
-    step = max(1, X.shape[0] // max_points)
-    Z = np.asarray(X[::step][:max_points], dtype=np.float64)
-    sq = np.einsum("ij,ij->i", Z, Z)
-    D2 = sq[:, None] + sq[None, :] - 2.0 * (Z @ Z.T)
+    max_points = check_scalar(max_points, "max_points", kind="int", low=2)
+    n = X.shape[0]
+    if n > max_points:
+        X = X[(np.arange(max_points) * n) // max_points]
+    Z = np.asarray(X, dtype=np.float64)
+    Z, _, scale = _frame(Z, Z)
     iu = np.triu_indices(Z.shape[0], 1)
-    med = float(np.sqrt(max(np.median(np.maximum(D2[iu], 0.0)), 0.0)))
-    return med if med > 0 else 1.0
+    med = float(np.median(np.sqrt(_sq_dists(Z, Z)[iu]))) * scale
+    return med if med > 0 and np.isfinite(med) else 1.0
+
+
+def _with_verbosity(method):
+    """Run a method under the ``verbose`` its kernel was made with (``self._progress``), so
+    that bars and messages of the work it calls follow that choice."""
+    @functools.wraps(method)
+    def wrapped(self, *args, **kwargs):
+        with self._progress.scope():
+            return method(self, *args, **kwargs)
+    return wrapped
 
 
 def _check_kernel_name(kernel, name):
@@ -107,7 +143,7 @@ def _query_knn(X, A, k, X_sq=None):
     dimension; returns ``(squared distances, indices)``, each (len(A), k).
     """
     n, d = X.shape
-    if d <= _knn.KD_TREE_MAX_DIM:
+    if d <= KD_TREE_MAX_DIM:
         from scipy.spatial import cKDTree
 
         dist, idx = cKDTree(np.asarray(X, dtype=np.float64)).query(np.asarray(A, dtype=np.float64), k=k,
@@ -139,6 +175,23 @@ def _same_points(A, X):
 # ---------------------------------------------------------------------------
 # Fredholm kernel
 # ---------------------------------------------------------------------------
+
+
+def _scale_outer_rows(P, normalized, n, failure):
+    r"""The outer weights in place: rows divided by their sums (``normalized``) or by n (Que et al.'s 1/n).
+
+    ``failure`` completes the ``ValueError`` raised when a row sum is not
+    positive (a normalized row would be undefined).
+    """
+    if normalized:
+        sums = P.sum(axis=1)
+        if not (sums > 0).all():
+            raise ValueError(f"normalized=True: {failure}")
+        P /= sums[:, None]
+    else:
+        P /= P.dtype.type(n)
+    return P
+
 
 class FredholmKernel:
     r"""Fredholm kernel of Que, Belkin & Wang (NIPS 2014), evaluable between any point sets.
@@ -198,8 +251,12 @@ class FredholmKernel:
     degree, coef0 : polynomial kernel parameters (both kernels).
     random_state : int, Generator or None
         Landmarks / random features.
-    verbose : bool, default=False
-        Report progress of the long steps (neighbour search, inner factor) on stderr.
+    verbose : bool or None, default=None
+        Progress of the long steps (neighbour search, inner factor, blocks of the
+        inner kernel), at construction and in later calls: ``True`` shows bars and
+        stage messages on stderr (INFO records of the ``graphrkhs`` logger when
+        logging is configured), ``False`` silences them, None follows the
+        enclosing call or the logger (on at INFO).
 
     Attributes
     ----------
@@ -227,11 +284,13 @@ class FredholmKernel:
     ((5, 5), True, True)
     """
 
-    def __init__(self, X, *, outer="gaussian", inner="gaussian", sigma=None, sigma_inner=None,
-                 normalized=False, n_neighbors=None, inner_approximation="auto", n_components=1000,
-                 degree=2, coef0=1.0, random_state=None, verbose=False):
-        from .._core.progress import _Progress
-
+    def __init__(self, X: ArrayLike, *, outer: KernelName = "gaussian",
+                 inner: KernelName = "gaussian",
+                 sigma: float | None = None, sigma_inner: float | None = None, normalized: bool = False,
+                 n_neighbors: int | None = None,
+                 inner_approximation: Literal["auto", "exact", "nystrom", "random_features"] = "auto",
+                 n_components: int = 1000, degree: int = 2, coef0: float = 1.0,
+                 random_state: RandomStateLike = None, verbose: bool | None = None) -> None:
         self._progress = _Progress(verbose, "FredholmKernel")
         self.X = check_points(X, "X", min_samples=2)
         n = self.n = self.X.shape[0]
@@ -285,11 +344,13 @@ class FredholmKernel:
             self._factor = self.X
         elif resolved in ("nystrom", "random_features"):
             self._progress(f"{resolved} factor of the inner kernel, {self.n_components} components, n = {n}")
-            self._factor = self._approximate_factor(resolved)
+            with self._progress.scope():
+                self._factor = self._approximate_factor(resolved)
             self._progress("inner factor done")
 
     @classmethod
-    def from_preset(cls, name, X, **kwargs):
+    def from_preset(cls, name: Literal["FredLin1", "FredLin2", "FredLin2(N)", "FredGauss", "FredGauss(N)"],
+                    X: ArrayLike, **kwargs: Any) -> FredholmKernel:
         """A kernel from the paper's instances: ``"FredLin1"``, ``"FredLin2"``,
         ``"FredLin2(N)"``, ``"FredGauss"``, ``"FredGauss(N)"`` (see :data:`FREDHOLM_PRESETS`).
 
@@ -321,8 +382,10 @@ class FredholmKernel:
             phase = self._rng.uniform(0, 2 * np.pi, size=m).astype(X.dtype)
             F = np.empty((n, m), dtype=X.dtype)
             rows = _block_rows(m, X.dtype.itemsize)
-            for s in range(0, n, rows):
-                F[s:s + rows] = np.cos(X[s:s + rows] @ omega + phase)
+            with progress_bar(total=n, desc="random features", unit="pt") as bar:
+                for s in range(0, n, rows):
+                    F[s:s + rows] = np.cos(X[s:s + rows] @ omega + phase)
+                    bar.update(min(rows, n - s))
             F *= np.sqrt(2.0 / m).astype(X.dtype)
             return F
         m = min(m, n)
@@ -334,7 +397,8 @@ class FredholmKernel:
         inv_sqrt = evecs[:, keep] / np.sqrt(evals[keep])
         return (C @ inv_sqrt.astype(C.dtype)).astype(X.dtype, copy=False)
 
-    def outer_weights(self, A):
+    @_with_verbosity
+    def outer_weights(self, A: ArrayLike) -> NDArray[np.floating] | sp.csr_array:
         r"""Outer weights :math:`P_A` (len(A), n): rows :math:`k(a, x_i) / n`, or normalized rows.
 
         Sparse CSR when ``n_neighbors`` is set, dense otherwise.
@@ -350,15 +414,8 @@ class FredholmKernel:
             memory_guard(A.shape[0] * n * A.dtype.itemsize, f"the dense outer kernel of {A.shape[0]} points",
                          "set n_neighbors to truncate the outer kernel, or evaluate fewer points at a time.")
             P = self._kernel("outer", A, self.X)
-            if self.normalized:
-                sums = P.sum(axis=1)
-                if not (sums > 0).all():
-                    raise ValueError("normalized=True: the outer kernel has a row with a non-positive sum; "
+            return _scale_outer_rows(P, self.normalized, n, "the outer kernel has a row with a non-positive sum; "
                                      "use a positive outer kernel or a wider sigma.")
-                P /= sums[:, None]
-            else:
-                P /= P.dtype.type(n)
-            return P
         k = self.n_neighbors
         if same:
             if self._X_sq is None:
@@ -368,7 +425,7 @@ class FredholmKernel:
                 idx = np.arange(n)[:, None]
             else:
                 self._progress(f"outer kernel: {k} nearest of each of the n = {n} points")
-                dist, nbr = _knn.knn_search(self.X, k - 1, "auto", self._rng)
+                dist, nbr = knn_search(self.X, k - 1, "auto", self._rng)
                 self._progress("neighbour search done")
                 idx = np.hstack([np.arange(n)[:, None], nbr])
                 d2 = np.hstack([np.zeros((n, 1)), dist * dist]).astype(A.dtype)
@@ -381,21 +438,16 @@ class FredholmKernel:
         else:  # heat, in the scaled form of _pointcloud (normalization in the exponent)
             t = self.sigma**2 / 2.0
             w = np.exp(-0.5 * A.shape[1] * np.log(4 * np.pi * t) - d2 / (4.0 * t)).astype(A.dtype)
-        if self.normalized:
-            sums = w.sum(axis=1)
-            if not (sums > 0).all():
-                raise ValueError("normalized=True: every kept outer weight of a point underflowed to 0; "
-                                 "use a wider sigma.")
-            w /= sums[:, None]
-        else:
-            w /= w.dtype.type(n)
+        _scale_outer_rows(w, self.normalized, n, "every kept outer weight of a point underflowed to 0; "
+                          "use a wider sigma.")
         P = sp.csr_array((w.ravel(), idx.ravel(), np.arange(0, w.size + 1, k)), shape=(A.shape[0], n))
         P.sum_duplicates()
         if same:
             self._self_outer = P
         return P
 
-    def right_factor(self, B):
+    @_with_verbosity
+    def right_factor(self, B: ArrayLike) -> tuple[str, NDArray[np.floating]]:
         r"""The right factor of :math:`K_F(\cdot, B)`: :math:`K_H P_B^T` (n, len(B)), or the
         features :math:`\Phi_B = P_B F` (len(B), m) when :math:`K_H \approx F F^T` is factored.
 
@@ -409,12 +461,16 @@ class FredholmKernel:
         PT = PT.tocsr() if sp.issparse(PT) else np.ascontiguousarray(PT)
         R = np.empty((self.n, PT.shape[1]), dtype=X.dtype)
         rows = _block_rows(self.n, X.dtype.itemsize)
-        for s in range(0, self.n, rows):
-            KH = self._kernel("inner", X[s:s + rows], X)  # (block, n) rows of K_H, never all stored
-            R[s:s + rows] = np.asarray(KH @ PT) if not sp.issparse(PT) else np.asarray((PT.T @ KH.T).T)
+        with progress_bar(total=self.n, desc="Fredholm inner kernel K_H P^T", unit="row") as bar:
+            for s in range(0, self.n, rows):
+                KH = self._kernel("inner", X[s:s + rows], X)  # (block, n) rows of K_H, never all stored
+                R[s:s + rows] = np.asarray(KH @ PT) if not sp.issparse(PT) else np.asarray((PT.T @ KH.T).T)
+                bar.update(min(rows, self.n - s))
         return ("matrix", R)
 
-    def __call__(self, A, B=None, *, right=None):
+    @_with_verbosity
+    def __call__(self, A: ArrayLike, B: ArrayLike | None = None, *,
+                 right: tuple[str, NDArray[np.floating]] | None = None) -> NDArray[np.floating]:
         r"""Kernel matrix :math:`K_F(A, B)` of shape (len(A), len(B)).
 
         Parameters
@@ -446,7 +502,8 @@ class FredholmKernel:
             out[s:s + rows] = block(self.outer_weights(A[s:s + rows]))
         return out
 
-    def features(self, A):
+    @_with_verbosity
+    def features(self, A: ArrayLike) -> NDArray[np.floating]:
         r"""Explicit features :math:`\Phi_A = P_A F` with :math:`k_F(a, b) = \Phi_a^T \Phi_b`;
         only when the inner kernel is factored (linear inner, Nystrom, random features)."""
         if self._factor is None:
@@ -560,8 +617,11 @@ class WarpedKernel:
         system's condition number (see ``solver``).
     random_state : int, Generator or None
         Passed to approximate kNN backends only.
-    verbose : bool, default=False
-        Report progress (graph, Gram matrix, factorization or CG) on stderr.
+    verbose : bool or None, default=None
+        Progress (graph, Gram matrix, factorization or CG), at construction and in
+        later calls: ``True`` shows bars and stage messages on stderr (INFO records
+        of the ``graphrkhs`` logger when logging is configured), ``False`` silences
+        them, None follows the enclosing call or the logger (on at INFO).
 
     Attributes
     ----------
@@ -584,12 +644,14 @@ class WarpedKernel:
     (True, True)
     """
 
-    def __init__(self, X, *, kernel="gaussian", sigma=None, gamma_A=1e-2, gamma_I=1.0, graph="knn",
-                 n_neighbors=10, radius=None, weight="gaussian", graph_sigma=None, laplacian="combinatorial",
-                 laplacian_power=1, solver="auto", tol=None, degree=2, coef0=1.0, random_state=None,
-                 verbose=False):
+    def __init__(self, X: ArrayLike, *, kernel: KernelName = "gaussian",
+                 sigma: float | None = None, gamma_A: float = 1e-2, gamma_I: float = 1.0,
+                 graph: Literal["knn", "epsilon"] = "knn", n_neighbors: int = 10, radius: float | None = None,
+                 weight: Literal["binary", "gaussian", "self-tuning"] = "gaussian", graph_sigma: float | None = None,
+                 laplacian: LaplacianKind = "combinatorial", laplacian_power: int = 1,
+                 solver: Literal["auto", "direct", "cg"] = "auto", tol: float | None = None, degree: int = 2,
+                 coef0: float = 1.0, random_state: RandomStateLike = None, verbose: bool | None = None) -> None:
         from ..graphs import LAPLACIANS, WEIGHTS, epsilon_graph, knn_graph
-        from .._core.progress import _Progress
 
         self._progress = progress = _Progress(verbose, "WarpedKernel")
         self.X = check_points(X, "X", min_samples=2)
@@ -625,10 +687,12 @@ class WarpedKernel:
             memory_guard(n * n * self.X.dtype.itemsize, f"the Gram matrix of n = {n} points",
                          "subsample the unlabeled points.")
         progress(f"{graph} graph of n = {n} points")
-        if graph == "knn":
-            self.W = knn_graph(self.X, n_neighbors, weight=weight, sigma=graph_sigma, random_state=random_state)
-        else:
-            self.W = epsilon_graph(self.X, radius, weight=weight, sigma=graph_sigma)
+        with progress.scope():
+            if graph == "knn":
+                self.W = knn_graph(self.X, n_neighbors, weight=weight, sigma=graph_sigma,
+                                   random_state=random_state)
+            else:
+                self.W = epsilon_graph(self.X, radius, weight=weight, sigma=graph_sigma)
         self.c = self.gamma_I / (self.gamma_A * n * n)
         self.R = _laplacian_root(self.W, laplacian, self.p)  # M = c R^T R
         self.RT = sp.csr_array(self.R.T)
@@ -650,11 +714,12 @@ class WarpedKernel:
     def _k(self, A, B):
         return pairwise_kernel(A, B, self.kernel, sigma=self.sigma, degree=self.degree, coef0=self.coef0)
 
-    def point_cloud_matrix(self):
+    def point_cloud_matrix(self) -> sp.csr_array:
         r"""M as a sparse matrix, :math:`M = \gamma_I/(\gamma_A n^2) R^T R = \gamma_I/(\gamma_A n^2) L^p`."""
         return sp.csr_array(self.c * (self.RT @ self.R))
 
-    def right_factor(self, B):
+    @_with_verbosity
+    def right_factor(self, B: ArrayLike) -> tuple[NDArray[np.floating], NDArray[np.floating]]:
         r"""``(k_B, V_B)`` with :math:`V_B = (I + MK)^{-1} M \mathbf k_B` of shape (n, len(B))."""
         B = check_points(B, "B")
         if B.shape[1] != self.X.shape[1]:
@@ -684,7 +749,9 @@ class WarpedKernel:
             V = c * np.asarray(RT @ res.x)
         return KB, V
 
-    def __call__(self, A, B=None, *, right=None):
+    @_with_verbosity
+    def __call__(self, A: ArrayLike, B: ArrayLike | None = None, *,
+                 right: tuple[NDArray[np.floating], NDArray[np.floating]] | None = None) -> NDArray[np.floating]:
         r"""Kernel matrix :math:`\tilde K(A, B)` (len(A), len(B)); ``right=right_factor(B)`` reuses the solve."""
         A = check_points(A, "A")
         if A.shape[1] != self.X.shape[1]:

@@ -1,29 +1,37 @@
 r"""Graph kernels :math:`\Phi = \varphi(L)` as symmetric linear operators."""
 
+from __future__ import annotations
+
 import time
+from typing import Literal
 
 import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
+from numpy.typing import ArrayLike, NDArray
 
 from .._core.reorder import PreparedOperator
+from .._core.types import Backend, GraphLike, Reorder, ResponseLike, SymmetricLaplacianKind
 from .._core.validation import check_option, check_scalar, check_signals, float_dtype, memory_guard
-from ..spectral.filters import _as_filter
 from ..graphs import as_adjacency, laplacian
-from ..spectral._chebyshev import (
+from ..spectral import (
     DEFAULT_MAX_ORDER,
     EXACT_MAX_NODES,
-    _chebyshev_apply,
-    _check_common,
-    _prepare_coefficients,
-    _resolve_lmax,
-    _symmetric,
+    as_filter,
+    chebyshev_apply,
+    chebyshev_plan,
+    check_filter_options,
+    exact_eigh,
+    is_symmetric,
+    lanczos_apply,
+    resolve_lmax,
 )
-from ..spectral._lanczos import _exact_eigh, _lanczos_apply
 
 __all__ = ["GraphKernel"]
 
 METHODS = ("chebyshev", "lanczos", "exact")
+#: Laplacian kind built from an adjacency or a graph object (also graph_kernel_ridge's default).
+DEFAULT_LAPLACIAN = "normalized"
 # toarray() refuses to build a dense kernel above this many nodes unless asked
 # (20000^2 float64 = 3.2 GB).
 TOARRAY_MAX_NODES = 20_000
@@ -77,9 +85,13 @@ class GraphKernel(spla.LinearOperator):
         Spectrum bound; None computes :func:`graphrkhs.lmax`.
     tol : float, default=1e-8
         Relative accuracy of the Chebyshev / Lanczos approximation.
-    laplacian : {"combinatorial", "normalized"}, optional
-        Kind built from an adjacency (default ``"combinatorial"``); giving it
-        with a Laplacian is an error.
+    laplacian : {"normalized", "combinatorial"}, optional
+        Kind built from an adjacency or a graph object.  Default
+        ``"normalized"``, the default of :func:`~graphrkhs.graph_kernel_ridge`
+        and of the graph kernel ridge estimators: its spectrum lies in [0, 2]
+        whatever the degrees, so one response scale (e.g.
+        :func:`~graphrkhs.filters.default_kernel`) suits every graph.  Giving
+        it with a Laplacian is an error.
     input : {"auto", "laplacian", "adjacency"}, default="auto"
         How to read a matrix ``L`` (see above).
     reorder : {"auto", True, False}, default="auto"
@@ -112,9 +124,9 @@ class GraphKernel(spla.LinearOperator):
     >>> import numpy as np
     >>> from graphrkhs import GraphKernel, exact_filter, filters
     >>> W = np.diag(np.ones(19), 1); W = W + W.T          # a path (an adjacency)
-    >>> K = GraphKernel(W, filters.Heat(1.0))
+    >>> K = GraphKernel(W, filters.Heat(1.0))             # the normalized Laplacian by default
     >>> K.shape, K.L.diagonal()[:3].tolist()
-    ((20, 20), [1.0, 2.0, 2.0])
+    ((20, 20), [1.0, 1.0, 1.0])
     >>> C = K.columns([0, 5])
     >>> bool(np.allclose(C, exact_filter(K.L, filters.Heat(1.0), np.eye(20)[:, [0, 5]]), atol=1e-8))
     True
@@ -122,15 +134,19 @@ class GraphKernel(spla.LinearOperator):
     True
     """
 
-    def __init__(self, L, phi, *, method="chebyshev", order=None, lmax=None, tol=1e-8, laplacian=None,
-                 input="auto", reorder="auto", damping=None, max_order=DEFAULT_MAX_ORDER, backend="auto",
-                 check_positive=True):
+    def __init__(self, L: GraphLike, phi: ResponseLike, *,
+                 method: Literal["chebyshev", "lanczos", "exact"] = "chebyshev", order: int | None = None,
+                 lmax: float | None = None, tol: float = 1e-8,
+                 laplacian: SymmetricLaplacianKind | None = None,
+                 input: Literal["auto", "laplacian", "adjacency"] = "auto", reorder: Reorder = "auto",
+                 damping: Literal["jackson"] | None = None, max_order: int = DEFAULT_MAX_ORDER,
+                 backend: Backend = "auto", check_positive: bool = True) -> None:
         check_option(method, "method", METHODS)
         check_option(input, "input", ("auto", "laplacian", "adjacency"))
         if laplacian is not None:
             check_option(laplacian, "laplacian", ("combinatorial", "normalized"))
-        self.phi = _as_filter(phi)
-        order, tol, max_order = _check_common(order, tol, max_order, damping, reorder, backend)
+        self.phi = as_filter(phi)
+        order, tol, max_order = check_filter_options(order, tol, max_order, damping, reorder, backend)
         self.L = self._laplacian(L, laplacian, input)
         n = self.L.shape[0]
         if method == "exact" and n > EXACT_MAX_NODES:
@@ -148,7 +164,7 @@ class GraphKernel(spla.LinearOperator):
         self._eig = None
         given_lmax = lmax is not None
         if given_lmax:  # cheap checks first
-            self.lmax = _resolve_lmax(self.L, lmax)
+            self.lmax = resolve_lmax(self.L, lmax)
             self._check_positive(check_positive)
         if method == "exact":
             self._op = None
@@ -161,15 +177,16 @@ class GraphKernel(spla.LinearOperator):
         t0 = time.perf_counter()
         if not given_lmax:
             # Same spectrum in any node order; Lanczos products are cheaper on the reordered matrix.
-            self.lmax = _resolve_lmax(self._op.L if self._op is not None else self.L, None)
+            self.lmax = resolve_lmax(self._op.L if self._op is not None else self.L, None)
         self.timings["lmax"] = time.perf_counter() - t0
         if not given_lmax:
             self._check_positive(check_positive)
         t0 = time.perf_counter()
         if method == "chebyshev":
-            self._coefs, self.order = _prepare_coefficients([self.phi], order, tol, self.lmax, damping, max_order)
+            self._coefs, self.order = chebyshev_plan(self.phi, self.lmax, order=order, tol=tol, damping=damping,
+                                                        max_order=max_order)
         elif method == "exact":
-            lam, U = _exact_eigh(self.L)
+            lam, U = exact_eigh(self.L)
             self._eig = (np.asarray(self.phi(lam), dtype=np.float64), U)
         self.timings["coefficients"] = time.perf_counter() - t0
 
@@ -199,7 +216,7 @@ class GraphKernel(spla.LinearOperator):
                 L = sp.csr_array(M, dtype=dtype)
                 if not np.isfinite(L.data).all():
                     raise ValueError("L contains NaN or infinity.")
-                if not _symmetric(L):
+                if not is_symmetric(L):
                     raise ValueError(
                         "L must be symmetric for a kernel phi(L); the random-walk Laplacian is not: use the "
                         "normalized Laplacian, which has the same spectrum."
@@ -207,7 +224,7 @@ class GraphKernel(spla.LinearOperator):
                 L.sort_indices()
                 return L
         W = as_adjacency(G)
-        return laplacian(W, kind or "combinatorial")
+        return laplacian(W, kind or DEFAULT_LAPLACIAN)
 
     # -- LinearOperator -----------------------------------------------------
     def _apply_block(self, X):
@@ -218,15 +235,14 @@ class GraphKernel(spla.LinearOperator):
             Y = (U @ (phis[:, None] * (U.T @ X2.astype(np.float64)))).astype(dtype)
         elif self.method == "lanczos":
             op = self._op.astype(dtype)
-            n = self.shape[0]
-            Y = op.to_user(_lanczos_apply(op, [self.phi], op.to_internal(X2), self.tol, min(n, 500), 5)[0][0])
+            Y = op.to_user(lanczos_apply(op, [self.phi], op.to_internal(X2), self.tol)[0][0])
         else:
             op = self._op.astype(dtype)
-            Y = op.to_user(_chebyshev_apply(op, self._coefs, self.lmax, op.to_internal(X2))[0])
+            Y = op.to_user(chebyshev_apply(op, self._coefs, self.lmax, op.to_internal(X2))[0])
         return Y[:, 0] if was_1d else Y
 
     # Public products validated here, so that a wrong shape gets a message naming the rows expected.
-    def matvec(self, x):
+    def matvec(self, x: ArrayLike) -> NDArray[np.floating]:
         x = np.asarray(x)
         if x.ndim == 2 and x.shape[1] == 1:
             return self._apply_block(x)
@@ -234,7 +250,7 @@ class GraphKernel(spla.LinearOperator):
             raise ValueError(f"x must have shape (n,) or (n, 1) with n = {self.shape[0]}; got {x.shape}.")
         return self._apply_block(x)
 
-    def matmat(self, X):
+    def matmat(self, X: ArrayLike) -> NDArray[np.floating]:
         X = np.asarray(X)
         if X.ndim != 2:
             raise ValueError(f"X must be 2-D of shape (n, m) with n = {self.shape[0]}; got {X.shape}.")
@@ -243,7 +259,7 @@ class GraphKernel(spla.LinearOperator):
     rmatvec = matvec
     rmatmat = matmat
 
-    def dot(self, x):
+    def dot(self, x: ArrayLike | spla.LinearOperator) -> NDArray[np.floating] | spla.LinearOperator:
         if isinstance(x, spla.LinearOperator) or np.isscalar(x):
             return super().dot(x)
         x = np.asarray(x)
@@ -295,7 +311,8 @@ class GraphKernel(spla.LinearOperator):
         per_column = 3 * self.shape[0] * np.dtype(dtype).itemsize
         return max(1, COLUMN_BATCH_BYTES // per_column)
 
-    def columns(self, idx, *, batch_size=None, out=None):
+    def columns(self, idx: ArrayLike, *, batch_size: int | None = None,
+                out: NDArray[np.floating] | None = None) -> NDArray[np.floating]:
         r""":math:`\Phi[:, idx]` as an (n, len(idx)) array.
 
         For Chebyshev, each batch of indicator columns :math:`e_i` runs one
@@ -325,7 +342,7 @@ class GraphKernel(spla.LinearOperator):
             cols = idx[s: s + batch]
             if self.method == "chebyshev":
                 op = self._op
-                R = _chebyshev_apply(op, self._coefs, self.lmax,
+                R = chebyshev_apply(op, self._coefs, self.lmax,
                                      indicator=(op.internal_index(cols), cols.size))[0]
                 out[:, s: s + cols.size] = op.to_user(R)
             elif self.method == "exact":
@@ -337,7 +354,7 @@ class GraphKernel(spla.LinearOperator):
                 out[:, s: s + cols.size] = self._apply_block(E)
         return out
 
-    def submatrix(self, rows, cols, *, batch_size=None):
+    def submatrix(self, rows: ArrayLike, cols: ArrayLike, *, batch_size: int | None = None) -> NDArray[np.floating]:
         r""":math:`\Phi[rows][:, cols]` as a (len(rows), len(cols)) array.
 
         By symmetry the shorter index list is the one whose columns are
@@ -353,7 +370,7 @@ class GraphKernel(spla.LinearOperator):
             out[:, s: s + batch] = self.columns(b[s: s + batch], batch_size=batch)[a]
         return out.T.copy() if transpose else out
 
-    def diagonal(self, *, batch_size=None):
+    def diagonal(self, *, batch_size: int | None = None) -> NDArray[np.floating]:
         r"""The diagonal :math:`\Phi_{ii}` (n column computations; meant for moderate n)."""
         n = self.shape[0]
         d = np.empty(n, dtype=self.dtype)
@@ -364,7 +381,7 @@ class GraphKernel(spla.LinearOperator):
             d[cols] = C[cols, np.arange(cols.size)]
         return d
 
-    def toarray(self, *, max_nodes=TOARRAY_MAX_NODES):
+    def toarray(self, *, max_nodes: int = TOARRAY_MAX_NODES) -> NDArray[np.floating]:
         r"""The dense n-by-n kernel matrix (refused above ``max_nodes`` nodes, default 20000 = 3.2 GB)."""
         n = self.shape[0]
         max_nodes = check_scalar(max_nodes, "max_nodes", kind="int", low=1)

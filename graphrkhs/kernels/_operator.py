@@ -1,12 +1,15 @@
 """Kernel matrices as operators and conjugate gradients on kernel systems."""
 
+from __future__ import annotations
+
+from typing import Callable, Literal
 
 import numpy as np
-import scipy.linalg as sla
+from numpy.typing import ArrayLike, NDArray
 
+from .._core.cg import check_on_failure, report_failure
 from .._core.config import DENSE_CACHE_BYTES, _REPLACE_EVERY
-from .._core.validation import ConvergenceWarning, check_scalar, memory_guard, warn
-from .._core.validation import check_points
+from .._core.validation import check_points, check_scalar, memory_guard
 from ._pointcloud import BLOCK_BYTES, heat_semigroup, pairwise_kernel
 
 
@@ -46,8 +49,11 @@ class KernelOperator:
     True
     """
 
-    def __init__(self, X, *, kernel="gaussian", sigma=1.0, degree=2, coef0=1.0, m=None, scale=1.0,
-                 cache_bytes=DENSE_CACHE_BYTES):
+    def __init__(self, X: ArrayLike, *,
+                 kernel: Literal["gaussian", "heat", "linear", "polynomial", "heat_penalty"]
+                 | Callable[[NDArray, NDArray], ArrayLike] = "gaussian",
+                 sigma: float = 1.0, degree: int = 2, coef0: float = 1.0, m: int | None = None, scale: float = 1.0,
+                 cache_bytes: int = DENSE_CACHE_BYTES) -> None:
         self.X = check_points(X, "X")
         self.n = self.X.shape[0]
         self.shape = (self.n, self.n)
@@ -58,7 +64,7 @@ class KernelOperator:
         if self.n * self.n * self.dtype.itemsize <= cache_bytes:
             self._dense = self.block(self.X)
 
-    def block(self, A):
+    def block(self, A: ArrayLike) -> NDArray[np.floating]:
         """Rows of the matrix for the points A, shape (len(A), n)."""
         kw = self._kw
         if kw["kernel"] == "heat_penalty":
@@ -73,7 +79,7 @@ class KernelOperator:
             out *= self.scale
         return out
 
-    def rescale(self, factor):
+    def rescale(self, factor: float) -> KernelOperator:
         """Multiply the matrix by ``factor`` in place (the cached array or the block scale)."""
         if self._dense is not None:
             self._dense *= factor
@@ -82,10 +88,10 @@ class KernelOperator:
         return self
 
     @property
-    def is_dense(self):
+    def is_dense(self) -> bool:
         return self._dense is not None
 
-    def toarray(self):
+    def toarray(self) -> NDArray[np.floating]:
         """The dense matrix (computed if not cached; needs n^2 floats)."""
         if self._dense is not None:
             return self._dense
@@ -93,7 +99,7 @@ class KernelOperator:
                      "use the iterative solver (solver='cg').")
         return self.block(self.X)
 
-    def matmat(self, V):
+    def matmat(self, V: ArrayLike) -> NDArray[np.floating]:
         V = np.asarray(V)
         if self._dense is not None:
             return self._dense @ V
@@ -104,50 +110,8 @@ class KernelOperator:
             out[s:s + rows] = self.block(self.X[s:s + rows]) @ V2
         return out.reshape(V.shape) if V.ndim == 1 else out
 
-    def __matmul__(self, V):
+    def __matmul__(self, V: ArrayLike) -> NDArray[np.floating]:
         return self.matmat(V)
-
-
-def _apply(K, V):
-    return K.matmat(V) if isinstance(K, KernelOperator) else K @ V
-
-
-def _dense(K):
-    return K.toarray() if isinstance(K, KernelOperator) else np.asarray(K)
-
-
-def _n_of(K):
-    return K.n if isinstance(K, KernelOperator) else np.asarray(K).shape[0]
-
-
-def _psd_solve(A, B):
-    r"""Solve :math:`A X = B` for symmetric positive *semi*-definite A by Cholesky.
-
-    A diagonal shift :math:`\epsilon I`, :math:`\epsilon = n\,\mathrm{eps}\,\max_i A_{ii}`
-    (the size of the rounding error in forming A), makes the factorization
-    exist when A is singular to working precision (Gaussian Gram matrices);
-    it is raised 100-fold at most three times if Cholesky still fails.
-    Directions damped by the shift carry functions of RKHS norm at rounding
-    level, so the fitted function is unaffected.
-    """
-    A = np.asarray(A)
-    n = A.shape[0]
-    if n == 0:
-        return np.zeros_like(B)
-    eps = np.finfo(A.dtype).eps
-    top = float(np.max(np.abs(np.diag(A)))) if n else 1.0
-    shift = 0.0
-    for attempt in range(4):
-        try:
-            Ashift = A if shift == 0.0 else A + shift * np.eye(n, dtype=A.dtype)
-            c = sla.cho_factor(Ashift, lower=True, check_finite=False)
-            return sla.cho_solve(c, B, check_finite=False)
-        except np.linalg.LinAlgError:
-            shift = n * eps * max(top, np.finfo(A.dtype).tiny) * (100.0 ** attempt)
-    raise np.linalg.LinAlgError(
-        "the system matrix is not positive semidefinite (Cholesky failed even with a diagonal shift of "
-        f"{shift:.1e}); check that the kernel is positive definite and the weights non-negative."
-    )
 
 
 def kernel_cg(apply_T, apply_G, C, *, tol=1e-6, max_iter=None, on_failure="warn"):
@@ -195,6 +159,7 @@ def kernel_cg(apply_T, apply_G, C, *, tol=1e-6, max_iter=None, on_failure="warn"
     >>> np.allclose(T @ X, [[1.0], [0.0]], atol=1e-6), bool(info["converged"].all())
     (True, True)
     """
+    check_on_failure(on_failure)
     C = np.asarray(C)
     n, k = C.shape
     max_iter = n if max_iter is None else check_scalar(max_iter, "max_iter", kind="int", low=0)
@@ -267,12 +232,9 @@ def kernel_cg(apply_T, apply_G, C, *, tol=1e-6, max_iter=None, on_failure="warn"
     converged = true_res <= tol * 1.01 + 100 * np.finfo(out_dtype).eps
     X = X.astype(out_dtype, copy=False)
     info = {"n_iter": it, "converged": converged, "residual": true_res}
-    if not converged.all() and on_failure != "ignore":
-        msg = (f"kernel CG did not reach tol={tol:g} in {it} iterations for {int((~converged).sum())} of {k} "
-               f"column(s) (worst relative residual {true_res.max():.2e}); raise max_iter, loosen tol or "
-               "increase the ridge weight.")
-        if on_failure == "raise":
-            raise RuntimeError(msg)
-        warn(msg, ConvergenceWarning)
+    if not converged.all():
+        report_failure(f"kernel CG did not reach tol={tol:g} in {it} iterations for {int((~converged).sum())} "
+                       f"of {k} column(s) (worst relative residual {true_res.max():.2e}); raise max_iter, loosen "
+                       "tol or increase the ridge weight.", on_failure)
     return X, info
 

@@ -17,9 +17,15 @@ feature maps and unisolvent anchor points of G-RLS (:func:`feature_map`,
 (:class:`GRLSKernel`).
 """
 
-import numpy as np
+from __future__ import annotations
 
-from .._core.validation import check_option, check_points, check_scalar
+from typing import Literal
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from .._core.types import KernelName
+from .._core.validation import check_option, check_points, check_scalar, power_of_two_exponent
 
 __all__ = ["pairwise_kernel", "gaussian_kernel", "linear_kernel", "polynomial_kernel", "KERNELS",
            "heat_kernel", "heat_semigroup", "heat_log_normalization", "feature_map", "unisolvent_points",
@@ -32,14 +38,93 @@ BLOCK_BYTES = 128 * 2**20
 
 
 def _sq_dists(A, B):
-    """Squared Euclidean distances, clipped at 0 (the expansion can round below)."""
-    D = np.einsum("ij,ij->i", A, A)[:, None] + np.einsum("ij,ij->i", B, B)[None, :] - 2.0 * (A @ B.T)
+    r"""Squared Euclidean distances, accurate also for (near-)coincident points.
+
+    The expansion :math:`|a|^2 + |b|^2 - 2 a^T b` (one GEMM) has an absolute
+    error of at most about :math:`(d + 2)\,\epsilon\,(|a|^2 + |b|^2)`; every
+    entry below f times the largest such bound,
+    :math:`f = \min(2^{20}, 1/(64 (d + 2) \epsilon))` (coincident or nearly
+    coincident points, the diagonal of K(A, A)), is
+    recomputed from the differences, :math:`\sum_k (a_k - b_k)^2`, so that
+    coincident points get exactly 0 and near-duplicates their true distance,
+    and every entry has a relative error below 1/f (:math:`2^{-20}` in
+    float64; f is smaller in float32 so that only close pairs are recomputed).
+    Call it on points in a common centred, rescaled frame (:func:`_frame`),
+    where the norms are those of the data's spread, not of its offset.
+    """
+    sa = np.einsum("ij,ij->i", A, A)
+    sb = sa if B is A else np.einsum("ij,ij->i", B, B)
+    D = sa[:, None] + sb[None, :] - 2.0 * (A @ B.T)
+    unit = (A.shape[1] + 2) * float(np.finfo(D.dtype).eps)
+    # one scalar threshold (a pass without a temporary): a superset of the entries below their own bound
+    top = float(sa.max(initial=0.0)) + float(sb.max(initial=0.0))
+    rows, cols = np.nonzero(D <= D.dtype.type(min(2.0**20, 1.0 / (64.0 * unit)) * unit * top))
+    step = max(1, (1 << 22) // max(1, A.shape[1]))  # pairs per chunk of the (pairs, d) difference block
+    for s in range(0, rows.size, step):
+        r, c = rows[s:s + step], cols[s:s + step]
+        diff = A[r] - B[c]
+        D[r, c] = np.einsum("ij,ij->i", diff, diff)
     np.maximum(D, 0, out=D)
     return D
 
 
-def gaussian_kernel(A, B=None, sigma=1.0):
+def _frame(A, B):
+    r"""Move A and B into one centred, power-of-two-scaled frame.
+
+    Returns ``(A', B', scale)`` with :math:`a' = (a - c) / s`, c the midpoint
+    of the bounding box of both sets and s a power of two with
+    :math:`\max |a'|, |b'| \in [1/2, 2)`, so that
+    :math:`\|a - b\| = s \|a' - b'\|`.  Distances are then shift-invariant
+    up to the rounding of the input itself (issue 13: ``X + 1e8`` lost all
+    digits of :math:`\|a - b\|^2` to cancellation in the expansion) and their
+    squares can neither overflow nor underflow.  ``B is A`` is kept.
+    """
+    lo = np.minimum(A.min(axis=0), B.min(axis=0))
+    hi = np.maximum(A.max(axis=0), B.max(axis=0))
+    centre = (lo * 0.5 + hi * 0.5).astype(A.dtype)  # halves first: lo + hi can overflow
+    Ac = A - centre
+    Bc = Ac if B is A else B - centre
+    e = power_of_two_exponent(Ac, Bc)
+    if e:
+        Ac = np.ldexp(Ac, -e)
+        Bc = Ac if B is A else np.ldexp(Bc, -e)
+    return Ac, Bc, 2.0 ** e
+
+
+def _scaled_exponent(D, scale, sigma):
+    r"""``D`` (squared distances in units of ``scale``) times :math:`-\tfrac12 (s/\sigma)^2`, in place.
+
+    Multiplies by :math:`r = s/\sigma` twice instead of forming :math:`\sigma^2`
+    (which overflows for sigma ~ 1e200 and underflows to 0 for 1e-170), with r
+    capped at the dtype's largest value so that a zero distance stays 0 (never
+    :math:`0 \cdot \infty`).  So any finite sigma > 0 gives the floating-point
+    limit of the kernel: all ones when sigma dwarfs the distances, the
+    identity pattern (1 on coincident points, 0 elsewhere) when the distances
+    dwarf sigma.
+    """
+    info = np.finfo(D.dtype)
+    with np.errstate(over="ignore", under="ignore"):
+        r = min(scale / sigma, float(info.max))
+        factor = -0.5 * r * r
+        if np.isfinite(factor) and abs(factor) >= float(info.tiny) and np.isfinite(D.dtype.type(factor)):
+            D *= D.dtype.type(factor)  # the usual case: one pass
+        else:
+            D *= D.dtype.type(r)
+            D *= D.dtype.type(r)
+            D *= D.dtype.type(-0.5)
+    return D
+
+
+def gaussian_kernel(A: ArrayLike, B: ArrayLike | None = None, sigma: float = 1.0) -> NDArray[np.floating]:
     r"""Gaussian kernel :math:`\exp(-\|a - b\|^2 / (2\sigma^2))` between the rows of A and B.
+
+    Distances are computed in a centred frame (shift-invariant: ``A + 1e8``
+    gives the kernel of ``A`` up to the rounding of the shifted input) and
+    rescaled by a power of two (no overflow for huge ``|x|``); coincident
+    points get exactly 1.  Any finite ``sigma`` > 0 is accepted: far above the
+    distances the kernel is all ones, far below it is 1 on coincident points
+    and 0 elsewhere (e.g. ``sigma=1e200`` / ``1e-170``), the floating-point
+    limits of the formula.
 
     Examples
     --------
@@ -52,18 +137,21 @@ def gaussian_kernel(A, B=None, sigma=1.0):
     return pairwise_kernel(A, B, kernel="gaussian", sigma=sigma)
 
 
-def linear_kernel(A, B=None):
+def linear_kernel(A: ArrayLike, B: ArrayLike | None = None) -> NDArray[np.floating]:
     """Linear kernel :math:`a^T b`."""
     return pairwise_kernel(A, B, kernel="linear")
 
 
-def polynomial_kernel(A, B=None, degree=2, coef0=1.0):
+def polynomial_kernel(A: ArrayLike, B: ArrayLike | None = None, degree: int = 2,
+                      coef0: float = 1.0) -> NDArray[np.floating]:
     """Polynomial kernel :math:`(a^T b + c_0)^p`."""
     return pairwise_kernel(A, B, kernel="polynomial", degree=degree, coef0=coef0)
 
 
-def pairwise_kernel(A, B=None, kernel="gaussian", *, sigma=1.0, degree=2, coef0=1.0, m=None,
-                    block_bytes=BLOCK_BYTES):
+def pairwise_kernel(A: ArrayLike, B: ArrayLike | None = None,
+                    kernel: KernelName = "gaussian", *,
+                    sigma: float = 1.0, degree: int = 2, coef0: float = 1.0, m: int | None = None,
+                    block_bytes: int = BLOCK_BYTES) -> NDArray[np.floating]:
     r"""Kernel matrix :math:`K_{ij} = k(a_i, b_j)`, computed in row blocks.
 
     Parameters
@@ -107,25 +195,25 @@ def pairwise_kernel(A, B=None, kernel="gaussian", *, sigma=1.0, degree=2, coef0=
     out = np.empty((A.shape[0], B.shape[0]), dtype=dtype)
     rows = max(1, int(block_bytes // (max(1, B.shape[0]) * np.dtype(dtype).itemsize)))
     if kernel == "heat":
-        t = sigma * sigma / 2.0
         dim = A.shape[1] if m is None else check_scalar(m, "m", kind="int", low=1)
-        # log of the normalization, exponentiated together with the Gaussian so that
-        # (4 pi t)^(-m/2) cannot under/overflow on its own in high dimension.
-        log_norm = -0.5 * dim * np.log(4.0 * np.pi * t)
+        # log of the normalization (4 pi t)^(-m/2), t = sigma^2 / 2, exponentiated together with
+        # the Gaussian so that it cannot under/overflow on its own in high dimension.
+        log_norm = heat_log_normalization(sigma, dim)
+        _check_heat_normalization(log_norm, sigma, dim)
+    if kernel in ("gaussian", "heat"):
+        # Distances in a centred, rescaled frame: shift-invariant and overflow-free.
+        A, B, scale = _frame(A, B)
     for s in range(0, A.shape[0], rows):
         blk = A[s:s + rows]
         if kernel == "linear":
             out[s:s + rows] = blk @ B.T
         elif kernel == "polynomial":
             out[s:s + rows] = (blk @ B.T + coef0) ** degree
-        elif kernel == "gaussian":
-            D = _sq_dists(blk, B)
-            D *= -0.5 / sigma**2
-            np.exp(D, out=out[s:s + rows])
         else:
-            D = _sq_dists(blk, B)
-            D *= -1.0 / (4.0 * t)
-            D += log_norm
+            # exp(-|a - b|^2 / (2 sigma^2)) for both (the heat kernel's 4t is 2 sigma^2)
+            D = _scaled_exponent(_sq_dists(blk, B), scale, sigma)
+            if kernel == "heat":
+                D += log_norm
             np.exp(D, out=out[s:s + rows])
     return out
 
@@ -134,7 +222,7 @@ def pairwise_kernel(A, B=None, kernel="gaussian", *, sigma=1.0, degree=2, coef0=
 # Heat semigroup K_t, K_2t, K_3t (Yang, King & Lyu, NIPS 2009, Section 4.1)
 # ---------------------------------------------------------------------------
 
-def heat_log_normalization(sigma, m):
+def heat_log_normalization(sigma: float, m: int) -> float:
     r"""Natural log of the heat normalization :math:`c = (4\pi t)^{-m/2}`, :math:`t = \sigma^2/2`.
 
     Returned as a logarithm because :math:`c` itself under- or overflows in
@@ -149,10 +237,24 @@ def heat_log_normalization(sigma, m):
     """
     sigma = check_scalar(sigma, "sigma", low=0, low_inclusive=False)
     m = check_scalar(m, "m", kind="int", low=1)
-    return -0.5 * m * np.log(2.0 * np.pi * sigma * sigma)
+    # log sigma rather than log sigma^2: sigma^2 over/underflows outside about [1e-154, 1e154]
+    return -0.5 * m * (np.log(2.0 * np.pi) + 2.0 * np.log(sigma))
 
 
-def heat_kernel(A, B=None, *, sigma=1.0, m=None, s=1.0, scaled=True, block_bytes=BLOCK_BYTES):
+def _check_heat_normalization(log_norm, sigma, m):
+    r"""The true heat kernel's peak :math:`(4\pi t)^{-m/2}` must be a float64: a clear error, not inf."""
+    limit = np.log(np.finfo(np.float64).max)
+    if log_norm > limit:
+        smallest = np.exp(-limit / m) / np.sqrt(2.0 * np.pi)
+        raise ValueError(
+            f"sigma = {sigma:g} is too small for the normalized heat kernel in dimension m = {m}: its peak "
+            f"(4 pi t)^(-m/2) = exp({log_norm:.4g}) overflows float64. Use sigma >= {smallest:.3g}, the "
+            "Gaussian kernel, or heat_kernel / heat_semigroup with scaled=True (the default)."
+        )
+
+
+def heat_kernel(A: ArrayLike, B: ArrayLike | None = None, *, sigma: float = 1.0, m: int | None = None,
+                s: float = 1.0, scaled: bool = True, block_bytes: int = BLOCK_BYTES) -> NDArray[np.floating]:
     r"""Heat kernel :math:`K_{st}` of :math:`\mathbb R^m` at time :math:`st`, :math:`t = \sigma^2/2`.
 
     .. math::
@@ -217,7 +319,9 @@ def heat_kernel(A, B=None, *, sigma=1.0, m=None, s=1.0, scaled=True, block_bytes
     return heat_semigroup(A, B, sigma=sigma, m=m, times=(s,), scaled=scaled, block_bytes=block_bytes)[0]
 
 
-def heat_semigroup(A, B=None, *, sigma=1.0, m=None, times=(1, 2, 3), scaled=True, block_bytes=BLOCK_BYTES):
+def heat_semigroup(A: ArrayLike, B: ArrayLike | None = None, *, sigma: float = 1.0, m: int | None = None,
+                   times: tuple[float, ...] = (1, 2, 3), scaled: bool = True,
+                   block_bytes: int = BLOCK_BYTES) -> tuple[NDArray[np.floating], ...]:
     r"""The heat kernels :math:`K_{st}` for several time multiples s from one distance computation.
 
     The default ``times=(1, 2, 3)`` gives the triple :math:`(K_t, K_{2t}, K_{3t})`
@@ -252,16 +356,20 @@ def heat_semigroup(A, B=None, *, sigma=1.0, m=None, times=(1, 2, 3), scaled=True
     A = A.astype(dtype, copy=False)
     B = B.astype(dtype, copy=False)
     # log of the factor in front of exp(-|a-b|^2 / (2 s sigma^2)) for each member
-    log_c = 0.0 if scaled else -0.5 * dim * np.log(2.0 * np.pi * sigma * sigma)
+    log_c = 0.0 if scaled else heat_log_normalization(sigma, dim)
+    if not scaled:
+        _check_heat_normalization(log_c - 0.5 * dim * np.log(min(times)), sigma * np.sqrt(min(times)), dim)
     log_front = [log_c - 0.5 * dim * np.log(s) for s in times]
     outs = [np.empty((A.shape[0], B.shape[0]), dtype=dtype) for _ in times]
     A64 = A.astype(np.float64, copy=False)
     B64 = A64 if B is A else B.astype(np.float64, copy=False)
+    # centred, rescaled frame: shift-invariant, overflow-free distances (see _frame)
+    A64, B64, scale = _frame(A64, B64)
     rows = max(1, int(block_bytes // (max(1, B.shape[0]) * 8)))
     for start in range(0, A.shape[0], rows):
         # distances in float64 even for float32 points: the penalty K - 2K' + K'' is a difference of
         # nearly equal terms, and |a|^2 + |b|^2 - 2 a.b loses ~|a|^2 eps32 to cancellation.
-        D = _sq_dists(A64[start:start + rows], B64) * (-0.5 / sigma**2)
+        D = _scaled_exponent(_sq_dists(A64[start:start + rows], B64), scale, sigma)
         for out, s, lf in zip(outs, times, log_front):
             out[start:start + rows] = np.exp(D / s + lf)
     return tuple(outs)
@@ -275,7 +383,7 @@ def heat_semigroup(A, B=None, *, sigma=1.0, m=None, times=(1, 2, 3), scaled=True
 FEATURES = ("constant", "linear", "poly2")
 
 
-def feature_map(X, features="constant"):
+def feature_map(X: ArrayLike, features: Literal["constant", "linear", "poly2"] = "constant") -> NDArray[np.floating]:
     r"""Evaluate predefined features :math:`\psi_1, \dots, \psi_q` on the rows of X.
 
     Parameters
@@ -320,7 +428,7 @@ def feature_map(X, features="constant"):
     return np.hstack([ones, X, X[:, i] * X[:, j]])
 
 
-def unisolvent_points(Psi, *, rtol=1e-10):
+def unisolvent_points(Psi: ArrayLike, *, rtol: float = 1e-10) -> NDArray[np.integer]:
     r"""Indices of q points on which the q features are unisolvent, by pivoted QR.
 
     A set :math:`x_{a_1}, \dots, x_{a_q}` is unisolvent for
@@ -421,7 +529,9 @@ class GRLSKernel:
     True
     """
 
-    def __init__(self, X, *, features="constant", kernel="gaussian", sigma=1.0, degree=2, coef0=1.0):
+    def __init__(self, X: ArrayLike, *, features: Literal["constant", "linear", "poly2"] = "constant",
+                 kernel: KernelName = "gaussian",
+                 sigma: float = 1.0, degree: int = 2, coef0: float = 1.0) -> None:
         import scipy.linalg as sla
 
         X = check_points(X, "X")
@@ -434,7 +544,7 @@ class GRLSKernel:
         self._lu = sla.lu_factor(np.asarray(Psi[self.anchors], dtype=np.float64))
         self._phi_aa = pairwise_kernel(self.anchor_points, None, **self._kw)
 
-    def lagrange(self, A):
+    def lagrange(self, A: ArrayLike) -> NDArray[np.floating]:
         r"""Lagrange features :math:`\varphi(A) = \psi(A)\,\Psi_a^{-1}`, shape (len(A), q)."""
         import scipy.linalg as sla
 
@@ -443,7 +553,7 @@ class GRLSKernel:
         return sla.lu_solve(self._lu, feature_map(A, self.features).T.astype(np.float64), trans=1).T.astype(
             A.dtype, copy=False)
 
-    def H(self, A, B=None):
+    def H(self, A: ArrayLike, B: ArrayLike | None = None) -> NDArray[np.floating]:
         """The kernel H of Eq. (11) between the rows of A and B (B=None: A)."""
         A = check_points(A, "A")
         B = A if B is None else check_points(B, "B")
@@ -454,7 +564,7 @@ class GRLSKernel:
         out += Pa @ (self._phi_aa.astype(Pa.dtype) @ Pb.T)
         return out
 
-    def __call__(self, A, B=None):
+    def __call__(self, A: ArrayLike, B: ArrayLike | None = None) -> NDArray[np.floating]:
         """The constructed kernel K of Eq. (10) between the rows of A and B (B=None: A)."""
         A = check_points(A, "A")
         B = A if B is None else check_points(B, "B")

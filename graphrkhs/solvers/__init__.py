@@ -3,7 +3,8 @@ sparse matrices and operators.
 
 Public API
 ----------
-harmonic_solution, tikhonov_solution, poisson_learning, graph_kernel_ridge, graph_kernel_ridge_loo
+harmonic_solution, tikhonov_solution, poisson_learning, graph_kernel_ridge, graph_kernel_ridge_loo,
+graph_kernel_columns
     Transductive graph problems (:mod:`graphrkhs.solvers._graph`).
 graph_tv, incidence_matrix, TVResult
     Graph total variation (:mod:`graphrkhs.solvers._tv`).
@@ -12,15 +13,32 @@ rls_fit, laprls_fit, prls_fit, plaprls_fit, grls_fit, grls_fit_constructed, grap
 rls_coefficients, rls_loo_error, fredholm_rls, warped_rls, KernelExpansion
     Data-dependent kernel learners (:mod:`graphrkhs.solvers._datadependent`).
 
+Return convention
+-----------------
+Every solver function returns its solution arrays: node values for the graph
+solvers (``F = harmonic_solution(...)``, ``F = graph_tv(...)``); coefficients,
+followed by the unpenalized coefficients where the method has them
+(``c = rls_fit(...)``, ``alpha = laprls_fit(...)``, ``alpha, beta =
+prls_fit(...)`` / ``plaprls_fit(...)``, ``c, beta = grls_fit(...)``).
+Diagnostics come only with ``return_info=True``, appended last
+(``alpha, info = laprls_fit(..., return_info=True)``; ``F, result =
+graph_tv(..., return_info=True)`` with the :class:`TVResult` for warm starts).
+Extra solution arrays asked for by a flag precede the diagnostics
+(``F, beta = graph_kernel_ridge(..., return_coef=True)``).  The exceptions
+return objects that are themselves the solution: ``fredholm_rls`` /
+``warped_rls`` a callable :class:`KernelExpansion`, and
+``grls_fit_constructed`` the paper's ``(alpha_tilde, c_tilde, rest)``.
+
 Also re-exported here, from the layers below: ``conjugate_gradient``,
-``amg_preconditioner``, ``CGResult`` and ``loo_predictions`` (shared linear
-algebra), ``KernelOperator`` and ``kernel_cg`` (kernels),
+``amg_preconditioner``, ``CGResult`` and the leave-one-out engine
+``KernelRidgePath``, ``loo_residuals``, ``gcv_scores``, ``loo_predictions``
+(shared linear algebra, :mod:`graphrkhs._core.loo`), ``KernelOperator`` and ``kernel_cg`` (kernels),
 ``unlabeled_components`` (graphs).
 """
 
 from .._core.cg import CGResult, amg_preconditioner, conjugate_gradient
 from .._core.config import DENSE_CACHE_BYTES
-from .._core.loo import loo_predictions
+from .._core.loo import KernelRidgePath, gcv_scores, loo_predictions, loo_residuals
 from ..graphs import unlabeled_components
 from ..kernels import KernelOperator, kernel_cg
 from ._datadependent import *  # noqa: F401,F403
@@ -29,11 +47,14 @@ from ._graph import *  # noqa: F401,F403
 from ._graph import __all__ as _graph_all
 from ._kernel import *  # noqa: F401,F403
 from ._kernel import __all__ as _kernel_all
+from ._kernel import INTEGRAL_OPERATORS, SOLVERS  # noqa: F401
 from ._tv import *  # noqa: F401,F403
 from ._tv import __all__ as _tv_all
+from ._tv import TV_TOL  # noqa: F401
 
 __all__ = (
-    ["conjugate_gradient", "amg_preconditioner", "CGResult", "loo_predictions", "KernelOperator",
+    ["conjugate_gradient", "amg_preconditioner", "CGResult", "loo_predictions", "loo_residuals", "gcv_scores",
+     "KernelRidgePath", "KernelOperator",
      "kernel_cg", "unlabeled_components", "DENSE_CACHE_BYTES"]
     + list(_graph_all) + list(_tv_all) + list(_kernel_all) + list(_datadep_all)
 )

@@ -13,34 +13,28 @@ precomputed kernel with :math:`C = 1 / (2 \alpha l)` (the same objective with th
 hinge in place of the square).
 """
 
-import numpy as np
-import scipy.linalg as sla
+from typing import Any, Callable
 
-from ..kernels._datadependent import FredholmKernel, WarpedKernel
+import numpy as np
+
+from ..kernels import FredholmKernel, WarpedKernel
+from .._core.labels import _check_labeled_index, _check_targets as _check_labeled_targets
+from .._core.linalg import check_square
+from .._core.loo import KernelRidgePath, check_ridges
 from .._core.validation import check_points, check_scalar
+from .._core.types import ArrayLike, Indices
+from ._kernel import rls_fit
 
 __all__ = ["rls_coefficients", "rls_loo_error", "fredholm_rls", "warped_rls", "KernelExpansion"]
 
 
-def _check_square(K, name="K"):
-    K = np.asarray(K)
-    if K.ndim != 2 or K.shape[0] != K.shape[1]:
-        raise ValueError(f"{name} must be a square kernel matrix; got shape {K.shape}.")
-    if not np.isfinite(K).all():
-        raise ValueError(f"{name} contains NaN or infinity.")
-    return K
-
-
 def _check_targets(Y, l):
-    Y = np.asarray(Y, dtype=np.float64)
-    if Y.ndim not in (1, 2) or Y.shape[0] != l:
-        raise ValueError(f"Y must have shape ({l},) or ({l}, m) (one row per labeled point); got {Y.shape}.")
-    if not np.isfinite(Y).all():
-        raise ValueError("Y contains NaN or infinity.")
-    return Y
+    """Float64 targets of the l labeled points, in Y's own shape (checked by the one label module)."""
+    Y2, was_1d, _ = _check_labeled_targets(Y, l)
+    return Y2[:, 0] if was_1d else Y2
 
 
-def rls_coefficients(K, Y, alpha):
+def rls_coefficients(K: ArrayLike, Y: ArrayLike, alpha: float) -> np.ndarray:
     r"""Coefficients :math:`c = (K + \alpha l I)^{-1} Y` of kernel RLS on l labeled points.
 
     Parameters
@@ -56,6 +50,13 @@ def rls_coefficients(K, Y, alpha):
     -------
     ndarray like Y (float64).
 
+    Notes
+    -----
+    :func:`~graphrkhs.rls_fit` in float64 on the symmetrized K, with
+    ``alpha > 0`` required (a data-dependent kernel is only positive
+    semidefinite); a ``LinAlgError`` when :math:`K + \alpha l I` is not
+    positive definite (an indefinite inner kernel).
+
     Examples
     --------
     >>> import numpy as np
@@ -63,27 +64,24 @@ def rls_coefficients(K, Y, alpha):
     >>> np.round(rls_coefficients(np.eye(2), np.array([1.0, -1.0]), alpha=0.5), 6)
     array([ 0.5, -0.5])
     """
-    K = _check_square(K)
-    Y = _check_targets(Y, K.shape[0])
     alpha = check_scalar(alpha, "alpha", low=0, low_inclusive=False)
-    l = K.shape[0]
-    A = K.astype(np.float64) + alpha * l * np.eye(l)
-    A = (A + A.T) / 2
-    try:
-        return sla.cho_solve(sla.cho_factor(A), Y)
-    except np.linalg.LinAlgError as exc:
-        raise np.linalg.LinAlgError(
-            "rls_coefficients: K + alpha l I is not positive definite; K must be positive semidefinite "
-            "(a data-dependent kernel with an indefinite inner kernel is not)."
-        ) from exc
+    K = check_square(K)
+    Y = _check_targets(Y, K.shape[0])
+    # float64 and exactly symmetric (a data-dependent Gram matrix is symmetric to rounding only);
+    # the copy is ours, so the one RLS solve may factor it in place.
+    K = K.astype(np.float64)
+    K = (K + K.T) / 2
+    return rls_fit(K, Y, alpha, overwrite_K=True)
 
 
-def rls_loo_error(K, Y, alphas):
+def rls_loo_error(K: ArrayLike, Y: ArrayLike, alphas: ArrayLike) -> np.ndarray:
     r"""Leave-one-out mean squared error of kernel RLS for each ridge weight, in closed form.
 
     With the hat matrix :math:`H = K (K + \alpha l I)^{-1}`, the residual at labeled point
     i of the fit without i is :math:`(y_i - \hat y_i) / (1 - H_{ii})` (the classical
     identity for linear smoothers); one eigendecomposition of K serves every alpha.
+    A thin wrapper of the leave-one-out engine
+    (:class:`~graphrkhs.KernelRidgePath` with the ridges :math:`\alpha l`).
     This is the tuning rule of the benchmarks and examples: it uses the labeled
     points only.  (``l`` stays the full labeled count in every held-out fit.)
 
@@ -106,23 +104,12 @@ def rls_loo_error(K, Y, alphas):
     >>> bool(rls_loo_error(K, y, [1e-6])[0] < 1e-10)
     True
     """
-    K = _check_square(K)
+    K = check_square(K)
     Y = _check_targets(Y, K.shape[0])
-    Y2 = Y.reshape(Y.shape[0], -1)
-    alphas = np.atleast_1d(np.asarray(alphas, dtype=np.float64))
-    if alphas.ndim != 1 or alphas.size == 0 or not (np.isfinite(alphas).all() and (alphas > 0).all()):
-        raise ValueError(f"alphas must be a non-empty 1-D sequence of positive finite numbers; got {alphas!r}.")
-    l = K.shape[0]
-    s, U = np.linalg.eigh((K.astype(np.float64) + K.T.astype(np.float64)) / 2)
-    s = np.maximum(s, 0)
-    UtY = U.T @ Y2
-    out = np.empty(alphas.size)
-    for a, alpha in enumerate(alphas):
-        shrink = s / (s + alpha * l)
-        fitted = U @ (shrink[:, None] * UtY)
-        h = np.einsum("ij,j,ij->i", U, shrink, U)
-        out[a] = np.mean(((Y2 - fitted) / (1.0 - h)[:, None]) ** 2)
-    return out
+    alphas = check_ridges(alphas, "alphas")
+    # The ridge of (K + alpha l I): the engine works with the weight as it enters the system.
+    residuals = KernelRidgePath(K).loo_residuals(Y, alphas * K.shape[0])
+    return np.mean(residuals ** 2, axis=(1, 2))
 
 
 class KernelExpansion:
@@ -142,29 +129,29 @@ class KernelExpansion:
         self.right = right
         self.coef = coef
 
-    def gram(self, A):
+    def gram(self, A: ArrayLike) -> np.ndarray:
         """:math:`\\kappa(A, X_S)` of shape (len(A), l), reusing the cached solve."""
         return self.kernel(A, self.labeled_points, right=self.right)
 
-    def __call__(self, A):
+    def __call__(self, A: ArrayLike) -> np.ndarray:
         """:math:`f(A)`, shape (len(A),) or (len(A), m)."""
         return self.gram(A) @ self.coef
 
 
-def _labeled_points(X, labeled):
-    labeled = np.asarray(labeled)
-    if labeled.dtype == bool:
-        if labeled.shape != (X.shape[0],):
-            raise ValueError(f"labeled as a mask must have shape ({X.shape[0]},); got {labeled.shape}.")
-        labeled = np.flatnonzero(labeled)
-    if labeled.ndim != 1 or labeled.size == 0 or labeled.dtype.kind not in "iu":
-        raise ValueError("labeled must be a non-empty 1-D array of indices (or a boolean mask) into X.")
-    if labeled.min() < 0 or labeled.max() >= X.shape[0] or np.unique(labeled).size != labeled.size:
-        raise ValueError(f"labeled must hold distinct indices in [0, {X.shape[0]}).")
-    return labeled
+def _fit_expansion(make_kernel: Callable, X, labeled, Y, ridge):
+    """RLS on a data-dependent kernel built on all points X: the one body of fredholm_rls and warped_rls."""
+    X = check_points(X, "X", min_samples=2)
+    labeled = _check_labeled_index(labeled, X.shape[0])
+    Y = _check_targets(Y, labeled.size)
+    kernel = make_kernel(X)
+    XS = kernel.X[labeled]
+    right = kernel.right_factor(XS)
+    coef = rls_coefficients(kernel(XS, XS, right=right), Y, ridge)
+    return KernelExpansion(kernel, XS, right, coef)
 
 
-def fredholm_rls(X, labeled, Y, *, alpha=1e-2, **kernel_options):
+def fredholm_rls(X: ArrayLike, labeled: Indices, Y: ArrayLike, *, alpha: float = 1e-2,
+                 **kernel_options: Any) -> "KernelExpansion":
     r"""Fredholm learning with the square loss (Que, Belkin & Wang 2014, Eq. 3).
 
     Builds :class:`FredholmKernel` on all points X and solves
@@ -201,17 +188,11 @@ def fredholm_rls(X, labeled, Y, *, alpha=1e-2, **kernel_options):
     (80,)
     """
     alpha = check_scalar(alpha, "alpha", low=0, low_inclusive=False)
-    X = check_points(X, "X", min_samples=2)
-    labeled = _labeled_points(X, labeled)
-    Y = _check_targets(Y, labeled.size)
-    kernel = FredholmKernel(X, **kernel_options)
-    XS = kernel.X[labeled]
-    right = kernel.right_factor(XS)
-    coef = rls_coefficients(kernel(XS, XS, right=right), Y, alpha)
-    return KernelExpansion(kernel, XS, right, coef)
+    return _fit_expansion(lambda X: FredholmKernel(X, **kernel_options), X, labeled, Y, alpha)
 
 
-def warped_rls(X, labeled, Y, *, gamma_A=1e-2, gamma_I=1.0, **kernel_options):
+def warped_rls(X: ArrayLike, labeled: Indices, Y: ArrayLike, *, gamma_A: float = 1e-2, gamma_I: float = 1.0,
+               **kernel_options: Any) -> "KernelExpansion":
     r"""RLS with the warped kernel = LapRLS (Sindhwani, Niyogi & Belkin 2005).
 
     :math:`c = (\tilde K_{SS} + \gamma_A l I)^{-1} Y` with :math:`\tilde k` of
@@ -232,22 +213,21 @@ def warped_rls(X, labeled, Y, *, gamma_A=1e-2, gamma_I=1.0, **kernel_options):
     Returns
     -------
     KernelExpansion
+        The fitted function (callable on new points, with its ``coef``).
 
     Examples
     --------
+    Two labeled points of opposite signs, sixty points in all; the fitted
+    function keeps their signs:
+
     >>> import numpy as np
     >>> from graphrkhs import warped_rls
-    >>> X = np.random.default_rng(0).normal(size=(60, 2))
-    >>> f = warped_rls(X, [0, 1], np.array([1.0, -1.0]), sigma=1.0, n_neighbors=5)
-    >>> f(X[:4]).shape
-    (4,)
+    >>> points = np.random.default_rng(0).normal(size=(60, 2))
+    >>> f = warped_rls(points, [0, 1], np.array([1.0, -1.0]), gamma_A=1e-3, sigma=1.0, n_neighbors=5)
+    >>> values = f(points[:2])
+    >>> bool(values[0] > 0 > values[1])
+    True
     """
     gamma_A = check_scalar(gamma_A, "gamma_A", low=0, low_inclusive=False)
-    X = check_points(X, "X", min_samples=2)
-    labeled = _labeled_points(X, labeled)
-    Y = _check_targets(Y, labeled.size)
-    kernel = WarpedKernel(X, gamma_A=gamma_A, gamma_I=gamma_I, **kernel_options)
-    XS = kernel.X[labeled]
-    right = kernel.right_factor(XS)
-    coef = rls_coefficients(kernel(XS, XS, right=right), Y, gamma_A)
-    return KernelExpansion(kernel, XS, right, coef)
+    return _fit_expansion(lambda X: WarpedKernel(X, gamma_A=gamma_A, gamma_I=gamma_I, **kernel_options),
+                          X, labeled, Y, gamma_A)

@@ -23,15 +23,23 @@ Computations run in float64 (AMG and the Chebyshev recursions do); results
 come back in the dtype of ``Y`` when it is float32, in float64 otherwise.
 """
 
+from typing import Callable, Optional, Tuple, Union
+
 import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
+from scipy.linalg import cho_factor, cho_solve
 from scipy.sparse import csgraph
 
 from .._core.cg import amg_preconditioner, conjugate_gradient
+from .._core.linalg import check_square
+from .._core.loo import KernelRidgePath, check_ridges
+from .._core.types import ArrayLike, GraphLike, Indices, MatrixLike
+from ._common import labeled_graph_problem
 from .._core.validation import GraphWarning, check_option, check_scalar, memory_guard, warn
 from ..spectral.filters import default_kernel
-from ..graphs import LAPLACIANS, as_adjacency, laplacian as graph_laplacian
+from ..graphs import LAPLACIANS, laplacian as graph_laplacian
+from ..kernels import GraphKernel
 from .._core.labels import _check_labeled_index, _check_targets, _orphans
 
 __all__ = [
@@ -40,6 +48,7 @@ __all__ = [
     "poisson_learning",
     "graph_kernel_ridge",
     "graph_kernel_ridge_loo",
+    "graph_kernel_columns",
 ]
 
 PRECONDITIONERS = ("auto", "amg", "jacobi", "none")
@@ -109,7 +118,9 @@ def _range_projected(M, comp, n_comp):
     def apply(R):
         return project(M.matmat(project(np.asarray(R)).reshape(R.shape[0], -1)).reshape(np.shape(R)))
 
-    return spla.LinearOperator(M.shape, matvec=apply, matmat=apply, dtype=np.float64)
+    # P M P is symmetric (M is): its adjoint is itself, so .H / rmatvec work too.
+    return spla.LinearOperator(M.shape, matvec=apply, matmat=apply, rmatvec=apply, rmatmat=apply,
+                               dtype=np.float64)
 
 
 def _make_preconditioner(A, preconditioner):
@@ -129,8 +140,9 @@ def _make_preconditioner(A, preconditioner):
 # Laplace learning: harmonic and Tikhonov
 # ---------------------------------------------------------------------------
 
-def harmonic_solution(W, labeled, Y, *, laplacian="combinatorial", tol=1e-8, max_iter=None,
-                      preconditioner="auto"):
+def harmonic_solution(W: GraphLike, labeled: Indices, Y: ArrayLike, *, laplacian: str = "combinatorial",
+                      tol: float = 1e-8, max_iter: Optional[int] = None,
+                      preconditioner: Union[str, None, spla.LinearOperator] = "auto") -> np.ndarray:
     r"""Harmonic extension (Laplace learning, Zhu, Ghahramani & Lafferty 2003).
 
     Solves :math:`L_{UU} F_U = -L_{US} Y_S` with :math:`F_S = Y_S`: the limit
@@ -186,10 +198,8 @@ def harmonic_solution(W, labeled, Y, *, laplacian="combinatorial", tol=1e-8, max
     check_option(laplacian, "laplacian", LAPLACIANS)
     preconditioner = _check_preconditioner(preconditioner)
     tol = check_scalar(tol, "tol", low=0, low_inclusive=False)
-    W = as_adjacency(W, dtype=np.float64)
+    W, S, Y2, was_1d, out_dtype = labeled_graph_problem(W, labeled, Y)
     n = W.shape[0]
-    S = _check_labeled_index(labeled, n)
-    Y2, was_1d, out_dtype = _check_targets(Y, S.size)
     lap_kind = "combinatorial" if laplacian == "randomwalk" else laplacian
     L = graph_laplacian(W, lap_kind)
     F = np.empty((n, Y2.shape[1]))
@@ -207,8 +217,9 @@ def harmonic_solution(W, labeled, Y, *, laplacian="combinatorial", tol=1e-8, max
     return _finish(F, was_1d, out_dtype)
 
 
-def tikhonov_solution(W, labeled, Y, *, alpha=1e-2, laplacian="combinatorial", tol=1e-8, max_iter=None,
-                      preconditioner="auto"):
+def tikhonov_solution(W: GraphLike, labeled: Indices, Y: ArrayLike, *, alpha: float = 0.0,
+                      laplacian: str = "combinatorial", tol: float = 1e-8, max_iter: Optional[int] = None,
+                      preconditioner: Union[str, None, spla.LinearOperator] = "auto") -> np.ndarray:
     r"""Laplacian (Tikhonov) regularization on a graph.
 
     .. math::
@@ -219,17 +230,20 @@ def tikhonov_solution(W, labeled, Y, *, alpha=1e-2, laplacian="combinatorial", t
     with :math:`\mu` = ``alpha`` (Belkin, Matveeva & Niyogi 2004; Pena 2017,
     slide "Transductive learning").  :math:`J + \mu L` is SPD on every
     component holding a label and is solved by AMG-preconditioned block CG.
-    As :math:`\mu \to 0` the solution tends to :func:`harmonic_solution`.
+    As :math:`\mu \to 0` the solution tends to :func:`harmonic_solution`,
+    which ``alpha=0`` (the default, as in
+    :class:`~graphrkhs.LaplacianRegularizationClassifier`) returns.
 
     Parameters
     ----------
     W, labeled, Y, laplacian, tol, max_iter, preconditioner
         As in :func:`harmonic_solution`.
-    alpha : float > 0, default=1e-2
-        The weight :math:`\mu` of the smoothness term.  Small values fit the
-        labels nearly exactly (close to the harmonic solution, best when
-        labels are clean); 1e-2 is a mild default relative to unit edge
-        weights.  Must be positive (0 is :func:`harmonic_solution`).
+    alpha : float >= 0, default=0.0
+        The weight :math:`\mu` of the smoothness term.  0 is the limit
+        :math:`\mu \to 0`, the harmonic solution (labels kept exactly, best
+        when they are clean; the estimators' default too); a positive value
+        lets the fit depart from noisy labels (1e-2 is mild relative to unit
+        edge weights).
 
     Returns
     -------
@@ -242,18 +256,21 @@ def tikhonov_solution(W, labeled, Y, *, alpha=1e-2, laplacian="combinatorial", t
     >>> W = np.diag(np.ones(2), 1); W = W + W.T          # path on 3 nodes
     >>> tikhonov_solution(W, [0, 2], np.array([0.0, 1.0]), alpha=1.0).round(6)
     array([0.25, 0.5 , 0.75])
+    >>> tikhonov_solution(W, [0, 2], np.array([0.0, 1.0])).round(6)      # alpha=0: harmonic
+    array([0. , 0.5, 1. ])
     """
     check_option(laplacian, "laplacian", LAPLACIANS)
-    alpha = check_scalar(alpha, "alpha", low=0, low_inclusive=False)
+    alpha = check_scalar(alpha, "alpha", low=0)
+    if alpha == 0:
+        return harmonic_solution(W, labeled, Y, laplacian=laplacian, tol=tol, max_iter=max_iter,
+                                 preconditioner=preconditioner)
     preconditioner = _check_preconditioner(preconditioner)
     tol = check_scalar(tol, "tol", low=0, low_inclusive=False)
-    W = as_adjacency(W, dtype=np.float64)
+    W, S, Y2, was_1d, out_dtype = labeled_graph_problem(W, labeled, Y)
     n = W.shape[0]
-    S = _check_labeled_index(labeled, n)
-    Y2, was_1d, out_dtype = _check_targets(Y, S.size)
     if laplacian == "randomwalk":
-        raise ValueError("laplacian='randomwalk' gives a non-symmetric Tikhonov system; use 'combinatorial' or "
-                         "'normalized'.")
+        raise ValueError("laplacian='randomwalk' gives a non-symmetric Tikhonov system for alpha > 0; use "
+                         "'combinatorial' or 'normalized'.")
     L = graph_laplacian(W, laplacian)
     F = np.empty((n, Y2.shape[1]))
     orphan = _orphans(W, S, Y2, F)
@@ -274,7 +291,9 @@ def tikhonov_solution(W, labeled, Y, *, alpha=1e-2, laplacian="combinatorial", t
 # Poisson learning
 # ---------------------------------------------------------------------------
 
-def poisson_learning(W, labeled, Y, *, class_priors=None, tol=1e-6, max_iter=None, preconditioner="auto"):
+def poisson_learning(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_priors: Optional[ArrayLike] = None,
+                     tol: float = 1e-6, max_iter: Optional[int] = None,
+                     preconditioner: Union[str, None, spla.LinearOperator] = "auto") -> np.ndarray:
     r"""Poisson learning (Calder, Cook, Thorpe & Slepcev, ICML 2020).
 
     Solves the graph Poisson equation with the combinatorial Laplacian
@@ -337,10 +356,8 @@ def poisson_learning(W, labeled, Y, *, class_priors=None, tol=1e-6, max_iter=Non
     """
     preconditioner = _check_preconditioner(preconditioner)
     tol = check_scalar(tol, "tol", low=0, low_inclusive=False)
-    W = as_adjacency(W, dtype=np.float64)
+    W, S, Y2, was_1d, out_dtype = labeled_graph_problem(W, labeled, Y)
     n = W.shape[0]
-    S = _check_labeled_index(labeled, n)
-    Y2, was_1d, out_dtype = _check_targets(Y, S.size)
     m = Y2.shape[1]
     if class_priors is not None:
         class_priors = np.asarray(class_priors, dtype=np.float64)
@@ -410,17 +427,9 @@ def poisson_learning(W, labeled, Y, *, class_priors=None, tol=1e-6, max_iter=Non
 # Graph kernel ridge (Pena 2017)
 # ---------------------------------------------------------------------------
 
-def _is_graph_kernel(W):
-    try:
-        from ..kernels import GraphKernel
-    except ImportError:  # pragma: no cover - the spectral layer is missing
-        return False
-    return isinstance(W, GraphKernel)
-
-
 def _kernel_setup(W, kernel, laplacian_kind):
     """(L, phi, GraphKernel or None) for a graph + response, or a prebuilt GraphKernel."""
-    if _is_graph_kernel(W):
+    if isinstance(W, GraphKernel):
         phi = getattr(W, "phi", kernel)
         return sp.csr_array(W.L, dtype=np.float64), phi, W
     if kernel is None or not callable(kernel):
@@ -441,9 +450,12 @@ def _poly_matrix(L, coef):
     return sp.csr_array(R)
 
 
-def graph_kernel_ridge(W, labeled, Y, kernel=None, *, alpha=1e-3, method="auto", laplacian="normalized",
-                       order=None, filter_tol=1e-8, tol=1e-8, max_iter=None, preconditioner="auto",
-                       return_coef=False):
+def graph_kernel_ridge(W: Union[GraphLike, GraphKernel], labeled: Indices, Y: ArrayLike,
+                       kernel: Optional[Callable] = None, *, alpha: float = 1e-3, method: str = "auto",
+                       laplacian: str = "normalized", order: Optional[int] = None, filter_tol: float = 1e-8,
+                       tol: float = 1e-8, max_iter: Optional[int] = None,
+                       preconditioner: Union[str, None, spla.LinearOperator] = "auto",
+                       return_coef: bool = False) -> Union[np.ndarray, Tuple[np.ndarray, Optional[np.ndarray]]]:
     r"""Kernel ridge regression in the graph RKHS :math:`\mathcal H_\varphi` (Pena 2017).
 
     .. math::
@@ -489,7 +501,8 @@ def graph_kernel_ridge(W, labeled, Y, kernel=None, *, alpha=1e-3, method="auto",
         block and an l x l Cholesky), else "cg".
     laplacian : {"normalized", "combinatorial"}, default="normalized"
         Laplacian kind; the normalized one has its spectrum in [0, 2], so
-        one kernel scale suits graphs of any degree.
+        one kernel scale suits graphs of any degree (the default of
+        :class:`~graphrkhs.GraphKernel` as well).
     order, filter_tol
         Chebyshev degree (None: chosen to reach ``filter_tol``) and its tolerance.
     tol, max_iter
@@ -537,8 +550,6 @@ def graph_kernel_ridge(W, labeled, Y, kernel=None, *, alpha=1e-3, method="auto",
         else:
             method = "direct" if S.size <= DIRECT_MAX_LABELED else "cg"
     if method == "cg" and K is None:
-        from ..kernels import GraphKernel
-
         K = GraphKernel(L, phi, order=order, tol=filter_tol)
     Wg = sp.csr_array(-L)  # off-diagonal pattern: the graph's edges
     Wg.setdiag(0)
@@ -560,9 +571,7 @@ def graph_kernel_ridge(W, labeled, Y, kernel=None, *, alpha=1e-3, method="auto",
         B[pos[S]] = Y2
         F[keep] = _solve_spd(A, B, preconditioner, tol, max_iter)
     elif method == "direct":
-        C = _kernel_columns(L, phi, S, order=order, tol=filter_tol)      # Phi[:, S]
-        from scipy.linalg import cho_factor, cho_solve
-
+        C = graph_kernel_columns(L, phi, S, order=order, tol=filter_tol)      # Phi[:, S]
         G = C[S] + alpha * np.eye(S.size)
         G = (G + G.T) / 2
         beta = cho_solve(cho_factor(G), Y2)
@@ -589,7 +598,7 @@ def graph_kernel_ridge(W, labeled, Y, kernel=None, *, alpha=1e-3, method="auto",
     return F
 
 
-def graph_kernel_ridge_loo(K_SS, Y, alphas):
+def graph_kernel_ridge_loo(K_SS: ArrayLike, Y: ArrayLike, alphas: ArrayLike) -> np.ndarray:
     r"""Exact leave-one-out residuals of kernel ridge over a grid of ``alpha``.
 
     For :math:`\beta = (K + \mu I)^{-1} y` the fit on S is
@@ -602,7 +611,9 @@ def graph_kernel_ridge_loo(K_SS, Y, alphas):
         y_i - \hat y_{-i}(x_i) = \frac{y_i - \hat y_i}{1 - H_{ii}}
         = \frac{\beta_i}{[(K + \mu I)^{-1}]_{ii}} .
 
-    One eigendecomposition of :math:`K = \Phi_{SS}` serves every ``alpha``.
+    One eigendecomposition of :math:`K = \Phi_{SS}` serves every ``alpha``: a
+    thin wrapper of the leave-one-out engine (:class:`~graphrkhs.KernelRidgePath`,
+    whose ``gcv`` gives generalized cross-validation on the same path).
 
     Parameters
     ----------
@@ -626,49 +637,53 @@ def graph_kernel_ridge_loo(K_SS, Y, alphas):
     >>> R[0, :, 0].round(6)          # without node 1, node 1 is predicted K_10 * 1 / (K_00 + 1) = 1/3
     array([ 1.      , -0.333333])
     """
-    K_SS = np.asarray(K_SS, dtype=np.float64)
-    if K_SS.ndim != 2 or K_SS.shape[0] != K_SS.shape[1]:
-        raise ValueError(f"K_SS must be a square (l, l) array; got shape {K_SS.shape}.")
+    K_SS = check_square(K_SS, "K_SS", np.float64)
     Y2, _, _ = _check_targets(Y, K_SS.shape[0])
-    alphas = np.atleast_1d(np.asarray(alphas, dtype=np.float64))
-    if alphas.ndim != 1 or alphas.size == 0 or not (np.isfinite(alphas).all() and (alphas > 0).all()):
-        raise ValueError(f"alphas must be a non-empty 1-D array of positive finite numbers; got {alphas!r}.")
-    lam, Q = np.linalg.eigh((K_SS + K_SS.T) / 2)
-    lam = np.maximum(lam, 0.0)
-    QtY = Q.T @ Y2
-    out = np.empty((alphas.size, K_SS.shape[0], Y2.shape[1]))
-    for a, mu in enumerate(alphas):          # a small grid, not a loop over nodes
-        inv = 1.0 / (lam + mu)
-        beta = Q @ (inv[:, None] * QtY)
-        diag = (Q * Q) @ inv
-        out[a] = beta / diag[:, None]
-    return out
+    alphas = check_ridges(alphas, "alphas")
+    return KernelRidgePath(K_SS).loo_residuals(Y2, alphas)
 
 
-def _kernel_columns(L, phi, cols, *, order=None, tol=1e-8, cg_tol=1e-10):
-    r""":math:`\Phi_{:, cols}` for :math:`\Phi = \varphi(L)`, as an (n, len(cols)) array.
+def graph_kernel_columns(L: MatrixLike, phi: Callable, cols: Indices, *, order: Optional[int] = None,
+                         tol: float = 1e-8) -> np.ndarray:
+    r"""The columns :math:`\Phi_{:, cols}` of the graph kernel :math:`\Phi = \varphi(L)`, as an (n, len(cols)) array.
 
-    With the spectral layer, one Chebyshev pass on the unit vectors
-    (:meth:`GraphKernel.columns`).  Without it, a response whose inverse is a
-    polynomial r (RegularizedLaplacian, integer-order Matern) is applied
-    exactly by AMG-CG solves with the sparse SPD matrix r(L).
+    One Chebyshev pass on the unit vectors :math:`e_i, i \in` ``cols``
+    (:meth:`graphrkhs.GraphKernel.columns`; the indicators are never formed
+    densely).  :math:`\Phi_{SS}` = ``graph_kernel_columns(L, phi, S)[S]`` is
+    what the leave-one-out engine needs (:func:`graph_kernel_ridge_loo`).
+
+    Parameters
+    ----------
+    L : sparse matrix or ndarray of shape (n, n)
+        A symmetric Laplacian.
+    phi : filter from :mod:`graphrkhs.filters`
+    cols : array of int
+        Node indices.
+    order : int, optional
+        Chebyshev degree (None: the lowest reaching ``tol``).
+    tol : float, default=1e-8
+        Relative accuracy of the Chebyshev approximation.
+
+    Returns
+    -------
+    ndarray of shape (n, len(cols)), float64
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from graphrkhs import exact_filter, filters, graph_kernel_columns, laplacian
+    >>> W = np.diag(np.ones(7), 1); W = W + W.T                # path on 8 nodes
+    >>> L = laplacian(W, "normalized")
+    >>> C = graph_kernel_columns(L, filters.Heat(1.0), [0, 3])
+    >>> bool(np.allclose(C, exact_filter(L, filters.Heat(1.0), np.eye(8)[:, [0, 3]]), atol=1e-8))
+    True
     """
     L = sp.csr_array(L, dtype=np.float64)
     n = L.shape[0]
     cols = np.asarray(cols, dtype=np.int64)
     memory_guard(8.0 * n * cols.size, f"Phi[:, S] for {cols.size} labeled nodes", "use method='cg'.")
-    try:
-        from ..kernels import GraphKernel
-    except ImportError:
-        GraphKernel = None
-    if GraphKernel is not None:
-        return np.asarray(GraphKernel(L, phi, order=order, tol=tol).columns(cols), dtype=np.float64)
-    inv = getattr(phi, "inverse_polynomial", None)
-    coef = inv() if inv is not None else None
-    if coef is None:
-        raise ImportError("evaluating a response without a polynomial inverse needs "
-                          "graphrkhs.kernels.GraphKernel (the spectral layer).")
-    E = np.zeros((n, cols.size))
-    E[cols, np.arange(cols.size)] = 1.0
-    R = _poly_matrix(L, np.asarray(coef, dtype=np.float64))
-    return conjugate_gradient(R, E, M=amg_preconditioner(R), tol=cg_tol).x
+    return np.asarray(GraphKernel(L, phi, order=order, tol=tol).columns(cols), dtype=np.float64)
+
+
+# Old private name (the estimators used it before graph_kernel_columns was public).
+_kernel_columns = graph_kernel_columns

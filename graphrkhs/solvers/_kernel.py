@@ -45,16 +45,21 @@ fits in ``DENSE_CACHE_BYTES`` (4 GiB: n = 20000 in float64 is 3.2 GB) and in
 row blocks of bounded size otherwise (:class:`KernelOperator`).
 """
 
+from typing import Any, Callable, Dict, Optional, Tuple, Union
+
 import numpy as np
 import scipy.linalg as sla
 import scipy.sparse as sp
 
 from .._core.cg import conjugate_gradient
-from ..kernels._pointcloud import BLOCK_BYTES, heat_semigroup, pairwise_kernel
 from .._core.validation import check_option, check_points, check_scalar, memory_guard
 from .._core.config import DENSE_CACHE_BYTES
+from .._core.labels import _check_labeled_index
+from .._core.types import ArrayLike, GraphLike, Indices, MatrixLike
 from .._core.validation import _as_2d
-from ..kernels._operator import KernelOperator, _apply, _dense, _n_of, _psd_solve, kernel_cg
+from .._core.linalg import apply_matrix as _apply, dense_matrix as _dense, n_rows as _n_of, psd_solve as _psd_solve
+from ..graphs import LAPLACIANS, as_adjacency, laplacian as graph_laplacian
+from ..kernels import BLOCK_BYTES, KernelOperator, heat_semigroup, kernel_cg, pairwise_kernel
 
 __all__ = [
     "graph_penalty",
@@ -89,7 +94,7 @@ INTEGRAL_OPERATORS = ("heat", "empirical")
 # ---------------------------------------------------------------------------
 
 
-def graph_penalty(W, laplacian="combinatorial", laplacian_power=1):
+def graph_penalty(W: GraphLike, laplacian: str = "combinatorial", laplacian_power: int = 1) -> sp.csr_array:
     r"""The symmetric graph penalty matrix :math:`M` with :math:`f^T M f` the smoothness term.
 
     ``laplacian_power`` p gives :math:`L^p` for the combinatorial and normalized
@@ -122,8 +127,6 @@ def graph_penalty(W, laplacian="combinatorial", laplacian_power=1):
            [-3.,  6., -3.],
            [ 1., -3.,  2.]])
     """
-    from ..graphs import LAPLACIANS, as_adjacency, laplacian as graph_laplacian
-
     check_option(laplacian, "laplacian", LAPLACIANS)
     power = check_scalar(laplacian_power, "laplacian_power", kind="int", low=1)
     W = as_adjacency(W)
@@ -146,8 +149,9 @@ def graph_penalty(W, laplacian="combinatorial", laplacian_power=1):
 # PRLS / PLapRLS Gram matrices K, K', K''
 # ---------------------------------------------------------------------------
 
-def consistency_grams(XS, X=None, *, integral_operator="heat", kernel="gaussian", sigma=1.0, m=None,
-                      degree=2, coef0=1.0):
+def consistency_grams(XS: ArrayLike, X: Optional[ArrayLike] = None, *, integral_operator: str = "empirical",
+                      kernel: Union[str, Callable] = "gaussian", sigma: float = 1.0, m: Optional[int] = None,
+                      degree: int = 2, coef0: float = 1.0) -> Tuple[np.ndarray, np.ndarray, np.ndarray, float]:
     r"""The Gram matrices :math:`K, K', K''` of PRLS on the points XS (Yang, King & Lyu 2009).
 
     :math:`K'_{ij} = \langle K_{x_i}, L_K K_{x_j}\rangle_K` and
@@ -182,7 +186,10 @@ def consistency_grams(XS, X=None, *, integral_operator="heat", kernel="gaussian"
         Points of the expansion (the labeled points for PRLS, all for PLapRLS).
     X : array of shape (n, d), optional
         The points of the empirical measure (default XS); unused by "heat".
-    integral_operator : {"heat", "empirical"}, default="heat"
+    integral_operator : {"empirical", "heat"}, default="empirical"
+        The default of the PRLS / PLapRLS estimators too: "heat" degenerates
+        in high dimension (its :math:`K', K''` vanish as :math:`2^{-m/2}, 3^{-m/2}`,
+        see above), "empirical" works with any kernel and dimension.
     kernel : str or callable, default="gaussian"
         "heat" needs "gaussian" or "heat" (both mean the Gaussian of width sigma here).
     sigma, m, degree, coef0 :
@@ -236,7 +243,7 @@ def consistency_grams(XS, X=None, *, integral_operator="heat", kernel="gaussian"
 # ---------------------------------------------------------------------------
 
 
-def rls_fit(K, Y, alpha, *, overwrite_K=False):
+def rls_fit(K: np.ndarray, Y: ArrayLike, alpha: float, *, overwrite_K: bool = False) -> np.ndarray:
     r"""Regularized least squares (kernel ridge) with the :math:`1/l` loss scaling.
 
     .. math::
@@ -246,12 +253,17 @@ def rls_fit(K, Y, alpha, *, overwrite_K=False):
 
     (Belkin, Niyogi & Sindhwani 2006, Eq. 9; scikit-learn's ``KernelRidge``
     with ``alpha`` :math:`= \alpha l`).  Cholesky of the SPD matrix; for
-    ``alpha = 0`` (interpolation) a shift at rounding level is added.
+    ``alpha = 0`` (interpolation), or when the ridge is below the rounding
+    level of K, a diagonal shift at rounding level is added.  The one RLS
+    solve of the package: :func:`~graphrkhs.rls_coefficients` (data-dependent
+    kernels) calls it, and the leave-one-out engine
+    (:func:`~graphrkhs.rls_loo_error`) scores its ``alpha``.
 
     Parameters
     ----------
     K : ndarray of shape (l, l)
-        Gram matrix of the labeled points.
+        Symmetric positive semidefinite Gram matrix of the labeled points
+        (its lower triangle is read); float32 stays float32.
     Y : ndarray of shape (l,) or (l, k)
     alpha : float >= 0
     overwrite_K : bool, default=False
@@ -260,7 +272,13 @@ def rls_fit(K, Y, alpha, *, overwrite_K=False):
 
     Returns
     -------
-    C : ndarray like Y
+    C : ndarray like Y, in K's dtype
+
+    Raises
+    ------
+    numpy.linalg.LinAlgError
+        When :math:`K + \alpha l I` is not positive definite beyond rounding
+        (an indefinite K).
 
     Examples
     --------
@@ -273,9 +291,14 @@ def rls_fit(K, Y, alpha, *, overwrite_K=False):
     """
     alpha = check_scalar(alpha, "alpha", low=0)
     K = np.asarray(K)
+    if K.ndim != 2 or K.shape[0] != K.shape[1]:
+        raise ValueError(f"K must be a square kernel matrix; got shape {K.shape}.")
     Y2, was_1d = _as_2d(Y)
     if K.shape != (Y2.shape[0], Y2.shape[0]):
-        raise ValueError(f"K must have shape ({Y2.shape[0]}, {Y2.shape[0]}); got {K.shape}.")
+        raise ValueError(f"K must have shape ({Y2.shape[0]}, {Y2.shape[0]}) to match Y, one row per labeled "
+                         f"point; got K of shape {K.shape} and Y with {Y2.shape[0]} rows.")
+    if not np.isfinite(K).all():
+        raise ValueError("K contains NaN or infinity.")
     l = K.shape[0]
     A = K if overwrite_K else K.copy()
     A.flat[::l + 1] += alpha * l
@@ -304,21 +327,25 @@ def rls_fit(K, Y, alpha, *, overwrite_K=False):
 # LapRLS
 # ---------------------------------------------------------------------------
 
-def _check_labeled(labeled, n):
-    labeled = np.asarray(labeled)
-    if labeled.dtype == bool:
-        if labeled.shape != (n,):
-            raise ValueError(f"labeled must be a boolean mask of shape ({n},); got {labeled.shape}.")
-        idx = np.flatnonzero(labeled)
-    else:
-        if labeled.ndim != 1 or not np.issubdtype(labeled.dtype, np.integer):
-            raise TypeError("labeled must be a 1-D array of indices or a boolean mask.")
-        idx = labeled.astype(np.int64)
-        if idx.size and (idx.min() < 0 or idx.max() >= n or np.unique(idx).size != idx.size):
-            raise ValueError(f"labeled indices must be distinct and lie in [0, {n}).")
-    if idx.size == 0:
-        raise ValueError("labeled is empty: at least one point must be labeled.")
-    return idx
+def _manifold_problem(K, labeled, Y, M):
+    """Checked inputs of the LapRLS-type systems on n points (K an array or an operator).
+
+    Returns ``(n, S, Y2, was_1d, M, dtype, jmask, JY)``: the labeled indices S,
+    the (l, k) targets, the sparse penalty, the computation dtype (K's), the
+    0/1 diagonal of J and the zero-padded targets :math:`J y`.
+    """
+    n = _n_of(K)
+    S = _check_labeled_index(labeled, n)
+    Y2, was_1d = _as_2d(Y)
+    if Y2.shape[0] != S.size:
+        raise ValueError(f"Y must have one row per labeled point ({S.size}); got {Y2.shape[0]}.")
+    M = sp.csr_array(M)
+    if M.shape != (n, n):
+        raise ValueError(f"M must have shape ({n}, {n}); got {M.shape}.")
+    dtype = K.dtype if isinstance(K, KernelOperator) else np.asarray(K).dtype
+    jmask = np.zeros(n, dtype=dtype)
+    jmask[S] = 1
+    return n, S, Y2, was_1d, M, dtype, jmask, _jy(S, Y2, n, dtype)
 
 
 def _resolve_solver(solver, n, limit=None):
@@ -334,7 +361,9 @@ def _jy(S, Y2, n, dtype):
     return JY
 
 
-def laprls_fit(K, labeled, Y, M, gamma_A, gamma_I, *, solver="auto", tol=1e-6, max_iter=None):
+def laprls_fit(K: Union[np.ndarray, KernelOperator], labeled: Indices, Y: ArrayLike, M: MatrixLike, gamma_A: float,
+               gamma_I: float, *, solver: str = "auto", tol: float = 1e-6, max_iter: Optional[int] = None,
+               return_info: bool = False) -> Union[np.ndarray, Tuple[np.ndarray, Dict[str, Any]]]:
     r"""Laplacian RLS (Belkin, Niyogi & Sindhwani, JMLR 2006, Eq. 14 / their Section 4.2).
 
     .. math::
@@ -370,11 +399,14 @@ def laprls_fit(K, labeled, Y, M, gamma_A, gamma_I, *, solver="auto", tol=1e-6, m
         classification decisions by far less than their margins).
     max_iter : int, optional
         CG iteration cap (default n).
+    return_info : bool, default=False
+        Also return the solver diagnostics.
 
     Returns
     -------
     alpha : ndarray of shape (n,) or (n, k)
-    info : dict (``solver``, and for CG ``n_iter``, ``converged``, ``residual``)
+    info : dict, only with ``return_info=True``
+        ``solver``, and for CG ``n_iter``, ``converged``, ``residual``.
 
     Examples
     --------
@@ -382,28 +414,16 @@ def laprls_fit(K, labeled, Y, M, gamma_A, gamma_I, *, solver="auto", tol=1e-6, m
     >>> from graphrkhs import laprls_fit, pairwise_kernel
     >>> X = np.linspace(0, 1, 6)[:, None]
     >>> M = np.diag(np.ones(5), 1); M = np.diag(M.sum(0) + M.sum(1)) - M - M.T   # path Laplacian
-    >>> a, info = laprls_fit(pairwise_kernel(X, sigma=0.3), [0, 5], np.array([1.0, -1.0]), M, 1e-3, 1.0)
+    >>> a = laprls_fit(pairwise_kernel(X, sigma=0.3), [0, 5], np.array([1.0, -1.0]), M, 1e-3, 1.0)
     >>> f = pairwise_kernel(X, sigma=0.3) @ a
     >>> bool(f[0] > 0 > f[5])
     True
     """
     gamma_A = check_scalar(gamma_A, "gamma_A", low=0, low_inclusive=False)
     gamma_I = check_scalar(gamma_I, "gamma_I", low=0)
-    n = _n_of(K)
-    S = _check_labeled(labeled, n)
-    Y2, was_1d = _as_2d(Y)
-    if Y2.shape[0] != S.size:
-        raise ValueError(f"Y must have one row per labeled point ({S.size}); got {Y2.shape[0]}.")
-    M = sp.csr_array(M)
-    if M.shape != (n, n):
-        raise ValueError(f"M must have shape ({n}, {n}); got {M.shape}.")
+    n, S, Y2, was_1d, M, dtype, jmask, JY = _manifold_problem(K, labeled, Y, M)
     l = S.size
-    dtype = K.dtype if isinstance(K, KernelOperator) else np.asarray(K).dtype
-    c = gamma_I * l / float(n) ** 2
-    jmask = np.zeros(n, dtype=dtype)
-    jmask[S] = 1
-    Mc = (M * c).astype(dtype)
-    JY = _jy(S, Y2, n, dtype)
+    Mc = (M * (gamma_I * l / float(n) ** 2)).astype(dtype)
     solver = _resolve_solver(solver, n)
     if solver == "direct":
         memory_guard(2 * n * n * np.dtype(dtype).itemsize, f"the dense LapRLS system on {n} points",
@@ -422,7 +442,8 @@ def laprls_fit(K, labeled, Y, M, gamma_A, gamma_I, *, solver="auto", tol=1e-6, m
 
         alpha, info = kernel_cg(apply_T, lambda V: _apply(K, V), JY, tol=tol, max_iter=max_iter)
         info["solver"] = "cg"
-    return (alpha[:, 0] if was_1d else alpha), info
+    alpha = alpha[:, 0] if was_1d else alpha
+    return (alpha, info) if return_info else alpha
 
 
 # ---------------------------------------------------------------------------
@@ -457,7 +478,8 @@ def _snap(R, Y):
     return R
 
 
-def prls_fit(K, Kp, Kpp, Y, gamma, Psi=None):
+def prls_fit(K: ArrayLike, Kp: ArrayLike, Kpp: ArrayLike, Y: ArrayLike, gamma: float,
+             Psi: Optional[ArrayLike] = None) -> Tuple[np.ndarray, np.ndarray]:
     r"""Partially-penalized RLS (Yang, King & Lyu, NIPS 2009, Eqs. 7-11).
 
     .. math::
@@ -501,7 +523,7 @@ def prls_fit(K, Kp, Kpp, Y, gamma, Psi=None):
     >>> import numpy as np
     >>> from graphrkhs import consistency_grams, prls_fit
     >>> X = np.linspace(0, 1, 8)[:, None]
-    >>> K, Kp, Kpp, _ = consistency_grams(X, sigma=0.2)
+    >>> K, Kp, Kpp, _ = consistency_grams(X, integral_operator="heat", sigma=0.2)
     >>> a, b = prls_fit(K, Kp, Kpp, np.full(8, 3.0), gamma=10.0)      # constant target
     >>> bool(np.abs(a).max() < 1e-12), round(float(b[0]), 10)
     (True, 3.0)
@@ -536,8 +558,10 @@ def prls_fit(K, Kp, Kpp, Y, gamma, Psi=None):
 # PLapRLS
 # ---------------------------------------------------------------------------
 
-def plaprls_fit(K, labeled, Y, M, gamma_A, gamma_I, *, P=None, Psi=None, solver="auto", tol=1e-6,
-                max_iter=None):
+def plaprls_fit(K: Union[np.ndarray, KernelOperator], labeled: Indices, Y: ArrayLike, M: MatrixLike, gamma_A: float,
+                gamma_I: float, *, P: Optional[Union[np.ndarray, KernelOperator]] = None, Psi: Optional[ArrayLike] = None,
+                solver: str = "auto", tol: float = 1e-6, max_iter: Optional[int] = None, return_info: bool = False
+                ) -> Union[Tuple[np.ndarray, np.ndarray], Tuple[np.ndarray, np.ndarray, Dict[str, Any]]]:
     r"""Partially-penalized Laplacian RLS (Yang, King & Lyu, NIPS 2009, Eqs. 12-14).
 
     Objective (their Eq. 12, in matrix form over the n points, :math:`\mathbf f = K\alpha + \Psi\beta`):
@@ -594,12 +618,14 @@ def plaprls_fit(K, labeled, Y, M, gamma_A, gamma_I, *, P=None, Psi=None, solver=
         The penalty matrix; None means the empirical :math:`K(I-K/n)^2`.
     Psi : ndarray of shape (n, o), optional
         Null-space basis on the n points; None means constants.
+    return_info : bool, default=False
+        Also return the solver diagnostics (as in :func:`laprls_fit`).
 
     Returns
     -------
     alpha : ndarray (n,) or (n, k)
     beta : ndarray (o,) or (o, k)
-    info : dict
+    info : dict, only with ``return_info=True``
 
     Examples
     --------
@@ -608,27 +634,16 @@ def plaprls_fit(K, labeled, Y, M, gamma_A, gamma_I, *, P=None, Psi=None, solver=
     >>> X = np.linspace(0, 1, 6)[:, None]
     >>> M = np.diag(np.ones(5), 1); M = np.diag(M.sum(0) + M.sum(1)) - M - M.T
     >>> K = pairwise_kernel(X, sigma=0.3); K /= K.mean()
-    >>> a, b, info = plaprls_fit(K, [0, 5], np.array([2.0, 2.0]), M, 1e-2, 1.0)
+    >>> a, b = plaprls_fit(K, [0, 5], np.array([2.0, 2.0]), M, 1e-2, 1.0)
     >>> bool(np.abs(a).max() < 1e-12), round(float(b[0]), 10)
     (True, 2.0)
     """
     gamma_A = check_scalar(gamma_A, "gamma_A", low=0)
     gamma_I = check_scalar(gamma_I, "gamma_I", low=0)
-    n = _n_of(K)
-    S = _check_labeled(labeled, n)
-    Y2, was_1d = _as_2d(Y)
-    if Y2.shape[0] != S.size:
-        raise ValueError(f"Y must have one row per labeled point ({S.size}); got {Y2.shape[0]}.")
-    M = sp.csr_array(M)
-    if M.shape != (n, n):
-        raise ValueError(f"M must have shape ({n}, {n}); got {M.shape}.")
+    n, S, Y2, was_1d, M, dtype, jmask, JY = _manifold_problem(K, labeled, Y, M)
     l = S.size
-    dtype = K.dtype if isinstance(K, KernelOperator) else np.asarray(K).dtype
     lam1, lam2 = gamma_A * l, gamma_I * l / float(n) ** 2
-    jmask = np.zeros(n, dtype=dtype)
-    jmask[S] = 1
     Mc = (M * lam2).astype(dtype)
-    JY = _jy(S, Y2, n, dtype)
     Psi = np.ones((n, 1), dtype=dtype) if Psi is None else np.asarray(Psi, dtype=dtype)
     if Psi.ndim != 2 or Psi.shape[0] != n:
         raise ValueError(f"Psi must have shape ({n}, o); got {Psi.shape}.")
@@ -699,15 +714,15 @@ def plaprls_fit(K, labeled, Y, M, gamma_A, gamma_I, *, P=None, Psi=None, solver=
     else:
         beta = np.zeros((0, Y2.shape[1]), dtype=dtype)
     if was_1d:
-        return alpha[:, 0], beta[:, 0], info
-    return alpha, beta, info
+        alpha, beta = alpha[:, 0], beta[:, 0]
+    return (alpha, beta, info) if return_info else (alpha, beta)
 
 
 # ---------------------------------------------------------------------------
 # G-RLS
 # ---------------------------------------------------------------------------
 
-def grls_fit(Phi, Psi, Y, gamma):
+def grls_fit(Phi: ArrayLike, Psi: ArrayLike, Y: ArrayLike, gamma: float) -> Tuple[np.ndarray, np.ndarray]:
     r"""G-RLS (Li, Lee & Leung, NIPS 2006): the true minimizer of their objective (2).
 
     .. math::
@@ -749,10 +764,14 @@ def grls_fit(Phi, Psi, Y, gamma):
     Returns
     -------
     c : ndarray like Y
+        Kernel coefficients (penalized).
     beta : ndarray of shape (q,) or (q, k)
+        Feature coefficients (unpenalized); :math:`f(x) = \phi(x, X) c + \psi(x) \beta`.
 
     Examples
     --------
+    A linear target is reproduced by the linear features alone:
+
     >>> import numpy as np
     >>> from graphrkhs import grls_fit, pairwise_kernel
     >>> x = np.linspace(-1, 1, 9)[:, None]
@@ -780,7 +799,8 @@ def grls_fit(Phi, Psi, Y, gamma):
     return (c[:, 0], beta[:, 0]) if was_1d else (c, beta)
 
 
-def grls_fit_constructed(kernel, X, Y, gamma, *, as_printed=False):
+def grls_fit_constructed(kernel: Any, X: ArrayLike, Y: ArrayLike, gamma: float, *,
+                         as_printed: bool = False) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
     r"""G-RLS through the constructed kernel (Li, Lee & Leung 2006, Eqs. 19-27).
 
     With the anchors :math:`a_1..a_q` of ``kernel`` (a :class:`~graphrkhs.GRLSKernel`

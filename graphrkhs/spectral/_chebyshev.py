@@ -26,12 +26,19 @@ which is guaranteed to lie above the spectrum: a bound below it would make the
 polynomial blow up on the eigenvalues left outside.
 """
 
+from __future__ import annotations
+
+from typing import Literal
+
 import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
+from numpy.typing import ArrayLike, NDArray
 from scipy import fft
 
+from .._core.progress import _NoBar, progress_ticks
 from .._core.reorder import PreparedOperator
+from .._core.types import Backend, MatrixOrOperator, Reorder, ResponseBank
 from .._core.validation import (
     AccuracyWarning,
     check_option,
@@ -108,7 +115,8 @@ def _coefficients(filters, order, lmax, n_points, damping):
     return c
 
 
-def chebyshev_coefficients(phi, order, lmax, *, n_points=None, damping=None):
+def chebyshev_coefficients(phi: ResponseBank, order: int, lmax: float, *, n_points: int | None = None,
+                           damping: Literal["jackson"] | None = None) -> NDArray[np.float64]:
     r"""Chebyshev coefficients of a response on :math:`[0, \lambda_{max}]`, by Chebyshev-Gauss quadrature.
 
     .. math::
@@ -235,7 +243,8 @@ def _auto_order(filters, lmax, tol, max_order, damping=None):
         M = min(4 * M, max_order)
 
 
-def chebyshev_order(phi, lmax, tol=1e-8, *, max_order=DEFAULT_MAX_ORDER, damping=None):
+def chebyshev_order(phi: ResponseBank, lmax: float, tol: float = 1e-8, *, max_order: int = DEFAULT_MAX_ORDER,
+                    damping: Literal["jackson"] | None = None) -> int:
     r"""Lowest Chebyshev degree whose relative max error on :math:`[0, \lambda_{max}]` is below ``tol``.
 
     The error of degree K is measured on a grid of 4096 Chebyshev extrema as
@@ -349,7 +358,7 @@ def _compute_dtype(L, X):
     return float_dtype(np.result_type(L.dtype, X.dtype))
 
 
-def _clenshaw_dense(op, c, a, b, X):
+def _clenshaw_dense(op, c, a, b, X, bar=_NoBar()):
     r"""Clenshaw's recurrence for one response on a dense block, in two work blocks.
 
     :math:`b_k = c_k X + 2\tilde L b_{k+1} - b_{k+2}` with
@@ -380,6 +389,7 @@ def _clenshaw_dense(op, c, a, b, X):
             beta, gamma = -1.0, ck
         op.step(a * scale, b * scale, alpha, beta, gamma, cur, out, X)
         b1, b2 = (out, 0.0), b1
+        bar.tick()
     return b1[0]
 
 
@@ -403,19 +413,33 @@ def _chebyshev_apply(op, coefs, lmax, X=None, indicator=None):
         X = np.zeros((n, m), dtype=dtype)
         X[rows, np.arange(m)] = 1
         indicator = None
+    m = indicator[1] if indicator is not None else X.shape[1]
+    coefs = coefs.astype(dtype)
+    # One tick per sparse product on the block (K in all); the bar redraws every K/100 of them,
+    # so the recurrence pays one integer addition per step for it (nothing when progress is off).
+    desc = f"Chebyshev degree {K}, {m} signal(s)" + (f", {F} responses" if F > 1 else "")
+    with (progress_ticks(total=K, desc=desc, unit="step") if K else _NoBar()) as bar:
+        return _chebyshev_recurrence(op, coefs, a, b, X, indicator, bar)
+
+
+def _chebyshev_recurrence(op, coefs, a, b, X, indicator, bar):
+    """The body of :func:`_chebyshev_apply` (same arguments, scaled: ``a``, ``b``), ticking ``bar``."""
+    dtype = op.dtype
+    F, K1 = coefs.shape
+    K = K1 - 1
+    n = op.shape[0]
     if indicator is not None:
         rows, m = indicator
         cols = np.arange(m)
     else:
         m = X.shape[1]
-    coefs = coefs.astype(dtype)
 
     def add_cX(out, ck):
         # the indicator block's c_k E term, by a scatter (a dense X enters through gamma)
         out[rows, cols] += ck
 
     if F == 1 and indicator is None:
-        return _clenshaw_dense(op, coefs[0], a, b, X)[None]
+        return _clenshaw_dense(op, coefs[0], a, b, X, bar)[None]
     if F == 1:
         c = coefs[0]
         if K == 0:
@@ -431,9 +455,11 @@ def _chebyshev_apply(op, coefs, lmax, X=None, indicator=None):
             add_cX(b2, c[k])
             b1, b2 = b2, b1
             first = False
+            bar.tick()
         # y = c_0/2 E + L~ b_1 - b_2
         op.step(a, b, 1.0, 0.0 if first else -1.0, 0.0, b1, b2, X)
         add_cX(b2, c[0] / 2)
+        bar.tick()
         return b2[None]
     # Filter bank: forward recurrence, R_f += c_{f,k} T_k fused into each step.
     R = np.empty((F, n, m), dtype=dtype)
@@ -444,9 +470,11 @@ def _chebyshev_apply(op, coefs, lmax, X=None, indicator=None):
     t_prev = np.array(X, dtype=dtype, copy=True)  # T_0 (overwritten by T_2)
     t_cur = np.empty((n, m), dtype=dtype)
     op.step(a, b, 1.0, 0.0, 0.0, t_prev, t_cur, None, np.ascontiguousarray(coefs[:, 1]), R)
+    bar.tick()
     for k in range(2, K + 1):
         op.step(a, b, 2.0, -1.0, 0.0, t_cur, t_prev, None, np.ascontiguousarray(coefs[:, k]), R)
         t_prev, t_cur = t_cur, t_prev
+        bar.tick()
     return R
 
 
@@ -460,8 +488,10 @@ def _prepare_coefficients(filters, order, tol, lmax, damping, max_order):
     return _coefficients(filters, order, lmax, n_points, damping), order
 
 
-def chebyshev_filter(L, phi, X, order=None, tol=1e-8, lmax=None, *, damping=None,
-                     max_order=DEFAULT_MAX_ORDER, reorder="auto", backend="auto"):
+def chebyshev_filter(L: MatrixOrOperator, phi: ResponseBank, X: ArrayLike, order: int | None = None,
+                     tol: float = 1e-8, lmax: float | None = None, *, damping: Literal["jackson"] | None = None,
+                     max_order: int = DEFAULT_MAX_ORDER, reorder: Reorder = "auto",
+                     backend: Backend = "auto") -> NDArray[np.floating]:
     r"""Apply :math:`\varphi(L)` to graph signals by a truncated Chebyshev series.
 
     .. math::

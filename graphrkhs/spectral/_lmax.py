@@ -1,10 +1,14 @@
 """A guaranteed upper bound on the largest eigenvalue of a symmetric operator."""
 
+from __future__ import annotations
+
+from typing import Literal
 
 import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
+from .._core.types import MatrixOrOperator, RandomStateLike
 from .._core.validation import check_option, check_random_state, check_scalar
 
 
@@ -13,7 +17,20 @@ __all__ = [
 ]
 
 
+def _is_graph_object(G):
+    # pygsp and networkx graphs, recognised without importing either library
+    module = type(G).__module__.split(".")[0]
+    return module in ("pygsp", "networkx")
+
+
 def _as_square_operator(L, name="L"):
+    if _is_graph_object(L):
+        raise TypeError(
+            f"{name} must be a Laplacian matrix or a LinearOperator; got a {type(L).__module__.split('.')[0]} graph "
+            f"object. Pass graphrkhs.laplacian(G) (combinatorial) or graphrkhs.laplacian(G, 'normalized'): the "
+            "kind of Laplacian fixes the spectrum, so it is yours to choose (graphrkhs.GraphKernel takes a "
+            "graph object directly, with its laplacian= argument)."
+        )
     if isinstance(L, spla.LinearOperator):
         if L.shape[0] != L.shape[1]:
             raise ValueError(f"{name} must be square; got shape {L.shape}.")
@@ -45,7 +62,8 @@ def _is_symmetric(L):
     return np.allclose(L, L.T, rtol=0, atol=rtol * (np.abs(L).max() or 1.0))
 
 
-def lmax(L, method="lanczos", *, margin=0.005, tol=1e-4, random_state=0):
+def lmax(L: MatrixOrOperator, method: Literal["lanczos", "gershgorin"] = "lanczos", *, margin: float = 0.005,
+         tol: float = 1e-4, random_state: RandomStateLike = 0) -> float:
     r"""A guaranteed upper bound on the largest eigenvalue of a symmetric Laplacian.
 
     Chebyshev filters (:mod:`graphrkhs.spectral`) approximate a response on

@@ -28,9 +28,13 @@ that is a polynomial, so that :math:`\Phi^{-1}` is a sparse matrix polynomial
 in :math:`L` -- what solvers use to avoid applying :math:`\Phi` at all).
 """
 
+from __future__ import annotations
+
 import math
+from typing import Callable
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
 from .._core.validation import check_scalar
 
@@ -90,7 +94,8 @@ class Filter:
     True
     """
 
-    def __init__(self, func, name=None, *, inverse_polynomial=None):
+    def __init__(self, func: Callable[[NDArray[np.floating]], ArrayLike], name: str | None = None, *,
+                 inverse_polynomial: ArrayLike | None = None) -> None:
         if not callable(func):
             raise TypeError(f"func must be a callable taking an array of eigenvalues; got {type(func).__name__}.")
         if name is not None and not isinstance(name, str):
@@ -105,7 +110,7 @@ class Filter:
         self._inverse_polynomial = inverse_polynomial
 
     # -- evaluation ---------------------------------------------------------
-    def __call__(self, lam):
+    def __call__(self, lam: ArrayLike) -> NDArray[np.floating] | np.floating:
         arr = _eigenvalues(lam)
         out = self._evaluate(arr)
         out = np.asarray(out)
@@ -125,7 +130,7 @@ class Filter:
         return self.func(lam)
 
     # -- properties ---------------------------------------------------------
-    def is_positive(self, lmax):
+    def is_positive(self, lmax: float) -> bool:
         r"""Whether :math:`\varphi(\lambda) > 0` for every :math:`\lambda \in [0, \lambda_{max}]`.
 
         A kernel :math:`\varphi(L)` is positive definite iff this holds on the
@@ -138,7 +143,7 @@ class Filter:
             values = self(grid)
         return bool(np.all(np.isfinite(values)) and np.all(values > 0))
 
-    def inverse_polynomial(self):
+    def inverse_polynomial(self) -> NDArray[np.float64] | None:
         r"""Ascending coefficients :math:`c` with :math:`1/\varphi(\lambda) = \sum_k c_k \lambda^k`, or None.
 
         When :math:`1/\varphi` is a polynomial, :math:`\Phi^{-1} = \sum_k c_k L^k`
@@ -168,7 +173,7 @@ class _Family(Filter):
         self._inverse_polynomial = None
 
     @property
-    def name(self):
+    def name(self) -> str:
         return type(self).__name__
 
     def __repr__(self):
@@ -202,14 +207,14 @@ class Heat(_Family):
     True
     """
 
-    def __init__(self, t):
+    def __init__(self, t: float) -> None:
         super().__init__()
         self.t = check_scalar(t, "t", low=0)
 
     def _evaluate(self, lam):
         return np.exp(-self.t * lam)
 
-    def is_positive(self, lmax):
+    def is_positive(self, lmax: float) -> bool:
         _check_lmax(lmax)
         return True
 
@@ -238,18 +243,18 @@ class RegularizedLaplacian(_Family):
     (0.25, [1.0, 2.0])
     """
 
-    def __init__(self, alpha):
+    def __init__(self, alpha: float) -> None:
         super().__init__()
         self.alpha = check_scalar(alpha, "alpha", low=0)
 
     def _evaluate(self, lam):
         return 1.0 / (1.0 + self.alpha * lam)
 
-    def is_positive(self, lmax):
+    def is_positive(self, lmax: float) -> bool:
         _check_lmax(lmax)
         return True
 
-    def inverse_polynomial(self):
+    def inverse_polynomial(self) -> NDArray[np.float64] | None:
         return np.array([1.0, self.alpha])
 
     def _params(self):
@@ -279,7 +284,7 @@ class RandomWalk(_Family):
     (4.0, True, False)
     """
 
-    def __init__(self, a, p):
+    def __init__(self, a: float, p: int) -> None:
         super().__init__()
         self.a = check_scalar(a, "a", low=0, low_inclusive=False)
         self.p = check_scalar(p, "p", kind="int", low=1)
@@ -287,7 +292,7 @@ class RandomWalk(_Family):
     def _evaluate(self, lam):
         return (self.a - lam) ** self.p
 
-    def is_positive(self, lmax):
+    def is_positive(self, lmax: float) -> bool:
         return bool(self.a > _check_lmax(lmax))
 
     def _params(self):
@@ -312,7 +317,7 @@ class InverseCosine(_Family):
     def _evaluate(self, lam):
         return np.cos(lam * (np.pi / 4))
 
-    def is_positive(self, lmax):
+    def is_positive(self, lmax: float) -> bool:
         return bool(_check_lmax(lmax) < 2.0)
 
     def _params(self):
@@ -346,7 +351,7 @@ class Matern(_Family):
     (0.25, [1.0, 2.0, 1.0])
     """
 
-    def __init__(self, nu, kappa):
+    def __init__(self, nu: float, kappa: float) -> None:
         super().__init__()
         self.nu = check_scalar(nu, "nu", low=0, low_inclusive=False)
         self.kappa = check_scalar(kappa, "kappa", low=0, low_inclusive=False)
@@ -357,11 +362,11 @@ class Matern(_Family):
     def _evaluate(self, lam):
         return (self._shift + lam) ** (-self.nu)
 
-    def is_positive(self, lmax):
+    def is_positive(self, lmax: float) -> bool:
         _check_lmax(lmax)
         return True
 
-    def inverse_polynomial(self):
+    def inverse_polynomial(self) -> NDArray[np.float64] | None:
         if self.nu != int(self.nu):
             return None
         nu = int(self.nu)
@@ -394,7 +399,7 @@ def _as_filter_bank(phi, name="phi"):
     return [_as_filter(phi, name)], False
 
 
-def default_kernel():
+def default_kernel() -> Matern:
     r"""The default response of the graph kernel ridge: ``Matern(2, 10.0)``, :math:`(0.04 + \lambda)^{-2}`.
 
     On the normalized Laplacian (spectrum in [0, 2]) it is

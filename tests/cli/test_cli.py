@@ -179,3 +179,32 @@ def test_scores_to_confidence_rules():
     np.testing.assert_allclose(_scores_to_confidence(np.array([[0.5, 0.3, 0.2]])), [[0.5, 0.3, 0.2]])
     np.testing.assert_allclose(_scores_to_confidence(np.array([[2.0, -1.0, 0.0]])), [[0.75, 0.0, 0.25]])
     np.testing.assert_allclose(_scores_to_confidence(np.zeros((1, 4))), [[0.25] * 4])
+
+
+def test_quiet_flag_on_every_command():
+    parser = cli.build_parser()
+    for argv in (["demo"], ["label", "x.csv", "--label-column", "y"]):
+        assert parser.parse_args(argv).quiet is False
+        assert parser.parse_args(argv + ["--quiet"]).quiet is True
+        assert parser.parse_args(argv + ["-q"]).quiet is True
+    sub = next(a for a in parser._actions if a.dest == "command").choices
+    for name in ("demo", "label"):
+        assert "--quiet" in sub[name].format_help()
+
+
+def test_progress_on_by_default_on_the_command_line_and_off_with_quiet(blobs_csv, tmp_path, capsys, monkeypatch):
+    from graphrkhs._core import progress
+
+    monkeypatch.setattr(progress, "BAR_DELAY", 0)   # draw bars at once: this problem is quick
+    path, _ = blobs_csv
+    argv = ["label", str(path), "--label-column", "species", "--features", "width,height",
+            "--method", "kernel-ridge", "--force", "--output", str(tmp_path / "out.csv")]
+    code, out, err = _run(argv, capsys)
+    assert code == 0, err
+    assert "graphrkhs: " in err          # a bar of the library on stderr
+    assert "graphrkhs: " not in out      # results only on stdout
+    code, out_quiet, err = _run(argv + ["--quiet"], capsys)
+    assert code == 0 and err == ""
+    # the same report (its timing aside)
+    assert out_quiet.splitlines()[1:] == out.splitlines()[1:] and out_quiet.split(";")[0] == out.split(";")[0]
+    assert not progress.progress_enabled()   # the command's choice does not outlive it

@@ -56,7 +56,7 @@ def _partial(y, per_class, seed=0):
     (GraphKernelRidgeClassifier(filters.RegularizedLaplacian(5.0), alpha=0.01, graph="precomputed"),
      lambda W, S, Y: graph_kernel_ridge(W, S, Y, filters.RegularizedLaplacian(5.0), alpha=0.01)),
     (GraphTVClassifier(0.5, tol=1e-6, graph="precomputed"),
-     lambda W, S, Y: graph_tv(W, S, Y, alpha=0.5, tol=1e-6).f),
+     lambda W, S, Y: graph_tv(W, S, Y, alpha=0.5, tol=1e-6)),
 ])
 def test_classifier_is_thin_layer_over_function(est, fn):
     X, y = _two_moons()

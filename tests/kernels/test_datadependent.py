@@ -4,6 +4,8 @@ Oracles are written here from the papers' formulas with numpy/scipy only
 (cdist, dense solves, dense Laplacian powers), never with the code under test.
 """
 
+import logging
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -454,13 +456,23 @@ def test_blockwise_evaluation_equals_one_block(cloud, monkeypatch):
     np.testing.assert_allclose(W(X, X[:7]), want_W, rtol=1e-10, atol=1e-14)
 
 
-def test_verbose_reports_progress_and_is_silent_otherwise(cloud, capsys):
+def test_verbose_reports_progress_and_is_silent_otherwise(cloud, capsys, caplog):
     X, _ = cloud
     FredholmKernel(X, n_neighbors=5, inner_approximation="nystrom", n_components=20, random_state=0)(X)
     WarpedKernel(X, n_neighbors=5, solver="cg")(X[:3])
     assert capsys.readouterr().err == ""
+    # verbose=True without logging configured: the stage messages go to stderr, one line each,
+    # also for work done after construction (the outer kNN search, the CG solve of a call)
     FredholmKernel(X, n_neighbors=5, inner_approximation="nystrom", n_components=20, random_state=0,
                    verbose=True)(X)
     WarpedKernel(X, n_neighbors=5, solver="cg", verbose=True)(X[:3])
-    err = capsys.readouterr().err
-    assert "nystrom factor" in err and "neighbour search done" in err and "CG done" in err
+    lines = [line for line in capsys.readouterr().err.splitlines() if line.startswith("graphrkhs: ")]
+    assert any(line.startswith("graphrkhs: FredholmKernel: nystrom factor") for line in lines)
+    assert any(line.startswith("graphrkhs: FredholmKernel: neighbour search done") for line in lines)
+    assert any(line.startswith("graphrkhs: WarpedKernel: CG done in ") for line in lines)
+    assert not [r for r in caplog.records if r.name == "graphrkhs"]
+    # with the graphrkhs logger at INFO the same messages are log records instead (not printed twice)
+    caplog.set_level(logging.INFO, logger="graphrkhs")
+    WarpedKernel(X, n_neighbors=5, solver="cg")(X[:3])
+    assert "CG done" not in capsys.readouterr().err
+    assert any(r.getMessage().startswith("WarpedKernel: CG done in ") for r in caplog.records)

@@ -31,7 +31,7 @@ def test_accepts_every_graph_form(form):
     G = {"dense": W.toarray(), "csr_matrix": sp.csr_matrix(W), "csr_array": W,
          "networkx": nx.from_scipy_sparse_array(W), "pygsp": to_pygsp(W)}[form]
     K = GraphKernel(G, filters.Heat(0.5))
-    np.testing.assert_allclose(K.L.toarray(), laplacian(W).toarray(), atol=1e-14)
+    np.testing.assert_allclose(K.L.toarray(), laplacian(W, "normalized").toarray(), atol=1e-14)  # the default kind
 
 
 def test_laplacian_is_told_apart_from_adjacency():
@@ -56,7 +56,7 @@ def test_products_match_dense_kernel(method, dtype):
     phi = filters.RegularizedLaplacian(0.4)
     K = GraphKernel(W, phi, method=method, tol=1e-9 if dtype == np.float64 else 1e-5)
     assert K.dtype == dtype
-    Kd = _dense_kernel(laplacian(W.astype(np.float64)), phi)
+    Kd = _dense_kernel(laplacian(W.astype(np.float64), "normalized"), phi)
     X = np.random.default_rng(0).normal(size=(120, 3)).astype(dtype)
     atol = (1e-8 if dtype == np.float64 else 2e-4) * np.linalg.norm(X, axis=0).max()
     np.testing.assert_allclose(K @ X, Kd @ X, atol=atol)
@@ -180,7 +180,7 @@ def test_float32_kernel_on_float64_signals():
     x = np.random.default_rng(0).normal(size=70)
     y = K @ x                                      # computed in float64 on the same (cached) ordering
     assert y.dtype == np.float64 and K.dtype == np.float32
-    ref = _dense_kernel(laplacian(W.astype(np.float64)), filters.Heat(0.5)) @ x
+    ref = _dense_kernel(laplacian(W.astype(np.float64), "normalized"), filters.Heat(0.5)) @ x
     np.testing.assert_allclose(y, ref, atol=1e-4 * np.linalg.norm(x))
 
 
@@ -208,7 +208,8 @@ BAD = [
     (lambda: GraphKernel(-W30.toarray() + np.eye(30) * 0 - np.triu(np.ones((30, 30)), 1), HEAT), ValueError,
      "symmetric"),
     (lambda: GraphKernel(W30, filters.RandomWalk(1.0, 1)), ValueError, "not strictly positive"),
-    (lambda: GraphKernel(W30, filters.InverseCosine()), ValueError, "not a positive definite kernel"),
+    (lambda: GraphKernel(W30, filters.InverseCosine(), laplacian="combinatorial"), ValueError,
+     "not a positive definite kernel"),
     (lambda: GraphKernel(W30, HEAT) @ np.ones(29), ValueError, "expected 30 rows"),
     (lambda: GraphKernel(W30, HEAT).columns([30]), ValueError, r"node indices in \[-30, 30\)"),
     (lambda: GraphKernel(W30, HEAT).columns([1.5]), TypeError, "node indices"),

@@ -1,6 +1,8 @@
 """Tests of the transductive graph solvers: dense oracles, identities between equivalent forms,
 closed forms, an independent convex solver (cvxpy) for TV, and bad input."""
 
+import functools
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -103,7 +105,7 @@ def test_tikhonov_tends_to_harmonic_linearly_in_mu():
 def test_multicolumn_equals_column_by_column():
     W, _ = _graph()
     S, Y = _labels(60, 9)
-    for fn in (harmonic_solution, tikhonov_solution, poisson_learning):
+    for fn in (harmonic_solution, functools.partial(tikhonov_solution, alpha=1e-2), poisson_learning):
         F = fn(W, S, Y)
         for c in range(3):
             np.testing.assert_allclose(F[:, c], fn(W, S, Y[:, c] - (Y[:, c].mean() if fn is poisson_learning
@@ -262,7 +264,8 @@ def test_tv_objective_matches_cvxpy(mu):
     rng = np.random.default_rng(2)
     S = np.sort(rng.choice(80, 20, replace=False))
     y = (X[S, 0] > 0).astype(float) + 0.1 * rng.normal(size=20)
-    res = graph_tv(W, S, y, alpha=mu, tol=1e-8, max_iter=200000)
+    F, res = graph_tv(W, S, y, alpha=mu, tol=1e-8, max_iter=200000, return_info=True)
+    assert F is res.f
     assert res.converged
     ref = _cvxpy_tv(W, S, y, mu)
     assert abs(res.objective[0] - ref) <= 1e-6 * ref
@@ -277,7 +280,7 @@ def test_tv_with_general_sparse_operator_matches_cvxpy():
     S = np.arange(0, 50, 5)
     y = np.sin(X[S, 0])
     L = laplacian(W)
-    res = graph_tv(W, S, y, alpha=0.2, R=L, tol=1e-8, max_iter=200000)
+    _, res = graph_tv(W, S, y, alpha=0.2, R=L, tol=1e-8, max_iter=200000, return_info=True)
     ref = _cvxpy_tv(W, S, y, 0.2, R=L.toarray())
     assert abs(res.objective[0] - ref) <= 1e-6 * ref
 
@@ -299,7 +302,7 @@ def test_tv_recovers_piecewise_constant_signal_that_ridge_smears():
     W = sp.diags_array([np.ones(n - 1), np.ones(n - 1)], offsets=[-1, 1])
     truth = (np.arange(n) >= 20).astype(float)
     S = np.array([0, 5, 10, 17, 22, 29, 34, 39])
-    tv = graph_tv(W, S, truth[S], alpha=0.01, tol=1e-8, max_iter=100000).f
+    tv = graph_tv(W, S, truth[S], alpha=0.01, tol=1e-8, max_iter=100000)
     ridge = graph_kernel_ridge(W, S, truth[S], filters.RegularizedLaplacian(10.0), alpha=0.01)
     # any jump position between the labeled nodes 17 and 22 has the same TV: judge the rest
     sure = (np.arange(n) <= 17) | (np.arange(n) >= 22)
@@ -312,8 +315,8 @@ def test_tv_warm_start_needs_fewer_iterations():
     W, X = _graph(80, 6)
     S = np.arange(0, 80, 4)
     y = np.sign(X[S, 0])
-    cold = graph_tv(W, S, y, alpha=0.5, tol=1e-7)
-    warm = graph_tv(W, S, y, alpha=0.5, tol=1e-7, f0=cold.f, p0=cold.p)
+    _, cold = graph_tv(W, S, y, alpha=0.5, tol=1e-7, return_info=True)
+    _, warm = graph_tv(W, S, y, alpha=0.5, tol=1e-7, f0=cold.f, p0=cold.p, return_info=True)
     assert warm.n_iter < cold.n_iter / 4
 
 
@@ -322,7 +325,7 @@ def test_tv_reports_non_convergence():
     S = np.arange(0, 80, 4)
     y = np.sign(X[S, 0])
     with pytest.warns(ConvergenceWarning, match="duality gap"):
-        res = graph_tv(W, S, y, alpha=0.5, tol=1e-12, max_iter=20)
+        _, res = graph_tv(W, S, y, alpha=0.5, tol=1e-12, max_iter=20, return_info=True)
     assert not res.converged
     with pytest.raises(RuntimeError, match="duality gap"):
         graph_tv(W, S, y, alpha=0.5, tol=1e-12, max_iter=20, on_failure="raise")
@@ -332,10 +335,11 @@ def test_tv_reports_non_convergence():
 def test_tv_multicolumn_and_dtype(dtype):
     W, _ = _graph()
     S, Y = _labels(60, 9)
-    res = graph_tv(W, S, Y.astype(dtype), alpha=0.3, tol=1e-7)
+    F, res = graph_tv(W, S, Y.astype(dtype), alpha=0.3, tol=1e-7, return_info=True)
+    assert F.dtype == dtype
     assert res.f.dtype == dtype
     for c in range(3):
-        one = graph_tv(W, S, Y[:, c], alpha=0.3, tol=1e-7)
+        _, one = graph_tv(W, S, Y[:, c], alpha=0.3, tol=1e-7, return_info=True)
         np.testing.assert_allclose(res.objective[c], one.objective[0], rtol=1e-5)
 
 
@@ -354,7 +358,7 @@ def _two_components():
     poisson_learning,
     lambda W, S, Y: graph_kernel_ridge(W, S, Y, filters.RegularizedLaplacian(1.0), alpha=0.1),
     lambda W, S, Y: graph_kernel_ridge(W, S, Y, filters.Heat(1.0), alpha=0.1),
-    lambda W, S, Y: graph_tv(W, S, Y, alpha=0.1).f,
+    lambda W, S, Y: graph_tv(W, S, Y, alpha=0.1),
 ], ids=["harmonic", "tikhonov", "poisson", "ridge-sparse", "ridge-direct", "tv"])
 def test_unlabeled_component_gets_prior_with_warning(fn):
     Y = np.eye(2)[[0, 1, 1]]
@@ -402,8 +406,8 @@ def test_bad_input_table(name, case):
 
 @pytest.mark.parametrize("fn, kwargs, err, match", [
     (tikhonov_solution, {"alpha": -1.0}, ValueError, "alpha"),
-    (tikhonov_solution, {"alpha": 0.0}, ValueError, "alpha"),
-    (tikhonov_solution, {"laplacian": "randomwalk"}, ValueError, "randomwalk"),
+    (tikhonov_solution, {"alpha": np.nan}, ValueError, "alpha"),
+    (tikhonov_solution, {"alpha": 0.1, "laplacian": "randomwalk"}, ValueError, "randomwalk"),
     (harmonic_solution, {"laplacian": "lazy"}, ValueError, "laplacian"),
     (harmonic_solution, {"preconditioner": "ilu"}, ValueError, "preconditioner"),
     (poisson_learning, {"preconditioner": "direct"}, ValueError, "preconditioner"),
@@ -449,7 +453,7 @@ def test_inputs_not_mutated():
     W, _ = _graph()
     S, Y = _labels(60, 9)
     W0, Y0, S0 = W.copy(), Y.copy(), S.copy()
-    for fn in (harmonic_solution, poisson_learning, lambda *a: graph_tv(*a, alpha=0.3).f):
+    for fn in (harmonic_solution, poisson_learning, lambda *a: graph_tv(*a, alpha=0.3)):
         fn(W, S, Y)
     assert (W != W0).nnz == 0
     np.testing.assert_array_equal(Y, Y0)
@@ -466,8 +470,41 @@ def test_tv_with_operator_R_matches_cvxpy():
     L = laplacian(W, "normalized")
     phi = filters.Heat(0.5)
     R_op = GraphKernel(L, phi, tol=1e-12)
-    res = graph_tv(W, S, y, alpha=0.05, R=R_op, tol=1e-7, max_iter=200000)
+    _, res = graph_tv(W, S, y, alpha=0.05, R=R_op, tol=1e-7, max_iter=200000, return_info=True)
     assert res.converged
     lam, U = np.linalg.eigh(L.toarray())
     ref = _cvxpy_tv(W, S, y, 0.05, R=(U * phi(lam)) @ U.T)
     assert abs(res.objective[0] - ref) <= 1e-6 * ref
+
+
+def test_graph_tv_returns_the_array_and_the_result_on_request():
+    W = np.diag(np.ones(5), 1)
+    W = W + W.T
+    y = np.array([0.0, 0.0, 1.0, 1.0])
+    F = graph_tv(W, [0, 1, 4, 5], y, alpha=0.1)
+    assert isinstance(F, np.ndarray) and F.shape == (6,)
+    F2, res = graph_tv(W, [0, 1, 4, 5], y, alpha=0.1, return_info=True)
+    np.testing.assert_array_equal(F, F2)
+    assert res.converged and res.f is F2 and res.p.shape == (5,)
+    np.testing.assert_allclose(F[[0, 1, 4, 5]], [0.025, 0.025, 0.975, 0.975], atol=1e-3)
+
+
+@pytest.mark.parametrize("kind", ["combinatorial", "normalized", "randomwalk"])
+def test_tikhonov_alpha_zero_is_the_harmonic_solution(kind):
+    """alpha=0 (the default, the estimators' too) is the mu -> 0 limit, the harmonic solution."""
+    W, _ = _graph()
+    S, Y = _labels(60, 9)
+    H = harmonic_solution(W, S, Y, laplacian=kind, tol=1e-12)
+    np.testing.assert_allclose(tikhonov_solution(W, S, Y, alpha=0.0, laplacian=kind, tol=1e-12), H, atol=1e-12)
+    np.testing.assert_allclose(tikhonov_solution(W, S, Y, laplacian=kind, tol=1e-12), H, atol=1e-12)
+    if kind != "randomwalk":    # and the limit of the Tikhonov systems themselves
+        err = np.abs(tikhonov_solution(W, S, Y, alpha=1e-6, laplacian=kind, tol=1e-12) - H).max()
+        assert err < 1e-4
+
+
+def test_one_tv_tolerance_default():
+    import inspect
+
+    from graphrkhs.solvers import TV_TOL
+
+    assert inspect.signature(graph_tv).parameters["tol"].default == TV_TOL == 1e-4

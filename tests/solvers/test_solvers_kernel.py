@@ -104,7 +104,7 @@ def test_laprls_equals_dense_nonsymmetric_system(problem, solver, dtype):
     with warnings.catch_warnings():
         warnings.simplefilter("error")            # must converge: a ConvergenceWarning fails the test
         a, info = laprls_fit(K.astype(dtype), S, y[S].astype(dtype), M, 1e-3, 5.0, solver=solver,
-                             tol=1e-10 if dtype == np.float64 else 1e-3, max_iter=2000)
+                             tol=1e-10 if dtype == np.float64 else 1e-3, max_iter=2000, return_info=True)
     assert info["solver"] == solver
     f0, f = K @ a0, K @ a.astype(np.float64)
     np.testing.assert_allclose(f, f0, atol=rtol_for(dtype) * np.abs(f0).max() * 10)
@@ -116,7 +116,7 @@ def test_laprls_is_the_brute_force_minimizer(problem):
     M = graph_penalty(W).toarray()
     K = pairwise_kernel(X, sigma=1.0)
     gA, gI = 1e-3, 5.0
-    a, _ = laprls_fit(K, S, y[S], M, gA, gI)
+    a = laprls_fit(K, S, y[S], M, gA, gI)
     # objective (1/l)||J(y - K a)||^2 + gA a^T K a + gI/n^2 a^T K M K a as one least-squares problem
     z = lstsq_min([K[S] / np.sqrt(l), np.sqrt(gA) * psd_sqrt(K), np.sqrt(gI) / n * psd_sqrt(M) @ K],
                   [y[S] / np.sqrt(l), np.zeros(n), np.zeros(n)])
@@ -126,7 +126,7 @@ def test_laprls_is_the_brute_force_minimizer(problem):
 def test_laprls_gamma_I_zero_is_rls(problem):
     X, y, S, W = problem
     K = pairwise_kernel(X, sigma=1.0)
-    a, _ = laprls_fit(K, S, y[S], graph_penalty(W), 1e-2, 0.0)
+    a = laprls_fit(K, S, y[S], graph_penalty(W), 1e-2, 0.0)
     c = rls_fit(K[np.ix_(S, S)], y[S], 1e-2)
     assert np.abs(np.delete(a, S)).max() < 1e-10
     np.testing.assert_allclose(a[S], c, rtol=1e-8, atol=1e-10)
@@ -137,8 +137,8 @@ def test_laprls_blockwise_operator_matches_dense(problem):
     M = graph_penalty(W)
     op = KernelOperator(X, sigma=1.0, cache_bytes=0)
     assert not op.is_dense
-    a_op, info = laprls_fit(op, S, y[S], M, 1e-3, 5.0, solver="cg", tol=1e-10, max_iter=2000)
-    a_d, _ = laprls_fit(pairwise_kernel(X, sigma=1.0), S, y[S], M, 1e-3, 5.0, solver="direct")
+    a_op, info = laprls_fit(op, S, y[S], M, 1e-3, 5.0, solver="cg", tol=1e-10, max_iter=2000, return_info=True)
+    a_d = laprls_fit(pairwise_kernel(X, sigma=1.0), S, y[S], M, 1e-3, 5.0, solver="direct")
     assert info["converged"].all()
     np.testing.assert_allclose(op @ a_op, op @ a_d, atol=1e-7)
 
@@ -147,7 +147,8 @@ def test_kernel_cg_reports_non_convergence(problem):
     X, y, S, W = problem
     K = pairwise_kernel(X, sigma=1.0)
     with pytest.warns(ConvergenceWarning, match="did not reach"):
-        _, info = laprls_fit(K, S, y[S], graph_penalty(W), 1e-6, 5.0, solver="cg", tol=1e-12, max_iter=2)
+        _, info = laprls_fit(K, S, y[S], graph_penalty(W), 1e-6, 5.0, solver="cg", tol=1e-12, max_iter=2,
+                             return_info=True)
     assert not info["converged"].all()
     with pytest.raises(RuntimeError, match="did not reach"):
         kernel_cg(lambda P, GP: GP + 1e-6 * P, lambda V: K @ V, np.ones((120, 1)), tol=1e-12, max_iter=1,
@@ -285,7 +286,8 @@ def test_plaprls_matches_brute_force_minimization(op, solver):
         P = K - 2 * K @ K / n + K @ K @ K / n**2
         Parg = None
     gA, gI = 1e-2, 20.0
-    a, b, info = plaprls_fit(K, S, y[S], M, gA, gI, P=Parg, solver=solver, tol=1e-11, max_iter=5000)
+    a, b, info = plaprls_fit(K, S, y[S], M, gA, gI, P=Parg, solver=solver, tol=1e-11, max_iter=5000,
+                             return_info=True)
     z = plaprls_brute(K, P, S, y[S], M.toarray(), gA, gI)
     np.testing.assert_allclose(K @ a + b, K @ z[:n] + z[n], atol=1e-6)
     # stationarity of objective (12) in beta (the printed Eq. 14 would give a different beta)
@@ -308,7 +310,7 @@ def test_plaprls_printed_eq14_gives_another_beta():
     K = pairwise_kernel(X, sigma=0.8)
     K /= K.mean()
     n, l = 40, S.size
-    a, b, _ = plaprls_fit(K, S, y, M, 1e-2, 10.0)
+    a, b = plaprls_fit(K, S, y, M, 1e-2, 10.0)
     resid = y.sum() - (K[S] @ a).sum()
     assert np.isclose(b[0], resid / l, rtol=1e-10)          # the derived row
     assert not np.isclose(resid / n, b[0], rtol=1e-3)       # the printed row
@@ -318,7 +320,7 @@ def test_plaprls_constant_target_exact(problem):
     X, _, S, W = problem
     K = pairwise_kernel(X, sigma=1.0)
     K /= K.mean()
-    a, b, _ = plaprls_fit(K, S, np.full(S.size, 4.0), graph_penalty(W), 1e-3, 50.0)
+    a, b = plaprls_fit(K, S, np.full(S.size, 4.0), graph_penalty(W), 1e-3, 50.0)
     assert np.abs(a).max() < 1e-12 and np.isclose(b[0], 4.0, rtol=1e-13)
 
 
@@ -424,3 +426,69 @@ def _K(n=10):
 def test_bad_input(call, exc, match):
     with pytest.raises(exc, match=match):
         call()
+
+
+def test_one_rls_solve_behind_rls_fit_and_rls_coefficients():
+    """rls_coefficients is rls_fit in float64: (K + alpha l I) c = y, checked against a dense solve."""
+    from graphrkhs import rls_coefficients
+
+    rng = np.random.default_rng(5)
+    Z = rng.normal(size=(20, 2))
+    K = pairwise_kernel(Z, sigma=1.3)
+    Y = rng.normal(size=(20, 2))
+    ref = np.linalg.solve(K + 0.05 * 20 * np.eye(20), Y)
+    np.testing.assert_allclose(rls_fit(K, Y, 0.05), ref, rtol=1e-8, atol=1e-10)
+    np.testing.assert_allclose(rls_coefficients(K, Y, 0.05), ref, rtol=1e-8, atol=1e-10)
+    with pytest.raises(np.linalg.LinAlgError, match="not numerically positive definite"):
+        rls_coefficients(np.diag([1.0, -5.0]), np.ones(2), 0.1)           # indefinite K
+    with pytest.raises(ValueError, match="square"):
+        rls_fit(np.ones((2, 3)), np.ones(2), 0.1)
+    with pytest.raises(ValueError, match="K contains NaN"):
+        rls_fit(np.array([[1.0, np.nan], [np.nan, 1.0]]), np.ones(2), 0.1)
+
+
+def test_return_convention_solution_arrays_then_info(problem):
+    """Solvers return their solution arrays; diagnostics only with return_info=True, appended last."""
+    X, y, S, W = problem
+    K = pairwise_kernel(X, sigma=1.0)
+    M = graph_penalty(W)
+    a = laprls_fit(K, S, y[S], M, 1e-3, 5.0)
+    assert isinstance(a, np.ndarray) and a.shape == (X.shape[0],)
+    a2, info = laprls_fit(K, S, y[S], M, 1e-3, 5.0, return_info=True)
+    np.testing.assert_array_equal(a, a2)
+    assert info["solver"] == "direct"
+    out = plaprls_fit(K / K.mean(), S, y[S], M, 1e-3, 5.0)
+    assert isinstance(out, tuple) and len(out) == 2
+    a3, b3, info3 = plaprls_fit(K / K.mean(), S, y[S], M, 1e-3, 5.0, return_info=True)
+    np.testing.assert_array_equal(out[0], a3)
+    np.testing.assert_array_equal(out[1], b3)
+    assert info3["solver"] == "direct"
+
+
+def test_consistency_grams_default_is_the_estimators_empirical_operator():
+    from graphrkhs import PLapRLSClassifier, PRLSClassifier
+
+    X = np.random.default_rng(1).uniform(size=(25, 3))
+    default = consistency_grams(X, sigma=0.5)
+    empirical = consistency_grams(X, integral_operator="empirical", sigma=0.5)
+    for a, b in zip(default, empirical):
+        np.testing.assert_array_equal(a, b)
+    assert PRLSClassifier().integral_operator == PLapRLSClassifier().integral_operator == "empirical"
+
+
+def test_public_solver_functions_are_annotated():
+    """Type hints on every public function of graphrkhs.solvers and on the CG / AMG entry points."""
+    import inspect
+
+    import graphrkhs.solvers as solvers
+    from graphrkhs._core.cg import amg_preconditioner, conjugate_gradient
+
+    funcs = [getattr(solvers, n) for n in solvers.__all__
+             if inspect.isfunction(getattr(solvers, n)) and getattr(solvers, n).__module__.startswith("graphrkhs.solvers")]
+    funcs += [conjugate_gradient, amg_preconditioner]
+    assert len(funcs) >= 18
+    for f in funcs:
+        sig = inspect.signature(f)
+        missing = [p.name for p in sig.parameters.values() if p.annotation is inspect.Parameter.empty]
+        assert not missing, f"{f.__name__}: no annotation for {missing}"
+        assert sig.return_annotation is not inspect.Signature.empty, f"{f.__name__}: no return annotation"

@@ -10,6 +10,7 @@ import scipy.sparse.linalg as spla
 from numpy.polynomial import chebyshev as npcheb
 from scipy.special import ive
 
+import graphrkhs as gr
 from graphrkhs import (
     AccuracyWarning,
     ConvergenceWarning,
@@ -459,3 +460,54 @@ def test_parallel_row_gather_equals_fancy_indexing(src_dtype, out_dtype):
     np.testing.assert_array_equal(gather_rows(strided, rows), strided[rows])
     ints = np.arange(12).reshape(6, 2)                    # non-float sources take NumPy's path
     np.testing.assert_array_equal(gather_rows(ints, np.array([5, 0, 3])), ints[[5, 0, 3]])
+
+
+@pytest.mark.parametrize("form", ["networkx", "pygsp"])
+@pytest.mark.parametrize("fn", ["chebyshev_filter", "lanczos_filter", "exact_filter", "lmax"])
+def test_graph_objects_are_refused_with_the_fix(form, fn):
+    """The filters take a Laplacian, whose kind is the caller's: a graph object gets a TypeError naming laplacian(G)."""
+    import networkx as nx
+
+    from graphrkhs import to_pygsp
+
+    W = np.diag(np.ones(9), 1)
+    W = W + W.T
+    G = nx.from_numpy_array(W) if form == "networkx" else to_pygsp(W)
+    call = {
+        "chebyshev_filter": lambda: gr.chebyshev_filter(G, filters.Heat(1.0), np.ones(10)),
+        "lanczos_filter": lambda: gr.lanczos_filter(G, filters.Heat(1.0), np.ones(10)),
+        "exact_filter": lambda: gr.exact_filter(G, filters.Heat(1.0), np.ones(10)),
+        "lmax": lambda: gr.lmax(G),
+    }[fn]
+    with pytest.raises(TypeError, match=r"laplacian\(G"):
+        call()
+
+
+def test_filter_plan_building_blocks_match_chebyshev_filter():
+    """The public plan pieces (GraphKernel's machinery) reproduce chebyshev_filter and the exact oracle."""
+    from graphrkhs._core.reorder import PreparedOperator
+    from graphrkhs.spectral import (
+        chebyshev_apply, chebyshev_plan, check_filter_options, exact_eigh, is_symmetric, lanczos_apply,
+        resolve_lmax,
+    )
+
+    W = np.diag(np.ones(29), 1)
+    W = W + W.T
+    L = gr.laplacian(W)
+    phi = filters.Heat(0.8)
+    X = np.random.default_rng(0).normal(size=(30, 2))
+    order, tol, max_order = check_filter_options(None, 1e-10)
+    assert is_symmetric(L)
+    lmax = resolve_lmax(L)
+    coefs, order = chebyshev_plan(phi, lmax, order=order, tol=tol, max_order=max_order)
+    op = PreparedOperator(L, np.float64, False, "scipy")
+    Y = op.to_user(chebyshev_apply(op, coefs, lmax, op.to_internal(X))[0])
+    lam, U = exact_eigh(L)
+    exact = U @ (np.exp(-0.8 * lam)[:, None] * (U.T @ X))
+    np.testing.assert_allclose(Y, exact, atol=1e-9)
+    np.testing.assert_allclose(Y, gr.chebyshev_filter(L, phi, X, tol=1e-10), atol=1e-12)
+    Yl, n_iter, conv = lanczos_apply(op, [phi], op.to_internal(X), 1e-10)
+    assert conv.all()
+    np.testing.assert_allclose(op.to_user(Yl[0]), exact, atol=1e-8)
+    with pytest.raises(ValueError, match="damping"):
+        check_filter_options(damping="lanczos")

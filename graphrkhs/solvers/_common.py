@@ -1,0 +1,19 @@
+"""Input handling shared by the graph solvers (harmonic, Tikhonov, Poisson, kernel ridge, TV)."""
+
+import numpy as np
+
+from .._core.labels import _check_labeled_index, _check_targets
+from ..graphs import as_adjacency
+
+
+def labeled_graph_problem(W, labeled, Y):
+    """The checked inputs of a transductive problem: ``(W, S, Y2, was_1d, out_dtype)``.
+
+    ``W`` as a float64 sparse adjacency (any graph form), ``S`` the labeled
+    node indices, ``Y2`` the (l, m) float64 targets, whether ``Y`` was 1-D,
+    and the dtype of the results (float32 for float32 targets, else float64).
+    """
+    W = as_adjacency(W, dtype=np.float64)
+    S = _check_labeled_index(labeled, W.shape[0])
+    Y2, was_1d, out_dtype = _check_targets(Y, S.size)
+    return W, S, Y2, was_1d, out_dtype

@@ -1,0 +1,171 @@
+r"""Building blocks for applying :math:`\varphi(L)` many times (a "filter plan").
+
+:func:`~graphrkhs.chebyshev_filter`, :func:`~graphrkhs.lanczos_filter` and
+:func:`~graphrkhs.exact_filter` do all their set-up work on every call.  A
+caller that applies the same response on the same graph many times -- the
+kernel layer's :class:`~graphrkhs.GraphKernel`, or a researcher's own
+operator -- does the set-up once with these pieces and then only applies:
+
+1. :func:`check_filter_options` validates the options shared by the filters;
+2. :func:`as_filter` / :func:`as_filter_bank` turn responses into filters;
+3. :func:`is_symmetric` and :func:`resolve_lmax` check the operator and fix
+   the Chebyshev interval :math:`[0, \lambda_{max}]`;
+4. :func:`chebyshev_plan` picks the degree and computes the coefficients;
+5. :func:`chebyshev_apply` / :func:`lanczos_apply` apply them to a block on a
+   :class:`~graphrkhs._core.reorder.PreparedOperator` (the node reordering and
+   compiled products, cached by the caller);
+6. :func:`exact_eigh` is the dense eigendecomposition of the oracle.
+
+These are public in :mod:`graphrkhs.spectral` (not in ``graphrkhs.__all__``:
+they are for library builders, not for everyday use).
+"""
+
+from .filters import _as_filter, _as_filter_bank
+from ._chebyshev import (
+    DEFAULT_MAX_ORDER,
+    EXACT_MAX_NODES,
+    _chebyshev_apply,
+    _check_common,
+    _prepare_coefficients,
+    _resolve_lmax,
+    _symmetric,
+)
+from ._lanczos import _exact_eigh, _lanczos_apply
+
+__all__ = [
+    "DEFAULT_MAX_ORDER",
+    "EXACT_MAX_NODES",
+    "as_filter",
+    "as_filter_bank",
+    "check_filter_options",
+    "is_symmetric",
+    "resolve_lmax",
+    "chebyshev_plan",
+    "chebyshev_apply",
+    "lanczos_apply",
+    "exact_eigh",
+]
+
+
+def as_filter(phi, name="phi"):
+    """A :class:`~graphrkhs.filters.Filter` from a filter or a plain callable of the eigenvalues.
+
+    Raises ``TypeError`` naming ``name`` for anything else.
+    """
+    return _as_filter(phi, name)
+
+
+def as_filter_bank(phi, name="phi"):
+    """``(list of Filter, is_bank)`` from one response or a non-empty list/tuple of them."""
+    return _as_filter_bank(phi, name)
+
+
+def check_filter_options(order=None, tol=1e-8, max_order=DEFAULT_MAX_ORDER, damping=None, reorder="auto",
+                         backend="auto"):
+    """Validate the options of :func:`~graphrkhs.chebyshev_filter`; returns ``(order, tol, max_order)``.
+
+    ``order`` None (automatic) or an int >= 0, ``tol`` > 0, ``max_order`` >= 0,
+    ``damping`` in {None, "jackson"}, ``reorder`` in {"auto", True, False},
+    ``backend`` in {"auto", "numba", "scipy"}; a ``ValueError`` names the
+    argument otherwise.
+    """
+    return _check_common(order, tol, max_order, damping, reorder, backend)
+
+
+def is_symmetric(L, dtype=None):
+    """Whether L (sparse or dense) is symmetric to the rounding of ``dtype`` (default L's).
+
+    The relative tolerance is 1e-5 for float32 (a normalized Laplacian built
+    in float32 is symmetric to about 1e-7 only) and 1e-10 otherwise.
+    """
+    return _symmetric(L, dtype)
+
+
+def resolve_lmax(L, lmax=None):
+    r"""The Chebyshev interval's upper end: ``lmax`` checked (> 0), or :func:`~graphrkhs.lmax` of L if None.
+
+    The computed bound is guaranteed to lie above the spectrum (a bound below
+    it makes the polynomial blow up on the eigenvalues left outside).
+    """
+    return _resolve_lmax(L, lmax)
+
+
+def chebyshev_plan(phi, lmax, *, order=None, tol=1e-8, damping=None, max_order=DEFAULT_MAX_ORDER):
+    r"""Chebyshev coefficients of one response or a bank on :math:`[0, \lambda_{max}]`, degree chosen if needed.
+
+    Parameters
+    ----------
+    phi : filter, callable, or list of them
+    lmax : float > 0
+        Checked upper bound on the spectrum (:func:`resolve_lmax`).
+    order : int, optional
+        Degree K; None picks the lowest degree whose relative max error is
+        below ``tol`` (:func:`~graphrkhs.chebyshev_order`, with an
+        :class:`~graphrkhs.AccuracyWarning` when ``max_order`` is reached).
+    tol, damping, max_order
+        As in :func:`~graphrkhs.chebyshev_filter`.
+
+    Returns
+    -------
+    coefs : ndarray of shape (n_filters, K + 1)
+        In the convention :math:`\varphi \approx c_0/2 + \sum_k c_k T_k`.
+    order : int
+    """
+    filters, _ = _as_filter_bank(phi)
+    return _prepare_coefficients(filters, order, tol, lmax, damping, max_order)
+
+
+def chebyshev_apply(op, coefs, lmax, X=None, indicator=None):
+    r"""Apply :math:`\sum'_k c_{f,k} T_k(2L/\lambda_{max} - I)` to a block, in the prepared operator's order.
+
+    Parameters
+    ----------
+    op : PreparedOperator
+        From :mod:`graphrkhs._core.reorder`; ``X`` and the result are in its
+        internal node order (``op.to_internal`` / ``op.to_user``).
+    coefs : ndarray of shape (F, K + 1)
+        From :func:`chebyshev_plan`.
+    lmax : float
+    X : ndarray of shape (n, m), optional
+    indicator : tuple (rows, m), optional
+        Instead of X, the block E with :math:`E_{rows[j], j} = 1` (columns of
+        the kernel), never formed densely for a single response.
+
+    Returns
+    -------
+    ndarray of shape (F, n, m)
+    """
+    return _chebyshev_apply(op, coefs, lmax, X, indicator)
+
+
+def lanczos_apply(op, filters, X, tol=1e-8, max_iter=None, check_every=5):
+    r"""Lanczos evaluation of :math:`\varphi(L) X` on a prepared operator (see :func:`~graphrkhs.lanczos_filter`).
+
+    Parameters
+    ----------
+    op : PreparedOperator
+    filters : list of Filter
+    X : ndarray of shape (n, m), internal node order
+    tol : float > 0
+    max_iter : int, optional
+        Krylov dimension cap, default ``min(n, 500)``.
+    check_every : int
+
+    Returns
+    -------
+    Y : ndarray of shape (F, n, m)
+    n_iter : ndarray of int, shape (m,)
+    converged : ndarray of bool, shape (m,)
+    """
+    n = op.shape[0]
+    max_iter = min(n, 500) if max_iter is None else min(int(max_iter), n)
+    return _lanczos_apply(op, filters, X, tol, max_iter, check_every)
+
+
+def exact_eigh(L, max_nodes=EXACT_MAX_NODES):
+    r"""Dense eigendecomposition :math:`L = U \Lambda U^T` of a symmetric L in float64, size-guarded.
+
+    Returns ``(lam, U)`` as :func:`numpy.linalg.eigh`; a ``ValueError`` above
+    ``max_nodes`` nodes or for a non-symmetric L.
+    """
+    return _exact_eigh(L, max_nodes)

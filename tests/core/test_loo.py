@@ -1,0 +1,103 @@
+"""The leave-one-out engine against brute-force refits and the GCV closed form."""
+
+import numpy as np
+import pytest
+
+from graphrkhs import KernelRidgePath, gcv_scores, graph_kernel_ridge_loo, loo_predictions, loo_residuals, rls_loo_error
+
+ALPHAS = [1e-4, 1e-2, 0.3, 5.0]
+
+
+def _kernel(l=12, seed=0):
+    rng = np.random.default_rng(seed)
+    Z = rng.normal(size=(l, 2))
+    d2 = ((Z[:, None] - Z[None]) ** 2).sum(-1)
+    return np.exp(-d2 / 2.0), rng
+
+
+def _refit_residuals(K, Y, mu):
+    """Dense oracle: refit the ridge (K + mu I) beta = y without point i and predict it."""
+    l = K.shape[0]
+    out = np.empty_like(Y)
+    for i in range(l):  # one refit per left-out point: the definition of LOO
+        keep = np.delete(np.arange(l), i)
+        beta = np.linalg.solve(K[np.ix_(keep, keep)] + mu * np.eye(l - 1), Y[keep])
+        out[i] = Y[i] - K[i, keep] @ beta
+    return out
+
+
+@pytest.mark.parametrize("m", [None, 3])
+def test_path_residuals_equal_brute_force_refits(m):
+    K, rng = _kernel()
+    Y = rng.normal(size=12) if m is None else rng.normal(size=(12, m))
+    R = KernelRidgePath(K).loo_residuals(Y, ALPHAS)
+    assert R.shape == (len(ALPHAS), 12, 1 if m is None else m)
+    for a, mu in enumerate(ALPHAS):
+        ref = _refit_residuals(K, Y, mu)
+        np.testing.assert_allclose(R[a], ref.reshape(12, -1), rtol=1e-7, atol=1e-9)
+
+
+def test_path_gcv_equals_closed_form_from_the_hat_matrix():
+    K, rng = _kernel(15, seed=1)
+    Y = rng.normal(size=(15, 2))
+    G = KernelRidgePath(K).gcv(Y, ALPHAS)
+    for a, mu in enumerate(ALPHAS):
+        H = K @ np.linalg.inv(K + mu * np.eye(15))
+        resid = Y - H @ Y
+        closed = (resid ** 2).mean(axis=0) / (np.trace(np.eye(15) - H) / 15) ** 2
+        np.testing.assert_allclose(G[a], closed, rtol=1e-9)
+        np.testing.assert_allclose(gcv_scores(H, Y), closed, rtol=1e-9)
+    assert gcv_scores(H, Y[:, 0]) == pytest.approx(closed[0], rel=1e-9)
+
+
+def test_hat_diagonal_and_hat_matrix_entry_point():
+    K, rng = _kernel(10, seed=2)
+    path = KernelRidgePath(K)
+    mu = 0.05
+    H = K @ np.linalg.inv(K + mu * np.eye(10))
+    np.testing.assert_allclose(path.hat_diagonal(mu), np.diag(H), atol=1e-12)
+    Y = rng.normal(size=(10, 2))
+    np.testing.assert_allclose(loo_residuals(H, Y), path.loo_residuals(Y, [mu])[0], rtol=1e-7, atol=1e-10)
+    np.testing.assert_allclose(loo_predictions(H, Y), Y - loo_residuals(H, Y), atol=1e-14)
+
+
+def test_hat_entry_point_on_a_generalized_ridge_equals_refits():
+    """Any linear smoother: b = argmin ||y - X b||^2 + mu b^T P b, H = X (X^T X + mu P)^-1 X^T."""
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(14, 4))
+    A = rng.normal(size=(4, 4))
+    P = A @ A.T + 0.1 * np.eye(4)
+    mu = 0.7
+    y = rng.normal(size=14)
+    H = X @ np.linalg.solve(X.T @ X + mu * P, X.T)
+    R = loo_residuals(H, y)
+    for i in range(14):  # refits without point i
+        keep = np.delete(np.arange(14), i)
+        b = np.linalg.solve(X[keep].T @ X[keep] + mu * P, X[keep].T @ y[keep])
+        assert R[i] == pytest.approx(y[i] - X[i] @ b, rel=1e-9, abs=1e-12)
+
+
+def test_wrappers_are_the_engine_with_their_ridge_scalings():
+    K, rng = _kernel(9, seed=4)
+    Y = rng.normal(size=(9, 2))
+    path = KernelRidgePath(K)
+    np.testing.assert_allclose(graph_kernel_ridge_loo(K, Y, ALPHAS), path.loo_residuals(Y, ALPHAS), atol=1e-14)
+    # RLS: (K + alpha l I), the mean squared LOO residual
+    expected = (path.loo_residuals(Y, np.array(ALPHAS) * 9) ** 2).mean(axis=(1, 2))
+    np.testing.assert_allclose(rls_loo_error(K, Y, ALPHAS), expected, rtol=1e-12)
+    ref = np.mean([(_refit_residuals(K, Y, 0.3 * 9) ** 2).mean()])
+    assert rls_loo_error(K, Y, [0.3])[0] == pytest.approx(ref, rel=1e-8)
+
+
+@pytest.mark.parametrize("call, match", [
+    (lambda: KernelRidgePath(np.ones((2, 3))), "square"),
+    (lambda: KernelRidgePath(np.array([[1.0, np.nan], [0.0, 1.0]])), "NaN"),
+    (lambda: KernelRidgePath(np.eye(2)).loo_residuals(np.ones(3), [1.0]), "one row per labeled"),
+    (lambda: KernelRidgePath(np.eye(2)).loo_residuals(np.ones(2), [0.0]), "ridges"),
+    (lambda: KernelRidgePath(np.eye(2)).gcv(np.ones(2), []), "ridges"),
+    (lambda: loo_residuals(np.eye(2), np.ones(2)), "interpolated"),
+    (lambda: gcv_scores(np.eye(2), np.ones(2)), "GCV is undefined"),
+])
+def test_bad_input(call, match):
+    with pytest.raises(ValueError, match=match):
+        call()

@@ -1,0 +1,73 @@
+"""The packaging claims CI checks: tools/min_constraints.py pins exactly setup.cfg's lower bounds."""
+
+import importlib.util
+import pathlib
+import subprocess
+import sys
+
+import pytest
+from packaging.requirements import Requirement
+from packaging.version import Version
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+TOOL = ROOT / "tools" / "min_constraints.py"
+
+
+def _tool():
+    spec = importlib.util.spec_from_file_location("min_constraints", TOOL)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _declared():
+    """install_requires as setuptools reads it (an independent parser)."""
+    from setuptools.config.setupcfg import read_configuration
+
+    return [Requirement(r) for r in read_configuration(str(ROOT / "setup.cfg"))["options"]["install_requires"]]
+
+
+def test_constraints_pin_every_runtime_dependency_to_its_declared_lower_bound():
+    proc = subprocess.run([sys.executable, str(TOOL)], capture_output=True, text=True, check=True)
+    pins = [line for line in proc.stdout.splitlines() if line and not line.startswith("#")]
+    want = []
+    for req in _declared():
+        lower = [s.version for s in req.specifier if s.operator in (">=", "==")]
+        assert len(lower) == 1, f"{req} must declare exactly one lower bound"
+        want.append(f"{req.name}=={lower[0]}")
+    assert pins == want
+
+
+def test_declared_minimums_meet_what_the_code_needs():
+    bounds = {req.name: min(Version(s.version) for s in req.specifier) for req in _declared()}
+    assert bounds["scikit-learn"] >= Version("1.6")   # sklearn.utils.validation.validate_data
+    assert bounds["numpy"] >= Version("2.0")          # np.array(copy=None)
+    assert bounds["tqdm"] >= Version("4.58")          # tqdm(delay=...)
+
+
+def test_an_entry_without_lower_bound_is_refused(tmp_path):
+    cfg = tmp_path / "setup.cfg"
+    cfg.write_text("[options]\ninstall_requires =\n    numpy>=2.0\n    # a comment\n    scipy\n")
+    tool = _tool()
+    with pytest.raises(ValueError, match="'scipy' has no lower bound"):
+        [tool.minimum_pin(r) for r in tool.install_requires(str(cfg))]
+    proc = subprocess.run([sys.executable, str(TOOL), str(cfg)], capture_output=True, text=True)
+    assert proc.returncode == 1 and "scipy" in proc.stderr
+
+
+def test_pins_keep_markers_and_read_compatible_release():
+    tool = _tool()
+    assert tool.minimum_pin("numba >= 0.60.0, <1") == "numba==0.60.0"
+    assert tool.minimum_pin('tomli~=2.0; python_version < "3.11"') == 'tomli==2.0; python_version < "3.11"'
+    assert tool.minimum_pin("pygsp[extra]>=0.6.0") == "pygsp==0.6.0"
+
+
+def test_check_reports_what_is_installed(capsys):
+    tool = _tool()
+    from importlib.metadata import version
+
+    have = version("numpy")
+    assert tool.check_installed([f"numpy=={have}"]) == 0
+    assert tool.check_installed(["numpy==0.0.1", "no-such-distribution-graphrkhs==1.0"]) == 2
+    out = capsys.readouterr().out
+    assert "MISMATCH" in out and "not installed" in out
