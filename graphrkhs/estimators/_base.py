@@ -66,7 +66,7 @@ class GraphRKHSEstimator(BaseEstimator):
         The member's solve; ``Y`` holds the encoded targets of the labeled rows.
     """
 
-    _parameter_constraints = {"verbose": ["boolean", Interval("int", 0, None)]}
+    _parameter_constraints = {"verbose": ["boolean", Interval("int", 0, None), None]}
     _expected_failed_checks = {}
 
     def _store_init_params(self, values):
@@ -279,9 +279,11 @@ UNLABELED_DOC = r"""unlabeled : hashable or None, default=-1
         ``LabelCollisionWarning`` is emitted -- pass ``unlabeled=-1``
         explicitly to confirm it marks unlabeled rows."""
 
-VERBOSE_DOC = r"""verbose : bool, default=False
-        Progress bars (tqdm) for the long steps of ``fit`` and ``predict``
-        (graph construction, solves); see :mod:`graphrkhs._core.progress`."""
+VERBOSE_DOC = r"""verbose : bool or None, default=None
+        Progress bars (tqdm) of the long steps of ``fit`` and ``predict`` (graph,
+        solves): True / False switch them on / off for everything inside; None
+        follows the caller (an enclosing ``verbose=``, the command line) or the
+        ``graphrkhs`` logger (see :mod:`graphrkhs._core.progress`)."""
 
 
 # ---------------------------------------------------------------------------

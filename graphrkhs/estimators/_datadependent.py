@@ -110,7 +110,7 @@ class _Fredholm(_DataDependent):
                  sigma_inner: Optional[float] = None, normalized: bool = False, loss: str = "squared",
                  alpha: Optional[float] = None, n_neighbors: Optional[int] = None,
                  inner_approximation: str = "auto", n_components: int = 1000, random_state: Optional[Union[int, np.random.Generator]] = None,
-                 verbose: bool = False):
+                 verbose: Optional[bool] = None):
         self._store_init_params(locals())
 
     def _ridge(self, G, Y):
@@ -156,8 +156,10 @@ _FREDHOLM_PARAMS_DOC = r"""
     n_components : int, default=1000
         Size of the inner-kernel approximation.
     random_state : int, Generator or None
-    verbose : bool, default=False
-        Progress bars (tqdm) of the long steps.
+    verbose : bool or None, default=None
+        Progress bars (tqdm) of the long steps of ``fit`` and ``predict`` (graph, solves):
+        True / False switch them on / off for everything inside; None follows the
+        caller (an enclosing ``verbose=``, the command line) or the ``graphrkhs`` logger.
     loss : {"squared", "hinge"}, default="squared"
         RLS (their Eq. 3) or SVM (their Eq. 7, scikit-learn's SVC on the precomputed
         kernel); regressors take "squared" only.
@@ -232,7 +234,8 @@ class _Warped(_DataDependent):
                  gamma_I: float = 1.0, graph: Union[str, GraphSpec] = "knn", n_neighbors: int = 10,
                  radius: Optional[float] = None, weight: str = "gaussian", graph_sigma: Optional[float] = None,
                  laplacian: str = "combinatorial", laplacian_power: int = 1, loss: str = "squared",
-                 solver: str = "auto", random_state: Optional[Union[int, np.random.Generator]] = None, verbose: bool = False):
+                 solver: str = "auto",
+                 random_state: Optional[Union[int, np.random.Generator]] = None, verbose: Optional[bool] = None):
         self._store_init_params(locals())
 
     def _ridge(self, G, Y):
@@ -279,8 +282,10 @@ _WARPED_PARAMS_DOC = r"""
     solver : {"auto", "direct", "cg"}, default="auto"
         See :class:`graphrkhs.WarpedKernel`.
     random_state : int, Generator or None
-    verbose : bool, default=False
-        Progress bars (tqdm) of the long steps.
+    verbose : bool or None, default=None
+        Progress bars (tqdm) of the long steps of ``fit`` and ``predict`` (graph, solves):
+        True / False switch them on / off for everything inside; None follows the
+        caller (an enclosing ``verbose=``, the command line) or the ``graphrkhs`` logger.
     loss : {"squared", "hinge"}, default="squared"
         RLS (= LapRLS) or SVM (= LapSVM) on the warped kernel; regressors take "squared" only.
     unlabeled : hashable or None, default=-1

@@ -180,7 +180,7 @@ class _RLS(_KernelLearner):
     _parameter_constraints = {"alpha": [Interval("real", 0, None)]}
 
     def __init__(self, *, kernel: Kernel = "gaussian", sigma: Optional[float] = None, degree: int = 3,
-                 coef0: float = 1.0, alpha: float = 1e-3, verbose: bool = False):
+                 coef0: float = 1.0, alpha: float = 1e-3, verbose: Optional[bool] = None):
         self._store_init_params(locals())
 
     def _fit_kernel(self, X, labeled, Y):
@@ -209,8 +209,10 @@ _RLS_DOC = r"""Regularized least squares {what} (supervised baseline; Belkin, Ni
     alpha : float >= 0, default=1e-3
         Ridge weight with the :math:`1/l` loss scaling (1e-3 is a mild ridge
         for kernels with values in [0, 1]).
-    verbose : bool, default=False
-        Progress bars (tqdm) of the solves.
+    verbose : bool or None, default=None
+        Progress bars (tqdm) of the long steps of ``fit`` and ``predict`` (graph, solves):
+        True / False switch them on / off for everything inside; None follows the
+        caller (an enclosing ``verbose=``, the command line) or the ``graphrkhs`` logger.
     unlabeled : hashable or None, default=-1
         Classifiers only: the marker of unlabeled rows, see :mod:`graphrkhs.estimators._base`
         (labels {{-1, +1}} need ``unlabeled=None``).
@@ -257,7 +259,7 @@ class _LapRLS(_GraphKernelLearner):
                  graph: Union[str, GraphSpec, object] = "knn", n_neighbors: int = 10, radius: Optional[float] = None,
                  weight: str = "gaussian", graph_sigma: Optional[float] = None, laplacian: str = "combinatorial",
                  laplacian_power: int = 1, solver: str = "auto", tol: float = 1e-6, max_iter: Optional[int] = None,
-                 verbose: bool = False, random_state: Optional[Union[int, np.random.Generator]] = None):
+                 verbose: Optional[bool] = None, random_state: Optional[Union[int, np.random.Generator]] = None):
         self._store_init_params(locals())
 
     def _fit_kernel(self, X, labeled, Y):
@@ -300,8 +302,10 @@ _GRAPH_PARAMS_DOC = r"""graph : {{"knn", "epsilon"}}, GraphSpec or adjacency, de
         CG tolerance.
     max_iter : int, optional
         CG iteration cap (default n).
-    verbose : bool, default=False
-        Progress bars (tqdm) of the graph construction and the solves.
+    verbose : bool or None, default=None
+        Progress bars (tqdm) of the long steps of ``fit`` and ``predict`` (graph, solves):
+        True / False switch them on / off for everything inside; None follows the
+        caller (an enclosing ``verbose=``, the command line) or the ``graphrkhs`` logger.
     random_state : int, Generator or None
         Only for approximate kNN backends.
     unlabeled : hashable or None, default=-1
@@ -386,7 +390,7 @@ class _PRLS(_KernelLearner):
 
     def __init__(self, *, kernel: Kernel = "gaussian", sigma: Optional[float] = None, degree: int = 3,
                  coef0: float = 1.0, gamma: float = 1e-3, integral_operator: str = "empirical",
-                 m: Optional[int] = None, null_space: NullSpace = "constant", verbose: bool = False):
+                 m: Optional[int] = None, null_space: NullSpace = "constant", verbose: Optional[bool] = None):
         self._store_init_params(locals())
 
     def _check_params(self):
@@ -433,8 +437,10 @@ _PRLS_DOC = r"""Partially-penalized RLS {what} (Yang, King & Lyu, NIPS 2009, Eqs
     null_space : "constant", "none"/None or callable, default="constant"
         Basis :math:`\mu_j` of the unpenalized functions; a callable maps X
         (n, d) to (n, o).
-    verbose : bool, default=False
-        Progress bars (tqdm) of the solves.
+    verbose : bool or None, default=None
+        Progress bars (tqdm) of the long steps of ``fit`` and ``predict`` (graph, solves):
+        True / False switch them on / off for everything inside; None follows the
+        caller (an enclosing ``verbose=``, the command line) or the ``graphrkhs`` logger.
     unlabeled : hashable or None, default=-1
         Classifiers only: the marker of unlabeled rows, see :mod:`graphrkhs.estimators._base`
         (labels {{-1, +1}} need ``unlabeled=None``).
@@ -488,7 +494,7 @@ class _PLapRLS(_GraphKernelLearner):
                  graph: Union[str, GraphSpec, object] = "knn", n_neighbors: int = 10, radius: Optional[float] = None,
                  weight: str = "gaussian", graph_sigma: Optional[float] = None, laplacian: str = "combinatorial",
                  laplacian_power: int = 1, solver: str = "auto", tol: float = 1e-6, max_iter: Optional[int] = None,
-                 verbose: bool = False, random_state: Optional[Union[int, np.random.Generator]] = None):
+                 verbose: Optional[bool] = None, random_state: Optional[Union[int, np.random.Generator]] = None):
         self._store_init_params(locals())
 
     def _check_params(self):
@@ -590,7 +596,7 @@ class _GRLS(_KernelLearner):
 
     def __init__(self, *, kernel: Kernel = "gaussian", sigma: Optional[float] = None, degree: int = 3,
                  coef0: float = 1.0, gamma: float = 1e-3, features: Union[str, Callable] = "constant",
-                 method: str = "saddle", verbose: bool = False):
+                 method: str = "saddle", verbose: Optional[bool] = None):
         self._store_init_params(locals())
 
     def _check_params(self):
@@ -646,8 +652,10 @@ _GRLS_DOC = r"""Generalized RLS with predefined features {what} (Li, Lee & Leung
         the corrected normal equations (same minimizer); "as_printed": the
         printed Eqs. 26-27, which interpolate the anchor points (for
         reproducing the paper only).
-    verbose : bool, default=False
-        Progress bars (tqdm) of the solves.
+    verbose : bool or None, default=None
+        Progress bars (tqdm) of the long steps of ``fit`` and ``predict`` (graph, solves):
+        True / False switch them on / off for everything inside; None follows the
+        caller (an enclosing ``verbose=``, the command line) or the ``graphrkhs`` logger.
     unlabeled : hashable or None, default=-1
         Classifiers only: the marker of unlabeled rows, see :mod:`graphrkhs.estimators._base`
         (labels {{-1, +1}} need ``unlabeled=None``).

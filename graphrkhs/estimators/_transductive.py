@@ -241,7 +241,7 @@ class _LaplacianRegularization(_GraphLearner):
     def __init__(self, alpha: float = 0.0, *, laplacian: str = "combinatorial", tol: float = 1e-8,
                  preconditioner: Optional[str] = "auto", graph: GraphArg = "knn", n_neighbors: int = 10,
                  radius: Optional[float] = None, weight: str = "gaussian", sigma: Optional[float] = None,
-                 verbose: bool = False):
+                 verbose: Optional[bool] = None):
         self._store_init_params(locals())
 
     def _solve(self, W, S, Y):
@@ -357,7 +357,7 @@ class PoissonLearningClassifier(_TransductiveClassifier):
     def __init__(self, *, class_priors: Optional[Sequence[float]] = None, tol: float = 1e-6,
                  preconditioner: Optional[str] = "auto", graph: GraphArg = "knn", n_neighbors: int = 10,
                  radius: Optional[float] = None, weight: str = "gaussian", sigma: Optional[float] = None,
-                 unlabeled: Optional[Hashable] = UNLABELED, verbose: bool = False):
+                 unlabeled: Optional[Hashable] = UNLABELED, verbose: Optional[bool] = None):
         self._store_init_params(locals())
 
     def _solve(self, W, S, Y):
@@ -408,7 +408,7 @@ class _GraphKernelRidge(_GraphLearner):
     def __init__(self, kernel=None, *, alpha: Union[float, str] = "auto", alphas: Sequence[float] = DEFAULT_ALPHAS,
                  method: str = "auto", laplacian: str = "normalized", graph: GraphArg = "knn", n_neighbors: int = 10,
                  radius: Optional[float] = None, weight: str = "gaussian", sigma: Optional[float] = None,
-                 verbose: bool = False):
+                 verbose: Optional[bool] = None):
         self._store_init_params(locals())
 
     def _check_params(self):
@@ -532,7 +532,7 @@ class _GraphTV(_GraphLearner):
 
     def __init__(self, alpha: float = 0.1, *, tol: float = 1e-4, max_iter: int = 20000, graph: GraphArg = "knn",
                  n_neighbors: int = 10, radius: Optional[float] = None, weight: str = "gaussian",
-                 sigma: Optional[float] = None, verbose: bool = False):
+                 sigma: Optional[float] = None, verbose: Optional[bool] = None):
         self._store_init_params(locals())
 
     def _solve(self, W, S, Y):
