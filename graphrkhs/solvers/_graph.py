@@ -32,11 +32,11 @@ from scipy.linalg import cho_factor, cho_solve
 from scipy.sparse import csgraph
 
 from .._core.cg import amg_preconditioner, conjugate_gradient
-from .._core.linalg import check_square
+from .._core.linalg import check_solution, check_square
 from .._core.loo import KernelRidgePath, check_ridges
 from .._core.types import ArrayLike, GraphLike, Indices, MatrixLike
 from ._common import labeled_graph_problem
-from .._core.validation import GraphWarning, check_option, check_scalar, memory_guard, warn
+from .._core.validation import check_option, check_scalar, memory_guard
 from ..spectral.filters import default_kernel
 from ..graphs import LAPLACIANS, laplacian as graph_laplacian
 from ..kernels import GraphKernel
@@ -93,8 +93,7 @@ def _solve_spd(A, B, preconditioner, tol, max_iter):
     """
     if isinstance(preconditioner, str) and preconditioner == "auto":
         if A.shape[0] <= DIRECT_MAX_NODES:
-            X = spla.splu(sp.csc_matrix(A)).solve(np.asarray(B, dtype=np.float64))
-            return X.reshape(B.shape)
+            return _direct_solve(A, B, tol)
         preconditioner = "amg"
     if isinstance(preconditioner, str) and preconditioner == "jacobi":
         d = A.diagonal()
@@ -103,6 +102,22 @@ def _solve_spd(A, B, preconditioner, tol, max_iter):
         return s[:, None] * conjugate_gradient(As, s[:, None] * B, tol=tol, max_iter=max_iter).x
     M = _make_preconditioner(A, preconditioner)
     return conjugate_gradient(A, B, M=M, tol=tol, max_iter=max_iter).x
+
+
+_DIRECT_FIX = ("check the graph for nearly disconnected parts or edge weights spanning many orders of "
+               "magnitude, or solve iteratively (preconditioner='amg') to see how far CG gets.")
+
+
+def _direct_solve(A, B, tol):
+    """Sparse LU (SuperLU) of the SPD system A X = B, with the residual checked (:func:`check_solution`)."""
+    B = np.asarray(B, dtype=np.float64)
+    try:
+        X = spla.splu(sp.csc_matrix(A)).solve(B).reshape(B.shape)
+    except RuntimeError as exc:   # SuperLU: "Factor is exactly singular"
+        raise np.linalg.LinAlgError(f"the sparse direct solve failed ({exc}): the Laplacian system is singular to "
+                                    f"working precision; {_DIRECT_FIX}") from None
+    check_solution(A, X, B, tol, "Laplacian system", _DIRECT_FIX, stacklevel=6)
+    return X
 
 
 def _range_projected(M, comp, n_comp):
@@ -198,7 +213,7 @@ def harmonic_solution(W: GraphLike, labeled: Indices, Y: ArrayLike, *, laplacian
     check_option(laplacian, "laplacian", LAPLACIANS)
     preconditioner = _check_preconditioner(preconditioner)
     tol = check_scalar(tol, "tol", low=0, low_inclusive=False)
-    W, S, Y2, was_1d, out_dtype = labeled_graph_problem(W, labeled, Y)
+    W, S, Y2, was_1d, out_dtype = labeled_graph_problem(W, labeled, Y, cut_weak=True)
     n = W.shape[0]
     lap_kind = "combinatorial" if laplacian == "randomwalk" else laplacian
     L = graph_laplacian(W, lap_kind)
@@ -266,7 +281,7 @@ def tikhonov_solution(W: GraphLike, labeled: Indices, Y: ArrayLike, *, alpha: fl
                                  preconditioner=preconditioner)
     preconditioner = _check_preconditioner(preconditioner)
     tol = check_scalar(tol, "tol", low=0, low_inclusive=False)
-    W, S, Y2, was_1d, out_dtype = labeled_graph_problem(W, labeled, Y)
+    W, S, Y2, was_1d, out_dtype = labeled_graph_problem(W, labeled, Y, cut_weak=True)
     n = W.shape[0]
     if laplacian == "randomwalk":
         raise ValueError("laplacian='randomwalk' gives a non-symmetric Tikhonov system for alpha > 0; use "
@@ -356,7 +371,7 @@ def poisson_learning(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_prio
     """
     preconditioner = _check_preconditioner(preconditioner)
     tol = check_scalar(tol, "tol", low=0, low_inclusive=False)
-    W, S, Y2, was_1d, out_dtype = labeled_graph_problem(W, labeled, Y)
+    W, S, Y2, was_1d, out_dtype = labeled_graph_problem(W, labeled, Y, cut_weak=True)
     n = W.shape[0]
     m = Y2.shape[1]
     if class_priors is not None:
@@ -365,13 +380,8 @@ def poisson_learning(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_prio
             raise ValueError(f"class_priors must be {m} non-negative finite numbers (one per column of Y); "
                              f"got {class_priors!r}.")
     n_comp, comp = csgraph.connected_components(W, directed=False)
-    labeled_comp = np.zeros(n_comp, dtype=bool)
-    labeled_comp[comp[S]] = True
-    orphan = ~labeled_comp[comp]
     F = np.zeros((n, m))
-    if orphan.any():
-        warn(f"{int(orphan.sum())} node(s) lie in connected components without any labeled node; "
-             "they get the mean of the labeled targets (the class prior).", GraphWarning)
+    orphan = _orphans(W, S, Y2, F)
     # Source: y_j minus the mean of the labels of j's component.
     counts = np.bincount(comp[S], minlength=n_comp).astype(np.float64)
     comp_sum = np.zeros((n_comp, m))
@@ -397,9 +407,8 @@ def poisson_learning(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_prio
             first[order[1:]] = sub_comp[order][1:] != sub_comp[order][:-1]
             free = ~first
             free[order[0]] = False
-            Af = sp.csc_matrix(A[free][:, free])
             sol = np.zeros((idx.size, m))
-            sol[free] = spla.splu(Af).solve(source[idx][free])
+            sol[free] = _direct_solve(sp.csr_array(A[free][:, free]), source[idx][free], tol)
             F[idx] = sol
             preconditioner = None
         elif isinstance(preconditioner, str) and preconditioner == "amg":
@@ -575,6 +584,9 @@ def graph_kernel_ridge(W: Union[GraphLike, GraphKernel], labeled: Indices, Y: Ar
         G = C[S] + alpha * np.eye(S.size)
         G = (G + G.T) / 2
         beta = cho_solve(cho_factor(G), Y2)
+        check_solution(G, beta, Y2, tol, "the kernel ridge system Phi_SS + alpha I",
+                       "increase alpha or lower filter_tol (the Chebyshev kernel is not positive definite "
+                       "to its accuracy).")
         F_all = C @ beta
         F[~orphan] = F_all[~orphan]
     else:
