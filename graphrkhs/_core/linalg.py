@@ -106,15 +106,23 @@ def psd_solve(A, B):
 
 def relative_residuals(A, X, B):
     r"""Column-wise :math:`\|b - A x\| / \|b\|` (1 where b = 0 and x != 0, 0 where both vanish)."""
-    B2 = np.asarray(B, dtype=np.float64).reshape(np.shape(B)[0], -1)
-    X2 = np.asarray(X).reshape(np.shape(X)[0], -1)
-    return _relative(B2 - np.asarray(apply_matrix(A, X2), dtype=np.float64).reshape(B2.shape), B2)
+    B2 = _cols(B)
+    X2 = _cols(X)
+    if B2.shape[0] == 0:
+        return np.zeros(B2.shape[1])
+    return _relative(B2 - _cols(apply_matrix(A, X2)), B2)
+
+
+def _cols(V):
+    """V as a float64 (n, m) block ((n,) -> (n, 1); works for n = 0)."""
+    V = np.asarray(V, dtype=np.float64)
+    return V[:, None] if V.ndim == 1 else V
 
 
 def _relative(R, B):
-    R = np.asarray(R, dtype=np.float64).reshape(np.shape(B)[0], -1)
+    R, B = _cols(R), _cols(B)
     rn = np.linalg.norm(R, axis=0)
-    bn = np.linalg.norm(np.asarray(B, dtype=np.float64).reshape(R.shape), axis=0)
+    bn = np.linalg.norm(B, axis=0)
     return np.where(bn > 0, rn / np.where(bn > 0, bn, 1.0), np.where(rn > 0, 1.0, 0.0))
 
 
@@ -133,7 +141,7 @@ def check_solution(A, X, B, tol, what, fix, stacklevel=4, product=True):
         raise np.linalg.LinAlgError(f"{what}: the direct solve produced NaN or infinity (the matrix is singular "
                                     f"to working precision); {fix}")
     # product=False: X is already A X (computed by the caller, e.g. after A was overwritten by its LU)
-    res = relative_residuals(A, X, B) if product else _relative(np.asarray(B) - np.asarray(X), B)
+    res = relative_residuals(A, X, B) if product else _relative(_cols(B) - _cols(X), B)
     worst = float(res.max()) if res.size else 0.0
     if worst > tol:
         warn(f"{what}: the direct solve left a relative residual of {worst:.2e}, above tol={tol:g} (the matrix "

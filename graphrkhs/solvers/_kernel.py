@@ -449,7 +449,7 @@ def laprls_fit(K: Union[np.ndarray, KernelOperator], labeled: Indices, Y: ArrayL
         # Residual of B alpha = J y from products with K (B itself was overwritten by its LU).
         KA = np.asarray(_apply(Kd, alpha), dtype=np.float64)
         B_alpha = jmask[:, None] * KA + Mc @ KA + (gamma_A * l) * alpha
-        check_solution(np.eye(1), B_alpha, JY, tol, "the LapRLS system (J K + gamma_A l I + gamma_I l/n^2 M K)",
+        check_solution(None, B_alpha, JY, tol, "the LapRLS system (J K + gamma_A l I + gamma_I l/n^2 M K)",
                        "increase gamma_A (the ridge) or rescale the kernel.", stacklevel=3, product=False)
         info = {"solver": "direct"}
     else:

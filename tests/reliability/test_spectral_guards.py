@@ -160,3 +160,29 @@ def test_explicit_input_overrides_the_check():
         warnings.simplefilter("ignore", graphrkhs.GraphWarning)
         K2 = GraphKernel(np.eye(5) + _path(5), filters.Heat(1.0), input="adjacency")
     np.testing.assert_allclose(K2.L.toarray(), laplacian(_path(5), "normalized").toarray(), atol=1e-15)
+
+
+def test_graph_learners_on_a_graph_without_edges():
+    # Every node is its own component: labeled nodes keep their class (Poisson: the offset of their
+    # label from the label mean), the others get the class prior -- no ArpackError, no NaN.
+    W = sp.csr_array((100, 100))
+    Y = np.eye(2)[[0, 1, 0, 1]]
+    with pytest.warns(graphrkhs.GraphWarning, match="96 node"):
+        F = graphrkhs.poisson_learning(W, [0, 1, 2, 3], Y)
+    np.testing.assert_allclose(F[:4], Y - 0.5, atol=1e-15)
+    np.testing.assert_allclose(F[4:], 0.5)
+    with pytest.warns(graphrkhs.GraphWarning, match="96 node"):
+        F = graphrkhs.harmonic_solution(W, [0, 1, 2, 3], Y)
+    np.testing.assert_allclose(F[:4], Y)
+    np.testing.assert_allclose(F[4:], 0.5)
+
+
+def test_graph_kernel_ridge_estimator_on_a_graph_without_edges():
+    y = np.full(100, -1)
+    y[:4] = [0, 1, 0, 1]
+    W = sp.csr_array((100, 100))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", graphrkhs.GraphWarning)     # isolated labeled nodes, label-free nodes
+        est = graphrkhs.GraphKernelRidgeClassifier(graph="precomputed").fit(W, y)
+    assert np.isfinite(est.label_distributions_).all()
+    assert est.transduction_.shape == (100,)
