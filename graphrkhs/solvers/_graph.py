@@ -19,6 +19,24 @@ Components of the graph that hold no labeled node cannot be reached by any of
 these methods: their nodes get the mean of the labeled targets (the class
 prior for one-hot targets) with a :class:`~graphrkhs.GraphWarning`, never NaN.
 
+Nearly disconnected graphs (harmonic, Tikhonov, Poisson): an edge with
+:math:`w_{ij} \le 10^{-10} \min(d_i, d_j)` (``WEAK_EDGE_RTOL`` in
+``graphrkhs._core.labels``; a random walk crosses it with probability at most
+1e-10) makes the Laplacian system singular to working precision when it is
+the only link of a part of the graph (at 1e-16 SuperLU reports an exactly
+singular factor and CG drifts to scores of 1e16 - 1e32 with the classes
+swapped).  Such links are dropped with a :class:`~graphrkhs.GraphWarning`
+naming the number of nodes they held: each weakly attached part becomes its
+own component (solved on its own with its labels, or given the class prior
+without), the same rule as for truly disconnected parts.  Links that do not
+disconnect anything are kept, and a graph without weak links is solved as is.
+
+Every solve checks its outcome: CG its true residual
+(:func:`~graphrkhs.conjugate_gradient`), the sparse direct solves their
+residual :math:`\|b - Ax\| / \|b\|` against ``tol``
+(:class:`~graphrkhs.ConvergenceWarning` above it, ``LinAlgError`` for a
+singular factor or a non-finite solution).
+
 Computations run in float64 (AMG and the Chebyshev recursions do); results
 come back in the dtype of ``Y`` when it is float32, in float64 otherwise.
 """

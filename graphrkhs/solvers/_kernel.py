@@ -409,7 +409,14 @@ def laprls_fit(K: Union[np.ndarray, KernelOperator], labeled: Indices, Y: ArrayL
 
     Returns
     -------
-    alpha : ndarray of shape (n,) or (n, k)
+    alpha : ndarray of shape (n,) or (n, k), float64
+        float64 also for a float32 ``K``: the system is solved in float64
+        (K stays as given; float32 products accumulate in float64), because
+        the coefficients cancel (:math:`|\alpha| \gg |f|`, e.g. 1e2 against 1)
+        and a float32 solve or float32 coefficients put errors of 1e-4 - 1e-2
+        into :math:`f = K\alpha`, where float32 storage of K accounts for ~1e-6.
+        The direct solve's residual :math:`\|Jy - B\alpha\| / \|Jy\|` is checked
+        against ``tol`` (:class:`~graphrkhs.ConvergenceWarning` above it).
     info : dict, only with ``return_info=True``
         ``solver``, and for CG ``n_iter``, ``converged``, ``residual``.
 
