@@ -213,7 +213,10 @@ def weak_link_split(W, rtol=WEAK_EDGE_RTOL):
 
 
 def cut_weak_links(W, stacklevel=5):
-    """:func:`weak_link_split` with the :class:`GraphWarning` of the documented fallback; returns the graph to solve on."""
+    """:func:`weak_link_split` with the :class:`GraphWarning` of the documented fallback.
+
+    Returns the graph to solve on (``W`` itself when nothing is weakly attached).
+    """
     Ws, n_affected = weak_link_split(W)
     if n_affected:
         warn(f"the graph is nearly disconnected: {n_affected} node(s) are attached to the rest of their component "

@@ -577,7 +577,7 @@ def graph_kernel_ridge(W: Union[GraphLike, GraphKernel], labeled: Indices, Y: Ar
         else:
             method = "direct" if S.size <= DIRECT_MAX_LABELED else "cg"
     if method == "cg" and K is None:
-        K = GraphKernel(L, phi, order=order, tol=filter_tol)
+        K = GraphKernel(L, phi, order=order, tol=filter_tol, input="laplacian")
     Wg = sp.csr_array(-L)  # off-diagonal pattern: the graph's edges
     Wg.setdiag(0)
     Wg.eliminate_zeros()
@@ -712,7 +712,7 @@ def graph_kernel_columns(L: MatrixLike, phi: Callable, cols: Indices, *, order: 
     n = L.shape[0]
     cols = np.asarray(cols, dtype=np.int64)
     memory_guard(8.0 * n * cols.size, f"Phi[:, S] for {cols.size} labeled nodes", "use method='cg'.")
-    return np.asarray(GraphKernel(L, phi, order=order, tol=tol).columns(cols), dtype=np.float64)
+    return np.asarray(GraphKernel(L, phi, order=order, tol=tol, input="laplacian").columns(cols), dtype=np.float64)
 
 
 # Old private name (the estimators used it before graph_kernel_columns was public).

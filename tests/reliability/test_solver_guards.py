@@ -148,9 +148,12 @@ def test_conjugate_gradient_refuses_nan_input():
 
 
 def test_conjugate_gradient_refuses_an_operator_returning_nan():
+    # (An AMG preconditioner that broke down used to make CG return NaN silently.)
     op = sp.linalg.LinearOperator((3, 3), matvec=lambda v: np.full(3, np.nan), dtype=np.float64)
     with pytest.raises(FloatingPointError, match="returned NaN or infinity"):
         conjugate_gradient(op, np.ones(3))
+    with pytest.raises(FloatingPointError, match="returned NaN or infinity"):
+        conjugate_gradient(np.eye(3) * 2.0, np.ones(3), M=op)
 
 
 def test_rls_fit_refuses_nan():
