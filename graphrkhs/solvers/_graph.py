@@ -54,7 +54,7 @@ from .._core.linalg import check_solution, check_square
 from .._core.loo import KernelRidgePath, check_ridges
 from .._core.types import ArrayLike, GraphLike, Indices, MatrixLike
 from ._common import labeled_graph_problem
-from .._core.validation import check_option, check_scalar, memory_guard
+from .._core.validation import ConvergenceWarning, check_option, check_scalar, memory_guard, warn
 from ..spectral.filters import default_kernel
 from ..graphs import LAPLACIANS, laplacian as graph_laplacian
 from ..kernels import GraphKernel
@@ -119,7 +119,24 @@ def _solve_spd(A, B, preconditioner, tol, max_iter):
         As = sp.csr_array(A.multiply(s[:, None]).multiply(s[None, :]))
         return s[:, None] * conjugate_gradient(As, s[:, None] * B, tol=tol, max_iter=max_iter).x
     M = _make_preconditioner(A, preconditioner)
+    if isinstance(preconditioner, str) and preconditioner == "amg":
+        return _amg_or_jacobi(lambda: conjugate_gradient(A, B, M=M, tol=tol, max_iter=max_iter).x,
+                              A, B, tol, max_iter)
     return conjugate_gradient(A, B, M=M, tol=tol, max_iter=max_iter).x
+
+
+def _amg_or_jacobi(solve, A, B, tol, max_iter):
+    """Run an AMG-preconditioned solve; if the V-cycle breaks down (NaN or infinity, which happens on
+    systems whose rows differ in scale by ~1e16), warn and solve with symmetric Jacobi scaling, which
+    is invariant to that scaling."""
+    try:
+        with np.errstate(invalid="ignore", divide="ignore", over="ignore"):   # a breakdown is reported below
+            return solve()
+    except FloatingPointError:
+        warn("the AMG preconditioner broke down (NaN or infinity) on this badly scaled system (node degrees "
+             "spanning ~16 orders of magnitude); solved with Jacobi scaling instead. Pass "
+             "preconditioner='jacobi' to skip AMG.", ConvergenceWarning, stacklevel=5)
+        return _solve_spd(A, B, "jacobi", tol, max_iter)
 
 
 _DIRECT_FIX = ("check the graph for nearly disconnected parts or edge weights spanning many orders of "
@@ -127,10 +144,19 @@ _DIRECT_FIX = ("check the graph for nearly disconnected parts or edge weights sp
 
 
 def _direct_solve(A, B, tol):
-    """Sparse LU (SuperLU) of the SPD system A X = B, with the residual checked (:func:`check_solution`)."""
+    """Sparse LU (SuperLU) of the SPD system A X = B, with the residual checked (:func:`check_solution`).
+
+    The system is scaled symmetrically to unit diagonal first, :math:`(D^{-1/2} A D^{-1/2})(D^{1/2} X)
+    = D^{-1/2} B` (exact up to rounding, O(nnz)): pivoting then sees rows of one scale even when node
+    degrees span many orders of magnitude, where the unscaled LU lost every digit.
+    """
     B = np.asarray(B, dtype=np.float64)
+    d = A.diagonal()
+    s = 1.0 / np.sqrt(np.where(d > 0, d, 1.0))
+    As = sp.csc_matrix(A.multiply(s[:, None]).multiply(s[None, :]))
     try:
-        X = spla.splu(sp.csc_matrix(A)).solve(B).reshape(B.shape)
+        X = s.reshape((-1,) + (1,) * (B.ndim - 1)) * spla.splu(As).solve(
+            s.reshape((-1,) + (1,) * (B.ndim - 1)) * B).reshape(B.shape)
     except RuntimeError as exc:   # SuperLU: "Factor is exactly singular"
         raise np.linalg.LinAlgError(f"the sparse direct solve failed ({exc}): the Laplacian system is singular to "
                                     f"working precision; {_DIRECT_FIX}") from None
@@ -430,7 +456,10 @@ def poisson_learning(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_prio
             F[idx] = sol
             preconditioner = None
         elif isinstance(preconditioner, str) and preconditioner == "amg":
-            preconditioner = _range_projected(amg_preconditioner(A), comp[idx], n_comp)
+            M = _range_projected(amg_preconditioner(A), comp[idx], n_comp)
+            F[idx] = _amg_or_jacobi(lambda: _solve_spd(A, source[idx], M, tol, max_iter), A, source[idx], tol,
+                                    max_iter)
+            preconditioner = None
         if preconditioner is not None:
             F[idx] = _solve_spd(A, source[idx], preconditioner, tol, max_iter)
     # Degree-weighted zero mean on each labeled component.

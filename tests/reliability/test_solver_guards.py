@@ -222,3 +222,18 @@ def test_float32_laprls_matches_float64(digits_358, solver):
     # u * sum_j |K_ij alpha_j| = 7e-5 as a worst case, ~4e-6 for independent roundings (sqrt(n) less), plus
     # CG's own tol=1e-6.  Before the fix the solve itself ran in float32: 7e-5 (LU) and 9e-3 (CG).
     np.testing.assert_allclose(d32, d64, rtol=0, atol=1e-5 * np.abs(d64).max())
+
+
+def test_amg_breakdown_falls_back_to_jacobi():
+    # Degrees from 1e-16 to 1: the AMG V-cycle of Poisson learning produced NaN (returned as scores).
+    W = np.zeros((6, 6))
+    for i, j, w in [(0, 1, 1e-16), (0, 3, 1e-16), (0, 5, 1e-16), (1, 4, 1.0), (3, 4, 1e-8)]:
+        W[i, j] = W[j, i] = w
+    Y = np.eye(2)[[0, 1, 0]]
+    with pytest.warns(ConvergenceWarning, match="AMG preconditioner broke down"):
+        with pytest.warns(GraphWarning):                     # node 2 is isolated and unlabeled
+            F = poisson_learning(W, [5, 3, 4], Y, preconditioner="amg")
+    with pytest.warns(GraphWarning):
+        F_jacobi = poisson_learning(W, [5, 3, 4], Y, preconditioner="jacobi")
+    assert np.isfinite(F).all()
+    np.testing.assert_allclose(F, F_jacobi, rtol=1e-6)
