@@ -274,6 +274,10 @@ class GraphKernel(spla.LinearOperator):
     def _apply_block(self, X):
         X2, was_1d = check_signals(X, self.shape[0])
         dtype = float_dtype(np.result_type(self.dtype, X2.dtype))
+        # The recurrence's result and two work blocks (Lanczos: its basis, bounded separately).
+        memory_guard(3 * X2.shape[0] * X2.shape[1] * dtype.itemsize,
+                     f"Phi X for {X2.shape[1]} signal(s) of {X2.shape[0]} nodes",
+                     "apply the kernel to fewer columns at a time.")
         if self.method == "exact":
             phis, U = self._eig
             Y = (U @ (phis[:, None] * (U.T @ X2.astype(np.float64)))).astype(dtype)
