@@ -111,16 +111,35 @@ def _operator_norm(R, n, iters=50):
     return np.sqrt(est)
 
 
-def _conj_box_loss(Q, Y_S, S, lo, hi):
-    r""":math:`G^*(Q)` per column, G the squared loss on S plus the box [lo, hi]."""
+def _conj_box_loss(Q, Y_S, S, lam, lo, hi):
+    r""":math:`G^*(Q)` per column, G the weighted squared loss
+    :math:`\sum_S \lambda_j (y_j - f_j)^2` plus the box [lo, hi]."""
     val = np.maximum(Q * lo, Q * hi)                       # unlabeled: sup of a linear function on a box
     QS = Q[S]
-    fstar = np.clip(Y_S + QS / 2, lo, hi)
-    val[S] = QS * fstar - (Y_S - fstar) ** 2
+    fstar = np.clip(Y_S + QS / (2 * lam), lo, hi)
+    val[S] = QS * fstar - lam * (Y_S - fstar) ** 2
     return val.sum(axis=0)
 
 
-def graph_tv(W: GraphLike, labeled: Indices, Y: ArrayLike, *, alpha: float = 1.0,
+def _fidelity_weights(fidelity, W, Rm, S):
+    r"""The fidelity weights :math:`\lambda_j, j \in S`, as a column (l, 1).
+
+    ``"degree"``: :math:`\lambda_j = \sum_e |R_{ej}|` (the weighted degree
+    :math:`d_j` for the incidence operator; the degree of W for an operator R,
+    whose entries are unknown); ``"uniform"``: 1.  A labeled node without any
+    edge (:math:`\lambda_j = 0`, no TV term either) gets 1, which keeps its label exactly.
+    """
+    if fidelity == "uniform":
+        return np.ones((S.size, 1))
+    if isinstance(Rm, spla.LinearOperator):
+        lam = np.asarray(abs(W).sum(axis=1)).ravel()[S]
+    else:
+        lam = np.asarray(abs(Rm).sum(axis=0)).ravel()[S]
+    return np.where(lam > 0, lam, 1.0)[:, None]
+
+
+def graph_tv(W: GraphLike, labeled: Indices, Y: ArrayLike, *, alpha: float = 0.5,
+             fidelity: str = "degree",
              R: Union[str, MatrixLike, spla.LinearOperator] = "incidence", tol: float = TV_TOL,
              max_iter: int = 20000, check_every: int = 10, f0: Optional[ArrayLike] = None,
              p0: Optional[ArrayLike] = None, on_failure: str = "warn",
@@ -207,6 +226,8 @@ def graph_tv(W: GraphLike, labeled: Indices, Y: ArrayLike, *, alpha: float = 1.0
     max_iter = check_scalar(max_iter, "max_iter", kind="int", low=1)
     check_every = check_scalar(check_every, "check_every", kind="int", low=1)
     check_on_failure(on_failure)
+    if fidelity not in ("degree", "uniform"):
+        raise ValueError(f"fidelity must be 'degree' or 'uniform'; got {fidelity!r}.")
     W, S, Y2, was_1d, out_dtype = labeled_graph_problem(W, labeled, Y)
     n = W.shape[0]
     m = Y2.shape[1]
@@ -250,12 +271,15 @@ def graph_tv(W: GraphLike, labeled: Indices, Y: ArrayLike, *, alpha: float = 1.0
         tau = (1.0 / np.where(col > 0, col, 1.0))[:, None]
         sigma = (1.0 / np.where(row > 0, row, 1.0))[:, None]
         RT = sp.csr_array(Rm.T)
+    lam = _fidelity_weights(fidelity, W, Rm, S)
     lo, hi = Y2.min(axis=0), Y2.max(axis=0)
     # Gap denominator floor: when the optimum is (nearly) 0 -- labels already consistent, e.g. a class
-    # on its own component -- the relative gap is measured against 1e-8 of the data scale l (max y - min y)^2.
-    floor = 1e-8 * S.size * np.maximum((hi - lo) ** 2, np.finfo(float).tiny)
+    # on its own component -- the relative gap is measured against 1e-8 of the data scale
+    # sum_S lambda_j (max y - min y)^2 (scales with W under fidelity="degree", as the objective does).
+    floor = 1e-8 * lam.sum() * np.maximum((hi - lo) ** 2, np.finfo(float).tiny)
     Y_S = Y2
     tauS = tau[S]
+    lam_tau = 2 * tauS * lam
     np.clip(F, lo, hi, out=F)
     np.clip(P, -alpha, alpha, out=P)
     obj = np.full(m, np.inf)
@@ -265,7 +289,7 @@ def graph_tv(W: GraphLike, labeled: Indices, Y: ArrayLike, *, alpha: float = 1.0
     while it < max_iter:
         # primal step: prox of tau * (squared loss on S + box)
         V = F - tau * (RT @ P)
-        V[S] = (V[S] + 2 * tauS * Y_S) / (1 + 2 * tauS)
+        V[S] = (V[S] + lam_tau * Y_S) / (1 + lam_tau)
         np.clip(V, lo, hi, out=V)
         # dual step: prox of sigma * F^*, the projection on |p| <= mu
         P += sigma * (Rm @ (2 * V - F))
@@ -273,8 +297,8 @@ def graph_tv(W: GraphLike, labeled: Indices, Y: ArrayLike, *, alpha: float = 1.0
         F = V
         it += 1
         if it % check_every == 0 or it == max_iter:
-            obj = ((Y_S - F[S]) ** 2).sum(axis=0) + alpha * np.abs(Rm @ F).sum(axis=0)
-            dual = -_conj_box_loss(-(RT @ P), Y_S, S, lo, hi)
+            obj = (lam * (Y_S - F[S]) ** 2).sum(axis=0) + alpha * np.abs(Rm @ F).sum(axis=0)
+            dual = -_conj_box_loss(-(RT @ P), Y_S, S, lam, lo, hi)
             gap = (obj - dual) / np.maximum(obj, floor)
             if (gap <= tol).all():
                 converged = True
