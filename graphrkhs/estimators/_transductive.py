@@ -645,6 +645,6 @@ class GraphTVRegressor(_TransductiveRegressor, _GraphTV):
     >>> W = np.diag(np.ones(5), 1); W = W + W.T                 # path on 6 nodes
     >>> y = np.array([0.0, 0.0, np.nan, np.nan, 1.0, 1.0])
     >>> f = GraphTVRegressor(alpha=0.1, graph="precomputed").fit(W, y).transduction_
-    >>> f[[0, 1, 4, 5]].round(3)
-    array([0.025, 0.025, 0.975, 0.975])
+    >>> f[[0, 1, 4, 5]].round(3)                               # 0.1 / (2 (d_0 + d_1)) = 1/60
+    array([0.017, 0.017, 0.983, 0.983])
     """
