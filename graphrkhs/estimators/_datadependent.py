@@ -13,7 +13,10 @@ all of them and the learner is fitted on the labeled ones; ``predict`` works on
 any points.  Multi-class RLS is one-vs-rest on :math:`\pm 1` targets; the hinge
 loss is :class:`sklearn.svm.SVC` on the precomputed kernel with
 :math:`C = 1 / (2 \alpha l)`, i.e. the objective
-:math:`\frac1l \sum_s \max(0, 1 - y_s f(x_s)) + \alpha \|f\|^2`.
+:math:`\frac1l \sum_s \max(0, 1 - y_s f(x_s)) + \alpha \|f\|^2`, one-vs-rest
+as well for more than two classes (one SVM per class; ``decision_function``
+gives the k functions :math:`f_c` and ``predict`` their argmax, so renaming or
+reordering the classes permutes the columns and never changes a prediction).
 """
 
 from typing import Callable, Optional, Union
@@ -74,17 +77,37 @@ class _DataDependent(PointsLearner):
         self.svc_ = self.coef_ = None
         if self.loss == "squared":
             self.coef_ = rls_coefficients(G, Y, ridge)
-        else:       # hinge: (1/l) sum max(0, 1 - y f) + alpha ||f||^2 is SVC with C = 1 / (2 alpha l)
-            codes = (Y[:, 0] > 0).astype(int) if Y.shape[1] == 1 else Y.argmax(axis=1)
-            self.svc_ = SVC(kernel="precomputed", C=1.0 / (2.0 * ridge * G.shape[0]))
-            self.svc_.fit(np.asarray(G, dtype=np.float64), codes)
+        else:
+            self.svc_ = self._fit_hinge(np.asarray(G, dtype=np.float64), Y, 1.0 / (2.0 * ridge * G.shape[0]))
+
+    def _fit_hinge(self, G, Y, C):
+        r"""One-vs-rest SVMs on the precomputed kernel, oriented independently of the class names.
+
+        Each class c gets :math:`\frac1l \sum_s \max(0, 1 - y_s f_c(x_s)) + \alpha \|f_c\|^2`,
+        :math:`y_s = +1` on class c and -1 on the others (``SVC`` with ``C = 1 / (2 alpha l)``).
+        Not libsvm's one-vs-one voting: its votes tie on whole regions (three-way cycles; libsvm gives
+        the tie to the class that sorts first), and each pair's orientation follows the sorted names,
+        which moves the solution by libsvm's tolerance -- relabeling the classes changed predictions.
+        Here the binary problem of class c is the same whatever the names (positive = c), so renaming
+        or reordering the classes permutes the columns exactly.  Two classes: one SVM whose positive
+        class is that of the first labeled row (again not the names), its sign turned so that > 0
+        means ``classes_[1]``.
+        """
+        codes = Y.argmax(axis=1) if Y.shape[1] > 1 else (Y[:, 0] > 0).astype(int)
+        if Y.shape[1] == 1:
+            first = codes[0]
+            self._hinge_sign = 1.0 if first == 1 else -1.0
+            return SVC(kernel="precomputed", C=C).fit(G, (codes == first).astype(int))
+        return [SVC(kernel="precomputed", C=C).fit(G, (codes == c).astype(int)) for c in range(Y.shape[1])]
 
     def _raw(self, X):
         G = self.kernel_(X, self.labeled_points_, right=self.right_)
         if self.svc_ is None:
             return G @ self.coef_
-        D = self.svc_.decision_function(np.asarray(G, dtype=np.float64))
-        return D[:, None] if D.ndim == 1 else D
+        G = np.asarray(G, dtype=np.float64)
+        if isinstance(self.svc_, list):
+            return np.column_stack([svc.decision_function(G) for svc in self.svc_])
+        return self._hinge_sign * self.svc_.decision_function(G)[:, None]
 
 
 # ---------------------------------------------------------------------------
@@ -162,7 +185,7 @@ _FREDHOLM_PARAMS_DOC = r"""
         caller (an enclosing ``verbose=``, the command line) or the ``graphrkhs`` logger.
     loss : {"squared", "hinge"}, default="squared"
         RLS (their Eq. 3) or SVM (their Eq. 7, scikit-learn's SVC on the precomputed
-        kernel); regressors take "squared" only.
+        kernel, one-vs-rest for more than two classes); regressors take "squared" only.
     unlabeled : hashable or None, default=-1
         Classifiers only: the marker of unlabeled rows (see :mod:`graphrkhs.estimators._base`).
 """
@@ -177,7 +200,8 @@ class FredholmClassifier(ClassifierOutputMixin, _Fredholm):
     """ + _FREDHOLM_PARAMS_DOC + r"""
     Attributes
     ----------
-    classes_, kernel_ (the FredholmKernel), alpha_, coef_ (RLS) or svc_ (hinge), labeled_points_
+    classes_, kernel_ (the FredholmKernel), alpha_, coef_ (RLS) or svc_ (hinge: one SVC for two
+    classes, else the list of one-vs-rest SVCs, one per class), labeled_points_
 
     Examples
     --------
@@ -287,7 +311,8 @@ _WARPED_PARAMS_DOC = r"""
         True / False switch them on / off for everything inside; None follows the
         caller (an enclosing ``verbose=``, the command line) or the ``graphrkhs`` logger.
     loss : {"squared", "hinge"}, default="squared"
-        RLS (= LapRLS) or SVM (= LapSVM) on the warped kernel; regressors take "squared" only.
+        RLS (= LapRLS) or SVM (= LapSVM, one-vs-rest for more than two classes, as in
+        Belkin, Niyogi & Sindhwani 2006) on the warped kernel; regressors take "squared" only.
     unlabeled : hashable or None, default=-1
         Classifiers only: the marker of unlabeled rows (see :mod:`graphrkhs.estimators._base`).
 """
@@ -302,7 +327,8 @@ class WarpedKernelClassifier(ClassifierOutputMixin, _Warped):
     """ + _WARPED_PARAMS_DOC + r"""
     Attributes
     ----------
-    classes_, kernel_ (the WarpedKernel), coef_ (RLS) or svc_ (hinge), labeled_points_
+    classes_, kernel_ (the WarpedKernel), coef_ (RLS) or svc_ (hinge: one SVC for two classes, else
+    the list of one-vs-rest SVCs, one per class), labeled_points_
 
     Examples
     --------
