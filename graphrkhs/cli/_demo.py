@@ -2,6 +2,7 @@
 
 import sys
 import time
+import warnings
 
 import numpy as np
 
@@ -88,13 +89,21 @@ def demo(labels_per_class=10, n_draws=5, n_neighbors=10, seed=0, out=None):
     draws = [sample_labels(y, labels_per_class, random_state=rng) for _ in range(n_draws)]
     print(f"graphrkhs demo: digits, n = {X.shape[0]}, {labels_per_class} labels per class, "
           f"{n_draws} random label draws, kNN graph k = {n_neighbors} (built in {t_graph:.2f} s)", file=out)
-    rows = []
+    rows, notes = [], {}
     for name, method, source in _demo_methods(n_neighbors):
         accs, times = [], []
         for y_partial, keep in draws:
-            t0 = time.perf_counter()
-            pred = method(X, y_partial, W)
-            times.append(time.perf_counter() - t0)
+            # The library's warnings (e.g. a GraphWarning naming a fallback) are collected and
+            # listed under the table, once per method and kind, instead of interleaving with it.
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                t0 = time.perf_counter()
+                pred = method(X, y_partial, W)
+                times.append(time.perf_counter() - t0)
+            for w in caught:
+                first_sentence = str(w.message).split(";")[0].split(". ")[0]
+                key = (name, w.category.__name__)
+                notes.setdefault(key, [0, first_sentence])[0] += 1
             hidden = np.ones(y.size, dtype=bool)
             hidden[keep] = False
             accs.append(np.mean(pred[hidden] == y[hidden]))
@@ -106,6 +115,10 @@ def demo(labels_per_class=10, n_draws=5, n_neighbors=10, seed=0, out=None):
     for r in rows:
         acc = f"{100 * r['accuracy_mean']:.1f}% +- {100 * r['accuracy_std']:.1f}"
         print(f"{r['method']:<{width}}  {r['source']:<12}  {acc:>20}  {r['time_median']:>11.3f} s", file=out)
+    if notes:
+        print("\nwarnings raised during the fits (see the docs' Reliability page):", file=out)
+        for (name, category), (count, text) in notes.items():
+            print(f"- {name}: {category} in {count} of {n_draws} draw(s): {text}", file=out)
     return rows
 
 
