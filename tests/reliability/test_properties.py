@@ -348,3 +348,31 @@ def test_harmonic_solution_float32_close_to_float64(problem):
     assert np.isfinite(F32).all()
     # conditioning of L_UU scales the float32 error; the weights span at most 1e3 here
     np.testing.assert_allclose(F32, F64, atol=1e-3 * np.abs(y).max())
+
+
+# ---------------------------------------------------------------------------------------------
+# Estimators
+# ---------------------------------------------------------------------------------------------
+
+@given(X=point_clouds(min_n=8, max_n=30), seed=st.integers(0, 2**32 - 1),
+       weight=st.sampled_from(["gaussian", "self-tuning", "binary"]))
+def test_transductive_estimator_permutation_equivariant(X, seed, weight):
+    """Shuffling the rows of (X, y) shuffles the transductive answer the same way: the estimator
+    sees a set of points, not an order (the kNN graph, the default width and the solver all
+    commute with the permutation)."""
+    n = len(X)
+    rng = np.random.default_rng(seed)
+    y = np.full(n, np.nan)
+    lab = rng.choice(n, size=max(2, n // 4), replace=False)
+    y[lab] = rng.uniform(-1.0, 1.0, size=lab.size)
+    k = min(5, n - 1)
+    D = np.linalg.norm(X[:, None] - X[None], axis=-1)
+    gaps = np.diff(np.sort(D, axis=1)[:, : k + 2], axis=1)
+    assume(gaps.min() > 1e-9 * D.max())  # no near-tie in the kNN relation
+    perm = rng.permutation(n)
+    est = g.LaplacianRegularizationRegressor(n_neighbors=k, weight=weight)
+    with np.errstate(all="raise"):
+        F = est.fit(X, y).transduction_
+        Fp = g.LaplacianRegularizationRegressor(n_neighbors=k, weight=weight).fit(X[perm], y[perm]).transduction_
+    assert np.isfinite(F).all()
+    np.testing.assert_allclose(Fp, F[perm], rtol=1e-6, atol=1e-9)
