@@ -495,9 +495,9 @@ for fname, fn, Yb in (("harmonic_solution", g.harmonic_solution, YR),
     one = np.ones_like(Yb) if fname != "poisson_learning" else np.tile([1.0, 0.0], (4, 1))
     add(fname, "one class", lambda fn=fn, one=one: fn(W, LAB, one), Correct(finite))
     add(fname, "components", lambda fn=fn, Yb=Yb: fn(TWO_COMP, LAB1, Yb),
-        Warns(g.GraphWarning, finite, "fallback") if fname != "graph_kernel_ridge" else Correct(finite))
+        Warns(g.GraphWarning, finite, "fallback"))
     add(fname, "no edges", lambda fn=fn, Yb=Yb: fn(EMPTY_GRAPH, LAB, Yb),
-        Warns(g.GraphWarning, finite, "fallback") if fname != "graph_kernel_ridge" else Correct(finite))
+        Warns(g.GraphWarning, finite, "fallback"))
     add(fname, "near-disconnected", lambda fn=fn, Yb=Yb: fn(NEAR, LAB2, Yb),
         Correct(lambda F, Yb=Yb: np.testing.assert_array_equal(
             np.sign(F[:, 0] - F[:, 1]) if F.ndim == 2 and F.shape[1] == 2 else np.sign(F.ravel()),
