@@ -15,7 +15,7 @@ Input classes (the columns of the table in the closing note): NaN, inf, object d
 strings, empty, one sample, wrong shape, huge (|x| ~ 1e150), tiny (~1e-150), offset (+1e8), unknown
 option, no edges, isolated node, components, near-disconnected (one bridge of weight 1e-16), no
 labels, one class, marker collision (out-of-range or duplicate labeled indices; estimators: the
-unlabeled marker used as a class).
+unlabeled marker used as a class), float32 (estimators: within sqrt(eps32) of the float64 fit).
 
 Cases that fail today because of a finding fixed on another branch are strict xfails naming the
 finding, so that they turn into failures of the xfail (and must be unmarked) once that branch is
@@ -629,6 +629,20 @@ def _same_predictions(name, ref_X, ref_y, rtol=1e-6):
     return check
 
 
+def _scores(est):
+    f = est.decision_function if hasattr(est, "decision_function") else est.predict
+    return f(XE)
+
+
+def _close_to_float64(name, yb):
+    """float32 data: the scores within sqrt(eps32) ~ 3e-4 of the float64 fit's, relative to their
+    scale (float32 rounding of X, amplified by a moderately conditioned solve, no more)."""
+    def check(d32):
+        d64 = _scores(_make(name).fit(XE, yb))
+        np.testing.assert_allclose(d32, d64, atol=np.sqrt(np.finfo(np.float32).eps) * np.abs(d64).max())
+    return check
+
+
 for name in ESTIMATORS:
     clf = name.endswith("Classifier")
     yb = YC if clf else YRE
@@ -674,6 +688,9 @@ for name in ESTIMATORS:
     if trans:
         add(name, "components", lambda name=name, clf=clf: _fit_predict(name, FAR, YC_FAR if clf else YR_FAR),
             Warns(g.GraphWarning, finite, "fallback"))
+    add(name, "float32", lambda name=name, yb=yb: _scores(_make(name).fit(XE.astype(np.float32), yb)),
+        Correct(_close_to_float64(name, yb)),
+        xfail=GUARDS.format(11) if name.startswith(("LapRLS", "PLapRLS")) else None)
     params = _make(name).get_params()
     bogus = next(p for p in ("laplacian", "graph", "kernel", "outer", "method") if p in params)
     add(name, "unknown option", lambda name=name, bogus=bogus, yb=yb: _fit_predict(name, XE, yb, **{bogus: "bogus"}),
