@@ -299,3 +299,62 @@ def _orphans(W, S, Y2, F):
         F[orphan] = Y2.mean(axis=0)
     return orphan
 
+
+
+#: Relative weight below which an edge counts as a *weak link* (:func:`cut_weak_links`):
+#: an edge (i, j) with :math:`w_{ij} \le 10^{-10} \min(d_i, d_j)`, i.e. a random walk crosses
+#: it with probability at most 1e-10 from either end.  A part of the graph attached only by
+#: such edges makes the Laplacian systems of Laplace / Poisson learning ill-conditioned by
+#: a factor of at least 1e10 (their smallest eigenvalue is at most the cut weight over the
+#: part's volume): more than 10 of float64's 16 digits are lost, and at 1e-16 the direct
+#: factorization is exactly singular and CG drifts to scores of 1e16 - 1e32.  Degrees, not
+#: the largest weight, set the scale, so a far outlier whose few edges are all tiny (but
+#: carry all of its degree) is *not* cut off.
+WEAK_EDGE_RTOL = 1e-10
+
+
+def weak_link_split(W, rtol=WEAK_EDGE_RTOL):
+    """Components of the graph without its weak links: ``(W_strong, n_affected)``.
+
+    ``W_strong`` is ``W`` without the edges :math:`w_{ij} \\le` ``rtol``
+    :math:`\\min(d_i, d_j)` *if* dropping them splits a connected component
+    (then ``n_affected`` counts the nodes outside the largest piece of each
+    split component), else ``W`` itself and 0.  Cost: one pass over the
+    edges and two connected-components searches.
+    """
+    W = sp.csr_array(W)
+    d = np.asarray(abs(W).sum(axis=1)).ravel()
+    C = sp.coo_array(W)
+    weak = (C.row != C.col) & (np.abs(C.data) <= rtol * np.minimum(d[C.row], d[C.col]))
+    if not weak.any():
+        return W, 0
+    keep = ~weak
+    Ws = sp.csr_array((C.data[keep], (C.row[keep], C.col[keep])), shape=W.shape)
+    n_all, comp_all = csgraph.connected_components(W, directed=False)
+    n_strong, comp_strong = csgraph.connected_components(Ws, directed=False)
+    if n_strong == n_all:
+        return W, 0
+    size = np.bincount(comp_strong, minlength=n_strong)
+    # Each strong piece lies in one original component: keep the largest piece's size per component.
+    parent = np.zeros(n_strong, dtype=np.int64)
+    parent[comp_strong] = comp_all
+    largest = np.zeros(n_all, dtype=np.int64)
+    np.maximum.at(largest, parent, size)
+    n_affected = int(W.shape[0] - largest.sum())
+    return Ws, n_affected
+
+
+def cut_weak_links(W, stacklevel=5):
+    """:func:`weak_link_split` with the :class:`GraphWarning` of the documented fallback.
+
+    Returns the graph to solve on (``W`` itself when nothing is weakly attached).
+    """
+    Ws, n_affected = weak_link_split(W)
+    if n_affected:
+        warn(f"the graph is nearly disconnected: {n_affected} node(s) are attached to the rest of their component "
+             f"only through edges of relative weight <= {WEAK_EDGE_RTOL:g} (w_ij <= {WEAK_EDGE_RTOL:g} min(d_i, "
+             "d_j)), which would make the linear system singular to working precision. Those edges are dropped: "
+             "each weakly attached part is treated as its own component (solved on its own if it holds labeled "
+             "nodes, else given the mean of the labeled targets, the class prior).", GraphWarning,
+             stacklevel=stacklevel)
+    return Ws

@@ -214,10 +214,15 @@ def memory_guard(n_bytes, what, alternative, limit=None):
     if limit is None:
         limit = 0.75 * _physical_memory()
     if n_bytes > limit:
-        raise MemoryError(
-            f"{what} would need {n_bytes / 2**30:.1f} GiB, more than the {limit / 2**30:.1f} GiB available; "
-            f"{alternative}"
-        )
+        raise MemoryError(f"{what} would need {_human_bytes(n_bytes)}, more than the {_human_bytes(limit)} "
+                          f"available; {alternative}")
+
+
+def _human_bytes(n_bytes):
+    """GiB with one decimal, MiB below 1 GiB (so that a small estimate does not read '0.0 GiB')."""
+    if n_bytes >= 2**30:
+        return f"{n_bytes / 2**30:.1f} GiB"
+    return f"{n_bytes / 2**20:.1f} MiB"
 
 
 def _physical_memory():
