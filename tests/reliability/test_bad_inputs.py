@@ -17,9 +17,9 @@ option, no edges, isolated node, components, near-disconnected (one bridge of we
 labels, one class, marker collision (out-of-range or duplicate labeled indices; estimators: the
 unlabeled marker used as a class), float32 (estimators: within sqrt(eps32) of the float64 fit).
 
-Cases that fail today because of a finding fixed on another branch are strict xfails naming the
-finding, so that they turn into failures of the xfail (and must be unmarked) once that branch is
-merged.
+Cases that fail today are strict xfails with their reason -- bugs this table found outside the
+files of its branch, reported in the closing note -- so that each turns into a failure (and must be
+unmarked) the moment it is fixed.  Rows of the findings of issue 13 say so in a comment.
 """
 
 from __future__ import annotations
@@ -106,7 +106,6 @@ def add(func, klass, call, expect, xfail=None):
     CASES.append(Case(func, klass, call, expect, xfail))
 
 
-GUARDS = "issue 13 finding {}, fixed on branch guards"
 BUG = "issue 13 bad-input table: {} (reported, not fixed on branch fuzz)"
 
 # ---------------------------------------------------------------------------------------------
