@@ -234,6 +234,12 @@ def _physical_memory():
 
 def _as_2d(Y, name="Y"):
     Y = np.asarray(Y)
+    # complex targets would lose their imaginary part with only a ComplexWarning, strings and
+    # objects would fail inside a ufunc with a message that names no argument
+    if Y.dtype == object or not (np.issubdtype(Y.dtype, np.number) or Y.dtype == bool):
+        raise TypeError(f"{name} must be a numeric array; got dtype {Y.dtype}.")
+    if np.issubdtype(Y.dtype, np.complexfloating):
+        raise TypeError(f"{name} must be real; got complex dtype {Y.dtype}.")
     if Y.ndim not in (1, 2):
         raise ValueError(f"{name} must have shape (l,) or (l, k); got {Y.shape}.")
     if not np.isfinite(Y).all():

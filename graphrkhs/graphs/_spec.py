@@ -114,7 +114,9 @@ class GraphSpec:
         -------
         W : scipy.sparse.csr_array of shape (n_samples, n_samples)
         """
-        self.validate(getattr(X, "shape", (None,))[0])
+        # the options only: knn_graph checks X itself (shape, finiteness) and then n_neighbors
+        # against its rows, so that an empty or one-row X is reported as a problem of X
+        self.validate()
         if self.kind == "knn":
             return knn_graph(X, self.n_neighbors, weight=self.weight, sigma=self.sigma, mode=self.mode,
                              algorithm=self.algorithm, dtype=dtype, verbose=verbose, random_state=random_state)
