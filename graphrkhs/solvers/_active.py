@@ -53,6 +53,13 @@ the next pick is the best for the model that already knows the earlier
 ones (the batch spreads over the graph instead of crowding one region).
 Uncertainty batches are the ``n_points`` best nodes of the current model.
 
+Components of the graph without a labeled node: labeling one of their nodes
+makes the whole component constant (its model change is
+:math:`\sqrt{|\text{component}|}\,\|\hat y_k - F_k\|`, reached through a
+shift of :math:`10^{-10}` times the largest degree on the diagonal).  The
+class prior that the solvers give such components moves with every new label;
+that convention is not counted as a change of the model.
+
 Ties (equal criterion values) are broken by the lowest node index, or at
 random with ``random_state`` given; either way the result is reproducible.
 """
@@ -149,7 +156,12 @@ def _mc_values(C, F, alpha):
     """MC(k) of every column of C (module docs), with the pseudo-label of every row of F."""
     R = -F
     R[np.arange(F.shape[0]), F.argmax(axis=1)] += 1.0          # pseudo-label minus current scores
-    return np.linalg.norm(C, axis=0) * np.linalg.norm(R, axis=1) / (alpha + np.diag(C)), R
+    denom = alpha + np.diag(C)
+    values = np.full(F.shape[0], -np.inf)
+    # denom is 0 only at a node the harmonic model already fixes (picked earlier in the batch)
+    ok = denom > 0
+    values[ok] = np.linalg.norm(C, axis=0)[ok] * np.linalg.norm(R[ok], axis=1) / denom[ok]
+    return values, R
 
 
 def _best(values, allowed, tiebreak):
