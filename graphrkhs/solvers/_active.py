@@ -197,8 +197,8 @@ def propose_labels(scores: ArrayLike, n_points: int = 1, *, criterion: str = "un
 
     Margin and entropy agree for two classes; with many classes the margin
     looks only at the two contenders, which is what decides the label, and is
-    the default (it was the better of the two in the digits example of the
-    gallery).
+    the default (on the digits with Laplace learning, from 20 to 60 labels, it
+    chose the better labels of the two every round).
 
     Parameters
     ----------
