@@ -69,6 +69,7 @@ from typing import Optional, Tuple, Union
 import numpy as np
 import scipy.linalg as sla
 import scipy.sparse as sp
+from sklearn.exceptions import NotFittedError
 
 from .._core.labels import _check_labeled_index, label_free_mask
 from .._core.types import ArrayLike, GraphLike, Indices
@@ -90,9 +91,12 @@ def _class_scores(scores):
     """The (n, m) float64 scores of an array or of a fitted model's ``label_distributions_``."""
     if not isinstance(scores, (np.ndarray, list, tuple)) and not sp.issparse(scores):
         if not hasattr(scores, "label_distributions_"):
+            if hasattr(scores, "transduction_"):
+                raise TypeError(f"{type(scores).__name__} has no class probabilities (label_distributions_): "
+                                "active learning here needs a transductive classifier, not a regressor.")
             if hasattr(scores, "fit"):
-                raise ValueError(f"{type(scores).__name__} is not fitted (it has no label_distributions_); "
-                                 "call fit(X, y) first, or pass its (n, n_classes) class probabilities.")
+                raise NotFittedError(f"{type(scores).__name__} is not fitted (it has no label_distributions_); "
+                                     "call fit(X, y) first, or pass its (n, n_classes) class probabilities.")
             raise TypeError("scores must be an (n, n_classes) array of class probabilities or a fitted "
                             f"transductive classifier (with label_distributions_); got {type(scores).__name__}.")
         scores = scores.label_distributions_

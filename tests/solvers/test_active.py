@@ -12,6 +12,7 @@ from graphrkhs import (
     GraphKernelRidgeClassifier,
     GraphWarning,
     LaplacianRegularizationClassifier,
+    LaplacianRegularizationRegressor,
     PoissonLearningClassifier,
     harmonic_solution,
     knn_graph,
@@ -264,12 +265,22 @@ def test_bad_input(kwargs, exc, match):
     (np.ones((5, 1)), ValueError, "at least two classes"),
     (np.array([[0.5, np.nan]]), ValueError, "NaN or infinity"),
     (np.array([["a", "b"]]), TypeError, "must be numeric"),
-    (LaplacianRegularizationClassifier(), ValueError, "is not fitted"),
+    (LaplacianRegularizationClassifier(), NotFittedError, "is not fitted"),
     (object(), TypeError, "fitted transductive classifier"),
 ])
 def test_bad_scores(scores, exc, match):
     with pytest.raises(exc, match=match):
         propose_labels(scores)
+
+
+def test_regressor_is_refused():
+    W = np.diag(np.ones(4), 1)
+    W = W + W.T
+    reg = LaplacianRegularizationRegressor(graph="precomputed").fit(W, [0.0, np.nan, np.nan, np.nan, 1.0])
+    with pytest.raises(TypeError, match="not a regressor"):
+        propose_labels(reg)
+    with pytest.raises(TypeError, match="must be a transductive classifier"):
+        propose_labels_for(reg, W, [0.0, np.nan, np.nan, np.nan, 1.0])
 
 
 def test_propose_labels_for_bad_input():
