@@ -9,10 +9,11 @@ model-change criterion (rebuilt with the estimator's graph parameters, or
 """
 
 import warnings
-from typing import Optional, Tuple, Union
+from typing import Tuple, Union
 
 import numpy as np
 from numpy.typing import ArrayLike
+from sklearn.base import BaseEstimator
 from sklearn.exceptions import NotFittedError
 
 from .._core.labels import split_classification_labels
@@ -24,8 +25,8 @@ from ._transductive import LaplacianRegularizationClassifier, _TransductiveClass
 __all__ = ["propose_labels_for"]
 
 
-def propose_labels_for(estimator, X: ArrayLike, y: ArrayLike, n_points: int = 1, *,
-                       criterion: str = "uncertainty", random_state=None,
+def propose_labels_for(estimator: BaseEstimator, X: ArrayLike, y: ArrayLike, n_points: int = 1, *,
+                       criterion: str = "uncertainty", random_state: Union[None, int, np.random.Generator] = None,
                        return_values: bool = False) -> Union[np.ndarray, Tuple[np.ndarray, np.ndarray]]:
     r"""Propose the next nodes to label for a fitted transductive classifier.
 

@@ -73,8 +73,14 @@ from sklearn.exceptions import NotFittedError
 
 from .._core.labels import _check_labeled_index, label_free_mask
 from .._core.types import ArrayLike, GraphLike, Indices
-from .._core.validation import check_option, check_random_state, check_scalar, memory_guard
-from ..graphs import as_adjacency, laplacian as graph_laplacian
+from .._core.validation import (
+    check_option,
+    check_random_state,
+    check_scalar,
+    memory_guard,
+)
+from ..graphs import as_adjacency
+from ..graphs import laplacian as graph_laplacian
 
 __all__ = ["propose_labels"]
 
@@ -178,7 +184,7 @@ def _best(values, allowed, tiebreak):
 
 def propose_labels(scores: ArrayLike, n_points: int = 1, *, criterion: str = "uncertainty",
                    labeled: Optional[Indices] = None, graph: Optional[GraphLike] = None, alpha: float = 0.0,
-                   laplacian: str = "combinatorial", random_state=None,
+                   laplacian: str = "combinatorial", random_state: Union[None, int, np.random.Generator] = None,
                    return_values: bool = False) -> Union[np.ndarray, Tuple[np.ndarray, np.ndarray]]:
     r"""Propose the next nodes to label, from a fitted transductive model (active learning).
 
