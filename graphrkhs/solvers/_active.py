@@ -150,7 +150,8 @@ def _posterior_covariance(W, S, alpha, kind):
         jd = np.zeros(n)
         jd[S] = 1.0 / alpha
         A = L + sp.diags_array(jd)
-    memory_guard(8.0 * free.size ** 2, f"the dense posterior covariance on {free.size} nodes",
+    # the matrix, the identity, the inverse and its symmetrized copy: four dense |free|^2 blocks
+    memory_guard(32.0 * free.size ** 2, f"the dense posterior covariance on {free.size} nodes",
                  "use criterion='uncertainty' or 'entropy', which need no covariance.")
     A = sp.csr_array(A).toarray()
     if label_free_mask(W, S).any():
