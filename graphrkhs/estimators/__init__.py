@@ -9,6 +9,8 @@ Inductive (fit on labeled and unlabeled points, predict anywhere; :mod:`graphrkh
     RLS, LapRLS, PRLS, PLapRLS, GRLS (Classifier / Regressor).
 Data-dependent kernels (:mod:`graphrkhs.estimators._datadependent`)
     FredholmClassifier / Regressor, WarpedKernelClassifier / Regressor.
+Active learning (:mod:`graphrkhs.estimators._active`)
+    propose_labels_for: the next nodes to label for a fitted transductive classifier.
 
 Every estimator is built on one base (:mod:`graphrkhs.estimators._base`): the
 shared ``fit`` with declarative parameter validation, the one label encoder
@@ -17,6 +19,7 @@ from class scores, graphs through :class:`graphrkhs.GraphSpec`, ``verbose=``.
 """
 
 from .._core.labels import LabelCollisionWarning
+from ._active import propose_labels_for
 from ._datadependent import *  # noqa: F401,F403
 from ._datadependent import __all__ as _datadependent_all
 from ._inductive import *  # noqa: F401,F403
@@ -26,4 +29,5 @@ from ._transductive import __all__ as _transductive_all
 
 TRANSDUCTIVE = tuple(_transductive_all)
 INDUCTIVE = tuple(_inductive_all) + tuple(_datadependent_all)
-__all__ = list(_transductive_all) + list(_inductive_all) + list(_datadependent_all) + ["LabelCollisionWarning"]
+__all__ = list(_transductive_all) + list(_inductive_all) + list(_datadependent_all) + ["LabelCollisionWarning",
+                                                                                    "propose_labels_for"]

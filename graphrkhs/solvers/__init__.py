@@ -12,6 +12,8 @@ rls_fit, laprls_fit, prls_fit, plaprls_fit, grls_fit, grls_fit_constructed, grap
     The inductive methods' systems (:mod:`graphrkhs.solvers._kernel`).
 rls_coefficients, rls_loo_error, fredholm_rls, warped_rls, KernelExpansion
     Data-dependent kernel learners (:mod:`graphrkhs.solvers._datadependent`).
+propose_labels
+    Active learning: the next nodes to label (:mod:`graphrkhs.solvers._active`).
 
 Return convention
 -----------------
@@ -41,6 +43,8 @@ from .._core.config import DENSE_CACHE_BYTES
 from .._core.loo import KernelRidgePath, gcv_scores, loo_predictions, loo_residuals
 from ..graphs import unlabeled_components
 from ..kernels import KernelOperator, kernel_cg
+from ._active import *  # noqa: F401,F403
+from ._active import __all__ as _active_all
 from ._datadependent import *  # noqa: F401,F403
 from ._datadependent import __all__ as _datadep_all
 from ._graph import *  # noqa: F401,F403
@@ -56,5 +60,5 @@ __all__ = (
     ["conjugate_gradient", "amg_preconditioner", "CGResult", "loo_predictions", "loo_residuals", "gcv_scores",
      "KernelRidgePath", "KernelOperator",
      "kernel_cg", "unlabeled_components", "DENSE_CACHE_BYTES"]
-    + list(_graph_all) + list(_tv_all) + list(_kernel_all) + list(_datadep_all)
+    + list(_graph_all) + list(_tv_all) + list(_kernel_all) + list(_datadep_all) + list(_active_all)
 )

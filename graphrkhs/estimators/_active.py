@@ -1,0 +1,101 @@
+r"""Active learning with a fitted transductive classifier (convenience over
+:func:`graphrkhs.propose_labels`).
+
+The estimators do not keep the graph or the labeled mask, so the wrapper takes
+the ``X`` and ``y`` the classifier was fitted on: ``y`` gives the labeled nodes
+(with the estimator's ``unlabeled`` marker), ``X`` the graph for the
+model-change criterion (rebuilt with the estimator's graph parameters, or
+``X`` itself with ``graph="precomputed"``).
+"""
+
+import warnings
+from typing import Tuple, Union
+
+import numpy as np
+from numpy.typing import ArrayLike
+from sklearn.base import BaseEstimator
+from sklearn.exceptions import NotFittedError
+
+from .._core.labels import split_classification_labels
+from ..graphs import as_adjacency
+from ..solvers import propose_labels
+from ._base import graph_spec
+from ._transductive import LaplacianRegularizationClassifier, _TransductiveClassifier
+
+__all__ = ["propose_labels_for"]
+
+
+def propose_labels_for(estimator: BaseEstimator, X: ArrayLike, y: ArrayLike, n_points: int = 1, *,
+                       criterion: str = "uncertainty", random_state: Union[None, int, np.random.Generator] = None,
+                       return_values: bool = False) -> Union[np.ndarray, Tuple[np.ndarray, np.ndarray]]:
+    r"""Propose the next nodes to label for a fitted transductive classifier.
+
+    Calls :func:`~graphrkhs.propose_labels` with the classifier's
+    ``label_distributions_``, the labeled nodes of ``y`` and, for
+    ``criterion="model_change"``, the classifier's graph:
+
+    * :class:`~graphrkhs.LaplacianRegularizationClassifier`: the exact model
+      change of its own solution (its ``scores_``, ``alpha`` and ``laplacian``);
+    * any other transductive classifier (Poisson learning, graph kernel
+      ridge, graph TV): the model change of the harmonic (Laplace-learning)
+      look-ahead on its graph, started from its label distributions -- a
+      surrogate, as Miller & Calder (2021) use the Gaussian-regression model
+      for other graph learners.
+
+    Parameters
+    ----------
+    estimator : fitted transductive classifier
+        E.g. :class:`~graphrkhs.PoissonLearningClassifier`, fitted on ``X, y``.
+    X : array-like or graph
+        What the classifier was fitted on (points, or the graph with
+        ``graph="precomputed"``); only read for ``"model_change"``.
+    y : array-like of shape (n,)
+        The targets it was fitted on (``estimator.unlabeled`` marks the
+        unlabeled nodes); labeled nodes are never proposed.
+    n_points, criterion, random_state, return_values
+        As in :func:`~graphrkhs.propose_labels`.
+
+    Returns
+    -------
+    nodes : ndarray of int of shape (n_points,)
+        Row indices of ``X`` to label next, best first.
+    values : ndarray of shape (n_points,), only with ``return_values``
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from graphrkhs import LaplacianRegularizationClassifier, propose_labels_for
+    >>> X = np.linspace(0, 1, 9)[:, None]
+    >>> y = np.full(9, -1); y[0], y[8] = 0, 1
+    >>> clf = LaplacianRegularizationClassifier(n_neighbors=2).fit(X, y)
+    >>> propose_labels_for(clf, X, y, criterion="model_change")
+    array([4])
+    """
+    if not isinstance(estimator, _TransductiveClassifier):
+        raise TypeError("estimator must be a transductive classifier of graphrkhs (e.g. "
+                        f"PoissonLearningClassifier); got {type(estimator).__name__}.")
+    if not hasattr(estimator, "label_distributions_"):
+        raise NotFittedError(f"This {type(estimator).__name__} instance is not fitted yet; call fit(X, y) "
+                             "first, then propose labels.")
+    n = estimator.label_distributions_.shape[0]
+    with warnings.catch_warnings():
+        # the marker rules were already reported by fit, on the same y
+        warnings.simplefilter("ignore")
+        labeled, _, _ = split_classification_labels(y, n, unlabeled=estimator.unlabeled,
+                                                    owner=type(estimator).__name__)
+    kwargs = {}
+    scores = estimator.label_distributions_
+    if criterion == "model_change":
+        if estimator.graph == "precomputed":
+            W = as_adjacency(X)
+        else:
+            W = graph_spec(estimator, estimator.sigma).build(np.asarray(X, dtype=np.float64))
+        if W.shape[0] != n:
+            raise ValueError(f"X gives a graph on {W.shape[0]} nodes, but {type(estimator).__name__} was fitted "
+                             f"on {n}; pass the X it was fitted on.")
+        kwargs["graph"] = W
+        if isinstance(estimator, LaplacianRegularizationClassifier):
+            scores = estimator.scores_
+            kwargs.update(alpha=estimator.alpha, laplacian=estimator.laplacian)
+    return propose_labels(scores, n_points, criterion=criterion, labeled=labeled, random_state=random_state,
+                          return_values=return_values, **kwargs)
