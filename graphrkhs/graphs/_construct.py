@@ -102,8 +102,8 @@ def knn_graph(X: ArrayLike, n_neighbors: int = 10, *,
         target: the kd-tree up to 16 dimensions; above, pynndescent for
         ``n_samples >= 50000`` when it is installed, the exact blocked BLAS
         search otherwise.  After an approximate search the recall@k is
-        estimated on 1000 random points against exact search of those points
-        (:math:`\approx 1000 \cdot n \cdot d` flops); below the target 0.95
+        estimated on 300 random points against exact search of those points
+        (:math:`\approx 600 \cdot n \cdot d` flops); below the target 0.95
         ``"auto"`` recomputes the graph exactly, with a RuntimeWarning (an
         explicitly requested approximate backend only warns).  The estimate is
         logged at INFO on the ``graphrkhs`` logger and returned with

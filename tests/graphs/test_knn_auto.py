@@ -28,9 +28,11 @@ def _set_recall(idx, exact, rows):
 
 @pytest.fixture
 def small_thresholds(monkeypatch):
-    """Approximate search from 200 points on, so the approximate path runs on small data."""
+    """Approximate search from 200 points on, so the approximate path runs on small data;
+    the recall is estimated on every point (then it is the true recall)."""
     pytest.importorskip("pynndescent")
     monkeypatch.setattr(_knn, "ANN_MIN_SAMPLES", 200)
+    monkeypatch.setattr(_knn, "RECALL_SAMPLE", 10**6)
 
 
 @pytest.mark.parametrize("d, expected", [(3, "kd_tree"), (20, "brute")])
@@ -98,6 +100,13 @@ def test_reported_recall_of_the_approximate_path_equals_the_true_recall(small_th
     assert info["algorithm"] == "pynndescent" and info["recall_sample"] == 400
     truth = _set_recall(idx, _exact_lists(X, 10), np.arange(400))
     assert info["recall"] == pytest.approx(truth, abs=1e-12)
+
+
+def test_default_recall_sample_size(monkeypatch):
+    pytest.importorskip("pynndescent")
+    monkeypatch.setattr(_knn, "ANN_MIN_SAMPLES", 200)
+    _, info = knn_graph(_points(400, 20, seed=11), 10, random_state=0, return_info=True)
+    assert info["recall_sample"] == min(400, _knn.RECALL_SAMPLE)
 
 
 def test_recall_is_logged_at_info(small_thresholds, caplog):
