@@ -16,11 +16,22 @@ query point itself:
   float64.  The result is therefore exact, not approximate.
 * ``pynndescent`` / ``hnswlib`` -- approximate search from the optional
   ``ann`` extra.
+
+:func:`knn_search_report` is what :func:`graphrkhs.knn_graph` calls: it
+resolves ``algorithm="auto"`` (:func:`auto_algorithm`), and after an
+approximate search estimates its recall on a random sample of points against
+exact search of those points (:func:`estimate_recall`), falling back to exact
+search when the estimate is below :data:`RECALL_TARGET`.  :func:`knn_search`
+itself stays exact for ``"auto"`` (the kernels and benchmarks use it as an
+exact oracle).
 """
+
+import importlib.util
+import warnings
 
 import numpy as np
 
-from .._core.progress import progress_bar, progress_enabled
+from .._core.progress import _Progress, logger, progress_bar, progress_enabled
 from .._core.validation import check_finite_array, check_index_array, memory_guard, power_of_two_exponent
 
 try:  # numba is a hard dependency, but keep import errors readable
@@ -33,6 +44,19 @@ __all__ = []
 
 # Below this dimension a kd-tree beats blocked BLAS distances on exact search.
 KD_TREE_MAX_DIM = 16
+
+# ``algorithm="auto"`` of knn_graph takes approximate search (pynndescent, when installed) for
+# at least this many points in more than KD_TREE_MAX_DIM dimensions.  Exact brute force costs
+# ~ n^2 d; at n = 70000, d = 784 (Fashion-MNIST) it takes ~54 s on 2 quiet cores, pynndescent
+# ~5-20 s once compiled (benchmarks/results/knn_auto.md).  pynndescent's NN-descent kernels are
+# compiled by numba in every new process (they are not in numba's on-disk cache, ~15-75 s on 2
+# cores), so below ~50000 points exact search is about as fast in a fresh process and is kept.
+ANN_MIN_SAMPLES = 50_000
+
+# The recall@k that an approximate result must reach (estimated on RECALL_SAMPLE random query
+# points against exact search of those points); below it "auto" falls back to exact search.
+RECALL_TARGET = 0.95
+RECALL_SAMPLE = 300
 
 # Bytes of one float32 distance tile in the brute-force path.
 _TILE_BYTES = 256 * 2**20
@@ -256,8 +280,60 @@ def ann_search(X, n_neighbors, algorithm, random_state):
     return np.take_along_axis(dist, order, axis=1), np.take_along_axis(idx, order, axis=1)
 
 
+def exact_algorithm(d):
+    """The faster exact backend in ``d`` dimensions: kd-tree up to ``KD_TREE_MAX_DIM``, else brute."""
+    return "kd_tree" if d <= KD_TREE_MAX_DIM else "brute"
+
+
+def have_pynndescent():
+    """Whether the optional approximate backend pynndescent is importable."""
+    return importlib.util.find_spec("pynndescent") is not None
+
+
+def auto_algorithm(n, d):
+    """``knn_graph``'s choice for ``algorithm="auto"``.
+
+    pynndescent for ``n >= ANN_MIN_SAMPLES`` points in ``d > KD_TREE_MAX_DIM``
+    dimensions when it is installed (its recall is then checked, see
+    :func:`knn_search_report`); otherwise the exact :func:`exact_algorithm`.
+    """
+    if d > KD_TREE_MAX_DIM and n >= ANN_MIN_SAMPLES and have_pynndescent():
+        return "pynndescent"
+    return exact_algorithm(d)
+
+
+def _rescaled(X):
+    """``(X / 2^e, e)`` with ``2^e`` the power of two of ``max |X|`` (exact)."""
+    e = power_of_two_exponent(X)
+    return (np.ldexp(X, -e) if e else X), e
+
+
+def _search_rescaled(Xs, n_neighbors, algorithm, random_state, workers):
+    n = Xs.shape[0]
+    if algorithm == "kd_tree":
+        dist, idx = kd_tree_search(Xs, n_neighbors, workers=workers)
+    elif algorithm == "brute":
+        dist, idx = brute_search(Xs, n_neighbors)
+    else:
+        dist, idx = ann_search(Xs, n_neighbors, algorithm, random_state)
+    check_index_array(idx, n, "neighbour indices")
+    return dist, idx
+
+
+def _check_search_input(X, n_neighbors):
+    n = X.shape[0]
+    check_finite_array(X, "X")
+    # The result arrays are the one unavoidable allocation: (n, k) of int64 + float64.
+    memory_guard(n * (n_neighbors + 8) * 32, "the neighbour lists",
+                 "reduce n_neighbors or the number of points.")
+
+
 def knn_search(X, n_neighbors, algorithm, random_state, workers=-1, return_scale=False):
     r"""Dispatch to a backend; returns ``(distances, indices)`` each (n, k).
+
+    ``algorithm="auto"`` here is the exact :func:`exact_algorithm` (the
+    approximate choice of :func:`graphrkhs.knn_graph` is in
+    :func:`knn_search_report`).
 
     The search runs on :math:`X / 2^e` with :math:`2^e` the power of two of
     ``max |X|`` (exact rescaling), so squared distances can neither overflow
@@ -270,26 +346,124 @@ def knn_search(X, n_neighbors, algorithm, random_state, workers=-1, return_scale
     """
     n, d = X.shape
     if algorithm == "auto":
-        algorithm = "kd_tree" if d <= KD_TREE_MAX_DIM else "brute"
-    check_finite_array(X, "X")
-    # The result arrays are the one unavoidable allocation: (n, k) of int64 + float64.
-    memory_guard(n * (n_neighbors + 8) * 32, "the neighbour lists",
-                 "reduce n_neighbors or the number of points.")
-    e = power_of_two_exponent(X)
-    Xs = np.ldexp(X, -e) if e else X
-    if algorithm == "kd_tree":
-        dist, idx = kd_tree_search(Xs, n_neighbors, workers=workers)
-    elif algorithm == "brute":
-        dist, idx = brute_search(Xs, n_neighbors)
-    else:
-        dist, idx = ann_search(Xs, n_neighbors, algorithm, random_state)
-    check_index_array(idx, n, "neighbour indices")
+        algorithm = exact_algorithm(d)
+    _check_search_input(X, n_neighbors)
+    Xs, e = _rescaled(X)
+    dist, idx = _search_rescaled(Xs, n_neighbors, algorithm, random_state, workers)
     if return_scale:
         return dist, idx, 2.0 ** e
     if e:
         with np.errstate(over="ignore"):
             dist = np.ldexp(dist, e)
     return dist, idx
+
+
+def estimate_recall(X, indices, sample):
+    r"""Recall@k of neighbour lists on the query points ``sample``, against exact search.
+
+    For each sampled point :math:`i` the exact k-th neighbour distance
+    :math:`r_i` is found by brute force over all points (float64, the point
+    itself excluded); the recall is
+
+    .. math:: \frac{1}{|S|\,k} \sum_{i \in S} \#\{a : \|x_i - x_{I_{ia}}\| \le r_i\},
+
+    which is the usual :math:`|I_i \cap N_i| / k` (:math:`N_i` the exact k
+    nearest) when there are no distance ties, and does not penalise the choice
+    among tied neighbours when there are.  Cost: :math:`|S| \cdot n \cdot d`
+    (300 points of Fashion-MNIST: 33 GFLOP in float64, ~1-3 s on 2 cores).
+
+    Returns
+    -------
+    recall : float in [0, 1]
+    """
+    X = np.asarray(X, dtype=np.float64)
+    n, d = X.shape
+    k = indices.shape[1]
+    sample = np.asarray(sample, dtype=np.int64)
+    check_index_array(sample, n, "recall sample")
+    check_index_array(indices, n, "neighbour indices")
+    Xc = X - X.mean(axis=0)
+    sq = np.einsum("ij,ij->i", Xc, Xc)
+    # Relative slack for the rounding of the expanded form |x|^2 + |y|^2 - 2 x.y (float64).
+    slack = 64 * (d + 3) * np.finfo(np.float64).eps * sq.max()
+    hits = 0
+    block = max(1, int(_TILE_BYTES // (8 * n)))
+    for s in range(0, sample.size, block):
+        r = sample[s:s + block]
+        d2 = sq[r][:, None] + sq[None, :] - 2.0 * (Xc[r] @ Xc.T)
+        d2[np.arange(r.size), r] = np.inf
+        kth = np.partition(d2, k - 1, axis=1)[:, k - 1]
+        diff = Xc[indices[r]] - Xc[r][:, None, :]
+        got = np.einsum("bkd,bkd->bk", diff, diff)
+        hits += int(np.count_nonzero(got <= kth[:, None] + slack))
+    return hits / (sample.size * k)
+
+
+def knn_search_report(X, n_neighbors, algorithm, random_state, workers=-1, verbose=None):
+    """:func:`knn_search` (rescaled units) for :func:`graphrkhs.knn_graph`, with the
+    ``"auto"`` choice, recall estimation and fallback.
+
+    Returns ``(distances, indices, scale, info)``; ``info`` is a dict with
+
+    * ``"algorithm"``: the backend whose result is returned; ``"requested"``: the argument;
+    * ``"exact"``: whether that backend is exact;
+    * ``"recall"``: estimated recall@k (1.0 for exact backends), ``"recall_sample"``: the
+      number of query points it was estimated on (0 for exact), ``"recall_target"``;
+    * ``"fallback"``: True when an approximate result missed the target and ``"auto"``
+      recomputed it exactly (``"approximate_recall"`` then keeps the missed estimate);
+    * ``"seconds"``: wall time of the search(es) and the estimate.
+
+    With ``algorithm="auto"`` an approximate result whose estimated recall is
+    below ``RECALL_TARGET`` is replaced by exact search, with a warning; an
+    explicitly requested approximate backend only warns.  The recall is logged
+    at INFO on the ``graphrkhs`` logger.
+    """
+    import time
+
+    t0 = time.perf_counter()
+    n, d = X.shape
+    requested = algorithm
+    if algorithm == "auto":
+        algorithm = auto_algorithm(n, d)
+    _check_search_input(X, n_neighbors)
+    Xs, e = _rescaled(X)
+    progress = _Progress(verbose, "kNN search")
+    info = {"requested": requested, "algorithm": algorithm, "exact": algorithm in ("kd_tree", "brute"),
+            "recall": 1.0, "recall_sample": 0, "recall_target": RECALL_TARGET, "fallback": False}
+    if not info["exact"]:
+        progress(f"building the approximate index ({algorithm}; numba compiles pynndescent in each new "
+                 "process, which can take a minute on 2 cores)" if algorithm == "pynndescent"
+                 else f"building the approximate index ({algorithm})")
+    with progress.scope():
+        dist, idx = _search_rescaled(Xs, n_neighbors, algorithm, random_state, workers)
+    if not info["exact"]:
+        m = min(n, RECALL_SAMPLE)
+        sample = np.sort(random_state.choice(n, size=m, replace=False))
+        progress(f"{algorithm} done; estimating recall@{n_neighbors} on {m} points against exact search")
+        recall = estimate_recall(Xs, idx, sample)
+        info.update(recall=recall, recall_sample=m)
+        message = (f"{algorithm} recall@{n_neighbors} = {recall:.4f} estimated on {m} random points "
+                   f"(target {RECALL_TARGET})")
+        if progress.enabled():
+            progress(message)
+        else:
+            logger.info("kNN search: %s", message)
+        if recall < RECALL_TARGET:
+            if requested == "auto":
+                exact = exact_algorithm(d)
+                warnings.warn(f"approximate kNN search ({algorithm}) reached an estimated recall of "
+                              f"{recall:.3f} < {RECALL_TARGET}; recomputing with exact search ({exact}).",
+                              RuntimeWarning, stacklevel=3)
+                progress(f"recall below target: exact search ({exact})")
+                with progress.scope():
+                    dist, idx = _search_rescaled(Xs, n_neighbors, exact, random_state, workers)
+                info.update(algorithm=exact, exact=True, recall=1.0, fallback=True, approximate_recall=recall)
+            else:
+                warnings.warn(f"approximate kNN search ({algorithm}) reached an estimated recall of "
+                              f"{recall:.3f} < {RECALL_TARGET}; use algorithm='auto' or an exact one "
+                              "('brute', 'kd_tree') for exact neighbours.", RuntimeWarning, stacklevel=3)
+    info["seconds"] = time.perf_counter() - t0
+    return dist, idx, 2.0 ** e, info
 
 
 def pairs_within_radius(X, radius, algorithm, return_scale=False):

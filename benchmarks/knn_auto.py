@@ -1,0 +1,129 @@
+"""Benchmark: ``knn_graph(X)`` with defaults on Fashion-MNIST (70000 x 784).
+
+Issue 15, point 3: the graph with defaults in under 30 s on 2 cores after the
+one-time compilation, with the recall reported.  One process:
+
+1. a warm-up call ``knn_graph(X)`` (numba compiles pynndescent's kernels; they
+   are not cached on disk, so every new process pays this once);
+2. three timed calls ``knn_graph(X, random_state=r)``, r = 0, 1, 2 (defaults
+   otherwise: ``algorithm="auto"``), median reported;
+3. the exact path ``knn_graph(X, algorithm="brute")`` once, as the anchor;
+4. recall@10 of the default path's neighbour lists (seed 0) against exact
+   top-10 lists of 2000 random points, computed here by float64 brute force
+   (independently of the library's own estimate, which is reported too).
+
+The machine is shared: the 1-minute load average is recorded around every
+run.  Writes ``benchmarks/results/knn_auto.json`` and ``knn_auto.md``.
+
+Usage::
+
+    python benchmarks/knn_auto.py
+"""
+
+import json
+import os
+import platform
+import sys
+import time
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+
+from graphrkhs import knn_graph  # noqa: E402
+from graphrkhs._core.validation import check_random_state  # noqa: E402
+from graphrkhs.datasets import load_fashion_mnist  # noqa: E402
+from graphrkhs.graphs import _search  # noqa: E402
+
+K = 10
+N_RECALL = 2000
+
+
+def timed(fn):
+    load0 = os.getloadavg()[0]
+    t = time.perf_counter()
+    out = fn()
+    return out, time.perf_counter() - t, (load0, os.getloadavg()[0])
+
+
+def exact_topk(X, rows, k):
+    X = np.asarray(X, dtype=np.float64)
+    sq = np.einsum("ij,ij->i", X, X)
+    out = np.empty((len(rows), k), dtype=np.int64)
+    for s in range(0, len(rows), 250):
+        r = rows[s:s + 250]
+        d2 = sq[r][:, None] + sq[None, :] - 2.0 * (X[r] @ X.T)
+        d2[np.arange(len(r)), r] = np.inf
+        part = np.argpartition(d2, k, axis=1)[:, :k + 1]
+        # order the k + 1 smallest, keep k (the (k+1)-th guards the partition boundary)
+        o = np.argsort(np.take_along_axis(d2, part, axis=1), axis=1, kind="stable")
+        out[s:s + 250] = np.take_along_axis(part, o, axis=1)[:, :k]
+    return out
+
+
+def main():
+    X, _ = load_fashion_mnist()
+    n, d = X.shape
+    res = {"data": "fashion-mnist", "n": n, "d": d, "k": K, "cores": os.cpu_count(),
+           "python": platform.python_version(), "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
+    (W, info), t, load = timed(lambda: knn_graph(X, return_info=True))
+    res["warmup"] = {"seconds": t, "load": load, "algorithm": info["algorithm"]}
+    print(f"warm-up {t:.1f} s {info}", flush=True)
+    runs = []
+    for r in range(3):
+        (W, info), t, load = timed(lambda: knn_graph(X, random_state=r, return_info=True))
+        runs.append({"seconds": t, "load": load, "algorithm": info["algorithm"], "recall_estimate": info["recall"],
+                     "fallback": info["fallback"], "nnz": int(W.nnz)})
+        print(f"default run {r}: {t:.1f} s {info}", flush=True)
+    res["default_runs"] = runs
+    res["default_median_s"] = float(np.median([x["seconds"] for x in runs]))
+    # neighbour lists of the default path with seed 0 (what run 0 built)
+    _, idx, _, info0 = _search.knn_search_report(X, K, "auto", check_random_state(0))
+    rows = np.sort(np.random.default_rng(12345).choice(n, N_RECALL, replace=False))
+    exact = exact_topk(X, rows, K)
+    hits = [np.intersect1d(a, b).size for a, b in zip(idx[rows], exact)]
+    res["recall_at_10"] = float(np.sum(hits) / (N_RECALL * K))
+    res["recall_estimate_seed0"] = info0["recall"]
+    print(f"recall@10 on {N_RECALL} points: {res['recall_at_10']:.4f}", flush=True)
+    Wb, t, load = timed(lambda: knn_graph(X, algorithm="brute"))
+    res["exact_brute"] = {"seconds": t, "load": load, "nnz": int(Wb.nnz)}
+    print(f"exact brute {t:.1f} s", flush=True)
+    os.makedirs(os.path.join(HERE, "results"), exist_ok=True)
+    with open(os.path.join(HERE, "results", "knn_auto.json"), "w") as f:
+        json.dump(res, f, indent=2)
+    loads = [x["load"] for x in runs]
+    lines = [
+        "# knn_graph(X) with defaults on Fashion-MNIST (70000 x 784, k = 10)",
+        "",
+        f"{res['date']}; {res['cores']} cores, **shared and noisy**: other helpers ran test suites at the same time "
+        "(1-min load average at start/end of each run in the table; 2 would be a saturated quiet machine).",
+        "",
+        "| path | runs | median s | runs s | load avg | recall@10 (2000 pts, exact oracle) | library's estimate |",
+        "|---|---|---|---|---|---|---|",
+        f"| defaults (`auto` -> {runs[0]['algorithm']}) | 3 | {res['default_median_s']:.1f} | "
+        + ", ".join(f"{x['seconds']:.1f}" for x in runs) + " | "
+        + ", ".join(f"{a:.1f}/{b:.1f}" for a, b in loads)
+        + f" | {res['recall_at_10']:.4f} | " + ", ".join(f"{x['recall_estimate']:.4f}" for x in runs) + " |",
+        f"| warm-up (first call in the process: numba compilation + run) | 1 | {res['warmup']['seconds']:.1f} | - | "
+        f"{res['warmup']['load'][0]:.1f}/{res['warmup']['load'][1]:.1f} | - | - |",
+        f"| exact (`algorithm=\"brute\"`), anchor | 1 | {res['exact_brute']['seconds']:.1f} | - | "
+        f"{res['exact_brute']['load'][0]:.1f}/{res['exact_brute']['load'][1]:.1f} | 1 (exact) | - |",
+        "",
+        "pynndescent's NN-descent kernels are compiled by numba in every new process (they are not in "
+        "numba's on-disk cache), so the warm-up row is what a fresh process pays once.",
+        "",
+        "Profile (one process, load ~7, after compilation; measured once by hand, not by this script): "
+        "pynndescent index 8.4-8.9 s, recall estimate on 1000 points 8.5-16 s, rescaling 0.1 s, weights + "
+        "symmetrization 0.1-0.2 s. An earlier run with a 1000-point recall sample had a median of 36.5 s "
+        "(33.5, 36.5, 55.1 s at load ~12); the sample is now 300 points (standard error ~0.002 at recall "
+        "0.99). On a quiet machine `benchmarks/graphs.py` measured 2.7 s for the pynndescent path and "
+        "37.6 s for the exact one (results/graphs.md).",
+    ]
+    with open(os.path.join(HERE, "results", "knn_auto.md"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,148 @@
+"""``knn_graph(algorithm="auto")``: exact/approximate choice, recall estimate, fallback."""
+
+import logging
+import warnings
+
+import numpy as np
+import pytest
+from sklearn.neighbors import NearestNeighbors
+
+from graphrkhs import knn_graph
+from graphrkhs.graphs import _search as _knn
+
+
+def _points(n, d, seed):
+    return np.random.default_rng(seed).normal(size=(n, d))
+
+
+def _exact_lists(X, k):
+    """Exact k nearest (self excluded) by scikit-learn: the oracle."""
+    idx = NearestNeighbors(n_neighbors=k + 1, algorithm="brute").fit(X).kneighbors(X, return_distance=False)
+    return np.array([[j for j in row if j != i][:k] for i, row in enumerate(idx)])
+
+
+def _set_recall(idx, exact, rows):
+    k = exact.shape[1]
+    return np.mean([np.intersect1d(idx[i], exact[i]).size / k for i in rows])
+
+
+@pytest.fixture
+def small_thresholds(monkeypatch):
+    """Approximate search from 200 points on, so the approximate path runs on small data;
+    the recall is estimated on every point (then it is the true recall)."""
+    pytest.importorskip("pynndescent")
+    monkeypatch.setattr(_knn, "ANN_MIN_SAMPLES", 200)
+    monkeypatch.setattr(_knn, "RECALL_SAMPLE", 10**6)
+
+
+@pytest.mark.parametrize("d, expected", [(3, "kd_tree"), (20, "brute")])
+def test_auto_is_exact_below_the_thresholds(d, expected):
+    X = _points(300, d, seed=0)
+    W, info = knn_graph(X, 8, return_info=True)
+    assert info["algorithm"] == expected and info["exact"] and info["recall"] == 1.0
+    assert info["recall_sample"] == 0 and not info["fallback"]
+    assert (W != knn_graph(X, 8, algorithm=expected)).nnz == 0
+
+
+def test_auto_choice_rule(monkeypatch):
+    n = _knn.ANN_MIN_SAMPLES
+    monkeypatch.setattr(_knn, "have_pynndescent", lambda: True)
+    assert _knn.auto_algorithm(n, _knn.KD_TREE_MAX_DIM + 1) == "pynndescent"
+    assert _knn.auto_algorithm(n - 1, _knn.KD_TREE_MAX_DIM + 1) == "brute"
+    assert _knn.auto_algorithm(10 * n, _knn.KD_TREE_MAX_DIM) == "kd_tree"
+    monkeypatch.setattr(_knn, "have_pynndescent", lambda: False)
+    assert _knn.auto_algorithm(10 * n, 784) == "brute"
+
+
+def test_auto_is_approximate_above_the_thresholds(small_thresholds):
+    X = _points(400, 20, seed=1)
+    W, info = knn_graph(X, 10, random_state=0, return_info=True)
+    assert info["algorithm"] == "pynndescent" and not info["exact"] and not info["fallback"]
+    assert info["recall_sample"] == 400 and info["recall"] >= _knn.RECALL_TARGET
+    # a graph: symmetric, non-negative, zero diagonal, every node with >= k neighbours (union)
+    assert (W != W.T).nnz == 0
+    assert W.data.min() >= 0 and np.all(W.diagonal() == 0)
+    assert np.diff(W.indptr).min() >= 10
+
+
+def test_approximate_path_is_deterministic_with_random_state(small_thresholds):
+    X = _points(400, 20, seed=2)
+    W1, info1 = knn_graph(X, 10, random_state=3, return_info=True)
+    W2, info2 = knn_graph(X, 10, random_state=3, return_info=True)
+    assert info1["algorithm"] == "pynndescent"
+    assert (W1 != W2).nnz == 0 and np.array_equal(W1.data, W2.data)
+    assert info1["recall"] == info2["recall"]
+
+
+def test_estimate_recall_equals_oracle_recall():
+    # Exact lists with some entries replaced by non-neighbours: a known recall below 1.
+    n, k = 250, 7
+    X = _points(n, 6, seed=4)
+    exact = _exact_lists(X, k)
+    rng = np.random.default_rng(5)
+    idx = exact.copy()
+    for i in rng.choice(n, 120, replace=False):
+        a = rng.integers(0, k)
+        far = np.setdiff1d(np.arange(n), np.concatenate([exact[i], [i]]))
+        idx[i, a] = rng.choice(far[~np.isin(far, idx[i])])
+    all_rows = np.arange(n)
+    truth = _set_recall(idx, exact, all_rows)
+    assert truth < 0.95
+    assert _knn.estimate_recall(X, idx, all_rows) == pytest.approx(truth, abs=1e-12)
+    rows = np.sort(rng.choice(n, 60, replace=False))
+    assert _knn.estimate_recall(X, idx, rows) == pytest.approx(_set_recall(idx, exact, rows), abs=1e-12)
+    assert _knn.estimate_recall(X, exact, all_rows) == 1.0
+
+
+def test_reported_recall_of_the_approximate_path_equals_the_true_recall(small_thresholds):
+    X = _points(400, 20, seed=6)
+    dist, idx, scale, info = _knn.knn_search_report(X, 10, "auto", np.random.default_rng(0))
+    assert info["algorithm"] == "pynndescent" and info["recall_sample"] == 400
+    truth = _set_recall(idx, _exact_lists(X, 10), np.arange(400))
+    assert info["recall"] == pytest.approx(truth, abs=1e-12)
+
+
+def test_default_recall_sample_size(monkeypatch):
+    pytest.importorskip("pynndescent")
+    monkeypatch.setattr(_knn, "ANN_MIN_SAMPLES", 200)
+    _, info = knn_graph(_points(400, 20, seed=11), 10, random_state=0, return_info=True)
+    assert info["recall_sample"] == min(400, _knn.RECALL_SAMPLE)
+
+
+def test_recall_is_logged_at_info(small_thresholds, caplog):
+    X = _points(300, 20, seed=7)
+    with caplog.at_level(logging.INFO, logger="graphrkhs"):
+        _, info = knn_graph(X, 10, random_state=0, return_info=True)
+    assert any(f"recall@10 = {info['recall']:.4f}" in r.getMessage() for r in caplog.records)
+
+
+def test_low_recall_falls_back_to_exact(small_thresholds, monkeypatch):
+    X = _points(300, 20, seed=8)
+    monkeypatch.setattr(_knn, "estimate_recall", lambda X, idx, sample: 0.5)
+    with pytest.warns(RuntimeWarning, match="recall of 0.500 < 0.95; recomputing with exact search"):
+        W, info = knn_graph(X, 10, random_state=0, return_info=True)
+    assert info["fallback"] and info["algorithm"] == "brute" and info["exact"]
+    assert info["recall"] == 1.0 and info["approximate_recall"] == 0.5
+    assert (W != knn_graph(X, 10, algorithm="brute")).nnz == 0
+
+
+def test_explicit_approximate_backend_only_warns(monkeypatch):
+    pytest.importorskip("pynndescent")
+    X = _points(300, 20, seed=9)
+    monkeypatch.setattr(_knn, "estimate_recall", lambda X, idx, sample: 0.5)
+    with pytest.warns(RuntimeWarning, match="use algorithm='auto' or an exact one"):
+        _, info = knn_graph(X, 10, algorithm="pynndescent", random_state=0, return_info=True)
+    assert info["algorithm"] == "pynndescent" and not info["fallback"] and info["recall"] == 0.5
+
+
+def test_no_fallback_warning_when_recall_meets_target(small_thresholds):
+    X = _points(300, 20, seed=10)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        _, info = knn_graph(X, 10, random_state=0, return_info=True)
+    assert info["recall"] >= _knn.RECALL_TARGET and not info["fallback"]
+
+
+def test_return_info_must_be_bool():
+    with pytest.raises(TypeError, match="return_info must be True or False"):
+        knn_graph(_points(20, 2, seed=0), 3, return_info="yes")
