@@ -429,11 +429,14 @@ def check_numeric_dtype(a, name):
     """
     dtype = a.dtype
     if dtype == object or not (np.issubdtype(dtype, np.number) or dtype == bool):
-        raise TypeError(f"{name} must hold real numbers (int, float or bool); got dtype {dtype}.")
+        raise TypeError(f"{name} must be a real numeric array (int, float or bool); got dtype {dtype}.")
     if np.issubdtype(dtype, np.complexfloating):
-        raise TypeError(f"{name} must be real; got complex dtype {dtype}. Pass its real part "
+        raise TypeError(f"{name} must be a real numeric array; got complex dtype {dtype}. Pass its real part "
                         f"({name}.real) if the imaginary part is rounding noise.")
     return a
+
+
+_SHAPE_TEXT = {1: "(n,)", 2: "(n, m)", 3: "(n, m, k)"}
 
 
 def check_matrix(A, name, *, ndim=2, square=False, allow_sparse=False, finite=True, min_size=1,
@@ -487,11 +490,11 @@ def check_matrix(A, name, *, ndim=2, square=False, allow_sparse=False, finite=Tr
         except Exception as exc:  # ragged lists and the like
             raise ValueError(f"{name} could not be converted to a numeric array: {exc}") from exc
     check_numeric_dtype(A, name)
-    shape_txt = " or ".join(f"{d}-D" for d in ndims)
+    shape_txt = " or ".join(_SHAPE_TEXT.get(d, f"{d}-D") for d in ndims)
     if square and (A.ndim != 2 or A.shape[0] != A.shape[1]):
         raise ValueError(f"{name} must be a square (n, n) matrix; got {A.ndim}-D with shape {A.shape}.")
     if A.ndim not in ndims:
-        raise ValueError(f"{name} must be {shape_txt}; got {A.ndim}-D with shape {A.shape}.")
+        raise ValueError(f"{name} must have shape {shape_txt}; got {A.ndim}-D with shape {A.shape}.")
     if min(A.shape, default=1) < min_size:
         raise ValueError(f"{name} must have at least {min_size} entry along every axis; got shape {A.shape}.")
     target = float_dtype(A.dtype) if dtype is None else np.dtype(dtype)
