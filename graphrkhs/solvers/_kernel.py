@@ -666,8 +666,15 @@ def plaprls_fit(K: Union[np.ndarray, KernelOperator], labeled: Indices, Y: Array
     K, n, S, Y2, was_1d, M, dtype, jmask, JY = _manifold_problem(K, labeled, Y, M)
     l = S.size
     lam1, lam2 = gamma_A * l, gamma_I * l / float(n) ** 2
-    Mc = (M * lam2).astype(dtype)
-    Psi = np.ones((n, 1), dtype=dtype) if Psi is None else np.asarray(Psi, dtype=dtype)
+    # As in laprls_fit, the system is solved in float64 whatever K's dtype (K itself stays as
+    # given): float32 arithmetic in the solve amplified rounding by the system's condition number
+    # into errors of 3e-2 - 6e-2 against float64 (issue 13, finding 11).  alpha and beta come
+    # back in K's dtype.
+    Mc = sp.csr_array(M * lam2, dtype=np.float64)
+    jmask = jmask.astype(np.float64)
+    JY = JY.astype(np.float64)
+    Psi = (np.ones((n, 1)) if Psi is None
+           else check_matrix(Psi, "Psi", min_size=0, dtype=np.float64))
     if Psi.ndim != 2 or Psi.shape[0] != n:
         raise ValueError(f"Psi must have shape ({n}, o); got {Psi.shape}.")
     o = Psi.shape[1]
@@ -696,11 +703,11 @@ def plaprls_fit(K: Union[np.ndarray, KernelOperator], labeled: Indices, Y: Array
     solver = _resolve_solver(solver, n, DIRECT_MAX_N_HEAT)
     info = {"solver": solver}
     if solver == "direct":
-        memory_guard(3 * n * n * np.dtype(dtype).itemsize, f"the dense PLapRLS system on {n} points",
+        memory_guard(3 * n * n * 8, f"the dense PLapRLS system on {n} points",
                      "use solver='cg' with integral_operator='empirical'.")
     if P is None:  # empirical: P = K (I - K/n)^2
         if solver == "direct":
-            Kd = _dense(K)
+            Kd = np.asarray(_dense(K), dtype=np.float64)
             T = Kd @ Kd                                    # lam1 (I - K/n)^2 = lam1 (I - 2K/n + K^2/n^2)
             T *= lam1 / (n * n)
             T -= (2 * lam1 / n) * Kd
@@ -719,23 +726,26 @@ def plaprls_fit(K: Union[np.ndarray, KernelOperator], labeled: Indices, Y: Array
     else:
         if _n_of(P) != n:
             raise ValueError(f"P must be ({n}, {n}); got {np.shape(P) if not isinstance(P, KernelOperator) else P.shape}.")
-        rhs = _apply(K, r0)
+        rhs = np.asarray(_apply(K, r0), dtype=np.float64)
         if solver == "direct":
-            Kd = _dense(K)
-            A = Kd @ Npsi(Kd) + lam1 * _dense(P)
+            Kd = np.asarray(_dense(K), dtype=np.float64)
+            A = Kd @ Npsi(Kd) + lam1 * np.asarray(_dense(P), dtype=np.float64)
             alpha = _psd_solve((A + A.T) / 2, rhs)
         else:
             def apply_A(V):
                 V = np.asarray(V).reshape(n, -1)
-                return _apply(K, Npsi(_apply(K, V))) + lam1 * _apply(P, V)
+                return (np.asarray(_apply(K, Npsi(np.asarray(_apply(K, V), dtype=np.float64))), dtype=np.float64)
+                        + lam1 * np.asarray(_apply(P, V), dtype=np.float64))
 
             res = conjugate_gradient(apply_A, rhs, tol=tol, max_iter=max_iter if max_iter is not None else n)
             alpha = res.x
             info.update({"n_iter": res.n_iter, "converged": res.converged, "residual": res.residual_norms})
     if o:
-        beta = sla.cho_solve(cS, Psi.T @ (JY - N(_apply(K, alpha))), check_finite=False)
+        beta = sla.cho_solve(cS, Psi.T @ (JY - N(np.asarray(_apply(K, alpha), dtype=np.float64))),
+                             check_finite=False)
     else:
-        beta = np.zeros((0, Y2.shape[1]), dtype=dtype)
+        beta = np.zeros((0, Y2.shape[1]))
+    alpha, beta = np.asarray(alpha).astype(dtype, copy=False), beta.astype(dtype, copy=False)
     if was_1d:
         alpha, beta = alpha[:, 0], beta[:, 0]
     return (alpha, beta, info) if return_info else (alpha, beta)

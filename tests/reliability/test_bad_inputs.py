@@ -703,9 +703,7 @@ for name in ESTIMATORS:
         add(name, "components", lambda name=name, clf=clf: _fit_predict(name, FAR, YC_FAR if clf else YR_FAR),
             Warns(g.GraphWarning, finite, "fallback"))
     add(name, "float32", lambda name=name, yb=yb: _scores(_make(name).fit(XE32, yb), XE32),
-        Correct(_close_to_float64(name, yb)),
-        xfail=BUG.format("PLapRLS in float32 errs 8x beyond what float32 storage of K accounts for "
-                         "(finding 11 fixed for LapRLS)") if name.startswith("PLapRLS") else None)
+        Correct(_close_to_float64(name, yb)))
     params = _make(name).get_params()
     bogus = next(p for p in ("laplacian", "graph", "kernel", "outer", "method") if p in params)
     add(name, "unknown option", lambda name=name, bogus=bogus, yb=yb: _fit_predict(name, XE, yb, **{bogus: "bogus"}),
