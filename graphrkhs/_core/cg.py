@@ -18,7 +18,7 @@ import scipy.sparse.linalg as spla
 from .amg import SmoothedAggregationPreconditioner
 from .types import ArrayLike, OperatorLike
 from .progress import progress_bar
-from .validation import ConvergenceWarning, check_finite_array, check_scalar, warn
+from .validation import ConvergenceWarning, check_finite_array, check_matrix, check_scalar, warn
 
 __all__ = ["conjugate_gradient", "amg_preconditioner", "CGResult"]
 
@@ -132,13 +132,11 @@ def conjugate_gradient(A: Union[OperatorLike, Callable[[np.ndarray], np.ndarray]
     >>> np.allclose(A @ res.x, [1.0, 2.0]), bool(res.converged.all())
     (True, True)
     """
-    B = np.asarray(B)
+    # (n, 0) blocks are allowed (nothing to solve); an empty first axis is not a system
+    B = check_matrix(B, "B", ndim=(1, 2), min_size=0)
+    if B.shape[0] == 0:
+        raise ValueError(f"B must have shape (n,) or (n, m) with n >= 1 rows; got shape {B.shape}.")
     was_1d = B.ndim == 1
-    if B.ndim not in (1, 2):
-        raise ValueError(f"B must have shape (n,) or (n, m); got {B.shape}.")
-    if B.dtype == object or not np.issubdtype(B.dtype, np.number):
-        raise TypeError(f"B must be a numeric array; got dtype {B.dtype}.")
-    check_finite_array(B, "B", "remove or impute those entries first")
     B2 = B.reshape(B.shape[0], -1)
     n, m = B2.shape
     A = _as_operator(A, n, "A")
@@ -281,8 +279,8 @@ def amg_preconditioner(A: OperatorLike, *, degree: int = 3, ratio: float = 30.0,
     """
     if not (sp.issparse(A) or isinstance(A, np.ndarray)):
         raise TypeError(f"amg_preconditioner needs a sparse matrix or an ndarray; got {type(A).__name__}.")
-    if A.ndim != 2 or A.shape[0] != A.shape[1]:
-        raise ValueError(f"A must be a square matrix; got shape {A.shape}.")
+    # NaN or infinity would run through the set-up and come out as a NaN preconditioner
+    A = check_matrix(A, "A", square=True, allow_sparse=True)
     degree = check_scalar(degree, "degree", kind="int", low=1)
     ratio = check_scalar(ratio, "ratio", low=1, low_inclusive=False)
     strength = check_scalar(strength, "strength", low=0, high=1, high_inclusive=False)

@@ -28,7 +28,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse import csgraph
 
-from .validation import GraphRKHSWarning, GraphWarning, warn
+from .validation import GraphRKHSWarning, GraphWarning, check_numeric_dtype, warn
 
 __all__ = []
 
@@ -260,9 +260,8 @@ def _check_labeled_index(labeled, n):
 
 
 def _check_targets(Y, l):
-    Y = np.asarray(Y)
-    if Y.dtype == object or not (np.issubdtype(Y.dtype, np.number) or Y.dtype == bool):
-        raise TypeError(f"Y must be a numeric array; got dtype {Y.dtype}.")
+    # complex targets would lose their imaginary part with only a ComplexWarning
+    Y = check_numeric_dtype(np.asarray(Y), "Y")
     if Y.ndim not in (1, 2):
         raise ValueError(f"Y must have shape (l,) or (l, m); got shape {Y.shape}.")
     out_dtype = np.dtype(np.float32) if Y.dtype == np.float32 else np.dtype(np.float64)

@@ -38,7 +38,7 @@ from typing import Sequence, Union
 import numpy as np
 
 from .labels import _check_targets
-from .linalg import check_square
+from .validation import check_matrix
 
 __all__ = [
     "KernelRidgePath",
@@ -103,7 +103,7 @@ class KernelRidgePath:
     """
 
     def __init__(self, K: ArrayLike):
-        K = check_square(K, "K", np.float64)
+        K = check_matrix(K, "K", square=True, dtype=np.float64)
         s, U = np.linalg.eigh((K + K.T) / 2)
         self.eigenvalues = np.maximum(s, 0.0)
         self.eigenvectors = U
@@ -181,7 +181,7 @@ def loo_residuals(H: ArrayLike, Y: ArrayLike) -> np.ndarray:
     ValueError
         When some :math:`H_{ii} \ge 1` (an interpolated label: LOO is undefined).
     """
-    H = check_square(H, "H", np.float64)
+    H = check_matrix(H, "H", square=True, dtype=np.float64)
     Y2, was_1d = _check_Y(Y, H.shape[0])
     h = np.diag(H)[:, None]
     if np.any(h >= 1 - 1e-12):
@@ -197,7 +197,7 @@ def gcv_scores(H: ArrayLike, Y: ArrayLike) -> np.ndarray:
     -------
     ndarray of shape (m,) (a float for a 1-D Y)
     """
-    H = check_square(H, "H", np.float64)
+    H = check_matrix(H, "H", square=True, dtype=np.float64)
     Y2, was_1d = _check_Y(Y, H.shape[0])
     l = H.shape[0]
     trace = l - np.trace(H)

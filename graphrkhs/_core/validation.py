@@ -233,13 +233,7 @@ def _physical_memory():
 
 
 def _as_2d(Y, name="Y"):
-    Y = np.asarray(Y)
-    # complex targets would lose their imaginary part with only a ComplexWarning, strings and
-    # objects would fail inside a ufunc with a message that names no argument
-    if Y.dtype == object or not (np.issubdtype(Y.dtype, np.number) or Y.dtype == bool):
-        raise TypeError(f"{name} must be a numeric array; got dtype {Y.dtype}.")
-    if np.issubdtype(Y.dtype, np.complexfloating):
-        raise TypeError(f"{name} must be real; got complex dtype {Y.dtype}.")
+    Y = check_numeric_dtype(np.asarray(Y), name)
     if Y.ndim not in (1, 2):
         raise ValueError(f"{name} must have shape (l,) or (l, k); got {Y.shape}.")
     if not np.isfinite(Y).all():
@@ -424,6 +418,91 @@ def check_finite_array(a, name, fix="remove or impute those entries first"):
     if not np.isfinite(a).all():
         raise ValueError(f"{name} contains NaN or infinity; {fix}.")
     return a
+
+
+def check_numeric_dtype(a, name):
+    """Raise a TypeError naming ``name`` unless ``a`` (array or sparse matrix) holds real numbers.
+
+    Object and string arrays would fail later inside a ufunc or LAPACK with a
+    message that names no argument; complex arrays would lose their imaginary
+    part with only a ``ComplexWarning``.
+    """
+    dtype = a.dtype
+    if dtype == object or not (np.issubdtype(dtype, np.number) or dtype == bool):
+        raise TypeError(f"{name} must be a real numeric array (int, float or bool); got dtype {dtype}.")
+    if np.issubdtype(dtype, np.complexfloating):
+        raise TypeError(f"{name} must be a real numeric array; got complex dtype {dtype}. Pass its real part "
+                        f"({name}.real) if the imaginary part is rounding noise.")
+    return a
+
+
+_SHAPE_TEXT = {1: "(n,)", 2: "(n, m)", 3: "(n, m, k)"}
+
+
+def check_matrix(A, name, *, ndim=2, square=False, allow_sparse=False, finite=True, min_size=1,
+                 dtype=None):
+    """Validate a numeric array argument at the entry of a function, before any work.
+
+    The one shared check for the kernel matrices, hat matrices, Laplacians and
+    right-hand sides that the solvers and the leave-one-out helpers take.
+
+    Parameters
+    ----------
+    A : array_like or sparse matrix
+    name : str
+        The argument's name, used in every message.
+    ndim : int or tuple of int, default=2
+        Accepted number(s) of dimensions.
+    square : bool, default=False
+        Require a square 2-D matrix.
+    allow_sparse : bool, default=False
+        Pass scipy.sparse input through (checked, not densified); otherwise a
+        sparse matrix is densified.
+    finite : bool, default=True
+        Reject NaN and infinity.
+    min_size : int, default=1
+        Smallest accepted length of every axis.
+    dtype : dtype or None
+        Convert to this dtype; None keeps float32 and makes anything else float64.
+
+    Returns
+    -------
+    ndarray or sparse matrix
+
+    Raises
+    ------
+    TypeError
+        Object, string or complex data (names ``name``).
+    ValueError
+        Wrong number of dimensions, non-square, empty, or non-finite (names ``name``).
+    """
+    ndims = (ndim,) if isinstance(ndim, int) else tuple(ndim)
+    if A is None or isinstance(A, (str, bytes)):
+        raise TypeError(f"{name} must be a numeric array; got {type(A).__name__}.")
+    if sp.issparse(A):
+        if not allow_sparse:
+            A = A.toarray()
+        elif 2 not in ndims:
+            raise TypeError(f"{name} must be a dense array; got a sparse matrix.")
+    if not sp.issparse(A):
+        try:
+            A = np.asarray(A)
+        except Exception as exc:  # ragged lists and the like
+            raise ValueError(f"{name} could not be converted to a numeric array: {exc}") from exc
+    check_numeric_dtype(A, name)
+    shape_txt = " or ".join(_SHAPE_TEXT.get(d, f"{d}-D") for d in ndims)
+    if square and (A.ndim != 2 or A.shape[0] != A.shape[1]):
+        raise ValueError(f"{name} must be a square (n, n) matrix; got {A.ndim}-D with shape {A.shape}.")
+    if A.ndim not in ndims:
+        raise ValueError(f"{name} must have shape {shape_txt}; got {A.ndim}-D with shape {A.shape}.")
+    if min(A.shape, default=1) < min_size:
+        raise ValueError(f"{name} must have at least {min_size} entry along every axis; got shape {A.shape}.")
+    target = float_dtype(A.dtype) if dtype is None else np.dtype(dtype)
+    if A.dtype != target:
+        A = A.astype(target)
+    if finite:
+        check_finite_array(A.data if sp.issparse(A) else A, name)
+    return A
 
 
 def check_index_array(idx, upper, name, *, lower=0):

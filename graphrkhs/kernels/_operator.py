@@ -10,7 +10,7 @@ from numpy.typing import ArrayLike, NDArray
 from .._core.cg import check_on_failure, report_failure
 from .._core.config import DENSE_CACHE_BYTES, _REPLACE_EVERY
 from .._core.linalg import apply_matrix
-from .._core.validation import check_points, check_scalar, memory_guard
+from .._core.validation import check_matrix, check_points, check_scalar, memory_guard
 from ._pointcloud import BLOCK_BYTES, heat_semigroup, pairwise_kernel
 
 
@@ -162,7 +162,8 @@ def kernel_cg(apply_T, apply_G, C, *, tol=1e-6, max_iter=None, on_failure="warn"
     (True, True)
     """
     check_on_failure(on_failure)
-    C = np.asarray(C)
+    # NaN in C would run max_iter iterations and come back as NaN with a ConvergenceWarning
+    C = check_matrix(C, "C", min_size=0)
     n, k = C.shape
     max_iter = n if max_iter is None else check_scalar(max_iter, "max_iter", kind="int", low=0)
     out_dtype = C.dtype

@@ -25,7 +25,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .._core.types import KernelName
-from .._core.validation import check_option, check_points, check_scalar, power_of_two_exponent
+from .._core.validation import check_matrix, check_option, check_points, check_scalar, power_of_two_exponent
 
 __all__ = ["pairwise_kernel", "gaussian_kernel", "linear_kernel", "polynomial_kernel", "KERNELS",
            "heat_kernel", "heat_semigroup", "heat_log_normalization", "feature_map", "unisolvent_points",
@@ -487,9 +487,8 @@ def unisolvent_points(Psi: ArrayLike, *, rtol: float = 1e-10) -> NDArray[np.inte
     """
     import scipy.linalg as sla
 
-    Psi = np.asarray(Psi, dtype=np.float64)
-    if Psi.ndim != 2:
-        raise ValueError(f"Psi must be 2-D (n, q); got shape {Psi.shape}.")
+    # before the pivoted QR: NaN would reach LAPACK, complex lose its imaginary part
+    Psi = check_matrix(Psi, "Psi", min_size=0, dtype=np.float64)
     n, q = Psi.shape
     if q > n:
         raise ValueError(

@@ -19,9 +19,8 @@ import numpy as np
 
 from ..kernels import FredholmKernel, WarpedKernel
 from .._core.labels import _check_labeled_index, _check_targets as _check_labeled_targets
-from .._core.linalg import check_square
 from .._core.loo import KernelRidgePath, check_ridges
-from .._core.validation import check_points, check_scalar
+from .._core.validation import check_matrix, check_points, check_scalar
 from .._core.types import ArrayLike, Indices
 from ._kernel import rls_fit
 
@@ -65,7 +64,7 @@ def rls_coefficients(K: ArrayLike, Y: ArrayLike, alpha: float) -> np.ndarray:
     array([ 0.5, -0.5])
     """
     alpha = check_scalar(alpha, "alpha", low=0, low_inclusive=False)
-    K = check_square(K)
+    K = check_matrix(K, "K", square=True)
     Y = _check_targets(Y, K.shape[0])
     # float64 and exactly symmetric (a data-dependent Gram matrix is symmetric to rounding only);
     # the copy is ours, so the one RLS solve may factor it in place.
@@ -104,7 +103,7 @@ def rls_loo_error(K: ArrayLike, Y: ArrayLike, alphas: ArrayLike) -> np.ndarray:
     >>> bool(rls_loo_error(K, y, [1e-6])[0] < 1e-10)
     True
     """
-    K = check_square(K)
+    K = check_matrix(K, "K", square=True)
     Y = _check_targets(Y, K.shape[0])
     alphas = check_ridges(alphas, "alphas")
     # The ridge of (K + alpha l I): the engine works with the weight as it enters the system.

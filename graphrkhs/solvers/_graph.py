@@ -50,11 +50,11 @@ from scipy.linalg import cho_factor, cho_solve
 from scipy.sparse import csgraph
 
 from .._core.cg import amg_preconditioner, conjugate_gradient
-from .._core.linalg import check_solution, check_square
+from .._core.linalg import check_solution
 from .._core.loo import KernelRidgePath, check_ridges
 from .._core.types import ArrayLike, GraphLike, Indices, MatrixLike
 from ._common import labeled_graph_problem
-from .._core.validation import ConvergenceWarning, check_option, check_scalar, memory_guard, warn
+from .._core.validation import ConvergenceWarning, check_matrix, check_option, check_scalar, memory_guard, warn
 from ..spectral.filters import default_kernel
 from ..graphs import LAPLACIANS, laplacian as graph_laplacian
 from ..kernels import GraphKernel
@@ -696,7 +696,7 @@ def graph_kernel_ridge_loo(K_SS: ArrayLike, Y: ArrayLike, alphas: ArrayLike) -> 
     >>> R[0, :, 0].round(6)          # without node 1, node 1 is predicted K_10 * 1 / (K_00 + 1) = 1/3
     array([ 1.      , -0.333333])
     """
-    K_SS = check_square(K_SS, "K_SS", np.float64)
+    K_SS = check_matrix(K_SS, "K_SS", square=True, dtype=np.float64)
     Y2, _, _ = _check_targets(Y, K_SS.shape[0])
     alphas = check_ridges(alphas, "alphas")
     return KernelRidgePath(K_SS).loo_residuals(Y2, alphas)
@@ -737,9 +737,18 @@ def graph_kernel_columns(L: MatrixLike, phi: Callable, cols: Indices, *, order: 
     >>> bool(np.allclose(C, exact_filter(L, filters.Heat(1.0), np.eye(8)[:, [0, 3]]), atol=1e-8))
     True
     """
-    L = sp.csr_array(L, dtype=np.float64)
+    L = sp.csr_array(check_matrix(L, "L", square=True, allow_sparse=True, dtype=np.float64))
     n = L.shape[0]
-    cols = np.asarray(cols, dtype=np.int64)
+    cols = np.asarray(cols)
+    if cols.size == 0:
+        cols = cols.astype(np.int64)
+    if cols.ndim != 1 or cols.dtype.kind not in "iu":
+        raise TypeError(f"cols must be a 1-D array of integer node indices; got dtype {cols.dtype}, "
+                        f"shape {cols.shape}.")
+    if cols.size and (cols.min() < 0 or cols.max() >= n):
+        bad = int(cols.min() if cols.min() < 0 else cols.max())
+        raise ValueError(f"cols holds the node index {bad}, outside [0, {n}) for a graph of {n} nodes.")
+    cols = cols.astype(np.int64, copy=False)
     memory_guard(8.0 * n * cols.size, f"Phi[:, S] for {cols.size} labeled nodes", "use method='cg'.")
     return np.asarray(GraphKernel(L, phi, order=order, tol=tol, input="laplacian").columns(cols), dtype=np.float64)
 

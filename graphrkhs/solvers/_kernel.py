@@ -52,7 +52,7 @@ import scipy.linalg as sla
 import scipy.sparse as sp
 
 from .._core.cg import conjugate_gradient
-from .._core.validation import check_option, check_points, check_scalar, memory_guard
+from .._core.validation import check_matrix, check_option, check_points, check_scalar, memory_guard
 from .._core.config import DENSE_CACHE_BYTES
 from .._core.labels import _check_labeled_index
 from .._core.types import ArrayLike, GraphLike, Indices, MatrixLike
@@ -291,15 +291,11 @@ def rls_fit(K: np.ndarray, Y: ArrayLike, alpha: float, *, overwrite_K: bool = Fa
     True
     """
     alpha = check_scalar(alpha, "alpha", low=0)
-    K = np.asarray(K)
-    if K.ndim != 2 or K.shape[0] != K.shape[1]:
-        raise ValueError(f"K must be a square kernel matrix; got shape {K.shape}.")
+    K = check_matrix(K, "K", square=True, min_size=0)
     Y2, was_1d = _as_2d(Y)
     if K.shape != (Y2.shape[0], Y2.shape[0]):
         raise ValueError(f"K must have shape ({Y2.shape[0]}, {Y2.shape[0]}) to match Y, one row per labeled "
                          f"point; got K of shape {K.shape} and Y with {Y2.shape[0]} rows.")
-    if not np.isfinite(K).all():
-        raise ValueError("K contains NaN or infinity.")
     l = K.shape[0]
     A = K if overwrite_K else K.copy()
     A.flat[::l + 1] += alpha * l
@@ -335,10 +331,13 @@ def rls_fit(K: np.ndarray, Y: ArrayLike, alpha: float, *, overwrite_K: bool = Fa
 def _manifold_problem(K, labeled, Y, M):
     """Checked inputs of the LapRLS-type systems on n points (K an array or an operator).
 
-    Returns ``(n, S, Y2, was_1d, M, dtype, jmask, JY)``: the labeled indices S,
+    Returns ``(K, n, S, Y2, was_1d, M, dtype, jmask, JY)``: K checked (a real,
+    finite, square array, or the operator as given), the labeled indices S,
     the (l, k) targets, the sparse penalty, the computation dtype (K's), the
     0/1 diagonal of J and the zero-padded targets :math:`J y`.
     """
+    if not isinstance(K, KernelOperator):
+        K = check_matrix(K, "K", square=True)
     n = _n_of(K)
     S = _check_labeled_index(labeled, n)
     Y2, was_1d = _as_2d(Y)
@@ -350,7 +349,7 @@ def _manifold_problem(K, labeled, Y, M):
     dtype = K.dtype if isinstance(K, KernelOperator) else np.asarray(K).dtype
     jmask = np.zeros(n, dtype=dtype)
     jmask[S] = 1
-    return n, S, Y2, was_1d, M, dtype, jmask, _jy(S, Y2, n, dtype)
+    return K, n, S, Y2, was_1d, M, dtype, jmask, _jy(S, Y2, n, dtype)
 
 
 def _resolve_solver(solver, n, limit=None):
@@ -433,7 +432,7 @@ def laprls_fit(K: Union[np.ndarray, KernelOperator], labeled: Indices, Y: ArrayL
     """
     gamma_A = check_scalar(gamma_A, "gamma_A", low=0, low_inclusive=False)
     gamma_I = check_scalar(gamma_I, "gamma_I", low=0)
-    n, S, Y2, was_1d, M, dtype, jmask, JY = _manifold_problem(K, labeled, Y, M)
+    K, n, S, Y2, was_1d, M, dtype, jmask, JY = _manifold_problem(K, labeled, Y, M)
     l = S.size
     # The system is solved in float64 whatever K's dtype (K itself stays as given): float32
     # arithmetic in the solve (LU of B, or float32 kernel products in CG) amplified rounding by
@@ -552,13 +551,14 @@ def prls_fit(K: ArrayLike, Kp: ArrayLike, Kpp: ArrayLike, Y: ArrayLike, gamma: f
     (True, 3.0)
     """
     gamma = check_scalar(gamma, "gamma", low=0)
-    K = np.asarray(K)
+    K, Kp, Kpp = (check_matrix(A, name, square=True) for name, A in (("K", K), ("Kp", Kp), ("Kpp", Kpp)))
     Y2, was_1d = _as_2d(Y)
     l = Y2.shape[0]
     for name, A in (("K", K), ("Kp", Kp), ("Kpp", Kpp)):
         if np.shape(A) != (l, l):
             raise ValueError(f"{name} must have shape ({l}, {l}); got {np.shape(A)}.")
-    Psi = np.ones((l, 1), dtype=K.dtype) if Psi is None else np.asarray(Psi, dtype=K.dtype)
+    Psi = (np.ones((l, 1), dtype=K.dtype) if Psi is None
+           else check_matrix(Psi, "Psi", min_size=0).astype(K.dtype, copy=False))
     if Psi.ndim != 2 or Psi.shape[0] != l:
         raise ValueError(f"Psi must have shape ({l}, o); got {Psi.shape}.")
     P = K - 2 * np.asarray(Kp) + np.asarray(Kpp)
@@ -663,11 +663,18 @@ def plaprls_fit(K: Union[np.ndarray, KernelOperator], labeled: Indices, Y: Array
     """
     gamma_A = check_scalar(gamma_A, "gamma_A", low=0)
     gamma_I = check_scalar(gamma_I, "gamma_I", low=0)
-    n, S, Y2, was_1d, M, dtype, jmask, JY = _manifold_problem(K, labeled, Y, M)
+    K, n, S, Y2, was_1d, M, dtype, jmask, JY = _manifold_problem(K, labeled, Y, M)
     l = S.size
     lam1, lam2 = gamma_A * l, gamma_I * l / float(n) ** 2
-    Mc = (M * lam2).astype(dtype)
-    Psi = np.ones((n, 1), dtype=dtype) if Psi is None else np.asarray(Psi, dtype=dtype)
+    # As in laprls_fit, the system is solved in float64 whatever K's dtype (K itself stays as
+    # given): float32 arithmetic in the solve amplified rounding by the system's condition number
+    # into errors of 3e-2 - 6e-2 against float64 (issue 13, finding 11).  alpha and beta come
+    # back in K's dtype.
+    Mc = sp.csr_array(M * lam2, dtype=np.float64)
+    jmask = jmask.astype(np.float64)
+    JY = JY.astype(np.float64)
+    Psi = (np.ones((n, 1)) if Psi is None
+           else check_matrix(Psi, "Psi", min_size=0, dtype=np.float64))
     if Psi.ndim != 2 or Psi.shape[0] != n:
         raise ValueError(f"Psi must have shape ({n}, o); got {Psi.shape}.")
     o = Psi.shape[1]
@@ -696,11 +703,11 @@ def plaprls_fit(K: Union[np.ndarray, KernelOperator], labeled: Indices, Y: Array
     solver = _resolve_solver(solver, n, DIRECT_MAX_N_HEAT)
     info = {"solver": solver}
     if solver == "direct":
-        memory_guard(3 * n * n * np.dtype(dtype).itemsize, f"the dense PLapRLS system on {n} points",
+        memory_guard(3 * n * n * 8, f"the dense PLapRLS system on {n} points",
                      "use solver='cg' with integral_operator='empirical'.")
     if P is None:  # empirical: P = K (I - K/n)^2
         if solver == "direct":
-            Kd = _dense(K)
+            Kd = np.asarray(_dense(K), dtype=np.float64)
             T = Kd @ Kd                                    # lam1 (I - K/n)^2 = lam1 (I - 2K/n + K^2/n^2)
             T *= lam1 / (n * n)
             T -= (2 * lam1 / n) * Kd
@@ -719,23 +726,26 @@ def plaprls_fit(K: Union[np.ndarray, KernelOperator], labeled: Indices, Y: Array
     else:
         if _n_of(P) != n:
             raise ValueError(f"P must be ({n}, {n}); got {np.shape(P) if not isinstance(P, KernelOperator) else P.shape}.")
-        rhs = _apply(K, r0)
+        rhs = np.asarray(_apply(K, r0), dtype=np.float64)
         if solver == "direct":
-            Kd = _dense(K)
-            A = Kd @ Npsi(Kd) + lam1 * _dense(P)
+            Kd = np.asarray(_dense(K), dtype=np.float64)
+            A = Kd @ Npsi(Kd) + lam1 * np.asarray(_dense(P), dtype=np.float64)
             alpha = _psd_solve((A + A.T) / 2, rhs)
         else:
             def apply_A(V):
                 V = np.asarray(V).reshape(n, -1)
-                return _apply(K, Npsi(_apply(K, V))) + lam1 * _apply(P, V)
+                return (np.asarray(_apply(K, Npsi(np.asarray(_apply(K, V), dtype=np.float64))), dtype=np.float64)
+                        + lam1 * np.asarray(_apply(P, V), dtype=np.float64))
 
             res = conjugate_gradient(apply_A, rhs, tol=tol, max_iter=max_iter if max_iter is not None else n)
             alpha = res.x
             info.update({"n_iter": res.n_iter, "converged": res.converged, "residual": res.residual_norms})
     if o:
-        beta = sla.cho_solve(cS, Psi.T @ (JY - N(_apply(K, alpha))), check_finite=False)
+        beta = sla.cho_solve(cS, Psi.T @ (JY - N(np.asarray(_apply(K, alpha), dtype=np.float64))),
+                             check_finite=False)
     else:
-        beta = np.zeros((0, Y2.shape[1]), dtype=dtype)
+        beta = np.zeros((0, Y2.shape[1]))
+    alpha, beta = np.asarray(alpha).astype(dtype, copy=False), beta.astype(dtype, copy=False)
     if was_1d:
         alpha, beta = alpha[:, 0], beta[:, 0]
     return (alpha, beta, info) if return_info else (alpha, beta)
@@ -804,12 +814,12 @@ def grls_fit(Phi: ArrayLike, Psi: ArrayLike, Y: ArrayLike, gamma: float) -> Tupl
     (True, [2.0, -3.0])
     """
     gamma = check_scalar(gamma, "gamma", low=0)
-    Phi = np.asarray(Phi)
+    Phi = check_matrix(Phi, "Phi", square=True)
     Y2, was_1d = _as_2d(Y)
     m = Y2.shape[0]
     if Phi.shape != (m, m):
         raise ValueError(f"Phi must have shape ({m}, {m}); got {Phi.shape}.")
-    Psi = np.asarray(Psi, dtype=Phi.dtype)
+    Psi = check_matrix(Psi, "Psi", min_size=0).astype(Phi.dtype, copy=False)
     if Psi.ndim != 2 or Psi.shape[0] != m:
         raise ValueError(f"Psi must have shape ({m}, q); got {Psi.shape}.")
     _orth_basis(Psi, "features")

@@ -453,7 +453,7 @@ add("conjugate_gradient", "zero right-hand side", lambda: g.conjugate_gradient(A
 unknown_option("conjugate_gradient", lambda: g.conjugate_gradient(A_SPD, B, on_failure="bogus"), "on_failure")
 add("conjugate_gradient", "wrong shape (A)", lambda: g.conjugate_gradient(np.ones((3, 4)), B[:3]), Raises(ValueError, "A"))
 add("kernel_cg", "NaN", lambda: g.kernel_cg(lambda P, GP: GP, lambda V: A_SPD @ V, _with(B[:, None], np.nan, (0, 0))),
-    Raises(ValueError, "C"), xfail=BUG.format("kernel_cg accepts NaN in C: NaN result with a ConvergenceWarning"))
+    Raises(ValueError, "C"))
 add("kernel_cg", "unknown option", lambda: g.kernel_cg(lambda P, GP: GP, lambda V: A_SPD @ V, B[:, None], on_failure="bogus"),
     Raises(ValueError, "on_failure"))
 bad_arrays("amg_preconditioner", "A", A_SPD.toarray(), lambda A: g.amg_preconditioner(sp.csr_array(A)) @ B,
@@ -487,7 +487,8 @@ for fname, fn, Yb in (("harmonic_solution", g.harmonic_solution, YR),
     add(fname, "marker collision", lambda fn=fn, Yb=Yb: fn(W, [0, 1, 2, N], Yb), Raises(ValueError, "labeled"))
     add(fname, "duplicate labels", lambda fn=fn, Yb=Yb: fn(W, [0, 0, 2, 3], Yb), Raises(ValueError, "labeled"))
     # graph TV is homogeneous in (Y, alpha) jointly: scale both
-    kw = {"alpha": 1e150} if fname == "graph_tv" else {}
+    # (alpha scaled from graph_tv's default, which the unscaled reference below uses)
+    kw = {"alpha": 1e150 * g.graph_tv.__kwdefaults__["alpha"]} if fname == "graph_tv" else {}
     add(fname, "huge", lambda fn=fn, Yb=Yb, kw=kw: fn(W, LAB, 1e150 * Yb, **kw),
         # graph TV stops at a relative duality gap of 1e-4: its answer is that accurate
         Correct(allclose(1e150 * fn(W, LAB, Yb), rtol=1e-3 if fname == "graph_tv" else 1e-6,
@@ -703,9 +704,7 @@ for name in ESTIMATORS:
         add(name, "components", lambda name=name, clf=clf: _fit_predict(name, FAR, YC_FAR if clf else YR_FAR),
             Warns(g.GraphWarning, finite, "fallback"))
     add(name, "float32", lambda name=name, yb=yb: _scores(_make(name).fit(XE32, yb), XE32),
-        Correct(_close_to_float64(name, yb)),
-        xfail=BUG.format("PLapRLS in float32 errs 8x beyond what float32 storage of K accounts for "
-                         "(finding 11 fixed for LapRLS)") if name.startswith("PLapRLS") else None)
+        Correct(_close_to_float64(name, yb)))
     params = _make(name).get_params()
     bogus = next(p for p in ("laplacian", "graph", "kernel", "outer", "method") if p in params)
     add(name, "unknown option", lambda name=name, bogus=bogus, yb=yb: _fit_predict(name, XE, yb, **{bogus: "bogus"}),
@@ -718,59 +717,6 @@ for name in ESTIMATORS:
 # ---------------------------------------------------------------------------------------------
 
 KNOWN = {
-    "plaprls_fit-NaN": BUG.format("plaprls_fit accepts NaN in K and returns NaN (finding 8 fixed for laprls_fit and CG only)"),
-    "GraphKernel-complex_(L)": BUG.format("complex input is cast to real with only a numpy ComplexWarning"),
-    "unisolvent_points-complex": BUG.format("complex input is cast to real with only a numpy ComplexWarning"),
-    "conjugate_gradient-complex": BUG.format("complex input is cast to real with only a numpy ComplexWarning"),
-    "loo_predictions-complex": BUG.format("complex input is cast to real with only a numpy ComplexWarning"),
-    "loo_predictions-complex_(H)": BUG.format("complex input is cast to real with only a numpy ComplexWarning"),
-    "loo_residuals-complex": BUG.format("complex input is cast to real with only a numpy ComplexWarning"),
-    "loo_residuals-complex_(H)": BUG.format("complex input is cast to real with only a numpy ComplexWarning"),
-    "gcv_scores-complex": BUG.format("complex input is cast to real with only a numpy ComplexWarning"),
-    "gcv_scores-complex_(H)": BUG.format("complex input is cast to real with only a numpy ComplexWarning"),
-    "KernelRidgePath-complex": BUG.format("complex input is cast to real with only a numpy ComplexWarning"),
-    "harmonic_solution-complex": BUG.format("complex input is cast to real with only a numpy ComplexWarning"),
-    "tikhonov_solution-complex": BUG.format("complex input is cast to real with only a numpy ComplexWarning"),
-    "poisson_learning-complex": BUG.format("complex input is cast to real with only a numpy ComplexWarning"),
-    "graph_kernel_ridge-complex": BUG.format("complex input is cast to real with only a numpy ComplexWarning"),
-    "graph_tv-complex": BUG.format("complex input is cast to real with only a numpy ComplexWarning"),
-    "graph_kernel_ridge_loo-complex": BUG.format("complex input is cast to real with only a numpy ComplexWarning"),
-    "graph_kernel_columns-complex": BUG.format("complex input is cast to real with only a numpy ComplexWarning"),
-    "rls_fit-complex": BUG.format("complex input is cast to real with only a numpy ComplexWarning"),
-    "rls_loo_error-complex": BUG.format("complex input is cast to real with only a numpy ComplexWarning"),
-    "prls_fit-complex": BUG.format("complex input is cast to real with only a numpy ComplexWarning"),
-    "grls_fit-complex": BUG.format("complex input is cast to real with only a numpy ComplexWarning"),
-    "unisolvent_points-object_dtype": BUG.format("object/string input ends in a numpy or scipy error that names no argument"),
-    "unisolvent_points-strings": BUG.format("object/string input ends in a numpy or scipy error that names no argument"),
-    "loo_predictions-strings_(H)": BUG.format("object/string input ends in a numpy or scipy error that names no argument"),
-    "loo_residuals-strings_(H)": BUG.format("object/string input ends in a numpy or scipy error that names no argument"),
-    "gcv_scores-strings_(H)": BUG.format("object/string input ends in a numpy or scipy error that names no argument"),
-    "KernelRidgePath-strings": BUG.format("object/string input ends in a numpy or scipy error that names no argument"),
-    "graph_kernel_ridge_loo-strings": BUG.format("object/string input ends in a numpy or scipy error that names no argument"),
-    "graph_kernel_columns-object_dtype": BUG.format("object/string input ends in a numpy or scipy error that names no argument"),
-    "graph_kernel_columns-strings": BUG.format("object/string input ends in a numpy or scipy error that names no argument"),
-    "rls_fit-object_dtype": BUG.format("object/string input ends in a numpy or scipy error that names no argument"),
-    "rls_fit-strings": BUG.format("object/string input ends in a numpy or scipy error that names no argument"),
-    "rls_loo_error-object_dtype": BUG.format("object/string input ends in a numpy or scipy error that names no argument"),
-    "rls_loo_error-strings": BUG.format("object/string input ends in a numpy or scipy error that names no argument"),
-    "laprls_fit-object_dtype": BUG.format("object/string input ends in a numpy or scipy error that names no argument"),
-    "laprls_fit-strings": BUG.format("object/string input ends in a numpy or scipy error that names no argument"),
-    "prls_fit-object_dtype": BUG.format("object/string input ends in a numpy or scipy error that names no argument"),
-    "prls_fit-strings": BUG.format("object/string input ends in a numpy or scipy error that names no argument"),
-    "grls_fit-object_dtype": BUG.format("object/string input ends in a numpy or scipy error that names no argument"),
-    "grls_fit-strings": BUG.format("object/string input ends in a numpy or scipy error that names no argument"),
-    "unisolvent_points-NaN": BUG.format("NaN/inf input is not checked up front (NaN result or an anonymous scipy error)"),
-    "unisolvent_points-inf": BUG.format("NaN/inf input is not checked up front (NaN result or an anonymous scipy error)"),
-    "amg_preconditioner-NaN": BUG.format("NaN/inf input is not checked up front (NaN result or an anonymous scipy error)"),
-    "amg_preconditioner-inf": BUG.format("NaN/inf input is not checked up front (NaN result or an anonymous scipy error)"),
-    "prls_fit-NaN": BUG.format("NaN/inf input is not checked up front (NaN result or an anonymous scipy error)"),
-    "prls_fit-inf": BUG.format("NaN/inf input is not checked up front (NaN result or an anonymous scipy error)"),
-    "grls_fit-NaN": BUG.format("NaN/inf input is not checked up front (NaN result or an anonymous scipy error)"),
-    "grls_fit-inf": BUG.format("NaN/inf input is not checked up front (NaN result or an anonymous scipy error)"),
-    "conjugate_gradient-empty": BUG.format("shape / index error that does not name the argument"),
-    "graph_kernel_columns-marker_collision": BUG.format("shape / index error that does not name the argument"),
-    "laprls_fit-empty": BUG.format("shape / index error that does not name the argument"),
-    "laprls_fit-wrong_shape": BUG.format("shape / index error that does not name the argument"),
 }
 
 
