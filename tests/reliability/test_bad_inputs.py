@@ -764,6 +764,31 @@ def _params():
     return out
 
 
+# Active learning (issue 15): the scores, n_points, criterion and the graph / labels it needs.
+_P = np.full((N, 3), 1 / 3)
+_P[:, 0] += np.linspace(0, 0.3, N)
+_P /= _P.sum(axis=1, keepdims=True)
+_nan_P = _P.copy()
+_nan_P[0, 0] = np.nan
+add("propose_labels", "NaN", lambda: g.propose_labels(_nan_P), Raises(ValueError, "scores"))
+add("propose_labels", "strings", lambda: g.propose_labels(_P.astype(str)), Raises(TypeError, "scores"))
+add("propose_labels", "wrong shape", lambda: g.propose_labels(_P[:, :1]), Raises(ValueError, "scores"))
+add("propose_labels", "unknown option", lambda: g.propose_labels(_P, criterion="luck"), Raises(ValueError, "criterion"))
+add("propose_labels", "too many points", lambda: g.propose_labels(_P, N + 1), Raises(ValueError, "n_points"))
+add("propose_labels", "no graph for model change",
+    lambda: g.propose_labels(_P, criterion="model_change", labeled=[0, 1]), Raises(ValueError, "graph"))
+add("propose_labels", "labeled never proposed",
+    lambda: g.propose_labels(_P, 3, labeled=np.arange(N - 3)),
+    Correct(lambda out: set(np.asarray(out).tolist()) == {N - 3, N - 2, N - 1}))
+add("propose_labels_for", "unfitted model",
+    lambda: g.propose_labels_for(g.LaplacianRegularizationClassifier(), X, np.r_[0, 1, np.full(N - 2, -1)]),
+    Raises(Exception, "fitted"))
+add("propose_labels_for", "regressor refused",
+    lambda: g.propose_labels_for(g.LaplacianRegularizationRegressor().fit(X, np.r_[0.0, 1.0, np.full(N - 2, np.nan)]),
+                                 X, np.r_[0.0, 1.0, np.full(N - 2, np.nan)]),
+    Raises((TypeError, ValueError), "classifier"))
+
+
 @pytest.mark.parametrize("case", _params())
 def test_bad_input(case):
     run_case(case)
