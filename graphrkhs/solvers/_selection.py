@@ -69,6 +69,7 @@ __all__ = [
     "select_ridge_alpha",
     "select_tikhonov_alpha",
     "select_laprls_gammas",
+    "select_kernel_ridge",
     "kfold_splits",
     "kfold_scores",
     "SelectionWarning",
@@ -657,6 +658,64 @@ def select_ridge_alpha(K: Any, Y: Any, alphas: Optional[Any] = None, *, ridge_sc
     return select_grid(evaluate, {"alpha": np.sort(alphas)}, extend=("alpha",) if extend else (),
                        max_extensions=max_extensions, criterion=criterion,
                        bounds={"alpha": (_rounding_floor(K, scale), np.inf)})
+
+
+def select_kernel_ridge(make_kernel: Callable[[float], Any], Y: Any, sigmas: Any, alphas: Optional[Any] = None, *,
+                        ridge_scale: Any = 1.0, fit_intercept: bool = False, criterion: str = "loo",
+                        scoring: str = "mse", extend: bool = True, max_extensions: int = 2) -> GridResult:
+    r"""Choose a kernel width (or filter scale) and the ridge weight jointly by exact LOO/GCV.
+
+    For every width one kernel on the labeled points and one
+    eigendecomposition (cached: an extension of the grid recomputes nothing);
+    the whole ``alpha`` path then costs :math:`O(l^2)` per value
+    (:func:`ridge_path_errors`).  For RLS (:math:`K_\sigma`), Fredholm and
+    warped kernels (``make_kernel`` builds :math:`K_F` / :math:`\tilde K` on
+    S), and graph kernel ridge over a filter scale (:math:`\Phi_{SS}`).
+
+    Parameters
+    ----------
+    make_kernel : callable
+        ``make_kernel(sigma) -> ndarray (l, l)``, PSD.
+    Y : ndarray of shape (l,) or (l, m)
+    sigmas : increasing sequence of float > 0
+        Extended at its edges like ``alpha`` when ``extend``.
+    alphas, ridge_scale, fit_intercept, criterion, scoring, extend, max_extensions
+        As in :func:`select_ridge_alpha`.
+
+    Returns
+    -------
+    GridResult
+        axes ``sigma``, ``alpha``.
+    """
+    if not callable(make_kernel):
+        raise TypeError("make_kernel must be a callable sigma -> (l, l) kernel matrix.")
+    check_option(criterion, "criterion", CRITERIA)
+    check_option(scoring, "scoring", SCORINGS)
+    sigmas = np.sort(check_ridges(sigmas, "sigmas"))
+    alphas = geometric_grid(1e-6, 1e1, 15) if alphas is None else np.sort(check_ridges(alphas, "alphas"))
+    paths: Dict[float, Tuple[KernelRidgePath, np.ndarray, float]] = {}
+
+    def path_of(sigma):
+        key = float(sigma)
+        if key not in paths:
+            K = check_square(make_kernel(key), "make_kernel(sigma)", np.float64)
+            l = K.shape[0]
+            scale = float(l) if isinstance(ridge_scale, str) and ridge_scale == "l" else \
+                check_scalar(ridge_scale, "ridge_scale", low=0, low_inclusive=False)
+            paths[key] = (KernelRidgePath(K, unpenalized=np.ones(l) if fit_intercept else None),
+                          _as_targets(Y, l), scale)
+        return paths[key]
+
+    def evaluate(sigma, alpha):
+        score = np.empty((sigma.size, alpha.size))
+        tie = np.empty_like(score)
+        for j, sg in enumerate(sigma):      # widths of the grid
+            path, Y2, scale = path_of(sg)
+            score[j], tie[j] = _path_scores(path, Y2, alpha * scale, criterion, scoring)
+        return score, tie
+
+    return select_grid(evaluate, {"sigma": sigmas, "alpha": alphas}, extend=("sigma", "alpha") if extend else (),
+                       max_extensions=max_extensions, criterion=criterion)
 
 
 def select_tikhonov_alpha(W: Any, labeled: Any, Y: Any, alphas: Optional[Any] = None, *,

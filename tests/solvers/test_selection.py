@@ -18,7 +18,7 @@ from graphrkhs.graphs import knn_graph, laplacian
 from graphrkhs.solvers import (
     GridResult, SelectionWarning, graph_kernel_ridge, hat_matrix_errors, kfold_scores, kfold_splits,
     laprls_fit, laprls_grid_errors, ridge_path_errors, rls_fit, select_grid, select_laprls_gammas,
-    select_ridge_alpha, select_tikhonov_alpha, tikhonov_path_errors, tikhonov_solution,
+    select_kernel_ridge, select_ridge_alpha, select_tikhonov_alpha, tikhonov_path_errors, tikhonov_solution,
 )
 from graphrkhs.solvers import graph_penalty
 
@@ -348,3 +348,21 @@ def test_bad_input_is_named():
         select_grid(lambda a: a, {"a": [2.0, 1.0]})
     with pytest.raises(ValueError, match="gamma_Is"):
         laprls_grid_errors(np.eye(4), [0, 1], [1.0, -1.0], sp.eye(4), [1.0], [-1.0])
+
+
+def test_select_kernel_ridge_width_and_alpha_equal_per_width_paths(cloud):
+    X, y = cloud
+    l = 20
+    sigmas = [0.1, 0.3, 1.0, 3.0]
+    calls = []
+
+    def make(sigma):
+        calls.append(sigma)
+        return _gauss(X[:l], sigma)
+
+    res = select_kernel_ridge(make, y[:l], sigmas, ALPHAS, ridge_scale="l", extend=False)
+    table = np.array([ridge_path_errors(_gauss(X[:l], s), y[:l], ALPHAS * l)[0] for s in sigmas])
+    np.testing.assert_allclose(res.scores, table, rtol=1e-10)
+    j, a = np.unravel_index(np.argmax(table), table.shape)
+    assert res.best_params == {"sigma": sigmas[j], "alpha": ALPHAS[a]}
+    assert sorted(calls) == sorted(sigmas)                     # one kernel per width
