@@ -36,8 +36,10 @@ one factorization:
 :class:`GridResult` (with a scikit-learn style ``cv_results_`` table) and
 extends a geometric axis whose best value sits at its edge, a bounded number
 of times, then warns with :class:`~graphrkhs.SelectionWarning`.
-``select_ridge_alpha``, ``select_tikhonov_alpha`` and ``select_laprls_gammas``
-are ready-made selections on top of it.
+``select_ridge_alpha``, ``select_kernel_ridge`` (width and ridge),
+``select_tikhonov_alpha`` and ``select_laprls_gammas`` (LapRLS and warped
+kernels, through the warped kernel's ridge path: one n x n LU per ratio
+:math:`\gamma_I/\gamma_A`) are ready-made selections on top of it.
 
 Scores follow scikit-learn: higher is better (``-MSE`` of the LOO residuals,
 ``-GCV``, or the LOO/held-out accuracy).  Ties are broken towards the
@@ -744,41 +746,97 @@ def select_tikhonov_alpha(W: Any, labeled: Any, Y: Any, alphas: Optional[Any] = 
                        max_extensions=max_extensions, criterion=criterion)
 
 
-def select_laprls_gammas(K: Any, labeled: Any, Y: Any, M: Any, gamma_As: Optional[Any] = None,
-                         gamma_Is: Optional[Any] = None, *, fit_intercept: bool = False, criterion: str = "loo",
-                         scoring: str = "mse", extend: bool = True, max_extensions: int = 2) -> GridResult:
-    r"""Choose :math:`(\gamma_A, \gamma_I)` of :func:`~graphrkhs.laprls_fit` by exact LOO/GCV (:func:`laprls_grid_errors`).
+def _warped_gram_SS(K, S, M, ratio):
+    r"""The warped kernel on the labeled points, :math:`\tilde K_{SS} = K_{SS} - K_{S:}(I + M_w K)^{-1} M_w K_{:S}`.
 
-    Default grids: :math:`\gamma_A \in` ``geomspace(1e-6, 1e1, 8)``,
-    :math:`\gamma_I \in \{0\} \cup` ``geomspace(1e-2, 1e4, 7)``; both
-    positive axes are extended at their edges (0 stays, meaning plain RLS).
+    :math:`M_w = \rho\, M / n^2` with :math:`\rho = \gamma_I/\gamma_A`
+    (Sindhwani, Niyogi & Belkin 2005, in the LapRLS scaling of
+    :class:`~graphrkhs.WarpedKernel`).  One LU of the n x n matrix
+    :math:`I + M_w K`, l right-hand sides.
+    """
+    KSS = K[np.ix_(S, S)]
+    if ratio == 0:
+        return KSS
+    n = K.shape[0]
+    MwK = (M @ K) * (ratio / float(n) ** 2)
+    A = MwK.copy()
+    A.flat[::n + 1] += 1.0
+    Z = sla.lu_solve(sla.lu_factor(A, overwrite_a=True, check_finite=False), MwK[:, S], check_finite=False)
+    G = KSS - K[S] @ Z
+    return (G + G.T) / 2
+
+
+def select_laprls_gammas(K: Any, labeled: Any, Y: Any, M: Any, gamma_As: Optional[Any] = None,
+                         ratios: Optional[Any] = None, *, fit_intercept: bool = False, criterion: str = "loo",
+                         scoring: str = "mse", extend: bool = True, max_extensions: int = 2) -> GridResult:
+    r"""Choose :math:`(\gamma_A, \gamma_I)` of :func:`~graphrkhs.laprls_fit` by exact LOO/GCV.
+
+    LapRLS with weights :math:`(\gamma_A, \gamma_I)` is RLS with the ridge
+    :math:`\gamma_A l` in the warped kernel :math:`\tilde k` whose point-cloud
+    penalty is :math:`M_w = (\gamma_I/\gamma_A) M / n^2` (Sindhwani, Niyogi &
+    Belkin 2005; :func:`~graphrkhs.warped_rls`).  The kernel depends on the
+    ratio :math:`\rho = \gamma_I/\gamma_A` only, so the grid is
+    :math:`\rho \times \gamma_A`: one LU of :math:`I + M_w K` (n x n, l
+    right-hand sides) per ratio gives :math:`\tilde K_{SS}`, and its
+    eigendecomposition serves the whole :math:`\gamma_A` path
+    (:func:`select_kernel_ridge`).  Leaving a label out keeps its point in the
+    cloud (unlabeled) -- exactly the LapRLS refit without it.  For the full
+    tensor grid on :math:`(\gamma_A, \gamma_I)` use :func:`laprls_grid_errors`.
+
+    Parameters
+    ----------
+    K : ndarray of shape (n, n)
+    labeled : int indices (l,)
+    Y : ndarray of shape (l,) or (l, m)
+    M : sparse (n, n)
+        Graph penalty (:func:`~graphrkhs.graph_penalty`).
+    gamma_As : sequence of float > 0, optional
+        Default ``geomspace(1e-6, 1e1, 15)``.
+    ratios : sequence of float >= 0, optional
+        :math:`\gamma_I / \gamma_A`; default
+        ``[0, 1e-1, 1e1, 1e3, 1e5, 1e7]`` (0: plain RLS).
+    fit_intercept, criterion, scoring, extend, max_extensions
+        As in :func:`select_ridge_alpha` (the free constant needs
+        :math:`M 1 = 0`).
 
     Returns
     -------
     GridResult
-        axes ``gamma_A``, ``gamma_I``.
+        axes ``ratio`` and ``gamma_A``; ``best_params`` also holds
+        ``gamma_I = ratio * gamma_A``.
     """
     check_option(criterion, "criterion", CRITERIA)
     check_option(scoring, "scoring", SCORINGS)
-    gA = geometric_grid(1e-6, 1e1, 8) if gamma_As is None else check_ridges(gamma_As, "gamma_As")
-    gI = np.concatenate([[0.0], geometric_grid(1e-2, 1e4, 7)]) if gamma_Is is None else \
-        np.atleast_1d(np.asarray(gamma_Is, dtype=np.float64))
-    grid = _LapRLSGrid(K, labeled, M)
-    Y2 = _as_targets(Y, grid.S.size)
-    gI = np.sort(gI)
-    if (gI < 0).any() or not np.isfinite(gI).all():
-        raise ValueError(f"gamma_Is must be finite numbers >= 0; got {gamma_Is!r}.")
+    K = check_square(K, "K", np.float64)
+    n = K.shape[0]
+    S = _check_labeled_index(labeled, n)
+    M = sp.csr_array(M, dtype=np.float64)
+    if M.shape != (n, n):
+        raise ValueError(f"M must have shape ({n}, {n}) like K; got {M.shape}.")
+    if fit_intercept and np.abs(M @ np.ones(n)).max() > 1e-8 * max(abs(M).max(), 1e-300):
+        raise ValueError("fit_intercept=True needs a penalty with M @ 1 = 0 (laplacian='combinatorial').")
+    gA = geometric_grid(1e-6, 1e1, 15) if gamma_As is None else np.sort(check_ridges(gamma_As, "gamma_As"))
+    rho = np.array([0.0, 1e-1, 1e1, 1e3, 1e5, 1e7]) if ratios is None else \
+        np.sort(np.atleast_1d(np.asarray(ratios, dtype=np.float64)))
+    if rho.ndim != 1 or rho.size == 0 or not (np.isfinite(rho).all() and (rho >= 0).all()):
+        raise ValueError(f"ratios must be a non-empty 1-D sequence of finite numbers >= 0; got {ratios!r}.")
+    Y2 = _as_targets(Y, S.size)
+    paths: Dict[float, KernelRidgePath] = {}
+    unpen = np.ones(S.size) if fit_intercept else None
 
-    if (gI < 0).any() or not np.isfinite(gI).all():
-        raise ValueError(f"gamma_Is must be finite numbers >= 0; got {gamma_Is!r}.")
+    def evaluate(ratio, gamma_A):
+        score = np.empty((ratio.size, gamma_A.size))
+        tie = np.empty_like(score)
+        for j, r in enumerate(ratio):          # grid of warpings
+            if float(r) not in paths:
+                paths[float(r)] = KernelRidgePath(_warped_gram_SS(K, S, M, float(r)), unpenalized=unpen)
+            score[j], tie[j] = _path_scores(paths[float(r)], Y2, gamma_A * S.size, criterion, scoring)
+        return score, tie
 
-    def evaluate(gamma_A, gamma_I):
-        return _laprls_scores(grid, Y2, gamma_A, gamma_I, fit_intercept, criterion, scoring)
-
-    # gamma_I = 0 (plain RLS) may head its axis: that end is never extended (see select_grid)
-    return select_grid(evaluate, {"gamma_A": np.sort(gA), "gamma_I": gI},
-                       extend=("gamma_A", "gamma_I") if extend else (), max_extensions=max_extensions,
-                       criterion=criterion)
+    res = select_grid(evaluate, {"ratio": rho, "gamma_A": gA}, extend=("ratio", "gamma_A") if extend else (),
+                      max_extensions=max_extensions, criterion=criterion)
+    res.best_params["gamma_I"] = res.best_params["ratio"] * res.best_params["gamma_A"]
+    return res
 
 
 # ---------------------------------------------------------------------------
