@@ -41,6 +41,20 @@ of times, then warns with :class:`~graphrkhs.SelectionWarning`.
 kernels, through the warped kernel's ridge path: one n x n LU per ratio
 :math:`\gamma_I/\gamma_A`) are ready-made selections on top of it.
 
+Exactness.  The closed form equals the refit without label i (the point kept,
+unlabeled, in the graph or point cloud) whenever the learner's function space
+and penalty do not depend on which points are labeled: kernel ridge / RLS and
+graph kernel ridge (representer theorem), Tikhonov, LapRLS, PLapRLS and the
+warped kernel (expansions over all n points), Fredholm (a kernel built from
+all points, labels unused), G-RLS (saddle-point form).  The weights are those
+of the full fit (the solvers' :math:`1/l` loss scaling is not changed to
+:math:`1/(l-1)`).  PRLS expands f over the *labeled* kernel functions only,
+so its refit loses :math:`K(x_i, \cdot)` and the hat-matrix LOO is only an
+approximation there; use :func:`kfold_scores` with ``n_splits = l`` (exact
+LOO by refits, cheap for the few labels PRLS is meant for).  Not provided:
+a matrix-free LOO (stochastic diagonal estimation) for l too large for an
+l x l eigendecomposition.
+
 Scores follow scikit-learn: higher is better (``-MSE`` of the LOO residuals,
 ``-GCV``, or the LOO/held-out accuracy).  Ties are broken towards the
 *larger* regularization (the smoother function).
@@ -67,6 +81,7 @@ __all__ = [
     "tikhonov_path_errors",
     "laprls_grid_errors",
     "hat_matrix_errors",
+    "select_linear_smoother",
     "select_grid",
     "select_ridge_alpha",
     "select_tikhonov_alpha",
@@ -744,6 +759,41 @@ def select_tikhonov_alpha(W: Any, labeled: Any, Y: Any, alphas: Optional[Any] = 
 
     return select_grid(evaluate, {"alpha": np.sort(alphas)}, extend=("alpha",) if extend else (),
                        max_extensions=max_extensions, criterion=criterion)
+
+
+def select_linear_smoother(hat: Callable[..., np.ndarray], Y: Any, grid: Mapping[str, Any], *,
+                           criterion: str = "loo", scoring: str = "mse", extend: Sequence[str] = (),
+                           max_extensions: int = 2) -> GridResult:
+    r"""Select the parameters of any linear smoother by exact LOO/GCV from its hat matrix, over a tensor grid.
+
+    One hat matrix per grid point (:func:`hat_matrix_errors`): for PRLS
+    (``hat = lambda gamma: K @ a + Psi @ b`` with ``a, b = prls_fit(K, K1, K2,
+    np.eye(l), gamma)``), PLapRLS, G-RLS with the constructed kernel, or a
+    learner of one's own.
+
+    Parameters
+    ----------
+    hat : callable
+        ``hat(**params) -> (l, l)`` hat matrix.
+    Y : ndarray of shape (l,) or (l, m)
+    grid : dict of str -> increasing 1-D sequence
+    criterion, scoring
+        As in :func:`ridge_path_errors`.
+    extend, max_extensions
+        As in :func:`select_grid`.
+
+    Returns
+    -------
+    GridResult
+    """
+    def evaluate(**axes):
+        names = list(axes)
+        mesh = np.meshgrid(*axes.values(), indexing="ij")
+        params = [{k: m.ravel()[j].item() for k, m in zip(names, mesh)} for j in range(mesh[0].size)]
+        score, tie = hat_matrix_errors(hat, Y, params, criterion=criterion, scoring=scoring)
+        return score.reshape(mesh[0].shape), tie.reshape(mesh[0].shape)
+
+    return select_grid(evaluate, grid, extend=extend, max_extensions=max_extensions, criterion=criterion)
 
 
 def _warped_gram_SS(K, S, M, ratio):

@@ -20,7 +20,7 @@ from graphrkhs.solvers import (
     laprls_fit, laprls_grid_errors, ridge_path_errors, rls_fit, select_grid, select_laprls_gammas,
     select_kernel_ridge, select_ridge_alpha, select_tikhonov_alpha, tikhonov_path_errors, tikhonov_solution,
 )
-from graphrkhs.solvers import graph_penalty
+from graphrkhs.solvers import consistency_grams, graph_penalty, grls_fit, plaprls_fit, prls_fit, select_linear_smoother
 
 
 def _gauss(X, sigma):
@@ -370,3 +370,61 @@ def test_select_kernel_ridge_width_and_alpha_equal_per_width_paths(cloud):
     j, a = np.unravel_index(np.argmax(table), table.shape)
     assert res.best_params == {"sigma": sigmas[j], "alpha": ALPHAS[a]}
     assert sorted(calls) == sorted(sigmas)                     # one kernel per width
+
+
+def test_plaprls_loo_from_its_hat_matrix_equals_refits(manifold):
+    X, K, M, S, y = manifold
+    Kn = K / K.mean(axis=1, keepdims=True)                  # the empirical operator's row normalization
+    Kn = (Kn + Kn.T) / 2
+    l, n = S.size, K.shape[0]
+    grid = {"gamma_A": [1e-3, 1e-1], "gamma_I": [0.0, 10.0]}
+
+    def fitted(labeled, Yk, gamma_A, gamma_I, rows):
+        a, b = plaprls_fit(Kn, labeled, Yk, M, gamma_A, gamma_I, solver="direct")
+        return Kn[rows] @ a + np.ones((len(rows), 1)) @ np.atleast_1d(b).reshape(1, -1)
+
+    res = select_linear_smoother(lambda gamma_A, gamma_I: fitted(S, np.eye(l), gamma_A, gamma_I, S), y, grid)
+    for a, ga in enumerate(grid["gamma_A"]):
+        for b, gi in enumerate(grid["gamma_I"]):
+            oracle = _oracle_mse(lambda keep, i, _: fitted(S[keep], y[keep], ga * l / (l - 1), gi * l / (l - 1),
+                                                           [S[i]])[0, 0], y, [0])[0]
+            np.testing.assert_allclose(-res.scores[a, b], oracle, rtol=1e-6)
+    np.testing.assert_array_equal(res.rank.ravel().argsort()[0], np.argmax(res.scores))
+
+
+def test_prls_hat_loo_is_not_its_refit_loo(cloud):
+    """PRLS expands f over the *labeled* kernel functions only, so the refit without i loses K(x_i, .):
+    the closed-form LOO (which keeps it) is then not the refit LOO -- the engine documents PRLS under
+    kfold_scores (n_splits = l: exact LOO by refits) instead."""
+    X, y = cloud
+    l = 16
+    K, K1, K2, _ = consistency_grams(X[:l], X, sigma=0.6)
+
+    def predict(keep, Yk, gamma, rows):
+        a, b = prls_fit(K[np.ix_(keep, keep)], K1[np.ix_(keep, keep)], K2[np.ix_(keep, keep)], Yk, gamma)
+        return K[np.ix_(rows, keep)] @ a + np.atleast_1d(b).reshape(1, -1)
+
+    full = np.arange(l)
+    hat_loo = -hat_matrix_errors(lambda gamma: predict(full, np.eye(l), gamma, full), y[:l], [{"gamma": 1e-2}])[0]
+    refit = _oracle_mse(lambda keep, i, g: predict(keep, y[keep], g * l / (l - 1), [i])[0, 0], y[:l], [1e-2])
+    assert abs(hat_loo[0] - refit[0]) > 1e-3 * refit[0]
+    # k-fold with one point per fold is the refit LOO
+    res = kfold_scores(lambda tr, te, gamma: predict(tr, y[tr], gamma * l / (l - 1), te)[:, 0], y[:l],
+                       {"gamma": [1e-2]}, n_splits=l, stratify=False, scoring="mse")
+    np.testing.assert_allclose(-res.best_score, refit[0], rtol=1e-10)
+
+
+def test_grls_loo_is_the_ridge_path_with_its_features_unpenalized(cloud):
+    X, y = cloud
+    l = 18
+    Phi = _gauss(X[:l], 0.5)
+    Psi = np.column_stack([np.ones(l), X[:l, 0]])          # constants and a linear trend, unregularized
+    gammas = np.array([1e-3, 1e-1, 10.0])
+
+    def refit(keep, i, gamma):
+        c, beta = grls_fit(Phi[np.ix_(keep, keep)], Psi[keep], y[keep], gamma * l / (l - 1))
+        return Phi[i, keep] @ c + Psi[i] @ beta
+
+    oracle = _oracle_mse(refit, y[:l], gammas)
+    score, _ = ridge_path_errors(Phi, y[:l], gammas * l, unpenalized=Psi)   # G-RLS ridge: m * gamma
+    np.testing.assert_allclose(-score, oracle, rtol=1e-6)
