@@ -731,8 +731,12 @@ def select_kernel_ridge(make_kernel: Callable[[float], Any], Y: Any, sigmas: Any
             score[j], tie[j] = _path_scores(path, Y2, alpha * scale, criterion, scoring)
         return score, tie
 
+    # the ridge floor: ~1e-10 of the kernel's scale (of the middle width), below which K + mu I is singular
+    path, _, scale = path_of(sigmas[sigmas.size // 2])
+    s_max = float(np.max(path.eigenvalues[np.isfinite(path.eigenvalues)], initial=1.0))
     return select_grid(evaluate, {"sigma": sigmas, "alpha": alphas}, extend=("sigma", "alpha") if extend else (),
-                       max_extensions=max_extensions, criterion=criterion)
+                       max_extensions=max_extensions, criterion=criterion,
+                       bounds={"alpha": (1e-10 * s_max / scale, np.inf)})
 
 
 def select_tikhonov_alpha(W: Any, labeled: Any, Y: Any, alphas: Optional[Any] = None, *,
