@@ -556,8 +556,8 @@ def select_grid(evaluate: Callable[..., Any], grid: Mapping[str, Any], *, extend
     -----
     SelectionWarning
         The best value is still at the edge of an extendable axis after
-        ``max_extensions`` extensions (or at a bound); or every grid point has an
-        undefined score.
+        ``max_extensions`` extensions (not when that edge is one of ``bounds``:
+        the grid cannot go further); or every grid point has an undefined score.
     """
     if not callable(evaluate):
         raise TypeError("evaluate must be a callable.")
@@ -601,11 +601,17 @@ def select_grid(evaluate: Callable[..., Any], grid: Mapping[str, Any], *, extend
         for k, side in grow:
             a = _extend_axis(axes[k], side, n_new)
             lo, hi = bounds.get(k, (0.0, np.inf))
-            axes[k] = a[(a >= lo) & (a <= hi)]
+            # crossing a bound: the bound itself becomes the new end of the axis
+            a = np.unique(np.clip(a, max(lo, 0.0) if a[0] > 0 or lo > 0 else a[0], hi))
+            axes[k] = a
         n_ext += 1
     for k in extend:
         i = result.best_index[list(axes).index(k)]
-        if result.at_edge[k] and not (i == 0 and axes[k][0] == 0):
+        lo, hi = bounds.get(k, (0.0, np.inf))
+        # at a bound (e.g. the rounding floor of a ridge) the grid cannot go further: interpolating
+        # the labels is then the honest answer of the criterion, not a grid too narrow
+        at_bound = (i == 0 and axes[k][0] <= lo * (1 + 1e-9)) or (i == axes[k].size - 1 and axes[k][-1] >= hi)
+        if result.at_edge[k] and not (i == 0 and axes[k][0] == 0) and not at_bound:
             warn(f"the selected {k}={result.best_params[k]:.3g} is at the edge of its grid "
                  f"[{axes[k][0]:.3g}, {axes[k][-1]:.3g}] after {n_ext} extension(s); the criterion may improve "
                  f"beyond it. Pass a wider grid or a fixed value.", SelectionWarning)

@@ -428,3 +428,11 @@ def test_grls_loo_is_the_ridge_path_with_its_features_unpenalized(cloud):
     oracle = _oracle_mse(refit, y[:l], gammas)
     score, _ = ridge_path_errors(Phi, y[:l], gammas * l, unpenalized=Psi)   # G-RLS ridge: m * gamma
     np.testing.assert_allclose(-score, oracle, rtol=1e-6)
+
+
+def test_extension_stops_at_a_bound_without_warning():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        res = select_grid(lambda alpha: -np.log(alpha), {"alpha": [1.0, 10.0]}, extend=["alpha"],
+                          bounds={"alpha": (0.05, np.inf)})
+    assert res.best_params["alpha"] == pytest.approx(0.05)
