@@ -602,7 +602,7 @@ def select_grid(evaluate: Callable[..., Any], grid: Mapping[str, Any], *, extend
             a = _extend_axis(axes[k], side, n_new)
             lo, hi = bounds.get(k, (0.0, np.inf))
             # crossing a bound: the bound itself becomes the new end of the axis
-            a = np.unique(np.clip(a, max(lo, 0.0) if a[0] > 0 or lo > 0 else a[0], hi))
+            a = np.unique(np.clip(a, lo, hi))
             axes[k] = a
         n_ext += 1
     for k in extend:
