@@ -576,7 +576,7 @@ def select_grid(evaluate: Callable[..., Any], grid: Mapping[str, Any], *, extend
     max_extensions = check_scalar(max_extensions, "max_extensions", kind="int", low=0)
     n_new = check_scalar(n_new, "n_new", kind="int", low=1)
     bounds = dict(bounds or {})
-    n_ext = 0
+    n_ext = n_bounded = 0
     while True:
         out = evaluate(**axes)
         scores, tie = out if isinstance(out, tuple) else (out, None)
@@ -596,8 +596,16 @@ def select_grid(evaluate: Callable[..., Any], grid: Mapping[str, Any], *, extend
             if (side == "low" and (a[0] <= lo or a[0] == 0)) or (side == "high" and a[-1] >= hi):
                 continue
             grow.append((k, side))
-        if not grow or n_ext >= max_extensions:
+        # growth towards a finite bound (a ridge down to its rounding floor) is cheap and ends by
+        # itself; it is not counted against max_extensions (at most 10 such steps)
+        towards_bound = all((side == "low" and bounds.get(k, (0.0, np.inf))[0] > 0)
+                            or (side == "high" and np.isfinite(bounds.get(k, (0.0, np.inf))[1]))
+                            for k, side in grow) and max_extensions > 0
+        if not grow or (n_ext >= max_extensions and not (towards_bound and n_bounded < 10)):
             break
+        if towards_bound and n_ext >= max_extensions:
+            n_bounded += 1
+            n_ext -= 1
         for k, side in grow:
             a = _extend_axis(axes[k], side, n_new)
             lo, hi = bounds.get(k, (0.0, np.inf))
