@@ -901,8 +901,11 @@ def select_laprls_gammas(K: Any, labeled: Any, Y: Any, M: Any, gamma_As: Optiona
             score[j], tie[j] = _path_scores(paths[float(r)], Y2, gamma_A * S.size, criterion, scoring)
         return score, tie
 
+    KSS = K[np.ix_(S, S)]
+    floor = 1e-10 * max(float(np.abs(np.diag(KSS)).max()), 1e-300)   # gamma_A l below rounding of K_SS
     res = select_grid(evaluate, {"ratio": rho, "gamma_A": gA}, extend=("ratio", "gamma_A") if extend else (),
-                      max_extensions=max_extensions, criterion=criterion)
+                      max_extensions=max_extensions, criterion=criterion,
+                      bounds={"gamma_A": (floor, np.inf)})
     res.best_params["gamma_I"] = res.best_params["ratio"] * res.best_params["gamma_A"]
     return res
 
