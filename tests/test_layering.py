@@ -8,7 +8,6 @@ packages except from ``_core``.
 
 import importlib.util
 import pathlib
-import re
 import shutil
 import subprocess
 import sys
@@ -23,42 +22,10 @@ _spec = importlib.util.spec_from_file_location("check_layering", CHECKER)
 check_layering = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(check_layering)
 
-PRIVATE = re.compile(r"^(?P<file>[^:]+):\d+: private import across layers: \S+ takes .* from (?P<target>\S+); ")
-
-# TEMPORARY: the private cross-layer imports left by the move into layer packages, as
-# (file, imported module).  Other helpers are removing them now; this set is emptied at
-# merge, after which any violation fails.  Only private imports are tolerated: an upward
-# import or a cycle always fails.  Do not add entries -- import the public name instead.
-ALLOWED_TODAY = {
-    ("graphrkhs/cli/_demo.py", "graphrkhs.solvers._graph"),
-    ("graphrkhs/cli/_demo.py", "graphrkhs.estimators._transductive"),
-    ("graphrkhs/cli/_label.py", "graphrkhs.solvers._graph"),
-    ("graphrkhs/cli/_label.py", "graphrkhs.estimators._transductive"),
-    ("graphrkhs/estimators/_datadependent.py", "graphrkhs.kernels._datadependent"),
-    ("graphrkhs/estimators/_datadependent.py", "graphrkhs.solvers._datadependent"),
-    ("graphrkhs/estimators/_inductive.py", "graphrkhs.kernels._datadependent"),
-    ("graphrkhs/estimators/_inductive.py", "graphrkhs.kernels._pointcloud"),
-    ("graphrkhs/estimators/_inductive.py", "graphrkhs.solvers._kernel"),
-    ("graphrkhs/estimators/_transductive.py", "graphrkhs.solvers._graph"),
-    ("graphrkhs/kernels/_datadependent.py", "graphrkhs.graphs._search"),
-    ("graphrkhs/kernels/_graph.py", "graphrkhs.spectral.filters"),
-    ("graphrkhs/kernels/_graph.py", "graphrkhs.spectral._chebyshev"),
-    ("graphrkhs/kernels/_graph.py", "graphrkhs.spectral._lanczos"),
-    ("graphrkhs/solvers/_datadependent.py", "graphrkhs.kernels._datadependent"),
-    ("graphrkhs/solvers/_kernel.py", "graphrkhs.kernels._pointcloud"),
-    ("graphrkhs/solvers/_kernel.py", "graphrkhs.kernels._operator"),
-}
-
-
-def _allowed(message):
-    m = PRIVATE.match(message)
-    return bool(m) and (m["file"], m["target"]) in ALLOWED_TODAY
-
 
 def test_package_keeps_the_layering_contract():
     problems = check_layering.check(PACKAGE)
-    new = [p for p in problems if not _allowed(p)]
-    assert not new, "layering violations:\n" + "\n".join(new)
+    assert not problems, "layering violations:\n" + "\n".join(problems)
 
 
 def test_checker_sees_every_module():

@@ -18,7 +18,7 @@ import scipy.sparse.linalg as spla
 from .amg import SmoothedAggregationPreconditioner
 from .types import ArrayLike, OperatorLike
 from .progress import progress_bar
-from .validation import ConvergenceWarning, check_scalar, warn
+from .validation import ConvergenceWarning, check_finite_array, check_scalar, warn
 
 __all__ = ["conjugate_gradient", "amg_preconditioner", "CGResult"]
 
@@ -76,6 +76,7 @@ def _as_operator(A, n, name):
     if sp.issparse(A) or isinstance(A, np.ndarray):
         if A.shape != (n, n):
             raise ValueError(f"{name} must have shape ({n}, {n}); got {A.shape}.")
+        check_finite_array(A.data if sp.issparse(A) else A, name, "CG needs a finite matrix")
         return A
     if isinstance(A, spla.LinearOperator):
         if A.shape != (n, n):
@@ -135,6 +136,9 @@ def conjugate_gradient(A: Union[OperatorLike, Callable[[np.ndarray], np.ndarray]
     was_1d = B.ndim == 1
     if B.ndim not in (1, 2):
         raise ValueError(f"B must have shape (n,) or (n, m); got {B.shape}.")
+    if B.dtype == object or not np.issubdtype(B.dtype, np.number):
+        raise TypeError(f"B must be a numeric array; got dtype {B.dtype}.")
+    check_finite_array(B, "B", "remove or impute those entries first")
     B2 = B.reshape(B.shape[0], -1)
     n, m = B2.shape
     A = _as_operator(A, n, "A")
@@ -146,7 +150,12 @@ def conjugate_gradient(A: Union[OperatorLike, Callable[[np.ndarray], np.ndarray]
     max_iter = check_scalar(max_iter, "max_iter", kind="int", low=0)
     check_on_failure(on_failure)
     dtype = np.result_type(B2.dtype, np.float32)
-    X = np.zeros((n, m), dtype=dtype) if x0 is None else np.array(np.asarray(x0).reshape(n, m), dtype=dtype)
+    if x0 is not None:
+        x0 = np.asarray(x0)
+        if x0.size != n * m:
+            raise ValueError(f"x0 must have the shape of B {B.shape}; got {x0.shape}.")
+        check_finite_array(x0, "x0", "start from finite values (or x0=None)")
+    X = np.zeros((n, m), dtype=dtype) if x0 is None else np.array(x0.reshape(n, m), dtype=dtype)
     bnorm = np.linalg.norm(B2, axis=0)
     bnorm_safe = np.where(bnorm > 0, bnorm, 1.0)
     R = B2 - _apply(A, X) if x0 is not None else B2.astype(dtype, copy=True)
@@ -164,6 +173,12 @@ def conjugate_gradient(A: Union[OperatorLike, Callable[[np.ndarray], np.ndarray]
         Pa = P[:, cols] if cols.size < m else P
         AP = _apply(A, Pa)
         pap = np.einsum("ij,ij->j", Pa, AP)
+        if not np.isfinite(pap).all():
+            bar.close()
+            raise FloatingPointError(
+                "conjugate_gradient: the product with A (or the preconditioner M) returned NaN or infinity; "
+                "check the operator (and M) on finite input."
+            )
         if np.any(pap <= 0):
             bad = cols[pap <= 0]
             bar.close()
@@ -195,6 +210,10 @@ def conjugate_gradient(A: Union[OperatorLike, Callable[[np.ndarray], np.ndarray]
         rz[cols] = rz_new
         P[:, c] *= beta
         P[:, c] += Zc
+    if not np.isfinite(X).all():
+        bar.close()
+        raise FloatingPointError("conjugate_gradient: the iterates overflowed to NaN or infinity; the system is "
+                                 "not SPD or badly scaled (rescale A and B).")
     true_res = np.linalg.norm(B2 - _apply(A, X), axis=0) / bnorm_safe
     if not bar.disable:
         bar.set_postfix_str(f"residual {float(true_res.max()) if m else 0.0:.2e}", refresh=False)

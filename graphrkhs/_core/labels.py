@@ -1,67 +1,173 @@
-"""Label handling shared by every estimator (scikit-learn's semi-supervised
-convention: -1 marks an unlabeled classification target, NaN an unlabeled
-regression target; class labels may be any hashable values)."""
+"""Label handling shared by every estimator: the one label encoder.
+
+Classification targets follow scikit-learn's semi-supervised convention: one
+entry per sample, class labels of any hashable type (ints, strings, ...), and
+a marker for the unlabeled samples -- ``unlabeled=-1`` by default, as in
+:class:`sklearn.semi_supervised.LabelSpreading`, configurable on every
+classifier.  ``None`` and NaN always mark unlabeled samples too (neither can be
+a class label), and so does the empty string in a string array.  Regression
+targets: NaN marks an unlabeled sample.
+
+Collisions between the marker and the classes never pass silently
+(:func:`split_classification_labels`):
+
+* if reading the marker as "unlabeled" leaves a single class (labels
+  ``{-1, +1}`` with the default marker), fitting raises a ``ValueError`` that
+  names the collision and the fix (``unlabeled=None`` or another marker);
+* if the marker looks like one of the classes -- integer labels, and the
+  marker is no more frequent than the most frequent class or lies between two
+  classes (e.g. ``{-1, 0, 1}`` with as many -1 as 0) -- and the marker was left
+  at its default, a :class:`LabelCollisionWarning` says how to pass
+  ``unlabeled=`` explicitly; any explicitly given marker (``unlabeled=-1``
+  too) silences it.
+"""
+
+import warnings
 
 import numpy as np
 import scipy.sparse as sp
 from scipy.sparse import csgraph
 
-from .validation import GraphWarning, warn
+from .validation import GraphRKHSWarning, GraphWarning, warn
 
 __all__ = []
 
-UNLABELED = -1
+
+# The default marker: -1 as a numpy int64 *object* of its own.  It equals -1 in
+# every respect, and survives scikit-learn's ``clone`` (deepcopy keeps numpy
+# scalars), so that an estimator can tell ``unlabeled`` left at its default
+# (``self.unlabeled is UNLABELED``) from ``unlabeled=-1`` given explicitly; only
+# the former warns when -1 looks like a class.
+UNLABELED = np.int64(-1)
 
 
-def _is_unlabeled_value(v):
+def _show(v):
+    """A label as the user wrote it (numpy scalars as Python values)."""
+    return repr(v.item() if isinstance(v, np.generic) else v)
+
+
+class LabelCollisionWarning(GraphRKHSWarning):
+    """The unlabeled marker may be one of the intended classes."""
+
+
+def _is_missing(v):
+    """None or NaN: unlabeled whatever the marker."""
     if v is None:
         return True
-    if isinstance(v, (float, np.floating)) and np.isnan(v):
-        return True
-    if isinstance(v, (int, np.integer, float, np.floating)) and not isinstance(v, (bool, np.bool_)):
-        return v == UNLABELED
-    if isinstance(v, str):
-        return v == "-1" or v == ""
-    return False
+    return isinstance(v, (float, np.floating)) and bool(np.isnan(v))
 
 
-def split_classification_labels(y, n_samples, name="y"):
-    """Return ``(labeled_mask, classes, codes)`` for a semi-supervised target.
+def _is_number(v):
+    return isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, (bool, np.bool_))
 
-    ``codes[i]`` is the index into ``classes`` of labeled sample i (-1 where
-    unlabeled).  Unlabeled: -1 (int or float), NaN, None, or the strings
-    "-1" and "" in a string/object array.
 
-    Raises ValueError for a wrong length, no labeled sample, or a 2-D y.
+def _equals_marker(v, marker):
+    if marker is None or _is_missing(v):
+        return False
+    if _is_number(marker):
+        # a numeric marker also matches its text ("-1"), as numpy writes it among strings
+        return (_is_number(v) and v == marker) or (isinstance(v, str) and v == _marker_text(marker))
+    return type(v) is type(marker) and v == marker
+
+
+def _marker_text(marker):
+    m = marker.item() if isinstance(marker, np.generic) else marker
+    return str(int(m)) if float(m).is_integer() else str(m)
+
+
+def _unlabeled_mask(y, marker):
+    """Boolean mask of the entries that mark an unlabeled sample."""
+    kind = y.dtype.kind
+    if kind in "iub":
+        if kind == "b" or not _is_number(marker):
+            return np.zeros(y.shape[0], dtype=bool)
+        return y == marker
+    if kind == "f":
+        mask = np.isnan(y)
+        if _is_number(marker):
+            mask |= y == marker
+        return mask
+    if kind in "US":
+        # numpy turns a -1 mixed with strings into the string "-1".
+        text = marker if isinstance(marker, str) else (None if marker is None else _marker_text(marker))
+        mask = y == ""
+        if text is not None:
+            mask |= y == text
+        return mask
+    return np.fromiter((_is_missing(v) or _equals_marker(v, marker) or (isinstance(v, str) and v == "")
+                        for v in y), dtype=bool, count=y.shape[0])
+
+
+def split_classification_labels(y, n_samples, *, unlabeled=UNLABELED, name="y", owner="the classifier"):
+    """The one label encoder: ``(labeled_mask, classes, codes)`` of a semi-supervised target.
+
+    Parameters
+    ----------
+    y : array-like of shape (n_samples,)
+        Class labels of any hashable type; ``unlabeled`` (and None / NaN, and
+        "" in a string array) mark unlabeled samples.  A column vector is
+        raveled with a ``DataConversionWarning``, as scikit-learn does.
+    n_samples : int
+        The number of samples y must have.
+    unlabeled : hashable or None, default=-1
+        The marker of unlabeled samples; None: only None / NaN mark them.
+        The default object :data:`UNLABELED` (an int64 equal to -1) is what
+        estimators store when the user gave no marker.
+    name, owner : str
+        For the messages.
+
+    Returns
+    -------
+    labeled : ndarray of bool, shape (n_samples,)
+    classes : ndarray of shape (n_classes,)
+        Sorted labels (first-appearance order when they cannot be sorted).
+    codes : ndarray of int64, shape (n_samples,)
+        Index into ``classes`` of each labeled sample, -1 where unlabeled.
+
+    Raises
+    ------
+    ValueError
+        Wrong length, 2-D y, no labeled sample, real-valued (continuous)
+        labels, or a single class -- naming the marker when it is the likely
+        cause (labels {-1, +1} with ``unlabeled=-1``).
+
+    Warns
+    -----
+    LabelCollisionWarning
+        When the marker was left at its default and looks like a class.
     """
+    from sklearn.exceptions import DataConversionWarning
+    from sklearn.utils.multiclass import type_of_target
+
     y = np.asarray(y)
     if y.ndim == 2 and y.shape[1] == 1:
+        warnings.warn("A column-vector y was passed when a 1d array was expected; it is raveled.",
+                      DataConversionWarning, stacklevel=4)
         y = y.ravel()
     if y.ndim != 1:
         raise ValueError(f"{name} must be 1-D with one entry per sample; got shape {y.shape}.")
     if y.shape[0] != n_samples:
         raise ValueError(
             f"{name} has {y.shape[0]} entries but there are {n_samples} samples; "
-            "give one label per sample, -1 (or NaN) for unlabeled ones."
+            f"give one label per sample, {_show(unlabeled)} (or NaN) for unlabeled ones."
         )
-    if y.dtype.kind in "iub":
-        labeled = y != UNLABELED
-    elif y.dtype.kind == "f":
-        labeled = ~(np.isnan(y) | (y == UNLABELED))
-        if np.isinf(y).any():
-            raise ValueError(f"{name} contains infinity.")
-    else:
-        labeled = ~np.fromiter((_is_unlabeled_value(v) for v in y), dtype=bool, count=y.shape[0])
+    if y.dtype.kind == "f" and np.isinf(y).any():
+        raise ValueError(f"{name} contains infinity.")
+    marked = _unlabeled_mask(y, unlabeled)
+    labeled = ~marked
     if not labeled.any():
-        raise ValueError(f"{name} has no labeled samples: every entry is -1/NaN. Label at least one sample per class.")
+        raise ValueError(f"{name} has no labeled samples: every entry is the unlabeled marker {_show(unlabeled)} "
+                         "(or NaN/None). Label at least one sample per class.")
     values = y[labeled]
+    kind = type_of_target(values.astype(object) if y.dtype == object else values)
+    if kind in ("continuous", "continuous-multioutput"):
+        raise ValueError(f"Unknown label type: {kind!r}. {name} holds real values that are not class labels; "
+                         "use a regressor for real-valued targets.")
     if y.dtype == object:
-        # Mixed types cannot be sorted; keep first-appearance order then.
         try:
             classes = np.unique(values)
-        except TypeError:
-            seen = dict.fromkeys(values.tolist())
-            classes = np.array(list(seen), dtype=object)
+        except TypeError:   # mixed types cannot be sorted: first-appearance order
+            classes = np.array(list(dict.fromkeys(values.tolist())), dtype=object)
     else:
         classes = np.unique(values)
     codes = np.full(n_samples, -1, dtype=np.int64)
@@ -70,7 +176,33 @@ def split_classification_labels(y, n_samples, name="y"):
         codes[labeled] = [lookup[v] for v in values.tolist()]
     else:
         codes[labeled] = np.searchsorted(classes, values)
+    # entries read as unlabeled because they equal the marker (not NaN / None / "")
+    n_marker = int(np.count_nonzero(marked & ~_unlabeled_mask(y, None)))
+    if classes.size < 2:
+        message = (f"{name} has only one class ({_show(classes[0])}) among its labeled samples; {owner} needs "
+                   "labels of at least 2 classes.")
+        if n_marker and unlabeled is not None:
+            message += (f" The marker collides with your classes: the {n_marker} entries equal to {_show(unlabeled)} "
+                        f"were read as unlabeled (unlabeled={_show(unlabeled)}). If {_show(unlabeled)} is a class (labels "
+                        f"{{{_show(unlabeled)}, {_show(classes[0])}}}), pass unlabeled=None (then only NaN/None mark "
+                        "unlabeled samples) or another marker that is not a class.")
+        raise ValueError(message)
+    if unlabeled is UNLABELED and n_marker and _looks_like_a_class(classes, codes[labeled], n_marker, unlabeled):
+        warnings.warn(
+            f"{name} holds the labels {sorted(classes.tolist() + [unlabeled.item()])}: the {n_marker} entries equal to "
+            f"{_show(unlabeled)} are read as unlabeled (the default unlabeled=-1), but {_show(unlabeled)} may be one of your "
+            "classes. If it is, pass unlabeled=None (and mark unlabeled samples with NaN/None) or another marker; "
+            f"if it marks unlabeled samples, pass unlabeled={_show(unlabeled)} explicitly to silence this warning.",
+            LabelCollisionWarning, stacklevel=4)
     return labeled, classes, codes
+
+
+def _looks_like_a_class(classes, labeled_codes, n_marker, marker):
+    """Integer classes, and the marker as frequent as a class or between two classes."""
+    if classes.dtype.kind not in "iuf" or not np.all(np.mod(classes, 1) == 0):
+        return False
+    largest = int(np.bincount(labeled_codes, minlength=classes.size).max())
+    return n_marker <= largest or bool(classes.min() < marker < classes.max())
 
 
 def split_regression_targets(y, n_samples, name="y"):
@@ -167,3 +299,62 @@ def _orphans(W, S, Y2, F):
         F[orphan] = Y2.mean(axis=0)
     return orphan
 
+
+
+#: Relative weight below which an edge counts as a *weak link* (:func:`cut_weak_links`):
+#: an edge (i, j) with :math:`w_{ij} \le 10^{-10} \min(d_i, d_j)`, i.e. a random walk crosses
+#: it with probability at most 1e-10 from either end.  A part of the graph attached only by
+#: such edges makes the Laplacian systems of Laplace / Poisson learning ill-conditioned by
+#: a factor of at least 1e10 (their smallest eigenvalue is at most the cut weight over the
+#: part's volume): more than 10 of float64's 16 digits are lost, and at 1e-16 the direct
+#: factorization is exactly singular and CG drifts to scores of 1e16 - 1e32.  Degrees, not
+#: the largest weight, set the scale, so a far outlier whose few edges are all tiny (but
+#: carry all of its degree) is *not* cut off.
+WEAK_EDGE_RTOL = 1e-10
+
+
+def weak_link_split(W, rtol=WEAK_EDGE_RTOL):
+    """Components of the graph without its weak links: ``(W_strong, n_affected)``.
+
+    ``W_strong`` is ``W`` without the edges :math:`w_{ij} \\le` ``rtol``
+    :math:`\\min(d_i, d_j)` *if* dropping them splits a connected component
+    (then ``n_affected`` counts the nodes outside the largest piece of each
+    split component), else ``W`` itself and 0.  Cost: one pass over the
+    edges and two connected-components searches.
+    """
+    W = sp.csr_array(W)
+    d = np.asarray(abs(W).sum(axis=1)).ravel()
+    C = sp.coo_array(W)
+    weak = (C.row != C.col) & (np.abs(C.data) <= rtol * np.minimum(d[C.row], d[C.col]))
+    if not weak.any():
+        return W, 0
+    keep = ~weak
+    Ws = sp.csr_array((C.data[keep], (C.row[keep], C.col[keep])), shape=W.shape)
+    n_all, comp_all = csgraph.connected_components(W, directed=False)
+    n_strong, comp_strong = csgraph.connected_components(Ws, directed=False)
+    if n_strong == n_all:
+        return W, 0
+    size = np.bincount(comp_strong, minlength=n_strong)
+    # Each strong piece lies in one original component: keep the largest piece's size per component.
+    parent = np.zeros(n_strong, dtype=np.int64)
+    parent[comp_strong] = comp_all
+    largest = np.zeros(n_all, dtype=np.int64)
+    np.maximum.at(largest, parent, size)
+    n_affected = int(W.shape[0] - largest.sum())
+    return Ws, n_affected
+
+
+def cut_weak_links(W, stacklevel=5):
+    """:func:`weak_link_split` with the :class:`GraphWarning` of the documented fallback.
+
+    Returns the graph to solve on (``W`` itself when nothing is weakly attached).
+    """
+    Ws, n_affected = weak_link_split(W)
+    if n_affected:
+        warn(f"the graph is nearly disconnected: {n_affected} node(s) are attached to the rest of their component "
+             f"only through edges of relative weight <= {WEAK_EDGE_RTOL:g} (w_ij <= {WEAK_EDGE_RTOL:g} min(d_i, "
+             "d_j)), which would make the linear system singular to working precision. Those edges are dropped: "
+             "each weakly attached part is treated as its own component (solved on its own if it holds labeled "
+             "nodes, else given the mean of the labeled targets, the class prior).", GraphWarning,
+             stacklevel=stacklevel)
+    return Ws

@@ -10,7 +10,9 @@ module needs no higher layer.
 import numpy as np
 import scipy.linalg as sla
 
-__all__ = ["apply_matrix", "dense_matrix", "n_rows", "psd_solve", "check_square"]
+from .validation import ConvergenceWarning, warn
+
+__all__ = ["apply_matrix", "dense_matrix", "n_rows", "psd_solve", "check_square", "check_solution"]
 
 
 def check_square(K, name="K", dtype=None):
@@ -23,9 +25,28 @@ def check_square(K, name="K", dtype=None):
     return K
 
 
+#: Bytes of one float64 row block of a float32 matrix in :func:`apply_matrix` (mixed precision).
+UPCAST_BLOCK_BYTES = 2**26
+
+
 def apply_matrix(K, V):
-    """``K @ V`` for an array, a sparse matrix or an operator with ``matmat`` (blockwise kernels)."""
-    return K.matmat(V) if hasattr(K, "matmat") and np.ndim(V) == 2 else K @ V
+    """``K @ V`` for an array, a sparse matrix or an operator with ``matmat`` (blockwise kernels).
+
+    A float32 array times a float64 block accumulates in float64 (rows of K
+    upcast in blocks of ``UPCAST_BLOCK_BYTES``, never a full float64 copy of K),
+    so that a solver running in float64 on float32 data (:func:`~graphrkhs.laprls_fit`)
+    is not limited by float32 products.
+    """
+    if hasattr(K, "matmat") and np.ndim(V) == 2:
+        return K.matmat(V)
+    if isinstance(K, np.ndarray) and K.dtype == np.float32 and np.asarray(V).dtype == np.float64 and K.ndim == 2:
+        V = np.asarray(V)
+        out = np.empty((K.shape[0],) + V.shape[1:], dtype=np.float64)
+        rows = max(1, UPCAST_BLOCK_BYTES // (8 * max(1, K.shape[1])))
+        for s in range(0, K.shape[0], rows):   # row blocks bound the float64 copy
+            out[s:s + rows] = K[s:s + rows].astype(np.float64) @ V
+        return out
+    return K @ V
 
 
 def dense_matrix(K):
@@ -81,3 +102,48 @@ def psd_solve(A, B):
         "the system matrix is not positive semidefinite (Cholesky failed even with a diagonal shift of "
         f"{shift:.1e}); check that the kernel is positive definite and the weights non-negative."
     )
+
+
+def relative_residuals(A, X, B):
+    r"""Column-wise :math:`\|b - A x\| / \|b\|` (1 where b = 0 and x != 0, 0 where both vanish)."""
+    B2 = _cols(B)
+    X2 = _cols(X)
+    if B2.shape[0] == 0:
+        return np.zeros(B2.shape[1])
+    return _relative(B2 - _cols(apply_matrix(A, X2)), B2)
+
+
+def _cols(V):
+    """V as a float64 (n, m) block ((n,) -> (n, 1); works for n = 0)."""
+    V = np.asarray(V, dtype=np.float64)
+    return V[:, None] if V.ndim == 1 else V
+
+
+def _relative(R, B):
+    R, B = _cols(R), _cols(B)
+    rn = np.linalg.norm(R, axis=0)
+    bn = np.linalg.norm(B, axis=0)
+    return np.where(bn > 0, rn / np.where(bn > 0, bn, 1.0), np.where(rn > 0, 1.0, 0.0))
+
+
+def check_solution(A, X, B, tol, what, fix, stacklevel=4, product=True):
+    r"""Residual check after a direct solve of :math:`A X = B`; returns the worst relative residual.
+
+    Non-finite entries in X raise ``numpy.linalg.LinAlgError`` (never NaN
+    returned); a relative residual :math:`\|b - Ax\| / \|b\|` above ``tol``
+    in some column emits a :class:`~graphrkhs.ConvergenceWarning`.  ``what``
+    names the system, ``fix`` says what to do.  A backward-stable
+    factorization leaves a residual of about :math:`\epsilon\,\kappa(A)`
+    relative to b at worst, so the warning means a condition number near
+    ``tol`` / eps: the answer may have lost all its digits.
+    """
+    if not np.isfinite(X).all():
+        raise np.linalg.LinAlgError(f"{what}: the direct solve produced NaN or infinity (the matrix is singular "
+                                    f"to working precision); {fix}")
+    # product=False: X is already A X (computed by the caller, e.g. after A was overwritten by its LU)
+    res = relative_residuals(A, X, B) if product else _relative(_cols(B) - _cols(X), B)
+    worst = float(res.max()) if res.size else 0.0
+    if worst > tol:
+        warn(f"{what}: the direct solve left a relative residual of {worst:.2e}, above tol={tol:g} (the matrix "
+             f"is ill-conditioned); {fix}", ConvergenceWarning, stacklevel=stacklevel)
+    return worst

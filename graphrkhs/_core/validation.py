@@ -221,10 +221,15 @@ def memory_guard(n_bytes, what, alternative, limit=None):
     if limit is None:
         limit = 0.75 * _physical_memory()
     if n_bytes > limit:
-        raise MemoryError(
-            f"{what} would need {n_bytes / 2**30:.1f} GiB, more than the {limit / 2**30:.1f} GiB available; "
-            f"{alternative}"
-        )
+        raise MemoryError(f"{what} would need {_human_bytes(n_bytes)}, more than the {_human_bytes(limit)} "
+                          f"available; {alternative}")
+
+
+def _human_bytes(n_bytes):
+    """GiB with one decimal, MiB below 1 GiB (so that a small estimate does not read '0.0 GiB')."""
+    if n_bytes >= 2**30:
+        return f"{n_bytes / 2**30:.1f} GiB"
+    return f"{n_bytes / 2**20:.1f} MiB"
 
 
 def _physical_memory():
@@ -236,12 +241,164 @@ def _physical_memory():
 
 def _as_2d(Y, name="Y"):
     Y = np.asarray(Y)
+    # complex targets would lose their imaginary part with only a ComplexWarning, strings and
+    # objects would fail inside a ufunc with a message that names no argument
+    if Y.dtype == object or not (np.issubdtype(Y.dtype, np.number) or Y.dtype == bool):
+        raise TypeError(f"{name} must be a numeric array; got dtype {Y.dtype}.")
+    if np.issubdtype(Y.dtype, np.complexfloating):
+        raise TypeError(f"{name} must be real; got complex dtype {Y.dtype}.")
     if Y.ndim not in (1, 2):
         raise ValueError(f"{name} must have shape (l,) or (l, k); got {Y.shape}.")
     if not np.isfinite(Y).all():
         raise ValueError(f"{name} contains NaN or infinity.")
     return (Y[:, None] if Y.ndim == 1 else Y), Y.ndim == 1
 
+
+
+# ---------------------------------------------------------------------------
+# Declarative parameter validation (estimators' ``_parameter_constraints``)
+# ---------------------------------------------------------------------------
+#
+# An estimator declares, for every constructor parameter, the list of what it
+# accepts; ``validate_params`` checks the stored values against that table at
+# the start of ``fit``.  A value is valid when one entry of its list accepts it.
+# Entries: an :class:`Interval`, an :class:`Options`, ``None`` (the value None),
+# a type (isinstance), or one of the strings "boolean", "callable",
+# "array-like", "random_state", "hashable".  (scikit-learn has the same idea in
+# its private ``sklearn.utils._param_validation``; this is our own, small
+# version, so that we depend on no private scikit-learn module.)
+
+class InvalidParameterError(ValueError, TypeError):
+    """A constructor parameter has a value its estimator does not accept.
+
+    Subclasses both ``ValueError`` and ``TypeError`` (as scikit-learn's error of
+    the same name), since a wrong type and a wrong value are one mistake here:
+    the declared table says what is accepted.
+    """
+
+
+class Interval:
+    """Numbers of one kind in an interval.
+
+    Parameters
+    ----------
+    kind : {"int", "real"}
+        "int" accepts integers only; "real" accepts any real number (booleans
+        are rejected by both: ``True`` is not a count or a weight).
+    low, high : number or None
+        Bounds (None: unbounded).
+    closed : {"both", "left", "right", "neither"}, default="both"
+    """
+
+    def __init__(self, kind, low=None, high=None, *, closed="both"):
+        check_option(kind, "kind", ("int", "real"))
+        check_option(closed, "closed", ("both", "left", "right", "neither"))
+        self.kind, self.low, self.high, self.closed = kind, low, high, closed
+
+    def is_type(self, value):
+        if isinstance(value, (bool, np.bool_)):
+            return False
+        if self.kind == "int":
+            return isinstance(value, (numbers.Integral, np.integer))
+        return isinstance(value, (numbers.Real, np.integer, np.floating))
+
+    def __call__(self, value):
+        if not self.is_type(value) or not np.isfinite(float(value)):
+            return False
+        low_ok = self.low is None or value > self.low or (value == self.low and self.closed in ("both", "left"))
+        high_ok = self.high is None or value < self.high or (value == self.high and self.closed in ("both", "right"))
+        return bool(low_ok and high_ok)
+
+    def __str__(self):
+        left = "[" if self.closed in ("both", "left") and self.low is not None else "("
+        right = "]" if self.closed in ("both", "right") and self.high is not None else ")"
+        low = "-inf" if self.low is None else f"{self.low:g}"
+        high = "inf" if self.high is None else f"{self.high:g}"
+        return f"{'an int' if self.kind == 'int' else 'a float'} in {left}{low}, {high}{right}"
+
+
+class Options:
+    """One of a fixed set of strings."""
+
+    def __init__(self, *options):
+        self.options = tuple(options)
+
+    def __call__(self, value):
+        return isinstance(value, str) and value in self.options
+
+    def __str__(self):
+        return "one of " + ", ".join(repr(o) for o in self.options) if len(self.options) > 1 \
+            else repr(self.options[0])
+
+
+def _is_hashable(value):
+    try:
+        hash(value)
+    except TypeError:
+        return False
+    return True
+
+
+_NAMED_CONSTRAINTS = {
+    "boolean": (lambda v: isinstance(v, (bool, np.bool_)), "a bool"),
+    "callable": (callable, "a callable"),
+    "array-like": (lambda v: (hasattr(v, "__array__") or isinstance(v, (list, tuple))) and not isinstance(v, str),
+                   "an array-like"),
+    "random_state": (lambda v: v is None or isinstance(v, (numbers.Integral, np.integer, np.random.Generator,
+                                                            np.random.RandomState))
+                     and not isinstance(v, (bool, np.bool_)), "None, an int or a numpy Generator"),
+    "hashable": (_is_hashable, "a hashable value"),
+}
+
+
+def _accepts(constraint, value):
+    if constraint is None:
+        return value is None
+    if isinstance(constraint, str):
+        return bool(_NAMED_CONSTRAINTS[constraint][0](value))
+    if isinstance(constraint, type):
+        return isinstance(value, constraint)
+    return bool(constraint(value))
+
+
+def _describe(constraint):
+    if constraint is None:
+        return "None"
+    if isinstance(constraint, str):
+        return _NAMED_CONSTRAINTS[constraint][1]
+    if isinstance(constraint, type):
+        return f"a {constraint.__name__}"
+    return str(constraint)
+
+
+def validate_params(params, constraints, owner):
+    """Check every parameter in ``params`` against its declared constraints.
+
+    Parameters
+    ----------
+    params : dict
+        Parameter name -> value (an estimator's ``get_params(deep=False)``).
+    constraints : dict
+        Parameter name -> list of accepted constraints (see the module notes
+        above).  A parameter without an entry is an error of the estimator's
+        author (every parameter is declared once).
+    owner : str
+        The estimator's name, for the message.
+
+    Raises
+    ------
+    InvalidParameterError
+        Naming the parameter, what is accepted and the value given.
+    """
+    for name, value in params.items():
+        if name not in constraints:
+            raise RuntimeError(f"{owner} declares no constraint for its parameter {name!r}.")
+        accepted = constraints[name]
+        if any(_accepts(c, value) for c in accepted):
+            continue
+        described = [_describe(c) for c in accepted]
+        what = described[0] if len(described) == 1 else ", ".join(described[:-1]) + " or " + described[-1]
+        raise InvalidParameterError(f"{name} must be {what}; got {value!r} ({owner}).")
 
 
 # ---------------------------------------------------------------------------

@@ -9,8 +9,14 @@ Inductive (fit on labeled and unlabeled points, predict anywhere; :mod:`graphrkh
     RLS, LapRLS, PRLS, PLapRLS, GRLS (Classifier / Regressor).
 Data-dependent kernels (:mod:`graphrkhs.estimators._datadependent`)
     FredholmClassifier / Regressor, WarpedKernelClassifier / Regressor.
+
+Every estimator is built on one base (:mod:`graphrkhs.estimators._base`): the
+shared ``fit`` with declarative parameter validation, the one label encoder
+(``unlabeled=`` marker), ``predict`` / ``predict_proba`` / ``decision_function``
+from class scores, graphs through :class:`graphrkhs.GraphSpec`, ``verbose=``.
 """
 
+from .._core.labels import LabelCollisionWarning
 from ._datadependent import *  # noqa: F401,F403
 from ._datadependent import __all__ as _datadependent_all
 from ._inductive import *  # noqa: F401,F403
@@ -20,4 +26,4 @@ from ._transductive import __all__ as _transductive_all
 
 TRANSDUCTIVE = tuple(_transductive_all)
 INDUCTIVE = tuple(_inductive_all) + tuple(_datadependent_all)
-__all__ = list(_transductive_all) + list(_inductive_all) + list(_datadependent_all)
+__all__ = list(_transductive_all) + list(_inductive_all) + list(_datadependent_all) + ["LabelCollisionWarning"]

@@ -1,5 +1,5 @@
 r"""scikit-learn estimators on data-dependent kernels (thin layers over
-:mod:`graphrkhs._solvers_datadep` and :mod:`graphrkhs._datadependent`).
+:mod:`graphrkhs.solvers` and :mod:`graphrkhs.kernels`).
 
 * :class:`FredholmClassifier`, :class:`FredholmRegressor` -- Fredholm learning
   (Que, Belkin & Wang, NIPS 2014), square loss (RLS) or hinge loss (SVM);
@@ -7,33 +7,42 @@ r"""scikit-learn estimators on data-dependent kernels (thin layers over
   with the warped kernel of Sindhwani, Niyogi & Belkin (ICML 2005); RLS on it
   is LapRLS.
 
-``fit(X, y)`` takes every point, labeled or not (``-1`` / NaN for classification,
-NaN for regression, as in :mod:`sklearn.semi_supervised`); the kernel is built on
+``fit(X, y)`` takes every point, labeled or not (``unlabeled``, default -1, or NaN
+for classification, NaN for regression, as in :mod:`sklearn.semi_supervised`); the kernel is built on
 all of them and the learner is fitted on the labeled ones; ``predict`` works on
 any points.  Multi-class RLS is one-vs-rest on :math:`\pm 1` targets; the hinge
 loss is :class:`sklearn.svm.SVC` on the precomputed kernel with
 :math:`C = 1 / (2 \alpha l)`, i.e. the objective
-:math:`\frac1l \sum_s \max(0, 1 - y_s f(x_s)) + \alpha \|f\|^2`.
+:math:`\frac1l \sum_s \max(0, 1 - y_s f(x_s)) + \alpha \|f\|^2`, one-vs-rest
+as well for more than two classes (one SVM per class; ``decision_function``
+gives the k functions :math:`f_c` and ``predict`` their argmax, so renaming or
+reordering the classes permutes the columns and never changes a prediction).
 """
 
-import warnings
+from typing import Callable, Optional, Union
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
-from sklearn.exceptions import DataConversionWarning
-from sklearn.utils.multiclass import type_of_target
-from sklearn.utils.validation import check_is_fitted
+from sklearn.svm import SVC
 
-from ..kernels._datadependent import INNER_APPROXIMATIONS, FredholmKernel, WarpedKernel
-from .._core.labels import one_hot, split_classification_labels, split_regression_targets
-from ..solvers._datadependent import rls_coefficients, rls_loo_error
-from .._core.validation import check_estimator_points, check_option, check_scalar
+from .._core.validation import Interval, Options
+from ..graphs import GraphSpec
+from ..kernels import INNER_APPROXIMATIONS, FredholmKernel, WarpedKernel
+from ..solvers import rls_coefficients, rls_loo_error
+from ._base import POINT_CLOUD_GRAPH_CONSTRAINTS, POSITIVE, graph_spec
+from ._base import ClassifierOutputMixin, PointsLearner, RegressorOutputMixin
 
 __all__ = ["FredholmClassifier", "FredholmRegressor", "WarpedKernelClassifier", "WarpedKernelRegressor"]
 
-
 # Relative ridge grid of the alpha=None rule: alpha l = rel * mean(diag K_SS).
 RELATIVE_RIDGES = np.logspace(-8, 0, 17)
+_KERNELS = [Options("gaussian", "heat", "linear", "polynomial"), "callable"]
+Kernel = Union[str, Callable]
+
+
+def _kernel_scale(G):
+    """mean(diag K_SS), the scale the ridge is relative to (1 for a degenerate kernel)."""
+    scale = float(np.trace(G)) / G.shape[0]
+    return scale if scale > 0 else 1.0
 
 
 def _select_ridge(G, Y):
@@ -45,134 +54,92 @@ def _select_ridge(G, Y):
     scored by the closed-form LOO squared error (:func:`graphrkhs.rls_loo_error`).
     """
     l = G.shape[0]
-    scale = float(np.trace(G)) / l
-    if not scale > 0:
-        scale = 1.0
-    alphas = RELATIVE_RIDGES * scale / l
+    alphas = RELATIVE_RIDGES * _kernel_scale(G) / l
     if l < 3:
         return float(alphas[10])  # 1e-3 relative: LOO on one or two points is meaningless
     return float(alphas[np.argmin(rls_loo_error(G, Y, alphas))])
 
 
-def _check_X(X, min_samples=1):
-    return check_estimator_points(
-        X, min_samples=min_samples,
-        reason=": a data-dependent kernel is built on at least two points" if min_samples > 1 else "")
+class _DataDependent(PointsLearner):
+    """Family base: a data-dependent kernel built on all rows of ``fit``, RLS (or SVM) on the
+    labeled rows.  Members define ``_make_kernel(X)`` and ``_ridge(G, Y)``."""
 
+    _parameter_constraints = {"loss": [Options("squared", "hinge")], "random_state": ["random_state"]}
 
-def _ravel_column(y):
-    arr = np.asarray(y)
-    return arr.ravel() if arr.ndim == 2 and arr.shape[1] == 1 else y
-
-
-class _DataDependentMixin:
-    """Shared fit/predict plumbing; subclasses define ``_make_kernel`` and ``_ridge``."""
-
-    _loss_options = ("squared", "hinge")
-
-    def _validate_common(self, X, y):
-        if y is None:
-            raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None "
-                             "(give -1 / NaN for the unlabeled rows).")
-        X = _check_X(X, min_samples=2)
-        if getattr(y, "ndim", None) == 2 and y.shape[1] == 1:
-            warnings.warn("A column-vector y was passed when a 1d array was expected; it is raveled.",
-                          DataConversionWarning, stacklevel=3)
-        loss = getattr(self, "loss", "squared")
-        check_option(loss, "loss", self._loss_options)
-        return X, loss
-
-    def _prepare(self, X, labeled):
+    def _fit(self, X, labeled, Y):
         self.kernel_ = self._make_kernel(X)
         idx = np.flatnonzero(labeled)
         self.labeled_points_ = self.kernel_.X[idx]
         self.labeled_index_ = idx
         self.right_ = self.kernel_.right_factor(self.labeled_points_)
-        self.n_features_in_ = X.shape[1]
-        return self.kernel_(self.labeled_points_, self.labeled_points_, right=self.right_)
-
-    def _gram(self, X):
-        check_is_fitted(self, "kernel_")
-        X = _check_X(X)
-        if X.shape[1] != self.n_features_in_:
-            raise ValueError(f"X has {X.shape[1]} features, but {type(self).__name__} is expecting "
-                             f"{self.n_features_in_} features as input.")
-        return self.kernel_(X, self.labeled_points_, right=self.right_)
-
-
-class _ClassifierBase(_DataDependentMixin, ClassifierMixin, BaseEstimator):
-    def fit(self, X, y):
-        """Fit on all rows of X; ``y`` has -1 (or NaN) for unlabeled rows. Returns self."""
-        X, loss = self._validate_common(X, y)
-        y = _ravel_column(y)
-        labeled, classes, codes = split_classification_labels(y, X.shape[0])
-        if classes.dtype.kind == "f" and type_of_target(classes) == "continuous":
-            raise ValueError("Unknown label type: continuous. y holds real values that are not class labels; "
-                             "use a regressor (FredholmRegressor / WarpedKernelRegressor) for real targets.")
-        ridge = self._ridge()
-        self._check_params()
-        if loss == "hinge" and classes.size < 2:
-            raise ValueError(f"loss='hinge' needs labeled samples of at least two classes; got only {classes!r}.")
-        self.classes_ = classes
-        G = self._prepare(X, labeled)
-        l = G.shape[0]
-        Y = 2.0 * one_hot(codes[labeled], classes.size) - 1.0
-        ridge = self.alpha_ = _select_ridge(G, Y) if ridge is None else ridge
-        if loss == "squared":
+        G = self.kernel_(self.labeled_points_, self.labeled_points_, right=self.right_)
+        ridge = self.alpha_ = self._ridge(G, Y)
+        self.svc_ = self.coef_ = None
+        if self.loss == "squared":
             self.coef_ = rls_coefficients(G, Y, ridge)
-            self.svc_ = None
         else:
-            from sklearn.svm import SVC
+            self.svc_ = self._fit_hinge(np.asarray(G, dtype=np.float64), Y, 1.0 / (2.0 * ridge * G.shape[0]))
 
-            self.svc_ = SVC(kernel="precomputed", C=1.0 / (2.0 * ridge * l))
-            self.svc_.fit(np.asarray(G, dtype=np.float64), codes[labeled])
-            self.coef_ = None
-        return self
+    def _fit_hinge(self, G, Y, C):
+        r"""One-vs-rest SVMs on the precomputed kernel, oriented independently of the class names.
 
-    def decision_function(self, X):
-        """Scores: (n,) for two classes (positive means ``classes_[1]``), (n, n_classes) otherwise."""
-        G = self._gram(X)
-        if self.svc_ is not None:
-            return self.svc_.decision_function(np.asarray(G, dtype=np.float64))
-        S = G @ self.coef_
-        return S[:, 1] if S.shape[1] == 2 else S
+        Each class c gets :math:`\frac1l \sum_s \max(0, 1 - y_s f_c(x_s)) + \alpha \|f_c\|^2`,
+        :math:`y_s = +1` on class c and -1 on the others (``SVC`` with ``C = 1 / (2 alpha l)``).
+        Not libsvm's one-vs-one voting: its votes tie on whole regions (three-way cycles; libsvm gives
+        the tie to the class that sorts first), and each pair's orientation follows the sorted names,
+        which moves the solution by libsvm's tolerance -- relabeling the classes changed predictions.
+        Here the binary problem of class c is the same whatever the names (positive = c), so renaming
+        or reordering the classes permutes the columns exactly.  Two classes: one SVM whose positive
+        class is that of the first labeled row (again not the names), its sign turned so that > 0
+        means ``classes_[1]``.
+        """
+        codes = Y.argmax(axis=1) if Y.shape[1] > 1 else (Y[:, 0] > 0).astype(int)
+        if Y.shape[1] == 1:
+            first = codes[0]
+            self._hinge_sign = 1.0 if first == 1 else -1.0
+            return SVC(kernel="precomputed", C=C).fit(G, (codes == first).astype(int))
+        return [SVC(kernel="precomputed", C=C).fit(G, (codes == c).astype(int)) for c in range(Y.shape[1])]
 
-    def predict(self, X):
-        """Class of each row of X (any points, not only the fitted ones)."""
-        G = self._gram(X)
-        if self.svc_ is not None:
-            return self.classes_[self.svc_.predict(np.asarray(G, dtype=np.float64))]
-        return self.classes_[np.argmax(G @ self.coef_, axis=1)]
-
-
-class _RegressorBase(_DataDependentMixin, RegressorMixin, BaseEstimator):
-    _loss_options = ("squared",)
-
-    def fit(self, X, y):
-        """Fit on all rows of X; ``y`` has NaN for unlabeled rows. Returns self."""
-        X, _ = self._validate_common(X, y)
-        y = _ravel_column(y)
-        labeled, Y = split_regression_targets(y, X.shape[0])
-        ridge = self._ridge()
-        self._check_params()
-        G = self._prepare(X, labeled)
-        ridge = self.alpha_ = _select_ridge(G, Y[labeled]) if ridge is None else ridge
-        self.coef_ = rls_coefficients(G, Y[labeled], ridge)
-        return self
-
-    def predict(self, X):
-        """Predicted targets at any points."""
-        return self._gram(X) @ self.coef_
+    def _raw(self, X):
+        G = self.kernel_(X, self.labeled_points_, right=self.right_)
+        if self.svc_ is None:
+            return G @ self.coef_
+        G = np.asarray(G, dtype=np.float64)
+        if isinstance(self.svc_, list):
+            return np.column_stack([svc.decision_function(G) for svc in self.svc_])
+        return self._hinge_sign * self.svc_.decision_function(G)[:, None]
 
 
 # ---------------------------------------------------------------------------
+# Fredholm
+# ---------------------------------------------------------------------------
 
-class _FredholmParams:
-    def _ridge(self):
-        return check_scalar(self.alpha, "alpha", low=0, low_inclusive=False, allow_none=True)
+class _Fredholm(_DataDependent):
+    """Parameters and kernel shared by the Fredholm classifier and regressor."""
 
-    def _check_params(self):
-        check_option(self.inner_approximation, "inner_approximation", INNER_APPROXIMATIONS)
+    _parameter_constraints = {
+        "outer": _KERNELS,
+        "inner": _KERNELS,
+        "sigma": [POSITIVE, None],
+        "sigma_inner": [POSITIVE, None],
+        "normalized": ["boolean"],
+        "alpha": [POSITIVE, None],
+        "n_neighbors": [Interval("int", 1, None), None],
+        "inner_approximation": [Options(*INNER_APPROXIMATIONS)],
+        "n_components": [Interval("int", 1, None)],
+    }
+
+    def __init__(self, *, outer: Kernel = "gaussian", inner: Kernel = "gaussian", sigma: Optional[float] = None,
+                 sigma_inner: Optional[float] = None, normalized: bool = False, loss: str = "squared",
+                 alpha: Optional[float] = None, n_neighbors: Optional[int] = None,
+                 inner_approximation: str = "auto", n_components: int = 1000, random_state: Optional[Union[int, np.random.Generator]] = None,
+                 verbose: Optional[bool] = None):
+        self._store_init_params(locals())
+
+    def _ridge(self, G, Y):
+        if self.alpha is None:
+            return _select_ridge(G, Y)
+        return float(self.alpha) * _kernel_scale(G) / G.shape[0]
 
     def _make_kernel(self, X):
         return FredholmKernel(X, outer=self.outer, inner=self.inner, sigma=self.sigma, sigma_inner=self.sigma_inner,
@@ -194,35 +161,47 @@ _FREDHOLM_PARAMS_DOC = r"""
     normalized : bool, default=False
         The paper's "(N)" kernels (outer rows divided by their sums).
     alpha : float > 0 or None, default=None
-        Ridge weight :math:`\alpha` of :math:`\frac1l\sum_s \mathrm{loss} + \alpha \|f\|_H^2`
-        (the paper's :math:`\lambda`).  None chooses it by closed-form leave-one-out
-        RLS error on the labeled points, over a grid relative to the kernel's scale
-        (Fredholm kernels carry a :math:`1/n^2` and change scale by orders of magnitude
-        with the widths, so no fixed number is a sensible default); the hinge loss
-        uses the same choice.  The value used is ``alpha_``.
+        Ridge weight *relative to the kernel's scale*: the objective is
+        :math:`\frac1l\sum_s \mathrm{loss} + \alpha_{abs} \|f\|_H^2` (the paper's
+        :math:`\lambda` is :math:`\alpha_{abs}`) with
+        :math:`\alpha_{abs}\, l = \alpha \cdot \mathrm{mean}(\mathrm{diag}\, K_{SS})`.
+        Fredholm kernels carry a :math:`1/n^2` and change scale by orders of
+        magnitude with the widths, so an absolute number would mean nothing
+        across data sets; relative to the kernel's diagonal, ``alpha=0.01`` is a
+        mild ridge whatever the widths.  None chooses the relative ridge by
+        closed-form leave-one-out RLS error on the labeled points over
+        :math:`\{10^{-8}, 10^{-7.5}, \dots, 1\}`; the hinge loss uses the same
+        choice.  The absolute value used (what :func:`~graphrkhs.fredholm_rls`
+        takes as ``alpha``) is ``alpha_``.
     n_neighbors : int, optional
         kNN truncation of the outer kernel (sparse; needed for large n).
     inner_approximation : {"auto", "exact", "nystrom", "random_features"}, default="auto"
     n_components : int, default=1000
         Size of the inner-kernel approximation.
     random_state : int, Generator or None
-    verbose : bool, default=False
-        Progress of the long steps on stderr.
+    verbose : bool or None, default=None
+        Progress bars (tqdm) of the long steps of ``fit`` and ``predict`` (graph, solves):
+        True / False switch them on / off for everything inside; None follows the
+        caller (an enclosing ``verbose=``, the command line) or the ``graphrkhs`` logger.
+    loss : {"squared", "hinge"}, default="squared"
+        RLS (their Eq. 3) or SVM (their Eq. 7, scikit-learn's SVC on the precomputed
+        kernel, one-vs-rest for more than two classes); regressors take "squared" only.
+    unlabeled : hashable or None, default=-1
+        Classifiers only: the marker of unlabeled rows (see :mod:`graphrkhs.estimators._base`).
 """
 
 
-class FredholmClassifier(_FredholmParams, _ClassifierBase):
+class FredholmClassifier(ClassifierOutputMixin, _Fredholm):
     __doc__ = r"""Fredholm kernel classifier (Que, Belkin & Wang, NIPS 2014), RLS or SVM.
 
     Fits :math:`c(x) = \sum_s k_F(x, x_s) c_s` on the labeled points with the Fredholm
     kernel :math:`k_F` of :class:`graphrkhs.FredholmKernel` built on all points of
     ``fit``; the unlabeled points shape :math:`k_F` (the "noise assumption").
-    """ + _FREDHOLM_PARAMS_DOC + r"""    loss : {"squared", "hinge"}, default="squared"
-        RLS (their Eq. 3) or SVM (their Eq. 7, scikit-learn's SVC on the precomputed kernel).
-
+    """ + _FREDHOLM_PARAMS_DOC + r"""
     Attributes
     ----------
-    classes_, kernel_ (the FredholmKernel), alpha_, coef_ (RLS) or svc_ (hinge), labeled_points_
+    classes_, kernel_ (the FredholmKernel), alpha_, coef_ (RLS) or svc_ (hinge: one SVC for two
+    classes, else the list of one-vs-rest SVCs, one per class), labeled_points_
 
     Examples
     --------
@@ -236,24 +215,8 @@ class FredholmClassifier(_FredholmParams, _ClassifierBase):
     True
     """
 
-    def __init__(self, *, outer="gaussian", inner="gaussian", sigma=None, sigma_inner=None, normalized=False,
-                 loss="squared", alpha=None, n_neighbors=None, inner_approximation="auto", n_components=1000,
-                 random_state=None, verbose=False):
-        self.outer = outer
-        self.inner = inner
-        self.sigma = sigma
-        self.sigma_inner = sigma_inner
-        self.normalized = normalized
-        self.loss = loss
-        self.alpha = alpha
-        self.n_neighbors = n_neighbors
-        self.inner_approximation = inner_approximation
-        self.n_components = n_components
-        self.random_state = random_state
-        self.verbose = verbose
 
-
-class FredholmRegressor(_FredholmParams, _RegressorBase):
+class FredholmRegressor(RegressorOutputMixin, _Fredholm):
     __doc__ = r"""Fredholm kernel regression (Que, Belkin & Wang, NIPS 2014, Eq. 3, square loss).
     """ + _FREDHOLM_PARAMS_DOC + r"""
     Attributes
@@ -271,35 +234,47 @@ class FredholmRegressor(_FredholmParams, _RegressorBase):
     True
     """
 
-    def __init__(self, *, outer="gaussian", inner="gaussian", sigma=None, sigma_inner=None, normalized=False,
-                 alpha=None, n_neighbors=None, inner_approximation="auto", n_components=1000, random_state=None,
-                 verbose=False):
-        self.outer = outer
-        self.inner = inner
-        self.sigma = sigma
-        self.sigma_inner = sigma_inner
-        self.normalized = normalized
-        self.alpha = alpha
-        self.n_neighbors = n_neighbors
-        self.inner_approximation = inner_approximation
-        self.n_components = n_components
-        self.random_state = random_state
-        self.verbose = verbose
+    _parameter_constraints = {"loss": [Options("squared")]}
 
 
 # ---------------------------------------------------------------------------
+# Warped kernel
+# ---------------------------------------------------------------------------
 
-class _WarpedParams:
-    def _ridge(self):
-        return check_scalar(self.gamma_A, "gamma_A", low=0, low_inclusive=False)
+class _Warped(_DataDependent):
+    """Parameters and kernel shared by the warped-kernel classifier and regressor."""
 
-    def _check_params(self):
-        check_scalar(self.gamma_I, "gamma_I", low=0)
+    _parameter_constraints = {
+        "kernel": _KERNELS,
+        "sigma": [POSITIVE, None],
+        "gamma_A": [POSITIVE],
+        "gamma_I": [Interval("real", 0, None)],
+        "graph": [Options("knn", "epsilon"), GraphSpec],
+        **POINT_CLOUD_GRAPH_CONSTRAINTS,
+        "solver": [Options("auto", "direct", "cg")],
+    }
+
+    def __init__(self, *, kernel: Kernel = "gaussian", sigma: Optional[float] = None, gamma_A: float = 1e-2,
+                 gamma_I: float = 1.0, graph: Union[str, GraphSpec] = "knn", n_neighbors: int = 10,
+                 radius: Optional[float] = None, weight: str = "gaussian", graph_sigma: Optional[float] = None,
+                 laplacian: str = "combinatorial", laplacian_power: int = 1, loss: str = "squared",
+                 solver: str = "auto",
+                 random_state: Optional[Union[int, np.random.Generator]] = None, verbose: Optional[bool] = None):
+        self._store_init_params(locals())
+
+    def _ridge(self, G, Y):
+        return float(self.gamma_A)    # the ridge of RLS on the warped kernel is gamma_A: then it is LapRLS
 
     def _make_kernel(self, X):
+        spec = graph_spec(self, self.graph_sigma).validate(X.shape[0])
+        if (spec.mode, spec.algorithm) != ("union", "auto"):
+            # TODO(kernels): WarpedKernel builds its own kNN graph with knn_graph's mode and algorithm
+            # defaults; let it take a prebuilt W = spec.build(X) to lift this.
+            raise ValueError(f"graph: WarpedKernel builds its graph with mode='union' and algorithm='auto'; "
+                             f"got mode={spec.mode!r}, algorithm={spec.algorithm!r}.")
         return WarpedKernel(X, kernel=self.kernel, sigma=self.sigma, gamma_A=self.gamma_A, gamma_I=self.gamma_I,
-                            graph=self.graph, n_neighbors=self.n_neighbors, radius=self.radius, weight=self.weight,
-                            graph_sigma=self.graph_sigma, laplacian=self.laplacian,
+                            graph=spec.kind, n_neighbors=spec.n_neighbors, radius=spec.radius, weight=spec.weight,
+                            graph_sigma=spec.sigma, laplacian=self.laplacian,
                             laplacian_power=self.laplacian_power, solver=self.solver,
                             random_state=self.random_state, verbose=self.verbose)
 
@@ -317,33 +292,43 @@ _WARPED_PARAMS_DOC = r"""
         :math:`\gamma_I / n^2`).
     gamma_I : float >= 0, default=1.0
         Intrinsic (graph) weight; ``gamma_I / gamma_A = 100`` deforms strongly.
-    graph : {"knn", "epsilon"}, default="knn"
+    graph : {"knn", "epsilon"} or GraphSpec, default="knn"
+        Graph of :class:`graphrkhs.WarpedKernel` (a ``GraphSpec`` replaces ``n_neighbors``,
+        ``radius``, ``weight`` and ``graph_sigma``; its ``mode`` and ``algorithm`` must be the defaults).
     n_neighbors : int, default=10
     radius : float, optional (epsilon graph)
     weight : {"gaussian", "binary", "self-tuning"}, default="gaussian"
     graph_sigma : float, optional
-        Edge-weight width; None: the graph builders' default.
+        Gaussian edge-weight width of the graph (:func:`~graphrkhs.knn_graph`'s ``sigma``;
+        None: the mean neighbour distance); ``sigma`` is the base kernel's width.
     laplacian : {"combinatorial", "normalized", "randomwalk"}, default="combinatorial"
     laplacian_power : int >= 1, default=1
     solver : {"auto", "direct", "cg"}, default="auto"
         See :class:`graphrkhs.WarpedKernel`.
     random_state : int, Generator or None
-    verbose : bool, default=False
-        Progress of the long steps on stderr.
+    verbose : bool or None, default=None
+        Progress bars (tqdm) of the long steps of ``fit`` and ``predict`` (graph, solves):
+        True / False switch them on / off for everything inside; None follows the
+        caller (an enclosing ``verbose=``, the command line) or the ``graphrkhs`` logger.
+    loss : {"squared", "hinge"}, default="squared"
+        RLS (= LapRLS) or SVM (= LapSVM, one-vs-rest for more than two classes, as in
+        Belkin, Niyogi & Sindhwani 2006) on the warped kernel; regressors take "squared" only.
+    unlabeled : hashable or None, default=-1
+        Classifiers only: the marker of unlabeled rows (see :mod:`graphrkhs.estimators._base`).
 """
 
 
-class WarpedKernelClassifier(_WarpedParams, _ClassifierBase):
+class WarpedKernelClassifier(ClassifierOutputMixin, _Warped):
     __doc__ = r"""RLS or SVM with the warped (point-cloud-norm) kernel (Sindhwani, Niyogi & Belkin 2005).
 
     A supervised kernel machine on the labeled points, semi-supervised through the
     kernel :math:`\tilde k` of :class:`graphrkhs.WarpedKernel`; with the square loss it is
     LapRLS, with the hinge loss it is LapSVM.
-    """ + _WARPED_PARAMS_DOC + r"""    loss : {"squared", "hinge"}, default="squared"
-
+    """ + _WARPED_PARAMS_DOC + r"""
     Attributes
     ----------
-    classes_, kernel_ (the WarpedKernel), coef_ (RLS) or svc_ (hinge), labeled_points_
+    classes_, kernel_ (the WarpedKernel), coef_ (RLS) or svc_ (hinge: one SVC for two classes, else
+    the list of one-vs-rest SVCs, one per class), labeled_points_
 
     Examples
     --------
@@ -357,27 +342,8 @@ class WarpedKernelClassifier(_WarpedParams, _ClassifierBase):
     1.0
     """
 
-    def __init__(self, *, kernel="gaussian", sigma=None, gamma_A=1e-2, gamma_I=1.0, graph="knn", n_neighbors=10,
-                 radius=None, weight="gaussian", graph_sigma=None, laplacian="combinatorial", laplacian_power=1,
-                 loss="squared", solver="auto", random_state=None, verbose=False):
-        self.kernel = kernel
-        self.sigma = sigma
-        self.gamma_A = gamma_A
-        self.gamma_I = gamma_I
-        self.graph = graph
-        self.n_neighbors = n_neighbors
-        self.radius = radius
-        self.weight = weight
-        self.graph_sigma = graph_sigma
-        self.laplacian = laplacian
-        self.laplacian_power = laplacian_power
-        self.loss = loss
-        self.solver = solver
-        self.random_state = random_state
-        self.verbose = verbose
 
-
-class WarpedKernelRegressor(_WarpedParams, _RegressorBase):
+class WarpedKernelRegressor(RegressorOutputMixin, _Warped):
     __doc__ = r"""RLS regression with the warped kernel (= LapRLS regression).
     """ + _WARPED_PARAMS_DOC + r"""
     Attributes
@@ -395,20 +361,5 @@ class WarpedKernelRegressor(_WarpedParams, _RegressorBase):
     True
     """
 
-    def __init__(self, *, kernel="gaussian", sigma=None, gamma_A=1e-2, gamma_I=1.0, graph="knn", n_neighbors=10,
-                 radius=None, weight="gaussian", graph_sigma=None, laplacian="combinatorial", laplacian_power=1,
-                 solver="auto", random_state=None, verbose=False):
-        self.kernel = kernel
-        self.sigma = sigma
-        self.gamma_A = gamma_A
-        self.gamma_I = gamma_I
-        self.graph = graph
-        self.n_neighbors = n_neighbors
-        self.radius = radius
-        self.weight = weight
-        self.graph_sigma = graph_sigma
-        self.laplacian = laplacian
-        self.laplacian_power = laplacian_power
-        self.solver = solver
-        self.random_state = random_state
-        self.verbose = verbose
+    _parameter_constraints = {"loss": [Options("squared")]}
+

@@ -17,11 +17,14 @@ Common behaviour
 ``fit(X, y)``: ``X`` are points (a kNN or epsilon graph is built with the
 estimator's graph parameters) or, with ``graph="precomputed"``, the graph
 itself (any form :func:`~graphrkhs.as_adjacency` accepts).  ``y`` has one
-entry per node: -1 marks an unlabeled node for classifiers (scikit-learn's
-convention; class labels may be strings), NaN for regressors.  Fitted
-attributes: ``transduction_`` (the label/value of every node),
-``label_distributions_`` (the per-class scores of every node, not
-probabilities: Poisson scores are signed), ``classes_``.
+entry per node: ``unlabeled`` (default -1, scikit-learn's convention; class
+labels may be any hashable values) marks an unlabeled node for classifiers,
+NaN for regressors.  Fitted attributes: ``transduction_`` (the label/value of
+every node), ``scores_`` (the method's per-class scores of every node: the
+harmonic/Tikhonov label distribution, Poisson's signed potentials, ...),
+``label_distributions_`` (``predict_proba`` of every node, as in
+:class:`sklearn.semi_supervised.LabelSpreading`: rows non-negative, summing
+to 1), ``classes_``, ``n_features_in_``.
 
 ``predict(X_new)``, the out-of-sample rule: a new point gets the average of
 the scores of its ``n_neighbors`` nearest fitted points, weighted by
@@ -31,24 +34,28 @@ Nadaraya-Watson step on the graph's neighbourhoods).  With
 weights from the new nodes to the fitted ones, and the scores are averaged
 with those weights.
 
-Graph defaults: ``weight="self-tuning"`` with ``sigma=None`` builds
-:math:`w_{ij} = \exp(-d_{ij}^2 / (s^2 \sigma_i \sigma_j))` with
-:math:`s = 1/2` (``sigma`` is the relative width s for this weight): the
-sharpness of GraphLearning's default kNN weights
-:math:`\exp(-4 d^2 / d_k^2)` (Calder et al.), which on the digits lifts
-Laplace learning by about half a point over :math:`s = 1`.
+Graph: the estimator builds ``GraphSpec(graph, n_neighbors, radius, weight,
+sigma).build(X)`` (:class:`~graphrkhs.GraphSpec`), with the defaults of
+:func:`~graphrkhs.knn_graph` (k = 10, Gaussian weights of width the mean
+neighbour distance), so that fitting on ``X`` labels exactly as fitting with
+``graph="precomputed"`` on ``knn_graph(X)``.  ``graph`` may also be a
+``GraphSpec`` (for ``mode``, ``algorithm``, ...), which then replaces
+``n_neighbors``, ``radius``, ``weight`` and ``sigma``.
 """
 
 
+from typing import Hashable, Optional, Sequence, Union
+
 import numpy as np
 import scipy.sparse as sp
-from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.neighbors import NearestNeighbors
-from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
+from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .._core.labels import one_hot, split_classification_labels, split_regression_targets
+from .._core.labels import UNLABELED, _orphans, label_free_mask
+from .._core.validation import GraphWarning, Interval, Options, check_points, warn
+from ..graphs import GraphSpec, as_adjacency, laplacian
 from ..solvers import (
+    graph_kernel_columns,
     graph_kernel_ridge,
     graph_kernel_ridge_loo,
     graph_tv,
@@ -56,11 +63,17 @@ from ..solvers import (
     poisson_learning,
     tikhonov_solution,
 )
-from ..solvers._graph import _kernel_columns
-from .._core.labels import label_free_mask
-from .._core.validation import GraphWarning, check_option, check_points, check_scalar, warn
 from ..spectral.filters import default_kernel
-from ..graphs import WEIGHTS, as_adjacency, epsilon_graph, knn_graph, laplacian
+from ._base import (
+    GRAPH_CONSTRAINTS,
+    POSITIVE,
+    UNLABELED_DOC,
+    VERBOSE_DOC,
+    ClassifierOutputMixin,
+    GraphRKHSEstimator,
+    RegressorOutputMixin,
+    graph_spec,
+)
 
 __all__ = [
     "LaplacianRegularizationClassifier",
@@ -72,29 +85,25 @@ __all__ = [
     "GraphTVRegressor",
 ]
 
-GRAPHS = ("knn", "epsilon", "precomputed")
 DEFAULT_ALPHAS = (1e-4, 1e-3, 1e-2, 1e-1, 1.0)
-SELF_TUNING_SHARPNESS = 0.5
+_PRECONDITIONERS = [Options("auto", "amg", "jacobi"), None]
+GraphArg = Union[str, GraphSpec]
 
 
-class _GraphLearner(BaseEstimator):
-    """Graph construction, validation and the out-of-sample rule."""
+class _GraphLearner(GraphRKHSEstimator):
+    """Transductive family: X is points (a graph is built with the GraphSpec of the
+    parameters) or the graph itself; members define ``_solve(W, S, Y)``."""
 
-    _graph_params = ("graph", "n_neighbors", "radius", "weight", "sigma")
+    _parameter_constraints = {
+        "graph": [Options("knn", "epsilon", "precomputed"), GraphSpec],
+        **GRAPH_CONSTRAINTS,
+        "sigma": [POSITIVE, None],
+    }
 
-    def _check_graph_params(self):
-        check_option(self.graph, "graph", GRAPHS)
-        check_scalar(self.n_neighbors, "n_neighbors", kind="int", low=1)
-        check_option(self.weight, "weight", WEIGHTS)
-        check_scalar(self.sigma, "sigma", low=0, low_inclusive=False, allow_none=True)
-        if self.graph == "epsilon":
-            if self.radius is None:
-                raise ValueError("graph='epsilon' needs radius (a positive float); got None.")
-            check_scalar(self.radius, "radius", low=0, low_inclusive=False)
-
-    def _build_graph(self, X):
-        """Validate X and return the adjacency (CSR); remember what predict needs."""
-        self._check_graph_params()
+    def _validate_input(self, X):
+        """Validate X (points, or the graph with ``graph="precomputed"``); the graph of points is
+        built in ``_fit``, after the targets are checked (bad input fails before heavy work)."""
+        self._nn = None
         if self.graph == "precomputed":
             W = as_adjacency(X)
             self._X_fit = None
@@ -102,35 +111,31 @@ class _GraphLearner(BaseEstimator):
             return W
         X = validate_data(self, X, dtype=[np.float64, np.float32], ensure_min_samples=2)
         X = check_points(X, "X")
-        n = X.shape[0]
+        graph_spec(self, self.sigma).validate(X.shape[0])
+        return X
+
+    def _build_graph(self, X):
+        """The adjacency of the points X (GraphSpec); remember what the out-of-sample rule needs."""
+        spec = graph_spec(self, self.sigma)
+        W = spec.build(X)
         self._X_fit = X
-        sigma = self.sigma if self.weight == "gaussian" else None
-        if self.graph == "knn":
-            if self.n_neighbors >= n:
-                raise ValueError(f"n_neighbors must be < n_samples = {n}; got {self.n_neighbors}.")
-            W = knn_graph(X, self.n_neighbors, weight=self.weight, sigma=sigma)
-        else:
-            W = epsilon_graph(X, self.radius, weight=self.weight, sigma=sigma)
-        if self.weight == "self-tuning":
-            s = SELF_TUNING_SHARPNESS if self.sigma is None else self.sigma
-            if s != 1.0:   # exp(-d^2 / (s_i s_j))^(1/s^2) = exp(-d^2 / (s^2 s_i s_j)), exactly
-                W = sp.csr_array(W.power(1.0 / s**2))
-                W.eliminate_zeros()
+        self._n_oos = min(spec.n_neighbors, X.shape[0])
+        self._nn = NearestNeighbors(n_neighbors=self._n_oos).fit(X)
         return W
 
-    def _fit_neighbors(self):
-        self._nn = None
-        if self._X_fit is not None:
-            self._nn = NearestNeighbors(n_neighbors=min(self.n_neighbors, self._X_fit.shape[0])).fit(self._X_fit)
-
-    def _check_labeled_nodes(self, W, S):
+    def _fit(self, X, labeled, Y):
+        W = X if self.graph == "precomputed" else self._build_graph(X)
+        S = np.flatnonzero(labeled)
         deg = np.diff(W.indptr)
         lonely = S[deg[S] == 0]
         if lonely.size:
             warn(f"{lonely.size} labeled node(s) are isolated (no edges, e.g. node {int(lonely[0])}): their "
                  "labels inform no other node.", GraphWarning)
+        F = np.asarray(self._solve(W, S, Y), dtype=np.float64).reshape(W.shape[0], -1)
+        self._store(F, label_free_mask(W, S))
 
     def _oos_scores(self, X, scores):
+        """Out-of-sample rule: weighted average of the fitted nodes' scores (module docs)."""
         n_fit = scores.shape[0]
         if self._X_fit is None:
             if sp.issparse(X):
@@ -150,77 +155,24 @@ class _GraphLearner(BaseEstimator):
             num = np.asarray(Wn @ scores)
         else:
             X = validate_data(self, X, dtype=[np.float64, np.float32], reset=False)
-            k = min(self.n_neighbors, n_fit)
-            dist, idx = self._nn.kneighbors(X, n_neighbors=k)
+            dist, idx = self._nn.kneighbors(X, n_neighbors=self._n_oos)
             h = dist[:, -1:]
             h = np.where(h > 0, h, 1.0)
             w = np.exp(-(dist / h) ** 2 / 2)
             rows = w.sum(axis=1)
             num = np.einsum("ik,ik...->i...", w, scores[idx])
-        prior = scores.mean(axis=0)
         out = np.empty((num.shape[0],) + scores.shape[1:])
         ok = rows > 0
         out[ok] = num[ok] / rows[ok].reshape((-1,) + (1,) * (scores.ndim - 1))
         if (~ok).any():
             warn(f"{int((~ok).sum())} new node(s) have no edge to the fitted graph; they get the mean score.",
                  GraphWarning)
-            out[~ok] = prior
+            out[~ok] = scores.mean(axis=0)
         return out
 
-
-class _TransductiveClassifier(ClassifierMixin, _GraphLearner):
-    def fit(self, X, y):
-        """Fit on the graph of ``X`` with labels ``y`` (-1 = unlabeled).
-
-        Parameters
-        ----------
-        X : array of shape (n, d), or a graph when ``graph="precomputed"``
-        y : array of shape (n,)
-            Class labels of any hashable type; -1 (or NaN, None, "") for unlabeled.
-
-        Returns
-        -------
-        self
-        """
-        self._check_params()
-        if y is None:
-            raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None.")
-        W = self._build_graph(X)
-        n = W.shape[0]
-        y = np.asarray(y)
-        if y.ndim == 2 and y.shape[1] == 1:
-            y = column_or_1d(y, warn=True)     # DataConversionWarning, as scikit-learn classifiers do
-        labeled, classes, codes = split_classification_labels(y, n)
-        if np.asarray(y).dtype.kind == "f":
-            check_classification_targets(np.asarray(y)[labeled])
-        if classes.size < 2:
-            raise ValueError(f"y has only one class ({classes[0]!r}) among its labeled samples; a classifier "
-                             "needs labels of at least 2 classes.")
-        S = np.flatnonzero(labeled)
-        self._check_labeled_nodes(W, S)
-        Y = one_hot(codes[S], classes.size)
-        self._fit_neighbors()
-        F = np.asarray(self._solve(W, S, Y), dtype=np.float64)
-        self.classes_ = classes
-        self.label_distributions_ = F
-        self.transduction_ = classes[F.argmax(axis=1)]
-        return self
-
-    def predict(self, X):
-        """Labels of new points by the out-of-sample rule (see the module docs).
-
-        Parameters
-        ----------
-        X : array of shape (n_new, d), or (n_new, n_fit) edge weights when
-            ``graph="precomputed"``
-
-        Returns
-        -------
-        y : ndarray of shape (n_new,)
-        """
+    def _scores(self, X):
         check_is_fitted(self, "transduction_")
-        scores = self._oos_scores(X, self.label_distributions_)
-        return self.classes_[scores.argmax(axis=1)]
+        return self._oos_scores(X, self._fitted_scores())
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -228,80 +180,69 @@ class _TransductiveClassifier(ClassifierMixin, _GraphLearner):
         return tags
 
 
-class _TransductiveRegressor(RegressorMixin, _GraphLearner):
-    def fit(self, X, y):
-        """Fit on the graph of ``X`` with targets ``y`` (NaN = unlabeled).
+class _TransductiveClassifier(ClassifierOutputMixin, _GraphLearner):
+    _target_coding = "onehot"
 
-        Parameters
-        ----------
-        X : array of shape (n, d), or a graph when ``graph="precomputed"``
-        y : array of shape (n,) or (n, m)
+    def _store(self, F, orphan):
+        self.scores_ = F
+        P = self._proba_of_scores(F)
+        P[orphan] = self.class_prior_     # no label reaches these nodes: the class prior, exactly
+        self.label_distributions_ = P
+        self.transduction_ = self.classes_[F.argmax(axis=1)]
 
-        Returns
-        -------
-        self
-        """
-        self._check_params()
-        if y is None:
-            raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None.")
-        W = self._build_graph(X)
-        n = W.shape[0]
-        labeled, yv = split_regression_targets(y, n)
-        S = np.flatnonzero(labeled)
-        self._check_labeled_nodes(W, S)
-        self._fit_neighbors()
-        F = np.asarray(self._solve(W, S, yv[S]), dtype=np.float64)
-        self.transduction_ = F
-        return self
-
-    def predict(self, X):
-        """Values at new points by the out-of-sample rule (see the module docs).
-
-        Returns
-        -------
-        y : ndarray of shape (n_new,) or (n_new, m)
-        """
-        check_is_fitted(self, "transduction_")
-        return self._oos_scores(X, self.transduction_)
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.pairwise = self.graph == "precomputed"
-        tags.target_tags.multi_output = True
-        return tags
+    def _fitted_scores(self):
+        return self.scores_
 
 
-_GRAPH_DOC = """
-    graph : {"knn", "epsilon", "precomputed"}, default="knn"
-        How ``X`` becomes a graph: kNN or epsilon graph of points, or ``X`` is the graph.
+class _TransductiveRegressor(RegressorOutputMixin, _GraphLearner):
+    def _store(self, F, orphan):
+        self.transduction_ = F[:, 0] if self._y_1d else F
+
+    def _fitted_scores(self):
+        return self.transduction_
+
+
+_GRAPH_DOC = r"""
+    graph : {"knn", "epsilon", "precomputed"} or GraphSpec, default="knn"
+        How ``X`` becomes a graph: kNN or epsilon graph of the points, ``X`` is the
+        graph (any form :func:`~graphrkhs.as_adjacency` accepts), or a
+        :class:`~graphrkhs.GraphSpec` (which replaces the four parameters below).
     n_neighbors : int, default=10
-        k of the kNN graph (and of the out-of-sample rule); 10 as in Calder et al. 2020.
+        k of the kNN graph (and of the out-of-sample rule); :func:`~graphrkhs.knn_graph`'s default.
     radius : float, optional
         Radius of the epsilon graph (needed for ``graph="epsilon"``).
-    weight : {"self-tuning", "gaussian", "binary"}, default="self-tuning"
-        Edge weights, see :func:`~graphrkhs.knn_graph`; self-tuning adapts to the local density.
+    weight : {"gaussian", "self-tuning", "binary"}, default="gaussian"
+        Edge weights, see :func:`~graphrkhs.knn_graph` (its default: on the digits, two moons and
+        two circles it labeled best, see the user guide).
     sigma : float > 0, optional
-        Gaussian width for ``weight="gaussian"`` (None: the mean kNN distance); for
-        ``"self-tuning"`` the relative width s of :math:`\\exp(-d^2 / (s^2 \\sigma_i \\sigma_j))`
-        (None: 1/2, GraphLearning's sharpness).
-"""
+        Gaussian width (None: the mean neighbour distance, as :func:`~graphrkhs.knn_graph`).
+    """ + UNLABELED_DOC.replace("unlabeled :", "unlabeled :", 1) + r"""
+    """ + VERBOSE_DOC + "\n"
 
+_GRAPH_DOC_REG = _GRAPH_DOC.split("    unlabeled :")[0] + "    " + VERBOSE_DOC + "\n"
 
-def _check_alpha(alpha, allow_zero=False, allow_auto=False):
-    if allow_auto and isinstance(alpha, str):
-        return check_option(alpha, "alpha", ("auto",))
-    return check_scalar(alpha, "alpha", low=0, low_inclusive=allow_zero)
+_TOL = [POSITIVE]
 
 
 # ---------------------------------------------------------------------------
 # Laplacian regularization
 # ---------------------------------------------------------------------------
 
-class _LaplacianMixin:
-    def _check_params(self):
-        _check_alpha(self.alpha, allow_zero=True)
-        check_option(self.laplacian, "laplacian", ("combinatorial", "normalized"))
-        check_scalar(self.tol, "tol", low=0, low_inclusive=False)
+class _LaplacianRegularization(_GraphLearner):
+    """Parameters and solve shared by the Laplacian-regularization classifier and regressor."""
+
+    _parameter_constraints = {
+        "alpha": [Interval("real", 0, None)],
+        "laplacian": [Options("combinatorial", "normalized")],
+        "tol": _TOL,
+        "preconditioner": _PRECONDITIONERS,
+    }
+
+    def __init__(self, alpha: float = 0.0, *, laplacian: str = "combinatorial", tol: float = 1e-8,
+                 preconditioner: Optional[str] = "auto", graph: GraphArg = "knn", n_neighbors: int = 10,
+                 radius: Optional[float] = None, weight: str = "gaussian", sigma: Optional[float] = None,
+                 verbose: Optional[bool] = None):
+        self._store_init_params(locals())
 
     def _solve(self, W, S, Y):
         if self.alpha == 0:
@@ -311,13 +252,19 @@ class _LaplacianMixin:
                                  preconditioner=self.preconditioner)
 
 
-class LaplacianRegularizationClassifier(_LaplacianMixin, _TransductiveClassifier):
+class LaplacianRegularizationClassifier(_TransductiveClassifier, _LaplacianRegularization):
     __doc__ = r"""Laplace learning / Tikhonov regularization on a graph (classification).
 
     One-vs-all scores :math:`F` solve :math:`(J + \mu L) F = J Y` (Y one-hot,
     :math:`\mu` = ``alpha``), or, for ``alpha=0``, the harmonic extension
     :math:`L_{UU} F_U = -L_{US} Y_S` (Zhu, Ghahramani & Lafferty 2003);
     class = argmax.  All classes in one AMG-preconditioned block CG.
+
+    ``predict_proba`` is the label distribution: with the combinatorial
+    Laplacian the scores are non-negative and sum to 1 on every node (the
+    maximum principle; the harmonic value is the probability that a random walk
+    first reaches a node of each class); they are clipped at 0 and renormalized
+    otherwise.  ``decision_function`` is built on the same distribution.
 
     Parameters
     ----------
@@ -334,7 +281,7 @@ class LaplacianRegularizationClassifier(_LaplacianMixin, _TransductiveClassifier
     """ + _GRAPH_DOC + r"""
     Attributes
     ----------
-    classes_, transduction_, label_distributions_
+    classes_, transduction_, scores_, label_distributions_, n_features_in_
         See :mod:`graphrkhs.transductive`.
 
     Examples
@@ -347,24 +294,15 @@ class LaplacianRegularizationClassifier(_LaplacianMixin, _TransductiveClassifier
     array([0, 0, 0, 0, 0, 1, 1, 1, 1, 1])
     """
 
-    def __init__(self, alpha=0.0, *, laplacian="combinatorial", tol=1e-8, preconditioner="auto", graph="knn",
-                 n_neighbors=10, radius=None, weight="self-tuning", sigma=None):
-        self.alpha = alpha
-        self.laplacian = laplacian
-        self.tol = tol
-        self.preconditioner = preconditioner
-        self.graph = graph
-        self.n_neighbors = n_neighbors
-        self.radius = radius
-        self.weight = weight
-        self.sigma = sigma
+    _proba = "distribution"     # the harmonic / Tikhonov scores are a label distribution
 
 
-class LaplacianRegularizationRegressor(_LaplacianMixin, _TransductiveRegressor):
+class LaplacianRegularizationRegressor(_TransductiveRegressor, _LaplacianRegularization):
     __doc__ = r"""Laplace learning / Tikhonov regularization on a graph (regression).
 
     :math:`(J + \mu L) f = J y`, or the harmonic extension for ``alpha=0``.
-    Parameters as in :class:`LaplacianRegularizationClassifier`.
+    Parameters as in :class:`LaplacianRegularizationClassifier` (without ``unlabeled``:
+    NaN marks an unlabeled target).
 
     Examples
     --------
@@ -375,18 +313,6 @@ class LaplacianRegularizationRegressor(_LaplacianMixin, _TransductiveRegressor):
     >>> LaplacianRegularizationRegressor(graph="precomputed").fit(W, y).transduction_.round(6)
     array([0.  , 0.25, 0.5 , 0.75, 1.  ])
     """
-
-    def __init__(self, alpha=0.0, *, laplacian="combinatorial", tol=1e-8, preconditioner="auto", graph="knn",
-                 n_neighbors=10, radius=None, weight="self-tuning", sigma=None):
-        self.alpha = alpha
-        self.laplacian = laplacian
-        self.tol = tol
-        self.preconditioner = preconditioner
-        self.graph = graph
-        self.n_neighbors = n_neighbors
-        self.radius = radius
-        self.weight = weight
-        self.sigma = sigma
 
 
 # ---------------------------------------------------------------------------
@@ -400,7 +326,9 @@ class PoissonLearningClassifier(_TransductiveClassifier):
     degree-weighted zero mean (:func:`~graphrkhs.poisson_learning`);
     class = argmax of :math:`F \operatorname{diag}(b / \bar y)`.  The method of
     choice at one or a few labels per class, where Laplace learning
-    degenerates.
+    degenerates.  ``predict_proba`` is the softmax of these signed potentials
+    over the classes (a monotone map of the scores, not a calibrated
+    probability; nodes without information get the class prior).
 
     Parameters
     ----------
@@ -423,19 +351,14 @@ class PoissonLearningClassifier(_TransductiveClassifier):
     array([0, 0, 0, 0, 0, 1, 1, 1, 1, 1])
     """
 
-    def __init__(self, *, class_priors=None, tol=1e-6, preconditioner="auto", graph="knn", n_neighbors=10,
-                 radius=None, weight="self-tuning", sigma=None):
-        self.class_priors = class_priors
-        self.tol = tol
-        self.preconditioner = preconditioner
-        self.graph = graph
-        self.n_neighbors = n_neighbors
-        self.radius = radius
-        self.weight = weight
-        self.sigma = sigma
+    _parameter_constraints = {"class_priors": ["array-like", None], "tol": _TOL,
+                              "preconditioner": _PRECONDITIONERS}
 
-    def _check_params(self):
-        check_scalar(self.tol, "tol", low=0, low_inclusive=False)
+    def __init__(self, *, class_priors: Optional[Sequence[float]] = None, tol: float = 1e-6,
+                 preconditioner: Optional[str] = "auto", graph: GraphArg = "knn", n_neighbors: int = 10,
+                 radius: Optional[float] = None, weight: str = "gaussian", sigma: Optional[float] = None,
+                 unlabeled: Optional[Hashable] = UNLABELED, verbose: Optional[bool] = None):
+        self._store_init_params(locals())
 
     def _solve(self, W, S, Y):
         return poisson_learning(W, S, Y, class_priors=self.class_priors, tol=self.tol,
@@ -446,20 +369,50 @@ class PoissonLearningClassifier(_TransductiveClassifier):
 # Graph kernel ridge
 # ---------------------------------------------------------------------------
 
-class _RidgeMixin:
+def _is_filter_or_grid(value):
+    return value is None or callable(value) or (
+        isinstance(value, (list, tuple)) and len(value) > 0 and all(callable(k) for k in value))
+
+
+class _FilterOrGrid:
+    def __call__(self, value):
+        return _is_filter_or_grid(value)
+
+    def __str__(self):
+        return "None, a filter from graphrkhs.filters or a non-empty list of them"
+
+
+class _PositiveGrid:
+    def __call__(self, value):
+        try:
+            a = np.asarray(value, dtype=np.float64)
+        except (TypeError, ValueError):
+            return False
+        return a.ndim == 1 and a.size > 0 and bool(np.isfinite(a).all() and (a > 0).all())
+
+    def __str__(self):
+        return "a non-empty 1-D sequence of positive numbers"
+
+
+class _GraphKernelRidge(_GraphLearner):
+    """Parameters and solve shared by the graph kernel ridge classifier and regressor."""
+
+    _parameter_constraints = {
+        "kernel": [_FilterOrGrid()],
+        "alpha": [POSITIVE, Options("auto")],
+        "alphas": [_PositiveGrid()],
+        "method": [Options("auto", "direct", "cg", "sparse")],
+        "laplacian": [Options("combinatorial", "normalized")],
+    }
+
+    def __init__(self, kernel=None, *, alpha: Union[float, str] = "auto", alphas: Sequence[float] = DEFAULT_ALPHAS,
+                 method: str = "auto", laplacian: str = "normalized", graph: GraphArg = "knn", n_neighbors: int = 10,
+                 radius: Optional[float] = None, weight: str = "gaussian", sigma: Optional[float] = None,
+                 verbose: Optional[bool] = None):
+        self._store_init_params(locals())
+
     def _check_params(self):
-        _check_alpha(self.alpha, allow_auto=True)
-        check_option(self.method, "method", ("auto", "direct", "cg", "sparse"))
-        check_option(self.laplacian, "laplacian", ("combinatorial", "normalized"))
-        alphas = np.asarray(self.alphas, dtype=np.float64)
-        if alphas.ndim != 1 or alphas.size == 0 or not np.isfinite(alphas).all() or (alphas <= 0).any():
-            raise ValueError(f"alphas must be a non-empty 1-D sequence of positive numbers; got {self.alphas!r}.")
-        kernels = self._kernels()
-        for k in kernels:
-            if not callable(k):
-                raise TypeError(f"kernel must be a filter from graphrkhs.filters (or a list of them for "
-                                f"alpha='auto'); got {k!r}.")
-        if len(kernels) > 1 and self.alpha != "auto":
+        if len(self._kernels()) > 1 and self.alpha != "auto":
             raise ValueError("a list of kernels is a grid for leave-one-out selection: it needs alpha='auto'.")
 
     def _kernels(self):
@@ -467,7 +420,7 @@ class _RidgeMixin:
         return list(k) if isinstance(k, (list, tuple)) else [k]
 
     def _loo_score(self, residuals, Y):
-        """Higher is better; subclasses override for classification."""
+        """Higher is better; the classifier overrides it."""
         return -np.mean(residuals ** 2, axis=(1, 2))
 
     def _solve(self, W, S, Y):
@@ -481,7 +434,7 @@ class _RidgeMixin:
         best = None
         scores = np.empty((len(kernels), alphas.size))
         for ki, phi in enumerate(kernels):
-            C = _kernel_columns(L, phi, S)
+            C = graph_kernel_columns(L, phi, S)
             R = graph_kernel_ridge_loo(C[S], Y, alphas)
             scores[ki] = self._loo_score(R, Y)
             ai = int(np.argmax(scores[ki]))
@@ -490,18 +443,13 @@ class _RidgeMixin:
         _, ki, ai, C = best
         self.loo_scores_ = scores
         self.alpha_, self.kernel_ = float(alphas[ai]), kernels[ki]
-        K_SS = C[S]
-        beta = np.linalg.solve(K_SS + self.alpha_ * np.eye(S.size), Y.reshape(S.size, -1))
+        beta = np.linalg.solve(C[S] + self.alpha_ * np.eye(S.size), Y)
         F = C @ beta
-        orphan = label_free_mask(W, S)
-        if orphan.any():
-            warn(f"{int(orphan.sum())} node(s) lie in connected components without any labeled node; "
-                 "they get the mean of the labeled targets (the class prior).", GraphWarning)
-            F[orphan] = Y.reshape(S.size, -1).mean(axis=0)
-        return F if Y.ndim == 2 else F[:, 0]
+        _orphans(W, S, Y, F)     # label-free components get the class prior (one rule, with the solvers)
+        return F
 
 
-class GraphKernelRidgeClassifier(_RidgeMixin, _TransductiveClassifier):
+class GraphKernelRidgeClassifier(_TransductiveClassifier, _GraphKernelRidge):
     __doc__ = r"""Kernel ridge in the graph RKHS :math:`\mathcal H_\varphi` (Pena 2017), one-vs-all.
 
     :math:`F = \Phi_{:,S} (\Phi_{SS} + \mu I)^{-1} Y_S` with
@@ -509,13 +457,14 @@ class GraphKernelRidgeClassifier(_RidgeMixin, _TransductiveClassifier):
     ``alpha="auto"``, :math:`\mu` (and the kernel, given a list) is chosen by
     exact leave-one-out over the labeled nodes
     (:func:`~graphrkhs.graph_kernel_ridge_loo`): LOO accuracy, ties broken by
-    LOO squared error.  Never looks at unlabeled labels.
+    LOO squared error.  Never looks at unlabeled labels.  ``predict_proba``
+    is the softmax of the one-vs-all scores over the classes.
 
     Parameters
     ----------
     kernel : filter or list of filters, optional
         The response :math:`\varphi` (default ``Matern(2, 10.0)``,
-        :math:`(0.04 + \lambda)^{-2}`, see :func:`default_kernel`).
+        :math:`(0.04 + \lambda)^{-2}`, see :func:`~graphrkhs.filters.default_kernel`).
     alpha : float > 0 or "auto", default="auto"
         :math:`\mu`.
     alphas : sequence of float, default=(1e-4, 1e-3, 1e-2, 1e-1, 1)
@@ -532,7 +481,7 @@ class GraphKernelRidgeClassifier(_RidgeMixin, _TransductiveClassifier):
         The response used.
     loo_scores_ : ndarray of shape (n_kernels, n_alphas)
         Leave-one-out scores of the grid (``alpha="auto"`` only; higher is better).
-    classes_, transduction_, label_distributions_
+    classes_, transduction_, scores_, label_distributions_, n_features_in_
         See :mod:`graphrkhs.transductive`.
 
     Examples
@@ -545,20 +494,6 @@ class GraphKernelRidgeClassifier(_RidgeMixin, _TransductiveClassifier):
     array([0, 0, 0, 0, 0, 1, 1, 1, 1, 1])
     """
 
-    def __init__(self, kernel=None, *, alpha="auto", alphas=DEFAULT_ALPHAS, method="auto",
-                 laplacian="normalized", graph="knn", n_neighbors=10, radius=None, weight="self-tuning",
-                 sigma=None):
-        self.kernel = kernel
-        self.alpha = alpha
-        self.alphas = alphas
-        self.method = method
-        self.laplacian = laplacian
-        self.graph = graph
-        self.n_neighbors = n_neighbors
-        self.radius = radius
-        self.weight = weight
-        self.sigma = sigma
-
     def _loo_score(self, residuals, Y):
         pred = (Y[None] - residuals).argmax(axis=2)
         acc = (pred == Y.argmax(axis=1)[None]).mean(axis=1)
@@ -566,7 +501,7 @@ class GraphKernelRidgeClassifier(_RidgeMixin, _TransductiveClassifier):
         return acc - 1e-6 * mse / (1 + mse)    # accuracy first, squared error breaks ties
 
 
-class GraphKernelRidgeRegressor(_RidgeMixin, _TransductiveRegressor):
+class GraphKernelRidgeRegressor(_TransductiveRegressor, _GraphKernelRidge):
     __doc__ = r"""Kernel ridge in the graph RKHS :math:`\mathcal H_\varphi` (Pena 2017), regression.
 
     :math:`f = \Phi_{:,S} (\Phi_{SS} + \mu I)^{-1} y_S`; ``alpha="auto"``
@@ -585,63 +520,85 @@ class GraphKernelRidgeRegressor(_RidgeMixin, _TransductiveRegressor):
     True
     """
 
-    def __init__(self, kernel=None, *, alpha="auto", alphas=DEFAULT_ALPHAS, method="auto",
-                 laplacian="normalized", graph="knn", n_neighbors=10, radius=None, weight="self-tuning",
-                 sigma=None):
-        self.kernel = kernel
-        self.alpha = alpha
-        self.alphas = alphas
-        self.method = method
-        self.laplacian = laplacian
-        self.graph = graph
-        self.n_neighbors = n_neighbors
-        self.radius = radius
-        self.weight = weight
-        self.sigma = sigma
-
 
 # ---------------------------------------------------------------------------
 # Graph total variation
 # ---------------------------------------------------------------------------
 
-class _TVMixin:
-    def _check_params(self):
-        _check_alpha(self.alpha)
-        check_scalar(self.tol, "tol", low=0, low_inclusive=False)
-        check_scalar(self.max_iter, "max_iter", kind="int", low=1)
+class _GraphTV(_GraphLearner):
+    """Parameters and solve shared by the graph-TV classifier and regressor."""
+
+    _parameter_constraints = {"alpha": [POSITIVE], "tol": _TOL, "max_iter": [Interval("int", 1, None)]}
+
+    def __init__(self, alpha: float = 0.5, *, tol: float = 1e-4, max_iter: int = 20000, graph: GraphArg = "knn",
+                 n_neighbors: int = 10, radius: Optional[float] = None, weight: str = "gaussian",
+                 sigma: Optional[float] = None, verbose: Optional[bool] = None):
+        self._store_init_params(locals())
 
     def _solve(self, W, S, Y):
-        _, res = graph_tv(W, S, Y, alpha=self.alpha, tol=self.tol, max_iter=self.max_iter, return_info=True)
+        # fidelity="degree": scale-invariant in W, labeled nodes within alpha/2 of their targets.
+        F, res = graph_tv(W, S, Y, alpha=self.alpha, fidelity="degree", tol=self.tol, max_iter=self.max_iter,
+                          return_info=True)
         self.n_iter_, self.gap_ = res.n_iter, res.gap
-        return res.f
+        return F
 
 
-class GraphTVClassifier(_TVMixin, _TransductiveClassifier):
-    __doc__ = r"""Graph total-variation classifier (one-vs-all scores, Pena 2017 "generalized TV").
-
-    Each class column solves
-    :math:`\min_f \sum_{j \in S} (y_j - f_j)^2 + \mu \sum_e w_e |f_i - f_j|`
-    (:func:`~graphrkhs.graph_tv`, diagonally preconditioned Chambolle-Pock
-    stopped at a relative duality gap); class = argmax.  TV keeps sharp
-    class boundaries that quadratic penalties smear.
-
+_TV_DOC = r"""
     Parameters
     ----------
-    alpha : float > 0, default=1.0
-        :math:`\mu`.
-    tol : float, default=1e-2
-        Relative duality gap.  Class decisions need far less than the 1e-6
-        of :func:`~graphrkhs.graph_tv`: on the digits (10 labels per class)
-        the decisions at 1e-2 and 1e-3 were identical, at half the time.
-    max_iter : int, default=20000
-    """ + _GRAPH_DOC + r"""
+    alpha : float > 0, default=0.5
+        :math:`\mu` of the degree-weighted problem (below), a number relative to
+        the graph: multiplying all edge weights by c multiplies both terms by c,
+        so the solution does not change.  A labeled node stays within
+        :math:`\mu / 2` of its target (:func:`~graphrkhs.graph_tv`), so with
+        :math:`\mu < 1` every labeled node keeps its class (its own score is
+        :math:`\ge 1 - \mu/2 > 1/2`, the others :math:`\le \mu/2`).  The class
+        decisions hardly depend on it (on the digits with 10 labels per class,
+        :math:`\mu` from 0.05 to 0.9 gave identical labels); larger values converge
+        faster (there, at ``tol=1e-2``: 260 iterations at 0.5, 3390 at 0.05).
+    tol : float, default=1e-4
+        Relative duality gap (:func:`~graphrkhs.graph_tv`'s default; for class
+        decisions 1e-2 is usually enough: on the digits with 10 labels per class
+        the decisions at 1e-2 and 1e-3 were identical, at half the time).
+    max_iter : int, default=20000""" + _GRAPH_DOC + r"""
     Attributes
     ----------
     n_iter_ : int
         Primal-dual iterations run.
-    gap_ : ndarray of shape (n_classes,)
-        Final relative duality gaps.
-    classes_, transduction_, label_distributions_
+    gap_ : ndarray of shape (n_columns,)
+        Final relative duality gaps."""
+
+
+class GraphTVClassifier(_TransductiveClassifier, _GraphTV):
+    __doc__ = r"""Graph total-variation classifier (one-vs-all scores, Pena 2017 "generalized TV").
+
+    Each class column solves the degree-weighted problem
+
+    .. math::
+
+        \min_f \sum_{j \in S} d_j (y_j - f_j)^2 + \mu \sum_e w_e |f_i - f_j| ,
+        \qquad d_j = \sum_i w_{ij},
+
+    (:func:`~graphrkhs.graph_tv` with ``fidelity="degree"``, diagonally
+    preconditioned Chambolle-Pock stopped at a relative duality gap), with
+    :math:`y` the one-hot column of the class; class = argmax.  Both terms are
+    homogeneous of degree 1 in the weights, so the labels do not depend on the
+    scale of W.  TV keeps sharp class boundaries that quadratic penalties smear.
+    ``predict_proba`` is the softmax of the class scores.
+
+    TV columns are nearly binary (each one a minimum cut between the class's
+    labeled nodes and the others').  A node that lies on the "rest" side of
+    every class's cut -- all its scores at most 1/2, the midpoint of the
+    targets -- gets no class information from TV (its scores differ only by
+    solver-level amounts, and the argmax would be arbitrary: before this rule,
+    12% of the digits, all given the first class).  Such nodes get the scores of
+    Laplace learning on the same graph (:func:`~graphrkhs.harmonic_solution`,
+    Zhu et al. 2003), with a :class:`~graphrkhs.GraphWarning` that gives their
+    number; ``unreached_`` marks them.
+    """ + _TV_DOC + r"""
+    unreached_ : ndarray of bool, shape (n_nodes,)
+        Nodes no TV class column reached (labeled by the harmonic fallback).
+    classes_, transduction_, scores_, label_distributions_, n_features_in_
         See :mod:`graphrkhs.transductive`.
 
     Examples
@@ -650,35 +607,37 @@ class GraphTVClassifier(_TVMixin, _TransductiveClassifier):
     >>> from graphrkhs import GraphTVClassifier
     >>> X = np.r_[np.zeros((5, 1)), np.ones((5, 1))] + np.arange(10)[:, None] * 1e-3
     >>> y = np.full(10, -1); y[0], y[9] = 0, 1
-    >>> GraphTVClassifier(alpha=0.1, n_neighbors=3).fit(X, y).transduction_
+    >>> GraphTVClassifier(n_neighbors=3).fit(X, y).transduction_
     array([0, 0, 0, 0, 0, 1, 1, 1, 1, 1])
     """
 
-    def __init__(self, alpha=1.0, *, tol=1e-2, max_iter=20000, graph="knn", n_neighbors=10, radius=None,
-                 weight="self-tuning", sigma=None):
-        self.alpha = alpha
-        self.tol = tol
-        self.max_iter = max_iter
-        self.graph = graph
-        self.n_neighbors = n_neighbors
-        self.radius = radius
-        self.weight = weight
-        self.sigma = sigma
+    def _solve(self, W, S, Y):
+        F = super()._solve(W, S, Y)
+        # One-hot targets: a node is reached by class c when column c puts it on the class side of
+        # the cut (> 1/2).  Label-free components are excluded: they get the prior (their own warning).
+        unreached = (F.max(axis=1) <= 0.5) & ~label_free_mask(W, S)
+        self.unreached_ = unreached
+        if unreached.any():
+            warn(f"{int(unreached.sum())} of {W.shape[0]} node(s) lie on the rest side of every class's TV cut "
+                 "(no class information reaches them; their TV scores are flat); they get the scores of "
+                 "Laplace learning (harmonic_solution). More labels near them would decide them by TV.",
+                 GraphWarning)
+            H = harmonic_solution(W, S, Y)
+            F[unreached] = H[unreached]
+        return F
 
 
-class GraphTVRegressor(_TVMixin, _TransductiveRegressor):
+class GraphTVRegressor(_TransductiveRegressor, _GraphTV):
     __doc__ = r"""Graph total-variation regression (Pena 2017 "generalized TV").
 
-    :math:`\min_f \sum_{j \in S} (y_j - f_j)^2 + \mu \sum_e w_e |f_i - f_j|`
-    (:func:`~graphrkhs.graph_tv`).  Recovers piecewise-constant signals.
+    :math:`\min_f \sum_{j \in S} d_j (y_j - f_j)^2 + \mu \sum_e w_e |f_i - f_j|`,
+    :math:`d_j` the weighted degree (:func:`~graphrkhs.graph_tv` with
+    ``fidelity="degree"``: invariant to the scale of W).  Recovers
+    piecewise-constant signals.  The TV term is linear and the fidelity
+    quadratic in y, so :math:`\mu` is in the units of y: a labeled value moves
+    by at most :math:`\mu / 2` (scale :math:`\mu` with y).
+    """ + _TV_DOC.replace(_GRAPH_DOC, _GRAPH_DOC_REG) + r"""
 
-    Parameters
-    ----------
-    alpha : float > 0, default=1.0
-    tol : float, default=1e-6
-        Relative duality gap.
-    max_iter : int, default=20000
-    """ + _GRAPH_DOC + r"""
     Examples
     --------
     >>> import numpy as np
@@ -686,17 +645,6 @@ class GraphTVRegressor(_TVMixin, _TransductiveRegressor):
     >>> W = np.diag(np.ones(5), 1); W = W + W.T                 # path on 6 nodes
     >>> y = np.array([0.0, 0.0, np.nan, np.nan, 1.0, 1.0])
     >>> f = GraphTVRegressor(alpha=0.1, graph="precomputed").fit(W, y).transduction_
-    >>> f[[0, 1, 4, 5]].round(3)
-    array([0.025, 0.025, 0.975, 0.975])
+    >>> f[[0, 1, 4, 5]].round(3)                               # 0.1 / (2 (d_0 + d_1)) = 1/60
+    array([0.017, 0.017, 0.983, 0.983])
     """
-
-    def __init__(self, alpha=1.0, *, tol=1e-6, max_iter=20000, graph="knn", n_neighbors=10, radius=None,
-                 weight="self-tuning", sigma=None):
-        self.alpha = alpha
-        self.tol = tol
-        self.max_iter = max_iter
-        self.graph = graph
-        self.n_neighbors = n_neighbors
-        self.radius = radius
-        self.weight = weight
-        self.sigma = sigma

@@ -14,6 +14,10 @@ laplacian, degrees, connected_components, unlabeled_components
     Laplacians and structure (:mod:`graphrkhs.graphs._laplacian`).
 as_adjacency, to_pygsp, to_networkx
     Conversions (:mod:`graphrkhs.graphs._convert`).
+GraphSpec
+    One graph specification (kind, n_neighbors, radius, weight, sigma, mode,
+    algorithm, laplacian, laplacian_power) with ``build(X)``, shared by every
+    estimator that builds a graph (:mod:`graphrkhs.graphs._spec`).
 """
 
 from ._construct import *  # noqa: F401,F403
@@ -24,10 +28,13 @@ from ._convert import __all__ as _convert_all
 from ._laplacian import *  # noqa: F401,F403
 from ._laplacian import __all__ as _laplacian_all
 from ._laplacian import LAPLACIANS  # noqa: F401
+from ._spec import *  # noqa: F401,F403
+from ._spec import __all__ as _spec_all
+
 # The kNN search backends, public here (not in __all__) for the kernel layer's neighbour lists.
 from ._search import KD_TREE_MAX_DIM, knn_search  # noqa: F401
 
-__all__ = list(_construct_all) + list(_laplacian_all) + list(_convert_all)
+__all__ = list(_construct_all) + list(_laplacian_all) + list(_convert_all) + list(_spec_all)
 
 
 def __getattr__(name):

@@ -142,8 +142,10 @@ def _to_sparse(G):
         return sp.csr_array(nx.to_scipy_sparse_array(G, weight="weight", format="csr", dtype=np.float64))
     if isinstance(G, np.ndarray) or isinstance(G, (list, tuple)):
         arr = np.asarray(G)
-        if arr.dtype == object:
-            raise TypeError("the adjacency array must be numeric; got dtype object.")
+        if arr.dtype == object or not (np.issubdtype(arr.dtype, np.number) or arr.dtype == bool):
+            # strings and objects would reach scipy.sparse, whose dtype error does not say which
+            # argument is wrong
+            raise TypeError(f"the adjacency array must be numeric; got dtype {arr.dtype}.")
         if arr.ndim != 2:
             raise ValueError(f"the adjacency must be a 2-D (n, n) array; got {arr.ndim}-D.")
         return sp.csr_array(arr)

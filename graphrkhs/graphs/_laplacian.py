@@ -8,7 +8,7 @@ from numpy.typing import ArrayLike, NDArray
 from scipy.sparse import csgraph
 
 from .._core.types import FloatDType, GraphLike, LaplacianKind
-from .._core.validation import check_option
+from .._core.validation import check_index_array, check_option
 from .._core.labels import label_free_mask
 from ._convert import as_adjacency
 
@@ -117,4 +117,12 @@ def unlabeled_components(W: GraphLike, labeled_idx: ArrayLike) -> NDArray[np.boo
     >>> unlabeled_components(W, [0])
     array([False, False,  True])
     """
-    return label_free_mask(as_adjacency(W), labeled_idx)
+    W = as_adjacency(W)
+    idx = np.asarray(labeled_idx)
+    if idx.dtype == bool and idx.shape == (W.shape[0],):
+        idx = np.flatnonzero(idx)
+    elif idx.size == 0:
+        idx = idx.astype(np.int64)  # [] reads as float64
+    # an index past the end would otherwise surface as an IndexError deep inside
+    check_index_array(idx.ravel(), W.shape[0], "labeled_idx")
+    return label_free_mask(W, idx.ravel())

@@ -40,16 +40,55 @@ TOARRAY_MAX_NODES = 20_000
 COLUMN_BATCH_BYTES = 2**30
 
 
-def _looks_like_laplacian(M):
-    """Sign check: a Laplacian has a negative off-diagonal or a positive diagonal entry; an adjacency has neither."""
-    if sp.issparse(M):
-        M = sp.coo_array(M)
-        off = M.row != M.col
-        return bool((M.data[off] < 0).any() or (M.data[~off] > 0).any())
-    A = np.asarray(M)
-    diag = np.diagonal(A)
-    off = A - np.diag(diag)
-    return bool((off < 0).any() or (diag > 0).any())
+def _matrix_kind(M):
+    r"""Whether a square matrix is a Laplacian or an adjacency, by its signs and row sums.
+
+    * Laplacian: off-diagonal entries <= 0 (at least one < 0) and either zero
+      row sums (combinatorial, :math:`D - W`) or a diagonal of ones and zeros
+      (normalized, :math:`I - D^{-1/2} W D^{-1/2}`; 0 for isolated nodes);
+    * adjacency: off-diagonal entries >= 0 (at least one > 0) and a
+      non-negative diagonal (self-loops, which :func:`~graphrkhs.as_adjacency`
+      removes with a warning);
+    * the zero matrix: either (both give L = 0).
+
+    Anything else -- mixed signs off the diagonal, a negative diagonal, a
+    non-zero diagonal without off-diagonal entries, non-positive off-diagonals
+    with non-zero row sums and a diagonal other than ones (e.g. L + c I) -- is
+    ambiguous: a ``ValueError`` asks for ``input=``.  Rounding tolerance:
+    ``1e-5`` (float32) or ``1e-10`` relative to the largest entry.
+    """
+    C = sp.coo_array(M)
+    off = C.row != C.col
+    od, dd = C.data[off], C.data[~off]
+    diag = np.zeros(C.shape[0])
+    np.add.at(diag, C.row[~off], dd)
+    scale = float(np.abs(C.data).max()) if C.nnz else 0.0
+    eps = (1e-5 if C.dtype == np.float32 else 1e-10) * scale
+    fix = ("pass input='laplacian' or input='adjacency' to say which it is (or build the Laplacian with "
+           "graphrkhs.laplacian(W, kind)).")
+    if scale == 0.0:
+        return "adjacency"
+    if (diag < -eps).any():
+        raise ValueError(f"L has a negative diagonal entry ({diag.min():.3g}): neither a Laplacian nor an "
+                         f"adjacency matrix; {fix}")
+    neg, pos = (od < -eps).any(), (od > eps).any()
+    if neg and pos:
+        raise ValueError("L has off-diagonal entries of both signs: a Laplacian has none > 0, an adjacency none "
+                         f"< 0; {fix}")
+    if pos:
+        return "adjacency"
+    if not neg:
+        raise ValueError("L has a positive diagonal but no off-diagonal entries: a Laplacian of a graph without "
+                         f"edges is 0, so it is neither (an adjacency of self-loops only, or a shifted Laplacian?); "
+                         f"{fix}")
+    rows = np.asarray(sp.csr_array(M).sum(axis=1)).ravel()
+    if np.abs(rows).max() <= eps * 10:
+        return "laplacian"
+    if np.all((np.abs(diag - 1.0) <= eps * 10) | (np.abs(diag) <= eps)):
+        return "laplacian"
+    raise ValueError("L has non-positive off-diagonal entries like a Laplacian, but its rows do not sum to zero "
+                     f"(largest |row sum| {np.abs(rows).max():.3g}) and its diagonal is not that of a normalized "
+                     f"Laplacian (ones); if it is a generalized Laplacian (e.g. L + c I), {fix}")
 
 
 class GraphKernel(spla.LinearOperator):
@@ -67,10 +106,13 @@ class GraphKernel(spla.LinearOperator):
     L : graph or Laplacian
         A symmetric Laplacian (sparse or dense), or any graph form
         :func:`graphrkhs.as_adjacency` accepts (pygsp / networkx graphs,
-        adjacency matrices).  A matrix is told apart by signs: one with a
-        negative off-diagonal or a positive diagonal entry is a Laplacian, a
-        non-negative one with a zero diagonal an adjacency (the all-zero matrix
-        is both, with the same result).  ``input`` overrides the check.
+        adjacency matrices).  A matrix is told apart by signs and row sums:
+        non-positive off-diagonals with zero row sums (combinatorial) or a unit
+        diagonal (normalized) make a Laplacian, non-negative off-diagonals an
+        adjacency (a positive diagonal there is a self-loop, removed with a
+        :class:`~graphrkhs.GraphWarning`); the all-zero matrix is both, with
+        the same result.  Anything else (e.g. a diagonal matrix, or L + c I)
+        is a ``ValueError`` asking for ``input``, which overrides the check.
     phi : filter or callable
         The response (:mod:`graphrkhs.filters`).
     method : {"chebyshev", "lanczos", "exact"}, default="chebyshev"
@@ -82,7 +124,9 @@ class GraphKernel(spla.LinearOperator):
         Chebyshev degree; None picks the lowest reaching ``tol``
         (:func:`graphrkhs.chebyshev_order`).
     lmax : float, optional
-        Spectrum bound; None computes :func:`graphrkhs.lmax`.
+        Spectrum bound; None computes :func:`graphrkhs.lmax` (0 for a graph
+        without edges: then :math:`\Phi = \varphi(0) I` exactly).  A given value
+        below a Rayleigh quotient of L (20 Lanczos steps) is a ``ValueError``.
     tol : float, default=1e-8
         Relative accuracy of the Chebyshev / Lanczos approximation.
     laplacian : {"normalized", "combinatorial"}, optional
@@ -205,7 +249,7 @@ class GraphKernel(spla.LinearOperator):
             M = sp.csr_array(G) if sp.issparse(G) else np.asarray(G)
             if M.ndim == 2 and M.shape[0] == M.shape[1] and M.dtype != object and \
                     np.issubdtype(M.dtype, np.number) and \
-                    (input == "laplacian" or _looks_like_laplacian(M)):
+                    (input == "laplacian" or _matrix_kind(M) == "laplacian"):
                 if kind is not None:
                     raise ValueError(
                         f"laplacian={kind!r} was given but L is already a Laplacian (it has negative off-diagonal "
@@ -230,6 +274,10 @@ class GraphKernel(spla.LinearOperator):
     def _apply_block(self, X):
         X2, was_1d = check_signals(X, self.shape[0])
         dtype = float_dtype(np.result_type(self.dtype, X2.dtype))
+        # The recurrence's result and two work blocks (Lanczos: its basis, bounded separately).
+        memory_guard(3 * X2.shape[0] * X2.shape[1] * dtype.itemsize,
+                     f"Phi X for {X2.shape[1]} signal(s) of {X2.shape[0]} nodes",
+                     "apply the kernel to fewer columns at a time.")
         if self.method == "exact":
             phis, U = self._eig
             Y = (U @ (phis[:, None] * (U.T @ X2.astype(np.float64)))).astype(dtype)

@@ -148,6 +148,27 @@ def polynomial_kernel(A: ArrayLike, B: ArrayLike | None = None, degree: int = 2,
     return pairwise_kernel(A, B, kernel="polynomial", degree=degree, coef0=coef0)
 
 
+def _overflow_error(A, B, kernel, degree, dtype):
+    r"""The error for a linear / polynomial kernel whose values exceed the dtype's range.
+
+    Unlike the Gaussian kernel these kernels are not scale-invariant: the
+    values themselves are out of range, so the only fix is to rescale the
+    points.  The size quoted is the Cauchy-Schwarz bound
+    :math:`\max\|a\| \max\|b\|`, computed in a frame rescaled by a power of
+    two so that the norms cannot overflow themselves.
+    """
+    e = power_of_two_exponent(A, B)
+    na = float(np.linalg.norm(np.ldexp(A, -e).astype(np.float64), axis=1).max())
+    nb = float(np.linalg.norm(np.ldexp(B, -e).astype(np.float64), axis=1).max())
+    log10_ab = (np.log(max(na, 1e-300)) + np.log(max(nb, 1e-300)) + 2 * e * np.log(2.0)) / np.log(10)
+    power = f" (to the power {degree})" if kernel == "polynomial" else ""
+    return ValueError(
+        f"the {kernel} kernel of these points overflows {np.dtype(dtype).name}: |a^T b| reaches up to about "
+        f"1e{log10_ab:.0f}{power}, above the largest number 1e{np.log10(np.finfo(dtype).max):.0f}; rescale the "
+        "points (e.g. standardize X) or use the Gaussian kernel, which is scale-invariant with its default width."
+    )
+
+
 def pairwise_kernel(A: ArrayLike, B: ArrayLike | None = None,
                     kernel: KernelName = "gaussian", *,
                     sigma: float = 1.0, degree: int = 2, coef0: float = 1.0, m: int | None = None,
@@ -185,6 +206,9 @@ def pairwise_kernel(A: ArrayLike, B: ArrayLike | None = None,
         K = np.asarray(kernel(A, B))
         if K.shape != (A.shape[0], B.shape[0]):
             raise ValueError(f"the kernel callable returned shape {K.shape}; expected {(A.shape[0], B.shape[0])}.")
+        if not np.isfinite(K).all():
+            raise ValueError("the kernel callable returned NaN or infinity on finite points; fix the callable "
+                             "(or rescale the points).")
         return K
     check_option(kernel, "kernel", KERNELS)
     if kernel in ("gaussian", "heat"):
@@ -205,10 +229,11 @@ def pairwise_kernel(A: ArrayLike, B: ArrayLike | None = None,
         A, B, scale = _frame(A, B)
     for s in range(0, A.shape[0], rows):
         blk = A[s:s + rows]
-        if kernel == "linear":
-            out[s:s + rows] = blk @ B.T
-        elif kernel == "polynomial":
-            out[s:s + rows] = (blk @ B.T + coef0) ** degree
+        if kernel in ("linear", "polynomial"):
+            with np.errstate(over="ignore", invalid="ignore"):   # checked right below
+                out[s:s + rows] = blk @ B.T if kernel == "linear" else (blk @ B.T + coef0) ** degree
+            if not np.isfinite(out[s:s + rows]).all():
+                raise _overflow_error(A, B, kernel, degree, dtype)
         else:
             # exp(-|a - b|^2 / (2 sigma^2)) for both (the heat kernel's 4t is 2 sigma^2)
             D = _scaled_exponent(_sq_dists(blk, B), scale, sigma)

@@ -19,6 +19,24 @@ Components of the graph that hold no labeled node cannot be reached by any of
 these methods: their nodes get the mean of the labeled targets (the class
 prior for one-hot targets) with a :class:`~graphrkhs.GraphWarning`, never NaN.
 
+Nearly disconnected graphs (harmonic, Tikhonov, Poisson): an edge with
+:math:`w_{ij} \le 10^{-10} \min(d_i, d_j)` (``WEAK_EDGE_RTOL`` in
+``graphrkhs._core.labels``; a random walk crosses it with probability at most
+1e-10) makes the Laplacian system singular to working precision when it is
+the only link of a part of the graph (at 1e-16 SuperLU reports an exactly
+singular factor and CG drifts to scores of 1e16 - 1e32 with the classes
+swapped).  Such links are dropped with a :class:`~graphrkhs.GraphWarning`
+naming the number of nodes they held: each weakly attached part becomes its
+own component (solved on its own with its labels, or given the class prior
+without), the same rule as for truly disconnected parts.  Links that do not
+disconnect anything are kept, and a graph without weak links is solved as is.
+
+Every solve checks its outcome: CG its true residual
+(:func:`~graphrkhs.conjugate_gradient`), the sparse direct solves their
+residual :math:`\|b - Ax\| / \|b\|` against ``tol``
+(:class:`~graphrkhs.ConvergenceWarning` above it, ``LinAlgError`` for a
+singular factor or a non-finite solution).
+
 Computations run in float64 (AMG and the Chebyshev recursions do); results
 come back in the dtype of ``Y`` when it is float32, in float64 otherwise.
 """
@@ -32,11 +50,11 @@ from scipy.linalg import cho_factor, cho_solve
 from scipy.sparse import csgraph
 
 from .._core.cg import amg_preconditioner, conjugate_gradient
-from .._core.linalg import check_square
+from .._core.linalg import check_solution, check_square
 from .._core.loo import KernelRidgePath, check_ridges
 from .._core.types import ArrayLike, GraphLike, Indices, MatrixLike
 from ._common import labeled_graph_problem
-from .._core.validation import GraphWarning, check_option, check_scalar, memory_guard, warn
+from .._core.validation import ConvergenceWarning, check_option, check_scalar, memory_guard, warn
 from ..spectral.filters import default_kernel
 from ..graphs import LAPLACIANS, laplacian as graph_laplacian
 from ..kernels import GraphKernel
@@ -93,8 +111,7 @@ def _solve_spd(A, B, preconditioner, tol, max_iter):
     """
     if isinstance(preconditioner, str) and preconditioner == "auto":
         if A.shape[0] <= DIRECT_MAX_NODES:
-            X = spla.splu(sp.csc_matrix(A)).solve(np.asarray(B, dtype=np.float64))
-            return X.reshape(B.shape)
+            return _direct_solve(A, B, tol)
         preconditioner = "amg"
     if isinstance(preconditioner, str) and preconditioner == "jacobi":
         d = A.diagonal()
@@ -102,7 +119,49 @@ def _solve_spd(A, B, preconditioner, tol, max_iter):
         As = sp.csr_array(A.multiply(s[:, None]).multiply(s[None, :]))
         return s[:, None] * conjugate_gradient(As, s[:, None] * B, tol=tol, max_iter=max_iter).x
     M = _make_preconditioner(A, preconditioner)
+    if isinstance(preconditioner, str) and preconditioner == "amg":
+        return _amg_or_jacobi(lambda: conjugate_gradient(A, B, M=M, tol=tol, max_iter=max_iter).x,
+                              A, B, tol, max_iter)
     return conjugate_gradient(A, B, M=M, tol=tol, max_iter=max_iter).x
+
+
+def _amg_or_jacobi(solve, A, B, tol, max_iter):
+    """Run an AMG-preconditioned solve; if the V-cycle breaks down (NaN or infinity, which happens on
+    systems whose rows differ in scale by ~1e16), warn and solve with symmetric Jacobi scaling, which
+    is invariant to that scaling."""
+    try:
+        with np.errstate(invalid="ignore", divide="ignore", over="ignore"):   # a breakdown is reported below
+            return solve()
+    except FloatingPointError:
+        warn("the AMG preconditioner broke down (NaN or infinity) on this badly scaled system (node degrees "
+             "spanning ~16 orders of magnitude); solved with Jacobi scaling instead. Pass "
+             "preconditioner='jacobi' to skip AMG.", ConvergenceWarning, stacklevel=5)
+        return _solve_spd(A, B, "jacobi", tol, max_iter)
+
+
+_DIRECT_FIX = ("check the graph for nearly disconnected parts or edge weights spanning many orders of "
+               "magnitude, or solve iteratively (preconditioner='amg') to see how far CG gets.")
+
+
+def _direct_solve(A, B, tol):
+    """Sparse LU (SuperLU) of the SPD system A X = B, with the residual checked (:func:`check_solution`).
+
+    The system is scaled symmetrically to unit diagonal first, :math:`(D^{-1/2} A D^{-1/2})(D^{1/2} X)
+    = D^{-1/2} B` (exact up to rounding, O(nnz)): pivoting then sees rows of one scale even when node
+    degrees span many orders of magnitude, where the unscaled LU lost every digit.
+    """
+    B = np.asarray(B, dtype=np.float64)
+    d = A.diagonal()
+    s = 1.0 / np.sqrt(np.where(d > 0, d, 1.0))
+    As = sp.csc_matrix(A.multiply(s[:, None]).multiply(s[None, :]))
+    try:
+        X = s.reshape((-1,) + (1,) * (B.ndim - 1)) * spla.splu(As).solve(
+            s.reshape((-1,) + (1,) * (B.ndim - 1)) * B).reshape(B.shape)
+    except RuntimeError as exc:   # SuperLU: "Factor is exactly singular"
+        raise np.linalg.LinAlgError(f"the sparse direct solve failed ({exc}): the Laplacian system is singular to "
+                                    f"working precision; {_DIRECT_FIX}") from None
+    check_solution(A, X, B, tol, "Laplacian system", _DIRECT_FIX, stacklevel=6)
+    return X
 
 
 def _range_projected(M, comp, n_comp):
@@ -198,7 +257,7 @@ def harmonic_solution(W: GraphLike, labeled: Indices, Y: ArrayLike, *, laplacian
     check_option(laplacian, "laplacian", LAPLACIANS)
     preconditioner = _check_preconditioner(preconditioner)
     tol = check_scalar(tol, "tol", low=0, low_inclusive=False)
-    W, S, Y2, was_1d, out_dtype = labeled_graph_problem(W, labeled, Y)
+    W, S, Y2, was_1d, out_dtype = labeled_graph_problem(W, labeled, Y, cut_weak=True)
     n = W.shape[0]
     lap_kind = "combinatorial" if laplacian == "randomwalk" else laplacian
     L = graph_laplacian(W, lap_kind)
@@ -266,7 +325,7 @@ def tikhonov_solution(W: GraphLike, labeled: Indices, Y: ArrayLike, *, alpha: fl
                                  preconditioner=preconditioner)
     preconditioner = _check_preconditioner(preconditioner)
     tol = check_scalar(tol, "tol", low=0, low_inclusive=False)
-    W, S, Y2, was_1d, out_dtype = labeled_graph_problem(W, labeled, Y)
+    W, S, Y2, was_1d, out_dtype = labeled_graph_problem(W, labeled, Y, cut_weak=True)
     n = W.shape[0]
     if laplacian == "randomwalk":
         raise ValueError("laplacian='randomwalk' gives a non-symmetric Tikhonov system for alpha > 0; use "
@@ -356,7 +415,7 @@ def poisson_learning(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_prio
     """
     preconditioner = _check_preconditioner(preconditioner)
     tol = check_scalar(tol, "tol", low=0, low_inclusive=False)
-    W, S, Y2, was_1d, out_dtype = labeled_graph_problem(W, labeled, Y)
+    W, S, Y2, was_1d, out_dtype = labeled_graph_problem(W, labeled, Y, cut_weak=True)
     n = W.shape[0]
     m = Y2.shape[1]
     if class_priors is not None:
@@ -365,13 +424,8 @@ def poisson_learning(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_prio
             raise ValueError(f"class_priors must be {m} non-negative finite numbers (one per column of Y); "
                              f"got {class_priors!r}.")
     n_comp, comp = csgraph.connected_components(W, directed=False)
-    labeled_comp = np.zeros(n_comp, dtype=bool)
-    labeled_comp[comp[S]] = True
-    orphan = ~labeled_comp[comp]
     F = np.zeros((n, m))
-    if orphan.any():
-        warn(f"{int(orphan.sum())} node(s) lie in connected components without any labeled node; "
-             "they get the mean of the labeled targets (the class prior).", GraphWarning)
+    orphan = _orphans(W, S, Y2, F)
     # Source: y_j minus the mean of the labels of j's component.
     counts = np.bincount(comp[S], minlength=n_comp).astype(np.float64)
     comp_sum = np.zeros((n_comp, m))
@@ -397,13 +451,15 @@ def poisson_learning(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_prio
             first[order[1:]] = sub_comp[order][1:] != sub_comp[order][:-1]
             free = ~first
             free[order[0]] = False
-            Af = sp.csc_matrix(A[free][:, free])
             sol = np.zeros((idx.size, m))
-            sol[free] = spla.splu(Af).solve(source[idx][free])
+            sol[free] = _direct_solve(sp.csr_array(A[free][:, free]), source[idx][free], tol)
             F[idx] = sol
             preconditioner = None
         elif isinstance(preconditioner, str) and preconditioner == "amg":
-            preconditioner = _range_projected(amg_preconditioner(A), comp[idx], n_comp)
+            M = _range_projected(amg_preconditioner(A), comp[idx], n_comp)
+            F[idx] = _amg_or_jacobi(lambda: _solve_spd(A, source[idx], M, tol, max_iter), A, source[idx], tol,
+                                    max_iter)
+            preconditioner = None
         if preconditioner is not None:
             F[idx] = _solve_spd(A, source[idx], preconditioner, tol, max_iter)
     # Degree-weighted zero mean on each labeled component.
@@ -550,7 +606,7 @@ def graph_kernel_ridge(W: Union[GraphLike, GraphKernel], labeled: Indices, Y: Ar
         else:
             method = "direct" if S.size <= DIRECT_MAX_LABELED else "cg"
     if method == "cg" and K is None:
-        K = GraphKernel(L, phi, order=order, tol=filter_tol)
+        K = GraphKernel(L, phi, order=order, tol=filter_tol, input="laplacian")
     Wg = sp.csr_array(-L)  # off-diagonal pattern: the graph's edges
     Wg.setdiag(0)
     Wg.eliminate_zeros()
@@ -575,6 +631,9 @@ def graph_kernel_ridge(W: Union[GraphLike, GraphKernel], labeled: Indices, Y: Ar
         G = C[S] + alpha * np.eye(S.size)
         G = (G + G.T) / 2
         beta = cho_solve(cho_factor(G), Y2)
+        check_solution(G, beta, Y2, tol, "the kernel ridge system Phi_SS + alpha I",
+                       "increase alpha or lower filter_tol (the Chebyshev kernel is not positive definite "
+                       "to its accuracy).")
         F_all = C @ beta
         F[~orphan] = F_all[~orphan]
     else:
@@ -682,7 +741,7 @@ def graph_kernel_columns(L: MatrixLike, phi: Callable, cols: Indices, *, order: 
     n = L.shape[0]
     cols = np.asarray(cols, dtype=np.int64)
     memory_guard(8.0 * n * cols.size, f"Phi[:, S] for {cols.size} labeled nodes", "use method='cg'.")
-    return np.asarray(GraphKernel(L, phi, order=order, tol=tol).columns(cols), dtype=np.float64)
+    return np.asarray(GraphKernel(L, phi, order=order, tol=tol, input="laplacian").columns(cols), dtype=np.float64)
 
 
 # Old private name (the estimators used it before graph_kernel_columns was public).

@@ -57,7 +57,8 @@ from .._core.config import DENSE_CACHE_BYTES
 from .._core.labels import _check_labeled_index
 from .._core.types import ArrayLike, GraphLike, Indices, MatrixLike
 from .._core.validation import _as_2d
-from .._core.linalg import apply_matrix as _apply, dense_matrix as _dense, n_rows as _n_of, psd_solve as _psd_solve
+from .._core.linalg import apply_matrix as _apply, check_solution, dense_matrix as _dense, n_rows as _n_of
+from .._core.linalg import psd_solve as _psd_solve
 from ..graphs import LAPLACIANS, as_adjacency, laplacian as graph_laplacian
 from ..kernels import BLOCK_BYTES, KernelOperator, heat_semigroup, kernel_cg, pairwise_kernel
 
@@ -302,6 +303,7 @@ def rls_fit(K: np.ndarray, Y: ArrayLike, alpha: float, *, overwrite_K: bool = Fa
     l = K.shape[0]
     A = K if overwrite_K else K.copy()
     A.flat[::l + 1] += alpha * l
+    top = float(np.abs(np.diagonal(A)).max()) if l else 0.0       # before the factorization overwrites A
     if alpha > 0:
         try:
             # A is symmetric and C-ordered: its transpose is the same matrix in Fortran order,
@@ -311,9 +313,12 @@ def rls_fit(K: np.ndarray, Y: ArrayLike, alpha: float, *, overwrite_K: bool = Fa
         except np.linalg.LinAlgError:
             # Cholesky failed: alpha * l is below the rounding level of K (or K is indefinite).
             if overwrite_K:
+                level = l * np.finfo(K.dtype).eps * top
                 raise np.linalg.LinAlgError(
-                    f"K + alpha * l * I is not numerically positive definite (alpha={alpha:g}); increase alpha "
-                    "or check that the kernel is positive semidefinite."
+                    f"K + alpha * l * I is not numerically positive definite (alpha={alpha:g}, alpha * l = "
+                    f"{alpha * l:.3g}, rounding level of K about {level:.3g}); increase alpha above "
+                    f"{level / l:.3g}, rescale X (a linear or polynomial kernel grows with |x|^2), or check that the "
+                    "kernel is positive semidefinite."
                 ) from None
             A = K.copy()
             A.flat[::l + 1] += alpha * l
@@ -404,7 +409,14 @@ def laprls_fit(K: Union[np.ndarray, KernelOperator], labeled: Indices, Y: ArrayL
 
     Returns
     -------
-    alpha : ndarray of shape (n,) or (n, k)
+    alpha : ndarray of shape (n,) or (n, k), float64
+        float64 also for a float32 ``K``: the system is solved in float64
+        (K stays as given; float32 products accumulate in float64), because
+        the coefficients cancel (:math:`|\alpha| \gg |f|`, e.g. 1e2 against 1)
+        and a float32 solve or float32 coefficients put errors of 1e-4 - 1e-2
+        into :math:`f = K\alpha`, where float32 storage of K accounts for ~1e-6.
+        The direct solve's residual :math:`\|Jy - B\alpha\| / \|Jy\|` is checked
+        against ``tol`` (:class:`~graphrkhs.ConvergenceWarning` above it).
     info : dict, only with ``return_info=True``
         ``solver``, and for CG ``n_iter``, ``converged``, ``residual``.
 
@@ -423,18 +435,29 @@ def laprls_fit(K: Union[np.ndarray, KernelOperator], labeled: Indices, Y: ArrayL
     gamma_I = check_scalar(gamma_I, "gamma_I", low=0)
     n, S, Y2, was_1d, M, dtype, jmask, JY = _manifold_problem(K, labeled, Y, M)
     l = S.size
-    Mc = (M * (gamma_I * l / float(n) ** 2)).astype(dtype)
+    # The system is solved in float64 whatever K's dtype (K itself stays as given): float32
+    # arithmetic in the solve (LU of B, or float32 kernel products in CG) amplified rounding by
+    # cond(B) ~ 1e5 - 1e7 into differences of 1e-3 - 1e-2 from float64, where rounding K and M
+    # to float32 accounts for ~1e-6 (issue 13, finding 11).  alpha comes back in K's dtype.
+    Mc = sp.csr_array(M * (gamma_I * l / float(n) ** 2), dtype=np.float64)
+    jmask = jmask.astype(np.float64)
+    JY = JY.astype(np.float64)
     solver = _resolve_solver(solver, n)
     if solver == "direct":
-        memory_guard(2 * n * n * np.dtype(dtype).itemsize, f"the dense LapRLS system on {n} points",
+        memory_guard(n * n * (8 + np.dtype(dtype).itemsize), f"the dense LapRLS system on {n} points",
                      "use solver='cg' (kernel products in row blocks).")
         Kd = _dense(K)
-        B = np.asarray(Mc @ Kd)                   # the only n x n allocation besides K
-        B[S] += Kd[S]                             # J K: the labeled rows of K
+        B = np.asarray(Mc @ Kd, dtype=np.float64)    # the only n x n allocation besides K
+        B[S] += Kd[S]                                # J K: the labeled rows of K
         B.flat[::n + 1] += gamma_A * l
         # LAPACK wants Fortran order: factor B^T (a view, no copy) and solve with trans=1.
         lu = sla.lu_factor(B.T, overwrite_a=True, check_finite=False)
         alpha = sla.lu_solve(lu, JY, trans=1, check_finite=False)
+        # Residual of B alpha = J y from products with K (B itself was overwritten by its LU).
+        KA = np.asarray(_apply(Kd, alpha), dtype=np.float64)
+        B_alpha = jmask[:, None] * KA + Mc @ KA + (gamma_A * l) * alpha
+        check_solution(None, B_alpha, JY, tol, "the LapRLS system (J K + gamma_A l I + gamma_I l/n^2 M K)",
+                       "increase gamma_A (the ridge) or rescale the kernel.", stacklevel=3, product=False)
         info = {"solver": "direct"}
     else:
         def apply_T(P, KP):

@@ -45,10 +45,11 @@ from .._core.validation import (
     check_scalar,
     check_signals,
     float_dtype,
+    memory_guard,
     warn,
 )
 from .filters import _as_filter_bank
-from ._lmax import _as_square_operator
+from ._lmax import _as_square_operator, check_given_lmax
 from ._lmax import lmax as _lmax_bound
 
 __all__ = [
@@ -64,6 +65,11 @@ EXACT_MAX_NODES = 5000
 # need 10-100; a resolvent 1/(1 + alpha lambda) with alpha lmax ~ 10^4 needs
 # ~1000, beyond which Lanczos (or a linear solver) is the better tool.
 DEFAULT_MAX_ORDER = 1000
+#: Hard upper limit on any Chebyshev degree (``order`` and ``max_order``).  A degree
+#: above it means a response that polynomials cannot follow on [0, lmax] (or a typo):
+#: 10^5 sparse products per signal, coefficients from 4 10^5 quadrature nodes; Lanczos
+#: (``lanczos_filter``) or a linear solver is then the right tool.
+MAX_ORDER_LIMIT = 100_000
 # Grid on which the truncation error is measured (Chebyshev extrema; dense
 # enough to resolve the error curve of series up to the default cap).
 _ERROR_GRID = 4096
@@ -164,7 +170,7 @@ def chebyshev_coefficients(phi: ResponseBank, order: int, lmax: float, *, n_poin
     True
     """
     filters, is_bank = _as_filter_bank(phi)
-    order = check_scalar(order, "order", kind="int", low=0)
+    order = _check_order_limit(check_scalar(order, "order", kind="int", low=0), "order")
     lmax = check_scalar(lmax, "lmax", low=0, low_inclusive=False)
     if n_points is None:
         n_points = _default_points(order)
@@ -278,9 +284,10 @@ def chebyshev_order(phi: ResponseBank, lmax: float, tol: float = 1e-8, *, max_or
     filters, _ = _as_filter_bank(phi)
     lmax = check_scalar(lmax, "lmax", low=0, low_inclusive=False)
     tol = check_scalar(tol, "tol", low=0, low_inclusive=False)
-    max_order = check_scalar(max_order, "max_order", kind="int", low=0)
+    max_order = _check_order_limit(check_scalar(max_order, "max_order", kind="int", low=0), "max_order")
     if damping not in DAMPINGS:
         raise ValueError(f"damping must be None or 'jackson'; got {damping!r}.")
+    _guard_filter_memory(len(filters), None, max_order)
     order, error, _ = _auto_order(filters, lmax, tol, max_order, damping)
     if error > tol:
         _warn_order(filters, order, error, tol, stacklevel=3)
@@ -318,10 +325,44 @@ def _check_L(L, name="L"):
     return L
 
 
+def _check_order_limit(value, name):
+    if value is not None and value > MAX_ORDER_LIMIT:
+        raise ValueError(
+            f"{name}={value} is above the limit of {MAX_ORDER_LIMIT} on Chebyshev degrees: that many sparse "
+            f"products per signal, and {4 * (value + 1) * 8 / 2**20:.0f} MiB per response for the coefficients "
+            "alone. A response that needs such a degree is not smooth on [0, lmax]; use lanczos_filter "
+            "(method='lanczos'), a linear solver for resolvents 1/(1 + a lambda), or damping='jackson'."
+        )
+    return value
+
+
+def _filter_bytes(n_filters, order, max_order, n=0, m=0, itemsize=8):
+    """Peak bytes of a Chebyshev filter call, known before any allocation.
+
+    Coefficients: samples and DCT of ``4 (K + 1)`` quadrature nodes per response
+    (three arrays); degree search (``order=None``): three (4096, K + 1) arrays of
+    the truncation errors for K up to ``max_order``; recurrence: ``F + 2`` blocks
+    of (n, m) (results and two work blocks).
+    """
+    K = max_order if order is None else order
+    coef = 3 * 8 * n_filters * _default_points(K)
+    search = 3 * 8 * _ERROR_GRID * (K + 1) if order is None else 0
+    recurrence = (n_filters + 2) * n * m * itemsize
+    return coef + search + recurrence
+
+
+def _guard_filter_memory(n_filters, order, max_order, n=0, m=0, itemsize=8):
+    K = max_order if order is None else order
+    memory_guard(_filter_bytes(n_filters, order, max_order, n, m, itemsize),
+                 f"a Chebyshev filter of degree {'up to ' if order is None else ''}{K} with {n_filters} "
+                 f"response(s) on {m} signal(s) of {n} nodes",
+                 "lower order / max_order, filter fewer signals at a time, or use lanczos_filter.")
+
+
 def _check_common(order, tol, max_order, damping, reorder, backend):
-    order = check_scalar(order, "order", kind="int", low=0, allow_none=True)
+    order = _check_order_limit(check_scalar(order, "order", kind="int", low=0, allow_none=True), "order")
     tol = check_scalar(tol, "tol", low=0, low_inclusive=False)
-    max_order = check_scalar(max_order, "max_order", kind="int", low=0)
+    max_order = _check_order_limit(check_scalar(max_order, "max_order", kind="int", low=0), "max_order")
     if damping not in DAMPINGS:
         raise ValueError(f"damping must be None or 'jackson'; got {damping!r}.")
     if reorder not in ("auto", True, False):
@@ -350,8 +391,9 @@ def _resolve_lmax(L, lmax):
             # graphrkhs.lmax checks symmetry at float64 precision: give it the exactly symmetric part.
             L64 = sp.csr_array(L, dtype=np.float64)
             L = sp.csr_array((L64 + L64.T) * 0.5)
-        return float(_lmax_bound(L))
-    return check_scalar(lmax, "lmax", low=0, low_inclusive=False)
+        return float(_lmax_bound(L))   # 0.0 for the zero matrix: phi(L) = phi(0) I, exact at degree 0
+    lmax = check_scalar(lmax, "lmax", low=0, low_inclusive=False)
+    return check_given_lmax(L, lmax)
 
 
 def _compute_dtype(L, X):
@@ -407,7 +449,8 @@ def _chebyshev_apply(op, coefs, lmax, X=None, indicator=None):
     F, K1 = coefs.shape
     K = K1 - 1
     n = op.shape[0]
-    a, b = 2.0 / lmax, -1.0
+    # lmax = 0 only for L = 0 (graphrkhs.lmax of a graph without edges): 2L/lmax - I is then -I.
+    a, b = (2.0 / lmax if lmax > 0 else 0.0), -1.0
     if indicator is not None and F > 1:
         rows, m = indicator
         X = np.zeros((n, m), dtype=dtype)
@@ -479,6 +522,7 @@ def _chebyshev_recurrence(op, coefs, a, b, X, indicator, bar):
 
 
 def _prepare_coefficients(filters, order, tol, lmax, damping, max_order):
+    _guard_filter_memory(len(filters), order, max_order)
     if order is None:
         order, error, n_points = _auto_order(filters, lmax, tol, max_order, damping)
         if error > tol:
@@ -526,11 +570,18 @@ def chebyshev_filter(L: MatrixOrOperator, phi: ResponseBank, X: ArrayLike, order
         Relative accuracy for ``order=None``.
     lmax : float > 0, optional
         Upper bound on the spectrum; None computes :func:`graphrkhs.lmax` (a
-        guaranteed bound).
+        guaranteed bound; 0 for a graph without edges, where the result is
+        :math:`\varphi(0) X` exactly).  A given value is checked by 20
+        Lanczos steps: a Rayleigh quotient above it proves it wrong
+        (``ValueError``; the series would diverge on the eigenvalues above it).
     damping : {None, "jackson"}
         See :func:`chebyshev_coefficients`.
     max_order : int, default=1000
         Cap for ``order=None`` (an :class:`~graphrkhs.AccuracyWarning` when hit).
+        ``order`` and ``max_order`` are limited to ``MAX_ORDER_LIMIT`` (10^5),
+        and the memory of the call (coefficients, degree search, recurrence
+        blocks) is estimated before any allocation: a ``MemoryError`` names
+        the estimate when it exceeds 3/4 of the machine's memory.
     reorder : {"auto", True, False}, default="auto"
         Renumber the nodes by reverse Cuthill-McKee for the products (results
         come back in the given order).  ``"auto"`` does it from 20000 nodes
@@ -569,9 +620,11 @@ def chebyshev_filter(L: MatrixOrOperator, phi: ResponseBank, X: ArrayLike, order
     X2, was_1d = _check_X(X, n)
     order, tol, max_order = _check_common(order, tol, max_order, damping, reorder, backend)
     dtype = _compute_dtype(L, X2)
+    _guard_filter_memory(len(filters), order, max_order, n, X2.shape[1], dtype.itemsize)
     if lmax is not None:
-        lmax = _resolve_lmax(L, lmax)
+        lmax = check_scalar(lmax, "lmax", low=0, low_inclusive=False)
         coefs, order = _prepare_coefficients(filters, order, tol, lmax, damping, max_order)
+        check_given_lmax(L, lmax)   # products with L only after every cheap check
     if reorder == "auto" and order is not None and (order + 1) * X2.shape[1] < _REORDER_MIN_WORK:
         reorder = False  # a one-shot call too short to win back the reordering
     op = PreparedOperator(L, dtype, reorder, backend)

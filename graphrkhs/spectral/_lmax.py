@@ -16,6 +16,10 @@ __all__ = [
     "lmax",
 ]
 
+#: Lanczos steps of the cheap check of a user-given ``lmax`` (:func:`check_given_lmax`):
+#: about as many sparse products as a degree-20 Chebyshev filter on one signal.
+LMAX_CHECK_STEPS = 20
+
 
 def _is_graph_object(G):
     # pygsp and networkx graphs, recognised without importing either library
@@ -96,6 +100,9 @@ def lmax(L: MatrixOrOperator, method: Literal["lanczos", "gershgorin"] = "lanczo
     Returns
     -------
     float
+        0.0 exactly for the zero matrix (the Laplacian of a graph without
+        edges): its spectrum is {0}, and :math:`\varphi(L) X = \varphi(0) X`
+        is what the filters then return, exactly.
 
     Examples
     --------
@@ -116,8 +123,8 @@ def lmax(L: MatrixOrOperator, method: Literal["lanczos", "gershgorin"] = "lanczo
     if not is_operator:
         absL = abs(L)
         gersh = float(np.asarray(absL.sum(axis=1)).max())
-        if method == "gershgorin":
-            return gersh
+        if method == "gershgorin" or gersh == 0.0:
+            return gersh   # gersh == 0: the zero matrix, spectrum {0}
         if not _is_symmetric(L):
             raise ValueError(
                 "lmax needs a symmetric L; the random-walk Laplacian I - D^-1 W has the spectrum of the "
@@ -133,6 +140,8 @@ def lmax(L: MatrixOrOperator, method: Literal["lanczos", "gershgorin"] = "lanczo
         return float(min(bound, gersh) if gersh is not None else bound)
     rng = check_random_state(random_state)
     v0 = rng.standard_normal(n)
+    if is_operator and not np.any(L.matvec(v0)):
+        return 0.0   # L v0 = 0 for a random v0: L = 0 (ARPACK would stop on a zero Krylov vector)
     op = spla.aslinearoperator(L) if not is_operator else L
     if op.dtype != np.float64:
         # ARPACK on float32 limits the attainable accuracy; run the iteration in float64.
@@ -153,3 +162,59 @@ def lmax(L: MatrixOrOperator, method: Literal["lanczos", "gershgorin"] = "lanczo
     bound = theta + residual + margin * abs(theta)
     return float(min(bound, gersh) if gersh is not None else bound)
 
+
+
+def rayleigh_lower_bound(L, steps: int = LMAX_CHECK_STEPS, random_state: RandomStateLike = 0) -> float:
+    r"""A lower bound on the largest eigenvalue of a symmetric L: the largest Ritz value of a short Lanczos run.
+
+    Every Ritz value :math:`\theta = v^T L v / v^T v` (v a Ritz vector) is a
+    Rayleigh quotient, hence :math:`\theta \le \lambda_{max}` whatever the
+    number of steps; ``steps`` products with L (full reorthogonalization of
+    a few vectors, so no ghost values).  A cheap *proof* that a claimed upper
+    bound is wrong, never a proof that one is right.
+    """
+    L = _as_square_operator(L)
+    n = L.shape[0]
+    k = max(1, min(int(steps), n))
+    rng = check_random_state(random_state)
+    Q = np.zeros((k + 1, n))
+    q = rng.standard_normal(n)
+    Q[0] = q / np.linalg.norm(q)
+    alpha = np.zeros(k)
+    beta = np.zeros(k)
+    m = k
+    for j in range(k):  # a handful of Lanczos steps (products with L; no loop over nodes)
+        w = np.asarray(L @ Q[j].astype(L.dtype), dtype=np.float64).ravel()
+        alpha[j] = Q[j] @ w
+        w -= Q[: j + 1].T @ (Q[: j + 1] @ w)
+        w -= Q[: j + 1].T @ (Q[: j + 1] @ w)
+        beta[j] = np.linalg.norm(w)
+        if not np.isfinite(beta[j]) or beta[j] <= 1e-12 * max(abs(alpha[: j + 1]).max(), 1e-300):
+            m = j + 1
+            break
+        Q[j + 1] = w / beta[j]
+    T = np.diag(alpha[:m]) + np.diag(beta[: m - 1], 1) + np.diag(beta[: m - 1], -1)
+    return float(np.linalg.eigvalsh(T).max())
+
+
+def check_given_lmax(L, lmax: float, name: str = "lmax") -> float:
+    r"""Refuse a user-given ``lmax`` that a cheap check proves to lie below the spectrum of L.
+
+    Chebyshev filters on :math:`[0, \lambda_{max}]` diverge like
+    :math:`T_K(2\lambda/\lambda_{max} - 1) \approx (2\lambda/\lambda_{max})^K`
+    on eigenvalues left outside (degree 30, half the spectrum outside: an
+    error of 1e58).  :func:`rayleigh_lower_bound` (``LMAX_CHECK_STEPS``
+    products) gives a value the spectrum provably reaches; a given bound
+    below it (beyond rounding) is a ``ValueError``.  A given bound above the
+    spectrum is always accepted, however loose.
+    """
+    bound = rayleigh_lower_bound(L)
+    slack = 1e-10 * abs(lmax) + 64 * np.finfo(np.float64).eps * abs(bound)
+    if bound > lmax + slack:
+        raise ValueError(
+            f"{name}={lmax:.6g} is below the spectrum of L: a Rayleigh quotient of L is {bound:.6g}, so its "
+            f"largest eigenvalue is at least that and the Chebyshev series would diverge on the eigenvalues "
+            f"above {name}. Pass {name}=None (computed by graphrkhs.lmax, a guaranteed bound) or a value "
+            f">= {bound:.6g} (for a normalized Laplacian, 2 is always safe)."
+        )
+    return lmax

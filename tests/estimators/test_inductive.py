@@ -4,7 +4,6 @@ import numpy as np
 import pytest
 from sklearn.exceptions import NotFittedError
 from sklearn.kernel_ridge import KernelRidge
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from graphrkhs import (
     GRLSClassifier,
@@ -32,18 +31,7 @@ def _small(E):
     return E(n_neighbors=3) if "Lap" in E.__name__ else E()
 
 
-# scikit-learn's common checks.  Documented exclusion: check_classifiers_classes fits the labels
-# [-1, 1]; -1 marks an unlabeled row in the semi-supervised convention (as in sklearn's own
-# LabelSpreading), so that binary problem has a single labeled class.
-def _expected_failures(est):
-    if est.__class__.__name__.endswith("Classifier"):
-        return {"check_classifiers_classes": "-1 means unlabeled (semi-supervised convention)"}
-    return {}
-
-
-@parametrize_with_checks([_small(E) for E in ALL], expected_failed_checks=_expected_failures)
-def test_sklearn_compatible(estimator, check):
-    check(estimator)
+# scikit-learn's common checks for every estimator: tests/estimators/test_common.py.
 
 
 @pytest.fixture(scope="module")
@@ -264,7 +252,7 @@ def test_bad_input_common(E, case, exc, match):
     (LapRLSRegressor(n_neighbors=0), ValueError, "n_neighbors"),
     (LapRLSRegressor(n_neighbors=12), ValueError, "n_neighbors"),
     (LapRLSRegressor(graph="full"), ValueError, "graph"),
-    (LapRLSRegressor(graph="epsilon"), TypeError, "radius"),
+    (LapRLSRegressor(graph="epsilon"), ValueError, "radius"),
     (LapRLSRegressor(graph=np.eye(5)), ValueError, "precomputed graph"),
     (LapRLSRegressor(laplacian="sym"), ValueError, "laplacian"),
     (LapRLSRegressor(laplacian_power=0), ValueError, "laplacian_power"),

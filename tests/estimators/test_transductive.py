@@ -3,7 +3,6 @@
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from graphrkhs import (
     GraphKernelRidgeClassifier,
@@ -30,33 +29,7 @@ CLASSIFIERS = [LaplacianRegularizationClassifier, PoissonLearningClassifier, Gra
 REGRESSORS = [LaplacianRegularizationRegressor, GraphKernelRidgeRegressor, GraphTVRegressor]
 
 
-# --- scikit-learn's common checks -------------------------------------------------------------
-# The checks fit on 10-30 samples, so the instances use n_neighbors=5 (the default 10 needs > 10).
-# Excluded, each for a reason of the semi-supervised convention:
-_XFAIL = {
-    "check_classifiers_classes": "its binary labels are [-1, 1] and -1 marks an unlabeled sample here "
-                                 "(scikit-learn's semi-supervised convention), leaving one class",
-}
-
-
-def _instances():
-    out = []
-    for cls in CLASSIFIERS + REGRESSORS:
-        kwargs = {"n_neighbors": 5}
-        if cls in (GraphTVClassifier, GraphTVRegressor):
-            kwargs["tol"] = 1e-4
-        out.append(cls(**kwargs))
-    return out
-
-
-def _expected_failed(est):
-    return _XFAIL if est in CLASSIFIERS or hasattr(est, "classes_") or "Classifier" in type(est).__name__ else {}
-
-
-@pytest.mark.slow   # about a minute for the seven estimators on 2 cores
-@parametrize_with_checks(_instances(), expected_failed_checks=_expected_failed)
-def test_sklearn_compatible(estimator, check):
-    check(estimator)
+# scikit-learn's common checks for every estimator: tests/estimators/test_common.py.
 
 
 # --- fixtures ---------------------------------------------------------------------------------
@@ -92,8 +65,9 @@ def test_classifier_is_thin_layer_over_function(est, fn):
     est.fit(W, y_partial)
     Y = np.eye(2)[y[keep]]
     F = fn(W, keep, Y)
-    np.testing.assert_allclose(est.label_distributions_, F, rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(est.scores_, F, rtol=1e-6, atol=1e-8)
     np.testing.assert_array_equal(est.transduction_, F.argmax(axis=1))
+    np.testing.assert_allclose(est.label_distributions_.sum(axis=1), 1.0, rtol=1e-12)
     np.testing.assert_array_equal(est.classes_, [0, 1])
 
 
@@ -106,12 +80,15 @@ def test_points_path_equals_precomputed_graph():
     np.testing.assert_allclose(a.label_distributions_, b.label_distributions_, rtol=1e-10, atol=1e-12)
 
 
-def test_self_tuning_sharpness_is_a_power_of_the_weights():
-    X, _ = _two_moons()
-    est = LaplacianRegularizationClassifier(n_neighbors=6, sigma=0.5)
-    W = est._build_graph(X)
+def test_self_tuning_graph_is_knn_graphs():
+    # The estimators' graph is GraphSpec(...).build(X), i.e. knn_graph with the same parameters (the
+    # former estimator-only "sharpness" power of the self-tuning weights is gone: one graph builder).
+    X, y = _two_moons()
+    y_partial, _ = _partial(y, 3)
+    a = LaplacianRegularizationClassifier(n_neighbors=6, weight="self-tuning").fit(X, y_partial)
     W1 = knn_graph(X, 6, weight="self-tuning")
-    np.testing.assert_allclose(W.toarray(), W1.toarray() ** 4, rtol=1e-12)
+    b = LaplacianRegularizationClassifier(graph="precomputed").fit(W1, y_partial)
+    np.testing.assert_allclose(a.scores_, b.scores_, rtol=1e-12, atol=1e-14)
 
 
 @pytest.mark.parametrize("cls", CLASSIFIERS)
@@ -288,7 +265,7 @@ def test_labels_on_isolated_node_warn_and_no_nan():
     W[0, 1] = W[1, 0] = W[1, 2] = W[2, 1] = W[2, 3] = W[3, 2] = 1.0   # node 4 isolated
     y = np.array([0, -1, -1, 1, 1])
     with pytest.warns(GraphWarning, match="isolated"):
-        est = LaplacianRegularizationClassifier(graph="precomputed").fit(W, y)
+        est = LaplacianRegularizationClassifier(graph="precomputed", unlabeled=-1).fit(W, y)
     assert np.isfinite(est.label_distributions_).all()
     np.testing.assert_array_equal(est.transduction_[[0, 3, 4]], [0, 1, 1])
 
@@ -302,5 +279,6 @@ def test_component_without_labels_gets_class_prior():
         with pytest.warns(GraphWarning, match="without any labeled node"):
             est = cls(graph="precomputed").fit(W, y)
         assert np.isfinite(est.label_distributions_).all()
+        np.testing.assert_allclose(est.scores_[3:], np.tile([1 / 3, 2 / 3], (3, 1)))
         np.testing.assert_allclose(est.label_distributions_[3:], np.tile([1 / 3, 2 / 3], (3, 1)))
         np.testing.assert_array_equal(est.transduction_[3:], [1, 1, 1])

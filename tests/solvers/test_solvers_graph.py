@@ -249,29 +249,35 @@ def test_loo_equals_brute_force_refits():
 
 # --- total variation ----------------------------------------------------------------------
 
-def _cvxpy_tv(W, S, y, mu, R=None):
+def _cvxpy_tv(W, S, y, mu, R=None, lam=None):
+    """sum_S lam_j (y_j - f_j)^2 + mu ||R f||_1 by cvxpy; lam=None: the weighted degrees of W
+    (graph_tv's default fidelity="degree"), lam=1: fidelity="uniform"."""
     import cvxpy as cp   # in the test extra
     R = incidence_matrix(W) if R is None else R
+    if lam is None:
+        lam = np.asarray(sp.csr_array(W).sum(axis=1)).ravel()[S]
     f = cp.Variable(W.shape[0])
-    prob = cp.Problem(cp.Minimize(cp.sum_squares(y - f[S]) + mu * cp.norm1(R @ f)))
+    prob = cp.Problem(cp.Minimize(cp.sum(cp.multiply(lam, cp.square(y - f[S]))) + mu * cp.norm1(R @ f)))
     prob.solve(solver=cp.CLARABEL, tol_gap_rel=1e-12, tol_gap_abs=1e-12, tol_feas=1e-12)
     return prob.value
 
 
+@pytest.mark.parametrize("fidelity", ["degree", "uniform"])
 @pytest.mark.parametrize("mu", [0.02, 0.3, 2.0])
-def test_tv_objective_matches_cvxpy(mu):
+def test_tv_objective_matches_cvxpy(mu, fidelity):
     W, X = _graph(80, 6)
     rng = np.random.default_rng(2)
     S = np.sort(rng.choice(80, 20, replace=False))
     y = (X[S, 0] > 0).astype(float) + 0.1 * rng.normal(size=20)
-    F, res = graph_tv(W, S, y, alpha=mu, tol=1e-8, max_iter=200000, return_info=True)
+    F, res = graph_tv(W, S, y, alpha=mu, fidelity=fidelity, tol=1e-8, max_iter=200000, return_info=True)
     assert F is res.f
     assert res.converged
-    ref = _cvxpy_tv(W, S, y, mu)
+    lam = np.asarray(sp.csr_array(W).sum(axis=1)).ravel()[S] if fidelity == "degree" else np.ones(S.size)
+    ref = _cvxpy_tv(W, S, y, mu, lam=lam)
     assert abs(res.objective[0] - ref) <= 1e-6 * ref
     # the reported objective is the objective of the returned f
     R = incidence_matrix(W)
-    obj = np.sum((y - res.f[S]) ** 2) + mu * np.abs(R @ res.f).sum()
+    obj = np.sum(lam * (y - res.f[S]) ** 2) + mu * np.abs(R @ res.f).sum()
     np.testing.assert_allclose(obj, res.objective[0], rtol=1e-12)
 
 
@@ -281,7 +287,8 @@ def test_tv_with_general_sparse_operator_matches_cvxpy():
     y = np.sin(X[S, 0])
     L = laplacian(W)
     _, res = graph_tv(W, S, y, alpha=0.2, R=L, tol=1e-8, max_iter=200000, return_info=True)
-    ref = _cvxpy_tv(W, S, y, 0.2, R=L.toarray())
+    # fidelity="degree" with a sparse R: lambda_j = sum_e |R_ej| (for R = L: 2 d_j)
+    ref = _cvxpy_tv(W, S, y, 0.2, R=L.toarray(), lam=np.abs(L.toarray()).sum(axis=0)[S])
     assert abs(res.objective[0] - ref) <= 1e-6 * ref
 
 
@@ -486,7 +493,9 @@ def test_graph_tv_returns_the_array_and_the_result_on_request():
     F2, res = graph_tv(W, [0, 1, 4, 5], y, alpha=0.1, return_info=True)
     np.testing.assert_array_equal(F, F2)
     assert res.converged and res.f is F2 and res.p.shape == (5,)
-    np.testing.assert_allclose(F[[0, 1, 4, 5]], [0.025, 0.025, 0.975, 0.975], atol=1e-3)
+    # closed form: f = a on {0, 1, ...}, b = 1 - a on {..., 4, 5}, one jump; minimize
+    # (d_0 + d_1) a^2 + (d_4 + d_5) (1 - b)^2 + mu (b - a) with degrees 1 + 2: a = mu / 6
+    np.testing.assert_allclose(F[[0, 1, 4, 5]], [0.1 / 6, 0.1 / 6, 1 - 0.1 / 6, 1 - 0.1 / 6], atol=1e-3)
 
 
 @pytest.mark.parametrize("kind", ["combinatorial", "normalized", "randomwalk"])

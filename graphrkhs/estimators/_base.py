@@ -1,0 +1,343 @@
+r"""The one estimator base: the shared ``fit`` and the classifier / regressor outputs.
+
+Every estimator of :mod:`graphrkhs.estimators` is
+``Output mixin + family base + member``, in the manner of scikit-learn's
+``BaseLabelPropagation``:
+
+* :class:`GraphRKHSEstimator` holds the whole ``fit``: declarative parameter
+  validation (each class declares ``_parameter_constraints``; the tables of
+  the MRO are merged and checked by
+  :func:`graphrkhs._core.validation.validate_params`), the member's
+  cross-parameter rules (``_check_params``), the family's input validation
+  (``_validate_input``: points, or a graph), the target encoding of the output
+  mixin, and the member's solve (``_fit``) -- all under
+  :func:`graphrkhs._core.progress.verbosity` (``verbose=``);
+* :class:`ClassifierOutputMixin` encodes labels with the one label encoder
+  (:func:`graphrkhs._core.labels.split_classification_labels`, marker
+  ``unlabeled``) and derives ``predict``, ``decision_function`` and
+  ``predict_proba`` from the per-class scores of ``_scores(X)``;
+  :class:`RegressorOutputMixin` splits real targets (NaN = unlabeled).
+
+``__init__`` only stores; each parameter is declared once (the shared
+signature lives in one class per method, the outputs in the mixins).
+
+Expected failures of scikit-learn's common checks are declared on the
+estimator (``_expected_failed_checks``: check name -> reason), only where the
+method cannot meet the check by its nature.
+"""
+
+import inspect
+from typing import Hashable, Optional
+
+from numpy.typing import ArrayLike
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from sklearn.exceptions import NotFittedError
+
+from .._core.labels import UNLABELED, one_hot, split_classification_labels, split_regression_targets
+from .._core.progress import verbosity
+from .._core.validation import Interval, Options, check_estimator_points, validate_params
+from ..graphs import LAPLACIANS, WEIGHTS, GraphSpec
+
+__all__ = []
+
+# The binary label problem of scikit-learn's check_classifiers_classes is {-1, +1}: with the
+# default marker -1 every classifier here must refuse it (a one-class fit would be silent).
+_MARKER_COLLISION = {
+    "check_classifiers_classes": "its binary labels are {-1, +1}, and -1 is the default unlabeled marker "
+                                 "(scikit-learn's semi-supervised convention): the fit raises the marker-"
+                                 "collision error instead of fitting one class (pass unlabeled=None for such labels)",
+}
+
+
+class GraphRKHSEstimator(BaseEstimator):
+    """Base of every graphrkhs estimator: the whole ``fit``.
+
+    Subclasses say what differs:
+
+    ``_parameter_constraints`` : dict
+        parameter -> list of accepted values (merged along the MRO).
+    ``_check_params()``
+        Rules that involve several parameters (after the table check).
+    ``_validate_input(X)``
+        The family's input check; returns what ``_fit`` takes (points or a graph).
+    ``_fit(X, labeled, Y)``
+        The member's solve; ``Y`` holds the encoded targets of the labeled rows.
+    """
+
+    _parameter_constraints = {"verbose": ["boolean", Interval("int", 0, None), None]}
+    _expected_failed_checks = {}
+
+    def _store_init_params(self, values):
+        """``__init__``'s whole body: store its arguments (``locals()``) as attributes, unchanged."""
+        for name, value in values.items():
+            if name != "self":
+                setattr(self, name, value)
+
+    @classmethod
+    def _all_constraints(cls):
+        merged = {}
+        for klass in reversed(cls.__mro__):
+            merged.update(klass.__dict__.get("_parameter_constraints", {}))
+        return merged
+
+    def _validate_params(self):
+        validate_params(self.get_params(deep=False), self._all_constraints(), type(self).__name__)
+        self._check_params()
+
+    def _check_params(self):
+        """Cross-parameter rules (members override)."""
+
+    def fit(self, X: ArrayLike, y: ArrayLike) -> "GraphRKHSEstimator":
+        """Fit on all rows of ``X`` (labeled and unlabeled).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features), or a graph
+            Points; for transductive learners with ``graph="precomputed"`` the
+            graph itself.
+        y : array-like of shape (n_samples,) (or (n_samples, n_targets) for regressors)
+            Classifiers: class labels of any hashable type, ``unlabeled`` (default
+            -1), None or NaN for the unlabeled rows.  Regressors: NaN for the
+            unlabeled rows.
+
+        Returns
+        -------
+        self
+        """
+        with verbosity(self.verbose):
+            self._validate_params()
+            if y is None:
+                raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None "
+                                 "(give one target per row, marking the unlabeled rows).")
+            X = self._validate_input(X)
+            labeled, Y = self._encode_targets(y, self._n_samples(X))
+            self._fit(X, labeled, Y)
+        return self
+
+    @staticmethod
+    def _n_samples(X):
+        return X.shape[0]
+
+    def _check_fitted(self):
+        if not hasattr(self, "n_features_in_"):
+            raise NotFittedError(f"This {type(self).__name__} instance is not fitted yet; call fit(X, y) first.")
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.required = True
+        return tags
+
+
+def _softmax(S):
+    Z = S - S.max(axis=1, keepdims=True)
+    np.exp(Z, out=Z)
+    Z /= Z.sum(axis=1, keepdims=True)
+    return Z
+
+
+class ClassifierOutputMixin(ClassifierMixin):
+    r"""Classifier outputs from per-class scores.
+
+    Members define ``_scores(X)`` -> (n, n_classes) class scores and choose
+    ``_proba`` :
+
+    * ``"softmax"``: :math:`p = \mathrm{softmax}(s)` over the classes (for two
+      classes with one-vs-rest scores :math:`(-f, f)`,
+      :math:`p(\text{classes\_}[1]) = 1 / (1 + e^{-2f})`): a monotone map of the
+      decision values, not a calibrated probability;
+    * ``"distribution"``: the scores are already a label distribution
+      (non-negative, rows summing to 1, as the harmonic solution's); they are
+      clipped at 0 and renormalized.
+
+    A row with no information (all scores zero, e.g. a node far from every
+    labeled one) gets the class prior, the proportions of the labeled classes:
+    never NaN.
+    """
+
+    _expected_failed_checks = _MARKER_COLLISION
+    _proba = "softmax"
+    _target_coding = "pm1"   # "pm1": one-vs-rest +-1 columns (one column for 2 classes); "onehot": indicators
+    _parameter_constraints = {"unlabeled": ["hashable", None]}
+
+    def __init_subclass__(cls, **kwargs):
+        # A classifier's parameters are its method's (declared once, in the class shared with the
+        # regressor twin) plus ``unlabeled``: its __init__ is made here, not written twice.
+        super().__init_subclass__(**kwargs)
+        if "__init__" in cls.__dict__:
+            return
+        base = inspect.signature(cls.__init__)
+        params = list(base.parameters.values())
+        if (len(params) < 2 or "unlabeled" in base.parameters
+                or any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in params)):
+            return
+        extra = inspect.Parameter("unlabeled", inspect.Parameter.KEYWORD_ONLY, default=UNLABELED,
+                                  annotation=Optional[Hashable])
+        signature = base.replace(parameters=params + [extra])
+        method_init = cls.__init__
+
+        def __init__(self, *args, unlabeled=UNLABELED, **kwargs):
+            method_init(self, *args, **kwargs)
+            self.unlabeled = unlabeled
+
+        __init__.__signature__ = signature
+        __init__.__qualname__ = f"{cls.__qualname__}.__init__"
+        __init__.__doc__ = f"Store the parameters (see :class:`{cls.__name__}`)."
+        cls.__init__ = __init__
+
+    def _encode_targets(self, y, n):
+        labeled, classes, codes = split_classification_labels(y, n, unlabeled=self.unlabeled,
+                                                              owner=type(self).__name__)
+        k = classes.size
+        self.classes_ = classes
+        Y = one_hot(codes[labeled], k)
+        self.class_prior_ = Y.mean(axis=0)
+        if self._target_coding == "pm1":
+            Y = 2.0 * Y - 1.0
+            if k == 2:
+                Y = Y[:, 1:]
+        return labeled, Y
+
+    def _class_scores(self, F):
+        """(n, n_classes) scores from the fitted function values F ((n, 1) for +-1 binary)."""
+        F = np.asarray(F, dtype=np.float64)
+        if F.ndim == 1:
+            F = F[:, None]
+        if F.shape[1] == 1 and self.classes_.size == 2:
+            return np.hstack([-F, F])
+        return F
+
+    def _distribution(self, S):
+        P = np.clip(S, 0.0, None)
+        total = P.sum(axis=1, keepdims=True)
+        empty = ~(total[:, 0] > 0)
+        P = P / np.where(total > 0, total, 1.0)
+        P[empty] = self.class_prior_
+        return P
+
+    def _proba_of_scores(self, S):
+        if self._proba == "distribution":
+            return self._distribution(S)
+        P = _softmax(np.array(S, dtype=np.float64))
+        bad = ~np.isfinite(P).all(axis=1)
+        P[bad] = self.class_prior_
+        return P
+
+    def _decision_of_scores(self, S):
+        if self._proba == "distribution":
+            S = self._distribution(S)
+        return 0.5 * (S[:, 1] - S[:, 0]) if S.shape[1] == 2 else S
+
+    def decision_function(self, X: ArrayLike) -> np.ndarray:
+        """Decision values: shape (n,) for two classes (positive means ``classes_[1]``;
+        half the difference of the two class scores, which is the fitted function f
+        of the one-vs-rest learners), else the (n, n_classes) class scores."""
+        with verbosity(self.verbose):
+            return self._decision_of_scores(self._class_scores(self._scores(X)))
+
+    def predict_proba(self, X: ArrayLike) -> np.ndarray:
+        """Class probabilities of shape (n, n_classes), rows non-negative and summing to 1
+        (see the class documentation for their meaning in this method)."""
+        with verbosity(self.verbose):
+            return self._proba_of_scores(self._class_scores(self._scores(X)))
+
+    def predict(self, X: ArrayLike) -> np.ndarray:
+        """The class with the largest score."""
+        with verbosity(self.verbose):
+            S = self._class_scores(self._scores(X))
+        return self.classes_[np.argmax(S, axis=1)]
+
+
+class RegressorOutputMixin(RegressorMixin):
+    """Regressor outputs: ``predict`` of the fitted function; NaN marks unlabeled targets."""
+
+    def _encode_targets(self, y, n):
+        labeled, yv = split_regression_targets(y, n)
+        self._y_1d = yv.ndim == 1
+        return labeled, yv[labeled].reshape(int(labeled.sum()), -1)
+
+    def predict(self, X: ArrayLike) -> np.ndarray:
+        """Predicted targets, shape (n,) or (n, n_targets) like the fitted y."""
+        with verbosity(self.verbose):
+            F = np.asarray(self._scores(X))
+        return F[:, 0] if (self._y_1d and F.ndim == 2) else F
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.multi_output = True       # y of shape (n, k) is fitted column by column
+        return tags
+
+
+UNLABELED_DOC = r"""unlabeled : hashable or None, default=-1
+        Marker of the unlabeled rows of ``y`` (scikit-learn's -1 by default);
+        None and NaN mark unlabeled rows too.  ``None``: only they do (for
+        labels such as {-1, +1}).  Labels {-1, +1} with the default marker
+        raise a ``ValueError`` naming the collision (never a one-class fit);
+        when -1 looks like a class (integer labels, -1 no more frequent than
+        a class, e.g. {-1, 0, 1}) and the marker was left at its default, a
+        ``LabelCollisionWarning`` is emitted -- pass ``unlabeled=-1``
+        explicitly to confirm it marks unlabeled rows."""
+
+VERBOSE_DOC = r"""verbose : bool or None, default=None
+        Progress bars (tqdm) of the long steps of ``fit`` and ``predict`` (graph,
+        solves): True / False switch them on / off for everything inside; None
+        follows the caller (an enclosing ``verbose=``, the command line) or the
+        ``graphrkhs`` logger (see :mod:`graphrkhs._core.progress`)."""
+
+
+# ---------------------------------------------------------------------------
+# Pieces shared by the families
+# ---------------------------------------------------------------------------
+
+POSITIVE = Interval("real", 0, None, closed="neither")
+
+# The graph parameters of every estimator that builds a graph (GraphSpec's names and defaults);
+# the Gaussian width is ``sigma`` in the transductive learners and ``graph_sigma`` in the
+# point-cloud learners, whose ``sigma`` is the kernel width.
+GRAPH_CONSTRAINTS = {
+    "n_neighbors": [Interval("int", 1, None)],
+    "radius": [POSITIVE, None],
+    "weight": [Options(*WEIGHTS)],
+}
+# ... and of the point-cloud learners with a graph term (LapRLS, PLapRLS, warped kernel).
+POINT_CLOUD_GRAPH_CONSTRAINTS = {
+    **GRAPH_CONSTRAINTS,
+    "graph_sigma": [POSITIVE, None],
+    "laplacian": [Options(*LAPLACIANS)],
+    "laplacian_power": [Interval("int", 1, None)],
+}
+
+
+def graph_spec(estimator, sigma, **laplacian):
+    """The :class:`~graphrkhs.GraphSpec` of an estimator's parameters (the one graph builder).
+
+    A ``GraphSpec`` given as ``graph`` is used as is for the construction; the
+    Laplacian kind and power (``laplacian``) stay the estimator's parameters.
+    """
+    g = estimator.graph
+    spec = g if isinstance(g, GraphSpec) else GraphSpec(
+        kind=g, n_neighbors=estimator.n_neighbors, radius=estimator.radius, weight=estimator.weight, sigma=sigma)
+    return spec.replace(**laplacian) if laplacian else spec
+
+
+class PointsLearner(GraphRKHSEstimator):
+    """Family base of the learners on points that predict anywhere (inductive, data-dependent):
+    X is validated once here, new points are checked against ``n_features_in_``, and the
+    member's ``_raw(X)`` gives the fitted function at new points."""
+
+    def _validate_input(self, X):
+        X = check_estimator_points(X, min_samples=2, reason=f": {type(self).__name__} fits on at least two rows")
+        self.n_features_in_ = X.shape[1]
+        return X
+
+    def _check_X_new(self, X):
+        self._check_fitted()
+        X = check_estimator_points(X)
+        if X.shape[1] != self.n_features_in_:
+            raise ValueError(f"X has {X.shape[1]} features, but {type(self).__name__} is expecting "
+                             f"{self.n_features_in_} features as input.")
+        return X
+
+    def _scores(self, X):
+        return self._raw(self._check_X_new(X))

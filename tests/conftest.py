@@ -1,0 +1,35 @@
+"""Suite-wide test configuration: the hypothesis settings profiles.
+
+The property-based tests (tests/reliability/test_properties.py) run under a named profile:
+
+* ``ci`` (default): derandomized -- the examples are a fixed function of each test, so a CI run
+  is reproducible and a failure reruns identically -- with a bounded number of examples and no
+  per-example deadline (the 2-core CI machine is shared; a slow example is not a failure).
+  The whole property suite takes about 20 seconds.
+* ``dev``: random examples, 200 per property, for a local fuzzing session
+  (``HYPOTHESIS_PROFILE=dev python -m pytest tests/reliability/test_properties.py``).
+
+Select one with the environment variable ``HYPOTHESIS_PROFILE``.
+"""
+
+import os
+
+from hypothesis import HealthCheck, settings
+
+settings.register_profile(
+    "ci",
+    derandomize=True,
+    database=None,  # nothing written into the checkout; derandomized runs need no replay store
+    deadline=None,
+    max_examples=30,
+    print_blob=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+settings.register_profile(
+    "dev",
+    deadline=None,
+    max_examples=200,
+    print_blob=True,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))

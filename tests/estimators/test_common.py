@@ -1,0 +1,381 @@
+"""The estimator contract, checked on all 21 estimators at once.
+
+scikit-learn's common checks (an expected failure only where the estimator declares, with the
+reason, that the method cannot meet the check by its nature), the label encoder's marker rules,
+``predict_proba``, the identity "fit on X" == "fit on the precomputed knn_graph(X)", and the
+declarative parameter validation.
+"""
+
+import inspect
+import re
+import warnings
+
+import numpy as np
+import pytest
+from sklearn.base import clone, is_classifier
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+import graphrkhs
+from graphrkhs import GraphSpec, epsilon_graph, knn_graph
+from graphrkhs import LabelCollisionWarning
+from graphrkhs._core.validation import InvalidParameterError
+from graphrkhs.estimators import INDUCTIVE, TRANSDUCTIVE
+
+ALL = [getattr(graphrkhs, name) for name in TRANSDUCTIVE + INDUCTIVE]
+CLASSIFIERS = [E for E in ALL if is_classifier(E())]
+REGRESSORS = [E for E in ALL if not is_classifier(E())]
+TRANSDUCTIVE_CLASSES = [getattr(graphrkhs, name) for name in TRANSDUCTIVE]
+
+
+def test_the_21_estimators():
+    assert len(ALL) == 21
+    assert len(CLASSIFIERS) == 11 and len(REGRESSORS) == 10
+
+
+def _small(E, **kw):
+    """An instance for a few dozen samples (kNN graphs with k < n)."""
+    params = E().get_params()
+    if "n_neighbors" in params and params["n_neighbors"] is not None:
+        kw.setdefault("n_neighbors", 3 if E in TRANSDUCTIVE_CLASSES or "Lap" in E.__name__ or "Warped" in
+                      E.__name__ else params["n_neighbors"])
+        if E in TRANSDUCTIVE_CLASSES:
+            kw["n_neighbors"] = 5
+    if E.__name__.startswith("GraphTV"):
+        kw.setdefault("tol", 1e-4)
+    return E(**kw)
+
+
+# --- scikit-learn's common checks, one place for every estimator -------------------------------
+
+@pytest.mark.slow   # a minute or two for the 21 estimators on 2 cores
+@parametrize_with_checks([_small(E) for E in ALL],
+                         expected_failed_checks=lambda est: est._expected_failed_checks)
+def test_sklearn_compatible(estimator, check):
+    check(estimator)
+
+
+@pytest.mark.parametrize("E", ALL)
+def test_expected_failures_are_declared_with_a_reason_and_only_the_marker_collision(E):
+    declared = E._expected_failed_checks
+    if is_classifier(E()):
+        assert set(declared) == {"check_classifiers_classes"}
+        assert "-1" in declared["check_classifiers_classes"]
+    else:
+        assert declared == {}
+
+
+# --- fixtures -----------------------------------------------------------------------------------
+
+def _moons(n=120, seed=0):
+    from sklearn.datasets import make_moons
+
+    return make_moons(n, noise=0.06, random_state=seed)
+
+
+def _partial(y, per_class=4, seed=0, marker=-1):
+    rng = np.random.default_rng(seed)
+    keep = np.concatenate([rng.choice(np.flatnonzero(y == c), per_class, replace=False) for c in np.unique(y)])
+    out = np.full(y.shape, marker, dtype=object if isinstance(marker, str) else y.dtype)
+    out[keep] = y[keep]
+    return out, keep
+
+
+def _target(E, y, keep):
+    if is_classifier(E()):
+        return y
+    t = np.full(y.shape, np.nan)
+    t[keep] = y[keep]
+    return t
+
+
+# --- the label encoder: marker collisions --------------------------------------------------------
+
+@pytest.mark.parametrize("E", CLASSIFIERS)
+def test_labels_minus_one_plus_one_with_default_marker_raise_the_collision_error(E):
+    X, y = _moons(40)
+    y_pm = np.where(y == 1, 1, -1)                  # every sample labeled, classes {-1, +1}
+    with pytest.raises(ValueError, match=r"only one class \(1\).*marker collides.*unlabeled=None"):
+        _small(E).fit(X, y_pm)
+
+
+@pytest.mark.parametrize("E", CLASSIFIERS)
+def test_labels_minus_one_plus_one_fit_two_classes_with_unlabeled_none(E):
+    X, y = _moons(40)
+    y_pm = np.where(y == 1, 1.0, -1.0)
+    y_pm[::3] = np.nan                              # NaN marks unlabeled whatever the marker
+    est = _small(E, unlabeled=None).fit(X, y_pm)
+    np.testing.assert_array_equal(est.classes_, [-1.0, 1.0])
+    assert set(est.predict(X)) <= {-1.0, 1.0}
+
+
+@pytest.mark.parametrize("E", CLASSIFIERS)
+def test_marker_that_looks_like_a_class_warns_unless_given_explicitly(E):
+    X, y = _moons(60)
+    y3 = y.copy()
+    y3[:20] = -1                                    # {-1, 0, 1}, -1 as frequent as a class
+    with pytest.warns(LabelCollisionWarning, match="unlabeled=-1 explicitly"):
+        est = _small(E).fit(X, y3)
+    np.testing.assert_array_equal(est.classes_, [0, 1])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", LabelCollisionWarning)
+        est = _small(E, unlabeled=-1).fit(X, y3)     # an explicit marker silences it
+    np.testing.assert_array_equal(est.classes_, [0, 1])
+    est = _small(E, unlabeled=None).fit(X, y3)       # -1 a class
+    np.testing.assert_array_equal(est.classes_, [-1, 0, 1])
+
+
+@pytest.mark.parametrize("E", CLASSIFIERS)
+def test_string_labels_and_a_configurable_marker(E):
+    X, y = _moons()
+    names = np.array(["left", "right"], dtype=object)[y]
+    y_partial, keep = _partial(y, 6)
+    y_q = np.where(np.isin(np.arange(y.size), keep), names, "?").astype(object)
+    est = _small(E, unlabeled="?").fit(X, y_q)
+    assert list(est.classes_) == ["left", "right"]
+    hidden = ~np.isin(np.arange(y.size), keep)
+    assert np.mean(est.predict(X)[hidden] == names[hidden]) > 0.8
+    # the same labels with the default marker -1 give the same fit
+    y_m = np.where(np.isin(np.arange(y.size), keep), names, -1).astype(object)
+    other = _small(E).fit(X, y_m)
+    np.testing.assert_array_equal(other.predict(X), est.predict(X))
+
+
+@pytest.mark.parametrize("E", CLASSIFIERS)
+def test_predict_proba_rows_are_distributions_and_agree_with_predict(E):
+    X, y = _moons()
+    y_partial, keep = _partial(y, 5)
+    est = _small(E).fit(X, y_partial)
+    Xn = X + 0.01
+    P = est.predict_proba(Xn)
+    assert P.shape == (X.shape[0], 2)
+    assert np.all(P >= 0) and np.isfinite(P).all()
+    np.testing.assert_allclose(P.sum(axis=1), 1.0, rtol=1e-12)
+    np.testing.assert_array_equal(est.classes_[P.argmax(axis=1)], est.predict(Xn))
+    d = est.decision_function(Xn)
+    assert d.shape == (X.shape[0],)
+    np.testing.assert_array_equal(np.where(d > 0, est.classes_[1], est.classes_[0]), est.predict(Xn))
+    assert est.n_features_in_ == 2
+
+
+@pytest.mark.parametrize("E", [E for E in CLASSIFIERS if E in TRANSDUCTIVE_CLASSES])
+def test_transductive_label_distributions_are_predict_proba_of_the_nodes(E):
+    X, y = _moons()
+    y_partial, _ = _partial(y, 5)
+    est = _small(E).fit(X, y_partial)
+    P = est.label_distributions_
+    np.testing.assert_allclose(P.sum(axis=1), 1.0, rtol=1e-12)
+    assert np.all(P >= 0)
+    np.testing.assert_array_equal(est.transduction_, est.classes_[est.scores_.argmax(axis=1)])
+    np.testing.assert_array_equal(est.transduction_, est.classes_[P.argmax(axis=1)])
+
+
+def test_three_classes_proba_and_decision_shapes():
+    rng = np.random.default_rng(4)
+    X = np.vstack([c + 0.3 * rng.normal(size=(20, 2)) for c in ([0, 0], [4, 0], [0, 4])])
+    y = np.repeat([0, 1, 2], 20)
+    y_partial = np.where(np.arange(60) % 5 == 0, y, -1)
+    for E in CLASSIFIERS:
+        est = _small(E).fit(X, y_partial)
+        assert est.decision_function(X).shape == (60, 3)
+        np.testing.assert_allclose(est.predict_proba(X).sum(axis=1), 1.0, rtol=1e-12)
+        assert np.mean(est.predict(X) == y) > 0.9
+
+
+# --- one graph: fit on X == fit on the precomputed knn_graph(X), with the defaults ---------------
+
+@pytest.mark.parametrize("E", TRANSDUCTIVE_CLASSES)
+def test_defaults_on_points_equal_precomputed_knn_graph_with_defaults(E):
+    X, y = _moons(150)
+    y_partial, keep = _partial(y, 3)
+    target = _target(E, y_partial if is_classifier(E()) else y, keep)
+    a = E().fit(X, target)
+    b = E(graph="precomputed").fit(knn_graph(X), target)
+    if is_classifier(a):
+        np.testing.assert_array_equal(a.transduction_, b.transduction_)
+        np.testing.assert_allclose(a.scores_, b.scores_, rtol=1e-10, atol=1e-12)
+    else:
+        np.testing.assert_allclose(a.transduction_, b.transduction_, rtol=1e-10, atol=1e-12)
+
+
+def test_graph_defaults_are_knn_graphs_defaults():
+    knn = inspect.signature(knn_graph).parameters
+    spec = GraphSpec()
+    for name in ("n_neighbors", "weight", "sigma", "mode", "algorithm"):
+        assert getattr(spec, name) == knn[name].default, name
+    from graphrkhs import laplacian
+    assert spec.laplacian == inspect.signature(laplacian).parameters["kind"].default
+    for E in ALL:
+        params = E().get_params()
+        for name, value in (("n_neighbors", 10), ("weight", spec.weight)):
+            if name in params and not E.__name__.startswith("Fredholm"):   # Fredholm: kNN truncation
+                assert params[name] == value, (E.__name__, name)
+        for width in ("sigma", "graph_sigma"):
+            if width in params and ("graph" in params):
+                assert params[width] is None
+
+
+def test_graphspec_builds_the_graph_functions_graphs():
+    X = np.random.default_rng(0).normal(size=(60, 3))
+    for spec, W in [
+        (GraphSpec(), knn_graph(X)),
+        (GraphSpec(n_neighbors=4, weight="self-tuning", mode="mutual"),
+         knn_graph(X, 4, weight="self-tuning", mode="mutual")),
+        (GraphSpec(kind="epsilon", radius=1.2, weight="binary"), epsilon_graph(X, 1.2, weight="binary")),
+    ]:
+        assert (spec.build(X) != W).nnz == 0
+    with pytest.raises(ValueError, match="radius"):
+        GraphSpec(kind="epsilon").build(X)
+    with pytest.raises(ValueError, match="n_neighbors must be < n_samples"):
+        GraphSpec(n_neighbors=60).build(X)
+    with pytest.raises(ValueError, match="weight"):
+        GraphSpec(weight="cosine").validate()
+
+
+@pytest.mark.parametrize("E", TRANSDUCTIVE_CLASSES)
+def test_graphspec_argument_equals_the_same_parameters(E):
+    X, y = _moons(80)
+    y_partial, keep = _partial(y, 3)
+    target = _target(E, y_partial if is_classifier(E()) else y, keep)
+    a = E(n_neighbors=6, weight="self-tuning").fit(X, target)
+    b = E(graph=GraphSpec(n_neighbors=6, weight="self-tuning")).fit(X, target)
+    np.testing.assert_allclose(a.transduction_ if not is_classifier(a) else a.scores_,
+                               b.transduction_ if not is_classifier(b) else b.scores_, rtol=1e-12, atol=1e-14)
+
+
+@pytest.mark.parametrize("name", ["LapRLSClassifier", "PLapRLSRegressor", "WarpedKernelClassifier"])
+def test_point_cloud_learners_take_a_graphspec(name):
+    E = getattr(graphrkhs, name)
+    X, y = _moons(80)
+    y_partial, keep = _partial(y, 3)
+    target = _target(E, y_partial if is_classifier(E()) else y.astype(float), keep)
+    a = E(n_neighbors=6, weight="self-tuning", graph_sigma=None).fit(X, target)
+    b = E(graph=GraphSpec(n_neighbors=6, weight="self-tuning")).fit(X, target)
+    np.testing.assert_allclose(a.predict(X[:10] + 0.01), b.predict(X[:10] + 0.01))
+
+
+# --- declarative validation ------------------------------------------------------------------------
+
+@pytest.mark.parametrize("E", ALL)
+def test_every_parameter_is_declared_once_and_init_only_stores(E):
+    params = inspect.signature(E.__init__).parameters
+    names = [p for p in params if p != "self"]
+    constraints = E._all_constraints()
+    assert set(names) <= set(constraints), set(names) - set(constraints)
+    assert ("unlabeled" in names) == is_classifier(E())
+    assert "verbose" in names
+    est = E()
+    assert {k: v for k, v in vars(est).items()} == est.get_params(deep=False)
+
+
+BAD_PARAMETERS = [
+    # (estimator, parameter, bad value)
+    ("LaplacianRegularizationClassifier", "alpha", -1.0),
+    ("LaplacianRegularizationClassifier", "alpha", "big"),
+    ("LaplacianRegularizationRegressor", "laplacian", "randomwalk"),
+    ("LaplacianRegularizationClassifier", "tol", 0.0),
+    ("LaplacianRegularizationClassifier", "preconditioner", "ilu"),
+    ("PoissonLearningClassifier", "class_priors", 0.5),
+    ("GraphKernelRidgeClassifier", "alpha", 0.0),
+    ("GraphKernelRidgeRegressor", "alphas", (1.0, -1.0)),
+    ("GraphKernelRidgeClassifier", "kernel", "heat"),
+    ("GraphKernelRidgeClassifier", "method", "lu"),
+    ("GraphTVClassifier", "max_iter", 0),
+    ("GraphTVRegressor", "alpha", 0.0),
+    ("GraphTVClassifier", "graph", "full"),
+    ("GraphTVClassifier", "n_neighbors", 2.5),
+    ("GraphTVClassifier", "weight", "cosine"),
+    ("GraphTVClassifier", "sigma", -1.0),
+    ("GraphTVClassifier", "radius", 0.0),
+    ("PoissonLearningClassifier", "unlabeled", [-1]),
+    ("PoissonLearningClassifier", "verbose", "yes"),
+    ("RLSClassifier", "kernel", "rbf"),
+    ("RLSRegressor", "degree", 0),
+    ("RLSRegressor", "alpha", -1.0),
+    ("LapRLSRegressor", "gamma_A", 0.0),
+    ("LapRLSClassifier", "gamma_I", -1.0),
+    ("LapRLSClassifier", "graph_sigma", 0.0),
+    ("LapRLSRegressor", "laplacian_power", 0),
+    ("LapRLSRegressor", "solver", "lu"),
+    ("LapRLSRegressor", "max_iter", 0),
+    ("LapRLSRegressor", "random_state", "seed"),
+    ("PRLSRegressor", "integral_operator", "nystrom"),
+    ("PRLSClassifier", "m", 0),
+    ("PLapRLSRegressor", "null_space", "linear"),
+    ("GRLSRegressor", "features", "cubic"),
+    ("GRLSClassifier", "method", "printed"),
+    ("FredholmClassifier", "loss", "log"),
+    ("FredholmRegressor", "loss", "hinge"),
+    ("FredholmClassifier", "alpha", 0.0),
+    ("FredholmClassifier", "outer", "cosine"),
+    ("FredholmRegressor", "normalized", "yes"),
+    ("FredholmRegressor", "inner_approximation", "svd"),
+    ("FredholmRegressor", "n_components", 0),
+    ("WarpedKernelClassifier", "graph", "precomputed"),
+    ("WarpedKernelRegressor", "laplacian", "signless"),
+    ("WarpedKernelClassifier", "solver", "lu"),
+]
+
+
+@pytest.mark.parametrize("name, param, value", BAD_PARAMETERS, ids=lambda v: str(v))
+def test_bad_parameter_is_rejected_in_fit_naming_it(name, param, value):
+    E = getattr(graphrkhs, name)
+    X, y = _moons(30)
+    y_partial, keep = _partial(y, 3)
+    est = _small(E).set_params(**{param: value})
+    with pytest.raises(InvalidParameterError, match=rf"^{param} must be .*; got {re.escape(repr(value))} \({name}\)") as info:
+        est.fit(X, _target(E, y_partial if is_classifier(E()) else y, keep))
+    assert isinstance(info.value, ValueError) and isinstance(info.value, TypeError)
+
+
+@pytest.mark.parametrize("E", ALL)
+def test_verbose_fit_equals_silent_fit(E, capsys):
+    X, y = _moons(40)
+    y_partial, keep = _partial(y, 3)
+    target = _target(E, y_partial if is_classifier(E()) else y, keep)
+    a = clone(_small(E)).fit(X, target).predict(X)
+    b = clone(_small(E, verbose=True)).fit(X, target).predict(X)
+    np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("name", ["PoissonLearningClassifier", "LapRLSRegressor"])
+def test_verbose_switches_the_graph_progress_on_inside_fit(name, caplog):
+    import logging
+
+    E = getattr(graphrkhs, name)
+    X, y = _moons(40)
+    y_partial, keep = _partial(y, 3)
+    target = _target(E, y_partial if is_classifier(E()) else y, keep)
+    caplog.set_level(logging.INFO, logger="graphrkhs")
+    E(n_neighbors=5, verbose=False).fit(X, target)          # an explicit False silences even the logger
+    assert not [r for r in caplog.records if "knn_graph" in r.getMessage()]
+    E(n_neighbors=5, verbose=True).fit(X, target)
+    assert [r for r in caplog.records if "knn_graph" in r.getMessage()]
+
+
+def test_one_class_error_names_the_marker_only_when_the_marker_occurs():
+    from graphrkhs import LaplacianRegularizationRegressor  # noqa: F401  (regressors never see a marker)
+
+    X, _ = _moons(20)
+    y_nan = np.where(np.arange(20) < 5, 1.0, np.nan)           # one class, unlabeled by NaN
+    with pytest.raises(ValueError, match="only one class") as info:
+        graphrkhs.RLSClassifier().fit(X, y_nan)
+    assert "collides" not in str(info.value)
+    y_str = np.array(["a"] * 5 + [-1] * 15, dtype=object)       # one class, unlabeled by the marker
+    with pytest.raises(ValueError, match=r"15 entries equal to -1.*unlabeled=None"):
+        graphrkhs.RLSClassifier().fit(X, y_str)
+
+
+@pytest.mark.parametrize("E", ALL)
+def test_permuting_the_training_rows_changes_no_prediction(E):
+    # Metamorphic: the same problem asked in another row order gives the same predictions.
+    X, y = _moons(90)
+    y_partial, keep = _partial(y, 4)
+    target = _target(E, y_partial if is_classifier(E()) else y.astype(float), keep)
+    perm = np.random.default_rng(1).permutation(90)
+    Xn = np.random.default_rng(2).uniform([-1, -0.5], [2, 1], size=(25, 2))
+    a = _small(E).fit(X, target)
+    b = _small(E).fit(X[perm], target[perm])
+    if is_classifier(a):
+        np.testing.assert_array_equal(a.predict(Xn), b.predict(Xn))
+    else:
+        np.testing.assert_allclose(a.predict(Xn), b.predict(Xn), rtol=1e-5, atol=1e-5)

@@ -1,0 +1,834 @@
+"""Issue 13, deliverable 1: the bad-input table of every public function, class and estimator.
+
+Every row is one (function, input class) pair generated from a compact per-function spec below.
+Its expected behaviour is one of
+
+* ``Raises(E, "arg")``: exactly one exception of type ``E`` whose message names the argument
+  (``match=``), raised before any heavy work;
+* ``Warns(W, check)``: a warning of category ``W`` (a documented fallback, e.g. an unlabeled
+  component) and a result that passes ``check``;
+* ``Correct(check)``: a result that passes ``check`` -- always "every number is finite", plus,
+  where the mathematics gives one, an oracle (``L 1 = 0``, a constant target reproduced, linearity
+  under scaling, the answer on a shifted copy equal to the unshifted one ...).
+
+Input classes (the columns of the table in the closing note): NaN, inf, object dtype, complex,
+strings, empty, one sample, wrong shape, huge (|x| ~ 1e150), tiny (~1e-150), offset (+1e8), unknown
+option, no edges, isolated node, components, near-disconnected (one bridge of weight 1e-16), no
+labels, one class, marker collision (out-of-range or duplicate labeled indices; estimators: the
+unlabeled marker used as a class), float32 (estimators: within sqrt(eps32) of the float64 fit).
+
+Cases that fail today are strict xfails with their reason -- bugs this table found outside the
+files of its branch, reported in the closing note -- so that each turns into a failure (and must be
+unmarked) the moment it is fixed.  Rows of the findings of issue 13 say so in a comment.
+"""
+
+from __future__ import annotations
+
+import re
+import warnings
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import graphrkhs as g
+from graphrkhs import filters
+
+# ---------------------------------------------------------------------------------------------
+# Expected behaviours
+# ---------------------------------------------------------------------------------------------
+
+
+def _finite(obj) -> bool:
+    """Every number reachable in a result is finite (arrays, sparse, tuples, dicts, operators)."""
+    if obj is None or isinstance(obj, (str, bool, np.bool_)):
+        return True
+    if isinstance(obj, (int, float, np.integer, np.floating)):
+        return bool(np.isfinite(obj))
+    if sp.issparse(obj):
+        return bool(np.isfinite(obj.data).all())
+    if isinstance(obj, np.ndarray):
+        return bool(np.isfinite(obj).all()) if obj.dtype.kind in "fciub" else True
+    if isinstance(obj, dict):
+        return all(_finite(v) for v in obj.values())
+    if isinstance(obj, (tuple, list)):
+        return all(_finite(v) for v in obj)
+    return True  # objects (kernels, operators, graphs): their checks apply them
+
+
+@dataclass
+class Raises:
+    exc: type
+    arg: str  # the message must name this argument
+
+    def label(self):
+        return "/".join(e.__name__ for e in self.exc) if isinstance(self.exc, tuple) else self.exc.__name__
+
+
+@dataclass
+class Correct:
+    check: Callable[[Any], Any] | None = None
+    note: str = "correct"
+
+    def label(self):
+        return self.note
+
+
+@dataclass
+class Warns:
+    category: type
+    check: Callable[[Any], Any] | None = None
+    note: str = "fallback"
+
+    def label(self):
+        return f"{self.category.__name__} + {self.note}"
+
+
+@dataclass
+class Case:
+    func: str
+    klass: str
+    call: Callable[[], Any]
+    expect: Any
+    xfail: str | None = None
+
+    @property
+    def id(self):
+        return f"{self.func}-{self.klass}".replace(" ", "_")
+
+
+CASES: list[Case] = []
+
+
+def add(func, klass, call, expect, xfail=None):
+    CASES.append(Case(func, klass, call, expect, xfail))
+
+
+BUG = "issue 13 bad-input table: {} (reported, not fixed on branch fuzz)"
+
+# ---------------------------------------------------------------------------------------------
+# Base data: small, valid, connected
+# ---------------------------------------------------------------------------------------------
+
+RNG = np.random.default_rng(0)
+N = 30
+X = RNG.normal(size=(N, 2))
+W = g.knn_graph(X, 6)
+assert g.connected_components(W)[0] == 1
+L = g.laplacian(W, "normalized")
+LC = g.laplacian(W)
+SIG = RNG.normal(size=(N, 2))
+LAB = np.array([0, 1, 2, 3])
+YR = np.array([1.0, 1.0, -1.0, -1.0])               # regression targets on LAB
+YOH = np.array([[1.0, 0], [1, 0], [0, 1], [0, 1]])  # one-hot classes on LAB
+PHI = filters.Heat(1.0)
+K = g.gaussian_kernel(X, sigma=1.0)
+KS = K[np.ix_(LAB, LAB)]
+M = g.graph_penalty(W)
+
+# Graph variants
+EMPTY_GRAPH = sp.csr_array((N, N))
+_iso = W.tolil()
+_iso[N - 1, :] = 0
+_iso[:, N - 1] = 0
+ISOLATED = sp.csr_array(_iso)
+ISOLATED.eliminate_zeros()
+_half = g.knn_graph(X[:15], 5)
+TWO_COMP = sp.csr_array(sp.block_diag([_half, _half]))
+_near = TWO_COMP.tolil()
+_near[0, 15] = _near[15, 0] = 1e-16
+NEAR = sp.csr_array(_near)
+LAB2 = np.array([0, 1, 15, 16])  # labels in both halves: nearly disconnected but labeled on each side
+LAB1 = np.array([0, 1, 2, 3])    # labels in the first half only: the second half is unlabeled
+
+
+def _with(a, value, where=(0,)):
+    a = np.array(a, dtype=float, copy=True)
+    a[where] = value
+    return a
+
+
+def _obj(a):
+    o = np.asarray(a, dtype=float).astype(object)
+    o.flat[0] = None
+    return o
+
+
+ARRAY_CLASSES = {
+    "NaN": lambda a: _with(a, np.nan, (0,) * np.ndim(a)),
+    "inf": lambda a: _with(a, np.inf, (0,) * np.ndim(a)),
+    "object dtype": _obj,
+    "complex": lambda a: np.asarray(a, dtype=float) + 1j,
+    "strings": lambda a: np.full(np.shape(a), "a"),
+    "empty": lambda a: np.asarray(a, dtype=float)[:0],
+    "wrong shape": lambda a: np.asarray(a, dtype=float)[..., None, None],
+}
+ARRAY_DEFAULT = {
+    # None in an object array reads as a missing value: TypeError or ValueError, naming the argument
+    "NaN": ValueError, "inf": ValueError, "object dtype": (TypeError, ValueError), "complex": TypeError,
+    "strings": TypeError, "empty": ValueError, "wrong shape": ValueError,
+}
+
+
+def bad_arrays(func, arg, base, call, *, skip=(), override=None, xfail=None, name=None):
+    """The seven bad-array classes of argument ``arg`` (base value ``base``) of ``func``;
+    ``call(value)`` runs ``func`` with ``arg`` replaced.  ``override`` maps a class to another
+    expectation, ``xfail`` a class to a finding."""
+    override = override or {}
+    xfail = xfail or {}
+    for klass, mutate in ARRAY_CLASSES.items():
+        if klass in skip:
+            continue
+        expect = override.get(klass, Raises(ARRAY_DEFAULT[klass], name or arg))
+        value = mutate(base)
+        label = klass if name is None else f"{klass} ({arg})"
+        add(func, label, (lambda v=value: call(v)), expect, xfail.get(klass))
+
+
+def allclose(expected, rtol=1e-8, atol=0.0):
+    def check(result):
+        np.testing.assert_allclose(_dense(result), _dense(expected), rtol=rtol, atol=atol)
+    return check
+
+
+def _dense(a):
+    return a.toarray() if sp.issparse(a) else np.asarray(a)
+
+
+def finite(result):
+    assert _finite(result)
+
+
+def unknown_option(func, call, arg, value="bogus", exc=ValueError, xfail=None):
+    add(func, "unknown option", call, Raises(exc, arg), xfail)
+
+
+# ---------------------------------------------------------------------------------------------
+# graphs
+# ---------------------------------------------------------------------------------------------
+
+def _graph_checks(Wr):
+    assert sp.issparse(Wr) and Wr.format == "csr"
+    assert _finite(Wr)
+    assert abs(Wr - Wr.T).max() == 0 if Wr.nnz else True
+    assert (Wr.data >= 0).all() and not Wr.diagonal().any()
+
+
+for fname, fn in (("knn_graph", lambda Z, **k: g.knn_graph(Z, 3, **k)),
+                  ("epsilon_graph", lambda Z, **k: g.epsilon_graph(Z, 1.0, **k))):
+    bad_arrays(fname, "X", X, fn)
+    add(fname, "one sample", lambda fn=fn: fn(X[:1]),
+        Raises(ValueError, "X") if fname == "knn_graph"
+        else Correct(lambda Wr: (_graph_checks(Wr), Wr.shape == (1, 1), Wr.nnz == 0)))
+    ref = fn(X)
+    for klass, c in (("huge", 1e150), ("tiny", 1e-150)):
+        if fname == "knn_graph":  # the gaussian width defaults to the data scale: scale-free
+            add(fname, klass, lambda fn=fn, c=c: fn(c * X), Correct(allclose(ref, rtol=1e-9)))
+        else:
+            add(fname, klass, lambda c=c: g.epsilon_graph(c * X, c, weight="binary"),
+                Correct(allclose(g.epsilon_graph(X, 1.0, weight="binary"))))
+    add(fname, "offset", lambda fn=fn: fn(X + 1e8), Correct(lambda Wr: (_graph_checks(Wr), Wr.nnz > 0)))
+    unknown_option(fname, lambda fn=fn: fn(X, weight="bogus"), "weight")
+add("knn_graph", "duplicate points", lambda: g.knn_graph(np.zeros((10, 2)), 3),
+    Correct(lambda Wr: (_graph_checks(Wr), Wr.nnz > 0)))
+
+
+def _graph_input_cases(fname, fn, *, skip=(), override=None, xfail=None, name="adjacency"):
+    """Bad graphs for a function taking a graph ``W``: bad arrays plus edge-case graphs."""
+    Wd = W.toarray()
+    override = {"empty": Raises(ValueError, "square"), **(override or {})}
+    bad_arrays(fname, "W", Wd, fn, skip=("wrong shape",) + tuple(skip), override=override, xfail=xfail,
+               name=name)
+    add(fname, "wrong shape", lambda: fn(np.ones((3, 4))), Raises(ValueError, "square"))
+    add(fname, "negative weight", lambda: fn(_with(Wd, -1.0, (0, 1))), Raises(ValueError, "negative"))
+
+
+# symmetrize: adjacency-like; everything about weights is the user's
+_graph_input_cases("symmetrize", g.symmetrize, name="W|adjacency")
+add("symmetrize", "no edges", lambda: g.symmetrize(EMPTY_GRAPH), Correct(lambda r: r.nnz == 0))
+unknown_option("symmetrize", lambda: g.symmetrize(W, mode="bogus"), "mode")
+
+def _lap_checks(kind):
+    def check(Lr):
+        assert _finite(Lr)
+        one = np.ones(Lr.shape[0])
+        if kind == "combinatorial":
+            np.testing.assert_allclose(Lr @ one, 0, atol=1e-12 * max(1, abs(Lr).max()))
+    return check
+
+
+_graph_input_cases("laplacian", g.laplacian)
+unknown_option("laplacian", lambda: g.laplacian(W, "bogus"), "kind")
+for klass, Wx in (("no edges", EMPTY_GRAPH), ("isolated node", ISOLATED), ("components", TWO_COMP),
+                  ("near-disconnected", NEAR)):
+    add("laplacian", klass, lambda Wx=Wx: g.laplacian(Wx), Correct(_lap_checks("combinatorial")))
+    # normalized: an isolated node has L_ii = 0 (von Luxburg's convention), never NaN
+    add("laplacian", f"{klass} (normalized)", lambda Wx=Wx: g.laplacian(Wx, "normalized"),
+        Correct(finite))
+add("laplacian", "huge", lambda: g.laplacian(1e150 * W), Correct(allclose(1e150 * LC.toarray())))
+add("laplacian", "tiny", lambda: g.laplacian(1e-150 * W, "normalized"), Correct(allclose(L.toarray())))
+
+_graph_input_cases("degrees", g.degrees)
+add("degrees", "no edges", lambda: g.degrees(EMPTY_GRAPH), Correct(allclose(np.zeros(N))))
+
+_graph_input_cases("connected_components", g.connected_components)
+add("connected_components", "no edges", lambda: g.connected_components(EMPTY_GRAPH),
+    Correct(lambda r: r[0] == N))
+add("connected_components", "components", lambda: g.connected_components(TWO_COMP),
+    Correct(lambda r: r[0] == 2))
+add("connected_components", "near-disconnected", lambda: g.connected_components(NEAR),
+    Correct(lambda r: r[0] == 1))
+
+_graph_input_cases("unlabeled_components", lambda Wx: g.unlabeled_components(Wx, LAB))
+add("unlabeled_components", "components", lambda: g.unlabeled_components(TWO_COMP, LAB1),
+    Correct(lambda r: np.array_equal(r, np.arange(N) >= 15)))
+add("unlabeled_components", "no labels", lambda: g.unlabeled_components(W, []),
+    Correct(lambda r: r.all()))
+add("unlabeled_components", "marker collision", lambda: g.unlabeled_components(W, [0, N]),
+    Raises(ValueError, "labeled"))
+
+_graph_input_cases("as_adjacency", g.as_adjacency)
+add("as_adjacency", "asymmetric", lambda: g.as_adjacency(sp.triu(W, format="csr")),
+    Raises(ValueError, "symmetric"))
+add("as_adjacency", "self-loops", lambda: g.as_adjacency(W + sp.eye_array(N)),
+    Warns(g.GraphWarning, lambda r: not r.diagonal().any(), "self-loops removed"))
+unknown_option("as_adjacency", lambda: g.as_adjacency("bogus"), "G", exc=TypeError)
+
+for fname, fn in (("to_pygsp", g.to_pygsp), ("to_networkx", g.to_networkx)):
+    add(fname, "NaN", lambda fn=fn: fn(_with(W.toarray(), np.nan, (0, 1))), Raises(ValueError, "W"))
+    add(fname, "no edges", lambda fn=fn: fn(EMPTY_GRAPH), Correct(finite))
+    add(fname, "wrong shape", lambda fn=fn: fn(np.ones((3, 4))), Raises(ValueError, "square"))
+
+# ---------------------------------------------------------------------------------------------
+# spectral
+# ---------------------------------------------------------------------------------------------
+
+LMAX = g.lmax(L)
+REF_CHEB = g.chebyshev_filter(L, PHI, SIG)
+REF_EXACT = g.exact_filter(L, PHI, SIG)
+
+for fname, fn in (("chebyshev_filter", lambda S: g.chebyshev_filter(L, PHI, S)),
+                  ("lanczos_filter", lambda S: g.lanczos_filter(L, PHI, S)),
+                  ("exact_filter", lambda S: g.exact_filter(L, PHI, S))):
+    bad_arrays(fname, "X", SIG, fn)
+    add(fname, "huge", lambda fn=fn: fn(1e150 * SIG), Correct(allclose(1e150 * REF_EXACT, rtol=1e-6)))
+    add(fname, "tiny", lambda fn=fn: fn(1e-150 * SIG), Correct(allclose(1e-150 * REF_EXACT, rtol=1e-6)))
+    add(fname, "offset", lambda fn=fn: fn(SIG + 1e8),
+        # phi(L) 1 for the normalized Laplacian is not 1, but the map is linear:
+        Correct(allclose(REF_EXACT + fn(np.full_like(SIG, 1e8)), rtol=1e-6)))
+    add(fname, "graph instead of Laplacian", lambda fn=fn, nm=fname: getattr(g, nm)(g.to_networkx(W), PHI, SIG),
+        Raises(TypeError, "laplacian"))
+    add(fname, "wrong shape (L)", lambda nm=fname: getattr(g, nm)(np.ones((3, 4)), PHI, SIG[:3]),
+        Raises(ValueError, "L"))
+    add(fname, "NaN (L)", lambda nm=fname: getattr(g, nm)(_with(L.toarray(), np.nan, (0, 1)), PHI, SIG),
+        Raises(ValueError, "L"))
+    add(fname, "no edges", lambda nm=fname: getattr(g, nm)(g.laplacian(EMPTY_GRAPH), PHI, SIG),
+        Correct(allclose(SIG)))  # L = 0: phi(0) X = X for the heat kernel (issue 13 finding 5)
+    add(fname, "components", lambda nm=fname: getattr(g, nm)(g.laplacian(TWO_COMP, "normalized"), PHI, SIG),
+        Correct(allclose(g.exact_filter(g.laplacian(TWO_COMP, "normalized"), PHI, SIG), rtol=1e-6)))
+unknown_option("chebyshev_filter", lambda: g.chebyshev_filter(L, PHI, SIG, backend="bogus"), "backend")
+unknown_option("lanczos_filter", lambda: g.lanczos_filter(L, PHI, SIG, reorder="bogus"), "reorder")
+# issue 13 findings 9 (lmax below the spectrum) and 10 (an order past any memory: refused before work)
+add("chebyshev_filter", "lmax below spectrum", lambda: g.chebyshev_filter(L, PHI, SIG, lmax=0.5 * LMAX),
+    Raises(ValueError, "lmax"))
+add("chebyshev_filter", "huge order", lambda: g.chebyshev_filter(L, PHI, SIG, order=10**12),
+    Raises(ValueError, "order"))
+add("exact_filter", "too many nodes", lambda: g.exact_filter(L, PHI, SIG, max_nodes=10),
+    Raises(ValueError, "max_nodes"))
+
+add("chebyshev_coefficients", "NaN", lambda: g.chebyshev_coefficients(PHI, 10, np.nan), Raises(ValueError, "lmax"))
+add("chebyshev_coefficients", "inf", lambda: g.chebyshev_coefficients(PHI, 10, np.inf), Raises(ValueError, "lmax"))
+add("chebyshev_coefficients", "strings", lambda: g.chebyshev_coefficients(PHI, "10", 2.0), Raises(TypeError, "order"))
+add("chebyshev_coefficients", "empty", lambda: g.chebyshev_coefficients([], 10, 2.0), Raises(ValueError, "phi"))
+add("chebyshev_coefficients", "NaN response", lambda: g.chebyshev_coefficients(lambda x: x * np.nan, 10, 2.0),
+    Raises(ValueError, "response"))
+add("chebyshev_coefficients", "huge order", lambda: g.chebyshev_coefficients(PHI, 10**12, 2.0),
+    Raises(ValueError, "order"))
+add("chebyshev_order", "NaN", lambda: g.chebyshev_order(PHI, np.nan), Raises(ValueError, "lmax"))
+add("chebyshev_order", "tiny", lambda: g.chebyshev_order(PHI, 2.0, 1e-300),
+    Warns(g.AccuracyWarning, lambda r: 0 <= r <= 1000, "max_order"))
+add("chebyshev_order", "unknown option", lambda: g.chebyshev_order(PHI, 2.0, damping="bogus"),
+    Raises(ValueError, "damping"))
+
+add("lmax", "NaN", lambda: g.lmax(_with(L.toarray(), np.nan, (0, 1))), Raises(ValueError, "L"))
+add("lmax", "wrong shape", lambda: g.lmax(np.ones((3, 4))), Raises(ValueError, "L"))
+add("lmax", "no edges", lambda: g.lmax(g.laplacian(EMPTY_GRAPH)), Correct(lambda r: 0 <= r < 1e-6))
+add("lmax", "one sample", lambda: g.lmax(sp.csr_array((1, 1))), Correct(lambda r: 0 <= r < 1e-6))
+add("lmax", "huge", lambda: g.lmax(1e150 * LC), Correct(lambda r: abs(r / 1e150 - g.lmax(LC)) < 1e-3 * g.lmax(LC)))
+add("lmax", "unknown option", lambda: g.lmax(L, "bogus"), Raises(ValueError, "method"))
+add("lmax", "components", lambda: g.lmax(g.laplacian(TWO_COMP, "normalized")),
+    Correct(lambda r: np.linalg.eigvalsh(g.laplacian(TWO_COMP, "normalized").toarray())[-1] <= r <= 2.1))
+
+# ---------------------------------------------------------------------------------------------
+# kernels
+# ---------------------------------------------------------------------------------------------
+
+GK_REF = g.GraphKernel(L, PHI, method="exact")
+
+
+def _gk_apply(k):
+    return k @ SIG
+
+
+bad_arrays("GraphKernel", "L", L.toarray(), lambda Lx: g.GraphKernel(Lx, PHI) @ SIG,
+           skip=("wrong shape",), override={"empty": Raises(ValueError, "square")}, name="L|adjacency")
+add("GraphKernel", "wrong shape", lambda: g.GraphKernel(np.ones((3, 4)), PHI), Raises(ValueError, "square"))
+add("GraphKernel", "no edges", lambda: g.GraphKernel(EMPTY_GRAPH, PHI) @ SIG, Correct(allclose(SIG)))
+add("GraphKernel", "isolated node", lambda: g.GraphKernel(ISOLATED, PHI) @ SIG,
+    Correct(allclose(g.exact_filter(g.laplacian(ISOLATED, "normalized"), PHI, SIG), rtol=1e-6)))
+add("GraphKernel", "components", lambda: g.GraphKernel(TWO_COMP, PHI) @ SIG,
+    Correct(allclose(g.exact_filter(g.laplacian(TWO_COMP, "normalized"), PHI, SIG), rtol=1e-6)))
+# issue 13 finding 15: a non-negative matrix with a positive diagonal is an adjacency with self-loops,
+# which are removed with a warning (as as_adjacency does), not a Laplacian
+add("GraphKernel", "self-loops in adjacency", lambda: g.GraphKernel(W + 0.5 * sp.eye_array(N), PHI) @ SIG,
+    Warns(g.GraphWarning, lambda r: np.testing.assert_allclose(r, g.GraphKernel(W, PHI) @ SIG, rtol=1e-12),
+          "self-loops removed"))
+add("GraphKernel", "huge", lambda: g.GraphKernel(L, PHI) @ (1e150 * SIG), Correct(allclose(1e150 * REF_EXACT, rtol=1e-6)))
+unknown_option("GraphKernel", lambda: g.GraphKernel(L, PHI, method="bogus"), "method")
+add("GraphKernel", "lmax below spectrum", lambda: g.GraphKernel(L, PHI, lmax=0.5 * LMAX) @ SIG,
+    Raises(ValueError, "lmax"))
+
+for fname, fn in (("pairwise_kernel", lambda A: g.pairwise_kernel(A)),
+                  ("gaussian_kernel", lambda A: g.gaussian_kernel(A)),
+                  ("linear_kernel", lambda A: g.linear_kernel(A)),
+                  ("polynomial_kernel", lambda A: g.polynomial_kernel(A)),
+                  ("heat_kernel", lambda A: g.heat_kernel(A)),
+                  ("heat_semigroup", lambda A: g.heat_semigroup(A)),
+                  ("default_sigma", lambda A: g.default_sigma(A)),
+                  ("feature_map", lambda A: g.feature_map(A, "linear")),
+                  ("KernelOperator", lambda A: g.KernelOperator(A) @ np.ones(len(A))),
+                  ("GRLSKernel", lambda A: g.GRLSKernel(A)),
+                  ("FredholmKernel", lambda A: g.FredholmKernel(A)),
+                  ("WarpedKernel", lambda A: g.WarpedKernel(A, n_neighbors=3))):
+    name = "A" if fname.endswith("kernel") or fname == "heat_semigroup" else "X"
+    bad_arrays(fname, name, X, fn)
+    add(fname, "one sample", lambda fn=fn: fn(X[:1]),
+        Correct(finite) if fname not in ("default_sigma", "WarpedKernel", "FredholmKernel")
+        else Raises(ValueError, "X"))
+gauss_ref = g.gaussian_kernel(X, sigma=1.0)
+add("gaussian_kernel", "offset", lambda: g.gaussian_kernel(X + 1e8, sigma=1.0),
+    # X + 1e8 itself is rounded to 1.5e-8: the kernel of the rounded points, not of X, is exact
+    Correct(allclose(gauss_ref, atol=1e-6)))
+add("gaussian_kernel", "huge", lambda: g.gaussian_kernel(1e150 * X, sigma=1e150), Correct(allclose(gauss_ref, atol=1e-12)))
+add("gaussian_kernel", "tiny", lambda: g.gaussian_kernel(1e-150 * X, sigma=1e-150), Correct(allclose(gauss_ref, atol=1e-12)))
+add("gaussian_kernel", "sigma NaN", lambda: g.gaussian_kernel(X, sigma=np.nan), Raises(ValueError, "sigma"))
+add("gaussian_kernel", "sigma 0", lambda: g.gaussian_kernel(X, sigma=0.0), Raises(ValueError, "sigma"))
+add("gaussian_kernel", "wrong shape (B)", lambda: g.gaussian_kernel(X, X[:, :1]), Raises(ValueError, "B"))
+add("default_sigma", "offset", lambda: g.default_sigma(X + 1e8),
+    Correct(lambda r: abs(r - g.default_sigma(X)) < 1e-6 * g.default_sigma(X)))
+add("default_sigma", "huge", lambda: g.default_sigma(1e150 * X),
+    Correct(lambda r: abs(r / 1e150 - g.default_sigma(X)) < 1e-9 * g.default_sigma(X)))
+add("default_sigma", "duplicate points", lambda: g.default_sigma(np.zeros((5, 2))), Correct(lambda r: r > 0))
+unknown_option("pairwise_kernel", lambda: g.pairwise_kernel(X, kernel="bogus"), "kernel")
+unknown_option("feature_map", lambda: g.feature_map(X, "bogus"), "features")
+unknown_option("KernelOperator", lambda: g.KernelOperator(X, kernel="bogus"), "kernel")
+unknown_option("GRLSKernel", lambda: g.GRLSKernel(X, features="bogus"), "features")
+unknown_option("FredholmKernel", lambda: g.FredholmKernel(X, outer="bogus"), "outer")
+unknown_option("WarpedKernel", lambda: g.WarpedKernel(X, graph="bogus"), "graph")
+add("heat_log_normalization", "NaN", lambda: g.heat_log_normalization(np.nan, 2), Raises(ValueError, "sigma"))
+add("heat_log_normalization", "huge", lambda: g.heat_log_normalization(1e200, 2), Correct(finite))
+add("heat_log_normalization", "tiny", lambda: g.heat_log_normalization(1e-200, 2), Correct(finite))
+add("heat_log_normalization", "strings", lambda: g.heat_log_normalization(1.0, "2"), Raises(TypeError, "m"))
+PSI = g.feature_map(X, "linear")
+bad_arrays("unisolvent_points", "Psi", PSI, g.unisolvent_points, override={"empty": Raises(ValueError, "features")})
+add("unisolvent_points", "rank deficient", lambda: g.unisolvent_points(np.ones((N, 2))), Raises(ValueError, "unisolvent"))
+
+# ---------------------------------------------------------------------------------------------
+# _core: CG, AMG, leave-one-out
+# ---------------------------------------------------------------------------------------------
+
+A_SPD = (LC + sp.eye_array(N)).tocsr()
+B = RNG.normal(size=N)
+bad_arrays("conjugate_gradient", "B", B, lambda b: g.conjugate_gradient(A_SPD, b))
+add("conjugate_gradient", "NaN (A)", lambda: g.conjugate_gradient(_with(A_SPD.toarray(), np.nan, (0, 1)), B),
+    Raises(ValueError, "A"))  # issue 13 finding 8
+add("conjugate_gradient", "huge", lambda: g.conjugate_gradient(A_SPD, 1e150 * B).x,
+    Correct(allclose(1e150 * np.linalg.solve(A_SPD.toarray(), B), rtol=1e-6)))
+add("conjugate_gradient", "tiny", lambda: g.conjugate_gradient(A_SPD, 1e-150 * B).x,
+    Correct(allclose(1e-150 * np.linalg.solve(A_SPD.toarray(), B), rtol=1e-6)))
+add("conjugate_gradient", "zero right-hand side", lambda: g.conjugate_gradient(A_SPD, 0 * B).x,
+    Correct(allclose(np.zeros(N))))
+unknown_option("conjugate_gradient", lambda: g.conjugate_gradient(A_SPD, B, on_failure="bogus"), "on_failure")
+add("conjugate_gradient", "wrong shape (A)", lambda: g.conjugate_gradient(np.ones((3, 4)), B[:3]), Raises(ValueError, "A"))
+add("kernel_cg", "NaN", lambda: g.kernel_cg(lambda P, GP: GP, lambda V: A_SPD @ V, _with(B[:, None], np.nan, (0, 0))),
+    Raises(ValueError, "C"), xfail=BUG.format("kernel_cg accepts NaN in C: NaN result with a ConvergenceWarning"))
+add("kernel_cg", "unknown option", lambda: g.kernel_cg(lambda P, GP: GP, lambda V: A_SPD @ V, B[:, None], on_failure="bogus"),
+    Raises(ValueError, "on_failure"))
+bad_arrays("amg_preconditioner", "A", A_SPD.toarray(), lambda A: g.amg_preconditioner(sp.csr_array(A)) @ B,
+           skip=("object dtype", "strings", "complex"), override={"wrong shape": Raises(ValueError, "A")})
+add("amg_preconditioner", "one sample", lambda: g.amg_preconditioner(sp.csr_array(np.ones((1, 1)))) @ np.ones(1),
+    Correct(finite))
+
+H = KS @ np.linalg.inv(KS + 0.1 * np.eye(4))
+for fname in ("loo_predictions", "loo_residuals", "gcv_scores"):
+    fn = getattr(g, fname)
+    bad_arrays(fname, "Y", YR, lambda y, fn=fn: fn(H, y), skip=("wrong shape",))
+    bad_arrays(fname, "H", H, lambda h, fn=fn: fn(h, YR), skip=("wrong shape",), name="H")
+    add(fname, "wrong shape", lambda fn=fn: fn(H, YR[:3]), Raises(ValueError, "Y"))
+    add(fname, "hat entry 1", lambda fn=fn: fn(np.eye(4), YR), Raises(ValueError, "H"))
+bad_arrays("KernelRidgePath", "K", KS, g.KernelRidgePath, override={"empty": Raises(ValueError, "K")})
+
+# ---------------------------------------------------------------------------------------------
+# solvers
+# ---------------------------------------------------------------------------------------------
+
+for fname, fn, Yb in (("harmonic_solution", g.harmonic_solution, YR),
+                      ("tikhonov_solution", lambda *a, **k: g.tikhonov_solution(*a, alpha=0.1, **k), YR),
+                      ("poisson_learning", g.poisson_learning, YOH),
+                      ("graph_kernel_ridge", g.graph_kernel_ridge, YR),
+                      ("graph_tv", g.graph_tv, YR)):
+    bad_arrays(fname, "Y", Yb, lambda y, fn=fn: fn(W, LAB, y), skip=("empty",),
+               override={"wrong shape": Raises(ValueError, "Y")})
+    _graph_input_cases(fname, lambda Wx, fn=fn, Yb=Yb: fn(Wx, LAB, Yb))
+    add(fname, "no labels", lambda fn=fn, Yb=Yb: fn(W, [], Yb[:0]), Raises(ValueError, "labeled"))
+    add(fname, "Y length mismatch", lambda fn=fn, Yb=Yb: fn(W, LAB, Yb[:3]), Raises(ValueError, "Y"))
+    add(fname, "marker collision", lambda fn=fn, Yb=Yb: fn(W, [0, 1, 2, N], Yb), Raises(ValueError, "labeled"))
+    add(fname, "duplicate labels", lambda fn=fn, Yb=Yb: fn(W, [0, 0, 2, 3], Yb), Raises(ValueError, "labeled"))
+    # graph TV is homogeneous in (Y, alpha) jointly: scale both
+    kw = {"alpha": 1e150} if fname == "graph_tv" else {}
+    add(fname, "huge", lambda fn=fn, Yb=Yb, kw=kw: fn(W, LAB, 1e150 * Yb, **kw),
+        # graph TV stops at a relative duality gap of 1e-4: its answer is that accurate
+        Correct(allclose(1e150 * fn(W, LAB, Yb), rtol=1e-3 if fname == "graph_tv" else 1e-6,
+                         atol=(1e-3 if fname == "graph_tv" else 1e-8) * 1e150)))
+    add(fname, "offset (W)", lambda fn=fn, Yb=Yb: fn(1e8 * W, LAB, Yb), Correct(finite))
+    one = np.ones_like(Yb) if fname != "poisson_learning" else np.tile([1.0, 0.0], (4, 1))
+    add(fname, "one class", lambda fn=fn, one=one: fn(W, LAB, one), Correct(finite))
+    add(fname, "components", lambda fn=fn, Yb=Yb: fn(TWO_COMP, LAB1, Yb),
+        Warns(g.GraphWarning, finite, "fallback"))
+    add(fname, "no edges", lambda fn=fn, Yb=Yb: fn(EMPTY_GRAPH, LAB, Yb),
+        Warns(g.GraphWarning, finite, "fallback"))
+    # issue 13 finding 3: labels on both sides of a 1e-16 bridge; each side keeps its own label
+    # (class 0 / target +1 on nodes 0-14), the linear solvers cut the weak link with a GraphWarning
+    near_ok = (lambda F: np.testing.assert_array_equal(
+        np.sign(F[:, 0] - F[:, 1]) if F.ndim == 2 else np.sign(F), np.repeat([1.0, -1.0], 15)))
+    add(fname, "near-disconnected", lambda fn=fn, Yb=Yb: fn(NEAR, LAB2, Yb),
+        Correct(near_ok) if fname in ("graph_kernel_ridge", "graph_tv")
+        else Warns(g.GraphWarning, near_ok, "weak link cut"))
+unknown_option("harmonic_solution", lambda: g.harmonic_solution(W, LAB, YR, laplacian="bogus"), "laplacian")
+unknown_option("harmonic_solution", lambda: g.harmonic_solution(W, LAB, YR, preconditioner="bogus"), "preconditioner")
+unknown_option("graph_kernel_ridge", lambda: g.graph_kernel_ridge(W, LAB, YR, method="bogus"), "method")
+unknown_option("graph_tv", lambda: g.graph_tv(W, LAB, YR, R="bogus"), "R")
+
+bad_arrays("graph_kernel_ridge_loo", "K_SS", KS, lambda k: g.graph_kernel_ridge_loo(k, YR, [0.1]))
+add("graph_kernel_ridge_loo", "alpha 0", lambda: g.graph_kernel_ridge_loo(KS, YR, [0.0]), Raises(ValueError, "alphas"))
+add("graph_kernel_ridge_loo", "one sample", lambda: g.graph_kernel_ridge_loo(KS[:1, :1], YR[:1], [0.1]),
+    Correct(finite))
+bad_arrays("graph_kernel_columns", "L", L.toarray(), lambda Lx: g.graph_kernel_columns(Lx, PHI, [0, 1]),
+           skip=("wrong shape",), override={"empty": Raises(ValueError, "square")})
+add("graph_kernel_columns", "no edges", lambda: g.graph_kernel_columns(g.laplacian(EMPTY_GRAPH), PHI, [0, 1]),
+    Correct(allclose(np.eye(N)[:, :2])))
+add("graph_kernel_columns", "marker collision", lambda: g.graph_kernel_columns(L, PHI, [0, N]), Raises(ValueError, "cols"))
+add("incidence_matrix", "no edges", lambda: g.incidence_matrix(EMPTY_GRAPH), Correct(lambda r: r.shape[1] == N))
+add("incidence_matrix", "NaN", lambda: g.incidence_matrix(_with(W.toarray(), np.nan, (0, 1))), Raises(ValueError, "W"))
+add("graph_penalty", "no edges", lambda: g.graph_penalty(EMPTY_GRAPH), Correct(lambda r: r.nnz == 0 or not r.data.any()))
+unknown_option("graph_penalty", lambda: g.graph_penalty(W, "bogus"), "laplacian")
+add("graph_penalty", "laplacian_power 0", lambda: g.graph_penalty(W, laplacian_power=0), Raises(ValueError, "laplacian_power"))
+
+bad_arrays("consistency_grams", "XS", X[:4], lambda A: g.consistency_grams(A, X), skip=("wrong shape",))
+unknown_option("consistency_grams", lambda: g.consistency_grams(X[:4], X, integral_operator="bogus"), "integral_operator")
+
+bad_arrays("rls_fit", "K", KS, lambda k: g.rls_fit(k, YR, 0.1))
+bad_arrays("rls_fit", "Y", YR, lambda y: g.rls_fit(KS, y, 0.1), skip=("empty",), name="Y")
+add("rls_fit", "alpha NaN", lambda: g.rls_fit(KS, YR, np.nan), Raises(ValueError, "alpha"))
+add("rls_fit", "huge", lambda: g.rls_fit(1e150 * KS, YR, 1e149), Correct(allclose(g.rls_fit(KS, YR, 0.1) / 1e150, rtol=1e-6)))
+add("rls_fit", "one sample", lambda: g.rls_fit(KS[:1, :1], YR[:1], 0.1), Correct(allclose([1 / 1.1])))
+add("rls_coefficients", "NaN", lambda: g.rls_coefficients(_with(KS, np.nan, (0, 0)), YR, 0.1), Raises(ValueError, "K"))
+add("rls_coefficients", "huge", lambda: g.rls_coefficients(KS, 1e150 * YR, 0.1),
+    Correct(allclose(1e150 * g.rls_coefficients(KS, YR, 0.1), rtol=1e-6)))
+bad_arrays("rls_loo_error", "K", KS, lambda k: g.rls_loo_error(k, YR, [0.1]))
+add("rls_loo_error", "alpha 0", lambda: g.rls_loo_error(KS, YR, [0.0]), Raises(ValueError, "alphas"))
+
+bad_arrays("laprls_fit", "K", K, lambda k: g.laprls_fit(k, LAB, YR, M, 1e-3, 1.0))
+bad_arrays("laprls_fit", "Y", YR, lambda y: g.laprls_fit(K, LAB, y, M, 1e-3, 1.0), skip=("empty",), name="Y")
+add("laprls_fit", "no labels", lambda: g.laprls_fit(K, [], YR[:0], M, 1e-3, 1.0), Raises(ValueError, "labeled"))
+add("laprls_fit", "marker collision", lambda: g.laprls_fit(K, [0, 1, 2, N], YR, M, 1e-3, 1.0), Raises(ValueError, "labeled"))
+add("laprls_fit", "wrong shape (M)", lambda: g.laprls_fit(K, LAB, YR, M[:5, :5], 1e-3, 1.0), Raises(ValueError, "M"))
+add("laprls_fit", "gamma_A 0", lambda: g.laprls_fit(K, LAB, YR, M, 0.0, 1.0), Raises(ValueError, "gamma_A"))
+unknown_option("laprls_fit", lambda: g.laprls_fit(K, LAB, YR, M, 1e-3, 1.0, solver="bogus"), "solver")
+add("laprls_fit", "no edges", lambda: g.laprls_fit(K, LAB, YR, g.graph_penalty(EMPTY_GRAPH), 1e-3, 1.0),
+    Correct(finite))
+add("laprls_fit", "huge", lambda: g.laprls_fit(K, LAB, 1e150 * YR, M, 1e-3, 1.0),
+    Correct(allclose(1e150 * g.laprls_fit(K, LAB, YR, M, 1e-3, 1.0), rtol=1e-6)))
+add("plaprls_fit", "NaN", lambda: g.plaprls_fit(_with(K, np.nan, (0, 0)), LAB, YR, M, 1e-3, 1.0), Raises(ValueError, "K"))
+add("plaprls_fit", "no labels", lambda: g.plaprls_fit(K, [], YR[:0], M, 1e-3, 1.0), Raises(ValueError, "labeled"))
+add("plaprls_fit", "one class", lambda: g.plaprls_fit(K, LAB, np.ones(4), M, 1e-3, 1.0),
+    Correct(lambda r: (np.testing.assert_allclose(r[0], 0, atol=1e-8), np.testing.assert_allclose(r[1], 1.0))))
+KG, KP, KPP, _ = g.consistency_grams(X[:4], X)
+bad_arrays("prls_fit", "K", KG, lambda k: g.prls_fit(k, KP, KPP, YR, 1e-3))
+add("prls_fit", "one class", lambda: g.prls_fit(KG, KP, KPP, np.ones(4), 1e-3),
+    Correct(lambda r: (np.testing.assert_allclose(r[0], 0, atol=1e-8), np.testing.assert_allclose(r[1], 1.0))))
+PHI_G = g.pairwise_kernel(X[:6], X[:6])
+PSI_G = g.feature_map(X[:6], "constant")
+bad_arrays("grls_fit", "Phi", PHI_G, lambda p: g.grls_fit(p, PSI_G, YR.tolist() + [1.0, -1.0], 1e-3))
+add("grls_fit", "one class", lambda: g.grls_fit(PHI_G, PSI_G, np.ones(6), 1e-3),
+    Correct(lambda r: np.testing.assert_allclose(r[1], 1.0)))
+add("grls_fit_constructed", "NaN", lambda: g.grls_fit_constructed(g.GRLSKernel(X[:6]), _with(X[:6], np.nan, (0, 0)), np.ones(6), 1e-3),
+    Raises(ValueError, "X"))
+for fname, fn in (("fredholm_rls", lambda Z, lab=LAB, y=YR: g.fredholm_rls(Z, lab, y)),
+                  ("warped_rls", lambda Z, lab=LAB, y=YR: g.warped_rls(Z, lab, y, n_neighbors=3))):
+    bad_arrays(fname, "X", X, fn)
+    add(fname, "no labels", lambda fn=fn: fn(X, [], YR[:0]), Raises(ValueError, "labeled"))
+    add(fname, "marker collision", lambda fn=fn: fn(X, [0, 1, 2, N], YR), Raises(ValueError, "labeled"))
+    add(fname, "NaN (Y)", lambda fn=fn: fn(X, LAB, _with(YR, np.nan)), Raises(ValueError, "Y"))
+    add(fname, "offset", lambda fn=fn: fn(X + 1e8, LAB, YR), Correct(finite))
+
+
+
+bad_arrays("GraphSpec", "X", X, lambda Z: g.GraphSpec(n_neighbors=3).build(Z))
+add("GraphSpec", "one sample", lambda: g.GraphSpec(n_neighbors=3).build(X[:1]), Raises(ValueError, "X"))
+add("GraphSpec", "huge", lambda: g.GraphSpec(n_neighbors=3).build(np.ldexp(X, 500)),
+    Correct(allclose(g.GraphSpec(n_neighbors=3).build(X), rtol=1e-9)))
+unknown_option("GraphSpec", lambda: g.GraphSpec(kind="bogus").build(X), "kind")
+add("GraphSpec", "epsilon without radius", lambda: g.GraphSpec(kind="epsilon").build(X), Raises(ValueError, "radius"))
+
+
+# ---------------------------------------------------------------------------------------------
+# estimators (scikit-learn API): fit on the training points, predict them back
+# ---------------------------------------------------------------------------------------------
+
+ESTIMATORS = [n for n in g.__all__ if n.endswith(("Classifier", "Regressor"))]
+TRANSDUCTIVE = {"LaplacianRegularization", "PoissonLearning", "GraphKernelRidge", "GraphTV"}
+XE = np.vstack([RNG.normal(size=(15, 2)), RNG.normal(size=(15, 2)) + 4.0])
+LAB_E = np.array([0, 1, 15, 16])
+YC = np.full(N, -1)
+YC[LAB_E] = [0, 0, 1, 1]
+YRE = np.full(N, np.nan)
+YRE[LAB_E] = [0.0, 0.0, 1.0, 1.0]
+FAR = XE.copy()
+FAR[15:] += 1e3  # two kNN components; the labels of the second one are dropped below
+YC_FAR = np.where(np.arange(N) < 15, YC, -1)
+YC_FAR[2] = 1  # two classes, both in the first component
+YR_FAR = np.where(np.arange(N) < 15, YRE, np.nan)
+YR_FAR[2] = 1.0
+
+
+def _make(name):
+    est = getattr(g, name)()
+    params = est.get_params()
+    if "n_neighbors" in params:
+        est.set_params(n_neighbors=5)
+    return est
+
+
+def _fit_predict(name, Xf, y, **params):
+    est = _make(name).set_params(**params)
+    return est.fit(Xf, y).predict(Xf)
+
+
+_REF = {}
+
+
+def _same_predictions(name, ref_X, ref_y, rtol=1e-6):
+    def check(pred):
+        if name not in _REF:  # the reference fit, once per estimator, only when a row needs it
+            _REF[name] = _fit_predict(name, ref_X, ref_y)
+        ref = _REF[name]
+        if name.endswith("Classifier"):
+            np.testing.assert_array_equal(pred, ref)
+        else:
+            np.testing.assert_allclose(pred, ref, rtol=rtol, atol=rtol * np.abs(ref).max())
+    return check
+
+
+XE32 = XE.astype(np.float32)
+
+
+def _scores(est, Xp):
+    f = est.decision_function if hasattr(est, "decision_function") else est.predict
+    return f(Xp)
+
+
+def _close_to_float64(name, yb):
+    """float32 data (XE32, exact in float32, so the data carry no rounding): the scores within what
+    float32 storage of the kernel accounts for -- u sum_j |K_ij alpha_j| (u = 2^-24, alpha the
+    float64 coefficients; large when a small ridge gives large alpha), with a factor 4 of slack,
+    and at least sqrt(eps32) ~ 3e-4 of the scores' scale."""
+    def check(d32):
+        est = _make(name).fit(XE32.astype(np.float64), yb)
+        d64 = _scores(est, XE32.astype(np.float64))
+        tol = np.sqrt(np.finfo(np.float32).eps) * np.abs(d64).max()
+        coef, Xf, sigma = (getattr(est, a, None) for a in ("coef_", "X_fit_", "sigma_"))
+        if coef is not None and Xf is not None and sigma is not None and len(coef) == len(Xf):
+            Ka = g.gaussian_kernel(Xf, sigma=sigma) @ np.abs(np.asarray(coef).reshape(len(Xf), -1))
+            tol = max(tol, 4 * 2.0**-24 * Ka.max())
+        np.testing.assert_allclose(d32, d64, rtol=0, atol=tol)
+    return check
+
+
+for name in ESTIMATORS:
+    clf = name.endswith("Classifier")
+    yb = YC if clf else YRE
+    trans = any(name.startswith(t) for t in TRANSDUCTIVE)
+    bad_arrays(name, "X", XE, lambda v, name=name, yb=yb: _fit_predict(name, v, yb[: len(v)] if len(v) else yb[:0]),
+               # scikit-learn's wording for the one array of fit: "Found array with dim 3 ..."
+               override={"complex": Raises((TypeError, ValueError), "X|complex"),
+                         "object dtype": Raises((TypeError, ValueError), "X"),
+                         "strings": Raises((TypeError, ValueError), "X|string"),
+                         "empty": Raises(ValueError, "X|array"),
+                         "wrong shape": Raises(ValueError, "X|array")})
+    add(name, "one sample", lambda name=name, yb=yb: _fit_predict(name, XE[:1], yb[:1]), Raises(ValueError, "sample"))
+    add(name, "huge", lambda name=name, yb=yb: _fit_predict(name, np.ldexp(XE, 500), yb),
+        Correct(_same_predictions(name, XE, yb)))
+    add(name, "tiny", lambda name=name, yb=yb: _fit_predict(name, np.ldexp(XE, -500), yb),
+        Correct(_same_predictions(name, XE, yb)))
+    add(name, "offset", lambda name=name, yb=yb: _fit_predict(name, XE + 1e8, yb),
+        # X + 1e8 is itself rounded by 1.5e-8: the answer of the rounded points, to that accuracy
+        Correct(_same_predictions(name, XE, yb, rtol=1e-4)))
+    add(name, "no labels", lambda name=name, yb=yb: _fit_predict(name, XE, np.full_like(yb, -1 if clf else np.nan)),
+        Raises(ValueError, "label"))
+    one = np.where(yb == 1, 0, yb) if clf else np.where(np.isnan(yb), np.nan, 1.0)
+    if clf:
+        add(name, "one class", lambda name=name, one=one: _fit_predict(name, XE, one),
+            Raises(ValueError, "one class"))
+    else:  # interpolation, and an unpenalized constant, reproduce a constant target exactly
+        exact = name in ("LaplacianRegularizationRegressor", "PRLSRegressor", "PLapRLSRegressor", "GRLSRegressor")
+        add(name, "one class", lambda name=name, one=one: _fit_predict(name, XE, one),
+            Correct((lambda p: np.testing.assert_allclose(p, 1.0, rtol=1e-6)) if exact else finite))
+    add(name, "wrong shape (y)", lambda name=name, yb=yb: _fit_predict(name, XE, yb[:-1]), Raises(ValueError, "y|sample"))
+    add(name, "NaN (predict)", lambda name=name, yb=yb: _make(name).fit(XE, yb).predict(_with(XE, np.nan, (0, 0))),
+        Raises(ValueError, "X"))
+    add(name, "wrong shape (predict)", lambda name=name, yb=yb: _make(name).fit(XE, yb).predict(XE[:, :1]),
+        Raises(ValueError, "feature"))
+    if clf:
+        # labels {-1, +1} with -1 the default unlabeled marker (issue 13 finding 2)
+        add(name, "marker collision", lambda name=name: _fit_predict(name, XE, np.where(YC == 0, -1, YC)),
+            Raises(ValueError, "-1|unlabeled"))
+        # -1 between the classes -2 and 0: read as unlabeled, with a warning saying how to say otherwise
+        y_between = np.where(YC == 0, -2, np.where(YC == 1, 0, -1))
+        add(name, "marker collision (between classes)", lambda name=name, y=y_between: _fit_predict(name, XE, y),
+            Warns(g.LabelCollisionWarning, lambda p: set(np.unique(p)) <= {-2, 0}, "-1 read as unlabeled"))
+    if trans:
+        add(name, "components", lambda name=name, clf=clf: _fit_predict(name, FAR, YC_FAR if clf else YR_FAR),
+            Warns(g.GraphWarning, finite, "fallback"))
+    add(name, "float32", lambda name=name, yb=yb: _scores(_make(name).fit(XE32, yb), XE32),
+        Correct(_close_to_float64(name, yb)),
+        xfail=BUG.format("PLapRLS in float32 errs 8x beyond what float32 storage of K accounts for "
+                         "(finding 11 fixed for LapRLS)") if name.startswith("PLapRLS") else None)
+    params = _make(name).get_params()
+    bogus = next(p for p in ("laplacian", "graph", "kernel", "outer", "method") if p in params)
+    add(name, "unknown option", lambda name=name, bogus=bogus, yb=yb: _fit_predict(name, XE, yb, **{bogus: "bogus"}),
+        Raises(ValueError, bogus))
+
+
+# ---------------------------------------------------------------------------------------------
+# Known failures: strict xfails.  Findings of issue 13 fixed on branch guards, and bugs this table
+# found outside the files of this branch (reported in the closing note, not fixed here).
+# ---------------------------------------------------------------------------------------------
+
+KNOWN = {
+    "plaprls_fit-NaN": BUG.format("plaprls_fit accepts NaN in K and returns NaN (finding 8 fixed for laprls_fit and CG only)"),
+    "GraphKernel-complex_(L)": BUG.format("complex input is cast to real with only a numpy ComplexWarning"),
+    "unisolvent_points-complex": BUG.format("complex input is cast to real with only a numpy ComplexWarning"),
+    "conjugate_gradient-complex": BUG.format("complex input is cast to real with only a numpy ComplexWarning"),
+    "loo_predictions-complex": BUG.format("complex input is cast to real with only a numpy ComplexWarning"),
+    "loo_predictions-complex_(H)": BUG.format("complex input is cast to real with only a numpy ComplexWarning"),
+    "loo_residuals-complex": BUG.format("complex input is cast to real with only a numpy ComplexWarning"),
+    "loo_residuals-complex_(H)": BUG.format("complex input is cast to real with only a numpy ComplexWarning"),
+    "gcv_scores-complex": BUG.format("complex input is cast to real with only a numpy ComplexWarning"),
+    "gcv_scores-complex_(H)": BUG.format("complex input is cast to real with only a numpy ComplexWarning"),
+    "KernelRidgePath-complex": BUG.format("complex input is cast to real with only a numpy ComplexWarning"),
+    "harmonic_solution-complex": BUG.format("complex input is cast to real with only a numpy ComplexWarning"),
+    "tikhonov_solution-complex": BUG.format("complex input is cast to real with only a numpy ComplexWarning"),
+    "poisson_learning-complex": BUG.format("complex input is cast to real with only a numpy ComplexWarning"),
+    "graph_kernel_ridge-complex": BUG.format("complex input is cast to real with only a numpy ComplexWarning"),
+    "graph_tv-complex": BUG.format("complex input is cast to real with only a numpy ComplexWarning"),
+    "graph_kernel_ridge_loo-complex": BUG.format("complex input is cast to real with only a numpy ComplexWarning"),
+    "graph_kernel_columns-complex": BUG.format("complex input is cast to real with only a numpy ComplexWarning"),
+    "rls_fit-complex": BUG.format("complex input is cast to real with only a numpy ComplexWarning"),
+    "rls_loo_error-complex": BUG.format("complex input is cast to real with only a numpy ComplexWarning"),
+    "prls_fit-complex": BUG.format("complex input is cast to real with only a numpy ComplexWarning"),
+    "grls_fit-complex": BUG.format("complex input is cast to real with only a numpy ComplexWarning"),
+    "unisolvent_points-object_dtype": BUG.format("object/string input ends in a numpy or scipy error that names no argument"),
+    "unisolvent_points-strings": BUG.format("object/string input ends in a numpy or scipy error that names no argument"),
+    "loo_predictions-strings_(H)": BUG.format("object/string input ends in a numpy or scipy error that names no argument"),
+    "loo_residuals-strings_(H)": BUG.format("object/string input ends in a numpy or scipy error that names no argument"),
+    "gcv_scores-strings_(H)": BUG.format("object/string input ends in a numpy or scipy error that names no argument"),
+    "KernelRidgePath-strings": BUG.format("object/string input ends in a numpy or scipy error that names no argument"),
+    "graph_kernel_ridge_loo-strings": BUG.format("object/string input ends in a numpy or scipy error that names no argument"),
+    "graph_kernel_columns-object_dtype": BUG.format("object/string input ends in a numpy or scipy error that names no argument"),
+    "graph_kernel_columns-strings": BUG.format("object/string input ends in a numpy or scipy error that names no argument"),
+    "rls_fit-object_dtype": BUG.format("object/string input ends in a numpy or scipy error that names no argument"),
+    "rls_fit-strings": BUG.format("object/string input ends in a numpy or scipy error that names no argument"),
+    "rls_loo_error-object_dtype": BUG.format("object/string input ends in a numpy or scipy error that names no argument"),
+    "rls_loo_error-strings": BUG.format("object/string input ends in a numpy or scipy error that names no argument"),
+    "laprls_fit-object_dtype": BUG.format("object/string input ends in a numpy or scipy error that names no argument"),
+    "laprls_fit-strings": BUG.format("object/string input ends in a numpy or scipy error that names no argument"),
+    "prls_fit-object_dtype": BUG.format("object/string input ends in a numpy or scipy error that names no argument"),
+    "prls_fit-strings": BUG.format("object/string input ends in a numpy or scipy error that names no argument"),
+    "grls_fit-object_dtype": BUG.format("object/string input ends in a numpy or scipy error that names no argument"),
+    "grls_fit-strings": BUG.format("object/string input ends in a numpy or scipy error that names no argument"),
+    "unisolvent_points-NaN": BUG.format("NaN/inf input is not checked up front (NaN result or an anonymous scipy error)"),
+    "unisolvent_points-inf": BUG.format("NaN/inf input is not checked up front (NaN result or an anonymous scipy error)"),
+    "amg_preconditioner-NaN": BUG.format("NaN/inf input is not checked up front (NaN result or an anonymous scipy error)"),
+    "amg_preconditioner-inf": BUG.format("NaN/inf input is not checked up front (NaN result or an anonymous scipy error)"),
+    "prls_fit-NaN": BUG.format("NaN/inf input is not checked up front (NaN result or an anonymous scipy error)"),
+    "prls_fit-inf": BUG.format("NaN/inf input is not checked up front (NaN result or an anonymous scipy error)"),
+    "grls_fit-NaN": BUG.format("NaN/inf input is not checked up front (NaN result or an anonymous scipy error)"),
+    "grls_fit-inf": BUG.format("NaN/inf input is not checked up front (NaN result or an anonymous scipy error)"),
+    "conjugate_gradient-empty": BUG.format("shape / index error that does not name the argument"),
+    "graph_kernel_columns-marker_collision": BUG.format("shape / index error that does not name the argument"),
+    "laprls_fit-empty": BUG.format("shape / index error that does not name the argument"),
+    "laprls_fit-wrong_shape": BUG.format("shape / index error that does not name the argument"),
+}
+
+
+# ---------------------------------------------------------------------------------------------
+# Running the table
+# ---------------------------------------------------------------------------------------------
+
+def run_case(case):
+    """Run one case against its expectation (shared with the table generator)."""
+    exp = case.expect
+    if isinstance(exp, Raises):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            with pytest.raises(exp.exc, match=re.compile(exp.arg, re.IGNORECASE)):
+                case.call()
+        return
+    if isinstance(exp, Warns):
+        with pytest.warns(exp.category):
+            result = case.call()
+    else:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", RuntimeWarning)  # overflow / invalid inside numpy: a defect
+            result = case.call()
+    assert _finite(result), "result holds NaN or infinity"
+    if exp.check is not None:
+        # a check asserts (numpy.testing) or returns a truth value, or a tuple of them
+        out = exp.check(result)
+        for verdict in (out if isinstance(out, tuple) else (out,)):
+            assert verdict is None or bool(verdict), f"check failed on {result!r}"
+
+
+def _params():
+    out = []
+    seen = set()
+    for c in CASES:
+        cid = c.id
+        k = 2
+        while cid in seen:
+            cid = f"{c.id}-{k}"
+            k += 1
+        seen.add(cid)
+        reason = c.xfail or KNOWN.get(cid)
+        marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
+        out.append(pytest.param(c, id=cid, marks=marks))
+    return out
+
+
+@pytest.mark.parametrize("case", _params())
+def test_bad_input(case):
+    run_case(case)
+
+
+def test_every_public_callable_has_rows():
+    """The table covers all of graphrkhs.__all__ except constants, modules, warnings and result types."""
+    exempt = {"filters", "datasets", "__version__", "KERNELS", "FEATURES", "FREDHOLM_PRESETS",
+              "DENSE_CACHE_BYTES", "DIRECT_MAX_N", "DIRECT_MAX_N_HEAT", "CGResult", "TVResult",
+              "KernelExpansion", "GraphRKHSWarning", "ConvergenceWarning", "AccuracyWarning", "GraphWarning",
+              "LabelCollisionWarning", "SOLVERS", "INTEGRAL_OPERATORS"}
+    covered = {c.func for c in CASES}
+    missing = [n for n in g.__all__ if n not in exempt and n not in covered]
+    assert not missing, f"public names without a bad-input row: {missing}"
