@@ -225,13 +225,22 @@ _FREDHOLM_PARAMS_DOC = r"""
         Outer kernel k and inner kernel :math:`k_H` (FredGauss by default, the paper's
         strongest instance on its benchmarks; FredLin1 = linear/gaussian, FredLin2 =
         gaussian/linear).
-    sigma, sigma_inner : float > 0, optional
-        Gaussian widths; None: the median pairwise distance (:func:`default_sigma`)
-        and ``sigma``.
+    sigma : float > 0, "auto", sequence of float or None, default="auto"
+        Gaussian width of the outer (and, by default, inner) kernel.  "auto":
+        chosen with ``alpha`` by exact leave-one-out RLS on the labeled points
+        over the median pairwise distance times :math:`2^{-2}, \dots, 2`
+        (one Fredholm kernel per width, :func:`~graphrkhs.select_kernel_ridge`);
+        a sequence: one's own grid; None: the median pairwise distance.  The
+        width used is ``sigma_``, the scores ``cv_results_``.
+    sigma_inner : float > 0, optional
+        Inner width; None: ``sigma``.
+    fit_intercept : bool or "auto", default="auto"
+        Unpenalized constant (regressors, "auto"): a shift of y shifts the fit.
     normalized : bool, default=False
         The paper's "(N)" kernels (outer rows divided by their sums).
-    alpha : float > 0 or None, default=None
-        Ridge weight *relative to the kernel's scale*: the objective is
+    alpha : float > 0, "auto", sequence of float or None, default="auto"
+        ("auto" and None: chosen by leave-one-out, see below; a sequence: one's
+        own grid of relative values.)  Ridge weight *relative to the kernel's scale*: the objective is
         :math:`\frac1l\sum_s \mathrm{loss} + \alpha_{abs} \|f\|_H^2` (the paper's
         :math:`\lambda` is :math:`\alpha_{abs}`) with
         :math:`\alpha_{abs}\, l = \alpha \cdot \mathrm{mean}(\mathrm{diag}\, K_{SS})`.

@@ -282,12 +282,20 @@ _RLS_DOC = r"""Regularized least squares {what} (supervised baseline; Belkin, Ni
     ----------
     kernel : {{"gaussian", "heat", "linear", "polynomial"}} or callable, default="gaussian"
         ("heat" is the same Gaussian here: t = sigma^2 / 2.)
-    sigma : float > 0, optional
-        Gaussian width; None: median pairwise distance of the fitted rows.
+    sigma : float > 0, "auto", sequence of float or None, default="auto"
+        Gaussian width.  "auto": chosen jointly with ``alpha`` by exact
+        leave-one-out on the labeled rows over the median pairwise distance
+        times :math:`2^{{-2}}, 2^{{-1.5}}, \dots, 2` (:func:`~graphrkhs.select_kernel_ridge`,
+        the grid extended at its edges); a sequence: one's own grid (not extended);
+        None: the median pairwise distance.
     degree, coef0 : polynomial kernel :math:`(x^T z + c_0)^p` (degree 3 as in Belkin et al.'s USPS runs).
-    alpha : float >= 0, default=1e-3
-        Ridge weight with the :math:`1/l` loss scaling (1e-3 is a mild ridge
-        for kernels with values in [0, 1]).
+    alpha : float >= 0, "auto" or sequence of float, default="auto"
+        Ridge weight with the :math:`1/l` loss scaling.  "auto": exact LOO over
+        ``geomspace(1e-7, 10, 17)``, extended at its edges down to the rounding
+        level of K; a sequence: one's own grid; a number: that value.
+    fit_intercept : bool or "auto", default="auto"
+        An unpenalized constant (the saddle-point system of G-RLS), so that a
+        shift of y shifts the fit; "auto": for regressors only.
     verbose : bool or None, default=None
         Progress bars (tqdm) of the long steps of ``fit`` and ``predict`` (graph, solves):
         True / False switch them on / off for everything inside; None follows the
@@ -302,8 +310,12 @@ _RLS_DOC = r"""Regularized least squares {what} (supervised baseline; Belkin, Ni
         The labeled training points.
     coef_ : ndarray of shape (l, k)
         Kernel coefficients (k = 1 for two classes or one target).
-    sigma_ : float
-        The kernel width used.
+    sigma_, alpha_ : float
+        The kernel width and ridge used.
+    intercept_ : ndarray of shape (k,)
+        The free constant (zeros without ``fit_intercept``).
+    cv_results_ : dict or None
+        Leave-one-out scores of the grid (see :mod:`graphrkhs.estimators._auto`).
 
     Examples
     --------
@@ -473,10 +485,16 @@ _LAPRLS_DOC = r"""Laplacian RLS {what} (Belkin, Niyogi & Sindhwani, JMLR 2006).
     Parameters
     ----------
     kernel, sigma, degree, coef0 : as in :class:`RLS{kind}`.
-    gamma_A : float > 0, default=1e-6
-        Ambient (RKHS) weight.  Small, so that the graph term does the work
-        (Belkin et al. use :math:`\gamma_A l` of order 1e-6 .. 1e-2).
-    gamma_I : float >= 0, default=100
+    gamma_A : float > 0, "auto" or sequence, default="auto"
+        Ambient (RKHS) weight (Belkin et al. use :math:`\gamma_A l` of order
+        1e-6 .. 1e-2).  "auto" (with ``gamma_I``): exact leave-one-out on the
+        labeled points through the warped kernel's ridge path
+        (:func:`~graphrkhs.select_laprls_gammas`; up to 6000 points, above
+        that 1e-6 and 100 with a warning); the values used are ``gamma_A_``,
+        ``gamma_I_``, the scores ``cv_results_``; ``sigma="auto"`` takes the width
+        of the best leave-one-out RLS on the labeled points.  Regressors centre y
+        and restore its mean (``fit_intercept``).
+    gamma_I : float >= 0, "auto" or sequence, default="auto"
         Intrinsic weight, scaled :math:`\gamma_I / n^2` as in the paper, which
         makes useful values large: with n = 1797 and k = 10 neighbours the
         default gives :math:`\gamma_I l / n^2 \approx 3 \cdot 10^{{-3}}` per labeled point.
