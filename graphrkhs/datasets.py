@@ -8,7 +8,7 @@ import numpy as np
 
 from ._core.validation import check_random_state, check_scalar
 
-__all__ = ["load_digits", "load_fashion_mnist", "sample_labels", "make_noisy_subspace"]
+__all__ = ["load_digits", "load_fashion_mnist", "sample_labels", "make_noisy_subspace", "make_noisy_circles"]
 
 FASHION_MNIST_DIR = "/usr/share/datasets/fashion-mnist"
 
@@ -160,5 +160,71 @@ def make_noisy_subspace(n_samples=2000, *, n_signal=2, n_features=100, noise_var
     X = np.hstack([S, noise])
     if rotate:
         Q, _ = np.linalg.qr(rng.normal(size=(n_features, n_features)))
+        X = X @ Q
+    return X, y
+
+
+def make_noisy_circles(n_samples=1000, *, noise=0.05, n_noise_dims=8, noise_dim_std=0.2, factor=0.5,
+                       rotate=False, random_state=None):
+    r"""Two concentric noisy circles embedded in a space with extra noise dimensions.
+
+    Class 0 lies on the circle of radius 1, class 1 on the circle of radius
+    ``factor`` (:math:`(\cos\theta, \sin\theta)` times the radius, angles
+    uniform), each point moved by :math:`N(0, \text{noise}^2 I_2)` in the
+    plane; then ``n_noise_dims`` coordinates of pure noise
+    :math:`N(0, \text{noise\_dim\_std}^2)` are appended.  The classes are
+    separated along a 1-D manifold per class, while Euclidean distances are
+    inflated by the noise dimensions: the "noise assumption" setting of
+    Que, Belkin & Wang (NIPS 2014), where data-dependent (Fredholm) kernels
+    should beat a plain Gaussian kernel.
+
+    Parameters
+    ----------
+    n_samples : int >= 2, default=1000
+        Split evenly (class 0 gets the extra point of an odd count).
+    noise : float >= 0, default=0.05
+        Standard deviation of the in-plane noise.
+    n_noise_dims : int >= 0, default=8
+        Number of appended noise coordinates.
+    noise_dim_std : float >= 0, default=0.2
+        Their standard deviation.
+    factor : float in (0, 1), default=0.5
+        Radius of the inner circle.
+    rotate : bool, default=False
+        Apply a random orthogonal map to all coordinates (signal and noise are
+        then not axis-aligned; rotation-invariant kernels do not care).
+    random_state : int, Generator or None
+
+    Returns
+    -------
+    X : ndarray of shape (n_samples, 2 + n_noise_dims)
+    y : ndarray of int (n_samples,), classes 0 (outer) and 1 (inner), in random order
+
+    Examples
+    --------
+    >>> from graphrkhs.datasets import make_noisy_circles
+    >>> X, y = make_noisy_circles(200, n_noise_dims=3, random_state=0)
+    >>> X.shape, int(y.sum())
+    ((200, 5), 100)
+    """
+    n_samples = check_scalar(n_samples, "n_samples", kind="int", low=2)
+    noise = check_scalar(noise, "noise", low=0)
+    n_noise_dims = check_scalar(n_noise_dims, "n_noise_dims", kind="int", low=0)
+    noise_dim_std = check_scalar(noise_dim_std, "noise_dim_std", low=0)
+    factor = check_scalar(factor, "factor", low=0, high=1, low_inclusive=False, high_inclusive=False)
+    rng = check_random_state(random_state)
+    n_inner = n_samples // 2
+    y = np.zeros(n_samples, dtype=np.int64)
+    y[n_samples - n_inner:] = 1
+    y = y[rng.permutation(n_samples)]
+    theta = rng.uniform(0.0, 2.0 * np.pi, n_samples)
+    radius = np.where(y == 1, factor, 1.0)
+    plane = radius[:, None] * np.column_stack([np.cos(theta), np.sin(theta)])
+    plane += rng.normal(scale=noise, size=plane.shape) if noise > 0 else 0.0
+    extra = rng.normal(scale=noise_dim_std, size=(n_samples, n_noise_dims)) if noise_dim_std > 0 else \
+        np.zeros((n_samples, n_noise_dims))
+    X = np.hstack([plane, extra])
+    if rotate:
+        Q, _ = np.linalg.qr(rng.normal(size=(X.shape[1], X.shape[1])))
         X = X @ Q
     return X, y

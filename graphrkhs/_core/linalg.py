@@ -10,19 +10,14 @@ module needs no higher layer.
 import numpy as np
 import scipy.linalg as sla
 
-from .validation import ConvergenceWarning, warn
+from .validation import ConvergenceWarning, check_matrix, warn
 
 __all__ = ["apply_matrix", "dense_matrix", "n_rows", "psd_solve", "check_square", "check_solution"]
 
 
 def check_square(K, name="K", dtype=None):
-    """K as a finite square (l, l) array (``dtype`` if given), or a ``ValueError`` naming ``name``."""
-    K = np.asarray(K, dtype=dtype)
-    if K.ndim != 2 or K.shape[0] != K.shape[1]:
-        raise ValueError(f"{name} must be a square (l, l) kernel matrix; got shape {K.shape}.")
-    if not np.isfinite(K).all():
-        raise ValueError(f"{name} contains NaN or infinity.")
-    return K
+    """K as a finite square (l, l) array, or an error naming ``name``: :func:`check_matrix` with ``square=True``."""
+    return check_matrix(K, name, square=True, dtype=dtype)
 
 
 #: Bytes of one float64 row block of a float32 matrix in :func:`apply_matrix` (mixed precision).

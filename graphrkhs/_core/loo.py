@@ -33,7 +33,7 @@ kernel ridge: :math:`\mu = \alpha`) are applied by their wrappers
 (:func:`graphrkhs.rls_loo_error`, :func:`graphrkhs.graph_kernel_ridge_loo`).
 """
 
-from typing import Sequence, Union
+from typing import Optional, Sequence, Union
 
 import numpy as np
 
@@ -87,6 +87,14 @@ class KernelRidgePath:
     K : array-like of shape (l, l)
         Symmetric positive semidefinite kernel on the labeled points
         (symmetrized as :math:`(K + K^T)/2`).
+    unpenalized : array-like of shape (l, q), optional
+        Values on the labeled points of q unpenalized basis functions
+        :math:`\psi` (a column of ones: a free constant, so that shifting y
+        shifts the fit).  The smoother is then
+        :math:`\hat y = K\beta + \Psi b` with
+        :math:`[[K + \mu I, \Psi], [\Psi^T, 0]] [\beta; b] = [y; 0]`
+        (the semiparametric system of G-RLS, Li, Lee & Leung 2006), and its
+        LOO is still exact and :math:`O(l^2)` per ridge.
 
     Attributes
     ----------
@@ -102,12 +110,53 @@ class KernelRidgePath:
     array([ 1.      , -0.333333])
     """
 
-    def __init__(self, K: ArrayLike):
+    def __init__(self, K: ArrayLike, unpenalized: Optional[ArrayLike] = None):
         K = check_matrix(K, "K", square=True, dtype=np.float64)
         s, U = np.linalg.eigh((K + K.T) / 2)
-        self.eigenvalues = np.maximum(s, 0.0)
+        self._setup(np.maximum(s, 0.0), U, unpenalized)
+
+    @classmethod
+    def from_eigh(cls, eigenvalues: ArrayLike, eigenvectors: ArrayLike,
+                  unpenalized: Optional[ArrayLike] = None) -> "KernelRidgePath":
+        r"""The path of a kernel given by its eigendecomposition :math:`K = U \operatorname{diag}(s) U^T`.
+
+        An eigenvalue ``+inf`` marks an unpenalized direction (:math:`\mu/(s+\mu) = 0`:
+        the smoother reproduces it exactly), e.g. the null space of a Laplacian
+        when K is its pseudo-inverse (Laplacian regularization on the labeled nodes).
+
+        Parameters
+        ----------
+        eigenvalues : array of shape (l,), >= 0 or +inf
+        eigenvectors : array of shape (l, l), orthonormal columns
+        unpenalized : array of shape (l, q), optional
+            As in the constructor.
+        """
+        s = np.asarray(eigenvalues, dtype=np.float64).ravel()
+        U = check_matrix(eigenvectors, "eigenvectors", square=True, dtype=np.float64)
+        if U.shape[0] != s.size or np.isnan(s).any() or (s < 0).any():
+            raise ValueError(f"eigenvalues must be {U.shape[0]} non-negative numbers (or +inf); got {s.size}.")
+        self = cls.__new__(cls)
+        self._setup(s, U, unpenalized)
+        return self
+
+    def _setup(self, s, U, unpenalized):
+        self.eigenvalues = s
         self.eigenvectors = U
         self._U2 = U * U
+        if unpenalized is None:
+            self.unpenalized = None
+            return
+        Psi = np.asarray(unpenalized, dtype=np.float64)
+        Psi = Psi[:, None] if Psi.ndim == 1 else Psi
+        if Psi.ndim != 2 or Psi.shape[0] != s.size or not np.isfinite(Psi).all():
+            raise ValueError(f"unpenalized must be a finite array of shape ({s.size}, q), one row per labeled "
+                             f"point; got shape {np.shape(unpenalized)}.")
+        sv = np.linalg.svd(Psi, compute_uv=False)
+        if Psi.shape[1] >= s.size or sv.min() <= 1e-10 * max(sv.max(), 1e-300):
+            raise ValueError("unpenalized: the basis must have full column rank and fewer columns than labeled "
+                             "points (a rank-deficient basis has no unique coefficients).")
+        self.unpenalized = Psi
+        self._UtPsi = U.T @ Psi
 
     @property
     def n(self) -> int:
@@ -117,6 +166,31 @@ class KernelRidgePath:
         Y2, _ = _check_Y(Y, self.n)
         ridges = check_ridges(ridges, "ridges")
         return Y2, ridges, self.eigenvectors.T @ Y2
+
+    def _parts(self, UtY, mu):
+        r"""``(I - H) Y``, the diagonal of ``I - H`` and its trace, for one ridge.
+
+        Without an unpenalized part :math:`I - H = U \operatorname{diag}(\mu d) U^T`,
+        :math:`d = 1/(s + \mu)`.  With an unpenalized basis :math:`\Psi`
+        (the system :math:`[[K + \mu I, \Psi], [\Psi^T, 0]]`), eliminating its
+        coefficients gives, with :math:`P = (K + \mu I)^{-1}`,
+        :math:`I - H = \mu\,(P - P\Psi (\Psi^T P \Psi)^{-1} \Psi^T P)`.
+        """
+        U, s = self.eigenvectors, self.eigenvalues
+        with np.errstate(divide="ignore"):
+            d = 1.0 / (s + mu)                                      # +inf eigenvalue -> 0
+        if self.unpenalized is None:
+            r = mu * d                                              # eigenvalues of I - H
+            return U @ (r[:, None] * UtY), self._U2 @ r, float(r.sum())
+        dPsi = d[:, None] * self._UtPsi
+        G = self._UtPsi.T @ dPsi                                    # Psi^T P Psi
+        PPsi = U @ dPsi                                             # P Psi
+        B = np.linalg.solve(G, dPsi.T @ UtY)                        # (Psi^T P Psi)^{-1} Psi^T P Y
+        resid = mu * (U @ (d[:, None] * UtY) - PPsi @ B)
+        Gi_PPsiT = np.linalg.solve(G, PPsi.T)
+        diag = mu * (self._U2 @ d - np.einsum("iq,qi->i", PPsi, Gi_PPsiT))
+        trace = mu * (d.sum() - float(np.trace(Gi_PPsiT @ PPsi)))
+        return resid, diag, trace
 
     def loo_residuals(self, Y: ArrayLike, ridges: ArrayLike) -> np.ndarray:
         r"""LOO residuals :math:`y_i - \hat y^{(-i)}_i` for each ridge :math:`\mu`.
@@ -133,11 +207,12 @@ class KernelRidgePath:
             (m = 1 for a 1-D Y); the LOO predictions are ``Y - residuals``.
         """
         Y2, ridges, UtY = self._terms(Y, ridges)
-        U, s = self.eigenvectors, self.eigenvalues
         out = np.empty((ridges.size, self.n, Y2.shape[1]))
         for a, mu in enumerate(ridges):  # the points of a path, not a loop over data
-            r = mu / (s + mu)                          # eigenvalues of I - H
-            out[a] = (U @ (r[:, None] * UtY)) / (self._U2 @ r)[:, None]
+            resid, diag, _ = self._parts(UtY, mu)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                # diag = 0 only for a point the smoother interpolates exactly: its LOO is undefined (inf)
+                out[a] = np.where(diag[:, None] > 1e-14, resid / np.maximum(diag, 1e-300)[:, None], np.inf)
         return out
 
     def gcv(self, Y: ArrayLike, ridges: ArrayLike) -> np.ndarray:
@@ -148,18 +223,17 @@ class KernelRidgePath:
         ndarray of shape (len(ridges), m)
         """
         Y2, ridges, UtY = self._terms(Y, ridges)
-        s, l = self.eigenvalues, self.n
+        l = self.n
         out = np.empty((ridges.size, Y2.shape[1]))
         for a, mu in enumerate(ridges):  # the points of a path
-            r = mu / (s + mu)
-            # ||(I - H) y||^2 = ||diag(r) U^T y||^2 (U orthogonal)
-            out[a] = ((r[:, None] * UtY) ** 2).sum(axis=0) / l / (r.sum() / l) ** 2
+            resid, _, trace = self._parts(UtY, mu)
+            out[a] = (resid ** 2).sum(axis=0) / l / (trace / l) ** 2 if trace > 1e-14 * l else np.inf
         return out
 
     def hat_diagonal(self, ridge: float) -> np.ndarray:
         r"""The leverages :math:`(H_\mu)_{ii}`, shape (l,)."""
         mu = float(check_ridges(ridge, "ridge")[0])
-        return self._U2 @ (self.eigenvalues / (self.eigenvalues + mu))
+        return 1.0 - self._parts(np.zeros((self.n, 0)), mu)[1]
 
 
 def loo_residuals(H: ArrayLike, Y: ArrayLike) -> np.ndarray:

@@ -17,6 +17,7 @@ __all__ = [
     "ConvergenceWarning",
     "AccuracyWarning",
     "GraphWarning",
+    "SelectionWarning",
     "check_random_state",
 ]
 
@@ -36,6 +37,12 @@ class AccuracyWarning(GraphRKHSWarning):
 class GraphWarning(GraphRKHSWarning):
     """A graph is legal but numerically or statistically risky (isolated nodes,
     components without labels, removed self-loops)."""
+
+
+class SelectionWarning(GraphRKHSWarning):
+    """Automatic parameter selection is unreliable: the selected value sits at the
+    edge of its grid even after the grid was extended (the criterion still
+    improves beyond it), or the criterion is undefined on the whole grid."""
 
 
 def warn(message, category=GraphRKHSWarning, stacklevel=3):

@@ -27,7 +27,10 @@ from sklearn.svm import SVC
 from .._core.validation import Interval, Options
 from ..graphs import GraphSpec
 from ..kernels import INNER_APPROXIMATIONS, FredholmKernel, WarpedKernel
-from ..solvers import rls_coefficients, rls_loo_error
+from ..solvers import grls_fit as _saddle_fit
+from ..solvers import rls_coefficients, rls_loo_error, select_kernel_ridge
+from ..kernels import default_sigma
+from ._auto import FIT_INTERCEPT, MIN_LABELS, WIDTH_FACTORS, free_constant, grid_of, is_tuned
 from ._base import POINT_CLOUD_GRAPH_CONSTRAINTS, POSITIVE, graph_spec
 from ._base import ClassifierOutputMixin, PointsLearner, RegressorOutputMixin
 
@@ -67,15 +70,27 @@ class _DataDependent(PointsLearner):
     _parameter_constraints = {"loss": [Options("squared", "hinge")], "random_state": ["random_state"]}
 
     def _fit(self, X, labeled, Y):
-        self.kernel_ = self._make_kernel(X)
         idx = np.flatnonzero(labeled)
-        self.labeled_points_ = self.kernel_.X[idx]
+        self.cv_results_ = None
+        chosen = self._select(X, idx, Y)
+        if chosen is None:
+            self.kernel_ = self._make_kernel(X)
+            self.labeled_points_ = self.kernel_.X[idx]
+            self.right_ = self.kernel_.right_factor(self.labeled_points_)
+            G = self.kernel_(self.labeled_points_, self.labeled_points_, right=self.right_)
+            ridge = self.alpha_ = self._ridge(G, Y)
+        else:
+            self.kernel_, self.right_, G, ridge = chosen
+            self.labeled_points_ = self.kernel_.X[idx]
+            self.alpha_ = ridge
         self.labeled_index_ = idx
-        self.right_ = self.kernel_.right_factor(self.labeled_points_)
-        G = self.kernel_(self.labeled_points_, self.labeled_points_, right=self.right_)
-        ridge = self.alpha_ = self._ridge(G, Y)
         self.svc_ = self.coef_ = None
-        if self.loss == "squared":
+        self.intercept_ = np.zeros(Y.shape[1])
+        if self.loss == "squared" and free_constant(self):
+            # [[G + ridge l I, 1], [1^T, 0]]: the constant unpenalized (G-RLS's saddle system)
+            self.coef_, b = _saddle_fit(np.asarray(G, dtype=np.float64), np.ones((idx.size, 1)), Y, ridge)
+            self.intercept_ = np.asarray(b).reshape(-1)
+        elif self.loss == "squared":
             self.coef_ = rls_coefficients(G, Y, ridge)
         else:
             self.svc_ = self._fit_hinge(np.asarray(G, dtype=np.float64), Y, 1.0 / (2.0 * ridge * G.shape[0]))
@@ -100,10 +115,14 @@ class _DataDependent(PointsLearner):
             return SVC(kernel="precomputed", C=C).fit(G, (codes == first).astype(int))
         return [SVC(kernel="precomputed", C=C).fit(G, (codes == c).astype(int)) for c in range(Y.shape[1])]
 
+    def _select(self, X, idx, Y):
+        """Members with a tuned width return ``(kernel, right, G, ridge)``; None: the plain path."""
+        return None
+
     def _raw(self, X):
         G = self.kernel_(X, self.labeled_points_, right=self.right_)
         if self.svc_ is None:
-            return G @ self.coef_
+            return G @ self.coef_ + self.intercept_
         G = np.asarray(G, dtype=np.float64)
         if isinstance(self.svc_, list):
             return np.column_stack([svc.decision_function(G) for svc in self.svc_])
@@ -120,29 +139,80 @@ class _Fredholm(_DataDependent):
     _parameter_constraints = {
         "outer": _KERNELS,
         "inner": _KERNELS,
-        "sigma": [POSITIVE, None],
+        "sigma": [POSITIVE, None, Options("auto"), "array-like"],
         "sigma_inner": [POSITIVE, None],
         "normalized": ["boolean"],
-        "alpha": [POSITIVE, None],
+        "alpha": [POSITIVE, None, Options("auto"), "array-like"],
+        "fit_intercept": FIT_INTERCEPT,
         "n_neighbors": [Interval("int", 1, None), None],
         "inner_approximation": [Options(*INNER_APPROXIMATIONS)],
         "n_components": [Interval("int", 1, None)],
     }
 
-    def __init__(self, *, outer: Kernel = "gaussian", inner: Kernel = "gaussian", sigma: Optional[float] = None,
-                 sigma_inner: Optional[float] = None, normalized: bool = False, loss: str = "squared",
-                 alpha: Optional[float] = None, n_neighbors: Optional[int] = None,
+    def __init__(self, *, outer: Kernel = "gaussian", inner: Kernel = "gaussian",
+                 sigma: Union[float, str, None] = "auto", sigma_inner: Optional[float] = None,
+                 normalized: bool = False, loss: str = "squared", alpha: Union[float, str, None] = "auto",
+                 fit_intercept: Union[bool, str] = "auto", n_neighbors: Optional[int] = None,
                  inner_approximation: str = "auto", n_components: int = 1000, random_state: Optional[Union[int, np.random.Generator]] = None,
                  verbose: Optional[bool] = None):
         self._store_init_params(locals())
 
     def _ridge(self, G, Y):
-        if self.alpha is None:
-            return _select_ridge(G, Y)
+        if self.alpha is None or is_tuned(self.alpha):
+            if is_tuned(self.alpha) and not isinstance(self.alpha, str):
+                return self._select_relative(lambda s: G, Y, [1.0], np.asarray(self.alpha, float))[1]
+            return _select_ridge(G, Y) if G.shape[0] < MIN_LABELS else \
+                self._select_relative(lambda s: G, Y, [1.0], None)[1]
         return float(self.alpha) * _kernel_scale(G) / G.shape[0]
 
-    def _make_kernel(self, X):
-        return FredholmKernel(X, outer=self.outer, inner=self.inner, sigma=self.sigma, sigma_inner=self.sigma_inner,
+    def _select_relative(self, make_G, Y, sigmas, rel_alphas, extend=True):
+        r"""Exact-LOO choice of (width, relative ridge) with :func:`~graphrkhs.select_kernel_ridge`.
+
+        Each kernel is divided by its scale :math:`\mathrm{mean}(\mathrm{diag}\,K_{SS})`, so that the ridge
+        path is in the relative units of ``alpha``; returns ``(sigma, absolute ridge)``.
+        """
+        scales = {}
+
+        def make(s):
+            G = np.asarray(make_G(s), dtype=np.float64)
+            scales[float(s)] = _kernel_scale(G)
+            return G / scales[float(s)]
+
+        grid, ext = (RELATIVE_RIDGES, True) if rel_alphas is None else (np.unique(rel_alphas), False)
+        res = select_kernel_ridge(make, Y, sigmas, grid, fit_intercept=free_constant(self),
+                                  max_extensions=2 if (extend and ext) else 0)
+        self.cv_results_ = res.cv_results_
+        s, a = res.best_params["sigma"], res.best_params["alpha"]
+        l = Y.shape[0]
+        return s, a * scales[float(s)] / l
+
+    def _select(self, X, idx, Y):
+        if self.sigma is None or not is_tuned(self.sigma) or idx.size < MIN_LABELS:
+            return None
+        sigmas, extend = grid_of(self.sigma, default_sigma(X) * WIDTH_FACTORS, "sigma")
+        cache = {}
+
+        def make_G(s):
+            kern = self._make_kernel(X, sigma=float(s))
+            XS = kern.X[idx]
+            right = kern.right_factor(XS)
+            cache[float(s)] = (kern, right, kern(XS, XS, right=right))
+            return cache[float(s)][2]
+
+        if self.alpha is None or is_tuned(self.alpha):
+            rel = None if (self.alpha is None or isinstance(self.alpha, str)) else np.asarray(self.alpha, float)
+            s, ridge = self._select_relative(make_G, Y, sigmas, rel, extend)
+        else:
+            s, ridge = self._select_relative(make_G, Y, sigmas, [float(self.alpha)], extend)
+        self.sigma_ = s
+        kern, right, G = cache[float(s)]
+        return kern, right, G, ridge
+
+    def _make_kernel(self, X, sigma=None):
+        if sigma is None:
+            sigma = None if (self.sigma is None or is_tuned(self.sigma)) else self.sigma
+            self.sigma_ = default_sigma(X) if sigma is None else float(sigma)
+        return FredholmKernel(X, outer=self.outer, inner=self.inner, sigma=sigma, sigma_inner=self.sigma_inner,
                               normalized=self.normalized, n_neighbors=self.n_neighbors,
                               inner_approximation=self.inner_approximation, n_components=self.n_components,
                               random_state=self.random_state, verbose=self.verbose)
@@ -155,13 +225,22 @@ _FREDHOLM_PARAMS_DOC = r"""
         Outer kernel k and inner kernel :math:`k_H` (FredGauss by default, the paper's
         strongest instance on its benchmarks; FredLin1 = linear/gaussian, FredLin2 =
         gaussian/linear).
-    sigma, sigma_inner : float > 0, optional
-        Gaussian widths; None: the median pairwise distance (:func:`default_sigma`)
-        and ``sigma``.
+    sigma : float > 0, "auto", sequence of float or None, default="auto"
+        Gaussian width of the outer (and, by default, inner) kernel.  "auto":
+        chosen with ``alpha`` by exact leave-one-out RLS on the labeled points
+        over the median pairwise distance times :math:`2^{-2}, \dots, 2`
+        (one Fredholm kernel per width, :func:`~graphrkhs.select_kernel_ridge`);
+        a sequence: one's own grid; None: the median pairwise distance.  The
+        width used is ``sigma_``, the scores ``cv_results_``.
+    sigma_inner : float > 0, optional
+        Inner width; None: ``sigma``.
+    fit_intercept : bool or "auto", default="auto"
+        Unpenalized constant (regressors, "auto"): a shift of y shifts the fit.
     normalized : bool, default=False
         The paper's "(N)" kernels (outer rows divided by their sums).
-    alpha : float > 0 or None, default=None
-        Ridge weight *relative to the kernel's scale*: the objective is
+    alpha : float > 0, "auto", sequence of float or None, default="auto"
+        ("auto" and None: chosen by leave-one-out, see below; a sequence: one's
+        own grid of relative values.)  Ridge weight *relative to the kernel's scale*: the objective is
         :math:`\frac1l\sum_s \mathrm{loss} + \alpha_{abs} \|f\|_H^2` (the paper's
         :math:`\lambda` is :math:`\alpha_{abs}`) with
         :math:`\alpha_{abs}\, l = \alpha \cdot \mathrm{mean}(\mathrm{diag}\, K_{SS})`.

@@ -46,7 +46,12 @@ from ..solvers import (
     plaprls_fit,
     prls_fit,
     rls_fit,
+    select_kernel_ridge,
+    select_laprls_gammas,
 )
+from ..solvers import SelectionWarning, grls_fit as _saddle_fit
+from .._core.validation import warn
+from ._auto import FIT_INTERCEPT, MIN_LABELS, TUNABLE_NONNEG, TUNABLE_POSITIVE, WIDTH_FACTORS, free_constant, grid_of, is_tuned
 from .._core.validation import Interval, Options
 from ._base import POINT_CLOUD_GRAPH_CONSTRAINTS, POSITIVE, graph_spec
 from ._base import ClassifierOutputMixin, PointsLearner, RegressorOutputMixin
@@ -98,7 +103,7 @@ class _KernelLearner(PointsLearner):
 
     _parameter_constraints = {
         "kernel": [Options(*_KERNEL_NAMES), "callable"],
-        "sigma": [POSITIVE, None],
+        "sigma": [POSITIVE, None, Options("auto"), "array-like"],
         "degree": [Interval("int", 1, None)],
         "coef0": [Interval("real")],
     }
@@ -111,8 +116,42 @@ class _KernelLearner(PointsLearner):
         return pairwise_kernel(A, B, **self._kernel_kw())
 
     def _fit(self, X, labeled, Y):
-        self.sigma_ = default_sigma(X) if self.sigma is None else float(self.sigma)
+        if self.sigma is None or is_tuned(self.sigma):
+            self.sigma_ = default_sigma(X)
+        else:
+            self.sigma_ = float(self.sigma)
+        self.cv_results_ = None
+        if is_tuned(self.sigma) and self._width_matters() and labeled.sum() >= MIN_LABELS:
+            self._select_width(X[labeled], Y)
         self._fit_kernel(X, labeled, Y.astype(X.dtype))
+
+    def _width_matters(self):
+        return not callable(self.kernel) and self.kernel in ("gaussian", "heat")
+
+    def _width_grid(self):
+        return grid_of(self.sigma, self.sigma_ * WIDTH_FACTORS, "sigma")
+
+    def _select_width(self, XS, Y, alphas=None, extend_alpha=True):
+        r"""``sigma="auto"``: the width of the best exact-LOO RLS on the labeled points.
+
+        Joint grid of widths (default: the median pairwise distance times
+        :math:`2^{-2}, 2^{-1.5}, \dots, 2`) and ridges, one eigendecomposition
+        per width (:func:`~graphrkhs.select_kernel_ridge`); for RLS this is the
+        whole selection, for the other learners it fixes ``sigma_`` only.
+        """
+        sigmas, extend = self._width_grid()
+        kw = self._kernel_kw()
+        res = select_kernel_ridge(lambda s: pairwise_kernel(XS, None, **{**kw, "sigma": s}), Y, sigmas, alphas,
+                                  ridge_scale="l", fit_intercept=free_constant(self),
+                                  max_extensions=2 if (extend and extend_alpha) else 0)
+        self.sigma_ = res.best_params["sigma"]
+        self._width_result = res
+        return res
+
+    def _centre(self, Y):
+        """Regressors fitted without a free constant: centre y (the mean is restored in ``_raw``)."""
+        self.y_mean_ = Y.mean(axis=0) if free_constant(self) else np.zeros(Y.shape[1], dtype=Y.dtype)
+        return Y - self.y_mean_
 
     def _raw(self, X):
         """Evaluate ``_raw_block`` on row blocks so (len(X), n_train) temporaries stay bounded."""
@@ -177,19 +216,59 @@ class _GraphKernelLearner(_KernelLearner):
 # ---------------------------------------------------------------------------
 
 class _RLS(_KernelLearner):
-    _parameter_constraints = {"alpha": [Interval("real", 0, None)]}
+    _parameter_constraints = {"alpha": TUNABLE_NONNEG, "fit_intercept": FIT_INTERCEPT}
 
-    def __init__(self, *, kernel: Kernel = "gaussian", sigma: Optional[float] = None, degree: int = 3,
-                 coef0: float = 1.0, alpha: float = 1e-3, verbose: Optional[bool] = None):
+    def __init__(self, *, kernel: Kernel = "gaussian", sigma: Union[float, str, None] = "auto", degree: int = 3,
+                 coef0: float = 1.0, alpha: Union[float, str] = "auto", fit_intercept: Union[bool, str] = "auto",
+                 verbose: Optional[bool] = None):
         self._store_init_params(locals())
+
+    def _select_width(self, XS, Y):
+        """RLS: the joint (sigma, alpha) selection (the alpha axis fixed to one value when alpha is)."""
+        alphas, extend = grid_of(self.alpha, ALPHA_GRID, "alpha", allow_zero=True)
+        alphas = np.array([max(float(self.alpha), 1e-12)]) if alphas is None else alphas[alphas > 0]
+        sigmas, s_extend = self._width_grid()
+        kw = self._kernel_kw()
+        res = select_kernel_ridge(lambda s: pairwise_kernel(XS, None, **{**kw, "sigma": s}), Y, sigmas, alphas,
+                                  ridge_scale="l", fit_intercept=free_constant(self),
+                                  max_extensions=2 if (extend and s_extend) else 0)
+        self.sigma_ = res.best_params["sigma"]
+        self._width_result = res
 
     def _fit_kernel(self, X, labeled, Y):
         """RLS is supervised: the labeled rows only."""
-        self.X_fit_ = X[labeled]
-        self.coef_ = rls_fit(self._k(self.X_fit_, None), Y, self.alpha, overwrite_K=True)
+        self.X_fit_ = XS = X[labeled]
+        l = XS.shape[0]
+        res = self.__dict__.pop("_width_result", None)
+        alphas, extend = grid_of(self.alpha, ALPHA_GRID, "alpha", allow_zero=True)
+        if alphas is None:
+            self.alpha_ = float(self.alpha)
+        elif l < MIN_LABELS:
+            self.alpha_ = FALLBACK_ALPHA
+        else:
+            if res is None:       # sigma fixed: the alpha path alone
+                res = select_kernel_ridge(lambda s: self._k(XS, None), Y, [self.sigma_], alphas[alphas > 0],
+                                          ridge_scale="l", fit_intercept=free_constant(self),
+                                          max_extensions=2 if extend else 0)
+            self.alpha_ = res.best_params["alpha"]
+        self.cv_results_ = None if res is None else res.cv_results_
+        K = self._k(XS, None)
+        if free_constant(self):
+            # (K + alpha l I) c + 1 b = y, 1^T c = 0: the constant unpenalized (G-RLS's saddle system)
+            c, b = _saddle_fit(K, np.ones((l, 1), dtype=K.dtype), Y, max(self.alpha_, 1e-12))
+            self.coef_, self.intercept_ = c, np.asarray(b).reshape(-1)
+        else:
+            self.coef_ = rls_fit(K, Y, self.alpha_, overwrite_K=True)
+            self.intercept_ = np.zeros(Y.shape[1])
 
     def _raw_block(self, X):
-        return self._k(X, self.X_fit_) @ self.coef_
+        return self._k(X, self.X_fit_) @ self.coef_ + self.intercept_
+
+
+#: The default ridge grid of ``alpha="auto"`` (RLS scaling, :math:`(K + \alpha l I)`).
+ALPHA_GRID = np.geomspace(1e-7, 1e1, 17)
+#: Used when fewer than 3 points are labeled (LOO is meaningless there).
+FALLBACK_ALPHA = 1e-3
 
 
 _RLS_DOC = r"""Regularized least squares {what} (supervised baseline; Belkin, Niyogi & Sindhwani 2006, Eq. 9).
@@ -203,12 +282,20 @@ _RLS_DOC = r"""Regularized least squares {what} (supervised baseline; Belkin, Ni
     ----------
     kernel : {{"gaussian", "heat", "linear", "polynomial"}} or callable, default="gaussian"
         ("heat" is the same Gaussian here: t = sigma^2 / 2.)
-    sigma : float > 0, optional
-        Gaussian width; None: median pairwise distance of the fitted rows.
+    sigma : float > 0, "auto", sequence of float or None, default="auto"
+        Gaussian width.  "auto": chosen jointly with ``alpha`` by exact
+        leave-one-out on the labeled rows over the median pairwise distance
+        times :math:`2^{{-2}}, 2^{{-1.5}}, \dots, 2` (:func:`~graphrkhs.select_kernel_ridge`,
+        the grid extended at its edges); a sequence: one's own grid (not extended);
+        None: the median pairwise distance.
     degree, coef0 : polynomial kernel :math:`(x^T z + c_0)^p` (degree 3 as in Belkin et al.'s USPS runs).
-    alpha : float >= 0, default=1e-3
-        Ridge weight with the :math:`1/l` loss scaling (1e-3 is a mild ridge
-        for kernels with values in [0, 1]).
+    alpha : float >= 0, "auto" or sequence of float, default="auto"
+        Ridge weight with the :math:`1/l` loss scaling.  "auto": exact LOO over
+        ``geomspace(1e-7, 10, 17)``, extended at its edges down to the rounding
+        level of K; a sequence: one's own grid; a number: that value.
+    fit_intercept : bool or "auto", default="auto"
+        An unpenalized constant (the saddle-point system of G-RLS), so that a
+        shift of y shifts the fit; "auto": for regressors only.
     verbose : bool or None, default=None
         Progress bars (tqdm) of the long steps of ``fit`` and ``predict`` (graph, solves):
         True / False switch them on / off for everything inside; None follows the
@@ -223,8 +310,12 @@ _RLS_DOC = r"""Regularized least squares {what} (supervised baseline; Belkin, Ni
         The labeled training points.
     coef_ : ndarray of shape (l, k)
         Kernel coefficients (k = 1 for two classes or one target).
-    sigma_ : float
-        The kernel width used.
+    sigma_, alpha_ : float
+        The kernel width and ridge used.
+    intercept_ : ndarray of shape (k,)
+        The free constant (zeros without ``fit_intercept``).
+    cv_results_ : dict or None
+        Leave-one-out scores of the grid (see :mod:`graphrkhs.estimators._auto`).
 
     Examples
     --------
@@ -254,25 +345,78 @@ class RLSRegressor(RegressorOutputMixin, _RLS):
 # ---------------------------------------------------------------------------
 
 class _LapRLS(_GraphKernelLearner):
-    def __init__(self, *, kernel: Kernel = "gaussian", sigma: Optional[float] = None, degree: int = 3,
-                 coef0: float = 1.0, gamma_A: float = 1e-6, gamma_I: float = 1e2,
+    _parameter_constraints = {"gamma_A": TUNABLE_POSITIVE, "gamma_I": TUNABLE_NONNEG, "fit_intercept": FIT_INTERCEPT}
+
+    def __init__(self, *, kernel: Kernel = "gaussian", sigma: Union[float, str, None] = "auto", degree: int = 3,
+                 coef0: float = 1.0, gamma_A: Union[float, str] = "auto", gamma_I: Union[float, str] = "auto",
+                 fit_intercept: Union[bool, str] = "auto",
                  graph: Union[str, GraphSpec, object] = "knn", n_neighbors: int = 10, radius: Optional[float] = None,
                  weight: str = "gaussian", graph_sigma: Optional[float] = None, laplacian: str = "combinatorial",
                  laplacian_power: int = 1, solver: str = "auto", tol: float = 1e-6, max_iter: Optional[int] = None,
                  verbose: Optional[bool] = None, random_state: Optional[Union[int, np.random.Generator]] = None):
         self._store_init_params(locals())
 
+    def _select_gammas(self, X, labeled, Y, M):
+        r"""``gamma_A`` / ``gamma_I`` = "auto" (or grids): exact LOO through the warped kernel's ridge path.
+
+        :func:`~graphrkhs.select_laprls_gammas`: one n x n LU per ratio
+        :math:`\gamma_I/\gamma_A`, the whole :math:`\gamma_A` path from one
+        l x l eigendecomposition.  Needs the dense n x n kernel: above
+        ``AUTO_MAX_N`` points the fallback values are used (with a warning).
+        """
+        gA, extA = grid_of(self.gamma_A, LAPRLS_GAMMA_A_GRID, "gamma_A")
+        gI, extI = grid_of(self.gamma_I, LAPRLS_GAMMA_I_GRID, "gamma_I", allow_zero=True)
+        n, l = X.shape[0], int(labeled.sum())
+        if gA is None and gI is None:
+            return float(self.gamma_A), float(self.gamma_I), None
+        if l < MIN_LABELS or n > AUTO_MAX_N:
+            if n > AUTO_MAX_N:
+                warn(f"gamma_A/gamma_I='auto' needs the dense {n} x {n} kernel (limit {AUTO_MAX_N} points); the "
+                     "fallback values gamma_A=1e-6, gamma_I=100 are used. Pass numbers.", SelectionWarning)
+            return (FALLBACK_GAMMA_A if gA is not None else float(self.gamma_A),
+                    FALLBACK_GAMMA_I if gI is not None else float(self.gamma_I), None)
+        K = self._k(X, None)
+        S = np.flatnonzero(labeled)
+        if gA is None:              # gamma_A fixed: a grid of ratios gamma_I / gamma_A
+            gamma_A = float(self.gamma_A)
+            res = select_laprls_gammas(K, S, Y, M, [gamma_A], gI / gamma_A, max_extensions=2 if extI else 0)
+        elif gI is None:            # gamma_I fixed: each gamma_A is its own ratio
+            best = None
+            for ga in gA:
+                r = select_laprls_gammas(K, S, Y, M, [ga], [float(self.gamma_I) / ga], extend=False)
+                if best is None or r.best_score > best.best_score:
+                    best = r
+            res = best
+        else:
+            ratios = np.unique(np.concatenate([[0.0], (gI[gI > 0][:, None] / gA[None, :]).ravel()])) \
+                if not (extA and extI) else None
+            res = select_laprls_gammas(K, S, Y, M, gA, ratios, max_extensions=2 if (extA and extI) else 0)
+        return res.best_params["gamma_A"], res.best_params["gamma_I"], res
+
     def _fit_kernel(self, X, labeled, Y):
         """All rows of X (labeled and unlabeled) enter the graph term."""
         M = self._penalty(X)
+        Y = self._centre(Y)
+        self.gamma_A_, self.gamma_I_, res = self._select_gammas(X, labeled, Y, M)
+        wres = self.__dict__.pop("_width_result", None)
+        self.cv_results_ = None if res is None else res.cv_results_
         K = KernelOperator(X, **self._kernel_kw())
-        self.coef_, info = laprls_fit(K, labeled, Y, M, self.gamma_A, self.gamma_I, solver=self.solver,
+        self.coef_, info = laprls_fit(K, labeled, Y, M, self.gamma_A_, self.gamma_I_, solver=self.solver,
                                       tol=self.tol, max_iter=self.max_iter, return_info=True)
         self._store_solver_info(info)
         self.X_fit_ = X
 
     def _raw_block(self, X):
-        return self._k(X, self.X_fit_) @ self.coef_
+        return self._k(X, self.X_fit_) @ self.coef_ + self.y_mean_
+
+
+#: Default grids of ``gamma_A="auto"`` / ``gamma_I="auto"`` (selected through ratios gamma_I / gamma_A
+#: in {0, 1e-1, 1e1, ..., 1e7}; see :func:`~graphrkhs.select_laprls_gammas`).
+LAPRLS_GAMMA_A_GRID = np.geomspace(1e-6, 1e1, 15)
+LAPRLS_GAMMA_I_GRID = np.r_[0.0, np.geomspace(1e-1, 1e7, 5)]
+FALLBACK_GAMMA_A, FALLBACK_GAMMA_I = 1e-6, 1e2
+#: Largest n for the automatic LapRLS selection (dense n x n kernel and LU).
+AUTO_MAX_N = 6000
 
 
 _GRAPH_PARAMS_DOC = r"""graph : {{"knn", "epsilon"}}, GraphSpec or adjacency, default="knn"
@@ -341,10 +485,16 @@ _LAPRLS_DOC = r"""Laplacian RLS {what} (Belkin, Niyogi & Sindhwani, JMLR 2006).
     Parameters
     ----------
     kernel, sigma, degree, coef0 : as in :class:`RLS{kind}`.
-    gamma_A : float > 0, default=1e-6
-        Ambient (RKHS) weight.  Small, so that the graph term does the work
-        (Belkin et al. use :math:`\gamma_A l` of order 1e-6 .. 1e-2).
-    gamma_I : float >= 0, default=100
+    gamma_A : float > 0, "auto" or sequence, default="auto"
+        Ambient (RKHS) weight (Belkin et al. use :math:`\gamma_A l` of order
+        1e-6 .. 1e-2).  "auto" (with ``gamma_I``): exact leave-one-out on the
+        labeled points through the warped kernel's ridge path
+        (:func:`~graphrkhs.select_laprls_gammas`; up to 6000 points, above
+        that 1e-6 and 100 with a warning); the values used are ``gamma_A_``,
+        ``gamma_I_``, the scores ``cv_results_``; ``sigma="auto"`` takes the width
+        of the best leave-one-out RLS on the labeled points.  Regressors centre y
+        and restore its mean (``fit_intercept``).
+    gamma_I : float >= 0, "auto" or sequence, default="auto"
         Intrinsic weight, scaled :math:`\gamma_I / n^2` as in the paper, which
         makes useful values large: with n = 1797 and k = 10 neighbours the
         default gives :math:`\gamma_I l / n^2 \approx 3 \cdot 10^{{-3}}` per labeled point.

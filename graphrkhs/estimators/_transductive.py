@@ -57,13 +57,14 @@ from ..graphs import GraphSpec, as_adjacency, laplacian
 from ..solvers import (
     graph_kernel_columns,
     graph_kernel_ridge,
-    graph_kernel_ridge_loo,
     graph_tv,
     harmonic_solution,
     poisson_learning,
     tikhonov_solution,
 )
 from ..spectral.filters import default_kernel
+from ..solvers import KernelRidgePath, loo_scores, select_grid
+from ._auto import FIT_INTERCEPT, free_constant
 from ._base import (
     GRAPH_CONSTRAINTS,
     POSITIVE,
@@ -401,12 +402,13 @@ class _GraphKernelRidge(_GraphLearner):
         "kernel": [_FilterOrGrid()],
         "alpha": [POSITIVE, Options("auto")],
         "alphas": [_PositiveGrid()],
+        "fit_intercept": FIT_INTERCEPT,
         "method": [Options("auto", "direct", "cg", "sparse")],
         "laplacian": [Options("combinatorial", "normalized")],
     }
 
     def __init__(self, kernel=None, *, alpha: Union[float, str] = "auto", alphas: Sequence[float] = DEFAULT_ALPHAS,
-                 method: str = "auto", laplacian: str = "normalized", graph: GraphArg = "knn", n_neighbors: int = 10,
+                 fit_intercept: Union[bool, str] = "auto", method: str = "auto", laplacian: str = "normalized", graph: GraphArg = "knn", n_neighbors: int = 10,
                  radius: Optional[float] = None, weight: str = "gaussian", sigma: Optional[float] = None,
                  verbose: Optional[bool] = None):
         self._store_init_params(locals())
@@ -415,38 +417,59 @@ class _GraphKernelRidge(_GraphLearner):
         if len(self._kernels()) > 1 and self.alpha != "auto":
             raise ValueError("a list of kernels is a grid for leave-one-out selection: it needs alpha='auto'.")
 
+    _scoring = "mse"
+
     def _kernels(self):
         k = self.kernel if self.kernel is not None else default_kernel()
         return list(k) if isinstance(k, (list, tuple)) else [k]
 
-    def _loo_score(self, residuals, Y):
-        """Higher is better; the classifier overrides it."""
-        return -np.mean(residuals ** 2, axis=(1, 2))
-
     def _solve(self, W, S, Y):
         kernels = self._kernels()
-        if self.alpha != "auto":
+        self.cv_results_ = None
+        if self.alpha != "auto" and not free_constant(self):
             self.alpha_, self.kernel_ = float(self.alpha), kernels[0]
             return graph_kernel_ridge(W, S, Y, kernels[0], alpha=self.alpha, method=self.method,
                                       laplacian=self.laplacian)
         L = laplacian(W, self.laplacian, dtype=np.float64)
-        alphas = np.asarray(self.alphas, dtype=np.float64)
-        best = None
-        scores = np.empty((len(kernels), alphas.size))
-        for ki, phi in enumerate(kernels):
-            C = graph_kernel_columns(L, phi, S)
-            R = graph_kernel_ridge_loo(C[S], Y, alphas)
-            scores[ki] = self._loo_score(R, Y)
-            ai = int(np.argmax(scores[ki]))
-            if best is None or scores[ki, ai] > best[0]:
-                best = (scores[ki, ai], ki, ai, C)
-        _, ki, ai, C = best
-        self.loo_scores_ = scores
-        self.alpha_, self.kernel_ = float(alphas[ai]), kernels[ki]
-        beta = np.linalg.solve(C[S] + self.alpha_ * np.eye(S.size), Y)
-        F = C @ beta
+        cols = [graph_kernel_columns(L, phi, S) for phi in kernels]
+        unpen = np.ones(S.size) if free_constant(self) else None
+        if self.alpha != "auto":
+            ki, self.alpha_ = 0, float(self.alpha)
+        else:
+            paths = [KernelRidgePath(C[S], unpenalized=unpen) for C in cols]
+            default_grid = tuple(np.asarray(self.alphas, dtype=np.float64).tolist()) == DEFAULT_ALPHAS
+
+            def evaluate(kernel, alpha):
+                out = [_path_scores(paths[int(k) - 1], Y, alpha, self._scoring) for k in kernel]
+                return np.array([o[0] for o in out]), np.array([o[1] for o in out])
+
+            scale = max(float(np.abs(np.diag(cols[0][S])).max()), 1e-300)
+            # the default grid extends at its edges (down to the rounding level of Phi_SS); one's own does not
+            res = select_grid(evaluate, {"kernel": np.arange(1, len(kernels) + 1, dtype=float),
+                                         "alpha": np.unique(np.asarray(self.alphas, dtype=np.float64))},
+                              extend=("alpha",), max_extensions=2 if default_grid else 0, criterion="loo",
+                              bounds={"alpha": (1e-10 * scale, np.inf)})
+            ki, self.alpha_ = int(res.best_params["kernel"]) - 1, res.best_params["alpha"]
+            self.loo_scores_ = res.scores
+            self.cv_results_ = res.cv_results_
+        self.kernel_ = kernels[ki]
+        C = cols[ki]
+        A = C[S] + self.alpha_ * np.eye(S.size)
+        if free_constant(self):
+            # [[Phi_SS + mu I, 1], [1^T, 0]] [beta; b] = [y; 0]
+            K1 = np.block([[A, np.ones((S.size, 1))], [np.ones((1, S.size)), np.zeros((1, 1))]])
+            sol = np.linalg.solve(K1, np.vstack([Y, np.zeros((1, Y.shape[1]))]))
+            F = C @ sol[:-1] + sol[-1]
+        else:
+            F = C @ np.linalg.solve(A, Y)
         _orphans(W, S, Y, F)     # label-free components get the class prior (one rule, with the solvers)
         return F
+
+
+def _path_scores(path, Y, alphas, scoring):
+    """(score, tie-break) of a ridge path: LOO accuracy (ties by LOO squared error) or minus the LOO MSE."""
+    return loo_scores(path.loo_residuals(Y, alphas), np.asarray(Y, dtype=np.float64).reshape(Y.shape[0], -1),
+                      scoring)
 
 
 class GraphKernelRidgeClassifier(_TransductiveClassifier, _GraphKernelRidge):
@@ -494,11 +517,7 @@ class GraphKernelRidgeClassifier(_TransductiveClassifier, _GraphKernelRidge):
     array([0, 0, 0, 0, 0, 1, 1, 1, 1, 1])
     """
 
-    def _loo_score(self, residuals, Y):
-        pred = (Y[None] - residuals).argmax(axis=2)
-        acc = (pred == Y.argmax(axis=1)[None]).mean(axis=1)
-        mse = np.mean(residuals ** 2, axis=(1, 2))
-        return acc - 1e-6 * mse / (1 + mse)    # accuracy first, squared error breaks ties
+    _scoring = "accuracy"
 
 
 class GraphKernelRidgeRegressor(_TransductiveRegressor, _GraphKernelRidge):

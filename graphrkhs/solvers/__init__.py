@@ -14,6 +14,10 @@ rls_coefficients, rls_loo_error, fredholm_rls, warped_rls, KernelExpansion
     Data-dependent kernel learners (:mod:`graphrkhs.solvers._datadependent`).
 propose_labels
     Active learning: the next nodes to label (:mod:`graphrkhs.solvers._active`).
+select_ridge_alpha, select_tikhonov_alpha, select_laprls_gammas, select_grid, GridResult,
+ridge_path_errors, tikhonov_path_errors, laprls_grid_errors, hat_matrix_errors, kfold_splits, kfold_scores
+    Model selection: exact LOO / GCV along shared factorizations, k-fold CV,
+    self-extending grids (:mod:`graphrkhs.solvers._selection`).
 
 Return convention
 -----------------
@@ -52,6 +56,8 @@ from ._graph import __all__ as _graph_all
 from ._kernel import *  # noqa: F401,F403
 from ._kernel import __all__ as _kernel_all
 from ._kernel import INTEGRAL_OPERATORS, SOLVERS  # noqa: F401
+from ._selection import *  # noqa: F401,F403
+from ._selection import __all__ as _selection_all
 from ._tv import *  # noqa: F401,F403
 from ._tv import __all__ as _tv_all
 from ._tv import TV_TOL  # noqa: F401
@@ -61,4 +67,5 @@ __all__ = (
      "KernelRidgePath", "KernelOperator",
      "kernel_cg", "unlabeled_components", "DENSE_CACHE_BYTES"]
     + list(_graph_all) + list(_tv_all) + list(_kernel_all) + list(_datadep_all) + list(_active_all)
+    + list(_selection_all)
 )

@@ -57,7 +57,7 @@ def test_rls_regressor_equals_kernel_ridge(dtype):
     y_semi = y.copy()
     y_semi[::3] = np.nan                       # unlabeled rows are ignored by RLS
     lab = ~np.isnan(y_semi)
-    est = RLSRegressor(sigma=0.8, alpha=0.01).fit(X.astype(dtype), y_semi)
+    est = RLSRegressor(sigma=0.8, alpha=0.01, fit_intercept=False).fit(X.astype(dtype), y_semi)
     kr = KernelRidge(alpha=0.01 * lab.sum(), kernel="rbf", gamma=1 / (2 * 0.8**2)).fit(X[lab], y[lab])
     Z = rng.uniform(-3, 3, size=(15, 2))
     tol = 1e-3 if dtype == np.float32 else 1e-9
@@ -70,8 +70,8 @@ def test_laprls_gamma_I_zero_equals_rls(moons):
     y = X[:, 1] + 0.1 * rng.normal(size=200)
     y[rng.permutation(200)[:150]] = np.nan
     Z = rng.uniform(-1, 2, size=(20, 2))
-    lap = LapRLSRegressor(sigma=0.5, gamma_A=1e-2, gamma_I=0.0).fit(X, y)
-    rls = RLSRegressor(sigma=0.5, alpha=1e-2).fit(X, y)
+    lap = LapRLSRegressor(sigma=0.5, gamma_A=1e-2, gamma_I=0.0, fit_intercept=False).fit(X, y)
+    rls = RLSRegressor(sigma=0.5, alpha=1e-2, fit_intercept=False).fit(X, y)
     np.testing.assert_allclose(lap.predict(Z), rls.predict(Z), atol=1e-9)
 
 
@@ -131,7 +131,7 @@ def test_prls_stable_across_gamma_rls_is_not():
     Z = np.linspace(0, 1, 50)[:, None]
     prls = [PRLSRegressor(sigma=0.3, gamma=g, integral_operator="heat", m=1).fit(X, y).predict(Z)
             for g in (1e-3, 1.0, 1e3)]
-    rls = [RLSRegressor(sigma=0.3, alpha=g).fit(X, y).predict(Z) for g in (1e-3, 1.0)]
+    rls = [RLSRegressor(sigma=0.3, alpha=g, fit_intercept=False).fit(X, y).predict(Z) for g in (1e-3, 1.0)]
     assert max(np.abs(p - 1).max() for p in prls) < 0.02
     assert np.abs(rls[1] - 1).max() > 0.3             # RLS shrinks the constant towards 0
 

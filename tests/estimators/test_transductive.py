@@ -151,7 +151,7 @@ def test_ridge_auto_alpha_equals_brute_force_loo_selection():
     y_partial[keep] = yr[keep]
     phi = filters.RegularizedLaplacian(3.0)
     alphas = (1e-3, 1e-2, 1e-1, 1.0)
-    est = GraphKernelRidgeRegressor(phi, alphas=alphas, graph="precomputed").fit(W, y_partial)
+    est = GraphKernelRidgeRegressor(phi, alphas=alphas, fit_intercept=False, graph="precomputed").fit(W, y_partial)
     # brute force: refit without each labeled node, on the dense kernel
     L = laplacian(W, "normalized").toarray()
     lam, U = np.linalg.eigh(L)

@@ -539,6 +539,37 @@ add("rls_coefficients", "NaN", lambda: g.rls_coefficients(_with(KS, np.nan, (0, 
 add("rls_coefficients", "huge", lambda: g.rls_coefficients(KS, 1e150 * YR, 0.1),
     Correct(allclose(1e150 * g.rls_coefficients(KS, YR, 0.1), rtol=1e-6)))
 bad_arrays("rls_loo_error", "K", KS, lambda k: g.rls_loo_error(k, YR, [0.1]))
+# the model-selection engine (graphrkhs.solvers._selection)
+_P3 = np.array([[0.0, 1.0, 0.0], [1.0, 0.0, 1.0], [0.0, 1.0, 0.0]])
+add("geometric_grid", "low <= 0", lambda: g.geometric_grid(-1.0, 1.0, 3), Raises(ValueError, "low"))
+add("loo_scores", "bad scoring", lambda: g.loo_scores(np.zeros((1, 2, 1)), np.zeros((2, 1)), "r2"),
+    Raises(ValueError, "scoring"))
+add("ridge_path_errors", "bad criterion", lambda: g.ridge_path_errors(np.eye(3), np.ones(3), [1.0], criterion="aic"),
+    Raises(ValueError, "criterion"))
+add("tikhonov_path_errors", "alpha < 0", lambda: g.tikhonov_path_errors(_P3, [0], [1.0], [-1.0]),
+    Raises(ValueError, "alphas"))
+add("laprls_grid_errors", "gamma_I < 0",
+    lambda: g.laprls_grid_errors(np.eye(3), [0, 1], [1.0, -1.0], np.eye(3), [1.0], [-1.0]),
+    Raises(ValueError, "gamma_Is"))
+add("hat_matrix_errors", "hat not callable", lambda: g.hat_matrix_errors(np.eye(3), np.ones(3), [{}]),
+    Raises(TypeError, "hat"))
+add("select_linear_smoother", "hat of the wrong shape",
+    lambda: g.select_linear_smoother(lambda a: np.eye(2), np.ones(3), {"a": [1.0]}), Raises(ValueError, "hat"))
+add("select_grid", "unknown extend axis", lambda: g.select_grid(lambda a: a, {"a": [1.0]}, extend=["b"]),
+    Raises(ValueError, "extend"))
+add("select_ridge_alpha", "ridge_scale <= 0", lambda: g.select_ridge_alpha(np.eye(3), np.ones(3), ridge_scale=-1.0),
+    Raises(ValueError, "ridge_scale"))
+add("select_tikhonov_alpha", "bad laplacian",
+    lambda: g.select_tikhonov_alpha(_P3, [0], [1.0], laplacian="randomwalk"), Raises(ValueError, "laplacian"))
+add("select_laprls_gammas", "ratio < 0",
+    lambda: g.select_laprls_gammas(np.eye(3), [0, 1], [1.0, -1.0], np.eye(3), ratios=[-1.0]),
+    Raises(ValueError, "ratios"))
+add("select_kernel_ridge", "width <= 0", lambda: g.select_kernel_ridge(lambda s: np.eye(3), np.ones(3), [-1.0]),
+    Raises(ValueError, "sigmas"))
+add("kfold_splits", "one fold", lambda: g.kfold_splits(np.array([0, 1, 0, 1]), 1), Raises(ValueError, "n_splits"))
+add("kfold_scores", "bad scoring", lambda: g.kfold_scores(lambda tr, te: te, np.array([0, 1, 0, 1]), {}, scoring="f1"),
+    Raises(ValueError, "scoring"))
+
 add("rls_loo_error", "alpha 0", lambda: g.rls_loo_error(KS, YR, [0.0]), Raises(ValueError, "alphas"))
 
 bad_arrays("laprls_fit", "K", K, lambda k: g.laprls_fit(k, LAB, YR, M, 1e-3, 1.0))
@@ -799,7 +830,7 @@ def test_every_public_callable_has_rows():
     exempt = {"filters", "datasets", "__version__", "KERNELS", "FEATURES", "FREDHOLM_PRESETS",
               "DENSE_CACHE_BYTES", "DIRECT_MAX_N", "DIRECT_MAX_N_HEAT", "CGResult", "TVResult",
               "KernelExpansion", "GraphRKHSWarning", "ConvergenceWarning", "AccuracyWarning", "GraphWarning",
-              "LabelCollisionWarning", "SOLVERS", "INTEGRAL_OPERATORS"}
+              "LabelCollisionWarning", "SOLVERS", "INTEGRAL_OPERATORS", "SelectionWarning", "GridResult"}
     covered = {c.func for c in CASES}
     missing = [n for n in g.__all__ if n not in exempt and n not in covered]
     assert not missing, f"public names without a bad-input row: {missing}"

@@ -214,8 +214,11 @@ def test_float32_laprls_matches_float64(digits_358, solver):
     X, yl = digits_358
     with warnings.catch_warnings():
         warnings.simplefilter("error", ConvergenceWarning)   # float32 CG used to stall at 1e-4
-        d64 = LapRLSClassifier(solver=solver).fit(X, yl).decision_function(X)
-        d32 = LapRLSClassifier(solver=solver).fit(X.astype(np.float32), yl).decision_function(X.astype(np.float32))
+        # Fixed parameters (the values of the finding): this compares float32 with float64 at one
+        # system, not the model selection ("auto" may choose a harder system for CG).
+        params = dict(solver=solver, sigma=None, gamma_A=1e-6, gamma_I=1e2)
+        d64 = LapRLSClassifier(**params).fit(X, yl).decision_function(X)
+        d32 = LapRLSClassifier(**params).fit(X.astype(np.float32), yl).decision_function(X.astype(np.float32))
     # Tolerance 1e-5 (about 170 u, u = 2^-24): the digits are multiples of 1/16, exact in float32, so the
     # data carry no float32 rounding; what float32 may add is the rounding of the stored kernel matrix
     # (relative u per entry), amplified by the cancellation in f = K alpha (|alpha| ~ 1e2 for |f| ~ 1):

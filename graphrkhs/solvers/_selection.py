@@ -1,0 +1,1020 @@
+r"""Model selection: exact leave-one-out / GCV along regularization paths, k-fold
+cross-validation, and grids that extend themselves at their edges.
+
+Every learner of the package whose fitted values on the l labeled points are
+:math:`\hat y = H y` with a hat matrix H independent of y (a *linear
+smoother*) has closed-form leave-one-out residuals (Allen 1974; Wahba 1990,
+Ch. 4; Rifkin & Lippert 2007)
+
+.. math:: y_i - \hat y^{(-i)}_i = \frac{((I - H) y)_i}{(I - H)_{ii}},
+
+and GCV (Craven & Wahba 1979)
+:math:`\frac1l\|(I-H)y\|^2 / (\frac1l \operatorname{tr}(I-H))^2`.
+The functions here compute :math:`I - H` for a whole regularization path from
+one factorization:
+
+========================  ==================================================================
+:func:`ridge_path_errors` kernel ridge / RLS / graph kernel ridge / Fredholm / warped /
+                          G-RLS: one eigendecomposition of :math:`K_{SS}` for every ridge,
+                          optionally with an unpenalized basis (a free constant).
+:func:`tikhonov_path_errors`
+                          Laplacian (Tikhonov) regularization :math:`(J + \mu L)F = JY`:
+                          eliminating the unlabeled nodes (one sparse LU of
+                          :math:`L_{UU}`) leaves :math:`H = (I + \mu L/L_{UU})^{-1}` with the
+                          Schur complement :math:`L/L_{UU}` (Kron reduction), whose
+                          eigendecomposition serves every :math:`\mu`.
+:func:`laprls_grid_errors`
+                          LapRLS on a :math:`(\gamma_A, \gamma_I)` grid from two
+                          eigendecompositions (see its notes).
+:func:`hat_matrix_errors` any other linear smoother, from its hat matrix (``fit`` applied
+                          to the identity: one factorization with l right-hand sides).
+:func:`kfold_scores`      learners that are not linear in the labels (TV, Poisson, hinge
+                          loss): stratified, seeded k-fold CV on the labeled points.
+========================  ==================================================================
+
+:func:`select_grid` runs an evaluation over a tensor grid, returns a
+:class:`GridResult` (with a scikit-learn style ``cv_results_`` table) and
+extends a geometric axis whose best value sits at its edge, a bounded number
+of times, then warns with :class:`~graphrkhs.SelectionWarning`.
+``select_ridge_alpha``, ``select_kernel_ridge`` (width and ridge),
+``select_tikhonov_alpha`` and ``select_laprls_gammas`` (LapRLS and warped
+kernels, through the warped kernel's ridge path: one n x n LU per ratio
+:math:`\gamma_I/\gamma_A`) are ready-made selections on top of it.
+
+Exactness.  The closed form equals the refit without label i (the point kept,
+unlabeled, in the graph or point cloud) whenever the learner's function space
+and penalty do not depend on which points are labeled: kernel ridge / RLS and
+graph kernel ridge (representer theorem), Tikhonov, LapRLS, PLapRLS and the
+warped kernel (expansions over all n points), Fredholm (a kernel built from
+all points, labels unused), G-RLS (saddle-point form).  The weights are those
+of the full fit (the solvers' :math:`1/l` loss scaling is not changed to
+:math:`1/(l-1)`).  PRLS expands f over the *labeled* kernel functions only,
+so its refit loses :math:`K(x_i, \cdot)` and the hat-matrix LOO is only an
+approximation there; use :func:`kfold_scores` with ``n_splits = l`` (exact
+LOO by refits, cheap for the few labels PRLS is meant for).  Not provided:
+a matrix-free LOO (stochastic diagonal estimation) for l too large for an
+l x l eigendecomposition.
+
+Scores follow scikit-learn: higher is better (``-MSE`` of the LOO residuals,
+``-GCV``, or the LOO/held-out accuracy).  Ties are broken towards the
+*larger* regularization (the smoother function).
+"""
+
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
+
+import numpy as np
+import scipy.linalg as sla
+import scipy.sparse as sp
+import scipy.sparse.linalg as spla
+
+from .._core.labels import _check_labeled_index, _check_targets
+from .._core.linalg import check_square
+from .._core.loo import KernelRidgePath, check_ridges
+from .._core.validation import SelectionWarning, check_option, check_random_state, check_scalar, warn
+from ..graphs import as_adjacency, laplacian as graph_laplacian, unlabeled_components
+
+__all__ = [
+    "GridResult",
+    "geometric_grid",
+    "loo_scores",
+    "ridge_path_errors",
+    "tikhonov_path_errors",
+    "laprls_grid_errors",
+    "hat_matrix_errors",
+    "select_linear_smoother",
+    "select_grid",
+    "select_ridge_alpha",
+    "select_tikhonov_alpha",
+    "select_laprls_gammas",
+    "select_kernel_ridge",
+    "kfold_splits",
+    "kfold_scores",
+    "SelectionWarning",
+]
+
+CRITERIA = ("loo", "gcv")
+SCORINGS = ("mse", "accuracy")
+
+
+def geometric_grid(low: float, high: float, num: int) -> np.ndarray:
+    """``num`` values from ``low`` to ``high``, equally spaced on a log scale (``np.geomspace``)."""
+    low = check_scalar(low, "low", low=0, low_inclusive=False)
+    high = check_scalar(high, "high", low=low)
+    num = check_scalar(num, "num", kind="int", low=1)
+    return np.geomspace(low, high, num)
+
+
+# ---------------------------------------------------------------------------
+# The result of a selection
+# ---------------------------------------------------------------------------
+
+class GridResult:
+    r"""Scores of a tensor grid of parameters and the selected point.
+
+    Parameters
+    ----------
+    grid : dict of str -> 1-D array
+        The values of each parameter (the axes, in order).
+    scores : ndarray of shape (len(grid[name_0]), len(grid[name_1]), ...)
+        Mean score of each grid point, higher is better.
+    std : ndarray like ``scores``, optional
+        Spread over folds (k-fold CV only).
+    tie_break : ndarray like ``scores``, optional
+        Secondary score (higher is better) among points with the best score
+        (the LOO MSE behind an accuracy score); remaining ties go to the
+        largest value of the first axis (the strongest regularization).
+
+    Attributes
+    ----------
+    grid : dict of str -> ndarray
+    scores, std : ndarray
+    best_index : tuple of int
+    best_params : dict of str -> float
+    best_score : float
+    rank : ndarray of int like ``scores`` (1 = best)
+    at_edge : dict of str -> bool
+        The selected value is the first or last of that axis (and the axis has
+        more than one value).
+    n_extensions : int
+        How many times :func:`select_grid` extended the grid.
+    cv_results_ : dict
+        scikit-learn style flat table: ``params`` (list of dicts),
+        ``param_<name>``, ``mean_test_score``, ``std_test_score``, ``rank_test_score``.
+    """
+
+    def __init__(self, grid: Mapping[str, Sequence[float]], scores, *, std=None, tie_break=None,
+                 criterion: str = "", n_extensions: int = 0):
+        self.grid = {k: np.asarray(v) for k, v in grid.items()}
+        shape = tuple(v.size for v in self.grid.values())
+        self.scores = np.asarray(scores, dtype=np.float64).reshape(shape)
+        self.std = None if std is None else np.asarray(std, dtype=np.float64).reshape(shape)
+        self.criterion = criterion
+        self.n_extensions = n_extensions
+        finite = np.where(np.isfinite(self.scores), self.scores, -np.inf)
+        tb = (np.zeros(shape) if tie_break is None
+              else np.where(np.isfinite(tie_break), np.asarray(tie_break, dtype=np.float64).reshape(shape), -np.inf))
+        first = np.indices(shape)[0] if shape else np.zeros(shape)
+        # lexsort: last key is primary -> score, then tie_break, then the larger first-axis value
+        order = np.lexsort((-first.ravel(), -tb.ravel(), -finite.ravel()))
+        self.best_index = np.unravel_index(order[0], shape)
+        rank = np.empty(order.size, dtype=np.int64)
+        rank[order] = np.arange(1, order.size + 1)
+        self.rank = rank.reshape(shape)
+        self.best_params = {k: v[i].item() for (k, v), i in zip(self.grid.items(), self.best_index)}
+        self.best_score = float(self.scores[self.best_index])
+        self.at_edge = {k: bool(v.size > 1 and i in (0, v.size - 1))
+                        for (k, v), i in zip(self.grid.items(), self.best_index)}
+
+    @property
+    def cv_results_(self) -> Dict[str, Any]:
+        mesh = np.meshgrid(*self.grid.values(), indexing="ij")
+        names = list(self.grid)
+        flat = [m.ravel() for m in mesh]
+        out = {"params": [{n: f[i].item() for n, f in zip(names, flat)} for i in range(self.scores.size)]}
+        for n, f in zip(names, flat):
+            out[f"param_{n}"] = f
+        out["mean_test_score"] = self.scores.ravel().copy()
+        out["std_test_score"] = (np.zeros(self.scores.size) if self.std is None else self.std.ravel().copy())
+        out["rank_test_score"] = self.rank.ravel().copy()
+        return out
+
+    def __repr__(self):
+        params = ", ".join(f"{k}={v:.3g}" for k, v in self.best_params.items())
+        return f"GridResult({params}, best_score={self.best_score:.4g}, criterion={self.criterion!r})"
+
+
+# ---------------------------------------------------------------------------
+# Scores from LOO residuals
+# ---------------------------------------------------------------------------
+
+def loo_scores(residuals: np.ndarray, Y: np.ndarray, scoring: str = "mse") -> Tuple[np.ndarray, np.ndarray]:
+    r"""Scores (higher is better) of leave-one-out residuals along a path.
+
+    Parameters
+    ----------
+    residuals : ndarray of shape (..., l, m)
+        :math:`y_i - \hat y^{(-i)}_i` for each grid point.
+    Y : ndarray of shape (l, m)
+    scoring : {"mse", "accuracy"}
+        "mse": minus the mean squared residual.  "accuracy": the fraction of
+        points whose LOO prediction has the sign of :math:`y_i` (one column,
+        :math:`\pm 1` coding) or the argmax of :math:`Y_i` (one-hot columns).
+
+    Returns
+    -------
+    score, minus_mse : ndarrays of shape residuals.shape[:-2]
+        ``minus_mse`` breaks ties of accuracy.
+    """
+    check_option(scoring, "scoring", SCORINGS)
+    R = np.asarray(residuals, dtype=np.float64)
+    # scaled by the targets' size before squaring: targets near 1e150 must not overflow the sum
+    finite_y = np.abs(np.asarray(Y, dtype=np.float64))
+    scale = float(finite_y.max()) if finite_y.size and np.isfinite(finite_y).all() and finite_y.max() > 0 else 1.0
+    with np.errstate(invalid="ignore", over="ignore"):
+        mse = np.mean((R / scale) ** 2, axis=(-2, -1)) * scale ** 2
+    mse = np.where(np.isfinite(mse), mse, np.inf)
+    if scoring == "mse":
+        return -mse, -mse
+    P = Y - R
+    if Y.shape[1] == 1:
+        acc = np.mean(np.sign(P[..., 0]) == np.sign(Y[:, 0]), axis=-1)
+    else:
+        acc = np.mean(np.argmax(P, axis=-1) == np.argmax(Y, axis=-1), axis=-1)
+    return acc, -mse
+
+
+def _as_targets(Y, l):
+    Y2, _, _ = _check_targets(Y, l)
+    return np.asarray(Y2, dtype=np.float64)
+
+
+def _loo_from_A(A, Y2):
+    """LOO residuals (l, m) from an explicit I - H (inf where (I - H)_ii = 0: an interpolated point)."""
+    d = np.diag(A)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(d[:, None] > 1e-14, (A @ Y2) / np.maximum(d, 1e-300)[:, None], np.inf)
+
+
+def _gcv_from_A(A, Y2):
+    l = A.shape[0]
+    tr = np.trace(A)
+    if tr <= 1e-14 * l:
+        return np.inf
+    return float(((A @ Y2) ** 2).sum() / Y2.shape[1] / l / (tr / l) ** 2)
+
+
+def _project_unpenalized(A, Psi):
+    r""":math:`A - A\Psi(\Psi^T A \Psi)^{-1}\Psi^T A`: the I - H of the same smoother with :math:`\Psi` unpenalized.
+
+    For a quadratic penalty that does not involve the coefficients of
+    :math:`\Psi` (e.g. a constant and a Laplacian penalty, :math:`L1 = 0`),
+    minimizing out those coefficients leaves the weighted least-squares
+    problem :math:`\min_b (y - \Psi b)^T A (y - \Psi b)`.
+    """
+    APsi = A @ Psi
+    return A - APsi @ np.linalg.solve(Psi.T @ APsi, APsi.T)
+
+
+def _criterion_errors(A_or_parts, Y2, criterion, scoring):
+    """(score, tie) of one grid point from an explicit I - H."""
+    if criterion == "gcv":
+        g = _gcv_from_A(A_or_parts, Y2)
+        return -g, -g
+    s, t = loo_scores(_loo_from_A(A_or_parts, Y2)[None], Y2, scoring)
+    return s[0], t[0]
+
+
+# ---------------------------------------------------------------------------
+# Paths
+# ---------------------------------------------------------------------------
+
+def ridge_path_errors(K: Any, Y: Any, ridges: Any, *, unpenalized: Optional[Any] = None, criterion: str = "loo",
+                      scoring: str = "mse") -> Tuple[np.ndarray, np.ndarray]:
+    r"""Exact LOO (or GCV) scores of kernel ridge :math:`\beta = (K + \mu I)^{-1} y` for every ridge :math:`\mu`.
+
+    One eigendecomposition of K (:class:`~graphrkhs.KernelRidgePath`), then
+    :math:`O(l^2)` per ridge and column.  The learners' scalings: RLS /
+    Fredholm / warped (:func:`~graphrkhs.rls_fit`) use :math:`\mu = \alpha l`,
+    graph kernel ridge :math:`\mu = \alpha`, G-RLS :math:`\mu = \gamma l`
+    (with its features as ``unpenalized``).
+
+    Parameters
+    ----------
+    K : ndarray of shape (l, l)
+        PSD kernel on the labeled points.
+    Y : ndarray of shape (l,) or (l, m)
+    ridges : sequence of float > 0
+    unpenalized : ndarray of shape (l, q), optional
+        Unpenalized basis (``np.ones(l)``: a free constant, so that a shift of
+        y shifts the fit), see :class:`~graphrkhs.KernelRidgePath`.
+    criterion : {"loo", "gcv"}
+    scoring : {"mse", "accuracy"}
+        See :func:`loo_scores` (GCV is always a squared error).
+
+    Returns
+    -------
+    scores, tie_break : ndarrays of shape (len(ridges),), higher is better
+    """
+    check_option(criterion, "criterion", CRITERIA)
+    check_option(scoring, "scoring", SCORINGS)
+    K = check_square(K, "K", np.float64)
+    Y2 = _as_targets(Y, K.shape[0])
+    ridges = check_ridges(ridges, "ridges")
+    path = KernelRidgePath(K, unpenalized=unpenalized)
+    return _path_scores(path, Y2, ridges, criterion, scoring)
+
+
+def _path_scores(path, Y2, ridges, criterion, scoring):
+    if criterion == "gcv":
+        g = path.gcv(Y2, ridges).mean(axis=1)
+        return -g, -g
+    return loo_scores(path.loo_residuals(Y2, ridges), Y2, scoring)
+
+
+def _schur_path(W, labeled, laplacian):
+    r"""Eigendecomposition of the Kron reduction :math:`L/L_{UU}` on the labeled nodes, as a ridge path.
+
+    Row U of :math:`(J + \mu L)F = JY` reads :math:`L_{UU}F_U + L_{US}F_S = 0`
+    (independent of :math:`\mu`), so :math:`F_S = (I + \mu\,L/L_{UU})^{-1} y`
+    with :math:`L/L_{UU} = L_{SS} - L_{SU} L_{UU}^{-1} L_{US}` (PSD).  With
+    :math:`L/L_{UU} = V \operatorname{diag}(t) V^T`,
+    :math:`I - H = V \operatorname{diag}(\mu/(1/t + \mu)) V^T`: kernel ridge with
+    eigenvalues :math:`1/t` (``inf`` on the null space, the constants per
+    component, which are reproduced unpenalized).  Components without labels
+    are dropped (they do not affect :math:`F_S`).
+    """
+    check_option(laplacian, "laplacian", ("combinatorial", "normalized"))
+    W = as_adjacency(W)
+    n = W.shape[0]
+    S = _check_labeled_index(labeled, n)
+    if np.unique(S).size != S.size:
+        raise ValueError("labeled must not repeat a node.")
+    L = sp.csc_array(graph_laplacian(W, laplacian), dtype=np.float64)
+    is_u = ~unlabeled_components(W, S)
+    is_u[S] = False
+    Uidx = np.flatnonzero(is_u)
+    Lsc = L[S][:, S].toarray()
+    if Uidx.size:
+        LUS = L[Uidx][:, S].toarray()
+        lu = spla.splu(sp.csc_array(L[Uidx][:, Uidx]))
+        Lsc = Lsc - L[S][:, Uidx] @ lu.solve(LUS)
+    t, V = np.linalg.eigh((Lsc + Lsc.T) / 2)
+    tiny = 1e-10 * max(float(np.abs(t).max()), 1e-300)
+    with np.errstate(divide="ignore"):
+        s = np.where(t > tiny, 1.0 / np.maximum(t, tiny), np.inf)
+    return S, KernelRidgePath.from_eigh(s, V)
+
+
+def tikhonov_path_errors(W: Any, labeled: Any, Y: Any, alphas: Any, *, laplacian: str = "combinatorial",
+                         criterion: str = "loo", scoring: str = "mse") -> Tuple[np.ndarray, np.ndarray]:
+    r"""Exact LOO (or GCV) scores of :func:`~graphrkhs.tikhonov_solution` for every ``alpha``.
+
+    One sparse LU of :math:`L_{UU}` (l right-hand sides) and one
+    :math:`l \times l` eigendecomposition serve the whole path (see
+    ``_schur_path``: :math:`H = (I + \mu\, L/L_{UU})^{-1}`; Belkin, Matveeva &
+    Niyogi 2004).  Leaving label i out keeps node i in the graph, unlabeled:
+    exactly the refit of ``tikhonov_solution`` without it.
+
+    Parameters
+    ----------
+    W : graph
+    labeled : int indices (l,)
+    Y : ndarray of shape (l,) or (l, m)
+    alphas : sequence of float > 0
+    laplacian : {"combinatorial", "normalized"}
+    criterion, scoring
+        As in :func:`ridge_path_errors`.
+
+    Returns
+    -------
+    scores, tie_break : ndarrays of shape (len(alphas),)
+    """
+    check_option(criterion, "criterion", CRITERIA)
+    check_option(scoring, "scoring", SCORINGS)
+    alphas = check_ridges(alphas, "alphas")
+    S, path = _schur_path(W, labeled, laplacian)
+    return _path_scores(path, _as_targets(Y, S.size), alphas, criterion, scoring)
+
+
+class _LapRLSGrid:
+    r"""Shared factorizations of the LapRLS hat matrix over a (gamma_A, gamma_I) grid.
+
+    With :math:`K = RR^T` (:math:`R = V\operatorname{diag}(\sqrt s)`, eigenvalues
+    below rounding dropped), :math:`N = J + cM`, :math:`\lambda = \gamma_A l`,
+    :math:`c = \gamma_I l / n^2`, the fitted values are
+    :math:`K(NK + \lambda I)^{-1}Jy = R(R^TNR + \lambda I)^{-1}R^TJy`
+    (push-through).  With :math:`R^TMR = W\operatorname{diag}(b)W^T` and
+    :math:`Z = R_S W` (l x r), :math:`D = \operatorname{diag}(cb + \lambda)`:
+    :math:`H = Z(D + Z^TZ)^{-1}Z^T` and, by Woodbury,
+    :math:`I - H = (I + ZD^{-1}Z^T)^{-1}` -- SPD, no cancellation, O(l^2 r) per
+    grid point after two eigendecompositions (of K and of :math:`R^TMR`).
+    """
+
+    def __init__(self, K, labeled, M):
+        K = check_square(K, "K", np.float64)
+        n = K.shape[0]
+        self.S = _check_labeled_index(labeled, n)
+        M = sp.csr_array(M, dtype=np.float64)
+        if M.shape != (n, n):
+            raise ValueError(f"M must have shape ({n}, {n}) like K; got {M.shape}.")
+        s, V = np.linalg.eigh((K + K.T) / 2)
+        keep = s > 1e-12 * max(float(s.max()), 1e-300)
+        R = V[:, keep] * np.sqrt(s[keep])
+        Bm = R.T @ (M @ R)
+        b, Wb = np.linalg.eigh((Bm + Bm.T) / 2)
+        self.b = np.maximum(b, 0.0)
+        self.Z = R[self.S] @ Wb
+        self.n = n
+        self.M = M
+
+    def residual_operator(self, gamma_A, gamma_I):
+        l = self.S.size
+        lam, c = gamma_A * l, gamma_I * l / float(self.n) ** 2
+        C = (self.Z / (c * self.b + lam)) @ self.Z.T
+        C.flat[::l + 1] += 1.0
+        return sla.cho_solve(sla.cho_factor(C, lower=True, check_finite=False), np.eye(l), check_finite=False)
+
+
+def laprls_grid_errors(K: Any, labeled: Any, Y: Any, M: Any, gamma_As: Any, gamma_Is: Any, *,
+                       fit_intercept: bool = False, criterion: str = "loo",
+                       scoring: str = "mse") -> Tuple[np.ndarray, np.ndarray]:
+    r"""Exact LOO (or GCV) scores of :func:`~graphrkhs.laprls_fit` on a :math:`(\gamma_A, \gamma_I)` grid.
+
+    Two eigendecompositions (:math:`K`, and :math:`R^T M R` with
+    :math:`K = RR^T`) serve the whole grid: :math:`I - H =
+    (I + Z D^{-1} Z^T)^{-1}`, an :math:`l \times l` Cholesky per grid point
+    (Woodbury on the LapRLS system of Belkin, Niyogi & Sindhwani 2006, Eq. 14).
+
+    Parameters
+    ----------
+    K : ndarray of shape (n, n)
+        Kernel on all points.
+    labeled : int indices (l,)
+    Y : ndarray of shape (l,) or (l, m)
+    M : sparse (n, n)
+        Graph penalty (:func:`~graphrkhs.graph_penalty`).
+    gamma_As : sequence of float > 0
+    gamma_Is : sequence of float >= 0
+    fit_intercept : bool, default=False
+        A free constant added to f (needs :math:`M 1 = 0`, the combinatorial
+        Laplacian, so the penalty does not see it):
+        :math:`I - H \leftarrow A - A1(1^TA1)^{-1}1^TA`.
+    criterion, scoring
+        As in :func:`ridge_path_errors`.
+
+    Returns
+    -------
+    scores, tie_break : ndarrays of shape (len(gamma_As), len(gamma_Is))
+    """
+    check_option(criterion, "criterion", CRITERIA)
+    check_option(scoring, "scoring", SCORINGS)
+    gA = check_ridges(gamma_As, "gamma_As")
+    gI = np.atleast_1d(np.asarray(gamma_Is, dtype=np.float64))
+    if gI.ndim != 1 or gI.size == 0 or not (np.isfinite(gI).all() and (gI >= 0).all()):
+        raise ValueError(f"gamma_Is must be a non-empty 1-D sequence of finite numbers >= 0; got {gamma_Is!r}.")
+    grid = _LapRLSGrid(K, labeled, M)
+    return _laprls_scores(grid, _as_targets(Y, grid.S.size), gA, gI, fit_intercept, criterion, scoring)
+
+
+def _laprls_scores(grid, Y2, gA, gI, fit_intercept, criterion, scoring):
+    if fit_intercept and np.abs(grid.M @ np.ones(grid.n)).max() > 1e-8 * max(abs(grid.M).max(), 1e-300):
+        raise ValueError("fit_intercept=True needs a penalty with M @ 1 = 0 (laplacian='combinatorial').")
+    ones = np.ones((Y2.shape[0], 1))
+    score = np.empty((gA.size, gI.size))
+    tie = np.empty_like(score)
+    for a, ga in enumerate(gA):          # grid points, not data
+        for i, gi in enumerate(gI):
+            A = grid.residual_operator(ga, gi)
+            if fit_intercept:
+                A = _project_unpenalized(A, ones)
+            score[a, i], tie[a, i] = _criterion_errors(A, Y2, criterion, scoring)
+    return score, tie
+
+
+def hat_matrix_errors(hat: Callable[..., np.ndarray], Y: Any, params: Sequence[Mapping[str, Any]], *,
+                      criterion: str = "loo", scoring: str = "mse") -> Tuple[np.ndarray, np.ndarray]:
+    r"""Exact LOO (or GCV) scores of any linear smoother, from its hat matrix, for a list of parameter settings.
+
+    For the learners with no shared path (PRLS, PLapRLS, G-RLS with the
+    constructed kernel, ...): ``hat(**p)`` returns the fitted values on the
+    labeled points of the fit to the identity targets, i.e. the
+    :math:`l \times l` hat matrix (one factorization, l right-hand sides:
+    the solvers take a block of targets).
+
+    Parameters
+    ----------
+    hat : callable
+        ``hat(**params) -> ndarray (l, l)``.
+    Y : ndarray of shape (l,) or (l, m)
+    params : sequence of dicts
+    criterion, scoring
+        As in :func:`ridge_path_errors`.
+
+    Returns
+    -------
+    scores, tie_break : ndarrays of shape (len(params),)
+    """
+    check_option(criterion, "criterion", CRITERIA)
+    check_option(scoring, "scoring", SCORINGS)
+    if not callable(hat):
+        raise TypeError(f"hat must be a callable returning the (l, l) hat matrix; got {type(hat).__name__}.")
+    Y2 = _as_targets(Y, np.shape(Y)[0] if np.ndim(Y) else 0)
+    score = np.empty(len(params))
+    tie = np.empty(len(params))
+    for j, p in enumerate(params):       # grid points
+        H = np.asarray(hat(**p), dtype=np.float64)
+        if H.shape != (Y2.shape[0],) * 2:
+            raise ValueError(f"hat() must return an ({Y2.shape[0]}, {Y2.shape[0]}) matrix; got {H.shape}.")
+        score[j], tie[j] = _criterion_errors(np.eye(H.shape[0]) - H, Y2, criterion, scoring)
+    return score, tie
+
+
+# ---------------------------------------------------------------------------
+# Grids that extend at their edges
+# ---------------------------------------------------------------------------
+
+def _extend_axis(values, side, n_new):
+    """n_new more values beyond one end of a geometric (or 1-point) axis, with the same ratio."""
+    v = np.asarray(values, dtype=np.float64)
+    ratio = v[-1] / v[-2] if v.size > 1 and v[-2] > 0 else 10.0
+    if side == "low":
+        ratio = v[1] / v[0] if v.size > 1 else 10.0
+    if side == "low":
+        return np.concatenate([v[0] / ratio ** np.arange(n_new, 0, -1), v])
+    return np.concatenate([v, v[-1] * ratio ** np.arange(1, n_new + 1)])
+
+
+def select_grid(evaluate: Callable[..., Any], grid: Mapping[str, Any], *, extend: Sequence[str] = (),
+                max_extensions: int = 2, n_new: int = 3, criterion: str = "",
+                bounds: Optional[Mapping[str, Tuple[float, float]]] = None) -> GridResult:
+    r"""Evaluate a tensor grid, extend geometric axes whose best value is at an edge, return a :class:`GridResult`.
+
+    Parameters
+    ----------
+    evaluate : callable
+        ``evaluate(**axes) -> (scores, tie_break)`` with arrays of shape
+        ``(len(axes[name_0]), len(axes[name_1]), ...)`` (higher is better), or
+        ``scores`` alone.
+    grid : dict of str -> 1-D sequence of float
+        The axes, in the order ``evaluate`` expects them.  Each must be
+        increasing (geometric where it may be extended).
+    extend : sequence of str
+        The axes that may grow (geometric: regularization weights, widths; a
+        leading 0 is allowed and that end never grows).  When the best value is the first (last) of such an axis,
+        ``n_new`` values are added beyond it with the axis' own ratio and the
+        whole grid is evaluated again, at most ``max_extensions`` times.
+    max_extensions : int >= 0, default=2
+    n_new : int >= 1, default=3
+    criterion : str
+        Recorded in the result.
+    bounds : dict of str -> (low, high), optional
+        Never extend an axis beyond these values (e.g. a ridge below the
+        rounding level of the kernel).
+
+    Returns
+    -------
+    GridResult
+
+    Warns
+    -----
+    SelectionWarning
+        The best value is still at the edge of an extendable axis after
+        ``max_extensions`` extensions (not when that edge is one of ``bounds``:
+        the grid cannot go further); or every grid point has an undefined score.
+    """
+    if not callable(evaluate):
+        raise TypeError("evaluate must be a callable.")
+    axes = {}
+    for k, v in grid.items():
+        a = np.atleast_1d(np.asarray(v, dtype=np.float64))
+        if a.ndim != 1 or a.size == 0 or not np.isfinite(a).all() or np.any(np.diff(a) <= 0):
+            raise ValueError(f"the grid of {k!r} must be a non-empty increasing 1-D sequence of finite numbers; "
+                             f"got {v!r}.")
+        axes[k] = a
+    for k in extend:
+        if k not in axes:
+            raise ValueError(f"extend names {k!r}, which is not an axis of the grid ({list(axes)}).")
+        if (axes[k] < 0).any():
+            raise ValueError(f"the grid of {k!r} must be non-negative to be extended geometrically.")
+    max_extensions = check_scalar(max_extensions, "max_extensions", kind="int", low=0)
+    n_new = check_scalar(n_new, "n_new", kind="int", low=1)
+    bounds = dict(bounds or {})
+    n_ext = n_bounded = 0
+    while True:
+        out = evaluate(**axes)
+        scores, tie = out if isinstance(out, tuple) else (out, None)
+        result = GridResult(axes, scores, tie_break=tie, criterion=criterion, n_extensions=n_ext)
+        if not np.isfinite(result.scores).any():
+            warn("the selection criterion is undefined (inf/NaN) on the whole grid; the first point is returned.",
+                 SelectionWarning)
+            return result
+        grow = []
+        for k in extend:
+            i, a = result.best_index[list(axes).index(k)], axes[k]
+            if a.size < 2 or i not in (0, a.size - 1):
+                continue
+            side = "low" if i == 0 else "high"
+            lo, hi = bounds.get(k, (0.0, np.inf))
+            # an axis headed by 0 (e.g. gamma_I = 0, no manifold term) has no lower side to grow
+            if (side == "low" and (a[0] <= lo or a[0] == 0)) or (side == "high" and a[-1] >= hi):
+                continue
+            grow.append((k, side))
+        # growth towards a finite bound (a ridge down to its rounding floor) is cheap and ends by
+        # itself; it is not counted against max_extensions (at most 10 such steps)
+        towards_bound = all((side == "low" and bounds.get(k, (0.0, np.inf))[0] > 0)
+                            or (side == "high" and np.isfinite(bounds.get(k, (0.0, np.inf))[1]))
+                            for k, side in grow) and max_extensions > 0
+        if not grow or (n_ext >= max_extensions and not (towards_bound and n_bounded < 10)):
+            break
+        if towards_bound and n_ext >= max_extensions:
+            n_bounded += 1
+            n_ext -= 1
+        for k, side in grow:
+            a = _extend_axis(axes[k], side, n_new)
+            lo, hi = bounds.get(k, (0.0, np.inf))
+            # crossing a bound: the bound itself becomes the new end of the axis
+            a = np.unique(np.clip(a, lo, hi))
+            axes[k] = a
+        n_ext += 1
+    for k in extend:
+        i = result.best_index[list(axes).index(k)]
+        lo, hi = bounds.get(k, (0.0, np.inf))
+        # at a bound (e.g. the rounding floor of a ridge) the grid cannot go further: interpolating
+        # the labels is then the honest answer of the criterion, not a grid too narrow
+        at_bound = (i == 0 and axes[k][0] <= lo * (1 + 1e-9)) or (i == axes[k].size - 1 and axes[k][-1] >= hi)
+        if result.at_edge[k] and not (i == 0 and axes[k][0] == 0) and not at_bound:
+            warn(f"the selected {k}={result.best_params[k]:.3g} is at the edge of its grid "
+                 f"[{axes[k][0]:.3g}, {axes[k][-1]:.3g}] after {n_ext} extension(s); the criterion may improve "
+                 f"beyond it. Pass a wider grid or a fixed value.", SelectionWarning)
+    return result
+
+
+def _rounding_floor(K, scale):
+    """The smallest ridge worth trying: below ~1e-10 of the kernel's scale the system is singular to rounding."""
+    return 1e-10 * max(float(np.abs(np.diag(K)).max()), 1e-300) / scale
+
+
+def select_ridge_alpha(K: Any, Y: Any, alphas: Optional[Any] = None, *, ridge_scale: Any = 1.0,
+                       fit_intercept: bool = False, criterion: str = "loo", scoring: str = "mse",
+                       extend: bool = True, max_extensions: int = 2) -> GridResult:
+    r"""Choose the ridge weight of kernel ridge by exact LOO or GCV along its path.
+
+    The ridge entering the system is :math:`\mu = \alpha \cdot` ``ridge_scale``:
+    ``ridge_scale="l"`` (or the number of labels) for RLS, Fredholm and
+    warped (:func:`~graphrkhs.rls_fit`, :math:`(K + \alpha l I)c = y`), 1
+    for graph kernel ridge (:math:`(\Phi_{SS} + \alpha I)\beta = y`).
+
+    Parameters
+    ----------
+    K : ndarray of shape (l, l)
+    Y : ndarray of shape (l,) or (l, m)
+    alphas : sequence of float > 0, optional
+        Default ``geomspace(1e-6, 1e1, 15)``; extended at its edges (down to
+        the rounding level of K) when ``extend``.
+    ridge_scale : float > 0 or "l", default=1.0
+    fit_intercept : bool, default=False
+        Add an unpenalized constant (``unpenalized=ones``): regressors then
+        follow a shift of y exactly, whatever alpha.
+    criterion : {"loo", "gcv"}
+    scoring : {"mse", "accuracy"}
+    extend : bool, default=True
+    max_extensions : int, default=2
+
+    Returns
+    -------
+    GridResult
+        ``best_params["alpha"]``, scores along the path, ``cv_results_``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from graphrkhs.solvers import select_ridge_alpha
+    >>> x = np.linspace(0, 1, 30)
+    >>> K = np.exp(-(x[:, None] - x[None]) ** 2 / 0.02)
+    >>> y = np.sin(6 * x) + 0.1 * np.random.default_rng(0).normal(size=30)
+    >>> res = select_ridge_alpha(K, y)
+    >>> 1e-6 < res.best_params["alpha"] < 10
+    True
+    """
+    K = check_square(K, "K", np.float64)
+    l = K.shape[0]
+    scale = float(l) if isinstance(ridge_scale, str) and ridge_scale == "l" else \
+        check_scalar(ridge_scale, "ridge_scale", low=0, low_inclusive=False)
+    Y2 = _as_targets(Y, l)
+    alphas = geometric_grid(1e-6, 1e1, 15) if alphas is None else check_ridges(alphas, "alphas")
+    path = KernelRidgePath(K, unpenalized=np.ones(l) if fit_intercept else None)
+    check_option(criterion, "criterion", CRITERIA)
+    check_option(scoring, "scoring", SCORINGS)
+
+    def evaluate(alpha):
+        return _path_scores(path, Y2, alpha * scale, criterion, scoring)
+
+    return select_grid(evaluate, {"alpha": np.sort(alphas)}, extend=("alpha",) if extend else (),
+                       max_extensions=max_extensions, criterion=criterion,
+                       bounds={"alpha": (_rounding_floor(K, scale), np.inf)})
+
+
+def select_kernel_ridge(make_kernel: Callable[[float], Any], Y: Any, sigmas: Any, alphas: Optional[Any] = None, *,
+                        ridge_scale: Any = 1.0, fit_intercept: bool = False, criterion: str = "loo",
+                        scoring: str = "mse", extend: bool = True, max_extensions: int = 2) -> GridResult:
+    r"""Choose a kernel width (or filter scale) and the ridge weight jointly by exact LOO/GCV.
+
+    For every width one kernel on the labeled points and one
+    eigendecomposition (cached: an extension of the grid recomputes nothing);
+    the whole ``alpha`` path then costs :math:`O(l^2)` per value
+    (:func:`ridge_path_errors`).  For RLS (:math:`K_\sigma`), Fredholm and
+    warped kernels (``make_kernel`` builds :math:`K_F` / :math:`\tilde K` on
+    S), and graph kernel ridge over a filter scale (:math:`\Phi_{SS}`).
+
+    Parameters
+    ----------
+    make_kernel : callable
+        ``make_kernel(sigma) -> ndarray (l, l)``, PSD.
+    Y : ndarray of shape (l,) or (l, m)
+    sigmas : increasing sequence of float > 0
+        Extended at its edges like ``alpha`` when ``extend``.
+    alphas, ridge_scale, fit_intercept, criterion, scoring, extend, max_extensions
+        As in :func:`select_ridge_alpha`.
+
+    Returns
+    -------
+    GridResult
+        axes ``sigma``, ``alpha``.
+    """
+    if not callable(make_kernel):
+        raise TypeError("make_kernel must be a callable sigma -> (l, l) kernel matrix.")
+    check_option(criterion, "criterion", CRITERIA)
+    check_option(scoring, "scoring", SCORINGS)
+    sigmas = np.sort(check_ridges(sigmas, "sigmas"))
+    alphas = geometric_grid(1e-6, 1e1, 15) if alphas is None else np.sort(check_ridges(alphas, "alphas"))
+    paths: Dict[float, Tuple[KernelRidgePath, np.ndarray, float]] = {}
+
+    def path_of(sigma):
+        key = float(sigma)
+        if key not in paths:
+            K = check_square(make_kernel(key), "make_kernel(sigma)", np.float64)
+            l = K.shape[0]
+            scale = float(l) if isinstance(ridge_scale, str) and ridge_scale == "l" else \
+                check_scalar(ridge_scale, "ridge_scale", low=0, low_inclusive=False)
+            paths[key] = (KernelRidgePath(K, unpenalized=np.ones(l) if fit_intercept else None),
+                          _as_targets(Y, l), scale)
+        return paths[key]
+
+    def evaluate(sigma, alpha):
+        score = np.empty((sigma.size, alpha.size))
+        tie = np.empty_like(score)
+        for j, sg in enumerate(sigma):      # widths of the grid
+            path, Y2, scale = path_of(sg)
+            score[j], tie[j] = _path_scores(path, Y2, alpha * scale, criterion, scoring)
+        return score, tie
+
+    # the ridge floor: ~1e-10 of the kernel's scale (of the middle width), below which K + mu I is singular
+    path, _, scale = path_of(sigmas[sigmas.size // 2])
+    s_max = float(np.max(path.eigenvalues[np.isfinite(path.eigenvalues)], initial=1.0))
+    return select_grid(evaluate, {"sigma": sigmas, "alpha": alphas}, extend=("sigma", "alpha") if extend else (),
+                       max_extensions=max_extensions, criterion=criterion,
+                       bounds={"alpha": (1e-10 * s_max / scale, np.inf)})
+
+
+def select_tikhonov_alpha(W: Any, labeled: Any, Y: Any, alphas: Optional[Any] = None, *,
+                          laplacian: str = "combinatorial", criterion: str = "loo", scoring: str = "mse",
+                          extend: bool = True, max_extensions: int = 2) -> GridResult:
+    r"""Choose ``alpha`` of :func:`~graphrkhs.tikhonov_solution` by exact LOO/GCV (:func:`tikhonov_path_errors`).
+
+    The Laplacian's null space (constants) is unpenalized, so a shift of y
+    shifts the fit.  Default grid ``geomspace(1e-4, 1e3, 15)`` (relative to
+    unit edge weights), extended at its edges.
+
+    Returns
+    -------
+    GridResult
+    """
+    check_option(criterion, "criterion", CRITERIA)
+    check_option(scoring, "scoring", SCORINGS)
+    alphas = geometric_grid(1e-4, 1e3, 15) if alphas is None else check_ridges(alphas, "alphas")
+    S, path = _schur_path(W, labeled, laplacian)
+    Y2 = _as_targets(Y, S.size)
+
+    def evaluate(alpha):
+        return _path_scores(path, Y2, alpha, criterion, scoring)
+
+    return select_grid(evaluate, {"alpha": np.sort(alphas)}, extend=("alpha",) if extend else (),
+                       max_extensions=max_extensions, criterion=criterion)
+
+
+def select_linear_smoother(hat: Callable[..., np.ndarray], Y: Any, grid: Mapping[str, Any], *,
+                           criterion: str = "loo", scoring: str = "mse", extend: Sequence[str] = (),
+                           max_extensions: int = 2) -> GridResult:
+    r"""Select the parameters of any linear smoother by exact LOO/GCV from its hat matrix, over a tensor grid.
+
+    One hat matrix per grid point (:func:`hat_matrix_errors`): for PRLS
+    (``hat = lambda gamma: K @ a + Psi @ b`` with ``a, b = prls_fit(K, K1, K2,
+    np.eye(l), gamma)``), PLapRLS, G-RLS with the constructed kernel, or a
+    learner of one's own.
+
+    Parameters
+    ----------
+    hat : callable
+        ``hat(**params) -> (l, l)`` hat matrix.
+    Y : ndarray of shape (l,) or (l, m)
+    grid : dict of str -> increasing 1-D sequence
+    criterion, scoring
+        As in :func:`ridge_path_errors`.
+    extend, max_extensions
+        As in :func:`select_grid`.
+
+    Returns
+    -------
+    GridResult
+    """
+    def evaluate(**axes):
+        names = list(axes)
+        mesh = np.meshgrid(*axes.values(), indexing="ij")
+        params = [{k: m.ravel()[j].item() for k, m in zip(names, mesh)} for j in range(mesh[0].size)]
+        score, tie = hat_matrix_errors(hat, Y, params, criterion=criterion, scoring=scoring)
+        return score.reshape(mesh[0].shape), tie.reshape(mesh[0].shape)
+
+    return select_grid(evaluate, grid, extend=extend, max_extensions=max_extensions, criterion=criterion)
+
+
+def _warped_gram_SS(K, S, M, ratio):
+    r"""The warped kernel on the labeled points, :math:`\tilde K_{SS} = K_{SS} - K_{S:}(I + M_w K)^{-1} M_w K_{:S}`.
+
+    :math:`M_w = \rho\, M / n^2` with :math:`\rho = \gamma_I/\gamma_A`
+    (Sindhwani, Niyogi & Belkin 2005, in the LapRLS scaling of
+    :class:`~graphrkhs.WarpedKernel`).  One LU of the n x n matrix
+    :math:`I + M_w K`, l right-hand sides.
+    """
+    KSS = K[np.ix_(S, S)]
+    if ratio == 0:
+        return KSS
+    n = K.shape[0]
+    MwK = (M @ K) * (ratio / float(n) ** 2)
+    A = MwK.copy()
+    A.flat[::n + 1] += 1.0
+    Z = sla.lu_solve(sla.lu_factor(A, overwrite_a=True, check_finite=False), MwK[:, S], check_finite=False)
+    G = KSS - K[S] @ Z
+    return (G + G.T) / 2
+
+
+def select_laprls_gammas(K: Any, labeled: Any, Y: Any, M: Any, gamma_As: Optional[Any] = None,
+                         ratios: Optional[Any] = None, *, fit_intercept: bool = False, criterion: str = "loo",
+                         scoring: str = "mse", extend: bool = True, max_extensions: int = 2) -> GridResult:
+    r"""Choose :math:`(\gamma_A, \gamma_I)` of :func:`~graphrkhs.laprls_fit` by exact LOO/GCV.
+
+    LapRLS with weights :math:`(\gamma_A, \gamma_I)` is RLS with the ridge
+    :math:`\gamma_A l` in the warped kernel :math:`\tilde k` whose point-cloud
+    penalty is :math:`M_w = (\gamma_I/\gamma_A) M / n^2` (Sindhwani, Niyogi &
+    Belkin 2005; :func:`~graphrkhs.warped_rls`).  The kernel depends on the
+    ratio :math:`\rho = \gamma_I/\gamma_A` only, so the grid is
+    :math:`\rho \times \gamma_A`: one LU of :math:`I + M_w K` (n x n, l
+    right-hand sides) per ratio gives :math:`\tilde K_{SS}`, and its
+    eigendecomposition serves the whole :math:`\gamma_A` path
+    (:func:`select_kernel_ridge`).  Leaving a label out keeps its point in the
+    cloud (unlabeled) -- exactly the LapRLS refit without it.  For the full
+    tensor grid on :math:`(\gamma_A, \gamma_I)` use :func:`laprls_grid_errors`.
+
+    Parameters
+    ----------
+    K : ndarray of shape (n, n)
+    labeled : int indices (l,)
+    Y : ndarray of shape (l,) or (l, m)
+    M : sparse (n, n)
+        Graph penalty (:func:`~graphrkhs.graph_penalty`).
+    gamma_As : sequence of float > 0, optional
+        Default ``geomspace(1e-6, 1e1, 15)``.
+    ratios : sequence of float >= 0, optional
+        :math:`\gamma_I / \gamma_A`; default
+        ``[0, 1e-1, 1e1, 1e3, 1e5, 1e7]`` (0: plain RLS).
+    fit_intercept, criterion, scoring, extend, max_extensions
+        As in :func:`select_ridge_alpha` (the free constant needs
+        :math:`M 1 = 0`).
+
+    Returns
+    -------
+    GridResult
+        axes ``ratio`` and ``gamma_A``; ``best_params`` also holds
+        ``gamma_I = ratio * gamma_A``.
+    """
+    check_option(criterion, "criterion", CRITERIA)
+    check_option(scoring, "scoring", SCORINGS)
+    K = check_square(K, "K", np.float64)
+    n = K.shape[0]
+    S = _check_labeled_index(labeled, n)
+    M = sp.csr_array(M, dtype=np.float64)
+    if M.shape != (n, n):
+        raise ValueError(f"M must have shape ({n}, {n}) like K; got {M.shape}.")
+    if fit_intercept and np.abs(M @ np.ones(n)).max() > 1e-8 * max(abs(M).max(), 1e-300):
+        raise ValueError("fit_intercept=True needs a penalty with M @ 1 = 0 (laplacian='combinatorial').")
+    gA = geometric_grid(1e-6, 1e1, 15) if gamma_As is None else np.sort(check_ridges(gamma_As, "gamma_As"))
+    rho = np.array([0.0, 1e-1, 1e1, 1e3, 1e5, 1e7]) if ratios is None else \
+        np.sort(np.atleast_1d(np.asarray(ratios, dtype=np.float64)))
+    if rho.ndim != 1 or rho.size == 0 or not (np.isfinite(rho).all() and (rho >= 0).all()):
+        raise ValueError(f"ratios must be a non-empty 1-D sequence of finite numbers >= 0; got {ratios!r}.")
+    Y2 = _as_targets(Y, S.size)
+    paths: Dict[float, KernelRidgePath] = {}
+    unpen = np.ones(S.size) if fit_intercept else None
+
+    def evaluate(ratio, gamma_A):
+        score = np.empty((ratio.size, gamma_A.size))
+        tie = np.empty_like(score)
+        for j, r in enumerate(ratio):          # grid of warpings
+            if float(r) not in paths:
+                paths[float(r)] = KernelRidgePath(_warped_gram_SS(K, S, M, float(r)), unpenalized=unpen)
+            score[j], tie[j] = _path_scores(paths[float(r)], Y2, gamma_A * S.size, criterion, scoring)
+        return score, tie
+
+    KSS = K[np.ix_(S, S)]
+    floor = 1e-10 * max(float(np.abs(np.diag(KSS)).max()), 1e-300)   # gamma_A l below rounding of K_SS
+    res = select_grid(evaluate, {"ratio": rho, "gamma_A": gA}, extend=("ratio", "gamma_A") if extend else (),
+                      max_extensions=max_extensions, criterion=criterion,
+                      bounds={"gamma_A": (floor, np.inf)})
+    res.best_params["gamma_I"] = res.best_params["ratio"] * res.best_params["gamma_A"]
+    return res
+
+
+# ---------------------------------------------------------------------------
+# k-fold cross-validation (learners not linear in the labels)
+# ---------------------------------------------------------------------------
+
+def kfold_splits(y: Any, n_splits: int = 5, *, stratify: Optional[bool] = None,
+                 random_state: Any = None) -> List[Tuple[np.ndarray, np.ndarray]]:
+    r"""Shuffled (stratified) k-fold splits of the labeled points, deterministic for a given ``random_state``.
+
+    scikit-learn's :class:`~sklearn.model_selection.StratifiedKFold` /
+    :class:`~sklearn.model_selection.KFold`.  Stratified folds need at least
+    2 points per class; with fewer than ``n_splits`` in the smallest class
+    the number of folds is lowered to that count.
+
+    Parameters
+    ----------
+    y : array of shape (l,)
+        Labels (classes) or real targets of the labeled points.
+    n_splits : int >= 2, default=5
+    stratify : bool, optional
+        Default: True for integer / string / bool labels, False for floats.
+    random_state : int, Generator or None
+
+    Returns
+    -------
+    list of (train, test) index arrays into ``y``
+    """
+    from sklearn.model_selection import KFold, StratifiedKFold
+
+    y = np.asarray(y)
+    if y.ndim != 1 or y.size < 2:
+        raise ValueError(f"y must be a 1-D array of at least 2 labels; got shape {y.shape}.")
+    n_splits = check_scalar(n_splits, "n_splits", kind="int", low=2)
+    if stratify is None:
+        stratify = y.dtype.kind not in "fc"
+    seed = int(check_random_state(random_state).integers(2 ** 31 - 1))
+    if stratify:
+        counts = np.unique(y, return_counts=True)[1]
+        k = min(n_splits, int(counts.min()))
+        if k < 2:
+            raise ValueError("stratified k-fold needs at least 2 labeled points per class; got a class with "
+                             f"{counts.min()}. Pass stratify=False or label more points.")
+        splitter = StratifiedKFold(k, shuffle=True, random_state=seed)
+        return [(tr, te) for tr, te in splitter.split(np.zeros(y.size), y)]
+    k = min(n_splits, y.size)
+    return [(tr, te) for tr, te in KFold(k, shuffle=True, random_state=seed).split(np.zeros(y.size))]
+
+
+def kfold_scores(fit_predict: Callable[..., Any], y: Any, grid: Mapping[str, Any], *, n_splits: int = 5,
+                 stratify: Optional[bool] = None, scoring: str = "accuracy", random_state: Any = 0,
+                 extend: Sequence[str] = (), max_extensions: int = 2) -> GridResult:
+    r"""k-fold cross-validation on the labeled points over a tensor grid.
+
+    For learners whose prediction is not linear in the labels (graph TV,
+    Poisson learning, hinge loss), where no closed-form LOO exists.  The
+    same folds (:func:`kfold_splits`) serve every grid point.
+
+    Parameters
+    ----------
+    fit_predict : callable
+        ``fit_predict(train, test, **params) -> predictions`` for the labeled
+        points ``test`` (positions into ``y``) after fitting on ``train``
+        (the caller closes over its graph / points and keeps the held-out
+        points in the graph, unlabeled).  Predictions: labels (compared with
+        ``y``) or real values.
+    y : array of shape (l,)
+    grid : dict of str -> 1-D sequence
+    n_splits, stratify, random_state
+        See :func:`kfold_splits`.
+    scoring : {"accuracy", "mse"}, default="accuracy"
+    extend, max_extensions
+        See :func:`select_grid`.
+
+    Returns
+    -------
+    GridResult
+        mean and ``std`` over folds of the score (higher is better).
+    """
+    check_option(scoring, "scoring", SCORINGS)
+    if not callable(fit_predict):
+        raise TypeError("fit_predict must be a callable fit_predict(train, test, **params) -> predictions.")
+    y = np.asarray(y)
+    folds = kfold_splits(y, n_splits, stratify=stratify, random_state=random_state)
+    stds = {}
+
+    def evaluate(**axes):
+        names = list(axes)
+        mesh = np.meshgrid(*axes.values(), indexing="ij")
+        shape = mesh[0].shape
+        mean, std = np.empty(shape), np.empty(shape)
+        for idx in np.ndindex(shape):        # grid points x folds
+            params = {n: m[idx].item() for n, m in zip(names, mesh)}
+            per = []
+            for tr, te in folds:
+                pred = np.asarray(fit_predict(tr, te, **params))
+                if pred.shape[0] != te.size:
+                    raise ValueError(f"fit_predict returned {pred.shape[0]} predictions for {te.size} test points.")
+                per.append(np.mean(pred == y[te]) if scoring == "accuracy"
+                           else -np.mean((pred.astype(np.float64) - y[te]) ** 2))
+            mean[idx], std[idx] = np.mean(per), np.std(per)
+        stds["last"] = std
+        return mean
+
+    result = select_grid(evaluate, grid, extend=extend, max_extensions=max_extensions, criterion="kfold")
+    result.std = stds["last"]
+    return result

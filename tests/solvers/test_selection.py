@@ -1,0 +1,438 @@
+"""The model-selection engine against brute-force refits by the library's own solvers.
+
+Every leave-one-out oracle below refits the learner without label i (keeping
+node i in the graph / in the point cloud, unlabeled) and predicts it; the
+engine's closed forms never enter the oracle.  The learners scale their
+weights by the number of labels l; the closed-form LOO keeps the weights of
+the full fit, so the oracle passes ``weight * l / (l - 1)`` to the refit.
+"""
+
+import warnings
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from graphrkhs import filters
+from graphrkhs.graphs import knn_graph, laplacian
+from graphrkhs.solvers import (
+    GridResult, SelectionWarning, graph_kernel_ridge, hat_matrix_errors, kfold_scores, kfold_splits,
+    laprls_fit, laprls_grid_errors, ridge_path_errors, rls_fit, select_grid, select_laprls_gammas,
+    select_kernel_ridge, select_ridge_alpha, select_tikhonov_alpha, tikhonov_path_errors, tikhonov_solution,
+)
+from graphrkhs.solvers import consistency_grams, graph_penalty, grls_fit, plaprls_fit, prls_fit, select_linear_smoother
+
+
+def _gauss(X, sigma):
+    d2 = ((X[:, None, :] - X[None, :, :]) ** 2).sum(-1)
+    return np.exp(-d2 / (2 * sigma ** 2))
+
+
+@pytest.fixture(scope="module")
+def cloud():
+    rng = np.random.default_rng(3)
+    X = rng.uniform(-1, 1, size=(40, 2))
+    y = np.sin(2 * X[:, 0]) + X[:, 1] + 0.3 * rng.normal(size=40)
+    return X, y
+
+
+ALPHAS = np.geomspace(1e-4, 10, 9)
+
+
+def _oracle_mse(refit_predict, y, grid):
+    """Mean squared LOO residual of explicit refits, for each grid value."""
+    l = y.size
+    out = []
+    for a in grid:
+        res = [y[i] - refit_predict(np.delete(np.arange(l), i), i, a) for i in range(l)]
+        out.append(np.mean(np.square(res)))
+    return np.array(out)
+
+
+# ---------------------------------------------------------------------------
+# Kernel ridge / RLS
+# ---------------------------------------------------------------------------
+
+def test_rls_loo_path_equals_refits_and_selects_the_same_alpha(cloud):
+    X, y = cloud
+    l = 15
+    K = _gauss(X[:l], 0.5)
+    ys = y[:l]
+
+    def refit(keep, i, alpha):
+        c = rls_fit(K[np.ix_(keep, keep)], ys[keep], alpha * l / (l - 1))   # same ridge alpha * l
+        return K[i, keep] @ c
+
+    oracle = _oracle_mse(refit, ys, ALPHAS)
+    score, _ = ridge_path_errors(K, ys, ALPHAS * l)
+    np.testing.assert_allclose(-score, oracle, rtol=1e-7)
+    res = select_ridge_alpha(K, ys, ALPHAS, ridge_scale="l", extend=False)
+    assert res.best_params["alpha"] == ALPHAS[np.argmin(oracle)]
+
+
+def test_rls_with_free_constant_equals_saddle_point_refits(cloud):
+    X, y = cloud
+    l = 14
+    K = _gauss(X[:l], 0.7)
+    ys = y[:l] + 5.0                    # a non-zero mean
+
+    def refit(keep, i, mu):
+        m = keep.size
+        A = np.block([[K[np.ix_(keep, keep)] + mu * np.eye(m), np.ones((m, 1))], [np.ones((1, m)), np.zeros((1, 1))]])
+        sol = np.linalg.solve(A, np.concatenate([ys[keep], [0.0]]))
+        return K[i, keep] @ sol[:m] + sol[m]
+
+    oracle = _oracle_mse(refit, ys, ALPHAS)
+    score, _ = ridge_path_errors(K, ys, ALPHAS, unpenalized=np.ones(l))
+    np.testing.assert_allclose(-score, oracle, rtol=1e-7)
+    # a shift of y shifts every LOO prediction: the residuals, hence the scores, do not move
+    shifted, _ = ridge_path_errors(K, ys + 100.0, ALPHAS, unpenalized=np.ones(l))
+    np.testing.assert_allclose(shifted, score, rtol=1e-7)
+    # ... while without the free constant a large mean is shrunk and costs LOO error
+    plain, _ = ridge_path_errors(K, ys + 100.0, ALPHAS)
+    assert plain[-1] < score[-1] - 1.0
+
+
+def test_graph_kernel_ridge_loo_equals_refits():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 2))
+    W = knn_graph(X, n_neighbors=6)
+    S = rng.choice(60, 12, replace=False)
+    y = X[S, 0] + 0.2 * rng.normal(size=12)
+    kern = filters.RegularizedLaplacian(3.0)
+    L = laplacian(W, "normalized").toarray()
+    Phi = np.linalg.inv(np.eye(60) + 3.0 * L)          # phi(L) = (I + 3L)^{-1}, dense oracle
+    alphas = np.geomspace(1e-3, 3, 6)
+
+    def refit(keep, i, alpha):
+        F = graph_kernel_ridge(W, S[keep], y[keep], kern, alpha=alpha, laplacian="normalized", method="sparse",
+                               tol=1e-12)
+        return F[S[i]]
+
+    oracle = _oracle_mse(refit, y, alphas)
+    score, _ = ridge_path_errors(Phi[np.ix_(S, S)], y, alphas)
+    np.testing.assert_allclose(-score, oracle, rtol=1e-6)
+    res = select_ridge_alpha(Phi[np.ix_(S, S)], y, alphas, extend=False)
+    assert res.best_params["alpha"] == alphas[np.argmin(oracle)]
+
+
+# ---------------------------------------------------------------------------
+# Tikhonov
+# ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("kind", ["combinatorial", "normalized"])
+def test_tikhonov_loo_equals_refits_with_an_unlabeled_component(kind):
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(50, 2))
+    W = sp.lil_array(knn_graph(X, n_neighbors=5))
+    W = sp.block_diag([sp.csr_array(W), sp.csr_array(np.array([[0, 1.0], [1.0, 0]]))]).tocsr()  # orphan pair
+    S = np.sort(rng.choice(50, 10, replace=False))
+    y = X[S, 1] + 2.0 + 0.1 * rng.normal(size=10)
+    alphas = np.geomspace(1e-2, 1e2, 7)
+
+    def refit(keep, i, alpha):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            F = tikhonov_solution(W, S[keep], y[keep], alpha=alpha, laplacian=kind, tol=1e-13,
+                                  preconditioner=None)
+        return F[S[i]]
+
+    oracle = _oracle_mse(refit, y, alphas)
+    score, _ = tikhonov_path_errors(W, S, y, alphas, laplacian=kind)
+    np.testing.assert_allclose(-score, oracle, rtol=1e-6)
+    res = select_tikhonov_alpha(W, S, y, alphas, laplacian=kind, extend=False)
+    assert res.best_params["alpha"] == alphas[np.argmin(oracle)]
+    if kind == "combinatorial":        # constants are in the Laplacian's null space: a shift moves nothing
+        np.testing.assert_allclose(tikhonov_path_errors(W, S, y + 50.0, alphas)[0], score, rtol=1e-8)
+
+
+def test_tikhonov_path_equals_hat_matrix_of_the_solver():
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(40, 2))
+    W = knn_graph(X, n_neighbors=5)
+    S = np.arange(0, 40, 4)
+    y = np.sign(X[S, 0])
+    alphas = [0.1, 1.0, 10.0]
+
+    def hat(alpha):
+        return tikhonov_solution(W, S, np.eye(S.size), alpha=alpha, tol=1e-13, preconditioner=None)[S]
+
+    for crit in ("loo", "gcv"):
+        for scoring in ("mse", "accuracy"):
+            if crit == "gcv" and scoring == "accuracy":
+                continue
+            a = tikhonov_path_errors(W, S, y, alphas, criterion=crit, scoring=scoring)
+            b = hat_matrix_errors(hat, y, [{"alpha": v} for v in alphas], criterion=crit, scoring=scoring)
+            np.testing.assert_allclose(a[0], b[0], rtol=1e-6)
+
+
+# ---------------------------------------------------------------------------
+# LapRLS
+# ---------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def manifold():
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(45, 2))
+    K = _gauss(X, 0.8)
+    W = knn_graph(X, n_neighbors=6)
+    M = graph_penalty(W)
+    S = np.sort(rng.choice(45, 10, replace=False))
+    y = np.sign(X[S, 0] + 0.3 * rng.normal(size=10))
+    return X, K, M, S, y
+
+
+def test_laprls_loo_grid_equals_refits(manifold):
+    X, K, M, S, y = manifold
+    l = S.size
+    gA = np.array([1e-4, 1e-2, 1.0])
+    gI = np.array([0.0, 1.0, 100.0])
+    score, _ = laprls_grid_errors(K, S, y, M, gA, gI)
+    for a, ga in enumerate(gA):
+        for b, gi in enumerate(gI):
+            def refit(keep, i, _):
+                alpha = laprls_fit(K, S[keep], y[keep], M, ga * l / (l - 1), gi * l / (l - 1), solver="direct")
+                return K[S[i]] @ alpha
+            oracle = _oracle_mse(refit, y, [0])[0]
+            np.testing.assert_allclose(-score[a, b], oracle, rtol=1e-6)
+    # the warped-kernel path (grid on gamma_I / gamma_A) gives the same LOO errors
+    for a, ga in enumerate(gA):
+        for b, gi in enumerate(gI):
+            res = select_laprls_gammas(K, S, y, M, [ga], [gi / ga], extend=False)
+            np.testing.assert_allclose(res.best_score, score[a, b], rtol=1e-6)
+            assert res.best_params["gamma_I"] == pytest.approx(gi)
+
+
+def test_laprls_grid_gcv_and_accuracy_equal_the_solver_hat_matrix(manifold):
+    X, K, M, S, y = manifold
+
+    def hat(gamma_A, gamma_I):
+        return K[S] @ laprls_fit(K, S, np.eye(S.size), M, gamma_A, gamma_I, solver="direct")
+
+    params = [{"gamma_A": 1e-3, "gamma_I": 10.0}, {"gamma_A": 0.1, "gamma_I": 0.0}]
+    for crit, scoring in (("gcv", "mse"), ("loo", "accuracy")):
+        got = np.array([laprls_grid_errors(K, S, y, M, [p["gamma_A"]], [p["gamma_I"]], criterion=crit,
+                                           scoring=scoring)[0][0, 0] for p in params])
+        want = hat_matrix_errors(hat, y, params, criterion=crit, scoring=scoring)[0]
+        np.testing.assert_allclose(got, want, rtol=1e-6)
+
+
+def test_laprls_free_constant_follows_a_shift(manifold):
+    X, K, M, S, y = manifold
+    a = laprls_grid_errors(K, S, y, M, [1e-2], [1.0], fit_intercept=True)[0]
+    b = laprls_grid_errors(K, S, y + 7.0, M, [1e-2], [1.0], fit_intercept=True)[0]
+    np.testing.assert_allclose(a, b, rtol=1e-8)
+    with pytest.raises(ValueError, match="M @ 1 = 0"):
+        laprls_grid_errors(K, S, y, M + sp.eye(45), [1e-2], [1.0], fit_intercept=True)
+
+
+# ---------------------------------------------------------------------------
+# GCV closed form
+# ---------------------------------------------------------------------------
+
+def test_gcv_matches_its_definition(cloud):
+    X, y = cloud
+    K = _gauss(X[:20], 0.5)
+    ys = np.column_stack([y[:20], y[:20] ** 2])
+    mus = [1e-3, 0.1, 2.0]
+    got = -ridge_path_errors(K, ys, mus, criterion="gcv")[0]
+    for g, mu in zip(got, mus):
+        H = K @ np.linalg.inv(K + mu * np.eye(20))
+        R = ys - H @ ys
+        want = np.mean([np.sum(R[:, j] ** 2) / 20 / (np.trace(np.eye(20) - H) / 20) ** 2 for j in range(2)])
+        np.testing.assert_allclose(g, want, rtol=1e-8)
+    # with a free constant: H of the saddle-point system, column by column
+    got = -ridge_path_errors(K, ys[:, 0], mus, unpenalized=np.ones(20), criterion="gcv")[0]
+    for g, mu in zip(got, mus):
+        A = np.block([[K + mu * np.eye(20), np.ones((20, 1))], [np.ones((1, 20)), np.zeros((1, 1))]])
+        sol = np.linalg.solve(A, np.vstack([np.eye(20), np.zeros((1, 20))]))
+        H = K @ sol[:20] + sol[20:]
+        r = ys[:, 0] - H @ ys[:, 0]
+        np.testing.assert_allclose(g, np.sum(r ** 2) / 20 / (np.trace(np.eye(20) - H) / 20) ** 2, rtol=1e-8)
+
+
+# ---------------------------------------------------------------------------
+# Grids that extend
+# ---------------------------------------------------------------------------
+
+def test_edge_extension_reaches_an_interior_optimum():
+    def evaluate(alpha):
+        return -(np.log10(alpha) - 5.0) ** 2           # optimum at 1e5
+
+    res = select_grid(evaluate, {"alpha": [1.0, 10.0, 100.0]}, extend=["alpha"], max_extensions=3)
+    assert res.best_params["alpha"] == pytest.approx(1e5)
+    assert res.n_extensions == 2 and not res.at_edge["alpha"]
+    low = select_grid(lambda alpha: -(np.log10(alpha) + 4.0) ** 2, {"alpha": [1.0, 10.0]}, extend=["alpha"])
+    assert low.best_params["alpha"] == pytest.approx(1e-4)
+
+
+def test_edge_that_keeps_improving_warns():
+    with pytest.warns(SelectionWarning, match="edge of its grid"):
+        res = select_grid(lambda alpha: -np.log(alpha), {"alpha": [1.0, 10.0]}, extend=["alpha"],
+                          max_extensions=1)
+    assert res.best_params["alpha"] == pytest.approx(0.001)      # one extension of 3 decades downwards
+
+
+def test_a_leading_zero_never_extends_and_does_not_warn():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        res = select_grid(lambda gamma_I: -gamma_I, {"gamma_I": [0.0, 1.0, 10.0]}, extend=["gamma_I"])
+    assert res.best_params["gamma_I"] == 0.0 and res.n_extensions == 0
+
+
+def test_noiseless_rls_extends_alpha_downwards():
+    x = np.linspace(0, 1, 25)
+    K = np.exp(-(x[:, None] - x[None]) ** 2 / 0.1)
+    y = np.sin(3 * x)                                    # smooth, no noise: less ridge is better
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SelectionWarning)
+        res = select_ridge_alpha(K, y, [1e-2, 1e-1, 1.0], max_extensions=2)
+    assert res.n_extensions >= 1 and res.best_params["alpha"] < 1e-2
+
+
+def test_cv_results_table_and_ties_prefer_larger_regularization():
+    res = GridResult({"alpha": [0.1, 1.0, 10.0], "sigma": [1.0, 2.0]}, np.array([[0, 1], [1, 0], [0, 0]]))
+    assert res.best_params == {"alpha": 1.0, "sigma": 1.0}
+    cv = res.cv_results_
+    assert cv["params"][2] == {"alpha": 1.0, "sigma": 1.0}
+    assert list(cv["rank_test_score"]).count(1) == 1 and cv["rank_test_score"][2] == 1
+    np.testing.assert_array_equal(cv["param_alpha"], [0.1, 0.1, 1.0, 1.0, 10.0, 10.0])
+
+
+# ---------------------------------------------------------------------------
+# k-fold
+# ---------------------------------------------------------------------------
+
+def test_kfold_splits_stratified_and_deterministic():
+    y = np.repeat([0, 1, 2], [10, 20, 30])
+    a = kfold_splits(y, 5, random_state=7)
+    b = kfold_splits(y, 5, random_state=7)
+    c = kfold_splits(y, 5, random_state=8)
+    assert all(np.array_equal(t1, t2) for (_, t1), (_, t2) in zip(a, b))
+    assert not all(np.array_equal(t1, t2) for (_, t1), (_, t2) in zip(a, c))
+    np.testing.assert_array_equal(np.sort(np.concatenate([te for _, te in a])), np.arange(60))
+    for tr, te in a:
+        np.testing.assert_array_equal(np.bincount(y[te]), [2, 4, 6])
+        assert np.intersect1d(tr, te).size == 0
+    assert len(kfold_splits(np.array([0, 0, 0, 1, 1, 1]), 5, random_state=0)) == 3   # smallest class: 3
+    with pytest.raises(ValueError, match="at least 2 labeled points per class"):
+        kfold_splits(np.array([0, 0, 1]), 3)
+
+
+def test_kfold_scores_pick_the_right_threshold():
+    x = np.linspace(-1, 1, 40)
+    y = (x > 0.3).astype(int)
+
+    def fit_predict(train, test, t):
+        return (x[test] > t).astype(int)
+
+    res = kfold_scores(fit_predict, y, {"t": [-0.5, 0.0, 0.3, 0.6]}, n_splits=4, random_state=0)
+    assert res.best_params["t"] == 0.3 and res.best_score == 1.0
+    assert res.std.shape == (4,) and res.cv_results_["std_test_score"][2] == 0.0
+
+
+# ---------------------------------------------------------------------------
+# Bad input
+# ---------------------------------------------------------------------------
+
+def test_bad_input_is_named():
+    K = np.eye(4)
+    y = np.ones(4)
+    with pytest.raises(ValueError, match="criterion"):
+        ridge_path_errors(K, y, [1.0], criterion="aic")
+    with pytest.raises(ValueError, match="ridges"):
+        ridge_path_errors(K, y, [-1.0])
+    with pytest.raises(ValueError, match="unpenalized"):
+        ridge_path_errors(K, y, [1.0], unpenalized=np.ones((4, 2)))
+    with pytest.raises(ValueError, match="hat"):
+        hat_matrix_errors(lambda: np.eye(3), y, [{}])
+    with pytest.raises(ValueError, match="extend names"):
+        select_grid(lambda a: a, {"a": [1.0, 2.0]}, extend=["b"])
+    with pytest.raises(ValueError, match="increasing"):
+        select_grid(lambda a: a, {"a": [2.0, 1.0]})
+    with pytest.raises(ValueError, match="gamma_Is"):
+        laprls_grid_errors(np.eye(4), [0, 1], [1.0, -1.0], sp.eye(4), [1.0], [-1.0])
+
+
+def test_select_kernel_ridge_width_and_alpha_equal_per_width_paths(cloud):
+    X, y = cloud
+    l = 20
+    sigmas = [0.1, 0.3, 1.0, 3.0]
+    calls = []
+
+    def make(sigma):
+        calls.append(sigma)
+        return _gauss(X[:l], sigma)
+
+    res = select_kernel_ridge(make, y[:l], sigmas, ALPHAS, ridge_scale="l", extend=False)
+    table = np.array([ridge_path_errors(_gauss(X[:l], s), y[:l], ALPHAS * l)[0] for s in sigmas])
+    np.testing.assert_allclose(res.scores, table, rtol=1e-10)
+    j, a = np.unravel_index(np.argmax(table), table.shape)
+    assert res.best_params == {"sigma": sigmas[j], "alpha": ALPHAS[a]}
+    assert sorted(calls) == sorted(sigmas)                     # one kernel per width
+
+
+def test_plaprls_loo_from_its_hat_matrix_equals_refits(manifold):
+    X, K, M, S, y = manifold
+    Kn = K / K.mean(axis=1, keepdims=True)                  # the empirical operator's row normalization
+    Kn = (Kn + Kn.T) / 2
+    l, n = S.size, K.shape[0]
+    grid = {"gamma_A": [1e-3, 1e-1], "gamma_I": [0.0, 10.0]}
+
+    def fitted(labeled, Yk, gamma_A, gamma_I, rows):
+        a, b = plaprls_fit(Kn, labeled, Yk, M, gamma_A, gamma_I, solver="direct")
+        return Kn[rows] @ a + np.ones((len(rows), 1)) @ np.atleast_1d(b).reshape(1, -1)
+
+    res = select_linear_smoother(lambda gamma_A, gamma_I: fitted(S, np.eye(l), gamma_A, gamma_I, S), y, grid)
+    for a, ga in enumerate(grid["gamma_A"]):
+        for b, gi in enumerate(grid["gamma_I"]):
+            oracle = _oracle_mse(lambda keep, i, _: fitted(S[keep], y[keep], ga * l / (l - 1), gi * l / (l - 1),
+                                                           [S[i]])[0, 0], y, [0])[0]
+            np.testing.assert_allclose(-res.scores[a, b], oracle, rtol=1e-6)
+    np.testing.assert_array_equal(res.rank.ravel().argsort()[0], np.argmax(res.scores))
+
+
+def test_prls_hat_loo_is_not_its_refit_loo(cloud):
+    """PRLS expands f over the *labeled* kernel functions only, so the refit without i loses K(x_i, .):
+    the closed-form LOO (which keeps it) is then not the refit LOO -- the engine documents PRLS under
+    kfold_scores (n_splits = l: exact LOO by refits) instead."""
+    X, y = cloud
+    l = 16
+    K, K1, K2, _ = consistency_grams(X[:l], X, sigma=0.6)
+
+    def predict(keep, Yk, gamma, rows):
+        a, b = prls_fit(K[np.ix_(keep, keep)], K1[np.ix_(keep, keep)], K2[np.ix_(keep, keep)], Yk, gamma)
+        return K[np.ix_(rows, keep)] @ a + np.atleast_1d(b).reshape(1, -1)
+
+    full = np.arange(l)
+    hat_loo = -hat_matrix_errors(lambda gamma: predict(full, np.eye(l), gamma, full), y[:l], [{"gamma": 1e-2}])[0]
+    refit = _oracle_mse(lambda keep, i, g: predict(keep, y[keep], g * l / (l - 1), [i])[0, 0], y[:l], [1e-2])
+    assert abs(hat_loo[0] - refit[0]) > 1e-3 * refit[0]
+    # k-fold with one point per fold is the refit LOO
+    res = kfold_scores(lambda tr, te, gamma: predict(tr, y[tr], gamma * l / (l - 1), te)[:, 0], y[:l],
+                       {"gamma": [1e-2]}, n_splits=l, stratify=False, scoring="mse")
+    np.testing.assert_allclose(-res.best_score, refit[0], rtol=1e-10)
+
+
+def test_grls_loo_is_the_ridge_path_with_its_features_unpenalized(cloud):
+    X, y = cloud
+    l = 18
+    Phi = _gauss(X[:l], 0.5)
+    Psi = np.column_stack([np.ones(l), X[:l, 0]])          # constants and a linear trend, unregularized
+    gammas = np.array([1e-3, 1e-1, 10.0])
+
+    def refit(keep, i, gamma):
+        c, beta = grls_fit(Phi[np.ix_(keep, keep)], Psi[keep], y[keep], gamma * l / (l - 1))
+        return Phi[i, keep] @ c + Psi[i] @ beta
+
+    oracle = _oracle_mse(refit, y[:l], gammas)
+    score, _ = ridge_path_errors(Phi, y[:l], gammas * l, unpenalized=Psi)   # G-RLS ridge: m * gamma
+    np.testing.assert_allclose(-score, oracle, rtol=1e-6)
+
+
+def test_extension_stops_at_a_bound_without_warning():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        res = select_grid(lambda alpha: -np.log(alpha), {"alpha": [1.0, 10.0]}, extend=["alpha"],
+                          bounds={"alpha": (0.05, np.inf)})
+    assert res.best_params["alpha"] == pytest.approx(0.05)
