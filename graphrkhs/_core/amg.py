@@ -33,6 +33,7 @@ import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
 from .progress import progress_bar
+from .linalg import lanczos_tridiagonal
 from .spmm import fused_step, spmm
 
 __all__ = []
@@ -52,28 +53,14 @@ def _spectral_bound(A_scaled, steps=12, random_state=0):
     gersh = float(abs(A_scaled).sum(axis=1).max())
     if n <= 2 * steps:
         return min(float(np.linalg.eigvalsh(A_scaled.toarray()).max()) * 1.01, gersh)
-    rng = np.random.default_rng(random_state)
-    Q = np.empty((steps + 1, n))
-    q = rng.standard_normal(n)
-    Q[0] = q / np.linalg.norm(q)
-    alpha = np.empty(steps)
-    beta = np.empty(steps)
-    k = steps
     w2 = np.empty((n, 1))
-    for j in range(steps):
-        spmm(A_scaled, Q[j][:, None], w2)
-        w = w2[:, 0]
-        alpha[j] = Q[j] @ w
-        w -= alpha[j] * Q[j]
-        if j:
-            w -= beta[j - 1] * Q[j - 1]
-        # full reorthogonalization: a dozen vectors, and it keeps the Ritz values honest
-        w -= Q[: j + 1].T @ (Q[: j + 1] @ w)
-        beta[j] = np.linalg.norm(w)
-        if beta[j] <= 1e-12 * max(abs(alpha[j]), 1.0):
-            k = j + 1
-            break
-        Q[j + 1] = w / beta[j]
+
+    def matvec(q):
+        spmm(A_scaled, q[:, None], w2)
+        return w2[:, 0]
+
+    alpha, beta = lanczos_tridiagonal(matvec, n, steps, np.random.default_rng(random_state))
+    k = alpha.size
     theta, vecs = scipy.linalg.eigh_tridiagonal(alpha[:k], beta[: k - 1])
     residual = abs(beta[k - 1] * vecs[-1, -1])
     return float(min((theta[-1] + residual) * 1.05, gersh))

@@ -12,7 +12,8 @@ import scipy.linalg as sla
 
 from .validation import ConvergenceWarning, check_matrix, warn
 
-__all__ = ["apply_matrix", "dense_matrix", "n_rows", "psd_solve", "check_square", "check_solution"]
+__all__ = ["apply_matrix", "dense_matrix", "n_rows", "psd_solve", "check_square", "check_solution",
+           "lanczos_tridiagonal"]
 
 
 def check_square(K, name="K", dtype=None):
@@ -142,3 +143,37 @@ def check_solution(A, X, B, tol, what, fix, stacklevel=4, product=True):
         warn(f"{what}: the direct solve left a relative residual of {worst:.2e}, above tol={tol:g} (the matrix "
              f"is ill-conditioned); {fix}", ConvergenceWarning, stacklevel=stacklevel)
     return worst
+
+
+def lanczos_tridiagonal(matvec, n, steps, rng):
+    r"""A short Lanczos run on a symmetric operator: the tridiagonal :math:`T_k = Q_k^T A Q_k`.
+
+    ``matvec(q)`` returns :math:`A q` (float64, shape (n,)); the start vector
+    is Gaussian from ``rng``.  Full reorthogonalization, twice per step (a
+    handful of vectors: no ghost Ritz values).  Stops early on an invariant
+    subspace (or a non-finite product).  Returns ``(alpha, beta)``: the
+    diagonal (length k) and the k off-diagonal norms, ``beta[-1]`` being the
+    norm of the last residual, so that the largest Ritz value :math:`\theta`
+    with eigenvector s of :math:`T_k` satisfies :math:`\|A v - \theta v\| =
+    \beta_k |s_k|` (the residual bound used by the callers).  The one Lanczos
+    of the spectral bounds in :mod:`graphrkhs._core.amg` and
+    :func:`graphrkhs.spectral.lmax`'s given-bound check.
+    """
+    k = max(1, min(int(steps), n))
+    Q = np.zeros((k + 1, n))
+    q = rng.standard_normal(n)
+    Q[0] = q / np.linalg.norm(q)
+    alpha = np.zeros(k)
+    beta = np.zeros(k)
+    m = k
+    for j in range(k):
+        w = np.asarray(matvec(Q[j]), dtype=np.float64).ravel()
+        alpha[j] = Q[j] @ w
+        w -= Q[: j + 1].T @ (Q[: j + 1] @ w)
+        w -= Q[: j + 1].T @ (Q[: j + 1] @ w)
+        beta[j] = np.linalg.norm(w)
+        if not np.isfinite(beta[j]) or beta[j] <= 1e-12 * max(abs(alpha[: j + 1]).max(), 1e-300):
+            m = j + 1
+            break
+        Q[j + 1] = w / beta[j]
+    return alpha[:m], beta[:m]

@@ -8,6 +8,7 @@ import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
+from .._core.linalg import lanczos_tridiagonal
 from .._core.types import MatrixOrOperator, RandomStateLike
 from .._core.validation import check_option, check_random_state, check_scalar
 
@@ -176,24 +177,9 @@ def rayleigh_lower_bound(L, steps: int = LMAX_CHECK_STEPS, random_state: RandomS
     L = _as_square_operator(L)
     n = L.shape[0]
     k = max(1, min(int(steps), n))
-    rng = check_random_state(random_state)
-    Q = np.zeros((k + 1, n))
-    q = rng.standard_normal(n)
-    Q[0] = q / np.linalg.norm(q)
-    alpha = np.zeros(k)
-    beta = np.zeros(k)
-    m = k
-    for j in range(k):  # a handful of Lanczos steps (products with L; no loop over nodes)
-        w = np.asarray(L @ Q[j].astype(L.dtype), dtype=np.float64).ravel()
-        alpha[j] = Q[j] @ w
-        w -= Q[: j + 1].T @ (Q[: j + 1] @ w)
-        w -= Q[: j + 1].T @ (Q[: j + 1] @ w)
-        beta[j] = np.linalg.norm(w)
-        if not np.isfinite(beta[j]) or beta[j] <= 1e-12 * max(abs(alpha[: j + 1]).max(), 1e-300):
-            m = j + 1
-            break
-        Q[j + 1] = w / beta[j]
-    T = np.diag(alpha[:m]) + np.diag(beta[: m - 1], 1) + np.diag(beta[: m - 1], -1)
+    alpha, beta = lanczos_tridiagonal(lambda q: L @ q.astype(L.dtype), n, k, check_random_state(random_state))
+    m = alpha.size
+    T = np.diag(alpha) + np.diag(beta[: m - 1], 1) + np.diag(beta[: m - 1], -1)
     return float(np.linalg.eigvalsh(T).max())
 
 
