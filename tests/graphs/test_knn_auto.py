@@ -30,7 +30,6 @@ def _set_recall(idx, exact, rows):
 def small_thresholds(monkeypatch):
     """Approximate search from 200 points on, so the approximate path runs on small data;
     the recall is estimated on every point (then it is the true recall)."""
-    pytest.importorskip("pynndescent")
     monkeypatch.setattr(_knn, "ANN_MIN_SAMPLES", 200)
     monkeypatch.setattr(_knn, "RECALL_SAMPLE", 10**6)
 
@@ -103,7 +102,6 @@ def test_reported_recall_of_the_approximate_path_equals_the_true_recall(small_th
 
 
 def test_default_recall_sample_size(monkeypatch):
-    pytest.importorskip("pynndescent")
     monkeypatch.setattr(_knn, "ANN_MIN_SAMPLES", 200)
     _, info = knn_graph(_points(400, 20, seed=11), 10, random_state=0, return_info=True)
     assert info["recall_sample"] == min(400, _knn.RECALL_SAMPLE)
@@ -127,7 +125,6 @@ def test_low_recall_falls_back_to_exact(small_thresholds, monkeypatch):
 
 
 def test_explicit_approximate_backend_only_warns(monkeypatch):
-    pytest.importorskip("pynndescent")
     X = _points(300, 20, seed=9)
     monkeypatch.setattr(_knn, "estimate_recall", lambda X, idx, sample: 0.5)
     with pytest.warns(RuntimeWarning, match="use algorithm='auto' or an exact one"):

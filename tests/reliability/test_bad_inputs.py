@@ -17,9 +17,8 @@ option, no edges, isolated node, components, near-disconnected (one bridge of we
 labels, one class, marker collision (out-of-range or duplicate labeled indices; estimators: the
 unlabeled marker used as a class), float32 (estimators: within sqrt(eps32) of the float64 fit).
 
-Cases that fail today are strict xfails with their reason -- bugs this table found outside the
-files of its branch, reported in the closing note -- so that each turns into a failure (and must be
-unmarked) the moment it is fixed.  Rows of the findings of issue 13 say so in a comment.
+No row may be marked as a known failure (collection refuses one): the bugs this table found were
+fixed, not marked.  Rows of the findings of issue 13 say so in a comment.
 """
 
 from __future__ import annotations
@@ -789,9 +788,10 @@ def _params():
             cid = f"{c.id}-{k}"
             k += 1
         seen.add(cid)
-        reason = c.xfail or KNOWN.get(cid)
-        marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
-        out.append(pytest.param(c, id=cid, marks=marks))
+        # No row may be expected to fail: a bug this table finds is fixed, not marked.
+        if c.xfail or KNOWN.get(cid):
+            raise AssertionError(f"bad-input row {cid} is marked as a known failure: fix the bug instead")
+        out.append(pytest.param(c, id=cid))
     return out
 
 
