@@ -17,8 +17,7 @@ option, no edges, isolated node, components, near-disconnected (one bridge of we
 labels, one class, marker collision (out-of-range or duplicate labeled indices; estimators: the
 unlabeled marker used as a class), float32 (estimators: within sqrt(eps32) of the float64 fit).
 
-No row may be marked as a known failure (collection refuses one): the bugs this table found were
-fixed, not marked.  Rows of the findings of issue 13 say so in a comment.
+No row is marked as a known failure: the bugs this table found were fixed, not marked.  Rows of the findings of issue 13 say so in a comment.
 """
 
 from __future__ import annotations
@@ -91,7 +90,6 @@ class Case:
     klass: str
     call: Callable[[], Any]
     expect: Any
-    xfail: str | None = None
 
     @property
     def id(self):
@@ -101,11 +99,10 @@ class Case:
 CASES: list[Case] = []
 
 
-def add(func, klass, call, expect, xfail=None):
-    CASES.append(Case(func, klass, call, expect, xfail))
+def add(func, klass, call, expect):
+    CASES.append(Case(func, klass, call, expect))
 
 
-BUG = "issue 13 bad-input table: {} (reported, not fixed on branch fuzz)"
 
 # ---------------------------------------------------------------------------------------------
 # Base data: small, valid, connected
@@ -171,19 +168,18 @@ ARRAY_DEFAULT = {
 }
 
 
-def bad_arrays(func, arg, base, call, *, skip=(), override=None, xfail=None, name=None):
+def bad_arrays(func, arg, base, call, *, skip=(), override=None, name=None):
     """The seven bad-array classes of argument ``arg`` (base value ``base``) of ``func``;
     ``call(value)`` runs ``func`` with ``arg`` replaced.  ``override`` maps a class to another
-    expectation, ``xfail`` a class to a finding."""
+    expectation."""
     override = override or {}
-    xfail = xfail or {}
     for klass, mutate in ARRAY_CLASSES.items():
         if klass in skip:
             continue
         expect = override.get(klass, Raises(ARRAY_DEFAULT[klass], name or arg))
         value = mutate(base)
         label = klass if name is None else f"{klass} ({arg})"
-        add(func, label, (lambda v=value: call(v)), expect, xfail.get(klass))
+        add(func, label, (lambda v=value: call(v)), expect)
 
 
 def allclose(expected, rtol=1e-8, atol=0.0):
@@ -200,8 +196,8 @@ def finite(result):
     assert _finite(result)
 
 
-def unknown_option(func, call, arg, value="bogus", exc=ValueError, xfail=None):
-    add(func, "unknown option", call, Raises(exc, arg), xfail)
+def unknown_option(func, call, arg, value="bogus", exc=ValueError):
+    add(func, "unknown option", call, Raises(exc, arg))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -234,12 +230,11 @@ add("knn_graph", "duplicate points", lambda: g.knn_graph(np.zeros((10, 2)), 3),
     Correct(lambda Wr: (_graph_checks(Wr), Wr.nnz > 0)))
 
 
-def _graph_input_cases(fname, fn, *, skip=(), override=None, xfail=None, name="adjacency"):
+def _graph_input_cases(fname, fn, *, skip=(), override=None, name="adjacency"):
     """Bad graphs for a function taking a graph ``W``: bad arrays plus edge-case graphs."""
     Wd = W.toarray()
     override = {"empty": Raises(ValueError, "square"), **(override or {})}
-    bad_arrays(fname, "W", Wd, fn, skip=("wrong shape",) + tuple(skip), override=override, xfail=xfail,
-               name=name)
+    bad_arrays(fname, "W", Wd, fn, skip=("wrong shape",) + tuple(skip), override=override, name=name)
     add(fname, "wrong shape", lambda: fn(np.ones((3, 4))), Raises(ValueError, "square"))
     add(fname, "negative weight", lambda: fn(_with(Wd, -1.0, (0, 1))), Raises(ValueError, "negative"))
 
@@ -741,13 +736,6 @@ for name in ESTIMATORS:
         Raises(ValueError, bogus))
 
 
-# ---------------------------------------------------------------------------------------------
-# Known failures: strict xfails.  Findings of issue 13 fixed on branch guards, and bugs this table
-# found outside the files of this branch (reported in the closing note, not fixed here).
-# ---------------------------------------------------------------------------------------------
-
-KNOWN = {
-}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -788,9 +776,6 @@ def _params():
             cid = f"{c.id}-{k}"
             k += 1
         seen.add(cid)
-        # No row may be expected to fail: a bug this table finds is fixed, not marked.
-        if c.xfail or KNOWN.get(cid):
-            raise AssertionError(f"bad-input row {cid} is marked as a known failure: fix the bug instead")
         out.append(pytest.param(c, id=cid))
     return out
 
