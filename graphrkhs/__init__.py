@@ -8,6 +8,7 @@ never imports a higher one; the contract is checked in CI):
   Chebyshev / Lanczos / exact evaluation of phi(L) X;
 * :mod:`graphrkhs.kernels` -- graph kernels phi(L), point-cloud kernels, data-dependent kernels;
 * :mod:`graphrkhs.solvers` -- the numerical solvers behind every learner (plain functions);
+* :mod:`graphrkhs.distributed` -- MPI and Dask backends of the ``backend=`` switch;
 * :mod:`graphrkhs.estimators` -- scikit-learn estimators (transductive, inductive, data-dependent);
 * :mod:`graphrkhs.cli` -- ``graphrkhs demo`` and ``graphrkhs label``;
 * :mod:`graphrkhs.datasets` -- the papers' synthetic data and loaders.
@@ -41,6 +42,8 @@ from . import kernels  # noqa: E402
 from .kernels import *  # noqa: E402,F401,F403
 from . import solvers  # noqa: E402
 from .solvers import *  # noqa: E402,F401,F403
+# Registers the "mpi" and "dask" backends of the backend= switch (imports neither mpi4py nor dask).
+from . import distributed  # noqa: E402,F401
 from . import estimators  # noqa: E402
 from .estimators import *  # noqa: E402,F401,F403
 from . import datasets, semisupervised, transductive  # noqa: E402,F401

@@ -1,7 +1,7 @@
 """The layering contract (tools/check_layering.py) holds on the package, and the checker catches violations.
 
 The contract (docs/architecture.rst): ``_core < datasets < graphs < spectral <
-kernels < solvers < estimators < cli``; no upward import (also not inside a
+kernels < solvers < distributed < estimators < cli``; no upward import (also not inside a
 function), no import cycle, no private module or name imported across layer
 packages except from ``_core``.
 """

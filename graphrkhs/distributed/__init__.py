@@ -1,0 +1,33 @@
+r"""Distributed backends: the same numerics on MPI ranks (and Dask workers).
+
+Layer: above :mod:`graphrkhs.solvers`, below :mod:`graphrkhs.estimators`.
+The entry points of the lower layers take ``backend="auto" | "numpy" | "mpi" |
+"dask"`` and dispatch through the registry of :mod:`graphrkhs._core.backend`;
+importing this package registers the implementations (and imports neither
+mpi4py nor dask until they are used).
+
+* :mod:`._comm` -- the communication layer (:class:`Communicator`:
+  allreduce, broadcast, row gathers, halo exchange) with a serial and an MPI
+  implementation;
+* :mod:`._partition` -- METIS (or RCM-block) partitioning and the
+  :class:`PartitionPlan` (owned rows, ghost rows, send lists);
+* :mod:`._csr` -- :class:`DistributedCSR`, the row-distributed operator the
+  serial Chebyshev recurrence and CG run on unchanged;
+* :mod:`._mpi` -- the ``"mpi"`` backend (registered here).
+"""
+
+from .._core.backend import register_backend
+from ._comm import Communicator, HaloExchange, MPIComm, SerialComm, mpi_world_size, world
+from ._partition import PartitionPlan, partition_graph, partition_plan
+
+__all__ = [
+    "Communicator",
+    "SerialComm",
+    "MPIComm",
+    "HaloExchange",
+    "world",
+    "mpi_world_size",
+    "PartitionPlan",
+    "partition_graph",
+    "partition_plan",
+]

@@ -1,0 +1,236 @@
+r"""The communication layer: the few collective operations the distributed numerics need.
+
+Everything above this module (distributed CSR products, Chebyshev filtering,
+CG, Lanczos) talks to a :class:`Communicator`:
+
+* ``rank``, ``size``;
+* :meth:`~Communicator.allreduce` -- elementwise sum (or max) of an array over
+  all processes (the dot products of CG and Lanczos);
+* :meth:`~Communicator.bcast` -- one Python object from ``root`` to all;
+* :meth:`~Communicator.allgather_rows` -- the row blocks of all processes,
+  concatenated in rank order, on every process;
+* :meth:`~Communicator.halo` -- a :class:`HaloExchange` for a partition plan
+  (:mod:`graphrkhs.distributed._partition`): each process sends the rows of
+  its block that its neighbours need (their *ghost rows*) and receives its
+  own ghost rows, in one neighbourhood collective.
+
+Two implementations: :class:`SerialComm` (one process, no ghost rows: the
+exchanges are no-ops) and :class:`MPIComm` (mpi4py; the halo exchange is
+``Ineighbor_alltoallv`` on a ``Create_dist_graph_adjacent`` communicator whose
+edges are exactly the pairs of partitions that share an edge of the graph, so
+a process talks to its graph neighbours only).  The Dask backend has its own
+driver-side scheme and reuses only :class:`SerialComm` inside a worker.
+"""
+
+import os
+
+import numpy as np
+
+__all__ = ["Communicator", "SerialComm", "MPIComm", "HaloExchange", "world", "mpi_world_size"]
+
+
+def mpi_world_size():
+    """Number of processes of the MPI job this process was launched in (1 outside ``mpiexec``).
+
+    Read from the launcher's environment (MPICH/Hydra ``PMI_SIZE``, Open MPI
+    ``OMPI_COMM_WORLD_SIZE``, PMIx ``PMIX_SIZE``...) so that the answer is
+    known without initializing MPI; if mpi4py has already initialized MPI,
+    its ``COMM_WORLD.size`` is used.
+    """
+    import sys
+    mod = sys.modules.get("mpi4py.MPI")
+    if mod is not None and mod.Is_initialized() and not mod.Is_finalized():
+        return mod.COMM_WORLD.Get_size()
+    for var in ("PMI_SIZE", "OMPI_COMM_WORLD_SIZE", "PMIX_SIZE", "MPI_LOCALNRANKS", "SLURM_NTASKS"):
+        value = os.environ.get(var)
+        if value and value.isdigit() and var != "SLURM_NTASKS":
+            return int(value)
+    return 1
+
+
+class HaloExchange:
+    r"""Fill the ghost rows of a block from their owners.
+
+    For a process that owns ``n_own`` rows and needs ``n_ghost`` ghost rows:
+    ``send_index`` lists the owned rows (local numbers) to send, grouped by
+    destination in the order of ``destinations`` with ``send_counts`` rows
+    each; the ghost block is filled in the order of ``sources`` with
+    ``recv_counts`` rows each.  :meth:`start` posts the exchange of an
+    (n_own, m) block and returns a handle whose ``wait()`` returns the
+    (n_ghost, m) ghost block, so that the interior rows can be computed while
+    the messages travel.
+    """
+
+    def __init__(self, comm, sources, recv_counts, destinations, send_counts, send_index):
+        self.comm = comm
+        self.sources = np.asarray(sources, dtype=np.int64)
+        self.recv_counts = np.asarray(recv_counts, dtype=np.int64)
+        self.destinations = np.asarray(destinations, dtype=np.int64)
+        self.send_counts = np.asarray(send_counts, dtype=np.int64)
+        self.send_index = np.asarray(send_index, dtype=np.int64)
+        self.n_ghost = int(self.recv_counts.sum())
+        self.n_send = int(self.send_counts.sum())
+        self._graph = None
+        if comm.size > 1:
+            # the neighbourhood communicator: edges source -> self and self -> destination
+            self._graph = comm.comm.Create_dist_graph_adjacent(
+                [int(s) for s in self.sources], [int(d) for d in self.destinations], reorder=False)
+
+    @property
+    def bytes_per_column(self):
+        """Bytes this process receives per float64 column of a block (its halo volume)."""
+        return 8 * self.n_ghost
+
+    def start(self, block):
+        """Post the exchange of ``block`` (n_own, m), C-contiguous; returns a handle with ``wait()``."""
+        m = block.shape[1]
+        ghost = np.empty((self.n_ghost, m), dtype=block.dtype)
+        if self._graph is None:
+            return _Done(ghost)
+        from mpi4py import MPI
+        sendbuf = block[self.send_index] if self.n_send else np.empty((0, m), dtype=block.dtype)
+        mpitype = MPI._typedict[block.dtype.char]
+        scounts = (self.send_counts * m).astype(np.int64)
+        rcounts = (self.recv_counts * m).astype(np.int64)
+        sdispl = np.concatenate([[0], np.cumsum(scounts)[:-1]]).astype(np.int64)
+        rdispl = np.concatenate([[0], np.cumsum(rcounts)[:-1]]).astype(np.int64)
+        req = self._graph.Ineighbor_alltoallv([sendbuf, (scounts, sdispl), mpitype],
+                                              [ghost, (rcounts, rdispl), mpitype])
+        return _Pending(req, ghost, sendbuf)
+
+    def exchange(self, block):
+        """The ghost block of ``block``, blocking."""
+        return self.start(block).wait()
+
+    def free(self):
+        if self._graph is not None:
+            self._graph.Free()
+            self._graph = None
+
+
+class _Done:
+    def __init__(self, ghost):
+        self.ghost = ghost
+
+    def wait(self):
+        return self.ghost
+
+
+class _Pending:
+    def __init__(self, req, ghost, sendbuf):
+        self.req = req
+        self.ghost = ghost
+        self.sendbuf = sendbuf   # kept alive until the send completes
+
+    def wait(self):
+        self.req.Wait()
+        self.sendbuf = None
+        return self.ghost
+
+
+class Communicator:
+    """Interface of the communication layer (see the module doc); :class:`SerialComm` is the reference."""
+
+    rank = 0
+    size = 1
+
+    def allreduce(self, a, op="sum"):
+        raise NotImplementedError
+
+    def bcast(self, obj, root=0):
+        raise NotImplementedError
+
+    def allgather_rows(self, block):
+        raise NotImplementedError
+
+    def allgather(self, obj):
+        raise NotImplementedError
+
+    def barrier(self):
+        raise NotImplementedError
+
+    def halo(self, sources, recv_counts, destinations, send_counts, send_index):
+        """A :class:`HaloExchange` for this process's part of a partition plan."""
+        return HaloExchange(self, sources, recv_counts, destinations, send_counts, send_index)
+
+
+class SerialComm(Communicator):
+    """One process: reductions return their input, the halo is empty."""
+
+    rank = 0
+    size = 1
+
+    def allreduce(self, a, op="sum"):
+        return np.array(a, dtype=np.float64, copy=True)
+
+    def bcast(self, obj, root=0):
+        return obj
+
+    def allgather_rows(self, block):
+        return np.asarray(block)
+
+    def allgather(self, obj):
+        return [obj]
+
+    def barrier(self):
+        pass
+
+
+class MPIComm(Communicator):
+    """The communication layer on an mpi4py communicator (default ``MPI.COMM_WORLD``).
+
+    Creating it sets ``GRAPHRKHS_NUM_THREADS`` (unless already set) to the
+    cores per process of this node, so that P processes on a node do not
+    each start one compute thread per core.
+    """
+
+    def __init__(self, comm=None):
+        from mpi4py import MPI
+        self.comm = MPI.COMM_WORLD if comm is None else comm
+        self.rank = self.comm.Get_rank()
+        self.size = self.comm.Get_size()
+        if "GRAPHRKHS_NUM_THREADS" not in os.environ and self.size > 1:
+            local = self.comm.Split_type(MPI.COMM_TYPE_SHARED)
+            per_node = local.Get_size()
+            local.Free()
+            os.environ["GRAPHRKHS_NUM_THREADS"] = str(max(1, (os.cpu_count() or 1) // per_node))
+
+    def allreduce(self, a, op="sum"):
+        from mpi4py import MPI
+        send = np.ascontiguousarray(a, dtype=np.float64)
+        out = np.empty_like(send)
+        self.comm.Allreduce(send, out, op={"sum": MPI.SUM, "max": MPI.MAX, "min": MPI.MIN}[op])
+        return out
+
+    def bcast(self, obj, root=0):
+        return self.comm.bcast(obj, root=root)
+
+    def allgather(self, obj):
+        return self.comm.allgather(obj)
+
+    def allgather_rows(self, block):
+        """Row blocks of all ranks concatenated in rank order (each rank's block may have 0 rows)."""
+        from mpi4py import MPI
+        block = np.ascontiguousarray(block)
+        tail = block.shape[1:]
+        width = int(np.prod(tail)) if tail else 1
+        counts = np.array(self.comm.allgather(block.shape[0]), dtype=np.int64) * width
+        out = np.empty((int(counts.sum() // max(width, 1)),) + tail, dtype=block.dtype)
+        displ = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int64)
+        mpitype = MPI._typedict[block.dtype.char]
+        self.comm.Allgatherv([block, mpitype], [out, (counts, displ), mpitype])
+        return out
+
+    def barrier(self):
+        self.comm.Barrier()
+
+
+_WORLD = None
+
+
+def world():
+    """The communicator of this process: :class:`MPIComm` on ``COMM_WORLD`` under mpiexec, else :class:`SerialComm`."""
+    global _WORLD
+    if _WORLD is None:
+        _WORLD = MPIComm() if mpi_world_size() > 1 else SerialComm()
+    return _WORLD
