@@ -9,6 +9,8 @@ CG, Lanczos) talks to a :class:`Communicator`:
 * :meth:`~Communicator.bcast` -- one Python object from ``root`` to all;
 * :meth:`~Communicator.allgather_rows` -- the row blocks of all processes,
   concatenated in rank order, on every process;
+* :meth:`~Communicator.alltoall` -- one Python object from every process to
+  every process (the ghost-row requests when a plan is built from local rows);
 * :meth:`~Communicator.halo` -- a :class:`HaloExchange` for a partition plan
   (:mod:`graphrkhs.distributed._partition`): each process sends the rows of
   its block that its neighbours need (their *ghost rows*) and receives its
@@ -146,6 +148,10 @@ class Communicator:
     def allgather(self, obj):
         raise NotImplementedError
 
+    def alltoall(self, objs):
+        """``objs[d]`` goes to process d; returns what every process sent to this one, by source."""
+        raise NotImplementedError
+
     def barrier(self):
         raise NotImplementedError
 
@@ -171,6 +177,11 @@ class SerialComm(Communicator):
 
     def allgather(self, obj):
         return [obj]
+
+    def alltoall(self, objs):
+        if len(objs) != 1:
+            raise ValueError(f"alltoall on one process needs one object; got {len(objs)}.")
+        return list(objs)
 
     def barrier(self):
         pass
@@ -207,6 +218,9 @@ class MPIComm(Communicator):
 
     def allgather(self, obj):
         return self.comm.allgather(obj)
+
+    def alltoall(self, objs):
+        return self.comm.alltoall(list(objs))
 
     def allgather_rows(self, block):
         """Row blocks of all ranks concatenated in rank order (each rank's block may have 0 rows)."""

@@ -122,15 +122,90 @@ class DistributedCSR:
         col_map = np.full(n, -1, dtype=np.int64)
         col_map[owned] = np.arange(owned.size)
         col_map[ghosts] = owned.size + np.arange(ghosts.size)
-        A_own, A_ghost = cls._split(sp.csr_array(rows), col_map, owned.size, ghosts.size, rp["n_interior"])
+        rows = sp.csr_array(rows)
+        A_own, A_ghost = cls._split(rows, col_map[rows.indices], owned.size, ghosts.size, rp["n_interior"])
         halo = comm.halo(rp["sources"], rp["recv_counts"], rp["destinations"], rp["send_counts"],
                          rp["send_index"])
         return cls(comm, n, owned, rp["n_interior"], A_own, A_ghost, halo, dtype, plan=plan)
 
-    @staticmethod
-    def _split(rows, col_map, n_own, n_ghost, n_interior):
+    @classmethod
+    def from_local(cls, rows, owned, n_global, comm=None, *, dtype=np.float64):
+        r"""Distribute a matrix of which each process holds only its own rows (no global copy anywhere).
+
+        Parameters
+        ----------
+        rows : sparse matrix of shape (len(owned), n_global)
+            This process's rows, columns in global node numbers.
+        owned : array of int
+            The global numbers of those rows (disjoint across processes, all
+            of ``range(n_global)`` together; a process may own none).
+        n_global : int
+
+        The plan is built collectively: the owners of all nodes are gathered
+        (one int32 per node on every process), each process lists its ghost
+        columns by owner and sends each owner the list it needs (one
+        ``alltoall``); the owners answer with nothing but their send lists.
+        Local order: interior rows first, then boundary rows, each in the
+        given order.
+        """
+        comm = world() if comm is None else comm
+        owned = np.asarray(owned, dtype=np.int64)
         rows = sp.csr_array(rows)
-        local_cols = col_map[rows.indices]
+        if rows.shape != (owned.size, int(n_global)):
+            raise ValueError(f"rows must have shape (len(owned), n_global) = ({owned.size}, {n_global}); "
+                             f"got {rows.shape}.")
+        rows.sum_duplicates()
+        all_owned = comm.allgather(owned)
+        part = np.full(int(n_global), -1, dtype=np.int32)
+        for r, o in enumerate(all_owned):   # one array per process
+            if (part[o] != -1).any():
+                raise ValueError(f"process {r} owns a node that another process owns too.")
+            part[o] = r
+        if (part < 0).any():
+            raise ValueError(f"{int((part < 0).sum())} node(s) are owned by no process.")
+        me = comm.rank
+        cols = rows.indices.astype(np.int64)
+        foreign = part[cols] != me
+        row_of = np.repeat(np.arange(owned.size), np.diff(rows.indptr))
+        boundary = np.zeros(owned.size, dtype=bool)
+        boundary[row_of[foreign]] = True
+        local = np.concatenate([np.flatnonzero(~boundary), np.flatnonzero(boundary)])
+        owned, rows = owned[local], sp.csr_array(rows[local])
+        n_interior = int((~boundary).sum())
+        ghost_ids = np.unique(cols[foreign])
+        ghost_owner = part[ghost_ids].astype(np.int64)
+        o = np.lexsort((ghost_ids, ghost_owner))
+        ghosts, ghost_owner = ghost_ids[o], ghost_owner[o]
+        sources, recv_counts = np.unique(ghost_owner, return_counts=True)
+        requests = [ghosts[ghost_owner == d] for d in range(comm.size)]   # one list per process
+        asked = comm.alltoall(requests)
+        # global -> local numbers by binary search (no array of the global size besides `part`)
+        own_sorter = np.argsort(owned)
+        ghost_sorter = np.argsort(ghosts)
+
+        def lookup(ids, keys, sorter, offset):
+            pos = np.searchsorted(keys, ids, sorter=sorter)
+            pos = np.minimum(pos, max(keys.size - 1, 0))
+            hit = keys[sorter[pos]] == ids if keys.size else np.zeros(ids.size, dtype=bool)
+            return np.where(hit, sorter[pos] + offset if keys.size else -1, -1)
+
+        destinations = np.array([d for d in range(comm.size) if asked[d].size], dtype=np.int64)
+        send_counts = np.array([asked[d].size for d in destinations], dtype=np.int64)
+        send_index = (np.concatenate([lookup(np.asarray(asked[d], dtype=np.int64), owned, own_sorter, 0)
+                                      for d in destinations]) if destinations.size else np.zeros(0, dtype=np.int64))
+        if (send_index < 0).any():
+            raise ValueError("a process asked for a row this process does not own (inconsistent ownership).")
+        cols = rows.indices.astype(np.int64)
+        local_cols = lookup(cols, owned, own_sorter, 0)
+        miss = local_cols < 0
+        local_cols[miss] = lookup(cols[miss], ghosts, ghost_sorter, owned.size)
+        A_own, A_ghost = cls._split(rows, local_cols, owned.size, ghosts.size, n_interior)
+        halo = comm.halo(sources, recv_counts, destinations, send_counts, send_index)
+        return cls(comm, n_global, owned, n_interior, A_own, A_ghost, halo, dtype)
+
+    @staticmethod
+    def _split(rows, local_cols, n_own, n_ghost, n_interior):
+        """Owned-column and ghost-column blocks of the local rows, given their local column numbers."""
         if (local_cols < 0).any():
             raise ValueError("the partition plan misses a ghost row of this process (plan built for another matrix?).")
         mat = sp.csr_array((rows.data, local_cols, rows.indptr), shape=(rows.shape[0], n_own + n_ghost))

@@ -14,6 +14,7 @@ import graphrkhs as gr
 from graphrkhs import filters
 from graphrkhs._core.backend import get_backend, resolve_backend
 from graphrkhs.distributed import DistributedCSR, distributed_cg, distributed_lmax
+from graphrkhs.spectral import chebyshev_apply
 
 
 def _knn_graph(n=1500, seed=0, isolated=0):
@@ -177,3 +178,28 @@ def test_conjugate_gradient_allreduce_identity_is_the_serial_iteration():
     plain = gr.conjugate_gradient(A, B, tol=1e-10)
     hooked = gr.conjugate_gradient(A, B, tol=1e-10, allreduce=lambda a: a)
     assert plain.n_iter == hooked.n_iter and np.allclose(plain.x, hooked.x, rtol=0, atol=1e-14)
+
+
+@pytest.mark.parametrize("kind", ["metis", "all_on_last", "round_robin"])
+def test_from_local_rows_equals_from_global(comm, kind):
+    # each rank passes only its rows (global column numbers): the plan is built collectively
+    W = _knn_graph(n=900, isolated=6)
+    L = gr.laplacian(W)
+    part = _parts(kind, 900, comm.size)
+    G = DistributedCSR.from_global(L, comm, part=part)
+    mine = np.random.default_rng(comm.rank).permutation(G.owned)     # any local order
+    D = DistributedCSR.from_local(L[mine], mine, 900, comm)
+    X = np.random.default_rng(10).standard_normal((900, 3))
+    assert comm.allgather(D.halo.n_ghost) == comm.allgather(G.halo.n_ghost)
+    assert _rel(D.gather(D.matmat(D.to_internal(X))), L @ X) <= 1e-12
+    lmax = float(abs(L).sum(axis=1).max())       # Gershgorin: above the spectrum
+    coefs = gr.chebyshev_coefficients([filters.Heat(1.0)], 20, lmax)
+    Y = chebyshev_apply(D, coefs, lmax, D.to_internal(X))[0]
+    Z = chebyshev_apply(G, coefs, lmax, G.to_internal(X))[0]
+    assert _rel(D.gather(Y), G.gather(Z)) <= 1e-12
+
+
+def test_from_local_refuses_inconsistent_ownership(comm):
+    L = gr.laplacian(_knn_graph(n=100))
+    with pytest.raises(ValueError, match="owned by no process"):
+        DistributedCSR.from_local(L[[0]], np.array([0]), 100, comm)
