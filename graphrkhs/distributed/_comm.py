@@ -34,8 +34,8 @@ __all__ = ["Communicator", "SerialComm", "MPIComm", "HaloExchange", "world", "mp
 def mpi_world_size():
     """Number of processes of the MPI job this process was launched in (1 outside ``mpiexec``).
 
-    Read from the launcher's environment (MPICH/Hydra ``PMI_SIZE``, Open MPI
-    ``OMPI_COMM_WORLD_SIZE``, PMIx ``PMIX_SIZE``...) so that the answer is
+    Read from the launcher's environment (MPICH / Intel MPI ``PMI_SIZE``, Open MPI
+    ``OMPI_COMM_WORLD_SIZE``, MVAPICH ``MV2_COMM_WORLD_SIZE``) so that the answer is
     known without initializing MPI; if mpi4py has already initialized MPI,
     its ``COMM_WORLD.size`` is used.
     """
@@ -43,9 +43,9 @@ def mpi_world_size():
     mod = sys.modules.get("mpi4py.MPI")
     if mod is not None and mod.Is_initialized() and not mod.Is_finalized():
         return mod.COMM_WORLD.Get_size()
-    for var in ("PMI_SIZE", "OMPI_COMM_WORLD_SIZE", "PMIX_SIZE", "MPI_LOCALNRANKS", "SLURM_NTASKS"):
+    for var in ("PMI_SIZE", "OMPI_COMM_WORLD_SIZE", "MV2_COMM_WORLD_SIZE"):
         value = os.environ.get(var)
-        if value and value.isdigit() and var != "SLURM_NTASKS":
+        if value and value.isdigit():
             return int(value)
     return 1
 
@@ -79,6 +79,11 @@ class HaloExchange:
                 [int(s) for s in self.sources], [int(d) for d in self.destinations], reorder=False)
 
     @property
+    def collective(self):
+        """Whether exchanges are neighbourhood collectives (every process of the job must take part)."""
+        return self._graph is not None
+
+    @property
     def bytes_per_column(self):
         """Bytes this process receives per float64 column of a block (its halo volume)."""
         return 8 * self.n_ghost
@@ -89,13 +94,14 @@ class HaloExchange:
         ghost = np.empty((self.n_ghost, m), dtype=block.dtype)
         if self._graph is None:
             return _Done(ghost)
-        from mpi4py import MPI
+        from mpi4py.util.dtlib import from_numpy_dtype
         sendbuf = block[self.send_index] if self.n_send else np.empty((0, m), dtype=block.dtype)
-        mpitype = MPI._typedict[block.dtype.char]
+        mpitype = from_numpy_dtype(block.dtype)
         scounts = (self.send_counts * m).astype(np.int64)
         rcounts = (self.recv_counts * m).astype(np.int64)
-        sdispl = np.concatenate([[0], np.cumsum(scounts)[:-1]]).astype(np.int64)
-        rdispl = np.concatenate([[0], np.cumsum(rcounts)[:-1]]).astype(np.int64)
+        # one displacement per neighbour (none for a process without neighbours)
+        sdispl = np.concatenate([[0], np.cumsum(scounts)])[:-1].astype(np.int64)
+        rdispl = np.concatenate([[0], np.cumsum(rcounts)])[:-1].astype(np.int64)
         req = self._graph.Ineighbor_alltoallv([sendbuf, (scounts, sdispl), mpitype],
                                               [ghost, (rcounts, rdispl), mpitype])
         return _Pending(req, ghost, sendbuf)
@@ -224,14 +230,14 @@ class MPIComm(Communicator):
 
     def allgather_rows(self, block):
         """Row blocks of all ranks concatenated in rank order (each rank's block may have 0 rows)."""
-        from mpi4py import MPI
+        from mpi4py.util.dtlib import from_numpy_dtype
         block = np.ascontiguousarray(block)
         tail = block.shape[1:]
         width = int(np.prod(tail)) if tail else 1
         counts = np.array(self.comm.allgather(block.shape[0]), dtype=np.int64) * width
         out = np.empty((int(counts.sum() // max(width, 1)),) + tail, dtype=block.dtype)
-        displ = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int64)
-        mpitype = MPI._typedict[block.dtype.char]
+        displ = np.concatenate([[0], np.cumsum(counts)])[:-1].astype(np.int64)
+        mpitype = from_numpy_dtype(block.dtype)
         self.comm.Allgatherv([block, mpitype], [out, (counts, displ), mpitype])
         return out
 

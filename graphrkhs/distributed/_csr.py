@@ -257,7 +257,8 @@ class DistributedCSR:
     def step(self, a, b, alpha, beta, gamma, cur, out, X=None, weights=None, R=None):
         r"""The fused step on this process's rows, with the halo exchange of ``cur`` overlapped."""
         n_own = self.shape[0]
-        pending = self.halo.start(cur) if self.halo.n_send or self.halo.n_ghost else None
+        # a neighbourhood collective: every rank takes part, also one without neighbours or rows
+        pending = self.halo.start(cur) if self.halo.collective else None
         if n_own:
             fused_step(self.A_own, a, b, alpha, beta, gamma, cur, out, X)
         if pending is not None:
