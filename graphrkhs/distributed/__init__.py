@@ -13,7 +13,8 @@ mpi4py nor dask until they are used).
   :class:`PartitionPlan` (owned rows, ghost rows, send lists);
 * :mod:`._csr` -- :class:`DistributedCSR`, the row-distributed operator the
   serial Chebyshev recurrence and CG run on unchanged;
-* :mod:`._mpi` -- the ``"mpi"`` backend (registered here).
+* :mod:`._mpi` -- the ``"mpi"`` backend (registered here);
+* :func:`run_mpi` -- run a script under ``mpiexec`` from a notebook.
 """
 
 from .._core.backend import register_backend
@@ -21,6 +22,7 @@ from ._comm import Communicator, HaloExchange, MPIComm, SerialComm, mpi_world_si
 from ._partition import PartitionPlan, partition_graph, partition_plan
 from ._csr import DistributedCSR
 from ._mpi import MPIBackend, block_jacobi_amg, distributed_cg, distributed_lmax
+from ._launch import run_mpi
 
 register_backend(MPIBackend())
 
@@ -39,4 +41,5 @@ __all__ = [
     "block_jacobi_amg",
     "distributed_cg",
     "distributed_lmax",
+    "run_mpi",
 ]

@@ -6,6 +6,8 @@ partitions).  Results are gathered on every rank, so every assertion sees
 the same values everywhere.
 """
 
+import os
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -206,3 +208,25 @@ def test_from_local_refuses_inconsistent_ownership(comm):
     if comm.size > 1:
         with pytest.raises(ValueError, match="owns a node that another process owns too"):
             DistributedCSR.from_local(L[[0]], np.array([0]), 100, comm)
+
+
+def test_run_mpi_launches_the_script_on_n_processes(comm, tmp_path, monkeypatch):
+    if comm.size > 1:
+        pytest.skip("the launcher test runs in the one-process session (one mpiexec per test session)")
+    from graphrkhs.distributed import run_mpi
+    script = tmp_path / "ranks.py"
+    script.write_text("from graphrkhs.distributed import world\n"
+                      "import numpy as np\n"
+                      "c = world()\n"
+                      "total = c.allreduce(np.array([c.rank + 1.0]))[0]\n"
+                      "print(f'rank {c.rank} of {c.size} total {total:g}')\n")
+    # the child imports the graphrkhs this session imports
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([os.path.dirname(os.path.dirname(gr.__file__)),
+                                                      os.environ.get("PYTHONPATH", "")]))
+    out = run_mpi(script, 2, timeout=120)
+    lines = sorted(out.stdout.strip().splitlines())
+    assert lines == ["rank 0 of 2 total 3", "rank 1 of 2 total 3"]
+    with pytest.raises(FileNotFoundError, match="does not exist"):
+        run_mpi(tmp_path / "missing.py", 2)
+    with pytest.raises(ValueError, match="n_procs"):
+        run_mpi(script, 0)
