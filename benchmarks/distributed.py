@@ -87,7 +87,7 @@ def main(argv=None):
     import graphrkhs as gr  # noqa: F401  (registers the backends)
     import graphrkhs._core.spmm as spmm
     from graphrkhs._core.reorder import PreparedOperator
-    from graphrkhs.distributed import DistributedCSR, MPIComm, distributed_cg, partition_plan
+    from graphrkhs.distributed import DistributedCSR, MPIComm, partition_plan
 
     records = []
 

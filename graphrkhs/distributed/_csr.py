@@ -25,7 +25,6 @@ needs (its ``allreduce`` argument).
 """
 
 import copy
-import time
 
 import numpy as np
 import scipy.sparse as sp
@@ -34,7 +33,7 @@ from scipy.sparse import csgraph
 
 from .._core.spmm import fused_step
 from .._core.reorder import REORDER_MIN_NODES
-from ._comm import SerialComm, world
+from ._comm import world
 from ._partition import PartitionPlan, partition_graph
 
 __all__ = ["DistributedCSR"]

@@ -38,7 +38,6 @@ from scipy import fft
 
 from .._core.progress import _NoBar, progress_ticks
 from .._core.backend import check_backend, prepare_operator
-from .._core.reorder import PreparedOperator
 from .._core.types import Backend, MatrixOrOperator, Reorder, ResponseBank
 from .._core.validation import (
     AccuracyWarning,

@@ -122,7 +122,10 @@ def chebyshev_apply(op, coefs, lmax, X=None, indicator=None):
     ----------
     op : PreparedOperator
         From :mod:`graphrkhs._core.reorder`; ``X`` and the result are in its
-        internal node order (``op.to_internal`` / ``op.to_user``).
+        internal node order (``op.to_internal`` / ``op.to_user``).  Any object
+        with its ``shape``, ``dtype`` and ``step`` works: a
+        ``graphrkhs.distributed.DistributedCSR`` runs the same recurrence on
+        one process's rows (``shape`` is then the local one).
     coefs : ndarray of shape (F, K + 1)
         From :func:`chebyshev_plan`.
     lmax : float
