@@ -21,7 +21,7 @@ from .._core.backend import register_backend
 from ._comm import Communicator, HaloExchange, MPIComm, SerialComm, mpi_world_size, world
 from ._partition import PartitionPlan, partition_graph, partition_plan
 from ._csr import DistributedCSR
-from ._mpi import MPIBackend, block_jacobi_amg, distributed_cg, distributed_lmax
+from ._mpi import MPIBackend, block_jacobi_amg, distributed_cg, distributed_chebyshev_filter, distributed_lmax
 from ._launch import run_mpi
 
 register_backend(MPIBackend())
@@ -40,6 +40,7 @@ __all__ = [
     "MPIBackend",
     "block_jacobi_amg",
     "distributed_cg",
+    "distributed_chebyshev_filter",
     "distributed_lmax",
     "run_mpi",
 ]

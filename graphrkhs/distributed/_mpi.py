@@ -29,10 +29,11 @@ import scipy.sparse.linalg as spla
 
 from .._core.cg import amg_preconditioner, conjugate_gradient
 from .._core.linalg import lanczos_tridiagonal
+from ..spectral import chebyshev_apply, chebyshev_plan
 from ._comm import mpi_world_size, world
 from ._csr import DistributedCSR
 
-__all__ = ["MPIBackend", "distributed_lmax", "distributed_cg", "block_jacobi_amg"]
+__all__ = ["MPIBackend", "distributed_lmax", "distributed_cg", "distributed_chebyshev_filter", "block_jacobi_amg"]
 
 
 def _identity(n):
@@ -110,6 +111,49 @@ def distributed_lmax(D, *, steps=40, margin=0.005, random_state=0):
     residual = abs(beta[k - 1] * vecs[-1, -1])
     bound = theta[-1] + residual + margin * abs(theta[-1])
     return float(min(bound, gersh))
+
+
+def distributed_chebyshev_filter(D, phi, X_local, *, order=None, tol=1e-8, lmax=None, max_order=1000):
+    r"""Apply :math:`\varphi(L)` to this rank's rows of a signal block, L held as a :class:`DistributedCSR`.
+
+    The path for graphs no process holds whole (:meth:`DistributedCSR.from_local`):
+    ``lmax`` by :func:`distributed_lmax` (unless given), the coefficients by
+    :func:`graphrkhs.spectral.chebyshev_plan` (the same on every rank), and
+    the recurrence by :func:`graphrkhs.spectral.chebyshev_apply` on the
+    distributed operator.  Returns this rank's rows (local order; ``D.gather``
+    assembles the whole block where it fits).
+
+    Parameters
+    ----------
+    D : DistributedCSR
+    phi : filter or list of filters
+    X_local : ndarray of shape (n_own,) or (n_own, m)
+        This rank's rows, in ``D.owned`` order.
+    order, tol, lmax, max_order
+        As in :func:`graphrkhs.chebyshev_filter`.
+
+    Returns
+    -------
+    ndarray of shape X_local.shape, or (n_filters,) + X_local.shape for a bank
+    """
+    X_local = np.asarray(X_local, dtype=D.dtype)
+    if X_local.shape[0] != D.shape[0]:
+        raise ValueError(f"X_local must have this rank's {D.shape[0]} rows; got shape {X_local.shape}.")
+    was_1d = X_local.ndim == 1
+    X2 = np.ascontiguousarray(X_local.reshape(X_local.shape[0], -1))
+    if lmax is None:
+        lmax = distributed_lmax(D)
+    is_bank = isinstance(phi, (list, tuple))
+    if lmax == 0.0:
+        # L = 0: phi(L) X = phi(0) X exactly
+        vals = np.array([float(f(np.array([0.0]))[0]) for f in (phi if is_bank else [phi])])
+        Y = vals[:, None, None] * X2[None]
+    else:
+        coefs, _ = chebyshev_plan(phi, lmax, order=order, tol=tol, max_order=max_order)
+        Y = chebyshev_apply(D, coefs, lmax, X2)
+    if was_1d:
+        Y = Y[:, :, 0]
+    return Y if is_bank else Y[0]
 
 
 class MPIBackend:

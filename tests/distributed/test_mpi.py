@@ -15,7 +15,7 @@ import scipy.sparse as sp
 import graphrkhs as gr
 from graphrkhs import filters
 from graphrkhs._core.backend import get_backend, resolve_backend
-from graphrkhs.distributed import DistributedCSR, distributed_cg, distributed_lmax
+from graphrkhs.distributed import DistributedCSR, distributed_cg, distributed_chebyshev_filter, distributed_lmax
 from graphrkhs.spectral import chebyshev_apply
 
 
@@ -230,3 +230,21 @@ def test_run_mpi_launches_the_script_on_n_processes(comm, tmp_path, monkeypatch)
         run_mpi(tmp_path / "missing.py", 2)
     with pytest.raises(ValueError, match="n_procs"):
         run_mpi(script, 0)
+
+
+def test_distributed_chebyshev_filter_on_local_rows(comm):
+    # the no-global-copy path: rows per rank, lmax by distributed Lanczos, then the serial recurrence
+    L = gr.laplacian(_knn_graph(n=800, isolated=5), "normalized")
+    G = DistributedCSR.from_global(L, comm)
+    D = DistributedCSR.from_local(L[G.owned], G.owned, 800, comm)
+    X = np.random.default_rng(11).standard_normal((800, 2))
+    lmax = distributed_lmax(D)
+    Y = D.gather(distributed_chebyshev_filter(D, filters.Heat(2.0), D.to_internal(X), order=30))
+    serial = gr.chebyshev_filter(L, filters.Heat(2.0), X, order=30, lmax=lmax, backend="numpy")
+    assert _rel(Y, serial) <= 1e-12
+    bank = distributed_chebyshev_filter(D, [filters.Heat(1.0), filters.Heat(2.0)], D.to_internal(X[:, 0]), tol=1e-10)
+    assert bank.shape == (2, D.shape[0])
+    Yb = np.stack([D.gather(y) for y in bank])
+    assert _rel(Yb, gr.exact_filter(L, [filters.Heat(1.0), filters.Heat(2.0)], X[:, 0])) <= 1e-8
+    with pytest.raises(ValueError, match="rank's"):
+        distributed_chebyshev_filter(D, filters.Heat(2.0), np.ones(801))
