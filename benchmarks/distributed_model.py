@@ -182,7 +182,11 @@ def report(records, model):
             "core's rate kept, with perfect load balance (METIS balances rows to 3%; its largest halo was 1.37x "
             "the mean at 64 parts above).", "",
             f"For scale: the serial path would need {p1['serial_s']:.0f} s per step at 10^8 nodes on the two "
-            f"cores measured here and {p1['mem_gib']:.0f} GiB.  A Chebyshev filter of degree 30 is 30 steps; a CG "
+            f"cores measured here and {p1['mem_gib']:.0f} GiB.  Not in the model: the set-up.  Serial METIS "
+            "(pymetis) needs the whole graph in one process (10^6 nodes: 11-17 s here), so at 10^8 nodes the "
+            "partition must come from the data (the cells of a distributed kNN construction, passed with the "
+            "rows to `DistributedCSR.from_local`) or from ParMETIS; the block-Jacobi AMG set-up is local and "
+            "scales with n/P.  A Chebyshev filter of degree 30 is 30 steps; a CG "
             "iteration is one step plus two allreduces of m numbers (latency-bound: ~log2(P) x lat)."]
     return "\n".join(out) + "\n"
 
