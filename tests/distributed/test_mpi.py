@@ -144,6 +144,11 @@ def test_estimator_backend_gives_the_serial_labels():
     ref = gr.LaplacianRegularizationClassifier(backend="numpy").fit(X, y)
     assert np.array_equal(est.transduction_, ref.transduction_)
     assert est.get_params()["backend"] == "mpi"
+    # graph kernel ridge with alpha chosen by leave-one-out: Phi[:, S] by the distributed Chebyshev pass
+    est = gr.GraphKernelRidgeClassifier(backend="mpi").fit(X, y)
+    ref = gr.GraphKernelRidgeClassifier(backend="numpy").fit(X, y)
+    assert np.isclose(est.alpha_, ref.alpha_, rtol=1e-9, atol=0) and np.array_equal(est.transduction_, ref.transduction_)
+    assert np.allclose(est.scores_, ref.scores_, rtol=0, atol=1e-10 * np.abs(ref.scores_).max())
 
 
 def test_distributed_lmax_bounds_the_spectrum(comm):
