@@ -33,7 +33,7 @@ the older spellings ``"numba"`` and ``"scipy"``.
 import threading
 
 __all__ = ["BACKENDS", "SERIAL_BACKENDS", "DISTRIBUTED_BACKENDS", "register_backend", "resolve_backend",
-           "get_backend", "check_backend", "is_distributed"]
+           "get_backend", "check_backend", "is_distributed", "prepare_operator", "serial_only"]
 
 #: Distributed backends (implemented in :mod:`graphrkhs.distributed`).
 DISTRIBUTED_BACKENDS = ("mpi", "dask")
@@ -99,3 +99,33 @@ def get_backend(name):
             "or 'graphrkhs[dask]' (dask[distributed])."
         )
     return impl
+
+
+def prepare_operator(L, dtype, reorder="auto", backend="auto", what="this computation"):
+    """The operator a spectral computation runs on: serial :class:`~graphrkhs._core.reorder.PreparedOperator`
+    or the distributed backend's (``backend`` resolved here, at call time)."""
+    from .reorder import PreparedOperator   # same layer; deferred because reorder compiles numba kernels
+
+    resolved = resolve_backend(backend)
+    if is_distributed(resolved):
+        if not hasattr(L, "tocsr") and not hasattr(L, "indptr"):
+            if backend == "auto":
+                return PreparedOperator(L, dtype, reorder, "auto")
+            raise ValueError(f"backend={backend!r} distributes the rows of a sparse matrix; {what} got a "
+                             f"{type(L).__name__} (pass the Laplacian as a scipy.sparse matrix).")
+        return get_backend(resolved).prepare(L, dtype, reorder)
+    return PreparedOperator(L, dtype, reorder, resolved if resolved in ("numba", "scipy") else "auto")
+
+
+def serial_only(backend, what):
+    """Refuse an explicit distributed backend for a computation that has no distributed version.
+
+    ``"auto"`` falls back to the serial path (every process computes it
+    redundantly under ``mpiexec``); an explicit ``"mpi"`` / ``"dask"`` is a
+    ``ValueError`` naming what to use instead.
+    """
+    check_backend(backend)
+    if backend in DISTRIBUTED_BACKENDS:
+        raise ValueError(f"{what} has no {backend!r} backend (only Chebyshev filtering, GraphKernel products and "
+                         "the CG solvers are distributed); pass backend='auto' or 'numpy'.")
+    return backend

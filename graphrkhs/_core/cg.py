@@ -96,7 +96,8 @@ def _apply(op, X):
 def conjugate_gradient(A: Union[OperatorLike, Callable[[np.ndarray], np.ndarray]], B: ArrayLike, *,
                        M: Optional[Union[OperatorLike, Callable[[np.ndarray], np.ndarray]]] = None,
                        x0: Optional[ArrayLike] = None, tol: float = 1e-8, max_iter: Optional[int] = None,
-                       on_failure: str = "warn") -> "CGResult":
+                       on_failure: str = "warn",
+                       allreduce: Optional[Callable[[np.ndarray], np.ndarray]] = None) -> "CGResult":
     r"""Solve :math:`A X = B` for symmetric positive definite A, all columns at once.
 
     Parameters
@@ -118,6 +119,14 @@ def conjugate_gradient(A: Union[OperatorLike, Callable[[np.ndarray], np.ndarray]
         What to do when a column does not reach ``tol``: emit a
         :class:`~graphrkhs.ConvergenceWarning`, raise a ``RuntimeError``, or
         only report it in the result.
+    allreduce : callable, optional
+        For a row-distributed system (:mod:`graphrkhs.distributed`): ``A``,
+        ``M``, ``B`` and ``x0`` are this process's rows (possibly none), and
+        ``allreduce(a)`` returns the sum of the array ``a`` over all processes.
+        Every inner product and norm of the iteration is a local partial sum
+        passed through it, so the same code runs serially (None: the sums are
+        local) and distributed; ``max_iter`` should then be given (its default
+        is 10 times the global number of rows).
 
     Returns
     -------
@@ -134,7 +143,13 @@ def conjugate_gradient(A: Union[OperatorLike, Callable[[np.ndarray], np.ndarray]
     """
     # (n, 0) blocks are allowed (nothing to solve); an empty first axis is not a system
     B = check_matrix(B, "B", ndim=(1, 2), min_size=0)
-    if B.shape[0] == 0:
+    reduce = (lambda a: a) if allreduce is None else (lambda a: np.asarray(allreduce(a), dtype=np.float64))
+
+    def colnorm(V):
+        # column norms from (globally) summed squares
+        return np.sqrt(reduce(np.einsum("ij,ij->j", V, V)))
+
+    if B.shape[0] == 0 and allreduce is None:
         raise ValueError(f"B must have shape (n,) or (n, m) with n >= 1 rows; got shape {B.shape}.")
     was_1d = B.ndim == 1
     B2 = B.reshape(B.shape[0], -1)
@@ -144,7 +159,7 @@ def conjugate_gradient(A: Union[OperatorLike, Callable[[np.ndarray], np.ndarray]
         M = _as_operator(M, n, "M")
     tol = check_scalar(tol, "tol", low=0, low_inclusive=False)
     if max_iter is None:
-        max_iter = 10 * n
+        max_iter = 10 * int(round(float(reduce(np.array([float(n)]))[0])))   # 10 x the global size
     max_iter = check_scalar(max_iter, "max_iter", kind="int", low=0)
     check_on_failure(on_failure)
     dtype = np.result_type(B2.dtype, np.float32)
@@ -154,13 +169,13 @@ def conjugate_gradient(A: Union[OperatorLike, Callable[[np.ndarray], np.ndarray]
             raise ValueError(f"x0 must have the shape of B {B.shape}; got {x0.shape}.")
         check_finite_array(x0, "x0", "start from finite values (or x0=None)")
     X = np.zeros((n, m), dtype=dtype) if x0 is None else np.array(x0.reshape(n, m), dtype=dtype)
-    bnorm = np.linalg.norm(B2, axis=0)
+    bnorm = colnorm(B2)
     bnorm_safe = np.where(bnorm > 0, bnorm, 1.0)
     R = B2 - _apply(A, X) if x0 is not None else B2.astype(dtype, copy=True)
-    active = np.linalg.norm(R, axis=0) > tol * bnorm
+    active = colnorm(R) > tol * bnorm
     Z = _apply(M, R) if M is not None else R.copy()
     P = Z.copy()
-    rz = np.einsum("ij,ij->j", R, Z)
+    rz = reduce(np.einsum("ij,ij->j", R, Z))
     it = 0
     # A counter of iterations with the worst relative residual of the unconverged columns
     # (off unless progress is on; see graphrkhs._core.progress).
@@ -170,7 +185,7 @@ def conjugate_gradient(A: Union[OperatorLike, Callable[[np.ndarray], np.ndarray]
         # Only active columns are multiplied: converged ones stop costing work.
         Pa = P[:, cols] if cols.size < m else P
         AP = _apply(A, Pa)
-        pap = np.einsum("ij,ij->j", Pa, AP)
+        pap = reduce(np.einsum("ij,ij->j", Pa, AP))
         if not np.isfinite(pap).all():
             bar.close()
             raise FloatingPointError(
@@ -189,7 +204,7 @@ def conjugate_gradient(A: Union[OperatorLike, Callable[[np.ndarray], np.ndarray]
         X[:, c] += Pa * alpha
         R[:, c] -= AP * alpha
         it += 1
-        rr = np.einsum("ij,ij->j", R[:, c], R[:, c])
+        rr = reduce(np.einsum("ij,ij->j", R[:, c], R[:, c]))
         done = np.sqrt(rr) <= tol * bnorm[cols]
         if not bar.disable:
             # shown when the bar redraws (tqdm's mininterval); no forced redraw in the loop
@@ -203,16 +218,16 @@ def conjugate_gradient(A: Union[OperatorLike, Callable[[np.ndarray], np.ndarray]
         Rc = R[:, c]
         Zc = _apply(M, Rc) if M is not None else Rc
         # Unpreconditioned: r^T z = r^T r, already computed for the stopping test.
-        rz_new = rr[~done] if M is None else np.einsum("ij,ij->j", Rc, Zc)
+        rz_new = rr[~done] if M is None else reduce(np.einsum("ij,ij->j", Rc, Zc))
         beta = rz_new / rz[cols]
         rz[cols] = rz_new
         P[:, c] *= beta
         P[:, c] += Zc
-    if not np.isfinite(X).all():
+    if reduce(np.array([0.0 if np.isfinite(X).all() else 1.0]))[0] > 0:
         bar.close()
         raise FloatingPointError("conjugate_gradient: the iterates overflowed to NaN or infinity; the system is "
                                  "not SPD or badly scaled (rescale A and B).")
-    true_res = np.linalg.norm(B2 - _apply(A, X), axis=0) / bnorm_safe
+    true_res = colnorm(B2 - _apply(A, X)) / bnorm_safe
     if not bar.disable:
         bar.set_postfix_str(f"residual {float(true_res.max()) if m else 0.0:.2e}", refresh=False)
     bar.close()

@@ -145,7 +145,7 @@ def check_solution(A, X, B, tol, what, fix, stacklevel=4, product=True):
     return worst
 
 
-def lanczos_tridiagonal(matvec, n, steps, rng):
+def lanczos_tridiagonal(matvec, n, steps, rng, allreduce=None):
     r"""A short Lanczos run on a symmetric operator: the tridiagonal :math:`T_k = Q_k^T A Q_k`.
 
     ``matvec(q)`` returns :math:`A q` (float64, shape (n,)); the start vector
@@ -158,20 +158,28 @@ def lanczos_tridiagonal(matvec, n, steps, rng):
     \beta_k |s_k|` (the residual bound used by the callers).  The one Lanczos
     of the spectral bounds in :mod:`graphrkhs._core.amg` and
     :func:`graphrkhs.spectral.lmax`'s given-bound check.
+
+    For a row-distributed operator (:mod:`graphrkhs.distributed`) ``n`` is
+    the number of this process's rows, ``steps`` must already be capped by
+    the global size, and ``allreduce(a)`` sums an array over all processes:
+    every inner product is a local partial sum passed through it (the same
+    code serially and distributed; ``rng`` must draw the same numbers on
+    every process for the run to be reproducible).
     """
-    k = max(1, min(int(steps), n))
+    reduce = (lambda a: a) if allreduce is None else (lambda a: np.asarray(allreduce(a), dtype=np.float64))
+    k = max(1, int(steps) if allreduce is not None else min(int(steps), n))
     Q = np.zeros((k + 1, n))
     q = rng.standard_normal(n)
-    Q[0] = q / np.linalg.norm(q)
+    Q[0] = q / np.sqrt(reduce(np.array([q @ q]))[0])
     alpha = np.zeros(k)
     beta = np.zeros(k)
     m = k
     for j in range(k):
         w = np.asarray(matvec(Q[j]), dtype=np.float64).ravel()
-        alpha[j] = Q[j] @ w
-        w -= Q[: j + 1].T @ (Q[: j + 1] @ w)
-        w -= Q[: j + 1].T @ (Q[: j + 1] @ w)
-        beta[j] = np.linalg.norm(w)
+        alpha[j] = reduce(np.array([Q[j] @ w]))[0]
+        w -= Q[: j + 1].T @ reduce(Q[: j + 1] @ w)
+        w -= Q[: j + 1].T @ reduce(Q[: j + 1] @ w)
+        beta[j] = np.sqrt(reduce(np.array([w @ w]))[0])
         if not np.isfinite(beta[j]) or beta[j] <= 1e-12 * max(abs(alpha[: j + 1]).max(), 1e-300):
             m = j + 1
             break

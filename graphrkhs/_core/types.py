@@ -56,7 +56,7 @@ KernelName = Union[Literal["gaussian", "heat", "linear", "polynomial"], Callable
 LaplacianKind = Literal["combinatorial", "normalized", "randomwalk"]
 SymmetricLaplacianKind = Literal["combinatorial", "normalized"]
 Reorder = Union[Literal["auto"], bool]
-Backend = Literal["auto", "numba", "scipy"]
+Backend = Literal["auto", "numpy", "numba", "scipy", "mpi", "dask"]
 
 #: A dense or sparse matrix.
 MatrixLike = Union[np.ndarray, SparseMatrix]

@@ -19,6 +19,10 @@ mpi4py nor dask until they are used).
 from .._core.backend import register_backend
 from ._comm import Communicator, HaloExchange, MPIComm, SerialComm, mpi_world_size, world
 from ._partition import PartitionPlan, partition_graph, partition_plan
+from ._csr import DistributedCSR
+from ._mpi import MPIBackend, block_jacobi_amg, distributed_cg, distributed_lmax
+
+register_backend(MPIBackend())
 
 __all__ = [
     "Communicator",
@@ -30,4 +34,9 @@ __all__ = [
     "PartitionPlan",
     "partition_graph",
     "partition_plan",
+    "DistributedCSR",
+    "MPIBackend",
+    "block_jacobi_amg",
+    "distributed_cg",
+    "distributed_lmax",
 ]

@@ -10,6 +10,7 @@ import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 from numpy.typing import ArrayLike, NDArray
 
+from .._core.backend import prepare_operator, serial_only
 from .._core.reorder import PreparedOperator
 from .._core.types import Backend, GraphLike, Reorder, ResponseLike, SymmetricLaplacianKind
 from .._core.validation import check_numeric_dtype, check_option, check_scalar, check_signals, float_dtype, memory_guard
@@ -143,7 +144,10 @@ class GraphKernel(spla.LinearOperator):
         :func:`graphrkhs.chebyshev_filter`); results are always in the
         user's node order.
     damping, max_order, backend
-        As in :func:`graphrkhs.chebyshev_filter`.
+        As in :func:`graphrkhs.chebyshev_filter`.  A distributed ``backend``
+        (``"mpi"``, ``"dask"``, or ``"auto"`` under ``mpiexec``) partitions L
+        once at construction and serves every product (``matmat``,
+        ``columns``...) from it; ``method="chebyshev"`` only.
     check_positive : bool, default=True
         Refuse a response that is not strictly positive on
         :math:`[0, \lambda_{max}]` (the operator would not be a kernel).
@@ -211,17 +215,22 @@ class GraphKernel(spla.LinearOperator):
             self.lmax = resolve_lmax(self.L, lmax)
             self._check_positive(check_positive)
         if method == "exact":
+            serial_only(backend, "GraphKernel(method='exact')")
             self._op = None
             self.perm = None
             self.timings["reorder"] = 0.0
         else:
-            self._op = PreparedOperator(self.L, dtype, reorder, backend)
+            if method == "lanczos":
+                serial_only(backend, "GraphKernel(method='lanczos')")
+                self._op = PreparedOperator(self.L, dtype, reorder, backend)
+            else:
+                self._op = prepare_operator(self.L, dtype, reorder, backend, "GraphKernel")
             self.perm = self._op.perm
             self.timings["reorder"] = self._op.reorder_time
         t0 = time.perf_counter()
         if not given_lmax:
             # Same spectrum in any node order; Lanczos products are cheaper on the reordered matrix.
-            self.lmax = resolve_lmax(self._op.L if self._op is not None else self.L, None)
+            self.lmax = resolve_lmax(self._op.L if self._op is not None and self._op.is_matrix else self.L, None)
         self.timings["lmax"] = time.perf_counter() - t0
         if not given_lmax:
             self._check_positive(check_positive)
@@ -390,7 +399,12 @@ class GraphKernel(spla.LinearOperator):
         batch = self._batch(batch_size, self.dtype)
         for s in range(0, idx.size, batch):  # batches of columns bound the memory
             cols = idx[s: s + batch]
-            if self.method == "chebyshev":
+            if self.method == "chebyshev" and not isinstance(self._op, PreparedOperator):
+                # a distributed operator: the indicator columns are formed (each rank its rows)
+                E = np.zeros((n, cols.size), dtype=self.dtype)
+                E[cols, np.arange(cols.size)] = 1
+                out[:, s: s + cols.size] = self._apply_block(E)
+            elif self.method == "chebyshev":
                 op = self._op
                 R = chebyshev_apply(op, self._coefs, self.lmax,
                                      indicator=(op.internal_index(cols), cols.size))[0]

@@ -37,11 +37,11 @@ from numpy.typing import ArrayLike, NDArray
 from scipy import fft
 
 from .._core.progress import _NoBar, progress_ticks
+from .._core.backend import check_backend, prepare_operator
 from .._core.reorder import PreparedOperator
 from .._core.types import Backend, MatrixOrOperator, Reorder, ResponseBank
 from .._core.validation import (
     AccuracyWarning,
-    check_option,
     check_scalar,
     check_signals,
     float_dtype,
@@ -367,7 +367,7 @@ def _check_common(order, tol, max_order, damping, reorder, backend):
         raise ValueError(f"damping must be None or 'jackson'; got {damping!r}.")
     if reorder not in ("auto", True, False):
         raise ValueError(f"reorder must be 'auto', True or False; got {reorder!r}.")
-    check_option(backend, "backend", ("auto", "numba", "scipy"))
+    check_backend(backend)
     return order, tol, max_order
 
 
@@ -589,9 +589,17 @@ def chebyshev_filter(L: MatrixOrOperator, phi: ResponseBank, X: ArrayLike, order
         64 column-products (degree + 1 times the number of signals; a known
         order is needed, so ``order=None`` reorders); reuse the work across
         calls with :class:`~graphrkhs.GraphKernel`, which caches it.
-    backend : {"auto", "numba", "scipy"}, default="auto"
-        The compiled fused kernel (both cores) or SciPy's products; ``"auto"``
-        picks SciPy for tiny blocks (n m < 20000).
+    backend : {"auto", "numpy", "mpi", "dask", "numba", "scipy"}, default="auto"
+        Where the products run (:mod:`graphrkhs._core.backend`): ``"numpy"``
+        serially (the compiled fused kernel on all cores, SciPy's product for
+        tiny blocks with n m < 20000; ``"numba"`` / ``"scipy"`` force one of
+        them); ``"mpi"`` on the rows of a METIS partition per MPI rank
+        (:mod:`graphrkhs.distributed`; run the script under ``mpiexec``, every
+        rank gets the full result); ``"dask"`` on the workers of a Dask
+        client.  ``"auto"``: MPI under ``mpiexec`` with more than one rank,
+        Dask with an active client, else serial.  The distributed backends
+        give the serial result to rounding (the same recurrence on the same
+        coefficients and ``lmax``).
 
     Returns
     -------
@@ -627,7 +635,7 @@ def chebyshev_filter(L: MatrixOrOperator, phi: ResponseBank, X: ArrayLike, order
         check_given_lmax(L, lmax)   # products with L only after every cheap check
     if reorder == "auto" and order is not None and (order + 1) * X2.shape[1] < _REORDER_MIN_WORK:
         reorder = False  # a one-shot call too short to win back the reordering
-    op = PreparedOperator(L, dtype, reorder, backend)
+    op = prepare_operator(L, dtype, reorder, backend, "chebyshev_filter")
     if lmax is None:
         # Same spectrum in any node order; Lanczos products are cheaper on the reordered matrix.
         lmax = _resolve_lmax(op.L if op.is_matrix else L, None)

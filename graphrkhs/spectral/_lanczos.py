@@ -10,6 +10,7 @@ import scipy.sparse.linalg as spla
 from numpy.typing import ArrayLike, NDArray
 from threadpoolctl import threadpool_limits
 
+from .._core.backend import serial_only
 from .._core.reorder import PreparedOperator
 from .._core.types import Backend, MatrixOrOperator, Reorder, ResponseBank, SparseMatrix
 from .._core.validation import ConvergenceWarning, check_scalar, memory_guard, warn
@@ -211,6 +212,7 @@ def lanczos_filter(L: MatrixOrOperator, phi: ResponseBank, X: ArrayLike, *, tol:
     max_iter = min(n, 500) if max_iter is None else min(max_iter, n)
     check_every = check_scalar(check_every, "check_every", kind="int", low=1)
     _check_common(None, tol, 0, None, reorder, backend)
+    serial_only(backend, "lanczos_filter")
     if not isinstance(L, spla.LinearOperator) and not _symmetric(L):
         raise ValueError("lanczos_filter needs a symmetric L; for the random-walk Laplacian filter with the "
                          "normalized one and rescale by D^(-1/2) ... D^(1/2).")

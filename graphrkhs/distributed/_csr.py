@@ -1,0 +1,237 @@
+r"""A row-distributed CSR matrix with ghost rows: the operator the serial numerics run on.
+
+Process r holds the rows of its part (:class:`~graphrkhs.distributed.PartitionPlan`)
+split by column into
+
+* ``A_own`` -- (n_own, n_own), the columns it owns (local numbers), and
+* ``A_ghost`` -- (n_boundary, n_ghost), the columns of its ghost rows, for the
+  boundary rows only (the tail of the local order).
+
+A fused step of :mod:`graphrkhs._core.spmm`,
+:math:`\mathrm{out} = \alpha(a L\,\mathrm{cur} + b\,\mathrm{cur}) + \beta\,\mathrm{out} + \gamma X`,
+then runs as: post the halo exchange of ``cur``; the whole step on the owned
+columns (the exchange travels meanwhile); wait; add
+:math:`\alpha a\,A_{ghost}\,\mathrm{ghost}` to the boundary rows.  Every
+arithmetic operation on a row is that of the serial step, in the same
+order except for the split of the row's sum into its owned and ghost parts,
+so the products agree with the serial ones to rounding.
+
+:class:`DistributedCSR` has the interface of
+:class:`graphrkhs._core.reorder.PreparedOperator` (``step``, ``matmat``,
+``to_internal``, ``to_user``, ``astype``), so :func:`graphrkhs.spectral.chebyshev_apply`
+runs on it unchanged; :meth:`DistributedCSR.linear_operator` and
+:meth:`DistributedCSR.allreduce` are what :func:`graphrkhs.conjugate_gradient`
+needs (its ``allreduce`` argument).
+"""
+
+import copy
+import time
+
+import numpy as np
+import scipy.sparse as sp
+import scipy.sparse.linalg as spla
+from scipy.sparse import csgraph
+
+from .._core.spmm import fused_step
+from .._core.reorder import REORDER_MIN_NODES
+from ._comm import SerialComm, world
+from ._partition import PartitionPlan, partition_graph
+
+__all__ = ["DistributedCSR"]
+
+
+def _csr(A, dtype):
+    A = sp.csr_array(A, dtype=dtype)
+    A.sum_duplicates()
+    A.sort_indices()
+    index_dtype = np.int32 if max(A.nnz, max(A.shape)) < 2**31 - 1 else np.int64
+    out = sp.csr_array((A.data, A.indices.astype(index_dtype), A.indptr.astype(index_dtype)), shape=A.shape)
+    out.has_sorted_indices = True
+    return out
+
+
+class DistributedCSR:
+    r"""This process's rows of a sparse matrix distributed by a partition plan.
+
+    Build it with :meth:`from_global` (every process holds the whole matrix:
+    the same script as serial) or :meth:`from_local` (each process holds only
+    its rows in global column numbers, the 10^8-node case).
+
+    Attributes
+    ----------
+    comm : Communicator
+    shape : (n_own, n_own)
+        The *local* shape (the operator acts on this process's rows).
+    n_global : int
+    owned : ndarray (n_own,)
+        Global numbers of the local rows, in local order.
+    A_own, A_ghost : scipy.sparse.csr_array
+    n_interior : int
+    halo : HaloExchange
+    plan : PartitionPlan or None
+        The whole plan (:meth:`from_global` only).
+    """
+
+    is_matrix = False     # the spectral layer must not treat it as a serial matrix
+    perm = None
+
+    def __init__(self, comm, n_global, owned, n_interior, A_own, A_ghost, halo, dtype, plan=None):
+        self.comm = comm
+        self.n_global = int(n_global)
+        self.owned = np.asarray(owned, dtype=np.int64)
+        self.n_interior = int(n_interior)
+        self.dtype = np.dtype(dtype)
+        self.A_own = _csr(A_own, self.dtype)
+        self.A_ghost = _csr(A_ghost, self.dtype)
+        self.halo = halo
+        self.plan = plan
+        self.shape = (self.owned.size, self.owned.size)
+        self.reorder_time = 0.0
+        self.counts = np.asarray(comm.allgather(self.owned.size), dtype=np.int64)
+        self._user_order = None
+
+    # -- construction ---------------------------------------------------------
+    @classmethod
+    def from_global(cls, L, comm=None, *, dtype=np.float64, plan=None, part=None, method="auto", order="auto"):
+        r"""Distribute a matrix every process holds (the same script as serial).
+
+        The partition is computed on rank 0 (METIS, or RCM blocks) and
+        broadcast, so that all processes agree; ``order="auto"`` orders each
+        part's rows by reverse Cuthill-McKee of the whole graph from
+        ``REORDER_MIN_NODES`` nodes (cache locality, as the serial path).
+        """
+        comm = world() if comm is None else comm
+        L = sp.csr_array(L)
+        n = L.shape[0]
+        if L.shape != (n, n):
+            raise ValueError(f"L must be square; got shape {L.shape}.")
+        if plan is None:
+            if part is None:
+                part = partition_graph(L, comm.size, method=method) if comm.rank == 0 else None
+                part = comm.bcast(part, root=0)
+            if isinstance(order, str) and order == "auto":
+                order = None
+                if n >= REORDER_MIN_NODES:
+                    order = csgraph.reverse_cuthill_mckee(sp.csr_matrix(L), symmetric_mode=True)
+            plan = PartitionPlan(L, part, comm.size, order=order)
+        if plan.n_parts != comm.size:
+            raise ValueError(f"the plan has {plan.n_parts} parts for {comm.size} processes.")
+        rp = plan.rank_plan(comm.rank)
+        owned, ghosts = rp["owned"], rp["ghosts"]
+        rows = L[owned] if owned.size else sp.csr_array((0, n), dtype=L.dtype)
+        col_map = np.full(n, -1, dtype=np.int64)
+        col_map[owned] = np.arange(owned.size)
+        col_map[ghosts] = owned.size + np.arange(ghosts.size)
+        A_own, A_ghost = cls._split(sp.csr_array(rows), col_map, owned.size, ghosts.size, rp["n_interior"])
+        halo = comm.halo(rp["sources"], rp["recv_counts"], rp["destinations"], rp["send_counts"],
+                         rp["send_index"])
+        return cls(comm, n, owned, rp["n_interior"], A_own, A_ghost, halo, dtype, plan=plan)
+
+    @staticmethod
+    def _split(rows, col_map, n_own, n_ghost, n_interior):
+        rows = sp.csr_array(rows)
+        local_cols = col_map[rows.indices]
+        if (local_cols < 0).any():
+            raise ValueError("the partition plan misses a ghost row of this process (plan built for another matrix?).")
+        mat = sp.csr_array((rows.data, local_cols, rows.indptr), shape=(rows.shape[0], n_own + n_ghost))
+        A_own = sp.csr_array(mat[:, :n_own]) if n_own else sp.csr_array((rows.shape[0], 0))
+        A_ghost = sp.csr_array(mat[n_interior:, n_own:]) if n_ghost else sp.csr_array((rows.shape[0] - n_interior, 0))
+        return A_own, A_ghost
+
+    # -- PreparedOperator interface ------------------------------------------
+    def astype(self, dtype):
+        dtype = np.dtype(dtype)
+        if dtype == self.dtype:
+            return self
+        new = copy.copy(self)
+        new.dtype = dtype
+        new.A_own = _csr(self.A_own, dtype)
+        new.A_ghost = _csr(self.A_ghost, dtype)
+        return new
+
+    def to_internal(self, X, copy=False):
+        """This process's rows (local order) of a global (n, m) block every process holds."""
+        X = np.asarray(X)
+        if X.shape[0] != self.n_global:
+            raise ValueError(f"X must have {self.n_global} rows (the global graph); got {X.shape}.")
+        return np.ascontiguousarray(X[self.owned], dtype=self.dtype)
+
+    def gather(self, Y):
+        """The global block (user order) from every process's local rows, on every process.
+
+        Works on (n_own, ...) and (F, n_own, ...) blocks (the node axis first or second).
+        """
+        Y = np.asarray(Y)
+        if Y.ndim == 3:
+            return np.stack([self.gather(Y[f]) for f in range(Y.shape[0])])   # the few responses of a bank
+        allrows = self.comm.allgather_rows(np.ascontiguousarray(Y))
+        if self._user_order is None:
+            self._user_order = np.concatenate(self.comm.allgather(self.owned)) if self.comm.size > 1 else self.owned
+        out = np.empty_like(allrows)
+        out[self._user_order] = allrows
+        return out
+
+    to_user = gather
+
+    def internal_index(self, idx):
+        raise NotImplementedError("indicator blocks are formed densely on a distributed operator.")
+
+    def use_numba(self, m):
+        return True
+
+    def step(self, a, b, alpha, beta, gamma, cur, out, X=None, weights=None, R=None):
+        r"""The fused step on this process's rows, with the halo exchange of ``cur`` overlapped."""
+        n_own = self.shape[0]
+        pending = self.halo.start(cur) if self.halo.n_send or self.halo.n_ghost else None
+        if n_own:
+            fused_step(self.A_own, a, b, alpha, beta, gamma, cur, out, X)
+        if pending is not None:
+            ghost = pending.wait()
+            if n_own and self.A_ghost.shape[0] and self.halo.n_ghost:
+                tail = out[self.n_interior:]
+                fused_step(self.A_ghost, alpha * a, 0.0, 1.0, 1.0, 0.0, ghost, tail)
+        if weights is not None and n_own:
+            for f in range(weights.shape[0]):  # the few responses of a bank
+                R[f] += weights[f] * out
+        return out
+
+    def matmat(self, cur, out=None):
+        """``L @ cur`` on this process's rows (local order)."""
+        cur = np.ascontiguousarray(cur, dtype=self.dtype)
+        if out is None:
+            out = np.empty_like(cur)
+        return self.step(1.0, 0.0, 1.0, 0.0, 0.0, cur, out)
+
+    # -- CG / Lanczos support -------------------------------------------------
+    def allreduce(self, a):
+        """Sum of ``a`` over all processes (the ``allreduce`` of :func:`graphrkhs.conjugate_gradient`)."""
+        return self.comm.allreduce(a)
+
+    def linear_operator(self):
+        """This process's rows as a :class:`~scipy.sparse.linalg.LinearOperator` of the local shape."""
+        def apply(V):
+            V = np.asarray(V, dtype=self.dtype)
+            V2 = np.ascontiguousarray(V.reshape(V.shape[0], -1))
+            return self.matmat(V2).reshape(V.shape)
+        return spla.LinearOperator(self.shape, matvec=apply, matmat=apply, rmatvec=apply, rmatmat=apply,
+                                   dtype=self.dtype)
+
+    def diagonal_block(self):
+        """The owned-by-owned block of the matrix (for block-Jacobi preconditioners)."""
+        return self.A_own
+
+    def gershgorin(self):
+        """:math:`\\max_i \\sum_j |L_{ij}|` over all rows of all processes."""
+        own = np.asarray(abs(self.A_own).sum(axis=1)).ravel() if self.shape[0] else np.zeros(0)
+        if self.A_ghost.shape[0] and self.A_ghost.nnz:
+            own[self.n_interior:] += np.asarray(abs(self.A_ghost).sum(axis=1)).ravel()
+        local = float(own.max()) if own.size else 0.0
+        return float(self.comm.allreduce(np.array([local]), op="max")[0])
+
+    def halo_bytes(self, m, itemsize=8):
+        """Bytes this process receives per product on an (n, m) block."""
+        return self.halo.n_ghost * m * itemsize
+
+    def __repr__(self):
+        return (f"DistributedCSR(rank={self.comm.rank}/{self.comm.size}, n_global={self.n_global}, "
+                f"n_own={self.shape[0]}, n_ghost={self.halo.n_ghost}, nnz={self.A_own.nnz + self.A_ghost.nnz})")
