@@ -96,8 +96,8 @@ def partition_graph(A, n_parts, *, method="auto", seed=0):
             # METIS needs edges to cut; without them any balanced split is optimal
             return _rcm_blocks(A, n_parts)[0]
         opts = pymetis.Options(seed=int(seed))
-        _, membership = pymetis.part_graph(n_parts, xadj=S.indptr.astype(np.int64),
-                                           adjncy=S.indices.astype(np.int64), options=opts)
+        adjacency = pymetis.CSRAdjacency(S.indptr.astype(np.int64), S.indices.astype(np.int64))
+        _, membership = pymetis.part_graph(n_parts, adjacency, options=opts)
         return np.asarray(membership, dtype=np.int64)
     return _rcm_blocks(A, n_parts)[0]
 

@@ -51,6 +51,7 @@ import scipy.sparse as sp
 from sklearn.neighbors import NearestNeighbors
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from .._core.backend import BACKENDS
 from .._core.labels import UNLABELED, _orphans, label_free_mask
 from .._core.validation import GraphWarning, Interval, Options, check_points, warn
 from ..graphs import GraphSpec, as_adjacency, laplacian
@@ -88,6 +89,7 @@ __all__ = [
 
 DEFAULT_ALPHAS = (1e-4, 1e-3, 1e-2, 1e-1, 1.0)
 _PRECONDITIONERS = [Options("auto", "amg", "jacobi"), None]
+_BACKEND = [Options(*BACKENDS)]
 GraphArg = Union[str, GraphSpec]
 
 
@@ -237,20 +239,21 @@ class _LaplacianRegularization(_GraphLearner):
         "laplacian": [Options("combinatorial", "normalized")],
         "tol": _TOL,
         "preconditioner": _PRECONDITIONERS,
+        "backend": _BACKEND,
     }
 
     def __init__(self, alpha: float = 0.0, *, laplacian: str = "combinatorial", tol: float = 1e-8,
                  preconditioner: Optional[str] = "auto", graph: GraphArg = "knn", n_neighbors: int = 10,
                  radius: Optional[float] = None, weight: str = "gaussian", sigma: Optional[float] = None,
-                 verbose: Optional[bool] = None):
+                 verbose: Optional[bool] = None, backend: str = "auto"):
         self._store_init_params(locals())
 
     def _solve(self, W, S, Y):
         if self.alpha == 0:
             return harmonic_solution(W, S, Y, laplacian=self.laplacian, tol=self.tol,
-                                     preconditioner=self.preconditioner)
+                                     preconditioner=self.preconditioner, backend=self.backend)
         return tikhonov_solution(W, S, Y, alpha=self.alpha, laplacian=self.laplacian, tol=self.tol,
-                                 preconditioner=self.preconditioner)
+                                 preconditioner=self.preconditioner, backend=self.backend)
 
 
 class LaplacianRegularizationClassifier(_TransductiveClassifier, _LaplacianRegularization):
@@ -279,6 +282,9 @@ class LaplacianRegularizationClassifier(_TransductiveClassifier, _LaplacianRegul
     preconditioner : {"auto", "amg", "jacobi", None}, default="auto"
         See :func:`~graphrkhs.harmonic_solution` ("auto": direct up to 5000
         nodes, AMG above).
+    backend : {"auto", "numpy", "mpi", "dask"}, default="auto"
+        Where the solve runs (see :func:`~graphrkhs.harmonic_solution`;
+        ``"auto"`` is MPI under ``mpiexec`` with several ranks).
     """ + _GRAPH_DOC + r"""
     Attributes
     ----------
@@ -405,12 +411,13 @@ class _GraphKernelRidge(_GraphLearner):
         "fit_intercept": FIT_INTERCEPT,
         "method": [Options("auto", "direct", "cg", "sparse")],
         "laplacian": [Options("combinatorial", "normalized")],
+        "backend": _BACKEND,
     }
 
     def __init__(self, kernel=None, *, alpha: Union[float, str] = "auto", alphas: Sequence[float] = DEFAULT_ALPHAS,
                  fit_intercept: Union[bool, str] = "auto", method: str = "auto", laplacian: str = "normalized", graph: GraphArg = "knn", n_neighbors: int = 10,
                  radius: Optional[float] = None, weight: str = "gaussian", sigma: Optional[float] = None,
-                 verbose: Optional[bool] = None):
+                 verbose: Optional[bool] = None, backend: str = "auto"):
         self._store_init_params(locals())
 
     def _check_params(self):
@@ -429,9 +436,9 @@ class _GraphKernelRidge(_GraphLearner):
         if self.alpha != "auto" and not free_constant(self):
             self.alpha_, self.kernel_ = float(self.alpha), kernels[0]
             return graph_kernel_ridge(W, S, Y, kernels[0], alpha=self.alpha, method=self.method,
-                                      laplacian=self.laplacian)
+                                      laplacian=self.laplacian, backend=self.backend)
         L = laplacian(W, self.laplacian, dtype=np.float64)
-        cols = [graph_kernel_columns(L, phi, S) for phi in kernels]
+        cols = [graph_kernel_columns(L, phi, S, backend=self.backend) for phi in kernels]
         unpen = np.ones(S.size) if free_constant(self) else None
         if self.alpha != "auto":
             ki, self.alpha_ = 0, float(self.alpha)
@@ -495,6 +502,9 @@ class GraphKernelRidgeClassifier(_TransductiveClassifier, _GraphKernelRidge):
     method : {"auto", "direct", "cg", "sparse"}, default="auto"
         Solver path for a fixed ``alpha`` (see :func:`~graphrkhs.graph_kernel_ridge`).
     laplacian : {"normalized", "combinatorial"}, default="normalized"
+    backend : {"auto", "numpy", "mpi", "dask"}, default="auto"
+        Where the Chebyshev passes and solves run (see
+        :func:`~graphrkhs.graph_kernel_ridge`).
     """ + _GRAPH_DOC + r"""
     Attributes
     ----------

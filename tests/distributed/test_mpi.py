@@ -1,0 +1,179 @@
+"""The MPI backend against the serial path and dense oracles.
+
+Runs under plain pytest (one rank: one partition, no ghost rows) and under
+``mpiexec -n 2 python -m pytest -p no:randomly tests/distributed`` (two
+partitions).  Results are gathered on every rank, so every assertion sees
+the same values everywhere.
+"""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import graphrkhs as gr
+from graphrkhs import filters
+from graphrkhs._core.backend import get_backend, resolve_backend
+from graphrkhs.distributed import DistributedCSR, distributed_cg, distributed_lmax
+
+
+def _knn_graph(n=1500, seed=0, isolated=0):
+    X = np.random.default_rng(seed).random((n, 3))
+    W = gr.knn_graph(X, 8)
+    if isolated:
+        keep = np.ones(n)
+        keep[:isolated] = 0
+        W = sp.csr_array(sp.diags_array(keep) @ W @ sp.diags_array(keep))
+        W.eliminate_zeros()
+    return W
+
+
+def _rel(a, b):
+    return float(np.abs(a - b).max() / max(np.abs(b).max(), 1e-300))
+
+
+def _parts(kind, n, size):
+    if kind == "metis":
+        return None
+    if kind == "all_on_last":       # every rank but the last owns no row
+        return np.full(n, size - 1)
+    return np.arange(n) % size      # round robin: every row's neighbours are ghosts
+
+
+@pytest.mark.parametrize("kind", ["metis", "all_on_last", "round_robin"])
+def test_product_equals_scipy_with_isolated_nodes_and_empty_parts(comm, kind):
+    W = _knn_graph(isolated=25)
+    L = gr.laplacian(W)
+    X = np.random.default_rng(1).standard_normal((L.shape[0], 5))
+    D = DistributedCSR.from_global(L, comm, part=_parts(kind, L.shape[0], comm.size))
+    Y = D.gather(D.matmat(D.to_internal(X)))
+    assert _rel(Y, L @ X) <= 1e-12
+    # isolated nodes: their rows of L are zero
+    assert np.all(Y[:25] == 0)
+
+
+def test_halo_exchange_delivers_the_ghost_rows(comm):
+    W = _knn_graph(n=600, isolated=7)
+    D = DistributedCSR.from_global(W, comm, part=np.arange(600) % comm.size)
+    ids = np.arange(600, dtype=np.float64)[:, None] * np.array([[1.0, -2.0]])
+    ghost = D.halo.exchange(np.ascontiguousarray(D.to_internal(ids)))
+    expected = D.plan.ghosts[comm.rank][:, None] * np.array([[1.0, -2.0]])
+    ok = ghost.shape == expected.shape and np.array_equal(ghost, expected)
+    assert comm.allgather(bool(ok)) == [True] * comm.size
+
+
+def test_one_partition_has_no_halo(comm):
+    L = gr.laplacian(_knn_graph(n=400))
+    D = DistributedCSR.from_global(L, comm, part=np.zeros(400, dtype=np.int64))
+    counts = comm.allgather(D.shape[0])
+    assert counts[0] == 400 and sum(counts) == 400
+    assert comm.allgather(D.halo.n_ghost) == [0] * comm.size
+    X = np.random.default_rng(2).standard_normal((400, 3))
+    assert _rel(D.gather(D.matmat(D.to_internal(X))), L @ X) <= 1e-12
+
+
+@pytest.mark.parametrize("response", [filters.Heat(2.0), [filters.Heat(1.0), filters.Heat(4.0)]])
+def test_chebyshev_filter_mpi_equals_serial(response):
+    L = gr.laplacian(_knn_graph(isolated=5), "normalized")
+    X = np.random.default_rng(3).standard_normal((L.shape[0], 4))
+    serial = gr.chebyshev_filter(L, response, X, order=40, lmax=2.0, backend="numpy")
+    dist = gr.chebyshev_filter(L, response, X, order=40, lmax=2.0, backend="mpi")
+    assert dist.shape == serial.shape
+    assert _rel(dist, serial) <= 1e-12
+    # lmax computed: the same bound as serial (every rank computes it), hence the same polynomial
+    assert _rel(gr.chebyshev_filter(L, response, X[:, 0], backend="mpi"),
+                gr.chebyshev_filter(L, response, X[:, 0], backend="numpy")) <= 1e-12
+
+
+def test_chebyshev_filter_mpi_against_the_dense_oracle():
+    L = gr.laplacian(_knn_graph(n=300), "normalized")
+    X = np.random.default_rng(4).standard_normal((300, 2))
+    Y = gr.chebyshev_filter(L, filters.Heat(3.0), X, tol=1e-10, backend="mpi")
+    assert _rel(Y, gr.exact_filter(L, filters.Heat(3.0), X)) <= 1e-9
+
+
+def test_graph_kernel_mpi_products_and_columns():
+    W = _knn_graph(isolated=3)
+    K = gr.GraphKernel(W, filters.Heat(2.0), backend="mpi")
+    S = gr.GraphKernel(W, filters.Heat(2.0), backend="numpy")
+    X = np.random.default_rng(5).standard_normal((W.shape[0], 3))
+    assert K.lmax == S.lmax and K.order == S.order
+    assert _rel(K @ X, S @ X) <= 1e-12
+    assert _rel(K.columns([0, 10, 700]), S.columns([0, 10, 700])) <= 1e-12
+
+
+def test_distributed_cg_block_jacobi_amg_reaches_tol(comm):
+    W = _knn_graph(n=3000, seed=1)
+    A = sp.csr_array(gr.laplacian(W) + 1e-2 * sp.eye_array(3000))
+    B = np.random.default_rng(6).standard_normal((3000, 3))
+    D = DistributedCSR.from_global(A, comm)
+    res = distributed_cg(D, D.to_internal(B), tol=1e-9, preconditioner="amg")
+    X = D.gather(res.x)
+    resid = np.linalg.norm(B - A @ X, axis=0) / np.linalg.norm(B, axis=0)
+    assert res.converged.all() and resid.max() <= 1.02e-9
+    assert np.allclose(X, sp.linalg.spsolve(sp.csc_matrix(A), B), rtol=0, atol=1e-6 * np.abs(X).max())
+
+
+def test_harmonic_and_ridge_mpi_agree_with_serial():
+    # preconditioner="amg": the CG path also below DIRECT_MAX_NODES, where "auto" factorizes
+    W = _knn_graph(n=2500, seed=2)
+    rng = np.random.default_rng(7)
+    S = rng.choice(2500, 30, replace=False)
+    Y = np.eye(3)[rng.integers(0, 3, 30)]
+    F0 = gr.harmonic_solution(W, S, Y, tol=1e-12, backend="numpy")
+    for pre in ("amg", "jacobi"):
+        F = gr.harmonic_solution(W, S, Y, tol=1e-10, preconditioner=pre, backend="mpi")
+        assert np.array_equal(F[S], Y)
+        assert _rel(F, F0) <= 1e-6 and np.array_equal(F.argmax(1), F0.argmax(1))
+    phi = filters.RegularizedLaplacian(5.0)
+    F = gr.graph_kernel_ridge(W, S, Y, phi, method="sparse", tol=1e-10, preconditioner="amg", backend="mpi")
+    F0 = gr.graph_kernel_ridge(W, S, Y, phi, method="sparse", tol=1e-12, backend="numpy")
+    assert _rel(F, F0) <= 1e-6
+    F = gr.graph_kernel_ridge(W, S, Y, filters.Heat(3.0), method="cg", tol=1e-10, backend="mpi")
+    F0 = gr.graph_kernel_ridge(W, S, Y, filters.Heat(3.0), method="cg", tol=1e-10, backend="numpy")
+    assert _rel(F, F0) <= 1e-8
+
+
+def test_estimator_backend_gives_the_serial_labels():
+    X = np.random.default_rng(8).random((2000, 2))
+    y = np.full(2000, -1)
+    y[:20] = (X[:20, 0] > 0.5).astype(int)
+    est = gr.LaplacianRegularizationClassifier(preconditioner="amg", backend="mpi").fit(X, y)
+    ref = gr.LaplacianRegularizationClassifier(backend="numpy").fit(X, y)
+    assert np.array_equal(est.transduction_, ref.transduction_)
+    assert est.get_params()["backend"] == "mpi"
+
+
+def test_distributed_lmax_bounds_the_spectrum(comm):
+    L = gr.laplacian(_knn_graph(n=300, isolated=4), "normalized")
+    D = DistributedCSR.from_global(L, comm)
+    top = float(np.linalg.eigvalsh(L.toarray()).max())
+    bound = distributed_lmax(D)
+    assert top <= bound <= 1.02 * top
+    assert distributed_lmax(DistributedCSR.from_global(sp.csr_array((50, 50)), comm)) == 0.0
+
+
+def test_backend_switch_validation():
+    L = gr.laplacian(_knn_graph(n=200))
+    x = np.ones(200)
+    with pytest.raises(ValueError, match="backend must be one of"):
+        gr.chebyshev_filter(L, filters.Heat(1.0), x, backend="cuda")
+    with pytest.raises(ValueError, match="no 'mpi' backend"):
+        gr.lanczos_filter(L, filters.Heat(1.0), x, backend="mpi")
+    with pytest.raises(ValueError, match="no 'mpi' backend"):
+        gr.GraphKernel(L, filters.Heat(1.0), method="exact", backend="mpi")
+    with pytest.raises(ValueError, match="backend must be one of"):
+        gr.harmonic_solution(L, [0], [1.0], backend="spark")
+    assert get_backend("mpi").name == "mpi"
+    assert resolve_backend("numpy") == "numpy"
+
+
+def test_auto_resolves_to_mpi_exactly_under_mpiexec(comm):
+    assert (resolve_backend("auto") == "mpi") == (comm.size > 1)
+
+
+def test_conjugate_gradient_allreduce_identity_is_the_serial_iteration():
+    A = sp.csr_array(gr.laplacian(_knn_graph(n=300)) + 0.1 * sp.eye_array(300))
+    B = np.random.default_rng(9).standard_normal((300, 2))
+    plain = gr.conjugate_gradient(A, B, tol=1e-10)
+    hooked = gr.conjugate_gradient(A, B, tol=1e-10, allreduce=lambda a: a)
+    assert plain.n_iter == hooked.n_iter and np.allclose(plain.x, hooked.x, rtol=0, atol=1e-14)
