@@ -134,7 +134,9 @@ def _part_step(part, a, b, alpha, beta, gamma, cur, out_prev, X, *ghost_pieces):
             np.copyto(out, out_prev)   # the input block stays untouched (tasks never mutate inputs)
         fused_step(part.A_own, a, b, alpha, beta, gamma, cur, out, X)
     if ghost_pieces and part.A_ghost.shape[0] and part.A_ghost.shape[1]:
-        ghost = ghost_pieces[0] if len(ghost_pieces) == 1 else np.concatenate(ghost_pieces)
+        # a piece is the rows a neighbour sent, or (its whole block, the row list) to take them from
+        pieces = [p[0][p[1]] if isinstance(p, tuple) else p for p in ghost_pieces]
+        ghost = pieces[0] if len(pieces) == 1 else np.concatenate(pieces)
         fused_step(part.A_ghost, alpha * a, 0.0, 1.0, 1.0, 0.0, np.ascontiguousarray(ghost),
                    out[part.n_interior:])
     return out
@@ -278,8 +280,11 @@ class DaskOperator:
     is_matrix = False   # the spectral layer must not treat it as a serial matrix
     perm = None
 
-    def __init__(self, L, client=None, *, dtype=np.float64, part=None, n_parts=None, order="auto"):
+    def __init__(self, L, client=None, *, dtype=np.float64, part=None, n_parts=None, order="auto", halo="rows"):
         self.client = get_dask_client(client)
+        if halo not in ("rows", "blocks"):
+            raise ValueError(f"halo must be 'rows' or 'blocks'; got {halo!r}.")
+        self.halo = halo
         L = sp.csr_array(L)
         n = L.shape[0]
         if L.shape != (n, n):
@@ -323,9 +328,9 @@ class DaskOperator:
             srcs = np.unique(owners)
             self.sources.append(srcs.tolist())
             send.append([plan.local_index[ghosts[owners == s]] for s in srcs])
-        self.parts = [self.client.scatter(parts[r], workers=[self.workers[r]]) for r in range(n_parts)]
+        self.parts = [self.client.scatter(parts[r], workers=[self.workers[r]], hash=False) for r in range(n_parts)]
         # send lists, scattered once to the owners' workers
-        self.send = [[self.client.scatter(idx, workers=[self.workers[s]]) for s, idx in zip(self.sources[r], send[r])]
+        self.send = [[self.client.scatter(idx, workers=[self.workers[s]], hash=False) for s, idx in zip(self.sources[r], send[r])]
                      for r in range(n_parts)]
         self._registry = {}
         self._lock = threading.Lock()
@@ -359,13 +364,17 @@ class DaskOperator:
             return fut
         arr = np.asarray(arr, dtype=self.dtype)
         take = (lambda o: np.ascontiguousarray(arr[o])) if axis == 0 else (lambda o: np.ascontiguousarray(arr[:, o]))
-        return [self.client.scatter(take(self.owned[r]), workers=[self.workers[r]]) for r in range(self.n_parts)]
+        return [self.client.scatter(take(self.owned[r]), workers=[self.workers[r]], hash=False) for r in range(self.n_parts)]
 
     def _submit(self, func, r, *args):
         return self.client.submit(func, *args, workers=[self.workers[r]], allow_other_workers=False, pure=False)
 
     def _ghosts(self, cur_f, r):
-        """Tasks on the neighbours' workers that take the rows part r needs (its ghost block, in pieces)."""
+        """The ghost rows of part r, in pieces: tasks on the neighbours' workers that take the rows r needs
+        (``halo="rows"``), or the neighbours' whole blocks with the row lists (``halo="blocks"``: no extra
+        task on the critical path, more bytes moved)."""
+        if self.halo == "blocks":
+            return [(cur_f[s], idx) for s, idx in zip(self.sources[r], self.send[r])]
         return [self.client.submit(_take_rows, cur_f[s], idx, workers=[self.workers[s]],
                                    allow_other_workers=False, pure=False)
                 for s, idx in zip(self.sources[r], self.send[r])]

@@ -433,8 +433,8 @@ def _run_dask(Xs, labels, cells, k, halo, client, progress):
     """One task per cell and phase; each cell's points are scattered once and fetched by the tasks that visit it."""
     P = cells.n_cells
     members = [np.flatnonzero(labels == c) for c in range(P)]
-    blocks = client.scatter([(Xs[mem], mem) for mem in members])
-    cells_f = client.scatter(cells, broadcast=True)
+    blocks = client.scatter([(Xs[mem], mem) for mem in members], hash=False)
+    cells_f = client.scatter(cells, broadcast=True, hash=False)
     ph1 = [client.submit(_phase1_task, blocks[c], c, cells_f, k, halo, pure=False) for c in range(P)]
     # Only the small visit lists come back to the client, to wire the halo tasks to the cells they read.
     needed = client.gather([client.submit(_needed_cells, f, pure=False) for f in ph1])
