@@ -176,15 +176,31 @@ def _cg_start(B, M):
     return X, R, Z, np.einsum("ij,ij->j", R, Z)
 
 
-def _cg_product(part, P, *ghost_pieces):
-    """Per part: A P and the partial p^T A p."""
+def _cg_new_direction(state, prev, scalars, rows=None):
+    r"""The new search direction :math:`p \leftarrow z + \beta p` on the columns still active (the
+    converged ones keep theirs, unused), on all rows or on ``rows`` (the ghost rows a neighbour needs).
+
+    ``prev`` is the previous product ``(P, AP, pAp)``, or at the start the state ``(X, R, Z, rz)``
+    (with :math:`\beta = 0` the first direction is :math:`z_0`).
+    """
+    beta, active = scalars[1], scalars[2]
+    Z = state[2]
+    P = prev[0] if len(prev) == 3 else prev[2]
+    if rows is not None:
+        Z, P = Z[rows], P[rows]
+    return np.ascontiguousarray(np.where(active, Z + P * beta, P))
+
+
+def _cg_product(part, state, prev, scalars, *ghost_pieces):
+    """Per part: the new direction P, A P (its ghost rows from the neighbours' pieces) and the partial p^T A p."""
+    P = _cg_new_direction(state, prev, scalars)
     AP = _part_step(part, 1.0, 0.0, 1.0, 0.0, 0.0, P, None, None, *ghost_pieces)
-    return AP, np.einsum("ij,ij->j", P, AP)
+    return P, AP, np.einsum("ij,ij->j", P, AP)
 
 
 def _cg_alpha(rz, active, *products):
     r""":math:`\alpha_j = r_j^T z_j / p_j^T A p_j` on the active columns (0 on the others), from the parts' partial sums."""
-    pap = np.sum([p[1] for p in products], axis=0)
+    pap = np.sum([p[2] for p in products], axis=0)
     if np.any(~np.isfinite(pap[active])):
         raise FloatingPointError("conjugate_gradient (dask): the product with A (or the preconditioner M) "
                                  "returned NaN or infinity; check the operator on finite input.")
@@ -196,10 +212,10 @@ def _cg_alpha(rz, active, *products):
     return np.where(active, rz / np.where(active, pap, 1.0), 0.0)
 
 
-def _cg_update(state, P, product, alpha, M):
+def _cg_update(state, product, alpha, M):
     """Per part: X += alpha P, R -= alpha A P, Z = M R, and the partials r^T r, r^T z."""
     X, R = state[0], state[1]
-    AP = product[0]
+    P, AP = product[0], product[1]
     X = X + P * alpha
     R = R - AP * alpha
     Z = np.ascontiguousarray(_apply_preconditioner(M, R))
@@ -216,23 +232,14 @@ def _cg_scalars(scalars, bnorm, tol, *states):
     return np.where(still, rz_new, rz), beta, still, n_iter + int(active.any())
 
 
-def _cg_direction(state, P, scalars):
-    # P <- Z + beta P on the columns still active; the converged ones keep their (unused) direction
-    beta, active = scalars[1], scalars[2]
-    return np.ascontiguousarray(np.where(active, state[2] + P * beta, P))
-
-
 def _cg_alpha_from(scalars, *products):
     return _cg_alpha(scalars[0], scalars[2], *products)
 
 
-def _cg_solution_z(state):
-    return state[2]
-
-
 def _cg_initial_scalars(bnorm, tol, *starts):
+    # beta = 0: the first direction is z_0 itself
     rz = np.sum([s[3] for s in starts], axis=0)
-    return rz, None, bnorm > tol * bnorm, 0
+    return rz, np.zeros_like(rz), bnorm > tol * bnorm, 0
 
 
 def _cg_solution(state):
@@ -527,16 +534,21 @@ def dask_conjugate_gradient(A, B, *, client=None, tol=1e-8, max_iter=None, preco
     state = [op._submit(_cg_start, r, B_f[r], M[r]) for r in range(P_)]
     # (rz, beta, active, n_iter): the scalars of the iteration, one small future
     scalars = cl.submit(_cg_initial_scalars, bnorm, tol, *state, pure=False)
-    Pd = [op._submit(_cg_solution_z, r, state[r]) for r in range(P_)]
+    Pd = state   # the previous product, at the start the state (see _cg_new_direction)
     it = 0
     while it < max_iter:
         sweep = min(check_every, max_iter - it)
         for _ in range(sweep):  # iterations submitted without waiting
-            prod = [op._submit(_cg_product, r, op.parts[r], Pd[r], *op._ghosts(Pd, r)) for r in range(P_)]
+            # the direction update p = z + beta p is fused into the product (and into the ghost-row
+            # tasks, which evaluate it on the rows they send): five task hops per iteration
+            ghosts = [[op._submit(_cg_new_direction, s, state[s], Pd[s], scalars, idx)
+                       for s, idx in zip(op.sources[r], op.send[r])] for r in range(P_)]
+            prod = [op._submit(_cg_product, r, op.parts[r], state[r], Pd[r], scalars, *ghosts[r])
+                    for r in range(P_)]
             alpha = cl.submit(_cg_alpha_from, scalars, *prod, pure=False)
-            state = [op._submit(_cg_update, r, state[r], Pd[r], prod[r], alpha, M[r]) for r in range(P_)]
+            state = [op._submit(_cg_update, r, state[r], prod[r], alpha, M[r]) for r in range(P_)]
             scalars = cl.submit(_cg_scalars, scalars, bnorm, tol, *state, pure=False)
-            Pd = [op._submit(_cg_direction, r, state[r], Pd[r], scalars) for r in range(P_)]
+            Pd = prod
         it += sweep
         if not cl.submit(_active, scalars, pure=False).result().any():
             break

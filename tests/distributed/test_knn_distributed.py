@@ -25,7 +25,7 @@ def _same_graph(W, W0, rtol=1e-12):
 
 @pytest.fixture(scope="module")
 def cloud3():
-    return np.random.default_rng(0).normal(size=(1500, 3))
+    return np.random.default_rng(0).normal(size=(800, 3))
 
 
 @pytest.mark.parametrize("partitioner", ["kmeans", "rcb"])
@@ -167,7 +167,7 @@ def test_mpi_executor_matches_serial(cloud3):
 
 
 @pytest.mark.parametrize("kwargs,error,match", [
-    ({"n_neighbors": 1500}, ValueError, "n_neighbors"),
+    ({"n_neighbors": 800}, ValueError, "n_neighbors"),
     ({"partitioner": "metis"}, ValueError, "partitioner"),
     ({"halo": "all"}, ValueError, "halo"),
     ({"halo": -1}, ValueError, "halo"),
