@@ -264,15 +264,19 @@ def _own_search(Xc, members, k):
     return dist, idx
 
 
-def _query(Xq, Xt, members_t, k):
-    """k nearest points of the target block ``Xt`` (global numbers ``members_t``) to each query row."""
+def _query(Xq, Xt, members_t, k, tree=None):
+    """k nearest points of the target block ``Xt`` (global numbers ``members_t``) to each query row.
+
+    ``tree``: a cKDTree of ``Xt`` to reuse (low dimension).
+    """
     kk = min(k, Xt.shape[0])
     if Xq.shape[0] == 0 or kk == 0:
         return np.empty((Xq.shape[0], 0)), np.empty((Xq.shape[0], 0), dtype=np.int64)
     if Xt.shape[1] <= _KD_TREE_MAX_DIM:
         from scipy.spatial import cKDTree
 
-        d, i = cKDTree(Xt).query(Xq, k=kk)
+        tree = cKDTree(Xt) if tree is None else tree
+        d, i = tree.query(Xq, k=kk, workers=-1)
         d, i = d.reshape(-1, kk), i.reshape(-1, kk)
     else:
         from sklearn.neighbors import NearestNeighbors
@@ -325,17 +329,25 @@ def cell_phase1(Xc, members, own, cells, k, halo):
     return dist, idx, need
 
 
-def cell_phase2(Xc, phase1, targets):
+def cell_phase2(Xc, phase1, targets, trees=None):
     """Halo pass of one cell: merge the k nearest of each visited cell into the lists.
 
-    ``targets`` maps a cell number to ``(X_b, members_b)``, the visited cells' points.
+    ``targets`` maps a cell number to ``(X_b, members_b)``, the visited cells' points;
+    ``trees``, optional, a dict in which the kd-trees of the visited cells are kept for reuse.
     """
+    from scipy.spatial import cKDTree
+
     dist, idx, need = phase1
     for b, (Xt, members_t) in targets.items():  # a loop over the visited cells
         rows = np.flatnonzero(need[:, b])
         if rows.size == 0:
             continue
-        d_new, i_new = _query(Xc[rows], Xt, members_t, dist.shape[1])
+        tree = None
+        if trees is not None and Xt.shape[1] <= _KD_TREE_MAX_DIM and Xt.shape[0]:
+            tree = trees.get(b)
+            if tree is None:
+                tree = trees[b] = cKDTree(Xt)
+        d_new, i_new = _query(Xc[rows], Xt, members_t, dist.shape[1], tree)
         dist[rows], idx[rows] = _merge(dist[rows], idx[rows], d_new, i_new)
     return dist, idx
 
@@ -352,12 +364,13 @@ def _run_serial(Xs, labels, cells, k, halo, progress):
     dist = np.empty((n, k))
     idx = np.empty((n, k), dtype=np.int64)
     visits = np.zeros(P, dtype=np.int64)
+    trees = {}   # each cell's kd-tree built once for all the cells that visit it
     for c in range(P):  # a loop over cells
         Xc, mem = blocks[c]
         ph1 = cell_phase1(Xc, mem, c, cells, k, halo)
         wanted = np.flatnonzero(ph1[2].any(axis=0))
         visits[c] = int(ph1[2].sum())
-        dist[mem], idx[mem] = cell_phase2(Xc, ph1, {b: blocks[b] for b in wanted})
+        dist[mem], idx[mem] = cell_phase2(Xc, ph1, {b: blocks[b] for b in wanted}, trees)
         progress(f"cell {c + 1}/{P}: {mem.size} points, {wanted.size} cells visited")
     return dist, idx, visits
 
@@ -380,13 +393,14 @@ def _run_mpi(Xs, labels, cells, k, halo, comm, progress):
     mine = list(range(rank, P, size))
     local_rows, local_d, local_i = [], [], []
     visits = np.zeros(P, dtype=np.int64)
+    trees = {}
     for c in mine:  # a loop over this rank's cells
         mem = members[c]
         Xc = Xs[mem]
         ph1 = cell_phase1(Xc, mem, c, cells, k, halo)
         wanted = np.flatnonzero(ph1[2].any(axis=0))
         visits[c] = int(ph1[2].sum())
-        d, i = cell_phase2(Xc, ph1, {b: (Xs[members[b]], members[b]) for b in wanted})
+        d, i = cell_phase2(Xc, ph1, {b: (Xs[members[b]], members[b]) for b in wanted}, trees)
         local_rows.append(mem), local_d.append(d), local_i.append(i)
     rows = np.concatenate(local_rows) if local_rows else np.empty(0, np.int64)
     d = np.concatenate(local_d) if local_d else np.empty((0, k))
