@@ -599,6 +599,13 @@ class DaskBackend:
                              "preconditioner cannot be distributed: pass 'amg', 'jacobi' or None.")
         return dask_conjugate_gradient(A, B, tol=tol, max_iter=max_iter, preconditioner=preconditioner).x
 
+    def knn_graph(self, X, n_neighbors, **kwargs):
+        """The kNN graph built cell by cell, one Dask task per cell (see ``distributed_knn_graph``);
+        returns ``(W, cells)``, the cells a partition for :class:`DaskOperator` (``part=``)."""
+        from ._knn import distributed_knn_graph
+
+        return distributed_knn_graph(X, n_neighbors, executor=get_dask_client(), **kwargs)
+
     def lmax(self, op):
         from ..spectral import lmax
         return float(lmax(op.L_global))
