@@ -62,7 +62,7 @@ def cluster(n_workers):
     from distributed import Client, LocalCluster
 
     c = LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=False, protocol="tcp",
-                     host="127.0.0.1", dashboard_address=None)
+                     host="127.0.0.1", dashboard_address="127.0.0.1:0")
     return c, Client(c)
 
 

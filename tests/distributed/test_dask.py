@@ -28,7 +28,7 @@ pytestmark = pytest.mark.skipif(mpi_world_size() > 1, reason="the Dask tests run
 @pytest.fixture(scope="module")
 def client():
     cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, protocol="tcp",
-                                       host="127.0.0.1", dashboard_address=None)
+                                       host="127.0.0.1", dashboard_address="127.0.0.1:0")
     cl = distributed.Client(cluster)
     yield cl
     cl.close()
@@ -152,3 +152,12 @@ def test_bad_input(client):
         dask_conjugate_gradient(sp.eye_array(3), np.ones(3), client=client, preconditioner="ilu")
     with pytest.raises(ValueError, match="square"):
         DaskOperator(sp.csr_array((3, 4)), client)
+
+
+def test_graph_kernel_products(client):
+    W = _graph(n=400, isolated=2)
+    S = np.random.default_rng(10).normal(size=(400, 3))
+    K = gr.GraphKernel(W, filters.Heat(1.0), backend="dask")
+    K0 = gr.GraphKernel(W, filters.Heat(1.0), backend="numpy")
+    assert _rel(K.matmat(S), K0.matmat(S)) <= 1e-12
+    assert _rel(K.columns(np.arange(4)), K0.columns(np.arange(4))) <= 1e-12
