@@ -33,6 +33,10 @@ from ._spec import __all__ as _spec_all
 
 # The kNN search backends, public here (not in __all__) for the kernel layer's neighbour lists.
 from ._search import KD_TREE_MAX_DIM, knn_search  # noqa: F401
+# The last stage of knn_graph and its recall estimate, public here (not in __all__) for the
+# cell-wise construction of graphrkhs.distributed.
+from ._construct import graph_from_neighbors  # noqa: F401
+from ._search import estimate_recall  # noqa: F401
 
 __all__ = list(_construct_all) + list(_laplacian_all) + list(_convert_all) + list(_spec_all)
 

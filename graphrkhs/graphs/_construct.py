@@ -233,6 +233,52 @@ def _knn_weights_to_graph(dist, idx, weight, sigma, mode, unit=1.0):
     return W
 
 
+def graph_from_neighbors(distances: ArrayLike, indices: ArrayLike, *,
+                         weight: Literal["binary", "gaussian", "self-tuning"] = "gaussian",
+                         sigma: float | None = None, mode: Literal["union", "mutual", "average"] = "union",
+                         scale: float = 1.0, dtype: FloatDType = None) -> sp.csr_array:
+    r"""The symmetric weighted kNN graph of given neighbour lists (the last stage of :func:`knn_graph`).
+
+    For neighbour lists found elsewhere (the cells of
+    :mod:`graphrkhs.distributed`): the weights and symmetrization of
+    :func:`knn_graph` (see the module documentation), applied to lists of the
+    same layout, so that the same lists give the same graph.
+
+    Parameters
+    ----------
+    distances : array of shape (n, k)
+        Distance of each point to its k neighbours, ascending per row, in
+        units of ``scale``.
+    indices : int array of shape (n, k)
+        Neighbour indices in ``[0, n)``, never the row's own index.
+    weight, sigma, mode, dtype
+        As in :func:`knn_graph` (``sigma`` in the units of the points).
+    scale : float > 0, default=1
+        The unit of ``distances`` (:func:`knn_graph` searches on ``X / 2^e``
+        and passes ``2^e``).
+
+    Returns
+    -------
+    csr_array of shape (n, n)
+    """
+    check_option(weight, "weight", WEIGHTS)
+    check_option(mode, "mode", MODES)
+    sigma = check_scalar(sigma, "sigma", low=0, low_inclusive=False, allow_none=True)
+    scale = check_scalar(scale, "scale", low=0, low_inclusive=False)
+    dist = np.asarray(distances, dtype=np.float64)
+    idx = np.asarray(indices)
+    if dist.ndim != 2 or idx.shape != dist.shape or dist.shape[1] < 1:
+        raise ValueError(f"distances and indices must both have shape (n, k) with k >= 1; got {dist.shape} "
+                         f"and {idx.shape}.")
+    if not np.issubdtype(idx.dtype, np.integer):
+        raise TypeError(f"indices must be integers; got dtype {idx.dtype}.")
+    if not np.isfinite(dist).all() or (dist < 0).any():
+        raise ValueError("distances must be finite and >= 0.")
+    out_dtype = _output_dtype(dtype, np.dtype(np.float64))
+    W = _knn_weights_to_graph(dist, idx.astype(np.int64, copy=False), weight, sigma, mode, scale)
+    return W.astype(out_dtype, copy=False)
+
+
 def symmetrize(W: SparseMatrix | ArrayLike, mode: Literal["union", "mutual", "average"] = "union") -> sp.csr_array:
     r"""Symmetrize a directed, non-negative adjacency matrix.
 

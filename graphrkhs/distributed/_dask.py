@@ -1,0 +1,614 @@
+r"""The ``"dask"`` backend: row blocks held by the workers of a ``distributed.Client``.
+
+For users who already run a Dask cluster.  A graph (Laplacian, or any sparse
+SPD matrix) is partitioned (:func:`~graphrkhs.distributed.partition_graph`, or
+the cells of :func:`~graphrkhs.distributed._knn.distributed_knn_graph`) and
+each part's rows are scattered once to one worker, split like the MPI
+operator into the owned columns and the ghost columns of the boundary rows.
+Signals live on the workers as per-part row blocks (futures); the driver (the
+client process) only submits tasks:
+
+* a product / fused Chebyshev step on part r is one task on r's worker; its
+  ghost rows are fetched from the neighbour parts by small tasks that run on
+  the neighbours' workers and take only the rows r needs (the send lists of
+  the :class:`~graphrkhs.distributed.PartitionPlan`) -- the halo exchange;
+* nothing is gathered until the result is asked for.
+
+**Chebyshev filtering reuses the serial recurrence unchanged.**
+:class:`DaskOperator` has the interface of
+:class:`graphrkhs._core.reorder.PreparedOperator`; its ``step`` does not
+compute on the blocks it is handed but records, for the driver-side array
+object ``out``, the futures of its new value (the array is made read-only
+while its value lives on the workers, so that a driver-side write to it fails
+loudly instead of being lost).  The serial Chebyshev / Clenshaw recursion of
+:func:`graphrkhs.chebyshev_filter` therefore submits all its K steps without
+waiting, and :meth:`DaskOperator.to_user` gathers once at the end.
+
+**CG** cannot run that way: its step lengths are inner products, which the
+serial :func:`graphrkhs.conjugate_gradient` sums with an ``allreduce`` between
+processes that each hold a part (MPI); Dask tasks have no collectives.
+:func:`dask_conjugate_gradient` restates the same block preconditioned CG
+(per-column step lengths, converged columns frozen, the same stopping test)
+with every vector a list of per-part futures and every scalar a future: the
+partial inner products of the parts are summed by a task and the step lengths
+are computed by tasks, so whole sweeps of iterations are submitted before the
+driver gathers the convergence flags (every ``check_every`` iterations; the
+iterations submitted beyond convergence leave the frozen columns unchanged).
+The preconditioner is block-Jacobi with a smoothed-aggregation AMG hierarchy
+(:func:`graphrkhs.amg_preconditioner`) per part, built on its worker, as in the
+MPI backend.
+"""
+
+import sys
+import threading
+import weakref
+
+import numpy as np
+import scipy.sparse as sp
+import scipy.sparse.linalg as spla
+from scipy.sparse import csgraph
+
+from .._core.backend import register_backend
+from .._core.cg import CGResult, amg_preconditioner, report_failure
+from .._core.reorder import REORDER_MIN_NODES
+from .._core.spmm import fused_step
+from ._partition import PartitionPlan, partition_graph
+
+__all__ = ["DaskOperator", "DaskBackend", "dask_conjugate_gradient", "get_dask_client"]
+
+
+def get_dask_client(client=None):
+    """The given client, else the active one (``distributed.Client.current()``); a clear error without one."""
+    try:
+        from distributed import Client
+    except ImportError as exc:
+        raise ImportError("the 'dask' backend needs dask.distributed: pip install 'graphrkhs[dask]' "
+                          "(dask[distributed]).") from exc
+    if client is not None:
+        if not isinstance(client, Client):
+            raise TypeError(f"client must be a distributed.Client; got {type(client).__name__}.")
+        return client
+    try:
+        return Client.current()
+    except ValueError as exc:
+        raise ValueError("backend='dask' needs an active distributed.Client: create one first "
+                         "(client = distributed.Client(...)) or pass it.") from exc
+
+
+def _in_worker():
+    try:
+        from distributed import get_worker
+        get_worker()
+        return True
+    except (ImportError, ValueError):
+        return False
+
+
+# ---------------------------------------------------------------------------
+# Worker-side functions (run as tasks; never mutate their inputs)
+# ---------------------------------------------------------------------------
+
+class _Part:
+    """One part's rows: owned columns ``A_own`` and, for the boundary rows (the tail), ``A_ghost``."""
+
+    def __init__(self, A_own, A_ghost, n_interior):
+        self.A_own = A_own
+        self.A_ghost = A_ghost
+        self.n_interior = n_interior
+
+    @property
+    def n_own(self):
+        return self.A_own.shape[0]
+
+
+def _csr(A, dtype):
+    A = sp.csr_array(A, dtype=dtype)
+    A.sum_duplicates()
+    A.sort_indices()
+    index_dtype = np.int32 if max(A.nnz, max(A.shape)) < 2**31 - 1 else np.int64
+    out = sp.csr_array((A.data, A.indices.astype(index_dtype), A.indptr.astype(index_dtype)), shape=A.shape)
+    out.has_sorted_indices = True
+    return out
+
+
+def _take_rows(block, rows):
+    """The rows of a part's block that a neighbour needs as its ghost rows (runs on the owner's worker)."""
+    return np.ascontiguousarray(block[rows]) if block.ndim == 2 else np.ascontiguousarray(block[:, rows])
+
+
+def _part_step(part, a, b, alpha, beta, gamma, cur, out_prev, X, *ghost_pieces):
+    r"""One fused step on a part: :math:`\alpha(a L\,cur + b\,cur) + \beta\,out_{prev} + \gamma X`, a new block.
+
+    The arithmetic of :func:`graphrkhs._core.spmm.fused_step` on the owned
+    columns, then :math:`\alpha a A_{ghost}\,ghost` added to the boundary rows
+    (as the MPI operator does).
+    """
+    out = np.empty_like(cur)
+    if part.n_own == 0:
+        return out
+    if beta != 0 and gamma == 0:
+        # the old block enters through the kernel's X slot: acc + beta * out_prev, the serial arithmetic
+        fused_step(part.A_own, a, b, alpha, 0.0, beta, cur, out, out_prev)
+    else:
+        if beta != 0:
+            np.copyto(out, out_prev)   # the input block stays untouched (tasks never mutate inputs)
+        fused_step(part.A_own, a, b, alpha, beta, gamma, cur, out, X)
+    if ghost_pieces and part.A_ghost.shape[0] and part.A_ghost.shape[1]:
+        # a piece is the rows a neighbour sent, or (its whole block, the row list) to take them from
+        pieces = [p[0][p[1]] if isinstance(p, tuple) else p for p in ghost_pieces]
+        ghost = pieces[0] if len(pieces) == 1 else np.concatenate(pieces)
+        fused_step(part.A_ghost, alpha * a, 0.0, 1.0, 1.0, 0.0, np.ascontiguousarray(ghost),
+                   out[part.n_interior:])
+    return out
+
+
+def _accumulate(R, weights, out):
+    """``R[f] + weights[f] * out`` for the responses of a bank (a new block)."""
+    R = R.copy()
+    for f in range(weights.shape[0]):  # the few responses of a bank
+        R[f] += weights[f] * out
+    return R
+
+
+def _build_preconditioner(part, kind):
+    if kind == "none" or part.n_own == 0:
+        return None
+    A = sp.csr_array(part.A_own, dtype=np.float64)
+    if kind == "jacobi":
+        d = A.diagonal()
+        return 1.0 / np.where(d > 0, d, 1.0)
+    return amg_preconditioner(A)
+
+
+def _apply_preconditioner(M, R):
+    if M is None:
+        return R
+    if isinstance(M, np.ndarray):
+        return R * M[:, None]
+    return np.asarray(M.matmat(R) if R.shape[1] > 1 else M.matvec(R[:, 0])[:, None], dtype=np.float64)
+
+
+def _cg_start(B, M):
+    """Per part: the state (X, R, Z) of CG started at X = 0, and the partial r^T z."""
+    X = np.zeros_like(B)
+    R = B.copy()
+    Z = np.ascontiguousarray(_apply_preconditioner(M, R))
+    return X, R, Z, np.einsum("ij,ij->j", R, Z)
+
+
+def _cg_new_direction(state, prev, scalars, rows=None):
+    r"""The new search direction :math:`p \leftarrow z + \beta p` on the columns still active (the
+    converged ones keep theirs, unused), on all rows or on ``rows`` (the ghost rows a neighbour needs).
+
+    ``prev`` is the previous product ``(P, AP, pAp)``, or at the start the state ``(X, R, Z, rz)``
+    (with :math:`\beta = 0` the first direction is :math:`z_0`).
+    """
+    beta, active = scalars[1], scalars[2]
+    Z = state[2]
+    P = prev[0] if len(prev) == 3 else prev[2]
+    if rows is not None:
+        Z, P = Z[rows], P[rows]
+    return np.ascontiguousarray(np.where(active, Z + P * beta, P))
+
+
+def _cg_product(part, state, prev, scalars, *ghost_pieces):
+    """Per part: the new direction P, A P (its ghost rows from the neighbours' pieces) and the partial p^T A p."""
+    P = _cg_new_direction(state, prev, scalars)
+    AP = _part_step(part, 1.0, 0.0, 1.0, 0.0, 0.0, P, None, None, *ghost_pieces)
+    return P, AP, np.einsum("ij,ij->j", P, AP)
+
+
+def _cg_alpha(rz, active, *products):
+    r""":math:`\alpha_j = r_j^T z_j / p_j^T A p_j` on the active columns (0 on the others), from the parts' partial sums."""
+    pap = np.sum([p[2] for p in products], axis=0)
+    if np.any(~np.isfinite(pap[active])):
+        raise FloatingPointError("conjugate_gradient (dask): the product with A (or the preconditioner M) "
+                                 "returned NaN or infinity; check the operator on finite input.")
+    if np.any(pap[active] <= 0):
+        bad = np.flatnonzero(active & (pap <= 0))
+        raise np.linalg.LinAlgError(f"conjugate_gradient (dask): A is not positive definite along the search "
+                                    f"direction (p^T A p <= 0 in column(s) {bad.tolist()[:5]}); check that the "
+                                    "system is SPD.")
+    return np.where(active, rz / np.where(active, pap, 1.0), 0.0)
+
+
+def _cg_update(state, product, alpha, M):
+    """Per part: X += alpha P, R -= alpha A P, Z = M R, and the partials r^T r, r^T z."""
+    X, R = state[0], state[1]
+    P, AP = product[0], product[1]
+    X = X + P * alpha
+    R = R - AP * alpha
+    Z = np.ascontiguousarray(_apply_preconditioner(M, R))
+    return X, R, Z, np.einsum("ij,ij->j", R, R), np.einsum("ij,ij->j", R, Z)
+
+
+def _cg_scalars(scalars, bnorm, tol, *states):
+    """The stopping test and :math:`\beta_j` from the parts' partial sums; counts the iteration."""
+    rz, active, n_iter = scalars[0], scalars[2], scalars[3]
+    rr = np.sum([s[3] for s in states], axis=0)
+    rz_new = np.sum([s[4] for s in states], axis=0)
+    still = active & ~(np.sqrt(rr) <= tol * bnorm)
+    beta = np.where(still, rz_new / np.where(still & (rz != 0), rz, 1.0), 0.0)
+    return np.where(still, rz_new, rz), beta, still, n_iter + int(active.any())
+
+
+def _cg_alpha_from(scalars, *products):
+    return _cg_alpha(scalars[0], scalars[2], *products)
+
+
+def _cg_initial_scalars(bnorm, tol, *starts):
+    # beta = 0: the first direction is z_0 itself
+    rz = np.sum([s[3] for s in starts], axis=0)
+    return rz, np.zeros_like(rz), bnorm > tol * bnorm, 0
+
+
+def _cg_solution(state):
+    return state[0]
+
+
+def _active(scalars):
+    return scalars[2]
+
+
+def _n_iter(scalars):
+    return scalars[3]
+
+
+# ---------------------------------------------------------------------------
+# The distributed operator
+# ---------------------------------------------------------------------------
+
+class DaskOperator:
+    r"""A sparse matrix partitioned over the workers of a Dask client, with the PreparedOperator interface.
+
+    Parameters
+    ----------
+    L : sparse matrix of shape (n, n)
+        Held by the driver; its rows are scattered once.
+    client : distributed.Client, optional
+        Default: the active client.
+    dtype : float32 or float64
+    part : int array of shape (n,), optional
+        A part number per node (e.g. the cells of a distributed kNN
+        construction); default METIS (or RCM blocks) into ``n_parts`` parts.
+    n_parts : int, optional
+        Default: the number of workers.
+    order : "auto", None or permutation
+        Locality order of the rows inside each part (RCM from
+        ``REORDER_MIN_NODES`` nodes, as the serial path).
+
+    Notes
+    -----
+    Internal order is the user's order (``perm`` is None): a driver-side block
+    of shape (n, m) stands for its parts, ``futures[r]`` holding the rows
+    ``plan.owned[r]``.  See the module documentation for how ``step`` defers.
+    """
+
+    is_matrix = False   # the spectral layer must not treat it as a serial matrix
+    perm = None
+
+    def __init__(self, L, client=None, *, dtype=np.float64, part=None, n_parts=None, order="auto", halo="rows"):
+        self.client = get_dask_client(client)
+        if halo not in ("rows", "blocks"):
+            raise ValueError(f"halo must be 'rows' or 'blocks'; got {halo!r}.")
+        self.halo = halo
+        L = sp.csr_array(L)
+        n = L.shape[0]
+        if L.shape != (n, n):
+            raise ValueError(f"L must be a square sparse matrix; got shape {L.shape}.")
+        self.L_global = L
+        self.dtype = np.dtype(dtype)
+        self.shape = (n, n)
+        self.reorder_time = 0.0
+        workers = sorted(self.client.scheduler_info()["workers"])
+        if not workers:
+            raise RuntimeError("the Dask client has no workers.")
+        if part is None:
+            n_parts = len(workers) if n_parts is None else int(n_parts)
+            part = partition_graph(L, n_parts) if n_parts > 1 else np.zeros(n, dtype=np.int64)
+        else:
+            part = np.asarray(part, dtype=np.int64)
+            n_parts = int(part.max()) + 1 if n_parts is None and part.size else int(n_parts or 1)
+        if isinstance(order, str) and order == "auto":
+            order = None
+            if n >= REORDER_MIN_NODES and L.nnz:
+                order = csgraph.reverse_cuthill_mckee(sp.csr_matrix(L), symmetric_mode=True)
+        self.plan = plan = PartitionPlan(L, part, n_parts, order=order)
+        self.n_parts = n_parts
+        # part r lives on worker r mod W; every task on its data is pinned there
+        self.workers = [workers[r % len(workers)] for r in range(n_parts)]
+        self.owned = plan.owned
+        parts, self.sources, send = [], [], []
+        for r in range(n_parts):  # a loop over parts
+            owned, ghosts = plan.owned[r], plan.ghosts[r]
+            col_map = np.full(n, -1, dtype=np.int64)
+            col_map[owned] = np.arange(owned.size)
+            col_map[ghosts] = owned.size + np.arange(ghosts.size)
+            rows = sp.csr_array(L[owned]) if owned.size else sp.csr_array((0, n), dtype=L.dtype)
+            cols = col_map[rows.indices]
+            mat = sp.csr_array((rows.data, cols, rows.indptr), shape=(owned.size, owned.size + ghosts.size))
+            nint = int(plan.n_interior[r])
+            A_own = _csr(mat[:, :owned.size], self.dtype)
+            A_ghost = _csr(mat[nint:, owned.size:], self.dtype)
+            parts.append(_Part(A_own, A_ghost, nint))
+            owners = plan.part[ghosts]
+            srcs = np.unique(owners)
+            self.sources.append(srcs.tolist())
+            send.append([plan.local_index[ghosts[owners == s]] for s in srcs])
+        self.parts = [self.client.scatter(parts[r], workers=[self.workers[r]], hash=False) for r in range(n_parts)]
+        # send lists, scattered once to the owners' workers
+        self.send = [[self.client.scatter(idx, workers=[self.workers[s]], hash=False) for s, idx in zip(self.sources[r], send[r])]
+                     for r in range(n_parts)]
+        self._registry = {}
+        self._lock = threading.Lock()
+
+    # -- the driver-side handles ------------------------------------------------
+    def _register(self, arr, futures, stale=True):
+        """Record the futures of ``arr``; ``stale``: its driver-side content is out of date (read-only)."""
+        with self._lock:
+            dead = [key for key, (ref, _, _) in self._registry.items() if ref() is None]
+            for key in dead:
+                del self._registry[key]
+            self._registry[id(arr)] = (weakref.ref(arr), futures, stale)
+        if stale:
+            arr.flags.writeable = False   # its value is on the workers now
+
+    def _entry(self, arr):
+        with self._lock:
+            entry = self._registry.get(id(arr))
+        if entry is not None and entry[0]() is arr:
+            return entry
+        return None
+
+    def _lookup(self, arr):
+        entry = self._entry(arr)
+        return None if entry is None else entry[1]
+
+    def _futures(self, arr, axis=0):
+        """The per-part futures of a driver-side block: recorded, or scattered now (real data)."""
+        fut = self._lookup(arr)
+        if fut is not None:
+            return fut
+        arr = np.asarray(arr, dtype=self.dtype)
+        take = (lambda o: np.ascontiguousarray(arr[o])) if axis == 0 else (lambda o: np.ascontiguousarray(arr[:, o]))
+        return [self.client.scatter(take(self.owned[r]), workers=[self.workers[r]], hash=False) for r in range(self.n_parts)]
+
+    def _submit(self, func, r, *args):
+        return self.client.submit(func, *args, workers=[self.workers[r]], allow_other_workers=False, pure=False)
+
+    def _ghosts(self, cur_f, r):
+        """The ghost rows of part r, in pieces: tasks on the neighbours' workers that take the rows r needs
+        (``halo="rows"``), or the neighbours' whole blocks with the row lists (``halo="blocks"``: no extra
+        task on the critical path, more bytes moved)."""
+        if self.halo == "blocks":
+            return [(cur_f[s], idx) for s, idx in zip(self.sources[r], self.send[r])]
+        return [self.client.submit(_take_rows, cur_f[s], idx, workers=[self.workers[s]],
+                                   allow_other_workers=False, pure=False)
+                for s, idx in zip(self.sources[r], self.send[r])]
+
+    # -- PreparedOperator interface ------------------------------------------
+    def astype(self, dtype):
+        dtype = np.dtype(dtype)
+        if dtype == self.dtype:
+            return self
+        return DaskOperator(self.L_global, self.client, dtype=dtype, part=self.plan.part, n_parts=self.n_parts,
+                            order=None)
+
+    @property
+    def L(self):
+        return self.L_global
+
+    def to_internal(self, X, copy=False):
+        """A driver-side (n, m) block whose parts are scattered to the workers now (read-only view)."""
+        X = np.asarray(X)
+        if X.shape[0] != self.shape[0]:
+            raise ValueError(f"X must have {self.shape[0]} rows; got {X.shape}.")
+        Xi = np.ascontiguousarray(X, dtype=self.dtype)
+        Xi = Xi.copy() if copy else Xi.view()   # a view: the read-only flag never touches the caller's array
+        self._register(Xi, self._futures(Xi), stale=False)
+        return Xi
+
+    def gather(self, Y):
+        """The value of a driver-side block (or of a view of one) in user order: gathered from the workers."""
+        base = Y
+        while base is not None and self._entry(base) is None:
+            base = base.base if isinstance(base, np.ndarray) else None
+        if base is None or not self._entry(base)[2]:
+            return Y   # real data on the driver already
+        futures = self._lookup(base)
+        blocks = self.client.gather(futures)
+        base.flags.writeable = True
+        for r, block in enumerate(blocks):  # one entry per part
+            if base.ndim == 2:
+                base[self.owned[r]] = block
+            else:
+                base[:, self.owned[r]] = block
+        with self._lock:
+            self._registry.pop(id(base), None)
+        return Y
+
+    to_user = gather
+
+    def internal_index(self, idx):
+        return idx
+
+    def use_numba(self, m):
+        return True
+
+    def step(self, a, b, alpha, beta, gamma, cur, out, X=None, weights=None, R=None):
+        r"""Submit ``out = alpha (a L cur + b cur) + beta out + gamma X`` (and ``R[f] += weights[f] out``) per part.
+
+        Returns ``out``, whose value is now the futures of the new blocks (the
+        driver-side array becomes read-only until :meth:`gather`).
+        """
+        cur_f = self._futures(cur)
+        X_f = self._futures(X) if (gamma != 0 and X is not None) else [None] * self.n_parts
+        out_f = self._futures(out) if beta != 0 else [None] * self.n_parts
+        new = []
+        for r in range(self.n_parts):  # a loop over parts
+            new.append(self._submit(_part_step, r, self.parts[r], a, b, alpha, beta, gamma, cur_f[r], out_f[r],
+                                    X_f[r], *self._ghosts(cur_f, r)))
+        if weights is not None:
+            R_f = self._futures(R, axis=1)
+            w = np.asarray(weights, dtype=self.dtype)
+            R_new = [self._submit(_accumulate, r, R_f[r], w, new[r]) for r in range(self.n_parts)]
+            self._register(R, R_new)
+        self._register(out, new)
+        return out
+
+    def matmat(self, cur, out=None):
+        """``L @ cur`` (gathered)."""
+        cur = np.ascontiguousarray(cur, dtype=self.dtype)
+        if out is None:
+            out = np.empty_like(cur)
+        return self.gather(self.step(1.0, 0.0, 1.0, 0.0, 0.0, cur, out))
+
+    def halo_rows(self):
+        """Ghost rows per part (rows fetched from the neighbours per column of a product)."""
+        return self.plan.halo_volume.copy()
+
+    def __repr__(self):
+        sizes = [o.size for o in self.owned]
+        return f"DaskOperator(n={self.shape[0]}, parts={sizes}, halo={self.plan.halo_volume.tolist()})"
+
+
+# ---------------------------------------------------------------------------
+# CG
+# ---------------------------------------------------------------------------
+
+def dask_conjugate_gradient(A, B, *, client=None, tol=1e-8, max_iter=None, preconditioner="amg", part=None,
+                            check_every=8, on_failure="warn"):
+    r"""Block preconditioned CG for SPD ``A X = B`` on the workers of a Dask client.
+
+    The iteration of :func:`graphrkhs.conjugate_gradient` (per-column
+    :math:`\alpha_j = r_j^T z_j / p_j^T A p_j`, :math:`\beta_j = r_j^{+T} z_j^+ / r_j^T z_j`,
+    a column stops when :math:`\|r_j\| \le` ``tol`` :math:`\|b_j\|`) with
+    block-Jacobi preconditioning :math:`M = \mathrm{diag}(M_1, \dots, M_P)`;
+    see the module documentation for how it is submitted.
+
+    Parameters
+    ----------
+    A : sparse matrix (n, n) or DaskOperator
+        SPD.
+    B : ndarray (n,) or (n, m)
+    client : distributed.Client, optional
+    tol : float, default=1e-8
+    max_iter : int, optional
+        Default 10 n.
+    preconditioner : {"amg", "jacobi", "none"}, default="amg"
+        Per part: smoothed-aggregation AMG of the part's diagonal block, its
+        diagonal, or nothing.
+    part : int array (n,), optional
+        Part of every row (default METIS over the workers).
+    check_every : int >= 1, default=8
+        Iterations submitted between two looks at the convergence flags.
+    on_failure : {"warn", "raise", "ignore"}
+
+    Returns
+    -------
+    CGResult
+        ``x`` gathered on the driver; residuals recomputed there from ``A``.
+    """
+    if preconditioner in ("auto", None):
+        preconditioner = "amg" if preconditioner == "auto" else "none"
+    if preconditioner not in ("amg", "jacobi", "none"):
+        raise ValueError(f"preconditioner must be 'amg', 'jacobi', 'none' or None for backend='dask'; got "
+                         f"{preconditioner!r}.")
+    op = A if isinstance(A, DaskOperator) else DaskOperator(A, client, dtype=np.float64, part=part)
+    cl = op.client
+    B = np.asarray(B, dtype=np.float64)
+    was_1d = B.ndim == 1
+    B2 = np.ascontiguousarray(B.reshape(B.shape[0], -1))
+    n, m = B2.shape
+    if n != op.shape[0]:
+        raise ValueError(f"B must have {op.shape[0]} rows; got shape {B.shape}.")
+    if max_iter is None:
+        max_iter = 10 * n
+    check_every = max(1, int(check_every))
+    P_ = op.n_parts
+
+    B_f = op._futures(B2)
+    bnorm = np.linalg.norm(B2, axis=0)
+    bnorm_safe = np.where(bnorm > 0, bnorm, 1.0)
+    M = [op._submit(_build_preconditioner, r, op.parts[r], preconditioner) for r in range(P_)]
+    state = [op._submit(_cg_start, r, B_f[r], M[r]) for r in range(P_)]
+    # (rz, beta, active, n_iter): the scalars of the iteration, one small future
+    scalars = cl.submit(_cg_initial_scalars, bnorm, tol, *state, pure=False)
+    Pd = state   # the previous product, at the start the state (see _cg_new_direction)
+    it = 0
+    while it < max_iter:
+        sweep = min(check_every, max_iter - it)
+        for _ in range(sweep):  # iterations submitted without waiting
+            # the direction update p = z + beta p is fused into the product (and into the ghost-row
+            # tasks, which evaluate it on the rows they send): five task hops per iteration
+            ghosts = [[op._submit(_cg_new_direction, s, state[s], Pd[s], scalars, idx)
+                       for s, idx in zip(op.sources[r], op.send[r])] for r in range(P_)]
+            prod = [op._submit(_cg_product, r, op.parts[r], state[r], Pd[r], scalars, *ghosts[r])
+                    for r in range(P_)]
+            alpha = cl.submit(_cg_alpha_from, scalars, *prod, pure=False)
+            state = [op._submit(_cg_update, r, state[r], prod[r], alpha, M[r]) for r in range(P_)]
+            scalars = cl.submit(_cg_scalars, scalars, bnorm, tol, *state, pure=False)
+            Pd = prod
+        it += sweep
+        if not cl.submit(_active, scalars, pure=False).result().any():
+            break
+    blocks = cl.gather([op._submit(_cg_solution, r, state[r]) for r in range(P_)])
+    X = np.empty((n, m))
+    for r in range(P_):  # one entry per part
+        X[op.owned[r]] = blocks[r]
+    n_iter = int(cl.submit(_n_iter, scalars, pure=False).result())
+    true_res = np.linalg.norm(B2 - op.L_global @ X, axis=0) / bnorm_safe
+    converged = true_res <= tol * 1.01 + 10 * np.finfo(np.float64).eps
+    result = CGResult(X[:, 0] if was_1d else X, converged, n_iter, true_res)
+    if not converged.all():
+        report_failure(f"conjugate gradients (dask) did not reach tol={tol:g} in {n_iter} iterations for "
+                       f"{int((~converged).sum())} of {m} column(s) (worst relative residual {true_res.max():.2e}); "
+                       "raise max_iter, loosen tol or use a preconditioner.", on_failure)
+    return result
+
+
+# ---------------------------------------------------------------------------
+# The registered backend
+# ---------------------------------------------------------------------------
+
+class DaskBackend:
+    """The registered ``"dask"`` backend (protocol in :mod:`graphrkhs._core.backend`).
+
+    ``backend="auto"`` picks it when a ``distributed.Client`` is active in
+    this process (and the call does not itself run inside a Dask task).
+    """
+
+    name = "dask"
+
+    def active(self):
+        if "distributed" not in sys.modules:   # no client can exist without the module imported
+            return False
+        from distributed import Client
+        try:
+            Client.current()
+        except ValueError:
+            return False
+        return not _in_worker()
+
+    def prepare(self, L, dtype, reorder="auto"):
+        return DaskOperator(L, dtype=dtype, order="auto" if reorder in ("auto", True) else None)
+
+    def solve_spd(self, A, B, tol, max_iter, preconditioner):
+        if isinstance(preconditioner, spla.LinearOperator):
+            raise ValueError("backend='dask' builds its own block-Jacobi preconditioner; a prebuilt global "
+                             "preconditioner cannot be distributed: pass 'amg', 'jacobi' or None.")
+        return dask_conjugate_gradient(A, B, tol=tol, max_iter=max_iter, preconditioner=preconditioner).x
+
+    def knn_graph(self, X, n_neighbors, **kwargs):
+        """The kNN graph built cell by cell, one Dask task per cell (see ``distributed_knn_graph``);
+        returns ``(W, cells)``, the cells a partition for :class:`DaskOperator` (``part=``)."""
+        from ._knn import distributed_knn_graph
+
+        return distributed_knn_graph(X, n_neighbors, executor=get_dask_client(), **kwargs)
+
+    def lmax(self, op):
+        from ..spectral import lmax
+        return float(lmax(op.L_global))
+
+
+register_backend(DaskBackend())

@@ -1,0 +1,163 @@
+"""The Dask backend on a LocalCluster bound to 127.0.0.1, against the serial path and SciPy oracles.
+
+Products must match ``L @ X`` to 1e-12 relative, Chebyshev filters the serial recurrence to
+rounding, CG solves the direct solution to the solver tolerance -- on METIS parts, with isolated
+nodes, an empty part and a single part.  dask[distributed] is the optional 'dask' extra (in the
+test extra); these tests run in the plain pytest pass, not once per rank under mpiexec.
+"""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+import scipy.sparse.linalg as spla
+
+import graphrkhs as gr
+from graphrkhs import filters
+from graphrkhs._core.backend import resolve_backend
+from graphrkhs.distributed import mpi_world_size
+
+distributed = pytest.importorskip("distributed")   # the optional 'dask' extra
+
+from graphrkhs.distributed._dask import DaskOperator, dask_conjugate_gradient  # noqa: E402
+from graphrkhs.distributed._knn import distributed_knn_graph  # noqa: E402
+
+pytestmark = pytest.mark.skipif(mpi_world_size() > 1, reason="the Dask tests run in the plain pytest pass "
+                                                              "(one process), not on every MPI rank")
+
+
+@pytest.fixture(scope="module")
+def client():
+    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, protocol="tcp",
+                                       host="127.0.0.1", dashboard_address="127.0.0.1:0")
+    cl = distributed.Client(cluster)
+    yield cl
+    cl.close()
+    cluster.close()
+
+
+def _graph(n=600, seed=0, isolated=0):
+    X = np.random.default_rng(seed).random((n, 3))
+    W = gr.knn_graph(X, 8)
+    if isolated:
+        keep = np.ones(n)
+        keep[:isolated] = 0
+        W = sp.csr_array(sp.diags_array(keep) @ W @ sp.diags_array(keep))
+        W.eliminate_zeros()
+    return W
+
+
+def _rel(a, b):
+    return float(np.abs(a - b).max() / max(np.abs(b).max(), 1e-300))
+
+
+@pytest.mark.parametrize("layout", ["metis", "one", "empty", "round_robin"])
+def test_products(client, layout):
+    W = _graph(isolated=7)
+    L = gr.laplacian(W)
+    n = L.shape[0]
+    part = {"metis": None, "one": np.zeros(n, dtype=np.int64),
+            "empty": np.where(np.arange(n) < n // 3, 0, 2),            # part 1 owns no row
+            "round_robin": np.arange(n) % 3}[layout]
+    op = DaskOperator(L, client, part=part, n_parts=None if part is None else 3)
+    assert sum(o.size for o in op.owned) == n
+    X = np.random.default_rng(1).normal(size=(n, 5))
+    assert _rel(op.matmat(X), L @ X) <= 1e-12
+    # the fused step alpha (a L X + b X) + beta Y + gamma Z, the serial kernel's contract
+    Y = np.random.default_rng(2).normal(size=(n, 5))
+    Z = np.random.default_rng(3).normal(size=(n, 5))
+    Xi = op.to_internal(X)
+    out = op.to_internal(Y, copy=True)
+    op.step(0.7, -1.0, 2.0, -1.0, 0.3, Xi, out, op.to_internal(Z))
+    with pytest.raises(ValueError):   # its value lives on the workers until gathered
+        out[0, 0] = 1.0
+    expected = 2.0 * (0.7 * (L @ X) - X) - Y + 0.3 * Z
+    assert _rel(op.to_user(out), expected) <= 1e-12
+    if layout == "round_robin":
+        assert op.halo_rows().sum() > 0   # every part needs ghost rows
+
+
+@pytest.mark.parametrize("bank", [False, True])
+def test_chebyshev_filter_equals_serial(client, bank):
+    L = gr.laplacian(_graph(isolated=3), kind="normalized")
+    X = np.random.default_rng(4).normal(size=(L.shape[0], 3))
+    phi = [filters.Heat(2.0), filters.Heat(0.5)] if bank else filters.Heat(2.0)
+    serial = gr.chebyshev_filter(L, phi, X, order=12, lmax=2.0, backend="numpy")
+    dask = gr.chebyshev_filter(L, phi, X, order=12, lmax=2.0, backend="dask")
+    assert dask.shape == serial.shape
+    assert _rel(dask, serial) <= 1e-12
+    # and the filter itself against the dense oracle (the recurrence truncation only)
+    exact = gr.exact_filter(L, phi, X)
+    assert _rel(dask, exact) <= 1e-5
+
+
+def test_auto_backend_picks_the_active_client(client):
+    assert resolve_backend("auto") == "dask"
+    L = gr.laplacian(_graph())
+    x = np.random.default_rng(5).normal(size=L.shape[0])
+    y_auto = gr.chebyshev_filter(L, filters.Heat(1.0), x, order=10, lmax=float(gr.lmax(L)))
+    y_serial = gr.chebyshev_filter(L, filters.Heat(1.0), x, order=10, lmax=float(gr.lmax(L)), backend="numpy")
+    assert y_auto.shape == x.shape and _rel(y_auto, y_serial) <= 1e-12
+
+
+@pytest.mark.parametrize("preconditioner", ["none", "amg"])
+def test_cg_equals_direct_solve(client, preconditioner):
+    W = _graph(n=300, isolated=4)
+    A = sp.csr_array(gr.laplacian(W) + 2.0 * sp.eye_array(W.shape[0]))
+    B = np.random.default_rng(6).normal(size=(A.shape[0], 3))
+    B[:, 2] = 0.0   # a zero right-hand side converges at once to 0
+    res = dask_conjugate_gradient(A, B, client=client, tol=1e-10, preconditioner=preconditioner)
+    exact = spla.spsolve(A.tocsc(), B)
+    assert res.converged.all() and res.n_iter > 0
+    assert np.all(np.linalg.norm(B - A @ res.x, axis=0) <= 1.01e-10 * np.maximum(np.linalg.norm(B, axis=0), 1e-300))
+    assert np.all(res.x[:, 2] == 0.0)
+    cond_bound = 1e-10 * np.linalg.cond(A.toarray())
+    assert _rel(res.x, exact) <= cond_bound
+    if preconditioner == "none":   # the serial iteration, the same iterates to rounding
+        serial = gr.conjugate_gradient(A, B, tol=1e-10)
+        assert res.n_iter == serial.n_iter
+        assert _rel(res.x, serial.x) <= 1e-8
+
+
+def test_harmonic_solution_backend_dask(client):
+    W = _graph(n=300)
+    labeled = np.arange(0, 300, 10)
+    y = (np.random.default_rng(7).random(labeled.size) > 0.5).astype(float)
+    serial = gr.harmonic_solution(W, labeled, y, tol=1e-10, backend="numpy")
+    dask = gr.harmonic_solution(W, labeled, y, tol=1e-10, backend="dask", preconditioner="jacobi")
+    assert _rel(dask, serial) <= 1e-7
+
+
+def test_cg_not_spd_raises(client):
+    A = sp.csr_array(np.diag([1.0, -1.0, 2.0, 3.0]))
+    with pytest.raises(np.linalg.LinAlgError, match="positive definite"):
+        dask_conjugate_gradient(A, np.ones(4), client=client, preconditioner="none")
+
+
+def test_knn_one_task_per_cell(client):
+    X = np.random.default_rng(8).normal(size=(800, 3))
+    W, cells = distributed_knn_graph(X, 6, n_cells=5, partitioner="kmeans", executor=client, random_state=0)
+    W0 = gr.knn_graph(X, 6)
+    assert (abs(W - W0) > 1e-12 * W0.max()).nnz == 0 and np.bincount(cells, minlength=5).sum() == 800
+    # the cells are a partition for the operator: products on them are exact too
+    L = gr.laplacian(W)
+    op = DaskOperator(L, client, part=cells)
+    x = np.random.default_rng(9).normal(size=(800, 2))
+    assert _rel(op.matmat(x), L @ x) <= 1e-12
+
+
+def test_bad_input(client):
+    with pytest.raises(TypeError, match="client"):
+        DaskOperator(sp.eye_array(3), client="tcp://127.0.0.1:1")
+    with pytest.raises(ValueError, match="preconditioner"):
+        dask_conjugate_gradient(sp.eye_array(3), np.ones(3), client=client, preconditioner="ilu")
+    with pytest.raises(ValueError, match="square"):
+        DaskOperator(sp.csr_array((3, 4)), client)
+
+
+def test_graph_kernel_products(client):
+    W = _graph(n=400, isolated=2)
+    S = np.random.default_rng(10).normal(size=(400, 3))
+    K = gr.GraphKernel(W, filters.Heat(1.0), backend="dask")
+    K0 = gr.GraphKernel(W, filters.Heat(1.0), backend="numpy")
+    assert _rel(K.matmat(S), K0.matmat(S)) <= 1e-12
+    assert _rel(K.columns(np.arange(4)), K0.columns(np.arange(4))) <= 1e-12
