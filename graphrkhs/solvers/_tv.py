@@ -18,7 +18,7 @@ from typing import Optional, Tuple, Union
 import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
-from numba import njit, prange
+from numba import njit
 
 from .._core.cg import check_on_failure, report_failure
 from .._core.labels import _orphans
@@ -151,22 +151,27 @@ def _fidelity_weights(fidelity, W, Rm, S):
 # ---------------------------------------------------------------------------------------------
 # One iteration of the preconditioned primal-dual method reads every edge twice (divergence at the
 # nodes, gradient on the edges) and touches each (node, column) and (edge, column) entry once: two
-# compiled passes instead of a dozen NumPy passes over (n_edges, m) blocks, on every core, in
-# float32 when the tolerance allows it.  Sums that enter the duality gap are accumulated in float64.
+# compiled passes instead of a dozen NumPy passes over (n_edges, m) blocks, in float32 when the
+# tolerance allows it.  Sums that enter the duality gap are accumulated in float64.  The sweeps are
+# serial on purpose: numba's parallel loops end in a barrier, and on a shared machine (load well
+# above the core count) one descheduled thread made each sweep 10-30x slower than the serial one.
 
-@njit(parallel=True, cache=True)
+@njit(cache=True, nogil=True)
 def _primal_sweep(indptr, edge, sgnw, P, F, Fbar, Fa, inv_k, tau, omega, lab, lam, Yl, lo, hi):
     """Primal step at every node: divergence of P (float64 sum), prox of the fidelity and the box,
     extrapolation Fbar = 2 V - F, F <- V, running average Fa."""
     n, m = F.shape
-    for v in prange(n):
+    acc = np.empty(m)
+    for v in range(n):
         s = lab[v]
+        acc[:] = 0.0
+        for q in range(indptr[v], indptr[v + 1]):      # row of P read once for all columns
+            e = edge[q]
+            for c in range(m):
+                acc[c] += sgnw[q] * P[e, c]
         for c in range(m):
-            acc = 0.0
-            for q in range(indptr[v], indptr[v + 1]):
-                acc += sgnw[q] * P[edge[q], c]
             t = tau[v] / omega[c]
-            x = F[v, c] - t * acc
+            x = F[v, c] - t * acc[c]
             if s >= 0:
                 lt = 2.0 * t * lam[s]
                 x = (x + lt * Yl[s, c]) / (1.0 + lt)
@@ -179,11 +184,11 @@ def _primal_sweep(indptr, edge, sgnw, P, F, Fbar, Fa, inv_k, tau, omega, lab, la
             Fa[v, c] += (x - Fa[v, c]) * inv_k[c]
 
 
-@njit(parallel=True, cache=True)
+@njit(cache=True, nogil=True)
 def _dual_sweep(ei, ej, w, sig, Fbar, P, Pa, inv_k, omega, mu):
     """Dual step on every edge: P <- clip(P + sigma omega (R Fbar), -mu, mu), running average Pa."""
     r, m = P.shape
-    for e in prange(r):
+    for e in range(r):
         i = ei[e]
         j = ej[e]
         for c in range(m):
@@ -193,43 +198,43 @@ def _dual_sweep(ei, ej, w, sig, Fbar, P, Pa, inv_k, omega, mu):
             elif x > mu:
                 x = mu
             P[e, c] = x
-            Pa[e, c] += (x - Pa[e, c]) * inv_k[c]
+            # a rounded average may step past mu; keep it dual feasible
+            Pa[e, c] = min(max(Pa[e, c] + (x - Pa[e, c]) * inv_k[c], -mu), mu)
 
 
-_N_CHUNKS = 64
 
-
-@njit(parallel=True, cache=True)
+@njit(cache=True, nogil=True)
 def _tv_term(ei, ej, w, F):
     r"""Per column, in float64: :math:`\sum_e w_e |F_i - F_j|`."""
     r, m = ei.size, F.shape[1]
-    part = np.zeros((_N_CHUNKS, m))
-    for k in prange(_N_CHUNKS):
-        for e in range(k * r // _N_CHUNKS, (k + 1) * r // _N_CHUNKS):
-            for c in range(m):
-                part[k, c] += w[e] * abs(np.float64(F[ei[e], c]) - np.float64(F[ej[e], c]))
-    return part.sum(axis=0)
+    out = np.zeros(m)
+    for e in range(r):
+        for c in range(m):
+            out[c] += w[e] * abs(np.float64(F[ei[e], c]) - np.float64(F[ej[e], c]))
+    return out
 
 
-@njit(parallel=True, cache=True)
+@njit(cache=True, nogil=True)
 def _dual_value(indptr, edge, sgnw, P, lab, lam, Yl, lo, hi):
     r""":math:`-G^*(-R^T P)` per column in float64 (see :func:`_conj_box_loss`)."""
     n, m = indptr.size - 1, P.shape[1]
-    part = np.zeros((_N_CHUNKS, m))
-    for k in prange(_N_CHUNKS):
-        for v in range(k * n // _N_CHUNKS, (k + 1) * n // _N_CHUNKS):
-            s = lab[v]
+    out = np.zeros(m)
+    acc = np.empty(m)
+    for v in range(n):
+        s = lab[v]
+        acc[:] = 0.0
+        for q in range(indptr[v], indptr[v + 1]):
+            e = edge[q]
             for c in range(m):
-                acc = 0.0
-                for q in range(indptr[v], indptr[v + 1]):
-                    acc += sgnw[q] * np.float64(P[edge[q], c])
-                Q = -acc
-                if s < 0:
-                    part[k, c] -= max(Q * lo[c], Q * hi[c])
-                else:
-                    fs = min(max(Yl[s, c] + Q / (2.0 * lam[s]), lo[c]), hi[c])
-                    part[k, c] -= Q * fs - lam[s] * (Yl[s, c] - fs) ** 2
-    return part.sum(axis=0)
+                acc[c] += sgnw[q] * np.float64(P[e, c])
+        for c in range(m):
+            Q = -acc[c]
+            if s < 0:
+                out[c] -= max(Q * lo[c], Q * hi[c])
+            else:
+                fs = min(max(Yl[s, c] + Q / (2.0 * lam[s]), lo[c]), hi[c])
+                out[c] -= Q * fs - lam[s] * (Yl[s, c] - fs) ** 2
+    return out
 
 
 class _IncidenceProblem:
@@ -286,6 +291,12 @@ def _solve_incidence(prob, F0, P0, tol, max_iter, check_every, floor):
     n, r, m = prob.n, prob.r, prob.Y.shape[1]
     dt = prob.dtype
     lo, hi, mu = prob.lo, prob.hi, prob.alpha
+    # the dual iterate must stay inside |p| <= mu after rounding to the block's dtype, or D(p) is no
+    # lower bound: clip to the largest representable value not above mu
+    mu_dt = dt(mu)
+    if float(mu_dt) > mu:               # (a Python float against float32 would be cast down first)
+        mu_dt = np.nextafter(mu_dt, dt(0))
+    mu = float(mu_dt)
     F_out, P_out = np.empty((n, m)), np.empty((r, m))
     obj_out, gap_out = np.full(m, np.inf), np.full(m, np.inf)
     active = np.arange(m)
