@@ -417,6 +417,27 @@ def graph_tv(W: GraphLike, labeled: Indices, Y: ArrayLike, *, alpha: float = 0.5
     of value ~0 does not make the relative gap meaningless).
     Each column of ``Y`` is solved independently (vectorized).
 
+    *The incidence operator* (``R="incidence"``, the default) has a fast
+    path: each iteration is two compiled sweeps, one over the nodes (the
+    divergence :math:`R^T p` from the node-to-edge lists, then the primal
+    prox) and one over the edges (the gradient of the extrapolated primal and
+    the projection of the dual), all columns of ``Y`` at once; its cost is
+    linear in the number of edges.  Columns restart adaptively (Applegate,
+    Hinder, Lu & Lubin 2023, restarted PDHG): from the better of the current
+    and the averaged iterate when the gap has fallen by 0.2 since the last
+    restart (or by 0.8 and stopped falling), with the primal weight
+    :math:`\omega` (steps :math:`\tau/\omega, \sigma\omega`) moved towards the
+    ratio of the dual and primal moves; a converged column leaves the block.
+    With ``tol >= 1e-5`` (``FLOAT32_MIN_TOL``) the iterates are float32; the
+    gap is summed in float64 and the dual iterate is kept inside
+    :math:`|p| \le \mu` after rounding, so the gap remains a valid bound on
+    the suboptimality of the returned f.  The minimizer is the same as the
+    generic loop's (tested against it and against cvxpy).  The iteration
+    count still grows with the graph when labels are few: on Fashion-MNIST
+    kNN graphs with 10 labels per class, about 350 / 650 / 970 / 1260
+    iterations at n = 2000 / 5000 / 10000 / 20000 (tol 1e-4; the generic loop:
+    510 / 1100 / 1880 at the first three), see ``benchmarks/tv.py``.
+
     Parameters
     ----------
     W : graph
@@ -449,8 +470,9 @@ def graph_tv(W: GraphLike, labeled: Indices, Y: ArrayLike, *, alpha: float = 0.5
     check_every : int, default=10
         Gap evaluation period (each evaluation costs about one iteration).
     f0, p0 : ndarray, optional
-        Warm start (primal of shape (n, m), dual of shape (r, m)), e.g. from
-        the :class:`TVResult` of a nearby ``alpha`` (``return_info=True``).
+        Warm start (primal of shape (n, m), dual of shape (r, m), finite), e.g.
+        from the :class:`TVResult` of a nearby ``alpha`` (``return_info=True``);
+        for the incidence operator p's rows follow :func:`incidence_matrix`'s.
     on_failure : {"warn", "raise", "ignore"}, default="warn"
     return_info : bool, default=False
         Also return the :class:`TVResult` (dual variable ``p`` for warm
