@@ -117,3 +117,23 @@ def test_bad_warm_starts_are_refused_and_inputs_unchanged(kw, match):
     assert (W != W0).nnz == 0
     np.testing.assert_array_equal(S, S0)
     np.testing.assert_array_equal(Y, Y0)
+
+
+def test_renumbered_path_gives_the_same_solution_in_the_callers_order(monkeypatch):
+    # large graphs in a scattered node order are renumbered (reverse Cuthill-McKee) for the sweeps;
+    # F and the dual p (rows in incidence_matrix(W)'s order, orientation included) come back mapped
+    import graphrkhs.solvers._tv as tv_module
+
+    rng = np.random.default_rng(6)
+    W = knn_graph(rng.normal(size=(400, 2)), 6)
+    perm = rng.permutation(400)
+    W = sp.csr_array(W[perm][:, perm])
+    S = np.sort(rng.choice(400, 30, replace=False))
+    Y = np.eye(3)[np.arange(30) % 3]
+    F1, r1 = graph_tv(W, S, Y, alpha=0.3, tol=1e-9, max_iter=100000, return_info=True)
+    monkeypatch.setattr(tv_module, "REORDER_MIN_NODES", 100)
+    F2, r2 = graph_tv(W, S, Y, alpha=0.3, tol=1e-9, max_iter=100000, return_info=True)
+    np.testing.assert_allclose(F2, F1, atol=1e-6)
+    obj, dual, gap = _gap(W, S, Y, 0.3, F2, r2.p)
+    np.testing.assert_allclose(obj, r2.objective, rtol=1e-12)
+    assert (gap <= 1e-9).all()
