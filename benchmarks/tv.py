@@ -57,7 +57,7 @@ def graph(n, cache):
     return sp.csr_array(sp.load_npz(gpath)), np.load(ypath)[idx]
 
 
-def run_size(n, runs, cache, old_max):
+def run_size(n, runs, cache, old_max, save=lambda row: None):
     from graphrkhs import GraphKernelRidgeClassifier, GraphTVClassifier, graph_tv, incidence_matrix
     from graphrkhs.datasets import sample_labels
 
@@ -69,15 +69,16 @@ def run_size(n, runs, cache, old_max):
         hidden[keep] = False
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.process_time()
             tv = GraphTVClassifier(graph="precomputed").fit(W, y_partial)
-            t_tv = time.perf_counter() - t0
+            t_tv, c_tv = time.perf_counter() - t0, time.process_time() - c0
             t0 = time.perf_counter()
             gkr = GraphKernelRidgeClassifier(graph="precomputed").fit(W, y_partial)
             t_gkr = time.perf_counter() - t0
         reached = ~tv.unreached_ & hidden
         raw = tv.scores_.argmax(axis=1)
-        row = {"n": n, "edges": int(W.nnz // 2), "draw": d, "tv_seconds": t_tv, "tv_iterations": int(tv.n_iter_),
+        row = {"n": n, "edges": int(W.nnz // 2), "draw": d, "tv_seconds": t_tv, "tv_cpu_seconds": c_tv,
+               "load": os.getloadavg()[0], "tv_iterations": int(tv.n_iter_),
                "tv_gap": float(np.max(tv.gap_)), "tv_accuracy": float(np.mean(tv.transduction_[hidden] == y[hidden])),
                "unreached_fraction": float(tv.unreached_.mean()),
                "tv_reached_accuracy": float(np.mean(raw[reached] == y[reached])) if reached.any() else None,
@@ -97,6 +98,7 @@ def run_size(n, runs, cache, old_max):
             row["objective_old"] = float(old.objective.sum())
         print(json.dumps(row), flush=True)
         rows.append(row)
+        save(row)
     return rows
 
 
@@ -107,6 +109,7 @@ def summarize(rows):
         med = lambda k: float(np.median([r[k] for r in rs])) if k in rs[0] else None  # noqa: E731
         mean = lambda k: float(np.mean([r[k] for r in rs]))  # noqa: E731
         out.append({"n": n, "edges": rs[0]["edges"], "runs": len(rs), "tv_seconds": med("tv_seconds"),
+                    "tv_cpu_seconds": med("tv_cpu_seconds"), "load": mean("load") if "load" in rs[0] else None,
                     "tv_iterations": med("tv_iterations"), "tv_gap_max": max(r["tv_gap"] for r in rs),
                     "tv_accuracy": mean("tv_accuracy"), "tv_accuracy_std": float(np.std([r["tv_accuracy"] for r in rs])),
                     "gkr_accuracy": mean("gkr_accuracy"), "gkr_seconds": med("gkr_seconds"),
@@ -123,12 +126,13 @@ def render(summary, meta):
     lines = [f"## Graph TV on Fashion-MNIST subsets (knn_graph(X) defaults, 10 labels per class)", "",
              f"Machine: {meta['machine']}; load average at start {meta['load']}. The machine was shared with "
              "other jobs: times are noisy (compare within a row).", "",
-             "| n | edges | runs | TV fit (median) | iterations | max gap | TV acc | GKR acc | TV - GKR | unreached "
+             "| n | edges | runs | TV fit (median) | TV CPU time | load | iterations | max gap | TV acc | GKR acc | TV - GKR | unreached "
              "| old solver | fast solver | old iterations | objective rel. diff |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for s in summary:
         lines.append(
-            f"| {s['n']} | {s['edges']} | {s['runs']} | {s['tv_seconds']:.1f} s | {s['tv_iterations']:.0f} | "
+            f"| {s['n']} | {s['edges']} | {s['runs']} | {s['tv_seconds']:.1f} s | {f(s['tv_cpu_seconds'], '.1f')} s | "
+            f"{f(s['load'], '.0f')} | {s['tv_iterations']:.0f} | "
             f"{s['tv_gap_max']:.1e} | {100 * s['tv_accuracy']:.2f}% +- {100 * s['tv_accuracy_std']:.2f} | "
             f"{100 * s['gkr_accuracy']:.2f}% | {100 * (s['tv_accuracy'] - s['gkr_accuracy']):+.2f} | "
             f"{100 * s['unreached_fraction']:.1f}% | {f(s['old_solver_seconds'], '.1f')} s | "
@@ -145,19 +149,29 @@ def main(argv=None):
     ap.add_argument("--old-max", type=int, default=5000, help="run the generic (old) loop up to this n")
     ap.add_argument("--cache", default="/tmp/tv_cache")
     ap.add_argument("--quick", action="store_true", help="sizes 2000,5000 only")
+    ap.add_argument("--merge", action="store_true",
+                    help="keep the rows of benchmarks/results/tv.json for sizes not run now")
     args = ap.parse_args(argv)
     sizes = [2000, 5000] if args.quick else [int(s) for s in args.sizes.split(",")]
     meta = {"machine": f"{platform.platform()}, {os.cpu_count()} cores", "load": os.getloadavg()[0],
             "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
     rows = []
     os.makedirs(RESULTS, exist_ok=True)
-    for n in sizes:
-        rows += run_size(n, args.runs_full if n >= 70000 else args.runs, args.cache, args.old_max)
+    path = os.path.join(RESULTS, "tv.json")
+    if args.merge and os.path.exists(path):
+        with open(path) as fh:
+            rows = [r for r in json.load(fh)["rows"] if r["n"] not in sizes]
+
+    def save(row):
+        rows.append(row)
         summary = summarize(rows)
-        with open(os.path.join(RESULTS, "tv.json"), "w") as fh:
+        with open(path, "w") as fh:
             json.dump({"meta": meta, "rows": rows, "summary": summary}, fh, indent=1)
         with open(os.path.join(RESULTS, "tv.md"), "w") as fh:
             fh.write(render(summary, meta))
+
+    for n in sizes:                       # each row is saved as soon as it is measured
+        run_size(n, args.runs_full if n >= 70000 else args.runs, args.cache, args.old_max, save)
     return 0
 
 

@@ -256,6 +256,19 @@ def _bounds(indptr, m):
     return np.unique(b)
 
 
+def _float32_safe(Y, alpha, W):
+    """Whether float32 iterates can carry this problem: targets, alpha and weights well inside
+    float32's range, and the targets' offset small against their spread (f lives in [min y, max y];
+    y + 1e8 with a spread of 1 would keep no significant digit)."""
+    lo, hi = Y.min(axis=0), Y.max(axis=0)
+    spread = hi - lo
+    big = np.maximum(np.abs(lo), np.abs(hi))
+    w = W.data if W.nnz else np.ones(1)
+    return bool(np.all(spread <= 1e20) and np.all((spread >= 1e-20) | (big == 0))
+                and np.all(big <= 1e3 * spread) and 1e-20 <= alpha <= 1e20
+                and 1e-20 <= w.min() and w.max() <= 1e20)
+
+
 def _edge_map(row, col, rank, ei, ej, n):
     """Where each edge (row, col) of the original numbering sits among the renumbered edges
     (ei < ej), and the sign of its orientation there (the dual variable flips with it)."""
@@ -470,7 +483,9 @@ def graph_tv(W: GraphLike, labeled: Indices, Y: ArrayLike, *, alpha: float = 0.5
     restart (or by 0.8 and stopped falling), with the primal weight
     :math:`\omega` (steps :math:`\tau/\omega, \sigma\omega`) moved towards the
     ratio of the dual and primal moves; a converged column leaves the block.
-    With ``tol >= 1e-5`` (``FLOAT32_MIN_TOL``) the iterates are float32; the
+    With ``tol >= 1e-5`` (``FLOAT32_MIN_TOL``) the iterates are float32 (unless
+    y, ``alpha`` or the weights lie far outside float32's comfortable range, or
+    y's offset is large against its spread: then float64); the
     gap is summed in float64 and the dual iterate is kept inside
     :math:`|p| \le \mu` after rounding, so the gap remains a valid bound on
     the suboptimality of the returned f.  The minimizer is the same as the
@@ -569,7 +584,7 @@ def graph_tv(W: GraphLike, labeled: Indices, Y: ArrayLike, *, alpha: float = 0.5
         lam = _fidelity_weights(fidelity, W, Rm, S)
         lo, hi = Y2.min(axis=0), Y2.max(axis=0)
         floor = 1e-8 * lam.sum() * np.maximum((hi - lo) ** 2, np.finfo(float).tiny)
-        dtype = np.float32 if tol >= FLOAT32_MIN_TOL else np.float64
+        dtype = np.float32 if tol >= FLOAT32_MIN_TOL and _float32_safe(Y2, alpha, W) else np.float64
         if n >= REORDER_MIN_NODES and mean_index_distance(W) > LOCAL_ORDER_FRACTION * n:
             # Renumber the nodes by reverse Cuthill-McKee so that the rows each sweep gathers are
             # near each other in memory (halved the time per iteration on the 70000-node
