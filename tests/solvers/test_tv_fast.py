@@ -1,0 +1,139 @@
+"""The incidence fast path of graph_tv (fused sweeps, adaptive restarts, float32 iterate when tol
+allows): same problem, same minimizer as the generic primal-dual loop (R given as a sparse matrix)
+and as cvxpy; the duality gap at return, recomputed here from (f, p) in float64, is below tol."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from graphrkhs import graph_tv, incidence_matrix, knn_graph
+from graphrkhs.solvers._tv import FLOAT32_MIN_TOL, _conj_box_loss
+
+
+def _problem(n=70, k=6, seed=0, n_lab=14, m=3):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 2))
+    W = knn_graph(X, k)
+    S = np.sort(rng.choice(n, n_lab, replace=False))
+    Y = np.eye(m)[np.arange(n_lab) % m]
+    return W, S, Y, X
+
+
+def _gap(W, S, Y, alpha, f, p):
+    """Relative primal-dual gap of (f, p) computed from scratch (float64, numpy)."""
+    W = sp.csr_array(W, dtype=np.float64)
+    R = incidence_matrix(W)
+    Y = Y.reshape(S.size, -1)
+    f = np.asarray(f, dtype=np.float64).reshape(W.shape[0], -1)
+    p = np.asarray(p, dtype=np.float64).reshape(R.shape[0], -1)
+    assert np.abs(p).max() <= alpha * (1 + 1e-12)            # dual feasible
+    lam = np.asarray(W.sum(axis=1)).ravel()[S][:, None]
+    lo, hi = Y.min(axis=0), Y.max(axis=0)
+    assert (f >= lo - 1e-7).all() and (f <= hi + 1e-7).all()
+    obj = (lam * (Y - f[S]) ** 2).sum(axis=0) + alpha * np.abs(R @ f).sum(axis=0)
+    dual = -_conj_box_loss(-(R.T @ p), Y, S, lam, lo, hi)
+    return obj, dual, (obj - dual) / obj
+
+
+def _cvxpy_objective(W, S, y, alpha):
+    import cvxpy as cp
+    R = incidence_matrix(W)
+    lam = np.asarray(sp.csr_array(W).sum(axis=1)).ravel()[S]
+    f = cp.Variable(W.shape[0])
+    prob = cp.Problem(cp.Minimize(cp.sum(cp.multiply(lam, cp.square(y - f[S]))) + alpha * cp.norm1(R @ f)))
+    prob.solve(solver=cp.CLARABEL, tol_gap_rel=1e-12, tol_gap_abs=1e-12, tol_feas=1e-12)
+    return prob.value
+
+
+@pytest.mark.parametrize("alpha", [0.05, 0.5])
+def test_fast_path_matches_the_generic_loop_and_cvxpy(alpha):
+    W, S, Y, _ = _problem()
+    F, res = graph_tv(W, S, Y, alpha=alpha, tol=1e-9, max_iter=200000, return_info=True)
+    G, ref = graph_tv(W, S, Y, alpha=alpha, R=incidence_matrix(W), tol=1e-9, max_iter=400000, return_info=True)
+    assert res.converged and ref.converged
+    np.testing.assert_allclose(res.objective, ref.objective, rtol=2e-9)
+    for c in range(Y.shape[1]):
+        assert abs(res.objective[c] - _cvxpy_objective(W, S, Y[:, c], alpha)) <= 2e-9 * res.objective[c]
+    # the gap at return, recomputed from the returned (f, p), is below tol
+    obj, dual, gap = _gap(W, S, Y, alpha, F, res.p)
+    np.testing.assert_allclose(obj, res.objective, rtol=1e-12)
+    assert (gap <= 1e-9).all() and (gap >= -1e-12).all()
+    # the minimizer: equal at every node where the generic loop's answer is unique to the tolerance
+    # (on a Gaussian kNN graph the TV minimizer is unique; both solvers are within sqrt(gap) of it)
+    np.testing.assert_allclose(F, G, atol=2e-3)
+    assert res.n_iter < ref.n_iter                           # and fewer iterations (restarts)
+
+
+def test_float32_iterate_still_certifies_the_gap_in_float64():
+    W, S, Y, _ = _problem(seed=1)
+    tol = 1e-4
+    assert tol >= FLOAT32_MIN_TOL                             # this call iterates in float32
+    F, res = graph_tv(W, S, Y, alpha=0.3, tol=tol, return_info=True)
+    assert F.dtype == np.float64                              # results in the dtype of Y
+    obj, dual, gap = _gap(W, S, Y, 0.3, F, res.p)
+    assert res.converged and (gap <= tol * (1 + 1e-6)).all()
+    best = np.array([_cvxpy_objective(W, S, Y[:, c], 0.3) for c in range(Y.shape[1])])
+    assert (obj >= best * (1 - 1e-9)).all() and (obj <= best * (1 + tol)).all()
+    assert (dual <= best * (1 + 1e-9)).all()                  # a lower bound, as duality says
+
+
+def test_permutation_equivariance():
+    W, S, Y, _ = _problem(seed=2)
+    n = W.shape[0]
+    perm = np.random.default_rng(5).permutation(n)
+    inv = np.argsort(perm)
+    Wp = sp.csr_array(W)[perm][:, perm]
+    F = graph_tv(W, S, Y, alpha=0.2, tol=1e-10, max_iter=200000)
+    Fp = graph_tv(Wp, inv[S], Y, alpha=0.2, tol=1e-10, max_iter=200000)
+    np.testing.assert_allclose(Fp[inv], F, atol=1e-4)
+
+
+def test_regression_shift_equivariance():
+    # the fidelity depends on y - f and the TV term on differences: y + c gives f + c
+    W, S, _, X = _problem(seed=3)
+    y = np.sin(2 * X[S, 0]) + X[S, 1]
+    f = graph_tv(W, S, y, alpha=0.1, tol=1e-10, max_iter=200000)
+    g = graph_tv(W, S, y + 100.0, alpha=0.1, tol=1e-10, max_iter=200000)
+    np.testing.assert_allclose(g - 100.0, f, atol=1e-5)
+
+
+def test_warm_start_from_the_solution_stops_at_the_first_check():
+    W, S, Y, _ = _problem(seed=4)
+    _, cold = graph_tv(W, S, Y, alpha=0.5, tol=1e-8, return_info=True)
+    _, warm = graph_tv(W, S, Y, alpha=0.5, tol=1e-8, f0=cold.f, p0=cold.p, return_info=True, check_every=5)
+    assert warm.converged and warm.n_iter <= 5 < cold.n_iter
+
+
+@pytest.mark.parametrize("kw, match", [
+    ({"f0": np.zeros(3)}, "f0 must have shape"),
+    ({"p0": np.zeros(2)}, "p0 must have shape"),
+    ({"f0": np.full((70, 3), np.nan)}, "f0 and p0 must be finite"),
+])
+def test_bad_warm_starts_are_refused_and_inputs_unchanged(kw, match):
+    W, S, Y, _ = _problem()
+    W0, S0, Y0 = W.copy(), S.copy(), Y.copy()
+    with pytest.raises(ValueError, match=match):
+        graph_tv(W, S, Y, **kw)
+    assert (W != W0).nnz == 0
+    np.testing.assert_array_equal(S, S0)
+    np.testing.assert_array_equal(Y, Y0)
+
+
+def test_renumbered_path_gives_the_same_solution_in_the_callers_order(monkeypatch):
+    # large graphs in a scattered node order are renumbered (reverse Cuthill-McKee) for the sweeps;
+    # F and the dual p (rows in incidence_matrix(W)'s order, orientation included) come back mapped
+    import graphrkhs.solvers._tv as tv_module
+
+    rng = np.random.default_rng(6)
+    W = knn_graph(rng.normal(size=(400, 2)), 6)
+    perm = rng.permutation(400)
+    W = sp.csr_array(W[perm][:, perm])
+    S = np.sort(rng.choice(400, 30, replace=False))
+    Y = np.eye(3)[np.arange(30) % 3]
+    F1, r1 = graph_tv(W, S, Y, alpha=0.3, tol=1e-9, max_iter=100000, return_info=True)
+    monkeypatch.setattr(tv_module, "REORDER_MIN_NODES", 100)
+    F2, r2 = graph_tv(W, S, Y, alpha=0.3, tol=1e-9, max_iter=100000, return_info=True)
+    np.testing.assert_allclose(F2, F1, atol=1e-6)
+    obj, dual, gap = _gap(W, S, Y, 0.3, F2, r2.p)
+    np.testing.assert_allclose(obj, r2.objective, rtol=1e-12)
+    assert (gap <= 1e-9).all()
