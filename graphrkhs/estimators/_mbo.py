@@ -105,8 +105,9 @@ class VolumeMBOClassifier(_TransductiveClassifier):
     Parameters
     ----------
     """ + _SIZES_DOC + r"""
-    n_inner : int, default=10
-        Heat steps per round (the diffusion time).
+    n_inner : int, default=100
+        Heat steps per round (the diffusion time; see :func:`~graphrkhs.solvers.volume_mbo`
+        for how it was chosen).
     max_iter : int, default=100
         Rounds; stops earlier at a fixed point (a ``ConvergenceWarning`` otherwise).
     """ + _GRAPH_DOC + r"""
@@ -131,7 +132,7 @@ class VolumeMBOClassifier(_TransductiveClassifier):
     _parameter_constraints = {"n_inner": [Interval("int", 1, None)], "max_iter": [Interval("int", 1, None)]}
 
     def __init__(self, *, class_priors: Optional[Sequence[float]] = None, class_normalization: Optional[str] = None,
-                 n_inner: int = 10, max_iter: int = 100, graph: GraphArg = "knn", n_neighbors: int = 10,
+                 n_inner: int = 100, max_iter: int = 100, graph: GraphArg = "knn", n_neighbors: int = 10,
                  radius: Optional[float] = None, weight: str = "gaussian", sigma: Optional[float] = None,
                  unlabeled: Optional[Hashable] = UNLABELED, verbose: Optional[bool] = None):
         self._store_init_params(locals())

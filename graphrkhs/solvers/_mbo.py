@@ -346,7 +346,7 @@ def poisson_mbo(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_priors: O
 
 
 def volume_mbo(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_priors: Optional[ArrayLike] = None,
-               n_inner: int = 10, max_iter: int = 100, verbose: Optional[bool] = None, return_info: bool = False):
+               n_inner: int = 100, max_iter: int = 100, verbose: Optional[bool] = None, return_info: bool = False):
     r"""Volume-constrained MBO by auction dynamics (Jacobs, Merkurjev & Esedoglu, J. Comput. Phys. 2018).
 
     MBO for the graph-cut energy with exact class volumes: alternate a diffusion
@@ -372,8 +372,12 @@ def volume_mbo(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_priors: Op
     class_priors : array of shape (k,), optional
         Class proportions b (non-negative, summing to 1); None: the labeled
         proportions.
-    n_inner : int, default=10
+    n_inner : int, default=100
         Heat steps per round (the diffusion time is ``n_inner`` :math:`\tau`).
+        On the digits (GraphLearning's graph, true priors, 5 draws) 3 / 10 / 30 /
+        100 steps gave 75.6 / 82.3 / 88.4 / 91.4% at one label per class and
+        92.0 / 94.8 / 97.0 / 97.5% at five; 300 steps lost at ten labels per
+        class (96.0% against 98.9% with 100).
     max_iter : int, default=100
         Rounds.
     verbose : bool, optional
