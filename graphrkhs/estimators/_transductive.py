@@ -373,7 +373,9 @@ class PoissonLearningClassifier(_TransductiveClassifier):
         self._store_init_params(locals())
 
     def _solve(self, W, S, Y):
-        return poisson_learning(W, S, Y, class_priors=self.class_priors, tol=self.tol,
+        # "mean_shift" applies the b / ybar reweighting itself (_base): not twice
+        priors = None if self.class_normalization == "mean_shift" else self.class_priors
+        return poisson_learning(W, S, Y, class_priors=priors, tol=self.tol,
                                 preconditioner=self.preconditioner)
 
 

@@ -182,3 +182,15 @@ def test_mbo_estimators_are_their_solvers(E, solver):
     np.testing.assert_allclose(est.scores_, F)
     np.testing.assert_array_equal(est.transduction_, F.argmax(axis=1))
     assert (est.transduction_ == y).mean() > 0.85
+
+
+def test_poisson_mean_shift_with_priors_reweights_once():
+    X, y, yy = _blobs()
+    W = g.knn_graph(X, 6)
+    b = np.array([0.5, 0.3, 0.2])
+    plain = g.PoissonLearningClassifier(graph="precomputed").fit(W, yy)
+    est = g.PoissonLearningClassifier(graph="precomputed", class_normalization="mean_shift", class_priors=b).fit(W, yy)
+    unl = yy == -1
+    ybar = np.bincount(yy[~unl], minlength=3) / (~unl).sum()
+    np.testing.assert_allclose(est.scores_, plain.scores_)          # the solver did not reweight
+    np.testing.assert_allclose(est.class_scale_, b / ybar)          # the normalization did, once
