@@ -553,3 +553,20 @@ def check_csr_structure(A, name="A", n_cols=None):
                          f"{indices.shape[0]}; the CSR structure is corrupt (rebuild it with scipy.sparse).")
     check_index_array(indices[:indptr[-1]] if n_rows else indices[:0], n_cols, f"{name}.indices")
     return A
+
+
+def check_class_priors(class_priors, k):
+    """``class_priors`` as a float64 array of k non-negative proportions summing to 1 (ValueError otherwise)."""
+    try:
+        b = np.asarray(class_priors, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise TypeError(f"class_priors must be an array of {k} class proportions; got {class_priors!r}.") from None
+    if b.shape != (k,):
+        raise ValueError(f"class_priors must have one entry per class ({k}, in the order of classes_); "
+                         f"got shape {b.shape}.")
+    if not np.isfinite(b).all() or (b < 0).any():
+        raise ValueError(f"class_priors must be finite and non-negative; got {b!r}.")
+    if abs(b.sum() - 1.0) > 1e-6:
+        raise ValueError(f"class_priors must sum to 1 (they are class proportions); got sum {b.sum():.6g}. "
+                         "Divide them by their sum.")
+    return b

@@ -5,6 +5,8 @@ Public API
 Transductive (label the nodes of one graph; :mod:`graphrkhs.estimators._transductive`)
     LaplacianRegularizationClassifier / Regressor, PoissonLearningClassifier,
     GraphKernelRidgeClassifier / Regressor, GraphTVClassifier / Regressor.
+Class sizes (:mod:`graphrkhs.estimators._mbo`)
+    PoissonMBOClassifier, VolumeMBOClassifier.
 Inductive (fit on labeled and unlabeled points, predict anywhere; :mod:`graphrkhs.estimators._inductive`)
     RLS, LapRLS, PRLS, PLapRLS, GRLS (Classifier / Regressor).
 Data-dependent kernels (:mod:`graphrkhs.estimators._datadependent`)
@@ -26,8 +28,10 @@ from ._inductive import *  # noqa: F401,F403
 from ._inductive import __all__ as _inductive_all
 from ._transductive import *  # noqa: F401,F403
 from ._transductive import __all__ as _transductive_all
+from ._mbo import *  # noqa: F401,F403
+from ._mbo import __all__ as _mbo_all
 
-TRANSDUCTIVE = tuple(_transductive_all)
+TRANSDUCTIVE = tuple(_transductive_all) + tuple(_mbo_all)
 INDUCTIVE = tuple(_inductive_all) + tuple(_datadependent_all)
-__all__ = list(_transductive_all) + list(_inductive_all) + list(_datadependent_all) + ["LabelCollisionWarning",
+__all__ = list(_transductive_all) + list(_mbo_all) + list(_inductive_all) + list(_datadependent_all) + ["LabelCollisionWarning",
                                                                                     "propose_labels_for"]

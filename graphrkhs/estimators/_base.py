@@ -37,8 +37,9 @@ from sklearn.exceptions import NotFittedError
 
 from .._core.labels import UNLABELED, one_hot, split_classification_labels, split_regression_targets
 from .._core.progress import verbosity
-from .._core.validation import Interval, Options, check_estimator_points, validate_params
+from .._core.validation import Interval, Options, check_class_priors, check_estimator_points, validate_params
 from ..graphs import LAPLACIANS, WEIGHTS, GraphSpec
+from ..solvers import class_sizes, size_constrained_assignment
 
 __all__ = []
 
@@ -49,6 +50,9 @@ _MARKER_COLLISION = {
                                  "(scikit-learn's semi-supervised convention): the fit raises the marker-"
                                  "collision error instead of fitting one class (pass unlabeled=None for such labels)",
 }
+
+# The options of ``class_normalization`` (see CLASS_PRIORS_DOC).
+CLASS_NORMALIZATIONS = ("mass", "mean_shift")
 
 
 class GraphRKHSEstimator(BaseEstimator):
@@ -154,17 +158,28 @@ class ClassifierOutputMixin(ClassifierMixin):
     A row with no information (all scores zero, e.g. a node far from every
     labeled one) gets the class prior, the proportions of the labeled classes:
     never NaN.
+
+    Class priors and class-mass normalization (every classifier; ``fit``
+    learns one affine map per class column, :math:`s'_c = a_c s_c + t_c`,
+    from the scores of the fitted rows, and ``predict``, ``predict_proba``,
+    ``decision_function`` and ``transduction_`` all use :math:`s'`; see
+    ``CLASS_PRIORS_DOC`` for the options): the fitted attributes
+    ``class_scale_`` (:math:`a`) and ``class_offset_`` (:math:`t`).
     """
 
     _expected_failed_checks = _MARKER_COLLISION
     _proba = "softmax"
     _target_coding = "pm1"   # "pm1": one-vs-rest +-1 columns (one column for 2 classes); "onehot": indicators
-    _parameter_constraints = {"unlabeled": ["hashable", None]}
+    _parameter_constraints = {"unlabeled": ["hashable", None], "class_priors": ["array-like", None],
+                              "class_normalization": [Options(*CLASS_NORMALIZATIONS), None]}
+    # The estimators whose solver already imposes the class sizes (MBO) skip the assignment step.
+    _sizes_in_solver = False
 
     def __init_subclass__(cls, **kwargs):
         # A classifier's parameters are its method's (declared once, in the class shared with the
         # regressor twin) plus ``unlabeled``: its __init__ is made here, not written twice.
         super().__init_subclass__(**kwargs)
+        _document_class_priors(cls)
         if "__init__" in cls.__dict__:
             return
         base = inspect.signature(cls.__init__)
@@ -172,14 +187,18 @@ class ClassifierOutputMixin(ClassifierMixin):
         if (len(params) < 2 or "unlabeled" in base.parameters
                 or any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in params)):
             return
-        extra = inspect.Parameter("unlabeled", inspect.Parameter.KEYWORD_ONLY, default=UNLABELED,
-                                  annotation=Optional[Hashable])
-        signature = base.replace(parameters=params + [extra])
+        kw = inspect.Parameter.KEYWORD_ONLY
+        extra = [inspect.Parameter("unlabeled", kw, default=UNLABELED, annotation=Optional[Hashable]),
+                 inspect.Parameter("class_priors", kw, default=None, annotation=Optional[ArrayLike]),
+                 inspect.Parameter("class_normalization", kw, default=None, annotation=Optional[str])]
+        signature = base.replace(parameters=params + extra)
         method_init = cls.__init__
 
-        def __init__(self, *args, unlabeled=UNLABELED, **kwargs):
+        def __init__(self, *args, unlabeled=UNLABELED, class_priors=None, class_normalization=None, **kwargs):
             method_init(self, *args, **kwargs)
             self.unlabeled = unlabeled
+            self.class_priors = class_priors
+            self.class_normalization = class_normalization
 
         __init__.__signature__ = signature
         __init__.__qualname__ = f"{cls.__qualname__}.__init__"
@@ -191,8 +210,12 @@ class ClassifierOutputMixin(ClassifierMixin):
                                                               owner=type(self).__name__)
         k = classes.size
         self.classes_ = classes
+        if self.class_priors is not None:      # before any heavy work
+            check_class_priors(self.class_priors, k)
         Y = one_hot(codes[labeled], k)
         self.class_prior_ = Y.mean(axis=0)
+        self._fit_labeled = labeled
+        self.class_scale_ = self.class_offset_ = None
         if self._target_coding == "pm1":
             Y = 2.0 * Y - 1.0
             if k == 2:
@@ -205,8 +228,58 @@ class ClassifierOutputMixin(ClassifierMixin):
         if F.ndim == 1:
             F = F[:, None]
         if F.shape[1] == 1 and self.classes_.size == 2:
-            return np.hstack([-F, F])
+            F = np.hstack([-F, F])
+        if getattr(self, "class_scale_", None) is not None:
+            F = F * self.class_scale_ + self.class_offset_
         return F
+
+    def _fit(self, X, labeled, Y):
+        # the member's solve, then (for learners without fitted node scores) the class normalization
+        # learned on the scores of the fitted rows
+        super()._fit(X, labeled, Y)
+        if self.class_scale_ is None and self._normalization_requested():
+            self._fit_class_normalization(self._class_scores(self._raw(X)))
+
+    def _normalization_requested(self):
+        return self.class_normalization is not None or (self.class_priors is not None
+                                                        and not self._sizes_in_solver)
+
+    def _fit_class_normalization(self, S, exclude=None):
+        r"""Learn ``class_scale_`` a and ``class_offset_`` t from the raw class scores S of the fitted rows.
+
+        Reference rows R: the unlabeled fitted rows (all rows when none is unlabeled), without
+        ``exclude`` (nodes no label reaches).  q = ``class_priors`` or the labeled proportions.
+        """
+        k = self.classes_.size
+        a, t = np.ones(k), np.zeros(k)
+        if not self._normalization_requested():
+            return
+        ref = ~np.asarray(self._fit_labeled, dtype=bool)
+        if exclude is not None:
+            ref &= ~exclude
+        if not ref.any():
+            ref = np.ones(S.shape[0], dtype=bool) if exclude is None else ~exclude
+        if not ref.any():
+            self.class_scale_, self.class_offset_ = a, t
+            return
+        R = np.asarray(S, dtype=np.float64)[ref]
+        ybar = self.class_prior_
+        q = ybar if self.class_priors is None else check_class_priors(self.class_priors, k)
+        if self.class_normalization == "mass":
+            # Zhu, Ghahramani & Lafferty (2003): s'_c = q_c s_c / mean_R s_c on non-negative scores
+            low = min(float(R.min()), 0.0)
+            mass = (R - low).mean(axis=0)
+            a = np.where(mass > 0, q / np.where(mass > 0, mass, 1.0), 0.0)
+            t = -low * a
+        elif self.class_normalization == "mean_shift":
+            # centred columns, reweighted by b / ybar (Calder et al. 2020, Algorithm 1)
+            a = np.where(ybar > 0, q / np.where(ybar > 0, ybar, 1.0), 0.0)
+            t = -a * R.mean(axis=0)
+        if self.class_priors is not None and not self._sizes_in_solver:
+            # the labeling of R with class sizes |R| q closest to the priors: its class prices
+            _, prices = size_constrained_assignment(R * a + t, class_sizes(q, int(R.shape[0])))
+            t = t + (prices.max() - prices)      # >= 0: non-negative scores stay non-negative
+        self.class_scale_, self.class_offset_ = a, t
 
     def _distribution(self, S):
         P = np.clip(S, 0.0, None)
@@ -279,11 +352,60 @@ UNLABELED_DOC = r"""unlabeled : hashable or None, default=-1
         ``LabelCollisionWarning`` is emitted -- pass ``unlabeled=-1``
         explicitly to confirm it marks unlabeled rows."""
 
+CLASS_PRIORS_DOC = r"""class_priors : array-like of shape (n_classes,), optional
+        Class proportions :math:`b` (in the order of ``classes_``, non-negative,
+        summing to 1), e.g. known from a census of the data.  Given, the labels of
+        the unlabeled fitted rows are assigned with class sizes :math:`u b_c`
+        (u their number; rounded by largest remainders): the labeling that
+        maximizes the total (normalized) score under those sizes, found by an
+        auction (:func:`~graphrkhs.solvers.size_constrained_assignment`), whose
+        class prices become the offsets ``class_offset_`` -- so new points are
+        labeled by the same shifted scores.  This is the volume-constrained
+        decision of GraphLearning's ``class_priors`` (which reaches the sizes
+        by gradient steps on multiplicative weights, within a tolerance) and of
+        Jacobs, Merkurjev & Esedoglu (2018); here the sizes are met exactly
+        (up to the few nodes at score ties).  None: no size constraint.
+    class_normalization : {None, "mass", "mean_shift"}, default=None
+        Per-class normalization of the scores, learned on the unlabeled fitted
+        rows R, with :math:`q` = ``class_priors`` or, when None, the labeled
+        class proportions :math:`\bar y`:
+
+        * ``"mass"``: class mass normalization (Zhu, Ghahramani & Lafferty,
+          ICML 2003): :math:`s'_{ic} = q_c \hat s_{ic} / \operatorname{mean}_{j
+          \in R} \hat s_{jc}`, :math:`\hat s = s - \min(0, \min_R s)` (the scores
+          made non-negative by one common shift), so that each class's predicted
+          mass is proportional to :math:`q_c`;
+        * ``"mean_shift"``: :math:`s'_{ic} = (q_c / \bar y_c)(s_{ic} -
+          \operatorname{mean}_{j \in R} s_{jc})`: every class column centred
+          (the label-mean shift that makes Poisson learning immune to the
+          constant bias of Laplace learning at low label rates) and weighted by
+          the class-size ratio of Poisson learning's Algorithm 1 (Calder et al.,
+          ICML 2020);
+        * None: the method's scores.
+
+        With ``class_priors`` the size-constrained assignment follows the
+        normalization."""
+
 VERBOSE_DOC = r"""verbose : bool or None, default=None
         Progress bars (tqdm) of the long steps of ``fit`` and ``predict`` (graph,
         solves): True / False switch them on / off for everything inside; None
         follows the caller (an enclosing ``verbose=``, the command line) or the
         ``graphrkhs`` logger (see :mod:`graphrkhs._core.progress`)."""
+
+
+def _document_class_priors(cls):
+    """Add the ``class_priors`` / ``class_normalization`` entries to a classifier's Parameters section
+    (once, before its Attributes or Examples section) when its docstring lacks them."""
+    doc = cls.__dict__.get("__doc__")
+    if not doc or "class_normalization :" in doc or "Parameters\n" not in doc:
+        return
+    entry = "    " + CLASS_PRIORS_DOC + "\n"
+    for section in ("\n    Attributes\n    ------", "\n    Examples\n    ------", "\n    References\n    ------"):
+        if section in doc:
+            head, tail = doc.split(section, 1)
+            cls.__doc__ = head.rstrip() + "\n" + entry + section + tail
+            return
+    cls.__doc__ = doc.rstrip() + "\n" + entry
 
 
 # ---------------------------------------------------------------------------

@@ -12,6 +12,9 @@ rls_fit, laprls_fit, prls_fit, plaprls_fit, grls_fit, grls_fit_constructed, grap
     The inductive methods' systems (:mod:`graphrkhs.solvers._kernel`).
 rls_coefficients, rls_loo_error, fredholm_rls, warped_rls, KernelExpansion
     Data-dependent kernel learners (:mod:`graphrkhs.solvers._datadependent`).
+size_constrained_assignment, class_sizes, poisson_mbo, volume_mbo
+    Class sizes: the size-constrained assignment (auction) and the MBO schemes
+    (:mod:`graphrkhs.solvers._mbo`).
 propose_labels
     Active learning: the next nodes to label (:mod:`graphrkhs.solvers._active`).
 select_ridge_alpha, select_tikhonov_alpha, select_laprls_gammas, select_grid, GridResult,
@@ -61,11 +64,13 @@ from ._selection import __all__ as _selection_all
 from ._tv import *  # noqa: F401,F403
 from ._tv import __all__ as _tv_all
 from ._tv import TV_TOL  # noqa: F401
+from ._mbo import *  # noqa: F401,F403
+from ._mbo import __all__ as _mbo_all
 
 __all__ = (
     ["conjugate_gradient", "amg_preconditioner", "CGResult", "loo_predictions", "loo_residuals", "gcv_scores",
      "KernelRidgePath", "KernelOperator",
      "kernel_cg", "unlabeled_components", "DENSE_CACHE_BYTES"]
     + list(_graph_all) + list(_tv_all) + list(_kernel_all) + list(_datadep_all) + list(_active_all)
-    + list(_selection_all)
+    + list(_selection_all) + list(_mbo_all)
 )

@@ -615,7 +615,7 @@ add("GraphSpec", "epsilon without radius", lambda: g.GraphSpec(kind="epsilon").b
 # ---------------------------------------------------------------------------------------------
 
 ESTIMATORS = [n for n in g.__all__ if n.endswith(("Classifier", "Regressor"))]
-TRANSDUCTIVE = {"LaplacianRegularization", "PoissonLearning", "GraphKernelRidge", "GraphTV"}
+TRANSDUCTIVE = {"LaplacianRegularization", "PoissonLearning", "GraphKernelRidge", "GraphTV", "PoissonMBO", "VolumeMBO"}
 XE = np.vstack([RNG.normal(size=(15, 2)), RNG.normal(size=(15, 2)) + 4.0])
 LAB_E = np.array([0, 1, 15, 16])
 YC = np.full(N, -1)
@@ -736,6 +736,58 @@ for name in ESTIMATORS:
         Raises(ValueError, bogus))
 
 
+
+# class_priors on every classifier (issue 15): wrong length, negative, not summing to 1 -> ValueError
+# naming class_priors, before the solve; an unknown class_normalization is refused by the table check.
+for name in [n for n in ESTIMATORS if n.endswith("Classifier")]:
+    for klass, priors in (("class_priors wrong length", [1.0]), ("class_priors negative", [1.5, -0.5]),
+                          ("class_priors not summing to 1", [0.3, 0.3]), ("class_priors NaN", [np.nan, 1.0])):
+        add(name, klass, lambda name=name, priors=priors: _fit_predict(name, XE, YC, class_priors=priors),
+            Raises(ValueError, "class_priors"))
+    add(name, "unknown option (class_normalization)",
+        lambda name=name: _fit_predict(name, XE, YC, class_normalization="bogus"), Raises(ValueError, "class_normalization"))
+
+# The size-constrained assignment and the MBO solvers (issue 15)
+_S3 = RNG.random((N, 3))
+_SZ = g.class_sizes([0.5, 0.3, 0.2], N)
+bad_arrays("size_constrained_assignment", "S", _S3, lambda s: g.size_constrained_assignment(s, _SZ),
+           override={"empty": Raises(ValueError, "S|sizes"), "object dtype": Raises((TypeError, ValueError), "S"),
+                     "strings": Raises((TypeError, ValueError), "S"), "complex": Raises((TypeError, ValueError), "S")})
+add("size_constrained_assignment", "sizes not summing to n", lambda: g.size_constrained_assignment(_S3, _SZ + 1),
+    Raises(ValueError, "sizes"))
+add("size_constrained_assignment", "huge", lambda: g.size_constrained_assignment(1e150 * _S3, _SZ)[0],
+    Correct(allclose(g.size_constrained_assignment(_S3, _SZ)[0])))
+add("size_constrained_assignment", "constant scores", lambda: g.size_constrained_assignment(np.ones((N, 3)), _SZ)[0],
+    Correct(lambda lab: np.testing.assert_array_equal(np.bincount(lab, minlength=3), _SZ)))
+add("class_sizes", "negative", lambda: g.class_sizes([1.5, -0.5], 10), Raises(ValueError, "class_priors"))
+add("class_sizes", "not summing to 1", lambda: g.class_sizes([0.3, 0.3], 10), Raises(ValueError, "class_priors"))
+add("class_sizes", "NaN", lambda: g.class_sizes([np.nan, 1.0], 10), Raises(ValueError, "class_priors"))
+add("class_sizes", "negative n", lambda: g.class_sizes([0.5, 0.5], -1), Raises(ValueError, "n"))
+for fname in ("poisson_mbo", "volume_mbo"):
+    fn = getattr(g, fname)
+    bad_arrays(fname, "Y", YOH, lambda y, fn=fn: fn(W, LAB, y), skip=("empty",),
+               override={"wrong shape": Raises(ValueError, "Y")})
+    _graph_input_cases(fname, lambda Wx, fn=fn: fn(Wx, LAB, YOH))
+    add(fname, "no labels", lambda fn=fn: fn(W, [], YOH[:0]), Raises(ValueError, "labeled"))
+    add(fname, "Y length mismatch", lambda fn=fn: fn(W, LAB, YOH[:3]), Raises(ValueError, "Y"))
+    add(fname, "marker collision", lambda fn=fn: fn(W, [0, 1, 2, N], YOH), Raises(ValueError, "labeled"))
+    add(fname, "duplicate labels", lambda fn=fn: fn(W, [0, 0, 2, 3], YOH), Raises(ValueError, "labeled"))
+    add(fname, "not one-hot", lambda fn=fn: fn(W, LAB, 0.5 * np.ones((4, 2))), Raises(ValueError, "one-hot"))
+    add(fname, "one class", lambda fn=fn: fn(W, LAB, np.tile([1.0, 0.0], (4, 1))), Correct(finite))
+    add(fname, "class_priors wrong length", lambda fn=fn: fn(W, LAB, YOH, class_priors=[1.0]),
+        Raises(ValueError, "class_priors"))
+    add(fname, "class_priors not summing to 1", lambda fn=fn: fn(W, LAB, YOH, class_priors=[0.3, 0.3]),
+        Raises(ValueError, "class_priors"))
+    # volume MBO is invariant to the scale of W; Poisson MBO's mu is in the units of the weights
+    # (scaling W by c is scaling mu by 1/c, as in the paper's U <- U - dt (L U - mu B), dt = 1 / max d)
+    kw_scaled = {"mu": 1e8} if fname == "poisson_mbo" else {}
+    add(fname, "offset (W)", lambda fn=fn, kw=kw_scaled: fn(1e8 * W, LAB, YOH, **kw).argmax(axis=1),
+        Correct(allclose(fn(W, LAB, YOH).argmax(axis=1))))
+    add(fname, "components", lambda fn=fn: fn(TWO_COMP, LAB1, YOH), Warns(g.GraphWarning, finite, "fallback"))
+    add(fname, "no edges", lambda fn=fn: fn(EMPTY_GRAPH, LAB, YOH), Warns(g.GraphWarning, finite, "fallback"))
+    add(fname, "bad max_iter", lambda fn=fn: fn(W, LAB, YOH, max_iter=0), Raises(ValueError, "max_iter"))
+    add(fname, "bad n_inner", lambda fn=fn: fn(W, LAB, YOH, n_inner=0), Raises(ValueError, "n_inner"))
+add("poisson_mbo", "bad mu", lambda: g.poisson_mbo(W, LAB, YOH, mu=-1.0), Raises(ValueError, "mu"))
 
 
 # ---------------------------------------------------------------------------------------------

@@ -1,0 +1,144 @@
+r"""MBO classifiers with class sizes (scikit-learn API): Poisson MBO and volume-constrained MBO.
+
+Thin layers over :func:`~graphrkhs.solvers.poisson_mbo` and
+:func:`~graphrkhs.solvers.volume_mbo`, with the transductive contract of
+:mod:`graphrkhs.estimators._transductive` (graph parameters, ``transduction_``,
+``label_distributions_``, the out-of-sample rule).  The class sizes are
+``class_priors`` times the number of nodes, or, with ``class_priors=None``, the
+labeled class proportions.
+"""
+
+from typing import Hashable, Optional, Sequence
+
+from .._core.labels import UNLABELED
+from .._core.validation import Interval, Options
+from ..solvers import poisson_mbo, volume_mbo
+from ._base import POSITIVE
+from ._transductive import _GRAPH_DOC, _PRECONDITIONERS, GraphArg, _TransductiveClassifier
+
+__all__ = ["PoissonMBOClassifier", "VolumeMBOClassifier"]
+
+_SIZES_DOC = r"""class_priors : array of shape (n_classes,), optional
+        Class proportions b (in the order of ``classes_``, summing to 1): class
+        c gets :math:`n b_c` nodes (largest remainders).  None: the labeled
+        class proportions.
+    class_normalization : {None, "mass", "mean_shift"}, default=None
+        Applied to the final scores (see
+        :class:`~graphrkhs.estimators._base.ClassifierOutputMixin`); the MBO
+        labels already have the class sizes, so it rarely changes them."""
+
+
+class PoissonMBOClassifier(_TransductiveClassifier):
+    __doc__ = r"""Poisson MBO (Calder, Cook, Thorpe & Slepcev, ICML 2020, Algorithm 2).
+
+    Poisson learning, then ``max_iter`` rounds of ``n_inner`` explicit steps of
+    the heat equation forced by the Poisson source (weight ``mu``) and the
+    projection onto labelings with the class sizes
+    (:func:`~graphrkhs.solvers.poisson_mbo`).  Reproduces the paper's Poisson
+    MBO (their Tables 1-3: 1-2 points above Poisson learning at 1-5 labels per
+    class on MNIST / Fashion-MNIST VAE features); see the user guide and
+    ``benchmarks/mbo.py`` for the comparison with GraphLearning's
+    ``poisson_mbo`` on the same graphs.  ``predict_proba`` is the softmax of the
+    final scores (the last diffused indicators minus the class prices).
+
+    Parameters
+    ----------
+    """ + _SIZES_DOC + r"""
+    mu : float > 0, default=1.0
+        Weight of the Poisson forcing (the paper's value).
+    n_inner : int, default=40
+        Heat steps per round (the paper's :math:`N_{inner}`).
+    max_iter : int, default=20
+        Rounds (the paper's :math:`N_{outer}`); stops earlier at a fixed point.
+    tol : float, default=1e-6
+        CG relative residual of the initial Poisson solve.
+    preconditioner : {"auto", "amg", "jacobi", None}, default="auto"
+        Of the initial Poisson solve.
+    """ + _GRAPH_DOC + r"""
+    Attributes
+    ----------
+    n_iter_ : int
+        Rounds run.
+    classes_, transduction_, scores_, label_distributions_, n_features_in_
+        See :mod:`graphrkhs.transductive`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from graphrkhs import PoissonMBOClassifier
+    >>> X = np.r_[np.zeros((5, 1)), np.ones((5, 1))] + np.arange(10)[:, None] * 1e-3
+    >>> y = np.full(10, -1); y[0], y[9] = 0, 1
+    >>> PoissonMBOClassifier(n_neighbors=3).fit(X, y).transduction_
+    array([0, 0, 0, 0, 0, 1, 1, 1, 1, 1])
+    """
+
+    _sizes_in_solver = True
+    _parameter_constraints = {"mu": [POSITIVE], "n_inner": [Interval("int", 1, None)],
+                              "max_iter": [Interval("int", 1, None)], "tol": [POSITIVE],
+                              "preconditioner": _PRECONDITIONERS}
+
+    def __init__(self, *, class_priors: Optional[Sequence[float]] = None, class_normalization: Optional[str] = None,
+                 mu: float = 1.0, n_inner: int = 40, max_iter: int = 20, tol: float = 1e-6,
+                 preconditioner: Optional[str] = "auto", graph: GraphArg = "knn", n_neighbors: int = 10,
+                 radius: Optional[float] = None, weight: str = "gaussian", sigma: Optional[float] = None,
+                 unlabeled: Optional[Hashable] = UNLABELED, verbose: Optional[bool] = None):
+        self._store_init_params(locals())
+
+    def _solve(self, W, S, Y):
+        F, info = poisson_mbo(W, S, Y, class_priors=self.class_priors, mu=self.mu, n_inner=self.n_inner,
+                              max_iter=self.max_iter, tol=self.tol, preconditioner=self.preconditioner,
+                              return_info=True)
+        self.n_iter_ = info["n_iter"]
+        return F
+
+
+class VolumeMBOClassifier(_TransductiveClassifier):
+    __doc__ = r"""Volume-constrained MBO by auction dynamics (Jacobs, Merkurjev & Esedoglu, JCP 2018).
+
+    Alternates a diffusion of the class indicators (``n_inner`` heat steps) with
+    the assignment of the unlabeled nodes under exact class volumes (an
+    auction); labeled nodes keep their labels (:func:`~graphrkhs.solvers.volume_mbo`).
+    Reproduces their semi-supervised scheme with fixed volumes (GraphLearning's
+    ``volume_mbo`` with ``volume_constraint=1``); see ``benchmarks/mbo.py``.
+    ``predict_proba`` is the softmax of the final scores.
+
+    Parameters
+    ----------
+    """ + _SIZES_DOC + r"""
+    n_inner : int, default=100
+        Heat steps per round (the diffusion time; see :func:`~graphrkhs.solvers.volume_mbo`
+        for how it was chosen).
+    max_iter : int, default=100
+        Rounds; stops earlier at a fixed point (a ``ConvergenceWarning`` otherwise).
+    """ + _GRAPH_DOC + r"""
+    Attributes
+    ----------
+    n_iter_ : int
+        Rounds run.
+    classes_, transduction_, scores_, label_distributions_, n_features_in_
+        See :mod:`graphrkhs.transductive`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from graphrkhs import VolumeMBOClassifier
+    >>> X = np.r_[np.zeros((5, 1)), np.ones((5, 1))] + np.arange(10)[:, None] * 1e-3
+    >>> y = np.full(10, -1); y[0], y[9] = 0, 1
+    >>> VolumeMBOClassifier(n_neighbors=3).fit(X, y).transduction_
+    array([0, 0, 0, 0, 0, 1, 1, 1, 1, 1])
+    """
+
+    _sizes_in_solver = True
+    _parameter_constraints = {"n_inner": [Interval("int", 1, None)], "max_iter": [Interval("int", 1, None)]}
+
+    def __init__(self, *, class_priors: Optional[Sequence[float]] = None, class_normalization: Optional[str] = None,
+                 n_inner: int = 100, max_iter: int = 100, graph: GraphArg = "knn", n_neighbors: int = 10,
+                 radius: Optional[float] = None, weight: str = "gaussian", sigma: Optional[float] = None,
+                 unlabeled: Optional[Hashable] = UNLABELED, verbose: Optional[bool] = None):
+        self._store_init_params(locals())
+
+    def _solve(self, W, S, Y):
+        F, info = volume_mbo(W, S, Y, class_priors=self.class_priors, n_inner=self.n_inner,
+                             max_iter=self.max_iter, return_info=True)
+        self.n_iter_ = info["n_iter"]
+        return F

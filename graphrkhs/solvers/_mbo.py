@@ -1,0 +1,450 @@
+r"""Class sizes on graphs: the size-constrained assignment (auction) and the MBO schemes built on it.
+
+* :func:`size_constrained_assignment` -- the labels that maximize the total score
+  :math:`\sum_i S_{i, c(i)}` among all labelings with given class sizes (a
+  transportation problem), by Bertsekas' auction algorithm with
+  :math:`\varepsilon`-scaling, vectorized over the nodes (one loop over the classes
+  per bidding round).  Its dual variables (the class *prices* :math:`p`) make the
+  rule portable: :math:`\arg\max_c (S_{ic} - p_c)` labels any node, fitted or new.
+* :func:`poisson_mbo` -- Poisson MBO (Calder, Cook, Thorpe & Slepcev, ICML 2020,
+  Algorithm 2): Poisson learning, then rounds of explicit heat steps with the
+  Poisson source as a forcing term, each followed by the class-size projection.
+* :func:`volume_mbo` -- volume-constrained MBO (Jacobs, Merkurjev & Esedoglu,
+  J. Comput. Phys. 354, 2018, "Auction dynamics"): diffusion of the class
+  indicators, then the assignment with exact class volumes by an auction; labeled
+  nodes stay fixed.
+"""
+
+from typing import Optional, Tuple, Union
+
+import numpy as np
+import scipy.sparse as sp
+
+from .._core.labels import _orphans
+from .._core.progress import progress_bar, verbosity
+from .._core.types import ArrayLike, GraphLike, Indices
+from .._core.validation import ConvergenceWarning, check_class_priors, check_scalar, warn
+from ..graphs import laplacian as graph_laplacian
+from ._common import labeled_graph_problem
+from ._graph import poisson_learning
+
+__all__ = ["size_constrained_assignment", "class_sizes", "poisson_mbo", "volume_mbo"]
+
+
+def class_sizes(class_priors: ArrayLike, n: int) -> np.ndarray:
+    r"""Integer class sizes :math:`n_c` with :math:`\sum_c n_c = n` closest to :math:`n b_c`
+    (largest remainders: each :math:`n_c` is :math:`\lfloor n b_c \rfloor` or one more).
+
+    Parameters
+    ----------
+    class_priors : array of shape (k,)
+        Class proportions b (non-negative, summing to 1).
+    n : int
+        Number of nodes to share out.
+
+    Returns
+    -------
+    sizes : ndarray of int64, shape (k,)
+
+    Examples
+    --------
+    >>> from graphrkhs.solvers import class_sizes
+    >>> class_sizes([0.5, 0.25, 0.25], 10)
+    array([5, 3, 2])
+    """
+    n = int(check_scalar(n, "n", kind="int", low=0))
+    b = check_class_priors(class_priors, np.size(class_priors))
+    exact = b / b.sum() * n
+    sizes = np.floor(exact).astype(np.int64)
+    rest = n - int(sizes.sum())
+    if rest > 0:
+        # stable order: ties go to the class that comes first
+        order = np.argsort(-(exact - sizes), kind="stable")
+        sizes[order[:rest]] += 1
+    return sizes
+
+
+def _auction(S, sizes, eps_final, max_rounds):
+    """Auction with eps-scaling for max sum S[i, c_i] subject to |c| = sizes[c] (sum sizes = n).
+
+    Returns (labels, prices, n_rounds).  Each class is ``sizes[c]`` identical objects; a bidder
+    pays the price of the cheapest object of its class (the class price ``p_c``), raised by its
+    margin over its second-best class plus eps; a full class keeps its ``sizes[c]`` highest bids.
+    """
+    n, k = S.shape
+    empty = sizes == 0
+    if empty.any() and not empty.all():
+        # classes of size 0 take no node: auction the others, then price the empty ones out of reach
+        active = np.flatnonzero(~empty)
+        lab, p, rounds = _auction(S[:, active], sizes[active], eps_final, max_rounds)
+        span = float(S.max() - S.min()) if n else 0.0
+        prices = np.full(k, p.max() + 2.0 * span + 1.0)
+        prices[active] = p
+        return active[lab], prices, rounds
+    prices = np.zeros(k)
+    span = float(S.max() - S.min()) if n else 0.0
+    labels = np.zeros(n, dtype=np.int64)
+    if k == 1 or n == 0 or span == 0.0:
+        if span == 0.0 and k > 1:
+            labels = np.repeat(np.arange(k), sizes)
+        return labels, prices, 0
+    eps = span / 4.0
+    eps_final = max(eps_final * span, 1e-15 * span)
+    rounds = 0
+    while True:
+        labels = np.full(n, -1, dtype=np.int64)
+        paid = np.zeros(n)
+        full_price = prices.copy()       # class price: the lowest accepted bid once the class is full
+        filled = np.zeros(k, dtype=np.int64)
+        free = np.arange(n)
+        while free.size:
+            rounds += 1
+            if rounds > max_rounds:
+                raise RuntimeError("auction did not converge")  # caught by the caller
+            V = S[free] - full_price
+            top2 = np.argpartition(-V, 1, axis=1)[:, :2]
+            v = np.take_along_axis(V, top2, axis=1)
+            swap = v[:, 1] > v[:, 0]
+            best = np.where(swap, top2[:, 1], top2[:, 0])
+            margin = np.abs(v[:, 0] - v[:, 1])
+            bid = full_price[best] + margin + eps
+            for c in np.unique(best):
+                bidders = free[best == c]
+                bids = bid[best == c]
+                members = np.flatnonzero(labels == c) if filled[c] else np.empty(0, dtype=np.int64)
+                cand = np.concatenate([members, bidders])
+                cand_paid = np.concatenate([paid[members], bids])
+                cap = int(sizes[c])
+                if cand.size > cap:
+                    keep = np.argpartition(-cand_paid, cap - 1)[:cap] if cap else np.empty(0, dtype=np.int64)
+                    drop = np.ones(cand.size, dtype=bool)
+                    drop[keep] = False
+                    out = cand[drop]
+                    labels[out] = -1
+                    cand, cand_paid = cand[keep], cand_paid[keep]
+                labels[cand] = c
+                paid[cand] = cand_paid
+                filled[c] = cand.size
+                if cand.size == cap and cap:
+                    full_price[c] = cand_paid.min()
+            free = np.flatnonzero(labels < 0)
+        prices = full_price
+        if eps <= eps_final:
+            return labels, prices, rounds
+        eps = max(eps / 8.0, eps_final)
+
+
+def size_constrained_assignment(S: ArrayLike, sizes: ArrayLike, *, tol: float = 1e-10,
+                                max_iter: int = 100000) -> Tuple[np.ndarray, np.ndarray]:
+    r"""Labels with given class sizes that maximize the total score (auction algorithm).
+
+    Solves the transportation problem
+
+    .. math::
+
+        \max_{c : \{1..n\} \to \{1..k\}} \sum_i S_{i, c(i)}
+        \quad \text{subject to} \quad |\{i : c(i) = j\}| = n_j ,
+
+    by the auction algorithm (Bertsekas 1988; for classes of many identical
+    "objects" as in the volume-constrained MBO of Jacobs, Merkurjev & Esedoglu
+    2018) with :math:`\varepsilon`-scaling down to
+    :math:`\varepsilon = \mathrm{tol} \cdot (\max S - \min S)`: the labeling is
+    within :math:`n \varepsilon` of the optimum, and every node's class is within
+    :math:`\varepsilon` of its best class at the final prices :math:`p`
+    (:math:`\varepsilon`-complementary slackness), so
+    :math:`\arg\max_c (S_{ic} - p_c)` reproduces the labels except at
+    :math:`\varepsilon`-ties.  The prices are the dual variables: the shift of
+    each class's score that makes the plain argmax respect the sizes.
+
+    Parameters
+    ----------
+    S : array of shape (n, k)
+        Scores (larger is better), finite.
+    sizes : array of int, shape (k,)
+        Class sizes, non-negative, summing to n (see :func:`class_sizes`).
+    tol : float, default=1e-10
+        Final :math:`\varepsilon` relative to the score range.
+    max_iter : int, default=100000
+        Cap on bidding rounds (over all scaling phases).
+
+    Returns
+    -------
+    labels : ndarray of int64, shape (n,)
+        Class index of every node; ``np.bincount(labels, minlength=k) == sizes``.
+    prices : ndarray of shape (k,)
+        Class prices :math:`p`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from graphrkhs.solvers import size_constrained_assignment
+    >>> S = np.array([[0.9, 0.1], [0.8, 0.2], [0.7, 0.3]])
+    >>> labels, prices = size_constrained_assignment(S, [2, 1])
+    >>> labels                                  # the node that loses least moves to class 1
+    array([0, 0, 1])
+    """
+    S = np.asarray(S)
+    if S.dtype.kind not in "fiu" or S.ndim != 2:
+        raise ValueError(f"S must be a real (n, k) score matrix; got dtype {S.dtype} and shape {S.shape}.")
+    S = S.astype(np.float64)
+    if not np.isfinite(S).all():
+        raise ValueError("S must be finite (NaN or inf scores found).")
+    n, k = S.shape
+    if k == 0:
+        raise ValueError("S has no columns (classes).")
+    sizes = np.asarray(sizes)
+    if sizes.shape != (k,) or sizes.dtype.kind not in "iu" and not (
+            sizes.dtype.kind == "f" and np.all(sizes == np.round(sizes))):
+        raise ValueError(f"sizes must be {k} non-negative integers (one per column of S); got {sizes!r}.")
+    sizes = sizes.astype(np.int64)
+    if (sizes < 0).any() or int(sizes.sum()) != n:
+        raise ValueError(f"sizes must be non-negative and sum to the number of rows of S ({n}); got {sizes!r} "
+                         f"(sum {int(sizes.sum())}).")
+    tol = check_scalar(tol, "tol", low=0, low_inclusive=False)
+    max_iter = check_scalar(max_iter, "max_iter", kind="int", low=1)
+    try:
+        labels, prices, _ = _auction(S, sizes, tol, max_iter)
+    except RuntimeError:
+        raise RuntimeError(f"the auction did not finish within max_iter={max_iter} bidding rounds; "
+                           "raise max_iter or tol.") from None
+    return labels, prices
+
+
+def _fixed_sizes(class_priors, n, labeled_counts, k):
+    """Sizes of the unlabeled nodes' classes so that all n nodes follow the priors (largest remainders),
+    given the labeled nodes' class counts."""
+    total = class_sizes(class_priors, n)
+    need = np.maximum(total - labeled_counts, 0).astype(np.float64)
+    u = n - int(labeled_counts.sum())
+    if need.sum() == 0:
+        need = np.ones(k)
+    return class_sizes(need / need.sum(), u)
+
+
+def _mbo_setup(W, labeled, Y, class_priors):
+    W, S, Y2, was_1d, out_dtype = labeled_graph_problem(W, labeled, Y)
+    n, k = W.shape[0], Y2.shape[1]
+    if S.size == 0:
+        raise ValueError("labeled is empty: MBO needs at least one labeled node.")
+    if k < 2:
+        raise ValueError("Y must have at least two columns (one-hot classes).")
+    onehot = (Y2 == Y2.max(axis=1, keepdims=True)) & (Y2 > 0)
+    if not (onehot.sum(axis=1) == 1).all():
+        raise ValueError("Y must hold one-hot class indicators (one positive entry per labeled row).")
+    codes = Y2.argmax(axis=1)
+    if class_priors is None:
+        class_priors = np.bincount(codes, minlength=k) / codes.size
+    b = check_class_priors(class_priors, k)
+    # the diagonal carries no diffusion; drop it as the Laplacian does
+    W = sp.csr_array(W)
+    W.setdiag(0)
+    W.eliminate_zeros()
+    return W, S, Y2, codes, b, n, k
+
+
+def poisson_mbo(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_priors: Optional[ArrayLike] = None,
+                mu: float = 1.0, n_inner: int = 40, max_iter: int = 20, tol: float = 1e-6,
+                preconditioner: Union[str, None] = "auto", verbose: Optional[bool] = None,
+                return_info: bool = False):
+    r"""Poisson MBO (Calder, Cook, Thorpe & Slepcev, ICML 2020, Algorithm 2).
+
+    Starts from the labels of Poisson learning (:func:`poisson_learning`,
+    argmax of its scores) as one-hot :math:`U`, then repeats ``max_iter``
+    times: ``n_inner`` explicit steps of the forced heat equation
+
+    .. math::
+
+        U \leftarrow U - \tau \big(L U - \mu B\big), \qquad
+        \tau = 1 / \max_i d_i, \qquad
+        B = \sum_{j \in S} (y_j - \bar y)\, \delta_j^\top ,
+
+    (:math:`L = D - W`; :math:`\tau \le 1/\max d` keeps the step stable), followed
+    by the class-size projection: :math:`U` becomes the one-hot labels of the
+    assignment with sizes :math:`n b_c` that maximizes :math:`\sum_i U_{i,c(i)}`
+    (:func:`size_constrained_assignment`; the paper, and GraphLearning, find
+    multiplicative class weights by gradient steps until the sizes match to a
+    tolerance -- here the sizes are met exactly).  Stops early at a fixed point
+    (no label changes in a round).
+
+    Parameters
+    ----------
+    W, labeled
+        As in :func:`harmonic_solution`.
+    Y : ndarray of shape (l, k)
+        One-hot class indicators of the labeled nodes.
+    class_priors : array of shape (k,), optional
+        Class proportions b (non-negative, summing to 1); None: the labeled
+        proportions.
+    mu : float > 0, default=1.0
+        Weight of the Poisson forcing (the paper's fidelity parameter and its
+        default), in the units of the edge weights: scaling W by c acts as
+        scaling ``mu`` by 1/c (1 suits weights of order 1, as those of
+        :func:`~graphrkhs.knn_graph` and GraphLearning's graphs).
+    n_inner : int, default=40
+        Heat steps per round (the paper's :math:`N_{inner}` = 40).
+    max_iter : int, default=20
+        Rounds (the paper's :math:`N_{outer}` = 20).
+    tol, preconditioner
+        Of the initial Poisson solve.
+    verbose : bool, optional
+        Progress bar of the rounds.
+    return_info : bool, default=False
+        Also return a dict: ``n_iter`` (rounds run), ``changed`` (labels changed
+        by each round's projection), ``converged`` (a fixed point was reached).
+
+    Returns
+    -------
+    F : ndarray of shape (n, k)
+        The last diffused :math:`U` shifted by minus the class prices of its
+        projection: :math:`\arg\max` of a row is the node's class (exactly the
+        projection's labels except at :math:`\varepsilon`-ties); class sizes
+        :math:`n b_c` up to rounding.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from graphrkhs.solvers import poisson_mbo
+    >>> W = np.diag(np.ones(5), 1); W = W + W.T               # path on 6 nodes
+    >>> F = poisson_mbo(W, [0, 5], np.eye(2), class_priors=[0.5, 0.5])
+    >>> F.argmax(axis=1)
+    array([0, 0, 0, 1, 1, 1])
+    """
+    with verbosity(verbose):
+        mu = check_scalar(mu, "mu", low=0, low_inclusive=False)
+        n_inner = check_scalar(n_inner, "n_inner", kind="int", low=1)
+        max_iter = check_scalar(max_iter, "max_iter", kind="int", low=1)
+        W, S, Y2, codes, b, n, k = _mbo_setup(W, labeled, Y, class_priors)
+        F0 = poisson_learning(W, S, Y2, tol=tol, preconditioner=preconditioner)
+        orphan = _orphans(W, S, Y2, np.zeros((n, k)))
+        d = np.asarray(W.sum(axis=1)).ravel()
+        tau = 1.0 / d.max() if d.max() > 0 else 1.0
+        P = sp.csr_array(sp.eye_array(n, format="csr") - tau * graph_laplacian(W))
+        source = np.zeros((n, k))
+        np.add.at(source, S, Y2 - Y2.mean(axis=0))
+        force = (mu * tau) * source
+        sizes = class_sizes(b, n)
+        labels = F0.argmax(axis=1)
+        changed, converged = [], False
+        with progress_bar(total=max_iter, desc="Poisson MBO", unit="round") as bar:
+            for _ in range(max_iter):
+                U = np.zeros((n, k))
+                U[np.arange(n), labels] = 1.0
+                for _ in range(n_inner):
+                    U = P @ U + force
+                new, prices = size_constrained_assignment(U, sizes)
+                n_changed = int((new != labels).sum())
+                changed.append(n_changed)
+                labels = new
+                bar.update(1)
+                if n_changed == 0:
+                    converged = True
+                    break
+        F = U - prices
+        F[orphan] = Y2.mean(axis=0)
+        info = {"n_iter": len(changed), "changed": changed, "converged": converged}
+        return (F, info) if return_info else F
+
+
+def volume_mbo(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_priors: Optional[ArrayLike] = None,
+               n_inner: int = 100, max_iter: int = 100, verbose: Optional[bool] = None, return_info: bool = False):
+    r"""Volume-constrained MBO by auction dynamics (Jacobs, Merkurjev & Esedoglu, J. Comput. Phys. 2018).
+
+    MBO for the graph-cut energy with exact class volumes: alternate a diffusion
+    of the class indicators :math:`U` (``n_inner`` heat steps
+    :math:`U \leftarrow (I - \tau L) U`, :math:`\tau = 1/\max_i d_i`, the graph
+    form of their convolution with the heat kernel) with the assignment of
+    every unlabeled node to a class so that :math:`\sum_i U_{i,c(i)}` is maximal
+    and the classes have the volumes :math:`n b_c` -- their auction step
+    (:func:`size_constrained_assignment`).  Labeled nodes keep their classes
+    (the hard fidelity of the semi-supervised version).  Start: the labeled
+    indicators, diffused until they reach the graph (up to ``n`` steps), then
+    assigned.  Stops at a fixed point (no unlabeled label changes) or after
+    ``max_iter`` rounds.  This is their scheme with fixed volumes
+    (GraphLearning's ``volume_mbo`` with ``volume_constraint=1``); their
+    bounds-on-volumes variant is not offered.
+
+    Parameters
+    ----------
+    W, labeled
+        As in :func:`harmonic_solution`.
+    Y : ndarray of shape (l, k)
+        One-hot class indicators of the labeled nodes.
+    class_priors : array of shape (k,), optional
+        Class proportions b (non-negative, summing to 1); None: the labeled
+        proportions.
+    n_inner : int, default=100
+        Heat steps per round (the diffusion time is ``n_inner`` :math:`\tau`).
+        On the digits (GraphLearning's graph, true priors, 5 draws) 3 / 10 / 30 /
+        100 steps gave 75.6 / 82.3 / 88.4 / 91.4% at one label per class and
+        92.0 / 94.8 / 97.0 / 97.5% at five; 300 steps lost at ten labels per
+        class (96.0% against 98.9% with 100).
+    max_iter : int, default=100
+        Rounds.
+    verbose : bool, optional
+        Progress bar of the rounds.
+    return_info : bool, default=False
+        Also return a dict ``n_iter``, ``changed``, ``converged``.
+
+    Returns
+    -------
+    F : ndarray of shape (n, k)
+        The last diffused :math:`U` minus the class prices; labeled nodes carry
+        their one-hot class plus the largest score (argmax is the class).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from graphrkhs.solvers import volume_mbo
+    >>> W = np.diag(np.ones(5), 1); W = W + W.T               # path on 6 nodes
+    >>> volume_mbo(W, [0, 5], np.eye(2), class_priors=[0.5, 0.5]).argmax(axis=1)
+    array([0, 0, 0, 1, 1, 1])
+    """
+    with verbosity(verbose):
+        n_inner = check_scalar(n_inner, "n_inner", kind="int", low=1)
+        max_iter = check_scalar(max_iter, "max_iter", kind="int", low=1)
+        W, S, Y2, codes, b, n, k = _mbo_setup(W, labeled, Y, class_priors)
+        orphan = _orphans(W, S, Y2, np.zeros((n, k)))
+        d = np.asarray(W.sum(axis=1)).ravel()
+        tau = 1.0 / d.max() if d.max() > 0 else 1.0
+        P = sp.csr_array(sp.eye_array(n, format="csr") - tau * graph_laplacian(W))
+        free = np.ones(n, dtype=bool)
+        free[S] = False
+        free_idx = np.flatnonzero(free)
+        sizes = _fixed_sizes(b, n, np.bincount(codes, minlength=k), k)
+        U = np.zeros((n, k))
+        U[S, codes] = 1.0
+        # start: diffuse the labeled indicators until every reachable node has mass
+        reach = ~orphan
+        for _ in range(n):
+            if (U[reach].sum(axis=1) > 0).all():
+                break
+            U = P @ U
+        labels = np.empty(n, dtype=np.int64)
+        labels[S] = codes
+        new, prices = size_constrained_assignment(U[free_idx], sizes)
+        labels[free_idx] = new
+        changed, converged = [], False
+        with progress_bar(total=max_iter, desc="volume MBO", unit="round") as bar:
+            for _ in range(max_iter):
+                U = np.zeros((n, k))
+                U[np.arange(n), labels] = 1.0
+                for _ in range(n_inner):
+                    U = P @ U
+                new, prices = size_constrained_assignment(U[free_idx], sizes)
+                n_changed = int((new != labels[free_idx]).sum())
+                changed.append(n_changed)
+                labels[free_idx] = new
+                bar.update(1)
+                if n_changed == 0:
+                    converged = True
+                    break
+        if not converged:
+            warn(f"volume_mbo: labels still changed in round {max_iter} ({changed[-1]} node(s)); raise max_iter.",
+                 ConvergenceWarning)
+        F = U - prices
+        low, top = F.min(), F.max()
+        F[S] = low - 1.0
+        F[S, codes] = top + 1.0
+        F[orphan] = Y2.mean(axis=0)
+        info = {"n_iter": len(changed), "changed": changed, "converged": converged}
+        return (F, info) if return_info else F

@@ -1,0 +1,196 @@
+"""class_priors and class_normalization on every classifier (ClassifierOutputMixin), and the MBO estimators.
+
+Oracles: the class-mass normalization of Zhu, Ghahramani & Lafferty (2003) and the mean shift written
+out directly on the method's scores; the class sizes of the size-constrained assignment; identities
+(priors equal to the labeled fractions reweight nothing).
+"""
+
+import numpy as np
+import pytest
+from sklearn.base import is_classifier
+from sklearn.datasets import make_blobs
+
+import graphrkhs as g
+from graphrkhs._core.validation import InvalidParameterError
+from graphrkhs.solvers import class_sizes
+
+CLASSIFIERS = [getattr(g, n) for n in g.__all__ if n.endswith("Classifier")]
+
+
+def _blobs(n=90, seed=0, per_class=3):
+    X, y = make_blobs(n, centers=[[0, 0], [3, 0], [0, 3]], cluster_std=1.0, random_state=seed)
+    rng = np.random.default_rng(seed)
+    keep = np.concatenate([rng.choice(np.flatnonzero(y == c), per_class, replace=False) for c in range(3)])
+    yy = np.full(n, -1)
+    yy[keep] = y[keep]
+    return X, y, yy
+
+
+def _small(E, **kw):
+    params = E().get_params()
+    if "n_neighbors" in params:
+        kw.setdefault("n_neighbors", 6)
+    return E(**kw)
+
+
+def test_every_classifier_accepts_class_priors_and_class_normalization():
+    assert len(CLASSIFIERS) == 13
+    for E in CLASSIFIERS:
+        params = E().get_params()
+        assert params["class_priors"] is None and params["class_normalization"] is None, E.__name__
+        assert "class_priors :" in E.__doc__ and "class_normalization :" in E.__doc__, E.__name__
+
+
+@pytest.mark.parametrize("E", CLASSIFIERS)
+@pytest.mark.parametrize("bad, match", [
+    ([0.5, 0.5], "class_priors must have one entry per class"),
+    ([0.6, 0.6, -0.2], "finite and non-negative"),
+    ([0.2, 0.2, 0.2], "sum to 1"),
+])
+def test_bad_class_priors_raise_naming_class_priors(E, bad, match):
+    X, _, yy = _blobs()
+    with pytest.raises(ValueError, match="class_priors.*" + match.split()[-1] if "class_priors" not in match
+                       else match):
+        _small(E, class_priors=bad).fit(X, yy)
+
+
+@pytest.mark.parametrize("E", CLASSIFIERS)
+def test_unknown_class_normalization_is_rejected_naming_it(E):
+    X, _, yy = _blobs()
+    with pytest.raises(InvalidParameterError, match="class_normalization"):
+        _small(E, class_normalization="bogus").fit(X, yy)
+
+
+@pytest.mark.parametrize("E", CLASSIFIERS)
+def test_priors_fix_the_class_sizes_of_the_unlabeled_rows_and_all_outputs_follow(E):
+    X, _, yy = _blobs()
+    b = np.array([0.5, 0.3, 0.2])
+    est = _small(E, class_priors=b).fit(X, yy)
+    unl = yy == -1
+    pred = est.predict(X)
+    P = est.predict_proba(X)
+    np.testing.assert_array_equal(P.argmax(axis=1), pred)
+    np.testing.assert_array_equal(np.asarray(est.decision_function(X)).argmax(axis=1), pred)
+    if hasattr(est, "transduction_"):
+        # the fitted nodes: transduction_ and label_distributions_ follow the normalized scores_
+        fitted = est.transduction_
+        np.testing.assert_array_equal(est.label_distributions_.argmax(axis=1), fitted)
+        np.testing.assert_array_equal(est.classes_[est._class_scores(est.scores_).argmax(axis=1)], fitted)
+    else:
+        fitted = pred
+    counts = np.bincount(fitted[unl], minlength=3)
+    sizes = class_sizes(b, int(unl.sum()))
+    # exact up to the price-setting nodes at ties (at most k - 1 of them move)
+    assert np.abs(counts - sizes).sum() <= 2 * (3 - 1), (counts, sizes)
+
+
+def _harmonic_fit(**kw):
+    X, y, yy = _blobs()
+    W = g.knn_graph(X, 6)
+    return W, yy, g.LaplacianRegularizationClassifier(graph="precomputed", **kw).fit(W, yy)
+
+
+def test_class_mass_normalization_equals_zhu_ghahramani_lafferty():
+    W, yy, plain = _harmonic_fit()
+    H = plain.scores_                                   # harmonic label distribution (non-negative)
+    assert H.min() >= -1e-12
+    unl = yy == -1
+    q = np.bincount(yy[~unl], minlength=3) / (~unl).sum()
+    low = min(H[unl].min(), 0.0)
+    expected = q * (H - low) / (H[unl] - low).sum(axis=0) * unl.sum()   # Zhu et al. 2003, Sec. 4
+    est = g.LaplacianRegularizationClassifier(graph="precomputed", class_normalization="mass").fit(W, yy)
+    np.testing.assert_array_equal(est.transduction_, expected.argmax(axis=1))
+    np.testing.assert_allclose(est.label_distributions_, expected / expected.sum(axis=1, keepdims=True),
+                               rtol=1e-10)
+    # given priors q replace the labeled proportions
+    b = np.array([0.2, 0.3, 0.5])
+    est_b = g.LaplacianRegularizationClassifier(graph="precomputed", class_normalization="mass",
+                                                class_priors=b).fit(W, yy)
+    np.testing.assert_allclose(est_b.class_scale_, b / (H[unl] - low).mean(axis=0))
+
+
+def test_mean_shift_centres_each_class_and_reweights_by_priors_over_labeled_fractions():
+    X, y, yy = _blobs()
+    W = g.knn_graph(X, 6)
+    plain = g.PoissonLearningClassifier(graph="precomputed").fit(W, yy)
+    F = plain.scores_
+    unl = yy == -1
+    expected = F - F[unl].mean(axis=0)
+    est = g.PoissonLearningClassifier(graph="precomputed", class_normalization="mean_shift").fit(W, yy)
+    np.testing.assert_array_equal(est.transduction_, expected.argmax(axis=1))
+    np.testing.assert_allclose(est.class_scale_, 1.0)
+    np.testing.assert_allclose(est.class_offset_, -F[unl].mean(axis=0))
+
+
+def test_priors_equal_to_the_labeled_fractions_reweight_nothing():
+    X, y, yy = _blobs()
+    W = g.knn_graph(X, 6)
+    ybar = np.bincount(yy[yy >= 0], minlength=3) / (yy >= 0).sum()
+    plain = g.PoissonLearningClassifier(graph="precomputed").fit(W, yy)
+    given = g.PoissonLearningClassifier(graph="precomputed", class_priors=ybar).fit(W, yy)
+    np.testing.assert_allclose(given.scores_, plain.scores_, rtol=1e-12)     # b / ybar = 1
+    for norm in ("mass", "mean_shift"):
+        a = g.PoissonLearningClassifier(graph="precomputed", class_normalization=norm).fit(W, yy)
+        b = g.PoissonLearningClassifier(graph="precomputed", class_normalization=norm, class_priors=ybar).fit(W, yy)
+        np.testing.assert_allclose(b.class_scale_, a.class_scale_, rtol=1e-12)
+
+
+def test_poisson_with_given_priors_changes_the_answer_where_proportions_differ():
+    # the regression of issue 15: balanced priors on an unbalanced prediction returned the default answer
+    X, y = make_blobs(300, centers=[[0, 0], [2.2, 0]], cluster_std=1.0, random_state=1)
+    yy = np.full(300, -1)
+    yy[[np.flatnonzero(y == 0)[0], np.flatnonzero(y == 1)[0]]] = [0, 1]
+    W = g.knn_graph(X, 10)
+    plain = g.PoissonLearningClassifier(graph="precomputed").fit(W, yy)
+    unl = yy == -1
+    c0 = np.bincount(plain.transduction_[unl], minlength=2)
+    assert abs(c0[0] - c0[1]) > 4               # the default answer is unbalanced here
+    est = g.PoissonLearningClassifier(graph="precomputed", class_priors=[0.5, 0.5]).fit(W, yy)
+    c1 = np.bincount(est.transduction_[unl], minlength=2)
+    assert abs(c1[0] - c1[1]) <= 2 and not np.array_equal(est.transduction_, plain.transduction_)
+
+
+def test_normalization_is_learned_at_fit_and_applied_to_new_points():
+    X, y, yy = _blobs()
+    est = g.RLSClassifier(class_priors=[0.5, 0.3, 0.2]).fit(X, yy)
+    raw = g.RLSClassifier().fit(X, yy)
+    Xn = X[:7] + 0.01
+    S = raw.decision_function(Xn) * est.class_scale_ + est.class_offset_
+    np.testing.assert_allclose(est.decision_function(Xn), S, rtol=1e-10, atol=1e-12)
+    np.testing.assert_array_equal(est.predict(Xn), S.argmax(axis=1))
+
+
+def test_marker_collision_rules_still_hold_with_priors():
+    X, y = make_blobs(40, centers=2, random_state=0)
+    y_pm = np.where(y == 1, 1, -1)
+    with pytest.raises(ValueError, match=r"marker collides.*unlabeled=None"):
+        g.LaplacianRegularizationClassifier(n_neighbors=5, class_priors=[0.5, 0.5]).fit(X, y_pm)
+    y_pm = y_pm.astype(float)
+    y_pm[::3] = np.nan
+    est = g.LaplacianRegularizationClassifier(n_neighbors=5, class_priors=[0.5, 0.5], unlabeled=None).fit(X, y_pm)
+    np.testing.assert_array_equal(est.classes_, [-1.0, 1.0])
+
+
+@pytest.mark.parametrize("E, solver", [(g.PoissonMBOClassifier, g.poisson_mbo), (g.VolumeMBOClassifier, g.volume_mbo)])
+def test_mbo_estimators_are_their_solvers(E, solver):
+    X, y, yy = _blobs()
+    W = g.knn_graph(X, 6)
+    b = [0.4, 0.3, 0.3]
+    est = E(graph="precomputed", class_priors=b).fit(W, yy)
+    S = np.flatnonzero(yy >= 0)
+    F = solver(W, S, np.eye(3)[yy[S]], class_priors=b)
+    np.testing.assert_allclose(est.scores_, F)
+    np.testing.assert_array_equal(est.transduction_, F.argmax(axis=1))
+    assert (est.transduction_ == y).mean() > 0.85
+
+
+def test_poisson_mean_shift_with_priors_reweights_once():
+    X, y, yy = _blobs()
+    W = g.knn_graph(X, 6)
+    b = np.array([0.5, 0.3, 0.2])
+    plain = g.PoissonLearningClassifier(graph="precomputed").fit(W, yy)
+    est = g.PoissonLearningClassifier(graph="precomputed", class_normalization="mean_shift", class_priors=b).fit(W, yy)
+    unl = yy == -1
+    ybar = np.bincount(yy[~unl], minlength=3) / (~unl).sum()
+    np.testing.assert_allclose(est.scores_, plain.scores_)          # the solver did not reweight
+    np.testing.assert_allclose(est.class_scale_, b / ybar)          # the normalization did, once

@@ -1,0 +1,124 @@
+"""The size-constrained assignment (auction) and the MBO solvers: dense oracles and fixed points."""
+
+import numpy as np
+import pytest
+from scipy.optimize import linear_sum_assignment
+
+import graphrkhs as g
+from graphrkhs.solvers import class_sizes, poisson_mbo, size_constrained_assignment, volume_mbo
+
+
+def _brute_force_optimum(S, sizes):
+    """max sum S[i, c_i] with |c| = sizes: the assignment problem with each class replicated sizes[c] times."""
+    cols = np.repeat(np.arange(S.shape[1]), sizes)
+    r, c = linear_sum_assignment(-S[:, cols])
+    return S[r, cols[c]].sum()
+
+
+def test_class_sizes_are_largest_remainders_summing_to_n():
+    b = np.array([0.37, 0.21, 0.42])
+    for n in (0, 1, 7, 100, 1001):
+        sizes = class_sizes(b, n)
+        assert sizes.sum() == n
+        assert np.all((sizes == np.floor(n * b)) | (sizes == np.floor(n * b) + 1))
+    np.testing.assert_array_equal(class_sizes([0.5, 0.25, 0.25], 10), [5, 3, 2])
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_assignment_is_optimal_and_has_the_sizes_exactly(seed):
+    rng = np.random.default_rng(seed)
+    n, k = 40, 3 + seed % 2
+    S = rng.normal(size=(n, k))
+    sizes = class_sizes(rng.dirichlet(np.ones(k)), n)
+    labels, prices = size_constrained_assignment(S, sizes)
+    np.testing.assert_array_equal(np.bincount(labels, minlength=k), sizes)
+    np.testing.assert_allclose(S[np.arange(n), labels].sum(), _brute_force_optimum(S, sizes), rtol=0, atol=1e-8)
+    # the prices make the plain argmax agree with the labels except at ties (the price-setting nodes)
+    V = S - prices
+    assert (V.argmax(axis=1) != labels).sum() <= k - 1
+    assert np.all(V[np.arange(n), labels] >= V.max(axis=1) - 1e-8)
+
+
+def test_assignment_with_free_sizes_is_the_argmax():
+    rng = np.random.default_rng(5)
+    S = rng.random((30, 3))
+    best = S.argmax(axis=1)
+    labels, _ = size_constrained_assignment(S, np.bincount(best, minlength=3))
+    np.testing.assert_array_equal(labels, best)
+
+
+@pytest.mark.parametrize("bad, match", [
+    (dict(sizes=[2, 2]), "sum to the number of rows"),
+    (dict(sizes=[3]), "one per column"),
+    (dict(sizes=[4, -1]), "non-negative"),
+    (dict(S=np.array([[np.nan, 1.0], [0, 1], [1, 0]])), "finite"),
+])
+def test_assignment_bad_input(bad, match):
+    args = dict(S=np.eye(3)[:, :2], sizes=[2, 1])
+    args.update(bad)
+    with pytest.raises(ValueError, match=match):
+        size_constrained_assignment(args["S"], args["sizes"])
+
+
+def _two_cliques(a=6, b=4, bridge=0.05):
+    """Cliques of a and b nodes joined by one weak edge (a separable toy graph)."""
+    n = a + b
+    W = np.zeros((n, n))
+    W[:a, :a] = 1.0
+    W[a:, a:] = 1.0
+    np.fill_diagonal(W, 0.0)
+    W[a - 1, a] = W[a, a - 1] = bridge
+    return W, np.r_[np.zeros(a, int), np.ones(b, int)]
+
+
+@pytest.mark.parametrize("solver", [poisson_mbo, volume_mbo])
+def test_mbo_recovers_the_cliques_and_stops_at_a_fixed_point(solver):
+    W, truth = _two_cliques()
+    F, info = solver(W, [0, 9], np.eye(2), class_priors=[0.6, 0.4], return_info=True)
+    np.testing.assert_array_equal(F.argmax(axis=1), truth)
+    assert info["converged"] and info["changed"][-1] == 0
+    # a fixed point: more rounds change nothing
+    F2 = solver(W, [0, 9], np.eye(2), class_priors=[0.6, 0.4], max_iter=info["n_iter"] + 5)
+    np.testing.assert_array_equal(F2.argmax(axis=1), truth)
+
+
+@pytest.mark.parametrize("solver", [poisson_mbo, volume_mbo])
+def test_mbo_imposes_the_class_sizes(solver):
+    # a ring of 30 nodes with 2 labels: the class sizes follow the priors, not the geometry
+    n = 30
+    W = np.zeros((n, n))
+    i = np.arange(n)
+    W[i, (i + 1) % n] = W[(i + 1) % n, i] = 1.0
+    for b in ([0.5, 0.5], [0.7, 0.3]):
+        F = solver(W, [0, 15], np.eye(2), class_priors=b)
+        counts = np.bincount(F.argmax(axis=1), minlength=2)
+        np.testing.assert_array_equal(counts, class_sizes(b, n))
+
+
+def test_volume_mbo_keeps_the_labeled_nodes():
+    W, truth = _two_cliques(5, 5, bridge=1.0)
+    # a wrong-looking label inside clique 0 stays as given
+    F = volume_mbo(W, [0, 1, 9], np.eye(2)[[0, 1, 1]], class_priors=[0.5, 0.5])
+    assert F.argmax(axis=1)[1] == 1
+
+
+def test_poisson_mbo_default_priors_are_the_labeled_fractions():
+    W, _ = _two_cliques()
+    a = poisson_mbo(W, [0, 1, 9], np.eye(2)[[0, 0, 1]])
+    b = poisson_mbo(W, [0, 1, 9], np.eye(2)[[0, 0, 1]], class_priors=[2 / 3, 1 / 3])
+    np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("solver", [poisson_mbo, volume_mbo])
+@pytest.mark.parametrize("priors", [[0.5, 0.3, 0.2], [1.5, -0.5], [0.6, 0.6], [np.nan, 1.0]])
+def test_mbo_bad_priors_name_class_priors(solver, priors):
+    W, _ = _two_cliques()
+    with pytest.raises(ValueError, match="class_priors"):
+        solver(W, [0, 9], np.eye(2), class_priors=priors)
+
+
+@pytest.mark.parametrize("solver", [poisson_mbo, volume_mbo])
+def test_mbo_needs_one_hot_targets(solver):
+    W, _ = _two_cliques()
+    with pytest.raises(ValueError, match="one-hot"):
+        solver(W, [0, 9], np.array([[0.5, 0.5], [0.0, 1.0]]))
