@@ -970,29 +970,29 @@ def prls_loo_errors(K: Any, Kp: Any, Kpp: Any, Y: Any, gammas: Any, *, Psi: Opti
     Psi = np.ones((l, 1)) if Psi is None else np.asarray(Psi, dtype=np.float64).reshape(l, -1)
     P = K - 2 * Kp + Kpp
     P = (P + P.T) / 2
+    K = (K + K.T) / 2
     R = np.empty((gammas.size, l, Y2.shape[1]))
     for i in range(l):                       # left-out points (refits)
         keep = np.r_[0:i, i + 1:l]
         Ki, Pi, Yi, Pk = K[np.ix_(keep, keep)], P[np.ix_(keep, keep)], Y2[keep], Psi[keep]
         if Pk.shape[1]:
-            Q, Rq = np.linalg.qr(Pk)
+            Q, _ = np.linalg.qr(Pk)
             QY = Yi - Q @ (Q.T @ Yi)
             C = Ki @ (Ki - Q @ (Q.T @ Ki))
+            # prediction at x_i: K_i. a + Psi_i b, b = Psi^+ (y - K a): one row vector for all gammas
+            w = Psi[i] @ np.linalg.pinv(Pk)
+            row, offset = K[i, keep] - w @ Ki, w @ Yi
         else:
             QY, C = Yi, Ki @ Ki
+            row, offset = K[i, keep], 0.0
         rhs = Ki @ QY
         for j, g in enumerate(gammas):       # grid points
             A = g * l * Pi + C
-            A = (A + A.T) / 2
             try:
                 a = sla.cho_solve(sla.cho_factor(A, check_finite=False), rhs, check_finite=False)
             except np.linalg.LinAlgError:
-                a = np.linalg.lstsq(A, rhs, rcond=None)[0]
-            pred = K[i, keep] @ a
-            if Pk.shape[1]:
-                b = np.linalg.lstsq(Pk, Yi - Ki @ a, rcond=None)[0]
-                pred = pred + Psi[i] @ b
-            R[j, i] = Y2[i] - pred
+                a = np.linalg.lstsq((A + A.T) / 2, rhs, rcond=None)[0]
+            R[j, i] = Y2[i] - (row @ a + offset)
     return loo_scores(R, Y2, scoring)
 
 
@@ -1059,6 +1059,7 @@ class ManifoldRidgePath:
         self.M = M
         self.consistency = bool(consistency)
         self._T2 = None
+        self._MK = None
         self._Z: Dict[float, np.ndarray] = {}
         self._paths: Dict[Tuple[float, bool], KernelRidgePath] = {}
         self._G: Dict[float, np.ndarray] = {}
@@ -1083,14 +1084,21 @@ class ManifoldRidgePath:
                         T2 -= (2.0 / n) * self.K
                         T2.flat[::n + 1] += 1.0
                         self._T2 = T2
-                    A = self._T2.copy()
-                else:
-                    A = np.eye(n)
+                if key and self._MK is None:    # M K once for all ratios (sparse times dense)
+                    self._MK = np.asarray(self.M @ self.K)
                 if key:
-                    A += (key / float(n) ** 2) * np.asarray(self.M @ self.K)
+                    A = (key / float(n) ** 2) * self._MK
+                    if self.consistency:
+                        A += self._T2
+                    else:
+                        A.flat[::n + 1] += 1.0
+                else:
+                    A = self._T2.copy()
                 E = np.zeros((n, S.size))
                 E[S, np.arange(S.size)] = 1.0
-                Z = sla.lu_solve(sla.lu_factor(A, overwrite_a=True, check_finite=False), E, check_finite=False)
+                # A is C-ordered: its transpose is Fortran-ordered, factored in place (no n x n copy)
+                lu = sla.lu_factor(A.T, overwrite_a=True, check_finite=False)
+                Z = sla.lu_solve(lu, E, trans=1, check_finite=False)
             self._Z[key] = Z
         return self._Z[key]
 
@@ -1148,14 +1156,18 @@ def select_manifold_gammas(K: Any, labeled: Any, Y: Any, M: Any, gamma_As: Optio
     gamma_As : sequence of float > 0, optional
         Default ``geomspace(1e-7, 1e1, 17)``.
     ratios : sequence of float >= 0, optional
-        Default: 0 and three values spread over the scale at which the graph
-        term starts to act, :math:`\rho_0 = n^2 / (\bar d\, \bar k)` with
+        Default: three values relative to the scale at which the graph term
+        starts to act, :math:`\rho_0 = n^2 / (\bar d\, \bar k)` with
         :math:`\bar d = \operatorname{tr} M / n` and :math:`\bar k` the mean row
-        sum of K: :math:`\rho \in \{0, 10^{-1}, 10^{1}, 10^{3}\} \rho_0`.
+        sum of K: :math:`\rho \in \{10^{2}, 10^{5}, 10^{8}\} \rho_0`, and 0 (plain RLS,
+        free) for LapRLS.  The default axis is not extended: at :math:`10^8 \rho_0` the
+        graph term dominates (the fit is the graph-smooth one, with :math:`\gamma_A` at
+        its floor), and each further ratio would cost an LU.  Three LUs keep the automatic
+        fit near 3 single fits.
     consistency, fit_intercept, criterion, scoring, extend
         As in :func:`select_laprls_gammas`; ``fit_intercept`` needs :math:`M 1 = 0`.
     max_extensions : int, default=1
-        Extensions of the ratio axis cost one LU per new value.
+        Extensions of a given ratio axis (one LU per new value) and of ``gamma_As``.
     return_coef : bool, default=False
         Also return ``(alpha, b)`` of the fit at the selected point (:meth:`ManifoldRidgePath.coef`).
 
@@ -1172,10 +1184,14 @@ def select_manifold_gammas(K: Any, labeled: Any, Y: Any, M: Any, gamma_As: Optio
         raise ValueError("fit_intercept=True needs a penalty with M @ 1 = 0 (laplacian='combinatorial').")
     n = mp.n
     gA = geometric_grid(1e-7, 1e1, 17) if gamma_As is None else np.sort(check_ridges(gamma_As, "gamma_As"))
+    bounds = {}
     if ratios is None:
         dbar = max(float(mp.M.diagonal().sum()) / n, 1e-300)
         kbar = max(float(np.abs(mp.K).sum()) / n, 1e-300)
-        rho = np.r_[0.0, np.array([1e-1, 1e1, 1e3]) * float(n) ** 2 / (dbar * kbar)]
+        rho = np.array([1e2, 1e5, 1e8]) * float(n) ** 2 / (dbar * kbar)
+        if not consistency:         # ratio 0 (RLS) costs no LU for LapRLS
+            rho = np.r_[0.0, rho]
+        bounds["ratio"] = (rho[0], rho[-1])
     else:
         rho = np.sort(np.atleast_1d(np.asarray(ratios, dtype=np.float64)))
     if rho.ndim != 1 or rho.size == 0 or not (np.isfinite(rho).all() and (rho >= 0).all()):
@@ -1192,8 +1208,9 @@ def select_manifold_gammas(K: Any, labeled: Any, Y: Any, M: Any, gamma_As: Optio
 
     KSS = mp.K[np.ix_(mp.S, mp.S)]
     floor = 1e-10 * max(float(np.abs(np.diag(KSS)).max()), 1e-300)
+    bounds["gamma_A"] = (floor, np.inf)
     res = select_grid(evaluate, {"ratio": rho, "gamma_A": gA}, extend=("ratio", "gamma_A") if extend else (),
-                      max_extensions=max_extensions, criterion=criterion, bounds={"gamma_A": (floor, np.inf)})
+                      max_extensions=max_extensions, criterion=criterion, bounds=bounds)
     res.best_params["gamma_I"] = res.best_params["ratio"] * res.best_params["gamma_A"]
     if not return_coef:
         return res
