@@ -183,7 +183,7 @@ def estimator_costs(dataset="digits", n=5000, repeats=5, only=""):
 WIDTHS_HAND = (0.1, 0.2, 0.35, 0.5, 0.7, 1.0, 1.4)
 
 
-def hand_grid(name, s0, widths=WIDTHS_HAND):
+def hand_grid(name, s0, widths=WIDTHS_HAND, gamma_As=(1e-6, 1e-3)):
     """A fine hand grid per learner (widths relative to the median pairwise distance s0)."""
     sig = [w * s0 for w in widths]
     if name == "RLS":
@@ -192,11 +192,11 @@ def hand_grid(name, s0, widths=WIDTHS_HAND):
         return [dict(sigma=s, gamma=g) for s in sig for g in (1e-6, 1e-4, 1e-2, 1.0)]
     if name == "Fredholm":
         return [dict(sigma=s, alpha=a) for s in sig for a in (1e-6, 1e-4, 1e-2)]
-    return [dict(sigma=s, gamma_A=ga, gamma_I=gi) for s in sig for ga in (1e-6, 1e-3)
+    return [dict(sigma=s, gamma_A=ga, gamma_I=gi) for s in sig for ga in gamma_As
             for gi in (1e-2, 1.0, 1e2, 1e4)]
 
 
-def accuracy_table(dataset, n_draws, labels, n_samples=1000, names=None, widths=WIDTHS_HAND):
+def accuracy_table(dataset, n_draws, labels, n_samples=1000, names=None, widths=WIDTHS_HAND, gamma_As=(1e-6, 1e-3)):
     """Defaults against the best of a fine hand grid (mean over label draws), per learner."""
     from graphrkhs.datasets import make_noisy_circles
     from graphrkhs.kernels import default_sigma
@@ -215,14 +215,14 @@ def accuracy_table(dataset, n_draws, labels, n_samples=1000, names=None, widths=
         for k in names:
             E = _estimators()[k]
             auto[k].append(E().fit(X, yp).score(X[U], y[U]))
-            hand[k].append([E(**p).fit(X, yp).score(X[U], y[U]) for p in hand_grid(k, s0, widths)])
+            hand[k].append([E(**p).fit(X, yp).score(X[U], y[U]) for p in hand_grid(k, s0, widths, gamma_As)])
         print(f"{dataset} draw {d}: " + ", ".join(f"{k} {auto[k][-1]:.3f}/{max(hand[k][-1]):.3f}" for k in names),
               flush=True)
     rows = []
     for k in names:
         H = np.mean(hand[k], axis=0)
         rows.append({"dataset": dataset, "learner": k, "auto": float(np.mean(auto[k])), "auto_std": float(np.std(auto[k])),
-                     "hand_best": float(H.max()), "hand_best_params": hand_grid(k, 1.0, widths)[int(H.argmax())],
+                     "hand_best": float(H.max()), "hand_best_params": hand_grid(k, 1.0, widths, gamma_As)[int(H.argmax())],
                      "gap": float(H.max() - np.mean(auto[k]))})
     return rows
 
@@ -234,6 +234,7 @@ def main_estimators(argv=None):
     ap.add_argument("--fashion", type=int, default=0, help="also a Fashion-MNIST subset of this size")
     ap.add_argument("--accuracy", default="", help="'circles', 'digits' or 'circles,digits'")
     ap.add_argument("--draws", type=int, default=10)
+    ap.add_argument("--tag", default="", help="suffix of the cost table's file name")
     ap.add_argument("--no-cost", action="store_true")
     args = ap.parse_args(argv)
     out = os.path.join(HERE, "results")
@@ -244,9 +245,9 @@ def main_estimators(argv=None):
             rows = estimator_costs("digits", repeats=args.repeats, only=args.only)
             if args.fashion:
                 rows += estimator_costs("fashion", n=args.fashion, repeats=args.repeats, only=args.only)
-            with open(os.path.join(out, "selection_estimators.json"), "w") as f:
+            with open(os.path.join(out, f"selection_estimators{args.tag}.json"), "w") as f:
                 json.dump({"repeats": args.repeats, "rows": rows}, f, indent=1)
-            with open(os.path.join(out, "selection_estimators.md"), "w") as f:
+            with open(os.path.join(out, f"selection_estimators{args.tag}.md"), "w") as f:
                 f.write(f"# Automatic fit (all defaults) vs one fit at the selected values (10 labels/class, "
                         f"median of {args.repeats})\n\n| data | n | learner | single fit (s) | auto fit (s) | "
                         "auto / single | acc auto |\n|---|---|---|---|---|---|---|\n")
@@ -256,10 +257,11 @@ def main_estimators(argv=None):
         for ds in [d for d in args.accuracy.split(",") if d]:
             names = [k for k in _estimators() if args.only in k]
             if ds == "circles":
-                rows = accuracy_table("circles", args.draws, 10, names=names)
+                rows = accuracy_table("circles", args.draws, 10, names=names, widths=(0.2, 0.35, 0.5, 0.7, 1.0, 1.4))
             else:
                 inductive = [k for k in names if k != "Fredholm" and k != "Warped"] or names
-                rows = accuracy_table("digits", args.draws, 10, names=inductive, widths=(0.35, 0.5, 0.7, 1.0))
+                rows = accuracy_table("digits", args.draws, 10, names=inductive, widths=(0.5, 0.7, 1.0),
+                                      gamma_As=(1e-6,))
             with open(os.path.join(out, f"selection_accuracy_{ds}.json"), "w") as f:
                 json.dump(rows, f, indent=1, default=str)
             with open(os.path.join(out, f"selection_accuracy_{ds}.md"), "w") as f:

@@ -986,13 +986,13 @@ def prls_loo_errors(K: Any, Kp: Any, Kpp: Any, Y: Any, gammas: Any, *, Psi: Opti
             QY, C = Yi, Ki @ Ki
             row, offset = K[i, keep], 0.0
         rhs = Ki @ QY
-        for j, g in enumerate(gammas):       # grid points
-            A = g * l * Pi + C
-            try:
-                a = sla.cho_solve(sla.cho_factor(A, check_finite=False), rhs, check_finite=False)
-            except np.linalg.LinAlgError:
-                a = np.linalg.lstsq((A + A.T) / 2, rhs, rcond=None)[0]
-            R[j, i] = Y2[i] - (row @ a + offset)
+        # all gammas at once: a stack of (l-1) x (l-1) systems (symmetric PSD; LU is exact here too)
+        A = (gammas * l)[:, None, None] * Pi[None] + ((C + C.T) / 2)[None]
+        try:
+            a = np.linalg.solve(A, np.broadcast_to(rhs, (gammas.size,) + rhs.shape))
+        except np.linalg.LinAlgError:        # a singular system (gamma at rounding level): least squares
+            a = np.stack([np.linalg.lstsq(Aj, rhs, rcond=None)[0] for Aj in A])
+        R[:, i] = Y2[i] - (np.einsum("k,gkm->gm", row, a) + offset)
     return loo_scores(R, Y2, scoring)
 
 
@@ -1010,12 +1010,18 @@ def select_prls_gamma(K: Any, Kp: Any, Kpp: Any, Y: Any, gammas: Optional[Any] =
         axis ``gamma``.
     """
     gammas = geometric_grid(1e-6, 1e2, 9) if gammas is None else check_ridges(gammas, "gammas")
+    done: Dict[float, Tuple[float, float]] = {}
 
-    def evaluate(gamma):
-        return prls_loo_errors(K, Kp, Kpp, Y, gamma, Psi=Psi, scoring=scoring)
+    def evaluate(gamma):                 # an extension of the grid refits only the new values
+        new = np.array([g for g in gamma if float(g) not in done])
+        if new.size:
+            sc, tb = prls_loo_errors(K, Kp, Kpp, Y, new, Psi=Psi, scoring=scoring)
+            done.update({float(g): (a, b) for g, a, b in zip(new, sc, tb)})
+        return (np.array([done[float(g)][0] for g in gamma]), np.array([done[float(g)][1] for g in gamma]))
 
+    # below ~1e-9 (in the normalized kernel's units) the penalty is at the rounding level of K^2
     return select_grid(evaluate, {"gamma": np.sort(gammas)}, extend=("gamma",) if extend else (),
-                       max_extensions=max_extensions, criterion="loo")
+                       max_extensions=max_extensions, criterion="loo", bounds={"gamma": (1e-9, np.inf)})
 
 
 class ManifoldRidgePath:
