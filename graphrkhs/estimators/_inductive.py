@@ -590,8 +590,24 @@ class _PRLS(_KernelLearner):
         elif XS.shape[0] < MIN_LABELS or not (grid > 0).any():
             self.gamma_ = FALLBACK_GAMMA if XS.shape[0] < MIN_LABELS else 0.0
         else:   # exact LOO by refits (PRLS's expansion loses K(x_i, .) with label i)
-            res = select_prls_gamma(K, Kp, Kpp, Y, grid[grid > 0], Psi=Psi, extend=extend)
+            make, sigmas = None, None
+            if is_tuned(self.sigma) and self._width_matters() and isinstance(self.sigma, str):
+                # the RLS width refined by PRLS's own LOO: that width and its neighbours by sqrt(2)
+                kw = self._kernel_kw()
+                sigmas = self.sigma_ * np.array([2 ** -0.5, 1.0, 2 ** 0.5])
+
+                def make(s):
+                    if s == self.sigma_:
+                        return K, Kp, Kpp
+                    return consistency_grams(XS, X, integral_operator=self.integral_operator, m=self.m,
+                                             **{**kw, "sigma": s})[:3]
+            res = select_prls_gamma(K, Kp, Kpp, Y, grid[grid > 0], Psi=Psi, extend=extend, make_grams=make,
+                                    sigmas=sigmas)
             self.gamma_ = res.best_params["gamma"]
+            if sigmas is not None and res.best_params["sigma"] != self.sigma_:
+                self.sigma_ = res.best_params["sigma"]
+                K, Kp, Kpp, self.kappa_ = consistency_grams(XS, X, integral_operator=self.integral_operator,
+                                                            m=self.m, **self._kernel_kw())
         self.cv_results_ = None if res is None else res.cv_results_
         self.coef_, self.intercept_ = prls_fit(K, Kp, Kpp, Y, self.gamma_, Psi)
         self.X_fit_ = XS
@@ -601,7 +617,7 @@ class _PRLS(_KernelLearner):
 
 
 #: Default grid of PRLS / G-RLS ``gamma="auto"`` (the penalty in the normalized kernel's RKHS norm).
-PRLS_GAMMA_GRID = np.geomspace(1e-6, 1e2, 9)
+PRLS_GAMMA_GRID = np.geomspace(1e-6, 1e2, 5)
 GRLS_GAMMA_GRID = np.geomspace(1e-7, 1e1, 17)
 #: Used when fewer than 3 points are labeled.
 FALLBACK_GAMMA = 1e-3
@@ -623,11 +639,12 @@ _PRLS_DOC = r"""Partially-penalized RLS {what} (Yang, King & Lyu, NIPS 2009, Eqs
     gamma : float >= 0, "auto" or sequence, default="auto"
         Weight of :math:`\|f - L_K f\|_K^2` (in the RKHS norm of the Gaussian of
         width sigma, see :func:`~graphrkhs.consistency_grams`).  "auto": exact
-        leave-one-out by refits on the labeled points over ``geomspace(1e-6, 1e2, 9)``,
+        leave-one-out by refits on the labeled points over ``geomspace(1e-6, 1e2, 5)``,
         extended at its edges (:func:`~graphrkhs.select_prls_gamma`); a sequence: one's
         own grid; a number: that value.  The value used is ``gamma_``, the scores
         ``cv_results_``; ``sigma="auto"`` takes the width of the best
-        leave-one-out RLS (free constant) on the labeled points.
+        leave-one-out RLS (free constant) on the labeled points and refines it with
+        PRLS's own exact LOO over that width times :math:`2^{{-1/2}}, 1, 2^{{1/2}}`.
     integral_operator : {{"empirical", "heat"}}, default="empirical"
         How :math:`L_K` is computed.  "heat": the paper's Eq. (16), Gaussian =
         heat kernel with a uniform density, :math:`K' = K_{{2t}}, K'' = K_{{3t}}`

@@ -998,30 +998,47 @@ def prls_loo_errors(K: Any, Kp: Any, Kpp: Any, Y: Any, gammas: Any, *, Psi: Opti
 
 def select_prls_gamma(K: Any, Kp: Any, Kpp: Any, Y: Any, gammas: Optional[Any] = None, *,
                       Psi: Optional[Any] = None, scoring: str = "mse", extend: bool = True,
-                      max_extensions: int = 2) -> GridResult:
+                      max_extensions: int = 2, make_grams: Optional[Callable[[float], Any]] = None,
+                      sigmas: Optional[Any] = None) -> GridResult:
     r"""Choose ``gamma`` of :func:`~graphrkhs.prls_fit` by exact leave-one-out refits (:func:`prls_loo_errors`).
 
     Default grid ``geomspace(1e-6, 1e2, 9)`` (the penalty is measured in the
-    normalized kernel's RKHS norm), extended at its edges.
+    normalized kernel's RKHS norm), extended at its edges.  With ``make_grams``
+    (``sigma -> (K, Kp, Kpp)``) and ``sigmas`` the width is selected jointly (a
+    ``sigma`` axis first, not extended; K, Kp, Kpp are then unused and may be None).
 
     Returns
     -------
     GridResult
-        axis ``gamma``.
+        axis ``gamma`` (``sigma``, ``gamma`` with ``sigmas``).
     """
     gammas = geometric_grid(1e-6, 1e2, 9) if gammas is None else check_ridges(gammas, "gammas")
-    done: Dict[float, Tuple[float, float]] = {}
+    done: Dict[Tuple[float, float], Tuple[float, float]] = {}
+    grams: Dict[float, Any] = {}
 
-    def evaluate(gamma):                 # an extension of the grid refits only the new values
-        new = np.array([g for g in gamma if float(g) not in done])
+    def scores(sigma, gamma):            # an extension of the grid refits only the new values
+        new = np.array([g for g in gamma if (sigma, float(g)) not in done])
         if new.size:
-            sc, tb = prls_loo_errors(K, Kp, Kpp, Y, new, Psi=Psi, scoring=scoring)
-            done.update({float(g): (a, b) for g, a, b in zip(new, sc, tb)})
-        return (np.array([done[float(g)][0] for g in gamma]), np.array([done[float(g)][1] for g in gamma]))
+            if sigma not in grams:
+                grams[sigma] = (K, Kp, Kpp) if make_grams is None else make_grams(sigma)
+            sc, tb = prls_loo_errors(*grams[sigma], Y, new, Psi=Psi, scoring=scoring)
+            done.update({(sigma, float(g)): (a, b) for g, a, b in zip(new, sc, tb)})
+        return (np.array([done[(sigma, float(g))][0] for g in gamma]),
+                np.array([done[(sigma, float(g))][1] for g in gamma]))
 
     # below ~1e-9 (in the normalized kernel's units) the penalty is at the rounding level of K^2
-    return select_grid(evaluate, {"gamma": np.sort(gammas)}, extend=("gamma",) if extend else (),
-                       max_extensions=max_extensions, criterion="loo", bounds={"gamma": (1e-9, np.inf)})
+    bounds = {"gamma": (1e-9, np.inf)}
+    ext = ("gamma",) if extend else ()
+    if make_grams is None:
+        return select_grid(lambda gamma: scores(0.0, gamma), {"gamma": np.sort(gammas)}, extend=ext,
+                           max_extensions=max_extensions, criterion="loo", bounds=bounds)
+
+    def evaluate(sigma, gamma):
+        out = [scores(float(sg), gamma) for sg in sigma]
+        return np.array([o[0] for o in out]), np.array([o[1] for o in out])
+
+    return select_grid(evaluate, {"sigma": np.sort(check_ridges(sigmas, "sigmas")), "gamma": np.sort(gammas)},
+                       extend=ext, max_extensions=max_extensions, criterion="loo", bounds=bounds)
 
 
 class ManifoldRidgePath:
