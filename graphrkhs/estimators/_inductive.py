@@ -768,7 +768,7 @@ class _PLapRLS(_GraphKernelLearner):
         ns = self.null_space
         constant = isinstance(ns, str) and ns == "constant"
         if (self.integral_operator != "empirical" or callable(ns)
-                or (constant and np.abs(M @ np.ones(M.shape[0])).max() > 1e-8 * max(abs(M).max(), 1e-300))):
+                or (constant and np.abs(M @ np.ones(M.shape[0])).max() > 1e-6 * max(abs(M).max(), 1e-300))):
             warn("gamma_A/gamma_I='auto' for PLapRLS needs integral_operator='empirical', null_space "
                  "'constant' or 'none', and with a constant the combinatorial Laplacian; the fallback values "
                  f"gamma_A={self.gamma_A_:g}, gamma_I={self.gamma_I_:g} are used. Pass numbers.", SelectionWarning)
@@ -776,7 +776,9 @@ class _PLapRLS(_GraphKernelLearner):
         kappa = {}
 
         def make_K():
-            K = np.asarray(self._k(X, None), dtype=np.float64)
+            # in float64 whatever X's dtype: the selection runs near interpolation (small gamma_A),
+            # where a float32 kernel's rounding would change the choice
+            K = np.asarray(self._k(X.astype(np.float64), None), dtype=np.float64)
             kappa["k"] = float(K.mean())
             if not np.isfinite(kappa["k"]) or kappa["k"] <= 0:
                 raise ValueError(f"integral_operator='empirical' needs a kernel with positive mean; "
