@@ -519,7 +519,9 @@ _LAPRLS_DOC = r"""Laplacian RLS {what} (Belkin, Niyogi & Sindhwani, JMLR 2006).
         Ambient (RKHS) weight (Belkin et al. use :math:`\gamma_A l` of order
         1e-6 .. 1e-2).  "auto" (with ``gamma_I``): exact leave-one-out on the
         labeled points through the warped kernel's ridge path
-        (:func:`~graphrkhs.select_laprls_gammas`; up to 6000 points, above
+        (:func:`~graphrkhs.select_manifold_gammas`: one n x n LU per ratio
+        :math:`\gamma_I/\gamma_A` on a scale-relative grid of 0 and three ratios, the fit
+        from the same LU; up to 6000 points, above
         that 1e-6 and 100 with a warning); the values used are ``gamma_A_``,
         ``gamma_I_``, the scores ``cv_results_``; ``sigma="auto"`` takes the width
         of the best leave-one-out RLS on the labeled points.  Regressors centre y

@@ -26,6 +26,13 @@ one factorization:
 :func:`laprls_grid_errors`
                           LapRLS on a :math:`(\gamma_A, \gamma_I)` grid from two
                           eigendecompositions (see its notes).
+:class:`ManifoldRidgePath`
+                          LapRLS, PLapRLS (empirical :math:`L_K`) and warped-kernel RLS as kernel
+                          ridge with :math:`K(T^2 + \rho' MK)^{-1}`: one n x n LU per ratio
+                          :math:`\gamma_I/\gamma_A`, the fit from the same LU
+                          (:func:`select_manifold_gammas`).
+:func:`prls_loo_errors`   PRLS, exact LOO by refits (its expansion loses :math:`K(x_i,\cdot)`),
+                          all gammas of a refit in one stacked solve (:func:`select_prls_gamma`).
 :func:`hat_matrix_errors` any other linear smoother, from its hat matrix (``fit`` applied
                           to the identity: one factorization with l right-hand sides).
 :func:`kfold_scores`      learners that are not linear in the labels (TV, Poisson, hinge
