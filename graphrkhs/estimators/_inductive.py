@@ -598,18 +598,19 @@ class _PRLS(_KernelLearner):
                 kw = self._kernel_kw()
                 sigmas = self.sigma_ * np.array([2 ** -0.5, 1.0, 2 ** 0.5])
 
+                grams = {float(self.sigma_): (K, Kp, Kpp, self.kappa_)}
+
                 def make(s):
-                    if s == self.sigma_:
-                        return K, Kp, Kpp
-                    return consistency_grams(XS, X, integral_operator=self.integral_operator, m=self.m,
-                                             **{**kw, "sigma": s})[:3]
+                    if float(s) not in grams:
+                        grams[float(s)] = consistency_grams(XS, X, integral_operator=self.integral_operator,
+                                                            m=self.m, **{**kw, "sigma": s})
+                    return grams[float(s)][:3]
             res = select_prls_gamma(K, Kp, Kpp, Y, grid[grid > 0], Psi=Psi, extend=extend, make_grams=make,
                                     sigmas=sigmas)
             self.gamma_ = res.best_params["gamma"]
             if sigmas is not None and res.best_params["sigma"] != self.sigma_:
                 self.sigma_ = res.best_params["sigma"]
-                K, Kp, Kpp, self.kappa_ = consistency_grams(XS, X, integral_operator=self.integral_operator,
-                                                            m=self.m, **self._kernel_kw())
+                K, Kp, Kpp, self.kappa_ = grams[float(self.sigma_)]      # computed by the selection
         self.cv_results_ = None if res is None else res.cv_results_
         self.coef_, self.intercept_ = prls_fit(K, Kp, Kpp, Y, self.gamma_, Psi)
         self.X_fit_ = XS
