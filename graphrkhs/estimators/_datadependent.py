@@ -28,9 +28,10 @@ from .._core.validation import Interval, Options
 from ..graphs import GraphSpec
 from ..kernels import INNER_APPROXIMATIONS, FredholmKernel, WarpedKernel
 from ..solvers import grls_fit as _saddle_fit
-from ..solvers import rls_coefficients, rls_loo_error, select_kernel_ridge
-from ..kernels import default_sigma
-from ._auto import FIT_INTERCEPT, MIN_LABELS, WIDTH_FACTORS, free_constant, grid_of, is_tuned
+from ..solvers import graph_penalty, kfold_scores, rls_coefficients, rls_loo_error, select_kernel_ridge
+from ..kernels import default_sigma, pairwise_kernel
+from ._auto import (FIT_INTERCEPT, MIN_LABELS, TUNABLE_NONNEG, TUNABLE_POSITIVE, WIDTH_FACTORS, free_constant,
+                    grid_of, is_tuned)
 from ._base import POINT_CLOUD_GRAPH_CONSTRAINTS, POSITIVE, graph_spec
 from ._base import ClassifierOutputMixin, PointsLearner, RegressorOutputMixin
 
@@ -86,6 +87,12 @@ class _DataDependent(PointsLearner):
         self.labeled_index_ = idx
         self.svc_ = self.coef_ = None
         self.intercept_ = np.zeros(Y.shape[1])
+        if self.loss == "hinge" and self._hinge_tuned() and idx.size >= MIN_LABELS:
+            new = self._select_hinge(np.asarray(G, dtype=np.float64), Y, ridge)
+            if hasattr(self, "gamma_A_"):     # warped: the kernel keeps its ratio gamma_I / gamma_A
+                self.gamma_I_ *= new / ridge
+                self.gamma_A_ = new
+            ridge = self.alpha_ = new
         if self.loss == "squared" and free_constant(self):
             # [[G + ridge l I, 1], [1^T, 0]]: the constant unpenalized (G-RLS's saddle system)
             self.coef_, b = _saddle_fit(np.asarray(G, dtype=np.float64), np.ones((idx.size, 1)), Y, ridge)
@@ -118,6 +125,49 @@ class _DataDependent(PointsLearner):
     def _select(self, X, idx, Y):
         """Members with a tuned width return ``(kernel, right, G, ridge)``; None: the plain path."""
         return None
+
+    def _hinge_tuned(self):
+        """Whether the ridge of the hinge loss is selected (by k-fold CV on the labeled points)."""
+        return False
+
+    def _hinge_ridges(self, ridge):
+        """The ridges (absolute, the ``alpha_`` scale) tried for the hinge loss around the squared-loss choice."""
+        return ridge * np.geomspace(1e-4, 1e4, 9)
+
+    def _select_hinge(self, G, Y, ridge):
+        r"""Ridge of the hinge loss by stratified 5-fold CV on the labeled points (:func:`~graphrkhs.kfold_scores`).
+
+        The SVM is not linear in the labels, so there is no closed-form LOO: each
+        grid point fits the one-vs-rest SVMs (``C = 1/(2 ridge l_train)``) on the
+        training folds of the kernel matrix and scores the held-out accuracy.  The
+        grid is centred on the squared-loss choice (the widths are already chosen
+        there), :math:`10^{-4} \dots 10^{4}` times it, extended at its edges.
+        """
+        codes = Y.argmax(axis=1) if Y.shape[1] > 1 else (Y[:, 0] > 0).astype(int)
+        if np.unique(codes, return_counts=True)[1].min() < 2:
+            return ridge            # stratified folds need two labels per class
+
+        def fit_predict(train, test, ridge):
+            Gt = G[np.ix_(train, train)]
+            C = 1.0 / (2.0 * ridge * train.size)
+            Yt = Y[train]
+            if Yt.shape[1] == 1:
+                if np.unique(codes[train]).size < 2:
+                    return np.full(test.size, codes[train][0])
+                svc = SVC(kernel="precomputed", C=C).fit(Gt, codes[train])
+                return svc.predict(G[np.ix_(test, train)])
+            dec = np.full((test.size, Y.shape[1]), -np.inf)
+            for c in np.unique(codes[train]):      # classes (one-vs-rest)
+                pos = (codes[train] == c).astype(int)
+                if pos.min() == pos.max():
+                    continue
+                dec[:, c] = SVC(kernel="precomputed", C=C).fit(Gt, pos).decision_function(G[np.ix_(test, train)])
+            return dec.argmax(axis=1)
+
+        res = kfold_scores(fit_predict, codes, {"ridge": self._hinge_ridges(ridge)}, n_splits=5,
+                           random_state=0, extend=("ridge",))
+        self.cv_results_ = res.cv_results_
+        return res.best_params["ridge"]
 
     def _raw(self, X):
         G = self.kernel_(X, self.labeled_points_, right=self.right_)
@@ -164,6 +214,9 @@ class _Fredholm(_DataDependent):
             return _select_ridge(G, Y) if G.shape[0] < MIN_LABELS else \
                 self._select_relative(lambda s: G, Y, [1.0], None)[1]
         return float(self.alpha) * _kernel_scale(G) / G.shape[0]
+
+    def _hinge_tuned(self):
+        return self.alpha is None or isinstance(self.alpha, str)
 
     def _select_relative(self, make_G, Y, sigmas, rel_alphas, extend=True):
         r"""Exact-LOO choice of (width, relative ridge) with :func:`~graphrkhs.select_kernel_ridge`.
@@ -325,16 +378,17 @@ class _Warped(_DataDependent):
 
     _parameter_constraints = {
         "kernel": _KERNELS,
-        "sigma": [POSITIVE, None],
-        "gamma_A": [POSITIVE],
-        "gamma_I": [Interval("real", 0, None)],
+        "sigma": [POSITIVE, None, Options("auto"), "array-like"],
+        "gamma_A": TUNABLE_POSITIVE,
+        "gamma_I": TUNABLE_NONNEG,
         "graph": [Options("knn", "epsilon"), GraphSpec],
         **POINT_CLOUD_GRAPH_CONSTRAINTS,
         "solver": [Options("auto", "direct", "cg")],
     }
 
-    def __init__(self, *, kernel: Kernel = "gaussian", sigma: Optional[float] = None, gamma_A: float = 1e-2,
-                 gamma_I: float = 1.0, graph: Union[str, GraphSpec] = "knn", n_neighbors: int = 10,
+    def __init__(self, *, kernel: Kernel = "gaussian", sigma: Union[float, str, None] = "auto",
+                 gamma_A: Union[float, str] = "auto", gamma_I: Union[float, str] = "auto",
+                 graph: Union[str, GraphSpec] = "knn", n_neighbors: int = 10,
                  radius: Optional[float] = None, weight: str = "gaussian", graph_sigma: Optional[float] = None,
                  laplacian: str = "combinatorial", laplacian_power: int = 1, loss: str = "squared",
                  solver: str = "auto",
@@ -342,16 +396,64 @@ class _Warped(_DataDependent):
         self._store_init_params(locals())
 
     def _ridge(self, G, Y):
-        return float(self.gamma_A)    # the ridge of RLS on the warped kernel is gamma_A: then it is LapRLS
+        return float(self.gamma_A_)   # the ridge of RLS on the warped kernel is gamma_A: then it is LapRLS
 
-    def _make_kernel(self, X):
+    def _hinge_tuned(self):
+        return is_tuned(self.gamma_A)
+
+    def _spec(self, X):
         spec = graph_spec(self, self.graph_sigma).validate(X.shape[0])
         if (spec.mode, spec.algorithm) != ("union", "auto"):
             # TODO(kernels): WarpedKernel builds its own kNN graph with knn_graph's mode and algorithm
             # defaults; let it take a prebuilt W = spec.build(X) to lift this.
             raise ValueError(f"graph: WarpedKernel builds its graph with mode='union' and algorithm='auto'; "
                              f"got mode={spec.mode!r}, algorithm={spec.algorithm!r}.")
-        return WarpedKernel(X, kernel=self.kernel, sigma=self.sigma, gamma_A=self.gamma_A, gamma_I=self.gamma_I,
+        return spec
+
+    def _select(self, X, idx, Y):
+        r"""``sigma``, ``gamma_A``, ``gamma_I`` = "auto" (or grids): RLS on the warped kernel is LapRLS.
+
+        The width: the best leave-one-out RLS on the labeled points (median pairwise
+        distance times :math:`2^{-2}, \dots, 2`); then :math:`(\gamma_A, \gamma_I)` by exact
+        LOO along the ratio path of :func:`~graphrkhs.select_manifold_gammas` (one n x n
+        LU per ratio) on the same graph penalty as :class:`~graphrkhs.WarpedKernel`.
+        Numbers are used as given.  Always returns ``(kernel, right, G, ridge)``.
+        """
+        from ._inductive import manifold_selection
+
+        width = not callable(self.kernel) and self.kernel in ("gaussian", "heat")
+        if self.sigma is None or is_tuned(self.sigma):
+            self.sigma_ = default_sigma(X) if width else 1.0
+        else:
+            self.sigma_ = float(self.sigma)
+        if width and is_tuned(self.sigma) and idx.size >= MIN_LABELS:
+            sigmas, extend = grid_of(self.sigma, self.sigma_ * WIDTH_FACTORS, "sigma")
+            XS = X[idx]
+            res = select_kernel_ridge(
+                lambda s: pairwise_kernel(XS, None, kernel=self.kernel, sigma=s, degree=2, coef0=1.0), Y, sigmas,
+                ridge_scale="l", max_extensions=2 if extend else 0)
+            self.sigma_ = res.best_params["sigma"]
+        M = None
+        if is_tuned(self.gamma_A) or is_tuned(self.gamma_I):
+            W = self._spec(X).build(X, random_state=self.random_state)
+            M = graph_penalty(W, self.laplacian, self.laplacian_power)
+        else:
+            M = np.zeros((0, 0))
+        if M.shape[0]:
+            self.gamma_A_, self.gamma_I_, res, _ = manifold_selection(
+                self, lambda: pairwise_kernel(X, None, kernel=self.kernel, sigma=self.sigma_, degree=2, coef0=1.0),
+                idx, Y, M, consistency=False, fit_intercept=False, fallback=(1e-2, 1.0))
+            self.cv_results_ = None if res is None else res.cv_results_
+        else:
+            self.gamma_A_, self.gamma_I_ = float(self.gamma_A), float(self.gamma_I)
+        kern = self._make_kernel(X)
+        XS = kern.X[idx]
+        right = kern.right_factor(XS)
+        return kern, right, kern(XS, XS, right=right), self.gamma_A_
+
+    def _make_kernel(self, X):
+        spec = self._spec(X)
+        return WarpedKernel(X, kernel=self.kernel, sigma=self.sigma_, gamma_A=self.gamma_A_, gamma_I=self.gamma_I_,
                             graph=spec.kind, n_neighbors=spec.n_neighbors, radius=spec.radius, weight=spec.weight,
                             graph_sigma=spec.sigma, laplacian=self.laplacian,
                             laplacian_power=self.laplacian_power, solver=self.solver,
@@ -363,13 +465,19 @@ _WARPED_PARAMS_DOC = r"""
     ----------
     kernel : {"gaussian", "heat", "linear", "polynomial"} or callable, default="gaussian"
         Base kernel k.
-    sigma : float > 0, optional
-        Base Gaussian width; None: the median pairwise distance.
-    gamma_A : float > 0, default=1e-2
+    sigma : float > 0, "auto", sequence or None, default="auto"
+        Base Gaussian width; None: the median pairwise distance; "auto": the width of
+        the best leave-one-out RLS on the labeled points (median distance times
+        :math:`2^{-2}, \dots, 2`); a sequence: one's own grid.  Used: ``sigma_``.
+    gamma_A : float > 0, "auto" or sequence, default="auto"
         Ambient weight; also the ridge of RLS on the warped kernel, so that the fit is
         LapRLS with these ``gamma_A``, ``gamma_I`` (Belkin et al.'s scaling
-        :math:`\gamma_I / n^2`).
-    gamma_I : float >= 0, default=1.0
+        :math:`\gamma_I / n^2`).  "auto" (with ``gamma_I``): exact leave-one-out along
+        the ratio path of :func:`~graphrkhs.select_manifold_gammas` (up to 6000 points;
+        above, 1e-2 and 1 with a warning); with ``loss="hinge"`` the ridge is then chosen
+        by stratified 5-fold CV of the SVM at that kernel.  Used: ``gamma_A_``, ``gamma_I_``
+        (and ``alpha_``), scores ``cv_results_``.
+    gamma_I : float >= 0, "auto" or sequence, default="auto"
         Intrinsic (graph) weight; ``gamma_I / gamma_A = 100`` deforms strongly.
     graph : {"knn", "epsilon"} or GraphSpec, default="knn"
         Graph of :class:`graphrkhs.WarpedKernel` (a ``GraphSpec`` replaces ``n_neighbors``,

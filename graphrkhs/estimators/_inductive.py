@@ -47,8 +47,10 @@ from ..solvers import (
     prls_fit,
     rls_fit,
     select_kernel_ridge,
-    select_laprls_gammas,
+    select_manifold_gammas,
+    select_prls_gamma,
 )
+from ..solvers import ManifoldRidgePath, loo_scores, select_grid
 from ..solvers import SelectionWarning, grls_fit as _saddle_fit
 from .._core.validation import warn
 from ._auto import FIT_INTERCEPT, MIN_LABELS, TUNABLE_NONNEG, TUNABLE_POSITIVE, WIDTH_FACTORS, free_constant, grid_of, is_tuned
@@ -116,6 +118,8 @@ class _KernelLearner(PointsLearner):
         return pairwise_kernel(A, B, **self._kernel_kw())
 
     def _fit(self, X, labeled, Y):
+        if self.sigma is not None:
+            grid_of(self.sigma, [1.0], "sigma")      # a bad grid raises here, naming sigma
         if self.sigma is None or is_tuned(self.sigma):
             self.sigma_ = default_sigma(X)
         else:
@@ -142,11 +146,15 @@ class _KernelLearner(PointsLearner):
         sigmas, extend = self._width_grid()
         kw = self._kernel_kw()
         res = select_kernel_ridge(lambda s: pairwise_kernel(XS, None, **{**kw, "sigma": s}), Y, sigmas, alphas,
-                                  ridge_scale="l", fit_intercept=free_constant(self),
+                                  ridge_scale="l", fit_intercept=self._width_free_constant(),
                                   max_extensions=2 if (extend and extend_alpha) else 0)
         self.sigma_ = res.best_params["sigma"]
         self._width_result = res
         return res
+
+    def _width_free_constant(self):
+        """Whether the RLS of the width selection has a free constant (the learners with a constant null space)."""
+        return free_constant(self) or getattr(self, "null_space", None) == "constant"
 
     def _centre(self, Y):
         """Regressors fitted without a free constant: centre y (the mean is restored in ``_raw``)."""
@@ -356,67 +364,89 @@ class _LapRLS(_GraphKernelLearner):
                  verbose: Optional[bool] = None, random_state: Optional[Union[int, np.random.Generator]] = None):
         self._store_init_params(locals())
 
-    def _select_gammas(self, X, labeled, Y, M):
-        r"""``gamma_A`` / ``gamma_I`` = "auto" (or grids): exact LOO through the warped kernel's ridge path.
-
-        :func:`~graphrkhs.select_laprls_gammas`: one n x n LU per ratio
-        :math:`\gamma_I/\gamma_A`, the whole :math:`\gamma_A` path from one
-        l x l eigendecomposition.  Needs the dense n x n kernel: above
-        ``AUTO_MAX_N`` points the fallback values are used (with a warning).
-        """
-        gA, extA = grid_of(self.gamma_A, LAPRLS_GAMMA_A_GRID, "gamma_A")
-        gI, extI = grid_of(self.gamma_I, LAPRLS_GAMMA_I_GRID, "gamma_I", allow_zero=True)
-        n, l = X.shape[0], int(labeled.sum())
-        if gA is None and gI is None:
-            return float(self.gamma_A), float(self.gamma_I), None
-        if l < MIN_LABELS or n > AUTO_MAX_N:
-            if n > AUTO_MAX_N:
-                warn(f"gamma_A/gamma_I='auto' needs the dense {n} x {n} kernel (limit {AUTO_MAX_N} points); the "
-                     "fallback values gamma_A=1e-6, gamma_I=100 are used. Pass numbers.", SelectionWarning)
-            return (FALLBACK_GAMMA_A if gA is not None else float(self.gamma_A),
-                    FALLBACK_GAMMA_I if gI is not None else float(self.gamma_I), None)
-        K = self._k(X, None)
-        S = np.flatnonzero(labeled)
-        if gA is None:              # gamma_A fixed: a grid of ratios gamma_I / gamma_A
-            gamma_A = float(self.gamma_A)
-            res = select_laprls_gammas(K, S, Y, M, [gamma_A], gI / gamma_A, max_extensions=2 if extI else 0)
-        elif gI is None:            # gamma_I fixed: each gamma_A is its own ratio
-            best = None
-            for ga in gA:
-                r = select_laprls_gammas(K, S, Y, M, [ga], [float(self.gamma_I) / ga], extend=False)
-                if best is None or r.best_score > best.best_score:
-                    best = r
-            res = best
-        else:
-            ratios = np.unique(np.concatenate([[0.0], (gI[gI > 0][:, None] / gA[None, :]).ravel()])) \
-                if not (extA and extI) else None
-            res = select_laprls_gammas(K, S, Y, M, gA, ratios, max_extensions=2 if (extA and extI) else 0)
-        return res.best_params["gamma_A"], res.best_params["gamma_I"], res
-
     def _fit_kernel(self, X, labeled, Y):
         """All rows of X (labeled and unlabeled) enter the graph term."""
         M = self._penalty(X)
         Y = self._centre(Y)
-        self.gamma_A_, self.gamma_I_, res = self._select_gammas(X, labeled, Y, M)
-        wres = self.__dict__.pop("_width_result", None)
+        self.__dict__.pop("_width_result", None)
+        self.gamma_A_, self.gamma_I_, res, coef = manifold_selection(
+            self, lambda: self._k(X, None), np.flatnonzero(labeled), Y, M, consistency=False, fit_intercept=False,
+            fallback=(FALLBACK_GAMMA_A, FALLBACK_GAMMA_I))
         self.cv_results_ = None if res is None else res.cv_results_
-        K = KernelOperator(X, **self._kernel_kw())
-        self.coef_, info = laprls_fit(K, labeled, Y, M, self.gamma_A_, self.gamma_I_, solver=self.solver,
-                                      tol=self.tol, max_iter=self.max_iter, return_info=True)
-        self._store_solver_info(info)
+        if coef is not None:      # the selection's LU already holds the fit (ManifoldRidgePath.coef)
+            self.coef_ = coef[0].astype(X.dtype, copy=False)
+            self._store_solver_info({"solver": "direct"})
+        else:
+            K = KernelOperator(X, **self._kernel_kw())
+            self.coef_, info = laprls_fit(K, labeled, Y, M, self.gamma_A_, self.gamma_I_, solver=self.solver,
+                                          tol=self.tol, max_iter=self.max_iter, return_info=True)
+            self._store_solver_info(info)
         self.X_fit_ = X
 
     def _raw_block(self, X):
         return self._k(X, self.X_fit_) @ self.coef_ + self.y_mean_
 
 
-#: Default grids of ``gamma_A="auto"`` / ``gamma_I="auto"`` (selected through ratios gamma_I / gamma_A
-#: in {0, 1e-1, 1e1, ..., 1e7}; see :func:`~graphrkhs.select_laprls_gammas`).
-LAPRLS_GAMMA_A_GRID = np.geomspace(1e-6, 1e1, 15)
-LAPRLS_GAMMA_I_GRID = np.r_[0.0, np.geomspace(1e-1, 1e7, 5)]
+#: Default grid of ``gamma_A="auto"``; ``gamma_I="auto"`` is selected through the ratio gamma_I / gamma_A
+#: on the scale-relative grid of :func:`~graphrkhs.select_manifold_gammas` (0 and three values).
+LAPRLS_GAMMA_A_GRID = np.geomspace(1e-7, 1e1, 17)
 FALLBACK_GAMMA_A, FALLBACK_GAMMA_I = 1e-6, 1e2
-#: Largest n for the automatic LapRLS selection (dense n x n kernel and LU).
+#: Largest n for the automatic LapRLS / PLapRLS / warped selection (dense n x n kernel and LU).
 AUTO_MAX_N = 6000
+
+
+def manifold_selection(est, make_K, S, Y, M, *, consistency, fit_intercept, fallback):
+    r"""``gamma_A`` / ``gamma_I`` = "auto", own grids or numbers, for LapRLS, PLapRLS and the warped kernel.
+
+    Exact LOO through :func:`~graphrkhs.select_manifold_gammas` (one n x n LU
+    per ratio :math:`\gamma_I/\gamma_A`, the :math:`\gamma_A` path from an l x l
+    eigendecomposition, the final coefficients from the same LU).  ``make_K()``
+    builds the dense n x n kernel (only when something is selected).
+
+    Returns
+    -------
+    gamma_A, gamma_I : float
+    result : GridResult or None
+    coef : (alpha (n, m), b (m,)) of the fit at the selected values, or None (fit it yourself)
+    """
+    gA, extA = grid_of(est.gamma_A, LAPRLS_GAMMA_A_GRID, "gamma_A")
+    gI, extI = grid_of(est.gamma_I, [0.0], "gamma_I", allow_zero=True)
+    n, l = M.shape[0], S.size
+    if gA is None and gI is None:
+        return float(est.gamma_A), float(est.gamma_I), None, None
+    if l < MIN_LABELS or n > AUTO_MAX_N:
+        if n > AUTO_MAX_N:
+            warn(f"gamma_A/gamma_I='auto' needs the dense {n} x {n} kernel (limit {AUTO_MAX_N} points); the "
+                 f"fallback values gamma_A={fallback[0]:g}, gamma_I={fallback[1]:g} are used. Pass numbers.",
+                 SelectionWarning)
+        return (fallback[0] if gA is not None else float(est.gamma_A),
+                fallback[1] if gI is not None else float(est.gamma_I), None, None)
+    K = make_K()
+    if gI is None:                 # gamma_I fixed: each gamma_A is its own ratio
+        mp = ManifoldRidgePath(K, S, M, consistency=consistency)
+        gi = float(est.gamma_I)
+        Y2 = np.asarray(Y, dtype=np.float64).reshape(l, -1)
+
+        def evaluate(gamma_A):
+            out = [loo_scores(mp.path(gi / ga, fit_intercept).loo_residuals(Y2, [ga * l]), Y2) for ga in gamma_A]
+            return np.array([o[0][0] for o in out]), np.array([o[1][0] for o in out])
+
+        res = select_grid(evaluate, {"gamma_A": gA}, extend=("gamma_A",) if extA else (), max_extensions=2,
+                          criterion="loo")
+        ga = res.best_params["gamma_A"]
+        res.best_params["gamma_I"] = gi
+        return ga, gi, res, mp.coef(Y2, ga, gi / ga, fit_intercept=fit_intercept)
+    if gA is None:                 # gamma_A fixed: a grid of ratios (default: the scale-relative one)
+        gamma_As, ratios, ext = [float(est.gamma_A)], (None if extI else gI / float(est.gamma_A)), extI
+    elif extA and extI:
+        gamma_As, ratios, ext = None, None, True
+    else:
+        gamma_As = gA
+        ratios = None if extI else np.unique(np.concatenate([[0.0], (gI[gI > 0][:, None] / gA[None, :]).ravel()]))
+        ext = False
+    res, alpha, b = select_manifold_gammas(K, S, Y, M, gamma_As, ratios, consistency=consistency,
+                                           fit_intercept=fit_intercept, extend=ext, return_coef=True)
+    return res.best_params["gamma_A"], res.best_params["gamma_I"], res, (alpha, b)
 
 
 _GRAPH_PARAMS_DOC = r"""graph : {{"knn", "epsilon"}}, GraphSpec or adjacency, default="knn"
@@ -489,7 +519,9 @@ _LAPRLS_DOC = r"""Laplacian RLS {what} (Belkin, Niyogi & Sindhwani, JMLR 2006).
         Ambient (RKHS) weight (Belkin et al. use :math:`\gamma_A l` of order
         1e-6 .. 1e-2).  "auto" (with ``gamma_I``): exact leave-one-out on the
         labeled points through the warped kernel's ridge path
-        (:func:`~graphrkhs.select_laprls_gammas`; up to 6000 points, above
+        (:func:`~graphrkhs.select_manifold_gammas`: one n x n LU per ratio
+        :math:`\gamma_I/\gamma_A` on a scale-relative grid of 0 and three ratios, the fit
+        from the same LU; up to 6000 points, above
         that 1e-6 and 100 with a warning); the values used are ``gamma_A_``,
         ``gamma_I_``, the scores ``cv_results_``; ``sigma="auto"`` takes the width
         of the best leave-one-out RLS on the labeled points.  Regressors centre y
@@ -536,10 +568,10 @@ _PRLS_CONSTRAINTS = {
 
 
 class _PRLS(_KernelLearner):
-    _parameter_constraints = {"gamma": [Interval("real", 0, None)], **_PRLS_CONSTRAINTS}
+    _parameter_constraints = {"gamma": TUNABLE_NONNEG, **_PRLS_CONSTRAINTS}
 
-    def __init__(self, *, kernel: Kernel = "gaussian", sigma: Optional[float] = None, degree: int = 3,
-                 coef0: float = 1.0, gamma: float = 1e-3, integral_operator: str = "empirical",
+    def __init__(self, *, kernel: Kernel = "gaussian", sigma: Union[float, str, None] = "auto", degree: int = 3,
+                 coef0: float = 1.0, gamma: Union[float, str] = "auto", integral_operator: str = "empirical",
                  m: Optional[int] = None, null_space: NullSpace = "constant", verbose: Optional[bool] = None):
         self._store_init_params(locals())
 
@@ -551,11 +583,47 @@ class _PRLS(_KernelLearner):
         XS = X[labeled]
         K, Kp, Kpp, self.kappa_ = consistency_grams(XS, X, integral_operator=self.integral_operator,
                                                     m=self.m, **self._kernel_kw())
-        self.coef_, self.intercept_ = prls_fit(K, Kp, Kpp, Y, self.gamma, self._null_space(XS))
+        Psi = self._null_space(XS)
+        self.__dict__.pop("_width_result", None)
+        grid, extend = grid_of(self.gamma, PRLS_GAMMA_GRID, "gamma", allow_zero=True)
+        res = None
+        if grid is None:
+            self.gamma_ = float(self.gamma)
+        elif XS.shape[0] < MIN_LABELS or not (grid > 0).any():
+            self.gamma_ = FALLBACK_GAMMA if XS.shape[0] < MIN_LABELS else 0.0
+        else:   # exact LOO by refits (PRLS's expansion loses K(x_i, .) with label i)
+            make, sigmas = None, None
+            if is_tuned(self.sigma) and self._width_matters() and isinstance(self.sigma, str):
+                # the RLS width refined by PRLS's own LOO: that width and its neighbours by sqrt(2)
+                kw = self._kernel_kw()
+                sigmas = self.sigma_ * np.array([2 ** -0.5, 1.0, 2 ** 0.5])
+
+                grams = {float(self.sigma_): (K, Kp, Kpp, self.kappa_)}
+
+                def make(s):
+                    if float(s) not in grams:
+                        grams[float(s)] = consistency_grams(XS, X, integral_operator=self.integral_operator,
+                                                            m=self.m, **{**kw, "sigma": s})
+                    return grams[float(s)][:3]
+            res = select_prls_gamma(K, Kp, Kpp, Y, grid[grid > 0], Psi=Psi, extend=extend, make_grams=make,
+                                    sigmas=sigmas)
+            self.gamma_ = res.best_params["gamma"]
+            if sigmas is not None and res.best_params["sigma"] != self.sigma_:
+                self.sigma_ = res.best_params["sigma"]
+                K, Kp, Kpp, self.kappa_ = grams[float(self.sigma_)]      # computed by the selection
+        self.cv_results_ = None if res is None else res.cv_results_
+        self.coef_, self.intercept_ = prls_fit(K, Kp, Kpp, Y, self.gamma_, Psi)
         self.X_fit_ = XS
 
     def _raw_block(self, X):
         return (self._k(X, self.X_fit_) / self.kappa_) @ self.coef_ + self._null_space(X) @ self.intercept_
+
+
+#: Default grid of PRLS / G-RLS ``gamma="auto"`` (the penalty in the normalized kernel's RKHS norm).
+PRLS_GAMMA_GRID = np.geomspace(1e-6, 1e2, 5)
+GRLS_GAMMA_GRID = np.geomspace(1e-7, 1e1, 17)
+#: Used when fewer than 3 points are labeled.
+FALLBACK_GAMMA = 1e-3
 
 
 _PRLS_DOC = r"""Partially-penalized RLS {what} (Yang, King & Lyu, NIPS 2009, Eqs. 7-11).
@@ -571,9 +639,15 @@ _PRLS_DOC = r"""Partially-penalized RLS {what} (Yang, King & Lyu, NIPS 2009, Eqs
     Parameters
     ----------
     kernel, sigma, degree, coef0 : as in :class:`RLS{kind}`.
-    gamma : float >= 0, default=1e-3
+    gamma : float >= 0, "auto" or sequence, default="auto"
         Weight of :math:`\|f - L_K f\|_K^2` (in the RKHS norm of the Gaussian of
-        width sigma, see :func:`~graphrkhs.consistency_grams`).
+        width sigma, see :func:`~graphrkhs.consistency_grams`).  "auto": exact
+        leave-one-out by refits on the labeled points over ``geomspace(1e-6, 1e2, 5)``,
+        extended at its edges (:func:`~graphrkhs.select_prls_gamma`); a sequence: one's
+        own grid; a number: that value.  The value used is ``gamma_``, the scores
+        ``cv_results_``; ``sigma="auto"`` takes the width of the best
+        leave-one-out RLS (free constant) on the labeled points and refines it with
+        PRLS's own exact LOO over that width times :math:`2^{{-1/2}}, 1, 2^{{1/2}}`.
     integral_operator : {{"empirical", "heat"}}, default="empirical"
         How :math:`L_K` is computed.  "heat": the paper's Eq. (16), Gaussian =
         heat kernel with a uniform density, :math:`K' = K_{{2t}}, K'' = K_{{3t}}`
@@ -607,6 +681,10 @@ _PRLS_DOC = r"""Partially-penalized RLS {what} (Yang, King & Lyu, NIPS 2009, Eqs
         Kernel normalization (1 for "heat").
     sigma_ : float
         The kernel width used.
+    gamma_ : float
+        The weight used.
+    cv_results_ : dict or None
+        Leave-one-out scores of the grid (None when ``gamma`` is a number).
 
     Examples
     --------
@@ -636,10 +714,10 @@ class PRLSRegressor(RegressorOutputMixin, _PRLS):
 # ---------------------------------------------------------------------------
 
 class _PLapRLS(_GraphKernelLearner):
-    _parameter_constraints = _PRLS_CONSTRAINTS
+    _parameter_constraints = {**_PRLS_CONSTRAINTS, "gamma_A": TUNABLE_POSITIVE, "gamma_I": TUNABLE_NONNEG}
 
-    def __init__(self, *, kernel: Kernel = "gaussian", sigma: Optional[float] = None, degree: int = 3,
-                 coef0: float = 1.0, gamma_A: float = 1e-6, gamma_I: float = 1e2,
+    def __init__(self, *, kernel: Kernel = "gaussian", sigma: Union[float, str, None] = "auto", degree: int = 3,
+                 coef0: float = 1.0, gamma_A: Union[float, str] = "auto", gamma_I: Union[float, str] = "auto",
                  integral_operator: str = "empirical", m: Optional[int] = None, null_space: NullSpace = "constant",
                  graph: Union[str, GraphSpec, object] = "knn", n_neighbors: int = 10, radius: Optional[float] = None,
                  weight: str = "gaussian", graph_sigma: Optional[float] = None, laplacian: str = "combinatorial",
@@ -654,6 +732,9 @@ class _PLapRLS(_GraphKernelLearner):
         """All rows of X (labeled and unlabeled)."""
         M = self._penalty(X)
         kw = self._kernel_kw()
+        self.__dict__.pop("_width_result", None)
+        if self._auto_gammas(X, labeled, Y, M):
+            return
         K = KernelOperator(X, **kw)
         if self.integral_operator == "empirical":
             self.kappa_ = float(K.matmat(np.ones(X.shape[0], dtype=X.dtype)).mean()) / X.shape[0]
@@ -667,10 +748,59 @@ class _PLapRLS(_GraphKernelLearner):
             P = KernelOperator(X, kernel="heat_penalty", sigma=self.sigma_, m=self.m,
                                cache_bytes=0 if not K.is_dense else 4 * 2**30 - K.n * K.n * X.dtype.itemsize)
         self.coef_, self.intercept_, info = plaprls_fit(
-            K, labeled, Y, M, self.gamma_A, self.gamma_I, P=P, Psi=self._null_space(X), solver=self.solver,
+            K, labeled, Y, M, self.gamma_A_, self.gamma_I_, P=P, Psi=self._null_space(X), solver=self.solver,
             tol=self.tol, max_iter=self.max_iter, return_info=True)
         self._store_solver_info(info)
         self.X_fit_ = X
+
+    def _auto_gammas(self, X, labeled, Y, M):
+        r"""``gamma_A`` / ``gamma_I`` = "auto" or grids: exact LOO on :class:`~graphrkhs.ManifoldRidgePath`.
+
+        PLapRLS with the empirical :math:`L_K` is kernel ridge with the kernel
+        :math:`K(T^2 + \rho' M K)^{-1}`, :math:`T = I - K/n` (see
+        :func:`~graphrkhs.select_manifold_gammas`); the constant of the null space is
+        free when the graph penalty does not see it (combinatorial Laplacian).  Other
+        settings (``integral_operator="heat"``, another null space or Laplacian) use
+        the fallback values 1e-6, 100 with a warning.  Returns True when the fit is done.
+        """
+        self.gamma_A_ = self.gamma_A if not is_tuned(self.gamma_A) else FALLBACK_GAMMA_A
+        self.gamma_I_ = self.gamma_I if not is_tuned(self.gamma_I) else FALLBACK_GAMMA_I
+        self.cv_results_ = None
+        if not (is_tuned(self.gamma_A) or is_tuned(self.gamma_I)):
+            return False
+        ns = self.null_space
+        constant = isinstance(ns, str) and ns == "constant"
+        if (self.integral_operator != "empirical" or callable(ns)
+                or (constant and np.abs(M @ np.ones(M.shape[0])).max() > 1e-6 * max(abs(M).max(), 1e-300))):
+            warn("gamma_A/gamma_I='auto' for PLapRLS needs integral_operator='empirical', null_space "
+                 "'constant' or 'none', and with a constant the combinatorial Laplacian; the fallback values "
+                 f"gamma_A={self.gamma_A_:g}, gamma_I={self.gamma_I_:g} are used. Pass numbers.", SelectionWarning)
+            return False
+        kappa = {}
+
+        def make_K():
+            # in float64 whatever X's dtype: the selection runs near interpolation (small gamma_A),
+            # where a float32 kernel's rounding would change the choice
+            K = np.asarray(self._k(X.astype(np.float64), None), dtype=np.float64)
+            kappa["k"] = float(K.mean())
+            if not np.isfinite(kappa["k"]) or kappa["k"] <= 0:
+                raise ValueError(f"integral_operator='empirical' needs a kernel with positive mean; "
+                                 f"got {kappa['k']:g}.")
+            K /= kappa["k"]
+            return K
+
+        self.gamma_A_, self.gamma_I_, res, coef = manifold_selection(
+            self, make_K, np.flatnonzero(labeled), Y, M, consistency=True, fit_intercept=constant,
+            fallback=(FALLBACK_GAMMA_A, FALLBACK_GAMMA_I))
+        if coef is None:
+            return False
+        self.cv_results_ = res.cv_results_
+        self.kappa_ = kappa["k"]
+        self.coef_ = coef[0].astype(X.dtype, copy=False)
+        self.intercept_ = (coef[1][None, :] if constant else np.zeros((0, Y.shape[1]))).astype(X.dtype)
+        self._store_solver_info({"solver": "direct"})
+        self.X_fit_ = X
+        return True
 
     def _raw_block(self, X):
         return (self._k(X, self.X_fit_) / self.kappa_) @ self.coef_ + self._null_space(X) @ self.intercept_
@@ -688,9 +818,15 @@ _PLAPRLS_DOC = r"""Partially-penalized Laplacian RLS {what} (Yang, King & Lyu, N
     Parameters
     ----------
     kernel, sigma, degree, coef0 : as in :class:`RLS{kind}`.
-    gamma_A : float > 0, default=1e-6
-        Weight of :math:`\|f - L_K f\|_K^2`.
-    gamma_I : float >= 0, default=100
+    gamma_A : float > 0, "auto" or sequence, default="auto"
+        Weight of :math:`\|f - L_K f\|_K^2`.  "auto" (with ``gamma_I``): exact
+        leave-one-out on the labeled points along the ratio path of
+        :func:`~graphrkhs.select_manifold_gammas` (one n x n LU per ratio
+        :math:`\gamma_I/\gamma_A`, the fit itself from the same LU; up to 6000 points,
+        empirical operator; otherwise 1e-6 and 100 with a warning).  Used values
+        ``gamma_A_``, ``gamma_I_``, scores ``cv_results_``; ``sigma="auto"``: the width of
+        the best leave-one-out RLS (free constant) on the labeled points.
+    gamma_I : float >= 0, "auto" or sequence, default="auto"
         As in :class:`LapRLS{kind}`.
     integral_operator, m, null_space : as in :class:`PRLS{kind}`
         Both are factored densely up to 8000 points; above, "heat"'s plain CG
@@ -739,15 +875,37 @@ class _FeaturesOrCallable:
 
 class _GRLS(_KernelLearner):
     _parameter_constraints = {
-        "gamma": [Interval("real", 0, None)],
+        "gamma": TUNABLE_NONNEG,
         "features": [_FeaturesOrCallable()],
         "method": [Options("saddle", "constructed", "as_printed")],
     }
 
-    def __init__(self, *, kernel: Kernel = "gaussian", sigma: Optional[float] = None, degree: int = 3,
-                 coef0: float = 1.0, gamma: float = 1e-3, features: Union[str, Callable] = "constant",
+    def __init__(self, *, kernel: Kernel = "gaussian", sigma: Union[float, str, None] = "auto", degree: int = 3,
+                 coef0: float = 1.0, gamma: Union[float, str] = "auto", features: Union[str, Callable] = "constant",
                  method: str = "saddle", verbose: Optional[bool] = None):
         self._store_init_params(locals())
+
+    def _gamma_selection(self, XS, Y, sigmas, s_extend):
+        r"""Exact LOO of the saddle-point system over (sigma, gamma): kernel ridge with the features unpenalized.
+
+        One eigendecomposition per width (:func:`~graphrkhs.select_kernel_ridge` with
+        ``unpenalized`` = the features, ridge :math:`m\gamma`).
+        """
+        Psi = feature_map(XS, self.features)
+        unisolvent_points(Psi)            # the features must be unisolvent (ValueError otherwise)
+        gammas, extend = grid_of(self.gamma, GRLS_GAMMA_GRID, "gamma", allow_zero=True)
+        gammas = np.array([max(float(self.gamma), 1e-12)]) if gammas is None else gammas[gammas > 0]
+        kw = self._kernel_kw()
+        return select_kernel_ridge(lambda s: pairwise_kernel(XS, None, **{**kw, "sigma": s}), Y, sigmas, gammas,
+                                   ridge_scale="l", unpenalized=Psi,
+                                   max_extensions=2 if (extend and s_extend) else 0)
+
+    def _select_width(self, XS, Y):
+        """G-RLS: the joint (sigma, gamma) selection."""
+        sigmas, s_extend = self._width_grid()
+        res = self._gamma_selection(XS, Y, sigmas, s_extend)
+        self.sigma_ = res.best_params["sigma"]
+        self._width_result = res
 
     def _check_params(self):
         if self.method != "saddle" and (callable(self.kernel) or self.kernel not in ("gaussian", "heat")):
@@ -760,14 +918,24 @@ class _GRLS(_KernelLearner):
         Psi = feature_map(XS, self.features)
         self.anchors_ = unisolvent_points(Psi)     # raises when the features are not unisolvent
         self.X_fit_ = XS
+        res = self.__dict__.pop("_width_result", None)
+        if not is_tuned(self.gamma):
+            self.gamma_ = float(self.gamma)
+        elif XS.shape[0] <= Psi.shape[1] + 1:      # LOO needs more labels than features
+            self.gamma_ = FALLBACK_GAMMA
+        else:
+            if res is None:
+                res = self._gamma_selection(XS, Y, [self.sigma_], False)
+            self.gamma_ = res.best_params["alpha"]
+        self.cv_results_ = None if res is None else res.cv_results_
         if self.method == "saddle":
-            self.coef_, self.intercept_ = grls_fit(self._k(XS, None), Psi, Y, self.gamma)
+            self.coef_, self.intercept_ = grls_fit(self._k(XS, None), Psi, Y, self.gamma_)
         else:
             kw = self._kernel_kw()
             self.kernel_ = GRLSKernel(XS, features=self.features, kernel=kw["kernel"], sigma=kw["sigma"])
             self.anchors_ = self.kernel_.anchors
             self.intercept_, self.coef_, self.rest_ = grls_fit_constructed(
-                self.kernel_, XS, Y, self.gamma, as_printed=self.method == "as_printed")
+                self.kernel_, XS, Y, self.gamma_, as_printed=self.method == "as_printed")
 
     def _raw_block(self, X):
         if self.method == "saddle":
@@ -791,7 +959,13 @@ _GRLS_DOC = r"""Generalized RLS with predefined features {what} (Li, Lee & Leung
     Parameters
     ----------
     kernel, sigma, degree, coef0 : base kernel :math:`\phi` as in :class:`RLS{kind}`.
-    gamma : float >= 0, default=1e-3
+    gamma : float >= 0, "auto" or sequence, default="auto"
+        "auto": exact leave-one-out of the saddle-point minimizer on the labeled
+        points over ``geomspace(1e-7, 1e1, 17)`` (ridge :math:`m\gamma`, features
+        unpenalized, one eigendecomposition per width, extended at its edges), jointly
+        with ``sigma="auto"`` (the median pairwise distance times
+        :math:`2^{{-2}}, \dots, 2`); ``method="as_printed"`` is scored as the saddle
+        point.  The values used are ``gamma_``, ``sigma_``, the scores ``cv_results_``.
     features : {{"constant", "linear", "poly2"}} or callable, default="constant"
         Predefined features (:func:`~graphrkhs.feature_map`); they must be
         unisolvent on the labeled points (ValueError otherwise).  "constant"

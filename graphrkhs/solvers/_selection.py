@@ -26,6 +26,13 @@ one factorization:
 :func:`laprls_grid_errors`
                           LapRLS on a :math:`(\gamma_A, \gamma_I)` grid from two
                           eigendecompositions (see its notes).
+:class:`ManifoldRidgePath`
+                          LapRLS, PLapRLS (empirical :math:`L_K`) and warped-kernel RLS as kernel
+                          ridge with :math:`K(T^2 + \rho' MK)^{-1}`: one n x n LU per ratio
+                          :math:`\gamma_I/\gamma_A`, the fit from the same LU
+                          (:func:`select_manifold_gammas`).
+:func:`prls_loo_errors`   PRLS, exact LOO by refits (its expansion loses :math:`K(x_i,\cdot)`),
+                          all gammas of a refit in one stacked solve (:func:`select_prls_gamma`).
 :func:`hat_matrix_errors` any other linear smoother, from its hat matrix (``fit`` applied
                           to the identity: one factorization with l right-hand sides).
 :func:`kfold_scores`      learners that are not linear in the labels (TV, Poisson, hinge
@@ -87,6 +94,10 @@ __all__ = [
     "select_tikhonov_alpha",
     "select_laprls_gammas",
     "select_kernel_ridge",
+    "prls_loo_errors",
+    "select_prls_gamma",
+    "ManifoldRidgePath",
+    "select_manifold_gammas",
     "kfold_splits",
     "kfold_scores",
     "SelectionWarning",
@@ -696,7 +707,8 @@ def select_ridge_alpha(K: Any, Y: Any, alphas: Optional[Any] = None, *, ridge_sc
 
 def select_kernel_ridge(make_kernel: Callable[[float], Any], Y: Any, sigmas: Any, alphas: Optional[Any] = None, *,
                         ridge_scale: Any = 1.0, fit_intercept: bool = False, criterion: str = "loo",
-                        scoring: str = "mse", extend: bool = True, max_extensions: int = 2) -> GridResult:
+                        scoring: str = "mse", extend: bool = True, max_extensions: int = 2,
+                        unpenalized: Optional[Any] = None) -> GridResult:
     r"""Choose a kernel width (or filter scale) and the ridge weight jointly by exact LOO/GCV.
 
     For every width one kernel on the labeled points and one
@@ -715,6 +727,9 @@ def select_kernel_ridge(make_kernel: Callable[[float], Any], Y: Any, sigmas: Any
         Extended at its edges like ``alpha`` when ``extend``.
     alphas, ridge_scale, fit_intercept, criterion, scoring, extend, max_extensions
         As in :func:`select_ridge_alpha`.
+    unpenalized : ndarray of shape (l, q), optional
+        Unpenalized basis on the labeled points (G-RLS's features), instead of
+        the constant of ``fit_intercept``.
 
     Returns
     -------
@@ -736,7 +751,8 @@ def select_kernel_ridge(make_kernel: Callable[[float], Any], Y: Any, sigmas: Any
             l = K.shape[0]
             scale = float(l) if isinstance(ridge_scale, str) and ridge_scale == "l" else \
                 check_scalar(ridge_scale, "ridge_scale", low=0, low_inclusive=False)
-            paths[key] = (KernelRidgePath(K, unpenalized=np.ones(l) if fit_intercept else None),
+            free = unpenalized if unpenalized is not None else (np.ones(l) if fit_intercept else None)
+            paths[key] = (KernelRidgePath(K, unpenalized=free),
                           _as_targets(Y, l), scale)
         return paths[key]
 
@@ -911,6 +927,326 @@ def select_laprls_gammas(K: Any, labeled: Any, Y: Any, M: Any, gamma_As: Optiona
                       bounds={"gamma_A": (floor, np.inf)})
     res.best_params["gamma_I"] = res.best_params["ratio"] * res.best_params["gamma_A"]
     return res
+
+
+# ---------------------------------------------------------------------------
+# Inductive learners: PRLS (exact LOO by refits), LapRLS / PLapRLS / warped (ratio paths)
+# ---------------------------------------------------------------------------
+
+def prls_loo_errors(K: Any, Kp: Any, Kpp: Any, Y: Any, gammas: Any, *, Psi: Optional[Any] = None,
+                    scoring: str = "mse") -> Tuple[np.ndarray, np.ndarray]:
+    r"""Exact leave-one-out scores of :func:`~graphrkhs.prls_fit` for every ``gamma``, by refits.
+
+    PRLS expands f over the kernel functions of the *labeled* points only
+    (Yang, King & Lyu 2009, Eq. 8), so leaving label i out also removes
+    :math:`K(x_i, \cdot)` from the expansion: no closed form holds, and the
+    hat-matrix LOO would be an approximation.  The refit without i is
+    :func:`~graphrkhs.prls_fit` on the Gram matrices with row and column i
+    removed (:math:`K, K', K''` do not depend on which points are labeled:
+    the empirical :math:`L_K` uses all n points), predicted at :math:`x_i`.
+    As for every closed form of this module, the weight of the full fit is
+    kept (:math:`\gamma l`, not :math:`\gamma (l - 1)`).  Per left-out point one
+    projection and one :math:`(l-1) \times (l-1)` Cholesky per gamma: :math:`O(l^4)`
+    per gamma, cheap for the few labels PRLS is meant for.
+
+    Parameters
+    ----------
+    K, Kp, Kpp : ndarrays of shape (l, l)
+        From :func:`~graphrkhs.consistency_grams`.
+    Y : ndarray of shape (l,) or (l, m)
+    gammas : sequence of float > 0
+    Psi : ndarray of shape (l, o), optional
+        Null-space basis on the labeled points; None: constants; (l, 0): none.
+    scoring : {"mse", "accuracy"}
+        See :func:`loo_scores`.
+
+    Returns
+    -------
+    scores, tie_break : ndarrays of shape (len(gammas),), higher is better
+    """
+    check_option(scoring, "scoring", SCORINGS)
+    K = check_square(K, "K", np.float64)
+    l = K.shape[0]
+    Kp, Kpp = check_square(Kp, "Kp", np.float64), check_square(Kpp, "Kpp", np.float64)
+    if Kp.shape != (l, l) or Kpp.shape != (l, l):
+        raise ValueError(f"Kp and Kpp must have shape ({l}, {l}) like K; got {Kp.shape} and {Kpp.shape}.")
+    if l < 3:
+        raise ValueError(f"leave-one-out needs at least 3 labeled points; got {l}.")
+    Y2 = _as_targets(Y, l)
+    gammas = check_ridges(gammas, "gammas")
+    Psi = np.ones((l, 1)) if Psi is None else np.asarray(Psi, dtype=np.float64).reshape(l, -1)
+    P = K - 2 * Kp + Kpp
+    P = (P + P.T) / 2
+    K = (K + K.T) / 2
+    R = np.empty((gammas.size, l, Y2.shape[1]))
+    for i in range(l):                       # left-out points (refits)
+        keep = np.r_[0:i, i + 1:l]
+        Ki, Pi, Yi, Pk = K[np.ix_(keep, keep)], P[np.ix_(keep, keep)], Y2[keep], Psi[keep]
+        if Pk.shape[1]:
+            Q, _ = np.linalg.qr(Pk)
+            QY = Yi - Q @ (Q.T @ Yi)
+            C = Ki @ (Ki - Q @ (Q.T @ Ki))
+            # prediction at x_i: K_i. a + Psi_i b, b = Psi^+ (y - K a): one row vector for all gammas
+            w = Psi[i] @ np.linalg.pinv(Pk)
+            row, offset = K[i, keep] - w @ Ki, w @ Yi
+        else:
+            QY, C = Yi, Ki @ Ki
+            row, offset = K[i, keep], 0.0
+        rhs = Ki @ QY
+        # all gammas at once: a stack of (l-1) x (l-1) systems (symmetric PSD; LU is exact here too)
+        A = (gammas * l)[:, None, None] * Pi[None] + ((C + C.T) / 2)[None]
+        try:
+            a = np.linalg.solve(A, np.broadcast_to(rhs, (gammas.size,) + rhs.shape))
+        except np.linalg.LinAlgError:        # a singular system (gamma at rounding level): least squares
+            a = np.stack([np.linalg.lstsq(Aj, rhs, rcond=None)[0] for Aj in A])
+        R[:, i] = Y2[i] - (np.einsum("k,gkm->gm", row, a) + offset)
+    return loo_scores(R, Y2, scoring)
+
+
+def select_prls_gamma(K: Any, Kp: Any, Kpp: Any, Y: Any, gammas: Optional[Any] = None, *,
+                      Psi: Optional[Any] = None, scoring: str = "mse", extend: bool = True,
+                      max_extensions: int = 2, make_grams: Optional[Callable[[float], Any]] = None,
+                      sigmas: Optional[Any] = None) -> GridResult:
+    r"""Choose ``gamma`` of :func:`~graphrkhs.prls_fit` by exact leave-one-out refits (:func:`prls_loo_errors`).
+
+    Default grid ``geomspace(1e-6, 1e2, 9)`` (the penalty is measured in the
+    normalized kernel's RKHS norm), extended at its edges.  With ``make_grams``
+    (``sigma -> (K, Kp, Kpp)``) and ``sigmas`` the width is selected jointly (a
+    ``sigma`` axis first, not extended; K, Kp, Kpp are then unused and may be None).
+
+    Returns
+    -------
+    GridResult
+        axis ``gamma`` (``sigma``, ``gamma`` with ``sigmas``).
+    """
+    gammas = geometric_grid(1e-6, 1e2, 9) if gammas is None else check_ridges(gammas, "gammas")
+    done: Dict[Tuple[float, float], Tuple[float, float]] = {}
+    grams: Dict[float, Any] = {}
+
+    def scores(sigma, gamma):            # an extension of the grid refits only the new values
+        new = np.array([g for g in gamma if (sigma, float(g)) not in done])
+        if new.size:
+            if sigma not in grams:
+                grams[sigma] = (K, Kp, Kpp) if make_grams is None else make_grams(sigma)
+            sc, tb = prls_loo_errors(*grams[sigma], Y, new, Psi=Psi, scoring=scoring)
+            done.update({(sigma, float(g)): (a, b) for g, a, b in zip(new, sc, tb)})
+        return (np.array([done[(sigma, float(g))][0] for g in gamma]),
+                np.array([done[(sigma, float(g))][1] for g in gamma]))
+
+    # below ~1e-9 (in the normalized kernel's units) the penalty is at the rounding level of K^2
+    bounds = {"gamma": (1e-9, np.inf)}
+    ext = ("gamma",) if extend else ()
+    if make_grams is None:
+        return select_grid(lambda gamma: scores(0.0, gamma), {"gamma": np.sort(gammas)}, extend=ext,
+                           max_extensions=max_extensions, criterion="loo", bounds=bounds)
+
+    def evaluate(sigma, gamma):
+        out = [scores(float(sg), gamma) for sg in sigma]
+        return np.array([o[0] for o in out]), np.array([o[1] for o in out])
+
+    return select_grid(evaluate, {"sigma": np.sort(check_ridges(sigmas, "sigmas")), "gamma": np.sort(gammas)},
+                       extend=ext, max_extensions=max_extensions, criterion="loo", bounds=bounds)
+
+
+class ManifoldRidgePath:
+    r"""LapRLS / PLapRLS / warped-kernel RLS as kernel ridge along a path of ratios :math:`\gamma_I/\gamma_A`.
+
+    With :math:`\rho' = \gamma_I / (\gamma_A n^2)` and the RKHS part of the penalty
+    :math:`\alpha^T K T^2 \alpha` (``consistency=False``: :math:`T = I`, LapRLS; ``True``:
+    :math:`T = I - K/n`, the empirical :math:`\|f - L_K f\|_K^2` of PLapRLS, Yang, King &
+    Lyu 2009, with K normalized as in :func:`~graphrkhs.consistency_grams`), the values
+    :math:`g = K\alpha` are penalized by :math:`\gamma_A\, g^T (T^2 K^{-1} + \rho' M) g`.
+    The learner is therefore kernel ridge on the labeled points, ridge
+    :math:`\gamma_A l`, with the kernel
+
+    .. math:: G = (T^2 K^{-1} + \rho' M)^{-1} = K (T^2 + \rho' M K)^{-1},
+
+    (for T = I the warped kernel of Sindhwani, Niyogi & Belkin 2005), plus the free
+    constant when :math:`M 1 = 0`.  Per ratio: one LU of the n x n matrix
+    :math:`T^2 + \rho' M K` with l right-hand sides gives :math:`Z = (T^2 + \rho' MK)^{-1} E_S`
+    and :math:`G_{SS} = K_{S:} Z`; its eigendecomposition serves the whole
+    :math:`\gamma_A` path (exact LOO, :class:`~graphrkhs.KernelRidgePath`), and the
+    expansion coefficients of the fit are :math:`\alpha = Z c` for the kernel-ridge
+    coefficients c on :math:`G_{SS}`: the final fit costs no further factorization.
+    ``ratio = 0`` with T = I needs no LU (G = K).  Leaving a label out keeps its
+    point in the cloud, so the closed-form LOO is exactly the refit.
+
+    Parameters
+    ----------
+    K : ndarray of shape (n, n)
+    labeled : int indices (l,)
+    M : sparse (n, n), symmetric PSD
+    consistency : bool, default=False
+    """
+
+    def __init__(self, K: Any, labeled: Any, M: Any, *, consistency: bool = False):
+        self.K = check_square(K, "K", np.float64)
+        n = self.n = self.K.shape[0]
+        self.S = _check_labeled_index(labeled, n)
+        M = sp.csr_array(M, dtype=np.float64)
+        if M.shape != (n, n):
+            raise ValueError(f"M must have shape ({n}, {n}) like K; got {M.shape}.")
+        self.M = M
+        self.consistency = bool(consistency)
+        self._T2 = None
+        self._MK = None
+        self._Z: Dict[float, np.ndarray] = {}
+        self._paths: Dict[Tuple[float, bool], KernelRidgePath] = {}
+        self._G: Dict[float, np.ndarray] = {}
+
+    def warps_constant(self) -> bool:
+        """Whether the constant is penalized by M (then it cannot be left free)."""
+        # relative 1e-6: a float32 graph's row sums are at its rounding level, not at float64's
+        return bool(np.abs(self.M @ np.ones(self.n)).max() > 1e-6 * max(abs(self.M).max(), 1e-300))
+
+    def basis(self, ratio: float) -> np.ndarray:
+        r""":math:`Z = (T^2 + \rho' M K)^{-1} E_S`, shape (n, l) (cached per ratio)."""
+        key = float(ratio)
+        if key not in self._Z:
+            n, S = self.n, self.S
+            if key == 0 and not self.consistency:
+                Z = np.zeros((n, S.size))
+                Z[S, np.arange(S.size)] = 1.0
+            else:
+                if self.consistency:
+                    if self._T2 is None:        # (I - K/n)^2 = I - 2K/n + K^2/n^2, shared by all ratios
+                        T2 = self.K @ self.K
+                        T2 *= 1.0 / (n * n)
+                        T2 -= (2.0 / n) * self.K
+                        T2.flat[::n + 1] += 1.0
+                        self._T2 = T2
+                if key and self._MK is None:    # M K once for all ratios (sparse times dense)
+                    self._MK = np.asarray(self.M @ self.K)
+                if key:
+                    A = (key / float(n) ** 2) * self._MK
+                    if self.consistency:
+                        A += self._T2
+                    else:
+                        A.flat[::n + 1] += 1.0
+                else:
+                    A = self._T2.copy()
+                E = np.zeros((n, S.size))
+                E[S, np.arange(S.size)] = 1.0
+                # A is C-ordered: its transpose is Fortran-ordered, factored in place (no n x n copy)
+                lu = sla.lu_factor(A.T, overwrite_a=True, check_finite=False)
+                Z = sla.lu_solve(lu, E, trans=1, check_finite=False)
+            self._Z[key] = Z
+        return self._Z[key]
+
+    def gram(self, ratio: float) -> np.ndarray:
+        """:math:`G_{SS}` of the ratio, shape (l, l)."""
+        key = float(ratio)
+        if key not in self._G:
+            G = self.K[self.S] @ self.basis(key)
+            self._G[key] = (G + G.T) / 2
+        return self._G[key]
+
+    def path(self, ratio: float, fit_intercept: bool) -> KernelRidgePath:
+        key = (float(ratio), bool(fit_intercept))
+        if key not in self._paths:
+            self._paths[key] = KernelRidgePath(self.gram(ratio),
+                                               unpenalized=np.ones(self.S.size) if fit_intercept else None)
+        return self._paths[key]
+
+    def coef(self, Y: Any, gamma_A: float, ratio: float, *, fit_intercept: bool = False
+             ) -> Tuple[np.ndarray, np.ndarray]:
+        r"""Expansion coefficients ``(alpha (n, m), b (m,))`` of the fit at ``(gamma_A, ratio)``: f = K alpha + b."""
+        from ._kernel import grls_fit, rls_fit      # same layer: the one RLS / saddle solve
+
+        G = self.gram(ratio)
+        Y2 = _as_targets(Y, self.S.size)
+        gamma_A = max(float(gamma_A), 1e-300)
+        if fit_intercept:
+            c, b = grls_fit(G, np.ones((self.S.size, 1)), Y2, gamma_A)
+            b = np.asarray(b).reshape(-1)
+        else:
+            c, b = rls_fit(G, Y2, gamma_A), np.zeros(Y2.shape[1])
+        return self.basis(ratio) @ c, b
+
+
+def select_manifold_gammas(K: Any, labeled: Any, Y: Any, M: Any, gamma_As: Optional[Any] = None,
+                           ratios: Optional[Any] = None, *, consistency: bool = False, fit_intercept: bool = False,
+                           criterion: str = "loo", scoring: str = "mse", extend: bool = True,
+                           max_extensions: int = 1, return_coef: bool = False):
+    r"""Choose :math:`(\gamma_A, \gamma_I)` of LapRLS (``consistency=False``) or PLapRLS (``True``) by exact LOO.
+
+    Through :class:`ManifoldRidgePath`: one n x n LU per ratio
+    :math:`\rho = \gamma_I/\gamma_A`, the whole :math:`\gamma_A` path from one
+    l x l eigendecomposition, and, with ``return_coef``, the coefficients of the
+    selected fit from the same LU (the automatic fit then costs about one
+    single fit per non-zero ratio of the grid).
+
+    Parameters
+    ----------
+    K : ndarray of shape (n, n)
+        Kernel on all points (PLapRLS: normalized by its mean, as the estimator does).
+    labeled : int indices (l,)
+    Y : ndarray of shape (l,) or (l, m)
+    M : sparse (n, n)
+        Graph penalty (:func:`~graphrkhs.graph_penalty`).
+    gamma_As : sequence of float > 0, optional
+        Default ``geomspace(1e-7, 1e1, 17)``.
+    ratios : sequence of float >= 0, optional
+        Default: three values relative to the scale at which the graph term
+        starts to act, :math:`\rho_0 = n^2 / (\bar d\, \bar k)` with
+        :math:`\bar d = \operatorname{tr} M / n` and :math:`\bar k` the mean row
+        sum of K: :math:`\rho \in \{10^{2}, 10^{5}, 10^{8}\} \rho_0`, and 0 (plain RLS,
+        free) for LapRLS.  The default axis is not extended: at :math:`10^8 \rho_0` the
+        graph term dominates (the fit is the graph-smooth one, with :math:`\gamma_A` at
+        its floor), and each further ratio would cost an LU.  Three LUs keep the automatic
+        fit near 3 single fits.
+    consistency, fit_intercept, criterion, scoring, extend
+        As in :func:`select_laprls_gammas`; ``fit_intercept`` needs :math:`M 1 = 0`.
+    max_extensions : int, default=1
+        Extensions of a given ratio axis (one LU per new value) and of ``gamma_As``.
+    return_coef : bool, default=False
+        Also return ``(alpha, b)`` of the fit at the selected point (:meth:`ManifoldRidgePath.coef`).
+
+    Returns
+    -------
+    GridResult
+        axes ``ratio`` and ``gamma_A``; ``best_params`` also holds ``gamma_I``.
+    alpha, b : ndarrays, only with ``return_coef``
+    """
+    check_option(criterion, "criterion", CRITERIA)
+    check_option(scoring, "scoring", SCORINGS)
+    mp = ManifoldRidgePath(K, labeled, M, consistency=consistency)
+    if fit_intercept and mp.warps_constant():
+        raise ValueError("fit_intercept=True needs a penalty with M @ 1 = 0 (laplacian='combinatorial').")
+    n = mp.n
+    gA = geometric_grid(1e-7, 1e1, 17) if gamma_As is None else np.sort(check_ridges(gamma_As, "gamma_As"))
+    bounds = {}
+    if ratios is None:
+        dbar = max(float(mp.M.diagonal().sum()) / n, 1e-300)
+        kbar = max(float(np.abs(mp.K).sum()) / n, 1e-300)
+        rho = np.array([1e2, 1e5, 1e8]) * float(n) ** 2 / (dbar * kbar)
+        if not consistency:         # ratio 0 (RLS) costs no LU for LapRLS
+            rho = np.r_[0.0, rho]
+        bounds["ratio"] = (rho[0], rho[-1])
+    else:
+        rho = np.sort(np.atleast_1d(np.asarray(ratios, dtype=np.float64)))
+    if rho.ndim != 1 or rho.size == 0 or not (np.isfinite(rho).all() and (rho >= 0).all()):
+        raise ValueError(f"ratios must be a non-empty 1-D sequence of finite numbers >= 0; got {ratios!r}.")
+    Y2 = _as_targets(Y, mp.S.size)
+    l = mp.S.size
+
+    def evaluate(ratio, gamma_A):
+        score = np.empty((ratio.size, gamma_A.size))
+        tie = np.empty_like(score)
+        for j, r in enumerate(ratio):          # grid of ratios (one LU each)
+            score[j], tie[j] = _path_scores(mp.path(r, fit_intercept), Y2, gamma_A * l, criterion, scoring)
+        return score, tie
+
+    KSS = mp.K[np.ix_(mp.S, mp.S)]
+    floor = 1e-10 * max(float(np.abs(np.diag(KSS)).max()), 1e-300)
+    bounds["gamma_A"] = (floor, np.inf)
+    res = select_grid(evaluate, {"ratio": rho, "gamma_A": gA}, extend=("ratio", "gamma_A") if extend else (),
+                      max_extensions=max_extensions, criterion=criterion, bounds=bounds)
+    res.best_params["gamma_I"] = res.best_params["ratio"] * res.best_params["gamma_A"]
+    if not return_coef:
+        return res
+    alpha, b = mp.coef(Y2, res.best_params["gamma_A"], res.best_params["ratio"], fit_intercept=fit_intercept)
+    return res, alpha, b
 
 
 # ---------------------------------------------------------------------------

@@ -558,6 +558,17 @@ add("select_tikhonov_alpha", "bad laplacian",
 add("select_laprls_gammas", "ratio < 0",
     lambda: g.select_laprls_gammas(np.eye(3), [0, 1], [1.0, -1.0], np.eye(3), ratios=[-1.0]),
     Raises(ValueError, "ratios"))
+add("prls_loo_errors", "gamma <= 0", lambda: g.prls_loo_errors(np.eye(3), np.eye(3), np.eye(3), np.ones(3), [0.0]),
+    Raises(ValueError, "gammas"))
+add("prls_loo_errors", "Kp of another shape",
+    lambda: g.prls_loo_errors(np.eye(3), np.eye(2), np.eye(3), np.ones(3), [1.0]), Raises(ValueError, "Kp"))
+add("select_prls_gamma", "gamma <= 0",
+    lambda: g.select_prls_gamma(np.eye(3), np.eye(3), np.eye(3), np.ones(3), [-1.0]), Raises(ValueError, "gammas"))
+add("ManifoldRidgePath", "M of another shape",
+    lambda: g.ManifoldRidgePath(np.eye(3), [0, 1], np.eye(2)), Raises(ValueError, "M"))
+add("select_manifold_gammas", "ratio < 0",
+    lambda: g.select_manifold_gammas(np.eye(3), [0, 1], [1.0, -1.0], np.eye(3), ratios=[-1.0]),
+    Raises(ValueError, "ratios"))
 add("select_kernel_ridge", "width <= 0", lambda: g.select_kernel_ridge(lambda s: np.eye(3), np.ones(3), [-1.0]),
     Raises(ValueError, "sigmas"))
 add("kfold_splits", "one fold", lambda: g.kfold_splits(np.array([0, 1, 0, 1]), 1), Raises(ValueError, "n_splits"))
