@@ -14,6 +14,11 @@ mpi4py nor dask until they are used).
 * :mod:`._csr` -- :class:`DistributedCSR`, the row-distributed operator the
   serial Chebyshev recurrence and CG run on unchanged;
 * :mod:`._mpi` -- the ``"mpi"`` backend (registered here);
+* :mod:`._dask` -- the ``"dask"`` backend (registered when imported, here):
+  row blocks held by the workers of a ``distributed.Client``;
+* :mod:`._knn` -- :func:`distributed_knn_graph`, exact kNN search cell by
+  cell (k-means or recursive coordinate bisection) with a halo pass; the
+  cells double as the graph partition;
 * :func:`run_mpi` -- run a script under ``mpiexec`` from a notebook.
 """
 
@@ -23,6 +28,8 @@ from ._partition import PartitionPlan, partition_graph, partition_plan
 from ._csr import DistributedCSR
 from ._mpi import MPIBackend, block_jacobi_amg, distributed_cg, distributed_chebyshev_filter, distributed_lmax
 from ._launch import run_mpi
+from ._dask import DaskBackend, DaskOperator, dask_conjugate_gradient, get_dask_client
+from ._knn import KNNCells, distributed_knn_graph, edge_recall, fit_cells
 
 register_backend(MPIBackend())
 
@@ -43,4 +50,12 @@ __all__ = [
     "distributed_chebyshev_filter",
     "distributed_lmax",
     "run_mpi",
+    "DaskBackend",
+    "DaskOperator",
+    "dask_conjugate_gradient",
+    "get_dask_client",
+    "KNNCells",
+    "distributed_knn_graph",
+    "edge_recall",
+    "fit_cells",
 ]
