@@ -1417,3 +1417,70 @@ def _tikhonov_stochastic_select(W, labeled, Y, alphas, *, laplacian, criterion, 
 
 
 __all__ += ["stochastic_loo_errors", "tikhonov_stochastic_errors", "STOCHASTIC_MIN_LABELS"]
+
+
+def _graph_kernel_residual(W, S, kernel, laplacian, tol, max_iter):
+    r"""``residual(Z, alpha)`` of graph kernel ridge: :math:`(I - H)Z = \mu(\Phi_{SS} + \mu I)^{-1}Z = \mu\beta`,
+    :math:`\beta` by matrix-free CG (each product one Chebyshev pass; :func:`~graphrkhs.graph_kernel_ridge`)."""
+    from ..kernels import GraphKernel
+    from ..spectral.filters import default_kernel
+    from ._graph import graph_kernel_ridge
+
+    if isinstance(W, GraphKernel):
+        K = W
+    else:
+        L = graph_laplacian(as_adjacency(W, dtype=np.float64), laplacian, dtype=np.float64)
+        K = GraphKernel(L, kernel if kernel is not None else default_kernel(), input="laplacian")
+
+    def residual(Z, alpha):
+        _, beta = graph_kernel_ridge(K, S, Z, alpha=alpha, method="cg", tol=tol, max_iter=max_iter,
+                                     return_coef=True)
+        return alpha * beta.reshape(Z.shape)
+
+    return K, residual
+
+
+def graph_kernel_ridge_stochastic_errors(W: Any, labeled: Any, Y: Any, alphas: Any, kernel: Optional[Any] = None, *,
+                                         laplacian: str = "normalized", unpenalized: Optional[Any] = None,
+                                         criterion: str = "loo", scoring: str = "mse", n_probes: int = 64,
+                                         random_state: Any = 0, tol: float = 1e-8,
+                                         max_iter: Optional[int] = None) -> Tuple[np.ndarray, np.ndarray]:
+    r"""Matrix-free LOO (or GCV) scores of :func:`~graphrkhs.graph_kernel_ridge` (:func:`stochastic_loo_errors`).
+
+    :math:`(I - H) Z = \mu (\Phi_{SS} + \mu I)^{-1} Z` by block CG whose
+    products are Chebyshev passes of :math:`\Phi = \varphi(L)` (memory
+    :math:`O(n (m + p))`, never the :math:`n \times l` block of columns):
+    for label sets above ``STOCHASTIC_MIN_LABELS``.  One block solve with
+    m + p right-hand sides per ``alpha``.
+
+    Parameters
+    ----------
+    W : graph or GraphKernel
+        A prebuilt :class:`~graphrkhs.GraphKernel` is reused (``kernel`` and
+        ``laplacian`` are then ignored).
+    labeled, Y, alphas
+        As in :func:`ridge_path_errors` (``alphas`` are the ridges :math:`\mu`).
+    kernel : filter, optional
+        Default :func:`graphrkhs.filters.default_kernel`.
+    laplacian : {"normalized", "combinatorial"}
+    unpenalized, criterion, scoring, n_probes, random_state
+        As in :func:`stochastic_loo_errors` (``np.ones(l)``: a free constant).
+    tol, max_iter
+        Of the CG solves.
+
+    Returns
+    -------
+    scores, tie_break : ndarrays of shape (len(alphas),)
+    """
+    from ..kernels import GraphKernel
+
+    n = W.shape[0] if isinstance(W, GraphKernel) else as_adjacency(W).shape[0]
+    S = _check_labeled_index(labeled, n)
+    alphas = check_ridges(alphas, "alphas")
+    _, residual = _graph_kernel_residual(W, S, kernel, laplacian, tol, max_iter)
+    return stochastic_loo_errors(residual, Y, [{"alpha": float(a)} for a in alphas], n_probes=n_probes,
+                                 random_state=random_state, criterion=criterion, scoring=scoring,
+                                 unpenalized=unpenalized)
+
+
+__all__ += ["graph_kernel_ridge_stochastic_errors"]

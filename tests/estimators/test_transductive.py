@@ -377,3 +377,39 @@ def test_tv_classifier_auto_alpha_two_folds_and_fallback():
     y1, _ = _partial(y, 1)
     one = GraphTVClassifier(graph="precomputed").fit(W, y1)
     assert one.cv_results_ is None and one.alpha_ == pytest.approx(np.sqrt(0.45))
+
+
+# --- matrix-free LOO above the label threshold --------------------------------------------------
+
+def test_graph_kernel_ridge_and_tikhonov_switch_to_the_stochastic_loo_above_the_threshold(monkeypatch):
+    import warnings
+
+    import graphrkhs.estimators._transductive as tr
+    import graphrkhs.solvers._selection as sel
+
+    rng = np.random.default_rng(11)
+    X = rng.uniform(size=(300, 2))
+    W = knn_graph(X, 8)
+    f = np.sin(5 * X[:, 0]) + X[:, 1] + 4.0
+    S = np.sort(rng.choice(300, 60, replace=False))
+    y = np.full(300, np.nan)
+    y[S] = f[S] + 0.4 * rng.normal(size=60)
+    grid = (1e-4, 1e-2, 1.0)           # well separated: the exact and the estimated LOO agree on the choice
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        exact = GraphKernelRidgeRegressor(alphas=grid, graph="precomputed").fit(W, y)
+        tik_exact = LaplacianRegularizationRegressor([0.0, 0.1, 1.0, 10.0], graph="precomputed").fit(W, y)
+        monkeypatch.setattr(tr, "STOCHASTIC_MIN_LABELS", 10)
+        monkeypatch.setattr(sel, "STOCHASTIC_MIN_LABELS", 10)
+        stoch = GraphKernelRidgeRegressor(alphas=grid, graph="precomputed").fit(W, y)
+        tik = LaplacianRegularizationRegressor([0.0, 0.1, 1.0, 10.0], graph="precomputed").fit(W, y)
+    ex, st = np.asarray(exact.cv_results_["mean_test_score"]), np.asarray(stoch.cv_results_["mean_test_score"])
+    # 64 probes: a relative error of the LOO MSE well below 1 / sqrt(64) (see stochastic_loo_errors)
+    np.testing.assert_allclose(st, ex, rtol=1 / 8)
+    assert stoch.alpha_ == exact.alpha_
+    # the CG fit with the free constant eliminated equals the dense saddle-point fit
+    np.testing.assert_allclose(stoch.transduction_, exact.transduction_, atol=1e-5)
+    np.testing.assert_allclose(tik.cv_results_["mean_test_score"], tik_exact.cv_results_["mean_test_score"],
+                               rtol=1 / 8)
+    assert tik.alpha_ == tik_exact.alpha_
+    np.testing.assert_allclose(tik.transduction_, tik_exact.transduction_, atol=1e-6)
