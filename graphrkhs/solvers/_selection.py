@@ -1220,7 +1220,7 @@ def select_tikhonov_solution(W: Any, labeled: Any, Y: Any, alphas: Optional[Any]
     return red.solution(res.best_params["alpha"], Y2), res
 
 
-__all__ += ["select_tikhonov_solution", "TIKHONOV_ALPHAS"]
+__all__ += ["select_tikhonov_solution"]
 
 
 # ---------------------------------------------------------------------------
@@ -1416,7 +1416,7 @@ def _tikhonov_stochastic_select(W, labeled, Y, alphas, *, laplacian, criterion, 
     return F, res
 
 
-__all__ += ["stochastic_loo_errors", "tikhonov_stochastic_errors", "STOCHASTIC_MIN_LABELS"]
+__all__ += ["stochastic_loo_errors", "tikhonov_stochastic_errors"]
 
 
 def _graph_kernel_residual(W, S, kernel, laplacian, tol, max_iter):
