@@ -243,7 +243,8 @@ class _LaplacianRegularization(_GraphLearner):
 
     _scoring = "mse"
 
-    def __init__(self, alpha: Union[float, str, Sequence[float]] = "auto", *, laplacian: str = "combinatorial", tol: float = 1e-8,
+    def __init__(self, alpha: Union[float, str, Sequence[float]] = "auto", *, laplacian: str = "combinatorial",
+                 tol: float = 1e-8,
                  preconditioner: Optional[str] = "auto", graph: GraphArg = "knn", n_neighbors: int = 10,
                  radius: Optional[float] = None, weight: str = "gaussian", sigma: Optional[float] = None,
                  verbose: Optional[bool] = None):
@@ -286,7 +287,7 @@ class LaplacianRegularizationClassifier(_TransductiveClassifier, _LaplacianRegul
 
     With ``alpha="auto"`` (the default), :math:`\mu` is chosen by exact
     leave-one-out over the labeled nodes
-    (:func:`~graphrkhs.solvers.select_tikhonov_solution`: the Kron reduction
+    (:func:`~graphrkhs.select_tikhonov_solution`: the Kron reduction
     :math:`L/L_{UU}` gives every :math:`\mu` from one sparse factorization,
     which also yields the final fit, so the automatic fit costs about one
     fixed-:math:`\mu` fit; above ``STOCHASTIC_MIN_LABELS`` labeled nodes the
@@ -521,7 +522,7 @@ class _GraphKernelRidge(_GraphLearner):
     def _solve_stochastic(self, W, S, Y, kernels):
         r"""``alpha="auto"`` above ``STOCHASTIC_MIN_LABELS`` labels: matrix-free LOO, CG fits (no n x l block).
 
-        The LOO of each (kernel, alpha) is :func:`~graphrkhs.solvers.graph_kernel_ridge_stochastic_errors`
+        The LOO of each (kernel, alpha) is :func:`~graphrkhs.graph_kernel_ridge_stochastic_errors`
         (diag(I - H) from random probes, same probes everywhere); the fit at the choice is CG on
         :math:`\Phi_{SS} + \mu I` with the free constant, if any, eliminated:
         :math:`b = 1^T P y / 1^T P 1`, :math:`P = (\Phi_{SS} + \mu I)^{-1}`.
@@ -574,8 +575,12 @@ class GraphKernelRidgeClassifier(_TransductiveClassifier, _GraphKernelRidge):
     ``alpha="auto"``, :math:`\mu` (and the kernel, given a list) is chosen by
     exact leave-one-out over the labeled nodes
     (:func:`~graphrkhs.graph_kernel_ridge_loo`): LOO accuracy, ties broken by
-    LOO squared error.  Never looks at unlabeled labels.  ``predict_proba``
-    is the softmax of the one-vs-all scores over the classes.
+    LOO squared error.  Above ``STOCHASTIC_MIN_LABELS`` (2000) labeled nodes
+    the LOO is matrix-free (:func:`~graphrkhs.graph_kernel_ridge_stochastic_errors`:
+    the diagonal of the hat matrix from 64 random probes, CG solves, never the
+    :math:`n \times l` block of kernel columns) and so is the final fit.
+    Never looks at unlabeled labels.  ``predict_proba`` is the softmax of the
+    one-vs-all scores over the classes.
 
     Parameters
     ----------
@@ -713,7 +718,7 @@ _TV_DOC = r"""
     ----------
     alpha : "auto", float > 0 or sequence of float > 0, default="auto"
         ``"auto"``: chosen by k-fold cross-validation on the labeled nodes
-        (:func:`~graphrkhs.solvers.kfold_scores`; TV is not linear in the
+        (:func:`~graphrkhs.kfold_scores`; TV is not linear in the
         labels, so there is no closed-form leave-one-out): the held-out labels
         stay in the graph, unlabeled; each fold runs along the grid with warm
         starts (the previous primal and rescaled dual) at a duality gap of
@@ -723,8 +728,9 @@ _TV_DOC = r"""
         move in between (see below), so this mostly guards against a graph
         where they do, at about one extra default fit (digits: 2.3x a fit
         at 0.5, ``benchmarks/selection.py``).  Regressor: 3 folds, grid
-        ``(0.05, 0.25, 1.25)`` times the standard deviation of the labeled
-        values, CV squared error, extended once at an edge.  A sequence is
+        ``(0.1, 0.4, 1.6)`` times the standard deviation of the labeled
+        values, CV squared error, not extended (smaller values need many
+        more iterations and gained nothing in the benchmarks).  A sequence is
         one's own grid; a number is used as is.  With too few labels for
         the folds (2 per class for the classifier, 6 for the regressor) the
         geometric middle of the grid is used.
@@ -836,13 +842,15 @@ class GraphTVClassifier(_TransductiveClassifier, _GraphTV):
 
 class GraphTVRegressor(_TransductiveRegressor, _GraphTV):
     _cv_scoring = "mse"
-    _cv_extend = True
+    # not extended: below ~0.1 std(y) the primal-dual iterations grow past max_iter (2000 points, 5% labels:
+    # 20000 iterations at 0.05 without reaching tol) while the CV error is flat there
+    _cv_extend = False
     _CV_TOL = 1e-3              # squared errors of alphas 5x apart differ by a few %: a tighter gap
 
     def _default_alphas(self, Y):
         # alpha is in the units of y: relative to the spread of the labeled values
         spread = float(np.mean(Y.std(axis=0)))
-        return (spread if spread > 0 else 1.0) * np.array([0.05, 0.25, 1.25])
+        return (spread if spread > 0 else 1.0) * np.array([0.1, 0.4, 1.6])
 
     def _cv_target(self, Y):
         # kfold_scores compares predictions with its target: predict each test row's root mean squared

@@ -30,6 +30,9 @@ one factorization:
                           to the identity: one factorization with l right-hand sides).
 :func:`kfold_scores`      learners that are not linear in the labels (TV, Poisson, hinge
                           loss): stratified, seeded k-fold CV on the labeled points.
+:func:`stochastic_loo_errors`
+                          matrix-free LOO/GCV of any linear smoother from block solves
+                          (diag(I - H) estimated by random probes).
 ========================  ==================================================================
 
 :func:`select_grid` runs an evaluation over a tensor grid, returns a
@@ -51,9 +54,16 @@ of the full fit (the solvers' :math:`1/l` loss scaling is not changed to
 :math:`1/(l-1)`).  PRLS expands f over the *labeled* kernel functions only,
 so its refit loses :math:`K(x_i, \cdot)` and the hat-matrix LOO is only an
 approximation there; use :func:`kfold_scores` with ``n_splits = l`` (exact
-LOO by refits, cheap for the few labels PRLS is meant for).  Not provided:
-a matrix-free LOO (stochastic diagonal estimation) for l too large for an
-l x l eigendecomposition.
+LOO by refits, cheap for the few labels PRLS is meant for).
+
+Large label sets.  Above ``STOCHASTIC_MIN_LABELS`` (2000) labeled points an
+l x l eigendecomposition is too costly; :func:`stochastic_loo_errors` then
+keeps the numerator :math:`(I - H)y` exact and estimates the diagonal of
+:math:`I - H` from Rademacher probes (Bekas, Kokiopoulou & Saad 2007), all
+in one block solve per grid point (:func:`tikhonov_stochastic_errors`,
+:func:`graph_kernel_ridge_stochastic_errors`; error documented there).
+:func:`select_tikhonov_solution` and the graph kernel ridge estimators
+switch to it by themselves.
 
 Scores follow scikit-learn: higher is better (``-MSE`` of the LOO residuals,
 ``-GCV``, or the LOO/held-out accuracy).  Ties are broken towards the
@@ -1243,7 +1253,7 @@ def stochastic_loo_errors(residual: Callable[..., np.ndarray], Y: Any, params: S
     The LOO residual :math:`((I - H)y)_i / (I - H)_{ii}` needs the whole
     diagonal of :math:`I - H`, which costs l solves if done exactly.  Here the
     numerator is exact and the diagonal is estimated from p Rademacher probes
-    (:func:`graphrkhs._core.loo.diagonal_from_probes`, Bekas, Kokiopoulou &
+    (``graphrkhs._core.loo.diagonal_from_probes``, Bekas, Kokiopoulou &
     Saad 2007), all in one block solve per grid point: ``residual`` is applied
     to the block ``[Y, z_1, ..., z_p]`` (m + p right-hand sides of the
     learner's own CG / Chebyshev solver).  The same probes serve every grid
