@@ -221,6 +221,12 @@ def main(argv=None):
                   f"acc {rows[-1]['acc_single']:.3f} -> {rows[-1]['acc_auto']:.3f}", flush=True)
     out = os.path.join(HERE, "results")
     os.makedirs(out, exist_ok=True)
+    if args.only and os.path.exists(os.path.join(out, "selection.json")):
+        # a partial run (--only) replaces its rows in the table and keeps the others
+        with open(os.path.join(out, "selection.json")) as f:
+            old = json.load(f)["rows"]
+        names = {r["learner"] for r in rows}
+        rows = [r for r in old if r["learner"] not in names] + rows
     with open(os.path.join(out, "selection.json"), "w") as f:
         json.dump({"repeats": repeats, "rows": rows}, f, indent=1)
     with open(os.path.join(out, "selection.md"), "w") as f:

@@ -726,7 +726,7 @@ _TV_DOC = r"""
         Classifier: 2 folds (stratified), grid ``(0.5, 0.9)``, CV
         accuracy, ties towards the larger (faster) value; decisions hardly
         move in between (see below), so this mostly guards against a graph
-        where they do, at about one extra default fit (digits: 2.3x a fit
+        where they do, at about one extra default fit (digits: 2.5x a fit
         at 0.5, ``benchmarks/selection.py``).  Regressor: 3 folds, grid
         ``(0.1, 0.4, 1.6)`` times the standard deviation of the labeled
         values, CV squared error, not extended (smaller values need many
