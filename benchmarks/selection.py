@@ -196,6 +196,7 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="1 run per timing instead of 5")
     ap.add_argument("--only", default="", help="run the learners whose name contains this text")
+    ap.add_argument("--exact", action="store_true", help="--only names one learner exactly")
     ap.add_argument("--regressors", action="store_true",
                     help="only the table of every regressor vs the mean predictor (regressors_vs_mean.md)")
     args = ap.parse_args(argv)
@@ -211,10 +212,16 @@ def main(argv=None):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", SelectionWarning)
         for name, (single, auto) in learners(X, y, S, W).items():
-            if args.only not in name:
+            if (args.only != name) if args.exact else (args.only not in name):
                 continue
-            ts, Fs = _median_time(single, repeats)
-            ta, Fa = _median_time(auto, repeats)
+            # interleaved (single, auto, single, auto, ...): the load of a shared machine drifts over a run
+            t_s, t_a = [], []
+            for _ in range(repeats):
+                t, Fs = _median_time(single, 1)
+                t_s.append(t)
+                t, Fa = _median_time(auto, 1)
+                t_a.append(t)
+            ts, ta = float(np.median(t_s)), float(np.median(t_a))
             rows.append({"learner": name, "single_s": ts, "auto_s": ta, "ratio": ta / ts,
                          "acc_single": _accuracy(Fs, y, S), "acc_auto": _accuracy(Fa, y, S)})
             print(f"{name:38s} single {ts:7.3f}s  auto {ta:7.3f}s  ratio {ta / ts:5.2f}  "
