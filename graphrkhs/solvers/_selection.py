@@ -1247,7 +1247,7 @@ STOCHASTIC_MIN_LABELS = 2000
 def stochastic_loo_errors(residual: Callable[..., np.ndarray], Y: Any, params: Sequence[Mapping[str, Any]], *,
                           n_probes: int = 64, random_state: Any = 0, criterion: str = "loo",
                           scoring: str = "mse", unpenalized: Optional[Any] = None,
-                          return_stderr: bool = False):
+                          return_stderr: bool = False) -> Tuple[np.ndarray, ...]:
     r"""Matrix-free LOO (or GCV) scores of a linear smoother, with :math:`\operatorname{diag}(I - H)` estimated.
 
     The LOO residual :math:`((I - H)y)_i / (I - H)_{ii}` needs the whole
