@@ -680,7 +680,7 @@ class _GraphTV(_GraphLearner):
             return float(self.alpha)
         target = self._cv_target(Y)
         if target is None:                    # too few labels (per class) for k-fold: the fallback value
-            return float(np.sqrt(grid[0] * grid[-1])) if grid.size > 1 else float(grid[0])
+            return self._fallback_alpha(grid)
         warm, done = {}, {}
         cv_tol = min(self.tol * 100, self._CV_TOL)
 
@@ -732,8 +732,9 @@ _TV_DOC = r"""
         values, CV squared error, not extended (smaller values need many
         more iterations and gained nothing in the benchmarks).  A sequence is
         one's own grid; a number is used as is.  With too few labels for
-        the folds (2 per class for the classifier, 6 for the regressor) the
-        geometric middle of the grid is used.
+        the folds (2 per class for the classifier, 6 for the regressor):
+        0.5 for the classifier (when in the grid), the geometric middle of
+        the grid for the regressor.
         :math:`\mu` of the degree-weighted problem (below), a number relative to
         the graph: multiplying all edge weights by c multiplies both terms by c,
         so the solution does not change.  A labeled node stays within
@@ -812,6 +813,10 @@ class GraphTVClassifier(_TransductiveClassifier, _GraphTV):
         # small values converge slowly (0.3: 2x the iterations of 0.5)
         return np.array([0.5, 0.9])
 
+    def _fallback_alpha(self, grid):
+        # the value of the documentation's digits study (fast, every labeled node keeps its class)
+        return 0.5 if grid.min() <= 0.5 <= grid.max() else float(np.sqrt(grid[0] * grid[-1]))
+
     def _cv_target(self, Y):
         cls = Y.argmax(axis=1)
         counts = np.bincount(cls, minlength=Y.shape[1])
@@ -851,6 +856,9 @@ class GraphTVRegressor(_TransductiveRegressor, _GraphTV):
         # alpha is in the units of y: relative to the spread of the labeled values
         spread = float(np.mean(Y.std(axis=0)))
         return (spread if spread > 0 else 1.0) * np.array([0.1, 0.4, 1.6])
+
+    def _fallback_alpha(self, grid):
+        return float(np.sqrt(grid[0] * grid[-1]))      # the geometric middle of the grid
 
     def _cv_target(self, Y):
         # kfold_scores compares predictions with its target: predict each test row's root mean squared
