@@ -289,8 +289,8 @@ class LaplacianRegularizationClassifier(_TransductiveClassifier, _LaplacianRegul
     leave-one-out over the labeled nodes
     (:func:`~graphrkhs.select_tikhonov_solution`: the Kron reduction
     :math:`L/L_{UU}` gives every :math:`\mu` from one sparse factorization,
-    which also yields the final fit, so the automatic fit costs about one
-    fixed-:math:`\mu` fit; above ``STOCHASTIC_MIN_LABELS`` labeled nodes the
+    which also yields the final fit, so the automatic fit costs one to two
+    fixed-:math:`\mu` fits (digits: 2.2x); above ``STOCHASTIC_MIN_LABELS`` labeled nodes the
     diagonal of the hat matrix is estimated by random probes).  The grid
     holds :math:`\mu = 0`, the harmonic solution, scored by its own exact
     LOO: on clean labels it is usually the choice.  Classifier: LOO

@@ -1176,8 +1176,9 @@ def select_tikhonov_solution(W: Any, labeled: Any, Y: Any, alphas: Optional[Any]
     factorization of :math:`L_{UU}` and one :math:`l \times l`
     eigendecomposition) gives the exact LOO of every ``alpha``
     (:func:`tikhonov_path_errors`) and, from the same factorization, the
-    solution at the selected one: the whole call costs about one
-    fixed-``alpha`` fit (``benchmarks/selection.py``).  ``alpha = 0`` (the
+    solution at the selected one: the whole call costs one to two
+    fixed-``alpha`` fits (digits, 100 labels: 2.2x, ``benchmarks/selection.py``;
+    the matrix-free path 36x there).  ``alpha = 0`` (the
     harmonic solution, :func:`~graphrkhs.harmonic_solution`) is a point of
     the default grid, scored by its own exact LOO (the limit
     :math:`\mu \to 0`).  ``method="stochastic"``: the matrix-free LOO of
