@@ -13,7 +13,7 @@ both.  The machine is shared (2 cores, other jobs running): ratios are more stab
 still noisy by some 10-20 %.  The graph (kNN) is built once outside both timings for the graph learners
 (it is shared by both and by every grid point).
 
-Run:  python benchmarks/selection.py [--quick]
+Run:  python benchmarks/selection.py [--quick] [--only NAME]
 Writes benchmarks/results/selection.json and .md.
 
 Estimator level (issue 14, the inductive and data-dependent learners): ``E().fit`` with every parameter
@@ -23,6 +23,10 @@ the defaults against the best of a fine hand grid (noisy circles, digits; mean o
   python benchmarks/selection.py --estimators [--repeats 5] [--fashion 5000] [--accuracy circles,digits]
 
 writes results/selection_estimators.{json,md} and results/selection_accuracy_<data>.{json,md}.
+
+``--regressors``: every regressor of the package with its defaults against predicting the mean of the
+observed values, on the issue's smooth signal with a non-zero mean and a trend (2000 random 2-D points,
+5% observed); writes benchmarks/results/regressors_vs_mean.json and .md.
 """
 
 import argparse
@@ -33,13 +37,14 @@ import warnings
 
 import numpy as np
 
-from graphrkhs import filters
+import graphrkhs
+from graphrkhs import GraphTVClassifier, filters
 from graphrkhs.datasets import load_digits, sample_labels
 from graphrkhs.graphs import knn_graph, laplacian
 from graphrkhs.kernels import FredholmKernel, default_sigma, pairwise_kernel
 from graphrkhs.solvers import (
     SelectionWarning, graph_kernel_columns, graph_penalty, laprls_fit, rls_fit, select_kernel_ridge,
-    select_laprls_gammas, select_ridge_alpha, select_tikhonov_alpha, tikhonov_solution,
+    select_laprls_gammas, select_ridge_alpha, select_tikhonov_solution, tikhonov_solution,
 )
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -106,8 +111,21 @@ def learners(X, y, S, W):
         return tikhonov_solution(W, S, Y, alpha=1e-2)
 
     def tik_auto():
-        res = select_tikhonov_alpha(W, S, Y, scoring="accuracy")
-        return tikhonov_solution(W, S, Y, alpha=res.best_params["alpha"])
+        # the Kron reduction: one factorization for the LOO path and the final fit
+        return select_tikhonov_solution(W, S, Y, scoring="accuracy")[0]
+
+    def tik_stochastic():
+        # the matrix-free LOO (forced here; used by default above STOCHASTIC_MIN_LABELS labels)
+        return select_tikhonov_solution(W, S, Y, scoring="accuracy", method="stochastic")[0]
+
+    y_partial = np.full(y.size, -1)
+    y_partial[S] = y[S]
+
+    def tv_single():
+        return GraphTVClassifier(0.5, graph="precomputed").fit(W, y_partial).scores_
+
+    def tv_auto():
+        return GraphTVClassifier(graph="precomputed").fit(W, y_partial).scores_
 
     M = graph_penalty(W)
 
@@ -125,6 +143,8 @@ def learners(X, y, S, W):
             "Fredholm RLS (sigma, alpha)": (fred_single, fred_auto),
             "graph kernel ridge (alpha)": (gkr_single, gkr_auto),
             "Tikhonov (alpha)": (tik_single, tik_auto),
+            "Tikhonov (alpha), matrix-free LOO": (tik_single, tik_stochastic),
+            "graph TV classifier (alpha, 2-fold CV)": (tv_single, tv_auto),
             f"LapRLS (gamma_A, gamma_I), n={n}": (lap_single, lap_auto)}
 
 
@@ -273,6 +293,57 @@ def main_estimators(argv=None):
                             f"{r['gap']:+.3f} | {r['hand_best_params']} |\n")
     return 0
 
+def regressors_vs_mean(n=2000, rate=0.05, seeds=(0, 1, 2), only=""):
+    """Every regressor of ``graphrkhs.__all__`` with its defaults against the mean of the observed values.
+
+    The issue's task: n random points in [-1, 1]^2, a smooth signal with a non-zero mean and a trend,
+    ``f = 3 + 1.5 x_0 + sin(3 x_1)``, observed with noise 0.1 at a fraction ``rate`` of the points; RMSE
+    on the unobserved points, for the estimator with defaults and for the constant ``mean(y_observed)``.
+    """
+    names = [nm for nm in graphrkhs.__all__ if nm.endswith("Regressor") and only in nm]
+    rows = []
+    for name in names:
+        ratios, rmses, base, times = [], [], [], []
+        for seed in seeds:
+            rng = np.random.default_rng(seed)
+            X = rng.uniform(-1, 1, size=(n, 2))
+            f = 3.0 + 1.5 * X[:, 0] + np.sin(3 * X[:, 1])
+            S = rng.choice(n, int(rate * n), replace=False)
+            y = np.full(n, np.nan)
+            y[S] = f[S] + 0.1 * rng.normal(size=S.size)
+            U = np.setdiff1d(np.arange(n), S)
+            t = time.perf_counter()
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                est = getattr(graphrkhs, name)().fit(X, y)
+            pred = est.transduction_ if hasattr(est, "transduction_") else est.predict(X)
+            times.append(time.perf_counter() - t)
+            rmses.append(float(np.sqrt(np.mean((pred[U] - f[U]) ** 2))))
+            base.append(float(np.sqrt(np.mean((y[S].mean() - f[U]) ** 2))))
+            ratios.append(rmses[-1] / base[-1])
+        rows.append({"regressor": name, "rmse": float(np.mean(rmses)), "rmse_mean_predictor": float(np.mean(base)),
+                     "ratio": float(np.mean(ratios)), "ratio_max": float(np.max(ratios)),
+                     "fit_s": float(np.median(times))})
+        print(f"{name:34s} RMSE {rows[-1]['rmse']:.3f}  mean predictor {rows[-1]['rmse_mean_predictor']:.3f}  "
+              f"ratio {rows[-1]['ratio']:.3f} (max {rows[-1]['ratio_max']:.3f})  fit {rows[-1]['fit_s']:.2f}s",
+              flush=True)
+    return rows
+
+
+def _write_regressors(rows, n, rate, seeds):
+    out = os.path.join(HERE, "results")
+    os.makedirs(out, exist_ok=True)
+    with open(os.path.join(out, "regressors_vs_mean.json"), "w") as f:
+        json.dump({"n": n, "rate": rate, "seeds": list(seeds), "rows": rows}, f, indent=1)
+    with open(os.path.join(out, "regressors_vs_mean.md"), "w") as f:
+        f.write(f"# Regressors with defaults vs the mean of the observed values\n\n"
+                f"n={n} uniform points in [-1, 1]^2, f = 3 + 1.5 x0 + sin(3 x1), {rate:.0%} observed (noise "
+                f"0.1), RMSE on the unobserved points, mean over seeds {list(seeds)}.\n\n"
+                "| regressor | RMSE | RMSE of the mean | ratio | worst ratio | fit (s) |\n|---|---|---|---|---|---|\n")
+        for r in rows:
+            f.write(f"| {r['regressor']} | {r['rmse']:.3f} | {r['rmse_mean_predictor']:.3f} | {r['ratio']:.3f} | "
+                    f"{r['ratio_max']:.3f} | {r['fit_s']:.2f} |\n")
+
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -280,9 +351,18 @@ def main(argv=None):
     ap.add_argument("--only", default="", help="run the learners whose name contains this text")
     ap.add_argument("--estimators", action="store_true",
                     help="estimator-level table instead (see main_estimators; other flags after --)")
+    ap.add_argument("--exact", action="store_true", help="--only names one learner exactly")
+    ap.add_argument("--regressors", action="store_true",
+                    help="only the table of every regressor vs the mean predictor (regressors_vs_mean.md)")
     args, rest = ap.parse_known_args(argv)
     if args.estimators:
         return main_estimators(rest + (["--only", args.only] if args.only else []))
+    if rest:
+        ap.error(f"unrecognized arguments: {' '.join(rest)}")
+    if args.regressors:
+        n, rate, seeds = (500, 0.1, (0,)) if args.quick else (2000, 0.05, (0, 1, 2))
+        _write_regressors(regressors_vs_mean(n, rate, seeds, args.only), n, rate, seeds)
+        return 0
     repeats = 1 if args.quick else 5
     X, y = load_digits()
     _, S = sample_labels(y, 10, random_state=0)
@@ -291,16 +371,28 @@ def main(argv=None):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", SelectionWarning)
         for name, (single, auto) in learners(X, y, S, W).items():
-            if args.only not in name:
+            if (args.only != name) if args.exact else (args.only not in name):
                 continue
-            ts, Fs = _median_time(single, repeats)
-            ta, Fa = _median_time(auto, repeats)
+            # interleaved (single, auto, single, auto, ...): the load of a shared machine drifts over a run
+            t_s, t_a = [], []
+            for _ in range(repeats):
+                t, Fs = _median_time(single, 1)
+                t_s.append(t)
+                t, Fa = _median_time(auto, 1)
+                t_a.append(t)
+            ts, ta = float(np.median(t_s)), float(np.median(t_a))
             rows.append({"learner": name, "single_s": ts, "auto_s": ta, "ratio": ta / ts,
                          "acc_single": _accuracy(Fs, y, S), "acc_auto": _accuracy(Fa, y, S)})
             print(f"{name:38s} single {ts:7.3f}s  auto {ta:7.3f}s  ratio {ta / ts:5.2f}  "
                   f"acc {rows[-1]['acc_single']:.3f} -> {rows[-1]['acc_auto']:.3f}", flush=True)
     out = os.path.join(HERE, "results")
     os.makedirs(out, exist_ok=True)
+    if args.only and os.path.exists(os.path.join(out, "selection.json")):
+        # a partial run (--only) replaces its rows in the table and keeps the others
+        with open(os.path.join(out, "selection.json")) as f:
+            old = json.load(f)["rows"]
+        names = {r["learner"] for r in rows}
+        rows = [r for r in old if r["learner"] not in names] + rows
     with open(os.path.join(out, "selection.json"), "w") as f:
         json.dump({"repeats": repeats, "rows": rows}, f, indent=1)
     with open(os.path.join(out, "selection.md"), "w") as f:

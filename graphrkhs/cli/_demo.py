@@ -36,10 +36,11 @@ def _demo_methods(n_neighbors):
     )
 
     def harmonic(X, y, W):
-        return LaplacianRegularizationClassifier(graph="precomputed", unlabeled=-1).fit(W, y).transduction_
+        return LaplacianRegularizationClassifier(0.0, graph="precomputed", unlabeled=-1).fit(W, y).transduction_
 
     def sharp_harmonic(X, y, W):
-        return LaplacianRegularizationClassifier(graph="precomputed", unlabeled=-1).fit(W.power(4.0), y).transduction_
+        model = LaplacianRegularizationClassifier(0.0, graph="precomputed", unlabeled=-1)
+        return model.fit(W.power(4.0), y).transduction_
 
     def estimator(make):
         def run(X, y, W):

@@ -96,6 +96,6 @@ def propose_labels_for(estimator: BaseEstimator, X: ArrayLike, y: ArrayLike, n_p
         kwargs["graph"] = W
         if isinstance(estimator, LaplacianRegularizationClassifier):
             scores = estimator.scores_
-            kwargs.update(alpha=estimator.alpha, laplacian=estimator.laplacian)
+            kwargs.update(alpha=estimator.alpha_, laplacian=estimator.laplacian)   # the fitted (selected) value
     return propose_labels(scores, n_points, criterion=criterion, labeled=labeled, random_state=random_state,
                           return_values=return_values, **kwargs)

@@ -62,6 +62,7 @@ from ._kernel import __all__ as _kernel_all
 from ._kernel import INTEGRAL_OPERATORS, SOLVERS  # noqa: F401
 from ._selection import *  # noqa: F401,F403
 from ._selection import __all__ as _selection_all
+from ._selection import STOCHASTIC_MIN_LABELS, TIKHONOV_ALPHAS  # noqa: F401
 from ._tv import *  # noqa: F401,F403
 from ._tv import __all__ as _tv_all
 from ._tv import TV_TOL  # noqa: F401

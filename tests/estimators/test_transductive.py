@@ -49,7 +49,7 @@ def _partial(y, per_class, seed=0):
 # --- estimators equal their plain functions ---------------------------------------------------
 
 @pytest.mark.parametrize("est, fn", [
-    (LaplacianRegularizationClassifier(graph="precomputed"), lambda W, S, Y: harmonic_solution(W, S, Y)),
+    (LaplacianRegularizationClassifier(0.0, graph="precomputed"), lambda W, S, Y: harmonic_solution(W, S, Y)),
     (LaplacianRegularizationClassifier(0.1, graph="precomputed"),
      lambda W, S, Y: tikhonov_solution(W, S, Y, alpha=0.1)),
     (PoissonLearningClassifier(graph="precomputed"), lambda W, S, Y: poisson_learning(W, S, Y)),
@@ -282,3 +282,133 @@ def test_component_without_labels_gets_class_prior():
         np.testing.assert_allclose(est.scores_[3:], np.tile([1 / 3, 2 / 3], (3, 1)))
         np.testing.assert_allclose(est.label_distributions_[3:], np.tile([1 / 3, 2 / 3], (3, 1)))
         np.testing.assert_array_equal(est.transduction_[3:], [1, 1, 1])
+
+
+# --- Laplacian regularization: alpha="auto" -----------------------------------------------------
+
+def test_laplacian_regularization_auto_is_the_engine_choice_and_its_solution():
+    from graphrkhs.solvers import TIKHONOV_ALPHAS, select_tikhonov_solution
+
+    rng = np.random.default_rng(0)
+    X = rng.uniform(size=(300, 2))
+    W = knn_graph(X, 8)
+    f = np.sin(4 * X[:, 0]) + 2 * X[:, 1] + 3.0
+    S = np.sort(rng.choice(300, 60, replace=False))
+    y = np.full(300, np.nan)
+    y[S] = f[S] + 0.5 * rng.normal(size=60)          # noisy labels: smoothing must win over the harmonic
+    reg = LaplacianRegularizationRegressor(graph="precomputed").fit(W, y)
+    F, res = select_tikhonov_solution(W, S, y[S], TIKHONOV_ALPHAS)
+    assert reg.alpha_ == res.best_params["alpha"] > 0
+    np.testing.assert_array_equal(reg.cv_results_["mean_test_score"], res.cv_results_["mean_test_score"])
+    np.testing.assert_allclose(reg.transduction_, tikhonov_solution(W, S, y[S], alpha=reg.alpha_), atol=1e-9)
+    harm = LaplacianRegularizationRegressor(0.0, graph="precomputed").fit(W, y)
+    assert harm.alpha_ == 0 and harm.cv_results_ is None
+    # the harmonic solution keeps the noise on the labeled nodes; the selected alpha removes some of it
+    err = lambda g: np.sqrt(np.mean((g[S] - f[S]) ** 2))   # noqa: E731
+    assert err(reg.transduction_) < 0.8 * err(harm.transduction_)
+    # one's own grid is scored, not extended
+    own = LaplacianRegularizationRegressor([0.0, 1e-3, 1e-2], graph="precomputed")
+    with pytest.warns(Warning, match="edge of its grid"):
+        own.fit(W, y)
+    assert own.alpha_ == 1e-2 and own.cv_results_["param_alpha"].tolist() == [0.0, 1e-3, 1e-2]
+
+
+def test_laplacian_regularization_classifier_auto_scores_loo_accuracy():
+    X, y = _two_moons(150)
+    W = knn_graph(X, 8)
+    y_partial, keep = _partial(y, 6)
+    est = LaplacianRegularizationClassifier(graph="precomputed").fit(W, y_partial)
+    cv = est.cv_results_
+    assert cv["param_alpha"][0] == 0.0 and est.alpha_ in cv["param_alpha"]
+    # the score is a LOO accuracy over the 12 labels, the selected point ranks first
+    assert set(np.round(cv["mean_test_score"] * 12, 9)) <= set(range(13))
+    assert cv["rank_test_score"][list(cv["param_alpha"]).index(est.alpha_)] == 1
+    fixed = LaplacianRegularizationClassifier(est.alpha_, graph="precomputed").fit(W, y_partial)
+    np.testing.assert_allclose(est.scores_, fixed.scores_, atol=1e-9)
+
+
+# --- graph TV: alpha="auto" by k-fold CV --------------------------------------------------------
+
+def test_tv_regressor_auto_alpha_is_the_kfold_choice_of_independent_refits():
+    import warnings
+
+    from graphrkhs.solvers import kfold_splits
+
+    rng = np.random.default_rng(3)
+    X = rng.uniform(size=(200, 2))
+    W = knn_graph(X, 8)
+    f = np.where(X[:, 0] > 0.5, 2.0, -1.0) + 5.0
+    S = np.sort(rng.choice(200, 30, replace=False))
+    y = np.full(200, np.nan)
+    y[S] = f[S] + 0.3 * rng.normal(size=30)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        reg = GraphTVRegressor(graph="precomputed").fit(W, y)
+    cv = reg.cv_results_
+    grid = np.asarray(cv["param_alpha"])
+    np.testing.assert_allclose(grid, np.std(y[S]) * np.array([0.1, 0.4, 1.6]))
+    # oracle: the same folds, cold starts at a tight duality gap
+    folds = kfold_splits(np.zeros(30), 3, stratify=False, random_state=0)
+    oracle = []
+    for a in grid:
+        errs = []
+        for tr, te in folds:
+            F = graph_tv(W, S[tr], y[S][tr], alpha=a, tol=1e-7, max_iter=100000)
+            errs.append(np.mean((F[S[te]] - y[S][te]) ** 2))
+        oracle.append(-np.mean(errs))
+    np.testing.assert_allclose(cv["mean_test_score"], oracle, rtol=0.05)
+    assert reg.alpha_ == grid[np.argmax(oracle)]
+    fixed = GraphTVRegressor(reg.alpha_, graph="precomputed").fit(W, y)
+    np.testing.assert_allclose(reg.transduction_, fixed.transduction_, atol=1e-12)
+    assert fixed.cv_results_ is None and fixed.alpha_ == reg.alpha_
+
+
+def test_tv_classifier_auto_alpha_two_folds_and_fallback():
+    X, y = _two_moons(120)
+    W = knn_graph(X, 8)
+    y_partial, keep = _partial(y, 5)
+    est = GraphTVClassifier(graph="precomputed").fit(W, y_partial)
+    assert est.cv_results_["param_alpha"].tolist() == [0.5, 0.9] and est.alpha_ in (0.5, 0.9)
+    # accuracies over 2 stratified folds of 5 + 5 labels: multiples of 1/10 averaged over two folds
+    assert np.all(np.isclose((np.asarray(est.cv_results_["mean_test_score"]) * 20) % 1, 0)
+                  | np.isclose((np.asarray(est.cv_results_["mean_test_score"]) * 20) % 1, 1))
+    # one label per class: no folds, the middle of the grid, no table
+    y1, _ = _partial(y, 1)
+    one = GraphTVClassifier(graph="precomputed").fit(W, y1)
+    assert one.cv_results_ is None and one.alpha_ == 0.5
+
+
+# --- matrix-free LOO above the label threshold --------------------------------------------------
+
+def test_graph_kernel_ridge_and_tikhonov_switch_to_the_stochastic_loo_above_the_threshold(monkeypatch):
+    import warnings
+
+    import graphrkhs.estimators._transductive as tr
+    import graphrkhs.solvers._selection as sel
+
+    rng = np.random.default_rng(11)
+    X = rng.uniform(size=(300, 2))
+    W = knn_graph(X, 8)
+    f = np.sin(5 * X[:, 0]) + X[:, 1] + 4.0
+    S = np.sort(rng.choice(300, 60, replace=False))
+    y = np.full(300, np.nan)
+    y[S] = f[S] + 0.4 * rng.normal(size=60)
+    grid = (1e-4, 1e-2, 1.0)           # well separated: the exact and the estimated LOO agree on the choice
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        exact = GraphKernelRidgeRegressor(alphas=grid, graph="precomputed").fit(W, y)
+        tik_exact = LaplacianRegularizationRegressor([0.0, 0.1, 1.0, 10.0], graph="precomputed").fit(W, y)
+        monkeypatch.setattr(tr, "STOCHASTIC_MIN_LABELS", 10)
+        monkeypatch.setattr(sel, "STOCHASTIC_MIN_LABELS", 10)
+        stoch = GraphKernelRidgeRegressor(alphas=grid, graph="precomputed").fit(W, y)
+        tik = LaplacianRegularizationRegressor([0.0, 0.1, 1.0, 10.0], graph="precomputed").fit(W, y)
+    ex, st = np.asarray(exact.cv_results_["mean_test_score"]), np.asarray(stoch.cv_results_["mean_test_score"])
+    # 64 probes: a relative error of the LOO MSE well below 1 / sqrt(64) (see stochastic_loo_errors)
+    np.testing.assert_allclose(st, ex, rtol=1 / 8)
+    assert stoch.alpha_ == exact.alpha_
+    # the CG fit with the free constant eliminated equals the dense saddle-point fit
+    np.testing.assert_allclose(stoch.transduction_, exact.transduction_, atol=1e-5)
+    np.testing.assert_allclose(tik.cv_results_["mean_test_score"], tik_exact.cv_results_["mean_test_score"],
+                               rtol=1 / 8)
+    assert tik.alpha_ == tik_exact.alpha_
+    np.testing.assert_allclose(tik.transduction_, tik_exact.transduction_, atol=1e-6)

@@ -574,6 +574,20 @@ add("select_kernel_ridge", "width <= 0", lambda: g.select_kernel_ridge(lambda s:
 add("kfold_splits", "one fold", lambda: g.kfold_splits(np.array([0, 1, 0, 1]), 1), Raises(ValueError, "n_splits"))
 add("kfold_scores", "bad scoring", lambda: g.kfold_scores(lambda tr, te: te, np.array([0, 1, 0, 1]), {}, scoring="f1"),
     Raises(ValueError, "scoring"))
+add("select_tikhonov_solution", "alpha < 0", lambda: g.select_tikhonov_solution(_P3, [0], [1.0], [-1.0]),
+    Raises(ValueError, "alphas"))
+unknown_option("select_tikhonov_solution", lambda: g.select_tikhonov_solution(_P3, [0], [1.0], method="bogus"),
+               "method")
+add("stochastic_loo_errors", "residual not callable",
+    lambda: g.stochastic_loo_errors(np.eye(3), np.ones(3), [{}]), Raises(TypeError, "residual"))
+add("stochastic_loo_errors", "residual of the wrong shape",
+    lambda: g.stochastic_loo_errors(lambda Z: Z[:2], np.ones(3), [{}], n_probes=2), Raises(ValueError, "residual"))
+add("stochastic_loo_errors", "no probes",
+    lambda: g.stochastic_loo_errors(lambda Z: Z, np.ones(3), [{}], n_probes=0), Raises(ValueError, "n_probes"))
+add("tikhonov_stochastic_errors", "alpha < 0", lambda: g.tikhonov_stochastic_errors(_P3, [0], [1.0], [-1.0]),
+    Raises(ValueError, "alphas"))
+add("graph_kernel_ridge_stochastic_errors", "alpha 0",
+    lambda: g.graph_kernel_ridge_stochastic_errors(_P3, [0], [1.0], [0.0]), Raises(ValueError, "alphas"))
 
 add("rls_loo_error", "alpha 0", lambda: g.rls_loo_error(KS, YR, [0.0]), Raises(ValueError, "alphas"))
 

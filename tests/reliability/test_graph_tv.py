@@ -93,7 +93,7 @@ def test_digits_flat_nodes_are_reported_and_not_given_the_first_class(digits):
     Y = np.eye(10)[y[keep]]
     H = harmonic_solution(W, keep, Y)
     np.testing.assert_allclose(est.scores_[un], H[un], rtol=1e-12)
-    F = graph_tv(W, keep, Y, alpha=est.alpha, tol=est.tol)
+    F = graph_tv(W, keep, Y, alpha=est.alpha_, tol=est.tol)
     np.testing.assert_allclose(est.scores_[~un], F[~un], rtol=1e-12)
     assert (F[un].max(axis=1) <= 0.5).all() and (F[~un].max(axis=1) > 0.5).all()
     # the raw TV argmax on those nodes is (nearly) one class; the fallback spreads them out
