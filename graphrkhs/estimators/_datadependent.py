@@ -330,14 +330,16 @@ class _Warped(_DataDependent):
         "gamma_I": [Interval("real", 0, None)],
         "graph": [Options("knn", "epsilon"), GraphSpec],
         **POINT_CLOUD_GRAPH_CONSTRAINTS,
-        "solver": [Options("auto", "direct", "cg")],
+        "solver": [Options("auto", "direct", "cg", "nystrom")],
+        "n_components": [Interval("int", 1, None)],
+        "landmarks": [Options("kmeans", "uniform")],
     }
 
     def __init__(self, *, kernel: Kernel = "gaussian", sigma: Optional[float] = None, gamma_A: float = 1e-2,
                  gamma_I: float = 1.0, graph: Union[str, GraphSpec] = "knn", n_neighbors: int = 10,
                  radius: Optional[float] = None, weight: str = "gaussian", graph_sigma: Optional[float] = None,
                  laplacian: str = "combinatorial", laplacian_power: int = 1, loss: str = "squared",
-                 solver: str = "auto",
+                 solver: str = "auto", n_components: int = 1000, landmarks: str = "kmeans",
                  random_state: Optional[Union[int, np.random.Generator]] = None, verbose: Optional[bool] = None):
         self._store_init_params(locals())
 
@@ -355,7 +357,7 @@ class _Warped(_DataDependent):
                             graph=spec.kind, n_neighbors=spec.n_neighbors, radius=spec.radius, weight=spec.weight,
                             graph_sigma=spec.sigma, laplacian=self.laplacian,
                             laplacian_power=self.laplacian_power, solver=self.solver,
-                            random_state=self.random_state, verbose=self.verbose)
+                            n_components=self.n_components, landmarks=self.landmarks, random_state=self.random_state, verbose=self.verbose)
 
 
 _WARPED_PARAMS_DOC = r"""
@@ -382,8 +384,13 @@ _WARPED_PARAMS_DOC = r"""
         None: the mean neighbour distance); ``sigma`` is the base kernel's width.
     laplacian : {"combinatorial", "normalized", "randomwalk"}, default="combinatorial"
     laplacian_power : int >= 1, default=1
-    solver : {"auto", "direct", "cg"}, default="auto"
-        See :class:`graphrkhs.WarpedKernel`.
+    solver : {"auto", "direct", "cg", "nystrom"}, default="auto"
+        See :class:`graphrkhs.WarpedKernel` ("auto": direct up to 4000 points, CG up to 10000,
+        the Nystrom low-rank kernel above).
+    n_components : int, default=1000
+        Cap on the Nystrom landmarks (:class:`graphrkhs.NystromFeatures`).
+    landmarks : {"kmeans", "uniform"}, default="kmeans"
+        Nystrom landmarks.
     random_state : int, Generator or None
     verbose : bool or None, default=None
         Progress bars (tqdm) of the long steps of ``fit`` and ``predict`` (graph, solves):
