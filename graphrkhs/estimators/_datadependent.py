@@ -320,6 +320,18 @@ class FredholmRegressor(RegressorOutputMixin, _Fredholm):
 # Warped kernel
 # ---------------------------------------------------------------------------
 
+class _SparseGraph:
+    """A precomputed sparse adjacency."""
+
+    def __call__(self, value):
+        from scipy.sparse import issparse
+
+        return issparse(value)
+
+    def __str__(self):
+        return "a sparse adjacency matrix"
+
+
 class _Warped(_DataDependent):
     """Parameters and kernel shared by the warped-kernel classifier and regressor."""
 
@@ -328,7 +340,7 @@ class _Warped(_DataDependent):
         "sigma": [POSITIVE, None],
         "gamma_A": [POSITIVE],
         "gamma_I": [Interval("real", 0, None)],
-        "graph": [Options("knn", "epsilon"), GraphSpec],
+        "graph": [Options("knn", "epsilon"), GraphSpec, _SparseGraph()],
         **POINT_CLOUD_GRAPH_CONSTRAINTS,
         "solver": [Options("auto", "direct", "cg", "nystrom")],
         "n_components": [Interval("int", 1, None)],
@@ -347,6 +359,11 @@ class _Warped(_DataDependent):
         return float(self.gamma_A)    # the ridge of RLS on the warped kernel is gamma_A: then it is LapRLS
 
     def _make_kernel(self, X):
+        if not isinstance(self.graph, (str, GraphSpec)):     # a precomputed sparse adjacency
+            return WarpedKernel(X, kernel=self.kernel, sigma=self.sigma, gamma_A=self.gamma_A, gamma_I=self.gamma_I,
+                                graph=self.graph, laplacian=self.laplacian, laplacian_power=self.laplacian_power,
+                                solver=self.solver, n_components=self.n_components, landmarks=self.landmarks,
+                                random_state=self.random_state, verbose=self.verbose)
         spec = graph_spec(self, self.graph_sigma).validate(X.shape[0])
         if (spec.mode, spec.algorithm) != ("union", "auto"):
             # TODO(kernels): WarpedKernel builds its own kNN graph with knn_graph's mode and algorithm
@@ -373,8 +390,9 @@ _WARPED_PARAMS_DOC = r"""
         :math:`\gamma_I / n^2`).
     gamma_I : float >= 0, default=1.0
         Intrinsic (graph) weight; ``gamma_I / gamma_A = 100`` deforms strongly.
-    graph : {"knn", "epsilon"} or GraphSpec, default="knn"
-        Graph of :class:`graphrkhs.WarpedKernel` (a ``GraphSpec`` replaces ``n_neighbors``,
+    graph : {"knn", "epsilon"}, GraphSpec or sparse adjacency, default="knn"
+        Graph of :class:`graphrkhs.WarpedKernel` (a sparse (n, n) adjacency over the rows of ``fit``
+        is used as is) (a ``GraphSpec`` replaces ``n_neighbors``,
         ``radius``, ``weight`` and ``graph_sigma``; its ``mode`` and ``algorithm`` must be the defaults).
     n_neighbors : int, default=10
     radius : float, optional (epsilon graph)

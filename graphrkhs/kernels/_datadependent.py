@@ -586,7 +586,8 @@ class WarpedKernel:
         (:math:`\gamma_I / \gamma_A = 100` by default: a strong deformation, the
         regime where the kernel follows the data's geometry as in the paper's
         two-circles figure).
-    graph : {"knn", "epsilon"}, default="knn"
+    graph : {"knn", "epsilon"} or adjacency, default="knn"
+        An adjacency (anything :func:`~graphrkhs.as_adjacency` takes, (n, n) over X) is used as is.
     n_neighbors : int, default=10
         kNN graph degree (the usual 10, as in :func:`graphrkhs.knn_graph`).
     radius : float, optional
@@ -657,7 +658,7 @@ class WarpedKernel:
 
     def __init__(self, X: ArrayLike, *, kernel: KernelName = "gaussian",
                  sigma: float | None = None, gamma_A: float = 1e-2, gamma_I: float = 1.0,
-                 graph: Literal["knn", "epsilon"] = "knn", n_neighbors: int = 10, radius: float | None = None,
+                 graph: Literal["knn", "epsilon"] | Any = "knn", n_neighbors: int = 10, radius: float | None = None,
                  weight: Literal["binary", "gaussian", "self-tuning"] = "gaussian", graph_sigma: float | None = None,
                  laplacian: LaplacianKind = "combinatorial", laplacian_power: int = 1,
                  solver: Literal["auto", "direct", "cg", "nystrom"] = "auto", tol: float | None = None,
@@ -675,7 +676,18 @@ class WarpedKernel:
             self.sigma = default_sigma(self.X) if self.kernel in ("gaussian", "heat") else 1.0
         self.gamma_A = check_scalar(gamma_A, "gamma_A", low=0, low_inclusive=False)
         self.gamma_I = check_scalar(gamma_I, "gamma_I", low=0)
-        check_option(graph, "graph", ("knn", "epsilon"))
+        prebuilt = not isinstance(graph, str)
+        if prebuilt:
+            # a precomputed adjacency over the n points (built once, shared with other learners)
+            from ..graphs import as_adjacency
+
+            W_pre = as_adjacency(graph)
+            if W_pre.shape != (n, n):
+                raise ValueError(f"graph: a precomputed adjacency must be ({n}, {n}) over the rows of X; "
+                                 f"got {W_pre.shape}.")
+            graph = "precomputed"
+        else:
+            check_option(graph, "graph", ("knn", "epsilon"))
         check_option(weight, "weight", WEIGHTS)
         check_option(laplacian, "laplacian", LAPLACIANS)
         self.laplacian = laplacian
@@ -692,7 +704,7 @@ class WarpedKernel:
             n_neighbors = check_scalar(n_neighbors, "n_neighbors", kind="int", low=1)
             if n_neighbors >= n:
                 raise ValueError(f"n_neighbors must be < the number of points n = {n}; got {n_neighbors}.")
-        elif radius is None:
+        elif graph == "epsilon" and radius is None:
             raise ValueError("graph='epsilon' needs radius, the ball radius (a float > 0); got None.")
         if solver == "auto":
             solver = "direct" if n <= WARPED_DIRECT_MAX_N else "cg" if n <= NYSTROM_AUTO_MIN_N else "nystrom"
@@ -707,7 +719,9 @@ class WarpedKernel:
                          "subsample the unlabeled points.")
         progress(f"{graph} graph of n = {n} points")
         with progress.scope():
-            if graph == "knn":
+            if prebuilt:
+                self.W = W_pre
+            elif graph == "knn":
                 self.W = knn_graph(self.X, n_neighbors, weight=weight, sigma=graph_sigma,
                                    random_state=random_state)
             else:
