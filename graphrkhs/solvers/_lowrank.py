@@ -52,7 +52,7 @@ LOWRANK_MIN_N = NYSTROM_AUTO_MIN_N
 
 def _feature_problem(F, labeled, Y, M):
     """Checked (F float64, S, Y2 float64, was_1d, M csr float64)."""
-    F = np.asarray(check_matrix(F, "F", min_size=0), dtype=np.float64)
+    F = np.asarray(check_matrix(F, "F"), dtype=np.float64)
     if F.ndim != 2:
         raise ValueError(f"F must be a 2-D (n, r) array of features; got shape {F.shape}.")
     n = F.shape[0]
