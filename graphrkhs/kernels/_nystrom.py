@@ -101,7 +101,8 @@ class NystromFeatures:
         uniform sample of the points.
     dtype : dtype, optional
         Of the features (default: X's float dtype).  Kernel blocks are
-        evaluated in X's dtype; the small m x m eigenproblem in float64.
+        evaluated in the wider of X's dtype and this one; the small m x m
+        eigenproblem in float64.
     random_state : int, Generator or None
     verbose : bool or None, default=None
         Progress of the landmark and feature computations.
@@ -149,6 +150,10 @@ class NystromFeatures:
         check_option(landmarks, "landmarks", LANDMARKS)
         self.landmarks = landmarks
         self.dtype = np.dtype(X.dtype if dtype is None else dtype)
+        # kernel blocks in the wider of the two dtypes: float64 features of float32 points keep the
+        # eigenvalues of K_ZZ down to float64 rounding (in float32 about 1e-4 of the largest are lost,
+        # measured: rank 373 of 1000 landmarks on Fashion-MNIST)
+        X = X.astype(np.result_type(X.dtype, self.dtype), copy=False)
         self._kw = dict(kernel=kernel, sigma=sigma, degree=degree, coef0=coef0)
         rng = check_random_state(random_state)
         cap = min(self.n_components, n)
@@ -222,6 +227,7 @@ class NystromFeatures:
     def transform(self, A: ArrayLike) -> NDArray[np.floating]:
         r""":math:`\phi(A) = k(A, Z)\,T`, shape (len(A), r), in row blocks."""
         A = check_points(A, "A")
+        A = A.astype(np.result_type(A.dtype, self.landmarks_.dtype), copy=False)
         if A.shape[1] != self.landmarks_.shape[1]:
             raise ValueError(f"A must have {self.landmarks_.shape[1]} features like X; got {A.shape[1]}.")
         m, r = self.landmarks_.shape[0], self.rank_
