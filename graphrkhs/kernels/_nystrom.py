@@ -38,7 +38,7 @@ from __future__ import annotations
 from typing import Literal
 
 import numpy as np
-from numpy.typing import ArrayLike, NDArray
+from numpy.typing import ArrayLike, DTypeLike, NDArray
 
 from .._core.progress import _Progress, progress_bar
 from .._core.types import KernelName, RandomStateLike
@@ -136,7 +136,7 @@ class NystromFeatures:
 
     def __init__(self, X: ArrayLike, *, kernel: KernelName = "gaussian", sigma: float = 1.0, degree: int = 2,
                  coef0: float = 1.0, n_components: int = NYSTROM_MAX_COMPONENTS, tol: float = NYSTROM_TOL,
-                 landmarks: Literal["kmeans", "uniform"] = "kmeans", dtype=None,
+                 landmarks: Literal["kmeans", "uniform"] = "kmeans", dtype: DTypeLike | None = None,
                  random_state: RandomStateLike = None, verbose: bool | None = None) -> None:
         self._progress = progress = _Progress(verbose, "NystromFeatures")
         X = check_points(X, "X")
@@ -211,7 +211,7 @@ class NystromFeatures:
         progress(f"Nystrom features: {m} landmarks, rank {self.rank_}, trace error {self.error_:.2e}")
         self.features_ = self.transform(X)
 
-    def _factor(self, Z):
+    def _factor(self, Z: NDArray[np.floating]) -> NDArray[np.floating]:
         r""":math:`T = U_r \Lambda_r^{-1/2}` of :math:`K_{ZZ}` (eigenvalues above its rounding level)."""
         W = np.asarray(pairwise_kernel(Z, None, **self._kw), dtype=np.float64)
         evals, evecs = np.linalg.eigh((W + W.T) / 2)

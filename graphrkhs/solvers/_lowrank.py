@@ -42,7 +42,7 @@ from .._core.types import ArrayLike, Indices, MatrixLike
 from .._core.validation import _as_2d, check_matrix, check_points, check_scalar
 from ..kernels import NYSTROM_AUTO_MIN_N, pairwise_kernel
 from ._kernel import _snap
-from ._selection import select_kernel_ridge
+from ._selection import GridResult, select_kernel_ridge
 
 __all__ = ["nystrom_laprls_fit", "nystrom_plaprls_fit", "nystrom_consistency_grams", "select_nystrom_laprls"]
 
@@ -303,7 +303,7 @@ def nystrom_consistency_grams(XS: ArrayLike, X: ArrayLike, F: ArrayLike, *, kern
 
 
 def select_nystrom_laprls(F: ArrayLike, labeled: Indices, Y: ArrayLike, M: MatrixLike, gamma_As: ArrayLike,
-                          ratios: ArrayLike, *, fit_intercept: bool = False, max_extensions: int = 0):
+                          ratios: ArrayLike, *, fit_intercept: bool = False, max_extensions: int = 0) -> GridResult:
     r"""Exact leave-one-out choice of :math:`(\gamma_A, \gamma_I)` for :func:`nystrom_laprls_fit`.
 
     For a ratio :math:`\rho = \gamma_I/\gamma_A`, with
