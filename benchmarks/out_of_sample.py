@@ -228,7 +228,7 @@ def table(out):
              "|---|---|---|---|---|---|---|---|"]
     for name, r in out["results"].items():
         if "error" in r:
-            lines.append(f"| {name} | failed: {r['error'].strip().splitlines()[-1][:80] if r['error'].strip() else '?'} "
+            lines.append(f"| {name} | failed or stopped: {r["error"].strip().splitlines()[-1][:80] if r["error"].strip() else "killed"} "
                          "| | | | | | |")
             continue
         solver = r.get("solver", {})
