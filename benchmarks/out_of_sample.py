@@ -228,8 +228,9 @@ def table(out):
              "|---|---|---|---|---|---|---|---|"]
     for name, r in out["results"].items():
         if "error" in r:
-            lines.append(f"| {name} | failed or stopped: {r["error"].strip().splitlines()[-1][:80] if r["error"].strip() else "killed"} "
-                         "| | | | | | |")
+            err = r["error"].strip()
+            msg = err.splitlines()[-1][:80] if err else "killed"
+            lines.append(f"| {name} | failed or stopped: {msg} | | | | | | |")
             continue
         solver = r.get("solver", {})
         sol = ", ".join(f"{k}={v:.3g}" if isinstance(v, float) else f"{k}={v}" for k, v in solver.items())
