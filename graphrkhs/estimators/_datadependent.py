@@ -373,6 +373,18 @@ class FredholmRegressor(RegressorOutputMixin, _Fredholm):
 # Warped kernel
 # ---------------------------------------------------------------------------
 
+class _SparseGraph:
+    """A precomputed sparse adjacency."""
+
+    def __call__(self, value):
+        from scipy.sparse import issparse
+
+        return issparse(value)
+
+    def __str__(self):
+        return "a sparse adjacency matrix"
+
+
 class _Warped(_DataDependent):
     """Parameters and kernel shared by the warped-kernel classifier and regressor."""
 
@@ -381,9 +393,11 @@ class _Warped(_DataDependent):
         "sigma": [POSITIVE, None, Options("auto"), "array-like"],
         "gamma_A": TUNABLE_POSITIVE,
         "gamma_I": TUNABLE_NONNEG,
-        "graph": [Options("knn", "epsilon"), GraphSpec],
+        "graph": [Options("knn", "epsilon"), GraphSpec, _SparseGraph()],
         **POINT_CLOUD_GRAPH_CONSTRAINTS,
-        "solver": [Options("auto", "direct", "cg")],
+        "solver": [Options("auto", "direct", "cg", "nystrom")],
+        "n_components": [Interval("int", 1, None)],
+        "landmarks": [Options("kmeans", "uniform")],
     }
 
     def __init__(self, *, kernel: Kernel = "gaussian", sigma: Union[float, str, None] = "auto",
@@ -391,7 +405,7 @@ class _Warped(_DataDependent):
                  graph: Union[str, GraphSpec] = "knn", n_neighbors: int = 10,
                  radius: Optional[float] = None, weight: str = "gaussian", graph_sigma: Optional[float] = None,
                  laplacian: str = "combinatorial", laplacian_power: int = 1, loss: str = "squared",
-                 solver: str = "auto",
+                 solver: str = "auto", n_components: int = 1000, landmarks: str = "kmeans",
                  random_state: Optional[Union[int, np.random.Generator]] = None, verbose: Optional[bool] = None):
         self._store_init_params(locals())
 
@@ -400,6 +414,12 @@ class _Warped(_DataDependent):
 
     def _hinge_tuned(self):
         return is_tuned(self.gamma_A)
+
+    def _graph(self, X):
+        """The adjacency of the warped kernel's graph: the given sparse matrix, or built by the spec."""
+        if not isinstance(self.graph, (str, GraphSpec)):     # a precomputed sparse adjacency
+            return self.graph
+        return self._spec(X).build(X, random_state=self.random_state)
 
     def _spec(self, X):
         spec = graph_spec(self, self.graph_sigma).validate(X.shape[0])
@@ -433,9 +453,9 @@ class _Warped(_DataDependent):
                 lambda s: pairwise_kernel(XS, None, kernel=self.kernel, sigma=s, degree=2, coef0=1.0), Y, sigmas,
                 ridge_scale="l", max_extensions=2 if extend else 0)
             self.sigma_ = res.best_params["sigma"]
-        M = None
+        # one graph for the selection's penalty and the warped kernel (built once)
+        W = self._graph(X)
         if is_tuned(self.gamma_A) or is_tuned(self.gamma_I):
-            W = self._spec(X).build(X, random_state=self.random_state)
             M = graph_penalty(W, self.laplacian, self.laplacian_power)
         else:
             M = np.zeros((0, 0))
@@ -446,17 +466,16 @@ class _Warped(_DataDependent):
             self.cv_results_ = None if res is None else res.cv_results_
         else:
             self.gamma_A_, self.gamma_I_ = float(self.gamma_A), float(self.gamma_I)
-        kern = self._make_kernel(X)
+        kern = self._make_kernel(X, W)
         XS = kern.X[idx]
         right = kern.right_factor(XS)
         return kern, right, kern(XS, XS, right=right), self.gamma_A_
 
-    def _make_kernel(self, X):
-        spec = self._spec(X)
+    def _make_kernel(self, X, W=None):
+        W = self._graph(X) if W is None else W
         return WarpedKernel(X, kernel=self.kernel, sigma=self.sigma_, gamma_A=self.gamma_A_, gamma_I=self.gamma_I_,
-                            graph=spec.kind, n_neighbors=spec.n_neighbors, radius=spec.radius, weight=spec.weight,
-                            graph_sigma=spec.sigma, laplacian=self.laplacian,
-                            laplacian_power=self.laplacian_power, solver=self.solver,
+                            graph=W, laplacian=self.laplacian, laplacian_power=self.laplacian_power,
+                            solver=self.solver, n_components=self.n_components, landmarks=self.landmarks,
                             random_state=self.random_state, verbose=self.verbose)
 
 
@@ -479,8 +498,9 @@ _WARPED_PARAMS_DOC = r"""
         (and ``alpha_``), scores ``cv_results_``.
     gamma_I : float >= 0, "auto" or sequence, default="auto"
         Intrinsic (graph) weight; ``gamma_I / gamma_A = 100`` deforms strongly.
-    graph : {"knn", "epsilon"} or GraphSpec, default="knn"
-        Graph of :class:`graphrkhs.WarpedKernel` (a ``GraphSpec`` replaces ``n_neighbors``,
+    graph : {"knn", "epsilon"}, GraphSpec or sparse adjacency, default="knn"
+        Graph of :class:`graphrkhs.WarpedKernel` (a sparse (n, n) adjacency over the rows of ``fit``
+        is used as is) (a ``GraphSpec`` replaces ``n_neighbors``,
         ``radius``, ``weight`` and ``graph_sigma``; its ``mode`` and ``algorithm`` must be the defaults).
     n_neighbors : int, default=10
     radius : float, optional (epsilon graph)
@@ -490,8 +510,13 @@ _WARPED_PARAMS_DOC = r"""
         None: the mean neighbour distance); ``sigma`` is the base kernel's width.
     laplacian : {"combinatorial", "normalized", "randomwalk"}, default="combinatorial"
     laplacian_power : int >= 1, default=1
-    solver : {"auto", "direct", "cg"}, default="auto"
-        See :class:`graphrkhs.WarpedKernel`.
+    solver : {"auto", "direct", "cg", "nystrom"}, default="auto"
+        See :class:`graphrkhs.WarpedKernel` ("auto": direct up to 4000 points, CG up to 10000,
+        the Nystrom low-rank kernel above).
+    n_components : int, default=1000
+        Cap on the Nystrom landmarks (:class:`graphrkhs.NystromFeatures`).
+    landmarks : {"kmeans", "uniform"}, default="kmeans"
+        Nystrom landmarks.
     random_state : int, Generator or None
     verbose : bool or None, default=None
         Progress bars (tqdm) of the long steps of ``fit`` and ``predict`` (graph, solves):

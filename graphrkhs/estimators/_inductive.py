@@ -34,6 +34,9 @@ from scipy.sparse import issparse
 
 from ..graphs import GraphSpec, as_adjacency
 from ..kernels import BLOCK_BYTES, GRLSKernel, default_sigma, feature_map, pairwise_kernel, unisolvent_points
+from ..kernels import NystromFeatures, heat_semigroup
+from ..solvers import LOWRANK_MIN_N, nystrom_consistency_grams, nystrom_laprls_fit, nystrom_plaprls_fit
+from ..solvers import select_nystrom_laprls
 from ..solvers import (
     INTEGRAL_OPERATORS,
     SOLVERS,
@@ -181,6 +184,18 @@ class _KernelLearner(PointsLearner):
                              f"got shape {Psi.shape}.")
         return Psi.astype(X.dtype)
 
+    def _use_nystrom(self, n):
+        """The low-rank path: ``solver="nystrom"``, or ``"auto"`` above ``LOWRANK_MIN_N`` = 10000 rows."""
+        solver = getattr(self, "solver", "auto")
+        return solver == "nystrom" or (solver == "auto" and n > LOWRANK_MIN_N)
+
+    def _nystrom_features(self, X):
+        """The Nystrom features of the training rows (kept as ``nystrom_``)."""
+        self.nystrom_ = NystromFeatures(X, **self._kernel_kw(), n_components=self.n_components,
+                                        landmarks=self.landmarks, dtype=np.float64,
+                                        random_state=getattr(self, "random_state", None))
+        return self.nystrom_
+
     def _check_heat_kernel(self):
         if self.integral_operator == "heat" and (callable(self.kernel) or self.kernel not in ("gaussian", "heat")):
             raise ValueError(f"integral_operator='heat' needs kernel='gaussian' (the heat kernel of Eq. 16); "
@@ -195,7 +210,9 @@ class _GraphKernelLearner(_KernelLearner):
         **POINT_CLOUD_GRAPH_CONSTRAINTS,
         "gamma_A": [POSITIVE],
         "gamma_I": [Interval("real", 0, None)],
-        "solver": [Options(*SOLVERS)],
+        "solver": [Options(*SOLVERS, "nystrom")],
+        "n_components": [Interval("int", 1, None)],
+        "landmarks": [Options("kmeans", "uniform")],
         "tol": [POSITIVE],
         "max_iter": [Interval("int", 1, None), None],
         "random_state": ["random_state"],
@@ -361,13 +378,16 @@ class _LapRLS(_GraphKernelLearner):
                  graph: Union[str, GraphSpec, object] = "knn", n_neighbors: int = 10, radius: Optional[float] = None,
                  weight: str = "gaussian", graph_sigma: Optional[float] = None, laplacian: str = "combinatorial",
                  laplacian_power: int = 1, solver: str = "auto", tol: float = 1e-6, max_iter: Optional[int] = None,
-                 verbose: Optional[bool] = None, random_state: Optional[Union[int, np.random.Generator]] = None):
+                 verbose: Optional[bool] = None, random_state: Optional[Union[int, np.random.Generator]] = None,
+                 n_components: int = 1000, landmarks: str = "kmeans"):
         self._store_init_params(locals())
 
     def _fit_kernel(self, X, labeled, Y):
         """All rows of X (labeled and unlabeled) enter the graph term."""
         M = self._penalty(X)
         Y = self._centre(Y)
+        if self._use_nystrom(X.shape[0]):
+            return self._fit_nystrom(X, labeled, Y, M)
         self.__dict__.pop("_width_result", None)
         self.gamma_A_, self.gamma_I_, res, coef = manifold_selection(
             self, lambda: self._k(X, None), np.flatnonzero(labeled), Y, M, consistency=False, fit_intercept=False,
@@ -383,6 +403,39 @@ class _LapRLS(_GraphKernelLearner):
             self._store_solver_info(info)
         self.X_fit_ = X
 
+    def _fit_nystrom(self, X, labeled, Y, M):
+        r"""LapRLS in the Nystrom subspace (:func:`~graphrkhs.nystrom_laprls_fit`); "auto" gammas by exact
+        LOO of that low-rank smoother (:func:`~graphrkhs.select_nystrom_laprls`).  The expansion is on
+        the landmarks: ``X_fit_`` = landmarks, ``coef_`` = :math:`T w`."""
+        ny = self._nystrom_features(X)
+        F, S = ny.features_, np.flatnonzero(labeled)
+        gA, extA = grid_of(self.gamma_A, LAPRLS_GAMMA_A_GRID, "gamma_A")
+        gI, extI = grid_of(self.gamma_I, LAPRLS_GAMMA_I_GRID, "gamma_I", allow_zero=True)
+        res = None
+        if (gA is None and gI is None) or S.size < MIN_LABELS:
+            self.gamma_A_ = FALLBACK_GAMMA_A if gA is not None else float(self.gamma_A)
+            self.gamma_I_ = FALLBACK_GAMMA_I if gI is not None else float(self.gamma_I)
+        else:
+            if gA is None:          # ratios of the gamma_I grid to the fixed gamma_A
+                ga = float(self.gamma_A)
+                res = select_nystrom_laprls(F, S, Y, M, [ga], np.maximum(gI, 1e-300) / ga,
+                                            max_extensions=2 if extI else 0)
+            elif gI is None:        # each gamma_A its own ratio
+                for ga in gA:
+                    r = select_nystrom_laprls(F, S, Y, M, [ga], [max(float(self.gamma_I), 1e-300) / ga])
+                    res = r if res is None or r.best_score > res.best_score else res
+            else:
+                res = select_nystrom_laprls(F, S, Y, M, gA, NYSTROM_RATIO_GRID,
+                                            max_extensions=2 if (extA and extI) else 0)
+            self.gamma_A_ = float(res.best_params["alpha"])
+            self.gamma_I_ = float(res.best_params["sigma"]) * self.gamma_A_
+        self.__dict__.pop("_width_result", None)
+        self.cv_results_ = None if res is None else res.cv_results_
+        w, info = nystrom_laprls_fit(F, S, Y, M, self.gamma_A_, self.gamma_I_, return_info=True)
+        self.coef_ = ny.transform_matrix_ @ w
+        self.X_fit_ = ny.landmarks_
+        self._store_solver_info({**info, "n_components": ny.n_components_, "nystrom_error": ny.error_})
+
     def _raw_block(self, X):
         return self._k(X, self.X_fit_) @ self.coef_ + self.y_mean_
 
@@ -391,6 +444,10 @@ class _LapRLS(_GraphKernelLearner):
 #: on the scale-relative grid of :func:`~graphrkhs.select_manifold_gammas` (0 and three values).
 LAPRLS_GAMMA_A_GRID = np.geomspace(1e-7, 1e1, 17)
 FALLBACK_GAMMA_A, FALLBACK_GAMMA_I = 1e-6, 1e2
+#: Ratios gamma_I / gamma_A of the Nystrom path's "auto" selection (the exact path's 0 = RLS is left out).
+NYSTROM_RATIO_GRID = np.geomspace(1e-1, 1e13, 15)
+#: The Nystrom path's ``gamma_I="auto"`` grid when ``gamma_A`` is a number.
+LAPRLS_GAMMA_I_GRID = np.r_[0.0, np.geomspace(1e-1, 1e7, 5)]
 #: Largest n for the automatic LapRLS / PLapRLS / warped selection (dense n x n kernel and LU).
 AUTO_MAX_N = 6000
 
@@ -468,10 +525,21 @@ _GRAPH_PARAMS_DOC = r"""graph : {{"knn", "epsilon"}}, GraphSpec or adjacency, de
     laplacian : {{"combinatorial", "normalized", "randomwalk"}}, default="combinatorial"
     laplacian_power : int, default=1
         p in :math:`f^T L^p f` (Belkin et al.: p = 1 unless stated).
-    solver : {{"auto", "direct", "cg"}}, default="auto"
-        Dense LU up to {direct_max} points, conjugate gradients above
-        (see :mod:`graphrkhs.solvers`; kernel products in bounded row blocks when
-        the n x n Gram matrix does not fit in 4 GiB).
+    solver : {{"auto", "direct", "cg", "nystrom"}}, default="auto"
+        "direct": dense LU; "cg": conjugate gradients (kernel products in bounded
+        row blocks when the n x n Gram matrix does not fit in 4 GiB); "nystrom":
+        the function restricted to the span of the kernel at Nystrom landmarks,
+        an r x r system with the graph term as sparse products
+        (:mod:`graphrkhs.solvers._lowrank`; exact when the landmarks are all the
+        points; no n x n array; "auto" parameters by exact LOO of the low-rank
+        smoother for LapRLS).  "auto": the exact solver up to 10000 points
+        (direct up to {direct_max}), "nystrom" above.
+    n_components : int, default=1000
+        Cap on the Nystrom landmarks; fewer are used when the estimated relative
+        trace error of :math:`K \approx FF^T` is below 1e-2
+        (:class:`~graphrkhs.NystromFeatures`).  The fitted factor is ``nystrom_``.
+    landmarks : {{"kmeans", "uniform"}}, default="kmeans"
+        Nystrom landmarks: mini-batch k-means centres or a uniform sample.
     tol : float, default=1e-6
         CG tolerance.
     max_iter : int, optional
@@ -568,11 +636,16 @@ _PRLS_CONSTRAINTS = {
 
 
 class _PRLS(_KernelLearner):
-    _parameter_constraints = {"gamma": TUNABLE_NONNEG, **_PRLS_CONSTRAINTS}
+    _parameter_constraints = {"gamma": TUNABLE_NONNEG, **_PRLS_CONSTRAINTS,
+                              "solver": [Options("auto", "exact", "nystrom")],
+                              "n_components": [Interval("int", 1, None)],
+                              "landmarks": [Options("kmeans", "uniform")], "random_state": ["random_state"]}
 
     def __init__(self, *, kernel: Kernel = "gaussian", sigma: Union[float, str, None] = "auto", degree: int = 3,
                  coef0: float = 1.0, gamma: Union[float, str] = "auto", integral_operator: str = "empirical",
-                 m: Optional[int] = None, null_space: NullSpace = "constant", verbose: Optional[bool] = None):
+                 m: Optional[int] = None, null_space: NullSpace = "constant", verbose: Optional[bool] = None,
+                 solver: str = "auto", n_components: int = 1000, landmarks: str = "kmeans",
+                 random_state: Optional[Union[int, np.random.Generator]] = None):
         self._store_init_params(locals())
 
     def _check_params(self):
@@ -581,8 +654,15 @@ class _PRLS(_KernelLearner):
     def _fit_kernel(self, X, labeled, Y):
         """The empirical integral operator uses all rows of X, "heat" only the labeled ones."""
         XS = X[labeled]
-        K, Kp, Kpp, self.kappa_ = consistency_grams(XS, X, integral_operator=self.integral_operator,
-                                                    m=self.m, **self._kernel_kw())
+        nystrom = self.integral_operator == "empirical" and self._use_nystrom(X.shape[0])
+        if nystrom:
+            # K_nn only through its Nystrom factor (the n^2 part of the empirical grams); the width
+            # stays the RLS choice (a refinement would rebuild the factor per width)
+            F = self._nystrom_features(X).features_
+            K, Kp, Kpp, self.kappa_ = nystrom_consistency_grams(XS, X, F, **self._kernel_kw())
+        else:
+            K, Kp, Kpp, self.kappa_ = consistency_grams(XS, X, integral_operator=self.integral_operator,
+                                                        m=self.m, **self._kernel_kw())
         Psi = self._null_space(XS)
         self.__dict__.pop("_width_result", None)
         grid, extend = grid_of(self.gamma, PRLS_GAMMA_GRID, "gamma", allow_zero=True)
@@ -593,7 +673,7 @@ class _PRLS(_KernelLearner):
             self.gamma_ = FALLBACK_GAMMA if XS.shape[0] < MIN_LABELS else 0.0
         else:   # exact LOO by refits (PRLS's expansion loses K(x_i, .) with label i)
             make, sigmas = None, None
-            if is_tuned(self.sigma) and self._width_matters() and isinstance(self.sigma, str):
+            if not nystrom and is_tuned(self.sigma) and self._width_matters() and isinstance(self.sigma, str):
                 # the RLS width refined by PRLS's own LOO: that width and its neighbours by sqrt(2)
                 kw = self._kernel_kw()
                 sigmas = self.sigma_ * np.array([2 ** -0.5, 1.0, 2 ** 0.5])
@@ -661,6 +741,13 @@ _PRLS_DOC = r"""Partially-penalized RLS {what} (Yang, King & Lyu, NIPS 2009, Eqs
     null_space : "constant", "none"/None or callable, default="constant"
         Basis :math:`\mu_j` of the unpenalized functions; a callable maps X
         (n, d) to (n, o).
+    solver : {{"auto", "exact", "nystrom"}}, default="auto"
+        How the empirical grams get :math:`K_{{nn}}` (n^2 kernel values): exactly, or
+        through Nystrom features (:func:`~graphrkhs.nystrom_consistency_grams`, exact
+        when the landmarks are all the points).  "auto": exact up to 10000 rows.
+        "heat" never needs it.
+    n_components, landmarks, random_state :
+        The Nystrom factor (:class:`~graphrkhs.NystromFeatures`; cap 1000 landmarks, k-means).
     verbose : bool or None, default=None
         Progress bars (tqdm) of the long steps of ``fit`` and ``predict`` (graph, solves):
         True / False switch them on / off for everything inside; None follows the
@@ -722,7 +809,8 @@ class _PLapRLS(_GraphKernelLearner):
                  graph: Union[str, GraphSpec, object] = "knn", n_neighbors: int = 10, radius: Optional[float] = None,
                  weight: str = "gaussian", graph_sigma: Optional[float] = None, laplacian: str = "combinatorial",
                  laplacian_power: int = 1, solver: str = "auto", tol: float = 1e-6, max_iter: Optional[int] = None,
-                 verbose: Optional[bool] = None, random_state: Optional[Union[int, np.random.Generator]] = None):
+                 verbose: Optional[bool] = None, random_state: Optional[Union[int, np.random.Generator]] = None,
+                 n_components: int = 1000, landmarks: str = "kmeans"):
         self._store_init_params(locals())
 
     def _check_params(self):
@@ -731,6 +819,8 @@ class _PLapRLS(_GraphKernelLearner):
     def _fit_kernel(self, X, labeled, Y):
         """All rows of X (labeled and unlabeled)."""
         M = self._penalty(X)
+        if self._use_nystrom(X.shape[0]):
+            return self._fit_nystrom(X, labeled, Y, M)
         kw = self._kernel_kw()
         self.__dict__.pop("_width_result", None)
         if self._auto_gammas(X, labeled, Y, M):
@@ -801,6 +891,38 @@ class _PLapRLS(_GraphKernelLearner):
         self._store_solver_info({"solver": "direct"})
         self.X_fit_ = X
         return True
+
+    def _fit_nystrom(self, X, labeled, Y, M):
+        r"""PLapRLS in the Nystrom subspace (:func:`~graphrkhs.nystrom_plaprls_fit`): features of
+        :math:`\hat K = K/\kappa` with :math:`\kappa = \|F^T 1\|^2/n^2` (empirical), or the heat penalty
+        on the landmarks, :math:`T^T (K_t - 2K_{2t} + K_{3t})_{ZZ} T`."""
+        if is_tuned(self.gamma_A) or is_tuned(self.gamma_I):
+            warn("gamma_A/gamma_I='auto' for PLapRLS on the Nystrom path (n > the low-rank threshold) are not "
+                 f"selected: the fallback values gamma_A={FALLBACK_GAMMA_A:g}, gamma_I={FALLBACK_GAMMA_I:g} replace "
+                 "'auto' (pass numbers, or solver='exact' on a smaller problem).", SelectionWarning)
+        self.gamma_A_ = FALLBACK_GAMMA_A if is_tuned(self.gamma_A) else float(self.gamma_A)
+        self.gamma_I_ = FALLBACK_GAMMA_I if is_tuned(self.gamma_I) else float(self.gamma_I)
+        self.cv_results_ = None
+        ny = self._nystrom_features(X)
+        F, T, n = ny.features_, ny.transform_matrix_, X.shape[0]
+        if self.integral_operator == "empirical":
+            s = F.sum(axis=0)
+            self.kappa_ = float(s @ s) / (n * n)
+            if not np.isfinite(self.kappa_) or self.kappa_ <= 0:
+                raise ValueError(f"integral_operator='empirical' needs a kernel with positive mean; "
+                                 f"got {self.kappa_:g}.")
+            F, P = F / np.sqrt(self.kappa_), None
+        else:
+            self.kappa_ = 1.0
+            K1, K2, K3 = heat_semigroup(ny.landmarks_, sigma=self.sigma_, m=self.m)
+            P = T.T @ (np.asarray(K1, dtype=np.float64) - 2 * K2 + K3) @ T
+        w, self.intercept_ = nystrom_plaprls_fit(F, labeled, Y, M, self.gamma_A_, self.gamma_I_, P=P,
+                                                 Psi=self._null_space(X))
+        # f = F_hat w = k(., Z) T w / sqrt(kappa) = (k(., Z) / kappa) coef_
+        self.coef_ = T @ w * np.sqrt(self.kappa_)
+        self.X_fit_ = ny.landmarks_
+        self._store_solver_info({"solver": "nystrom", "rank": ny.rank_, "n_components": ny.n_components_,
+                                 "nystrom_error": ny.error_})
 
     def _raw_block(self, X):
         return (self._k(X, self.X_fit_) / self.kappa_) @ self.coef_ + self._null_space(X) @ self.intercept_

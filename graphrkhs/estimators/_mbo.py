@@ -11,7 +11,7 @@ labeled class proportions.
 from typing import Hashable, Optional, Sequence
 
 from .._core.labels import UNLABELED
-from .._core.validation import Interval, Options
+from .._core.validation import Interval
 from ..solvers import poisson_mbo, volume_mbo
 from ._base import POSITIVE
 from ._transductive import _GRAPH_DOC, _PRECONDITIONERS, GraphArg, _TransductiveClassifier

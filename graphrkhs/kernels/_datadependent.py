@@ -33,6 +33,7 @@ from ..graphs import KD_TREE_MAX_DIM, knn_search
 from .._core.types import KernelName, LaplacianKind, RandomStateLike
 from .._core.cg import conjugate_gradient
 from .._core.progress import _Progress, progress_bar
+from ._nystrom import LANDMARKS, NYSTROM_AUTO_MIN_N, NYSTROM_MAX_COMPONENTS, NystromFeatures
 from ._pointcloud import KERNELS, _frame, _sq_dists, pairwise_kernel
 from .._core.validation import (
     ConvergenceWarning,
@@ -388,14 +389,10 @@ class FredholmKernel:
                     bar.update(min(rows, n - s))
             F *= np.sqrt(2.0 / m).astype(X.dtype)
             return F
-        m = min(m, n)
-        landmarks = np.sort(self._rng.choice(n, m, replace=False))
-        C = self._kernel("inner", X, X[landmarks])
-        Wm = np.asarray(C[landmarks], dtype=np.float64)
-        evals, evecs = np.linalg.eigh((Wm + Wm.T) / 2)
-        keep = evals > evals.max() * max(m, 1) * np.finfo(np.float64).eps if evals.max() > 0 else evals > 0
-        inv_sqrt = evecs[:, keep] / np.sqrt(evals[keep])
-        return (C @ inv_sqrt.astype(C.dtype)).astype(X.dtype, copy=False)
+        # THE Nystrom factor of the package (kernels._nystrom), with this kernel's historical choice:
+        # a uniform sample of exactly n_components landmarks (tol=0: no rank search)
+        return NystromFeatures(X, kernel=self.inner, sigma=self.sigma_inner, degree=self.degree, coef0=self.coef0,
+                               n_components=m, tol=0.0, landmarks="uniform", random_state=self._rng).features_
 
     @_with_verbosity
     def outer_weights(self, A: ArrayLike) -> NDArray[np.floating] | sp.csr_array:
@@ -589,7 +586,8 @@ class WarpedKernel:
         (:math:`\gamma_I / \gamma_A = 100` by default: a strong deformation, the
         regime where the kernel follows the data's geometry as in the paper's
         two-circles figure).
-    graph : {"knn", "epsilon"}, default="knn"
+    graph : {"knn", "epsilon"} or adjacency, default="knn"
+        An adjacency (anything :func:`~graphrkhs.as_adjacency` takes, (n, n) over X) is used as is.
     n_neighbors : int, default=10
         kNN graph degree (the usual 10, as in :func:`graphrkhs.knn_graph`).
     radius : float, optional
@@ -603,13 +601,27 @@ class WarpedKernel:
         symmetric; for p = 1 it equals the combinatorial Laplacian).
     laplacian_power : int >= 1, default=1
         p, as in the paper (p = 1 in Belkin et al.'s LapRLS).
-    solver : {"auto", "direct", "cg"}, default="auto"
+    solver : {"auto", "direct", "cg", "nystrom"}, default="auto"
         ``"direct"``: factor the dense n x n system :math:`I + MK` once (LU).  ``"cg"``:
         conjugate gradients on the SPD form :math:`(I + c R K R^T) s = R \mathbf k`,
         with :math:`M = c R^T R` and R sparse (a weighted incidence matrix times a power
         of L); its eigenvalues lie in :math:`[1, 1 + c\,\lambda_{max}(L)^p \lambda_{max}(K)]`,
         a small range in the usual scaling :math:`c = \gamma_I/(\gamma_A n^2)`, so it needs
-        no preconditioner.  ``"auto"``: direct up to ``WARPED_DIRECT_MAX_N`` = 4000 points.
+        no preconditioner.  ``"nystrom"``: :math:`K \approx FF^T`, :math:`\mathbf k_x \approx F\phi(x)`
+        with the Nystrom features :math:`\phi` of :class:`~graphrkhs.NystromFeatures`; by the
+        push-through identity :math:`F^T(I + MFF^T)^{-1}MF = G(I + G)^{-1}`,
+        :math:`G = F^T M F = c\,(RF)^T(RF)` (r x r, from sparse products), so
+
+        .. math:: \tilde k(x, z) \approx k(x, z) - \phi(x)^T G (I + G)^{-1} \phi(z),
+
+        one r x r solve and no n x n array (memory :math:`O(nr)`; exact when
+        the landmarks are all n points and K is nonsingular).  ``"auto"``: direct up to
+        ``WARPED_DIRECT_MAX_N`` = 4000 points, CG up to ``NYSTROM_AUTO_MIN_N`` = 10000,
+        Nystrom above.
+    n_components : int, default=1000
+        Cap on the Nystrom landmarks (``solver="nystrom"``; see :class:`~graphrkhs.NystromFeatures`).
+    landmarks : {"kmeans", "uniform"}, default="kmeans"
+        Nystrom landmarks.
     tol : float, optional
         Relative residual tolerance of CG; None: 1e-8 for float64 points and 1e-5 for
         float32 ones (the Gram matrix is kept in the points' dtype, which bounds the
@@ -646,11 +658,13 @@ class WarpedKernel:
 
     def __init__(self, X: ArrayLike, *, kernel: KernelName = "gaussian",
                  sigma: float | None = None, gamma_A: float = 1e-2, gamma_I: float = 1.0,
-                 graph: Literal["knn", "epsilon"] = "knn", n_neighbors: int = 10, radius: float | None = None,
+                 graph: Literal["knn", "epsilon"] | Any = "knn", n_neighbors: int = 10, radius: float | None = None,
                  weight: Literal["binary", "gaussian", "self-tuning"] = "gaussian", graph_sigma: float | None = None,
                  laplacian: LaplacianKind = "combinatorial", laplacian_power: int = 1,
-                 solver: Literal["auto", "direct", "cg"] = "auto", tol: float | None = None, degree: int = 2,
-                 coef0: float = 1.0, random_state: RandomStateLike = None, verbose: bool | None = None) -> None:
+                 solver: Literal["auto", "direct", "cg", "nystrom"] = "auto", tol: float | None = None,
+                 degree: int = 2, coef0: float = 1.0, n_components: int = NYSTROM_MAX_COMPONENTS,
+                 landmarks: Literal["kmeans", "uniform"] = "kmeans", random_state: RandomStateLike = None,
+                 verbose: bool | None = None) -> None:
         from ..graphs import LAPLACIANS, WEIGHTS, epsilon_graph, knn_graph
 
         self._progress = progress = _Progress(verbose, "WarpedKernel")
@@ -662,12 +676,25 @@ class WarpedKernel:
             self.sigma = default_sigma(self.X) if self.kernel in ("gaussian", "heat") else 1.0
         self.gamma_A = check_scalar(gamma_A, "gamma_A", low=0, low_inclusive=False)
         self.gamma_I = check_scalar(gamma_I, "gamma_I", low=0)
-        check_option(graph, "graph", ("knn", "epsilon"))
+        prebuilt = not isinstance(graph, str)
+        if prebuilt:
+            # a precomputed adjacency over the n points (built once, shared with other learners)
+            from ..graphs import as_adjacency
+
+            W_pre = as_adjacency(graph)
+            if W_pre.shape != (n, n):
+                raise ValueError(f"graph: a precomputed adjacency must be ({n}, {n}) over the rows of X; "
+                                 f"got {W_pre.shape}.")
+            graph = "precomputed"
+        else:
+            check_option(graph, "graph", ("knn", "epsilon"))
         check_option(weight, "weight", WEIGHTS)
         check_option(laplacian, "laplacian", LAPLACIANS)
         self.laplacian = laplacian
         self.p = check_scalar(laplacian_power, "laplacian_power", kind="int", low=1)
-        check_option(solver, "solver", ("auto", "direct", "cg"))
+        check_option(solver, "solver", ("auto", "direct", "cg", "nystrom"))
+        self.n_components = check_scalar(n_components, "n_components", kind="int", low=1)
+        check_option(landmarks, "landmarks", LANDMARKS)
         self.tol = check_scalar(tol, "tol", low=0, low_inclusive=False, allow_none=True)
         if self.tol is None:
             self.tol = 1e-5 if self.X.dtype == np.float32 else 1e-8
@@ -677,10 +704,14 @@ class WarpedKernel:
             n_neighbors = check_scalar(n_neighbors, "n_neighbors", kind="int", low=1)
             if n_neighbors >= n:
                 raise ValueError(f"n_neighbors must be < the number of points n = {n}; got {n_neighbors}.")
-        elif radius is None:
+        elif graph == "epsilon" and radius is None:
             raise ValueError("graph='epsilon' needs radius, the ball radius (a float > 0); got None.")
-        self.solver_ = ("direct" if n <= WARPED_DIRECT_MAX_N else "cg") if solver == "auto" else solver
-        if self.solver_ == "direct":
+        if solver == "auto":
+            solver = "direct" if n <= WARPED_DIRECT_MAX_N else "cg" if n <= NYSTROM_AUTO_MIN_N else "nystrom"
+        self.solver_ = solver
+        if self.solver_ == "nystrom":
+            pass  # NystromFeatures guards its own (n, m) arrays
+        elif self.solver_ == "direct":
             memory_guard(3 * n * n * 8, f"the dense warped-kernel system of n = {n} points",
                          "use solver='cg'.")
         else:
@@ -688,7 +719,9 @@ class WarpedKernel:
                          "subsample the unlabeled points.")
         progress(f"{graph} graph of n = {n} points")
         with progress.scope():
-            if graph == "knn":
+            if prebuilt:
+                self.W = W_pre
+            elif graph == "knn":
                 self.W = knn_graph(self.X, n_neighbors, weight=weight, sigma=graph_sigma,
                                    random_state=random_state)
             else:
@@ -698,6 +731,24 @@ class WarpedKernel:
         self.RT = sp.csr_array(self.R.T)
         from ..graphs import laplacian as _lap
         self.L = _lap(self.W, laplacian)
+        self._dtype = self.X.dtype
+        if self.solver_ == "nystrom":
+            progress(f"Nystrom features (at most {self.n_components} landmarks)")
+            with progress.scope():
+                self.nystrom_ = NystromFeatures(self.X, kernel=self.kernel, sigma=self.sigma, degree=self.degree,
+                                                coef0=self.coef0, n_components=self.n_components,
+                                                landmarks=landmarks, dtype=np.float64, random_state=random_state)
+            # G = F^T M F through the sparse n x n M = c R^T R (R @ F would be one dense row per edge:
+            # 4 GiB on the 60000-point Fashion-MNIST graph)
+            F = self.nystrom_.features_
+            G = F.T @ np.asarray(sp.csr_array(self.c * (self.RT @ self.R)) @ F)
+            B = np.eye(G.shape[0]) + (G + G.T) / 2
+            # G (I + G)^{-1} = I - (I + G)^{-1}, symmetric (G and (I + G)^{-1} commute)
+            S = np.eye(G.shape[0]) - sla.cho_solve(sla.cho_factor(B, check_finite=False), np.eye(G.shape[0]),
+                                                   check_finite=False)
+            self._S = (S + S.T) / 2
+            self.K = None
+            return
         progress(f"Gram matrix ({n} x {n}, {self.X.dtype})")
         self.K = self._k(self.X, self.X)
         dtype = self.K.dtype
@@ -724,6 +775,9 @@ class WarpedKernel:
         B = check_points(B, "B")
         if B.shape[1] != self.X.shape[1]:
             raise ValueError(f"B must have {self.X.shape[1]} features like X; got {B.shape[1]}.")
+        if self.solver_ == "nystrom":
+            # (None, V) with V = S phi(B)^T (r, len(B)): the correction is phi(A) V
+            return None, self._S @ self.nystrom_.transform(B).T
         KB = self._k(self.X, B)  # (n, m)
         KB64 = KB.astype(np.float64)
         if self.c == 0:
@@ -760,7 +814,13 @@ class WarpedKernel:
             right = self.right_factor(A if B is None else B)
         KB, V = right
         Bpts = A if B is None else check_points(B, "B")
-        out = np.empty((A.shape[0], V.shape[1]), dtype=np.result_type(A.dtype, KB.dtype))
+        out = np.empty((A.shape[0], V.shape[1]), dtype=np.result_type(A.dtype, self._dtype))
+        if self.solver_ == "nystrom":
+            rows = _block_rows(max(V.shape), 8)
+            for s in range(0, A.shape[0], rows):
+                blk = A[s:s + rows]
+                out[s:s + rows] = self._k(blk, Bpts).astype(np.float64) - self.nystrom_.transform(blk) @ V
+            return out
         rows = _block_rows(self.n, 8)  # rows of A per block: k_A is never stored for all of A
         for s in range(0, A.shape[0], rows):
             blk = A[s:s + rows]

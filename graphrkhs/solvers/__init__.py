@@ -15,6 +15,8 @@ rls_coefficients, rls_loo_error, fredholm_rls, warped_rls, KernelExpansion
 size_constrained_assignment, class_sizes, poisson_mbo, volume_mbo
     Class sizes: the size-constrained assignment (auction) and the MBO schemes
     (:mod:`graphrkhs.solvers._mbo`).
+nystrom_laprls_fit, nystrom_plaprls_fit, nystrom_consistency_grams, select_nystrom_laprls
+    Low-rank (Nystrom) paths of the inductive learners (:mod:`graphrkhs.solvers._lowrank`).
 propose_labels
     Active learning: the next nodes to label (:mod:`graphrkhs.solvers._active`).
 select_ridge_alpha, select_tikhonov_alpha, select_laprls_gammas, select_grid, GridResult,
@@ -60,6 +62,9 @@ from ._graph import __all__ as _graph_all
 from ._kernel import *  # noqa: F401,F403
 from ._kernel import __all__ as _kernel_all
 from ._kernel import INTEGRAL_OPERATORS, SOLVERS  # noqa: F401
+from ._lowrank import *  # noqa: F401,F403
+from ._lowrank import __all__ as _lowrank_all
+from ._lowrank import LOWRANK_MIN_N  # noqa: F401
 from ._selection import *  # noqa: F401,F403
 from ._selection import __all__ as _selection_all
 from ._selection import STOCHASTIC_MIN_LABELS, TIKHONOV_ALPHAS  # noqa: F401
@@ -74,5 +79,5 @@ __all__ = (
      "KernelRidgePath", "KernelOperator",
      "kernel_cg", "unlabeled_components", "DENSE_CACHE_BYTES"]
     + list(_graph_all) + list(_tv_all) + list(_kernel_all) + list(_datadep_all) + list(_active_all)
-    + list(_selection_all) + list(_mbo_all)
+    + list(_selection_all) + list(_mbo_all) + list(_lowrank_all)
 )

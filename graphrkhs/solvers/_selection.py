@@ -88,7 +88,7 @@ from .._core.labels import _check_labeled_index, _check_targets
 from .._core.linalg import check_square
 from .._core.loo import KernelRidgePath, check_ridges
 from .._core.validation import SelectionWarning, check_option, check_random_state, check_scalar, warn
-from ..graphs import as_adjacency, laplacian as graph_laplacian, unlabeled_components
+from ..graphs import as_adjacency, laplacian as graph_laplacian
 
 __all__ = [
     "GridResult",

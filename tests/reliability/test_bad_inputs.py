@@ -524,6 +524,49 @@ add("graph_penalty", "laplacian_power 0", lambda: g.graph_penalty(W, laplacian_p
 bad_arrays("consistency_grams", "XS", X[:4], lambda A: g.consistency_grams(A, X), skip=("wrong shape",))
 unknown_option("consistency_grams", lambda: g.consistency_grams(X[:4], X, integral_operator="bogus"), "integral_operator")
 
+# the Nystrom factor and the low-rank solvers (issue 17)
+bad_arrays("NystromFeatures", "X", X, lambda A: g.NystromFeatures(A, n_components=10, random_state=0),
+           skip=("wrong shape",))
+unknown_option("NystromFeatures", lambda: g.NystromFeatures(X, landmarks="bogus"), "landmarks")
+add("NystromFeatures", "n_components 0", lambda: g.NystromFeatures(X, n_components=0), Raises(ValueError, "n_components"))
+add("NystromFeatures", "offset", lambda: g.NystromFeatures(X + 1e8, n_components=N).features_ @ g.NystromFeatures(
+    X + 1e8, n_components=N).features_.T, Correct(allclose(g.gaussian_kernel(X, sigma=1.0), rtol=0, atol=1e-6)))
+FNY = g.NystromFeatures(X, n_components=N).features_
+bad_arrays("nystrom_laprls_fit", "F", FNY, lambda f: g.nystrom_laprls_fit(f, LAB, YR, M, 1e-3, 1.0),
+           skip=("wrong shape",))
+bad_arrays("nystrom_laprls_fit", "Y", YR, lambda y: g.nystrom_laprls_fit(FNY, LAB, y, M, 1e-3, 1.0),
+           skip=("empty",), name="Y")
+add("nystrom_laprls_fit", "no labels", lambda: g.nystrom_laprls_fit(FNY, [], YR[:0], M, 1e-3, 1.0),
+    Raises(ValueError, "labeled"))
+add("nystrom_laprls_fit", "marker collision", lambda: g.nystrom_laprls_fit(FNY, [0, 1, 2, N], YR, M, 1e-3, 1.0),
+    Raises(ValueError, "labeled"))
+add("nystrom_laprls_fit", "wrong shape (M)", lambda: g.nystrom_laprls_fit(FNY, LAB, YR, M[:5, :5], 1e-3, 1.0),
+    Raises(ValueError, "M"))
+add("nystrom_laprls_fit", "gamma_A 0", lambda: g.nystrom_laprls_fit(FNY, LAB, YR, M, 0.0, 1.0), Raises(ValueError, "gamma_A"))
+add("nystrom_laprls_fit", "huge", lambda: g.nystrom_laprls_fit(FNY, LAB, 1e150 * YR, M, 1e-3, 1.0),
+    Correct(allclose(1e150 * g.nystrom_laprls_fit(FNY, LAB, YR, M, 1e-3, 1.0), rtol=1e-6)))
+add("nystrom_laprls_fit", "no edges", lambda: g.nystrom_laprls_fit(FNY, LAB, YR, g.graph_penalty(EMPTY_GRAPH), 1e-3, 1.0),
+    Correct(finite))
+add("nystrom_plaprls_fit", "NaN", lambda: g.nystrom_plaprls_fit(_with(FNY, np.nan, (0, 0)), LAB, YR, M, 1e-3, 1.0),
+    Raises(ValueError, "F"))
+add("nystrom_plaprls_fit", "no labels", lambda: g.nystrom_plaprls_fit(FNY, [], YR[:0], M, 1e-3, 1.0),
+    Raises(ValueError, "labeled"))
+add("nystrom_plaprls_fit", "wrong shape (P)", lambda: g.nystrom_plaprls_fit(FNY, LAB, YR, M, 1e-3, 1.0, P=np.eye(2)),
+    Raises(ValueError, "P"))
+add("nystrom_plaprls_fit", "one class", lambda: g.nystrom_plaprls_fit(FNY, LAB, np.ones(4), M, 1e-3, 1.0),
+    Correct(lambda r: (np.testing.assert_allclose(r[0], 0, atol=1e-8), np.testing.assert_allclose(r[1], 1.0))))
+bad_arrays("nystrom_consistency_grams", "XS", X[:4], lambda A: g.nystrom_consistency_grams(A, X, FNY),
+           skip=("wrong shape",))
+add("nystrom_consistency_grams", "wrong shape (F)", lambda: g.nystrom_consistency_grams(X[:4], X, FNY[:5]),
+    Raises(ValueError, "F"))
+add("nystrom_consistency_grams", "exact factor", lambda: g.nystrom_consistency_grams(X[:4], X, FNY),
+    Correct(lambda r: [np.testing.assert_allclose(a, b, rtol=1e-7, atol=1e-10)
+                       for a, b in zip(r, g.consistency_grams(X[:4], X))]))
+add("select_nystrom_laprls", "ratio < 0",
+    lambda: g.select_nystrom_laprls(FNY, LAB, YR, M, [1e-3], [-1.0]), Raises(ValueError, "sigmas"))
+add("select_nystrom_laprls", "NaN (Y)",
+    lambda: g.select_nystrom_laprls(FNY, LAB, _with(YR, np.nan), M, [1e-3], [1.0]), Raises(ValueError, "Y"))
+
 bad_arrays("rls_fit", "K", KS, lambda k: g.rls_fit(k, YR, 0.1))
 bad_arrays("rls_fit", "Y", YR, lambda y: g.rls_fit(KS, y, 0.1), skip=("empty",), name="Y")
 add("rls_fit", "alpha NaN", lambda: g.rls_fit(KS, YR, np.nan), Raises(ValueError, "alpha"))

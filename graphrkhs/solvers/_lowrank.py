@@ -1,0 +1,367 @@
+r"""Low-rank (Nystrom) solvers of the inductive learners: LapRLS, PLapRLS, PRLS at any n.
+
+All of them restrict the function to the Nystrom subspace
+:math:`\mathcal H_Z = \mathrm{span}\{k(z_j, \cdot)\}_{j=1}^m` of the RKHS
+(:class:`~graphrkhs.NystromFeatures`): with the features
+:math:`\phi(x) = \Lambda_r^{-1/2} U_r^T k(Z, x)` (:math:`K_{ZZ} = U\Lambda U^T`),
+
+.. math::
+
+    f = \sum_{j=1}^m \beta_j k(z_j, \cdot) = \phi(\cdot)^T w,\qquad
+    w = \Lambda_r^{1/2} U_r^T \beta,\qquad \|f\|_K^2 = \beta^T K_{ZZ}\beta = \|w\|^2,
+
+and :math:`F = \phi(X)` (n x r) holds the values of the features at the n
+training points, so that :math:`\mathbf f = F w` there.  Every objective of
+the exact solvers is then a quadratic in the r (+ o) unknowns, whose normal
+equations are an r x r (or (r + o) x (r + o)) system assembled with sparse
+products :math:`M F` (n x r) and one :math:`F^T (MF)` product:
+cost :math:`O(n r^2 + \mathrm{nnz}(M)\, r + r^3)`, memory :math:`O(n r)`, never
+an n x n array.
+
+When the landmarks are all n points (``n_components >= n``) and K is
+nonsingular, :math:`\mathcal H_Z` contains the representer solution of
+every one of these problems, so the low-rank solution *is* the exact one
+(tested to rounding level).  With m < n landmarks the error is that of
+restricting to :math:`\mathcal H_Z`: the tests bound it on small problems
+(relative error of the decision values and agreement of the predicted
+classes; see ``tests/solvers/test_lowrank.py``).
+
+The estimators choose this path with ``solver="nystrom"`` or, by
+``solver="auto"``, above ``NYSTROM_AUTO_MIN_N`` = 10000 training rows.
+"""
+
+from typing import Any, Dict, Optional, Tuple, Union
+
+import numpy as np
+import scipy.linalg as sla
+import scipy.sparse as sp
+
+from .._core.labels import _check_labeled_index
+from .._core.linalg import psd_solve as _psd_solve
+from .._core.types import ArrayLike, Indices, MatrixLike
+from .._core.validation import _as_2d, check_matrix, check_points, check_scalar
+from ..kernels import NYSTROM_AUTO_MIN_N, pairwise_kernel
+from ._kernel import _snap
+from ._selection import GridResult, select_kernel_ridge
+
+__all__ = ["nystrom_laprls_fit", "nystrom_plaprls_fit", "nystrom_consistency_grams", "select_nystrom_laprls"]
+
+#: The estimators' ``solver="auto"`` takes the Nystrom path above this many training rows.
+LOWRANK_MIN_N = NYSTROM_AUTO_MIN_N
+
+
+def _feature_problem(F, labeled, Y, M):
+    """Checked (F float64, S, Y2 float64, was_1d, M csr float64)."""
+    F = np.asarray(check_matrix(F, "F"), dtype=np.float64)
+    if F.ndim != 2:
+        raise ValueError(f"F must be a 2-D (n, r) array of features; got shape {F.shape}.")
+    n = F.shape[0]
+    S = _check_labeled_index(labeled, n)
+    Y2, was_1d = _as_2d(Y)
+    if Y2.shape[0] != S.size:
+        raise ValueError(f"Y must have one row per labeled point ({S.size}); got {Y2.shape[0]}.")
+    M = sp.csr_array(M, dtype=np.float64)
+    if M.shape != (n, n):
+        raise ValueError(f"M must have shape ({n}, {n}), one row per row of F; got {M.shape}.")
+    return F, n, S, np.asarray(Y2, dtype=np.float64), was_1d, M
+
+
+def _graph_gram(F, M):
+    r""":math:`F^T M F` (r x r, symmetrized) from one sparse product."""
+    G = F.T @ np.asarray(M @ F)
+    return (G + G.T) / 2
+
+
+def nystrom_laprls_fit(F: ArrayLike, labeled: Indices, Y: ArrayLike, M: MatrixLike, gamma_A: float,
+                       gamma_I: float, *, return_info: bool = False
+                       ) -> Union[np.ndarray, Tuple[np.ndarray, Dict[str, Any]]]:
+    r"""LapRLS restricted to the Nystrom subspace (Belkin, Niyogi & Sindhwani 2006, Eq. 14).
+
+    The LapRLS objective over :math:`f = \sum_j \beta_j k(z_j, \cdot)`,
+
+    .. math::
+
+        \min_{\beta \in \mathbb R^m} \frac1l \|Y - K_{SZ}\beta\|^2 + \gamma_A \beta^T K_{ZZ}\beta
+        + \frac{\gamma_I}{n^2} \beta^T K_{nZ}^T M K_{nZ}\beta,
+
+    is, in the feature coordinates :math:`w = \Lambda_r^{1/2}U_r^T\beta`
+    (:math:`K_{nZ} U_r\Lambda_r^{-1/2} = F`, see the module notes),
+
+    .. math::
+
+        \min_w \frac1l \|Y - F_S w\|^2 + \gamma_A \|w\|^2 + \frac{\gamma_I}{n^2} w^T F^T M F w
+        \;\Longleftrightarrow\;
+        \Big(F_S^T F_S + \gamma_A l\, I + \tfrac{\gamma_I l}{n^2} F^T M F\Big) w = F_S^T Y,
+
+    an r x r SPD system (Cholesky).  :math:`f(x) = \phi(x)^T w`; as a kernel
+    expansion on the landmarks, :math:`\beta = T w` with
+    :math:`T` = ``NystromFeatures.transform_matrix_``.
+
+    Parameters
+    ----------
+    F : ndarray of shape (n, r)
+        Nystrom features of the n training points (``NystromFeatures(X).features_``).
+    labeled : int indices (l,) or bool mask (n,)
+    Y : ndarray of shape (l,) or (l, k)
+    M : sparse (n, n)
+        The graph penalty :math:`L^p` (:func:`~graphrkhs.graph_penalty`).
+    gamma_A : float > 0
+    gamma_I : float >= 0
+    return_info : bool, default=False
+        Also return ``{"solver": "nystrom", "rank": r}``.
+
+    Returns
+    -------
+    w : ndarray of shape (r,) or (r, k), float64
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from graphrkhs import NystromFeatures, knn_graph, graph_penalty, nystrom_laprls_fit
+    >>> X = np.linspace(0, 1, 30)[:, None]
+    >>> ny = NystromFeatures(X, sigma=0.2, n_components=10, landmarks="uniform", random_state=0)
+    >>> w = nystrom_laprls_fit(ny.features_, [0, 29], np.array([1.0, -1.0]),
+    ...                        graph_penalty(knn_graph(X, 3)), 1e-4, 1.0)
+    >>> f = ny.transform(np.array([[0.05], [0.95]])) @ w
+    >>> bool(f[0] > 0 > f[1])
+    True
+    """
+    gamma_A = check_scalar(gamma_A, "gamma_A", low=0, low_inclusive=False)
+    gamma_I = check_scalar(gamma_I, "gamma_I", low=0)
+    F, n, S, Y2, was_1d, M = _feature_problem(F, labeled, Y, M)
+    l = S.size
+    FS = F[S]
+    A = FS.T @ FS
+    A.flat[::A.shape[0] + 1] += gamma_A * l
+    if gamma_I > 0:
+        A += (gamma_I * l / float(n) ** 2) * _graph_gram(F, M)
+    w = _psd_solve((A + A.T) / 2, FS.T @ Y2)
+    w = w[:, 0] if was_1d else w
+    return (w, {"solver": "nystrom", "rank": F.shape[1]}) if return_info else w
+
+
+def nystrom_plaprls_fit(F: ArrayLike, labeled: Indices, Y: ArrayLike, M: MatrixLike, gamma_A: float,
+                        gamma_I: float, *, P: Optional[ArrayLike] = None, Psi: Optional[ArrayLike] = None
+                        ) -> Tuple[np.ndarray, np.ndarray]:
+    r"""PLapRLS (Yang, King & Lyu 2009, Eq. 12) restricted to the Nystrom subspace.
+
+    With :math:`\mathbf f = F w + \Psi\beta` on the n points, the objective
+    (:func:`~graphrkhs.plaprls_fit`)
+
+    .. math::
+
+        \frac1l \|Y - F_S w - \Psi_S\beta\|^2 + \gamma_A\, w^T P w
+        + \frac{\gamma_I}{n^2} (F w + \Psi\beta)^T M (F w + \Psi\beta)
+
+    has the symmetric PSD normal equations (:math:`\lambda_1 = \gamma_A l`,
+    :math:`\lambda_2 = \gamma_I l / n^2`)
+
+    .. math::
+
+        \begin{bmatrix} F_S^T F_S + \lambda_1 P + \lambda_2 F^T M F & F_S^T\Psi_S + \lambda_2 F^T M\Psi \\
+        \cdot & \Psi_S^T\Psi_S + \lambda_2 \Psi^T M \Psi \end{bmatrix}
+        \begin{bmatrix} w\\ \beta\end{bmatrix} =
+        \begin{bmatrix} F_S^T Y \\ \Psi_S^T Y\end{bmatrix}.
+
+    The penalty :math:`\|f - L_K f\|_K^2`: with the empirical integral
+    operator and the normalized kernel :math:`\hat K \approx F F^T` (pass the
+    features of :math:`\hat K = K/\kappa`), :math:`L_K f = \phi^T (F^T F / n) w`,
+    so :math:`f - L_K f = \phi^T (I - C) w`, :math:`C = F^T F / n`, and
+    :math:`P = (I - C)^2` (``P=None``; for m = n it is the exact
+    :math:`\alpha^T K (I - K/n)^2 \alpha` of :func:`~graphrkhs.plaprls_fit`).
+    For the heat operator pass :math:`P = T^T (K_t - 2K_{2t} + K_{3t})_{ZZ} T`.
+    Solved by Cholesky (:math:`\Psi\beta` may duplicate a feature direction:
+    the shift of the PSD solve handles it).  A target in the span of
+    :math:`\Psi` gives :math:`w = 0` (checked).
+
+    Parameters
+    ----------
+    F : ndarray (n, r)
+        Features of the (normalized) kernel at the n points.
+    labeled, Y, M, gamma_A, gamma_I :
+        As in :func:`nystrom_laprls_fit` (``gamma_A >= 0``).
+    P : ndarray (r, r), optional
+        The penalty in feature coordinates; None: the empirical :math:`(I - F^TF/n)^2`.
+    Psi : ndarray (n, o), optional
+        Null-space basis at the n points; None: constants.
+
+    Returns
+    -------
+    w : ndarray (r,) or (r, k)
+    beta : ndarray (o,) or (o, k)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from graphrkhs import NystromFeatures, knn_graph, graph_penalty, nystrom_plaprls_fit
+    >>> X = np.linspace(0, 1, 30)[:, None]
+    >>> F = NystromFeatures(X, sigma=0.2, n_components=30).features_
+    >>> w, b = nystrom_plaprls_fit(F, [0, 29], np.array([2.0, 2.0]), graph_penalty(knn_graph(X, 3)), 1e-3, 1.0)
+    >>> bool(np.abs(w).max() < 1e-10), round(float(b[0]), 8)
+    (True, 2.0)
+    """
+    gamma_A = check_scalar(gamma_A, "gamma_A", low=0)
+    gamma_I = check_scalar(gamma_I, "gamma_I", low=0)
+    F, n, S, Y2, was_1d, M = _feature_problem(F, labeled, Y, M)
+    l, r = S.size, F.shape[1]
+    lam1, lam2 = gamma_A * l, gamma_I * l / float(n) ** 2
+    if P is None:
+        C = F.T @ F / n
+        IC = np.eye(r) - (C + C.T) / 2
+        P = IC @ IC
+    else:
+        P = np.asarray(check_matrix(P, "P", square=True), dtype=np.float64)
+        if P.shape != (r, r):
+            raise ValueError(f"P must have shape ({r}, {r}), one row per feature; got {P.shape}.")
+    Psi = np.ones((n, 1)) if Psi is None else np.asarray(check_matrix(Psi, "Psi", min_size=0), dtype=np.float64)
+    if Psi.ndim != 2 or Psi.shape[0] != n:
+        raise ValueError(f"Psi must have shape ({n}, o); got {Psi.shape}.")
+    o = Psi.shape[1]
+    FS, PS = F[S], Psi[S]
+    MF, MPsi = np.asarray(M @ F), np.asarray(M @ Psi)
+    A = np.empty((r + o, r + o))
+    A[:r, :r] = FS.T @ FS + lam1 * P + lam2 * (F.T @ MF)
+    A[:r, r:] = FS.T @ PS + lam2 * (F.T @ MPsi)
+    A[r:, :r] = A[:r, r:].T
+    A[r:, r:] = PS.T @ PS + lam2 * (Psi.T @ MPsi)
+    rhs = np.vstack([FS.T @ Y2, PS.T @ Y2])
+    if o:
+        # a target in the span of Psi is reproduced by beta alone: its projected residual is rounding
+        Q = np.linalg.qr(PS)[0]
+        if not _snap(Y2 - Q @ (Q.T @ Y2), Y2).any():
+            beta = np.linalg.lstsq(PS, Y2, rcond=None)[0]
+            w = np.zeros((r, Y2.shape[1]))
+            return (w[:, 0], beta[:, 0]) if was_1d else (w, beta)
+    z = _psd_solve((A + A.T) / 2, rhs)
+    w, beta = z[:r], z[r:]
+    return (w[:, 0], beta[:, 0]) if was_1d else (w, beta)
+
+
+def nystrom_consistency_grams(XS: ArrayLike, X: ArrayLike, F: ArrayLike, *, kernel: Any = "gaussian",
+                              sigma: float = 1.0, degree: int = 2, coef0: float = 1.0
+                              ) -> Tuple[np.ndarray, np.ndarray, np.ndarray, float]:
+    r"""PRLS's empirical :math:`K, K', K''` (:func:`~graphrkhs.consistency_grams`) with a Nystrom :math:`K_{nn}`.
+
+    The exact empirical grams need :math:`K_{nn}` twice: in the normalization
+    :math:`\kappa = 1^T K_{nn} 1 / n^2` and in
+    :math:`K'' = \hat K_{Sn} \hat K_{nn} \hat K_{nS} / n^2` (n^2 kernel
+    evaluations).  Here :math:`K_{nn} \approx F F^T`:
+
+    .. math::
+
+        \kappa = \|F^T 1\|^2 / n^2,\quad K = K_{SS}/\kappa,\quad
+        K' = K_{Sn}K_{nS} / (n \kappa^2),\quad
+        K'' = (K_{Sn} F)(F^T K_{nS}) / (n^2 \kappa^3),
+
+    with :math:`K_{nS}` exact (n l kernel evaluations).  Exact when
+    :math:`FF^T = K_{nn}` (all points as landmarks).
+
+    Parameters
+    ----------
+    XS : array (l, d)
+        The labeled points.
+    X : array (n, d)
+        All points (the empirical measure).
+    F : array (n, r)
+        Nystrom features of X for the same kernel.
+    kernel, sigma, degree, coef0 :
+        As in :func:`~graphrkhs.pairwise_kernel`.
+
+    Returns
+    -------
+    K, Kp, Kpp : ndarrays (l, l); kappa : float
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from graphrkhs import NystromFeatures, consistency_grams, nystrom_consistency_grams
+    >>> X = np.random.default_rng(0).uniform(size=(30, 1))
+    >>> F = NystromFeatures(X, sigma=0.05, n_components=30).features_
+    >>> exact = consistency_grams(X[:5], X, sigma=0.05)
+    >>> low = nystrom_consistency_grams(X[:5], X, F, sigma=0.05)
+    >>> all(np.allclose(a, b, rtol=1e-6, atol=1e-9) for a, b in zip(exact, low))
+    True
+    """
+    XS = check_points(XS, "XS")
+    X = check_points(X, "X")
+    F = np.asarray(check_matrix(F, "F"), dtype=np.float64)
+    n = X.shape[0]
+    if F.ndim != 2 or F.shape[0] != n:
+        raise ValueError(f"F must have shape ({n}, r), one row per row of X; got {F.shape}.")
+    kw = dict(kernel=kernel, sigma=sigma, degree=degree, coef0=coef0)
+    s = F.sum(axis=0)
+    kappa = float(s @ s) / (n * n)
+    if not np.isfinite(kappa) or kappa <= 0:
+        raise ValueError(f"the empirical integral operator normalizes the kernel by its mean value, which is "
+                         f"{kappa:g} here; use a kernel with positive mean (e.g. 'gaussian').")
+    KnS = np.asarray(pairwise_kernel(X, XS, **kw), dtype=np.float64)
+    K = np.asarray(pairwise_kernel(XS, None, **kw), dtype=np.float64) / kappa
+    Kp = KnS.T @ KnS / (n * kappa ** 2)
+    FK = F.T @ KnS
+    Kpp = FK.T @ FK / (n * n * kappa ** 3)
+    return K, (Kp + Kp.T) / 2, (Kpp + Kpp.T) / 2, kappa
+
+
+def select_nystrom_laprls(F: ArrayLike, labeled: Indices, Y: ArrayLike, M: MatrixLike, gamma_As: ArrayLike,
+                          ratios: ArrayLike, *, fit_intercept: bool = False, max_extensions: int = 0) -> GridResult:
+    r"""Exact leave-one-out choice of :math:`(\gamma_A, \gamma_I)` for :func:`nystrom_laprls_fit`.
+
+    For a ratio :math:`\rho = \gamma_I/\gamma_A`, with
+    :math:`B_\rho = I + \frac{\rho}{n^2} F^T M F` (r x r, SPD), the fitted
+    values at the labeled points are :math:`H Y` with the hat matrix
+
+    .. math::
+
+        H = F_S (F_S^T F_S + \gamma_A l B_\rho)^{-1} F_S^T
+          = K_\rho (K_\rho + \gamma_A l I)^{-1},\qquad K_\rho = F_S B_\rho^{-1} F_S^T,
+
+    a kernel-ridge hat matrix in the l x l kernel :math:`K_\rho` (the
+    low-rank warped kernel on S).  Leaving labeled point i out of the loss
+    (it stays in the graph) is a rank-one change of the system, so the
+    classical LOO identity :math:`(y_i - \hat y_i)/(1 - H_{ii})` is exact, and
+    one eigendecomposition of :math:`K_\rho` serves the whole :math:`\gamma_A`
+    path (:func:`~graphrkhs.select_kernel_ridge`, its width axis being
+    :math:`\rho`).
+
+    Parameters
+    ----------
+    F, labeled, Y, M :
+        As in :func:`nystrom_laprls_fit`.
+    gamma_As : sequence of float > 0
+    ratios : sequence of float > 0
+        :math:`\gamma_I/\gamma_A` values.
+    fit_intercept : bool, default=False
+        Score with a free constant (as :func:`~graphrkhs.select_kernel_ridge`).
+    max_extensions : int, default=0
+        Grid extensions at the edges (both axes).
+
+    Returns
+    -------
+    GridResult
+        Axes ``sigma`` (the ratio :math:`\rho`) and ``alpha`` (:math:`\gamma_A`);
+        :math:`\gamma_I = \rho\gamma_A`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from graphrkhs import NystromFeatures, knn_graph, graph_penalty, select_nystrom_laprls
+    >>> X = np.linspace(0, 1, 40)[:, None]
+    >>> F = NystromFeatures(X, sigma=0.2, n_components=20, landmarks="uniform", random_state=0).features_
+    >>> res = select_nystrom_laprls(F, [0, 5, 30, 39], np.array([1.0, 1.0, -1.0, -1.0]),
+    ...                             graph_penalty(knn_graph(X, 3)), [1e-4, 1e-2], [1.0, 1e3])
+    >>> sorted(res.best_params)
+    ['alpha', 'sigma']
+    """
+    F, n, S, Y2, was_1d, M = _feature_problem(F, labeled, Y, M)
+    G = _graph_gram(F, M) / float(n) ** 2
+    FS = F[S]
+    r = F.shape[1]
+
+    def make_kernel(rho):
+        B = np.eye(r) + rho * G
+        c = sla.cho_factor(B, lower=True, check_finite=False)
+        return FS @ sla.cho_solve(c, FS.T, check_finite=False)
+
+    return select_kernel_ridge(make_kernel, Y2[:, 0] if was_1d else Y2, ratios, gamma_As, ridge_scale="l",
+                               fit_intercept=fit_intercept, extend=max_extensions > 0,
+                               max_extensions=max_extensions)
