@@ -501,8 +501,15 @@ def manifold_selection(est, make_K, S, Y, M, *, consistency, fit_intercept, fall
         gamma_As = gA
         ratios = None if extI else np.unique(np.concatenate([[0.0], (gI[gI > 0][:, None] / gA[None, :]).ravel()]))
         ext = False
-    res, alpha, b = select_manifold_gammas(K, S, Y, M, gamma_As, ratios, consistency=consistency,
-                                           fit_intercept=fit_intercept, extend=ext, return_coef=True)
+    try:
+        res, alpha, b = select_manifold_gammas(K, S, Y, M, gamma_As, ratios, consistency=consistency,
+                                               fit_intercept=fit_intercept, extend=ext, return_coef=True)
+    except np.linalg.LinAlgError as exc:       # every ratio numerically singular (e.g. a near-constant kernel)
+        warn(f"gamma_A/gamma_I='auto': {exc} No ratio of the grid gives a usable system; the fallback values "
+             f"gamma_A={fallback[0]:g}, gamma_I={fallback[1]:g} are used. Pass numbers or a smaller sigma.",
+             SelectionWarning)
+        return (fallback[0] if gA is not None else float(est.gamma_A),
+                fallback[1] if gI is not None else float(est.gamma_I), None, None)
     return res.best_params["gamma_A"], res.best_params["gamma_I"], res, (alpha, b)
 
 

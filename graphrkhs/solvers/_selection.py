@@ -1119,8 +1119,17 @@ class ManifoldRidgePath:
                     A = self._T2.copy()
                 E = np.zeros((n, S.size))
                 E[S, np.arange(S.size)] = 1.0
+                anorm = float(np.abs(A).sum(axis=1).max())     # the 1-norm of A.T (the matrix factored)
                 # A is C-ordered: its transpose is Fortran-ordered, factored in place (no n x n copy)
                 lu = sla.lu_factor(A.T, overwrite_a=True, check_finite=False)
+                rcond = float(sla.lapack.get_lapack_funcs("gecon", (lu[0],))(lu[0], anorm, norm="1")[0])
+                if not rcond > np.sqrt(np.finfo(np.float64).eps):
+                    # e.g. T^2 = (I - K/n)^2 singular when the kernel is nearly constant (a huge width), or
+                    # rho' so large that M K swamps the rest: the error bound eps / rcond of the solve exceeds
+                    # sqrt(eps), and the fits (and their LOO scores) would depend on rounding
+                    raise np.linalg.LinAlgError(
+                        f"T^2 + rho' M K is numerically singular at the ratio {key:g} (reciprocal condition "
+                        f"number {rcond:.1e}).")
                 Z = sla.lu_solve(lu, E, trans=1, check_finite=False)
             self._Z[key] = Z
         return self._Z[key]
@@ -1154,6 +1163,11 @@ class ManifoldRidgePath:
         else:
             c, b = rls_fit(G, Y2, gamma_A), np.zeros(Y2.shape[1])
         return self.basis(ratio) @ c, b
+
+
+#: A ratio whose effective kernel G_SS has an eigenvalue below -this x its largest |eigenvalue| is
+#: numerically indefinite (rounding of an ill-conditioned solve) and is not scored.
+_INDEFINITE_RTOL = 1e-8
 
 
 def select_manifold_gammas(K: Any, labeled: Any, Y: Any, M: Any, gamma_As: Optional[Any] = None,
@@ -1226,7 +1240,18 @@ def select_manifold_gammas(K: Any, labeled: Any, Y: Any, M: Any, gamma_As: Optio
         score = np.empty((ratio.size, gamma_A.size))
         tie = np.empty_like(score)
         for j, r in enumerate(ratio):          # grid of ratios (one LU each)
-            score[j], tie[j] = _path_scores(mp.path(r, fit_intercept), Y2, gamma_A * l, criterion, scoring)
+            try:
+                path = mp.path(r, fit_intercept)
+            except np.linalg.LinAlgError:
+                score[j], tie[j] = -np.inf, 0.0     # a singular system: no candidate
+                continue
+            ev = path.eigenvalues
+            if ev.size and ev.min() < -_INDEFINITE_RTOL * np.abs(ev).max():
+                # at extreme ratios the solve (T^2 + rho' M K)^-1 loses the positive definiteness of the
+                # effective kernel G_SS to rounding: that ratio's fits are rounding noise, not candidates
+                score[j], tie[j] = -np.inf, 0.0
+                continue
+            score[j], tie[j] = _path_scores(path, Y2, gamma_A * l, criterion, scoring)
         return score, tie
 
     KSS = mp.K[np.ix_(mp.S, mp.S)]
