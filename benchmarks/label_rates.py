@@ -133,6 +133,75 @@ def gl_graph(name, X, k=10):
     return _cached(os.path.join(CACHE, f"{name}_gl_graph.npz"), build, _save_sparse, _read_sparse)
 
 
+def self_tuning_graph(name, X, k=10):
+    """The candidate default graph of the exploration: kNN (k = 10, exact lists, union), weights
+    ``exp(-4 d_ij^2 / (d_k(i) d_k(j)))`` -- the library's self-tuning weights with relative width 1/2
+    (GraphLearning's 'symgaussian').  Built here from the cached neighbour lists."""
+    def build():
+        I, D = exact_neighbours(name, X, max(k, 30) if name == "fashion" else k)
+        n = I.shape[0]
+        I = I[:, :k].astype(np.int64)
+        D = D[:, :k].astype(np.float64)
+        dk = np.maximum(D[:, -1], np.finfo(np.float64).tiny)
+        w = np.exp(-4.0 * D ** 2 / (dk[:, None] * dk[I]))
+        W = sp.csr_array((w.ravel(), (np.repeat(np.arange(n), k), I.ravel())), shape=(n, n))
+        W = sp.csr_array(W.maximum(W.T))
+        W.setdiag(0)
+        W.eliminate_zeros()
+        return W
+    return _cached(os.path.join(CACHE, f"{name}_st_graph.npz"), build, _save_sparse, _read_sparse)
+
+
+def _previews(W, priors):
+    """Exploration's candidate defaults on the self-tuning graph (previews; not library defaults yet):
+    graph kernel ridge and Poisson learning with default parameters, and the sum of their
+    per-column standardized scores (with and without volume balancing)."""
+    from graphrkhs import GraphKernelRidgeClassifier, PoissonLearningClassifier
+    n = W.shape[0]
+    memo = {}
+
+    def z(F):
+        return (F - F.mean(axis=0)) / (F.std(axis=0) + 1e-300)
+
+    def fitted(S, c):
+        key = S.tobytes()
+        if key not in memo:
+            memo.clear()
+            yp = np.full(n, -1)
+            yp[S] = c
+            g = GraphKernelRidgeClassifier(graph="precomputed").fit(W, yp)
+            p = PoissonLearningClassifier(graph="precomputed").fit(W, yp)
+            memo[key] = (g.scores_, p.scores_, g.classes_)
+        return memo[key]
+
+    def gkr(S, c):
+        G, P, cl = fitted(S, c)
+        return cl[G.argmax(axis=1)]
+
+    def poisson(S, c):
+        G, P, cl = fitted(S, c)
+        return cl[P.argmax(axis=1)]
+
+    def ens(S, c):
+        G, P, cl = fitted(S, c)
+        return cl[(z(G) + z(P)).argmax(axis=1)]
+
+    def ens_vol(given):
+        def run(S, c):
+            G, P, cl = fitted(S, c)
+            q = priors[cl] if given else np.bincount(c, minlength=priors.size)[cl] / c.size
+            return cl[volume_balance(z(G) + z(P), q)]
+        return run
+
+    return [("preview [st graph]: graph kernel ridge defaults", "graphrkhs (script)", "none", gkr),
+            ("preview [st graph]: Poisson defaults", "graphrkhs (script)", "none", poisson),
+            ("preview [st graph]: z(kernel ridge) + z(Poisson)", "graphrkhs (script)", "none", ens),
+            ("preview [st graph]: z(kernel ridge) + z(Poisson), volume to label proportions",
+             "graphrkhs (script)", "none", ens_vol(False)),
+            ("preview [st graph]: z(kernel ridge) + z(Poisson), volume to given priors",
+             "graphrkhs (script)", "given", ens_vol(True))]
+
+
 # ---------------------------------------------------------------------------
 # methods: name -> fn(labeled indices, their labels) -> predicted labels of all nodes
 # ---------------------------------------------------------------------------
@@ -141,33 +210,73 @@ def _accepts(est, param):
     return param in inspect.signature(type(est).__init__).parameters
 
 
+def volume_balance(F, proportions, iters=300):
+    """Labels ``argmax(G + b)`` with per-class offsets b chosen so that each class gets (nearly) its
+    proportion of the nodes; G are the scores standardized per column.  A dual-ascent (auction)
+    step on b; GraphLearning's ``volume_label_projection`` does the same with multiplicative weights.
+    Used here only to preview class normalization from decision scores (issue 15, deliverable 1 is
+    another branch's)."""
+    q = np.asarray(proportions, dtype=np.float64)
+    G = (F - F.mean(axis=0)) / (F.std(axis=0) + 1e-300)
+    b = np.zeros(G.shape[1])
+    step = 0.1
+    for _ in range(iters):
+        frac = np.bincount((G + b).argmax(axis=1), minlength=G.shape[1]) / G.shape[0]
+        b += step * (q - frac) / q.max()
+        step *= 0.985
+    return (G + b).argmax(axis=1)
+
+
 def _ours(W, y_all, priors):
     from graphrkhs import (GraphKernelRidgeClassifier, LaplacianRegularizationClassifier,
                            PoissonLearningClassifier)
     n = W.shape[0]
+    scores = {}     # (method, draw) -> the fitted scores, for the post-processed preview rows
 
-    def fit(make, **kw):
+    def fit(key, make, **kw):
         def run(S, c):
             yp = np.full(n, -1)
             yp[S] = c
             est = make()
             est.set_params(graph="precomputed", **kw)
-            return est.fit(W, yp).transduction_
+            est.fit(W, yp)
+            scores[key, S.tobytes()] = (est.scores_, est.classes_)
+            return est.transduction_
         return run
 
-    rows = [(f"recommended: {RECOMMENDED}", "graphrkhs", "none", fit(recommended)),
+    def balanced(key, given):
+        def run(S, c):
+            F, classes = scores[key, S.tobytes()]
+            q = priors[classes] if given else np.bincount(c, minlength=priors.size)[classes] / c.size
+            return classes[volume_balance(F, q)]
+        return run
+
+    rec_is_gkr = RECOMMENDED == "GraphKernelRidgeClassifier()"
+    rows = [(f"recommended: {RECOMMENDED}" + (" (= graph kernel ridge defaults)" if rec_is_gkr else ""),
+             "graphrkhs", "none", fit("rec", recommended)),
             ("Laplace learning (LaplacianRegularizationClassifier)", "graphrkhs", "none",
-             fit(LaplacianRegularizationClassifier)),
-            ("Poisson learning (PoissonLearningClassifier)", "graphrkhs", "none", fit(PoissonLearningClassifier)),
-            ("graph kernel ridge (GraphKernelRidgeClassifier)", "graphrkhs", "none",
-             fit(GraphKernelRidgeClassifier))]
+             fit("laplace", LaplacianRegularizationClassifier)),
+            ("Poisson learning (PoissonLearningClassifier)", "graphrkhs", "none",
+             fit("poisson", PoissonLearningClassifier))]
+    if not rec_is_gkr:
+        rows.append(("graph kernel ridge (GraphKernelRidgeClassifier)", "graphrkhs", "none",
+                     fit("gkr", GraphKernelRidgeClassifier)))
+    # previews of class normalization, computed here from the scores of the fits above (no refit)
+    rows += [("preview: recommended + volume balancing to the label proportions", "graphrkhs (script)",
+              "none", balanced("rec", False)),
+             ("preview: Poisson + volume balancing to the label proportions", "graphrkhs (script)", "none",
+              balanced("poisson", False)),
+             ("preview: recommended + volume balancing to the given priors", "graphrkhs (script)", "given",
+              balanced("rec", True)),
+             ("preview: Poisson + volume balancing to the given priors", "graphrkhs (script)", "given",
+              balanced("poisson", True))]
     skipped = []
     for label, make in ((f"recommended: {RECOMMENDED}", recommended),
                         ("Poisson learning (PoissonLearningClassifier)", PoissonLearningClassifier)):
-        if _accepts(make(), "class_priors") and not (make is recommended and RECOMMENDED.startswith("Poisson")):
-            rows.append((label, "graphrkhs", "given", fit(make, class_priors=priors)))
-        elif make is recommended:
-            skipped.append(f"{label}: the installed version has no class_priors= (track skipped)")
+        if _accepts(make(), "class_priors"):
+            rows.append((label, "graphrkhs", "given", fit(label, make, class_priors=priors)))
+        else:
+            skipped.append(f"{label}: the installed version has no class_priors= (its priors track is skipped)")
     return rows, skipped
 
 
@@ -236,7 +345,7 @@ def evaluate(y, rate, draws, methods, slow_draws, seed):
     return rows
 
 
-def run_dataset(name, args):
+def run_dataset(name, args, save=None):
     X, y = load(name)
     y = np.asarray(y)
     classes, y = np.unique(y, return_inverse=True)
@@ -253,13 +362,24 @@ def run_dataset(name, args):
     ours, skipped = _ours(W_ours, y, priors)
     for note in skipped:
         print("  NOTE:", note, flush=True)
-    methods = [(n_, s, p, f, "ours") for n_, s, p, f in ours]
+    methods = [(n_, s, p, f, "ours") for n_, s, p, f in ours if not (args.skip_laplace and "Laplace" in n_)]
+    if args.previews:
+        W_st, _ = self_tuning_graph(name, X)
+        methods += [(n_, s, p, f, "st") for n_, s, p, f in _previews(sp.csr_array(W_st, dtype=np.float64), priors)]
     for g in args.gl_graphs:
         if g in graphs:
             methods += [(n_, s, p, f, g) for n_, s, p, f in _gl(graphs[g], g, priors, args.slow_draws > 0)]
     rows = []
+    out = {}
     for rate in args.rates:
         rows += evaluate(y, rate, args.draws, methods, args.slow_draws, args.seed)
+        out = _dataset_record(name, y, W_ours, graphs, args, skipped, rows)
+        if save is not None:
+            save(out)      # partial results survive an interrupted run
+    return out
+
+
+def _dataset_record(name, y, W_ours, graphs, args, skipped, rows):
     return {"dataset": name, "n": int(y.size), "edges_ours": int(W_ours.nnz // 2),
             "edges_gl": int(graphs["gl"].nnz // 2) if "gl" in graphs else None, "draws": args.draws,
             "slow_draws": min(args.slow_draws, args.draws), "seed": args.seed, "recommended": RECOMMENDED,
@@ -302,22 +422,26 @@ def render(results):
                 cells.append("-" if r is None else f"{100 * r['accuracy_mean']:.2f} +- {100 * r['accuracy_std']:.2f}"
                              + ("" if r["draws"] == d["draws"] else f" ({r['draws']})"))
             lines.append(f"| {k[0]} | {k[1]} | {k[2]} | " + " | ".join(cells) + " |")
-        lines += ["", "Margins (points, means): recommended default minus the best GraphLearning method of the "
-                  "same track (\"none + label proportions\": GraphLearning's MBO methods, which need priors, given the "
-                  "label proportions of the draw -- on balanced data with stratified draws these are the true priors).",
-                  "", "| track | " + " | ".join(f"{r}/class" for r in rates) + " |",
-                  "|---|" + "---|" * len(rates)]
-        for priors, ours_track, gl_tracks in (("none", "none", ("none",)),
-                                              ("none + label proportions", "none", ("none", "labels")),
-                                              ("given", "given", ("given",))):
-            cells = []
-            for rate in rates:
-                ours = next((r for r in d["rows"] if r["method"].startswith("recommended")
-                             and r["priors"] == ours_track and r["labels_per_class"] == rate), None)
-                best = _best_gl(d["rows"], rate, gl_tracks)
-                cells.append("-" if ours is None or best is None else
-                             f"{100 * (ours['accuracy_mean'] - best['accuracy_mean']):+.2f} (vs {best['method']})")
-            lines.append(f"| priors {priors} | " + " | ".join(cells) + " |")
+        lines += ["", "Margins (points, means): each of our rows minus the best GraphLearning method of its "
+                  "track.  Without priors: against laplace / poisson / randomwalk (no priors), and against these "
+                  "plus the MBO methods given the label proportions of the draw (they need priors; on balanced "
+                  "data with stratified draws these are the true priors).  With priors: against poisson / "
+                  "poisson_mbo / volume_mbo given the same priors.", "",
+                  "| ours | against | " + " | ".join(f"{r}/class" for r in rates) + " |",
+                  "|---|---|" + "---|" * len(rates)]
+        for k in keys:
+            if not k[1].startswith("graphrkhs"):
+                continue
+            for label, gl_tracks in ((("GL, no priors", ("none",)), ("GL, no priors + MBO (label proportions)",
+                                      ("none", "labels"))) if k[2] == "none" else (("GL, same priors", ("given",)),)):
+                cells = []
+                for rate in rates:
+                    ours = next((r for r in d["rows"] if (r["method"], r["source"], r["priors"]) == k
+                                 and r["labels_per_class"] == rate), None)
+                    best = _best_gl(d["rows"], rate, gl_tracks)
+                    cells.append("-" if ours is None or best is None else
+                                 f"{100 * (ours['accuracy_mean'] - best['accuracy_mean']):+.2f} (vs {best['method']})")
+                lines.append(f"| {k[0]} [{k[2]}] | {label} | " + " | ".join(cells) + " |")
         lines += ["", f"![accuracy against labels per class](label_rates_{name}.png)", ""]
     return "\n".join(lines)
 
@@ -364,6 +488,10 @@ def main(argv=None):
     p.add_argument("--gl-graphs", default="gl,ours", help="graphs GraphLearning's methods run on")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--quick", action="store_true", help="digits only, 3 draws")
+    p.add_argument("--no-previews", dest="previews", action="store_false",
+                   help="skip the exploration's candidate defaults (self-tuning graph, ensembles)")
+    p.add_argument("--skip-laplace", action="store_true",
+                   help="skip our Laplace learning (GraphLearning's laplace runs on its graph anyway)")
     args = p.parse_args(argv)
     if args.quick:
         args.datasets, args.draws = "digits", 3
@@ -376,13 +504,20 @@ def main(argv=None):
     results = json.load(open(jpath)) if os.path.exists(jpath) else {}
     results["machine"] = f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores"
     results.setdefault("datasets", {})
-    for name in args.datasets.split(","):
-        results["datasets"][name] = run_dataset(name, args)
+    def save(record):
+        # re-read: another process may have written another dataset meanwhile (merge, don't clobber)
+        if os.path.exists(jpath):
+            results["datasets"].update({k: v for k, v in json.load(open(jpath)).get("datasets", {}).items()
+                                        if k != record["dataset"]})
+        results["datasets"][record["dataset"]] = record
         with open(jpath, "w") as f:
             json.dump(results, f, indent=1)
         with open(os.path.join(RESULTS, "label_rates.md"), "w") as f:
             f.write(render(results))
         plot(results)
+
+    for name in args.datasets.split(","):
+        save(run_dataset(name, args, save))
     print(render(results))
 
 

@@ -183,6 +183,7 @@ def main():
     p.add_argument("--graphs", default="gauss10,gl10,st10")
     p.add_argument("--post", default="argmax,shift,zscore,volume")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--ensembles", action="store_true")
     p.add_argument("--classes", default=None, help="subset of classes, e.g. 0,2,4,6")
     args = p.parse_args()
     X, y = lr.load(args.dataset)
@@ -197,8 +198,12 @@ def main():
     C = int(y.max()) + 1
     graphs = {}
     for g in args.graphs.split(","):
-        wname = g.rstrip("0123456789")
-        k = int(g[len(wname):])
+        # names: <weight><k>, e.g. gauss10, st15; "st1_<k>" (or st110 = st1_10) for the library's self-tuning
+        if g.startswith("st1_") or g == "st110":
+            wname, k = "st1", int(g[4:] if "_" in g else 10)
+        else:
+            wname = g.rstrip("0123456789")
+            k = int(g[len(wname):])
         graphs[g] = graph(I, D, k, wname)
     cfgs = configs(args.configs)
     posts = args.post.split(",")
@@ -206,6 +211,7 @@ def main():
         rng = np.random.default_rng([args.seed, rate])
         from graphrkhs.datasets import sample_labels
         sets = [sample_labels(y, rate, random_state=rng)[1] for _ in range(args.draws)]
+        store = {}
         for (gname, W), (cname, fn) in itertools.product(graphs.items(), cfgs.items()):
             acc = {pp: [] for pp in posts}
             t0 = time.perf_counter()
@@ -214,6 +220,7 @@ def main():
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
                     F = fn(W, S, y[S], C)
+                store.setdefault(gname, {}).setdefault(cname, []).append(F)
                 if hasattr(fn, "last"):
                     extra.append(fn.last[0])
                 hidden = np.ones(y.size, bool)
@@ -225,6 +232,23 @@ def main():
             ex = f"  alpha {np.median(extra):.0e}" if extra else ""
             print(f"{args.dataset}{'[' + args.classes + ']' if args.classes else ''} {rate:>3}/cl {gname:<8} "
                   f"{cname:<22} {cells}  {t:5.1f}s{ex}", flush=True)
+        if args.ensembles:
+            # sums of z-scored score matrices of pairs of configurations (same graph, same draw)
+            def z(F):
+                return (F - F.mean(0)) / (F.std(0) + 1e-300)
+            for gname, per in store.items():
+                for a, b in itertools.combinations(per, 2):
+                    for wa in (0.5,):
+                        acc = {pp: [] for pp in posts}
+                        for d, S in enumerate(sets):
+                            F = wa * z(per[a][d]) + (1 - wa) * z(per[b][d])
+                            hidden = np.ones(y.size, bool)
+                            hidden[S] = False
+                            for pp in posts:
+                                acc[pp].append(np.mean(POST[pp](F, y[S], C)[hidden] == y[hidden]))
+                        cells = "  ".join(f"{pp} {100 * np.mean(v):5.2f}+-{100 * np.std(v):4.2f}"
+                                          for pp, v in acc.items())
+                        print(f"{args.dataset} {rate:>3}/cl {gname:<8} z({a})+z({b}) {cells}", flush=True)
 
 
 if __name__ == "__main__":
