@@ -21,11 +21,12 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 RESULTS = os.path.join(HERE, "results")
-SCRIPTS = ["graphs", "spectral", "transductive", "manifold", "datadependent"]
+SCRIPTS = ["graphs", "spectral", "transductive", "label_rates", "manifold", "datadependent"]
 TITLES = {
     "graphs": "Graph construction (kNN)",
     "spectral": "Spectral filters (Chebyshev, Lanczos, lmax)",
     "transductive": "Transductive learners",
+    "label_rates": "Accuracy against the label rate (issue 15)",
     "manifold": "Inductive semi-supervised learners (RLS, LapRLS, PRLS, PLapRLS, G-RLS)",
     "datadependent": "Data-dependent kernels (Fredholm, warped)",
     "distributed": "Distributed backend (MPI): Chebyshev step, halo volume, model and 10^8 projection",
@@ -111,6 +112,8 @@ def write_report(status, suite):
                 body = f.read().strip().splitlines()
             # demote the script's own headings below this section's
             parts += [("##" + ln) if ln.startswith("#") else ln for ln in body]
+            # images the scripts link relative to results/ are relative to benchmarks/ here
+            parts = [ln.replace("](label_rates_", "](results/label_rates_") for ln in parts]
         else:
             parts.append(f"(no results yet: run `python benchmarks/{name}.py`)")
         parts.append("")

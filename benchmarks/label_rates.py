@@ -1,0 +1,525 @@
+"""Benchmark: accuracy against the label rate (issue 15), ours against GraphLearning.
+
+One run per dataset: every method sees the same graph and the same seeded random label draws
+(``graphrkhs.datasets.sample_labels``, ``n`` labels of every class, draws 0..N-1 of one generator
+per rate); accuracy is measured on the unlabeled points.
+
+Graphs
+    ``ours``  the graph the library's estimators build from X with their defaults
+              (``GraphSpec`` defaults via ``est._build_graph(X)``: ``knn_graph(X, 10)``, Gaussian
+              weights of width the mean neighbour distance, union symmetrization, ``algorithm="auto"``).
+              Our estimators are then fitted with ``graph="precomputed"`` on it and otherwise default
+              parameters -- the same labels as ``fit(X, y)`` (module docs of
+              ``graphrkhs.transductive``), without rebuilding the graph for every draw.
+    ``gl``    GraphLearning's default graph ``gl.weightmatrix.knn(X, 10)`` (weights
+              ``exp(-4 |x_i - x_j|^2 / d_k(x_i)^2)``, symmetrized by averaging).  GraphLearning searches
+              with annoy (approximate, a Python loop over the points); here it gets the exact
+              neighbour lists through ``knn_data=`` (its documented bypass), so its graph is the one
+              its own construction gives with exact neighbours.
+
+Methods (each on the graphs named in ``--gl-graphs`` for GraphLearning, on ``ours`` for ours)
+    ours          the recommended default classifier (``RECOMMENDED`` below), Laplace learning,
+                  Poisson learning, graph kernel ridge -- all with default parameters.
+    GraphLearning ``gl.ssl.laplace``, ``poisson``, ``randomwalk``, ``poisson_mbo``, ``volume_mbo``
+                  with their defaults.
+    priors track  the same with the true class proportions given: GraphLearning's
+                  ``class_priors=`` (poisson, poisson_mbo, volume_mbo) and ours ``class_priors=``
+                  (skipped with a note when the installed estimator does not accept it).
+
+The slow MBO methods (30-60 s a fit on Fashion-MNIST) can be limited to the first ``--slow-draws``
+draws (the same label sets as the others, fewer of them); the table gives the number of draws of
+every cell.
+
+Outputs: ``benchmarks/results/label_rates.{json,md}`` and ``label_rates_<dataset>.png``
+(accuracy against labels per class).
+
+Usage::
+
+    python benchmarks/label_rates.py --quick                  # digits, 3 draws
+    nice python benchmarks/label_rates.py --datasets fashion,digits --draws 20
+    python benchmarks/label_rates.py --datasets fashion --rates 1,5 --draws 5 --slow-draws 2
+"""
+
+import argparse
+import inspect
+import json
+import os
+import platform
+import time
+import warnings
+
+import numpy as np
+import scipy.sparse as sp
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+RESULTS = os.path.join(HERE, "results")
+CACHE = os.environ.get("GRAPHRKHS_RATES_CACHE", "/tmp/rates_cache")
+
+
+def recommended():
+    """The recommended default classifier for transductive labeling (issue 15), default parameters."""
+    from graphrkhs import GraphKernelRidgeClassifier
+    return GraphKernelRidgeClassifier()
+
+
+RECOMMENDED = "GraphKernelRidgeClassifier()"
+
+
+# ---------------------------------------------------------------------------
+# data and graphs (cached: the Fashion-MNIST search is the expensive step)
+# ---------------------------------------------------------------------------
+
+def load(name):
+    from graphrkhs.datasets import load_digits, load_fashion_mnist
+    if name == "fashion":
+        return load_fashion_mnist()
+    if name == "digits":
+        return load_digits()
+    raise ValueError(f"unknown dataset {name!r}")
+
+
+def _cached(path, build, save, read):
+    if os.path.exists(path):
+        return read(path), 0.0
+    t0 = time.perf_counter()
+    out = build()
+    t = time.perf_counter() - t0
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    save(path, out)
+    return out, t
+
+
+def _save_sparse(path, W):
+    sp.save_npz(path, sp.csr_matrix(W))
+
+
+def _read_sparse(path):
+    return sp.csr_array(sp.load_npz(path))
+
+
+def our_graph(name, X):
+    """The graph the recommended estimator builds from X with its defaults."""
+    est = recommended()
+    return _cached(os.path.join(CACHE, f"{name}_ours_graph.npz"), lambda: est._build_graph(X),
+                   _save_sparse, _read_sparse)
+
+
+def exact_neighbours(name, X, k):
+    """Exact k nearest neighbours (self excluded) with the library's exact search; cached."""
+    from graphrkhs.graphs import knn_search
+    path_i = os.path.join(CACHE, f"{name}_knn{k}_idx.npy")
+    path_d = os.path.join(CACHE, f"{name}_knn{k}_dist.npy")
+    if os.path.exists(path_i) and os.path.exists(path_d):
+        return np.load(path_i), np.load(path_d)
+    algorithm = "brute" if X.shape[1] > 16 else "kd_tree"
+    D, I = knn_search(np.asarray(X), k, algorithm, None)
+    os.makedirs(CACHE, exist_ok=True)
+    np.save(path_i, I.astype(np.int32))
+    np.save(path_d, D.astype(np.float32))
+    return I, D
+
+
+def gl_graph(name, X, k=10):
+    """GraphLearning's default graph ``gl.weightmatrix.knn(X, k)`` on exact neighbour lists."""
+    import graphlearning as gl
+
+    def build():
+        I, D = exact_neighbours(name, X, max(k, 30) if name == "fashion" else k)
+        n = I.shape[0]
+        # GraphLearning's lists include the point itself first (distance 0).
+        J = np.hstack([np.arange(n)[:, None], I[:, :k]]).astype(np.int64)
+        Dk = np.hstack([np.zeros((n, 1)), D[:, :k].astype(np.float64)])
+        return gl.weightmatrix.knn(None, k, knn_data=(J, Dk))
+    return _cached(os.path.join(CACHE, f"{name}_gl_graph.npz"), build, _save_sparse, _read_sparse)
+
+
+def self_tuning_graph(name, X, k=10):
+    """The candidate default graph of the exploration: kNN (k = 10, exact lists, union), weights
+    ``exp(-4 d_ij^2 / (d_k(i) d_k(j)))`` -- the library's self-tuning weights with relative width 1/2
+    (GraphLearning's 'symgaussian').  Built here from the cached neighbour lists."""
+    def build():
+        I, D = exact_neighbours(name, X, max(k, 30) if name == "fashion" else k)
+        n = I.shape[0]
+        I = I[:, :k].astype(np.int64)
+        D = D[:, :k].astype(np.float64)
+        dk = np.maximum(D[:, -1], np.finfo(np.float64).tiny)
+        w = np.exp(-4.0 * D ** 2 / (dk[:, None] * dk[I]))
+        W = sp.csr_array((w.ravel(), (np.repeat(np.arange(n), k), I.ravel())), shape=(n, n))
+        W = sp.csr_array(W.maximum(W.T))
+        W.setdiag(0)
+        W.eliminate_zeros()
+        return W
+    return _cached(os.path.join(CACHE, f"{name}_st_graph.npz"), build, _save_sparse, _read_sparse)
+
+
+def _previews(W, priors):
+    """Exploration's candidate defaults on the self-tuning graph (previews; not library defaults yet):
+    graph kernel ridge and Poisson learning with default parameters, and the sum of their
+    per-column standardized scores (with and without volume balancing)."""
+    from graphrkhs import GraphKernelRidgeClassifier, PoissonLearningClassifier
+    n = W.shape[0]
+    memo = {}
+
+    def z(F):
+        return (F - F.mean(axis=0)) / (F.std(axis=0) + 1e-300)
+
+    def fitted(S, c):
+        key = S.tobytes()
+        if key not in memo:
+            memo.clear()
+            yp = np.full(n, -1)
+            yp[S] = c
+            g = GraphKernelRidgeClassifier(graph="precomputed").fit(W, yp)
+            p = PoissonLearningClassifier(graph="precomputed").fit(W, yp)
+            memo[key] = (g.scores_, p.scores_, g.classes_)
+        return memo[key]
+
+    def gkr(S, c):
+        G, P, cl = fitted(S, c)
+        return cl[G.argmax(axis=1)]
+
+    def poisson(S, c):
+        G, P, cl = fitted(S, c)
+        return cl[P.argmax(axis=1)]
+
+    def ens(S, c):
+        G, P, cl = fitted(S, c)
+        return cl[(z(G) + z(P)).argmax(axis=1)]
+
+    def ens_vol(given):
+        def run(S, c):
+            G, P, cl = fitted(S, c)
+            q = priors[cl] if given else np.bincount(c, minlength=priors.size)[cl] / c.size
+            return cl[volume_balance(z(G) + z(P), q)]
+        return run
+
+    return [("preview [st graph]: graph kernel ridge defaults", "graphrkhs (script)", "none", gkr),
+            ("preview [st graph]: Poisson defaults", "graphrkhs (script)", "none", poisson),
+            ("preview [st graph]: z(kernel ridge) + z(Poisson)", "graphrkhs (script)", "none", ens),
+            ("preview [st graph]: z(kernel ridge) + z(Poisson), volume to label proportions",
+             "graphrkhs (script)", "none", ens_vol(False)),
+            ("preview [st graph]: z(kernel ridge) + z(Poisson), volume to given priors",
+             "graphrkhs (script)", "given", ens_vol(True))]
+
+
+# ---------------------------------------------------------------------------
+# methods: name -> fn(labeled indices, their labels) -> predicted labels of all nodes
+# ---------------------------------------------------------------------------
+
+def _accepts(est, param):
+    return param in inspect.signature(type(est).__init__).parameters
+
+
+def volume_balance(F, proportions, iters=300):
+    """Labels ``argmax(G + b)`` with per-class offsets b chosen so that each class gets (nearly) its
+    proportion of the nodes; G are the scores standardized per column.  A dual-ascent (auction)
+    step on b; GraphLearning's ``volume_label_projection`` does the same with multiplicative weights.
+    Used here only to preview class normalization from decision scores (issue 15, deliverable 1 is
+    another branch's)."""
+    q = np.asarray(proportions, dtype=np.float64)
+    G = (F - F.mean(axis=0)) / (F.std(axis=0) + 1e-300)
+    b = np.zeros(G.shape[1])
+    step = 0.1
+    for _ in range(iters):
+        frac = np.bincount((G + b).argmax(axis=1), minlength=G.shape[1]) / G.shape[0]
+        b += step * (q - frac) / q.max()
+        step *= 0.985
+    return (G + b).argmax(axis=1)
+
+
+def _ours(W, y_all, priors):
+    from graphrkhs import (GraphKernelRidgeClassifier, LaplacianRegularizationClassifier,
+                           PoissonLearningClassifier)
+    n = W.shape[0]
+    scores = {}     # (method, draw) -> the fitted scores, for the post-processed preview rows
+
+    def fit(key, make, **kw):
+        def run(S, c):
+            yp = np.full(n, -1)
+            yp[S] = c
+            est = make()
+            est.set_params(graph="precomputed", **kw)
+            est.fit(W, yp)
+            scores[key, S.tobytes()] = (est.scores_, est.classes_)
+            return est.transduction_
+        return run
+
+    def balanced(key, given):
+        def run(S, c):
+            F, classes = scores[key, S.tobytes()]
+            q = priors[classes] if given else np.bincount(c, minlength=priors.size)[classes] / c.size
+            return classes[volume_balance(F, q)]
+        return run
+
+    rec_is_gkr = RECOMMENDED == "GraphKernelRidgeClassifier()"
+    rows = [(f"recommended: {RECOMMENDED}" + (" (= graph kernel ridge defaults)" if rec_is_gkr else ""),
+             "graphrkhs", "none", fit("rec", recommended)),
+            ("Laplace learning (LaplacianRegularizationClassifier)", "graphrkhs", "none",
+             fit("laplace", LaplacianRegularizationClassifier)),
+            ("Poisson learning (PoissonLearningClassifier)", "graphrkhs", "none",
+             fit("poisson", PoissonLearningClassifier))]
+    if not rec_is_gkr:
+        rows.append(("graph kernel ridge (GraphKernelRidgeClassifier)", "graphrkhs", "none",
+                     fit("gkr", GraphKernelRidgeClassifier)))
+    # previews of class normalization, computed here from the scores of the fits above (no refit)
+    rows += [("preview: recommended + volume balancing to the label proportions", "graphrkhs (script)",
+              "none", balanced("rec", False)),
+             ("preview: Poisson + volume balancing to the label proportions", "graphrkhs (script)", "none",
+              balanced("poisson", False)),
+             ("preview: recommended + volume balancing to the given priors", "graphrkhs (script)", "given",
+              balanced("rec", True)),
+             ("preview: Poisson + volume balancing to the given priors", "graphrkhs (script)", "given",
+              balanced("poisson", True))]
+    skipped = []
+    for label, make in ((f"recommended: {RECOMMENDED}", recommended),
+                        ("Poisson learning (PoissonLearningClassifier)", PoissonLearningClassifier)):
+        if _accepts(make(), "class_priors"):
+            rows.append((label, "graphrkhs", "given", fit(label, make, class_priors=priors)))
+        else:
+            skipped.append(f"{label}: the installed version has no class_priors= (its priors track is skipped)")
+    return rows, skipped
+
+
+_MEMO = {}
+
+
+def _gl(W, graph_name, priors, slow):
+    import graphlearning as gl
+    Wm = sp.csr_matrix(W)
+
+    def run(cls, **kw):
+        return lambda S, c: cls(Wm, **kw).fit_predict(S, c)
+
+    def run_priors(cls, given):
+        # GraphLearning's MBO methods need class priors; the "none" track gives them the label
+        # proportions of the draw.  When these equal the true proportions (balanced data, stratified
+        # draws: Fashion-MNIST) both tracks are the same computation, done once (memo).
+        def fn(S, c):
+            b = priors if given else np.bincount(c, minlength=priors.size) / c.size
+            key = (cls.__name__, graph_name, S.tobytes(), np.round(b, 12).tobytes())
+            if key not in _MEMO:
+                _MEMO[key] = cls(Wm, class_priors=b).fit_predict(S, c)
+            return _MEMO[key]
+        return fn
+
+    rows = [(f"laplace [{graph_name} graph]", "GraphLearning", "none", run(gl.ssl.laplace)),
+            (f"poisson [{graph_name} graph]", "GraphLearning", "none", run(gl.ssl.poisson)),
+            (f"randomwalk [{graph_name} graph]", "GraphLearning", "none", run(gl.ssl.randomwalk)),
+            (f"poisson [{graph_name} graph]", "GraphLearning", "given", run(gl.ssl.poisson, class_priors=priors))]
+    if slow:
+        rows += [(f"poisson_mbo [{graph_name} graph] (priors = label proportions)", "GraphLearning", "labels",
+                  run_priors(gl.ssl.poisson_mbo, False)),
+                 (f"volume_mbo [{graph_name} graph] (priors = label proportions)", "GraphLearning", "labels",
+                  run_priors(gl.ssl.volume_mbo, False)),
+                 (f"poisson_mbo [{graph_name} graph]", "GraphLearning", "given", run_priors(gl.ssl.poisson_mbo, True)),
+                 (f"volume_mbo [{graph_name} graph]", "GraphLearning", "given", run_priors(gl.ssl.volume_mbo, True))]
+    return rows
+
+
+SLOW = ("poisson_mbo", "volume_mbo")
+
+
+def evaluate(y, rate, draws, methods, slow_draws, seed):
+    from graphrkhs.datasets import sample_labels
+    rng = np.random.default_rng([seed, rate])
+    label_sets = [sample_labels(y, rate, random_state=rng)[1] for _ in range(draws)]
+    rows = []
+    for name, source, priors, fn, graph in methods:
+        sets = label_sets[:slow_draws] if name.startswith(SLOW) else label_sets
+        accs, times = [], []
+        for S in sets:
+            hidden = np.ones(y.size, dtype=bool)
+            hidden[S] = False
+            t0 = time.perf_counter()
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                pred = np.asarray(fn(S, y[S]))
+            times.append(time.perf_counter() - t0)
+            accs.append(float(np.mean(pred[hidden] == y[hidden])))
+        row = {"method": name, "source": source, "priors": priors, "graph": graph, "labels_per_class": rate,
+               "draws": len(accs), "accuracy_mean": float(np.mean(accs)), "accuracy_std": float(np.std(accs)),
+               "accuracies": accs, "time_median": float(np.median(times))}
+        rows.append(row)
+        print(f"  {rate:>3}/class  [{priors:>5}] {name:<62} {100 * row['accuracy_mean']:6.2f} +- "
+              f"{100 * row['accuracy_std']:5.2f}  ({len(accs)} draws, {row['time_median']:6.2f} s)", flush=True)
+    return rows
+
+
+def run_dataset(name, args, save=None):
+    X, y = load(name)
+    y = np.asarray(y)
+    classes, y = np.unique(y, return_inverse=True)
+    priors = np.bincount(y) / y.size
+    print(f"[{name}] n = {y.size}, {classes.size} classes", flush=True)
+    W_ours, t_ours = our_graph(name, X)
+    W_ours = W_ours.astype(np.float64)
+    graphs = {"ours": W_ours}
+    if "gl" in args.gl_graphs:
+        W_gl, _ = gl_graph(name, X)
+        graphs["gl"] = sp.csr_array(W_gl, dtype=np.float64)
+    print(f"  graphs ready (ours: {W_ours.nnz // 2} edges"
+          + (f", built in {t_ours:.1f} s" if t_ours else ", cached") + ")", flush=True)
+    ours, skipped = _ours(W_ours, y, priors)
+    for note in skipped:
+        print("  NOTE:", note, flush=True)
+    methods = [(n_, s, p, f, "ours") for n_, s, p, f in ours if not (args.skip_laplace and "Laplace" in n_)]
+    if args.previews:
+        W_st, _ = self_tuning_graph(name, X)
+        methods += [(n_, s, p, f, "st") for n_, s, p, f in _previews(sp.csr_array(W_st, dtype=np.float64), priors)]
+    for g in args.gl_graphs:
+        if g in graphs:
+            methods += [(n_, s, p, f, g) for n_, s, p, f in _gl(graphs[g], g, priors, args.slow_draws > 0)]
+    rows = []
+    out = {}
+    for rate in args.rates:
+        rows += evaluate(y, rate, args.draws, methods, args.slow_draws, args.seed)
+        out = _dataset_record(name, y, W_ours, graphs, args, skipped, rows)
+        if save is not None:
+            save(out)      # partial results survive an interrupted run
+    return out
+
+
+def _dataset_record(name, y, W_ours, graphs, args, skipped, rows):
+    return {"dataset": name, "n": int(y.size), "edges_ours": int(W_ours.nnz // 2),
+            "edges_gl": int(graphs["gl"].nnz // 2) if "gl" in graphs else None, "draws": args.draws,
+            "slow_draws": min(args.slow_draws, args.draws), "seed": args.seed, "recommended": RECOMMENDED,
+            "notes": skipped, "rows": rows, "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
+
+
+# ---------------------------------------------------------------------------
+# rendering
+# ---------------------------------------------------------------------------
+
+def _best_gl(rows, rate, tracks):
+    cand = [r for r in rows if r["source"] == "GraphLearning" and r["labels_per_class"] == rate
+            and r["priors"] in tracks]
+    return max(cand, key=lambda r: r["accuracy_mean"]) if cand else None
+
+
+def render(results):
+    lines = ["# Accuracy against the label rate (issue 15)", "",
+             f"Machine: {results.get('machine', '?')}. Accuracy on the unlabeled points, mean +- std over the "
+             "label draws (same draws and graph for every method of a row block).", ""]
+    for name, d in results.get("datasets", {}).items():
+        rates = sorted({r["labels_per_class"] for r in d["rows"]})
+        lines += [f"## {name} (n = {d['n']}; our graph {d['edges_ours']} edges, GraphLearning's "
+                  f"{d['edges_gl']} edges), {d['draws']} draws ({d['slow_draws']} for the MBO methods), "
+                  f"{d['date']}", "", f"Recommended default: `{d['recommended']}`.", ""]
+        for note in d.get("notes", []):
+            lines += [f"Note: {note}", ""]
+        keys = []
+        for r in d["rows"]:
+            k = (r["method"], r["source"], r["priors"])
+            if k not in keys:
+                keys.append(k)
+        lines += ["| method | from | class priors | " + " | ".join(f"{r}/class" for r in rates) + " |",
+                  "|---|---|---|" + "---|" * len(rates)]
+        for k in keys:
+            cells = []
+            for rate in rates:
+                r = next((r for r in d["rows"] if (r["method"], r["source"], r["priors"]) == k
+                          and r["labels_per_class"] == rate), None)
+                cells.append("-" if r is None else f"{100 * r['accuracy_mean']:.2f} +- {100 * r['accuracy_std']:.2f}"
+                             + ("" if r["draws"] == d["draws"] else f" ({r['draws']})"))
+            lines.append(f"| {k[0]} | {k[1]} | {k[2]} | " + " | ".join(cells) + " |")
+        lines += ["", "Margins (points, means): each of our rows minus the best GraphLearning method of its "
+                  "track.  Without priors: against laplace / poisson / randomwalk (no priors), and against these "
+                  "plus the MBO methods given the label proportions of the draw (they need priors; on balanced "
+                  "data with stratified draws these are the true priors).  With priors: against poisson / "
+                  "poisson_mbo / volume_mbo given the same priors.", "",
+                  "| ours | against | " + " | ".join(f"{r}/class" for r in rates) + " |",
+                  "|---|---|" + "---|" * len(rates)]
+        for k in keys:
+            if not k[1].startswith("graphrkhs"):
+                continue
+            for label, gl_tracks in ((("GL, no priors", ("none",)), ("GL, no priors + MBO (label proportions)",
+                                      ("none", "labels"))) if k[2] == "none" else (("GL, same priors", ("given",)),)):
+                cells = []
+                for rate in rates:
+                    ours = next((r for r in d["rows"] if (r["method"], r["source"], r["priors"]) == k
+                                 and r["labels_per_class"] == rate), None)
+                    best = _best_gl(d["rows"], rate, gl_tracks)
+                    cells.append("-" if ours is None or best is None else
+                                 f"{100 * (ours['accuracy_mean'] - best['accuracy_mean']):+.2f} (vs {best['method']})")
+                lines.append(f"| {k[0]} [{k[2]}] | {label} | " + " | ".join(cells) + " |")
+        lines += ["", f"![accuracy against labels per class](label_rates_{name}.png)", ""]
+    return "\n".join(lines)
+
+
+def plot(results):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    for name, d in results.get("datasets", {}).items():
+        fig, ax = plt.subplots(figsize=(8, 5.5))
+        keys = []
+        for r in d["rows"]:
+            k = (r["method"], r["source"], r["priors"])
+            if k not in keys:
+                keys.append(k)
+        for k in keys:
+            rr = sorted((r for r in d["rows"] if (r["method"], r["source"], r["priors"]) == k),
+                        key=lambda r: r["labels_per_class"])
+            x = [r["labels_per_class"] for r in rr]
+            m = [100 * r["accuracy_mean"] for r in rr]
+            s = [100 * r["accuracy_std"] for r in rr]
+            style = "-" if k[1] == "graphrkhs" else "--"
+            lw = 2.5 if k[0].startswith("recommended") else 1.0
+            label = f"{k[0].split(' (')[0]} ({k[1]}{', priors' if k[2] == 'given' else ''})"
+            ax.errorbar(x, m, yerr=s, ls=style, lw=lw, marker="o", ms=3, capsize=2, label=label)
+        ax.set_xscale("log")
+        ax.set_xlabel("labels per class")
+        ax.set_ylabel("accuracy on unlabeled points (%)")
+        ax.set_title(f"{name}: accuracy against the label rate ({d['draws']} draws)")
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=6, loc="lower right")
+        fig.tight_layout()
+        fig.savefig(os.path.join(RESULTS, f"label_rates_{name}.png"), dpi=110)
+        plt.close(fig)
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--datasets", default="fashion,digits")
+    p.add_argument("--draws", type=int, default=20)
+    p.add_argument("--slow-draws", type=int, default=None,
+                   help="draws for poisson_mbo / volume_mbo (the first ones; default: all, 0: skip them)")
+    p.add_argument("--rates", default="1,5,10,50")
+    p.add_argument("--gl-graphs", default="gl,ours", help="graphs GraphLearning's methods run on")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--quick", action="store_true", help="digits only, 3 draws")
+    p.add_argument("--no-previews", dest="previews", action="store_false",
+                   help="skip the exploration's candidate defaults (self-tuning graph, ensembles)")
+    p.add_argument("--skip-laplace", action="store_true",
+                   help="skip our Laplace learning (GraphLearning's laplace runs on its graph anyway)")
+    args = p.parse_args(argv)
+    if args.quick:
+        args.datasets, args.draws = "digits", 3
+    args.rates = [int(r) for r in args.rates.split(",")]
+    args.gl_graphs = args.gl_graphs.split(",")
+    if args.slow_draws is None:
+        args.slow_draws = args.draws
+    os.makedirs(RESULTS, exist_ok=True)
+    jpath = os.path.join(RESULTS, "label_rates.json")
+    results = json.load(open(jpath)) if os.path.exists(jpath) else {}
+    results["machine"] = f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores"
+    results.setdefault("datasets", {})
+    def save(record):
+        # re-read: another process may have written another dataset meanwhile (merge, don't clobber)
+        if os.path.exists(jpath):
+            results["datasets"].update({k: v for k, v in json.load(open(jpath)).get("datasets", {}).items()
+                                        if k != record["dataset"]})
+        results["datasets"][record["dataset"]] = record
+        with open(jpath, "w") as f:
+            json.dump(results, f, indent=1)
+        with open(os.path.join(RESULTS, "label_rates.md"), "w") as f:
+            f.write(render(results))
+        plot(results)
+
+    for name in args.datasets.split(","):
+        save(run_dataset(name, args, save))
+    print(render(results))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,255 @@
+"""Exploration for issue 15 (log in benchmarks/results/label_rates_exploration.md).
+
+Score matrices of several configurations of the library's existing learners on several graphs
+built from one cached exact neighbour search, and post-processings of the scores (argmax,
+mean shift, class-mass normalization, volume balancing to the label proportions), on the same
+seeded label draws.  Not a benchmark of record (label_rates.py is); a tool to find defaults.
+
+Usage::
+
+    python benchmarks/label_rates_explore.py --dataset digits --rates 1,10 --draws 5 --configs all
+"""
+
+import argparse
+import itertools
+import os
+import time
+import warnings
+
+import numpy as np
+import scipy.sparse as sp
+
+import label_rates as lr
+
+
+# ---------------------------------------------------------------------------
+# graphs from neighbour lists
+# ---------------------------------------------------------------------------
+
+def graph(I, D, k, weight):
+    """kNN graph from exact lists (self excluded).  weights:
+    gauss     exp(-d^2 / (2 s^2)), s = mean kNN distance, union (the library default)
+    gl        exp(-4 d^2 / d_k(i)^2), averaged (GraphLearning's default)
+    st        exp(-4 d^2 / (d_k(i) d_k(j))), union (self-tuning, GL's symgaussian)
+    st1       exp(-d^2 / (d_k(i) d_k(j))), union (the library's self-tuning)"""
+    n = I.shape[0]
+    I = I[:, :k].astype(np.int64)
+    D = D[:, :k].astype(np.float64)
+    dk = np.maximum(D[:, -1], 1e-12)
+    if weight == "gauss":
+        w = np.exp(-D ** 2 / (2 * D.mean() ** 2))
+    elif weight == "gl":
+        w = np.exp(-4 * D ** 2 / dk[:, None] ** 2)
+    elif weight == "st":
+        w = np.exp(-4 * D ** 2 / (dk[:, None] * dk[I]))
+    elif weight == "st1":
+        w = np.exp(-D ** 2 / (dk[:, None] * dk[I]))
+    else:
+        raise ValueError(weight)
+    rows = np.repeat(np.arange(n), k)
+    W = sp.csr_array((w.ravel(), (rows, I.ravel())), shape=(n, n))
+    if weight == "gl":
+        W = (W + W.T) / 2
+    else:
+        W = W.maximum(W.T)
+    W = sp.csr_array(W)
+    W.setdiag(0)
+    W.eliminate_zeros()
+    return W
+
+
+# ---------------------------------------------------------------------------
+# score methods: fn(W, S, c, n_classes) -> (n, C) scores
+# ---------------------------------------------------------------------------
+
+def onehot(c, C):
+    return np.eye(C)[c]
+
+
+def m_poisson(W, S, c, C):
+    from graphrkhs import poisson_learning
+    return poisson_learning(W, S, onehot(c, C), tol=1e-3)
+
+
+def m_gkr(phi=None, laplacian="normalized", alpha="auto"):
+    from graphrkhs import GraphKernelRidgeClassifier
+
+    def f(W, S, c, C):
+        yp = np.full(W.shape[0], -1)
+        yp[S] = c
+        est = GraphKernelRidgeClassifier(phi, alpha=alpha, laplacian=laplacian, graph="precomputed")
+        est.fit(W, yp)
+        f.last = (est.alpha_, est.kernel_)
+        return est.scores_
+    return f
+
+
+def m_regsolve(a, laplacian="normalized"):
+    """F = (I + a L)^{-1} Y_S (GraphLearning's randomwalk with a = alpha / (1 - alpha)): kernel
+    'smoothing' without ridge inversion (the alpha -> infinity limit of kernel ridge, rescaled)."""
+    from graphrkhs import laplacian as lap
+    from graphrkhs._core.cg import conjugate_gradient  # noqa
+
+    def f(W, S, c, C):
+        L = lap(W, laplacian)
+        A = sp.identity(W.shape[0], format="csr") + a * L
+        B = np.zeros((W.shape[0], C))
+        B[S] = onehot(c, C)
+        import scipy.sparse.linalg as sla
+        d = A.diagonal()
+        M = sla.LinearOperator(A.shape, matvec=lambda x: x / d.reshape((-1,) + (1,) * (x.ndim - 1)))
+        out = np.empty_like(B)
+        for j in range(C):
+            out[:, j] = sla.cg(A, B[:, j], rtol=1e-6, M=M, maxiter=2000)[0]
+        return out
+    return f
+
+
+def m_laplace(W, S, c, C):
+    from graphrkhs import harmonic_solution
+    return harmonic_solution(W, S, onehot(c, C), tol=1e-6)
+
+
+# ---------------------------------------------------------------------------
+# post-processing of scores
+# ---------------------------------------------------------------------------
+
+def pp_argmax(F, c, C):
+    return F.argmax(1)
+
+
+def pp_shift(F, c, C):
+    return (F - F.mean(0)).argmax(1)
+
+
+def pp_zscore(F, c, C):
+    return ((F - F.mean(0)) / (F.std(0) + 1e-300)).argmax(1)
+
+
+def pp_cmn(F, c, C):
+    """Zhu, Ghahramani & Lafferty (2003): column c scaled by q_c / sum_i F_ic (q = label proportions)."""
+    q = np.bincount(c, minlength=C) / c.size
+    s = np.clip(F, 0, None).sum(0)
+    return (np.clip(F, 0, None) * (q / np.maximum(s, 1e-300))).argmax(1)
+
+
+def pp_volume(F, c, C, iters=300):
+    """Additive offsets b such that argmax(F + b) gives each class its label proportion of the nodes
+    (a simple auction / dual ascent; GraphLearning's volume_label_projection is multiplicative)."""
+    q = np.bincount(c, minlength=C) / c.size
+    G = (F - F.mean(0)) / (F.std(0) + 1e-300)
+    b = np.zeros(C)
+    n = G.shape[0]
+    step = 0.1
+    for t in range(iters):
+        lab = (G + b).argmax(1)
+        frac = np.bincount(lab, minlength=C) / n
+        b += step * (q - frac) / max(q.max(), 1e-12)
+        step *= 0.985
+    return (G + b).argmax(1)
+
+
+POST = {"argmax": pp_argmax, "shift": pp_shift, "zscore": pp_zscore, "cmn": pp_cmn, "volume": pp_volume}
+
+
+def configs(which):
+    from graphrkhs import filters as fl
+    allc = {
+        "poisson": m_poisson,
+        "laplace": m_laplace,
+        "gkr-default": m_gkr(),
+        "gkr-matern2-10-a1e-2": m_gkr(None, alpha=1e-2),
+        "gkr-reglap19": m_gkr(fl.RegularizedLaplacian(19.0)),
+        "gkr-reglap4": m_gkr(fl.RegularizedLaplacian(4.0)),
+        "gkr-reglap50": m_gkr(fl.RegularizedLaplacian(50.0)),
+        "gkr-heat10": m_gkr(fl.Heat(10.0)),
+        "gkr-heat30": m_gkr(fl.Heat(30.0)),
+        "gkr-matern2-20": m_gkr(fl.Matern(2, 20.0)),
+        "gkr-matern1-10": m_gkr(fl.Matern(1, 10.0)),
+        "gkr-grid": m_gkr([fl.Matern(2, 10.0), fl.RegularizedLaplacian(19.0), fl.Heat(10.0)]),
+        "regsolve19": m_regsolve(19.0),
+    }
+    if which == "all":
+        return allc
+    return {k: allc[k] for k in which.split(",")}
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--dataset", default="digits")
+    p.add_argument("--rates", default="1,10")
+    p.add_argument("--draws", type=int, default=5)
+    p.add_argument("--configs", default="poisson,gkr-default")
+    p.add_argument("--graphs", default="gauss10,gl10,st10")
+    p.add_argument("--post", default="argmax,shift,zscore,volume")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--ensembles", action="store_true")
+    p.add_argument("--classes", default=None, help="subset of classes, e.g. 0,2,4,6")
+    args = p.parse_args()
+    X, y = lr.load(args.dataset)
+    y = np.unique(np.asarray(y), return_inverse=True)[1]
+    I, D = lr.exact_neighbours(args.dataset, X, 30)
+    if args.classes:
+        keep = np.isin(y, [int(v) for v in args.classes.split(",")])
+        # re-search on the subset (neighbour lists of the full set would point outside it)
+        X, y = X[keep], np.unique(y[keep], return_inverse=True)[1]
+        from graphrkhs.graphs import knn_search
+        D, I = knn_search(np.asarray(X), 30, "brute", None)
+    C = int(y.max()) + 1
+    graphs = {}
+    for g in args.graphs.split(","):
+        # names: <weight><k>, e.g. gauss10, st15; "st1_<k>" (or st110 = st1_10) for the library's self-tuning
+        if g.startswith("st1_") or g == "st110":
+            wname, k = "st1", int(g[4:] if "_" in g else 10)
+        else:
+            wname = g.rstrip("0123456789")
+            k = int(g[len(wname):])
+        graphs[g] = graph(I, D, k, wname)
+    cfgs = configs(args.configs)
+    posts = args.post.split(",")
+    for rate in [int(r) for r in args.rates.split(",")]:
+        rng = np.random.default_rng([args.seed, rate])
+        from graphrkhs.datasets import sample_labels
+        sets = [sample_labels(y, rate, random_state=rng)[1] for _ in range(args.draws)]
+        store = {}
+        for (gname, W), (cname, fn) in itertools.product(graphs.items(), cfgs.items()):
+            acc = {pp: [] for pp in posts}
+            t0 = time.perf_counter()
+            extra = []
+            for S in sets:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    F = fn(W, S, y[S], C)
+                store.setdefault(gname, {}).setdefault(cname, []).append(F)
+                if hasattr(fn, "last"):
+                    extra.append(fn.last[0])
+                hidden = np.ones(y.size, bool)
+                hidden[S] = False
+                for pp in posts:
+                    acc[pp].append(np.mean(POST[pp](F, y[S], C)[hidden] == y[hidden]))
+            t = (time.perf_counter() - t0) / len(sets)
+            cells = "  ".join(f"{pp} {100 * np.mean(v):5.2f}+-{100 * np.std(v):4.2f}" for pp, v in acc.items())
+            ex = f"  alpha {np.median(extra):.0e}" if extra else ""
+            print(f"{args.dataset}{'[' + args.classes + ']' if args.classes else ''} {rate:>3}/cl {gname:<8} "
+                  f"{cname:<22} {cells}  {t:5.1f}s{ex}", flush=True)
+        if args.ensembles:
+            # sums of z-scored score matrices of pairs of configurations (same graph, same draw)
+            def z(F):
+                return (F - F.mean(0)) / (F.std(0) + 1e-300)
+            for gname, per in store.items():
+                for a, b in itertools.combinations(per, 2):
+                    for wa in (0.5,):
+                        acc = {pp: [] for pp in posts}
+                        for d, S in enumerate(sets):
+                            F = wa * z(per[a][d]) + (1 - wa) * z(per[b][d])
+                            hidden = np.ones(y.size, bool)
+                            hidden[S] = False
+                            for pp in posts:
+                                acc[pp].append(np.mean(POST[pp](F, y[S], C)[hidden] == y[hidden]))
+                        cells = "  ".join(f"{pp} {100 * np.mean(v):5.2f}+-{100 * np.std(v):4.2f}"
+                                          for pp, v in acc.items())
+                        print(f"{args.dataset} {rate:>3}/cl {gname:<8} z({a})+z({b}) {cells}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
