@@ -245,7 +245,7 @@ def _mbo_setup(W, labeled, Y, class_priors):
 def poisson_mbo(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_priors: Optional[ArrayLike] = None,
                 mu: float = 1.0, n_inner: int = 40, max_iter: int = 20, tol: float = 1e-6,
                 preconditioner: Union[str, None] = "auto", verbose: Optional[bool] = None,
-                return_info: bool = False):
+                return_info: bool = False) -> Union[np.ndarray, Tuple[np.ndarray, dict]]:
     r"""Poisson MBO (Calder, Cook, Thorpe & Slepcev, ICML 2020, Algorithm 2).
 
     Starts from the labels of Poisson learning (:func:`poisson_learning`,
@@ -346,7 +346,7 @@ def poisson_mbo(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_priors: O
 
 
 def volume_mbo(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_priors: Optional[ArrayLike] = None,
-               n_inner: int = 100, max_iter: int = 100, verbose: Optional[bool] = None, return_info: bool = False):
+               n_inner: int = 100, max_iter: int = 100, verbose: Optional[bool] = None, return_info: bool = False) -> Union[np.ndarray, Tuple[np.ndarray, dict]]:
     r"""Volume-constrained MBO by auction dynamics (Jacobs, Merkurjev & Esedoglu, J. Comput. Phys. 2018).
 
     MBO for the graph-cut energy with exact class volumes: alternate a diffusion

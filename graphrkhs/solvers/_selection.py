@@ -77,7 +77,7 @@ Scores follow scikit-learn: higher is better (``-MSE`` of the LOO residuals,
 *larger* regularization (the smoother function).
 """
 
-from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
 import scipy.linalg as sla
@@ -1173,7 +1173,8 @@ _INDEFINITE_RTOL = 1e-8
 def select_manifold_gammas(K: Any, labeled: Any, Y: Any, M: Any, gamma_As: Optional[Any] = None,
                            ratios: Optional[Any] = None, *, consistency: bool = False, fit_intercept: bool = False,
                            criterion: str = "loo", scoring: str = "mse", extend: bool = True,
-                           max_extensions: int = 1, return_coef: bool = False):
+                           max_extensions: int = 1, return_coef: bool = False
+                           ) -> Union[GridResult, Tuple[GridResult, np.ndarray, np.ndarray]]:
     r"""Choose :math:`(\gamma_A, \gamma_I)` of LapRLS (``consistency=False``) or PLapRLS (``True``) by exact LOO.
 
     Through :class:`ManifoldRidgePath`: one n x n LU per ratio
