@@ -192,5 +192,12 @@ class MPIBackend:
         X = D.gather(res.x)
         return X[:, 0] if was_1d else X
 
+    def knn_graph(self, X, n_neighbors, **kwargs):
+        """The kNN graph built cell by cell, each rank its cells (see ``distributed_knn_graph``); every rank
+        gets ``(W, cells)``, the cells a partition for :class:`DistributedCSR`."""
+        from ._knn import distributed_knn_graph
+
+        return distributed_knn_graph(X, n_neighbors, executor="mpi", **kwargs)
+
     def lmax(self, op):
         return distributed_lmax(op)

@@ -43,6 +43,7 @@ from .._core.validation import (
     check_random_state,
     check_scalar,
 )
+from .._core.backend import DISTRIBUTED_BACKENDS, check_backend, get_backend
 from .._core.progress import _Progress
 from .._core.types import FloatDType, RandomStateLike, SparseMatrix
 from ._convert import _output_dtype, _to_sparse
@@ -68,7 +69,7 @@ def knn_graph(X: ArrayLike, n_neighbors: int = 10, *,
               mode: Literal["union", "mutual", "average"] = "union",
               algorithm: Literal["auto", "kd_tree", "brute", "pynndescent", "hnswlib"] = "auto",
               dtype: FloatDType = None, verbose: bool | None = None,
-              random_state: RandomStateLike = None, return_info: bool = False):
+              random_state: RandomStateLike = None, return_info: bool = False, backend: str = "auto"):
     r"""Symmetric k-nearest-neighbour graph of a point cloud.
 
     Parameters
@@ -127,6 +128,19 @@ def knn_graph(X: ArrayLike, n_neighbors: int = 10, *,
         ``"recall_target"``, ``"fallback"`` (an approximate result was
         replaced by exact search; ``"approximate_recall"`` then holds its
         estimate) and ``"seconds"``.
+    backend : {"auto", "numpy", "mpi", "dask"}, default="auto"
+        Where the search runs.  ``"mpi"`` / ``"dask"``: cell by cell on the
+        ranks / workers (:func:`graphrkhs.distributed.distributed_knn_graph`:
+        k-means cells fitted on a sample, exact search in each cell and a
+        complete halo pass), so the graph equals the exact search's, and
+        ``algorithm`` must be ``"auto"`` or an exact one; with
+        ``return_info=True`` the info holds the cells (``"cells"``, a node
+        partition for the distributed operators) and the search statistics.
+        ``"auto"`` and ``"numpy"`` search in this process: unlike the solvers,
+        the search does not switch by itself under ``mpiexec`` or with a Dask
+        client, because its ``"auto"`` algorithm may be approximate and the
+        cell-wise build is exact -- the graph a script gets must not depend on
+        how it was launched.
 
     Returns
     -------
@@ -172,6 +186,19 @@ def knn_graph(X: ArrayLike, n_neighbors: int = 10, *,
     check_option(mode, "mode", MODES)
     check_option(algorithm, "algorithm", KNN_ALGORITHMS)
     out_dtype = _output_dtype(dtype, X.dtype)
+    check_backend(backend)
+    if backend in DISTRIBUTED_BACKENDS:
+        if algorithm not in ("auto", "kd_tree", "brute"):
+            raise ValueError(f"algorithm={algorithm!r}: backend={backend!r} builds the graph by exact search cell by "
+                             "cell; pass algorithm='auto' (or an exact one), or backend='numpy' for an approximate "
+                             "search.")
+        out = get_backend(backend).knn_graph(X, n_neighbors, weight=weight, sigma=sigma, mode=mode,
+                                             dtype=out_dtype, verbose=verbose, random_state=random_state,
+                                             return_info=return_info)
+        if not return_info:
+            return out[0]
+        W, cells, info = out
+        return W, {**info, "algorithm": f"cells ({backend})", "requested": algorithm, "cells": cells}
     rng = check_random_state(random_state)
 
     if not isinstance(return_info, (bool, np.bool_)):

@@ -161,3 +161,10 @@ def test_graph_kernel_products(client):
     K0 = gr.GraphKernel(W, filters.Heat(1.0), backend="numpy")
     assert _rel(K.matmat(S), K0.matmat(S)) <= 1e-12
     assert _rel(K.columns(np.arange(4)), K0.columns(np.arange(4))) <= 1e-12
+
+
+def test_knn_graph_backend_dask_is_the_exact_graph(client):
+    X = np.random.default_rng(8).normal(size=(600, 3))
+    W = gr.knn_graph(X, 6, backend="dask")
+    W0 = gr.knn_graph(X, 6)
+    assert (W != 0).nnz == (W0 != 0).nnz and (abs(W - W0) > 1e-12 * W0.max()).nnz == 0

@@ -180,3 +180,21 @@ def test_bad_input(cloud3, kwargs, error, match):
     args = {"n_neighbors": 5, **kwargs}
     with pytest.raises(error, match=match):
         distributed_knn_graph(cloud3, **args)
+
+
+def test_knn_graph_backend_mpi_is_the_exact_graph(cloud3):
+    # the public entry point: knn_graph(backend="mpi") builds cell by cell (every rank its cells) and
+    # returns the exact search's graph on every rank, with the cells as a node partition
+    W, info = knn_graph(cloud3, 8, backend="mpi", return_info=True)
+    _same_graph(W, knn_graph(cloud3, 8, algorithm="kd_tree"))
+    cells = np.asarray(info["cells"])
+    assert cells.shape == (cloud3.shape[0],) and info["exact"] and info["requested"] == "auto"
+    assert np.bincount(cells).sum() == cloud3.shape[0]
+    _same_graph(knn_graph(cloud3, 8, backend="mpi"), W, rtol=0)
+
+
+def test_knn_graph_backend_bad_input(cloud3):
+    with pytest.raises(ValueError, match="algorithm='pynndescent'"):
+        knn_graph(cloud3, 8, backend="mpi", algorithm="pynndescent")
+    with pytest.raises(ValueError, match="backend"):
+        knn_graph(cloud3, 8, backend="spark")
