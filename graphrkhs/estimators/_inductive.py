@@ -660,6 +660,10 @@ class _PRLS(_KernelLearner):
 
     def _fit_kernel(self, X, labeled, Y):
         """The empirical integral operator uses all rows of X, "heat" only the labeled ones."""
+        X_fit = X[labeled]
+        # the grams in float64 whatever X's dtype: the selection goes down to small gamma, where
+        # float32 grams make the final system indefinite at rounding level
+        X = np.asarray(X, dtype=np.float64)
         XS = X[labeled]
         nystrom = self.integral_operator == "empirical" and self._use_nystrom(X.shape[0])
         if nystrom:
@@ -699,8 +703,10 @@ class _PRLS(_KernelLearner):
                 self.sigma_ = res.best_params["sigma"]
                 K, Kp, Kpp, self.kappa_ = grams[float(self.sigma_)]      # computed by the selection
         self.cv_results_ = None if res is None else res.cv_results_
-        self.coef_, self.intercept_ = prls_fit(K, Kp, Kpp, Y, self.gamma_, Psi)
-        self.X_fit_ = XS
+        coef, intercept = prls_fit(K, Kp, Kpp, Y, self.gamma_, Psi)
+        self.coef_ = coef.astype(X_fit.dtype, copy=False)
+        self.intercept_ = intercept.astype(X_fit.dtype, copy=False)
+        self.X_fit_ = X_fit
 
     def _raw_block(self, X):
         return (self._k(X, self.X_fit_) / self.kappa_) @ self.coef_ + self._null_space(X) @ self.intercept_
