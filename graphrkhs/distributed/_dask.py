@@ -49,6 +49,7 @@ import scipy.sparse.linalg as spla
 from scipy.sparse import csgraph
 
 from .._core.backend import register_backend
+from ._csr import _csr     # the one canonical CSR (sorted, 32-bit indices when they fit)
 from .._core.cg import CGResult, amg_preconditioner, report_failure
 from .._core.reorder import REORDER_MIN_NODES
 from .._core.spmm import fused_step
@@ -99,16 +100,6 @@ class _Part:
     @property
     def n_own(self):
         return self.A_own.shape[0]
-
-
-def _csr(A, dtype):
-    A = sp.csr_array(A, dtype=dtype)
-    A.sum_duplicates()
-    A.sort_indices()
-    index_dtype = np.int32 if max(A.nnz, max(A.shape)) < 2**31 - 1 else np.int64
-    out = sp.csr_array((A.data, A.indices.astype(index_dtype), A.indptr.astype(index_dtype)), shape=A.shape)
-    out.has_sorted_indices = True
-    return out
 
 
 def _take_rows(block, rows):
