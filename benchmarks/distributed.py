@@ -8,6 +8,8 @@ Run (the mpich wheel of ``pip install 'graphrkhs[mpi]'`` provides mpiexec)::
 What is measured, per size (3-D kNN graph of uniform random points, k = 10,
 symmetrized, normalized Laplacian, float64):
 
+* ``serial_1thread``: the same serial kernel on one thread (one core's
+  rate: what each rank of the distributed step runs at);
 * ``serial``: the library's serial path -- :class:`PreparedOperator` (RCM
   order, 32-bit indices) and the compiled fused kernel on all cores of the
   node (rank 0 alone; the other ranks sleep in a non-busy wait, so the serial
@@ -114,13 +116,20 @@ def main(argv=None):
         # -- serial: rank 0 alone, all cores
         spmm._POOL = None
         os.environ["GRAPHRKHS_NUM_THREADS"] = str(cores)
-        serial = None
+        serial = serial1 = None
         if rank == 0:
             op = PreparedOperator(L, np.float64, "auto", "auto")
             cur, prev = op.to_internal(X, copy=True), op.to_internal(X, copy=True)
             step = lambda: op.step(a, b, 2.0, -1.0, 0.0, cur, prev)   # noqa: E731
             step()   # compile / warm up
             serial, serial_times = _median_time(step, args.reps)
+            # the same serial kernel on one thread: the rate of one core, which each rank runs at
+            spmm._POOL = None
+            os.environ["GRAPHRKHS_NUM_THREADS"] = "1"
+            step()
+            serial1, serial1_times = _median_time(step, args.reps)
+            spmm._POOL = None
+            os.environ["GRAPHRKHS_NUM_THREADS"] = str(cores)
             ref = op.to_user(op.matmat(op.to_internal(X)))
             del op, cur, prev
         if size > 1:
@@ -161,7 +170,8 @@ def main(argv=None):
             emit({"kind": "chebyshev_step", "n": n, "nnz": int(L.nnz), "signals": m, "ranks": size,
                   "cores": cores, "graph_build_s": round(t_graph, 2), "dist_setup_s": round(t_setup, 2),
                   "serial_s": serial, "serial_times": serial_times, "mpi_s": dist, "mpi_times": dist_times,
-                  "ratio": dist / serial, "parallel_efficiency": serial / (size * dist) if size > 1 else 1.0,
+                  "serial_1thread_s": serial1, "serial_1thread_times": serial1_times,
+                  "ratio": dist / serial, "ratio_vs_1thread": dist / serial1, "parallel_efficiency": serial / (size * dist) if size > 1 else 1.0,
                   "exchange_s": t_exch, "product_rel_err": prod_err, "per_rank": per_rank})
         del cur, prev, out
         D.halo.free()

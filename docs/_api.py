@@ -26,11 +26,13 @@ _LAYOUT = [
     ("transductive", "Transductive estimators", "graphrkhs.transductive", "graphrkhs"),
     ("semisupervised", "Inductive semi-supervised estimators", "graphrkhs.semisupervised", "graphrkhs"),
     ("datasets", "Data sets (graphrkhs.datasets)", "graphrkhs.datasets", "graphrkhs.datasets"),
+    ("distributed", "Distributed backends (graphrkhs.distributed)", "graphrkhs.distributed",
+     "graphrkhs.distributed"),
 ]
 
 # names of graphrkhs.__all__ that are not objects to document
 _NOT_DOCUMENTED = {"__version__", "filters", "datasets", "graphs", "spectral", "kernels",
-                   "solvers", "transductive", "semisupervised"}
+                   "solvers", "transductive", "semisupervised", "distributed"}
 
 
 def _all(modname):

@@ -19,6 +19,8 @@ mpi4py nor dask until they are used).
 * :mod:`._knn` -- :func:`distributed_knn_graph`, exact kNN search cell by
   cell (k-means or recursive coordinate bisection) with a halo pass; the
   cells double as the graph partition;
+* :mod:`._laplacian` -- Laplacians built by row blocks
+  (``laplacian(W, kind, backend="mpi" | "dask")``);
 * :func:`run_mpi` -- run a script under ``mpiexec`` from a notebook.
 """
 
@@ -30,6 +32,7 @@ from ._mpi import MPIBackend, block_jacobi_amg, distributed_cg, distributed_cheb
 from ._launch import run_mpi
 from ._dask import DaskBackend, DaskOperator, dask_conjugate_gradient, get_dask_client
 from ._knn import KNNCells, distributed_knn_graph, edge_recall, fit_cells
+from ._laplacian import dask_laplacian, mpi_laplacian, row_blocks
 
 register_backend(MPIBackend())
 
@@ -58,4 +61,7 @@ __all__ = [
     "distributed_knn_graph",
     "edge_recall",
     "fit_cells",
+    "mpi_laplacian",
+    "dask_laplacian",
+    "row_blocks",
 ]

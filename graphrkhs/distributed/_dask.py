@@ -590,6 +590,12 @@ class DaskBackend:
                              "preconditioner cannot be distributed: pass 'amg', 'jacobi' or None.")
         return dask_conjugate_gradient(A, B, tol=tol, max_iter=max_iter, preconditioner=preconditioner).x
 
+    def laplacian(self, W, kind):
+        """The Laplacian by row blocks on the workers, gathered to the client (see ``dask_laplacian``)."""
+        from ._laplacian import dask_laplacian
+
+        return dask_laplacian(W, kind, get_dask_client())
+
     def knn_graph(self, X, n_neighbors, **kwargs):
         """The kNN graph built cell by cell, one Dask task per cell (see ``distributed_knn_graph``);
         returns ``(W, cells)``, the cells a partition for :class:`DaskOperator` (``part=``)."""

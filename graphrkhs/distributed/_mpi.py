@@ -192,6 +192,12 @@ class MPIBackend:
         X = D.gather(res.x)
         return X[:, 0] if was_1d else X
 
+    def laplacian(self, W, kind):
+        """The Laplacian by row blocks on the ranks, gathered to every rank (see ``mpi_laplacian``)."""
+        from ._laplacian import mpi_laplacian
+
+        return mpi_laplacian(W, kind, self.comm())
+
     def knn_graph(self, X, n_neighbors, **kwargs):
         """The kNN graph built cell by cell, each rank its cells (see ``distributed_knn_graph``); every rank
         gets ``(W, cells)``, the cells a partition for :class:`DistributedCSR`."""

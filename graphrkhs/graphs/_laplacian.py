@@ -7,6 +7,7 @@ import scipy.sparse as sp
 from numpy.typing import ArrayLike, NDArray
 from scipy.sparse import csgraph
 
+from .._core.backend import DISTRIBUTED_BACKENDS, check_backend, get_backend
 from .._core.types import FloatDType, GraphLike, LaplacianKind
 from .._core.validation import check_index_array, check_option
 from .._core.labels import label_free_mask
@@ -15,6 +16,7 @@ from ._convert import as_adjacency
 
 __all__ = [
     "laplacian",
+    "laplacian_rows",
     "degrees",
     "connected_components",
     "unlabeled_components",
@@ -27,7 +29,8 @@ def degrees(W: GraphLike) -> NDArray[np.floating]:
     return np.asarray(W.sum(axis=1)).ravel()
 
 
-def laplacian(W: GraphLike, kind: LaplacianKind = "combinatorial", *, dtype: FloatDType = None) -> sp.csr_array:
+def laplacian(W: GraphLike, kind: LaplacianKind = "combinatorial", *, dtype: FloatDType = None,
+              backend: str = "auto") -> sp.csr_array:
     r"""Graph Laplacian of an adjacency matrix.
 
     Parameters
@@ -38,6 +41,18 @@ def laplacian(W: GraphLike, kind: LaplacianKind = "combinatorial", *, dtype: Flo
         :math:`D - W`, :math:`I - D^{-1/2} W D^{-1/2}` or :math:`I - D^{-1} W`.
     dtype : {None, float32, float64}
         As in :func:`as_adjacency`.
+    backend : {"auto", "numpy", "mpi", "dask"}, default="auto"
+        ``"mpi"`` / ``"dask"``: the rows are split into contiguous blocks of
+        equal numbers of stored entries, each rank / worker computes the
+        degrees of its rows, the degrees are gathered, each computes its rows
+        of L (:func:`laplacian_rows`) and the blocks are gathered, so every
+        rank (or the Dask client) gets the whole matrix -- equal to the serial
+        one entry for entry (the same floating-point operations on every
+        entry).  ``"auto"`` and ``"numpy"`` compute it in this process, also
+        under ``mpiexec`` or with a Dask client: with the adjacency already on
+        every process, one pass over its entries (O(nnz), about 0.3 s at
+        10^6 nodes and 1.2 x 10^7 entries) costs less than gathering the
+        blocks of L.
 
     Returns
     -------
@@ -55,24 +70,89 @@ def laplacian(W: GraphLike, kind: LaplacianKind = "combinatorial", *, dtype: Flo
            [-1.,  1.]])
     """
     check_option(kind, "kind", LAPLACIANS)
+    check_backend(backend)
     W = as_adjacency(W, dtype=dtype)
-    n = W.shape[0]
-    d = np.asarray(W.sum(axis=1)).ravel()
-    connected = (d > 0).astype(W.dtype)
+    if backend in DISTRIBUTED_BACKENDS:
+        return get_backend(backend).laplacian(W, kind)
+    return laplacian_rows(W, kind, 0, W.shape[0], degrees=degrees(W))
+
+
+def laplacian_rows(W: GraphLike, kind: LaplacianKind = "combinatorial", start: int = 0, stop: int | None = None, *,
+                   degrees: ArrayLike | None = None) -> sp.csr_array:
+    r"""Rows ``start:stop`` of the graph Laplacian: the block a process computes in a row-distributed build.
+
+    With :math:`d` the degrees, the rows are those of :func:`laplacian`:
+    :math:`L_{ij} = d_i [i=j] - w_{ij}` (combinatorial),
+    :math:`[i=j][d_i>0] - w_{ij} d_i^{-1/2} d_j^{-1/2}` (normalized) or
+    :math:`[i=j][d_i>0] - w_{ij} / d_i` (random walk), with
+    :math:`d_i^{-1/2} = 1/d_i = 0` for isolated nodes.  Each entry is computed
+    by the same floating-point operations whatever the block, so stacking the
+    blocks of any row split gives :func:`laplacian` exactly.
+
+    Parameters
+    ----------
+    W : graph
+        The adjacency (any form :func:`as_adjacency` accepts), of which only
+        the rows ``start:stop`` are read -- or, with ``degrees`` given, just
+        those rows (a ``(stop - start, n)`` sparse block).
+    kind : {"combinatorial", "normalized", "randomwalk"}
+        As in :func:`laplacian`.
+    start, stop : int
+        The row range (``stop=None``: to the last row).
+    degrees : array of shape (n,), optional
+        The degrees of *all* nodes (row sums of the whole adjacency); the
+        normalized Laplacian needs the degrees of the columns too.  Default:
+        the row sums of ``W`` (which must then be the whole ``(n, n)``
+        adjacency).
+
+    Returns
+    -------
+    L_rows : scipy.sparse.csr_array of shape (stop - start, n)
+        Sorted indices, no explicit zeros off the diagonal.
+    """
+    check_option(kind, "kind", LAPLACIANS)
+    W = sp.csr_array(W)
+    n = W.shape[1]
+    if degrees is None:
+        if W.shape[0] != n:
+            raise ValueError(f"W has shape {W.shape}: pass the whole (n, n) adjacency, or its row block with "
+                             "degrees= the degrees of all n nodes.")
+        d = np.asarray(W.sum(axis=1)).ravel()
+    else:
+        d = np.asarray(degrees).ravel()
+        if d.shape != (n,):
+            raise ValueError(f"degrees must have one entry per node ({n}); got shape {d.shape}.")
+    stop = n if stop is None else int(stop)
+    start = int(start)
+    if not 0 <= start <= stop <= n:
+        raise ValueError(f"need 0 <= start <= stop <= n = {n}; got start={start}, stop={stop}.")
+    if W.shape[0] == n:
+        block = W if (start, stop) == (0, n) else W[start:stop]
+    elif W.shape[0] == stop - start:
+        block = W        # the caller's row block itself
+    else:
+        raise ValueError(f"W has {W.shape[0]} rows: pass the whole adjacency or exactly the rows start:stop "
+                         f"({stop - start}).")
+    rows = np.arange(stop - start)
+    d_rows = d[start:stop]
     if kind == "combinatorial":
-        L = sp.diags_array(d.astype(W.dtype)) - W
-    elif kind == "normalized":
-        inv_sqrt = np.zeros_like(d)
-        inv_sqrt[d > 0] = 1.0 / np.sqrt(d[d > 0])
-        scale = sp.diags_array(inv_sqrt.astype(W.dtype))
-        L = sp.diags_array(connected) - scale @ W @ scale
+        diag = d_rows.astype(W.dtype)
+        off = block
     else:
         inv = np.zeros_like(d)
-        inv[d > 0] = 1.0 / d[d > 0]
-        L = sp.diags_array(connected) - sp.diags_array(inv.astype(W.dtype)) @ W
-    L = sp.csr_array(L, dtype=W.dtype)
+        if kind == "normalized":
+            inv[d > 0] = 1.0 / np.sqrt(d[d > 0])
+        else:
+            inv[d > 0] = 1.0 / d[d > 0]
+        diag = (d_rows > 0).astype(W.dtype)
+        row_of_entry = np.repeat(rows, np.diff(block.indptr))
+        values = block.data * inv[start:stop][row_of_entry].astype(W.dtype)
+        if kind == "normalized":
+            values = values * inv[block.indices].astype(W.dtype)
+        off = sp.csr_array((values, block.indices, block.indptr), shape=block.shape)
+    D = sp.csr_array((diag, (rows, rows + start)), shape=block.shape)
+    L = sp.csr_array(D - off, dtype=W.dtype)
     L.sort_indices()
-    assert L.shape == (n, n)
     return L
 
 

@@ -168,3 +168,12 @@ def test_knn_graph_backend_dask_is_the_exact_graph(client):
     W = gr.knn_graph(X, 6, backend="dask")
     W0 = gr.knn_graph(X, 6)
     assert (W != 0).nnz == (W0 != 0).nnz and (abs(W - W0) > 1e-12 * W0.max()).nnz == 0
+
+
+@pytest.mark.parametrize("kind", ["combinatorial", "normalized", "randomwalk"])
+def test_laplacian_backend_dask_equals_serial_exactly(client, kind):
+    W = _graph(isolated=9)
+    L = gr.laplacian(W, kind, backend="dask")
+    L_serial = gr.laplacian(W, kind)
+    assert np.array_equal(L.indptr, L_serial.indptr) and np.array_equal(L.indices, L_serial.indices)
+    assert np.array_equal(L.data, L_serial.data)

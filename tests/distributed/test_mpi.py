@@ -258,3 +258,30 @@ def test_distributed_chebyshev_filter_on_local_rows(comm):
     assert _rel(Yb, gr.exact_filter(L, [filters.Heat(1.0), filters.Heat(2.0)], X[:, 0])) <= 1e-8
     with pytest.raises(ValueError, match="rank's"):
         distributed_chebyshev_filter(D, filters.Heat(2.0), np.ones(801))
+
+
+@pytest.mark.parametrize("kind", ["combinatorial", "normalized", "randomwalk"])
+def test_laplacian_backend_mpi_equals_serial_exactly(kind):
+    W = _knn_graph(n=900, isolated=11)
+    L = gr.laplacian(W, kind, backend="mpi")
+    L_serial = gr.laplacian(W, kind, backend="numpy")
+    assert L.shape == L_serial.shape and L.has_sorted_indices
+    # every entry by the same floating-point operations as the serial build: equal bit for bit
+    assert np.array_equal(L.indptr, L_serial.indptr) and np.array_equal(L.indices, L_serial.indices)
+    assert np.array_equal(L.data, L_serial.data)
+
+
+def test_laplacian_by_rows_on_a_tiny_graph_and_row_blocks(comm):
+    from graphrkhs.distributed import mpi_laplacian, row_blocks
+
+    W = sp.csr_array(np.array([[0.0, 2.0], [2.0, 0.0]]))
+    L = mpi_laplacian(W, "normalized", comm)
+    np.testing.assert_allclose(L.toarray(), [[1.0, -1.0], [-1.0, 1.0]], rtol=0, atol=1e-15)
+    W1 = sp.csr_array((1, 1))                         # one isolated node: fewer rows than ranks under mpiexec
+    assert mpi_laplacian(W1, "randomwalk", comm).nnz == 0
+    b = row_blocks(W.indptr, 5)                      # 5 parts of 2 rows: three empty blocks
+    assert b[0] == 0 and b[-1] == 2 and np.all(np.diff(b) >= 0) and b.size == 6
+    b = row_blocks(np.zeros(4, dtype=np.int64), 2)   # no stored entries: split by rows
+    np.testing.assert_array_equal(b, [0, 2, 3])
+    with pytest.raises(ValueError, match="n_parts"):
+        row_blocks(W.indptr, 0)

@@ -452,3 +452,62 @@ def test_lmax_accepts_float32_normalized_laplacian():
     assert L.dtype == np.float32
     true = np.linalg.eigvalsh(L.toarray().astype(np.float64)).max()
     assert true <= lmax(L) <= 1.01 * true + 1e-5
+
+
+# --------------------------------------------------------------------------- row blocks of the Laplacian
+
+
+def _dense_laplacian(W, kind):
+    """Independent dense oracle: the three formulas, isolated nodes given zero rows and columns."""
+    W = np.asarray(W, dtype=np.float64)
+    d = W.sum(axis=1)
+    with np.errstate(divide="ignore"):
+        inv_sqrt = np.where(d > 0, 1.0 / np.sqrt(d), 0.0)
+        inv = np.where(d > 0, 1.0 / d, 0.0)
+    if kind == "combinatorial":
+        return np.diag(d) - W
+    if kind == "normalized":
+        return np.diag((d > 0).astype(float)) - inv_sqrt[:, None] * W * inv_sqrt[None, :]
+    return np.diag((d > 0).astype(float)) - inv[:, None] * W
+
+
+@pytest.mark.parametrize("kind", ["combinatorial", "normalized", "randomwalk"])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_laplacian_rows_blocks_stack_to_laplacian_exactly(kind, dtype):
+    from graphrkhs.graphs import degrees, laplacian_rows
+
+    rng = np.random.default_rng(3)
+    W = knn_graph(rng.normal(size=(120, 3)), 6).tolil()
+    W[7, :] = 0
+    W[:, 7] = 0                         # an isolated node
+    W = sp.csr_array(W, dtype=dtype)
+    W.eliminate_zeros()
+    L = laplacian(W, kind)
+    np.testing.assert_allclose(L.toarray(), _dense_laplacian(W.toarray(), kind),
+                               rtol=0, atol=1e-14 if dtype == np.float64 else 1e-6)
+    d = degrees(W)
+    bounds = [0, 0, 31, 32, 90, 120]    # with an empty block and a one-row block
+    blocks = [laplacian_rows(W[a:b], kind, a, b, degrees=d) for a, b in zip(bounds[:-1], bounds[1:])]
+    stacked = sp.csr_array(sp.vstack(blocks, format="csr"))
+    assert stacked.dtype == L.dtype
+    assert np.array_equal(stacked.toarray(), L.toarray())          # bit for bit
+    # the whole matrix as input, a block of it selected by start/stop
+    assert np.array_equal(laplacian_rows(W, kind, 31, 90).toarray(), L.toarray()[31:90])
+
+
+def test_laplacian_rows_bad_input():
+    from graphrkhs.graphs import laplacian_rows
+
+    W = knn_graph(np.random.default_rng(0).normal(size=(20, 2)), 3)
+    with pytest.raises(ValueError, match="start <= stop"):
+        laplacian_rows(W, "combinatorial", 5, 3)
+    with pytest.raises(ValueError, match="one entry per node"):
+        laplacian_rows(W[0:5], "normalized", 0, 5, degrees=np.ones(7))
+    with pytest.raises(ValueError, match="whole"):
+        laplacian_rows(W[0:5], "normalized", 0, 5)
+    with pytest.raises(ValueError, match="exactly the rows"):
+        laplacian_rows(W[0:5], "normalized", 0, 6, degrees=np.ones(20))
+    with pytest.raises(ValueError, match="kind"):
+        laplacian_rows(W, "signless")
+    with pytest.raises(ValueError, match="backend"):
+        laplacian(W, backend="gpu")
