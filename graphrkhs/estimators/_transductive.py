@@ -319,8 +319,12 @@ class LaplacianRegularizationClassifier(_TransductiveClassifier, _LaplacianRegul
         See :func:`~graphrkhs.harmonic_solution` ("auto": direct up to 5000
         nodes, AMG above).
     backend : {"auto", "numpy", "mpi", "dask"}, default="auto"
-        Where the solve runs (see :func:`~graphrkhs.harmonic_solution`;
-        ``"auto"`` is MPI under ``mpiexec`` with several ranks).
+        Where the solve at a fixed ``alpha`` runs (see
+        :func:`~graphrkhs.harmonic_solution`; ``"auto"`` is MPI under
+        ``mpiexec`` with several ranks).  The automatic choice of ``alpha``
+        is not distributed: its leave-one-out path and the fit at the chosen
+        value come from one sparse factorization in each process, whatever
+        the backend (pass a number to solve on the backend).
     """ + _GRAPH_DOC + r"""
     Attributes
     ----------
