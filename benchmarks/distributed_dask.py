@@ -25,9 +25,9 @@ The machine is shared (2 cores, other jobs): the 1-minute load average is record
 
 Usage::
 
-    python benchmarks/distributed_dask.py --section knn3d
-    python benchmarks/distributed_dask.py --section fmnist
-    python benchmarks/distributed_dask.py --section cheb
+    python -m benchmarks.distributed_dask --section knn3d
+    python -m benchmarks.distributed_dask --section fmnist
+    python -m benchmarks.distributed_dask --section cheb
 """
 
 import argparse
@@ -181,7 +181,7 @@ def write(results):
     with open(JSON, "w") as f:
         json.dump(data, f, indent=1, default=str)
     lines = ["# Distributed kNN construction and the Dask backend", "",
-             "Produced by `python benchmarks/distributed_dask.py --section knn3d|fmnist|cheb` on a shared 2-core "
+             "Produced by `python -m benchmarks.distributed_dask --section knn3d|fmnist|cheb` on a shared 2-core "
              "machine (load = 1-minute load average after the run).", ""]
     if "knn3d" in data:
         lines += ["## kNN graph, 2e5 uniform points in 3-D, k = 10", "",

@@ -51,9 +51,11 @@ def fit(records):
     parts = [r for r in records if r["kind"] == "partition"]
     # compute rate: seconds per (stored entry x column), over ranks and sizes (median: robust to load spikes)
     # per size (the rate depends on how much of the block stays in cache): the median over the ranks
-    by_size = sorted((r["n"] / r["ranks"], float(np.median([pr["compute_s"] / (pr["nnz"] * r["signals"])
-                                                             for pr in r["per_rank"] if pr["nnz"]])))
-                     for r in steps)
+    rates = {}
+    for r in steps:     # several runs of one size: the median over all their ranks
+        rates.setdefault(r["n"] / r["ranks"], []).extend(
+            pr["compute_s"] / (pr["nnz"] * r["signals"]) for pr in r["per_rank"] if pr["nnz"])
+    by_size = sorted((size, float(np.median(v))) for size, v in rates.items())
     kappa = by_size[-1][1]
     kappa_serial = float(np.median([r["serial_s"] / (r["nnz"] * r["signals"]) for r in steps]))
     # exchange: t = lat * k + bytes / bw over the sizes (k, bytes of the slowest rank)
@@ -114,7 +116,8 @@ def report(records, model, repeats=()):
            "normalized Laplacian, float64).  Serial = the library's fast path (RCM order, compiled fused kernel), "
            "rank 0 alone while the other rank sleeps, on both cores (its default: one thread per core) and on "
            "one thread; MPI = METIS partition, halo exchange overlapped with the interior rows, one compute "
-           "thread per rank.  Medians of 7 steps in the same run.", "",
+           "thread per rank.  Medians of 7 steps in the same run (this run includes the CG phase below; "
+           "load average 2-6 from other jobs during it).", "",
            "| n | nnz | serial, 2 threads ms | serial, 1 thread ms | 2 ranks ms | 2 ranks / serial 2 threads | "
            "2 ranks / serial 1 thread | parallel efficiency | exchange ms | halo rows / rank | product rel. err |",
            "|---|---|---|---|---|---|---|---|---|---|---|"]
@@ -127,8 +130,10 @@ def report(records, model, repeats=()):
                    + (f"{r['mpi_s'] / one:.2f}x | {one / (r['ranks'] * r['mpi_s']):.2f} | " if one else "- | - | ")
                    + f"{1e3 * r['exchange_s']:.2f} | {halo} | {r['product_rel_err']:.1e} |")
     if repeats:
-        out += ["", f"The same step in {len(repeats)} separate runs (each a median of 7 steps; "
-                "`--no-cg`), ratios of the 2-rank step to the serial step of the same run:", "",
+        n_runs = max(sum(1 for r in repeats if r["n"] == n) for n in {r["n"] for r in repeats})
+        out += ["", f"The same step in {n_runs} further runs on a quiet machine (load average < 1.5; each a "
+                "median of 7 steps; `--no-cg`; the performance model below is fitted to these), ratios of the "
+                "2-rank step to the serial step of the same run:", "",
                 "| n | run | serial, 2 threads ms | serial, 1 thread ms | 2 ranks ms | / serial 2 threads | "
                 "/ serial 1 thread |", "|---|---|---|---|---|---|---|"]
         for n in sorted({r["n"] for r in repeats}):
@@ -157,13 +162,17 @@ def report(records, model, repeats=()):
     e2e = [r for r in records if r["kind"] == "e2e_knn_laplacian_ridge"]
     if e2e:
         out += ["", "End to end (`mpiexec -n 2 python benchmarks/e2e_mpi.py`, its output saved to "
-                "`results/distributed_e2e.json`): kNN graph (rank 0, broadcast) -> normalized Laplacian -> graph "
-                "kernel ridge labels (regularized-Laplacian kernel, sparse system, AMG / block-Jacobi AMG CG, "
-                "tol 1e-8), serial vs 2 ranks:", "",
-                "| points | labeled | kNN s | serial solve s | 2 ranks solve s | max rel. score diff | "
-                "label differences | accuracy (unlabeled) |", "|---|---|---|---|---|---|---|---|"]
+                "`results/distributed_e2e.json`): serial pipeline on rank 0 (exact kd-tree kNN graph, normalized "
+                "Laplacian) against the distributed one on 2 ranks (`knn_graph(..., backend=\"mpi\")`, exact "
+                "search cell by cell; `laplacian(..., backend=\"mpi\")`, row blocks), then graph kernel ridge "
+                "labels (regularized-Laplacian kernel, sparse system, AMG / block-Jacobi AMG CG, tol 1e-8) with "
+                "`backend=\"numpy\"` and `\"mpi\"`:", "",
+                "| points | labeled | kNN s serial / 2 ranks | same graph | same Laplacian | serial solve s | "
+                "2 ranks solve s | max rel. score diff | label differences | accuracy (unlabeled) |",
+                "|---|---|---|---|---|---|---|---|---|---|"]
         for r in e2e:
-            out.append(f"| {r['n']:,} | {r['labeled']:,} | {r['knn_s']:.1f} | {r['serial_solve_s']:.1f} | "
+            out.append(f"| {r['n']:,} | {r['labeled']:,} | {r['knn_s']:.1f} / {r.get('knn_mpi_s', float('nan')):.1f} "
+                       f"| {r.get('same_graph', '-')} | {r.get('same_laplacian', '-')} | {r['serial_solve_s']:.1f} | "
                        f"{r['mpi_solve_s']:.1f} | {r['max_rel_score_diff']:.1e} | {r['n_label_differences']} | "
                        f"{r['accuracy_unlabeled']:.3f} |")
     out += ["", "## Performance model", "",
@@ -174,13 +183,13 @@ def report(records, model, repeats=()):
             + f" (the serial path on both cores: {model['kappa_serial'] * 1e9:.2f} ns for the whole matrix); "
             "the projection uses the rate of the nearest per-rank size;",
             f"- intra-node exchange: lat = {model['lat'] * 1e6:.1f} us per message, bw = {model['bw'] / 1e9:.2f} GB/s "
-            "(least squares over the sizes; on this shared 2-core machine the exchange time is dominated by "
-            "waiting for the other rank to be scheduled, so bw is far below the memory system's);",
+            "(least squares over the sizes and runs; an intra-node exchange of 0.1-0.4 ms, within the noise of a "
+            "shared machine, so these two are rough);",
             f"- halo surface law g = s (n/P)^(2/3) with s = {model['s']:.2f} (METIS, 3-D kNN; the largest "
             "coefficient of the partition table, at 64 parts); "
             f"{model['nnz_per_row']:.1f} stored entries per row.", "",
             "| n | measured 2 ranks ms | model ms | model / measured |", "|---|---|---|---|"]
-    for r in steps:
+    for r in (repeats or steps):
         pred = predict_step(model, r["per_rank"], r["signals"])
         out.append(f"| {r['n']:,} | {1e3 * r['mpi_s']:.1f} | {1e3 * pred:.1f} | {pred / r['mpi_s']:.2f} |")
     out += ["", "## Projection: 10^8 nodes", "",
@@ -206,7 +215,8 @@ def report(records, model, repeats=()):
             "the mean at 64 parts above).", "",
             f"For scale: the serial path would need {p1['serial_s']:.0f} s per step at 10^8 nodes on the two "
             f"cores measured here and {p1['mem_gib']:.0f} GiB.  Not in the model: the set-up.  Serial METIS "
-            "(pymetis) needs the whole graph in one process (10^6 nodes: 11-17 s here), so at 10^8 nodes the "
+            "(pymetis) needs the whole graph in one process (10^6 nodes: 2.6 s for the partition and the set-up "
+            "on a quiet machine here, 5-17 s under load), so at 10^8 nodes the "
             "partition must come from the data (the cells of a distributed kNN construction, passed with the "
             "rows to `DistributedCSR.from_local`) or from ParMETIS; the block-Jacobi AMG set-up is local and "
             "scales with n/P.  A Chebyshev filter of degree 30 is 30 steps; a CG "
@@ -223,7 +233,9 @@ def main(argv=None):
         records += load(e2e)
     rep_path = os.path.join(os.path.dirname(os.path.abspath(path)), "distributed_repeats.json")
     repeats = [r for r in load(rep_path) if r["kind"] == "chebyshev_step"] if os.path.exists(rep_path) else []
-    model = fit(records)
+    # the model is fitted to the quiet repeated runs when there are some (the main run includes the CG phase
+    # and may have been taken under load), with the partition records of the main run
+    model = fit(repeats + [r for r in records if r["kind"] == "partition"] if repeats else records)
     text = report(records, model, repeats)
     with open(os.path.join(RESULTS, "distributed.md"), "w") as fh:
         fh.write(text)
