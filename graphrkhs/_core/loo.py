@@ -64,6 +64,13 @@ def _check_Y(Y, l):
     return Y2, was_1d
 
 
+def _rotate(U, T):
+    """``U @ T[g]`` for every g of a stack T (g, l, m), as one (l, l) x (l, g m) product."""
+    g, l, m = T.shape
+    out = U @ T.transpose(1, 0, 2).reshape(l, g * m)
+    return out.reshape(U.shape[0], g, m).transpose(1, 0, 2)
+
+
 class KernelRidgePath:
     r"""Exact leave-one-out and GCV of kernel ridge for a whole path of ridge weights.
 
@@ -184,16 +191,16 @@ class KernelRidgePath:
             d = 1.0 / (s[None, :] + mu[:, None])                   # (g, l); +inf eigenvalue -> 0
         if self.unpenalized is None:
             r = mu[:, None] * d                                     # eigenvalues of I - H
-            return U @ (r[:, :, None] * UtY[None]), r @ self._U2.T, r.sum(axis=1)
+            return _rotate(U, r[:, :, None] * UtY[None]), r @ self._U2.T, r.sum(axis=1)
         dPsi = d[:, :, None] * self._UtPsi[None]                    # (g, l, q)
         G = self._UtPsi.T[None] @ dPsi                              # Psi^T P Psi, (g, q, q)
-        PPsi = U[None] @ dPsi                                       # P Psi, (g, l, q)
+        PPsi = _rotate(U, dPsi)                                     # P Psi, (g, l, q)
         # (Psi^T P Psi)^{-1} [Psi^T P Y, (P Psi)^T] in one batched solve
         rhs = np.concatenate([np.swapaxes(dPsi, 1, 2) @ UtY[None], np.swapaxes(PPsi, 1, 2)], axis=2)
         sol = np.linalg.solve(G, rhs)
         m = UtY.shape[1]
         B, Gi_PPsiT = sol[:, :, :m], sol[:, :, m:]
-        resid = mu[:, None, None] * (U[None] @ (d[:, :, None] * UtY[None]) - PPsi @ B)
+        resid = mu[:, None, None] * (_rotate(U, d[:, :, None] * UtY[None]) - PPsi @ B)
         corr = np.einsum("giq,gqi->gi", PPsi, Gi_PPsiT)
         diag = mu[:, None] * (d @ self._U2.T - corr)
         trace = mu * (d.sum(axis=1) - corr.sum(axis=1))

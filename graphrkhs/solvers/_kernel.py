@@ -240,6 +240,17 @@ def consistency_grams(XS: ArrayLike, X: Optional[ArrayLike] = None, *, integral_
     return K, (Kp + Kp.T) / 2, (Kpp + Kpp.T) / 2, kappa
 
 
+def _entrywise_power(M, p):
+    """M ** p entrywise; the square and the square root of a width step 2^(+-1/2) without pow()."""
+    if abs(p - 1.0) < 1e-12:
+        return M
+    if abs(p - 2.0) < 1e-12:
+        return M * M
+    if abs(p - 0.5) < 1e-12:
+        return np.sqrt(M)
+    return np.power(M, p)
+
+
 def consistency_grams_widths(XS: ArrayLike, X: ArrayLike, sigmas: ArrayLike) -> List[Tuple[np.ndarray, np.ndarray,
                                                                                             np.ndarray, float]]:
     r""":func:`consistency_grams` (empirical operator, Gaussian kernel) for several widths, one distance pass.
@@ -294,8 +305,7 @@ def consistency_grams_widths(XS: ArrayLike, X: ArrayLike, sigmas: ArrayLike) -> 
     out = []
     for sg in sig:                          # the few widths of a grid
         p = (s0 / float(sg)) ** 2
-        Knn, KnS, KSS = (M if p == 1.0 else (M * M if p == 2.0 else np.power(M, p))
-                         for M in (Knn0, KnS0, KSS0))
+        Knn, KnS, KSS = (_entrywise_power(M, p) for M in (Knn0, KnS0, KSS0))
         kappa = float(Knn.sum()) / (n * n)
         if not np.isfinite(kappa) or kappa <= 0:
             raise ValueError(f"the kernel of width {sg:g} has mean value {kappa:g}; the empirical operator "

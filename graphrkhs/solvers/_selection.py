@@ -748,12 +748,20 @@ def select_kernel_ridge(make_kernel: Callable[[float], Any], Y: Any, sigmas: Any
                           _as_targets(Y, l), scale)
         return paths[key]
 
+    done: Dict[Tuple[float, float], Tuple[float, float]] = {}
+
     def evaluate(sigma, alpha):
         score = np.empty((sigma.size, alpha.size))
         tie = np.empty_like(score)
         for j, sg in enumerate(sigma):      # widths of the grid
-            path, Y2, scale = path_of(sg)
-            score[j], tie[j] = _path_scores(path, Y2, alpha * scale, criterion, scoring)
+            # an extension of the grid scores only its new points (each score depends on its point alone)
+            new = np.array([a for a in alpha if (float(sg), float(a)) not in done])
+            if new.size:
+                path, Y2, scale = path_of(sg)
+                sc, tb = _path_scores(path, Y2, new * scale, criterion, scoring)
+                done.update({(float(sg), float(a)): (x, t) for a, x, t in zip(new, sc, tb)})
+            score[j] = [done[(float(sg), float(a))][0] for a in alpha]
+            tie[j] = [done[(float(sg), float(a))][1] for a in alpha]
         return score, tie
 
     # the ridge floor: ~1e-10 of the kernel's scale (of the middle width), below which K + mu I is singular
