@@ -578,6 +578,27 @@ def _snap(R, Y):
     return R
 
 
+def _consistency_penalty(K, Kp, Kpp):
+    r""":math:`P = K - 2K' + K''` made PSD at its rounding level: :math:`P + \delta I`.
+
+    P is a Gram matrix (of :math:`(I - L_K) K_{x_i}`), but it is formed by
+    cancellation from terms of size :math:`\max_i(K_{ii}, K'_{ii}, K''_{ii})`,
+    so its computed eigenvalues can be negative by :math:`l\,\epsilon` times
+    that size (all of them when the points are isolated and P vanishes);
+    :math:`\gamma l P` then makes the system indefinite at large gamma.  The
+    shift :math:`\delta = l\,\epsilon \max_i(K_{ii}, K'_{ii}, K''_{ii})` is
+    that rounding level: a ridge on functions of RKHS norm at rounding level.
+    """
+    K, Kp, Kpp = (np.asarray(A) for A in (K, Kp, Kpp))
+    P = K - 2 * Kp + Kpp
+    P = (P + P.T) / 2
+    l = P.shape[0]
+    if l:
+        size = max(float(np.abs(np.diag(A)).max()) for A in (K, Kp, Kpp))
+        P[np.diag_indices(l)] += l * float(np.finfo(P.dtype).eps) * size
+    return P
+
+
 def prls_fit(K: ArrayLike, Kp: ArrayLike, Kpp: ArrayLike, Y: ArrayLike, gamma: float,
              Psi: Optional[ArrayLike] = None) -> Tuple[np.ndarray, np.ndarray]:
     r"""Partially-penalized RLS (Yang, King & Lyu, NIPS 2009, Eqs. 7-11).
@@ -639,8 +660,7 @@ def prls_fit(K: ArrayLike, Kp: ArrayLike, Kpp: ArrayLike, Y: ArrayLike, gamma: f
            else check_matrix(Psi, "Psi", min_size=0).astype(K.dtype, copy=False))
     if Psi.ndim != 2 or Psi.shape[0] != l:
         raise ValueError(f"Psi must have shape ({l}, o); got {Psi.shape}.")
-    P = K - 2 * np.asarray(Kp) + np.asarray(Kpp)
-    P = (P + P.T) / 2
+    P = _consistency_penalty(K, Kp, Kpp)
     if Psi.shape[1]:
         Q = _orth_basis(Psi, "null_space").astype(K.dtype)
         QY = _snap(Y2 - Q @ (Q.T @ Y2), Y2)

@@ -89,6 +89,7 @@ from .._core.linalg import check_square, psd_solve
 from .._core.loo import KernelRidgePath, check_ridges
 from .._core.validation import SelectionWarning, check_option, check_random_state, check_scalar, warn
 from ..graphs import as_adjacency, laplacian as graph_laplacian
+from ._kernel import _consistency_penalty
 
 __all__ = [
     "GridResult",
@@ -945,8 +946,7 @@ def _prls_parts(K, Kp, Kpp, Y, gammas, Psi):
     Y2 = _as_targets(Y, l)
     gammas = check_ridges(gammas, "gammas")
     Psi = np.ones((l, 1)) if Psi is None else np.asarray(Psi, dtype=np.float64).reshape(l, -1)
-    P = K - 2 * Kp + Kpp
-    return (K + K.T) / 2, (P + P.T) / 2, Y2, gammas, Psi
+    return (K + K.T) / 2, _consistency_penalty(K, Kp, Kpp), Y2, gammas, Psi
 
 
 def _prls_loo_refit(K, P, Y2, gamma, Psi, i):
@@ -969,7 +969,11 @@ def _prls_loo_refit(K, P, Y2, gamma, Psi, i):
         QY, C = Yi, Ki @ Ki
         row, offset = K[i, keep], 0.0
     A = gamma * l * Pi + C
-    a = psd_solve((A + A.T) / 2, Ki @ QY)
+    A = (A + A.T) / 2
+    try:
+        a = psd_solve(A, Ki @ QY)
+    except np.linalg.LinAlgError:            # indefinite beyond rounding (P at large gamma): least squares
+        a = np.linalg.lstsq(A, Ki @ QY, rcond=None)[0]
     return Y2[i] - (row @ a + offset)
 
 
