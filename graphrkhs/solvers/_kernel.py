@@ -292,6 +292,8 @@ def consistency_grams_widths(XS: ArrayLike, X: ArrayLike, sigmas: ArrayLike) -> 
     True
     """
     XS, X = check_points(XS, "XS"), check_points(X, "X")
+    if XS.shape[1] != X.shape[1]:
+        raise ValueError(f"XS and X must have the same number of features; got {XS.shape[1]} and {X.shape[1]}.")
     sig = np.asarray(sigmas, dtype=np.float64).ravel()
     if not sig.size or not (np.isfinite(sig) & (sig > 0)).all():
         raise ValueError(f"sigmas must be a non-empty sequence of positive widths; got {sigmas!r}.")
