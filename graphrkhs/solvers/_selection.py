@@ -31,8 +31,9 @@ one factorization:
                           ridge with :math:`K(T^2 + \rho' MK)^{-1}`: one n x n LU per ratio
                           :math:`\gamma_I/\gamma_A`, the fit from the same LU
                           (:func:`select_manifold_gammas`).
-:func:`prls_loo_errors`   PRLS, exact LOO by refits (its expansion loses :math:`K(x_i,\cdot)`),
-                          all gammas of a refit in one stacked solve (:func:`select_prls_gamma`).
+:func:`prls_loo_errors`   PRLS, exact LOO (its expansion loses :math:`K(x_i,\cdot)`: a row
+                          downdate plus the constraint :math:`\alpha_i = 0`), one Cholesky per
+                          gamma (:func:`select_prls_gamma`).
 :func:`hat_matrix_errors` any other linear smoother, from its hat matrix (``fit`` applied
                           to the identity: one factorization with l right-hand sides).
 :func:`kfold_scores`      learners that are not linear in the labels (TV, Poisson, hinge
@@ -60,8 +61,8 @@ all points, labels unused), G-RLS (saddle-point form).  The weights are those
 of the full fit (the solvers' :math:`1/l` loss scaling is not changed to
 :math:`1/(l-1)`).  PRLS expands f over the *labeled* kernel functions only,
 so its refit loses :math:`K(x_i, \cdot)` and the hat-matrix LOO is only an
-approximation there; use :func:`kfold_scores` with ``n_splits = l`` (exact
-LOO by refits, cheap for the few labels PRLS is meant for).
+approximation there; :func:`prls_loo_errors` adds the constraint
+:math:`\alpha_i = 0` to the downdate (exact, one factorization per gamma).
 
 Large label sets.  Above ``STOCHASTIC_MIN_LABELS`` (2000) labeled points an
 l x l eigendecomposition is too costly; :func:`stochastic_loo_errors` then
@@ -1104,7 +1105,7 @@ def select_prls_gamma(K: Any, Kp: Any, Kpp: Any, Y: Any, gammas: Optional[Any] =
                       Psi: Optional[Any] = None, scoring: str = "mse", extend: bool = True,
                       max_extensions: int = 2, make_grams: Optional[Callable[[float], Any]] = None,
                       sigmas: Optional[Any] = None) -> GridResult:
-    r"""Choose ``gamma`` of :func:`~graphrkhs.prls_fit` by exact leave-one-out refits (:func:`prls_loo_errors`).
+    r"""Choose ``gamma`` of :func:`~graphrkhs.prls_fit` by exact leave-one-out (:func:`prls_loo_errors`).
 
     Default grid ``geomspace(1e-6, 1e2, 9)`` (the penalty is measured in the
     normalized kernel's RKHS norm), extended at its edges.  With ``make_grams``
