@@ -306,3 +306,24 @@ def test_noisy_circles_defaults_near_hand_tuned_best():
     assert mean[FredholmClassifier] >= mean[RLSClassifier] + 0.03, mean
     for E in LEARNERS:
         assert mean[E] >= hand[E] - 0.02, (E.__name__, mean[E], hand[E])
+
+
+@pytest.mark.parametrize("E", [RLSClassifier, PRLSClassifier, GRLSClassifier])
+def test_supervised_width_grid_is_centred_on_300_evenly_spaced_rows(E):
+    # RLS, PRLS and G-RLS centre sigma="auto" on the median distance of 300 evenly spaced rows
+    # (default_sigma's deterministic sample); sigma=None keeps the median over default_sigma's 1000
+    from graphrkhs import default_sigma
+
+    X, y = make_noisy_circles(700, random_state=4)
+    yp, _ = sample_labels(y, 8, random_state=0)
+    centre = default_sigma(X, max_points=300)
+    assert centre != default_sigma(X)
+    est = E().fit(X, yp)
+    grid = np.unique([p["sigma"] for p in est.cv_results_["params"]])
+    if E is PRLSClassifier:          # PRLS: the RLS width refined by 2^(+-1/2); the grid is relative to it
+        ratios = grid / grid[1]
+        np.testing.assert_allclose(ratios, [2 ** -0.5, 1.0, 2 ** 0.5], rtol=1e-12)
+        grid = np.array([grid[1]])
+    k = np.log2(grid / centre) * 2                   # the grid points are centre * 2^(k/2), k integer
+    np.testing.assert_allclose(k, np.round(k), atol=1e-9)
+    assert E(sigma=None).fit(X, yp).sigma_ == default_sigma(X)
