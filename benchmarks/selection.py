@@ -21,6 +21,7 @@ Estimator level (issue 14, the inductive and data-dependent learners): ``E().fit
 the defaults against the best of a fine hand grid (noisy circles, digits; mean over label draws):
 
   python benchmarks/selection.py --estimators [--repeats 5] [--fashion 5000] [--accuracy circles,digits]
+                                             [--names RLS,PRLS,G-RLS]   (only these rows of the cost table)
 
 writes results/selection_estimators.{json,md} and results/selection_accuracy_<data>.{json,md}.
 
@@ -180,14 +181,17 @@ def _load(dataset, n):
     return np.asarray(X[idx], dtype=np.float64) / 255.0, y[idx]
 
 
-def estimator_costs(dataset="digits", n=5000, repeats=5, only=""):
-    """auto / single fit time of every inductive and data-dependent classifier (10 labels per class)."""
+def estimator_costs(dataset="digits", n=5000, repeats=5, only="", names=None):
+    """auto / single fit time of every inductive and data-dependent classifier (10 labels per class).
+
+    ``only``: the learners whose name contains this text; ``names``: exactly these learners.
+    """
     X, y = _load(dataset, n)
     yp, S = sample_labels(y, 10, random_state=0)
     U = np.setdiff1d(np.arange(y.size), S)
     rows = []
     for name, E in _estimators().items():
-        if only not in name:
+        if only not in name or (names is not None and name not in names):
             continue
         ta, est = _median_time(lambda: E().fit(X, yp), repeats)
         fixed = _fixed_params(name, est)
@@ -256,24 +260,47 @@ def main_estimators(argv=None):
     ap.add_argument("--draws", type=int, default=10)
     ap.add_argument("--tag", default="", help="suffix of the cost table's file name")
     ap.add_argument("--no-cost", action="store_true")
+    ap.add_argument("--names", default="", help="comma-separated exact learner names (e.g. 'RLS,PRLS,G-RLS'); "
+                    "their rows replace those of the existing cost table, the other rows are kept")
     args = ap.parse_args(argv)
+    names = [k for k in args.names.split(",") if k] or None
+    if names is not None and set(names) - set(_estimators()):
+        ap.error(f"--names: unknown learner(s) {sorted(set(names) - set(_estimators()))}; "
+                 f"choose from {list(_estimators())}")
     out = os.path.join(HERE, "results")
     os.makedirs(out, exist_ok=True)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         if not args.no_cost:
-            rows = estimator_costs("digits", repeats=args.repeats, only=args.only)
+            load = os.getloadavg()
+            rows = estimator_costs("digits", repeats=args.repeats, only=args.only, names=names)
             if args.fashion:
-                rows += estimator_costs("fashion", n=args.fashion, repeats=args.repeats, only=args.only)
-            with open(os.path.join(out, f"selection_estimators{args.tag}.json"), "w") as f:
+                rows += estimator_costs("fashion", n=args.fashion, repeats=args.repeats, only=args.only,
+                                        names=names)
+            load = [max(a, b) for a, b in zip(load, os.getloadavg())]
+            for r in rows:
+                r["load"] = round(load[0], 2)
+            path = os.path.join(out, f"selection_estimators{args.tag}.json")
+            if names is not None and os.path.exists(path):
+                # a partial run replaces its learners' rows (per data set) and keeps the others, in order
+                with open(path) as f:
+                    old = json.load(f)["rows"]
+                new = {(r["dataset"], r["learner"]): r for r in rows}
+                merged = [new.pop((r["dataset"], r["learner"]), r) for r in old]
+                rows = merged + list(new.values())
+            with open(path, "w") as f:
                 json.dump({"repeats": args.repeats, "rows": rows}, f, indent=1)
             with open(os.path.join(out, f"selection_estimators{args.tag}.md"), "w") as f:
                 f.write(f"# Automatic fit (all defaults) vs one fit at the selected values (10 labels/class, "
-                        f"median of {args.repeats})\n\n| data | n | learner | single fit (s) | auto fit (s) | "
-                        "auto / single | acc auto |\n|---|---|---|---|---|---|---|\n")
+                        f"median of {args.repeats})\n\nMachine: 2 cores shared with other jobs; 'load' is the "
+                        "1-minute load average (uptime), the larger of its values at the start and the end of "
+                        "the run that produced the row.\n\n"
+                        "| data | n | learner | single fit (s) | auto fit (s) | auto / single | acc auto | load |\n"
+                        "|---|---|---|---|---|---|---|---|\n")
                 for r in rows:
-                    f.write(f"| {r['dataset']} | {r['n']} | {r['learner']} | {r['single_s']:.3f} | {r['auto_s']:.3f} | "
-                            f"{r['ratio']:.2f} | {r['acc_auto']:.3f} |\n")
+                    ld = f"{r['load']:.1f}" if "load" in r else "n/a"
+                    f.write(f"| {r['dataset']} | {r['n']} | {r['learner']} | {r['single_s']:.4f} | "
+                            f"{r['auto_s']:.4f} | {r['ratio']:.2f} | {r['acc_auto']:.3f} | {ld} |\n")
         for ds in [d for d in args.accuracy.split(",") if d]:
             names = [k for k in _estimators() if args.only in k]
             if ds == "circles":

@@ -64,6 +64,13 @@ def _check_Y(Y, l):
     return Y2, was_1d
 
 
+def _rotate(U, T):
+    """``U @ T[g]`` for every g of a stack T (g, l, m), as one (l, l) x (l, g m) product."""
+    g, l, m = T.shape
+    out = U @ T.transpose(1, 0, 2).reshape(l, g * m)
+    return out.reshape(U.shape[0], g, m).transpose(1, 0, 2)
+
+
 class KernelRidgePath:
     r"""Exact leave-one-out and GCV of kernel ridge for a whole path of ridge weights.
 
@@ -168,28 +175,35 @@ class KernelRidgePath:
         return Y2, ridges, self.eigenvectors.T @ Y2
 
     def _parts(self, UtY, mu):
-        r"""``(I - H) Y``, the diagonal of ``I - H`` and its trace, for one ridge.
+        r"""``(I - H) Y``, the diagonal of ``I - H`` and its trace, for a batch of ridges.
 
         Without an unpenalized part :math:`I - H = U \operatorname{diag}(\mu d) U^T`,
         :math:`d = 1/(s + \mu)`.  With an unpenalized basis :math:`\Psi`
         (the system :math:`[[K + \mu I, \Psi], [\Psi^T, 0]]`), eliminating its
         coefficients gives, with :math:`P = (K + \mu I)^{-1}`,
         :math:`I - H = \mu\,(P - P\Psi (\Psi^T P \Psi)^{-1} \Psi^T P)`.
+        All ridges at once (one batched expression per term, no loop over the
+        path): shapes (g, l, m), (g, l) and (g,) for g ridges.
         """
         U, s = self.eigenvectors, self.eigenvalues
+        mu = np.asarray(mu, dtype=np.float64).reshape(-1)
         with np.errstate(divide="ignore"):
-            d = 1.0 / (s + mu)                                      # +inf eigenvalue -> 0
+            d = 1.0 / (s[None, :] + mu[:, None])                   # (g, l); +inf eigenvalue -> 0
         if self.unpenalized is None:
-            r = mu * d                                              # eigenvalues of I - H
-            return U @ (r[:, None] * UtY), self._U2 @ r, float(r.sum())
-        dPsi = d[:, None] * self._UtPsi
-        G = self._UtPsi.T @ dPsi                                    # Psi^T P Psi
-        PPsi = U @ dPsi                                             # P Psi
-        B = np.linalg.solve(G, dPsi.T @ UtY)                        # (Psi^T P Psi)^{-1} Psi^T P Y
-        resid = mu * (U @ (d[:, None] * UtY) - PPsi @ B)
-        Gi_PPsiT = np.linalg.solve(G, PPsi.T)
-        diag = mu * (self._U2 @ d - np.einsum("iq,qi->i", PPsi, Gi_PPsiT))
-        trace = mu * (d.sum() - float(np.trace(Gi_PPsiT @ PPsi)))
+            r = mu[:, None] * d                                     # eigenvalues of I - H
+            return _rotate(U, r[:, :, None] * UtY[None]), r @ self._U2.T, r.sum(axis=1)
+        dPsi = d[:, :, None] * self._UtPsi[None]                    # (g, l, q)
+        G = self._UtPsi.T[None] @ dPsi                              # Psi^T P Psi, (g, q, q)
+        PPsi = _rotate(U, dPsi)                                     # P Psi, (g, l, q)
+        # (Psi^T P Psi)^{-1} [Psi^T P Y, (P Psi)^T] in one batched solve
+        rhs = np.concatenate([np.swapaxes(dPsi, 1, 2) @ UtY[None], np.swapaxes(PPsi, 1, 2)], axis=2)
+        sol = np.linalg.solve(G, rhs)
+        m = UtY.shape[1]
+        B, Gi_PPsiT = sol[:, :, :m], sol[:, :, m:]
+        resid = mu[:, None, None] * (_rotate(U, d[:, :, None] * UtY[None]) - PPsi @ B)
+        corr = np.einsum("giq,gqi->gi", PPsi, Gi_PPsiT)
+        diag = mu[:, None] * (d @ self._U2.T - corr)
+        trace = mu * (d.sum(axis=1) - corr.sum(axis=1))
         return resid, diag, trace
 
     def loo_residuals(self, Y: ArrayLike, ridges: ArrayLike) -> np.ndarray:
@@ -207,13 +221,10 @@ class KernelRidgePath:
             (m = 1 for a 1-D Y); the LOO predictions are ``Y - residuals``.
         """
         Y2, ridges, UtY = self._terms(Y, ridges)
-        out = np.empty((ridges.size, self.n, Y2.shape[1]))
-        for a, mu in enumerate(ridges):  # the points of a path, not a loop over data
-            resid, diag, _ = self._parts(UtY, mu)
-            with np.errstate(divide="ignore", invalid="ignore"):
-                # diag = 0 only for a point the smoother interpolates exactly: its LOO is undefined (inf)
-                out[a] = np.where(diag[:, None] > 1e-14, resid / np.maximum(diag, 1e-300)[:, None], np.inf)
-        return out
+        resid, diag, _ = self._parts(UtY, ridges)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            # diag = 0 only for a point the smoother interpolates exactly: its LOO is undefined (inf)
+            return np.where(diag[:, :, None] > 1e-14, resid / np.maximum(diag, 1e-300)[:, :, None], np.inf)
 
     def gcv(self, Y: ArrayLike, ridges: ArrayLike) -> np.ndarray:
         r"""GCV scores :math:`\frac1l\|(I - H)y\|^2 / (\frac1l \operatorname{tr}(I - H))^2`, per ridge and column.
@@ -224,16 +235,15 @@ class KernelRidgePath:
         """
         Y2, ridges, UtY = self._terms(Y, ridges)
         l = self.n
-        out = np.empty((ridges.size, Y2.shape[1]))
-        for a, mu in enumerate(ridges):  # the points of a path
-            resid, _, trace = self._parts(UtY, mu)
-            out[a] = (resid ** 2).sum(axis=0) / l / (trace / l) ** 2 if trace > 1e-14 * l else np.inf
-        return out
+        resid, _, trace = self._parts(UtY, ridges)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            out = (resid ** 2).sum(axis=1) / l / (trace[:, None] / l) ** 2
+        return np.where(trace[:, None] > 1e-14 * l, out, np.inf)
 
     def hat_diagonal(self, ridge: float) -> np.ndarray:
         r"""The leverages :math:`(H_\mu)_{ii}`, shape (l,)."""
         mu = float(check_ridges(ridge, "ridge")[0])
-        return 1.0 - self._parts(np.zeros((self.n, 0)), mu)[1]
+        return 1.0 - self._parts(np.zeros((self.n, 0)), mu)[1][0]
 
 
 def loo_residuals(H: ArrayLike, Y: ArrayLike) -> np.ndarray:

@@ -45,7 +45,7 @@ fits in ``DENSE_CACHE_BYTES`` (4 GiB: n = 20000 in float64 is 3.2 GB) and in
 row blocks of bounded size otherwise (:class:`KernelOperator`).
 """
 
-from typing import Any, Callable, Dict, Optional, Tuple, Union
+from typing import Any, Callable, Dict, List, Optional, Tuple, Union
 
 import numpy as np
 import scipy.linalg as sla
@@ -65,6 +65,7 @@ from ..kernels import BLOCK_BYTES, KernelOperator, heat_semigroup, kernel_cg, pa
 __all__ = [
     "graph_penalty",
     "consistency_grams",
+    "consistency_grams_widths",
     "rls_fit",
     "laprls_fit",
     "prls_fit",
@@ -237,6 +238,85 @@ def consistency_grams(XS: ArrayLike, X: Optional[ArrayLike] = None, *, integral_
     Kp = KnS.T @ KnS / n
     Kpp = KnS.T @ (op.matmat(KnS) / kappa) / (n * n)
     return K, (Kp + Kp.T) / 2, (Kpp + Kpp.T) / 2, kappa
+
+
+def _entrywise_power(M, p):
+    """M ** p entrywise; the square and the square root of a width step 2^(+-1/2) without pow()."""
+    if abs(p - 1.0) < 1e-12:
+        return M
+    if abs(p - 2.0) < 1e-12:
+        return M * M
+    if abs(p - 0.5) < 1e-12:
+        return np.sqrt(M)
+    return np.power(M, p)
+
+
+def consistency_grams_widths(XS: ArrayLike, X: ArrayLike, sigmas: ArrayLike) -> List[Tuple[np.ndarray, np.ndarray,
+                                                                                            np.ndarray, float]]:
+    r""":func:`consistency_grams` (empirical operator, Gaussian kernel) for several widths, one distance pass.
+
+    The Gaussian of width :math:`\sigma'` is a power of the one of width
+    :math:`\sigma_0` (the middle width):
+    :math:`K_{\sigma'} = K_{\sigma_0}^{\,(\sigma_0/\sigma')^2}` entrywise, so
+    the :math:`n \times n` and :math:`l \times n` kernel matrices are computed
+    once and every other width costs an entrywise power (a square or a square
+    root for PRLS's width refinement :math:`\sigma\,2^{\pm 1/2}`) plus its
+    products.  Entries below the underflow threshold of
+    :math:`K_{\sigma_0}` (distances beyond :math:`\approx 38.6\,\sigma_0`)
+    stay 0 at the wider widths, where they would be below
+    :math:`e^{-372 (\sigma_0/\sigma')^2}`.  Falls back to one
+    :func:`consistency_grams` per width when the :math:`n \times n` matrix
+    exceeds ``DENSE_CACHE_BYTES``.
+
+    Parameters
+    ----------
+    XS : array of shape (l, d)
+        Points of the expansion.
+    X : array of shape (n, d)
+        The points of the empirical measure.
+    sigmas : sequence of float > 0
+
+    Returns
+    -------
+    list of (K, Kp, Kpp, kappa)
+        One tuple per width, as :func:`consistency_grams` returns it.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from graphrkhs import consistency_grams, consistency_grams_widths
+    >>> X = np.random.default_rng(0).uniform(size=(40, 2))
+    >>> out = consistency_grams_widths(X[:8], X, [0.2, 0.3])
+    >>> ref = consistency_grams(X[:8], X, sigma=0.2)
+    >>> all(np.allclose(a, b, rtol=1e-12, atol=0) for a, b in zip(out[0], ref))
+    True
+    """
+    XS, X = check_points(XS, "XS"), check_points(X, "X")
+    if XS.shape[1] != X.shape[1]:
+        raise ValueError(f"XS and X must have the same number of features; got {XS.shape[1]} and {X.shape[1]}.")
+    sig = np.asarray(sigmas, dtype=np.float64).ravel()
+    if not sig.size or not (np.isfinite(sig) & (sig > 0)).all():
+        raise ValueError(f"sigmas must be a non-empty sequence of positive widths; got {sigmas!r}.")
+    n = X.shape[0]
+    if n * n * 8 > DENSE_CACHE_BYTES:
+        return [consistency_grams(XS, X, sigma=float(sg)) for sg in sig]
+    s0 = float(np.sort(sig)[sig.size // 2])
+    Knn0 = pairwise_kernel(X, None, sigma=s0).astype(np.float64, copy=False)
+    KnS0 = pairwise_kernel(X, XS, sigma=s0).astype(np.float64, copy=False)
+    KSS0 = pairwise_kernel(XS, None, sigma=s0).astype(np.float64, copy=False)
+    out = []
+    for sg in sig:                          # the few widths of a grid
+        p = (s0 / float(sg)) ** 2
+        Knn, KnS, KSS = (_entrywise_power(M, p) for M in (Knn0, KnS0, KSS0))
+        kappa = float(Knn.sum()) / (n * n)
+        if not np.isfinite(kappa) or kappa <= 0:
+            raise ValueError(f"the kernel of width {sg:g} has mean value {kappa:g}; the empirical operator "
+                             "normalizes by it (choose a wider sigma).")
+        KnS = KnS / kappa
+        Kp = KnS.T @ KnS / n
+        Kpp = KnS.T @ (Knn @ KnS / kappa) / (n * n)
+        out.append((KSS / kappa, (Kp + Kp.T) / 2, (Kpp + Kpp.T) / 2, kappa))
+    return out
 
 
 # ---------------------------------------------------------------------------
@@ -500,6 +580,27 @@ def _snap(R, Y):
     return R
 
 
+def _consistency_penalty(K, Kp, Kpp):
+    r""":math:`P = K - 2K' + K''` made PSD at its rounding level: :math:`P + \delta I`.
+
+    P is a Gram matrix (of :math:`(I - L_K) K_{x_i}`), but it is formed by
+    cancellation from terms of size :math:`\max_i(K_{ii}, K'_{ii}, K''_{ii})`,
+    so its computed eigenvalues can be negative by :math:`l\,\epsilon` times
+    that size (all of them when the points are isolated and P vanishes);
+    :math:`\gamma l P` then makes the system indefinite at large gamma.  The
+    shift :math:`\delta = l\,\epsilon \max_i(K_{ii}, K'_{ii}, K''_{ii})` is
+    that rounding level: a ridge on functions of RKHS norm at rounding level.
+    """
+    K, Kp, Kpp = (np.asarray(A) for A in (K, Kp, Kpp))
+    P = K - 2 * Kp + Kpp
+    P = (P + P.T) / 2
+    l = P.shape[0]
+    if l:
+        size = max(float(np.abs(np.diag(A)).max()) for A in (K, Kp, Kpp))
+        P[np.diag_indices(l)] += l * float(np.finfo(P.dtype).eps) * size
+    return P
+
+
 def prls_fit(K: ArrayLike, Kp: ArrayLike, Kpp: ArrayLike, Y: ArrayLike, gamma: float,
              Psi: Optional[ArrayLike] = None) -> Tuple[np.ndarray, np.ndarray]:
     r"""Partially-penalized RLS (Yang, King & Lyu, NIPS 2009, Eqs. 7-11).
@@ -561,8 +662,7 @@ def prls_fit(K: ArrayLike, Kp: ArrayLike, Kpp: ArrayLike, Y: ArrayLike, gamma: f
            else check_matrix(Psi, "Psi", min_size=0).astype(K.dtype, copy=False))
     if Psi.ndim != 2 or Psi.shape[0] != l:
         raise ValueError(f"Psi must have shape ({l}, o); got {Psi.shape}.")
-    P = K - 2 * np.asarray(Kp) + np.asarray(Kpp)
-    P = (P + P.T) / 2
+    P = _consistency_penalty(K, Kp, Kpp)
     if Psi.shape[1]:
         Q = _orth_basis(Psi, "null_space").astype(K.dtype)
         QY = _snap(Y2 - Q @ (Q.T @ Y2), Y2)

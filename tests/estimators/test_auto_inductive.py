@@ -53,7 +53,54 @@ def test_prls_loo_equals_refits(small):
             a, b = prls_fit(K[np.ix_(keep, keep)], Kp[np.ix_(keep, keep)], Kpp[np.ix_(keep, keep)], y[keep],
                             g * l / (l - 1))
             res.append(y[i] - K[i, keep] @ a - b[0])
-        np.testing.assert_allclose(sc, -np.mean(np.square(res)), rtol=1e-6)
+        np.testing.assert_allclose(sc, -np.mean(np.square(res)), rtol=1e-8)
+
+
+def _prls_refit_residuals(K, Kp, Kpp, Y, gamma, Psi):
+    """Dense oracle: LOO residuals of PRLS by refits with prls_fit (label i and K(x_i, .) removed)."""
+    l = K.shape[0]
+    R = []
+    for i in range(l):
+        keep = np.r_[0:i, i + 1:l]
+        a, b = prls_fit(K[np.ix_(keep, keep)], Kp[np.ix_(keep, keep)], Kpp[np.ix_(keep, keep)], Y[keep],
+                        gamma * l / (l - 1), Psi[keep])
+        R.append(Y[i] - K[i, keep] @ a - Psi[i] @ b)
+    return np.array(R)
+
+
+@pytest.mark.parametrize("null_space", ["none", "constant", "linear"])
+def test_prls_downdate_loo_equals_refits(null_space):
+    # the one-solve-per-gamma LOO (rank-one downdate + the constraint alpha_i = 0) against refits,
+    # several targets, gammas over eight decades, with and without a null space
+    rng = np.random.default_rng(11)
+    X = rng.uniform(-1, 1, (30, 2))
+    S = rng.choice(30, 10, replace=False)
+    Y = np.c_[2.0 + np.sin(3 * X[S, 0]), X[S, 1] ** 2] + 0.1 * rng.normal(size=(10, 2))
+    K, Kp, Kpp, _ = consistency_grams(X[S], X, sigma=0.6)
+    Psi = {"none": np.zeros((10, 0)), "constant": np.ones((10, 1)), "linear": np.c_[np.ones(10), X[S]]}[null_space]
+    gammas = [1e-5, 1e-3, 1e-1, 10.0, 1e3]
+    score, _ = prls_loo_errors(K, Kp, Kpp, Y, gammas, Psi=Psi)
+    oracle = [-np.mean(np.square(_prls_refit_residuals(K, Kp, Kpp, Y, g, Psi))) for g in gammas]
+    np.testing.assert_allclose(score, oracle, rtol=1e-8)
+    acc, _ = prls_loo_errors(K, Kp, Kpp, np.where(Y[:, :1] > 2.3, 1.0, -1.0), gammas, Psi=Psi, scoring="accuracy")
+    for g, a in zip(gammas, acc):
+        yb = np.where(Y[:, :1] > 2.3, 1.0, -1.0)
+        pred = yb - _prls_refit_residuals(K, Kp, Kpp, yb, g, Psi)
+        assert a == np.mean(np.sign(pred[:, 0]) == yb[:, 0])
+
+
+def test_prls_loo_duplicate_labeled_points_equals_refits():
+    # two labeled points at the same x make the full system singular: the refit fallback, still exact
+    rng = np.random.default_rng(5)
+    X = rng.uniform(-1, 1, (25, 2))
+    X[4] = X[2]
+    S = np.arange(9)
+    y = np.cos(2 * X[S, 0]) + 0.1 * rng.normal(size=9)
+    K, Kp, Kpp, _ = consistency_grams(X[S], X, sigma=0.5)
+    gammas = [1e-3, 1e-1]
+    score, _ = prls_loo_errors(K, Kp, Kpp, y, gammas)
+    oracle = [-np.mean(np.square(_prls_refit_residuals(K, Kp, Kpp, y, g, np.ones((9, 1))))) for g in gammas]
+    np.testing.assert_allclose(score, oracle, rtol=1e-6)
 
 
 @pytest.mark.parametrize("consistency", [False, True])
@@ -259,3 +306,24 @@ def test_noisy_circles_defaults_near_hand_tuned_best():
     assert mean[FredholmClassifier] >= mean[RLSClassifier] + 0.03, mean
     for E in LEARNERS:
         assert mean[E] >= hand[E] - 0.02, (E.__name__, mean[E], hand[E])
+
+
+@pytest.mark.parametrize("E", [RLSClassifier, PRLSClassifier, GRLSClassifier])
+def test_supervised_width_grid_is_centred_on_300_evenly_spaced_rows(E):
+    # RLS, PRLS and G-RLS centre sigma="auto" on the median distance of 300 evenly spaced rows
+    # (default_sigma's deterministic sample); sigma=None keeps the median over default_sigma's 1000
+    from graphrkhs import default_sigma
+
+    X, y = make_noisy_circles(700, random_state=4)
+    yp, _ = sample_labels(y, 8, random_state=0)
+    centre = default_sigma(X, max_points=300)
+    assert centre != default_sigma(X)
+    est = E().fit(X, yp)
+    grid = np.unique([p["sigma"] for p in est.cv_results_["params"]])
+    if E is PRLSClassifier:          # PRLS: the RLS width refined by 2^(+-1/2); the grid is relative to it
+        ratios = grid / grid[1]
+        np.testing.assert_allclose(ratios, [2 ** -0.5, 1.0, 2 ** 0.5], rtol=1e-12)
+        grid = np.array([grid[1]])
+    k = np.log2(grid / centre) * 2                   # the grid points are centre * 2^(k/2), k integer
+    np.testing.assert_allclose(k, np.round(k), atol=1e-9)
+    assert E(sigma=None).fit(X, yp).sigma_ == default_sigma(X)

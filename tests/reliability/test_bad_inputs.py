@@ -523,6 +523,12 @@ add("graph_penalty", "laplacian_power 0", lambda: g.graph_penalty(W, laplacian_p
 
 bad_arrays("consistency_grams", "XS", X[:4], lambda A: g.consistency_grams(A, X), skip=("wrong shape",))
 unknown_option("consistency_grams", lambda: g.consistency_grams(X[:4], X, integral_operator="bogus"), "integral_operator")
+bad_arrays("consistency_grams_widths", "XS", X[:4], lambda A: g.consistency_grams_widths(A, X, [0.5]),
+           skip=("wrong shape",))
+add("consistency_grams_widths", "sigma <= 0", lambda: g.consistency_grams_widths(X[:4], X, [0.5, 0.0]),
+    Raises(ValueError, "sigmas"))
+add("consistency_grams_widths", "XS and X of other widths",
+    lambda: g.consistency_grams_widths(X[:4, :1], X, [0.5]), Raises(ValueError, "XS and X"))
 
 # the Nystrom factor and the low-rank solvers (issue 17)
 bad_arrays("NystromFeatures", "X", X, lambda A: g.NystromFeatures(A, n_components=10, random_state=0),

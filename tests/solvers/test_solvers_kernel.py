@@ -12,6 +12,7 @@ from graphrkhs import (
     GRLSKernel,
     KernelOperator,
     consistency_grams,
+    consistency_grams_widths,
     feature_map,
     graph_penalty,
     grls_fit,
@@ -210,6 +211,20 @@ def test_heat_grams_are_the_semigroup_by_quadrature():
     np.testing.assert_allclose(Kp * c, quad_p, rtol=1e-8)
     np.testing.assert_allclose(Kpp * c, quad_pp, rtol=1e-8)
     assert kappa == 1.0
+
+
+def test_consistency_grams_widths_equal_one_call_per_width(problem):
+    # the entrywise powers K_s0^((s0/s)^2) against the grams computed afresh at each width;
+    # widths in any order, the refinement's sigma 2^(+-1/2) and a non-power-of-two ratio
+    X, _, S, _ = problem
+    sigmas = [0.7 * 2 ** 0.5, 0.7, 0.7 * 2 ** -0.5, 1.3]
+    for got, sg in zip(consistency_grams_widths(X[S], X, sigmas), sigmas):
+        ref = consistency_grams(X[S], X, integral_operator="empirical", sigma=sg)
+        for a, b in zip(got[:3], ref[:3]):
+            np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-15 * np.abs(b).max())
+        assert np.isclose(got[3], ref[3], rtol=1e-13)
+    with pytest.raises(ValueError, match="sigmas"):
+        consistency_grams_widths(X[S], X, [0.5, -1.0])
 
 
 @pytest.mark.parametrize("op", ["heat", "empirical"])
