@@ -28,7 +28,8 @@ from .._core.validation import Interval, Options
 from ..graphs import GraphSpec, knn_graph
 from ..kernels import INNER_APPROXIMATIONS, FredholmKernel, WarpedKernel
 from ..solvers import grls_fit as _saddle_fit
-from ..solvers import (KernelRidgePath, graph_penalty, kfold_scores, loo_scores, rls_coefficients, rls_loo_error,
+from ..solvers import (KernelRidgePath, graph_cut_choice, graph_penalty, kfold_scores, loo_scores, rls_coefficients,
+                       rls_loo_error,
                        select_kernel_ridge)
 from ..kernels import default_sigma, pairwise_kernel
 from ._auto import (FIT_INTERCEPT, MIN_LABELS, TUNABLE_NONNEG, TUNABLE_POSITIVE, WIDTH_FACTORS, free_constant,
@@ -41,54 +42,9 @@ __all__ = ["FredholmClassifier", "FredholmRegressor", "WarpedKernelClassifier", 
 # Relative ridge grid of the alpha=None rule: alpha l = rel * mean(diag K_SS).
 RELATIVE_RIDGES = np.logspace(-8, 0, 17)
 _KERNELS = [Options("gaussian", "heat", "linear", "polynomial"), "callable"]
-#: Points (at most) and neighbours of the kNN graph on which the graph cut of a candidate classifier is measured.
+#: Points (at most) and neighbours of the kNN graph on which the graph cut of a candidate classifier is
+#: measured (:func:`~graphrkhs.solvers.graph_cut_choice`).
 CUT_MAX_POINTS, CUT_NEIGHBORS = 2000, 10
-
-
-def _graph_cut_choice(acc, mse, l, predict, edges):
-    r"""Among the grid points whose LOO accuracy is within one standard error of the best,
-    the one whose predicted classes cut the fewest kNN edges (ties: the lower LOO MSE).
-
-    With a handful of labels the LOO curve over (width, ridge) is flat up to its
-    noise: many grid points predict the held-out labels equally well, and the
-    minimum of the LOO error among them is decided by one or two points (on the
-    noisy circles with 20 labels, it picked a width that cut both rings in some
-    draws).  The unlabeled points break the tie: under the cluster / noise
-    assumption that motivates the Fredholm kernel (Que, Belkin & Wang 2014),
-    the decision boundary should cross low-density regions, so among the
-    candidates the classifier whose labels change across the fewest edges of a
-    kNN graph of the data is kept (the graph cut :math:`\sum_{ij} w_{ij}
-    [\hat y_i \ne \hat y_j]` with binary weights, as a fraction of the edges).
-    The candidates are those with LOO accuracy :math:`\ge a^* - \sqrt{a^*(1 - a^*)/l}`
-    (one binomial standard error below the best :math:`a^*`; all points with
-    :math:`a^*` when it is 1).
-
-    Parameters
-    ----------
-    acc, mse : ndarrays of shape (n_widths, n_ridges)
-        LOO accuracy and LOO mean squared error of each grid point.
-    l : int
-        Number of labels.
-    predict : callable ``(i, js) -> (len(js), n_cut)`` int array
-        Predicted classes of the cut points for width i and the ridges js.
-    edges : (rows, cols) int arrays
-        The kNN edges among the cut points.
-
-    Returns
-    -------
-    i, j : int
-        The chosen width and ridge.
-    """
-    best = float(np.max(acc))
-    ok = acc >= best - np.sqrt(max(best * (1.0 - best), 0.0) / l) - 1e-12
-    cut = np.full(acc.shape, np.inf)
-    r, c = edges
-    for i in np.flatnonzero(ok.any(axis=1)):
-        js = np.flatnonzero(ok[i])
-        labels = predict(i, js)
-        cut[i, js] = np.mean(labels[:, r] != labels[:, c], axis=1) if r.size else 0.0
-    order = np.lexsort((mse.ravel(), cut.ravel()))
-    return np.unravel_index(order[0], acc.shape)
 Kernel = Union[str, Callable]
 
 
@@ -316,7 +272,9 @@ class _Fredholm(_DataDependent):
         return kern, right, G, ridge
 
     def _refine_by_graph_cut(self, idx, Y, cache):
-        r"""Classifiers: the (width, ridge) of :func:`_graph_cut_choice` over the grid the LOO evaluated.
+        r"""Classifiers: the (width, ridge) of :func:`~graphrkhs.solvers.graph_cut_choice` over the grid the
+        LOO evaluated (the candidates within one standard error of the best LOO accuracy, and among them the
+        fewest kNN edges across predicted classes).
 
         The grid is that of ``cv_results_`` (with its edge extensions); per width, the
         scaled kernel's eigendecomposition gives the exact LOO residuals of every ridge
@@ -362,7 +320,7 @@ class _Fredholm(_DataDependent):
                 out[t] = (F[:, 0] > 0) if F.shape[1] == 1 else np.argmax(F, axis=1)
             return out
 
-        i, j = _graph_cut_choice(acc, mse, l, predict, edges)
+        i, j = graph_cut_choice(acc, mse, l, predict, edges)
         s = float(sigmas[i])
         return s, float(rel[j]) * eig[i][2] / l
 
