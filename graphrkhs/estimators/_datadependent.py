@@ -294,7 +294,7 @@ class _Fredholm(_DataDependent):
             Xc = kern0.X[pts]
         else:
             Xc = kern0.X
-        W = knn_graph(Xc, n_neighbors=min(CUT_NEIGHBORS, Xc.shape[0] - 1), weight="binary", random_state=0)
+        W = knn_graph(Xc, n_neighbors=min(CUT_NEIGHBORS, Xc.shape[0] - 1), weight="binary", algorithm="brute")
         W = W.tocoo() if hasattr(W, "tocoo") else W
         edges = (np.asarray(W.row), np.asarray(W.col))
         Y2 = np.asarray(Y, dtype=np.float64).reshape(l, -1)
@@ -312,12 +312,19 @@ class _Fredholm(_DataDependent):
 
         def predict(i, js):
             kern, right, scale, w, V = eig[i]
-            B = np.asarray(kern(Xc, kern.X[idx], right=right), dtype=np.float64) @ V / scale   # (n_cut, l)
+            m = Y2.shape[1]
             VtY = V.T @ Y2
+            C = np.hstack([V @ (VtY / (w + rel[j])[:, None]) for j in js]) / scale   # (l, m |js|)
+            kind, R = right
+            if C.shape[1] < l:      # K_F(Xc, S) C = P_c (R C): the n_cut x n product on m |js| < l columns
+                F = np.asarray(kern(Xc, kern.X[idx], right=(kind, R @ C if kind == "matrix" else C.T @ R)),
+                               dtype=np.float64)
+            else:
+                F = np.asarray(kern(Xc, kern.X[idx], right=right), dtype=np.float64) @ C
             out = np.empty((js.size, Xc.shape[0]), dtype=np.int64)
-            for t, j in enumerate(js):
-                F = B @ (VtY / (w + rel[j])[:, None])
-                out[t] = (F[:, 0] > 0) if F.shape[1] == 1 else np.argmax(F, axis=1)
+            for t in range(js.size):
+                Ft = F[:, t * m:(t + 1) * m]
+                out[t] = (Ft[:, 0] > 0) if m == 1 else np.argmax(Ft, axis=1)
             return out
 
         i, j = graph_cut_choice(acc, mse, l, predict, edges)
