@@ -306,7 +306,9 @@ class _Fredholm(_DataDependent):
             scale = _kernel_scale(np.asarray(G, dtype=np.float64))
             Gs = np.asarray(G, dtype=np.float64) / scale
             a, m = loo_scores(KernelRidgePath(Gs).loo_residuals(Y2, rel), Y2, "accuracy")
-            acc[i], mse[i] = a, -m
+            # a ridge below the rounding level of the kernel's dtype (float32 data) is no candidate: the
+            # final Cholesky of G + ridge I would fail on G's rounding (eigenvalue errors ~ l eps |G|)
+            acc[i], mse[i] = np.where(rel >= 10.0 * l * np.finfo(np.asarray(G).dtype).eps, a, -np.inf), -m
             w, V = np.linalg.eigh((Gs + Gs.T) / 2)
             eig.append((kern, right, scale, np.maximum(w, 0.0), V))
 
