@@ -354,7 +354,12 @@ _FREDHOLM_PARAMS_DOC = r"""
         Gaussian width of the outer (and, by default, inner) kernel.  "auto":
         chosen with ``alpha`` by exact leave-one-out RLS on the labeled points
         over the median pairwise distance times :math:`2^{-2}, \dots, 2`
-        (one Fredholm kernel per width, :func:`~graphrkhs.select_kernel_ridge`);
+        (one Fredholm kernel per width, :func:`~graphrkhs.select_kernel_ridge`; the
+        kernels share one n x n distance matrix, :meth:`FredholmKernel.with_sigma`).
+        Classifiers then keep, among the (width, ridge) points within one standard
+        error of the best LOO accuracy, the one whose predicted classes cut the fewest
+        edges of a 10-NN graph of the data (:func:`~graphrkhs.solvers.graph_cut_choice`:
+        with few labels the LOO minimum alone is decided by one or two labels);
         a sequence: one's own grid; None: the median pairwise distance.  The
         width used is ``sigma_``, the scores ``cv_results_``.
     sigma_inner : float > 0, optional
