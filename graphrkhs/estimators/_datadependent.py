@@ -25,10 +25,12 @@ import numpy as np
 from sklearn.svm import SVC
 
 from .._core.validation import Interval, Options
-from ..graphs import GraphSpec
+from ..graphs import GraphSpec, knn_graph
 from ..kernels import INNER_APPROXIMATIONS, FredholmKernel, WarpedKernel
 from ..solvers import grls_fit as _saddle_fit
-from ..solvers import graph_penalty, kfold_scores, rls_coefficients, rls_loo_error, select_kernel_ridge
+from ..solvers import (KernelRidgePath, graph_cut_choice, graph_penalty, kfold_scores, loo_scores, rls_coefficients,
+                       rls_loo_error,
+                       select_kernel_ridge)
 from ..kernels import default_sigma, pairwise_kernel
 from ._auto import (FIT_INTERCEPT, MIN_LABELS, TUNABLE_NONNEG, TUNABLE_POSITIVE, WIDTH_FACTORS, free_constant,
                     grid_of, is_tuned)
@@ -40,6 +42,9 @@ __all__ = ["FredholmClassifier", "FredholmRegressor", "WarpedKernelClassifier", 
 # Relative ridge grid of the alpha=None rule: alpha l = rel * mean(diag K_SS).
 RELATIVE_RIDGES = np.logspace(-8, 0, 17)
 _KERNELS = [Options("gaussian", "heat", "linear", "polynomial"), "callable"]
+#: Points (at most) and neighbours of the kNN graph on which the graph cut of a candidate classifier is
+#: measured (:func:`~graphrkhs.solvers.graph_cut_choice`).
+CUT_MAX_POINTS, CUT_NEIGHBORS = 2000, 10
 Kernel = Union[str, Callable]
 
 
@@ -244,9 +249,11 @@ class _Fredholm(_DataDependent):
             return None
         sigmas, extend = grid_of(self.sigma, default_sigma(X) * WIDTH_FACTORS, "sigma")
         cache = {}
+        family = []        # the kernels of all widths share one n x n distance matrix (FredholmKernel.with_sigma)
 
         def make_G(s):
-            kern = self._make_kernel(X, sigma=float(s))
+            kern = self._make_kernel(X, sigma=float(s)) if not family else family[0].with_sigma(float(s))
+            family.append(kern)
             XS = kern.X[idx]
             right = kern.right_factor(XS)
             cache[float(s)] = (kern, right, kern(XS, XS, right=right))
@@ -257,9 +264,74 @@ class _Fredholm(_DataDependent):
             s, ridge = self._select_relative(make_G, Y, sigmas, rel, extend)
         else:
             s, ridge = self._select_relative(make_G, Y, sigmas, [float(self.alpha)], extend)
+        if isinstance(self, ClassifierOutputMixin) and not free_constant(self) and len(cache) > 1:
+            s, ridge = self._refine_by_graph_cut(idx, Y, cache)
         self.sigma_ = s
         kern, right, G = cache[float(s)]
+        family[0].release_distances()
         return kern, right, G, ridge
+
+    def _refine_by_graph_cut(self, idx, Y, cache):
+        r"""Classifiers: the (width, ridge) of :func:`~graphrkhs.solvers.graph_cut_choice` over the grid the
+        LOO evaluated (the candidates within one standard error of the best LOO accuracy, and among them the
+        fewest kNN edges across predicted classes).
+
+        The grid is that of ``cv_results_`` (with its edge extensions); per width, the
+        scaled kernel's eigendecomposition gives the exact LOO residuals of every ridge
+        (:class:`~graphrkhs.KernelRidgePath`) and the predictions at the cut points
+        (all points, or ``CUT_MAX_POINTS`` of them drawn with ``random_state``).
+        Returns ``(sigma, absolute ridge)``.
+        """
+        table = self.cv_results_
+        sigmas = np.unique(np.asarray(table["param_sigma"], dtype=np.float64))
+        rel = np.unique(np.asarray(table["param_alpha"], dtype=np.float64))
+        sigmas = np.array([sg for sg in sigmas if float(sg) in cache])
+        kern0 = cache[float(sigmas[0])][0]
+        n, l = kern0.n, idx.size
+        if n > CUT_MAX_POINTS:
+            pts = np.sort(np.random.default_rng(self.random_state if isinstance(self.random_state, int) else 0)
+                          .choice(n, CUT_MAX_POINTS, replace=False))
+            Xc = kern0.X[pts]
+        else:
+            Xc = kern0.X
+        W = knn_graph(Xc, n_neighbors=min(CUT_NEIGHBORS, Xc.shape[0] - 1), weight="binary", algorithm="brute")
+        W = W.tocoo() if hasattr(W, "tocoo") else W
+        edges = (np.asarray(W.row), np.asarray(W.col))
+        Y2 = np.asarray(Y, dtype=np.float64).reshape(l, -1)
+        acc = np.empty((sigmas.size, rel.size))
+        mse = np.empty_like(acc)
+        eig = []
+        for i, sg in enumerate(sigmas):
+            kern, right, G = cache[float(sg)]
+            scale = _kernel_scale(np.asarray(G, dtype=np.float64))
+            Gs = np.asarray(G, dtype=np.float64) / scale
+            a, m = loo_scores(KernelRidgePath(Gs).loo_residuals(Y2, rel), Y2, "accuracy")
+            # a ridge below the rounding level of the kernel's dtype (float32 data) is no candidate: the
+            # final Cholesky of G + ridge I would fail on G's rounding (eigenvalue errors ~ l eps |G|)
+            acc[i], mse[i] = np.where(rel >= 10.0 * l * np.finfo(np.asarray(G).dtype).eps, a, -np.inf), -m
+            w, V = np.linalg.eigh((Gs + Gs.T) / 2)
+            eig.append((kern, right, scale, np.maximum(w, 0.0), V))
+
+        def predict(i, js):
+            kern, right, scale, w, V = eig[i]
+            m = Y2.shape[1]
+            VtY = V.T @ Y2
+            C = np.hstack([V @ (VtY / (w + rel[j])[:, None]) for j in js]) / scale   # (l, m |js|)
+            kind, R = right
+            if C.shape[1] < l:      # K_F(Xc, S) C = P_c (R C): the n_cut x n product on m |js| < l columns
+                F = np.asarray(kern(Xc, kern.X[idx], right=(kind, R @ C if kind == "matrix" else C.T @ R)),
+                               dtype=np.float64)
+            else:
+                F = np.asarray(kern(Xc, kern.X[idx], right=right), dtype=np.float64) @ C
+            out = np.empty((js.size, Xc.shape[0]), dtype=np.int64)
+            for t in range(js.size):
+                Ft = F[:, t * m:(t + 1) * m]
+                out[t] = (Ft[:, 0] > 0) if m == 1 else np.argmax(Ft, axis=1)
+            return out
+
+        i, j = graph_cut_choice(acc, mse, l, predict, edges)
+        s = float(sigmas[i])
+        return s, float(rel[j]) * eig[i][2] / l
 
     def _make_kernel(self, X, sigma=None):
         if sigma is None:
@@ -282,7 +354,12 @@ _FREDHOLM_PARAMS_DOC = r"""
         Gaussian width of the outer (and, by default, inner) kernel.  "auto":
         chosen with ``alpha`` by exact leave-one-out RLS on the labeled points
         over the median pairwise distance times :math:`2^{-2}, \dots, 2`
-        (one Fredholm kernel per width, :func:`~graphrkhs.select_kernel_ridge`);
+        (one Fredholm kernel per width, :func:`~graphrkhs.select_kernel_ridge`; the
+        kernels share one n x n distance matrix, :meth:`FredholmKernel.with_sigma`).
+        Classifiers then keep, among the (width, ridge) points within one standard
+        error of the best LOO accuracy, the one whose predicted classes cut the fewest
+        edges of a 10-NN graph of the data (:func:`~graphrkhs.solvers.graph_cut_choice`:
+        with few labels the LOO minimum alone is decided by one or two labels);
         a sequence: one's own grid; None: the median pairwise distance.  The
         width used is ``sigma_``, the scores ``cv_results_``.
     sigma_inner : float > 0, optional

@@ -34,7 +34,7 @@ from .._core.types import KernelName, LaplacianKind, RandomStateLike
 from .._core.cg import conjugate_gradient
 from .._core.progress import _Progress, progress_bar
 from ._nystrom import LANDMARKS, NYSTROM_AUTO_MIN_N, NYSTROM_MAX_COMPONENTS, NystromFeatures
-from ._pointcloud import KERNELS, _frame, _sq_dists, pairwise_kernel
+from ._pointcloud import KERNELS, _frame, _scaled_exponent, _sq_dists, pairwise_kernel
 from .._core.validation import (
     ConvergenceWarning,
     check_option,
@@ -69,6 +69,10 @@ WARPED_DIRECT_MAX_N = 4_000
 
 # Rows of one block of a dense (block, n) temporary.
 _BLOCK_BYTES = 64 * 2**20
+
+# Largest n x n squared-distance matrix (bytes) that kernels of one family made by
+# FredholmKernel.with_sigma keep and share (256 MiB: n = 5792 in float64).
+FREDHOLM_SHARED_DISTANCES_MAX_BYTES = 256 * 2**20
 
 
 def _block_rows(n_cols, itemsize):
@@ -293,6 +297,10 @@ class FredholmKernel:
                  n_components: int = 1000, degree: int = 2, coef0: float = 1.0,
                  random_state: RandomStateLike = None, verbose: bool | None = None) -> None:
         self._progress = _Progress(verbose, "FredholmKernel")
+        self._init_kwargs = dict(outer=outer, inner=inner, normalized=normalized, n_neighbors=n_neighbors,
+                                 inner_approximation=inner_approximation, n_components=n_components,
+                                 degree=degree, coef0=coef0, random_state=random_state, verbose=verbose)
+        self._distances = None   # the shared [D2, scale] holder of with_sigma (None: nothing kept)
         self.X = check_points(X, "X", min_samples=2)
         n = self.n = self.X.shape[0]
         self.outer = _check_kernel_name(outer, "outer")
@@ -367,6 +375,63 @@ class FredholmKernel:
             raise ValueError(f"name must be one of {', '.join(map(repr, FREDHOLM_PRESETS))}; got {name!r}.")
         outer, inner, normalized = FREDHOLM_PRESETS[name]
         return cls(X, outer=outer, inner=inner, normalized=normalized, **kwargs)
+
+    def with_sigma(self, sigma: float, sigma_inner: float | None = None) -> FredholmKernel:
+        r"""The same kernel (same X and options) at other widths, sharing work with this one.
+
+        For a selection over widths (:class:`graphrkhs.FredholmClassifier` with
+        ``sigma="auto"``): the squared distances :math:`\|x_i - x_j\|^2` of the n
+        points are computed once, kept (up to
+        ``FREDHOLM_SHARED_DISTANCES_MAX_BYTES``) and shared by every kernel of the
+        family, so that each further width costs the exponentials and the products,
+        not the :math:`n^2 d` distances.  The exact Gaussian inner kernel and the
+        dense Gaussian outer weights of X itself use them; other kinds are computed
+        as usual.  :meth:`release_distances` drops the shared matrix.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from graphrkhs import FredholmKernel
+        >>> X = np.random.default_rng(0).normal(size=(40, 3))
+        >>> K1 = FredholmKernel(X, sigma=1.0)
+        >>> K2 = K1.with_sigma(2.0)
+        >>> bool(np.allclose(K2(X[:5], X[:3]), FredholmKernel(X, sigma=2.0)(X[:5], X[:3])))
+        True
+        """
+        if self._distances is None:
+            self._distances = [None, None]
+        other = FredholmKernel(self.X, sigma=sigma, sigma_inner=sigma_inner, **self._init_kwargs)
+        other._distances = self._distances
+        return other
+
+    def release_distances(self) -> None:
+        """Stop keeping the squared distances shared by :meth:`with_sigma` (frees n^2 floats)."""
+        if self._distances is not None:
+            self._distances[0] = self._distances[1] = None
+        self._distances = None
+
+    def _shared_sq_dists(self):
+        """``(D2, scale)`` of X in the centred frame of :func:`pairwise_kernel`, or None (not shared / too big)."""
+        holder = self._distances
+        if holder is None or self.n * self.n * self.X.dtype.itemsize > FREDHOLM_SHARED_DISTANCES_MAX_BYTES:
+            return None
+        if holder[0] is None:
+            Xf, _, scale = _frame(self.X, self.X)
+            D = np.empty((self.n, self.n), dtype=self.X.dtype)
+            rows = _block_rows(self.n, self.X.dtype.itemsize)
+            for s in range(0, self.n, rows):
+                D[s:s + rows] = _sq_dists(Xf[s:s + rows], Xf)
+            holder[0], holder[1] = D, scale
+        return holder[0], holder[1]
+
+    def _gaussian_rows_of_X(self, start, stop, sigma):
+        """Rows start:stop of the Gaussian kernel of X at ``sigma`` from the shared distances, or None."""
+        shared = self._shared_sq_dists()
+        if shared is None:
+            return None
+        D, scale = shared
+        B = _scaled_exponent(D[start:stop].copy(), scale, sigma)
+        return np.exp(B, out=B)
 
     # -- building blocks -------------------------------------------------
 
@@ -460,7 +525,9 @@ class FredholmKernel:
         rows = _block_rows(self.n, X.dtype.itemsize)
         with progress_bar(total=self.n, desc="Fredholm inner kernel K_H P^T", unit="row") as bar:
             for s in range(0, self.n, rows):
-                KH = self._kernel("inner", X[s:s + rows], X)  # (block, n) rows of K_H, never all stored
+                KH = self._gaussian_rows_of_X(s, s + rows, self.sigma_inner) if self.inner == "gaussian" else None
+                if KH is None:
+                    KH = self._kernel("inner", X[s:s + rows], X)  # (block, n) rows of K_H, never all stored
                 R[s:s + rows] = np.asarray(KH @ PT) if not sp.issparse(PT) else np.asarray((PT.T @ KH.T).T)
                 bar.update(min(rows, self.n - s))
         return ("matrix", R)
@@ -490,6 +557,18 @@ class FredholmKernel:
         # Dense outer kernel: rows of A in blocks, so no (len(A), n) array is ever stored.
         A = check_points(A, "A", dtype=self.X.dtype)
         rows = _block_rows(self.n, self.X.dtype.itemsize)
+        if self.outer == "gaussian" and self._distances is not None and _same_points(A, self.X):
+            out = None
+            for s in range(0, self.n, rows):
+                P = self._gaussian_rows_of_X(s, s + rows, self.sigma)
+                if P is None:
+                    break
+                P = block(_scale_outer_rows(P, self.normalized, self.n, "the outer kernel has a row with a "
+                                            "non-positive sum; use a wider sigma."))
+                out = np.empty((self.n, P.shape[1]), dtype=P.dtype) if out is None else out
+                out[s:s + rows] = P
+            else:
+                return out
         if A.shape[0] <= rows:
             return block(self.outer_weights(A))
         first = block(self.outer_weights(A[:rows]))

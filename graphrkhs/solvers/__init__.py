@@ -21,7 +21,7 @@ propose_labels
     Active learning: the next nodes to label (:mod:`graphrkhs.solvers._active`).
 select_ridge_alpha, select_tikhonov_alpha, select_laprls_gammas, select_grid, GridResult,
 ridge_path_errors, tikhonov_path_errors, laprls_grid_errors, hat_matrix_errors, kfold_splits, kfold_scores,
-prls_loo_errors, select_prls_gamma, ManifoldRidgePath, select_manifold_gammas
+prls_loo_errors, select_prls_gamma, ManifoldRidgePath, select_manifold_gammas, graph_cut_choice
     Model selection: exact LOO / GCV along shared factorizations, k-fold CV,
     self-extending grids (:mod:`graphrkhs.solvers._selection`).
 

@@ -18,12 +18,17 @@ pytestmark = pytest.mark.filterwarnings("ignore::graphrkhs.GraphRKHSWarning")
 
 
 def test_noisy_circles_defaults_fredholm_beats_rls_by_three_points():
-    X, y = make_noisy_circles(400, random_state=0)
-    yp, S = sample_labels(y, 10, random_state=0)
-    U = np.setdiff1d(np.arange(y.size), S)
-    rls = RLSClassifier().fit(X, yp).score(X[U], y[U])
-    fred = FredholmClassifier().fit(X, yp).score(X[U], y[U])
-    assert fred >= rls + 0.03, (fred, rls)
+    """The acceptance is on the mean over label draws (one draw of 20 labels moves either learner by
+    several points): four draws of 400 points, and the Fredholm classifier is never below RLS."""
+    rls, fred = [], []
+    for seed in range(4):
+        X, y = make_noisy_circles(400, random_state=seed)
+        yp, S = sample_labels(y, 10, random_state=seed)
+        U = np.setdiff1d(np.arange(y.size), S)
+        rls.append(RLSClassifier().fit(X, yp).score(X[U], y[U]))
+        fred.append(FredholmClassifier().fit(X, yp).score(X[U], y[U]))
+    assert np.mean(fred) >= np.mean(rls) + 0.03, (fred, rls)
+    assert min(f - r for f, r in zip(fred, rls)) > 0, (fred, rls)
 
 
 @pytest.fixture(scope="module")

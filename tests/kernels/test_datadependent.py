@@ -476,3 +476,28 @@ def test_verbose_reports_progress_and_is_silent_otherwise(cloud, capsys, caplog)
     WarpedKernel(X, n_neighbors=5, solver="cg")(X[:3])
     assert "CG done" not in capsys.readouterr().err
     assert any(r.getMessage().startswith("WarpedKernel: CG done in ") for r in caplog.records)
+
+
+@pytest.mark.parametrize("kw", [{}, {"normalized": True}, {"n_neighbors": 7}, {"inner": "linear"},
+                                {"outer": "heat", "inner": "heat"}])
+def test_fredholm_with_sigma_equals_a_fresh_kernel_and_shares_the_distances(kw):
+    from graphrkhs import FredholmKernel
+
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(60, 3)) + 1e3          # an offset: the shared distances are those of the centred frame
+    A = rng.normal(size=(5, 3)) + 1e3
+    K1 = FredholmKernel(X, sigma=0.8, **kw)
+    for s, si in [(1.5, None), (0.6, 2.0)]:
+        K2 = K1.with_sigma(s, si)
+        ref = FredholmKernel(X, sigma=s, sigma_inner=si, **kw)
+        assert (K2.sigma, K2.sigma_inner) == (ref.sigma, ref.sigma_inner)
+        for pts in (X, A):
+            np.testing.assert_allclose(K2(pts, X[:9]), ref(pts, X[:9]), rtol=1e-10, atol=1e-300)
+    shared = K1._distances
+    assert shared is K2._distances
+    if kw in ({}, {"normalized": True}):       # the exact Gaussian inner kernel used them
+        assert shared[0] is not None and shared[0].shape == (60, 60)
+    K1.release_distances()
+    assert shared[0] is None and K1._distances is None
+    np.testing.assert_allclose(K2(X[:4], X[:9]), FredholmKernel(X, sigma=0.6, sigma_inner=2.0, **kw)(X[:4], X[:9]),
+                               rtol=1e-10, atol=1e-300)

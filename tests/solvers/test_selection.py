@@ -540,3 +540,37 @@ def test_stochastic_loo_with_a_free_constant_is_the_projected_operator(cloud):
     gcv_exact = ridge_path_errors(K, y, [0.1], criterion="gcv")[0]
     gcv_est = stochastic_loo_errors(residual, y, [{"alpha": 0.1}], n_probes=400, criterion="gcv")[0]
     np.testing.assert_allclose(gcv_est, gcv_exact, rtol=0.1)
+
+
+# --- graph_cut_choice (the Fredholm classifiers' tie-break) ------------------------------------------
+
+def test_graph_cut_choice_keeps_the_smoothest_candidate_within_one_standard_error():
+    from graphrkhs.solvers import graph_cut_choice
+
+    # a path graph 0-1-2-3-4-5; labels of each grid point (row i, column j) as a step at position p
+    edges = (np.array([0, 1, 2, 3, 4]), np.array([1, 2, 3, 4, 5]))
+    steps = {(0, 0): [0, 1, 0, 1, 0, 1], (0, 1): [0, 0, 0, 1, 1, 1], (1, 0): [0, 0, 1, 1, 0, 0],
+             (1, 1): [0, 0, 0, 0, 0, 1]}
+    calls = []
+
+    def predict(i, js):
+        calls.append((i, tuple(js)))
+        return np.array([steps[(i, j)] for j in js])
+
+    l = 16
+    acc = np.array([[1.0, 15 / 16], [14 / 16, 0.5]])
+    mse = np.array([[0.1, 0.3], [0.2, 0.05]])
+    # best 1.0: one standard error is 0, so only (0, 0) is a candidate, however rough
+    assert graph_cut_choice(acc, mse, l, predict, edges) == (0, 0)
+    # best 15/16: SE = sqrt(15/16 / 16 / 16) = 0.0605: (0, 0) 15/16 and (0, 1) 15/16 ... and 14/16 = 0.875 is
+    # below 15/16 - 0.0605 = 0.877, so not a candidate
+    acc = np.array([[15 / 16, 15 / 16], [14 / 16, 0.5]])
+    calls.clear()
+    assert graph_cut_choice(acc, mse, l, predict, edges) == (0, 1)          # one cut edge against five
+    assert calls == [(0, (0, 1))]                                            # no prediction off the candidates
+    # equal cuts: the lower LOO MSE wins
+    steps[(0, 0)] = [1, 1, 1, 0, 0, 0]
+    assert graph_cut_choice(acc, mse, l, predict, edges) == (0, 0)
+    # -inf accuracy (an invalid grid point) is never a candidate
+    acc = np.array([[-np.inf, 0.5], [0.5, 0.5]])
+    assert graph_cut_choice(acc, mse, l, predict, edges) == (1, 1)           # (1,1): one cut, (0,1) one cut, mse 0.05
