@@ -84,6 +84,31 @@ def m_gkr(phi=None, laplacian="normalized", alpha="auto"):
     return f
 
 
+def m_selftrain(factor=3, base=None):
+    """Two rounds of graph kernel ridge: the second adds, per class, the ``factor`` x (labels of the class)
+    unlabeled nodes the first round assigns to it with the largest margin of the z-scored scores
+    (pseudo-labels; self-training)."""
+    first = base or m_gkr()
+
+    def f(W, S, c, C):
+        F = first(W, S, c, C)
+        G = (F - F.mean(0)) / (F.std(0) + 1e-300)
+        G[S] = -np.inf
+        top2 = np.sort(G, axis=1)[:, -2:]
+        margin = top2[:, 1] - top2[:, 0]
+        pred = G.argmax(1)
+        extra = []
+        for k in range(C):
+            cand = np.flatnonzero((pred == k) & np.isfinite(margin))
+            m = factor * int(np.sum(c == k))
+            extra.append(cand[np.argsort(-margin[cand])[:m]])
+        extra = np.concatenate(extra)
+        F2 = first(W, np.concatenate([S, extra]), np.concatenate([c, pred[extra]]), C)
+        f.last = getattr(first, "last", None)
+        return F2
+    return f
+
+
 def m_regsolve(a, laplacian="normalized"):
     """F = (I + a L)^{-1} Y_S (GraphLearning's randomwalk with a = alpha / (1 - alpha)): kernel
     'smoothing' without ridge inversion (the alpha -> infinity limit of kernel ridge, rescaled)."""
@@ -167,7 +192,15 @@ def configs(which):
         "gkr-matern2-20": m_gkr(fl.Matern(2, 20.0)),
         "gkr-matern1-10": m_gkr(fl.Matern(1, 10.0)),
         "gkr-grid": m_gkr([fl.Matern(2, 10.0), fl.RegularizedLaplacian(19.0), fl.Heat(10.0)]),
+        # the filter scale / family chosen by the LOO engine among Matern(2, s) and (I + s L)^-1 at several s
+        "gkr-grid2": m_gkr([fl.Matern(2, 5.0), fl.Matern(2, 10.0), fl.Matern(2, 20.0), fl.Matern(1, 10.0),
+                            fl.RegularizedLaplacian(19.0)]),
+        "gkr-matern2-5": m_gkr(fl.Matern(2, 5.0)),
+        "gkr-matern2-40": m_gkr(fl.Matern(2, 40.0)),
         "regsolve19": m_regsolve(19.0),
+        "gkr-comb": m_gkr(laplacian="combinatorial"),
+        "gkr-selftrain3": m_selftrain(3),
+        "gkr-selftrain1": m_selftrain(1),
     }
     if which == "all":
         return allc
@@ -185,6 +218,7 @@ def main():
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--ensembles", action="store_true")
     p.add_argument("--classes", default=None, help="subset of classes, e.g. 0,2,4,6")
+    p.add_argument("--ens-weights", default="0.5", help="weights w of w z(a) + (1 - w) z(b), e.g. 0.3,0.5,0.7")
     args = p.parse_args()
     X, y = lr.load(args.dataset)
     y = np.unique(np.asarray(y), return_inverse=True)[1]
@@ -205,17 +239,37 @@ def main():
             wname = g.rstrip("0123456789")
             k = int(g[len(wname):])
         graphs[g] = graph(I, D, k, wname)
-    cfgs = configs(args.configs)
+    names = args.configs.split(",")
+    own = [c for c in names if not c.startswith(("gl-", "glon-"))]
+    cfgs = configs(",".join(own)) if own else {}
+    gl_cfgs = {}
+    if any(c.startswith("gl-") for c in names):
+        # GraphLearning's own methods on its own default graph (gl.weightmatrix.knn(X, 10) from the
+        # same exact lists, as in label_rates.py): the anchors, on the same draws
+        import graphlearning as gl
+        Wgl = sp.csr_matrix(lr.gl_graph(args.dataset, X)[0])
+        for c in names:
+            if c.startswith("gl-"):
+                cls = getattr(gl.ssl, c[3:])
+                gl_cfgs[c] = (lambda cls: lambda W, S, c_, C: cls(Wgl).fit(S, c_))(cls)
+    # "glon-<method>": GraphLearning's method on our graphs (every graph of --graphs)
+    for c in names:
+        if c.startswith("glon-"):
+            import graphlearning as gl
+            cls = getattr(gl.ssl, c[5:])
+            cfgs[c] = (lambda cls: lambda W, S, c_, C: cls(sp.csr_matrix(W)).fit(S, c_))(cls)
     posts = args.post.split(",")
     for rate in [int(r) for r in args.rates.split(",")]:
         rng = np.random.default_rng([args.seed, rate])
         from graphrkhs.datasets import sample_labels
         sets = [sample_labels(y, rate, random_state=rng)[1] for _ in range(args.draws)]
         store = {}
-        for (gname, W), (cname, fn) in itertools.product(graphs.items(), cfgs.items()):
+        pairs = list(itertools.product(graphs.items(), cfgs.items()))
+        pairs += [(("gl10", None), item) for item in gl_cfgs.items()]
+        for (gname, W), (cname, fn) in pairs:
             acc = {pp: [] for pp in posts}
             t0 = time.perf_counter()
-            extra = []
+            extra, kernels = [], []
             for S in sets:
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
@@ -223,13 +277,14 @@ def main():
                 store.setdefault(gname, {}).setdefault(cname, []).append(F)
                 if hasattr(fn, "last"):
                     extra.append(fn.last[0])
+                    kernels.append(repr(fn.last[1]))
                 hidden = np.ones(y.size, bool)
                 hidden[S] = False
                 for pp in posts:
                     acc[pp].append(np.mean(POST[pp](F, y[S], C)[hidden] == y[hidden]))
             t = (time.perf_counter() - t0) / len(sets)
             cells = "  ".join(f"{pp} {100 * np.mean(v):5.2f}+-{100 * np.std(v):4.2f}" for pp, v in acc.items())
-            ex = f"  alpha {np.median(extra):.0e}" if extra else ""
+            ex = f"  alpha {np.median(extra):.0e} kernels {sorted(set(kernels))}" if extra else ""
             print(f"{args.dataset}{'[' + args.classes + ']' if args.classes else ''} {rate:>3}/cl {gname:<8} "
                   f"{cname:<22} {cells}  {t:5.1f}s{ex}", flush=True)
         if args.ensembles:
@@ -238,7 +293,7 @@ def main():
                 return (F - F.mean(0)) / (F.std(0) + 1e-300)
             for gname, per in store.items():
                 for a, b in itertools.combinations(per, 2):
-                    for wa in (0.5,):
+                    for wa in [float(v) for v in args.ens_weights.split(",")]:
                         acc = {pp: [] for pp in posts}
                         for d, S in enumerate(sets):
                             F = wa * z(per[a][d]) + (1 - wa) * z(per[b][d])
@@ -248,7 +303,8 @@ def main():
                                 acc[pp].append(np.mean(POST[pp](F, y[S], C)[hidden] == y[hidden]))
                         cells = "  ".join(f"{pp} {100 * np.mean(v):5.2f}+-{100 * np.std(v):4.2f}"
                                           for pp, v in acc.items())
-                        print(f"{args.dataset} {rate:>3}/cl {gname:<8} z({a})+z({b}) {cells}", flush=True)
+                        print(f"{args.dataset} {rate:>3}/cl {gname:<8} {wa:g} z({a})+{1 - wa:g} z({b}) {cells}",
+                              flush=True)
 
 
 if __name__ == "__main__":

@@ -491,7 +491,8 @@ def _resolve_executor(executor):
 # ---------------------------------------------------------------------------
 
 def distributed_knn_graph(X, n_neighbors=10, *, n_cells=None, partitioner="kmeans", halo="exact",
-                          weight="gaussian", sigma=None, mode="union", sample_size=None, executor=None,
+                          weight="gaussian", sigma=None, mode="union", relative_width=1.0, sample_size=None,
+                          executor=None,
                           comm=None, recall_sample=0, dtype=None, verbose=None, random_state=None,
                           return_info=False):
     r"""kNN graph of a point cloud built cell by cell: exact search per cell plus a halo pass.
@@ -523,7 +524,7 @@ def distributed_knn_graph(X, n_neighbors=10, *, n_cells=None, partitioner="kmean
         ``"exact"`` visits every cell that passes the bound (exact lists);
         an int visits at most that many cells per point (those with the
         smallest bounds), 0 none: approximate, see ``recall_sample``.
-    weight, sigma, mode
+    weight, sigma, mode, relative_width
         As in :func:`graphrkhs.knn_graph`.
     sample_size : int, optional
         Points the partition is fitted on (default ``min(n, 20000)``).
@@ -581,6 +582,7 @@ def distributed_knn_graph(X, n_neighbors=10, *, n_cells=None, partitioner="kmean
     check_option(weight, "weight", WEIGHTS)
     check_option(mode, "mode", MODES)
     sigma = check_scalar(sigma, "sigma", low=0, low_inclusive=False, allow_none=True)
+    relative_width = check_scalar(relative_width, "relative_width", low=0, low_inclusive=False)
     sample_size = check_scalar(sample_size, "sample_size", kind="int", low=1, allow_none=True)
     recall_sample = check_scalar(recall_sample, "recall_sample", kind="int", low=0)
     if not isinstance(return_info, (bool, np.bool_)):
@@ -620,7 +622,8 @@ def distributed_knn_graph(X, n_neighbors=10, *, n_cells=None, partitioner="kmean
     if (idx < 0).any():  # only an approximate halo leaves a point with fewer than k candidates
         raise RuntimeError(f"halo={halo} left some points with fewer than {k} neighbours; use more cells "
                            "per point (a larger halo) or halo='exact'.")
-    W = graph_from_neighbors(dist, idx, weight=weight, sigma=sigma, mode=mode, scale=2.0**e,
+    W = graph_from_neighbors(dist, idx, weight=weight, sigma=sigma, relative_width=relative_width, mode=mode,
+                             scale=2.0**e,
                              dtype=dtype if dtype is not None else (np.float32 if X.dtype == np.float32 else None))
     if not return_info:
         return W, labels

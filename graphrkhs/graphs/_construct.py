@@ -13,9 +13,9 @@ Weights (``d`` the Euclidean distance between two points)
 ``"binary"``       :math:`w_{ij} = 1`
 ``"gaussian"``     :math:`w_{ij} = \exp(-d_{ij}^2 / (2\sigma^2))`; ``sigma=None`` uses the mean
                    distance over the graph's (directed) neighbour pairs
-``"self-tuning"``  :math:`w_{ij} = \exp(-d_{ij}^2 / (\sigma_i \sigma_j))` with :math:`\sigma_i`
-                   the distance from :math:`x_i` to its k-th neighbour
-                   (Zelnik-Manor & Perona, NIPS 2004)
+``"self-tuning"``  :math:`w_{ij} = \exp(-d_{ij}^2 / (r^2 \sigma_i \sigma_j))` with :math:`\sigma_i`
+                   the distance from :math:`x_i` to its k-th neighbour and :math:`r` the
+                   ``relative_width`` (default 1: Zelnik-Manor & Perona, NIPS 2004)
 =================  ===================================================================
 
 Laplacians (``D`` the diagonal degree matrix)
@@ -66,7 +66,7 @@ RADIUS_ALGORITHMS = ("auto", "kd_tree", "brute")
 
 def knn_graph(X: ArrayLike, n_neighbors: int = 10, *,
               weight: Literal["binary", "gaussian", "self-tuning"] = "gaussian", sigma: float | None = None,
-              mode: Literal["union", "mutual", "average"] = "union",
+              relative_width: float = 1.0, mode: Literal["union", "mutual", "average"] = "union",
               algorithm: Literal["auto", "kd_tree", "brute", "pynndescent", "hnswlib"] = "auto",
               dtype: FloatDType = None, verbose: bool | None = None,
               random_state: RandomStateLike = None, return_info: bool = False, backend: str = "auto"):
@@ -91,6 +91,17 @@ def knn_graph(X: ArrayLike, n_neighbors: int = 10, *,
         mean distance over all k-nearest-neighbour pairs, which keeps the
         weights of typical edges near :math:`e^{-1/2}` whatever the scale of
         ``X``.  Ignored by the other weights.
+    relative_width : float > 0, default=1.0
+        :math:`r` in the self-tuning weight
+        :math:`w_{ij} = \exp(-d_{ij}^2 / (r^2 \sigma_i \sigma_j))`,
+        :math:`\sigma_i` the distance from :math:`x_i` to its k-th neighbour:
+        the width of the kernel relative to the local scales.  1 is
+        Zelnik-Manor & Perona's (NIPS 2004) weight; 1/2 gives
+        :math:`\exp(-4 d_{ij}^2 / (\sigma_i \sigma_j))`, the symmetric form
+        of the weight of Calder et al.'s GraphLearning, which labeled about
+        1 point better than r = 1 with every learner on Fashion-MNIST and
+        the digits (benchmarks/results/label_rates_exploration.md).  Ignored
+        by the other weights.
     mode : {"union", "mutual", "average"}, default="union"
         Symmetrization of the directed kNN relation: ``"union"`` joins i and j
         when either is among the other's k nearest (every node keeps degree
@@ -183,6 +194,7 @@ def knn_graph(X: ArrayLike, n_neighbors: int = 10, *,
         raise ValueError(f"n_neighbors must be < n_samples = {n}; got {n_neighbors}.")
     check_option(weight, "weight", WEIGHTS)
     sigma = check_scalar(sigma, "sigma", low=0, low_inclusive=False, allow_none=True)
+    relative_width = check_scalar(relative_width, "relative_width", low=0, low_inclusive=False)
     check_option(mode, "mode", MODES)
     check_option(algorithm, "algorithm", KNN_ALGORITHMS)
     out_dtype = _output_dtype(dtype, X.dtype)
@@ -192,7 +204,9 @@ def knn_graph(X: ArrayLike, n_neighbors: int = 10, *,
             raise ValueError(f"algorithm={algorithm!r}: backend={backend!r} builds the graph by exact search cell by "
                              "cell; pass algorithm='auto' (or an exact one), or backend='numpy' for an approximate "
                              "search.")
-        out = get_backend(backend).knn_graph(X, n_neighbors, weight=weight, sigma=sigma, mode=mode,
+        # relative_width only when it differs from 1, so that a backend without it still builds every other graph
+        extra = {} if relative_width == 1.0 else {"relative_width": relative_width}
+        out = get_backend(backend).knn_graph(X, n_neighbors, weight=weight, sigma=sigma, mode=mode, **extra,
                                              dtype=out_dtype, verbose=verbose, random_state=random_state,
                                              return_info=return_info)
         if not return_info:
@@ -212,7 +226,7 @@ def knn_graph(X: ArrayLike, n_neighbors: int = 10, *,
     with progress.scope():
         dist, idx, scale, info = _knn.knn_search_report(X, n_neighbors, algorithm, rng)
     progress("neighbour search done; weighting and symmetrizing")
-    W = _knn_weights_to_graph(dist, idx, weight, sigma, mode, scale)
+    W = _knn_weights_to_graph(dist, idx, weight, sigma, mode, scale, relative_width)
     progress(f"graph with {W.nnz} stored edges")
     W = W.astype(out_dtype, copy=False)
     return (W, info) if return_info else W
@@ -235,7 +249,16 @@ def _gaussian(dist, sigma, scale=1.0):
         return np.exp(-0.5 * (t * t))
 
 
-def _knn_weights_to_graph(dist, idx, weight, sigma, mode, unit=1.0):
+def _self_tuning(d2, scale_i, scale_j, relative_width):
+    r""":math:`\exp(-d^2 / (r^2 \sigma_i \sigma_j))` (Zelnik-Manor & Perona 2004 for r = 1).
+
+    ``d2`` and the local scales in the same units, so the weights do not depend on them.
+    """
+    with np.errstate(under="ignore"):
+        return np.exp(-d2 / ((relative_width * relative_width) * (scale_i * scale_j)))
+
+
+def _knn_weights_to_graph(dist, idx, weight, sigma, mode, unit=1.0, relative_width=1.0):
     n, k = idx.shape
     d2 = dist * dist
     if weight == "binary":
@@ -251,7 +274,7 @@ def _knn_weights_to_graph(dist, idx, weight, sigma, mode, unit=1.0):
         positive = scale > 0
         # A point with k duplicates has scale 0; borrow the smallest positive scale.
         scale[~positive] = scale[positive].min() if positive.any() else 1.0
-        w = np.exp(-d2 / (scale[:, None] * scale[idx]))
+        w = _self_tuning(d2, scale[:, None], scale[idx], relative_width)
     data, indices, indptr = _knn.symmetric_from_lists(idx, w, mode)
     W = sp.csr_array((data, indices, indptr), shape=(n, n))
     W.has_sorted_indices = True  # rows are sorted by the assembly
@@ -262,7 +285,8 @@ def _knn_weights_to_graph(dist, idx, weight, sigma, mode, unit=1.0):
 
 def graph_from_neighbors(distances: ArrayLike, indices: ArrayLike, *,
                          weight: Literal["binary", "gaussian", "self-tuning"] = "gaussian",
-                         sigma: float | None = None, mode: Literal["union", "mutual", "average"] = "union",
+                         sigma: float | None = None, relative_width: float = 1.0,
+                         mode: Literal["union", "mutual", "average"] = "union",
                          scale: float = 1.0, dtype: FloatDType = None) -> sp.csr_array:
     r"""The symmetric weighted kNN graph of given neighbour lists (the last stage of :func:`knn_graph`).
 
@@ -278,7 +302,7 @@ def graph_from_neighbors(distances: ArrayLike, indices: ArrayLike, *,
         units of ``scale``.
     indices : int array of shape (n, k)
         Neighbour indices in ``[0, n)``, never the row's own index.
-    weight, sigma, mode, dtype
+    weight, sigma, relative_width, mode, dtype
         As in :func:`knn_graph` (``sigma`` in the units of the points).
     scale : float > 0, default=1
         The unit of ``distances`` (:func:`knn_graph` searches on ``X / 2^e``
@@ -291,6 +315,7 @@ def graph_from_neighbors(distances: ArrayLike, indices: ArrayLike, *,
     check_option(weight, "weight", WEIGHTS)
     check_option(mode, "mode", MODES)
     sigma = check_scalar(sigma, "sigma", low=0, low_inclusive=False, allow_none=True)
+    relative_width = check_scalar(relative_width, "relative_width", low=0, low_inclusive=False)
     scale = check_scalar(scale, "scale", low=0, low_inclusive=False)
     dist = np.asarray(distances, dtype=np.float64)
     idx = np.asarray(indices)
@@ -302,7 +327,7 @@ def graph_from_neighbors(distances: ArrayLike, indices: ArrayLike, *,
     if not np.isfinite(dist).all() or (dist < 0).any():
         raise ValueError("distances must be finite and >= 0.")
     out_dtype = _output_dtype(dtype, np.dtype(np.float64))
-    W = _knn_weights_to_graph(dist, idx.astype(np.int64, copy=False), weight, sigma, mode, scale)
+    W = _knn_weights_to_graph(dist, idx.astype(np.int64, copy=False), weight, sigma, mode, scale, relative_width)
     return W.astype(out_dtype, copy=False)
 
 
@@ -359,7 +384,7 @@ def symmetrize(W: SparseMatrix | ArrayLike, mode: Literal["union", "mutual", "av
 
 
 def epsilon_graph(X: ArrayLike, radius: float, *, weight: Literal["binary", "gaussian", "self-tuning"] = "gaussian",
-                  sigma: float | None = None, algorithm: Literal["auto", "kd_tree", "brute"] = "auto",
+                  sigma: float | None = None, relative_width: float = 1.0, algorithm: Literal["auto", "kd_tree", "brute"] = "auto",
                   dtype: FloatDType = None, verbose: bool | None = None) -> sp.csr_array:
     r"""Epsilon-ball graph: i and j are joined when :math:`\|x_i - x_j\| \le` ``radius``.
 
@@ -374,6 +399,9 @@ def epsilon_graph(X: ArrayLike, radius: float, *, weight: Literal["binary", "gau
         isolated anyway).
     sigma : float > 0, optional
         Gaussian width; None uses the mean edge length.
+    relative_width : float > 0, default=1.0
+        :math:`r` in the self-tuning weight
+        :math:`\exp(-d_{ij}^2 / (r^2 \sigma_i \sigma_j))`, as in :func:`knn_graph`.
     algorithm : {"auto", "kd_tree", "brute"}, default="auto"
         Both exact; ``"auto"`` as in :func:`knn_graph`.
     dtype, verbose
@@ -406,6 +434,7 @@ def epsilon_graph(X: ArrayLike, radius: float, *, weight: Literal["binary", "gau
     radius = check_scalar(radius, "radius", low=0, low_inclusive=False)
     check_option(weight, "weight", WEIGHTS)
     sigma = check_scalar(sigma, "sigma", low=0, low_inclusive=False, allow_none=True)
+    relative_width = check_scalar(relative_width, "relative_width", low=0, low_inclusive=False)
     check_option(algorithm, "algorithm", RADIUS_ALGORITHMS)
     out_dtype = _output_dtype(dtype, X.dtype)
     n = X.shape[0]
@@ -429,7 +458,7 @@ def epsilon_graph(X: ArrayLike, radius: float, *, weight: Literal["binary", "gau
         np.maximum.at(scale, j, dist)
         positive = scale > 0
         scale[~positive] = scale[positive].min() if positive.any() else 1.0
-        w = np.exp(-d2 / (scale[i] * scale[j]))
+        w = _self_tuning(d2, scale[i], scale[j], relative_width)
     rows = np.concatenate([i, j])
     cols = np.concatenate([j, i])
     W = sp.csr_array((np.concatenate([w, w]), (rows, cols)), shape=(n, n))

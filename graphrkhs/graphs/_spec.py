@@ -47,6 +47,10 @@ class GraphSpec:
     sigma : float > 0, optional
         Gaussian width; None: the mean distance over the graph's neighbour
         pairs (:func:`knn_graph`).  Ignored by the other weights.
+    relative_width : float > 0, default=1.0
+        :math:`r` in the self-tuning weight
+        :math:`\exp(-d_{ij}^2 / (r^2 \sigma_i \sigma_j))` (:func:`knn_graph`);
+        ignored by the other weights.
     mode : {"union", "mutual", "average"}, default="union"
         Symmetrization of the kNN relation (:func:`knn_graph`).
     algorithm : str, default="auto"
@@ -77,6 +81,7 @@ class GraphSpec:
     algorithm: str = "auto"
     laplacian: str = "combinatorial"
     laplacian_power: int = 1
+    relative_width: float = 1.0
 
     def validate(self, n_samples=None):
         """Check every field (and ``n_neighbors < n_samples`` when n is given); returns self.
@@ -87,6 +92,7 @@ class GraphSpec:
         check_scalar(self.n_neighbors, "n_neighbors", kind="int", low=1)
         check_option(self.weight, "weight", WEIGHTS)
         check_scalar(self.sigma, "sigma", low=0, low_inclusive=False, allow_none=True)
+        check_scalar(self.relative_width, "relative_width", low=0, low_inclusive=False)
         check_option(self.mode, "mode", MODES)
         check_option(self.algorithm, "algorithm", KNN_ALGORITHMS if self.kind == "knn" else RADIUS_ALGORITHMS)
         check_option(self.laplacian, "laplacian", LAPLACIANS)
@@ -118,10 +124,12 @@ class GraphSpec:
         # against its rows, so that an empty or one-row X is reported as a problem of X
         self.validate()
         if self.kind == "knn":
-            return knn_graph(X, self.n_neighbors, weight=self.weight, sigma=self.sigma, mode=self.mode,
-                             algorithm=self.algorithm, dtype=dtype, verbose=verbose, random_state=random_state)
-        return epsilon_graph(X, self.radius, weight=self.weight, sigma=self.sigma, algorithm=self.algorithm,
-                             dtype=dtype, verbose=verbose)
+            return knn_graph(X, self.n_neighbors, weight=self.weight, sigma=self.sigma,
+                             relative_width=self.relative_width, mode=self.mode, algorithm=self.algorithm,
+                             dtype=dtype, verbose=verbose, random_state=random_state)
+        return epsilon_graph(X, self.radius, weight=self.weight, sigma=self.sigma,
+                             relative_width=self.relative_width, algorithm=self.algorithm, dtype=dtype,
+                             verbose=verbose)
 
     def laplacian_of(self, W, *, dtype=None):
         """:func:`laplacian` of the graph ``W`` (any graph form) with this specification's kind.

@@ -55,6 +55,14 @@ def test_weights_and_modes_follow_knn_graph(cloud3, weight, mode):
     _same_graph(W, W0)
 
 
+def test_relative_width_follows_knn_graph(cloud3):
+    # self-tuning weights with relative width 1/2: the same graph cell by cell and in one piece
+    W0 = knn_graph(cloud3, 6, weight="self-tuning", relative_width=0.5)
+    W, _ = distributed_knn_graph(cloud3, 6, n_cells=5, partitioner="rcb", weight="self-tuning",
+                                 relative_width=0.5, random_state=0)
+    _same_graph(W, W0)
+
+
 @pytest.mark.parametrize("partitioner", ["kmeans", "rcb"])
 def test_high_dimension_and_scale(partitioner):
     # 20 dimensions: the brute-force halo queries; the data scaled far from 1 (power-of-two search units)

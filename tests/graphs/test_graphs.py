@@ -111,6 +111,59 @@ def test_knn_graph_matches_dense_oracle(mode, weight):
     np.testing.assert_allclose(W.toarray(), expected, rtol=1e-12, atol=0)
 
 
+@pytest.mark.parametrize("mode", ["union", "average"])
+@pytest.mark.parametrize("relative_width", [0.5, 1.0, 3.0])
+def test_knn_graph_self_tuning_relative_width_matches_dense_oracle(mode, relative_width):
+    # w_ij = exp(-d_ij^2 / (r^2 s_i s_j)), s_i the distance to the k-th neighbour (Zelnik-Manor & Perona)
+    X = _points(180, 4, seed=11)
+    k = 7
+    D = cdist(X, X)
+    np.fill_diagonal(D, np.inf)
+    order = np.argsort(D, axis=1)[:, :k]
+    s = np.take_along_axis(D, order, axis=1)[:, -1]
+    A = np.zeros_like(D)
+    rows = np.repeat(np.arange(180), k)
+    A[rows, order.ravel()] = np.exp(-D[rows, order.ravel()] ** 2
+                                    / (relative_width**2 * s[rows] * s[order.ravel()]))
+    expected = np.maximum(A, A.T) if mode == "union" else (A + A.T) / 2
+    W = knn_graph(X, k, weight="self-tuning", relative_width=relative_width, mode=mode)
+    np.testing.assert_allclose(W.toarray(), expected, rtol=1e-12, atol=0)
+    # the default is Zelnik-Manor & Perona's r = 1; r = 1/2 is the same graph with every weight to the 4th power
+    W1 = knn_graph(X, k, weight="self-tuning", mode=mode)
+    np.testing.assert_allclose(W1.toarray(), knn_graph(X, k, weight="self-tuning", relative_width=1.0,
+                                                       mode=mode).toarray(), rtol=0, atol=0)
+    if mode == "union":
+        np.testing.assert_allclose(knn_graph(X, k, weight="self-tuning", relative_width=0.5).toarray(),
+                                   W1.toarray() ** 4, rtol=1e-12, atol=0)
+
+
+def test_relative_width_is_scale_free_and_ignored_by_other_weights():
+    X = _points(120, 3, seed=12)
+    W = knn_graph(X, 5, weight="self-tuning", relative_width=0.5)
+    np.testing.assert_allclose(knn_graph(1e-3 * X, 5, weight="self-tuning", relative_width=0.5).toarray(),
+                               W.toarray(), rtol=1e-10, atol=0)
+    for weight in ("gaussian", "binary"):
+        np.testing.assert_array_equal(knn_graph(X, 5, weight=weight, relative_width=0.5).toarray(),
+                                      knn_graph(X, 5, weight=weight).toarray())
+
+
+def test_graph_from_neighbors_and_graphspec_pass_relative_width():
+    from graphrkhs import GraphSpec
+    from graphrkhs.graphs import graph_from_neighbors
+
+    X = _points(100, 3, seed=13)
+    W = knn_graph(X, 6, weight="self-tuning", relative_width=0.4)
+    dist, idx = _sklearn_directed(X, 6)
+    np.testing.assert_allclose(graph_from_neighbors(dist, idx, weight="self-tuning",
+                                                    relative_width=0.4).toarray(), W.toarray(), rtol=1e-12)
+    spec = GraphSpec(n_neighbors=6, weight="self-tuning", relative_width=0.4)
+    np.testing.assert_allclose(spec.build(X).toarray(), W.toarray(), rtol=1e-12)
+    with pytest.raises(ValueError, match="relative_width must be > 0"):
+        GraphSpec(relative_width=0.0).validate()
+    with pytest.raises(ValueError, match="relative_width must be > 0"):
+        graph_from_neighbors(dist, idx, weight="self-tuning", relative_width=-1.0)
+
+
 def test_knn_graph_default_sigma_is_mean_knn_distance():
     X = _points(150, 4, seed=2)
     dist, _ = _sklearn_directed(X, 5)
@@ -191,6 +244,11 @@ def test_epsilon_graph_matches_dense_oracle(algorithm, weight):
         expected = np.where(mask, np.exp(-D**2 / np.outer(scale, scale)), 0)
     W = epsilon_graph(X, r, weight=weight, algorithm=algorithm)
     np.testing.assert_allclose(W.toarray(), expected, rtol=1e-12, atol=1e-300)
+    if weight == "self-tuning":
+        # relative width r: exp(-d^2 / (r^2 s_i s_j))
+        expected = np.where(mask, np.exp(-D**2 / (0.25 * np.outer(scale, scale))), 0)
+        W = epsilon_graph(X, r, weight=weight, algorithm=algorithm, relative_width=0.5)
+        np.testing.assert_allclose(W.toarray(), expected, rtol=1e-12, atol=1e-300)
 
 
 def test_epsilon_graph_isolated_nodes():
@@ -376,6 +434,9 @@ KNN_BAD = [
     (dict(mode="both"), ValueError, "mode must be one of"),
     (dict(algorithm="ball_tree"), ValueError, "algorithm must be one of"),
     (dict(dtype=np.int32), ValueError, "dtype must be"),
+    (dict(relative_width=0.0), ValueError, "relative_width must be > 0"),
+    (dict(relative_width=np.inf), ValueError, "relative_width must be finite"),
+    (dict(relative_width="1/2"), TypeError, "relative_width must be a real number"),
 ]
 
 
@@ -393,6 +454,7 @@ EPS_BAD = [
     (dict(radius="1"), TypeError, "radius must be a real number"),
     (dict(sigma=-2.0), ValueError, "sigma must be > 0"),
     (dict(weight="heat"), ValueError, "weight must be one of"),
+    (dict(relative_width=-0.5), ValueError, "relative_width must be > 0"),
     (dict(algorithm="pynndescent"), ValueError, "algorithm must be one of"),
     (dict(X=np.array([[1.0, np.nan]])), ValueError, "NaN"),
 ]
