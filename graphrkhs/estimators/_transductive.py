@@ -692,20 +692,19 @@ class _GraphTV(_GraphLearner):
         if self.R == "kernel":
             # the kernel columns Phi[:, S] of the whole labeled set, computed once per fit (_solve);
             # a fold's are a subset of them.  max_iter caps the working-set rounds there.
-            S_all, C = self._kernel_columns
+            K, S_all, C = self._kernel_columns
             cols = C[:, np.searchsorted(S_all, S)]
-            return graph_kernel_tv(W, S, Y, self.kernel, alpha=alpha, laplacian=self.laplacian, tol=tol,
-                                   max_iter=min(self.max_iter, KERNEL_TV_MAX_ITER), columns=cols,
-                                   on_failure=on_failure, return_info=True)
+            return graph_kernel_tv(K, S, Y, alpha=alpha, tol=tol, max_iter=min(self.max_iter, KERNEL_TV_MAX_ITER),
+                                   columns=cols, on_failure=on_failure, return_info=True)
         f0, p0 = (None, None) if warm is None else warm
         return graph_tv(W, S, Y, alpha=alpha, fidelity="degree", tol=tol, max_iter=self.max_iter, f0=f0, p0=p0,
                         return_info=True, on_failure=on_failure)
 
     def _solve(self, W, S, Y):
         if self.R == "kernel":
-            L = laplacian(W, self.laplacian, dtype=np.float64)
-            phi = self.kernel if self.kernel is not None else default_kernel()
-            self._kernel_columns = (S, graph_kernel_columns(L, phi, S))
+            K = GraphKernel(laplacian(W, self.laplacian, dtype=np.float64),
+                            self.kernel if self.kernel is not None else default_kernel(), input="laplacian")
+            self._kernel_columns = (K, S, K.columns(S))
         try:
             return self._solve_tv(W, S, Y)
         finally:
