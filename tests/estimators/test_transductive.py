@@ -363,18 +363,19 @@ def test_tv_regressor_auto_alpha_is_the_kfold_choice_of_independent_refits():
     assert fixed.cv_results_ is None and fixed.alpha_ == reg.alpha_
 
 
-def test_tv_classifier_auto_alpha_two_folds_and_fallback():
+@pytest.mark.parametrize("R, grid", [("kernel", [0.1, 0.3, 0.9]), ("incidence", [0.5, 0.9])])
+def test_tv_classifier_auto_alpha_two_folds_and_fallback(R, grid):
     X, y = _two_moons(120)
     W = knn_graph(X, 8)
     y_partial, keep = _partial(y, 5)
-    est = GraphTVClassifier(graph="precomputed").fit(W, y_partial)
-    assert est.cv_results_["param_alpha"].tolist() == [0.5, 0.9] and est.alpha_ in (0.5, 0.9)
+    est = GraphTVClassifier(R=R, graph="precomputed").fit(W, y_partial)
+    assert est.cv_results_["param_alpha"].tolist() == grid and est.alpha_ in grid
     # accuracies over 2 stratified folds of 5 + 5 labels: multiples of 1/10 averaged over two folds
     assert np.all(np.isclose((np.asarray(est.cv_results_["mean_test_score"]) * 20) % 1, 0)
                   | np.isclose((np.asarray(est.cv_results_["mean_test_score"]) * 20) % 1, 1))
     # one label per class: no folds, the middle of the grid, no table
     y1, _ = _partial(y, 1)
-    one = GraphTVClassifier(graph="precomputed").fit(W, y1)
+    one = GraphTVClassifier(R=R, graph="precomputed").fit(W, y1)
     assert one.cv_results_ is None and one.alpha_ == 0.5
 
 

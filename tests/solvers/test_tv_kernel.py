@@ -64,7 +64,8 @@ def test_optimality_conditions_in_the_form_of_graph_tv():
     assert np.abs(p).max() <= alpha * (1 + 1e-12)                               # dual feasible
     np.testing.assert_allclose(R @ F, s, atol=1e-8 * np.abs(s).max())          # s = R f
     on = np.abs(s) > 1e-9
-    np.testing.assert_allclose(p[on], alpha * np.sign(s[on]), atol=1e-5 * alpha)  # subgradient of |s|
+    # first-order conditions hold to about sqrt(gap) (gap 1e-9 here)
+    np.testing.assert_allclose(p[on], alpha * np.sign(s[on]), atol=1e-4 * alpha)  # subgradient of |s|
     grad = np.zeros_like(F)
     grad[S] = 2 * lam[:, None] * (Y - F[S])
     np.testing.assert_allclose(R @ p, grad, atol=1e-5)                         # stationarity
