@@ -694,8 +694,17 @@ class _GraphTV(_GraphLearner):
             # a fold's are a subset of them.  max_iter caps the working-set rounds there.
             K, S_all, C = self._kernel_columns
             cols = C[:, np.searchsorted(S_all, S)]
-            return graph_kernel_tv(K, S, Y, alpha=alpha, tol=tol, max_iter=min(self.max_iter, KERNEL_TV_MAX_ITER),
-                                   columns=cols, on_failure=on_failure, return_info=True)
+            fold = S.size < S_all.size
+            F, res = graph_kernel_tv(K, S, Y, alpha=alpha, tol=tol, max_iter=min(self.max_iter, KERNEL_TV_MAX_ITER),
+                                     columns=cols, on_failure=on_failure, return_info=True, compute_f=not fold)
+            if fold:
+                # a cross-validation fold needs f on the labeled nodes only: f_k = Phi[:, k]^T s there,
+                # from the shared columns (no Chebyshev pass); elsewhere unused (zeros)
+                s = res.sources.reshape(-1, Y.shape[1])
+                on = np.flatnonzero(np.any(s != 0, axis=1))
+                F = np.zeros((W.shape[0], Y.shape[1]))
+                F[S_all] = C[on].T @ s[on]
+            return F, res
         f0, p0 = (None, None) if warm is None else warm
         return graph_tv(W, S, Y, alpha=alpha, fidelity="degree", tol=tol, max_iter=self.max_iter, f0=f0, p0=p0,
                         return_info=True, on_failure=on_failure)

@@ -704,6 +704,7 @@ def graph_kernel_tv(W: GraphLike, labeled: Indices, Y: ArrayLike, kernel=None, *
                     laplacian: str = "normalized", fidelity: str = "degree", tol: float = TV_TOL,
                     max_iter: int = KERNEL_TV_MAX_ITER, columns: Optional[ArrayLike] = None,
                     filter_tol: float = 1e-8, on_failure: str = "warn", return_info: bool = False,
+                    compute_f: bool = True,
                     backend: str = "auto") -> Union[np.ndarray, Tuple[np.ndarray, "TVResult"]]:
     r"""Generalized graph TV with :math:`R = \varphi(L)^{-1}`: an l1 penalty on the kernel's "sources".
 
@@ -787,12 +788,17 @@ def graph_kernel_tv(W: GraphLike, labeled: Indices, Y: ArrayLike, kernel=None, *
     return_info : bool, default=False
         Also return the :class:`TVResult` (with the sources ``s`` of shape
         (n, m) as the extra attribute ``sources``).
+    compute_f : bool, default=True
+        False skips the final Chebyshev pass :math:`f = \Phi s`: F is then
+        None and the sources (``return_info=True``) are the answer, e.g. for
+        a cross-validation that needs f only where kernel columns are known
+        (:math:`f_k = (\Phi_{:,k})^T s`).
     backend : {"auto", "numpy", "mpi", "dask"}, default="auto"
         Where the Chebyshev passes run.
 
     Returns
     -------
-    F : ndarray of shape (n,) or (n, m)
+    F : ndarray of shape (n,) or (n, m), or None with ``compute_f=False``
     result : TVResult, only with ``return_info=True``
 
     Examples
@@ -898,15 +904,18 @@ def graph_kernel_tv(W: GraphLike, labeled: Indices, Y: ArrayLike, kernel=None, *
             break
     s = np.zeros((n, m))
     s[T] = sT
-    F = K.matmat(s)
     p = rho * corr
     if not converged:
         report_failure(f"graph_kernel_tv did not reach the relative duality gap tol={tol:g} in {it} working-set "
                        f"rounds (worst gap {gap.max():.2e}); raise max_iter or loosen tol.", on_failure,
                        stacklevel=3)
-    _orphans(W, S, Y2, F)
-    F = F.astype(out_dtype, copy=False)
-    result = TVResult(F[:, 0], p[:, 0], obj, gap, it, converged) if was_1d else \
-        TVResult(F, p, obj, gap, it, converged)
+    if compute_f:
+        F = K.matmat(s)
+        _orphans(W, S, Y2, F)
+        F = F.astype(out_dtype, copy=False)
+        result = TVResult(F[:, 0] if was_1d else F, None, obj, gap, it, converged)
+    else:
+        result = TVResult(None, None, obj, gap, it, converged)
+    result.p = p[:, 0] if was_1d else p
     result.sources = s[:, 0] if was_1d else s
     return (result.f, result) if return_info else result.f
