@@ -9,7 +9,8 @@ Each estimator is a thin layer over a plain function of
 :class:`PoissonLearningClassifier`                     :func:`~graphrkhs.poisson_learning`
 :class:`GraphKernelRidgeClassifier` / ``Regressor``    :func:`~graphrkhs.graph_kernel_ridge`
                                                        (+ :func:`~graphrkhs.graph_kernel_ridge_loo`)
-:class:`GraphTVClassifier` / ``Regressor``             :func:`~graphrkhs.graph_tv`
+:class:`GraphTVClassifier` / ``Regressor``             :func:`~graphrkhs.graph_kernel_tv` (classifier's
+                                                       default), :func:`~graphrkhs.graph_tv`
 =====================================================  ==============================================
 
 Common behaviour
