@@ -712,8 +712,13 @@ class _GraphTV(_GraphLearner):
 
     def _solve(self, W, S, Y):
         if self.R == "kernel":
-            K = GraphKernel(laplacian(W, self.laplacian, dtype=np.float64),
-                            self.kernel if self.kernel is not None else default_kernel(), input="laplacian")
+            phi = self.kernel if self.kernel is not None else default_kernel()
+            inv = getattr(phi, "inverse_polynomial", None)
+            if inv is None or inv() is None:       # before the kernel columns: the fidelity weights need R
+                raise ValueError(f"R='kernel' needs a kernel whose inverse 1/phi is a polynomial (the entries of "
+                                 f"R = 1/phi(L) weigh the labels), e.g. filters.Matern or "
+                                 f"filters.RegularizedLaplacian; {phi!r} has none.")
+            K = GraphKernel(laplacian(W, self.laplacian, dtype=np.float64), phi, input="laplacian")
             self._kernel_columns = (K, S, K.columns(S))
         try:
             return self._solve_tv(W, S, Y)

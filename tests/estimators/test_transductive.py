@@ -413,3 +413,20 @@ def test_graph_kernel_ridge_and_tikhonov_switch_to_the_stochastic_loo_above_the_
                                rtol=1 / 8)
     assert tik.alpha_ == tik_exact.alpha_
     np.testing.assert_allclose(tik.transduction_, tik_exact.transduction_, atol=1e-6)
+
+
+# --- GraphTVClassifier(R="kernel"): the generalized TV with R = phi(L)^{-1} ------------------------
+
+def test_tv_classifier_kernel_operator_is_graph_kernel_tv_and_refuses_a_kernel_without_polynomial_inverse():
+    from graphrkhs import filters, graph_kernel_tv
+
+    X, y = _two_moons(120)
+    W = knn_graph(X, 8)
+    y_partial, keep = _partial(y, 5)
+    est = GraphTVClassifier(0.3, graph="precomputed").fit(W, y_partial)
+    S = np.flatnonzero(y_partial >= 0)
+    F = graph_kernel_tv(W, S, np.eye(2)[y_partial[S]], alpha=0.3)
+    np.testing.assert_allclose(est.scores_, F, atol=1e-8)
+    assert not est.unreached_.any() and est.alpha_ == 0.3
+    with pytest.raises(ValueError, match="needs a kernel whose inverse"):
+        GraphTVClassifier(0.3, kernel=filters.Heat(1.0), graph="precomputed").fit(W, y_partial)
