@@ -15,6 +15,7 @@ from graphrkhs import (
     PoissonLearningClassifier,
     filters,
     graph_kernel_ridge,
+    graph_kernel_tv,
     graph_tv,
     harmonic_solution,
     knn_graph,
@@ -55,8 +56,10 @@ def _partial(y, per_class, seed=0):
     (PoissonLearningClassifier(graph="precomputed"), lambda W, S, Y: poisson_learning(W, S, Y)),
     (GraphKernelRidgeClassifier(filters.RegularizedLaplacian(5.0), alpha=0.01, graph="precomputed"),
      lambda W, S, Y: graph_kernel_ridge(W, S, Y, filters.RegularizedLaplacian(5.0), alpha=0.01)),
-    (GraphTVClassifier(0.5, tol=1e-6, graph="precomputed"),
+    (GraphTVClassifier(0.5, R="incidence", tol=1e-6, graph="precomputed"),
      lambda W, S, Y: graph_tv(W, S, Y, alpha=0.5, tol=1e-6)),
+    (GraphTVClassifier(0.5, tol=1e-6, graph="precomputed"),
+     lambda W, S, Y: graph_kernel_tv(W, S, Y, alpha=0.5, tol=1e-6)),
 ])
 def test_classifier_is_thin_layer_over_function(est, fn):
     X, y = _two_moons()
