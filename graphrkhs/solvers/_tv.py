@@ -13,7 +13,7 @@ generalized TV of Pena 2017, slide "Can we do it for other problems?"), or
 any sparse R, e.g. a polynomial :math:`g(L)`.
 """
 
-from typing import Optional, Tuple, Union
+from typing import Callable, Optional, Tuple, Union
 import warnings
 
 import numpy as np
@@ -699,7 +699,8 @@ def _finish(W, S, Y2, F, P, obj, gap, it, converged, tol, on_failure, was_1d, ou
 KERNEL_TV_MAX_ITER = 50
 
 
-def graph_kernel_tv(W: GraphLike, labeled: Indices, Y: ArrayLike, kernel=None, *, alpha: float = 0.5,
+def graph_kernel_tv(W: Union[GraphLike, GraphKernel], labeled: Indices, Y: ArrayLike,
+                    kernel: Optional[Callable] = None, *, alpha: float = 0.5,
                     laplacian: str = "normalized", fidelity: str = "degree", tol: float = TV_TOL,
                     max_iter: int = KERNEL_TV_MAX_ITER, columns: Optional[ArrayLike] = None,
                     filter_tol: float = 1e-8, on_failure: str = "warn", return_info: bool = False,
