@@ -70,7 +70,7 @@ from ._selection import __all__ as _selection_all
 from ._selection import STOCHASTIC_MIN_LABELS, TIKHONOV_ALPHAS  # noqa: F401
 from ._tv import *  # noqa: F401,F403
 from ._tv import __all__ as _tv_all
-from ._tv import TV_TOL  # noqa: F401
+from ._tv import KERNEL_TV_MAX_ITER, TV_TOL  # noqa: F401
 from ._mbo import *  # noqa: F401,F403
 from ._mbo import __all__ as _mbo_all
 

@@ -15,6 +15,7 @@ from graphrkhs import (
     PoissonLearningClassifier,
     filters,
     graph_kernel_ridge,
+    graph_kernel_tv,
     graph_tv,
     harmonic_solution,
     knn_graph,
@@ -55,8 +56,10 @@ def _partial(y, per_class, seed=0):
     (PoissonLearningClassifier(graph="precomputed"), lambda W, S, Y: poisson_learning(W, S, Y)),
     (GraphKernelRidgeClassifier(filters.RegularizedLaplacian(5.0), alpha=0.01, graph="precomputed"),
      lambda W, S, Y: graph_kernel_ridge(W, S, Y, filters.RegularizedLaplacian(5.0), alpha=0.01)),
-    (GraphTVClassifier(0.5, tol=1e-6, graph="precomputed"),
+    (GraphTVClassifier(0.5, R="incidence", tol=1e-6, graph="precomputed"),
      lambda W, S, Y: graph_tv(W, S, Y, alpha=0.5, tol=1e-6)),
+    (GraphTVClassifier(0.5, tol=1e-6, graph="precomputed"),
+     lambda W, S, Y: graph_kernel_tv(W, S, Y, alpha=0.5, tol=1e-6)),
 ])
 def test_classifier_is_thin_layer_over_function(est, fn):
     X, y = _two_moons()
@@ -363,18 +366,19 @@ def test_tv_regressor_auto_alpha_is_the_kfold_choice_of_independent_refits():
     assert fixed.cv_results_ is None and fixed.alpha_ == reg.alpha_
 
 
-def test_tv_classifier_auto_alpha_two_folds_and_fallback():
+@pytest.mark.parametrize("R, grid", [("kernel", [0.1, 0.3, 0.9]), ("incidence", [0.5, 0.9])])
+def test_tv_classifier_auto_alpha_two_folds_and_fallback(R, grid):
     X, y = _two_moons(120)
     W = knn_graph(X, 8)
     y_partial, keep = _partial(y, 5)
-    est = GraphTVClassifier(graph="precomputed").fit(W, y_partial)
-    assert est.cv_results_["param_alpha"].tolist() == [0.5, 0.9] and est.alpha_ in (0.5, 0.9)
+    est = GraphTVClassifier(R=R, graph="precomputed").fit(W, y_partial)
+    assert est.cv_results_["param_alpha"].tolist() == grid and est.alpha_ in grid
     # accuracies over 2 stratified folds of 5 + 5 labels: multiples of 1/10 averaged over two folds
     assert np.all(np.isclose((np.asarray(est.cv_results_["mean_test_score"]) * 20) % 1, 0)
                   | np.isclose((np.asarray(est.cv_results_["mean_test_score"]) * 20) % 1, 1))
     # one label per class: no folds, the middle of the grid, no table
     y1, _ = _partial(y, 1)
-    one = GraphTVClassifier(graph="precomputed").fit(W, y1)
+    one = GraphTVClassifier(R=R, graph="precomputed").fit(W, y1)
     assert one.cv_results_ is None and one.alpha_ == 0.5
 
 
@@ -412,3 +416,20 @@ def test_graph_kernel_ridge_and_tikhonov_switch_to_the_stochastic_loo_above_the_
                                rtol=1 / 8)
     assert tik.alpha_ == tik_exact.alpha_
     np.testing.assert_allclose(tik.transduction_, tik_exact.transduction_, atol=1e-6)
+
+
+# --- GraphTVClassifier(R="kernel"): the generalized TV with R = phi(L)^{-1} ------------------------
+
+def test_tv_classifier_kernel_operator_is_graph_kernel_tv_and_refuses_a_kernel_without_polynomial_inverse():
+    from graphrkhs import filters, graph_kernel_tv
+
+    X, y = _two_moons(120)
+    W = knn_graph(X, 8)
+    y_partial, keep = _partial(y, 5)
+    est = GraphTVClassifier(0.3, graph="precomputed").fit(W, y_partial)
+    S = np.flatnonzero(y_partial >= 0)
+    F = graph_kernel_tv(W, S, np.eye(2)[y_partial[S]], alpha=0.3)
+    np.testing.assert_allclose(est.scores_, F, atol=1e-8)
+    assert not est.unreached_.any() and est.alpha_ == 0.3
+    with pytest.raises(ValueError, match="needs a kernel whose inverse"):
+        GraphTVClassifier(0.3, kernel=filters.Heat(1.0), graph="precomputed").fit(W, y_partial)

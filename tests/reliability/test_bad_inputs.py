@@ -505,6 +505,14 @@ unknown_option("harmonic_solution", lambda: g.harmonic_solution(W, LAB, YR, lapl
 unknown_option("harmonic_solution", lambda: g.harmonic_solution(W, LAB, YR, preconditioner="bogus"), "preconditioner")
 unknown_option("graph_kernel_ridge", lambda: g.graph_kernel_ridge(W, LAB, YR, method="bogus"), "method")
 unknown_option("graph_tv", lambda: g.graph_tv(W, LAB, YR, R="bogus"), "R")
+unknown_option("graph_kernel_tv", lambda: g.graph_kernel_tv(W, LAB, YR, fidelity="bogus"), "fidelity")
+unknown_option("graph_kernel_tv", lambda: g.graph_kernel_tv(W, LAB, YR, laplacian="bogus"), "laplacian")
+add("graph_kernel_tv", "kernel without polynomial inverse",
+    lambda: g.graph_kernel_tv(W, LAB, YR, g.filters.Heat(1.0)), Raises(ValueError, "fidelity='degree' needs"))
+add("graph_kernel_tv", "alpha 0", lambda: g.graph_kernel_tv(W, LAB, YR, alpha=0.0), Raises(ValueError, "alpha"))
+add("graph_kernel_tv", "columns of the wrong shape",
+    lambda: g.graph_kernel_tv(W, LAB, YR, columns=np.zeros((2, 2))), Raises(ValueError, "columns must be"))
+add("graph_kernel_tv", "plain call", lambda: g.graph_kernel_tv(W, LAB, YR), Correct(finite))
 
 bad_arrays("graph_kernel_ridge_loo", "K_SS", KS, lambda k: g.graph_kernel_ridge_loo(k, YR, [0.1]))
 add("graph_kernel_ridge_loo", "alpha 0", lambda: g.graph_kernel_ridge_loo(KS, YR, [0.0]), Raises(ValueError, "alphas"))

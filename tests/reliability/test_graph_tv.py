@@ -5,7 +5,8 @@
 * A labeled node stays within alpha / 2 of its target (optimality condition, see the docstring):
   with the default alpha = 0.5, every labeled node keeps its class.
 * Nodes that no one-vs-all TV cut reaches (all scores <= 1/2) are reported with a GraphWarning and
-  get the harmonic scores instead of an arbitrary argmax (before: the first class).
+  get the harmonic scores instead of an arbitrary argmax (before: the first class) -- the incidence
+  operator, ``R="incidence"``; the default ``R="kernel"`` has no flat nodes.
 * On the digits (10 labels per class) the default classifier, on ``knn_graph(X)`` as a precomputed
   graph and built from X, labels >= 93% of the hidden points (before: 86.2%, and 41% with the
   weights scaled by 10).
@@ -86,7 +87,7 @@ def test_digits_accuracy_precomputed_and_from_points(digits):
 def test_digits_flat_nodes_are_reported_and_not_given_the_first_class(digits):
     X, y, y_partial, keep, hidden, W = digits
     with pytest.warns(GraphWarning, match=r"rest side of every class's TV cut"):
-        est = GraphTVClassifier(graph="precomputed").fit(W, y_partial)
+        est = GraphTVClassifier(R="incidence", graph="precomputed").fit(W, y_partial)
     un = est.unreached_
     assert un.any() and not un[keep].any()
     # reached nodes: the TV scores; unreached ones: exactly the harmonic scores
@@ -109,7 +110,7 @@ def test_star_center_unreached_warns_and_takes_the_heaviest_edge():
     W = W + W.T
     y = np.array([None, "a", "b", "c"], dtype=object)
     with pytest.warns(GraphWarning, match=r"^1 of 4 node\(s\) lie on the rest side"):
-        est = GraphTVClassifier(graph="precomputed", unlabeled=None, tol=1e-8).fit(W, y)
+        est = GraphTVClassifier(R="incidence", graph="precomputed", unlabeled=None, tol=1e-8).fit(W, y)
     np.testing.assert_array_equal(est.unreached_, [True, False, False, False])
     np.testing.assert_array_equal(est.transduction_, ["a", "a", "b", "c"])
     np.testing.assert_allclose(est.scores_[0], [1.2 / 3.2, 1 / 3.2, 1 / 3.2], rtol=1e-6)
@@ -125,7 +126,7 @@ def test_no_flat_warning_when_every_node_is_reached():
     y = np.array([0, 0, -1, -1, -1, 1])
     with warnings.catch_warnings():
         warnings.simplefilter("error", GraphWarning)
-        est = GraphTVClassifier(graph="precomputed", tol=1e-8).fit(P, y)
+        est = GraphTVClassifier(R="incidence", graph="precomputed", tol=1e-8).fit(P, y)
     assert not est.unreached_.any()
     np.testing.assert_array_equal(est.transduction_, [0, 0, 0, 1, 1, 1])
 

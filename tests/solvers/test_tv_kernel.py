@@ -1,0 +1,143 @@
+"""graph_kernel_tv: generalized TV with R = phi(L)^{-1} (a lasso on the sources s = R f).
+
+Oracles: cvxpy on the original problem in f (dense R), the optimality conditions in the form of
+graph_tv (R^T p = 2 Lambda (y - f) on S, 0 elsewhere, |p| <= mu, p = mu sign(s) where s != 0), the
+one-label closed form on a cycle, and equivariances."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from graphrkhs import filters, graph_kernel_tv, knn_graph, laplacian
+
+
+def _problem(n=40, k=5, seed=0, n_lab=9, m=3):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 2))
+    W = knn_graph(X, k)
+    S = np.sort(rng.choice(n, n_lab, replace=False))
+    Y = np.eye(m)[np.arange(n_lab) % m]
+    return W, S, Y
+
+
+def _dense_R(W, phi, kind="normalized"):
+    """R = 1/phi(L) from the inverse polynomial, dense (test size only)."""
+    L = laplacian(W, kind).toarray()
+    c = phi.inverse_polynomial()
+    return sum(ck * np.linalg.matrix_power(L, k) for k, ck in enumerate(c))
+
+
+def _cvxpy(W, S, y, alpha, phi):
+    import cvxpy as cp
+    R = _dense_R(W, phi)
+    lam = np.abs(R).sum(axis=0)[S]
+    f = cp.Variable(W.shape[0])
+    prob = cp.Problem(cp.Minimize(cp.sum(cp.multiply(lam, cp.square(y - f[S]))) + alpha * cp.norm1(R @ f)))
+    prob.solve(solver=cp.CLARABEL, tol_gap_rel=1e-12, tol_gap_abs=1e-12, tol_feas=1e-12)
+    return prob.value, f.value
+
+
+@pytest.mark.parametrize("alpha", [0.05, 0.5])
+def test_minimizer_and_objective_match_cvxpy_on_the_problem_in_f(alpha):
+    W, S, Y = _problem()
+    phi = filters.Matern(2, 3.0)
+    F, res = graph_kernel_tv(W, S, Y, phi, alpha=alpha, tol=1e-9, filter_tol=1e-13, return_info=True)
+    assert res.converged and (res.gap <= 1e-9).all()
+    R = _dense_R(W, phi)
+    lam = np.abs(R).sum(axis=0)[S]
+    for c in range(Y.shape[1]):
+        best, f = _cvxpy(W, S, Y[:, c], alpha, phi)
+        obj = (lam * (Y[:, c] - F[S, c]) ** 2).sum() + alpha * np.abs(R @ F[:, c]).sum()
+        assert abs(obj - best) <= 1e-7 * best
+        np.testing.assert_allclose(res.objective[c], obj, rtol=1e-7)
+        np.testing.assert_allclose(F[:, c], f, atol=1e-4)      # unique minimizer (sources in general position)
+
+
+def test_optimality_conditions_in_the_form_of_graph_tv():
+    W, S, Y = _problem(seed=1)
+    phi = filters.default_kernel()
+    alpha = 0.2
+    F, res = graph_kernel_tv(W, S, Y, alpha=alpha, tol=1e-9, filter_tol=1e-13, return_info=True)
+    R = _dense_R(W, phi)
+    lam = np.abs(R).sum(axis=0)[S]
+    p, s = res.p, res.sources
+    assert np.abs(p).max() <= alpha * (1 + 1e-12)                               # dual feasible
+    np.testing.assert_allclose(R @ F, s, atol=1e-8 * np.abs(s).max())          # s = R f
+    on = np.abs(s) > 1e-9
+    # first-order conditions hold to about sqrt(gap) (gap 1e-9 here)
+    np.testing.assert_allclose(p[on], alpha * np.sign(s[on]), atol=1e-4 * alpha)  # subgradient of |s|
+    grad = np.zeros_like(F)
+    grad[S] = 2 * lam[:, None] * (Y - F[S])
+    np.testing.assert_allclose(R @ p, grad, atol=1e-5)                         # stationarity
+    assert np.abs(F[S] - Y).max() <= alpha / 2 + 1e-9                           # |f_j - y_j| <= mu / 2
+
+
+def test_one_label_on_a_cycle_closed_form():
+    # a cycle is vertex-transitive: Phi_jj > |Phi_jk| (k != j), so the lasso keeps the single source at
+    # the labeled node: s_j = (2 lam Phi_jj y - mu) / (2 lam Phi_jj^2), f = s_j Phi[:, j]
+    n, j, y, mu = 12, 0, 1.0, 0.3
+    W = sp.csr_array(sp.diags_array([np.ones(n - 1), np.ones(n - 1)], offsets=[1, -1]))
+    W = sp.csr_array(W + sp.csr_array(([1.0, 1.0], ([0, n - 1], [n - 1, 0])), shape=(n, n)))
+    phi = filters.RegularizedLaplacian(2.0)
+    R = _dense_R(W, phi)
+    Phi = np.linalg.inv(R)
+    lam = np.abs(R).sum(axis=0)[j]
+    assert np.all(np.abs(np.delete(Phi[j], j)) < Phi[j, j])
+    s_j = (2 * lam * Phi[j, j] * y - mu) / (2 * lam * Phi[j, j] ** 2)
+    F = graph_kernel_tv(W, [j], np.array([y]), phi, alpha=mu, tol=1e-9, filter_tol=1e-13)
+    np.testing.assert_allclose(F, s_j * Phi[:, j], atol=1e-9)
+    assert abs(F[j] - (y - mu / (2 * lam * Phi[j, j]))) <= 1e-9
+
+
+def test_node_and_class_permutations():
+    W, S, Y = _problem(seed=2)
+    n = W.shape[0]
+    F = graph_kernel_tv(W, S, Y, alpha=0.3, tol=1e-8, filter_tol=1e-13)
+    perm = np.random.default_rng(5).permutation(n)
+    inv = np.argsort(perm)
+    Wp = sp.csr_array(W)[perm][:, perm]
+    Fp = graph_kernel_tv(Wp, inv[S], Y, alpha=0.3, tol=1e-8, filter_tol=1e-13)
+    np.testing.assert_allclose(Fp[inv], F, atol=1e-6)
+    cols = np.array([2, 0, 1])                              # relabel the classes: the columns follow
+    Fc = graph_kernel_tv(W, S, Y[:, cols], alpha=0.3, tol=1e-8, filter_tol=1e-13)
+    np.testing.assert_allclose(Fc, F[:, cols], atol=1e-6)
+
+
+def test_precomputed_columns_give_the_same_answer():
+    from graphrkhs import graph_kernel_columns
+    W, S, Y = _problem(seed=3)
+    C = graph_kernel_columns(laplacian(W, "normalized"), filters.default_kernel(), S)
+    np.testing.assert_allclose(graph_kernel_tv(W, S, Y, columns=C, tol=1e-9),
+                               graph_kernel_tv(W, S, Y, tol=1e-9), atol=1e-10)
+
+
+@pytest.mark.parametrize("kw, err, match", [
+    ({"kernel": filters.Heat(1.0)}, ValueError, "fidelity='degree' needs"),
+    ({"kernel": "heat"}, TypeError, "kernel must be a spectral response"),
+    ({"fidelity": "none"}, ValueError, "fidelity must be"),
+    ({"laplacian": "randomwalk"}, ValueError, "laplacian must be"),
+    ({"alpha": 0.0}, ValueError, "alpha"),
+    ({"max_iter": 0}, ValueError, "max_iter"),
+    ({"columns": np.zeros((3, 3))}, ValueError, "columns must be"),
+])
+def test_bad_input(kw, err, match):
+    W, S, Y = _problem()
+    with pytest.raises(err, match=match):
+        graph_kernel_tv(W, S, Y, **kw)
+
+
+def test_uniform_fidelity_works_with_any_kernel():
+    # the heat kernel has no polynomial inverse; with unit fidelity the stationarity condition
+    # R p = 2 (y - f) on S, 0 elsewhere, holds with R = 1/phi(L) by eigendecomposition
+    W, S, Y = _problem(seed=4)
+    phi = filters.Heat(2.0)
+    alpha = 0.1
+    F, res = graph_kernel_tv(W, S, Y, phi, fidelity="uniform", alpha=alpha, tol=1e-9, filter_tol=1e-13,
+                             return_info=True)
+    assert res.converged
+    lam, V = np.linalg.eigh(laplacian(W, "normalized").toarray())
+    R = (V / phi(lam)) @ V.T
+    grad = np.zeros_like(F)
+    grad[S] = 2 * (Y - F[S])
+    assert np.abs(res.p).max() <= alpha * (1 + 1e-12)
+    np.testing.assert_allclose(R @ res.p, grad, atol=1e-5)
