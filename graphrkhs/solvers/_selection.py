@@ -1183,11 +1183,30 @@ def graph_cut_choice(acc: Any, mse: Any, l: int, predict: Callable[..., np.ndarr
         The chosen grid point.
     """
     acc = np.asarray(acc, dtype=np.float64)
-    mse = np.where(np.isfinite(mse), np.asarray(mse, dtype=np.float64), np.inf)
+    mse = np.asarray(mse, dtype=np.float64)
+    if acc.ndim != 2 or acc.size == 0 or mse.shape != acc.shape:
+        raise ValueError(f"acc and mse must be non-empty 2-D arrays of one shape (grid rows x columns); got "
+                         f"{acc.shape} and {mse.shape}.")
+    if np.isnan(acc).any() or np.isposinf(acc).any():
+        raise ValueError("acc holds NaN or +inf; LOO accuracies are in [0, 1] (-inf marks a non-candidate).")
+    if not np.isfinite(acc).any():
+        raise ValueError("acc has no finite entry: no grid point is a candidate.")
+    if isinstance(l, (bool, np.bool_)) or not isinstance(l, (int, np.integer)) or l < 1:
+        raise ValueError(f"l must be the number of labels, an int >= 1; got {l!r}.")
+    if not callable(predict):
+        raise TypeError(f"predict must be callable as predict(i, js); got {type(predict).__name__}.")
+    try:
+        r, c = (np.asarray(e) for e in edges)
+    except (TypeError, ValueError):
+        raise ValueError("edges must be a pair (rows, cols) of int arrays of one length.") from None
+    if r.shape != c.shape or r.ndim != 1 or (r.size and not (np.issubdtype(r.dtype, np.integer)
+                                                            and np.issubdtype(c.dtype, np.integer))):
+        raise ValueError(f"edges must be a pair (rows, cols) of 1-D int arrays of one length; got shapes "
+                         f"{r.shape} and {c.shape}.")
+    mse = np.where(np.isfinite(mse), mse, np.inf)
     best = float(np.max(acc))
     ok = acc >= best - np.sqrt(max(best * (1.0 - best), 0.0) / l) - 1e-12
     cut = np.full(acc.shape, np.inf)
-    r, c = (np.asarray(e) for e in edges)
     for i in np.flatnonzero(ok.any(axis=1)):
         js = np.flatnonzero(ok[i])
         labels = predict(i, js)

@@ -538,6 +538,38 @@ add("consistency_grams_widths", "sigma <= 0", lambda: g.consistency_grams_widths
 add("consistency_grams_widths", "XS and X of other widths",
     lambda: g.consistency_grams_widths(X[:4, :1], X, [0.5]), Raises(ValueError, "XS and X"))
 
+# the graph-cut tie-break of the classifiers' selections (issue 14)
+_ACC = np.array([[0.9, 0.8], [0.85, -np.inf]])
+_EDGES = (np.array([0, 1]), np.array([1, 2]))
+add("graph_cut_choice", "acc and mse of other shapes",
+    lambda: g.graph_cut_choice(_ACC, np.zeros((2, 3)), 10, lambda i, js: np.zeros((len(js), 3), int), _EDGES),
+    Raises(ValueError, "one shape"))
+add("graph_cut_choice", "NaN accuracy",
+    lambda: g.graph_cut_choice(np.full((2, 2), np.nan), np.zeros((2, 2)), 10,
+                               lambda i, js: np.zeros((len(js), 3), int), _EDGES), Raises(ValueError, "NaN"))
+add("graph_cut_choice", "no candidate",
+    lambda: g.graph_cut_choice(np.full((2, 2), -np.inf), np.zeros((2, 2)), 10,
+                               lambda i, js: np.zeros((len(js), 3), int), _EDGES), Raises(ValueError, "candidate"))
+add("graph_cut_choice", "l = 0",
+    lambda: g.graph_cut_choice(_ACC, np.zeros((2, 2)), 0, lambda i, js: np.zeros((len(js), 3), int), _EDGES),
+    Raises(ValueError, "l must"))
+add("graph_cut_choice", "predict not callable",
+    lambda: g.graph_cut_choice(_ACC, np.zeros((2, 2)), 10, None, _EDGES), Raises(TypeError, "predict"))
+add("graph_cut_choice", "edges of two lengths",
+    lambda: g.graph_cut_choice(_ACC, np.zeros((2, 2)), 10, lambda i, js: np.zeros((len(js), 3), int),
+                               (np.array([0, 1]), np.array([1]))), Raises(ValueError, "edges"))
+
+# the row blocks of a Laplacian (issue 16)
+add("laplacian_rows", "start > stop", lambda: g.laplacian_rows(W, "combinatorial", 5, 3),
+    Raises(ValueError, "start <= stop"))
+add("laplacian_rows", "degrees of the wrong length",
+    lambda: g.laplacian_rows(W[0:5], "normalized", 0, 5, degrees=np.ones(7)), Raises(ValueError, "one entry per node"))
+add("laplacian_rows", "a block without degrees", lambda: g.laplacian_rows(W[0:5], "normalized", 0, 5),
+    Raises(ValueError, "whole"))
+unknown_option("laplacian_rows", lambda: g.laplacian_rows(W, "bogus"), "kind")
+add("laplacian_rows", "a block", lambda: g.laplacian_rows(W, "normalized", 3, 9),
+    Correct(allclose(L.toarray()[3:9])))
+
 # the Nystrom factor and the low-rank solvers (issue 17)
 bad_arrays("NystromFeatures", "X", X, lambda A: g.NystromFeatures(A, n_components=10, random_state=0),
            skip=("wrong shape",))
