@@ -243,14 +243,19 @@ class _Fredholm(_DataDependent):
         if self.sigma is None or not is_tuned(self.sigma) or idx.size < MIN_LABELS:
             return None
         sigmas, extend = grid_of(self.sigma, default_sigma(X) * WIDTH_FACTORS, "sigma")
-        cache = {}
+        cache, last = {}, {}
 
         def make_G(s):
             kern = self._make_kernel(X, sigma=float(s))
             XS = kern.X[idx]
             right = kern.right_factor(XS)
-            cache[float(s)] = (kern, right, kern(XS, XS, right=right))
-            return cache[float(s)][2]
+            G = kern(XS, XS, right=right)
+            # only the l x l grams of every width are kept, the kernel of the last one: a large-n
+            # kernel holds an (n, m) inner factor (0.5 GB at n = 60000), one per width ran out of memory
+            cache[float(s)] = G
+            last.clear()
+            last[float(s)] = (kern, right)
+            return G
 
         if self.alpha is None or is_tuned(self.alpha):
             rel = None if (self.alpha is None or isinstance(self.alpha, str)) else np.asarray(self.alpha, float)
@@ -258,7 +263,15 @@ class _Fredholm(_DataDependent):
         else:
             s, ridge = self._select_relative(make_G, Y, sigmas, [float(self.alpha)], extend)
         self.sigma_ = s
-        kern, right, G = cache[float(s)]
+        G = cache[float(s)]
+        if float(s) not in last:      # rebuilt; its gram again (a random_state=None Nystrom factor may differ)
+            last.clear()
+            kern = self._make_kernel(X, sigma=float(s))
+            XS = kern.X[idx]
+            right = kern.right_factor(XS)
+            last[float(s)] = (kern, right)
+            G = kern(XS, XS, right=right)
+        kern, right = last[float(s)]
         return kern, right, G, ridge
 
     def _make_kernel(self, X, sigma=None):
