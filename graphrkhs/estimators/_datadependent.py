@@ -243,16 +243,23 @@ class _Fredholm(_DataDependent):
         if self.sigma is None or not is_tuned(self.sigma) or idx.size < MIN_LABELS:
             return None
         sigmas, extend = grid_of(self.sigma, default_sigma(X) * WIDTH_FACTORS, "sigma")
-        cache, last = {}, {}
+        cache, last, guess = {}, {}, {}
 
         def make_G(s):
             kern = self._make_kernel(X, sigma=float(s))
             XS = kern.X[idx]
             right = kern.right_factor(XS)
             G = kern(XS, XS, right=right)
-            # only the l x l grams of every width are kept, the kernel of the last one: a large-n
-            # kernel holds an (n, m) inner factor (0.5 GB at n = 60000), one per width ran out of memory
+            # only the l x l grams of every width are kept, and two kernels: the last one and the one
+            # of the lowest closed-form LOO squared error so far (a guess of the selection's choice; a
+            # large-n kernel holds an (n, m) inner factor, 0.45 GiB at n = 60000: one per width ran
+            # the 60000-point fit out of memory, and a rebuild costs a whole Nystrom factor)
             cache[float(s)] = G
+            G64 = np.asarray(G, dtype=np.float64)
+            score = float(np.min(rls_loo_error(G64, Y, RELATIVE_RIDGES * _kernel_scale(G64) / idx.size)))
+            if not guess or score < guess["score"]:
+                guess.clear()
+                guess.update(score=score, s=float(s), kr=(kern, right))
             last.clear()
             last[float(s)] = (kern, right)
             return G
@@ -264,6 +271,10 @@ class _Fredholm(_DataDependent):
             s, ridge = self._select_relative(make_G, Y, sigmas, [float(self.alpha)], extend)
         self.sigma_ = s
         G = cache[float(s)]
+        if float(s) not in last and guess.get("s") == float(s):
+            last.clear()
+            last[float(s)] = guess["kr"]
+        guess.clear()
         if float(s) not in last:      # rebuilt; its gram again (a random_state=None Nystrom factor may differ)
             last.clear()
             kern = self._make_kernel(X, sigma=float(s))
