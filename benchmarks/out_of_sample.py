@@ -3,7 +3,8 @@
 Training set: the first 60000 images (10 labels per class, drawn with ``sample_labels(..., 10,
 random_state=0)``; every other training row unlabeled); test set: the last 10000 images, never seen
 in ``fit``.  For each learner, in a fresh subprocess (so that peak memory is its own): fit time,
-predict time on the 10000 test points, peak memory of fit and of predict (``tracemalloc``, the
+predict time on the 10000 test points (wall, and the process CPU time of all threads with the
+1-minute load average at the start: the machine is shared), peak memory of fit and of predict (``tracemalloc``, the
 numpy allocations of the call) and the process's maximum RSS (``resource.getrusage``, including the
 data and the graph), and test accuracy.  Learners use their defaults (``"auto"`` parameters where
 they have them); the graph learners get the same precomputed 10-NN graph (Gaussian weights,
