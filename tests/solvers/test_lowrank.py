@@ -204,7 +204,7 @@ def test_laprls_low_rank_out_of_sample(gamma_I, m, tol):
 def test_graph_gram_reused():
     """The selection's F^T M F (returned) gives the same fit as recomputing it; a wrong shape is refused."""
     F = _features(60, tol=0.0, landmarks="uniform", random_state=0).features_
-    res, G = g.select_nystrom_laprls(F, S, Y, M, [1e-3], [1e4], return_graph_gram=True)
+    _, G = g.select_nystrom_laprls(F, S, Y, M, [1e-3], [1e4], return_graph_gram=True)
     np.testing.assert_allclose(G, F.T @ (M @ F), rtol=1e-10, atol=1e-12 * np.abs(G).max())
     w = g.nystrom_laprls_fit(F, S, Y, M, 1e-3, 10.0)
     np.testing.assert_allclose(g.nystrom_laprls_fit(F, S, Y, M, 1e-3, 10.0, graph_gram=G), w, rtol=1e-10)
