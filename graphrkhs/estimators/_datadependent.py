@@ -248,7 +248,11 @@ class _Fredholm(_DataDependent):
         if self.sigma is None or not is_tuned(self.sigma) or idx.size < MIN_LABELS:
             return None
         sigmas, extend = grid_of(self.sigma, default_sigma(X) * WIDTH_FACTORS, "sigma")
-        cache = {}
+        # the l x l grams of every width are kept; the kernels themselves (an (n, m) inner factor each at
+        # large n) only while n is small -- at large n the last one and the one of the lowest closed-form
+        # LOO error so far (a guess of the selection's choice), and the others are rebuilt when needed
+        cache, kernels, last, guess = {}, {}, {}, {}
+        keep_all = X.shape[0] <= KEEP_KERNELS_MAX_N
         family = []        # the kernels of all widths share one n x n distance matrix (FredholmKernel.with_sigma)
 
         def make_G(s):
@@ -256,22 +260,60 @@ class _Fredholm(_DataDependent):
             family.append(kern)
             XS = kern.X[idx]
             right = kern.right_factor(XS)
-            cache[float(s)] = (kern, right, kern(XS, XS, right=right))
-            return cache[float(s)][2]
+            G = kern(XS, XS, right=right)
+            # only the l x l grams of every width are kept, and two kernels: the last one and the one
+            # of the lowest closed-form LOO squared error so far (a guess of the selection's choice; a
+            # large-n kernel holds an (n, m) inner factor, 0.45 GiB at n = 60000: one per width ran
+            # the 60000-point fit out of memory, and a rebuild costs a whole Nystrom factor)
+            cache[float(s)] = G
+            if keep_all:
+                kernels[float(s)] = (kern, right)
+            G64 = np.asarray(G, dtype=np.float64)
+            score = float(np.min(rls_loo_error(G64, Y, RELATIVE_RIDGES * _kernel_scale(G64) / idx.size)))
+            if not guess or score < guess["score"]:
+                guess.clear()
+                guess.update(score=score, s=float(s), kr=(kern, right))
+            last.clear()
+            last[float(s)] = (kern, right)
+            return G
 
         if self.alpha is None or is_tuned(self.alpha):
             rel = None if (self.alpha is None or isinstance(self.alpha, str)) else np.asarray(self.alpha, float)
             s, ridge = self._select_relative(make_G, Y, sigmas, rel, extend)
         else:
             s, ridge = self._select_relative(make_G, Y, sigmas, [float(self.alpha)], extend)
+        def kernel_at(sg):
+            """(kernel, right factor) of width sg: kept, the last built, the guess, or rebuilt."""
+            for store in (kernels, last):
+                if float(sg) in store:
+                    return store[float(sg)]
+            if guess.get("s") == float(sg):
+                return guess["kr"]
+            kern = family[0].with_sigma(float(sg)) if family else self._make_kernel(X, sigma=float(sg))
+            return kern, kern.right_factor(kern.X[idx])
+
         if isinstance(self, ClassifierOutputMixin) and not free_constant(self) and len(cache) > 1:
-            s, ridge = self._refine_by_graph_cut(idx, Y, cache)
+            s, ridge = self._refine_by_graph_cut(idx, Y, cache, kernel_at)
         self.sigma_ = s
-        kern, right, G = cache[float(s)]
-        family[0].release_distances()
+        G = cache[float(s)]
+        if float(s) in kernels:
+            last.clear()
+            last[float(s)] = kernels[float(s)]
+        elif float(s) not in last and guess.get("s") == float(s):
+            last.clear()
+            last[float(s)] = guess["kr"]
+        guess.clear()
+        kernels.clear()
+        if float(s) not in last:      # rebuilt; its gram again (a random_state=None Nystrom factor may differ)
+            last[float(s)] = kernel_at(s)
+            kern, right = last[float(s)]
+            G = kern(kern.X[idx], kern.X[idx], right=right)
+        kern, right = last[float(s)]
+        if family:
+            family[0].release_distances()
         return kern, right, G, ridge
 
-    def _refine_by_graph_cut(self, idx, Y, cache):
+    def _refine_by_graph_cut(self, idx, Y, cache, kernel_at):
         r"""Classifiers: the (width, ridge) of :func:`~graphrkhs.solvers.graph_cut_choice` over the grid the
         LOO evaluated (the candidates within one standard error of the best LOO accuracy, and among them the
         fewest kNN edges across predicted classes).
@@ -286,7 +328,7 @@ class _Fredholm(_DataDependent):
         sigmas = np.unique(np.asarray(table["param_sigma"], dtype=np.float64))
         rel = np.unique(np.asarray(table["param_alpha"], dtype=np.float64))
         sigmas = np.array([sg for sg in sigmas if float(sg) in cache])
-        kern0 = cache[float(sigmas[0])][0]
+        kern0 = kernel_at(sigmas[0])[0]
         n, l = kern0.n, idx.size
         if n > CUT_MAX_POINTS:
             pts = np.sort(np.random.default_rng(self.random_state if isinstance(self.random_state, int) else 0)
@@ -302,7 +344,7 @@ class _Fredholm(_DataDependent):
         mse = np.empty_like(acc)
         eig = []
         for i, sg in enumerate(sigmas):
-            kern, right, G = cache[float(sg)]
+            G = cache[float(sg)]
             scale = _kernel_scale(np.asarray(G, dtype=np.float64))
             Gs = np.asarray(G, dtype=np.float64) / scale
             a, m = loo_scores(KernelRidgePath(Gs).loo_residuals(Y2, rel), Y2, "accuracy")
@@ -310,10 +352,11 @@ class _Fredholm(_DataDependent):
             # final Cholesky of G + ridge I would fail on G's rounding (eigenvalue errors ~ l eps |G|)
             acc[i], mse[i] = np.where(rel >= 10.0 * l * np.finfo(np.asarray(G).dtype).eps, a, -np.inf), -m
             w, V = np.linalg.eigh((Gs + Gs.T) / 2)
-            eig.append((kern, right, scale, np.maximum(w, 0.0), V))
+            eig.append((float(sg), scale, np.maximum(w, 0.0), V))
 
         def predict(i, js):
-            kern, right, scale, w, V = eig[i]
+            sg, scale, w, V = eig[i]
+            kern, right = kernel_at(sg)      # kept at small n; at large n built for this width only
             m = Y2.shape[1]
             VtY = V.T @ Y2
             C = np.hstack([V @ (VtY / (w + rel[j])[:, None]) for j in js]) / scale   # (l, m |js|)
@@ -331,7 +374,7 @@ class _Fredholm(_DataDependent):
 
         i, j = graph_cut_choice(acc, mse, l, predict, edges)
         s = float(sigmas[i])
-        return s, float(rel[j]) * eig[i][2] / l
+        return s, float(rel[j]) * eig[i][1] / l
 
     def _make_kernel(self, X, sigma=None):
         if sigma is None:

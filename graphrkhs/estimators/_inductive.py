@@ -428,27 +428,29 @@ class _LapRLS(_GraphKernelLearner):
         F, S = ny.features_, np.flatnonzero(labeled)
         gA, extA = grid_of(self.gamma_A, LAPRLS_GAMMA_A_GRID, "gamma_A")
         gI, extI = grid_of(self.gamma_I, LAPRLS_GAMMA_I_GRID, "gamma_I", allow_zero=True)
-        res = None
+        res = G = None      # G: F^T M F, computed once (selection and fit)
         if (gA is None and gI is None) or S.size < MIN_LABELS:
             self.gamma_A_ = FALLBACK_GAMMA_A if gA is not None else float(self.gamma_A)
             self.gamma_I_ = FALLBACK_GAMMA_I if gI is not None else float(self.gamma_I)
         else:
             if gA is None:          # ratios of the gamma_I grid to the fixed gamma_A
                 ga = float(self.gamma_A)
-                res = select_nystrom_laprls(F, S, Y, M, [ga], np.maximum(gI, 1e-300) / ga,
-                                            max_extensions=2 if extI else 0)
+                res, G = select_nystrom_laprls(F, S, Y, M, [ga], np.maximum(gI, 1e-300) / ga,
+                                               max_extensions=2 if extI else 0, return_graph_gram=True)
             elif gI is None:        # each gamma_A its own ratio
                 for ga in gA:
-                    r = select_nystrom_laprls(F, S, Y, M, [ga], [max(float(self.gamma_I), 1e-300) / ga])
+                    r, G = select_nystrom_laprls(F, S, Y, M, [ga], [max(float(self.gamma_I), 1e-300) / ga],
+                                                graph_gram=G, return_graph_gram=True)
                     res = r if res is None or r.best_score > res.best_score else res
             else:
-                res = select_nystrom_laprls(F, S, Y, M, gA, NYSTROM_RATIO_GRID,
-                                            max_extensions=2 if (extA and extI) else 0)
+                res, G = select_nystrom_laprls(F, S, Y, M, gA, NYSTROM_RATIO_GRID,
+                                               max_extensions=2 if (extA and extI) else 0,
+                                               return_graph_gram=True)
             self.gamma_A_ = float(res.best_params["alpha"])
             self.gamma_I_ = float(res.best_params["sigma"]) * self.gamma_A_
         self.__dict__.pop("_width_result", None)
         self.cv_results_ = None if res is None else res.cv_results_
-        w, info = nystrom_laprls_fit(F, S, Y, M, self.gamma_A_, self.gamma_I_, return_info=True)
+        w, info = nystrom_laprls_fit(F, S, Y, M, self.gamma_A_, self.gamma_I_, return_info=True, graph_gram=G)
         self.coef_ = ny.transform_matrix_ @ w
         self.X_fit_ = ny.landmarks_
         self._store_solver_info({**info, "n_components": ny.n_components_, "nystrom_error": ny.error_})

@@ -548,6 +548,10 @@ class FredholmKernel:
         if right is None:
             right = self.right_factor(A if B is None else B)
         kind, R = right
+        if kind == "features" and R.shape[0] <= R.shape[1]:
+            # P_A F Phi_B^T as P_A (F Phi_B^T): (n, |B|) once instead of an (|A|, n) x (n, m) product per
+            # block (|B| <= m: the labeled points of a fit; 10000 x 60000 x 1000 flops saved per predict)
+            kind, R = "matrix", np.asarray(self._factor @ R.T)
 
         def block(P):
             return np.asarray(P @ self._factor) @ R.T if kind == "features" else np.asarray(P @ R)

@@ -66,14 +66,20 @@ def _feature_problem(F, labeled, Y, M):
     return F, n, S, np.asarray(Y2, dtype=np.float64), was_1d, M
 
 
-def _graph_gram(F, M):
-    r""":math:`F^T M F` (r x r, symmetrized) from one sparse product."""
+def _graph_gram(F, M, given=None):
+    r""":math:`F^T M F` (r x r, symmetrized) from one sparse product, or the checked ``given`` one."""
+    r = F.shape[1]
+    if given is not None:
+        G = np.asarray(check_matrix(given, "graph_gram", square=True), dtype=np.float64)
+        if G.shape != (r, r):
+            raise ValueError(f"graph_gram must be F^T M F of shape ({r}, {r}); got {G.shape}.")
+        return G
     G = F.T @ np.asarray(M @ F)
     return (G + G.T) / 2
 
 
 def nystrom_laprls_fit(F: ArrayLike, labeled: Indices, Y: ArrayLike, M: MatrixLike, gamma_A: float,
-                       gamma_I: float, *, return_info: bool = False
+                       gamma_I: float, *, return_info: bool = False, graph_gram: Optional[ArrayLike] = None
                        ) -> Union[np.ndarray, Tuple[np.ndarray, Dict[str, Any]]]:
     r"""LapRLS restricted to the Nystrom subspace (Belkin, Niyogi & Sindhwani 2006, Eq. 14).
 
@@ -109,6 +115,9 @@ def nystrom_laprls_fit(F: ArrayLike, labeled: Indices, Y: ArrayLike, M: MatrixLi
     gamma_I : float >= 0
     return_info : bool, default=False
         Also return ``{"solver": "nystrom", "rank": r}``.
+    graph_gram : ndarray of shape (r, r), optional
+        :math:`F^T M F` if already computed (e.g. by :func:`select_nystrom_laprls`'s
+        ``return_graph_gram``): the :math:`O(n r^2)` product is then not repeated.
 
     Returns
     -------
@@ -134,7 +143,7 @@ def nystrom_laprls_fit(F: ArrayLike, labeled: Indices, Y: ArrayLike, M: MatrixLi
     A = FS.T @ FS
     A.flat[::A.shape[0] + 1] += gamma_A * l
     if gamma_I > 0:
-        A += (gamma_I * l / float(n) ** 2) * _graph_gram(F, M)
+        A += (gamma_I * l / float(n) ** 2) * _graph_gram(F, M, graph_gram)
     w = _psd_solve((A + A.T) / 2, FS.T @ Y2)
     w = w[:, 0] if was_1d else w
     return (w, {"solver": "nystrom", "rank": F.shape[1]}) if return_info else w
@@ -303,7 +312,9 @@ def nystrom_consistency_grams(XS: ArrayLike, X: ArrayLike, F: ArrayLike, *, kern
 
 
 def select_nystrom_laprls(F: ArrayLike, labeled: Indices, Y: ArrayLike, M: MatrixLike, gamma_As: ArrayLike,
-                          ratios: ArrayLike, *, fit_intercept: bool = False, max_extensions: int = 0) -> GridResult:
+                          ratios: ArrayLike, *, fit_intercept: bool = False, max_extensions: int = 0,
+                          return_graph_gram: bool = False, graph_gram: Optional[ArrayLike] = None
+                          ) -> Union[GridResult, Tuple[GridResult, np.ndarray]]:
     r"""Exact leave-one-out choice of :math:`(\gamma_A, \gamma_I)` for :func:`nystrom_laprls_fit`.
 
     For a ratio :math:`\rho = \gamma_I/\gamma_A`, with
@@ -334,12 +345,19 @@ def select_nystrom_laprls(F: ArrayLike, labeled: Indices, Y: ArrayLike, M: Matri
         Score with a free constant (as :func:`~graphrkhs.select_kernel_ridge`).
     max_extensions : int, default=0
         Grid extensions at the edges (both axes).
+    graph_gram : ndarray (r, r), optional
+        :math:`F^T M F` if already computed.
+    return_graph_gram : bool, default=False
+        Also return :math:`F^T M F` (r x r), for the final fit
+        (``nystrom_laprls_fit(..., graph_gram=...)``) without recomputing it.
 
     Returns
     -------
     GridResult
         Axes ``sigma`` (the ratio :math:`\rho`) and ``alpha`` (:math:`\gamma_A`);
         :math:`\gamma_I = \rho\gamma_A`.
+    graph_gram : ndarray (r, r)
+        With ``return_graph_gram=True``.
 
     Examples
     --------
@@ -353,7 +371,8 @@ def select_nystrom_laprls(F: ArrayLike, labeled: Indices, Y: ArrayLike, M: Matri
     ['alpha', 'sigma']
     """
     F, n, S, Y2, was_1d, M = _feature_problem(F, labeled, Y, M)
-    G = _graph_gram(F, M) / float(n) ** 2
+    G0 = _graph_gram(F, M, graph_gram)
+    G = G0 / float(n) ** 2
     FS = F[S]
     r = F.shape[1]
 
@@ -362,6 +381,7 @@ def select_nystrom_laprls(F: ArrayLike, labeled: Indices, Y: ArrayLike, M: Matri
         c = sla.cho_factor(B, lower=True, check_finite=False)
         return FS @ sla.cho_solve(c, FS.T, check_finite=False)
 
-    return select_kernel_ridge(make_kernel, Y2[:, 0] if was_1d else Y2, ratios, gamma_As, ridge_scale="l",
-                               fit_intercept=fit_intercept, extend=max_extensions > 0,
-                               max_extensions=max_extensions)
+    res = select_kernel_ridge(make_kernel, Y2[:, 0] if was_1d else Y2, ratios, gamma_As, ridge_scale="l",
+                              fit_intercept=fit_intercept, extend=max_extensions > 0,
+                              max_extensions=max_extensions)
+    return (res, G0) if return_graph_gram else res

@@ -103,3 +103,13 @@ def test_bad_inputs_before_work():
         ny.transform(np.ones((2, 4)))
     with pytest.raises(ValueError, match="solver"):
         g.WarpedKernel(X, solver="lowrank")
+
+
+@pytest.mark.parametrize("n_b", [5, 40])
+def test_fredholm_factored_call_either_order(n_b):
+    """K_F(A, B) = Phi_A Phi_B^T whichever way the product is grouped (|B| <= m or |B| > m components)."""
+    X = np.random.default_rng(3).normal(size=(120, 3))
+    kern = g.FredholmKernel(X, sigma=1.0, inner_approximation="nystrom", n_components=20, random_state=0)
+    A, B = X[:30], X[50:50 + n_b]
+    expected = kern.features(A) @ kern.features(B).T
+    np.testing.assert_allclose(kern(A, B), expected, rtol=1e-10, atol=1e-14 * np.abs(expected).max())

@@ -179,3 +179,34 @@ def test_bad_inputs_before_work():
         g.nystrom_consistency_grams(X[S], X, F[:10])
     with pytest.raises(ValueError, match="solver"):
         g.LapRLSClassifier(solver="lowrank").fit(X, np.r_[0, 1, np.full(X.shape[0] - 2, -1)])
+
+
+@pytest.mark.parametrize("gamma_I,m,tol", [(0.0, 100, 1e-2), (1e3, 100, 2e-2), (1e5, 200, 5e-3)])
+def test_laprls_low_rank_out_of_sample(gamma_I, m, tol):
+    """Decision values at 400 points not in the graph, Nystrom (m of n = 600 k-means landmarks) against the
+    exact LapRLS, from no graph term to a dominant one (gamma_I / gamma_A = 1e9, the regime the 60000-point
+    selection picks).  The error grows with the weight of the graph term (the graph-smooth functions need
+    more landmarks); measured relative L2 errors: 1.3e-3, 7.7e-3 (m = 100, 0.38 at gamma_I = 1e5) and
+    5.3e-4 (m = 200); the documented tolerances are the parameters."""
+    Xa, ya = make_moons(1000, noise=0.1, random_state=0)
+    Xt, Xn, yt = Xa[:600], Xa[600:], ya[:600]
+    Mt = g.graph_penalty(g.knn_graph(Xt, 8))
+    St = np.r_[np.flatnonzero(yt == 0)[:5], np.flatnonzero(yt == 1)[:5]]
+    Yt = np.where(yt[St] == 1, 1.0, -1.0)
+    f = g.pairwise_kernel(Xn, Xt, sigma=SIG) @ g.laprls_fit(g.pairwise_kernel(Xt, sigma=SIG), St, Yt, Mt, 1e-4,
+                                                            gamma_I)
+    ny = g.NystromFeatures(Xt, sigma=SIG, n_components=m, tol=0.0, landmarks="kmeans", random_state=0)
+    fl = ny.transform(Xn) @ g.nystrom_laprls_fit(ny.features_, St, Yt, Mt, 1e-4, gamma_I)
+    assert _rel(fl, f) < tol
+    assert np.mean(np.sign(fl) == np.sign(f)) >= 0.99
+
+
+def test_graph_gram_reused():
+    """The selection's F^T M F (returned) gives the same fit as recomputing it; a wrong shape is refused."""
+    F = _features(60, tol=0.0, landmarks="uniform", random_state=0).features_
+    _, G = g.select_nystrom_laprls(F, S, Y, M, [1e-3], [1e4], return_graph_gram=True)
+    np.testing.assert_allclose(G, F.T @ (M @ F), rtol=1e-10, atol=1e-12 * np.abs(G).max())
+    w = g.nystrom_laprls_fit(F, S, Y, M, 1e-3, 10.0)
+    np.testing.assert_allclose(g.nystrom_laprls_fit(F, S, Y, M, 1e-3, 10.0, graph_gram=G), w, rtol=1e-10)
+    with pytest.raises(ValueError, match="graph_gram"):
+        g.nystrom_laprls_fit(F, S, Y, M, 1e-3, 10.0, graph_gram=G[:5, :5])
