@@ -45,6 +45,9 @@ _KERNELS = [Options("gaussian", "heat", "linear", "polynomial"), "callable"]
 #: Points (at most) and neighbours of the kNN graph on which the graph cut of a candidate classifier is
 #: measured (:func:`~graphrkhs.solvers.graph_cut_choice`).
 CUT_MAX_POINTS, CUT_NEIGHBORS = 2000, 10
+#: Up to this many points the width selection keeps the kernel of every width (above: the grams only; a kernel
+#: holds an (n, m) inner factor, 0.45 GiB at n = 60000, and is rebuilt when needed).
+KEEP_KERNELS_MAX_N = 10000
 Kernel = Union[str, Callable]
 
 

@@ -352,3 +352,19 @@ def test_supervised_width_grid_is_centred_on_300_evenly_spaced_rows(E):
     k = np.log2(grid / centre) * 2                   # the grid points are centre * 2^(k/2), k integer
     np.testing.assert_allclose(k, np.round(k), atol=1e-9)
     assert E(sigma=None).fit(X, yp).sigma_ == default_sigma(X)
+
+
+def test_fredholm_width_selection_without_kept_kernels_gives_the_same_fit(monkeypatch):
+    """Above KEEP_KERNELS_MAX_N points the selection keeps only the grams and rebuilds kernels per width:
+    the same choice and the same predictions as keeping every kernel."""
+    import graphrkhs.estimators._datadependent as dd
+    from graphrkhs import FredholmClassifier
+    from graphrkhs.datasets import make_noisy_circles, sample_labels
+
+    X, y = make_noisy_circles(240, n_noise_dims=3, random_state=4)
+    yp, _ = sample_labels(y, 6, random_state=1)
+    kept = FredholmClassifier().fit(X, yp)
+    monkeypatch.setattr(dd, "KEEP_KERNELS_MAX_N", 0)
+    rebuilt = FredholmClassifier().fit(X, yp)
+    assert rebuilt.sigma_ == kept.sigma_
+    np.testing.assert_allclose(rebuilt.decision_function(X), kept.decision_function(X), rtol=1e-10, atol=1e-12)
