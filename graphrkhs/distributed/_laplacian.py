@@ -77,10 +77,12 @@ def dask_laplacian(W, kind, client, n_parts=None):
     spans = [(int(a), int(b)) for a, b in zip(bounds[:-1], bounds[1:]) if b > a]
     if not spans:
         return laplacian_rows(W, kind, 0, n)
-    blocks = client.scatter([W[a:b] for a, b in spans])
+    # hash=False: unique keys per call; with content-hashed keys a second call on the same matrix reuses the
+    # keys of the first, whose release can drop the data under the new futures ("lost dependencies")
+    blocks = client.scatter([W[a:b] for a, b in spans], hash=False)
     sums = client.gather(client.map(_row_sums, blocks))
     d = np.concatenate(sums).astype(W.dtype, copy=False)
-    d_future = client.scatter(d, broadcast=True)
+    d_future = client.scatter(d, broadcast=True, hash=False)
     parts = client.map(lambda blk, ab, deg: laplacian_rows(blk, kind, ab[0], ab[1], degrees=deg),
                        blocks, spans, [d_future] * len(spans), pure=False)
     return _stack(client.gather(parts), n, W.dtype)
