@@ -150,8 +150,16 @@ def laplacian_rows(W: GraphLike, kind: LaplacianKind = "combinatorial", start: i
         if kind == "normalized":
             values = values * inv[block.indices].astype(W.dtype)
         off = sp.csr_array((values, block.indices, block.indptr), shape=block.shape)
-    D = sp.csr_array((diag, (rows, rows + start)), shape=block.shape)
+    # the diagonal block in CSR form with the adjacency's index dtype: built from int64 (row, col) pairs
+    # it would make scipy give L 64-bit indices (twice the memory, and refused by pyamg's compiled code)
+    index_dtype = block.indices.dtype if block.nnz else np.int32
+    if n >= np.iinfo(np.int32).max:
+        index_dtype = np.int64
+    D = sp.csr_array((diag, (rows + start).astype(index_dtype), np.arange(stop - start + 1, dtype=index_dtype)),
+                     shape=block.shape)
     L = sp.csr_array(D - off, dtype=W.dtype)
+    if L.indices.dtype != index_dtype and L.nnz < np.iinfo(np.int32).max and index_dtype == np.int32:
+        L.indices, L.indptr = L.indices.astype(np.int32), L.indptr.astype(np.int32)
     L.sort_indices()
     return L
 

@@ -177,3 +177,4 @@ def test_laplacian_backend_dask_equals_serial_exactly(client, kind):
     L_serial = gr.laplacian(W, kind)
     assert np.array_equal(L.indptr, L_serial.indptr) and np.array_equal(L.indices, L_serial.indices)
     assert np.array_equal(L.data, L_serial.data)
+    assert L.indices.dtype == L_serial.indices.dtype == np.int32 and L.indptr.dtype == np.int32

@@ -269,6 +269,7 @@ def test_laplacian_backend_mpi_equals_serial_exactly(kind):
     # every entry by the same floating-point operations as the serial build: equal bit for bit
     assert np.array_equal(L.indptr, L_serial.indptr) and np.array_equal(L.indices, L_serial.indices)
     assert np.array_equal(L.data, L_serial.data)
+    assert L.indices.dtype == L_serial.indices.dtype == np.int32 and L.indptr.dtype == np.int32
 
 
 def test_laplacian_by_rows_on_a_tiny_graph_and_row_blocks(comm):

@@ -553,6 +553,9 @@ def test_laplacian_rows_blocks_stack_to_laplacian_exactly(kind, dtype):
     stacked = sp.csr_array(sp.vstack(blocks, format="csr"))
     assert stacked.dtype == L.dtype
     assert np.array_equal(stacked.toarray(), L.toarray())          # bit for bit
+    # 32-bit indices, like the adjacency's (pyamg's compiled code refuses 64-bit ones)
+    assert L.indices.dtype == np.int32 and L.indptr.dtype == np.int32
+    assert all(b.indices.dtype == np.int32 for b in blocks)
     # the whole matrix as input, a block of it selected by start/stop
     assert np.array_equal(laplacian_rows(W, kind, 31, 90).toarray(), L.toarray()[31:90])
 
