@@ -130,23 +130,31 @@ def _solve_spd(A, B, preconditioner, tol, max_iter, backend="numpy"):
         return s[:, None] * conjugate_gradient(As, s[:, None] * B, tol=tol, max_iter=max_iter).x
     M = _make_preconditioner(A, preconditioner)
     if isinstance(preconditioner, str) and preconditioner == "amg":
-        return _amg_or_jacobi(lambda: conjugate_gradient(A, B, M=M, tol=tol, max_iter=max_iter).x,
+        return _amg_or_jacobi(lambda: conjugate_gradient(A, B, M=M, tol=tol, max_iter=max_iter, on_failure="ignore"),
                               A, B, tol, max_iter)
     return conjugate_gradient(A, B, M=M, tol=tol, max_iter=max_iter).x
 
 
 def _amg_or_jacobi(solve, A, B, tol, max_iter):
-    """Run an AMG-preconditioned solve; if the V-cycle breaks down (NaN or infinity, which happens on
-    systems whose rows differ in scale by ~1e16), warn and solve with symmetric Jacobi scaling, which
-    is invariant to that scaling."""
+    """Run an AMG-preconditioned CG (``solve() -> CGResult``, run with ``on_failure="ignore"``); if the
+    V-cycle breaks down (NaN or infinity, which happens on systems whose rows differ in scale by ~1e16)
+    or the preconditioned iteration stalls short of ``tol`` (what the same V-cycle does on such systems
+    with other pyamg releases), warn and solve with symmetric Jacobi scaling, which is invariant to that
+    scaling (and warns in turn if it does not converge either)."""
     try:
         with np.errstate(invalid="ignore", divide="ignore", over="ignore"):   # a breakdown is reported below
-            return solve()
+            res = solve()
     except FloatingPointError:
-        warn("the AMG preconditioner broke down (NaN or infinity) on this badly scaled system (node degrees "
-             "spanning ~16 orders of magnitude); solved with Jacobi scaling instead. Pass "
-             "preconditioner='jacobi' to skip AMG.", ConvergenceWarning, stacklevel=5)
-        return _solve_spd(A, B, "jacobi", tol, max_iter)
+        what = "NaN or infinity"
+    else:
+        if np.all(res.converged):
+            return res.x
+        what = (f"CG stalled at relative residual {float(np.max(res.residual_norms)):.1e} after {res.n_iter} "
+                f"iterations")
+    warn(f"the AMG preconditioner broke down ({what}) on this system (badly scaled rows, e.g. node degrees "
+         f"spanning many orders of magnitude); solved with Jacobi scaling instead. Pass "
+         f"preconditioner='jacobi' to skip AMG.", ConvergenceWarning, stacklevel=5)
+    return _solve_spd(A, B, "jacobi", tol, max_iter)
 
 
 _DIRECT_FIX = ("check the graph for nearly disconnected parts or edge weights spanning many orders of "
@@ -477,8 +485,9 @@ def poisson_learning(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_prio
             preconditioner = None
         elif isinstance(preconditioner, str) and preconditioner == "amg":
             M = _range_projected(amg_preconditioner(A), comp[idx], n_comp)
-            F[idx] = _amg_or_jacobi(lambda: _solve_spd(A, source[idx], M, tol, max_iter), A, source[idx], tol,
-                                    max_iter)
+            F[idx] = _amg_or_jacobi(lambda: conjugate_gradient(A, source[idx], M=M, tol=tol, max_iter=max_iter,
+                                                               on_failure="ignore"),
+                                    A, source[idx], tol, max_iter)
             preconditioner = None
         if preconditioner is not None:
             F[idx] = _solve_spd(A, source[idx], preconditioner, tol, max_iter)
