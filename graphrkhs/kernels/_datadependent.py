@@ -407,13 +407,13 @@ class FredholmKernel:
     def release_distances(self) -> None:
         """Stop keeping the squared distances shared by :meth:`with_sigma` (frees n^2 floats)."""
         if self._distances is not None:
-            self._distances[0] = self._distances[1] = None
+            self._distances.clear()     # the holder is shared: every kernel of the family stops using it
         self._distances = None
 
     def _shared_sq_dists(self):
         """``(D2, scale)`` of X in the centred frame of :func:`pairwise_kernel`, or None (not shared / too big)."""
         holder = self._distances
-        if holder is None or self.n * self.n * self.X.dtype.itemsize > FREDHOLM_SHARED_DISTANCES_MAX_BYTES:
+        if not holder or self.n * self.n * self.X.dtype.itemsize > FREDHOLM_SHARED_DISTANCES_MAX_BYTES:
             return None
         if holder[0] is None:
             Xf, _, scale = _frame(self.X, self.X)
@@ -424,13 +424,21 @@ class FredholmKernel:
             holder[0], holder[1] = D, scale
         return holder[0], holder[1]
 
-    def _gaussian_rows_of_X(self, start, stop, sigma):
-        """Rows start:stop of the Gaussian kernel of X at ``sigma`` from the shared distances, or None."""
+    def _gaussian_rows_of_X(self, start, stop, sigma, stop_col=None):
+        """Rows start:stop (columns :stop_col) of the Gaussian kernel of X at ``sigma`` from the shared
+        distances, or None."""
         shared = self._shared_sq_dists()
         if shared is None:
             return None
         D, scale = shared
-        B = _scaled_exponent(D[start:stop].copy(), scale, sigma)
+        blk = D[start:stop, :stop_col]
+        info = np.finfo(D.dtype)
+        r = min(scale / sigma, float(info.max))
+        factor = -0.5 * r * r
+        if np.isfinite(factor) and abs(factor) >= float(info.tiny) and np.isfinite(D.dtype.type(factor)):
+            B = np.multiply(blk, D.dtype.type(factor))     # _scaled_exponent's usual case, without a copy first
+        else:
+            B = _scaled_exponent(blk.copy(), scale, sigma)
         return np.exp(B, out=B)
 
     # -- building blocks -------------------------------------------------
@@ -509,28 +517,186 @@ class FredholmKernel:
         return P
 
     @_with_verbosity
-    def right_factor(self, B: ArrayLike) -> tuple[str, NDArray[np.floating]]:
+    def right_factor(self, B: ArrayLike, coef: ArrayLike | None = None) -> tuple[str, NDArray[np.floating]]:
         r"""The right factor of :math:`K_F(\cdot, B)`: :math:`K_H P_B^T` (n, len(B)), or the
         features :math:`\Phi_B = P_B F` (len(B), m) when :math:`K_H \approx F F^T` is factored.
 
         Compute it once and pass it as ``K(A, B, right=R)`` for many ``A``.
+
+        With ``coef`` C (len(B), c): the right factor of :math:`K_F(\cdot, B)\, C`, the values
+        of the c functions :math:`f_j = \sum_b k_F(\cdot, b) C_{bj}`: :math:`K_H (P_B^T C)`
+        (n, c), at :math:`n^2 c` instead of :math:`n^2 |B|` flops; ``K(A, B, right=R)`` then
+        returns :math:`K_F(A, B)\, C` (len(A), c).
         """
-        P_B = self.outer_weights(B)
+        return self._right_from_weights(self.outer_weights(B), coef)
+
+    def _right_from_weights(self, P_B, coef):
+        if coef is not None:
+            C = np.asarray(coef)
+            C = C[:, None] if C.ndim == 1 else C
+            if C.ndim != 2 or C.shape[0] != P_B.shape[0] or not np.isfinite(C).all():
+                raise ValueError(f"coef must be a finite array of shape (len(B), c) = ({P_B.shape[0]}, c); "
+                                 f"got shape {np.shape(coef)}.")
+            if self._factor is not None:
+                return ("matrix", np.asarray(self._factor @ np.asarray(C.T @ (P_B @ self._factor)).T))
+            return ("matrix", self.apply_inner(np.asarray(P_B.T @ C)))
         if self._factor is not None:
             return ("features", np.asarray(P_B @ self._factor))
+        return ("matrix", self.apply_inner(P_B.T))
+
+    @_with_verbosity
+    def apply_inner(self, V: ArrayLike | sp.sparray) -> NDArray[np.floating]:
+        r"""The inner kernel matrix of the n points times V: :math:`K_H V`, shape (n, c).
+
+        :math:`K_H` is applied as :meth:`right_factor` does (``right_factor(B)`` is
+        ``("matrix", apply_inner(P_B^T))`` for an exact inner kernel): in row blocks of
+        :math:`K_H`, never stored, at :math:`n^2 (d + c)` flops (:math:`n^2 c` from the
+        distances shared by :meth:`with_sigma`), or through the factor,
+        :math:`F (F^T V)`, when :math:`K_H pprox F F^T`.  With
+        :math:`V = P_B^T C` it gives the values :math:`K_F(A, B)\, C = P_A (K_H P_B^T C)`
+        of a fitted function at any A for c columns instead of len(B).
+
+        Parameters
+        ----------
+        V : array or sparse matrix of shape (n, c)
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from graphrkhs import FredholmKernel, gaussian_kernel
+        >>> X = np.random.default_rng(0).normal(size=(30, 2))
+        >>> K = FredholmKernel(X, sigma=1.0)
+        >>> V = np.ones((30, 1))
+        >>> bool(np.allclose(K.apply_inner(V), gaussian_kernel(X, X, sigma=1.0) @ V))
+        True
+        """
+        if sp.issparse(V):
+            V = sp.csr_array(V)
+        else:
+            V = np.asarray(V)
+            if V.ndim == 1:
+                V = V[:, None]
+            if V.dtype.kind != "f":
+                V = V.astype(np.float64)
+        if V.ndim != 2 or V.shape[0] != self.n:
+            raise ValueError(f"V must have shape (n, c) with n = {self.n} rows (one per point of X); "
+                             f"got {V.shape}.")
+        if not sp.issparse(V) and not np.isfinite(V).all():
+            raise ValueError("V must be finite.")
+        if self._factor is not None:
+            F = self._factor
+            return np.asarray(F @ np.asarray(F.T @ V))
         X = self.X
-        PT = P_B.T
-        PT = PT.tocsr() if sp.issparse(PT) else np.ascontiguousarray(PT)
-        R = np.empty((self.n, PT.shape[1]), dtype=X.dtype)
+        V = V if sp.issparse(V) else np.ascontiguousarray(V, dtype=np.result_type(V.dtype, X.dtype))
+        R = np.empty((self.n, V.shape[1]), dtype=np.result_type(X.dtype, V.dtype))
         rows = _block_rows(self.n, X.dtype.itemsize)
         with progress_bar(total=self.n, desc="Fredholm inner kernel K_H P^T", unit="row") as bar:
             for s in range(0, self.n, rows):
                 KH = self._gaussian_rows_of_X(s, s + rows, self.sigma_inner) if self.inner == "gaussian" else None
                 if KH is None:
                     KH = self._kernel("inner", X[s:s + rows], X)  # (block, n) rows of K_H, never all stored
-                R[s:s + rows] = np.asarray(KH @ PT) if not sp.issparse(PT) else np.asarray((PT.T @ KH.T).T)
+                R[s:s + rows] = np.asarray(KH @ V) if not sp.issparse(V) else np.asarray((V.T @ KH.T).T)
                 bar.update(min(rows, self.n - s))
-        return ("matrix", R)
+        return R
+
+    def _check_rows(self, index):
+        idx = np.asarray(index)
+        if idx.ndim != 1 or idx.size == 0 or not np.issubdtype(idx.dtype, np.integer):
+            raise ValueError(f"index must be a non-empty 1-D array of row indices into X; got {np.shape(index)} "
+                             f"of dtype {idx.dtype}.")
+        if idx.min() < -self.n or idx.max() >= self.n:
+            raise ValueError(f"index must hold row indices into X, in [0, {self.n}); got {idx.min()}..{idx.max()}.")
+        return idx
+
+    def _outer_weights_of_rows(self, idx):
+        """``outer_weights(X[idx])``, read from the shared distances when they are kept (dense Gaussian outer)."""
+        if self.outer == "gaussian" and self.n_neighbors is None and self._shared_sq_dists() is not None:
+            D, scale = self._shared_sq_dists()
+            P = _scaled_exponent(D[idx], scale, self.sigma)
+            return _scale_outer_rows(np.exp(P, out=P), self.normalized, self.n, "the outer kernel has a row "
+                                     "with a non-positive sum; use a wider sigma.")
+        return self.outer_weights(self.X[idx])
+
+    @_with_verbosity
+    def right_factor_of_rows(self, index: ArrayLike, coef: ArrayLike | None = None
+                             ) -> tuple[str, NDArray[np.floating]]:
+        r"""``right_factor(X[index], coef)`` for rows of X itself: the outer weights are read from the
+        squared distances shared by :meth:`with_sigma` when they are kept (no distances to
+        recompute), else computed as in :meth:`right_factor`.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from graphrkhs import FredholmKernel
+        >>> X = np.random.default_rng(0).normal(size=(40, 3))
+        >>> K = FredholmKernel(X, sigma=1.0).with_sigma(1.5)
+        >>> right = K.right_factor_of_rows(np.arange(4))
+        >>> bool(np.allclose(K(X[:6], X[:4], right=right), K(X[:6], X[:4])))
+        True
+        """
+        idx = self._check_rows(index)
+        return self._right_from_weights(self._outer_weights_of_rows(idx), coef)
+
+    @_with_verbosity
+    def gram_of_rows(self, index: ArrayLike) -> tuple[NDArray[np.floating], tuple[str, NDArray] | None]:
+        r"""The kernel matrix :math:`K_F(X_I, X_I) = P_I K_H P_I^T` of rows I of X itself.
+
+        Equal to ``self(X[I], X[I])``; cheaper when the exact Gaussian inner kernel is
+        computed from the squared distances shared by :meth:`with_sigma` (a width
+        selection builds one gram per width and needs :math:`K_H P_I^T` only at the
+        chosen width).  There, with :math:`Q = P_I^T` and :math:`K_H = T + T^T`
+        (T: the strict lower triangle of :math:`K_H` plus half its diagonal),
+
+        .. math:: P_I K_H P_I^T = M + M^T, \qquad M = Q^T T Q,
+
+        computed by row blocks of the lower triangle only: half the exponentials and
+        half the :math:`n^2 |I|` flops of :math:`K_H P_I^T` (the diagonal blocks are
+        taken whole, with weight 1/2).  The result differs from the plain product by
+        rounding only, and is exactly symmetric.
+
+        Parameters
+        ----------
+        index : int array of shape (l,)
+            Row indices into X.
+
+        Returns
+        -------
+        G : ndarray of shape (l, l)
+        right : ``right_factor(X[I])`` when it was computed on the way (every other case:
+            factored or non-Gaussian inner kernel, no shared distances), else None.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from graphrkhs import FredholmKernel
+        >>> X = np.random.default_rng(0).normal(size=(40, 3))
+        >>> K = FredholmKernel(X, sigma=1.0).with_sigma(1.5)
+        >>> G, right = K.gram_of_rows(np.arange(5))
+        >>> bool(np.allclose(G, K(X[:5], X[:5]))), right is None
+        (True, True)
+        """
+        idx = self._check_rows(index)
+        XI = self.X[idx]
+        if self._factor is not None or self.inner != "gaussian" or self._shared_sq_dists() is None:
+            right = self.right_factor(XI)
+            return self(XI, XI, right=right), right
+        PT = self._outer_weights_of_rows(idx).T
+        Q = PT.toarray() if sp.issparse(PT) else np.ascontiguousarray(PT)
+        Q = np.asarray(Q, dtype=self.X.dtype)
+        l, n = idx.size, self.n
+        M = np.zeros((l, l), dtype=Q.dtype)
+        diag = np.zeros((l, l), dtype=Q.dtype)
+        # small diagonal blocks (their full b x b products are the overhead over n^2 l / 2), but large enough
+        # for the GEMMs to run at speed
+        rows = int(min(_block_rows(n, self.X.dtype.itemsize), max(64, n // 32)))
+        for s in range(0, n, rows):
+            e = min(n, s + rows)
+            KH = self._gaussian_rows_of_X(s, e, self.sigma_inner, stop_col=e)   # rows s:e, columns :e
+            if s:
+                M += Q[s:e].T @ (KH[:, :s] @ Q[:s])
+            diag += Q[s:e].T @ (KH[:, s:e] @ Q[s:e])
+        G = M + M.T + (diag + diag.T) / 2
+        return G, None
 
     @_with_verbosity
     def __call__(self, A: ArrayLike, B: ArrayLike | None = None, *,
@@ -561,7 +727,7 @@ class FredholmKernel:
         # Dense outer kernel: rows of A in blocks, so no (len(A), n) array is ever stored.
         A = check_points(A, "A", dtype=self.X.dtype)
         rows = _block_rows(self.n, self.X.dtype.itemsize)
-        if self.outer == "gaussian" and self._distances is not None and _same_points(A, self.X):
+        if self.outer == "gaussian" and self._distances and _same_points(A, self.X):
             out = None
             for s in range(0, self.n, rows):
                 P = self._gaussian_rows_of_X(s, s + rows, self.sigma)

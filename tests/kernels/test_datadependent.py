@@ -498,6 +498,7 @@ def test_fredholm_with_sigma_equals_a_fresh_kernel_and_shares_the_distances(kw):
     if kw in ({}, {"normalized": True}):       # the exact Gaussian inner kernel used them
         assert shared[0] is not None and shared[0].shape == (60, 60)
     K1.release_distances()
-    assert shared[0] is None and K1._distances is None
+    assert not shared and K1._distances is None     # released for the whole family
     np.testing.assert_allclose(K2(X[:4], X[:9]), FredholmKernel(X, sigma=0.6, sigma_inner=2.0, **kw)(X[:4], X[:9]),
                                rtol=1e-10, atol=1e-300)
+    assert not K2._distances                        # and not computed again by a later call
