@@ -126,6 +126,10 @@ class _DataDependent(PointsLearner):
             self._right = self.kernel_.right_factor(self.labeled_points_)
         return self._right
 
+    def _kernel_values(self, X, right):
+        """``kernel_(X, labeled_points_, right=right)`` (members may approximate it for speed)."""
+        return self.kernel_(X, self.labeled_points_, right=right)
+
     def _values_factor(self):
         """Right factor of the fitted values ``kernel_(., labeled_points_) @ coef_`` (None: predict through
         ``right_``)."""
@@ -200,7 +204,7 @@ class _DataDependent(PointsLearner):
 
     def _raw(self, X):
         if self.svc_ is None and getattr(self, "_values", None) is not None:
-            return self.kernel_(X, self.labeled_points_, right=self._values) + self.intercept_
+            return self._kernel_values(X, self._values) + self.intercept_
         G = self.kernel_(X, self.labeled_points_, right=self.right_)
         if self.svc_ is None:
             return G @ self.coef_ + self.intercept_
@@ -431,6 +435,11 @@ class _Fredholm(_DataDependent):
         i, j = graph_cut_choice(acc, mse, l, predict, edges)
         s = float(sigmas[i])
         return s, float(rel[j]) * eig[i][1] / l
+
+    def _kernel_values(self, X, right):
+        """Predictions: above ``FREDHOLM_EXACT_MAX_N`` training points (a Nystrom inner kernel) the outer
+        kernel of the new points in the same landmarks (``FredholmKernel.__call__(outer_approximation="auto")``)."""
+        return self.kernel_(X, self.labeled_points_, right=right, outer_approximation="auto")
 
     def _values_factor(self):
         r"""``kernel_.right_factor(labeled_points_, coef=coef_)``: predictions
