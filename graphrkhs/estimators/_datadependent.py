@@ -505,6 +505,14 @@ _FREDHOLM_PARAMS_DOC = r"""
     n_neighbors : int, optional
         kNN truncation of the outer kernel (sparse; needed for large n).
     inner_approximation : {"auto", "exact", "nystrom", "random_features"}, default="auto"
+        How the inner kernel is applied (:class:`~graphrkhs.FredholmKernel`; "auto": exact up
+        to 10000 points, Nystrom above).  With the Nystrom inner kernel of the outer Gaussian
+        ("auto" above 10000 points), ``predict`` evaluates the outer kernel of the new points in
+        the same landmarks (``FredholmKernel.__call__(outer_approximation="auto")``: distances
+        to the m landmarks instead of the n training points, 10000 Fashion-MNIST test points
+        against 60000 in about a second instead of ten; predictions agree with the exact ones
+        on about 99 % of the points at m = 1000).  The exact values:
+        ``kernel_(X, labeled_points_, right=right_) @ coef_ + intercept_``.
     n_components : int, default=1000
         Size of the inner-kernel approximation.
     random_state : int, Generator or None
