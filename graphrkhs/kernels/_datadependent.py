@@ -666,7 +666,7 @@ class FredholmKernel:
         -------
         G : ndarray of shape (l, l)
         right : ``right_factor(X[I])`` when it was computed on the way (every other case:
-            factored or non-Gaussian inner kernel, no shared distances), else None.
+            factored or non-Gaussian inner kernel, no shared distances, float32 points), else None.
 
         Examples
         --------
@@ -680,7 +680,10 @@ class FredholmKernel:
         """
         idx = self._check_rows(index)
         XI = self.X[idx]
-        if self._factor is not None or self.inner != "gaussian" or self._shared_sq_dists() is None:
+        # float32 points keep the plain product P_I (K_H P_I^T) in float32: the selection's rounding floors
+        # (ridges below ~l eps |G| are no candidates) were set on its rounding
+        if (self._factor is not None or self.inner != "gaussian" or self.X.dtype != np.float64
+                or self._shared_sq_dists() is None):
             right = self.right_factor(XI)
             return self(XI, XI, right=right), right
         PT = self._outer_weights_of_rows(idx).T
