@@ -13,7 +13,8 @@ is reported separately; the issue's targets are "after the graph is built").
 
 Learners: RLS, LapRLS, PRLS, PLapRLS, G-RLS, Fredholm, warped (RLS on the warped kernel).  Above
 10000 training rows LapRLS, PLapRLS, PRLS and the warped kernel take their Nystrom paths
-(``solver="auto"``), Fredholm its Nystrom inner kernel.
+(``solver="auto"``), Fredholm its Nystrom inner kernel (and, in ``predict``, the outer kernel of the test
+points in the same landmarks, ``FredholmKernel.__call__(outer_approximation="auto")``).
 
 Anchors in the same run: scikit-learn's ``LabelSpreading`` (knn kernel, 10 neighbours, on the 60000
 training points) and the transductive graph kernel ridge (``GraphKernelRidgeClassifier``,

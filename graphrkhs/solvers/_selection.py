@@ -715,7 +715,9 @@ def select_kernel_ridge(make_kernel: Callable[[float], Any], Y: Any, sigmas: Any
     Parameters
     ----------
     make_kernel : callable
-        ``make_kernel(sigma) -> ndarray (l, l)``, PSD.
+        ``make_kernel(sigma) -> ndarray (l, l)``, PSD, or a :class:`~graphrkhs.KernelRidgePath`
+        of that matrix (its eigendecomposition is used as is: a caller that needs it
+        for more than this selection computes it once).
     Y : ndarray of shape (l,) or (l, m)
     sigmas : increasing sequence of float > 0
         Extended at its edges like ``alpha`` when ``extend``.
@@ -741,13 +743,16 @@ def select_kernel_ridge(make_kernel: Callable[[float], Any], Y: Any, sigmas: Any
     def path_of(sigma):
         key = float(sigma)
         if key not in paths:
-            K = check_square(make_kernel(key), "make_kernel(sigma)", np.float64)
-            l = K.shape[0]
+            K = make_kernel(key)
+            given = isinstance(K, KernelRidgePath)       # the caller's eigendecomposition, reused
+            K = K if given else check_square(K, "make_kernel(sigma)", np.float64)
+            l = K.n if given else K.shape[0]
             scale = float(l) if isinstance(ridge_scale, str) and ridge_scale == "l" else \
                 check_scalar(ridge_scale, "ridge_scale", low=0, low_inclusive=False)
             free = unpenalized if unpenalized is not None else (np.ones(l) if fit_intercept else None)
-            paths[key] = (KernelRidgePath(K, unpenalized=free),
-                          _as_targets(Y, l), scale)
+            path = KernelRidgePath.from_eigh(K.eigenvalues, K.eigenvectors, unpenalized=free) if given else \
+                KernelRidgePath(K, unpenalized=free)
+            paths[key] = (path, _as_targets(Y, l), scale)
         return paths[key]
 
     done: Dict[Tuple[float, float], Tuple[float, float]] = {}

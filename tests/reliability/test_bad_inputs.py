@@ -421,6 +421,23 @@ unknown_option("KernelOperator", lambda: g.KernelOperator(X, kernel="bogus"), "k
 unknown_option("GRLSKernel", lambda: g.GRLSKernel(X, features="bogus"), "features")
 unknown_option("FredholmKernel", lambda: g.FredholmKernel(X, outer="bogus"), "outer")
 unknown_option("WarpedKernel", lambda: g.WarpedKernel(X, graph="bogus"), "graph")
+# FredholmKernel's methods of a width selection / fast prediction (issue 14 "Cost", issue 17)
+_FK = g.FredholmKernel(X, sigma=1.0)
+add("FredholmKernel.gram_of_rows", "float index", lambda: _FK.gram_of_rows(np.array([0.0, 1.0])),
+    Raises(ValueError, "index"))
+add("FredholmKernel.gram_of_rows", "out of range", lambda: _FK.gram_of_rows(np.array([0, N])), Raises(ValueError, "index"))
+add("FredholmKernel.gram_of_rows", "empty", lambda: _FK.gram_of_rows(np.array([], dtype=int)), Raises(ValueError, "index"))
+add("FredholmKernel.right_factor_of_rows", "2-D index", lambda: _FK.right_factor_of_rows(np.zeros((2, 2), dtype=int)),
+    Raises(ValueError, "index"))
+add("FredholmKernel.right_factor_of_rows", "coef NaN", lambda: _FK.right_factor_of_rows(np.arange(3), np.full(3, np.nan)),
+    Raises(ValueError, "coef"))
+add("FredholmKernel.right_factor", "coef wrong shape", lambda: _FK.right_factor(X[:3], coef=np.ones(4)),
+    Raises(ValueError, "coef"))
+add("FredholmKernel.apply_inner", "wrong rows", lambda: _FK.apply_inner(np.ones((N + 1, 2))), Raises(ValueError, "V"))
+add("FredholmKernel.apply_inner", "NaN", lambda: _FK.apply_inner(np.full((N, 1), np.nan)), Raises(ValueError, "V"))
+unknown_option("FredholmKernel.__call__", lambda: _FK(X[:2], outer_approximation="bogus"), "outer_approximation")
+add("FredholmKernel.__call__", "nystrom without a Nystrom inner factor",
+    lambda: _FK(X[:2], outer_approximation="nystrom"), Raises(ValueError, "outer_approximation"))
 add("heat_log_normalization", "NaN", lambda: g.heat_log_normalization(np.nan, 2), Raises(ValueError, "sigma"))
 add("heat_log_normalization", "huge", lambda: g.heat_log_normalization(1e200, 2), Correct(finite))
 add("heat_log_normalization", "tiny", lambda: g.heat_log_normalization(1e-200, 2), Correct(finite))
