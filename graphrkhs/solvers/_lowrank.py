@@ -28,6 +28,11 @@ classes; see ``tests/solvers/test_lowrank.py``).
 
 The estimators choose this path with ``solver="nystrom"`` or, by
 ``solver="auto"``, above ``NYSTROM_AUTO_MIN_N`` = 10000 training rows.
+
+:func:`select_laprls_lowrank` uses the same surrogate at every n for a
+different purpose: to *select* LapRLS's kernel width jointly with
+:math:`(\gamma_I/\gamma_A, \gamma_A)` (exact LOO of the surrogate over the whole
+grid, no n x n factorization), before one exact fit at the selected point.
 """
 
 from typing import Any, Dict, Optional, Tuple, Union
@@ -357,7 +362,9 @@ def select_nystrom_laprls(F: ArrayLike, labeled: Indices, Y: ArrayLike, M: Matri
     classical LOO identity :math:`(y_i - \hat y_i)/(1 - H_{ii})` is exact, and
     one eigendecomposition of :math:`K_\rho` serves the whole :math:`\gamma_A`
     path (:func:`~graphrkhs.select_kernel_ridge`, its width axis being
-    :math:`\rho`).
+    :math:`\rho`).  Every ratio's :math:`K_\rho` comes from one r x r
+    eigendecomposition :math:`F^T M F / n^2 = V D V^T`:
+    :math:`K_\rho = A (I + \rho D)^{-1} A^T`, :math:`A = F_S V` (no factorization per ratio).
 
     Parameters
     ----------
@@ -472,7 +479,8 @@ def select_laprls_lowrank(X: ArrayLike, labeled: Indices, Y: ArrayLike, M: Matri
         :math:`10^{-10} \max k(x, x)`.
     ratios : sequence of float >= 0, optional
         :math:`\gamma_I/\gamma_A`.  Default 0 (RLS) and :math:`n^2/\bar d \cdot 10^k`,
-        k = -6..4, with :math:`\bar d = \operatorname{tr} M / n` (the graph's scale; the
+        k = -6..3 (above, the exact system :math:`I + \rho' M K` was numerically singular
+        at most widths on circles, moons and digits), with :math:`\bar d = \operatorname{tr} M / n` (the graph's scale; the
         surrogate makes each ratio cost :math:`O(l^2 r)`, so the axis covers the whole
         range from RLS to the graph-dominated fit).
     kernel, degree, coef0 :
@@ -528,7 +536,7 @@ def select_laprls_lowrank(X: ArrayLike, labeled: Indices, Y: ArrayLike, M: Matri
     if ratios is None:
         dbar = float(M.diagonal().sum()) / n
         # no edges (M = 0): every ratio is RLS
-        rho = np.r_[0.0, float(n) ** 2 / dbar * 10.0 ** np.arange(-6, 5)] if dbar > 0 else np.zeros(1)
+        rho = np.r_[0.0, float(n) ** 2 / dbar * 10.0 ** np.arange(-6, 4)] if dbar > 0 else np.zeros(1)
     else:
         rho = np.sort(np.atleast_1d(np.asarray(ratios, dtype=np.float64)))
         if rho.ndim != 1 or rho.size == 0 or not (np.isfinite(rho).all() and (rho >= 0).all()):
@@ -541,12 +549,17 @@ def select_laprls_lowrank(X: ArrayLike, labeled: Indices, Y: ArrayLike, M: Matri
     seed = random_state if isinstance(random_state, (int, np.integer)) else int(
         np.random.default_rng(random_state).integers(2**31 - 1))
     surrogate: Dict[float, Tuple[np.ndarray, np.ndarray]] = {}
+    first: list = []        # the landmarks, chosen once: every width is a factor on the same rows
 
     def parts(s):
         if s not in surrogate:
-            F = NystromFeatures(X, **kw, sigma=s, n_components=min(n_components, n), tol=0, landmarks=landmarks,
-                                dtype=np.float64, random_state=seed).features_
-            surrogate[s] = _warped_lowrank(F, S, M)[:2]
+            if not first:
+                first.append(NystromFeatures(X, **kw, sigma=s, n_components=min(n_components, n), tol=0,
+                                             landmarks=landmarks, dtype=np.float64, random_state=seed))
+                ny = first[0]
+            else:
+                ny = first[0].with_sigma(X, s)
+            surrogate[s] = _warped_lowrank(ny.features_, S, M)[:2]
         return surrogate[s]
 
     paths: Dict[Tuple[float, float], Any] = {}
