@@ -558,7 +558,7 @@ def select_laprls_lowrank(X: ArrayLike, labeled: Indices, Y: ArrayLike, M: Matri
                                              landmarks=landmarks, dtype=np.float64, random_state=seed))
                 ny = first[0]
             else:
-                ny = first[0].with_sigma(X, s)
+                ny = first[0].with_sigma(X, s, keep_distances=True)
             surrogate[s] = _warped_lowrank(ny.features_, S, M)[:2]
         return surrogate[s]
 

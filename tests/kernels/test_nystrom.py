@@ -129,6 +129,10 @@ def test_with_sigma_is_the_factor_of_the_same_landmarks():
     expect = KXZ @ np.linalg.pinv(pairwise_kernel(Z, None, sigma=1.6), rcond=1e-13) @ KXZ.T
     np.testing.assert_allclose(b.features_ @ b.features_.T, expect, atol=1e-6)
     np.testing.assert_allclose(b.error_, (300 - np.trace(expect)) / 300, atol=1e-8)
+    d = a.with_sigma(X, 1.6, keep_distances=True)           # the distances kept: the same factor
+    d2 = a.with_sigma(X, 1.6, keep_distances=True)
+    np.testing.assert_allclose(d.features_ @ d.features_.T, expect, atol=1e-6)
+    np.testing.assert_allclose(d2.features_, d.features_, atol=1e-12)
     np.testing.assert_allclose(a.features_ @ a.features_.T,
                                NystromFeatures(X, sigma=0.7, n_components=60, tol=0, landmarks="uniform",
                                                random_state=2).kernel(X), atol=1e-10)
