@@ -383,14 +383,21 @@ def main_estimators(argv=None):
                     f.write(f"| {r['dataset']} | {r['n']} | {r['learner']} | {r['single_s']:.4f} | "
                             f"{r['auto_s']:.4f} | {r['ratio']:.2f} | {r['acc_auto']:.3f} | {ld} |\n")
         for ds in [d for d in args.accuracy.split(",") if d]:
-            names = [k for k in _estimators() if args.only in k]
+            acc_names = names or [k for k in _estimators() if args.only in k]
             if ds == "circles":
-                rows = accuracy_table("circles", args.draws, 10, n_samples=args.n_circles, names=names)
+                rows = accuracy_table("circles", args.draws, 10, n_samples=args.n_circles, names=acc_names)
             else:
                 # digits: the widths above 1.4 times the median distance are far from every optimum (and
                 # each costs an LU per ratio at n = 1797)
-                rows = accuracy_table("digits", args.draws, 10, names=names, widths=WIDTHS_HAND[:13])
-            with open(os.path.join(out, f"selection_accuracy_{ds}.json"), "w") as f:
+                rows = accuracy_table("digits", args.draws, 10, names=acc_names, widths=WIDTHS_HAND[:13])
+            path = os.path.join(out, f"selection_accuracy_{ds}.json")
+            if names is not None and os.path.exists(path):
+                # --names: these learners' rows replace theirs in the existing table (same draws), the others are kept
+                with open(path) as f:
+                    old = json.load(f)
+                new = {r["learner"]: r for r in rows}
+                rows = [new.pop(r["learner"], r) for r in old] + list(new.values())
+            with open(path, "w") as f:
                 json.dump(rows, f, indent=1, default=str)
             rls = {r["learner"]: r["auto"] for r in rows}.get("RLS")
             with open(os.path.join(out, f"selection_accuracy_{ds}.md"), "w") as f:
@@ -401,7 +408,9 @@ def main_estimators(argv=None):
                         "alpha 1e-10..1, PRLS / G-RLS gamma 1e-8..1, gamma_A 1e-9..1e-1 with gamma_I / gamma_A "
                         "in {0, 1, 10, ..., 1e12}); the best is the one setting with the best mean test "
                         "accuracy over the draws.  `python benchmarks/selection.py --estimators --no-cost "
-                        f"--accuracy {ds} --draws {args.draws}`.\n\n"
+                        f"--accuracy {ds} --draws {args.draws}`"
+                        + (f" (rows of {', '.join(names)} from `--names {','.join(names)}`, the others from an "
+                           "earlier full run)" if names else "") + ".\n\n"
                         "| learner | defaults | std | worst draw | hand-tuned best | gap | defaults - RLS | best hand "
                         "params (sigma in units of the median distance) |\n|---|---|---|---|---|---|---|---|\n")
                 for r in rows:

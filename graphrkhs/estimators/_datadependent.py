@@ -638,19 +638,34 @@ class _Warped(_DataDependent):
     def _select(self, X, idx, Y):
         r"""``sigma``, ``gamma_A``, ``gamma_I`` = "auto" (or grids): RLS on the warped kernel is LapRLS.
 
-        The width: the best leave-one-out RLS on the labeled points (median pairwise
-        distance times :math:`2^{-2}, \dots, 2`); then :math:`(\gamma_A, \gamma_I)` by exact
+        All three "auto" (Gaussian kernel, up to 6000 points): jointly, by LapRLS's exact LOO on a
+        low-rank surrogate of each width's kernel and one exact LU at the selected point
+        (:func:`~graphrkhs.estimators._inductive.manifold_width_selection`, the same selection as
+        :class:`~graphrkhs.LapRLSClassifier`).  Otherwise the width: the best leave-one-out RLS on
+        the labeled points (median pairwise distance times :math:`2^{-2}, \dots, 2`); then :math:`(\gamma_A, \gamma_I)` by exact
         LOO along the ratio path of :func:`~graphrkhs.select_manifold_gammas` (one n x n
         LU per ratio) on the same graph penalty as :class:`~graphrkhs.WarpedKernel`.
         Numbers are used as given.  Always returns ``(kernel, right, G, ridge)``.
         """
-        from ._inductive import manifold_selection
+        from ._inductive import AUTO_MAX_N, joint_width, manifold_selection, manifold_width_selection
 
         width = not callable(self.kernel) and self.kernel in ("gaussian", "heat")
         if self.sigma is None or is_tuned(self.sigma):
             self.sigma_ = default_sigma(X) if width else 1.0
         else:
             self.sigma_ = float(self.sigma)
+        joint = joint_width(self) and idx.size >= MIN_LABELS and X.shape[0] <= AUTO_MAX_N
+        if joint:       # the width with the gammas, by LapRLS's own LOO (the warped RLS is LapRLS)
+            W = self._graph(X)
+            M = graph_penalty(W, self.laplacian, self.laplacian_power)
+            self.sigma_, self.gamma_A_, self.gamma_I_, res, _ = manifold_width_selection(
+                self, X, idx, Y, M, grid_of(self.sigma, self.sigma_ * WIDTH_FACTORS, "sigma"),
+                dict(kernel=self.kernel, degree=2, coef0=1.0))
+            self.cv_results_ = res.cv_results_
+            kern = self._make_kernel(X, W)
+            XS = kern.X[idx]
+            right = kern.right_factor(XS)
+            return kern, right, kern(XS, XS, right=right), self.gamma_A_
         if width and is_tuned(self.sigma) and idx.size >= MIN_LABELS:
             sigmas, extend = grid_of(self.sigma, self.sigma_ * WIDTH_FACTORS, "sigma")
             XS = X[idx]
@@ -690,9 +705,14 @@ _WARPED_PARAMS_DOC = r"""
     kernel : {"gaussian", "heat", "linear", "polynomial"} or callable, default="gaussian"
         Base kernel k.
     sigma : float > 0, "auto", sequence or None, default="auto"
-        Base Gaussian width; None: the median pairwise distance; "auto": the width of
-        the best leave-one-out RLS on the labeled points (median distance times
-        :math:`2^{-2}, \dots, 2`); a sequence: one's own grid.  Used: ``sigma_``.
+        Base Gaussian width; None: the median pairwise distance; "auto" (or a sequence,
+        one's own grid; default: median distance times :math:`2^{-2}, \dots, 2`, extended
+        at the edges): with ``gamma_A`` and ``gamma_I`` "auto" too (up to 6000 points),
+        chosen jointly with them by LapRLS's exact LOO on a low-rank surrogate of each
+        width's kernel and one exact LU at the selected point
+        (:func:`~graphrkhs.select_laprls_lowrank`, as :class:`~graphrkhs.LapRLSClassifier`);
+        otherwise the width of the best leave-one-out RLS on the labeled points.
+        Used: ``sigma_``.
     gamma_A : float > 0, "auto" or sequence, default="auto"
         Ambient weight; also the ridge of RLS on the warped kernel, so that the fit is
         LapRLS with these ``gamma_A``, ``gamma_I`` (Belkin et al.'s scaling

@@ -36,7 +36,7 @@ from ..graphs import GraphSpec, as_adjacency
 from ..kernels import BLOCK_BYTES, GRLSKernel, default_sigma, feature_map, pairwise_kernel, unisolvent_points
 from ..kernels import NystromFeatures, heat_semigroup
 from ..solvers import LOWRANK_MIN_N, nystrom_consistency_grams, nystrom_laprls_fit, nystrom_plaprls_fit
-from ..solvers import select_nystrom_laprls
+from ..solvers import select_laprls_lowrank, select_nystrom_laprls
 from ..solvers import (
     INTEGRAL_OPERATORS,
     SOLVERS,
@@ -399,16 +399,34 @@ class _LapRLS(_GraphKernelLearner):
                  n_components: int = 1000, landmarks: str = "kmeans"):
         self._store_init_params(locals())
 
+    def _select_width(self, XS, Y):
+        """``sigma="auto"`` with both gammas "auto": chosen jointly with them in ``_fit_kernel``
+        (:func:`~graphrkhs.select_laprls_lowrank`, which needs all points and the graph); otherwise the
+        width of the best LOO RLS on the labeled points."""
+        if joint_width(self):
+            self._width_pending = True
+            return None
+        return super()._select_width(XS, Y)
+
     def _fit_kernel(self, X, labeled, Y):
         """All rows of X (labeled and unlabeled) enter the graph term."""
+        pending = self.__dict__.pop("_width_pending", False)
         M = self._penalty(X)
+        S = np.flatnonzero(labeled)
+        if pending and (self._use_nystrom(X.shape[0]) or X.shape[0] > AUTO_MAX_N):
+            _KernelLearner._select_width(self, X[labeled], Y)   # no joint selection there: the RLS width
+            pending = False
         Y = self._centre(Y)
         if self._use_nystrom(X.shape[0]):
             return self._fit_nystrom(X, labeled, Y, M)
         self.__dict__.pop("_width_result", None)
-        self.gamma_A_, self.gamma_I_, res, coef = manifold_selection(
-            self, lambda: self._k(X, None), np.flatnonzero(labeled), Y, M, consistency=False, fit_intercept=False,
-            fallback=(FALLBACK_GAMMA_A, FALLBACK_GAMMA_I))
+        if pending:
+            self.sigma_, self.gamma_A_, self.gamma_I_, res, coef = manifold_width_selection(
+                self, X, S, Y, M, self._width_grid(), self._kernel_kw())
+        else:
+            self.gamma_A_, self.gamma_I_, res, coef = manifold_selection(
+                self, lambda: self._k(X, None), S, Y, M, consistency=False, fit_intercept=False,
+                fallback=(FALLBACK_GAMMA_A, FALLBACK_GAMMA_I))
         self.cv_results_ = None if res is None else res.cv_results_
         if coef is not None:      # the selection's LU already holds the fit (ManifoldRidgePath.coef)
             self.coef_ = coef[0].astype(X.dtype, copy=False)
@@ -469,6 +487,35 @@ NYSTROM_RATIO_GRID = np.geomspace(1e-1, 1e13, 15)
 LAPRLS_GAMMA_I_GRID = np.r_[0.0, np.geomspace(1e-1, 1e7, 5)]
 #: Largest n for the automatic LapRLS / PLapRLS / warped selection (dense n x n kernel and LU).
 AUTO_MAX_N = 6000
+
+
+def joint_width(est):
+    """Whether ``sigma`` is chosen jointly with the gammas (:func:`manifold_width_selection`): all three
+    tuned, ``gamma_I="auto"`` (the ratio axis is the surrogate's own), a Gaussian kernel."""
+    kernel = getattr(est, "kernel", None)
+    return (is_tuned(est.sigma) and not callable(kernel) and kernel in ("gaussian", "heat")
+            and is_tuned(est.gamma_A) and isinstance(est.gamma_I, str))
+
+
+def manifold_width_selection(est, X, S, Y, M, width_grid, kernel_kw):
+    r"""``sigma``, ``gamma_A``, ``gamma_I`` = "auto" for LapRLS and the warped kernel: jointly, by the exact
+    LOO of LapRLS on a low-rank surrogate of each width's kernel, then one exact LU at the selected point
+    (:func:`~graphrkhs.select_laprls_lowrank`).
+
+    The width of the best LOO *RLS* on the labeled points is not LapRLS's: on noisy two circles the
+    best LapRLS is a wide kernel (about 2.8 x the median distance) with a graph-dominated ratio, which the
+    RLS width (0.7 - 1 x) cannot reach (3.6 points lost).
+
+    Returns ``(sigma, gamma_A, gamma_I, result, (alpha, b))``.
+    """
+    sigmas, extend = width_grid
+    gA, extA = grid_of(est.gamma_A, LAPRLS_GAMMA_A_GRID, "gamma_A")
+    kw = {k: v for k, v in kernel_kw.items() if k != "sigma"}
+    rs = est.random_state if isinstance(est.random_state, (int, np.integer)) else 0
+    res, alpha, b = select_laprls_lowrank(X, S, Y, M, sigmas, gA, **kw, random_state=rs,
+                                          extend=bool(extend and extA), return_coef=True)
+    p = res.best_params
+    return p["sigma"], p["gamma_A"], p["gamma_I"], res, (np.asarray(alpha).reshape(X.shape[0], -1), b)
 
 
 def manifold_selection(est, make_K, S, Y, M, *, consistency, fit_intercept, fallback):
@@ -617,9 +664,14 @@ _LAPRLS_DOC = r"""Laplacian RLS {what} (Belkin, Niyogi & Sindhwani, JMLR 2006).
         :math:`\gamma_I/\gamma_A` on a scale-relative grid of 0 and three ratios, the fit
         from the same LU; up to 6000 points, above
         that 1e-6 and 100 with a warning); the values used are ``gamma_A_``,
-        ``gamma_I_``, the scores ``cv_results_``; ``sigma="auto"`` takes the width
-        of the best leave-one-out RLS on the labeled points.  Regressors centre y
-        and restore its mean (``fit_intercept``).
+        ``gamma_I_``, the scores ``cv_results_``.  With ``sigma``, ``gamma_A`` and
+        ``gamma_I`` all "auto" (Gaussian kernel, up to 6000 points) the width is chosen
+        jointly with them by LapRLS's own exact LOO on a low-rank surrogate of each
+        width's kernel (256 Nystrom landmarks), then one exact LU at the selected
+        point (:func:`~graphrkhs.select_laprls_lowrank`; ``cv_results_`` then holds the
+        surrogate's scores over sigma, ratio and gamma_A); otherwise ``sigma="auto"``
+        takes the width of the best leave-one-out RLS on the labeled points.
+        Regressors centre y and restore its mean (``fit_intercept``).
     gamma_I : float >= 0, "auto" or sequence, default="auto"
         Intrinsic weight, scaled :math:`\gamma_I / n^2` as in the paper, which
         makes useful values large: with n = 1797 and k = 10 neighbours the

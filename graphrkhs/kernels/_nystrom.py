@@ -241,6 +241,51 @@ class NystromFeatures:
                 bar.update(min(rows, A.shape[0] - s))
         return out
 
+    def with_sigma(self, X: ArrayLike, sigma: float, *, keep_distances: bool = False) -> "NystromFeatures":
+        r"""The factor of the same landmarks at another width ``sigma``, with its features on X.
+
+        One m x m eigendecomposition and one (n, m) kernel block (no landmark
+        choice, no tolerance search): a path of widths on fixed landmarks, as in
+        :func:`~graphrkhs.select_laprls_lowrank`.  ``error_`` is the relative trace
+        error on all rows of X (the points the features are of).
+
+        Parameters
+        ----------
+        X : array of shape (n, d)
+            The points of ``features_`` (usually those the factor was fitted on).
+        sigma : float > 0
+        keep_distances : bool, default=False
+            Gaussian kernel: keep the (n, m) squared distances of X to the landmarks on
+            this object (float64, :math:`8nm` bytes), so that the next ``with_sigma`` on
+            the same X costs an elementwise exponential instead of an O(n m d) distance
+            computation (the exponent :math:`-|x - z|^2 / 2\sigma^2` is that of
+            :func:`~graphrkhs.pairwise_kernel`, in the same centred frame).
+        """
+        sigma = check_scalar(sigma, "sigma", low=0, low_inclusive=False)
+        X = check_points(X, "X")
+        if X.shape[1] != self.landmarks_.shape[1]:
+            raise ValueError(f"X must have {self.landmarks_.shape[1]} features like the landmarks; got {X.shape[1]}.")
+        new = object.__new__(NystromFeatures)
+        new.__dict__.update({k: v for k, v in self.__dict__.items() if k not in ("features_", "_path_dists")})
+        new._kw = {**self._kw, "sigma": sigma}
+        T = new._factor(self.landmarks_)
+        new.transform_matrix_, new.rank_ = T, T.shape[1]
+        if keep_distances and self._kw["kernel"] == "gaussian":
+            from ._pointcloud import _frame, _scaled_exponent, _sq_dists
+
+            cached = self.__dict__.get("_path_dists")
+            if cached is None or cached[0] is not X:
+                A, B, scale = _frame(X.astype(np.float64, copy=False), self.landmarks_.astype(np.float64, copy=False))
+                cached = self._path_dists = (X, _sq_dists(A, B), scale)
+            Kb = np.exp(_scaled_exponent(cached[1].copy(), cached[2], sigma))
+            new.features_ = F = (Kb @ T).astype(self.dtype, copy=False)
+        else:
+            new.features_ = F = new.transform(X)
+        d = _kernel_diagonal(X.astype(np.result_type(X.dtype, np.float32), copy=False), new._kw)
+        Ff = F.astype(np.float64, copy=False)
+        new.error_ = max(float(np.sum(d) - np.einsum("ij,ij->", Ff, Ff)) / max(float(np.sum(d)), 1e-300), 0.0)
+        return new
+
     def kernel(self, A: ArrayLike, B: ArrayLike | None = None) -> NDArray[np.floating]:
         r"""The approximate kernel matrix :math:`\phi(A)\phi(B)^T`."""
         FA = self.transform(A)

@@ -15,7 +15,7 @@ rls_coefficients, rls_loo_error, fredholm_rls, warped_rls, KernelExpansion
 size_constrained_assignment, class_sizes, poisson_mbo, volume_mbo
     Class sizes: the size-constrained assignment (auction) and the MBO schemes
     (:mod:`graphrkhs.solvers._mbo`).
-nystrom_laprls_fit, nystrom_plaprls_fit, nystrom_consistency_grams, select_nystrom_laprls
+nystrom_laprls_fit, nystrom_plaprls_fit, nystrom_consistency_grams, select_nystrom_laprls, select_laprls_lowrank
     Low-rank (Nystrom) paths of the inductive learners (:mod:`graphrkhs.solvers._lowrank`).
 propose_labels
     Active learning: the next nodes to label (:mod:`graphrkhs.solvers._active`).

@@ -113,3 +113,26 @@ def test_fredholm_factored_call_either_order(n_b):
     A, B = X[:30], X[50:50 + n_b]
     expected = kern.features(A) @ kern.features(B).T
     np.testing.assert_allclose(kern(A, B), expected, rtol=1e-10, atol=1e-14 * np.abs(expected).max())
+
+
+def test_with_sigma_is_the_factor_of_the_same_landmarks():
+    """with_sigma(X, s2): the same uniform landmarks, F F^T = k(X, Z) K_ZZ^+ k(Z, X) at the new width (the
+    factor built from scratch with the same seed), and error_ is the trace error on X."""
+    X = np.random.default_rng(5).normal(size=(300, 3))
+    NystromFeatures, pairwise_kernel = g.NystromFeatures, g.pairwise_kernel
+    a = NystromFeatures(X, sigma=0.7, n_components=60, tol=0, landmarks="uniform", random_state=2)
+    b = a.with_sigma(X, 1.6)
+    c = NystromFeatures(X, sigma=1.6, n_components=60, tol=0, landmarks="uniform", random_state=2)
+    np.testing.assert_array_equal(b.landmarks_, c.landmarks_)
+    Z = X[b.landmark_index_]
+    KXZ = pairwise_kernel(X, Z, sigma=1.6)
+    expect = KXZ @ np.linalg.pinv(pairwise_kernel(Z, None, sigma=1.6), rcond=1e-13) @ KXZ.T
+    np.testing.assert_allclose(b.features_ @ b.features_.T, expect, atol=1e-6)
+    np.testing.assert_allclose(b.error_, (300 - np.trace(expect)) / 300, atol=1e-8)
+    d = a.with_sigma(X, 1.6, keep_distances=True)           # the distances kept: the same factor
+    d2 = a.with_sigma(X, 1.6, keep_distances=True)
+    np.testing.assert_allclose(d.features_ @ d.features_.T, expect, atol=1e-6)
+    np.testing.assert_allclose(d2.features_, d.features_, atol=1e-12)
+    np.testing.assert_allclose(a.features_ @ a.features_.T,
+                               NystromFeatures(X, sigma=0.7, n_components=60, tol=0, landmarks="uniform",
+                                               random_state=2).kernel(X), atol=1e-10)

@@ -629,6 +629,36 @@ add("select_nystrom_laprls", "ratio < 0",
     lambda: g.select_nystrom_laprls(FNY, LAB, YR, M, [1e-3], [-1.0]), Raises(ValueError, "sigmas"))
 add("select_nystrom_laprls", "NaN (Y)",
     lambda: g.select_nystrom_laprls(FNY, LAB, _with(YR, np.nan), M, [1e-3], [1.0]), Raises(ValueError, "Y"))
+bad_arrays("select_laprls_lowrank", "X", X, lambda A: g.select_laprls_lowrank(A, LAB, YR, M, [1.0]),
+           skip=("wrong shape",))
+add("select_laprls_lowrank", "NaN (Y)",
+    lambda: g.select_laprls_lowrank(X, LAB, _with(YR, np.nan), M, [1.0]), Raises(ValueError, "Y"))
+add("select_laprls_lowrank", "wrong shape (Y)",
+    lambda: g.select_laprls_lowrank(X, LAB, YR[:3], M, [1.0]), Raises(ValueError, "Y"))
+add("select_laprls_lowrank", "wrong shape (M)",
+    lambda: g.select_laprls_lowrank(X, LAB, YR, M[:5, :5], [1.0]), Raises(ValueError, "M"))
+add("select_laprls_lowrank", "sigma <= 0",
+    lambda: g.select_laprls_lowrank(X, LAB, YR, M, [0.0, 1.0]), Raises(ValueError, "sigmas"))
+add("select_laprls_lowrank", "ratio < 0",
+    lambda: g.select_laprls_lowrank(X, LAB, YR, M, [1.0], ratios=[-1.0]), Raises(ValueError, "ratios"))
+add("select_laprls_lowrank", "gamma_A NaN",
+    lambda: g.select_laprls_lowrank(X, LAB, YR, M, [1.0], [np.nan]), Raises(ValueError, "gamma_As"))
+add("select_laprls_lowrank", "no labels",
+    lambda: g.select_laprls_lowrank(X, [], YR[:0], M, [1.0]), Raises(ValueError, "labeled"))
+add("select_laprls_lowrank", "n_components 0",
+    lambda: g.select_laprls_lowrank(X, LAB, YR, M, [1.0], n_components=0), Raises(ValueError, "n_components"))
+def _rls_on_labels(r):
+    """No edges (M = 0): LapRLS is RLS on the labeled points, alpha = (K_SS + gamma_A l I)^-1 y on them, 0 elsewhere."""
+    res, alpha, b = r
+    KSS = g.pairwise_kernel(X[LAB], sigma=res.best_params["sigma"])
+    expect = np.zeros(N)
+    expect[LAB] = np.linalg.solve(KSS + res.best_params["gamma_A"] * LAB.size * np.eye(LAB.size), YR)
+    np.testing.assert_allclose(alpha, expect, rtol=1e-6, atol=1e-8 * np.abs(expect).max())
+
+
+add("select_laprls_lowrank", "no edges",
+    lambda: g.select_laprls_lowrank(X, LAB, YR, g.graph_penalty(EMPTY_GRAPH), [1.0], return_coef=True),
+    Correct(_rls_on_labels))
 
 bad_arrays("rls_fit", "K", KS, lambda k: g.rls_fit(k, YR, 0.1))
 bad_arrays("rls_fit", "Y", YR, lambda y: g.rls_fit(KS, y, 0.1), skip=("empty",), name="Y")

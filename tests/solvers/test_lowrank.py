@@ -210,3 +210,92 @@ def test_graph_gram_reused():
     np.testing.assert_allclose(g.nystrom_laprls_fit(F, S, Y, M, 1e-3, 10.0, graph_gram=G), w, rtol=1e-10)
     with pytest.raises(ValueError, match="graph_gram"):
         g.nystrom_laprls_fit(F, S, Y, M, 1e-3, 10.0, graph_gram=G[:5, :5])
+
+
+# ---------------------------------------------------------------------------
+# select_laprls_lowrank: the joint (width, ratio, gamma_A) selection on a low-rank surrogate
+# ---------------------------------------------------------------------------
+
+def test_warped_lowrank_gram_all_landmarks_is_the_exact_warped_gram(exact_features):
+    """m = n: A diag(1/(1 + rho d)) A^T is ManifoldRidgePath's exact G_SS = [K (I + rho' M K)^-1]_SS."""
+    from graphrkhs.solvers._lowrank import _warped_lowrank, _warped_lowrank_gram
+
+    A, d, _ = _warped_lowrank(exact_features.features_, S, M)
+    mp = g.ManifoldRidgePath(K, S, M)
+    for rho in [0.0, 1e3, 1e6]:
+        G = mp.gram(rho)
+        np.testing.assert_allclose(_warped_lowrank_gram(A, d, rho), G, atol=1e-8 * np.abs(G).max())
+
+
+def test_warped_lowrank_gram_is_the_cholesky_form():
+    """The eigen form equals F_S (I + rho F^T M F / n^2)^-1 F_S^T (a direct solve) at m < n."""
+    from graphrkhs.solvers._lowrank import _warped_lowrank, _warped_lowrank_gram
+
+    F = _features(50, tol=0.0, landmarks="uniform", random_state=1).features_
+    A, d, _ = _warped_lowrank(F, S, M)
+    n, rho = X.shape[0], 3e5
+    B = np.eye(F.shape[1]) + rho * (F.T @ (M @ F)) / n ** 2
+    G = F[S] @ np.linalg.solve(B, F[S].T)
+    np.testing.assert_allclose(_warped_lowrank_gram(A, d, rho), (G + G.T) / 2, atol=1e-10 * np.abs(G).max())
+
+
+def test_lowrank_selection_loo_is_brute_force_refits_of_the_surrogate():
+    """The surrogate's LOO scores: refits of nystrom_laprls_fit with the label left out (its point stays
+    in the graph), at every (ratio, gamma_A) of a small grid, on the landmarks of the selection."""
+    sig = [SIG]
+    rhos, gAs = np.array([0.0, 1e3, 1e6]), np.array([1e-4, 1e-2])
+    res = g.select_laprls_lowrank(X, S, Y, M, sig, gAs, rhos, n_components=40, extend=False, random_state=3)
+    F = g.NystromFeatures(X, sigma=SIG, n_components=40, tol=0, landmarks="uniform", random_state=3,
+                          dtype=np.float64).features_
+    l = S.size
+    for j, rho in enumerate(rhos):
+        for k, gA in enumerate(gAs):
+            resid = []
+            for i in range(l):
+                keep = np.delete(np.arange(l), i)
+                # the engine keeps l in the ridge: gamma * l / (l - 1) on l - 1 points is the same system
+                c = l / (l - 1)
+                w = g.nystrom_laprls_fit(F, S[keep], Y[keep], M, gA * c, rho * gA * c)
+                resid.append(Y[i] - F[S[i]] @ w)
+            np.testing.assert_allclose(-res.scores[0, j, k], np.mean(np.square(resid)), rtol=1e-6)
+
+
+def test_lowrank_selection_exact_step():
+    """The returned fit is the exact LapRLS (laprls_fit) at the selected values; its gamma_A minimizes the
+    exact LOO (brute-force refits) among the grid at the selected (sigma, ratio)."""
+    Xs, Ss, Ys, Ms = X[:200], S[S < 200], Y[S < 200], g.graph_penalty(g.knn_graph(X[:200], 8))
+    res, alpha, b = g.select_laprls_lowrank(Xs, Ss, Ys, Ms, [0.15, 0.3, 0.6], [1e-5, 1e-3, 1e-1],
+                                            n_components=50, extend=False, return_coef=True)
+    p = res.best_params
+    Ks = g.pairwise_kernel(Xs, sigma=p["sigma"])
+    np.testing.assert_allclose(Ks @ alpha, Ks @ g.laprls_fit(Ks, Ss, Ys, Ms, p["gamma_A"], p["gamma_I"]),
+                               atol=1e-7)
+    np.testing.assert_allclose(b, 0.0)
+    l = Ss.size
+    mse = []
+    for gA in res.grid["gamma_A"]:
+        resid = []
+        for i in range(l):
+            keep = np.delete(np.arange(l), i)
+            c = l / (l - 1)
+            a = g.laprls_fit(Ks, Ss[keep], Ys[keep], Ms, gA * c, p["ratio"] * gA * c)
+            resid.append(Ys[i] - Ks[Ss[i]] @ a)
+        mse.append(np.mean(np.square(resid)))
+    np.testing.assert_allclose(-res.exact_scores, mse, rtol=1e-5)
+    assert p["gamma_A"] == res.grid["gamma_A"][int(np.argmin(mse))]
+
+
+def test_lowrank_selection_all_landmarks_picks_the_exact_loo_point():
+    """n_components >= n: the surrogate is exact, so its best (sigma, ratio, gamma_A) is that of the exact LOO
+    over the same grid (ManifoldRidgePath per width and ratio)."""
+    Xs, Ss, Ys, Ms = X[:150], S[S < 150], Y[S < 150], g.graph_penalty(g.knn_graph(X[:150], 8))
+    sig, rhos, gAs = np.array([0.2, 0.4]), np.array([0.0, 1e2, 1e4]), np.array([1e-4, 1e-2, 1.0])
+    res = g.select_laprls_lowrank(Xs, Ss, Ys, Ms, sig, gAs, rhos, n_components=150, extend=False)
+    exact = np.empty((2, 3, 3))
+    for i, s in enumerate(sig):
+        mp = g.ManifoldRidgePath(g.pairwise_kernel(Xs, sigma=s), Ss, Ms)
+        for j, r in enumerate(rhos):
+            exact[i, j] = -np.mean(np.square(mp.path(r, False).loo_residuals(Ys[:, None], gAs * Ss.size)), axis=(1, 2))
+    np.testing.assert_allclose(res.scores, exact, rtol=1e-5, atol=1e-10)
+    i, j, k = np.unravel_index(np.argmax(exact), exact.shape)
+    assert (res.best_params["sigma"], res.best_params["ratio"], res.best_params["gamma_A"]) == (sig[i], rhos[j], gAs[k])
