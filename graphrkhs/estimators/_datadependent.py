@@ -658,13 +658,24 @@ class _Warped(_DataDependent):
         if joint:       # the width with the gammas, by LapRLS's own LOO (the warped RLS is LapRLS)
             W = self._graph(X)
             M = graph_penalty(W, self.laplacian, self.laplacian_power)
-            self.sigma_, self.gamma_A_, self.gamma_I_, res, _ = manifold_width_selection(
+            self.sigma_, self.gamma_A_, self.gamma_I_, res, _, Z = manifold_width_selection(
                 self, X, idx, Y, M, grid_of(self.sigma, self.sigma_ * WIDTH_FACTORS, "sigma"),
-                dict(kernel=self.kernel, degree=2, coef0=1.0))
+                dict(kernel=self.kernel, degree=2, coef0=1.0), return_basis=True)
             self.cv_results_ = res.cv_results_
             kern = self._make_kernel(X, W)
             XS = kern.X[idx]
-            right = kern.right_factor(XS)
+            if kern.solver_ == "direct" and self.gamma_A_ > 0 and X.dtype == np.float64:
+                # the selection's exact LU is of the warped kernel's own system I + rho' M K: it gave
+                # Z = (I + rho' M K)^{-1} E_S, and the labeled points' right factors are
+                # (I + rho' M K)^{-1} rho' M K E_S = E_S - Z, so the kernel is not factored again (its Gram
+                # matrix and LU stay unbuilt).  Not for float32 points: the kernel then works from a
+                # float32 Gram matrix, which right factors from the float64 selection would not match
+                V = -np.asarray(Z, dtype=np.float64)
+                V[idx, np.arange(idx.size)] += 1.0
+                right = (pairwise_kernel(kern.X, XS, kernel=self.kernel, sigma=self.sigma_, degree=2, coef0=1.0),
+                         V)
+            else:
+                right = kern.right_factor(XS)
             return kern, right, kern(XS, XS, right=right), self.gamma_A_
         if width and is_tuned(self.sigma) and idx.size >= MIN_LABELS:
             sigmas, extend = grid_of(self.sigma, self.sigma_ * WIDTH_FACTORS, "sigma")

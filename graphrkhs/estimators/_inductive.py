@@ -497,7 +497,7 @@ def joint_width(est):
             and is_tuned(est.gamma_A) and isinstance(est.gamma_I, str))
 
 
-def manifold_width_selection(est, X, S, Y, M, width_grid, kernel_kw):
+def manifold_width_selection(est, X, S, Y, M, width_grid, kernel_kw, *, return_basis=False):
     r"""``sigma``, ``gamma_A``, ``gamma_I`` = "auto" for LapRLS and the warped kernel: jointly, by the exact
     LOO of LapRLS on a low-rank surrogate of each width's kernel, then one exact LU at the selected point
     (:func:`~graphrkhs.select_laprls_lowrank`).
@@ -506,16 +506,18 @@ def manifold_width_selection(est, X, S, Y, M, width_grid, kernel_kw):
     best LapRLS is a wide kernel (about 2.8 x the median distance) with a graph-dominated ratio, which the
     RLS width (0.7 - 1 x) cannot reach (3.6 points lost).
 
-    Returns ``(sigma, gamma_A, gamma_I, result, (alpha, b))``.
+    Returns ``(sigma, gamma_A, gamma_I, result, (alpha, b))``; with ``return_basis`` the basis Z of the
+    selected LU is appended (:func:`~graphrkhs.select_laprls_lowrank`).
     """
     sigmas, extend = width_grid
     gA, extA = grid_of(est.gamma_A, LAPRLS_GAMMA_A_GRID, "gamma_A")
     kw = {k: v for k, v in kernel_kw.items() if k != "sigma"}
     rs = est.random_state if isinstance(est.random_state, (int, np.integer)) else 0
-    res, alpha, b = select_laprls_lowrank(X, S, Y, M, sigmas, gA, **kw, random_state=rs,
-                                          extend=bool(extend and extA), return_coef=True)
+    res, alpha, b, *Z = select_laprls_lowrank(X, S, Y, M, sigmas, gA, **kw, random_state=rs,
+                                              extend=bool(extend and extA), return_coef=True,
+                                              return_basis=return_basis)
     p = res.best_params
-    return p["sigma"], p["gamma_A"], p["gamma_I"], res, (np.asarray(alpha).reshape(X.shape[0], -1), b)
+    return (p["sigma"], p["gamma_A"], p["gamma_I"], res, (np.asarray(alpha).reshape(X.shape[0], -1), b), *Z)
 
 
 def manifold_selection(est, make_K, S, Y, M, *, consistency, fit_intercept, fallback):

@@ -911,7 +911,9 @@ class WarpedKernel:
     laplacian_power : int >= 1, default=1
         p, as in the paper (p = 1 in Belkin et al.'s LapRLS).
     solver : {"auto", "direct", "cg", "nystrom"}, default="auto"
-        ``"direct"``: factor the dense n x n system :math:`I + MK` once (LU).  ``"cg"``:
+        ``"direct"``: factor the dense n x n system :math:`I + MK` once (LU, with the Gram
+        matrix built at the first :meth:`right_factor`: evaluating the kernel with right
+        factors one already has, ``right=``, needs neither).  ``"cg"``:
         conjugate gradients on the SPD form :math:`(I + c R K R^T) s = R \mathbf k`,
         with :math:`M = c R^T R` and R sparse (a weighted incidence matrix times a power
         of L); its eigenvalues lie in :math:`[1, 1 + c\,\lambda_{max}(L)^p \lambda_{max}(K)]`,
@@ -1058,18 +1060,28 @@ class WarpedKernel:
             self._S = (S + S.T) / 2
             self.K = None
             return
-        progress(f"Gram matrix ({n} x {n}, {self.X.dtype})")
+        # the Gram matrix and (direct) the LU of I + M K are built at the first right_factor: a caller that
+        # has the right factors of its points already (the warped learner's selection, whose LU of the same
+        # system gives them, see right_factor) evaluates the kernel without them
+        self.K = self._lu = self._M = None
+        self._dtype = self.X.dtype
+
+    def _factor(self):
+        """The Gram matrix (direct and CG) and the LU of I + M K (direct), once."""
+        if self.K is not None:
+            return
+        n = self.n
+        self._progress(f"Gram matrix ({n} x {n}, {self.X.dtype})")
         self.K = self._k(self.X, self.X)
-        dtype = self.K.dtype
+        self._dtype = self.K.dtype
         if self.solver_ == "direct":
-            progress("LU factorization of I + M K")
+            self._progress("LU factorization of I + M K")
             K64 = self.K.astype(np.float64)
             M = sp.csr_array(self.c * (self.RT @ self.R))  # sparse: M @ K costs nnz(M) n, not n^3
             A = np.asarray(M @ K64)
             A[np.diag_indices(n)] += 1.0
             self._lu = sla.lu_factor(A, overwrite_a=True, check_finite=False)
             self._M = M
-        self._dtype = dtype
 
     def _k(self, A, B):
         return pairwise_kernel(A, B, self.kernel, sigma=self.sigma, degree=self.degree, coef0=self.coef0)
@@ -1091,6 +1103,7 @@ class WarpedKernel:
         KB64 = KB.astype(np.float64)
         if self.c == 0:
             return KB, np.zeros_like(KB64)
+        self._factor()
         if self.solver_ == "direct":
             V = sla.lu_solve(self._lu, np.asarray(self._M @ KB64), check_finite=False)
         else:
@@ -1123,7 +1136,8 @@ class WarpedKernel:
             right = self.right_factor(A if B is None else B)
         KB, V = right
         Bpts = A if B is None else check_points(B, "B")
-        out = np.empty((A.shape[0], V.shape[1]), dtype=np.result_type(A.dtype, self._dtype))
+        dtype = np.result_type(A.dtype, self._dtype) if KB is None else np.result_type(A.dtype, self._dtype, KB.dtype)
+        out = np.empty((A.shape[0], V.shape[1]), dtype=dtype)
         if self.solver_ == "nystrom":
             rows = _block_rows(max(V.shape), 8)
             for s in range(0, A.shape[0], rows):

@@ -426,7 +426,7 @@ def select_laprls_lowrank(X: ArrayLike, labeled: Indices, Y: ArrayLike, M: Matri
                           kernel: Any = "gaussian", degree: int = 3, coef0: float = 1.0,
                           n_components: int = LOWRANK_SELECTION_COMPONENTS, landmarks: str = "uniform",
                           random_state: Any = 0, scoring: str = "mse", extend: bool = True,
-                          max_extensions: int = 2, return_coef: bool = False
+                          max_extensions: int = 2, return_coef: bool = False, return_basis: bool = False
                           ) -> Union[GridResult, Tuple[GridResult, np.ndarray, np.ndarray]]:
     r"""Kernel width and :math:`(\gamma_A, \gamma_I)` of LapRLS jointly, by the exact LOO of a low-rank surrogate.
 
@@ -496,6 +496,12 @@ def select_laprls_lowrank(X: ArrayLike, labeled: Indices, Y: ArrayLike, M: Matri
     max_extensions : int, default=2
     return_coef : bool, default=False
         Also return ``(alpha, b)`` (``b = 0``) of the exact fit at the selected point, f = K alpha.
+    return_basis : bool, default=False
+        Also return the basis :math:`Z = (I + \rho' M K)^{-1} E_S` (n, l) of the exact LU at the
+        selected point (:meth:`~graphrkhs.ManifoldRidgePath.basis`).  It gives the warped kernel's
+        right factors of the labeled points without another solve:
+        :math:`(I + \rho' MK)^{-1}\rho' M K E_S = E_S - Z`
+        (:meth:`~graphrkhs.WarpedKernel.right_factor`).
 
     Returns
     -------
@@ -505,6 +511,7 @@ def select_laprls_lowrank(X: ArrayLike, labeled: Indices, Y: ArrayLike, M: Matri
         exact LOO, ``gamma_I``), and ``exact_scores`` the exact LOO scores over ``gamma_A``
         at that (sigma, ratio).
     alpha, b : ndarrays of shape (n, k) and (k,), only with ``return_coef``
+    Z : ndarray of shape (n, l), only with ``return_basis`` (after ``alpha, b`` when both are asked)
 
     Examples
     --------
@@ -616,7 +623,10 @@ def select_laprls_lowrank(X: ArrayLike, labeled: Indices, Y: ArrayLike, M: Matri
     ga = float(axes["gamma_A"][int(np.argmax(np.where(np.isfinite(exact), exact, -np.inf)))])
     res.best_params = {"sigma": s, "ratio": r, "gamma_A": ga, "gamma_I": r * ga}
     res.exact_scores = exact
-    if not return_coef:
-        return res
-    alpha, b = mp.coef(Y2, ga, r)
-    return res, (alpha[:, 0] if was_1d else alpha), b
+    out = (res,)
+    if return_coef:
+        alpha, b = mp.coef(Y2, ga, r)
+        out += ((alpha[:, 0] if was_1d else alpha), b)
+    if return_basis:
+        out += (mp.basis(r),)
+    return out[0] if len(out) == 1 else out

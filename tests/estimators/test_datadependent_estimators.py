@@ -265,3 +265,23 @@ def test_relative_alpha_fits_the_sklearn_regression_data_at_the_checks_value():
     assert reg.score(X, y) > 0.5
     G = reg.kernel_(reg.labeled_points_, reg.labeled_points_, right=reg.right_)
     np.testing.assert_allclose(reg.alpha_ * len(y), 0.01 * np.mean(np.diag(G)), rtol=1e-12)
+
+
+def test_warped_auto_reuses_the_selection_lu_and_equals_the_fit_at_the_selected_values():
+    """sigma/gamma 'auto': the width chosen jointly by LapRLS's LOO (select_laprls_lowrank); the right
+    factors of the labeled points come from the selection's basis (E_S - Z), the kernel is never factored,
+    and the fit equals a fresh WarpedKernelClassifier and LapRLSClassifier at the selected values."""
+    from graphrkhs import LapRLSClassifier, WarpedKernelClassifier
+    from graphrkhs.datasets import make_noisy_circles, sample_labels
+
+    X, y = make_noisy_circles(200, random_state=5)
+    yp, _ = sample_labels(y, 6, random_state=5)
+    auto = WarpedKernelClassifier().fit(X, yp)
+    assert auto.gamma_I_ > 0 and auto.kernel_.K is None            # graph term on, no Gram / LU built
+    fixed = WarpedKernelClassifier(sigma=auto.sigma_, gamma_A=auto.gamma_A_, gamma_I=auto.gamma_I_).fit(X, yp)
+    assert fixed.kernel_.K is not None
+    F = auto.decision_function(X)
+    np.testing.assert_allclose(F, fixed.decision_function(X), rtol=1e-6, atol=1e-8 * np.abs(F).max())
+    lap = LapRLSClassifier().fit(X, yp)
+    assert (lap.sigma_, lap.gamma_A_, lap.gamma_I_) == (auto.sigma_, auto.gamma_A_, auto.gamma_I_)
+    np.testing.assert_allclose(lap.decision_function(X), F, rtol=1e-6, atol=1e-8 * np.abs(F).max())
