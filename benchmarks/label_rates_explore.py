@@ -23,6 +23,44 @@ import label_rates as lr
 
 
 # ---------------------------------------------------------------------------
+# the metric of the graph: a transform of X before the (exact, Euclidean) neighbour search
+# ---------------------------------------------------------------------------
+
+def transform(X, metric, seed=0):
+    """``euclid``: X itself.  ``cos``: rows scaled to unit length (Euclidean distance on them is
+    sqrt(2 - 2 cos), a monotone function of the cosine distance).  ``pca<m>``: the first m principal
+    components (centred, exact SVD of the covariance); ``pca<m>w``: the same, whitened (each component
+    divided by its standard deviation).  ``cospca<m>[w]``: unit rows, then PCA."""
+    X = np.asarray(X, dtype=np.float64)
+    if metric == "euclid":
+        return X
+    if metric.startswith("cos"):
+        X = X / np.maximum(np.linalg.norm(X, axis=1, keepdims=True), 1e-300)
+        metric = metric[3:] or "euclid"
+        if metric == "euclid":
+            return X
+    if metric.startswith("pca"):
+        white = metric.endswith("w")
+        m = int(metric[3:].rstrip("w"))
+        Xc = X - X.mean(0)
+        evals, evecs = np.linalg.eigh(Xc.T @ Xc / X.shape[0])
+        order = np.argsort(evals)[::-1][:m]
+        Z = Xc @ evecs[:, order]
+        if white:
+            Z /= np.sqrt(np.maximum(evals[order], 1e-300))
+        return Z
+    raise ValueError(f"unknown metric {metric!r}")
+
+
+def neighbours(dataset, X, metric, k=30):
+    """Exact k-NN lists of the transformed points, cached per metric (the Euclidean ones are
+    label_rates.py's cache)."""
+    if metric == "euclid":
+        return lr.exact_neighbours(dataset, X, k)
+    return lr.exact_neighbours(f"{dataset}-{metric}", transform(X, metric), k)
+
+
+# ---------------------------------------------------------------------------
 # graphs from neighbour lists
 # ---------------------------------------------------------------------------
 
@@ -219,10 +257,15 @@ def main():
     p.add_argument("--ensembles", action="store_true")
     p.add_argument("--classes", default=None, help="subset of classes, e.g. 0,2,4,6")
     p.add_argument("--ens-weights", default="0.5", help="weights w of w z(a) + (1 - w) z(b), e.g. 0.3,0.5,0.7")
+    p.add_argument("--metrics", default="euclid",
+                   help="metrics of our graphs (see transform): euclid,cos,pca50,pca50w,cospca100,...; "
+                        "graph names get the suffix @<metric> unless it is euclid")
     args = p.parse_args()
     X, y = lr.load(args.dataset)
     y = np.unique(np.asarray(y), return_inverse=True)[1]
     I, D = lr.exact_neighbours(args.dataset, X, 30)
+    if args.classes and args.metrics != "euclid":
+        raise SystemExit("--classes with --metrics other than euclid is not supported")
     if args.classes:
         keep = np.isin(y, [int(v) for v in args.classes.split(",")])
         # re-search on the subset (neighbour lists of the full set would point outside it)
@@ -231,14 +274,21 @@ def main():
         D, I = knn_search(np.asarray(X), 30, "brute", None)
     C = int(y.max()) + 1
     graphs = {}
-    for g in args.graphs.split(","):
-        # names: <weight><k>, e.g. gauss10, st15; "st1_<k>" (or st110 = st1_10) for the library's self-tuning
-        if g.startswith("st1_") or g == "st110":
-            wname, k = "st1", int(g[4:] if "_" in g else 10)
+    for metric in args.metrics.split(","):
+        if metric == "euclid":
+            Im, Dm = I, D
         else:
-            wname = g.rstrip("0123456789")
-            k = int(g[len(wname):])
-        graphs[g] = graph(I, D, k, wname)
+            t0 = time.perf_counter()
+            Im, Dm = neighbours(args.dataset, X, metric)
+            print(f"neighbours on {metric}: {time.perf_counter() - t0:.1f} s (0 if cached)", flush=True)
+        for g in args.graphs.split(","):
+            # names: <weight><k>, e.g. gauss10, st15; "st1_<k>" (or st110 = st1_10) for the library's self-tuning
+            if g.startswith("st1_") or g == "st110":
+                wname, k = "st1", int(g[4:] if "_" in g else 10)
+            else:
+                wname = g.rstrip("0123456789")
+                k = int(g[len(wname):])
+            graphs[g if metric == "euclid" else f"{g}@{metric}"] = graph(Im, Dm, k, wname)
     names = args.configs.split(",")
     own = [c for c in names if not c.startswith(("gl-", "glon-"))]
     cfgs = configs(",".join(own)) if own else {}
@@ -285,7 +335,7 @@ def main():
             t = (time.perf_counter() - t0) / len(sets)
             cells = "  ".join(f"{pp} {100 * np.mean(v):5.2f}+-{100 * np.std(v):4.2f}" for pp, v in acc.items())
             ex = f"  alpha {np.median(extra):.0e} kernels {sorted(set(kernels))}" if extra else ""
-            print(f"{args.dataset}{'[' + args.classes + ']' if args.classes else ''} {rate:>3}/cl {gname:<8} "
+            print(f"{args.dataset}{'[' + args.classes + ']' if args.classes else ''} {rate:>3}/cl {gname:<14} "
                   f"{cname:<22} {cells}  {t:5.1f}s{ex}", flush=True)
         if args.ensembles:
             # sums of z-scored score matrices of pairs of configurations (same graph, same draw)
@@ -303,7 +353,7 @@ def main():
                                 acc[pp].append(np.mean(POST[pp](F, y[S], C)[hidden] == y[hidden]))
                         cells = "  ".join(f"{pp} {100 * np.mean(v):5.2f}+-{100 * np.std(v):4.2f}"
                                           for pp, v in acc.items())
-                        print(f"{args.dataset} {rate:>3}/cl {gname:<8} {wa:g} z({a})+{1 - wa:g} z({b}) {cells}",
+                        print(f"{args.dataset} {rate:>3}/cl {gname:<14} {wa:g} z({a})+{1 - wa:g} z({b}) {cells}",
                               flush=True)
 
 

@@ -12,7 +12,7 @@ import dataclasses
 from typing import Optional
 
 from .._core.validation import check_option, check_scalar
-from ._construct import KNN_ALGORITHMS, MODES, RADIUS_ALGORITHMS, WEIGHTS, epsilon_graph, knn_graph
+from ._construct import KNN_ALGORITHMS, METRICS, MODES, RADIUS_ALGORITHMS, WEIGHTS, epsilon_graph, knn_graph
 from ._convert import as_adjacency
 from ._laplacian import LAPLACIANS, laplacian
 
@@ -55,6 +55,9 @@ class GraphSpec:
         Symmetrization of the kNN relation (:func:`knn_graph`).
     algorithm : str, default="auto"
         Neighbour search (:func:`knn_graph`, :func:`epsilon_graph`).
+    metric : {"euclidean", "cosine"}, default="euclidean"
+        Distance of the graph: ``"cosine"`` builds it on the rows scaled to
+        unit length (:func:`knn_graph`).
     laplacian : {"combinatorial", "normalized", "randomwalk"}, default="combinatorial"
         Laplacian kind (:func:`laplacian`'s default).
     laplacian_power : int >= 1, default=1
@@ -82,6 +85,7 @@ class GraphSpec:
     laplacian: str = "combinatorial"
     laplacian_power: int = 1
     relative_width: float = 1.0
+    metric: str = "euclidean"
 
     def validate(self, n_samples=None):
         """Check every field (and ``n_neighbors < n_samples`` when n is given); returns self.
@@ -94,6 +98,7 @@ class GraphSpec:
         check_scalar(self.sigma, "sigma", low=0, low_inclusive=False, allow_none=True)
         check_scalar(self.relative_width, "relative_width", low=0, low_inclusive=False)
         check_option(self.mode, "mode", MODES)
+        check_option(self.metric, "metric", METRICS)
         check_option(self.algorithm, "algorithm", KNN_ALGORITHMS if self.kind == "knn" else RADIUS_ALGORITHMS)
         check_option(self.laplacian, "laplacian", LAPLACIANS)
         check_scalar(self.laplacian_power, "laplacian_power", kind="int", low=1)
@@ -126,9 +131,10 @@ class GraphSpec:
         if self.kind == "knn":
             return knn_graph(X, self.n_neighbors, weight=self.weight, sigma=self.sigma,
                              relative_width=self.relative_width, mode=self.mode, algorithm=self.algorithm,
-                             dtype=dtype, verbose=verbose, random_state=random_state)
+                             metric=self.metric, dtype=dtype, verbose=verbose, random_state=random_state)
         return epsilon_graph(X, self.radius, weight=self.weight, sigma=self.sigma,
-                             relative_width=self.relative_width, algorithm=self.algorithm, dtype=dtype,
+                             relative_width=self.relative_width, algorithm=self.algorithm, metric=self.metric,
+                             dtype=dtype,
                              verbose=verbose)
 
     def laplacian_of(self, W, *, dtype=None):

@@ -164,6 +164,55 @@ def test_graph_from_neighbors_and_graphspec_pass_relative_width():
         graph_from_neighbors(dist, idx, weight="self-tuning", relative_width=-1.0)
 
 
+@pytest.mark.parametrize("weight", ["self-tuning", "gaussian", "binary"])
+@pytest.mark.parametrize("algorithm", ["kd_tree", "brute"])
+def test_knn_graph_cosine_metric_matches_dense_oracle(weight, algorithm):
+    # neighbours by the cosine distance 1 - cos(theta) (scipy's cdist 'cosine', on the raw rows), weights of
+    # the chord distance d^2 = 2 - 2 cos(theta) = 2 * cosine distance between the unit vectors
+    rng = np.random.default_rng(21)
+    X = rng.normal(size=(150, 5)) * rng.uniform(0.1, 10.0, size=(150, 1))  # rows of very different lengths
+    k = 6
+    C = cdist(X, X, "cosine")
+    np.fill_diagonal(C, np.inf)
+    order = np.argsort(C, axis=1)[:, :k]
+    rows = np.repeat(np.arange(150), k)
+    d2 = 2.0 * C[rows, order.ravel()]
+    if weight == "self-tuning":
+        s2 = 2.0 * np.take_along_axis(C, order, axis=1)[:, -1]  # squared distance to the k-th neighbour
+        w = np.exp(-d2 / (0.5**2 * np.sqrt(s2[rows] * s2[order.ravel()])))
+    elif weight == "gaussian":
+        w = np.exp(-d2 / (2 * np.mean(np.sqrt(d2)) ** 2))
+    else:
+        w = np.ones_like(d2)
+    A = np.zeros((150, 150))
+    A[rows, order.ravel()] = w
+    W = knn_graph(X, k, weight=weight, relative_width=0.5, metric="cosine", algorithm=algorithm)
+    np.testing.assert_allclose(W.toarray(), np.maximum(A, A.T), rtol=1e-9, atol=1e-14)
+    # a positive scaling of every row leaves the graph unchanged; the Euclidean graph of these rows differs
+    W2 = knn_graph(X * rng.uniform(0.01, 100.0, size=(150, 1)), k, weight=weight, relative_width=0.5,
+                   metric="cosine", algorithm=algorithm)
+    np.testing.assert_allclose(W2.toarray(), W.toarray(), rtol=1e-9, atol=1e-14)
+    assert (knn_graph(X, k, weight="binary") != knn_graph(X, k, weight="binary", metric="cosine")).nnz > 0
+
+
+def test_cosine_metric_through_graphspec_and_epsilon_graph():
+    from graphrkhs import GraphSpec, epsilon_graph
+
+    rng = np.random.default_rng(22)
+    X = rng.normal(size=(80, 4)) * rng.uniform(0.5, 5.0, size=(80, 1))
+    U = X / np.linalg.norm(X, axis=1, keepdims=True)
+    spec = GraphSpec(n_neighbors=5, weight="self-tuning", relative_width=0.5, metric="cosine")
+    np.testing.assert_allclose(spec.build(X).toarray(),
+                               knn_graph(U, 5, weight="self-tuning", relative_width=0.5).toarray(), rtol=1e-10)
+    # epsilon: i ~ j iff 2 - 2 cos(theta_ij) <= radius^2
+    E = epsilon_graph(X, 0.6, weight="binary", metric="cosine").toarray()
+    expected = (2.0 * cdist(X, X, "cosine") <= 0.36).astype(float)
+    np.fill_diagonal(expected, 0.0)
+    np.testing.assert_array_equal(E, expected)
+    with pytest.raises(ValueError, match="metric"):
+        knn_graph(np.vstack([X, np.zeros((1, 4))]), 5, metric="cosine")
+
+
 def test_knn_graph_default_sigma_is_mean_knn_distance():
     X = _points(150, 4, seed=2)
     dist, _ = _sklearn_directed(X, 5)

@@ -226,6 +226,11 @@ for fname, fn in (("knn_graph", lambda Z, **k: g.knn_graph(Z, 3, **k)),
                 Correct(allclose(g.epsilon_graph(X, 1.0, weight="binary"))))
     add(fname, "offset", lambda fn=fn: fn(X + 1e8), Correct(lambda Wr: (_graph_checks(Wr), Wr.nnz > 0)))
     unknown_option(fname, lambda fn=fn: fn(X, weight="bogus"), "weight")
+    unknown_option(fname, lambda fn=fn: fn(X, metric="bogus"), "metric")
+    add(fname, "cosine: zero row", lambda fn=fn: fn(_with(X, 0.0, (0, slice(None))), metric="cosine"),
+        Raises(ValueError, "metric"))
+    add(fname, "cosine: huge", lambda fn=fn: fn(1e300 * X, metric="cosine"),
+        Correct(allclose(fn(X, metric="cosine"), rtol=1e-9)))
 add("knn_graph", "duplicate points", lambda: g.knn_graph(np.zeros((10, 2)), 3),
     Correct(lambda Wr: (_graph_checks(Wr), Wr.nnz > 0)))
 
@@ -721,6 +726,7 @@ add("GraphSpec", "one sample", lambda: g.GraphSpec(n_neighbors=3).build(X[:1]), 
 add("GraphSpec", "huge", lambda: g.GraphSpec(n_neighbors=3).build(np.ldexp(X, 500)),
     Correct(allclose(g.GraphSpec(n_neighbors=3).build(X), rtol=1e-9)))
 unknown_option("GraphSpec", lambda: g.GraphSpec(kind="bogus").build(X), "kind")
+unknown_option("GraphSpec", lambda: g.GraphSpec(metric="bogus").build(X), "metric")
 add("GraphSpec", "epsilon without radius", lambda: g.GraphSpec(kind="epsilon").build(X), Raises(ValueError, "radius"))
 
 
