@@ -4,7 +4,7 @@ Public API
 ----------
 Transductive (label the nodes of one graph; :mod:`graphrkhs.estimators._transductive`)
     LaplacianRegularizationClassifier / Regressor, PoissonLearningClassifier,
-    GraphKernelRidgeClassifier / Regressor, GraphTVClassifier / Regressor.
+    GraphKernelRidgeClassifier / Regressor, PoissonRidgeEnsembleClassifier, GraphTVClassifier / Regressor.
 Class sizes (:mod:`graphrkhs.estimators._mbo`)
     PoissonMBOClassifier, VolumeMBOClassifier.
 Inductive (fit on labeled and unlabeled points, predict anywhere; :mod:`graphrkhs.estimators._inductive`)

@@ -9,6 +9,9 @@ Each estimator is a thin layer over a plain function of
 :class:`PoissonLearningClassifier`                     :func:`~graphrkhs.poisson_learning`
 :class:`GraphKernelRidgeClassifier` / ``Regressor``    :func:`~graphrkhs.graph_kernel_ridge`
                                                        (+ :func:`~graphrkhs.graph_kernel_ridge_loo`)
+:class:`PoissonRidgeEnsembleClassifier`                :func:`~graphrkhs.poisson_learning` and
+                                                       :func:`~graphrkhs.graph_kernel_ridge` on one graph,
+                                                       standardized scores averaged
 :class:`GraphTVClassifier` / ``Regressor``             :func:`~graphrkhs.graph_kernel_tv` (classifier's
                                                        default), :func:`~graphrkhs.graph_tv`
 =====================================================  ==============================================
@@ -87,6 +90,7 @@ __all__ = [
     "PoissonLearningClassifier",
     "GraphKernelRidgeClassifier",
     "GraphKernelRidgeRegressor",
+    "PoissonRidgeEnsembleClassifier",
     "GraphTVClassifier",
     "GraphTVRegressor",
 ]
@@ -666,6 +670,123 @@ class GraphKernelRidgeRegressor(_TransductiveRegressor, _GraphKernelRidge):
     >>> bool(np.all(np.diff(f) > 0))                           # increasing from label 0 to label 1
     True
     """
+
+
+# ---------------------------------------------------------------------------
+# Poisson learning + graph kernel ridge: the standardized-score ensemble
+# ---------------------------------------------------------------------------
+
+def _standardize_columns(F):
+    r"""Each class column standardized over all n nodes: :math:`z(F)_{ic} = (F_{ic} - m_c) / (s_c + 10^{-300})`.
+
+    :math:`m_c` and :math:`s_c` are the mean and the population standard deviation (ddof 0) of column
+    c over every node, labeled ones included (``benchmarks/label_rates_explore.py``'s ``pp_zscore``);
+    the :math:`10^{-300}` keeps a constant column (:math:`s_c = 0`) at 0 instead of NaN.
+    """
+    F = np.asarray(F, dtype=np.float64)
+    return (F - F.mean(axis=0)) / (F.std(axis=0) + 1e-300)
+
+
+class PoissonRidgeEnsembleClassifier(_TransductiveClassifier, _GraphKernelRidge):
+    __doc__ = r"""Poisson learning and graph kernel ridge on one graph: their standardized scores averaged.
+
+    .. math::
+
+       F = w\, z(F_{\mathrm{P}}) + (1 - w)\, z(F_{\mathrm{R}}), \qquad
+       z(F)_{ic} = \frac{F_{ic} - m_c}{s_c + 10^{-300}},
+
+    :math:`F_{\mathrm{P}}` Poisson learning's class scores (Calder, Cook,
+    Thorpe & Slepcev, ICML 2020; :func:`~graphrkhs.poisson_learning`, as
+    :class:`PoissonLearningClassifier`), :math:`F_{\mathrm{R}}` graph kernel
+    ridge's one-vs-all scores (Pena 2017; :math:`\Phi_{:,S}(\Phi_{SS} + \mu
+    I)^{-1} Y_S`, as :class:`GraphKernelRidgeClassifier`, with its own
+    leave-one-out choice of :math:`\mu` for ``alpha="auto"``), both on the
+    same graph, built once; :math:`m_c`, :math:`s_c` the mean and population
+    standard deviation of class column c over all n nodes (labeled ones
+    included).  Class = argmax of :math:`F` (then ``class_priors`` /
+    ``class_normalization`` as for every classifier).  The standardization
+    puts the two methods' scores, of very different scales (Poisson's
+    potentials grow with the graph, ridge scores live in [0, 1]), on one
+    scale per class; it also removes any positive rescaling of a class column,
+    so Poisson's :math:`b / \bar y` reweighting would change nothing and is
+    not applied.  ``w = 1`` labels as standardized Poisson learning, ``w = 0``
+    as standardized kernel ridge.
+
+    In the label-rate exploration of issue 15 on Fashion-MNIST raw pixels
+    (``benchmarks/results/label_rates_exploration.md``, session 3; 5 label
+    draws, a 10-NN self-tuning cosine graph), ``w = 0.5`` labeled 66.9 / 73.2
+    / 76.7 / 81.4 % of the unlabeled images at 1 / 5 / 10 / 50 labels per
+    class, against 65.5 / 67.6 / 70.6 / 71.3 (Poisson) and 63.2 / 72.8 /
+    76.4 / 81.8 (kernel ridge) on the same graph and draws.  Not yet
+    confirmed on the 20-draw benchmark; not a default anywhere.  That graph
+    is ``graph=GraphSpec(n_neighbors=10, weight="self-tuning",
+    relative_width=0.5, metric="cosine")``.  ``predict_proba`` is the softmax
+    of the combined scores (a monotone map, not a calibrated probability).
+
+    Parameters
+    ----------
+    kernel : filter or list of filters, optional
+        The response :math:`\varphi` of the kernel ridge part (default
+        ``Matern(2, 10.0)``, as :class:`GraphKernelRidgeClassifier`).
+    poisson_weight : float in [0, 1], default=0.5
+        :math:`w`, the weight of the standardized Poisson scores.
+    alpha : float > 0 or "auto", default="auto"
+        :math:`\mu` of the kernel ridge part; "auto": exact leave-one-out over
+        ``alphas`` on the ridge scores alone (as :class:`GraphKernelRidgeClassifier`).
+    alphas : sequence of float, default=(1e-4, 1e-3, 1e-2, 1e-1, 1)
+        The grid for ``alpha="auto"``.
+    method : {"auto", "direct", "cg", "sparse"}, default="auto"
+        Kernel ridge solver path for a fixed ``alpha``.
+    laplacian : {"normalized", "combinatorial"}, default="normalized"
+        Laplacian of the kernel ridge part (Poisson learning uses the
+        combinatorial one, as :func:`~graphrkhs.poisson_learning`).
+    tol : float, default=1e-6
+        CG relative residual of the Poisson solve.
+    preconditioner : {"auto", "amg", "jacobi", None}, default="auto"
+        Of the Poisson solve, see :func:`~graphrkhs.poisson_learning`.
+    backend : {"auto", "numpy", "mpi", "dask"}, default="auto"
+        Where the kernel ridge part's Chebyshev passes and solves run.
+    """ + _GRAPH_DOC + r"""
+    Attributes
+    ----------
+    poisson_scores_, ridge_scores_ : ndarray of shape (n_nodes, n_classes)
+        :math:`F_{\mathrm{P}}` and :math:`F_{\mathrm{R}}` before standardization.
+    alpha_, kernel_, loo_scores_, cv_results_
+        Of the kernel ridge part, see :class:`GraphKernelRidgeClassifier`.
+    classes_, transduction_, scores_, label_distributions_, n_features_in_
+        See :mod:`graphrkhs.transductive`; ``scores_`` is :math:`F`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from graphrkhs import PoissonRidgeEnsembleClassifier
+    >>> X = np.r_[np.zeros((5, 1)), np.ones((5, 1))] + np.arange(10)[:, None] * 1e-3
+    >>> y = np.full(10, -1); y[[0, 1]], y[[8, 9]] = 0, 1
+    >>> PoissonRidgeEnsembleClassifier(n_neighbors=3).fit(X, y).transduction_
+    array([0, 0, 0, 0, 0, 1, 1, 1, 1, 1])
+    """
+
+    _scoring = "accuracy"
+    _parameter_constraints = {"poisson_weight": [Interval("real", 0, 1, closed="both")], "tol": _TOL,
+                              "preconditioner": _PRECONDITIONERS}
+
+    def __init__(self, kernel=None, *, poisson_weight: float = 0.5, alpha: Union[float, str] = "auto",
+                 alphas: Sequence[float] = DEFAULT_ALPHAS, fit_intercept: Union[bool, str] = "auto",
+                 method: str = "auto", laplacian: str = "normalized", tol: float = 1e-6,
+                 preconditioner: Optional[str] = "auto", graph: GraphArg = "knn", n_neighbors: int = 10,
+                 radius: Optional[float] = None, weight: str = "gaussian", sigma: Optional[float] = None,
+                 unlabeled: Optional[Hashable] = UNLABELED, class_priors: Optional[Sequence[float]] = None,
+                 class_normalization: Optional[str] = None, verbose: Optional[bool] = None, backend: str = "auto"):
+        self._store_init_params(locals())
+
+    def _solve(self, W, S, Y):
+        # one graph W for both parts (built once by _fit); Y holds the one-hot labels
+        F_p = np.asarray(poisson_learning(W, S, Y, tol=self.tol, preconditioner=self.preconditioner),
+                         dtype=np.float64).reshape(W.shape[0], -1)
+        F_r = np.asarray(_GraphKernelRidge._solve(self, W, S, Y), dtype=np.float64).reshape(W.shape[0], -1)
+        self.poisson_scores_, self.ridge_scores_ = F_p, F_r
+        w = float(self.poisson_weight)
+        return w * _standardize_columns(F_p) + (1.0 - w) * _standardize_columns(F_r)
 
 
 # ---------------------------------------------------------------------------

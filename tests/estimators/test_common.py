@@ -1,4 +1,4 @@
-"""The estimator contract, checked on all 23 estimators at once.
+"""The estimator contract, checked on all 24 estimators at once.
 
 scikit-learn's common checks (an expected failure only where the estimator declares, with the
 reason, that the method cannot meet the check by its nature), the label encoder's marker rules,
@@ -27,9 +27,9 @@ REGRESSORS = [E for E in ALL if not is_classifier(E())]
 TRANSDUCTIVE_CLASSES = [getattr(graphrkhs, name) for name in TRANSDUCTIVE]
 
 
-def test_the_23_estimators():
-    assert len(ALL) == 23
-    assert len(CLASSIFIERS) == 13 and len(REGRESSORS) == 10
+def test_the_24_estimators():
+    assert len(ALL) == 24
+    assert len(CLASSIFIERS) == 14 and len(REGRESSORS) == 10
 
 
 def _small(E, **kw):
@@ -281,6 +281,9 @@ BAD_PARAMETERS = [
     ("GraphKernelRidgeRegressor", "alphas", (1.0, -1.0)),
     ("GraphKernelRidgeClassifier", "kernel", "heat"),
     ("GraphKernelRidgeClassifier", "method", "lu"),
+    ("PoissonRidgeEnsembleClassifier", "poisson_weight", 1.5),
+    ("PoissonRidgeEnsembleClassifier", "poisson_weight", "half"),
+    ("PoissonRidgeEnsembleClassifier", "preconditioner", "ilu"),
     ("GraphTVClassifier", "max_iter", 0),
     ("GraphTVRegressor", "alpha", 0.0),
     ("GraphTVClassifier", "graph", "full"),

@@ -782,7 +782,8 @@ add("GraphSpec", "epsilon without radius", lambda: g.GraphSpec(kind="epsilon").b
 # ---------------------------------------------------------------------------------------------
 
 ESTIMATORS = [n for n in g.__all__ if n.endswith(("Classifier", "Regressor"))]
-TRANSDUCTIVE = {"LaplacianRegularization", "PoissonLearning", "GraphKernelRidge", "GraphTV", "PoissonMBO", "VolumeMBO"}
+TRANSDUCTIVE = {"LaplacianRegularization", "PoissonLearning", "GraphKernelRidge", "GraphTV", "PoissonMBO", "VolumeMBO",
+                "PoissonRidgeEnsemble"}
 XE = np.vstack([RNG.normal(size=(15, 2)), RNG.normal(size=(15, 2)) + 4.0])
 LAB_E = np.array([0, 1, 15, 16])
 YC = np.full(N, -1)
@@ -913,6 +914,15 @@ for name in [n for n in ESTIMATORS if n.endswith("Classifier")]:
             Raises(ValueError, "class_priors"))
     add(name, "unknown option (class_normalization)",
         lambda name=name: _fit_predict(name, XE, YC, class_normalization="bogus"), Raises(ValueError, "class_normalization"))
+
+# The Poisson + kernel ridge ensemble (issue 15): its weight in [0, 1], named when out of range
+for _w in (-0.1, 1.5, np.nan):
+    add("PoissonRidgeEnsembleClassifier", f"poisson_weight {_w}",
+        lambda w=_w: _fit_predict("PoissonRidgeEnsembleClassifier", XE, YC, poisson_weight=w),
+        Raises(ValueError, "poisson_weight"))
+add("PoissonRidgeEnsembleClassifier", "poisson_weight 1 (Poisson alone, standardized)",
+    lambda: _fit_predict("PoissonRidgeEnsembleClassifier", XE, YC, poisson_weight=1),
+    Correct(lambda p: set(np.unique(p)) <= {0, 1}))
 
 # The size-constrained assignment and the MBO solvers (issue 15)
 _S3 = RNG.random((N, 3))
