@@ -90,7 +90,7 @@ def test_heat_coefficients_bessel_closed_form(t, lmax_):
 
 def test_coefficients_match_pygsp_with_its_quadrature():
     G = to_pygsp(_geometric(80))
-    G.estimate_lmax()
+    G.estimate_lmax(method="bounds")      # deterministic (the Lanczos estimate has a random start)
     g = pygsp.filters.Heat(G, scale=[2.0, 7.0])
     ref = pygsp.filters.approximations.compute_cheby_coeff(g, m=20)
     ours = chebyshev_coefficients(filters.Heat(2.0 / G.lmax), 20, G.lmax, n_points=21)
@@ -246,7 +246,10 @@ def test_isolated_node_gets_phi_of_zero():
 def test_agrees_with_pygsp_chebyshev_heat():
     W = _geometric(150, seed=8)
     G = to_pygsp(W)
-    G.estimate_lmax()
+    # PyGSP's default estimate (Lanczos, tol 5e-3, random start, times 1.01) can land below the spectrum
+    # (7.576 against a Rayleigh quotient of 7.616 in one CI run), which our lmax check rightly refuses:
+    # its deterministic upper bound gives both implementations the same valid interval
+    G.estimate_lmax(method="bounds")
     s = np.random.default_rng(0).normal(size=(150, 2))
     for tau in (1.0, 10.0):
         ref = pygsp.filters.Heat(G, scale=tau).filter(s, method="chebyshev", order=30)
