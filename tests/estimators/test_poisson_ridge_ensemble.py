@@ -111,3 +111,101 @@ def test_string_labels_and_a_custom_marker():
     ref = PoissonRidgeEnsembleClassifier(n_neighbors=6).fit(X, yy)
     np.testing.assert_array_equal(est.classes_, names)
     np.testing.assert_array_equal(est.transduction_, names[ref.transduction_])
+
+
+# ---------------------------------------------------------------------------
+# graph="auto": the data guard (cosine self-tuning graph for many non-negative columns)
+# ---------------------------------------------------------------------------
+
+def _profiles(n_features=40, n=90, seed=0):
+    """Non-negative 'images': three class profiles times random brightness plus noise (>= 0)."""
+    rng = np.random.default_rng(seed)
+    y = np.repeat(np.arange(3), n // 3)
+    profiles = rng.uniform(0, 1, size=(3, n_features)) ** 3
+    X = profiles[y] * rng.uniform(0.3, 3.0, size=(n, 1)) + 0.05 * rng.uniform(size=(n, n_features))
+    yy = np.full(n, -1)
+    for c in range(3):
+        yy[np.flatnonzero(y == c)[:2]] = c
+    return X, y, yy
+
+
+def _same_as_precomputed(est, X, yy, W):
+    ref = PoissonRidgeEnsembleClassifier(graph="precomputed").fit(W, yy)
+    np.testing.assert_allclose(est.scores_, ref.scores_, rtol=1e-9, atol=1e-9)
+    np.testing.assert_array_equal(est.transduction_, ref.transduction_)
+
+
+def test_auto_graph_is_the_cosine_self_tuning_graph_on_non_negative_high_dimensional_data(caplog):
+    X, y, yy = _profiles()
+    with caplog.at_level("INFO", logger="graphrkhs"):
+        est = PoissonRidgeEnsembleClassifier().fit(X, yy)
+    assert est.get_params()["graph"] == "auto"
+    assert est.graph_spec_ == GraphSpec(n_neighbors=10, weight="self-tuning", relative_width=0.5, metric="cosine")
+    W = knn_graph(X, 10, weight="self-tuning", relative_width=0.5, metric="cosine")
+    # the graph itself: exp(-4 d^2 / (s_i s_j)) on the unit rows (d_ij chord distance, s_i the 10th
+    # neighbour's), written out densely for the kNN pairs of the library's graph
+    U = X / np.linalg.norm(X, axis=1, keepdims=True)
+    D = np.sqrt(((U[:, None, :] - U[None, :, :]) ** 2).sum(-1))
+    s = np.sort(D, axis=1)[:, 10]
+    Wd = W.toarray()
+    i, j = np.nonzero(Wd)
+    np.testing.assert_allclose(Wd[i, j], np.exp(-4 * D[i, j] ** 2 / (s[i] * s[j])), rtol=1e-10)
+    knn = np.argsort(D, axis=1)[:, 1:11]
+    A = np.zeros_like(Wd, dtype=bool)
+    A[np.repeat(np.arange(X.shape[0]), 10), knn.ravel()] = True
+    np.testing.assert_array_equal(Wd > 0, A | A.T)          # the union of the 10-NN relations
+    _same_as_precomputed(est, X, yy, W)
+    assert any("cosine" in r.getMessage() and "PoissonRidgeEnsembleClassifier" in r.getMessage()
+               for r in caplog.records)
+    # scaling every point by its own positive factor leaves the cosine graph, so the labels, unchanged
+    c = np.random.default_rng(1).uniform(0.1, 10, size=(X.shape[0], 1))
+    np.testing.assert_allclose(PoissonRidgeEnsembleClassifier().fit(c * X, yy).scores_, est.scores_,
+                               rtol=1e-7, atol=1e-7)
+
+
+@pytest.mark.parametrize("case", ["2-D", "31 columns", "a negative entry", "a zero row"])
+def test_auto_graph_is_the_euclidean_gaussian_graph_otherwise(case):
+    X, y, yy = _profiles(31 if case == "31 columns" else 40)
+    if case == "2-D":
+        X, y, yy = _blobs(seed=6)
+    elif case == "a negative entry":
+        X[5, 7] = -1e-3
+    elif case == "a zero row":
+        X[4] = 0.0
+    est = PoissonRidgeEnsembleClassifier().fit(X, yy)
+    assert est.graph_spec_ == GraphSpec()                 # knn_graph's defaults: k = 10, Gaussian, Euclidean
+    _same_as_precomputed(est, X, yy, knn_graph(X, 10))
+
+
+def test_auto_guard_threshold_is_32_columns():
+    from graphrkhs.estimators._transductive import AUTO_COSINE_MIN_FEATURES, _prefers_cosine_graph
+    assert AUTO_COSINE_MIN_FEATURES == 32
+    assert _prefers_cosine_graph(_profiles(32)[0]) and not _prefers_cosine_graph(_profiles(31)[0])
+
+
+def test_an_explicit_graph_wins_over_the_guard():
+    X, y, yy = _profiles()
+    knn = PoissonRidgeEnsembleClassifier(graph="knn").fit(X, yy)
+    assert knn.graph_spec_ == GraphSpec()
+    _same_as_precomputed(knn, X, yy, knn_graph(X, 10))
+    spec = GraphSpec(n_neighbors=7, weight="binary")
+    given = PoissonRidgeEnsembleClassifier(graph=spec).fit(X, yy)
+    assert given.graph_spec_ == spec
+    _same_as_precomputed(given, X, yy, knn_graph(X, 7, weight="binary"))
+    pre = PoissonRidgeEnsembleClassifier(graph="precomputed").fit(knn_graph(X, 7, weight="binary"), yy)
+    assert pre.graph_spec_ is None
+    np.testing.assert_allclose(pre.scores_, given.scores_, rtol=1e-9, atol=1e-9)
+    # a weight given keeps the guard's metric and takes knn_graph's meaning of the weight
+    w = PoissonRidgeEnsembleClassifier(weight="gaussian", n_neighbors=8).fit(X, yy)
+    assert w.graph_spec_ == GraphSpec(n_neighbors=8, weight="gaussian", metric="cosine")
+    _same_as_precomputed(w, X, yy, knn_graph(X, 8, metric="cosine"))
+
+
+def test_auto_graph_bad_parameters_fail_before_any_work():
+    X, y, yy = _profiles()
+    with pytest.raises(ValueError, match="graph"):
+        PoissonRidgeEnsembleClassifier(graph="cosine").fit(X, yy)
+    with pytest.raises(ValueError, match="weight"):
+        PoissonRidgeEnsembleClassifier(weight="cosine").fit(X, yy)
+    with pytest.raises(ValueError, match="n_neighbors"):
+        PoissonRidgeEnsembleClassifier(n_neighbors=90).fit(X, yy)
