@@ -35,9 +35,14 @@ DEFAULT_TIKHONOV_ALPHA = 1e-2
 CONFIDENCE_DOC = (
     "confidence = the share of the predicted class in the row's class scores, p_c = (s_c - m) / sum_c' (s_c' - m) "
     "with m = min(0, min_c s_c) (1/C when all C scores are equal); the scores s are those of the chosen method "
-    "(one-vs-all solutions for laplace/tikhonov, Poisson potentials, ridge scores), and labeled rows get the same "
-    "formula from their own scores (1 for laplace, whose labeled rows are fixed)"
+    "(the softmax of the combined standardized scores for poisson-ridge, one-vs-all solutions for "
+    "laplace/tikhonov, Poisson potentials, ridge scores), and labeled rows get the same formula from their own "
+    "scores (1 for laplace, whose labeled rows are fixed)"
 )
+
+#: The default --method: the library's recommended classifier for transductive labeling,
+#: PoissonRidgeEnsembleClassifier with its defaults (its own graph="auto").
+DEFAULT_METHOD = "poisson-ridge"
 
 
 class LabelCommandError(Exception):
@@ -306,6 +311,7 @@ def run_label(args, out=None, err=None):
     """Carry out ``graphrkhs label`` for parsed arguments; returns the summary dict."""
     out = sys.stdout if out is None else out
     err = sys.stderr if err is None else err
+    from ..estimators._transductive import _prefers_cosine_graph
     from ..graphs import knn_graph
 
     path = args.input
@@ -366,7 +372,12 @@ def run_label(args, out=None, err=None):
     if k < 1:
         raise LabelCommandError("the file needs at least two rows.")
 
-    if not args.no_standardize:
+    # poisson-ridge on images / counts (the cosine guard of its graph="auto": >= 32 non-negative columns,
+    # no zero row): z-scores would make the pixels signed and reweight them; its cosine graph needs
+    # no common scale (it compares profiles), so the features stay as they are.
+    raw_for_cosine = method == "poisson-ridge" and _prefers_cosine_graph(X)
+    standardize = not (args.no_standardize or raw_for_cosine)
+    if standardize:
         mean = X.mean(axis=0)
         std = X.std(axis=0)
         X = (X - mean) / np.where(std > 0, std, 1.0)
@@ -377,8 +388,13 @@ def run_label(args, out=None, err=None):
     lookup = {c: i for i, c in enumerate(classes)}
     codes[labeled] = [lookup[key] for key, m in zip(keys, labeled) if m]
     try:
-        W = knn_graph(X, k, weight="self-tuning", verbose=verbose)
-        scores = _label_scores(method, W, codes, len(classes), alpha)
+        if method == "poisson-ridge":
+            scores, spec = _recommended_scores(X, codes, len(classes), k)
+            graph = f"{spec.metric} {spec.weight} kNN graph k = {k}"
+        else:
+            W = knn_graph(X, k, weight="self-tuning", verbose=verbose)
+            scores = _label_scores(method, W, codes, len(classes), alpha)
+            graph = f"kNN graph k = {k}"
     except (ValueError, np.linalg.LinAlgError) as exc:  # the library's messages for data it cannot label
         raise LabelCommandError(f"cannot label this data: {_one_line(exc)}") from None
     elapsed = time.perf_counter() - t0
@@ -394,7 +410,7 @@ def run_label(args, out=None, err=None):
     counts = {c: int(np.sum(codes == i)) for i, c in enumerate(names)}
     print(f"graphrkhs label: {n} rows, {int(labeled.sum())} labeled, {len(classes)} classes, "
           f"method {method}{f' (alpha {alpha:g})' if method == 'tikhonov' else ''}, {len(features)} feature(s) "
-          f"({'standardized' if not args.no_standardize else 'raw'}), kNN graph k = {k}; "
+          f"({'standardized' if standardize else 'raw'}), {graph}; "
           f"{elapsed:.2f} s", file=out)
     print("labeled per class: " + ", ".join(f"{c}: {m}" for c, m in counts.items()), file=out)
     if args.labels_per_class_report:
@@ -433,7 +449,18 @@ def _class_sort_key(label):
         return (1, 0.0, label)
 
 
-LABEL_METHODS = ("laplace", "poisson", "tikhonov", "kernel-ridge")
+LABEL_METHODS = ("poisson-ridge", "laplace", "poisson", "tikhonov", "kernel-ridge")
+
+
+def _recommended_scores(X, codes, n_classes, k):
+    """(n, n_classes) class probabilities of :class:`~graphrkhs.PoissonRidgeEnsembleClassifier` with its
+    defaults (``n_neighbors=k``; it builds its own ``graph="auto"`` graph from X), and its graph spec."""
+    from ..estimators import PoissonRidgeEnsembleClassifier
+
+    model = PoissonRidgeEnsembleClassifier(n_neighbors=k).fit(X, codes)
+    full = np.zeros((X.shape[0], n_classes))
+    full[:, np.asarray(model.classes_, dtype=int)] = model.label_distributions_
+    return full, model.graph_spec_
 
 
 def _label_scores(method, W, codes, n_classes, alpha=None):

@@ -44,7 +44,7 @@ def build_parser():
                         help="save a picture: 2-D embedding of the digits coloured by the best method's "
                              "predicted label, mistakes circled (t-SNE view; needs matplotlib)")
 
-    from ._label import LABEL_METHODS, add_label_options
+    from ._label import DEFAULT_METHOD, LABEL_METHODS, add_label_options
 
     p_label = sub.add_parser(
         "label", parents=[common], help="label the unlabeled rows of your CSV (or .npz) file",
@@ -58,15 +58,22 @@ def build_parser():
                          help="the column with the known labels; cells listed by --unlabeled mark unlabeled rows")
     p_label.add_argument("--features", metavar="COLS", default=None,
                          help="comma-separated feature columns (default: every other column)")
-    p_label.add_argument("--method", choices=LABEL_METHODS, default="laplace",
-                         help="transductive method (default: laplace, the harmonic solution; poisson is better "
-                              "with very few labels per class)")
+    p_label.add_argument("--method", choices=LABEL_METHODS, default=DEFAULT_METHOD,
+                         help="transductive method (default: poisson-ridge, the library's recommended "
+                              "classifier: Poisson learning and graph kernel ridge on one graph, standardized "
+                              "scores averaged (PoissonRidgeEnsembleClassifier), on its own graph: cosine "
+                              "self-tuning kNN for >= 32 non-negative feature columns (images, counts; kept "
+                              "unstandardized), else Euclidean Gaussian kNN; laplace is the harmonic solution, "
+                              "poisson, tikhonov and kernel-ridge the single methods, these on a self-tuning "
+                              "kNN graph)")
     p_label.add_argument("--output", metavar="OUT.csv", default=None,
                          help="where to write the labeled rows (default: INPUT with suffix .labeled.csv)")
     p_label.add_argument("--neighbors", type=int, default=10, metavar="K", help="k of the kNN graph (default: 10)")
     p_label.add_argument("--no-standardize", action="store_true",
                          help="use the features as they are (default: z-score each feature column first, so "
-                              "that columns in large units do not dominate the distances)")
+                              "that columns in large units do not dominate the distances -- except with "
+                              "--method poisson-ridge on >= 32 non-negative columns, which builds a cosine "
+                              "graph on the raw features)")
     p_label.add_argument("--labels-per-class-report", action="store_true",
                          help="print a table of labeled and predicted counts and mean confidence per class")
     p_label.add_argument("--force", action="store_true", help="overwrite OUT if it exists (never the input)")

@@ -145,6 +145,17 @@ def test_demo_table_reports_every_method(capsys):
     rows = cli.demo(labels_per_class=10, n_draws=1, out=io.StringIO())
     names = [r["method"] for r in rows]
     assert "LabelSpreading(knn)" in names
+    # the first row is the recommended classifier with its defaults: the same accuracy as fitting
+    # PoissonRidgeEnsembleClassifier() on the demo's (only) label draw
+    from graphrkhs import PoissonRidgeEnsembleClassifier
+    from graphrkhs.cli._demo import RECOMMENDED_ROW
+    from graphrkhs.datasets import sample_labels
+    assert names[0] == RECOMMENDED_ROW and "recommended" in names[0]
+    X, y = load_digits()
+    y_partial, keep = sample_labels(y, 10, random_state=np.random.default_rng(0))
+    pred = PoissonRidgeEnsembleClassifier().fit(X, y_partial).transduction_
+    hidden = np.setdiff1d(np.arange(y.size), keep)
+    assert rows[0]["accuracy_mean"] == np.mean(pred[hidden] == y[hidden])
     assert all(0.0 <= r["accuracy_mean"] <= 1.0 for r in rows)
     # Laplace learning on the digits with 10 labels per class is far above chance (and above 90%).
     harmonic = next(r for r in rows if r["method"].startswith("Laplace learning"))
@@ -158,7 +169,7 @@ def test_console_entry_point_runs():
     assert proc.returncode == 2
 
 
-@pytest.mark.parametrize("method", ["laplace", "poisson", "tikhonov", "kernel-ridge"])
+@pytest.mark.parametrize("method", ["poisson-ridge", "laplace", "poisson", "tikhonov", "kernel-ridge"])
 def test_label_confidence_is_a_share_for_every_method(blobs_csv, tmp_path, capsys, method):
     path, y = blobs_csv
     out_path = tmp_path / f"out-{method}.csv"
@@ -208,3 +219,57 @@ def test_progress_on_by_default_on_the_command_line_and_off_with_quiet(blobs_csv
     # the same report (its timing aside)
     assert out_quiet.splitlines()[1:] == out.splitlines()[1:] and out_quiet.split(";")[0] == out.split(";")[0]
     assert not progress.progress_enabled()   # the command's choice does not outlive it
+
+
+def _labels_of_csv(path, column):
+    with open(path, newline="") as f:
+        rows = list(csv.reader(f))
+    i = rows[0].index(column)
+    return rows[1:], i
+
+
+def test_label_default_method_is_the_recommended_classifier(blobs_csv, tmp_path, capsys):
+    """2-D features: z-scored, then PoissonRidgeEnsembleClassifier() (its Euclidean Gaussian graph)."""
+    from graphrkhs import GraphSpec, PoissonRidgeEnsembleClassifier
+
+    assert cli.build_parser().parse_args(["label", "x.csv", "--label-column", "y"]).method == "poisson-ridge"
+    path, y = blobs_csv
+    out_path = tmp_path / "out.csv"
+    code, out, err = _run(["label", str(path), "--label-column", "species", "--features", "width,height",
+                           "--output", str(out_path)], capsys)
+    assert code == 0, err
+    assert "method poisson-ridge" in out and "(standardized)" in out and "euclidean gaussian kNN graph" in out
+    rows, i = _labels_of_csv(out_path, "predicted_species")
+    # the oracle: the estimator called directly on the z-scored features
+    with open(path, newline="") as f:
+        raw = list(csv.reader(f))[1:]
+    X = np.array([[float(r[0]), float(r[1])] for r in raw])
+    X = (X - X.mean(axis=0)) / X.std(axis=0)
+    names = np.array(["setosa", "versicolor", "virginica"])
+    codes = np.array([list(names).index(r[3]) if r[3] in names else -1 for r in raw])
+    est = PoissonRidgeEnsembleClassifier().fit(X, codes)
+    assert est.graph_spec_ == GraphSpec()
+    np.testing.assert_array_equal([r[i] for r in rows], names[est.transduction_])
+    np.testing.assert_allclose([float(r[i + 1]) for r in rows], est.label_distributions_.max(axis=1), atol=5e-5)
+
+
+def test_label_default_method_keeps_non_negative_wide_features_raw_for_its_cosine_graph(tmp_path, capsys):
+    from graphrkhs import GraphSpec, PoissonRidgeEnsembleClassifier
+
+    rng = np.random.default_rng(0)
+    y = np.repeat(np.arange(3), 30)
+    X = (rng.uniform(size=(3, 40)) ** 3)[y] * rng.uniform(0.3, 3, size=(90, 1)) + 0.05 * rng.uniform(size=(90, 40))
+    codes = np.full(90, -1)
+    codes[[0, 1, 30, 31, 60, 61]] = y[[0, 1, 30, 31, 60, 61]]
+    path = tmp_path / "pixels.csv"
+    _write_csv(path, [f"p{j}" for j in range(40)] + ["digit"],
+               [[repr(float(v)) for v in x] + [str(c) if c >= 0 else ""] for x, c in zip(X, codes)])
+    out_path = tmp_path / "pixels_out.csv"
+    code, out, err = _run(["label", str(path), "--label-column", "digit", "--output", str(out_path)], capsys)
+    assert code == 0, err
+    assert "(raw)" in out and "cosine self-tuning kNN graph" in out
+    est = PoissonRidgeEnsembleClassifier().fit(X, codes)
+    assert est.graph_spec_.metric == "cosine"
+    rows, i = _labels_of_csv(out_path, "predicted_digit")
+    np.testing.assert_array_equal([int(r[i]) for r in rows], est.transduction_)
+    assert np.mean(est.transduction_ == y) > 0.9
