@@ -311,7 +311,7 @@ def run_label(args, out=None, err=None):
     """Carry out ``graphrkhs label`` for parsed arguments; returns the summary dict."""
     out = sys.stdout if out is None else out
     err = sys.stderr if err is None else err
-    from ..estimators._transductive import _prefers_cosine_graph
+    from ..estimators import prefers_cosine_graph
     from ..graphs import knn_graph
 
     path = args.input
@@ -375,7 +375,7 @@ def run_label(args, out=None, err=None):
     # poisson-ridge on images / counts (the cosine guard of its graph="auto": >= 32 non-negative columns,
     # no zero row): z-scores would make the pixels signed and reweight them; its cosine graph needs
     # no common scale (it compares profiles), so the features stay as they are.
-    raw_for_cosine = method == "poisson-ridge" and _prefers_cosine_graph(X)
+    raw_for_cosine = method == "poisson-ridge" and prefers_cosine_graph(X)
     standardize = not (args.no_standardize or raw_for_cosine)
     if standardize:
         mean = X.mean(axis=0)

@@ -30,6 +30,9 @@ from ._transductive import *  # noqa: F401,F403
 from ._transductive import __all__ as _transductive_all
 from ._mbo import *  # noqa: F401,F403
 from ._mbo import __all__ as _mbo_all
+# The data guard of PoissonRidgeEnsembleClassifier(graph="auto"), public here (not in __all__) for the
+# command line, which keeps the features it accepts unstandardized.
+from ._transductive import AUTO_COSINE_MIN_FEATURES, prefers_cosine_graph  # noqa: F401
 
 TRANSDUCTIVE = tuple(_transductive_all) + tuple(_mbo_all)
 INDUCTIVE = tuple(_inductive_all) + tuple(_datadependent_all)

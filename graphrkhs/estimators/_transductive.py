@@ -715,7 +715,7 @@ AUTO_COSINE_MIN_FEATURES = 32
 AUTO_RELATIVE_WIDTH = 0.5
 
 
-def _prefers_cosine_graph(X):
+def prefers_cosine_graph(X):
     """The data guard of ``graph="auto"``: ``X`` has at least ``AUTO_COSINE_MIN_FEATURES`` columns, no
     negative entry and no all-zero row (a zero row has no direction)."""
     X = np.asarray(X)
@@ -726,11 +726,11 @@ def _prefers_cosine_graph(X):
 def _auto_graph_spec(X, n_neighbors=10, *, weight=None, sigma=None):
     r"""The graph ``graph="auto"`` builds from the points ``X`` (see :class:`PoissonRidgeEnsembleClassifier`).
 
-    Cosine self-tuning kNN graph (:math:`r = 1/2`) when ``_prefers_cosine_graph(X)``, else the
+    Cosine self-tuning kNN graph (:math:`r = 1/2`) when ``prefers_cosine_graph(X)``, else the
     Euclidean Gaussian kNN graph (:func:`~graphrkhs.knn_graph`'s defaults); a ``weight`` given
     replaces the weights of either branch (with ``knn_graph``'s meaning of it and of ``sigma``).
     """
-    metric = "cosine" if _prefers_cosine_graph(X) else "euclidean"
+    metric = "cosine" if prefers_cosine_graph(X) else "euclidean"
     if weight is not None:      # the user's weights, with knn_graph's meaning (and defaults)
         return GraphSpec(n_neighbors=n_neighbors, weight=weight, sigma=sigma, metric=metric)
     if metric == "cosine":

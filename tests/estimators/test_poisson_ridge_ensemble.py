@@ -178,9 +178,9 @@ def test_auto_graph_is_the_euclidean_gaussian_graph_otherwise(case):
 
 
 def test_auto_guard_threshold_is_32_columns():
-    from graphrkhs.estimators._transductive import AUTO_COSINE_MIN_FEATURES, _prefers_cosine_graph
+    from graphrkhs.estimators import AUTO_COSINE_MIN_FEATURES, prefers_cosine_graph
     assert AUTO_COSINE_MIN_FEATURES == 32
-    assert _prefers_cosine_graph(_profiles(32)[0]) and not _prefers_cosine_graph(_profiles(31)[0])
+    assert prefers_cosine_graph(_profiles(32)[0]) and not prefers_cosine_graph(_profiles(31)[0])
 
 
 def test_an_explicit_graph_wins_over_the_guard():
