@@ -5,12 +5,16 @@ One run per dataset: every method sees the same graph and the same seeded random
 per rate); accuracy is measured on the unlabeled points.
 
 Graphs
-    ``ours``  the graph the library's estimators build from X with their defaults
-              (``GraphSpec`` defaults via ``est._build_graph(X)``: ``knn_graph(X, 10)``, Gaussian
-              weights of width the mean neighbour distance, union symmetrization, ``algorithm="auto"``).
+    ``ours``  the graph the recommended estimator builds from X with its defaults
+              (``est._build_graph(X)``; ``PoissonRidgeEnsembleClassifier``'s ``graph="auto"``: on
+              Fashion-MNIST and the digits -- >= 32 non-negative columns -- the cosine self-tuning graph
+              ``knn_graph(X, 10, weight="self-tuning", relative_width=0.5, metric="cosine")``, else
+              ``knn_graph(X, 10)``; the resolved spec is printed and stored as ``graph_ours``).
               Our estimators are then fitted with ``graph="precomputed"`` on it and otherwise default
-              parameters -- the same labels as ``fit(X, y)`` (module docs of
-              ``graphrkhs.transductive``), without rebuilding the graph for every draw.
+              parameters -- for the recommended one the same labels as ``fit(X, y)`` (module docs of
+              ``graphrkhs.transductive``), without rebuilding the graph for every draw; the other
+              rows of ours (Laplace, Poisson, kernel ridge) share this graph, which is not the
+              Euclidean Gaussian graph they would build with their own defaults.
     ``gl``    GraphLearning's default graph ``gl.weightmatrix.knn(X, 10)`` (weights
               ``exp(-4 |x_i - x_j|^2 / d_k(x_i)^2)``, symmetrized by averaging).  GraphLearning searches
               with annoy (approximate, a Python loop over the points); here it gets the exact
@@ -57,12 +61,13 @@ CACHE = os.environ.get("GRAPHRKHS_RATES_CACHE", "/tmp/rates_cache")
 
 
 def recommended():
-    """The recommended default classifier for transductive labeling (issue 15), default parameters."""
-    from graphrkhs import GraphKernelRidgeClassifier
-    return GraphKernelRidgeClassifier()
+    """The recommended default classifier for transductive labeling (issue 15), default parameters
+    (the default method of ``graphrkhs label`` and the first row of ``graphrkhs demo``)."""
+    from graphrkhs import PoissonRidgeEnsembleClassifier
+    return PoissonRidgeEnsembleClassifier()
 
 
-RECOMMENDED = "GraphKernelRidgeClassifier()"
+RECOMMENDED = "PoissonRidgeEnsembleClassifier()"
 
 
 # ---------------------------------------------------------------------------
@@ -97,10 +102,18 @@ def _read_sparse(path):
     return sp.csr_array(sp.load_npz(path))
 
 
+def our_graph_spec(X):
+    """The GraphSpec the recommended estimator resolves for X with its defaults."""
+    return recommended()._graph_spec(X)
+
+
 def our_graph(name, X):
-    """The graph the recommended estimator builds from X with its defaults."""
+    """The graph the recommended estimator builds from X with its defaults (cached per resolved spec,
+    so that a change of the default never reuses another graph)."""
+    import hashlib
     est = recommended()
-    return _cached(os.path.join(CACHE, f"{name}_ours_graph.npz"), lambda: est._build_graph(X),
+    key = hashlib.sha1(repr(our_graph_spec(X)).encode()).hexdigest()[:10]
+    return _cached(os.path.join(CACHE, f"{name}_ours_graph_{key}.npz"), lambda: est._build_graph(X),
                    _save_sparse, _read_sparse)
 
 
@@ -363,6 +376,8 @@ def run_dataset(name, args, save=None):
     print(f"[{name}] n = {y.size}, {classes.size} classes", flush=True)
     W_ours, t_ours = our_graph(name, X)
     W_ours = W_ours.astype(np.float64)
+    args.graph_ours = repr(our_graph_spec(X))
+    print(f"  our graph: {args.graph_ours}", flush=True)
     graphs = {"ours": W_ours}
     if "gl" in args.gl_graphs:
         W_gl, _ = gl_graph(name, X)
@@ -393,6 +408,7 @@ def _dataset_record(name, y, W_ours, graphs, args, skipped, rows):
     return {"dataset": name, "n": int(y.size), "edges_ours": int(W_ours.nnz // 2),
             "edges_gl": int(graphs["gl"].nnz // 2) if "gl" in graphs else None, "draws": args.draws,
             "slow_draws": min(args.slow_draws, args.draws), "seed": args.seed, "recommended": RECOMMENDED,
+            "graph_ours": getattr(args, "graph_ours", None),
             "notes": skipped, "rows": rows, "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
 
 
@@ -414,7 +430,9 @@ def render(results):
         rates = sorted({r["labels_per_class"] for r in d["rows"]})
         lines += [f"## {name} (n = {d['n']}; our graph {d['edges_ours']} edges, GraphLearning's "
                   f"{d['edges_gl']} edges), {d['draws']} draws ({d['slow_draws']} for the MBO methods), "
-                  f"{d['date']}", "", f"Recommended default: `{d['recommended']}`.", ""]
+                  f"{d['date']}", "", f"Recommended default: `{d['recommended']}`."
+                  + (f" Our graph (its default graph for these data): `{d['graph_ours']}`." if d.get("graph_ours")
+                     else ""), ""]
         for note in d.get("notes", []):
             lines += [f"Note: {note}", ""]
         keys = []
