@@ -33,7 +33,9 @@ to 1), ``classes_``, ``n_features_in_``.
 ``predict(X_new)``, the out-of-sample rule: a new point gets the average of
 the scores of its ``n_neighbors`` nearest fitted points, weighted by
 :math:`\exp(-d^2 / (2 h^2))`, h the distance to the farthest of them (a
-Nadaraya-Watson step on the graph's neighbourhoods).  With
+Nadaraya-Watson step on the graph's neighbourhoods); d is the graph's
+distance (for ``metric="cosine"`` the Euclidean distance between the rows
+scaled to unit length, so a new row with no direction -- all zero -- raises).  With
 ``graph="precomputed"``, ``X_new`` is the (n_new, n_fit) matrix of edge
 weights from the new nodes to the fitted ones, and the scores are averaged
 with those weights.
@@ -59,7 +61,7 @@ from .._core.backend import BACKENDS
 from .._core.progress import logger
 from .._core.labels import UNLABELED, _orphans, label_free_mask
 from .._core.validation import GraphWarning, Interval, Options, check_points, warn
-from ..graphs import WEIGHTS, GraphSpec, as_adjacency, laplacian
+from ..graphs import WEIGHTS, GraphSpec, as_adjacency, laplacian, metric_points
 from ..solvers import (
     graph_kernel_columns,
     graph_kernel_ridge,
@@ -136,7 +138,9 @@ class _GraphLearner(GraphRKHSEstimator):
         W = spec.build(X)
         self._X_fit = X
         self._n_oos = min(spec.n_neighbors, X.shape[0])
-        self._nn = NearestNeighbors(n_neighbors=self._n_oos).fit(X)
+        # new points meet the fitted ones in the graph's distance (cosine: the rows scaled to unit length)
+        self._oos_metric = spec.metric
+        self._nn = NearestNeighbors(n_neighbors=self._n_oos).fit(metric_points(X, spec.metric))
         return W
 
     def _fit(self, X, labeled, Y):
@@ -171,7 +175,8 @@ class _GraphLearner(GraphRKHSEstimator):
             num = np.asarray(Wn @ scores)
         else:
             X = validate_data(self, X, dtype=[np.float64, np.float32], reset=False)
-            dist, idx = self._nn.kneighbors(X, n_neighbors=self._n_oos)
+            dist, idx = self._nn.kneighbors(metric_points(X, self._oos_metric),
+                                            n_neighbors=self._n_oos)
             h = dist[:, -1:]
             h = np.where(h > 0, h, 1.0)
             w = np.exp(-(dist / h) ** 2 / 2)

@@ -37,6 +37,9 @@ from ._search import KD_TREE_MAX_DIM, knn_search  # noqa: F401
 # cell-wise construction of graphrkhs.distributed.
 from ._construct import graph_from_neighbors  # noqa: F401
 from ._search import estimate_recall  # noqa: F401
+# The points whose Euclidean distances are a graph's distances under metric=, public here (not in
+# __all__) for the estimators' out-of-sample neighbours.
+from ._construct import _apply_metric as metric_points  # noqa: F401
 
 __all__ = list(_construct_all) + list(_laplacian_all) + list(_convert_all) + list(_spec_all)
 

@@ -209,3 +209,24 @@ def test_auto_graph_bad_parameters_fail_before_any_work():
         PoissonRidgeEnsembleClassifier(weight="cosine").fit(X, yy)
     with pytest.raises(ValueError, match="n_neighbors"):
         PoissonRidgeEnsembleClassifier(n_neighbors=90).fit(X, yy)
+
+
+def test_new_points_meet_the_cosine_graph_in_its_own_distance():
+    # brute-force oracle of the out-of-sample rule on unit rows: the 10 nearest fitted unit rows,
+    # weights exp(-(d/h)^2 / 2), h the 10th distance; and invariance to rescaling each new row
+    X, y, yy = _profiles()
+    X_new = _profiles(seed=3)[0][:12]
+    est = PoissonRidgeEnsembleClassifier().fit(X, yy)
+    assert est.graph_spec_.metric == "cosine"
+    U = X / np.linalg.norm(X, axis=1, keepdims=True)
+    Un = X_new / np.linalg.norm(X_new, axis=1, keepdims=True)
+    D = np.sqrt(((Un[:, None, :] - U[None, :, :]) ** 2).sum(-1))
+    idx = np.argsort(D, axis=1)[:, :10]
+    d = np.take_along_axis(D, idx, axis=1)
+    w = np.exp(-((d / d[:, -1:]) ** 2) / 2)
+    expected = np.einsum("ik,ikc->ic", w, est.scores_[idx]) / w.sum(axis=1, keepdims=True)
+    np.testing.assert_allclose(est.decision_function(X_new), expected, rtol=1e-9, atol=1e-12)
+    c = np.random.default_rng(2).uniform(0.1, 10, size=(12, 1))
+    np.testing.assert_array_equal(est.predict(c * X_new), est.predict(X_new))
+    with pytest.raises(ValueError, match="direction"):
+        est.predict(np.zeros((1, X.shape[1])))
