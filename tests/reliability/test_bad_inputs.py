@@ -965,6 +965,11 @@ for fname in ("poisson_mbo", "volume_mbo"):
     add(fname, "bad max_iter", lambda fn=fn: fn(W, LAB, YOH, max_iter=0), Raises(ValueError, "max_iter"))
     add(fname, "bad n_inner", lambda fn=fn: fn(W, LAB, YOH, n_inner=0), Raises(ValueError, "n_inner"))
 add("poisson_mbo", "bad mu", lambda: g.poisson_mbo(W, LAB, YOH, mu=-1.0), Raises(ValueError, "mu"))
+add("volume_mbo", "init wrong shape", lambda: g.volume_mbo(W, LAB, YOH, init=np.zeros((N, 3))),
+    Raises(ValueError, "init"))
+add("volume_mbo", "init NaN", lambda: g.volume_mbo(W, LAB, YOH, init=np.full((N, 2), np.nan)),
+    Raises(ValueError, "init"))
+add("volume_mbo", "init 1-D", lambda: g.volume_mbo(W, LAB, YOH, init=np.zeros(N)), Raises(ValueError, "init"))
 
 
 # ---------------------------------------------------------------------------------------------

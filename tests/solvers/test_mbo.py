@@ -122,3 +122,108 @@ def test_mbo_needs_one_hot_targets(solver):
     W, _ = _two_cliques()
     with pytest.raises(ValueError, match="one-hot"):
         solver(W, [0, 9], np.array([[0.5, 0.5], [0.0, 1.0]]))
+
+
+# ---------------------------------------------------------------------------------------------
+# volume_mbo's warm start (init=)
+# ---------------------------------------------------------------------------------------------
+
+def _sizes_of_free(codes, k, n):
+    total = class_sizes(np.bincount(codes, minlength=k) / codes.size, n)
+    need = total - np.bincount(codes, minlength=k)
+    return class_sizes(need / need.sum(), n - codes.size)
+
+
+def _hungarian(U, sizes):
+    """The size-constrained assignment by the Hungarian method on the class columns replicated sizes[c] times."""
+    cols = np.repeat(np.arange(U.shape[1]), sizes)
+    r, c = linear_sum_assignment(-U[:, cols])
+    out = np.empty(U.shape[0], dtype=int)
+    out[r] = cols[c]
+    return out
+
+
+def _labels_of(F, S, codes, k):
+    """Labels encoded by an MBO output F: the labeled codes, and for the others the assignment of F's rows
+    with the class sizes -- F = U - prices, and a per-class shift does not change that assignment (every
+    labeling with the sizes pays the same total price), so this is exactly the assignment of the last U,
+    whatever the prices (argmax(F) may differ from it at the price-setting nodes and at exact ties)."""
+    n = F.shape[0]
+    free = np.setdiff1d(np.arange(n), S)
+    labels = np.empty(n, dtype=int)
+    labels[S] = codes
+    labels[free] = _hungarian(F[free], _sizes_of_free(codes, k, n))
+    return labels
+
+
+def _dense_volume_mbo(W, S, codes, k, n_inner, max_iter, init):
+    """Oracle: the iteration written with dense matrices and the Hungarian method."""
+    n = W.shape[0]
+    d = W.sum(axis=1)
+    P = np.eye(n) - (np.diag(d) - W) / d.max()
+    free = np.setdiff1d(np.arange(n), S)
+    sizes = _sizes_of_free(codes, k, n)
+    labels = np.empty(n, dtype=int)
+    labels[S] = codes
+    labels[free] = _hungarian(init[free], sizes)
+    for _ in range(max_iter):
+        U = np.eye(k)[labels]
+        for _ in range(n_inner):
+            U = P @ U
+        new = _hungarian(U[free], sizes)
+        done = np.array_equal(new, labels[free])
+        labels[free] = new
+        if done:
+            break
+    return labels
+
+
+def _blobs(seed, n=24, k=3, centres=None):
+    rng = np.random.default_rng(seed)
+    centres = rng.normal(scale=3.0, size=(k, 2)) if centres is None else np.asarray(centres, dtype=float)
+    X = np.repeat(centres, n // k, axis=0) + rng.normal(size=(n, 2))
+    W = np.exp(-((X[:, None] - X[None]) ** 2).sum(-1) / 4.0)      # continuous weights: no score ties
+    np.fill_diagonal(W, 0.0)
+    return W, np.repeat(np.arange(k), n // k), rng
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_volume_mbo_warm_start_matches_a_dense_oracle(seed):
+    W, _, rng = _blobs(seed)
+    k = 3
+    S = np.array([0, 8, 16, 1, 9, 17])
+    codes = np.array([0, 1, 2, 0, 1, 2])
+    init = rng.normal(size=(W.shape[0], k))        # a random start: the oracle must follow it exactly
+    F = volume_mbo(W, S, np.eye(k)[codes], n_inner=5, max_iter=30, init=init)
+    np.testing.assert_array_equal(_labels_of(F, S, codes, k), _dense_volume_mbo(W, S, codes, k, 5, 30, init))
+
+
+def test_volume_mbo_warm_start_at_a_fixed_point_changes_nothing():
+    W, truth, _ = _blobs(7, centres=[[0.0, 0.0], [8.0, 0.0], [0.0, 8.0]])     # well separated
+    S, codes = np.array([0, 8, 16]), np.array([0, 1, 2])
+    F, info = volume_mbo(W, S, np.eye(3)[codes], return_info=True)
+    assert info["converged"]
+    # restarting from the output (its labels are a fixed point) stops after one round without a change
+    F2, info2 = volume_mbo(W, S, np.eye(3)[codes], init=F, return_info=True)
+    assert info2["changed"] == [0]
+    np.testing.assert_array_equal(_labels_of(F2, S, codes, 3), _labels_of(F, S, codes, 3))
+    np.testing.assert_array_equal(_labels_of(F, S, codes, 3), truth)
+    # the truth itself is a start; MBO descends to a nearby fixed point (here the truth again)
+    F3 = volume_mbo(W, S, np.eye(3)[codes], init=np.eye(3)[truth])
+    np.testing.assert_array_equal(_labels_of(F3, S, codes, 3), truth)
+
+
+def test_volume_mbo_warm_start_keeps_the_labeled_nodes():
+    W, _, _ = _blobs(3)
+    S, codes = np.array([0, 1, 8, 16]), np.array([0, 2, 1, 2])    # node 1 (in blob 0) labeled 2
+    init = np.tile([1.0, 0.0, 0.0], (W.shape[0], 1))               # every node prefers class 0
+    F = volume_mbo(W, S, np.eye(3)[codes], init=init)
+    np.testing.assert_array_equal(F[S].argmax(axis=1), codes)
+
+
+@pytest.mark.parametrize("init", [np.zeros((10, 3)), np.zeros((9, 2)), np.zeros(10),
+                                  np.r_[[[np.nan, 0.0]], np.zeros((9, 2))]])
+def test_volume_mbo_bad_init_names_init(init):
+    W, _ = _two_cliques()
+    with pytest.raises(ValueError, match="init"):
+        volume_mbo(W, [0, 9], np.eye(2), init=init)
