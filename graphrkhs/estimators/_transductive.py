@@ -769,6 +769,36 @@ class PoissonRidgeEnsembleClassifier(_TransductiveClassifier, _GraphKernelRidge)
     not applied.  ``w = 1`` labels as standardized Poisson learning, ``w = 0``
     as standardized kernel ridge.
 
+    With ``class_priors`` :math:`b` (class proportions, known in advance) the
+    u unlabeled nodes U are labeled
+
+    .. math::
+
+       c(i) = \arg\max_c (F_{ic} - p_c), \qquad
+       p = \text{the prices of } \max_{c} \sum_{i \in U} F_{i, c(i)}
+       \ \text{s.t.}\ |\{i \in U : c(i) = j\}| = n_j ,
+
+    :math:`n_j` = ``class_sizes(b, u)`` (:math:`u b_j` rounded by largest
+    remainders): the labeling of U with the prescribed class sizes and the
+    largest total standardized score, by the auction algorithm (Bertsekas
+    1988) with prices that separate its labeling
+    (:func:`~graphrkhs.solvers.size_constrained_assignment`), so the predicted
+    class counts on U are exactly :math:`n_j` (unless scores tie) and new
+    points are labeled by the same shifted scores.  This is the
+    volume-constrained decision of Poisson learning with class priors
+    (Calder et al. 2020; GraphLearning's ``class_priors`` reaches the sizes
+    approximately, by gradient steps on multiplicative class weights
+    :math:`\arg\max_c w_c \hat F_{ic}`) and of the auction dynamics of
+    Jacobs, Merkurjev & Esedoglu (J. Comput. Phys. 2018), here on the
+    ensemble's scores, exactly and with additive prices (the dual variables
+    of the assignment).  On Fashion-MNIST (the cosine graph below, 5 draws,
+    true priors; ``benchmarks/results/label_rates_exploration.md``, session
+    4) the priors changed the accuracy by -0.75 / +0.17 / +0.49 / +0.80
+    points at 1 / 5 / 10 / 50 labels per class (66.19 / 73.49 / 77.09 /
+    82.09 %), against 65.23 / 70.39 / 73.94 / 76.99 for the best of
+    GraphLearning's poisson and volume_mbo given the same priors on its own
+    graph.
+
     In the label-rate exploration of issue 15 on Fashion-MNIST raw pixels
     (``benchmarks/results/label_rates_exploration.md``, session 3; 5 label
     draws, a 10-NN self-tuning cosine graph), ``w = 0.5`` labeled 66.9 / 73.2

@@ -134,6 +134,55 @@ def _auction(S, sizes, eps_final, max_rounds):
         eps = max(eps / 8.0, eps_final)
 
 
+def _separating_prices(S, labels, k):
+    r"""Prices p with :math:`\arg\max_c (S_{ic} - p_c) = \text{labels}_i` for every i, by the widest
+    margin, or None when no price vector separates the labeling (ties, or a labeling that is not
+    optimal for its class sizes).
+
+    The labeling is separated with margin :math:`\delta` iff :math:`p_j - p_c \ge A_{cj} + \delta`
+    for all classes :math:`c \ne j`, :math:`A_{cj} = \max_{i : \text{labels}_i = c} (S_{ij} - S_{ic})`
+    (a system of difference constraints).  It is feasible iff every cycle of the class graph with
+    edge weights :math:`A + \delta` has non-positive weight, so the widest margin is
+    :math:`\delta^* = -\lambda^*`, :math:`\lambda^*` the maximum cycle mean of A (Karp, Discrete
+    Math. 23, 1978).  With :math:`\delta = \delta^*/2` the longest paths from a zero source
+    (Bellman-Ford, k rounds) are prices under which every node is :math:`\delta^*/2` inside its
+    class -- the auction's own prices leave each class's price-setting node :math:`\varepsilon`
+    outside it, so their plain argmax misses the sizes by up to k - 1 nodes.
+    """
+    n = S.shape[0]
+    A = np.full((k, k), -np.inf)
+    for c in range(k):
+        members = labels == c
+        if members.any():
+            Sc = S[members]
+            A[c] = (Sc - Sc[:, [c]]).max(axis=0)
+    np.fill_diagonal(A, -np.inf)         # no constraint of a class on itself
+    # Karp on the class graph plus a source joined to every class by a zero edge (N = k + 1 nodes):
+    # D[m, v] = the heaviest walk of m edges from the source to v.
+    N = k + 1
+    D = np.full((N + 1, k), -np.inf)
+    D[1] = 0.0
+    for m in range(2, N + 1):
+        D[m] = (D[m - 1][:, None] + A).max(axis=0)
+    lam = -np.inf
+    with np.errstate(invalid="ignore"):
+        for v in np.flatnonzero(np.isfinite(D[N])):
+            ok = np.isfinite(D[1:N, v])
+            m = np.arange(1, N)[ok]
+            lam = max(lam, float(np.min((D[N, v] - D[m, v]) / (N - m))))
+    span = float(S.max() - S.min()) if n else 0.0
+    delta = span + 1.0 if lam == -np.inf else -lam / 2.0   # no cycle: any margin is feasible
+    if not delta > 0:
+        return None
+    p = np.zeros(k)
+    for _ in range(k):                   # no positive cycle: k rounds reach the longest paths
+        cand = (p[:, None] + A + delta).max(axis=0)
+        p = np.maximum(p, cand)
+    if not np.array_equal((S - p).argmax(axis=1), labels):   # margins lost to rounding: not separated
+        return None
+    return p
+
+
 def size_constrained_assignment(S: ArrayLike, sizes: ArrayLike, *, tol: float = 1e-10,
                                 max_iter: int = 100000) -> Tuple[np.ndarray, np.ndarray]:
     r"""Labels with given class sizes that maximize the total score (auction algorithm).
@@ -151,10 +200,20 @@ def size_constrained_assignment(S: ArrayLike, sizes: ArrayLike, *, tol: float = 
     :math:`\varepsilon = \mathrm{tol} \cdot (\max S - \min S)`: the labeling is
     within :math:`n \varepsilon` of the optimum, and every node's class is within
     :math:`\varepsilon` of its best class at the final prices :math:`p`
-    (:math:`\varepsilon`-complementary slackness), so
-    :math:`\arg\max_c (S_{ic} - p_c)` reproduces the labels except at
-    :math:`\varepsilon`-ties.  The prices are the dual variables: the shift of
-    each class's score that makes the plain argmax respect the sizes.
+    (:math:`\varepsilon`-complementary slackness).  The prices are the dual
+    variables: the shift of each class's score that makes the plain argmax
+    respect the sizes.  The auction's own prices leave each class's
+    price-setting node :math:`\varepsilon` short of its class; they are then
+    replaced by the prices that separate the labeling with the widest margin
+    :math:`\delta`, :math:`S_{i,c(i)} - p_{c(i)} \ge S_{ij} - p_j + \delta`
+    for all :math:`j \ne c(i)` (difference constraints on the k prices; the
+    widest :math:`\delta` is minus the maximum cycle mean of the class graph,
+    Karp 1978; prices at half of it by Bellman-Ford), so that
+    :math:`\arg\max_c (S_{ic} - p_c)` reproduces the labels, and the sizes,
+    exactly.  When no price vector separates the labeling (exact score ties,
+    or a labeling within :math:`n \varepsilon` but not at the optimum) the
+    auction's prices are kept, and the argmax differs from the labels only at
+    :math:`\varepsilon`-ties.
 
     Parameters
     ----------
@@ -207,7 +266,10 @@ def size_constrained_assignment(S: ArrayLike, sizes: ArrayLike, *, tol: float = 
     except RuntimeError:
         raise RuntimeError(f"the auction did not finish within max_iter={max_iter} bidding rounds; "
                            "raise max_iter or tol.") from None
-    return labels, prices
+    # the auction's prices leave each class's price-setting node eps outside it: replace them, when the
+    # labeling allows it, by prices that separate it (then argmax(S - p) has the sizes exactly)
+    exact = _separating_prices(S, labels, k) if n else None
+    return labels, (prices if exact is None else exact)
 
 
 def _fixed_sizes(class_priors, n, labeled_counts, k):

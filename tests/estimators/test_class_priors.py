@@ -46,6 +46,7 @@ def test_every_classifier_accepts_class_priors_and_class_normalization():
     ([0.5, 0.5], "class_priors must have one entry per class"),
     ([0.6, 0.6, -0.2], "finite and non-negative"),
     ([0.2, 0.2, 0.2], "sum to 1"),
+    ([0.5, np.nan, 0.5], "finite and non-negative"),
 ])
 def test_bad_class_priors_raise_naming_class_priors(E, bad, match):
     X, _, yy = _blobs()
@@ -78,10 +79,12 @@ def test_priors_fix_the_class_sizes_of_the_unlabeled_rows_and_all_outputs_follow
         np.testing.assert_array_equal(est.classes_[est._class_scores(est.scores_).argmax(axis=1)], fitted)
     else:
         fitted = pred
-    counts = np.bincount(fitted[unl], minlength=3)
-    sizes = class_sizes(b, int(unl.sum()))
-    # exact up to the price-setting nodes at ties (at most k - 1 of them move)
-    assert np.abs(counts - sizes).sum() <= 2 * (3 - 1), (counts, sizes)
+    # the MBO estimators size all n nodes (as GraphLearning's), the others the unlabeled ones
+    rows = np.ones_like(unl) if est._sizes_in_solver else unl
+    counts = np.bincount(fitted[rows], minlength=3)
+    sizes = class_sizes(b, int(rows.sum()))
+    # exact: the assignment's prices separate its labeling (only exact score ties could move a node)
+    np.testing.assert_array_equal(counts, sizes)
 
 
 def _harmonic_fit(**kw):
@@ -194,3 +197,75 @@ def test_poisson_mean_shift_with_priors_reweights_once():
     ybar = np.bincount(yy[~unl], minlength=3) / (~unl).sum()
     np.testing.assert_allclose(est.scores_, plain.scores_)          # the solver did not reweight
     np.testing.assert_allclose(est.class_scale_, b / ybar)          # the normalization did, once
+
+
+def _ensemble_problem(counts=(3, 3, 3), seed=0):
+    X, y = make_blobs(150, centers=[[0, 0], [2.5, 0], [0, 2.5]], cluster_std=1.0, random_state=seed)
+    rng = np.random.default_rng(seed)
+    keep = np.concatenate([rng.choice(np.flatnonzero(y == c), m, replace=False) for c, m in enumerate(counts)])
+    yy = np.full(y.size, -1)
+    yy[keep] = y[keep]
+    return g.knn_graph(X, 8), y, yy
+
+
+@pytest.mark.parametrize("b", [[0.5, 0.3, 0.2], [0.2, 0.2, 0.6], [0.0, 0.5, 0.5]])
+def test_ensemble_priors_give_the_unlabeled_class_sizes_and_maximize_the_total_score(b):
+    W, y, yy = _ensemble_problem()
+    plain = g.PoissonRidgeEnsembleClassifier(graph="precomputed").fit(W, yy)
+    est = g.PoissonRidgeEnsembleClassifier(graph="precomputed", class_priors=b).fit(W, yy)
+    unl = yy == -1
+    np.testing.assert_allclose(est.scores_, plain.scores_)           # the priors act on the decision only
+    sizes = class_sizes(b, int(unl.sum()))
+    np.testing.assert_array_equal(np.bincount(est.transduction_[unl], minlength=3), sizes)
+    # the decision is the optimal labeling of the unlabeled nodes with these sizes (dense oracle:
+    # the assignment problem with class c replicated sizes[c] times)
+    from scipy.optimize import linear_sum_assignment
+    F = est.scores_[unl]
+    cols = np.repeat(np.arange(3), sizes)
+    r, c = linear_sum_assignment(-F[:, cols])
+    codes = np.searchsorted(est.classes_, est.transduction_[unl])
+    np.testing.assert_allclose(F[np.arange(F.shape[0]), codes].sum(), F[r, cols[c]].sum(), rtol=1e-12)
+
+
+def test_ensemble_priors_equal_to_its_own_proportions_change_no_label():
+    # unbalanced labels (6 / 3 / 1): the default answer is unbalanced; priors equal to its class
+    # proportions on the unlabeled nodes leave every label where the argmax put it (the argmax is
+    # the unconstrained optimum, so it is optimal for its own sizes)
+    W, y, yy = _ensemble_problem(counts=(6, 3, 1), seed=2)
+    unl = yy == -1
+    plain = g.PoissonRidgeEnsembleClassifier(graph="precomputed").fit(W, yy)
+    counts = np.bincount(plain.transduction_[unl], minlength=3)
+    assert len(set(counts)) > 1
+    est = g.PoissonRidgeEnsembleClassifier(graph="precomputed", class_priors=counts / counts.sum()).fit(W, yy)
+    np.testing.assert_array_equal(est.transduction_, plain.transduction_)
+
+
+def test_ensemble_priors_equal_to_the_unbalanced_labeled_fractions_give_those_sizes():
+    W, y, yy = _ensemble_problem(counts=(6, 3, 1), seed=2)
+    unl = yy == -1
+    ybar = np.bincount(yy[~unl], minlength=3) / (~unl).sum()
+    est = g.PoissonRidgeEnsembleClassifier(graph="precomputed", class_priors=ybar).fit(W, yy)
+    np.testing.assert_array_equal(np.bincount(est.transduction_[unl], minlength=3),
+                                  class_sizes(ybar, int(unl.sum())))
+    np.testing.assert_allclose(est.class_prior_, ybar)
+
+
+@pytest.mark.parametrize("bad, exc, match", [
+    ([0.5, 0.5], ValueError, "class_priors must have one entry per class"),
+    ([[0.2, 0.3, 0.5]], ValueError, "class_priors must have one entry per class"),
+    ([0.6, 0.6, -0.2], ValueError, "class_priors must be finite and non-negative"),
+    ([0.5, np.nan, 0.5], ValueError, "class_priors must be finite and non-negative"),
+    ([0.5, np.inf, 0.5], ValueError, "class_priors must be finite and non-negative"),
+    ([0.3, 0.3, 0.3], ValueError, "class_priors must sum to 1"),
+    ([30, 30, 40], ValueError, "class_priors must sum to 1"),
+    (["a", "b", "c"], TypeError, "class_priors must be an array of 3 class proportions"),
+])
+def test_ensemble_bad_priors_raise_before_the_solve(bad, exc, match, monkeypatch):
+    import graphrkhs.estimators._transductive as tr
+    W, y, yy = _ensemble_problem()
+
+    def no_solve(*a, **k):
+        raise AssertionError("solved before checking class_priors")
+    monkeypatch.setattr(tr, "poisson_learning", no_solve)
+    with pytest.raises(exc, match=match):
+        g.PoissonRidgeEnsembleClassifier(graph="precomputed", class_priors=bad).fit(W, yy)

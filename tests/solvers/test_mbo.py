@@ -33,10 +33,51 @@ def test_assignment_is_optimal_and_has_the_sizes_exactly(seed):
     labels, prices = size_constrained_assignment(S, sizes)
     np.testing.assert_array_equal(np.bincount(labels, minlength=k), sizes)
     np.testing.assert_allclose(S[np.arange(n), labels].sum(), _brute_force_optimum(S, sizes), rtol=0, atol=1e-8)
-    # the prices make the plain argmax agree with the labels except at ties (the price-setting nodes)
+    # continuous scores (no ties): the prices separate the labeling, the plain argmax is the labeling
     V = S - prices
-    assert (V.argmax(axis=1) != labels).sum() <= k - 1
-    assert np.all(V[np.arange(n), labels] >= V.max(axis=1) - 1e-8)
+    np.testing.assert_array_equal(V.argmax(axis=1), labels)
+
+
+def _max_cycle_mean(A):
+    """The maximum mean weight of a simple cycle of the complete digraph with weights A (brute force)."""
+    import itertools
+    k = A.shape[0]
+    best = -np.inf
+    for m in range(2, k + 1):
+        for cyc in itertools.permutations(range(k), m):
+            if cyc[0] == min(cyc):
+                best = max(best, np.mean([A[cyc[i], cyc[(i + 1) % m]] for i in range(m)]))
+    return best
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_assignment_prices_separate_with_at_least_half_the_widest_margin(seed):
+    # oracle: the labeling is separated with margin delta iff p_j - p_c >= A_cj + delta,
+    # A_cj = max over class-c nodes of S_ij - S_ic; the widest margin is minus the maximum cycle mean of A
+    rng = np.random.default_rng(seed)
+    n, k = 60, 3 + seed % 3
+    S = rng.normal(size=(n, k)) + 2.0 * np.eye(k)[rng.integers(0, k, n)]
+    sizes = class_sizes(rng.dirichlet(3 * np.ones(k)), n)
+    labels, prices = size_constrained_assignment(S, sizes)
+    A = np.full((k, k), -np.inf)
+    for c in range(k):
+        A[c] = (S[labels == c] - S[labels == c][:, [c]]).max(axis=0)
+    delta_star = -_max_cycle_mean(np.where(np.eye(k, dtype=bool), -np.inf, A))
+    V = S - prices
+    own = V[np.arange(n), labels]
+    V[np.arange(n), labels] = -np.inf
+    margin = (own - V.max(axis=1)).min()
+    assert delta_star > 0
+    assert delta_star / 2 - 1e-12 <= margin <= delta_star + 1e-12, (margin, delta_star)
+
+
+def test_assignment_with_tied_scores_keeps_the_sizes_and_the_auction_prices():
+    # identical rows split between classes: no prices separate them, the labels still have the sizes
+    S = np.eye(3)[[0, 0, 0, 1, 2, 2]].astype(float)
+    labels, prices = size_constrained_assignment(S, [2, 2, 2])
+    np.testing.assert_array_equal(np.bincount(labels, minlength=3), [2, 2, 2])
+    V = S - prices
+    assert np.all(V[np.arange(6), labels] >= V.max(axis=1) - 1e-8)
 
 
 def test_assignment_with_free_sizes_is_the_argmax():
