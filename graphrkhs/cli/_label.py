@@ -389,7 +389,7 @@ def run_label(args, out=None, err=None):
     codes[labeled] = [lookup[key] for key, m in zip(keys, labeled) if m]
     try:
         if method == "poisson-ridge":
-            scores, spec = _recommended_scores(X, codes, len(classes), k)
+            scores, spec = _recommended_scores(X, codes, len(classes), k, verbose)
             graph = f"{spec.metric} {spec.weight} kNN graph k = {k}"
         else:
             W = knn_graph(X, k, weight="self-tuning", verbose=verbose)
@@ -452,12 +452,13 @@ def _class_sort_key(label):
 LABEL_METHODS = ("poisson-ridge", "laplace", "poisson", "tikhonov", "kernel-ridge")
 
 
-def _recommended_scores(X, codes, n_classes, k):
+def _recommended_scores(X, codes, n_classes, k, verbose=False):
     """(n, n_classes) class probabilities of :class:`~graphrkhs.PoissonRidgeEnsembleClassifier` with its
-    defaults (``n_neighbors=k``; it builds its own ``graph="auto"`` graph from X), and its graph spec."""
+    defaults (``n_neighbors=k``; it builds its own ``graph="auto"`` graph from X, with the progress bar of the
+    other methods' graph when ``verbose``), and its graph spec."""
     from ..estimators import PoissonRidgeEnsembleClassifier
 
-    model = PoissonRidgeEnsembleClassifier(n_neighbors=k).fit(X, codes)
+    model = PoissonRidgeEnsembleClassifier(n_neighbors=k, verbose=verbose).fit(X, codes)
     full = np.zeros((X.shape[0], n_classes))
     full[:, np.asarray(model.classes_, dtype=int)] = model.label_distributions_
     return full, model.graph_spec_
