@@ -436,10 +436,13 @@ def graph_spec(estimator, sigma, **laplacian):
 
     A ``GraphSpec`` given as ``graph`` is used as is for the construction; the
     Laplacian kind and power (``laplacian``) stay the estimator's parameters.
+    ``weight=None`` (an estimator whose default weights depend on the data) means
+    :func:`~graphrkhs.knn_graph`'s default, Gaussian.
     """
     g = estimator.graph
+    weight = "gaussian" if estimator.weight is None else estimator.weight
     spec = g if isinstance(g, GraphSpec) else GraphSpec(
-        kind=g, n_neighbors=estimator.n_neighbors, radius=estimator.radius, weight=estimator.weight, sigma=sigma)
+        kind=g, n_neighbors=estimator.n_neighbors, radius=estimator.radius, weight=weight, sigma=sigma)
     return spec.replace(**laplacian) if laplacian else spec
 
 

@@ -910,10 +910,7 @@ class PoissonRidgeEnsembleClassifier(_TransductiveClassifier, _GraphKernelRidge)
     def _graph_spec(self, X):
         if self.graph == "auto":
             return _auto_graph_spec(X, self.n_neighbors, weight=self.weight, sigma=self.sigma)
-        if isinstance(self.graph, GraphSpec):
-            return self.graph
-        return GraphSpec(kind=self.graph, n_neighbors=self.n_neighbors, radius=self.radius,
-                         weight="gaussian" if self.weight is None else self.weight, sigma=self.sigma)
+        return super()._graph_spec(X)
 
     def _build_graph(self, X):
         W = super()._build_graph(X)
