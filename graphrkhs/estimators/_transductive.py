@@ -542,6 +542,13 @@ class _GraphKernelRidge(_GraphLearner):
         unpen = np.ones(S.size) if free_constant(self) else None
         if self.alpha != "auto":
             ki, self.alpha_ = 0, float(self.alpha)
+        elif self._one_label_per_class(Y):
+            # leaving out a class's only label leaves the class without one, so the LOO error of every
+            # point falls as mu grows and "selects" the top of any grid: it says nothing about mu.  The
+            # largest value of the grid is used (its smoothest fit), without a selection or a warning.
+            ki, self.alpha_ = 0, float(np.max(self.alphas))
+            logger.info("%s: one labeled point per class, so leave-one-out cannot choose alpha; using "
+                        "alpha=%g (the largest of alphas) and the first kernel.", type(self).__name__, self.alpha_)
         else:
             paths = [KernelRidgePath(C[S], unpenalized=unpen) for C in cols]
             default_grid = tuple(np.asarray(self.alphas, dtype=np.float64).tolist()) == DEFAULT_ALPHAS
@@ -572,6 +579,15 @@ class _GraphKernelRidge(_GraphLearner):
         _orphans(W, S, Y, F)     # label-free components get the class prior (one rule, with the solvers)
         return F
 
+    def _one_label_per_class(self, Y):
+        """Whether a classifier's labels hold exactly one point of every class.
+
+        Leaving that point out leaves its class without a label, so every LOO residual then falls as
+        the ridge grows, whatever the data: the criterion would "select" the top of any grid.
+        """
+        if getattr(self, "_target_coding", None) != "onehot" or Y.shape[1] < 2:
+            return False
+        return bool((np.bincount(np.asarray(Y).argmax(axis=1), minlength=Y.shape[1]) == 1).all())
 
     def _solve_stochastic(self, W, S, Y, kernels):
         r"""``alpha="auto"`` above ``STOCHASTIC_MIN_LABELS`` labels: matrix-free LOO, CG fits (no n x l block).
@@ -629,7 +645,10 @@ class GraphKernelRidgeClassifier(_TransductiveClassifier, _GraphKernelRidge):
     ``alpha="auto"``, :math:`\mu` (and the kernel, given a list) is chosen by
     exact leave-one-out over the labeled nodes
     (:func:`~graphrkhs.graph_kernel_ridge_loo`): LOO accuracy, ties broken by
-    LOO squared error.  Above ``STOCHASTIC_MIN_LABELS`` (2000) labeled nodes
+    LOO squared error.  With exactly one labeled node per class the LOO says
+    nothing about :math:`\mu` (leaving a node out leaves its class without a
+    label, and every LOO error then falls as :math:`\mu` grows), so the largest
+    value of ``alphas`` is used without a selection (logged at INFO).  Above ``STOCHASTIC_MIN_LABELS`` (2000) labeled nodes
     the LOO is matrix-free (:func:`~graphrkhs.graph_kernel_ridge_stochastic_errors`:
     the diagonal of the hat matrix from 64 random probes, CG solves, never the
     :math:`n \times l` block of kernel columns) and so is the final fit.

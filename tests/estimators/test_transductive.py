@@ -433,3 +433,28 @@ def test_tv_classifier_kernel_operator_is_graph_kernel_tv_and_refuses_a_kernel_w
     assert not est.unreached_.any() and est.alpha_ == 0.3
     with pytest.raises(ValueError, match="needs a kernel whose inverse"):
         GraphTVClassifier(0.3, kernel=filters.Heat(1.0), graph="precomputed").fit(W, y_partial)
+
+
+def _dense_kernel(W, phi):
+    lam, U = np.linalg.eigh(laplacian(W, "normalized").toarray())
+    return (U * phi(lam)) @ U.T
+
+
+def test_ridge_with_one_label_per_class_uses_the_largest_alpha_without_a_selection():
+    import warnings
+    from sklearn.datasets import make_blobs
+    X, y = make_blobs(60, centers=[[0, 0], [3, 0], [0, 3]], cluster_std=0.8, random_state=2)
+    W = knn_graph(X, 6)
+    keep = np.array([np.flatnonzero(y == c)[0] for c in range(3)])
+    y_partial = np.full(60, -1)
+    y_partial[keep] = y[keep]
+    phi = filters.RegularizedLaplacian(3.0)
+    alphas = (1e-3, 1e-1, 10.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")          # no grid-edge SelectionWarning
+        est = GraphKernelRidgeClassifier(phi, alphas=alphas, fit_intercept=False, graph="precomputed").fit(W, y_partial)
+    assert est.alpha_ == 10.0
+    assert est.cv_results_ is None
+    Phi = _dense_kernel(W, phi)
+    F = Phi[:, keep] @ np.linalg.solve(Phi[np.ix_(keep, keep)] + 10.0 * np.eye(3), np.eye(3))
+    np.testing.assert_allclose(est.scores_, F, rtol=1e-6, atol=1e-9)
