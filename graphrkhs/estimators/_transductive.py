@@ -648,8 +648,8 @@ class GraphKernelRidgeClassifier(_TransductiveClassifier, _GraphKernelRidge):
     LOO squared error.  With exactly one labeled node per class the LOO says
     nothing about :math:`\mu` (leaving a node out leaves its class without a
     label, and every LOO error then falls as :math:`\mu` grows), so the largest
-    value of ``alphas`` is used without a selection (logged at INFO).  Above ``STOCHASTIC_MIN_LABELS`` (2000) labeled nodes
-    the LOO is matrix-free (:func:`~graphrkhs.graph_kernel_ridge_stochastic_errors`:
+    value of ``alphas`` is used without a selection (logged at INFO).  Above
+    ``STOCHASTIC_MIN_LABELS`` (2000) labeled nodes the LOO is matrix-free (:func:`~graphrkhs.graph_kernel_ridge_stochastic_errors`:
     the diagonal of the hat matrix from 64 random probes, CG solves, never the
     :math:`n \times l` block of kernel columns) and so is the final fit.
     Never looks at unlabeled labels.  ``predict_proba`` is the softmax of the
