@@ -649,8 +649,9 @@ class GraphKernelRidgeClassifier(_TransductiveClassifier, _GraphKernelRidge):
     nothing about :math:`\mu` (leaving a node out leaves its class without a
     label, and every LOO error then falls as :math:`\mu` grows), so the largest
     value of ``alphas`` is used without a selection (logged at INFO).  Above
-    ``STOCHASTIC_MIN_LABELS`` (2000) labeled nodes the LOO is matrix-free (:func:`~graphrkhs.graph_kernel_ridge_stochastic_errors`:
-    the diagonal of the hat matrix from 64 random probes, CG solves, never the
+    ``STOCHASTIC_MIN_LABELS`` (2000) labeled nodes the LOO is matrix-free
+    (:func:`~graphrkhs.graph_kernel_ridge_stochastic_errors`: the diagonal
+    of the hat matrix from 64 random probes, CG solves, never the
     :math:`n \times l` block of kernel columns) and so is the final fit.
     Never looks at unlabeled labels.  ``predict_proba`` is the softmax of the
     one-vs-all scores over the classes.
@@ -823,8 +824,10 @@ class PoissonRidgeEnsembleClassifier(_TransductiveClassifier, _GraphKernelRidge)
     draws, a 10-NN self-tuning cosine graph), ``w = 0.5`` labeled 66.9 / 73.2
     / 76.7 / 81.4 % of the unlabeled images at 1 / 5 / 10 / 50 labels per
     class, against 65.5 / 67.6 / 70.6 / 71.3 (Poisson) and 63.2 / 72.8 /
-    76.4 / 81.8 (kernel ridge) on the same graph and draws (not yet
-    confirmed on the 20-draw benchmark).  It is the library's recommended
+    76.4 / 81.8 (kernel ridge) on the same graph and draws; over 20 draws
+    (``benchmarks/label_rates.py``, ``benchmarks/REPORT.md``) 76.40 / 81.40 %
+    at 10 / 50 labels per class, level with kernel ridge alone there (76.50 /
+    81.73).  It is the library's recommended
     classifier for transductive labeling: the default method of
     ``graphrkhs label`` and the first row of ``graphrkhs demo``.
     ``predict_proba`` is the softmax of the combined scores (a monotone map,

@@ -421,8 +421,8 @@ def volume_mbo(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_priors: Op
     (:func:`size_constrained_assignment`).  Labeled nodes keep their classes
     (the hard fidelity of the semi-supervised version).  Start: the labeled
     indicators, diffused until they reach the graph (up to ``n`` steps), then
-    assigned (or the assignment of ``init``).  Stops at a fixed point (no unlabeled label changes) or after
-    ``max_iter`` rounds.  This is their scheme with fixed volumes
+    assigned (or the assignment of ``init``).  Stops at a fixed point (no
+    unlabeled label changes) or after ``max_iter`` rounds.  This is their scheme with fixed volumes
     (GraphLearning's ``volume_mbo`` with ``volume_constraint=1``); their
     bounds-on-volumes variant is not offered.
 
