@@ -45,6 +45,7 @@ Usage::
 """
 
 import argparse
+import fcntl
 import inspect
 import json
 import os
@@ -342,7 +343,7 @@ def _gl(W, graph_name, priors, slow):
 SLOW = ("poisson_mbo", "volume_mbo")
 
 
-def evaluate(y, rate, draws, methods, slow_draws, seed):
+def evaluate(y, rate, draws, methods, slow_draws, seed, on_row=None):
     from graphrkhs.datasets import sample_labels
     rng = np.random.default_rng([seed, rate])
     label_sets = [sample_labels(y, rate, random_state=rng)[1] for _ in range(draws)]
@@ -363,6 +364,8 @@ def evaluate(y, rate, draws, methods, slow_draws, seed):
                "draws": len(accs), "accuracy_mean": float(np.mean(accs)), "accuracy_std": float(np.std(accs)),
                "accuracies": accs, "time_median": float(np.median(times))}
         rows.append(row)
+        if on_row is not None:
+            on_row(row)
         print(f"  {rate:>3}/class  [{priors:>5}] {name:<62} {100 * row['accuracy_mean']:6.2f} +- "
               f"{100 * row['accuracy_std']:5.2f}  ({len(accs)} draws, {row['time_median']:6.2f} s)", flush=True)
     return rows
@@ -395,13 +398,34 @@ def run_dataset(name, args, save=None):
         if g in graphs:
             methods += [(n_, s, p, f, g) for n_, s, p, f in _gl(graphs[g], g, priors, args.slow_draws > 0)]
     rows = []
-    out = {}
-    for rate in args.rates:
-        rows += evaluate(y, rate, args.draws, methods, args.slow_draws, args.seed)
-        out = _dataset_record(name, y, W_ours, graphs, args, skipped, rows)
+
+    def on_row(row):
+        # every finished row is saved at once: an interrupted run keeps what it measured, and
+        # processes running other rates of the same dataset merge into one record (``save``)
+        rows.append(row)
         if save is not None:
-            save(out)      # partial results survive an interrupted run
-    return out
+            save(_dataset_record(name, y, W_ours, graphs, args, skipped, rows))
+
+    for rate in args.rates:
+        evaluate(y, rate, args.draws, methods, args.slow_draws, args.seed, on_row)
+    return _dataset_record(name, y, W_ours, graphs, args, skipped, rows)
+
+
+_SETUP = ("draws", "slow_draws", "seed", "graph_ours", "edges_ours", "edges_gl", "recommended")
+
+
+def _row_key(row):
+    return row["labels_per_class"], row["method"], row["priors"], row["graph"]
+
+
+def _merge_records(stored, record):
+    """``record`` plus the rows of ``stored`` it lacks, when both come from the same set-up."""
+    if not stored or any(stored.get(k) != record.get(k) for k in _SETUP):
+        return record
+    have = {_row_key(r) for r in record["rows"]}
+    rows = [r for r in stored["rows"] if _row_key(r) not in have] + record["rows"]
+    rows.sort(key=lambda r: r["labels_per_class"])     # stable: each rate keeps its method order
+    return {**record, "rows": rows}
 
 
 def _dataset_record(name, y, W_ours, graphs, args, skipped, rows):
@@ -533,16 +557,20 @@ def main(argv=None):
     results["machine"] = f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores"
     results.setdefault("datasets", {})
     def save(record):
-        # re-read: another process may have written another dataset meanwhile (merge, don't clobber)
-        if os.path.exists(jpath):
-            results["datasets"].update({k: v for k, v in json.load(open(jpath)).get("datasets", {}).items()
-                                        if k != record["dataset"]})
-        results["datasets"][record["dataset"]] = record
-        with open(jpath, "w") as f:
-            json.dump(results, f, indent=1)
-        with open(os.path.join(RESULTS, "label_rates.md"), "w") as f:
-            f.write(render(results))
-        plot(results)
+        # Re-read under a lock: other processes may have written other datasets, or other rates of
+        # this one, meanwhile.  Merge, don't clobber: rows of the stored record that this run has not
+        # measured are kept when the stored record used the same set-up (draws, seed, graph).
+        with open(jpath + ".lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            if os.path.exists(jpath):
+                results["datasets"].update(json.load(open(jpath)).get("datasets", {}))
+            results["datasets"][record["dataset"]] = _merge_records(
+                results["datasets"].get(record["dataset"]), record)
+            with open(jpath, "w") as f:
+                json.dump(results, f, indent=1)
+            with open(os.path.join(RESULTS, "label_rates.md"), "w") as f:
+                f.write(render(results))
+            plot(results)
 
     for name in args.datasets.split(","):
         save(run_dataset(name, args, save))
