@@ -9,6 +9,13 @@ A tunable parameter (``alpha``, ``gamma_A``, ``gamma_I``, ``sigma``) takes
   (a :class:`~graphrkhs.SelectionWarning` says when the choice is at its edge);
 * a number: that value, no selection.
 
+Leave-one-out selects only when it can rank (:func:`loo_selects`, the one gate
+of every learner): with fewer than 3 labeled points, or when every class is
+labeled once, the fallback values are used instead -- for the point-cloud
+kernels the centre of the width grid and a small ridge, for the graph-penalized
+learners (Laplace learning, graph kernel ridge, LapRLS, PLapRLS, the warped
+kernel) their smoothest, graph-dominated fit.
+
 The values used are the fitted attributes ``alpha_``, ``sigma_``, ... and the
 scores of the grid are ``cv_results_`` (scikit-learn's layout: ``params``,
 ``param_<name>``, ``mean_test_score`` (minus the LOO mean squared error,
@@ -26,7 +33,8 @@ AUTO = "auto"
 #: The constraint of a tunable positive parameter.
 TUNABLE_POSITIVE = [Interval("real", 0, None, closed="neither"), Options(AUTO), "array-like"]
 TUNABLE_NONNEG = [Interval("real", 0, None), Options(AUTO), "array-like"]
-#: Fewer labeled points than this: LOO is meaningless, the fallback values are used.
+#: Fewer labeled points than this (for a classifier: in classes with two or more labels): leave-one-out
+#: cannot rank anything, the fallback values are used (:func:`loo_selects`).
 MIN_LABELS = 3
 #: Widths tried for ``sigma="auto"``, relative to the median pairwise distance.
 WIDTH_FACTORS = np.geomspace(0.25, 2.0, 7)
@@ -43,6 +51,33 @@ def grid_of(value, default, name, *, allow_zero=False):
         raise ValueError(f"{name}: a grid must be a non-empty 1-D sequence of {'non-negative' if allow_zero else 'positive'} "
                          f"finite numbers; got {value!r}.")
     return np.unique(a), False
+
+
+def loo_selects(Y, classifier):
+    r"""Whether leave-one-out on the labeled rows can rank parameter values: the one gate of every "auto".
+
+    Not with fewer than ``MIN_LABELS`` labeled rows.  For a classifier only the rows of classes with two
+    or more labels count: leaving out a class's only label leaves the class without one, so that row's
+    LOO residual falls as the fit flattens (a larger ridge, a wider kernel, a stronger penalty) whatever
+    the data, and with every class labeled once the criterion "selects" an edge of any grid.  At one
+    label per class that edge was chance level for Fredholm and PRLS (digits: 10 % and 14 %); the
+    learners then use their fallback values (documented with each parameter).
+
+    Parameters
+    ----------
+    Y : ndarray (l, m)
+        The coded targets of the labeled rows: a classifier's one-hot (or centred) columns, one signed
+        column for two classes; a regressor's values.
+    classifier : bool
+    """
+    Y = np.asarray(Y)
+    l = Y.shape[0]
+    if not classifier or l < MIN_LABELS:
+        return l >= MIN_LABELS
+    Y2 = Y.reshape(l, -1)
+    codes = Y2.argmax(axis=1) if Y2.shape[1] > 1 else (Y2[:, 0] > 0).astype(np.intp)
+    counts = np.bincount(codes)
+    return int(counts[counts >= 2].sum()) >= MIN_LABELS
 
 
 def is_tuned(value):

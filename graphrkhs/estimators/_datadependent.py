@@ -22,6 +22,7 @@ reordering the classes permutes the columns and never changes a prediction).
 from typing import Callable, Optional, Union
 
 import numpy as np
+from sklearn.base import is_classifier
 from sklearn.svm import SVC
 
 from .._core.validation import Interval, Options
@@ -32,8 +33,8 @@ from ..solvers import (KernelRidgePath, graph_cut_choice, graph_penalty, kfold_s
                        rls_loo_error,
                        select_kernel_ridge)
 from ..kernels import default_sigma, pairwise_kernel
-from ._auto import (FIT_INTERCEPT, MIN_LABELS, TUNABLE_NONNEG, TUNABLE_POSITIVE, WIDTH_FACTORS, free_constant,
-                    grid_of, is_tuned)
+from ._auto import (FIT_INTERCEPT, TUNABLE_NONNEG, TUNABLE_POSITIVE, WIDTH_FACTORS, free_constant,
+                    grid_of, is_tuned, loo_selects)
 from ._base import POINT_CLOUD_GRAPH_CONSTRAINTS, POSITIVE, graph_spec
 from ._base import ClassifierOutputMixin, PointsLearner, RegressorOutputMixin
 
@@ -57,18 +58,20 @@ def _kernel_scale(G):
     return scale if scale > 0 else 1.0
 
 
-def _select_ridge(G, Y):
+def _select_ridge(G, Y, selects=True):
     r"""Leave-one-out choice of the ridge on the labeled points only.
 
     The grid is relative to the kernel's scale (Fredholm kernels carry a
     :math:`1/n^2` and vary over orders of magnitude with the widths):
     :math:`\alpha l \in \{10^{-8}, 10^{-7.5}, \dots, 1\} \times \mathrm{mean}(\mathrm{diag}\, K_{SS})`,
-    scored by the closed-form LOO squared error (:func:`graphrkhs.rls_loo_error`).
+    scored by the closed-form LOO squared error (:func:`graphrkhs.rls_loo_error`).  Without an
+    informative LOO (``selects`` False, :func:`~graphrkhs.estimators._auto.loo_selects`; or fewer than 3
+    points) the fallback :math:`10^{-3}` relative.
     """
     l = G.shape[0]
     alphas = RELATIVE_RIDGES * _kernel_scale(G) / l
-    if l < 3:
-        return float(alphas[10])  # 1e-3 relative: LOO on one or two points is meaningless
+    if l < 3 or not selects:
+        return float(alphas[10])  # 1e-3 relative: the LOO cannot rank the ridges
     return float(alphas[np.argmin(rls_loo_error(G, Y, alphas))])
 
 
@@ -81,6 +84,8 @@ class _DataDependent(PointsLearner):
     def _fit(self, X, labeled, Y):
         idx = np.flatnonzero(labeled)
         self.cv_results_ = None
+        # one gate for every "auto" of the fit: without an informative LOO the fallback values are used
+        self._loo_selects = loo_selects(Y, is_classifier(self))
         chosen = self._select(X, idx, Y)
         self._values = None
         if chosen is None:
@@ -96,7 +101,7 @@ class _DataDependent(PointsLearner):
         self.labeled_index_ = idx
         self.svc_ = self.coef_ = None
         self.intercept_ = np.zeros(Y.shape[1])
-        if self.loss == "hinge" and self._hinge_tuned() and idx.size >= MIN_LABELS:
+        if self.loss == "hinge" and self._hinge_tuned() and self._loo_selects:
             new = self._select_hinge(np.asarray(G, dtype=np.float64), Y, ridge)
             if hasattr(self, "gamma_A_"):     # warped: the kernel keeps its ratio gamma_I / gamma_A
                 self.gamma_I_ *= new / ridge
@@ -246,8 +251,9 @@ class _Fredholm(_DataDependent):
         if self.alpha is None or is_tuned(self.alpha):
             if is_tuned(self.alpha) and not isinstance(self.alpha, str):
                 return self._select_relative(lambda s: G, Y, [1.0], np.asarray(self.alpha, float))[1]
-            return _select_ridge(G, Y) if G.shape[0] < MIN_LABELS else \
-                self._select_relative(lambda s: G, Y, [1.0], None)[1]
+            if not self._loo_selects:
+                return _select_ridge(G, Y, selects=False)
+            return self._select_relative(lambda s: G, Y, [1.0], None)[1]
         return float(self.alpha) * _kernel_scale(G) / G.shape[0]
 
     def _hinge_tuned(self):
@@ -279,7 +285,7 @@ class _Fredholm(_DataDependent):
         return s, a * scales[float(s)] / l
 
     def _select(self, X, idx, Y):
-        if self.sigma is None or not is_tuned(self.sigma) or idx.size < MIN_LABELS:
+        if self.sigma is None or not is_tuned(self.sigma) or not self._loo_selects:
             return None
         sigmas, extend = grid_of(self.sigma, default_sigma(X) * WIDTH_FACTORS, "sigma")
         # per width: the l x l gram and one eigendecomposition of it (KernelRidgePath: the LOO of the
@@ -654,7 +660,7 @@ class _Warped(_DataDependent):
             self.sigma_ = default_sigma(X) if width else 1.0
         else:
             self.sigma_ = float(self.sigma)
-        joint = joint_width(self) and idx.size >= MIN_LABELS and X.shape[0] <= AUTO_MAX_N
+        joint = joint_width(self) and self._loo_selects and X.shape[0] <= AUTO_MAX_N
         if joint:       # the width with the gammas, by LapRLS's own LOO (the warped RLS is LapRLS)
             W = self._graph(X)
             M = graph_penalty(W, self.laplacian, self.laplacian_power)
@@ -677,7 +683,7 @@ class _Warped(_DataDependent):
             else:
                 right = kern.right_factor(XS)
             return kern, right, kern(XS, XS, right=right), self.gamma_A_
-        if width and is_tuned(self.sigma) and idx.size >= MIN_LABELS:
+        if width and is_tuned(self.sigma) and self._loo_selects:
             sigmas, extend = grid_of(self.sigma, self.sigma_ * WIDTH_FACTORS, "sigma")
             XS = X[idx]
             res = select_kernel_ridge(

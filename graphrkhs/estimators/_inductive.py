@@ -57,7 +57,10 @@ from ..solvers import (
 from ..solvers import ManifoldRidgePath, loo_scores, select_grid
 from ..solvers import SelectionWarning, grls_fit as _saddle_fit
 from .._core.validation import warn
-from ._auto import FIT_INTERCEPT, MIN_LABELS, TUNABLE_NONNEG, TUNABLE_POSITIVE, WIDTH_FACTORS, free_constant, grid_of, is_tuned
+from sklearn.base import is_classifier
+
+from ._auto import (FIT_INTERCEPT, TUNABLE_NONNEG, TUNABLE_POSITIVE, WIDTH_FACTORS, free_constant, grid_of, is_tuned,
+                    loo_selects)
 from .._core.validation import Interval, Options
 from ._base import POINT_CLOUD_GRAPH_CONSTRAINTS, POSITIVE, graph_spec
 from ._base import ClassifierOutputMixin, PointsLearner, RegressorOutputMixin
@@ -143,7 +146,9 @@ class _KernelLearner(PointsLearner):
         else:
             self.sigma_ = float(self.sigma)
         self.cv_results_ = None
-        if is_tuned(self.sigma) and self._width_matters() and labeled.sum() >= MIN_LABELS:
+        # one gate for every "auto" of the fit: without an informative LOO the fallback values are used
+        self._loo_selects = loo_selects(Y, is_classifier(self))
+        if is_tuned(self.sigma) and self._width_matters() and self._loo_selects:
             self._select_width(X[labeled], Y)
         self._fit_kernel(X, labeled, Y.astype(X.dtype))
 
@@ -284,7 +289,7 @@ class _RLS(_KernelLearner):
         alphas, extend = grid_of(self.alpha, ALPHA_GRID, "alpha", allow_zero=True)
         if alphas is None:
             self.alpha_ = float(self.alpha)
-        elif l < MIN_LABELS:
+        elif not self._loo_selects:
             self.alpha_ = FALLBACK_ALPHA
         else:
             if res is None:       # sigma fixed: the alpha path alone
@@ -308,7 +313,8 @@ class _RLS(_KernelLearner):
 
 #: The default ridge grid of ``alpha="auto"`` (RLS scaling, :math:`(K + \alpha l I)`).
 ALPHA_GRID = np.geomspace(1e-7, 1e1, 17)
-#: Used when fewer than 3 points are labeled (LOO is meaningless there).
+#: Used when the labels cannot select (:func:`~graphrkhs.estimators._auto.loo_selects`: fewer than 3, or
+#: every class labeled once); the width is then the centre of its grid, the median pairwise distance.
 FALLBACK_ALPHA = 1e-3
 
 
@@ -447,9 +453,9 @@ class _LapRLS(_GraphKernelLearner):
         gA, extA = grid_of(self.gamma_A, LAPRLS_GAMMA_A_GRID, "gamma_A")
         gI, extI = grid_of(self.gamma_I, LAPRLS_GAMMA_I_GRID, "gamma_I", allow_zero=True)
         res = G = None      # G: F^T M F, computed once (selection and fit)
-        if (gA is None and gI is None) or S.size < MIN_LABELS:
+        if (gA is None and gI is None) or not self._loo_selects:
             self.gamma_A_ = FALLBACK_GAMMA_A if gA is not None else float(self.gamma_A)
-            self.gamma_I_ = FALLBACK_GAMMA_I if gI is not None else float(self.gamma_I)
+            self.gamma_I_ = UNSELECTED_GAMMA_I if gI is not None else float(self.gamma_I)
         else:
             if gA is None:          # ratios of the gamma_I grid to the fixed gamma_A
                 ga = float(self.gamma_A)
@@ -481,6 +487,12 @@ class _LapRLS(_GraphKernelLearner):
 #: on the scale-relative grid of :func:`~graphrkhs.select_manifold_gammas` (0 and three values).
 LAPRLS_GAMMA_A_GRID = np.geomspace(1e-7, 1e1, 17)
 FALLBACK_GAMMA_A, FALLBACK_GAMMA_I = 1e-6, 1e2
+#: ``gamma_I`` when the labels cannot select (:func:`~graphrkhs.estimators._auto.loo_selects`: every class
+#: labeled once, or fewer than 3 labels), with ``gamma_A = FALLBACK_GAMMA_A``: a graph-dominated fit.  At
+#: one label per class (10 draws) LapRLS labeled 87.3 % of the digits and 47.8 % of 3000 Fashion-MNIST
+#: points with it, against 78.2 / 41.4 % at gamma_I = 100 and 69.0 / 46.6 % where the uninformative LOO
+#: went; PLapRLS and the warped kernel the same within 0.1 (the warped kernel breaks down at 1e8).
+UNSELECTED_GAMMA_I = 1e6
 #: Ratios gamma_I / gamma_A of the Nystrom path's "auto" selection (the exact path's 0 = RLS is left out).
 NYSTROM_RATIO_GRID = np.geomspace(1e-1, 1e13, 15)
 #: The Nystrom path's ``gamma_I="auto"`` grid when ``gamma_A`` is a number.
@@ -539,11 +551,13 @@ def manifold_selection(est, make_K, S, Y, M, *, consistency, fit_intercept, fall
     n, l = M.shape[0], S.size
     if gA is None and gI is None:
         return float(est.gamma_A), float(est.gamma_I), None, None
-    if l < MIN_LABELS or n > AUTO_MAX_N:
-        if n > AUTO_MAX_N:
-            warn(f"gamma_A/gamma_I='auto' needs the dense {n} x {n} kernel (limit {AUTO_MAX_N} points); the "
-                 f"fallback values gamma_A={fallback[0]:g}, gamma_I={fallback[1]:g} are used. Pass numbers.",
-                 SelectionWarning)
+    if not loo_selects(Y, is_classifier(est)):
+        return (FALLBACK_GAMMA_A if gA is not None else float(est.gamma_A),
+                UNSELECTED_GAMMA_I if gI is not None else float(est.gamma_I), None, None)
+    if n > AUTO_MAX_N:
+        warn(f"gamma_A/gamma_I='auto' needs the dense {n} x {n} kernel (limit {AUTO_MAX_N} points); the "
+             f"fallback values gamma_A={fallback[0]:g}, gamma_I={fallback[1]:g} are used. Pass numbers.",
+             SelectionWarning)
         return (fallback[0] if gA is not None else float(est.gamma_A),
                 fallback[1] if gI is not None else float(est.gamma_I), None, None)
     K = make_K()
@@ -761,8 +775,8 @@ class _PRLS(_KernelLearner):
         res = None
         if grid is None:
             self.gamma_ = float(self.gamma)
-        elif XS.shape[0] < MIN_LABELS or not (grid > 0).any():
-            self.gamma_ = FALLBACK_GAMMA if XS.shape[0] < MIN_LABELS else 0.0
+        elif not self._loo_selects or not (grid > 0).any():
+            self.gamma_ = FALLBACK_GAMMA if not self._loo_selects else 0.0
         else:   # exact LOO (PRLS's expansion loses K(x_i, .) with label i: a downdate, not the hat matrix)
             make, sigmas = None, None
             if self._refines_width(nystrom):
@@ -791,7 +805,8 @@ class _PRLS(_KernelLearner):
 
     def _refines_width(self, nystrom):
         """``sigma="auto"`` on the exact path: the RLS width is refined by PRLS's own LOO."""
-        return not nystrom and is_tuned(self.sigma) and self._width_matters() and isinstance(self.sigma, str)
+        return (not nystrom and is_tuned(self.sigma) and self._width_matters() and isinstance(self.sigma, str)
+                and self._loo_selects)
 
     def _raw_block(self, X):
         return (self._k(X, self.X_fit_) / self.kappa_) @ self.coef_ + self._null_space(X) @ self.intercept_
@@ -800,7 +815,9 @@ class _PRLS(_KernelLearner):
 #: Default grid of PRLS / G-RLS ``gamma="auto"`` (the penalty in the normalized kernel's RKHS norm).
 PRLS_GAMMA_GRID = np.geomspace(1e-6, 1e2, 5)
 GRLS_GAMMA_GRID = np.geomspace(1e-7, 1e1, 17)
-#: Used when fewer than 3 points are labeled.
+#: Used when the labels cannot select (:func:`~graphrkhs.estimators._auto.loo_selects`), the width at the
+#: centre of its grid.  At one label per class the uninformative LOO had gone to gamma = 1e10 (PRLS: 14 %
+#: of the digits, chance) where this value labels 58.6 %, level with RLS.
 FALLBACK_GAMMA = 1e-3
 
 
@@ -1143,7 +1160,7 @@ class _GRLS(_KernelLearner):
         res = self.__dict__.pop("_width_result", None)
         if not is_tuned(self.gamma):
             self.gamma_ = float(self.gamma)
-        elif XS.shape[0] <= Psi.shape[1] + 1:      # LOO needs more labels than features
+        elif XS.shape[0] <= Psi.shape[1] + 1 or not self._loo_selects:      # LOO needs more labels than features
             self.gamma_ = FALLBACK_GAMMA
         else:
             if res is None:

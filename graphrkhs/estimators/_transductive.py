@@ -54,6 +54,7 @@ from typing import Hashable, Optional, Sequence, Union
 
 import numpy as np
 import scipy.sparse as sp
+from sklearn.base import is_classifier
 from sklearn.neighbors import NearestNeighbors
 from sklearn.utils.validation import check_is_fitted, validate_data
 
@@ -75,7 +76,7 @@ from ..spectral.filters import default_kernel
 from ..solvers import KernelRidgePath, loo_scores, select_grid, select_tikhonov_solution
 from ..solvers import KERNEL_TV_MAX_ITER, STOCHASTIC_MIN_LABELS, TIKHONOV_ALPHAS, graph_kernel_ridge_stochastic_errors, kfold_scores
 from ..kernels import GraphKernel
-from ._auto import FIT_INTERCEPT, MIN_LABELS, TUNABLE_NONNEG, TUNABLE_POSITIVE, free_constant, grid_of
+from ._auto import FIT_INTERCEPT, MIN_LABELS, TUNABLE_NONNEG, TUNABLE_POSITIVE, free_constant, grid_of, loo_selects
 from ._base import (
     GRAPH_CONSTRAINTS,
     POSITIVE,
@@ -288,9 +289,19 @@ class _LaplacianRegularization(_GraphLearner):
     def _solve(self, W, S, Y):
         grid, extend = grid_of(self.alpha, TIKHONOV_ALPHAS, "alpha", allow_zero=True)
         self.cv_results_ = None
-        if grid is None or S.size < MIN_LABELS:
-            # a fixed value; or too few labels for leave-one-out: the parameter-free harmonic solution
-            self.alpha_ = float(self.alpha) if grid is None else 0.0
+        if grid is None or not loo_selects(Y, is_classifier(self)):
+            if grid is None:
+                self.alpha_ = float(self.alpha)
+            elif S.size < MIN_LABELS:
+                # too few labels for leave-one-out: the parameter-free harmonic solution
+                self.alpha_ = 0.0
+            else:
+                # every class labeled once: leaving a class's only label out leaves it without one, so the
+                # LOO error falls as mu grows and "selects" the top of any grid.  The largest value of the
+                # grid is used, its smoothest fit (near the Poisson limit, which labels best there)
+                self.alpha_ = float(grid.max())
+                logger.info("%s: one labeled node per class, so leave-one-out cannot choose alpha; using "
+                            "alpha=%g (the largest of the grid).", type(self).__name__, self.alpha_)
             if self.alpha_ == 0:
                 return harmonic_solution(W, S, Y, laplacian=self.laplacian, tol=self.tol,
                                          preconditioner=self.preconditioner, backend=self.backend)
@@ -340,7 +351,9 @@ class LaplacianRegularizationClassifier(_TransductiveClassifier, _LaplacianRegul
         sequence: one's own grid (not extended); a number: that value, and
         ``alpha=0`` is the parameter-free harmonic solution (labels fixed),
         the standard Laplace learning (also used, with fewer than 3 labeled
-        nodes, by ``"auto"``).
+        nodes, by ``"auto"``).  With every class labeled once the LOO cannot
+        rank (:func:`~graphrkhs.estimators._auto.loo_selects`): the largest
+        value of the grid is used (1e3 by default, near the Poisson limit).
     laplacian : {"combinatorial", "normalized"}, default="combinatorial"
         Laplacian kind (the combinatorial one keeps the maximum principle).
     tol : float, default=1e-8
@@ -542,7 +555,7 @@ class _GraphKernelRidge(_GraphLearner):
         unpen = np.ones(S.size) if free_constant(self) else None
         if self.alpha != "auto":
             ki, self.alpha_ = 0, float(self.alpha)
-        elif self._one_label_per_class(Y):
+        elif not loo_selects(Y, is_classifier(self)):
             # leaving out a class's only label leaves the class without one, so the LOO error of every
             # point falls as mu grows and "selects" the top of any grid: it says nothing about mu.  The
             # largest value of the grid is used (its smoothest fit), without a selection or a warning.
@@ -578,16 +591,6 @@ class _GraphKernelRidge(_GraphLearner):
             F = C @ np.linalg.solve(A, Y)
         _orphans(W, S, Y, F)     # label-free components get the class prior (one rule, with the solvers)
         return F
-
-    def _one_label_per_class(self, Y):
-        """Whether a classifier's labels hold exactly one point of every class.
-
-        Leaving that point out leaves its class without a label, so every LOO residual then falls as
-        the ridge grows, whatever the data: the criterion would "select" the top of any grid.
-        """
-        if getattr(self, "_target_coding", None) != "onehot" or Y.shape[1] < 2:
-            return False
-        return bool((np.bincount(np.asarray(Y).argmax(axis=1), minlength=Y.shape[1]) == 1).all())
 
     def _solve_stochastic(self, W, S, Y, kernels):
         r"""``alpha="auto"`` above ``STOCHASTIC_MIN_LABELS`` labels: matrix-free LOO, CG fits (no n x l block).
