@@ -33,7 +33,9 @@ to 1), ``classes_``, ``n_features_in_``.
 ``predict(X_new)``, the out-of-sample rule: a new point gets the average of
 the scores of its ``n_neighbors`` nearest fitted points, weighted by
 :math:`\exp(-d^2 / (2 h^2))`, h the distance to the farthest of them (a
-Nadaraya-Watson step on the graph's neighbourhoods); d is the graph's
+Nadaraya-Watson step on the graph's neighbourhoods); a new point that
+coincides with a fitted one (:math:`d \le 10^{-6} h`) gets that node's own
+scores, so ``predict`` of the fitted points is ``transduction_``; d is the graph's
 distance (for ``metric="cosine"`` the Euclidean distance between the rows
 scaled to unit length, so a new row with no direction -- all zero -- raises).  With
 ``graph="precomputed"``, ``X_new`` is the (n_new, n_fit) matrix of edge
@@ -155,6 +157,10 @@ class _GraphLearner(GraphRKHSEstimator):
         F = np.asarray(self._solve(W, S, Y), dtype=np.float64).reshape(W.shape[0], -1)
         self._store(F, label_free_mask(W, S))
 
+    #: A new point within this fraction of its neighbourhood's radius h of a fitted node is that node.
+    #: Brute-force distances carry a rounding of about sqrt(eps) |x| (1e-7 relative to h on image rows).
+    _COINCIDENT = 1e-6
+
     def _oos_scores(self, X, scores):
         """Out-of-sample rule: weighted average of the fitted nodes' scores (module docs)."""
         n_fit = scores.shape[0]
@@ -181,6 +187,11 @@ class _GraphLearner(GraphRKHSEstimator):
             h = dist[:, -1:]
             h = np.where(h > 0, h, 1.0)
             w = np.exp(-(dist / h) ** 2 / 2)
+            # a new point on a fitted node (up to the rounding of the distance) is that node: it gets the
+            # node's own scores (the mean of several coinciding ones), so predict(X_fit) is transduction_
+            same = dist <= self._COINCIDENT * h
+            on_node = same[:, 0]
+            w[on_node] = same[on_node]
             rows = w.sum(axis=1)
             num = np.einsum("ik,ik...->i...", w, scores[idx])
         out = np.empty((num.shape[0],) + scores.shape[1:])

@@ -13,6 +13,9 @@ from graphrkhs import (
     LaplacianRegularizationClassifier,
     LaplacianRegularizationRegressor,
     PoissonLearningClassifier,
+    PoissonMBOClassifier,
+    PoissonRidgeEnsembleClassifier,
+    VolumeMBOClassifier,
     filters,
     graph_kernel_ridge,
     graph_kernel_tv,
@@ -458,3 +461,32 @@ def test_ridge_with_one_label_per_class_uses_the_largest_alpha_without_a_selecti
     Phi = _dense_kernel(W, phi)
     F = Phi[:, keep] @ np.linalg.solve(Phi[np.ix_(keep, keep)] + 10.0 * np.eye(3), np.eye(3))
     np.testing.assert_allclose(est.scores_, F, rtol=1e-6, atol=1e-9)
+
+
+@pytest.mark.parametrize("E", [LaplacianRegularizationClassifier, PoissonLearningClassifier, GraphKernelRidgeClassifier,
+                               PoissonRidgeEnsembleClassifier, GraphTVClassifier, PoissonMBOClassifier,
+                               VolumeMBOClassifier], ids=lambda E: E.__name__)
+def test_predict_of_the_fitted_points_is_the_transduction(E):
+    # a new point on a fitted node is that node (the Nadaraya-Watson average over its neighbours is not)
+    X, y = _two_moons(120)
+    y_partial, _ = _partial(y, 3)
+    est = E(n_neighbors=8).fit(X, y_partial)
+    np.testing.assert_allclose(est._scores(X), est.scores_, rtol=1e-12, atol=1e-14)
+    np.testing.assert_array_equal(est.predict(X), est.transduction_)
+    # a point off the nodes keeps the Nadaraya-Watson rule (weights of all its k neighbours)
+    Xn = X[:5] + 1e-3
+    d = np.linalg.norm(Xn[:, None] - X[None], axis=2)
+    idx = np.argsort(d, axis=1)[:, :8]
+    dk = np.take_along_axis(d, idx, axis=1)
+    w = np.exp(-(dk / dk[:, -1:]) ** 2 / 2)
+    expected = np.einsum("ik,ik...->i...", w, est.scores_[idx]) / w.sum(1).reshape((-1,) + (1,) * (est.scores_.ndim - 1))
+    np.testing.assert_allclose(est._scores(Xn), expected, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("E", [LaplacianRegularizationRegressor, GraphKernelRidgeRegressor, GraphTVRegressor],
+                         ids=lambda E: E.__name__)
+def test_regressor_predict_of_the_fitted_points_is_the_transduction(E):
+    X, y = _two_moons(120)
+    y_partial, _ = _partial(y, 3)
+    est = E(n_neighbors=8).fit(X, np.where(y_partial >= 0, y_partial, np.nan).astype(float))
+    np.testing.assert_allclose(est.predict(X), est.transduction_, rtol=1e-12, atol=1e-14)
