@@ -187,6 +187,25 @@ def test_mbo_estimators_are_their_solvers(E, solver):
     assert (est.transduction_ == y).mean() > 0.85
 
 
+@pytest.mark.parametrize("E", [g.PoissonMBOClassifier, g.VolumeMBOClassifier])
+def test_mbo_sizes_default_to_the_labeled_proportions_and_the_true_priors_fix_imbalanced_data(E):
+    # 80 / 30 / 10 points, 3 labels each: class_priors=None is the labeled proportions (1/3 each), which
+    # forces wrong sizes; the true proportions give the clusters (Poisson learning needs no sizes here)
+    X, y = make_blobs(240, n_features=6, centers=3, cluster_std=3.0, random_state=1)
+    idx = np.r_[np.flatnonzero(y == 0)[:80], np.flatnonzero(y == 1)[:30], np.flatnonzero(y == 2)[:10]]
+    X, y = X[idx], y[idx]
+    rng = np.random.default_rng(0)
+    yy = np.full(y.size, -1)
+    for c in range(3):
+        keep = rng.choice(np.flatnonzero(y == c), 3, replace=False)
+        yy[keep] = c
+    default = E().fit(X, yy)
+    np.testing.assert_array_equal(default.transduction_, E(class_priors=[1 / 3] * 3).fit(X, yy).transduction_)
+    assert np.bincount(default.transduction_, minlength=3).tolist() == [40, 40, 40]
+    assert (E(class_priors=[80 / 120, 30 / 120, 10 / 120]).fit(X, yy).transduction_ == y).mean() >= 0.98
+    assert (g.PoissonLearningClassifier().fit(X, yy).transduction_ == y).mean() >= 0.98
+
+
 def test_poisson_mean_shift_with_priors_reweights_once():
     X, y, yy = _blobs()
     W = g.knn_graph(X, 6)
