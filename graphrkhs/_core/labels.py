@@ -182,10 +182,13 @@ def split_classification_labels(y, n_samples, *, unlabeled=UNLABELED, name="y", 
         message = (f"{name} has only one class ({_show(classes[0])}) among its labeled samples; {owner} needs "
                    "labels of at least 2 classes.")
         if n_marker and unlabeled is not None:
-            message += (f" The marker collides with your classes: the {n_marker} entries equal to {_show(unlabeled)} "
-                        f"were read as unlabeled (unlabeled={_show(unlabeled)}). If {_show(unlabeled)} is a class (labels "
+            # one class and marker entries: either the marker is a class (labels {-1, +1}) or a second
+            # class has no label yet -- the data cannot tell which, so the message names both fixes
+            message += (f" If the marker collides with your classes (the {n_marker} entries equal to "
+                        f"{_show(unlabeled)} were read as unlabeled, unlabeled={_show(unlabeled)}: labels "
                         f"{{{_show(unlabeled)}, {_show(classes[0])}}}), pass unlabeled=None (then only NaN/None mark "
-                        "unlabeled samples) or another marker that is not a class.")
+                        "unlabeled samples) or another marker that is not a class; otherwise label samples of a "
+                        "second class.")
         raise ValueError(message)
     if unlabeled is UNLABELED and n_marker and _looks_like_a_class(classes, codes[labeled], n_marker, unlabeled):
         warnings.warn(
