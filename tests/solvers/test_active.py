@@ -228,9 +228,12 @@ def test_propose_labels_for_rebuilds_graph_of_points():
     y = np.full(30, -1)
     y[[0, 1, 2]] = [0, 1, 0]
     clf = LaplacianRegularizationClassifier(n_neighbors=5).fit(X, y)
+    # the model change is that of the fitted model: its own alpha_ (here the top of the grid, the labels
+    # being too few to select it)
+    assert clf.alpha_ == 1e3
     np.testing.assert_array_equal(propose_labels_for(clf, X, y, 2, criterion="model_change"),
                                   propose_labels(clf.scores_, 2, criterion="model_change", labeled=[0, 1, 2],
-                                                 graph=knn_graph(X, 5)))
+                                                 graph=knn_graph(X, 5), alpha=1e3))
 
 
 # --- bad input ------------------------------------------------------------------------------
