@@ -363,8 +363,8 @@ class LaplacianRegularizationClassifier(_TransductiveClassifier, _LaplacianRegul
         ``alpha=0`` is the parameter-free harmonic solution (labels fixed),
         the standard Laplace learning (also used, with fewer than 3 labeled
         nodes, by ``"auto"``).  With every class labeled once the LOO cannot
-        rank (:func:`~graphrkhs.estimators._auto.loo_selects`): the largest
-        value of the grid is used (1e3 by default, near the Poisson limit).
+        rank (:ref:`ug_one_label`): the largest value of the grid is used
+        (1e3 by default, near the Poisson limit).
     laplacian : {"combinatorial", "normalized"}, default="combinatorial"
         Laplacian kind (the combinatorial one keeps the maximum principle).
     tol : float, default=1e-8
