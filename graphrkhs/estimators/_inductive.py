@@ -31,6 +31,7 @@ from typing import Callable, Optional, Union
 
 import numpy as np
 from scipy.sparse import issparse
+from sklearn.base import is_classifier
 
 from ..graphs import GraphSpec, as_adjacency
 from ..kernels import BLOCK_BYTES, GRLSKernel, default_sigma, feature_map, pairwise_kernel, unisolvent_points
@@ -57,8 +58,6 @@ from ..solvers import (
 from ..solvers import ManifoldRidgePath, loo_scores, select_grid
 from ..solvers import SelectionWarning, grls_fit as _saddle_fit
 from .._core.validation import warn
-from sklearn.base import is_classifier
-
 from ._auto import (FIT_INTERCEPT, TUNABLE_NONNEG, TUNABLE_POSITIVE, WIDTH_FACTORS, free_constant, grid_of, is_tuned,
                     loo_selects)
 from .._core.validation import Interval, Options
