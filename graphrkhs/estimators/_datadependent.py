@@ -506,8 +506,10 @@ _FREDHOLM_PARAMS_DOC = r"""
         mild ridge whatever the widths.  None chooses the relative ridge by
         closed-form leave-one-out RLS error on the labeled points over
         :math:`\{10^{-8}, 10^{-7.5}, \dots, 1\}`; the hinge loss uses the same
-        choice.  The absolute value used (what :func:`~graphrkhs.fredholm_rls`
-        takes as ``alpha``) is ``alpha_``.
+        choice.  When the labels cannot select (fewer than 3, or every class
+        labeled once, :ref:`ug_one_label`): 1e-3 relative, at the median
+        pairwise distance.  The absolute value used (what
+        :func:`~graphrkhs.fredholm_rls` takes as ``alpha``) is ``alpha_``.
     n_neighbors : int, optional
         kNN truncation of the outer kernel (sparse; needed for large n).
     inner_approximation : {"auto", "exact", "nystrom", "random_features"}, default="auto"
@@ -735,7 +737,9 @@ _WARPED_PARAMS_DOC = r"""
         LapRLS with these ``gamma_A``, ``gamma_I`` (Belkin et al.'s scaling
         :math:`\gamma_I / n^2`).  "auto" (with ``gamma_I``): exact leave-one-out along
         the ratio path of :func:`~graphrkhs.select_manifold_gammas` (up to 6000 points;
-        above, 1e-2 and 1 with a warning); with ``loss="hinge"`` the ridge is then chosen
+        above, 1e-2 and 1 with a warning; 1e-6 and 1e6 when the labels cannot select --
+        fewer than 3, or every class labeled once, :ref:`ug_one_label`); with
+        ``loss="hinge"`` the ridge is then chosen
         by stratified 5-fold CV of the SVM at that kernel.  Used: ``gamma_A_``, ``gamma_I_``
         (and ``alpha_``), scores ``cv_results_``.
     gamma_I : float >= 0, "auto" or sequence, default="auto"

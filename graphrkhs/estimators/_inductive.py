@@ -339,7 +339,9 @@ _RLS_DOC = r"""Regularized least squares {what} (supervised baseline; Belkin, Ni
     alpha : float >= 0, "auto" or sequence of float, default="auto"
         Ridge weight with the :math:`1/l` loss scaling.  "auto": exact LOO over
         ``geomspace(1e-7, 10, 17)``, extended at its edges down to the rounding
-        level of K; a sequence: one's own grid; a number: that value.
+        level of K; a sequence: one's own grid; a number: that value.  When the
+        labels cannot select (fewer than 3, or every class labeled once,
+        :ref:`ug_one_label`): 1e-3, at the median pairwise distance.
     fit_intercept : bool or "auto", default="auto"
         An unpenalized constant (the saddle-point system of G-RLS), so that a
         shift of y shifts the fit; "auto": for regressors only.
@@ -678,7 +680,9 @@ _LAPRLS_DOC = r"""Laplacian RLS {what} (Belkin, Niyogi & Sindhwani, JMLR 2006).
         (:func:`~graphrkhs.select_manifold_gammas`: one n x n LU per ratio
         :math:`\gamma_I/\gamma_A` on a scale-relative grid of 0 and three ratios, the fit
         from the same LU; up to 6000 points, above
-        that 1e-6 and 100 with a warning); the values used are ``gamma_A_``,
+        that 1e-6 and 100 with a warning; when the labels cannot select -- fewer
+        than 3, or every class labeled once, :ref:`ug_one_label` -- 1e-6 and 1e6, a
+        graph-dominated fit); the values used are ``gamma_A_``,
         ``gamma_I_``, the scores ``cv_results_``.  With ``sigma``, ``gamma_A`` and
         ``gamma_I`` all "auto" (Gaussian kernel, up to 6000 points) the width is chosen
         jointly with them by LapRLS's own exact LOO on a low-rank surrogate of each
@@ -843,6 +847,8 @@ _PRLS_DOC = r"""Partially-penalized RLS {what} (Yang, King & Lyu, NIPS 2009, Eqs
         ``cv_results_``; ``sigma="auto"`` takes the width of the best
         leave-one-out RLS (free constant) on the labeled points and refines it with
         PRLS's own exact LOO over that width times :math:`2^{{-1/2}}, 1, 2^{{1/2}}`.
+        When the labels cannot select (fewer than 3, or every class labeled once,
+        :ref:`ug_one_label`): 1e-3 at the median pairwise distance.
     integral_operator : {{"empirical", "heat"}}, default="empirical"
         How :math:`L_K` is computed.  "heat": the paper's Eq. (16), Gaussian =
         heat kernel with a uniform density, :math:`K' = K_{{2t}}, K'' = K_{{3t}}`
@@ -1060,7 +1066,8 @@ _PLAPRLS_DOC = r"""Partially-penalized Laplacian RLS {what} (Yang, King & Lyu, N
         leave-one-out on the labeled points along the ratio path of
         :func:`~graphrkhs.select_manifold_gammas` (one n x n LU per ratio
         :math:`\gamma_I/\gamma_A`, the fit itself from the same LU; up to 6000 points,
-        empirical operator; otherwise 1e-6 and 100 with a warning).  Used values
+        empirical operator; otherwise 1e-6 and 100 with a warning; 1e-6 and 1e6 when
+        the labels cannot select, :ref:`ug_one_label`).  Used values
         ``gamma_A_``, ``gamma_I_``, scores ``cv_results_``; ``sigma="auto"``: the width of
         the best leave-one-out RLS (free constant) on the labeled points.
     gamma_I : float >= 0, "auto" or sequence, default="auto"
@@ -1204,6 +1211,8 @@ _GRLS_DOC = r"""Generalized RLS with predefined features {what} (Li, Lee & Leung
         with ``sigma="auto"`` (the median pairwise distance of 300 evenly spaced rows times
         :math:`2^{{-2}}, \dots, 2`); ``method="as_printed"`` is scored as the saddle
         point.  The values used are ``gamma_``, ``sigma_``, the scores ``cv_results_``.
+        When the labels cannot select (too few, or every class labeled once,
+        :ref:`ug_one_label`): 1e-3 at the median pairwise distance.
     features : {{"constant", "linear", "poly2"}} or callable, default="constant"
         Predefined features (:func:`~graphrkhs.feature_map`); they must be
         unisolvent on the labeled points (ValueError otherwise).  "constant"
