@@ -39,8 +39,8 @@ Outputs: ``benchmarks/results/label_rates.{json,md}`` and ``label_rates_<dataset
 with the stored rows of the same set-up (draws, seed, graphs), so an interrupted run keeps what it
 measured and the rates of one dataset can run in separate processes (``--rates 1,10`` and
 ``--rates 5,50``, say) into one table.  GraphLearning's ``poisson`` with priors on our graph is the slow
-row on Fashion-MNIST (40-150 s a fit): its volume projection (up to 10^4 reweighting steps, each a full
-argmax over the nodes) converges slowly on that graph.
+row on Fashion-MNIST (median 85 s a fit at 5 labels per class, load 4-5): its volume projection (up to
+10^4 reweighting steps, each a full argmax over the nodes) converges slowly on that graph.
 
 Usage::
 
