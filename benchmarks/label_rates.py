@@ -47,6 +47,8 @@ Usage::
     python benchmarks/label_rates.py --quick                  # digits, 3 draws
     nice python benchmarks/label_rates.py --datasets fashion,digits --draws 20
     python benchmarks/label_rates.py --datasets fashion --rates 1,5 --draws 5 --slow-draws 2
+    python benchmarks/label_rates.py --datasets fashion --rates 10,50 --draws 20 --slow-draws 2 \
+        --no-previews --skip-laplace --resume      # only the rows not stored yet
 """
 
 import argparse
@@ -348,12 +350,14 @@ def _gl(W, graph_name, priors, slow):
 SLOW = ("poisson_mbo", "volume_mbo")
 
 
-def evaluate(y, rate, draws, methods, slow_draws, seed, on_row=None):
+def evaluate(y, rate, draws, methods, slow_draws, seed, on_row=None, done=frozenset()):
     from graphrkhs.datasets import sample_labels
     rng = np.random.default_rng([seed, rate])
     label_sets = [sample_labels(y, rate, random_state=rng)[1] for _ in range(draws)]
     rows = []
     for name, source, priors, fn, graph in methods:
+        if (rate, name, priors, graph) in done:     # --resume: stored by an earlier run of the same set-up
+            continue
         sets = label_sets[:slow_draws] if name.startswith(SLOW) else label_sets
         accs, times = [], []
         for S in sets:
@@ -411,8 +415,15 @@ def run_dataset(name, args, save=None):
         if save is not None:
             save(_dataset_record(name, y, W_ours, graphs, args, skipped, rows))
 
+    done = set()
+    if getattr(args, "resume", False) and os.path.exists(os.path.join(RESULTS, "label_rates.json")):
+        stored = json.load(open(os.path.join(RESULTS, "label_rates.json"))).get("datasets", {}).get(name)
+        setup = _dataset_record(name, y, W_ours, graphs, args, skipped, [])
+        if stored and all(stored.get(k) == setup.get(k) for k in _SETUP):
+            done = {_row_key(r) for r in stored["rows"]}
+            print(f"  --resume: {len(done)} rows of the same set-up are stored and skipped", flush=True)
     for rate in args.rates:
-        evaluate(y, rate, args.draws, methods, args.slow_draws, args.seed, on_row)
+        evaluate(y, rate, args.draws, methods, args.slow_draws, args.seed, on_row, frozenset(done))
     return _dataset_record(name, y, W_ours, graphs, args, skipped, rows)
 
 
@@ -547,6 +558,8 @@ def main(argv=None):
     p.add_argument("--quick", action="store_true", help="digits only, 3 draws")
     p.add_argument("--no-previews", dest="previews", action="store_false",
                    help="skip the exploration's candidate defaults (self-tuning graph, ensembles)")
+    p.add_argument("--resume", action="store_true",
+                   help="skip the rows stored by an earlier run with the same draws, seed and graphs")
     p.add_argument("--skip-laplace", action="store_true",
                    help="skip our Laplace learning (GraphLearning's laplace runs on its graph anyway)")
     args = p.parse_args(argv)
