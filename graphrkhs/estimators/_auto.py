@@ -14,7 +14,8 @@ of every learner): with fewer than 3 labeled points, or when every class is
 labeled once, the fallback values are used instead -- for the point-cloud
 kernels the centre of the width grid and a small ridge, for the graph-penalized
 learners (Laplace learning, graph kernel ridge, LapRLS, PLapRLS, the warped
-kernel) their smoothest, graph-dominated fit.
+kernel) their smoothest, graph-dominated fit (Laplace learning with fewer than
+3 labels: the harmonic solution, as before).
 
 The values used are the fitted attributes ``alpha_``, ``sigma_``, ... and the
 scores of the grid are ``cv_results_`` (scikit-learn's layout: ``params``,

@@ -571,7 +571,7 @@ class _GraphKernelRidge(_GraphLearner):
             # point falls as mu grows and "selects" the top of any grid: it says nothing about mu.  The
             # largest value of the grid is used (its smoothest fit), without a selection or a warning.
             ki, self.alpha_ = 0, float(np.max(self.alphas))
-            logger.info("%s: one labeled point per class, so leave-one-out cannot choose alpha; using "
+            logger.info("%s: too few labels (per class) for leave-one-out to choose alpha; using "
                         "alpha=%g (the largest of alphas) and the first kernel.", type(self).__name__, self.alpha_)
         else:
             paths = [KernelRidgePath(C[S], unpenalized=unpen) for C in cols]
@@ -662,7 +662,8 @@ class GraphKernelRidgeClassifier(_TransductiveClassifier, _GraphKernelRidge):
     LOO squared error.  With exactly one labeled node per class the LOO says
     nothing about :math:`\mu` (leaving a node out leaves its class without a
     label, and every LOO error then falls as :math:`\mu` grows), so the largest
-    value of ``alphas`` is used without a selection (logged at INFO).  Above
+    value of ``alphas`` is used without a selection (logged at INFO); the same
+    with fewer than 3 labeled nodes (:ref:`ug_one_label`).  Above
     ``STOCHASTIC_MIN_LABELS`` (2000) labeled nodes the LOO is matrix-free
     (:func:`~graphrkhs.graph_kernel_ridge_stochastic_errors`: the diagonal
     of the hat matrix from 64 random probes, CG solves, never the
