@@ -71,13 +71,20 @@ def _rotate(U, T):
     return out.reshape(U.shape[0], g, m).transpose(1, 0, 2)
 
 
+#: Relative size (to the largest eigenvalue in magnitude) up to which a negative eigenvalue of the kernel
+#: given to :class:`KernelRidgePath` counts as rounding or approximation error and is clipped to 0 (a
+#: Chebyshev kernel at ``filter_tol`` 1e-8 stays well inside it); a larger one is an error.
+PSD_RTOL = 1e-6
+
+
 class KernelRidgePath:
     r"""Exact leave-one-out and GCV of kernel ridge for a whole path of ridge weights.
 
     For :math:`\beta_\mu = (K + \mu I)^{-1} y` the hat matrix is
     :math:`H_\mu = K (K + \mu I)^{-1}`.  One eigendecomposition
     :math:`K = U \operatorname{diag}(s) U^T` (negative eigenvalues of rounding
-    size clipped to 0) gives, for every :math:`\mu > 0`,
+    size, at most ``PSD_RTOL`` = 1e-6 of the largest, clipped to 0; a more
+    negative one raises ``ValueError``) gives, for every :math:`\mu > 0`,
 
     .. math::
 
@@ -120,6 +127,13 @@ class KernelRidgePath:
     def __init__(self, K: ArrayLike, unpenalized: Optional[ArrayLike] = None):
         K = check_matrix(K, "K", square=True, dtype=np.float64)
         s, U = np.linalg.eigh((K + K.T) / 2)
+        top = max(float(np.abs(s).max(initial=0.0)), 1e-300)
+        if s.size and s.min() < -PSD_RTOL * top:
+            # clipping a genuinely negative eigenvalue would score the LOO of another kernel
+            raise ValueError(f"K is not positive semidefinite: its smallest eigenvalue is {s.min():.3g}, "
+                             f"{-s.min() / top:.1e} of the largest in magnitude (rounding allows {PSD_RTOL:g}); "
+                             "kernel ridge's leave-one-out needs a PSD kernel (check the kernel's parameters, "
+                             "or a Chebyshev kernel's order / filter_tol).")
         self._setup(np.maximum(s, 0.0), U, unpenalized)
 
     @classmethod

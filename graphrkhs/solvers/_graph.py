@@ -569,7 +569,10 @@ def graph_kernel_ridge(W: Union[GraphLike, GraphKernel], labeled: Indices, Y: Ar
     W : graph or GraphKernel
         A graph in any form :func:`~graphrkhs.as_adjacency` accepts, or a
         prebuilt :class:`~graphrkhs.GraphKernel` (reused, e.g. across a grid of
-        ``alpha``; then ``kernel`` and ``laplacian`` are ignored).
+        ``alpha``; then ``kernel`` and ``laplacian`` are ignored, and "direct"
+        and "cg" solve with that :math:`\Phi` as built -- its order, damping,
+        ``lmax`` and method; "sparse" with the exact polynomial
+        :math:`1/\varphi` of its response).
     labeled : array of int or bool mask
         The labeled nodes S.
     Y : ndarray of shape (len(S),) or (len(S), m)
@@ -663,7 +666,9 @@ def graph_kernel_ridge(W: Union[GraphLike, GraphKernel], labeled: Indices, Y: Ar
         B[pos[S]] = Y2
         F[keep] = _solve_spd(A, B, preconditioner, tol, max_iter, backend)
     elif method == "direct":
-        C = graph_kernel_columns(L, phi, S, order=order, tol=filter_tol, backend=backend)      # Phi[:, S]
+        # Phi[:, S]: of the prebuilt kernel when one was passed (its own order, damping, lmax and method)
+        C = K.columns(S) if K is not None else graph_kernel_columns(L, phi, S, order=order, tol=filter_tol,
+                                                                     backend=backend)
         G = C[S] + alpha * np.eye(S.size)
         G = (G + G.T) / 2
         beta = cho_solve(cho_factor(G), Y2)

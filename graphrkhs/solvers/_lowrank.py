@@ -264,7 +264,11 @@ def nystrom_plaprls_fit(F: ArrayLike, labeled: Indices, Y: ArrayLike, M: MatrixL
     A[r:, :r] = A[:r, r:].T
     A[r:, r:] = PS.T @ PS + lam2 * (Psi.T @ MPsi)
     rhs = np.vstack([FS.T @ Y2, PS.T @ Y2])
-    if o:
+    # the graph term of the basis, lam2 (Psi b)^T M (Psi b), vanishes when M Psi = 0 (constants under a
+    # combinatorial Laplacian) or lam2 = 0; only then is a target in the span of Psi fitted by beta alone
+    m_scale = float(abs(M).sum(axis=1).max(initial=0.0))         # M: sparse (_feature_problem)
+    basis_graph_free = lam2 == 0 or np.linalg.norm(MPsi) <= 1e-10 * m_scale * np.linalg.norm(Psi)
+    if o and basis_graph_free:
         # a target in the span of Psi is reproduced by beta alone: its projected residual is rounding
         Q = np.linalg.qr(PS)[0]
         if not _snap(Y2 - Q @ (Q.T @ Y2), Y2).any():

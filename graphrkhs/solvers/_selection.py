@@ -358,7 +358,10 @@ def tikhonov_path_errors(W: Any, labeled: Any, Y: Any, alphas: Any, *, laplacian
     :math:`l \times l` eigendecomposition serve the whole path (see
     ``_schur_path``: :math:`H = (I + \mu\, L/L_{UU})^{-1}`; Belkin, Matveeva &
     Niyogi 2004).  Leaving label i out keeps node i in the graph, unlabeled:
-    exactly the refit of ``tikhonov_solution`` without it.
+    exactly the refit of ``tikhonov_solution`` without it.  A labeled node
+    alone among the labels of its connected component has no LOO residual
+    (no other label informs it, :math:`(I - H)_{ii} = 0` at every ``alpha``)
+    and is left out of the average.
 
     Parameters
     ----------
@@ -377,8 +380,8 @@ def tikhonov_path_errors(W: Any, labeled: Any, Y: Any, alphas: Any, *, laplacian
     check_option(criterion, "criterion", CRITERIA)
     check_option(scoring, "scoring", SCORINGS)
     alphas = check_ridges(alphas, "alphas")
-    S, path = _schur_path(W, labeled, laplacian)
-    return _path_scores(path, _as_targets(Y, S.size), alphas, criterion, scoring)
+    red = _KronReduction(W, labeled, laplacian)
+    return red.scores(alphas, _as_targets(Y, red.S.size), criterion, scoring)
 
 
 class _LapRLSGrid:
@@ -590,8 +593,8 @@ def select_grid(evaluate: Callable[..., Any], grid: Mapping[str, Any], *, extend
         scores, tie = out if isinstance(out, tuple) else (out, None)
         result = GridResult(axes, scores, tie_break=tie, criterion=criterion, n_extensions=n_ext)
         if not np.isfinite(result.scores).any():
-            warn("the selection criterion is undefined (inf/NaN) on the whole grid; the first point is returned.",
-                 SelectionWarning)
+            warn(f"the selection criterion is undefined (inf/NaN) on the whole grid; every point ties and the tie "
+                 f"rule's one is returned: {result.best_params}.", SelectionWarning)
             return result
         grow = []
         for k in extend:
@@ -1632,7 +1635,7 @@ class _KronReduction:
         t, V = np.linalg.eigh((Lsc + Lsc.T) / 2)
         tiny = 1e-10 * max(float(np.abs(t).max()), 1e-300)
         self.t = np.where(t > tiny, t, 0.0)                     # the null space: constants per component
-        with np.errstate(divide="ignore"):
+        with np.errstate(divide="ignore", over="ignore"):
             self.path = KernelRidgePath.from_eigh(np.where(self.t > 0, 1.0 / np.maximum(self.t, tiny), np.inf), V)
 
     def solve_uu(self, B):
@@ -1694,6 +1697,8 @@ class _KronReduction:
             if (~pos).any():
                 score[~pos], tie[~pos] = _criterion_errors(T, Y2, criterion, scoring)
             return score, tie
+        if not ok.any():                 # every label alone in its component: LOO is undefined everywhere
+            return np.full(alphas.size, -np.inf), np.zeros(alphas.size)
         if pos.any():
             R = self.path.loo_residuals(Y2, alphas[pos])[:, ok]
             score[pos], tie[pos] = loo_scores(R, Y2[ok], scoring)
@@ -1791,7 +1796,7 @@ STOCHASTIC_MIN_LABELS = 2000
 def stochastic_loo_errors(residual: Callable[..., np.ndarray], Y: Any, params: Sequence[Mapping[str, Any]], *,
                           n_probes: int = 64, random_state: Any = 0, criterion: str = "loo",
                           scoring: str = "mse", unpenalized: Optional[Any] = None,
-                          return_stderr: bool = False) -> Tuple[np.ndarray, ...]:
+                          keep: Optional[Any] = None, return_stderr: bool = False) -> Tuple[np.ndarray, ...]:
     r"""Matrix-free LOO (or GCV) scores of a linear smoother, with :math:`\operatorname{diag}(I - H)` estimated.
 
     The LOO residual :math:`((I - H)y)_i / (I - H)_{ii}` needs the whole
@@ -1837,6 +1842,11 @@ def stochastic_loo_errors(residual: Callable[..., np.ndarray], Y: Any, params: S
         :math:`I - H_\Psi = A - A\Psi(\Psi^T A \Psi)^{-1}\Psi^T A`
         (:func:`_project_unpenalized`), applied with the extra columns
         :math:`A\Psi` in the same block.
+    keep : bool array of shape (l,), optional
+        The labeled points averaged by the LOO criterion (default: all).  A
+        point whose row of :math:`I - H` vanishes (e.g. the only labeled node
+        of its connected component) has no LOO residual, 0 / 0, and must be
+        left out (otherwise every score is -inf); GCV uses all rows.
     return_stderr : bool, default=False
         Also return the estimated standard error of the diagonal relative to
         it, shape (len(params), l).
@@ -1857,6 +1867,10 @@ def stochastic_loo_errors(residual: Callable[..., np.ndarray], Y: Any, params: S
     Psi = None
     if unpenalized is not None:
         Psi = np.asarray(unpenalized, dtype=np.float64).reshape(l, -1)
+    if keep is not None:
+        keep = np.asarray(keep, dtype=bool).reshape(-1)
+        if keep.shape != (l,):
+            raise ValueError(f"keep must be a boolean mask of the {l} labeled points; got shape {keep.shape}.")
     Z = rademacher_probes(l, n_probes, random_state)
     blocks = [Y2, Z] if Psi is None else [Y2, Z, Psi]
     B = np.hstack(blocks)
@@ -1884,7 +1898,12 @@ def stochastic_loo_errors(residual: Callable[..., np.ndarray], Y: Any, params: S
             continue
         with np.errstate(divide="ignore", invalid="ignore"):
             R = np.where(d[:, None] > 1e-14, AY / np.maximum(d, 1e-300)[:, None], np.inf)
-        s, t = loo_scores(R[None], Y2, scoring)
+        if keep is None:
+            s, t = loo_scores(R[None], Y2, scoring)
+        elif keep.any():
+            s, t = loo_scores(R[None][:, keep], Y2[keep], scoring)
+        else:                                # no point has a LOO residual: undefined, as in the exact path
+            s, t = np.array([-np.inf]), np.array([0.0])
         score[j], tie[j] = s[0], t[0]
     return (score, tie, rel) if return_stderr else (score, tie)
 
@@ -1907,6 +1926,17 @@ def _tikhonov_residual(W, S, laplacian, tol, max_iter, preconditioner):
         return Z - F[S]
 
     return residual
+
+
+def _informed_labels(W, S):
+    """Mask of the labeled nodes S that share their component (weak links cut, as the solvers do) with another
+    labeled node: the others have no leave-one-out residual under Tikhonov / harmonic fits."""
+    from scipy.sparse import csgraph
+
+    from .._core.labels import weak_link_split
+
+    _, comp = csgraph.connected_components(sp.csr_array(weak_link_split(W)[0]), directed=False)
+    return np.bincount(comp[S], minlength=comp.max() + 1)[comp[S]] > 1
 
 
 def tikhonov_stochastic_errors(W: Any, labeled: Any, Y: Any, alphas: Any, *, laplacian: str = "combinatorial",
@@ -1935,7 +1965,8 @@ def tikhonov_stochastic_errors(W: Any, labeled: Any, Y: Any, alphas: Any, *, lap
         raise ValueError(f"alphas must be a non-empty 1-D sequence of finite numbers >= 0; got {alphas!r}.")
     residual = _tikhonov_residual(W, S, laplacian, tol, max_iter, preconditioner)
     return stochastic_loo_errors(residual, Y, [{"alpha": float(a)} for a in alphas], n_probes=n_probes,
-                                 random_state=random_state, criterion=criterion, scoring=scoring)
+                                 random_state=random_state, criterion=criterion, scoring=scoring,
+                                 keep=_informed_labels(W, S))
 
 
 #: The default grid of the matrix-free Tikhonov selection: every other point of ``TIKHONOV_ALPHAS``
@@ -1953,13 +1984,15 @@ def _tikhonov_stochastic_select(W, labeled, Y, alphas, *, laplacian, criterion, 
     if alphas is TIKHONOV_ALPHAS or np.array_equal(alphas, TIKHONOV_ALPHAS):
         alphas = TIKHONOV_ALPHAS_STOCHASTIC
     residual = _tikhonov_residual(W, S, laplacian, tol, max_iter, preconditioner)
+    keep = _informed_labels(W, S)
     cache: Dict[float, Tuple[float, float]] = {}
 
     def evaluate(alpha):
         new = [float(a) for a in alpha if float(a) not in cache]     # an extension re-solves nothing
         if new:
             s, t = stochastic_loo_errors(residual, Y2, [{"alpha": a} for a in new], n_probes=n_probes,
-                                         random_state=random_state, criterion=criterion, scoring=scoring)
+                                         random_state=random_state, criterion=criterion, scoring=scoring,
+                                         keep=keep)
             cache.update({a: (si, ti) for a, si, ti in zip(new, s, t)})
         return (np.array([cache[float(a)][0] for a in alpha]), np.array([cache[float(a)][1] for a in alpha]))
 

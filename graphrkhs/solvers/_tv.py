@@ -135,6 +135,21 @@ def _conj_box_loss(Q, Y_S, S, lam, lo, hi):
     return val.sum(axis=0)
 
 
+def _is_difference_operator(Rm):
+    """Whether every row of R is a weighted difference :math:`w (e_i - e_j)` (or zero): then clipping f to
+    [min y, max y] lowers :math:`\|Rf\|_1` and the TV minimizer lies in that box."""
+    if isinstance(Rm, spla.LinearOperator):
+        return False
+    R = sp.csr_array(Rm)
+    R.eliminate_zeros()
+    nnz = np.diff(R.indptr)
+    if (nnz > 2).any() or (nnz == 1).any():
+        return False
+    rows = np.flatnonzero(nnz == 2)
+    a, b = R.data[R.indptr[rows]], R.data[R.indptr[rows] + 1]
+    return bool(np.all(a == -b))
+
+
 def _fidelity_weights(fidelity, W, Rm, S):
     r"""The fidelity weights :math:`\lambda_j, j \in S`, as a column (l, 1).
 
@@ -459,10 +474,16 @@ def graph_tv(W: GraphLike, labeled: Indices, Y: ArrayLike, *, alpha: float = 0.5
     Solved by the primal-dual method of Chambolle & Pock (2011) with the
     diagonal preconditioning of Pock & Chambolle (ICCV 2011):
     :math:`\tau_j = 1 / \sum_e |R_{ej}|`, :math:`\sigma_e = 1 / \sum_j |R_{ej}|`
-    (no step size to tune, no norm estimate).  The minimizer lies in the box
-    :math:`[\min y, \max y]` (clipping f to it lowers both terms), so the
-    primal function is restricted to that box; this leaves the solution
-    unchanged and makes the dual function finite, so that the relative
+    (no step size to tune, no norm estimate).  When every row of R is a
+    weighted difference :math:`w(e_i - e_j)` (the incidence operator) the
+    minimizer lies in the box :math:`[\min y, \max y]` (clipping f to it
+    lowers both terms), so the primal function is restricted to that box;
+    this leaves the solution unchanged and makes the dual function finite.
+    For any other R (:math:`g(L)`, a kernel operator) the minimizer may leave
+    that box (second-order differences extrapolate the labels), so the box is
+    a working bound: when the converged f touches it, it is widened 4x and
+    the iteration goes on, until f lies strictly inside (then the minimizer
+    within the box is the unconstrained one).  The relative
     primal-dual gap
 
     .. math::
@@ -631,6 +652,12 @@ def graph_tv(W: GraphLike, labeled: Indices, Y: ArrayLike, *, alpha: float = 0.5
     Y_S = Y2
     tauS = tau[S]
     lam_tau = 2 * tauS * lam
+    # The box [min y, max y] holds the minimizer when every row of R is a weighted difference
+    # w (e_i - e_j): clipping f to it lowers both terms.  For another R (g(L), a kernel operator) it
+    # need not (second-order TV extrapolates beyond the labels): the box is then a working bound,
+    # widened whenever the converged f touches it, until f is strictly inside (a minimizer of the
+    # convex problem inside the box is then the unconstrained one).
+    box_exact = _is_difference_operator(Rm)
     np.clip(F, lo, hi, out=F)
     np.clip(P, -alpha, alpha, out=P)
     obj = np.full(m, np.inf)
@@ -652,8 +679,16 @@ def graph_tv(W: GraphLike, labeled: Indices, Y: ArrayLike, *, alpha: float = 0.5
             dual = -_conj_box_loss(-(RT @ P), Y_S, S, lam, lo, hi)
             gap = (obj - dual) / np.maximum(obj, floor)
             if (gap <= tol).all():
-                converged = True
-                break
+                half = (hi - lo) / 2
+                touch = ((F <= lo + 1e-6 * half) | (F >= hi - 1e-6 * half)).any(axis=0)
+                if box_exact or not touch.any():
+                    converged = True
+                    break
+                # widen the touched columns' box 4x about its centre (and at least to cover 0)
+                mid = (hi + lo) / 2
+                wide = 4 * np.maximum(half, np.maximum(np.abs(lo), np.abs(hi)))
+                lo = np.where(touch, mid - wide, lo)
+                hi = np.where(touch, mid + wide, hi)
     return _finish(W, S, Y2, F, P, obj, gap, it, converged, tol, on_failure, was_1d, out_dtype, return_info)
 
 

@@ -97,10 +97,27 @@ def test_wrappers_are_the_engine_with_their_ridge_scalings():
     (lambda: KernelRidgePath(np.eye(2)).gcv(np.ones(2), []), "ridges"),
     (lambda: loo_residuals(np.eye(2), np.ones(2)), "interpolated"),
     (lambda: gcv_scores(np.eye(2), np.ones(2)), "GCV is undefined"),
+    # eigenvalues 1 - 0.9 sqrt(2) < 0, 1, 1 + 0.9 sqrt(2): clipping would score another kernel's LOO
+    (lambda: KernelRidgePath(np.array([[1.0, 0.9, 0.0], [0.9, 1.0, 0.9], [0.0, 0.9, 1.0]])),
+     "not positive semidefinite"),
+    (lambda: graph_kernel_ridge_loo(np.array([[1.0, 2.0], [2.0, 1.0]]), np.ones(2), [1.0]), "not positive semidefinite"),
 ])
 def test_bad_input(call, match):
     with pytest.raises(ValueError, match=match):
         call()
+
+
+def test_negative_eigenvalues_of_rounding_size_are_clipped():
+    # a PSD kernel perturbed by -1e-9 of its scale along one direction (a Chebyshev kernel's error)
+    rng = np.random.default_rng(3)
+    B = rng.normal(size=(6, 3))
+    K = B @ B.T                                     # rank 3: three zero eigenvalues
+    v = np.linalg.eigh(K)[1][:, 0]
+    top = np.linalg.eigvalsh(K).max()
+    path = KernelRidgePath(K - 1e-9 * top * np.outer(v, v))
+    assert path.eigenvalues.min() == 0.0
+    y = rng.normal(size=6)
+    np.testing.assert_allclose(path.loo_residuals(y, [0.5]), KernelRidgePath(K).loo_residuals(y, [0.5]), atol=1e-7)
 
 
 # ---------------------------------------------------------------------------

@@ -299,3 +299,43 @@ def test_lowrank_selection_all_landmarks_picks_the_exact_loo_point():
     np.testing.assert_allclose(res.scores, exact, rtol=1e-5, atol=1e-10)
     i, j, k = np.unravel_index(np.argmax(exact), exact.shape)
     assert (res.best_params["sigma"], res.best_params["ratio"], res.best_params["gamma_A"]) == (sig[i], rhos[j], gAs[k])
+
+
+def test_nystrom_plaprls_target_in_a_non_constant_basis_keeps_the_graph_term():
+    # y = 1 + 2x on the labels lies in span(Psi) for Psi = [1, x], but M x != 0: the graph term of the
+    # basis is not zero, so (w = 0, beta = lstsq) is not the minimizer.  Oracle: the dense normal equations
+    # of the same objective, written out here.
+    x = np.linspace(0, 1, 30)[:, None]
+    n = x.shape[0]
+    Kx = g.pairwise_kernel(x, sigma=0.2)
+    kap = Kx.mean()
+    F = g.NystromFeatures(x, sigma=0.2, n_components=n).features_ / np.sqrt(kap)
+    Mx = g.graph_penalty(g.knn_graph(x, 3))
+    Psi = np.hstack([np.ones((n, 1)), x])
+    Sx = np.array([0, 10, 29])
+    y = 1.0 + 2.0 * x[Sx, 0]
+    gA, gI = 1e-3, 1e4
+    w, beta = g.nystrom_plaprls_fit(F, Sx, y, Mx, gA, gI, Psi=Psi)
+    l, r = Sx.size, F.shape[1]
+    lam1, lam2 = gA * l, gI * l / n ** 2
+    C = F.T @ F / n
+    P = (np.eye(r) - C) @ (np.eye(r) - C)
+    Md = Mx.toarray()
+    A = np.block([[F[Sx].T @ F[Sx] + lam1 * P + lam2 * F.T @ Md @ F, F[Sx].T @ Psi[Sx] + lam2 * F.T @ Md @ Psi],
+                  [Psi[Sx].T @ F[Sx] + lam2 * Psi.T @ Md @ F, Psi[Sx].T @ Psi[Sx] + lam2 * Psi.T @ Md @ Psi]])
+    z = np.linalg.lstsq(A, np.concatenate([F[Sx].T @ y, Psi[Sx].T @ y]), rcond=None)[0]
+
+    def objective(w_, b_):
+        f = F @ w_ + Psi @ b_
+        return ((y - f[Sx]) ** 2).sum() / l + gA * w_ @ P @ w_ + gI / n ** 2 * f @ Md @ f
+
+    assert objective(z[:r], z[r:]) < 0.5 * objective(np.zeros(r), np.linalg.lstsq(Psi[Sx], y, rcond=None)[0])
+    np.testing.assert_allclose(objective(w, beta), objective(z[:r], z[r:]), rtol=1e-9)
+    np.testing.assert_allclose(F @ w + Psi @ beta, F @ z[:r] + Psi @ z[r:], atol=1e-7)
+
+
+def test_nystrom_plaprls_constant_target_with_constant_basis_is_beta_alone(exact_features):
+    # M 1 = 0 for the combinatorial Laplacian: a constant target is the basis alone, exactly
+    w, beta = g.nystrom_plaprls_fit(exact_features.features_, S, np.full(S.size, 3.0), M, 1e-3, 1e2)
+    assert np.abs(w).max() == 0.0
+    np.testing.assert_allclose(beta, [3.0], rtol=1e-12)

@@ -574,3 +574,49 @@ def test_graph_cut_choice_keeps_the_smoothest_candidate_within_one_standard_erro
     # -inf accuracy (an invalid grid point) is never a candidate
     acc = np.array([[-np.inf, 0.5], [0.5, 0.5]])
     assert graph_cut_choice(acc, mse, l, predict, edges) == (1, 1)           # (1,1): one cut, (0,1) one cut, mse 0.05
+
+
+def _path_with_a_singly_labeled_component():
+    # a 60-node kNN graph with 10 labels, plus a separate 3-node path holding 1 label
+    X = np.random.default_rng(0).standard_normal((60, 2))
+    W = np.zeros((63, 63))
+    W[:60, :60] = knn_graph(X, 6).toarray()
+    W[60, 61] = W[61, 60] = W[61, 62] = W[62, 61] = 1.0
+    S = np.r_[np.arange(0, 60, 6), 61]
+    y = np.r_[np.sign(X[:60:6, 0]), 1.0]
+    return W, S, y
+
+
+def test_tikhonov_loo_leaves_out_a_label_alone_in_its_component():
+    # the label alone in its component has no LOO residual (no other label informs it); every engine
+    # averages the others.  Oracle: refits of tikhonov_solution without each of the other labels.
+    from graphrkhs.solvers import select_tikhonov_solution, tikhonov_stochastic_errors
+
+    W, S, y = _path_with_a_singly_labeled_component()
+    alphas = [0.01, 0.1, 1.0, 10.0]
+    oracle = [-np.mean([(y[i] - tikhonov_solution(W, np.delete(S, i), np.delete(y, i), alpha=a)[S[i]]) ** 2
+                        for i in range(S.size - 1)]) for a in alphas]
+    np.testing.assert_allclose(tikhonov_path_errors(W, S, y, alphas)[0], oracle, rtol=1e-8)
+    stoch = tikhonov_stochastic_errors(W, S, y, alphas, n_probes=256)[0]
+    assert np.isfinite(stoch).all()
+    np.testing.assert_allclose(stoch, oracle, rtol=0.15)
+    assert np.argmax(stoch) == np.argmax(oracle)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        _, res = select_tikhonov_solution(W, S, y, alphas=alphas, method="stochastic", extend=False)
+    assert res.best_params["alpha"] == alphas[int(np.argmax(oracle))]
+
+
+@pytest.mark.parametrize("method", ["exact", "stochastic"])
+def test_tikhonov_loo_with_every_label_alone_is_undefined_with_one_warning(method):
+    from graphrkhs.solvers import select_tikhonov_solution
+
+    W = np.zeros((6, 6))
+    for a, b in [(0, 1), (1, 2), (3, 4), (4, 5)]:
+        W[a, b] = W[b, a] = 1.0
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        F, res = select_tikhonov_solution(W, [0, 3], [1.0, -1.0], method=method)
+    assert [type(w.message) for w in caught] == [SelectionWarning]
+    assert np.isneginf(res.scores).all()
+    np.testing.assert_allclose(F.ravel(), [1, 1, 1, -1, -1, -1])

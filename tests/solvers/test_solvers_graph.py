@@ -233,6 +233,25 @@ def test_ridge_accepts_prebuilt_graph_kernel():
                                graph_kernel_ridge(W, S, Y, phi, alpha=0.1), atol=1e-10)
 
 
+@pytest.mark.parametrize("method", ["auto", "direct", "cg"])
+def test_ridge_with_a_prebuilt_kernel_solves_with_that_kernel(method):
+    # a deliberately coarse Chebyshev kernel (order 4, Jackson damping): every method must use the Phi it
+    # was given (its own order, damping, lmax), not a fresh kernel from the same response.  Oracle: the
+    # dense ridge on the passed operator's matrix, read off by applying it to the identity.
+    from graphrkhs.kernels import GraphKernel
+
+    W, _ = _graph(80, 6)
+    S, Y = _labels(80, 12)
+    K = GraphKernel(W, filters.Heat(5.0), order=4, damping="jackson")
+    Phi = np.asarray(K.matmat(np.eye(80)))
+    Phi = (Phi + Phi.T) / 2
+    beta = np.linalg.solve(Phi[np.ix_(S, S)] + 1e-2 * np.eye(S.size), Y)
+    fresh = graph_kernel_ridge(W, S, Y, filters.Heat(5.0), alpha=1e-2)
+    assert np.abs(fresh - Phi[:, S] @ beta).max() > 1e-2        # the coarse kernel is another kernel
+    np.testing.assert_allclose(graph_kernel_ridge(K, S, Y, alpha=1e-2, method=method, tol=1e-12),
+                               Phi[:, S] @ beta, atol=1e-8)
+
+
 def test_loo_equals_brute_force_refits():
     W, _ = _graph()
     S, Y = _labels(60, 10)
@@ -290,6 +309,34 @@ def test_tv_with_general_sparse_operator_matches_cvxpy():
     # fidelity="degree" with a sparse R: lambda_j = sum_e |R_ej| (for R = L: 2 d_j)
     ref = _cvxpy_tv(W, S, y, 0.2, R=L.toarray(), lam=np.abs(L.toarray()).sum(axis=0)[S])
     assert abs(res.objective[0] - ref) <= 1e-6 * ref
+
+
+def test_tv_with_second_order_operator_leaves_the_label_range_and_matches_cvxpy():
+    # R = L^2 (second differences) on a path: the minimizer extrapolates the two labels beyond
+    # [min y, max y], so the box that holds TV's minimizer for the incidence operator must not be imposed
+    n = 8
+    W = np.diag(np.ones(n - 1), 1)
+    W = W + W.T
+    L = laplacian(W).toarray()
+    R = L @ L
+    S = np.array([3, 5])
+    y = np.array([-0.18577396, -1.41648937])
+    F, res = graph_tv(W, S, y, alpha=2.0, R=sp.csr_array(R), tol=1e-8, max_iter=400000, return_info=True)
+    assert res.converged
+    lam = np.abs(R).sum(axis=0)[S]
+    ref = _cvxpy_tv(W, S, y, 2.0, R=R, lam=lam)
+    assert abs(res.objective[0] - ref) <= 1e-6 * ref
+    assert F.max() > y.max() + 1.0 and F.min() < y.min() - 0.5
+
+
+def test_difference_operator_recognition():
+    from graphrkhs.solvers._tv import _is_difference_operator
+
+    W, _ = _graph(30, 4)
+    assert _is_difference_operator(incidence_matrix(W))
+    assert not _is_difference_operator(laplacian(W))
+    assert not _is_difference_operator(sp.csr_array(np.eye(3)))          # |f_i| is not a difference
+    assert not _is_difference_operator(sp.csr_array(np.array([[1.0, -2.0, 0.0]])))
 
 
 def test_incidence_matrix_identities():
