@@ -78,6 +78,11 @@ def _marker_text(marker):
 def _unlabeled_mask(y, marker):
     """Boolean mask of the entries that mark an unlabeled sample."""
     kind = y.dtype.kind
+    if kind in "iuf" and isinstance(marker, (str, bytes)):
+        # a text marker can never match a number: the unlabeled rows would silently become a class
+        raise ValueError(f"unlabeled={marker!r} is text, but y holds numbers ({y.dtype}): it would mark no entry "
+                         f"and the unlabeled rows would be fitted as a class. Pass the marker as y holds it "
+                         f"(e.g. unlabeled=-1), or unlabeled=None if every row is labeled.")
     if kind in "iub":
         if kind == "b" or not _is_number(marker):
             return np.zeros(y.shape[0], dtype=bool)

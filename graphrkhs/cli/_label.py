@@ -237,13 +237,17 @@ def _as_number(cell):
 
 def _parse_labels(raw, labeled):
     """Classes and per-row class keys.  When every labeled cell is a finite number the labels are
-    numbers ("1" and "1.0" are one class, printed as 1); otherwise they are the cell strings."""
+    numbers ("1" and "1.0" are one class), each named by its first spelling in the file (so "007"
+    stays "007" and labeled rows read back as written); otherwise they are the cell strings."""
     values = [_as_number(lab) for lab, m in zip(raw, labeled) if m]
     if values and all(v is not None and math.isfinite(v) for v in values):
         keys = [float(lab) if m else None for lab, m in zip(raw, labeled)]
         classes = sorted(set(values))
-        integral = all(v.is_integer() and abs(v) < 2**53 for v in classes)
-        names = [str(int(v)) if integral else repr(v) for v in classes]
+        spelling = {}
+        for lab, m in zip(raw, labeled):
+            if m:
+                spelling.setdefault(float(lab), lab)
+        names = [spelling[v] for v in classes]
     else:
         keys = [lab if m else None for lab, m in zip(raw, labeled)]
         classes = sorted({k for k in keys if k is not None}, key=_class_sort_key)
@@ -363,8 +367,12 @@ def run_label(args, out=None, err=None):
                                 "token (see --unlabeled).")
     classes, names, keys = _parse_labels(raw_labels, labeled)
     if len(classes) < 2:
+        minus_one = [c for c in raw_labels if _as_number(c) == -1.0]
+        hint = (f"; the {len(minus_one)} row(s) with -1 were read as unlabeled (a missing-label token by default, "
+                "as in the Python API): if -1 is a class, pass --unlabeled '' (or the token your file uses)"
+                if minus_one else "")
         raise LabelCommandError(
-            f"only one class ({names[0]!r}) among the labeled rows; labeling needs at least two classes."
+            f"only one class ({names[0]!r}) among the labeled rows; labeling needs at least two classes{hint}."
         )
     if n - labeled.sum() == 0:
         print("note: every row is already labeled; predictions are the fitted values.", file=err)
@@ -458,7 +466,8 @@ def _recommended_scores(X, codes, n_classes, k, verbose=False):
     other methods' graph when ``verbose``), and its graph spec."""
     from ..estimators import PoissonRidgeEnsembleClassifier
 
-    model = PoissonRidgeEnsembleClassifier(n_neighbors=k, verbose=verbose).fit(X, codes)
+    # codes: -1 marks the unlabeled rows (this command's own coding), so the marker is given explicitly
+    model = PoissonRidgeEnsembleClassifier(n_neighbors=k, unlabeled=-1, verbose=verbose).fit(X, codes)
     full = np.zeros((X.shape[0], n_classes))
     full[:, np.asarray(model.classes_, dtype=int)] = model.label_distributions_
     return full, model.graph_spec_
@@ -481,7 +490,10 @@ def _label_scores(method, W, codes, n_classes, alpha=None):
     cls = getattr(estimators, estimator, None)
     if cls is None:
         raise LabelCommandError(f"method {method!r} is not available in this version; use 'laplace'.")
-    model = (cls(alpha=alpha, graph="precomputed") if method == "tikhonov" else cls(graph="precomputed")).fit(W, codes)
+    # codes: -1 marks the unlabeled rows (this command's own coding), so the marker is given explicitly
+    kwargs = dict(graph="precomputed", unlabeled=-1) if method != "tikhonov" else dict(
+        alpha=alpha, graph="precomputed", unlabeled=-1)
+    model = cls(**kwargs).fit(W, codes)
     scores = np.asarray(model.label_distributions_, dtype=np.float64)
     # label_distributions_ columns follow classes_ (the codes 0..n_classes-1 present).
     full = np.zeros((W.shape[0], n_classes))

@@ -10,6 +10,7 @@ to standard output either way.
 """
 
 import argparse
+import os
 import sys
 
 
@@ -97,6 +98,7 @@ def _run(parser, args):
         for name in ("labels_per_class", "draws", "neighbors"):
             if getattr(args, name) < 1:
                 parser.error(f"--{name.replace('_', '-')} must be at least 1")
+        _check_demo_args(parser, args)          # before the fits, not after a minute of them
         rows = demo(args.labels_per_class, args.draws, args.neighbors, args.seed)
         if args.plot:
             _demo_plot(args.plot, rows, args.labels_per_class, args.neighbors, args.seed)
@@ -111,6 +113,28 @@ def _run(parser, args):
             return 2
         return 0
     parser.error(f"unknown command {args.command}")  # pragma: no cover
+
+
+def _check_demo_args(parser, args):
+    """The demo's user errors that would otherwise surface only after its fits."""
+    import numpy as np
+
+    from ..datasets import load_digits
+
+    smallest = int(np.bincount(load_digits()[1]).min())
+    if args.labels_per_class >= smallest:
+        parser.error(f"--labels-per-class must be below {smallest}: the smallest digit class has {smallest} "
+                     "images, and labeling needs unlabeled ones")
+    if args.plot:
+        parent = os.path.dirname(os.path.abspath(args.plot))
+        if not os.path.isdir(parent):
+            parser.error(f"--plot: the directory does not exist: {parent}")
+        if not os.access(parent, os.W_OK):
+            parser.error(f"--plot: the directory is not writable: {parent}")
+        try:
+            import matplotlib  # noqa: F401
+        except ImportError:
+            parser.error("--plot needs matplotlib (pip install matplotlib)")
 
 
 if __name__ == "__main__":  # pragma: no cover

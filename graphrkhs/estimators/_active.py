@@ -19,7 +19,6 @@ from sklearn.exceptions import NotFittedError
 from .._core.labels import split_classification_labels
 from ..graphs import as_adjacency
 from ..solvers import propose_labels
-from ._base import graph_spec
 from ._transductive import LaplacianRegularizationClassifier, _TransductiveClassifier
 
 __all__ = ["propose_labels_for"]
@@ -89,7 +88,9 @@ def propose_labels_for(estimator: BaseEstimator, X: ArrayLike, y: ArrayLike, n_p
         if estimator.graph == "precomputed":
             W = as_adjacency(X)
         else:
-            W = graph_spec(estimator, estimator.sigma).build(np.asarray(X, dtype=np.float64))
+            # the estimator's own graph rule (graph="auto" of the recommended classifier depends on X)
+            Xa = np.asarray(X, dtype=np.float64)
+            W = estimator._graph_spec(Xa).build(Xa)
         if W.shape[0] != n:
             raise ValueError(f"X gives a graph on {W.shape[0]} nodes, but {type(estimator).__name__} was fitted "
                              f"on {n}; pass the X it was fitted on.")

@@ -34,6 +34,7 @@ from numpy.typing import ArrayLike
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.exceptions import NotFittedError
+from sklearn.utils.validation import validate_data
 
 from .._core.labels import UNLABELED, one_hot, split_classification_labels, split_regression_targets
 from .._core.progress import verbosity
@@ -452,17 +453,21 @@ class PointsLearner(GraphRKHSEstimator):
     member's ``_raw(X)`` gives the fitted function at new points."""
 
     def _validate_input(self, X):
-        X = check_estimator_points(X, min_samples=2, reason=f": {type(self).__name__} fits on at least two rows")
-        self.n_features_in_ = X.shape[1]
-        return X
+        points = check_estimator_points(X, min_samples=2, reason=f": {type(self).__name__} fits on at least two rows")
+        # n_features_in_, and feature_names_in_ for a data frame (its column names), as scikit-learn records them
+        validate_data(self, X, skip_check_array=True, reset=True)
+        return points
 
     def _check_X_new(self, X):
         self._check_fitted()
-        X = check_estimator_points(X)
-        if X.shape[1] != self.n_features_in_:
-            raise ValueError(f"X has {X.shape[1]} features, but {type(self).__name__} is expecting "
+        points = check_estimator_points(X)
+        if points.shape[1] != self.n_features_in_:
+            raise ValueError(f"X has {points.shape[1]} features, but {type(self).__name__} is expecting "
                              f"{self.n_features_in_} features as input.")
-        return X
+        # a data frame's columns must be the fit's, in the fit's order (reordered columns would be silently
+        # wrong predictions): scikit-learn's check, which raises on a difference
+        validate_data(self, X, skip_check_array=True, reset=False)
+        return points
 
     def _scores(self, X):
         return self._raw(self._check_X_new(X))

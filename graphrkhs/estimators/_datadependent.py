@@ -179,7 +179,8 @@ class _DataDependent(PointsLearner):
         grid point fits the one-vs-rest SVMs (``C = 1/(2 ridge l_train)``) on the
         training folds of the kernel matrix and scores the held-out accuracy.  The
         grid is centred on the squared-loss choice (the widths are already chosen
-        there), :math:`10^{-4} \dots 10^{4}` times it, extended at its edges.
+        there), :math:`10^{-4} \dots 10^{4}` times it, extended at its edges;
+        equal held-out accuracies go to the ridge nearest that choice.
         """
         codes = Y.argmax(axis=1) if Y.shape[1] > 1 else (Y[:, 0] > 0).astype(int)
         if np.unique(codes, return_counts=True)[1].min() < 2:
@@ -202,8 +203,12 @@ class _DataDependent(PointsLearner):
                 dec[:, c] = SVC(kernel="precomputed", C=C).fit(Gt, pos).decision_function(G[np.ix_(test, train)])
             return dec.argmax(axis=1)
 
+        # ties (a flat held-out accuracy, common with few labels) go to the ridge nearest the squared-loss
+        # choice, not to the grid's edge: otherwise the tie rule and the edge extensions drift to a degenerate
+        # ridge along a flat curve, and the choice depends on how the rows (hence the folds) are ordered
         res = kfold_scores(fit_predict, codes, {"ridge": self._hinge_ridges(ridge)}, n_splits=5,
-                           random_state=0, extend=("ridge",))
+                           random_state=0, extend=("ridge",),
+                           tie_break=lambda **p: -abs(np.log(p["ridge"] / ridge)))
         self.cv_results_ = res.cv_results_
         return res.best_params["ridge"]
 

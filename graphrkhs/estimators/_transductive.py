@@ -55,13 +55,14 @@ neighbour distance), so that fitting on ``X`` labels exactly as fitting with
 from typing import Hashable, Optional, Sequence, Union
 
 import numpy as np
+from numpy.typing import ArrayLike
 import scipy.sparse as sp
 from sklearn.base import is_classifier
 from sklearn.neighbors import NearestNeighbors
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._core.backend import BACKENDS
-from .._core.progress import logger
+from .._core.progress import logger, verbosity
 from .._core.labels import UNLABELED, _orphans, label_free_mask
 from .._core.validation import GraphWarning, Interval, Options, check_points, warn
 from ..graphs import WEIGHTS, GraphSpec, as_adjacency, laplacian, metric_points
@@ -161,9 +162,13 @@ class _GraphLearner(GraphRKHSEstimator):
     #: Brute-force distances carry a rounding of about sqrt(eps) |x| (1e-7 relative to h on image rows).
     _COINCIDENT = 1e-6
 
-    def _oos_scores(self, X, scores):
-        """Out-of-sample rule: weighted average of the fitted nodes' scores (module docs)."""
+    def _oos_scores(self, X, scores, return_node=False):
+        """Out-of-sample rule: weighted average of the fitted nodes' scores (module docs).
+
+        ``return_node``: also the fitted node each new point sits on (-1 for none; None for a
+        precomputed graph, whose new rows are edge weights)."""
         n_fit = scores.shape[0]
+        node = None
         if self._X_fit is None:
             if sp.issparse(X):
                 Wn = sp.csr_array(X, dtype=np.float64)
@@ -192,6 +197,7 @@ class _GraphLearner(GraphRKHSEstimator):
             same = dist <= self._COINCIDENT * h
             on_node = same[:, 0]
             w[on_node] = same[on_node]
+            node = np.where(on_node, idx[:, 0], -1)
             rows = w.sum(axis=1)
             num = np.einsum("ik,ik...->i...", w, scores[idx])
         out = np.empty((num.shape[0],) + scores.shape[1:])
@@ -201,7 +207,7 @@ class _GraphLearner(GraphRKHSEstimator):
             warn(f"{int((~ok).sum())} new node(s) have no edge to the fitted graph; they get the mean score.",
                  GraphWarning)
             out[~ok] = scores.mean(axis=0)
-        return out
+        return (out, node) if return_node else out
 
     def _scores(self, X):
         check_is_fitted(self, "transduction_")
@@ -222,11 +228,26 @@ class _TransductiveClassifier(ClassifierOutputMixin, _GraphLearner):
         S = self._class_scores(F)
         P = self._proba_of_scores(S)
         P[orphan] = self.class_prior_     # no label reaches these nodes: the class prior, exactly
+        self._orphan_nodes = orphan
         self.label_distributions_ = P
         self.transduction_ = self.classes_[S.argmax(axis=1)]
 
     def _fitted_scores(self):
         return self.scores_
+
+    def predict_proba(self, X: ArrayLike) -> np.ndarray:
+        """Class probabilities of shape (n, n_classes), rows non-negative and summing to 1
+        (see the class documentation for their meaning in this method); a point on a fitted node
+        gets that node's row of ``label_distributions_`` (the class prior where no label reaches)."""
+        with verbosity(self.verbose):
+            check_is_fitted(self, "transduction_")
+            scores, node = self._oos_scores(X, self._fitted_scores(), return_node=True)
+            P = self._proba_of_scores(self._class_scores(scores))
+        if node is not None:
+            on_orphan = node >= 0
+            on_orphan[on_orphan] = self._orphan_nodes[node[on_orphan]]
+            P[on_orphan] = self.class_prior_
+        return P
 
 
 class _TransductiveRegressor(RegressorOutputMixin, _GraphLearner):

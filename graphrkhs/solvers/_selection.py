@@ -1500,7 +1500,8 @@ def kfold_splits(y: Any, n_splits: int = 5, *, stratify: Optional[bool] = None,
 
 def kfold_scores(fit_predict: Callable[..., Any], y: Any, grid: Mapping[str, Any], *, n_splits: int = 5,
                  stratify: Optional[bool] = None, scoring: str = "accuracy", random_state: Any = 0,
-                 extend: Sequence[str] = (), max_extensions: int = 2) -> GridResult:
+                 extend: Sequence[str] = (), max_extensions: int = 2,
+                 tie_break: Optional[Callable[..., float]] = None) -> GridResult:
     r"""k-fold cross-validation on the labeled points over a tensor grid.
 
     For learners whose prediction is not linear in the labels (graph TV,
@@ -1522,6 +1523,13 @@ def kfold_scores(fit_predict: Callable[..., Any], y: Any, grid: Mapping[str, Any
     scoring : {"accuracy", "mse"}, default="accuracy"
     extend, max_extensions
         See :func:`select_grid`.
+    tie_break : callable, optional
+        ``tie_break(**params) -> float``: among grid points of equal mean
+        score the larger value wins (before :class:`GridResult`'s own rule, the
+        larger first-axis value).  With few labels the held-out accuracy is
+        flat over wide ranges; e.g. minus the log-distance to a prior choice
+        keeps the selection at that choice instead of the grid's edge (and
+        stops extensions along a flat curve).
 
     Returns
     -------
@@ -1529,6 +1537,8 @@ def kfold_scores(fit_predict: Callable[..., Any], y: Any, grid: Mapping[str, Any
         mean and ``std`` over folds of the score (higher is better).
     """
     check_option(scoring, "scoring", SCORINGS)
+    if tie_break is not None and not callable(tie_break):
+        raise TypeError("tie_break must be a callable tie_break(**params) -> float.")
     if not callable(fit_predict):
         raise TypeError("fit_predict must be a callable fit_predict(train, test, **params) -> predictions.")
     y = np.asarray(y)
@@ -1539,9 +1549,11 @@ def kfold_scores(fit_predict: Callable[..., Any], y: Any, grid: Mapping[str, Any
         names = list(axes)
         mesh = np.meshgrid(*axes.values(), indexing="ij")
         shape = mesh[0].shape
-        mean, std = np.empty(shape), np.empty(shape)
+        mean, std, tie = np.empty(shape), np.empty(shape), np.zeros(shape)
         for idx in np.ndindex(shape):        # grid points x folds
             params = {n: m[idx].item() for n, m in zip(names, mesh)}
+            if tie_break is not None:
+                tie[idx] = float(tie_break(**params))
             per = []
             for tr, te in folds:
                 pred = np.asarray(fit_predict(tr, te, **params))
@@ -1551,7 +1563,7 @@ def kfold_scores(fit_predict: Callable[..., Any], y: Any, grid: Mapping[str, Any
                            else -np.mean((pred.astype(np.float64) - y[te]) ** 2))
             mean[idx], std[idx] = np.mean(per), np.std(per)
         stds["last"] = std
-        return mean
+        return (mean, tie) if tie_break is not None else mean
 
     result = select_grid(evaluate, grid, extend=extend, max_extensions=max_extensions, criterion="kfold")
     result.std = stds["last"]

@@ -45,6 +45,29 @@ def _small(E, **kw):
     return E(**kw)
 
 
+# --- data frames: column names recorded and checked at predict ----------------------------------
+
+@pytest.mark.parametrize("E", ALL, ids=lambda E: E.__name__)
+def test_data_frame_columns_are_recorded_and_checked(E):
+    # a frame's columns are the features' names: predictions on the same frame equal those on its array,
+    # and a frame with the columns reordered (silently wrong values otherwise) is refused
+    pd = pytest.importorskip("pandas")   # in the test extra, so CI always runs this
+    rng = np.random.default_rng(0)
+    X = np.r_[rng.normal(size=(20, 3)), rng.normal(size=(20, 3)) + 3.0]
+    y = np.full(40, -1.0) if not is_classifier(E()) else np.full(40, -1)
+    y[[0, 1, 2, 20, 21, 22]] = [0, 0, 0, 1, 1, 1]
+    frame = pd.DataFrame(X, columns=["a", "b", "c"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est = _small(E).fit(frame, y)
+        by_array = clone(_small(E)).fit(X, y)
+    np.testing.assert_array_equal(est.feature_names_in_, ["a", "b", "c"])
+    assert not hasattr(by_array, "feature_names_in_")
+    np.testing.assert_allclose(est.predict(frame), by_array.predict(X))
+    with pytest.raises(ValueError, match="feature names should match"):
+        est.predict(frame[["c", "b", "a"]])
+
+
 # --- scikit-learn's common checks, one place for every estimator -------------------------------
 
 @pytest.mark.slow   # a minute or two for the 21 estimators on 2 cores
@@ -122,6 +145,16 @@ def test_marker_that_looks_like_a_class_warns_unless_given_explicitly(E):
     np.testing.assert_array_equal(est.classes_, [0, 1])
     est = _small(E, unlabeled=None).fit(X, y3)       # -1 a class
     np.testing.assert_array_equal(est.classes_, [-1, 0, 1])
+
+
+@pytest.mark.parametrize("E", CLASSIFIERS)
+def test_a_text_marker_for_numeric_labels_is_an_error(E):
+    # "-1" can never match the number -1: the unlabeled rows would silently be fitted as a class
+    X, y = _moons(40)
+    y_partial, _ = _partial(y, 4)
+    for labels in (y_partial, y_partial.astype(float)):
+        with pytest.raises(ValueError, match=r"unlabeled='-1' is text, but y holds numbers.*unlabeled=-1"):
+            _small(E, unlabeled="-1").fit(X, labels)
 
 
 @pytest.mark.parametrize("E", CLASSIFIERS)

@@ -1,5 +1,7 @@
 """Tests of the transductive estimators (graphrkhs.transductive)."""
 
+import warnings
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -481,6 +483,23 @@ def test_predict_of_the_fitted_points_is_the_transduction(E):
     w = np.exp(-(dk / dk[:, -1:]) ** 2 / 2)
     expected = np.einsum("ik,ik...->i...", w, est.scores_[idx]) / w.sum(1).reshape((-1,) + (1,) * (est.scores_.ndim - 1))
     np.testing.assert_allclose(est._scores(Xn), expected, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("E", [LaplacianRegularizationClassifier, PoissonLearningClassifier, GraphKernelRidgeClassifier,
+                               PoissonRidgeEnsembleClassifier, GraphTVClassifier, PoissonMBOClassifier,
+                               VolumeMBOClassifier], ids=lambda E: E.__name__)
+def test_predict_proba_of_the_fitted_points_is_the_label_distribution(E):
+    # with a cluster that no label reaches (its own component): there label_distributions_ is the class
+    # prior, and so is predict_proba on those points
+    rng = np.random.default_rng(0)
+    X = np.vstack([rng.normal(0, 1, (80, 2)), rng.normal(0, 1, (20, 2)) + 100])
+    y = np.full(100, -1)
+    y[:4], y[40:43] = 0, 1
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")          # the GraphWarning of the label-free component
+        est = E(n_neighbors=5).fit(X, y)
+    np.testing.assert_allclose(est.label_distributions_[80:], np.tile(est.class_prior_, (20, 1)))
+    np.testing.assert_allclose(est.predict_proba(X), est.label_distributions_, rtol=1e-12, atol=1e-14)
 
 
 @pytest.mark.parametrize("E", [LaplacianRegularizationRegressor, GraphKernelRidgeRegressor, GraphTVRegressor],

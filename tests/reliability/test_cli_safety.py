@@ -341,3 +341,59 @@ def test_exit_status_of_the_command(tmp_path):
 def test_output_directory_must_exist(good, tmp_path, capsys):
     code, out, err = _run([good, "--label-column", "label", "--output", tmp_path / "nowhere" / "out.csv"], capsys)
     _assert_user_error(code, err, "output directory does not exist")
+
+
+def test_numeric_labels_keep_the_spelling_of_the_file(tmp_path, capsys):
+    # "007" and "042" are numbers (one class each, "7.0" would join "007"), written back as the file spells them
+    X, rows = _blobs(("007", "042", ""))
+    path = tmp_path / "codes.csv"
+    _write(path, ["a", "b", "label"], rows)
+    out_path = tmp_path / "out.csv"
+    code, out, err = _run([path, "--label-column", "label", "--output", out_path], capsys)
+    assert code == 0, err
+    body = _read(out_path)[1:]
+    assert [r[3] for r in body] == ["007"] * 20 + ["042"] * 20
+    assert all(r[2] == r[3] for r in body if r[2])          # labeled rows read back as written
+
+
+def test_many_labeled_rows_give_no_marker_warning(tmp_path, capsys):
+    # the command codes unlabeled rows as -1 itself: no LabelCollisionWarning about it, whatever the counts
+    X, rows = _blobs(("0", "1", ""))
+    for i, r in enumerate(rows):
+        if i % 4:
+            r[2] = "0" if i < 20 else "1"
+    path = tmp_path / "mostly.csv"
+    _write(path, ["a", "b", "label"], rows)
+    code, out, err = _run([path, "--label-column", "label", "--output", tmp_path / "out.csv", "-q"], capsys)
+    assert code == 0, err
+    assert "Warning" not in err and err.strip() == "", err
+
+
+def test_minus_one_plus_one_labels_name_the_fix(tmp_path, capsys):
+    X, rows = _blobs(("-1", "1", ""))
+    path = tmp_path / "pm.csv"
+    _write(path, ["a", "b", "label"], rows)
+    code, out, err = _run([path, "--label-column", "label", "--output", tmp_path / "out.csv"], capsys)
+    _assert_user_error(code, err, "only one class ('1')")
+    assert "-1 were read as unlabeled" in err and "--unlabeled ''" in err
+    code, out, err = _run([path, "--label-column", "label", "--output", tmp_path / "out.csv", "--unlabeled", ""],
+                          capsys)
+    assert code == 0, err
+    assert "4 labeled, 2 classes" in out
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--plot", "/nonexistent_dir_graphrkhs/x.png"], "--plot: the directory does not exist"),
+    (["--labels-per-class", "500"], "--labels-per-class must be below 174"),
+])
+def test_demo_user_errors_stop_before_the_fits(argv, message, capsys, monkeypatch):
+    from graphrkhs.cli import _main
+
+    def no_fits(*a, **k):
+        raise AssertionError("the demo started its fits before checking its options")
+
+    monkeypatch.setattr(_main, "demo", no_fits)
+    with pytest.raises(SystemExit) as exc:
+        cli.main(["demo", "-q"] + argv)
+    assert exc.value.code == 2
+    assert message in capsys.readouterr().err

@@ -236,6 +236,31 @@ def test_propose_labels_for_rebuilds_graph_of_points():
                                                  graph=knn_graph(X, 5), alpha=1e3))
 
 
+def test_propose_labels_for_the_recommended_classifier_uses_its_resolved_graph():
+    # graph="auto" depends on X (here non-negative images: the cosine self-tuning graph); the model change
+    # is computed on that graph, the same as for the classifier given the resolved GraphSpec explicitly
+    from sklearn.datasets import load_digits
+
+    from graphrkhs import PoissonRidgeEnsembleClassifier
+
+    X, yt = load_digits(return_X_y=True)
+    X, yt = X[:300], yt[:300]
+    y = np.full(300, -1)
+    for c in range(10):
+        y[np.flatnonzero(yt == c)[:2]] = c
+    auto = PoissonRidgeEnsembleClassifier().fit(X, y)
+    assert auto.graph_spec_.metric == "cosine"
+    explicit = PoissonRidgeEnsembleClassifier(graph=auto.graph_spec_).fit(X, y)
+    np.testing.assert_array_equal(auto.transduction_, explicit.transduction_)
+    labeled = np.flatnonzero(y >= 0)
+    np.testing.assert_array_equal(
+        propose_labels_for(auto, X, y, 3, criterion="model_change"),
+        propose_labels(auto.label_distributions_, 3, criterion="model_change", labeled=labeled,
+                       graph=auto.graph_spec_.build(X.astype(np.float64))))
+    np.testing.assert_array_equal(propose_labels_for(auto, X, y, 3, criterion="model_change"),
+                                  propose_labels_for(explicit, X, y, 3, criterion="model_change"))
+
+
 # --- bad input ------------------------------------------------------------------------------
 
 BAD = [

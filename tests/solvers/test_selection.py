@@ -620,3 +620,21 @@ def test_tikhonov_loo_with_every_label_alone_is_undefined_with_one_warning(metho
     assert [type(w.message) for w in caught] == [SelectionWarning]
     assert np.isneginf(res.scores).all()
     np.testing.assert_allclose(F.ravel(), [1, 1, 1, -1, -1, -1])
+
+
+def test_kfold_tie_break_keeps_a_flat_curve_at_the_preferred_point():
+    # every ridge predicts the same labels (a flat held-out accuracy): without a tie rule the selection goes
+    # to the grid's largest value and extends along the flat curve; with one it stays at the preferred point
+    y = np.array([0, 0, 0, 1, 1, 1])
+    grid = {"ridge": np.geomspace(1e-2, 1e2, 5)}
+
+    def fit_predict(train, test, ridge):
+        return y[test]
+
+    plain = kfold_scores(fit_predict, y, grid, n_splits=3, extend=("ridge",))
+    assert plain.best_params["ridge"] > 1e2                     # extended past the flat edge
+    res = kfold_scores(fit_predict, y, grid, n_splits=3, extend=("ridge",),
+                       tie_break=lambda ridge: -abs(np.log(ridge / 1.0)))
+    assert res.best_params["ridge"] == 1.0 and res.n_extensions == 0
+    with pytest.raises(TypeError, match="tie_break must be a callable"):
+        kfold_scores(fit_predict, y, grid, n_splits=3, tie_break=1.0)
