@@ -361,6 +361,13 @@ def graph_from_neighbors(distances: ArrayLike, indices: ArrayLike, *,
         raise TypeError(f"indices must be integers; got dtype {idx.dtype}.")
     if not np.isfinite(dist).all() or (dist < 0).any():
         raise ValueError("distances must be finite and >= 0.")
+    if (np.diff(dist, axis=1) < 0).any():
+        # the weights read column j as the (j+1)-th nearest (the self-tuning scale: the last column)
+        raise ValueError("distances must be sorted ascending in every row (column j the (j+1)-th nearest "
+                         "neighbour), as NearestNeighbors.kneighbors returns them.")
+    if idx.shape[1] > 1 and (np.diff(np.sort(idx, axis=1), axis=1) == 0).any():
+        raise ValueError("indices: a row lists the same neighbour twice; each row must hold k distinct "
+                         "neighbours.")
     out_dtype = _output_dtype(dtype, np.dtype(np.float64))
     W = _knn_weights_to_graph(dist, idx.astype(np.int64, copy=False), weight, sigma, mode, scale, relative_width)
     return W.astype(out_dtype, copy=False)
@@ -428,7 +435,9 @@ def epsilon_graph(X: ArrayLike, radius: float, *, weight: Literal["binary", "gau
     ----------
     X : array-like of shape (n_samples, n_features)
     radius : float > 0
-        Ball radius.
+        Ball radius (with a relative slack of 1e-12, ``RADIUS_RTOL``, so that
+        a pair at exactly this distance -- e.g. a radius read off a computed
+        distance -- is joined by either search algorithm).
     weight : {"gaussian", "binary", "self-tuning"}, default="gaussian"
         ``"self-tuning"`` uses :math:`\sigma_i` = the largest distance from
         :math:`x_i` to a point in its ball (nodes with an empty ball are

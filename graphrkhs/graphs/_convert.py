@@ -120,6 +120,10 @@ def _to_sparse(G):
     if isinstance(G, spla.LinearOperator):
         raise TypeError("a LinearOperator cannot be used as a graph; pass the adjacency matrix itself.")
     if sp.issparse(G):
+        if G.dtype == bool or np.issubdtype(G.dtype, np.integer):
+            # before the CSR conversion, which sums duplicate COO entries in the input's dtype
+            # (uint8 200 + 100 would wrap around to 44)
+            G = G.astype(np.float64)
         return sp.csr_array(G)
     module = type(G).__module__ or ""
     if module.startswith("pygsp"):

@@ -111,7 +111,19 @@ def laplacian_rows(W: GraphLike, kind: LaplacianKind = "combinatorial", start: i
         Sorted indices, no explicit zeros off the diagonal.
     """
     check_option(kind, "kind", LAPLACIANS)
-    W = sp.csr_array(W)
+    if degrees is None:
+        shape = np.shape(W) if not sp.issparse(W) else W.shape
+        if len(shape) == 2 and shape[0] != shape[1]:
+            raise ValueError(f"W has shape {shape}: pass the whole (n, n) adjacency, or its row block with "
+                             "degrees= the degrees of all n nodes.")
+        W = as_adjacency(W)              # the whole adjacency: validated (symmetric, finite, >= 0) and float
+    else:
+        # a row block (no symmetry to check): float, finite and non-negative
+        W = sp.csr_array(W)
+        if W.dtype not in (np.float32, np.float64):
+            W = W.astype(np.float64)
+        if not np.isfinite(W.data).all() or (W.data < 0).any():
+            raise ValueError("W must hold finite non-negative edge weights.")
     n = W.shape[1]
     if degrees is None:
         if W.shape[0] != n:
@@ -120,6 +132,8 @@ def laplacian_rows(W: GraphLike, kind: LaplacianKind = "combinatorial", start: i
         d = np.asarray(W.sum(axis=1)).ravel()
     else:
         d = np.asarray(degrees).ravel()
+        if d.dtype.kind != "f":
+            d = d.astype(np.float64)
         if d.shape != (n,):
             raise ValueError(f"degrees must have one entry per node ({n}); got shape {d.shape}.")
     stop = n if stop is None else int(stop)
@@ -139,7 +153,7 @@ def laplacian_rows(W: GraphLike, kind: LaplacianKind = "combinatorial", start: i
         diag = d_rows.astype(W.dtype)
         off = block
     else:
-        inv = np.zeros_like(d)
+        inv = np.zeros(d.shape, dtype=d.dtype)   # floating (W is): no truncation of 1/sqrt(d)
         if kind == "normalized":
             inv[d > 0] = 1.0 / np.sqrt(d[d > 0])
         else:

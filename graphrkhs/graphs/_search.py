@@ -493,19 +493,26 @@ def pairs_within_radius(X, radius, algorithm, return_scale=False):
     return i, j, dist
 
 
+#: Relative slack of "distance <= radius": a pair at exactly the radius (e.g. the radius read off a
+#: distance) is kept whatever the rounding of the distance computed by either search.
+RADIUS_RTOL = 1e-12
+
+
 def _pairs_within_radius(X, radius, algorithm):
     n, d = X.shape
+    limit = radius * (1 + RADIUS_RTOL)
     if algorithm == "kd_tree":
         from scipy.spatial import cKDTree
 
         X64 = np.asarray(X, dtype=np.float64)
         tree = cKDTree(X64)
-        pairs = tree.query_pairs(radius, output_type="ndarray").astype(np.int64)
+        # query a little wider (the tree's own distances round differently), then the one rule below
+        pairs = tree.query_pairs(radius * (1 + 1e3 * RADIUS_RTOL), output_type="ndarray").astype(np.int64)
         if pairs.size == 0:
             return np.empty(0, np.int64), np.empty(0, np.int64), np.empty(0)
         i, j = pairs[:, 0], pairs[:, 1]
         dist = np.sqrt(np.einsum("ij,ij->i", X64[i] - X64[j], X64[i] - X64[j]))
-        keep = dist <= radius
+        keep = dist <= limit
         return i[keep], j[keep], dist[keep]
     Xc = np.asarray(X, dtype=np.float64)
     Xc = Xc - Xc.mean(axis=0)
@@ -518,14 +525,14 @@ def _pairs_within_radius(X, radius, algorithm):
         e = min(n, s + block)
         d2 = sq[s:e, None] + sq[None, :] - 2.0 * (Xc[s:e] @ Xc.T)
         # keep j > i only (each pair once)
-        rr, cc = np.nonzero(d2 <= r2 * (1 + 1e-12) + 1e-12 * sq.max())
+        rr, cc = np.nonzero(d2 <= r2 * (1 + 1e3 * RADIUS_RTOL) + 1e-12 * sq.max())
         rr = rr + s
         keep = cc > rr
         rr, cc = rr[keep], cc[keep]
         # exact distances for the survivors (the expansion above only screens)
-        diff = Xc[rr] - Xc[cc]
+        diff = X[rr] - X[cc]            # the uncentred rows: the same rounding as the kd-tree path
         dist = np.sqrt(np.einsum("ij,ij->i", diff, diff))
-        ok = dist <= radius
+        ok = dist <= limit
         I.append(rr[ok]), J.append(cc[ok]), D.append(dist[ok])
         bar.update(e - s)
     bar.close()

@@ -48,7 +48,7 @@ from .._core.validation import (
     warn,
 )
 from .filters import _as_filter_bank
-from ._lmax import _as_square_operator, check_given_lmax
+from ._lmax import _as_square_operator, check_given_lmax, check_psd_spectrum
 from ._lmax import lmax as _lmax_bound
 
 __all__ = [
@@ -390,7 +390,9 @@ def _resolve_lmax(L, lmax):
             # graphrkhs.lmax checks symmetry at float64 precision: give it the exactly symmetric part.
             L64 = sp.csr_array(L, dtype=np.float64)
             L = sp.csr_array((L64 + L64.T) * 0.5)
-        return float(_lmax_bound(L))   # 0.0 for the zero matrix: phi(L) = phi(0) I, exact at degree 0
+        bound = float(_lmax_bound(L))   # 0.0 for the zero matrix: phi(L) = phi(0) I, exact at degree 0
+        check_psd_spectrum(L, bound)    # free for combinatorial Laplacians (Gershgorin)
+        return bound
     lmax = check_scalar(lmax, "lmax", low=0, low_inclusive=False)
     return check_given_lmax(L, lmax)
 

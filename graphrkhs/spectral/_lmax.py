@@ -165,6 +165,58 @@ def lmax(L: MatrixOrOperator, method: Literal["lanczos", "gershgorin"] = "lanczo
 
 
 
+def _ritz_extremes(L, steps=LMAX_CHECK_STEPS, random_state=0):
+    """The smallest and largest Ritz values of a short Lanczos run on a symmetric L: Rayleigh quotients, so
+    the spectrum reaches below the first and above the second."""
+    L = _as_square_operator(L)
+    n = L.shape[0]
+    k = max(1, min(int(steps), n))
+    alpha, beta = lanczos_tridiagonal(lambda q: L @ q.astype(L.dtype), n, k, check_random_state(random_state))
+    m = alpha.size
+    T = np.diag(alpha) + np.diag(beta[: m - 1], 1) + np.diag(beta[: m - 1], -1)
+    theta = np.linalg.eigvalsh(T)
+    return float(theta.min()), float(theta.max())
+
+
+def _refuse_negative_spectrum(low, scale, name="L"):
+    """A Rayleigh quotient below 0 (beyond rounding) proves a negative eigenvalue: refuse it."""
+    if low < -1e-8 * max(abs(scale), np.finfo(np.float64).tiny):
+        raise ValueError(
+            f"{name} has a negative eigenvalue (a Rayleigh quotient of {name} is {low:.6g}): the Chebyshev / "
+            f"Lanczos filters approximate a response on [0, lmax], the spectrum of a graph Laplacian (positive "
+            f"semidefinite), and would be silently wrong on the eigenvalues below 0. Pass a Laplacian "
+            f"(graphrkhs.laplacian), or shift {name} to make it positive semidefinite.")
+
+
+def check_psd_spectrum(L, lmax_value: float, name: str = "L") -> None:
+    r"""Refuse a matrix whose spectrum provably reaches below 0 (the filters' interval is :math:`[0, \lambda_{max}]`).
+
+    Free for every combinatorial Laplacian and any diagonally dominant
+    matrix with a non-negative diagonal (Gershgorin:
+    :math:`\min_i L_{ii} - \sum_{j \ne i} |L_{ij}| \ge 0`); otherwise (the
+    normalized Laplacian, an operator) the smallest Ritz value of a
+    ``LMAX_CHECK_STEPS``-step Lanczos run, a Rayleigh quotient: a value below
+    0 proves a negative eigenvalue (a cheap proof of the error, never a proof
+    of positive semidefiniteness).  A non-symmetric matrix (the random-walk
+    Laplacian, whose spectrum is that of the normalized one) is not checked.
+    """
+    L = _as_square_operator(L, name)
+    if not isinstance(L, spla.LinearOperator):
+        absL = abs(L)
+        diag = L.diagonal() if sp.issparse(L) else np.diag(L)
+        rows = np.asarray(absL.sum(axis=1)).ravel()
+        scale = float(rows.max(initial=0.0))
+        if scale == 0.0:
+            return
+        gershgorin_low = float((2 * diag - rows).min())        # L_ii - sum_{j != i} |L_ij|
+        if gershgorin_low >= -64 * np.finfo(np.float64).eps * scale:
+            return
+        if not _is_symmetric(L):
+            return
+    low, high = _ritz_extremes(L)
+    _refuse_negative_spectrum(low, max(abs(high), abs(lmax_value)), name)
+
+
 def rayleigh_lower_bound(L, steps: int = LMAX_CHECK_STEPS, random_state: RandomStateLike = 0) -> float:
     r"""A lower bound on the largest eigenvalue of a symmetric L: the largest Ritz value of a short Lanczos run.
 
@@ -174,13 +226,7 @@ def rayleigh_lower_bound(L, steps: int = LMAX_CHECK_STEPS, random_state: RandomS
     a few vectors, so no ghost values).  A cheap *proof* that a claimed upper
     bound is wrong, never a proof that one is right.
     """
-    L = _as_square_operator(L)
-    n = L.shape[0]
-    k = max(1, min(int(steps), n))
-    alpha, beta = lanczos_tridiagonal(lambda q: L @ q.astype(L.dtype), n, k, check_random_state(random_state))
-    m = alpha.size
-    T = np.diag(alpha) + np.diag(beta[: m - 1], 1) + np.diag(beta[: m - 1], -1)
-    return float(np.linalg.eigvalsh(T).max())
+    return _ritz_extremes(L, steps, random_state)[1]
 
 
 def check_given_lmax(L, lmax: float, name: str = "lmax") -> float:
@@ -189,12 +235,21 @@ def check_given_lmax(L, lmax: float, name: str = "lmax") -> float:
     Chebyshev filters on :math:`[0, \lambda_{max}]` diverge like
     :math:`T_K(2\lambda/\lambda_{max} - 1) \approx (2\lambda/\lambda_{max})^K`
     on eigenvalues left outside (degree 30, half the spectrum outside: an
-    error of 1e58).  :func:`rayleigh_lower_bound` (``LMAX_CHECK_STEPS``
-    products) gives a value the spectrum provably reaches; a given bound
-    below it (beyond rounding) is a ``ValueError``.  A given bound above the
-    spectrum is always accepted, however loose.
+    error of 1e58).  A short Lanczos run (``LMAX_CHECK_STEPS`` products)
+    gives values the spectrum provably reaches on both sides; a given bound
+    below the largest (beyond rounding), or a smallest one below 0 (L is not
+    positive semidefinite), is a ``ValueError``.  A given bound above the
+    spectrum is always accepted, however loose.  A non-symmetric L (the
+    random-walk Laplacian) is not checked: pass the bound of the normalized
+    Laplacian, which has its spectrum.
     """
-    bound = rayleigh_lower_bound(L)
+    L = _as_square_operator(L, "L")
+    if not isinstance(L, spla.LinearOperator) and not _is_symmetric(L):
+        # the random-walk Laplacian: its Ritz values bound nothing; its spectrum is the normalized one's,
+        # so lmax(laplacian(W, "normalized")) is the documented bound to pass
+        return lmax
+    low, bound = _ritz_extremes(L)
+    _refuse_negative_spectrum(low, max(abs(bound), abs(lmax)))
     slack = 1e-10 * abs(lmax) + 64 * np.finfo(np.float64).eps * abs(bound)
     if bound > lmax + slack:
         raise ValueError(

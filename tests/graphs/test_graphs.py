@@ -609,6 +609,24 @@ def test_laplacian_rows_blocks_stack_to_laplacian_exactly(kind, dtype):
     assert np.array_equal(laplacian_rows(W, kind, 31, 90).toarray(), L.toarray()[31:90])
 
 
+@pytest.mark.parametrize("kind", ["combinatorial", "normalized", "randomwalk"])
+def test_laplacian_rows_of_an_integer_or_networkx_graph_equals_laplacian(kind):
+    # integer weights: the normalized forms once truncated 1/sqrt(d) to 0 (the identity came back)
+    import networkx as nx
+    from graphrkhs.graphs import laplacian_rows
+
+    W = np.array([[0, 1, 1], [1, 0, 1], [1, 1, 0]])
+    np.testing.assert_allclose(laplacian_rows(W, kind).toarray(), _dense_laplacian(W.astype(float), kind),
+                               atol=1e-15)
+    assert laplacian_rows(W, kind).dtype == np.float64
+    G = nx.path_graph(4)
+    np.testing.assert_allclose(laplacian_rows(G, kind).toarray(), laplacian(G, kind).toarray(), atol=1e-15)
+    with pytest.raises(ValueError, match="not symmetric"):
+        laplacian_rows(np.array([[0.0, 1.0], [0.0, 0.0]]), kind)
+    with pytest.raises(ValueError, match="finite non-negative"):
+        laplacian_rows(sp.csr_array(np.array([[0.0, -1.0, 0.0]])), kind, 0, 1, degrees=np.ones(3))
+
+
 def test_laplacian_rows_bad_input():
     from graphrkhs.graphs import laplacian_rows
 
@@ -625,3 +643,39 @@ def test_laplacian_rows_bad_input():
         laplacian_rows(W, "signless")
     with pytest.raises(ValueError, match="backend"):
         laplacian(W, backend="gpu")
+
+
+@pytest.mark.parametrize("algorithm", ["kd_tree", "brute"])
+def test_epsilon_graph_joins_a_pair_at_exactly_the_radius(algorithm):
+    # the radius read off a pair's distance (e.g. the largest edge of the minimum spanning tree, the smallest
+    # radius that connects the points): that pair is joined, and both algorithms give the same graph
+    from scipy.sparse.csgraph import connected_components, minimum_spanning_tree
+    from scipy.spatial.distance import pdist, squareform
+
+    rng = np.random.default_rng(5)
+    for trial in range(40):
+        d = int(rng.integers(1, 30))
+        X = rng.normal(size=(30, d)) * 10 ** rng.uniform(-3, 3) + rng.normal() * 10 ** rng.uniform(-3, 3)
+        r = minimum_spanning_tree(squareform(pdist(X))).data.max()
+        W = epsilon_graph(X, r, weight="binary", algorithm=algorithm)
+        assert connected_components(W)[0] == 1, trial
+        other = epsilon_graph(X, r, weight="binary", algorithm="brute" if algorithm == "kd_tree" else "kd_tree")
+        assert (W != other).nnz == 0, trial
+
+
+def test_graph_from_neighbors_refuses_repeated_neighbours_and_unsorted_distances():
+    from graphrkhs.graphs import graph_from_neighbors
+
+    with pytest.raises(ValueError, match="same neighbour twice"):
+        graph_from_neighbors(np.ones((3, 2)), np.array([[1, 1], [0, 2], [1, 0]]), weight="binary")
+    with pytest.raises(ValueError, match="sorted ascending"):
+        graph_from_neighbors(np.array([[2.0, 1.0], [1.0, 2.0], [1.0, 2.0]]), np.array([[1, 2], [0, 2], [1, 0]]))
+
+
+def test_integer_coo_duplicates_are_summed_without_wrapping_around():
+    # uint8 200 + 100 summed in uint8 is 44: the duplicates must be summed as floats
+    G = sp.coo_array((np.array([200, 100, 44], np.uint8), ([0, 0, 1], [1, 1, 0])), shape=(2, 2))
+    with pytest.raises(ValueError, match="not symmetric"):
+        as_adjacency(G)
+    G = sp.coo_array((np.array([200, 100, 300], np.uint16), ([0, 0, 1], [1, 1, 0])), shape=(2, 2))
+    np.testing.assert_array_equal(as_adjacency(G).toarray(), [[0, 300], [300, 0]])

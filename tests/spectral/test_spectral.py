@@ -235,6 +235,32 @@ def test_random_walk_laplacian_by_similarity():
     np.testing.assert_allclose(chebyshev_filter(Lrw, phi, x, lmax=2.0), ref, atol=1e-8 * np.abs(ref).max() * 10)
 
 
+def test_random_walk_laplacian_takes_the_normalized_laplacians_bound():
+    # the documented call: lmax of the normalized Laplacian (same spectrum) for the random-walk one; a
+    # symmetric Lanczos check on the non-symmetric matrix must not refuse it
+    W = _geometric(120, seed=6)
+    d = W.sum(axis=1)
+    bound = gr.lmax(laplacian(W, "normalized"))
+    assert bound < 2.0
+    x = np.random.default_rng(1).normal(size=120)
+    phi = filters.Heat(1.0)
+    ref = exact_filter(laplacian(W, "normalized"), phi, np.sqrt(d) * x) / np.sqrt(d)
+    y = chebyshev_filter(laplacian(W, "randomwalk"), phi, x, lmax=bound)
+    np.testing.assert_allclose(y, ref, atol=1e-7 * np.abs(ref).max())
+
+
+@pytest.mark.parametrize("shift", ["negated", "minus 2I"])
+@pytest.mark.parametrize("given_lmax", [False, True])
+def test_matrix_with_negative_eigenvalues_is_refused(shift, given_lmax):
+    # the filters approximate phi on [0, lmax]: on -L (negative semidefinite) the old code returned phi(0) x,
+    # on L - 2I an error 1e5 times the tolerance, both silently
+    L = laplacian(_geometric(100, seed=3))
+    M = sp.csr_array(-L) if shift == "negated" else sp.csr_array(L - 2.0 * sp.eye_array(100))
+    x = np.random.default_rng(0).normal(size=100)
+    with pytest.raises(ValueError, match="negative eigenvalue"):
+        chebyshev_filter(M, filters.Heat(0.5), x, lmax=gr.lmax(L) if given_lmax else None)
+
+
 def test_isolated_node_gets_phi_of_zero():
     L = laplacian(_isolated())
     x = np.random.default_rng(0).normal(size=25)
