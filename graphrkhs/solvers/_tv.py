@@ -136,7 +136,7 @@ def _conj_box_loss(Q, Y_S, S, lam, lo, hi):
 
 
 def _is_difference_operator(Rm):
-    """Whether every row of R is a weighted difference :math:`w (e_i - e_j)` (or zero): then clipping f to
+    r"""Whether every row of R is a weighted difference :math:`w (e_i - e_j)` (or zero): then clipping f to
     [min y, max y] lowers :math:`\|Rf\|_1` and the TV minimizer lies in that box."""
     if isinstance(Rm, spla.LinearOperator):
         return False
