@@ -102,7 +102,11 @@ def check_scalar(value, name, *, kind="real", low=None, high=None, low_inclusive
         ok = isinstance(value, (numbers.Real, np.floating, np.integer)) and not isinstance(value, (bool, np.bool_))
         if not ok:
             raise TypeError(f"{name} must be a real number; got {value!r} of type {type(value).__name__}.")
-        value = float(value)
+        try:
+            value = float(value)
+        except OverflowError:             # an int beyond float64's range (10**400)
+            raise ValueError(f"{name} must be finite; got an integer of {len(str(abs(int(value))))} digits, "
+                             "beyond the floating-point range.") from None
         if not np.isfinite(value):
             raise ValueError(f"{name} must be finite; got {value}.")
     if low is not None and (value < low or (value == low and not low_inclusive)):

@@ -69,13 +69,18 @@ def _is_symmetric(L):
 
 def lmax(L: MatrixOrOperator, method: Literal["lanczos", "gershgorin"] = "lanczos", *, margin: float = 0.005,
          tol: float = 1e-4, random_state: RandomStateLike = 0) -> float:
-    r"""A guaranteed upper bound on the largest eigenvalue of a symmetric Laplacian.
+    r"""An upper bound on the largest eigenvalue of a symmetric Laplacian.
 
     Chebyshev filters (:mod:`graphrkhs.spectral`) approximate a response on
     :math:`[0, \lambda_{max}]`; a bound *below* the spectrum makes the
     polynomial blow up, one far above wastes degree.  This function returns a
-    bound that is never below :math:`\lambda_{max}` and, by default, within
-    about 1% of it.
+    bound above :math:`\lambda_{max}` and, by default, within about 1% of it.
+    ``"gershgorin"`` is a proof; ``"lanczos"`` bounds the eigenvalue that
+    ARPACK's run converged to (its residual is added), which is the largest
+    for the positive semidefinite Laplacians this is meant for (never below
+    :math:`\lambda_{max}` on 150 random graphs of 5 kinds at tolerances up
+    to 0.5), not for an indefinite matrix, where it may find an interior one
+    (the filters refuse a matrix with a negative Rayleigh quotient).
 
     Parameters
     ----------

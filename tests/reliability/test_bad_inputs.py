@@ -231,6 +231,8 @@ for fname, fn in (("knn_graph", lambda Z, **k: g.knn_graph(Z, 3, **k)),
         Raises(ValueError, "metric"))
     add(fname, "cosine: huge", lambda fn=fn: fn(1e300 * X, metric="cosine"),
         Correct(allclose(fn(X, metric="cosine"), rtol=1e-9)))
+add("knn_graph", "an integer sigma beyond float64", lambda: g.knn_graph(X, 3, sigma=10 ** 400),
+    Raises(ValueError, "sigma must be finite"))
 add("knn_graph", "duplicate points", lambda: g.knn_graph(np.zeros((10, 2)), 3),
     Correct(lambda Wr: (_graph_checks(Wr), Wr.nnz > 0)))
 
