@@ -152,7 +152,7 @@ def conjugate_gradient(A: Union[OperatorLike, Callable[[np.ndarray], np.ndarray]
     if B.shape[0] == 0 and allreduce is None:
         raise ValueError(f"B must have shape (n,) or (n, m) with n >= 1 rows; got shape {B.shape}.")
     was_1d = B.ndim == 1
-    B2 = B.reshape(B.shape[0], -1)
+    B2 = B[:, None] if was_1d else B         # (0, m) on a process without rows: reshape(0, -1) is ambiguous
     n, m = B2.shape
     A = _as_operator(A, n, "A")
     if M is not None:

@@ -145,7 +145,24 @@ def check_solution(A, X, B, tol, what, fix, stacklevel=4, product=True):
     return worst
 
 
-def lanczos_tridiagonal(matvec, n, steps, rng, allreduce=None):
+def node_hash_vector(ids, seed=0):
+    r"""A pseudo-random vector in [-1, 1) indexed by global node ids: the same entries whichever process
+    holds a node and however the nodes are split (splitmix64 of the id and the seed).
+
+    The start vector of a distributed Lanczos run: drawn per process from one seed, the same numbers
+    would repeat on every process, a vector with the symmetry of the partition (mirror halves on two
+    processes), blind to the eigenvectors of the other symmetry class.
+    """
+    z = np.asarray(ids, dtype=np.int64).astype(np.uint64)
+    with np.errstate(over="ignore"):
+        z = z + np.uint64((int(seed) * 0x9E3779B97F4A7C15 + 0x632BE59BD9B4E019) % 2**64)
+        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+        z = z ^ (z >> np.uint64(31))
+    return (z >> np.uint64(11)).astype(np.float64) * 2.0 ** -52 - 1.0
+
+
+def lanczos_tridiagonal(matvec, n, steps, rng, allreduce=None, start=None):
     r"""A short Lanczos run on a symmetric operator: the tridiagonal :math:`T_k = Q_k^T A Q_k`.
 
     ``matvec(q)`` returns :math:`A q` (float64, shape (n,)); the start vector
@@ -164,12 +181,15 @@ def lanczos_tridiagonal(matvec, n, steps, rng, allreduce=None):
     the global size, and ``allreduce(a)`` sums an array over all processes:
     every inner product is a local partial sum passed through it (the same
     code serially and distributed; ``rng`` must draw the same numbers on
-    every process for the run to be reproducible).
+    every process for the run to be reproducible).  ``start``: the start
+    vector (this process's rows) instead of a draw from ``rng``; a
+    distributed run should pass one indexed by global node
+    (:func:`node_hash_vector`).
     """
     reduce = (lambda a: a) if allreduce is None else (lambda a: np.asarray(allreduce(a), dtype=np.float64))
     k = max(1, int(steps) if allreduce is not None else min(int(steps), n))
     Q = np.zeros((k + 1, n))
-    q = rng.standard_normal(n)
+    q = rng.standard_normal(n) if start is None else np.asarray(start, dtype=np.float64).reshape(n)
     Q[0] = q / np.sqrt(reduce(np.array([q @ q]))[0])
     alpha = np.zeros(k)
     beta = np.zeros(k)

@@ -156,7 +156,11 @@ class DistributedCSR:
         rows.sum_duplicates()
         all_owned = comm.allgather(owned)
         part = np.full(int(n_global), -1, dtype=np.int32)
-        for r, o in enumerate(all_owned):   # one array per process
+        for r, o in enumerate(all_owned):   # one array per process (every rank checks all: all raise alike)
+            if o.size and (o.min() < 0 or o.max() >= int(n_global)):
+                raise ValueError(f"process {r} owns node ids outside [0, n_global = {int(n_global)}).")
+            if np.unique(o).size != o.size:
+                raise ValueError(f"process {r} lists a node twice in owned.")
             if (part[o] != -1).any():
                 raise ValueError(f"process {r} owns a node that another process owns too.")
             part[o] = r
@@ -286,7 +290,7 @@ class DistributedCSR:
         """This process's rows as a :class:`~scipy.sparse.linalg.LinearOperator` of the local shape."""
         def apply(V):
             V = np.asarray(V, dtype=self.dtype)
-            V2 = np.ascontiguousarray(V.reshape(V.shape[0], -1))
+            V2 = np.ascontiguousarray(V[:, None] if V.ndim == 1 else V)   # also (0, m) on a rank without rows
             return self.matmat(V2).reshape(V.shape)
         return spla.LinearOperator(self.shape, matvec=apply, matmat=apply, rmatvec=apply, rmatmat=apply,
                                    dtype=self.dtype)

@@ -630,6 +630,9 @@ def distributed_knn_graph(X, n_neighbors=10, *, n_cells=None, partitioner="kmean
     recall = None
     if recall_sample:
         sample = np.sort(rng.choice(n, size=min(n, recall_sample), replace=False))
+        if kind == "mpi" and comm_.Get_size() > 1:
+            # rank 0's sample on every rank (an unseeded generator draws differently per rank): one recall
+            sample = comm_.bcast(sample, root=0)
         recall = float(estimate_recall(Xs, idx, sample))
     info = {"n_cells": n_cells, "partitioner": partitioner, "executor": kind,
             "cell_sizes": np.bincount(labels, minlength=n_cells), "halo_visits": visits,

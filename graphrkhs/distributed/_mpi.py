@@ -28,7 +28,8 @@ import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
 from .._core.cg import amg_preconditioner, conjugate_gradient
-from .._core.linalg import lanczos_tridiagonal
+from .._core.linalg import lanczos_tridiagonal, node_hash_vector
+from .._core.validation import check_option
 from ..spectral import chebyshev_apply, chebyshev_plan
 from ._comm import mpi_world_size, world
 from ._csr import DistributedCSR
@@ -69,6 +70,8 @@ def distributed_cg(D, B_local, *, tol=1e-8, max_iter=None, preconditioner="amg",
     ``preconditioner`` in {"amg", "jacobi", "none"} (block-Jacobi).
     """
     if M is None:
+        preconditioner = "none" if preconditioner is None else preconditioner
+        check_option(preconditioner, "preconditioner", ("amg", "jacobi", "none"))
         M = block_jacobi_amg(D, preconditioner)
     if max_iter is None:
         max_iter = 10 * D.n_global
@@ -102,7 +105,11 @@ def distributed_lmax(D, *, steps=40, margin=0.005, random_state=0):
         D.matmat(np.ascontiguousarray(q[:, None]), w)
         return w[:, 0]
 
-    alpha, beta = lanczos_tridiagonal(matvec, D.shape[0], steps, rng, allreduce=D.allreduce)
+    # the start vector indexed by global node id (a draw from one seed on every rank would repeat
+    # itself across ranks: mirror-symmetric on a mirror-symmetric split, blind to half the spectrum)
+    seed = int(rng.integers(0, 2**62))
+    alpha, beta = lanczos_tridiagonal(matvec, D.shape[0], steps, rng, allreduce=D.allreduce,
+                                      start=node_hash_vector(D.owned, seed))
     k = alpha.size
     if k > 1:
         theta, vecs = scipy.linalg.eigh_tridiagonal(alpha, beta[: k - 1])
@@ -137,10 +144,19 @@ def distributed_chebyshev_filter(D, phi, X_local, *, order=None, tol=1e-8, lmax=
     ndarray of shape X_local.shape, or (n_filters,) + X_local.shape for a bank
     """
     X_local = np.asarray(X_local, dtype=D.dtype)
-    if X_local.shape[0] != D.shape[0]:
-        raise ValueError(f"X_local must have this rank's {D.shape[0]} rows; got shape {X_local.shape}.")
+    # checked collectively (summed over ranks): a rank that raised alone would leave the others waiting
+    # in the filter's first reduction
+    bad_shape = X_local.ndim not in (1, 2) or X_local.shape[0] != D.shape[0]
+    bad_values = not bad_shape and not np.isfinite(X_local).all()
+    n_bad_shape, n_bad_values = np.asarray(D.allreduce(np.array([float(bad_shape), float(bad_values)])))
+    if n_bad_shape:
+        raise ValueError(f"X_local must have shape (n_own,) or (n_own, m), each rank's own rows (here "
+                         f"{D.shape[0]}); got shape {X_local.shape} here, a wrong shape on {int(n_bad_shape)} "
+                         "rank(s).")
+    if n_bad_values:
+        raise ValueError(f"X_local contains NaN or infinity (on {int(n_bad_values)} rank(s)).")
     was_1d = X_local.ndim == 1
-    X2 = np.ascontiguousarray(X_local.reshape(X_local.shape[0], -1))
+    X2 = np.ascontiguousarray(X_local[:, None] if was_1d else X_local)      # (0, m) on a rank without rows
     if lmax is None:
         lmax = distributed_lmax(D)
     is_bank = isinstance(phi, (list, tuple))

@@ -120,7 +120,10 @@ def _solve_spd(A, B, preconditioner, tol, max_iter, backend="numpy"):
         if A.shape[0] <= DIRECT_MAX_NODES:
             return _direct_solve(A, B, tol)
         preconditioner = "amg"
-    resolved = resolve_backend(backend)
+    prebuilt = preconditioner is not None and not isinstance(preconditioner, str)
+    # a prebuilt (global, serial) preconditioner keeps backend="auto" serial: a script that passes one runs
+    # unchanged under mpiexec or next to a Dask client; an explicit distributed backend still refuses it
+    resolved = "numpy" if (prebuilt and backend == "auto") else resolve_backend(backend)
     if is_distributed(resolved):
         return get_backend(resolved).solve_spd(A, B, tol, max_iter, preconditioner)
     if isinstance(preconditioner, str) and preconditioner == "jacobi":

@@ -286,3 +286,69 @@ def test_laplacian_by_rows_on_a_tiny_graph_and_row_blocks(comm):
     np.testing.assert_array_equal(b, [0, 2, 3])
     with pytest.raises(ValueError, match="n_parts"):
         row_blocks(W.indptr, 0)
+
+
+def test_solve_with_fewer_unknowns_than_ranks(comm):
+    # a path on 4 nodes with 3 labels: one unknown, so under mpiexec -n 2 a rank owns no row of the system
+    # (it crashed on a (0, m) reshape and left the other rank in its first reduction)
+    W = np.diag(np.ones(3), 1)
+    W = W + W.T
+    F = gr.harmonic_solution(W, [0, 1, 3], np.array([0.0, 1.0, 3.0]), preconditioner="amg", backend="mpi")
+    np.testing.assert_allclose(F, [0.0, 1.0, 2.0, 3.0], atol=1e-8)
+
+
+def test_filter_on_local_rows_with_a_rank_that_owns_nothing(comm):
+    L = gr.laplacian(_knn_graph(n=200, seed=3))
+    mine = np.arange(200) if comm.rank == comm.size - 1 else np.arange(0)
+    D = DistributedCSR.from_local(L[mine], mine, 200, comm)
+    X = np.random.default_rng(11).standard_normal(200)
+    Y = D.gather(distributed_chebyshev_filter(D, filters.Heat(1.0), X[D.owned]))
+    assert _rel(Y, gr.chebyshev_filter(L, filters.Heat(1.0), X)) <= 1e-9
+
+
+def test_distributed_lmax_on_a_mirror_symmetric_split(comm):
+    # a ladder (two copies of a path joined by rungs), one copy per rank: a start vector drawn from the same
+    # seed on every rank is mirror-symmetric and blind to the antisymmetric top eigenvector (4.03 for 6.0)
+    m = 100
+    P = np.diag(np.ones(m - 1), 1)
+    P = P + P.T
+    W = sp.csr_array(np.block([[P, np.eye(m)], [np.eye(m), P]]))
+    L = gr.laplacian(W)
+    top = float(np.linalg.eigvalsh(L.toarray()).max())
+    half = np.arange(m) + m * (comm.rank % 2) if comm.size == 2 else np.arange(2 * m)
+    D = DistributedCSR.from_local(L[half], half, 2 * m, comm) if comm.size <= 2 else DistributedCSR.from_global(L, comm)
+    assert top <= distributed_lmax(D) <= 1.02 * top
+
+
+def test_distributed_inputs_are_checked_on_every_rank(comm):
+    L = gr.laplacian(_knn_graph(n=60, seed=4))
+    D = DistributedCSR.from_global(L, comm)
+    X = np.ones(D.shape[0])
+    if comm.rank == 0 and X.size:
+        X[0] = np.nan                                  # on one rank only: every rank raises, none waits
+    with pytest.raises(ValueError, match="NaN or infinity"):
+        distributed_chebyshev_filter(D, filters.Heat(1.0), X)
+    with pytest.raises(ValueError, match="shape"):
+        distributed_chebyshev_filter(D, filters.Heat(1.0), np.ones((D.shape[0], 2, 2)))
+    with pytest.raises(ValueError, match="preconditioner must be one of"):
+        distributed_cg(D, np.ones(D.shape[0]), preconditioner="ilu")
+    with pytest.raises(ValueError, match="lists a node twice"):
+        DistributedCSR.from_local(L[[0, 0]], np.array([0, 0]), 60, comm)
+
+
+def test_a_prebuilt_preconditioner_keeps_backend_auto_serial(comm):
+    # a serial script passing its own preconditioner runs unchanged under mpiexec
+    from graphrkhs._core.cg import amg_preconditioner
+
+    W = _knn_graph(n=400, seed=5)
+    S = np.arange(0, 400, 40)
+    y = np.sin(np.arange(S.size))
+    L = gr.laplacian(W)
+    U = np.setdiff1d(np.arange(400), S)
+    M = amg_preconditioner(sp.csr_array(L[U][:, U]))
+    F = gr.harmonic_solution(W, S, y, preconditioner=M, tol=1e-10)
+    F0 = gr.harmonic_solution(W, S, y, tol=1e-12, backend="numpy")
+    assert _rel(F, F0) <= 1e-7
+    if comm.size > 1:
+        with pytest.raises(ValueError, match="builds its own block-Jacobi"):
+            gr.harmonic_solution(W, S, y, preconditioner=M, backend="mpi")
