@@ -107,7 +107,7 @@ class _DataDependent(PointsLearner):
                 self.gamma_I_ *= new / ridge
                 self.gamma_A_ = new
             ridge = self.alpha_ = new
-        if self.loss == "squared" and free_constant(self):
+        if self.loss == "squared" and self._saddle_constant():
             # [[G + ridge l I, 1], [1^T, 0]]: the constant unpenalized (G-RLS's saddle system)
             self.coef_, b = _saddle_fit(np.asarray(G, dtype=np.float64), np.ones((idx.size, 1)), Y, ridge)
             self.intercept_ = np.asarray(b).reshape(-1)
@@ -120,6 +120,10 @@ class _DataDependent(PointsLearner):
         release = getattr(self.kernel_, "release_distances", None)
         if release is not None:
             release()       # the n x n distances shared by the widths of a selection (FredholmKernel.with_sigma)
+
+    def _saddle_constant(self):
+        """Whether the free constant is fitted by the saddle system (members may centre the targets instead)."""
+        return free_constant(self)
 
     @property
     def right_(self):
@@ -616,10 +620,12 @@ class _Warped(_DataDependent):
         "solver": [Options("auto", "direct", "cg", "nystrom")],
         "n_components": [Interval("int", 1, None)],
         "landmarks": [Options("kmeans", "uniform")],
+        "fit_intercept": FIT_INTERCEPT,
     }
 
     def __init__(self, *, kernel: Kernel = "gaussian", sigma: Union[float, str, None] = "auto",
                  gamma_A: Union[float, str] = "auto", gamma_I: Union[float, str] = "auto",
+                 fit_intercept: Union[bool, str] = "auto",
                  graph: Union[str, GraphSpec] = "knn", n_neighbors: int = 10,
                  radius: Optional[float] = None, weight: str = "gaussian", graph_sigma: Optional[float] = None,
                  laplacian: str = "combinatorial", laplacian_power: int = 1, loss: str = "squared",
@@ -629,6 +635,16 @@ class _Warped(_DataDependent):
 
     def _ridge(self, G, Y):
         return float(self.gamma_A_)   # the ridge of RLS on the warped kernel is gamma_A: then it is LapRLS
+
+    def _fit(self, X, labeled, Y):
+        # the free constant as LapRLS's (LapRLSRegressor): the labeled mean taken out before the selection
+        # and the fit, added back to the predictions, so that the warped RLS stays LapRLS with its constant
+        self.y_mean_ = Y.mean(axis=0) if free_constant(self) else np.zeros(Y.shape[1], dtype=np.float64)
+        super()._fit(X, labeled, Y - self.y_mean_)
+        self.intercept_ = self.intercept_ + self.y_mean_
+
+    def _saddle_constant(self):
+        return False                  # the constant is the centring above
 
     def _hinge_tuned(self):
         return is_tuned(self.gamma_A)
@@ -761,6 +777,10 @@ _WARPED_PARAMS_DOC = r"""
         None: the mean neighbour distance); ``sigma`` is the base kernel's width.
     laplacian : {"combinatorial", "normalized", "randomwalk"}, default="combinatorial"
     laplacian_power : int >= 1, default=1
+    fit_intercept : bool or "auto", default="auto"
+        A free constant, as :class:`~graphrkhs.LapRLSRegressor`'s: the mean of the labeled
+        targets is taken out before the selection and the fit and added back to the
+        predictions ("auto": for regressors; a constant target is then reproduced exactly).
     solver : {"auto", "direct", "cg", "nystrom"}, default="auto"
         See :class:`graphrkhs.WarpedKernel` ("auto": direct up to 4000 points, CG up to 10000,
         the Nystrom low-rank kernel above).

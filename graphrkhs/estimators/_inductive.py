@@ -467,12 +467,18 @@ class _LapRLS(_GraphKernelLearner):
                     r, G = select_nystrom_laprls(F, S, Y, M, [ga], [max(float(self.gamma_I), 1e-300) / ga],
                                                 graph_gram=G, return_graph_gram=True)
                     res = r if res is None or r.best_score > res.best_score else res
+            elif not extI:          # the user's gamma_I values: each gamma_A with their ratios to it
+                for ga in gA:
+                    r, G = select_nystrom_laprls(F, S, Y, M, [ga], np.maximum(gI, 1e-300) / ga,
+                                                graph_gram=G, return_graph_gram=True)
+                    res = r if res is None or r.best_score > res.best_score else res
             else:
                 res, G = select_nystrom_laprls(F, S, Y, M, gA, NYSTROM_RATIO_GRID,
                                                max_extensions=2 if (extA and extI) else 0,
                                                return_graph_gram=True)
             self.gamma_A_ = float(res.best_params["alpha"])
-            self.gamma_I_ = float(res.best_params["sigma"]) * self.gamma_A_
+            gamma_I = float(res.best_params["sigma"]) * self.gamma_A_
+            self.gamma_I_ = 0.0 if gamma_I <= 2e-300 else gamma_I       # 1e-300 stands for a gamma_I of 0
         self.__dict__.pop("_width_result", None)
         self.cv_results_ = None if res is None else res.cv_results_
         w, info = nystrom_laprls_fit(F, S, Y, M, self.gamma_A_, self.gamma_I_, return_info=True, graph_gram=G)

@@ -8,7 +8,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .._core.cg import check_on_failure, report_failure
-from .._core.config import DENSE_CACHE_BYTES, _REPLACE_EVERY
+from .._core.config import DENSE_CACHE_BYTES, _REPLACE_EVERY, _STALL_WINDOWS
 from .._core.linalg import apply_matrix
 from .._core.validation import check_matrix, check_points, check_scalar, memory_guard
 from ._pointcloud import BLOCK_BYTES, heat_semigroup, pairwise_kernel
@@ -186,6 +186,8 @@ def kernel_cg(apply_T, apply_G, C, *, tol=1e-6, max_iter=None, on_failure="warn"
     cnorm = np.linalg.norm(C, axis=0)
     active = np.linalg.norm(rho, axis=0) > tol * cnorm
     best = np.full(k, np.inf)
+    flat = np.zeros(k, dtype=np.int64)      # replacement windows since the true residual last fell by 10 %
+    stalled_cols = np.zeros(k, dtype=bool)
     it = 0
     while active.any() and it < max_iter:
         cols = np.flatnonzero(active)
@@ -220,8 +222,13 @@ def kernel_cg(apply_T, apply_G, C, *, tol=1e-6, max_iter=None, on_failure="warn"
             rho[:, cols] = C[:, cols] - apply_T(Xc, apply_G(Xc))
             r[:, cols] = apply_G(rho[:, cols])
             tn = np.linalg.norm(rho[:, cols], axis=0) / np.where(cnorm[cols] > 0, cnorm[cols], 1.0)
-            stalled = tn > 0.9 * best[cols]
+            # CG's residual on an ill-conditioned kernel can plateau for a few windows and then drop: a
+            # column is stalled only after _STALL_WINDOWS windows in a row without a 10 % decrease
+            fell = tn <= 0.9 * best[cols]
+            flat[cols] = np.where(fell, 0, flat[cols] + 1)
             best[cols] = np.minimum(best[cols], tn)
+            stalled = flat[cols] >= _STALL_WINDOWS
+            stalled_cols[cols[stalled & (tn > tol)]] = True
             done = (tn <= tol) | stalled
             active[cols[done]] = False
             cols = cols[~done]
@@ -236,10 +243,14 @@ def kernel_cg(apply_T, apply_G, C, *, tol=1e-6, max_iter=None, on_failure="warn"
     true_res = np.linalg.norm(C - apply_T(X, GX), axis=0) / np.where(cnorm > 0, cnorm, 1.0)
     converged = true_res <= tol * 1.01 + 100 * np.finfo(out_dtype).eps
     X = X.astype(out_dtype, copy=False)
-    info = {"n_iter": it, "converged": converged, "residual": true_res}
+    stalled_cols &= ~converged
+    info = {"n_iter": it, "converged": converged, "residual": true_res, "stalled": stalled_cols}
     if not converged.all():
+        why = (f"{int(stalled_cols.sum())} stopped because their true residual did not fall by 10 % in "
+               f"{_STALL_WINDOWS * _REPLACE_EVERY} iterations (the attainable accuracy of the operator: loosen tol "
+               "or increase the ridge weight)" if stalled_cols.any() else
+               "raise max_iter, loosen tol or increase the ridge weight")
         report_failure(f"kernel CG did not reach tol={tol:g} in {it} iterations for {int((~converged).sum())} "
-                       f"of {k} column(s) (worst relative residual {true_res.max():.2e}); raise max_iter, loosen "
-                       "tol or increase the ridge weight.", on_failure)
+                       f"of {k} column(s) (worst relative residual {true_res.max():.2e}); {why}.", on_failure)
     return X, info
 

@@ -107,16 +107,20 @@ def test_warped_regressor_is_laprls():
     S = np.arange(0, 80, 8)
     y[S] = target[S]
     gA, gI, s = 1e-3, 1.0, 0.5
-    reg = WarpedKernelRegressor(sigma=s, gamma_A=gA, gamma_I=gI, n_neighbors=6).fit(X, y)
     from graphrkhs import knn_graph, laplacian
 
     n, l = 80, S.size
     K = gauss(X, X, s)
     L = laplacian(knn_graph(X, 6)).toarray()
     J = np.diag(np.isin(np.arange(n), S).astype(float))
-    a = np.linalg.solve(J @ K + gA * l * np.eye(n) + gI * l / n**2 * L @ K, np.nan_to_num(y))
     Z = rng.uniform(-1, 1, size=(10, 2))
-    np.testing.assert_allclose(reg.predict(Z), gauss(Z, X, s) @ a, rtol=1e-7, atol=1e-9)
+    # the dense LapRLS system (Belkin et al. 2006), on the targets less their labeled mean (the free constant,
+    # fit_intercept="auto" for regressors) and without it (fit_intercept=False)
+    for fit_intercept, mean in (("auto", y[S].mean()), (False, 0.0)):
+        reg = WarpedKernelRegressor(sigma=s, gamma_A=gA, gamma_I=gI, n_neighbors=6,
+                                    fit_intercept=fit_intercept).fit(X, y)
+        a = np.linalg.solve(J @ K + gA * l * np.eye(n) + gI * l / n**2 * L @ K, np.nan_to_num(y - mean))
+        np.testing.assert_allclose(reg.predict(Z), gauss(Z, X, s) @ a + mean, rtol=1e-7, atol=1e-9)
 
 
 def test_fredholm_regressor_linear_outer_recovers_principal_direction():
@@ -305,3 +309,24 @@ def test_fredholm_hinge_ridge_does_not_depend_on_the_row_order():
     for alpha, pred in fits[1:]:
         assert alpha == pytest.approx(fits[0][0], rel=1e-9)
         np.testing.assert_array_equal(pred, fits[0][1])
+
+
+@pytest.mark.parametrize("target", ["constant", "shifted"])
+def test_warped_regressor_has_laprls_free_constant(target):
+    # RLS on the warped kernel is LapRLS: with LapRLS's free constant (the labeled mean) a constant target is
+    # reproduced exactly and a shifted one fitted as LapRLSRegressor fits it (before: pulled towards 0)
+    from sklearn.datasets import make_moons
+
+    from graphrkhs import LapRLSRegressor
+
+    X, _ = make_moons(600, noise=0.1, random_state=0)
+    lab = np.random.default_rng(0).choice(600, 20, replace=False)
+    t = np.full(600, 5.0) if target == "constant" else 10.0 + np.sin(3 * X[:, 0])
+    y = np.full(600, np.nan)
+    y[lab] = t[lab]
+    kw = dict(sigma=0.3, gamma_A=1e-4, gamma_I=100.0)
+    warped = WarpedKernelRegressor(**kw).fit(X, y).predict(X)
+    laprls = LapRLSRegressor(**kw).fit(X, y).predict(X)
+    np.testing.assert_allclose(warped, laprls, rtol=1e-8, atol=1e-8)
+    if target == "constant":
+        np.testing.assert_allclose(warped, 5.0, rtol=1e-10)

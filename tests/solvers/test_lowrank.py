@@ -339,3 +339,17 @@ def test_nystrom_plaprls_constant_target_with_constant_basis_is_beta_alone(exact
     w, beta = g.nystrom_plaprls_fit(exact_features.features_, S, np.full(S.size, 3.0), M, 1e-3, 1e2)
     assert np.abs(w).max() == 0.0
     np.testing.assert_allclose(beta, [3.0], rtol=1e-12)
+
+
+@pytest.mark.parametrize("grid", [[0.0], [5.0, 50.0]])
+def test_nystrom_laprls_selects_on_the_users_gamma_I_grid(grid):
+    # with every point a landmark the Nystrom model is the exact one: its selection over the user's gamma_I
+    # values must pick what the exact path picks (before, it replaced the grid by its own ratio grid: 1000)
+    yp = np.full(YY.shape, -1)
+    lab = np.random.default_rng(0).choice(600, 20, replace=False)
+    yp[lab] = YY[lab]
+    exact = g.LapRLSClassifier(sigma=SIG, gamma_I=grid, solver="direct").fit(X, yp)
+    low = g.LapRLSClassifier(sigma=SIG, gamma_I=grid, solver="nystrom", n_components=600).fit(X, yp)
+    assert low.gamma_I_ in grid
+    assert low.gamma_I_ == exact.gamma_I_
+    assert low.gamma_A_ == pytest.approx(exact.gamma_A_, rel=1e-9)
