@@ -51,7 +51,7 @@ def _small(E, **kw):
 def test_data_frame_columns_are_recorded_and_checked(E):
     # a frame's columns are the features' names: predictions on the same frame equal those on its array,
     # and a frame with the columns reordered (silently wrong values otherwise) is refused
-    pd = pytest.importorskip("pandas")   # in the test extra, so CI always runs this
+    import pandas as pd                  # in the test extra
     rng = np.random.default_rng(0)
     X = np.r_[rng.normal(size=(20, 3)), rng.normal(size=(20, 3)) + 3.0]
     y = np.full(40, -1.0) if not is_classifier(E()) else np.full(40, -1)
