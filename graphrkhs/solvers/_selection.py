@@ -334,29 +334,13 @@ def _path_scores(path, Y2, ridges, criterion, scoring):
     return loo_scores(path.loo_residuals(Y2, ridges), Y2, scoring)
 
 
-def _schur_path(W, labeled, laplacian):
-    r"""Eigendecomposition of the Kron reduction :math:`L/L_{UU}` on the labeled nodes, as a ridge path.
-
-    Row U of :math:`(J + \mu L)F = JY` reads :math:`L_{UU}F_U + L_{US}F_S = 0`
-    (independent of :math:`\mu`), so :math:`F_S = (I + \mu\,L/L_{UU})^{-1} y`
-    with :math:`L/L_{UU} = L_{SS} - L_{SU} L_{UU}^{-1} L_{US}` (PSD).  With
-    :math:`L/L_{UU} = V \operatorname{diag}(t) V^T`,
-    :math:`I - H = V \operatorname{diag}(\mu/(1/t + \mu)) V^T`: kernel ridge with
-    eigenvalues :math:`1/t` (``inf`` on the null space, the constants per
-    component, which are reproduced unpenalized).  Components without labels
-    are dropped (they do not affect :math:`F_S`).
-    """
-    red = _KronReduction(W, labeled, laplacian)   # defined below, with the fit it shares the factorization of
-    return red.S, red.path
-
-
 def tikhonov_path_errors(W: Any, labeled: Any, Y: Any, alphas: Any, *, laplacian: str = "combinatorial",
                          criterion: str = "loo", scoring: str = "mse") -> Tuple[np.ndarray, np.ndarray]:
     r"""Exact LOO (or GCV) scores of :func:`~graphrkhs.tikhonov_solution` for every ``alpha``.
 
     One sparse LU of :math:`L_{UU}` (l right-hand sides) and one
     :math:`l \times l` eigendecomposition serve the whole path (see
-    ``_schur_path``: :math:`H = (I + \mu\, L/L_{UU})^{-1}`; Belkin, Matveeva &
+    ``_KronReduction``: :math:`H = (I + \mu\, L/L_{UU})^{-1}`; Belkin, Matveeva &
     Niyogi 2004).  Leaving label i out keeps node i in the graph, unlabeled:
     exactly the refit of ``tikhonov_solution`` without it.  A labeled node
     alone among the labels of its connected component has no LOO residual
@@ -798,11 +782,11 @@ def select_tikhonov_alpha(W: Any, labeled: Any, Y: Any, alphas: Optional[Any] = 
     check_option(criterion, "criterion", CRITERIA)
     check_option(scoring, "scoring", SCORINGS)
     alphas = geometric_grid(1e-4, 1e3, 15) if alphas is None else check_ridges(alphas, "alphas")
-    S, path = _schur_path(W, labeled, laplacian)
-    Y2 = _as_targets(Y, S.size)
+    red = _KronReduction(W, labeled, laplacian)     # its scores leave out labels alone in their component
+    Y2 = _as_targets(Y, red.S.size)
 
     def evaluate(alpha):
-        return _path_scores(path, Y2, alpha, criterion, scoring)
+        return red.scores(alpha, Y2, criterion, scoring)
 
     return select_grid(evaluate, {"alpha": np.sort(alphas)}, extend=("alpha",) if extend else (),
                        max_extensions=max_extensions, criterion=criterion)

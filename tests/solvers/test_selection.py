@@ -597,6 +597,7 @@ def test_tikhonov_loo_leaves_out_a_label_alone_in_its_component():
     oracle = [-np.mean([(y[i] - tikhonov_solution(W, np.delete(S, i), np.delete(y, i), alpha=a)[S[i]]) ** 2
                         for i in range(S.size - 1)]) for a in alphas]
     np.testing.assert_allclose(tikhonov_path_errors(W, S, y, alphas)[0], oracle, rtol=1e-8)
+    np.testing.assert_allclose(select_tikhonov_alpha(W, S, y, alphas, extend=False).scores, oracle, rtol=1e-8)
     stoch = tikhonov_stochastic_errors(W, S, y, alphas, n_probes=256)[0]
     assert np.isfinite(stoch).all()
     np.testing.assert_allclose(stoch, oracle, rtol=0.15)
