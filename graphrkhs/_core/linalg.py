@@ -12,7 +12,7 @@ import scipy.linalg as sla
 
 from .validation import ConvergenceWarning, check_matrix, warn
 
-__all__ = ["apply_matrix", "dense_matrix", "n_rows", "psd_solve", "check_square", "check_solution",
+__all__ = ["apply_matrix", "dense_matrix", "n_rows", "psd_solve", "psd_part", "check_square", "check_solution",
            "lanczos_tridiagonal"]
 
 
@@ -98,6 +98,45 @@ def psd_solve(A, B):
         "the system matrix is not positive semidefinite (Cholesky failed even with a diagonal shift of "
         f"{shift:.1e}); check that the kernel is positive definite and the weights non-negative."
     )
+
+
+def psd_part(A):
+    r"""The positive semidefinite part :math:`A_+ = V \max(\Lambda, 0) V^T` of a symmetric matrix.
+
+    :math:`A_+` is the PSD matrix nearest to A in the Frobenius norm.  A
+    matrix that is PSD up to rounding (Cholesky of
+    :math:`A + n\,\mathrm{eps}\max_i |A_{ii}|\, I` succeeds, :math:`n^3/3`
+    flops) is returned as it is; the eigendecomposition (:math:`\approx 9 n^3`
+    flops) is computed only when that Cholesky fails.
+
+    Parameters
+    ----------
+    A : ndarray of shape (n, n)
+        Symmetric (its symmetric part is used).
+
+    Returns
+    -------
+    A_plus : ndarray of shape (n, n)
+        A itself when it is PSD up to rounding, else its PSD part (float64).
+    extremes : tuple of two floats or None
+        None when A was returned, else its smallest and largest eigenvalues
+        (the caller decides whether the negative part was beyond rounding).
+    """
+    A = np.asarray(A)
+    n = A.shape[0]
+    if n == 0:
+        return A, None
+    eps = float(np.finfo(A.dtype).eps) if A.dtype.kind == "f" else float(np.finfo(np.float64).eps)
+    top = max(float(np.max(np.abs(np.diag(A)))), float(np.finfo(np.float64).tiny))
+    try:
+        sla.cho_factor(A + (n * eps * top) * np.eye(n, dtype=A.dtype), lower=True, overwrite_a=True,
+                       check_finite=False)
+        return A, None
+    except np.linalg.LinAlgError:
+        pass
+    w, V = np.linalg.eigh((np.asarray(A, dtype=np.float64) + np.asarray(A, dtype=np.float64).T) / 2)
+    Ap = (V * np.clip(w, 0.0, None)) @ V.T
+    return (Ap + Ap.T) / 2, (float(w[0]), float(w[-1]))
 
 
 def relative_residuals(A, X, B):

@@ -39,6 +39,7 @@ from ..kernels import NystromFeatures, heat_semigroup
 from ..solvers import LOWRANK_MIN_N, nystrom_consistency_grams, nystrom_laprls_fit, nystrom_plaprls_fit
 from ..solvers import select_laprls_lowrank, select_nystrom_laprls
 from ..solvers import (
+    DIRECT_MAX_N_HEAT,
     INTEGRAL_OPERATORS,
     SOLVERS,
     KernelOperator,
@@ -864,7 +865,11 @@ _PRLS_DOC = r"""Partially-penalized RLS {what} (Yang, King & Lyu, NIPS 2009, Eqs
         measure of all rows (labeled and unlabeled), with the kernel normalized
         by its mean; it needs no density or dimension assumption.
     m : int, optional
-        Intrinsic dimension for "heat" (default: the number of features).
+        Intrinsic dimension for "heat" (default: the number of features).  Below the
+        number of features d, :math:`K - 2K' + K''` is indefinite unless the points lie
+        on an m-dimensional flat (the Gaussian is the heat kernel of :math:`\mathbb R^m`
+        only there); its positive semidefinite part is then used, with a warning
+        (see :func:`~graphrkhs.plaprls_fit`).
     null_space : "constant", "none"/None or callable, default="constant"
         Basis :math:`\mu_j` of the unpenalized functions; a callable maps X
         (n, d) to (n, o).
@@ -964,6 +969,12 @@ class _PLapRLS(_GraphKernelLearner):
             self.kappa_ = 1.0
             P = KernelOperator(X, kernel="heat_penalty", sigma=self.sigma_, m=self.m,
                                cache_bytes=0 if not K.is_dense else 4 * 2**30 - K.n * K.n * X.dtype.itemsize)
+            if (self.m is not None and self.m < X.shape[1]
+                    and (self.solver == "cg" or (self.solver == "auto" and X.shape[0] > DIRECT_MAX_N_HEAT))):
+                warn(f"integral_operator='heat' with m={self.m} below the number of features ({X.shape[1]}): the "
+                     "penalty K_t - 2K_2t + K_3t can be indefinite, and CG uses it as it is (the direct solve "
+                     "would use its positive semidefinite part). Pass m >= the number of features, "
+                     "integral_operator='empirical', or solver='direct'.")
         self.coef_, self.intercept_, info = plaprls_fit(
             K, labeled, Y, M, self.gamma_A_, self.gamma_I_, P=P, Psi=self._null_space(X), solver=self.solver,
             tol=self.tol, max_iter=self.max_iter, return_info=True)

@@ -52,13 +52,13 @@ import scipy.linalg as sla
 import scipy.sparse as sp
 
 from .._core.cg import conjugate_gradient
-from .._core.validation import check_matrix, check_option, check_points, check_scalar, memory_guard
+from .._core.validation import check_matrix, check_option, check_points, check_scalar, memory_guard, warn
 from .._core.config import DENSE_CACHE_BYTES
 from .._core.labels import _check_labeled_index
 from .._core.types import ArrayLike, GraphLike, Indices, MatrixLike
 from .._core.validation import _as_2d
 from .._core.linalg import apply_matrix as _apply, check_solution, dense_matrix as _dense, n_rows as _n_of
-from .._core.linalg import psd_solve as _psd_solve
+from .._core.linalg import psd_part, psd_solve as _psd_solve
 from ..graphs import LAPLACIANS, as_adjacency, laplacian as graph_laplacian
 from ..kernels import BLOCK_BYTES, KernelOperator, heat_semigroup, kernel_cg, pairwise_kernel
 
@@ -580,6 +580,40 @@ def _snap(R, Y):
     return R
 
 
+#: A penalty whose smallest eigenvalue is below -_INDEFINITE_PENALTY_RTOL times its largest is indefinite
+#: beyond rounding (rounding leaves about n eps relative, 1e-13 at n = 1000).
+_INDEFINITE_PENALTY_RTOL = 1e-8
+
+
+def _psd_penalty(P, what, stacklevel=4):
+    r"""The penalty matrix P, or its PSD part (:func:`~graphrkhs._core.linalg.psd_part`) when it is indefinite.
+
+    :math:`\alpha^T P \alpha` stands for :math:`\|f - L_K f\|_K^2 \ge 0`; an
+    indefinite P makes the objective unbounded below (no minimizer: Cholesky
+    of the normal equations fails, or CG returns a saddle point).  The heat
+    penalty :math:`K_t - 2K_{2t} + K_{3t}` (:func:`consistency_grams`) is such a P
+    when its dimension m is below the number of features d: the Gaussian of the
+    d-dimensional distance is the heat kernel of :math:`\mathbb R^m` only for
+    points on an m-dimensional flat, and its m-normalized penalty has the Fourier
+    symbol :math:`z - 2\cdot 2^{(d-m)/2} z^2 + 3^{(d-m)/2} z^3`,
+    :math:`z = e^{-t|\omega|^2}`, negative for smooth functions (z near 1);
+    for :math:`m \ge d` it is :math:`\ge 0`.  The PSD part is the nearest valid
+    penalty (Frobenius norm); a negative part beyond rounding is reported with a
+    warning that names the fixes.
+    """
+    Pp, extremes = psd_part(P)
+    if extremes is not None:
+        lo, hi = extremes
+        if lo < -_INDEFINITE_PENALTY_RTOL * max(hi, abs(lo)):
+            warn(f"{what} is indefinite (eigenvalues from {lo:.3g} to {hi:.3g}): the objective would be unbounded "
+                 "below, so its positive semidefinite part (negative eigenvalues set to 0, the nearest PSD "
+                 "matrix) is used. The heat penalty K_t - 2K_2t + K_3t is indefinite when its dimension m is "
+                 "below the number of features (the Gaussian is the heat kernel of R^m only on an "
+                 "m-dimensional flat); pass m >= the number of features, or integral_operator='empirical', "
+                 "for a penalty that needs no correction.", stacklevel=stacklevel)
+    return Pp
+
+
 def _consistency_penalty(K, Kp, Kpp):
     r""":math:`P = K - 2K' + K''` made PSD at its rounding level: :math:`P + \delta I`.
 
@@ -590,6 +624,8 @@ def _consistency_penalty(K, Kp, Kpp):
     :math:`\gamma l P` then makes the system indefinite at large gamma.  The
     shift :math:`\delta = l\,\epsilon \max_i(K_{ii}, K'_{ii}, K''_{ii})` is
     that rounding level: a ridge on functions of RKHS norm at rounding level.
+    A P indefinite beyond rounding (the heat grams with m below the number of
+    features) is replaced by its PSD part first, with a warning (:func:`_psd_penalty`).
     """
     K, Kp, Kpp = (np.asarray(A) for A in (K, Kp, Kpp))
     P = K - 2 * Kp + Kpp
@@ -597,7 +633,12 @@ def _consistency_penalty(K, Kp, Kpp):
     l = P.shape[0]
     if l:
         size = max(float(np.abs(np.diag(A)).max()) for A in (K, Kp, Kpp))
-        P[np.diag_indices(l)] += l * float(np.finfo(P.dtype).eps) * size
+        delta = l * float(np.finfo(P.dtype).eps) * size
+        P[np.diag_indices(l)] += delta
+        Pp = _psd_penalty(P, "the PRLS penalty P = K - 2K' + K''", stacklevel=5)
+        if Pp is not P:                         # clipped: restore the rounding-level ridge
+            P = Pp.astype(P.dtype, copy=False)
+            P[np.diag_indices(l)] += delta
     return P
 
 
@@ -739,6 +780,15 @@ def plaprls_fit(K: Union[np.ndarray, KernelOperator], labeled: Indices, Y: Array
         positive definite; it must be >= 0).
     P : ndarray (n, n), KernelOperator or None
         The penalty matrix; None means the empirical :math:`K(I-K/n)^2`.
+        It stands for :math:`\|f - L_K f\|_K^2` and must be PSD for the objective
+        to have a minimizer: "direct" uses the PSD part :math:`V\max(\Lambda, 0)V^T`
+        (the nearest PSD matrix) of a P indefinite beyond rounding, with a
+        warning.  The heat penalty :math:`K_t - 2K_{2t} + K_{3t}` is such a P when
+        its dimension m is below the number of features d (its Fourier symbol
+        :math:`z - 2\cdot 2^{(d-m)/2} z^2 + 3^{(d-m)/2} z^3`, :math:`z = e^{-t|\omega|^2}`,
+        is negative near z = 1; for :math:`m \ge d` it is not).  "cg" applies P as
+        given (it never forms it): an indefinite P there raises ``LinAlgError`` on
+        negative curvature, stalls, or converges to a saddle point.
     Psi : ndarray of shape (n, o), optional
         Null-space basis on the n points; None means constants.
     return_info : bool, default=False
@@ -803,7 +853,8 @@ def plaprls_fit(K: Union[np.ndarray, KernelOperator], labeled: Indices, Y: Array
     solver = _resolve_solver(solver, n, DIRECT_MAX_N_HEAT)
     info = {"solver": solver}
     if solver == "direct":
-        memory_guard(3 * n * n * 8, f"the dense PLapRLS system on {n} points",
+        # an explicit P adds its dense copy and, when it is indefinite, its eigenvectors (see _psd_penalty)
+        memory_guard((3 if P is None else 5) * n * n * 8, f"the dense PLapRLS system on {n} points",
                      "use solver='cg' with integral_operator='empirical'.")
     if P is None:  # empirical: P = K (I - K/n)^2
         if solver == "direct":
@@ -829,7 +880,9 @@ def plaprls_fit(K: Union[np.ndarray, KernelOperator], labeled: Indices, Y: Array
         rhs = np.asarray(_apply(K, r0), dtype=np.float64)
         if solver == "direct":
             Kd = np.asarray(_dense(K), dtype=np.float64)
-            A = Kd @ Npsi(Kd) + lam1 * np.asarray(_dense(P), dtype=np.float64)
+            Pd = _psd_penalty(np.asarray(_dense(P), dtype=np.float64), "the PLapRLS penalty P")
+            A = Kd @ Npsi(Kd) + lam1 * Pd
+            del Pd
             alpha = _psd_solve((A + A.T) / 2, rhs)
         else:
             def apply_A(V):

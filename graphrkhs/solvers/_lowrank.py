@@ -47,7 +47,7 @@ from .._core.loo import KernelRidgePath, check_ridges
 from .._core.types import ArrayLike, Indices, MatrixLike
 from .._core.validation import _as_2d, check_matrix, check_points, check_scalar
 from ..kernels import NYSTROM_AUTO_MIN_N, NystromFeatures, pairwise_kernel
-from ._kernel import _snap
+from ._kernel import _psd_penalty, _snap
 from ._selection import (CRITERIA, SCORINGS, GridResult, ManifoldRidgePath, _INDEFINITE_RTOL, _path_scores,
                          geometric_grid, select_grid, select_kernel_ridge)
 
@@ -221,6 +221,8 @@ def nystrom_plaprls_fit(F: ArrayLike, labeled: Indices, Y: ArrayLike, M: MatrixL
         As in :func:`nystrom_laprls_fit` (``gamma_A >= 0``).
     P : ndarray (r, r), optional
         The penalty in feature coordinates; None: the empirical :math:`(I - F^TF/n)^2`.
+        An indefinite P (the heat penalty with m below the number of features) is
+        replaced by its PSD part, with a warning (as in :func:`~graphrkhs.plaprls_fit`).
     Psi : ndarray (n, o), optional
         Null-space basis at the n points; None: constants.
 
@@ -252,6 +254,7 @@ def nystrom_plaprls_fit(F: ArrayLike, labeled: Indices, Y: ArrayLike, M: MatrixL
         P = np.asarray(check_matrix(P, "P", square=True), dtype=np.float64)
         if P.shape != (r, r):
             raise ValueError(f"P must have shape ({r}, {r}), one row per feature; got {P.shape}.")
+        P = _psd_penalty(P, "the PLapRLS penalty P (feature coordinates)")
     Psi = np.ones((n, 1)) if Psi is None else np.asarray(check_matrix(Psi, "Psi", min_size=0), dtype=np.float64)
     if Psi.ndim != 2 or Psi.shape[0] != n:
         raise ValueError(f"Psi must have shape ({n}, o); got {Psi.shape}.")

@@ -194,6 +194,55 @@ def test_plaprls_heat_cg_matches_direct():
     np.testing.assert_allclose(a.decision_function(Z), b.decision_function(Z), atol=1e-8)
 
 
+def test_plaprls_heat_m_below_features_direct_matches_dense_oracle():
+    """Two moons in 2-D with integral_operator="heat", m=1, solver="direct" raised LinAlgError ("not
+    positive semidefinite"): the m = 1 heat penalty is indefinite on 2-D points (eigenvalues down to
+    -1.3 here), and so were the normal equations.  The fit now minimizes objective (12) with the PSD
+    part of the penalty; f equals the dense least-squares minimizer of that objective."""
+    from sklearn.datasets import make_moons
+
+    from graphrkhs import GraphRKHSWarning
+
+    def labels(y, seed):
+        rng = np.random.default_rng(seed)
+        return np.sort(np.r_[rng.choice(np.flatnonzero(y == 0), 5, replace=False),
+                             rng.choice(np.flatnonzero(y == 1), 5, replace=False)])
+
+    X, y = make_moons(80, noise=0.1, random_state=0)
+    S = labels(y, 5)
+    n, l, sigma, gA, gI = X.shape[0], S.size, 0.4, 1e-2, 10.0
+    W = knn_graph(X, 10)
+    yr = np.full(n, np.nan)
+    yr[S] = 2.0 * y[S] - 1
+    kw = dict(integral_operator="heat", m=1, solver="direct", sigma=sigma, gamma_A=gA, gamma_I=gI, graph=W)
+    with pytest.warns(GraphRKHSWarning, match="penalty P is indefinite"):
+        f = PLapRLSRegressor(**kw).fit(X, yr).predict(X)
+    # oracle: min (1/l)|y_S - f_S|^2 + gA a^T P_+ a + gI/n^2 f^T L f, f = K a + b, by least squares
+    D2 = ((X[:, None, :] - X[None, :, :]) ** 2).sum(-1)
+    K = np.exp(-D2 / (2 * sigma**2))
+    P = K - 2 * 2**-0.5 * np.exp(-D2 / (4 * sigma**2)) + 3**-0.5 * np.exp(-D2 / (6 * sigma**2))
+    w, V = np.linalg.eigh(P)
+    assert w[0] < -1.0                                   # indefinite far beyond rounding
+    Wd = W.toarray()
+    wl, VL = np.linalg.eigh(np.diag(Wd.sum(1)) - Wd)
+    G = np.hstack([K, np.ones((n, 1))])
+    A = np.vstack([G[S] / np.sqrt(l),
+                   np.hstack([np.sqrt(gA) * (V * np.sqrt(np.clip(w, 0, None))) @ V.T, np.zeros((n, 1))]),
+                   np.sqrt(gI) / n * (VL * np.sqrt(np.clip(wl, 0, None))) @ VL.T @ G])
+    z = np.linalg.lstsq(A, np.concatenate([yr[S] / np.sqrt(l), np.zeros(2 * n)]), rcond=1e-13)[0]
+    np.testing.assert_allclose(f, G @ z, atol=1e-7)
+    # the reported case: 300 points, 5 labels per class, sigma chosen by the estimator (the gammas are
+    # its fallback values for "heat")
+    X, y = make_moons(300, noise=0.1, random_state=0)
+    yl = np.full(300, -1)
+    S = labels(y, 5)
+    yl[S] = y[S]
+    with pytest.warns(GraphRKHSWarning, match="penalty P is indefinite"):
+        clf = PLapRLSClassifier(integral_operator="heat", m=1, solver="direct", gamma_A=1e-6,
+                                gamma_I=100.0).fit(X, yl)
+    assert (clf.predict(X) == y).mean() > 0.95
+
+
 # ---------------------------------------------------------------------------
 # Bad input
 # ---------------------------------------------------------------------------

@@ -312,6 +312,75 @@ def test_plaprls_matches_brute_force_minimization(op, solver):
     assert abs(grad_b) < 1e-8
 
 
+def _heat_grams_m1(X, sigma):
+    """The heat grams of dimension m = 1 written out (scaled by (4 pi t)^(1/2), t = sigma^2 / 2)."""
+    D2 = ((X[:, None, :] - X[None, :, :]) ** 2).sum(-1)
+    return (np.exp(-D2 / (2 * sigma**2)), 2**-0.5 * np.exp(-D2 / (4 * sigma**2)),
+            3**-0.5 * np.exp(-D2 / (6 * sigma**2)))
+
+
+def test_plaprls_heat_below_ambient_dimension_is_the_psd_part_minimizer():
+    """m = 1 on 2-D points: K_t - 2K_2t + K_3t is indefinite beyond rounding (Fourier symbol
+    z - 2 sqrt2 z^2 + sqrt3 z^3 < 0 near z = 1), and so was the normal-equation matrix: Cholesky
+    raised LinAlgError.  The direct solve now minimizes objective (12) with the PSD part of P,
+    equal to the brute-force least-squares minimizer (psd_sqrt clips the negative eigenvalues)."""
+    from sklearn.datasets import make_moons
+
+    from graphrkhs import GraphRKHSWarning
+
+    X, y = make_moons(60, noise=0.1, random_state=0)
+    n = X.shape[0]
+    rng = np.random.default_rng(0)
+    S = np.sort(np.r_[rng.choice(np.flatnonzero(y == 0), 3, replace=False),
+                      rng.choice(np.flatnonzero(y == 1), 3, replace=False)])
+    l = S.size
+    yS = 2.0 * y[S] - 1
+    K, K2, K3 = _heat_grams_m1(X, sigma=0.4)
+    P = K - 2 * K2 + K3
+    M = graph_penalty(knn_graph(X, 6)).toarray()
+    gA, gI = 1e-2, 10.0
+    # the premise: P and the raw normal equations (beta eliminated) are indefinite beyond rounding
+    assert np.linalg.eigvalsh(P)[0] < -0.5
+    N = np.zeros((n, n))
+    N[S, S] = 1.0
+    N += gI * l / n**2 * M
+    Npsi = N - np.outer(N.sum(1), N.sum(0)) / N.sum()
+    assert np.linalg.eigvalsh(K @ Npsi @ K + gA * l * P)[0] < -1e-3
+    with pytest.warns(GraphRKHSWarning, match="penalty P is indefinite"):
+        a, b = plaprls_fit(K, S, yS, M, gA, gI, P=P, solver="direct")
+    z = plaprls_brute(K, P, S, yS, M, gA, gI)
+    np.testing.assert_allclose(K @ a + b, K @ z[:n] + z[n], atol=1e-6)
+    # stationarity of objective (12) with P_+ (a minimizer: P_+ is PSD)
+    w, V = np.linalg.eigh(P)
+    Pp = (V * np.clip(w, 0, None)) @ V.T
+    f = K @ a + b
+    r = np.zeros(n)
+    r[S] = yS - f[S]
+    grad_a = -2 / l * K @ r + 2 * gA * Pp @ a + 2 * gI / n**2 * K @ (M @ f)
+    assert np.abs(grad_a).max() < 1e-8 * np.abs(K @ r).max() / l + 1e-10
+
+
+def test_prls_heat_below_ambient_dimension_is_the_psd_part_minimizer():
+    """PRLS with the same penalty (m = 1, 2-D points): Cholesky of gamma l P + K Q K failed at large
+    gamma; the solution now minimizes the objective with the PSD part of P (brute force)."""
+    from sklearn.datasets import make_moons
+
+    from graphrkhs import GraphRKHSWarning
+
+    X, y = make_moons(60, noise=0.1, random_state=0)
+    S = np.arange(0, 60, 3)
+    x, yS, l = X[S], 2.0 * y[S] - 1, S.size
+    K, Kp, Kpp = _heat_grams_m1(x, sigma=0.4)
+    P = K - 2 * Kp + Kpp
+    assert np.linalg.eigvalsh(P)[0] < -0.1
+    gamma = 1e3
+    with pytest.warns(GraphRKHSWarning, match="PRLS penalty .* is indefinite"):
+        a, b = prls_fit(K, Kp, Kpp, yS, gamma)
+    z = lstsq_min([np.hstack([K, np.ones((l, 1))]) / np.sqrt(l),
+                   np.hstack([np.sqrt(gamma) * psd_sqrt(P), np.zeros((l, 1))])], [yS / np.sqrt(l), np.zeros(l)])
+    np.testing.assert_allclose(K @ a + b, K @ z[:l] + z[l], atol=1e-6)
+
+
 def test_plaprls_printed_eq14_gives_another_beta():
     """Printed second row: (Psi^T J K - lam2 Psi^T L K) alpha + (Psi^T Psi - lam2 Psi^T L Psi) beta = Psi^T Y.
 
