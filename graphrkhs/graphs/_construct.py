@@ -47,7 +47,7 @@ from .._core.validation import (
 from .._core.backend import DISTRIBUTED_BACKENDS, check_backend, get_backend
 from .._core.progress import _Progress
 from .._core.types import FloatDType, RandomStateLike, SparseMatrix
-from ._convert import _output_dtype, _to_sparse
+from ._convert import _drop_self_loops, _output_dtype, _to_sparse
 
 __all__ = [
     "knn_graph",
@@ -388,7 +388,15 @@ def symmetrize(W: SparseMatrix | ArrayLike, mode: Literal["union", "mutual", "av
     Returns
     -------
     csr_array
-        Symmetric, with explicit zeros removed and sorted indices.
+        Symmetric, zero diagonal, with explicit zeros removed and sorted indices.
+
+    Notes
+    -----
+    Self-loops (a non-zero diagonal) are removed with a :class:`~graphrkhs.GraphWarning`,
+    as :func:`as_adjacency` removes them: graphs here have a zero diagonal (a
+    self-loop does not change the combinatorial Laplacian but distorts the
+    normalized one), so a symmetrized matrix is an adjacency every function accepts
+    unchanged.
 
     Examples
     --------
@@ -421,6 +429,7 @@ def symmetrize(W: SparseMatrix | ArrayLike, mode: Literal["union", "mutual", "av
         S = (W + WT) * 0.5
     S = sp.csr_array(S)
     S.eliminate_zeros()
+    S = _drop_self_loops(S, "W")
     S.sort_indices()
     return S
 

@@ -93,11 +93,7 @@ def as_adjacency(G: GraphLike, *, dtype: FloatDType = None, symmetry_rtol: float
             f"the adjacency has negative weights (min {W.data.min():g}); graph weights must be >= 0."
         )
     W.eliminate_zeros()
-    if W.nnz and W.diagonal().any():
-        warn("the adjacency has self-loops; they were removed (graphs here have a zero diagonal).",
-             GraphWarning)
-        W.setdiag(0)
-        W.eliminate_zeros()
+    W = _drop_self_loops(W, "the adjacency")
     rtol = symmetry_rtol if symmetry_rtol is not None else (1e-5 if target == np.float32 else 1e-10)
     if W.nnz:
         WT = W.T.tocsr()
@@ -113,6 +109,20 @@ def as_adjacency(G: GraphLike, *, dtype: FloatDType = None, symmetry_rtol: float
             W = sp.csr_array((W + WT) * 0.5)
             W.eliminate_zeros()
     W.sort_indices()
+    return W
+
+
+def _drop_self_loops(W, what, stacklevel=4):
+    """W (a CSR array, modified in place) without its diagonal, with a :class:`GraphWarning` if it had one.
+
+    Graphs here have a zero diagonal: a self-loop does not change the combinatorial
+    Laplacian D - W but distorts the normalized and random-walk ones.
+    """
+    if W.nnz and W.diagonal().any():
+        warn(f"{what} has self-loops; they were removed (graphs here have a zero diagonal).", GraphWarning,
+             stacklevel=stacklevel)
+        W.setdiag(0)
+        W.eliminate_zeros()
     return W
 
 

@@ -427,6 +427,25 @@ def test_as_adjacency_removes_self_loops_with_warning():
     assert W.diagonal().max() == 0
 
 
+@pytest.mark.parametrize("mode", ["union", "mutual", "average"])
+@pytest.mark.parametrize("container", [np.asarray, sp.csr_array, sp.csr_matrix])
+def test_symmetrize_removes_self_loops_like_as_adjacency(mode, container):
+    """symmetrize kept the diagonal while as_adjacency removes it with a GraphWarning; both now return
+    a zero diagonal (DESIGN: returned graphs have one), with the same warning, and the same graph."""
+    D = np.array([[2.0, 1.0, 0.0], [0.0, 0.0, 3.0], [0.0, 4.0, 0.5]])
+    off = D - np.diag(np.diag(D))
+    expected = {"union": np.maximum(off, off.T), "mutual": np.minimum(off, off.T), "average": (off + off.T) / 2}
+    M = container(D)
+    with pytest.warns(GraphWarning, match="self-loops; they were removed"):
+        S = symmetrize(M, mode)
+    np.testing.assert_array_equal(S.toarray(), expected[mode])
+    assert S.diagonal().max() == 0 and 0 not in S.data            # no explicit zeros left on the diagonal
+    assert (np.asarray(M.toarray() if sp.issparse(M) else M) == D).all()   # the input is untouched
+    with pytest.warns(GraphWarning, match="self-loops; they were removed"):
+        W = as_adjacency(symmetrize(D, mode) + sp.diags_array([1.0, 0.0, 2.0]))
+    np.testing.assert_array_equal(W.toarray(), S.toarray())
+
+
 def test_as_adjacency_near_symmetric_is_symmetrized_exactly():
     A = _random_weighted_graph(10, 0.5, seed=15)
     B = A.copy()
