@@ -431,6 +431,17 @@ def check_finite_array(a, name, fix="remove or impute those entries first"):
     return a
 
 
+def sparse_storable(a):
+    """A dense array in a dtype scipy.sparse can hold: float16 upcast to float64, anything else as is.
+
+    scipy.sparse has no half precision and its error names neither the argument
+    nor a fix; graphs and Laplacians given as float16 arrays are upcast to
+    float64 like integer and boolean ones (and like points, :func:`check_points`).
+    """
+    a = np.asarray(a)
+    return a.astype(np.float64) if a.dtype == np.float16 else a
+
+
 def check_numeric_dtype(a, name):
     """Raise a TypeError naming ``name`` unless ``a`` (array or sparse matrix) holds real numbers.
 

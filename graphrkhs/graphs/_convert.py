@@ -9,7 +9,7 @@ import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
 from .._core.types import FloatDType, GraphLike
-from .._core.validation import check_dtype, warn, GraphWarning
+from .._core.validation import check_dtype, sparse_storable, warn, GraphWarning
 
 if TYPE_CHECKING:  # pragma: no cover
     import networkx
@@ -39,7 +39,9 @@ def as_adjacency(G: GraphLike, *, dtype: FloatDType = None, symmetry_rtol: float
         The weighted adjacency.  A networkx graph is read with its edge
         attribute ``"weight"`` (1 where absent), rows in ``G.nodes`` order.
     dtype : {None, float32, float64}
-        None keeps float32 input as float32 and uses float64 otherwise.
+        None keeps float32 input as float32 and uses float64 otherwise
+        (integer, boolean and float16 input is upcast to float64; scipy.sparse
+        cannot hold float16).
     symmetry_rtol : float, optional
         Relative tolerance of the symmetry check, scaled by the largest
         weight; default 1e-10 for float64 and 1e-5 for float32 input.  An
@@ -162,7 +164,7 @@ def _to_sparse(G):
             raise TypeError(f"the adjacency array must be numeric; got dtype {arr.dtype}.")
         if arr.ndim != 2:
             raise ValueError(f"the adjacency must be a 2-D (n, n) array; got {arr.ndim}-D.")
-        return sp.csr_array(arr)
+        return sp.csr_array(sparse_storable(arr))      # float16 -> float64, as integers and booleans
     raise TypeError(
         "graph must be a scipy sparse matrix or array, a dense numpy array, a pygsp.graphs.Graph or a "
         f"networkx.Graph; got {type(G).__module__}.{type(G).__name__}."

@@ -13,7 +13,8 @@ from numpy.typing import ArrayLike, NDArray
 from .._core.backend import prepare_operator, serial_only
 from .._core.reorder import PreparedOperator
 from .._core.types import Backend, GraphLike, Reorder, ResponseLike, SymmetricLaplacianKind
-from .._core.validation import check_numeric_dtype, check_option, check_scalar, check_signals, float_dtype, memory_guard
+from .._core.validation import (check_numeric_dtype, check_option, check_scalar, check_signals, float_dtype,
+                                memory_guard, sparse_storable)
 from ..graphs import as_adjacency, laplacian
 from ..spectral import (
     DEFAULT_MAX_ORDER,
@@ -255,7 +256,7 @@ class GraphKernel(spla.LinearOperator):
     def _laplacian(G, kind, input):
         is_matrix = sp.issparse(G) or isinstance(G, (np.ndarray, list, tuple))
         if is_matrix and input != "adjacency":
-            M = sp.csr_array(G) if sp.issparse(G) else np.asarray(G)
+            M = sp.csr_array(G) if sp.issparse(G) else sparse_storable(G)   # float16 -> float64
             if np.iscomplexobj(M):  # would lose its imaginary part with only a ComplexWarning
                 check_numeric_dtype(M, "L")
             if M.ndim == 2 and M.shape[0] == M.shape[1] and M.dtype != object and \

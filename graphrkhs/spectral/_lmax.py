@@ -10,7 +10,7 @@ import scipy.sparse.linalg as spla
 
 from .._core.linalg import lanczos_tridiagonal
 from .._core.types import MatrixOrOperator, RandomStateLike
-from .._core.validation import check_option, check_random_state, check_scalar
+from .._core.validation import check_option, check_random_state, check_scalar, sparse_storable
 
 
 __all__ = [
@@ -46,6 +46,7 @@ def _as_square_operator(L, name="L"):
         L = np.asarray(L)
         if L.dtype == object or not np.issubdtype(L.dtype, np.number):
             raise TypeError(f"{name} must be a numeric matrix or a LinearOperator; got dtype {L.dtype}.")
+        L = sparse_storable(L)                             # float16 -> float64 (no sparse float16)
     if L.ndim != 2 or L.shape[0] != L.shape[1] or L.shape[0] == 0:
         raise ValueError(f"{name} must be a non-empty square matrix; got shape {L.shape}.")
     data = L.data if sp.issparse(L) else L

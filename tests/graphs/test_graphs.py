@@ -420,6 +420,27 @@ def test_as_adjacency_accepts_every_form_and_copies():
     assert as_adjacency(A > 0).dtype == np.float64
 
 
+def test_float16_adjacency_is_upcast_to_float64_like_integers():
+    """A float16 array reached scipy.sparse, whose error names neither the argument nor a fix; it is
+    upcast to float64 as integers and booleans are.  The weights (multiples of 1/4) are exact in
+    float16, so every result equals the float64 one exactly."""
+    from graphrkhs import degrees
+
+    A = np.array([[0, 1.5, 0, 0.25], [1.5, 0, 2, 0], [0, 2, 0, 1], [0.25, 0, 1, 0]])
+    H, I = A.astype(np.float16), (4 * A).astype(np.int64)
+    for kind in ("combinatorial", "normalized", "randomwalk"):
+        L = laplacian(H, kind)
+        assert L.dtype == np.float64 and laplacian(I, kind).dtype == np.float64
+        np.testing.assert_array_equal(L.toarray(), laplacian(A, kind).toarray())
+    W = as_adjacency(H)
+    assert W.dtype == np.float64
+    np.testing.assert_array_equal(W.toarray(), A)
+    assert as_adjacency(H, dtype=np.float32).dtype == np.float32
+    np.testing.assert_array_equal(symmetrize(np.triu(H)).toarray(), A)
+    np.testing.assert_array_equal(degrees(H), A.sum(1))
+    assert connected_components(H)[0] == 1
+
+
 def test_as_adjacency_removes_self_loops_with_warning():
     A = _random_weighted_graph(10, 0.5, seed=14) + np.eye(10)
     with pytest.warns(GraphWarning, match="self-loops"):

@@ -230,3 +230,20 @@ def test_indefinite_response_allowed_when_asked():
     K = GraphKernel(W30, filters.RandomWalk(1.0, 1), check_positive=False)
     lam = np.linalg.eigvalsh(K.L.toarray())
     assert np.linalg.eigvalsh(K.toarray()).min() == pytest.approx((1.0 - lam).min(), abs=1e-8)
+
+
+def test_float16_adjacency_or_laplacian_is_upcast_like_integers():
+    """GraphKernel and exact_filter gave scipy.sparse's float16 dtype error; a float16 matrix is upcast to
+    float64 (as integers are).  Path graph: weights and Laplacian exact in float16."""
+    n = 12
+    A = np.diag(np.ones(n - 1), 1) + np.diag(np.ones(n - 1), -1)
+    L = np.diag(A.sum(1)) - A
+    x = np.random.default_rng(3).normal(size=n)
+    phi = filters.Heat(0.7)
+    w, V = np.linalg.eigh(L)
+    ref = V @ (np.exp(-0.7 * w) * (V.T @ x))
+    for M, kind in ((A, "combinatorial"), (L, None)):
+        K = GraphKernel(M.astype(np.float16), phi, method="exact", laplacian=kind)
+        assert K.dtype == np.float64
+        np.testing.assert_allclose(K @ x, ref, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(exact_filter(L.astype(np.float16), phi, x), ref, rtol=0, atol=1e-12)
