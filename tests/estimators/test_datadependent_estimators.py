@@ -330,3 +330,30 @@ def test_warped_regressor_has_laprls_free_constant(target):
     np.testing.assert_allclose(warped, laprls, rtol=1e-8, atol=1e-8)
     if target == "constant":
         np.testing.assert_allclose(warped, 5.0, rtol=1e-10)
+
+
+def test_fredholm_regressor_float32_ridge_above_rounding_level():
+    # Exact LOO on 8 labels of two moons picks a near-interpolating relative ridge (~1e-9 in float64);
+    # on float32 data the gram carries eigenvalue errors ~ l eps32 |K|, and that ridge made the final
+    # Cholesky fail (LinAlgError).  The selection keeps ridges >= 10 l eps32 (relative), and the fit
+    # solves the saddle system [[K + ridge l I, 1], [1^T, 0]] [c; b] = [y; 0] of its float32 gram.
+    from sklearn.datasets import make_moons
+
+    X, yt = make_moons(80, noise=0.1, random_state=0)
+    rng = np.random.default_rng(0)
+    lab = np.zeros(80, bool)
+    for c in range(2):
+        lab[rng.choice(np.flatnonzero(yt == c), 4, replace=False)] = True
+    y = np.where(lab, X[:, 1], np.nan)
+    reg = FredholmRegressor().fit(X.astype(np.float32), y)
+    l = int(lab.sum())
+    G = np.asarray(reg.kernel_(reg.labeled_points_, reg.labeled_points_), dtype=np.float64)
+    scale = np.trace(G) / l
+    assert reg.alpha_ * l / scale >= 10 * l * np.finfo(np.float32).eps
+    c, b = reg.coef_[:, 0], reg.intercept_[0]
+    # the gram's float32 rounding enters the residual as eps32 |K| |c|_1 (c ~ y / ridge is large)
+    rounding = np.finfo(np.float32).eps * np.abs(G).max() * np.abs(c).sum()
+    np.testing.assert_allclose((G + reg.alpha_ * l * np.eye(l)) @ c + b, y[lab], rtol=0, atol=2 * rounding)
+    assert abs(c.sum()) <= 1e-8 * np.abs(c).sum()
+    pred = reg.predict(X.astype(np.float32))
+    assert np.isfinite(pred).all()
