@@ -205,6 +205,32 @@ def split_classification_labels(y, n_samples, *, unlabeled=UNLABELED, name="y", 
     return labeled, classes, codes
 
 
+def labeled_rows(y, n_samples, *, unlabeled=UNLABELED, name="y"):
+    """``(y, labeled_mask)`` of classification targets to *score*: y as a 1-D array and its labeled rows.
+
+    The rows ``split_classification_labels`` reads as labeled (not ``unlabeled``, None, NaN, or "" in
+    a string array), with the same checks of shape and length; unlike it, one class (a test set of
+    one class) is fine.  Raises ``ValueError`` when no row is labeled.
+    """
+    from sklearn.exceptions import DataConversionWarning
+
+    y = np.asarray(y)
+    if y.ndim == 2 and y.shape[1] == 1:
+        warnings.warn("A column-vector y was passed when a 1d array was expected; it is raveled.",
+                      DataConversionWarning, stacklevel=3)
+        y = y.ravel()
+    if y.ndim != 1:
+        raise ValueError(f"{name} must be 1-D with one entry per sample; got shape {y.shape}.")
+    if y.shape[0] != n_samples:
+        raise ValueError(f"{name} has {y.shape[0]} entries but X has {n_samples} samples; give one label per "
+                         f"sample, {_show(unlabeled)} (or NaN) for unlabeled ones.")
+    labeled = ~_unlabeled_mask(y, unlabeled)
+    if not labeled.any():
+        raise ValueError(f"{name} has no labeled samples to score: every entry is the unlabeled marker "
+                         f"{_show(unlabeled)} (or NaN/None). Score on rows with known labels.")
+    return y, labeled
+
+
 def _looks_like_a_class(classes, labeled_codes, n_marker, marker):
     """Integer classes, and the marker as frequent as a class or between two classes."""
     if classes.dtype.kind not in "iuf" or not np.all(np.mod(classes, 1) == 0):
