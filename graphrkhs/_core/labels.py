@@ -4,7 +4,7 @@ Classification targets follow scikit-learn's semi-supervised convention: one
 entry per sample, class labels of any hashable type (ints, strings, ...), and
 a marker for the unlabeled samples -- ``unlabeled=-1`` by default, as in
 :class:`sklearn.semi_supervised.LabelSpreading`, configurable on every
-classifier.  ``None`` and NaN always mark unlabeled samples too (neither can be
+classifier.  ``None``, NaN and pandas' ``pd.NA`` always mark unlabeled samples too (none can be
 a class label), and so does the empty string in a string array.  Regression
 targets: NaN marks an unlabeled sample.
 
@@ -51,10 +51,14 @@ class LabelCollisionWarning(GraphRKHSWarning):
 
 
 def _is_missing(v):
-    """None or NaN: unlabeled whatever the marker."""
+    """None, NaN, or pandas' missing value (``pd.NA``, ``pd.NaT``): unlabeled whatever the marker."""
     if v is None:
         return True
-    return isinstance(v, (float, np.floating)) and bool(np.isnan(v))
+    if isinstance(v, (float, np.floating)):
+        return bool(np.isnan(v))
+    # pandas' singletons (a nullable "Int64" / "string" column's empty cells), without importing pandas
+    kind = type(v)
+    return kind.__name__ in ("NAType", "NaTType") and kind.__module__.startswith("pandas")
 
 
 def _is_number(v):
@@ -248,7 +252,14 @@ def split_regression_targets(y, n_samples, name="y"):
     try:
         y = np.asarray(y, dtype=np.float64)
     except (TypeError, ValueError) as exc:
-        raise ValueError(f"{name} must be numeric for regression (NaN for unlabeled): {exc}") from exc
+        # pandas' missing values (pd.NA in an object column) mark unlabeled rows like NaN and None
+        obj = np.array(y, dtype=object)
+        missing = np.fromiter((_is_missing(v) for v in obj.ravel()), dtype=bool, count=obj.size)
+        obj[missing.reshape(obj.shape)] = np.nan
+        try:
+            y = np.asarray(obj, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise ValueError(f"{name} must be numeric for regression (NaN for unlabeled): {exc}") from exc
     if y.ndim not in (1, 2):
         raise ValueError(f"{name} must be 1-D or 2-D; got shape {y.shape}.")
     if y.shape[0] != n_samples:

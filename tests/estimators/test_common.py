@@ -173,6 +173,35 @@ def test_string_labels_and_a_configurable_marker(E):
     np.testing.assert_array_equal(other.predict(X), est.predict(X))
 
 
+@pytest.mark.parametrize("E", [graphrkhs.RLSClassifier, graphrkhs.LaplacianRegularizationClassifier])
+def test_pandas_missing_values_mark_unlabeled_rows(E):
+    # pd.NA (the empty cells of a nullable "string" or an object column) is missing like None / NaN:
+    # in an object column it became a third class "<NA>" fitted on every unlabeled row; in a "string"
+    # column np.unique raised "boolean value of NA is ambiguous"
+    import pandas as pd                  # in the test extra
+    X, y = _moons()
+    names = np.array(["left", "right"], dtype=object)[y]
+    _, keep = _partial(y, 4)
+    hidden = ~np.isin(np.arange(y.size), keep)
+    reference = _small(E).fit(X, np.where(hidden, -1, names).astype(object)).predict(X)
+    for col in (pd.Series(names, dtype="string").mask(hidden), pd.Series(names, dtype=object).mask(hidden, pd.NA)):
+        est = _small(E).fit(X, col)
+        assert list(est.classes_) == ["left", "right"]
+        np.testing.assert_array_equal(est._fit_labeled, ~hidden)
+        np.testing.assert_array_equal(est.predict(X), reference)
+
+
+def test_pandas_missing_values_mark_unlabeled_regression_targets():
+    import pandas as pd
+    X, y = _moons()
+    _, keep = _partial(y, 4)
+    hidden = ~np.isin(np.arange(y.size), keep)
+    t = X[:, 1]
+    reference = graphrkhs.RLSRegressor().fit(X, np.where(hidden, np.nan, t)).predict(X)
+    est = graphrkhs.RLSRegressor().fit(X, pd.Series(t, dtype=object).mask(hidden, pd.NA))
+    np.testing.assert_array_equal(est.predict(X), reference)
+
+
 @pytest.mark.parametrize("E", CLASSIFIERS)
 def test_score_is_the_accuracy_on_the_labeled_rows_only(E):
     # score(X, y) with a semi-supervised y (e.g. in GridSearchCV) counted every unlabeled row as an
