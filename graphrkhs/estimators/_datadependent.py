@@ -186,6 +186,11 @@ class _DataDependent(PointsLearner):
         there), :math:`10^{-4} \dots 10^{4}` times it, extended at its edges;
         equal held-out accuracies go to the ridge nearest that choice.
         """
+        # the folds are drawn on the labeled points in a canonical order (lexicographic in their
+        # coordinates), so that the choice does not depend on the order of the rows given to fit
+        P = np.asarray(self.labeled_points_)
+        order = np.lexsort(P.reshape(P.shape[0], -1).T[::-1])
+        G, Y = G[np.ix_(order, order)], Y[order]
         codes = Y.argmax(axis=1) if Y.shape[1] > 1 else (Y[:, 0] > 0).astype(int)
         if np.unique(codes, return_counts=True)[1].min() < 2:
             return ridge            # stratified folds need two labels per class
