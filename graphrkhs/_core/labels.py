@@ -4,7 +4,7 @@ Classification targets follow scikit-learn's semi-supervised convention: one
 entry per sample, class labels of any hashable type (ints, strings, ...), and
 a marker for the unlabeled samples -- ``unlabeled=-1`` by default, as in
 :class:`sklearn.semi_supervised.LabelSpreading`, configurable on every
-classifier.  ``None`` and NaN always mark unlabeled samples too (neither can be
+classifier.  ``None``, NaN and pandas' ``pd.NA`` always mark unlabeled samples too (none can be
 a class label), and so does the empty string in a string array.  Regression
 targets: NaN marks an unlabeled sample.
 
@@ -51,10 +51,14 @@ class LabelCollisionWarning(GraphRKHSWarning):
 
 
 def _is_missing(v):
-    """None or NaN: unlabeled whatever the marker."""
+    """None, NaN, or pandas' missing value (``pd.NA``, ``pd.NaT``): unlabeled whatever the marker."""
     if v is None:
         return True
-    return isinstance(v, (float, np.floating)) and bool(np.isnan(v))
+    if isinstance(v, (float, np.floating)):
+        return bool(np.isnan(v))
+    # pandas' singletons (a nullable "Int64" / "string" column's empty cells), without importing pandas
+    kind = type(v)
+    return kind.__name__ in ("NAType", "NaTType") and kind.__module__.startswith("pandas")
 
 
 def _is_number(v):
@@ -205,6 +209,32 @@ def split_classification_labels(y, n_samples, *, unlabeled=UNLABELED, name="y", 
     return labeled, classes, codes
 
 
+def labeled_rows(y, n_samples, *, unlabeled=UNLABELED, name="y"):
+    """``(y, labeled_mask)`` of classification targets to *score*: y as a 1-D array and its labeled rows.
+
+    The rows ``split_classification_labels`` reads as labeled (not ``unlabeled``, None, NaN, or "" in
+    a string array), with the same checks of shape and length; unlike it, one class (a test set of
+    one class) is fine.  Raises ``ValueError`` when no row is labeled.
+    """
+    from sklearn.exceptions import DataConversionWarning
+
+    y = np.asarray(y)
+    if y.ndim == 2 and y.shape[1] == 1:
+        warnings.warn("A column-vector y was passed when a 1d array was expected; it is raveled.",
+                      DataConversionWarning, stacklevel=3)
+        y = y.ravel()
+    if y.ndim != 1:
+        raise ValueError(f"{name} must be 1-D with one entry per sample; got shape {y.shape}.")
+    if y.shape[0] != n_samples:
+        raise ValueError(f"{name} has {y.shape[0]} entries but X has {n_samples} samples; give one label per "
+                         f"sample, {_show(unlabeled)} (or NaN) for unlabeled ones.")
+    labeled = ~_unlabeled_mask(y, unlabeled)
+    if not labeled.any():
+        raise ValueError(f"{name} has no labeled samples to score: every entry is the unlabeled marker "
+                         f"{_show(unlabeled)} (or NaN/None). Score on rows with known labels.")
+    return y, labeled
+
+
 def _looks_like_a_class(classes, labeled_codes, n_marker, marker):
     """Integer classes, and the marker as frequent as a class or between two classes."""
     if classes.dtype.kind not in "iuf" or not np.all(np.mod(classes, 1) == 0):
@@ -222,7 +252,14 @@ def split_regression_targets(y, n_samples, name="y"):
     try:
         y = np.asarray(y, dtype=np.float64)
     except (TypeError, ValueError) as exc:
-        raise ValueError(f"{name} must be numeric for regression (NaN for unlabeled): {exc}") from exc
+        # pandas' missing values (pd.NA in an object column) mark unlabeled rows like NaN and None
+        obj = np.array(y, dtype=object)
+        missing = np.fromiter((_is_missing(v) for v in obj.ravel()), dtype=bool, count=obj.size)
+        obj[missing.reshape(obj.shape)] = np.nan
+        try:
+            y = np.asarray(obj, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise ValueError(f"{name} must be numeric for regression (NaN for unlabeled): {exc}") from exc
     if y.ndim not in (1, 2):
         raise ValueError(f"{name} must be 1-D or 2-D; got shape {y.shape}.")
     if y.shape[0] != n_samples:

@@ -36,7 +36,8 @@ from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.exceptions import NotFittedError
 from sklearn.utils.validation import validate_data
 
-from .._core.labels import UNLABELED, one_hot, split_classification_labels, split_regression_targets
+from .._core.labels import (UNLABELED, labeled_rows, one_hot, split_classification_labels,
+                            split_regression_targets)
 from .._core.progress import verbosity
 from .._core.validation import Interval, Options, check_class_priors, check_estimator_points, validate_params
 from ..graphs import LAPLACIANS, WEIGHTS, GraphSpec
@@ -322,6 +323,29 @@ class ClassifierOutputMixin(ClassifierMixin):
             S = self._class_scores(self._scores(X))
         return self.classes_[np.argmax(S, axis=1)]
 
+    def score(self, X: ArrayLike, y: ArrayLike, sample_weight: Optional[ArrayLike] = None) -> float:
+        """Mean accuracy of ``predict(X)`` on the *labeled* rows of ``y``.
+
+        ``y`` is read as in ``fit``: the rows marked ``unlabeled`` (and None / NaN, "" among
+        strings) are left out, so a semi-supervised target (e.g. in ``GridSearchCV``) scores the
+        known labels only instead of counting every unlabeled row as an error.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features), or what ``predict`` takes
+        y : array-like of shape (n_samples,)
+        sample_weight : array-like of shape (n_samples,), optional
+
+        Returns
+        -------
+        float
+        """
+        from sklearn.metrics import accuracy_score
+        pred = self.predict(X)
+        y, keep = labeled_rows(y, pred.shape[0], unlabeled=self.unlabeled)
+        w = None if sample_weight is None else np.asarray(sample_weight)[keep]
+        return float(accuracy_score(y[keep], pred[keep], sample_weight=w))
+
 
 class RegressorOutputMixin(RegressorMixin):
     """Regressor outputs: ``predict`` of the fitted function; NaN marks unlabeled targets."""
@@ -336,6 +360,26 @@ class RegressorOutputMixin(RegressorMixin):
         with verbosity(self.verbose):
             F = np.asarray(self._scores(X))
         return F[:, 0] if (self._y_1d and F.ndim == 2) else F
+
+    def score(self, X: ArrayLike, y: ArrayLike, sample_weight: Optional[ArrayLike] = None) -> float:
+        """Coefficient of determination :math:`R^2` of ``predict(X)`` on the *labeled* rows of ``y``
+        (NaN marks an unlabeled row, as in ``fit``), so a semi-supervised target can be scored.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features), or what ``predict`` takes
+        y : array-like of shape (n_samples,) or (n_samples, n_targets)
+        sample_weight : array-like of shape (n_samples,), optional
+
+        Returns
+        -------
+        float
+        """
+        from sklearn.metrics import r2_score
+        pred = self.predict(X)
+        keep, y = split_regression_targets(y, pred.shape[0])
+        w = None if sample_weight is None else np.asarray(sample_weight)[keep]
+        return float(r2_score(y[keep], pred[keep], sample_weight=w))
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -29,7 +29,7 @@ from .._core.validation import Interval, Options
 from ..graphs import GraphSpec, knn_graph
 from ..kernels import INNER_APPROXIMATIONS, FredholmKernel, WarpedKernel
 from ..solvers import grls_fit as _saddle_fit
-from ..solvers import (KernelRidgePath, graph_cut_choice, graph_penalty, kfold_scores, loo_scores, rls_coefficients,
+from ..solvers import (GridResult, KernelRidgePath, graph_cut_choice, graph_penalty, kfold_scores, loo_scores, rls_coefficients,
                        rls_loo_error,
                        select_kernel_ridge)
 from ..kernels import default_sigma, pairwise_kernel
@@ -186,6 +186,11 @@ class _DataDependent(PointsLearner):
         there), :math:`10^{-4} \dots 10^{4}` times it, extended at its edges;
         equal held-out accuracies go to the ridge nearest that choice.
         """
+        # the folds are drawn on the labeled points in a canonical order (lexicographic in their
+        # coordinates), so that the choice does not depend on the order of the rows given to fit
+        P = np.asarray(self.labeled_points_)
+        order = np.lexsort(P.reshape(P.shape[0], -1).T[::-1])
+        G, Y = G[np.ix_(order, order)], Y[order]
         codes = Y.argmax(axis=1) if Y.shape[1] > 1 else (Y[:, 0] > 0).astype(int)
         if np.unique(codes, return_counts=True)[1].min() < 2:
             return ridge            # stratified folds need two labels per class
@@ -259,20 +264,25 @@ class _Fredholm(_DataDependent):
     def _ridge(self, G, Y):
         if self.alpha is None or is_tuned(self.alpha):
             if is_tuned(self.alpha) and not isinstance(self.alpha, str):
-                return self._select_relative(lambda s: G, Y, [1.0], np.asarray(self.alpha, float))[1]
+                return self._select_relative(lambda s: G, Y, [1.0], np.asarray(self.alpha, float),
+                                             dtype=G.dtype)[1]
             if not self._loo_selects:
                 return _select_ridge(G, Y, selects=False)
-            return self._select_relative(lambda s: G, Y, [1.0], None)[1]
+            return self._select_relative(lambda s: G, Y, [1.0], None, dtype=G.dtype)[1]
         return float(self.alpha) * _kernel_scale(G) / G.shape[0]
 
     def _hinge_tuned(self):
         return self.alpha is None or isinstance(self.alpha, str)
 
-    def _select_relative(self, make_G, Y, sigmas, rel_alphas, extend=True):
+    def _select_relative(self, make_G, Y, sigmas, rel_alphas, extend=True, dtype=np.float64):
         r"""Exact-LOO choice of (width, relative ridge) with :func:`~graphrkhs.select_kernel_ridge`.
 
         Each kernel is divided by its scale :math:`\mathrm{mean}(\mathrm{diag}\,K_{SS})`, so that the ridge
-        path is in the relative units of ``alpha``; returns ``(sigma, absolute ridge)``.
+        path is in the relative units of ``alpha``; returns ``(sigma, absolute ridge)``.  ``dtype``: that of
+        the kernel values (float32 for float32 data); a relative ridge below its rounding level,
+        :math:`10\, l\, \epsilon`, is no candidate (the LOO runs on the float64 copy of the gram, but the
+        final Cholesky of the rounded gram plus such a ridge fails: its eigenvalue errors are
+        :math:`\sim l \epsilon |K|`).
         """
         scales = {}
 
@@ -288,6 +298,13 @@ class _Fredholm(_DataDependent):
         grid, ext = (RELATIVE_RIDGES, True) if rel_alphas is None else (np.unique(rel_alphas), False)
         res = select_kernel_ridge(make, Y, sigmas, grid, fit_intercept=free_constant(self),
                                   max_extensions=2 if (extend and ext) else 0)
+        floor = 10.0 * Y.shape[0] * np.finfo(np.result_type(dtype, np.float32)).eps
+        usable = res.grid["alpha"] >= floor
+        if res.best_params["alpha"] < floor and usable.any():
+            # the best usable point of the same table (scoring "mse": the score is its own tie break)
+            scores = np.where(usable[None, :], res.scores, -np.inf)
+            res = GridResult(res.grid, scores, std=res.std, tie_break=scores, criterion=res.criterion,
+                             n_extensions=res.n_extensions)
         self.cv_results_ = res.cv_results_
         s, a = res.best_params["sigma"], res.best_params["alpha"]
         l = Y.shape[0]
@@ -340,9 +357,9 @@ class _Fredholm(_DataDependent):
 
         if self.alpha is None or is_tuned(self.alpha):
             rel = None if (self.alpha is None or isinstance(self.alpha, str)) else np.asarray(self.alpha, float)
-            s, ridge = self._select_relative(make_G, Y, sigmas, rel, extend)
+            s, ridge = self._select_relative(make_G, Y, sigmas, rel, extend, dtype=X.dtype)
         else:
-            s, ridge = self._select_relative(make_G, Y, sigmas, [float(self.alpha)], extend)
+            s, ridge = self._select_relative(make_G, Y, sigmas, [float(self.alpha)], extend, dtype=X.dtype)
 
         def kernel_at(sg, need_right=True):
             """(kernel, right factor) of width sg: kept, the last built, the guess, or rebuilt; the right

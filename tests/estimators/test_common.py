@@ -173,6 +173,80 @@ def test_string_labels_and_a_configurable_marker(E):
     np.testing.assert_array_equal(other.predict(X), est.predict(X))
 
 
+@pytest.mark.parametrize("E", [graphrkhs.RLSClassifier, graphrkhs.LaplacianRegularizationClassifier])
+def test_pandas_missing_values_mark_unlabeled_rows(E):
+    # pd.NA (the empty cells of a nullable "string" or an object column) is missing like None / NaN:
+    # in an object column it became a third class "<NA>" fitted on every unlabeled row; in a "string"
+    # column np.unique raised "boolean value of NA is ambiguous"
+    import pandas as pd                  # in the test extra
+    X, y = _moons()
+    names = np.array(["left", "right"], dtype=object)[y]
+    _, keep = _partial(y, 4)
+    hidden = ~np.isin(np.arange(y.size), keep)
+    reference = _small(E).fit(X, np.where(hidden, -1, names).astype(object)).predict(X)
+    for col in (pd.Series(names, dtype="string").mask(hidden), pd.Series(names, dtype=object).mask(hidden, pd.NA)):
+        est = _small(E).fit(X, col)
+        assert list(est.classes_) == ["left", "right"]
+        np.testing.assert_array_equal(est._fit_labeled, ~hidden)
+        np.testing.assert_array_equal(est.predict(X), reference)
+
+
+def test_pandas_missing_values_mark_unlabeled_regression_targets():
+    import pandas as pd
+    X, y = _moons()
+    _, keep = _partial(y, 4)
+    hidden = ~np.isin(np.arange(y.size), keep)
+    t = X[:, 1]
+    reference = graphrkhs.RLSRegressor().fit(X, np.where(hidden, np.nan, t)).predict(X)
+    est = graphrkhs.RLSRegressor().fit(X, pd.Series(t, dtype=object).mask(hidden, pd.NA))
+    np.testing.assert_array_equal(est.predict(X), reference)
+
+
+@pytest.mark.parametrize("E", CLASSIFIERS)
+def test_score_is_the_accuracy_on_the_labeled_rows_only(E):
+    # score(X, y) with a semi-supervised y (e.g. in GridSearchCV) counted every unlabeled row as an
+    # error: 6 of 120 rows labeled, all predicted right, scored 0.05 instead of 1
+    X, y = _moons()
+    names = np.array(["left", "right"], dtype=object)[y]
+    y_partial, keep = _partial(y, 3)
+    y_q = np.where(np.isin(np.arange(y.size), keep), names, "?").astype(object)
+    est = _small(E, unlabeled="?").fit(X, y_q)
+    pred = est.predict(X)
+    # the 6 labeled rows: half of them right and half wrong by construction of the target scored
+    truth = names.copy()
+    truth[keep[::2]] = np.where(pred[keep[::2]] == "left", "right", "left")
+    truth[keep[1::2]] = pred[keep[1::2]]
+    scored = np.where(np.isin(np.arange(y.size), keep), truth, "?").astype(object)
+    assert est.score(X, scored) == 0.5
+    w = np.zeros(y.size)
+    w[keep[1::2]] = 1.0                       # only the right ones weigh
+    assert est.score(X, scored, sample_weight=w) == 1.0
+    with pytest.raises(ValueError, match=r"y has no labeled samples to score: every entry is the unlabeled "
+                                         r"marker '\?' \(or NaN/None\)\. Score on rows with known labels\."):
+        est.score(X, np.full(y.size, "?", dtype=object))
+
+
+@pytest.mark.parametrize("E", REGRESSORS)
+def test_regressor_score_is_r2_on_the_labeled_rows_only(E):
+    # NaN marks the unlabeled rows as in fit (scikit-learn's score raised "Input contains NaN")
+    X, y = _moons()
+    t = X[:, 1].copy()
+    _, keep = _partial(y, 4)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est = _small(E).fit(X, np.where(np.isin(np.arange(y.size), keep), t, np.nan))
+    pred = est.predict(X)
+    # a target whose labeled rows sit at pred +- 1: R^2 = 1 - l / sum (t - mean t)^2
+    target = np.full(y.size, np.nan)
+    sign = np.where(np.arange(keep.size) % 2 == 0, 1.0, -1.0)
+    target[keep] = pred[keep] + sign
+    ss_res = keep.size * 1.0
+    ss_tot = np.sum((target[keep] - target[keep].mean()) ** 2)
+    assert est.score(X, target) == pytest.approx(1.0 - ss_res / ss_tot, rel=1e-12)
+    with pytest.raises(ValueError, match=r"y has no labeled samples: every entry is NaN\."):
+        est.score(X, np.full(y.size, np.nan))
+
+
 @pytest.mark.parametrize("E", CLASSIFIERS)
 def test_predict_proba_rows_are_distributions_and_agree_with_predict(E):
     X, y = _moons()

@@ -330,3 +330,50 @@ def test_warped_regressor_has_laprls_free_constant(target):
     np.testing.assert_allclose(warped, laprls, rtol=1e-8, atol=1e-8)
     if target == "constant":
         np.testing.assert_allclose(warped, 5.0, rtol=1e-10)
+
+
+def test_fredholm_regressor_float32_ridge_above_rounding_level():
+    # Exact LOO on 8 labels of two moons picks a near-interpolating relative ridge (~1e-9 in float64);
+    # on float32 data the gram carries eigenvalue errors ~ l eps32 |K|, and that ridge made the final
+    # Cholesky fail (LinAlgError).  The selection keeps ridges >= 10 l eps32 (relative), and the fit
+    # solves the saddle system [[K + ridge l I, 1], [1^T, 0]] [c; b] = [y; 0] of its float32 gram.
+    from sklearn.datasets import make_moons
+
+    X, yt = make_moons(80, noise=0.1, random_state=0)
+    rng = np.random.default_rng(0)
+    lab = np.zeros(80, bool)
+    for c in range(2):
+        lab[rng.choice(np.flatnonzero(yt == c), 4, replace=False)] = True
+    y = np.where(lab, X[:, 1], np.nan)
+    reg = FredholmRegressor().fit(X.astype(np.float32), y)
+    l = int(lab.sum())
+    G = np.asarray(reg.kernel_(reg.labeled_points_, reg.labeled_points_), dtype=np.float64)
+    scale = np.trace(G) / l
+    assert reg.alpha_ * l / scale >= 10 * l * np.finfo(np.float32).eps
+    c, b = reg.coef_[:, 0], reg.intercept_[0]
+    # the gram's float32 rounding enters the residual as eps32 |K| |c|_1 (c ~ y / ridge is large)
+    rounding = np.finfo(np.float32).eps * np.abs(G).max() * np.abs(c).sum()
+    np.testing.assert_allclose((G + reg.alpha_ * l * np.eye(l)) @ c + b, y[lab], rtol=0, atol=2 * rounding)
+    assert abs(c.sum()) <= 1e-8 * np.abs(c).sum()
+    pred = reg.predict(X.astype(np.float32))
+    assert np.isfinite(pred).all()
+
+
+def test_fredholm_hinge_folds_do_not_depend_on_the_row_order():
+    # The hinge ridge is chosen by stratified 5-fold CV on the labeled points; the folds followed the
+    # order of the rows, so with 4 labels per class (a held-out accuracy that is not flat, unlike the
+    # 3-label test above, where the tie rule already helped) permuting the training rows moved the
+    # ridge by 10x and 13 of 90 labels.
+    from sklearn.datasets import make_blobs
+
+    X, yt = make_blobs(90, centers=3, cluster_std=2.0, random_state=1)
+    rng = np.random.default_rng(0)
+    lab = np.zeros(90, bool)
+    for c in range(3):
+        lab[rng.choice(np.flatnonzero(yt == c), 4, replace=False)] = True
+    y = np.where(lab, yt, -1)
+    perm = np.random.default_rng(1).permutation(90)
+    a = FredholmClassifier(loss="hinge").fit(X, y)
+    b = FredholmClassifier(loss="hinge").fit(X[perm], y[perm])
+    assert b.alpha_ == pytest.approx(a.alpha_, rel=1e-12)
+    np.testing.assert_array_equal(b.predict(X[perm]), a.predict(X)[perm])
