@@ -131,6 +131,20 @@ def geometric_grid(low: float, high: float, num: int) -> np.ndarray:
 # The result of a selection
 # ---------------------------------------------------------------------------
 
+def _grid_shaped(a, shape, name, names):
+    """``a`` as a float64 array of the grid's ``shape``; its own shape must be that one (length-1 axes aside).
+
+    A reshape alone would silently reorder a table given with its axes transposed (e.g. an
+    ``evaluate`` returning (len(alpha), len(sigma)) for the grid (sigma, alpha)).
+    """
+    a = np.asarray(a, dtype=np.float64)
+    if tuple(d for d in a.shape if d != 1) != tuple(d for d in shape if d != 1):
+        raise ValueError(f"{name} must have the grid's shape {shape} (axes in the grid's order {names}); got "
+                         f"shape {a.shape}. An evaluate callable of select_grid returns one entry per grid point, "
+                         "axes in the order of the grid.")
+    return a.reshape(shape)
+
+
 class GridResult:
     r"""Scores of a tensor grid of parameters and the selected point.
 
@@ -169,8 +183,10 @@ class GridResult:
                  criterion: str = "", n_extensions: int = 0):
         self.grid = {k: np.asarray(v) for k, v in grid.items()}
         shape = tuple(v.size for v in self.grid.values())
-        self.scores = np.asarray(scores, dtype=np.float64).reshape(shape)
-        self.std = None if std is None else np.asarray(std, dtype=np.float64).reshape(shape)
+        self.scores = _grid_shaped(scores, shape, "scores", list(self.grid))
+        self.std = None if std is None else _grid_shaped(std, shape, "std", list(self.grid))
+        if tie_break is not None:
+            tie_break = _grid_shaped(tie_break, shape, "tie_break", list(self.grid))
         self.criterion = criterion
         self.n_extensions = n_extensions
         finite = np.where(np.isfinite(self.scores), self.scores, -np.inf)

@@ -639,3 +639,20 @@ def test_kfold_tie_break_keeps_a_flat_curve_at_the_preferred_point():
     assert res.best_params["ridge"] == 1.0 and res.n_extensions == 0
     with pytest.raises(TypeError, match="tie_break must be a callable"):
         kfold_scores(fit_predict, y, grid, n_splits=3, tie_break=1.0)
+
+
+def test_select_grid_rejects_a_score_table_with_transposed_axes():
+    # the best point is (a=2, b=30); a table (len(b), len(a)) was reshaped to (len(a), len(b)) and
+    # silently selected (a=4, b=10)
+    def transposed(a, b):
+        return -((np.log(b)[:, None] - np.log(30.0)) ** 2 + (np.log(a)[None, :] - np.log(2.0)) ** 2)
+
+    with pytest.raises(ValueError, match=r"scores must have the grid's shape \(3, 2\).*got shape \(2, 3\)"):
+        select_grid(transposed, {"a": [1.0, 2.0, 4.0], "b": [10.0, 30.0]})
+    res = select_grid(lambda a, b: transposed(a, b).T, {"a": [1.0, 2.0, 4.0], "b": [10.0, 30.0]})
+    assert res.best_params == {"a": 2.0, "b": 30.0}
+    # length-1 axes carry no order: a flat table of a (1, 3) grid is accepted
+    assert select_grid(lambda a, b: -np.abs(np.log(b) - 1.0), {"a": [1.0], "b": [1.0, 2.0, 4.0]},
+                       ).best_params == {"a": 1.0, "b": 2.0}
+    with pytest.raises(ValueError, match="tie_break must have the grid's shape"):
+        GridResult({"a": [1.0, 2.0], "b": [1.0, 2.0, 3.0]}, np.zeros((2, 3)), tie_break=np.zeros((3, 2)))
