@@ -1515,7 +1515,8 @@ def kfold_scores(fit_predict: Callable[..., Any], y: Any, grid: Mapping[str, Any
         points ``test`` (positions into ``y``) after fitting on ``train``
         (the caller closes over its graph / points and keeps the held-out
         points in the graph, unlabeled).  Predictions: labels (compared with
-        ``y``) or real values.
+        ``y``) or real values, shape ``(len(test),)`` (a column
+        ``(len(test), 1)`` is accepted; any other shape is a ``ValueError``).
     y : array of shape (l,)
     grid : dict of str -> 1-D sequence
     n_splits, stratify, random_state
@@ -1557,8 +1558,12 @@ def kfold_scores(fit_predict: Callable[..., Any], y: Any, grid: Mapping[str, Any
             per = []
             for tr, te in folds:
                 pred = np.asarray(fit_predict(tr, te, **params))
-                if pred.shape[0] != te.size:
-                    raise ValueError(f"fit_predict returned {pred.shape[0]} predictions for {te.size} test points.")
+                if pred.shape == (te.size, 1):      # a column of predictions: compared entry by entry
+                    pred = pred[:, 0]
+                if pred.shape != (te.size,):
+                    # compared with y[te] of shape (k,), a (k, 1) or (k, m) array would broadcast to pairs
+                    raise ValueError(f"fit_predict must return one prediction per test point, an array of shape "
+                                     f"({te.size},); got shape {pred.shape}.")
                 per.append(np.mean(pred == y[te]) if scoring == "accuracy"
                            else -np.mean((pred.astype(np.float64) - y[te]) ** 2))
             mean[idx], std[idx] = np.mean(per), np.std(per)

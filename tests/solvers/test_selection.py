@@ -656,3 +656,25 @@ def test_select_grid_rejects_a_score_table_with_transposed_axes():
                        ).best_params == {"a": 1.0, "b": 2.0}
     with pytest.raises(ValueError, match="tie_break must have the grid's shape"):
         GridResult({"a": [1.0, 2.0], "b": [1.0, 2.0, 3.0]}, np.zeros((2, 3)), tie_break=np.zeros((3, 2)))
+
+
+@pytest.mark.parametrize("scoring", ["accuracy", "mse"])
+def test_kfold_scores_compare_column_predictions_entrywise(scoring):
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=40)
+    y = (x > 0.3).astype(int)
+    grid = {"t": [-1.0, 0.3, 1.0]}
+
+    def flat(train, test, t):
+        return (x[test] > t).astype(int)
+
+    # the oracle: per-fold accuracy / squared error over the same folds, computed here
+    folds = kfold_splits(y, 5, stratify=True, random_state=0)
+    want = [np.mean([np.mean(flat(tr, te, t) == y[te]) if scoring == "accuracy"
+                     else -np.mean((flat(tr, te, t) - y[te]) ** 2) for tr, te in folds]) for t in grid["t"]]
+    # a (k, 1) column was compared with y[te] (k,) by broadcasting: a k x k table of pairs
+    res = kfold_scores(lambda tr, te, t: flat(tr, te, t)[:, None], y, grid, scoring=scoring, stratify=True)
+    np.testing.assert_allclose(res.scores, want, rtol=0, atol=1e-15)
+    assert res.best_params == {"t": 0.3}
+    with pytest.raises(ValueError, match=r"fit_predict must return one prediction per test point.*got shape"):
+        kfold_scores(lambda tr, te, t: np.c_[flat(tr, te, t), flat(tr, te, t)], y, grid, scoring=scoring)
