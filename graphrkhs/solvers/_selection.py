@@ -238,6 +238,8 @@ def loo_scores(residuals: np.ndarray, Y: np.ndarray, scoring: str = "mse") -> Tu
         "mse": minus the mean squared residual.  "accuracy": the fraction of
         points whose LOO prediction has the sign of :math:`y_i` (one column,
         :math:`\pm 1` coding) or the argmax of :math:`Y_i` (one-hot columns).
+        A grid point with an undefined (infinite) residual -- a label the
+        smoother interpolates -- scores ``-inf`` either way.
 
     Returns
     -------
@@ -254,12 +256,15 @@ def loo_scores(residuals: np.ndarray, Y: np.ndarray, scoring: str = "mse") -> Tu
     mse = np.where(np.isfinite(mse), mse, np.inf)
     if scoring == "mse":
         return -mse, -mse
-    P = Y - R
+    with np.errstate(invalid="ignore"):
+        P = Y - R
     if Y.shape[1] == 1:
         acc = np.mean(np.sign(P[..., 0]) == np.sign(Y[:, 0]), axis=-1)
     else:
         acc = np.mean(np.argmax(P, axis=-1) == np.argmax(Y, axis=-1), axis=-1)
-    return acc, -mse
+    # an undefined (infinite) residual has no LOO prediction: its -inf "prediction" would count as the
+    # negative class / the first class; the grid point is undefined, as its MSE is
+    return np.where(np.isfinite(R).all(axis=(-2, -1)), acc, -np.inf), -mse
 
 
 def _as_targets(Y, l):

@@ -678,3 +678,25 @@ def test_kfold_scores_compare_column_predictions_entrywise(scoring):
     assert res.best_params == {"t": 0.3}
     with pytest.raises(ValueError, match=r"fit_predict must return one prediction per test point.*got shape"):
         kfold_scores(lambda tr, te, t: np.c_[flat(tr, te, t), flat(tr, te, t)], y, grid, scoring=scoring)
+
+
+def test_accuracy_of_an_undefined_loo_is_undefined_not_the_negative_class():
+    # at a ridge of 1e-22 the fit interpolates: (I - H)_ii ~ 1e-22 and the LOO residuals are declared
+    # undefined (inf); the accuracy counted their -inf predictions as the negative class (80 % of y)
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(30, 2))
+    y = np.where(X[:, 0] + 0.8 * rng.normal(size=30) > -0.8, -1.0, 1.0)
+    K = _gauss(X, 1.0)
+    ridges = [1e-22, 1e-1, 1.0]
+    acc, tie = ridge_path_errors(K, y, ridges, scoring="accuracy")
+    assert acc[0] == -np.inf and tie[0] == -np.inf
+    # the defined points: the sign of refit predictions (oracle: plain solves without point i)
+    for a, mu in zip(acc[1:], ridges[1:]):
+        pred = [K[i, np.arange(30) != i] @ np.linalg.solve(np.delete(np.delete(K, i, 0), i, 1) + mu * np.eye(29),
+                                                            np.delete(y, i)) for i in range(30)]
+        assert a == np.mean(np.sign(pred) == y)
+    Y = np.eye(3)[np.arange(30) % 3]         # one-hot: -inf predictions were argmax 0, "class 0"
+    assert ridge_path_errors(K, Y, ridges, scoring="accuracy")[0][0] == -np.inf
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SelectionWarning)
+        assert select_ridge_alpha(K, y, ridges, scoring="accuracy", extend=False).best_params["alpha"] != 1e-22
