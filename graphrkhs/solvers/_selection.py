@@ -624,10 +624,11 @@ def select_grid(evaluate: Callable[..., Any], grid: Mapping[str, Any], *, extend
             n_ext -= 1
         for k, side in grow:
             a = _extend_axis(axes[k], side, n_new)
+            added = a[:n_new] if side == "low" else a[-n_new:]
             lo, hi = bounds.get(k, (0.0, np.inf))
-            # crossing a bound: the bound itself becomes the new end of the axis
-            a = np.unique(np.clip(a, lo, hi))
-            axes[k] = a
+            # crossing a bound: the bound itself becomes the new end of the axis (only the new values are
+            # clipped: a value of the caller's grid beyond the bound stays what it was)
+            axes[k] = np.unique(np.concatenate([axes[k], np.clip(added, lo, hi)]))
         n_ext += 1
     for k in extend:
         i = result.best_index[list(axes).index(k)]

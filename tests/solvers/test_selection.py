@@ -700,3 +700,22 @@ def test_accuracy_of_an_undefined_loo_is_undefined_not_the_negative_class():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", SelectionWarning)
         assert select_ridge_alpha(K, y, ridges, scoring="accuracy", extend=False).best_params["alpha"] != 1e-22
+
+
+def test_extension_keeps_the_callers_values_beyond_a_bound():
+    # growing the other end of the axis clipped the whole axis to its bounds: a ridge of the caller's grid
+    # below the rounding floor (1e-20 < 1e-10) was replaced by the floor, with the floor's score
+    calls = []
+
+    def evaluate(alpha):
+        calls.append(alpha.copy())
+        return -np.abs(np.log10(alpha) - 1.5)          # best at 10^1.5, above the grid
+
+    res = select_grid(evaluate, {"alpha": [1e-20, 1e-1, 1.0]}, extend=("alpha",), bounds={"alpha": (1e-10, np.inf)})
+    assert res.grid["alpha"][0] == 1e-20 and all(c[0] == 1e-20 for c in calls)
+    np.testing.assert_allclose(res.grid["alpha"][1:], [1e-1, 1.0, 10.0, 100.0, 1000.0])
+    assert res.best_params["alpha"] == pytest.approx(100.0)     # |2 - 1.5| ties |1 - 1.5|: the larger
+    # a new value beyond the bound becomes the bound itself
+    res = select_grid(lambda alpha: -np.log10(alpha), {"alpha": [1e-3, 1e-2]}, extend=("alpha",),
+                      bounds={"alpha": (5e-5, np.inf)})
+    np.testing.assert_allclose(res.grid["alpha"], [5e-5, 1e-4, 1e-3, 1e-2])
