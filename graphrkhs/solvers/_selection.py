@@ -703,7 +703,7 @@ def select_ridge_alpha(K: Any, Y: Any, alphas: Optional[Any] = None, *, ridge_sc
     def evaluate(alpha):
         return _path_scores(path, Y2, alpha * scale, criterion, scoring)
 
-    return select_grid(evaluate, {"alpha": np.sort(alphas)}, extend=("alpha",) if extend else (),
+    return select_grid(evaluate, {"alpha": np.unique(alphas)}, extend=("alpha",) if extend else (),
                        max_extensions=max_extensions, criterion=criterion,
                        bounds={"alpha": (_rounding_floor(K, scale), np.inf)})
 
@@ -745,8 +745,8 @@ def select_kernel_ridge(make_kernel: Callable[[float], Any], Y: Any, sigmas: Any
         raise TypeError("make_kernel must be a callable sigma -> (l, l) kernel matrix.")
     check_option(criterion, "criterion", CRITERIA)
     check_option(scoring, "scoring", SCORINGS)
-    sigmas = np.sort(check_ridges(sigmas, "sigmas"))
-    alphas = geometric_grid(1e-6, 1e1, 15) if alphas is None else np.sort(check_ridges(alphas, "alphas"))
+    sigmas = np.unique(check_ridges(sigmas, "sigmas"))
+    alphas = geometric_grid(1e-6, 1e1, 15) if alphas is None else np.unique(check_ridges(alphas, "alphas"))
     paths: Dict[float, Tuple[KernelRidgePath, np.ndarray, float]] = {}
 
     def path_of(sigma):
@@ -810,7 +810,7 @@ def select_tikhonov_alpha(W: Any, labeled: Any, Y: Any, alphas: Optional[Any] = 
     def evaluate(alpha):
         return red.scores(alpha, Y2, criterion, scoring)
 
-    return select_grid(evaluate, {"alpha": np.sort(alphas)}, extend=("alpha",) if extend else (),
+    return select_grid(evaluate, {"alpha": np.unique(alphas)}, extend=("alpha",) if extend else (),
                        max_extensions=max_extensions, criterion=criterion)
 
 
@@ -847,6 +847,17 @@ def select_linear_smoother(hat: Callable[..., np.ndarray], Y: Any, grid: Mapping
         return score.reshape(mesh[0].shape), tie.reshape(mesh[0].shape)
 
     return select_grid(evaluate, grid, extend=extend, max_extensions=max_extensions, criterion=criterion)
+
+
+def _ratio_grid(ratios):
+    """The sorted distinct values of a ``ratios`` grid (finite, >= 0), or a ``ValueError`` naming it."""
+    try:
+        rho = np.atleast_1d(np.asarray(ratios, dtype=np.float64))
+    except (TypeError, ValueError):
+        rho = np.array([np.nan])
+    if rho.ndim != 1 or rho.size == 0 or not (np.isfinite(rho).all() and (rho >= 0).all()):
+        raise ValueError(f"ratios must be a non-empty 1-D sequence of finite numbers >= 0; got {ratios!r}.")
+    return np.unique(rho)
 
 
 def _warped_gram_SS(K, S, M, ratio):
@@ -918,11 +929,8 @@ def select_laprls_gammas(K: Any, labeled: Any, Y: Any, M: Any, gamma_As: Optiona
         raise ValueError(f"M must have shape ({n}, {n}) like K; got {M.shape}.")
     if fit_intercept and np.abs(M @ np.ones(n)).max() > 1e-8 * max(abs(M).max(), 1e-300):
         raise ValueError("fit_intercept=True needs a penalty with M @ 1 = 0 (laplacian='combinatorial').")
-    gA = geometric_grid(1e-6, 1e1, 15) if gamma_As is None else np.sort(check_ridges(gamma_As, "gamma_As"))
-    rho = np.array([0.0, 1e-1, 1e1, 1e3, 1e5, 1e7]) if ratios is None else \
-        np.sort(np.atleast_1d(np.asarray(ratios, dtype=np.float64)))
-    if rho.ndim != 1 or rho.size == 0 or not (np.isfinite(rho).all() and (rho >= 0).all()):
-        raise ValueError(f"ratios must be a non-empty 1-D sequence of finite numbers >= 0; got {ratios!r}.")
+    gA = geometric_grid(1e-6, 1e1, 15) if gamma_As is None else np.unique(check_ridges(gamma_As, "gamma_As"))
+    rho = np.array([0.0, 1e-1, 1e1, 1e3, 1e5, 1e7]) if ratios is None else _ratio_grid(ratios)
     Y2 = _as_targets(Y, S.size)
     paths: Dict[float, KernelRidgePath] = {}
     unpen = np.ones(S.size) if fit_intercept else None
@@ -1149,14 +1157,14 @@ def select_prls_gamma(K: Any, Kp: Any, Kpp: Any, Y: Any, gammas: Optional[Any] =
     bounds = {"gamma": (1e-9, np.inf)}
     ext = ("gamma",) if extend else ()
     if make_grams is None:
-        return select_grid(lambda gamma: scores(0.0, gamma), {"gamma": np.sort(gammas)}, extend=ext,
+        return select_grid(lambda gamma: scores(0.0, gamma), {"gamma": np.unique(gammas)}, extend=ext,
                            max_extensions=max_extensions, criterion="loo", bounds=bounds)
 
     def evaluate(sigma, gamma):
         out = [scores(float(sg), gamma) for sg in sigma]
         return np.array([o[0] for o in out]), np.array([o[1] for o in out])
 
-    return select_grid(evaluate, {"sigma": np.sort(check_ridges(sigmas, "sigmas")), "gamma": np.sort(gammas)},
+    return select_grid(evaluate, {"sigma": np.unique(check_ridges(sigmas, "sigmas")), "gamma": np.unique(gammas)},
                        extend=ext, max_extensions=max_extensions, criterion="loo", bounds=bounds)
 
 
@@ -1411,7 +1419,7 @@ def select_manifold_gammas(K: Any, labeled: Any, Y: Any, M: Any, gamma_As: Optio
     if fit_intercept and mp.warps_constant():
         raise ValueError("fit_intercept=True needs a penalty with M @ 1 = 0 (laplacian='combinatorial').")
     n = mp.n
-    gA = geometric_grid(1e-7, 1e1, 17) if gamma_As is None else np.sort(check_ridges(gamma_As, "gamma_As"))
+    gA = geometric_grid(1e-7, 1e1, 17) if gamma_As is None else np.unique(check_ridges(gamma_As, "gamma_As"))
     bounds = {}
     if ratios is None:
         dbar = max(float(mp.M.diagonal().sum()) / n, 1e-300)
@@ -1421,9 +1429,7 @@ def select_manifold_gammas(K: Any, labeled: Any, Y: Any, M: Any, gamma_As: Optio
             rho = np.r_[0.0, rho]
         bounds["ratio"] = (rho[0], rho[-1])
     else:
-        rho = np.sort(np.atleast_1d(np.asarray(ratios, dtype=np.float64)))
-    if rho.ndim != 1 or rho.size == 0 or not (np.isfinite(rho).all() and (rho >= 0).all()):
-        raise ValueError(f"ratios must be a non-empty 1-D sequence of finite numbers >= 0; got {ratios!r}.")
+        rho = _ratio_grid(ratios)
     Y2 = _as_targets(Y, mp.S.size)
     l = mp.S.size
 

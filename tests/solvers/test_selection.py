@@ -719,3 +719,29 @@ def test_extension_keeps_the_callers_values_beyond_a_bound():
     res = select_grid(lambda alpha: -np.log10(alpha), {"alpha": [1e-3, 1e-2]}, extend=("alpha",),
                       bounds={"alpha": (5e-5, np.inf)})
     np.testing.assert_allclose(res.grid["alpha"], [5e-5, 1e-4, 1e-3, 1e-2])
+
+
+def test_public_selections_take_unsorted_grids_with_duplicates_and_name_bad_ones(cloud):
+    X, y = cloud
+    l = 15
+    K = _gauss(X[:l], 0.5)
+    ys = y[:l]
+    ref = select_ridge_alpha(K, ys, [1e-3, 1e-2, 1e-1], extend=False)
+    # duplicates raised "the grid of 'alpha' must be ... increasing" (an axis name, not the argument)
+    res = select_ridge_alpha(K, ys, [1e-1, 1e-3, 1e-2, 1e-3], extend=False)
+    np.testing.assert_array_equal(res.grid["alpha"], ref.grid["alpha"])
+    np.testing.assert_array_equal(res.scores, ref.scores)
+    res = select_kernel_ridge(lambda s: _gauss(X[:l], s), ys, [0.5, 0.3, 0.5], [1e-2, 1e-2, 1e-1], extend=False)
+    np.testing.assert_array_equal(res.grid["sigma"], [0.3, 0.5])
+    np.testing.assert_array_equal(res.grid["alpha"], [1e-2, 1e-1])
+    M = graph_penalty(knn_graph(X[:25], 5))
+    res = select_laprls_gammas(_gauss(X[:25], 0.5), np.arange(10), y[:10], M, [1e-2, 1e-2], [10.0, 0.0, 10.0],
+                               extend=False)
+    np.testing.assert_array_equal(res.grid["ratio"], [0.0, 10.0])
+    # non-numbers: the argument is named (numpy's "could not convert string to float" before)
+    with pytest.raises(ValueError, match="alphas must be a non-empty 1-D sequence"):
+        select_ridge_alpha(K, ys, ["a", 1.0])
+    with pytest.raises(ValueError, match="ratios must be a non-empty 1-D sequence"):
+        select_laprls_gammas(_gauss(X[:25], 0.5), np.arange(10), y[:10], M, [1e-2], ["x"])
+    with pytest.raises(ValueError, match="sigmas must be a non-empty 1-D sequence"):
+        select_kernel_ridge(lambda s: _gauss(X[:l], s), ys, [[0.1], [0.2, 0.3]])
