@@ -233,7 +233,7 @@ def loo_scores(residuals: np.ndarray, Y: np.ndarray, scoring: str = "mse") -> Tu
     ----------
     residuals : ndarray of shape (..., l, m)
         :math:`y_i - \hat y^{(-i)}_i` for each grid point.
-    Y : ndarray of shape (l, m)
+    Y : ndarray of shape (l, m) (or (l,) when m = 1)
     scoring : {"mse", "accuracy"}
         "mse": minus the mean squared residual.  "accuracy": the fraction of
         points whose LOO prediction has the sign of :math:`y_i` (one column,
@@ -248,6 +248,12 @@ def loo_scores(residuals: np.ndarray, Y: np.ndarray, scoring: str = "mse") -> Tu
     """
     check_option(scoring, "scoring", SCORINGS)
     R = np.asarray(residuals, dtype=np.float64)
+    if R.ndim < 2:
+        raise ValueError(f"residuals must have shape (..., l, m); got shape {R.shape}.")
+    Y = _as_targets(Y, R.shape[-2])
+    if Y.shape[1] != R.shape[-1]:
+        raise ValueError(f"Y must have the residuals' {R.shape[-1]} column(s) (shape ({R.shape[-2]}, "
+                         f"{R.shape[-1]})); got shape {Y.shape}.")
     # scaled by the targets' size before squaring: targets near 1e150 must not overflow the sum
     finite_y = np.abs(np.asarray(Y, dtype=np.float64))
     scale = float(finite_y.max()) if finite_y.size and np.isfinite(finite_y).all() and finite_y.max() > 0 else 1.0

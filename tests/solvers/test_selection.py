@@ -745,3 +745,19 @@ def test_public_selections_take_unsorted_grids_with_duplicates_and_name_bad_ones
         select_laprls_gammas(_gauss(X[:25], 0.5), np.arange(10), y[:10], M, [1e-2], ["x"])
     with pytest.raises(ValueError, match="sigmas must be a non-empty 1-D sequence"):
         select_kernel_ridge(lambda s: _gauss(X[:l], s), ys, [[0.1], [0.2, 0.3]])
+
+
+def test_loo_scores_check_the_targets_against_the_residuals():
+    from graphrkhs.solvers import loo_scores
+
+    R = np.array([[[0.5], [-2.5], [0.1]]])            # one grid point, l = 3, m = 1
+    y = np.array([1.0, -1.0, 1.0])
+    # oracle: predictions y - r = (0.5, 1.5, 0.9): signs (+, +, +) against (+, -, +)
+    for Y in (y, y[:, None]):                         # a 1-D Y raised IndexError for accuracy
+        acc, tie = loo_scores(R, Y, "accuracy")
+        assert acc[0] == pytest.approx(2 / 3) and tie[0] == pytest.approx(-(0.25 + 6.25 + 0.01) / 3)
+    # a Y of another length was silently ignored by "mse" (only its size scales the sum)
+    with pytest.raises(ValueError, match=r"Y must have one row per labeled node \(3\); got 4"):
+        loo_scores(R, np.ones((4, 1)), "mse")
+    with pytest.raises(ValueError, match=r"Y must have the residuals' 1 column"):
+        loo_scores(R, np.ones((3, 2)), "mse")
