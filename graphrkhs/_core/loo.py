@@ -53,7 +53,10 @@ ArrayLike = Union[np.ndarray, Sequence[float]]
 
 def check_ridges(ridges, name="alphas"):
     """A non-empty 1-D float64 array of positive finite ridge weights, or a ``ValueError`` naming ``name``."""
-    r = np.atleast_1d(np.asarray(ridges, dtype=np.float64))
+    try:
+        r = np.atleast_1d(np.asarray(ridges, dtype=np.float64))
+    except (TypeError, ValueError):         # strings, complex numbers, ragged lists
+        r = np.array([np.nan])
     if r.ndim != 1 or r.size == 0 or not (np.isfinite(r).all() and (r > 0).all()):
         raise ValueError(f"{name} must be a non-empty 1-D sequence of positive finite numbers; got {ridges!r}.")
     return r

@@ -45,12 +45,16 @@ def grid_of(value, default, name, *, allow_zero=False):
     """``(grid, extend)`` of a tunable parameter, or ``(None, False)`` for a fixed number."""
     if isinstance(value, str):
         return np.asarray(default, dtype=np.float64), True
-    a = np.asarray(value, dtype=np.float64)
+    kind = "non-negative" if allow_zero else "positive"
+    try:
+        a = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError):         # strings, complex numbers, ragged lists in the grid
+        raise ValueError(f"{name}: a grid must be a non-empty 1-D sequence of {kind} finite numbers; got "
+                         f"{value!r}.") from None
     if a.ndim == 0:
         return None, False
     if a.ndim != 1 or a.size == 0 or not np.isfinite(a).all() or (a < 0).any() or (not allow_zero and (a == 0).any()):
-        raise ValueError(f"{name}: a grid must be a non-empty 1-D sequence of {'non-negative' if allow_zero else 'positive'} "
-                         f"finite numbers; got {value!r}.")
+        raise ValueError(f"{name}: a grid must be a non-empty 1-D sequence of {kind} finite numbers; got {value!r}.")
     return np.unique(a), False
 
 
@@ -82,7 +86,13 @@ def loo_selects(Y, classifier):
 
 
 def is_tuned(value):
-    return isinstance(value, str) or np.ndim(value) == 1
+    """Whether the value asks for a selection: ``"auto"`` or a sequence (a grid, checked by :func:`grid_of`)."""
+    if isinstance(value, str):
+        return True
+    try:
+        return np.ndim(value) == 1
+    except ValueError:                      # a ragged sequence: a malformed grid, which grid_of names
+        return True
 
 #: The constraint of ``fit_intercept``.
 FIT_INTERCEPT = ["boolean", Options(AUTO)]

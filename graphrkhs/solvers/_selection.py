@@ -131,6 +131,20 @@ def geometric_grid(low: float, high: float, num: int) -> np.ndarray:
 # The result of a selection
 # ---------------------------------------------------------------------------
 
+def _grid_shaped(a, shape, name, names):
+    """``a`` as a float64 array of the grid's ``shape``; its own shape must be that one (length-1 axes aside).
+
+    A reshape alone would silently reorder a table given with its axes transposed (e.g. an
+    ``evaluate`` returning (len(alpha), len(sigma)) for the grid (sigma, alpha)).
+    """
+    a = np.asarray(a, dtype=np.float64)
+    if tuple(d for d in a.shape if d != 1) != tuple(d for d in shape if d != 1):
+        raise ValueError(f"{name} must have the grid's shape {shape} (axes in the grid's order {names}); got "
+                         f"shape {a.shape}. An evaluate callable of select_grid returns one entry per grid point, "
+                         "axes in the order of the grid.")
+    return a.reshape(shape)
+
+
 class GridResult:
     r"""Scores of a tensor grid of parameters and the selected point.
 
@@ -169,8 +183,10 @@ class GridResult:
                  criterion: str = "", n_extensions: int = 0):
         self.grid = {k: np.asarray(v) for k, v in grid.items()}
         shape = tuple(v.size for v in self.grid.values())
-        self.scores = np.asarray(scores, dtype=np.float64).reshape(shape)
-        self.std = None if std is None else np.asarray(std, dtype=np.float64).reshape(shape)
+        self.scores = _grid_shaped(scores, shape, "scores", list(self.grid))
+        self.std = None if std is None else _grid_shaped(std, shape, "std", list(self.grid))
+        if tie_break is not None:
+            tie_break = _grid_shaped(tie_break, shape, "tie_break", list(self.grid))
         self.criterion = criterion
         self.n_extensions = n_extensions
         finite = np.where(np.isfinite(self.scores), self.scores, -np.inf)
@@ -217,11 +233,13 @@ def loo_scores(residuals: np.ndarray, Y: np.ndarray, scoring: str = "mse") -> Tu
     ----------
     residuals : ndarray of shape (..., l, m)
         :math:`y_i - \hat y^{(-i)}_i` for each grid point.
-    Y : ndarray of shape (l, m)
+    Y : ndarray of shape (l, m) (or (l,) when m = 1)
     scoring : {"mse", "accuracy"}
         "mse": minus the mean squared residual.  "accuracy": the fraction of
         points whose LOO prediction has the sign of :math:`y_i` (one column,
         :math:`\pm 1` coding) or the argmax of :math:`Y_i` (one-hot columns).
+        A grid point with an undefined (infinite) residual -- a label the
+        smoother interpolates -- scores ``-inf`` either way.
 
     Returns
     -------
@@ -230,6 +248,12 @@ def loo_scores(residuals: np.ndarray, Y: np.ndarray, scoring: str = "mse") -> Tu
     """
     check_option(scoring, "scoring", SCORINGS)
     R = np.asarray(residuals, dtype=np.float64)
+    if R.ndim < 2:
+        raise ValueError(f"residuals must have shape (..., l, m); got shape {R.shape}.")
+    Y = _as_targets(Y, R.shape[-2])
+    if Y.shape[1] != R.shape[-1]:
+        raise ValueError(f"Y must have the residuals' {R.shape[-1]} column(s) (shape ({R.shape[-2]}, "
+                         f"{R.shape[-1]})); got shape {Y.shape}.")
     # scaled by the targets' size before squaring: targets near 1e150 must not overflow the sum
     finite_y = np.abs(np.asarray(Y, dtype=np.float64))
     scale = float(finite_y.max()) if finite_y.size and np.isfinite(finite_y).all() and finite_y.max() > 0 else 1.0
@@ -238,12 +262,15 @@ def loo_scores(residuals: np.ndarray, Y: np.ndarray, scoring: str = "mse") -> Tu
     mse = np.where(np.isfinite(mse), mse, np.inf)
     if scoring == "mse":
         return -mse, -mse
-    P = Y - R
+    with np.errstate(invalid="ignore"):
+        P = Y - R
     if Y.shape[1] == 1:
         acc = np.mean(np.sign(P[..., 0]) == np.sign(Y[:, 0]), axis=-1)
     else:
         acc = np.mean(np.argmax(P, axis=-1) == np.argmax(Y, axis=-1), axis=-1)
-    return acc, -mse
+    # an undefined (infinite) residual has no LOO prediction: its -inf "prediction" would count as the
+    # negative class / the first class; the grid point is undefined, as its MSE is
+    return np.where(np.isfinite(R).all(axis=(-2, -1)), acc, -np.inf), -mse
 
 
 def _as_targets(Y, l):
@@ -603,10 +630,11 @@ def select_grid(evaluate: Callable[..., Any], grid: Mapping[str, Any], *, extend
             n_ext -= 1
         for k, side in grow:
             a = _extend_axis(axes[k], side, n_new)
+            added = a[:n_new] if side == "low" else a[-n_new:]
             lo, hi = bounds.get(k, (0.0, np.inf))
-            # crossing a bound: the bound itself becomes the new end of the axis
-            a = np.unique(np.clip(a, lo, hi))
-            axes[k] = a
+            # crossing a bound: the bound itself becomes the new end of the axis (only the new values are
+            # clipped: a value of the caller's grid beyond the bound stays what it was)
+            axes[k] = np.unique(np.concatenate([axes[k], np.clip(added, lo, hi)]))
         n_ext += 1
     for k in extend:
         i = result.best_index[list(axes).index(k)]
@@ -681,7 +709,7 @@ def select_ridge_alpha(K: Any, Y: Any, alphas: Optional[Any] = None, *, ridge_sc
     def evaluate(alpha):
         return _path_scores(path, Y2, alpha * scale, criterion, scoring)
 
-    return select_grid(evaluate, {"alpha": np.sort(alphas)}, extend=("alpha",) if extend else (),
+    return select_grid(evaluate, {"alpha": np.unique(alphas)}, extend=("alpha",) if extend else (),
                        max_extensions=max_extensions, criterion=criterion,
                        bounds={"alpha": (_rounding_floor(K, scale), np.inf)})
 
@@ -723,8 +751,8 @@ def select_kernel_ridge(make_kernel: Callable[[float], Any], Y: Any, sigmas: Any
         raise TypeError("make_kernel must be a callable sigma -> (l, l) kernel matrix.")
     check_option(criterion, "criterion", CRITERIA)
     check_option(scoring, "scoring", SCORINGS)
-    sigmas = np.sort(check_ridges(sigmas, "sigmas"))
-    alphas = geometric_grid(1e-6, 1e1, 15) if alphas is None else np.sort(check_ridges(alphas, "alphas"))
+    sigmas = np.unique(check_ridges(sigmas, "sigmas"))
+    alphas = geometric_grid(1e-6, 1e1, 15) if alphas is None else np.unique(check_ridges(alphas, "alphas"))
     paths: Dict[float, Tuple[KernelRidgePath, np.ndarray, float]] = {}
 
     def path_of(sigma):
@@ -788,7 +816,7 @@ def select_tikhonov_alpha(W: Any, labeled: Any, Y: Any, alphas: Optional[Any] = 
     def evaluate(alpha):
         return red.scores(alpha, Y2, criterion, scoring)
 
-    return select_grid(evaluate, {"alpha": np.sort(alphas)}, extend=("alpha",) if extend else (),
+    return select_grid(evaluate, {"alpha": np.unique(alphas)}, extend=("alpha",) if extend else (),
                        max_extensions=max_extensions, criterion=criterion)
 
 
@@ -825,6 +853,17 @@ def select_linear_smoother(hat: Callable[..., np.ndarray], Y: Any, grid: Mapping
         return score.reshape(mesh[0].shape), tie.reshape(mesh[0].shape)
 
     return select_grid(evaluate, grid, extend=extend, max_extensions=max_extensions, criterion=criterion)
+
+
+def _ratio_grid(ratios):
+    """The sorted distinct values of a ``ratios`` grid (finite, >= 0), or a ``ValueError`` naming it."""
+    try:
+        rho = np.atleast_1d(np.asarray(ratios, dtype=np.float64))
+    except (TypeError, ValueError):
+        rho = np.array([np.nan])
+    if rho.ndim != 1 or rho.size == 0 or not (np.isfinite(rho).all() and (rho >= 0).all()):
+        raise ValueError(f"ratios must be a non-empty 1-D sequence of finite numbers >= 0; got {ratios!r}.")
+    return np.unique(rho)
 
 
 def _warped_gram_SS(K, S, M, ratio):
@@ -896,11 +935,8 @@ def select_laprls_gammas(K: Any, labeled: Any, Y: Any, M: Any, gamma_As: Optiona
         raise ValueError(f"M must have shape ({n}, {n}) like K; got {M.shape}.")
     if fit_intercept and np.abs(M @ np.ones(n)).max() > 1e-8 * max(abs(M).max(), 1e-300):
         raise ValueError("fit_intercept=True needs a penalty with M @ 1 = 0 (laplacian='combinatorial').")
-    gA = geometric_grid(1e-6, 1e1, 15) if gamma_As is None else np.sort(check_ridges(gamma_As, "gamma_As"))
-    rho = np.array([0.0, 1e-1, 1e1, 1e3, 1e5, 1e7]) if ratios is None else \
-        np.sort(np.atleast_1d(np.asarray(ratios, dtype=np.float64)))
-    if rho.ndim != 1 or rho.size == 0 or not (np.isfinite(rho).all() and (rho >= 0).all()):
-        raise ValueError(f"ratios must be a non-empty 1-D sequence of finite numbers >= 0; got {ratios!r}.")
+    gA = geometric_grid(1e-6, 1e1, 15) if gamma_As is None else np.unique(check_ridges(gamma_As, "gamma_As"))
+    rho = np.array([0.0, 1e-1, 1e1, 1e3, 1e5, 1e7]) if ratios is None else _ratio_grid(ratios)
     Y2 = _as_targets(Y, S.size)
     paths: Dict[float, KernelRidgePath] = {}
     unpen = np.ones(S.size) if fit_intercept else None
@@ -1127,14 +1163,14 @@ def select_prls_gamma(K: Any, Kp: Any, Kpp: Any, Y: Any, gammas: Optional[Any] =
     bounds = {"gamma": (1e-9, np.inf)}
     ext = ("gamma",) if extend else ()
     if make_grams is None:
-        return select_grid(lambda gamma: scores(0.0, gamma), {"gamma": np.sort(gammas)}, extend=ext,
+        return select_grid(lambda gamma: scores(0.0, gamma), {"gamma": np.unique(gammas)}, extend=ext,
                            max_extensions=max_extensions, criterion="loo", bounds=bounds)
 
     def evaluate(sigma, gamma):
         out = [scores(float(sg), gamma) for sg in sigma]
         return np.array([o[0] for o in out]), np.array([o[1] for o in out])
 
-    return select_grid(evaluate, {"sigma": np.sort(check_ridges(sigmas, "sigmas")), "gamma": np.sort(gammas)},
+    return select_grid(evaluate, {"sigma": np.unique(check_ridges(sigmas, "sigmas")), "gamma": np.unique(gammas)},
                        extend=ext, max_extensions=max_extensions, criterion="loo", bounds=bounds)
 
 
@@ -1389,7 +1425,7 @@ def select_manifold_gammas(K: Any, labeled: Any, Y: Any, M: Any, gamma_As: Optio
     if fit_intercept and mp.warps_constant():
         raise ValueError("fit_intercept=True needs a penalty with M @ 1 = 0 (laplacian='combinatorial').")
     n = mp.n
-    gA = geometric_grid(1e-7, 1e1, 17) if gamma_As is None else np.sort(check_ridges(gamma_As, "gamma_As"))
+    gA = geometric_grid(1e-7, 1e1, 17) if gamma_As is None else np.unique(check_ridges(gamma_As, "gamma_As"))
     bounds = {}
     if ratios is None:
         dbar = max(float(mp.M.diagonal().sum()) / n, 1e-300)
@@ -1399,9 +1435,7 @@ def select_manifold_gammas(K: Any, labeled: Any, Y: Any, M: Any, gamma_As: Optio
             rho = np.r_[0.0, rho]
         bounds["ratio"] = (rho[0], rho[-1])
     else:
-        rho = np.sort(np.atleast_1d(np.asarray(ratios, dtype=np.float64)))
-    if rho.ndim != 1 or rho.size == 0 or not (np.isfinite(rho).all() and (rho >= 0).all()):
-        raise ValueError(f"ratios must be a non-empty 1-D sequence of finite numbers >= 0; got {ratios!r}.")
+        rho = _ratio_grid(ratios)
     Y2 = _as_targets(Y, mp.S.size)
     l = mp.S.size
 
@@ -1499,7 +1533,8 @@ def kfold_scores(fit_predict: Callable[..., Any], y: Any, grid: Mapping[str, Any
         points ``test`` (positions into ``y``) after fitting on ``train``
         (the caller closes over its graph / points and keeps the held-out
         points in the graph, unlabeled).  Predictions: labels (compared with
-        ``y``) or real values.
+        ``y``) or real values, shape ``(len(test),)`` (a column
+        ``(len(test), 1)`` is accepted; any other shape is a ``ValueError``).
     y : array of shape (l,)
     grid : dict of str -> 1-D sequence
     n_splits, stratify, random_state
@@ -1541,8 +1576,12 @@ def kfold_scores(fit_predict: Callable[..., Any], y: Any, grid: Mapping[str, Any
             per = []
             for tr, te in folds:
                 pred = np.asarray(fit_predict(tr, te, **params))
-                if pred.shape[0] != te.size:
-                    raise ValueError(f"fit_predict returned {pred.shape[0]} predictions for {te.size} test points.")
+                if pred.shape == (te.size, 1):      # a column of predictions: compared entry by entry
+                    pred = pred[:, 0]
+                if pred.shape != (te.size,):
+                    # compared with y[te] of shape (k,), a (k, 1) or (k, m) array would broadcast to pairs
+                    raise ValueError(f"fit_predict must return one prediction per test point, an array of shape "
+                                     f"({te.size},); got shape {pred.shape}.")
                 per.append(np.mean(pred == y[te]) if scoring == "accuracy"
                            else -np.mean((pred.astype(np.float64) - y[te]) ** 2))
             mean[idx], std[idx] = np.mean(per), np.std(per)

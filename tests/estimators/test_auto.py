@@ -81,3 +81,20 @@ def test_inside_gridsearchcv_and_pipeline():
     search = GridSearchCV(pipe, {"rls__alpha": [1e-3, 1e-1]}, cv=3).fit(X, y)
     assert search.best_params_["rls__alpha"] in (1e-3, 1e-1)
     assert search.score(X, y) > 0.8
+
+
+@pytest.mark.parametrize("grid", [["a"], [1 + 2j], [0.1, "x"], [[1.0], [2.0, 3.0]]])
+def test_a_grid_of_non_numbers_is_a_value_error_naming_the_parameter(grid):
+    from graphrkhs.estimators._auto import grid_of
+    from graphrkhs import LapRLSClassifier, RLSClassifier
+
+    with pytest.raises(ValueError, match=r"alpha: a grid must be a non-empty 1-D sequence of non-negative finite"):
+        grid_of(grid, [1.0], "alpha", allow_zero=True)
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(20, 2))
+    y = np.full(20, -1)
+    y[:6] = [0, 1, 0, 1, 0, 1]
+    with pytest.raises(ValueError, match=r"^alpha: a grid"):
+        RLSClassifier(alpha=grid).fit(X, y)
+    with pytest.raises(ValueError, match=r"^gamma_A: a grid .* positive finite numbers"):
+        LapRLSClassifier(gamma_A=grid).fit(X, y)

@@ -639,3 +639,125 @@ def test_kfold_tie_break_keeps_a_flat_curve_at_the_preferred_point():
     assert res.best_params["ridge"] == 1.0 and res.n_extensions == 0
     with pytest.raises(TypeError, match="tie_break must be a callable"):
         kfold_scores(fit_predict, y, grid, n_splits=3, tie_break=1.0)
+
+
+def test_select_grid_rejects_a_score_table_with_transposed_axes():
+    # the best point is (a=2, b=30); a table (len(b), len(a)) was reshaped to (len(a), len(b)) and
+    # silently selected (a=4, b=10)
+    def transposed(a, b):
+        return -((np.log(b)[:, None] - np.log(30.0)) ** 2 + (np.log(a)[None, :] - np.log(2.0)) ** 2)
+
+    with pytest.raises(ValueError, match=r"scores must have the grid's shape \(3, 2\).*got shape \(2, 3\)"):
+        select_grid(transposed, {"a": [1.0, 2.0, 4.0], "b": [10.0, 30.0]})
+    res = select_grid(lambda a, b: transposed(a, b).T, {"a": [1.0, 2.0, 4.0], "b": [10.0, 30.0]})
+    assert res.best_params == {"a": 2.0, "b": 30.0}
+    # length-1 axes carry no order: a flat table of a (1, 3) grid is accepted
+    assert select_grid(lambda a, b: -np.abs(np.log(b) - 1.0), {"a": [1.0], "b": [1.0, 2.0, 4.0]},
+                       ).best_params == {"a": 1.0, "b": 2.0}
+    with pytest.raises(ValueError, match="tie_break must have the grid's shape"):
+        GridResult({"a": [1.0, 2.0], "b": [1.0, 2.0, 3.0]}, np.zeros((2, 3)), tie_break=np.zeros((3, 2)))
+
+
+@pytest.mark.parametrize("scoring", ["accuracy", "mse"])
+def test_kfold_scores_compare_column_predictions_entrywise(scoring):
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=40)
+    y = (x > 0.3).astype(int)
+    grid = {"t": [-1.0, 0.3, 1.0]}
+
+    def flat(train, test, t):
+        return (x[test] > t).astype(int)
+
+    # the oracle: per-fold accuracy / squared error over the same folds, computed here
+    folds = kfold_splits(y, 5, stratify=True, random_state=0)
+    want = [np.mean([np.mean(flat(tr, te, t) == y[te]) if scoring == "accuracy"
+                     else -np.mean((flat(tr, te, t) - y[te]) ** 2) for tr, te in folds]) for t in grid["t"]]
+    # a (k, 1) column was compared with y[te] (k,) by broadcasting: a k x k table of pairs
+    res = kfold_scores(lambda tr, te, t: flat(tr, te, t)[:, None], y, grid, scoring=scoring, stratify=True)
+    np.testing.assert_allclose(res.scores, want, rtol=0, atol=1e-15)
+    assert res.best_params == {"t": 0.3}
+    with pytest.raises(ValueError, match=r"fit_predict must return one prediction per test point.*got shape"):
+        kfold_scores(lambda tr, te, t: np.c_[flat(tr, te, t), flat(tr, te, t)], y, grid, scoring=scoring)
+
+
+def test_accuracy_of_an_undefined_loo_is_undefined_not_the_negative_class():
+    # at a ridge of 1e-22 the fit interpolates: (I - H)_ii ~ 1e-22 and the LOO residuals are declared
+    # undefined (inf); the accuracy counted their -inf predictions as the negative class (80 % of y)
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(30, 2))
+    y = np.where(X[:, 0] + 0.8 * rng.normal(size=30) > -0.8, -1.0, 1.0)
+    K = _gauss(X, 1.0)
+    ridges = [1e-22, 1e-1, 1.0]
+    acc, tie = ridge_path_errors(K, y, ridges, scoring="accuracy")
+    assert acc[0] == -np.inf and tie[0] == -np.inf
+    # the defined points: the sign of refit predictions (oracle: plain solves without point i)
+    for a, mu in zip(acc[1:], ridges[1:]):
+        pred = [K[i, np.arange(30) != i] @ np.linalg.solve(np.delete(np.delete(K, i, 0), i, 1) + mu * np.eye(29),
+                                                            np.delete(y, i)) for i in range(30)]
+        assert a == np.mean(np.sign(pred) == y)
+    Y = np.eye(3)[np.arange(30) % 3]         # one-hot: -inf predictions were argmax 0, "class 0"
+    assert ridge_path_errors(K, Y, ridges, scoring="accuracy")[0][0] == -np.inf
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SelectionWarning)
+        assert select_ridge_alpha(K, y, ridges, scoring="accuracy", extend=False).best_params["alpha"] != 1e-22
+
+
+def test_extension_keeps_the_callers_values_beyond_a_bound():
+    # growing the other end of the axis clipped the whole axis to its bounds: a ridge of the caller's grid
+    # below the rounding floor (1e-20 < 1e-10) was replaced by the floor, with the floor's score
+    calls = []
+
+    def evaluate(alpha):
+        calls.append(alpha.copy())
+        return -np.abs(np.log10(alpha) - 1.5)          # best at 10^1.5, above the grid
+
+    res = select_grid(evaluate, {"alpha": [1e-20, 1e-1, 1.0]}, extend=("alpha",), bounds={"alpha": (1e-10, np.inf)})
+    assert res.grid["alpha"][0] == 1e-20 and all(c[0] == 1e-20 for c in calls)
+    np.testing.assert_allclose(res.grid["alpha"][1:], [1e-1, 1.0, 10.0, 100.0, 1000.0])
+    assert res.best_params["alpha"] == pytest.approx(100.0)     # |2 - 1.5| ties |1 - 1.5|: the larger
+    # a new value beyond the bound becomes the bound itself
+    res = select_grid(lambda alpha: -np.log10(alpha), {"alpha": [1e-3, 1e-2]}, extend=("alpha",),
+                      bounds={"alpha": (5e-5, np.inf)})
+    np.testing.assert_allclose(res.grid["alpha"], [5e-5, 1e-4, 1e-3, 1e-2])
+
+
+def test_public_selections_take_unsorted_grids_with_duplicates_and_name_bad_ones(cloud):
+    X, y = cloud
+    l = 15
+    K = _gauss(X[:l], 0.5)
+    ys = y[:l]
+    ref = select_ridge_alpha(K, ys, [1e-3, 1e-2, 1e-1], extend=False)
+    # duplicates raised "the grid of 'alpha' must be ... increasing" (an axis name, not the argument)
+    res = select_ridge_alpha(K, ys, [1e-1, 1e-3, 1e-2, 1e-3], extend=False)
+    np.testing.assert_array_equal(res.grid["alpha"], ref.grid["alpha"])
+    np.testing.assert_array_equal(res.scores, ref.scores)
+    res = select_kernel_ridge(lambda s: _gauss(X[:l], s), ys, [0.5, 0.3, 0.5], [1e-2, 1e-2, 1e-1], extend=False)
+    np.testing.assert_array_equal(res.grid["sigma"], [0.3, 0.5])
+    np.testing.assert_array_equal(res.grid["alpha"], [1e-2, 1e-1])
+    M = graph_penalty(knn_graph(X[:25], 5))
+    res = select_laprls_gammas(_gauss(X[:25], 0.5), np.arange(10), y[:10], M, [1e-2, 1e-2], [10.0, 0.0, 10.0],
+                               extend=False)
+    np.testing.assert_array_equal(res.grid["ratio"], [0.0, 10.0])
+    # non-numbers: the argument is named (numpy's "could not convert string to float" before)
+    with pytest.raises(ValueError, match="alphas must be a non-empty 1-D sequence"):
+        select_ridge_alpha(K, ys, ["a", 1.0])
+    with pytest.raises(ValueError, match="ratios must be a non-empty 1-D sequence"):
+        select_laprls_gammas(_gauss(X[:25], 0.5), np.arange(10), y[:10], M, [1e-2], ["x"])
+    with pytest.raises(ValueError, match="sigmas must be a non-empty 1-D sequence"):
+        select_kernel_ridge(lambda s: _gauss(X[:l], s), ys, [[0.1], [0.2, 0.3]])
+
+
+def test_loo_scores_check_the_targets_against_the_residuals():
+    from graphrkhs.solvers import loo_scores
+
+    R = np.array([[[0.5], [-2.5], [0.1]]])            # one grid point, l = 3, m = 1
+    y = np.array([1.0, -1.0, 1.0])
+    # oracle: predictions y - r = (0.5, 1.5, 0.9): signs (+, +, +) against (+, -, +)
+    for Y in (y, y[:, None]):                         # a 1-D Y raised IndexError for accuracy
+        acc, tie = loo_scores(R, Y, "accuracy")
+        assert acc[0] == pytest.approx(2 / 3) and tie[0] == pytest.approx(-(0.25 + 6.25 + 0.01) / 3)
+    # a Y of another length was silently ignored by "mse" (only its size scales the sum)
+    with pytest.raises(ValueError, match=r"Y must have one row per labeled node \(3\); got 4"):
+        loo_scores(R, np.ones((4, 1)), "mse")
+    with pytest.raises(ValueError, match=r"Y must have the residuals' 1 column"):
+        loo_scores(R, np.ones((3, 2)), "mse")
