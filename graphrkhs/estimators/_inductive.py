@@ -578,7 +578,7 @@ def manifold_selection(est, make_K, S, Y, M, *, consistency, fit_intercept, fall
             out = [loo_scores(mp.path(gi / ga, fit_intercept).loo_residuals(Y2, [ga * l]), Y2) for ga in gamma_A]
             return np.array([o[0][0] for o in out]), np.array([o[1][0] for o in out])
 
-        res = select_grid(evaluate, {"gamma_A": gA}, extend=("gamma_A",) if extA else (), max_extensions=2,
+        res = select_grid(evaluate, {"gamma_A": gA}, extend=("gamma_A",), max_extensions=2 if extA else 0,
                           criterion="loo")
         ga = res.best_params["gamma_A"]
         res.best_params["gamma_I"] = gi
@@ -801,7 +801,9 @@ class _PRLS(_KernelLearner):
                         grams[float(s)] = consistency_grams(XS, X, integral_operator=self.integral_operator,
                                                             m=self.m, **{**kw, "sigma": s})
                     return grams[float(s)][:3]
-            res = select_prls_gamma(K, Kp, Kpp, Y, grid[grid > 0], Psi=Psi, extend=extend, make_grams=make,
+            # one's own grid is not extended, but a choice at its edge is reported (SelectionWarning)
+            res = select_prls_gamma(K, Kp, Kpp, Y, grid[grid > 0], Psi=Psi, extend=True,
+                                    max_extensions=2 if extend else 0, make_grams=make,
                                     sigmas=sigmas)
             self.gamma_ = res.best_params["gamma"]
             if sigmas is not None and res.best_params["sigma"] != self.sigma_:

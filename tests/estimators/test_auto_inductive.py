@@ -402,3 +402,24 @@ def test_fredholm_selection_by_half_products_equals_the_full_right_factors(monke
     np.testing.assert_allclose(new.decision_function(X), old.decision_function(X), rtol=1e-6, atol=1e-8)
     dense = np.asarray(new.kernel_(X, new.labeled_points_, right=new.right_)) @ new.coef_ + new.intercept_
     np.testing.assert_allclose(new.decision_function(X), dense.ravel(), rtol=1e-7, atol=1e-9)
+
+
+def test_own_grid_choice_at_its_edge_is_reported_for_prls_and_laprls():
+    """An own grid is not extended, but a choice at its edge says so (the module rule of ``"auto"``, as
+    RLS and Laplace learning do); PRLS's ``gamma`` and LapRLS's ``gamma_A`` (``gamma_I`` a number) were
+    chosen at the edge silently.  The choice itself is still the best point of the scored table."""
+    from sklearn.datasets import make_moons
+
+    from graphrkhs import SelectionWarning
+
+    X, y = make_moons(120, noise=0.1, random_state=0)
+    yl = np.full(120, -1)
+    yl[sample_labels(y, 6, random_state=0)[1]] = y[sample_labels(y, 6, random_state=0)[1]]
+    for est, attr in ((PRLSClassifier(gamma=[10.0, 100.0]), "gamma_"),
+                      (LapRLSClassifier(gamma_A=[10.0, 100.0], gamma_I=1.0), "gamma_A_")):
+        with pytest.warns(SelectionWarning, match=r"is at the edge of its grid \[10, 100\] after 0 extension"):
+            est.fit(X, yl)
+        assert getattr(est, attr) in (10.0, 100.0)
+        res = est.cv_results_
+        best = res["params"][int(np.argmax(res["mean_test_score"]))]
+        assert getattr(est, attr) == best[attr.rstrip("_")]
