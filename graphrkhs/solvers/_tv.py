@@ -288,6 +288,25 @@ def _float32_safe(Y, alpha, W):
                 and 1e-20 <= w.min() and w.max() <= 1e20)
 
 
+def _unit_scale(Y2, alpha):
+    r"""The power of two :math:`s` with :math:`\max |y| / s \in [1, 2)` (1 for y = 0), and
+    :math:`\mu / s`.
+
+    Both TV problems are homogeneous: :math:`f(c y, c \mu) = c f(y, \mu)`.  They are solved for
+    :math:`y / s` and :math:`\mu / s` (exact: s is a power of two) and the solution scaled back, so
+    that the squares of the objective and of the duality gap neither underflow (y ~ 1e-160: the gap
+    was 0 at the start, a wrong f reported converged) nor overflow (y ~ 1e160: NaN gaps).
+    """
+    top = float(np.max(np.abs(Y2))) if Y2.size else 0.0
+    s = float(np.ldexp(1.0, int(np.frexp(top)[1]) - 1)) if top > 0 else 1.0
+    with np.errstate(over="ignore", under="ignore"):
+        a = alpha / s
+    if not (np.isfinite(a) and a > 0):
+        raise ValueError(f"alpha={alpha:g} and the targets (max |y| = {top:g}) differ by more than float64's "
+                         "range (alpha / max |y| over- or underflows); pass alpha in the units of y.")
+    return s, a
+
+
 def _edge_map(row, col, rank, ei, ej, n):
     """Where each edge (row, col) of the original numbering sits among the renumbered edges
     (ei < ej), and the sign of its orientation there (the dual variable flips with it)."""
@@ -586,6 +605,8 @@ def graph_tv(W: GraphLike, labeled: Indices, Y: ArrayLike, *, alpha: float = 0.5
     W, S, Y2, was_1d, out_dtype = labeled_graph_problem(W, labeled, Y)
     n = W.shape[0]
     m = Y2.shape[1]
+    Y_user, (scale, alpha) = Y2, _unit_scale(Y2, alpha)      # solved in the units of max |y| (_unit_scale)
+    Y2 = Y2 / scale
     fast = isinstance(R, str)
     if fast:
         if R != "incidence":
@@ -605,7 +626,7 @@ def graph_tv(W: GraphLike, labeled: Indices, Y: ArrayLike, *, alpha: float = 0.5
         raise TypeError(f"R must be 'incidence', a sparse matrix or a LinearOperator; got {type(R).__name__}.")
     r = Rm.shape[0]
     if fast:
-        F, P = _start(f0, p0, n, r, m)
+        F, P = _start(f0, p0, n, r, m, scale)
         lam = _fidelity_weights(fidelity, W, Rm, S)
         lo, hi = Y2.min(axis=0), Y2.max(axis=0)
         floor = 1e-8 * lam.sum() * np.maximum((hi - lo) ** 2, np.finfo(float).tiny)
@@ -628,8 +649,9 @@ def graph_tv(W: GraphLike, labeled: Indices, Y: ArrayLike, *, alpha: float = 0.5
             prob = _IncidenceProblem(W, S, Y2, lam, alpha, dtype)
             F, P, obj, gap, it = _solve_incidence(prob, F, P, tol, max_iter, check_every, floor)
         converged = bool((gap <= tol).all())
-        return _finish(W, S, Y2, F, P, obj, gap, it, converged, tol, on_failure, was_1d, out_dtype, return_info)
-    F, P = _start(f0, p0, n, r, m)
+        return _finish(W, S, Y_user, F, P, obj, gap, it, converged, tol, on_failure, was_1d, out_dtype,
+                       return_info, scale)
+    F, P = _start(f0, p0, n, r, m, scale)
     if isinstance(Rm, spla.LinearOperator):
         # No entries to precondition with: scalar steps tau = sigma = 0.99 / ||R||.
         norm = 1.05 * _operator_norm(Rm, n)
@@ -689,11 +711,12 @@ def graph_tv(W: GraphLike, labeled: Indices, Y: ArrayLike, *, alpha: float = 0.5
                 wide = 4 * np.maximum(half, np.maximum(np.abs(lo), np.abs(hi)))
                 lo = np.where(touch, mid - wide, lo)
                 hi = np.where(touch, mid + wide, hi)
-    return _finish(W, S, Y2, F, P, obj, gap, it, converged, tol, on_failure, was_1d, out_dtype, return_info)
+    return _finish(W, S, Y_user, F, P, obj, gap, it, converged, tol, on_failure, was_1d, out_dtype, return_info,
+                   scale)
 
 
-def _start(f0, p0, n, r, m):
-    """Checked warm start (zeros by default)."""
+def _start(f0, p0, n, r, m, scale=1.0):
+    """Checked warm start (zeros by default), divided by ``scale`` (the units of :func:`_unit_scale`)."""
     F = np.zeros((n, m))
     P = np.zeros((r, m))
     if f0 is not None:
@@ -708,10 +731,17 @@ def _start(f0, p0, n, r, m):
         P[:] = p0.reshape(r, m)
     if not (np.isfinite(F).all() and np.isfinite(P).all()):
         raise ValueError("f0 and p0 must be finite.")
+    if scale != 1.0:
+        F /= scale
+        P /= scale
     return F, P
 
 
-def _finish(W, S, Y2, F, P, obj, gap, it, converged, tol, on_failure, was_1d, out_dtype, return_info):
+def _finish(W, S, Y2, F, P, obj, gap, it, converged, tol, on_failure, was_1d, out_dtype, return_info, scale=1.0):
+    if scale != 1.0:                  # back to the units of y (the objective may overflow to inf there)
+        F, P = F * scale, P * scale
+        with np.errstate(over="ignore", under="ignore"):
+            obj = obj * scale * scale
     if not converged:
         report_failure(f"graph_tv did not reach the relative duality gap tol={tol:g} in {it} iterations "
                        f"(worst gap {gap.max():.2e}); raise max_iter, loosen tol or warm-start with f0/p0.",
@@ -883,6 +913,8 @@ def graph_kernel_tv(W: Union[GraphLike, GraphKernel], labeled: Indices, Y: Array
         K = None
     W, S, Y2, was_1d, out_dtype = labeled_graph_problem(W, labeled, Y)
     n, l, m = W.shape[0], S.size, Y2.shape[1]
+    Y_user, (scale, alpha) = Y2, _unit_scale(Y2, alpha)      # solved in the units of max |y| (_unit_scale)
+    Y2 = Y2 / scale
     if K is None:
         L = graph_laplacian(W, laplacian, dtype=np.float64)
         K = GraphKernel(L, phi, tol=filter_tol, input="laplacian", backend=backend)
@@ -951,15 +983,17 @@ def graph_kernel_tv(W: Union[GraphLike, GraphKernel], labeled: Indices, Y: Array
         else:                                   # rounding level of the lasso's Gram form: stalled
             break
     s = np.zeros((n, m))
-    s[T] = sT
-    p = rho * corr
+    s[T] = sT * scale
+    p = rho * corr * scale
+    with np.errstate(over="ignore", under="ignore"):
+        obj = obj * scale * scale
     if not converged:
         report_failure(f"graph_kernel_tv did not reach the relative duality gap tol={tol:g} in {it} working-set "
                        f"rounds (worst gap {gap.max():.2e}); raise max_iter or loosen tol.", on_failure,
                        stacklevel=3)
     if compute_f:
         F = K.matmat(s)
-        _orphans(W, S, Y2, F)
+        _orphans(W, S, Y_user, F)
         F = F.astype(out_dtype, copy=False)
         result = TVResult(F[:, 0] if was_1d else F, None, obj, gap, it, converged)
     else:
