@@ -26,6 +26,7 @@ from .._core.cg import check_on_failure, report_failure
 from .._core.reorder import LOCAL_ORDER_FRACTION, REORDER_MIN_NODES, mean_index_distance
 from .._core.spmm import _pool
 from .._core.labels import _orphans
+from .._core.progress import logger
 from .._core.validation import check_scalar
 from ..graphs import as_adjacency, laplacian as graph_laplacian
 from ..kernels import GraphKernel
@@ -372,6 +373,13 @@ class _IncidenceProblem:
 # (tau / omega, sigma * omega) moves halfway (in log) towards the ratio of the dual and primal moves.
 _RESTART_SUFFICIENT, _RESTART_NECESSARY, _RESTART_ARTIFICIAL = 0.2, 0.8, 0.36
 
+#: A float32 iterate whose gap has not halved in this many iterations (and in as many as it took to
+#: get there) goes on in float64.  Where the minimizer has plateaus at values float32 cannot hold
+#: (regression levels inside the box, e.g. 0.2), neighbours jitter by an ulp and the TV of that
+#: jitter, ~ mu sum_e w_e 1e-8 |y|, can exceed tol times the gap's denominator (an optimum near 0:
+#: a component labeled with one value); float32 then never certifies tol.
+_FLOAT32_STALL = 1000
+
 
 def _solve_incidence(prob, F0, P0, tol, max_iter, check_every, floor):
     """Diagonally preconditioned primal-dual iterations with adaptive restarts on all columns at once;
@@ -396,6 +404,7 @@ def _solve_incidence(prob, F0, P0, tol, max_iter, check_every, floor):
     k = np.zeros(m)                                     # iterations since the column's last restart
     g_restart = np.full(m, np.inf)
     g_prev = np.full(m, np.inf)
+    g_mark, it_mark = np.full(m, np.inf), np.zeros(m)  # the gap at its last halving, and when
     tau_col, sig_col = prob.tau[:, None], prob.sig[:, None]
     sgnw = prob.sgnw.astype(dt)
     bounds = None
@@ -441,12 +450,25 @@ def _solve_incidence(prob, F0, P0, tol, max_iter, check_every, floor):
             k[restart] = 0
             g_restart[restart] = g[restart]
         g_prev = g
+        halved = g <= 0.5 * g_mark
+        g_mark, it_mark = np.where(halved, g, g_mark), np.where(halved, it, it_mark)
+        if dt == np.float32 and np.any(~done & (it - it_mark >= np.maximum(_FLOAT32_STALL, it_mark))):
+            # float32 cannot certify tol here (_FLOAT32_STALL): go on in float64 from the iterate
+            dt = np.float64
+            F, P, Fa, Pa, Fr, Pr = (A.astype(np.float64) for A in (F, P, Fa, Pa, Fr, Pr))
+            Fbar = np.empty_like(F)
+            sgnw = prob.sgnw.astype(np.float64)
+            mu = prob.alpha
+            g_mark, it_mark = np.full(g.size, np.inf), np.full(g.size, float(it))
+            logger.debug("graph_tv: the float32 iterate stalled at gaps %s after %d iterations; float64 "
+                         "from here", np.array2string(g, precision=2), it)
         if done.any():
             keep = ~done
             active = active[keep]
             F, P, Fa, Pa, Fr, Pr = (np.ascontiguousarray(A[:, keep]) for A in (F, P, Fa, Pa, Fr, Pr))
             Fbar = np.empty_like(F)
             omega, k, g_restart, g_prev = omega[keep], k[keep], g_restart[keep], g_prev[keep]
+            g_mark, it_mark = g_mark[keep], it_mark[keep]
             lo, hi = lo[keep], hi[keep]
     return F_out, P_out, obj_out, gap_out, it
 
@@ -532,7 +554,10 @@ def graph_tv(W: GraphLike, labeled: Indices, Y: ArrayLike, *, alpha: float = 0.5
     y's offset is large against its spread: then float64); the
     gap is summed in float64 and the dual iterate is kept inside
     :math:`|p| \le \mu` after rounding, so the gap remains a valid bound on
-    the suboptimality of the returned f.  The minimizer is the same as the
+    the suboptimality of the returned f.  A float32 iterate whose gap stops
+    falling (no halving in 1000 iterations, ``_FLOAT32_STALL``: plateaus at
+    values float32 cannot hold jitter by an ulp, whose TV can exceed ``tol``
+    times the gap's denominator when the optimum is near 0) goes on in float64.  The minimizer is the same as the
     generic loop's (tested against it and against cvxpy).  The iteration
     count still grows with the graph when labels are few: on Fashion-MNIST
     kNN graphs with 10 labels per class, about 350 / 650 / 970 / 1260
