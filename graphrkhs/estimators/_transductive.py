@@ -1297,8 +1297,11 @@ class GraphTVRegressor(_TransductiveRegressor, _GraphTV):
     _CV_TOL = 1e-3              # squared errors of alphas 5x apart differ by a few %: a tighter gap
 
     def _default_alphas(self, Y):
-        # alpha is in the units of y: relative to the spread of the labeled values
-        spread = float(np.mean(Y.std(axis=0)))
+        # alpha is in the units of y: relative to the spread of the labeled values (computed in the
+        # units of max |y|: the squares of y ~ 1e200 overflowed to an infinite grid)
+        top = float(np.max(np.abs(Y))) if Y.size else 0.0
+        unit = top if top > 0 else 1.0
+        spread = float(np.mean((Y / unit).std(axis=0))) * unit
         return (spread if spread > 0 else 1.0) * np.array([0.1, 0.4, 1.6])
 
     def _fallback_alpha(self, grid):
