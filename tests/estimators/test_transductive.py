@@ -388,6 +388,12 @@ def test_tv_regressor_auto_grid_for_targets_near_the_ends_of_float64(c):
                                np.std(v) * np.array([0.1, 0.4, 1.6]), rtol=1e-12)
     assert np.isfinite(reg.transduction_).all()
     assert np.abs(reg.transduction_ / c).max() <= np.abs(v).max() * (1 + 1e-12)   # inside [min y, max y]
+    # the CV scores are finite and rank the grid as at unit scale (they were all -inf / all 0: ties)
+    scores = np.asarray(reg.cv_results_["mean_test_score"])
+    assert np.isfinite(scores).all() and np.ptp(scores) > 0
+    unit = GraphTVRegressor(graph="precomputed").fit(W, y / c)
+    assert np.argmax(scores) == np.argmax(unit.cv_results_["mean_test_score"])
+    assert reg.alpha_ / c == pytest.approx(unit.alpha_, rel=1e-12)
 
 @pytest.mark.parametrize("R, grid", [("kernel", [0.1, 0.3, 0.9]), ("incidence", [0.5, 0.9])])
 def test_tv_classifier_auto_alpha_two_folds_and_fallback(R, grid):
