@@ -20,7 +20,7 @@ from typing import Optional, Tuple, Union
 import numpy as np
 import scipy.sparse as sp
 
-from .._core.labels import _orphans
+from .._core.labels import _orphans, label_free_mask
 from .._core.progress import progress_bar, verbosity
 from .._core.types import ArrayLike, GraphLike, Indices
 from .._core.validation import ConvergenceWarning, check_class_priors, check_matrix, check_scalar, warn
@@ -360,7 +360,9 @@ def poisson_mbo(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_priors: O
         The last diffused :math:`U` shifted by minus the class prices of its
         projection: :math:`\arg\max` of a row is the node's class (exactly the
         projection's labels except at :math:`\varepsilon`-ties); class sizes
-        :math:`n b_c` up to rounding.
+        :math:`n' b_c` up to rounding, :math:`n'` the nodes some label reaches.
+        Nodes of components without labels are not projected (nothing informs
+        them): their rows are the priors b (:class:`~graphrkhs.GraphWarning`).
 
     Examples
     --------
@@ -376,15 +378,18 @@ def poisson_mbo(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_priors: O
         n_inner = check_scalar(n_inner, "n_inner", kind="int", low=1)
         max_iter = check_scalar(max_iter, "max_iter", kind="int", low=1)
         W, S, Y2, codes, b, n, k = _mbo_setup(W, labeled, Y, class_priors)
-        F0 = poisson_learning(W, S, Y2, tol=tol, preconditioner=preconditioner)
-        orphan = _orphans(W, S, Y2, np.zeros((n, k)))
+        F0 = poisson_learning(W, S, Y2, tol=tol, preconditioner=preconditioner)   # warns of label-free nodes
+        orphan = label_free_mask(W, S)
+        reach = np.flatnonzero(~orphan)
         d = np.asarray(W.sum(axis=1)).ravel()
         tau = 1.0 / d.max() if d.max() > 0 else 1.0
         P = sp.csr_array(sp.eye_array(n, format="csr") - tau * graph_laplacian(W))
         source = np.zeros((n, k))
         np.add.at(source, S, Y2 - Y2.mean(axis=0))
         force = (mu * tau) * source
-        sizes = class_sizes(b, n)
+        # the sizes are those of the nodes some label reaches: components without labels carry no
+        # information (their rows would be assigned at random and take the reached nodes' places)
+        sizes = class_sizes(b, reach.size)
         labels = F0.argmax(axis=1)
         changed, converged = [], False
         with progress_bar(total=max_iter, desc="Poisson MBO", unit="round") as bar:
@@ -393,16 +398,16 @@ def poisson_mbo(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_priors: O
                 U[np.arange(n), labels] = 1.0
                 for _ in range(n_inner):
                     U = P @ U + force
-                new, prices = size_constrained_assignment(U, sizes)
-                n_changed = int((new != labels).sum())
+                new, prices = size_constrained_assignment(U[reach], sizes)
+                n_changed = int((new != labels[reach]).sum())
                 changed.append(n_changed)
-                labels = new
+                labels[reach] = new
                 bar.update(1)
                 if n_changed == 0:
                     converged = True
                     break
         F = U - prices
-        F[orphan] = Y2.mean(axis=0)
+        F[orphan] = b
         info = {"n_iter": len(changed), "changed": changed, "converged": converged}
         return (F, info) if return_info else F
 
@@ -467,7 +472,10 @@ def volume_mbo(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_priors: Op
     -------
     F : ndarray of shape (n, k)
         The last diffused :math:`U` minus the class prices; labeled nodes carry
-        their one-hot class plus the largest score (argmax is the class).
+        their one-hot class plus the largest score (argmax is the class).  The
+        volumes :math:`n' b_c` are those of the :math:`n'` nodes some label
+        reaches; nodes of components without labels are not assigned (nothing
+        informs them): their rows are the priors b (:class:`~graphrkhs.GraphWarning`).
 
     Examples
     --------
@@ -489,10 +497,10 @@ def volume_mbo(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_priors: Op
         d = np.asarray(W.sum(axis=1)).ravel()
         tau = 1.0 / d.max() if d.max() > 0 else 1.0
         P = sp.csr_array(sp.eye_array(n, format="csr") - tau * graph_laplacian(W))
-        free = np.ones(n, dtype=bool)
+        free = ~orphan                       # label-free components: no information, the priors b
         free[S] = False
         free_idx = np.flatnonzero(free)
-        sizes = _fixed_sizes(b, n, np.bincount(codes, minlength=k), k)
+        sizes = _fixed_sizes(b, n - int(orphan.sum()), np.bincount(codes, minlength=k), k)
         if init is not None:
             U = init
         else:
@@ -504,8 +512,8 @@ def volume_mbo(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_priors: Op
                 if (U[reach].sum(axis=1) > 0).all():
                     break
                 U = P @ U
-        labels = np.empty(n, dtype=np.int64)
-        labels[S] = codes
+        labels = np.full(n, int(np.argmax(b)), dtype=np.int64)   # label-free nodes: never assigned; their
+        labels[S] = codes                                          # own components, so they diffuse nowhere
         new, prices = size_constrained_assignment(U[free_idx], sizes)
         labels[free_idx] = new
         changed, converged = [], False
@@ -530,6 +538,6 @@ def volume_mbo(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_priors: Op
         low, top = F.min(), F.max()
         F[S] = low - 1.0
         F[S, codes] = top + 1.0
-        F[orphan] = Y2.mean(axis=0)
+        F[orphan] = b
         info = {"n_iter": len(changed), "changed": changed, "converged": converged}
         return (F, info) if return_info else F

@@ -136,6 +136,25 @@ def test_mbo_imposes_the_class_sizes(solver):
         np.testing.assert_array_equal(counts, class_sizes(b, n))
 
 
+@pytest.mark.parametrize("solver", [poisson_mbo, volume_mbo])
+def test_mbo_sizes_the_reached_nodes_and_gives_label_free_components_the_priors(solver):
+    # cliques of 10 (class 0 labels), 20 (class 1 labels) and 10 (no label, a separate component);
+    # priors (1/3, 2/3): the 30 reached nodes get sizes (10, 20) -- the cliques -- and the label-free
+    # clique the priors.  Sizing all 40 nodes let the label-free rows (assigned at random) take
+    # places of the reached ones, and those rows got the labeled proportions (1/2, 1/2), not b.
+    sizes = [10, 20, 10]
+    n = sum(sizes)
+    W = np.zeros((n, n))
+    start = np.cumsum([0] + sizes)
+    for a, z in zip(start[:-1], start[1:]):
+        W[a:z, a:z] = 1.0
+    np.fill_diagonal(W, 0.0)
+    b = np.array([1 / 3, 2 / 3])
+    with pytest.warns(g.GraphWarning, match="without any labeled node"):
+        F = solver(W, [0, 1, 10, 11], np.eye(2)[[0, 0, 1, 1]], class_priors=b)
+    np.testing.assert_array_equal(F[:30].argmax(axis=1), np.repeat([0, 1], [10, 20]))
+    np.testing.assert_array_equal(F[30:], np.tile(b, (10, 1)))
+
 def test_volume_mbo_keeps_the_labeled_nodes():
     W, truth = _two_cliques(5, 5, bridge=1.0)
     # a wrong-looking label inside clique 0 stays as given
