@@ -23,7 +23,8 @@ import scipy.sparse as sp
 from .._core.labels import _orphans, label_free_mask
 from .._core.progress import progress_bar, verbosity
 from .._core.types import ArrayLike, GraphLike, Indices
-from .._core.validation import ConvergenceWarning, check_class_priors, check_matrix, check_scalar, warn
+from .._core.validation import (ConvergenceWarning, GraphRKHSWarning, check_class_priors, check_matrix,
+                                check_scalar, warn)
 from ..graphs import laplacian as graph_laplacian
 from ._common import labeled_graph_problem
 from ._graph import poisson_learning
@@ -283,6 +284,20 @@ def _fixed_sizes(class_priors, n, labeled_counts, k):
     return class_sizes(need / need.sum(), u)
 
 
+def _check_sizes_hold_the_labels(b, n, counts, fixed):
+    """Warn when the class sizes n b (largest remainders) are below the labeled counts (Poisson MBO
+    moves labeled nodes out of the class, volume MBO keeps them and the class outgrows n b_c)."""
+    sizes = class_sizes(b, n)
+    short = np.flatnonzero(sizes < counts)
+    if short.size:
+        c = int(short[0])
+        what = ("keeps them, so the class gets more nodes than that" if fixed else
+                "moves some of them to other classes")
+        warn(f"class_priors gives class {c} {int(sizes[c])} of the {n} node(s) (n b_c, rounded), fewer than its "
+             f"{int(counts[c])} labeled node(s); {'volume_mbo' if fixed else 'poisson_mbo'} {what}. Raise its "
+             "proportion to at least the labeled count over n.", GraphRKHSWarning, stacklevel=4)
+
+
 def _mbo_setup(W, labeled, Y, class_priors):
     W, S, Y2, was_1d, out_dtype = labeled_graph_problem(W, labeled, Y)
     n, k = W.shape[0], Y2.shape[1]
@@ -297,6 +312,12 @@ def _mbo_setup(W, labeled, Y, class_priors):
     if class_priors is None:
         class_priors = np.bincount(codes, minlength=k) / codes.size
     b = check_class_priors(class_priors, k)
+    counts = np.bincount(codes, minlength=k)
+    zero = np.flatnonzero((b == 0) & (counts > 0))
+    if zero.size:                        # before any heavy work: a contradiction, not a rounding
+        c = int(zero[0])
+        raise ValueError(f"class_priors gives class {c} (column {c} of Y) proportion 0, but {int(counts[c])} labeled "
+                         "node(s) belong to it; give it a positive proportion or remove those labels.")
     # the diagonal carries no diffusion; drop it as the Laplacian does
     W = sp.csr_array(W)
     W.setdiag(0)
@@ -336,7 +357,8 @@ def poisson_mbo(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_priors: O
         One-hot class indicators of the labeled nodes.
     class_priors : array of shape (k,), optional
         Class proportions b (non-negative, summing to 1); None: the labeled
-        proportions.
+        proportions.  A labeled class needs :math:`b_c > 0` (ValueError);
+        sizes :math:`n' b_c` below its labeled count are warned about.
     mu : float > 0, default=1.0
         Weight of the Poisson forcing (the paper's fidelity parameter and its
         default), in the units of the edge weights: scaling W by c acts as
@@ -389,6 +411,7 @@ def poisson_mbo(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_priors: O
         force = (mu * tau) * source
         # the sizes are those of the nodes some label reaches: components without labels carry no
         # information (their rows would be assigned at random and take the reached nodes' places)
+        _check_sizes_hold_the_labels(b, reach.size, np.bincount(codes, minlength=k), fixed=False)
         sizes = class_sizes(b, reach.size)
         labels = F0.argmax(axis=1)
         changed, converged = [], False
@@ -439,7 +462,8 @@ def volume_mbo(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_priors: Op
         One-hot class indicators of the labeled nodes.
     class_priors : array of shape (k,), optional
         Class proportions b (non-negative, summing to 1); None: the labeled
-        proportions.
+        proportions.  A labeled class needs :math:`b_c > 0` (ValueError);
+        sizes :math:`n' b_c` below its labeled count are warned about.
     n_inner : int, default=100
         Heat steps per round (the diffusion time is ``n_inner`` :math:`\tau`).
         On the digits (GraphLearning's graph, true priors, 5 draws) 3 / 10 / 30 /
@@ -500,6 +524,7 @@ def volume_mbo(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_priors: Op
         free = ~orphan                       # label-free components: no information, the priors b
         free[S] = False
         free_idx = np.flatnonzero(free)
+        _check_sizes_hold_the_labels(b, n - int(orphan.sum()), np.bincount(codes, minlength=k), fixed=True)
         sizes = _fixed_sizes(b, n - int(orphan.sum()), np.bincount(codes, minlength=k), k)
         if init is not None:
             U = init

@@ -287,3 +287,25 @@ def test_volume_mbo_bad_init_names_init(init):
     W, _ = _two_cliques()
     with pytest.raises(ValueError, match="init"):
         volume_mbo(W, [0, 9], np.eye(2), init=init)
+
+
+@pytest.mark.parametrize("solver", [poisson_mbo, volume_mbo])
+def test_mbo_zero_prior_of_a_labeled_class_is_refused(solver):
+    # Poisson MBO relabeled the class-0 labels, volume MBO gave the class 2 nodes of its size 0: silently
+    W, _ = _two_cliques()
+    with pytest.raises(ValueError, match=r"class_priors gives class 0 \(column 0 of Y\) proportion 0, but 1 labeled"):
+        solver(W, [0, 9], np.eye(2), class_priors=[0.0, 1.0])
+
+
+@pytest.mark.parametrize("solver, moved", [(poisson_mbo, True), (volume_mbo, False)])
+def test_mbo_sizes_below_the_labeled_counts_are_warned_about(solver, moved):
+    # 10 nodes, class 1 labeled 3 times but given round(0.15 * 10) = 2 nodes (largest remainders: 1.5 -> 1
+    # or 2; class_sizes says which): more labels than places
+    W, _ = _two_cliques(5, 5, bridge=1.0)
+    b = np.array([0.85, 0.15])
+    places = class_sizes(b, 10)[1]
+    assert places < 3
+    with pytest.warns(g.GraphRKHSWarning, match="fewer than its 3 labeled node"):
+        F = solver(W, [0, 7, 8, 9], np.eye(2)[[0, 1, 1, 1]], class_priors=b)
+    kept = (F.argmax(axis=1)[[7, 8, 9]] == 1).sum()
+    assert (kept <= places) if moved else (kept == 3)
