@@ -252,6 +252,14 @@ def size_constrained_assignment(S: ArrayLike, sizes: ArrayLike, *, tol: float = 
     n, k = S.shape
     if k == 0:
         raise ValueError("S has no columns (classes).")
+    if n:
+        # the prices are differences of scores, up to about 2 (k + 1) times the score range: beyond
+        # float64's range the bids overflowed (inf prices, labels not optimal)
+        with np.errstate(over="ignore"):
+            reach = np.abs(S).max() + 2.0 * (k + 2) * (S.max() - S.min())
+        if not np.isfinite(reach):
+            raise ValueError(f"S's scores (max |S| = {np.abs(S).max():.3g}) are too large for the auction's prices in "
+                             "float64; divide S by a positive constant (the optimal labels do not change).")
     sizes = np.asarray(sizes)
     if sizes.shape != (k,) or sizes.dtype.kind not in "iu" and not (
             sizes.dtype.kind == "f" and np.all(sizes == np.round(sizes))):

@@ -93,6 +93,8 @@ def test_assignment_with_free_sizes_is_the_argmax():
     (dict(sizes=[3]), "one per column"),
     (dict(sizes=[4, -1]), "non-negative"),
     (dict(S=np.array([[np.nan, 1.0], [0, 1], [1, 0]])), "finite"),
+    # finite scores whose prices overflow float64: inf prices and non-optimal labels, with RuntimeWarnings
+    (dict(S=np.array([[1.7e308, -1.7e308], [0.0, 0.0], [1.0, 1.0]])), "too large for the auction's prices"),
 ])
 def test_assignment_bad_input(bad, match):
     args = dict(S=np.eye(3)[:, :2], sizes=[2, 1])
