@@ -243,6 +243,9 @@ def size_constrained_assignment(S: ArrayLike, sizes: ArrayLike, *, tol: float = 
     >>> labels                                  # the node that loses least moves to class 1
     array([0, 0, 1])
     """
+    if sp.issparse(S):
+        raise TypeError(f"S must be a dense (n, k) score array; got a sparse {type(S).__name__} (read as a 0-d object "
+                        "array): pass S.toarray().")
     S = np.asarray(S)
     if S.dtype.kind not in "fiu" or S.ndim != 2:
         raise ValueError(f"S must be a real (n, k) score matrix; got dtype {S.dtype} and shape {S.shape}.")

@@ -103,6 +103,11 @@ def test_assignment_bad_input(bad, match):
         size_constrained_assignment(args["S"], args["sizes"])
 
 
+def test_assignment_sparse_scores_name_the_fix():
+    import scipy.sparse as sp
+    with pytest.raises(TypeError, match=r"S must be a dense \(n, k\) score array; got a sparse .*S.toarray\(\)"):
+        size_constrained_assignment(sp.csr_array(np.eye(3)[:, :2]), [2, 1])
+
 def _two_cliques(a=6, b=4, bridge=0.05):
     """Cliques of a and b nodes joined by one weak edge (a separable toy graph)."""
     n = a + b
