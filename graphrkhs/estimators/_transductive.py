@@ -1297,8 +1297,11 @@ class GraphTVRegressor(_TransductiveRegressor, _GraphTV):
     _CV_TOL = 1e-3              # squared errors of alphas 5x apart differ by a few %: a tighter gap
 
     def _default_alphas(self, Y):
-        # alpha is in the units of y: relative to the spread of the labeled values
-        spread = float(np.mean(Y.std(axis=0)))
+        # alpha is in the units of y: relative to the spread of the labeled values (computed in the
+        # units of max |y|: the squares of y ~ 1e200 overflowed to an infinite grid)
+        top = float(np.max(np.abs(Y))) if Y.size else 0.0
+        unit = top if top > 0 else 1.0
+        spread = float(np.mean((Y / unit).std(axis=0))) * unit
         return (spread if spread > 0 else 1.0) * np.array([0.1, 0.4, 1.6])
 
     def _fallback_alpha(self, grid):
@@ -1310,7 +1313,12 @@ class GraphTVRegressor(_TransductiveRegressor, _GraphTV):
         return np.zeros(Y.shape[0]) if Y.shape[0] >= 2 * self._CV_FOLDS else None
 
     def _cv_predict(self, W, S, Y, train, test, F):
-        return np.sqrt(np.mean((F[S[test]] - Y[test]) ** 2, axis=1))
+        # in the units of y, unless its squares would over- or underflow (|y| beyond 1e+-100): then in
+        # units of a power of two near max |y| (same ranking; at y ~ 1e200 every score was -inf and
+        # at 1e-200 every score 0, so the choice was the tie rule's, not the data's)
+        top = float(np.max(np.abs(Y))) if Y.size else 0.0
+        unit = 1.0 if top == 0 or 1e-100 <= top <= 1e100 else float(np.ldexp(1.0, int(np.frexp(top)[1])))
+        return np.sqrt(np.mean(((F[S[test]] - Y[test]) / unit) ** 2, axis=1))
 
 
     __doc__ = r"""Graph total-variation regression (Pena 2017 "generalized TV").

@@ -20,10 +20,11 @@ from typing import Optional, Tuple, Union
 import numpy as np
 import scipy.sparse as sp
 
-from .._core.labels import _orphans
+from .._core.labels import _orphans, label_free_mask
 from .._core.progress import progress_bar, verbosity
 from .._core.types import ArrayLike, GraphLike, Indices
-from .._core.validation import ConvergenceWarning, check_class_priors, check_matrix, check_scalar, warn
+from .._core.validation import (ConvergenceWarning, GraphRKHSWarning, check_class_priors, check_matrix,
+                                check_scalar, warn)
 from ..graphs import laplacian as graph_laplacian
 from ._common import labeled_graph_problem
 from ._graph import poisson_learning
@@ -242,6 +243,9 @@ def size_constrained_assignment(S: ArrayLike, sizes: ArrayLike, *, tol: float = 
     >>> labels                                  # the node that loses least moves to class 1
     array([0, 0, 1])
     """
+    if sp.issparse(S):
+        raise TypeError(f"S must be a dense (n, k) score array; got a sparse {type(S).__name__} (read as a 0-d object "
+                        "array): pass S.toarray().")
     S = np.asarray(S)
     if S.dtype.kind not in "fiu" or S.ndim != 2:
         raise ValueError(f"S must be a real (n, k) score matrix; got dtype {S.dtype} and shape {S.shape}.")
@@ -251,6 +255,14 @@ def size_constrained_assignment(S: ArrayLike, sizes: ArrayLike, *, tol: float = 
     n, k = S.shape
     if k == 0:
         raise ValueError("S has no columns (classes).")
+    if n:
+        # the prices are differences of scores, up to about 2 (k + 1) times the score range: beyond
+        # float64's range the bids overflowed (inf prices, labels not optimal)
+        with np.errstate(over="ignore"):
+            reach = np.abs(S).max() + 2.0 * (k + 2) * (S.max() - S.min())
+        if not np.isfinite(reach):
+            raise ValueError(f"S's scores (max |S| = {np.abs(S).max():.3g}) are too large for the auction's prices in "
+                             "float64; divide S by a positive constant (the optimal labels do not change).")
     sizes = np.asarray(sizes)
     if sizes.shape != (k,) or sizes.dtype.kind not in "iu" and not (
             sizes.dtype.kind == "f" and np.all(sizes == np.round(sizes))):
@@ -283,6 +295,20 @@ def _fixed_sizes(class_priors, n, labeled_counts, k):
     return class_sizes(need / need.sum(), u)
 
 
+def _check_sizes_hold_the_labels(b, n, counts, fixed):
+    """Warn when the class sizes n b (largest remainders) are below the labeled counts (Poisson MBO
+    moves labeled nodes out of the class, volume MBO keeps them and the class outgrows n b_c)."""
+    sizes = class_sizes(b, n)
+    short = np.flatnonzero(sizes < counts)
+    if short.size:
+        c = int(short[0])
+        what = ("keeps them, so the class gets more nodes than that" if fixed else
+                "moves some of them to other classes")
+        warn(f"class_priors gives class {c} {int(sizes[c])} of the {n} node(s) (n b_c, rounded), fewer than its "
+             f"{int(counts[c])} labeled node(s); {'volume_mbo' if fixed else 'poisson_mbo'} {what}. Raise its "
+             "proportion to at least the labeled count over n.", GraphRKHSWarning, stacklevel=4)
+
+
 def _mbo_setup(W, labeled, Y, class_priors):
     W, S, Y2, was_1d, out_dtype = labeled_graph_problem(W, labeled, Y)
     n, k = W.shape[0], Y2.shape[1]
@@ -297,6 +323,12 @@ def _mbo_setup(W, labeled, Y, class_priors):
     if class_priors is None:
         class_priors = np.bincount(codes, minlength=k) / codes.size
     b = check_class_priors(class_priors, k)
+    counts = np.bincount(codes, minlength=k)
+    zero = np.flatnonzero((b == 0) & (counts > 0))
+    if zero.size:                        # before any heavy work: a contradiction, not a rounding
+        c = int(zero[0])
+        raise ValueError(f"class_priors gives class {c} (column {c} of Y) proportion 0, but {int(counts[c])} labeled "
+                         "node(s) belong to it; give it a positive proportion or remove those labels.")
     # the diagonal carries no diffusion; drop it as the Laplacian does
     W = sp.csr_array(W)
     W.setdiag(0)
@@ -336,7 +368,8 @@ def poisson_mbo(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_priors: O
         One-hot class indicators of the labeled nodes.
     class_priors : array of shape (k,), optional
         Class proportions b (non-negative, summing to 1); None: the labeled
-        proportions.
+        proportions.  A labeled class needs :math:`b_c > 0` (ValueError);
+        sizes :math:`n' b_c` below its labeled count are warned about.
     mu : float > 0, default=1.0
         Weight of the Poisson forcing (the paper's fidelity parameter and its
         default), in the units of the edge weights: scaling W by c acts as
@@ -360,7 +393,9 @@ def poisson_mbo(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_priors: O
         The last diffused :math:`U` shifted by minus the class prices of its
         projection: :math:`\arg\max` of a row is the node's class (exactly the
         projection's labels except at :math:`\varepsilon`-ties); class sizes
-        :math:`n b_c` up to rounding.
+        :math:`n' b_c` up to rounding, :math:`n'` the nodes some label reaches.
+        Nodes of components without labels are not projected (nothing informs
+        them): their rows are the priors b (:class:`~graphrkhs.GraphWarning`).
 
     Examples
     --------
@@ -376,15 +411,19 @@ def poisson_mbo(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_priors: O
         n_inner = check_scalar(n_inner, "n_inner", kind="int", low=1)
         max_iter = check_scalar(max_iter, "max_iter", kind="int", low=1)
         W, S, Y2, codes, b, n, k = _mbo_setup(W, labeled, Y, class_priors)
-        F0 = poisson_learning(W, S, Y2, tol=tol, preconditioner=preconditioner)
-        orphan = _orphans(W, S, Y2, np.zeros((n, k)))
+        F0 = poisson_learning(W, S, Y2, tol=tol, preconditioner=preconditioner)   # warns of label-free nodes
+        orphan = label_free_mask(W, S)
+        reach = np.flatnonzero(~orphan)
         d = np.asarray(W.sum(axis=1)).ravel()
         tau = 1.0 / d.max() if d.max() > 0 else 1.0
         P = sp.csr_array(sp.eye_array(n, format="csr") - tau * graph_laplacian(W))
         source = np.zeros((n, k))
         np.add.at(source, S, Y2 - Y2.mean(axis=0))
         force = (mu * tau) * source
-        sizes = class_sizes(b, n)
+        # the sizes are those of the nodes some label reaches: components without labels carry no
+        # information (their rows would be assigned at random and take the reached nodes' places)
+        _check_sizes_hold_the_labels(b, reach.size, np.bincount(codes, minlength=k), fixed=False)
+        sizes = class_sizes(b, reach.size)
         labels = F0.argmax(axis=1)
         changed, converged = [], False
         with progress_bar(total=max_iter, desc="Poisson MBO", unit="round") as bar:
@@ -393,16 +432,16 @@ def poisson_mbo(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_priors: O
                 U[np.arange(n), labels] = 1.0
                 for _ in range(n_inner):
                     U = P @ U + force
-                new, prices = size_constrained_assignment(U, sizes)
-                n_changed = int((new != labels).sum())
+                new, prices = size_constrained_assignment(U[reach], sizes)
+                n_changed = int((new != labels[reach]).sum())
                 changed.append(n_changed)
-                labels = new
+                labels[reach] = new
                 bar.update(1)
                 if n_changed == 0:
                     converged = True
                     break
         F = U - prices
-        F[orphan] = Y2.mean(axis=0)
+        F[orphan] = b
         info = {"n_iter": len(changed), "changed": changed, "converged": converged}
         return (F, info) if return_info else F
 
@@ -434,7 +473,8 @@ def volume_mbo(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_priors: Op
         One-hot class indicators of the labeled nodes.
     class_priors : array of shape (k,), optional
         Class proportions b (non-negative, summing to 1); None: the labeled
-        proportions.
+        proportions.  A labeled class needs :math:`b_c > 0` (ValueError);
+        sizes :math:`n' b_c` below its labeled count are warned about.
     n_inner : int, default=100
         Heat steps per round (the diffusion time is ``n_inner`` :math:`\tau`).
         On the digits (GraphLearning's graph, true priors, 5 draws) 3 / 10 / 30 /
@@ -467,7 +507,10 @@ def volume_mbo(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_priors: Op
     -------
     F : ndarray of shape (n, k)
         The last diffused :math:`U` minus the class prices; labeled nodes carry
-        their one-hot class plus the largest score (argmax is the class).
+        their one-hot class plus the largest score (argmax is the class).  The
+        volumes :math:`n' b_c` are those of the :math:`n'` nodes some label
+        reaches; nodes of components without labels are not assigned (nothing
+        informs them): their rows are the priors b (:class:`~graphrkhs.GraphWarning`).
 
     Examples
     --------
@@ -489,10 +532,11 @@ def volume_mbo(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_priors: Op
         d = np.asarray(W.sum(axis=1)).ravel()
         tau = 1.0 / d.max() if d.max() > 0 else 1.0
         P = sp.csr_array(sp.eye_array(n, format="csr") - tau * graph_laplacian(W))
-        free = np.ones(n, dtype=bool)
+        free = ~orphan                       # label-free components: no information, the priors b
         free[S] = False
         free_idx = np.flatnonzero(free)
-        sizes = _fixed_sizes(b, n, np.bincount(codes, minlength=k), k)
+        _check_sizes_hold_the_labels(b, n - int(orphan.sum()), np.bincount(codes, minlength=k), fixed=True)
+        sizes = _fixed_sizes(b, n - int(orphan.sum()), np.bincount(codes, minlength=k), k)
         if init is not None:
             U = init
         else:
@@ -504,8 +548,8 @@ def volume_mbo(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_priors: Op
                 if (U[reach].sum(axis=1) > 0).all():
                     break
                 U = P @ U
-        labels = np.empty(n, dtype=np.int64)
-        labels[S] = codes
+        labels = np.full(n, int(np.argmax(b)), dtype=np.int64)   # label-free nodes: never assigned; their
+        labels[S] = codes                                          # own components, so they diffuse nowhere
         new, prices = size_constrained_assignment(U[free_idx], sizes)
         labels[free_idx] = new
         changed, converged = [], False
@@ -530,6 +574,6 @@ def volume_mbo(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_priors: Op
         low, top = F.min(), F.max()
         F[S] = low - 1.0
         F[S, codes] = top + 1.0
-        F[orphan] = Y2.mean(axis=0)
+        F[orphan] = b
         info = {"n_iter": len(changed), "changed": changed, "converged": converged}
         return (F, info) if return_info else F

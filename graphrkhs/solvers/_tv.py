@@ -26,6 +26,7 @@ from .._core.cg import check_on_failure, report_failure
 from .._core.reorder import LOCAL_ORDER_FRACTION, REORDER_MIN_NODES, mean_index_distance
 from .._core.spmm import _pool
 from .._core.labels import _orphans
+from .._core.progress import logger
 from .._core.validation import check_scalar
 from ..graphs import as_adjacency, laplacian as graph_laplacian
 from ..kernels import GraphKernel
@@ -288,6 +289,25 @@ def _float32_safe(Y, alpha, W):
                 and 1e-20 <= w.min() and w.max() <= 1e20)
 
 
+def _unit_scale(Y2, alpha):
+    r"""The power of two :math:`s` with :math:`\max |y| / s \in [1, 2)` (1 for y = 0), and
+    :math:`\mu / s`.
+
+    Both TV problems are homogeneous: :math:`f(c y, c \mu) = c f(y, \mu)`.  They are solved for
+    :math:`y / s` and :math:`\mu / s` (exact: s is a power of two) and the solution scaled back, so
+    that the squares of the objective and of the duality gap neither underflow (y ~ 1e-160: the gap
+    was 0 at the start, a wrong f reported converged) nor overflow (y ~ 1e160: NaN gaps).
+    """
+    top = float(np.max(np.abs(Y2))) if Y2.size else 0.0
+    s = float(np.ldexp(1.0, int(np.frexp(top)[1]) - 1)) if top > 0 else 1.0
+    with np.errstate(over="ignore", under="ignore"):
+        a = alpha / s
+    if not (np.isfinite(a) and a > 0):
+        raise ValueError(f"alpha={alpha:g} and the targets (max |y| = {top:g}) differ by more than float64's "
+                         "range (alpha / max |y| over- or underflows); pass alpha in the units of y.")
+    return s, a
+
+
 def _edge_map(row, col, rank, ei, ej, n):
     """Where each edge (row, col) of the original numbering sits among the renumbered edges
     (ei < ej), and the sign of its orientation there (the dual variable flips with it)."""
@@ -353,6 +373,13 @@ class _IncidenceProblem:
 # (tau / omega, sigma * omega) moves halfway (in log) towards the ratio of the dual and primal moves.
 _RESTART_SUFFICIENT, _RESTART_NECESSARY, _RESTART_ARTIFICIAL = 0.2, 0.8, 0.36
 
+#: A float32 iterate whose gap has not halved in this many iterations (and in as many as it took to
+#: get there) goes on in float64.  Where the minimizer has plateaus at values float32 cannot hold
+#: (regression levels inside the box, e.g. 0.2), neighbours jitter by an ulp and the TV of that
+#: jitter, ~ mu sum_e w_e 1e-8 |y|, can exceed tol times the gap's denominator (an optimum near 0:
+#: a component labeled with one value); float32 then never certifies tol.
+_FLOAT32_STALL = 1000
+
 
 def _solve_incidence(prob, F0, P0, tol, max_iter, check_every, floor):
     """Diagonally preconditioned primal-dual iterations with adaptive restarts on all columns at once;
@@ -377,6 +404,7 @@ def _solve_incidence(prob, F0, P0, tol, max_iter, check_every, floor):
     k = np.zeros(m)                                     # iterations since the column's last restart
     g_restart = np.full(m, np.inf)
     g_prev = np.full(m, np.inf)
+    g_mark, it_mark = np.full(m, np.inf), np.zeros(m)  # the gap at its last halving, and when
     tau_col, sig_col = prob.tau[:, None], prob.sig[:, None]
     sgnw = prob.sgnw.astype(dt)
     bounds = None
@@ -422,12 +450,25 @@ def _solve_incidence(prob, F0, P0, tol, max_iter, check_every, floor):
             k[restart] = 0
             g_restart[restart] = g[restart]
         g_prev = g
+        halved = g <= 0.5 * g_mark
+        g_mark, it_mark = np.where(halved, g, g_mark), np.where(halved, it, it_mark)
+        if dt == np.float32 and np.any(~done & (it - it_mark >= np.maximum(_FLOAT32_STALL, it_mark))):
+            # float32 cannot certify tol here (_FLOAT32_STALL): go on in float64 from the iterate
+            dt = np.float64
+            F, P, Fa, Pa, Fr, Pr = (A.astype(np.float64) for A in (F, P, Fa, Pa, Fr, Pr))
+            Fbar = np.empty_like(F)
+            sgnw = prob.sgnw.astype(np.float64)
+            mu = prob.alpha
+            g_mark, it_mark = np.full(g.size, np.inf), np.full(g.size, float(it))
+            logger.debug("graph_tv: the float32 iterate stalled at gaps %s after %d iterations; float64 "
+                         "from here", np.array2string(g, precision=2), it)
         if done.any():
             keep = ~done
             active = active[keep]
             F, P, Fa, Pa, Fr, Pr = (np.ascontiguousarray(A[:, keep]) for A in (F, P, Fa, Pa, Fr, Pr))
             Fbar = np.empty_like(F)
             omega, k, g_restart, g_prev = omega[keep], k[keep], g_restart[keep], g_prev[keep]
+            g_mark, it_mark = g_mark[keep], it_mark[keep]
             lo, hi = lo[keep], hi[keep]
     return F_out, P_out, obj_out, gap_out, it
 
@@ -513,7 +554,10 @@ def graph_tv(W: GraphLike, labeled: Indices, Y: ArrayLike, *, alpha: float = 0.5
     y's offset is large against its spread: then float64); the
     gap is summed in float64 and the dual iterate is kept inside
     :math:`|p| \le \mu` after rounding, so the gap remains a valid bound on
-    the suboptimality of the returned f.  The minimizer is the same as the
+    the suboptimality of the returned f.  A float32 iterate whose gap stops
+    falling (no halving in 1000 iterations, ``_FLOAT32_STALL``: plateaus at
+    values float32 cannot hold jitter by an ulp, whose TV can exceed ``tol``
+    times the gap's denominator when the optimum is near 0) goes on in float64.  The minimizer is the same as the
     generic loop's (tested against it and against cvxpy).  The iteration
     count still grows with the graph when labels are few: on Fashion-MNIST
     kNN graphs with 10 labels per class, about 350 / 650 / 970 / 1260
@@ -586,6 +630,8 @@ def graph_tv(W: GraphLike, labeled: Indices, Y: ArrayLike, *, alpha: float = 0.5
     W, S, Y2, was_1d, out_dtype = labeled_graph_problem(W, labeled, Y)
     n = W.shape[0]
     m = Y2.shape[1]
+    Y_user, (scale, alpha) = Y2, _unit_scale(Y2, alpha)      # solved in the units of max |y| (_unit_scale)
+    Y2 = Y2 / scale
     fast = isinstance(R, str)
     if fast:
         if R != "incidence":
@@ -605,7 +651,7 @@ def graph_tv(W: GraphLike, labeled: Indices, Y: ArrayLike, *, alpha: float = 0.5
         raise TypeError(f"R must be 'incidence', a sparse matrix or a LinearOperator; got {type(R).__name__}.")
     r = Rm.shape[0]
     if fast:
-        F, P = _start(f0, p0, n, r, m)
+        F, P = _start(f0, p0, n, r, m, scale)
         lam = _fidelity_weights(fidelity, W, Rm, S)
         lo, hi = Y2.min(axis=0), Y2.max(axis=0)
         floor = 1e-8 * lam.sum() * np.maximum((hi - lo) ** 2, np.finfo(float).tiny)
@@ -628,8 +674,9 @@ def graph_tv(W: GraphLike, labeled: Indices, Y: ArrayLike, *, alpha: float = 0.5
             prob = _IncidenceProblem(W, S, Y2, lam, alpha, dtype)
             F, P, obj, gap, it = _solve_incidence(prob, F, P, tol, max_iter, check_every, floor)
         converged = bool((gap <= tol).all())
-        return _finish(W, S, Y2, F, P, obj, gap, it, converged, tol, on_failure, was_1d, out_dtype, return_info)
-    F, P = _start(f0, p0, n, r, m)
+        return _finish(W, S, Y_user, F, P, obj, gap, it, converged, tol, on_failure, was_1d, out_dtype,
+                       return_info, scale)
+    F, P = _start(f0, p0, n, r, m, scale)
     if isinstance(Rm, spla.LinearOperator):
         # No entries to precondition with: scalar steps tau = sigma = 0.99 / ||R||.
         norm = 1.05 * _operator_norm(Rm, n)
@@ -689,11 +736,12 @@ def graph_tv(W: GraphLike, labeled: Indices, Y: ArrayLike, *, alpha: float = 0.5
                 wide = 4 * np.maximum(half, np.maximum(np.abs(lo), np.abs(hi)))
                 lo = np.where(touch, mid - wide, lo)
                 hi = np.where(touch, mid + wide, hi)
-    return _finish(W, S, Y2, F, P, obj, gap, it, converged, tol, on_failure, was_1d, out_dtype, return_info)
+    return _finish(W, S, Y_user, F, P, obj, gap, it, converged, tol, on_failure, was_1d, out_dtype, return_info,
+                   scale)
 
 
-def _start(f0, p0, n, r, m):
-    """Checked warm start (zeros by default)."""
+def _start(f0, p0, n, r, m, scale=1.0):
+    """Checked warm start (zeros by default), divided by ``scale`` (the units of :func:`_unit_scale`)."""
     F = np.zeros((n, m))
     P = np.zeros((r, m))
     if f0 is not None:
@@ -708,10 +756,17 @@ def _start(f0, p0, n, r, m):
         P[:] = p0.reshape(r, m)
     if not (np.isfinite(F).all() and np.isfinite(P).all()):
         raise ValueError("f0 and p0 must be finite.")
+    if scale != 1.0:
+        F /= scale
+        P /= scale
     return F, P
 
 
-def _finish(W, S, Y2, F, P, obj, gap, it, converged, tol, on_failure, was_1d, out_dtype, return_info):
+def _finish(W, S, Y2, F, P, obj, gap, it, converged, tol, on_failure, was_1d, out_dtype, return_info, scale=1.0):
+    if scale != 1.0:                  # back to the units of y (the objective may overflow to inf there)
+        F, P = F * scale, P * scale
+        with np.errstate(over="ignore", under="ignore"):
+            obj = obj * scale * scale
     if not converged:
         report_failure(f"graph_tv did not reach the relative duality gap tol={tol:g} in {it} iterations "
                        f"(worst gap {gap.max():.2e}); raise max_iter, loosen tol or warm-start with f0/p0.",
@@ -883,6 +938,8 @@ def graph_kernel_tv(W: Union[GraphLike, GraphKernel], labeled: Indices, Y: Array
         K = None
     W, S, Y2, was_1d, out_dtype = labeled_graph_problem(W, labeled, Y)
     n, l, m = W.shape[0], S.size, Y2.shape[1]
+    Y_user, (scale, alpha) = Y2, _unit_scale(Y2, alpha)      # solved in the units of max |y| (_unit_scale)
+    Y2 = Y2 / scale
     if K is None:
         L = graph_laplacian(W, laplacian, dtype=np.float64)
         K = GraphKernel(L, phi, tol=filter_tol, input="laplacian", backend=backend)
@@ -951,15 +1008,17 @@ def graph_kernel_tv(W: Union[GraphLike, GraphKernel], labeled: Indices, Y: Array
         else:                                   # rounding level of the lasso's Gram form: stalled
             break
     s = np.zeros((n, m))
-    s[T] = sT
-    p = rho * corr
+    s[T] = sT * scale
+    p = rho * corr * scale
+    with np.errstate(over="ignore", under="ignore"):
+        obj = obj * scale * scale
     if not converged:
         report_failure(f"graph_kernel_tv did not reach the relative duality gap tol={tol:g} in {it} working-set "
                        f"rounds (worst gap {gap.max():.2e}); raise max_iter or loosen tol.", on_failure,
                        stacklevel=3)
     if compute_f:
         F = K.matmat(s)
-        _orphans(W, S, Y2, F)
+        _orphans(W, S, Y_user, F)
         F = F.astype(out_dtype, copy=False)
         result = TVResult(F[:, 0] if was_1d else F, None, obj, gap, it, converged)
     else:

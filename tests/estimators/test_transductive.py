@@ -371,6 +371,30 @@ def test_tv_regressor_auto_alpha_is_the_kfold_choice_of_independent_refits():
     assert fixed.cv_results_ is None and fixed.alpha_ == reg.alpha_
 
 
+
+@pytest.mark.parametrize("c", [1e-200, 1e200])
+def test_tv_regressor_auto_grid_for_targets_near_the_ends_of_float64(c):
+    # the grid is (0.1, 0.4, 1.6) std(y_S); the std of y ~ 1e200 overflowed (its squares): an infinite
+    # grid and a ValueError about alpha the user never passed
+    rng = np.random.default_rng(3)
+    X = rng.uniform(size=(60, 2))
+    W = knn_graph(X, 6)
+    S = np.sort(rng.choice(60, 12, replace=False))
+    v = np.where(X[S, 0] > 0.5, 2.0, -1.0) + 0.3 * rng.normal(size=12)
+    y = np.full(60, np.nan)
+    y[S] = v * c
+    reg = GraphTVRegressor(graph="precomputed").fit(W, y)
+    np.testing.assert_allclose(np.asarray(reg.cv_results_["param_alpha"]) / c,
+                               np.std(v) * np.array([0.1, 0.4, 1.6]), rtol=1e-12)
+    assert np.isfinite(reg.transduction_).all()
+    assert np.abs(reg.transduction_ / c).max() <= np.abs(v).max() * (1 + 1e-12)   # inside [min y, max y]
+    # the CV scores are finite and rank the grid as at unit scale (they were all -inf / all 0: ties)
+    scores = np.asarray(reg.cv_results_["mean_test_score"])
+    assert np.isfinite(scores).all() and np.ptp(scores) > 0
+    unit = GraphTVRegressor(graph="precomputed").fit(W, y / c)
+    assert np.argmax(scores) == np.argmax(unit.cv_results_["mean_test_score"])
+    assert reg.alpha_ / c == pytest.approx(unit.alpha_, rel=1e-12)
+
 @pytest.mark.parametrize("R, grid", [("kernel", [0.1, 0.3, 0.9]), ("incidence", [0.5, 0.9])])
 def test_tv_classifier_auto_alpha_two_folds_and_fallback(R, grid):
     X, y = _two_moons(120)

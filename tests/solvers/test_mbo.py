@@ -93,6 +93,8 @@ def test_assignment_with_free_sizes_is_the_argmax():
     (dict(sizes=[3]), "one per column"),
     (dict(sizes=[4, -1]), "non-negative"),
     (dict(S=np.array([[np.nan, 1.0], [0, 1], [1, 0]])), "finite"),
+    # finite scores whose prices overflow float64: inf prices and non-optimal labels, with RuntimeWarnings
+    (dict(S=np.array([[1.7e308, -1.7e308], [0.0, 0.0], [1.0, 1.0]])), "too large for the auction's prices"),
 ])
 def test_assignment_bad_input(bad, match):
     args = dict(S=np.eye(3)[:, :2], sizes=[2, 1])
@@ -100,6 +102,11 @@ def test_assignment_bad_input(bad, match):
     with pytest.raises(ValueError, match=match):
         size_constrained_assignment(args["S"], args["sizes"])
 
+
+def test_assignment_sparse_scores_name_the_fix():
+    import scipy.sparse as sp
+    with pytest.raises(TypeError, match=r"S must be a dense \(n, k\) score array; got a sparse .*S.toarray\(\)"):
+        size_constrained_assignment(sp.csr_array(np.eye(3)[:, :2]), [2, 1])
 
 def _two_cliques(a=6, b=4, bridge=0.05):
     """Cliques of a and b nodes joined by one weak edge (a separable toy graph)."""
@@ -135,6 +142,25 @@ def test_mbo_imposes_the_class_sizes(solver):
         counts = np.bincount(F.argmax(axis=1), minlength=2)
         np.testing.assert_array_equal(counts, class_sizes(b, n))
 
+
+@pytest.mark.parametrize("solver", [poisson_mbo, volume_mbo])
+def test_mbo_sizes_the_reached_nodes_and_gives_label_free_components_the_priors(solver):
+    # cliques of 10 (class 0 labels), 20 (class 1 labels) and 10 (no label, a separate component);
+    # priors (1/3, 2/3): the 30 reached nodes get sizes (10, 20) -- the cliques -- and the label-free
+    # clique the priors.  Sizing all 40 nodes let the label-free rows (assigned at random) take
+    # places of the reached ones, and those rows got the labeled proportions (1/2, 1/2), not b.
+    sizes = [10, 20, 10]
+    n = sum(sizes)
+    W = np.zeros((n, n))
+    start = np.cumsum([0] + sizes)
+    for a, z in zip(start[:-1], start[1:]):
+        W[a:z, a:z] = 1.0
+    np.fill_diagonal(W, 0.0)
+    b = np.array([1 / 3, 2 / 3])
+    with pytest.warns(g.GraphWarning, match="without any labeled node"):
+        F = solver(W, [0, 1, 10, 11], np.eye(2)[[0, 0, 1, 1]], class_priors=b)
+    np.testing.assert_array_equal(F[:30].argmax(axis=1), np.repeat([0, 1], [10, 20]))
+    np.testing.assert_array_equal(F[30:], np.tile(b, (10, 1)))
 
 def test_volume_mbo_keeps_the_labeled_nodes():
     W, truth = _two_cliques(5, 5, bridge=1.0)
@@ -268,3 +294,25 @@ def test_volume_mbo_bad_init_names_init(init):
     W, _ = _two_cliques()
     with pytest.raises(ValueError, match="init"):
         volume_mbo(W, [0, 9], np.eye(2), init=init)
+
+
+@pytest.mark.parametrize("solver", [poisson_mbo, volume_mbo])
+def test_mbo_zero_prior_of_a_labeled_class_is_refused(solver):
+    # Poisson MBO relabeled the class-0 labels, volume MBO gave the class 2 nodes of its size 0: silently
+    W, _ = _two_cliques()
+    with pytest.raises(ValueError, match=r"class_priors gives class 0 \(column 0 of Y\) proportion 0, but 1 labeled"):
+        solver(W, [0, 9], np.eye(2), class_priors=[0.0, 1.0])
+
+
+@pytest.mark.parametrize("solver, moved", [(poisson_mbo, True), (volume_mbo, False)])
+def test_mbo_sizes_below_the_labeled_counts_are_warned_about(solver, moved):
+    # 10 nodes, class 1 labeled 3 times but given round(0.15 * 10) = 2 nodes (largest remainders: 1.5 -> 1
+    # or 2; class_sizes says which): more labels than places
+    W, _ = _two_cliques(5, 5, bridge=1.0)
+    b = np.array([0.85, 0.15])
+    places = class_sizes(b, 10)[1]
+    assert places < 3
+    with pytest.warns(g.GraphRKHSWarning, match="fewer than its 3 labeled node"):
+        F = solver(W, [0, 7, 8, 9], np.eye(2)[[0, 1, 1, 1]], class_priors=b)
+    kept = (F.argmax(axis=1)[[7, 8, 9]] == 1).sum()
+    assert (kept <= places) if moved else (kept == 3)

@@ -137,3 +137,39 @@ def test_renumbered_path_gives_the_same_solution_in_the_callers_order(monkeypatc
     obj, dual, gap = _gap(W, S, Y, 0.3, F2, r2.p)
     np.testing.assert_allclose(obj, r2.objective, rtol=1e-12)
     assert (gap <= 1e-9).all()
+
+
+@pytest.mark.parametrize("c", [1e-200, 1e-160, 1e160, 1e200])
+@pytest.mark.parametrize("R", ["incidence", "sparse"])
+def test_targets_near_the_ends_of_float64_keep_the_closed_form(c, R):
+    # path on 6 nodes, y = (0, 0, ., ., 1, 1) c, mu = 0.1 c: the two labeled pairs move by
+    # mu / (2 (d_0 + d_1)) = c / 60 towards each other (the TV of a monotone path is f_5 - f_0).
+    # The squares of y ~ 1e-160 underflowed (gap 0 at the start: zeros reported converged) and
+    # those of y ~ 1e160 overflowed (NaN gaps).
+    W = np.diag(np.ones(5), 1)
+    W = W + W.T
+    S, y = np.array([0, 1, 4, 5]), np.array([0.0, 0.0, 1.0, 1.0])
+    Rop = "incidence" if R == "incidence" else incidence_matrix(W)
+    with np.errstate(all="raise"):
+        F, res = graph_tv(W, S, y * c, alpha=0.1 * c, R=Rop, tol=1e-8, max_iter=100000, return_info=True)
+    assert res.converged
+    np.testing.assert_allclose(F[S] / c, [1 / 60, 1 / 60, 59 / 60, 59 / 60], rtol=1e-6)
+    assert np.all(np.abs(res.p) <= 0.1 * c)
+
+
+def test_float32_iterate_that_cannot_certify_the_gap_goes_on_in_float64():
+    # three cliques, each labeled with one value: the minimizer is each clique's value (objective 0).
+    # Values that float32 cannot hold jitter by an ulp between neighbours; that TV (~ mu w 1e-8) is
+    # far above tol times the gap's floor, so the float32 iterate stalled at a gap of ~1 for all of
+    # max_iter (ConvergenceWarning) where the float64 loop converges in a few hundred iterations.
+    n = 30
+    W = np.zeros((n, n))
+    for c in range(3):
+        W[10 * c:10 * c + 10, 10 * c:10 * c + 10] = 1.0
+    np.fill_diagonal(W, 0.0)
+    S = np.array([0, 1, 10, 11, 20, 21])
+    y = np.array([0.1, 0.1, 0.2, 0.2, 0.35, 0.35])
+    assert 1e-4 >= FLOAT32_MIN_TOL                            # the default tol iterates in float32
+    F, res = graph_tv(W, S, y, alpha=0.5, tol=1e-4, max_iter=5000, on_failure="raise", return_info=True)
+    assert res.converged and res.n_iter < 5000
+    np.testing.assert_allclose(F, np.repeat([0.1, 0.2, 0.35], 10), rtol=1e-6)

@@ -141,3 +141,21 @@ def test_uniform_fidelity_works_with_any_kernel():
     grad[S] = 2 * (Y - F[S])
     assert np.abs(res.p).max() <= alpha * (1 + 1e-12)
     np.testing.assert_allclose(R @ res.p, grad, atol=1e-5)
+
+
+@pytest.mark.parametrize("c", [1e-200, 1e-160, 1e160, 1e200])
+def test_one_label_on_a_cycle_closed_form_at_the_ends_of_float64(c):
+    # the problem is homogeneous (y, mu) -> (c y, c mu) gives c f: the closed form above, scaled.  The
+    # squares of y ~ 1e-160 underflowed (a wrong f reported converged), those of 1e160 overflowed.
+    n, j, y, mu = 12, 0, 1.0, 0.3
+    W = sp.csr_array(sp.diags_array([np.ones(n - 1), np.ones(n - 1)], offsets=[1, -1]))
+    W = sp.csr_array(W + sp.csr_array(([1.0, 1.0], ([0, n - 1], [n - 1, 0])), shape=(n, n)))
+    phi = filters.RegularizedLaplacian(2.0)
+    R = _dense_R(W, phi)
+    Phi = np.linalg.inv(R)
+    lam = np.abs(R).sum(axis=0)[j]
+    s_j = (2 * lam * Phi[j, j] * y - mu) / (2 * lam * Phi[j, j] ** 2)
+    F, res = graph_kernel_tv(W, [j], np.array([y * c]), phi, alpha=mu * c, tol=1e-9, filter_tol=1e-13,
+                             return_info=True)
+    assert res.converged and np.isfinite(res.gap).all()
+    np.testing.assert_allclose(F / c, s_j * Phi[:, j], atol=1e-9)
