@@ -283,12 +283,19 @@ class ClassifierOutputMixin(ClassifierMixin):
             t = t + (prices.max() - prices)      # >= 0: non-negative scores stay non-negative
         self.class_scale_, self.class_offset_ = a, t
 
+    def _prior_distribution(self):
+        """The class distribution of a point no label informs: ``class_priors`` when given (the user's
+        class proportions), else the labeled proportions ``class_prior_``."""
+        if self.class_priors is not None:
+            return check_class_priors(self.class_priors, self.classes_.size)
+        return self.class_prior_
+
     def _distribution(self, S):
         P = np.clip(S, 0.0, None)
         total = P.sum(axis=1, keepdims=True)
         empty = ~(total[:, 0] > 0)
         P = P / np.where(total > 0, total, 1.0)
-        P[empty] = self.class_prior_
+        P[empty] = self._prior_distribution()
         return P
 
     def _proba_of_scores(self, S):
@@ -296,7 +303,7 @@ class ClassifierOutputMixin(ClassifierMixin):
             return self._distribution(S)
         P = _softmax(np.array(S, dtype=np.float64))
         bad = ~np.isfinite(P).all(axis=1)
-        P[bad] = self.class_prior_
+        P[bad] = self._prior_distribution()
         return P
 
     def _decision_of_scores(self, S):

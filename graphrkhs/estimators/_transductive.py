@@ -227,7 +227,7 @@ class _TransductiveClassifier(ClassifierOutputMixin, _GraphLearner):
         self._fit_class_normalization(F, exclude=orphan)   # class priors / normalization (_base)
         S = self._class_scores(F)
         P = self._proba_of_scores(S)
-        P[orphan] = self.class_prior_     # no label reaches these nodes: the class prior, exactly
+        P[orphan] = self._prior_distribution()     # no label reaches these nodes: the class prior, exactly
         self._orphan_nodes = orphan
         self.label_distributions_ = P
         self.transduction_ = self.classes_[S.argmax(axis=1)]
@@ -246,7 +246,7 @@ class _TransductiveClassifier(ClassifierOutputMixin, _GraphLearner):
         if node is not None:
             on_orphan = node >= 0
             on_orphan[on_orphan] = self._orphan_nodes[node[on_orphan]]
-            P[on_orphan] = self.class_prior_
+            P[on_orphan] = self._prior_distribution()
         return P
 
 

@@ -512,17 +512,20 @@ def test_predict_of_the_fitted_points_is_the_transduction(E):
 @pytest.mark.parametrize("E", [LaplacianRegularizationClassifier, PoissonLearningClassifier, GraphKernelRidgeClassifier,
                                PoissonRidgeEnsembleClassifier, GraphTVClassifier, PoissonMBOClassifier,
                                VolumeMBOClassifier], ids=lambda E: E.__name__)
-def test_predict_proba_of_the_fitted_points_is_the_label_distribution(E):
+@pytest.mark.parametrize("priors", [None, (0.3, 0.7)])
+def test_predict_proba_of_the_fitted_points_is_the_label_distribution(E, priors):
     # with a cluster that no label reaches (its own component): there label_distributions_ is the class
-    # prior, and so is predict_proba on those points
+    # prior -- class_priors when given (they were ignored there), else the labeled proportions 4/7, 3/7 --
+    # and so is predict_proba on those points
     rng = np.random.default_rng(0)
     X = np.vstack([rng.normal(0, 1, (80, 2)), rng.normal(0, 1, (20, 2)) + 100])
     y = np.full(100, -1)
     y[:4], y[40:43] = 0, 1
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")          # the GraphWarning of the label-free component
-        est = E(n_neighbors=5).fit(X, y)
-    np.testing.assert_allclose(est.label_distributions_[80:], np.tile(est.class_prior_, (20, 1)))
+        est = E(n_neighbors=5, class_priors=priors).fit(X, y)
+    expected = [4 / 7, 3 / 7] if priors is None else priors
+    np.testing.assert_allclose(est.label_distributions_[80:], np.tile(expected, (20, 1)), rtol=1e-12)
     np.testing.assert_allclose(est.predict_proba(X), est.label_distributions_, rtol=1e-12, atol=1e-14)
 
 
