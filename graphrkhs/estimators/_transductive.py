@@ -995,6 +995,27 @@ class PoissonRidgeEnsembleClassifier(_TransductiveClassifier, _GraphKernelRidge)
 # Graph total variation
 # ---------------------------------------------------------------------------
 
+def _canonical_node_order(W, S, Y):
+    r"""An order of the labeled nodes S that does not depend on the numbering of the nodes.
+
+    Lexicographic in (targets Y, weighted degree :math:`d_i`, :math:`\sum_j w_{ij}^2`), the two graph
+    invariants rounded to 10 significant digits (a permuted graph sums a row's weights in another
+    order); nodes equal in all of them (automorphic, or the same point twice) keep their order.
+    """
+    W = sp.csr_array(W)
+    rows = np.asarray(S)
+    deg = np.asarray(W.sum(axis=1)).ravel()[rows]
+    sq = np.asarray(W.multiply(W).sum(axis=1)).ravel()[rows]
+
+    def rounded(v):
+        scale = np.where(v != 0, 10.0 ** np.floor(np.log10(np.abs(np.where(v != 0, v, 1.0)))), 1.0)
+        return np.round(v / scale, 9) * scale
+
+    Y2 = np.asarray(Y, dtype=np.float64).reshape(rows.size, -1)
+    keys = [rounded(sq), rounded(deg)] + [Y2[:, j] for j in range(Y2.shape[1] - 1, -1, -1)]
+    return np.lexsort(keys)
+
+
 class _GraphTV(_GraphLearner):
     """Parameters and solve shared by the graph-TV classifier and regressor."""
 
@@ -1065,6 +1086,10 @@ class _GraphTV(_GraphLearner):
         self.cv_results_ = None
         if grid is None:
             return float(self.alpha)
+        # the folds are drawn on the labeled nodes in a canonical order, so that the choice does not
+        # depend on how the nodes are numbered (a permutation of the rows of X permuted the folds)
+        order = _canonical_node_order(W, S, Y)
+        S, Y = S[order], Y[order]
         target = self._cv_target(Y)
         if target is None:                    # too few labels (per class) for k-fold: the fallback value
             return self._fallback_alpha(grid)

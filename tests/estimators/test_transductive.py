@@ -536,3 +536,29 @@ def test_regressor_predict_of_the_fitted_points_is_the_transduction(E):
     y_partial, _ = _partial(y, 3)
     est = E(n_neighbors=8).fit(X, np.where(y_partial >= 0, y_partial, np.nan).astype(float))
     np.testing.assert_allclose(est.predict(X), est.transduction_, rtol=1e-12, atol=1e-14)
+
+
+@pytest.mark.parametrize("E", [GraphTVRegressor, GraphTVClassifier], ids=lambda E: E.__name__)
+def test_graph_tv_auto_alpha_does_not_depend_on_the_node_numbering(E):
+    """alpha="auto" drew its k-fold CV folds in node order, so numbering the same graph's nodes otherwise
+    (a permutation of the rows of X) changed alpha_ (0.035 against 0.139 on two moons) and the fit; the
+    folds are now drawn on a canonical order of the labeled nodes (targets, degree, squared weights)."""
+    from sklearn.datasets import make_moons
+
+    X, y = make_moons(120, noise=0.1, random_state=0)
+    W = knn_graph(X, 8)
+    rng = np.random.default_rng(0)
+    S = np.r_[rng.choice(np.flatnonzero(y == 0), 6, replace=False), rng.choice(np.flatnonzero(y == 1), 6,
+                                                                                  replace=False)]
+    target = np.full(120, -1 if E is GraphTVClassifier else np.nan)
+    target[S] = y[S]
+    fits = []
+    for seed in range(4):
+        perm = np.random.default_rng(seed).permutation(120) if seed else np.arange(120)
+        est = E(graph="precomputed", tol=1e-6).fit(W[np.ix_(perm, perm)], target[perm])
+        out = np.empty_like(est.transduction_)
+        out[perm] = est.transduction_
+        fits.append((est.alpha_, out))
+    for alpha, out in fits[1:]:
+        assert alpha == fits[0][0]
+        np.testing.assert_allclose(out, fits[0][1], atol=1e-5)
