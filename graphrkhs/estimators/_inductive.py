@@ -533,8 +533,10 @@ def manifold_width_selection(est, X, S, Y, M, width_grid, kernel_kw, *, return_b
     gA, extA = grid_of(est.gamma_A, LAPRLS_GAMMA_A_GRID, "gamma_A")
     kw = {k: v for k, v in kernel_kw.items() if k != "sigma"}
     rs = est.random_state if isinstance(est.random_state, (int, np.integer)) else 0
+    # one's own gamma_A grid: nothing is extended, but a choice at an edge is reported (SelectionWarning)
     res, alpha, b, *Z = select_laprls_lowrank(X, S, Y, M, sigmas, gA, **kw, random_state=rs,
-                                              extend=bool(extend and extA), return_coef=True,
+                                              extend=bool(extend or not extA),
+                                              max_extensions=2 if (extend and extA) else 0, return_coef=True,
                                               return_basis=return_basis)
     p = res.best_params
     return (p["sigma"], p["gamma_A"], p["gamma_I"], res, (np.asarray(alpha).reshape(X.shape[0], -1), b), *Z)
@@ -591,9 +593,15 @@ def manifold_selection(est, make_K, S, Y, M, *, consistency, fit_intercept, fall
         gamma_As = gA
         ratios = None if extI else np.unique(np.concatenate([[0.0], (gI[gI > 0][:, None] / gA[None, :]).ravel()]))
         ext = False
+    max_extensions = 1
+    if gA is not None and not extA and extI:
+        # one's own gamma_A grid, gamma_I "auto": not extended, but a gamma_A at its edge is reported
+        # (the default ratio axis is bounded: its edges are no warning)
+        ext, max_extensions = True, 0
     try:
         res, alpha, b = select_manifold_gammas(K, S, Y, M, gamma_As, ratios, consistency=consistency,
-                                               fit_intercept=fit_intercept, extend=ext, return_coef=True)
+                                               fit_intercept=fit_intercept, extend=ext,
+                                               max_extensions=max_extensions, return_coef=True)
     except np.linalg.LinAlgError as exc:       # every ratio numerically singular (e.g. a near-constant kernel)
         warn(f"gamma_A/gamma_I='auto': {exc} No ratio of the grid gives a usable system; the fallback values "
              f"gamma_A={fallback[0]:g}, gamma_I={fallback[1]:g} are used. Pass numbers or a smaller sigma.",

@@ -406,8 +406,8 @@ def test_fredholm_selection_by_half_products_equals_the_full_right_factors(monke
 
 def test_own_grid_choice_at_its_edge_is_reported_for_prls_and_laprls():
     """An own grid is not extended, but a choice at its edge says so (the module rule of ``"auto"``, as
-    RLS and Laplace learning do); PRLS's ``gamma`` and LapRLS's ``gamma_A`` (``gamma_I`` a number) were
-    chosen at the edge silently.  The choice itself is still the best point of the scored table."""
+    RLS and Laplace learning do); PRLS's ``gamma`` and LapRLS's / PLapRLS's ``gamma_A`` (``gamma_I`` a
+    number or "auto") were chosen at the edge silently.  The choice itself is still the best point of the scored table."""
     from sklearn.datasets import make_moons
 
     from graphrkhs import SelectionWarning
@@ -416,7 +416,9 @@ def test_own_grid_choice_at_its_edge_is_reported_for_prls_and_laprls():
     yl = np.full(120, -1)
     yl[sample_labels(y, 6, random_state=0)[1]] = y[sample_labels(y, 6, random_state=0)[1]]
     for est, attr in ((PRLSClassifier(gamma=[10.0, 100.0]), "gamma_"),
-                      (LapRLSClassifier(gamma_A=[10.0, 100.0], gamma_I=1.0), "gamma_A_")):
+                      (LapRLSClassifier(gamma_A=[10.0, 100.0], gamma_I=1.0), "gamma_A_"),
+                      (LapRLSClassifier(gamma_A=[10.0, 100.0]), "gamma_A_"),
+                      (PLapRLSClassifier(gamma_A=[10.0, 100.0]), "gamma_A_")):
         with pytest.warns(SelectionWarning, match=r"is at the edge of its grid \[10, 100\] after 0 extension"):
             est.fit(X, yl)
         assert getattr(est, attr) in (10.0, 100.0)
