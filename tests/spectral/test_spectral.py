@@ -261,6 +261,31 @@ def test_matrix_with_negative_eigenvalues_is_refused(shift, given_lmax):
         chebyshev_filter(M, filters.Heat(0.5), x, lmax=gr.lmax(L) if given_lmax else None)
 
 
+@pytest.mark.parametrize("given_lmax", [False, True])
+def test_float32_rounding_of_the_spectrum_is_not_a_wrong_spectrum(given_lmax):
+    # a float32 normalized Laplacian is exact to float32 rounding only: the complete graph's eigenvalue 0 becomes
+    # -3e-8 and a bipartite graph's 2 becomes 2 + 2e-7; both were refused ("negative eigenvalue", "lmax=2 is below
+    # the spectrum ... a Rayleigh quotient of L is 2"), though phi(L) x is right to float32 accuracy
+    W_complete = np.ones((12, 12)) - np.eye(12)
+    paths = []
+    for seed in (0, 2):   # weighted paths on 8 nodes, bipartite: eigenvalue 2 of the normalized L
+        w = np.random.default_rng(seed).uniform(0.1, 3.0, 7)
+        paths.append(np.diag(w, 1) + np.diag(w, -1))
+    for W in (W_complete, *paths):
+        L32 = laplacian(W.astype(np.float32), "normalized")
+        assert L32.dtype == np.float32
+        x = np.random.default_rng(0).normal(size=W.shape[0]).astype(np.float32)
+        phi = filters.Heat(1.0)
+        y = chebyshev_filter(L32, phi, x, lmax=2.0 if given_lmax else None)
+        lam, U = np.linalg.eigh(laplacian(W, "normalized").toarray())   # float64 oracle
+        ref = U @ (phi(lam) * (U.T @ x.astype(np.float64)))
+        np.testing.assert_allclose(y, ref, rtol=0, atol=1e-5 * np.abs(ref).max())
+        # a matrix that really has a negative eigenvalue is still refused in float32
+        M = sp.csr_array(L32 - np.float32(1e-3) * sp.eye_array(W.shape[0], dtype=np.float32))
+        with pytest.raises(ValueError, match="negative eigenvalue"):
+            chebyshev_filter(M, phi, x, lmax=2.0 if given_lmax else None)
+
+
 def test_isolated_node_gets_phi_of_zero():
     L = laplacian(_isolated())
     x = np.random.default_rng(0).normal(size=25)
