@@ -241,7 +241,12 @@ class GraphKernel(spla.LinearOperator):
                                                         max_order=max_order)
         elif method == "exact":
             lam, U = exact_eigh(self.L)
-            self._eig = (np.asarray(self.phi(lam), dtype=np.float64), U)
+            with np.errstate(all="ignore"):
+                phis = np.asarray(self.phi(lam), dtype=np.float64)
+            if not np.isfinite(phis).all():   # check_positive=False lets such a response through
+                raise ValueError(f"the response {self.phi!r} is not finite on the eigenvalues of L "
+                                 f"(in [{lam.min():.6g}, {lam.max():.6g}]); a response must be finite on the spectrum.")
+            self._eig = (phis, U)
         self.timings["coefficients"] = time.perf_counter() - t0
 
     def _check_positive(self, check_positive):

@@ -15,6 +15,7 @@ from .._core.reorder import PreparedOperator
 from .._core.types import Backend, MatrixOrOperator, Reorder, ResponseBank, SparseMatrix
 from .._core.validation import ConvergenceWarning, check_scalar, memory_guard, warn
 from .filters import _as_filter_bank
+from ._lmax import _entry_eps
 from ._chebyshev import EXACT_MAX_NODES, _LANCZOS_BATCH_BYTES, _check_L, _check_X, _check_common, _compute_dtype, _symmetric
 
 
@@ -22,6 +23,37 @@ __all__ = [
     "lanczos_filter",
     "exact_filter",
 ]
+
+
+def _clip_rounding(lam, scale, dtype):
+    r"""Eigenvalues in :math:`[-\delta, 0)` set to 0, :math:`\delta = \max(10^{-8}, 64\epsilon)` ``scale``.
+
+    The spectrum of a Laplacian is :math:`\ge 0`; computed eigenvalues and Ritz values of its zero
+    eigenvalues come out as :math:`\pm 10^{-16}` (float64) or :math:`\pm 10^{-8}` (float32 entries), and a
+    response defined on :math:`[0, \lambda_{max}]` -- :math:`\sqrt\lambda`, fractional powers -- is NaN
+    below 0.  Same rounding level as the negative-spectrum check of the filters
+    (:func:`graphrkhs.spectral._lmax.check_psd_spectrum`); values below it are left to the response.
+    """
+    delta = max(1e-8, 64 * _entry_eps(dtype)) * max(float(scale), 0.0)
+    return np.where((lam < 0) & (lam >= -delta), 0.0, lam)
+
+
+def _response_values(filters, lam, where):
+    """``phi(lam)`` of every response as a float64 (F, len(lam)) array; a ``ValueError`` if one is not finite.
+
+    The Chebyshev filter refuses such a response on [0, lmax] (its coefficients would be NaN); here the
+    eigenvalues (or Ritz values) are where it is evaluated, and a NaN there would be every entry of the result.
+    """
+    with np.errstate(all="ignore"):
+        values = np.array([np.asarray(phi(lam), dtype=np.float64) for phi in filters]).reshape(len(filters), -1)
+    bad = ~np.isfinite(values)
+    if bad.any():
+        f, j = np.argwhere(bad)[0]
+        raise ValueError(
+            f"the response {filters[f]!r} is not finite on {where} of L (phi({float(lam[j]):.6g}) = "
+            f"{values[f, j]}); a response must be finite on the whole spectrum [0, lmax]."
+        )
+    return values
 
 
 def _lanczos_block(op, filters, X, tol, max_iter, check_every):
@@ -79,7 +111,10 @@ def _lanczos_block(op, filters, X, tol, max_iter, check_every):
                 theta, S = sla.eigh_tridiagonal(d, beta[: k - 1, j])
             else:
                 theta, S = d.copy(), np.ones((1, 1))
-            phis = np.array([phi(theta) for phi in filters], dtype=np.float64)  # (F, k)
+            # Ritz values are Rayleigh quotients: of a PSD L they can be below 0 by rounding only (-1e-16),
+            # where a response defined on [0, lmax] (sqrt, fractional powers) is NaN: that is 0
+            theta = _clip_rounding(theta, anorm, dtype)
+            phis = _response_values(filters, theta, "the Ritz values")          # (F, k)
             y = norms[j] * (phis * S[0]) @ S.T                                   # (F, k)
             scale = norms[j] * max(float(np.abs(phis).max()), 1e-300)
             prev = last[j]
@@ -247,7 +282,9 @@ def _exact_eigh(L, max_nodes=EXACT_MAX_NODES):
     dense = np.asarray(dense, dtype=np.float64)
     if not _symmetric(dense, given):
         raise ValueError("exact_filter needs a symmetric L (combinatorial or normalized Laplacian).")
-    return np.linalg.eigh(0.5 * (dense + dense.T))
+    lam, U = np.linalg.eigh(0.5 * (dense + dense.T))
+    # the zero eigenvalues of a Laplacian come out as -1e-16 (float32 entries: -3e-8): they are 0
+    return _clip_rounding(lam, np.abs(lam).max(initial=0.0), given), U
 
 
 def exact_filter(L: SparseMatrix | ArrayLike, phi: ResponseBank, X: ArrayLike, *,
@@ -283,7 +320,8 @@ def exact_filter(L: SparseMatrix | ArrayLike, phi: ResponseBank, X: ArrayLike, *
     dtype = _compute_dtype(L, X2)
     lam, U = _exact_eigh(L, max_nodes)
     coeffs = U.T @ X2.astype(np.float64)
-    Y = np.stack([U @ (np.asarray(phi(lam), dtype=np.float64)[:, None] * coeffs) for phi in filters])
+    values = _response_values(filters, lam, "the eigenvalues")
+    Y = np.stack([U @ (v[:, None] * coeffs) for v in values])
     Y = Y.astype(dtype, copy=False)
     if was_1d:
         Y = Y[:, :, 0]

@@ -1,5 +1,7 @@
 """GraphKernel: phi(L) as a symmetric positive definite LinearOperator."""
 
+import warnings
+
 import networkx as nx
 import numpy as np
 import pytest
@@ -247,3 +249,24 @@ def test_float16_adjacency_or_laplacian_is_upcast_like_integers():
         assert K.dtype == np.float64
         np.testing.assert_allclose(K @ x, ref, rtol=0, atol=1e-12)
     np.testing.assert_allclose(exact_filter(L.astype(np.float16), phi, x), ref, rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("method", ["exact", "lanczos"])
+def test_response_on_zero_to_lmax_and_non_finite_response(method):
+    # sqrt(lambda) + 1 was evaluated at the rounding-negative zero eigenvalue by method="exact" (all-NaN kernel);
+    # a response NaN on the spectrum passed with check_positive=False and gave NaN products
+    n = 10
+    k = np.arange(n)
+    lam = 2.0 - 2.0 * np.cos(np.pi * k / n)                       # path Laplacian, closed form
+    U = np.cos(np.pi * np.outer(np.arange(n) + 0.5, k) / n)
+    U /= np.linalg.norm(U, axis=0)
+    W = np.diag(np.ones(n - 1), 1) + np.diag(np.ones(n - 1), -1)
+    L = laplacian(W)
+    K = GraphKernel(L, filters.Filter(lambda x: np.sqrt(x) + 1.0, name="s"), method=method, tol=1e-12)
+    ref = (U * (np.sqrt(lam) + 1.0)) @ U.T
+    atol = 1e-7   # sqrt of a rounding-level eigenvalue (1e-16) is 1e-8
+    np.testing.assert_allclose(K.toarray(), ref, rtol=0, atol=atol * np.abs(ref).max())
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        with pytest.raises(ValueError, match="not finite"):
+            GraphKernel(L, filters.Filter(lambda x: np.sqrt(x - 1.0)), method=method, check_positive=False) @ np.ones(n)

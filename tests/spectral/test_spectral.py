@@ -286,6 +286,39 @@ def test_float32_rounding_of_the_spectrum_is_not_a_wrong_spectrum(given_lmax):
             chebyshev_filter(M, phi, x, lmax=2.0 if given_lmax else None)
 
 
+def _path_closed_form(n):
+    # combinatorial Laplacian of the path: eigenvalues 2 - 2 cos(pi k / n), eigenvectors cos(pi k (j + 1/2) / n)
+    k = np.arange(n)
+    lam = 2.0 - 2.0 * np.cos(np.pi * k / n)
+    U = np.cos(np.pi * np.outer(np.arange(n) + 0.5, k) / n)
+    return lam, U / np.linalg.norm(U, axis=0)
+
+
+@pytest.mark.parametrize("n", [10, 30])
+def test_response_defined_on_zero_to_lmax_is_not_evaluated_below_zero(n):
+    # sqrt(lambda) + 1 is finite on [0, lmax]; exact_filter and lanczos_filter evaluated it at the rounding-negative
+    # zero eigenvalue (-5e-16) and returned all-NaN results (n=10: exact, n=30: Lanczos), while chebyshev_filter was right
+    phi = filters.Filter(lambda lam: np.sqrt(lam) + 1.0, name="sqrt_plus_one")
+    lam, U = _path_closed_form(n)
+    x = np.random.default_rng(0).normal(size=n)
+    ref = U @ ((np.sqrt(lam) + 1.0) * (U.T @ x))
+    L = laplacian(_path(n))
+    # sqrt of a rounding-level eigenvalue (1e-16) is 1e-8: the accuracy a kink at 0 allows
+    np.testing.assert_allclose(exact_filter(L, phi, x), ref, rtol=0, atol=1e-7 * np.abs(ref).max())
+    np.testing.assert_allclose(lanczos_filter(L, phi, x, tol=1e-12), ref, rtol=0, atol=1e-6 * np.abs(ref).max())
+
+
+def test_response_not_finite_on_the_spectrum_is_refused_by_every_method():
+    # sqrt(lambda - 1) is NaN on [0, 1): exact and Lanczos returned NaN everywhere; Chebyshev refused it
+    phi = filters.Filter(lambda lam: np.sqrt(lam - 1.0), name="nan_below_one")
+    L = laplacian(_path(10))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        for apply in (chebyshev_filter, lanczos_filter, exact_filter):
+            with pytest.raises(ValueError, match="not finite"):
+                apply(L, phi, np.ones(10))
+
+
 def test_isolated_node_gets_phi_of_zero():
     L = laplacian(_isolated())
     x = np.random.default_rng(0).normal(size=25)
