@@ -289,6 +289,10 @@ class GraphKernel(spla.LinearOperator):
 
     # -- LinearOperator -----------------------------------------------------
     def _apply_block(self, X):
+        if np.iscomplexobj(X):
+            # check_signals would cast it with a ComplexWarning: Phi (1j x) came back as 0
+            raise TypeError(f"X must be real; got complex dtype {np.asarray(X).dtype}. Phi is real: apply it to "
+                            "X.real and X.imag separately.")
         X2, was_1d = check_signals(X, self.shape[0])
         dtype = float_dtype(np.result_type(self.dtype, X2.dtype))
         # The recurrence's result and two work blocks (Lanczos: its basis, bounded separately).

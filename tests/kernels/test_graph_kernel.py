@@ -270,3 +270,15 @@ def test_response_on_zero_to_lmax_and_non_finite_response(method):
         warnings.simplefilter("ignore", RuntimeWarning)
         with pytest.raises(ValueError, match="not finite"):
             GraphKernel(L, filters.Filter(lambda x: np.sqrt(x - 1.0)), method=method, check_positive=False) @ np.ones(n)
+
+
+@pytest.mark.parametrize("method", ["chebyshev", "lanczos", "exact"])
+def test_complex_signals_are_refused_not_cast(method):
+    # K @ (1j * x) returned 0 (the real part, with only a ComplexWarning)
+    W = np.diag(np.ones(9), 1) + np.diag(np.ones(9), -1)
+    K = GraphKernel(W, filters.Heat(1.0), method=method)
+    x = np.random.default_rng(0).normal(size=10)
+    for call in (lambda: K @ (1j * x), lambda: K.matvec(1j * x), lambda: K.matmat((1j * x)[:, None]),
+                 lambda: K.dot(1j * x), lambda: K.rmatvec(1j * x)):
+        with pytest.raises(TypeError, match="X must be real"):
+            call()
