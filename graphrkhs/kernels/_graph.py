@@ -264,6 +264,10 @@ class GraphKernel(spla.LinearOperator):
             M = sp.csr_array(G) if sp.issparse(G) else sparse_storable(G)   # float16 -> float64
             if np.iscomplexobj(M):  # would lose its imaginary part with only a ComplexWarning
                 check_numeric_dtype(M, "L")
+            if M.dtype != object and np.issubdtype(M.dtype, np.number) and \
+                    not np.isfinite(M.data if sp.issparse(M) else M).all():
+                # before telling a Laplacian from an adjacency by signs, which NaN makes a misleading error
+                raise ValueError("L contains NaN or infinity.")
             if M.ndim == 2 and M.shape[0] == M.shape[1] and M.dtype != object and \
                     np.issubdtype(M.dtype, np.number) and \
                     (input == "laplacian" or _matrix_kind(M) == "laplacian"):

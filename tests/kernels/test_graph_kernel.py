@@ -219,6 +219,10 @@ BAD = [
     (lambda: GraphKernel(W30, HEAT).columns([1], out=np.empty((30, 2))), ValueError, "out must have shape"),
     (lambda: GraphKernel(W30, HEAT).columns([1], batch_size=0), ValueError, "batch_size must be >= 1"),
     (lambda: GraphKernel(W30, HEAT).toarray(max_nodes=10), ValueError, "max_nodes=10"),
+    # NaN in a matrix was reported as "L has a positive diagonal but no off-diagonal entries" (sign analysis)
+    (lambda: GraphKernel(laplacian(W30).toarray() * np.nan, HEAT), ValueError, "L contains NaN or infinity"),
+    (lambda: GraphKernel(sp.csr_array(np.where(W30.toarray() > 0, np.inf, 0.0)), HEAT), ValueError,
+     "L contains NaN or infinity"),
 ]
 
 
