@@ -219,6 +219,11 @@ def _auto_order(filters, lmax, tol, max_order, damping=None):
         # Damped series are not nested: search degrees by doubling, then bisection.
         def err(K):
             return _damped_error(filters, K, lmax, _default_points(K), x, values, scale)
+        # degree 0 first: the doubling below starts at 1, which gave a constant response degree 1 and
+        # max_order=0 a degree-1 series when that one met tol
+        e0 = err(0)
+        if e0 <= tol or max_order == 0:
+            return 0, e0, _default_points(0)
         hi = 1
         while hi < max_order and err(hi) > tol:
             hi = min(2 * hi, max_order)

@@ -123,6 +123,21 @@ def test_jackson_damping():
     assert overshoot_damped < 1e-3                # Jackson kernel is positive: no overshoot
 
 
+def test_jackson_auto_order_can_be_zero_and_respects_max_order():
+    # the damped degree search started at 1: a constant response got degree 1, and max_order=0 could return 1
+    const = filters.Filter(lambda x: np.full_like(x, 3.0), name="three")
+    assert chebyshev_order(const, 2.0, damping="jackson") == 0
+    assert chebyshev_order(filters.Heat(1e-4), 2.0, tol=1e-2, damping="jackson") == 0   # |e^-2e-4 - 1| < 1e-2 / 2
+    for max_order in (0, 1, 2):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", AccuracyWarning)
+            for phi in (filters.Heat(1e-4), filters.Heat(1.0), const):
+                assert chebyshev_order(phi, 2.0, tol=1e-2, damping="jackson", max_order=max_order) <= max_order
+    x = np.random.default_rng(0).normal(size=10)
+    y = chebyshev_filter(laplacian(_path(10)), const, x, damping="jackson")
+    np.testing.assert_allclose(y, 3.0 * x, rtol=1e-14)
+
+
 @pytest.mark.parametrize("phi,lmax_,tol", [(filters.Heat(1.0), 10.0, 1e-8), (filters.RegularizedLaplacian(2.0), 5.0, 1e-10),
                                            (filters.Matern(1.5, 1.0), 20.0, 1e-6), (filters.InverseCosine(), 2.0, 1e-12)])
 def test_auto_order_is_lowest_reaching_tol(phi, lmax_, tol):
