@@ -56,6 +56,35 @@ def _response_values(filters, lam, where):
     return values
 
 
+def _radau_gap(alpha, beta, theta, S, filters, anorm, dtype):
+    r"""Distance between the Gauss (Lanczos) estimate and the Gauss-Radau one with a node at 0.
+
+    With :math:`T_k = S \Theta S^T` and the next coupling :math:`\beta_k` (``beta[k-1]``), the
+    Gauss-Radau extension (Golub & Meurant, "Matrices, moments and quadrature", 2010, Sec. 6.2)
+    appends :math:`\tilde\alpha_{k+1} = \beta_k^2 \sum_i S_{ki}^2 / \theta_i` so that
+    :math:`\tilde T_{k+1}` has the eigenvalue 0.  Returns ``(gap, scale)`` with
+    :math:`\text{gap} = \max_f \|\varphi_f(\tilde T_{k+1}) e_1 - [\varphi_f(T_k) e_1; 0]\|`
+    (the change of the estimate of :math:`\varphi(L)x/\|x\|` if the spectrum still had weight at 0,
+    in the orthonormal Krylov basis) and :math:`\max|\varphi(\tilde\Theta)|`.  No gap when a Ritz
+    value is already at 0 (rounding level), below it (L not PSD: 0 is no bound then), or
+    :math:`\beta_k = 0`.
+    """
+    k = alpha.size
+    b = float(beta[k - 1])
+    floor = max(1e-8, 64 * _entry_eps(dtype)) * anorm
+    if b == 0.0 or theta.min() <= floor:
+        return 0.0, 0.0
+    a_next = b * b * float(np.sum(S[k - 1] ** 2 / theta))
+    theta_r, S_r = sla.eigh_tridiagonal(np.append(alpha, a_next), np.append(beta[: k - 1], b))
+    theta_r = _clip_rounding(theta_r, anorm, dtype)
+    phi_g = _response_values(filters, theta, "the Ritz values")
+    phi_r = _response_values(filters, theta_r, "the Gauss-Radau nodes")
+    z_g = (phi_g * S[0]) @ S.T                      # (F, k)
+    z_r = (phi_r * S_r[0]) @ S_r.T                  # (F, k + 1)
+    z_r[:, :k] -= z_g
+    return float(np.linalg.norm(z_r, axis=1).max()), float(np.abs(phi_r).max())
+
+
 def _lanczos_block(op, filters, X, tol, max_iter, check_every):
     """Lanczos on every column of X (internal order). Returns (F, n, m) results, iterations, converged mask.
 
@@ -124,6 +153,13 @@ def _lanczos_block(op, filters, X, tol, max_iter, check_every):
                 diff = y.copy()
                 diff[:, : prev.shape[1]] -= prev
                 ok = float(np.linalg.norm(diff, axis=1).max()) <= tol * scale
+                if ok:
+                    # two equal estimates also come from a Krylov space that has not reached the low end of
+                    # the spectrum, where a low-pass response lives (Heat(200) on weights 1e-8..1e8: phi = 0
+                    # on every Ritz value, both estimates 0, "converged", error 100%): check it with the
+                    # Gauss-Radau rule that adds a node at 0, the bottom of a Laplacian's spectrum
+                    gap, scale_r = _radau_gap(d, beta[:k, j], theta, S, filters, anorm, dtype)
+                    ok = norms[j] * gap <= tol * norms[j] * max(float(np.abs(phis).max()), scale_r, 1e-300)
             else:
                 ok = False
             last[j] = y
@@ -208,7 +244,12 @@ def lanczos_filter(L: MatrixOrOperator, phi: ResponseBank, X: ArrayLike, *, tol:
     tol : float > 0, default=1e-8
         Stop a column when two estimates ``check_every`` steps apart differ by
         less than ``tol`` :math:`\|x\| \max|\varphi(\theta)|` (an a-posteriori
-        estimate of the error of the earlier one).
+        estimate of the error of the earlier one) and the Gauss-Radau estimate
+        with a node added at 0, the bottom of a Laplacian's spectrum, differs
+        from the current one by less than ``tol`` :math:`\|x\| \max|\varphi|`
+        too (Golub & Meurant 2010): so a Krylov space that has not yet reached
+        the small eigenvalues, where a low-pass response lives, is not taken
+        for converged because :math:`\varphi` vanishes on all its Ritz values.
     max_iter : int, optional
         Krylov dimension cap, default ``min(n, 500)``; a
         :class:`~graphrkhs.ConvergenceWarning` reports columns that did not
