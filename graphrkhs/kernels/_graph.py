@@ -399,7 +399,7 @@ class GraphKernel(spla.LinearOperator):
         batch_size : int, optional
             Columns per recurrence; default fits ~1 GiB of working memory (each
             batch re-reads L once per degree, so larger batches amortize it).
-        out : ndarray of shape (n, len(idx)), optional
+        out : float32 or float64 ndarray of shape (n, len(idx)), optional
             Where to write the result (e.g. a memory map for very many columns).
         """
         idx = self._index(idx, "idx")
@@ -408,6 +408,10 @@ class GraphKernel(spla.LinearOperator):
             memory_guard(n * idx.size * np.dtype(self.dtype).itemsize, f"Phi[:, idx] ({n} x {idx.size})",
                          "request fewer columns at a time or pass out= (e.g. a numpy.memmap).")
             out = np.empty((n, idx.size), dtype=self.dtype)
+        elif not isinstance(out, np.ndarray) or out.dtype not in (np.float32, np.float64):
+            # an integer out= truncated every kernel entry (to 0 for Heat) without a word
+            raise TypeError(f"out must be a float32 or float64 ndarray (e.g. a numpy.memmap); got "
+                            f"{type(out).__name__} of dtype {getattr(out, 'dtype', None)}.")
         elif out.shape != (n, idx.size):
             raise ValueError(f"out must have shape ({n}, {idx.size}); got {out.shape}.")
         batch = self._batch(batch_size, self.dtype)

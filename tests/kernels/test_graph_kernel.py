@@ -217,6 +217,10 @@ BAD = [
     (lambda: GraphKernel(W30, HEAT).columns([1.5]), TypeError, "node indices"),
     (lambda: GraphKernel(W30, HEAT).columns(np.ones(3, bool)), ValueError, "boolean idx mask"),
     (lambda: GraphKernel(W30, HEAT).columns([1], out=np.empty((30, 2))), ValueError, "out must have shape"),
+    # an integer out= truncated every entry to 0
+    (lambda: GraphKernel(W30, HEAT).columns([1], out=np.empty((30, 1), int)), TypeError, "out must be a float32"),
+    (lambda: GraphKernel(W30, HEAT).columns([1], out=np.empty((30, 1), complex)), TypeError, "out must be a float32"),
+    (lambda: GraphKernel(W30, HEAT).columns([1], out=[[0.0]] * 30), TypeError, "out must be a float32"),
     (lambda: GraphKernel(W30, HEAT).columns([1], batch_size=0), ValueError, "batch_size must be >= 1"),
     (lambda: GraphKernel(W30, HEAT).toarray(max_nodes=10), ValueError, "max_nodes=10"),
     # NaN in a matrix was reported as "L has a positive diagonal but no off-diagonal entries" (sign analysis)
