@@ -217,3 +217,11 @@ def test_kernel_operator_validates_at_construction_and_block_shapes():
         for bad in (V, np.ones(29), np.ones((29, 2))):
             with pytest.raises(ValueError, match=r"V must have shape \(30,\) or \(30, k\)"):
                 op @ bad
+
+
+def test_grls_features_callable_with_inconsistent_q_is_a_clear_error():
+    # q = 1 on the 20 training points, 2 elsewhere: scipy's "Shapes of lu (1, 1) and b (2, 3) are incompatible"
+    X = np.random.default_rng(0).normal(size=(20, 2))
+    K = GRLSKernel(X, features=lambda A: np.ones((len(A), 1 if len(A) == 20 else 2)))
+    with pytest.raises(ValueError, match="same number of columns for every input"):
+        K(X[:3])
