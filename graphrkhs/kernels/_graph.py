@@ -241,7 +241,12 @@ class GraphKernel(spla.LinearOperator):
                                                         max_order=max_order)
         elif method == "exact":
             lam, U = exact_eigh(self.L)
-            self._eig = (np.asarray(self.phi(lam), dtype=np.float64), U)
+            with np.errstate(all="ignore"):
+                phis = np.asarray(self.phi(lam), dtype=np.float64)
+            if not np.isfinite(phis).all():   # check_positive=False lets such a response through
+                raise ValueError(f"the response {self.phi!r} is not finite on the eigenvalues of L "
+                                 f"(in [{lam.min():.6g}, {lam.max():.6g}]); a response must be finite on the spectrum.")
+            self._eig = (phis, U)
         self.timings["coefficients"] = time.perf_counter() - t0
 
     def _check_positive(self, check_positive):
@@ -259,6 +264,10 @@ class GraphKernel(spla.LinearOperator):
             M = sp.csr_array(G) if sp.issparse(G) else sparse_storable(G)   # float16 -> float64
             if np.iscomplexobj(M):  # would lose its imaginary part with only a ComplexWarning
                 check_numeric_dtype(M, "L")
+            if M.dtype != object and np.issubdtype(M.dtype, np.number) and \
+                    not np.isfinite(M.data if sp.issparse(M) else M).all():
+                # before telling a Laplacian from an adjacency by signs, which NaN makes a misleading error
+                raise ValueError("L contains NaN or infinity.")
             if M.ndim == 2 and M.shape[0] == M.shape[1] and M.dtype != object and \
                     np.issubdtype(M.dtype, np.number) and \
                     (input == "laplacian" or _matrix_kind(M) == "laplacian"):
@@ -284,6 +293,10 @@ class GraphKernel(spla.LinearOperator):
 
     # -- LinearOperator -----------------------------------------------------
     def _apply_block(self, X):
+        if np.iscomplexobj(X):
+            # check_signals would cast it with a ComplexWarning: Phi (1j x) came back as 0
+            raise TypeError(f"X must be real; got complex dtype {np.asarray(X).dtype}. Phi is real: apply it to "
+                            "X.real and X.imag separately.")
         X2, was_1d = check_signals(X, self.shape[0])
         dtype = float_dtype(np.result_type(self.dtype, X2.dtype))
         # The recurrence's result and two work blocks (Lanczos: its basis, bounded separately).
@@ -386,7 +399,7 @@ class GraphKernel(spla.LinearOperator):
         batch_size : int, optional
             Columns per recurrence; default fits ~1 GiB of working memory (each
             batch re-reads L once per degree, so larger batches amortize it).
-        out : ndarray of shape (n, len(idx)), optional
+        out : float32 or float64 ndarray of shape (n, len(idx)), optional
             Where to write the result (e.g. a memory map for very many columns).
         """
         idx = self._index(idx, "idx")
@@ -395,6 +408,10 @@ class GraphKernel(spla.LinearOperator):
             memory_guard(n * idx.size * np.dtype(self.dtype).itemsize, f"Phi[:, idx] ({n} x {idx.size})",
                          "request fewer columns at a time or pass out= (e.g. a numpy.memmap).")
             out = np.empty((n, idx.size), dtype=self.dtype)
+        elif not isinstance(out, np.ndarray) or out.dtype not in (np.float32, np.float64):
+            # an integer out= truncated every kernel entry (to 0 for Heat) without a word
+            raise TypeError(f"out must be a float32 or float64 ndarray (e.g. a numpy.memmap); got "
+                            f"{type(out).__name__} of dtype {getattr(out, 'dtype', None)}.")
         elif out.shape != (n, idx.size):
             raise ValueError(f"out must have shape ({n}, {idx.size}); got {out.shape}.")
         batch = self._batch(batch_size, self.dtype)

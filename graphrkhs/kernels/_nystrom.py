@@ -99,7 +99,7 @@ class NystromFeatures:
         k-means centres (``sklearn.cluster.MiniBatchKMeans``, one pass, fitted
         for the cap; prefixes of a random order of the centres are tried) or a
         uniform sample of the points.
-    dtype : dtype, optional
+    dtype : {float32, float64}, optional
         Of the features (default: X's float dtype).  Kernel blocks are
         evaluated in the wider of X's dtype and this one; the small m x m
         eigenproblem in float64.
@@ -149,7 +149,13 @@ class NystromFeatures:
         self.tol = check_scalar(tol, "tol", low=0)
         check_option(landmarks, "landmarks", LANDMARKS)
         self.landmarks = landmarks
-        self.dtype = np.dtype(X.dtype if dtype is None else dtype)
+        try:
+            self.dtype = np.dtype(X.dtype if dtype is None else dtype)
+        except TypeError:
+            raise TypeError(f"dtype must be float32, float64 or None; got {dtype!r}.") from None
+        if self.dtype not in (np.float32, np.float64):
+            # features_ were cast to it: dtype=int truncated every feature to 0 or +-1
+            raise ValueError(f"dtype must be float32, float64 or None (X's float dtype); got {self.dtype}.")
         # kernel blocks in the wider of the two dtypes: float64 features of float32 points keep the
         # eigenvalues of K_ZZ down to float64 rounding (in float32 about 1e-4 of the largest are lost,
         # measured: rank 373 of 1000 landmarks on Fashion-MNIST)

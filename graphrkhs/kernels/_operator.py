@@ -10,8 +10,8 @@ from numpy.typing import ArrayLike, NDArray
 from .._core.cg import check_on_failure, report_failure
 from .._core.config import DENSE_CACHE_BYTES, _REPLACE_EVERY, _STALL_WINDOWS
 from .._core.linalg import apply_matrix
-from .._core.validation import check_matrix, check_points, check_scalar, memory_guard
-from ._pointcloud import BLOCK_BYTES, heat_semigroup, pairwise_kernel
+from .._core.validation import check_matrix, check_option, check_points, check_scalar, memory_guard
+from ._pointcloud import BLOCK_BYTES, KERNELS, heat_semigroup, pairwise_kernel
 
 
 __all__ = [
@@ -59,8 +59,17 @@ class KernelOperator:
         self.n = self.X.shape[0]
         self.shape = (self.n, self.n)
         self.dtype = self.X.dtype
-        self.scale = float(scale)
+        self.scale = check_scalar(scale, "scale")
+        cache_bytes = check_scalar(cache_bytes, "cache_bytes", kind="int", low=0)
         self._kw = dict(kernel=kernel, sigma=sigma, degree=degree, coef0=coef0, m=m)
+        if not callable(kernel):
+            check_option(kernel, "kernel", KERNELS + ("heat_penalty",))
+            # the kernel's own checks (name, sigma, degree, coef0, m) on one pair of points, before any product:
+            # a blockwise operator met sigma=0 or an unknown name only at its first product
+            if kernel == "heat_penalty":
+                heat_semigroup(self.X[:1], None, sigma=sigma, m=m)
+            else:
+                pairwise_kernel(self.X[:1], None, kernel, sigma=sigma, degree=degree, coef0=coef0, m=m)
         self._dense = None
         if self.n * self.n * self.dtype.itemsize <= cache_bytes:
             self._dense = self.block(self.X)
@@ -103,6 +112,9 @@ class KernelOperator:
     def matmat(self, V: ArrayLike) -> NDArray[np.floating]:
         """``M @ V``; a float32 operator times a float64 block accumulates in float64 (rows upcast in blocks)."""
         V = np.asarray(V)
+        if V.ndim not in (1, 2) or V.shape[0] != self.n:
+            # a (n, a, b) block was silently reshaped to (n, a b); a wrong row count gave numpy's matmul error
+            raise ValueError(f"V must have shape ({self.n},) or ({self.n}, k), one row per point; got shape {V.shape}.")
         if self._dense is not None:
             return apply_matrix(self._dense, V)
         V2 = V.reshape(self.n, -1)

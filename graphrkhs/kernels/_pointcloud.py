@@ -573,9 +573,14 @@ class GRLSKernel:
         import scipy.linalg as sla
 
         A = check_points(A, "A")
+        Psi_A = feature_map(A, self.features)
+        q = self.anchors.size
+        if Psi_A.shape[1] != q:
+            # a features callable whose q depends on its input reached scipy's "Shapes of lu ... incompatible"
+            raise ValueError(f"the features give {Psi_A.shape[1]} features on A but q = {q} on the training "
+                             "points X; a features callable must return the same number of columns for every input.")
         # phi(A) Psi_a = psi(A)  <=>  Psi_a^T phi(A)^T = psi(A)^T
-        return sla.lu_solve(self._lu, feature_map(A, self.features).T.astype(np.float64), trans=1).T.astype(
-            A.dtype, copy=False)
+        return sla.lu_solve(self._lu, Psi_A.T.astype(np.float64), trans=1).T.astype(A.dtype, copy=False)
 
     def H(self, A: ArrayLike, B: ArrayLike | None = None) -> NDArray[np.floating]:
         """The kernel H of Eq. (11) between the rows of A and B (B=None: A)."""

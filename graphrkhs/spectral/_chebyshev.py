@@ -219,6 +219,11 @@ def _auto_order(filters, lmax, tol, max_order, damping=None):
         # Damped series are not nested: search degrees by doubling, then bisection.
         def err(K):
             return _damped_error(filters, K, lmax, _default_points(K), x, values, scale)
+        # degree 0 first: the doubling below starts at 1, which gave a constant response degree 1 and
+        # max_order=0 a degree-1 series when that one met tol
+        e0 = err(0)
+        if e0 <= tol or max_order == 0:
+            return 0, e0, _default_points(0)
         hi = 1
         while hi < max_order and err(hi) > tol:
             hi = min(2 * hi, max_order)
@@ -386,12 +391,13 @@ def _symmetric(L, dtype=None):
 
 def _resolve_lmax(L, lmax):
     if lmax is None:
+        given = L.dtype
         if not isinstance(L, spla.LinearOperator) and np.dtype(L.dtype) == np.float32 and _symmetric(L):
             # graphrkhs.lmax checks symmetry at float64 precision: give it the exactly symmetric part.
             L64 = sp.csr_array(L, dtype=np.float64)
             L = sp.csr_array((L64 + L64.T) * 0.5)
         bound = float(_lmax_bound(L))   # 0.0 for the zero matrix: phi(L) = phi(0) I, exact at degree 0
-        check_psd_spectrum(L, bound)    # free for combinatorial Laplacians (Gershgorin)
+        check_psd_spectrum(L, bound, dtype=given)   # free for combinatorial Laplacians (Gershgorin)
         return bound
     lmax = check_scalar(lmax, "lmax", low=0, low_inclusive=False)
     return check_given_lmax(L, lmax)

@@ -15,6 +15,7 @@ from .._core.reorder import PreparedOperator
 from .._core.types import Backend, MatrixOrOperator, Reorder, ResponseBank, SparseMatrix
 from .._core.validation import ConvergenceWarning, check_scalar, memory_guard, warn
 from .filters import _as_filter_bank
+from ._lmax import _entry_eps
 from ._chebyshev import EXACT_MAX_NODES, _LANCZOS_BATCH_BYTES, _check_L, _check_X, _check_common, _compute_dtype, _symmetric
 
 
@@ -22,6 +23,66 @@ __all__ = [
     "lanczos_filter",
     "exact_filter",
 ]
+
+
+def _clip_rounding(lam, scale, dtype):
+    r"""Eigenvalues in :math:`[-\delta, 0)` set to 0, :math:`\delta = \max(10^{-8}, 64\epsilon)` ``scale``.
+
+    The spectrum of a Laplacian is :math:`\ge 0`; computed eigenvalues and Ritz values of its zero
+    eigenvalues come out as :math:`\pm 10^{-16}` (float64) or :math:`\pm 10^{-8}` (float32 entries), and a
+    response defined on :math:`[0, \lambda_{max}]` -- :math:`\sqrt\lambda`, fractional powers -- is NaN
+    below 0.  Same rounding level as the negative-spectrum check of the filters
+    (:func:`graphrkhs.spectral._lmax.check_psd_spectrum`); values below it are left to the response.
+    """
+    delta = max(1e-8, 64 * _entry_eps(dtype)) * max(float(scale), 0.0)
+    return np.where((lam < 0) & (lam >= -delta), 0.0, lam)
+
+
+def _response_values(filters, lam, where):
+    """``phi(lam)`` of every response as a float64 (F, len(lam)) array; a ``ValueError`` if one is not finite.
+
+    The Chebyshev filter refuses such a response on [0, lmax] (its coefficients would be NaN); here the
+    eigenvalues (or Ritz values) are where it is evaluated, and a NaN there would be every entry of the result.
+    """
+    with np.errstate(all="ignore"):
+        values = np.array([np.asarray(phi(lam), dtype=np.float64) for phi in filters]).reshape(len(filters), -1)
+    bad = ~np.isfinite(values)
+    if bad.any():
+        f, j = np.argwhere(bad)[0]
+        raise ValueError(
+            f"the response {filters[f]!r} is not finite on {where} of L (phi({float(lam[j]):.6g}) = "
+            f"{values[f, j]}); a response must be finite on the whole spectrum [0, lmax]."
+        )
+    return values
+
+
+def _radau_gap(alpha, beta, theta, S, filters, anorm, dtype):
+    r"""Distance between the Gauss (Lanczos) estimate and the Gauss-Radau one with a node at 0.
+
+    With :math:`T_k = S \Theta S^T` and the next coupling :math:`\beta_k` (``beta[k-1]``), the
+    Gauss-Radau extension (Golub & Meurant, "Matrices, moments and quadrature", 2010, Sec. 6.2)
+    appends :math:`\tilde\alpha_{k+1} = \beta_k^2 \sum_i S_{ki}^2 / \theta_i` so that
+    :math:`\tilde T_{k+1}` has the eigenvalue 0.  Returns ``(gap, scale)`` with
+    :math:`\text{gap} = \max_f \|\varphi_f(\tilde T_{k+1}) e_1 - [\varphi_f(T_k) e_1; 0]\|`
+    (the change of the estimate of :math:`\varphi(L)x/\|x\|` if the spectrum still had weight at 0,
+    in the orthonormal Krylov basis) and :math:`\max|\varphi(\tilde\Theta)|`.  No gap when a Ritz
+    value is already at 0 (rounding level), below it (L not PSD: 0 is no bound then), or
+    :math:`\beta_k = 0`.
+    """
+    k = alpha.size
+    b = float(beta[k - 1])
+    floor = max(1e-8, 64 * _entry_eps(dtype)) * anorm
+    if b == 0.0 or theta.min() <= floor:
+        return 0.0, 0.0
+    a_next = b * b * float(np.sum(S[k - 1] ** 2 / theta))
+    theta_r, S_r = sla.eigh_tridiagonal(np.append(alpha, a_next), np.append(beta[: k - 1], b))
+    theta_r = _clip_rounding(theta_r, anorm, dtype)
+    phi_g = _response_values(filters, theta, "the Ritz values")
+    phi_r = _response_values(filters, theta_r, "the Gauss-Radau nodes")
+    z_g = (phi_g * S[0]) @ S.T                      # (F, k)
+    z_r = (phi_r * S_r[0]) @ S_r.T                  # (F, k + 1)
+    z_r[:, :k] -= z_g
+    return float(np.linalg.norm(z_r, axis=1).max()), float(np.abs(phi_r).max())
 
 
 def _lanczos_block(op, filters, X, tol, max_iter, check_every):
@@ -79,7 +140,10 @@ def _lanczos_block(op, filters, X, tol, max_iter, check_every):
                 theta, S = sla.eigh_tridiagonal(d, beta[: k - 1, j])
             else:
                 theta, S = d.copy(), np.ones((1, 1))
-            phis = np.array([phi(theta) for phi in filters], dtype=np.float64)  # (F, k)
+            # Ritz values are Rayleigh quotients: of a PSD L they can be below 0 by rounding only (-1e-16),
+            # where a response defined on [0, lmax] (sqrt, fractional powers) is NaN: that is 0
+            theta = _clip_rounding(theta, anorm, dtype)
+            phis = _response_values(filters, theta, "the Ritz values")          # (F, k)
             y = norms[j] * (phis * S[0]) @ S.T                                   # (F, k)
             scale = norms[j] * max(float(np.abs(phis).max()), 1e-300)
             prev = last[j]
@@ -89,6 +153,13 @@ def _lanczos_block(op, filters, X, tol, max_iter, check_every):
                 diff = y.copy()
                 diff[:, : prev.shape[1]] -= prev
                 ok = float(np.linalg.norm(diff, axis=1).max()) <= tol * scale
+                if ok:
+                    # two equal estimates also come from a Krylov space that has not reached the low end of
+                    # the spectrum, where a low-pass response lives (Heat(200) on weights 1e-8..1e8: phi = 0
+                    # on every Ritz value, both estimates 0, "converged", error 100%): check it with the
+                    # Gauss-Radau rule that adds a node at 0, the bottom of a Laplacian's spectrum
+                    gap, scale_r = _radau_gap(d, beta[:k, j], theta, S, filters, anorm, dtype)
+                    ok = norms[j] * gap <= tol * norms[j] * max(float(np.abs(phis).max()), scale_r, 1e-300)
             else:
                 ok = False
             last[j] = y
@@ -173,7 +244,12 @@ def lanczos_filter(L: MatrixOrOperator, phi: ResponseBank, X: ArrayLike, *, tol:
     tol : float > 0, default=1e-8
         Stop a column when two estimates ``check_every`` steps apart differ by
         less than ``tol`` :math:`\|x\| \max|\varphi(\theta)|` (an a-posteriori
-        estimate of the error of the earlier one).
+        estimate of the error of the earlier one) and the Gauss-Radau estimate
+        with a node added at 0, the bottom of a Laplacian's spectrum, differs
+        from the current one by less than ``tol`` :math:`\|x\| \max|\varphi|`
+        too (Golub & Meurant 2010): so a Krylov space that has not yet reached
+        the small eigenvalues, where a low-pass response lives, is not taken
+        for converged because :math:`\varphi` vanishes on all its Ritz values.
     max_iter : int, optional
         Krylov dimension cap, default ``min(n, 500)``; a
         :class:`~graphrkhs.ConvergenceWarning` reports columns that did not
@@ -247,7 +323,9 @@ def _exact_eigh(L, max_nodes=EXACT_MAX_NODES):
     dense = np.asarray(dense, dtype=np.float64)
     if not _symmetric(dense, given):
         raise ValueError("exact_filter needs a symmetric L (combinatorial or normalized Laplacian).")
-    return np.linalg.eigh(0.5 * (dense + dense.T))
+    lam, U = np.linalg.eigh(0.5 * (dense + dense.T))
+    # the zero eigenvalues of a Laplacian come out as -1e-16 (float32 entries: -3e-8): they are 0
+    return _clip_rounding(lam, np.abs(lam).max(initial=0.0), given), U
 
 
 def exact_filter(L: SparseMatrix | ArrayLike, phi: ResponseBank, X: ArrayLike, *,
@@ -283,7 +361,8 @@ def exact_filter(L: SparseMatrix | ArrayLike, phi: ResponseBank, X: ArrayLike, *
     dtype = _compute_dtype(L, X2)
     lam, U = _exact_eigh(L, max_nodes)
     coeffs = U.T @ X2.astype(np.float64)
-    Y = np.stack([U @ (np.asarray(phi(lam), dtype=np.float64)[:, None] * coeffs) for phi in filters])
+    values = _response_values(filters, lam, "the eigenvalues")
+    Y = np.stack([U @ (v[:, None] * coeffs) for v in values])
     Y = Y.astype(dtype, copy=False)
     if was_1d:
         Y = Y[:, :, 0]

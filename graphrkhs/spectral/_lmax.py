@@ -184,9 +184,22 @@ def _ritz_extremes(L, steps=LMAX_CHECK_STEPS, random_state=0):
     return float(theta.min()), float(theta.max())
 
 
-def _refuse_negative_spectrum(low, scale, name="L"):
-    """A Rayleigh quotient below 0 (beyond rounding) proves a negative eigenvalue: refuse it."""
-    if low < -1e-8 * max(abs(scale), np.finfo(np.float64).tiny):
+def _entry_eps(dtype):
+    r"""Unit roundoff of the precision L's entries were given in (float64 for anything but float32).
+
+    Rounding the entries of a Laplacian to this precision moves its eigenvalues
+    by up to about :math:`\epsilon \||L|\|_2` (Weyl): a float32 Laplacian whose
+    exact spectrum is :math:`[0, 2]` has Rayleigh quotients like
+    :math:`-3\cdot 10^{-8}` and :math:`2 + 2\cdot 10^{-7}` (the complete graph, a
+    path), which prove nothing wrong with it.
+    """
+    return float(np.finfo(np.float32 if np.dtype(dtype) == np.float32 else np.float64).eps)
+
+
+def _refuse_negative_spectrum(low, scale, name="L", dtype=np.float64):
+    """A Rayleigh quotient below 0 (beyond the rounding of L's entries) proves a negative eigenvalue: refuse it."""
+    rounding = max(1e-8, 64 * _entry_eps(dtype))
+    if low < -rounding * max(abs(scale), np.finfo(np.float64).tiny):
         raise ValueError(
             f"{name} has a negative eigenvalue (a Rayleigh quotient of {name} is {low:.6g}): the Chebyshev / "
             f"Lanczos filters approximate a response on [0, lmax], the spectrum of a graph Laplacian (positive "
@@ -194,7 +207,7 @@ def _refuse_negative_spectrum(low, scale, name="L"):
             f"(graphrkhs.laplacian), or shift {name} to make it positive semidefinite.")
 
 
-def check_psd_spectrum(L, lmax_value: float, name: str = "L") -> None:
+def check_psd_spectrum(L, lmax_value: float, name: str = "L", *, dtype=None) -> None:
     r"""Refuse a matrix whose spectrum provably reaches below 0 (the filters' interval is :math:`[0, \lambda_{max}]`).
 
     Free for every combinatorial Laplacian and any diagonally dominant
@@ -205,8 +218,13 @@ def check_psd_spectrum(L, lmax_value: float, name: str = "L") -> None:
     0 proves a negative eigenvalue (a cheap proof of the error, never a proof
     of positive semidefiniteness).  A non-symmetric matrix (the random-walk
     Laplacian, whose spectrum is that of the normalized one) is not checked.
+    ``dtype`` is the precision L's entries were given in (default L's own;
+    a float32 Laplacian passed here as float64 keeps float32's rounding
+    level, :math:`64\epsilon_{32}` relative, below which a negative Rayleigh
+    quotient is rounding of the entries, not a negative eigenvalue).
     """
     L = _as_square_operator(L, name)
+    dtype = L.dtype if dtype is None else dtype
     if not isinstance(L, spla.LinearOperator):
         absL = abs(L)
         diag = L.diagonal() if sp.issparse(L) else np.diag(L)
@@ -215,12 +233,12 @@ def check_psd_spectrum(L, lmax_value: float, name: str = "L") -> None:
         if scale == 0.0:
             return
         gershgorin_low = float((2 * diag - rows).min())        # L_ii - sum_{j != i} |L_ij|
-        if gershgorin_low >= -64 * np.finfo(np.float64).eps * scale:
+        if gershgorin_low >= -64 * _entry_eps(dtype) * scale:
             return
         if not _is_symmetric(L):
             return
     low, high = _ritz_extremes(L)
-    _refuse_negative_spectrum(low, max(abs(high), abs(lmax_value)), name)
+    _refuse_negative_spectrum(low, max(abs(high), abs(lmax_value)), name, dtype)
 
 
 def rayleigh_lower_bound(L, steps: int = LMAX_CHECK_STEPS, random_state: RandomStateLike = 0) -> float:
@@ -255,8 +273,10 @@ def check_given_lmax(L, lmax: float, name: str = "lmax") -> float:
         # so lmax(laplacian(W, "normalized")) is the documented bound to pass
         return lmax
     low, bound = _ritz_extremes(L)
-    _refuse_negative_spectrum(low, max(abs(bound), abs(lmax)))
-    slack = 1e-10 * abs(lmax) + 64 * np.finfo(np.float64).eps * abs(bound)
+    _refuse_negative_spectrum(low, max(abs(bound), abs(lmax)), "L", L.dtype)
+    # rounding of L's entries (float32: a bipartite normalized Laplacian has Rayleigh quotients
+    # 2 + 2e-7, and lmax=2 is still right: T_K(1 + d) - 1 ~ K^2 d is below float32's own rounding)
+    slack = 1e-10 * abs(lmax) + 64 * _entry_eps(L.dtype) * abs(bound)
     if bound > lmax + slack:
         raise ValueError(
             f"{name}={lmax:.6g} is below the spectrum of L: a Rayleigh quotient of L is {bound:.6g}, so its "

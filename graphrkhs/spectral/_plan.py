@@ -168,7 +168,11 @@ def lanczos_apply(op, filters, X, tol=1e-8, max_iter=None, check_every=5):
 def exact_eigh(L, max_nodes=EXACT_MAX_NODES):
     r"""Dense eigendecomposition :math:`L = U \Lambda U^T` of a symmetric L in float64, size-guarded.
 
-    Returns ``(lam, U)`` as :func:`numpy.linalg.eigh`; a ``ValueError`` above
-    ``max_nodes`` nodes or for a non-symmetric L.
+    Returns ``(lam, U)`` as :func:`numpy.linalg.eigh`, except that eigenvalues
+    below 0 by rounding only (above :math:`-\max(10^{-8}, 64\epsilon)\max|\lambda|`,
+    :math:`\epsilon` of L's dtype) are returned as 0, so that a response defined on
+    :math:`[0, \lambda_{max}]` (e.g. :math:`\sqrt\lambda`) is never evaluated at
+    :math:`-10^{-16}`; a ``ValueError`` above ``max_nodes`` nodes or for a
+    non-symmetric L.
     """
     return _exact_eigh(L, max_nodes)

@@ -339,9 +339,18 @@ class Matern(_Family):
     nu : float > 0
         Smoothness.  An integer value (``2`` or ``2.0``) makes :math:`1/\varphi`
         the polynomial :math:`(2\nu/\kappa^2 + \lambda)^\nu`, returned by
-        :meth:`inverse_polynomial`.
+        :meth:`inverse_polynomial` (None when its coefficients
+        :math:`\binom{\nu}{k} (2\nu/\kappa^2)^{\nu - k}` overflow float64).
     kappa : float > 0
-        Length scale.
+        Length scale.  ``nu`` and ``kappa`` must keep the peak
+        :math:`\varphi(0) = (2\nu/\kappa^2)^{-\nu}` inside float64's range
+        (a ``ValueError`` otherwise: ``Matern(2000, 40.0)`` has
+        :math:`\varphi(0) = 2.5^{-2000}`, which is 0 in floating point, so
+        :math:`\varphi(L)` would be the zero matrix); :math:`\kappa = \sqrt{2\nu}`
+        gives :math:`\varphi(0) = 1`.  :meth:`is_positive` is
+        :math:`\varphi(\lambda_{max}) > 0` as evaluated (the response decreases),
+        so a response that underflows to 0 inside the spectrum is not a
+        positive definite kernel.
 
     Examples
     --------
@@ -356,23 +365,47 @@ class Matern(_Family):
         self.nu = check_scalar(nu, "nu", low=0, low_inclusive=False)
         self.kappa = check_scalar(kappa, "kappa", low=0, low_inclusive=False)
         self._shift = 2.0 * self.nu / self.kappa**2
-        if not np.isfinite(self._shift):
-            raise ValueError(f"2 nu / kappa^2 overflows for nu={nu}, kappa={kappa}; choose a larger kappa.")
+        if not np.isfinite(self._shift) or self._shift == 0.0:
+            raise ValueError(f"2 nu / kappa^2 {'overflows' if self._shift else 'underflows to 0'} for nu={nu}, "
+                             f"kappa={kappa}; choose kappa near sqrt(2 nu) = {math.sqrt(2.0 * self.nu):.3g}.")
+        # the peak phi(0) = shift^(-nu), by its logarithm (the power itself is what may leave the range)
+        log_peak = -self.nu * math.log(self._shift)
+        info = np.finfo(np.float64)
+        if not math.log(info.tiny) < log_peak < math.log(info.max):
+            raise ValueError(
+                f"Matern(nu={nu}, kappa={kappa}) has phi(0) = (2 nu / kappa^2)^(-nu) = 10^{log_peak / math.log(10):.0f}, "
+                f"outside float64's range, so phi(L) would be {'0' if log_peak < 0 else 'infinite'} in floating "
+                f"point; choose kappa near sqrt(2 nu) = {math.sqrt(2.0 * self.nu):.3g} (then phi(0) = 1), or a "
+                "smaller nu."
+            )
 
     def _evaluate(self, lam):
         return (self._shift + lam) ** (-self.nu)
 
     def is_positive(self, lmax: float) -> bool:
-        _check_lmax(lmax)
-        return True
+        # decreasing in lambda, finite and positive at 0 (checked at construction): positive on [0, lmax]
+        # iff its value at lmax has not underflowed to 0
+        lmax = _check_lmax(lmax)
+        with np.errstate(under="ignore"):
+            return bool(self(lmax) > 0)
 
     def inverse_polynomial(self) -> NDArray[np.float64] | None:
         if self.nu != int(self.nu):
             return None
         nu = int(self.nu)
         k = np.arange(nu + 1)
-        binom = np.array([math.comb(nu, int(j)) for j in k], dtype=np.float64)
-        return binom * self._shift ** (nu - k).astype(np.float64)
+        # coefficients binom(nu, k) shift^(nu - k), by their logarithms: None when one overflows float64
+        # (Matern(2000, 1.0) raised OverflowError converting binom(2000, 1000) to a float)
+        log_binom = np.array([math.lgamma(nu + 1) - math.lgamma(j + 1) - math.lgamma(nu - j + 1) for j in k])
+        log_coef = log_binom + (nu - k) * math.log(self._shift)
+        if log_coef.max() >= math.log(np.finfo(np.float64).max) - 1.0:
+            return None
+        if nu <= 1000:   # exact binomials (they fit a float64 here: binom(1000, 500) < 3e299)
+            binom = np.array([math.comb(nu, int(j)) for j in k], dtype=np.float64)
+            with np.errstate(under="ignore"):
+                return binom * self._shift ** (nu - k).astype(np.float64)
+        with np.errstate(under="ignore"):
+            return np.exp(log_coef)
 
     def _params(self):
         return {"nu": self.nu, "kappa": self.kappa}

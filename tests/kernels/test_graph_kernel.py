@@ -1,5 +1,7 @@
 """GraphKernel: phi(L) as a symmetric positive definite LinearOperator."""
 
+import warnings
+
 import networkx as nx
 import numpy as np
 import pytest
@@ -215,8 +217,16 @@ BAD = [
     (lambda: GraphKernel(W30, HEAT).columns([1.5]), TypeError, "node indices"),
     (lambda: GraphKernel(W30, HEAT).columns(np.ones(3, bool)), ValueError, "boolean idx mask"),
     (lambda: GraphKernel(W30, HEAT).columns([1], out=np.empty((30, 2))), ValueError, "out must have shape"),
+    # an integer out= truncated every entry to 0
+    (lambda: GraphKernel(W30, HEAT).columns([1], out=np.empty((30, 1), int)), TypeError, "out must be a float32"),
+    (lambda: GraphKernel(W30, HEAT).columns([1], out=np.empty((30, 1), complex)), TypeError, "out must be a float32"),
+    (lambda: GraphKernel(W30, HEAT).columns([1], out=[[0.0]] * 30), TypeError, "out must be a float32"),
     (lambda: GraphKernel(W30, HEAT).columns([1], batch_size=0), ValueError, "batch_size must be >= 1"),
     (lambda: GraphKernel(W30, HEAT).toarray(max_nodes=10), ValueError, "max_nodes=10"),
+    # NaN in a matrix was reported as "L has a positive diagonal but no off-diagonal entries" (sign analysis)
+    (lambda: GraphKernel(laplacian(W30).toarray() * np.nan, HEAT), ValueError, "L contains NaN or infinity"),
+    (lambda: GraphKernel(sp.csr_array(np.where(W30.toarray() > 0, np.inf, 0.0)), HEAT), ValueError,
+     "L contains NaN or infinity"),
 ]
 
 
@@ -247,3 +257,36 @@ def test_float16_adjacency_or_laplacian_is_upcast_like_integers():
         assert K.dtype == np.float64
         np.testing.assert_allclose(K @ x, ref, rtol=0, atol=1e-12)
     np.testing.assert_allclose(exact_filter(L.astype(np.float16), phi, x), ref, rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("method", ["exact", "lanczos"])
+def test_response_on_zero_to_lmax_and_non_finite_response(method):
+    # sqrt(lambda) + 1 was evaluated at the rounding-negative zero eigenvalue by method="exact" (all-NaN kernel);
+    # a response NaN on the spectrum passed with check_positive=False and gave NaN products
+    n = 10
+    k = np.arange(n)
+    lam = 2.0 - 2.0 * np.cos(np.pi * k / n)                       # path Laplacian, closed form
+    U = np.cos(np.pi * np.outer(np.arange(n) + 0.5, k) / n)
+    U /= np.linalg.norm(U, axis=0)
+    W = np.diag(np.ones(n - 1), 1) + np.diag(np.ones(n - 1), -1)
+    L = laplacian(W)
+    K = GraphKernel(L, filters.Filter(lambda x: np.sqrt(x) + 1.0, name="s"), method=method, tol=1e-12)
+    ref = (U * (np.sqrt(lam) + 1.0)) @ U.T
+    atol = 1e-7   # sqrt of a rounding-level eigenvalue (1e-16) is 1e-8
+    np.testing.assert_allclose(K.toarray(), ref, rtol=0, atol=atol * np.abs(ref).max())
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        with pytest.raises(ValueError, match="not finite"):
+            GraphKernel(L, filters.Filter(lambda x: np.sqrt(x - 1.0)), method=method, check_positive=False) @ np.ones(n)
+
+
+@pytest.mark.parametrize("method", ["chebyshev", "lanczos", "exact"])
+def test_complex_signals_are_refused_not_cast(method):
+    # K @ (1j * x) returned 0 (the real part, with only a ComplexWarning)
+    W = np.diag(np.ones(9), 1) + np.diag(np.ones(9), -1)
+    K = GraphKernel(W, filters.Heat(1.0), method=method)
+    x = np.random.default_rng(0).normal(size=10)
+    for call in (lambda: K @ (1j * x), lambda: K.matvec(1j * x), lambda: K.matmat((1j * x)[:, None]),
+                 lambda: K.dot(1j * x), lambda: K.rmatvec(1j * x)):
+        with pytest.raises(TypeError, match="X must be real"):
+            call()

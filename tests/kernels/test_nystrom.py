@@ -103,6 +103,12 @@ def test_bad_inputs_before_work():
         ny.transform(np.ones((2, 4)))
     with pytest.raises(ValueError, match="solver"):
         g.WarpedKernel(X, solver="lowrank")
+    # dtype=int cast the features to integers (every entry truncated to 0 or +-1), silently
+    for bad in (int, np.int32, "float16", bool):
+        with pytest.raises(ValueError, match="dtype must be float32, float64 or None"):
+            g.NystromFeatures(X[:20], n_components=20, dtype=bad)
+    with pytest.raises(TypeError, match="dtype must be"):
+        g.NystromFeatures(X[:20], n_components=20, dtype="not a dtype")
 
 
 @pytest.mark.parametrize("n_b", [5, 40])

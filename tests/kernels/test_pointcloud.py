@@ -190,3 +190,38 @@ def test_grls_kernel_properties(features):
 def test_grls_kernel_rejects_non_unisolvent():
     with pytest.raises(ValueError, match="unisolvent"):
         GRLSKernel(np.array([[0.0], [1.0]]), features="poly2")
+
+
+def test_kernel_operator_validates_at_construction_and_block_shapes():
+    from graphrkhs import KernelOperator
+
+    X = np.random.default_rng(0).normal(size=(30, 3))
+    # a blockwise operator (nothing cached) accepted these and failed at its first product, or never
+    # (scale=nan: every product NaN)
+    for kw, err, match in [
+        (dict(sigma=0.0), ValueError, "sigma must be > 0"),
+        (dict(kernel="rbf"), ValueError, "kernel must be one of"),
+        (dict(kernel="heat_penalty", sigma=-1.0), ValueError, "sigma must be > 0"),
+        (dict(kernel="polynomial", degree=0), ValueError, "degree must be >= 1"),
+        (dict(scale=np.nan), ValueError, "scale must be finite"),
+        (dict(cache_bytes=-1), ValueError, "cache_bytes must be >= 0"),
+    ]:
+        with pytest.raises(err, match=match):
+            KernelOperator(X, cache_bytes=0, **kw) if "cache_bytes" not in kw else KernelOperator(X, **kw)
+    ref = np.exp(-((X[:, None, :] - X[None, :, :]) ** 2).sum(-1) / 2.0)     # sigma = 1
+    V = np.random.default_rng(1).normal(size=(30, 2, 2))
+    for cache in (0, 10**9):
+        op = KernelOperator(X, sigma=1.0, cache_bytes=cache)
+        np.testing.assert_allclose(op @ V[:, :, 0], ref @ V[:, :, 0], rtol=1e-12)
+        # a (30, 2, 2) block came back reshaped to (30, 4); a wrong row count raised numpy's matmul/reshape error
+        for bad in (V, np.ones(29), np.ones((29, 2))):
+            with pytest.raises(ValueError, match=r"V must have shape \(30,\) or \(30, k\)"):
+                op @ bad
+
+
+def test_grls_features_callable_with_inconsistent_q_is_a_clear_error():
+    # q = 1 on the 20 training points, 2 elsewhere: scipy's "Shapes of lu (1, 1) and b (2, 3) are incompatible"
+    X = np.random.default_rng(0).normal(size=(20, 2))
+    K = GRLSKernel(X, features=lambda A: np.ones((len(A), 1 if len(A) == 20 else 2)))
+    with pytest.raises(ValueError, match="same number of columns for every input"):
+        K(X[:3])

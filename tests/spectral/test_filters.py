@@ -50,6 +50,34 @@ def test_matern_inverse_polynomial_is_binomial_expansion(nu):
     np.testing.assert_allclose(c[0], (2 * nu / 1.3**2) ** nu, rtol=1e-14)
 
 
+def test_matern_out_of_range_is_refused_not_a_zero_kernel():
+    # Matern(2000, 40) has phi(0) = 2.5^-2000 = 1e-796: it evaluated to 0 everywhere, is_positive said True, and
+    # GraphKernel / chebyshev_filter silently applied the zero matrix
+    with pytest.raises(ValueError, match=r"kappa near sqrt\(2 nu\)"):
+        filters.Matern(2000, 40.0)
+    with pytest.raises(ValueError, match="phi\\(0\\)"):
+        filters.Matern(2, 1e100)                        # phi(0) = (4e-200)^-2 overflows
+    # in range at 0 but underflowing inside the spectrum: not a positive definite kernel there
+    phi = filters.Matern(400, np.sqrt(800.0))            # (1 + lambda)^-400
+    assert phi(0.0) == pytest.approx(1.0, rel=1e-12)
+    assert phi.is_positive(2.0) is True                  # 3^-400 = 1e-191
+    assert phi.is_positive(10.0) is False                # 11^-400 = 1e-417 underflows to 0
+    assert (1.0 + 10.0) ** -400.0 == 0.0
+
+
+def test_matern_inverse_polynomial_overflow_is_none():
+    # binom(nu, k) shift^(nu - k) beyond float64: None (no polynomial), not inf coefficients or an OverflowError
+    for nu, kappa in [(200, 20.0), (2000, np.sqrt(4000.0))]:
+        phi = filters.Matern(nu, kappa)                  # shift 1: phi(0) = 1, binom(nu, nu / 2) is the issue
+        c = phi.inverse_polynomial()
+        if nu == 200:                                    # binom(200, 100) = 9e58 fits
+            assert np.isfinite(c).all()
+            lam = np.array([0.0, 0.5, 1.0])
+            np.testing.assert_allclose(np.polynomial.polynomial.polyval(lam, c) * phi(lam), 1.0, rtol=1e-10)
+        else:                                            # binom(2000, 1000) = 2e600 does not
+            assert c is None
+
+
 def test_non_polynomial_inverses_are_none():
     for phi in [filters.Heat(1.0), filters.RandomWalk(3.0, 2), filters.InverseCosine(),
                 filters.Matern(1.5, 1.0), filters.Filter(np.exp)]:

@@ -123,6 +123,21 @@ def test_jackson_damping():
     assert overshoot_damped < 1e-3                # Jackson kernel is positive: no overshoot
 
 
+def test_jackson_auto_order_can_be_zero_and_respects_max_order():
+    # the damped degree search started at 1: a constant response got degree 1, and max_order=0 could return 1
+    const = filters.Filter(lambda x: np.full_like(x, 3.0), name="three")
+    assert chebyshev_order(const, 2.0, damping="jackson") == 0
+    assert chebyshev_order(filters.Heat(1e-4), 2.0, tol=1e-2, damping="jackson") == 0   # |e^-2e-4 - 1| < 1e-2 / 2
+    for max_order in (0, 1, 2):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", AccuracyWarning)
+            for phi in (filters.Heat(1e-4), filters.Heat(1.0), const):
+                assert chebyshev_order(phi, 2.0, tol=1e-2, damping="jackson", max_order=max_order) <= max_order
+    x = np.random.default_rng(0).normal(size=10)
+    y = chebyshev_filter(laplacian(_path(10)), const, x, damping="jackson")
+    np.testing.assert_allclose(y, 3.0 * x, rtol=1e-14)
+
+
 @pytest.mark.parametrize("phi,lmax_,tol", [(filters.Heat(1.0), 10.0, 1e-8), (filters.RegularizedLaplacian(2.0), 5.0, 1e-10),
                                            (filters.Matern(1.5, 1.0), 20.0, 1e-6), (filters.InverseCosine(), 2.0, 1e-12)])
 def test_auto_order_is_lowest_reaching_tol(phi, lmax_, tol):
@@ -259,6 +274,88 @@ def test_matrix_with_negative_eigenvalues_is_refused(shift, given_lmax):
     x = np.random.default_rng(0).normal(size=100)
     with pytest.raises(ValueError, match="negative eigenvalue"):
         chebyshev_filter(M, filters.Heat(0.5), x, lmax=gr.lmax(L) if given_lmax else None)
+
+
+@pytest.mark.parametrize("given_lmax", [False, True])
+def test_float32_rounding_of_the_spectrum_is_not_a_wrong_spectrum(given_lmax):
+    # a float32 normalized Laplacian is exact to float32 rounding only: the complete graph's eigenvalue 0 becomes
+    # -3e-8 and a bipartite graph's 2 becomes 2 + 2e-7; both were refused ("negative eigenvalue", "lmax=2 is below
+    # the spectrum ... a Rayleigh quotient of L is 2"), though phi(L) x is right to float32 accuracy
+    W_complete = np.ones((12, 12)) - np.eye(12)
+    paths = []
+    for seed in (0, 2):   # weighted paths on 8 nodes, bipartite: eigenvalue 2 of the normalized L
+        w = np.random.default_rng(seed).uniform(0.1, 3.0, 7)
+        paths.append(np.diag(w, 1) + np.diag(w, -1))
+    for W in (W_complete, *paths):
+        L32 = laplacian(W.astype(np.float32), "normalized")
+        assert L32.dtype == np.float32
+        x = np.random.default_rng(0).normal(size=W.shape[0]).astype(np.float32)
+        phi = filters.Heat(1.0)
+        y = chebyshev_filter(L32, phi, x, lmax=2.0 if given_lmax else None)
+        lam, U = np.linalg.eigh(laplacian(W, "normalized").toarray())   # float64 oracle
+        ref = U @ (phi(lam) * (U.T @ x.astype(np.float64)))
+        np.testing.assert_allclose(y, ref, rtol=0, atol=1e-5 * np.abs(ref).max())
+        # a matrix that really has a negative eigenvalue is still refused in float32
+        M = sp.csr_array(L32 - np.float32(1e-3) * sp.eye_array(W.shape[0], dtype=np.float32))
+        with pytest.raises(ValueError, match="negative eigenvalue"):
+            chebyshev_filter(M, phi, x, lmax=2.0 if given_lmax else None)
+
+
+def _path_closed_form(n):
+    # combinatorial Laplacian of the path: eigenvalues 2 - 2 cos(pi k / n), eigenvectors cos(pi k (j + 1/2) / n)
+    k = np.arange(n)
+    lam = 2.0 - 2.0 * np.cos(np.pi * k / n)
+    U = np.cos(np.pi * np.outer(np.arange(n) + 0.5, k) / n)
+    return lam, U / np.linalg.norm(U, axis=0)
+
+
+@pytest.mark.parametrize("n", [10, 30])
+def test_response_defined_on_zero_to_lmax_is_not_evaluated_below_zero(n):
+    # sqrt(lambda) + 1 is finite on [0, lmax]; exact_filter and lanczos_filter evaluated it at the rounding-negative
+    # zero eigenvalue (-5e-16) and returned all-NaN results (n=10: exact, n=30: Lanczos), while chebyshev_filter was right
+    phi = filters.Filter(lambda lam: np.sqrt(lam) + 1.0, name="sqrt_plus_one")
+    lam, U = _path_closed_form(n)
+    x = np.random.default_rng(0).normal(size=n)
+    ref = U @ ((np.sqrt(lam) + 1.0) * (U.T @ x))
+    L = laplacian(_path(n))
+    # sqrt of a rounding-level eigenvalue (1e-16) is 1e-8: the accuracy a kink at 0 allows
+    np.testing.assert_allclose(exact_filter(L, phi, x), ref, rtol=0, atol=1e-7 * np.abs(ref).max())
+    np.testing.assert_allclose(lanczos_filter(L, phi, x, tol=1e-12), ref, rtol=0, atol=1e-6 * np.abs(ref).max())
+
+
+def test_response_not_finite_on_the_spectrum_is_refused_by_every_method():
+    # sqrt(lambda - 1) is NaN on [0, 1): exact and Lanczos returned NaN everywhere; Chebyshev refused it
+    phi = filters.Filter(lambda lam: np.sqrt(lam - 1.0), name="nan_below_one")
+    L = laplacian(_path(10))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        for apply in (chebyshev_filter, lanczos_filter, exact_filter):
+            with pytest.raises(ValueError, match="not finite"):
+                apply(L, phi, np.ones(10))
+
+
+def test_lanczos_does_not_stop_before_reaching_the_low_end_of_the_spectrum():
+    # weights spanning 1e-8..1e8: Heat(200) is 0 on every Ritz value of the first steps (all >= 1e4), so two
+    # estimates 5 steps apart were both 0 and the column was "converged" -- a zero result with relative error 1
+    # (the true one is the projection on the eigenvalues near 0); the Gauss-Radau check with a node at 0 sees it
+    rng = np.random.default_rng(0)
+    n = 50
+    W = (rng.random((n, n)) < 0.2) * 10 ** rng.uniform(-8, 8, (n, n))
+    W = np.triu(W, 1)
+    W = W + W.T
+    L = laplacian(W)
+    lam, U = np.linalg.eigh(L.toarray())
+    x = np.random.default_rng(1).normal(size=n)
+    for phi in (filters.Heat(200.0), filters.Filter(lambda v: (v < 0.3) + 0.01, name="step")):
+        ref = U @ (phi(np.clip(lam, 0, None)) * (U.T @ x))
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", ConvergenceWarning)
+            y, info = lanczos_filter(L, phi, x, tol=1e-8, return_info=True)
+        if info["converged"].all():
+            assert not caught
+            assert np.linalg.norm(y - ref) <= 1e-6 * np.linalg.norm(x)
+        else:                                             # an honest warning is the other acceptable outcome
+            assert any(issubclass(w.category, ConvergenceWarning) for w in caught)
 
 
 def test_isolated_node_gets_phi_of_zero():
