@@ -145,21 +145,9 @@ def split_classification_labels(y, n_samples, *, unlabeled=UNLABELED, name="y", 
     LabelCollisionWarning
         When the marker was left at its default and looks like a class.
     """
-    from sklearn.exceptions import DataConversionWarning
     from sklearn.utils.multiclass import type_of_target
 
-    y = np.asarray(y)
-    if y.ndim == 2 and y.shape[1] == 1:
-        warnings.warn("A column-vector y was passed when a 1d array was expected; it is raveled.",
-                      DataConversionWarning, stacklevel=4)
-        y = y.ravel()
-    if y.ndim != 1:
-        raise ValueError(f"{name} must be 1-D with one entry per sample; got shape {y.shape}.")
-    if y.shape[0] != n_samples:
-        raise ValueError(
-            f"{name} has {y.shape[0]} entries but there are {n_samples} samples; "
-            f"give one label per sample, {_show(unlabeled)} (or NaN) for unlabeled ones."
-        )
+    y = _label_vector(y, n_samples, unlabeled, name, stacklevel=5)
     if y.dtype.kind == "f" and np.isinf(y).any():
         raise ValueError(f"{name} contains infinity.")
     marked = _unlabeled_mask(y, unlabeled)
@@ -209,6 +197,25 @@ def split_classification_labels(y, n_samples, *, unlabeled=UNLABELED, name="y", 
     return labeled, classes, codes
 
 
+def _label_vector(y, n_samples, unlabeled, name, stacklevel):
+    """y as a 1-D array of ``n_samples`` entries (an (n, 1) column raveled with scikit-learn's warning)."""
+    from sklearn.exceptions import DataConversionWarning
+
+    y = np.asarray(y)
+    if y.ndim == 2 and y.shape[1] == 1:
+        warnings.warn("A column-vector y was passed when a 1d array was expected; it is raveled.",
+                      DataConversionWarning, stacklevel=stacklevel)
+        y = y.ravel()
+    if y.ndim != 1:
+        raise ValueError(f"{name} must be 1-D with one entry per sample; got shape {y.shape}.")
+    if y.shape[0] != n_samples:
+        raise ValueError(
+            f"{name} has {y.shape[0]} entries but there are {n_samples} samples; "
+            f"give one label per sample, {_show(unlabeled)} (or NaN) for unlabeled ones."
+        )
+    return y
+
+
 def labeled_rows(y, n_samples, *, unlabeled=UNLABELED, name="y"):
     """``(y, labeled_mask)`` of classification targets to *score*: y as a 1-D array and its labeled rows.
 
@@ -216,18 +223,7 @@ def labeled_rows(y, n_samples, *, unlabeled=UNLABELED, name="y"):
     a string array), with the same checks of shape and length; unlike it, one class (a test set of
     one class) is fine.  Raises ``ValueError`` when no row is labeled.
     """
-    from sklearn.exceptions import DataConversionWarning
-
-    y = np.asarray(y)
-    if y.ndim == 2 and y.shape[1] == 1:
-        warnings.warn("A column-vector y was passed when a 1d array was expected; it is raveled.",
-                      DataConversionWarning, stacklevel=3)
-        y = y.ravel()
-    if y.ndim != 1:
-        raise ValueError(f"{name} must be 1-D with one entry per sample; got shape {y.shape}.")
-    if y.shape[0] != n_samples:
-        raise ValueError(f"{name} has {y.shape[0]} entries but X has {n_samples} samples; give one label per "
-                         f"sample, {_show(unlabeled)} (or NaN) for unlabeled ones.")
+    y = _label_vector(y, n_samples, unlabeled, name, stacklevel=4)
     labeled = ~_unlabeled_mask(y, unlabeled)
     if not labeled.any():
         raise ValueError(f"{name} has no labeled samples to score: every entry is the unlabeled marker "
