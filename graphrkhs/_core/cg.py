@@ -18,7 +18,8 @@ import scipy.sparse.linalg as spla
 from .amg import SmoothedAggregationPreconditioner
 from .types import ArrayLike, OperatorLike
 from .progress import progress_bar
-from .validation import ConvergenceWarning, check_finite_array, check_matrix, check_scalar, warn
+from .validation import (ConvergenceWarning, check_finite_array, check_matrix, check_numeric_dtype, check_scalar,
+                         warn)
 
 __all__ = ["conjugate_gradient", "amg_preconditioner", "CGResult"]
 
@@ -76,6 +77,8 @@ def _as_operator(A, n, name):
     if sp.issparse(A) or isinstance(A, np.ndarray):
         if A.shape != (n, n):
             raise ValueError(f"{name} must have shape ({n}, {n}); got {A.shape}.")
+        # complex or object entries would fail inside the first product with a message naming nothing
+        check_numeric_dtype(A, name)
         check_finite_array(A.data if sp.issparse(A) else A, name, "CG needs a finite matrix")
         return A
     if isinstance(A, spla.LinearOperator):
@@ -165,8 +168,10 @@ def conjugate_gradient(A: Union[OperatorLike, Callable[[np.ndarray], np.ndarray]
     dtype = np.result_type(B2.dtype, np.float32)
     if x0 is not None:
         x0 = np.asarray(x0)
-        if x0.size != n * m:
+        # the shape itself, not the size: a transposed (m, n) start would be reshaped into scrambled columns
+        if x0.shape != B.shape:
             raise ValueError(f"x0 must have the shape of B {B.shape}; got {x0.shape}.")
+        check_numeric_dtype(x0, "x0")
         check_finite_array(x0, "x0", "start from finite values (or x0=None)")
     X = np.zeros((n, m), dtype=dtype) if x0 is None else np.array(x0.reshape(n, m), dtype=dtype)
     bnorm = colnorm(B2)

@@ -109,3 +109,19 @@ def test_conjugate_gradient_bad_input(kwargs, error, match):
     A, B = args.pop("A"), args.pop("B")
     with pytest.raises(error, match=match):
         conjugate_gradient(A, B, **args)
+
+
+@pytest.mark.parametrize("kwargs,error,match", [
+    # a transposed start has the right size but not the right shape: it used to be reshaped silently
+    (dict(B=np.ones((3, 2)), x0=np.ones((2, 3))), ValueError, r"x0 must have the shape of B \(3, 2\); got \(2, 3\)"),
+    (dict(A=np.eye(3) * (1 + 0j)), TypeError, "A must be a real numeric array; got complex"),
+    (dict(A=sp.csr_array(np.eye(3) * (1 + 0j))), TypeError, "A must be a real numeric array; got complex"),
+    (dict(M=np.eye(3) * (1 + 0j)), TypeError, "M must be a real numeric array; got complex"),
+    (dict(A=np.eye(3).astype(object)), TypeError, "A must be a real numeric array"),
+])
+def test_conjugate_gradient_rejects_mis_shaped_start_and_complex_operators(kwargs, error, match):
+    args = dict(A=np.eye(3), B=np.ones(3))
+    args.update(kwargs)
+    A, B = args.pop("A"), args.pop("B")
+    with pytest.raises(error, match=match):
+        conjugate_gradient(A, B, **args)
