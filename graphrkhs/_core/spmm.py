@@ -253,6 +253,14 @@ _CHECKED = weakref.WeakValueDictionary()
 _CHECKED_LOCK = threading.Lock()
 
 
+def _overlap(a, b):
+    """Whether two blocks share an element (bounded work; a case too hard to decide counts as none)."""
+    try:
+        return np.shares_memory(a, b, max_work=100_000)
+    except np.exceptions.TooHardError if hasattr(np, "exceptions") else np.TooHardError:
+        return False
+
+
 def _check_operands(L, cur, out, X, weights, R, b):
     """Shapes and index bounds of a fused step, checked before the compiled kernel runs.
 
@@ -264,6 +272,15 @@ def _check_operands(L, cur, out, X, weights, R, b):
     if cur.ndim != 2 or out.ndim != 2 or cur.shape[0] != n_cols or out.shape != (n_rows, cur.shape[1]):
         raise ValueError(f"fused_step: blocks of shape cur {cur.shape} and out {out.shape} do not fit a "
                          f"matrix of shape {L.shape}.")
+    # the compiled loop accumulates in cur's dtype and stores into out's: integer blocks would
+    # truncate every product silently
+    for block, block_name in ((cur, "cur"), (out, "out"), (X, "X"), (R, "R")):
+        if block is not None and block.dtype.kind != "f":
+            raise TypeError(f"fused_step: {block_name} must be a float block; got dtype {block.dtype} "
+                            f"(convert it with .astype(np.float64) first).")
+    # row i of out is written while later rows still read cur: an aliased out corrupts the product
+    if np.may_share_memory(cur, out) and _overlap(cur, out):
+        raise ValueError("fused_step: out shares memory with cur; pass a separate output block.")
     if b != 0 and n_rows != n_cols:
         raise ValueError(f"fused_step: b != 0 needs a square matrix; got shape {L.shape}.")
     if X is not None and X.shape != out.shape:
