@@ -121,7 +121,10 @@ def _check_demo_args(parser, args):
 
     from ..datasets import load_digits
 
-    smallest = int(np.bincount(load_digits()[1]).min())
+    y = load_digits()[1]
+    smallest = int(np.bincount(y).min())
+    if args.neighbors >= y.shape[0]:
+        parser.error(f"--neighbors must be below {y.shape[0]}, the number of digit images")
     if args.labels_per_class >= smallest:
         parser.error(f"--labels-per-class must be below {smallest}: the smallest digit class has {smallest} "
                      "images, and labeling needs unlabeled ones")

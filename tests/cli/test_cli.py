@@ -273,3 +273,12 @@ def test_label_default_method_keeps_non_negative_wide_features_raw_for_its_cosin
     rows, i = _labels_of_csv(out_path, "predicted_digit")
     np.testing.assert_array_equal([int(r[i]) for r in rows], est.transduction_)
     assert np.mean(est.transduction_ == y) > 0.9
+
+
+def test_demo_refuses_more_neighbors_than_images(capsys):
+    # used to run into knn_graph and end in a ValueError traceback (exit code 1)
+    n = load_digits()[0].shape[0]
+    with pytest.raises(SystemExit) as exc:
+        cli.main(["demo", "-q", "--neighbors", str(n)])
+    assert exc.value.code == 2
+    assert f"--neighbors must be below {n}, the number of digit images" in capsys.readouterr().err
