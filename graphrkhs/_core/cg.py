@@ -202,7 +202,9 @@ def conjugate_gradient(A: Union[OperatorLike, Callable[[np.ndarray], np.ndarray]
             bar.close()
             raise np.linalg.LinAlgError(
                 f"conjugate_gradient: A is not positive definite along the search direction (p^T A p <= 0 "
-                f"in column(s) {bad.tolist()[:5]}); check that the system is SPD."
+                f"in column(s) {bad.tolist()[:5]}); check that the system is SPD, or, for a singular PSD A "
+                f"(a graph Laplacian), that B is consistent: orthogonal to A's null space (for a Laplacian, "
+                f"summing to 0 on every connected component).  An inconsistent B also ends here."
             )
         alpha = rz[cols] / pap
         c = slice(None) if cols.size == m else cols   # a slice avoids fancy-index copies

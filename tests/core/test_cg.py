@@ -125,3 +125,18 @@ def test_conjugate_gradient_rejects_mis_shaped_start_and_complex_operators(kwarg
     A, B = args.pop("A"), args.pop("B")
     with pytest.raises(error, match=match):
         conjugate_gradient(A, B, **args)
+
+
+def test_inconsistent_singular_laplacian_system_names_the_consistency_condition():
+    """L x = 1 on a connected path has no solution (1 is not orthogonal to L's null space, the
+    constants); CG meets p^T L p = 0 and the error says to check the consistency of B, not only SPD."""
+    n = 30
+    W = sp.diags([np.ones(n - 1), np.ones(n - 1)], [-1, 1]).tocsr()
+    L = sp.diags(np.asarray(W.sum(axis=1)).ravel()) - W
+    with pytest.raises(np.linalg.LinAlgError, match=r"not positive definite.*B is consistent: orthogonal to A's "
+                                                    r"null space \(for a Laplacian, summing to 0 on every"):
+        conjugate_gradient(L, np.ones(n), tol=1e-10)
+    # the consistent right-hand side (centred) is solved
+    b = np.arange(n, dtype=float) - (n - 1) / 2
+    x = conjugate_gradient(L, b, tol=1e-12).x
+    np.testing.assert_allclose(L @ x, b, atol=1e-9)
