@@ -64,7 +64,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from .._core.backend import BACKENDS
 from .._core.progress import logger, verbosity
 from .._core.labels import UNLABELED, _orphans, label_free_mask
-from .._core.validation import GraphWarning, Interval, Options, check_points, warn
+from .._core.validation import GraphWarning, Interval, Options, check_points, power_of_two_exponent, warn
 from ..graphs import WEIGHTS, GraphSpec, as_adjacency, laplacian, metric_points
 from ..solvers import (
     graph_kernel_columns,
@@ -1344,7 +1344,7 @@ class GraphTVRegressor(_TransductiveRegressor, _GraphTV):
         # units of a power of two near max |y| (same ranking; at y ~ 1e200 every score was -inf and
         # at 1e-200 every score 0, so the choice was the tie rule's, not the data's)
         top = float(np.max(np.abs(Y))) if Y.size else 0.0
-        unit = 1.0 if top == 0 or 1e-100 <= top <= 1e100 else float(np.ldexp(1.0, int(np.frexp(top)[1])))
+        unit = 1.0 if top == 0 or 1e-100 <= top <= 1e100 else float(np.ldexp(1.0, power_of_two_exponent(Y)))
         return np.sqrt(np.mean(((F[S[test]] - Y[test]) / unit) ** 2, axis=1))
 
 

@@ -27,7 +27,7 @@ from .._core.reorder import LOCAL_ORDER_FRACTION, REORDER_MIN_NODES, mean_index_
 from .._core.spmm import _pool
 from .._core.labels import _orphans
 from .._core.progress import logger
-from .._core.validation import check_scalar
+from .._core.validation import check_scalar, power_of_two_exponent
 from ..graphs import as_adjacency, laplacian as graph_laplacian
 from ..kernels import GraphKernel
 from ..spectral.filters import default_kernel
@@ -299,7 +299,7 @@ def _unit_scale(Y2, alpha):
     was 0 at the start, a wrong f reported converged) nor overflow (y ~ 1e160: NaN gaps).
     """
     top = float(np.max(np.abs(Y2))) if Y2.size else 0.0
-    s = float(np.ldexp(1.0, int(np.frexp(top)[1]) - 1)) if top > 0 else 1.0
+    s = float(np.ldexp(1.0, power_of_two_exponent(Y2) - 1)) if top > 0 else 1.0
     with np.errstate(over="ignore", under="ignore"):
         a = alpha / s
     if not (np.isfinite(a) and a > 0):
