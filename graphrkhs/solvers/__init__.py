@@ -12,8 +12,8 @@ rls_fit, laprls_fit, prls_fit, plaprls_fit, grls_fit, grls_fit_constructed, grap
     The inductive methods' systems (:mod:`graphrkhs.solvers._kernel`).
 rls_coefficients, rls_loo_error, fredholm_rls, warped_rls, KernelExpansion
     Data-dependent kernel learners (:mod:`graphrkhs.solvers._datadependent`).
-size_constrained_assignment, class_sizes, poisson_mbo, volume_mbo
-    Class sizes: the size-constrained assignment (auction) and the MBO schemes
+size_constrained_assignment, class_sizes, poisson_mbo, volume_mbo, cut_ssl
+    Class sizes: the size-constrained assignment (auction), the MBO schemes and CutSSL
     (:mod:`graphrkhs.solvers._mbo`).
 nystrom_laprls_fit, nystrom_plaprls_fit, nystrom_consistency_grams, select_nystrom_laprls, select_laprls_lowrank
     Low-rank (Nystrom) paths of the inductive learners (:mod:`graphrkhs.solvers._lowrank`).

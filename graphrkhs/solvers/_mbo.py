@@ -13,6 +13,10 @@ r"""Class sizes on graphs: the size-constrained assignment (auction) and the MBO
   J. Comput. Phys. 354, 2018, "Auction dynamics"): diffusion of the class
   indicators, then the assignment with exact class volumes by an auction; labeled
   nodes stay fixed.
+* :func:`cut_ssl` -- CutSSL (Holtz, Chen, Wan, Cheng & Mishne, NeurIPS 2024): the
+  size-constrained minimum cut as a nonconvex quadratic program over the
+  polytope of class indicators with the class sizes, by ADMM along a homotopy
+  from the convex (Laplace learning with sizes) problem.
 """
 
 from typing import Optional, Tuple, Union
@@ -20,6 +24,7 @@ from typing import Optional, Tuple, Union
 import numpy as np
 import scipy.sparse as sp
 
+from .._core.cg import conjugate_gradient
 from .._core.labels import _orphans, label_free_mask
 from .._core.progress import progress_bar, verbosity
 from .._core.types import ArrayLike, GraphLike, Indices
@@ -29,7 +34,7 @@ from ..graphs import laplacian as graph_laplacian
 from ._common import labeled_graph_problem
 from ._graph import poisson_learning
 
-__all__ = ["size_constrained_assignment", "class_sizes", "poisson_mbo", "volume_mbo"]
+__all__ = ["size_constrained_assignment", "class_sizes", "poisson_mbo", "volume_mbo", "cut_ssl"]
 
 
 def class_sizes(class_priors: ArrayLike, n: int) -> np.ndarray:
@@ -576,4 +581,209 @@ def volume_mbo(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_priors: Op
         F[S, codes] = top + 1.0
         F[orphan] = b
         info = {"n_iter": len(changed), "changed": changed, "converged": converged}
+        return (F, info) if return_info else F
+
+
+def _check_homotopy(s, max_iter, rho):
+    """The concavity schedule ``s`` and its iteration counts, as float / int tuples of one length."""
+    s_arr = np.atleast_1d(np.asarray(s, dtype=object))
+    it_arr = np.atleast_1d(np.asarray(max_iter, dtype=object))
+    if s_arr.ndim != 1 or s_arr.size == 0:
+        raise ValueError(f"s must be a number or a non-empty 1-D sequence of numbers; got {s!r}.")
+    if it_arr.ndim != 1 or it_arr.size not in (1, s_arr.size):
+        raise ValueError(f"max_iter must be an int or a sequence with one entry per value of s ({s_arr.size}); "
+                         f"got {max_iter!r}.")
+    s_vals = tuple(check_scalar(v, "s", low=0) for v in s_arr)
+    iters = tuple(check_scalar(v, "max_iter", kind="int", low=1) for v in it_arr)
+    if it_arr.size == 1:
+        iters = iters * len(s_vals)
+    if any(b < a for a, b in zip(s_vals, s_vals[1:])):
+        raise ValueError(f"s must be non-decreasing (a homotopy from the convex problem); got {s_vals}.")
+    if s_vals[-1] >= rho:
+        raise ValueError(f"every s must be below rho = {rho:g} (the ADMM system L + (rho - s) D must stay "
+                         f"positive definite); got s = {s_vals[-1]:g}. Lower s or raise rho.")
+    return s_vals, iters
+
+
+def cut_ssl(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_priors: Optional[ArrayLike] = None,
+            s: Union[float, Tuple[float, ...]] = (0.0, 0.1), max_iter: Union[int, Tuple[int, ...]] = (100, 400),
+            rho: float = 1.0, tol: float = 1e-3, patience: int = 50, cg_tol: float = 1e-6, exact_sizes: bool = True,
+            verbose: Optional[bool] = None,
+            return_info: bool = False) -> Union[np.ndarray, Tuple[np.ndarray, dict]]:
+    r"""CutSSL: the cardinality-constrained graph cut by a nonconvex quadratic program (Holtz et al., NeurIPS 2024).
+
+    Holtz, Chen, Wan, Cheng & Mishne, *Continuous partitioning for
+    graph-based semi-supervised learning* (NeurIPS 2024) label the unlabeled
+    nodes :math:`U` with class indicators :math:`X \in \mathbb{R}^{|U| \times k}`
+    minimizing the cut with the labeled nodes' classes fixed, under the class
+    sizes :math:`m`, relaxed to the polytope
+
+    .. math::
+
+        \min_X \; \tfrac12 \operatorname{tr}\big(X^\top (L - sD)_{UU} X\big)
+                - \operatorname{tr}(X^\top B)
+        \quad \text{s.t.} \quad X \ge 0,\; X 1_k = 1_{|U|},\; X^\top 1_{|U|} = m,
+
+    with :math:`B = W_{US} Y` (the labeled neighbours' classes), :math:`L = D - W`.
+    At :math:`s = 0` this is Laplace learning with class sizes (convex); the
+    concave term :math:`-\tfrac s2 \operatorname{tr}(X^\top D X)` drives the
+    solution to the vertices of the polytope (integer labels), where it is the
+    size-constrained minimum cut exactly (their Theorem: the relaxation is
+    exact for large enough s).  As in the paper the problem is solved for an
+    increasing schedule ``s`` (a homotopy from the convex problem), each stage
+    by ADMM on the splitting :math:`X = Z`, :math:`Z \ge 0`:
+
+    .. math::
+
+        X &\leftarrow \arg\min_{X 1 = 1,\, X^\top 1 = m}
+              \tfrac12 \operatorname{tr}(X^\top A_s X) - \operatorname{tr}(X^\top B)
+              + \tfrac\rho2 \|X - Z + \Lambda\|_{D}^2, \\
+        Z &\leftarrow \max(X + \Lambda, 0), \qquad \Lambda \leftarrow \Lambda + X - Z .
+
+    The proximal term is weighted by the degrees (:math:`\|V\|_D^2 =
+    \operatorname{tr} V^\top D V`; the authors' code uses the identity), so the
+    iterates do not depend on the scale of W, and the X-step is one block
+    solve with :math:`H = L_{UU} + (\rho - s) D_{UU}` (SPD for
+    :math:`s \le \rho`; Jacobi-preconditioned CG, warm-started): its two
+    equality constraints have closed-form multipliers,
+
+    .. math::
+
+        R = B + \rho D (Z - \Lambda), \quad
+        \mu_2 = \tfrac1k (R 1_k - H 1), \quad
+        \mu_1 = \tfrac1c \big(R^\top z - m - \tfrac1k (1^\top R^\top z - |U|) 1_k\big), \quad
+        X = H^{-1}(R - \mu_2 1_k^\top - 1 \mu_1^\top),
+
+    :math:`z = H^{-1} 1`, :math:`c = 1^\top z` (the authors alternate one
+    Gauss-Seidel sweep of the two multipliers per iteration instead).  A stage
+    ends after ``max_iter`` iterations, or earlier when the labels
+    :math:`\arg\max Z` have not changed for ``patience`` iterations and
+    :math:`\max |X - Z| \le` ``tol``.
+
+    Parameters
+    ----------
+    W, labeled
+        As in :func:`harmonic_solution`.
+    Y : ndarray of shape (l, k)
+        One-hot class indicators of the labeled nodes.
+    class_priors : array of shape (k,), optional
+        Class proportions b of all the nodes some label reaches (largest
+        remainders, minus the labeled counts: the sizes m of the unlabeled
+        nodes, as in the authors' code); None: the labeled proportions.
+    s : float or sequence of floats, default=(0.0, 0.1)
+        The concavity schedule, non-decreasing, each below ``rho`` (the
+        authors' default).  On the digits larger values break the ADMM:
+        s = 0, 0.1, 0.2, 0.4, 0.8 (100 iterations each) labeled 21 % at one
+        label per class against 94 % with the default.
+    max_iter : int or sequence of ints, default=(100, 400)
+        ADMM iterations of each stage (the authors' defaults); one int applies
+        to every stage.
+    rho : float > 0, default=1.0
+        ADMM penalty, relative to the degrees.
+    tol : float > 0, default=1e-3
+        Primal residual :math:`\max |X - Z|` of the early stop.
+    patience : int >= 1, default=50
+        Iterations without a label change of the early stop.
+    cg_tol : float > 0, default=1e-6
+        Relative residual of each block solve (checked: a
+        :class:`~graphrkhs.ConvergenceWarning` if a solve stops short).
+    exact_sizes : bool, default=True
+        Label the unlabeled nodes by the size-constrained assignment of
+        :math:`Z` (:func:`size_constrained_assignment`), so the classes have the
+        sizes m exactly, as every classifier given ``class_priors`` does.
+        False: the argmax of :math:`Z` (the paper's rule; the sizes hold on the
+        relaxed :math:`X`, not on the labels unless Z is integral).  On the
+        digits at one label per class (GraphLearning-free cosine graph, true
+        sizes, 3 draws) the argmax labeled 1.4 points more on two draws.
+    verbose : bool, optional
+        Progress bar of the iterations.
+    return_info : bool, default=False
+        Also return a dict: ``n_iter`` (iterations of each stage),
+        ``integral`` (fraction of unlabeled rows of Z with an entry above
+        0.99), ``primal_residual`` (final :math:`\max|X - Z|`).
+
+    Returns
+    -------
+    F : ndarray of shape (n, k)
+        On the unlabeled nodes :math:`Z`, or with ``exact_sizes`` :math:`Z`
+        minus the class prices of the assignment plus its one-hot labels (so
+        the argmax of a row is its assigned class also where rows of Z tie); on the labeled nodes their one-hot
+        class; nodes of components without labels get the priors b
+        (:class:`~graphrkhs.GraphWarning`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from graphrkhs.solvers import cut_ssl
+    >>> W = np.diag(np.ones(5), 1); W = W + W.T               # path on 6 nodes
+    >>> cut_ssl(W, [0, 5], np.eye(2), class_priors=[0.5, 0.5]).argmax(axis=1)
+    array([0, 0, 0, 1, 1, 1])
+    """
+    with verbosity(verbose):
+        rho = check_scalar(rho, "rho", low=0, low_inclusive=False)
+        s_vals, iters = _check_homotopy(s, max_iter, rho)
+        tol = check_scalar(tol, "tol", low=0, low_inclusive=False)
+        patience = check_scalar(patience, "patience", kind="int", low=1)
+        cg_tol = check_scalar(cg_tol, "cg_tol", low=0, low_inclusive=False)
+        W, S, Y2, codes, b, n, k = _mbo_setup(W, labeled, Y, class_priors)
+        F = np.zeros((n, k))
+        orphan = _orphans(W, S, Y2, F)
+        free = ~orphan
+        free[S] = False
+        idx = np.flatnonzero(free)
+        counts = np.bincount(codes, minlength=k)
+        _check_sizes_hold_the_labels(b, n - int(orphan.sum()), counts, fixed=True)
+        m = _fixed_sizes(b, n - int(orphan.sum()), counts, k)
+        F[S, codes] = 1.0
+        F[orphan] = b
+        info = {"n_iter": [], "integral": 1.0, "primal_residual": 0.0}
+        if idx.size == 0:
+            return (F, info) if return_info else F
+        u = idx.size
+        W_UU = sp.csr_array(W[idx][:, idx])
+        onehot = np.zeros((S.size, k))
+        onehot[np.arange(S.size), codes] = 1.0
+        B = np.asarray(W[idx][:, S] @ onehot)
+        d = np.asarray(W.sum(axis=1)).ravel()[idx]   # > 0: a reached unlabeled node has an edge
+        ones = np.ones((u, 1))
+        m_f = m.astype(np.float64)
+        X = np.tile(m_f / u, (u, 1))                  # the centre of the polytope
+        Z, Lam = X.copy(), np.zeros_like(X)
+        labels = Z.argmax(axis=1)
+        residual = 0.0
+        with progress_bar(total=sum(iters), desc="CutSSL", unit="iter") as bar:
+            for s_j, T in zip(s_vals, iters):
+                H = sp.csr_array(sp.diags_array((1.0 + rho - s_j) * d) - W_UU)
+                jacobi = sp.diags_array(1.0 / ((1.0 + rho - s_j) * d))
+                z = conjugate_gradient(H, ones, M=jacobi, tol=1e-10, max_iter=10 * u).x[:, 0]
+                c = float(z.sum())
+                H1 = d * (1.0 + rho - s_j) - np.asarray(W_UU.sum(axis=1)).ravel()
+                quiet, done = 0, 0
+                for _ in range(T):
+                    R = B + rho * d[:, None] * (Z - Lam)
+                    mu2 = (R.sum(axis=1) - H1) / k
+                    g = R.T @ z
+                    mu1 = (g - m_f - (g.sum() - u) / k) / c
+                    X = conjugate_gradient(H, R - mu2[:, None] - mu1[None, :], M=jacobi, x0=X, tol=cg_tol).x
+                    Z = np.maximum(X + Lam, 0.0)
+                    Lam += X - Z
+                    done += 1
+                    bar.update(1)
+                    new = Z.argmax(axis=1)
+                    quiet = quiet + 1 if np.array_equal(new, labels) else 0
+                    labels = new
+                    residual = float(np.abs(X - Z).max())
+                    if quiet >= patience and residual <= tol:
+                        break
+                info["n_iter"].append(done)
+        info["integral"] = float(np.mean(Z.max(axis=1) > 0.99))
+        info["primal_residual"] = residual
+        if exact_sizes:
+            assigned, prices = size_constrained_assignment(Z, m)
+            # near-integral rows tie exactly (many rows are (1, 0, ...)), so no prices separate the
+            # labeling: add the assignment's one-hot labels, which argmax then returns (the auction's
+            # epsilon-complementary slackness keeps Z - prices within epsilon << 1 of the row maximum)
+            Z = Z - prices
+            Z[np.arange(u), assigned] += 1.0
+        F[idx] = Z
         return (F, info) if return_info else F

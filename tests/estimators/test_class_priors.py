@@ -34,7 +34,7 @@ def _small(E, **kw):
 
 
 def test_every_classifier_accepts_class_priors_and_class_normalization():
-    assert len(CLASSIFIERS) == 14
+    assert len(CLASSIFIERS) == 15
     for E in CLASSIFIERS:
         params = E().get_params()
         assert params["class_priors"] is None and params["class_normalization"] is None, E.__name__

@@ -942,7 +942,7 @@ add("class_sizes", "negative", lambda: g.class_sizes([1.5, -0.5], 10), Raises(Va
 add("class_sizes", "not summing to 1", lambda: g.class_sizes([0.3, 0.3], 10), Raises(ValueError, "class_priors"))
 add("class_sizes", "NaN", lambda: g.class_sizes([np.nan, 1.0], 10), Raises(ValueError, "class_priors"))
 add("class_sizes", "negative n", lambda: g.class_sizes([0.5, 0.5], -1), Raises(ValueError, "n"))
-for fname in ("poisson_mbo", "volume_mbo"):
+for fname in ("poisson_mbo", "volume_mbo", "cut_ssl"):
     fn = getattr(g, fname)
     bad_arrays(fname, "Y", YOH, lambda y, fn=fn: fn(W, LAB, y), skip=("empty",),
                override={"wrong shape": Raises(ValueError, "Y")})
@@ -957,7 +957,7 @@ for fname in ("poisson_mbo", "volume_mbo"):
         Raises(ValueError, "class_priors"))
     add(fname, "class_priors not summing to 1", lambda fn=fn: fn(W, LAB, YOH, class_priors=[0.3, 0.3]),
         Raises(ValueError, "class_priors"))
-    # volume MBO is invariant to the scale of W; Poisson MBO's mu is in the units of the weights
+    # volume MBO and CutSSL (degree-weighted ADMM) are invariant to the scale of W; Poisson MBO's mu is in the units of the weights
     # (scaling W by c is scaling mu by 1/c, as in the paper's U <- U - dt (L U - mu B), dt = 1 / max d)
     kw_scaled = {"mu": 1e8} if fname == "poisson_mbo" else {}
     add(fname, "offset (W)", lambda fn=fn, kw=kw_scaled: fn(1e8 * W, LAB, YOH, **kw).argmax(axis=1),
@@ -965,13 +965,27 @@ for fname in ("poisson_mbo", "volume_mbo"):
     add(fname, "components", lambda fn=fn: fn(TWO_COMP, LAB1, YOH), Warns(g.GraphWarning, finite, "fallback"))
     add(fname, "no edges", lambda fn=fn: fn(EMPTY_GRAPH, LAB, YOH), Warns(g.GraphWarning, finite, "fallback"))
     add(fname, "bad max_iter", lambda fn=fn: fn(W, LAB, YOH, max_iter=0), Raises(ValueError, "max_iter"))
-    add(fname, "bad n_inner", lambda fn=fn: fn(W, LAB, YOH, n_inner=0), Raises(ValueError, "n_inner"))
+    if fname != "cut_ssl":
+        add(fname, "bad n_inner", lambda fn=fn: fn(W, LAB, YOH, n_inner=0), Raises(ValueError, "n_inner"))
 add("poisson_mbo", "bad mu", lambda: g.poisson_mbo(W, LAB, YOH, mu=-1.0), Raises(ValueError, "mu"))
 add("volume_mbo", "init wrong shape", lambda: g.volume_mbo(W, LAB, YOH, init=np.zeros((N, 3))),
     Raises(ValueError, "init"))
 add("volume_mbo", "init NaN", lambda: g.volume_mbo(W, LAB, YOH, init=np.full((N, 2), np.nan)),
     Raises(ValueError, "init"))
 add("volume_mbo", "init 1-D", lambda: g.volume_mbo(W, LAB, YOH, init=np.zeros(N)), Raises(ValueError, "init"))
+add("cut_ssl", "s decreasing", lambda: g.cut_ssl(W, LAB, YOH, s=(0.1, 0.0)), Raises(ValueError, "non-decreasing"))
+add("cut_ssl", "s at rho", lambda: g.cut_ssl(W, LAB, YOH, s=(0.0, 1.0)), Raises(ValueError, "rho"))
+add("cut_ssl", "s negative", lambda: g.cut_ssl(W, LAB, YOH, s=-0.1), Raises(ValueError, "s"))
+add("cut_ssl", "s NaN", lambda: g.cut_ssl(W, LAB, YOH, s=(0.0, np.nan)), Raises(ValueError, "s"))
+add("cut_ssl", "s empty", lambda: g.cut_ssl(W, LAB, YOH, s=()), Raises(ValueError, "s"))
+add("cut_ssl", "s 2-D", lambda: g.cut_ssl(W, LAB, YOH, s=[[0.0, 0.1]]), Raises(ValueError, "s"))
+add("cut_ssl", "max_iter per stage mismatch", lambda: g.cut_ssl(W, LAB, YOH, s=(0.0, 0.1), max_iter=(5, 5, 5)),
+    Raises(ValueError, "max_iter"))
+add("cut_ssl", "max_iter float", lambda: g.cut_ssl(W, LAB, YOH, max_iter=2.5), Raises((TypeError, ValueError), "max_iter"))
+add("cut_ssl", "bad rho", lambda: g.cut_ssl(W, LAB, YOH, rho=0.0), Raises(ValueError, "rho"))
+add("cut_ssl", "bad tol", lambda: g.cut_ssl(W, LAB, YOH, tol=-1.0), Raises(ValueError, "tol"))
+add("cut_ssl", "bad patience", lambda: g.cut_ssl(W, LAB, YOH, patience=0), Raises(ValueError, "patience"))
+add("cut_ssl", "bad cg_tol", lambda: g.cut_ssl(W, LAB, YOH, cg_tol=0.0), Raises(ValueError, "cg_tol"))
 
 
 # ---------------------------------------------------------------------------------------------

@@ -316,3 +316,118 @@ def test_mbo_sizes_below_the_labeled_counts_are_warned_about(solver, moved):
         F = solver(W, [0, 7, 8, 9], np.eye(2)[[0, 1, 1, 1]], class_priors=b)
     kept = (F.argmax(axis=1)[[7, 8, 9]] == 1).sum()
     assert (kept <= places) if moved else (kept == 3)
+
+
+# --- CutSSL (Holtz et al., NeurIPS 2024) ------------------------------------------------------------
+
+def _cut_problem(seed, n=14, k=3, per_class=1):
+    """A random connected weighted graph, labeled nodes and the sizes of the unlabeled ones."""
+    rng = np.random.default_rng(seed)
+    A = np.triu(rng.random((n, n)) * (rng.random((n, n)) < 0.5), 1)
+    A[np.arange(n - 1), np.arange(1, n)] += 0.5           # a path keeps it connected
+    W = A + A.T
+    labeled = rng.choice(n, k * per_class, replace=False)
+    codes = np.tile(np.arange(k), per_class)
+    return W, labeled, np.eye(k)[codes], codes
+
+
+def _cut_qp_oracle(W, labeled, codes, k, m, s):
+    """The CutSSL quadratic program solved by scipy's SLSQP on the dense matrices (the oracle)."""
+    from scipy.optimize import minimize
+    n = W.shape[0]
+    U = np.setdiff1d(np.arange(n), labeled)
+    d = W.sum(axis=1)
+    A = (np.diag(d) - W - s * np.diag(d))[np.ix_(U, U)]
+    B = W[np.ix_(U, labeled)] @ np.eye(k)[codes]
+    u = U.size
+
+    def f(x):
+        X = x.reshape(u, k)
+        return 0.5 * np.sum(X * (A @ X)) - np.sum(X * B), ((A @ X) - B).ravel()
+
+    cons = [{"type": "eq", "fun": lambda x: x.reshape(u, k).sum(axis=1) - 1},
+            # the last column sum follows from the others and the row sums (SLSQP needs independent ones)
+            {"type": "eq", "fun": lambda x: x.reshape(u, k).sum(axis=0)[:-1] - m[:-1]}]
+    x0 = np.tile(m / u, (u, 1)).ravel()
+    res = minimize(f, x0, jac=True, method="SLSQP", bounds=[(0, None)] * (u * k), constraints=cons,
+                   options={"ftol": 1e-14, "maxiter": 2000})
+    assert res.success, res.message
+    return U, res.x.reshape(u, k), f(res.x)[0]
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_cut_ssl_convex_stage_is_the_quadratic_program_minimizer(seed):
+    # s = 0: a strictly convex QP (L_UU is positive definite), so ADMM must reach its unique minimizer
+    W, labeled, Y, codes = _cut_problem(seed)
+    k = Y.shape[1]
+    n = W.shape[0]
+    m = class_sizes([0.5, 0.3, 0.2], n) - np.bincount(codes, minlength=k)
+    F = g.cut_ssl(W, labeled, Y, class_priors=[0.5, 0.3, 0.2], s=0.0, max_iter=4000, tol=1e-9,
+                  patience=4000, cg_tol=1e-12, exact_sizes=False)
+    U, X_star, _ = _cut_qp_oracle(W, labeled, codes, k, m.astype(float), 0.0)
+    np.testing.assert_allclose(F[U], X_star, atol=2e-5)
+    np.testing.assert_array_equal(F[labeled], Y)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_cut_ssl_nonconvex_stage_is_feasible_and_no_worse_than_the_convex_minimizer(seed):
+    # s > 0: the returned point is feasible (rows on the simplex, columns the sizes) and its objective
+    # (with the concave term) is at most that of the s = 0 minimizer, a feasible point of the same problem
+    W, labeled, Y, codes = _cut_problem(seed)
+    k, n = Y.shape[1], W.shape[0]
+    b = np.full(k, 1 / k)
+    m = (class_sizes(b, n) - np.bincount(codes, minlength=k)).astype(float)
+    s = 0.1
+    F, info = g.cut_ssl(W, labeled, Y, class_priors=b, s=(0.0, s), max_iter=(2000, 3000), tol=1e-8,
+                        patience=3000, cg_tol=1e-12, exact_sizes=False, return_info=True)
+    U = np.setdiff1d(np.arange(n), labeled)
+    Z = F[U]
+    assert Z.min() >= 0 and info["primal_residual"] < 1e-5
+    np.testing.assert_allclose(Z.sum(axis=1), 1, atol=1e-5)
+    np.testing.assert_allclose(Z.sum(axis=0), m, atol=1e-4)
+    d = W.sum(axis=1)
+    A = (np.diag(d) - W - s * np.diag(d))[np.ix_(U, U)]
+    B = W[np.ix_(U, labeled)] @ Y
+
+    def objective(X):
+        return 0.5 * np.sum(X * (A @ X)) - np.sum(X * B)
+
+    _, X0, _ = _cut_qp_oracle(W, labeled, codes, k, m, 0.0)
+    assert objective(Z) <= objective(X0) + 1e-6
+
+
+def test_cut_ssl_labels_meet_the_sizes_exactly_and_separate_two_clusters():
+    # two 6-cliques joined by one weak edge, one label each: the minimum cut with sizes 6 / 6
+    C = np.ones((6, 6)) - np.eye(6)
+    W = np.zeros((12, 12))
+    W[:6, :6] = C
+    W[6:, 6:] = C
+    W[5, 6] = W[6, 5] = 0.1
+    F = g.cut_ssl(W, [0, 11], np.eye(2))
+    np.testing.assert_array_equal(F.argmax(axis=1), [0] * 6 + [1] * 6)
+    # priors 2/3, 1/3: exactly 8 and 4 nodes
+    F = g.cut_ssl(W, [0, 11], np.eye(2), class_priors=[2 / 3, 1 / 3])
+    np.testing.assert_array_equal(np.bincount(F.argmax(axis=1)), [8, 4])
+
+
+def test_cut_ssl_is_invariant_to_the_scale_and_numbering_of_the_graph():
+    W, labeled, Y, codes = _cut_problem(5, n=20)
+    F = g.cut_ssl(W, labeled, Y)
+    np.testing.assert_allclose(g.cut_ssl(1e6 * W, labeled, Y), F, atol=1e-6)
+    perm = np.random.default_rng(1).permutation(W.shape[0])
+    inv = np.argsort(perm)
+    Fp = g.cut_ssl(W[np.ix_(perm, perm)], inv[labeled], Y)
+    np.testing.assert_allclose(Fp[inv], F, atol=1e-6)
+
+
+def test_cut_ssl_gives_label_free_components_the_priors():
+    W, labeled, Y, codes = _cut_problem(2, n=10)
+    Wb = np.zeros((13, 13))
+    Wb[:10, :10] = W
+    Wb[10, 11] = Wb[11, 10] = Wb[11, 12] = Wb[12, 11] = 1.0       # a 3-node component without labels
+    b = [0.2, 0.3, 0.5]
+    with pytest.warns(g.GraphWarning):
+        F = g.cut_ssl(Wb, labeled, Y, class_priors=b)
+    np.testing.assert_allclose(F[10:], np.tile(b, (3, 1)))
+    # the sizes are those of the 10 nodes the labels reach
+    np.testing.assert_array_equal(np.bincount(F[:10].argmax(axis=1), minlength=3), class_sizes(b, 10))
