@@ -1287,6 +1287,9 @@ class ManifoldRidgePath:
         self._T2 = None
         self._MK = None
         self._Z: Dict[float, np.ndarray] = {}
+        # ratios whose system was refused (numerically singular): the message, so that a grid evaluated
+        # again (after an extension of gamma_A) does not factor the same n x n matrix again
+        self._refused: Dict[float, str] = {}
         self._paths: Dict[Tuple[float, bool], KernelRidgePath] = {}
         self._G: Dict[float, np.ndarray] = {}
 
@@ -1296,8 +1299,14 @@ class ManifoldRidgePath:
         return bool(np.abs(self.M @ np.ones(self.n)).max() > 1e-6 * max(abs(self.M).max(), 1e-300))
 
     def basis(self, ratio: float) -> np.ndarray:
-        r""":math:`Z = (T^2 + \rho' M K)^{-1} E_S`, shape (n, l) (cached per ratio)."""
+        r""":math:`Z = (T^2 + \rho' M K)^{-1} E_S`, shape (n, l) (cached per ratio).
+
+        Raises ``LinAlgError`` when the system is numerically singular (reciprocal condition
+        number below :math:`\sqrt{\epsilon}`); the refusal is cached too (no second LU).
+        """
         key = float(ratio)
+        if key in self._refused:
+            raise np.linalg.LinAlgError(self._refused[key])
         if key not in self._Z:
             n, S = self.n, self.S
             if key == 0 and not self.consistency:
@@ -1331,9 +1340,9 @@ class ManifoldRidgePath:
                     # e.g. T^2 = (I - K/n)^2 singular when the kernel is nearly constant (a huge width), or
                     # rho' so large that M K swamps the rest: the error bound eps / rcond of the solve exceeds
                     # sqrt(eps), and the fits (and their LOO scores) would depend on rounding
-                    raise np.linalg.LinAlgError(
-                        f"T^2 + rho' M K is numerically singular at the ratio {key:g} (reciprocal condition "
-                        f"number {rcond:.1e}).")
+                    self._refused[key] = (f"T^2 + rho' M K is numerically singular at the ratio {key:g} "
+                                          f"(reciprocal condition number {rcond:.1e}).")
+                    raise np.linalg.LinAlgError(self._refused[key])
                 Z = sla.lu_solve(lu, E, trans=1, check_finite=False)
             self._Z[key] = Z
         return self._Z[key]

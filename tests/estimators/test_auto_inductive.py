@@ -135,6 +135,44 @@ def test_manifold_path_loo_equals_refits_and_fit(small, consistency):
             assert abs((y[i] - pred) - R[i]) < 1e-6 * max(1.0, abs(R[i]))
 
 
+def _plaprls_system(small):
+    """PLapRLS's selection problem on ``small`` and its n x n matrix A(rho) = T^2 + rho/n^2 M K, formed densely."""
+    X, S, y = small
+    M = graph_penalty(knn_graph(X, 5))
+    K = pairwise_kernel(X, sigma=0.5)
+    K = K / K.mean()
+    n = K.shape[0]
+    T = np.eye(n) - K / n
+    rho0 = n ** 2 / (M.diagonal().sum() / n * K.sum() / n)      # the default grid's scale
+    MK = np.asarray(M @ K)
+    return K, S, y, M, rho0, lambda rho: T @ T + rho / n ** 2 * MK
+
+
+def test_manifold_path_factors_a_refused_ratio_once(small, monkeypatch):
+    """A ratio whose system is refused (numerically singular) is not factored again when the grid is
+    evaluated again after an extension of gamma_A: one n x n LU per ratio, as documented (it was one per
+    evaluation: 3 LUs for one refused ratio on the digits)."""
+    import scipy.linalg
+
+    K, S, y, M, rho0, _ = _plaprls_system(small)
+    calls = []
+    lu_factor = scipy.linalg.lu_factor
+    monkeypatch.setattr(scipy.linalg, "lu_factor", lambda *a, **k: calls.append(1) or lu_factor(*a, **k))
+    mp = ManifoldRidgePath(K, S, M, consistency=True)
+    for _ in range(3):
+        with pytest.raises(np.linalg.LinAlgError, match="numerically singular"):
+            mp.path(1e8 * rho0, True)
+    assert len(calls) == 1
+    calls.clear()
+    # gamma_A at the top of a high grid: the grid is extended (evaluated again), the refused ratio not refactored
+    res = select_manifold_gammas(K, S, y, M, [10.0, 100.0], np.array([1e2, 1e8]) * rho0, consistency=True,
+                                 fit_intercept=True)
+    assert res.n_extensions >= 1
+    assert len(calls) == res.grid["ratio"].size                 # one LU per distinct ratio
+    refused = res.grid["ratio"] == 1e8 * rho0
+    assert refused.any() and np.isneginf(res.scores[refused]).all()
+
+
 def test_grls_selection_equals_brute_force_refits(small):
     X, S, y = small
     XS = X[S]
