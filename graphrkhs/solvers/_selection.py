@@ -1419,11 +1419,12 @@ def select_manifold_gammas(K: Any, labeled: Any, Y: Any, M: Any, gamma_As: Optio
         null space of M (the constants for the combinatorial Laplacian),
         :math:`w^T(T^2 + \rho' M K) = w^T T^2` does not grow with :math:`\rho` while the matrix
         does, so its condition number grows like :math:`\rho`.
-        At :math:`10^8 \rho_0` the reciprocal condition number was 4e-12 .. 1e-9, below the
-        :math:`\sqrt{\epsilon}` at which :class:`ManifoldRidgePath` refuses a system, in all
-        140 fits measured (digits, two moons, noisy circles; n 300 - 1797, k 5 - 20, widths
-        0.25 - 4 times the default, and 10 label draws at the defaults): an LU spent on a ratio
-        never scored; without it the selections were identical (``benchmarks/REPORT.md``).
+        At :math:`10^8 \rho_0` the reciprocal condition number was below the
+        :math:`\sqrt{\epsilon}` at which :class:`ManifoldRidgePath` refuses a system (4e-12 ..
+        1e-9 where recorded) in all 140 fits measured (digits, two moons, noisy circles;
+        n 300 - 1797, k 5 - 20, widths 0.25 - 4 times the default, and 10 label draws at the
+        defaults): an LU spent on a ratio never scored; without it the selections were
+        identical (``benchmarks/REPORT.md``).
         Up to three LUs keep the automatic fit near 3 single fits.
     consistency, fit_intercept, criterion, scoring, extend
         As in :func:`select_laprls_gammas`; ``fit_intercept`` needs :math:`M 1 = 0`.
