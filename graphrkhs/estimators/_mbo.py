@@ -4,8 +4,9 @@ Thin layers over :func:`~graphrkhs.solvers.poisson_mbo`,
 :func:`~graphrkhs.solvers.volume_mbo` and :func:`~graphrkhs.solvers.cut_ssl`, with the transductive contract of
 :mod:`graphrkhs.estimators._transductive` (graph parameters, ``transduction_``,
 ``label_distributions_``, the out-of-sample rule).  The class sizes are
-``class_priors`` times the number of nodes, or, with ``class_priors=None``, the
-labeled class proportions.
+``class_priors`` (or, with ``class_priors=None``, the labeled class proportions)
+times the number of nodes some label reaches, the solvers' rule; nodes of
+components without a label are not sized (their distribution is the priors).
 """
 
 from typing import Hashable, Optional, Sequence, Tuple, Union
@@ -20,9 +21,11 @@ __all__ = ["PoissonMBOClassifier", "VolumeMBOClassifier", "CutSSLClassifier"]
 
 _SIZES_DOC = r"""class_priors : array of shape (n_classes,), optional
         Class proportions b (in the order of ``classes_``, summing to 1): class
-        c gets :math:`n b_c` nodes (largest remainders).  None: the labeled
-        class proportions -- the class sizes only when the labeled nodes are a
-        uniform random sample.  With a fixed number of labels per class on
+        c gets :math:`n' b_c` of the :math:`n'` nodes some label reaches (largest
+        remainders); nodes of connected components without a label are not sized
+        (no label informs them): their ``label_distributions_`` rows are b.
+        None: the labeled class proportions -- the class sizes only when the
+        labeled nodes are a uniform random sample.  With a fixed number of labels per class on
         imbalanced data pass the priors: on three blobs of 80 / 30 / 10 points
         with 3 labels each, ``None`` (1/3 each) labels 67 % (Poisson MBO) and
         61 % (volume MBO), where Poisson learning labels all of them.  The

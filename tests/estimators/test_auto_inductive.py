@@ -135,6 +135,68 @@ def test_manifold_path_loo_equals_refits_and_fit(small, consistency):
             assert abs((y[i] - pred) - R[i]) < 1e-6 * max(1.0, abs(R[i]))
 
 
+def _plaprls_system(small):
+    """PLapRLS's selection problem on ``small`` and its n x n matrix A(rho) = T^2 + rho/n^2 M K, formed densely."""
+    X, S, y = small
+    M = graph_penalty(knn_graph(X, 5))
+    K = pairwise_kernel(X, sigma=0.5)
+    K = K / K.mean()
+    n = K.shape[0]
+    T = np.eye(n) - K / n
+    rho0 = n ** 2 / (M.diagonal().sum() / n * K.sum() / n)      # the default grid's scale
+    MK = np.asarray(M @ K)
+    return K, S, y, M, rho0, lambda rho: T @ T + rho / n ** 2 * MK
+
+
+def test_plaprls_default_ratio_grid_scores_every_ratio(small):
+    """The default ratio grid of PLapRLS held 1e8 rho0, where T^2 + rho' M K is singular to rounding: for
+    w = 1, M w = 0 gives w^T A(rho) = w^T T^2 whatever rho while ||A|| grows like rho.  That ratio was
+    refused after its n x n LU in every fit (a row of -inf); the grid now holds only scored ratios, and
+    leaving it out changes neither the scores of the others nor the choice."""
+    K, S, y, M, rho0, A = _plaprls_system(small)
+    n = K.shape[0]
+    tiny = np.sqrt(np.finfo(np.float64).eps)                    # ManifoldRidgePath's refusal level
+    ones = np.ones(n)
+    np.testing.assert_allclose(ones @ A(1e8 * rho0), ones @ A(0.0), atol=1e-9 * np.abs(A(1e8 * rho0)).max())
+    assert 1.0 / np.linalg.cond(A(1e8 * rho0).T, 1) < tiny      # why the ratio is left out
+    res = select_manifold_gammas(K, S, y, M, consistency=True, fit_intercept=True)
+    assert np.isfinite(res.scores).all()                       # every default ratio is a scored candidate
+    for rho in res.grid["ratio"]:
+        assert 1.0 / np.linalg.cond(A(rho).T, 1) > tiny
+    old = select_manifold_gammas(K, S, y, M, ratios=np.array([1e2, 1e5, 1e8]) * rho0, consistency=True,
+                                 fit_intercept=True, extend=False)
+    new = select_manifold_gammas(K, S, y, M, consistency=True, fit_intercept=True, extend=False)
+    assert np.isneginf(old.scores[2]).all()
+    np.testing.assert_allclose(new.grid["ratio"], old.grid["ratio"][:2], rtol=1e-12)
+    np.testing.assert_array_equal(new.scores, old.scores[:2])
+    assert new.best_params == old.best_params
+
+
+def test_manifold_path_factors_a_refused_ratio_once(small, monkeypatch):
+    """A ratio whose system is refused (numerically singular) is not factored again when the grid is
+    evaluated again after an extension of gamma_A: one n x n LU per ratio, as documented (it was one per
+    evaluation: 3 LUs for one refused ratio on the digits)."""
+    import scipy.linalg
+
+    K, S, y, M, rho0, _ = _plaprls_system(small)
+    calls = []
+    lu_factor = scipy.linalg.lu_factor
+    monkeypatch.setattr(scipy.linalg, "lu_factor", lambda *a, **k: calls.append(1) or lu_factor(*a, **k))
+    mp = ManifoldRidgePath(K, S, M, consistency=True)
+    for _ in range(3):
+        with pytest.raises(np.linalg.LinAlgError, match="numerically singular"):
+            mp.path(1e8 * rho0, True)
+    assert len(calls) == 1
+    calls.clear()
+    # gamma_A at the top of a high grid: the grid is extended (evaluated again), the refused ratio not refactored
+    res = select_manifold_gammas(K, S, y, M, [10.0, 100.0], np.array([1e2, 1e8]) * rho0, consistency=True,
+                                 fit_intercept=True)
+    assert res.n_extensions >= 1
+    assert len(calls) == res.grid["ratio"].size                 # one LU per distinct ratio
+    refused = res.grid["ratio"] == 1e8 * rho0
+    assert refused.any() and np.isneginf(res.scores[refused]).all()
+
+
 def test_grls_selection_equals_brute_force_refits(small):
     X, S, y = small
     XS = X[S]

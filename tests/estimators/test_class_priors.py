@@ -206,6 +206,30 @@ def test_mbo_sizes_default_to_the_labeled_proportions_and_the_true_priors_fix_im
     assert (g.PoissonLearningClassifier().fit(X, yy).transduction_ == y).mean() >= 0.98
 
 
+@pytest.mark.parametrize("E", [g.PoissonMBOClassifier, g.VolumeMBOClassifier])
+@pytest.mark.parametrize("priors, sizes", [(None, [8, 4]), ([0.25, 0.75], [3, 9])])
+def test_mbo_estimators_size_only_the_nodes_a_label_reaches(E, priors, sizes):
+    # a dense graph of two components: a path of 12 nodes with labels 0, 0, 1 (nodes 0, 1, 11) and a path
+    # of 7 nodes no label reaches.  The 12 reached nodes get the sizes 12 b (b = priors, or the labeled
+    # proportions 2/3, 1/3); sizing all 19 nodes would give 19 b = (12.7, 6.3) / (4.75, 14.25), i.e.
+    # (13, 6) / (5, 14), which no labeling of the 12 reached nodes has.  The other 7 rows are b.
+    def path(m):
+        A = np.diag(np.ones(m - 1), 1)
+        return A + A.T
+
+    W = np.zeros((19, 19))
+    W[:12, :12] = path(12)
+    W[12:, 12:] = path(7)
+    yy = np.full(19, -1)
+    yy[[0, 1, 11]] = [0, 0, 1]
+    with pytest.warns(g.GraphWarning, match="without any labeled node"):
+        est = E(graph="precomputed", class_priors=priors).fit(W, yy)
+    assert np.bincount(est.transduction_[:12], minlength=2).tolist() == sizes
+    np.testing.assert_array_equal(est.transduction_[[0, 1, 11]], [0, 0, 1])
+    b = np.array([2 / 3, 1 / 3]) if priors is None else np.array(priors)
+    np.testing.assert_allclose(est.label_distributions_[12:], np.tile(b, (7, 1)), rtol=1e-12)
+
+
 def test_poisson_mean_shift_with_priors_reweights_once():
     X, y, yy = _blobs()
     W = g.knn_graph(X, 6)
