@@ -23,14 +23,16 @@ Graphs
 
 Methods (each on the graphs named in ``--gl-graphs`` for GraphLearning, on ``ours`` for ours)
     ours          the recommended default classifier (``RECOMMENDED`` below), Laplace learning,
-                  Poisson learning, graph kernel ridge -- all with default parameters.
+                  Poisson learning, graph kernel ridge -- all with default parameters; CutSSL
+                  (``CutSSLClassifier``, Holtz et al., NeurIPS 2024: it needs class sizes) with the
+                  label proportions of the draw and, in the priors track, the true ones.
     GraphLearning ``gl.ssl.laplace``, ``poisson``, ``randomwalk``, ``poisson_mbo``, ``volume_mbo``
                   with their defaults.
     priors track  the same with the true class proportions given: GraphLearning's
                   ``class_priors=`` (poisson, poisson_mbo, volume_mbo) and ours ``class_priors=``
                   (skipped with a note when the installed estimator does not accept it).
 
-The slow MBO methods (30-60 s a fit on Fashion-MNIST) can be limited to the first ``--slow-draws``
+The slow methods (GraphLearning's MBO, 30-60 s a fit on Fashion-MNIST; CutSSL, about 100 s) can be limited to the first ``--slow-draws``
 draws (the same label sets as the others, fewer of them); the table gives the number of draws of
 every cell.
 
@@ -302,6 +304,29 @@ def _ours(W, y_all, priors):
              ("preview: Poisson + volume balancing to the given priors", "graphrkhs (script)", "given",
               balanced("poisson", True))]
     skipped = []
+    try:
+        from graphrkhs import CutSSLClassifier
+    except ImportError:
+        skipped.append("CutSSL: the installed version has no CutSSLClassifier")
+    else:
+        cut_memo = {}
+
+        def cutssl(given):
+            # class_priors=None is the label proportions of the draw; when these equal the true priors
+            # (balanced data, stratified draws: Fashion-MNIST) both tracks are one computation, done once
+            def run(S, c):
+                b = priors if given else np.bincount(c, minlength=priors.size) / c.size
+                key = (S.tobytes(), np.round(b, 12).tobytes())
+                if key not in cut_memo:
+                    yp = np.full(n, -1)
+                    yp[S] = c
+                    est = CutSSLClassifier(graph="precomputed", class_priors=b).fit(W, yp)
+                    cut_memo[key] = est.transduction_
+                return cut_memo[key]
+            return run
+
+        rows.append(("CutSSL (CutSSLClassifier; sizes = label proportions)", "graphrkhs", "labels", cutssl(False)))
+        rows.append(("CutSSL (CutSSLClassifier)", "graphrkhs", "given", cutssl(True)))
     for label, make in ((f"recommended: {RECOMMENDED}", recommended),
                         ("Poisson learning (PoissonLearningClassifier)", PoissonLearningClassifier)):
         if _accepts(make(), "class_priors"):
@@ -347,7 +372,7 @@ def _gl(W, graph_name, priors, slow):
     return rows
 
 
-SLOW = ("poisson_mbo", "volume_mbo")
+SLOW = ("poisson_mbo", "volume_mbo", "CutSSL")
 
 
 def evaluate(y, rate, draws, methods, slow_draws, seed, on_row=None, done=frozenset()):

@@ -15,7 +15,7 @@ FAMILIES = [
     (("graph_construction", "knn", "epsilon", "laplacian"), 0),
     (("chebyshev", "lanczos", "spectral", "filter", "heat_kernel"), 1),
     (("graph_kernel", "rkhs"), 2),
-    (("ridge", "tv", "poisson", "harmonic", "laplace_learning", "transductive", "active"), 3),
+    (("ridge", "tv", "poisson", "harmonic", "laplace_learning", "transductive", "active", "class_sizes"), 3),
     (("rls", "laprls", "prls", "grls", "manifold", "two_moons"), 4),
     (("warped", "fredholm", "noise"), 5),
     (("scaling", "benchmark", "timing"), 6),
