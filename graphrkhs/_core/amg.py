@@ -25,6 +25,8 @@ The prolongator is PyAMG's default smoothed aggregation,
 prolongator and the smoother.
 """
 
+import threading
+
 import numpy as np
 import pyamg
 import scipy.linalg
@@ -207,7 +209,18 @@ class SmoothedAggregationPreconditioner(spla.LinearOperator):
         # pseudo-inverse: a Laplacian's coarsest level keeps its constant null space
         self._coarse_inverse = (V[:, keep] / w[keep]) @ V[:, keep].T
         self.operator_complexity = total / max(nnz0, 1)
-        self._buffers = {}
+        # work buffers per thread: one preconditioner is meant to be shared by many solves, and
+        # two threads cycling in the same buffers overwrite each other's levels (a wrong M X)
+        self._local = threading.local()
+
+    def __getstate__(self):
+        state = self.__dict__.copy()
+        del state["_local"]       # buffers are scratch space (and a thread-local cannot be pickled)
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self._local = threading.local()
 
     def __repr__(self):
         sizes = ", ".join(str(level.A.shape[0]) for level in self.levels)
@@ -217,11 +230,12 @@ class SmoothedAggregationPreconditioner(spla.LinearOperator):
     # -- the cycle -----------------------------------------------------------------
 
     def _work(self, m):
-        bufs = self._buffers.get(m)
-        if bufs is None:
+        """This thread's work buffers for blocks of width m (one width kept: they are as large as the block)."""
+        width, bufs = getattr(self._local, "buffers", (None, None))
+        if width != m:
             bufs = [{name: np.empty((lev.A.shape[0], m)) for name in ("r", "t", "u", "g", "y")}
                     for lev in self.levels]
-            self._buffers = {m: bufs}   # keep one width: the buffers are as large as the block
+            self._local.buffers = (m, bufs)
         return bufs
 
     @staticmethod
