@@ -108,6 +108,39 @@ def _scale(A, left, right):
     return A
 
 
+def _check_symmetric_psd_pattern(A, rtol):
+    r"""Refuse a matrix that cannot be symmetric positive semidefinite, by O(nnz) necessary conditions.
+
+    Symmetry (to ``rtol`` times :math:`\max |A_{ij}|`), a nonnegative diagonal, and no
+    nonzero off-diagonal entry in a row whose diagonal is 0 (for a PSD matrix
+    :math:`A_{ij}^2 \le A_{ii} A_{jj}`).  A non-symmetric A (a random-walk Laplacian,
+    a directed kNN graph) gave a non-symmetric "preconditioner", an adjacency matrix
+    W (zero diagonal) an indefinite one: both unusable by conjugate gradients.
+    """
+    scale = float(abs(A).max()) if A.nnz else 0.0
+    diff = sp.csr_array(A - A.T)
+    gap = float(abs(diff).max()) if diff.nnz else 0.0
+    if gap > rtol * scale:
+        raise ValueError(
+            f"A must be symmetric: max |A - A^T| = {gap:.3g} (max |A| = {scale:.3g}). The AMG preconditioner "
+            f"is for symmetric positive (semi)definite systems, such as a combinatorial or normalized Laplacian "
+            f"plus a diagonal (the random-walk Laplacian is not symmetric; symmetrize a directed graph first)."
+        )
+    d = A.diagonal()
+    if d.size and d.min() < 0:
+        i = int(np.argmin(d))
+        raise ValueError(f"A has a negative diagonal entry (A[{i}, {i}] = {d[i]:.3g}), so it is not positive "
+                         f"semidefinite, as the AMG preconditioner needs.")
+    rows = np.repeat(np.arange(A.shape[0]), np.diff(A.indptr))
+    off_rows = rows[(A.indices != rows) & (A.data != 0)]          # rows with a nonzero off-diagonal entry
+    bad = off_rows[d[off_rows] == 0]
+    if bad.size:
+        i = int(bad[0])
+        raise ValueError(
+            f"A has a zero diagonal entry with nonzero off-diagonal entries in row {i}, so it is not positive "
+            f"semidefinite, as the AMG preconditioner needs (an adjacency matrix W? pass graphrkhs.laplacian(W)).")
+
+
 def _diagonal_scaling(A):
     d = A.diagonal()
     return 1.0 / np.sqrt(np.where(d > 0, d, 1.0))
@@ -119,7 +152,8 @@ class SmoothedAggregationPreconditioner(spla.LinearOperator):
     A symmetric positive definite approximation of :math:`A^{-1}` for an SPD
     (or positive semidefinite, e.g. a graph Laplacian) sparse matrix, to
     precondition :func:`~graphrkhs.conjugate_gradient`.  Build it once and
-    reuse it across right-hand sides and solves.
+    reuse it across right-hand sides and solves (also concurrent ones: each
+    thread cycles in its own work buffers).
 
     Parameters
     ----------
@@ -151,7 +185,12 @@ class SmoothedAggregationPreconditioner(spla.LinearOperator):
 
     def __init__(self, A, *, degree=3, ratio=30.0, strength=0.0, omega=4.0 / 3.0, max_coarse=500,
                  max_levels=12):
+        given = np.dtype(A.dtype)
         A = sp.csr_array(A, dtype=np.float64)
+        A.sum_duplicates()
+        # symmetric to the rounding of the precision A was given in (a float32 normalized
+        # Laplacian is symmetric to ~1e-7 only)
+        _check_symmetric_psd_pattern(A, 1e-5 if given == np.float32 else 1e-10)
         n = A.shape[0]
         super().__init__(dtype=np.float64, shape=(n, n))
         self.degree = int(degree)

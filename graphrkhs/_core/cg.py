@@ -267,7 +267,10 @@ def amg_preconditioner(A: OperatorLike, *, degree: int = 3, ratio: float = 30.0,
     A : sparse matrix of shape (n, n)
         Symmetric positive definite, or positive semidefinite with a known
         null space handled by the caller (a graph Laplacian: the coarsest
-        level is solved by a pseudo-inverse).
+        level is solved by a pseudo-inverse).  A matrix that cannot be
+        (non-symmetric, a negative diagonal entry, or a zero diagonal entry
+        in a row with off-diagonal entries: an adjacency matrix) is refused
+        with a ``ValueError``.
     degree : int >= 1, default=3
         Degree of the Chebyshev smoother (sparse products per smoothing step).
     ratio : float > 1, default=30

@@ -168,3 +168,29 @@ def test_preconditioner_pickles_without_its_work_buffers():
     M = amg_preconditioner(A, max_coarse=50)
     B = np.random.default_rng(11).standard_normal((600, 2))
     np.testing.assert_array_equal(pickle.loads(pickle.dumps(M)).matmat(B), M.matmat(B))
+
+
+@pytest.mark.parametrize("make,match", [
+    # a random-walk Laplacian (plus I): gave a preconditioner 24% away from symmetric
+    (lambda W: sp.eye_array(W.shape[0]) - sp.diags_array(1 / W.sum(axis=1)) @ W + sp.eye_array(W.shape[0]),
+     "A must be symmetric"),
+    # the adjacency passed for the Laplacian: indefinite, gave an SPD-looking M of nothing
+    (lambda W: W, "zero diagonal entry with nonzero off-diagonal entries in row"),
+    (lambda W: -laplacian(W), "negative diagonal entry"),
+])
+def test_amg_preconditioner_refuses_matrices_that_cannot_be_symmetric_psd(make, match):
+    W = knn_graph(np.random.default_rng(12).random((200, 2)), 6)
+    with pytest.raises(ValueError, match=match):
+        amg_preconditioner(sp.csr_array(make(W)), max_coarse=30)
+
+
+def test_float32_laplacian_symmetric_to_its_rounding_is_accepted_and_gives_the_float64_preconditioner():
+    W = knn_graph(np.random.default_rng(13).random((400, 2)), 6)
+    L64 = sp.csr_array(laplacian(W, "normalized")) + 1e-2 * sp.eye_array(400)
+    L32 = sp.csr_array(L64, dtype=np.float32)
+    B = np.random.default_rng(14).standard_normal((400, 2))
+    M32, M64 = amg_preconditioner(L32, max_coarse=30), amg_preconditioner(L64, max_coarse=30)
+    np.testing.assert_allclose(M32.matmat(B), M64.matmat(B), rtol=1e-4, atol=1e-4 * np.abs(M64.matmat(B)).max())
+    # an isolated node (a zero row of a singular Laplacian) is PSD: accepted
+    keep = sp.diags_array(np.r_[0.0, np.ones(399)])
+    amg_preconditioner(laplacian(sp.csr_array(keep @ W @ keep)), max_coarse=30)
