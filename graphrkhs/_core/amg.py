@@ -37,6 +37,7 @@ import scipy.sparse.linalg as spla
 from .progress import progress_bar
 from .linalg import lanczos_tridiagonal
 from .spmm import fused_step, spmm
+from .validation import memory_guard
 
 __all__ = []
 
@@ -201,47 +202,53 @@ class SmoothedAggregationPreconditioner(spla.LinearOperator):
         nnz0 = A.nnz
         total = 0
         A_scaled = None
-        bar = progress_bar(desc="AMG set-up", unit="level")
-        while True:
-            bar.set_postfix_str(f"level {len(self.levels)}: n = {A.shape[0]}", refresh=False)
-            s = _diagonal_scaling(A)
-            if A_scaled is None:
-                A_scaled = _scale(A, s, s)
-            total += A_scaled.nnz
-            last = A.shape[0] <= max_coarse or len(self.levels) + 1 >= max_levels
-            if not last:
-                if strength == 0:
-                    # theta = 0 keeps every stored entry: the pattern of A is the strength graph
-                    C = sp.csr_matrix((np.ones_like(A.data), A.indices, A.indptr), shape=A.shape)
-                else:
-                    C = pyamg.strength.symmetric_strength_of_connection(sp.csr_matrix(A), theta=strength)
-                agg = pyamg.aggregation.standard_aggregation(C)[0]
-                n_coarse = agg.shape[1]
-                last = n_coarse == 0 or n_coarse >= 0.9 * A.shape[0]
-            if last:
-                self.levels.append(_Level(A_scaled, s, None))
+        # closed on any exception too (a KeyboardInterrupt in a long set-up): an open tqdm bar
+        # stays on screen and pushes every later bar one line down
+        with progress_bar(desc="AMG set-up", unit="level") as bar:
+            while True:
+                bar.set_postfix_str(f"level {len(self.levels)}: n = {A.shape[0]}", refresh=False)
+                s = _diagonal_scaling(A)
+                if A_scaled is None:
+                    A_scaled = _scale(A, s, s)
+                total += A_scaled.nnz
+                last = A.shape[0] <= max_coarse or len(self.levels) + 1 >= max_levels
+                if not last:
+                    if strength == 0:
+                        # theta = 0 keeps every stored entry: the pattern of A is the strength graph
+                        C = sp.csr_matrix((np.ones_like(A.data), A.indices, A.indptr), shape=A.shape)
+                    else:
+                        C = pyamg.strength.symmetric_strength_of_connection(sp.csr_matrix(A), theta=strength)
+                    agg = pyamg.aggregation.standard_aggregation(C)[0]
+                    n_coarse = agg.shape[1]
+                    last = n_coarse == 0 or n_coarse >= 0.9 * A.shape[0]
+                if last:
+                    self.levels.append(_Level(A_scaled, s, None))
+                    bar.update(1)
+                    break
+                bound = _spectral_bound(A_scaled)
+                T, B = pyamg.aggregation.fit_candidates(sp.csr_matrix(agg), B)
+                # P = (I - omega/rho D^-1 A) T in scaled form, with A~ = D^-1/2 A D^-1/2:
+                #   P_half = D^{1/2} P = (I - omega/rho A~) D^{1/2} T,   A_c = P^T A P = P_half^T A~ P_half
+                T_half = _scale(sp.csr_array(T), 1.0 / s, None)
+                P_half = sp.csr_array(T_half - (omega / bound) * (A_scaled @ T_half))
+                R_half = sp.csr_array(P_half.T)
+                A_coarse = sp.csr_array(R_half @ (A_scaled @ P_half))
+                A_coarse = sp.csr_array((A_coarse + A_coarse.T) * 0.5)   # exact symmetry for CG
+                A_coarse.sort_indices()
+                s_coarse = _diagonal_scaling(A_coarse)
+                P_scaled = _scale(P_half, None, s_coarse)      # D^{1/2} P D_c^{-1/2}
+                R_scaled = _scale(R_half, s_coarse, None)
+                # e(lambda) = 1 - lambda p(lambda) was built for lambda_max = 1: p_b(lambda) = p(lambda / b) / b
+                level_coef = coef / bound ** np.arange(1, coef.size + 1)
+                self.levels.append(_Level(A_scaled, s, bound, level_coef, P_scaled, R_scaled))
+                A = A_coarse
+                A_scaled = _scale(A, s_coarse, s_coarse)
                 bar.update(1)
-                break
-            bound = _spectral_bound(A_scaled)
-            T, B = pyamg.aggregation.fit_candidates(sp.csr_matrix(agg), B)
-            # P = (I - omega/rho D^-1 A) T in scaled form, with A~ = D^-1/2 A D^-1/2:
-            #   P_half = D^{1/2} P = (I - omega/rho A~) D^{1/2} T,   A_c = P^T A P = P_half^T A~ P_half
-            T_half = _scale(sp.csr_array(T), 1.0 / s, None)
-            P_half = sp.csr_array(T_half - (omega / bound) * (A_scaled @ T_half))
-            R_half = sp.csr_array(P_half.T)
-            A_coarse = sp.csr_array(R_half @ (A_scaled @ P_half))
-            A_coarse = sp.csr_array((A_coarse + A_coarse.T) * 0.5)   # exact symmetry for CG
-            A_coarse.sort_indices()
-            s_coarse = _diagonal_scaling(A_coarse)
-            P_scaled = _scale(P_half, None, s_coarse)      # D^{1/2} P D_c^{-1/2}
-            R_scaled = _scale(R_half, s_coarse, None)
-            # e(lambda) = 1 - lambda p(lambda) was built for lambda_max = 1: p_b(lambda) = p(lambda / b) / b
-            level_coef = coef / bound ** np.arange(1, coef.size + 1)
-            self.levels.append(_Level(A_scaled, s, bound, level_coef, P_scaled, R_scaled))
-            A = A_coarse
-            A_scaled = _scale(A, s_coarse, s_coarse)
-            bar.update(1)
-        bar.close()
+        n_last = self.levels[-1].A.shape[0]
+        # the dense eigendecomposition holds about four n x n float64 arrays (the matrix, its
+        # eigenvectors, LAPACK's 2 n^2 workspace; then the pseudo-inverse and a temporary)
+        memory_guard(32.0 * n_last ** 2, f"the dense coarsest AMG level ({n_last} unknowns)",
+                     f"raise max_levels (now {max_levels}) or lower max_coarse (now {max_coarse}).")
         coarse = self.levels[-1].A.toarray()
         w, V = np.linalg.eigh(coarse)
         keep = w > max(w.max(), 0) * 10 * len(w) * np.finfo(np.float64).eps

@@ -194,3 +194,13 @@ def test_float32_laplacian_symmetric_to_its_rounding_is_accepted_and_gives_the_f
     # an isolated node (a zero row of a singular Laplacian) is PSD: accepted
     keep = sp.diags_array(np.r_[0.0, np.ones(399)])
     amg_preconditioner(laplacian(sp.csr_array(keep @ W @ keep)), max_coarse=30)
+
+
+def test_dense_coarsest_level_too_large_for_memory_is_refused_before_it_is_formed(monkeypatch):
+    # max_levels=1 makes the whole matrix the dense coarsest level: 32 n^2 bytes for its
+    # eigendecomposition (n = 10^5: 320 GB), refused with a MemoryError naming the options
+    from graphrkhs._core import validation
+    monkeypatch.setattr(validation, "_physical_memory", lambda: 8 * 2**20)
+    with pytest.raises(MemoryError, match=r"dense coarsest AMG level \(900 unknowns\).*raise max_levels \(now 1\)"):
+        amg_preconditioner(_system(n=900, seed=15), max_levels=1)
+    assert len(amg_preconditioner(_system(n=900, seed=15), max_coarse=100).levels) >= 2   # 6 MiB limit: fits
