@@ -245,7 +245,9 @@ class NystromFeatures:
         out = np.empty((A.shape[0], r), dtype=self.dtype)
         rows = max(1, int(_BLOCK_BYTES // (max(m, r) * 8)))
         T = self.transform_matrix_
-        with progress_bar(total=A.shape[0], desc="Nystrom features", unit="pt") as bar:
+        # under the object's own verbose (the bar followed only the enclosing call: verbose=True drew
+        # none, verbose=False under an INFO logger drew them all)
+        with self._progress.scope(), progress_bar(total=A.shape[0], desc="Nystrom features", unit="pt") as bar:
             for s in range(0, A.shape[0], rows):
                 C = pairwise_kernel(A[s:s + rows], self.landmarks_, **self._kw)
                 out[s:s + rows] = C @ T.astype(C.dtype, copy=False)

@@ -314,3 +314,19 @@ def test_bars_are_closed_when_the_step_is_interrupted(step, spd_system, no_delay
     assert info.traceback is not None
     assert len(tqdm._instances) == open_before
     capsys.readouterr()
+
+
+def test_nystrom_feature_bar_follows_the_objects_verbose(points, no_delay, capsys, caplog):
+    # the features' bar ignored NystromFeatures(verbose=...): none with True, drawn with False under INFO
+    from graphrkhs import NystromFeatures
+
+    X = np.random.default_rng(3).normal(size=(400, 3))
+    ny = NystromFeatures(X, n_components=50, tol=0, verbose=True, random_state=0)
+    err = capsys.readouterr().err
+    assert "graphrkhs: Nystrom features:" in err and "pt" in err
+    ny.transform(X[:10])                      # later calls keep the object's choice
+    assert "graphrkhs: Nystrom features:" in capsys.readouterr().err
+    caplog.set_level(logging.INFO, logger="graphrkhs")
+    NystromFeatures(X, n_components=50, tol=0, verbose=False, random_state=0).transform(X[:10])
+    assert capsys.readouterr().err == ""
+    assert _graphrkhs_records(caplog) == []
