@@ -204,3 +204,62 @@ def test_dense_coarsest_level_too_large_for_memory_is_refused_before_it_is_forme
     with pytest.raises(MemoryError, match=r"dense coarsest AMG level \(900 unknowns\).*raise max_levels \(now 1\)"):
         amg_preconditioner(_system(n=900, seed=15), max_levels=1)
     assert len(amg_preconditioner(_system(n=900, seed=15), max_coarse=100).levels) >= 2   # 6 MiB limit: fits
+
+
+def _consistent(L, b):
+    from scipy.sparse import csgraph
+    _, comp = csgraph.connected_components(L)
+    return b - (np.bincount(comp, b) / np.bincount(comp))[comp]
+
+
+def test_zero_coarse_level_ends_the_hierarchy():
+    # 600 disjoint edges: every aggregate is a whole component, so the next level is the zero
+    # matrix (600 unknowns > max_coarse); its bound 0 was divided by (ZeroDivisionError)
+    n = 1200
+    i = np.arange(0, n, 2)
+    W = sp.coo_array((np.ones(n // 2), (i, i + 1)), shape=(n, n))
+    L = sp.csr_array(laplacian(sp.csr_array(W + W.T)))
+    M = amg_preconditioner(L, max_coarse=100)
+    assert [lev.A.shape[0] for lev in M.levels] == [1200, 600]
+    Md = _dense(M, n)
+    np.testing.assert_allclose(Md, Md.T, atol=1e-12)
+    assert np.linalg.eigvalsh(Md).min() > -1e-12
+    b = _consistent(L, np.random.default_rng(16).standard_normal(n))
+    res = conjugate_gradient(L, b, M=M, tol=1e-10)
+    np.testing.assert_allclose(L @ res.x, b, atol=1e-8)
+
+
+def test_coarse_unknowns_in_the_null_space_are_not_scaled_by_their_rounding():
+    # a 1-nearest-neighbour graph: many components, each coarsened to one aggregate whose coarse
+    # diagonal is rounding (1e-17) instead of 0; Jacobi scaling by it made |M b| ~ 1e15 |b| and CG
+    # stop on "p^T A p <= 0" for a consistent right-hand side
+    L = sp.csr_array(laplacian(knn_graph(np.random.default_rng(1).random((3000, 2)), 1)))
+    M = amg_preconditioner(L, max_coarse=50)
+    b = _consistent(L, np.random.default_rng(2).standard_normal(3000))
+    assert np.linalg.norm(M @ b) < 1e3 * np.linalg.norm(b)
+    res = conjugate_gradient(L, b, M=M, tol=1e-8)
+    assert res.converged.all() and res.n_iter < 30
+    np.testing.assert_allclose(L @ res.x, b, atol=1e-7 * np.abs(b).max())
+
+
+# 66 points on a line (4 decimals): 12 Lanczos steps left the top Ritz value of the scaled 5-NN
+# Laplacian 12% low and the smoother's bound 4.4% below lambda_max: the V-cycle was indefinite
+_LINE66 = np.array([
+    0.5654, 0.3433, 0.7947, 0.6455, 0.7572, 0.3272, 0.708, 0.4687, 0.2498, 0.0623, 0.5612, 0.742, 0.3587,
+    0.8081, 0.0522, 0.5942, 0.4831, 0.5855, 0.5782, 0.9712, 0.7896, 0.9822, 0.7007, 0.5141, 0.2149, 0.8608,
+    0.6755, 0.5873, 0.2536, 0.9542, 0.4205, 0.2525, 0.0468, 0.8823, 0.9331, 0.7903, 0.1941, 0.3098, 0.2345,
+    0.9865, 0.7797, 0.5332, 0.0409, 0.6792, 0.2198, 0.0891, 0.3881, 0.5857, 0.8552, 0.8486, 0.6545, 0.1318,
+    0.4038, 0.7956, 0.6048, 0.2241, 0.5036, 0.4442, 0.1281, 0.1807, 0.2937, 0.0808, 0.472, 0.8943, 0.8573,
+    0.0555])
+
+
+def test_smoother_bound_is_above_lambda_max_and_the_cycle_positive_definite_on_a_hard_line():
+    from graphrkhs._core.amg import _diagonal_scaling, _scale, _spectral_bound
+
+    A = sp.csr_array(laplacian(knn_graph(_LINE66[:, None], 5))) + 1e-2 * sp.eye_array(66)
+    s = _diagonal_scaling(A)
+    top = np.linalg.eigvalsh(_scale(A, s, s).toarray()).max()
+    assert _spectral_bound(_scale(A, s, s)) >= top
+    M = amg_preconditioner(A, max_coarse=13, degree=2, max_levels=2)
+    Md = _dense(M, 66)
+    assert np.linalg.eigvalsh((Md + Md.T) / 2).min() > 0
