@@ -316,6 +316,10 @@ class SmoothedAggregationPreconditioner(spla.LinearOperator):
         """This thread's work buffers for blocks of width m (one width kept: they are as large as the block)."""
         width, bufs = getattr(self._local, "buffers", (None, None))
         if width != m:
+            self._local.buffers = (None, None)     # the old width's buffers are freed before the new ones
+            rows = sum(lev.A.shape[0] for lev in self.levels)
+            memory_guard(5.0 * 8 * rows * m, f"the AMG V-cycle's work buffers for {m} column(s)",
+                         "precondition fewer columns at a time (CG solves columns independently).")
             bufs = [{name: np.empty((lev.A.shape[0], m)) for name in ("r", "t", "u", "g", "y")}
                     for lev in self.levels]
             self._local.buffers = (m, bufs)

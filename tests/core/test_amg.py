@@ -263,3 +263,14 @@ def test_smoother_bound_is_above_lambda_max_and_the_cycle_positive_definite_on_a
     M = amg_preconditioner(A, max_coarse=13, degree=2, max_levels=2)
     Md = _dense(M, 66)
     assert np.linalg.eigvalsh((Md + Md.T) / 2).min() > 0
+
+
+def test_work_buffers_too_large_for_memory_are_refused(monkeypatch):
+    # five (n_level, m) blocks per level, allocated at the first product with a block of m columns
+    from graphrkhs._core import validation
+    A = _system(n=2000, seed=17)
+    M = amg_preconditioner(A, max_coarse=50)
+    monkeypatch.setattr(validation, "_physical_memory", lambda: 4 * 2**20)   # limit: 3 MiB
+    np.testing.assert_allclose(M @ np.ones(2000), M.matmat(np.ones((2000, 1)))[:, 0])   # 80 kB: fits
+    with pytest.raises(MemoryError, match=r"AMG V-cycle's work buffers for 64 column\(s\).*fewer columns"):
+        M.matmat(np.ones((2000, 64)))
