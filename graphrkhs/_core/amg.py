@@ -152,8 +152,8 @@ def _drop_null_directions(A_coarse, P_half, bound):
 
     A coarse basis vector :math:`p_i` inside the null space of the scaled
     operator (an aggregate that is a whole connected component of a
-    Laplacian: :math:`p_i` constant on it) has :math:`p_i^T 	ilde A p_i = 0`,
-    computed as rounding of size :math:`\epsilon \|	ilde A\| \|p_i\|^2`.
+    Laplacian: :math:`p_i` constant on it) has :math:`p_i^T \tilde A p_i = 0`,
+    computed as rounding of size :math:`\epsilon \|\tilde A\| \|p_i\|^2`.
     Jacobi scaling by that rounding (:math:`10^{-17}`) blew the prolongator
     up by :math:`10^8` and M by :math:`10^{15}` (default options, the
     Laplacian of a 1-nearest-neighbour graph of 8000 points); as an exact
