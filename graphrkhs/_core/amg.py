@@ -217,7 +217,8 @@ class SmoothedAggregationPreconditioner(spla.LinearOperator):
     def __init__(self, A, *, degree=3, ratio=30.0, strength=0.0, omega=4.0 / 3.0, max_coarse=500,
                  max_levels=12):
         given = np.dtype(A.dtype)
-        A = sp.csr_array(A, dtype=np.float64)
+        # a copy: summing duplicates in place would rewrite the index arrays the caller's matrix shares
+        A = sp.csr_array(A, dtype=np.float64, copy=True)
         A.sum_duplicates()
         # symmetric to the rounding of the precision A was given in (a float32 normalized
         # Laplacian is symmetric to ~1e-7 only)

@@ -274,3 +274,16 @@ def test_work_buffers_too_large_for_memory_are_refused(monkeypatch):
     np.testing.assert_allclose(M @ np.ones(2000), M.matmat(np.ones((2000, 1)))[:, 0])   # 80 kB: fits
     with pytest.raises(MemoryError, match=r"AMG V-cycle's work buffers for 64 column\(s\).*fewer columns"):
         M.matmat(np.ones((2000, 64)))
+
+
+@pytest.mark.parametrize("cls", [sp.csr_array, sp.csr_matrix])
+def test_input_with_duplicate_entries_is_not_mutated_and_is_summed(cls):
+    # row 0 stores (0, 0) twice, unsorted: the set-up sums duplicates on its own copy
+    indptr, indices = np.array([0, 3, 6, 8]), np.array([1, 0, 0, 0, 1, 2, 1, 2])
+    data = np.array([-1.0, 1.0, 1.0, -1.0, 2.0, -1.0, -1.0, 2.0])
+    A = cls((data.copy(), indices.copy(), indptr.copy()), shape=(3, 3))
+    M = amg_preconditioner(A)
+    np.testing.assert_array_equal(A.indptr, indptr)
+    np.testing.assert_array_equal(A.indices, indices)
+    np.testing.assert_array_equal(A.data, data)
+    np.testing.assert_allclose(_dense(M, 3), np.linalg.pinv(A.toarray()), atol=1e-12)
