@@ -25,6 +25,8 @@ The prolongator is PyAMG's default smoothed aggregation,
 prolongator and the smoother.
 """
 
+import threading
+
 import numpy as np
 import pyamg
 import scipy.linalg
@@ -35,19 +37,25 @@ import scipy.sparse.linalg as spla
 from .progress import progress_bar
 from .linalg import lanczos_tridiagonal
 from .spmm import fused_step, spmm
+from .validation import memory_guard
 
 __all__ = []
 
 
-def _spectral_bound(A_scaled, steps=12, random_state=0):
+def _spectral_bound(A_scaled, steps=20, random_state=0):
     r"""Upper estimate of :math:`\lambda_{max}` of a symmetric matrix by a short Lanczos run.
 
     The largest Ritz value of ``steps`` Lanczos steps plus the norm of its
     residual (an eigenvalue lies within it of the Ritz value; for the
     largest Ritz value that is, in practice, the largest eigenvalue) and a
     5% margin, capped by the Gershgorin bound.  The smoother only needs the
-    bound to within tens of percent; being *below* :math:`\lambda_{max}` is
-    what must not happen, hence the residual and the margin.
+    bound to within tens of percent; being *below* :math:`\lambda_{max}` by
+    more than the factor :math:`1 + 1/r` is what must not happen (the
+    smoother then amplifies the top modes and the V-cycle is indefinite),
+    hence the residual, the margin and 20 steps: 12 left the Ritz value 12%
+    below on a 66-node 1-D kNN Laplacian (bound 4.4% low, M indefinite); of
+    400 random kNN Laplacians (25-700 nodes) 12 steps put the bound below
+    once more, 20 steps never.
     """
     n = A_scaled.shape[0]
     gersh = float(abs(A_scaled).sum(axis=1).max())
@@ -106,6 +114,64 @@ def _scale(A, left, right):
     return A
 
 
+def _check_symmetric_psd_pattern(A, rtol):
+    r"""Refuse a matrix that cannot be symmetric positive semidefinite, by O(nnz) necessary conditions.
+
+    Symmetry (to ``rtol`` times :math:`\max |A_{ij}|`), a nonnegative diagonal, and no
+    nonzero off-diagonal entry in a row whose diagonal is 0 (for a PSD matrix
+    :math:`A_{ij}^2 \le A_{ii} A_{jj}`).  A non-symmetric A (a random-walk Laplacian,
+    a directed kNN graph) gave a non-symmetric "preconditioner", an adjacency matrix
+    W (zero diagonal) an indefinite one: both unusable by conjugate gradients.
+    """
+    scale = float(abs(A).max()) if A.nnz else 0.0
+    diff = sp.csr_array(A - A.T)
+    gap = float(abs(diff).max()) if diff.nnz else 0.0
+    if gap > rtol * scale:
+        raise ValueError(
+            f"A must be symmetric: max |A - A^T| = {gap:.3g} (max |A| = {scale:.3g}). The AMG preconditioner "
+            f"is for symmetric positive (semi)definite systems, such as a combinatorial or normalized Laplacian "
+            f"plus a diagonal (the random-walk Laplacian is not symmetric; symmetrize a directed graph first)."
+        )
+    d = A.diagonal()
+    if d.size and d.min() < 0:
+        i = int(np.argmin(d))
+        raise ValueError(f"A has a negative diagonal entry (A[{i}, {i}] = {d[i]:.3g}), so it is not positive "
+                         f"semidefinite, as the AMG preconditioner needs.")
+    rows = np.repeat(np.arange(A.shape[0]), np.diff(A.indptr))
+    off_rows = rows[(A.indices != rows) & (A.data != 0)]          # rows with a nonzero off-diagonal entry
+    bad = off_rows[d[off_rows] == 0]
+    if bad.size:
+        i = int(bad[0])
+        raise ValueError(
+            f"A has a zero diagonal entry with nonzero off-diagonal entries in row {i}, so it is not positive "
+            f"semidefinite, as the AMG preconditioner needs (an adjacency matrix W? pass graphrkhs.laplacian(W)).")
+
+
+def _drop_null_directions(A_coarse, P_half, bound):
+    r"""Zero the rows and columns of coarse unknowns whose diagonal is rounding of an exact 0.
+
+    A coarse basis vector :math:`p_i` inside the null space of the scaled
+    operator (an aggregate that is a whole connected component of a
+    Laplacian: :math:`p_i` constant on it) has :math:`p_i^T \tilde A p_i = 0`,
+    computed as rounding of size :math:`\epsilon \|\tilde A\| \|p_i\|^2`.
+    Jacobi scaling by that rounding (:math:`10^{-17}`) blew the prolongator
+    up by :math:`10^8` and M by :math:`10^{15}` (default options, the
+    Laplacian of a 1-nearest-neighbour graph of 8000 points); as an exact
+    zero the unknown is left alone, like an isolated node.
+    """
+    col_sq = np.asarray(P_half.multiply(P_half).sum(axis=0)).ravel()
+    # measured: null directions at |d| <= 430 eps bound |p|^2 (negative as often), a shift of 1e-6
+    # at >= 1e9 of them: 1e4 keeps a 20-fold margin over the rounding
+    noise = 1e4 * np.finfo(np.float64).eps * bound * col_sq
+    null = A_coarse.diagonal() <= noise
+    if not null.any():
+        return A_coarse
+    keep = sp.diags_array((~null).astype(np.float64))
+    A_coarse = sp.csr_array(keep @ A_coarse @ keep)
+    A_coarse.eliminate_zeros()
+    return A_coarse
+
+
 def _diagonal_scaling(A):
     d = A.diagonal()
     return 1.0 / np.sqrt(np.where(d > 0, d, 1.0))
@@ -117,7 +183,8 @@ class SmoothedAggregationPreconditioner(spla.LinearOperator):
     A symmetric positive definite approximation of :math:`A^{-1}` for an SPD
     (or positive semidefinite, e.g. a graph Laplacian) sparse matrix, to
     precondition :func:`~graphrkhs.conjugate_gradient`.  Build it once and
-    reuse it across right-hand sides and solves.
+    reuse it across right-hand sides and solves (also concurrent ones: each
+    thread cycles in its own work buffers).
 
     Parameters
     ----------
@@ -149,7 +216,13 @@ class SmoothedAggregationPreconditioner(spla.LinearOperator):
 
     def __init__(self, A, *, degree=3, ratio=30.0, strength=0.0, omega=4.0 / 3.0, max_coarse=500,
                  max_levels=12):
-        A = sp.csr_array(A, dtype=np.float64)
+        given = np.dtype(A.dtype)
+        # a copy: summing duplicates in place would rewrite the index arrays the caller's matrix shares
+        A = sp.csr_array(A, dtype=np.float64, copy=True)
+        A.sum_duplicates()
+        # symmetric to the rounding of the precision A was given in (a float32 normalized
+        # Laplacian is symmetric to ~1e-7 only)
+        _check_symmetric_psd_pattern(A, 1e-5 if given == np.float32 else 1e-10)
         n = A.shape[0]
         super().__init__(dtype=np.float64, shape=(n, n))
         self.degree = int(degree)
@@ -160,54 +233,78 @@ class SmoothedAggregationPreconditioner(spla.LinearOperator):
         nnz0 = A.nnz
         total = 0
         A_scaled = None
-        bar = progress_bar(desc="AMG set-up", unit="level")
-        while True:
-            bar.set_postfix_str(f"level {len(self.levels)}: n = {A.shape[0]}", refresh=False)
-            s = _diagonal_scaling(A)
-            if A_scaled is None:
-                A_scaled = _scale(A, s, s)
-            total += A_scaled.nnz
-            last = A.shape[0] <= max_coarse or len(self.levels) + 1 >= max_levels
-            if not last:
-                if strength == 0:
-                    # theta = 0 keeps every stored entry: the pattern of A is the strength graph
-                    C = sp.csr_matrix((np.ones_like(A.data), A.indices, A.indptr), shape=A.shape)
-                else:
-                    C = pyamg.strength.symmetric_strength_of_connection(sp.csr_matrix(A), theta=strength)
-                agg = pyamg.aggregation.standard_aggregation(C)[0]
-                n_coarse = agg.shape[1]
-                last = n_coarse == 0 or n_coarse >= 0.9 * A.shape[0]
-            if last:
-                self.levels.append(_Level(A_scaled, s, None))
+        # closed on any exception too (a KeyboardInterrupt in a long set-up): an open tqdm bar
+        # stays on screen and pushes every later bar one line down
+        with progress_bar(desc="AMG set-up", unit="level") as bar:
+            while True:
+                bar.set_postfix_str(f"level {len(self.levels)}: n = {A.shape[0]}", refresh=False)
+                s = _diagonal_scaling(A)
+                if A_scaled is None:
+                    A_scaled = _scale(A, s, s)
+                total += A_scaled.nnz
+                # a zero level (a Laplacian whose aggregates are whole components: 2000 disjoint edges)
+                # has nothing to coarsen and no spectrum to smooth (its bound 0 was divided by)
+                last = (A.shape[0] <= max_coarse or len(self.levels) + 1 >= max_levels
+                        or not np.any(A_scaled.data))
+                if not last:
+                    if strength == 0:
+                        # theta = 0 keeps every stored entry: the pattern of A is the strength graph
+                        C = sp.csr_matrix((np.ones_like(A.data), A.indices, A.indptr), shape=A.shape)
+                    else:
+                        C = pyamg.strength.symmetric_strength_of_connection(sp.csr_matrix(A), theta=strength)
+                    agg = pyamg.aggregation.standard_aggregation(C)[0]
+                    n_coarse = agg.shape[1]
+                    last = n_coarse == 0 or n_coarse >= 0.9 * A.shape[0]
+                if last:
+                    self.levels.append(_Level(A_scaled, s, None))
+                    bar.update(1)
+                    break
+                bound = _spectral_bound(A_scaled)
+                T, B = pyamg.aggregation.fit_candidates(sp.csr_matrix(agg), B)
+                # P = (I - omega/rho D^-1 A) T in scaled form, with A~ = D^-1/2 A D^-1/2:
+                #   P_half = D^{1/2} P = (I - omega/rho A~) D^{1/2} T,   A_c = P^T A P = P_half^T A~ P_half
+                T_half = _scale(sp.csr_array(T), 1.0 / s, None)
+                P_half = sp.csr_array(T_half - (omega / bound) * (A_scaled @ T_half))
+                R_half = sp.csr_array(P_half.T)
+                A_coarse = sp.csr_array(R_half @ (A_scaled @ P_half))
+                A_coarse = sp.csr_array((A_coarse + A_coarse.T) * 0.5)   # exact symmetry for CG
+                A_coarse = _drop_null_directions(A_coarse, P_half, bound)
+                A_coarse.sort_indices()
+                s_coarse = _diagonal_scaling(A_coarse)
+                P_scaled = _scale(P_half, None, s_coarse)      # D^{1/2} P D_c^{-1/2}
+                R_scaled = _scale(R_half, s_coarse, None)
+                # e(lambda) = 1 - lambda p(lambda) was built for lambda_max = 1: p_b(lambda) = p(lambda / b) / b
+                level_coef = coef / bound ** np.arange(1, coef.size + 1)
+                self.levels.append(_Level(A_scaled, s, bound, level_coef, P_scaled, R_scaled))
+                A = A_coarse
+                A_scaled = _scale(A, s_coarse, s_coarse)
                 bar.update(1)
-                break
-            bound = _spectral_bound(A_scaled)
-            T, B = pyamg.aggregation.fit_candidates(sp.csr_matrix(agg), B)
-            # P = (I - omega/rho D^-1 A) T in scaled form, with A~ = D^-1/2 A D^-1/2:
-            #   P_half = D^{1/2} P = (I - omega/rho A~) D^{1/2} T,   A_c = P^T A P = P_half^T A~ P_half
-            T_half = _scale(sp.csr_array(T), 1.0 / s, None)
-            P_half = sp.csr_array(T_half - (omega / bound) * (A_scaled @ T_half))
-            R_half = sp.csr_array(P_half.T)
-            A_coarse = sp.csr_array(R_half @ (A_scaled @ P_half))
-            A_coarse = sp.csr_array((A_coarse + A_coarse.T) * 0.5)   # exact symmetry for CG
-            A_coarse.sort_indices()
-            s_coarse = _diagonal_scaling(A_coarse)
-            P_scaled = _scale(P_half, None, s_coarse)      # D^{1/2} P D_c^{-1/2}
-            R_scaled = _scale(R_half, s_coarse, None)
-            # e(lambda) = 1 - lambda p(lambda) was built for lambda_max = 1: p_b(lambda) = p(lambda / b) / b
-            level_coef = coef / bound ** np.arange(1, coef.size + 1)
-            self.levels.append(_Level(A_scaled, s, bound, level_coef, P_scaled, R_scaled))
-            A = A_coarse
-            A_scaled = _scale(A, s_coarse, s_coarse)
-            bar.update(1)
-        bar.close()
+        self.operator_complexity = total / max(nnz0, 1)
+        # work buffers per thread: one preconditioner is meant to be shared by many solves, and
+        # two threads cycling in the same buffers overwrite each other's levels (a wrong M X)
+        self._local = threading.local()
+        if not np.any(self.levels[-1].A.data):
+            self._coarse_inverse = None      # the pseudo-inverse of a zero matrix is zero
+            return
+        n_last = self.levels[-1].A.shape[0]
+        # the dense eigendecomposition holds about four n x n float64 arrays (the matrix, its
+        # eigenvectors, LAPACK's 2 n^2 workspace; then the pseudo-inverse and a temporary)
+        memory_guard(32.0 * n_last ** 2, f"the dense coarsest AMG level ({n_last} unknowns)",
+                     f"raise max_levels (now {max_levels}) or lower max_coarse (now {max_coarse}).")
         coarse = self.levels[-1].A.toarray()
         w, V = np.linalg.eigh(coarse)
         keep = w > max(w.max(), 0) * 10 * len(w) * np.finfo(np.float64).eps
         # pseudo-inverse: a Laplacian's coarsest level keeps its constant null space
         self._coarse_inverse = (V[:, keep] / w[keep]) @ V[:, keep].T
-        self.operator_complexity = total / max(nnz0, 1)
-        self._buffers = {}
+
+    def __getstate__(self):
+        state = self.__dict__.copy()
+        del state["_local"]       # buffers are scratch space (and a thread-local cannot be pickled)
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self._local = threading.local()
 
     def __repr__(self):
         sizes = ", ".join(str(level.A.shape[0]) for level in self.levels)
@@ -217,11 +314,16 @@ class SmoothedAggregationPreconditioner(spla.LinearOperator):
     # -- the cycle -----------------------------------------------------------------
 
     def _work(self, m):
-        bufs = self._buffers.get(m)
-        if bufs is None:
+        """This thread's work buffers for blocks of width m (one width kept: they are as large as the block)."""
+        width, bufs = getattr(self._local, "buffers", (None, None))
+        if width != m:
+            self._local.buffers = (None, None)     # the old width's buffers are freed before the new ones
+            rows = sum(lev.A.shape[0] for lev in self.levels)
+            memory_guard(5.0 * 8 * rows * m, f"the AMG V-cycle's work buffers for {m} column(s)",
+                         "precondition fewer columns at a time (CG solves columns independently).")
             bufs = [{name: np.empty((lev.A.shape[0], m)) for name in ("r", "t", "u", "g", "y")}
                     for lev in self.levels]
-            self._buffers = {m: bufs}   # keep one width: the buffers are as large as the block
+            self._local.buffers = (m, bufs)
         return bufs
 
     @staticmethod
@@ -244,7 +346,10 @@ class SmoothedAggregationPreconditioner(spla.LinearOperator):
         level, work = self.levels[i], bufs[i]
         g, y, r = work["g"], work["y"], work["r"]
         if i == len(self.levels) - 1:
-            np.matmul(self._coarse_inverse, g, out=y)
+            if self._coarse_inverse is None:
+                y[...] = 0.0
+            else:
+                np.matmul(self._coarse_inverse, g, out=y)
             return
         res = self._smooth(level, g, y, work["t"])                         # y = p(A~) g
         if res is not y:

@@ -184,60 +184,58 @@ def conjugate_gradient(A: Union[OperatorLike, Callable[[np.ndarray], np.ndarray]
     it = 0
     # A counter of iterations with the worst relative residual of the unconverged columns
     # (off unless progress is on; see graphrkhs._core.progress).
-    bar = progress_bar(desc=f"CG ({m} rhs)" if m > 1 else "CG", unit="it")
-    while active.any() and it < max_iter:
-        cols = np.flatnonzero(active)
-        # Only active columns are multiplied: converged ones stop costing work.
-        Pa = P[:, cols] if cols.size < m else P
-        AP = _apply(A, Pa)
-        pap = reduce(np.einsum("ij,ij->j", Pa, AP))
-        if not np.isfinite(pap).all():
-            bar.close()
-            raise FloatingPointError(
-                "conjugate_gradient: the product with A (or the preconditioner M) returned NaN or infinity; "
-                "check the operator (and M) on finite input."
-            )
-        if np.any(pap <= 0):
-            bad = cols[pap <= 0]
-            bar.close()
-            raise np.linalg.LinAlgError(
-                f"conjugate_gradient: A is not positive definite along the search direction (p^T A p <= 0 "
-                f"in column(s) {bad.tolist()[:5]}); check that the system is SPD, or, for a singular PSD A "
-                f"(a graph Laplacian), that B is consistent: orthogonal to A's null space (for a Laplacian, "
-                f"summing to 0 on every connected component).  An inconsistent B also ends here."
-            )
-        alpha = rz[cols] / pap
-        c = slice(None) if cols.size == m else cols   # a slice avoids fancy-index copies
-        X[:, c] += Pa * alpha
-        R[:, c] -= AP * alpha
-        it += 1
-        rr = reduce(np.einsum("ij,ij->j", R[:, c], R[:, c]))
-        done = np.sqrt(rr) <= tol * bnorm[cols]
+    # closed however the loop ends (a FloatingPointError below, an exception or KeyboardInterrupt in a
+    # product with A or M): an open tqdm bar stays on screen and pushes every later bar one line down
+    with progress_bar(desc=f"CG ({m} rhs)" if m > 1 else "CG", unit="it") as bar:
+        while active.any() and it < max_iter:
+            cols = np.flatnonzero(active)
+            # Only active columns are multiplied: converged ones stop costing work.
+            Pa = P[:, cols] if cols.size < m else P
+            AP = _apply(A, Pa)
+            pap = reduce(np.einsum("ij,ij->j", Pa, AP))
+            if not np.isfinite(pap).all():
+                raise FloatingPointError(
+                    "conjugate_gradient: the product with A (or the preconditioner M) returned NaN or infinity; "
+                    "check the operator (and M) on finite input."
+                )
+            if np.any(pap <= 0):
+                bad = cols[pap <= 0]
+                raise np.linalg.LinAlgError(
+                    f"conjugate_gradient: A is not positive definite along the search direction (p^T A p <= 0 "
+                    f"in column(s) {bad.tolist()[:5]}); check that the system is SPD, or, for a singular PSD A "
+                    f"(a graph Laplacian), that B is consistent: orthogonal to A's null space (for a Laplacian, "
+                    f"summing to 0 on every connected component).  An inconsistent B also ends here."
+                )
+            alpha = rz[cols] / pap
+            c = slice(None) if cols.size == m else cols   # a slice avoids fancy-index copies
+            X[:, c] += Pa * alpha
+            R[:, c] -= AP * alpha
+            it += 1
+            rr = reduce(np.einsum("ij,ij->j", R[:, c], R[:, c]))
+            done = np.sqrt(rr) <= tol * bnorm[cols]
+            if not bar.disable:
+                # shown when the bar redraws (tqdm's mininterval); no forced redraw in the loop
+                bar.set_postfix_str(f"residual {float(np.max(np.sqrt(rr) / bnorm_safe[cols])):.2e}", refresh=False)
+                bar.update(1)
+            active[cols[done]] = False
+            cols = cols[~done]
+            if not cols.size:
+                break
+            c = slice(None) if cols.size == m else cols
+            Rc = R[:, c]
+            Zc = _apply(M, Rc) if M is not None else Rc
+            # Unpreconditioned: r^T z = r^T r, already computed for the stopping test.
+            rz_new = rr[~done] if M is None else reduce(np.einsum("ij,ij->j", Rc, Zc))
+            beta = rz_new / rz[cols]
+            rz[cols] = rz_new
+            P[:, c] *= beta
+            P[:, c] += Zc
+        if reduce(np.array([0.0 if np.isfinite(X).all() else 1.0]))[0] > 0:
+            raise FloatingPointError("conjugate_gradient: the iterates overflowed to NaN or infinity; the system is "
+                                     "not SPD or badly scaled (rescale A and B).")
+        true_res = colnorm(B2 - _apply(A, X)) / bnorm_safe
         if not bar.disable:
-            # shown when the bar redraws (tqdm's mininterval); no forced redraw in the loop
-            bar.set_postfix_str(f"residual {float(np.max(np.sqrt(rr) / bnorm_safe[cols])):.2e}", refresh=False)
-            bar.update(1)
-        active[cols[done]] = False
-        cols = cols[~done]
-        if not cols.size:
-            break
-        c = slice(None) if cols.size == m else cols
-        Rc = R[:, c]
-        Zc = _apply(M, Rc) if M is not None else Rc
-        # Unpreconditioned: r^T z = r^T r, already computed for the stopping test.
-        rz_new = rr[~done] if M is None else reduce(np.einsum("ij,ij->j", Rc, Zc))
-        beta = rz_new / rz[cols]
-        rz[cols] = rz_new
-        P[:, c] *= beta
-        P[:, c] += Zc
-    if reduce(np.array([0.0 if np.isfinite(X).all() else 1.0]))[0] > 0:
-        bar.close()
-        raise FloatingPointError("conjugate_gradient: the iterates overflowed to NaN or infinity; the system is "
-                                 "not SPD or badly scaled (rescale A and B).")
-    true_res = colnorm(B2 - _apply(A, X)) / bnorm_safe
-    if not bar.disable:
-        bar.set_postfix_str(f"residual {float(true_res.max()) if m else 0.0:.2e}", refresh=False)
-    bar.close()
+            bar.set_postfix_str(f"residual {float(true_res.max()) if m else 0.0:.2e}", refresh=False)
     # The recursive residual can drift below the true one; judge by the true residual,
     # with a little slack for the rounding of the final product itself.
     converged = true_res <= max(tol, 0) * 1.01 + 10 * np.finfo(dtype).eps
@@ -267,7 +265,10 @@ def amg_preconditioner(A: OperatorLike, *, degree: int = 3, ratio: float = 30.0,
     A : sparse matrix of shape (n, n)
         Symmetric positive definite, or positive semidefinite with a known
         null space handled by the caller (a graph Laplacian: the coarsest
-        level is solved by a pseudo-inverse).
+        level is solved by a pseudo-inverse).  A matrix that cannot be
+        (non-symmetric, a negative diagonal entry, or a zero diagonal entry
+        in a row with off-diagonal entries: an adjacency matrix) is refused
+        with a ``ValueError``.
     degree : int >= 1, default=3
         Degree of the Chebyshev smoother (sparse products per smoothing step).
     ratio : float > 1, default=30

@@ -190,6 +190,13 @@ class _RecordingBar:
     def close(self):
         self.closed = True
 
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False
+
 
 def test_cg_bar_counts_iterations_and_shows_the_worst_relative_residual(spd_system, monkeypatch):
     from graphrkhs._core import cg
@@ -280,3 +287,46 @@ def test_the_print_detector_finds_prints(tmp_path):
     bad = tmp_path / "bad.py"
     bad.write_text("import sys\nprint('x')\nsys.stderr.write('y')\nlogger.info('fine')\n")
     assert _prints(bad) == [2, 3]
+
+
+def _interrupt(*args, **kwargs):
+    raise KeyboardInterrupt
+
+
+@pytest.mark.parametrize("step", ["amg", "cg"])
+def test_bars_are_closed_when_the_step_is_interrupted(step, spd_system, no_delay, monkeypatch, capsys):
+    # the exception's traceback keeps the frame (as a REPL's sys.last_traceback does): a bar left open
+    # there stays registered (on screen) and pushes every later bar one line down
+    from tqdm import tqdm
+    from graphrkhs._core import amg
+
+    A, B = spd_system
+    open_before = len(tqdm._instances)
+    if step == "amg":
+        monkeypatch.setattr(amg, "_spectral_bound", _interrupt)
+        call = lambda: amg_preconditioner(A, max_coarse=50)  # noqa: E731
+    else:
+        calls = []
+        M = lambda R: (calls.append(1), _interrupt() if len(calls) == 3 else R)[1]  # noqa: E731
+        call = lambda: conjugate_gradient(A, B, M=M)  # noqa: E731
+    with verbosity(True), pytest.raises(KeyboardInterrupt) as info:
+        call()
+    assert info.traceback is not None
+    assert len(tqdm._instances) == open_before
+    capsys.readouterr()
+
+
+def test_nystrom_feature_bar_follows_the_objects_verbose(points, no_delay, capsys, caplog):
+    # the features' bar ignored NystromFeatures(verbose=...): none with True, drawn with False under INFO
+    from graphrkhs import NystromFeatures
+
+    X = np.random.default_rng(3).normal(size=(400, 3))
+    ny = NystromFeatures(X, n_components=50, tol=0, verbose=True, random_state=0)
+    err = capsys.readouterr().err
+    assert "graphrkhs: Nystrom features:" in err and "pt" in err
+    ny.transform(X[:10])                      # later calls keep the object's choice
+    assert "graphrkhs: Nystrom features:" in capsys.readouterr().err
+    caplog.set_level(logging.INFO, logger="graphrkhs")
+    NystromFeatures(X, n_components=50, tol=0, verbose=False, random_state=0).transform(X[:10])
+    assert capsys.readouterr().err == ""
+    assert _graphrkhs_records(caplog) == []

@@ -19,7 +19,25 @@ def test_all_points_as_landmarks_is_exact(kernel, kw):
     K = g.pairwise_kernel(Z, kernel=kernel, **kw)
     F = ny.features_
     np.testing.assert_allclose(F @ F.T, K, atol=1e-8 * np.abs(K).max())
-    assert ny.error_ == 0.0 and ny.n_components_ == 60
+    assert ny.n_components_ == 60
+    # the trace error of the eigenvalues at rounding level, measured, not asserted to be 0
+    assert 0.0 <= ny.error_ <= 1e-10
+    np.testing.assert_allclose(ny.error_, max((np.trace(K) - np.sum(F * F)) / np.trace(K), 0.0), atol=1e-12)
+
+
+@pytest.mark.parametrize("sigma", [0.5, 3.0])
+def test_all_points_as_landmarks_in_float32_report_the_trace_error_of_the_dropped_eigenvalues(sigma):
+    # float32 kernel blocks: K_ZZ's eigenvalues below m eps32 of the largest are dropped and leave a
+    # trace error of ~1e-4 (error_ read 0 here); error_ is the dense oracle's trace(K - F F^T) / trace(K)
+    Z = np.random.default_rng(1).normal(size=(500, 2)).astype(np.float32)
+    ny = g.NystromFeatures(Z, sigma=sigma, n_components=500)
+    assert ny.rank_ < 500
+    K = g.pairwise_kernel(Z.astype(np.float64), sigma=sigma)
+    F = ny.features_.astype(np.float64)
+    R = K - F @ F.T
+    oracle = np.trace(R) / np.trace(K)
+    assert oracle > 1e-6
+    np.testing.assert_allclose(ny.error_, oracle, rtol=0.02)
 
 
 @pytest.mark.parametrize("landmarks", ["kmeans", "uniform"])

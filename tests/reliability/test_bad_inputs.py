@@ -478,6 +478,13 @@ bad_arrays("amg_preconditioner", "A", A_SPD.toarray(), lambda A: g.amg_precondit
            skip=("object dtype", "strings", "complex"), override={"wrong shape": Raises(ValueError, "A")})
 add("amg_preconditioner", "one sample", lambda: g.amg_preconditioner(sp.csr_array(np.ones((1, 1)))) @ np.ones(1),
     Correct(finite))
+add("amg_preconditioner", "not symmetric", lambda: g.amg_preconditioner(sp.csr_array(np.triu(A_SPD.toarray()))),
+    Raises(ValueError, "A must be symmetric"))
+add("amg_preconditioner", "negative diagonal", lambda: g.amg_preconditioner(-A_SPD),
+    Raises(ValueError, "negative diagonal entry"))
+add("amg_preconditioner", "adjacency (zero diagonal)",
+    lambda: g.amg_preconditioner(A_SPD - sp.diags_array(A_SPD.diagonal())),
+    Raises(ValueError, "zero diagonal entry with nonzero off-diagonal"))
 
 H = KS @ np.linalg.inv(KS + 0.1 * np.eye(4))
 for fname in ("loo_predictions", "loo_residuals", "gcv_scores"):

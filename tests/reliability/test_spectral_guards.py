@@ -186,3 +186,49 @@ def test_graph_kernel_ridge_estimator_on_a_graph_without_edges():
         est = graphrkhs.GraphKernelRidgeClassifier(graph="precomputed").fit(W, y)
     assert np.isfinite(est.label_distributions_).all()
     assert est.transduction_.shape == (100,)
+
+
+def test_given_lmax_between_the_short_lanczos_ritz_value_and_lmax_is_refused():
+    # 20 Lanczos steps leave the largest Ritz value 1.47% below lambda_max on this kNN Laplacian: a
+    # given lmax just above it passed the check, and the degree-107 series of 1 / (1 + 10 lambda) was
+    # off by 44 times the response's maximum on the eigenvalues above lmax (tolerance 1e-8)
+    from graphrkhs import knn_graph, lmax as lmax_bound
+    from graphrkhs.spectral._lmax import _ritz_extremes
+
+    L = sp.csr_array(laplacian(knn_graph(np.random.default_rng(1).random((500, 2)), 10)))
+    w, V = np.linalg.eigh(L.toarray())
+    ritz = _ritz_extremes(L)[1]
+    assert ritz < 0.99 * w[-1]
+    phi = filters.RegularizedLaplacian(10.0)
+    with pytest.raises(ValueError, match=r"lmax=12\.4\d* is below the spectrum of L: a Rayleigh quotient of L "
+                                         r"is 12\.61.*Pass lmax=None"):
+        chebyshev_filter(L, phi, V[:, -3:], lmax=ritz * (1 + 1e-6))
+    with pytest.raises(ValueError, match="lmax=12.4.* is below the spectrum"):
+        GraphKernel(L, phi, lmax=ritz * (1 + 1e-6))
+    # the exact largest eigenvalue and graphrkhs.lmax's bound are accepted, and the filter meets its
+    # tolerance on every eigenvalue (dense oracle: p(lambda_i) = v_i^T p(L) v_i)
+    for given in (w[-1], lmax_bound(L)):
+        Y = chebyshev_filter(L, phi, V, lmax=given)
+        p = np.einsum("ij,ij->j", V, Y)
+        assert np.abs(p - phi(w)).max() <= 1e-8 * phi(0.0)
+
+
+def test_given_lmax_left_undecided_by_both_short_runs_is_settled_by_arpack(monkeypatch):
+    # both short runs stopped at 20 steps (Ritz value 1.47% low, residual 0.56): the converged Ritz
+    # value decides, and refuses a bound just above the short run's Ritz value
+    from graphrkhs import knn_graph
+    from graphrkhs.spectral import _lmax
+
+    short = _lmax._ritz_extremes
+    monkeypatch.setattr(_lmax, "_ritz_extremes",
+                        lambda L, steps=20, random_state=0, residual=False: short(L, 20, random_state, residual))
+    L = sp.csr_array(laplacian(knn_graph(np.random.default_rng(1).random((500, 2)), 10)))
+    top = float(np.linalg.eigvalsh(L.toarray()).max())
+    _, ritz, r = short(L, 20, residual=True)
+    given = ritz * (1 + 1e-6)
+    assert ritz < given < ritz + 2 * r
+    with pytest.raises(ValueError, match=r"lmax=12\.4\d* is below the spectrum of L: a converged \(ARPACK\) "
+                                         r"Rayleigh quotient of L is 12\.613"):
+        _lmax.check_given_lmax(L, given)
+    for ok in (top, lmax(L)):          # the exact largest eigenvalue and the library's own bound
+        assert _lmax.check_given_lmax(L, ok) == ok
