@@ -587,9 +587,11 @@ def volume_mbo(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_priors: Op
 def _check_homotopy(s, max_iter, rho):
     """The concavity schedule ``s`` and its iteration counts, as float / int tuples of one length."""
     s_arr = np.atleast_1d(np.asarray(s, dtype=object))
-    it_arr = np.atleast_1d(np.asarray(max_iter, dtype=object))
     if s_arr.ndim != 1 or s_arr.size == 0:
         raise ValueError(f"s must be a number or a non-empty 1-D sequence of numbers; got {s!r}.")
+    if max_iter is None:                 # the authors' (100, 400) for their two stages
+        max_iter = (100,) + (400,) * (s_arr.size - 1)
+    it_arr = np.atleast_1d(np.asarray(max_iter, dtype=object))
     if it_arr.ndim != 1 or it_arr.size not in (1, s_arr.size):
         raise ValueError(f"max_iter must be an int or a sequence with one entry per value of s ({s_arr.size}); "
                          f"got {max_iter!r}.")
@@ -606,7 +608,7 @@ def _check_homotopy(s, max_iter, rho):
 
 
 def cut_ssl(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_priors: Optional[ArrayLike] = None,
-            s: Union[float, Tuple[float, ...]] = (0.0, 0.1), max_iter: Union[int, Tuple[int, ...]] = (100, 400),
+            s: Union[float, Tuple[float, ...]] = (0.0, 0.1), max_iter: Union[int, Tuple[int, ...], None] = None,
             rho: float = 1.0, tol: float = 1e-3, patience: int = 50, cg_tol: float = 1e-6, exact_sizes: bool = True,
             verbose: Optional[bool] = None,
             return_info: bool = False) -> Union[np.ndarray, Tuple[np.ndarray, dict]]:
@@ -675,9 +677,10 @@ def cut_ssl(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_priors: Optio
         authors' default).  On the digits larger values break the ADMM:
         s = 0, 0.1, 0.2, 0.4, 0.8 (100 iterations each) labeled 21 % at one
         label per class against 94 % with the default.
-    max_iter : int or sequence of ints, default=(100, 400)
-        ADMM iterations of each stage (the authors' defaults); one int applies
-        to every stage.
+    max_iter : int or sequence of ints, optional
+        ADMM iterations of each stage; one int applies to every stage.  None:
+        100 for the first stage and 400 for each later one (the authors'
+        (100, 400) for their two stages).
     rho : float > 0, default=1.0
         ADMM penalty, relative to the degrees.
     tol : float > 0, default=1e-3
