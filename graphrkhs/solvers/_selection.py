@@ -1425,6 +1425,16 @@ def select_manifold_gammas(K: Any, labeled: Any, Y: Any, M: Any, gamma_As: Optio
         n 300 - 1797, k 5 - 20, widths 0.25 - 4 times the default, and 10 label draws at the
         defaults): an LU spent on a ratio never scored; without it the selections were
         identical (``benchmarks/REPORT.md``).
+        LapRLS's :math:`10^8 \rho_0` is refused too, by the same mechanism in another
+        matrix: with T = I, :math:`A = I + \rho' M K` has the eigenvalues
+        :math:`1 + \rho' \lambda_i(MK) \ge 1` (nonsingular in exact arithmetic), but
+        :math:`\mathbf 1^T A = \mathbf 1^T` only bounds :math:`\|A^{-1}\| \ge 1` while
+        :math:`\|A\| \ge 1 + \rho' \lambda_{\max}(MK)` grows like :math:`\rho`; the
+        reciprocal condition number fell 1e3 - 5e4 times from :math:`10^5 \rho_0` to
+        :math:`10^8 \rho_0`, where it was 5e-12 .. 2e-9 in all 90 fits of the same scan, and
+        the row was -inf in all 240 fits with a given ``sigma`` (0.5 - 2 times the default)
+        and 10 label draws.  LapRLS keeps it: without it those 240 selections were identical,
+        but 171 of them sit at :math:`10^5 \rho_0`, which would become the end of the grid.
         Up to three LUs keep the automatic fit near 3 single fits.
     consistency, fit_intercept, criterion, scoring, extend
         As in :func:`select_laprls_gammas`; ``fit_intercept`` needs :math:`M 1 = 0`.

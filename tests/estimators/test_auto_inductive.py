@@ -172,6 +172,37 @@ def test_plaprls_default_ratio_grid_scores_every_ratio(small):
     assert new.best_params == old.best_params
 
 
+def test_laprls_default_ratio_grid_top_ratio_is_singular_and_inert(small):
+    """LapRLS's default ratio grid {0, 1e2, 1e5, 1e8} rho0 ends at a ratio where A(rho) = I + rho/n^2 M K is
+    singular to rounding although nonsingular in exact arithmetic (eigenvalues 1 + rho' lambda_i(M K) >= 1):
+    M 1 = 0 gives 1^T A(rho) = 1^T, so ||A^-1|| >= 1 whatever rho, while ||A|| >= 1 + rho' lambda_max(M K)
+    grows like rho.  That row is refused (-inf) after its LU, as in every fit measured (benchmarks/REPORT.md),
+    and takes no part in the choice: the scores and the choice are those of the grid without it."""
+    X, S, y = small
+    M = graph_penalty(knn_graph(X, 5))
+    K = pairwise_kernel(X, sigma=0.5)                           # LapRLS: the kernel as it is (not normalized)
+    n = K.shape[0]
+    rho0 = n ** 2 / (M.diagonal().sum() / n * K.sum() / n)      # the default grid's scale
+    MK = np.asarray(M @ K)
+
+    def A(rho):
+        return np.eye(n) + rho / n ** 2 * MK
+
+    tiny = np.sqrt(np.finfo(np.float64).eps)                    # ManifoldRidgePath's refusal level
+    top = A(1e8 * rho0)
+    np.testing.assert_allclose(np.ones(n) @ top, np.ones(n), atol=1e-9 * np.abs(top).max())
+    assert np.linalg.norm(top, np.inf) >= 1 + 1e8 * rho0 / n ** 2 * np.linalg.eigvals(MK).real.max() * (1 - 1e-12)
+    assert 1.0 / np.linalg.cond(top.T, 1) < tiny
+    res = select_manifold_gammas(K, S, y, M, extend=False)
+    np.testing.assert_allclose(res.grid["ratio"], np.array([0.0, 1e2, 1e5, 1e8]) * rho0, rtol=1e-12)
+    assert np.isneginf(res.scores[3]).all() and np.isfinite(res.scores[:3]).all()
+    for rho in res.grid["ratio"][1:3]:
+        assert 1.0 / np.linalg.cond(A(rho).T, 1) > tiny
+    without = select_manifold_gammas(K, S, y, M, ratios=res.grid["ratio"][:3], extend=False)
+    np.testing.assert_array_equal(without.scores, res.scores[:3])
+    assert without.best_params == res.best_params
+
+
 def test_manifold_path_factors_a_refused_ratio_once(small, monkeypatch):
     """A ratio whose system is refused (numerically singular) is not factored again when the grid is
     evaluated again after an extension of gamma_A: one n x n LU per ratio, as documented (it was one per
