@@ -1410,7 +1410,7 @@ def select_manifold_gammas(K: Any, labeled: Any, Y: Any, M: Any, gamma_As: Optio
         Default: values relative to the scale at which the graph term
         starts to act, :math:`\rho_0 = n^2 / (\bar d\, \bar k)` with
         :math:`\bar d = \operatorname{tr} M / n` and :math:`\bar k` the mean row
-        sum of K: LapRLS :math:`\rho \in \{0, 10^{2}, 10^{5}, 10^{8}\} \rho_0` (0 is plain RLS,
+        sum of K: LapRLS :math:`\rho \in \{0, 10^{2}, 10^{5}\} \rho_0` (0 is plain RLS,
         free), PLapRLS :math:`\{10^{2}, 10^{5}\} \rho_0`.  The default axis is not extended: at
         :math:`10^8 \rho_0` the graph term dominates (the fit is the graph-smooth one, with
         :math:`\gamma_A` at its floor), and each further ratio would cost an LU.  PLapRLS
@@ -1433,8 +1433,8 @@ def select_manifold_gammas(K: Any, labeled: Any, Y: Any, M: Any, gamma_As: Optio
         reciprocal condition number fell 1e3 - 5e4 times from :math:`10^5 \rho_0` to
         :math:`10^8 \rho_0`, where it was 5e-12 .. 2e-9 in all 90 fits of the same scan, and
         the row was -inf in all 240 fits with a given ``sigma`` (0.5 - 2 times the default)
-        and 10 label draws.  LapRLS keeps it: without it those 240 selections were identical,
-        but 171 of them sit at :math:`10^5 \rho_0`, which would become the end of the grid.
+        and 10 label draws.  LapRLS leaves it out too: without it those 240 selections were
+        identical, 171 of them at :math:`10^5 \rho_0`, now the end of the (bounded) grid.
         Up to three LUs keep the automatic fit near 3 single fits.
     consistency, fit_intercept, criterion, scoring, extend
         As in :func:`select_laprls_gammas`; ``fit_intercept`` needs :math:`M 1 = 0`.
@@ -1460,10 +1460,10 @@ def select_manifold_gammas(K: Any, labeled: Any, Y: Any, M: Any, gamma_As: Optio
     if ratios is None:
         dbar = max(float(mp.M.diagonal().sum()) / n, 1e-300)
         kbar = max(float(np.abs(mp.K).sum()) / n, 1e-300)
-        if consistency:             # 1e8: numerically singular for PLapRLS (see the docstring)
-            rho = np.array([1e2, 1e5]) * float(n) ** 2 / (dbar * kbar)
-        else:                       # ratio 0 (RLS) costs no LU for LapRLS
-            rho = np.array([0.0, 1e2, 1e5, 1e8]) * float(n) ** 2 / (dbar * kbar)
+        # no 1e8: numerically singular for LapRLS and PLapRLS alike (see the docstring)
+        rho = np.array([1e2, 1e5]) * float(n) ** 2 / (dbar * kbar)
+        if not consistency:         # ratio 0 (RLS) costs no LU for LapRLS
+            rho = np.r_[0.0, rho]
         bounds["ratio"] = (rho[0], rho[-1])
     else:
         rho = _ratio_grid(ratios)
