@@ -188,7 +188,7 @@ class CutSSLClassifier(_TransductiveClassifier):
     rho : float > 0, default=1.0
         ADMM penalty, relative to the degrees.
     tol : float > 0, default=1e-3
-        Primal residual of the early stop.
+        Primal residual of the early stop and of the convergence check (see :func:`~graphrkhs.solvers.cut_ssl`).
     patience : int >= 1, default=50
         Iterations without a label change of the early stop.
     cg_tol : float > 0, default=1e-6

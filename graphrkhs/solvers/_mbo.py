@@ -684,7 +684,14 @@ def cut_ssl(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_priors: Optio
     rho : float > 0, default=1.0
         ADMM penalty, relative to the degrees.
     tol : float > 0, default=1e-3
-        Primal residual :math:`\max |X - Z|` of the early stop.
+        Primal residual of the early stop and of the convergence check: the
+        root mean square of :math:`X - Z` in the norm of the proximal term,
+        :math:`\big(\sum_i d_i \|x_i - z_i\|^2 / \sum_i d_i\big)^{1/2}` (the rows
+        of X and Z are class indicators, so this is absolute).  A
+        :class:`~graphrkhs.ConvergenceWarning` when the last stage ends above
+        it: on Fashion-MNIST at one label per class (70000 nodes) the default
+        100 + 400 iterations are far from it, and 1000 + 1500 labeled 3.4
+        points more on one draw (58.1 against 54.7 %).
     patience : int >= 1, default=50
         Iterations without a label change of the early stop.
     cg_tol : float > 0, default=1e-6
@@ -703,7 +710,7 @@ def cut_ssl(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_priors: Optio
     return_info : bool, default=False
         Also return a dict: ``n_iter`` (iterations of each stage),
         ``integral`` (fraction of unlabeled rows of Z with an entry above
-        0.99), ``primal_residual`` (final :math:`\max|X - Z|`).
+        0.99), ``primal_residual`` (the final residual of ``tol``).
 
     Returns
     -------
@@ -775,12 +782,16 @@ def cut_ssl(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_priors: Optio
                     new = Z.argmax(axis=1)
                     quiet = quiet + 1 if np.array_equal(new, labels) else 0
                     labels = new
-                    residual = float(np.abs(X - Z).max())
+                    residual = float(np.sqrt(np.einsum("i,ij,ij->", d, X - Z, X - Z) / d.sum()))
                     if quiet >= patience and residual <= tol:
                         break
                 info["n_iter"].append(done)
         info["integral"] = float(np.mean(Z.max(axis=1) > 0.99))
         info["primal_residual"] = residual
+        if residual > tol:
+            warn(f"cut_ssl: the ADMM stopped after {done} iteration(s) of its last stage with primal residual "
+                 f"{residual:.2e} > tol = {tol:g}; the labels may be under-converged. Raise max_iter (large "
+                 "graphs with few labels need thousands of iterations).", ConvergenceWarning)
         if exact_sizes:
             assigned, prices = size_constrained_assignment(Z, m)
             # near-integral rows tie exactly (many rows are (1, 0, ...)), so no prices separate the

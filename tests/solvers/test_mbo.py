@@ -431,3 +431,23 @@ def test_cut_ssl_gives_label_free_components_the_priors():
     np.testing.assert_allclose(F[10:], np.tile(b, (3, 1)))
     # the sizes are those of the 10 nodes the labels reach
     np.testing.assert_array_equal(np.bincount(F[:10].argmax(axis=1), minlength=3), class_sizes(b, 10))
+
+
+def test_cut_ssl_warns_when_the_admm_stops_short_and_not_when_it_converges():
+    # two 6-cliques, one label each: the indicators leave the polytope's interior (X - Z != 0), and
+    # 10 iterations per stage leave a residual of about 1e-3
+    C = np.ones((6, 6)) - np.eye(6)
+    W = np.zeros((12, 12))
+    W[:6, :6] = C
+    W[6:, 6:] = C
+    W[5, 6] = W[6, 5] = 0.1
+    labeled, Y = [0, 11], np.eye(2)
+    with pytest.warns(g.ConvergenceWarning, match="max_iter"):
+        _, info = g.cut_ssl(W, labeled, Y, max_iter=10, tol=1e-6, return_info=True)
+    assert info["primal_residual"] > 1e-6 and info["n_iter"] == [10, 10]
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", g.ConvergenceWarning)
+        _, info = g.cut_ssl(W, labeled, Y, return_info=True)
+    # the reported residual is the degree-weighted RMS of X - Z, at most the tolerance
+    assert 0 <= info["primal_residual"] <= 1e-3
