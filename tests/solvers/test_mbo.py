@@ -396,19 +396,9 @@ def test_cut_ssl_nonconvex_stage_is_feasible_and_no_worse_than_the_convex_minimi
     assert objective(Z) <= objective(X0) + 1e-6
 
 
-def _two_cliques():
-    """Two 6-cliques joined by one weak edge (0.1) between nodes 5 and 6."""
-    C = np.ones((6, 6)) - np.eye(6)
-    W = np.zeros((12, 12))
-    W[:6, :6] = C
-    W[6:, 6:] = C
-    W[5, 6] = W[6, 5] = 0.1
-    return W
-
-
 def test_cut_ssl_labels_meet_the_sizes_exactly_and_separate_two_clusters():
     # two 6-cliques joined by one weak edge, one label each: the minimum cut with sizes 6 / 6
-    W = _two_cliques()
+    W, _ = _two_cliques(6, 6, bridge=0.1)
     F = g.cut_ssl(W, [0, 11], np.eye(2))
     np.testing.assert_array_equal(F.argmax(axis=1), [0] * 6 + [1] * 6)
     # priors 2/3, 1/3: exactly 8 and 4 nodes
@@ -442,7 +432,7 @@ def test_cut_ssl_gives_label_free_components_the_priors():
 def test_cut_ssl_warns_when_the_admm_stops_short_and_not_when_it_converges():
     # two 6-cliques, one label each: the indicators leave the polytope's interior (X - Z != 0), and
     # 10 iterations per stage leave a residual of about 1e-3
-    W = _two_cliques()
+    W, _ = _two_cliques(6, 6, bridge=0.1)
     labeled, Y = [0, 11], np.eye(2)
     with pytest.warns(g.ConvergenceWarning, match="max_iter"):
         _, info = g.cut_ssl(W, labeled, Y, max_iter=10, tol=1e-6, return_info=True)
