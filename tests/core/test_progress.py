@@ -315,8 +315,8 @@ def _interrupt(*args, **kwargs):
     raise KeyboardInterrupt
 
 
-@pytest.mark.parametrize("step", ["amg", "cg"])
-def test_bars_are_closed_when_the_step_is_interrupted(step, spd_system, no_delay, monkeypatch, capsys):
+@pytest.mark.parametrize("step", ["amg", "cg", "radius"])
+def test_bars_are_closed_when_the_step_is_interrupted(step, spd_system, points, no_delay, monkeypatch, capsys):
     # the exception's traceback keeps the frame (as a REPL's sys.last_traceback does): a bar left open
     # there stays registered (on screen) and pushes every later bar one line down
     from tqdm import tqdm
@@ -327,6 +327,12 @@ def test_bars_are_closed_when_the_step_is_interrupted(step, spd_system, no_delay
     if step == "amg":
         monkeypatch.setattr(amg, "_spectral_bound", _interrupt)
         call = lambda: amg_preconditioner(A, max_coarse=50)  # noqa: E731
+    elif step == "radius":
+        # the brute radius search calls einsum once before its loop (squared norms), then once per block
+        einsum, calls = np.einsum, []
+        monkeypatch.setattr(np, "einsum", lambda *a, **k: (calls.append(1), _interrupt() if len(calls) == 2
+                                                           else einsum(*a, **k))[1])
+        call = lambda: epsilon_graph(points, 0.5, algorithm="brute")  # noqa: E731
     else:
         calls = []
         M = lambda R: (calls.append(1), _interrupt() if len(calls) == 3 else R)[1]  # noqa: E731
@@ -334,6 +340,8 @@ def test_bars_are_closed_when_the_step_is_interrupted(step, spd_system, no_delay
     with verbosity(True), pytest.raises(KeyboardInterrupt) as info:
         call()
     assert info.traceback is not None
+    if step == "radius":
+        assert len(calls) == 2     # interrupted inside the loop, with its bar open
     assert len(tqdm._instances) == open_before
     capsys.readouterr()
 
