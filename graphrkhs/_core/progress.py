@@ -50,8 +50,11 @@ Usage inside the library::
 import contextlib
 import contextvars
 import logging
+import numbers
 import sys
 import time
+
+import numpy as np
 
 __all__ = ["logger", "verbosity", "progress_enabled", "progress_bar", "progress_iter", "progress_ticks"]
 
@@ -69,8 +72,30 @@ BAR_DELAY = 0.5
 
 
 def _decision(verbose):
-    """``None`` stays undecided; ``True`` / ``False`` / ints (scikit-learn style, 0 is off) decide."""
-    return None if verbose is None else bool(verbose)
+    """``None`` stays undecided; ``True`` / ``False`` / ints (scikit-learn style, 0 is off) decide.
+
+    The one place where a public ``verbose=`` becomes behaviour, so the one check of it: the
+    values the estimators accept (their table: a bool, an int >= 0 or None; numpy bools and
+    integers too).  Anything else raised here rather than read by ``bool()``: ``verbose="no"``
+    would otherwise switch progress *on*.
+
+    Raises
+    ------
+    TypeError
+        ``verbose`` is not None, a bool or an int (a string, a float, a list ...).
+    ValueError
+        ``verbose`` is a negative int.
+    """
+    if verbose is None:
+        return None
+    if isinstance(verbose, (bool, np.bool_)):
+        return bool(verbose)
+    if not isinstance(verbose, (numbers.Integral, np.integer)):
+        raise TypeError(f"verbose must be True, False, None or an int >= 0 (0 is off); got {verbose!r} "
+                        f"of type {type(verbose).__name__}.")
+    if verbose < 0:
+        raise ValueError(f"verbose must be True, False, None or an int >= 0 (0 is off); got {verbose}.")
+    return bool(verbose > 0)
 
 
 @contextlib.contextmanager
@@ -78,7 +103,9 @@ def verbosity(verbose, *, messages=None):
     """Within the block, progress is on (``True``), off (``False``) or as the
     caller decided (``None``: an enclosing ``verbosity`` or the logger's level).
 
-    ``verbose`` may also be an int, as in scikit-learn: 0 is False, > 0 True.
+    ``verbose`` may also be an int, as in scikit-learn: 0 is False, > 0 True.  Any
+    other value (a string, a float, a negative int) raises ``TypeError`` /
+    ``ValueError`` naming ``verbose`` when the block is entered.
     ``messages=False`` keeps the bars but drops the stage messages that would go
     to stderr (records for configured logging handlers are still emitted);
     None leaves that as the caller decided.
@@ -253,13 +280,14 @@ class _Progress:
     """
 
     def __init__(self, verbose, what):
+        # checked here, where the public function or object starts, before any of its work
+        self._decided = _decision(verbose)
         self.verbose = verbose
         self.what = what
         self._start = time.perf_counter()
 
     def enabled(self):
-        decided = _decision(self.verbose)
-        return progress_enabled() if decided is None else decided
+        return progress_enabled() if self._decided is None else self._decided
 
     def scope(self):
         return verbosity(self.verbose)

@@ -112,8 +112,10 @@ class GraphRKHSEstimator(BaseEstimator):
         -------
         self
         """
+        # the parameter table first: a bad verbose is reported there (InvalidParameterError, as every
+        # other parameter), not by verbosity() below
+        self._validate_params()
         with verbosity(self.verbose):
-            self._validate_params()
             if y is None:
                 raise ValueError(f"{type(self).__name__} requires y to be passed, but the target y is None "
                                  "(give one target per row, marking the unlabeled rows).")

@@ -520,22 +520,23 @@ def _pairs_within_radius(X, radius, algorithm):
     block = max(1, min(n, int(_TILE_BYTES // (8 * n))))
     I, J, D = [], [], []
     r2 = radius * radius
-    bar = progress_bar(total=n, desc="radius search (brute)", unit="pt")
-    for s in range(0, n, block):
-        e = min(n, s + block)
-        d2 = sq[s:e, None] + sq[None, :] - 2.0 * (Xc[s:e] @ Xc.T)
-        # keep j > i only (each pair once)
-        rr, cc = np.nonzero(d2 <= r2 * (1 + 1e3 * RADIUS_RTOL) + 1e-12 * sq.max())
-        rr = rr + s
-        keep = cc > rr
-        rr, cc = rr[keep], cc[keep]
-        # exact distances for the survivors (the expansion above only screens)
-        diff = X[rr] - X[cc]            # the uncentred rows: the same rounding as the kd-tree path
-        dist = np.sqrt(np.einsum("ij,ij->i", diff, diff))
-        ok = dist <= limit
-        I.append(rr[ok]), J.append(cc[ok]), D.append(dist[ok])
-        bar.update(e - s)
-    bar.close()
+    # a with-block: an exception in the loop (MemoryError, Ctrl-C) closes the bar too; left open it
+    # stays registered and pushes every later bar one line down (as in cg.py and amg.py)
+    with progress_bar(total=n, desc="radius search (brute)", unit="pt") as bar:
+        for s in range(0, n, block):
+            e = min(n, s + block)
+            d2 = sq[s:e, None] + sq[None, :] - 2.0 * (Xc[s:e] @ Xc.T)
+            # keep j > i only (each pair once)
+            rr, cc = np.nonzero(d2 <= r2 * (1 + 1e3 * RADIUS_RTOL) + 1e-12 * sq.max())
+            rr = rr + s
+            keep = cc > rr
+            rr, cc = rr[keep], cc[keep]
+            # exact distances for the survivors (the expansion above only screens)
+            diff = X[rr] - X[cc]            # the uncentred rows: the same rounding as the kd-tree path
+            dist = np.sqrt(np.einsum("ij,ij->i", diff, diff))
+            ok = dist <= limit
+            I.append(rr[ok]), J.append(cc[ok]), D.append(dist[ok])
+            bar.update(e - s)
     return np.concatenate(I), np.concatenate(J), np.concatenate(D)
 
 

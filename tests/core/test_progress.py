@@ -152,6 +152,28 @@ def test_verbosity_accepts_scikit_learn_ints():
         with verbosity(None):
             assert progress_enabled()
     assert not progress_enabled()
+    # numpy's bools and integers as the estimators' parameter table accepts them
+    for on, off in ((np.True_, np.False_), (np.int64(3), np.uint8(0))):
+        with verbosity(on):
+            assert progress_enabled() and _Progress(off, "x").enabled() is False
+        assert _Progress(on, "x").enabled() is True
+
+
+@pytest.mark.parametrize("bad, error", [("no", TypeError), ("False", TypeError), (0.5, TypeError), (1.0, TypeError),
+                                        ([], TypeError), (-1, ValueError), (np.int64(-2), ValueError)])
+def test_a_verbose_that_is_no_bool_or_count_is_refused(bad, error, monkeypatch):
+    # verbose="no" was read by bool(): progress on.  Refused where a verbose becomes behaviour: on entering
+    # verbosity() and when a _Progress is made (the first thing public functions and kernels do)
+    with pytest.raises(error, match=r"^verbose must be True, False, None or an int >= 0"):
+        with verbosity(bad):
+            pass
+    with pytest.raises(error, match="verbose"):
+        _Progress(bad, "x")
+    # before any search: knn_graph refuses it without reaching the neighbour search
+    monkeypatch.setattr(_search, "knn_search_report", _interrupt)
+    with pytest.raises(error, match="verbose"):
+        knn_graph(np.zeros((5, 2)) + np.arange(5)[:, None], 2, verbose=bad)
+    assert not progress_enabled()
 
 
 def test_results_are_identical_with_progress_on(points, spd_system, monkeypatch, no_delay, capsys):
@@ -293,8 +315,8 @@ def _interrupt(*args, **kwargs):
     raise KeyboardInterrupt
 
 
-@pytest.mark.parametrize("step", ["amg", "cg"])
-def test_bars_are_closed_when_the_step_is_interrupted(step, spd_system, no_delay, monkeypatch, capsys):
+@pytest.mark.parametrize("step", ["amg", "cg", "radius"])
+def test_bars_are_closed_when_the_step_is_interrupted(step, spd_system, points, no_delay, monkeypatch, capsys):
     # the exception's traceback keeps the frame (as a REPL's sys.last_traceback does): a bar left open
     # there stays registered (on screen) and pushes every later bar one line down
     from tqdm import tqdm
@@ -305,6 +327,12 @@ def test_bars_are_closed_when_the_step_is_interrupted(step, spd_system, no_delay
     if step == "amg":
         monkeypatch.setattr(amg, "_spectral_bound", _interrupt)
         call = lambda: amg_preconditioner(A, max_coarse=50)  # noqa: E731
+    elif step == "radius":
+        # the brute radius search calls einsum once before its loop (squared norms), then once per block
+        einsum, calls = np.einsum, []
+        monkeypatch.setattr(np, "einsum", lambda *a, **k: (calls.append(1), _interrupt() if len(calls) == 2
+                                                           else einsum(*a, **k))[1])
+        call = lambda: epsilon_graph(points, 0.5, algorithm="brute")  # noqa: E731
     else:
         calls = []
         M = lambda R: (calls.append(1), _interrupt() if len(calls) == 3 else R)[1]  # noqa: E731
@@ -312,6 +340,8 @@ def test_bars_are_closed_when_the_step_is_interrupted(step, spd_system, no_delay
     with verbosity(True), pytest.raises(KeyboardInterrupt) as info:
         call()
     assert info.traceback is not None
+    if step == "radius":
+        assert len(calls) == 2     # interrupted inside the loop, with its bar open
     assert len(tqdm._instances) == open_before
     capsys.readouterr()
 

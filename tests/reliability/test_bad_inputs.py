@@ -994,6 +994,26 @@ add("cut_ssl", "bad tol", lambda: g.cut_ssl(W, LAB, YOH, tol=-1.0), Raises(Value
 add("cut_ssl", "bad patience", lambda: g.cut_ssl(W, LAB, YOH, patience=0), Raises(ValueError, "patience"))
 add("cut_ssl", "bad cg_tol", lambda: g.cut_ssl(W, LAB, YOH, cg_tol=0.0), Raises(ValueError, "cg_tol"))
 
+# verbose of the plain functions and objects: the values the estimators' table accepts (a bool, numpy's too,
+# an int >= 0, None); a string was read by bool() (verbose="no" drew a bar), a float or a list passed silently
+_VERBOSE_CALLS = {
+    "knn_graph": lambda v: g.knn_graph(X, 3, verbose=v),
+    "epsilon_graph": lambda v: g.epsilon_graph(X, 1.0, verbose=v),
+    "FredholmKernel": lambda v: g.FredholmKernel(X, verbose=v),
+    "WarpedKernel": lambda v: g.WarpedKernel(X, n_neighbors=3, verbose=v),
+    "NystromFeatures": lambda v: g.NystromFeatures(X, n_components=10, random_state=0, verbose=v),
+    "poisson_mbo": lambda v: g.poisson_mbo(W, LAB, YOH, verbose=v),
+    "volume_mbo": lambda v: g.volume_mbo(W, LAB, YOH, verbose=v),
+    "cut_ssl": lambda v: g.cut_ssl(W, LAB, YOH, verbose=v),
+}
+for fname, fn in _VERBOSE_CALLS.items():
+    add(fname, "verbose string", lambda fn=fn: fn("no"), Raises(TypeError, "verbose"))
+    add(fname, "verbose float", lambda fn=fn: fn(0.5), Raises(TypeError, "verbose"))
+    add(fname, "verbose negative", lambda fn=fn: fn(-1), Raises(ValueError, "verbose"))
+add("knn_graph", "verbose numpy bool / int 0", lambda: (g.knn_graph(X, 3, verbose=np.False_),
+                                                        g.knn_graph(X, 3, verbose=np.int64(0))),
+    Correct(lambda out: [(a != g.knn_graph(X, 3)).nnz == 0 for a in out] == [True, True]))
+
 
 # ---------------------------------------------------------------------------------------------
 # Running the table
