@@ -436,10 +436,14 @@ def test_cut_ssl_warns_when_the_admm_stops_short_and_not_when_it_converges():
     labeled, Y = [0, 11], np.eye(2)
     with pytest.warns(g.ConvergenceWarning, match="max_iter"):
         _, info = g.cut_ssl(W, labeled, Y, max_iter=10, tol=1e-6, return_info=True)
-    assert info["primal_residual"] > 1e-6 and info["n_iter"] == [10, 10]
+    assert info["primal_residual"] > 1e-6 and info["n_iter"] == [10, 10] and not info["converged"]
     import warnings
     with warnings.catch_warnings():
         warnings.simplefilter("error", g.ConvergenceWarning)
         _, info = g.cut_ssl(W, labeled, Y, return_info=True)
     # the reported residual is the degree-weighted RMS of X - Z, at most the tolerance
-    assert 0 <= info["primal_residual"] <= 1e-3
+    assert 0 <= info["primal_residual"] <= 1e-3 and info["converged"]
+    # labels that have not been stable for `patience` iterations are not settled either, whatever the residual
+    with pytest.warns(g.ConvergenceWarning, match="labels unchanged for the last"):
+        _, info = g.cut_ssl(W, labeled, Y, max_iter=10, patience=50, tol=1.0, return_info=True)
+    assert not info["converged"]
