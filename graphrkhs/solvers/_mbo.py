@@ -706,7 +706,7 @@ def cut_ssl(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_priors: Optio
         sizes m exactly, as every classifier given ``class_priors`` does.
         False: the argmax of :math:`Z` (the paper's rule; the sizes hold on the
         relaxed :math:`X`, not on the labels unless Z is integral).  On the
-        digits at one label per class (GraphLearning-free cosine graph, true
+        digits at one label per class (the recommended classifier's cosine graph, true
         sizes, 3 draws) the argmax labeled 1.4 points more on two draws.
     verbose : bool, optional
         Progress bar of the iterations.
