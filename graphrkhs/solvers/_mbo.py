@@ -754,10 +754,11 @@ def cut_ssl(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_priors: Optio
         if idx.size == 0:
             return (F, info) if return_info else F
         u = idx.size
-        W_UU = sp.csr_array(W[idx][:, idx])
+        W_rows = W[idx]
+        W_UU = sp.csr_array(W_rows[:, idx])
         onehot = np.zeros((S.size, k))
         onehot[np.arange(S.size), codes] = 1.0
-        B = np.asarray(W[idx][:, S] @ onehot)
+        B = np.asarray(W_rows[:, S] @ onehot)
         d = np.asarray(W.sum(axis=1)).ravel()[idx]   # > 0: a reached unlabeled node has an edge
         ones = np.ones((u, 1))
         m_f = m.astype(np.float64)
@@ -780,14 +781,15 @@ def cut_ssl(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_priors: Optio
                     mu1 = (g - m_f - (g.sum() - u) / k) / c
                     X = conjugate_gradient(H, R - mu2[:, None] - mu1[None, :], M=jacobi, x0=X, tol=cg_tol).x
                     Z = np.maximum(X + Lam, 0.0)
-                    Lam += X - Z
+                    gap = X - Z
+                    Lam += gap
                     done += 1
                     bar.update(1)
                     new = Z.argmax(axis=1)
                     changed = int(np.count_nonzero(new != labels))
                     quiet = quiet + 1 if changed == 0 else 0
                     labels = new
-                    residual = float(np.sqrt(np.einsum("i,ij,ij->", d, X - Z, X - Z) / d.sum()))
+                    residual = float(np.sqrt(np.einsum("i,ij,ij->", d, gap, gap) / d.sum()))
                     settled = quiet >= patience and residual <= tol
                     if settled:
                         break
