@@ -11,6 +11,23 @@ predicted class, the unlabeled nodes of largest margin (top minus second standar
 class holds ``--schedule`` pseudo-labels, and refits with defaults; accuracy on the originally
 unlabeled nodes after each round, and the precision of the pseudo-labels added.
 
+``smooth``: Correct and Smooth (Huang, He, Singh, Lim & Benson, ICLR 2021) with RLS as the base
+predictor: R = ``RLSClassifier()`` decision scores on every point (Gaussian kernel on the labeled points,
+width and ridge by exact LOO); *correct*: the labeled residuals E0 = Y_S - R_S spread by personalized
+PageRank on the normalized adjacency A = D^-1/2 W D^-1/2 (E <- (1 - a1) E0 + a1 A E, 50 steps), added to
+R rescaled to the labeled residuals' mean l1 size (the paper's "autoscale"; a1 = 0: no correction);
+*smooth*: G0 = the corrected scores with the labeled rows set to Y_S, G <- (1 - a2) G0 + a2 A G (100
+steps); then the recommended classifier's scores fused with it, (1 - t) z(E) + t z(G).  Accuracy on the
+unlabeled points for every (a1, a2, t) of a small grid, the best printed first: the best is chosen on
+the unlabeled points themselves, an upper bound for any rule the labels could give.
+
+``reweight``: GraphLearning's Laplace learning with its reweightings of the graph near the labels
+(``graphlearning.ssl.laplace(W, reweighting=...)``: ``"properly"``, the properly weighted Laplacian of
+Calder & Slepcev (Appl. Math. Optim. 2020), with distances to the labels from the unit-length rows;
+``"wnll"``, the weighted nonlocal Laplacian of Shi, Osher & Zhu (J. Sci. Comput. 2017); ``"poisson"``)
+against its Laplace and Poisson learning, on the same graph and draws: do they help at one label per
+class, where plain Laplace learning degenerates?  Needs ``graphlearning``.
+
 Data: ``fashion`` (the graph ``benchmarks/label_rates.py`` caches for the recommended classifier,
 ``$GRAPHRKHS_RATES_CACHE/fashion_ours_graph_*.npz``; run that script first) or ``digits`` (the same
 cache), the label draws of ``label_rates.py`` (``sample_labels`` with ``default_rng([seed, rate])``).
@@ -18,6 +35,8 @@ cache), the label draws of ``label_rates.py`` (``sample_labels`` with ``default_
 Run:  python benchmarks/ensemble_probes.py weights fashion --rates 1,5 --draws 10
       python benchmarks/ensemble_probes.py weights digits --rates 1,5,10 --draws 20
       python benchmarks/ensemble_probes.py selftrain fashion --rates 1 --draws 5 --schedule 20,100
+      python benchmarks/ensemble_probes.py smooth fashion --rates 1,10,50 --draws 3
+      python benchmarks/ensemble_probes.py reweight fashion --rates 1 --draws 3
 """
 import argparse
 import glob
@@ -27,7 +46,7 @@ import warnings
 import numpy as np
 import scipy.sparse as sp
 
-from graphrkhs import PoissonRidgeEnsembleClassifier
+from graphrkhs import PoissonRidgeEnsembleClassifier, RLSClassifier
 from graphrkhs.datasets import load_digits, load_fashion_mnist, sample_labels
 from graphrkhs.solvers import size_constrained_assignment
 
@@ -112,9 +131,77 @@ def selftrain(y, W, rate, n, seed, schedule):
           + f"; gain of the last round {np.mean(curves[:, -1] - curves[:, 0]):+.2f}")
 
 
+def _ppr(A, F0, a, steps):
+    F = F0.copy()
+    for _ in range(steps):
+        F = (1 - a) * F0 + a * (A @ F)
+    return F
+
+
+def smooth(y, X, W, rate, n, seed):
+    d = np.asarray(W.sum(axis=1)).ravel()
+    scale = sp.diags_array(1 / np.sqrt(d))
+    A = sp.csr_array(scale @ W @ scale)
+    rows = {}
+    for S in draws(y, rate, n, seed):
+        est = fit(W, y, S)
+        U = np.ones(y.size, dtype=bool)
+        U[S] = False
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            R = RLSClassifier().fit(X[S], y[S]).decision_function(X)
+        Y = np.zeros_like(R)
+        Y[S, np.searchsorted(est.classes_, y[S])] = 1
+        E0 = np.zeros_like(R)
+        E0[S] = Y[S] - R[S]
+        size = np.abs(E0[S]).sum(axis=1).mean()
+        acc = lambda F: 100 * np.mean(est.classes_[F.argmax(axis=1)][U] == y[U])  # noqa: E731
+        rows.setdefault("recommended classifier alone", []).append(acc(est.scores_))
+        rows.setdefault("RLS alone", []).append(acc(R))
+        for a1 in (0.0, 0.8, 0.95):
+            C = R
+            if a1 > 0:
+                E = _ppr(A, E0, a1, 50)
+                C = R + size * E / (np.abs(E).sum(axis=1, keepdims=True) + 1e-300)
+            for a2 in (0.5, 0.8, 0.9, 0.95, 0.99):
+                G0 = C.copy()
+                G0[S] = Y[S]
+                G = _ppr(A, G0, a2, 100)
+                rows.setdefault(f"C&S a1={a1} a2={a2}", []).append(acc(G))
+                for t in (0.3, 0.5):
+                    rows.setdefault(f"fused t={t}, C&S a1={a1} a2={a2}", []).append(
+                        acc((1 - t) * z(est.scores_) + t * z(G)))
+    best = sorted(rows, key=lambda k: -np.mean(rows[k]))
+    for key in ["recommended classifier alone", "RLS alone"] + [k for k in best if "C&S" in k][:5]:
+        print(f"  {rate:>3}/class  {key:<36} {np.mean(rows[key]):6.2f} +- {np.std(rows[key]):5.2f}", flush=True)
+
+
+def reweight(y, X, W, rate, n, seed):
+    import graphlearning as gl
+
+    Xunit = X / np.maximum(np.linalg.norm(X, axis=1, keepdims=True), 1e-300)
+    Wgl = sp.csr_matrix(W)
+    models = {"GraphLearning poisson": lambda: gl.ssl.poisson(Wgl),
+              "GraphLearning laplace": lambda: gl.ssl.laplace(Wgl),
+              "laplace, properly weighted": lambda: gl.ssl.laplace(Wgl, X=Xunit, reweighting="properly"),
+              "laplace, wnll": lambda: gl.ssl.laplace(Wgl, reweighting="wnll"),
+              "laplace, poisson reweighting": lambda: gl.ssl.laplace(Wgl, reweighting="poisson")}
+    rows = {}
+    for S in draws(y, rate, n, seed):
+        U = np.ones(y.size, dtype=bool)
+        U[S] = False
+        for key, make in models.items():
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                pred = make().fit_predict(S, y[S])
+            rows.setdefault(key, []).append(100 * np.mean(pred[U] == y[U]))
+    for key, acc in rows.items():
+        print(f"  {rate:>3}/class  {key:<30} {np.mean(acc):6.2f} +- {np.std(acc):5.2f}", flush=True)
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("probe", choices=("weights", "selftrain"))
+    p.add_argument("probe", choices=("weights", "selftrain", "smooth", "reweight"))
     p.add_argument("dataset", choices=("fashion", "digits"))
     p.add_argument("--rates", default="1,5")
     p.add_argument("--draws", type=int, default=10)
@@ -122,9 +209,16 @@ def main(argv=None):
     p.add_argument("--schedule", default="20,100", help="selftrain: pseudo-labels per class after each round")
     args = p.parse_args(argv)
     y, W = load(args.dataset)
+    X = None
+    if args.probe in ("smooth", "reweight"):
+        X = np.asarray((load_fashion_mnist if args.dataset == "fashion" else load_digits)()[0], dtype=np.float64)
     for rate in (int(r) for r in args.rates.split(",")):
         if args.probe == "weights":
             weights(y, W, rate, args.draws, args.seed)
+        elif args.probe == "smooth":
+            smooth(y, X, W, rate, args.draws, args.seed)
+        elif args.probe == "reweight":
+            reweight(y, X, W, rate, args.draws, args.seed)
         else:
             selftrain(y, W, rate, args.draws, args.seed, [int(s) for s in args.schedule.split(",")])
 
