@@ -10,30 +10,29 @@ and ``<name>.md``; this runner calls them (with ``--quick`` for the quick
 suite), then writes ``benchmarks/REPORT.md``: the machine, the date, and every
 table side by side with its anchors (scikit-learn, PyGSP, GraphLearning, bare
 SciPy products), as ratios of medians measured in the same run.
+
+REPORT.md is assembled, never edited by hand: its sections are the files
+``benchmarks/report/*.md`` (in file-name order), the findings written for each
+benchmark, in which a line ``<!-- include results/<name>.md -->`` stands for a
+script's latest table.  Edit those files and rebuild with ``--report-only``;
+``tests/test_benchmark_report.py`` checks that REPORT.md is their assembly.
+Scripts that need a launcher (``distributed.py`` under ``mpiexec``) or hours
+(the label-rate and out-of-sample runs at full size) are run as their
+docstrings say; their sections quote or include their results.
 """
 
 import argparse
+import glob
 import os
 import platform
+import re
 import subprocess
 import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-RESULTS = os.path.join(HERE, "results")
+REPORT_SOURCES = os.path.join(HERE, "report")
 SCRIPTS = ["graphs", "spectral", "transductive", "label_rates", "manifold", "datadependent"]
-TITLES = {
-    "graphs": "Graph construction (kNN)",
-    "spectral": "Spectral filters (Chebyshev, Lanczos, lmax)",
-    "transductive": "Transductive learners",
-    "label_rates": "Accuracy against the label rate (issue 15)",
-    "manifold": "Inductive semi-supervised learners (RLS, LapRLS, PRLS, PLapRLS, G-RLS)",
-    "datadependent": "Data-dependent kernels (Fredholm, warped)",
-    "distributed": "Distributed backend (MPI): Chebyshev step, halo volume, model and 10^8 projection",
-}
-# Sections whose scripts need a launcher (mpiexec): reported from their results, not run by this runner.
-# Run them as their docstrings say (e.g. mpiexec -n 2 python benchmarks/distributed.py --out ...).
-LAUNCHED = ["distributed"]
 
 
 def machine_description():
@@ -68,7 +67,7 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--suite", choices=("quick", "full"), default="quick")
     parser.add_argument("--only", default=None, help="comma-separated subset of " + ",".join(SCRIPTS))
-    parser.add_argument("--report-only", action="store_true", help="only rebuild REPORT.md from results/")
+    parser.add_argument("--report-only", action="store_true", help="only rebuild REPORT.md from report/ and results/")
     args = parser.parse_args(argv)
     names = SCRIPTS if not args.only else [s for s in SCRIPTS if s in args.only.split(",")]
     status = {}
@@ -93,7 +92,44 @@ def main(argv=None):
     return 0 if all(s.startswith("ok") or s.startswith("skipped") for s in status.values()) else 1
 
 
+INCLUDE = re.compile(r"^<!-- include (results/[\w.-]+\.md) -->$")
+
+
+def results_block(relpath):
+    """A script's table (``results/<name>.md``) as a report block: its headings demoted below the
+    report's sections, its image links made relative to ``benchmarks/``."""
+    path = os.path.join(HERE, relpath)
+    if not os.path.exists(path):
+        name = os.path.splitext(os.path.basename(relpath))[0]
+        return [f"(no results yet: run `python benchmarks/{name}.py`)"]
+    with open(path) as f:
+        body = f.read().strip().splitlines()
+    return [("##" + ln if ln.startswith("#") else ln).replace("](label_rates_", "](results/label_rates_")
+            for ln in body]
+
+
+def report_sections():
+    """The report's sections: ``benchmarks/report/*.md`` in file-name order, each a curated text (the
+    findings, written by hand and kept in git) in which a line ``<!-- include results/<name>.md -->``
+    stands for that script's latest table."""
+    sections = []
+    for path in sorted(glob.glob(os.path.join(REPORT_SOURCES, "*.md"))):
+        with open(path) as f:
+            lines = f.read().rstrip("\n").split("\n")
+        out = []
+        for ln in lines:
+            m = INCLUDE.match(ln)
+            out += results_block(m.group(1)) if m else [ln]
+        sections.append("\n".join(out))
+    return sections
+
+
 def write_report(status, suite):
+    """Write REPORT.md: the machine, this run's status, then every section of ``report_sections``.
+
+    The findings live in ``benchmarks/report/`` (REPORT.md is only their assembly), so rebuilding the
+    report after a benchmark run refreshes the included tables and loses none of the written analysis.
+    A script whose table no section includes is named in the status lines with its results file."""
     parts = ["# graphrkhs benchmark report", "",
              f"Written {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} "
              + (f"by `python -m benchmarks --suite {suite}`." if suite else
@@ -102,23 +138,11 @@ def write_report(status, suite):
              "(the machine is shared, so absolute seconds vary between runs, ratios much less).", "",
              "## Machine", "", machine_description(), ""]
     if status:
-        parts += ["## This run", ""] + [f"- {name}: {s}" for name, s in status.items()] + [""]
-    for name in SCRIPTS + LAUNCHED:
-        md = os.path.join(RESULTS, f"{name}.md")
-        parts.append(f"## {TITLES[name]}")
-        parts.append("")
-        if os.path.exists(md):
-            with open(md) as f:
-                body = f.read().strip().splitlines()
-            # demote the script's own headings below this section's
-            parts += [("##" + ln) if ln.startswith("#") else ln for ln in body]
-            # images the scripts link relative to results/ are relative to benchmarks/ here
-            parts = [ln.replace("](label_rates_", "](results/label_rates_") for ln in parts]
-        else:
-            parts.append(f"(no results yet: run `python benchmarks/{name}.py`)")
-        parts.append("")
+        parts += ["## This run", ""] + [f"- {name}: {s} (tables: `benchmarks/results/{name}.md`)"
+                                        for name, s in status.items()] + [""]
+    parts.append("\n\n".join(report_sections()))
     with open(os.path.join(HERE, "REPORT.md"), "w") as f:
-        f.write("\n".join(parts))
+        f.write("\n".join(parts) + "\n")
     print(f"wrote {os.path.join(HERE, 'REPORT.md')}", file=sys.stderr)
 
 
