@@ -98,6 +98,8 @@ def _run(parser, args):
         for name in ("labels_per_class", "draws", "neighbors"):
             if getattr(args, name) < 1:
                 parser.error(f"--{name.replace('_', '-')} must be at least 1")
+        if args.seed < 0:  # numpy's generators take seeds >= 0 only
+            parser.error(f"--seed must be a non-negative integer; got {args.seed}")
         _check_demo_args(parser, args)          # before the fits, not after a minute of them
         rows = demo(args.labels_per_class, args.draws, args.neighbors, args.seed)
         if args.plot:
@@ -135,9 +137,16 @@ def _check_demo_args(parser, args):
         if not os.access(parent, os.W_OK):
             parser.error(f"--plot: the directory is not writable: {parent}")
         try:
-            import matplotlib  # noqa: F401
+            from matplotlib.backend_bases import FigureCanvasBase
         except ImportError:
             parser.error("--plot needs matplotlib (pip install matplotlib)")
+        # the picture's format is the file's extension (none: PNG); matplotlib would refuse
+        # an unknown one only when saving, after the fits
+        ext = os.path.splitext(args.plot)[1][1:].lower()
+        formats = FigureCanvasBase.get_supported_filetypes()
+        if ext and ext not in formats:
+            parser.error(f"--plot: matplotlib cannot save .{ext} files; name the file .png (or one of "
+                         f"{', '.join('.' + f for f in sorted(formats))})")
 
 
 if __name__ == "__main__":  # pragma: no cover
