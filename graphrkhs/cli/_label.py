@@ -88,7 +88,8 @@ def _read_csv(path):
                     lines.append(last + 1)
                 last = reader.line_num
     except UnicodeDecodeError as exc:
-        raise LabelCommandError(f"{path}: not a UTF-8 text CSV file ({exc.reason}).") from None
+        raise LabelCommandError(f"{path}: not a UTF-8 text CSV file ({exc.reason}); graphrkhs label reads CSV/TSV "
+                                "text and .npz files (np.savez: features and labels in one file).") from None
     except csv.Error as exc:
         raise LabelCommandError(f"{path}: malformed CSV ({_one_line(exc)}).") from None
     except OSError as exc:
@@ -183,6 +184,11 @@ def _parse_features(header, rows, feature_names, path, lines=None):
             X[:, j] = np.array(cells, dtype=np.float64)
         except ValueError:
             bad = next(i for i, c in enumerate(cells) if not _is_number(c))
+            if not cells[bad]:
+                raise LabelCommandError(
+                    f"{path}: missing feature value (empty cell) in column {header[col]!r}, {_where(lines, bad)}; "
+                    "impute or drop such rows first (or leave the column out with --features)."
+                )
             raise LabelCommandError(
                 f"{path}: non-numeric feature cell {cells[bad]!r} in column {header[col]!r}, {_where(lines, bad)}; "
                 "features must be numbers (choose numeric columns with --features)."
@@ -396,7 +402,9 @@ def run_label(args, out=None, err=None):
         if args.label_column in features:
             raise LabelCommandError(f"the label column {args.label_column!r} cannot also be a feature.")
     else:
-        features = [c for c in header if c != args.label_column]
+        # an unnamed column with no value in any row is no feature: the trailing delimiter of some exports
+        features = [c for j, c in enumerate(header) if c != args.label_column
+                    and (c or any(r[j].strip() for r in rows))]
     if not features:
         raise LabelCommandError("no feature columns: the file has only the label column.")
     X = _parse_features(header, rows, features, path, lines)
@@ -420,6 +428,9 @@ def run_label(args, out=None, err=None):
     k = min(args.neighbors, n - 1)
     if k < 1:
         raise LabelCommandError("the file needs at least two rows.")
+    if np.all(X == X[0]):  # every row the same point: any labeling is arbitrary
+        raise LabelCommandError(f"every feature column ({', '.join(features)}) is constant: the rows cannot be "
+                                "told apart, so there is nothing to label them by (check --features).")
 
     # poisson-ridge on images / counts (the cosine guard of its graph="auto": >= 32 non-negative columns,
     # no zero row): z-scores would make the pixels signed and reweight them; its cosine graph needs

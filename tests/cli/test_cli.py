@@ -419,3 +419,30 @@ def test_demo_bad_seed_and_plot_format_are_usage_errors(tmp_path, capsys, monkey
             cli.main(["demo", "-q"] + argv)
         assert exc.value.code == 2
         assert message in capsys.readouterr().err
+
+
+def test_label_trailing_delimiters_missing_cells_constant_features_and_npy(tmp_path, capsys):
+    # "x1,x2,cls," (a trailing delimiter on every line) used to make an unnamed empty column a feature and fail
+    # with "non-numeric feature cell '' in column ''"; it is no feature, and is written back as it was
+    trailing = tmp_path / "trailing.csv"
+    trailing.write_text("x1,x2,cls,\n0,0,a,\n0.1,0,,\n5,5,b,\n5.1,5,,\n")
+    out_path = tmp_path / "out.csv"
+    code, out, err = _run(["label", str(trailing), "--label-column", "cls", "-q", "--output", str(out_path)], capsys)
+    assert code == 0, err
+    assert "2 feature(s)" in out
+    lines = out_path.read_text().splitlines()
+    assert lines[0] == "x1,x2,cls,,predicted_cls,confidence" and lines[1].startswith("0,0,a,,a,")
+    empty_cell = tmp_path / "empty_cell.csv"
+    empty_cell.write_text("x1,x2,cls\n0,0,a\n0.1,,\n5,5,b\n5.1,5,\n")
+    constant = tmp_path / "constant.csv"
+    constant.write_text("x1,x2,cls\n1,2,a\n1,2,\n1,2,b\n1,2,\n")
+    npy = tmp_path / "features.npy"
+    np.save(npy, np.zeros((4, 2)))
+    for path, message in [
+        (empty_cell, "missing feature value (empty cell) in column 'x2', line 3"),   # was "non-numeric ... ''"
+        (constant, "every feature column (x1, x2) is constant"),                     # was labeled at random
+        (npy, "graphrkhs label reads CSV/TSV text and .npz files"),
+    ]:
+        code, out, err = _run(["label", str(path), "--label-column", "cls", "-q", "--output", str(out_path),
+                               "--force"], capsys)
+        assert code == 2 and message in err and len(err.strip().splitlines()) == 1, err
