@@ -394,8 +394,14 @@ def run_label(args, out=None, err=None):
     if not rows:
         raise LabelCommandError(f"{path} has a header but no data rows.")
     label_idx = header.index(args.label_column)
-    if args.features:
+    if args.features is not None:
         features = [c.strip() for c in args.features.split(",") if c.strip()]
+        if not features:
+            raise LabelCommandError(f"--features {args.features!r} names no column; give comma-separated column "
+                                    "names (or leave --features out for every column but the label column).")
+        repeated = sorted({c for c in features if features.count(c) > 1})
+        if repeated:  # a column given twice would count twice in every distance
+            raise LabelCommandError(f"--features names {', '.join(repeated)} more than once.")
         unknown = [c for c in features if c not in header]
         if unknown:
             raise LabelCommandError(f"unknown feature column(s) {', '.join(unknown)}; the columns are: {', '.join(header)}.")

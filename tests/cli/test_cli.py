@@ -446,3 +446,13 @@ def test_label_trailing_delimiters_missing_cells_constant_features_and_npy(tmp_p
         code, out, err = _run(["label", str(path), "--label-column", "cls", "-q", "--output", str(out_path),
                                "--force"], capsys)
         assert code == 2 and message in err and len(err.strip().splitlines()) == 1, err
+
+
+def test_label_features_option_names_columns_once(blobs_csv, capsys):
+    # --features "" used to mean every column, "," to say "the file has only the label column", and
+    # "width,width" to count width twice in every distance
+    path, _ = blobs_csv
+    for value, message in [("", "--features '' names no column"), (",", "--features ',' names no column"),
+                           ("width,height,width", "--features names width more than once")]:
+        code, out, err = _run(["label", str(path), "--label-column", "species", "--features", value, "-q"], capsys)
+        assert code == 2 and message in err and len(err.strip().splitlines()) == 1, err
