@@ -456,3 +456,17 @@ def test_label_features_option_names_columns_once(blobs_csv, capsys):
                            ("width,height,width", "--features names width more than once")]:
         code, out, err = _run(["label", str(path), "--label-column", "species", "--features", value, "-q"], capsys)
         assert code == 2 and message in err and len(err.strip().splitlines()) == 1, err
+
+
+@pytest.mark.parametrize("kwargs, exc, match", [
+    ({"n_draws": 0}, ValueError, "n_draws must be >= 1"),             # used to print a table of NaN
+    ({"seed": -1}, ValueError, "seed must be >= 0"),                  # used: numpy's "expected non-negative integer"
+    ({"labels_per_class": 0}, ValueError, "labels_per_class must be >= 1"),   # used to name n_per_class
+    ({"n_neighbors": 2.5}, TypeError, "n_neighbors must be an int"),
+])
+def test_demo_function_checks_its_arguments_first(kwargs, exc, match, monkeypatch):
+    from graphrkhs import datasets
+
+    monkeypatch.setattr(datasets, "load_digits", lambda: pytest.fail("loaded the data before the checks"))
+    with pytest.raises(exc, match=match):
+        cli.demo(out=io.StringIO(), **kwargs)
