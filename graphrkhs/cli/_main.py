@@ -53,8 +53,9 @@ def build_parser():
                     "kNN graph on the (standardized) feature columns, label every row, and write the rows back "
                     "with a predicted-label and a confidence column. Never overwrites the input.",
         epilog="example: graphrkhs label data.csv --label-column species --output labeled.csv")
-    p_label.add_argument("input", metavar="INPUT", help="CSV file with a header row, or .npz file of named arrays "
-                         "(features in 'X' or one array per feature, labels in LABEL_COLUMN; NaN or -1 unlabeled)")
+    p_label.add_argument("input", metavar="INPUT", help="CSV (or TSV) file with a header row, or .npz file of named "
+                         "arrays (features in 'X' or one array per feature, labels in LABEL_COLUMN); the --unlabeled "
+                         "cells (by default empty, NaN, -1, ...) mark the rows to label")
     p_label.add_argument("--label-column", required=True, metavar="COL",
                          help="the column with the known labels; cells listed by --unlabeled mark unlabeled rows")
     p_label.add_argument("--features", metavar="COLS", default=None,
@@ -69,12 +70,12 @@ def build_parser():
                               "kNN graph)")
     p_label.add_argument("--output", metavar="OUT.csv", default=None,
                          help="where to write the labeled rows (default: INPUT with suffix .labeled.csv)")
-    p_label.add_argument("--neighbors", type=int, default=10, metavar="K", help="k of the kNN graph (default: 10)")
+    p_label.add_argument("--neighbors", type=int, default=10, metavar="K", help="k of the kNN graph (default: 10; at most the number of rows - 1)")
     p_label.add_argument("--no-standardize", action="store_true",
                          help="use the features as they are (default: z-score each feature column first, so "
                               "that columns in large units do not dominate the distances -- except with "
-                              "--method poisson-ridge on >= 32 non-negative columns, which builds a cosine "
-                              "graph on the raw features)")
+                              "--method poisson-ridge on >= 32 non-negative columns with no all-zero row, which "
+                              "builds a cosine graph on the raw features)")
     p_label.add_argument("--labels-per-class-report", action="store_true",
                          help="print a table of labeled and predicted counts and mean confidence per class")
     p_label.add_argument("--force", action="store_true", help="overwrite OUT if it exists (never the input)")
