@@ -1,5 +1,6 @@
 """``graphrkhs demo``: transductive labeling of scikit-learn's digits beside LabelSpreading."""
 
+import os
 import sys
 import time
 import warnings
@@ -192,6 +193,8 @@ def _demo_plot(path, rows, labels_per_class, n_neighbors, seed):
     ax.set_xticks([])
     ax.set_yticks([])
     fig.tight_layout()
+    if not os.path.splitext(path)[1]:
+        path += ".png"   # what matplotlib does with a name without extension; the message names the real file
     fig.savefig(path, dpi=120)
     plt.close(fig)
     print(f"saved {path}")

@@ -132,6 +132,9 @@ def _check_demo_args(parser, args):
         parser.error(f"--labels-per-class must be below {smallest}: the smallest digit class has {smallest} "
                      "images, and labeling needs unlabeled ones")
     if args.plot:
+        if os.path.isdir(args.plot):
+            parser.error(f"--plot: {args.plot} is a directory; give a file name, e.g. "
+                         f"{os.path.join(args.plot, 'digits.png')}")
         parent = os.path.dirname(os.path.abspath(args.plot))
         if not os.path.isdir(parent):
             parser.error(f"--plot: the directory does not exist: {parent}")

@@ -470,3 +470,28 @@ def test_demo_function_checks_its_arguments_first(kwargs, exc, match, monkeypatc
     monkeypatch.setattr(datasets, "load_digits", lambda: pytest.fail("loaded the data before the checks"))
     with pytest.raises(exc, match=match):
         cli.demo(out=io.StringIO(), **kwargs)
+
+
+def test_demo_plot_names_the_file_it_writes(tmp_path, capsys, monkeypatch):
+    # matplotlib adds ".png" to a name without extension; the demo used to report the name without it
+    # (and an existing directory as --plot passed the checks)
+    pytest.importorskip("matplotlib")
+    import sklearn.manifold
+
+    from graphrkhs.cli._demo import _demo_plot
+
+    class FirstTwoColumns:            # t-SNE stand-in: the test is about the file, not the picture
+        def __init__(self, **kwargs):
+            pass
+
+        def fit_transform(self, X):
+            return X[:, :2]
+
+    monkeypatch.setattr(sklearn.manifold, "TSNE", FirstTwoColumns)
+    rows = [{"method": "Laplace learning (harmonic, AMG-CG)", "source": "graphrkhs", "accuracy_mean": 1.0}]
+    _demo_plot(str(tmp_path / "digits"), rows, 10, 10, 0)
+    assert (tmp_path / "digits.png").is_file()
+    assert capsys.readouterr().out == f"saved {tmp_path / 'digits.png'}\n"
+    with pytest.raises(SystemExit) as exc:
+        cli.main(["demo", "-q", "--plot", str(tmp_path)])
+    assert exc.value.code == 2 and f"--plot: {tmp_path} is a directory" in capsys.readouterr().err
