@@ -52,6 +52,14 @@ def load_fashion_mnist(path=None, scale=True, dtype=np.float32):
     Returns
     -------
     X : ndarray of shape (70000, 784), y : ndarray of shape (70000,)
+
+    Raises
+    ------
+    FileNotFoundError
+        The files are not in ``path``.
+    ValueError
+        A file is not gzip, not an IDX file whose header matches its size, or the images and labels
+        of a part differ in number; ``scale=True`` with a non-floating ``dtype``.
     """
     try:
         dtype = np.dtype(np.float64 if dtype is None else dtype)
@@ -70,15 +78,36 @@ def load_fashion_mnist(path=None, scale=True, dtype=np.float32):
                 f"Fashion-MNIST files not found in {path!r}; install Debian's package dataset-fashion-mnist "
                 "or point path / GRAPHRKHS_FASHION_MNIST at the folder with the IDX files."
             )
-        with gzip.open(img, "rb") as f:
-            raw = np.frombuffer(f.read(), dtype=np.uint8, offset=16)
-        images.append(raw.reshape(-1, 784))
-        with gzip.open(lab, "rb") as f:
-            labels.append(np.frombuffer(f.read(), dtype=np.uint8, offset=8).astype(np.int64))
+        pixels = _read_idx(img, 2051, (28, 28)).reshape(-1, 784)
+        classes = _read_idx(lab, 2049, ()).astype(np.int64)
+        if pixels.shape[0] != classes.shape[0]:  # X and y would not match row by row
+            raise ValueError(f"Fashion-MNIST files of different lengths: {img} holds {pixels.shape[0]} images, "
+                             f"{lab} {classes.shape[0]} labels.")
+        images.append(pixels)
+        labels.append(classes)
     X = np.vstack(images).astype(dtype)
     if scale:
         X /= 255
     return X, np.concatenate(labels)
+
+
+def _read_idx(path, magic, item_shape):
+    """The uint8 array of an IDX file (LeCun's MNIST format): a big-endian int32 magic number (2051 images,
+    2049 labels), the item count, the item shape, then the bytes; the header is checked against the payload."""
+    try:
+        with gzip.open(path, "rb") as f:
+            raw = f.read()
+    except (OSError, EOFError) as exc:   # not gzip, truncated
+        raise ValueError(f"cannot read the IDX file {path}: {exc}.") from None
+    header = 4 * (2 + len(item_shape))
+    if len(raw) >= header:
+        fields = np.frombuffer(raw, dtype=">i4", count=2 + len(item_shape))
+        n = int(fields[1])
+        if int(fields[0]) == magic and tuple(fields[2:]) == item_shape and len(raw) == header + n * int(
+                np.prod(item_shape, dtype=np.int64)):
+            return np.frombuffer(raw, dtype=np.uint8, offset=header).reshape((n,) + item_shape)
+    raise ValueError(f"{path} is not an IDX file of {'images' if item_shape else 'labels'} (magic number {magic}, "
+                     "header matching its size): a corrupt or truncated download?")
 
 
 def sample_labels(y, n_per_class, random_state=None, unlabeled=-1):

@@ -1,6 +1,7 @@
 """sample_labels and load_fashion_mnist: bad arguments, the marker's dtype, reproducibility."""
 
 import gzip
+import struct
 
 import numpy as np
 import pytest
@@ -51,13 +52,15 @@ def test_sample_labels_bad_input(y, kwargs, exc, match):
         sample_labels(y, 2, random_state=0, **kwargs)
 
 
-def _fake_fashion_mnist(folder, n=3):
+def _fake_fashion_mnist(folder, n=3, n_labels=None):
+    """The four IDX files (big-endian header: magic 2051 / 2049, count, 28 x 28) of n images each."""
     pixels = np.arange(n * 784, dtype=np.int64).reshape(n, 784) % 256
+    n_labels = n if n_labels is None else n_labels
     for part in ("train", "t10k"):
         with gzip.open(folder / f"{part}-images-idx3-ubyte.gz", "wb") as f:
-            f.write(bytes(16) + pixels.astype(np.uint8).tobytes())
+            f.write(struct.pack(">iiii", 2051, n, 28, 28) + pixels.astype(np.uint8).tobytes())
         with gzip.open(folder / f"{part}-labels-idx1-ubyte.gz", "wb") as f:
-            f.write(bytes(8) + np.arange(n, dtype=np.uint8).tobytes())
+            f.write(struct.pack(">ii", 2049, n_labels) + np.arange(n_labels, dtype=np.uint8).tobytes())
     return np.vstack([pixels, pixels])
 
 
@@ -74,3 +77,18 @@ def test_load_fashion_mnist_dtype(tmp_path):
         load_fashion_mnist(tmp_path, dtype=np.int64)
     with pytest.raises(TypeError, match="dtype must be a numpy dtype"):
         load_fashion_mnist(tmp_path, dtype="pixels")
+
+
+def test_load_fashion_mnist_checks_the_files(tmp_path):
+    # images and labels of different lengths used to be returned as they were (X with 6 rows, y with 4)
+    _fake_fashion_mnist(tmp_path, n=3, n_labels=2)
+    with pytest.raises(ValueError, match="different lengths: .*train-images-idx3-ubyte.gz holds 3 images"):
+        load_fashion_mnist(tmp_path)
+    _fake_fashion_mnist(tmp_path)
+    (tmp_path / "t10k-labels-idx1-ubyte.gz").write_bytes(b"not gzip")       # used: gzip's BadGzipFile
+    with pytest.raises(ValueError, match="cannot read the IDX file .*t10k-labels-idx1-ubyte.gz"):
+        load_fashion_mnist(tmp_path)
+    with gzip.open(tmp_path / "t10k-labels-idx1-ubyte.gz", "wb") as f:   # header says 5 labels, 3 follow
+        f.write(struct.pack(">ii", 2049, 5) + bytes(3))
+    with pytest.raises(ValueError, match="t10k-labels-idx1-ubyte.gz is not an IDX file of labels"):
+        load_fashion_mnist(tmp_path)
