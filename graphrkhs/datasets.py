@@ -2,6 +2,7 @@
 synthetic generators."""
 
 import gzip
+import numbers
 import os
 
 import numpy as np
@@ -45,12 +46,28 @@ def load_fashion_mnist(path=None, scale=True, dtype=np.float32):
         ``/usr/share/datasets/fashion-mnist`` or ``$GRAPHRKHS_FASHION_MNIST``.
     scale : bool, default=True
         Map pixels to [0, 1].
-    dtype : dtype, default=float32
+    dtype : dtype or str, default=float32
+        Of ``X`` (None: float64); ``scale=True`` needs a floating dtype.
 
     Returns
     -------
     X : ndarray of shape (70000, 784), y : ndarray of shape (70000,)
+
+    Raises
+    ------
+    FileNotFoundError
+        The files are not in ``path``.
+    ValueError
+        A file is not gzip, not an IDX file whose header matches its size, or the images and labels
+        of a part differ in number; ``scale=True`` with a non-floating ``dtype``.
     """
+    try:
+        dtype = np.dtype(np.float64 if dtype is None else dtype)
+    except TypeError:
+        raise TypeError(f"dtype must be a numpy dtype (e.g. np.float32 or 'float32'); got {dtype!r}.") from None
+    if scale and dtype.kind != "f":
+        raise ValueError(f"scale=True maps the pixels to [0, 1], which needs a floating dtype; got dtype={dtype} "
+                         "(pass scale=False for the raw 0..255 values).")
     path = path or os.environ.get("GRAPHRKHS_FASHION_MNIST", FASHION_MNIST_DIR)
     images, labels = [], []
     for part in ("train", "t10k"):
@@ -61,36 +78,129 @@ def load_fashion_mnist(path=None, scale=True, dtype=np.float32):
                 f"Fashion-MNIST files not found in {path!r}; install Debian's package dataset-fashion-mnist "
                 "or point path / GRAPHRKHS_FASHION_MNIST at the folder with the IDX files."
             )
-        with gzip.open(img, "rb") as f:
-            raw = np.frombuffer(f.read(), dtype=np.uint8, offset=16)
-        images.append(raw.reshape(-1, 784))
-        with gzip.open(lab, "rb") as f:
-            labels.append(np.frombuffer(f.read(), dtype=np.uint8, offset=8).astype(np.int64))
+        pixels = _read_idx(img, 2051, (28, 28)).reshape(-1, 784)
+        classes = _read_idx(lab, 2049, ()).astype(np.int64)
+        if pixels.shape[0] != classes.shape[0]:  # X and y would not match row by row
+            raise ValueError(f"Fashion-MNIST files of different lengths: {img} holds {pixels.shape[0]} images, "
+                             f"{lab} {classes.shape[0]} labels.")
+        images.append(pixels)
+        labels.append(classes)
     X = np.vstack(images).astype(dtype)
     if scale:
-        X /= dtype(255.0) if dtype is not None else 255.0
+        X /= 255
     return X, np.concatenate(labels)
+
+
+def _read_idx(path, magic, item_shape):
+    """The uint8 array of an IDX file (LeCun's MNIST format): a big-endian int32 magic number (2051 images,
+    2049 labels), the item count, the item shape, then the bytes; the header is checked against the payload."""
+    try:
+        with gzip.open(path, "rb") as f:
+            raw = f.read()
+    except (OSError, EOFError) as exc:   # not gzip, truncated
+        raise ValueError(f"cannot read the IDX file {path}: {exc}.") from None
+    header = 4 * (2 + len(item_shape))
+    if len(raw) >= header:
+        fields = np.frombuffer(raw, dtype=">i4", count=2 + len(item_shape))
+        n = int(fields[1])
+        if int(fields[0]) == magic and tuple(fields[2:]) == item_shape and len(raw) == header + n * int(
+                np.prod(item_shape, dtype=np.int64)):
+            return np.frombuffer(raw, dtype=np.uint8, offset=header).reshape((n,) + item_shape)
+    raise ValueError(f"{path} is not an IDX file of {'images' if item_shape else 'labels'} (magic number {magic}, "
+                     "header matching its size): a corrupt or truncated download?")
 
 
 def sample_labels(y, n_per_class, random_state=None, unlabeled=-1):
     """Hide all but ``n_per_class`` labels of each class, drawn at random.
 
-    Returns a copy of ``y`` (as an object array when y holds strings) with
-    the hidden entries set to ``unlabeled``, and the indices kept.
+    Parameters
+    ----------
+    y : array-like of shape (n_samples,)
+        The class of every sample: a fully labeled target, so no entry may equal ``unlabeled`` (nor be
+        NaN) -- such entries would be drawn as a class of their own.
+    n_per_class : int >= 1
+        Labels kept per class; at most the size of the smallest class.
+    random_state : None, int, numpy.random.Generator or numpy.random.RandomState
+        The draws; an int makes them reproducible, a Generator is advanced.
+    unlabeled : scalar, default=-1
+        The value of the hidden entries (the library's estimators read -1, NaN and None as unlabeled).
+
+    Returns
+    -------
+    y_partial : ndarray of shape (n_samples,)
+        A copy of ``y`` with the hidden entries set to ``unlabeled``.  Numeric ``y`` keeps its dtype when
+        that holds ``unlabeled`` exactly, else takes the smallest common numeric type (uint8 classes with
+        -1: int16; int classes with NaN: float64); other ``y`` (strings, bools) or markers give an object
+        array.
+    keep : ndarray of int
+        The indices of the kept labels, sorted.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from graphrkhs.datasets import sample_labels
+    >>> y_partial, keep = sample_labels(np.array([0, 0, 0, 1, 1, 1]), 1, random_state=0)
+    >>> len(keep), int((y_partial == -1).sum())
+    (2, 4)
     """
     n_per_class = check_scalar(n_per_class, "n_per_class", kind="int", low=1)
     rng = check_random_state(random_state)
     y = np.asarray(y)
+    if y.ndim != 1:
+        raise ValueError(f"y must be 1-D (one class per sample); got shape {y.shape}.")
+    if y.size == 0:
+        raise ValueError("y is empty; sample_labels needs at least one sample per class.")
+    if y.dtype.kind == "f" and np.isnan(y).any():
+        raise ValueError(f"y has {int(np.isnan(y).sum())} NaN entries (unlabeled samples?); sample_labels hides "
+                         "labels of a fully labeled y: give every sample's class.")
+    hits = _count_equal(y, unlabeled)
+    if hits:
+        raise ValueError(f"y already holds the unlabeled marker {unlabeled!r} ({hits} entries); sample_labels "
+                         "hides labels of a fully labeled y (the marked samples would be drawn as a class of "
+                         "their own): give every sample's class, or another unlabeled=.")
+    classes, counts = np.unique(y, return_counts=True)
+    if counts.min() < n_per_class:
+        c = classes[counts.argmin()].item()
+        raise ValueError(f"n_per_class={n_per_class} is larger than class {c!r}, which has {counts.min()} "
+                         f"samples; n_per_class must be at most {counts.min()}.")
     keep = []
-    for c in np.unique(y):
+    for c in classes:
         members = np.flatnonzero(y == c)
-        if members.size < n_per_class:
-            raise ValueError(f"class {c!r} has only {members.size} samples; cannot keep {n_per_class}.")
         keep.append(rng.choice(members, n_per_class, replace=False))
     keep = np.sort(np.concatenate(keep))
-    out = np.full(y.shape, unlabeled, dtype=y.dtype if y.dtype.kind in "iuf" else object)
+    out = np.full(y.shape, unlabeled, dtype=_marker_dtype(y.dtype, unlabeled))
     out[keep] = y[keep]
     return out, keep
+
+
+def _count_equal(y, value):
+    """How many entries of y equal ``value`` (a NaN marker is checked by the NaN test, not here)."""
+    if isinstance(value, (float, np.floating)) and np.isnan(value):
+        return 0
+    if y.dtype.kind in "iuf":
+        if not isinstance(value, (int, float, np.integer, np.floating)) or isinstance(value, bool):
+            return 0
+        return int(np.count_nonzero(y == value))
+    def same(v):  # 1 == 1.0 but not "1", and not True (bools are classes of their own)
+        if isinstance(v, numbers.Number) and isinstance(value, numbers.Number):
+            return not isinstance(v, (bool, np.bool_)) and not isinstance(value, (bool, np.bool_)) and v == value
+        return type(v) is type(value) and v == value
+    return sum(1 for v in y.tolist() if same(v))
+
+
+def _marker_dtype(dtype, unlabeled):
+    """The dtype of the partial labels: ``dtype`` when it holds ``unlabeled`` exactly, else the common
+    numeric type of the two, else object."""
+    numeric = isinstance(unlabeled, (int, float, np.integer, np.floating)) and not isinstance(unlabeled, bool)
+    if dtype.kind not in "iuf" or not numeric:
+        return object
+    try:
+        cast = np.array(unlabeled, dtype=dtype)
+    except (OverflowError, ValueError):   # -1 in uint8, NaN in an int type
+        cast = None
+    if cast is not None and (cast == unlabeled or (np.isnan(unlabeled) and np.isnan(cast))):
+        return dtype
+    return np.result_type(dtype, np.min_scalar_type(unlabeled))
 
 
 def make_noisy_subspace(n_samples=2000, *, n_signal=2, n_features=100, noise_var=0.25, boundary="parabola",

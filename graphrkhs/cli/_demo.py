@@ -1,5 +1,6 @@
 """``graphrkhs demo``: transductive labeling of scikit-learn's digits beside LabelSpreading."""
 
+import os
 import sys
 import time
 import warnings
@@ -85,7 +86,33 @@ def _demo_methods(n_neighbors):
 
 
 def demo(labels_per_class=10, n_draws=5, n_neighbors=10, seed=0, out=None):
-    """Run the digits demo and print its table; returns the rows as dicts."""
+    """Run the digits demo and print its table; returns the rows as dicts.
+
+    Parameters
+    ----------
+    labels_per_class : int >= 1, default=10
+        Labels kept per digit class in each draw (below 174, the smallest class).
+    n_draws : int >= 1, default=5
+        Random label draws; the table shows mean and spread over them.
+    n_neighbors : int >= 1, default=10
+        k of the kNN graphs.
+    seed : int >= 0, default=0
+        Seed of the label draws.
+    out : file, optional
+        Where the table goes (default: standard output).
+
+    Returns
+    -------
+    list of dict
+        One per method: ``method``, ``source``, ``accuracy_mean``, ``accuracy_std``, ``time_median``.
+    """
+    from .._core.validation import check_scalar
+
+    # checked here, before the data and the fits (n_draws=0 used to print a table of NaN)
+    labels_per_class = check_scalar(labels_per_class, "labels_per_class", kind="int", low=1)
+    n_draws = check_scalar(n_draws, "n_draws", kind="int", low=1)
+    n_neighbors = check_scalar(n_neighbors, "n_neighbors", kind="int", low=1)
+    seed = check_scalar(seed, "seed", kind="int", low=0)
     out = sys.stdout if out is None else out
     from ..datasets import load_digits, sample_labels
     from ..graphs import knn_graph
@@ -132,7 +159,7 @@ def demo(labels_per_class=10, n_draws=5, n_neighbors=10, seed=0, out=None):
 
 
 def _demo_plot(path, rows, labels_per_class, n_neighbors, seed):
-    """Save the digits in a 2-D spectral embedding, coloured by the best graphrkhs method's labels."""
+    """Save the digits in a 2-D t-SNE embedding, coloured by the best graphrkhs method's labels."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -166,6 +193,8 @@ def _demo_plot(path, rows, labels_per_class, n_neighbors, seed):
     ax.set_xticks([])
     ax.set_yticks([])
     fig.tight_layout()
+    if not os.path.splitext(path)[1]:
+        path += ".png"   # what matplotlib does with a name without extension; the message names the real file
     fig.savefig(path, dpi=120)
     plt.close(fig)
     print(f"saved {path}")

@@ -15,11 +15,13 @@ complete new one.
 """
 
 import csv
+import decimal
 import math
 import os
 import sys
 import tempfile
 import time
+import warnings
 
 import numpy as np
 
@@ -75,9 +77,19 @@ def _read_csv(path):
                 header = next(reader)
             except StopIteration:
                 raise LabelCommandError(f"{path}: the file is empty (no header row).") from None
-            rows = [r for r in reader if any(cell.strip() for cell in r)]
+            if not any(h.strip() for h in header):
+                raise LabelCommandError(f"{path}: the first line, the header row of column names, is empty.")
+            # Blank lines are skipped; each row keeps its line number in the file (where it starts) so
+            # that messages point at the line a user sees in an editor.
+            rows, lines, last = [], [], reader.line_num
+            for r in reader:
+                if any(cell.strip() for cell in r):
+                    rows.append(r)
+                    lines.append(last + 1)
+                last = reader.line_num
     except UnicodeDecodeError as exc:
-        raise LabelCommandError(f"{path}: not a UTF-8 text CSV file ({exc.reason}).") from None
+        raise LabelCommandError(f"{path}: not a UTF-8 text CSV file ({exc.reason}); graphrkhs label reads CSV/TSV "
+                                "text and .npz files (np.savez: features and labels in one file).") from None
     except csv.Error as exc:
         raise LabelCommandError(f"{path}: malformed CSV ({_one_line(exc)}).") from None
     except OSError as exc:
@@ -86,12 +98,12 @@ def _read_csv(path):
     if len(set(header)) != len(header):
         dup = sorted({h for h in header if header.count(h) > 1})
         raise LabelCommandError(f"{path}: duplicate column name(s) {', '.join(dup)} in the header.")
-    for i, r in enumerate(rows):
+    for r, line in zip(rows, lines):
         if len(r) != len(header):
             raise LabelCommandError(
-                f"{path}: row {i + 2} has {len(r)} cells but the header has {len(header)} columns."
+                f"{path}: line {line} has {len(r)} cells but the header has {len(header)} columns."
             )
-    return header, rows
+    return header, rows, lines
 
 
 def _one_line(exc):
@@ -147,12 +159,22 @@ def _read_npz_arrays(path, label_column):
             f"{path}: {label_column!r} must be 1-D with one entry per row of the features ({X.shape[0]})."
         )
     header = names + [label_column]
-    labels = ["" if (isinstance(v, float) and math.isnan(v)) else str(v) for v in y.tolist()]
-    rows = [[repr(float(v)) for v in x] + [lab] for x, lab in zip(X.tolist(), labels)]
-    return header, rows
+    # bytes labels (dtype "S", e.g. from h5py or np.char.encode) are text: str(b"") would be the class "b''"
+    labels = ["" if (isinstance(v, float) and math.isnan(v)) else v.decode("utf-8") if isinstance(v, bytes)
+              else str(v) for v in y.tolist()]
+    # each value as its own dtype prints it (shortest round trip): integers stay integers ("12", not "12.0"),
+    # float32 keeps its digits ("0.1", not "0.10000000149011612"), booleans are 0 / 1
+    cells = (X.astype(np.int64) if X.dtype.kind == "b" else X).astype(str).tolist()
+    rows = [x + [lab] for x, lab in zip(cells, labels)]
+    return header, rows, None
 
 
-def _parse_features(header, rows, feature_names, path):
+def _where(lines, i):
+    """Where data row ``i`` is: its line in a CSV file (``lines``), its index in the arrays of an .npz (None)."""
+    return f"line {lines[i]}" if lines is not None else f"row index {i}"
+
+
+def _parse_features(header, rows, feature_names, path, lines=None):
     index = [header.index(c) for c in feature_names]
     n = len(rows)
     X = np.empty((n, len(index)))
@@ -162,14 +184,19 @@ def _parse_features(header, rows, feature_names, path):
             X[:, j] = np.array(cells, dtype=np.float64)
         except ValueError:
             bad = next(i for i, c in enumerate(cells) if not _is_number(c))
+            if not cells[bad]:
+                raise LabelCommandError(
+                    f"{path}: missing feature value (empty cell) in column {header[col]!r}, {_where(lines, bad)}; "
+                    "impute or drop such rows first (or leave the column out with --features)."
+                )
             raise LabelCommandError(
-                f"{path}: non-numeric feature cell {cells[bad]!r} in column {header[col]!r}, row {bad + 2}; "
+                f"{path}: non-numeric feature cell {cells[bad]!r} in column {header[col]!r}, {_where(lines, bad)}; "
                 "features must be numbers (choose numeric columns with --features)."
             ) from None
     if not np.isfinite(X).all():
         i, j = np.argwhere(~np.isfinite(X))[0]
         raise LabelCommandError(
-            f"{path}: missing or infinite feature value in column {feature_names[j]!r}, row {i + 2}; "
+            f"{path}: missing or infinite feature value in column {feature_names[j]!r}, {_where(lines, i)}; "
             "impute or drop such rows first."
         )
     return X
@@ -235,18 +262,27 @@ def _as_number(cell):
         return None
 
 
+def _as_decimal(cell):
+    try:
+        return decimal.Decimal(cell)
+    except decimal.InvalidOperation:
+        return None
+
+
 def _parse_labels(raw, labeled):
     """Classes and per-row class keys.  When every labeled cell is a finite number the labels are
     numbers ("1" and "1.0" are one class), each named by its first spelling in the file (so "007"
-    stays "007" and labeled rows read back as written); otherwise they are the cell strings."""
-    values = [_as_number(lab) for lab, m in zip(raw, labeled) if m]
-    if values and all(v is not None and math.isfinite(v) for v in values):
-        keys = [float(lab) if m else None for lab, m in zip(raw, labeled)]
+    stays "007" and labeled rows read back as written); otherwise they are the cell strings.
+    Numbers are compared exactly (as decimals, not floats: the class codes 12345678901234567890
+    and 12345678901234567891 are one float but two classes)."""
+    values = [_as_decimal(lab) for lab, m in zip(raw, labeled) if m]
+    if values and all(v is not None and v.is_finite() for v in values):
+        keys = [decimal.Decimal(lab) if m else None for lab, m in zip(raw, labeled)]
         classes = sorted(set(values))
         spelling = {}
         for lab, m in zip(raw, labeled):
             if m:
-                spelling.setdefault(float(lab), lab)
+                spelling.setdefault(decimal.Decimal(lab), lab)
         names = [spelling[v] for v in classes]
     else:
         keys = [lab if m else None for lab, m in zip(raw, labeled)]
@@ -277,6 +313,14 @@ def _check_output(output, inputs, force):
     parent = os.path.dirname(os.path.abspath(output))
     if not os.path.isdir(parent):
         raise LabelCommandError(f"the output directory does not exist: {parent}")
+    # The output is written through a temporary file in its directory: try that now, so that an
+    # unwritable directory is reported before the labeling (which may take minutes), not after it.
+    try:
+        fd, probe = tempfile.mkstemp(dir=parent, prefix="." + os.path.basename(output) + ".", suffix=".tmp")
+    except OSError as exc:
+        raise LabelCommandError(f"cannot write to {parent}: {exc.strerror or _one_line(exc)}.") from None
+    os.close(fd)
+    os.unlink(probe)
 
 
 def _write_atomic(output, header, rows):
@@ -324,6 +368,9 @@ def run_label(args, out=None, err=None):
     if os.path.isdir(path):
         raise LabelCommandError(f"input is a directory, not a file: {path}")
     is_npz = path.lower().endswith(".npz")
+    if args.output is not None and not args.output.strip():
+        raise LabelCommandError("--output is empty; give a file name (or leave --output out for "
+                                "INPUT.labeled.csv).")
     output = args.output or (os.path.splitext(path)[0] + ".labeled.csv")
     method = args.method
     alpha = getattr(args, "alpha", None)
@@ -337,7 +384,7 @@ def run_label(args, out=None, err=None):
             raise LabelCommandError(f"--alpha must be a finite number > 0; got {alpha} (0 is --method laplace).")
     is_missing = _missing_matcher(getattr(args, "unlabeled", DEFAULT_UNLABELED))
 
-    header, rows = _read_npz(path, args.label_column) if is_npz else _read_csv(path)
+    header, rows, lines = _read_npz(path, args.label_column) if is_npz else _read_csv(path)
     if args.label_column not in header:
         raise LabelCommandError(
             f"unknown column {args.label_column!r}; the columns are: {', '.join(header)}."
@@ -347,18 +394,26 @@ def run_label(args, out=None, err=None):
     if not rows:
         raise LabelCommandError(f"{path} has a header but no data rows.")
     label_idx = header.index(args.label_column)
-    if args.features:
+    if args.features is not None:
         features = [c.strip() for c in args.features.split(",") if c.strip()]
+        if not features:
+            raise LabelCommandError(f"--features {args.features!r} names no column; give comma-separated column "
+                                    "names (or leave --features out for every column but the label column).")
+        repeated = sorted({c for c in features if features.count(c) > 1})
+        if repeated:  # a column given twice would count twice in every distance
+            raise LabelCommandError(f"--features names {', '.join(repeated)} more than once.")
         unknown = [c for c in features if c not in header]
         if unknown:
             raise LabelCommandError(f"unknown feature column(s) {', '.join(unknown)}; the columns are: {', '.join(header)}.")
         if args.label_column in features:
             raise LabelCommandError(f"the label column {args.label_column!r} cannot also be a feature.")
     else:
-        features = [c for c in header if c != args.label_column]
+        # an unnamed column with no value in any row is no feature: the trailing delimiter of some exports
+        features = [c for j, c in enumerate(header) if c != args.label_column
+                    and (c or any(r[j].strip() for r in rows))]
     if not features:
         raise LabelCommandError("no feature columns: the file has only the label column.")
-    X = _parse_features(header, rows, features, path)
+    X = _parse_features(header, rows, features, path, lines)
     n = X.shape[0]
     raw_labels = [r[label_idx].strip() for r in rows]
     labeled = np.array([not is_missing(lab) for lab in raw_labels])
@@ -379,6 +434,9 @@ def run_label(args, out=None, err=None):
     k = min(args.neighbors, n - 1)
     if k < 1:
         raise LabelCommandError("the file needs at least two rows.")
+    if np.all(X == X[0]):  # every row the same point: any labeling is arbitrary
+        raise LabelCommandError(f"every feature column ({', '.join(features)}) is constant: the rows cannot be "
+                                "told apart, so there is nothing to label them by (check --features).")
 
     # poisson-ridge on images / counts (the cosine guard of its graph="auto": >= 32 non-negative columns,
     # no zero row): z-scores would make the pixels signed and reweight them; its cosine graph needs
@@ -395,22 +453,37 @@ def run_label(args, out=None, err=None):
     codes = np.full(n, -1)
     lookup = {c: i for i, c in enumerate(classes)}
     codes[labeled] = [lookup[key] for key, m in zip(keys, labeled) if m]
-    try:
-        if method == "poisson-ridge":
-            scores, spec = _recommended_scores(X, codes, len(classes), k, verbose)
-            graph = f"{spec.metric} {spec.weight} kNN graph k = {k}"
-        else:
-            W = knn_graph(X, k, weight="self-tuning", verbose=verbose)
-            scores = _label_scores(method, W, codes, len(classes), alpha)
-            graph = f"kNN graph k = {k}"
-    except (ValueError, np.linalg.LinAlgError) as exc:  # the library's messages for data it cannot label
-        raise LabelCommandError(f"cannot label this data: {_one_line(exc)}") from None
+    # The library's warnings (e.g. rows in a component without labels) are shown once each, as one
+    # line of the command, not as Python's "file.py:123: Warning" with a line of library source.
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            if method == "poisson-ridge":
+                scores, spec = _recommended_scores(X, codes, len(classes), k, verbose)
+                graph = f"{spec.metric} {spec.weight} kNN graph k = {k}"
+            else:
+                W = knn_graph(X, k, weight="self-tuning", verbose=verbose)
+                scores = _label_scores(method, W, codes, len(classes), alpha)
+                graph = f"kNN graph k = {k}"
+        except (ValueError, np.linalg.LinAlgError) as exc:  # the library's messages for data it cannot label
+            raise LabelCommandError(f"cannot label this data: {_one_line(exc)}") from None
     elapsed = time.perf_counter() - t0
+    for category, text in dict.fromkeys((w.category.__name__, _one_line(w.message)) for w in caught):
+        print(f"graphrkhs label: warning ({category}): {text}", file=err)
 
     probs = _scores_to_confidence(scores)
     pred = probs.argmax(axis=1)
     confidence = probs[np.arange(n), pred]
     pred_labels = np.array(names, dtype=object)[pred]
+    # Methods other than laplace may predict another class at a given label (a noisy label, or a
+    # labeled point deep in another class): the output keeps the given label and shows the prediction
+    # beside it; say so, since such rows are easy to miss.
+    changed = np.flatnonzero(labeled & (pred != codes))
+    if changed.size:
+        shown = ", ".join(_where(lines, i) for i in changed[:5]) + (", ..." if changed.size > 5 else "")
+        print(f"note: at {changed.size} of the {int(labeled.sum())} labeled rows the prediction differs from the "
+              f"given label ({shown}); the output keeps the given label in {args.label_column!r} and the "
+              f"prediction in 'predicted_{args.label_column}'.", file=err)
 
     out_header = header + [f"predicted_{args.label_column}", "confidence"]
     _write_atomic(output, out_header, (list(r) + [p, f"{c:.4f}"] for r, p, c in zip(rows, pred_labels, confidence)))

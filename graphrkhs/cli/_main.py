@@ -53,8 +53,9 @@ def build_parser():
                     "kNN graph on the (standardized) feature columns, label every row, and write the rows back "
                     "with a predicted-label and a confidence column. Never overwrites the input.",
         epilog="example: graphrkhs label data.csv --label-column species --output labeled.csv")
-    p_label.add_argument("input", metavar="INPUT", help="CSV file with a header row, or .npz file of named arrays "
-                         "(features in 'X' or one array per feature, labels in LABEL_COLUMN; NaN or -1 unlabeled)")
+    p_label.add_argument("input", metavar="INPUT", help="CSV (or TSV) file with a header row, or .npz file of named "
+                         "arrays (features in 'X' or one array per feature, labels in LABEL_COLUMN); the --unlabeled "
+                         "cells (by default empty, NaN, -1, ...) mark the rows to label")
     p_label.add_argument("--label-column", required=True, metavar="COL",
                          help="the column with the known labels; cells listed by --unlabeled mark unlabeled rows")
     p_label.add_argument("--features", metavar="COLS", default=None,
@@ -69,12 +70,12 @@ def build_parser():
                               "kNN graph)")
     p_label.add_argument("--output", metavar="OUT.csv", default=None,
                          help="where to write the labeled rows (default: INPUT with suffix .labeled.csv)")
-    p_label.add_argument("--neighbors", type=int, default=10, metavar="K", help="k of the kNN graph (default: 10)")
+    p_label.add_argument("--neighbors", type=int, default=10, metavar="K", help="k of the kNN graph (default: 10; at most the number of rows - 1)")
     p_label.add_argument("--no-standardize", action="store_true",
                          help="use the features as they are (default: z-score each feature column first, so "
                               "that columns in large units do not dominate the distances -- except with "
-                              "--method poisson-ridge on >= 32 non-negative columns, which builds a cosine "
-                              "graph on the raw features)")
+                              "--method poisson-ridge on >= 32 non-negative columns with no all-zero row, which "
+                              "builds a cosine graph on the raw features)")
     p_label.add_argument("--labels-per-class-report", action="store_true",
                          help="print a table of labeled and predicted counts and mean confidence per class")
     p_label.add_argument("--force", action="store_true", help="overwrite OUT if it exists (never the input)")
@@ -98,6 +99,8 @@ def _run(parser, args):
         for name in ("labels_per_class", "draws", "neighbors"):
             if getattr(args, name) < 1:
                 parser.error(f"--{name.replace('_', '-')} must be at least 1")
+        if args.seed < 0:  # numpy's generators take seeds >= 0 only
+            parser.error(f"--seed must be a non-negative integer; got {args.seed}")
         _check_demo_args(parser, args)          # before the fits, not after a minute of them
         rows = demo(args.labels_per_class, args.draws, args.neighbors, args.seed)
         if args.plot:
@@ -129,15 +132,25 @@ def _check_demo_args(parser, args):
         parser.error(f"--labels-per-class must be below {smallest}: the smallest digit class has {smallest} "
                      "images, and labeling needs unlabeled ones")
     if args.plot:
+        if os.path.isdir(args.plot):
+            parser.error(f"--plot: {args.plot} is a directory; give a file name, e.g. "
+                         f"{os.path.join(args.plot, 'digits.png')}")
         parent = os.path.dirname(os.path.abspath(args.plot))
         if not os.path.isdir(parent):
             parser.error(f"--plot: the directory does not exist: {parent}")
         if not os.access(parent, os.W_OK):
             parser.error(f"--plot: the directory is not writable: {parent}")
         try:
-            import matplotlib  # noqa: F401
+            from matplotlib.backend_bases import FigureCanvasBase
         except ImportError:
             parser.error("--plot needs matplotlib (pip install matplotlib)")
+        # the picture's format is the file's extension (none: PNG); matplotlib would refuse
+        # an unknown one only when saving, after the fits
+        ext = os.path.splitext(args.plot)[1][1:].lower()
+        formats = FigureCanvasBase.get_supported_filetypes()
+        if ext and ext not in formats:
+            parser.error(f"--plot: matplotlib cannot save .{ext} files; name the file .png (or one of "
+                         f"{', '.join('.' + f for f in sorted(formats))})")
 
 
 if __name__ == "__main__":  # pragma: no cover

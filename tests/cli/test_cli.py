@@ -282,3 +282,216 @@ def test_demo_refuses_more_neighbors_than_images(capsys):
         cli.main(["demo", "-q", "--neighbors", str(n)])
     assert exc.value.code == 2
     assert f"--neighbors must be below {n}, the number of digit images" in capsys.readouterr().err
+
+
+# --- review round 10: defects found by reproducers (each failed before its fix) ---------------------
+
+
+def _two_blobs_rows(noisy=False):
+    """40 rows of two separated 2-D blobs, every fifth row labeled 'a' / 'b' (one label flipped if noisy)."""
+    rng = np.random.default_rng(0)
+    X = np.vstack([rng.normal(size=(20, 2)), rng.normal(size=(20, 2)) + 6])
+    labels = ["" if i % 5 else ("a" if i < 20 else "b") for i in range(40)]
+    if noisy:
+        labels[5] = "b"   # a labeled row deep in blob a carries b
+    return X, labels
+
+
+def test_label_npz_bytes_labels_are_text(tmp_path, capsys):
+    # bytes labels used to be written as str(b''): the empty ones became the class "b''" (every row labeled)
+    X, labels = _two_blobs_rows()
+    path = tmp_path / "bytes.npz"
+    np.savez(path, X=(10 * X).astype(np.int64), y=np.array(labels, dtype="S"))
+    out_path = tmp_path / "out.csv"
+    code, out, err = _run(["label", str(path), "--label-column", "y", "--output", str(out_path), "-q"], capsys)
+    assert code == 0, err
+    assert "40 rows, 8 labeled, 2 classes" in out and "a: 4, b: 4" in out
+    rows, i = _labels_of_csv(out_path, "y")
+    assert [r[i] for r in rows] == labels
+    # integer features are written as integers (they used to come out as "12.0")
+    assert [r[:2] for r in rows] == [[str(v) for v in x] for x in (10 * X).astype(np.int64)]
+
+
+def test_label_numeric_labels_are_compared_exactly(tmp_path, capsys):
+    # two class codes that are one float64 used to be merged into one class ("only one class")
+    X, labels = _two_blobs_rows()
+    codes = {"a": "12345678901234567890", "b": "12345678901234567891", "": ""}
+    path = tmp_path / "codes.csv"
+    _write_csv(path, ["x1", "x2", "code"], [[repr(float(a)), repr(float(b)), codes[lab]] for (a, b), lab in zip(X, labels)])
+    out_path = tmp_path / "out.csv"
+    code, out, err = _run(["label", str(path), "--label-column", "code", "--output", str(out_path), "-q"], capsys)
+    assert code == 0, err
+    assert "2 classes" in out
+    rows, i = _labels_of_csv(out_path, "predicted_code")
+    assert [r[i] for r in rows] == [codes["a"]] * 20 + [codes["b"]] * 20
+
+
+def test_label_messages_name_the_line_of_the_file(tmp_path, capsys):
+    # blank lines are skipped; messages used to count data rows ("row 4" for the bad cell on line 6)
+    bad_cell = tmp_path / "cell.csv"
+    bad_cell.write_text("x1,x2,cls\n\n1,2,a\n\n3,4,b\n5,oops,\n6,7,\n")
+    ragged = tmp_path / "ragged.csv"
+    ragged.write_text("x1,x2,cls\n\n1,2,a\n\n3,4,b\n5,6\n6,7,\n")
+    blank_header = tmp_path / "blank.csv"
+    blank_header.write_text("\nx1,cls\n1,a\n")
+    nan_npz = tmp_path / "nan.npz"
+    np.savez(nan_npz, X=np.array([[0.0], [1.0], [2.0], [np.nan]]), y=np.array([0, 1, -1, -1]))
+    for path, column, message in [
+        (bad_cell, "cls", "non-numeric feature cell 'oops' in column 'x2', line 6;"),
+        (ragged, "cls", "line 6 has 2 cells but the header has 3 columns"),
+        (blank_header, "cls", "the first line, the header row of column names, is empty"),
+        (nan_npz, "y", "infinite feature value in column 'x0', row index 3;"),
+    ]:
+        code, out, err = _run(["label", str(path), "--label-column", column, "-q",
+                               "--output", str(tmp_path / "out.csv")], capsys)
+        assert code == 2 and message in err and len(err.strip().splitlines()) == 1, err
+
+
+def test_label_unwritable_output_directory_is_reported_before_the_labeling(blobs_csv, tmp_path, capsys,
+                                                                           monkeypatch):
+    from graphrkhs.cli import _label
+
+    def no_temporary_file(*args, **kwargs):
+        raise PermissionError(13, "Permission denied")
+
+    def labeling(*args, **kwargs):  # used to run (minutes on big data) before the write failed
+        raise AssertionError("the labeling ran before the output directory was checked")
+
+    monkeypatch.setattr(_label.tempfile, "mkstemp", no_temporary_file)
+    monkeypatch.setattr(_label, "_recommended_scores", labeling)
+    path, _ = blobs_csv
+    code, out, err = _run(["label", str(path), "--label-column", "species", "--features", "width,height",
+                           "--output", str(tmp_path / "out.csv")], capsys)
+    assert code == 2 and f"cannot write to {tmp_path}: Permission denied" in err, err
+
+
+def test_label_empty_output_is_an_error(blobs_csv, capsys):
+    # --output "" used to be read as "not given" and write INPUT.labeled.csv
+    path, _ = blobs_csv
+    code, out, err = _run(["label", str(path), "--label-column", "species", "--output", ""], capsys)
+    assert code == 2 and "--output is empty" in err
+    assert not os.path.exists(str(path)[:-4] + ".labeled.csv")
+
+
+def test_label_says_when_a_prediction_differs_from_a_given_label(tmp_path, capsys):
+    X, labels = _two_blobs_rows(noisy=True)
+    path = tmp_path / "noisy.csv"
+    _write_csv(path, ["x1", "x2", "cls"], [[repr(float(a)), repr(float(b)), lab] for (a, b), lab in zip(X, labels)])
+    out_path = tmp_path / "out.csv"
+    code, out, err = _run(["label", str(path), "--label-column", "cls", "--output", str(out_path), "-q",
+                           "--method", "poisson"], capsys)
+    assert code == 0, err
+    rows, i = _labels_of_csv(out_path, "cls")
+    changed = [k for k, r in enumerate(rows) if r[i] and r[i] != r[i + 1]]
+    assert changed == [5]            # the flipped label, predicted 'a' (its blob)
+    assert "note: at 1 of the 8 labeled rows the prediction differs from the given label (line 7)" in err
+    # laplace keeps every given label: no note
+    code, out, err = _run(["label", str(path), "--label-column", "cls", "--output", str(out_path), "-q",
+                           "--method", "laplace", "--force"], capsys)
+    assert code == 0 and "differs" not in err
+
+
+def test_label_library_warnings_are_one_line_each(tmp_path, capsys):
+    # a blob without labels: the library's GraphWarning used to appear as Python's "file.py:986: GraphWarning"
+    # plus a line of library source, twice (once per solve of the ensemble)
+    X, labels = _two_blobs_rows()
+    X = np.vstack([X, np.random.default_rng(1).normal(size=(20, 2)) + [100, -100]])
+    path = tmp_path / "island.csv"
+    _write_csv(path, ["x1", "x2", "cls"], [[repr(float(a)), repr(float(b)), lab] for (a, b), lab in zip(X, labels + [""] * 20)])
+    code, out, err = _run(["label", str(path), "--label-column", "cls", "--neighbors", "5", "-q",
+                           "--output", str(tmp_path / "out.csv")], capsys)
+    assert code == 0, err
+    assert err.count("graphrkhs label: warning (GraphWarning): 20 node(s) lie in connected components") == 1, err
+    assert ".py:" not in err and len(err.strip().splitlines()) == 1
+
+
+def test_demo_bad_seed_and_plot_format_are_usage_errors(tmp_path, capsys, monkeypatch):
+    # --seed -1 used to end in numpy's ValueError traceback; --plot x.xyz in matplotlib's, after every fit
+    from graphrkhs.cli import _main
+
+    def fits(*args, **kwargs):
+        raise AssertionError("the demo ran before its arguments were checked")
+
+    monkeypatch.setattr(_main, "demo", fits)
+    for argv, message in [(["--seed", "-1"], "--seed must be a non-negative integer; got -1"),
+                          (["--plot", str(tmp_path / "x.xyz")], "--plot: matplotlib cannot save .xyz files")]:
+        with pytest.raises(SystemExit) as exc:
+            cli.main(["demo", "-q"] + argv)
+        assert exc.value.code == 2
+        assert message in capsys.readouterr().err
+
+
+def test_label_trailing_delimiters_missing_cells_constant_features_and_npy(tmp_path, capsys):
+    # "x1,x2,cls," (a trailing delimiter on every line) used to make an unnamed empty column a feature and fail
+    # with "non-numeric feature cell '' in column ''"; it is no feature, and is written back as it was
+    trailing = tmp_path / "trailing.csv"
+    trailing.write_text("x1,x2,cls,\n0,0,a,\n0.1,0,,\n5,5,b,\n5.1,5,,\n")
+    out_path = tmp_path / "out.csv"
+    code, out, err = _run(["label", str(trailing), "--label-column", "cls", "-q", "--output", str(out_path)], capsys)
+    assert code == 0, err
+    assert "2 feature(s)" in out
+    lines = out_path.read_text().splitlines()
+    assert lines[0] == "x1,x2,cls,,predicted_cls,confidence" and lines[1].startswith("0,0,a,,a,")
+    empty_cell = tmp_path / "empty_cell.csv"
+    empty_cell.write_text("x1,x2,cls\n0,0,a\n0.1,,\n5,5,b\n5.1,5,\n")
+    constant = tmp_path / "constant.csv"
+    constant.write_text("x1,x2,cls\n1,2,a\n1,2,\n1,2,b\n1,2,\n")
+    npy = tmp_path / "features.npy"
+    np.save(npy, np.zeros((4, 2)))
+    for path, message in [
+        (empty_cell, "missing feature value (empty cell) in column 'x2', line 3"),   # was "non-numeric ... ''"
+        (constant, "every feature column (x1, x2) is constant"),                     # was labeled at random
+        (npy, "graphrkhs label reads CSV/TSV text and .npz files"),
+    ]:
+        code, out, err = _run(["label", str(path), "--label-column", "cls", "-q", "--output", str(out_path),
+                               "--force"], capsys)
+        assert code == 2 and message in err and len(err.strip().splitlines()) == 1, err
+
+
+def test_label_features_option_names_columns_once(blobs_csv, capsys):
+    # --features "" used to mean every column, "," to say "the file has only the label column", and
+    # "width,width" to count width twice in every distance
+    path, _ = blobs_csv
+    for value, message in [("", "--features '' names no column"), (",", "--features ',' names no column"),
+                           ("width,height,width", "--features names width more than once")]:
+        code, out, err = _run(["label", str(path), "--label-column", "species", "--features", value, "-q"], capsys)
+        assert code == 2 and message in err and len(err.strip().splitlines()) == 1, err
+
+
+@pytest.mark.parametrize("kwargs, exc, match", [
+    ({"n_draws": 0}, ValueError, "n_draws must be >= 1"),             # used to print a table of NaN
+    ({"seed": -1}, ValueError, "seed must be >= 0"),                  # used: numpy's "expected non-negative integer"
+    ({"labels_per_class": 0}, ValueError, "labels_per_class must be >= 1"),   # used to name n_per_class
+    ({"n_neighbors": 2.5}, TypeError, "n_neighbors must be an int"),
+])
+def test_demo_function_checks_its_arguments_first(kwargs, exc, match, monkeypatch):
+    from graphrkhs import datasets
+
+    monkeypatch.setattr(datasets, "load_digits", lambda: pytest.fail("loaded the data before the checks"))
+    with pytest.raises(exc, match=match):
+        cli.demo(out=io.StringIO(), **kwargs)
+
+
+def test_demo_plot_names_the_file_it_writes(tmp_path, capsys, monkeypatch):
+    # matplotlib adds ".png" to a name without extension; the demo used to report the name without it
+    # (and an existing directory as --plot passed the checks)
+    pytest.importorskip("matplotlib")
+    import sklearn.manifold
+
+    from graphrkhs.cli._demo import _demo_plot
+
+    class FirstTwoColumns:            # t-SNE stand-in: the test is about the file, not the picture
+        def __init__(self, **kwargs):
+            pass
+
+        def fit_transform(self, X):
+            return X[:, :2]
+
+    monkeypatch.setattr(sklearn.manifold, "TSNE", FirstTwoColumns)
+    rows = [{"method": "Laplace learning (harmonic, AMG-CG)", "source": "graphrkhs", "accuracy_mean": 1.0}]
+    _demo_plot(str(tmp_path / "digits"), rows, 10, 10, 0)
+    assert (tmp_path / "digits.png").is_file()
+    assert capsys.readouterr().out == f"saved {tmp_path / 'digits.png'}\n"
+    with pytest.raises(SystemExit) as exc:
+        cli.main(["demo", "-q", "--plot", str(tmp_path)])
+    assert exc.value.code == 2 and f"--plot: {tmp_path} is a directory" in capsys.readouterr().err

@@ -1,0 +1,94 @@
+"""sample_labels and load_fashion_mnist: bad arguments, the marker's dtype, reproducibility."""
+
+import gzip
+import struct
+
+import numpy as np
+import pytest
+
+from graphrkhs.datasets import load_fashion_mnist, sample_labels
+
+
+def test_sample_labels_keeps_n_per_class_and_hides_the_rest():
+    y = np.repeat(np.arange(4), [5, 7, 9, 11])
+    y_partial, keep = sample_labels(y, 3, random_state=0)
+    assert np.array_equal(keep, np.sort(keep)) and np.bincount(y[keep]).tolist() == [3, 3, 3, 3]
+    assert np.array_equal(y_partial[keep], y[keep])
+    assert np.all(np.delete(y_partial, keep) == -1) and y_partial.dtype == y.dtype
+    # reproducible from an int; a Generator is advanced (two calls draw differently)
+    assert np.array_equal(sample_labels(y, 3, random_state=0)[1], keep)
+    rng = np.random.default_rng(0)
+    assert not np.array_equal(sample_labels(y, 3, random_state=rng)[1], sample_labels(y, 3, random_state=rng)[1])
+
+
+@pytest.mark.parametrize("y, unlabeled, dtype, hidden", [
+    (np.array([0, 0, 1, 1], dtype=np.uint8), -1, np.int16, -1),       # used to raise OverflowError
+    (np.array([0, 0, 1, 1]), np.nan, np.float64, np.nan),              # used to give -2**63, silently
+    (np.array([0, 0, 1, 1], dtype=np.float32), np.nan, np.float32, np.nan),
+    (np.array([0, 0, 1, 1], dtype=np.int32), -1, np.int32, -1),
+    (np.array([0, 0, 1, 1]), None, object, None),                     # used to raise int()'s TypeError
+    (np.array(["a", "a", "b", "b"]), -1, object, -1),
+])
+def test_sample_labels_marker_fits_the_dtype(y, unlabeled, dtype, hidden):
+    y_partial, keep = sample_labels(y, 1, random_state=0, unlabeled=unlabeled)
+    assert y_partial.dtype == dtype
+    assert y_partial[keep].tolist() == y[keep].tolist()
+    rest = np.delete(y_partial, keep).tolist()
+    assert all(v is None for v in rest) if hidden is None else \
+        np.array_equal(np.array(rest, dtype=float), np.full(2, hidden, dtype=float), equal_nan=True)
+
+
+@pytest.mark.parametrize("y, kwargs, exc, match", [
+    # used to draw the -1 entries as a class of their own ("kept" indices of unlabeled samples)
+    (np.array([0, 0, 1, 1, -1, -1]), {}, ValueError, "already holds the unlabeled marker -1"),
+    (np.array(["a", "a", "b", ""], dtype=object), {"unlabeled": ""}, ValueError, "unlabeled marker ''"),
+    (np.array([0.0, 0.0, 1.0, 1.0, np.nan]), {}, ValueError, "y has 1 NaN entries"),
+    (np.array([[0, 0], [1, 1]]), {}, ValueError, r"y must be 1-D .* shape \(2, 2\)"),   # used: IndexError
+    (np.array([], dtype=int), {}, ValueError, "y is empty"),          # used: "need at least one array"
+    (np.array([0, 0, 0, 1]), {}, ValueError, "n_per_class=2 is larger than class 1, which has 1 samples"),
+])
+def test_sample_labels_bad_input(y, kwargs, exc, match):
+    with pytest.raises(exc, match=match):
+        sample_labels(y, 2, random_state=0, **kwargs)
+
+
+def _fake_fashion_mnist(folder, n=3, n_labels=None):
+    """The four IDX files (big-endian header: magic 2051 / 2049, count, 28 x 28) of n images each."""
+    pixels = np.arange(n * 784, dtype=np.int64).reshape(n, 784) % 256
+    n_labels = n if n_labels is None else n_labels
+    for part in ("train", "t10k"):
+        with gzip.open(folder / f"{part}-images-idx3-ubyte.gz", "wb") as f:
+            f.write(struct.pack(">iiii", 2051, n, 28, 28) + pixels.astype(np.uint8).tobytes())
+        with gzip.open(folder / f"{part}-labels-idx1-ubyte.gz", "wb") as f:
+            f.write(struct.pack(">ii", 2049, n_labels) + np.arange(n_labels, dtype=np.uint8).tobytes())
+    return np.vstack([pixels, pixels])
+
+
+def test_load_fashion_mnist_dtype(tmp_path):
+    pixels = _fake_fashion_mnist(tmp_path)
+    X, y = load_fashion_mnist(tmp_path, dtype="float32")              # a string dtype used to raise TypeError
+    assert X.dtype == np.float32 and np.array_equal(X, (pixels / 255).astype(np.float32))
+    assert y.tolist() == [0, 1, 2, 0, 1, 2]
+    X, _ = load_fashion_mnist(tmp_path, dtype=None)
+    assert X.dtype == np.float64 and np.array_equal(X, pixels / 255)
+    X, _ = load_fashion_mnist(tmp_path, dtype=np.uint8, scale=False)
+    assert X.dtype == np.uint8 and np.array_equal(X, pixels)
+    with pytest.raises(ValueError, match="needs a floating dtype; got dtype=int64"):   # used: UFuncTypeError
+        load_fashion_mnist(tmp_path, dtype=np.int64)
+    with pytest.raises(TypeError, match="dtype must be a numpy dtype"):
+        load_fashion_mnist(tmp_path, dtype="pixels")
+
+
+def test_load_fashion_mnist_checks_the_files(tmp_path):
+    # images and labels of different lengths used to be returned as they were (X with 6 rows, y with 4)
+    _fake_fashion_mnist(tmp_path, n=3, n_labels=2)
+    with pytest.raises(ValueError, match="different lengths: .*train-images-idx3-ubyte.gz holds 3 images"):
+        load_fashion_mnist(tmp_path)
+    _fake_fashion_mnist(tmp_path)
+    (tmp_path / "t10k-labels-idx1-ubyte.gz").write_bytes(b"not gzip")       # used: gzip's BadGzipFile
+    with pytest.raises(ValueError, match="cannot read the IDX file .*t10k-labels-idx1-ubyte.gz"):
+        load_fashion_mnist(tmp_path)
+    with gzip.open(tmp_path / "t10k-labels-idx1-ubyte.gz", "wb") as f:   # header says 5 labels, 3 follow
+        f.write(struct.pack(">ii", 2049, 5) + bytes(3))
+    with pytest.raises(ValueError, match="t10k-labels-idx1-ubyte.gz is not an IDX file of labels"):
+        load_fashion_mnist(tmp_path)
