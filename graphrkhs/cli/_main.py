@@ -34,6 +34,8 @@ def build_parser():
         "demo", parents=[common], help="label the digits from a few labels per class and compare with scikit-learn",
         description="Transductive labeling of scikit-learn's bundled digits (1797 points) from a few labels "
                     "per class; prints accuracy on the unlabeled points and time per method.")
+    # a command's usage errors show that command's usage line ("graphrkhs demo [-h] ..."), not the top level's
+    p_demo.set_defaults(command_parser=p_demo)
     p_demo.add_argument("--labels-per-class", type=int, default=10, metavar="N",
                         help="labels kept per class (default: 10)")
     p_demo.add_argument("--draws", type=int, default=5, metavar="N",
@@ -95,6 +97,7 @@ def main(argv=None):
 
 
 def _run(parser, args):
+    parser = getattr(args, "command_parser", parser)
     if args.command == "demo":
         for name in ("labels_per_class", "draws", "neighbors"):
             if getattr(args, name) < 1:

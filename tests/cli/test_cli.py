@@ -418,7 +418,10 @@ def test_demo_bad_seed_and_plot_format_are_usage_errors(tmp_path, capsys, monkey
         with pytest.raises(SystemExit) as exc:
             cli.main(["demo", "-q"] + argv)
         assert exc.value.code == 2
-        assert message in capsys.readouterr().err
+        err = capsys.readouterr().err
+        assert message in err
+        # the demo's own usage line and prefix (they were the top level's "graphrkhs [-h] COMMAND ...")
+        assert err.startswith("usage: graphrkhs demo [-h]") and "graphrkhs demo: error: " in err
 
 
 def test_label_trailing_delimiters_missing_cells_constant_features_and_npy(tmp_path, capsys):
