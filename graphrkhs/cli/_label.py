@@ -124,7 +124,14 @@ def _read_npz(path, label_column):
     except OSError as exc:
         raise LabelCommandError(f"cannot read {path}: {exc.strerror or _one_line(exc)}.") from None
     except (ValueError, KeyError, TypeError) as exc:
-        # e.g. object arrays (which would need pickle), truncated members, non-numeric features
+        if "allow_pickle" in str(exc):
+            # numpy's own words name a flag of np.load, which this command does not have; say what to save
+            raise LabelCommandError(
+                f"{path}: an array of Python objects (dtype=object), which numpy reads only by unpickling, "
+                "unsafe for a file from elsewhere; save the labels as strings (e.g. y.astype(str), with '' "
+                "for unlabeled rows) or numbers (NaN or -1 for unlabeled rows), and the features as numbers."
+            ) from None
+        # e.g. truncated members, non-numeric features
         raise LabelCommandError(f"{path}: unreadable .npz content ({_one_line(exc)}).") from None
 
 

@@ -498,3 +498,14 @@ def test_demo_plot_names_the_file_it_writes(tmp_path, capsys, monkeypatch):
     with pytest.raises(SystemExit) as exc:
         cli.main(["demo", "-q", "--plot", str(tmp_path)])
     assert exc.value.code == 2 and f"--plot: {tmp_path} is a directory" in capsys.readouterr().err
+
+
+def test_label_npz_object_array_names_what_to_save(tmp_path, capsys):
+    # an object array used to get numpy's "cannot be loaded when allow_pickle=False", a flag this command lacks
+    path = tmp_path / "objects.npz"
+    np.savez(path, X=np.zeros((6, 2)), cls=np.array(["a", "", None, "b", "", ""], dtype=object))
+    code, out, err = _run(["label", str(path), "--label-column", "cls", "-q", "--output", str(tmp_path / "o.csv")],
+                          capsys)
+    assert code == 2
+    assert "an array of Python objects (dtype=object)" in err and "y.astype(str)" in err
+    assert "allow_pickle" not in err and not (tmp_path / "o.csv").exists()
