@@ -18,6 +18,7 @@ import csv
 import decimal
 import math
 import os
+import re
 import sys
 import tempfile
 import time
@@ -196,9 +197,12 @@ def _parse_features(header, rows, feature_names, path, lines=None):
                     f"{path}: missing feature value (empty cell) in column {header[col]!r}, {_where(lines, bad)}; "
                     "impute or drop such rows first (or leave the column out with --features)."
                 )
+            comma = re.fullmatch(r"\s*[-+]?\d*,\d+\s*", cells[bad])
+            hint = (f" ({cells[bad].strip()!r} looks like a decimal comma: numbers are read with a decimal point, "
+                    f"{cells[bad].strip().replace(',', '.')!r})") if comma else ""
             raise LabelCommandError(
                 f"{path}: non-numeric feature cell {cells[bad]!r} in column {header[col]!r}, {_where(lines, bad)}; "
-                "features must be numbers (choose numeric columns with --features)."
+                f"features must be numbers (choose numeric columns with --features){hint}."
             ) from None
     if not np.isfinite(X).all():
         i, j = np.argwhere(~np.isfinite(X))[0]

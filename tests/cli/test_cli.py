@@ -509,3 +509,19 @@ def test_label_npz_object_array_names_what_to_save(tmp_path, capsys):
     assert code == 2
     assert "an array of Python objects (dtype=object)" in err and "y.astype(str)" in err
     assert "allow_pickle" not in err and not (tmp_path / "o.csv").exists()
+
+
+def test_label_decimal_comma_gets_a_hint(tmp_path, capsys):
+    # "1,5" (a decimal comma, common in European spreadsheets' semicolon CSV) got only "non-numeric"
+    path = tmp_path / "semicolons.csv"
+    path.write_text("x1;x2;cls\n1,5;2;a\n1;2;\n3;4;b\n3;5;\n")
+    code, out, err = _run(["label", str(path), "--label-column", "cls", "-q", "--output", str(tmp_path / "o.csv")],
+                          capsys)
+    assert code == 2
+    assert "non-numeric feature cell '1,5' in column 'x1', line 2" in err
+    assert "looks like a decimal comma" in err and "'1.5'" in err
+    plain = tmp_path / "words.csv"
+    plain.write_text("x1,x2,cls\nred,2,a\n1,2,\n3,4,b\n3,5,\n")
+    code, out, err = _run(["label", str(plain), "--label-column", "cls", "-q", "--output", str(tmp_path / "p.csv")],
+                          capsys)
+    assert code == 2 and "non-numeric feature cell 'red'" in err and "decimal comma" not in err
