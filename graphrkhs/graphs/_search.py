@@ -48,9 +48,10 @@ KD_TREE_MAX_DIM = 16
 # ``algorithm="auto"`` of knn_graph takes approximate search (pynndescent, when installed) for
 # at least this many points in more than KD_TREE_MAX_DIM dimensions.  Exact brute force costs
 # ~ n^2 d; at n = 70000, d = 784 (Fashion-MNIST) it takes ~54 s on 2 quiet cores, pynndescent
-# ~5-20 s once compiled (benchmarks/results/knn_auto.md).  pynndescent's NN-descent kernels are
-# compiled by numba in every new process (they are not in numba's on-disk cache, ~15-75 s on 2
-# cores), so below ~50000 points exact search is about as fast in a fresh process and is kept.
+# ~5-20 s once compiled (benchmarks/results/knn_auto.md).  numba compiles pynndescent's kernels the
+# first time (~30-75 s on 2 cores); later processes load most of them from numba's on-disk cache
+# (cache_pynndescent_kernels) and still compile the few that take the distance function as an
+# argument (~10-15 s), so below ~50000 points exact search is about as fast in a fresh process and is kept.
 ANN_MIN_SAMPLES = 50_000
 
 # The recall@k that an approximate result must reach (estimated on RECALL_SAMPLE random query
@@ -234,6 +235,61 @@ def brute_search(X, n_neighbors, extra=8):
     return dist, idx
 
 
+_PYNNDESCENT_CACHING = []   # [True] once pynndescent's kernels have been given numba's on-disk cache
+
+
+def cache_pynndescent_kernels():
+    """Give pynndescent's numba kernels numba's on-disk cache (once per process).
+
+    pynndescent compiles most of its NN-descent kernels without ``cache=True``, so every new process
+    spent 15-75 s on 2 cores compiling them before the first approximate search
+    (``benchmarks/results/knn_auto_recommended.md``).  Numba dispatchers take a cache after the fact
+    (what ``njit(cache=True)`` does through ``Dispatcher.enable_caching``): each kernel is then compiled
+    once per machine and pynndescent version and loaded from disk afterwards (next to pynndescent's
+    sources, or in numba's user-wide cache directory / ``NUMBA_CACHE_DIR`` when those are read-only),
+    with numba's own invalidation (an entry is keyed on its function's bytecode and source file).
+
+    Specializations that take a compiled function as an argument (pynndescent passes its distance
+    function to the NN-descent kernels) are not saved: their type names the function object of one
+    process, so the next process could never load them and every process would add files to the
+    cache.  Those few kernels stay compiled per process, as numba's refusal leaves ``nn_descent``
+    itself (it holds ctypes pointers).  Nothing changes in what the kernels compute.  Returns the
+    number of kernels given the cache by this call (0 after the first call, or when numba's dispatcher
+    internals differ from the ones expected: the search then runs uncached, as before).
+    """
+    if _PYNNDESCENT_CACHING:
+        return 0
+    _PYNNDESCENT_CACHING.append(True)
+    import sys
+
+    try:
+        from numba.core import types
+        from numba.core.caching import FunctionCache, NullCache
+        from numba.core.dispatcher import Dispatcher
+    except ImportError:  # pragma: no cover - another numba layout: stay uncached
+        return 0
+
+    class _PortableSignatureCache(FunctionCache):
+        # numba's FunctionCache, less the signatures whose types are tied to this process
+        def save_overload(self, sig, data):
+            if not any(isinstance(t, (types.Dispatcher, types.FunctionType)) for t in sig):
+                super().save_overload(sig, data)
+
+    count = 0
+    for name, module in list(sys.modules.items()):
+        if module is None or not (name == "pynndescent" or name.startswith("pynndescent.")):
+            continue
+        for obj in list(vars(module).values()):
+            if isinstance(obj, Dispatcher) and isinstance(getattr(obj, "_cache", None), NullCache):
+                try:
+                    obj._cache = _PortableSignatureCache(obj.py_func)
+                    count += 1
+                except Exception as exc:  # pragma: no cover - e.g. a function numba cannot locate
+                    logger.debug("pynndescent kernel %s left uncached: %s", getattr(obj, "__name__", obj), exc)
+    logger.debug("gave numba's on-disk cache to %d pynndescent kernels", count)
+    return count
+
+
 def ann_search(X, n_neighbors, algorithm, random_state):
     """Approximate kNN with pynndescent or hnswlib (optional ``ann`` extra)."""
     n, d = X.shape
@@ -247,11 +303,15 @@ def ann_search(X, n_neighbors, algorithm, random_state):
                 "algorithm='pynndescent' needs the optional package pynndescent: "
                 "pip install 'graphrkhs[ann]'"
             ) from exc
-        index = pynndescent.NNDescent(
-            np.asarray(X, dtype=np.float32), n_neighbors=max(k1, 15), metric="euclidean",
-            random_state=seed, n_jobs=-1, low_memory=True, compressed=True,
-        )
-        idx, dist = index.neighbor_graph
+        cache_pynndescent_kernels()
+        with warnings.catch_warnings():
+            # numba's notice that it cannot cache the two kernels holding ctypes pointers: nothing to act on
+            warnings.filterwarnings("ignore", message="Cannot cache compiled function", category=numba.NumbaWarning)
+            index = pynndescent.NNDescent(
+                np.asarray(X, dtype=np.float32), n_neighbors=max(k1, 15), metric="euclidean",
+                random_state=seed, n_jobs=-1, low_memory=True, compressed=True,
+            )
+            idx, dist = index.neighbor_graph
         idx, dist = idx[:, :k1].astype(np.int64), dist[:, :k1].astype(np.float64)
     elif algorithm == "hnswlib":
         try:
@@ -431,8 +491,9 @@ def knn_search_report(X, n_neighbors, algorithm, random_state, workers=-1, verbo
     info = {"requested": requested, "algorithm": algorithm, "exact": algorithm in ("kd_tree", "brute"),
             "recall": 1.0, "recall_sample": 0, "recall_target": RECALL_TARGET, "fallback": False}
     if not info["exact"]:
-        progress(f"building the approximate index ({algorithm}; numba compiles pynndescent in each new "
-                 "process, which can take a minute on 2 cores)" if algorithm == "pynndescent"
+        progress(f"building the approximate index ({algorithm}; numba compiles pynndescent's kernels the "
+                 "first time, which can take a minute on 2 cores, then loads most of them from its cache)"
+                 if algorithm == "pynndescent"
                  else f"building the approximate index ({algorithm})")
     with progress.scope():
         dist, idx = _search_rescaled(Xs, n_neighbors, algorithm, random_state, workers)

@@ -143,3 +143,32 @@ def test_no_fallback_warning_when_recall_meets_target(small_thresholds):
 def test_return_info_must_be_bool():
     with pytest.raises(TypeError, match="return_info must be True or False"):
         knn_graph(_points(20, 2, seed=0), 3, return_info="yes")
+
+
+def test_pynndescent_kernels_are_cached_on_disk_except_process_bound_signatures(monkeypatch):
+    # pynndescent compiles most kernels without numba's on-disk cache: every new process paid 15-75 s
+    # before its first approximate search.  cache_pynndescent_kernels gives them the cache, but never
+    # saves a specialization typed by a function object of this process (it could not be loaded by the
+    # next process, and each process would add files to the cache).
+    import sys
+
+    import pynndescent
+    from numba.core import types
+    from numba.core.caching import NullCache
+    from numba.core.dispatcher import Dispatcher
+
+    _knn.cache_pynndescent_kernels()
+    kernels = [obj for name, module in list(sys.modules.items())
+               if module is not None and (name == "pynndescent" or name.startswith("pynndescent."))
+               for obj in vars(module).values() if isinstance(obj, Dispatcher)]
+    assert len(kernels) > 20
+    assert not [k.py_func.__name__ for k in kernels if isinstance(k._cache, NullCache)]
+    cache = pynndescent.pynndescent_.generate_leaf_updates._cache
+    saved = []
+    monkeypatch.setattr(cache, "_save_overload", lambda sig, data: saved.append(sig))
+    array = types.float32[:, ::1]
+    cache.save_overload((array, types.Dispatcher(pynndescent.distances.euclidean)), None)
+    assert saved == []
+    cache.save_overload((array, types.int64), None)
+    assert saved == [(array, types.int64)]
+    assert _knn.cache_pynndescent_kernels() == 0          # once per process
