@@ -301,6 +301,12 @@ def _overlap(a, b):
         return False
 
 
+def _same_rows(a, b):
+    """Whether two blocks are the same memory with the same layout (row i of one is row i of the other)."""
+    return (a.shape == b.shape and a.strides == b.strides and a.dtype == b.dtype
+            and a.__array_interface__["data"][0] == b.__array_interface__["data"][0])
+
+
 def _check_operands(L, cur, out, X, weights, R, b):
     """Shapes and index bounds of a fused step, checked before the compiled kernel runs.
 
@@ -331,6 +337,13 @@ def _check_operands(L, cur, out, X, weights, R, b):
         raise ValueError("fused_step: out shares memory with cur; pass a separate output block.")
     if R is not None and np.may_share_memory(cur, R) and _overlap(cur, R):
         raise ValueError("fused_step: R shares memory with cur; pass a separate accumulator.")
+    # row i of X, out and R[f] is read and written at step i only: the very same block is safe (out = X
+    # for an in-place update), a shifted view of it reads rows already overwritten
+    for (u, u_name), (v, v_name) in (((X, "X"), (out, "out")), ((R, "R"), (out, "out")), ((R, "R"), (X, "X"))):
+        if u is not None and v is not None and np.may_share_memory(u, v) and _overlap(u, v) and not (
+                _same_rows(u, v) if u.ndim == 2 else any(_same_rows(u[f], v) for f in range(u.shape[0]))):
+            raise ValueError(f"fused_step: {u_name} overlaps {v_name} without being the same block; pass "
+                             "separate blocks.")
     if b != 0 and n_rows != n_cols:
         raise ValueError(f"fused_step: b != 0 needs a square matrix; got shape {L.shape}.")
     if X is not None and X.shape != out.shape:
@@ -349,7 +362,9 @@ def fused_step(L, a, b, alpha, beta, gamma, cur, out, X=None, weights=None, R=No
     """One fused step on a CSR matrix ``L`` (arguments as in the module doc).
 
     ``cur``, ``out``, ``X`` and ``R`` are C-contiguous blocks of L's dtype;
-    ``out`` must not alias ``cur``.  With ``b == 0`` ``L`` may be rectangular
+    ``out`` and ``R`` must not overlap ``cur`` (it is read at every row while
+    they are written), and ``X``, ``out`` and the ``R[f]`` may be the very same
+    block but not overlap otherwise.  With ``b == 0`` ``L`` may be rectangular
     (``cur`` has L.shape[1] rows, ``out`` L.shape[0]).  Shapes and the CSR
     index arrays are checked before the compiled kernel runs (the index check
     once per matrix; an index array changed in place afterwards is not re-checked).

@@ -276,6 +276,13 @@ def ann_search(X, n_neighbors, algorithm, random_state):
             "('kd_tree' or 'brute') on data this small."
         )
     idx, dist = drop_self(idx, dist, n_neighbors)
+    # a neighbour listed twice in a row would be stored twice by the compiled graph assembly
+    # (symmetric_from_lists): w_ij counted twice, w_ji once, a silently asymmetric graph
+    if n_neighbors > 1:
+        ranked = np.sort(idx, axis=1)
+        if (ranked[:, 1:] == ranked[:, :-1]).any():
+            raise RuntimeError(f"{algorithm} returned the same neighbour twice for some points; use an exact "
+                               "algorithm ('kd_tree' or 'brute').")
     order = np.argsort(dist, axis=1, kind="stable")
     return np.take_along_axis(dist, order, axis=1), np.take_along_axis(idx, order, axis=1)
 

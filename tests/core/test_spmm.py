@@ -186,3 +186,38 @@ def test_prepared_operator_refuses_complex_and_misshapen_blocks():
     assert op.perm is not None
     with pytest.raises(ValueError, match=r"the signal block must have shape \(20000, m\); got \(20010, 2\)"):
         op.to_internal(np.ones((n + 10, 2)))
+
+
+def test_permutation_of_long_rows_with_duplicates_equals_dense():
+    # rows longer than _INSERTION_MAX take the merge-sort path (a hub's row was insertion-sorted:
+    # quadratic in its degree); duplicates stay, in their order, and sum as before
+    from graphrkhs._core.reorder import _INSERTION_MAX, permute_symmetric
+
+    n = 3 * _INSERTION_MAX
+    rng = np.random.default_rng(6)
+    rows = np.r_[np.zeros(n - 1, int), np.arange(1, n), 0, 0]
+    cols = np.r_[np.arange(1, n), np.zeros(n - 1, int), 5, 5]     # the hub's row holds (0, 5) three times
+    vals = rng.random(rows.size)
+    order = rng.permutation(rows.size)                              # unsorted rows
+    W = sp.csr_array((vals[order], (rows[order], cols[order])), shape=(n, n))
+    W = sp.csr_array((W.data, W.indices, W.indptr), shape=(n, n))  # no sum_duplicates: non-canonical
+    perm = rng.permutation(n)
+    P, iperm = permute_symmetric(W, perm)
+    np.testing.assert_allclose(P.toarray(), W.toarray()[perm][:, perm], rtol=0, atol=1e-15)
+    assert all((np.diff(P.indices[P.indptr[i]:P.indptr[i + 1]]) >= 0).all() for i in range(n))
+    np.testing.assert_array_equal(iperm[perm], np.arange(n))
+
+
+def test_shifted_views_of_the_same_block_are_refused():
+    # X = buf[:-1], out = buf[1:]: row i of X had been overwritten as row i - 1 of out before it was read
+    S = _matrix()
+    rng = np.random.default_rng(7)
+    cur = rng.standard_normal((10, 3))
+    buf = rng.standard_normal((13, 3))
+    with pytest.raises(ValueError, match="X overlaps out without being the same block"):
+        fused_step(S, 1.0, 0.0, 1.0, 0.0, 1.0, cur, buf[1:], X=buf[:-1])
+    # the same block is an in-place update: out <- S cur + out + X with out = X
+    X = buf[:12].copy()
+    X0 = X.copy()
+    fused_step(S, 1.0, 0.0, 1.0, 1.0, 1.0, cur, X, X=X)
+    np.testing.assert_allclose(X, S.toarray() @ cur + 2 * X0, rtol=1e-12, atol=1e-12)

@@ -86,3 +86,35 @@ def test_knn_search_refuses_a_neighbour_count_it_cannot_return(algorithm, n, k):
     X = np.random.default_rng(4).random((n, 20 if algorithm == "brute" else 2))
     with pytest.raises(ValueError, match=r"n_neighbors must be in \[1, n_samples - 1\]"):
         _search.knn_search(X, k, algorithm, np.random.default_rng(0))
+
+
+def test_approximate_search_refuses_a_neighbour_listed_twice(monkeypatch):
+    # the compiled assembly stored a twice-listed neighbour twice: w_ij = 2 w, w_ji = w, no error
+    import sys
+    import types
+
+    class FakeIndex:   # hnswlib's interface, answering every query with point 0 listed twice
+        def __init__(self, space, dim):
+            pass
+
+        def init_index(self, **kwargs):
+            pass
+
+        def set_num_threads(self, t):
+            pass
+
+        def add_items(self, X, labels):
+            self.n = X.shape[0]
+
+        def set_ef(self, ef):
+            pass
+
+        def knn_query(self, X, k):
+            labels = np.tile(np.arange(k), (X.shape[0], 1))
+            labels[:, 1] = labels[:, 2] = (np.arange(X.shape[0]) + 1) % self.n
+            return labels, np.tile(np.arange(k, dtype=np.float32), (X.shape[0], 1))
+
+    monkeypatch.setitem(sys.modules, "hnswlib", types.SimpleNamespace(Index=FakeIndex))
+    X = np.random.default_rng(5).random((40, 3))
+    with pytest.raises(RuntimeError, match="hnswlib returned the same neighbour twice"):
+        _search.ann_search(X, 4, "hnswlib", np.random.default_rng(0))
