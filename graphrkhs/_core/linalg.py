@@ -243,6 +243,8 @@ def lanczos_tridiagonal(matvec, n, steps, rng, allreduce=None, start=None):
     """
     reduce = (lambda a: a) if allreduce is None else (lambda a: np.asarray(allreduce(a), dtype=np.float64))
     k = max(1, int(steps) if allreduce is not None else min(int(steps), n))
+    # the Lanczos basis is (k + 1) x n: n^2 doubles when steps reaches n (a public steps= passes through)
+    memory_guard(8 * (k + 1) * n, f"the Lanczos basis of {k} steps on {n} rows", "ask for fewer steps.")
     Q = np.zeros((k + 1, n))
     q = rng.standard_normal(n) if start is None else np.asarray(start, dtype=np.float64).reshape(n)
     Q[0] = q / np.sqrt(reduce(np.array([q @ q]))[0])

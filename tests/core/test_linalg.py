@@ -48,3 +48,18 @@ def test_psd_part_equals_the_clipped_eigendecomposition():
     assert extremes == pytest.approx((w[0], w[-1]))
     I = np.eye(5, dtype=np.int64)    # PSD: returned as it is
     assert psd_part(I)[0] is I and psd_part(I)[1] is None
+
+
+def test_lanczos_estimates_its_basis(monkeypatch):
+    # (steps + 1) x n doubles, n^2 when steps reaches n (rayleigh_lower_bound passes steps= through)
+    from graphrkhs._core.linalg import lanczos_tridiagonal
+
+    d = np.linspace(1.0, 2.0, 2000)
+    monkeypatch.setattr(validation, "_physical_memory", lambda: 4 * 2**20)   # limit 3 MiB
+    with pytest.raises(MemoryError, match="the Lanczos basis of 500 steps on 2000 rows would need 7.6 MiB"):
+        lanczos_tridiagonal(lambda q: d * q, 2000, 500, np.random.default_rng(0))
+    alpha, beta = lanczos_tridiagonal(lambda q: d * q, 2000, 20, np.random.default_rng(0))
+    T = np.diag(alpha) + np.diag(beta[:-1], 1) + np.diag(beta[:-1], -1)
+    theta = np.linalg.eigvalsh(T)
+    assert 1.0 <= theta.min() and theta.max() <= 2.0 + 1e-12   # Rayleigh quotients of diag(d)
+    assert theta.max() > 2.0 - 1e-2   # 20 steps on a uniform spectrum reach 1.997
