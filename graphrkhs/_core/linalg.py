@@ -94,7 +94,7 @@ def psd_solve(A, B):
     shift = 0.0
     for attempt in range(4):  # at most three growing shifts
         try:
-            Ashift = A.copy()
+            Ashift = np.array(A, order="F")   # Fortran order: LAPACK factors it in place, no second copy
             if shift:
                 Ashift.flat[::n + 1] += shift
             c = sla.cho_factor(Ashift, lower=True, overwrite_a=True, check_finite=False)
@@ -136,7 +136,7 @@ def psd_part(A):
     eps = float(np.finfo(A.dtype).eps) if A.dtype.kind == "f" else float(np.finfo(np.float64).eps)
     top = max(float(np.max(np.abs(np.diag(A)))), float(np.finfo(np.float64).tiny))
     # the Cholesky test works on one float copy of A, shifted on its diagonal (no n x n identity)
-    trial = A.astype(A.dtype if A.dtype.kind == "f" else np.float64)
+    trial = A.astype(A.dtype if A.dtype.kind == "f" else np.float64, order="F")
     memory_guard(trial.nbytes, f"the PSD test of a {n} x {n} matrix", "use fewer points.")
     trial.flat[::n + 1] += n * eps * top
     try:

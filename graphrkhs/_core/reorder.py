@@ -236,6 +236,10 @@ class PreparedOperator:
         """Back to the user's node order (works on (n, ...) and (F, n, ...) blocks along ``axis``)."""
         if self.perm is None:
             return Y
+        node_axis = 1 if Y.ndim == 3 else 0
+        if Y.shape[node_axis] != self.shape[0]:
+            # the permuted gather only checks rows < len(Y): a longer block came back cut to n rows
+            raise ValueError(f"the internal block must have {self.shape[0]} rows (nodes); got shape {Y.shape}.")
         if Y.ndim == 2:
             return gather_rows(Y, self.iperm)
         return Y[..., self.iperm, :] if Y.ndim == 3 else Y[self.iperm]

@@ -186,6 +186,12 @@ def test_prepared_operator_refuses_complex_and_misshapen_blocks():
     assert op.perm is not None
     with pytest.raises(ValueError, match=r"the signal block must have shape \(20000, m\); got \(20010, 2\)"):
         op.to_internal(np.ones((n + 10, 2)))
+    with pytest.raises(ValueError, match=r"the internal block must have 20000 rows \(nodes\); got shape \(20010, 2\)"):
+        op.to_user(np.ones((n + 10, 2)))
+    with pytest.raises(ValueError, match=r"the internal block must have 20000 rows"):
+        op.to_user(np.ones((3, n + 10, 2)))
+    Y = np.random.default_rng(2).standard_normal((n, 2))
+    np.testing.assert_array_equal(op.to_user(op.to_internal(Y)), Y)
 
 
 def test_permutation_of_long_rows_with_duplicates_equals_dense():
