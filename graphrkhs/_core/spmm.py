@@ -301,6 +301,10 @@ def _overlap(a, b):
         return False
 
 
+#: The float dtypes numba compiles the kernels for.
+_KERNEL_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
+
+
 def _same_rows(a, b):
     """Whether two blocks are the same memory with the same layout (row i of one is row i of the other)."""
     return (a.shape == b.shape and a.strides == b.strides and a.dtype == b.dtype
@@ -316,17 +320,20 @@ def _check_operands(L, cur, out, X, weights, R, b):
     """
     n_rows, n_cols = L.shape
     # complex or object entries fail inside numba's type inference, with a message about the compiler
-    if np.asarray(L.data).dtype.kind not in "fiub":
-        raise TypeError(f"fused_step: L must have real entries; got dtype {np.asarray(L.data).dtype}.")
+    data_dtype = np.asarray(L.data).dtype
+    if data_dtype.kind not in "fiub" or (data_dtype.kind == "f" and data_dtype not in _KERNEL_FLOATS):
+        raise TypeError(f"fused_step: L must have real entries of a dtype the compiled kernel reads (float32, "
+                        f"float64, integer or bool); got dtype {data_dtype}.")
     if cur.ndim != 2 or out.ndim != 2 or cur.shape[0] != n_cols or out.shape != (n_rows, cur.shape[1]):
         raise ValueError(f"fused_step: blocks of shape cur {cur.shape} and out {out.shape} do not fit a "
                          f"matrix of shape {L.shape}.")
     # the compiled loop accumulates in cur's dtype and stores into out's: integer blocks would
     # truncate every product silently
+    # (numba has no float16 or long double: those failed inside its type inference)
     for block, block_name in ((cur, "cur"), (out, "out"), (X, "X"), (R, "R")):
-        if block is not None and block.dtype.kind != "f":
-            raise TypeError(f"fused_step: {block_name} must be a float block; got dtype {block.dtype} "
-                            f"(convert it with .astype(np.float64) first).")
+        if block is not None and block.dtype not in _KERNEL_FLOATS:
+            raise TypeError(f"fused_step: {block_name} must be a float block; got dtype {block.dtype} (float32 "
+                            f"or float64: convert it with .astype(np.float64) first).")
     # the compiled kernel writes out and R in place; a read-only block fails inside numba's type inference
     for block, block_name in ((out, "out"), (R, "R")):
         if block is not None and not block.flags.writeable:
@@ -433,15 +440,15 @@ def gather_rows(src, rows, dtype=None, out=None):
         if out.shape != (n_out, m):
             raise ValueError(f"gather_rows: out has shape {out.shape}; expected {(n_out, m)}.")
         # an integer out truncated every value silently (the compiled and the NumPy path alike)
-        if out.dtype.kind != "f" or not out.flags.writeable:
-            raise TypeError(f"gather_rows: out must be a writeable float block; got dtype {out.dtype}"
+        if out.dtype not in _KERNEL_FLOATS or not out.flags.writeable:
+            raise TypeError(f"gather_rows: out must be a writeable float32 or float64 block; got dtype {out.dtype}"
                             f"{'' if out.flags.writeable else ', read-only'}.")
         # rows are written while later rows still read src: out == src permuted in place came out wrong
         if np.may_share_memory(src, out) and _overlap(src, out):
             raise ValueError("gather_rows: out shares memory with src; pass a separate output block.")
     work = n_out * m
     k = int(min(_MAX_CHUNKS, max(1, work // _CHUNK_ENTRIES), max(n_out, 1)))
-    if k == 1 or src.dtype.kind != "f":
+    if k == 1 or src.dtype not in _KERNEL_FLOATS or out.dtype not in _KERNEL_FLOATS:
         out[...] = src[rows]
         return out
     bounds = np.linspace(0, n_out, k + 1).astype(np.int64)
