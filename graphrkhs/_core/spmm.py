@@ -267,7 +267,9 @@ def _chunks(L, m):
 # a new one.  Kernels run many steps on one matrix, and the O(nnz) check is paid
 # once per matrix, not per step.
 _CHECKED = {}
-_CHECKED_LOCK = threading.Lock()
+# reentrant: a weakref callback (forget) can run in this thread while it holds the lock, when an
+# allocation under the lock triggers the cyclic garbage collector
+_CHECKED_LOCK = threading.RLock()
 
 
 def _csr_key(L):
@@ -289,8 +291,9 @@ def _remember_csr(L):
         with _CHECKED_LOCK:
             _CHECKED.pop(key, None)
 
+    refs = (weakref.ref(L.indices, forget), weakref.ref(L.indptr, forget))
     with _CHECKED_LOCK:
-        _CHECKED[key] = (weakref.ref(L.indices, forget), weakref.ref(L.indptr, forget))
+        _CHECKED[key] = refs
 
 
 def _overlap(a, b):
