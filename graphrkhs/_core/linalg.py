@@ -10,7 +10,7 @@ module needs no higher layer.
 import numpy as np
 import scipy.linalg as sla
 
-from .validation import ConvergenceWarning, check_matrix, warn
+from .validation import ConvergenceWarning, check_matrix, memory_guard, warn
 
 __all__ = ["apply_matrix", "dense_matrix", "n_rows", "psd_solve", "psd_part", "check_square", "check_solution",
            "lanczos_tridiagonal"]
@@ -81,16 +81,23 @@ def psd_solve(A, B):
         When A is indefinite beyond rounding (Cholesky fails after the shifts).
     """
     A = np.asarray(A)
+    if A.dtype.kind != "f":   # np.finfo of an integer dtype raised "data type ... not inexact"
+        A = A.astype(np.float64)
     n = A.shape[0]
     if n == 0:
         return np.zeros_like(B)
+    # the factor is one n x n copy (the shifted matrix is that copy: no n x n identity is formed)
+    memory_guard(A.itemsize * n * n, f"the Cholesky factor of a {n} x {n} matrix",
+                 "use fewer points (or a low-rank / Nystrom solver).")
     eps = np.finfo(A.dtype).eps
     top = float(np.max(np.abs(np.diag(A))))
     shift = 0.0
     for attempt in range(4):  # at most three growing shifts
         try:
-            Ashift = A if shift == 0.0 else A + shift * np.eye(n, dtype=A.dtype)
-            c = sla.cho_factor(Ashift, lower=True, check_finite=False)
+            Ashift = np.array(A, order="F")   # Fortran order: LAPACK factors it in place, no second copy
+            if shift:
+                Ashift.flat[::n + 1] += shift
+            c = sla.cho_factor(Ashift, lower=True, overwrite_a=True, check_finite=False)
             return sla.cho_solve(c, B, check_finite=False)
         except np.linalg.LinAlgError:
             shift = n * eps * max(top, np.finfo(A.dtype).tiny) * (100.0 ** attempt)
@@ -128,15 +135,24 @@ def psd_part(A):
         return A, None
     eps = float(np.finfo(A.dtype).eps) if A.dtype.kind == "f" else float(np.finfo(np.float64).eps)
     top = max(float(np.max(np.abs(np.diag(A)))), float(np.finfo(np.float64).tiny))
+    # the Cholesky test works on one float copy of A, shifted on its diagonal (no n x n identity)
+    trial = A.astype(A.dtype if A.dtype.kind == "f" else np.float64, order="F")
+    memory_guard(trial.nbytes, f"the PSD test of a {n} x {n} matrix", "use fewer points.")
+    trial.flat[::n + 1] += n * eps * top
     try:
-        sla.cho_factor(A + (n * eps * top) * np.eye(n, dtype=A.dtype), lower=True, overwrite_a=True,
-                       check_finite=False)
+        sla.cho_factor(trial, lower=True, overwrite_a=True, check_finite=False)
         return A, None
     except np.linalg.LinAlgError:
         pass
-    w, V = np.linalg.eigh((np.asarray(A, dtype=np.float64) + np.asarray(A, dtype=np.float64).T) / 2)
+    del trial
+    # eigh of the symmetric part: that matrix, V, the scaled V and the product, n x n float64 each
+    memory_guard(4 * 8 * n * n, f"the PSD part of a {n} x {n} matrix (an eigendecomposition)", "use fewer points.")
+    S = np.asarray(A, dtype=np.float64)
+    w, V = np.linalg.eigh((S + S.T) / 2)
     Ap = (V * np.clip(w, 0.0, None)) @ V.T
-    return (Ap + Ap.T) / 2, (float(w[0]), float(w[-1]))
+    Ap += Ap.T.copy()
+    Ap /= 2
+    return Ap, (float(w[0]), float(w[-1]))
 
 
 def relative_residuals(A, X, B):
@@ -227,6 +243,8 @@ def lanczos_tridiagonal(matvec, n, steps, rng, allreduce=None, start=None):
     """
     reduce = (lambda a: a) if allreduce is None else (lambda a: np.asarray(allreduce(a), dtype=np.float64))
     k = max(1, int(steps) if allreduce is not None else min(int(steps), n))
+    # the Lanczos basis is (k + 1) x n: n^2 doubles when steps reaches n (a public steps= passes through)
+    memory_guard(8 * (k + 1) * n, f"the Lanczos basis of {k} steps on {n} rows", "ask for fewer steps.")
     Q = np.zeros((k + 1, n))
     q = rng.standard_normal(n) if start is None else np.asarray(start, dtype=np.float64).reshape(n)
     Q[0] = q / np.sqrt(reduce(np.array([q @ q]))[0])

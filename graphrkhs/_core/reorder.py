@@ -57,6 +57,10 @@ def mean_index_distance(L, max_rows=100_000):
     return float(np.abs(rows - L.indices[pos].astype(np.int64)).mean())
 
 
+# Rows longer than this are sorted by merge sort instead of insertion sort in _permute_csr.
+_INSERTION_MAX = 64
+
+
 @njit(parallel=True, cache=True, nogil=True)
 def _permute_csr(indptr, indices, data, perm, iperm, new_indptr, new_indices, new_data):
     n = perm.shape[0]
@@ -65,6 +69,17 @@ def _permute_csr(indptr, indices, data, perm, iperm, new_indptr, new_indices, ne
         start = indptr[src]
         length = indptr[src + 1] - start
         dst = new_indptr[r]
+        if length > _INSERTION_MAX:
+            # a hub's row: insertion sort is quadratic in its length (a star's 32000-edge hub took 1.6 s,
+            # a 10^6-edge one would take about half an hour); a stable merge sort keeps duplicates in order
+            cols = np.empty(length, dtype=np.int64)
+            for q in range(length):
+                cols[q] = iperm[indices[start + q]]
+            order = np.argsort(cols, kind="mergesort")
+            for q in range(length):
+                new_indices[dst + q] = cols[order[q]]
+                new_data[dst + q] = data[start + order[q]]
+            continue
         for q in range(length):  # insertion sort by new column index (rows are short)
             col = iperm[indices[start + q]]
             val = data[start + q]
@@ -101,9 +116,31 @@ def permute_symmetric(L, perm):
     return out, iperm
 
 
+def _arrays_of(M):
+    """The NumPy arrays holding a matrix's entries (its index and data arrays, or M itself)."""
+    if isinstance(M, np.ndarray):
+        return [M]
+    found = [getattr(M, name, None) for name in ("indices", "indptr", "data", "row", "col", "offsets")]
+    found += list(getattr(M, "coords", None) or ())
+    return [a for a in found if isinstance(a, np.ndarray)]
+
+
 def _compact(L, dtype):
-    """CSR with sorted 32-bit indices (when they fit) and data in ``dtype``."""
+    """CSR with sorted 32-bit indices (when they fit) and data in ``dtype``.
+
+    The index arrays of the result are the operator's own (copied when they
+    would share memory with the caller's ``L``): they are checked once here
+    and the compiled kernels trust them from then on, so an in-place change to
+    the caller's matrix must not reach them (it used to: a GraphKernel applied
+    after ``L.indices[i] = n + 10**8`` read out of bounds and crashed the
+    interpreter).  The data are copied likewise, so that such a change cannot
+    silently alter an operator whose bounds were computed from the old values.
+    """
+    given = L
     L = sp.csr_array(L)
+    if L.dtype.kind not in "fiub":
+        # astype(float) below would drop an imaginary part with only NumPy's ComplexWarning
+        raise TypeError(f"L must have real entries; got dtype {L.dtype}.")
     check_csr_structure(L, "L")
     if not L.has_sorted_indices:
         L = L.copy()
@@ -112,6 +149,9 @@ def _compact(L, dtype):
     indices = L.indices.astype(index_dtype, copy=False)
     indptr = L.indptr.astype(index_dtype, copy=False)
     data = L.data.astype(dtype, copy=False)
+    theirs = _arrays_of(given)
+    indices, indptr, data = (arr.copy() if any(np.may_share_memory(arr, a) for a in theirs) else arr
+                             for arr in (indices, indptr, data))
     out = sp.csr_array((data, indices, indptr), shape=L.shape)
     out.has_sorted_indices = True
     return out
@@ -182,6 +222,9 @@ class PreparedOperator:
     # -- signals in and out -------------------------------------------------
     def to_internal(self, X, copy=False):
         """(n, m) block in internal order, C-contiguous, compute dtype (a new array if ``copy``)."""
+        if np.ndim(X) != 2 or X.shape[0] != self.shape[1]:
+            # the permuted gather only checks rows < X.shape[0]: n + 10 rows came back cut to n, no error
+            raise ValueError(f"the signal block must have shape ({self.shape[1]}, m); got {np.shape(X)}.")
         if self.perm is not None:
             return gather_rows(X, self.perm, dtype=self.dtype)
         Y = np.ascontiguousarray(X, dtype=self.dtype)
@@ -193,6 +236,10 @@ class PreparedOperator:
         """Back to the user's node order (works on (n, ...) and (F, n, ...) blocks along ``axis``)."""
         if self.perm is None:
             return Y
+        node_axis = 1 if Y.ndim == 3 else 0
+        if Y.shape[node_axis] != self.shape[0]:
+            # the permuted gather only checks rows < len(Y): a longer block came back cut to n rows
+            raise ValueError(f"the internal block must have {self.shape[0]} rows (nodes); got shape {Y.shape}.")
         if Y.ndim == 2:
             return gather_rows(Y, self.iperm)
         return Y[..., self.iperm, :] if Y.ndim == 3 else Y[self.iperm]

@@ -214,10 +214,21 @@ _POOL_LOCK = threading.Lock()
 
 
 def n_threads():
-    """Threads used by the kernels: ``GRAPHRKHS_NUM_THREADS`` or the number of cores."""
+    """Threads used by the kernels: ``GRAPHRKHS_NUM_THREADS`` or the number of cores.
+
+    A value that is not a positive integer raises a ``ValueError`` naming the
+    variable (``int()``'s own message did not say where the text came from).
+    """
     value = os.environ.get("GRAPHRKHS_NUM_THREADS")
-    if value:
-        return max(1, int(value))
+    if value is not None and value.strip():
+        try:
+            threads = int(value)
+        except ValueError:
+            threads = 0
+        if threads < 1:
+            raise ValueError(f"GRAPHRKHS_NUM_THREADS must be a positive integer (the threads of the compiled "
+                             f"sparse kernels); got {value!r}.")
+        return threads
     return max(1, os.cpu_count() or 1)
 
 
@@ -225,7 +236,9 @@ def _pool():
     global _POOL
     with _POOL_LOCK:
         if _POOL is None:
-            _POOL = _RowPool(n_threads() - 1)
+            # a call never has more than _MAX_CHUNKS chunks, so more helpers would only sit idle (a huge
+            # GRAPHRKHS_NUM_THREADS used to start that many threads)
+            _POOL = _RowPool(min(n_threads(), _MAX_CHUNKS) - 1)
         return _POOL
 
 
@@ -246,11 +259,41 @@ def _chunks(L, m):
     return np.unique(bounds)
 
 
-# Index arrays already checked by _check_operands, by identity; weak, so that a
-# freed array's id can never vouch for a new one.  Kernels run many steps on
-# one matrix, and the O(nnz) check is paid once per matrix, not per step.
-_CHECKED = weakref.WeakValueDictionary()
-_CHECKED_LOCK = threading.Lock()
+# Index arrays already checked by _check_operands, by identity: the key holds the
+# ids of indices and indptr together with the shape and len(data) they were
+# checked against (the same arrays under another shape, or another pair of
+# checked arrays, are not vouched for), the value weak references to both arrays
+# whose callbacks drop the entry, so that a freed array's id can never vouch for
+# a new one.  Kernels run many steps on one matrix, and the O(nnz) check is paid
+# once per matrix, not per step.
+_CHECKED = {}
+# reentrant: a weakref callback (forget) can run in this thread while it holds the lock, when an
+# allocation under the lock triggers the cyclic garbage collector
+_CHECKED_LOCK = threading.RLock()
+
+
+def _csr_key(L):
+    return (id(L.indices), id(L.indptr), tuple(L.shape), np.shape(L.data)[0])
+
+
+def _known_csr(L):
+    """Whether L's index arrays were checked against L's shape and data length."""
+    key = _csr_key(L)
+    with _CHECKED_LOCK:
+        refs = _CHECKED.get(key)
+    return refs is not None and refs[0]() is L.indices and refs[1]() is L.indptr
+
+
+def _remember_csr(L):
+    key = _csr_key(L)
+
+    def forget(_ref, key=key):
+        with _CHECKED_LOCK:
+            _CHECKED.pop(key, None)
+
+    refs = (weakref.ref(L.indices, forget), weakref.ref(L.indptr, forget))
+    with _CHECKED_LOCK:
+        _CHECKED[key] = refs
 
 
 def _overlap(a, b):
@@ -261,6 +304,16 @@ def _overlap(a, b):
         return False
 
 
+#: The float dtypes numba compiles the kernels for.
+_KERNEL_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+def _same_rows(a, b):
+    """Whether two blocks are the same memory with the same layout (row i of one is row i of the other)."""
+    return (a.shape == b.shape and a.strides == b.strides and a.dtype == b.dtype
+            and a.__array_interface__["data"][0] == b.__array_interface__["data"][0])
+
+
 def _check_operands(L, cur, out, X, weights, R, b):
     """Shapes and index bounds of a fused step, checked before the compiled kernel runs.
 
@@ -269,39 +322,59 @@ def _check_operands(L, cur, out, X, weights, R, b):
     interpreter), so every index array and block shape is verified here.
     """
     n_rows, n_cols = L.shape
+    # complex or object entries fail inside numba's type inference, with a message about the compiler
+    data_dtype = np.asarray(L.data).dtype
+    if data_dtype.kind not in "fiub" or (data_dtype.kind == "f" and data_dtype not in _KERNEL_FLOATS):
+        raise TypeError(f"fused_step: L must have real entries of a dtype the compiled kernel reads (float32, "
+                        f"float64, integer or bool); got dtype {data_dtype}.")
     if cur.ndim != 2 or out.ndim != 2 or cur.shape[0] != n_cols or out.shape != (n_rows, cur.shape[1]):
         raise ValueError(f"fused_step: blocks of shape cur {cur.shape} and out {out.shape} do not fit a "
                          f"matrix of shape {L.shape}.")
     # the compiled loop accumulates in cur's dtype and stores into out's: integer blocks would
     # truncate every product silently
+    # (numba has no float16 or long double: those failed inside its type inference)
     for block, block_name in ((cur, "cur"), (out, "out"), (X, "X"), (R, "R")):
-        if block is not None and block.dtype.kind != "f":
-            raise TypeError(f"fused_step: {block_name} must be a float block; got dtype {block.dtype} "
-                            f"(convert it with .astype(np.float64) first).")
-    # row i of out is written while later rows still read cur: an aliased out corrupts the product
+        if block is not None and block.dtype not in _KERNEL_FLOATS:
+            raise TypeError(f"fused_step: {block_name} must be a float block; got dtype {block.dtype} (float32 "
+                            f"or float64: convert it with .astype(np.float64) first).")
+    # the compiled kernel writes out and R in place; a read-only block fails inside numba's type inference
+    for block, block_name in ((out, "out"), (R, "R")):
+        if block is not None and not block.flags.writeable:
+            raise ValueError(f"fused_step: {block_name} is read-only; pass a writeable block.")
+    # row i of out (and of every R[f]) is written while later rows still read cur: an aliased
+    # block corrupts the product
     if np.may_share_memory(cur, out) and _overlap(cur, out):
         raise ValueError("fused_step: out shares memory with cur; pass a separate output block.")
+    if R is not None and np.may_share_memory(cur, R) and _overlap(cur, R):
+        raise ValueError("fused_step: R shares memory with cur; pass a separate accumulator.")
+    # row i of X, out and R[f] is read and written at step i only: the very same block is safe (out = X
+    # for an in-place update), a shifted view of it reads rows already overwritten
+    for (u, u_name), (v, v_name) in (((X, "X"), (out, "out")), ((R, "R"), (out, "out")), ((R, "R"), (X, "X"))):
+        if u is not None and v is not None and np.may_share_memory(u, v) and _overlap(u, v) and not (
+                _same_rows(u, v) if u.ndim == 2 else any(_same_rows(u[f], v) for f in range(u.shape[0]))):
+            raise ValueError(f"fused_step: {u_name} overlaps {v_name} without being the same block; pass "
+                             "separate blocks.")
     if b != 0 and n_rows != n_cols:
         raise ValueError(f"fused_step: b != 0 needs a square matrix; got shape {L.shape}.")
     if X is not None and X.shape != out.shape:
         raise ValueError(f"fused_step: X has shape {X.shape}; expected {out.shape}.")
+    if weights is not None and (np.ndim(weights) != 1 or np.asarray(weights).dtype.kind not in "fiu"):
+        raise ValueError(f"fused_step: weights must be a 1-D real array (one weight per filter); got shape "
+                         f"{np.shape(weights)} and dtype {np.asarray(weights).dtype}.")
     if weights is not None and (R is None or R.shape != (weights.shape[0],) + out.shape):
         raise ValueError(f"fused_step: R must have shape {(weights.shape[0],) + out.shape}.")
-    key = id(L.indices)
-    with _CHECKED_LOCK:
-        known = _CHECKED.get(key) is L.indices and _CHECKED.get(id(L.indptr)) is L.indptr
-    if not known:
+    if not _known_csr(L):
         check_csr_structure(L, "L")
-        with _CHECKED_LOCK:
-            _CHECKED[key] = L.indices
-            _CHECKED[id(L.indptr)] = L.indptr
+        _remember_csr(L)
 
 
 def fused_step(L, a, b, alpha, beta, gamma, cur, out, X=None, weights=None, R=None):
     """One fused step on a CSR matrix ``L`` (arguments as in the module doc).
 
     ``cur``, ``out``, ``X`` and ``R`` are C-contiguous blocks of L's dtype;
-    ``out`` must not alias ``cur``.  With ``b == 0`` ``L`` may be rectangular
+    ``out`` and ``R`` must not overlap ``cur`` (it is read at every row while
+    they are written), and ``X``, ``out`` and the ``R[f]`` may be the very same
+    block but not overlap otherwise.  With ``b == 0`` ``L`` may be rectangular
     (``cur`` has L.shape[1] rows, ``out`` L.shape[0]).  Shapes and the CSR
     index arrays are checked before the compiled kernel runs (the index check
     once per matrix; an index array changed in place afterwards is not re-checked).
@@ -357,17 +430,28 @@ def gather_rows(src, rows, dtype=None, out=None):
     ``benchmarks/spectral.py``).  ``src`` may have any layout and a different
     float dtype than ``out`` (converted on the fly).
     """
+    if np.ndim(src) != 2 or np.ndim(rows) != 1:
+        raise ValueError(f"gather_rows: src must be 2-D and rows 1-D; got shapes {np.shape(src)} and "
+                         f"{np.shape(rows)}.")
     n_out = rows.shape[0]
     m = src.shape[1]
     # the compiled gather reads src[rows[i]] unchecked
     check_index_array(rows, src.shape[0], "rows")
     if out is None:
         out = np.empty((n_out, m), dtype=dtype or src.dtype)
-    elif out.shape != (n_out, m):
-        raise ValueError(f"gather_rows: out has shape {out.shape}; expected {(n_out, m)}.")
+    else:
+        if out.shape != (n_out, m):
+            raise ValueError(f"gather_rows: out has shape {out.shape}; expected {(n_out, m)}.")
+        # an integer out truncated every value silently (the compiled and the NumPy path alike)
+        if out.dtype not in _KERNEL_FLOATS or not out.flags.writeable:
+            raise TypeError(f"gather_rows: out must be a writeable float32 or float64 block; got dtype {out.dtype}"
+                            f"{'' if out.flags.writeable else ', read-only'}.")
+        # rows are written while later rows still read src: out == src permuted in place came out wrong
+        if np.may_share_memory(src, out) and _overlap(src, out):
+            raise ValueError("gather_rows: out shares memory with src; pass a separate output block.")
     work = n_out * m
     k = int(min(_MAX_CHUNKS, max(1, work // _CHUNK_ENTRIES), max(n_out, 1)))
-    if k == 1 or src.dtype.kind != "f":
+    if k == 1 or src.dtype not in _KERNEL_FLOATS or out.dtype not in _KERNEL_FLOATS:
         out[...] = src[rows]
         return out
     bounds = np.linspace(0, n_out, k + 1).astype(np.int64)

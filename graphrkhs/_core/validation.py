@@ -563,7 +563,7 @@ def check_csr_structure(A, name="A", n_cols=None):
     if indices.shape[0] != np.asarray(A.data).shape[0]:
         raise ValueError(f"{name}.indices and {name}.data must have the same length; got "
                          f"{indices.shape[0]} and {np.asarray(A.data).shape[0]}.")
-    if n_rows and (indptr[0] != 0 or indptr[-1] > indices.shape[0] or np.any(np.diff(indptr) < 0)):
+    if n_rows and (indptr[0] != 0 or indptr[-1] > indices.shape[0] or np.any(indptr[1:] < indptr[:-1])):
         raise ValueError(f"{name}.indptr must be non-decreasing from 0 to at most len({name}.indices) = "
                          f"{indices.shape[0]}; the CSR structure is corrupt (rebuild it with scipy.sparse).")
     check_index_array(indices[:indptr[-1]] if n_rows else indices[:0], n_cols, f"{name}.indices")

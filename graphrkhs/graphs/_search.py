@@ -336,6 +336,13 @@ def ann_search(X, n_neighbors, algorithm, random_state):
             "('kd_tree' or 'brute') on data this small."
         )
     idx, dist = drop_self(idx, dist, n_neighbors)
+    # a neighbour listed twice in a row would be stored twice by the compiled graph assembly
+    # (symmetric_from_lists): w_ij counted twice, w_ji once, a silently asymmetric graph
+    if n_neighbors > 1:
+        ranked = np.sort(idx, axis=1)
+        if (ranked[:, 1:] == ranked[:, :-1]).any():
+            raise RuntimeError(f"{algorithm} returned the same neighbour twice for some points; use an exact "
+                               "algorithm ('kd_tree' or 'brute').")
     order = np.argsort(dist, axis=1, kind="stable")
     return np.take_along_axis(dist, order, axis=1), np.take_along_axis(idx, order, axis=1)
 
@@ -380,11 +387,33 @@ def _search_rescaled(Xs, n_neighbors, algorithm, random_state, workers):
     return dist, idx
 
 
-def _check_search_input(X, n_neighbors):
-    n = X.shape[0]
+#: Peak bytes of a kNN search and graph assembly per neighbour slot, n (k + 8) slots (the candidate
+#: lists, their exact re-ranking and sort order, the weights, the reverse-edge table and the CSR
+#: arrays): growth of the tracemalloc peak with n measured at 37-53 (kd-tree, k = 10, 40) and up to
+#: 126 (brute, k = 40).  The estimate used to be 32, so a request needing up to 4x the limit passed.
+_BYTES_PER_SLOT = 128
+
+
+def _search_bytes(n, d, n_neighbors, algorithm):
+    """Estimated peak bytes of :func:`knn_search` and the graph assembly after it."""
+    total = n * (n_neighbors + 8) * _BYTES_PER_SLOT + 16 * n * d   # + the rescaled and centred copies of X
+    if algorithm == "brute":
+        rows = min(n, 2048)
+        total += 4 * rows * min(n, max(1, _TILE_BYTES // (4 * rows)))   # a float32 distance tile
+        total += min(8 * n * (n_neighbors + 8) * d, 2**26)             # a re-ranking block (_exact_rerank)
+        total += 2 * min(8 * n * n, _TILE_BYTES)                       # a float64 fallback tile and its order
+    return total
+
+
+def _check_search_input(X, n_neighbors, algorithm=None):
+    n, d = X.shape
+    if not 1 <= n_neighbors < n:
+        # brute_search keeps min(k + 8, n - 1) candidates: with n = 1 none, and the compiled top-k
+        # kernel read column -1 of an empty array; with k >= n it returned n - 1 columns, no error
+        raise ValueError(f"n_neighbors must be in [1, n_samples - 1] = [1, {n - 1}] (the point itself is not "
+                         f"its own neighbour); got {n_neighbors} for {n} points.")
     check_finite_array(X, "X")
-    # The result arrays are the one unavoidable allocation: (n, k) of int64 + float64.
-    memory_guard(n * (n_neighbors + 8) * 32, "the neighbour lists",
+    memory_guard(_search_bytes(n, d, n_neighbors, algorithm), "the neighbour lists",
                  "reduce n_neighbors or the number of points.")
 
 
@@ -407,7 +436,7 @@ def knn_search(X, n_neighbors, algorithm, random_state, workers=-1, return_scale
     n, d = X.shape
     if algorithm == "auto":
         algorithm = exact_algorithm(d)
-    _check_search_input(X, n_neighbors)
+    _check_search_input(X, n_neighbors, algorithm)
     Xs, e = _rescaled(X)
     dist, idx = _search_rescaled(Xs, n_neighbors, algorithm, random_state, workers)
     if return_scale:
@@ -447,7 +476,9 @@ def estimate_recall(X, indices, sample):
     # Relative slack for the rounding of the expanded form |x|^2 + |y|^2 - 2 x.y (float64).
     slack = 64 * (d + 3) * np.finfo(np.float64).eps * sq.max()
     hits = 0
-    block = max(1, int(_TILE_BYTES // (8 * n)))
+    # a block holds an (b, n) distance tile and the (b, k, d) neighbour differences: both bounded by
+    # _TILE_BYTES (the second used to be unbounded: 300 x k x d doubles, 12 GB for k = 50, d = 10^5)
+    block = max(1, int(_TILE_BYTES // (8 * max(n, k * d, 1))))
     for s in range(0, sample.size, block):
         r = sample[s:s + block]
         d2 = sq[r][:, None] + sq[None, :] - 2.0 * (Xc[r] @ Xc.T)
@@ -485,7 +516,7 @@ def knn_search_report(X, n_neighbors, algorithm, random_state, workers=-1, verbo
     requested = algorithm
     if algorithm == "auto":
         algorithm = auto_algorithm(n, d)
-    _check_search_input(X, n_neighbors)
+    _check_search_input(X, n_neighbors, algorithm)
     Xs, e = _rescaled(X)
     progress = _Progress(verbose, "kNN search")
     info = {"requested": requested, "algorithm": algorithm, "exact": algorithm in ("kd_tree", "brute"),
@@ -545,7 +576,13 @@ def pairs_within_radius(X, radius, algorithm, return_scale=False):
     # After rescaling no two points are farther apart than 4 sqrt(d); a larger radius
     # (or one that overflowed above) joins every pair all the same.
     radius = min(radius, 4.0 * np.sqrt(d))
-    i, j, dist = _pairs_within_radius(X, radius, algorithm)
+    tree = None
+    if algorithm == "kd_tree":
+        from scipy.spatial import cKDTree
+
+        tree = cKDTree(X)   # one tree for the estimate and the search
+    _guard_pairs(X, radius, algorithm, tree)
+    i, j, dist = _pairs_within_radius(X, radius, algorithm, tree)
     if return_scale:
         return i, j, dist, 2.0 ** e
     if e:
@@ -559,20 +596,82 @@ def pairs_within_radius(X, radius, algorithm, return_scale=False):
 RADIUS_RTOL = 1e-12
 
 
-def _pairs_within_radius(X, radius, algorithm):
+#: Peak bytes of :func:`graphrkhs.epsilon_graph` per pair within the radius: measured with tracemalloc
+#: at 120 (kd-tree; the pair list, distances, weights, both triangles in COO and the CSR result).
+_BYTES_PER_PAIR = 128
+
+#: Points whose neighbour counts estimate the number of pairs before the search.
+_PAIR_SAMPLE = 1000
+
+
+def _pair_budget():
+    """The largest number of pairs whose graph passes :func:`memory_guard`."""
+    from .._core import validation
+
+    return int(0.75 * validation._physical_memory() // _BYTES_PER_PAIR)
+
+
+def _guard_pairs(X, radius, algorithm, tree=None):
+    r"""Fail fast when the pairs within ``radius`` would not fit in memory.
+
+    Their number grows like :math:`n^2 r^d`; it is estimated from the neighbour
+    counts of at most :data:`_PAIR_SAMPLE` evenly spaced points,
+    :math:`\hat P = \frac{n}{m} \sum_{s} (c_s - 1) / 2` (kd-tree ball counts, or a blocked
+    distance product of the sample rows for the brute path: m/n of the search's own cost).
+    """
+    n, d = X.shape
+    m = min(n, _PAIR_SAMPLE)
+    if m == 0:
+        return
+    sample = np.unique(np.linspace(0, n - 1, m).astype(np.int64))
+    m = sample.size
+    limit = radius * (1 + 1e3 * RADIUS_RTOL)
+    if tree is not None:
+        counts = tree.query_ball_point(X[sample], limit, return_length=True)
+        others = float(np.sum(counts)) - m
+    else:
+        Xc = X - X.mean(axis=0)
+        sq = np.einsum("ij,ij->i", Xc, Xc)
+        block = max(1, min(m, int(_TILE_BYTES // (8 * n))))
+        others = 0.0
+        for s in range(0, m, block):
+            r = sample[s:s + block]
+            d2 = sq[r][:, None] + sq[None, :] - 2.0 * (Xc[r] @ Xc.T)
+            others += float(np.count_nonzero(d2 <= limit * limit + 1e-12 * sq.max())) - r.size
+    pairs = max(others, 0.0) * n / m / 2
+    memory_guard(pairs * _BYTES_PER_PAIR, f"the graph of the about {pairs:.3g} pairs within the radius "
+                 f"(estimated from {m} points)", "pass a smaller radius, or use knn_graph (n * k edges).")
+
+
+def _pair_distances(X, i, j):
+    """``|X[i] - X[j]|`` row by row, gathered in blocks of at most ~_TILE_BYTES.
+
+    Gathering all pairs at once cost pairs x d doubles three times over: 26 GiB for the 4.5e6 pairs of
+    3000 points in 784 dimensions, whose graph itself is 0.5 GiB.
+    """
+    d = X.shape[1]
+    out = np.empty(i.shape[0])
+    step = max(1, int(_TILE_BYTES // (3 * 8 * max(d, 1))))
+    for s in range(0, i.shape[0], step):
+        diff = X[i[s:s + step]] - X[j[s:s + step]]
+        out[s:s + step] = np.sqrt(np.einsum("ij,ij->i", diff, diff))
+    return out
+
+
+def _pairs_within_radius(X, radius, algorithm, tree=None):
     n, d = X.shape
     limit = radius * (1 + RADIUS_RTOL)
     if algorithm == "kd_tree":
         from scipy.spatial import cKDTree
 
         X64 = np.asarray(X, dtype=np.float64)
-        tree = cKDTree(X64)
+        tree = cKDTree(X64) if tree is None else tree
         # query a little wider (the tree's own distances round differently), then the one rule below
         pairs = tree.query_pairs(radius * (1 + 1e3 * RADIUS_RTOL), output_type="ndarray").astype(np.int64)
         if pairs.size == 0:
             return np.empty(0, np.int64), np.empty(0, np.int64), np.empty(0)
         i, j = pairs[:, 0], pairs[:, 1]
-        dist = np.sqrt(np.einsum("ij,ij->i", X64[i] - X64[j], X64[i] - X64[j]))
+        dist = _pair_distances(X64, i, j)
         keep = dist <= limit
         return i[keep], j[keep], dist[keep]
     Xc = np.asarray(X, dtype=np.float64)
@@ -581,6 +680,7 @@ def _pairs_within_radius(X, radius, algorithm):
     block = max(1, min(n, int(_TILE_BYTES // (8 * n))))
     I, J, D = [], [], []
     r2 = radius * radius
+    budget, found = _pair_budget(), 0
     # a with-block: an exception in the loop (MemoryError, Ctrl-C) closes the bar too; left open it
     # stays registered and pushes every later bar one line down (as in cg.py and amg.py)
     with progress_bar(total=n, desc="radius search (brute)", unit="pt") as bar:
@@ -593,10 +693,14 @@ def _pairs_within_radius(X, radius, algorithm):
             keep = cc > rr
             rr, cc = rr[keep], cc[keep]
             # exact distances for the survivors (the expansion above only screens)
-            diff = X[rr] - X[cc]            # the uncentred rows: the same rounding as the kd-tree path
-            dist = np.sqrt(np.einsum("ij,ij->i", diff, diff))
+            dist = _pair_distances(X, rr, cc)   # the uncentred rows: the same rounding as the kd-tree path
             ok = dist <= limit
             I.append(rr[ok]), J.append(cc[ok]), D.append(dist[ok])
+            # the sample estimate can miss a dense cluster: the pairs kept so far are counted exactly
+            found += int(np.count_nonzero(ok))
+            if found > budget:
+                memory_guard(found * _BYTES_PER_PAIR, f"the graph of the more than {found} pairs within the "
+                             "radius", "pass a smaller radius, or use knn_graph (n * k edges).")
             bar.update(e - s)
     return np.concatenate(I), np.concatenate(J), np.concatenate(D)
 
