@@ -168,7 +168,7 @@ def test_malformed_and_unreadable_files(tmp_path, capsys, monkeypatch):
     objects = tmp_path / "objects.npz"
     np.savez(objects, X=np.array([[1.0], [2.0]]), y=np.array(["a", None], dtype=object))
     code, out, err = _run([objects, "--label-column", "y"], capsys)
-    _assert_user_error(code, err, "unreadable .npz content")
+    _assert_user_error(code, err, "an array of Python objects (dtype=object)")
 
     text_features = tmp_path / "text.npz"
     np.savez(text_features, X=np.array([["a"], ["b"]]), y=np.array([0.0, np.nan]))
