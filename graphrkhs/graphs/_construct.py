@@ -171,7 +171,8 @@ def knn_graph(X: ArrayLike, n_neighbors: int = 10, *,
         (number of query points of the estimate, 0 for exact search),
         ``"recall_target"``, ``"fallback"`` (an approximate result was
         replaced by exact search; ``"approximate_recall"`` then holds its
-        estimate) and ``"seconds"``.
+        estimate, NaN when the backend's lists were unusable: a neighbour
+        listed twice or an unfilled slot) and ``"seconds"``.
     backend : {"auto", "numpy", "mpi", "dask"}, default="auto"
         Where the search runs.  ``"mpi"`` / ``"dask"``: cell by cell on the
         ranks / workers (:func:`graphrkhs.distributed.distributed_knn_graph`:

@@ -290,6 +290,11 @@ def cache_pynndescent_kernels():
     return count
 
 
+class _UnusableApproximateResult(RuntimeError):
+    """An approximate backend returned lists no graph can be built from (unfilled slots, a neighbour
+    listed twice): an error for an explicit ``algorithm``, exact search for ``"auto"``."""
+
+
 def ann_search(X, n_neighbors, algorithm, random_state):
     """Approximate kNN with pynndescent or hnswlib (optional ``ann`` extra)."""
     n, d = X.shape
@@ -331,7 +336,7 @@ def ann_search(X, n_neighbors, algorithm, random_state):
         raise ValueError(algorithm)
     # Approximate indexes may return -1 for unfilled slots on tiny data.
     if (idx < 0).any():
-        raise RuntimeError(
+        raise _UnusableApproximateResult(
             f"{algorithm} returned fewer than {k1} neighbours for some points; use an exact algorithm "
             "('kd_tree' or 'brute') on data this small."
         )
@@ -341,7 +346,7 @@ def ann_search(X, n_neighbors, algorithm, random_state):
     if n_neighbors > 1:
         ranked = np.sort(idx, axis=1)
         if (ranked[:, 1:] == ranked[:, :-1]).any():
-            raise RuntimeError(f"{algorithm} returned the same neighbour twice for some points; use an exact "
+            raise _UnusableApproximateResult(f"{algorithm} returned the same neighbour twice for some points; use an exact "
                                "algorithm ('kd_tree' or 'brute').")
     order = np.argsort(dist, axis=1, kind="stable")
     return np.take_along_axis(dist, order, axis=1), np.take_along_axis(idx, order, axis=1)
@@ -501,7 +506,8 @@ def knn_search_report(X, n_neighbors, algorithm, random_state, workers=-1, verbo
     * ``"recall"``: estimated recall@k (1.0 for exact backends), ``"recall_sample"``: the
       number of query points it was estimated on (0 for exact), ``"recall_target"``;
     * ``"fallback"``: True when an approximate result missed the target and ``"auto"``
-      recomputed it exactly (``"approximate_recall"`` then keeps the missed estimate);
+      recomputed it exactly (``"approximate_recall"`` then keeps the missed estimate), or when
+      the backend's lists were unusable (a neighbour listed twice, an unfilled slot; then it is NaN);
     * ``"seconds"``: wall time of the search(es) and the estimate.
 
     With ``algorithm="auto"`` an approximate result whose estimated recall is
@@ -526,8 +532,20 @@ def knn_search_report(X, n_neighbors, algorithm, random_state, workers=-1, verbo
                  "first time, which can take a minute on 2 cores, then loads most of them from its cache)"
                  if algorithm == "pynndescent"
                  else f"building the approximate index ({algorithm})")
-    with progress.scope():
-        dist, idx = _search_rescaled(Xs, n_neighbors, algorithm, random_state, workers)
+    try:
+        with progress.scope():
+            dist, idx = _search_rescaled(Xs, n_neighbors, algorithm, random_state, workers)
+    except _UnusableApproximateResult as exc:
+        if requested != "auto":
+            raise
+        # "auto" chose the backend, so it answers with exact neighbours rather than an error
+        exact = exact_algorithm(d)
+        warnings.warn(f"approximate kNN search: {str(exc).split('; ')[0]}; recomputing with exact search "
+                      f"({exact}).", RuntimeWarning, stacklevel=3)
+        progress(f"unusable approximate result: exact search ({exact})")
+        with progress.scope():
+            dist, idx = _search_rescaled(Xs, n_neighbors, exact, random_state, workers)
+        info.update(algorithm=exact, exact=True, fallback=True, approximate_recall=float("nan"))
     if not info["exact"]:
         m = min(n, RECALL_SAMPLE)
         sample = np.sort(random_state.choice(n, size=m, replace=False))

@@ -9,7 +9,7 @@ import tracemalloc
 import numpy as np
 import pytest
 
-from graphrkhs import epsilon_graph
+from graphrkhs import epsilon_graph, knn_graph
 from graphrkhs._core import validation
 from graphrkhs.graphs import _search
 
@@ -118,6 +118,16 @@ def test_approximate_search_refuses_a_neighbour_listed_twice(monkeypatch):
     X = np.random.default_rng(5).random((40, 3))
     with pytest.raises(RuntimeError, match="hnswlib returned the same neighbour twice"):
         _search.ann_search(X, 4, "hnswlib", np.random.default_rng(0))
+    with pytest.raises(RuntimeError, match="hnswlib returned the same neighbour twice"):
+        knn_graph(X, 4, algorithm="hnswlib")            # asked for by name: the error
+    # chosen by "auto": exact neighbours with a warning, not an error (as for a recall below target)
+    monkeypatch.setattr(_search, "auto_algorithm", lambda n, d: "hnswlib")
+    with pytest.warns(RuntimeWarning, match="hnswlib returned the same neighbour twice for some points; "
+                                            "recomputing with exact search"):
+        W, info = knn_graph(X, 4, return_info=True)
+    assert info["fallback"] and info["exact"] and info["algorithm"] == "kd_tree" and info["recall"] == 1.0
+    assert np.isnan(info["approximate_recall"])
+    assert (W != knn_graph(X, 4, algorithm="kd_tree")).nnz == 0
 
 
 @pytest.mark.parametrize("algorithm", ["kd_tree", "brute"])
