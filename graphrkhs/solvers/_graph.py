@@ -41,6 +41,7 @@ Computations run in float64 (AMG and the Chebyshev recursions do); results
 come back in the dtype of ``Y`` when it is float32, in float64 otherwise.
 """
 
+import math
 from typing import Callable, Optional, Tuple, Union
 
 import numpy as np
@@ -362,6 +363,11 @@ def tikhonov_solution(W: GraphLike, labeled: Indices, Y: ArrayLike, *, alpha: fl
         raise ValueError("laplacian='randomwalk' gives a non-symmetric Tikhonov system for alpha > 0; use "
                          "'combinatorial' or 'normalized'.")
     L = graph_laplacian(W, laplacian)
+    largest = float(np.abs(L.data).max()) if L.nnz else 0.0
+    if not math.isfinite(alpha * largest * 4.0):   # Python floats: inf, not numpy's overflow warnings
+        raise ValueError(f"alpha={alpha:g} times the Laplacian's largest entry ({largest:g}) overflows float64; "
+                         "use a smaller alpha (as alpha grows, each component's values tend to the mean of its "
+                         "labels).")
     F = np.empty((n, Y2.shape[1]))
     orphan = _orphans(W, S, Y2, F)
     keep = np.flatnonzero(~orphan)

@@ -692,6 +692,8 @@ add("ridge_path_errors", "bad criterion", lambda: g.ridge_path_errors(np.eye(3),
     Raises(ValueError, "criterion"))
 add("tikhonov_path_errors", "alpha < 0", lambda: g.tikhonov_path_errors(_P3, [0], [1.0], [-1.0]),
     Raises(ValueError, "alphas"))
+add("tikhonov_solution", "alpha overflowing the system", lambda: g.tikhonov_solution(_P3, [0], [1.0], alpha=1e308),
+    Raises(ValueError, r"alpha=1e\+308 times the Laplacian's largest entry"))
 add("laprls_grid_errors", "gamma_I < 0",
     lambda: g.laprls_grid_errors(np.eye(3), [0, 1], [1.0, -1.0], np.eye(3), [1.0], [-1.0]),
     Raises(ValueError, "gamma_Is"))
