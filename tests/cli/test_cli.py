@@ -478,7 +478,6 @@ def test_demo_function_checks_its_arguments_first(kwargs, exc, match, monkeypatc
 def test_demo_plot_names_the_file_it_writes(tmp_path, capsys, monkeypatch):
     # matplotlib adds ".png" to a name without extension; the demo used to report the name without it
     # (and an existing directory as --plot passed the checks)
-    pytest.importorskip("matplotlib")
     import sklearn.manifold
 
     from graphrkhs.cli._demo import _demo_plot
