@@ -292,7 +292,12 @@ def cache_pynndescent_kernels():
 
 class _UnusableApproximateResult(RuntimeError):
     """An approximate backend returned lists no graph can be built from (unfilled slots, a neighbour
-    listed twice): an error for an explicit ``algorithm``, exact search for ``"auto"``."""
+    listed twice): an error for an explicit ``algorithm``, exact search for ``"auto"``.  ``reason`` is
+    what went wrong, without the advice the message adds for the explicit case."""
+
+    def __init__(self, reason, advice):
+        super().__init__(f"{reason}; {advice}")
+        self.reason = reason
 
 
 def ann_search(X, n_neighbors, algorithm, random_state):
@@ -336,18 +341,16 @@ def ann_search(X, n_neighbors, algorithm, random_state):
         raise ValueError(algorithm)
     # Approximate indexes may return -1 for unfilled slots on tiny data.
     if (idx < 0).any():
-        raise _UnusableApproximateResult(
-            f"{algorithm} returned fewer than {k1} neighbours for some points; use an exact algorithm "
-            "('kd_tree' or 'brute') on data this small."
-        )
+        raise _UnusableApproximateResult(f"{algorithm} returned fewer than {k1} neighbours for some points",
+                                         "use an exact algorithm ('kd_tree' or 'brute') on data this small.")
     idx, dist = drop_self(idx, dist, n_neighbors)
     # a neighbour listed twice in a row would be stored twice by the compiled graph assembly
     # (symmetric_from_lists): w_ij counted twice, w_ji once, a silently asymmetric graph
     if n_neighbors > 1:
         ranked = np.sort(idx, axis=1)
         if (ranked[:, 1:] == ranked[:, :-1]).any():
-            raise _UnusableApproximateResult(f"{algorithm} returned the same neighbour twice for some points; use an exact "
-                               "algorithm ('kd_tree' or 'brute').")
+            raise _UnusableApproximateResult(f"{algorithm} returned the same neighbour twice for some points",
+                                             "use an exact algorithm ('kd_tree' or 'brute').")
     order = np.argsort(dist, axis=1, kind="stable")
     return np.take_along_axis(dist, order, axis=1), np.take_along_axis(idx, order, axis=1)
 
@@ -540,8 +543,8 @@ def knn_search_report(X, n_neighbors, algorithm, random_state, workers=-1, verbo
             raise
         # "auto" chose the backend, so it answers with exact neighbours rather than an error
         exact = exact_algorithm(d)
-        warnings.warn(f"approximate kNN search: {str(exc).split('; ')[0]}; recomputing with exact search "
-                      f"({exact}).", RuntimeWarning, stacklevel=3)
+        warnings.warn(f"approximate kNN search: {exc.reason}; recomputing with exact search ({exact}).",
+                      RuntimeWarning, stacklevel=3)
         progress(f"unusable approximate result: exact search ({exact})")
         with progress.scope():
             dist, idx = _search_rescaled(Xs, n_neighbors, exact, random_state, workers)
@@ -622,13 +625,6 @@ _BYTES_PER_PAIR = 128
 _PAIR_SAMPLE = 1000
 
 
-def _pair_budget():
-    """The largest number of pairs whose graph passes :func:`memory_guard`."""
-    from .._core import validation
-
-    return int(0.75 * validation._physical_memory() // _BYTES_PER_PAIR)
-
-
 def _guard_pairs(X, radius, algorithm, tree=None):
     r"""Fail fast when the pairs within ``radius`` would not fit in memory.
 
@@ -698,7 +694,7 @@ def _pairs_within_radius(X, radius, algorithm, tree=None):
     block = max(1, min(n, int(_TILE_BYTES // (8 * n))))
     I, J, D = [], [], []
     r2 = radius * radius
-    budget, found = _pair_budget(), 0
+    found = 0
     # a with-block: an exception in the loop (MemoryError, Ctrl-C) closes the bar too; left open it
     # stays registered and pushes every later bar one line down (as in cg.py and amg.py)
     with progress_bar(total=n, desc="radius search (brute)", unit="pt") as bar:
@@ -716,9 +712,8 @@ def _pairs_within_radius(X, radius, algorithm, tree=None):
             I.append(rr[ok]), J.append(cc[ok]), D.append(dist[ok])
             # the sample estimate can miss a dense cluster: the pairs kept so far are counted exactly
             found += int(np.count_nonzero(ok))
-            if found > budget:
-                memory_guard(found * _BYTES_PER_PAIR, f"the graph of the more than {found} pairs within the "
-                             "radius", "pass a smaller radius, or use knn_graph (n * k edges).")
+            memory_guard(found * _BYTES_PER_PAIR, f"the graph of the more than {found} pairs within the "
+                         "radius", "pass a smaller radius, or use knn_graph (n * k edges).")
             bar.update(e - s)
     return np.concatenate(I), np.concatenate(J), np.concatenate(D)
 
