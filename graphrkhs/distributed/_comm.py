@@ -31,6 +31,43 @@ import numpy as np
 __all__ = ["Communicator", "SerialComm", "MPIComm", "HaloExchange", "world", "mpi_world_size"]
 
 
+def compute_on_root(comm, func, root=0):
+    """``func()`` evaluated on ``root`` and broadcast; an exception there is raised on every process.
+
+    The other processes wait in the broadcast: had ``root`` raised on its own (a bad
+    option, a METIS failure) they would have waited forever.  The exception object
+    itself is broadcast (pickled), so every process raises the same type and message.
+    """
+    if comm.size == 1:
+        return func()
+    import pickle
+
+    outcome, error = None, None
+    if comm.rank == root:
+        try:
+            outcome = (True, func())
+        except Exception as exc:   # re-raised below, on every process
+            error = exc
+            try:
+                pickle.loads(pickle.dumps(exc))
+                outcome = (False, exc)
+            except Exception:      # an exception that does not survive pickling: its type and message
+                outcome = (False, RuntimeError(f"{type(exc).__name__} on rank {root}: {exc}"))
+    ok, value = comm.bcast(outcome, root=root)
+    if not ok:
+        raise (error if error is not None else value)
+    return value
+
+
+def any_rank(comm, flag):
+    """Whether ``flag`` is true on at least one process (a collective: every process must call it).
+
+    Local input checks go through it, so that a bad block on one process makes every
+    process raise instead of leaving the others waiting in the next reduction.
+    """
+    return bool(np.asarray(comm.allreduce(np.array([float(bool(flag))]), op="max"))[0] > 0)
+
+
 def mpi_world_size():
     """Number of processes of the MPI job this process was launched in (1 outside ``mpiexec``).
 
@@ -243,8 +280,10 @@ class MPIComm(Communicator):
         block = np.ascontiguousarray(block)
         tail = block.shape[1:]
         width = int(np.prod(tail)) if tail else 1
-        counts = np.array(self.comm.allgather(block.shape[0]), dtype=np.int64) * width
-        out = np.empty((int(counts.sum() // max(width, 1)),) + tail, dtype=block.dtype)
+        rows = np.array(self.comm.allgather(block.shape[0]), dtype=np.int64)
+        counts = rows * width
+        # the rows from the row counts: a block with no columns (width 0) still has its rows
+        out = np.empty((int(rows.sum()),) + tail, dtype=block.dtype)
         displ = np.concatenate([[0], np.cumsum(counts)])[:-1].astype(np.int64)
         mpitype = from_numpy_dtype(block.dtype)
         self.comm.Allgatherv([block, mpitype], [out, (counts, displ), mpitype])

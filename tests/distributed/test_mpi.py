@@ -352,3 +352,85 @@ def test_a_prebuilt_preconditioner_keeps_backend_auto_serial(comm):
     if comm.size > 1:
         with pytest.raises(ValueError, match="builds its own block-Jacobi"):
             gr.harmonic_solution(W, S, y, preconditioner=M, backend="mpi")
+
+
+def test_a_partition_failure_on_rank_0_raises_on_every_rank(comm, monkeypatch):
+    # the partition is computed on rank 0 and broadcast: a failure there (a bad method, METIS) left the
+    # other ranks waiting in the broadcast forever
+    import graphrkhs.distributed._csr as csr_module
+
+    L = gr.laplacian(_knn_graph(n=80, seed=6))
+    with pytest.raises(ValueError, match="method must be one of"):
+        DistributedCSR.from_global(L, comm, method="bogus")
+
+    def failing(*args, **kwargs):
+        raise RuntimeError("METIS failed")
+
+    monkeypatch.setattr(csr_module, "partition_graph", failing)
+    with pytest.raises(RuntimeError, match="METIS failed"):
+        DistributedCSR.from_global(L, comm)
+
+
+def test_bad_local_blocks_on_one_rank_raise_on_every_rank(comm):
+    # from_local's rows and distributed_cg's right-hand side were checked on each rank alone: the rank with
+    # the bad block raised, the others waited in the next collective forever
+    L = gr.laplacian(_knn_graph(n=80, seed=7))
+    A = sp.csr_array(L + sp.eye_array(80))
+    G = DistributedCSR.from_global(A, comm)
+    last = comm.rank == comm.size - 1
+    rows = A[G.owned][:, :79] if last else A[G.owned]
+    with pytest.raises(ValueError, match="rows must have shape"):
+        DistributedCSR.from_local(rows, G.owned, 80, comm)
+    B = np.ones(G.shape[0] + (1 if last else 0))
+    with pytest.raises(ValueError, match="B_local must be numeric of shape"):
+        distributed_cg(G, B)
+    B = np.ones(G.shape[0])
+    if last and B.size:
+        B[-1] = np.inf
+    with pytest.raises(ValueError, match="B_local contains NaN or infinity"):
+        distributed_cg(G, B)
+
+
+def test_distributed_filter_checks_its_options_like_chebyshev_filter(comm):
+    # lmax=-1, order=-3, tol=0 and a bound far below the spectrum were used as given (silently wrong
+    # results: lmax=-1 returned the signal unfiltered), where chebyshev_filter raises
+    L = gr.laplacian(_knn_graph(n=120, seed=8))
+    D = DistributedCSR.from_global(L, comm)
+    x = D.to_internal(np.random.default_rng(12).standard_normal(120))
+    with pytest.raises(ValueError, match="lmax must be > 0"):
+        distributed_chebyshev_filter(D, filters.Heat(1.0), x, lmax=-1.0)
+    with pytest.raises(ValueError, match="order must be >= 0"):
+        distributed_chebyshev_filter(D, filters.Heat(1.0), x, order=-3)
+    with pytest.raises(ValueError, match="tol must be > 0"):
+        distributed_chebyshev_filter(D, filters.Heat(1.0), x, tol=0.0)
+    with pytest.raises(ValueError, match="lmax=0.01 is below the spectrum"):
+        distributed_chebyshev_filter(D, filters.Heat(1.0), x, lmax=0.01)
+    # a bound at or above the spectrum passes, and gives the serial result with that bound
+    top = float(np.linalg.eigvalsh(L.toarray()).max())
+    Y = D.gather(distributed_chebyshev_filter(D, filters.Heat(1.0), x, lmax=1.001 * top, order=30))
+    Z = gr.chebyshev_filter(L, filters.Heat(1.0), D.gather(x), lmax=1.001 * top, order=30, backend="numpy")
+    assert _rel(Y, Z) <= 1e-12
+
+
+def test_distributed_filter_memory_is_checked_before_allocation_on_every_rank(comm, monkeypatch):
+    # the recurrence blocks and the halo of a rank are estimated first; a rank short of memory makes every
+    # rank raise (here rank 0 believes it has 1 MiB)
+    import graphrkhs._core.validation as validation
+
+    L = gr.laplacian(_knn_graph(n=200, seed=9))
+    D = DistributedCSR.from_global(L, comm)
+    X = D.to_internal(np.ones((200, 2000)))
+    if comm.rank == 0:
+        monkeypatch.setattr(validation, "_physical_memory", lambda: 2**20)
+    with pytest.raises(MemoryError, match="Chebyshev filter blocks and halo"):
+        distributed_chebyshev_filter(D, filters.Heat(1.0), X, order=5)
+
+
+def test_signals_without_columns_keep_their_rows(comm):
+    # an (n, 0) block: allgather_rows divided by the row width (0) and lost the rows under mpiexec
+    L = gr.laplacian(_knn_graph(n=90, seed=10))
+    X = np.zeros((90, 0))
+    assert gr.chebyshev_filter(L, filters.Heat(1.0), X, backend="mpi").shape == (90, 0)
+    D = DistributedCSR.from_global(L, comm)
+    assert D.gather(D.to_internal(X)).shape == (90, 0)
+    assert comm.allgather_rows(np.zeros((D.shape[0], 0, 3))).shape == (90, 0, 3)
