@@ -40,22 +40,50 @@ def compute_on_root(comm, func, root=0):
     """
     if comm.size == 1:
         return func()
-    import pickle
-
     outcome, error = None, None
     if comm.rank == root:
         try:
             outcome = (True, func())
         except Exception as exc:   # re-raised below, on every process
             error = exc
-            try:
-                pickle.loads(pickle.dumps(exc))
-                outcome = (False, exc)
-            except Exception:      # an exception that does not survive pickling: its type and message
-                outcome = (False, RuntimeError(f"{type(exc).__name__} on rank {root}: {exc}"))
+            outcome = (False, _portable(exc, root))
     ok, value = comm.bcast(outcome, root=root)
     if not ok:
         raise (error if error is not None else value)
+    return value
+
+
+def _portable(exc, rank):
+    """``exc`` if it survives pickling, else a RuntimeError with its type and message."""
+    import pickle
+
+    try:
+        pickle.loads(pickle.dumps(exc))
+        return exc
+    except Exception:
+        return RuntimeError(f"{type(exc).__name__} on rank {rank}: {exc}")
+
+
+def call_together(comm, func):
+    """``func()`` on every process, with its failure on any process raised on every process.
+
+    For local work between collectives (a per-rank preconditioner, the rank's kNN cells):
+    a process that raised alone would leave the others waiting in the next collective.
+    The outcomes are all-gathered (one small object per process); a failing process
+    raises its own exception, the others the exception of the first failing rank.
+    """
+    if comm.size == 1:
+        return func()
+    try:
+        value, error = func(), None
+    except Exception as exc:
+        value, error = None, exc
+    errors = comm.allgather(None if error is None else _portable(error, comm.rank))
+    if error is not None:
+        raise error
+    first = next((e for e in errors if e is not None), None)
+    if first is not None:
+        raise first
     return value
 
 

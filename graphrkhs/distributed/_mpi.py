@@ -31,7 +31,7 @@ from .._core.cg import amg_preconditioner, conjugate_gradient
 from .._core.linalg import lanczos_tridiagonal, node_hash_vector
 from .._core.validation import check_option, check_scalar, memory_guard
 from ..spectral import chebyshev_apply, chebyshev_plan, check_filter_options
-from ._comm import any_rank, mpi_world_size, world
+from ._comm import any_rank, call_together, mpi_world_size, world
 from ._csr import DistributedCSR
 
 __all__ = ["MPIBackend", "distributed_lmax", "distributed_cg", "distributed_chebyshev_filter", "block_jacobi_amg"]
@@ -101,7 +101,8 @@ def distributed_cg(D, B_local, *, tol=1e-8, max_iter=None, preconditioner="amg",
         check_option(preconditioner, "preconditioner", ("amg", "jacobi", "none"))
     B_local = _check_local_rows(D, B_local, "B_local")
     if M is None:
-        M = block_jacobi_amg(D, preconditioner)
+        # built on each rank's own block: a block AMG refuses (not SPD) raises on every rank
+        M = call_together(D.comm, lambda: block_jacobi_amg(D, preconditioner))
     if max_iter is None:
         max_iter = 10 * D.n_global
     B_local = np.asarray(B_local, dtype=np.float64)

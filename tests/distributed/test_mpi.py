@@ -434,3 +434,15 @@ def test_signals_without_columns_keep_their_rows(comm):
     D = DistributedCSR.from_global(L, comm)
     assert D.gather(D.to_internal(X)).shape == (90, 0)
     assert comm.allgather_rows(np.zeros((D.shape[0], 0, 3))).shape == (90, 0, 3)
+
+
+def test_a_preconditioner_refused_on_one_rank_raises_on_every_rank(comm):
+    # block-Jacobi AMG is built on each rank's diagonal block: here only the last rank's block (an adjacency
+    # matrix, zero diagonal) is refused; that rank raised, the others waited in CG's first reduction forever
+    L = gr.laplacian(_knn_graph(n=40, seed=11))
+    P = np.diag(np.ones(39), 1)
+    A = sp.csr_array(sp.block_diag([L + sp.eye_array(40), P + P.T]))
+    part = np.r_[np.zeros(40, dtype=np.int64), np.full(40, comm.size - 1)]
+    D = DistributedCSR.from_global(A, comm, part=part)
+    with pytest.raises(ValueError, match="diagonal"):
+        distributed_cg(D, np.ones(D.shape[0]), preconditioner="amg")
