@@ -328,5 +328,14 @@ def world():
     """The communicator of this process: :class:`MPIComm` on ``COMM_WORLD`` under mpiexec, else :class:`SerialComm`."""
     global _WORLD
     if _WORLD is None:
-        _WORLD = MPIComm() if mpi_world_size() > 1 else SerialComm()
+        size = mpi_world_size()
+        if size > 1:
+            try:
+                import mpi4py  # noqa: F401
+            except ImportError as exc:
+                # backend="auto" stays serial here (MPIBackend.active); an explicit "mpi" needs mpi4py
+                raise ImportError(f"this process was launched by mpiexec with {size} processes, but mpi4py is not "
+                                  "installed: pip install 'graphrkhs[mpi]' (mpi4py, mpich), or use "
+                                  "backend='auto' / 'numpy' (every process then computes serially).") from exc
+        _WORLD = MPIComm() if size > 1 else SerialComm()
     return _WORLD

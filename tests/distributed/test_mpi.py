@@ -446,3 +446,25 @@ def test_a_preconditioner_refused_on_one_rank_raises_on_every_rank(comm):
     D = DistributedCSR.from_global(A, comm, part=part)
     with pytest.raises(ValueError, match="diagonal"):
         distributed_cg(D, np.ones(D.shape[0]), preconditioner="amg")
+
+
+def test_under_a_launcher_without_mpi4py_auto_is_serial_and_mpi_says_what_to_install(comm, monkeypatch):
+    # an MPI launcher's environment, mpi4py absent: "auto" must stay serial, an explicit "mpi" must say what
+    # is missing (it raised "import of mpi4py halted" / "No module named 'mpi4py'" from deep inside)
+    if comm.size > 1:
+        pytest.skip("simulates a launcher environment in the one-process session")
+    import sys
+
+    import graphrkhs.distributed._comm as comm_module
+
+    monkeypatch.setenv("PMI_SIZE", "2")
+    monkeypatch.setitem(sys.modules, "mpi4py", None)
+    monkeypatch.setitem(sys.modules, "mpi4py.MPI", None)
+    monkeypatch.setattr(comm_module, "_WORLD", None)
+    L = gr.laplacian(_knn_graph(n=60, seed=12))
+    x = np.random.default_rng(13).standard_normal(60)
+    assert resolve_backend("auto") == "auto"
+    assert _rel(gr.chebyshev_filter(L, filters.Heat(1.0), x),
+                gr.chebyshev_filter(L, filters.Heat(1.0), x, backend="numpy")) == 0.0
+    with pytest.raises(ImportError, match=r"mpi4py is not installed: pip install 'graphrkhs\[mpi\]'"):
+        gr.chebyshev_filter(L, filters.Heat(1.0), x, backend="mpi")
