@@ -139,9 +139,7 @@ class HaloExchange:
         self.n_send = int(self.send_counts.sum())
         self._graph = None
         if comm.size > 1:
-            # the neighbourhood communicator: edges source -> self and self -> destination
-            self._graph = comm.comm.Create_dist_graph_adjacent(
-                [int(s) for s in self.sources], [int(d) for d in self.destinations], reorder=False)
+            self._graph = _neighbourhood(comm, self.sources, self.destinations)
 
     @property
     def collective(self):
@@ -176,9 +174,34 @@ class HaloExchange:
         return self.start(block).wait()
 
     def free(self):
-        if self._graph is not None:
-            self._graph.Free()
-            self._graph = None
+        """Drop this exchange's reference to its neighbourhood communicator (shared, kept in the cache)."""
+        self._graph = None
+
+
+# Neighbourhood communicators by (communicator, global topology).  MPI has a few thousand communicator
+# ids per process (MPICH: 2048), and a communicator is freed only by MPI_Comm_free, collectively: one new
+# communicator per operator ran out of them after ~2000 calls of chebyshev_filter(backend="mpi")
+# ("Other MPI error" in MPI_Dist_graph_create_adjacent).  Operators with the same topology -- every
+# call on the same graph and partition -- share one; the cache grows with the number of distinct
+# topologies only.
+_NEIGHBOURHOODS = {}
+
+
+def _neighbourhood(comm, sources, destinations):
+    """The ``Create_dist_graph_adjacent`` communicator of these edges, created once per global topology.
+
+    The key is the topology of every process (all-gathered, a few integers per process), so every
+    process finds or misses the same entry and the creation, a collective, is never called by some
+    processes only.
+    """
+    mine = (tuple(int(s) for s in sources), tuple(int(d) for d in destinations))
+    key = (id(comm.comm), tuple(comm.allgather(mine)))
+    entry = _NEIGHBOURHOODS.get(key)
+    if entry is None:
+        graph = comm.comm.Create_dist_graph_adjacent(list(mine[0]), list(mine[1]), reorder=False)
+        # the parent communicator is kept alive with it: its id in the key is never reused
+        entry = _NEIGHBOURHOODS[key] = (comm.comm, graph)
+    return entry[1]
 
 
 class _Done:
