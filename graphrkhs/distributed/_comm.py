@@ -96,23 +96,44 @@ def any_rank(comm, flag):
     return bool(np.asarray(comm.allreduce(np.array([float(bool(flag))]), op="max"))[0] > 0)
 
 
+#: Set (to its pid) by the process the MPI launcher started, when it imports graphrkhs: its children
+#: (subprocesses, joblib / multiprocessing workers) inherit the launcher's variables but are no ranks.
+RANK_PID_VARIABLE = "GRAPHRKHS_MPI_RANK_PID"
+
+
+def _launcher_size():
+    for var in ("PMI_SIZE", "OMPI_COMM_WORLD_SIZE", "MV2_COMM_WORLD_SIZE"):
+        value = os.environ.get(var)
+        if value and value.isdigit():
+            return int(value)
+    return 1
+
+
 def mpi_world_size():
     """Number of processes of the MPI job this process was launched in (1 outside ``mpiexec``).
 
     Read from the launcher's environment (MPICH / Intel MPI ``PMI_SIZE``, Open MPI
     ``OMPI_COMM_WORLD_SIZE``, MVAPICH ``MV2_COMM_WORLD_SIZE``) so that the answer is
     known without initializing MPI; if mpi4py has already initialized MPI,
-    its ``COMM_WORLD.size`` is used.
+    its ``COMM_WORLD.size`` is used.  A process started *by* a rank (a
+    subprocess, a joblib worker) inherits those variables but is no rank: it
+    counts as one process (``GRAPHRKHS_MPI_RANK_PID``, set by the rank, names
+    another process), so that ``backend="auto"`` runs serially there instead of
+    aborting in ``MPI_Init``.
     """
     import sys
+    owner = os.environ.get(RANK_PID_VARIABLE)
+    if owner is not None and owner != str(os.getpid()):
+        return 1
     mod = sys.modules.get("mpi4py.MPI")
     if mod is not None and mod.Is_initialized() and not mod.Is_finalized():
         return mod.COMM_WORLD.Get_size()
-    for var in ("PMI_SIZE", "OMPI_COMM_WORLD_SIZE", "MV2_COMM_WORLD_SIZE"):
-        value = os.environ.get(var)
-        if value and value.isdigit():
-            return int(value)
-    return 1
+    return _launcher_size()
+
+
+if _launcher_size() > 1:
+    # the first process of the launched environment to import graphrkhs is the rank itself
+    os.environ.setdefault(RANK_PID_VARIABLE, str(os.getpid()))
 
 
 class HaloExchange:

@@ -482,3 +482,21 @@ def test_many_operators_on_one_graph_do_not_exhaust_mpi_communicators(comm):
     X = np.random.default_rng(15).standard_normal((60, 2))
     ghost = halo.exchange(np.ascontiguousarray(D.to_internal(X)))
     assert np.array_equal(ghost, X[D.plan.ghosts[comm.rank]])
+
+
+def test_a_process_started_by_a_rank_is_no_rank(comm, monkeypatch):
+    # a subprocess or joblib worker of a rank inherits the launcher's variables (PMI_SIZE=2): backend="auto"
+    # resolved to "mpi" there and MPI_Init aborted the child ("PMI_Init returned -1"). The rank marks itself.
+    import sys
+
+    from graphrkhs.distributed import mpi_world_size
+
+    marker = "GRAPHRKHS_MPI_RANK_PID"
+    if comm.size > 1:
+        assert os.environ.get(marker) == str(os.getpid())             # this rank marked itself
+    monkeypatch.setenv("PMI_SIZE", "2")
+    monkeypatch.setitem(sys.modules, "mpi4py.MPI", None)         # a fresh child: MPI not initialized there
+    monkeypatch.setenv(marker, str(os.getpid() + 1))             # the parent rank's pid
+    assert mpi_world_size() == 1 and resolve_backend("auto") == "auto"
+    monkeypatch.setenv(marker, str(os.getpid()))                 # the rank itself
+    assert mpi_world_size() == 2
