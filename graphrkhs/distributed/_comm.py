@@ -31,23 +31,109 @@ import numpy as np
 __all__ = ["Communicator", "SerialComm", "MPIComm", "HaloExchange", "world", "mpi_world_size"]
 
 
+def compute_on_root(comm, func, root=0):
+    """``func()`` evaluated on ``root`` and broadcast; an exception there is raised on every process.
+
+    The other processes wait in the broadcast: had ``root`` raised on its own (a bad
+    option, a METIS failure) they would have waited forever.  The exception object
+    itself is broadcast (pickled), so every process raises the same type and message.
+    """
+    if comm.size == 1:
+        return func()
+    outcome, error = None, None
+    if comm.rank == root:
+        try:
+            outcome = (True, func())
+        except Exception as exc:   # re-raised below, on every process
+            error = exc
+            outcome = (False, _portable(exc, root))
+    ok, value = comm.bcast(outcome, root=root)
+    if not ok:
+        raise (error if error is not None else value)
+    return value
+
+
+def _portable(exc, rank):
+    """``exc`` if it survives pickling, else a RuntimeError with its type and message."""
+    import pickle
+
+    try:
+        pickle.loads(pickle.dumps(exc))
+        return exc
+    except Exception:
+        return RuntimeError(f"{type(exc).__name__} on rank {rank}: {exc}")
+
+
+def call_together(comm, func):
+    """``func()`` on every process, with its failure on any process raised on every process.
+
+    For local work between collectives (a per-rank preconditioner, the rank's kNN cells):
+    a process that raised alone would leave the others waiting in the next collective.
+    The outcomes are all-gathered (one small object per process); a failing process
+    raises its own exception, the others the exception of the first failing rank.
+    """
+    if comm.size == 1:
+        return func()
+    try:
+        value, error = func(), None
+    except Exception as exc:
+        value, error = None, exc
+    errors = comm.allgather(None if error is None else _portable(error, comm.rank))
+    if error is not None:
+        raise error
+    first = next((e for e in errors if e is not None), None)
+    if first is not None:
+        raise first
+    return value
+
+
+def any_rank(comm, flag):
+    """Whether ``flag`` is true on at least one process (a collective: every process must call it).
+
+    Local input checks go through it, so that a bad block on one process makes every
+    process raise instead of leaving the others waiting in the next reduction.
+    """
+    return bool(np.asarray(comm.allreduce(np.array([float(bool(flag))]), op="max"))[0] > 0)
+
+
+#: Set (to its pid) by the process the MPI launcher started, when it imports graphrkhs: its children
+#: (subprocesses, joblib / multiprocessing workers) inherit the launcher's variables but are no ranks.
+RANK_PID_VARIABLE = "GRAPHRKHS_MPI_RANK_PID"
+
+
+def _launcher_size():
+    for var in ("PMI_SIZE", "OMPI_COMM_WORLD_SIZE", "MV2_COMM_WORLD_SIZE"):
+        value = os.environ.get(var)
+        if value and value.isdigit():
+            return int(value)
+    return 1
+
+
 def mpi_world_size():
     """Number of processes of the MPI job this process was launched in (1 outside ``mpiexec``).
 
     Read from the launcher's environment (MPICH / Intel MPI ``PMI_SIZE``, Open MPI
     ``OMPI_COMM_WORLD_SIZE``, MVAPICH ``MV2_COMM_WORLD_SIZE``) so that the answer is
     known without initializing MPI; if mpi4py has already initialized MPI,
-    its ``COMM_WORLD.size`` is used.
+    its ``COMM_WORLD.size`` is used.  A process started *by* a rank (a
+    subprocess, a joblib worker) inherits those variables but is no rank: it
+    counts as one process (``GRAPHRKHS_MPI_RANK_PID``, set by the rank, names
+    another process), so that ``backend="auto"`` runs serially there instead of
+    aborting in ``MPI_Init``.
     """
     import sys
+    owner = os.environ.get(RANK_PID_VARIABLE)
+    if owner is not None and owner != str(os.getpid()):
+        return 1
     mod = sys.modules.get("mpi4py.MPI")
     if mod is not None and mod.Is_initialized() and not mod.Is_finalized():
         return mod.COMM_WORLD.Get_size()
-    for var in ("PMI_SIZE", "OMPI_COMM_WORLD_SIZE", "MV2_COMM_WORLD_SIZE"):
-        value = os.environ.get(var)
-        if value and value.isdigit():
-            return int(value)
-    return 1
+    return _launcher_size()
+
+
+if _launcher_size() > 1:
+    # the first process of the launched environment to import graphrkhs is the rank itself
+    os.environ.setdefault(RANK_PID_VARIABLE, str(os.getpid()))
 
 
 class HaloExchange:
@@ -74,9 +160,7 @@ class HaloExchange:
         self.n_send = int(self.send_counts.sum())
         self._graph = None
         if comm.size > 1:
-            # the neighbourhood communicator: edges source -> self and self -> destination
-            self._graph = comm.comm.Create_dist_graph_adjacent(
-                [int(s) for s in self.sources], [int(d) for d in self.destinations], reorder=False)
+            self._graph = _neighbourhood(comm, self.sources, self.destinations)
 
     @property
     def collective(self):
@@ -111,9 +195,34 @@ class HaloExchange:
         return self.start(block).wait()
 
     def free(self):
-        if self._graph is not None:
-            self._graph.Free()
-            self._graph = None
+        """Drop this exchange's reference to its neighbourhood communicator (shared, kept in the cache)."""
+        self._graph = None
+
+
+# Neighbourhood communicators by (communicator, global topology).  MPI has a few thousand communicator
+# ids per process (MPICH: 2048), and a communicator is freed only by MPI_Comm_free, collectively: one new
+# communicator per operator ran out of them after ~2000 calls of chebyshev_filter(backend="mpi")
+# ("Other MPI error" in MPI_Dist_graph_create_adjacent).  Operators with the same topology -- every
+# call on the same graph and partition -- share one; the cache grows with the number of distinct
+# topologies only.
+_NEIGHBOURHOODS = {}
+
+
+def _neighbourhood(comm, sources, destinations):
+    """The ``Create_dist_graph_adjacent`` communicator of these edges, created once per global topology.
+
+    The key is the topology of every process (all-gathered, a few integers per process), so every
+    process finds or misses the same entry and the creation, a collective, is never called by some
+    processes only.
+    """
+    mine = (tuple(int(s) for s in sources), tuple(int(d) for d in destinations))
+    key = (id(comm.comm), tuple(comm.allgather(mine)))
+    entry = _NEIGHBOURHOODS.get(key)
+    if entry is None:
+        graph = comm.comm.Create_dist_graph_adjacent(list(mine[0]), list(mine[1]), reorder=False)
+        # the parent communicator is kept alive with it: its id in the key is never reused
+        entry = _NEIGHBOURHOODS[key] = (comm.comm, graph)
+    return entry[1]
 
 
 class _Done:
@@ -243,8 +352,10 @@ class MPIComm(Communicator):
         block = np.ascontiguousarray(block)
         tail = block.shape[1:]
         width = int(np.prod(tail)) if tail else 1
-        counts = np.array(self.comm.allgather(block.shape[0]), dtype=np.int64) * width
-        out = np.empty((int(counts.sum() // max(width, 1)),) + tail, dtype=block.dtype)
+        rows = np.array(self.comm.allgather(block.shape[0]), dtype=np.int64)
+        counts = rows * width
+        # the rows from the row counts: a block with no columns (width 0) still has its rows
+        out = np.empty((int(rows.sum()),) + tail, dtype=block.dtype)
         displ = np.concatenate([[0], np.cumsum(counts)])[:-1].astype(np.int64)
         mpitype = from_numpy_dtype(block.dtype)
         self.comm.Allgatherv([block, mpitype], [out, (counts, displ), mpitype])
@@ -261,5 +372,14 @@ def world():
     """The communicator of this process: :class:`MPIComm` on ``COMM_WORLD`` under mpiexec, else :class:`SerialComm`."""
     global _WORLD
     if _WORLD is None:
-        _WORLD = MPIComm() if mpi_world_size() > 1 else SerialComm()
+        size = mpi_world_size()
+        if size > 1:
+            try:
+                import mpi4py  # noqa: F401
+            except ImportError as exc:
+                # backend="auto" stays serial here (MPIBackend.active); an explicit "mpi" needs mpi4py
+                raise ImportError(f"this process was launched by mpiexec with {size} processes, but mpi4py is not "
+                                  "installed: pip install 'graphrkhs[mpi]' (mpi4py, mpich), or use "
+                                  "backend='auto' / 'numpy' (every process then computes serially).") from exc
+        _WORLD = MPIComm() if size > 1 else SerialComm()
     return _WORLD

@@ -33,7 +33,7 @@ from scipy.sparse import csgraph
 
 from .._core.spmm import fused_step
 from .._core.reorder import REORDER_MIN_NODES
-from ._comm import world
+from ._comm import compute_on_root, world
 from ._partition import PartitionPlan, partition_graph
 
 __all__ = ["DistributedCSR"]
@@ -106,8 +106,8 @@ class DistributedCSR:
             raise ValueError(f"L must be square; got shape {L.shape}.")
         if plan is None:
             if part is None:
-                part = partition_graph(L, comm.size, method=method) if comm.rank == 0 else None
-                part = comm.bcast(part, root=0)
+                # on rank 0, broadcast; a failure there (bad method, METIS) is raised on every rank
+                part = compute_on_root(comm, lambda: partition_graph(L, comm.size, method=method))
             if isinstance(order, str) and order == "auto":
                 order = None
                 if n >= REORDER_MIN_NODES:
@@ -150,11 +150,18 @@ class DistributedCSR:
         comm = world() if comm is None else comm
         owned = np.asarray(owned, dtype=np.int64)
         rows = sp.csr_array(rows)
-        if rows.shape != (owned.size, int(n_global)):
+        # checked collectively: a rank that raised alone would leave the others waiting in the allgather
+        bad = rows.shape != (owned.size, int(n_global))
+        all_owned = comm.allgather((owned, bad))
+        if bad:
             raise ValueError(f"rows must have shape (len(owned), n_global) = ({owned.size}, {n_global}); "
                              f"got {rows.shape}.")
+        n_bad = sum(b for _, b in all_owned)
+        if n_bad:
+            raise ValueError(f"rows must have shape (len(owned), n_global) on every process; {n_bad} process(es) "
+                             "passed another shape.")
+        all_owned = [o for o, _ in all_owned]
         rows.sum_duplicates()
-        all_owned = comm.allgather(owned)
         part = np.full(int(n_global), -1, dtype=np.int32)
         for r, o in enumerate(all_owned):   # one array per process (every rank checks all: all raise alike)
             if o.size and (o.min() < 0 or o.max() >= int(n_global)):

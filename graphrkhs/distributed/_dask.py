@@ -50,7 +50,8 @@ from scipy.sparse import csgraph
 
 from .._core.backend import register_backend
 from ._csr import _csr     # the one canonical CSR (sorted, 32-bit indices when they fit)
-from .._core.cg import CGResult, amg_preconditioner, report_failure
+from .._core.cg import CGResult, amg_preconditioner, check_on_failure, report_failure
+from .._core.validation import check_matrix, check_scalar
 from .._core.reorder import REORDER_MIN_NODES
 from .._core.spmm import fused_step
 from ._partition import PartitionPlan, partition_graph
@@ -448,7 +449,12 @@ class DaskOperator:
         return out
 
     def matmat(self, cur, out=None):
-        """``L @ cur`` (gathered)."""
+        """``L @ cur`` (gathered), for a block (n, m) or a vector (n,)."""
+        cur = np.asarray(cur)
+        if cur.ndim == 1:
+            # the per-part tasks work on (rows, m) blocks (a vector's part would be indexed as a block)
+            res = self.matmat(cur[:, None], None if out is None else out.reshape(-1, 1))
+            return res[:, 0]
         cur = np.ascontiguousarray(cur, dtype=self.dtype)
         if out is None:
             out = np.empty_like(cur)
@@ -505,17 +511,21 @@ def dask_conjugate_gradient(A, B, *, client=None, tol=1e-8, max_iter=None, preco
     if preconditioner not in ("amg", "jacobi", "none"):
         raise ValueError(f"preconditioner must be 'amg', 'jacobi', 'none' or None for backend='dask'; got "
                          f"{preconditioner!r}.")
+    # B and the options as graphrkhs.conjugate_gradient checks them (same exceptions), before any work
+    B = np.asarray(check_matrix(B, "B", ndim=(1, 2), min_size=0), dtype=np.float64)
+    tol = check_scalar(tol, "tol", low=0, low_inclusive=False)
+    max_iter = check_scalar(max_iter, "max_iter", kind="int", low=0, allow_none=True)
+    check_every = check_scalar(check_every, "check_every", kind="int", low=1)
+    check_on_failure(on_failure)
     op = A if isinstance(A, DaskOperator) else DaskOperator(A, client, dtype=np.float64, part=part)
     cl = op.client
-    B = np.asarray(B, dtype=np.float64)
     was_1d = B.ndim == 1
-    B2 = np.ascontiguousarray(B.reshape(B.shape[0], -1))
+    B2 = np.ascontiguousarray(B[:, None] if was_1d else B)
     n, m = B2.shape
     if n != op.shape[0]:
         raise ValueError(f"B must have {op.shape[0]} rows; got shape {B.shape}.")
     if max_iter is None:
         max_iter = 10 * n
-    check_every = max(1, int(check_every))
     P_ = op.n_parts
 
     B_f = op._futures(B2)

@@ -62,6 +62,7 @@ from .._core.validation import (
     power_of_two_exponent,
 )
 from ..graphs import MODES, WEIGHTS, estimate_recall, graph_from_neighbors, knn_search
+from ._comm import call_together, compute_on_root
 
 __all__ = ["distributed_knn_graph", "edge_recall", "fit_cells", "KNNCells"]
 
@@ -399,14 +400,19 @@ def _run_mpi(Xs, labels, cells, k, halo, comm, progress):
     local_rows, local_d, local_i = [], [], []
     visits = np.zeros(P, dtype=np.int64)
     trees = {}
-    for c in mine:  # a loop over this rank's cells
-        mem = members[c]
-        Xc = Xs[mem]
-        ph1 = cell_phase1(Xc, mem, c, cells, k, halo)
-        wanted = np.flatnonzero(ph1[2].any(axis=0))
-        visits[c] = int(ph1[2].sum())
-        d, i = cell_phase2(Xc, ph1, {b: (Xs[members[b]], members[b]) for b in wanted}, trees)
-        local_rows.append(mem), local_d.append(d), local_i.append(i)
+
+    def search_my_cells():
+        for c in mine:  # a loop over this rank's cells
+            mem = members[c]
+            Xc = Xs[mem]
+            ph1 = cell_phase1(Xc, mem, c, cells, k, halo)
+            wanted = np.flatnonzero(ph1[2].any(axis=0))
+            visits[c] = int(ph1[2].sum())
+            d, i = cell_phase2(Xc, ph1, {b: (Xs[members[b]], members[b]) for b in wanted}, trees)
+            local_rows.append(mem), local_d.append(d), local_i.append(i)
+
+    # a failure in one rank's cells (memory, a search error) is raised on every rank, none waits in the allgather
+    call_together(comm, search_my_cells)
     rows = np.concatenate(local_rows) if local_rows else np.empty(0, np.int64)
     d = np.concatenate(local_d) if local_d else np.empty((0, k))
     i = np.concatenate(local_i) if local_i else np.empty((0, k), np.int64)
@@ -607,8 +613,8 @@ def distributed_knn_graph(X, n_neighbors=10, *, n_cells=None, partitioner="kmean
     Xs = np.ldexp(np.asarray(X, dtype=np.float64), -e) if e else np.asarray(X, dtype=np.float64)
     seed = int(rng.integers(0, 2**31 - 1))
     if kind == "mpi" and comm_.Get_size() > 1:
-        fitted = fit_cells(Xs, n_cells, partitioner, sample_size, seed) if comm_.Get_rank() == 0 else None
-        cells, labels = comm_.bcast(fitted, root=0)
+        # fitted on rank 0 and broadcast; a failure there is raised on every rank (none waits in the bcast)
+        cells, labels = compute_on_root(comm_, lambda: fit_cells(Xs, n_cells, partitioner, sample_size, seed))
     else:
         cells, labels = fit_cells(Xs, n_cells, partitioner, sample_size, seed)
     n_cells = cells.n_cells

@@ -13,6 +13,8 @@ import shutil
 import subprocess
 import sys
 
+from ._comm import RANK_PID_VARIABLE
+
 __all__ = ["run_mpi"]
 
 # Variables through which a launcher tells a process it belongs to an MPI job; a nested mpiexec must not inherit them.
@@ -62,6 +64,7 @@ def run_mpi(script, n_procs=2, args=(), *, mpiexec=None, timeout=None, check=Tru
     if launcher is None:
         raise FileNotFoundError("no mpiexec on the PATH: pip install 'graphrkhs[mpi]' (the mpich wheel provides "
                                 "one) or pass mpiexec='/path/to/mpiexec'.")
-    env = {k: v for k, v in os.environ.items() if not k.startswith(_LAUNCHER_PREFIXES)}
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(_LAUNCHER_PREFIXES) and k != RANK_PID_VARIABLE}
     cmd = [launcher, "-n", str(n_procs), sys.executable, os.fspath(script), *map(str, args)]
     return subprocess.run(cmd, env=env, timeout=timeout, check=check, capture_output=capture, text=True)

@@ -29,12 +29,15 @@ import scipy.sparse.linalg as spla
 
 from .._core.cg import amg_preconditioner, conjugate_gradient
 from .._core.linalg import lanczos_tridiagonal, node_hash_vector
-from .._core.validation import check_option
-from ..spectral import chebyshev_apply, chebyshev_plan
-from ._comm import mpi_world_size, world
+from .._core.validation import check_option, check_scalar, memory_guard
+from ..spectral import chebyshev_apply, chebyshev_plan, check_filter_options
+from ._comm import any_rank, call_together, mpi_world_size, world
 from ._csr import DistributedCSR
 
 __all__ = ["MPIBackend", "distributed_lmax", "distributed_cg", "distributed_chebyshev_filter", "block_jacobi_amg"]
+
+# Lanczos steps that check a given lmax (as many as graphrkhs.chebyshev_filter's first check)
+_LMAX_CHECK_STEPS = 20
 
 
 def _identity(n):
@@ -62,17 +65,44 @@ def block_jacobi_amg(D, kind="amg"):
     return amg_preconditioner(A)
 
 
+def _check_local_rows(D, X_local, name):
+    """This rank's rows of a block, checked collectively: a bad block on any rank raises on every rank.
+
+    A rank that raised alone would leave the others waiting in the first reduction of
+    the filter or CG (forever).  Returns the block as an array of ``D.dtype``.
+    """
+    try:
+        X_local = np.asarray(X_local, dtype=D.dtype)
+        bad_shape = X_local.ndim not in (1, 2) or X_local.shape[0] != D.shape[0]
+    except (TypeError, ValueError):   # not numeric
+        X_local, bad_shape = None, True
+    bad_values = not bad_shape and not np.isfinite(X_local).all()
+    n_bad_shape, n_bad_values = np.asarray(D.allreduce(np.array([float(bad_shape), float(bad_values)])))
+    if n_bad_shape:
+        here = "not numeric" if X_local is None else f"shape {X_local.shape}"
+        raise ValueError(f"{name} must be numeric of shape (n_own,) or (n_own, m), each rank's own rows (here "
+                         f"{D.shape[0]}); got {here} here, a wrong block on {int(n_bad_shape)} rank(s).")
+    if n_bad_values:
+        raise ValueError(f"{name} contains NaN or infinity (on {int(n_bad_values)} rank(s)).")
+    return X_local
+
+
 def distributed_cg(D, B_local, *, tol=1e-8, max_iter=None, preconditioner="amg", M=None, on_failure="warn"):
     r"""Block CG on a :class:`DistributedCSR` system, rows of B local; returns the :class:`~graphrkhs.CGResult`.
 
     :func:`graphrkhs.conjugate_gradient` with the operator's local product
     and ``allreduce=D.allreduce``; ``M`` a prebuilt local preconditioner or
-    ``preconditioner`` in {"amg", "jacobi", "none"} (block-Jacobi).
+    ``preconditioner`` in {"amg", "jacobi", "none"} (block-Jacobi).  ``B_local``
+    (this rank's rows, in ``D.owned`` order) is checked on every rank together:
+    a wrong shape or a NaN on one rank raises a ``ValueError`` on all of them.
     """
     if M is None:
         preconditioner = "none" if preconditioner is None else preconditioner
         check_option(preconditioner, "preconditioner", ("amg", "jacobi", "none"))
-        M = block_jacobi_amg(D, preconditioner)
+    B_local = _check_local_rows(D, B_local, "B_local")
+    if M is None:
+        # built on each rank's own block: a block AMG refuses (not SPD) raises on every rank
+        M = call_together(D.comm, lambda: block_jacobi_amg(D, preconditioner))
     if max_iter is None:
         max_iter = 10 * D.n_global
     B_local = np.asarray(B_local, dtype=np.float64)
@@ -96,6 +126,14 @@ def distributed_lmax(D, *, steps=40, margin=0.005, random_state=0):
     gersh = D.gershgorin()
     if gersh == 0.0:
         return 0.0
+    theta, residual = _top_ritz(D, steps, random_state)
+    bound = theta + residual + margin * abs(theta)
+    return float(min(bound, gersh))
+
+
+def _top_ritz(D, steps, random_state):
+    r"""The largest Ritz value :math:`\theta` of ``steps`` distributed Lanczos steps and its residual
+    :math:`\beta_k |s_k|` (a Rayleigh quotient: :math:`\lambda_{max} \ge \theta`)."""
     n = D.n_global
     steps = max(1, min(int(steps), n))
     rng = np.random.default_rng(random_state)
@@ -116,8 +154,7 @@ def distributed_lmax(D, *, steps=40, margin=0.005, random_state=0):
     else:
         theta, vecs = alpha.copy(), np.ones((1, 1))
     residual = abs(beta[k - 1] * vecs[-1, -1])
-    bound = theta[-1] + residual + margin * abs(theta[-1])
-    return float(min(bound, gersh))
+    return float(theta[-1]), float(residual)
 
 
 def distributed_chebyshev_filter(D, phi, X_local, *, order=None, tol=1e-8, lmax=None, max_order=1000):
@@ -137,29 +174,58 @@ def distributed_chebyshev_filter(D, phi, X_local, *, order=None, tol=1e-8, lmax=
     X_local : ndarray of shape (n_own,) or (n_own, m)
         This rank's rows, in ``D.owned`` order.
     order, tol, lmax, max_order
-        As in :func:`graphrkhs.chebyshev_filter`.
+        As in :func:`graphrkhs.chebyshev_filter`, checked the same way: a
+        given ``lmax`` below the largest Ritz value of 20 distributed
+        Lanczos steps (a Rayleigh quotient, so below the spectrum) is a
+        ``ValueError``.
 
     Returns
     -------
     ndarray of shape X_local.shape, or (n_filters,) + X_local.shape for a bank
+
+    Notes
+    -----
+    Every check runs on all ranks together (a bad block, a NaN on one rank
+    raises everywhere), and the memory of this rank's recurrence blocks and
+    halo, :math:`((F + 2)\,n_{own} + n_{ghost} + n_{send})\,m` entries, is
+    estimated before any allocation: a ``MemoryError`` on every rank when one
+    rank's estimate exceeds 3/4 of its machine's memory.
     """
-    X_local = np.asarray(X_local, dtype=D.dtype)
-    # checked collectively (summed over ranks): a rank that raised alone would leave the others waiting
-    # in the filter's first reduction
-    bad_shape = X_local.ndim not in (1, 2) or X_local.shape[0] != D.shape[0]
-    bad_values = not bad_shape and not np.isfinite(X_local).all()
-    n_bad_shape, n_bad_values = np.asarray(D.allreduce(np.array([float(bad_shape), float(bad_values)])))
-    if n_bad_shape:
-        raise ValueError(f"X_local must have shape (n_own,) or (n_own, m), each rank's own rows (here "
-                         f"{D.shape[0]}); got shape {X_local.shape} here, a wrong shape on {int(n_bad_shape)} "
-                         "rank(s).")
-    if n_bad_values:
-        raise ValueError(f"X_local contains NaN or infinity (on {int(n_bad_values)} rank(s)).")
+    # the options as chebyshev_filter checks them (the same values on every rank, so every rank raises)
+    order, tol, max_order = check_filter_options(order, tol, max_order)
+    if lmax is not None:
+        lmax = check_scalar(lmax, "lmax", low=0, low_inclusive=False)
+    is_bank = isinstance(phi, (list, tuple))
+    X_local = _check_local_rows(D, X_local, "X_local")
     was_1d = X_local.ndim == 1
     X2 = np.ascontiguousarray(X_local[:, None] if was_1d else X_local)      # (0, m) on a rank without rows
+    # the memory of this rank's recurrence blocks and of its halo (ghost rows received, rows sent) before
+    # any allocation; decided together, so that a rank short of memory does not leave the others waiting
+    n_filters = len(phi) if is_bank else 1
+    need = ((n_filters + 2) * D.shape[0] + D.halo.n_ghost + D.halo.n_send) * X2.shape[1] * D.dtype.itemsize
+    try:
+        memory_guard(need, f"this rank's Chebyshev filter blocks and halo ({D.shape[0]} rows, {D.halo.n_ghost} "
+                           f"ghost rows, {X2.shape[1]} signal(s), {n_filters} response(s))",
+                     "use more ranks, filter fewer signals at a time, or lower order / max_order.")
+        short = None
+    except MemoryError as exc:
+        short = exc
+    if any_rank(D.comm, short is not None):
+        raise short if short is not None else MemoryError(
+            "another rank cannot hold its Chebyshev filter blocks and halo (see its MemoryError); use more "
+            "ranks, filter fewer signals at a time, or lower order / max_order.")
     if lmax is None:
         lmax = distributed_lmax(D)
-    is_bank = isinstance(phi, (list, tuple))
+    elif D.gershgorin() > lmax:
+        # a given bound is checked as chebyshev_filter checks it: a Rayleigh quotient above it proves it
+        # below the spectrum (the series would diverge there); Gershgorin at or below it proves it safe
+        theta, _ = _top_ritz(D, _LMAX_CHECK_STEPS, 0)
+        eps = np.finfo(np.float32 if D.dtype == np.float32 else np.float64).eps
+        if theta > lmax + 1e-10 * lmax + 64 * eps * abs(theta):
+            raise ValueError(f"lmax={lmax:.6g} is below the spectrum of L: a Rayleigh quotient of L is "
+                             f"{theta:.6g}, so its largest eigenvalue is at least that and the Chebyshev series "
+                             f"would diverge on the eigenvalues above lmax. Pass lmax=None (computed by "
+                             "distributed_lmax, a bound) or a value >= that.")
     if lmax == 0.0:
         # L = 0: phi(L) X = phi(0) X exactly
         vals = np.array([float(f(np.array([0.0]))[0]) for f in (phi if is_bank else [phi])])

@@ -178,3 +178,28 @@ def test_laplacian_backend_dask_equals_serial_exactly(client, kind):
     assert np.array_equal(L.indptr, L_serial.indptr) and np.array_equal(L.indices, L_serial.indices)
     assert np.array_equal(L.data, L_serial.data)
     assert L.indices.dtype == L_serial.indices.dtype == np.int32 and L.indptr.dtype == np.int32
+
+
+def test_cg_checks_its_input_like_conjugate_gradient(client):
+    # a NaN right-hand side ran (a ConvergenceWarning and a NaN solution) where the serial solver raises;
+    # tol <= 0 and check_every = 0 were accepted
+    A = sp.csr_array(gr.laplacian(_graph(n=60)) + sp.eye_array(60))
+    with pytest.raises(ValueError, match="B contains NaN or infinity"):
+        gr.conjugate_gradient(A, np.full(60, np.nan))
+    with pytest.raises(ValueError, match="B contains NaN or infinity"):
+        dask_conjugate_gradient(A, np.full(60, np.nan), client=client)
+    with pytest.raises(ValueError, match="tol must be > 0"):
+        dask_conjugate_gradient(A, np.ones(60), client=client, tol=0.0)
+    with pytest.raises(ValueError, match="check_every must be >= 1"):
+        dask_conjugate_gradient(A, np.ones(60), client=client, check_every=0)
+    with pytest.raises(ValueError, match="on_failure"):
+        dask_conjugate_gradient(A, np.ones(60), client=client, on_failure="loud")
+
+
+def test_operator_product_with_a_vector(client):
+    # a vector's part was indexed as a block by the halo tasks (IndexError on the workers)
+    L = gr.laplacian(_graph(n=200, seed=11))
+    x = np.random.default_rng(12).normal(size=200)
+    op = DaskOperator(L, client, part=np.arange(200) % 3)
+    y = op.matmat(x)
+    assert y.shape == (200,) and _rel(y, L @ x) <= 1e-12

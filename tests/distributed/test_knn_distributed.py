@@ -206,3 +206,30 @@ def test_knn_graph_backend_bad_input(cloud3):
         knn_graph(cloud3, 8, backend="mpi", algorithm="pynndescent")
     with pytest.raises(ValueError, match="backend"):
         knn_graph(cloud3, 8, backend="spark")
+
+
+def test_mpi_a_failure_in_one_ranks_cells_or_in_the_fit_raises_on_every_rank(cloud3, monkeypatch):
+    # each rank searches its cells, then the lists are all-gathered; the cells are fitted on rank 0 and
+    # broadcast: a failure on one rank only left the others waiting in the collective forever
+    from mpi4py import MPI
+    import graphrkhs.distributed._knn as knn_module
+
+    rank, size = MPI.COMM_WORLD.Get_rank(), MPI.COMM_WORLD.Get_size()
+    phase1 = knn_module.cell_phase1
+
+    def failing_on_the_last_rank(*args, **kwargs):
+        if rank == size - 1:
+            raise MemoryError("no memory for this cell")
+        return phase1(*args, **kwargs)
+
+    monkeypatch.setattr(knn_module, "cell_phase1", failing_on_the_last_rank)
+    with pytest.raises(MemoryError, match="no memory for this cell"):
+        distributed_knn_graph(cloud3, 5, n_cells=2 * size, executor="mpi", random_state=0)
+    monkeypatch.setattr(knn_module, "cell_phase1", phase1)
+
+    def failing_fit(*args, **kwargs):
+        raise RuntimeError("k-means failed")
+
+    monkeypatch.setattr(knn_module, "fit_cells", failing_fit)
+    with pytest.raises(RuntimeError, match="k-means failed"):
+        distributed_knn_graph(cloud3, 5, executor="mpi", random_state=0)

@@ -352,3 +352,151 @@ def test_a_prebuilt_preconditioner_keeps_backend_auto_serial(comm):
     if comm.size > 1:
         with pytest.raises(ValueError, match="builds its own block-Jacobi"):
             gr.harmonic_solution(W, S, y, preconditioner=M, backend="mpi")
+
+
+def test_a_partition_failure_on_rank_0_raises_on_every_rank(comm, monkeypatch):
+    # the partition is computed on rank 0 and broadcast: a failure there (a bad method, METIS) left the
+    # other ranks waiting in the broadcast forever
+    import graphrkhs.distributed._csr as csr_module
+
+    L = gr.laplacian(_knn_graph(n=80, seed=6))
+    with pytest.raises(ValueError, match="method must be one of"):
+        DistributedCSR.from_global(L, comm, method="bogus")
+
+    def failing(*args, **kwargs):
+        raise RuntimeError("METIS failed")
+
+    monkeypatch.setattr(csr_module, "partition_graph", failing)
+    with pytest.raises(RuntimeError, match="METIS failed"):
+        DistributedCSR.from_global(L, comm)
+
+
+def test_bad_local_blocks_on_one_rank_raise_on_every_rank(comm):
+    # from_local's rows and distributed_cg's right-hand side were checked on each rank alone: the rank with
+    # the bad block raised, the others waited in the next collective forever
+    L = gr.laplacian(_knn_graph(n=80, seed=7))
+    A = sp.csr_array(L + sp.eye_array(80))
+    G = DistributedCSR.from_global(A, comm)
+    last = comm.rank == comm.size - 1
+    rows = A[G.owned][:, :79] if last else A[G.owned]
+    with pytest.raises(ValueError, match="rows must have shape"):
+        DistributedCSR.from_local(rows, G.owned, 80, comm)
+    B = np.ones(G.shape[0] + (1 if last else 0))
+    with pytest.raises(ValueError, match="B_local must be numeric of shape"):
+        distributed_cg(G, B)
+    B = np.ones(G.shape[0])
+    if last and B.size:
+        B[-1] = np.inf
+    with pytest.raises(ValueError, match="B_local contains NaN or infinity"):
+        distributed_cg(G, B)
+
+
+def test_distributed_filter_checks_its_options_like_chebyshev_filter(comm):
+    # lmax=-1, order=-3, tol=0 and a bound far below the spectrum were used as given (silently wrong
+    # results: lmax=-1 returned the signal unfiltered), where chebyshev_filter raises
+    L = gr.laplacian(_knn_graph(n=120, seed=8))
+    D = DistributedCSR.from_global(L, comm)
+    x = D.to_internal(np.random.default_rng(12).standard_normal(120))
+    with pytest.raises(ValueError, match="lmax must be > 0"):
+        distributed_chebyshev_filter(D, filters.Heat(1.0), x, lmax=-1.0)
+    with pytest.raises(ValueError, match="order must be >= 0"):
+        distributed_chebyshev_filter(D, filters.Heat(1.0), x, order=-3)
+    with pytest.raises(ValueError, match="tol must be > 0"):
+        distributed_chebyshev_filter(D, filters.Heat(1.0), x, tol=0.0)
+    with pytest.raises(ValueError, match="lmax=0.01 is below the spectrum"):
+        distributed_chebyshev_filter(D, filters.Heat(1.0), x, lmax=0.01)
+    # a bound at or above the spectrum passes, and gives the serial result with that bound
+    top = float(np.linalg.eigvalsh(L.toarray()).max())
+    Y = D.gather(distributed_chebyshev_filter(D, filters.Heat(1.0), x, lmax=1.001 * top, order=30))
+    Z = gr.chebyshev_filter(L, filters.Heat(1.0), D.gather(x), lmax=1.001 * top, order=30, backend="numpy")
+    assert _rel(Y, Z) <= 1e-12
+
+
+def test_distributed_filter_memory_is_checked_before_allocation_on_every_rank(comm, monkeypatch):
+    # the recurrence blocks and the halo of a rank are estimated first; a rank short of memory makes every
+    # rank raise (here rank 0 believes it has 1 MiB)
+    import graphrkhs._core.validation as validation
+
+    L = gr.laplacian(_knn_graph(n=200, seed=9))
+    D = DistributedCSR.from_global(L, comm)
+    X = D.to_internal(np.ones((200, 2000)))
+    if comm.rank == 0:
+        monkeypatch.setattr(validation, "_physical_memory", lambda: 2**20)
+    with pytest.raises(MemoryError, match="Chebyshev filter blocks and halo"):
+        distributed_chebyshev_filter(D, filters.Heat(1.0), X, order=5)
+
+
+def test_signals_without_columns_keep_their_rows(comm):
+    # an (n, 0) block: allgather_rows divided by the row width (0) and lost the rows under mpiexec
+    L = gr.laplacian(_knn_graph(n=90, seed=10))
+    X = np.zeros((90, 0))
+    assert gr.chebyshev_filter(L, filters.Heat(1.0), X, backend="mpi").shape == (90, 0)
+    D = DistributedCSR.from_global(L, comm)
+    assert D.gather(D.to_internal(X)).shape == (90, 0)
+    assert comm.allgather_rows(np.zeros((D.shape[0], 0, 3))).shape == (90, 0, 3)
+
+
+def test_a_preconditioner_refused_on_one_rank_raises_on_every_rank(comm):
+    # block-Jacobi AMG is built on each rank's diagonal block: here only the last rank's block (an adjacency
+    # matrix, zero diagonal) is refused; that rank raised, the others waited in CG's first reduction forever
+    L = gr.laplacian(_knn_graph(n=40, seed=11))
+    P = np.diag(np.ones(39), 1)
+    A = sp.csr_array(sp.block_diag([L + sp.eye_array(40), P + P.T]))
+    part = np.r_[np.zeros(40, dtype=np.int64), np.full(40, comm.size - 1)]
+    D = DistributedCSR.from_global(A, comm, part=part)
+    with pytest.raises(ValueError, match="diagonal"):
+        distributed_cg(D, np.ones(D.shape[0]), preconditioner="amg")
+
+
+def test_under_a_launcher_without_mpi4py_auto_is_serial_and_mpi_says_what_to_install(comm, monkeypatch):
+    # an MPI launcher's environment, mpi4py absent: "auto" must stay serial, an explicit "mpi" must say what
+    # is missing (it raised "import of mpi4py halted" / "No module named 'mpi4py'" from deep inside)
+    if comm.size > 1:
+        pytest.skip("simulates a launcher environment in the one-process session")
+    import sys
+
+    import graphrkhs.distributed._comm as comm_module
+
+    monkeypatch.setenv("PMI_SIZE", "2")
+    monkeypatch.setitem(sys.modules, "mpi4py", None)
+    monkeypatch.setitem(sys.modules, "mpi4py.MPI", None)
+    monkeypatch.setattr(comm_module, "_WORLD", None)
+    L = gr.laplacian(_knn_graph(n=60, seed=12))
+    x = np.random.default_rng(13).standard_normal(60)
+    assert resolve_backend("auto") == "auto"
+    assert _rel(gr.chebyshev_filter(L, filters.Heat(1.0), x),
+                gr.chebyshev_filter(L, filters.Heat(1.0), x, backend="numpy")) == 0.0
+    with pytest.raises(ImportError, match=r"mpi4py is not installed: pip install 'graphrkhs\[mpi\]'"):
+        gr.chebyshev_filter(L, filters.Heat(1.0), x, backend="mpi")
+
+
+def test_many_operators_on_one_graph_do_not_exhaust_mpi_communicators(comm):
+    # every DistributedCSR created a neighbourhood communicator and never freed it: MPICH has 2048, and the
+    # 2047th chebyshev_filter(backend="mpi") call of a script failed in MPI_Dist_graph_create_adjacent
+    L = gr.laplacian(_knn_graph(n=60, seed=14))
+    D = DistributedCSR.from_global(L, comm)
+    rp = D.plan.rank_plan(comm.rank)
+    args = (rp["sources"], rp["recv_counts"], rp["destinations"], rp["send_counts"], rp["send_index"])
+    for _ in range(2100):
+        halo = comm.halo(*args)
+    X = np.random.default_rng(15).standard_normal((60, 2))
+    ghost = halo.exchange(np.ascontiguousarray(D.to_internal(X)))
+    assert np.array_equal(ghost, X[D.plan.ghosts[comm.rank]])
+
+
+def test_a_process_started_by_a_rank_is_no_rank(comm, monkeypatch):
+    # a subprocess or joblib worker of a rank inherits the launcher's variables (PMI_SIZE=2): backend="auto"
+    # resolved to "mpi" there and MPI_Init aborted the child ("PMI_Init returned -1"). The rank marks itself.
+    import sys
+
+    from graphrkhs.distributed import mpi_world_size
+
+    marker = "GRAPHRKHS_MPI_RANK_PID"
+    if comm.size > 1:
+        assert os.environ.get(marker) == str(os.getpid())             # this rank marked itself
+    monkeypatch.setenv("PMI_SIZE", "2")
+    monkeypatch.setitem(sys.modules, "mpi4py.MPI", None)         # a fresh child: MPI not initialized there
+    monkeypatch.setenv(marker, str(os.getpid() + 1))             # the parent rank's pid
+    assert mpi_world_size() == 1 and resolve_backend("auto") == "auto"
+    monkeypatch.setenv(marker, str(os.getpid()))                 # the rank itself
+    assert mpi_world_size() == 2
