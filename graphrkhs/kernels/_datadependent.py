@@ -97,7 +97,9 @@ def default_sigma(X: ArrayLike, max_points: int = 1000) -> float:
     1 % at the default for data like two Gaussian clusters); rows stored
     sorted or grouped (e.g. by class) give a stratified sample, at least as
     accurate.  So reordering the rows changes the value by at most this
-    sampling error.
+    sampling error.  When more than half of the pairs coincide (duplicated
+    rows) the median is over the pairs of distinct rows, so that the width
+    still scales with X; 1.0 when all the rows are equal.
 
     The distances are computed in a centred, power-of-two-scaled frame, so the
     value is shift-invariant (``X + 1e8`` gives the same width up to the
@@ -118,7 +120,12 @@ def default_sigma(X: ArrayLike, max_points: int = 1000) -> float:
     Z = np.asarray(X, dtype=np.float64)
     Z, _, scale = _frame(Z, Z)
     iu = np.triu_indices(Z.shape[0], 1)
-    med = float(np.median(np.sqrt(_sq_dists(Z, Z)[iu]))) * scale
+    D = np.sqrt(_sq_dists(Z, Z)[iu])       # coincident rows get exactly 0 (_sq_dists)
+    med = float(np.median(D)) * scale
+    if med == 0 and D.any():
+        # more than half of the pairs coincide (duplicated rows): the distinct pairs' median, which
+        # scales with X (a constant 1.0 did not: at X * 1e-3 the kernel was nearly flat)
+        med = float(np.median(D[D > 0])) * scale
     return med if med > 0 and np.isfinite(med) else 1.0
 
 

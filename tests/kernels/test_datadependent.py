@@ -613,3 +613,17 @@ def test_landmark_evaluation_agrees_with_exact_predictions():
     exact = exact.ravel() if approx.ndim == 1 else exact
     assert np.linalg.norm(approx - exact) < 0.1 * np.linalg.norm(exact)
     assert np.mean(np.sign(approx) == np.sign(exact)) >= 0.95
+
+
+@pytest.mark.parametrize("scale", [1e-3, 1.0, 1e4])
+def test_default_sigma_scales_with_x_when_most_pairs_coincide(scale):
+    """More than half of the pairs at distance 0 (65 copies of one row among 85): the median distance is 0,
+    and the width fell back to 1.0 at every scale of X (the Fredholm classifier then labeled 82 % at
+    X * 1e-3 against 100 % at X).  Now the median of the distances between distinct rows, which scales
+    with X."""
+    rng = np.random.default_rng(0)
+    X = np.r_[np.zeros((65, 2)), rng.normal(0, 0.3, (5, 2)), 1 + rng.normal(0, 0.3, (15, 2))]
+    D = cdist(X, X)[np.triu_indices(85, 1)]
+    expected = np.median(D[D > 0])
+    assert default_sigma(scale * X) == pytest.approx(scale * expected, rel=1e-9)
+    assert default_sigma(np.ones((4, 2))) == 1.0        # no two distinct rows: the documented 1.0
