@@ -423,7 +423,7 @@ def _manifold_problem(K, labeled, Y, M):
     Y2, was_1d = _as_2d(Y)
     if Y2.shape[0] != S.size:
         raise ValueError(f"Y must have one row per labeled point ({S.size}); got {Y2.shape[0]}.")
-    M = sp.csr_array(M)
+    M = sp.csr_array(check_matrix(M, "M", allow_sparse=True))      # a NaN in M: named here, not after the solve
     if M.shape != (n, n):
         raise ValueError(f"M must have shape ({n}, {n}); got {M.shape}.")
     dtype = K.dtype if isinstance(K, KernelOperator) else np.asarray(K).dtype
