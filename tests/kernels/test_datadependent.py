@@ -627,3 +627,25 @@ def test_default_sigma_scales_with_x_when_most_pairs_coincide(scale):
     expected = np.median(D[D > 0])
     assert default_sigma(scale * X) == pytest.approx(scale * expected, rel=1e-9)
     assert default_sigma(np.ones((4, 2))) == 1.0        # no two distinct rows: the documented 1.0
+
+
+@pytest.mark.parametrize("n_neighbors", [None, 5])
+def test_normalized_fredholm_kernel_of_a_point_far_from_the_data(n_neighbors):
+    """normalized=True at a finite point so far from every x_i that each k(a, x_i) underflows to 0: the
+    normalized row k(a, x_i) / sum_n k(a, x_n) is still defined (the weights of the nearest points, a
+    softmax of -|a - x_i|^2 / (2 sigma^2)); it raised a ValueError ("non-positive sum"), so
+    FredholmClassifier(normalized=True).predict failed on such a point."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 2))
+    K = FredholmKernel(X, sigma=0.5, normalized=True, n_neighbors=n_neighbors)
+    a = np.array([[1000.0, 3.0]])
+    e = -((a - X) ** 2).sum(axis=1) / (2 * 0.5 ** 2)
+    if n_neighbors is not None:
+        e[np.argsort(-e)[n_neighbors:]] = -np.inf        # the truncated outer kernel keeps the k nearest
+    w = np.exp(e - e.max())
+    w /= w.sum()
+    PB = K.outer_weights(X[:3])
+    PB = PB.toarray() if sp.issparse(PB) else PB
+    from graphrkhs import gaussian_kernel
+    oracle = w @ gaussian_kernel(X, sigma=0.5) @ PB.T
+    np.testing.assert_allclose(K(a, X[:3]), oracle[None, :], rtol=1e-10, atol=0)
