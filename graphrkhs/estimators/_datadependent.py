@@ -85,6 +85,8 @@ class _DataDependent(PointsLearner):
     _parameter_constraints = {"loss": [Options("squared", "hinge")], "random_state": ["random_state"]}
 
     def _fit(self, X, labeled, Y):
+        if self.sigma is not None:
+            grid_of(self.sigma, [1.0], "sigma")      # a malformed grid raises here, naming sigma
         idx = np.flatnonzero(labeled)
         self.cv_results_ = None
         # a free constant makes the fit shift-equivariant: fit y less its labeled mean and add the mean to
@@ -508,7 +510,7 @@ class _Fredholm(_DataDependent):
 
     def _make_kernel(self, X, sigma=None):
         if sigma is None:
-            sigma = None if (self.sigma is None or is_tuned(self.sigma)) else self.sigma
+            sigma = None if (self.sigma is None or is_tuned(self.sigma)) else float(self.sigma)
             self.sigma_ = default_sigma(X) if sigma is None else float(sigma)
         return FredholmKernel(X, outer=self.outer, inner=self.inner, sigma=sigma, sigma_inner=self.sigma_inner,
                               normalized=self.normalized, n_neighbors=self.n_neighbors,

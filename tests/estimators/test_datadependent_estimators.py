@@ -400,3 +400,17 @@ def test_warped_one_label_per_class_is_laprls_at_the_fallback_values():
     assert np.abs(warped - ref).max() < 0.05 * np.abs(ref).max()
     truth = np.r_[np.zeros(30), np.ones(30)]
     assert np.mean((warped > 0) == truth) > 0.9
+
+
+@pytest.mark.parametrize("name", ["FredholmClassifier", "WarpedKernelClassifier"])
+def test_sigma_as_a_0d_array_and_a_malformed_grid(name):
+    """As the inductive learners: a 0-d array is a number (Fredholm raised 'sigma must be a real number'),
+    and a 2-D grid is a ValueError naming sigma (both raised float()'s TypeError, naming nothing)."""
+    import graphrkhs
+    X = np.random.default_rng(0).normal(size=(30, 2))
+    y = np.full(30, -1)
+    y[:4] = [0, 0, 1, 1]
+    cls = getattr(graphrkhs, name)
+    assert cls(sigma=np.array(2.0)).fit(X, y).sigma_ == 2.0
+    with pytest.raises(ValueError, match="sigma"):
+        cls(sigma=[[1.0, 2.0]]).fit(X, y)
