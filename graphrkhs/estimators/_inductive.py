@@ -603,14 +603,32 @@ def manifold_selection(est, make_K, S, Y, M, *, consistency, fit_intercept, fall
         ga = res.best_params["gamma_A"]
         res.best_params["gamma_I"] = gi
         return ga, gi, res, mp.coef(Y2, ga, gi / ga, fit_intercept=fit_intercept)
+    if gA is not None and not extI:
+        # one's own gamma_I grid with a gamma_A grid: each gamma_A with the ratios of that grid to it (the
+        # pooled ratios crossed with every gamma_A gave gamma_I values outside the grid), the best kept
+        best = None
+        for ga in gA:
+            try:
+                res, alpha, b = select_manifold_gammas(K, S, Y, M, [float(ga)], gI / float(ga),
+                                                       consistency=consistency, fit_intercept=fit_intercept,
+                                                       extend=False, max_extensions=0, return_coef=True)
+            except np.linalg.LinAlgError:      # every ratio of this gamma_A singular: the others may do
+                continue
+            if best is None or res.best_score > best[0].best_score:
+                best = (res, alpha, b)
+        if best is None:
+            warn("gamma_A/gamma_I: no gamma_A of the grid gives a usable system with the given gamma_I values; "
+                 f"the fallback values gamma_A={fallback[0]:g}, gamma_I={fallback[1]:g} are used. Pass numbers "
+                 "or a smaller sigma.", SelectionWarning)
+            return fallback[0], fallback[1], None, None
+        res, alpha, b = best
+        return float(res.best_params["gamma_A"]), float(res.best_params["gamma_I"]), res, (alpha, b)
     if gA is None:                 # gamma_A fixed: a grid of ratios (default: the scale-relative one)
         gamma_As, ratios, ext = [float(est.gamma_A)], (None if extI else gI / float(est.gamma_A)), extI
     elif extA and extI:
         gamma_As, ratios, ext = None, None, True
-    else:
-        gamma_As = gA
-        ratios = None if extI else np.unique(np.concatenate([[0.0], (gI[gI > 0][:, None] / gA[None, :]).ravel()]))
-        ext = False
+    else:                          # one's own gamma_A grid, gamma_I "auto" (the default ratio axis)
+        gamma_As, ratios, ext = gA, None, False
     max_extensions = 1
     if gA is not None and not extA and extI:
         # one's own gamma_A grid, gamma_I "auto": not extended, but a gamma_A at its edge is reported
