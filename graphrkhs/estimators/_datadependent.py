@@ -85,8 +85,9 @@ class _DataDependent(PointsLearner):
     _parameter_constraints = {"loss": [Options("squared", "hinge")], "random_state": ["random_state"]}
 
     def _fit(self, X, labeled, Y):
-        if self.sigma is not None:
-            grid_of(self.sigma, [1.0], "sigma")      # a malformed grid raises here, naming sigma
+        for name in ("sigma", "alpha"):             # a malformed grid raises here, naming its parameter
+            if getattr(self, name, None) is not None:
+                grid_of(getattr(self, name), [1.0], name)
         idx = np.flatnonzero(labeled)
         self.cv_results_ = None
         # a free constant makes the fit shift-equivariant: fit y less its labeled mean and add the mean to

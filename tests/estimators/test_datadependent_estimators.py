@@ -414,3 +414,6 @@ def test_sigma_as_a_0d_array_and_a_malformed_grid(name):
     assert cls(sigma=np.array(2.0)).fit(X, y).sigma_ == 2.0
     with pytest.raises(ValueError, match="sigma"):
         cls(sigma=[[1.0, 2.0]]).fit(X, y)
+    if name == "FredholmClassifier":
+        with pytest.raises(ValueError, match="alpha"):
+            cls(alpha=[[0.1, 0.2]]).fit(X, y)
