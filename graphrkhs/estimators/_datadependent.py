@@ -49,9 +49,6 @@ CUT_MAX_POINTS, CUT_NEIGHBORS = 2000, 10
 #: Up to this many points the width selection keeps the kernel of every width (above: the grams only; a kernel
 #: holds an (n, m) inner factor, 0.45 GiB at n = 60000, and is rebuilt when needed).
 KEEP_KERNELS_MAX_N = 10000
-#: A labeled Gram matrix whose asymmetry exceeds this many ulps of its largest entry is fitted as computed
-#: (LU), not symmetrized (see ``_DataDependent._fit``).
-ROUNDING_ASYMMETRY = 1e3
 Kernel = Union[str, Callable]
 
 
@@ -124,17 +121,9 @@ class _DataDependent(PointsLearner):
             self.coef_, b = _saddle_fit(np.asarray(G, dtype=np.float64), np.ones((idx.size, 1)), Y, ridge)
             self.intercept_ = np.asarray(b).reshape(-1)
         elif self.loss == "squared":
+            # a G asymmetric above rounding (the warped kernel at a large gamma_I / gamma_A) is fitted as
+            # computed: the predictions use its columns (rls_coefficients)
             self.coef_ = rls_coefficients(G, Y, ridge)
-            G64 = np.asarray(G, dtype=np.float64)
-            if np.abs(G64 - G64.T).max() > ROUNDING_ASYMMETRY * np.finfo(G64.dtype).eps * np.abs(G64).max():
-                # predictions evaluate kernel_(x, labeled_points_) column by column, each column with its
-                # own right factor: the rows of G as computed, not its symmetrized copy.  When G is
-                # asymmetric above rounding (the warped kernel at a large gamma_I / gamma_A, whose right
-                # factors carry their solve's error), fit those rows, or the asymmetry times |c| ~ 1/ridge
-                # shifts every prediction (rls_coefficients above still checks K + ridge l I is PD)
-                G64 = G64.copy()
-                G64.flat[::G64.shape[0] + 1] += ridge * G64.shape[0]
-                self.coef_ = np.linalg.solve(G64, np.asarray(Y, dtype=np.float64))
         else:
             self.svc_ = self._fit_hinge(np.asarray(G, dtype=np.float64), Y, 1.0 / (2.0 * ridge * G.shape[0]))
         if shift is not None:
