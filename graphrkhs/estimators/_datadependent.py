@@ -82,8 +82,17 @@ class _DataDependent(PointsLearner):
     _parameter_constraints = {"loss": [Options("squared", "hinge")], "random_state": ["random_state"]}
 
     def _fit(self, X, labeled, Y):
+        for name in ("sigma", "alpha"):             # a malformed grid raises here, naming its parameter
+            if getattr(self, name, None) is not None:
+                grid_of(getattr(self, name), [1.0], name)
         idx = np.flatnonzero(labeled)
         self.cv_results_ = None
+        # a free constant makes the fit shift-equivariant: fit y less its labeled mean and add the mean to
+        # the constant, so that a large offset of y stays out of the solves (at y ~ 1e9 it cost the
+        # Fredholm regressor 0.63 on targets of range 5)
+        shift = Y.mean(axis=0) if self.loss == "squared" and self._saddle_constant() else None
+        if shift is not None:
+            Y = Y - shift
         # one gate for every "auto" of the fit: without an informative LOO the fallback values are used
         self._loo_selects = loo_selects(Y, is_classifier(self))
         chosen = self._select(X, idx, Y)
@@ -112,9 +121,13 @@ class _DataDependent(PointsLearner):
             self.coef_, b = _saddle_fit(np.asarray(G, dtype=np.float64), np.ones((idx.size, 1)), Y, ridge)
             self.intercept_ = np.asarray(b).reshape(-1)
         elif self.loss == "squared":
+            # a G asymmetric above rounding (the warped kernel at a large gamma_I / gamma_A) is fitted as
+            # computed: the predictions use its columns (rls_coefficients)
             self.coef_ = rls_coefficients(G, Y, ridge)
         else:
             self.svc_ = self._fit_hinge(np.asarray(G, dtype=np.float64), Y, 1.0 / (2.0 * ridge * G.shape[0]))
+        if shift is not None:
+            self.intercept_ = self.intercept_ + shift
         if self.svc_ is None:
             self._values = self._values_factor()
         release = getattr(self.kernel_, "release_distances", None)
@@ -487,7 +500,7 @@ class _Fredholm(_DataDependent):
 
     def _make_kernel(self, X, sigma=None):
         if sigma is None:
-            sigma = None if (self.sigma is None or is_tuned(self.sigma)) else self.sigma
+            sigma = None if (self.sigma is None or is_tuned(self.sigma)) else float(self.sigma)
             self.sigma_ = default_sigma(X) if sigma is None else float(sigma)
         return FredholmKernel(X, outer=self.outer, inner=self.inner, sigma=sigma, sigma_inner=self.sigma_inner,
                               normalized=self.normalized, n_neighbors=self.n_neighbors,

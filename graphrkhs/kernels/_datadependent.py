@@ -97,7 +97,9 @@ def default_sigma(X: ArrayLike, max_points: int = 1000) -> float:
     1 % at the default for data like two Gaussian clusters); rows stored
     sorted or grouped (e.g. by class) give a stratified sample, at least as
     accurate.  So reordering the rows changes the value by at most this
-    sampling error.
+    sampling error.  When more than half of the pairs coincide (duplicated
+    rows) the median is over the pairs of distinct rows, so that the width
+    still scales with X; 1.0 when all the rows are equal.
 
     The distances are computed in a centred, power-of-two-scaled frame, so the
     value is shift-invariant (``X + 1e8`` gives the same width up to the
@@ -118,7 +120,12 @@ def default_sigma(X: ArrayLike, max_points: int = 1000) -> float:
     Z = np.asarray(X, dtype=np.float64)
     Z, _, scale = _frame(Z, Z)
     iu = np.triu_indices(Z.shape[0], 1)
-    med = float(np.median(np.sqrt(_sq_dists(Z, Z)[iu]))) * scale
+    D = np.sqrt(_sq_dists(Z, Z)[iu])       # coincident rows get exactly 0 (_sq_dists)
+    med = float(np.median(D)) * scale
+    if med == 0 and D.any():
+        # more than half of the pairs coincide (duplicated rows): the distinct pairs' median, which
+        # scales with X (a constant 1.0 did not: at X * 1e-3 the kernel was nearly flat)
+        med = float(np.median(D[D > 0])) * scale
     return med if med > 0 and np.isfinite(med) else 1.0
 
 
@@ -233,6 +240,8 @@ class FredholmKernel:
     normalized : bool, default=False
         Divide each outer row by its sum (the paper's "(N)" kernels).  Needs a
         positive outer kernel (Gaussian or heat; a callable is checked at run time).
+        A point so far from the data that every Gaussian weight underflows gets the
+        limit of its normalized row (the weights of its nearest points).
         False by default as in the paper's Eq. 5.
     n_neighbors : int, optional
         Truncate the outer kernel to the ``n_neighbors`` nearest of the n points (a
@@ -487,6 +496,15 @@ class FredholmKernel:
             memory_guard(A.shape[0] * n * A.dtype.itemsize, f"the dense outer kernel of {A.shape[0]} points",
                          "set n_neighbors to truncate the outer kernel, or evaluate fewer points at a time.")
             P = self._kernel("outer", A, self.X)
+            if self.normalized and self.outer in ("gaussian", "heat"):
+                far = ~(P.sum(axis=1) > 0)
+                if far.any():
+                    # a point so far from every x_i that each k(a, x_i) underflowed to 0: its normalized
+                    # row is still defined, exp(e_i - max e) / sum (the normalization cancels the shift;
+                    # the heat kernel is the Gaussian of the same width times a constant)
+                    Af, Xf, scale = _frame(A[far], self.X)
+                    E = _scaled_exponent(_sq_dists(Af, Xf), scale, self.sigma)
+                    P[far] = np.exp(E - E.max(axis=1, keepdims=True))
             return _scale_outer_rows(P, self.normalized, n, "the outer kernel has a row with a non-positive sum; "
                                      "use a positive outer kernel or a wider sigma.")
         k = self.n_neighbors
@@ -506,7 +524,12 @@ class FredholmKernel:
             if self._X_sq is None:
                 self._X_sq = np.einsum("ij,ij->i", self.X, self.X)
             d2, idx = _query_knn(self.X, A, k, self._X_sq)
-        if self.outer == "gaussian":
+        if self.normalized:
+            # the row's smallest distance taken out first (the normalization cancels it): a point far from
+            # every x_i keeps the weights of its nearest points instead of an all-zero row; the heat
+            # kernel is the Gaussian of the same width times a constant, which the normalization cancels too
+            w = np.exp((d2 - d2.min(axis=1, keepdims=True)) * A.dtype.type(-0.5 / self.sigma**2))
+        elif self.outer == "gaussian":
             w = np.exp(d2 * A.dtype.type(-0.5 / self.sigma**2))
         else:  # heat, in the scaled form of _pointcloud (normalization in the exponent)
             t = self.sigma**2 / 2.0

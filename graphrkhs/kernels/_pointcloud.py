@@ -25,7 +25,8 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .._core.types import KernelName
-from .._core.validation import check_matrix, check_option, check_points, check_scalar, power_of_two_exponent
+from .._core.validation import (check_matrix, check_option, check_points, check_scalar, memory_guard,
+                                power_of_two_exponent)
 
 __all__ = ["pairwise_kernel", "gaussian_kernel", "linear_kernel", "polynomial_kernel", "KERNELS",
            "heat_kernel", "heat_semigroup", "heat_log_normalization", "feature_map", "unisolvent_points",
@@ -194,6 +195,12 @@ def pairwise_kernel(A: ArrayLike, B: ArrayLike | None = None,
     Returns
     -------
     K : ndarray of shape (n_a, n_b), in A's float dtype (float32 stays float32).
+
+    Raises
+    ------
+    MemoryError
+        Before anything is allocated, when K would need more than 3/4 of the
+        machine's memory (the message gives the size).
     """
     A = check_points(A, "A")
     B = A if B is None else check_points(B, "B")
@@ -202,6 +209,10 @@ def pairwise_kernel(A: ArrayLike, B: ArrayLike | None = None,
     dtype = np.result_type(A.dtype, B.dtype)
     A = A.astype(dtype, copy=False)
     B = B.astype(dtype, copy=False)
+    # the one dense (len(A), len(B)) kernel matrix of the package: its size checked before it exists
+    memory_guard(A.shape[0] * B.shape[0] * np.dtype(dtype).itemsize,
+                 f"the {A.shape[0]} x {B.shape[0]} kernel matrix",
+                 "use fewer (labeled) points, or a low-rank solver (solver='nystrom').")
     if callable(kernel):
         K = np.asarray(kernel(A, B))
         if K.shape != (A.shape[0], B.shape[0]):

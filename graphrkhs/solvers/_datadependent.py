@@ -33,6 +33,11 @@ def _check_targets(Y, l):
     return Y2[:, 0] if was_1d else Y2
 
 
+#: A Gram matrix whose asymmetry exceeds this many ulps of its largest entry is solved as computed (see
+#: :func:`rls_coefficients`).
+ROUNDING_ASYMMETRY = 1e3
+
+
 def rls_coefficients(K: ArrayLike, Y: ArrayLike, alpha: float) -> np.ndarray:
     r"""Coefficients :math:`c = (K + \alpha l I)^{-1} Y` of kernel RLS on l labeled points.
 
@@ -54,7 +59,13 @@ def rls_coefficients(K: ArrayLike, Y: ArrayLike, alpha: float) -> np.ndarray:
     :func:`~graphrkhs.rls_fit` in float64 on the symmetrized K, with
     ``alpha > 0`` required (a data-dependent kernel is only positive
     semidefinite); a ``LinAlgError`` when :math:`K + \alpha l I` is not
-    positive definite (an indefinite inner kernel).
+    positive definite (an indefinite inner kernel).  A K asymmetric above
+    rounding (more than ``ROUNDING_ASYMMETRY`` = 1000 ulps of its largest
+    entry: a data-dependent Gram whose columns carry their own solve errors,
+    e.g. :class:`~graphrkhs.WarpedKernel` at a large :math:`\gamma_I/\gamma_A`)
+    is then solved as computed (LU): the fitted function is evaluated with
+    those columns, and the coefficients of the symmetrized copy, of order
+    :math:`1/(\alpha l)`, turned its asymmetry into an offset of every value.
 
     Examples
     --------
@@ -69,8 +80,12 @@ def rls_coefficients(K: ArrayLike, Y: ArrayLike, alpha: float) -> np.ndarray:
     # float64 and exactly symmetric (a data-dependent Gram matrix is symmetric to rounding only);
     # the copy is ours, so the one RLS solve may factor it in place.
     K = K.astype(np.float64)
-    K = (K + K.T) / 2
-    return rls_fit(K, Y, alpha, overwrite_K=True)
+    asymmetric = K.size and np.abs(K - K.T).max() > ROUNDING_ASYMMETRY * np.finfo(K.dtype).eps * np.abs(K).max()
+    C = rls_fit((K + K.T) / 2, Y, alpha, overwrite_K=True)      # also the positive-definiteness check
+    if asymmetric:
+        K.flat[::K.shape[0] + 1] += alpha * K.shape[0]
+        C = np.linalg.solve(K, np.asarray(Y, dtype=np.float64))
+    return C
 
 
 def rls_loo_error(K: ArrayLike, Y: ArrayLike, alphas: ArrayLike) -> np.ndarray:

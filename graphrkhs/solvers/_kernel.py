@@ -423,7 +423,7 @@ def _manifold_problem(K, labeled, Y, M):
     Y2, was_1d = _as_2d(Y)
     if Y2.shape[0] != S.size:
         raise ValueError(f"Y must have one row per labeled point ({S.size}); got {Y2.shape[0]}.")
-    M = sp.csr_array(M)
+    M = sp.csr_array(check_matrix(M, "M", allow_sparse=True))      # a NaN in M: named here, not after the solve
     if M.shape != (n, n):
         raise ValueError(f"M must have shape ({n}, {n}); got {M.shape}.")
     dtype = K.dtype if isinstance(K, KernelOperator) else np.asarray(K).dtype
@@ -708,8 +708,11 @@ def prls_fit(K: ArrayLike, Kp: ArrayLike, Kpp: ArrayLike, Y: ArrayLike, gamma: f
         Q = _orth_basis(Psi, "null_space").astype(K.dtype)
         QY = _snap(Y2 - Q @ (Q.T @ Y2), Y2)
         QK = K - Q @ (Q.T @ K)
-        A = gamma * l * P + K @ QK
-        alpha = _psd_solve((A + A.T) / 2, K @ QY)
+        # K Q K as the Gram (QK)^T (QK) (Q a symmetric projector): PSD by construction.  As K @ QK it was
+        # indefinite at the rounding of QK when K is nearly constant (sigma far above the points' spread:
+        # QK ~ 1e-10 against its rounding error eps |K|), and the Cholesky refused the system
+        A = gamma * l * P + QK.T @ QK
+        alpha = _psd_solve((A + A.T) / 2, QK.T @ QY)
         beta = np.linalg.lstsq(Psi, Y2 - K @ alpha, rcond=None)[0]
     else:
         A = gamma * l * P + K @ K

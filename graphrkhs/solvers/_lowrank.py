@@ -68,7 +68,7 @@ def _feature_problem(F, labeled, Y, M):
     Y2, was_1d = _as_2d(Y)
     if Y2.shape[0] != S.size:
         raise ValueError(f"Y must have one row per labeled point ({S.size}); got {Y2.shape[0]}.")
-    M = sp.csr_array(M, dtype=np.float64)
+    M = sp.csr_array(check_matrix(M, "M", allow_sparse=True), dtype=np.float64)   # NaN in M: named before work
     if M.shape != (n, n):
         raise ValueError(f"M must have shape ({n}, {n}), one row per row of F; got {M.shape}.")
     return F, n, S, np.asarray(Y2, dtype=np.float64), was_1d, M
@@ -541,7 +541,7 @@ def select_laprls_lowrank(X: ArrayLike, labeled: Indices, Y: ArrayLike, M: Matri
         raise ValueError(f"Y must have one row per labeled point ({S.size}); got {Y2.shape[0]}.")
     if not np.isfinite(Y2).all():
         raise ValueError("Y must be finite (no NaN or inf).")
-    M = sp.csr_array(M, dtype=np.float64)
+    M = sp.csr_array(check_matrix(M, "M", allow_sparse=True), dtype=np.float64)   # NaN in M: named before work
     if M.shape != (n, n):
         raise ValueError(f"M must have shape ({n}, {n}), one row per row of X; got {M.shape}.")
     sigmas = np.sort(check_ridges(sigmas, "sigmas"))

@@ -1,5 +1,7 @@
 """scikit-learn estimators on the Fredholm and warped kernels."""
 
+import warnings
+
 import numpy as np
 import pytest
 from scipy.spatial.distance import cdist
@@ -377,3 +379,41 @@ def test_fredholm_hinge_folds_do_not_depend_on_the_row_order():
     b = FredholmClassifier(loss="hinge").fit(X[perm], y[perm])
     assert b.alpha_ == pytest.approx(a.alpha_, rel=1e-12)
     np.testing.assert_array_equal(b.predict(X[perm]), a.predict(X)[perm])
+
+
+def test_warped_one_label_per_class_is_laprls_at_the_fallback_values():
+    """RLS on the warped kernel is LapRLS, also at the graph-dominated fallback gamma_I / gamma_A = 1e12
+    (one label per class): the warped Gram matrix of the labeled points is then asymmetric well above
+    rounding (each column carries its right factor's solve error), and its symmetrized copy, fitted
+    with coefficients of order 1 / ridge, shifted every prediction by ~0.06 against values of ~5e-4
+    (every point one class)."""
+    from graphrkhs import LapRLSClassifier, WarpedKernelClassifier
+    rng = np.random.default_rng(0)
+    X = np.r_[rng.normal(0, 1, (30, 2)), rng.normal(3, 1, (30, 2))]
+    y = np.full(60, -1)
+    y[[0, 30]] = [0, 1]
+    kw = dict(sigma=2.8, gamma_A=1e-6, gamma_I=1e6)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")      # LapRLS's residual check at this conditioning
+        ref = LapRLSClassifier(**kw).fit(X, y).decision_function(X)
+    warped = WarpedKernelClassifier(**kw).fit(X, y).decision_function(X)
+    assert np.abs(warped - ref).max() < 0.05 * np.abs(ref).max()
+    truth = np.r_[np.zeros(30), np.ones(30)]
+    assert np.mean((warped > 0) == truth) > 0.9
+
+
+@pytest.mark.parametrize("name", ["FredholmClassifier", "WarpedKernelClassifier"])
+def test_sigma_as_a_0d_array_and_a_malformed_grid(name):
+    """As the inductive learners: a 0-d array is a number (Fredholm raised 'sigma must be a real number'),
+    and a 2-D grid is a ValueError naming sigma (both raised float()'s TypeError, naming nothing)."""
+    import graphrkhs
+    X = np.random.default_rng(0).normal(size=(30, 2))
+    y = np.full(30, -1)
+    y[:4] = [0, 0, 1, 1]
+    cls = getattr(graphrkhs, name)
+    assert cls(sigma=np.array(2.0)).fit(X, y).sigma_ == 2.0
+    with pytest.raises(ValueError, match="sigma"):
+        cls(sigma=[[1.0, 2.0]]).fit(X, y)
+    if name == "FredholmClassifier":
+        with pytest.raises(ValueError, match="alpha"):
+            cls(alpha=[[0.1, 0.2]]).fit(X, y)

@@ -1,5 +1,7 @@
 """Inductive semi-supervised estimators: identities with the plain solvers and scikit-learn, bad input."""
 
+import warnings
+
 import numpy as np
 import pytest
 from sklearn.exceptions import NotFittedError
@@ -349,3 +351,43 @@ def test_plaprls_cg_leaves_a_residual_plateau_and_matches_direct():
         cg = PLapRLSClassifier(solver="cg", max_iter=5000, **kw).fit(X, yp)
     assert cg.solver_info_["converged"].all()
     assert np.linalg.norm(cg.decision_function(X) - direct) <= 1e-3 * np.linalg.norm(direct)
+
+
+@pytest.mark.parametrize("name", ["PRLSRegressor", "PLapRLSRegressor", "FredholmRegressor"])
+def test_regressor_with_a_free_constant_is_shift_equivariant_at_a_large_offset(name):
+    """A free constant makes the fit shift-equivariant, f(y + b) = f(y) + b, selection included.  PRLS and
+    PLapRLS (constant null space) and the Fredholm regressor (saddle-point constant) solved for the
+    constant with y + b in the system: at b = 1e9, 0.15 (PLapRLS) and 0.63 (Fredholm) of error on targets
+    of range ~5, and PRLS chose another width and gamma.  (RLS, LapRLS, G-RLS and the warped regressor
+    centre y or pass this already.)"""
+    import graphrkhs
+    rng = np.random.default_rng(0)
+    X = np.r_[rng.normal(0, 1, (30, 2)), rng.normal(3, 1, (30, 2))]
+    lab = [0, 1, 2, 3, 30, 31, 32, 33]
+    y = np.full(60, np.nan)
+    y[lab] = X[lab, 0]
+    cls = getattr(graphrkhs, name)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ref = cls().fit(X, y).predict(X)
+        shifted = cls().fit(X, y + 1e9).predict(X) - 1e9
+    assert np.abs(shifted - ref).max() < 1e-3 * np.ptp(y[lab])
+
+
+@pytest.mark.parametrize("name", ["LapRLSClassifier", "WarpedKernelClassifier"])
+@pytest.mark.parametrize("grid", [[0.1], [0.1, 10.0]])
+def test_own_gamma_I_grid_with_gamma_A_auto_selects_from_that_grid(name, grid):
+    """gamma_A="auto" with one's own gamma_I grid: the ratios gamma_I / gamma_A of every pair were pooled
+    into one axis and crossed with every gamma_A (and a ratio 0 added), so the chosen gamma_I could be
+    any ratio times another gamma_A -- gamma_I=[0.1] gave gamma_I_ = 31.6."""
+    import graphrkhs
+    rng = np.random.default_rng(0)
+    X = np.r_[rng.normal(0, 1, (30, 2)), rng.normal(3, 1, (30, 2))]
+    y = np.full(60, -1)
+    y[[0, 1, 2, 3, 30, 31, 32, 33]] = [0, 0, 0, 0, 1, 1, 1, 1]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est = getattr(graphrkhs, name)(sigma=1.0, gamma_I=grid).fit(X, y)
+    assert est.gamma_I_ in grid
+    assert est.gamma_A_ in set(np.geomspace(1e-7, 1e1, 17).tolist()) or np.isclose(
+        est.gamma_A_, np.geomspace(1e-7, 1e1, 17)).any()

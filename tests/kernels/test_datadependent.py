@@ -613,3 +613,53 @@ def test_landmark_evaluation_agrees_with_exact_predictions():
     exact = exact.ravel() if approx.ndim == 1 else exact
     assert np.linalg.norm(approx - exact) < 0.1 * np.linalg.norm(exact)
     assert np.mean(np.sign(approx) == np.sign(exact)) >= 0.95
+
+
+@pytest.mark.parametrize("scale", [1e-3, 1.0, 1e4])
+def test_default_sigma_scales_with_x_when_most_pairs_coincide(scale):
+    """More than half of the pairs at distance 0 (65 copies of one row among 85): the median distance is 0,
+    and the width fell back to 1.0 at every scale of X (the Fredholm classifier then labeled 82 % at
+    X * 1e-3 against 100 % at X).  Now the median of the distances between distinct rows, which scales
+    with X."""
+    rng = np.random.default_rng(0)
+    X = np.r_[np.zeros((65, 2)), rng.normal(0, 0.3, (5, 2)), 1 + rng.normal(0, 0.3, (15, 2))]
+    D = cdist(X, X)[np.triu_indices(85, 1)]
+    expected = np.median(D[D > 0])
+    assert default_sigma(scale * X) == pytest.approx(scale * expected, rel=1e-9)
+    assert default_sigma(np.ones((4, 2))) == 1.0        # no two distinct rows: the documented 1.0
+
+
+@pytest.mark.parametrize("n_neighbors", [None, 5])
+def test_normalized_fredholm_kernel_of_a_point_far_from_the_data(n_neighbors):
+    """normalized=True at a finite point so far from every x_i that each k(a, x_i) underflows to 0: the
+    normalized row k(a, x_i) / sum_n k(a, x_n) is still defined (the weights of the nearest points, a
+    softmax of -|a - x_i|^2 / (2 sigma^2)); it raised a ValueError ("non-positive sum"), so
+    FredholmClassifier(normalized=True).predict failed on such a point."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 2))
+    K = FredholmKernel(X, sigma=0.5, normalized=True, n_neighbors=n_neighbors)
+    a = np.array([[1000.0, 3.0]])
+    e = -((a - X) ** 2).sum(axis=1) / (2 * 0.5 ** 2)
+    if n_neighbors is not None:
+        e[np.argsort(-e)[n_neighbors:]] = -np.inf        # the truncated outer kernel keeps the k nearest
+    w = np.exp(e - e.max())
+    w /= w.sum()
+    PB = K.outer_weights(X[:3])
+    PB = PB.toarray() if sp.issparse(PB) else PB
+    from graphrkhs import gaussian_kernel
+    oracle = w @ gaussian_kernel(X, sigma=0.5) @ PB.T
+    np.testing.assert_allclose(K(a, X[:3]), oracle[None, :], rtol=1e-10, atol=0)
+
+
+def test_warped_rls_equals_laprls_at_a_large_ratio():
+    """gamma_I / gamma_A = 1e12 on 60 points with one label per cluster (the estimators' fallback): the
+    warped Gram of the labeled points is asymmetric well above rounding, and rls_coefficients symmetrized
+    it although f is evaluated with its columns as computed -- an offset of ~0.06 against values ~5e-4."""
+    rng = np.random.default_rng(0)
+    X = np.r_[rng.normal(0, 1, (30, 2)), rng.normal(3, 1, (30, 2))]
+    S = np.array([0, 30])
+    y = np.array([-1.0, 1.0])
+    f = warped_rls(X, S, y, gamma_A=1e-6, gamma_I=1e6, sigma=2.8)
+    W = knn_graph(X, 10)
+    want = laprls_oracle(X, S, y, 2.8, 1e-6, 1e6, laplacian(W).toarray(), X)
+    assert np.abs(f(X) - want).max() < 0.05 * np.abs(want).max()

@@ -225,3 +225,17 @@ def test_grls_features_callable_with_inconsistent_q_is_a_clear_error():
     K = GRLSKernel(X, features=lambda A: np.ones((len(A), 1 if len(A) == 20 else 2)))
     with pytest.raises(ValueError, match="same number of columns for every input"):
         K(X[:3])
+
+
+@pytest.mark.parametrize("kernel", ["gaussian", "linear", "polynomial", lambda A, B: A @ B.T])
+def test_pairwise_kernel_estimates_its_memory_before_allocating(kernel, monkeypatch):
+    """The (len(A), len(B)) kernel matrix -- RLS's l x l Gram, every learner's dense kernel -- is checked
+    against the memory limit before it is allocated (it was allocated and filled unchecked: 50000 labels
+    asked for 20 GB of the shared 24 GB)."""
+    from graphrkhs._core import validation
+    from graphrkhs import pairwise_kernel
+    monkeypatch.setattr(validation, "_physical_memory", lambda: 64 * 2**20)     # limit 48 MiB
+    A = np.random.default_rng(0).normal(size=(3000, 2))                          # 3000^2 * 8 B = 69 MiB
+    with pytest.raises(MemoryError, match="would need"):
+        pairwise_kernel(A, kernel=kernel, sigma=1.0)
+    assert pairwise_kernel(A[:100], A[:50], kernel=kernel, sigma=1.0).shape == (100, 50)

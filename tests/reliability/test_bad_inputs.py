@@ -750,6 +750,18 @@ add("laprls_fit", "marker collision", lambda: g.laprls_fit(K, [0, 1, 2, N], YR, 
 add("laprls_fit", "wrong shape (M)", lambda: g.laprls_fit(K, LAB, YR, M[:5, :5], 1e-3, 1.0), Raises(ValueError, "M"))
 add("laprls_fit", "gamma_A 0", lambda: g.laprls_fit(K, LAB, YR, M, 0.0, 1.0), Raises(ValueError, "gamma_A"))
 unknown_option("laprls_fit", lambda: g.laprls_fit(K, LAB, YR, M, 1e-3, 1.0, solver="bogus"), "solver")
+# a NaN in the graph penalty M: a ValueError naming M before the solve (was: NaN coefficients from
+# plaprls_fit and the Nystrom solvers, a LinAlgError about a singular matrix from laprls_fit, and
+# select_nystrom_laprls blamed make_kernel)
+M_NAN = M.copy()
+M_NAN.data[0] = np.nan
+for _name, _call in [("laprls_fit", lambda: g.laprls_fit(K, LAB, YR, M_NAN, 1e-3, 1.0)),
+                     ("plaprls_fit", lambda: g.plaprls_fit(K, LAB, YR, M_NAN, 1e-3, 1.0)),
+                     ("nystrom_laprls_fit", lambda: g.nystrom_laprls_fit(FNY, LAB, YR, M_NAN, 1e-3, 1.0)),
+                     ("nystrom_plaprls_fit", lambda: g.nystrom_plaprls_fit(FNY, LAB, YR, M_NAN, 1e-3, 1.0)),
+                     ("select_nystrom_laprls", lambda: g.select_nystrom_laprls(FNY, LAB, YR, M_NAN, [1e-3], [1.0])),
+                     ("select_laprls_lowrank", lambda: g.select_laprls_lowrank(X, LAB, YR, M_NAN, [1.0]))]:
+    add(_name, "NaN (M)", _call, Raises(ValueError, "M contains NaN"))
 add("laprls_fit", "no edges", lambda: g.laprls_fit(K, LAB, YR, g.graph_penalty(EMPTY_GRAPH), 1e-3, 1.0),
     Correct(finite))
 add("laprls_fit", "huge", lambda: g.laprls_fit(K, LAB, 1e150 * YR, M, 1e-3, 1.0),

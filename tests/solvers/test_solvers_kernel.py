@@ -576,3 +576,19 @@ def test_public_solver_functions_are_annotated():
         missing = [p.name for p in sig.parameters.values() if p.annotation is inspect.Parameter.empty]
         assert not missing, f"{f.__name__}: no annotation for {missing}"
         assert sig.return_annotation is not inspect.Signature.empty, f"{f.__name__}: no return annotation"
+
+
+def test_prls_with_a_nearly_constant_kernel_is_solved_not_refused():
+    """sigma far above the spread of the points (K = 1 1^T to within 1e-10): K Q K, with Q the projector
+    off the constants, formed as K @ (Q K) is indefinite at the rounding of Q K (its true entries are
+    ~1e-10), and prls_fit raised "not positive semidefinite" (PRLSClassifier(sigma=1e5) failed).  As the
+    Gram (QK)^T (QK) it is PSD by construction.  The fit is finite and beta is optimal for its alpha
+    (the loss's derivative in beta, 1^T r, vanishes)."""
+    rng = np.random.default_rng(0)
+    X = np.r_[rng.normal(0, 1, (4, 2)), rng.normal(3, 1, (4, 2))]
+    y = np.r_[-np.ones(4), np.ones(4)]
+    K, Kp, Kpp, _ = consistency_grams(X, X, sigma=1e5)
+    alpha, beta = prls_fit(K, Kp, Kpp, y, 1e-3)
+    assert np.isfinite(alpha).all() and np.isfinite(beta).all()
+    r = y - K @ alpha - beta[0]
+    assert abs(r.sum()) < 1e-8 * np.abs(y).sum()            # d/d beta of the loss: 1^T r = 0
