@@ -35,6 +35,7 @@ the approximation of K: :math:`K - FF^T` is PSD and its trace is
 
 from __future__ import annotations
 
+import warnings
 from typing import Literal
 
 import numpy as np
@@ -42,7 +43,8 @@ from numpy.typing import ArrayLike, DTypeLike, NDArray
 
 from .._core.progress import _Progress, progress_bar
 from .._core.types import KernelName, RandomStateLike
-from .._core.validation import check_option, check_points, check_random_state, check_scalar, memory_guard
+from .._core.validation import (AccuracyWarning, check_option, check_points, check_random_state, check_scalar,
+                                memory_guard)
 from ._pointcloud import KERNELS, pairwise_kernel
 
 __all__ = ["NystromFeatures"]
@@ -94,7 +96,8 @@ class NystromFeatures:
         rounding level, whose share of the trace is ``error_``).
     tol : float >= 0, default=1e-2
         Accepted relative trace error (see the module documentation); 0 uses
-        the cap directly.
+        the cap directly.  When the cap (fewer than n landmarks) leaves an
+        error above ``tol``, an :class:`~graphrkhs.AccuracyWarning` says so.
     landmarks : {"kmeans", "uniform"}, default="kmeans"
         k-means centres (``sklearn.cluster.MiniBatchKMeans``, one pass, fitted
         for the cap; prefixes of a random order of the centres are tried) or a
@@ -207,6 +210,12 @@ class NystromFeatures:
             Phi = pairwise_kernel(sample, pool[:m], **self._kw).astype(np.float64) @ T
             d = _kernel_diagonal(sample, self._kw)
             err = float(np.sum(d - np.einsum("ij,ij->i", Phi, Phi))) / max(float(np.sum(d)), 1e-300)
+        if self.tol > 0 and m == cap < n and err > self.tol:
+            # the documented tolerance is not met: say so (the estimators' solver_info_ records error_ too)
+            warnings.warn(f"Nystrom features: the cap n_components={cap} landmarks leaves a relative trace "
+                          f"error of {err:.3g} of the kernel of n = {n} points, above tol={self.tol:g}; raise "
+                          f"n_components (memory grows as n * n_components) or the kernel width, or pass a "
+                          f"larger tol to accept it.", AccuracyWarning, stacklevel=2)
         self.landmarks_ = pool[:m]
         if index is not None:
             index = index[:m]

@@ -2,6 +2,8 @@
 interpolation at the landmarks, a PSD remainder whose trace is the reported error, the rank
 chosen by the tolerance) and the warped kernel on it."""
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -58,12 +60,18 @@ def test_factor_against_the_kernel_matrix(landmarks):
 
 
 def test_rank_by_tolerance():
-    caps = {}
+    caps, warned = {}, {}
     for tol in (1e-1, 1e-2, 1e-4, 0.0):
-        ny = g.NystromFeatures(X, sigma=1.0, n_components=300, tol=tol, landmarks="uniform", random_state=1)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            ny = g.NystromFeatures(X, sigma=1.0, n_components=300, tol=tol, landmarks="uniform", random_state=1)
         caps[tol] = ny.n_components_
+        warned[tol] = any(issubclass(w.category, g.AccuracyWarning) for w in caught)
         if ny.n_components_ < 300:
             assert ny.error_ <= tol
+        # the cap (300 < n landmarks) reached with the error still above a positive tol: said, else silent
+        assert warned[tol] == (tol > 0 and ny.n_components_ == 300 and ny.error_ > tol)
+    assert warned[1e-4] and not warned[0.0]
     assert caps[0.0] == 300
     assert caps[1e-1] <= caps[1e-2] <= caps[1e-4] <= caps[0.0]
     assert caps[1e-1] < 300
