@@ -412,7 +412,7 @@ class _Fredholm(_DataDependent):
     def _refine_by_graph_cut(self, idx, Y, cache, paths, kernel_at):
         r"""Classifiers: the (width, ridge) of :func:`~graphrkhs.solvers.graph_cut_choice` over the grid the
         LOO evaluated (the candidates within one standard error of the best LOO accuracy, and among them the
-        fewest kNN edges across predicted classes).
+        smallest normalized cut of the predicted classes on a kNN graph).
 
         The grid is that of ``cv_results_`` (with its edge extensions); per width, the
         eigendecomposition of the scaled kernel that the LOO selection computed
@@ -477,7 +477,7 @@ class _Fredholm(_DataDependent):
                 out[t] = (Ft[:, 0] > 0) if m == 1 else np.argmax(Ft, axis=1)
             return out
 
-        i, j = graph_cut_choice(acc, mse, l, predict, edges)
+        i, j = graph_cut_choice(acc, mse, l, predict, edges, n_classes=max(2, Y2.shape[1]))
         s = float(sigmas[i])
         return s, float(rel[j]) * eig[i][1] / l
 
@@ -522,8 +522,9 @@ _FREDHOLM_PARAMS_DOC = r"""
         (one Fredholm kernel per width, :func:`~graphrkhs.select_kernel_ridge`; the
         kernels share one n x n distance matrix, :meth:`FredholmKernel.with_sigma`).
         Classifiers then keep, among the (width, ridge) points within one standard
-        error of the best LOO accuracy, the one whose predicted classes cut the fewest
-        edges of a 10-NN graph of the data (:func:`~graphrkhs.solvers.graph_cut_choice`:
+        error of the best LOO accuracy, the one whose predicted classes have the
+        smallest normalized cut of a 10-NN graph of the data, a class predicted
+        nowhere ruling a candidate out (:func:`~graphrkhs.solvers.graph_cut_choice`:
         with few labels the LOO minimum alone is decided by one or two labels);
         a sequence: one's own grid; None: the median pairwise distance.  The
         width used is ``sigma_``, the scores ``cv_results_``.

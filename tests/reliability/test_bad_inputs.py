@@ -584,6 +584,9 @@ add("graph_cut_choice", "no candidate",
 add("graph_cut_choice", "l = 0",
     lambda: g.graph_cut_choice(_ACC, np.zeros((2, 2)), 0, lambda i, js: np.zeros((len(js), 3), int), _EDGES),
     Raises(ValueError, "l must"))
+add("graph_cut_choice", "n_classes = 0",
+    lambda: g.graph_cut_choice(_ACC, np.zeros((2, 2)), 10, lambda i, js: np.zeros((len(js), 3), int), _EDGES,
+                               n_classes=0), Raises(ValueError, "n_classes"))
 add("graph_cut_choice", "predict not callable",
     lambda: g.graph_cut_choice(_ACC, np.zeros((2, 2)), 10, None, _EDGES), Raises(TypeError, "predict"))
 add("graph_cut_choice", "edges of two lengths",

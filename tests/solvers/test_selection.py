@@ -571,9 +571,54 @@ def test_graph_cut_choice_keeps_the_smoothest_candidate_within_one_standard_erro
     # equal cuts: the lower LOO MSE wins
     steps[(0, 0)] = [1, 1, 1, 0, 0, 0]
     assert graph_cut_choice(acc, mse, l, predict, edges) == (0, 0)
-    # -inf accuracy (an invalid grid point) is never a candidate
+    # -inf accuracy (an invalid grid point) is never a candidate; among (0, 1), (1, 0), (1, 1) the normalized
+    # cut decides: (0, 1) = [1,1,1,0,0,0] cuts one edge between volumes 5 and 5 (Ncut 1/5 + 1/5 = 0.4),
+    # (1, 1) = [0,0,0,0,0,1] one edge off a class of volume 1 (1/9 + 1/1), (1, 0) two edges (2/6 + 2/4)
     acc = np.array([[-np.inf, 0.5], [0.5, 0.5]])
-    assert graph_cut_choice(acc, mse, l, predict, edges) == (1, 1)           # (1,1): one cut, (0,1) one cut, mse 0.05
+    assert graph_cut_choice(acc, mse, l, predict, edges) == (0, 1)
+
+
+def test_graph_cut_choice_is_the_normalized_cut_and_refuses_degenerate_labelings():
+    from graphrkhs.solvers import graph_cut_choice
+
+    # two 4-cliques joined by the edge 3-4 (each undirected edge once)
+    clique = [(i, j) for i in range(4) for j in range(i + 1, 4)]
+    und = clique + [(i + 4, j + 4) for i, j in clique] + [(3, 4)]
+    edges = (np.array([e[0] for e in und]), np.array([e[1] for e in und]))
+    labelings = [np.zeros(8, int),                          # one class everywhere: no cut edge at all
+                 np.r_[0, 0, 0, 0, 0, 0, 0, 1],             # a class of one node: 3 cut edges
+                 np.r_[0, 0, 0, 0, 1, 1, 1, 1],             # the two cliques: 1 cut edge
+                 np.r_[0, 0, 1, 0, 1, 1, 1, 1]]             # node 2 on the wrong side: 4 cut edges
+    acc, mse = np.full((1, 4), 0.75), np.zeros((1, 4))
+
+    def predict(i, js):
+        return np.array([labelings[j] for j in js])
+
+    # Ncut by hand: vol = 2 * 13 = 26 endpoints; cliques: 1/13 + 1/13; one node: 3/3 + 3/23; node 2 moved: 4/10 + 4/16
+    assert graph_cut_choice(acc, mse, 4, predict, edges, n_classes=2) == (0, 2)
+    # the same edges given in both directions: the same Ncut
+    both = (np.r_[edges[0], edges[1]], np.r_[edges[1], edges[0]])
+    assert graph_cut_choice(acc, mse, 4, predict, both, n_classes=2) == (0, 2)
+    # without the cliques' labeling the one-class labeling (0 cut edges) is not chosen (Ncut +inf), but the
+    # labeling with node 2 moved (4/10 + 4/16 = 0.65 < 1 + 3/23)
+    acc = np.array([[0.75, 0.75, -np.inf, 0.75]])
+    assert graph_cut_choice(acc, mse, 4, predict, edges, n_classes=2) == (0, 3)
+    # a third class that no candidate predicts makes every candidate +inf: the lower LOO MSE decides
+    mse = np.array([[0.3, 0.2, 0.0, 0.1]])
+    assert graph_cut_choice(acc, mse, 4, predict, edges, n_classes=3) == (0, 3)
+    with pytest.raises(ValueError, match="range"):
+        graph_cut_choice(acc, mse, 4, predict, edges, n_classes=1)
+    # the only candidate of the best LOO accuracy (1.0: one standard error is 0) predicts one class: the next
+    # grid points by accuracy are candidates (0.75, SE sqrt(0.75 * 0.25 / 4) = 0.217: down to 0.533, so not 0.5)
+    calls = []
+
+    def predict_logged(i, js):
+        calls.append(tuple(js))
+        return predict(i, js)
+
+    acc = np.array([[1.0, -np.inf, 0.75, 0.5]])
+    assert graph_cut_choice(acc, np.zeros((1, 4)), 4, predict_logged, edges, n_classes=2) == (0, 2)
+    assert calls == [(0,), (2,)]
 
 
 def _path_with_a_singly_labeled_component():
