@@ -757,14 +757,21 @@ class GraphKernelRidgeRegressor(_TransductiveRegressor, _GraphKernelRidge):
 # ---------------------------------------------------------------------------
 
 def _standardize_columns(F):
-    r"""Each class column standardized over all n nodes: :math:`z(F)_{ic} = (F_{ic} - m_c) / (s_c + 10^{-300})`.
+    r"""Each class column standardized over all n nodes: :math:`z(F)_{ic} = (F_{ic} - m_c) / s_c`.
 
     :math:`m_c` and :math:`s_c` are the mean and the population standard deviation (ddof 0) of column
     c over every node, labeled ones included (``benchmarks/label_rates_explore.py``'s ``pp_zscore``);
-    the :math:`10^{-300}` keeps a constant column (:math:`s_c = 0`) at 0 instead of NaN.
+    a constant column (:math:`s_c = 0`) gives 0, not NaN.  The deviations are divided by their largest
+    magnitude before :math:`s_c` is taken (z is invariant to it): Poisson's potentials scale as 1/c
+    with the edge weights, and at c = 2^-600 their squares overflowed (z = 0), at 2^600 they
+    underflowed (z ~ 1e120).
     """
     F = np.asarray(F, dtype=np.float64)
-    return (F - F.mean(axis=0)) / (F.std(axis=0) + 1e-300)
+    D = F - F.mean(axis=0)
+    top = np.abs(D).max(axis=0)
+    D = D / np.where(top > 0, top, 1.0)
+    s = D.std(axis=0)
+    return D / np.where(s > 0, s, 1.0)
 
 
 #: Fewest columns for which ``graph="auto"`` of :class:`PoissonRidgeEnsembleClassifier` considers the
