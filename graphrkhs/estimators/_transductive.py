@@ -1010,6 +1010,9 @@ def _canonical_node_order(W, S, Y):
     order); nodes equal in all of them (automorphic, or the same point twice) keep their order.
     """
     W = sp.csr_array(W)
+    # in units of a power of two near the largest weight (exact; the order does not change): the
+    # squares of weights ~1e200 overflowed (NaN keys), of ~1e-200 underflowed (all 0)
+    W = W * np.ldexp(1.0, -power_of_two_exponent(W.data))
     rows = np.asarray(S)
     deg = np.asarray(W.sum(axis=1)).ravel()[rows]
     sq = np.asarray(W.multiply(W).sum(axis=1)).ravel()[rows]
