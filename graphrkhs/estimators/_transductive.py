@@ -230,7 +230,11 @@ class _TransductiveClassifier(ClassifierOutputMixin, _GraphLearner):
         P[orphan] = self._prior_distribution()     # no label reaches these nodes: the class prior, exactly
         self._orphan_nodes = orphan
         self.label_distributions_ = P
-        self.transduction_ = self.classes_[S.argmax(axis=1)]
+        # ... and its most probable class (their scores under a class normalization need not agree: with
+        # mean_shift, the prior vector minus the reached nodes' column means)
+        codes = S.argmax(axis=1)
+        codes[orphan] = np.argmax(self._prior_distribution())
+        self.transduction_ = self.classes_[codes]
 
     def _fitted_scores(self):
         return self.scores_
@@ -244,10 +248,25 @@ class _TransductiveClassifier(ClassifierOutputMixin, _GraphLearner):
             scores, node = self._oos_scores(X, self._fitted_scores(), return_node=True)
             P = self._proba_of_scores(self._class_scores(scores))
         if node is not None:
-            on_orphan = node >= 0
-            on_orphan[on_orphan] = self._orphan_nodes[node[on_orphan]]
-            P[on_orphan] = self._prior_distribution()
+            P[self._on_orphan(node)] = self._prior_distribution()
         return P
+
+    def _on_orphan(self, node):
+        """Which new points sit on a fitted node that no label reaches (``node``: -1 for none)."""
+        on_orphan = node >= 0
+        on_orphan[on_orphan] = self._orphan_nodes[node[on_orphan]]
+        return on_orphan
+
+    def predict(self, X: ArrayLike) -> np.ndarray:
+        """The class with the largest score; a point on a fitted node gets that node's
+        ``transduction_`` (the most probable class of the prior where no label reaches)."""
+        with verbosity(self.verbose):
+            check_is_fitted(self, "transduction_")
+            scores, node = self._oos_scores(X, self._fitted_scores(), return_node=True)
+            codes = self._class_scores(scores).argmax(axis=1)
+        if node is not None:
+            codes[self._on_orphan(node)] = np.argmax(self._prior_distribution())
+        return self.classes_[codes]
 
 
 class _TransductiveRegressor(RegressorOutputMixin, _GraphLearner):
