@@ -257,16 +257,27 @@ class _TransductiveClassifier(ClassifierOutputMixin, _GraphLearner):
         on_orphan[on_orphan] = self._orphan_nodes[node[on_orphan]]
         return on_orphan
 
+    def _node_class_scores(self, X):
+        """Class scores of new points; a point on a fitted node that no label reaches gets the prior
+        (its label distribution) as its scores, so predict and decision_function follow it."""
+        check_is_fitted(self, "transduction_")
+        scores, node = self._oos_scores(X, self._fitted_scores(), return_node=True)
+        S = self._class_scores(scores)
+        if node is not None:
+            S[self._on_orphan(node)] = self._prior_distribution()
+        return S
+
     def predict(self, X: ArrayLike) -> np.ndarray:
         """The class with the largest score; a point on a fitted node gets that node's
         ``transduction_`` (the most probable class of the prior where no label reaches)."""
         with verbosity(self.verbose):
-            check_is_fitted(self, "transduction_")
-            scores, node = self._oos_scores(X, self._fitted_scores(), return_node=True)
-            codes = self._class_scores(scores).argmax(axis=1)
-        if node is not None:
-            codes[self._on_orphan(node)] = np.argmax(self._prior_distribution())
-        return self.classes_[codes]
+            return self.classes_[self._node_class_scores(X).argmax(axis=1)]
+
+    def decision_function(self, X: ArrayLike) -> np.ndarray:
+        """Decision values (see :class:`~graphrkhs.estimators._base.ClassifierOutputMixin`); a point on
+        a fitted node that no label reaches gets those of the prior, in agreement with ``predict``."""
+        with verbosity(self.verbose):
+            return self._decision_of_scores(self._node_class_scores(X))
 
 
 class _TransductiveRegressor(RegressorOutputMixin, _GraphLearner):
