@@ -271,7 +271,8 @@ class _TransductiveClassifier(ClassifierOutputMixin, _GraphLearner):
         """The class with the largest score; a point on a fitted node gets that node's
         ``transduction_`` (the most probable class of the prior where no label reaches)."""
         with verbosity(self.verbose):
-            return self.classes_[self._node_class_scores(X).argmax(axis=1)]
+            codes = self._node_class_scores(X).argmax(axis=1)     # NotFittedError before classes_ is read
+        return self.classes_[codes]
 
     def decision_function(self, X: ArrayLike) -> np.ndarray:
         """Decision values (see :class:`~graphrkhs.estimators._base.ClassifierOutputMixin`); a point on
