@@ -172,8 +172,13 @@ def _cols(V):
 
 def _relative(R, B):
     R, B = _cols(R), _cols(B)
-    rn = np.linalg.norm(R, axis=0)
-    bn = np.linalg.norm(B, axis=0)
+    # both norms in units of the column's largest entry (the ratio is unchanged): numpy's norm squares
+    # the entries, which overflowed beyond ~1e154 (inf / inf = NaN, never above tol: the check passed)
+    # and underflowed below ~1e-162 (0: a wrong solution measured as exact)
+    unit = np.maximum(np.abs(R).max(axis=0, initial=0.0), np.abs(B).max(axis=0, initial=0.0))
+    unit = np.where((unit > 0) & np.isfinite(unit), unit, 1.0)
+    rn = np.linalg.norm(R / unit, axis=0)
+    bn = np.linalg.norm(B / unit, axis=0)
     return np.where(bn > 0, rn / np.where(bn > 0, bn, 1.0), np.where(rn > 0, 1.0, 0.0))
 
 

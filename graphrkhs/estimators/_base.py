@@ -253,6 +253,8 @@ class ClassifierOutputMixin(ClassifierMixin):
 
         Reference rows R: the unlabeled fitted rows (all rows when none is unlabeled), without
         ``exclude`` (nodes no label reaches).  q = ``class_priors`` or the labeled proportions.
+        The size-constrained assignment of ``class_priors`` runs on unlabeled rows only: without
+        one it is skipped (the labeled rows keep their labels' scores).
         """
         k = self.classes_.size
         a, t = np.ones(k), np.zeros(k)
@@ -261,6 +263,9 @@ class ClassifierOutputMixin(ClassifierMixin):
         ref = ~np.asarray(self._fit_labeled, dtype=bool)
         if exclude is not None:
             ref &= ~exclude
+        # the size constraint is on the unlabeled rows: with none (every reached row labeled) it is void,
+        # and imposing the sizes on the labeled rows relabeled them against their own labels
+        size_rows = bool(ref.any())
         if not ref.any():
             ref = np.ones(S.shape[0], dtype=bool) if exclude is None else ~exclude
         if not ref.any():
@@ -279,7 +284,7 @@ class ClassifierOutputMixin(ClassifierMixin):
             # centred columns, reweighted by b / ybar (Calder et al. 2020, Algorithm 1)
             a = np.where(ybar > 0, q / np.where(ybar > 0, ybar, 1.0), 0.0)
             t = -a * R.mean(axis=0)
-        if self.class_priors is not None and not self._sizes_in_solver:
+        if self.class_priors is not None and not self._sizes_in_solver and size_rows:
             # the labeling of R with class sizes |R| q closest to the priors: its class prices
             _, prices = size_constrained_assignment(R * a + t, class_sizes(q, int(R.shape[0])))
             t = t + (prices.max() - prices)      # >= 0: non-negative scores stay non-negative

@@ -230,7 +230,11 @@ class _TransductiveClassifier(ClassifierOutputMixin, _GraphLearner):
         P[orphan] = self._prior_distribution()     # no label reaches these nodes: the class prior, exactly
         self._orphan_nodes = orphan
         self.label_distributions_ = P
-        self.transduction_ = self.classes_[S.argmax(axis=1)]
+        # ... and its most probable class (their scores under a class normalization need not agree: with
+        # mean_shift, the prior vector minus the reached nodes' column means)
+        codes = S.argmax(axis=1)
+        codes[orphan] = np.argmax(self._prior_distribution())
+        self.transduction_ = self.classes_[codes]
 
     def _fitted_scores(self):
         return self.scores_
@@ -244,10 +248,37 @@ class _TransductiveClassifier(ClassifierOutputMixin, _GraphLearner):
             scores, node = self._oos_scores(X, self._fitted_scores(), return_node=True)
             P = self._proba_of_scores(self._class_scores(scores))
         if node is not None:
-            on_orphan = node >= 0
-            on_orphan[on_orphan] = self._orphan_nodes[node[on_orphan]]
-            P[on_orphan] = self._prior_distribution()
+            P[self._on_orphan(node)] = self._prior_distribution()
         return P
+
+    def _on_orphan(self, node):
+        """Which new points sit on a fitted node that no label reaches (``node``: -1 for none)."""
+        on_orphan = node >= 0
+        on_orphan[on_orphan] = self._orphan_nodes[node[on_orphan]]
+        return on_orphan
+
+    def _node_class_scores(self, X):
+        """Class scores of new points; a point on a fitted node that no label reaches gets the prior
+        (its label distribution) as its scores, so predict and decision_function follow it."""
+        check_is_fitted(self, "transduction_")
+        scores, node = self._oos_scores(X, self._fitted_scores(), return_node=True)
+        S = self._class_scores(scores)
+        if node is not None:
+            S[self._on_orphan(node)] = self._prior_distribution()
+        return S
+
+    def predict(self, X: ArrayLike) -> np.ndarray:
+        """The class with the largest score; a point on a fitted node gets that node's
+        ``transduction_`` (the most probable class of the prior where no label reaches)."""
+        with verbosity(self.verbose):
+            codes = self._node_class_scores(X).argmax(axis=1)     # NotFittedError before classes_ is read
+        return self.classes_[codes]
+
+    def decision_function(self, X: ArrayLike) -> np.ndarray:
+        """Decision values (see :class:`~graphrkhs.estimators._base.ClassifierOutputMixin`); a point on
+        a fitted node that no label reaches gets those of the prior, in agreement with ``predict``."""
+        with verbosity(self.verbose):
+            return self._decision_of_scores(self._node_class_scores(X))
 
 
 class _TransductiveRegressor(RegressorOutputMixin, _GraphLearner):
@@ -757,14 +788,21 @@ class GraphKernelRidgeRegressor(_TransductiveRegressor, _GraphKernelRidge):
 # ---------------------------------------------------------------------------
 
 def _standardize_columns(F):
-    r"""Each class column standardized over all n nodes: :math:`z(F)_{ic} = (F_{ic} - m_c) / (s_c + 10^{-300})`.
+    r"""Each class column standardized over all n nodes: :math:`z(F)_{ic} = (F_{ic} - m_c) / s_c`.
 
     :math:`m_c` and :math:`s_c` are the mean and the population standard deviation (ddof 0) of column
     c over every node, labeled ones included (``benchmarks/label_rates_explore.py``'s ``pp_zscore``);
-    the :math:`10^{-300}` keeps a constant column (:math:`s_c = 0`) at 0 instead of NaN.
+    a constant column (:math:`s_c = 0`) gives 0, not NaN.  The deviations are divided by their largest
+    magnitude before :math:`s_c` is taken (z is invariant to it): Poisson's potentials scale as 1/c
+    with the edge weights, and at c = 2^-600 their squares overflowed (z = 0), at 2^600 they
+    underflowed (z ~ 1e120).
     """
     F = np.asarray(F, dtype=np.float64)
-    return (F - F.mean(axis=0)) / (F.std(axis=0) + 1e-300)
+    D = F - F.mean(axis=0)
+    top = np.abs(D).max(axis=0)
+    D = D / np.where(top > 0, top, 1.0)
+    s = D.std(axis=0)
+    return D / np.where(s > 0, s, 1.0)
 
 
 #: Fewest columns for which ``graph="auto"`` of :class:`PoissonRidgeEnsembleClassifier` considers the
@@ -1003,6 +1041,9 @@ def _canonical_node_order(W, S, Y):
     order); nodes equal in all of them (automorphic, or the same point twice) keep their order.
     """
     W = sp.csr_array(W)
+    # in units of a power of two near the largest weight (exact; the order does not change): the
+    # squares of weights ~1e200 overflowed (NaN keys), of ~1e-200 underflowed (all 0)
+    W = W * np.ldexp(1.0, -power_of_two_exponent(W.data))
     rows = np.asarray(S)
     deg = np.asarray(W.sum(axis=1)).ravel()[rows]
     sq = np.asarray(W.multiply(W).sum(axis=1)).ravel()[rows]

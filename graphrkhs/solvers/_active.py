@@ -77,6 +77,7 @@ from .._core.validation import (
     check_random_state,
     check_scalar,
     memory_guard,
+    power_of_two_exponent,
 )
 from ..graphs import as_adjacency
 from ..graphs import laplacian as graph_laplacian
@@ -154,8 +155,10 @@ def _posterior_covariance(W, S, alpha, kind):
                  "use criterion='uncertainty' or 'entropy', which need no covariance.")
     A = sp.csr_array(A).toarray()
     if label_free_mask(W, S).any():
-        d = np.asarray(W.sum(axis=1)).ravel()
-        A[np.diag_indices_from(A)] += _SINGULAR_SHIFT * max(float(d.max()), 1.0)
+        # relative to the largest degree (an absolute floor dominated L on graphs of small weights and
+        # made the model change depend on the scale of W); 1 only when there is no edge at all
+        top = float(np.asarray(W.sum(axis=1)).max())
+        A[np.diag_indices_from(A)] += _SINGULAR_SHIFT * (top if top > 0 else 1.0)
     # C = A^{-1} (A is SPD once every component holds a label).  LAPACK's LU inverse (getrf/getri),
     # not a Cholesky solve: with the OpenBLAS build here the Cholesky factorization and solve on the
     # identity took about twice as long as the whole LU inverse on the digits (n = 1780); the
@@ -295,6 +298,13 @@ def propose_labels(scores: ArrayLike, n_points: int = 1, *, criterion: str = "un
     if W.shape[0] != n:
         raise ValueError(f"graph has {W.shape[0]} nodes but scores has {n} rows; pass the graph the scores "
                          "were computed on.")
+    e = power_of_two_exponent(W.data)
+    if abs(e) > 64:
+        # in units of 2^e of the weights (exact): C = (L + J/alpha)^{-1} scales as 2^-e and its squared
+        # norms overflowed (weights ~2^-600: every value inf).  With alpha -> alpha 2^e, C -> 2^e C, every
+        # model change and the greedy updates are unchanged
+        W = W * np.ldexp(1.0, -e)
+        alpha = float(np.ldexp(alpha, e))
     C, free = _posterior_covariance(W, S, alpha, laplacian)
     F = P[free].copy()
     allowed_f = allowed[free]

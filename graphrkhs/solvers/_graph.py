@@ -56,7 +56,8 @@ from .._core.linalg import check_solution
 from .._core.loo import KernelRidgePath, check_ridges
 from .._core.types import ArrayLike, GraphLike, Indices, MatrixLike
 from ._common import labeled_graph_problem
-from .._core.validation import ConvergenceWarning, check_matrix, check_option, check_scalar, memory_guard, warn
+from .._core.validation import (ConvergenceWarning, check_matrix, check_option, check_scalar, memory_guard,
+                                power_of_two_exponent, warn)
 from ..spectral.filters import default_kernel
 from ..graphs import LAPLACIANS, laplacian as graph_laplacian
 from ..kernels import GraphKernel
@@ -83,6 +84,10 @@ RIDGE_METHODS = ("auto", "direct", "cg", "sparse")
 #: Largest number of labeled nodes for which the ridge forms Phi[:, S] (n x l)
 #: and Cholesky-factors Phi_SS; above it the matrix-free CG path is used.
 DIRECT_MAX_LABELED = 2000
+
+#: Iterative solves rescale A and B by powers of two when either's largest entry lies beyond
+#: 2^(+-this) (far inside the range where CG's squares over- or underflow, ~2^(+-500)).
+_CG_SCALE_EXPONENT = 64
 
 
 # ---------------------------------------------------------------------------
@@ -122,6 +127,16 @@ def _solve_spd(A, B, preconditioner, tol, max_iter, backend="numpy"):
             return _direct_solve(A, B, tol)
         preconditioner = "amg"
     prebuilt = preconditioner is not None and not isinstance(preconditioner, str)
+    # CG's inner products square the entries: with weights ~2^-600 the residual's squares underflowed
+    # to 0 (CG stopped at X = 0, "converged"), ~2^600 they overflowed.  Far from 1, solve in units of
+    # powers of two of A and B (exact): A' = 2^-a A, B' = 2^-b B, X = 2^(b-a) X', M' = 2^a M.
+    ea, eb = power_of_two_exponent(A.data if sp.issparse(A) else A), power_of_two_exponent(np.asarray(B))
+    if max(abs(ea), abs(eb)) > _CG_SCALE_EXPONENT:
+        A = sp.csr_array(A * np.ldexp(1.0, -ea))
+        B = np.ldexp(np.asarray(B, dtype=np.float64), -eb)
+        if prebuilt:
+            preconditioner = spla.aslinearoperator(preconditioner) * np.ldexp(1.0, ea)
+        return np.ldexp(_solve_spd(A, B, preconditioner, tol, max_iter, backend), eb - ea)
     # a prebuilt (global, serial) preconditioner keeps backend="auto" serial: a script that passes one runs
     # unchanged under mpiexec or next to a Dask client; an explicit distributed backend still refuses it
     resolved = "numpy" if (prebuilt and backend == "auto") else resolve_backend(backend)

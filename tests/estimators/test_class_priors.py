@@ -5,7 +5,10 @@ out directly on the method's scores; the class sizes of the size-constrained ass
 (priors equal to the labeled fractions reweight nothing).
 """
 
+import warnings
+
 import numpy as np
+import scipy.sparse as sp
 import pytest
 from sklearn.base import is_classifier
 from sklearn.datasets import make_blobs
@@ -312,3 +315,34 @@ def test_ensemble_bad_priors_raise_before_the_solve(bad, exc, match, monkeypatch
     monkeypatch.setattr(tr, "poisson_learning", no_solve)
     with pytest.raises(exc, match=match):
         g.PoissonRidgeEnsembleClassifier(graph="precomputed", class_priors=bad).fit(W, yy)
+
+
+TRANSDUCTIVE_PRIOR_SIZED = [g.LaplacianRegularizationClassifier, g.PoissonLearningClassifier,
+                            g.GraphKernelRidgeClassifier, g.PoissonRidgeEnsembleClassifier, g.GraphTVClassifier]
+
+
+@pytest.mark.parametrize("E", TRANSDUCTIVE_PRIOR_SIZED)
+@pytest.mark.parametrize("free_component", [False, True])
+def test_priors_never_relabel_the_labeled_nodes_when_no_unlabeled_node_is_reached(E, free_component):
+    # every node of the labeled component is labeled (15 / 15); optionally a second component holds the
+    # only unlabeled nodes, which no label reaches (they get the prior).  The size constraint acts on the
+    # unlabeled nodes a label reaches -- none here -- so priors of (0.2, 0.8) must leave the fit's labels
+    # alone (they relabeled 9 labeled nodes to force the sizes 6 / 24 onto them)
+    X, y = make_blobs(30, centers=[[0, 0], [4, 0]], cluster_std=0.5, random_state=0)
+    W = g.knn_graph(X, 5)
+    yy = y.copy()
+    if free_component:
+        W = sp.block_diag([W, g.knn_graph(np.random.default_rng(0).normal(size=(5, 2)), 3)]).tocsr()
+        yy = np.r_[y, -np.ones(5, dtype=int)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", g.GraphWarning)
+        plain = E(graph="precomputed").fit(W, yy)
+        est = E(graph="precomputed", class_priors=[0.2, 0.8]).fit(W, yy)
+    # no size prices: the decision is the method's own scores (Poisson's include its b / ybar reweighting)
+    np.testing.assert_array_equal(est.class_offset_, np.zeros(2))
+    np.testing.assert_array_equal(est.transduction_[:30], est.classes_[est.scores_[:30].argmax(axis=1)])
+    np.testing.assert_array_equal(plain.transduction_[:30], y)
+    np.testing.assert_array_equal(est.transduction_[:30], y)
+    if free_component:
+        np.testing.assert_allclose(est.label_distributions_[30:], np.tile([0.2, 0.8], (5, 1)), rtol=1e-12)
+        np.testing.assert_array_equal(est.transduction_[30:], np.ones(5, dtype=int))   # the prior's mode

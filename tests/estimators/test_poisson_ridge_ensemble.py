@@ -92,6 +92,23 @@ def test_node_permutation_equivariance(problem):
     np.testing.assert_allclose(b.label_distributions_, a.label_distributions_[perm], rtol=1e-8, atol=1e-10)
 
 
+@pytest.mark.parametrize("exponent", [-600, 600])
+def test_scaling_the_edge_weights_changes_nothing(problem, exponent):
+    # Poisson's potentials scale as 1/c when W -> c W (L F = source), the kernel ridge on the normalized
+    # Laplacian not at all, so the standardized ensemble must not move.  c = 2^-600 put Poisson's scores
+    # near 1e180: their squares in the standard deviation overflowed, z was 0 and the Poisson half of the
+    # ensemble vanished (with numpy's overflow warning); c = 2^600 put them near 1e-180, the squares
+    # underflowed to 0 and the 1e-300 floor blew z up to ~1e120, so Poisson alone decided
+    X, y, yy, W, P, R = problem
+    a = PoissonRidgeEnsembleClassifier(graph="precomputed").fit(W, yy)
+    c = 2.0 ** exponent                       # a power of two: W c is exact
+    with np.errstate(over="raise", invalid="raise", divide="raise"):
+        b = PoissonRidgeEnsembleClassifier(graph="precomputed").fit(W * c, yy)
+    np.testing.assert_allclose(b.poisson_scores_ * c, a.poisson_scores_, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(b.scores_, a.scores_, rtol=1e-8, atol=1e-9)
+    np.testing.assert_array_equal(b.transduction_, a.transduction_)
+
+
 def test_points_with_a_cosine_graph_spec_equal_the_precomputed_cosine_graph():
     X, y, yy = _blobs(seed=4)
     X = X + 5.0                                # away from the origin: cosine geometry is meaningful

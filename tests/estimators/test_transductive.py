@@ -564,3 +564,40 @@ def test_graph_tv_auto_alpha_does_not_depend_on_the_node_numbering(E):
     for alpha, out in fits[1:]:
         assert alpha == fits[0][0]
         np.testing.assert_allclose(out, fits[0][1], atol=1e-5)
+
+
+@pytest.mark.parametrize("E", [LaplacianRegularizationClassifier, PoissonLearningClassifier, GraphTVClassifier])
+def test_nodes_no_label_reaches_are_labeled_with_the_most_probable_class_of_their_prior(E):
+    # points on a line: node 0 labeled 0, nodes 1-3 labeled 1 (prior (1/4, 3/4)), nodes 4-11 beyond them,
+    # and a far group of 5 no label reaches.  The far nodes' label distribution is the prior, so their
+    # label is class 1.  mean_shift subtracts the column means over the reached unlabeled nodes (all on
+    # class 1's side) from their scores (the prior vector): (1/4 - m_0, 3/4 - m_1) had its argmax at class
+    # 0, and transduction_ and predict said 0 while label_distributions_ gave class 1 3/4
+    X = np.r_[np.arange(12.0), 100.0 + np.arange(5.0)][:, None]
+    y = np.full(17, -1)
+    y[[0, 1, 2, 3]] = [0, 1, 1, 1]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est = E(n_neighbors=2, class_normalization="mean_shift").fit(X, y)
+        pred = est.predict(X)
+    far = np.arange(12, 17)
+    np.testing.assert_allclose(est.label_distributions_[far], np.tile([0.25, 0.75], (5, 1)), rtol=1e-12)
+    np.testing.assert_array_equal(est.transduction_[far], np.ones(5, dtype=int))
+    np.testing.assert_array_equal(pred[far], np.ones(5, dtype=int))
+
+
+@pytest.mark.parametrize("E", [LaplacianRegularizationClassifier, PoissonLearningClassifier, GraphTVClassifier])
+def test_decision_function_on_nodes_no_label_reaches_agrees_with_predict(E):
+    # the setting above: predict gives the far nodes the prior's class 1, so decision_function must be
+    # positive there (binary: positive means classes_[1]); it was -0.5 (their normalized scores)
+    X = np.r_[np.arange(12.0), 100.0 + np.arange(5.0)][:, None]
+    y = np.full(17, -1)
+    y[[0, 1, 2, 3]] = [0, 1, 1, 1]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est = E(n_neighbors=2, class_normalization="mean_shift").fit(X, y)
+        d = est.decision_function(X)
+        pred = est.predict(X)
+    far = np.arange(12, 17)
+    assert (d[far] > 0).all()
+    np.testing.assert_array_equal(pred[far], np.ones(5, dtype=int))

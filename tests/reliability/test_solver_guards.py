@@ -131,6 +131,21 @@ def test_check_solution_refuses_non_finite_solutions():
         check_solution(np.eye(2), np.array([1.0, np.nan]), np.ones(2), 1e-8, "test system", "do X.")
 
 
+@pytest.mark.parametrize("exponent", [-600, 600])
+def test_check_solution_sees_a_wrong_solution_at_any_scale(exponent):
+    # ||b - A x|| / ||b|| is scale-free, but numpy's norm squares the entries: at 2^600 both norms
+    # overflowed (inf / inf = NaN, which is not above tol: a wrong solution passed, with numpy's overflow
+    # warning), at 2^-600 both underflowed to 0 (and a wrong solution was measured as exact)
+    c = 2.0 ** exponent
+    A = np.array([[2.0, 1.0], [1.0, 3.0]]) * c
+    B = np.array([1.0, 2.0]) * c
+    good = np.linalg.solve(A, B)
+    with np.errstate(over="raise", invalid="raise", divide="raise"):
+        assert check_solution(A, good, B, 1e-12, "test system", "do X.") < 1e-15
+        with pytest.warns(ConvergenceWarning, match="relative residual of 1.26e"):   # sqrt(8 / 5)
+            check_solution(A, np.ones(2), B, 1e-8, "test system", "do X.")
+
+
 # -- finding 8: NaN in, NaN out ---------------------------------------------------------------------------
 
 def test_conjugate_gradient_refuses_nan_input():

@@ -176,6 +176,32 @@ def test_model_change_label_free_component():
     np.testing.assert_allclose(expected[n:], np.sqrt(5) * np.linalg.norm(np.eye(3)[0] - prior), rtol=1e-10)
 
 
+@pytest.mark.parametrize("exponent", [-30, -600])
+def test_model_change_label_free_component_at_any_weight_scale(exponent):
+    """The harmonic model (alpha=0) does not change when W is scaled, so neither does its model change.
+    The shift that keeps L_UU invertible on the label-free ring was 1e-10 * max(largest degree, 1):
+    absolute below degree 1, it dominated L at W * 2^-30 (values 15% off) and at W * 2^-600 (the picks
+    changed; the squared norms of C ~ 2^600 overflowed to inf)."""
+    W, S, Y = _problem(n=30)
+    n = W.shape[0]
+    ring = np.roll(np.eye(5), 1, axis=1)
+    W2 = np.zeros((n + 5, n + 5))
+    W2[:n, :n] = W.toarray()
+    W2[n:, n:] = ring + ring.T
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", GraphWarning)
+        F = harmonic_solution(W2, S, Y, tol=1e-12)
+    ref, ref_vals = propose_labels(F, 4, criterion="model_change", labeled=S, graph=W2, return_values=True)
+    nodes, vals = propose_labels(F, 4, criterion="model_change", labeled=S, graph=W2 * 2.0 ** exponent,
+                                 return_values=True)
+    np.testing.assert_array_equal(nodes, ref)
+    np.testing.assert_allclose(vals, ref_vals, rtol=1e-6)
+    # a ring node is among the picks, at sqrt(5) ||pseudo-label - prior|| (test_model_change_label_free_component)
+    ring = nodes >= n
+    assert ring.sum() == 1
+    np.testing.assert_allclose(vals[ring], np.sqrt(5) * np.linalg.norm(np.eye(3)[0] - Y.mean(axis=0)), rtol=1e-6)
+
+
 def test_model_change_greedy_batch_is_sequential_lookahead():
     """The second pick of a batch is the best model change after re-solving with the first pick
     labeled by its pseudo-label (the look-ahead the batch is defined by)."""

@@ -2,6 +2,7 @@
 closed forms, an independent convex solver (cvxpy) for TV, and bad input."""
 
 import functools
+import warnings
 
 import numpy as np
 import pytest
@@ -564,3 +565,25 @@ def test_one_tv_tolerance_default():
     from graphrkhs.solvers import TV_TOL
 
     assert inspect.signature(graph_tv).parameters["tol"].default == TV_TOL == 1e-4
+
+
+@pytest.mark.parametrize("preconditioner", ["amg", "jacobi", None])
+@pytest.mark.parametrize("exponent", [-600, 600])
+def test_iterative_laplacian_solves_do_not_depend_on_the_scale_of_the_weights(preconditioner, exponent):
+    # harmonic: L_UU F_U = -L_US Y_S is homogeneous in W; Tikhonov (J + mu L) F = J Y is unchanged by
+    # W -> c W, mu -> mu / c.  CG squares the residual: at W * 2^-600 its squares underflowed to 0, CG
+    # stopped at F_U = 0 and reported convergence (error 0.93, no warning); at W * 2^600 (no
+    # preconditioner) they overflowed (NaN, "did not reach tol in 0 iterations")
+    rng = np.random.default_rng(0)
+    X = np.r_[rng.normal(0, 1, (30, 2)), rng.normal(3, 1, (30, 2))]
+    W = knn_graph(X, 6)
+    S = np.array([0, 1, 30, 31])
+    Y = np.eye(2)[[0, 0, 1, 1]]
+    c = 2.0 ** exponent
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")          # neither a ConvergenceWarning nor a numpy RuntimeWarning
+        for solve, kw, kw_c in [(harmonic_solution, {}, {}),
+                                (tikhonov_solution, {"alpha": 0.3}, {"alpha": 0.3 / c})]:
+            ref = solve(W, S, Y, preconditioner=preconditioner, **kw)
+            F = solve(W * c, S, Y, preconditioner=preconditioner, **kw_c)
+            np.testing.assert_allclose(F, ref, atol=1e-6)
