@@ -135,6 +135,14 @@ def conjugate_gradient(A: Union[OperatorLike, Callable[[np.ndarray], np.ndarray]
     -------
     CGResult
 
+    Notes
+    -----
+    Each column is solved in units of a power of two (that of its largest
+    entry): the iteration's squared norms neither overflow nor underflow
+    for A and B anywhere in the floating-point range (entries of order
+    :math:`2^{\pm 600}`), and since such a rescaling is exact the result
+    is that of the unscaled system times the scale.
+
     Examples
     --------
     >>> import numpy as np
@@ -173,10 +181,20 @@ def conjugate_gradient(A: Union[OperatorLike, Callable[[np.ndarray], np.ndarray]
             raise ValueError(f"x0 must have the shape of B {B.shape}; got {x0.shape}.")
         check_numeric_dtype(x0, "x0")
         check_finite_array(x0, "x0", "start from finite values (or x0=None)")
-    X = np.zeros((n, m), dtype=dtype) if x0 is None else np.array(x0.reshape(n, m), dtype=dtype)
+    # Every column in units of a power of two, 2^e_j with e_j the exponent of max_i |B_ij| (summed over the
+    # processes' rows when distributed: the same order of magnitude): the squared norms and p^T A p below
+    # then neither overflow (B ~ 2^600) nor underflow to 0 (B ~ 2^-600, which read as converged at x=0).
+    # Exact: a power-of-two scale commutes with rounding, so the iterates are those of the unscaled system
+    # times 2^-e_j (bit for bit, barring subnormals), and x = 2^e_j x' at the end.  One pass over B per solve.
+    colmax = np.abs(B2).max(axis=0, initial=0.0).astype(np.float64) if n else np.zeros(m)
+    colmax = reduce(colmax)
+    exps = np.frexp(np.where(np.isfinite(colmax) & (colmax > 0), colmax, 1.0))[1].astype(np.int64)
+    B2 = np.ldexp(B2.astype(dtype, copy=False), -exps).astype(dtype, copy=False)
+    X = np.zeros((n, m), dtype=dtype) if x0 is None else \
+        np.ldexp(np.array(x0.reshape(n, m), dtype=dtype), -exps).astype(dtype, copy=False)
     bnorm = colnorm(B2)
     bnorm_safe = np.where(bnorm > 0, bnorm, 1.0)
-    R = B2 - _apply(A, X) if x0 is not None else B2.astype(dtype, copy=True)
+    R = B2 - _apply(A, X) if x0 is not None else B2.copy()
     active = colnorm(R) > tol * bnorm
     Z = _apply(M, R) if M is not None else R.copy()
     P = Z.copy()
@@ -239,6 +257,7 @@ def conjugate_gradient(A: Union[OperatorLike, Callable[[np.ndarray], np.ndarray]
     # The recursive residual can drift below the true one; judge by the true residual,
     # with a little slack for the rounding of the final product itself.
     converged = true_res <= max(tol, 0) * 1.01 + 10 * np.finfo(dtype).eps
+    X = np.ldexp(X, exps).astype(dtype, copy=False)       # back to B's units (exact)
     result = CGResult(X[:, 0] if was_1d else X, converged, it, true_res)
     if not converged.all():
         report_failure(f"conjugate gradients did not reach tol={tol:g} in {it} iterations for "

@@ -140,3 +140,38 @@ def test_inconsistent_singular_laplacian_system_names_the_consistency_condition(
     b = np.arange(n, dtype=float) - (n - 1) / 2
     x = conjugate_gradient(L, b, tol=1e-12).x
     np.testing.assert_allclose(L @ x, b, atol=1e-9)
+
+
+@pytest.mark.parametrize("k", [600, -600])
+@pytest.mark.parametrize("precondition", [None, "jacobi"])
+def test_cg_at_extreme_scales_is_the_unscaled_solve_times_the_scale(k, precondition):
+    # A, B scaled by 2^k: the squared residual norms overflowed (2^1200, NaN never below tol) or
+    # underflowed (2^-1200 = 0, x = 0 counted as converged).  Power-of-two scales are exact, so the
+    # scaled solves are the unscaled one bit for bit (x unchanged when A and B scale alike, x * 2^k
+    # when only B does, x * 2^-k when only A does).
+    A = _spd_system(n=120, seed=4)
+    B = np.random.default_rng(5).normal(size=(A.shape[0], 2))
+    B[:, 1] *= 1e-3          # columns of different sizes keep their own units
+    s = 2.0 ** k
+    jac = (lambda A: sp.diags_array(1 / A.diagonal())) if precondition == "jacobi" else (lambda A: None)
+    ref = conjugate_gradient(A, B, M=jac(A), tol=1e-10)
+    exact = np.linalg.solve(A.toarray(), B)
+    np.testing.assert_allclose(ref.x, exact, rtol=1e-7, atol=1e-9 * np.abs(exact).max())
+    for As, Bs, factor in [(A * s, B * s, 1.0), (A, B * s, s), (A * s, B, 1 / s)]:
+        res = conjugate_gradient(As, Bs, M=jac(As), tol=1e-10)
+        assert res.converged.all() and res.n_iter == ref.n_iter
+        np.testing.assert_array_equal(res.x, ref.x * factor)
+        np.testing.assert_array_equal(res.residual_norms, ref.residual_norms)
+    # a 1-D right-hand side and a warm start at scale
+    res = conjugate_gradient(A * s, B[:, 0] * s, x0=ref.x[:, 0] * 0.5, tol=1e-10)
+    np.testing.assert_allclose(res.x, exact[:, 0], rtol=1e-7, atol=1e-9 * np.abs(exact).max())
+
+
+def test_cg_columns_of_opposite_extreme_scales():
+    # one global scale would push the small column to 2^-1200 = 0: each column has its own
+    A = _spd_system(n=80, seed=6)
+    B = np.random.default_rng(7).normal(size=(A.shape[0], 2))
+    res = conjugate_gradient(A, B * [2.0 ** 600, 2.0 ** -600], tol=1e-10)
+    ref = conjugate_gradient(A, B, tol=1e-10)
+    assert res.converged.all()
+    np.testing.assert_array_equal(res.x, ref.x * [2.0 ** 600, 2.0 ** -600])
