@@ -157,11 +157,20 @@ class ClassifierOutputMixin(ClassifierMixin):
       decision values, not a calibrated probability;
     * ``"distribution"``: the scores are already a label distribution
       (non-negative, rows summing to 1, as the harmonic solution's); they are
-      clipped at 0 and renormalized.
+      clipped at 0 and renormalized.  This distribution *is* the class score of
+      these methods: ``predict``, ``decision_function`` and ``transduction_``
+      use it too, so a row whose (normalized) scores are all :math:`\le 0`
+      gets the class prior in all of them.
 
     A row with no information (all scores zero, e.g. a node far from every
     labeled one) gets the class prior, the proportions of the labeled classes:
     never NaN.
+
+    One decision rule: ``predict`` is the first class of largest score, and
+    ``predict_proba`` keeps the order of the scores (where the rounding of the
+    softmax ties a larger score with a smaller one, the larger one's
+    probability is raised by one unit in the last place), so
+    ``classes_[argmax(predict_proba(X))] == predict(X)``.
 
     Class priors and class-mass normalization (every classifier; ``fit``
     learns one affine map per class column, :math:`s'_c = a_c s_c + t_c`,
@@ -227,7 +236,14 @@ class ClassifierOutputMixin(ClassifierMixin):
         return labeled, Y
 
     def _class_scores(self, F):
-        """(n, n_classes) scores from the fitted function values F ((n, 1) for +-1 binary)."""
+        """(n, n_classes) scores from the fitted function values F ((n, 1) for +-1 binary): the class
+        normalization applied, and for the ``"distribution"`` methods the label distribution of those
+        (the one score that predict, predict_proba, decision_function and transduction_ read)."""
+        S = self._normalized_scores(F)
+        return self._distribution(S) if self._proba == "distribution" else S
+
+    def _normalized_scores(self, F):
+        """(n, n_classes) scores from F with the class normalization (``class_scale_``) applied."""
         F = np.asarray(F, dtype=np.float64)
         if F.ndim == 1:
             F = F[:, None]
@@ -242,7 +258,7 @@ class ClassifierOutputMixin(ClassifierMixin):
         # learned on the scores of the fitted rows
         super()._fit(X, labeled, Y)
         if self.class_scale_ is None and self._normalization_requested():
-            self._fit_class_normalization(self._class_scores(self._raw(X)))
+            self._fit_class_normalization(self._normalized_scores(self._raw(X)))
 
     def _normalization_requested(self):
         return self.class_normalization is not None or (self.class_priors is not None
@@ -306,16 +322,21 @@ class ClassifierOutputMixin(ClassifierMixin):
         return P
 
     def _proba_of_scores(self, S):
+        """Probabilities of the class scores S (``_class_scores``' output), with their argmax."""
         if self._proba == "distribution":
-            return self._distribution(S)
+            return np.array(S, dtype=np.float64)      # S is the distribution already (_class_scores)
         P = _softmax(np.array(S, dtype=np.float64))
         bad = ~np.isfinite(P).all(axis=1)
         P[bad] = self._prior_distribution()
+        # softmax is strictly monotone, its rounding is not: scores one ulp apart give equal
+        # probabilities, and argmax(P) would then pick another class than predict's argmax(S)
+        top = np.argmax(S, axis=1)
+        rows = np.flatnonzero(~bad & (np.argmax(P, axis=1) != top))
+        if rows.size:
+            P[rows, top[rows]] = np.nextafter(P[rows].max(axis=1), np.inf)
         return P
 
     def _decision_of_scores(self, S):
-        if self._proba == "distribution":
-            S = self._distribution(S)
         return 0.5 * (S[:, 1] - S[:, 0]) if S.shape[1] == 2 else S
 
     def decision_function(self, X: ArrayLike) -> np.ndarray:
@@ -332,7 +353,8 @@ class ClassifierOutputMixin(ClassifierMixin):
             return self._proba_of_scores(self._class_scores(self._scores(X)))
 
     def predict(self, X: ArrayLike) -> np.ndarray:
-        """The class with the largest score."""
+        """The class with the largest score (the first one at a tie; for the ``"distribution"``
+        methods, of the label distribution), the argmax of ``predict_proba``."""
         with verbosity(self.verbose):
             S = self._class_scores(self._scores(X))
         return self.classes_[np.argmax(S, axis=1)]

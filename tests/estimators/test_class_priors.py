@@ -14,6 +14,8 @@ from sklearn.base import is_classifier
 from sklearn.datasets import make_blobs
 
 import graphrkhs as g
+import graphrkhs.estimators
+from graphrkhs import LaplacianRegularizationClassifier, RLSClassifier
 from graphrkhs._core.validation import InvalidParameterError
 from graphrkhs.solvers import class_sizes
 
@@ -346,3 +348,75 @@ def test_priors_never_relabel_the_labeled_nodes_when_no_unlabeled_node_is_reache
     if free_component:
         np.testing.assert_allclose(est.label_distributions_[30:], np.tile([0.2, 0.8], (5, 1)), rtol=1e-12)
         np.testing.assert_array_equal(est.transduction_[30:], np.ones(5, dtype=int))   # the prior's mode
+
+
+# --- one decision rule: predict is the argmax of predict_proba ---------------------------------------
+
+def _path_with_tie():
+    # path 0-1-2-3-4 (labels 0 ... 1) and a second class-1 label hanging at node 4: by symmetry of the
+    # path the middle node's harmonic scores equal the unlabeled rows' column means, so under mean_shift
+    # they are (0, 0) up to rounding -- no information, the prior (1/3, 2/3) -- where predict took argmax
+    W = np.zeros((6, 6))
+    for i in range(4):
+        W[i, i + 1] = W[i + 1, i] = 1.0
+    W[4, 5] = W[5, 4] = 1.0
+    return W, np.array([0, -1, -1, -1, 1, 1])
+
+
+@pytest.mark.parametrize("alpha", [0.0, 1.0])
+def test_mean_shift_tie_predict_follows_the_distribution(alpha):
+    W, y = _path_with_tie()
+    m = LaplacianRegularizationClassifier(graph="precomputed", alpha=alpha, class_normalization="mean_shift").fit(W, y)
+    S = m.scores_ * m.class_scale_ + m.class_offset_      # s' = a s + t
+    assert S[2].max() <= 1e-15 and np.abs(S[2]).max() <= 1e-15       # the tie (at rounding level)
+    P = m.predict_proba(W)
+    np.testing.assert_allclose(P.sum(axis=1), 1.0)
+    # the rows that carry no positive score are the prior (1/3, 2/3) in predict_proba ... and in predict
+    empty = ~(np.clip(m._scores(W) * m.class_scale_ + m.class_offset_, 0, None).sum(axis=1) > 0)
+    assert empty.any()
+    np.testing.assert_allclose(P[empty], [[1 / 3, 2 / 3]] * int(empty.sum()))
+    assert (m.predict(W)[empty] == 1).all()
+    np.testing.assert_array_equal(m.predict(W), m.classes_[P.argmax(axis=1)])
+    np.testing.assert_array_equal(m.transduction_, m.classes_[m.label_distributions_.argmax(axis=1)])
+    # the decision values agree (two classes: positive means classes_[1])
+    np.testing.assert_array_equal(m.decision_function(W) > 0, m.predict(W) == m.classes_[1])
+
+
+def test_softmax_rounding_ties_keep_the_argmax_of_the_scores():
+    m = RLSClassifier(unlabeled=-1).fit(np.arange(6.0)[:, None], np.array([0, 0, -1, -1, 1, 1]))
+    a = 0.3
+    S = np.array([[a, np.nextafter(a, 1.0)], [np.nextafter(a, 1.0), a], [1e-20, 2e-20], [0.0, 0.0]])
+    P = m._proba_of_scores(S)
+    np.testing.assert_array_equal(P.argmax(axis=1), S.argmax(axis=1))
+    np.testing.assert_allclose(P.sum(axis=1), 1.0, rtol=1e-15)
+    np.testing.assert_allclose(P, np.full((4, 2), 0.5), rtol=1e-15)
+
+
+_FUZZ_CLASSIFIERS = [name for name in dir(graphrkhs.estimators) if name.endswith("Classifier")]
+
+
+@pytest.mark.parametrize("name", _FUZZ_CLASSIFIERS)
+def test_argmax_of_predict_proba_is_predict_on_graphs_with_ties(name):
+    # points on a small lattice (many equal distances) and an exact copy of the lattice far away
+    # (every node has a twin with the same neighbourhood): exact and rounding-level ties of the scores
+    cls = getattr(graphrkhs.estimators, name)
+    for seed in range(2):
+        rng = np.random.default_rng(seed)
+        X = np.unique(rng.integers(0, 5, size=(18, 2)).astype(float), axis=0)
+        X = np.vstack([X, X + 10.0])
+        n = X.shape[0]
+        y = np.full(n, -1)
+        lab = rng.choice(n, 8, replace=False)
+        y[lab] = np.r_[[0, 1, 2], rng.choice([0, 0, 0, 1, 2], size=5)]
+        for norm in (None, "mass", "mean_shift"):
+            m = cls(class_normalization=norm)
+            if "n_neighbors" in m.get_params():
+                m.set_params(n_neighbors=4)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                m.fit(X, y)
+                for Z in (X, X + 0.01):
+                    np.testing.assert_array_equal(m.classes_[m.predict_proba(Z).argmax(axis=1)], m.predict(Z),
+                                                  err_msg=f"{name}, class_normalization={norm}, seed {seed}")
+            if hasattr(m, "transduction_"):
+                np.testing.assert_array_equal(m.classes_[m.label_distributions_.argmax(axis=1)], m.transduction_)
