@@ -107,6 +107,23 @@ def _unlabeled_mask(y, marker):
                         for v in y), dtype=bool, count=y.shape[0])
 
 
+def _nullable_to_numpy(y):
+    """``(values, missing)`` of a pandas nullable column (``Int64``, ``UInt8``, ``boolean``, ``Float64``...:
+    a dtype with a ``numpy_dtype``), else ``(y, None)``.
+
+    ``numpy.asarray`` turns an ``Int64`` column with ``pd.NA`` into float64 (NaN for the missing
+    entries), which made the classes floats; here the values keep the column's numpy dtype (the
+    missing entries filled with a placeholder) and ``missing`` marks them, without a per-entry loop.
+    """
+    dt = getattr(y, "dtype", None)
+    numpy_dtype = None if dt is None or isinstance(dt, np.dtype) else getattr(dt, "numpy_dtype", None)
+    if not isinstance(numpy_dtype, np.dtype) or not hasattr(y, "to_numpy") or not hasattr(y, "isna"):
+        return y, None
+    missing = np.asarray(y.isna(), dtype=bool)
+    fill = np.nan if numpy_dtype.kind in "fc" else numpy_dtype.type(0)
+    return y.to_numpy(dtype=numpy_dtype, na_value=fill), missing
+
+
 def split_classification_labels(y, n_samples, *, unlabeled=UNLABELED, name="y", owner="the classifier"):
     """The one label encoder: ``(labeled_mask, classes, codes)`` of a semi-supervised target.
 
@@ -115,7 +132,10 @@ def split_classification_labels(y, n_samples, *, unlabeled=UNLABELED, name="y", 
     y : array-like of shape (n_samples,)
         Class labels of any hashable type; ``unlabeled`` (and None / NaN, and
         "" in a string array) mark unlabeled samples.  A column vector is
-        raveled with a ``DataConversionWarning``, as scikit-learn does.
+        raveled with a ``DataConversionWarning``, as scikit-learn does.  A
+        pandas nullable column (``Int64``, ``boolean``, ...) has its missing
+        entries (``pd.NA``) unlabeled and keeps its numpy dtype in ``classes``
+        (integers stay integers).
     n_samples : int
         The number of samples y must have.
     unlabeled : hashable or None, default=-1
@@ -147,10 +167,13 @@ def split_classification_labels(y, n_samples, *, unlabeled=UNLABELED, name="y", 
     """
     from sklearn.utils.multiclass import type_of_target
 
+    y, missing = _nullable_to_numpy(y)
     y = _label_vector(y, n_samples, unlabeled, name, stacklevel=5)
     if y.dtype.kind == "f" and np.isinf(y).any():
         raise ValueError(f"{name} contains infinity.")
     marked = _unlabeled_mask(y, unlabeled)
+    missing = _unlabeled_mask(y, None) if missing is None else missing | _unlabeled_mask(y, None)
+    marked |= missing
     labeled = ~marked
     if not labeled.any():
         raise ValueError(f"{name} has no labeled samples: every entry is the unlabeled marker {_show(unlabeled)} "
@@ -174,7 +197,7 @@ def split_classification_labels(y, n_samples, *, unlabeled=UNLABELED, name="y", 
     else:
         codes[labeled] = np.searchsorted(classes, values)
     # entries read as unlabeled because they equal the marker (not NaN / None / "")
-    n_marker = int(np.count_nonzero(marked & ~_unlabeled_mask(y, None)))
+    n_marker = int(np.count_nonzero(marked & ~missing))
     if classes.size < 2:
         message = (f"{name} has only one class ({_show(classes[0])}) among its labeled samples; {owner} needs "
                    "labels of at least 2 classes.")
@@ -223,8 +246,11 @@ def labeled_rows(y, n_samples, *, unlabeled=UNLABELED, name="y"):
     a string array), with the same checks of shape and length; unlike it, one class (a test set of
     one class) is fine.  Raises ``ValueError`` when no row is labeled.
     """
+    y, missing = _nullable_to_numpy(y)
     y = _label_vector(y, n_samples, unlabeled, name, stacklevel=4)
     labeled = ~_unlabeled_mask(y, unlabeled)
+    if missing is not None:
+        labeled &= ~missing
     if not labeled.any():
         raise ValueError(f"{name} has no labeled samples to score: every entry is the unlabeled marker "
                          f"{_show(unlabeled)} (or NaN/None). Score on rows with known labels.")

@@ -191,6 +191,27 @@ def test_pandas_missing_values_mark_unlabeled_rows(E):
         np.testing.assert_array_equal(est.predict(X), reference)
 
 
+@pytest.mark.parametrize("E", [graphrkhs.RLSClassifier, graphrkhs.LaplacianRegularizationClassifier])
+def test_pandas_nullable_integer_and_boolean_labels_keep_their_dtype(E):
+    # an "Int64" column with pd.NA went through numpy.asarray as float64 (NaN): classes_ were 0., 1.
+    # instead of the integers a plain int column with -1 gives; "boolean" classes were objects
+    import pandas as pd
+    X, y = _moons()
+    _, keep = _partial(y, 4)
+    hidden = ~np.isin(np.arange(y.size), keep)
+    reference = _small(E, unlabeled=-1).fit(X, np.where(hidden, -1, y).astype(np.int64))
+    for col, dtype in [(pd.Series(y, dtype="Int64").mask(hidden), np.int64),
+                       (pd.array(np.where(hidden, None, y), dtype="UInt8"), np.uint8),
+                       (pd.Series(y.astype(bool), dtype="boolean").mask(hidden), np.bool_)]:
+        est = _small(E, unlabeled=-1).fit(X, col)
+        assert est.classes_.dtype == dtype and est.classes_.tolist() == [0, 1]
+        np.testing.assert_array_equal(est._fit_labeled, ~hidden)
+        pred = est.predict(X)
+        assert pred.dtype == dtype
+        np.testing.assert_array_equal(pred.astype(np.int64), reference.predict(X))
+        assert est.score(X, col) == reference.score(X, np.where(hidden, -1, y))
+
+
 def test_pandas_missing_values_mark_unlabeled_regression_targets():
     import pandas as pd
     X, y = _moons()
