@@ -235,6 +235,12 @@ class _DataDependent(PointsLearner):
         return res.best_params["ridge"]
 
     def _raw(self, X):
+        # in X's floating dtype (float32 data, float32 predictions), as every other point learner's
+        # function values (DESIGN: results keep the input dtype); the solves themselves run in float64
+        out = np.asarray(self._raw_values(X))
+        return out.astype(X.dtype, copy=False) if X.dtype.kind == "f" else out
+
+    def _raw_values(self, X):
         if self.svc_ is None and getattr(self, "_values", None) is not None:
             return self._kernel_values(X, self._values) + self.intercept_
         G = self.kernel_(X, self.labeled_points_, right=self.right_)
@@ -603,6 +609,9 @@ class FredholmClassifier(ClassifierOutputMixin, _Fredholm):
 
 class FredholmRegressor(RegressorOutputMixin, _Fredholm):
     __doc__ = r"""Fredholm kernel regression (Que, Belkin & Wang, NIPS 2014, Eq. 3, square loss).
+
+    ``predict`` returns the floating dtype of its X (float32 points: float32
+    predictions, as the other point regressors; the solves run in float64).
     """ + _FREDHOLM_PARAMS_DOC + r"""
     Attributes
     ----------
@@ -859,6 +868,9 @@ class WarpedKernelClassifier(ClassifierOutputMixin, _Warped):
 
 class WarpedKernelRegressor(RegressorOutputMixin, _Warped):
     __doc__ = r"""RLS regression with the warped kernel (= LapRLS regression).
+
+    ``predict`` returns the floating dtype of its X (float32 points: float32
+    predictions, as the other point regressors; the solves run in float64).
     """ + _WARPED_PARAMS_DOC + r"""
     Attributes
     ----------
