@@ -190,6 +190,12 @@ def test_poisson_and_tv_estimators_backend_give_the_serial_fit(monkeypatch):
     ref = gr.GraphTVClassifier(backend="numpy").fit(X, y)
     assert est.alpha_ == ref.alpha_ and np.array_equal(est.transduction_, ref.transduction_)
     assert _rel(est.scores_, ref.scores_) <= 1e-8
+    # the Poisson + kernel ridge ensemble: both parts on the backend (the Poisson solve, the kernel columns)
+    calls.clear()
+    est = gr.PoissonRidgeEnsembleClassifier(tol=1e-10, preconditioner="amg", backend="mpi").fit(X, y)
+    assert sorted(calls) == ["prepare", "solve_spd"]
+    ref = gr.PoissonRidgeEnsembleClassifier(tol=1e-10, backend="numpy").fit(X, y)
+    assert _rel(est.scores_, ref.scores_) <= 1e-6 and np.array_equal(est.transduction_, ref.transduction_)
 
 
 def test_distributed_lmax_bounds_the_spectrum(comm):
