@@ -518,6 +518,11 @@ class PoissonLearningClassifier(_TransductiveClassifier):
         Fashion-MNIST 1e-3 changed under 0.01% of them).
     preconditioner : {"auto", "amg", "jacobi", None}, default="auto"
         See :func:`~graphrkhs.poisson_learning`.
+    backend : {"auto", "numpy", "mpi", "dask"}, default="auto"
+        Where the Poisson solve runs (see :func:`~graphrkhs.poisson_learning`;
+        ``"auto"`` is MPI under ``mpiexec`` with several ranks).  Up to 5000
+        nodes ``preconditioner="auto"`` factorizes on every process whatever
+        the backend (pass ``"amg"`` to solve by CG on the backend).
     """ + _GRAPH_DOC + r"""
     Examples
     --------
@@ -530,20 +535,20 @@ class PoissonLearningClassifier(_TransductiveClassifier):
     """
 
     _parameter_constraints = {"class_priors": ["array-like", None], "tol": _TOL,
-                              "preconditioner": _PRECONDITIONERS}
+                              "preconditioner": _PRECONDITIONERS, "backend": _BACKEND}
 
     def __init__(self, *, class_priors: Optional[Sequence[float]] = None, class_normalization: Optional[str] = None,
                  tol: float = 1e-6,
                  preconditioner: Optional[str] = "auto", graph: GraphArg = "knn", n_neighbors: int = 10,
                  radius: Optional[float] = None, weight: str = "gaussian", sigma: Optional[float] = None,
-                 unlabeled: Optional[Hashable] = UNLABELED, verbose: Optional[bool] = None):
+                 unlabeled: Optional[Hashable] = UNLABELED, verbose: Optional[bool] = None, backend: str = "auto"):
         self._store_init_params(locals())
 
     def _solve(self, W, S, Y):
         # "mean_shift" applies the b / ybar reweighting itself (_base): not twice
         priors = None if self.class_normalization == "mean_shift" else self.class_priors
         return poisson_learning(W, S, Y, class_priors=priors, tol=self.tol,
-                                preconditioner=self.preconditioner)
+                                preconditioner=self.preconditioner, backend=self.backend)
 
 
 # ---------------------------------------------------------------------------
@@ -959,7 +964,8 @@ class PoissonRidgeEnsembleClassifier(_TransductiveClassifier, _GraphKernelRidge)
     preconditioner : {"auto", "amg", "jacobi", None}, default="auto"
         Of the Poisson solve, see :func:`~graphrkhs.poisson_learning`.
     backend : {"auto", "numpy", "mpi", "dask"}, default="auto"
-        Where the kernel ridge part's Chebyshev passes and solves run.
+        Where the kernel ridge part's Chebyshev passes and solves and the
+        Poisson solve run (see :class:`PoissonLearningClassifier`).
     """ + _ENSEMBLE_GRAPH_DOC + r"""
     Attributes
     ----------
@@ -1021,7 +1027,8 @@ class PoissonRidgeEnsembleClassifier(_TransductiveClassifier, _GraphKernelRidge)
 
     def _solve(self, W, S, Y):
         # one graph W for both parts (built once by _fit); Y holds the one-hot labels
-        F_p = np.asarray(poisson_learning(W, S, Y, tol=self.tol, preconditioner=self.preconditioner),
+        F_p = np.asarray(poisson_learning(W, S, Y, tol=self.tol, preconditioner=self.preconditioner,
+                                          backend=self.backend),
                          dtype=np.float64).reshape(W.shape[0], -1)
         F_r = np.asarray(_GraphKernelRidge._solve(self, W, S, Y), dtype=np.float64).reshape(W.shape[0], -1)
         self.poisson_scores_, self.ridge_scores_ = F_p, F_r
@@ -1107,7 +1114,9 @@ class _GraphTV(_GraphLearner):
                 raise ValueError(f"R='kernel' needs a kernel whose inverse 1/phi is a polynomial (the entries of "
                                  f"R = 1/phi(L) weigh the labels), e.g. filters.Matern or "
                                  f"filters.RegularizedLaplacian; {phi!r} has none.")
-            K = GraphKernel(laplacian(W, self.laplacian, dtype=np.float64), phi, input="laplacian")
+            # the kernel columns Phi[:, S] and the final f = Phi s: Chebyshev passes on the backend
+            K = GraphKernel(laplacian(W, self.laplacian, dtype=np.float64), phi, input="laplacian",
+                            backend=self.backend)
             self._kernel_columns = (K, S, K.columns(S))
         try:
             return self._solve_tv(W, S, Y)
@@ -1221,15 +1230,17 @@ _TV_DOC = r"""
 
 class _GraphTVWithOperator(_GraphTV):
     """The TV classifier's parameters: the graph TV's plus the analysis operator (``R``, ``kernel``,
-    ``laplacian``); the classifier's own __init__ (with ``unlabeled`` ...) is made from this one."""
+    ``laplacian``) and ``backend`` (its distributed parts: the Chebyshev passes of ``R="kernel"`` and the
+    harmonic fallback of ``R="incidence"``; the regressor's graph TV iterations have none, so it has no
+    ``backend``); the classifier's own __init__ (with ``unlabeled`` ...) is made from this one."""
 
     _parameter_constraints = {"R": [Options("kernel", "incidence")], "kernel": ["callable", None],
-                              "laplacian": [Options("normalized", "combinatorial")]}
+                              "laplacian": [Options("normalized", "combinatorial")], "backend": _BACKEND}
 
     def __init__(self, alpha: Union[float, str, Sequence[float]] = "auto", *, R: str = "kernel", kernel=None,
                  laplacian: str = "normalized", tol: float = 1e-4, max_iter: int = 20000, graph: GraphArg = "knn",
                  n_neighbors: int = 10, radius: Optional[float] = None, weight: str = "gaussian",
-                 sigma: Optional[float] = None, verbose: Optional[bool] = None):
+                 sigma: Optional[float] = None, verbose: Optional[bool] = None, backend: str = "auto"):
         self._store_init_params(locals())
 
 
@@ -1291,6 +1302,15 @@ class GraphTVClassifier(_TransductiveClassifier, _GraphTVWithOperator):
         ``filters.RegularizedLaplacian``) for the fidelity weights.
     laplacian : {"normalized", "combinatorial"}, default="normalized"
         The Laplacian of ``R="kernel"``.
+    backend : {"auto", "numpy", "mpi", "dask"}, default="auto"
+        Where the Chebyshev passes of ``R="kernel"`` (the kernel columns
+        :math:`\Phi_{:,S}` and :math:`f = \Phi s`, see
+        :func:`~graphrkhs.graph_kernel_tv`) and the harmonic solves of the
+        ``R="incidence"`` fallback run (see
+        :func:`~graphrkhs.harmonic_solution`; ``"auto"`` is MPI under
+        ``mpiexec`` with several ranks).  The lasso on the l labeled sources
+        and the primal-dual iterations of :func:`~graphrkhs.graph_tv` are
+        not distributed: each process runs them, whatever the backend.
     tol : float, default=1e-4""", 1).replace(
         "max_iter : int, default=20000",
         "max_iter : int, default=20000\n        Primal-dual iterations (``R=\"incidence\"``); working-set rounds are capped at\n"
@@ -1335,7 +1355,7 @@ class GraphTVClassifier(_TransductiveClassifier, _GraphTVWithOperator):
         F = np.array(F[S[test]])
         flat = F.max(axis=1) <= 0.5           # the unreached rule of the fit (class docs)
         if self.R == "incidence" and flat.any():
-            F[flat] = harmonic_solution(W, S[train], Y[train])[S[test][flat]]
+            F[flat] = harmonic_solution(W, S[train], Y[train], backend=self.backend)[S[test][flat]]
         return F.argmax(axis=1)
 
     def _solve(self, W, S, Y):
@@ -1352,7 +1372,7 @@ class GraphTVClassifier(_TransductiveClassifier, _GraphTVWithOperator):
                  "(no class information reaches them; their TV scores are flat); they get the scores of "
                  "Laplace learning (harmonic_solution). More labels near them would decide them by TV.",
                  GraphWarning)
-            H = harmonic_solution(W, S, Y)
+            H = harmonic_solution(W, S, Y, backend=self.backend)
             F[unreached] = H[unreached]
         return F
 

@@ -13,7 +13,7 @@ import scipy.sparse.linalg as spla
 
 import graphrkhs as gr
 from graphrkhs import filters
-from graphrkhs._core.backend import resolve_backend
+from graphrkhs._core.backend import get_backend, resolve_backend
 from graphrkhs.distributed import mpi_world_size
 
 import distributed  # noqa: E402  (the test extra installs dask[distributed]; no skip hides its absence)
@@ -125,6 +125,61 @@ def test_harmonic_solution_backend_dask(client):
     serial = gr.harmonic_solution(W, labeled, y, tol=1e-10, backend="numpy")
     dask = gr.harmonic_solution(W, labeled, y, tol=1e-10, backend="dask", preconditioner="jacobi")
     assert _rel(dask, serial) <= 1e-7
+
+
+def test_poisson_learning_backend_dask(client):
+    # preconditioner="amg": block CG on the workers (under "auto" 300 nodes are factorized on the client);
+    # CG from zero on the singular consistent system, against the grounded direct solve of the serial path
+    W = _graph(n=300)
+    labeled = np.arange(0, 300, 25)
+    Y = np.eye(3)[np.arange(labeled.size) % 3]
+    serial = gr.poisson_learning(W, labeled, Y, tol=1e-10, backend="numpy")
+    dask = gr.poisson_learning(W, labeled, Y, tol=1e-10, preconditioner="amg", backend="dask")
+    assert _rel(dask, serial) <= 1e-7
+    d = np.asarray(W.sum(axis=1)).ravel()
+    assert np.abs(d @ dask).max() <= 1e-10 * np.abs(dask).max() * d.sum()   # degree-weighted zero mean kept
+
+
+def _spy(monkeypatch, name, method):
+    """Count the calls of a method of a registered distributed backend (to see that a fit used it)."""
+    impl, calls = get_backend(name), []
+    orig = getattr(impl, method)
+    monkeypatch.setattr(impl, method, lambda *a, **k: calls.append(method) or orig(*a, **k))
+    return calls
+
+
+def _two_blobs(n=300, seed=11):
+    X = np.random.default_rng(seed).random((n, 2))
+    y = np.full(n, -1)
+    y[:12] = (X[:12, 0] > 0.5).astype(int)
+    return X, y
+
+
+def test_poisson_learning_classifier_backend_dask_equals_numpy(client, monkeypatch):
+    # the solve on the workers agrees with the serial (direct) one to the CG tolerance 1e-10: the scores to
+    # 1e-7 relative (the condition of L on the range), and the class decisions coincide
+    X, y = _two_blobs()
+    calls = _spy(monkeypatch, "dask", "solve_spd")
+    est = gr.PoissonLearningClassifier(tol=1e-10, preconditioner="amg", n_neighbors=8, backend="dask").fit(X, y)
+    assert calls == ["solve_spd"]
+    ref = gr.PoissonLearningClassifier(tol=1e-10, n_neighbors=8, backend="numpy").fit(X, y)
+    assert est.get_params()["backend"] == "dask"
+    assert _rel(est.scores_, ref.scores_) <= 1e-7 and np.array_equal(est.transduction_, ref.transduction_)
+
+
+def test_graph_tv_classifier_backend_dask_equals_numpy(client, monkeypatch):
+    # R="kernel": the kernel columns Phi[:, S] and f = Phi s by Chebyshev passes on the workers, equal to the
+    # serial recurrence to rounding; the lasso (working sets) and alpha by 2-fold CV then coincide exactly.
+    # Matern(2, 1): a low Chebyshev order (8 steps, each a round trip to the workers) keeps the test short
+    X, y = _two_blobs()
+    phi = filters.Matern(2, 1.0)
+    calls = _spy(monkeypatch, "dask", "prepare")
+    est = gr.GraphTVClassifier(kernel=phi, n_neighbors=8, backend="dask").fit(X, y)
+    assert calls == ["prepare"]             # one distributed operator, for the columns and for f
+    ref = gr.GraphTVClassifier(kernel=phi, n_neighbors=8, backend="numpy").fit(X, y)
+    assert est.get_params()["backend"] == "dask"
+    assert est.alpha_ == ref.alpha_ and np.array_equal(est.transduction_, ref.transduction_)
+    assert _rel(est.scores_, ref.scores_) <= 1e-8
 
 
 def test_cg_not_spd_raises(client):

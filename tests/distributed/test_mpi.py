@@ -154,6 +154,50 @@ def test_estimator_backend_gives_the_serial_labels():
     assert np.allclose(est.scores_, ref.scores_, rtol=0, atol=1e-10 * np.abs(ref.scores_).max())
 
 
+def test_poisson_learning_mpi_agrees_with_serial():
+    # preconditioner "amg" / "jacobi": CG on the ranks (under "auto" 2500 nodes are factorized on every rank),
+    # from zero on the singular consistent system, against the grounded direct solve of the serial path
+    W = _knn_graph(n=2500, seed=2)
+    rng = np.random.default_rng(7)
+    S = rng.choice(2500, 30, replace=False)
+    Y = np.eye(3)[np.arange(30) % 3]
+    F0 = gr.poisson_learning(W, S, Y, tol=1e-12, backend="numpy")
+    d = np.asarray(W.sum(axis=1)).ravel()
+    for pre in ("amg", "jacobi"):
+        F = gr.poisson_learning(W, S, Y, tol=1e-10, preconditioner=pre, backend="mpi")
+        assert _rel(F, F0) <= 1e-6 and np.array_equal(F.argmax(1), F0.argmax(1))
+        assert np.abs(d @ F).max() <= 1e-10 * np.abs(F).max() * d.sum()     # degree-weighted zero mean kept
+
+
+def test_poisson_and_tv_estimators_backend_give_the_serial_fit(monkeypatch):
+    X = np.random.default_rng(8).random((2000, 2))
+    y = np.full(2000, -1)
+    y[:20] = (X[:20, 0] > 0.5).astype(int)
+    impl, calls = get_backend("mpi"), []
+    for method in ("solve_spd", "prepare"):       # to see that the fits use the backend
+        monkeypatch.setattr(impl, method, lambda *a, _f=getattr(impl, method), _m=method, **k:
+                            calls.append(_m) or _f(*a, **k))
+    # Poisson learning: the solve by block CG on the ranks (tol 1e-10), scores to 1e-6 relative, same labels
+    est = gr.PoissonLearningClassifier(tol=1e-10, preconditioner="amg", backend="mpi").fit(X, y)
+    assert calls == ["solve_spd"]
+    ref = gr.PoissonLearningClassifier(tol=1e-10, backend="numpy").fit(X, y)
+    assert est.get_params()["backend"] == "mpi"
+    assert _rel(est.scores_, ref.scores_) <= 1e-6 and np.array_equal(est.transduction_, ref.transduction_)
+    # TV with R="kernel" and alpha by 2-fold CV: Phi[:, S] and f = Phi s by distributed Chebyshev passes
+    # (equal to the serial recurrence to rounding), so the lasso, alpha_ and the labels coincide
+    est = gr.GraphTVClassifier(backend="mpi").fit(X, y)
+    assert calls == ["solve_spd", "prepare"]
+    ref = gr.GraphTVClassifier(backend="numpy").fit(X, y)
+    assert est.alpha_ == ref.alpha_ and np.array_equal(est.transduction_, ref.transduction_)
+    assert _rel(est.scores_, ref.scores_) <= 1e-8
+    # the Poisson + kernel ridge ensemble: both parts on the backend (the Poisson solve, the kernel columns)
+    calls.clear()
+    est = gr.PoissonRidgeEnsembleClassifier(tol=1e-10, preconditioner="amg", backend="mpi").fit(X, y)
+    assert sorted(calls) == ["prepare", "solve_spd"]
+    ref = gr.PoissonRidgeEnsembleClassifier(tol=1e-10, backend="numpy").fit(X, y)
+    assert _rel(est.scores_, ref.scores_) <= 1e-6 and np.array_equal(est.transduction_, ref.transduction_)
+
+
 def test_distributed_lmax_bounds_the_spectrum(comm):
     L = gr.laplacian(_knn_graph(n=300, isolated=4), "normalized")
     D = DistributedCSR.from_global(L, comm)

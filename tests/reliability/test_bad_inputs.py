@@ -499,6 +499,9 @@ bad_arrays("KernelRidgePath", "K", KS, g.KernelRidgePath, override={"empty": Rai
 # solvers
 # ---------------------------------------------------------------------------------------------
 
+add("poisson_learning", "unknown backend", lambda: g.poisson_learning(W, LAB, YOH, backend="bogus"),
+    Raises(ValueError, "backend"))
+
 for fname, fn, Yb in (("harmonic_solution", g.harmonic_solution, YR),
                       ("tikhonov_solution", lambda *a, **k: g.tikhonov_solution(*a, alpha=0.1, **k), YR),
                       ("poisson_learning", g.poisson_learning, YOH),
