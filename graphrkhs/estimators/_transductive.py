@@ -374,7 +374,7 @@ class _LaplacianRegularization(_GraphLearner):
         # above STOCHASTIC_MIN_LABELS labels; the default grid extends at its upper edge, one's own does not
         F, res = select_tikhonov_solution(W, S, Y, grid, laplacian=self.laplacian, scoring=self._scoring,
                                           max_extensions=2 if extend else 0, tol=self.tol,
-                                          preconditioner=self.preconditioner)
+                                          preconditioner=self.preconditioner, backend=self.backend)
         self.alpha_ = res.best_params["alpha"]
         self.cv_results_ = res.cv_results_
         return F
@@ -670,7 +670,7 @@ class _GraphKernelRidge(_GraphLearner):
         """
         L = laplacian(W, self.laplacian, dtype=np.float64)
         unpen = np.ones(S.size) if free_constant(self) else None
-        ops = [GraphKernel(L, phi, input="laplacian") for phi in kernels]
+        ops = [GraphKernel(L, phi, input="laplacian", backend=self.backend) for phi in kernels]
         cache = {}
 
         def evaluate(kernel, alpha):

@@ -86,6 +86,7 @@ import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
 from .._core.labels import _check_labeled_index, _check_targets
+from .._core.backend import check_backend
 from .._core.linalg import check_square, psd_solve
 from .._core.loo import KernelRidgePath, check_ridges
 from .._core.validation import SelectionWarning, check_option, check_random_state, check_scalar, warn
@@ -1833,7 +1834,7 @@ def select_tikhonov_solution(W: Any, labeled: Any, Y: Any, alphas: Optional[Any]
                              extend: bool = True, max_extensions: int = 2, tol: float = 1e-8,
                              max_iter: Optional[int] = None, preconditioner: Any = "auto",
                              method: str = "auto", n_probes: int = 64,
-                             random_state: Any = 0) -> Tuple[np.ndarray, GridResult]:
+                             random_state: Any = 0, backend: str = "auto") -> Tuple[np.ndarray, GridResult]:
     r"""Select ``alpha`` of :func:`~graphrkhs.tikhonov_solution` by LOO/GCV and return the fit at it.
 
     ``method="exact"``: the Kron reduction :math:`T = L/L_{UU}` (one sparse
@@ -1868,6 +1869,10 @@ def select_tikhonov_solution(W: Any, labeled: Any, Y: Any, alphas: Optional[Any]
     method : {"auto", "exact", "stochastic"}
     n_probes, random_state
         Of the stochastic diagonal estimate (``method="stochastic"``).
+    backend : {"auto", "numpy", "mpi", "dask"}, default="auto"
+        Where the Laplacian solves of ``method="stochastic"`` run (as in
+        :func:`~graphrkhs.tikhonov_solution`); the exact path (one sparse
+        factorization) runs on every process.
 
     Returns
     -------
@@ -1878,6 +1883,7 @@ def select_tikhonov_solution(W: Any, labeled: Any, Y: Any, alphas: Optional[Any]
     check_option(criterion, "criterion", CRITERIA)
     check_option(scoring, "scoring", SCORINGS)
     check_option(method, "method", ("auto", "exact", "stochastic"))
+    check_backend(backend)
     alphas = TIKHONOV_ALPHAS if alphas is None else np.atleast_1d(np.asarray(alphas, dtype=np.float64))
     if alphas.ndim != 1 or alphas.size == 0 or not (np.isfinite(alphas).all() and (alphas >= 0).all()):
         raise ValueError(f"alphas must be a non-empty 1-D sequence of finite numbers >= 0; got {alphas!r}.")
@@ -1887,7 +1893,7 @@ def select_tikhonov_solution(W: Any, labeled: Any, Y: Any, alphas: Optional[Any]
         return _tikhonov_stochastic_select(W, labeled, Y, alphas, laplacian=laplacian, criterion=criterion,
                                            scoring=scoring, extend=extend, max_extensions=max_extensions,
                                            tol=tol, max_iter=max_iter, preconditioner=preconditioner,
-                                           n_probes=n_probes, random_state=random_state)
+                                           n_probes=n_probes, random_state=random_state, backend=backend)
     red = _KronReduction(W, labeled, laplacian, tol=tol, max_iter=max_iter, preconditioner=preconditioner)
     Y2 = _as_targets(Y, red.S.size)
     res = select_grid(lambda alpha: red.scores(alpha, Y2, criterion, scoring), {"alpha": alphas},
@@ -2024,7 +2030,7 @@ def stochastic_loo_errors(residual: Callable[..., np.ndarray], Y: Any, params: S
     return (score, tie, rel) if return_stderr else (score, tie)
 
 
-def _tikhonov_residual(W, S, laplacian, tol, max_iter, preconditioner):
+def _tikhonov_residual(W, S, laplacian, tol, max_iter, preconditioner, backend="auto"):
     r"""``residual(Z, alpha)`` of Tikhonov: :math:`Z - F_S` (``alpha > 0``), :math:`T Z` at 0 (the limit, see
     :meth:`_KronReduction.scores`), with :math:`TZ = (L F)_S`, F the harmonic extension of Z."""
     from ._graph import harmonic_solution, tikhonov_solution
@@ -2035,10 +2041,10 @@ def _tikhonov_residual(W, S, laplacian, tol, max_iter, preconditioner):
     def residual(Z, alpha):
         if alpha == 0:
             F = harmonic_solution(W, S, Z, laplacian=laplacian, tol=tol, max_iter=max_iter,
-                                  preconditioner=preconditioner)
+                                  preconditioner=preconditioner, backend=backend)
             return LS @ F
         F = tikhonov_solution(W, S, Z, alpha=alpha, laplacian=laplacian, tol=tol, max_iter=max_iter,
-                              preconditioner=preconditioner)
+                              preconditioner=preconditioner, backend=backend)
         return Z - F[S]
 
     return residual
@@ -2058,7 +2064,7 @@ def _informed_labels(W, S):
 def tikhonov_stochastic_errors(W: Any, labeled: Any, Y: Any, alphas: Any, *, laplacian: str = "combinatorial",
                                criterion: str = "loo", scoring: str = "mse", n_probes: int = 64,
                                random_state: Any = 0, tol: float = 1e-8, max_iter: Optional[int] = None,
-                               preconditioner: Any = "auto") -> Tuple[np.ndarray, np.ndarray]:
+                               preconditioner: Any = "auto", backend: str = "auto") -> Tuple[np.ndarray, np.ndarray]:
     r"""Matrix-free LOO (or GCV) scores of :func:`~graphrkhs.tikhonov_solution` (:func:`stochastic_loo_errors`).
 
     One block solve of :math:`(J + \mu L)` with m + p right-hand sides per
@@ -2067,19 +2073,20 @@ def tikhonov_stochastic_errors(W: Any, labeled: Any, Y: Any, alphas: Any, *, lap
     ``STOCHASTIC_MIN_LABELS``.  ``alpha = 0`` scores the harmonic solution
     (one harmonic solve).  Cost: ``len(alphas) * (m + p) / m`` fixed-alpha
     fits.  Same parameters as :func:`tikhonov_path_errors`, plus those of the
-    probes and of the solves.
+    probes and of the solves (``backend`` as in :func:`~graphrkhs.tikhonov_solution`).
 
     Returns
     -------
     scores, tie_break : ndarrays of shape (len(alphas),)
     """
     check_option(laplacian, "laplacian", ("combinatorial", "normalized"))
+    check_backend(backend)
     W = as_adjacency(W, dtype=np.float64)
     S = _check_labeled_index(labeled, W.shape[0])
     alphas = np.atleast_1d(np.asarray(alphas, dtype=np.float64))
     if alphas.ndim != 1 or alphas.size == 0 or not (np.isfinite(alphas).all() and (alphas >= 0).all()):
         raise ValueError(f"alphas must be a non-empty 1-D sequence of finite numbers >= 0; got {alphas!r}.")
-    residual = _tikhonov_residual(W, S, laplacian, tol, max_iter, preconditioner)
+    residual = _tikhonov_residual(W, S, laplacian, tol, max_iter, preconditioner, backend)
     return stochastic_loo_errors(residual, Y, [{"alpha": float(a)} for a in alphas], n_probes=n_probes,
                                  random_state=random_state, criterion=criterion, scoring=scoring,
                                  keep=_informed_labels(W, S))
@@ -2091,7 +2098,7 @@ TIKHONOV_ALPHAS_STOCHASTIC = np.concatenate([[0.0], np.geomspace(1e-4, 1e3, 8)])
 
 
 def _tikhonov_stochastic_select(W, labeled, Y, alphas, *, laplacian, criterion, scoring, extend, max_extensions,
-                                tol, max_iter, preconditioner, n_probes, random_state):
+                                tol, max_iter, preconditioner, n_probes, random_state, backend="auto"):
     from ._graph import tikhonov_solution
 
     W = as_adjacency(W, dtype=np.float64)
@@ -2099,7 +2106,7 @@ def _tikhonov_stochastic_select(W, labeled, Y, alphas, *, laplacian, criterion, 
     Y2 = _as_targets(Y, S.size)
     if alphas is TIKHONOV_ALPHAS or np.array_equal(alphas, TIKHONOV_ALPHAS):
         alphas = TIKHONOV_ALPHAS_STOCHASTIC
-    residual = _tikhonov_residual(W, S, laplacian, tol, max_iter, preconditioner)
+    residual = _tikhonov_residual(W, S, laplacian, tol, max_iter, preconditioner, backend)
     keep = _informed_labels(W, S)
     cache: Dict[float, Tuple[float, float]] = {}
 
@@ -2115,7 +2122,7 @@ def _tikhonov_stochastic_select(W, labeled, Y, alphas, *, laplacian, criterion, 
     res = select_grid(evaluate, {"alpha": alphas}, extend=("alpha",) if extend else (),
                       max_extensions=max_extensions, criterion=criterion + "-stochastic")
     F = tikhonov_solution(W, S, Y2, alpha=res.best_params["alpha"], laplacian=laplacian, tol=tol,
-                          max_iter=max_iter, preconditioner=preconditioner)
+                          max_iter=max_iter, preconditioner=preconditioner, backend=backend)
     return F, res
 
 

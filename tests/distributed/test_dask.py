@@ -258,3 +258,52 @@ def test_operator_product_with_a_vector(client):
     op = DaskOperator(L, client, part=np.arange(200) % 3)
     y = op.matmat(x)
     assert y.shape == (200,) and _rel(y, L @ x) <= 1e-12
+
+
+def test_graph_kernel_ridge_stochastic_selection_runs_on_the_backend(client, monkeypatch):
+    # alpha="auto" above STOCHASTIC_MIN_LABELS labels: the matrix-free LOO and the CG fit apply Phi through
+    # the estimator's backend, with the serial answer to rounding.  Its GraphKernel was built with the
+    # default backend "auto", i.e. on Dask whenever a client is active, even for backend="numpy"
+    import graphrkhs.estimators._transductive as tr
+    import graphrkhs.solvers._selection as sel
+
+    monkeypatch.setattr(tr, "STOCHASTIC_MIN_LABELS", 10)
+    monkeypatch.setattr(sel, "STOCHASTIC_MIN_LABELS", 10)
+    X = np.random.default_rng(12).random((100, 2))
+    y = np.full(100, np.nan)
+    y[::8] = np.sin(4 * X[::8, 0])
+    W = gr.knn_graph(X, 6)
+    phi = filters.Matern(2, 1.0)
+    calls = _spy(monkeypatch, "dask", "prepare")
+    ref = gr.GraphKernelRidgeRegressor(phi, alphas=(1.0,), graph="precomputed", backend="numpy").fit(W, y)
+    assert calls == []                      # serial, as asked, although a client is active
+    est = gr.GraphKernelRidgeRegressor(phi, alphas=(1.0,), graph="precomputed", backend="dask").fit(W, y)
+    assert calls == ["prepare"]
+    assert est.alpha_ == ref.alpha_
+    assert _rel(est.transduction_, ref.transduction_) <= 1e-6
+
+
+def test_tikhonov_stochastic_selection_runs_on_the_backend(client, monkeypatch):
+    # the matrix-free LOO of Tikhonov (alpha="auto" above STOCHASTIC_MIN_LABELS labels) solves (J + alpha L) F
+    # = J Z on the caller's backend; it used the default "auto" (Dask, a client being active) even for
+    # backend="numpy".  preconditioner="jacobi": block CG (under "auto" 60 nodes are factorized directly)
+    import graphrkhs.estimators._transductive as tr
+
+    X = np.random.default_rng(13).random((60, 2))
+    W, S = gr.knn_graph(X, 6), np.arange(0, 60, 4)
+    y = np.sin(4 * X[S, 0])
+    calls = _spy(monkeypatch, "dask", "solve_spd")
+    kw = dict(preconditioner="jacobi", tol=1e-10, n_probes=8)
+    ref = gr.tikhonov_stochastic_errors(W, S, y, [1.0], backend="numpy", **kw)
+    assert calls == []
+    out = gr.tikhonov_stochastic_errors(W, S, y, [1.0], backend="dask", **kw)
+    assert calls == ["solve_spd"]
+    np.testing.assert_allclose(out, ref, rtol=1e-6)
+    # the estimator hands its backend to the selection
+    seen = []
+    orig = tr.select_tikhonov_solution
+    monkeypatch.setattr(tr, "select_tikhonov_solution", lambda *a, **k: seen.append(k["backend"]) or orig(*a, **k))
+    yy = np.full(60, np.nan)
+    yy[S] = y
+    gr.LaplacianRegularizationRegressor(graph="precomputed", backend="numpy").fit(W, yy)
+    assert seen == ["numpy"]

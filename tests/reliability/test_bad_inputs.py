@@ -736,6 +736,8 @@ add("select_tikhonov_solution", "alpha < 0", lambda: g.select_tikhonov_solution(
     Raises(ValueError, "alphas"))
 unknown_option("select_tikhonov_solution", lambda: g.select_tikhonov_solution(_P3, [0], [1.0], method="bogus"),
                "method")
+add("select_tikhonov_solution", "unknown backend",
+    lambda: g.select_tikhonov_solution(_P3, [0], [1.0], backend="gpu"), Raises(ValueError, "backend"))
 add("stochastic_loo_errors", "residual not callable",
     lambda: g.stochastic_loo_errors(np.eye(3), np.ones(3), [{}]), Raises(TypeError, "residual"))
 add("stochastic_loo_errors", "residual of the wrong shape",
@@ -744,6 +746,8 @@ add("stochastic_loo_errors", "no probes",
     lambda: g.stochastic_loo_errors(lambda Z: Z, np.ones(3), [{}], n_probes=0), Raises(ValueError, "n_probes"))
 add("tikhonov_stochastic_errors", "alpha < 0", lambda: g.tikhonov_stochastic_errors(_P3, [0], [1.0], [-1.0]),
     Raises(ValueError, "alphas"))
+add("tikhonov_stochastic_errors", "unknown backend",
+    lambda: g.tikhonov_stochastic_errors(_P3, [0], [1.0], [1.0], backend="gpu"), Raises(ValueError, "backend"))
 add("graph_kernel_ridge_stochastic_errors", "alpha 0",
     lambda: g.graph_kernel_ridge_stochastic_errors(_P3, [0], [1.0], [0.0]), Raises(ValueError, "alphas"))
 
