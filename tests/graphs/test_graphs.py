@@ -719,3 +719,30 @@ def test_integer_coo_duplicates_are_summed_without_wrapping_around():
         as_adjacency(G)
     G = sp.coo_array((np.array([200, 100, 300], np.uint16), ([0, 0, 1], [1, 1, 0])), shape=(2, 2))
     np.testing.assert_array_equal(as_adjacency(G).toarray(), [[0, 300], [300, 0]])
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("scale", ["subnormal", "overflowing"])
+def test_normalized_laplacians_are_invariant_to_the_scale_of_the_weights(dtype, scale):
+    # I - D^{-1/2} W D^{-1/2} and I - D^{-1} W do not change when W is multiplied by c > 0: weights whose
+    # degrees are subnormal (1/d = inf) or overflow (d = inf, so 1/sqrt(d) = 0) give the matrix of W itself
+    A = _random_weighted_graph(12, 0.5, seed=3, isolated=1)
+    info = np.finfo(dtype)
+    if scale == "subnormal":
+        # 4 subnormals keep few significant bits: an unweighted graph is exactly representable
+        A = (A > 0) * 1.0
+        c = float(info.smallest_subnormal) * 4
+    else:
+        c = float(info.max) / 2
+    for kind in ("normalized", "randomwalk"):
+        ref = laplacian(A, kind).toarray()
+        L = laplacian((A / A.max() * c).astype(dtype), kind)
+        assert L.dtype == dtype
+        np.testing.assert_allclose(L.toarray(), ref, atol=1e-6 if dtype == np.float32 else 1e-13)
+
+
+def test_combinatorial_laplacian_refuses_overflowing_degrees():
+    # D - W with a degree above the largest float is not representable: it had inf on its diagonal
+    W = np.array([[0.0, 1e308, 1e308], [1e308, 0.0, 0.0], [1e308, 0.0, 0.0]])
+    with pytest.raises(ValueError, match="overflow"):
+        laplacian(W, "combinatorial")
