@@ -175,8 +175,11 @@ def laplacian_rows(W: GraphLike, kind: LaplacianKind = "combinatorial", start: i
         if kind == "normalized":
             # 1/sqrt(d) is finite for every positive float d, subnormal included
             inv[d > 0] = 1.0 / np.sqrt(d[d > 0])
-            values = block.data * inv[start:stop][row_of_entry].astype(W.dtype)
-            values = values * inv[block.indices].astype(W.dtype)
+            # w_ij * a_i * a_j with the smaller factor first, so that L_ij and L_ji are the same rounded
+            # product (L exactly symmetric); w_ij <= d_i keeps w_ij * a_i <= sqrt(d_i) in range
+            a_row = inv[start:stop][row_of_entry].astype(W.dtype)
+            a_col = inv[block.indices].astype(W.dtype)
+            values = (block.data * np.minimum(a_row, a_col)) * np.maximum(a_row, a_col)
         else:
             # w_ij / d_i, not w_ij * (1/d_i): 1/d_i is inf for a subnormal degree, w_ij / d_i <= 1 always
             d_entry = d_rows[row_of_entry].astype(W.dtype)

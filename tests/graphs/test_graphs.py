@@ -746,3 +746,14 @@ def test_combinatorial_laplacian_refuses_overflowing_degrees():
     W = np.array([[0.0, 1e308, 1e308], [1e308, 0.0, 0.0], [1e308, 0.0, 0.0]])
     with pytest.raises(ValueError, match="overflow"):
         laplacian(W, "combinatorial")
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_normalized_laplacian_is_exactly_symmetric(dtype):
+    # w_ij d_i^{-1/2} d_j^{-1/2} rounded in the order (w * a_i) * a_j differed from L_ji by an ulp
+    # (|L - L^T| = 3e-8 in float32, 6e-17 in float64), and exact_filter / eigh-based code refused the
+    # float32 matrix cast to float64 as not symmetric
+    X = np.random.default_rng(0).normal(size=(200, 3)).astype(dtype)
+    L = laplacian(knn_graph(X, 5, weight="self-tuning"), "normalized")
+    assert L.dtype == dtype
+    assert abs(L - L.T).max() == 0
