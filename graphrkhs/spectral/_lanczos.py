@@ -94,15 +94,21 @@ def _lanczos_block(op, filters, X, tol, max_iter, check_every):
     n, m = X.shape
     dtype = op.dtype
     F = len(filters)
-    norms = np.linalg.norm(X, axis=0).astype(np.float64)
-    live = norms > 0
+    # ||x|| as max|x_i| * ||x / max|x_i|||: the plain sum of squares underflows to 0 (a column of 1e-300, or
+    # 1e-30 in float32, was taken for zero) or overflows to inf (1e300: all NaN); the start vector is
+    # x / max|x_i| / ||x / max|x_i||| so that no intermediate leaves the float range either
+    peak = np.abs(X).max(axis=0).astype(np.float64) if n else np.zeros(m)
+    live = peak > 0
     Y = np.zeros((F, n, m), dtype=dtype)
     if not live.any():
         return Y, np.zeros(m, int), np.ones(m, bool)
+    X0 = (X.astype(np.float64) / np.where(live, peak, 1.0))
+    unit_norms = np.linalg.norm(X0, axis=0)
+    norms = peak * unit_norms
     eps = float(np.finfo(dtype).eps)
     cap = min(max_iter + 1, 16)
     V = np.empty((m, cap, n), dtype=dtype)
-    V[:, 0, :] = (X / np.where(live, norms, 1.0).astype(dtype)).T
+    V[:, 0, :] = (X0 / np.where(live, unit_norms, 1.0)).T.astype(dtype)
     alpha = np.zeros((max_iter, m))
     beta = np.zeros((max_iter, m))
     dim = np.zeros(m, dtype=int)        # Krylov dimension where a column stopped (0 = running)
