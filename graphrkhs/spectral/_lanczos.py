@@ -102,9 +102,11 @@ def _lanczos_block(op, filters, X, tol, max_iter, check_every):
     Y = np.zeros((F, n, m), dtype=dtype)
     if not live.any():
         return Y, np.zeros(m, int), np.ones(m, bool)
+    # (the estimates below are in units of max|x_i|, multiplied back at the end: ||x|| itself overflows
+    # for a column of 1e308 whose phi(L) x is finite)
     X0 = (X.astype(np.float64) / np.where(live, peak, 1.0))
     unit_norms = np.linalg.norm(X0, axis=0)
-    norms = peak * unit_norms
+    norms = unit_norms
     eps = float(np.finfo(dtype).eps)
     cap = min(max_iter + 1, 16)
     V = np.empty((m, cap, n), dtype=dtype)
@@ -189,6 +191,7 @@ def _lanczos_block(op, filters, X, tol, max_iter, check_every):
     dim[dim == 0] = k
     for f in range(F):  # the responses of a bank
         Y[f] = np.matmul(coef[f, :, None, :k].astype(dtype), V[:, :k, :])[:, 0, :].T
+    Y *= peak.astype(dtype)     # back from units of max|x_i|
     return Y, dim, converged
 
 
