@@ -445,6 +445,24 @@ def test_lanczos_is_linear_in_signals_at_the_ends_of_the_float_range(dtype):
         np.testing.assert_allclose((K @ (X * dtype(c))).astype(np.float64) / c, ref, atol=10 * tol * np.abs(ref).max())
 
 
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_chebyshev_is_linear_in_signals_near_the_largest_float(dtype):
+    # Clenshaw's b_k exceed max|x| (by sum |c_k| and more): a signal near the largest float overflowed to
+    # inf inside the recurrence (float32, 3e38) though phi(L) x is finite
+    L = laplacian(_geometric(60, seed=4).astype(dtype), "normalized")
+    X = np.random.default_rng(1).uniform(-1, 1, size=(60, 2)).astype(dtype)
+    ref = exact_filter(L.astype(np.float64), filters.Heat(3.0), X.astype(np.float64))
+    c = float(np.finfo(dtype).max) / 1.5
+    tol = 1e-8 if dtype == np.float64 else 1e-5
+    for phi in (filters.Heat(3.0), [filters.Heat(3.0), filters.Heat(1.0)]):
+        Y = chebyshev_filter(L, phi, X * dtype(c), tol=tol)
+        Y = Y if not isinstance(phi, list) else Y[0]
+        assert Y.dtype == dtype and np.isfinite(Y).all()
+        np.testing.assert_allclose(Y.astype(np.float64) / c, ref, atol=10 * tol * np.abs(ref).max())
+        K = gr.GraphKernel(L, filters.Heat(3.0), tol=tol)
+        np.testing.assert_allclose((K @ (X * dtype(c))).astype(np.float64) / c, ref, atol=10 * tol * np.abs(ref).max())
+
+
 def test_lanczos_warns_when_not_converged():
     L = laplacian(_geometric(200, seed=12))
     x = np.random.default_rng(0).normal(size=200)
