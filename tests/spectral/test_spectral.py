@@ -463,6 +463,21 @@ def test_chebyshev_is_linear_in_signals_near_the_largest_float(dtype):
         np.testing.assert_allclose((K @ (X * dtype(c))).astype(np.float64) / c, ref, atol=10 * tol * np.abs(ref).max())
 
 
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_lanczos_is_invariant_to_the_scale_of_the_weights(dtype):
+    # phi(t L) with L = laplacian(c W), t = 1/c is phi applied to laplacian(W): ||L v - a v|| as a plain sum
+    # of squares overflowed (c = 1e300: inf, taken for a breakdown) or underflowed (c = 1e-300: 0) at the
+    # first step, and the one-step estimate came back (error 0.24 on the kernel's columns)
+    W = _geometric(40, seed=6).astype(dtype)
+    X = np.eye(40, 3, dtype=dtype)
+    tol = 1e-8 if dtype == np.float64 else 1e-4
+    ref = exact_filter(laplacian(W.astype(np.float64)), filters.Heat(1.0), X.astype(np.float64))
+    for c in ((1e300, 1e-300) if dtype == np.float64 else (1e30, 1e-30)):
+        L = laplacian(W * dtype(c))
+        Y = lanczos_filter(L, filters.Heat(1.0 / c), X, tol=tol)
+        np.testing.assert_allclose(Y, ref, atol=10 * tol)
+
+
 def test_lanczos_warns_when_not_converged():
     L = laplacian(_geometric(200, seed=12))
     x = np.random.default_rng(0).normal(size=200)
