@@ -1,5 +1,7 @@
 """Graph construction, Laplacians, lmax and conversions against dense oracles."""
 
+import warnings
+
 import networkx as nx
 import numpy as np
 import pygsp
@@ -757,3 +759,17 @@ def test_normalized_laplacian_is_exactly_symmetric(dtype):
     L = laplacian(knn_graph(X, 5, weight="self-tuning"), "normalized")
     assert L.dtype == dtype
     assert abs(L - L.T).max() == 0
+
+
+def test_as_adjacency_names_a_cast_that_overflows_the_requested_dtype():
+    # finite float64 weights above float32's range became inf in the cast and were reported as
+    # "NaN or infinite weights" (with scipy's RuntimeWarning): the message now names the dtype
+    W = np.array([[0.0, 1e300], [1e300, 0.0]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(ValueError, match="do not fit float32"):
+            as_adjacency(W, dtype=np.float32)
+        with pytest.raises(ValueError, match="do not fit float32"):
+            laplacian(W, "normalized", dtype=np.float32)
+    with pytest.raises(ValueError, match="NaN or infinite"):
+        as_adjacency(np.array([[0.0, np.inf], [np.inf, 0.0]]), dtype=np.float32)
