@@ -47,7 +47,7 @@ from .._core.validation import (
 from .._core.backend import DISTRIBUTED_BACKENDS, check_backend, get_backend
 from .._core.progress import _Progress
 from .._core.types import FloatDType, RandomStateLike, SparseMatrix
-from ._convert import _drop_self_loops, _output_dtype, _to_sparse
+from ._convert import _drop_self_loops, _mean_of_directions, _output_dtype, _to_sparse
 
 __all__ = [
     "knn_graph",
@@ -427,7 +427,7 @@ def symmetrize(W: SparseMatrix | ArrayLike, mode: Literal["union", "mutual", "av
     elif mode == "mutual":
         S = W.minimum(WT)
     else:
-        S = (W + WT) * 0.5
+        S = _mean_of_directions(W, WT)
     S = sp.csr_array(S)
     S.eliminate_zeros()
     S = _drop_self_loops(S, "W")

@@ -773,3 +773,17 @@ def test_as_adjacency_names_a_cast_that_overflows_the_requested_dtype():
             laplacian(W, "normalized", dtype=np.float32)
     with pytest.raises(ValueError, match="NaN or infinite"):
         as_adjacency(np.array([[0.0, np.inf], [np.inf, 0.0]]), dtype=np.float32)
+
+
+def test_averaged_directions_do_not_overflow():
+    # (w_ij + w_ji) / 2 of weights above max/2 was inf: symmetrize(W, 'average') and as_adjacency's
+    # symmetrization of a matrix symmetric to rounding returned infinite weights
+    big = 1.5e308
+    W = sp.csr_array(np.array([[0.0, big], [big * (1 - 1e-12), 0.0]]))
+    for S in (symmetrize(W, "average"), as_adjacency(W)):
+        assert np.isfinite(S.data).all()
+        np.testing.assert_allclose(S.toarray(), [[0, big], [big, 0]], rtol=1e-11)
+    # subnormal weights keep their average (halving each first would lose the odd last bit)
+    tiny = 5e-324
+    np.testing.assert_array_equal(symmetrize(sp.csr_array(np.array([[0, tiny], [3 * tiny, 0]])), "average").data,
+                                  [2 * tiny, 2 * tiny])
