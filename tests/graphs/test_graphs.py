@@ -787,3 +787,24 @@ def test_averaged_directions_do_not_overflow():
     tiny = 5e-324
     np.testing.assert_array_equal(symmetrize(sp.csr_array(np.array([[0, tiny], [3 * tiny, 0]])), "average").data,
                                   [2 * tiny, 2 * tiny])
+
+
+@pytest.mark.parametrize("builder", ["knn", "epsilon"])
+def test_self_tuning_weights_at_extreme_relative_widths(builder):
+    # exp(-d^2 / (r^2 s_i s_j)): r^2 underflowed to 0 for r = 1e-170, so a duplicate pair (d = 0) got
+    # 0/0 = NaN (epsilon_graph returned it, knn_graph raised an internal 'weights must be finite');
+    # the limit is weight 1 for duplicates and 0 at positive distances (edges dropped), as for the
+    # Gaussian far below the distances; a huge r gives weight 1 on every edge
+    X = np.vstack([np.zeros((2, 2)), np.random.default_rng(0).normal(size=(10, 2))])
+
+    def build(r):
+        if builder == "knn":
+            return knn_graph(X, 3, weight="self-tuning", relative_width=r)
+        return epsilon_graph(X, 1.0, weight="self-tuning", relative_width=r)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        W = build(1e-170)
+        np.testing.assert_array_equal(W.toarray(), np.pad([[0.0, 1.0], [1.0, 0.0]], ((0, 10), (0, 10))))
+        W1, Wb = build(1e200), build(1.0)
+    assert (W1.data == 1).all() and W1.nnz == Wb.nnz
