@@ -47,7 +47,7 @@ from .._core.validation import (
 from .._core.backend import DISTRIBUTED_BACKENDS, check_backend, get_backend
 from .._core.progress import _Progress
 from .._core.types import FloatDType, RandomStateLike, SparseMatrix
-from ._convert import _drop_self_loops, _output_dtype, _to_sparse
+from ._convert import _drop_self_loops, _mean_of_directions, _output_dtype, _to_sparse
 
 __all__ = [
     "knn_graph",
@@ -285,20 +285,24 @@ def _gaussian(dist, sigma, scale=1.0):
         return np.exp(-0.5 * (t * t))
 
 
-def _self_tuning(d2, scale_i, scale_j, relative_width):
+def _self_tuning(dist, scale_i, scale_j, relative_width):
     r""":math:`\exp(-d^2 / (r^2 \sigma_i \sigma_j))` (Zelnik-Manor & Perona 2004 for r = 1).
 
-    ``d2`` and the local scales in the same units, so the weights do not depend on them.
+    ``dist`` and the local scales in the same units, so the weights do not depend on them.  Evaluated
+    as :math:`((d/\sigma_i)(d/\sigma_j)/r)/r`: :math:`r^2` (or :math:`d^2`, :math:`\sigma_i\sigma_j`)
+    underflowed to 0 for r = 1e-170 and a duplicate pair got 0/0 = NaN; now any r > 0 gives the
+    limit, weight 1 for duplicates and 0 at positive distances when r is far below 1, 1 on every
+    edge when far above.
     """
-    with np.errstate(under="ignore"):
-        return np.exp(-d2 / ((relative_width * relative_width) * (scale_i * scale_j)))
+    with np.errstate(over="ignore", under="ignore"):
+        q = ((dist / scale_i) * (dist / scale_j) / relative_width) / relative_width
+        return np.exp(-q)
 
 
 def _knn_weights_to_graph(dist, idx, weight, sigma, mode, unit=1.0, relative_width=1.0):
     n, k = idx.shape
-    d2 = dist * dist
     if weight == "binary":
-        w = np.ones_like(d2)
+        w = np.ones_like(dist)
     elif weight == "gaussian":
         if sigma is None:
             # The mean neighbour distance, in the same units as dist: the weights depend
@@ -310,7 +314,7 @@ def _knn_weights_to_graph(dist, idx, weight, sigma, mode, unit=1.0, relative_wid
         positive = scale > 0
         # A point with k duplicates has scale 0; borrow the smallest positive scale.
         scale[~positive] = scale[positive].min() if positive.any() else 1.0
-        w = _self_tuning(d2, scale[:, None], scale[idx], relative_width)
+        w = _self_tuning(dist, scale[:, None], scale[idx], relative_width)
     data, indices, indptr = _knn.symmetric_from_lists(idx, w, mode)
     W = sp.csr_array((data, indices, indptr), shape=(n, n))
     W.has_sorted_indices = True  # rows are sorted by the assembly
@@ -427,7 +431,7 @@ def symmetrize(W: SparseMatrix | ArrayLike, mode: Literal["union", "mutual", "av
     elif mode == "mutual":
         S = W.minimum(WT)
     else:
-        S = (W + WT) * 0.5
+        S = _mean_of_directions(W, WT)
     S = sp.csr_array(S)
     S.eliminate_zeros()
     S = _drop_self_loops(S, "W")
@@ -505,9 +509,8 @@ def epsilon_graph(X: ArrayLike, radius: float, *, weight: Literal["binary", "gau
     with progress.scope():
         i, j, dist, unit = _knn.pairs_within_radius(X, radius, algorithm, return_scale=True)
     progress(f"{i.size} pairs found")
-    d2 = dist * dist
     if weight == "binary":
-        w = np.ones_like(d2)
+        w = np.ones_like(dist)
     elif weight == "gaussian":
         if sigma is None:
             sigma = float(dist.mean()) if dist.size and dist.mean() > 0 else 1.0
@@ -519,7 +522,7 @@ def epsilon_graph(X: ArrayLike, radius: float, *, weight: Literal["binary", "gau
         np.maximum.at(scale, j, dist)
         positive = scale > 0
         scale[~positive] = scale[positive].min() if positive.any() else 1.0
-        w = _self_tuning(d2, scale[i], scale[j], relative_width)
+        w = _self_tuning(dist, scale[i], scale[j], relative_width)
     rows = np.concatenate([i, j])
     cols = np.concatenate([j, i])
     W = sp.csr_array((np.concatenate([w, w]), (rows, cols)), shape=(n, n))

@@ -86,9 +86,16 @@ def as_adjacency(G: GraphLike, *, dtype: FloatDType = None, symmetry_rtol: float
     if np.issubdtype(W.dtype, np.complexfloating) or not np.issubdtype(W.dtype, np.floating):
         raise TypeError(f"the adjacency must hold real weights; got dtype {W.dtype}.")
     target = check_dtype(dtype) or (np.dtype(np.float32) if W.dtype == np.float32 else np.dtype(np.float64))
-    W = sp.csr_array(W, dtype=target, copy=True)
-    W.sum_duplicates()
+    source = W.dtype
+    with np.errstate(over="ignore"):      # a cast to float32 that overflows is reported below
+        W = sp.csr_array(W, dtype=target, copy=True)
+        W.sum_duplicates()
     if not np.isfinite(W.data).all():
+        G_data = _to_sparse(G).data if source != target else W.data
+        if source != target and np.isfinite(G_data).all():
+            raise ValueError(f"the adjacency's weights (up to {float(np.abs(G_data).max()):g}) do not fit "
+                             f"{target.name}; rescale W (the normalized Laplacians do not depend on its scale) "
+                             "or use dtype=float64.")
         raise ValueError("the adjacency has NaN or infinite weights; weights must be finite.")
     if (W.data < 0).any():
         raise ValueError(
@@ -108,10 +115,22 @@ def as_adjacency(G: GraphLike, *, dtype: FloatDType = None, symmetry_rtol: float
                 "'average' ((W + W.T) / 2)."
             )
         if gap > 0:
-            W = sp.csr_array((W + WT) * 0.5)
+            W = _mean_of_directions(W, WT)
             W.eliminate_zeros()
     W.sort_indices()
     return W
+
+
+def _mean_of_directions(W, WT):
+    """(W + W^T) / 2 without overflow: the sum is inf for weights above max/2, then each half is summed.
+
+    The plain form first: halving each term first would lose the last bit of odd subnormal weights.
+    """
+    with np.errstate(over="ignore"):
+        S = (W + WT) * 0.5
+    if S.nnz and not np.isfinite(S.data).all():
+        S = W * 0.5 + WT * 0.5
+    return sp.csr_array(S)
 
 
 def _drop_self_loops(W, what, stacklevel=4):

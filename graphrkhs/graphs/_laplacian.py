@@ -23,6 +23,12 @@ __all__ = [
 ]
 
 
+def _row_sums(W):
+    # an overflowing row sum is inf; the callers test for it and say so
+    with np.errstate(over="ignore"):
+        return np.asarray(W.sum(axis=1)).ravel()
+
+
 def degrees(W: GraphLike) -> NDArray[np.floating]:
     """Weighted degrees :math:`d_i = \\sum_j w_{ij}` of any graph form."""
     W = as_adjacency(W)
@@ -74,7 +80,7 @@ def laplacian(W: GraphLike, kind: LaplacianKind = "combinatorial", *, dtype: Flo
     W = as_adjacency(W, dtype=dtype)
     if backend in DISTRIBUTED_BACKENDS:
         return get_backend(backend).laplacian(W, kind)
-    return laplacian_rows(W, kind, 0, W.shape[0], degrees=degrees(W))
+    return laplacian_rows(W, kind, 0, W.shape[0])
 
 
 def laplacian_rows(W: GraphLike, kind: LaplacianKind = "combinatorial", start: int = 0, stop: int | None = None, *,
@@ -129,13 +135,23 @@ def laplacian_rows(W: GraphLike, kind: LaplacianKind = "combinatorial", start: i
         if W.shape[0] != n:
             raise ValueError(f"W has shape {W.shape}: pass the whole (n, n) adjacency, or its row block with "
                              "degrees= the degrees of all n nodes.")
-        d = np.asarray(W.sum(axis=1)).ravel()
+        d = _row_sums(W)
+        if kind != "combinatorial" and not np.isfinite(d).all():
+            # degrees above the largest float: the normalized forms do not change when W is multiplied by
+            # c > 0, so a power of two (exact) that keeps every row sum finite gives the same matrix
+            # (1/sqrt(inf) = 0 zeroed those rows' entries).  k = ceil(log2 n) + 1 suffices: w_ij <= max.
+            W = W * np.asarray(2.0 ** -(int(np.ceil(np.log2(n))) + 1), dtype=W.dtype)
+            d = _row_sums(W)
     else:
         d = np.asarray(degrees).ravel()
         if d.dtype.kind != "f":
             d = d.astype(np.float64)
         if d.shape != (n,):
             raise ValueError(f"degrees must have one entry per node ({n}); got shape {d.shape}.")
+    if not np.isfinite(d).all():
+        raise ValueError(f"the degrees (row sums) of W overflow {np.dtype(d.dtype).name}: "
+                         + ("D - W is not representable; scale W down." if kind == "combinatorial"
+                            else "pass finite degrees=, or scale W down."))
     stop = n if stop is None else int(stop)
     start = int(start)
     if not 0 <= start <= stop <= n:
@@ -154,15 +170,21 @@ def laplacian_rows(W: GraphLike, kind: LaplacianKind = "combinatorial", start: i
         off = block
     else:
         inv = np.zeros(d.shape, dtype=d.dtype)   # floating (W is): no truncation of 1/sqrt(d)
-        if kind == "normalized":
-            inv[d > 0] = 1.0 / np.sqrt(d[d > 0])
-        else:
-            inv[d > 0] = 1.0 / d[d > 0]
         diag = (d_rows > 0).astype(W.dtype)
         row_of_entry = np.repeat(rows, np.diff(block.indptr))
-        values = block.data * inv[start:stop][row_of_entry].astype(W.dtype)
         if kind == "normalized":
-            values = values * inv[block.indices].astype(W.dtype)
+            # 1/sqrt(d) is finite for every positive float d, subnormal included
+            inv[d > 0] = 1.0 / np.sqrt(d[d > 0])
+            # w_ij * a_i * a_j with the smaller factor first, so that L_ij and L_ji are the same rounded
+            # product (L exactly symmetric); w_ij <= d_i keeps w_ij * a_i <= sqrt(d_i) in range
+            a_row = inv[start:stop][row_of_entry].astype(W.dtype)
+            a_col = inv[block.indices].astype(W.dtype)
+            values = (block.data * np.minimum(a_row, a_col)) * np.maximum(a_row, a_col)
+        else:
+            # w_ij / d_i, not w_ij * (1/d_i): 1/d_i is inf for a subnormal degree, w_ij / d_i <= 1 always
+            d_entry = d_rows[row_of_entry].astype(W.dtype)
+            values = np.zeros_like(block.data)
+            np.divide(block.data, d_entry, out=values, where=d_entry > 0)
         off = sp.csr_array((values, block.indices, block.indptr), shape=block.shape)
     # the diagonal block in CSR form with the adjacency's index dtype: built from int64 (row, col) pairs
     # it would make scipy give L 64-bit indices (twice the memory, and refused by pyamg's compiled code)

@@ -21,6 +21,7 @@ from ..spectral import (
     EXACT_MAX_NODES,
     as_filter,
     chebyshev_apply,
+    column_exponents,
     chebyshev_plan,
     check_filter_options,
     exact_eigh,
@@ -311,7 +312,12 @@ class GraphKernel(spla.LinearOperator):
             Y = op.to_user(lanczos_apply(op, [self.phi], op.to_internal(X2), self.tol)[0][0])
         else:
             op = self._op.astype(dtype)
+            exps = column_exponents(X2, dtype)   # a signal near the largest float overflowed in the recurrence
+            if exps is not None:
+                X2 = np.ldexp(X2.astype(dtype), -exps)
             Y = op.to_user(chebyshev_apply(op, self._coefs, self.lmax, op.to_internal(X2))[0])
+            if exps is not None:
+                Y = np.ldexp(Y, exps).astype(dtype, copy=False)
         return Y[:, 0] if was_1d else Y
 
     # Public products validated here, so that a wrong shape gets a message naming the rows expected.

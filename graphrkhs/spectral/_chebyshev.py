@@ -407,6 +407,25 @@ def _compute_dtype(L, X):
     return float_dtype(np.result_type(L.dtype, X.dtype))
 
 
+def _column_exponents(X, dtype):
+    r"""Powers of two e_j that bring each column of ``X`` to :math:`\max_i |x_{ij}| \in [1/2, 1)`, or None.
+
+    The recurrence's blocks exceed :math:`\max |x|` (Clenshaw's :math:`b_k` by up to
+    :math:`\sum_k (k+1) |c_k|`), so a signal within :math:`2^{64}` of the largest float overflows
+    inside it although :math:`\varphi(L) x` is finite; one within :math:`2^{64}` of the smallest
+    normal one loses bits in subnormals.  Only then are the columns scaled, by
+    ``np.ldexp(X, -e)`` (exact) and the result by ``np.ldexp(Y, e)``: :math:`\varphi(L)` is linear.
+    """
+    if X.size == 0:
+        return None
+    info = np.finfo(dtype)
+    peak = np.abs(X).max(axis=0).astype(np.float64)
+    edge = (peak > float(info.max) * 2.0 ** -64) | ((peak > 0) & (peak < float(info.tiny) * 2.0 ** 64))
+    if not edge.any():
+        return None
+    return np.where(edge, np.frexp(peak)[1], 0).astype(np.int64)
+
+
 def _clenshaw_dense(op, c, a, b, X, bar=_NoBar()):
     r"""Clenshaw's recurrence for one response on a dense block, in two work blocks.
 
@@ -647,8 +666,14 @@ def chebyshev_filter(L: MatrixOrOperator, phi: ResponseBank, X: ArrayLike, order
         # Same spectrum in any node order; Lanczos products are cheaper on the reordered matrix.
         lmax = _resolve_lmax(op.L if op.is_matrix else L, None)
         coefs, order = _prepare_coefficients(filters, order, tol, lmax, damping, max_order)
+    # the whole X on every process (also under a distributed backend): the same column scales everywhere
+    exps = _column_exponents(X2, dtype)
+    if exps is not None:
+        X2 = np.ldexp(X2.astype(dtype), -exps)
     Xi = op.to_internal(X2)
     Y = op.to_user(_chebyshev_apply(op, coefs, lmax, Xi))
+    if exps is not None:
+        Y = np.ldexp(Y, exps).astype(dtype, copy=False)
     if was_1d:
         Y = Y[:, :, 0]
     return Y if is_bank else Y[0]

@@ -74,7 +74,8 @@ def _radau_gap(alpha, beta, theta, S, filters, anorm, dtype):
     floor = max(1e-8, 64 * _entry_eps(dtype)) * anorm
     if b == 0.0 or theta.min() <= floor:
         return 0.0, 0.0
-    a_next = b * b * float(np.sum(S[k - 1] ** 2 / theta))
+    # b * (b / theta), not b * b / theta: b * b leaves the float range for a spectrum near 1e300 / 1e-300
+    a_next = b * float(np.sum(S[k - 1] ** 2 * (b / theta)))
     theta_r, S_r = sla.eigh_tridiagonal(np.append(alpha, a_next), np.append(beta[: k - 1], b))
     theta_r = _clip_rounding(theta_r, anorm, dtype)
     phi_g = _response_values(filters, theta, "the Ritz values")
@@ -83,6 +84,26 @@ def _radau_gap(alpha, beta, theta, S, filters, anorm, dtype):
     z_r = (phi_r * S_r[0]) @ S_r.T                  # (F, k + 1)
     z_r[:, :k] -= z_g
     return float(np.linalg.norm(z_r, axis=1).max()), float(np.abs(phi_r).max())
+
+
+def _row_norms(w):
+    """Euclidean norms of the rows of ``w`` without overflow or underflow of the squares.
+
+    The plain sum of squares is inf for entries near 1e154 (a Laplacian of weights 1e300) and 0 near
+    1e-162, which the recurrence took for a breakdown at its first step; only rows whose fast norm lies
+    outside the safe range are recomputed, in units of their largest entry.
+    """
+    with np.errstate(over="ignore", under="ignore"):   # such rows are recomputed below
+        b = np.linalg.norm(w, axis=1).astype(np.float64)
+    info = np.finfo(w.dtype)
+    lo, hi = np.sqrt(float(info.tiny)) / float(info.eps), np.sqrt(float(info.max)) * float(info.eps)
+    redo = ~((b > lo) & (b < hi))
+    if redo.any():
+        sub = w[redo].astype(np.float64)
+        peak = np.abs(sub).max(axis=1)
+        e = np.where(peak > 0, np.frexp(peak)[1], 0)
+        b[redo] = np.ldexp(np.linalg.norm(np.ldexp(sub, -e[:, None]), axis=1), e)
+    return b
 
 
 def _lanczos_block(op, filters, X, tol, max_iter, check_every):
@@ -94,15 +115,23 @@ def _lanczos_block(op, filters, X, tol, max_iter, check_every):
     n, m = X.shape
     dtype = op.dtype
     F = len(filters)
-    norms = np.linalg.norm(X, axis=0).astype(np.float64)
-    live = norms > 0
+    # ||x|| as max|x_i| * ||x / max|x_i|||: the plain sum of squares underflows to 0 (a column of 1e-300, or
+    # 1e-30 in float32, was taken for zero) or overflows to inf (1e300: all NaN); the start vector is
+    # x / max|x_i| / ||x / max|x_i||| so that no intermediate leaves the float range either
+    peak = np.abs(X).max(axis=0).astype(np.float64) if n else np.zeros(m)
+    live = peak > 0
     Y = np.zeros((F, n, m), dtype=dtype)
     if not live.any():
         return Y, np.zeros(m, int), np.ones(m, bool)
+    # (the estimates below are in units of max|x_i|, multiplied back at the end: ||x|| itself overflows
+    # for a column of 1e308 whose phi(L) x is finite)
+    X0 = (X.astype(np.float64) / np.where(live, peak, 1.0))
+    unit_norms = np.linalg.norm(X0, axis=0)
+    norms = unit_norms
     eps = float(np.finfo(dtype).eps)
     cap = min(max_iter + 1, 16)
     V = np.empty((m, cap, n), dtype=dtype)
-    V[:, 0, :] = (X / np.where(live, norms, 1.0).astype(dtype)).T
+    V[:, 0, :] = (X0 / np.where(live, unit_norms, 1.0)).T.astype(dtype)
     alpha = np.zeros((max_iter, m))
     beta = np.zeros((max_iter, m))
     dim = np.zeros(m, dtype=int)        # Krylov dimension where a column stopped (0 = running)
@@ -127,7 +156,7 @@ def _lanczos_block(op, filters, X, tol, max_iter, check_every):
             w -= np.matmul(h[:, None, :], V[:, : k + 1, :])[:, 0, :]
             a_k += h[:, k]
         alpha[k] = a_k
-        b_k = np.linalg.norm(w, axis=1).astype(np.float64)
+        b_k = _row_norms(w)
         anorm = max(anorm, float(np.abs(a_k).max() + b_k.max()))
         k += 1
         breakdown = (b_k <= 10 * eps * max(anorm, 1e-300) * np.sqrt(k)) & ~done
@@ -183,6 +212,7 @@ def _lanczos_block(op, filters, X, tol, max_iter, check_every):
     dim[dim == 0] = k
     for f in range(F):  # the responses of a bank
         Y[f] = np.matmul(coef[f, :, None, :k].astype(dtype), V[:, :k, :])[:, 0, :].T
+    Y *= peak.astype(dtype)     # back from units of max|x_i|
     return Y, dim, converged
 
 

@@ -14,11 +14,15 @@ operator -- does the set-up once with these pieces and then only applies:
 5. :func:`chebyshev_apply` / :func:`lanczos_apply` apply them to a block on a
    :class:`~graphrkhs._core.reorder.PreparedOperator` (the node reordering and
    compiled products, cached by the caller);
+   :func:`column_exponents` says when (and by which powers of two) to
+   scale the columns of a signal near the ends of the float range first;
 6. :func:`exact_eigh` is the dense eigendecomposition of the oracle.
 
 These are public in :mod:`graphrkhs.spectral` (not in ``graphrkhs.__all__``:
 they are for library builders, not for everyday use).
 """
+
+import numpy as np
 
 from .filters import _as_filter, _as_filter_bank
 from ._chebyshev import (
@@ -26,6 +30,7 @@ from ._chebyshev import (
     EXACT_MAX_NODES,
     _chebyshev_apply,
     _check_common,
+    _column_exponents,
     _prepare_coefficients,
     _resolve_lmax,
     _symmetric,
@@ -42,6 +47,7 @@ __all__ = [
     "resolve_lmax",
     "chebyshev_plan",
     "chebyshev_apply",
+    "column_exponents",
     "lanczos_apply",
     "exact_eigh",
 ]
@@ -139,6 +145,27 @@ def chebyshev_apply(op, coefs, lmax, X=None, indicator=None):
     ndarray of shape (F, n, m)
     """
     return _chebyshev_apply(op, coefs, lmax, X, indicator)
+
+
+def column_exponents(X, dtype):
+    r"""Powers of two to scale the columns of a signal by before :func:`chebyshev_apply`, or None.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, m)
+        The whole signal block (the same on every process of a distributed operator).
+    dtype : float32 or float64
+        The dtype of the recurrence.
+
+    Returns
+    -------
+    exps : int ndarray of shape (m,) or None
+        None unless a column is within :math:`2^{64}` of the largest or the smallest normal
+        float, where the recurrence's blocks (larger than :math:`\max|x|`) overflow or lose
+        bits; then apply to ``np.ldexp(X, -exps)`` and take ``np.ldexp(Y, exps)`` -- exact,
+        :math:`\varphi(L)` being linear.
+    """
+    return _column_exponents(np.asarray(X), np.dtype(dtype))
 
 
 def lanczos_apply(op, filters, X, tol=1e-8, max_iter=None, check_every=5):

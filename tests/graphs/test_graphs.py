@@ -1,5 +1,7 @@
 """Graph construction, Laplacians, lmax and conversions against dense oracles."""
 
+import warnings
+
 import networkx as nx
 import numpy as np
 import pygsp
@@ -719,3 +721,90 @@ def test_integer_coo_duplicates_are_summed_without_wrapping_around():
         as_adjacency(G)
     G = sp.coo_array((np.array([200, 100, 300], np.uint16), ([0, 0, 1], [1, 1, 0])), shape=(2, 2))
     np.testing.assert_array_equal(as_adjacency(G).toarray(), [[0, 300], [300, 0]])
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("scale", ["subnormal", "overflowing"])
+def test_normalized_laplacians_are_invariant_to_the_scale_of_the_weights(dtype, scale):
+    # I - D^{-1/2} W D^{-1/2} and I - D^{-1} W do not change when W is multiplied by c > 0: weights whose
+    # degrees are subnormal (1/d = inf) or overflow (d = inf, so 1/sqrt(d) = 0) give the matrix of W itself
+    A = _random_weighted_graph(12, 0.5, seed=3, isolated=1)
+    info = np.finfo(dtype)
+    if scale == "subnormal":
+        # 4 subnormals keep few significant bits: an unweighted graph is exactly representable
+        A = (A > 0) * 1.0
+        c = float(info.smallest_subnormal) * 4
+    else:
+        c = float(info.max) / 2
+    for kind in ("normalized", "randomwalk"):
+        ref = laplacian(A, kind).toarray()
+        L = laplacian((A / A.max() * c).astype(dtype), kind)
+        assert L.dtype == dtype
+        np.testing.assert_allclose(L.toarray(), ref, atol=1e-6 if dtype == np.float32 else 1e-13)
+
+
+def test_combinatorial_laplacian_refuses_overflowing_degrees():
+    # D - W with a degree above the largest float is not representable: it had inf on its diagonal
+    W = np.array([[0.0, 1e308, 1e308], [1e308, 0.0, 0.0], [1e308, 0.0, 0.0]])
+    with pytest.raises(ValueError, match="overflow"):
+        laplacian(W, "combinatorial")
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_normalized_laplacian_is_exactly_symmetric(dtype):
+    # w_ij d_i^{-1/2} d_j^{-1/2} rounded in the order (w * a_i) * a_j differed from L_ji by an ulp
+    # (|L - L^T| = 3e-8 in float32, 6e-17 in float64), and exact_filter / eigh-based code refused the
+    # float32 matrix cast to float64 as not symmetric
+    X = np.random.default_rng(0).normal(size=(200, 3)).astype(dtype)
+    L = laplacian(knn_graph(X, 5, weight="self-tuning"), "normalized")
+    assert L.dtype == dtype
+    assert abs(L - L.T).max() == 0
+
+
+def test_as_adjacency_names_a_cast_that_overflows_the_requested_dtype():
+    # finite float64 weights above float32's range became inf in the cast and were reported as
+    # "NaN or infinite weights" (with scipy's RuntimeWarning): the message now names the dtype
+    W = np.array([[0.0, 1e300], [1e300, 0.0]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(ValueError, match="do not fit float32"):
+            as_adjacency(W, dtype=np.float32)
+        with pytest.raises(ValueError, match="do not fit float32"):
+            laplacian(W, "normalized", dtype=np.float32)
+    with pytest.raises(ValueError, match="NaN or infinite"):
+        as_adjacency(np.array([[0.0, np.inf], [np.inf, 0.0]]), dtype=np.float32)
+
+
+def test_averaged_directions_do_not_overflow():
+    # (w_ij + w_ji) / 2 of weights above max/2 was inf: symmetrize(W, 'average') and as_adjacency's
+    # symmetrization of a matrix symmetric to rounding returned infinite weights
+    big = 1.5e308
+    W = sp.csr_array(np.array([[0.0, big], [big * (1 - 1e-12), 0.0]]))
+    for S in (symmetrize(W, "average"), as_adjacency(W)):
+        assert np.isfinite(S.data).all()
+        np.testing.assert_allclose(S.toarray(), [[0, big], [big, 0]], rtol=1e-11)
+    # subnormal weights keep their average (halving each first would lose the odd last bit)
+    tiny = 5e-324
+    np.testing.assert_array_equal(symmetrize(sp.csr_array(np.array([[0, tiny], [3 * tiny, 0]])), "average").data,
+                                  [2 * tiny, 2 * tiny])
+
+
+@pytest.mark.parametrize("builder", ["knn", "epsilon"])
+def test_self_tuning_weights_at_extreme_relative_widths(builder):
+    # exp(-d^2 / (r^2 s_i s_j)): r^2 underflowed to 0 for r = 1e-170, so a duplicate pair (d = 0) got
+    # 0/0 = NaN (epsilon_graph returned it, knn_graph raised an internal 'weights must be finite');
+    # the limit is weight 1 for duplicates and 0 at positive distances (edges dropped), as for the
+    # Gaussian far below the distances; a huge r gives weight 1 on every edge
+    X = np.vstack([np.zeros((2, 2)), np.random.default_rng(0).normal(size=(10, 2))])
+
+    def build(r):
+        if builder == "knn":
+            return knn_graph(X, 3, weight="self-tuning", relative_width=r)
+        return epsilon_graph(X, 1.0, weight="self-tuning", relative_width=r)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        W = build(1e-170)
+        np.testing.assert_array_equal(W.toarray(), np.pad([[0.0, 1.0], [1.0, 0.0]], ((0, 10), (0, 10))))
+        W1, Wb = build(1e200), build(1.0)
+    assert (W1.data == 1).all() and W1.nnz == Wb.nnz
