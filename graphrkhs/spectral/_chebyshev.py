@@ -407,6 +407,25 @@ def _compute_dtype(L, X):
     return float_dtype(np.result_type(L.dtype, X.dtype))
 
 
+def _column_peaks(X):
+    """max_i |x_ij| per column j, without a temporary of X's size.
+
+    On every filter call (the gate of :func:`_column_exponents`), so it is kept cheap: numpy reduces
+    a C-ordered (n, m) block along axis 0 about 10x slower than flat, so the rows are grouped into
+    rows of about 4096 entries first (a view) and reduced twice; 3 ms for 200000 x 16 against 12 ms."""
+    n, m = X.shape
+    if not X.flags.c_contiguous or m == 0 or n == 0:
+        return np.maximum(X.max(axis=0, initial=-np.inf), -X.min(axis=0, initial=np.inf))
+    r = max(1, 4096 // m)
+    q = (n // r) * r
+    wide = X[:q].reshape(-1, r * m)
+    hi = wide.max(axis=0, initial=-np.inf).reshape(r, m).max(axis=0)
+    lo = wide.min(axis=0, initial=np.inf).reshape(r, m).min(axis=0)
+    if q < n:
+        hi, lo = np.maximum(hi, X[q:].max(axis=0)), np.minimum(lo, X[q:].min(axis=0))
+    return np.maximum(hi, -lo)
+
+
 def _column_exponents(X, dtype):
     r"""Powers of two e_j that bring each column of ``X`` to :math:`\max_i |x_{ij}| \in [1/2, 1)`, or None.
 
@@ -419,7 +438,7 @@ def _column_exponents(X, dtype):
     if X.size == 0:
         return None
     info = np.finfo(dtype)
-    peak = np.abs(X).max(axis=0).astype(np.float64)
+    peak = _column_peaks(X).astype(np.float64)
     edge = (peak > float(info.max) * 2.0 ** -64) | ((peak > 0) & (peak < float(info.tiny) * 2.0 ** 64))
     if not edge.any():
         return None

@@ -688,3 +688,15 @@ def test_filter_plan_building_blocks_match_chebyshev_filter():
     np.testing.assert_allclose(op.to_user(Yl[0]), exact, atol=1e-8)
     with pytest.raises(ValueError, match="damping"):
         check_filter_options(damping="lanczos")
+
+
+def test_column_peaks_equal_the_largest_absolute_entry_of_each_column():
+    # the blocked reduction of the overflow gate of chebyshev_filter: rows grouped to ~4096 entries, a
+    # remainder of rows, C- and F-ordered and strided blocks
+    from graphrkhs.spectral._chebyshev import _column_peaks
+
+    rng = np.random.default_rng(3)
+    for shape in [(1, 1), (5, 3), (1000, 7), (4097, 1), (300, 5000)]:
+        X = rng.normal(size=shape) * np.exp(rng.normal(size=shape[1]) * 50)
+        for A in (X, np.asfortranarray(X), X[::2]):
+            np.testing.assert_array_equal(_column_peaks(A), np.abs(A).max(axis=0))
