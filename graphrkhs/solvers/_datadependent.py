@@ -79,8 +79,10 @@ def rls_coefficients(K: ArrayLike, Y: ArrayLike, alpha: float) -> np.ndarray:
     Y = _check_targets(Y, K.shape[0])
     # float64 and exactly symmetric (a data-dependent Gram matrix is symmetric to rounding only);
     # the copy is ours, so the one RLS solve may factor it in place.
+    # rounding is that of K's own dtype (a float32 Gram is symmetric to float32 rounding only)
+    eps = np.finfo(K.dtype if K.dtype.kind == "f" else np.float64).eps
     K = K.astype(np.float64)
-    asymmetric = K.size and np.abs(K - K.T).max() > ROUNDING_ASYMMETRY * np.finfo(K.dtype).eps * np.abs(K).max()
+    asymmetric = K.size and np.abs(K - K.T).max() > ROUNDING_ASYMMETRY * eps * np.abs(K).max()
     C = rls_fit((K + K.T) / 2, Y, alpha, overwrite_K=True)      # also the positive-definiteness check
     if asymmetric:
         K.flat[::K.shape[0] + 1] += alpha * K.shape[0]

@@ -592,3 +592,22 @@ def test_prls_with_a_nearly_constant_kernel_is_solved_not_refused():
     assert np.isfinite(alpha).all() and np.isfinite(beta).all()
     r = y - K @ alpha - beta[0]
     assert abs(r.sum()) < 1e-8 * np.abs(y).sum()            # d/d beta of the loss: 1^T r = 0
+
+
+def test_rls_coefficients_treat_float32_rounding_asymmetry_as_rounding():
+    # a float32 Gram is symmetric to float32 rounding only; that asymmetry (one ulp of float32 here) is
+    # rounding, so the symmetrized system is solved -- it was compared with float64's eps after the cast,
+    # taken for a real asymmetry and LU-solved as computed (FredholmClassifier on float32 points moved by
+    # 1e-4 relative, 5e-3 in the oldest supported numpy / scipy)
+    from graphrkhs import rls_coefficients
+    from graphrkhs.solvers._kernel import rls_fit
+
+    rng = np.random.default_rng(4)
+    A = rng.normal(size=(20, 5))
+    K32 = (A @ A.T + 1e-3 * np.eye(20)).astype(np.float32)
+    upper = np.triu(np.ones((20, 20), dtype=bool), 1) & (rng.random((20, 20)) < 0.5)
+    K32[upper] = np.nextafter(K32[upper], np.float32(np.inf))
+    y = rng.normal(size=20)
+    K64 = K32.astype(np.float64)
+    want = rls_fit((K64 + K64.T) / 2, y, 1e-6)
+    np.testing.assert_allclose(rls_coefficients(K32, y, 1e-6), want, rtol=1e-10, atol=0)
