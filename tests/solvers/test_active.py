@@ -146,15 +146,21 @@ def test_model_change_every_node_equals_oracle(alpha):
     np.testing.assert_allclose(got[U], expected[U], rtol=1e-8)
 
 
-def test_model_change_label_free_component():
-    """A component without labels: labeling one of its nodes makes the component constant, so the
-    change is sqrt(|component|) * ||pseudo-label - prior|| -- the limit the singular shift reaches."""
+def _problem_with_a_label_free_ring():
+    """The labeled problem of ``_problem(n=30)`` plus a separate 5-node ring without labels (dense W)."""
     W, S, Y = _problem(n=30)
     n = W.shape[0]
     ring = np.roll(np.eye(5), 1, axis=1)
     W2 = np.zeros((n + 5, n + 5))
     W2[:n, :n] = W.toarray()
     W2[n:, n:] = ring + ring.T
+    return W2, S, Y, n
+
+
+def test_model_change_label_free_component():
+    """A component without labels: labeling one of its nodes makes the component constant, so the
+    change is sqrt(|component|) * ||pseudo-label - prior|| -- the limit the singular shift reaches."""
+    W2, S, Y, n = _problem_with_a_label_free_ring()
     with pytest.warns(GraphWarning, match="without any labeled node"):
         F = harmonic_solution(W2, S, Y, tol=1e-12)
     expected = np.full(n + 5, -np.inf)
@@ -182,12 +188,7 @@ def test_model_change_label_free_component_at_any_weight_scale(exponent):
     The shift that keeps L_UU invertible on the label-free ring was 1e-10 * max(largest degree, 1):
     absolute below degree 1, it dominated L at W * 2^-30 (values 15% off) and at W * 2^-600 (the picks
     changed; the squared norms of C ~ 2^600 overflowed to inf)."""
-    W, S, Y = _problem(n=30)
-    n = W.shape[0]
-    ring = np.roll(np.eye(5), 1, axis=1)
-    W2 = np.zeros((n + 5, n + 5))
-    W2[:n, :n] = W.toarray()
-    W2[n:, n:] = ring + ring.T
+    W2, S, Y, n = _problem_with_a_label_free_ring()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", GraphWarning)
         F = harmonic_solution(W2, S, Y, tol=1e-12)
