@@ -25,6 +25,7 @@ needs (its ``allreduce`` argument).
 """
 
 import copy
+import zlib
 
 import numpy as np
 import scipy.sparse as sp
@@ -33,7 +34,7 @@ from scipy.sparse import csgraph
 
 from .._core.spmm import fused_step
 from .._core.reorder import REORDER_MIN_NODES
-from ._comm import compute_on_root, world
+from ._comm import call_together, compute_on_root, world
 from ._partition import PartitionPlan, partition_graph
 
 __all__ = ["DistributedCSR"]
@@ -95,7 +96,11 @@ class DistributedCSR:
         r"""Distribute a matrix every process holds (the same script as serial).
 
         The partition is computed on rank 0 (METIS, or RCM blocks) and
-        broadcast, so that all processes agree; ``order="auto"`` orders each
+        broadcast, so that all processes agree (a ``part``, ``order`` or
+        ``plan`` of the caller's, and the sparsity pattern of ``L``, must be the
+        same on every process: they are compared by checksum, and a difference
+        raises a ValueError on every process instead of a hang or wrong
+        products); ``order="auto"`` orders each
         part's rows by reverse Cuthill-McKee of the whole graph from
         ``REORDER_MIN_NODES`` nodes (cache locality, as the serial path).
         """
@@ -112,7 +117,9 @@ class DistributedCSR:
                 order = None
                 if n >= REORDER_MIN_NODES:
                     order = csgraph.reverse_cuthill_mckee(sp.csr_matrix(L), symmetric_mode=True)
-            plan = PartitionPlan(L, part, comm.size, order=order)
+            # a bad part on one process only must not leave the others waiting in the halo set-up
+            plan = call_together(comm, lambda: PartitionPlan(L, part, comm.size, order=order))
+        _check_same_plan(comm, plan)
         if plan.n_parts != comm.size:
             raise ValueError(f"the plan has {plan.n_parts} parts for {comm.size} processes.")
         rp = plan.rank_plan(comm.rank)
@@ -321,3 +328,31 @@ class DistributedCSR:
     def __repr__(self):
         return (f"DistributedCSR(rank={self.comm.rank}/{self.comm.size}, n_global={self.n_global}, "
                 f"n_own={self.shape[0]}, n_ghost={self.halo.n_ghost}, nnz={self.A_own.nnz + self.A_ghost.nnz})")
+
+
+def _check_same_plan(comm, plan):
+    """Raise on every process unless all of them hold the same partition plan.
+
+    A plan built from a ``part`` (or ``order``, or pattern of ``L``) that differs
+    between processes gives halo lists that do not match: the exchange then waits
+    forever or delivers the wrong rows.  One CRC-32 per process over the plan's
+    integer arrays is all-gathered (the values of ``L`` are not compared: each
+    process multiplies by its own rows only).
+    """
+    if comm.size == 1:
+        return
+    crcs = comm.allgather(_plan_checksum(plan))
+    differ = [r for r, c in enumerate(crcs) if c != crcs[0]]
+    if differ:
+        raise ValueError(
+            f"from_global: the partition plan of process(es) {differ} differs from that of process 0; "
+            "every process must pass the same L (sparsity pattern), part, order and plan. Leave "
+            "part=None to have it computed on process 0 and broadcast.")
+
+
+def _plan_checksum(plan):
+    """CRC-32 over a partition plan's integer arrays (sizes, parts, local orders, ghost lists)."""
+    crc = zlib.crc32(np.array([plan.n, plan.n_parts], dtype=np.int64).tobytes())
+    for block in (plan.part, plan.n_interior, *plan.owned, *plan.ghosts):
+        crc = zlib.crc32(np.ascontiguousarray(block, dtype=np.int64).tobytes(), crc)
+    return crc

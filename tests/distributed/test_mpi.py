@@ -415,6 +415,53 @@ def test_a_partition_failure_on_rank_0_raises_on_every_rank(comm, monkeypatch):
         DistributedCSR.from_global(L, comm)
 
 
+def test_from_global_refuses_a_partition_that_differs_between_ranks(comm):
+    # a part (or L pattern) that differed between ranks built halo lists that did not match: the
+    # exchange waited forever or delivered the wrong rows; a part of the wrong shape on one rank raised
+    # there alone and left the others waiting
+    L = gr.laplacian(_knn_graph(n=90, seed=8))
+    shift = comm.rank if comm.size > 1 else 0
+    part = (np.arange(90) + shift) % comm.size
+    if comm.size > 1:
+        with pytest.raises(ValueError, match=r"partition plan of process\(es\) \[1"):
+            DistributedCSR.from_global(L, comm, part=part)
+        bad = part[:89] if comm.rank == comm.size - 1 else part
+        with pytest.raises(ValueError, match="part must have shape"):
+            DistributedCSR.from_global(L, comm, part=bad)
+    D = DistributedCSR.from_global(L, comm, part=np.arange(90) % comm.size)
+    X = np.random.default_rng(2).standard_normal((90, 3))
+    assert _rel(D.gather(D.matmat(D.to_internal(X))), L @ X) <= 1e-12
+
+
+def test_plan_checksum_names_the_ranks_that_differ():
+    # the comparison itself, with a stand-in communicator of 3 processes (runs in the serial session)
+    from graphrkhs.distributed._csr import _check_same_plan, _plan_checksum
+    from graphrkhs.distributed._partition import PartitionPlan
+
+    L = gr.laplacian(_knn_graph(n=60, seed=9))
+    part = np.arange(60) % 3
+    same, shifted = PartitionPlan(L, part, 3), PartitionPlan(L, (part + 1) % 3, 3)
+    # a node's edges missing on one process: no longer a ghost or a boundary row there
+    keep = np.ones(60)
+    keep[0] = 0
+    fewer = PartitionPlan(sp.csr_array(sp.diags_array(keep) @ L @ sp.diags_array(keep)), part, 3)
+
+    class Gathering:
+        size, rank = 3, 0
+
+        def __init__(self, *others):
+            self.others = others
+
+        def allgather(self, crc):
+            return [crc] + [_plan_checksum(p) for p in self.others]
+
+    _check_same_plan(Gathering(PartitionPlan(L, part.copy(), 3), same), same)
+    with pytest.raises(ValueError, match=r"process\(es\) \[2\] differs from that of process 0"):
+        _check_same_plan(Gathering(same, shifted), same)
+    with pytest.raises(ValueError, match=r"process\(es\) \[1, 2\]"):
+        _check_same_plan(Gathering(fewer, shifted), same)
+
+
 def test_bad_local_blocks_on_one_rank_raise_on_every_rank(comm):
     # from_local's rows and distributed_cg's right-hand side were checked on each rank alone: the rank with
     # the bad block raised, the others waited in the next collective forever
