@@ -465,6 +465,28 @@ def test_grls_as_printed_interpolates_anchors_and_differs(vee):
     assert np.abs(f_printed - f_true).max() > 1e-2
 
 
+@pytest.mark.parametrize("gamma", [0.0, 1e-15, 1e-12])
+def test_grls_with_a_point_given_twice_fits_the_mean_of_its_targets(gamma):
+    # a repeated point with two targets: Phi is singular, and the shifted Cholesky solve at gamma = 0
+    # leaked the 1/eps null-space part into beta (the fit at the distinct point x = 1 was 1.167, not 1;
+    # 1.059 at gamma = 1e-15).  Oracle: the distinct points with the mean target, interpolated by the
+    # nonsingular saddle system (the gamma -> 0+ limit; at these gamma within 1e-9 of it).
+    x = np.array([[0.0], [0.0], [1.0], [2.0], [3.0], [4.5]])
+    y = np.array([0.0, 2.0, 1.0, 0.5, 3.0, -1.0])
+    Psi = feature_map(x, "linear")
+    c, beta = grls_fit(pairwise_kernel(x, sigma=1.0), Psi, y, gamma)
+    xu, yu = x[1:], np.concatenate([[1.0], y[2:]])
+    Pu = feature_map(xu, "linear")
+    q = Pu.shape[1]
+    block = np.block([[pairwise_kernel(xu, sigma=1.0), Pu], [Pu.T, np.zeros((q, q))]])
+    z = np.linalg.solve(block, np.concatenate([yu, np.zeros(q)]))
+    Z = np.linspace(-1, 5, 25)[:, None]
+    f_oracle = pairwise_kernel(Z, xu, sigma=1.0) @ z[:-q] + feature_map(Z, "linear") @ z[-q:]
+    f = pairwise_kernel(Z, x, sigma=1.0) @ c + feature_map(Z, "linear") @ beta
+    np.testing.assert_allclose(f, f_oracle, atol=1e-8)
+    np.testing.assert_allclose(Psi.T @ c, 0, atol=1e-9)
+
+
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_grls_reproduction_property(vee, dtype):
     x, _ = vee
