@@ -38,6 +38,7 @@ from typing import Optional, Sequence, Union
 import numpy as np
 
 from .labels import _check_targets
+from .linalg import small_dense_threads
 from .validation import check_matrix
 
 __all__ = [
@@ -129,7 +130,8 @@ class KernelRidgePath:
 
     def __init__(self, K: ArrayLike, unpenalized: Optional[ArrayLike] = None):
         K = check_matrix(K, "K", square=True, dtype=np.float64)
-        s, U = np.linalg.eigh((K + K.T) / 2)
+        with small_dense_threads(K.shape[0]):
+            s, U = np.linalg.eigh((K + K.T) / 2)
         top = max(float(np.abs(s).max(initial=0.0)), 1e-300)
         if s.size and s.min() < -PSD_RTOL * top:
             # clipping a genuinely negative eigenvalue would score the LOO of another kernel

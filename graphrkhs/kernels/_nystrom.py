@@ -41,6 +41,7 @@ from typing import Literal
 import numpy as np
 from numpy.typing import ArrayLike, DTypeLike, NDArray
 
+from .._core.linalg import small_dense_threads
 from .._core.progress import _Progress, progress_bar
 from .._core.types import KernelName, RandomStateLike
 from .._core.validation import (AccuracyWarning, check_option, check_points, check_random_state, check_scalar,
@@ -234,7 +235,8 @@ class NystromFeatures:
     def _factor(self, Z: NDArray[np.floating]) -> NDArray[np.floating]:
         r""":math:`T = U_r \Lambda_r^{-1/2}` of :math:`K_{ZZ}` (eigenvalues above its rounding level)."""
         W = np.asarray(pairwise_kernel(Z, None, **self._kw), dtype=np.float64)
-        evals, evecs = np.linalg.eigh((W + W.T) / 2)
+        with small_dense_threads(W.shape[0]):
+            evals, evecs = np.linalg.eigh((W + W.T) / 2)
         top = float(evals.max(initial=0.0))
         # rounding level of the kernel blocks (evaluated in X's dtype), times m
         eps = float(np.finfo(np.result_type(Z.dtype, np.float32)).eps)

@@ -58,7 +58,7 @@ from .._core.labels import _check_labeled_index
 from .._core.types import ArrayLike, GraphLike, Indices, MatrixLike
 from .._core.validation import _as_2d
 from .._core.linalg import apply_matrix as _apply, check_solution, dense_matrix as _dense, n_rows as _n_of
-from .._core.linalg import psd_part, psd_solve as _psd_solve
+from .._core.linalg import psd_part, psd_solve as _psd_solve, small_dense_threads
 from ..graphs import LAPLACIANS, as_adjacency, laplacian as graph_laplacian
 from ..kernels import BLOCK_BYTES, KernelOperator, heat_semigroup, kernel_cg, pairwise_kernel
 
@@ -999,7 +999,8 @@ def grls_fit(Phi: ArrayLike, Psi: ArrayLike, Y: ArrayLike, gamma: float) -> Tupl
         # it is left out: the pseudo-inverse of A on Phi's range.
         memory_guard(3 * Phi.itemsize * m * m, f"the eigendecomposition of a {m} x {m} Gram matrix",
                      "use a larger gamma or fewer labeled points.")
-        lam, V = np.linalg.eigh((Phi + Phi.T) / 2)
+        with small_dense_threads(m):
+            lam, V = np.linalg.eigh((Phi + Phi.T) / 2)
         keep = lam > m * eps * top
         Vk = V[:, keep]
         Z = Vk @ ((Vk.T @ rhs) / (lam[keep] + m * gamma)[:, None])

@@ -42,7 +42,7 @@ import scipy.linalg as sla
 import scipy.sparse as sp
 
 from .._core.labels import _check_labeled_index
-from .._core.linalg import psd_solve as _psd_solve
+from .._core.linalg import psd_solve as _psd_solve, small_dense_threads
 from .._core.loo import KernelRidgePath, check_ridges
 from .._core.types import ArrayLike, Indices, MatrixLike
 from .._core.validation import _as_2d, check_matrix, check_points, check_scalar
@@ -98,7 +98,8 @@ def _warped_lowrank(F, S, M, graph_gram=None):
     (:math:`O(l^2 r)` per ratio).  Returns ``(A, d, F^T M F)``.
     """
     G0 = _graph_gram(F, M, graph_gram)
-    d, V = np.linalg.eigh(G0 / float(F.shape[0]) ** 2)
+    with small_dense_threads(G0.shape[0]):
+        d, V = np.linalg.eigh(G0 / float(F.shape[0]) ** 2)
     return F[S] @ V, np.maximum(d, 0.0), G0
 
 

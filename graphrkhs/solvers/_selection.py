@@ -87,7 +87,7 @@ import scipy.sparse.linalg as spla
 
 from .._core.labels import _check_labeled_index, _check_targets
 from .._core.backend import check_backend
-from .._core.linalg import check_square, psd_solve
+from .._core.linalg import check_square, psd_solve, small_dense_threads
 from .._core.loo import KernelRidgePath, check_ridges
 from .._core.validation import SelectionWarning, check_option, check_random_state, check_scalar, warn
 from ..graphs import as_adjacency, laplacian as graph_laplacian
@@ -417,11 +417,13 @@ class _LapRLSGrid:
         M = sp.csr_array(M, dtype=np.float64)
         if M.shape != (n, n):
             raise ValueError(f"M must have shape ({n}, {n}) like K; got {M.shape}.")
-        s, V = np.linalg.eigh((K + K.T) / 2)
+        with small_dense_threads(n):
+            s, V = np.linalg.eigh((K + K.T) / 2)
         keep = s > 1e-12 * max(float(s.max()), 1e-300)
         R = V[:, keep] * np.sqrt(s[keep])
         Bm = R.T @ (M @ R)
-        b, Wb = np.linalg.eigh((Bm + Bm.T) / 2)
+        with small_dense_threads(Bm.shape[0]):
+            b, Wb = np.linalg.eigh((Bm + Bm.T) / 2)
         self.b = np.maximum(b, 0.0)
         self.Z = R[self.S] @ Wb
         self.n = n
@@ -1749,7 +1751,8 @@ class _KronReduction:
             LSU = sp.csr_array(LS[:, self.U])
             for j in range(0, S.size, _SCHUR_BLOCK):     # blocks of columns: memory |U| x _SCHUR_BLOCK
                 Lsc[:, j:j + _SCHUR_BLOCK] -= LSU @ self.solve_uu(self.L_US[:, j:j + _SCHUR_BLOCK].toarray())
-        t, V = np.linalg.eigh((Lsc + Lsc.T) / 2)
+        with small_dense_threads(Lsc.shape[0]):
+            t, V = np.linalg.eigh((Lsc + Lsc.T) / 2)
         tiny = 1e-10 * max(float(np.abs(t).max()), 1e-300)
         self.t = np.where(t > tiny, t, 0.0)                     # the null space: constants per component
         with np.errstate(divide="ignore", over="ignore"):

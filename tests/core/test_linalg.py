@@ -63,3 +63,23 @@ def test_lanczos_estimates_its_basis(monkeypatch):
     theta = np.linalg.eigvalsh(T)
     assert 1.0 <= theta.min() and theta.max() <= 2.0 + 1e-12   # Rayleigh quotients of diag(d)
     assert theta.max() > 2.0 - 1e-2   # 20 steps on a uniform spectrum reach 1.997
+
+
+def test_small_dense_problems_run_on_one_blas_thread_and_large_ones_keep_the_callers():
+    from threadpoolctl import ThreadpoolController, threadpool_limits
+
+    from graphrkhs._core.linalg import SMALL_DENSE_ORDER, small_dense_threads
+
+    def blas_threads():
+        return {lib["num_threads"] for lib in ThreadpoolController().select(user_api="blas").info()}
+
+    with threadpool_limits(limits=2, user_api="blas"):
+        assert blas_threads() == {2}
+        with small_dense_threads(SMALL_DENSE_ORDER):
+            assert blas_threads() == {1}
+            # the results do not depend on it: an eigendecomposition inside equals its oracle
+            A = np.diag(np.arange(1.0, 6.0))
+            np.testing.assert_allclose(np.linalg.eigh(A)[0], np.arange(1.0, 6.0))
+        assert blas_threads() == {2}
+        with small_dense_threads(SMALL_DENSE_ORDER + 1):
+            assert blas_threads() == {2}
