@@ -278,6 +278,20 @@ class _GraphKernelLearner(_KernelLearner):
 # RLS
 # ---------------------------------------------------------------------------
 
+def _ridge_grid(value, default, name):
+    """``(grid, extend)`` of a ridge that may be 0 (:func:`grid_of`), the zeros left out: 0 (the interpolant) has no
+    leave-one-out score.  A grid of zeros only is the number 0: ``(None, False)``, as for a fixed value."""
+    grid, extend = grid_of(value, default, name, allow_zero=True)
+    if grid is None or not (grid > 0).any():
+        return None, False
+    return grid[grid > 0], extend
+
+
+def _fixed_ridge(value):
+    """The ridge of a fixed value: the number itself, 0 for a grid of zeros only (:func:`_ridge_grid`)."""
+    return float(value) if np.ndim(value) == 0 else 0.0
+
+
 class _RLS(_KernelLearner):
     _WIDTH_POINTS = WIDTH_POINTS_SUPERVISED
     _parameter_constraints = {"alpha": TUNABLE_NONNEG, "fit_intercept": FIT_INTERCEPT}
@@ -289,8 +303,8 @@ class _RLS(_KernelLearner):
 
     def _select_width(self, XS, Y):
         """RLS: the joint (sigma, alpha) selection (the alpha axis fixed to one value when alpha is)."""
-        alphas, extend = grid_of(self.alpha, ALPHA_GRID, "alpha", allow_zero=True)
-        alphas = np.array([max(float(self.alpha), 1e-12)]) if alphas is None else alphas[alphas > 0]
+        alphas, extend = _ridge_grid(self.alpha, ALPHA_GRID, "alpha")
+        alphas = np.array([max(_fixed_ridge(self.alpha), 1e-12)]) if alphas is None else alphas
         sigmas, s_extend = self._width_grid()
         kw = self._kernel_kw()
         res = select_kernel_ridge(lambda s: pairwise_kernel(XS, None, **{**kw, "sigma": s}), Y, sigmas, alphas,
@@ -304,14 +318,14 @@ class _RLS(_KernelLearner):
         self.X_fit_ = XS = X[labeled]
         l = XS.shape[0]
         res = self.__dict__.pop("_width_result", None)
-        alphas, extend = grid_of(self.alpha, ALPHA_GRID, "alpha", allow_zero=True)
+        alphas, extend = _ridge_grid(self.alpha, ALPHA_GRID, "alpha")
         if alphas is None:
-            self.alpha_ = float(self.alpha)
+            self.alpha_ = _fixed_ridge(self.alpha)
         elif not self._loo_selects:
             self.alpha_ = FALLBACK_ALPHA
         else:
             if res is None:       # sigma fixed: the alpha path alone
-                res = select_kernel_ridge(lambda s: self._k(XS, None), Y, [self.sigma_], alphas[alphas > 0],
+                res = select_kernel_ridge(lambda s: self._k(XS, None), Y, [self.sigma_], alphas,
                                           ridge_scale="l", fit_intercept=free_constant(self),
                                           max_extensions=2 if extend else 0)
             self.alpha_ = res.best_params["alpha"]
@@ -1212,15 +1226,20 @@ class _GRLS(_KernelLearner):
         """
         Psi = feature_map(XS, self.features)
         unisolvent_points(Psi)            # the features must be unisolvent (ValueError otherwise)
-        gammas, extend = grid_of(self.gamma, GRLS_GAMMA_GRID, "gamma", allow_zero=True)
-        gammas = np.array([max(float(self.gamma), 1e-12)]) if gammas is None else gammas[gammas > 0]
+        gammas, extend = _ridge_grid(self.gamma, GRLS_GAMMA_GRID, "gamma")
+        gammas = np.array([max(_fixed_ridge(self.gamma), 1e-12)]) if gammas is None else gammas
         kw = self._kernel_kw()
-        return select_kernel_ridge(lambda s: pairwise_kernel(XS, None, **{**kw, "sigma": s}), Y, sigmas, gammas,
-                                   ridge_scale="l", unpenalized=Psi,
-                                   max_extensions=2 if (extend and s_extend) else 0)
+        res = select_kernel_ridge(lambda s: pairwise_kernel(XS, None, **{**kw, "sigma": s}), Y, sigmas, gammas,
+                                  ridge_scale="l", unpenalized=Psi,
+                                  max_extensions=2 if (extend and s_extend) else 0)
+        return res.renamed(alpha="gamma")       # the table names the estimator's parameter
 
     def _select_width(self, XS, Y):
         """G-RLS: the joint (sigma, gamma) selection."""
+        if XS.shape[0] <= feature_map(XS[:1], self.features).shape[1] + 1:
+            # l - 1 labels left for q features: the LOO refit interpolates them by the features whatever sigma
+            # and gamma, so it cannot rank widths (the fallback values are used, as for gamma in _fit_kernel)
+            return
         sigmas, s_extend = self._width_grid()
         res = self._gamma_selection(XS, Y, sigmas, s_extend)
         self.sigma_ = res.best_params["sigma"]
@@ -1238,14 +1257,14 @@ class _GRLS(_KernelLearner):
         self.anchors_ = unisolvent_points(Psi)     # raises when the features are not unisolvent
         self.X_fit_ = XS
         res = self.__dict__.pop("_width_result", None)
-        if not is_tuned(self.gamma):
-            self.gamma_ = float(self.gamma)
+        if not is_tuned(self.gamma) or _ridge_grid(self.gamma, GRLS_GAMMA_GRID, "gamma")[0] is None:
+            self.gamma_ = _fixed_ridge(self.gamma)
         elif XS.shape[0] <= Psi.shape[1] + 1 or not self._loo_selects:      # LOO needs more labels than features
             self.gamma_ = FALLBACK_GAMMA
         else:
             if res is None:
                 res = self._gamma_selection(XS, Y, [self.sigma_], False)
-            self.gamma_ = res.best_params["alpha"]
+            self.gamma_ = res.best_params["gamma"]
         self.cv_results_ = None if res is None else res.cv_results_
         if self.method == "saddle":
             self.coef_, self.intercept_ = grls_fit(self._k(XS, None), Psi, Y, self.gamma_)

@@ -218,6 +218,19 @@ class GridResult:
         out["rank_test_score"] = self.rank.ravel().copy()
         return out
 
+    def renamed(self, **names: str) -> "GridResult":
+        """The same result with axes renamed (``renamed(alpha="gamma")``), for a learner whose parameter the
+        engine's axis stands for: ``grid``, ``best_params``, ``at_edge`` and ``cv_results_`` use the new names."""
+        unknown = set(names) - set(self.grid)
+        if unknown:
+            raise ValueError(f"renamed: {sorted(unknown)} are not axes of the grid ({list(self.grid)}).")
+        out = object.__new__(GridResult)
+        out.__dict__.update(self.__dict__)
+        out.grid = {names.get(k, k): v for k, v in self.grid.items()}
+        out.best_params = {names.get(k, k): v for k, v in self.best_params.items()}
+        out.at_edge = {names.get(k, k): v for k, v in self.at_edge.items()}
+        return out
+
     def __repr__(self):
         params = ", ".join(f"{k}={v:.3g}" for k, v in self.best_params.items())
         return f"GridResult({params}, best_score={self.best_score:.4g}, criterion={self.criterion!r})"

@@ -12,11 +12,14 @@ from sklearn.preprocessing import StandardScaler
 
 from graphrkhs import (
     FredholmClassifier, GRLSClassifier, GRLSRegressor, LapRLSClassifier, LapRLSRegressor, PLapRLSClassifier,
-    PLapRLSRegressor, PRLSClassifier, PRLSRegressor, RLSClassifier, WarpedKernelClassifier, WarpedKernelRegressor,
+    PLapRLSRegressor, PRLSClassifier, PRLSRegressor, RLSClassifier, RLSRegressor, WarpedKernelClassifier,
+    WarpedKernelRegressor,
     consistency_grams, feature_map, graph_penalty, grls_fit, knn_graph, laprls_fit, pairwise_kernel, plaprls_fit,
     prls_fit,
 )
 from graphrkhs.datasets import make_noisy_circles, sample_labels
+from graphrkhs.estimators._inductive import FALLBACK_GAMMA
+from graphrkhs.kernels import default_sigma
 from graphrkhs.solvers import ManifoldRidgePath, prls_loo_errors, select_manifold_gammas
 
 pytestmark = pytest.mark.filterwarnings("ignore::graphrkhs.GraphRKHSWarning")
@@ -522,3 +525,43 @@ def test_own_grid_choice_at_its_edge_is_reported_for_prls_and_laprls():
         res = est.cv_results_
         best = res["params"][int(np.argmax(res["mean_test_score"]))]
         assert getattr(est, attr) == best[attr.rstrip("_")]
+
+
+# --- grids holding 0, the GRLS gate and table (found by the selection defect hunt) --------------------
+
+@pytest.mark.parametrize("E, name, attr", [(RLSRegressor, "alpha", "alpha_"), (GRLSRegressor, "gamma", "gamma_")])
+@pytest.mark.parametrize("sigma", ["auto", 0.5])
+def test_a_grid_of_only_zero_is_that_number(small, E, name, attr, sigma):
+    # 0 has no leave-one-out score (the interpolant), so the selection drops it; a grid holding nothing else
+    # raised "alphas must be a non-empty ... sequence ...; got array([])", naming no parameter of the estimator
+    X, S, y = small
+    yy = np.full(X.shape[0], np.nan)
+    yy[S] = y
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est = E(**{name: [0.0], "sigma": sigma}).fit(X, yy)
+        ref = E(**{name: 0.0, "sigma": sigma}).fit(X, yy)
+    assert getattr(est, attr) == 0.0
+    assert est.sigma_ == ref.sigma_
+    np.testing.assert_allclose(est.predict(X), ref.predict(X), rtol=1e-12, atol=1e-12)
+
+
+def test_grls_table_names_gamma(small):
+    X, S, y = small
+    est = GRLSRegressor(sigma=[0.3, 0.6], gamma=[1e-3, 1e-1]).fit(X[S], y)
+    cv = est.cv_results_
+    assert "param_gamma" in cv and "param_alpha" not in cv
+    best = cv["params"][int(np.argmin(cv["rank_test_score"]))]
+    assert best == {"sigma": est.sigma_, "gamma": est.gamma_}
+
+
+def test_grls_too_few_labels_for_its_features_take_the_fallback_width(small):
+    # 4 labels, 3 linear features in 2-D: leaving one out leaves the features' interpolant, whatever sigma and
+    # gamma, so the LOO cannot rank them (the gamma fallback was used, but sigma_ came from that flat LOO and
+    # cv_results_ named another gamma than gamma_)
+    X, S, y = small
+    XS, yS = X[S[:4]], y[:4]
+    est = GRLSRegressor(features="linear").fit(XS, yS)
+    assert est.gamma_ == FALLBACK_GAMMA
+    assert est.sigma_ == default_sigma(XS, max_points=GRLSRegressor._WIDTH_POINTS)
+    assert est.cv_results_ is None
