@@ -1817,10 +1817,13 @@ class _KronReduction:
         score, tie = np.empty(alphas.size), np.empty(alphas.size)
         pos = alphas > 0
         V = self.path.eigenvectors
-        T = (V * self.t) @ V.T
+        # T in units of its largest eigenvalue: the harmonic LOO and GCV do not depend on the scale of T, and
+        # the rounding thresholds of _loo_from_A / _gcv_from_A are absolute (with T in the weights' units, a
+        # graph whose weights are ~1e-15 scored alpha = 0 as undefined)
+        T = (V * (self.t / max(float(self.t.max(initial=0.0)), 1e-300))) @ V.T
         # a labeled node alone (among labels) in its component has T_ii = 0: no other label informs it and
         # its LOO is undefined at every alpha; it is left out of the LOO average instead of making it inf
-        ok = np.diag(T) > 1e-12 * max(float(self.t.max(initial=0.0)), 1e-300)
+        ok = np.diag(T) > 1e-12
         if criterion == "gcv" or ok.all():
             if pos.any():
                 score[pos], tie[pos] = _path_scores(self.path, Y2, alphas[pos], criterion, scoring)
@@ -2044,18 +2047,21 @@ def stochastic_loo_errors(residual: Callable[..., np.ndarray], Y: Any, params: S
 
 
 def _tikhonov_residual(W, S, laplacian, tol, max_iter, preconditioner, backend="auto"):
-    r"""``residual(Z, alpha)`` of Tikhonov: :math:`Z - F_S` (``alpha > 0``), :math:`T Z` at 0 (the limit, see
-    :meth:`_KronReduction.scores`), with :math:`TZ = (L F)_S`, F the harmonic extension of Z."""
+    r"""``residual(Z, alpha)`` of Tikhonov: :math:`Z - F_S` (``alpha > 0``), :math:`T Z / \max_i L_{ii}` at 0 (the
+    limit, see :meth:`_KronReduction.scores`), with :math:`TZ = (L F)_S`, F the harmonic extension of Z."""
     from ._graph import harmonic_solution, tikhonov_solution
 
     L = sp.csr_array(graph_laplacian(as_adjacency(W, dtype=np.float64), laplacian), dtype=np.float64)
     LS = L[S]
+    # T in units of the largest diagonal entry of L (T_ii <= L_ii): the LOO and GCV of alpha = 0 do not depend
+    # on the scale of T, the rounding thresholds of stochastic_loo_errors are absolute
+    unit = 1.0 / max(float(L.diagonal().max(initial=0.0)), 1e-300)
 
     def residual(Z, alpha):
         if alpha == 0:
             F = harmonic_solution(W, S, Z, laplacian=laplacian, tol=tol, max_iter=max_iter,
                                   preconditioner=preconditioner, backend=backend)
-            return LS @ F
+            return (LS @ F) * unit
         F = tikhonov_solution(W, S, Z, alpha=alpha, laplacian=laplacian, tol=tol, max_iter=max_iter,
                               preconditioner=preconditioner, backend=backend)
         return Z - F[S]

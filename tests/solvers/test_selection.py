@@ -14,6 +14,7 @@ import pytest
 import scipy.sparse as sp
 
 from graphrkhs import filters
+from graphrkhs._core.validation import GraphWarning
 from graphrkhs.graphs import knn_graph, laplacian
 from graphrkhs.solvers import (
     GridResult, SelectionWarning, graph_kernel_ridge, hat_matrix_errors, kfold_scores, kfold_splits,
@@ -806,3 +807,30 @@ def test_loo_scores_check_the_targets_against_the_residuals():
         loo_scores(R, np.ones((4, 1)), "mse")
     with pytest.raises(ValueError, match=r"Y must have the residuals' 1 column"):
         loo_scores(R, np.ones((3, 2)), "mse")
+
+
+@pytest.mark.parametrize("scale", [1e-15, 2.0 ** -600, 2.0 ** 600])
+def test_tikhonov_alpha_zero_score_does_not_depend_on_the_scale_of_the_weights(scale):
+    # the harmonic solution, and so its leave-one-out, is the same for W and c W; its score divided
+    # T = L/L_UU (in the units of the weights) by an absolute 1e-14: at c = 1e-15 every T_ii fell below it
+    # and alpha = 0 scored -inf (with a false "undefined on the whole grid" SelectionWarning)
+    from graphrkhs.solvers import harmonic_solution, select_tikhonov_solution
+
+    X, W, S, rng = _tik_graph(seed=5)
+    y = X[S, 0] - 1.0 + 0.05 * rng.normal(size=S.size)
+
+    def refit(keep, i, _):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return harmonic_solution(W, S[keep], y[keep], tol=1e-13, preconditioner=None)[S[i]]
+
+    oracle = _oracle_mse(refit, y, [0.0])[0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", SelectionWarning)
+        warnings.filterwarnings("ignore", category=GraphWarning)
+        _, res = select_tikhonov_solution(sp.csr_array(W * scale), S, y, [0.0], extend=False)
+        _, sto = select_tikhonov_solution(sp.csr_array(W * scale), S, y, [0.0], extend=False, method="stochastic",
+                                          n_probes=8)
+    assert -res.scores[0] == pytest.approx(oracle, rel=1e-7)
+    # the matrix-free path (its operator at alpha = 0 is T itself): finite, the probe estimate of the same
+    assert np.isfinite(sto.scores[0]) and -sto.scores[0] == pytest.approx(oracle, rel=0.5)
