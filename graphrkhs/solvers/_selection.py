@@ -271,8 +271,10 @@ def loo_scores(residuals: np.ndarray, Y: np.ndarray, scoring: str = "mse") -> Tu
     # scaled by the targets' size before squaring: targets near 1e150 must not overflow the sum
     finite_y = np.abs(np.asarray(Y, dtype=np.float64))
     scale = float(finite_y.max()) if finite_y.size and np.isfinite(finite_y).all() and finite_y.max() > 0 else 1.0
-    with np.errstate(invalid="ignore", over="ignore"):
-        mse = np.mean((R / scale) ** 2, axis=(-2, -1)) * scale ** 2
+    with np.errstate(invalid="ignore", over="ignore", under="ignore"):
+        # the root mean square scaled back, then squared: only an MSE beyond float64 overflows (scale ** 2 in
+        # Python floats raised OverflowError for targets above ~1e154, whatever the residuals)
+        mse = (np.sqrt(np.mean((R / scale) ** 2, axis=(-2, -1))) * scale) ** 2
     mse = np.where(np.isfinite(mse), mse, np.inf)
     if scoring == "mse":
         return -mse, -mse

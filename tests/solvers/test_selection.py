@@ -834,3 +834,18 @@ def test_tikhonov_alpha_zero_score_does_not_depend_on_the_scale_of_the_weights(s
     assert -res.scores[0] == pytest.approx(oracle, rel=1e-7)
     # the matrix-free path (its operator at alpha = 0 is T itself): finite, the probe estimate of the same
     assert np.isfinite(sto.scores[0]) and -sto.scores[0] == pytest.approx(oracle, rel=0.5)
+
+
+@pytest.mark.parametrize("size", [1e160, 1e-160])
+def test_loo_scores_of_huge_and_tiny_targets_are_their_mean_squared_residuals(size):
+    # targets near 1e160 whose LOO errors are ~1e140 (MSE ~1e280, a float64): the squared scale 1e320 in
+    # Python floats raised OverflowError; near 1e-160 the MSE ~1e-320 is subnormal but still ordered
+    from graphrkhs.solvers import loo_scores
+
+    rng = np.random.default_rng(0)
+    y = rng.choice([-1.0, 1.0], size=(6, 1)) * size
+    R = rng.normal(size=(3, 6, 1)) * (size * 1e-20 if size > 1 else size * 1e3)
+    score, tie = loo_scores(R, y)
+    expected = -np.mean(R ** 2, axis=(1, 2))
+    np.testing.assert_allclose(score, expected, rtol=1e-12 if size > 1 else 1e-2)
+    np.testing.assert_array_equal(np.argsort(score), np.argsort(expected))
