@@ -160,7 +160,8 @@ class GridResult:
     tie_break : ndarray like ``scores``, optional
         Secondary score (higher is better) among points with the best score
         (the LOO MSE behind an accuracy score); remaining ties go to the
-        largest value of the first axis (the strongest regularization).
+        largest value of the first axis (the strongest regularization), then
+        of the second, and so on.
 
     Attributes
     ----------
@@ -193,9 +194,10 @@ class GridResult:
         finite = np.where(np.isfinite(self.scores), self.scores, -np.inf)
         tb = (np.zeros(shape) if tie_break is None
               else np.where(np.isfinite(tie_break), np.asarray(tie_break, dtype=np.float64).reshape(shape), -np.inf))
-        first = np.indices(shape)[0] if shape else np.zeros(shape)
-        # lexsort: last key is primary -> score, then tie_break, then the larger first-axis value
-        order = np.lexsort((-first.ravel(), -tb.ravel(), -finite.ravel()))
+        # lexsort: the last key is primary -> score, then tie_break, then the larger value of the first axis, of
+        # the second, ... (each axis's larger value is its stronger regularization / smoother fit)
+        axes = [-i.ravel() for i in np.indices(shape)][::-1]
+        order = np.lexsort((*axes, -tb.ravel(), -finite.ravel()))
         self.best_index = np.unravel_index(order[0], shape)
         rank = np.empty(order.size, dtype=np.int64)
         rank[order] = np.arange(1, order.size + 1)

@@ -849,3 +849,21 @@ def test_loo_scores_of_huge_and_tiny_targets_are_their_mean_squared_residuals(si
     expected = -np.mean(R ** 2, axis=(1, 2))
     np.testing.assert_allclose(score, expected, rtol=1e-12 if size > 1 else 1e-2)
     np.testing.assert_array_equal(np.argsort(score), np.argsort(expected))
+
+
+def test_exact_ties_go_to_the_larger_value_of_every_axis():
+    # "ties are broken towards the larger regularization": on a 2-D grid the remaining ties went to the largest
+    # value of the first axis but to the *smallest* of the second (the stable order of the flat index)
+    flat = GridResult({"sigma": [0.5, 1.0], "alpha": [1e-3, 1e-2, 1e-1]}, np.zeros((2, 3)))
+    assert flat.best_params == {"sigma": 1.0, "alpha": 1e-1}
+    assert flat.rank[1, 2] == 1 and flat.rank[1, 1] == 2 and flat.rank[0, 2] == 4
+    undefined = GridResult({"kernel": [1.0, 2.0], "alpha": [1e-3, 1.0]}, np.full((2, 2), -np.inf))
+    assert undefined.best_params == {"kernel": 2.0, "alpha": 1.0}
+    three = GridResult({"a": [1.0, 2.0], "b": [1.0, 2.0], "c": [1.0, 2.0]}, np.ones((2, 2, 2)))
+    assert three.best_params == {"a": 2.0, "b": 2.0, "c": 2.0}
+    # a better score or tie_break still wins over the rule
+    tb = np.zeros((2, 3))
+    tb[0, 0] = 1.0
+    assert GridResult({"sigma": [0.5, 1.0], "alpha": [1e-3, 1e-2, 1e-1]}, np.zeros((2, 3)),
+                      tie_break=tb).best_params == {"sigma": 0.5, "alpha": 1e-3}
+
