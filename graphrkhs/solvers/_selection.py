@@ -1888,7 +1888,8 @@ def select_tikhonov_solution(W: Any, labeled: Any, Y: Any, alphas: Optional[Any]
         Of the Laplacian solves (as in :func:`~graphrkhs.tikhonov_solution`).
     method : {"auto", "exact", "stochastic"}
     n_probes, random_state
-        Of the stochastic diagonal estimate (``method="stochastic"``).
+        Of the stochastic diagonal estimate (``method="stochastic"``); one set of probes serves the whole
+        grid, its extensions included (a Generator is drawn from once, for their seed).
     backend : {"auto", "numpy", "mpi", "dask"}, default="auto"
         Where the Laplacian solves of ``method="stochastic"`` run (as in
         :func:`~graphrkhs.tikhonov_solution`); the exact path (one sparse
@@ -2132,6 +2133,10 @@ def _tikhonov_stochastic_select(W, labeled, Y, alphas, *, laplacian, criterion, 
     residual = _tikhonov_residual(W, S, laplacian, tol, max_iter, preconditioner, backend)
     keep = _informed_labels(W, S)
     cache: Dict[float, Tuple[float, float]] = {}
+    if isinstance(random_state, np.random.Generator):
+        # one set of probes for the whole (extended) grid: each evaluation draws them again from this seed
+        # (a Generator itself would give the points of an extension other probes than the first grid's)
+        random_state = int(random_state.integers(2 ** 63 - 1))
 
     def evaluate(alpha):
         new = [float(a) for a in alpha if float(a) not in cache]     # an extension re-solves nothing

@@ -867,3 +867,20 @@ def test_exact_ties_go_to_the_larger_value_of_every_axis():
     assert GridResult({"sigma": [0.5, 1.0], "alpha": [1e-3, 1e-2, 1e-1]}, np.zeros((2, 3)),
                       tie_break=tb).best_params == {"sigma": 0.5, "alpha": 1e-3}
 
+
+def test_stochastic_tikhonov_extension_uses_the_probes_of_its_grid_for_a_generator():
+    # one set of probes serves every grid point ("common random numbers"); a Generator as random_state drew
+    # new probes for the points an extension adds, so their scores differed from those of the same grid
+    # evaluated at once (and the extended curve mixed two estimates)
+    from graphrkhs.solvers import select_tikhonov_solution
+
+    X, W, S, rng = _tik_graph(seed=2, n=60, l=12)
+    y = rng.normal(size=S.size)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        _, ext = select_tikhonov_solution(W, S, y, [0.1, 1.0], method="stochastic", n_probes=8, max_extensions=1,
+                                          random_state=np.random.default_rng(0))
+        _, once = select_tikhonov_solution(W, S, y, ext.grid["alpha"], method="stochastic", n_probes=8,
+                                           extend=False, random_state=np.random.default_rng(0))
+    assert ext.grid["alpha"].size > 2
+    np.testing.assert_allclose(ext.scores, once.scores, rtol=1e-10)
