@@ -56,7 +56,7 @@ from ..solvers import (
     select_manifold_gammas,
     select_prls_gamma,
 )
-from ..solvers import ManifoldRidgePath, loo_scores, select_grid
+from ..solvers import GridResult, ManifoldRidgePath, loo_scores, select_grid
 from ..solvers import SelectionWarning, grls_fit as _saddle_fit
 from .._core.validation import warn
 from ._auto import (FIT_INTERCEPT, TUNABLE_NONNEG, TUNABLE_POSITIVE, WIDTH_FACTORS, free_constant, grid_of, is_tuned,
@@ -609,34 +609,46 @@ def manifold_selection(est, make_K, S, Y, M, *, consistency, fit_intercept, fall
         Y2 = np.asarray(Y, dtype=np.float64).reshape(l, -1)
 
         def evaluate(gamma_A):
-            out = [loo_scores(mp.path(gi / ga, fit_intercept).loo_residuals(Y2, [ga * l]), Y2) for ga in gamma_A]
-            return np.array([o[0][0] for o in out]), np.array([o[1][0] for o in out])
+            score, tie = np.full(gamma_A.size, -np.inf), np.full(gamma_A.size, -np.inf)
+            for j, ga in enumerate(gamma_A):      # each its own ratio: one LU each
+                path = mp.candidate_path(gi / ga, fit_intercept)    # None: a numerically singular ratio
+                if path is not None:
+                    (score[j],), (tie[j],) = loo_scores(path.loo_residuals(Y2, [ga * l]), Y2)
+            return score, tie
 
         res = select_grid(evaluate, {"gamma_A": gA}, extend=("gamma_A",), max_extensions=2 if extA else 0,
                           criterion="loo")
+        if not np.isfinite(res.scores).any():
+            warn(f"gamma_A: no value of the grid gives a usable system with gamma_I={gi:g}; the fallback "
+                 f"gamma_A={fallback[0]:g} is used. Pass numbers or a smaller sigma.", SelectionWarning)
+            return fallback[0], gi, None, None
         ga = res.best_params["gamma_A"]
         res.best_params["gamma_I"] = gi
         return ga, gi, res, mp.coef(Y2, ga, gi / ga, fit_intercept=fit_intercept)
     if gA is not None and not extI:
         # one's own gamma_I grid with a gamma_A grid: each gamma_A with the ratios of that grid to it (the
-        # pooled ratios crossed with every gamma_A gave gamma_I values outside the grid), the best kept
-        best = None
-        for ga in gA:
+        # pooled ratios crossed with every gamma_A gave gamma_I values outside the grid); the table is the
+        # whole (gamma_A, gamma_I) grid (it held the rows of the best gamma_A only), its best is the choice
+        scores = np.full((gA.size, gI.size), -np.inf)
+        coefs = {}
+        for a, ga in enumerate(gA):
             try:
                 res, alpha, b = select_manifold_gammas(K, S, Y, M, [float(ga)], gI / float(ga),
                                                        consistency=consistency, fit_intercept=fit_intercept,
                                                        extend=False, max_extensions=0, return_coef=True)
             except np.linalg.LinAlgError:      # every ratio of this gamma_A singular: the others may do
                 continue
-            if best is None or res.best_score > best[0].best_score:
-                best = (res, alpha, b)
-        if best is None:
+            scores[a] = res.scores[:, 0]       # ratios gI / ga: the order of the (sorted, distinct) gI
+            coefs[a] = (alpha, b)
+        if not np.isfinite(scores).any():
             warn("gamma_A/gamma_I: no gamma_A of the grid gives a usable system with the given gamma_I values; "
                  f"the fallback values gamma_A={fallback[0]:g}, gamma_I={fallback[1]:g} are used. Pass numbers "
                  "or a smaller sigma.", SelectionWarning)
             return fallback[0], fallback[1], None, None
-        res, alpha, b = best
-        return float(res.best_params["gamma_A"]), float(res.best_params["gamma_I"]), res, (alpha, b)
+        res = GridResult({"gamma_A": gA, "gamma_I": gI}, scores, criterion="loo")
+        a = int(res.best_index[0])
+        # that row's own choice is the same gamma_I (ties: the larger ratio, i.e. the larger gamma_I)
+        return float(res.best_params["gamma_A"]), float(res.best_params["gamma_I"]), res, coefs[a]
     if gA is None:                 # gamma_A fixed: a grid of ratios (default: the scale-relative one)
         gamma_As, ratios, ext = [float(est.gamma_A)], (None if extI else gI / float(est.gamma_A)), extI
     elif extA and extI:

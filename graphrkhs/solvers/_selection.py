@@ -1430,6 +1430,19 @@ class ManifoldRidgePath:
                                                unpenalized=np.ones(self.S.size) if fit_intercept else None)
         return self._paths[key]
 
+    def candidate_path(self, ratio: float, fit_intercept: bool) -> Optional[KernelRidgePath]:
+        """:meth:`path`, or None when the ratio is no candidate of a selection: its system is numerically
+        singular (:meth:`basis`), or its effective kernel :math:`G_{SS}` lost positive definiteness to
+        rounding (an eigenvalue below ``-_INDEFINITE_RTOL`` times the largest in magnitude)."""
+        try:
+            path = self.path(ratio, fit_intercept)
+        except np.linalg.LinAlgError:
+            return None
+        ev = path.eigenvalues
+        if ev.size and ev.min() < -_INDEFINITE_RTOL * np.abs(ev).max():
+            return None
+        return path
+
     def coef(self, Y: Any, gamma_A: float, ratio: float, *, fit_intercept: bool = False
              ) -> Tuple[np.ndarray, np.ndarray]:
         r"""Expansion coefficients ``(alpha (n, m), b (m,))`` of the fit at ``(gamma_A, ratio)``: f = K alpha + b."""
@@ -1542,15 +1555,10 @@ def select_manifold_gammas(K: Any, labeled: Any, Y: Any, M: Any, gamma_As: Optio
         score = np.empty((ratio.size, gamma_A.size))
         tie = np.empty_like(score)
         for j, r in enumerate(ratio):          # grid of ratios (one LU each)
-            try:
-                path = mp.path(r, fit_intercept)
-            except np.linalg.LinAlgError:
-                score[j], tie[j] = -np.inf, 0.0     # a singular system: no candidate
-                continue
-            ev = path.eigenvalues
-            if ev.size and ev.min() < -_INDEFINITE_RTOL * np.abs(ev).max():
-                # at extreme ratios the solve (T^2 + rho' M K)^-1 loses the positive definiteness of the
-                # effective kernel G_SS to rounding: that ratio's fits are rounding noise, not candidates
+            # a singular system, or (at extreme ratios) an effective kernel G_SS whose positive definiteness
+            # the solve (T^2 + rho' M K)^-1 lost to rounding: that ratio's fits are no candidates
+            path = mp.candidate_path(r, fit_intercept)
+            if path is None:
                 score[j], tie[j] = -np.inf, 0.0
                 continue
             score[j], tie[j] = _path_scores(path, Y2, gamma_A * l, criterion, scoring)
