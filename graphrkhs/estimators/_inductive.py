@@ -772,7 +772,8 @@ _LAPRLS_DOC = r"""Laplacian RLS {what} (Belkin, Niyogi & Sindhwani, JMLR 2006).
         Intrinsic weight, scaled :math:`\gamma_I / n^2` as in the paper, which
         makes useful values large: with n = 1797 and k = 10 neighbours the
         default gives :math:`\gamma_I l / n^2 \approx 3 \cdot 10^{{-3}}` per labeled point.
-        0 gives RLS on the labeled points.
+        0 gives RLS on the labeled points.  With one's own grids of both, ``cv_results_`` is
+        their ``(gamma_A, gamma_I)`` table; a pair whose system is numerically singular scores -inf.
     {graph}
 
     Attributes
