@@ -56,7 +56,7 @@ from ..solvers import (
     select_manifold_gammas,
     select_prls_gamma,
 )
-from ..solvers import ManifoldRidgePath, loo_scores, select_grid
+from ..solvers import GridResult, ManifoldRidgePath, loo_scores, select_grid
 from ..solvers import SelectionWarning, grls_fit as _saddle_fit
 from .._core.validation import warn
 from ._auto import (FIT_INTERCEPT, TUNABLE_NONNEG, TUNABLE_POSITIVE, WIDTH_FACTORS, free_constant, grid_of, is_tuned,
@@ -278,6 +278,20 @@ class _GraphKernelLearner(_KernelLearner):
 # RLS
 # ---------------------------------------------------------------------------
 
+def _ridge_grid(value, default, name):
+    """``(grid, extend)`` of a ridge that may be 0 (:func:`grid_of`), the zeros left out: 0 (the interpolant) has no
+    leave-one-out score.  A grid of zeros only is the number 0: ``(None, False)``, as for a fixed value."""
+    grid, extend = grid_of(value, default, name, allow_zero=True)
+    if grid is None or not (grid > 0).any():
+        return None, False
+    return grid[grid > 0], extend
+
+
+def _fixed_ridge(value):
+    """The ridge of a fixed value: the number itself, 0 for a grid of zeros only (:func:`_ridge_grid`)."""
+    return float(value) if np.ndim(value) == 0 else 0.0
+
+
 class _RLS(_KernelLearner):
     _WIDTH_POINTS = WIDTH_POINTS_SUPERVISED
     _parameter_constraints = {"alpha": TUNABLE_NONNEG, "fit_intercept": FIT_INTERCEPT}
@@ -289,8 +303,8 @@ class _RLS(_KernelLearner):
 
     def _select_width(self, XS, Y):
         """RLS: the joint (sigma, alpha) selection (the alpha axis fixed to one value when alpha is)."""
-        alphas, extend = grid_of(self.alpha, ALPHA_GRID, "alpha", allow_zero=True)
-        alphas = np.array([max(float(self.alpha), 1e-12)]) if alphas is None else alphas[alphas > 0]
+        alphas, extend = _ridge_grid(self.alpha, ALPHA_GRID, "alpha")
+        alphas = np.array([max(_fixed_ridge(self.alpha), 1e-12)]) if alphas is None else alphas
         sigmas, s_extend = self._width_grid()
         kw = self._kernel_kw()
         res = select_kernel_ridge(lambda s: pairwise_kernel(XS, None, **{**kw, "sigma": s}), Y, sigmas, alphas,
@@ -304,14 +318,14 @@ class _RLS(_KernelLearner):
         self.X_fit_ = XS = X[labeled]
         l = XS.shape[0]
         res = self.__dict__.pop("_width_result", None)
-        alphas, extend = grid_of(self.alpha, ALPHA_GRID, "alpha", allow_zero=True)
+        alphas, extend = _ridge_grid(self.alpha, ALPHA_GRID, "alpha")
         if alphas is None:
-            self.alpha_ = float(self.alpha)
+            self.alpha_ = _fixed_ridge(self.alpha)
         elif not self._loo_selects:
             self.alpha_ = FALLBACK_ALPHA
         else:
             if res is None:       # sigma fixed: the alpha path alone
-                res = select_kernel_ridge(lambda s: self._k(XS, None), Y, [self.sigma_], alphas[alphas > 0],
+                res = select_kernel_ridge(lambda s: self._k(XS, None), Y, [self.sigma_], alphas,
                                           ridge_scale="l", fit_intercept=free_constant(self),
                                           max_extensions=2 if extend else 0)
             self.alpha_ = res.best_params["alpha"]
@@ -595,34 +609,46 @@ def manifold_selection(est, make_K, S, Y, M, *, consistency, fit_intercept, fall
         Y2 = np.asarray(Y, dtype=np.float64).reshape(l, -1)
 
         def evaluate(gamma_A):
-            out = [loo_scores(mp.path(gi / ga, fit_intercept).loo_residuals(Y2, [ga * l]), Y2) for ga in gamma_A]
-            return np.array([o[0][0] for o in out]), np.array([o[1][0] for o in out])
+            score, tie = np.full(gamma_A.size, -np.inf), np.full(gamma_A.size, -np.inf)
+            for j, ga in enumerate(gamma_A):      # each its own ratio: one LU each
+                path = mp.candidate_path(gi / ga, fit_intercept)    # None: a numerically singular ratio
+                if path is not None:
+                    (score[j],), (tie[j],) = loo_scores(path.loo_residuals(Y2, [ga * l]), Y2)
+            return score, tie
 
         res = select_grid(evaluate, {"gamma_A": gA}, extend=("gamma_A",), max_extensions=2 if extA else 0,
                           criterion="loo")
+        if not np.isfinite(res.scores).any():
+            warn(f"gamma_A: no value of the grid gives a usable system with gamma_I={gi:g}; the fallback "
+                 f"gamma_A={fallback[0]:g} is used. Pass numbers or a smaller sigma.", SelectionWarning)
+            return fallback[0], gi, None, None
         ga = res.best_params["gamma_A"]
         res.best_params["gamma_I"] = gi
         return ga, gi, res, mp.coef(Y2, ga, gi / ga, fit_intercept=fit_intercept)
     if gA is not None and not extI:
         # one's own gamma_I grid with a gamma_A grid: each gamma_A with the ratios of that grid to it (the
-        # pooled ratios crossed with every gamma_A gave gamma_I values outside the grid), the best kept
-        best = None
-        for ga in gA:
+        # pooled ratios crossed with every gamma_A gave gamma_I values outside the grid); the table is the
+        # whole (gamma_A, gamma_I) grid (it held the rows of the best gamma_A only), its best is the choice
+        scores = np.full((gA.size, gI.size), -np.inf)
+        coefs = {}
+        for a, ga in enumerate(gA):
             try:
                 res, alpha, b = select_manifold_gammas(K, S, Y, M, [float(ga)], gI / float(ga),
                                                        consistency=consistency, fit_intercept=fit_intercept,
                                                        extend=False, max_extensions=0, return_coef=True)
             except np.linalg.LinAlgError:      # every ratio of this gamma_A singular: the others may do
                 continue
-            if best is None or res.best_score > best[0].best_score:
-                best = (res, alpha, b)
-        if best is None:
+            scores[a] = res.scores[:, 0]       # ratios gI / ga: the order of the (sorted, distinct) gI
+            coefs[a] = (alpha, b)
+        if not np.isfinite(scores).any():
             warn("gamma_A/gamma_I: no gamma_A of the grid gives a usable system with the given gamma_I values; "
                  f"the fallback values gamma_A={fallback[0]:g}, gamma_I={fallback[1]:g} are used. Pass numbers "
                  "or a smaller sigma.", SelectionWarning)
             return fallback[0], fallback[1], None, None
-        res, alpha, b = best
-        return float(res.best_params["gamma_A"]), float(res.best_params["gamma_I"]), res, (alpha, b)
+        res = GridResult({"gamma_A": gA, "gamma_I": gI}, scores, criterion="loo")
+        a = int(res.best_index[0])
+        # that row's own choice is the same gamma_I (ties: the larger ratio, i.e. the larger gamma_I)
+        return float(res.best_params["gamma_A"]), float(res.best_params["gamma_I"]), res, coefs[a]
     if gA is None:                 # gamma_A fixed: a grid of ratios (default: the scale-relative one)
         gamma_As, ratios, ext = [float(est.gamma_A)], (None if extI else gI / float(est.gamma_A)), extI
     elif extA and extI:
@@ -746,7 +772,8 @@ _LAPRLS_DOC = r"""Laplacian RLS {what} (Belkin, Niyogi & Sindhwani, JMLR 2006).
         Intrinsic weight, scaled :math:`\gamma_I / n^2` as in the paper, which
         makes useful values large: with n = 1797 and k = 10 neighbours the
         default gives :math:`\gamma_I l / n^2 \approx 3 \cdot 10^{{-3}}` per labeled point.
-        0 gives RLS on the labeled points.
+        0 gives RLS on the labeled points.  With one's own grids of both, ``cv_results_`` is
+        their ``(gamma_A, gamma_I)`` table; a pair whose system is numerically singular scores -inf.
     {graph}
 
     Attributes
@@ -1212,15 +1239,20 @@ class _GRLS(_KernelLearner):
         """
         Psi = feature_map(XS, self.features)
         unisolvent_points(Psi)            # the features must be unisolvent (ValueError otherwise)
-        gammas, extend = grid_of(self.gamma, GRLS_GAMMA_GRID, "gamma", allow_zero=True)
-        gammas = np.array([max(float(self.gamma), 1e-12)]) if gammas is None else gammas[gammas > 0]
+        gammas, extend = _ridge_grid(self.gamma, GRLS_GAMMA_GRID, "gamma")
+        gammas = np.array([max(_fixed_ridge(self.gamma), 1e-12)]) if gammas is None else gammas
         kw = self._kernel_kw()
-        return select_kernel_ridge(lambda s: pairwise_kernel(XS, None, **{**kw, "sigma": s}), Y, sigmas, gammas,
-                                   ridge_scale="l", unpenalized=Psi,
-                                   max_extensions=2 if (extend and s_extend) else 0)
+        res = select_kernel_ridge(lambda s: pairwise_kernel(XS, None, **{**kw, "sigma": s}), Y, sigmas, gammas,
+                                  ridge_scale="l", unpenalized=Psi,
+                                  max_extensions=2 if (extend and s_extend) else 0)
+        return res.renamed(alpha="gamma")       # the table names the estimator's parameter
 
     def _select_width(self, XS, Y):
         """G-RLS: the joint (sigma, gamma) selection."""
+        if XS.shape[0] <= feature_map(XS[:1], self.features).shape[1] + 1:
+            # l - 1 labels left for q features: the LOO refit interpolates them by the features whatever sigma
+            # and gamma, so it cannot rank widths (the fallback values are used, as for gamma in _fit_kernel)
+            return
         sigmas, s_extend = self._width_grid()
         res = self._gamma_selection(XS, Y, sigmas, s_extend)
         self.sigma_ = res.best_params["sigma"]
@@ -1238,14 +1270,14 @@ class _GRLS(_KernelLearner):
         self.anchors_ = unisolvent_points(Psi)     # raises when the features are not unisolvent
         self.X_fit_ = XS
         res = self.__dict__.pop("_width_result", None)
-        if not is_tuned(self.gamma):
-            self.gamma_ = float(self.gamma)
+        if not is_tuned(self.gamma) or _ridge_grid(self.gamma, GRLS_GAMMA_GRID, "gamma")[0] is None:
+            self.gamma_ = _fixed_ridge(self.gamma)
         elif XS.shape[0] <= Psi.shape[1] + 1 or not self._loo_selects:      # LOO needs more labels than features
             self.gamma_ = FALLBACK_GAMMA
         else:
             if res is None:
                 res = self._gamma_selection(XS, Y, [self.sigma_], False)
-            self.gamma_ = res.best_params["alpha"]
+            self.gamma_ = res.best_params["gamma"]
         self.cv_results_ = None if res is None else res.cv_results_
         if self.method == "saddle":
             self.coef_, self.intercept_ = grls_fit(self._k(XS, None), Psi, Y, self.gamma_)

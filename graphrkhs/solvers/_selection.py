@@ -160,7 +160,8 @@ class GridResult:
     tie_break : ndarray like ``scores``, optional
         Secondary score (higher is better) among points with the best score
         (the LOO MSE behind an accuracy score); remaining ties go to the
-        largest value of the first axis (the strongest regularization).
+        largest value of the first axis (the strongest regularization), then
+        of the second, and so on.
 
     Attributes
     ----------
@@ -193,9 +194,10 @@ class GridResult:
         finite = np.where(np.isfinite(self.scores), self.scores, -np.inf)
         tb = (np.zeros(shape) if tie_break is None
               else np.where(np.isfinite(tie_break), np.asarray(tie_break, dtype=np.float64).reshape(shape), -np.inf))
-        first = np.indices(shape)[0] if shape else np.zeros(shape)
-        # lexsort: last key is primary -> score, then tie_break, then the larger first-axis value
-        order = np.lexsort((-first.ravel(), -tb.ravel(), -finite.ravel()))
+        # lexsort: the last key is primary -> score, then tie_break, then the larger value of the first axis, of
+        # the second, ... (each axis's larger value is its stronger regularization / smoother fit)
+        axes = [-i.ravel() for i in np.indices(shape)][::-1]
+        order = np.lexsort((*axes, -tb.ravel(), -finite.ravel()))
         self.best_index = np.unravel_index(order[0], shape)
         rank = np.empty(order.size, dtype=np.int64)
         rank[order] = np.arange(1, order.size + 1)
@@ -216,6 +218,19 @@ class GridResult:
         out["mean_test_score"] = self.scores.ravel().copy()
         out["std_test_score"] = (np.zeros(self.scores.size) if self.std is None else self.std.ravel().copy())
         out["rank_test_score"] = self.rank.ravel().copy()
+        return out
+
+    def renamed(self, **names: str) -> "GridResult":
+        """The same result with axes renamed (``renamed(alpha="gamma")``), for a learner whose parameter the
+        engine's axis stands for: ``grid``, ``best_params``, ``at_edge`` and ``cv_results_`` use the new names."""
+        unknown = set(names) - set(self.grid)
+        if unknown:
+            raise ValueError(f"renamed: {sorted(unknown)} are not axes of the grid ({list(self.grid)}).")
+        out = object.__new__(GridResult)
+        out.__dict__.update(self.__dict__)
+        out.grid = {names.get(k, k): v for k, v in self.grid.items()}
+        out.best_params = {names.get(k, k): v for k, v in self.best_params.items()}
+        out.at_edge = {names.get(k, k): v for k, v in self.at_edge.items()}
         return out
 
     def __repr__(self):
@@ -258,8 +273,10 @@ def loo_scores(residuals: np.ndarray, Y: np.ndarray, scoring: str = "mse") -> Tu
     # scaled by the targets' size before squaring: targets near 1e150 must not overflow the sum
     finite_y = np.abs(np.asarray(Y, dtype=np.float64))
     scale = float(finite_y.max()) if finite_y.size and np.isfinite(finite_y).all() and finite_y.max() > 0 else 1.0
-    with np.errstate(invalid="ignore", over="ignore"):
-        mse = np.mean((R / scale) ** 2, axis=(-2, -1)) * scale ** 2
+    with np.errstate(invalid="ignore", over="ignore", under="ignore"):
+        # the root mean square scaled back, then squared: only an MSE beyond float64 overflows (scale ** 2 in
+        # Python floats raised OverflowError for targets above ~1e154, whatever the residuals)
+        mse = (np.sqrt(np.mean((R / scale) ** 2, axis=(-2, -1))) * scale) ** 2
     mse = np.where(np.isfinite(mse), mse, np.inf)
     if scoring == "mse":
         return -mse, -mse
@@ -1415,6 +1432,19 @@ class ManifoldRidgePath:
                                                unpenalized=np.ones(self.S.size) if fit_intercept else None)
         return self._paths[key]
 
+    def candidate_path(self, ratio: float, fit_intercept: bool) -> Optional[KernelRidgePath]:
+        """:meth:`path`, or None when the ratio is no candidate of a selection: its system is numerically
+        singular (:meth:`basis`), or its effective kernel :math:`G_{SS}` lost positive definiteness to
+        rounding (an eigenvalue below ``-_INDEFINITE_RTOL`` times the largest in magnitude)."""
+        try:
+            path = self.path(ratio, fit_intercept)
+        except np.linalg.LinAlgError:
+            return None
+        ev = path.eigenvalues
+        if ev.size and ev.min() < -_INDEFINITE_RTOL * np.abs(ev).max():
+            return None
+        return path
+
     def coef(self, Y: Any, gamma_A: float, ratio: float, *, fit_intercept: bool = False
              ) -> Tuple[np.ndarray, np.ndarray]:
         r"""Expansion coefficients ``(alpha (n, m), b (m,))`` of the fit at ``(gamma_A, ratio)``: f = K alpha + b."""
@@ -1527,15 +1557,10 @@ def select_manifold_gammas(K: Any, labeled: Any, Y: Any, M: Any, gamma_As: Optio
         score = np.empty((ratio.size, gamma_A.size))
         tie = np.empty_like(score)
         for j, r in enumerate(ratio):          # grid of ratios (one LU each)
-            try:
-                path = mp.path(r, fit_intercept)
-            except np.linalg.LinAlgError:
-                score[j], tie[j] = -np.inf, 0.0     # a singular system: no candidate
-                continue
-            ev = path.eigenvalues
-            if ev.size and ev.min() < -_INDEFINITE_RTOL * np.abs(ev).max():
-                # at extreme ratios the solve (T^2 + rho' M K)^-1 loses the positive definiteness of the
-                # effective kernel G_SS to rounding: that ratio's fits are rounding noise, not candidates
+            # a singular system, or (at extreme ratios) an effective kernel G_SS whose positive definiteness
+            # the solve (T^2 + rho' M K)^-1 lost to rounding: that ratio's fits are no candidates
+            path = mp.candidate_path(r, fit_intercept)
+            if path is None:
                 score[j], tie[j] = -np.inf, 0.0
                 continue
             score[j], tie[j] = _path_scores(path, Y2, gamma_A * l, criterion, scoring)
@@ -1807,10 +1832,13 @@ class _KronReduction:
         score, tie = np.empty(alphas.size), np.empty(alphas.size)
         pos = alphas > 0
         V = self.path.eigenvectors
-        T = (V * self.t) @ V.T
+        # T in units of its largest eigenvalue: the harmonic LOO and GCV do not depend on the scale of T, and
+        # the rounding thresholds of _loo_from_A / _gcv_from_A are absolute (with T in the weights' units, a
+        # graph whose weights are ~1e-15 scored alpha = 0 as undefined)
+        T = (V * (self.t / max(float(self.t.max(initial=0.0)), 1e-300))) @ V.T
         # a labeled node alone (among labels) in its component has T_ii = 0: no other label informs it and
         # its LOO is undefined at every alpha; it is left out of the LOO average instead of making it inf
-        ok = np.diag(T) > 1e-12 * max(float(self.t.max(initial=0.0)), 1e-300)
+        ok = np.diag(T) > 1e-12
         if criterion == "gcv" or ok.all():
             if pos.any():
                 score[pos], tie[pos] = _path_scores(self.path, Y2, alphas[pos], criterion, scoring)
@@ -1871,7 +1899,8 @@ def select_tikhonov_solution(W: Any, labeled: Any, Y: Any, alphas: Optional[Any]
         Of the Laplacian solves (as in :func:`~graphrkhs.tikhonov_solution`).
     method : {"auto", "exact", "stochastic"}
     n_probes, random_state
-        Of the stochastic diagonal estimate (``method="stochastic"``).
+        Of the stochastic diagonal estimate (``method="stochastic"``); one set of probes serves the whole
+        grid, its extensions included (a Generator is drawn from once, for their seed).
     backend : {"auto", "numpy", "mpi", "dask"}, default="auto"
         Where the Laplacian solves of ``method="stochastic"`` run (as in
         :func:`~graphrkhs.tikhonov_solution`); the exact path (one sparse
@@ -2034,18 +2063,21 @@ def stochastic_loo_errors(residual: Callable[..., np.ndarray], Y: Any, params: S
 
 
 def _tikhonov_residual(W, S, laplacian, tol, max_iter, preconditioner, backend="auto"):
-    r"""``residual(Z, alpha)`` of Tikhonov: :math:`Z - F_S` (``alpha > 0``), :math:`T Z` at 0 (the limit, see
-    :meth:`_KronReduction.scores`), with :math:`TZ = (L F)_S`, F the harmonic extension of Z."""
+    r"""``residual(Z, alpha)`` of Tikhonov: :math:`Z - F_S` (``alpha > 0``), :math:`T Z / \max_i L_{ii}` at 0 (the
+    limit, see :meth:`_KronReduction.scores`), with :math:`TZ = (L F)_S`, F the harmonic extension of Z."""
     from ._graph import harmonic_solution, tikhonov_solution
 
     L = sp.csr_array(graph_laplacian(as_adjacency(W, dtype=np.float64), laplacian), dtype=np.float64)
     LS = L[S]
+    # T in units of the largest diagonal entry of L (T_ii <= L_ii): the LOO and GCV of alpha = 0 do not depend
+    # on the scale of T, the rounding thresholds of stochastic_loo_errors are absolute
+    unit = 1.0 / max(float(L.diagonal().max(initial=0.0)), 1e-300)
 
     def residual(Z, alpha):
         if alpha == 0:
             F = harmonic_solution(W, S, Z, laplacian=laplacian, tol=tol, max_iter=max_iter,
                                   preconditioner=preconditioner, backend=backend)
-            return LS @ F
+            return (LS @ F) * unit
         F = tikhonov_solution(W, S, Z, alpha=alpha, laplacian=laplacian, tol=tol, max_iter=max_iter,
                               preconditioner=preconditioner, backend=backend)
         return Z - F[S]
@@ -2112,6 +2144,10 @@ def _tikhonov_stochastic_select(W, labeled, Y, alphas, *, laplacian, criterion, 
     residual = _tikhonov_residual(W, S, laplacian, tol, max_iter, preconditioner, backend)
     keep = _informed_labels(W, S)
     cache: Dict[float, Tuple[float, float]] = {}
+    if isinstance(random_state, np.random.Generator):
+        # one set of probes for the whole (extended) grid: each evaluation draws them again from this seed
+        # (a Generator itself would give the points of an extension other probes than the first grid's)
+        random_state = int(random_state.integers(2 ** 63 - 1))
 
     def evaluate(alpha):
         new = [float(a) for a in alpha if float(a) not in cache]     # an extension re-solves nothing

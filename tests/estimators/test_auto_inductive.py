@@ -12,11 +12,14 @@ from sklearn.preprocessing import StandardScaler
 
 from graphrkhs import (
     FredholmClassifier, GRLSClassifier, GRLSRegressor, LapRLSClassifier, LapRLSRegressor, PLapRLSClassifier,
-    PLapRLSRegressor, PRLSClassifier, PRLSRegressor, RLSClassifier, WarpedKernelClassifier, WarpedKernelRegressor,
+    PLapRLSRegressor, PRLSClassifier, PRLSRegressor, RLSClassifier, RLSRegressor, WarpedKernelClassifier,
+    WarpedKernelRegressor,
     consistency_grams, feature_map, graph_penalty, grls_fit, knn_graph, laprls_fit, pairwise_kernel, plaprls_fit,
     prls_fit,
 )
 from graphrkhs.datasets import make_noisy_circles, sample_labels
+from graphrkhs.estimators._inductive import FALLBACK_GAMMA
+from graphrkhs.kernels import default_sigma
 from graphrkhs.solvers import ManifoldRidgePath, prls_loo_errors, select_manifold_gammas
 
 pytestmark = pytest.mark.filterwarnings("ignore::graphrkhs.GraphRKHSWarning")
@@ -522,3 +525,95 @@ def test_own_grid_choice_at_its_edge_is_reported_for_prls_and_laprls():
         res = est.cv_results_
         best = res["params"][int(np.argmax(res["mean_test_score"]))]
         assert getattr(est, attr) == best[attr.rstrip("_")]
+
+
+# --- grids holding 0, the GRLS gate and table (found by the selection defect hunt) --------------------
+
+@pytest.mark.parametrize("E, name, attr", [(RLSRegressor, "alpha", "alpha_"), (GRLSRegressor, "gamma", "gamma_")])
+@pytest.mark.parametrize("sigma", ["auto", 0.5])
+def test_a_grid_of_only_zero_is_that_number(small, E, name, attr, sigma):
+    # 0 has no leave-one-out score (the interpolant), so the selection drops it; a grid holding nothing else
+    # raised "alphas must be a non-empty ... sequence ...; got array([])", naming no parameter of the estimator
+    X, S, y = small
+    yy = np.full(X.shape[0], np.nan)
+    yy[S] = y
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est = E(**{name: [0.0], "sigma": sigma}).fit(X, yy)
+        ref = E(**{name: 0.0, "sigma": sigma}).fit(X, yy)
+    assert getattr(est, attr) == 0.0
+    assert est.sigma_ == ref.sigma_
+    np.testing.assert_allclose(est.predict(X), ref.predict(X), rtol=1e-12, atol=1e-12)
+
+
+def test_grls_table_names_gamma(small):
+    X, S, y = small
+    est = GRLSRegressor(sigma=[0.3, 0.6], gamma=[1e-3, 1e-1]).fit(X[S], y)
+    cv = est.cv_results_
+    assert "param_gamma" in cv and "param_alpha" not in cv
+    best = cv["params"][int(np.argmin(cv["rank_test_score"]))]
+    assert best == {"sigma": est.sigma_, "gamma": est.gamma_}
+
+
+def test_grls_too_few_labels_for_its_features_take_the_fallback_width(small):
+    # 4 labels, 3 linear features in 2-D: leaving one out leaves the features' interpolant, whatever sigma and
+    # gamma, so the LOO cannot rank them (the gamma fallback was used, but sigma_ came from that flat LOO and
+    # cv_results_ named another gamma than gamma_)
+    X, S, y = small
+    XS, yS = X[S[:4]], y[:4]
+    est = GRLSRegressor(features="linear").fit(XS, yS)
+    assert est.gamma_ == FALLBACK_GAMMA
+    assert est.sigma_ == default_sigma(XS, max_points=GRLSRegressor._WIDTH_POINTS)
+    assert est.cv_results_ is None
+
+
+@pytest.mark.parametrize("E", [LapRLSRegressor, PLapRLSRegressor, WarpedKernelRegressor])
+def test_a_gamma_A_grid_with_a_fixed_gamma_I_skips_a_singular_ratio(small, E):
+    # gamma_I fixed: each gamma_A of the grid is its own ratio gamma_I / gamma_A; a ratio whose system is
+    # numerically singular (1e12 here) raised LinAlgError out of fit instead of being no candidate
+    X, S, y = small
+    yy = np.full(X.shape[0], np.nan)
+    yy[S] = y
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est = E(sigma=0.5, gamma_A=[1e-9, 1e-3], gamma_I=1e3).fit(X, yy)
+        ref = E(sigma=0.5, gamma_A=1e-3, gamma_I=1e3).fit(X, yy)
+    assert (est.gamma_A_, est.gamma_I_) == (1e-3, 1e3)
+    scores = est.cv_results_["mean_test_score"]
+    assert scores[0] == -np.inf and np.isfinite(scores[1])
+    np.testing.assert_allclose(est.predict(X), ref.predict(X), rtol=1e-7, atol=1e-9)
+
+
+def test_a_gamma_A_grid_whose_every_ratio_is_singular_falls_back_with_a_warning(small):
+    from graphrkhs import SelectionWarning
+
+    X, S, y = small
+    yy = np.full(X.shape[0], np.nan)
+    yy[S] = y
+    with pytest.warns(SelectionWarning, match="no value of the grid gives a usable system"):
+        est = LapRLSRegressor(sigma=0.5, gamma_A=[1e-12, 1e-10], gamma_I=1e3).fit(X, yy)
+    assert est.gamma_I_ == 1e3 and est.gamma_A_ not in (1e-12, 1e-10) and est.cv_results_ is None
+    assert np.isfinite(est.predict(X)).all()
+
+
+def test_own_gamma_A_and_gamma_I_grids_fill_the_whole_table(small):
+    # each gamma_A is scored with its own ratios gamma_I / gamma_A; cv_results_ held the rows of the best
+    # gamma_A only (3 of the 6 points of this grid)
+    X, S, y = small
+    yy = np.full(X.shape[0], np.nan)
+    yy[S] = y
+    gA, gI = [1e-4, 1e-2], [0.0, 1.0, 100.0]
+    est = LapRLSRegressor(sigma=0.5, n_neighbors=5, gamma_A=gA, gamma_I=gI).fit(X, yy)
+    cv = est.cv_results_
+    assert [(p["gamma_A"], p["gamma_I"]) for p in cv["params"]] == [(a, i) for a in gA for i in gI]
+    best = cv["params"][int(np.argmin(cv["rank_test_score"]))]
+    assert best == {"gamma_A": est.gamma_A_, "gamma_I": est.gamma_I_}
+    # each entry is the exact LOO of its own pair (the path of its ratio)
+    K = pairwise_kernel(X, sigma=0.5)
+    M = graph_penalty(knn_graph(X, 5))
+    Sx = np.sort(S)
+    ys = yy[Sx] - yy[Sx].mean()
+    mp = ManifoldRidgePath(K, Sx, M)
+    for p, sc in zip(cv["params"], cv["mean_test_score"]):
+        r = mp.path(p["gamma_I"] / p["gamma_A"], False).loo_residuals(ys, [p["gamma_A"] * Sx.size])
+        assert sc == pytest.approx(-np.mean(r ** 2), rel=1e-9)

@@ -14,6 +14,7 @@ import pytest
 import scipy.sparse as sp
 
 from graphrkhs import filters
+from graphrkhs._core.validation import GraphWarning
 from graphrkhs.graphs import knn_graph, laplacian
 from graphrkhs.solvers import (
     GridResult, SelectionWarning, graph_kernel_ridge, hat_matrix_errors, kfold_scores, kfold_splits,
@@ -806,3 +807,80 @@ def test_loo_scores_check_the_targets_against_the_residuals():
         loo_scores(R, np.ones((4, 1)), "mse")
     with pytest.raises(ValueError, match=r"Y must have the residuals' 1 column"):
         loo_scores(R, np.ones((3, 2)), "mse")
+
+
+@pytest.mark.parametrize("scale", [1e-15, 2.0 ** -600, 2.0 ** 600])
+def test_tikhonov_alpha_zero_score_does_not_depend_on_the_scale_of_the_weights(scale):
+    # the harmonic solution, and so its leave-one-out, is the same for W and c W; its score divided
+    # T = L/L_UU (in the units of the weights) by an absolute 1e-14: at c = 1e-15 every T_ii fell below it
+    # and alpha = 0 scored -inf (with a false "undefined on the whole grid" SelectionWarning)
+    from graphrkhs.solvers import harmonic_solution, select_tikhonov_solution
+
+    X, W, S, rng = _tik_graph(seed=5)
+    y = X[S, 0] - 1.0 + 0.05 * rng.normal(size=S.size)
+
+    def refit(keep, i, _):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return harmonic_solution(W, S[keep], y[keep], tol=1e-13, preconditioner=None)[S[i]]
+
+    oracle = _oracle_mse(refit, y, [0.0])[0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", SelectionWarning)
+        warnings.filterwarnings("ignore", category=GraphWarning)
+        _, res = select_tikhonov_solution(sp.csr_array(W * scale), S, y, [0.0], extend=False)
+        _, sto = select_tikhonov_solution(sp.csr_array(W * scale), S, y, [0.0], extend=False, method="stochastic",
+                                          n_probes=8)
+    assert -res.scores[0] == pytest.approx(oracle, rel=1e-7)
+    # the matrix-free path (its operator at alpha = 0 is T itself): finite, the probe estimate of the same
+    assert np.isfinite(sto.scores[0]) and -sto.scores[0] == pytest.approx(oracle, rel=0.5)
+
+
+@pytest.mark.parametrize("size", [1e160, 1e-160])
+def test_loo_scores_of_huge_and_tiny_targets_are_their_mean_squared_residuals(size):
+    # targets near 1e160 whose LOO errors are ~1e140 (MSE ~1e280, a float64): the squared scale 1e320 in
+    # Python floats raised OverflowError; near 1e-160 the MSE ~1e-320 is subnormal but still ordered
+    from graphrkhs.solvers import loo_scores
+
+    rng = np.random.default_rng(0)
+    y = rng.choice([-1.0, 1.0], size=(6, 1)) * size
+    R = rng.normal(size=(3, 6, 1)) * (size * 1e-20 if size > 1 else size * 1e3)
+    score, tie = loo_scores(R, y)
+    expected = -np.mean(R ** 2, axis=(1, 2))
+    np.testing.assert_allclose(score, expected, rtol=1e-12 if size > 1 else 1e-2)
+    np.testing.assert_array_equal(np.argsort(score), np.argsort(expected))
+
+
+def test_exact_ties_go_to_the_larger_value_of_every_axis():
+    # "ties are broken towards the larger regularization": on a 2-D grid the remaining ties went to the largest
+    # value of the first axis but to the *smallest* of the second (the stable order of the flat index)
+    flat = GridResult({"sigma": [0.5, 1.0], "alpha": [1e-3, 1e-2, 1e-1]}, np.zeros((2, 3)))
+    assert flat.best_params == {"sigma": 1.0, "alpha": 1e-1}
+    assert flat.rank[1, 2] == 1 and flat.rank[1, 1] == 2 and flat.rank[0, 2] == 4
+    undefined = GridResult({"kernel": [1.0, 2.0], "alpha": [1e-3, 1.0]}, np.full((2, 2), -np.inf))
+    assert undefined.best_params == {"kernel": 2.0, "alpha": 1.0}
+    three = GridResult({"a": [1.0, 2.0], "b": [1.0, 2.0], "c": [1.0, 2.0]}, np.ones((2, 2, 2)))
+    assert three.best_params == {"a": 2.0, "b": 2.0, "c": 2.0}
+    # a better score or tie_break still wins over the rule
+    tb = np.zeros((2, 3))
+    tb[0, 0] = 1.0
+    assert GridResult({"sigma": [0.5, 1.0], "alpha": [1e-3, 1e-2, 1e-1]}, np.zeros((2, 3)),
+                      tie_break=tb).best_params == {"sigma": 0.5, "alpha": 1e-3}
+
+
+def test_stochastic_tikhonov_extension_uses_the_probes_of_its_grid_for_a_generator():
+    # one set of probes serves every grid point ("common random numbers"); a Generator as random_state drew
+    # new probes for the points an extension adds, so their scores differed from those of the same grid
+    # evaluated at once (and the extended curve mixed two estimates)
+    from graphrkhs.solvers import select_tikhonov_solution
+
+    X, W, S, rng = _tik_graph(seed=2, n=60, l=12)
+    y = rng.normal(size=S.size)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        _, ext = select_tikhonov_solution(W, S, y, [0.1, 1.0], method="stochastic", n_probes=8, max_extensions=1,
+                                          random_state=np.random.default_rng(0))
+        _, once = select_tikhonov_solution(W, S, y, ext.grid["alpha"], method="stochastic", n_probes=8,
+                                           extend=False, random_state=np.random.default_rng(0))
+    assert ext.grid["alpha"].size > 2
+    np.testing.assert_allclose(ext.scores, once.scores, rtol=1e-10)
