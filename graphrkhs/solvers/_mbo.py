@@ -279,7 +279,10 @@ def size_constrained_assignment(S: ArrayLike, sizes: ArrayLike, *, tol: float = 
     tol = check_scalar(tol, "tol", low=0, low_inclusive=False)
     max_iter = check_scalar(max_iter, "max_iter", kind="int", low=1)
     try:
-        labels, prices, _ = _auction(S, sizes, tol, max_iter)
+        # a constant added to a row changes no labeling: the auction runs on S minus each row's maximum,
+        # so that its bids and prices are of the size of the score differences (on scores near 0.5 that
+        # differ by 3e-16 the bids of eps = 3e-26 were lost to rounding in S - p, and it cycled to max_iter)
+        labels, prices, _ = _auction(S - S.max(axis=1, keepdims=True) if n else S, sizes, tol, max_iter)
     except RuntimeError:
         raise RuntimeError(f"the auction did not finish within max_iter={max_iter} bidding rounds; "
                            "raise max_iter or tol.") from None
@@ -287,6 +290,17 @@ def size_constrained_assignment(S: ArrayLike, sizes: ArrayLike, *, tol: float = 
     # labeling allows it, by prices that separate it (then argmax(S - p) has the sizes exactly)
     exact = _separating_prices(S, labels, k) if n else None
     return labels, (prices if exact is None else exact)
+
+
+def _argmax_is(V, labels):
+    """V with each row's entry of ``labels`` raised to just above the row maximum where it is not
+    already the (first) argmax: the rows the class prices of the assignment leave tied (identical
+    rows split between classes; at most the auction's epsilon), so that argmax(V) is ``labels`` and has
+    the class sizes."""
+    off = np.flatnonzero(V.argmax(axis=1) != labels)
+    if off.size:
+        V[off, labels[off]] = np.nextafter(V[off].max(axis=1), np.inf)
+    return V
 
 
 def _fixed_sizes(class_priors, n, labeled_counts, k):
@@ -396,8 +410,10 @@ def poisson_mbo(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_priors: O
     -------
     F : ndarray of shape (n, k)
         The last diffused :math:`U` shifted by minus the class prices of its
-        projection: :math:`\arg\max` of a row is the node's class (exactly the
-        projection's labels except at :math:`\varepsilon`-ties); class sizes
+        projection: :math:`\arg\max` of a row is the node's class, the
+        projection's labels exactly (where no prices separate them, e.g. at
+        tied rows, the assigned entry is raised to just above the row's
+        maximum: at most the auction's :math:`\varepsilon`); class sizes
         :math:`n' b_c` up to rounding, :math:`n'` the nodes some label reaches.
         Nodes of components without labels are not projected (nothing informs
         them): their rows are the priors b (:class:`~graphrkhs.GraphWarning`).
@@ -446,6 +462,9 @@ def poisson_mbo(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_priors: O
                     converged = True
                     break
         F = U - prices
+        # tied rows (no prices separate them): their argmax put them all in one class (sizes [5, 1] for
+        # [3, 3] on the complete graph K_6 with two labels)
+        F[reach] = _argmax_is(F[reach], labels[reach])
         F[orphan] = b
         info = {"n_iter": len(changed), "changed": changed, "converged": converged}
         return (F, info) if return_info else F
@@ -511,7 +530,8 @@ def volume_mbo(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_priors: Op
     Returns
     -------
     F : ndarray of shape (n, k)
-        The last diffused :math:`U` minus the class prices; labeled nodes carry
+        The last diffused :math:`U` minus the class prices (argmax is the
+        assigned class; tied rows as in :func:`poisson_mbo`); labeled nodes carry
         their one-hot class plus the largest score (argmax is the class).  The
         volumes :math:`n' b_c` are those of the :math:`n'` nodes some label
         reaches; nodes of components without labels are not assigned (nothing
@@ -576,6 +596,7 @@ def volume_mbo(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_priors: Op
             warn(f"volume_mbo: labels still changed in round {max_iter} ({changed[-1]} node(s)); raise max_iter.",
                  ConvergenceWarning)
         F = U - prices
+        F[free_idx] = _argmax_is(F[free_idx], labels[free_idx])    # tied rows: as in poisson_mbo
         low, top = F.min(), F.max()
         F[S] = low - 1.0
         F[S, codes] = top + 1.0

@@ -1,5 +1,7 @@
 """The size-constrained assignment (auction) and the MBO solvers: dense oracles and fixed points."""
 
+import warnings
+
 import numpy as np
 import pytest
 from scipy.optimize import linear_sum_assignment
@@ -103,6 +105,21 @@ def test_assignment_bad_input(bad, match):
         size_constrained_assignment(args["S"], args["sizes"])
 
 
+@pytest.mark.parametrize("S", [
+    np.array([[0.5000000000000007, 0.5000000000000004]] * 4),    # volume MBO's diffused rows on K_6
+    np.array([[1e8, 1e8 + 1.4901161193847656e-08]] * 4),          # differences of one ulp of the scores
+])
+@pytest.mark.parametrize("tol", [1e-10, 1e-20])
+def test_assignment_of_scores_that_differ_below_their_magnitude_finishes_optimal(S, tol):
+    # the auction bid eps = tol * span (3e-26 on the first S) on top of scores near 0.5 or 1e8, where it
+    # was lost to rounding: the bids never rose, and the auction cycled until max_iter (RuntimeError)
+    labels, prices = size_constrained_assignment(S, [2, 2], tol=tol, max_iter=2000)
+    np.testing.assert_array_equal(np.bincount(labels, minlength=2), [2, 2])
+    assert S[np.arange(4), labels].sum() == _brute_force_optimum(S, [2, 2])
+    V = S - prices
+    assert np.all(V[np.arange(4), labels] >= V.max(axis=1) - 1e-9 * (S.max() - S.min()))
+
+
 def test_assignment_sparse_scores_name_the_fix():
     import scipy.sparse as sp
     with pytest.raises(TypeError, match=r"S must be a dense \(n, k\) score array; got a sparse .*S.toarray\(\)"):
@@ -161,6 +178,22 @@ def test_mbo_sizes_the_reached_nodes_and_gives_label_free_components_the_priors(
         F = solver(W, [0, 1, 10, 11], np.eye(2)[[0, 0, 1, 1]], class_priors=b)
     np.testing.assert_array_equal(F[:30].argmax(axis=1), np.repeat([0, 1], [10, 20]))
     np.testing.assert_array_equal(F[30:], np.tile(b, (10, 1)))
+
+@pytest.mark.parametrize("solver", [poisson_mbo, volume_mbo])
+@pytest.mark.parametrize("n, b", [(6, [0.5, 0.5]), (6, [0.25, 0.75]), (8, [0.5, 0.5])])
+def test_mbo_labels_of_tied_nodes_have_the_class_sizes(solver, n, b):
+    # the complete graph K_n with two labels: every unlabeled node ties, no class prices separate the
+    # projection, and argmax(U - prices) put them all in one class (Poisson MBO: sizes [5, 1] for
+    # [3, 3]); volume MBO's auction did not finish (RuntimeError after 100000 bidding rounds)
+    W = np.ones((n, n)) - np.eye(n)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", g.ConvergenceWarning)    # tied nodes swap places each round
+        F = solver(W, [0, 1], np.eye(2), class_priors=b)
+    labels = F.argmax(axis=1)
+    np.testing.assert_array_equal(np.bincount(labels, minlength=2), class_sizes(b, n))
+    if solver is volume_mbo:
+        np.testing.assert_array_equal(labels[:2], [0, 1])
+
 
 def test_volume_mbo_keeps_the_labeled_nodes():
     W, truth = _two_cliques(5, 5, bridge=1.0)
