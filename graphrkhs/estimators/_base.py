@@ -185,8 +185,11 @@ class ClassifierOutputMixin(ClassifierMixin):
     _target_coding = "pm1"   # "pm1": one-vs-rest +-1 columns (one column for 2 classes); "onehot": indicators
     _parameter_constraints = {"unlabeled": ["hashable", None], "class_priors": ["array-like", None],
                               "class_normalization": [Options(*CLASS_NORMALIZATIONS), None]}
-    # The estimators whose solver already imposes the class sizes (MBO) skip the assignment step.
+    # The estimators whose solver already imposes the class sizes (MBO) skip the assignment step; a class
+    # normalization keeps the sizes of their labels on the unlabeled rows (and on the labeled ones too
+    # where the solver sizes them: _solver_sizes_labeled).
     _sizes_in_solver = False
+    _solver_sizes_labeled = False
 
     def __init_subclass__(cls, **kwargs):
         # A classifier's parameters are its method's (declared once, in the class shared with the
@@ -304,6 +307,18 @@ class ClassifierOutputMixin(ClassifierMixin):
             # the labeling of R with class sizes |R| q closest to the priors: its class prices
             _, prices = size_constrained_assignment(R * a + t, class_sizes(q, int(R.shape[0])))
             t = t + (prices.max() - prices)      # >= 0: non-negative scores stay non-negative
+        elif self._sizes_in_solver and self.class_normalization is not None:
+            # the solver's labels (the argmax of S) have its class sizes; the per-class scaling moved
+            # them (volume MBO, sizes (45, 27, 18), "mass": 60 / 27 / 3): keep the sizes of its labels
+            sized = ~np.asarray(self._fit_labeled, dtype=bool) if not self._solver_sizes_labeled else \
+                np.ones(S.shape[0], dtype=bool)
+            if exclude is not None:
+                sized &= ~exclude
+            if sized.any():
+                raw = np.asarray(S, dtype=np.float64)[sized]
+                own = np.bincount(raw.argmax(axis=1), minlength=k)
+                _, prices = size_constrained_assignment(raw * a + t, own)
+                t = t + (prices.max() - prices)
         self.class_scale_, self.class_offset_ = a, t
 
     def _prior_distribution(self):
