@@ -314,9 +314,10 @@ def _fixed_sizes(class_priors, n, labeled_counts, k):
     return class_sizes(need / need.sum(), u)
 
 
-def _check_sizes_hold_the_labels(b, n, counts, fixed):
+def _check_sizes_hold_the_labels(b, n, counts, solver):
     """Warn when the class sizes n b (largest remainders) are below the labeled counts (Poisson MBO
-    moves labeled nodes out of the class, volume MBO keeps them and the class outgrows n b_c)."""
+    moves labeled nodes out of the class, volume MBO and CutSSL keep them and the class outgrows n b_c)."""
+    fixed = solver != "poisson_mbo"
     sizes = class_sizes(b, n)
     short = np.flatnonzero(sizes < counts)
     if short.size:
@@ -324,7 +325,7 @@ def _check_sizes_hold_the_labels(b, n, counts, fixed):
         what = ("keeps them, so the class gets more nodes than that" if fixed else
                 "moves some of them to other classes")
         warn(f"class_priors gives class {c} {int(sizes[c])} of the {n} node(s) (n b_c, rounded), fewer than its "
-             f"{int(counts[c])} labeled node(s); {'volume_mbo' if fixed else 'poisson_mbo'} {what}. Raise its "
+             f"{int(counts[c])} labeled node(s); {solver} {what}. Raise its "
              "proportion to at least the labeled count over n.", GraphRKHSWarning, stacklevel=4)
 
 
@@ -443,7 +444,7 @@ def poisson_mbo(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_priors: O
         force = (mu * tau) * source
         # the sizes are those of the nodes some label reaches: components without labels carry no
         # information (their rows would be assigned at random and take the reached nodes' places)
-        _check_sizes_hold_the_labels(b, reach.size, np.bincount(codes, minlength=k), fixed=False)
+        _check_sizes_hold_the_labels(b, reach.size, np.bincount(codes, minlength=k), "poisson_mbo")
         sizes = class_sizes(b, reach.size)
         labels = F0.argmax(axis=1)
         changed, converged = [], False
@@ -560,7 +561,7 @@ def volume_mbo(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_priors: Op
         free = ~orphan                       # label-free components: no information, the priors b
         free[S] = False
         free_idx = np.flatnonzero(free)
-        _check_sizes_hold_the_labels(b, n - int(orphan.sum()), np.bincount(codes, minlength=k), fixed=True)
+        _check_sizes_hold_the_labels(b, n - int(orphan.sum()), np.bincount(codes, minlength=k), "volume_mbo")
         sizes = _fixed_sizes(b, n - int(orphan.sum()), np.bincount(codes, minlength=k), k)
         if init is not None:
             U = init
@@ -767,7 +768,7 @@ def cut_ssl(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_priors: Optio
         free[S] = False
         idx = np.flatnonzero(free)
         counts = np.bincount(codes, minlength=k)
-        _check_sizes_hold_the_labels(b, n - int(orphan.sum()), counts, fixed=True)
+        _check_sizes_hold_the_labels(b, n - int(orphan.sum()), counts, "cut_ssl")
         m = _fixed_sizes(b, n - int(orphan.sum()), counts, k)
         F[S, codes] = 1.0
         F[orphan] = b

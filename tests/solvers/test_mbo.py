@@ -337,7 +337,7 @@ def test_mbo_zero_prior_of_a_labeled_class_is_refused(solver):
         solver(W, [0, 9], np.eye(2), class_priors=[0.0, 1.0])
 
 
-@pytest.mark.parametrize("solver, moved", [(poisson_mbo, True), (volume_mbo, False)])
+@pytest.mark.parametrize("solver, moved", [(poisson_mbo, True), (volume_mbo, False), (g.cut_ssl, False)])
 def test_mbo_sizes_below_the_labeled_counts_are_warned_about(solver, moved):
     # 10 nodes, class 1 labeled 3 times but given round(0.15 * 10) = 2 nodes (largest remainders: 1.5 -> 1
     # or 2; class_sizes says which): more labels than places
@@ -345,7 +345,8 @@ def test_mbo_sizes_below_the_labeled_counts_are_warned_about(solver, moved):
     b = np.array([0.85, 0.15])
     places = class_sizes(b, 10)[1]
     assert places < 3
-    with pytest.warns(g.GraphRKHSWarning, match="fewer than its 3 labeled node"):
+    # the warning names the solver (cut_ssl's said "volume_mbo keeps them")
+    with pytest.warns(g.GraphRKHSWarning, match=f"fewer than its 3 labeled node.*; {solver.__name__} "):
         F = solver(W, [0, 7, 8, 9], np.eye(2)[[0, 1, 1, 1]], class_priors=b)
     kept = (F.argmax(axis=1)[[7, 8, 9]] == 1).sum()
     assert (kept <= places) if moved else (kept == 3)
