@@ -336,9 +336,9 @@ def _mbo_setup(W, labeled, Y, class_priors):
         raise ValueError("labeled is empty: MBO needs at least one labeled node.")
     if k < 2:
         raise ValueError("Y must have at least two columns (one-hot classes).")
-    onehot = (Y2 == Y2.max(axis=1, keepdims=True)) & (Y2 > 0)
-    if not (onehot.sum(axis=1) == 1).all():
-        raise ValueError("Y must hold one-hot class indicators (one positive entry per labeled row).")
+    # exactly 0 / 1: Poisson MBO's forcing takes Y's values as weights (a row (0.2, 0) moved other labels)
+    if not (np.isin(Y2, (0.0, 1.0)).all() and (Y2.sum(axis=1) == 1).all()):
+        raise ValueError("Y must hold one-hot class indicators (one entry 1 per labeled row, the others 0).")
     codes = Y2.argmax(axis=1)
     if class_priors is None:
         class_priors = np.bincount(codes, minlength=k) / codes.size

@@ -217,11 +217,15 @@ def test_mbo_bad_priors_name_class_priors(solver, priors):
         solver(W, [0, 9], np.eye(2), class_priors=priors)
 
 
-@pytest.mark.parametrize("solver", [poisson_mbo, volume_mbo])
-def test_mbo_needs_one_hot_targets(solver):
+@pytest.mark.parametrize("solver", [poisson_mbo, volume_mbo, g.cut_ssl])
+@pytest.mark.parametrize("Y", [[[0.5, 0.5], [0.0, 1.0]],
+                               # one positive entry but not 1: Poisson MBO's forcing used it as a weight
+                               # (on a random graph of 30 nodes 2 labels moved against the one-hot Y)
+                               [[0.2, 0.0], [0.0, 1.0]], [[5.0, 0.0], [0.0, 1.0]], [[1.0, -1.0], [0.0, 1.0]]])
+def test_mbo_needs_one_hot_targets(solver, Y):
     W, _ = _two_cliques()
     with pytest.raises(ValueError, match="one-hot"):
-        solver(W, [0, 9], np.array([[0.5, 0.5], [0.0, 1.0]]))
+        solver(W, [0, 9], np.array(Y))
 
 
 # ---------------------------------------------------------------------------------------------
