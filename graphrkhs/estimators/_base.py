@@ -186,10 +186,8 @@ class ClassifierOutputMixin(ClassifierMixin):
     _parameter_constraints = {"unlabeled": ["hashable", None], "class_priors": ["array-like", None],
                               "class_normalization": [Options(*CLASS_NORMALIZATIONS), None]}
     # The estimators whose solver already imposes the class sizes (MBO) skip the assignment step; a class
-    # normalization keeps the sizes of their labels on the unlabeled rows (and on the labeled ones too
-    # where the solver sizes them: _solver_sizes_labeled).
+    # normalization keeps the class sizes of their labels on the rows a label reaches.
     _sizes_in_solver = False
-    _solver_sizes_labeled = False
 
     def __init_subclass__(cls, **kwargs):
         # A classifier's parameters are its method's (declared once, in the class shared with the
@@ -309,11 +307,10 @@ class ClassifierOutputMixin(ClassifierMixin):
             t = t + (prices.max() - prices)      # >= 0: non-negative scores stay non-negative
         elif self._sizes_in_solver and self.class_normalization is not None:
             # the solver's labels (the argmax of S) have its class sizes; the per-class scaling moved
-            # them (volume MBO, sizes (45, 27, 18), "mass": 60 / 27 / 3): keep the sizes of its labels
-            sized = ~np.asarray(self._fit_labeled, dtype=bool) if not self._solver_sizes_labeled else \
-                np.ones(S.shape[0], dtype=bool)
-            if exclude is not None:
-                sized &= ~exclude
+            # them (volume MBO, sizes (45, 27, 18), "mass": 60 / 27 / 3): keep the sizes of its labels on
+            # every reached row, labeled ones included (sized on the unlabeled rows alone, a class with no
+            # unlabeled node was priced out, and its labeled nodes with it)
+            sized = np.ones(S.shape[0], dtype=bool) if exclude is None else ~exclude
             if sized.any():
                 raw = np.asarray(S, dtype=np.float64)[sized]
                 own = np.bincount(raw.argmax(axis=1), minlength=k)

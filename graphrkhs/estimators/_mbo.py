@@ -86,7 +86,6 @@ class PoissonMBOClassifier(_TransductiveClassifier):
     """
 
     _sizes_in_solver = True
-    _solver_sizes_labeled = True       # the projection moves labeled nodes too
     _parameter_constraints = {"mu": [POSITIVE], "n_inner": [Interval("int", 1, None)],
                               "max_iter": [Interval("int", 1, None)], "tol": [POSITIVE],
                               "preconditioner": _PRECONDITIONERS}

@@ -256,6 +256,19 @@ def test_mbo_class_normalization_keeps_the_class_sizes(E, norm, priors):
     np.testing.assert_allclose(est.label_distributions_.sum(axis=1), 1.0)
 
 
+@pytest.mark.parametrize("E", [g.VolumeMBOClassifier, g.CutSSLClassifier])
+@pytest.mark.parametrize("norm", ["mass", "mean_shift"])
+def test_mbo_class_normalization_keeps_the_labeled_nodes(E, norm):
+    # path 0-1-2-3 labeled 0, 0, -, 1: the solvers keep the labels (answer 0 0 0 1); the class scaling
+    # relabeled them (CutSSL, "mean_shift": 1 1 0 1, "mass": 0 0 0 0), and so did the class offsets when
+    # they were fitted on the unlabeled rows alone (class 1 has none: volume MBO, "mass": 0 0 0 0)
+    W = np.diag(np.ones(3), 1)
+    W = W + W.T
+    est = E(graph="precomputed", class_normalization=norm).fit(W, np.array([0, 0, -1, 1]))
+    np.testing.assert_array_equal(est.transduction_, [0, 0, 0, 1])
+    np.testing.assert_array_equal(est.label_distributions_.argmax(axis=1), [0, 0, 0, 1])
+
+
 def test_poisson_mean_shift_with_priors_reweights_once():
     X, y, yy = _blobs()
     W = g.knn_graph(X, 6)
