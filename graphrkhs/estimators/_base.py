@@ -185,7 +185,8 @@ class ClassifierOutputMixin(ClassifierMixin):
     _target_coding = "pm1"   # "pm1": one-vs-rest +-1 columns (one column for 2 classes); "onehot": indicators
     _parameter_constraints = {"unlabeled": ["hashable", None], "class_priors": ["array-like", None],
                               "class_normalization": [Options(*CLASS_NORMALIZATIONS), None]}
-    # The estimators whose solver already imposes the class sizes (MBO) skip the assignment step.
+    # The estimators whose solver already imposes the class sizes (MBO) skip the assignment step; a class
+    # normalization keeps the class sizes of their labels on the rows a label reaches.
     _sizes_in_solver = False
 
     def __init_subclass__(cls, **kwargs):
@@ -304,6 +305,17 @@ class ClassifierOutputMixin(ClassifierMixin):
             # the labeling of R with class sizes |R| q closest to the priors: its class prices
             _, prices = size_constrained_assignment(R * a + t, class_sizes(q, int(R.shape[0])))
             t = t + (prices.max() - prices)      # >= 0: non-negative scores stay non-negative
+        elif self._sizes_in_solver and self.class_normalization is not None:
+            # the solver's labels (the argmax of S) have its class sizes; the per-class scaling moved
+            # them (volume MBO, sizes (45, 27, 18), "mass": 60 / 27 / 3): keep the sizes of its labels on
+            # every reached row, labeled ones included (sized on the unlabeled rows alone, a class with no
+            # unlabeled node was priced out, and its labeled nodes with it)
+            sized = np.ones(S.shape[0], dtype=bool) if exclude is None else ~exclude
+            if sized.any():
+                raw = np.asarray(S, dtype=np.float64)[sized]
+                own = np.bincount(raw.argmax(axis=1), minlength=k)
+                _, prices = size_constrained_assignment(raw * a + t, own)
+                t = t + (prices.max() - prices)
         self.class_scale_, self.class_offset_ = a, t
 
     def _prior_distribution(self):

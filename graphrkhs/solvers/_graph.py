@@ -437,7 +437,8 @@ def poisson_learning(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_prio
     Y : ndarray of shape (len(S),) or (len(S), m)
         Targets on S, one-hot class indicators for classification.
     class_priors : array of shape (m,), optional
-        Class proportions :math:`b` for the reweighting.  None uses the
+        Class proportions :math:`b` for the reweighting (non-negative, not
+        all zero; their sum does not matter).  None uses the
         labeled proportions :math:`\bar y` (the rescaling is then the
         identity) -- the rule that never looks at unlabeled labels.
     tol : float, default=1e-6
@@ -485,6 +486,9 @@ def poisson_learning(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_prio
         if class_priors.shape != (m,) or not np.isfinite(class_priors).all() or (class_priors < 0).any():
             raise ValueError(f"class_priors must be {m} non-negative finite numbers (one per column of Y); "
                              f"got {class_priors!r}.")
+        if not class_priors.any():      # every score times 0: all nodes tied
+            raise ValueError("class_priors must not be all zero (they are class proportions; None: the labeled "
+                             "proportions).")
     n_comp, comp = csgraph.connected_components(W, directed=False)
     F = np.zeros((n, m))
     orphan = _orphans(W, S, Y2, F)

@@ -279,7 +279,10 @@ def size_constrained_assignment(S: ArrayLike, sizes: ArrayLike, *, tol: float = 
     tol = check_scalar(tol, "tol", low=0, low_inclusive=False)
     max_iter = check_scalar(max_iter, "max_iter", kind="int", low=1)
     try:
-        labels, prices, _ = _auction(S, sizes, tol, max_iter)
+        # a constant added to a row changes no labeling: the auction runs on S minus each row's maximum,
+        # so that its bids and prices are of the size of the score differences (on scores near 0.5 that
+        # differ by 3e-16 the bids of eps = 3e-26 were lost to rounding in S - p, and it cycled to max_iter)
+        labels, prices, _ = _auction(S - S.max(axis=1, keepdims=True) if n else S, sizes, tol, max_iter)
     except RuntimeError:
         raise RuntimeError(f"the auction did not finish within max_iter={max_iter} bidding rounds; "
                            "raise max_iter or tol.") from None
@@ -287,6 +290,17 @@ def size_constrained_assignment(S: ArrayLike, sizes: ArrayLike, *, tol: float = 
     # labeling allows it, by prices that separate it (then argmax(S - p) has the sizes exactly)
     exact = _separating_prices(S, labels, k) if n else None
     return labels, (prices if exact is None else exact)
+
+
+def _argmax_is(V, labels):
+    """V with each row's entry of ``labels`` raised to just above the row maximum where it is not
+    already the (first) argmax: the rows the class prices of the assignment leave tied (identical
+    rows split between classes; at most the auction's epsilon), so that argmax(V) is ``labels`` and has
+    the class sizes."""
+    off = np.flatnonzero(V.argmax(axis=1) != labels)
+    if off.size:
+        V[off, labels[off]] = np.nextafter(V[off].max(axis=1), np.inf)
+    return V
 
 
 def _fixed_sizes(class_priors, n, labeled_counts, k):
@@ -300,9 +314,10 @@ def _fixed_sizes(class_priors, n, labeled_counts, k):
     return class_sizes(need / need.sum(), u)
 
 
-def _check_sizes_hold_the_labels(b, n, counts, fixed):
+def _check_sizes_hold_the_labels(b, n, counts, solver):
     """Warn when the class sizes n b (largest remainders) are below the labeled counts (Poisson MBO
-    moves labeled nodes out of the class, volume MBO keeps them and the class outgrows n b_c)."""
+    moves labeled nodes out of the class, volume MBO and CutSSL keep them and the class outgrows n b_c)."""
+    fixed = solver != "poisson_mbo"
     sizes = class_sizes(b, n)
     short = np.flatnonzero(sizes < counts)
     if short.size:
@@ -310,7 +325,7 @@ def _check_sizes_hold_the_labels(b, n, counts, fixed):
         what = ("keeps them, so the class gets more nodes than that" if fixed else
                 "moves some of them to other classes")
         warn(f"class_priors gives class {c} {int(sizes[c])} of the {n} node(s) (n b_c, rounded), fewer than its "
-             f"{int(counts[c])} labeled node(s); {'volume_mbo' if fixed else 'poisson_mbo'} {what}. Raise its "
+             f"{int(counts[c])} labeled node(s); {solver} {what}. Raise its "
              "proportion to at least the labeled count over n.", GraphRKHSWarning, stacklevel=4)
 
 
@@ -321,9 +336,9 @@ def _mbo_setup(W, labeled, Y, class_priors):
         raise ValueError("labeled is empty: MBO needs at least one labeled node.")
     if k < 2:
         raise ValueError("Y must have at least two columns (one-hot classes).")
-    onehot = (Y2 == Y2.max(axis=1, keepdims=True)) & (Y2 > 0)
-    if not (onehot.sum(axis=1) == 1).all():
-        raise ValueError("Y must hold one-hot class indicators (one positive entry per labeled row).")
+    # exactly 0 / 1: Poisson MBO's forcing takes Y's values as weights (a row (0.2, 0) moved other labels)
+    if not (np.isin(Y2, (0.0, 1.0)).all() and (Y2.sum(axis=1) == 1).all()):
+        raise ValueError("Y must hold one-hot class indicators (one entry 1 per labeled row, the others 0).")
     codes = Y2.argmax(axis=1)
     if class_priors is None:
         class_priors = np.bincount(codes, minlength=k) / codes.size
@@ -396,8 +411,10 @@ def poisson_mbo(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_priors: O
     -------
     F : ndarray of shape (n, k)
         The last diffused :math:`U` shifted by minus the class prices of its
-        projection: :math:`\arg\max` of a row is the node's class (exactly the
-        projection's labels except at :math:`\varepsilon`-ties); class sizes
+        projection: :math:`\arg\max` of a row is the node's class, the
+        projection's labels exactly (where no prices separate them, e.g. at
+        tied rows, the assigned entry is raised to just above the row's
+        maximum: at most the auction's :math:`\varepsilon`); class sizes
         :math:`n' b_c` up to rounding, :math:`n'` the nodes some label reaches.
         Nodes of components without labels are not projected (nothing informs
         them): their rows are the priors b (:class:`~graphrkhs.GraphWarning`).
@@ -427,7 +444,7 @@ def poisson_mbo(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_priors: O
         force = (mu * tau) * source
         # the sizes are those of the nodes some label reaches: components without labels carry no
         # information (their rows would be assigned at random and take the reached nodes' places)
-        _check_sizes_hold_the_labels(b, reach.size, np.bincount(codes, minlength=k), fixed=False)
+        _check_sizes_hold_the_labels(b, reach.size, np.bincount(codes, minlength=k), "poisson_mbo")
         sizes = class_sizes(b, reach.size)
         labels = F0.argmax(axis=1)
         changed, converged = [], False
@@ -446,6 +463,9 @@ def poisson_mbo(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_priors: O
                     converged = True
                     break
         F = U - prices
+        # tied rows (no prices separate them): their argmax put them all in one class (sizes [5, 1] for
+        # [3, 3] on the complete graph K_6 with two labels)
+        F[reach] = _argmax_is(F[reach], labels[reach])
         F[orphan] = b
         info = {"n_iter": len(changed), "changed": changed, "converged": converged}
         return (F, info) if return_info else F
@@ -511,7 +531,8 @@ def volume_mbo(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_priors: Op
     Returns
     -------
     F : ndarray of shape (n, k)
-        The last diffused :math:`U` minus the class prices; labeled nodes carry
+        The last diffused :math:`U` minus the class prices (argmax is the
+        assigned class; tied rows as in :func:`poisson_mbo`); labeled nodes carry
         their one-hot class plus the largest score (argmax is the class).  The
         volumes :math:`n' b_c` are those of the :math:`n'` nodes some label
         reaches; nodes of components without labels are not assigned (nothing
@@ -540,7 +561,7 @@ def volume_mbo(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_priors: Op
         free = ~orphan                       # label-free components: no information, the priors b
         free[S] = False
         free_idx = np.flatnonzero(free)
-        _check_sizes_hold_the_labels(b, n - int(orphan.sum()), np.bincount(codes, minlength=k), fixed=True)
+        _check_sizes_hold_the_labels(b, n - int(orphan.sum()), np.bincount(codes, minlength=k), "volume_mbo")
         sizes = _fixed_sizes(b, n - int(orphan.sum()), np.bincount(codes, minlength=k), k)
         if init is not None:
             U = init
@@ -576,6 +597,7 @@ def volume_mbo(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_priors: Op
             warn(f"volume_mbo: labels still changed in round {max_iter} ({changed[-1]} node(s)); raise max_iter.",
                  ConvergenceWarning)
         F = U - prices
+        F[free_idx] = _argmax_is(F[free_idx], labels[free_idx])    # tied rows: as in poisson_mbo
         low, top = F.min(), F.max()
         F[S] = low - 1.0
         F[S, codes] = top + 1.0
@@ -746,7 +768,7 @@ def cut_ssl(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_priors: Optio
         free[S] = False
         idx = np.flatnonzero(free)
         counts = np.bincount(codes, minlength=k)
-        _check_sizes_hold_the_labels(b, n - int(orphan.sum()), counts, fixed=True)
+        _check_sizes_hold_the_labels(b, n - int(orphan.sum()), counts, "cut_ssl")
         m = _fixed_sizes(b, n - int(orphan.sum()), counts, k)
         F[S, codes] = 1.0
         F[orphan] = b

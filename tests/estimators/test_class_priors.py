@@ -235,6 +235,40 @@ def test_mbo_estimators_size_only_the_nodes_a_label_reaches(E, priors, sizes):
     np.testing.assert_allclose(est.label_distributions_[12:], np.tile(b, (7, 1)), rtol=1e-12)
 
 
+@pytest.mark.parametrize("E", [g.PoissonMBOClassifier, g.VolumeMBOClassifier, g.CutSSLClassifier])
+@pytest.mark.parametrize("norm", ["mass", "mean_shift"])
+@pytest.mark.parametrize("priors", [None, [0.5, 0.3, 0.2]])
+def test_mbo_class_normalization_keeps_the_class_sizes(E, norm, priors):
+    # the MBO labels have the sizes n b_c (b = class_priors or the labeled proportions); the per-class
+    # scaling of "mass" / "mean_shift" moved them: VolumeMBOClassifier with b = (0.5, 0.3, 0.2) and
+    # "mass" gave [60, 27, 3] for [45, 27, 18], and with b = None [21, 36, 33] for [30, 30, 30]
+    X, _, yy = _blobs()
+    plain = E(n_neighbors=6, class_priors=priors).fit(X, yy)
+    est = E(n_neighbors=6, class_priors=priors, class_normalization=norm).fit(X, yy)
+    b = np.full(3, 1 / 3) if priors is None else np.array(priors)
+    np.testing.assert_array_equal(np.bincount(plain.transduction_, minlength=3), class_sizes(b, 90))
+    np.testing.assert_array_equal(np.bincount(est.transduction_, minlength=3), class_sizes(b, 90))
+    labeled = yy >= 0
+    np.testing.assert_array_equal(est.transduction_[labeled], plain.transduction_[labeled])
+    # every output follows the one decision
+    np.testing.assert_array_equal(est.predict(X), est.transduction_)
+    np.testing.assert_array_equal(est.label_distributions_.argmax(axis=1), est.transduction_)
+    np.testing.assert_allclose(est.label_distributions_.sum(axis=1), 1.0)
+
+
+@pytest.mark.parametrize("E", [g.VolumeMBOClassifier, g.CutSSLClassifier])
+@pytest.mark.parametrize("norm", ["mass", "mean_shift"])
+def test_mbo_class_normalization_keeps_the_labeled_nodes(E, norm):
+    # path 0-1-2-3 labeled 0, 0, -, 1: the solvers keep the labels (answer 0 0 0 1); the class scaling
+    # relabeled them (CutSSL, "mean_shift": 1 1 0 1, "mass": 0 0 0 0), and so did the class offsets when
+    # they were fitted on the unlabeled rows alone (class 1 has none: volume MBO, "mass": 0 0 0 0)
+    W = np.diag(np.ones(3), 1)
+    W = W + W.T
+    est = E(graph="precomputed", class_normalization=norm).fit(W, np.array([0, 0, -1, 1]))
+    np.testing.assert_array_equal(est.transduction_, [0, 0, 0, 1])
+    np.testing.assert_array_equal(est.label_distributions_.argmax(axis=1), [0, 0, 0, 1])
+
+
 def test_poisson_mean_shift_with_priors_reweights_once():
     X, y, yy = _blobs()
     W = g.knn_graph(X, 6)

@@ -1,5 +1,7 @@
 """The size-constrained assignment (auction) and the MBO solvers: dense oracles and fixed points."""
 
+import warnings
+
 import numpy as np
 import pytest
 from scipy.optimize import linear_sum_assignment
@@ -103,6 +105,21 @@ def test_assignment_bad_input(bad, match):
         size_constrained_assignment(args["S"], args["sizes"])
 
 
+@pytest.mark.parametrize("S", [
+    np.array([[0.5000000000000007, 0.5000000000000004]] * 4),    # volume MBO's diffused rows on K_6
+    np.array([[1e8, 1e8 + 1.4901161193847656e-08]] * 4),          # differences of one ulp of the scores
+])
+@pytest.mark.parametrize("tol", [1e-10, 1e-20])
+def test_assignment_of_scores_that_differ_below_their_magnitude_finishes_optimal(S, tol):
+    # the auction bid eps = tol * span (3e-26 on the first S) on top of scores near 0.5 or 1e8, where it
+    # was lost to rounding: the bids never rose, and the auction cycled until max_iter (RuntimeError)
+    labels, prices = size_constrained_assignment(S, [2, 2], tol=tol, max_iter=2000)
+    np.testing.assert_array_equal(np.bincount(labels, minlength=2), [2, 2])
+    assert S[np.arange(4), labels].sum() == _brute_force_optimum(S, [2, 2])
+    V = S - prices
+    assert np.all(V[np.arange(4), labels] >= V.max(axis=1) - 1e-9 * (S.max() - S.min()))
+
+
 def test_assignment_sparse_scores_name_the_fix():
     import scipy.sparse as sp
     with pytest.raises(TypeError, match=r"S must be a dense \(n, k\) score array; got a sparse .*S.toarray\(\)"):
@@ -162,6 +179,22 @@ def test_mbo_sizes_the_reached_nodes_and_gives_label_free_components_the_priors(
     np.testing.assert_array_equal(F[:30].argmax(axis=1), np.repeat([0, 1], [10, 20]))
     np.testing.assert_array_equal(F[30:], np.tile(b, (10, 1)))
 
+@pytest.mark.parametrize("solver", [poisson_mbo, volume_mbo])
+@pytest.mark.parametrize("n, b", [(6, [0.5, 0.5]), (6, [0.25, 0.75]), (8, [0.5, 0.5])])
+def test_mbo_labels_of_tied_nodes_have_the_class_sizes(solver, n, b):
+    # the complete graph K_n with two labels: every unlabeled node ties, no class prices separate the
+    # projection, and argmax(U - prices) put them all in one class (Poisson MBO: sizes [5, 1] for
+    # [3, 3]); volume MBO's auction did not finish (RuntimeError after 100000 bidding rounds)
+    W = np.ones((n, n)) - np.eye(n)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", g.ConvergenceWarning)    # tied nodes swap places each round
+        F = solver(W, [0, 1], np.eye(2), class_priors=b)
+    labels = F.argmax(axis=1)
+    np.testing.assert_array_equal(np.bincount(labels, minlength=2), class_sizes(b, n))
+    if solver is volume_mbo:
+        np.testing.assert_array_equal(labels[:2], [0, 1])
+
+
 def test_volume_mbo_keeps_the_labeled_nodes():
     W, truth = _two_cliques(5, 5, bridge=1.0)
     # a wrong-looking label inside clique 0 stays as given
@@ -184,11 +217,15 @@ def test_mbo_bad_priors_name_class_priors(solver, priors):
         solver(W, [0, 9], np.eye(2), class_priors=priors)
 
 
-@pytest.mark.parametrize("solver", [poisson_mbo, volume_mbo])
-def test_mbo_needs_one_hot_targets(solver):
+@pytest.mark.parametrize("solver", [poisson_mbo, volume_mbo, g.cut_ssl])
+@pytest.mark.parametrize("Y", [[[0.5, 0.5], [0.0, 1.0]],
+                               # one positive entry but not 1: Poisson MBO's forcing used it as a weight
+                               # (on a random graph of 30 nodes 2 labels moved against the one-hot Y)
+                               [[0.2, 0.0], [0.0, 1.0]], [[5.0, 0.0], [0.0, 1.0]], [[1.0, -1.0], [0.0, 1.0]]])
+def test_mbo_needs_one_hot_targets(solver, Y):
     W, _ = _two_cliques()
     with pytest.raises(ValueError, match="one-hot"):
-        solver(W, [0, 9], np.array([[0.5, 0.5], [0.0, 1.0]]))
+        solver(W, [0, 9], np.array(Y))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -304,7 +341,7 @@ def test_mbo_zero_prior_of_a_labeled_class_is_refused(solver):
         solver(W, [0, 9], np.eye(2), class_priors=[0.0, 1.0])
 
 
-@pytest.mark.parametrize("solver, moved", [(poisson_mbo, True), (volume_mbo, False)])
+@pytest.mark.parametrize("solver, moved", [(poisson_mbo, True), (volume_mbo, False), (g.cut_ssl, False)])
 def test_mbo_sizes_below_the_labeled_counts_are_warned_about(solver, moved):
     # 10 nodes, class 1 labeled 3 times but given round(0.15 * 10) = 2 nodes (largest remainders: 1.5 -> 1
     # or 2; class_sizes says which): more labels than places
@@ -312,7 +349,8 @@ def test_mbo_sizes_below_the_labeled_counts_are_warned_about(solver, moved):
     b = np.array([0.85, 0.15])
     places = class_sizes(b, 10)[1]
     assert places < 3
-    with pytest.warns(g.GraphRKHSWarning, match="fewer than its 3 labeled node"):
+    # the warning names the solver (cut_ssl's said "volume_mbo keeps them")
+    with pytest.warns(g.GraphRKHSWarning, match=f"fewer than its 3 labeled node.*; {solver.__name__} "):
         F = solver(W, [0, 7, 8, 9], np.eye(2)[[0, 1, 1, 1]], class_priors=b)
     kept = (F.argmax(axis=1)[[7, 8, 9]] == 1).sum()
     assert (kept <= places) if moved else (kept == 3)

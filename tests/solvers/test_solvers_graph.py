@@ -480,6 +480,12 @@ def test_bad_options(fn, kwargs, err, match):
         fn(W_SMALL, [0, 4], Y2, **kwargs)
 
 
+def test_poisson_all_zero_priors_are_refused():
+    # b = 0 multiplied every score by 0: all nodes tied, every argmax class 0, silently
+    with pytest.raises(ValueError, match=r"class_priors must not be all zero"):
+        poisson_learning(W_SMALL, [0, 4], np.eye(2), class_priors=[0.0, 0.0])
+
+
 @pytest.mark.parametrize("kwargs, err, match", [
     ({"alpha": -1.0}, ValueError, "alpha"),
     ({"alpha": 0.0}, ValueError, "alpha"),
