@@ -504,6 +504,7 @@ def run_label(args, out=None, err=None):
     codes = np.full(n, -1)
     lookup = {c: i for i, c in enumerate(classes)}
     codes[labeled] = [lookup[key] for key, m in zip(keys, labeled) if m]
+    _warn_minus_one_class(args, raw_labels, classes, names, codes[labeled], err)
     # The library's warnings (e.g. rows in a component without labels) are shown once each, as one
     # line of the command, not as Python's "file.py:123: Warning" with a line of library source.
     with warnings.catch_warnings(record=True) as caught:
@@ -555,6 +556,22 @@ def run_label(args, out=None, err=None):
             print(f"{c:<{width}}  {counts[c]:>8}  {predicted[c]:>9}  {mc:>15}", file=out)
     print(f"wrote {output}", file=out)
     return {"n": n, "labeled": int(labeled.sum()), "classes": names, "output": output}
+
+
+def _warn_minus_one_class(args, raw_labels, classes, names, labeled_codes, err):
+    """The Python API's LabelCollisionWarning for the default tokens: -1 read as unlabeled although it looks
+    like a class (integer classes, and -1 as frequent as the largest class or between two classes)."""
+    if getattr(args, "unlabeled", ",".join(DEFAULT_UNLABELED)) != ",".join(DEFAULT_UNLABELED):
+        return                               # the user chose the tokens
+    n_minus_one = sum(1 for c in raw_labels if _as_number(c) == -1.0)
+    if not n_minus_one or not all(isinstance(c, decimal.Decimal) and c == c.to_integral_value() for c in classes):
+        return
+    largest = int(np.bincount(labeled_codes, minlength=len(classes)).max())
+    if n_minus_one <= largest or classes[0] < -1 < classes[-1]:
+        print(f"graphrkhs label: warning (LabelCollisionWarning): the {n_minus_one} row(s) with -1 in "
+              f"{args.label_column!r} were read as unlabeled (-1 is a missing-label token by default, as in the "
+              f"Python API), but -1 looks like one of the classes ({', '.join(['-1'] + list(names))}); if it is, "
+              "pass --unlabeled '' (or the token your file uses for unlabeled rows).", file=err)
 
 
 def _scores_to_confidence(scores):
