@@ -159,6 +159,8 @@ def split_classification_labels(y, n_samples, *, unlabeled=UNLABELED, name="y", 
         Wrong length, 2-D y, no labeled sample, real-valued (continuous)
         labels, or a single class -- naming the marker when it is the likely
         cause (labels {-1, +1} with ``unlabeled=-1``).
+    TypeError
+        Text and numeric labels mixed in one object array (``["a", 1, None]``).
 
     Warns
     -----
@@ -179,6 +181,8 @@ def split_classification_labels(y, n_samples, *, unlabeled=UNLABELED, name="y", 
         raise ValueError(f"{name} has no labeled samples: every entry is the unlabeled marker {_show(unlabeled)} "
                          "(or NaN/None). Label at least one sample per class.")
     values = y[labeled]
+    if y.dtype == object:
+        _check_one_label_type(values, name)
     kind = type_of_target(values.astype(object) if y.dtype == object else values)
     if kind in ("continuous", "continuous-multioutput"):
         raise ValueError(f"Unknown label type: {kind!r}. {name} holds real values that are not class labels; "
@@ -218,6 +222,18 @@ def split_classification_labels(y, n_samples, *, unlabeled=UNLABELED, name="y", 
             f"if it marks unlabeled samples, pass unlabeled={_show(unlabeled)} explicitly to silence this warning.",
             LabelCollisionWarning, stacklevel=4)
     return labeled, classes, codes
+
+
+def _check_one_label_type(values, name):
+    """Labels of one kind: text and numbers mixed (``["a", 1, None]``) cannot be sorted or scored, and
+    scikit-learn's ``type_of_target`` failed on them with a bare ``'<' not supported`` TypeError."""
+    kinds = {"text" if isinstance(v, (str, bytes)) else "number" if _is_number(v) or isinstance(v, (bool, np.bool_))
+             else None for v in values.tolist()}
+    if {"text", "number"} <= kinds:
+        shown = sorted({type(v).__name__ for v in values.tolist()})
+        raise TypeError(f"{name} mixes text and numeric labels (types {', '.join(shown)}); give the labels as one "
+                        "type, e.g. all strings (y.astype(str), with None/NaN or '' for unlabeled samples) or all "
+                        "numbers.")
 
 
 def _label_vector(y, n_samples, unlabeled, name, stacklevel):

@@ -189,6 +189,12 @@ def _parse_features(header, rows, feature_names, path, lines=None):
     for j, col in enumerate(index):
         cells = [r[col].strip() for r in rows]
         try:
+            # numpy's conversion takes more than the command's number grammar (1_000, non-ASCII digits);
+            # one scan of the column's text finds the cells to check one by one
+            joined = "".join(cells)
+            if "_" in joined or not joined.isascii():
+                if not all(_is_number(c) for c in cells):
+                    raise ValueError
             X[:, j] = np.array(cells, dtype=np.float64)
         except ValueError:
             bad = next(i for i, c in enumerate(cells) if not _is_number(c))
@@ -214,11 +220,47 @@ def _parse_features(header, rows, feature_names, path, lines=None):
 
 
 def _is_number(cell):
-    try:
-        float(cell)
+    return _as_number(cell) is not None
+
+
+# The one grammar of a number on this command line, for option values and file cells alike: ASCII
+# decimal notation with an optional sign, fraction and exponent ("12", "-0.5", "1e-3", ".5"), and for
+# reals the words nan / inf / infinity.  Python's int() and float() (and numpy's string conversion)
+# also take digit-group underscores ("1_000") and digits of other scripts ("١٠"), which no
+# spreadsheet, CSV reader (pandas, R) or other command-line tool reads as numbers: "1_000" would be
+# the class 1000 and a feature of 1000 here but text everywhere else.
+_INTEGER = re.compile(r"[+-]?[0-9]+")
+_REAL = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+_REAL_WORDS = ("nan", "inf", "infinity")
+
+
+def _is_real_text(text):
+    if _REAL.fullmatch(text):
         return True
-    except ValueError:
-        return False
+    word = text[1:] if text.startswith(("+", "-")) else text
+    return word.casefold() in _REAL_WORDS
+
+
+def _int_option(text):
+    """argparse ``type=`` of the integer options: a whole number in ASCII digits, optional sign."""
+    import argparse
+
+    if not _INTEGER.fullmatch(text.strip()):
+        raise argparse.ArgumentTypeError(
+            f"invalid integer {text!r}: write a whole number with the digits 0-9 only (e.g. 1000, not 1_000, "
+            "1e3 or 10.0).")
+    return int(text)
+
+
+def _real_option(text):
+    """argparse ``type=`` of the real-valued options: a decimal number (``1e-3``, ``0.01``), ASCII only."""
+    import argparse
+
+    if not _is_real_text(text.strip()):
+        raise argparse.ArgumentTypeError(
+            f"invalid number {text!r}: write a decimal number with the digits 0-9 (e.g. 0.01 or 1e-2, not "
+            "1_000).")
+    return float(text)
 
 
 def add_label_options(p_label):
@@ -232,7 +274,7 @@ def add_label_options(p_label):
              "Pass --unlabeled '' to make every non-empty cell (-1 included) a class; write --unlabeled=-1,... "
              "when the list starts with a minus sign")
     p_label.add_argument(
-        "--alpha", type=float, default=None, metavar="MU",
+        "--alpha", type=_real_option, default=None, metavar="MU",
         help=f"weight of the smoothness term of --method tikhonov, (J + MU L) F = J Y (default: "
              f"{DEFAULT_TIKHONOV_ALPHA:g}; must be > 0; 0 would be laplace)")
     p_label.epilog = (p_label.epilog + ". " if p_label.epilog else "") + "Output columns: predicted_COL and " + \
@@ -267,17 +309,15 @@ def _missing_matcher(spec):
 
 
 def _as_number(cell):
-    try:
-        return float(cell)
-    except ValueError:
-        return None
+    """The cell as a float when it is a number in the command's grammar (``_REAL``), else None."""
+    text = cell.strip()
+    return float(text) if _is_real_text(text) else None
 
 
 def _as_decimal(cell):
-    try:
-        return decimal.Decimal(cell)
-    except decimal.InvalidOperation:
-        return None
+    """The cell as an exact :class:`decimal.Decimal` when it is a number in the command's grammar, else None."""
+    text = cell.strip()
+    return decimal.Decimal(text) if _is_real_text(text) else None
 
 
 def _parse_labels(raw, labeled):
@@ -464,6 +504,7 @@ def run_label(args, out=None, err=None):
     codes = np.full(n, -1)
     lookup = {c: i for i, c in enumerate(classes)}
     codes[labeled] = [lookup[key] for key, m in zip(keys, labeled) if m]
+    _warn_minus_one_class(args, raw_labels, classes, names, codes[labeled], err)
     # The library's warnings (e.g. rows in a component without labels) are shown once each, as one
     # line of the command, not as Python's "file.py:123: Warning" with a line of library source.
     with warnings.catch_warnings(record=True) as caught:
@@ -515,6 +556,22 @@ def run_label(args, out=None, err=None):
             print(f"{c:<{width}}  {counts[c]:>8}  {predicted[c]:>9}  {mc:>15}", file=out)
     print(f"wrote {output}", file=out)
     return {"n": n, "labeled": int(labeled.sum()), "classes": names, "output": output}
+
+
+def _warn_minus_one_class(args, raw_labels, classes, names, labeled_codes, err):
+    """The Python API's LabelCollisionWarning for the default tokens: -1 read as unlabeled although it looks
+    like a class (integer classes, and -1 as frequent as the largest class or between two classes)."""
+    if getattr(args, "unlabeled", ",".join(DEFAULT_UNLABELED)) != ",".join(DEFAULT_UNLABELED):
+        return                               # the user chose the tokens
+    n_minus_one = sum(1 for c in raw_labels if _as_number(c) == -1.0)
+    if not n_minus_one or not all(isinstance(c, decimal.Decimal) and c == c.to_integral_value() for c in classes):
+        return
+    largest = int(np.bincount(labeled_codes, minlength=len(classes)).max())
+    if n_minus_one <= largest or classes[0] < -1 < classes[-1]:
+        print(f"graphrkhs label: warning (LabelCollisionWarning): the {n_minus_one} row(s) with -1 in "
+              f"{args.label_column!r} were read as unlabeled (-1 is a missing-label token by default, as in the "
+              f"Python API), but -1 looks like one of the classes ({', '.join(['-1'] + list(names))}); if it is, "
+              "pass --unlabeled '' (or the token your file uses for unlabeled rows).", file=err)
 
 
 def _scores_to_confidence(scores):

@@ -16,6 +16,7 @@ import sys
 
 from .._core.progress import verbosity
 from ._demo import _demo_plot, demo
+from ._label import _int_option
 
 __all__ = ["main", "build_parser"]
 
@@ -36,13 +37,13 @@ def build_parser():
                     "per class; prints accuracy on the unlabeled points and time per method.")
     # a command's usage errors show that command's usage line ("graphrkhs demo [-h] ..."), not the top level's
     p_demo.set_defaults(command_parser=p_demo)
-    p_demo.add_argument("--labels-per-class", type=int, default=10, metavar="N",
+    p_demo.add_argument("--labels-per-class", type=_int_option, default=10, metavar="N",
                         help="labels kept per class (default: 10)")
-    p_demo.add_argument("--draws", type=int, default=5, metavar="N",
+    p_demo.add_argument("--draws", type=_int_option, default=5, metavar="N",
                         help="random label draws to average over (default: 5)")
-    p_demo.add_argument("--neighbors", type=int, default=10, metavar="K",
+    p_demo.add_argument("--neighbors", type=_int_option, default=10, metavar="K",
                         help="k of the kNN graph (default: 10)")
-    p_demo.add_argument("--seed", type=int, default=0, help="random seed of the label draws (default: 0)")
+    p_demo.add_argument("--seed", type=_int_option, default=0, help="random seed of the label draws (default: 0)")
     p_demo.add_argument("--plot", metavar="FILE.png", default=None,
                         help="save a picture: 2-D embedding of the digits coloured by the best method's "
                              "predicted label, mistakes circled (t-SNE view; needs matplotlib)")
@@ -72,7 +73,7 @@ def build_parser():
                               "kNN graph)")
     p_label.add_argument("--output", metavar="OUT.csv", default=None,
                          help="where to write the labeled rows (default: INPUT with suffix .labeled.csv)")
-    p_label.add_argument("--neighbors", type=int, default=10, metavar="K", help="k of the kNN graph (default: 10; at most the number of rows - 1)")
+    p_label.add_argument("--neighbors", type=_int_option, default=10, metavar="K", help="k of the kNN graph (default: 10; at most the number of rows - 1)")
     p_label.add_argument("--no-standardize", action="store_true",
                          help="use the features as they are (default: z-score each feature column first, so "
                               "that columns in large units do not dominate the distances -- except with "

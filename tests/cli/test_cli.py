@@ -524,3 +524,70 @@ def test_label_decimal_comma_gets_a_hint(tmp_path, capsys):
     code, out, err = _run(["label", str(plain), "--label-column", "cls", "-q", "--output", str(tmp_path / "p.csv")],
                           capsys)
     assert code == 2 and "non-numeric feature cell 'red'" in err and "decimal comma" not in err
+
+
+# ---------------------------------------------------------------------------
+# one number grammar: option values and file cells (ASCII decimal notation)
+# ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("argv", [
+    ["demo", "--labels-per-class", "1_0"],
+    ["demo", "--draws", "1_0"],
+    ["demo", "--neighbors", "1_0"],
+    ["demo", "--seed", "1_000"],
+    ["demo", "--draws", "\u0663"],                       # ARABIC-INDIC DIGIT THREE: int() reads 3
+    ["label", "IN", "--label-column", "label", "--neighbors", "1_0"],
+    ["label", "IN", "--label-column", "label", "--neighbors", "\u0663"],
+    ["label", "IN", "--label-column", "label", "--method", "tikhonov", "--alpha", "1_0"],
+    ["label", "IN", "--label-column", "label", "--method", "tikhonov", "--alpha", "\u0661"],
+])
+def test_numeric_options_take_plain_decimal_digits_only(argv, tmp_path, capsys, monkeypatch):
+    # int("1_000") == 1000 and float("\u0661") == 1.0 in Python; no other tool reads them as numbers
+    from graphrkhs.cli import _label, _main
+
+    def no_work(*a, **k):
+        raise AssertionError("the command ran with an option value it should have refused")
+
+    monkeypatch.setattr(_main, "demo", no_work)
+    monkeypatch.setattr(_label, "run_label", no_work)
+    argv = [str(tmp_path / "in.csv") if a == "IN" else a for a in argv]
+    with pytest.raises(SystemExit) as exc:
+        cli.main(argv)
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert f"argument {argv[-2]}: invalid" in err and "digits 0-9" in err, err
+
+
+def test_numeric_options_still_take_signs_exponents_and_spaces():
+    parser = cli.build_parser()
+    args = parser.parse_args(["label", "in.csv", "--label-column", "y", "--neighbors", "+7",
+                              "--alpha", "2.5E-3"])
+    assert (args.neighbors, args.alpha) == (7, 0.0025)
+    assert parser.parse_args(["demo", "--seed", " 12 "]).seed == 12
+
+
+def test_label_cells_with_underscores_are_text_not_numbers(tmp_path, capsys):
+    # "1_000" and "1000" are two labels (as pandas, R and spreadsheets read them), not one class 1000
+    X, _ = _blobs(n_per=10)
+    labels = [""] * 30
+    labels[0], labels[1], labels[10], labels[11] = "1_000", "1_000", "1000", "1000"
+    path = tmp_path / "codes.csv"
+    _write_csv(path, ["a", "b", "label"], [[f"{a:.6f}", f"{b:.6f}", c] for (a, b), c in zip(X, labels)])
+    out_path = tmp_path / "out.csv"
+    code, out, err = _run(["label", str(path), "--label-column", "label", "--method", "laplace",
+                           "--output", str(out_path), "-q"], capsys)
+    assert code == 0, err
+    assert "4 labeled, 2 classes" in out
+    with open(out_path, newline="") as f:
+        pred = [r[3] for r in list(csv.reader(f))[1:]]
+    assert pred[:10] == ["1_000"] * 10 and pred[10:20] == ["1000"] * 10
+
+
+@pytest.mark.parametrize("cell", ["1_000", "\u0661\u0662"])
+def test_label_feature_cells_take_plain_decimal_digits_only(cell, tmp_path, capsys):
+    path = tmp_path / "f.csv"
+    _write_csv(path, ["a", "label"], [["0", "x"], ["1", "y"], [cell, ""], ["2", ""]])
+    code, out, err = _run(["label", str(path), "--label-column", "label"], capsys)
+    assert code == 2, err
+    assert f"non-numeric feature cell {cell!r} in column 'a', line 4" in err, err
+    assert len(err.strip().splitlines()) == 1
