@@ -127,7 +127,7 @@ def test_graph_weights_extreme_sigma(builder):
     binary = build(None, "binary")
     wide = build(1e200)
     assert (wide != binary).nnz == 0  # every weight exp(-d^2 / 2 sigma^2) rounds to 1
-    with pytest.warns(GraphWarning, match=r"30 of 30 nodes lost every edge.*sigma = 1e-170.*larger sigma"):
+    with pytest.warns(GraphWarning, match=r"of 30 nodes lost every edge.*sigma = 1e-170.*larger sigma"):
         narrow = build(1e-170)
     assert narrow.nnz == 0  # every weight underflows to 0: documented, the edges are dropped
 
