@@ -852,3 +852,18 @@ def test_float32_graph_has_no_stored_zero_weights(builder):
     assert np.all(W32.data != 0)
     expected = W64.toarray().astype(np.float32)  # the float64 weights rounded to float32
     np.testing.assert_array_equal(W32.toarray(), expected)
+
+
+def test_as_adjacency_float32_cast_underflow_warns():
+    # 1e-50 is 0 in float32: the edge (0, 1) vanished without a word
+    A = np.array([[0, 1e-50, 1], [1e-50, 0, 1], [1, 1, 0.0]])
+    with pytest.warns(GraphWarning, match=r"2 of 6 stored weights.*underflow to 0 in dtype=float32.*dtype=float64"):
+        W = as_adjacency(sp.csr_array(A), dtype=np.float32)
+    np.testing.assert_array_equal(W.toarray(), [[0, 0, 1], [0, 0, 1], [1, 1, 0]])
+    assert W.dtype == np.float32 and W.nnz == 4
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", GraphWarning)
+        np.testing.assert_array_equal(as_adjacency(A).toarray(), A)  # float64 keeps them
+        tiny32 = np.float32(1e-45)  # a float32 subnormal survives the cast
+        W = as_adjacency(sp.csr_array(np.where(A == 1e-50, float(tiny32), A)), dtype=np.float32)
+    assert W.nnz == 6
