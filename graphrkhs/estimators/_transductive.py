@@ -64,7 +64,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from .._core.backend import BACKENDS
 from .._core.progress import logger, verbosity
 from .._core.labels import UNLABELED, _orphans, label_free_mask
-from .._core.validation import GraphWarning, Interval, Options, check_points, power_of_two_exponent, warn
+from .._core.validation import GraphWarning, Interval, Options, check_points, float_dtype, power_of_two_exponent, warn
 from ..graphs import WEIGHTS, GraphSpec, as_adjacency, laplacian, metric_points
 from ..solvers import (
     graph_kernel_columns,
@@ -282,8 +282,19 @@ class _TransductiveClassifier(ClassifierOutputMixin, _GraphLearner):
 
 
 class _TransductiveRegressor(RegressorOutputMixin, _GraphLearner):
+    # function values in the floating dtype of the fitted points (or graph), as the point regressors'
+    # (DESIGN: results keep the input dtype; float32 in, float32 out); the solves run in float64
+    def _fit(self, X, labeled, Y):
+        self._out_dtype = float_dtype(X.dtype)
+        super()._fit(X, labeled, Y)
+
     def _store(self, F, orphan):
+        F = F.astype(self._out_dtype, copy=False)
         self.transduction_ = F[:, 0] if self._y_1d else F
+
+    def _scores(self, X):
+        out = super()._scores(X)
+        return out.astype(self.transduction_.dtype, copy=False)
 
     def _fitted_scores(self):
         return self.transduction_

@@ -43,6 +43,8 @@ from .._core.validation import (
     check_points,
     check_random_state,
     check_scalar,
+    warn,
+    GraphWarning,
 )
 from .._core.backend import DISTRIBUTED_BACKENDS, check_backend, get_backend
 from .._core.progress import _Progress
@@ -208,7 +210,8 @@ def knn_graph(X: ArrayLike, n_neighbors: int = 10, *,
     and ``"gaussian"`` with ``sigma=None``.  A ``sigma`` far above every
     distance gives weight 1 on every edge; far below, every weight underflows
     to 0 and the graph has no edges (the floating-point limits of the
-    formula, never an error or NaN).  NaN or infinite entries raise a ValueError.  The exact paths give the
+    formula, never an error or NaN), with a :class:`~graphrkhs.GraphWarning`
+    naming ``sigma`` whenever underflow leaves a node without any edge.  NaN or infinite entries raise a ValueError.  The exact paths give the
     same edge set as :class:`sklearn.neighbors.NearestNeighbors` on data
     without distance ties.
 
@@ -262,9 +265,8 @@ def knn_graph(X: ArrayLike, n_neighbors: int = 10, *,
     with progress.scope():
         dist, idx, scale, info = _knn.knn_search_report(X, n_neighbors, algorithm, rng)
     progress("neighbour search done; weighting and symmetrizing")
-    W = _knn_weights_to_graph(dist, idx, weight, sigma, mode, scale, relative_width)
+    W = _knn_weights_to_graph(dist, idx, weight, sigma, mode, scale, relative_width, dtype=out_dtype)
     progress(f"graph with {W.nnz} stored edges")
-    W = W.astype(out_dtype, copy=False)
     return (W, info) if return_info else W
 
 
@@ -299,8 +301,37 @@ def _self_tuning(dist, scale_i, scale_j, relative_width):
         return np.exp(-q)
 
 
-def _knn_weights_to_graph(dist, idx, weight, sigma, mode, unit=1.0, relative_width=1.0):
+def _eliminate_underflowed(W, weight, sigma, relative_width, dist, unit, stacklevel):
+    """Drop the explicit zeros of ``W`` (weights that underflowed) in place, with a
+    :class:`GraphWarning` naming the width argument when that leaves a node without any edge.
+
+    ``dist`` are the candidate distances in units of ``unit`` (the user's units after the
+    product); ``sigma`` is the width actually used (the mean distance for ``sigma=None``).
+    """
+    before = np.diff(W.indptr)
+    total = W.nnz
+    W.eliminate_zeros()
+    lost = int(np.count_nonzero((before > 0) & (np.diff(W.indptr) == 0)))
+    if not lost:
+        return W
+    n = W.shape[0]
+    typical = float(np.median(dist)) * unit if dist.size else 0.0
+    state = "the graph has no edge left" if W.nnz == 0 else f"{total - W.nnz} of {total} stored edges dropped"
+    if weight == "gaussian":
+        what = (f"their Gaussian weights exp(-d^2 / (2 sigma^2)) underflowed to 0 with sigma = {sigma:.3g}")
+        fix = (f"pass a larger sigma (the median neighbour distance is {typical:.3g}), "
+               "or sigma=None (the mean neighbour distance)")
+    else:
+        what = (f"their self-tuning weights underflowed to 0 with relative_width = {relative_width:.3g}")
+        fix = "pass a larger relative_width (1 is the Zelnik-Manor & Perona width)"
+    warn(f"{lost} of {n} nodes lost every edge: {what} ({state}).  To keep them connected, {fix}.",
+         GraphWarning, stacklevel=stacklevel)
+    return W
+
+
+def _knn_weights_to_graph(dist, idx, weight, sigma, mode, unit=1.0, relative_width=1.0, dtype=np.float64):
     n, k = idx.shape
+    user_unit, width = unit, sigma  # width: the sigma used, in the user's units (for a warning)
     if weight == "binary":
         w = np.ones_like(dist)
     elif weight == "gaussian":
@@ -308,6 +339,7 @@ def _knn_weights_to_graph(dist, idx, weight, sigma, mode, unit=1.0, relative_wid
             # The mean neighbour distance, in the same units as dist: the weights depend
             # on dist / sigma only, hence are the same for X and c X.
             sigma, unit = float(dist.mean()) or 1.0, 1.0  # all-duplicate data: any width gives weight 1
+            width = sigma * user_unit
         w = _gaussian(dist, sigma, unit)
     else:  # self-tuning
         scale = dist[:, -1].copy()
@@ -316,10 +348,11 @@ def _knn_weights_to_graph(dist, idx, weight, sigma, mode, unit=1.0, relative_wid
         scale[~positive] = scale[positive].min() if positive.any() else 1.0
         w = _self_tuning(dist, scale[:, None], scale[idx], relative_width)
     data, indices, indptr = _knn.symmetric_from_lists(idx, w, mode)
-    W = sp.csr_array((data, indices, indptr), shape=(n, n))
+    # cast before dropping zeros: a float64 weight below float32's tiniest subnormal is 0 there
+    W = sp.csr_array((data.astype(dtype, copy=False), indices, indptr), shape=(n, n))
     W.has_sorted_indices = True  # rows are sorted by the assembly
-    if data.size and not data.all():  # Gaussian weights that underflowed: no edge
-        W.eliminate_zeros()
+    if W.data.size and not W.data.all():  # Gaussian weights that underflowed: no edge
+        _eliminate_underflowed(W, weight, width, relative_width, dist, user_unit, stacklevel=5)
     return W
 
 
@@ -374,8 +407,8 @@ def graph_from_neighbors(distances: ArrayLike, indices: ArrayLike, *,
         raise ValueError("indices: a row lists the same neighbour twice; each row must hold k distinct "
                          "neighbours.")
     out_dtype = _output_dtype(dtype, np.dtype(np.float64))
-    W = _knn_weights_to_graph(dist, idx.astype(np.int64, copy=False), weight, sigma, mode, scale, relative_width)
-    return W.astype(out_dtype, copy=False)
+    return _knn_weights_to_graph(dist, idx.astype(np.int64, copy=False), weight, sigma, mode, scale, relative_width,
+                                 dtype=out_dtype)
 
 
 def symmetrize(W: SparseMatrix | ArrayLike, mode: Literal["union", "mutual", "average"] = "union") -> sp.csr_array:
@@ -509,11 +542,13 @@ def epsilon_graph(X: ArrayLike, radius: float, *, weight: Literal["binary", "gau
     with progress.scope():
         i, j, dist, unit = _knn.pairs_within_radius(X, radius, algorithm, return_scale=True)
     progress(f"{i.size} pairs found")
+    search_unit, width = unit, sigma  # width: the sigma used, in the user's units (for a warning)
     if weight == "binary":
         w = np.ones_like(dist)
     elif weight == "gaussian":
         if sigma is None:
             sigma = float(dist.mean()) if dist.size and dist.mean() > 0 else 1.0
+            width = sigma * unit
             unit = 1.0
         w = _gaussian(dist, sigma, unit)
     else:
@@ -525,13 +560,14 @@ def epsilon_graph(X: ArrayLike, radius: float, *, weight: Literal["binary", "gau
         w = _self_tuning(dist, scale[i], scale[j], relative_width)
     rows = np.concatenate([i, j])
     cols = np.concatenate([j, i])
-    W = sp.csr_array((np.concatenate([w, w]), (rows, cols)), shape=(n, n))
-    W.eliminate_zeros()
+    # cast before dropping zeros: a float64 weight below float32's tiniest subnormal is 0 there
+    W = sp.csr_array((np.concatenate([w, w]).astype(out_dtype, copy=False), (rows, cols)), shape=(n, n))
+    _eliminate_underflowed(W, weight, width, relative_width, dist, search_unit, stacklevel=4)
     W.sort_indices()
     if progress.enabled():
         isolated = int(np.count_nonzero(np.diff(W.indptr) == 0))
         progress(f"graph with {W.nnz} stored edges, {isolated} isolated nodes")
-    return W.astype(out_dtype, copy=False)
+    return W
 
 
 # ---------------------------------------------------------------------------

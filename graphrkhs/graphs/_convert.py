@@ -48,6 +48,12 @@ def as_adjacency(G: GraphLike, *, dtype: FloatDType = None, symmetry_rtol: float
         adjacency within tolerance is symmetrized exactly as
         :math:`(W + W^T)/2`.
 
+    Warns
+    -----
+    GraphWarning
+        When the cast to ``dtype`` turns positive weights into 0 (below
+        float32's smallest subnormal, about 1.4e-45): those edges are dropped.
+
     Returns
     -------
     W : scipy.sparse.csr_array
@@ -87,6 +93,16 @@ def as_adjacency(G: GraphLike, *, dtype: FloatDType = None, symmetry_rtol: float
         raise TypeError(f"the adjacency must hold real weights; got dtype {W.dtype}.")
     target = check_dtype(dtype) or (np.dtype(np.float32) if W.dtype == np.float32 else np.dtype(np.float64))
     source = W.dtype
+    if source.itemsize > target.itemsize and W.nnz:
+        # weights below half the smallest subnormal of target become 0 in the cast: those edges vanish
+        with np.errstate(over="ignore", under="ignore"):
+            src = W.data
+            lost = int(np.count_nonzero((src != 0) & (src.astype(target) == 0)))
+        if lost:
+            smallest = float(np.abs(src[src != 0]).min())
+            warn(f"{lost} of {W.nnz} stored weights of the adjacency (down to {smallest:.3g}) underflow to 0 in "
+                 f"dtype={target.name}; those edges are dropped.  Rescale W (the normalized Laplacians do "
+                 "not depend on its scale) or pass dtype=float64 to keep them.", GraphWarning, stacklevel=3)
     with np.errstate(over="ignore"):      # a cast to float32 that overflows is reported below
         W = sp.csr_array(W, dtype=target, copy=True)
         W.sum_duplicates()

@@ -280,6 +280,11 @@ class GraphKernel(spla.LinearOperator):
                     )
                 dtype = np.float32 if M.dtype == np.float32 else np.float64
                 L = sp.csr_array(M, dtype=dtype)
+                if not L.has_canonical_format:
+                    # csr_array(M) shares M's arrays: sorting or summing duplicates in place rewrote the
+                    # caller's matrix (and any other matrix built on the same arrays); work on a copy
+                    L = L.copy()
+                    L.sum_duplicates()
                 if not np.isfinite(L.data).all():
                     raise ValueError("L contains NaN or infinity.")
                 if not is_symmetric(L):

@@ -587,3 +587,35 @@ def test_nodes_no_label_reaches_are_labeled_with_the_most_probable_class_of_thei
     np.testing.assert_array_equal(pred[far], np.ones(5, dtype=int))
     # decision_function agrees (binary: positive means classes_[1]); it was -0.5, their normalized scores
     assert (d[far] > 0).all()
+
+
+@pytest.mark.parametrize("make", [
+    lambda: GraphKernelRidgeRegressor(alpha=0.1),
+    lambda: LaplacianRegularizationRegressor(alpha=0.1),
+    lambda: GraphTVRegressor(alpha=0.1),
+], ids=["kernel_ridge", "laplace", "tv"])
+def test_transductive_regressors_keep_float32(make):
+    # float32 points gave float64 transduction_ and predict, while the point regressors
+    # (RLSRegressor, ...) return float32: results keep the input dtype (DESIGN)
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 2))
+    y = X[:, 0] + X[:, 1] ** 2
+    y[::2] = np.nan
+    new = rng.normal(size=(5, 2))
+    m64 = make().fit(X, y)
+    m32 = make().fit(X.astype(np.float32), y.astype(np.float32))
+    assert m64.transduction_.dtype == np.float64 and m64.predict(new).dtype == np.float64
+    assert m32.transduction_.dtype == np.float32
+    p32 = m32.predict(new.astype(np.float32))
+    assert p32.dtype == np.float32
+    # same values to float32 rounding (the graph of float32 points, the solves in float64)
+    scale = float(np.abs(m64.transduction_).max())
+    np.testing.assert_allclose(m32.transduction_, m64.transduction_, atol=1e-4 * scale)
+    np.testing.assert_allclose(p32, m64.predict(new), atol=1e-4 * scale)
+    # two targets: float32 out, too
+    Y2 = np.column_stack([y, -y])
+    m2 = make().fit(X.astype(np.float32), Y2)
+    assert m2.transduction_.dtype == np.float32 and m2.transduction_.shape == (40, 2)
+    W32 = knn_graph(X.astype(np.float32), 5)  # a float32 precomputed graph
+    mp = make().set_params(graph="precomputed").fit(W32, y)
+    assert mp.transduction_.dtype == np.float32 and mp.predict(W32[:3]).dtype == np.float32

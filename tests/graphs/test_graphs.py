@@ -803,8 +803,67 @@ def test_self_tuning_weights_at_extreme_relative_widths(builder):
         return epsilon_graph(X, 1.0, weight="self-tuning", relative_width=r)
 
     with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        W = build(1e-170)
+        warnings.simplefilter("error", RuntimeWarning)
+        # the 10 points at positive distances lose every edge: a GraphWarning names relative_width
+        with pytest.warns(GraphWarning, match=r"nodes lost every edge.*relative_width = 1e-170"):
+            W = build(1e-170)
         np.testing.assert_array_equal(W.toarray(), np.pad([[0.0, 1.0], [1.0, 0.0]], ((0, 10), (0, 10))))
         W1, Wb = build(1e200), build(1.0)
     assert (W1.data == 1).all() and W1.nnz == Wb.nnz
+
+
+# ---------------------------------------------------------------------------
+# session 12: a sigma far below the distances empties the graph with a GraphWarning;
+# a float32 graph stores no weight that is 0 in float32
+# ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("builder", ["knn", "epsilon"])
+def test_tiny_sigma_warns_naming_sigma(builder):
+    X = _points(30, 2)
+
+    def build(**kw):
+        if builder == "knn":
+            return knn_graph(X, 4, **kw)
+        return epsilon_graph(X, 1.5, **kw)
+
+    # exp(-d^2 / (2 sigma^2)) with d >= 1e-3 >> sigma = 1e-6 * min distance: 0 for every pair
+    dmin = float(np.min(cdist(X, X)[~np.eye(30, dtype=bool)]))
+    with pytest.warns(GraphWarning, match=r"30 of 30 nodes lost every edge.*sigma = .*no edge left.*larger sigma"):
+        W = build(sigma=1e-3 * dmin)
+    assert W.nnz == 0
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", GraphWarning)
+        W = build(sigma=None)  # the mean distance: no weight underflows here
+    assert W.nnz == build(weight="binary").nnz
+
+
+@pytest.mark.parametrize("builder", ["knn", "epsilon"])
+def test_float32_graph_has_no_stored_zero_weights(builder):
+    # sigma = 0.02 on unit-normal points: many float64 weights lie below float32's smallest
+    # subnormal (1.4e-45) and were stored as explicit zeros by the cast to float32 (94 of 116)
+    X = _points(30, 2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", GraphWarning)
+        if builder == "knn":
+            W32, W64 = (knn_graph(X, 4, sigma=0.02, dtype=t) for t in (np.float32, np.float64))
+        else:
+            W32, W64 = (epsilon_graph(X, 1.5, sigma=0.02, dtype=t) for t in (np.float32, np.float64))
+    assert W32.dtype == np.float32 and W32.nnz > 0
+    assert np.all(W32.data != 0)
+    expected = W64.toarray().astype(np.float32)  # the float64 weights rounded to float32
+    np.testing.assert_array_equal(W32.toarray(), expected)
+
+
+def test_as_adjacency_float32_cast_underflow_warns():
+    # 1e-50 is 0 in float32: the edge (0, 1) vanished without a word
+    A = np.array([[0, 1e-50, 1], [1e-50, 0, 1], [1, 1, 0.0]])
+    with pytest.warns(GraphWarning, match=r"2 of 6 stored weights.*underflow to 0 in dtype=float32.*dtype=float64"):
+        W = as_adjacency(sp.csr_array(A), dtype=np.float32)
+    np.testing.assert_array_equal(W.toarray(), [[0, 0, 1], [0, 0, 1], [1, 1, 0]])
+    assert W.dtype == np.float32 and W.nnz == 4
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", GraphWarning)
+        np.testing.assert_array_equal(as_adjacency(A).toarray(), A)  # float64 keeps them
+        tiny32 = np.float32(1e-45)  # a float32 subnormal survives the cast
+        W = as_adjacency(sp.csr_array(np.where(A == 1e-50, float(tiny32), A)), dtype=np.float32)
+    assert W.nnz == 6

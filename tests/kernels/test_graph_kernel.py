@@ -290,3 +290,27 @@ def test_complex_signals_are_refused_not_cast(method):
                  lambda: K.dot(1j * x), lambda: K.rmatvec(1j * x)):
         with pytest.raises(TypeError, match="X must be real"):
             call()
+
+
+@pytest.mark.parametrize("index_dtype", [np.int32, np.int64])
+def test_noncanonical_laplacian_input_is_not_modified(index_dtype):
+    # a CSR Laplacian with duplicate and unsorted column indices: GraphKernel sorted it in place,
+    # rewriting the caller's arrays (and so any other matrix built on the same data array)
+    L = laplacian(_geometric(12), "normalized")
+    oracle = _dense_kernel(L, lambda lam: np.exp(-lam))
+    coo = L.tocoo()
+    r, c = np.concatenate([coo.row, coo.row]), np.concatenate([coo.col, coo.col])
+    d = np.concatenate([coo.data, coo.data]) / 2           # every entry split into two duplicates
+    order = np.lexsort((-c, r))                            # columns in decreasing order in each row
+    r, c, d = r[order], c[order], d[order]
+    indptr = np.searchsorted(r, np.arange(13)).astype(index_dtype)
+    Ln = sp.csr_array((d, c.astype(index_dtype), indptr), shape=(12, 12))
+    Ln.has_canonical_format = False
+    twin = sp.csr_array((d, c.astype(index_dtype), indptr.copy()), shape=(12, 12))  # shares d
+    saved = Ln.data.copy(), Ln.indices.copy()
+    for method in ("chebyshev", "lanczos", "exact"):
+        K = GraphKernel(Ln, filters.Heat(1.0), input="laplacian", method=method)
+        np.testing.assert_allclose(K.toarray(), oracle, atol=1e-8)
+    np.testing.assert_array_equal(Ln.data, saved[0])
+    np.testing.assert_array_equal(Ln.indices, saved[1])
+    np.testing.assert_allclose(twin.toarray(), L.toarray(), atol=1e-15)

@@ -15,6 +15,7 @@ import pytest
 from scipy.spatial.distance import pdist
 
 from graphrkhs import (
+    GraphWarning,
     RLSRegressor,
     default_sigma,
     epsilon_graph,
@@ -126,7 +127,8 @@ def test_graph_weights_extreme_sigma(builder):
     binary = build(None, "binary")
     wide = build(1e200)
     assert (wide != binary).nnz == 0  # every weight exp(-d^2 / 2 sigma^2) rounds to 1
-    narrow = build(1e-170)
+    with pytest.warns(GraphWarning, match=r"of 30 nodes lost every edge.*sigma = 1e-170.*larger sigma"):
+        narrow = build(1e-170)
     assert narrow.nnz == 0  # every weight underflows to 0: documented, the edges are dropped
 
 

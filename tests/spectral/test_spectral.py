@@ -700,3 +700,20 @@ def test_column_peaks_equal_the_largest_absolute_entry_of_each_column():
         X = rng.normal(size=shape) * np.exp(rng.normal(size=shape[1]) * 50)
         for A in (X, np.asfortranarray(X), X[::2]):
             np.testing.assert_array_equal(_column_peaks(A), np.abs(A).max(axis=0))
+
+
+def test_order_warning_advice_matches_damping():
+    # the AccuracyWarning at max_order suggested damping='jackson' even when it was in use
+    def step(x):
+        return (x < 1.0).astype(float)
+
+    with pytest.warns(AccuracyWarning, match=r"damping='jackson' for a non-smooth") as rec:
+        chebyshev_order(step, 2.0, 1e-3, max_order=20)
+    assert "damping=None" not in str(rec[0].message)
+    with pytest.warns(AccuracyWarning, match=r"damping=None for a smooth response") as rec:
+        chebyshev_order(step, 2.0, 1e-3, max_order=20, damping="jackson")
+    assert "damping='jackson'" not in str(rec[0].message)
+    L = laplacian(sp.csr_array(sp.diags([np.ones(9), np.ones(9)], [-1, 1])))
+    with pytest.warns(AccuracyWarning, match=r"damping=None for a smooth response") as rec:
+        chebyshev_filter(L, step, np.ones((10, 1)), tol=1e-3, max_order=20, damping="jackson")
+    assert "damping='jackson'" not in str(rec[0].message)
