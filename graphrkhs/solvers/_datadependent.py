@@ -66,6 +66,10 @@ def rls_coefficients(K: ArrayLike, Y: ArrayLike, alpha: float) -> np.ndarray:
     is then solved as computed (LU): the fitted function is evaluated with
     those columns, and the coefficients of the symmetrized copy, of order
     :math:`1/(\alpha l)`, turned its asymmetry into an offset of every value.
+    A float32 K is positive semidefinite only to its own rounding: when the
+    factorization fails at an alpha below :math:`\mathrm{eps}_{32}\max|K|`,
+    alpha is raised to that value (the ridge :math:`\alpha l` to the rounding
+    level :math:`l\,\mathrm{eps}_{32}\max|K|`).
 
     Examples
     --------
@@ -83,7 +87,17 @@ def rls_coefficients(K: ArrayLike, Y: ArrayLike, alpha: float) -> np.ndarray:
     eps = np.finfo(K.dtype if K.dtype.kind == "f" else np.float64).eps
     K = K.astype(np.float64)
     asymmetric = K.size and np.abs(K - K.T).max() > ROUNDING_ASYMMETRY * eps * np.abs(K).max()
-    C = rls_fit((K + K.T) / 2, Y, alpha, overwrite_K=True)      # also the positive-definiteness check
+    try:
+        C = rls_fit((K + K.T) / 2, Y, alpha, overwrite_K=True)      # also the positive-definiteness check
+    except np.linalg.LinAlgError:
+        floor = float(eps * np.abs(K).max())
+        if not (eps > np.finfo(np.float64).eps and alpha < floor):
+            raise
+        # a Gram computed in float32 is positive semidefinite to its own rounding only, about
+        # l eps_32 max|K|: a ridge below that is no ridge (the warped kernel on float32 points at the
+        # selected gamma_A = 1e-10 failed here), so it is raised to that level
+        alpha = floor
+        C = rls_fit((K + K.T) / 2, Y, alpha)
     if asymmetric:
         K.flat[::K.shape[0] + 1] += alpha * K.shape[0]
         C = np.linalg.solve(K, np.asarray(Y, dtype=np.float64))

@@ -591,7 +591,10 @@ def select_laprls_lowrank(X: ArrayLike, labeled: Indices, Y: ArrayLike, M: Matri
                 score[i, j], tie[i, j] = _path_scores(paths[key], Y2, gamma_A * l, "loo", scoring)
         return score, tie
 
-    KSS = np.asarray(pairwise_kernel(X[S], None, **kw, sigma=float(sigmas[sigmas.size // 2])), dtype=np.float64)
+    # the exact steps' kernels from float64 points: a float32 Gram's rounding (1e-7 of its scale) is far
+    # above the gamma_A floor (1e-10), and its Cholesky failed at the selected weights on float32 data
+    X64 = np.asarray(X, dtype=np.float64)
+    KSS = np.asarray(pairwise_kernel(X64[S], None, **kw, sigma=float(sigmas[sigmas.size // 2])), dtype=np.float64)
     floor = 1e-10 * max(float(np.abs(np.diag(KSS)).max()), 1e-300)
     res = select_grid(evaluate, {"sigma": sigmas, "ratio": rho, "gamma_A": gA},
                       extend=("sigma", "gamma_A") if extend else (), max_extensions=max_extensions,
@@ -608,7 +611,7 @@ def select_laprls_lowrank(X: ArrayLike, labeled: Indices, Y: ArrayLike, M: Matri
             break
         i, j = np.unravel_index(np.argmax(cand), cand.shape)
         s, r = float(axes["sigma"][i]), float(axes["ratio"][j])
-        K = np.asarray(pairwise_kernel(X, None, **kw, sigma=s), dtype=np.float64)
+        K = np.asarray(pairwise_kernel(X64, None, **kw, sigma=s), dtype=np.float64)
         mp = ManifoldRidgePath(K, S, M)
         try:
             path = mp.path(r, False)
@@ -623,7 +626,7 @@ def select_laprls_lowrank(X: ArrayLike, labeled: Indices, Y: ArrayLike, M: Matri
     if chosen is None:          # no usable ratio > 0 among the tries: RLS (ratio 0, no LU) at the best width
         i = int(np.argmax(np.where(np.isfinite(best[:, 0]), best[:, 0], -np.inf)))
         s, r = float(axes["sigma"][i]), 0.0
-        mp = ManifoldRidgePath(np.asarray(pairwise_kernel(X, None, **kw, sigma=s), dtype=np.float64), S, M)
+        mp = ManifoldRidgePath(np.asarray(pairwise_kernel(X64, None, **kw, sigma=s), dtype=np.float64), S, M)
         path = mp.path(0.0, False)
         chosen = (s, r, mp, path)
     s, r, mp, path = chosen

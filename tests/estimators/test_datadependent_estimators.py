@@ -459,3 +459,21 @@ def test_point_regressors_keep_float32_input_float32(name):
         wide = f32.predict(X.astype(np.float32).astype(np.float64))
     assert p32.dtype == np.float32 and p64.dtype == np.float64 and wide.dtype == np.float64
     np.testing.assert_allclose(p32, wide, rtol=1e-4, atol=1e-4 * np.abs(wide).max())
+
+
+@pytest.mark.parametrize("name", ["LapRLSRegressor", "WarpedKernelRegressor"])
+def test_float32_points_fit_at_the_selected_weights(name):
+    # on float32 points the exact step's Gram (and the warped kernel's) was computed in float32: PSD to
+    # 1e-7 of its scale only, while the selection goes down to gamma_A = 1e-10 -- Cholesky failed
+    # ("not positive semidefinite" / "not numerically positive definite") where float64 points fit
+    import graphrkhs as gr
+
+    X = np.random.default_rng(0).normal(size=(40, 2))
+    y = X[:, 0] + X[:, 1]
+    y[::2] = np.nan
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        f32 = getattr(gr, name)().fit(X.astype(np.float32), y.astype(np.float32)).predict(X.astype(np.float32))
+        f64 = getattr(gr, name)().fit(X, y).predict(X)
+    assert f32.dtype == np.float32 and np.isfinite(f32).all()
+    assert np.abs(f32 - f64).max() <= 0.05 * np.ptp(f64)
