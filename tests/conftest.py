@@ -15,7 +15,9 @@ BLAS runs on one thread per test process (and its child processes: the CLI and e
 unless ``OPENBLAS_NUM_THREADS``, ``OMP_NUM_THREADS`` or ``MKL_NUM_THREADS`` is set.  The suite's
 matrices are small, where BLAS threads gain nothing, and on a shared 2-core machine OpenBLAS's
 threads spin waiting for each other: the 104 scikit-learn checks of LapRLSRegressor took 601 s
-with two threads against 38 s with one at load 8.
+with two threads against 38 s with one at load 8.  The cores are used by running the tests
+themselves in parallel instead: ``setup.cfg`` starts one pytest-xdist worker per core (``-n auto``,
+at most 4); ``-n 0`` runs everything in this process.
 """
 
 import os

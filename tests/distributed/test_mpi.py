@@ -1,7 +1,7 @@
 """The MPI backend against the serial path and dense oracles.
 
 Runs under plain pytest (one rank: one partition, no ghost rows) and under
-``mpiexec -n 2 python -m pytest -p no:randomly tests/distributed`` (two
+``mpiexec -n 2 python -m pytest -n 0 -p no:randomly tests/distributed`` (two
 partitions).  Results are gathered on every rank, so every assertion sees
 the same values everywhere.
 """
