@@ -57,6 +57,7 @@ from ..solvers import (
     select_prls_gamma,
 )
 from ..solvers import GridResult, ManifoldRidgePath, loo_scores, select_grid
+from ..solvers._selection import centred_loo_residuals
 from ..solvers import SelectionWarning, grls_fit as _saddle_fit
 from .._core.validation import warn
 from ._auto import (FIT_INTERCEPT, TUNABLE_NONNEG, TUNABLE_POSITIVE, WIDTH_FACTORS, free_constant, grid_of, is_tuned,
@@ -466,7 +467,7 @@ class _LapRLS(_GraphKernelLearner):
         else:
             self.gamma_A_, self.gamma_I_, res, coef = manifold_selection(
                 self, lambda: self._k(X, None), S, Y, M, consistency=False, fit_intercept=False,
-                fallback=(FALLBACK_GAMMA_A, FALLBACK_GAMMA_I))
+                fallback=(FALLBACK_GAMMA_A, FALLBACK_GAMMA_I), centred=free_constant(self))
         self.cv_results_ = None if res is None else res.cv_results_
         if coef is not None:      # the selection's LU already holds the fit (ManifoldRidgePath.coef)
             self.coef_ = coef[0].astype(X.dtype, copy=False)
@@ -569,18 +570,20 @@ def manifold_width_selection(est, X, S, Y, M, width_grid, kernel_kw, *, return_b
     res, alpha, b, *Z = select_laprls_lowrank(X, S, Y, M, sigmas, gA, **kw, random_state=rs,
                                               extend=bool(extend or not extA),
                                               max_extensions=2 if (extend and extA) else 0, return_coef=True,
-                                              return_basis=return_basis)
+                                              return_basis=return_basis, centred=free_constant(est))
     p = res.best_params
     return (p["sigma"], p["gamma_A"], p["gamma_I"], res, (np.asarray(alpha).reshape(X.shape[0], -1), b), *Z)
 
 
-def manifold_selection(est, make_K, S, Y, M, *, consistency, fit_intercept, fallback):
+def manifold_selection(est, make_K, S, Y, M, *, consistency, fit_intercept, fallback, centred=False):
     r"""``gamma_A`` / ``gamma_I`` = "auto", own grids or numbers, for LapRLS, PLapRLS and the warped kernel.
 
     Exact LOO through :func:`~graphrkhs.select_manifold_gammas` (one n x n LU
     per ratio :math:`\gamma_I/\gamma_A`, the :math:`\gamma_A` path from an l x l
     eigendecomposition, the final coefficients from the same LU).  ``make_K()``
-    builds the dense n x n kernel (only when something is selected).
+    builds the dense n x n kernel (only when something is selected).  ``centred``: Y is the targets less
+    their labeled mean (a regressor without a free constant in the system); the scores are then the LOO of
+    that procedure, the mean re-taken without the held-out label.
 
     Returns
     -------
@@ -613,7 +616,9 @@ def manifold_selection(est, make_K, S, Y, M, *, consistency, fit_intercept, fall
             for j, ga in enumerate(gamma_A):      # each its own ratio: one LU each
                 path = mp.candidate_path(gi / ga, fit_intercept)    # None: a numerically singular ratio
                 if path is not None:
-                    (score[j],), (tie[j],) = loo_scores(path.loo_residuals(Y2, [ga * l]), Y2)
+                    R = (centred_loo_residuals(path, Y2, [ga * l]) if centred
+                         else path.loo_residuals(Y2, [ga * l]))
+                    (score[j],), (tie[j],) = loo_scores(R, Y2)
             return score, tie
 
         res = select_grid(evaluate, {"gamma_A": gA}, extend=("gamma_A",), max_extensions=2 if extA else 0,
@@ -635,7 +640,8 @@ def manifold_selection(est, make_K, S, Y, M, *, consistency, fit_intercept, fall
             try:
                 res, alpha, b = select_manifold_gammas(K, S, Y, M, [float(ga)], gI / float(ga),
                                                        consistency=consistency, fit_intercept=fit_intercept,
-                                                       extend=False, max_extensions=0, return_coef=True)
+                                                       extend=False, max_extensions=0, return_coef=True,
+                                                       centred=centred)
             except np.linalg.LinAlgError:      # every ratio of this gamma_A singular: the others may do
                 continue
             scores[a] = res.scores[:, 0]       # ratios gI / ga: the order of the (sorted, distinct) gI
@@ -663,7 +669,7 @@ def manifold_selection(est, make_K, S, Y, M, *, consistency, fit_intercept, fall
     try:
         res, alpha, b = select_manifold_gammas(K, S, Y, M, gamma_As, ratios, consistency=consistency,
                                                fit_intercept=fit_intercept, extend=ext,
-                                               max_extensions=max_extensions, return_coef=True)
+                                               max_extensions=max_extensions, return_coef=True, centred=centred)
     except np.linalg.LinAlgError as exc:       # every ratio numerically singular (e.g. a near-constant kernel)
         warn(f"gamma_A/gamma_I='auto': {exc} No ratio of the grid gives a usable system; the fallback values "
              f"gamma_A={fallback[0]:g}, gamma_I={fallback[1]:g} are used. Pass numbers or a smaller sigma.",

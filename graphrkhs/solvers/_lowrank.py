@@ -434,7 +434,8 @@ def select_laprls_lowrank(X: ArrayLike, labeled: Indices, Y: ArrayLike, M: Matri
                           kernel: Any = "gaussian", degree: int = 3, coef0: float = 1.0,
                           n_components: int = LOWRANK_SELECTION_COMPONENTS, landmarks: str = "uniform",
                           random_state: Any = 0, scoring: str = "mse", extend: bool = True,
-                          max_extensions: int = 2, return_coef: bool = False, return_basis: bool = False
+                          max_extensions: int = 2, return_coef: bool = False, return_basis: bool = False,
+                          centred: bool = False
                           ) -> Union[GridResult, Tuple[GridResult, np.ndarray, np.ndarray]]:
     r"""Kernel width and :math:`(\gamma_A, \gamma_I)` of LapRLS jointly, by the exact LOO of a low-rank surrogate.
 
@@ -510,6 +511,9 @@ def select_laprls_lowrank(X: ArrayLike, labeled: Indices, Y: ArrayLike, M: Matri
         right factors of the labeled points without another solve:
         :math:`(I + \rho' MK)^{-1}\rho' M K E_S = E_S - Z`
         (:meth:`~graphrkhs.WarpedKernel.right_factor`).
+    centred : bool, default=False
+        ``Y`` is the targets less their labeled mean: the LOO of the centred procedure, the mean re-taken
+        without the held-out label (:func:`~graphrkhs.solvers._selection.centred_loo_residuals`).
 
     Returns
     -------
@@ -588,7 +592,7 @@ def select_laprls_lowrank(X: ArrayLike, labeled: Indices, Y: ArrayLike, M: Matri
                 key = (float(s), float(r))
                 if key not in paths:
                     paths[key] = KernelRidgePath(_warped_lowrank_gram(A, d, r))
-                score[i, j], tie[i, j] = _path_scores(paths[key], Y2, gamma_A * l, "loo", scoring)
+                score[i, j], tie[i, j] = _path_scores(paths[key], Y2, gamma_A * l, "loo", scoring, centred)
         return score, tie
 
     # the exact steps' kernels from float64 points: a float32 Gram's rounding (1e-7 of its scale) is far
@@ -630,7 +634,7 @@ def select_laprls_lowrank(X: ArrayLike, labeled: Indices, Y: ArrayLike, M: Matri
         path = mp.path(0.0, False)
         chosen = (s, r, mp, path)
     s, r, mp, path = chosen
-    exact, _ = _path_scores(path, Y2, axes["gamma_A"] * l, "loo", scoring)
+    exact, _ = _path_scores(path, Y2, axes["gamma_A"] * l, "loo", scoring, centred)
     ga = float(axes["gamma_A"][int(np.argmax(np.where(np.isfinite(exact), exact, -np.inf)))])
     res.best_params = {"sigma": s, "ratio": r, "gamma_A": ga, "gamma_I": r * ga}
     res.exact_scores = exact

@@ -372,11 +372,35 @@ def ridge_path_errors(K: Any, Y: Any, ridges: Any, *, unpenalized: Optional[Any]
     return _path_scores(path, Y2, ridges, criterion, scoring)
 
 
-def _path_scores(path, Y2, ridges, criterion, scoring):
+def centred_loo_residuals(path, Y2, ridges):
+    r"""Exact LOO residuals of kernel ridge on targets centred on their mean, the mean re-taken without the point.
+
+    The procedure: :math:`\bar y_{-i}` the mean of the other labels, kernel ridge on
+    :math:`y - \bar y_{-i}` without point i, prediction plus :math:`\bar y_{-i}`.  With a fixed offset
+    the LOO residual is :math:`[(I - H)(y - \bar y_{-i} 1)]_i / (I - H)_{ii}`, and
+    :math:`\bar y - \bar y_{-i} = (y_i - \bar y)/(l - 1)`, so for centred targets
+    :math:`y_c = y - \bar y` (what ``Y2`` must be)
+
+    .. math:: r_i = \frac{[(I - H) y_c]_i}{(I - H)_{ii}} + \frac{y_{c,i}}{l - 1} \frac{[(I - H) 1]_i}{(I - H)_{ii}},
+
+    two LOO solves of the path (the columns of ``Y2`` and a column of ones).  The plain
+    :meth:`~graphrkhs.KernelRidgePath.loo_residuals` of :math:`y_c` leaves the held-out label in the mean
+    (0.413 against 0.454 by refits on a 10-label LapRLS).  With a free constant in the path
+    (:math:`(I - H) 1 = 0`) both agree.
+    """
+    l, m = Y2.shape
+    R = path.loo_residuals(np.column_stack([Y2, np.ones(l)]), ridges)
+    with np.errstate(invalid="ignore"):
+        out = R[..., :m] + (Y2 / max(l - 1, 1))[None] * R[..., m:]
+    return np.where(np.isfinite(R[..., m:]), out, np.inf)
+
+
+def _path_scores(path, Y2, ridges, criterion, scoring, centred=False):
     if criterion == "gcv":
         g = path.gcv(Y2, ridges).mean(axis=1)
         return -g, -g
-    return loo_scores(path.loo_residuals(Y2, ridges), Y2, scoring)
+    R = centred_loo_residuals(path, Y2, ridges) if centred else path.loo_residuals(Y2, ridges)
+    return loo_scores(R, Y2, scoring)
 
 
 def tikhonov_path_errors(W: Any, labeled: Any, Y: Any, alphas: Any, *, laplacian: str = "combinatorial",
@@ -1469,7 +1493,7 @@ _INDEFINITE_RTOL = 1e-8
 def select_manifold_gammas(K: Any, labeled: Any, Y: Any, M: Any, gamma_As: Optional[Any] = None,
                            ratios: Optional[Any] = None, *, consistency: bool = False, fit_intercept: bool = False,
                            criterion: str = "loo", scoring: str = "mse", extend: bool = True,
-                           max_extensions: int = 1, return_coef: bool = False
+                           max_extensions: int = 1, return_coef: bool = False, centred: bool = False
                            ) -> Union[GridResult, Tuple[GridResult, np.ndarray, np.ndarray]]:
     r"""Choose :math:`(\gamma_A, \gamma_I)` of LapRLS (``consistency=False``) or PLapRLS (``True``) by exact LOO.
 
@@ -1525,6 +1549,10 @@ def select_manifold_gammas(K: Any, labeled: Any, Y: Any, M: Any, gamma_As: Optio
         Extensions of a given ratio axis (one LU per new value) and of ``gamma_As``.
     return_coef : bool, default=False
         Also return ``(alpha, b)`` of the fit at the selected point (:meth:`ManifoldRidgePath.coef`).
+    centred : bool, default=False
+        ``Y`` is the targets less their labeled mean (a regressor's centring without a free constant):
+        the LOO scored is that of the centred procedure, the mean re-taken without the held-out label
+        (:func:`centred_loo_residuals`; ``criterion="loo"`` only).
 
     Returns
     -------
@@ -1563,7 +1591,7 @@ def select_manifold_gammas(K: Any, labeled: Any, Y: Any, M: Any, gamma_As: Optio
             if path is None:
                 score[j], tie[j] = -np.inf, 0.0
                 continue
-            score[j], tie[j] = _path_scores(path, Y2, gamma_A * l, criterion, scoring)
+            score[j], tie[j] = _path_scores(path, Y2, gamma_A * l, criterion, scoring, centred)
         return score, tie
 
     KSS = mp.K[np.ix_(mp.S, mp.S)]
