@@ -293,6 +293,24 @@ def _fixed_ridge(value):
     return float(value) if np.ndim(value) == 0 else 0.0
 
 
+#: The ridge a width search scores in place of a fixed ridge 0 (the interpolant has no LOO score).
+ZERO_RIDGE_STAND_IN = 1e-12
+
+
+def _ridge_axis(value):
+    """The one-value ridge axis of a width search with the ridge fixed: the value, 0 replaced by its stand-in."""
+    return np.array([max(_fixed_ridge(value), ZERO_RIDGE_STAND_IN)])
+
+
+def _report_fixed(res, name, value):
+    """``res`` with its one-value axis ``name`` showing the user's fixed ``value`` (a 0 was scored at
+    ``ZERO_RIDGE_STAND_IN``, but the table must not show a value the user never gave)."""
+    out = res.renamed()
+    out.grid = {**res.grid, name: np.array([_fixed_ridge(value)])}
+    out.best_params = {**res.best_params, name: _fixed_ridge(value)}
+    return out
+
+
 class _RLS(_KernelLearner):
     _WIDTH_POINTS = WIDTH_POINTS_SUPERVISED
     _parameter_constraints = {"alpha": TUNABLE_NONNEG, "fit_intercept": FIT_INTERCEPT}
@@ -305,12 +323,15 @@ class _RLS(_KernelLearner):
     def _select_width(self, XS, Y):
         """RLS: the joint (sigma, alpha) selection (the alpha axis fixed to one value when alpha is)."""
         alphas, extend = _ridge_grid(self.alpha, ALPHA_GRID, "alpha")
-        alphas = np.array([max(_fixed_ridge(self.alpha), 1e-12)]) if alphas is None else alphas
+        fixed = alphas is None
+        alphas = _ridge_axis(self.alpha) if fixed else alphas
         sigmas, s_extend = self._width_grid()
         kw = self._kernel_kw()
         res = select_kernel_ridge(lambda s: pairwise_kernel(XS, None, **{**kw, "sigma": s}), Y, sigmas, alphas,
                                   ridge_scale="l", fit_intercept=free_constant(self),
                                   max_extensions=2 if (extend and s_extend) else 0)
+        if fixed:
+            res = _report_fixed(res, "alpha", self.alpha)
         self.sigma_ = res.best_params["sigma"]
         self._width_result = res
 
@@ -1246,11 +1267,14 @@ class _GRLS(_KernelLearner):
         Psi = feature_map(XS, self.features)
         unisolvent_points(Psi)            # the features must be unisolvent (ValueError otherwise)
         gammas, extend = _ridge_grid(self.gamma, GRLS_GAMMA_GRID, "gamma")
-        gammas = np.array([max(_fixed_ridge(self.gamma), 1e-12)]) if gammas is None else gammas
+        fixed = gammas is None
+        gammas = _ridge_axis(self.gamma) if fixed else gammas
         kw = self._kernel_kw()
         res = select_kernel_ridge(lambda s: pairwise_kernel(XS, None, **{**kw, "sigma": s}), Y, sigmas, gammas,
                                   ridge_scale="l", unpenalized=Psi,
                                   max_extensions=2 if (extend and s_extend) else 0)
+        if fixed:
+            res = _report_fixed(res, "alpha", self.gamma)
         return res.renamed(alpha="gamma")       # the table names the estimator's parameter
 
     def _select_width(self, XS, Y):

@@ -57,3 +57,17 @@ def test_centred_regressors_loo_is_the_refit_of_the_centred_fit(cls):
     for p, score in zip(cv["params"], cv["mean_test_score"]):
         mse = _centred_laprls_loo(K, M, S, y, p["gamma_A"], p["gamma_I"])
         assert -score == pytest.approx(mse, rel=1e-8), p
+
+
+@pytest.mark.parametrize("cls, name", [("RLSRegressor", "alpha"), ("GRLSRegressor", "gamma")])
+def test_width_search_reports_the_users_zero_ridge(cls, name):
+    # before: cv_results_ showed the stand-in 1e-12 the width search used for a fixed 0
+    import graphrkhs
+
+    X, y, labeled, _ = _problem()
+    est = getattr(graphrkhs, cls)(sigma=[0.3, 0.6, 1.2], **{name: 0.0}).fit(X[labeled], y[labeled])
+    cv = est.cv_results_
+    assert getattr(est, name + "_") == 0.0
+    assert list(cv[f"param_{name}"]) == [0.0, 0.0, 0.0]
+    assert [p[name] for p in cv["params"]] == [0.0, 0.0, 0.0]
+    assert [p["sigma"] for p in cv["params"]] == [0.3, 0.6, 1.2]
