@@ -259,8 +259,11 @@ def loo_scores(residuals: np.ndarray, Y: np.ndarray, scoring: str = "mse") -> Tu
 
     Returns
     -------
-    score, minus_mse : ndarrays of shape residuals.shape[:-2]
-        ``minus_mse`` breaks ties of accuracy.
+    score, tie : ndarrays of shape residuals.shape[:-2]
+        The tie-break: for "accuracy" minus the LOO MSE; for "mse" minus its logarithm (the same order,
+        computed from residuals scaled by the targets' size, so that it still ranks where the MSE itself
+        over- or underflows float64: targets beyond about 1e154 or below 1e-154).  An MSE beyond float64
+        scores minus the largest float (``-inf`` is kept for undefined residuals).
     """
     check_option(scoring, "scoring", SCORINGS)
     R = np.asarray(residuals, dtype=np.float64)
@@ -273,13 +276,20 @@ def loo_scores(residuals: np.ndarray, Y: np.ndarray, scoring: str = "mse") -> Tu
     # scaled by the targets' size before squaring: targets near 1e150 must not overflow the sum
     finite_y = np.abs(np.asarray(Y, dtype=np.float64))
     scale = float(finite_y.max()) if finite_y.size and np.isfinite(finite_y).all() and finite_y.max() > 0 else 1.0
-    with np.errstate(invalid="ignore", over="ignore", under="ignore"):
+    with np.errstate(invalid="ignore", over="ignore", under="ignore", divide="ignore"):
         # the root mean square scaled back, then squared: only an MSE beyond float64 overflows (scale ** 2 in
         # Python floats raised OverflowError for targets above ~1e154, whatever the residuals)
-        mse = (np.sqrt(np.mean((R / scale) ** 2, axis=(-2, -1))) * scale) ** 2
-    mse = np.where(np.isfinite(mse), mse, np.inf)
+        scaled = np.mean((R / scale) ** 2, axis=(-2, -1))
+        mse = (np.sqrt(scaled) * scale) ** 2
+        # the tie-break of "mse": log MSE from the scaled mean, representable whatever the targets' size
+        log_mse = np.log(np.maximum(scaled, np.finfo(np.float64).smallest_subnormal)) + 2.0 * np.log(scale)
+    defined = np.isfinite(scaled)
+    # an MSE beyond float64 (targets near 1e200) is the largest float, not inf ("undefined"): such points tie
+    # and log MSE ranks them (before, every point scored -inf and the grid's tie rule picked its last value;
+    # targets near 1e-200 underflowed every MSE to 0, with the same result)
+    mse = np.where(defined, np.where(np.isfinite(mse), mse, np.finfo(np.float64).max), np.inf)
     if scoring == "mse":
-        return -mse, -mse
+        return -mse, np.where(defined, -log_mse, -np.inf)
     with np.errstate(invalid="ignore"):
         P = Y - R
     if Y.shape[1] == 1:
