@@ -57,7 +57,7 @@ from ..solvers import (
     select_prls_gamma,
 )
 from ..solvers import GridResult, ManifoldRidgePath, loo_scores, select_grid
-from ..solvers._selection import centred_loo_residuals
+from ..solvers import centred_loo_residuals
 from ..solvers import SelectionWarning, grls_fit as _saddle_fit
 from .._core.validation import warn
 from ._auto import (FIT_INTERCEPT, TUNABLE_NONNEG, TUNABLE_POSITIVE, WIDTH_FACTORS, free_constant, grid_of, is_tuned,
