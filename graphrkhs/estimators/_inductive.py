@@ -513,24 +513,25 @@ class _LapRLS(_GraphKernelLearner):
             self.gamma_A_ = FALLBACK_GAMMA_A if gA is not None else float(self.gamma_A)
             self.gamma_I_ = UNSELECTED_GAMMA_I if gI is not None else float(self.gamma_I)
         else:
+            c = free_constant(self)     # y centred on its labeled mean: the LOO re-takes it without the point
             if gA is None:          # ratios of the gamma_I grid to the fixed gamma_A
                 ga = float(self.gamma_A)
                 res, G = select_nystrom_laprls(F, S, Y, M, [ga], np.maximum(gI, 1e-300) / ga,
-                                               max_extensions=2 if extI else 0, return_graph_gram=True)
+                                               max_extensions=2 if extI else 0, return_graph_gram=True, centred=c)
             elif gI is None:        # each gamma_A its own ratio
                 for ga in gA:
                     r, G = select_nystrom_laprls(F, S, Y, M, [ga], [max(float(self.gamma_I), 1e-300) / ga],
-                                                graph_gram=G, return_graph_gram=True)
+                                                graph_gram=G, return_graph_gram=True, centred=c)
                     res = r if res is None or r.best_score > res.best_score else res
             elif not extI:          # the user's gamma_I values: each gamma_A with their ratios to it
                 for ga in gA:
                     r, G = select_nystrom_laprls(F, S, Y, M, [ga], np.maximum(gI, 1e-300) / ga,
-                                                graph_gram=G, return_graph_gram=True)
+                                                graph_gram=G, return_graph_gram=True, centred=c)
                     res = r if res is None or r.best_score > res.best_score else res
             else:
                 res, G = select_nystrom_laprls(F, S, Y, M, gA, NYSTROM_RATIO_GRID,
                                                max_extensions=2 if (extA and extI) else 0,
-                                               return_graph_gram=True)
+                                               return_graph_gram=True, centred=c)
             self.gamma_A_ = float(res.best_params["alpha"])
             gamma_I = float(res.best_params["sigma"]) * self.gamma_A_
             self.gamma_I_ = 0.0 if gamma_I <= 2e-300 else gamma_I       # 1e-300 stands for a gamma_I of 0

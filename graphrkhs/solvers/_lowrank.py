@@ -351,8 +351,8 @@ def nystrom_consistency_grams(XS: ArrayLike, X: ArrayLike, F: ArrayLike, *, kern
 
 def select_nystrom_laprls(F: ArrayLike, labeled: Indices, Y: ArrayLike, M: MatrixLike, gamma_As: ArrayLike,
                           ratios: ArrayLike, *, fit_intercept: bool = False, max_extensions: int = 0,
-                          return_graph_gram: bool = False, graph_gram: Optional[ArrayLike] = None
-                          ) -> Union[GridResult, Tuple[GridResult, np.ndarray]]:
+                          return_graph_gram: bool = False, graph_gram: Optional[ArrayLike] = None,
+                          centred: bool = False) -> Union[GridResult, Tuple[GridResult, np.ndarray]]:
     r"""Exact leave-one-out choice of :math:`(\gamma_A, \gamma_I)` for :func:`nystrom_laprls_fit`.
 
     For a ratio :math:`\rho = \gamma_I/\gamma_A`, with
@@ -390,6 +390,9 @@ def select_nystrom_laprls(F: ArrayLike, labeled: Indices, Y: ArrayLike, M: Matri
     return_graph_gram : bool, default=False
         Also return :math:`F^T M F` (r x r), for the final fit
         (``nystrom_laprls_fit(..., graph_gram=...)``) without recomputing it.
+    centred : bool, default=False
+        ``Y`` is the targets less their labeled mean: the LOO of the centred procedure, the mean re-taken
+        without the held-out label (:func:`~graphrkhs.solvers._selection.centred_loo_residuals`).
 
     Returns
     -------
@@ -418,7 +421,7 @@ def select_nystrom_laprls(F: ArrayLike, labeled: Indices, Y: ArrayLike, M: Matri
 
     res = select_kernel_ridge(make_kernel, Y2[:, 0] if was_1d else Y2, ratios, gamma_As, ridge_scale="l",
                               fit_intercept=fit_intercept, extend=max_extensions > 0,
-                              max_extensions=max_extensions)
+                              max_extensions=max_extensions, centred=centred)
     return (res, G0) if return_graph_gram else res
 
 

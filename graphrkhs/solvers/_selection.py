@@ -771,7 +771,7 @@ def select_ridge_alpha(K: Any, Y: Any, alphas: Optional[Any] = None, *, ridge_sc
 def select_kernel_ridge(make_kernel: Callable[[float], Any], Y: Any, sigmas: Any, alphas: Optional[Any] = None, *,
                         ridge_scale: Any = 1.0, fit_intercept: bool = False, criterion: str = "loo",
                         scoring: str = "mse", extend: bool = True, max_extensions: int = 2,
-                        unpenalized: Optional[Any] = None) -> GridResult:
+                        unpenalized: Optional[Any] = None, centred: bool = False) -> GridResult:
     r"""Choose a kernel width (or filter scale) and the ridge weight jointly by exact LOO/GCV.
 
     For every width one kernel on the labeled points and one
@@ -795,6 +795,10 @@ def select_kernel_ridge(make_kernel: Callable[[float], Any], Y: Any, sigmas: Any
     unpenalized : ndarray of shape (l, q), optional
         Unpenalized basis on the labeled points (G-RLS's features), instead of
         the constant of ``fit_intercept``.
+    centred : bool, default=False
+        ``Y`` is the targets less their labeled mean and the fit has no free constant: the LOO scored is
+        that of the centred procedure, the mean re-taken without the held-out label
+        (:func:`centred_loo_residuals`; ``criterion="loo"`` only).
 
     Returns
     -------
@@ -834,7 +838,7 @@ def select_kernel_ridge(make_kernel: Callable[[float], Any], Y: Any, sigmas: Any
             new = np.array([a for a in alpha if (float(sg), float(a)) not in done])
             if new.size:
                 path, Y2, scale = path_of(sg)
-                sc, tb = _path_scores(path, Y2, new * scale, criterion, scoring)
+                sc, tb = _path_scores(path, Y2, new * scale, criterion, scoring, centred)
                 done.update({(float(sg), float(a)): (x, t) for a, x, t in zip(new, sc, tb)})
             score[j] = [done[(float(sg), float(a))][0] for a in alpha]
             tie[j] = [done[(float(sg), float(a))][1] for a in alpha]
