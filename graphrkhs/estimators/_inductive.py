@@ -518,22 +518,28 @@ class _LapRLS(_GraphKernelLearner):
                 ga = float(self.gamma_A)
                 res, G = select_nystrom_laprls(F, S, Y, M, [ga], np.maximum(gI, 1e-300) / ga,
                                                max_extensions=2 if extI else 0, return_graph_gram=True, centred=c)
-            elif gI is None:        # each gamma_A its own ratio
-                for ga in gA:
-                    r, G = select_nystrom_laprls(F, S, Y, M, [ga], [max(float(self.gamma_I), 1e-300) / ga],
+            elif gI is None or not extI:
+                # each gamma_A with its own ratios (of the fixed gamma_I or of the user's gamma_I values); the
+                # table is the whole (gamma_A, gamma_I) grid, named as the dense path's (it held the rows of the
+                # best gamma_A only, on the engine's axes alpha = gamma_A, sigma = the ratio)
+                gIs = np.array([float(self.gamma_I)]) if gI is None else gI
+                scores = np.empty((gA.size, gIs.size))
+                for a, ga in enumerate(gA):
+                    r, G = select_nystrom_laprls(F, S, Y, M, [ga], np.maximum(gIs, 1e-300) / ga,
                                                 graph_gram=G, return_graph_gram=True, centred=c)
-                    res = r if res is None or r.best_score > res.best_score else res
-            elif not extI:          # the user's gamma_I values: each gamma_A with their ratios to it
-                for ga in gA:
-                    r, G = select_nystrom_laprls(F, S, Y, M, [ga], np.maximum(gI, 1e-300) / ga,
-                                                graph_gram=G, return_graph_gram=True, centred=c)
-                    res = r if res is None or r.best_score > res.best_score else res
+                    scores[a] = r.scores[:, 0]    # ratios gIs / ga: the order of the (sorted, distinct) gIs
+                grid = {"gamma_A": gA} if gI is None else {"gamma_A": gA, "gamma_I": gIs}
+                res = GridResult(grid, scores if gI is not None else scores[:, 0], criterion="loo")
+                res.best_params.setdefault("gamma_I", float(gIs[0]))
             else:
                 res, G = select_nystrom_laprls(F, S, Y, M, gA, NYSTROM_RATIO_GRID,
                                                max_extensions=2 if (extA and extI) else 0,
                                                return_graph_gram=True, centred=c)
-            self.gamma_A_ = float(res.best_params["alpha"])
-            gamma_I = float(res.best_params["sigma"]) * self.gamma_A_
+            if gA is None or (extI and gI is not None):     # the engine's axes: sigma = the ratio, alpha = gamma_A
+                res = res.renamed(sigma="ratio", alpha="gamma_A")
+                res.best_params["gamma_I"] = res.best_params["ratio"] * res.best_params["gamma_A"]
+            self.gamma_A_ = float(res.best_params["gamma_A"])
+            gamma_I = float(res.best_params["gamma_I"])
             self.gamma_I_ = 0.0 if gamma_I <= 2e-300 else gamma_I       # 1e-300 stands for a gamma_I of 0
         self.__dict__.pop("_width_result", None)
         self.cv_results_ = None if res is None else res.cv_results_

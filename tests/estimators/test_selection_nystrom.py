@@ -26,10 +26,13 @@ def test_nystrom_laprls_regressor_loo_is_the_refit_of_the_centred_fit():
     S = np.flatnonzero(labeled)
     l = S.size
     cv = est.cv_results_
-    assert len(cv["params"]) >= 2
+    # the whole own grid, in the estimator's parameters (before: the best gamma_A's two rows only, named
+    # alpha = gamma_A and sigma = gamma_I / gamma_A)
+    assert cv["params"] == [{"gamma_A": a, "gamma_I": i} for a in (1e-3, 1e-1) for i in (1e-2, 1.0)]
+    best = cv["params"][int(np.argmin(cv["rank_test_score"]))]
+    assert best == {"gamma_A": est.gamma_A_, "gamma_I": est.gamma_I_}
     for p, score in zip(cv["params"], cv["mean_test_score"]):
-        gA = p["alpha"]                              # the Nystrom table's axes: alpha = gamma_A, sigma = ratio
-        gI = p["sigma"] * gA
+        gA, gI = p["gamma_A"], p["gamma_I"]
         res = []
         for i in range(l):
             keep = np.delete(S, i)
@@ -38,3 +41,18 @@ def test_nystrom_laprls_regressor_loo_is_the_refit_of_the_centred_fit():
             w = np.linalg.solve(A, F[keep].T @ (y[keep] - m))
             res.append(y[S[i]] - (F[S[i]] @ w + m))
         assert -score == pytest.approx(np.mean(np.square(res)), rel=1e-8), p
+
+
+def test_nystrom_laprls_auto_table_names_the_estimators_parameters():
+    # before: cv_results_ of the Nystrom path showed param_alpha (gamma_A) and param_sigma (gamma_I / gamma_A),
+    # a "sigma" that is not the estimator's kernel width
+    rng = np.random.default_rng(3)
+    X = rng.uniform(-1, 1, size=(40, 2))
+    y = X[:, 0] + 0.1 * rng.normal(size=40)
+    yy = np.where(np.arange(40) % 4 == 0, y, np.nan)
+    est = LapRLSRegressor(sigma=0.5, n_neighbors=5, solver="nystrom", n_components=15, random_state=0).fit(X, yy)
+    cv = est.cv_results_
+    assert sorted(k for k in cv if k.startswith("param_")) == ["param_gamma_A", "param_ratio"]
+    best = cv["params"][int(np.argmin(cv["rank_test_score"]))]
+    assert best["gamma_A"] == est.gamma_A_
+    assert best["ratio"] * best["gamma_A"] == pytest.approx(est.gamma_I_, rel=1e-12)
