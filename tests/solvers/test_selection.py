@@ -727,12 +727,14 @@ def test_kfold_scores_compare_column_predictions_entrywise(scoring):
 
 
 def test_accuracy_of_an_undefined_loo_is_undefined_not_the_negative_class():
-    # at a ridge of 1e-22 the fit interpolates: (I - H)_ii ~ 1e-22 and the LOO residuals are declared
-    # undefined (inf); the accuracy counted their -inf predictions as the negative class (80 % of y)
+    # at a ridge of 1e-22, far below the rounding level of this wide kernel's eigenvalues (their smallest are
+    # rounding, l eps max s ~ 2e-13), (I - H)_ii comes from eigenvalues that are rounding and the LOO
+    # residuals are declared undefined (inf); the accuracy counted their -inf predictions as the negative
+    # class (80 % of y).  (At width 1 the smallest eigenvalue is 9e-8: the LOO of the interpolant is defined.)
     rng = np.random.default_rng(0)
     X = rng.normal(size=(30, 2))
     y = np.where(X[:, 0] + 0.8 * rng.normal(size=30) > -0.8, -1.0, 1.0)
-    K = _gauss(X, 1.0)
+    K = _gauss(X, 5.0)
     ridges = [1e-22, 1e-1, 1.0]
     acc, tie = ridge_path_errors(K, y, ridges, scoring="accuracy")
     assert acc[0] == -np.inf and tie[0] == -np.inf
