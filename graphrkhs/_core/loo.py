@@ -79,6 +79,9 @@ def _rotate(U, T):
 #: given to :class:`KernelRidgePath` counts as rounding or approximation error and is clipped to 0 (a
 #: Chebyshev kernel at ``filter_tol`` 1e-8 stays well inside it); a larger one is an error.
 PSD_RTOL = 1e-6
+#: With an unpenalized basis 1 - H_ii is a difference of two terms; below this fraction of them it is
+#: rounding (the point is interpolated), and its LOO undefined.
+_CANCEL_RTOL = 64 * np.finfo(np.float64).eps
 
 
 class KernelRidgePath:
@@ -98,7 +101,12 @@ class KernelRidgePath:
     so the LOO residuals :math:`((I - H_\mu) y)_i / (1 - (H_\mu)_{ii})` and
     the GCV score cost :math:`O(l^2)` per ridge and column after the
     :math:`O(l^3)` factorization (Rifkin & Lippert 2007).  The LOO residual
-    equals :math:`\beta_i / [(K + \mu I)^{-1}]_{ii}`.
+    equals :math:`\beta_i / [(K + \mu I)^{-1}]_{ii}`.  It is ``inf`` (undefined) only for a point
+    the smoother interpolates: :math:`1 - H_{ii}` of a row in the span of unpenalized directions, or
+    one that falls by half when every eigenvalue is raised by its rounding error
+    :math:`l \epsilon \max s` (a ridge below the kernel's rounding level acting on eigenvalues that
+    are rounding).  Both tests are relative to the kernel's own scale: the LOO of ``(c K, c mu)`` is
+    that of ``(K, mu)`` for any c > 0.
 
     Parameters
     ----------
@@ -169,6 +177,13 @@ class KernelRidgePath:
         self.eigenvalues = s
         self.eigenvectors = U
         self._U2 = U * U
+        finite = s[np.isfinite(s)]
+        #: the rounding error of the eigenvalues, l eps max s: the kernel's own scale
+        self._rounding = s.size * np.finfo(np.float64).eps * float(finite.max(initial=0.0))
+        # rows in the span of the unpenalized (+inf) eigenvectors up to rounding: interpolated points, whose
+        # 1 - H_ii is a sum of rounding-size squares (the relative test is on eigenvectors: scale-free)
+        self._interpolated = (self._U2[:, np.isfinite(s)].sum(axis=1) <= _CANCEL_RTOL) if np.isinf(s).any() \
+            else np.zeros(s.size, dtype=bool)
         if unpenalized is None:
             self.unpenalized = None
             return
@@ -208,9 +223,16 @@ class KernelRidgePath:
         mu = np.asarray(mu, dtype=np.float64).reshape(-1)
         with np.errstate(divide="ignore"):
             d = 1.0 / (s[None, :] + mu[:, None])                   # (g, l); +inf eigenvalue -> 0
+            # the same with every eigenvalue raised by its rounding error (l eps max s): a point whose
+            # 1 - H_ii falls by half or more under it gets its 1 - H_ii from eigenvalues that are rounding
+            # (a ridge below the kernel's rounding level): its LOO is undefined, as for an interpolated point
+            d_pert = 1.0 / (s[None, :] + self._rounding + mu[:, None])
+        dU2 = d @ self._U2.T
+        robust = ((d_pert @ self._U2.T) >= 0.5 * dU2) & ~self._interpolated
         if self.unpenalized is None:
             r = mu[:, None] * d                                     # eigenvalues of I - H
-            return _rotate(U, r[:, :, None] * UtY[None]), r @ self._U2.T, r.sum(axis=1)
+            return (_rotate(U, r[:, :, None] * UtY[None]), np.where(robust, mu[:, None] * dU2, 0.0),
+                    r.sum(axis=1))
         dPsi = d[:, :, None] * self._UtPsi[None]                    # (g, l, q)
         G = self._UtPsi.T[None] @ dPsi                              # Psi^T P Psi, (g, q, q)
         PPsi = _rotate(U, dPsi)                                     # P Psi, (g, l, q)
@@ -221,8 +243,10 @@ class KernelRidgePath:
         B, Gi_PPsiT = sol[:, :, :m], sol[:, :, m:]
         resid = mu[:, None, None] * (_rotate(U, d[:, :, None] * UtY[None]) - PPsi @ B)
         corr = np.einsum("giq,gqi->gi", PPsi, Gi_PPsiT)
-        diag = mu[:, None] * (d @ self._U2.T - corr)
+        diag = mu[:, None] * (dU2 - corr)
         trace = mu * (d.sum(axis=1) - corr.sum(axis=1))
+        # the difference cancels: below ~eps of the terms subtracted it is rounding, an interpolated point
+        diag = np.where((diag > _CANCEL_RTOL * mu[:, None] * dU2) & robust, diag, 0.0)
         return resid, diag, trace
 
     def loo_residuals(self, Y: ArrayLike, ridges: ArrayLike) -> np.ndarray:
@@ -241,9 +265,13 @@ class KernelRidgePath:
         """
         Y2, ridges, UtY = self._terms(Y, ridges)
         resid, diag, _ = self._parts(UtY, ridges)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            # diag = 0 only for a point the smoother interpolates exactly: its LOO is undefined (inf)
-            return np.where(diag[:, :, None] > 1e-14, resid / np.maximum(diag, 1e-300)[:, :, None], np.inf)
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            # diag = 0 only for a point the smoother interpolates exactly (or, with an unpenalized basis, to
+            # rounding): its LOO is undefined (inf).  No absolute cut-off: 1 - H_ii is computed without
+            # cancellation, to full relative accuracy at any size (a cut-off 1e-14 made the LOO at a ridge
+            # 1e-15 times the kernel's scale undefined, whatever the scale)
+            out = np.where(diag[:, :, None] > 0, resid / np.where(diag > 0, diag, 1.0)[:, :, None], np.inf)
+        return np.where(np.isnan(out), np.inf, out)
 
     def gcv(self, Y: ArrayLike, ridges: ArrayLike) -> np.ndarray:
         r"""GCV scores :math:`\frac1l\|(I - H)y\|^2 / (\frac1l \operatorname{tr}(I - H))^2`, per ridge and column.

@@ -762,7 +762,8 @@ class _Warped(_DataDependent):
         if M.shape[0]:
             self.gamma_A_, self.gamma_I_, res, _ = manifold_selection(
                 self, lambda: pairwise_kernel(X, None, kernel=self.kernel, sigma=self.sigma_, degree=2, coef0=1.0),
-                idx, Y, M, consistency=False, fit_intercept=False, fallback=(1e-2, 1.0))
+                idx, Y, M, consistency=False, fit_intercept=False, fallback=(1e-2, 1.0),
+                centred=free_constant(self))
             self.cv_results_ = None if res is None else res.cv_results_
         else:
             self.gamma_A_, self.gamma_I_ = float(self.gamma_A), float(self.gamma_I)

@@ -57,6 +57,7 @@ from ..solvers import (
     select_prls_gamma,
 )
 from ..solvers import GridResult, ManifoldRidgePath, loo_scores, select_grid
+from ..solvers import centred_loo_residuals
 from ..solvers import SelectionWarning, grls_fit as _saddle_fit
 from .._core.validation import warn
 from ._auto import (FIT_INTERCEPT, TUNABLE_NONNEG, TUNABLE_POSITIVE, WIDTH_FACTORS, free_constant, grid_of, is_tuned,
@@ -292,6 +293,24 @@ def _fixed_ridge(value):
     return float(value) if np.ndim(value) == 0 else 0.0
 
 
+#: The ridge a width search scores in place of a fixed ridge 0 (the interpolant has no LOO score).
+ZERO_RIDGE_STAND_IN = 1e-12
+
+
+def _ridge_axis(value):
+    """The one-value ridge axis of a width search with the ridge fixed: the value, 0 replaced by its stand-in."""
+    return np.array([max(_fixed_ridge(value), ZERO_RIDGE_STAND_IN)])
+
+
+def _report_fixed(res, name, value):
+    """``res`` with its one-value axis ``name`` showing the user's fixed ``value`` (a 0 was scored at
+    ``ZERO_RIDGE_STAND_IN``, but the table must not show a value the user never gave)."""
+    out = res.renamed()
+    out.grid = {**res.grid, name: np.array([_fixed_ridge(value)])}
+    out.best_params = {**res.best_params, name: _fixed_ridge(value)}
+    return out
+
+
 class _RLS(_KernelLearner):
     _WIDTH_POINTS = WIDTH_POINTS_SUPERVISED
     _parameter_constraints = {"alpha": TUNABLE_NONNEG, "fit_intercept": FIT_INTERCEPT}
@@ -304,12 +323,15 @@ class _RLS(_KernelLearner):
     def _select_width(self, XS, Y):
         """RLS: the joint (sigma, alpha) selection (the alpha axis fixed to one value when alpha is)."""
         alphas, extend = _ridge_grid(self.alpha, ALPHA_GRID, "alpha")
-        alphas = np.array([max(_fixed_ridge(self.alpha), 1e-12)]) if alphas is None else alphas
+        fixed = alphas is None
+        alphas = _ridge_axis(self.alpha) if fixed else alphas
         sigmas, s_extend = self._width_grid()
         kw = self._kernel_kw()
         res = select_kernel_ridge(lambda s: pairwise_kernel(XS, None, **{**kw, "sigma": s}), Y, sigmas, alphas,
                                   ridge_scale="l", fit_intercept=free_constant(self),
                                   max_extensions=2 if (extend and s_extend) else 0)
+        if fixed:
+            res = _report_fixed(res, "alpha", self.alpha)
         self.sigma_ = res.best_params["sigma"]
         self._width_result = res
 
@@ -466,7 +488,7 @@ class _LapRLS(_GraphKernelLearner):
         else:
             self.gamma_A_, self.gamma_I_, res, coef = manifold_selection(
                 self, lambda: self._k(X, None), S, Y, M, consistency=False, fit_intercept=False,
-                fallback=(FALLBACK_GAMMA_A, FALLBACK_GAMMA_I))
+                fallback=(FALLBACK_GAMMA_A, FALLBACK_GAMMA_I), centred=free_constant(self))
         self.cv_results_ = None if res is None else res.cv_results_
         if coef is not None:      # the selection's LU already holds the fit (ManifoldRidgePath.coef)
             self.coef_ = coef[0].astype(X.dtype, copy=False)
@@ -491,26 +513,33 @@ class _LapRLS(_GraphKernelLearner):
             self.gamma_A_ = FALLBACK_GAMMA_A if gA is not None else float(self.gamma_A)
             self.gamma_I_ = UNSELECTED_GAMMA_I if gI is not None else float(self.gamma_I)
         else:
+            c = free_constant(self)     # y centred on its labeled mean: the LOO re-takes it without the point
             if gA is None:          # ratios of the gamma_I grid to the fixed gamma_A
                 ga = float(self.gamma_A)
                 res, G = select_nystrom_laprls(F, S, Y, M, [ga], np.maximum(gI, 1e-300) / ga,
-                                               max_extensions=2 if extI else 0, return_graph_gram=True)
-            elif gI is None:        # each gamma_A its own ratio
-                for ga in gA:
-                    r, G = select_nystrom_laprls(F, S, Y, M, [ga], [max(float(self.gamma_I), 1e-300) / ga],
-                                                graph_gram=G, return_graph_gram=True)
-                    res = r if res is None or r.best_score > res.best_score else res
-            elif not extI:          # the user's gamma_I values: each gamma_A with their ratios to it
-                for ga in gA:
-                    r, G = select_nystrom_laprls(F, S, Y, M, [ga], np.maximum(gI, 1e-300) / ga,
-                                                graph_gram=G, return_graph_gram=True)
-                    res = r if res is None or r.best_score > res.best_score else res
+                                               max_extensions=2 if extI else 0, return_graph_gram=True, centred=c)
+            elif gI is None or not extI:
+                # each gamma_A with its own ratios (of the fixed gamma_I or of the user's gamma_I values); the
+                # table is the whole (gamma_A, gamma_I) grid, named as the dense path's (it held the rows of the
+                # best gamma_A only, on the engine's axes alpha = gamma_A, sigma = the ratio)
+                gIs = np.array([float(self.gamma_I)]) if gI is None else gI
+                scores = np.empty((gA.size, gIs.size))
+                for a, ga in enumerate(gA):
+                    r, G = select_nystrom_laprls(F, S, Y, M, [ga], np.maximum(gIs, 1e-300) / ga,
+                                                graph_gram=G, return_graph_gram=True, centred=c)
+                    scores[a] = r.scores[:, 0]    # ratios gIs / ga: the order of the (sorted, distinct) gIs
+                grid = {"gamma_A": gA} if gI is None else {"gamma_A": gA, "gamma_I": gIs}
+                res = GridResult(grid, scores if gI is not None else scores[:, 0], criterion="loo")
+                res.best_params.setdefault("gamma_I", float(gIs[0]))
             else:
                 res, G = select_nystrom_laprls(F, S, Y, M, gA, NYSTROM_RATIO_GRID,
                                                max_extensions=2 if (extA and extI) else 0,
-                                               return_graph_gram=True)
-            self.gamma_A_ = float(res.best_params["alpha"])
-            gamma_I = float(res.best_params["sigma"]) * self.gamma_A_
+                                               return_graph_gram=True, centred=c)
+            if gA is None or (extI and gI is not None):     # the engine's axes: sigma = the ratio, alpha = gamma_A
+                res = res.renamed(sigma="ratio", alpha="gamma_A")
+                res.best_params["gamma_I"] = res.best_params["ratio"] * res.best_params["gamma_A"]
+            self.gamma_A_ = float(res.best_params["gamma_A"])
+            gamma_I = float(res.best_params["gamma_I"])
             self.gamma_I_ = 0.0 if gamma_I <= 2e-300 else gamma_I       # 1e-300 stands for a gamma_I of 0
         self.__dict__.pop("_width_result", None)
         self.cv_results_ = None if res is None else res.cv_results_
@@ -569,18 +598,20 @@ def manifold_width_selection(est, X, S, Y, M, width_grid, kernel_kw, *, return_b
     res, alpha, b, *Z = select_laprls_lowrank(X, S, Y, M, sigmas, gA, **kw, random_state=rs,
                                               extend=bool(extend or not extA),
                                               max_extensions=2 if (extend and extA) else 0, return_coef=True,
-                                              return_basis=return_basis)
+                                              return_basis=return_basis, centred=free_constant(est))
     p = res.best_params
     return (p["sigma"], p["gamma_A"], p["gamma_I"], res, (np.asarray(alpha).reshape(X.shape[0], -1), b), *Z)
 
 
-def manifold_selection(est, make_K, S, Y, M, *, consistency, fit_intercept, fallback):
+def manifold_selection(est, make_K, S, Y, M, *, consistency, fit_intercept, fallback, centred=False):
     r"""``gamma_A`` / ``gamma_I`` = "auto", own grids or numbers, for LapRLS, PLapRLS and the warped kernel.
 
     Exact LOO through :func:`~graphrkhs.select_manifold_gammas` (one n x n LU
     per ratio :math:`\gamma_I/\gamma_A`, the :math:`\gamma_A` path from an l x l
     eigendecomposition, the final coefficients from the same LU).  ``make_K()``
-    builds the dense n x n kernel (only when something is selected).
+    builds the dense n x n kernel (only when something is selected).  ``centred``: Y is the targets less
+    their labeled mean (a regressor without a free constant in the system); the scores are then the LOO of
+    that procedure, the mean re-taken without the held-out label.
 
     Returns
     -------
@@ -613,7 +644,9 @@ def manifold_selection(est, make_K, S, Y, M, *, consistency, fit_intercept, fall
             for j, ga in enumerate(gamma_A):      # each its own ratio: one LU each
                 path = mp.candidate_path(gi / ga, fit_intercept)    # None: a numerically singular ratio
                 if path is not None:
-                    (score[j],), (tie[j],) = loo_scores(path.loo_residuals(Y2, [ga * l]), Y2)
+                    R = (centred_loo_residuals(path, Y2, [ga * l]) if centred
+                         else path.loo_residuals(Y2, [ga * l]))
+                    (score[j],), (tie[j],) = loo_scores(R, Y2)
             return score, tie
 
         res = select_grid(evaluate, {"gamma_A": gA}, extend=("gamma_A",), max_extensions=2 if extA else 0,
@@ -635,7 +668,8 @@ def manifold_selection(est, make_K, S, Y, M, *, consistency, fit_intercept, fall
             try:
                 res, alpha, b = select_manifold_gammas(K, S, Y, M, [float(ga)], gI / float(ga),
                                                        consistency=consistency, fit_intercept=fit_intercept,
-                                                       extend=False, max_extensions=0, return_coef=True)
+                                                       extend=False, max_extensions=0, return_coef=True,
+                                                       centred=centred)
             except np.linalg.LinAlgError:      # every ratio of this gamma_A singular: the others may do
                 continue
             scores[a] = res.scores[:, 0]       # ratios gI / ga: the order of the (sorted, distinct) gI
@@ -663,7 +697,7 @@ def manifold_selection(est, make_K, S, Y, M, *, consistency, fit_intercept, fall
     try:
         res, alpha, b = select_manifold_gammas(K, S, Y, M, gamma_As, ratios, consistency=consistency,
                                                fit_intercept=fit_intercept, extend=ext,
-                                               max_extensions=max_extensions, return_coef=True)
+                                               max_extensions=max_extensions, return_coef=True, centred=centred)
     except np.linalg.LinAlgError as exc:       # every ratio numerically singular (e.g. a near-constant kernel)
         warn(f"gamma_A/gamma_I='auto': {exc} No ratio of the grid gives a usable system; the fallback values "
              f"gamma_A={fallback[0]:g}, gamma_I={fallback[1]:g} are used. Pass numbers or a smaller sigma.",
@@ -1240,11 +1274,14 @@ class _GRLS(_KernelLearner):
         Psi = feature_map(XS, self.features)
         unisolvent_points(Psi)            # the features must be unisolvent (ValueError otherwise)
         gammas, extend = _ridge_grid(self.gamma, GRLS_GAMMA_GRID, "gamma")
-        gammas = np.array([max(_fixed_ridge(self.gamma), 1e-12)]) if gammas is None else gammas
+        fixed = gammas is None
+        gammas = _ridge_axis(self.gamma) if fixed else gammas
         kw = self._kernel_kw()
         res = select_kernel_ridge(lambda s: pairwise_kernel(XS, None, **{**kw, "sigma": s}), Y, sigmas, gammas,
                                   ridge_scale="l", unpenalized=Psi,
                                   max_extensions=2 if (extend and s_extend) else 0)
+        if fixed:
+            res = _report_fixed(res, "alpha", self.gamma)
         return res.renamed(alpha="gamma")       # the table names the estimator's parameter
 
     def _select_width(self, XS, Y):

@@ -351,8 +351,8 @@ def nystrom_consistency_grams(XS: ArrayLike, X: ArrayLike, F: ArrayLike, *, kern
 
 def select_nystrom_laprls(F: ArrayLike, labeled: Indices, Y: ArrayLike, M: MatrixLike, gamma_As: ArrayLike,
                           ratios: ArrayLike, *, fit_intercept: bool = False, max_extensions: int = 0,
-                          return_graph_gram: bool = False, graph_gram: Optional[ArrayLike] = None
-                          ) -> Union[GridResult, Tuple[GridResult, np.ndarray]]:
+                          return_graph_gram: bool = False, graph_gram: Optional[ArrayLike] = None,
+                          centred: bool = False) -> Union[GridResult, Tuple[GridResult, np.ndarray]]:
     r"""Exact leave-one-out choice of :math:`(\gamma_A, \gamma_I)` for :func:`nystrom_laprls_fit`.
 
     For a ratio :math:`\rho = \gamma_I/\gamma_A`, with
@@ -390,6 +390,9 @@ def select_nystrom_laprls(F: ArrayLike, labeled: Indices, Y: ArrayLike, M: Matri
     return_graph_gram : bool, default=False
         Also return :math:`F^T M F` (r x r), for the final fit
         (``nystrom_laprls_fit(..., graph_gram=...)``) without recomputing it.
+    centred : bool, default=False
+        ``Y`` is the targets less their labeled mean: the LOO of the centred procedure, the mean re-taken
+        without the held-out label (:func:`~graphrkhs.solvers._selection.centred_loo_residuals`).
 
     Returns
     -------
@@ -418,7 +421,7 @@ def select_nystrom_laprls(F: ArrayLike, labeled: Indices, Y: ArrayLike, M: Matri
 
     res = select_kernel_ridge(make_kernel, Y2[:, 0] if was_1d else Y2, ratios, gamma_As, ridge_scale="l",
                               fit_intercept=fit_intercept, extend=max_extensions > 0,
-                              max_extensions=max_extensions)
+                              max_extensions=max_extensions, centred=centred)
     return (res, G0) if return_graph_gram else res
 
 
@@ -434,7 +437,8 @@ def select_laprls_lowrank(X: ArrayLike, labeled: Indices, Y: ArrayLike, M: Matri
                           kernel: Any = "gaussian", degree: int = 3, coef0: float = 1.0,
                           n_components: int = LOWRANK_SELECTION_COMPONENTS, landmarks: str = "uniform",
                           random_state: Any = 0, scoring: str = "mse", extend: bool = True,
-                          max_extensions: int = 2, return_coef: bool = False, return_basis: bool = False
+                          max_extensions: int = 2, return_coef: bool = False, return_basis: bool = False,
+                          centred: bool = False
                           ) -> Union[GridResult, Tuple[GridResult, np.ndarray, np.ndarray]]:
     r"""Kernel width and :math:`(\gamma_A, \gamma_I)` of LapRLS jointly, by the exact LOO of a low-rank surrogate.
 
@@ -510,6 +514,9 @@ def select_laprls_lowrank(X: ArrayLike, labeled: Indices, Y: ArrayLike, M: Matri
         right factors of the labeled points without another solve:
         :math:`(I + \rho' MK)^{-1}\rho' M K E_S = E_S - Z`
         (:meth:`~graphrkhs.WarpedKernel.right_factor`).
+    centred : bool, default=False
+        ``Y`` is the targets less their labeled mean: the LOO of the centred procedure, the mean re-taken
+        without the held-out label (:func:`~graphrkhs.solvers._selection.centred_loo_residuals`).
 
     Returns
     -------
@@ -588,7 +595,7 @@ def select_laprls_lowrank(X: ArrayLike, labeled: Indices, Y: ArrayLike, M: Matri
                 key = (float(s), float(r))
                 if key not in paths:
                     paths[key] = KernelRidgePath(_warped_lowrank_gram(A, d, r))
-                score[i, j], tie[i, j] = _path_scores(paths[key], Y2, gamma_A * l, "loo", scoring)
+                score[i, j], tie[i, j] = _path_scores(paths[key], Y2, gamma_A * l, "loo", scoring, centred)
         return score, tie
 
     # the exact steps' kernels from float64 points: a float32 Gram's rounding (1e-7 of its scale) is far
@@ -630,7 +637,7 @@ def select_laprls_lowrank(X: ArrayLike, labeled: Indices, Y: ArrayLike, M: Matri
         path = mp.path(0.0, False)
         chosen = (s, r, mp, path)
     s, r, mp, path = chosen
-    exact, _ = _path_scores(path, Y2, axes["gamma_A"] * l, "loo", scoring)
+    exact, _ = _path_scores(path, Y2, axes["gamma_A"] * l, "loo", scoring, centred)
     ga = float(axes["gamma_A"][int(np.argmax(np.where(np.isfinite(exact), exact, -np.inf)))])
     res.best_params = {"sigma": s, "ratio": r, "gamma_A": ga, "gamma_I": r * ga}
     res.exact_scores = exact

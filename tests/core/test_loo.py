@@ -162,3 +162,31 @@ def test_diagonal_estimate_is_exact_for_a_diagonal_and_unbiased_within_its_std()
 def test_diagonal_estimate_bad_input(call, match):
     with pytest.raises(ValueError, match=match):
         call()
+
+
+@pytest.mark.parametrize("c", [1.0, 1e-20, 1e20])
+@pytest.mark.parametrize("free_constant", [False, True])
+def test_path_loo_at_a_small_relative_ridge_is_the_refit_at_any_scale(c, free_constant):
+    # 1 - H_ii = mu sum_j U_ij^2 / (s_j + mu) is computed without cancellation and is ~5e-15 at a ridge 5e-14
+    # times the kernel's scale (above its rounding level, 6 eps max s = 1.5e-14); an absolute cut-off 1e-14
+    # on it reported every LOO residual as undefined (inf) while the refits without each point are well
+    # defined (K = 10 I + B B^T / |B|^2 is well conditioned)
+    rng = np.random.default_rng(4)
+    B = rng.normal(size=(6, 3))
+    K = (10 * np.eye(6) + B @ B.T / np.sum(B ** 2)) * c
+    y = rng.normal(size=6) * c
+    mu = 5e-14 * c
+    path = KernelRidgePath(K, unpenalized=np.ones(6) if free_constant else None)
+    R = path.loo_residuals(y, [mu])[0, :, 0]
+    oracle = []
+    for i in range(6):
+        k = np.delete(np.arange(6), i)
+        A = K[np.ix_(k, k)] + mu * np.eye(5)
+        if free_constant:           # [[K + mu I, 1], [1^T, 0]] [beta; b] = [y; 0]
+            A = np.block([[A, np.ones((5, 1))], [np.ones((1, 5)), np.zeros((1, 1))]])
+            sol = np.linalg.solve(A, np.r_[y[k], 0.0])
+            pred = K[i, k] @ sol[:5] + sol[5]
+        else:
+            pred = K[i, k] @ np.linalg.solve(A, y[k])
+        oracle.append(y[i] - pred)
+    np.testing.assert_allclose(R, oracle, rtol=1e-6)

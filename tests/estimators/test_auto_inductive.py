@@ -276,8 +276,10 @@ def test_manifold_estimators_select_the_brute_force_best(small, E):
     kw = dict(sigma=0.5, n_neighbors=5, gamma_A=gA, gamma_I=gI)
     est = E(**kw).fit(X, yy)
     Sx = np.sort(S)
-    # LapRLS and the warped kernel (= LapRLS) centre the targets (their free constant); PLapRLS has Psi = 1
-    ys = yy[Sx] - (yy[Sx].mean() if E in (LapRLSRegressor, WarpedKernelRegressor) else 0.0)
+    # LapRLS and the warped kernel (= LapRLS) centre the targets (their free constant): each refit on the
+    # mean of the labels it keeps (the held-out one is not in it); PLapRLS has Psi = 1
+    centred = E in (LapRLSRegressor, WarpedKernelRegressor)
+    ys = yy[Sx]
     K = pairwise_kernel(X, sigma=0.5)
     if E is PLapRLSRegressor:
         K = K / K.mean()
@@ -290,11 +292,12 @@ def test_manifold_estimators_select_the_brute_force_best(small, E):
             for i in range(l):
                 keep = np.delete(Sx, i)
                 sc = l / (l - 1)
+                m = np.delete(ys, i).mean() if centred else 0.0
                 if E is PLapRLSRegressor:
                     a, b = plaprls_fit(K, keep, np.delete(ys, i), M, ga * sc, gi * sc)
                     pred = K[Sx[i]] @ a + b[0]
                 else:
-                    pred = K[Sx[i]] @ laprls_fit(K, keep, np.delete(ys, i), M, ga * sc, gi * sc)
+                    pred = K[Sx[i]] @ laprls_fit(K, keep, np.delete(ys, i) - m, M, ga * sc, gi * sc) + m
                 r.append(ys[i] - pred)
             m = np.mean(np.square(r))
             if best is None or m < best[0] - 1e-12:
@@ -608,12 +611,16 @@ def test_own_gamma_A_and_gamma_I_grids_fill_the_whole_table(small):
     assert [(p["gamma_A"], p["gamma_I"]) for p in cv["params"]] == [(a, i) for a in gA for i in gI]
     best = cv["params"][int(np.argmin(cv["rank_test_score"]))]
     assert best == {"gamma_A": est.gamma_A_, "gamma_I": est.gamma_I_}
-    # each entry is the exact LOO of its own pair (the path of its ratio)
+    # each entry is the exact LOO of its own pair: refits without each label, centred on the labels kept
     K = pairwise_kernel(X, sigma=0.5)
     M = graph_penalty(knn_graph(X, 5))
     Sx = np.sort(S)
-    ys = yy[Sx] - yy[Sx].mean()
-    mp = ManifoldRidgePath(K, Sx, M)
+    ys, l = yy[Sx], Sx.size
     for p, sc in zip(cv["params"], cv["mean_test_score"]):
-        r = mp.path(p["gamma_I"] / p["gamma_A"], False).loo_residuals(ys, [p["gamma_A"] * Sx.size])
-        assert sc == pytest.approx(-np.mean(r ** 2), rel=1e-9)
+        r = []
+        for i in range(l):
+            rest = np.delete(ys, i)
+            a = laprls_fit(K, np.delete(Sx, i), rest - rest.mean(), M, p["gamma_A"] * l / (l - 1),
+                           p["gamma_I"] * l / (l - 1))
+            r.append(ys[i] - K[Sx[i]] @ a - rest.mean())
+        assert sc == pytest.approx(-np.mean(np.square(r)), rel=1e-8)

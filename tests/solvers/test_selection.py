@@ -727,12 +727,14 @@ def test_kfold_scores_compare_column_predictions_entrywise(scoring):
 
 
 def test_accuracy_of_an_undefined_loo_is_undefined_not_the_negative_class():
-    # at a ridge of 1e-22 the fit interpolates: (I - H)_ii ~ 1e-22 and the LOO residuals are declared
-    # undefined (inf); the accuracy counted their -inf predictions as the negative class (80 % of y)
+    # at a ridge of 1e-22, far below the rounding level of this wide kernel's eigenvalues (their smallest are
+    # rounding, l eps max s ~ 2e-13), (I - H)_ii comes from eigenvalues that are rounding and the LOO
+    # residuals are declared undefined (inf); the accuracy counted their -inf predictions as the negative
+    # class (80 % of y).  (At width 1 the smallest eigenvalue is 9e-8: the LOO of the interpolant is defined.)
     rng = np.random.default_rng(0)
     X = rng.normal(size=(30, 2))
     y = np.where(X[:, 0] + 0.8 * rng.normal(size=30) > -0.8, -1.0, 1.0)
-    K = _gauss(X, 1.0)
+    K = _gauss(X, 5.0)
     ridges = [1e-22, 1e-1, 1.0]
     acc, tie = ridge_path_errors(K, y, ridges, scoring="accuracy")
     assert acc[0] == -np.inf and tie[0] == -np.inf
@@ -884,3 +886,21 @@ def test_stochastic_tikhonov_extension_uses_the_probes_of_its_grid_for_a_generat
                                            extend=False, random_state=np.random.default_rng(0))
     assert ext.grid["alpha"].size > 2
     np.testing.assert_allclose(ext.scores, once.scores, rtol=1e-10)
+
+
+@pytest.mark.parametrize("size", [1e200, 1e-200, 1e300, 1e-300])
+def test_mse_selection_of_huge_and_tiny_targets_is_that_of_the_unit_targets(size):
+    # the LOO residuals are linear in y: the selection must not change with its size.  Before, at 1e200 every
+    # MSE overflowed (-inf everywhere, "undefined on the whole grid", the grid's last alpha 1.0) and at 1e-200
+    # every MSE underflowed to 0 (a tie of the whole grid, alpha 1.0); the unit targets select alpha = 0.01
+    rng = np.random.default_rng(0)
+    x = np.sort(rng.uniform(0, 1, 25))
+    K = np.exp(-(x[:, None] - x[None]) ** 2 / 0.02)
+    y = np.sin(6 * x) + 0.1 * rng.normal(size=25)
+    alphas = np.geomspace(1e-9, 1, 10)
+    unit = select_ridge_alpha(K, y, alphas, extend=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", SelectionWarning)
+        big = select_ridge_alpha(K, y * size, alphas, extend=False)
+    assert big.best_params == unit.best_params
+    np.testing.assert_array_equal(big.rank, unit.rank)
