@@ -5,8 +5,10 @@ entry per sample, class labels of any hashable type (ints, strings, ...), and
 a marker for the unlabeled samples -- ``unlabeled=-1`` by default, as in
 :class:`sklearn.semi_supervised.LabelSpreading`, configurable on every
 classifier.  ``None``, NaN and pandas' ``pd.NA`` always mark unlabeled samples too (none can be
-a class label), and so does the empty string in a string array.  Regression
-targets: NaN marks an unlabeled sample.
+a class label), and so do the masked entries of a numpy masked array and the empty string in a
+string array.  Labels are of one type: text mixed with numbers, or booleans mixed with numbers
+(``True == 1`` in Python: they would merge), raise a ``TypeError``.  Regression targets: NaN (or a
+masked entry) marks an unlabeled sample.
 
 Collisions between the marker and the classes never pass silently
 (:func:`split_classification_labels`):
