@@ -33,7 +33,6 @@ from ..solvers import (GridResult, KernelRidgePath, graph_cut_choice, graph_pena
                        rls_loo_error,
                        select_kernel_ridge)
 from ..kernels import default_sigma, pairwise_kernel
-from ..kernels._datadependent import FREDHOLM_EXACT_MAX_N
 from ._auto import (FIT_INTERCEPT, TUNABLE_NONNEG, TUNABLE_POSITIVE, WIDTH_FACTORS, free_constant,
                     grid_of, is_tuned, loo_selects)
 from ._base import POINT_CLOUD_GRAPH_CONSTRAINTS, POSITIVE, graph_spec
@@ -287,8 +286,9 @@ class _Fredholm(_DataDependent):
         # float32 kernels' rounding (and the ridge floor it needs, 10 l eps32) made the LOO choose another
         # (sigma, alpha): at X = N(0, 1) of shape (40, 2), predictions 2.1 apart on targets of range 5.3.
         # Predictions keep X's dtype (predict casts them).  Nystrom inner kernels stay in X's dtype (memory).
-        if X.dtype != np.float64 and (self.inner_approximation == "exact" or (
-                self.inner_approximation == "auto" and X.shape[0] <= FREDHOLM_EXACT_MAX_N)):
+        if X.dtype != np.float64 and FredholmKernel(
+                X, inner=self.inner, sigma=1.0, inner_approximation=self.inner_approximation,
+                n_components=self.n_components).inner_approximation_ == "exact":   # the kernel's own rule
             X = np.asarray(X, dtype=np.float64)
         return super()._fit(X, labeled, Y)
 
