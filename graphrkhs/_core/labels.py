@@ -99,9 +99,17 @@ def _unlabeled_mask(y, marker):
             mask |= y == marker
         return mask
     if kind in "US":
-        # numpy turns a -1 mixed with strings into the string "-1".
-        text = marker if isinstance(marker, str) else (None if marker is None else _marker_text(marker))
-        mask = y == ""
+        # numpy turns a -1 mixed with strings into the string "-1".  Only a number matches its text: a
+        # boolean marker (True) matched the class "1" here, and a bytes one raised a float conversion error.
+        if isinstance(marker, (str, bytes)):
+            text = marker
+        else:
+            text = _marker_text(marker) if _is_number(marker) else None
+        if kind == "S":
+            empty, text = b"", (text.encode() if isinstance(text, str) else text)
+        else:
+            empty, text = "", (text.decode("utf-8", "replace") if isinstance(text, bytes) else text)
+        mask = y == empty
         if text is not None:
             mask |= y == text
         return mask

@@ -105,3 +105,14 @@ def test_boolean_labels_with_unlabeled_rows_fit_and_score(y):
     assert clf.classes_.dtype == bool and clf.classes_.tolist() == [False, True]
     assert clf.predict(X).tolist() == [False, False, False, True, True, True]
     assert clf.score(X, y) == 1.0
+
+
+def test_a_boolean_or_bytes_marker_on_string_labels():
+    # unlabeled=True matched the class "1" (its text "1") and dropped it; unlabeled=b"x" raised
+    # "could not convert string to float: b'x'"
+    labeled, classes, codes = split_classification_labels(np.array(["0", "1", "1", "2"]), 4, unlabeled=True)
+    assert labeled.all() and classes.tolist() == ["0", "1", "2"]
+    labeled, classes, codes = split_classification_labels(np.array(["a", "b", "x", "a"]), 4, unlabeled=b"x")
+    assert labeled.tolist() == [True, True, False, True] and classes.tolist() == ["a", "b"]
+    labeled, classes, codes = split_classification_labels(np.array(["a", "b", "-1", "a"]), 4, unlabeled=-1)
+    assert labeled.tolist() == [True, True, False, True]
