@@ -188,6 +188,8 @@ def split_classification_labels(y, n_samples, *, unlabeled=UNLABELED, name="y", 
 
     y, missing = _nullable_to_numpy(y)
     y = _label_vector(y, n_samples, unlabeled, name, stacklevel=5)
+    if y.dtype.kind == "c":     # scikit-learn's own words were a multi-line "Complex data not supported"
+        check_numeric_dtype(y, name)
     if y.dtype.kind == "f" and np.isinf(y if missing is None else y[~missing]).any():
         raise ValueError(f"{name} contains infinity.")
     marked = _unlabeled_mask(y, unlabeled)
@@ -351,6 +353,9 @@ def split_regression_targets(y, n_samples, name="y"):
     ``pd.NA`` and the masked entries of a numpy masked array.
     Targets may be (n,) or (n, m); a row is unlabeled when all its entries are NaN.
     """
+    if getattr(y, "dtype", None) is not None and np.dtype(y.dtype).kind == "c":
+        # np.asarray(y, float64) kept the real part with only a ComplexWarning
+        check_numeric_dtype(y, name)
     try:
         if isinstance(y, np.ma.MaskedArray):   # a masked entry is a missing target, like NaN
             y = np.ma.filled(np.ma.asarray(y, dtype=np.float64), np.nan)

@@ -116,3 +116,12 @@ def test_a_boolean_or_bytes_marker_on_string_labels():
     assert labeled.tolist() == [True, True, False, True] and classes.tolist() == ["a", "b"]
     labeled, classes, codes = split_classification_labels(np.array(["a", "b", "-1", "a"]), 4, unlabeled=-1)
     assert labeled.tolist() == [True, True, False, True]
+
+
+def test_complex_targets_and_labels_are_a_type_error_naming_y():
+    # regression: [1+2j, 2, 3] was fitted as [1, 2, 3] with only a ComplexWarning; classification
+    # raised scikit-learn's multi-line "Complex data not supported" naming no argument
+    with pytest.raises(TypeError, match=r"y must be a real numeric array; got complex dtype complex128.*y\.real"):
+        split_regression_targets(np.array([1 + 2j, 2, 3]), 3)
+    with pytest.raises(TypeError, match=r"y must be a real numeric array; got complex dtype complex128"):
+        split_classification_labels(np.array([1 + 0j, 2, -1, 1]), 4)
