@@ -25,8 +25,15 @@ def load_digits(scale=True):
     Returns
     -------
     X : ndarray of shape (1797, 64), y : ndarray of shape (1797,)
+
+    Raises
+    ------
+    TypeError
+        ``scale`` is not True or False.
     """
     from sklearn.datasets import load_digits as _load
+
+    _check_flag(scale, "scale")
 
     data = _load()
     X = data.data.astype(np.float64)
@@ -60,7 +67,10 @@ def load_fashion_mnist(path=None, scale=True, dtype=np.float32):
     ValueError
         A file is not gzip, not an IDX file whose header matches its size, or the images and labels
         of a part differ in number; ``scale=True`` with a non-floating ``dtype``.
+    TypeError
+        ``scale`` is not True or False.
     """
+    _check_flag(scale, "scale")
     try:
         dtype = np.dtype(np.float64 if dtype is None else dtype)
     except TypeError:
@@ -89,6 +99,12 @@ def load_fashion_mnist(path=None, scale=True, dtype=np.float32):
     if scale:
         X /= 255
     return X, np.concatenate(labels)
+
+
+def _check_flag(value, name):
+    """A True/False argument: a string ("no" is truthy), a number or None would be read by its truth value."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be True or False; got {value!r} of type {type(value).__name__}.")
 
 
 def _read_idx(path, magic, item_shape):

@@ -92,3 +92,23 @@ def test_load_fashion_mnist_checks_the_files(tmp_path):
         f.write(struct.pack(">ii", 2049, 5) + bytes(3))
     with pytest.raises(ValueError, match="t10k-labels-idx1-ubyte.gz is not an IDX file of labels"):
         load_fashion_mnist(tmp_path)
+
+
+@pytest.mark.parametrize("scale", ["no", 16, None, 0.5, np.array([True])])
+def test_loaders_scale_must_be_a_bool(scale, tmp_path):
+    # load_digits(scale="no") silently scaled (a non-empty string is truthy), scale=16 divided by 16,
+    # scale=None returned raw pixels: no check named scale
+    from graphrkhs.datasets import load_digits
+
+    with pytest.raises(TypeError, match=r"scale must be True or False; got "):
+        load_digits(scale=scale)
+    with pytest.raises(TypeError, match=r"scale must be True or False; got "):
+        load_fashion_mnist(tmp_path, scale=scale)       # before looking for the files
+
+
+def test_load_digits_scale_true_and_false():
+    from graphrkhs.datasets import load_digits
+
+    X_raw, y = load_digits(scale=False)
+    X, y2 = load_digits(scale=np.bool_(True))
+    assert X_raw.max() == 16.0 and np.array_equal(X, X_raw / 16.0) and np.array_equal(y, y2)

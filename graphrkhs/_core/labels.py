@@ -5,8 +5,10 @@ entry per sample, class labels of any hashable type (ints, strings, ...), and
 a marker for the unlabeled samples -- ``unlabeled=-1`` by default, as in
 :class:`sklearn.semi_supervised.LabelSpreading`, configurable on every
 classifier.  ``None``, NaN and pandas' ``pd.NA`` always mark unlabeled samples too (none can be
-a class label), and so does the empty string in a string array.  Regression
-targets: NaN marks an unlabeled sample.
+a class label), and so do the masked entries of a numpy masked array and the empty string in a
+string array.  Labels are of one type: text mixed with numbers, or booleans mixed with numbers
+(``True == 1`` in Python: they would merge), raise a ``TypeError``.  Regression targets: NaN (or a
+masked entry) marks an unlabeled sample.
 
 Collisions between the marker and the classes never pass silently
 (:func:`split_classification_labels`):
@@ -97,9 +99,17 @@ def _unlabeled_mask(y, marker):
             mask |= y == marker
         return mask
     if kind in "US":
-        # numpy turns a -1 mixed with strings into the string "-1".
-        text = marker if isinstance(marker, str) else (None if marker is None else _marker_text(marker))
-        mask = y == ""
+        # numpy turns a -1 mixed with strings into the string "-1".  Only a number matches its text: a
+        # boolean marker (True) matched the class "1" here, and a bytes one raised a float conversion error.
+        if isinstance(marker, (str, bytes)):
+            text = marker
+        else:
+            text = _marker_text(marker) if _is_number(marker) else None
+        if kind == "S":
+            empty, text = b"", (text.encode() if isinstance(text, str) else text)
+        else:
+            empty, text = "", (text.decode("utf-8", "replace") if isinstance(text, bytes) else text)
+        mask = y == empty
         if text is not None:
             mask |= y == text
         return mask
@@ -108,13 +118,19 @@ def _unlabeled_mask(y, marker):
 
 
 def _nullable_to_numpy(y):
-    """``(values, missing)`` of a pandas nullable column (``Int64``, ``UInt8``, ``boolean``, ``Float64``...:
-    a dtype with a ``numpy_dtype``), else ``(y, None)``.
+    """``(values, missing)`` of a numpy masked array (``missing`` its mask) or of a pandas nullable column
+    (``Int64``, ``UInt8``, ``boolean``, ``Float64``...: a dtype with a ``numpy_dtype``), else ``(y, None)``.
 
     ``numpy.asarray`` turns an ``Int64`` column with ``pd.NA`` into float64 (NaN for the missing
     entries), which made the classes floats; here the values keep the column's numpy dtype (the
     missing entries filled with a placeholder) and ``missing`` marks them, without a per-entry loop.
     """
+    if isinstance(y, np.ma.MaskedArray):
+        # a masked entry is a missing label (np.asarray drops the mask: the hidden values became labels)
+        missing = np.ma.getmaskarray(y)
+        if missing.ndim == 2 and missing.shape[1] == 1:
+            missing = missing.ravel()      # the (n, 1) column _label_vector ravels
+        return np.ma.getdata(y), missing
     dt = getattr(y, "dtype", None)
     numpy_dtype = None if dt is None or isinstance(dt, np.dtype) else getattr(dt, "numpy_dtype", None)
     if not isinstance(numpy_dtype, np.dtype) or not hasattr(y, "to_numpy") or not hasattr(y, "isna"):
@@ -135,7 +151,8 @@ def split_classification_labels(y, n_samples, *, unlabeled=UNLABELED, name="y", 
         raveled with a ``DataConversionWarning``, as scikit-learn does.  A
         pandas nullable column (``Int64``, ``boolean``, ...) has its missing
         entries (``pd.NA``) unlabeled and keeps its numpy dtype in ``classes``
-        (integers stay integers).
+        (integers stay integers); so has a numpy masked array its masked
+        entries (whatever value lies under the mask).
     n_samples : int
         The number of samples y must have.
     unlabeled : hashable or None, default=-1
@@ -171,7 +188,9 @@ def split_classification_labels(y, n_samples, *, unlabeled=UNLABELED, name="y", 
 
     y, missing = _nullable_to_numpy(y)
     y = _label_vector(y, n_samples, unlabeled, name, stacklevel=5)
-    if y.dtype.kind == "f" and np.isinf(y).any():
+    if y.dtype.kind == "c":     # scikit-learn's own words were a multi-line "Complex data not supported"
+        check_numeric_dtype(y, name)
+    if y.dtype.kind == "f" and np.isinf(y if missing is None else y[~missing]).any():
         raise ValueError(f"{name} contains infinity.")
     marked = _unlabeled_mask(y, unlabeled)
     missing = _unlabeled_mask(y, None) if missing is None else missing | _unlabeled_mask(y, None)
@@ -183,11 +202,13 @@ def split_classification_labels(y, n_samples, *, unlabeled=UNLABELED, name="y", 
     values = y[labeled]
     if y.dtype == object:
         _check_one_label_type(values, name)
-    kind = type_of_target(values.astype(object) if y.dtype == object else values)
+        values = _bool_labels(values)
+    obj = values.dtype == object
+    kind = type_of_target(values)
     if kind in ("continuous", "continuous-multioutput"):
         raise ValueError(f"Unknown label type: {kind!r}. {name} holds real values that are not class labels; "
                          "use a regressor for real-valued targets.")
-    if y.dtype == object:
+    if obj:
         try:
             classes = np.unique(values)
         except TypeError:   # mixed types cannot be sorted: first-appearance order
@@ -195,7 +216,7 @@ def split_classification_labels(y, n_samples, *, unlabeled=UNLABELED, name="y", 
     else:
         classes = np.unique(values)
     codes = np.full(n_samples, -1, dtype=np.int64)
-    if y.dtype == object:
+    if obj:
         lookup = {c: i for i, c in enumerate(classes.tolist())}
         codes[labeled] = [lookup[v] for v in values.tolist()]
     else:
@@ -224,23 +245,62 @@ def split_classification_labels(y, n_samples, *, unlabeled=UNLABELED, name="y", 
     return labeled, classes, codes
 
 
+def _label_kind(v):
+    if isinstance(v, (str, bytes)):
+        return "text"
+    if isinstance(v, (bool, np.bool_)):
+        return "bool"
+    return "number" if _is_number(v) else None
+
+
 def _check_one_label_type(values, name):
     """Labels of one kind: text and numbers mixed (``["a", 1, None]``) cannot be sorted or scored, and
-    scikit-learn's ``type_of_target`` failed on them with a bare ``'<' not supported`` TypeError."""
-    kinds = {"text" if isinstance(v, (str, bytes)) else "number" if _is_number(v) or isinstance(v, (bool, np.bool_))
-             else None for v in values.tolist()}
-    if {"text", "number"} <= kinds:
-        shown = sorted({type(v).__name__ for v in values.tolist()})
+    scikit-learn's ``type_of_target`` failed on them with a bare ``'<' not supported`` TypeError; booleans
+    and numbers mixed (``[True, 1, 2]``) would merge silently, since ``True == 1`` in Python."""
+    items = values.tolist()
+    kinds = {_label_kind(v) for v in items}
+    if "text" in kinds and kinds & {"number", "bool"}:
+        shown = sorted({type(v).__name__ for v in items})
         raise TypeError(f"{name} mixes text and numeric labels (types {', '.join(shown)}); give the labels as one "
                         "type, e.g. all strings (y.astype(str), with None/NaN or '' for unlabeled samples) or all "
                         "numbers.")
+    if {"bool", "number"} <= kinds:
+        shown = sorted({type(v).__name__ for v in items})
+        raise TypeError(f"{name} mixes boolean and numeric labels (types {', '.join(shown)}): True == 1 and "
+                        "False == 0 in Python, so they would merge into one class. Give the labels as one type, "
+                        "e.g. all integers (True -> 1) or all booleans (with -1, None or NaN for unlabeled "
+                        "samples).")
+
+
+def _bool_labels(values):
+    """Object-array labels that are all booleans (``[True, False]`` read from ``[True, False, None]``) as a
+    bool array: scikit-learn's ``type_of_target`` calls an object array of booleans "unknown", and its
+    metrics then refuse to compare it with the (bool) predictions."""
+    if values.dtype == object and values.size and all(isinstance(v, (bool, np.bool_)) for v in values.tolist()):
+        return values.astype(bool)
+    return values
+
+
+def _as_label_array(y):
+    """np.asarray(y), but a list mixing booleans and numbers stays an object array.
+
+    numpy turns ``[True, False, -1]`` into the integers ``[1, 0, -1]`` (and ``[True, 2]`` into
+    ``[1, 2]``): the booleans would lose their type, or silently merge with the classes 1 and 0.  The
+    object array keeps them, so the marker is read as unlabeled and a true mix is refused.
+    """
+    arr = np.asarray(y)
+    if arr.dtype.kind in "iufc" and not isinstance(y, np.ndarray) and isinstance(y, (list, tuple)):
+        obj = np.asarray(y, dtype=object)
+        if obj.shape == arr.shape and any(isinstance(v, (bool, np.bool_)) for v in obj.ravel().tolist()):
+            return obj
+    return arr
 
 
 def _label_vector(y, n_samples, unlabeled, name, stacklevel):
     """y as a 1-D array of ``n_samples`` entries (an (n, 1) column raveled with scikit-learn's warning)."""
     from sklearn.exceptions import DataConversionWarning
 
-    y = np.asarray(y)
+    y = _as_label_array(y)
     if y.ndim == 2 and y.shape[1] == 1:
         warnings.warn("A column-vector y was passed when a 1d array was expected; it is raveled.",
                       DataConversionWarning, stacklevel=stacklevel)
@@ -260,7 +320,9 @@ def labeled_rows(y, n_samples, *, unlabeled=UNLABELED, name="y"):
 
     The rows ``split_classification_labels`` reads as labeled (not ``unlabeled``, None, NaN, or "" in
     a string array), with the same checks of shape and length; unlike it, one class (a test set of
-    one class) is fine.  Raises ``ValueError`` when no row is labeled.
+    one class) is fine.  Raises ``ValueError`` when no row is labeled.  Boolean labels given with a
+    marker or None (an object array) come back as a bool array (the unlabeled rows False), as ``fit``
+    encodes them.
     """
     y, missing = _nullable_to_numpy(y)
     y = _label_vector(y, n_samples, unlabeled, name, stacklevel=4)
@@ -270,6 +332,9 @@ def labeled_rows(y, n_samples, *, unlabeled=UNLABELED, name="y"):
     if not labeled.any():
         raise ValueError(f"{name} has no labeled samples to score: every entry is the unlabeled marker "
                          f"{_show(unlabeled)} (or NaN/None). Score on rows with known labels.")
+    if y.dtype == object and _bool_labels(y[labeled]).dtype == bool:
+        # boolean labels with a marker or None (an object array): bool, as fit encodes them
+        y = np.where(labeled, y, False).astype(bool)
     return y, labeled
 
 
@@ -284,10 +349,16 @@ def _looks_like_a_class(classes, labeled_codes, n_marker, marker):
 def split_regression_targets(y, n_samples, name="y"):
     """Return ``(labeled_mask, values)`` for a semi-supervised regression target.
 
-    NaN marks an unlabeled sample (a -1 is a legitimate real value here).
+    NaN marks an unlabeled sample (a -1 is a legitimate real value here), and so do None, pandas'
+    ``pd.NA`` and the masked entries of a numpy masked array.
     Targets may be (n,) or (n, m); a row is unlabeled when all its entries are NaN.
     """
+    if getattr(y, "dtype", None) is not None and np.dtype(y.dtype).kind == "c":
+        # np.asarray(y, float64) kept the real part with only a ComplexWarning
+        check_numeric_dtype(y, name)
     try:
+        if isinstance(y, np.ma.MaskedArray):   # a masked entry is a missing target, like NaN
+            y = np.ma.filled(np.ma.asarray(y, dtype=np.float64), np.nan)
         y = np.asarray(y, dtype=np.float64)
     except (TypeError, ValueError) as exc:
         # pandas' missing values (pd.NA in an object column) mark unlabeled rows like NaN and None

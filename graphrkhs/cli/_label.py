@@ -98,13 +98,40 @@ def _read_csv(path):
     header = [h.strip() for h in header]
     if len(set(header)) != len(header):
         dup = sorted({h for h in header if header.count(h) > 1})
-        raise LabelCommandError(f"{path}: duplicate column name(s) {', '.join(dup)} in the header.")
+        hint = _header_hint(path, header, first.rstrip("\r\n"))
+        raise LabelCommandError(f"{path}: duplicate column name(s) {', '.join(dup)} in the header{hint}.")
     for r, line in zip(rows, lines):
         if len(r) != len(header):
             raise LabelCommandError(
                 f"{path}: line {line} has {len(r)} cells but the header has {len(header)} columns."
             )
     return header, rows, lines
+
+
+def _header_hint(path, header, first_line):
+    """Why a header row may not be one ("" when it looks like one): the first line is data (a number among
+    its cells: the file has no header row), or it was not split into columns (another delimiter)."""
+    shown = first_line if len(first_line) <= 60 else first_line[:57] + "..."
+    if any(_as_number(h) is not None for h in header):
+        return (f"; {path}: the first line ({shown}) looks like data, not a header row (a column name is a "
+                "number): add a header row of column names as the first line")
+    if len(header) != 1:
+        return ""
+    for sep, name in ((",", "commas"), ("\t", "tabs"), (";", "semicolons"), (" ", "spaces")):
+        if sep in header[0].strip():
+            if path.lower().endswith((".tsv", ".tab")) and sep != "\t":
+                return (f"; {path} is read as tab-separated (.tsv) but its header row is separated by {name}: "
+                        "rename it .csv")
+            if sep == " ":
+                return (f"; the header row ({shown}) is one column: the file looks separated by spaces, but "
+                        "graphrkhs label splits columns at commas, tabs or semicolons: convert the file to CSV")
+            return ""
+    return ""
+
+
+def _first_line(path):
+    with open(path, newline="", encoding="utf-8-sig") as f:
+        return f.readline().rstrip("\r\n")
 
 
 def _one_line(exc):
@@ -437,8 +464,9 @@ def run_label(args, out=None, err=None):
 
     header, rows, lines = _read_npz(path, args.label_column) if is_npz else _read_csv(path)
     if args.label_column not in header:
+        hint = "" if is_npz else _header_hint(path, header, _first_line(path))
         raise LabelCommandError(
-            f"unknown column {args.label_column!r}; the columns are: {', '.join(header)}."
+            f"unknown column {args.label_column!r}; the columns are: {', '.join(header)}{hint}."
         )
     # after the column check (a wrong column is the more useful message), before any work
     _check_output(output, [path], args.force)

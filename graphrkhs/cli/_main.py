@@ -90,8 +90,8 @@ def main(argv=None):
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command is None:
-        parser.print_help()
-        return 2
+        # a usage error like any other: the usage line and one error line on stderr, exit status 2
+        parser.error("give a command: demo or label (graphrkhs COMMAND -h for its options)")
     # The demo's point is its table: bars (for anything slow) but no stage messages around it.
     with verbosity(not args.quiet, messages=args.command != "demo"):
         return _run(parser, args)

@@ -280,6 +280,18 @@ class _Fredholm(_DataDependent):
                  verbose: Optional[bool] = None):
         self._store_init_params(locals())
 
+    def _fit(self, X, labeled, Y):
+        # float32 points with an exact inner kernel (n <= FREDHOLM_EXACT_MAX_N): the kernels of the
+        # selection and of the fit from float64 points, as LapRLS's exact step (solvers/_lowrank.py).  The
+        # float32 kernels' rounding (and the ridge floor it needs, 10 l eps32) made the LOO choose another
+        # (sigma, alpha): at X = N(0, 1) of shape (40, 2), predictions 2.1 apart on targets of range 5.3.
+        # Predictions keep X's dtype (predict casts them).  Nystrom inner kernels stay in X's dtype (memory).
+        if X.dtype != np.float64 and FredholmKernel(
+                X, inner=self.inner, sigma=1.0, inner_approximation=self.inner_approximation,
+                n_components=self.n_components).inner_approximation_ == "exact":   # the kernel's own rule
+            X = np.asarray(X, dtype=np.float64)
+        return super()._fit(X, labeled, Y)
+
     def _ridge(self, G, Y):
         if self.alpha is None or is_tuned(self.alpha):
             if is_tuned(self.alpha) and not isinstance(self.alpha, str):
@@ -611,7 +623,9 @@ class FredholmRegressor(RegressorOutputMixin, _Fredholm):
     __doc__ = r"""Fredholm kernel regression (Que, Belkin & Wang, NIPS 2014, Eq. 3, square loss).
 
     ``predict`` returns the floating dtype of its X (float32 points: float32
-    predictions, as the other point regressors; the solves run in float64).
+    predictions, as the other point regressors; the solves run in float64, and
+    with an exact inner kernel the kernels too are built from float64 points,
+    so that float32 points select the parameters of float64 points).
     """ + _FREDHOLM_PARAMS_DOC + r"""
     Attributes
     ----------

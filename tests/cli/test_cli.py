@@ -591,3 +591,62 @@ def test_label_feature_cells_take_plain_decimal_digits_only(cell, tmp_path, caps
     assert code == 2, err
     assert f"non-numeric feature cell {cell!r} in column 'a', line 4" in err, err
     assert len(err.strip().splitlines()) == 1
+
+
+# ---------------------------------------------------------------------------
+# session 13: files without a header row or with another delimiter, usage errors
+# ---------------------------------------------------------------------------
+
+def test_label_file_without_header_row_says_so(tmp_path, capsys):
+    # the first data row taken as the header: "duplicate column name(s) 1 in the header" named no cause
+    dup = tmp_path / "nohead.csv"
+    dup.write_text("1,2,1\n1,3,2\n2,2,\n5,5,1\n")
+    code, out, err = _run(["label", str(dup), "--label-column", "y", "-q"], capsys)
+    assert code == 2 and len(err.strip().splitlines()) == 1, err
+    assert f"{dup}: the first line (1,2,1) looks like data, not a header row" in err
+    assert "add a header row of column names" in err
+    # no repeated value in the first row: the unknown-column message names the same cause
+    distinct = tmp_path / "distinct.csv"
+    distinct.write_text("0.5,2,a\n1,3,b\n2,2,\n")
+    code, out, err = _run(["label", str(distinct), "--label-column", "y", "-q"], capsys)
+    assert code == 2 and len(err.strip().splitlines()) == 1, err
+    assert "unknown column 'y'" in err and "looks like data, not a header row" in err
+    # a real header with a duplicate name keeps the plain message
+    named = tmp_path / "named.csv"
+    named.write_text("a,a,y\n1,3,b\n2,2,\n")
+    code, out, err = _run(["label", str(named), "--label-column", "y", "-q"], capsys)
+    assert code == 2 and "duplicate column name(s) a in the header" in err and "header row" not in err
+
+
+def test_label_space_or_wrong_delimiter_gets_a_hint(tmp_path, capsys):
+    # "unknown column 'y'; the columns are: a b y." gave no hint that the file is space-separated
+    spaces = tmp_path / "spaces.csv"
+    spaces.write_text("a b y\n1 2 1\n1 3 2\n2 2 x\n")
+    code, out, err = _run(["label", str(spaces), "--label-column", "y", "-q"], capsys)
+    assert code == 2 and len(err.strip().splitlines()) == 1, err
+    assert "unknown column 'y'" in err
+    assert "separated by spaces" in err and "commas, tabs or semicolons" in err
+    commas = tmp_path / "commas.tsv"
+    commas.write_text("a,b,y\n1,2,1\n1,3,2\n")
+    code, out, err = _run(["label", str(commas), "--label-column", "y", "-q"], capsys)
+    assert code == 2 and len(err.strip().splitlines()) == 1, err
+    assert "read as tab-separated (.tsv)" in err and "separated by commas" in err and "rename it" in err
+    # a one-column file whose header has no other separator gets no hint
+    single = tmp_path / "single.csv"
+    single.write_text("a\n1\n2\n")
+    code, out, err = _run(["label", str(single), "--label-column", "y", "-q"], capsys)
+    assert code == 2 and "unknown column 'y'" in err and "separated by" not in err
+
+
+def test_missing_command_is_a_one_line_usage_error(capsys):
+    # `graphrkhs` alone printed the 12-line help to stdout and exited 2
+    with pytest.raises(SystemExit) as exc:
+        cli.main([])
+    assert exc.value.code == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    lines = err.strip().splitlines()
+    assert lines[0].startswith("usage: graphrkhs")
+    assert lines[-1] == ("graphrkhs: error: give a command: demo or label "
+                         "(graphrkhs COMMAND -h for its options)")
+    assert [line for line in lines if "error" in line] == [lines[-1]]

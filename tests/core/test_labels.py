@@ -3,7 +3,9 @@
 import numpy as np
 import pytest
 
-from graphrkhs._core.labels import split_classification_labels
+from sklearn.exceptions import DataConversionWarning
+
+from graphrkhs._core.labels import labeled_rows, split_classification_labels, split_regression_targets
 
 
 @pytest.mark.parametrize("y", [["a", 1, None, "a"], np.array(["a", 2.0, np.nan, "a"], dtype=object),
@@ -20,3 +22,106 @@ def test_one_label_type_in_an_object_array_is_encoded():
     assert classes.tolist() == ["a", "b"] and codes.tolist() == [1, 0, -1, 1]
     labeled, classes, codes = split_classification_labels(np.array([2, -1, None, 5], dtype=object), 4)
     assert classes.tolist() == [2, 5] and codes.tolist() == [0, -1, -1, 1]
+
+
+# ---- masked arrays (numpy.ma): a masked entry is a missing label, read as unlabeled ----------------
+
+@pytest.mark.parametrize("data, classes", [([0, 1, 0, 1, 7, 7], [0, 1]),
+                                           (["a", "b", "a", "b", "zz", "zz"], ["a", "b"]),
+                                           ([0.0, 1.0, 0.0, 1.0, 7.0, 7.0], [0.0, 1.0])])
+def test_masked_entries_are_unlabeled(data, classes):
+    # the mask was dropped by np.asarray: the hidden 7 / "zz" became a third class, every row labeled
+    y = np.ma.masked_array(data, mask=[0, 0, 0, 0, 1, 1])
+    labeled, got, codes = split_classification_labels(y, 6)
+    assert labeled.tolist() == [True] * 4 + [False] * 2
+    assert got.tolist() == classes and codes.tolist() == [0, 1, 0, 1, -1, -1]
+    y2, keep = labeled_rows(y, 6)
+    assert keep.tolist() == [True] * 4 + [False] * 2
+
+
+def test_a_masked_infinity_is_no_label_and_no_error():
+    y = np.ma.masked_array([0.0, 1.0, 0.0, np.inf], mask=[0, 0, 0, 1])
+    assert split_classification_labels(y, 4)[0].tolist() == [True, True, True, False]
+    with pytest.raises(ValueError, match="y contains infinity"):     # an unmasked one still is
+        split_classification_labels(np.ma.masked_array([0.0, 1.0, np.inf, 0.0], mask=[0, 0, 0, 1]), 4)
+
+
+def test_masked_column_vector_and_marker_together():
+    y = np.ma.masked_array([[0], [1], [-1], [9]], mask=[[0], [0], [0], [1]])
+    with pytest.warns(DataConversionWarning):
+        labeled, classes, codes = split_classification_labels(y, 4, unlabeled=-1)
+    assert labeled.tolist() == [True, True, False, False] and classes.tolist() == [0, 1]
+
+
+def test_masked_regression_targets_are_unlabeled():
+    y = np.ma.masked_array([1.5, 2.5, 100.0, 3], mask=[0, 0, 1, 0])
+    labeled, values = split_regression_targets(y, 4)
+    assert labeled.tolist() == [True, True, False, True]
+    assert values[labeled].tolist() == [1.5, 2.5, 3.0] and np.isnan(values[2])
+    y = np.ma.masked_array([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]], mask=[[0, 0], [1, 1], [0, 0]])
+    labeled, values = split_regression_targets(y, 3)
+    assert labeled.tolist() == [True, False, True]
+
+
+def test_masked_labels_through_an_estimator():
+    from graphrkhs import LaplacianRegularizationClassifier
+    rng = np.random.default_rng(0)
+    X = np.r_[rng.normal(0, 0.3, (10, 2)), rng.normal(3, 0.3, (10, 2))]
+    truth = np.r_[np.zeros(10, int), np.ones(10, int)]
+    y = np.ma.masked_array(np.full(20, 5), mask=True)
+    y[[0, 1, 10, 11]] = truth[[0, 1, 10, 11]]
+    clf = LaplacianRegularizationClassifier(1.0).fit(X, y)
+    assert clf.classes_.tolist() == [0, 1]
+    assert clf.score(X, np.ma.masked_array(truth, mask=y.mask)) == clf.score(X[~y.mask], truth[~y.mask])
+
+
+# ---- bool and int labels: True == 1 in Python, so they would merge into one class -----------------
+
+@pytest.mark.parametrize("y", [[True, 1, 0, -1], np.array([True, 1, 0, -1], dtype=object),
+                               [True, 2, 0, -1], [False, 0.0, 1.0, None]])
+def test_bool_and_number_labels_mixed_is_a_type_error(y):
+    # [True, 1, 0] as objects gave classes [0, True] (True and 1 one class); as a list numpy made
+    # True the integer 1 without a word
+    with pytest.raises(TypeError, match=r"y mixes boolean and numeric labels"):
+        split_classification_labels(y, 4)
+
+
+def test_bool_labels_with_the_numeric_marker_stay_bool():
+    # a bool label list with -1 for the unlabeled rows: numpy made it int [1, 0, -1] (classes 0, 1)
+    labeled, classes, codes = split_classification_labels([True, False, -1, True], 4)
+    assert labeled.tolist() == [True, True, False, True]
+    assert classes.tolist() == [False, True] and codes.tolist() == [1, 0, -1, 1]
+    assert all(type(c) is bool for c in classes.tolist())
+
+
+@pytest.mark.parametrize("y", [[False, False, -1, -1, True, True], np.array([False, False, None, np.nan, True, True],
+                                                                            dtype=object)])
+def test_boolean_labels_with_unlabeled_rows_fit_and_score(y):
+    # an object array of booleans was encoded as object classes, which scikit-learn's metrics call
+    # "unknown": score raised "Classification metrics can't handle a mix of binary and unknown targets"
+    from graphrkhs import LaplacianRegularizationClassifier
+    X = np.array([[0.0], [0.1], [0.2], [3.0], [3.1], [3.2]])
+    clf = LaplacianRegularizationClassifier(1.0, n_neighbors=2).fit(X, y)
+    assert clf.classes_.dtype == bool and clf.classes_.tolist() == [False, True]
+    assert clf.predict(X).tolist() == [False, False, False, True, True, True]
+    assert clf.score(X, y) == 1.0
+
+
+def test_a_boolean_or_bytes_marker_on_string_labels():
+    # unlabeled=True matched the class "1" (its text "1") and dropped it; unlabeled=b"x" raised
+    # "could not convert string to float: b'x'"
+    labeled, classes, codes = split_classification_labels(np.array(["0", "1", "1", "2"]), 4, unlabeled=True)
+    assert labeled.all() and classes.tolist() == ["0", "1", "2"]
+    labeled, classes, codes = split_classification_labels(np.array(["a", "b", "x", "a"]), 4, unlabeled=b"x")
+    assert labeled.tolist() == [True, True, False, True] and classes.tolist() == ["a", "b"]
+    labeled, classes, codes = split_classification_labels(np.array(["a", "b", "-1", "a"]), 4, unlabeled=-1)
+    assert labeled.tolist() == [True, True, False, True]
+
+
+def test_complex_targets_and_labels_are_a_type_error_naming_y():
+    # regression: [1+2j, 2, 3] was fitted as [1, 2, 3] with only a ComplexWarning; classification
+    # raised scikit-learn's multi-line "Complex data not supported" naming no argument
+    with pytest.raises(TypeError, match=r"y must be a real numeric array; got complex dtype complex128.*y\.real"):
+        split_regression_targets(np.array([1 + 2j, 2, 3]), 3)
+    with pytest.raises(TypeError, match=r"y must be a real numeric array; got complex dtype complex128"):
+        split_classification_labels(np.array([1 + 0j, 2, -1, 1]), 4)

@@ -233,3 +233,24 @@ def test_mpi_a_failure_in_one_ranks_cells_or_in_the_fit_raises_on_every_rank(clo
     monkeypatch.setattr(knn_module, "fit_cells", failing_fit)
     with pytest.raises(RuntimeError, match="k-means failed"):
         distributed_knn_graph(cloud3, 5, executor="mpi", random_state=0)
+
+
+@pytest.mark.parametrize("executor", ["serial", "mpi"])
+def test_tiny_sigma_warns_as_knn_graph_once_at_the_callers_line(executor):
+    # knn_graph's GraphWarning for a sigma that underflows every edge of a node pointed at the user's line;
+    # distributed_knn_graph's (the same text, through graph_from_neighbors) pointed at
+    # graphrkhs/distributed/_knn.py, a line of library code.  On MPI every rank warns once.
+    import warnings
+
+    from graphrkhs import GraphWarning
+
+    X = np.random.default_rng(1).normal(size=(60, 2))
+    with warnings.catch_warnings(record=True) as serial:
+        warnings.simplefilter("always")
+        knn_graph(X, 5, sigma=1e-3)
+    with warnings.catch_warnings(record=True) as dist:
+        warnings.simplefilter("always")
+        W, _ = distributed_knn_graph(X, 5, sigma=1e-3, n_cells=3, executor=executor, random_state=0)
+    assert [(w.category, str(w.message)) for w in dist] == [(GraphWarning, str(serial[0].message))]
+    assert "of 60 nodes lost every edge" in str(dist[0].message) and "sigma = 0.001" in str(dist[0].message)
+    assert dist[0].filename == __file__
