@@ -315,15 +315,13 @@ def _fixed_sizes(class_priors, n, labeled_counts, k):
 
 
 def _check_sizes_hold_the_labels(b, n, counts, solver):
-    """Warn when the class sizes n b (largest remainders) are below the labeled counts (Poisson MBO
-    moves labeled nodes out of the class, volume MBO and CutSSL keep them and the class outgrows n b_c)."""
-    fixed = solver != "poisson_mbo"
+    """Warn when the class sizes n b (largest remainders) are below the labeled counts (the MBO solvers
+    keep the labeled nodes, and the class outgrows n b_c)."""
     sizes = class_sizes(b, n)
     short = np.flatnonzero(sizes < counts)
     if short.size:
         c = int(short[0])
-        what = ("keeps them, so the class gets more nodes than that" if fixed else
-                "moves some of them to other classes")
+        what = "keeps them, so the class gets more nodes than that"
         warn(f"class_priors gives class {c} {int(sizes[c])} of the {n} node(s) (n b_c, rounded), fewer than its "
              f"{int(counts[c])} labeled node(s); {solver} {what}. Raise its "
              "proportion to at least the labeled count over n.", GraphRKHSWarning, stacklevel=4)
@@ -377,8 +375,10 @@ def poisson_mbo(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_priors: O
     assignment with sizes :math:`n b_c` that maximizes :math:`\sum_i U_{i,c(i)}`
     (:func:`size_constrained_assignment`; the paper, and GraphLearning, find
     multiplicative class weights by gradient steps until the sizes match to a
-    tolerance -- here the sizes are met exactly).  Stops early at a fixed point
-    (no label changes in a round).
+    tolerance -- here the sizes are met exactly).  Labeled nodes keep their
+    classes (as in :func:`volume_mbo` and :func:`cut_ssl`): the projection
+    labels the other reached nodes, with the sizes that make all of them follow
+    the priors.  Stops early at a fixed point (no label changes in a round).
 
     Parameters
     ----------
@@ -415,7 +415,8 @@ def poisson_mbo(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_priors: O
         projection's labels exactly (where no prices separate them, e.g. at
         tied rows, the assigned entry is raised to just above the row's
         maximum: at most the auction's :math:`\varepsilon`); class sizes
-        :math:`n' b_c` up to rounding, :math:`n'` the nodes some label reaches.
+        :math:`n' b_c` up to rounding, :math:`n'` the nodes some label reaches;
+        labeled nodes carry their one-hot class plus the largest score.
         Nodes of components without labels are not projected (nothing informs
         them): their rows are the priors b (:class:`~graphrkhs.GraphWarning`).
 
@@ -444,9 +445,17 @@ def poisson_mbo(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_priors: O
         force = (mu * tau) * source
         # the sizes are those of the nodes some label reaches: components without labels carry no
         # information (their rows would be assigned at random and take the reached nodes' places)
-        _check_sizes_hold_the_labels(b, reach.size, np.bincount(codes, minlength=k), "poisson_mbo")
-        sizes = class_sizes(b, reach.size)
+        # labeled nodes keep their classes (as in volume_mbo and cut_ssl): the projection sizes the other
+        # reached nodes so that all of them follow the priors (projected with the labeled nodes, priors
+        # (0.9, 0.05, 0.05) at 3 labels a class moved 2 of the 9 labeled nodes out of their classes)
+        counts = np.bincount(codes, minlength=k)
+        _check_sizes_hold_the_labels(b, reach.size, counts, "poisson_mbo")
+        sizes = _fixed_sizes(b, reach.size, counts, k)
+        free = ~orphan
+        free[S] = False
+        reach = np.flatnonzero(free)
         labels = F0.argmax(axis=1)
+        labels[S] = codes
         changed, converged = [], False
         with progress_bar(total=max_iter, desc="Poisson MBO", unit="round") as bar:
             for _ in range(max_iter):
@@ -466,6 +475,9 @@ def poisson_mbo(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_priors: O
         # tied rows (no prices separate them): their argmax put them all in one class (sizes [5, 1] for
         # [3, 3] on the complete graph K_6 with two labels)
         F[reach] = _argmax_is(F[reach], labels[reach])
+        low, top = F.min(), F.max()        # labeled nodes: their one-hot class above every score
+        F[S] = low - 1.0
+        F[S, codes] = top + 1.0
         F[orphan] = b
         info = {"n_iter": len(changed), "changed": changed, "converged": converged}
         return (F, info) if return_info else F
