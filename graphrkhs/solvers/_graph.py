@@ -482,6 +482,8 @@ def poisson_learning(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_prio
     n = W.shape[0]
     m = Y2.shape[1]
     if class_priors is not None:
+        if np.asarray(class_priors).dtype.kind not in "fiu":     # "0.5" and True parsed as numbers
+            raise TypeError(f"class_priors must be {m} real numbers (one per column of Y); got {class_priors!r}.")
         class_priors = np.asarray(class_priors, dtype=np.float64)
         if class_priors.shape != (m,) or not np.isfinite(class_priors).all() or (class_priors < 0).any():
             raise ValueError(f"class_priors must be {m} non-negative finite numbers (one per column of Y); "

@@ -475,3 +475,19 @@ def test_priors_far_from_the_labeled_proportions_never_relabel_the_labeled_nodes
     np.testing.assert_array_equal(est.transduction_[labeled], yy[labeled])
     np.testing.assert_array_equal(est.predict(X[labeled]), yy[labeled])
     np.testing.assert_array_equal(est.label_distributions_[labeled].argmax(axis=1), yy[labeled])
+
+
+@pytest.mark.parametrize("bad", ["0.5,0.5", ["0.5", "0.5"], np.array(["0.5", "0.5"]), [b"0.5", b"0.5"],
+                                 [True, False]])
+def test_class_priors_of_strings_or_booleans_raise_a_type_error_naming_class_priors(bad):
+    # ["0.5", "0.5"] (and bytes, and booleans) were parsed as the proportions (0.5, 0.5) by
+    # check_class_priors and by poisson_learning
+    from graphrkhs._core.validation import check_class_priors
+    with pytest.raises(TypeError, match="class_priors must be an array of 2 class proportions"):
+        check_class_priors(bad, 2)
+    W = np.diag(np.ones(5), 1)
+    W = W + W.T
+    with pytest.raises(TypeError, match="class_priors must be"):
+        g.poisson_learning(W, [0, 5], np.eye(2), class_priors=bad)
+    with pytest.raises(TypeError, match="class_priors must be"):
+        g.PoissonLearningClassifier(graph="precomputed", class_priors=bad).fit(W, np.array([0, -1, -1, -1, -1, 1]))
