@@ -405,7 +405,8 @@ def poisson_mbo(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_priors: O
         Progress bar of the rounds.
     return_info : bool, default=False
         Also return a dict: ``n_iter`` (rounds run), ``changed`` (labels changed
-        by each round's projection), ``converged`` (a fixed point was reached).
+        by each round's projection), ``converged`` (a fixed point was reached;
+        a :class:`~graphrkhs.ConvergenceWarning` when not).
 
     Returns
     -------
@@ -471,6 +472,9 @@ def poisson_mbo(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_priors: O
                 if n_changed == 0:
                     converged = True
                     break
+        if not converged:
+            warn(f"poisson_mbo: labels still changed in round {max_iter} ({changed[-1]} node(s)); raise max_iter.",
+                 ConvergenceWarning)
         F = U - prices
         # tied rows (no prices separate them): their argmax put them all in one class (sizes [5, 1] for
         # [3, 3] on the complete graph K_6 with two labels)

@@ -485,3 +485,19 @@ def test_cut_ssl_warns_when_the_admm_stops_short_and_not_when_it_converges():
     with pytest.warns(g.ConvergenceWarning, match="labels unchanged for the last"):
         _, info = g.cut_ssl(W, labeled, Y, max_iter=10, patience=50, tol=1.0, return_info=True)
     assert not info["converged"]
+
+
+def test_poisson_mbo_warns_when_it_ends_unsettled_and_not_when_it_settles():
+    # three blobs, one label each: the first projection moves 19 nodes, the second none; with max_iter=1
+    # poisson_mbo returned the unsettled labels without a word (volume_mbo and cut_ssl warn)
+    from sklearn.datasets import make_blobs
+    X, y = make_blobs(60, centers=3, random_state=0)
+    W = g.knn_graph(X, 6)
+    Y = np.eye(3)[y[:3]]
+    with pytest.warns(g.ConvergenceWarning, match=r"poisson_mbo: labels still changed in round 1 \(19 node"):
+        _, info = poisson_mbo(W, [0, 1, 2], Y, max_iter=1, return_info=True)
+    assert info["changed"] == [19] and not info["converged"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", g.ConvergenceWarning)
+        _, info = poisson_mbo(W, [0, 1, 2], Y, max_iter=2, return_info=True)
+    assert info["changed"] == [19, 0] and info["converged"]
