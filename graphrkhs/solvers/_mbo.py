@@ -303,6 +303,23 @@ def _argmax_is(V, labels):
     return V
 
 
+def _keep_on_tie(V, prev, new, sizes):
+    """``prev`` when it has the class ``sizes`` and scores as much as the projection's labeling ``new``
+    on the scores V (up to the auction's tolerance), else ``new``.
+
+    Exactly tied rows (identical nodes) are assigned arbitrarily by the auction: on the complete graph
+    K_8 with two labels the 6 unlabeled nodes swapped classes every round, and the MBO never reached a
+    fixed point.  An equally good previous labeling is kept, so the iteration settles.
+    """
+    if np.array_equal(prev, new) or not np.array_equal(np.bincount(prev, minlength=sizes.size), sizes):
+        return new
+    rows = np.arange(V.shape[0])
+    gain = float(V[rows, new].sum() - V[rows, prev].sum())
+    # the auction is optimal within n eps (eps = 1e-10 of the score range), the sums within their rounding
+    slack = V.shape[0] * (1e-10 * float(V.max() - V.min()) + 8 * np.finfo(np.float64).eps * float(np.abs(V).max()))
+    return prev if gain <= slack else new
+
+
 def _fixed_sizes(class_priors, n, labeled_counts, k):
     """Sizes of the unlabeled nodes' classes so that all n nodes follow the priors (largest remainders),
     given the labeled nodes' class counts."""
@@ -378,7 +395,9 @@ def poisson_mbo(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_priors: O
     tolerance -- here the sizes are met exactly).  Labeled nodes keep their
     classes (as in :func:`volume_mbo` and :func:`cut_ssl`): the projection
     labels the other reached nodes, with the sizes that make all of them follow
-    the priors.  Stops early at a fixed point (no label changes in a round).
+    the priors.  Stops early at a fixed point (no label changes in a round;
+    where the previous labels score as much as the projection's, exact ties,
+    they are kept).
 
     Parameters
     ----------
@@ -465,6 +484,7 @@ def poisson_mbo(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_priors: O
                 for _ in range(n_inner):
                     U = P @ U + force
                 new, prices = size_constrained_assignment(U[reach], sizes)
+                new = _keep_on_tie(U[reach], labels[reach], new, sizes)
                 n_changed = int((new != labels[reach]).sum())
                 changed.append(n_changed)
                 labels[reach] = new
@@ -502,7 +522,8 @@ def volume_mbo(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_priors: Op
     (the hard fidelity of the semi-supervised version).  Start: the labeled
     indicators, diffused until they reach the graph (up to ``n`` steps), then
     assigned (or the assignment of ``init``).  Stops at a fixed point (no
-    unlabeled label changes) or after ``max_iter`` rounds.  This is their scheme with fixed volumes
+    unlabeled label changes; where the previous labels score as much as the
+    assignment's, exact ties, they are kept) or after ``max_iter`` rounds.  This is their scheme with fixed volumes
     (GraphLearning's ``volume_mbo`` with ``volume_constraint=1``); their
     bounds-on-volumes variant is not offered.
 
@@ -602,6 +623,7 @@ def volume_mbo(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_priors: Op
                 for _ in range(n_inner):
                     U = P @ U
                 new, prices = size_constrained_assignment(U[free_idx], sizes)
+                new = _keep_on_tie(U[free_idx], labels[free_idx], new, sizes)
                 n_changed = int((new != labels[free_idx]).sum())
                 changed.append(n_changed)
                 labels[free_idx] = new

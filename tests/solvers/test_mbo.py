@@ -501,3 +501,18 @@ def test_poisson_mbo_warns_when_it_ends_unsettled_and_not_when_it_settles():
         warnings.simplefilter("error", g.ConvergenceWarning)
         _, info = poisson_mbo(W, [0, 1, 2], Y, max_iter=2, return_info=True)
     assert info["changed"] == [19, 0] and info["converged"]
+
+
+@pytest.mark.parametrize("solver", [poisson_mbo, volume_mbo])
+def test_mbo_exactly_tied_nodes_keep_their_class_and_the_iteration_settles(solver):
+    # the complete graph K_8 with two labels: the 6 unlabeled nodes tie exactly, and the projection moved
+    # all 6 every round (changed = [6, 6, ...], no fixed point, a ConvergenceWarning after max_iter)
+    n = 8
+    W = np.ones((n, n)) - np.eye(n)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", g.ConvergenceWarning)
+        F, info = solver(W, [0, 1], np.eye(2), class_priors=[0.5, 0.5], return_info=True)
+    assert info["converged"] and info["changed"][-1] == 0 and info["n_iter"] <= 2
+    labels = F.argmax(axis=1)
+    np.testing.assert_array_equal(np.bincount(labels, minlength=2), [4, 4])
+    np.testing.assert_array_equal(labels[:2], [0, 1])
