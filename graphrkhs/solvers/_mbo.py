@@ -344,6 +344,15 @@ def _check_sizes_hold_the_labels(b, n, counts, solver):
              "proportion to at least the labeled count over n.", GraphRKHSWarning, stacklevel=4)
 
 
+def _in_dtype(F, dtype):
+    """F in the dtype of the input Y (as every transductive solver returns), each row's argmax kept:
+    float32 rounding merged scores that the class prices (or a nextafter) had just separated."""
+    if F.dtype == dtype:
+        return F
+    labels = F.argmax(axis=1)
+    return _argmax_is(F.astype(dtype), labels)
+
+
 def _mbo_setup(W, labeled, Y, class_priors):
     W, S, Y2, was_1d, out_dtype = labeled_graph_problem(W, labeled, Y)
     n, k = W.shape[0], Y2.shape[1]
@@ -368,7 +377,7 @@ def _mbo_setup(W, labeled, Y, class_priors):
     W = sp.csr_array(W)
     W.setdiag(0)
     W.eliminate_zeros()
-    return W, S, Y2, codes, b, n, k
+    return W, S, Y2, codes, b, n, k, out_dtype
 
 
 def poisson_mbo(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_priors: Optional[ArrayLike] = None,
@@ -430,6 +439,7 @@ def poisson_mbo(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_priors: O
     Returns
     -------
     F : ndarray of shape (n, k)
+        (float32 for float32 ``Y``, else float64, as :func:`harmonic_solution`.)
         The last diffused :math:`U` shifted by minus the class prices of its
         projection: :math:`\arg\max` of a row is the node's class, the
         projection's labels exactly (where no prices separate them, e.g. at
@@ -453,7 +463,7 @@ def poisson_mbo(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_priors: O
         mu = check_scalar(mu, "mu", low=0, low_inclusive=False)
         n_inner = check_scalar(n_inner, "n_inner", kind="int", low=1)
         max_iter = check_scalar(max_iter, "max_iter", kind="int", low=1)
-        W, S, Y2, codes, b, n, k = _mbo_setup(W, labeled, Y, class_priors)
+        W, S, Y2, codes, b, n, k, out_dtype = _mbo_setup(W, labeled, Y, class_priors)
         F0 = poisson_learning(W, S, Y2, tol=tol, preconditioner=preconditioner)   # warns of label-free nodes
         orphan = label_free_mask(W, S)
         reach = np.flatnonzero(~orphan)
@@ -504,6 +514,7 @@ def poisson_mbo(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_priors: O
         F[S, codes] = top + 1.0
         F[orphan] = b
         info = {"n_iter": len(changed), "changed": changed, "converged": converged}
+        F = _in_dtype(F, out_dtype)
         return (F, info) if return_info else F
 
 
@@ -568,6 +579,7 @@ def volume_mbo(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_priors: Op
     Returns
     -------
     F : ndarray of shape (n, k)
+        (float32 for float32 ``Y``, else float64, as :func:`harmonic_solution`.)
         The last diffused :math:`U` minus the class prices (argmax is the
         assigned class; tied rows as in :func:`poisson_mbo`); labeled nodes carry
         their one-hot class plus the largest score (argmax is the class).  The
@@ -586,7 +598,7 @@ def volume_mbo(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_priors: Op
     with verbosity(verbose):
         n_inner = check_scalar(n_inner, "n_inner", kind="int", low=1)
         max_iter = check_scalar(max_iter, "max_iter", kind="int", low=1)
-        W, S, Y2, codes, b, n, k = _mbo_setup(W, labeled, Y, class_priors)
+        W, S, Y2, codes, b, n, k, out_dtype = _mbo_setup(W, labeled, Y, class_priors)
         if init is not None:
             init = check_matrix(init, "init", dtype=np.float64)
             if init.shape != (n, k):
@@ -641,6 +653,7 @@ def volume_mbo(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_priors: Op
         F[S, codes] = top + 1.0
         F[orphan] = b
         info = {"n_iter": len(changed), "changed": changed, "converged": converged}
+        F = _in_dtype(F, out_dtype)
         return (F, info) if return_info else F
 
 
@@ -779,6 +792,7 @@ def cut_ssl(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_priors: Optio
     Returns
     -------
     F : ndarray of shape (n, k)
+        (float32 for float32 ``Y``, else float64, as :func:`harmonic_solution`.)
         On the unlabeled nodes :math:`Z`, or with ``exact_sizes`` :math:`Z`
         minus the class prices of the assignment plus its one-hot labels (so
         the argmax of a row is its assigned class also where rows of Z tie); on the labeled nodes their one-hot
@@ -799,7 +813,7 @@ def cut_ssl(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_priors: Optio
         tol = check_scalar(tol, "tol", low=0, low_inclusive=False)
         patience = check_scalar(patience, "patience", kind="int", low=1)
         cg_tol = check_scalar(cg_tol, "cg_tol", low=0, low_inclusive=False)
-        W, S, Y2, codes, b, n, k = _mbo_setup(W, labeled, Y, class_priors)
+        W, S, Y2, codes, b, n, k, out_dtype = _mbo_setup(W, labeled, Y, class_priors)
         F = np.zeros((n, k))
         orphan = _orphans(W, S, Y2, F)
         free = ~orphan
@@ -812,6 +826,7 @@ def cut_ssl(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_priors: Optio
         F[orphan] = b
         info = {"n_iter": [], "integral": 1.0, "primal_residual": 0.0, "converged": True}
         if idx.size == 0:
+            F = _in_dtype(F, out_dtype)
             return (F, info) if return_info else F
         u = idx.size
         W_rows = W[idx]
@@ -874,4 +889,5 @@ def cut_ssl(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_priors: Optio
             Z = Z - prices
             Z[np.arange(u), assigned] += 1.0
         F[idx] = Z
+        F = _in_dtype(F, out_dtype)
         return (F, info) if return_info else F

@@ -516,3 +516,19 @@ def test_mbo_exactly_tied_nodes_keep_their_class_and_the_iteration_settles(solve
     labels = F.argmax(axis=1)
     np.testing.assert_array_equal(np.bincount(labels, minlength=2), [4, 4])
     np.testing.assert_array_equal(labels[:2], [0, 1])
+
+
+@pytest.mark.parametrize("solver", [poisson_mbo, volume_mbo, g.cut_ssl])
+def test_mbo_scores_keep_the_float32_dtype_of_the_targets_and_their_labels(solver):
+    # float32 targets gave float64 scores (harmonic_solution and poisson_learning return float32)
+    W, _ = _two_cliques(5, 5, bridge=1.0)
+    W = np.c_[np.r_[W, np.zeros((2, 10))], np.zeros((12, 2))]      # + 2 nodes no label reaches
+    W[10, 11] = W[11, 10] = 1.0
+    labeled, b = [0, 1, 9], [0.5, 0.5]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        F64 = solver(W, labeled, np.eye(2)[[0, 0, 1]], class_priors=b)
+        F32 = solver(W.astype(np.float32), labeled, np.eye(2, dtype=np.float32)[[0, 0, 1]], class_priors=b)
+    assert F64.dtype == np.float64 and F32.dtype == np.float32
+    np.testing.assert_array_equal(F32.argmax(axis=1), F64.argmax(axis=1))
+    np.testing.assert_allclose(F32, F64, rtol=1e-5, atol=1e-6)
