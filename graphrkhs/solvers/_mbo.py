@@ -31,7 +31,7 @@ from .._core.types import ArrayLike, GraphLike, Indices
 from .._core.validation import (ConvergenceWarning, GraphRKHSWarning, check_class_priors, check_matrix,
                                 check_scalar, warn)
 from ..graphs import laplacian as graph_laplacian
-from ._common import labeled_graph_problem
+from ._common import check_normal_degrees, labeled_graph_problem
 from ._graph import poisson_learning
 
 __all__ = ["size_constrained_assignment", "class_sizes", "poisson_mbo", "volume_mbo", "cut_ssl"]
@@ -353,7 +353,7 @@ def _in_dtype(F, dtype):
     return _argmax_is(F.astype(dtype), labels)
 
 
-def _mbo_setup(W, labeled, Y, class_priors):
+def _mbo_setup(W, labeled, Y, class_priors, solver):
     W, S, Y2, was_1d, out_dtype = labeled_graph_problem(W, labeled, Y)
     n, k = W.shape[0], Y2.shape[1]
     if S.size == 0:
@@ -377,6 +377,7 @@ def _mbo_setup(W, labeled, Y, class_priors):
     W = sp.csr_array(W)
     W.setdiag(0)
     W.eliminate_zeros()
+    check_normal_degrees(W, solver)
     return W, S, Y2, codes, b, n, k, out_dtype
 
 
@@ -463,7 +464,7 @@ def poisson_mbo(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_priors: O
         mu = check_scalar(mu, "mu", low=0, low_inclusive=False)
         n_inner = check_scalar(n_inner, "n_inner", kind="int", low=1)
         max_iter = check_scalar(max_iter, "max_iter", kind="int", low=1)
-        W, S, Y2, codes, b, n, k, out_dtype = _mbo_setup(W, labeled, Y, class_priors)
+        W, S, Y2, codes, b, n, k, out_dtype = _mbo_setup(W, labeled, Y, class_priors, "poisson_mbo")
         F0 = poisson_learning(W, S, Y2, tol=tol, preconditioner=preconditioner)   # warns of label-free nodes
         orphan = label_free_mask(W, S)
         reach = np.flatnonzero(~orphan)
@@ -598,7 +599,7 @@ def volume_mbo(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_priors: Op
     with verbosity(verbose):
         n_inner = check_scalar(n_inner, "n_inner", kind="int", low=1)
         max_iter = check_scalar(max_iter, "max_iter", kind="int", low=1)
-        W, S, Y2, codes, b, n, k, out_dtype = _mbo_setup(W, labeled, Y, class_priors)
+        W, S, Y2, codes, b, n, k, out_dtype = _mbo_setup(W, labeled, Y, class_priors, "volume_mbo")
         if init is not None:
             init = check_matrix(init, "init", dtype=np.float64)
             if init.shape != (n, k):
@@ -813,7 +814,7 @@ def cut_ssl(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_priors: Optio
         tol = check_scalar(tol, "tol", low=0, low_inclusive=False)
         patience = check_scalar(patience, "patience", kind="int", low=1)
         cg_tol = check_scalar(cg_tol, "cg_tol", low=0, low_inclusive=False)
-        W, S, Y2, codes, b, n, k, out_dtype = _mbo_setup(W, labeled, Y, class_priors)
+        W, S, Y2, codes, b, n, k, out_dtype = _mbo_setup(W, labeled, Y, class_priors, "cut_ssl")
         F = np.zeros((n, k))
         orphan = _orphans(W, S, Y2, F)
         free = ~orphan

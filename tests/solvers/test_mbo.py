@@ -532,3 +532,17 @@ def test_mbo_scores_keep_the_float32_dtype_of_the_targets_and_their_labels(solve
     assert F64.dtype == np.float64 and F32.dtype == np.float32
     np.testing.assert_array_equal(F32.argmax(axis=1), F64.argmax(axis=1))
     np.testing.assert_allclose(F32, F64, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("solver", [poisson_mbo, volume_mbo, g.cut_ssl, g.poisson_learning])
+def test_subnormal_edge_weights_raise_naming_W_and_the_fix(solver):
+    # a path with weights 1e-310 (every degree subnormal): poisson_mbo / poisson_learning raised a
+    # LinAlgError about the "Laplacian system", volume_mbo "S must be finite", cut_ssl "M contains NaN"
+    W = np.diag(np.ones(5), 1)
+    W = (W + W.T) * 1e-310
+    with pytest.raises(ValueError, match=r"W's edge weights are subnormal.*" + solver.__name__ +
+                       r".*Multiply W by a positive constant, e.g. W / W.max\(\)"):
+        solver(W, [0, 5], np.eye(2), class_priors=[0.5, 0.5])
+    # scaled up they give the labels of the path
+    F = solver(W / W.max(), [0, 5], np.eye(2), class_priors=[0.5, 0.5])
+    np.testing.assert_array_equal(F.argmax(axis=1), [0, 0, 0, 1, 1, 1])
