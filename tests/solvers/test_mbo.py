@@ -546,3 +546,25 @@ def test_subnormal_edge_weights_raise_naming_W_and_the_fix(solver):
     # scaled up they give the labels of the path
     F = solver(W / W.max(), [0, 5], np.eye(2), class_priors=[0.5, 0.5])
     np.testing.assert_array_equal(F.argmax(axis=1), [0, 0, 0, 1, 1, 1])
+
+
+def _interleaved_cliques(m=6, across=0.3):
+    """Two dense classes of m nodes, interleaved (node i in class i % 2): weights 1 within, ``across`` between."""
+    y = np.tile([0, 1], m)
+    W = np.where(y[:, None] == y[None], 1.0, across)
+    np.fill_diagonal(W, 0.0)
+    return W, y
+
+
+def test_volume_mbo_warns_when_the_diffusion_fully_mixes_a_small_dense_graph():
+    # 12 dense nodes: the slowest mode of I - tau L decays by 0.7 a step, so n_inner=100 left the
+    # diffused indicators constant to 1.1e-16 with no word about the diffusion time: the assignment
+    # followed rounding (before the keep-on-tie rule 10 of 12 right, labels still changing at round 100;
+    # with it every round keeps the start's labels: the MBO rounds do no work)
+    W, y = _interleaved_cliques()
+    with pytest.warns(g.GraphRKHSWarning, match=r"n_inner=100.*lower n_inner"):
+        volume_mbo(W, [0, 1], np.eye(2))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        F = volume_mbo(W, [0, 1], np.eye(2), n_inner=5)       # spread 0.023: no warning, the classes
+    np.testing.assert_array_equal(F.argmax(axis=1), y)
