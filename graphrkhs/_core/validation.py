@@ -571,9 +571,13 @@ def check_csr_structure(A, name="A", n_cols=None):
 
 
 def check_class_priors(class_priors, k):
-    """``class_priors`` as a float64 array of k non-negative proportions summing to 1 (ValueError otherwise)."""
+    """``class_priors`` as a float64 array of k non-negative proportions summing to 1 (ValueError otherwise;
+    TypeError for anything but real numbers: strings such as ``["0.5", "0.5"]`` or booleans)."""
     try:
-        b = np.asarray(class_priors, dtype=np.float64)
+        raw = np.asarray(class_priors)
+        if raw.dtype.kind not in "fiu":      # numpy parsed "0.5" and True as numbers
+            raise TypeError
+        b = raw.astype(np.float64)
     except (TypeError, ValueError):
         raise TypeError(f"class_priors must be an array of {k} class proportions; got {class_priors!r}.") from None
     if b.shape != (k,):

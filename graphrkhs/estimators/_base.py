@@ -229,6 +229,7 @@ class ClassifierOutputMixin(ClassifierMixin):
         Y = one_hot(codes[labeled], k)
         self.class_prior_ = Y.mean(axis=0)
         self._fit_labeled = labeled
+        self._fit_codes = codes
         self.class_scale_ = self.class_offset_ = None
         if self._target_coding == "pm1":
             Y = 2.0 * Y - 1.0

@@ -120,7 +120,7 @@ class VolumeMBOClassifier(_TransductiveClassifier):
     """ + _SIZES_DOC + r"""
     n_inner : int, default=100
         Heat steps per round (the diffusion time; see :func:`~graphrkhs.solvers.volume_mbo`
-        for how it was chosen).
+        for how it was chosen, and for the warning when it mixes a small dense graph).
     max_iter : int, default=100
         Rounds; stops earlier at a fixed point (a ``ConvergenceWarning`` otherwise).
     """ + _GRAPH_DOC + r"""

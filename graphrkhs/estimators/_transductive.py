@@ -25,10 +25,15 @@ entry per node: ``unlabeled`` (default -1, scikit-learn's convention; class
 labels may be any hashable values) marks an unlabeled node for classifiers,
 NaN for regressors.  Fitted attributes: ``transduction_`` (the label/value of
 every node), ``scores_`` (the method's per-class scores of every node: the
-harmonic/Tikhonov label distribution, Poisson's signed potentials, ...),
+harmonic/Tikhonov label distribution, Poisson's signed potentials, ...;
+the method's own, ``class_priors`` act on the decision only),
 ``label_distributions_`` (``predict_proba`` of every node, as in
 :class:`sklearn.semi_supervised.LabelSpreading`: rows non-negative, summing
-to 1), ``classes_``, ``n_features_in_``.
+to 1), ``classes_``, ``n_features_in_``.  A labeled node keeps its label in
+``transduction_``, ``label_distributions_`` and ``predict`` whatever the class
+priors or normalization (where the class prices of the priors, fitted on the
+unlabeled nodes, would move it, its label's score is raised to just above its
+largest class score in the decision; ``scores_`` is left as the method's).
 
 ``predict(X_new)``, the out-of-sample rule: a new point gets the average of
 the scores of its ``n_neighbors`` nearest fitted points, weighted by
@@ -225,7 +230,9 @@ class _TransductiveClassifier(ClassifierOutputMixin, _GraphLearner):
     def _store(self, F, orphan):
         self.scores_ = F
         self._fit_class_normalization(F, exclude=orphan)   # class priors / normalization (_base)
-        S = self._class_scores(F)
+        # the decision's scores: scores_ with the labeled rows kept on their labels
+        self._decision_scores = self._keep_the_labels(F)
+        S = self._class_scores(self._decision_scores)
         P = self._proba_of_scores(S)
         P[orphan] = self._prior_distribution()     # no label reaches these nodes: the class prior, exactly
         self._orphan_nodes = orphan
@@ -236,8 +243,43 @@ class _TransductiveClassifier(ClassifierOutputMixin, _GraphLearner):
         codes[orphan] = np.argmax(self._prior_distribution())
         self.transduction_ = self.classes_[codes]
 
+    def _keep_the_labels(self, F):
+        """F with the label's score of every labeled row whose class score is not its label's raised
+        to just above the row's largest class score (after the class normalization).
+
+        The class prices of ``class_priors`` (and the per-class scaling of a normalization) are shifts
+        of whole columns, sized on the unlabeled rows: far from the labeled proportions they moved
+        labeled nodes (Poisson learning, priors (0.9, 0.05, 0.05), 3 labels a class: 3 of the 9).
+        A labeled node keeps its label in transduction; only rows that disagree are touched.
+        """
+        labeled = np.flatnonzero(np.asarray(self._fit_labeled, dtype=bool))
+        if labeled.size == 0 or self._proba == "distribution":   # a distribution of Y on the labeled rows
+            return F
+        own = self._fit_codes[labeled]
+        S = self._class_scores(F[labeled])
+        off = S.argmax(axis=1) != own
+        if not off.any():
+            return F
+        F = np.array(F, copy=True)
+        a = self.class_scale_ if self.class_scale_ is not None else np.ones(self.classes_.size)
+        t = self.class_offset_ if self.class_offset_ is not None else np.zeros(self.classes_.size)
+        rows, cls = labeled[off], own[off]
+        top = S[off].max(axis=1)
+        # a_c = 0 (a class without mass on the reference rows): its column is the constant t_c, raise nothing
+        scale = np.where(a[cls] > 0, a[cls], 1.0)
+        target = np.where(a[cls] > 0, (top - t[cls]) / scale, np.asarray(F[rows, cls], dtype=np.float64))
+        step = np.maximum(np.abs(target), 1.0) * 4 * np.finfo(F.dtype).eps
+        todo = np.ones(rows.size, dtype=bool)
+        for _ in range(60):
+            F[rows[todo], cls[todo]] = target[todo] + step[todo]
+            todo &= self._class_scores(F[rows]).argmax(axis=1) != cls
+            if not todo.any():
+                break
+            step *= 2.0
+        return F
+
     def _fitted_scores(self):
-        return self.scores_
+        return self._decision_scores
 
     def predict_proba(self, X: ArrayLike) -> np.ndarray:
         """Class probabilities of shape (n, n_classes), rows non-negative and summing to 1

@@ -22,3 +22,17 @@ def labeled_graph_problem(W, labeled, Y, cut_weak=False):
     if cut_weak:
         W = cut_weak_links(W, stacklevel=5)
     return W, S, Y2, was_1d, out_dtype
+
+
+def check_normal_degrees(W, solver):
+    """ValueError naming W when every degree of W is subnormal (below float64's smallest normal number,
+    2.2e-308): the reciprocal of the largest degree (a heat step, a Jacobi preconditioner) overflows,
+    and the Laplacian systems are singular to working precision.  The solvers that call this do not
+    depend on the scale of W (up to their documented parameters), so the fix is to scale W up."""
+    if W.nnz == 0:
+        return
+    d_max = float(np.asarray(abs(W).sum(axis=1)).max())
+    if 0 < d_max < np.finfo(np.float64).tiny:
+        raise ValueError(f"W's edge weights are subnormal: its largest degree {d_max:.3g} is below float64's smallest "
+                         f"normal number ({np.finfo(np.float64).tiny:.3g}), and {solver} cannot divide by it (the "
+                         "reciprocal overflows). Multiply W by a positive constant, e.g. W / W.max().")

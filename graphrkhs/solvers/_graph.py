@@ -55,7 +55,7 @@ from .._core.cg import amg_preconditioner, conjugate_gradient
 from .._core.linalg import check_solution
 from .._core.loo import KernelRidgePath, check_ridges
 from .._core.types import ArrayLike, GraphLike, Indices, MatrixLike
-from ._common import labeled_graph_problem
+from ._common import check_normal_degrees, labeled_graph_problem
 from .._core.validation import (ConvergenceWarning, check_matrix, check_option, check_scalar, memory_guard,
                                 power_of_two_exponent, warn)
 from ..spectral.filters import default_kernel
@@ -479,9 +479,12 @@ def poisson_learning(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_prio
     tol = check_scalar(tol, "tol", low=0, low_inclusive=False)
     check_backend(backend)
     W, S, Y2, was_1d, out_dtype = labeled_graph_problem(W, labeled, Y, cut_weak=True)
+    check_normal_degrees(W, "poisson_learning")       # scores scale by 1 / c with W: the labels do not
     n = W.shape[0]
     m = Y2.shape[1]
     if class_priors is not None:
+        if np.asarray(class_priors).dtype.kind not in "fiu":     # "0.5" and True parsed as numbers
+            raise TypeError(f"class_priors must be {m} real numbers (one per column of Y); got {class_priors!r}.")
         class_priors = np.asarray(class_priors, dtype=np.float64)
         if class_priors.shape != (m,) or not np.isfinite(class_priors).all() or (class_priors < 0).any():
             raise ValueError(f"class_priors must be {m} non-negative finite numbers (one per column of Y); "

@@ -30,8 +30,9 @@ from .._core.progress import progress_bar, verbosity
 from .._core.types import ArrayLike, GraphLike, Indices
 from .._core.validation import (ConvergenceWarning, GraphRKHSWarning, check_class_priors, check_matrix,
                                 check_scalar, warn)
+from ..graphs import connected_components
 from ..graphs import laplacian as graph_laplacian
-from ._common import labeled_graph_problem
+from ._common import check_normal_degrees, labeled_graph_problem
 from ._graph import poisson_learning
 
 __all__ = ["size_constrained_assignment", "class_sizes", "poisson_mbo", "volume_mbo", "cut_ssl"]
@@ -303,6 +304,23 @@ def _argmax_is(V, labels):
     return V
 
 
+def _keep_on_tie(V, prev, new, sizes):
+    """``prev`` when it has the class ``sizes`` and scores as much as the projection's labeling ``new``
+    on the scores V (up to the auction's tolerance), else ``new``.
+
+    Exactly tied rows (identical nodes) are assigned arbitrarily by the auction: on the complete graph
+    K_8 with two labels the 6 unlabeled nodes swapped classes every round, and the MBO never reached a
+    fixed point.  An equally good previous labeling is kept, so the iteration settles.
+    """
+    if np.array_equal(prev, new) or not np.array_equal(np.bincount(prev, minlength=sizes.size), sizes):
+        return new
+    rows = np.arange(V.shape[0])
+    gain = float(V[rows, new].sum() - V[rows, prev].sum())
+    # the auction is optimal within n eps (eps = 1e-10 of the score range), the sums within their rounding
+    slack = V.shape[0] * (1e-10 * float(V.max() - V.min()) + 8 * np.finfo(np.float64).eps * float(np.abs(V).max()))
+    return prev if gain <= slack else new
+
+
 def _fixed_sizes(class_priors, n, labeled_counts, k):
     """Sizes of the unlabeled nodes' classes so that all n nodes follow the priors (largest remainders),
     given the labeled nodes' class counts."""
@@ -315,21 +333,50 @@ def _fixed_sizes(class_priors, n, labeled_counts, k):
 
 
 def _check_sizes_hold_the_labels(b, n, counts, solver):
-    """Warn when the class sizes n b (largest remainders) are below the labeled counts (Poisson MBO
-    moves labeled nodes out of the class, volume MBO and CutSSL keep them and the class outgrows n b_c)."""
-    fixed = solver != "poisson_mbo"
+    """Warn when the class sizes n b (largest remainders) are below the labeled counts (the MBO solvers
+    keep the labeled nodes, and the class outgrows n b_c)."""
     sizes = class_sizes(b, n)
     short = np.flatnonzero(sizes < counts)
     if short.size:
         c = int(short[0])
-        what = ("keeps them, so the class gets more nodes than that" if fixed else
-                "moves some of them to other classes")
+        what = "keeps them, so the class gets more nodes than that"
         warn(f"class_priors gives class {c} {int(sizes[c])} of the {n} node(s) (n b_c, rounded), fewer than its "
              f"{int(counts[c])} labeled node(s); {solver} {what}. Raise its "
              "proportion to at least the labeled count over n.", GraphRKHSWarning, stacklevel=4)
 
 
-def _mbo_setup(W, labeled, Y, class_priors):
+def _in_dtype(F, dtype):
+    """F in the dtype of the input Y (as every transductive solver returns), each row's argmax kept:
+    float32 rounding merged scores that the class prices (or a nextafter) had just separated."""
+    if F.dtype == dtype:
+        return F
+    labels = F.argmax(axis=1)
+    return _argmax_is(F.astype(dtype), labels)
+
+
+def _mixed_spread(U, comp, labels, free):
+    """The largest spread (max - min over the nodes, largest over the classes) of the diffused indicators U
+    over a connected component that holds free nodes and at least two classes (None: no such component).
+
+    U's rows are averages of indicators (I - tau L is stochastic), so the spread is at most 1; a spread at
+    rounding level means the diffusion mixed the component: its labels then follow rounding."""
+    if not free.any():
+        return None
+    held = np.unique(comp[free])
+    idx = np.flatnonzero(np.isin(comp, held))
+    order = idx[np.argsort(comp[idx], kind="stable")]
+    c = comp[order]
+    starts = np.flatnonzero(np.r_[True, c[1:] != c[:-1]])
+    lab = labels[order]
+    mixed = np.maximum.reduceat(lab, starts) != np.minimum.reduceat(lab, starts)   # >= 2 classes
+    if not mixed.any():
+        return None
+    Uo = U[order]
+    spread = np.maximum.reduceat(Uo, starts, axis=0) - np.minimum.reduceat(Uo, starts, axis=0)
+    return float(spread[mixed].max())
+
+
+def _mbo_setup(W, labeled, Y, class_priors, solver):
     W, S, Y2, was_1d, out_dtype = labeled_graph_problem(W, labeled, Y)
     n, k = W.shape[0], Y2.shape[1]
     if S.size == 0:
@@ -353,7 +400,8 @@ def _mbo_setup(W, labeled, Y, class_priors):
     W = sp.csr_array(W)
     W.setdiag(0)
     W.eliminate_zeros()
-    return W, S, Y2, codes, b, n, k
+    check_normal_degrees(W, solver)
+    return W, S, Y2, codes, b, n, k, out_dtype
 
 
 def poisson_mbo(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_priors: Optional[ArrayLike] = None,
@@ -377,8 +425,12 @@ def poisson_mbo(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_priors: O
     assignment with sizes :math:`n b_c` that maximizes :math:`\sum_i U_{i,c(i)}`
     (:func:`size_constrained_assignment`; the paper, and GraphLearning, find
     multiplicative class weights by gradient steps until the sizes match to a
-    tolerance -- here the sizes are met exactly).  Stops early at a fixed point
-    (no label changes in a round).
+    tolerance -- here the sizes are met exactly).  Labeled nodes keep their
+    classes (as in :func:`volume_mbo` and :func:`cut_ssl`): the projection
+    labels the other reached nodes, with the sizes that make all of them follow
+    the priors.  Stops early at a fixed point (no label changes in a round;
+    where the previous labels score as much as the projection's, exact ties,
+    they are kept).
 
     Parameters
     ----------
@@ -405,17 +457,20 @@ def poisson_mbo(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_priors: O
         Progress bar of the rounds.
     return_info : bool, default=False
         Also return a dict: ``n_iter`` (rounds run), ``changed`` (labels changed
-        by each round's projection), ``converged`` (a fixed point was reached).
+        by each round's projection), ``converged`` (a fixed point was reached;
+        a :class:`~graphrkhs.ConvergenceWarning` when not).
 
     Returns
     -------
     F : ndarray of shape (n, k)
+        (float32 for float32 ``Y``, else float64, as :func:`harmonic_solution`.)
         The last diffused :math:`U` shifted by minus the class prices of its
         projection: :math:`\arg\max` of a row is the node's class, the
         projection's labels exactly (where no prices separate them, e.g. at
         tied rows, the assigned entry is raised to just above the row's
         maximum: at most the auction's :math:`\varepsilon`); class sizes
-        :math:`n' b_c` up to rounding, :math:`n'` the nodes some label reaches.
+        :math:`n' b_c` up to rounding, :math:`n'` the nodes some label reaches;
+        labeled nodes carry their one-hot class plus the largest score.
         Nodes of components without labels are not projected (nothing informs
         them): their rows are the priors b (:class:`~graphrkhs.GraphWarning`).
 
@@ -432,7 +487,7 @@ def poisson_mbo(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_priors: O
         mu = check_scalar(mu, "mu", low=0, low_inclusive=False)
         n_inner = check_scalar(n_inner, "n_inner", kind="int", low=1)
         max_iter = check_scalar(max_iter, "max_iter", kind="int", low=1)
-        W, S, Y2, codes, b, n, k = _mbo_setup(W, labeled, Y, class_priors)
+        W, S, Y2, codes, b, n, k, out_dtype = _mbo_setup(W, labeled, Y, class_priors, "poisson_mbo")
         F0 = poisson_learning(W, S, Y2, tol=tol, preconditioner=preconditioner)   # warns of label-free nodes
         orphan = label_free_mask(W, S)
         reach = np.flatnonzero(~orphan)
@@ -444,9 +499,17 @@ def poisson_mbo(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_priors: O
         force = (mu * tau) * source
         # the sizes are those of the nodes some label reaches: components without labels carry no
         # information (their rows would be assigned at random and take the reached nodes' places)
-        _check_sizes_hold_the_labels(b, reach.size, np.bincount(codes, minlength=k), "poisson_mbo")
-        sizes = class_sizes(b, reach.size)
+        # labeled nodes keep their classes (as in volume_mbo and cut_ssl): the projection sizes the other
+        # reached nodes so that all of them follow the priors (projected with the labeled nodes, priors
+        # (0.9, 0.05, 0.05) at 3 labels a class moved 2 of the 9 labeled nodes out of their classes)
+        counts = np.bincount(codes, minlength=k)
+        _check_sizes_hold_the_labels(b, reach.size, counts, "poisson_mbo")
+        sizes = _fixed_sizes(b, reach.size, counts, k)
+        free = ~orphan
+        free[S] = False
+        reach = np.flatnonzero(free)
         labels = F0.argmax(axis=1)
+        labels[S] = codes
         changed, converged = [], False
         with progress_bar(total=max_iter, desc="Poisson MBO", unit="round") as bar:
             for _ in range(max_iter):
@@ -455,6 +518,7 @@ def poisson_mbo(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_priors: O
                 for _ in range(n_inner):
                     U = P @ U + force
                 new, prices = size_constrained_assignment(U[reach], sizes)
+                new = _keep_on_tie(U[reach], labels[reach], new, sizes)
                 n_changed = int((new != labels[reach]).sum())
                 changed.append(n_changed)
                 labels[reach] = new
@@ -462,13 +526,23 @@ def poisson_mbo(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_priors: O
                 if n_changed == 0:
                     converged = True
                     break
+        if not converged:
+            warn(f"poisson_mbo: labels still changed in round {max_iter} ({changed[-1]} node(s)); raise max_iter.",
+                 ConvergenceWarning)
         F = U - prices
         # tied rows (no prices separate them): their argmax put them all in one class (sizes [5, 1] for
         # [3, 3] on the complete graph K_6 with two labels)
         F[reach] = _argmax_is(F[reach], labels[reach])
+        low, top = F.min(), F.max()        # labeled nodes: their one-hot class above every score
+        F[S] = low - 1.0
+        F[S, codes] = top + 1.0
         F[orphan] = b
         info = {"n_iter": len(changed), "changed": changed, "converged": converged}
+        F = _in_dtype(F, out_dtype)
         return (F, info) if return_info else F
+
+
+_MIXED = float(np.sqrt(np.finfo(np.float64).eps))   # spread of diffused indicators below which volume_mbo warns
 
 
 def volume_mbo(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_priors: Optional[ArrayLike] = None,
@@ -486,7 +560,8 @@ def volume_mbo(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_priors: Op
     (the hard fidelity of the semi-supervised version).  Start: the labeled
     indicators, diffused until they reach the graph (up to ``n`` steps), then
     assigned (or the assignment of ``init``).  Stops at a fixed point (no
-    unlabeled label changes) or after ``max_iter`` rounds.  This is their scheme with fixed volumes
+    unlabeled label changes; where the previous labels score as much as the
+    assignment's, exact ties, they are kept) or after ``max_iter`` rounds.  This is their scheme with fixed volumes
     (GraphLearning's ``volume_mbo`` with ``volume_constraint=1``); their
     bounds-on-volumes variant is not offered.
 
@@ -505,7 +580,15 @@ def volume_mbo(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_priors: Op
         On the digits (GraphLearning's graph, true priors, 5 draws) 3 / 10 / 30 /
         100 steps gave 75.6 / 82.3 / 88.4 / 91.4% at one label per class and
         92.0 / 94.8 / 97.0 / 97.5% at five; 300 steps lost at ten labels per
-        class (96.0% against 98.9% with 100).
+        class (96.0% against 98.9% with 100).  The diffusion time suits
+        sparse graphs (kNN graphs of hundreds of nodes and more); on a small
+        dense graph, where :math:`I - \tau L` contracts fast, 100 steps mix
+        a component completely (two dense classes of 6 nodes: the diffused
+        indicators constant to 1e-16, the labels following rounding): when
+        the indicators over a component that holds two classes agree to
+        :math:`\sqrt{\varepsilon_{64}} \approx 1.5 \cdot 10^{-8}` a
+        :class:`~graphrkhs.GraphRKHSWarning` says so and suggests a smaller
+        ``n_inner``.
     max_iter : int, default=100
         Rounds.
     init : array of shape (n, k), optional
@@ -531,6 +614,7 @@ def volume_mbo(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_priors: Op
     Returns
     -------
     F : ndarray of shape (n, k)
+        (float32 for float32 ``Y``, else float64, as :func:`harmonic_solution`.)
         The last diffused :math:`U` minus the class prices (argmax is the
         assigned class; tied rows as in :func:`poisson_mbo`); labeled nodes carry
         their one-hot class plus the largest score (argmax is the class).  The
@@ -549,7 +633,7 @@ def volume_mbo(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_priors: Op
     with verbosity(verbose):
         n_inner = check_scalar(n_inner, "n_inner", kind="int", low=1)
         max_iter = check_scalar(max_iter, "max_iter", kind="int", low=1)
-        W, S, Y2, codes, b, n, k = _mbo_setup(W, labeled, Y, class_priors)
+        W, S, Y2, codes, b, n, k, out_dtype = _mbo_setup(W, labeled, Y, class_priors, "volume_mbo")
         if init is not None:
             init = check_matrix(init, "init", dtype=np.float64)
             if init.shape != (n, k):
@@ -578,14 +662,27 @@ def volume_mbo(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_priors: Op
         labels[S] = codes                                          # own components, so they diffuse nowhere
         new, prices = size_constrained_assignment(U[free_idx], sizes)
         labels[free_idx] = new
-        changed, converged = [], False
+        changed, converged, mixed_warned = [], False, False
+        comp = connected_components(W)[1]
         with progress_bar(total=max_iter, desc="volume MBO", unit="round") as bar:
             for _ in range(max_iter):
                 U = np.zeros((n, k))
                 U[np.arange(n), labels] = 1.0
                 for _ in range(n_inner):
                     U = P @ U
+                spread = None if mixed_warned else _mixed_spread(U, comp, labels, free)
+                if spread is not None and spread < _MIXED:
+                    # the slowest mode decays like spread ** (1 / n_inner) a step: about this many steps
+                    # leave a spread of 1e-2 (fewer when the spread is at rounding level)
+                    fewer = max(1, int(n_inner * np.log(1e-2) / np.log(max(spread, np.finfo(float).eps))))
+                    warn(f"volume_mbo: after n_inner={n_inner} heat steps the diffused class indicators are "
+                         f"constant to {spread:.1e} over a connected component (the diffusion time is long "
+                         "against the graph's mixing time, as on small dense graphs), so the assignment "
+                         f"follows rounding, not the graph; lower n_inner (to about {fewer}).",
+                         GraphRKHSWarning, stacklevel=3)
+                    mixed_warned = True
                 new, prices = size_constrained_assignment(U[free_idx], sizes)
+                new = _keep_on_tie(U[free_idx], labels[free_idx], new, sizes)
                 n_changed = int((new != labels[free_idx]).sum())
                 changed.append(n_changed)
                 labels[free_idx] = new
@@ -603,6 +700,7 @@ def volume_mbo(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_priors: Op
         F[S, codes] = top + 1.0
         F[orphan] = b
         info = {"n_iter": len(changed), "changed": changed, "converged": converged}
+        F = _in_dtype(F, out_dtype)
         return (F, info) if return_info else F
 
 
@@ -741,6 +839,7 @@ def cut_ssl(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_priors: Optio
     Returns
     -------
     F : ndarray of shape (n, k)
+        (float32 for float32 ``Y``, else float64, as :func:`harmonic_solution`.)
         On the unlabeled nodes :math:`Z`, or with ``exact_sizes`` :math:`Z`
         minus the class prices of the assignment plus its one-hot labels (so
         the argmax of a row is its assigned class also where rows of Z tie); on the labeled nodes their one-hot
@@ -761,7 +860,7 @@ def cut_ssl(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_priors: Optio
         tol = check_scalar(tol, "tol", low=0, low_inclusive=False)
         patience = check_scalar(patience, "patience", kind="int", low=1)
         cg_tol = check_scalar(cg_tol, "cg_tol", low=0, low_inclusive=False)
-        W, S, Y2, codes, b, n, k = _mbo_setup(W, labeled, Y, class_priors)
+        W, S, Y2, codes, b, n, k, out_dtype = _mbo_setup(W, labeled, Y, class_priors, "cut_ssl")
         F = np.zeros((n, k))
         orphan = _orphans(W, S, Y2, F)
         free = ~orphan
@@ -774,6 +873,7 @@ def cut_ssl(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_priors: Optio
         F[orphan] = b
         info = {"n_iter": [], "integral": 1.0, "primal_residual": 0.0, "converged": True}
         if idx.size == 0:
+            F = _in_dtype(F, out_dtype)
             return (F, info) if return_info else F
         u = idx.size
         W_rows = W[idx]
@@ -836,4 +936,5 @@ def cut_ssl(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_priors: Optio
             Z = Z - prices
             Z[np.arange(u), assigned] += 1.0
         F[idx] = Z
+        F = _in_dtype(F, out_dtype)
         return (F, info) if return_info else F

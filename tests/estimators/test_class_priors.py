@@ -81,7 +81,9 @@ def test_priors_fix_the_class_sizes_of_the_unlabeled_rows_and_all_outputs_follow
         # the fitted nodes: transduction_ and label_distributions_ follow the normalized scores_
         fitted = est.transduction_
         np.testing.assert_array_equal(est.label_distributions_.argmax(axis=1), fitted)
-        np.testing.assert_array_equal(est.classes_[est._class_scores(est.scores_).argmax(axis=1)], fitted)
+        # ... on the unlabeled rows; the labeled rows keep their labels (scores_ is the method's own)
+        np.testing.assert_array_equal(est.classes_[est._class_scores(est.scores_).argmax(axis=1)][unl], fitted[unl])
+        np.testing.assert_array_equal(fitted[~unl], yy[~unl])
     else:
         fitted = pred
     # the MBO estimators size all n nodes (as GraphLearning's), the others the unlabeled ones
@@ -454,3 +456,38 @@ def test_argmax_of_predict_proba_is_predict_on_graphs_with_ties(name):
                                                   err_msg=f"{name}, class_normalization={norm}, seed {seed}")
             if hasattr(m, "transduction_"):
                 np.testing.assert_array_equal(m.classes_[m.label_distributions_.argmax(axis=1)], m.transduction_)
+
+
+TRANSDUCTIVE = [E for E in CLASSIFIERS if hasattr(E, "_store")]     # the 8 with transduction_
+
+
+@pytest.mark.parametrize("E", TRANSDUCTIVE)
+@pytest.mark.parametrize("b", [[0.9, 0.05, 0.05], [0.05, 0.05, 0.9]])
+def test_priors_far_from_the_labeled_proportions_never_relabel_the_labeled_nodes(E, b):
+    # 3 labels a class, priors (0.9, 0.05, 0.05): Poisson learning moved 3 of the 9 labeled nodes, kernel
+    # ridge and graph TV 5, the ensemble 3, Poisson MBO 2 (its projection ran over the labeled nodes too)
+    assert len(TRANSDUCTIVE) == 8
+    X, _, yy = _blobs()
+    labeled = yy >= 0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est = _small(E, class_priors=b).fit(X, yy)
+    np.testing.assert_array_equal(est.transduction_[labeled], yy[labeled])
+    np.testing.assert_array_equal(est.predict(X[labeled]), yy[labeled])
+    np.testing.assert_array_equal(est.label_distributions_[labeled].argmax(axis=1), yy[labeled])
+
+
+@pytest.mark.parametrize("bad", ["0.5,0.5", ["0.5", "0.5"], np.array(["0.5", "0.5"]), [b"0.5", b"0.5"],
+                                 [True, False]])
+def test_class_priors_of_strings_or_booleans_raise_a_type_error_naming_class_priors(bad):
+    # ["0.5", "0.5"] (and bytes, and booleans) were parsed as the proportions (0.5, 0.5) by
+    # check_class_priors and by poisson_learning
+    from graphrkhs._core.validation import check_class_priors
+    with pytest.raises(TypeError, match="class_priors must be an array of 2 class proportions"):
+        check_class_priors(bad, 2)
+    W = np.diag(np.ones(5), 1)
+    W = W + W.T
+    with pytest.raises(TypeError, match="class_priors must be"):
+        g.poisson_learning(W, [0, 5], np.eye(2), class_priors=bad)
+    with pytest.raises(TypeError, match="class_priors must be"):
+        g.PoissonLearningClassifier(graph="precomputed", class_priors=bad).fit(W, np.array([0, -1, -1, -1, -1, 1]))
