@@ -29,11 +29,14 @@ harmonic/Tikhonov label distribution, Poisson's signed potentials, ...;
 the method's own, ``class_priors`` act on the decision only),
 ``label_distributions_`` (``predict_proba`` of every node, as in
 :class:`sklearn.semi_supervised.LabelSpreading`: rows non-negative, summing
-to 1), ``classes_``, ``n_features_in_``.  A labeled node keeps its label in
-``transduction_``, ``label_distributions_`` and ``predict`` whatever the class
-priors or normalization (where the class prices of the priors, fitted on the
-unlabeled nodes, would move it, its label's score is raised to just above its
-largest class score in the decision; ``scores_`` is left as the method's).
+to 1), ``classes_``, ``n_features_in_``.  The class priors or normalization
+never move a labeled node off its label in ``transduction_``,
+``label_distributions_`` and ``predict``: where the class prices of the priors,
+fitted on the unlabeled nodes, would move one that the method's own scores
+put in its class, its label's score is raised to just above its largest class
+score in the decision (``scores_`` is left as the method's).  Where the
+method's own scores already put a labeled node in another class (a noisy
+label), that is the method's answer and is kept.
 
 ``predict(X_new)``, the out-of-sample rule: a new point gets the average of
 the scores of its ``n_neighbors`` nearest fitted points, weighted by
@@ -250,14 +253,21 @@ class _TransductiveClassifier(ClassifierOutputMixin, _GraphLearner):
         The class prices of ``class_priors`` (and the per-class scaling of a normalization) are shifts
         of whole columns, sized on the unlabeled rows: far from the labeled proportions they moved
         labeled nodes (Poisson learning, priors (0.9, 0.05, 0.05), 3 labels a class: 3 of the 9).
-        A labeled node keeps its label in transduction; only rows that disagree are touched.
+        A labeled node keeps its label where only the normalization moved it; a row whose own argmax is
+        another class (a noisy label) is the method's answer and is not touched.
         """
         labeled = np.flatnonzero(np.asarray(self._fit_labeled, dtype=bool))
         if labeled.size == 0 or self._proba == "distribution":   # a distribution of Y on the labeled rows
             return F
         own = self._fit_codes[labeled]
         S = self._class_scores(F[labeled])
-        off = S.argmax(axis=1) != own
+        # only where the priors / normalization moved the node: where the method's own scores already
+        # put it in another class (a noisy label, a labeled point deep in another class) that answer is
+        # the method's and stays visible (``graphrkhs label`` reports it)
+        raw = np.asarray(self._own_scores(F), dtype=np.float64).reshape(F.shape[0], -1)[labeled]
+        if raw.shape[1] == 1:                            # a +-1 column of two classes
+            raw = np.hstack([-raw, raw])
+        off = (S.argmax(axis=1) != own) & (raw.argmax(axis=1) == own)
         if not off.any():
             return F
         F = np.array(F, copy=True)
@@ -276,6 +286,11 @@ class _TransductiveClassifier(ClassifierOutputMixin, _GraphLearner):
             if not todo.any():
                 break
             step *= 2.0
+        return F
+
+    def _own_scores(self, F):
+        """The method's scores without what the class priors did to them (F when the priors act on the
+        decision only, as for every method but Poisson learning's column weights)."""
         return F
 
     def _fitted_scores(self):
@@ -596,6 +611,15 @@ class PoissonLearningClassifier(_TransductiveClassifier):
                  radius: Optional[float] = None, weight: str = "gaussian", sigma: Optional[float] = None,
                  unlabeled: Optional[Hashable] = UNLABELED, verbose: Optional[bool] = None, backend: str = "auto"):
         self._store_init_params(locals())
+
+    def _own_scores(self, F):
+        # poisson_learning weighted column c by b_c / ybar_c (the priors over the labeled proportions): undo it
+        if self.class_priors is None or self.class_normalization == "mean_shift":
+            return F
+        b = np.asarray(self.class_priors, dtype=np.float64)
+        ybar = np.asarray(self.class_prior_, dtype=np.float64)
+        weight = b / np.where(ybar != 0, ybar, 1.0)
+        return F / np.where(weight > 0, weight, 1.0)
 
     def _solve(self, W, S, Y):
         # "mean_shift" applies the b / ybar reweighting itself (_base): not twice
