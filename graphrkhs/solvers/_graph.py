@@ -103,6 +103,15 @@ def _check_preconditioner(preconditioner):
     return check_option(preconditioner, "preconditioner", PRECONDITIONERS)
 
 
+def _check_iterations(tol, max_iter):
+    """``tol`` > 0 and ``max_iter`` (an int >= 1, or None for CG's default), checked on every path:
+    the direct solve of small systems does not iterate, but a bad value is the caller's error all the
+    same (before, -3 and 2.5 were accepted there, and 0 returned F_U = 0 on the iterative paths)."""
+    tol = check_scalar(tol, "tol", low=0, low_inclusive=False)
+    max_iter = check_scalar(max_iter, "max_iter", kind="int", low=1, allow_none=True)
+    return tol, max_iter
+
+
 def _finish(F, was_1d, out_dtype):
     F = F.astype(out_dtype, copy=False)
     return F[:, 0] if was_1d else F
@@ -263,8 +272,9 @@ def harmonic_solution(W: GraphLike, labeled: Indices, Y: ArrayLike, *, laplacian
     tol : float, default=1e-8
         Relative residual of the CG stopping rule; tight, because the solve is
         cheap with AMG and loose solves bias the class scores.
-    max_iter : int, optional
-        CG iteration cap (default ``10 n``).
+    max_iter : int >= 1, optional
+        CG iteration cap (default ``10 n``); checked on every path, the
+        direct solve included.
     preconditioner : {"auto", "amg", "jacobi", None} or LinearOperator, default="auto"
         "auto": a sparse direct solve (SuperLU) up to ``DIRECT_MAX_NODES``
         (5000) unknowns, AMG above.  Otherwise: smoothed-aggregation AMG
@@ -300,7 +310,7 @@ def harmonic_solution(W: GraphLike, labeled: Indices, Y: ArrayLike, *, laplacian
     """
     check_option(laplacian, "laplacian", LAPLACIANS)
     preconditioner = _check_preconditioner(preconditioner)
-    tol = check_scalar(tol, "tol", low=0, low_inclusive=False)
+    tol, max_iter = _check_iterations(tol, max_iter)
     check_backend(backend)
     W, S, Y2, was_1d, out_dtype = labeled_graph_problem(W, labeled, Y, cut_weak=True)
     n = W.shape[0]
@@ -370,7 +380,7 @@ def tikhonov_solution(W: GraphLike, labeled: Indices, Y: ArrayLike, *, alpha: fl
         return harmonic_solution(W, labeled, Y, laplacian=laplacian, tol=tol, max_iter=max_iter,
                                  preconditioner=preconditioner, backend=backend)
     preconditioner = _check_preconditioner(preconditioner)
-    tol = check_scalar(tol, "tol", low=0, low_inclusive=False)
+    tol, max_iter = _check_iterations(tol, max_iter)
     check_backend(backend)
     W, S, Y2, was_1d, out_dtype = labeled_graph_problem(W, labeled, Y, cut_weak=True)
     n = W.shape[0]
@@ -476,7 +486,7 @@ def poisson_learning(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_prio
     True
     """
     preconditioner = _check_preconditioner(preconditioner)
-    tol = check_scalar(tol, "tol", low=0, low_inclusive=False)
+    tol, max_iter = _check_iterations(tol, max_iter)
     check_backend(backend)
     W, S, Y2, was_1d, out_dtype = labeled_graph_problem(W, labeled, Y, cut_weak=True)
     n = W.shape[0]
@@ -666,7 +676,7 @@ def graph_kernel_ridge(W: Union[GraphLike, GraphKernel], labeled: Indices, Y: Ar
     check_backend(backend)
     alpha = check_scalar(alpha, "alpha", low=0, low_inclusive=False)
     preconditioner = _check_preconditioner(preconditioner)
-    tol = check_scalar(tol, "tol", low=0, low_inclusive=False)
+    tol, max_iter = _check_iterations(tol, max_iter)
     L, phi, K = _kernel_setup(W, kernel if kernel is not None else default_kernel(), laplacian)
     n = L.shape[0]
     S = _check_labeled_index(labeled, n)

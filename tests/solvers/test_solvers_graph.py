@@ -480,6 +480,22 @@ def test_bad_options(fn, kwargs, err, match):
         fn(W_SMALL, [0, 4], Y2, **kwargs)
 
 
+@pytest.mark.parametrize("name", ["harmonic", "tikhonov", "poisson", "ridge"])
+@pytest.mark.parametrize("max_iter, err, match", [
+    (0, ValueError, r"max_iter must be >= 1; got 0"),
+    (-3, ValueError, r"max_iter must be >= 1; got -3"),
+    (2.5, TypeError, r"max_iter must be an int"),
+])
+def test_bad_max_iter_is_refused_on_every_path(name, max_iter, err, match):
+    # the default preconditioner (a direct solve on small systems) never looked at max_iter: -3 and 2.5 were
+    # accepted silently, and max_iter=0 on the iterative paths returned F_U = 0 with a ConvergenceWarning
+    # (under "amg" one blaming badly scaled rows); graph_tv already refused max_iter < 1
+    kw = {"alpha": 0.5} if name == "tikhonov" else {}
+    for preconditioner in ("auto", "amg", None):
+        with pytest.raises(err, match=match):
+            SOLVERS[name](W_SMALL, [0, 4], Y2, max_iter=max_iter, preconditioner=preconditioner, **kw)
+
+
 def test_poisson_all_zero_priors_are_refused():
     # b = 0 multiplied every score by 0: all nodes tied, every argmax class 0, silently
     with pytest.raises(ValueError, match=r"class_priors must not be all zero"):
