@@ -104,10 +104,11 @@ def _check_preconditioner(preconditioner):
 
 
 def _check_iterations(tol, max_iter):
-    """``tol`` > 0 and ``max_iter`` (an int >= 1, or None for CG's default), checked on every path:
+    """``tol`` in (0, 1) and ``max_iter`` (an int >= 1, or None for CG's default), checked on every path:
     the direct solve of small systems does not iterate, but a bad value is the caller's error all the
-    same (before, -3 and 2.5 were accepted there, and 0 returned F_U = 0 on the iterative paths)."""
-    tol = check_scalar(tol, "tol", low=0, low_inclusive=False)
+    same (before, -3 and 2.5 were accepted there, and 0 returned F_U = 0 on the iterative paths).
+    A relative residual ``tol`` >= 1 is met by CG's zero start: it returned F_U = 0 without a warning."""
+    tol = check_scalar(tol, "tol", low=0, low_inclusive=False, high=1, high_inclusive=False)
     max_iter = check_scalar(max_iter, "max_iter", kind="int", low=1, allow_none=True)
     return tol, max_iter
 
@@ -269,9 +270,10 @@ def harmonic_solution(W: GraphLike, labeled: Indices, Y: ArrayLike, *, laplacian
         same harmonic solution as the combinatorial one (it is used).  The
         combinatorial one is the default because its harmonic solution is a
         weighted average of the labels (maximum principle).
-    tol : float, default=1e-8
+    tol : float in (0, 1), default=1e-8
         Relative residual of the CG stopping rule; tight, because the solve is
-        cheap with AMG and loose solves bias the class scores.
+        cheap with AMG and loose solves bias the class scores (at 1 or more
+        the zero start would meet it: refused).
     max_iter : int >= 1, optional
         CG iteration cap (default ``10 n``); checked on every path, the
         direct solve included.

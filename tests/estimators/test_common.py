@@ -439,6 +439,8 @@ BAD_PARAMETERS = [
     ("PoissonLearningClassifier", "backend", None),
     ("PoissonLearningClassifier", "unlabeled", [-1]),
     ("PoissonLearningClassifier", "verbose", "yes"),
+    ("PoissonLearningClassifier", "tol", 1.0),
+    ("LaplacianRegularizationRegressor", "tol", 2.0),
     ("RLSClassifier", "kernel", "rbf"),
     ("RLSRegressor", "degree", 0),
     ("RLSRegressor", "alpha", -1.0),

@@ -496,6 +496,17 @@ def test_bad_max_iter_is_refused_on_every_path(name, max_iter, err, match):
             SOLVERS[name](W_SMALL, [0, 4], Y2, max_iter=max_iter, preconditioner=preconditioner, **kw)
 
 
+@pytest.mark.parametrize("name", ["harmonic", "tikhonov", "poisson", "ridge"])
+@pytest.mark.parametrize("tol", [1.0, 2.0])
+def test_relative_tolerance_of_one_or_more_is_refused(name, tol):
+    # ||b - A x|| <= tol ||b|| holds at CG's zero start for tol >= 1: harmonic_solution(path of 6 nodes, tol=1,
+    # preconditioner="amg") returned F_U = 0 ([0, 0, 0, 0, 0, 1] instead of [0, .2, .4, .6, .8, 1]) without a warning
+    kw = {"alpha": 0.5} if name == "tikhonov" else {}
+    for preconditioner in ("auto", "amg", None):
+        with pytest.raises(ValueError, match=r"tol must be < 1"):
+            SOLVERS[name](W_SMALL, [0, 4], Y2, tol=tol, preconditioner=preconditioner, **kw)
+
+
 def test_poisson_all_zero_priors_are_refused():
     # b = 0 multiplied every score by 0: all nodes tied, every argmax class 0, silently
     with pytest.raises(ValueError, match=r"class_priors must not be all zero"):
