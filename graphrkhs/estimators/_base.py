@@ -112,6 +112,7 @@ class GraphRKHSEstimator(BaseEstimator):
         -------
         self
         """
+        self._forget_fit()
         # the parameter table first: a bad verbose is reported there (InvalidParameterError, as every
         # other parameter), not by verbosity() below
         self._validate_params()
@@ -123,6 +124,17 @@ class GraphRKHSEstimator(BaseEstimator):
             labeled, Y = self._encode_targets(y, self._n_samples(X))
             self._fit(X, labeled, Y)
         return self
+
+    def _forget_fit(self):
+        """Drop everything a previous ``fit`` stored: every instance attribute but the parameters and
+        scikit-learn's own configuration (``set_output``, metadata requests).  A refit then depends on
+        its own data and parameters only (a fit on a precomputed graph after one on a data frame kept
+        ``feature_names_in_``; one with a fixed ``alpha`` after ``alpha="auto"`` kept ``loo_scores_``),
+        and a fit that raises leaves an unfitted estimator, never the old fit under new parameters."""
+        params = self.get_params(deep=False)
+        for name in list(vars(self)):
+            if name not in params and not name.startswith(("_sklearn", "_metadata_request")):
+                delattr(self, name)
 
     @staticmethod
     def _n_samples(X):
