@@ -98,6 +98,9 @@ class GraphRKHSEstimator(BaseEstimator):
     def fit(self, X: ArrayLike, y: ArrayLike) -> "GraphRKHSEstimator":
         """Fit on all rows of ``X`` (labeled and unlabeled).
 
+        A refit starts from scratch: everything a previous fit stored is dropped
+        first (a fit that raises leaves the estimator unfitted).
+
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features), or a graph
