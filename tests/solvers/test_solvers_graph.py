@@ -531,6 +531,8 @@ def test_bad_ridge_options(kwargs, err, match):
     (np.eye(2), [], "alphas"),
     (np.eye(2), [0.0], "alphas"),
     (np.eye(2), [np.nan], "alphas"),
+    # the lower triangle alone was read (eigh of (K + K^T) / 2): residuals of another kernel, silently
+    (np.array([[1.0, 0.5], [0.0, 1.0]]), [1.0], r"K_SS must be symmetric: max \|K_SS - K_SS\^T\| = 0\.5"),
 ])
 def test_bad_loo_input(K, alphas, match):
     with pytest.raises(ValueError, match=match):
