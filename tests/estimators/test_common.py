@@ -451,6 +451,7 @@ BAD_PARAMETERS = [
     ("LapRLSRegressor", "laplacian_power", 0),
     ("LapRLSRegressor", "solver", "lu"),
     ("LapRLSRegressor", "max_iter", 0),
+    ("LapRLSRegressor", "tol", 1.0),
     ("LapRLSRegressor", "random_state", "seed"),
     ("PRLSRegressor", "integral_operator", "nystrom"),
     ("PRLSClassifier", "m", 0),
