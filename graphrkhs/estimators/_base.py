@@ -116,6 +116,15 @@ class GraphRKHSEstimator(BaseEstimator):
         self
         """
         self._forget_fit()
+        before = set(vars(self))
+        try:
+            self._fit_all(X, y)
+        finally:
+            # what this fit stored, to be dropped by the next one (_forget_fit)
+            self._fit_attributes = tuple(sorted(set(vars(self)) - before))
+        return self
+
+    def _fit_all(self, X, y):
         # the parameter table first: a bad verbose is reported there (InvalidParameterError, as every
         # other parameter), not by verbosity() below
         self._validate_params()
@@ -126,17 +135,21 @@ class GraphRKHSEstimator(BaseEstimator):
             X = self._validate_input(X)
             labeled, Y = self._encode_targets(y, self._n_samples(X))
             self._fit(X, labeled, Y)
-        return self
 
     def _forget_fit(self):
-        """Drop everything a previous ``fit`` stored: every instance attribute but the parameters and
-        scikit-learn's own configuration (``set_output``, metadata requests).  A refit then depends on
-        its own data and parameters only (a fit on a precomputed graph after one on a data frame kept
-        ``feature_names_in_``; one with a fixed ``alpha`` after ``alpha="auto"`` kept ``loo_scores_``),
-        and a fit that raises leaves an unfitted estimator, never the old fit under new parameters."""
+        """Drop everything a previous ``fit`` stored: the attributes it added (recorded in
+        ``_fit_attributes``) and every fitted attribute (a name ending in ``_`` that is not a
+        parameter, e.g. one computed on first use after the fit).  What scikit-learn itself sets on
+        the instance (``set_output``, metadata requests, the callback context of a meta-estimator)
+        stays.  A refit then depends on its own data and parameters only (a fit on a precomputed graph
+        after one on a data frame kept ``feature_names_in_``; one with a fixed ``alpha`` after
+        ``alpha="auto"`` kept ``loo_scores_``), and a fit that raises leaves an unfitted estimator,
+        never the old fit under new parameters."""
         params = self.get_params(deep=False)
-        for name in list(vars(self)):
-            if name not in params and not name.startswith(("_sklearn", "_metadata_request")):
+        stale = set(getattr(self, "_fit_attributes", ())) | {"_fit_attributes"}
+        stale |= {name for name in vars(self) if name.endswith("_") and not name.startswith("__")}
+        for name in stale - set(params):
+            if name in vars(self):
                 delattr(self, name)
 
     @staticmethod
