@@ -98,6 +98,9 @@ class GraphRKHSEstimator(BaseEstimator):
     def fit(self, X: ArrayLike, y: ArrayLike) -> "GraphRKHSEstimator":
         """Fit on all rows of ``X`` (labeled and unlabeled).
 
+        A refit starts from scratch: everything a previous fit stored is dropped
+        first (a fit that raises leaves the estimator unfitted).
+
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features), or a graph
@@ -112,6 +115,16 @@ class GraphRKHSEstimator(BaseEstimator):
         -------
         self
         """
+        self._forget_fit()
+        before = set(vars(self))
+        try:
+            self._fit_all(X, y)
+        finally:
+            # what this fit stored, to be dropped by the next one (_forget_fit)
+            self._fit_attributes = tuple(sorted(set(vars(self)) - before))
+        return self
+
+    def _fit_all(self, X, y):
         # the parameter table first: a bad verbose is reported there (InvalidParameterError, as every
         # other parameter), not by verbosity() below
         self._validate_params()
@@ -122,7 +135,22 @@ class GraphRKHSEstimator(BaseEstimator):
             X = self._validate_input(X)
             labeled, Y = self._encode_targets(y, self._n_samples(X))
             self._fit(X, labeled, Y)
-        return self
+
+    def _forget_fit(self):
+        """Drop everything a previous ``fit`` stored: the attributes it added (recorded in
+        ``_fit_attributes``) and every fitted attribute (a name ending in ``_`` that is not a
+        parameter, e.g. one computed on first use after the fit).  What scikit-learn itself sets on
+        the instance (``set_output``, metadata requests, the callback context of a meta-estimator)
+        stays.  A refit then depends on its own data and parameters only (a fit on a precomputed graph
+        after one on a data frame kept ``feature_names_in_``; one with a fixed ``alpha`` after
+        ``alpha="auto"`` kept ``loo_scores_``), and a fit that raises leaves an unfitted estimator,
+        never the old fit under new parameters."""
+        params = self.get_params(deep=False)
+        stale = set(getattr(self, "_fit_attributes", ())) | {"_fit_attributes"}
+        stale |= {name for name in vars(self) if name.endswith("_") and not name.startswith("__")}
+        for name in stale - set(params):
+            if name in vars(self):
+                delattr(self, name)
 
     @staticmethod
     def _n_samples(X):

@@ -252,7 +252,8 @@ class _GraphKernelLearner(_KernelLearner):
         "solver": [Options(*SOLVERS, "nystrom")],
         "n_components": [Interval("int", 1, None)],
         "landmarks": [Options("kmeans", "uniform")],
-        "tol": [POSITIVE],
+        # a relative residual: >= 1 is met by CG's zero start (laprls_fit / plaprls_fit refuse it)
+        "tol": [Interval("real", 0, 1, closed="neither")],
         "max_iter": [Interval("int", 1, None), None],
         "random_state": ["random_state"],
     }

@@ -15,7 +15,7 @@ from .._core.labels import UNLABELED
 from .._core.validation import Interval
 from ..solvers import cut_ssl, poisson_mbo, volume_mbo
 from ._base import POSITIVE
-from ._transductive import _GRAPH_DOC, _PRECONDITIONERS, GraphArg, _TransductiveClassifier
+from ._transductive import _GRAPH_DOC, _PRECONDITIONERS, _TOL, GraphArg, _TransductiveClassifier
 
 __all__ = ["PoissonMBOClassifier", "VolumeMBOClassifier", "CutSSLClassifier"]
 
@@ -87,7 +87,7 @@ class PoissonMBOClassifier(_TransductiveClassifier):
 
     _sizes_in_solver = True
     _parameter_constraints = {"mu": [POSITIVE], "n_inner": [Interval("int", 1, None)],
-                              "max_iter": [Interval("int", 1, None)], "tol": [POSITIVE],
+                              "max_iter": [Interval("int", 1, None)], "tol": _TOL,
                               "preconditioner": _PRECONDITIONERS}
 
     def __init__(self, *, class_priors: Optional[Sequence[float]] = None, class_normalization: Optional[str] = None,

@@ -390,7 +390,8 @@ _ENSEMBLE_GRAPH_DOC = _GRAPH_DOC.replace(
         branch, Gaussian for ``graph="knn"`` / ``"epsilon"``.""")
 assert _ENSEMBLE_GRAPH_DOC.count("default=\"auto\"") >= 1 and "optional\n        Edge weights" in _ENSEMBLE_GRAPH_DOC
 
-_TOL = [POSITIVE]
+# the relative residual of the Laplacian solves: at tol >= 1 CG's zero start already meets it (the solvers refuse it)
+_TOL = [Interval("real", 0, 1, closed="neither")]
 
 
 # ---------------------------------------------------------------------------
@@ -1144,7 +1145,7 @@ def _canonical_node_order(W, S, Y):
 class _GraphTV(_GraphLearner):
     """Parameters and solve shared by the graph-TV classifier and regressor."""
 
-    _parameter_constraints = {"alpha": TUNABLE_POSITIVE, "tol": _TOL, "max_iter": [Interval("int", 1, None)]}
+    _parameter_constraints = {"alpha": TUNABLE_POSITIVE, "tol": [POSITIVE], "max_iter": [Interval("int", 1, None)]}
 
     def __init__(self, alpha: Union[float, str, Sequence[float]] = "auto", *, tol: float = 1e-4,
                  max_iter: int = 20000, graph: GraphArg = "knn",

@@ -53,7 +53,7 @@ from scipy.sparse import csgraph
 from .._core.backend import check_backend, get_backend, is_distributed, resolve_backend
 from .._core.cg import amg_preconditioner, conjugate_gradient
 from .._core.linalg import check_solution
-from .._core.loo import KernelRidgePath, check_ridges
+from .._core.loo import PSD_RTOL, KernelRidgePath, check_ridges
 from .._core.types import ArrayLike, GraphLike, Indices, MatrixLike
 from ._common import check_normal_degrees, labeled_graph_problem
 from .._core.validation import (ConvergenceWarning, check_matrix, check_option, check_scalar, memory_guard,
@@ -101,6 +101,16 @@ def _check_preconditioner(preconditioner):
     if isinstance(preconditioner, spla.LinearOperator):
         return preconditioner
     return check_option(preconditioner, "preconditioner", PRECONDITIONERS)
+
+
+def _check_iterations(tol, max_iter):
+    """``tol`` in (0, 1) and ``max_iter`` (an int >= 1, or None for CG's default), checked on every path:
+    the direct solve of small systems does not iterate, but a bad value is the caller's error all the
+    same (before, -3 and 2.5 were accepted there, and 0 returned F_U = 0 on the iterative paths).
+    A relative residual ``tol`` >= 1 is met by CG's zero start: it returned F_U = 0 without a warning."""
+    tol = check_scalar(tol, "tol", low=0, low_inclusive=False, high=1, high_inclusive=False)
+    max_iter = check_scalar(max_iter, "max_iter", kind="int", low=1, allow_none=True)
+    return tol, max_iter
 
 
 def _finish(F, was_1d, out_dtype):
@@ -260,11 +270,13 @@ def harmonic_solution(W: GraphLike, labeled: Indices, Y: ArrayLike, *, laplacian
         same harmonic solution as the combinatorial one (it is used).  The
         combinatorial one is the default because its harmonic solution is a
         weighted average of the labels (maximum principle).
-    tol : float, default=1e-8
+    tol : float in (0, 1), default=1e-8
         Relative residual of the CG stopping rule; tight, because the solve is
-        cheap with AMG and loose solves bias the class scores.
-    max_iter : int, optional
-        CG iteration cap (default ``10 n``).
+        cheap with AMG and loose solves bias the class scores (at 1 or more
+        the zero start would meet it: refused).
+    max_iter : int >= 1, optional
+        CG iteration cap (default ``10 n``); checked on every path, the
+        direct solve included.
     preconditioner : {"auto", "amg", "jacobi", None} or LinearOperator, default="auto"
         "auto": a sparse direct solve (SuperLU) up to ``DIRECT_MAX_NODES``
         (5000) unknowns, AMG above.  Otherwise: smoothed-aggregation AMG
@@ -300,7 +312,7 @@ def harmonic_solution(W: GraphLike, labeled: Indices, Y: ArrayLike, *, laplacian
     """
     check_option(laplacian, "laplacian", LAPLACIANS)
     preconditioner = _check_preconditioner(preconditioner)
-    tol = check_scalar(tol, "tol", low=0, low_inclusive=False)
+    tol, max_iter = _check_iterations(tol, max_iter)
     check_backend(backend)
     W, S, Y2, was_1d, out_dtype = labeled_graph_problem(W, labeled, Y, cut_weak=True)
     n = W.shape[0]
@@ -370,7 +382,7 @@ def tikhonov_solution(W: GraphLike, labeled: Indices, Y: ArrayLike, *, alpha: fl
         return harmonic_solution(W, labeled, Y, laplacian=laplacian, tol=tol, max_iter=max_iter,
                                  preconditioner=preconditioner, backend=backend)
     preconditioner = _check_preconditioner(preconditioner)
-    tol = check_scalar(tol, "tol", low=0, low_inclusive=False)
+    tol, max_iter = _check_iterations(tol, max_iter)
     check_backend(backend)
     W, S, Y2, was_1d, out_dtype = labeled_graph_problem(W, labeled, Y, cut_weak=True)
     n = W.shape[0]
@@ -476,7 +488,7 @@ def poisson_learning(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_prio
     True
     """
     preconditioner = _check_preconditioner(preconditioner)
-    tol = check_scalar(tol, "tol", low=0, low_inclusive=False)
+    tol, max_iter = _check_iterations(tol, max_iter)
     check_backend(backend)
     W, S, Y2, was_1d, out_dtype = labeled_graph_problem(W, labeled, Y, cut_weak=True)
     check_normal_degrees(W, "poisson_learning")       # scores scale by 1 / c with W: the labels do not
@@ -669,7 +681,7 @@ def graph_kernel_ridge(W: Union[GraphLike, GraphKernel], labeled: Indices, Y: Ar
     check_backend(backend)
     alpha = check_scalar(alpha, "alpha", low=0, low_inclusive=False)
     preconditioner = _check_preconditioner(preconditioner)
-    tol = check_scalar(tol, "tol", low=0, low_inclusive=False)
+    tol, max_iter = _check_iterations(tol, max_iter)
     L, phi, K = _kernel_setup(W, kernel if kernel is not None else default_kernel(), laplacian)
     n = L.shape[0]
     S = _check_labeled_index(labeled, n)
@@ -761,7 +773,8 @@ def graph_kernel_ridge_loo(K_SS: ArrayLike, Y: ArrayLike, alphas: ArrayLike) -> 
     Parameters
     ----------
     K_SS : ndarray of shape (l, l)
-        The kernel on the labeled nodes, symmetric positive (semi)definite.
+        The kernel on the labeled nodes, symmetric positive (semi)definite
+        (symmetric to ``1e-6`` of its largest entry, else ``ValueError``).
     Y : ndarray of shape (l,) or (l, m)
     alphas : array of float > 0
 
@@ -781,6 +794,12 @@ def graph_kernel_ridge_loo(K_SS: ArrayLike, Y: ArrayLike, alphas: ArrayLike) -> 
     array([ 1.      , -0.333333])
     """
     K_SS = check_matrix(K_SS, "K_SS", square=True, dtype=np.float64)
+    # the path reads (K + K^T) / 2: an asymmetry beyond a kernel's rounding means another matrix was passed
+    asym = float(np.abs(K_SS - K_SS.T).max(initial=0.0))
+    if asym > PSD_RTOL * float(np.abs(K_SS).max(initial=0.0)):
+        raise ValueError(f"K_SS must be symmetric: max |K_SS - K_SS^T| = {asym:.3g} (max |K_SS| = "
+                         f"{float(np.abs(K_SS).max()):.3g}, rounding allows {PSD_RTOL:g} of it); pass the kernel on the "
+                         "labeled nodes, Phi[S][:, S].")
     Y2, _, _ = _check_targets(Y, K_SS.shape[0])
     alphas = check_ridges(alphas, "alphas")
     return KernelRidgePath(K_SS).loo_residuals(Y2, alphas)

@@ -61,6 +61,7 @@ from .._core.linalg import apply_matrix as _apply, check_solution, dense_matrix 
 from .._core.linalg import psd_part, psd_solve as _psd_solve, small_dense_threads
 from ..graphs import LAPLACIANS, as_adjacency, laplacian as graph_laplacian
 from ..kernels import BLOCK_BYTES, KernelOperator, heat_semigroup, kernel_cg, pairwise_kernel
+from ._graph import _check_iterations
 
 __all__ = [
     "graph_penalty",
@@ -478,11 +479,13 @@ def laprls_fit(K: Union[np.ndarray, KernelOperator], labeled: Indices, Y: ArrayL
     gamma_I : float >= 0
     solver : {"auto", "direct", "cg"}, default="auto"
         "auto": direct up to ``DIRECT_MAX_N`` points.
-    tol : float, default=1e-6
+    tol : float in (0, 1), default=1e-6
         CG tolerance on :math:`\|Jy - B\alpha\| / \|Jy\|` (1e-6 moves
-        classification decisions by far less than their margins).
-    max_iter : int, optional
-        CG iteration cap (default n).
+        classification decisions by far less than their margins); the direct
+        solve's residual is checked against it too.  A relative tolerance
+        :math:`\ge 1` is refused (CG's zero start meets it).
+    max_iter : int >= 1, optional
+        CG iteration cap (default n); checked on every path.
     return_info : bool, default=False
         Also return the solver diagnostics.
 
@@ -512,6 +515,7 @@ def laprls_fit(K: Union[np.ndarray, KernelOperator], labeled: Indices, Y: ArrayL
     """
     gamma_A = check_scalar(gamma_A, "gamma_A", low=0, low_inclusive=False)
     gamma_I = check_scalar(gamma_I, "gamma_I", low=0)
+    tol, max_iter = _check_iterations(tol, max_iter)     # on every path, the direct one included
     K, n, S, Y2, was_1d, M, dtype, jmask, JY = _manifold_problem(K, labeled, Y, M)
     l = S.size
     # The system is solved in float64 whatever K's dtype (K itself stays as given): float32
@@ -816,6 +820,7 @@ def plaprls_fit(K: Union[np.ndarray, KernelOperator], labeled: Indices, Y: Array
     """
     gamma_A = check_scalar(gamma_A, "gamma_A", low=0)
     gamma_I = check_scalar(gamma_I, "gamma_I", low=0)
+    tol, max_iter = _check_iterations(tol, max_iter)     # on every path, the direct one included
     K, n, S, Y2, was_1d, M, dtype, jmask, JY = _manifold_problem(K, labeled, Y, M)
     l = S.size
     lam1, lam2 = gamma_A * l, gamma_I * l / float(n) ** 2

@@ -27,7 +27,7 @@ from .._core.reorder import LOCAL_ORDER_FRACTION, REORDER_MIN_NODES, mean_index_
 from .._core.spmm import _pool
 from .._core.labels import _orphans
 from .._core.progress import logger
-from .._core.validation import check_scalar, power_of_two_exponent
+from .._core.validation import check_numeric_dtype, check_scalar, power_of_two_exponent
 from ..graphs import as_adjacency, laplacian as graph_laplacian
 from ..kernels import GraphKernel
 from ..spectral.filters import default_kernel
@@ -116,6 +116,10 @@ def _operator_norm(R, n, iters=50):
     for _ in range(iters):          # a fixed small number of steps, not a loop over nodes
         w = R.rmatmat(R.matmat(v))
         est_new = float(np.linalg.norm(w))
+        if not np.isfinite(est_new):
+            # NaN steps would run every iteration of the solve and return NaN
+            raise FloatingPointError("graph_tv: the operator R returned NaN or infinity on a finite vector "
+                                     "(power iteration for its norm); check R (and R.rmatvec, its adjoint).")
         if est_new == 0:
             return 1.0
         v = w / est_new
@@ -584,7 +588,8 @@ def graph_tv(W: GraphLike, labeled: Indices, Y: ArrayLike, *, alpha: float = 0.5
         ``GraphKernel(L, g)`` (:math:`R = g(L)` applied by Chebyshev).  Sparse
         R gets the diagonal preconditioner; an operator, whose entries are
         unknown, gets scalar steps :math:`\tau = \sigma = 0.99 / \|R\|`
-        (norm by power iteration).
+        (norm by power iteration; an operator whose products are NaN or
+        infinite raises ``FloatingPointError`` there, a complex R ``TypeError``).
     tol : float > 0, default=1e-4
         Stop when every column's relative gap is <= ``tol`` (``TV_TOL``, the
         default of :class:`~graphrkhs.GraphTVClassifier` and
@@ -638,6 +643,7 @@ def graph_tv(W: GraphLike, labeled: Indices, Y: ArrayLike, *, alpha: float = 0.5
             raise ValueError(f"R must be 'incidence' or a sparse matrix of shape (r, {n}); got {R!r}.")
         Rm = incidence_matrix(W)
     elif sp.issparse(R) or isinstance(R, np.ndarray):
+        check_numeric_dtype(R, "R")        # a complex R lost its imaginary part with a ComplexWarning
         Rm = sp.csr_array(R, dtype=np.float64)
         if Rm.ndim != 2 or Rm.shape[1] != n:
             raise ValueError(f"R must have shape (r, {n}); got {Rm.shape}.")

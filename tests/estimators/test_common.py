@@ -439,6 +439,9 @@ BAD_PARAMETERS = [
     ("PoissonLearningClassifier", "backend", None),
     ("PoissonLearningClassifier", "unlabeled", [-1]),
     ("PoissonLearningClassifier", "verbose", "yes"),
+    ("PoissonLearningClassifier", "tol", 1.0),
+    ("LaplacianRegularizationRegressor", "tol", 2.0),
+    ("PoissonMBOClassifier", "tol", 1.0),
     ("RLSClassifier", "kernel", "rbf"),
     ("RLSRegressor", "degree", 0),
     ("RLSRegressor", "alpha", -1.0),
@@ -448,6 +451,7 @@ BAD_PARAMETERS = [
     ("LapRLSRegressor", "laplacian_power", 0),
     ("LapRLSRegressor", "solver", "lu"),
     ("LapRLSRegressor", "max_iter", 0),
+    ("LapRLSRegressor", "tol", 1.0),
     ("LapRLSRegressor", "random_state", "seed"),
     ("PRLSRegressor", "integral_operator", "nystrom"),
     ("PRLSClassifier", "m", 0),
@@ -530,3 +534,44 @@ def test_permuting_the_training_rows_changes_no_prediction(E):
         np.testing.assert_array_equal(a.predict(Xn), b.predict(Xn))
     else:
         np.testing.assert_allclose(a.predict(Xn), b.predict(Xn), rtol=1e-5, atol=1e-5)
+
+
+# --- a refit forgets the first fit -------------------------------------------------------------------
+
+#: Fixed values for the hyperparameters that default to "auto" (the second fit below skips the selection).
+_FIXED = {"alpha": 0.1, "gamma": 0.1, "gamma_A": 0.01, "gamma_I": 0.1, "sigma": 1.0, "graph_sigma": 1.0}
+
+
+@pytest.mark.parametrize("E", ALL, ids=lambda E: E.__name__)
+def test_refit_on_other_data_and_parameters_keeps_nothing_of_the_first_fit(E):
+    # The same instance fitted twice -- first on a data frame with the automatic selections, then on an
+    # array (a precomputed graph for the transductive learners) with fixed hyperparameters and, for
+    # classifiers, three classes -- has exactly the attributes and predictions of a fresh fit of the
+    # second problem.  Before, the second fit kept the first one's feature_names_in_ (every transductive
+    # learner on a precomputed graph) and loo_scores_ (the graph kernel ridges after alpha="auto").
+    import pandas as pd
+    rng = np.random.default_rng(0)
+    X = np.r_[rng.normal(size=(20, 3)), rng.normal(size=(20, 3)) + 3.0, rng.normal(size=(20, 3)) - 3.0]
+    classifier = is_classifier(E())
+    y = np.full(60, -1 if classifier else np.nan)
+    y[[0, 1, 2, 20, 21, 22]] = [0, 0, 0, 1, 1, 1]
+    y2 = y.copy()
+    y2[[40, 41, 42]] = 2 if classifier else -1.0
+    fixed = {k: v for k, v in _FIXED.items() if E().get_params().get(k, None) == "auto"}
+    if E in TRANSDUCTIVE_CLASSES:
+        second, fixed = knn_graph(X, 5).toarray(), {**fixed, "graph": "precomputed"}
+        new = second[:7]
+    else:
+        second = X[:, :2].copy()
+        new = second[:7] + 0.05
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fresh = _small(E, **fixed).fit(second, y2)
+        est = _small(E).fit(pd.DataFrame(X[:40], columns=["a", "b", "c"]), y[:40])
+        est.set_params(**fixed).fit(second, y2)
+    assert sorted(vars(est)) == sorted(vars(fresh))
+    assert est.n_features_in_ == fresh.n_features_in_
+    np.testing.assert_array_equal(est.predict(new), fresh.predict(new))
+    if classifier:
+        np.testing.assert_array_equal(est.classes_, [0, 1, 2])
+        np.testing.assert_array_equal(est.predict_proba(new), fresh.predict_proba(new))

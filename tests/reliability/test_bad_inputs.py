@@ -30,6 +30,7 @@ from typing import Any, Callable
 import numpy as np
 import pytest
 import scipy.sparse as sp
+import scipy.sparse.linalg  # noqa: F401  (sp.linalg)
 
 import graphrkhs as g
 from graphrkhs import filters
@@ -539,6 +540,13 @@ unknown_option("harmonic_solution", lambda: g.harmonic_solution(W, LAB, YR, lapl
 unknown_option("harmonic_solution", lambda: g.harmonic_solution(W, LAB, YR, preconditioner="bogus"), "preconditioner")
 unknown_option("graph_kernel_ridge", lambda: g.graph_kernel_ridge(W, LAB, YR, method="bogus"), "method")
 unknown_option("graph_tv", lambda: g.graph_tv(W, LAB, YR, R="bogus"), "R")
+# an operator R whose products are NaN ran all 20000 iterations and returned NaN with a ConvergenceWarning;
+# a complex R lost its imaginary part with only numpy's ComplexWarning
+add("graph_tv", "R operator returning NaN",
+    lambda: g.graph_tv(W, LAB, YR, R=sp.linalg.aslinearoperator(np.full((5, N), np.nan))),
+    Raises(FloatingPointError, "the operator R returned NaN or infinity"))
+add("graph_tv", "complex R", lambda: g.graph_tv(W, LAB, YR, R=sp.csr_array(1j * np.eye(N))),
+    Raises(TypeError, "R must be a real numeric array"))
 unknown_option("graph_kernel_tv", lambda: g.graph_kernel_tv(W, LAB, YR, fidelity="bogus"), "fidelity")
 unknown_option("graph_kernel_tv", lambda: g.graph_kernel_tv(W, LAB, YR, laplacian="bogus"), "laplacian")
 add("graph_kernel_tv", "kernel without polynomial inverse",

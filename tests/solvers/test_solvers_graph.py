@@ -480,6 +480,33 @@ def test_bad_options(fn, kwargs, err, match):
         fn(W_SMALL, [0, 4], Y2, **kwargs)
 
 
+@pytest.mark.parametrize("name", ["harmonic", "tikhonov", "poisson", "ridge"])
+@pytest.mark.parametrize("max_iter, err, match", [
+    (0, ValueError, r"max_iter must be >= 1; got 0"),
+    (-3, ValueError, r"max_iter must be >= 1; got -3"),
+    (2.5, TypeError, r"max_iter must be an int"),
+])
+def test_bad_max_iter_is_refused_on_every_path(name, max_iter, err, match):
+    # the default preconditioner (a direct solve on small systems) never looked at max_iter: -3 and 2.5 were
+    # accepted silently, and max_iter=0 on the iterative paths returned F_U = 0 with a ConvergenceWarning
+    # (under "amg" one blaming badly scaled rows); graph_tv already refused max_iter < 1
+    kw = {"alpha": 0.5} if name == "tikhonov" else {}
+    for preconditioner in ("auto", "amg", None):
+        with pytest.raises(err, match=match):
+            SOLVERS[name](W_SMALL, [0, 4], Y2, max_iter=max_iter, preconditioner=preconditioner, **kw)
+
+
+@pytest.mark.parametrize("name", ["harmonic", "tikhonov", "poisson", "ridge"])
+@pytest.mark.parametrize("tol", [1.0, 2.0])
+def test_relative_tolerance_of_one_or_more_is_refused(name, tol):
+    # ||b - A x|| <= tol ||b|| holds at CG's zero start for tol >= 1: harmonic_solution(path of 6 nodes, tol=1,
+    # preconditioner="amg") returned F_U = 0 ([0, 0, 0, 0, 0, 1] instead of [0, .2, .4, .6, .8, 1]) without a warning
+    kw = {"alpha": 0.5} if name == "tikhonov" else {}
+    for preconditioner in ("auto", "amg", None):
+        with pytest.raises(ValueError, match=r"tol must be < 1"):
+            SOLVERS[name](W_SMALL, [0, 4], Y2, tol=tol, preconditioner=preconditioner, **kw)
+
+
 def test_poisson_all_zero_priors_are_refused():
     # b = 0 multiplied every score by 0: all nodes tied, every argmax class 0, silently
     with pytest.raises(ValueError, match=r"class_priors must not be all zero"):
@@ -504,6 +531,8 @@ def test_bad_ridge_options(kwargs, err, match):
     (np.eye(2), [], "alphas"),
     (np.eye(2), [0.0], "alphas"),
     (np.eye(2), [np.nan], "alphas"),
+    # the lower triangle alone was read (eigh of (K + K^T) / 2): residuals of another kernel, silently
+    (np.array([[1.0, 0.5], [0.0, 1.0]]), [1.0], r"K_SS must be symmetric: max \|K_SS - K_SS\^T\| = 0\.5"),
 ])
 def test_bad_loo_input(K, alphas, match):
     with pytest.raises(ValueError, match=match):

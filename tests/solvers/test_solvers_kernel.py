@@ -534,6 +534,25 @@ def test_bad_input(call, exc, match):
         call()
 
 
+@pytest.mark.parametrize("fit", [laprls_fit, plaprls_fit], ids=["laprls", "plaprls"])
+@pytest.mark.parametrize("solver", ["direct", "cg"])
+@pytest.mark.parametrize("kw, exc, match", [
+    (dict(tol=0.0), ValueError, "tol must be > 0"),
+    (dict(tol=1.0), ValueError, "tol must be < 1"),
+    (dict(max_iter=0), ValueError, "max_iter must be >= 1"),
+    (dict(max_iter=2.5), TypeError, "max_iter must be an int"),
+])
+def test_bad_tol_and_max_iter_are_refused_on_every_solver(fit, solver, kw, exc, match):
+    # Before: tol and max_iter were not checked.  The direct path accepted max_iter=-1 / 2.5 silently and
+    # tol=0 / -1 with a spurious ConvergenceWarning; CG ran every iteration at tol <= 0, returned
+    # alpha = 0 (its zero start meets a relative residual tol >= 1) without a warning at tol=1, and
+    # returned alpha = 0 with a ConvergenceWarning at max_iter=0.
+    K = _K()
+    M = np.diag(np.r_[1.0, 2 * np.ones(8), 1.0]) - np.eye(10, k=1) - np.eye(10, k=-1)    # path Laplacian
+    with pytest.raises(exc, match=match):
+        fit(K, [0, 9], np.array([1.0, -1.0]), M, 1e-2, 1.0, solver=solver, **kw)
+
+
 def test_one_rls_solve_behind_rls_fit_and_rls_coefficients():
     """rls_coefficients is rls_fit in float64: (K + alpha l I) c = y, checked against a dense solve."""
     from graphrkhs import rls_coefficients
