@@ -247,8 +247,8 @@ class _TransductiveClassifier(ClassifierOutputMixin, _GraphLearner):
         self.transduction_ = self.classes_[codes]
 
     def _keep_the_labels(self, F):
-        """F with the label's score of every labeled row whose class score is not its label's raised
-        to just above the row's largest class score (after the class normalization).
+        """F with the label's score raised to just above the row's largest class score (after the class
+        normalization) in every labeled row that the normalization moved off its label.
 
         The class prices of ``class_priors`` (and the per-class scaling of a normalization) are shifts
         of whole columns, sized on the unlabeled rows: far from the labeled proportions they moved
