@@ -150,7 +150,10 @@ class _KernelLearner(PointsLearner):
         # one gate for every "auto" of the fit: without an informative LOO the fallback values are used
         self._loo_selects = loo_selects(Y, is_classifier(self))
         if is_tuned(self.sigma) and self._width_matters() and self._loo_selects:
-            self._select_width(X[labeled], Y)
+            # the labeled rows in float64 whatever X's dtype: the width search runs down to ridges far below
+            # float32's rounding of the kernel (RLS chose another width on float32 points, 2x the float64
+            # one, from LOO scores that rounding had made up)
+            self._select_width(np.asarray(X[labeled], dtype=np.float64), Y)
         self._fit_kernel(X, labeled, Y.astype(X.dtype))
 
     def _width_matters(self):
@@ -337,8 +340,10 @@ class _RLS(_KernelLearner):
         self._width_result = res
 
     def _fit_kernel(self, X, labeled, Y):
-        """RLS is supervised: the labeled rows only."""
-        self.X_fit_ = XS = X[labeled]
+        """RLS is supervised: the labeled rows only, kept and solved in float64 (l rows: cheap) so that
+        float32 points give the float64 fit; predictions come back in the points' dtype."""
+        self.X_fit_ = XS = np.asarray(X[labeled], dtype=np.float64)
+        Y = np.asarray(Y, dtype=np.float64)
         l = XS.shape[0]
         res = self.__dict__.pop("_width_result", None)
         alphas, extend = _ridge_grid(self.alpha, ALPHA_GRID, "alpha")
@@ -363,7 +368,8 @@ class _RLS(_KernelLearner):
             self.intercept_ = np.zeros(Y.shape[1])
 
     def _raw_block(self, X):
-        return self._k(X, self.X_fit_) @ self.coef_ + self.intercept_
+        K = self._k(np.asarray(X, dtype=np.float64), self.X_fit_)
+        return (K @ self.coef_ + self.intercept_).astype(X.dtype, copy=False)
 
 
 #: The default ridge grid of ``alpha="auto"`` (RLS scaling, :math:`(K + \alpha l I)`).
@@ -1302,8 +1308,9 @@ class _GRLS(_KernelLearner):
                              f"got kernel={self.kernel!r}.")
 
     def _fit_kernel(self, X, labeled, Y):
-        """The labeled rows only (G-RLS is supervised)."""
-        XS = X[labeled]
+        """The labeled rows only (G-RLS is supervised), in float64 as RLS's."""
+        XS = np.asarray(X[labeled], dtype=np.float64)
+        Y = np.asarray(Y, dtype=np.float64)
         Psi = feature_map(XS, self.features)
         self.anchors_ = unisolvent_points(Psi)     # raises when the features are not unisolvent
         self.X_fit_ = XS
@@ -1327,12 +1334,14 @@ class _GRLS(_KernelLearner):
                 self.kernel_, XS, Y, self.gamma_, as_printed=self.method == "as_printed")
 
     def _raw_block(self, X):
+        dtype, X = X.dtype, np.asarray(X, dtype=np.float64)     # the points' dtype back (float32 stays)
         if self.method == "saddle":
-            return self._k(X, self.X_fit_) @ self.coef_ + feature_map(X, self.features) @ self.intercept_
-        out = self.kernel_.lagrange(X) @ self.intercept_
-        if self.rest_.size:
-            out = out + self.kernel_.H(X, self.X_fit_[self.rest_]) @ self.coef_
-        return out
+            out = self._k(X, self.X_fit_) @ self.coef_ + feature_map(X, self.features) @ self.intercept_
+        else:
+            out = self.kernel_.lagrange(X) @ self.intercept_
+            if self.rest_.size:
+                out = out + self.kernel_.H(X, self.X_fit_[self.rest_]) @ self.coef_
+        return out.astype(dtype, copy=False)
 
 
 _GRLS_DOC = r"""Generalized RLS with predefined features {what} (Li, Lee & Leung, NIPS 2006).

@@ -167,6 +167,29 @@ def test_float32_end_to_end(E, moons):
     assert np.all(np.isfinite(out.astype(float)))
 
 
+@pytest.mark.parametrize("E", [RLSRegressor, GRLSRegressor])
+def test_rls_float32_points_select_and_fit_as_float64(E):
+    # two moons rounded to float32 (so both fits see the same points), targets rising along the 12
+    # labels: on the float32 points the width search scored ridges down to 3e-9 on float32 kernels, whose
+    # rounding (6e-8 of the scale) made up a LOO optimum at twice the float64 width (4.62 vs 2.31), and
+    # predictions moved by 0.62 of their scale.  The labeled rows are now selected and solved in float64.
+    from sklearn.datasets import make_moons
+    X, t = make_moons(80, noise=0.1, random_state=0)
+    X32 = X.astype(np.float32)
+    y = np.full(80, np.nan)
+    y[:12] = t[:12] + 0.1 * np.arange(12)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        r64, r32 = E().fit(X32.astype(np.float64), y), E().fit(X32, y)
+    assert r32.sigma_ == pytest.approx(r64.sigma_, rel=1e-6)
+    ridge = "alpha_" if E is RLSRegressor else "gamma_"
+    assert getattr(r32, ridge) == getattr(r64, ridge)
+    p32, p64 = r32.predict(X32), r64.predict(X32.astype(np.float64))
+    assert p32.dtype == np.float32
+    # float32 output: its own rounding (2^-24 of the scale) and the width's (float32 data's default_sigma)
+    np.testing.assert_allclose(p32, p64, rtol=0, atol=1e-6 * np.abs(p64).max())
+
+
 def test_grls_regressor_methods_agree_and_reproduce():
     rng = np.random.default_rng(5)
     x = np.sort(rng.uniform(0, 10, 30))[:, None]
