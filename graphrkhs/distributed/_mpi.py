@@ -44,6 +44,15 @@ def _identity(n):
     return spla.LinearOperator((n, n), matvec=lambda v: v, matmat=lambda v: v, dtype=np.float64)
 
 
+def _check_operator(D):
+    """``D`` must be a :class:`DistributedCSR` (a scipy matrix failed later with "no attribute 'allreduce'")."""
+    if not isinstance(D, DistributedCSR):
+        raise TypeError(f"D must be a DistributedCSR (each rank's rows of the matrix); got {type(D).__name__}. "
+                        "Build it with DistributedCSR.from_global(L) (every rank holds L) or "
+                        "DistributedCSR.from_local(rows, owned, n_global); or pass the whole matrix to "
+                        "graphrkhs.chebyshev_filter or the graph solvers with backend='mpi'.")
+
+
 def block_jacobi_amg(D, kind="amg"):
     r"""Block-Jacobi preconditioner on this rank's rows: AMG (or the diagonal) of the owned diagonal block.
 
@@ -53,6 +62,7 @@ def block_jacobi_amg(D, kind="amg"):
     returns an operator (identity on an empty part), so that all ranks run
     the same collective operations inside CG.
     """
+    _check_operator(D)
     n_own = D.shape[0]
     if kind == "none":
         return None
@@ -96,6 +106,7 @@ def distributed_cg(D, B_local, *, tol=1e-8, max_iter=None, preconditioner="amg",
     (this rank's rows, in ``D.owned`` order) is checked on every rank together:
     a wrong shape or a NaN on one rank raises a ``ValueError`` on all of them.
     """
+    _check_operator(D)
     if M is None:
         preconditioner = "none" if preconditioner is None else preconditioner
         check_option(preconditioner, "preconditioner", ("amg", "jacobi", "none"))
@@ -123,6 +134,7 @@ def distributed_lmax(D, *, steps=40, margin=0.005, random_state=0):
     valid).  The serial :func:`graphrkhs.lmax` uses ARPACK instead, so the
     two bounds differ (both lie above the spectrum).
     """
+    _check_operator(D)
     gersh = D.gershgorin()
     if gersh == 0.0:
         return 0.0
@@ -191,6 +203,7 @@ def distributed_chebyshev_filter(D, phi, X_local, *, order=None, tol=1e-8, lmax=
     estimated before any allocation: a ``MemoryError`` on every rank when one
     rank's estimate exceeds 3/4 of its machine's memory.
     """
+    _check_operator(D)
     # the options as chebyshev_filter checks them (the same values on every rank, so every rank raises)
     order, tol, max_order = check_filter_options(order, tol, max_order)
     if lmax is not None:

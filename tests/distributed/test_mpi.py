@@ -207,6 +207,18 @@ def test_distributed_lmax_bounds_the_spectrum(comm):
     assert distributed_lmax(DistributedCSR.from_global(sp.csr_array((50, 50)), comm)) == 0.0
 
 
+def test_distributed_entry_points_refuse_a_whole_scipy_matrix():
+    # a scipy Laplacian passed where each rank's DistributedCSR belongs failed late with
+    # "'csr_array' object has no attribute 'allreduce'" (CG, the filter) or "... 'gershgorin'" (lmax)
+    L = gr.laplacian(_knn_graph(n=60))
+    x = np.ones(60)
+    for call in (lambda: distributed_cg(L, x), lambda: distributed_lmax(L),
+                 lambda: distributed_chebyshev_filter(L, filters.Heat(1.0), x),
+                 lambda: gr.distributed.block_jacobi_amg(L)):
+        with pytest.raises(TypeError, match=r"D must be a DistributedCSR.*got csr_array.*from_global"):
+            call()
+
+
 def test_backend_switch_validation():
     L = gr.laplacian(_knn_graph(n=200))
     x = np.ones(200)
