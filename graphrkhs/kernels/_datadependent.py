@@ -34,7 +34,8 @@ from .._core.types import KernelName, LaplacianKind, RandomStateLike
 from .._core.cg import conjugate_gradient
 from .._core.progress import _Progress, progress_bar
 from ._nystrom import LANDMARKS, NYSTROM_AUTO_MIN_N, NYSTROM_MAX_COMPONENTS, NystromFeatures
-from ._pointcloud import KERNELS, _frame, _scaled_exponent, _sq_dists, pairwise_kernel
+from ._pointcloud import (KERNELS, _check_heat_normalization, _frame, _scaled_exponent, _sq_dists,
+                          heat_log_normalization, pairwise_kernel)
 from .._core.validation import (
     ConvergenceWarning,
     check_option,
@@ -42,6 +43,7 @@ from .._core.validation import (
     check_random_state,
     check_scalar,
     memory_guard,
+    power_of_two_exponent,
     warn,
 )
 
@@ -508,32 +510,44 @@ class FredholmKernel:
             return _scale_outer_rows(P, self.normalized, n, "the outer kernel has a row with a non-positive sum; "
                                      "use a positive outer kernel or a wider sigma.")
         k = self.n_neighbors
+        log_norm = 0.0
+        if self.outer == "heat" and not self.normalized:
+            # the heat kernel is the Gaussian of the same width times (4 pi t)^(-d/2), added to the exponent
+            # as its logarithm; a peak beyond float64 is refused as pairwise_kernel refuses it
+            log_norm = heat_log_normalization(self.sigma, A.shape[1])
+            _check_heat_normalization(log_norm, self.sigma, A.shape[1], A.dtype)
+        # Squared distances d2 in units of unit^2, unit a power of two of max |x| (exact rescaling), so that
+        # they neither overflow (|x| ~ 1e200) nor underflow; the width enters through _scaled_exponent as
+        # (unit / sigma)^2, never as sigma**2 (which over/underflows outside about [1e-154, 1e154]: a
+        # ZeroDivisionError or OverflowError, and -0.5 / sigma^2 = -inf in float32 made the self weight NaN).
         if same:
-            if self._X_sq is None:
-                self._X_sq = np.einsum("ij,ij->i", self.X, self.X)
             if k == 1:
                 d2 = np.zeros((n, 1), dtype=A.dtype)
                 idx = np.arange(n)[:, None]
+                unit = 1.0
             else:
                 self._progress(f"outer kernel: {k} nearest of each of the n = {n} points")
-                dist, nbr = knn_search(self.X, k - 1, "auto", self._rng)
+                dist, nbr, unit = knn_search(self.X, k - 1, "auto", self._rng, return_scale=True)
                 self._progress("neighbour search done")
                 idx = np.hstack([np.arange(n)[:, None], nbr])
                 d2 = np.hstack([np.zeros((n, 1)), dist * dist]).astype(A.dtype)
         else:
-            if self._X_sq is None:
-                self._X_sq = np.einsum("ij,ij->i", self.X, self.X)
-            d2, idx = _query_knn(self.X, A, k, self._X_sq)
+            e = power_of_two_exponent(self.X, A)
+            if self._X_sq is None or self._X_sq[0] != e:
+                Xs = np.ldexp(self.X, -e) if e else self.X
+                self._X_sq = (e, Xs, np.einsum("ij,ij->i", Xs, Xs))
+            _, Xs, Xs_sq = self._X_sq
+            d2, idx = _query_knn(Xs, np.ldexp(A, -e) if e else A, k, Xs_sq)
+            unit = 2.0 ** e
         if self.normalized:
             # the row's smallest distance taken out first (the normalization cancels it): a point far from
             # every x_i keeps the weights of its nearest points instead of an all-zero row; the heat
             # kernel is the Gaussian of the same width times a constant, which the normalization cancels too
-            w = np.exp((d2 - d2.min(axis=1, keepdims=True)) * A.dtype.type(-0.5 / self.sigma**2))
-        elif self.outer == "gaussian":
-            w = np.exp(d2 * A.dtype.type(-0.5 / self.sigma**2))
-        else:  # heat, in the scaled form of _pointcloud (normalization in the exponent)
-            t = self.sigma**2 / 2.0
-            w = np.exp(-0.5 * A.shape[1] * np.log(4 * np.pi * t) - d2 / (4.0 * t)).astype(A.dtype)
+            d2 = d2 - d2.min(axis=1, keepdims=True)
+        E = _scaled_exponent(d2, unit, self.sigma)
+        if log_norm:
+            E += E.dtype.type(log_norm)
+        w = np.exp(E)
         _scale_outer_rows(w, self.normalized, n, "every kept outer weight of a point underflowed to 0; "
                           "use a wider sigma.")
         P = sp.csr_array((w.ravel(), idx.ravel(), np.arange(0, w.size + 1, k)), shape=(A.shape[0], n))

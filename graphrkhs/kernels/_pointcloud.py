@@ -277,15 +277,18 @@ def heat_log_normalization(sigma: float, m: int) -> float:
     return -0.5 * m * (np.log(2.0 * np.pi) + 2.0 * np.log(sigma))
 
 
-def _check_heat_normalization(log_norm, sigma, m):
-    r"""The true heat kernel's peak :math:`(4\pi t)^{-m/2}` must be a float64: a clear error, not inf."""
-    limit = np.log(np.finfo(np.float64).max)
+def _check_heat_normalization(log_norm, sigma, m, dtype=np.float64):
+    r"""The true heat kernel's peak :math:`(4\pi t)^{-m/2}` must be a number of ``dtype`` (the kernel's
+    dtype: float32 points give a float32 kernel): a clear error, not inf."""
+    dtype = np.dtype(dtype)
+    limit = np.log(float(np.finfo(dtype).max))
     if log_norm > limit:
         smallest = np.exp(-limit / m) / np.sqrt(2.0 * np.pi)
         raise ValueError(
             f"sigma = {sigma:g} is too small for the normalized heat kernel in dimension m = {m}: its peak "
-            f"(4 pi t)^(-m/2) = exp({log_norm:.4g}) overflows float64. Use sigma >= {smallest:.3g}, the "
-            "Gaussian kernel, or heat_kernel / heat_semigroup with scaled=True (the default)."
+            f"(4 pi t)^(-m/2) = exp({log_norm:.4g}) overflows {dtype.name}. Use sigma >= {smallest:.3g}"
+            f"{', float64 points' if dtype != np.float64 else ''}, the Gaussian kernel, or heat_kernel / "
+            "heat_semigroup with scaled=True (the default)."
         )
 
 

@@ -663,3 +663,57 @@ def test_warped_rls_equals_laprls_at_a_large_ratio():
     W = knn_graph(X, 10)
     want = laprls_oracle(X, S, y, 2.8, 1e-6, 1e6, laplacian(W).toarray(), X)
     assert np.abs(f(X) - want).max() < 0.05 * np.abs(want).max()
+
+
+
+@pytest.mark.parametrize("outer, normalized", [("gaussian", False), ("gaussian", True), ("heat", True)])
+@pytest.mark.parametrize("dtype, scale", [(np.float64, 1e-170), (np.float64, 1e-20), (np.float64, 1e200),
+                                          (np.float32, 1e-20), (np.float32, 1e15)])
+def test_sparse_outer_weights_at_extreme_scales(outer, normalized, dtype, scale):
+    """The kNN-truncated outer weights (n_neighbors) of points and width scaled by c: sigma**2 in
+    -0.5 / sigma**2 under/overflowed (ZeroDivisionError at sigma = 1e-170, OverflowError at 1e200), a float32
+    factor -0.5 / sigma^2 = -6e39 became -inf and the self weight 0 * -inf = NaN (sigma = 1e-20), and
+    dist * dist overflowed for |x| ~ 1e200.  These weights depend on d / sigma only (the normalized heat
+    weights too: the normalization cancels its peak), so (X c, sigma c) has the weights of (X, sigma), as
+    the dense outer kernel has (oracle: the formula on distances from cdist of the unscaled points)."""
+    rng = np.random.default_rng(3)
+    X, A = rng.normal(size=(30, 2)), rng.normal(size=(4, 2))
+    k, sigma = 5, 0.9
+    K = FredholmKernel((X * scale).astype(dtype), outer=outer, sigma=sigma * scale, normalized=normalized,
+                       n_neighbors=k)
+    for pts in (A, X):
+        P = K.outer_weights((pts * scale).astype(dtype)).toarray().astype(np.float64)
+        D = cdist(pts, X, "sqeuclidean")
+        nearest = np.argsort(D, axis=1)[:, :k]
+        rows = np.arange(len(pts))[:, None]
+        w = np.exp(-D[rows, nearest] / (2 * sigma**2))
+        want = w / w.sum(axis=1, keepdims=True) if normalized else w / 30
+        assert np.isfinite(P).all()
+        np.testing.assert_allclose(P[rows, nearest], want, rtol=tol(dtype) * 10)
+
+
+@pytest.mark.parametrize("scale", [1e-20, 1e20])
+def test_sparse_heat_outer_weights_at_extreme_widths(scale):
+    """The kNN-truncated heat outer weights (4 pi t)^(-d/2) exp(-d^2 / 4t) / n, t = sigma^2 / 2, at widths
+    where the peak c^-2 (c the scale) is far from 1 but inside float64: the formula evaluated in logarithms
+    (guards the evaluation of the weights through the scaled exponent and the log-normalization)."""
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(30, 2))
+    k, sigma = 5, 0.9
+    K = FredholmKernel(X * scale, outer="heat", sigma=sigma * scale, n_neighbors=k)
+    P = K.outer_weights(X * scale).toarray()
+    D = cdist(X, X, "sqeuclidean")
+    nearest = np.argsort(D, axis=1)[:, :k]
+    rows = np.arange(30)[:, None]
+    log_peak = -(np.log(2 * np.pi) + 2 * np.log(sigma * scale))      # -d/2 log(4 pi t), d = 2
+    want = np.exp(log_peak - D[rows, nearest] / (2 * sigma**2)) / 30
+    np.testing.assert_allclose(P[rows, nearest], want, rtol=1e-10)
+
+
+def test_sparse_heat_outer_weights_whose_peak_overflows():
+    """sigma = 1e-170 in 2-D: the heat peak (4 pi t)^(-1) = 1e339 is not a float64.  The dense outer kernel
+    says so (ValueError naming sigma); the kNN-truncated one returned NaN weights."""
+    X = np.random.default_rng(3).normal(size=(30, 2)) * 1e-170
+    K = FredholmKernel(X, outer="heat", sigma=1e-170, n_neighbors=5)
+    with pytest.raises(ValueError, match="sigma = 1e-170 is too small for the normalized heat kernel"):
+        K.outer_weights(X)
