@@ -234,7 +234,7 @@ def pairwise_kernel(A: ArrayLike, B: ArrayLike | None = None,
         # log of the normalization (4 pi t)^(-m/2), t = sigma^2 / 2, exponentiated together with
         # the Gaussian so that it cannot under/overflow on its own in high dimension.
         log_norm = heat_log_normalization(sigma, dim)
-        _check_heat_normalization(log_norm, sigma, dim)
+        _check_heat_normalization(log_norm, sigma, dim, dtype)
     if kernel in ("gaussian", "heat"):
         # Distances in a centred, rescaled frame: shift-invariant and overflow-free.
         A, B, scale = _frame(A, B)
@@ -397,7 +397,8 @@ def heat_semigroup(A: ArrayLike, B: ArrayLike | None = None, *, sigma: float = 1
     # log of the factor in front of exp(-|a-b|^2 / (2 s sigma^2)) for each member
     log_c = 0.0 if scaled else heat_log_normalization(sigma, dim)
     if not scaled:
-        _check_heat_normalization(log_c - 0.5 * dim * np.log(min(times)), sigma * np.sqrt(min(times)), dim)
+        _check_heat_normalization(log_c - 0.5 * dim * np.log(min(times)), sigma * np.sqrt(min(times)), dim,
+                                  dtype)
     log_front = [log_c - 0.5 * dim * np.log(s) for s in times]
     outs = [np.empty((A.shape[0], B.shape[0]), dtype=dtype) for _ in times]
     A64 = A.astype(np.float64, copy=False)

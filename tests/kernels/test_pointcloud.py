@@ -239,3 +239,21 @@ def test_pairwise_kernel_estimates_its_memory_before_allocating(kernel, monkeypa
     with pytest.raises(MemoryError, match="would need"):
         pairwise_kernel(A, kernel=kernel, sigma=1.0)
     assert pairwise_kernel(A[:100], A[:50], kernel=kernel, sigma=1.0).shape == (100, 50)
+
+
+@pytest.mark.parametrize("call", [
+    lambda X: pairwise_kernel(X, kernel="heat", sigma=1e-20),
+    lambda X: heat_kernel(X, sigma=1e-20, scaled=False),
+])
+def test_unscaled_heat_kernel_whose_peak_overflows_float32(call):
+    """The true heat kernel of float32 points is float32: at sigma = 1e-20 in 2-D its peak
+    (4 pi t)^(-1) = 1.6e39 is above float32's 3.4e38, and the kernel came back with inf entries (the check
+    compared the peak with float64's range only).  A ValueError naming sigma and the dtype now."""
+    X = (np.random.default_rng(0).normal(size=(6, 2)) * 1e-20).astype(np.float32)
+    with pytest.raises(ValueError, match=r"sigma = 1e-20 is too small .* overflows float32"):
+        call(X)
+    # the same points in float64 hold the peak: the closed form (4 pi t)^(-1) exp(-|a - b|^2 / (4t))
+    X64 = X.astype(np.float64)
+    D = ((X64[:, None, :] - X64[None, :, :]) ** 2).sum(-1)
+    t = 1e-40 / 2
+    np.testing.assert_allclose(call(X64), np.exp(-D / (4 * t)) / (4 * np.pi * t), rtol=1e-10)
