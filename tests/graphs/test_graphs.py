@@ -867,3 +867,21 @@ def test_as_adjacency_float32_cast_underflow_warns():
         tiny32 = np.float32(1e-45)  # a float32 subnormal survives the cast
         W = as_adjacency(sp.csr_array(np.where(A == 1e-50, float(tiny32), A)), dtype=np.float32)
     assert W.nnz == 6
+
+
+@pytest.mark.parametrize("rtol, exc, match", [
+    (np.nan, ValueError, "symmetry_rtol must be finite"),
+    (-1.0, ValueError, "symmetry_rtol must be >= 0"),
+    ("1e-3", TypeError, "symmetry_rtol must be a real number"),
+])
+def test_as_adjacency_validates_symmetry_rtol(rtol, exc, match):
+    """symmetry_rtol=NaN switched the symmetry check off (gap > NaN is False): a directed matrix came back
+    silently averaged with its transpose; -1 reported a symmetric matrix as "not symmetric (max |W - W.T| =
+    0)", and a string failed inside a product ("can't multiply sequence")."""
+    W = np.array([[0.0, 1.0, 0.0], [0.0, 0.0, 2.0], [0.0, 0.0, 0.0]])   # directed
+    with pytest.raises(exc, match=match):
+        as_adjacency(W, symmetry_rtol=rtol)
+    with pytest.raises(exc, match=match):
+        as_adjacency(W + W.T, symmetry_rtol=rtol)
+    # a tolerance that admits the asymmetry averages the two directions, as documented
+    np.testing.assert_array_equal(as_adjacency(W, symmetry_rtol=1.0).toarray(), (W + W.T) / 2)
