@@ -1024,6 +1024,12 @@ class WarpedKernel:
             self.sigma = default_sigma(self.X) if self.kernel in ("gaussian", "heat") else 1.0
         self.gamma_A = check_scalar(gamma_A, "gamma_A", low=0, low_inclusive=False)
         self.gamma_I = check_scalar(gamma_I, "gamma_I", low=0)
+        with np.errstate(over="ignore"):
+            c = self.gamma_I / (self.gamma_A * n * n)
+        if not np.isfinite(c):
+            # M = c L^p would be inf and the kernel NaN (direct, Nystrom) or CG fail on the operator
+            raise ValueError(f"gamma_I / (gamma_A n^2) = {self.gamma_I:g} / ({self.gamma_A:g} * {n}^2) overflows "
+                             "float64; use a smaller ratio gamma_I / gamma_A.")
         prebuilt = not isinstance(graph, str)
         if prebuilt:
             # a precomputed adjacency over the n points (built once, shared with other learners)

@@ -717,3 +717,13 @@ def test_sparse_heat_outer_weights_whose_peak_overflows():
     K = FredholmKernel(X, outer="heat", sigma=1e-170, n_neighbors=5)
     with pytest.raises(ValueError, match="sigma = 1e-170 is too small for the normalized heat kernel"):
         K.outer_weights(X)
+
+
+@pytest.mark.parametrize("solver", ["direct", "cg", "nystrom"])
+def test_warped_kernel_refuses_a_weight_ratio_that_overflows(solver):
+    """gamma_I / (gamma_A n^2) = 1e305 / (1e-10 * 1600) overflows to inf: the direct and Nystrom solvers
+    returned an all-NaN kernel, CG a FloatingPointError blaming "the operator".  A ValueError naming
+    gamma_I and gamma_A, before the graph is built."""
+    X = np.random.default_rng(0).normal(size=(40, 2))
+    with pytest.raises(ValueError, match=r"gamma_I / \(gamma_A n\^2\)"):
+        WarpedKernel(X, sigma=1.0, gamma_A=1e-10, gamma_I=1e305, n_neighbors=5, solver=solver, random_state=0)
