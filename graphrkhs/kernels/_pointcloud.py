@@ -189,12 +189,13 @@ def pairwise_kernel(A: ArrayLike, B: ArrayLike | None = None,
         Polynomial kernel parameters.
     m : int, optional
         Dimension in the heat normalization :math:`(4\pi t)^{-m/2}`; default d.
-    block_bytes : int
+    block_bytes : int >= 1
         Memory of one block of rows of the temporary distance matrix.
 
     Returns
     -------
-    K : ndarray of shape (n_a, n_b), in A's float dtype (float32 stays float32).
+    K : ndarray of shape (n_a, n_b), in A's float dtype (float32 stays float32); a callable's
+        matrix is converted to it (and must be real: complex values are a ``TypeError``).
 
     Raises
     ------
@@ -213,14 +214,22 @@ def pairwise_kernel(A: ArrayLike, B: ArrayLike | None = None,
     memory_guard(A.shape[0] * B.shape[0] * np.dtype(dtype).itemsize,
                  f"the {A.shape[0]} x {B.shape[0]} kernel matrix",
                  "use fewer (labeled) points, or a low-rank solver (solver='nystrom').")
+    block_bytes = check_scalar(block_bytes, "block_bytes", kind="int", low=1)
     if callable(kernel):
         K = np.asarray(kernel(A, B))
         if K.shape != (A.shape[0], B.shape[0]):
             raise ValueError(f"the kernel callable returned shape {K.shape}; expected {(A.shape[0], B.shape[0])}.")
+        if K.dtype == object or not (np.issubdtype(K.dtype, np.number) or K.dtype == bool):
+            raise TypeError(f"the kernel callable returned values of dtype {K.dtype}; it must return real numbers.")
+        if np.issubdtype(K.dtype, np.complexfloating):
+            # a complex Gram matrix sent the solvers into complex arithmetic (or lost its imaginary part)
+            raise TypeError(f"the kernel callable returned complex values (dtype {K.dtype}); a kernel is real: "
+                            "return its real part if that is the kernel meant.")
         if not np.isfinite(K).all():
             raise ValueError("the kernel callable returned NaN or infinity on finite points; fix the callable "
                              "(or rescale the points).")
-        return K
+        # the points' float dtype, as for the named kernels (int64 / float16 matrices reached the solvers)
+        return K.astype(dtype, copy=False)
     check_option(kernel, "kernel", KERNELS)
     if kernel in ("gaussian", "heat"):
         sigma = check_scalar(sigma, "sigma", low=0, low_inclusive=False)

@@ -257,3 +257,25 @@ def test_unscaled_heat_kernel_whose_peak_overflows_float32(call):
     D = ((X64[:, None, :] - X64[None, :, :]) ** 2).sum(-1)
     t = 1e-40 / 2
     np.testing.assert_allclose(call(X64), np.exp(-D / (4 * t)) / (4 * np.pi * t), rtol=1e-10)
+
+
+def test_pairwise_kernel_callable_values_are_real_in_the_points_dtype(pts):
+    """A kernel callable's matrix is returned in the points' float dtype, as documented: a complex matrix
+    came back complex128 (a later solve then worked in complex arithmetic or dropped the imaginary part with
+    a ComplexWarning), an integer one int64 and a float16 one float16 (numpy.linalg refuses float16)."""
+    with pytest.raises(TypeError, match="kernel callable returned complex"):
+        pairwise_kernel(pts, kernel=lambda A, B: A @ B.T + 0j)
+    ones = pairwise_kernel(pts, kernel=lambda A, B: np.ones((len(A), len(B)), dtype=np.int64))
+    assert ones.dtype == np.float64 and (ones == 1).all()
+    half = pairwise_kernel(pts, kernel=lambda A, B: (A @ B.T).astype(np.float16))
+    assert half.dtype == np.float64
+    np.testing.assert_array_equal(half, (pts @ pts.T).astype(np.float16).astype(np.float64))
+    p32 = pts.astype(np.float32)
+    assert pairwise_kernel(p32, kernel=lambda A, B: (A @ B.T).astype(np.float64)).dtype == np.float32
+
+
+@pytest.mark.parametrize("block_bytes, exc", [(np.nan, TypeError), (0, ValueError), (1.5e6, TypeError)])
+def test_pairwise_kernel_validates_block_bytes(pts, block_bytes, exc):
+    """block_bytes=NaN failed with "cannot convert float NaN to integer", naming no argument."""
+    with pytest.raises(exc, match="block_bytes"):
+        pairwise_kernel(pts, block_bytes=block_bytes)
