@@ -513,7 +513,11 @@ def unisolvent_points(Psi: ArrayLike, *, rtol: float = 1e-10) -> NDArray[np.inte
 
     # before the pivoted QR: NaN would reach LAPACK, complex lose its imaginary part
     Psi = check_matrix(Psi, "Psi", min_size=0, dtype=np.float64)
+    # NaN (or a negative rtol) made the rank test below pass for any Psi, dependent features included
+    rtol = check_scalar(rtol, "rtol", low=0)
     n, q = Psi.shape
+    if q == 0:
+        raise ValueError(f"Psi has shape {Psi.shape}: it needs at least one feature column (q >= 1).")
     if q > n:
         raise ValueError(
             f"features: {q} features cannot be unisolvent on {n} points; use at least q = {q} "

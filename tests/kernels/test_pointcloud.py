@@ -279,3 +279,19 @@ def test_pairwise_kernel_validates_block_bytes(pts, block_bytes, exc):
     """block_bytes=NaN failed with "cannot convert float NaN to integer", naming no argument."""
     with pytest.raises(exc, match="block_bytes"):
         pairwise_kernel(pts, block_bytes=block_bytes)
+
+
+def test_unisolvent_points_validates_rtol_and_needs_a_feature():
+    """rtol=NaN made the rank test 'R_qq <= NaN R_11' always False: dependent features (x and 2x) were
+    declared unisolvent and the G-RLS construction factorized a singular matrix; rtol=-1 likewise.  An
+    (n, 0) Psi failed with an IndexError."""
+    x = np.arange(5.0)
+    dependent = np.column_stack([np.ones(5), x, 2 * x])
+    with pytest.raises(ValueError, match="not unisolvent"):
+        unisolvent_points(dependent)
+    with pytest.raises(ValueError, match="rtol must be finite"):
+        unisolvent_points(dependent, rtol=np.nan)
+    with pytest.raises(ValueError, match="rtol must be >= 0"):
+        unisolvent_points(dependent, rtol=-1.0)
+    with pytest.raises(ValueError, match="at least one feature"):
+        unisolvent_points(np.zeros((5, 0)))
