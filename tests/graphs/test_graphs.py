@@ -885,3 +885,28 @@ def test_as_adjacency_validates_symmetry_rtol(rtol, exc, match):
         as_adjacency(W + W.T, symmetry_rtol=rtol)
     # a tolerance that admits the asymmetry averages the two directions, as documented
     np.testing.assert_array_equal(as_adjacency(W, symmetry_rtol=1.0).toarray(), (W + W.T) / 2)
+
+
+def test_laplacian_rows_validates_degrees_block_and_range():
+    """laplacian_rows with given degrees (the distributed build): a negative degree gave a combinatorial
+    diagonal of -1 and a normalized row of zeros without a word, a NaN degree was reported as "the degrees
+    (row sums) of W overflow", a complex row block lost its imaginary part with only a ComplexWarning, and
+    start=0.5 was truncated to row 0."""
+    from graphrkhs.graphs import laplacian_rows
+
+    W = np.array([[0.0, 1.0, 0.0], [1.0, 0.0, 2.0], [0.0, 2.0, 0.0]])
+    d = W.sum(axis=1)
+    # the valid call: rows 0:1 of D - W
+    np.testing.assert_array_equal(laplacian_rows(W[:1], "combinatorial", 0, 1, degrees=d).toarray(),
+                                  [[1.0, -1.0, 0.0]])
+    for kind in ("combinatorial", "normalized"):
+        with pytest.raises(ValueError, match="degrees must be finite and >= 0"):
+            laplacian_rows(W[:1], kind, 0, 1, degrees=[-1.0, 3.0, 2.0])
+        with pytest.raises(ValueError, match="degrees must be finite and >= 0"):
+            laplacian_rows(W[:1], kind, 0, 1, degrees=[np.nan, 3.0, 2.0])
+    with pytest.raises(TypeError, match="W must hold real weights"):
+        laplacian_rows(W[:1] + 1j, "combinatorial", 0, 1, degrees=d)
+    with pytest.raises(TypeError, match="start must be an int"):
+        laplacian_rows(W, "combinatorial", 0.5, 2)
+    with pytest.raises(TypeError, match="stop must be an int"):
+        laplacian_rows(W, "combinatorial", 0, 2.0)
