@@ -464,13 +464,24 @@ class FredholmKernel:
         X, n, m = self.X, self.n, self.n_components
         if method == "random_features":
             d = X.shape[1]
-            omega = self._rng.normal(scale=1.0 / self.sigma_inner, size=(d, m)).astype(X.dtype)
+            # omega ~ N(0, I / sigma^2) as (standard normal) / sigma, applied as x^T omega = (x / 2^e)^T z (2^e / sigma)
+            # with 2^e the power of two of max |x| (exact): 1 / sigma overflowed to inf for sigma = 1e-310 (the
+            # default width of X * 1e-310) and every feature was NaN
+            z = self._rng.normal(size=(d, m)).astype(X.dtype)
             phase = self._rng.uniform(0, 2 * np.pi, size=m).astype(X.dtype)
+            e = power_of_two_exponent(X)
+            Xs = np.ldexp(X, -e) if e else X
+            with np.errstate(over="ignore"):
+                ratio = X.dtype.type(min(2.0 ** e / self.sigma_inner, float(np.finfo(X.dtype).max)))
             F = np.empty((n, m), dtype=X.dtype)
             rows = _block_rows(m, X.dtype.itemsize)
             with progress_bar(total=n, desc="random features", unit="pt") as bar:
                 for s in range(0, n, rows):
-                    F[s:s + rows] = np.cos(X[s:s + rows] @ omega + phase)
+                    with np.errstate(over="ignore"):
+                        T = (Xs[s:s + rows] @ z) * ratio
+                    # a width below the distances by ~1e308 overflowed T: any finite phase is as (un)informative
+                    np.clip(T, -np.finfo(X.dtype).max, np.finfo(X.dtype).max, out=T)
+                    F[s:s + rows] = np.cos(T + phase)
                     bar.update(min(rows, n - s))
             F *= np.sqrt(2.0 / m).astype(X.dtype)
             return F

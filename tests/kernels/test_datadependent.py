@@ -727,3 +727,18 @@ def test_warped_kernel_refuses_a_weight_ratio_that_overflows(solver):
     X = np.random.default_rng(0).normal(size=(40, 2))
     with pytest.raises(ValueError, match=r"gamma_I / \(gamma_A n\^2\)"):
         WarpedKernel(X, sigma=1.0, gamma_A=1e-10, gamma_I=1e305, n_neighbors=5, solver=solver, random_state=0)
+
+
+@pytest.mark.parametrize("scale", [1e-310, 1e-200, 1e200])
+def test_random_features_at_extreme_scales(scale):
+    """Random Fourier features of the inner Gaussian at points and width scaled by c: omega ~ N(0, 1/sigma^2)
+    was drawn with scale 1/sigma = inf for sigma = 1e-310 (the default width of X * 1e-310), and every
+    feature was NaN.  cos(x^T omega + b) depends on x / sigma only: the features of (X c, sigma c) equal
+    those of (X, sigma) for the same seed."""
+    X = np.random.default_rng(1).normal(size=(30, 2))
+    ref = FredholmKernel(X, sigma=0.8, inner_approximation="random_features", n_components=40, random_state=5)
+    got = FredholmKernel(X * scale, sigma=0.8 * scale, inner_approximation="random_features", n_components=40,
+                         random_state=5)
+    F_ref, F_got = ref.features(X), got.features(X * scale)
+    assert np.isfinite(F_got).all()
+    np.testing.assert_allclose(F_got, F_ref, rtol=1e-9, atol=1e-12 * np.abs(F_ref).max())
