@@ -634,6 +634,9 @@ class FredholmKernel:
                              f"got {V.shape}.")
         if not sp.issparse(V) and not np.isfinite(V).all():
             raise ValueError("V must be finite.")
+        memory_guard(self.n * V.shape[1] * np.result_type(self.X.dtype, V.dtype).itemsize,
+                     f"K_H V ({self.n} x {V.shape[1]})",
+                     "evaluate the kernel against fewer points (columns) at a time.")
         if self._factor is not None:
             F = self._factor
             return np.asarray(F @ np.asarray(F.T @ V))
@@ -802,6 +805,12 @@ class FredholmKernel:
             if usable:
                 return self._landmark_call(A, right)
         kind, R = right
+        n_a = check_points(A, "A", dtype=self.X.dtype).shape[0]
+        n_c = R.shape[1] if kind == "matrix" else R.shape[0]
+        # the (len(A), len(B)) result; the outer weights' and K_H's own blocks are guarded where they are made
+        memory_guard(n_a * n_c * max(R.dtype.itemsize, self.X.dtype.itemsize),
+                     f"the Fredholm kernel matrix ({n_a} x {n_c})",
+                     "evaluate fewer points at a time (right=K.right_factor(B) reuses the right factor).")
         if kind == "features" and R.shape[0] <= R.shape[1]:
             # P_A F Phi_B^T as P_A (F Phi_B^T): (n, |B|) once instead of an (|A|, n) x (n, m) product per
             # block (|B| <= m: the labeled points of a fit; 10000 x 60000 x 1000 flops saved per predict)
@@ -1191,6 +1200,10 @@ class WarpedKernel:
         KB, V = right
         Bpts = A if B is None else check_points(B, "B")
         dtype = np.result_type(A.dtype, self._dtype) if KB is None else np.result_type(A.dtype, self._dtype, KB.dtype)
+        # the (len(A), len(B)) result: each row block below is guarded by pairwise_kernel, the whole was not
+        memory_guard(A.shape[0] * V.shape[1] * np.dtype(dtype).itemsize,
+                     f"the warped kernel matrix ({A.shape[0]} x {V.shape[1]})",
+                     "evaluate fewer points at a time (right=K.right_factor(B) reuses the solve).")
         out = np.empty((A.shape[0], V.shape[1]), dtype=dtype)
         if self.solver_ == "nystrom":
             rows = _block_rows(max(V.shape), 8)

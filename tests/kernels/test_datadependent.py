@@ -742,3 +742,32 @@ def test_random_features_at_extreme_scales(scale):
     F_ref, F_got = ref.features(X), got.features(X * scale)
     assert np.isfinite(F_got).all()
     np.testing.assert_allclose(F_got, F_ref, rtol=1e-9, atol=1e-12 * np.abs(F_ref).max())
+
+
+
+@pytest.mark.parametrize("make", [
+    lambda X: FredholmKernel(X, sigma=1.0, n_neighbors=5),
+    lambda X: FredholmKernel(X, sigma=1.0, n_neighbors=5, inner_approximation="random_features",
+                             n_components=20, random_state=0),
+    lambda X: WarpedKernel(X[:40], sigma=1.0, n_neighbors=5),
+    lambda X: WarpedKernel(X[:40], sigma=1.0, n_neighbors=5, solver="nystrom", n_components=10, random_state=0),
+])
+def test_data_dependent_kernel_matrix_estimates_its_memory(make, monkeypatch):
+    """K(A) of a data-dependent kernel is a dense (len(A), len(A)) matrix (the exact Fredholm kernel's right
+    factor an (n, len(A)) one), but only the dense outer weights and pairwise_kernel's row blocks were
+    guarded: the kNN-truncated Fredholm kernel, and the warped kernel whose row blocks each fit (blocks of 3
+    rows here, standing for many points against a large n), filled a result of 300 x 300 (703 KiB) past a
+    48 KiB limit.  A MemoryError naming the size now, before the products."""
+    from graphrkhs._core import validation
+    from graphrkhs.kernels import _datadependent
+
+    X = np.random.default_rng(0).normal(size=(300, 2))
+    K = make(X)
+    G = K(X[:10])
+    assert G.shape == (10, 10) and np.isfinite(G).all()
+    if isinstance(K, FredholmKernel):
+        K.outer_weights(X)      # the kNN search of X (guarded on its own) done and cached before the limit
+    monkeypatch.setattr(_datadependent, "_BLOCK_BYTES", 1024)
+    monkeypatch.setattr(validation, "_physical_memory", lambda: 64 * 2**10)   # limit 48 KiB
+    with pytest.raises(MemoryError, match="300"):
+        K(X)
