@@ -409,6 +409,10 @@ def heat_semigroup(A: ArrayLike, B: ArrayLike | None = None, *, sigma: float = 1
         _check_heat_normalization(log_c - 0.5 * dim * np.log(min(times)), sigma * np.sqrt(min(times)), dim,
                                   dtype)
     log_front = [log_c - 0.5 * dim * np.log(s) for s in times]
+    # len(times) dense matrices, checked before they exist (as pairwise_kernel checks its one)
+    memory_guard(len(times) * A.shape[0] * B.shape[0] * np.dtype(dtype).itemsize,
+                 f"{len(times)} heat kernel matrices of {A.shape[0]} x {B.shape[0]}",
+                 "use fewer points, or a low-rank solver (solver='nystrom').")
     outs = [np.empty((A.shape[0], B.shape[0]), dtype=dtype) for _ in times]
     A64 = A.astype(np.float64, copy=False)
     B64 = A64 if B is A else B.astype(np.float64, copy=False)
@@ -468,6 +472,11 @@ def feature_map(X: ArrayLike, features: Literal["constant", "linear", "poly2"] =
             raise ValueError("the features callable returned non-numeric, NaN or infinite values.")
         return Psi.astype(X.dtype, copy=False)
     check_option(features, "features", FEATURES)
+    q = 1 if features == "constant" else 1 + d if features == "linear" else 1 + d + d * (d + 1) // 2
+    # poly2 grows with d^2 (q = 308505 for 784 pixels): checked before it exists (the products and the
+    # stacked result: twice its size at the peak)
+    memory_guard(2 * n * q * X.dtype.itemsize, f"the {features} features of {n} points ({n} x {q})",
+                 "use fewer points or 'linear' features (or reduce the dimension first).")
     ones = np.ones((n, 1), dtype=X.dtype)
     if features == "constant":
         return ones

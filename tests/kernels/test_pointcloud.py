@@ -295,3 +295,34 @@ def test_unisolvent_points_validates_rtol_and_needs_a_feature():
         unisolvent_points(dependent, rtol=-1.0)
     with pytest.raises(ValueError, match="at least one feature"):
         unisolvent_points(np.zeros((5, 0)))
+
+
+@pytest.mark.parametrize("call", [
+    lambda A: heat_semigroup(A, sigma=1.0),
+    lambda A: heat_kernel(A, sigma=1.0, s=2),
+])
+def test_heat_semigroup_estimates_its_memory_before_allocating(call, monkeypatch):
+    """heat_semigroup returns len(times) dense (len(A), len(B)) matrices (three by default, PRLS's K, K', K''),
+    but unlike pairwise_kernel it allocated and filled them unchecked: 3 x 300^2 doubles (2.1 MiB) past a
+    48 KiB limit.  A MemoryError naming the size now; under the limit the values are the closed form."""
+    from graphrkhs._core import validation
+
+    A = np.random.default_rng(0).normal(size=(300, 2))
+    D = ((A[:20, None, :] - A[None, :20, :]) ** 2).sum(-1)
+    np.testing.assert_allclose(heat_kernel(A[:20], sigma=1.0, s=2), np.exp(-D / 4) / 2, rtol=1e-12)
+    monkeypatch.setattr(validation, "_physical_memory", lambda: 64 * 2**10)   # limit 48 KiB
+    with pytest.raises(MemoryError, match="300 x 300"):
+        call(A)
+
+
+def test_feature_map_estimates_its_memory_before_allocating(monkeypatch):
+    """The poly2 features grow with the square of the dimension, q = 1 + d + d(d + 1)/2 (308505 columns for
+    784 pixels: 172 GB on 70000 images), and were allocated unchecked: 300 points in 40 dimensions (861
+    columns, 2 MiB) passed a 48 KiB limit.  A MemoryError naming the size and q now."""
+    from graphrkhs._core import validation
+
+    X = np.random.default_rng(0).normal(size=(300, 40))
+    assert feature_map(X[:2], "poly2").shape == (2, 861)
+    monkeypatch.setattr(validation, "_physical_memory", lambda: 64 * 2**10)   # limit 48 KiB
+    with pytest.raises(MemoryError, match="861"):
+        feature_map(X, "poly2")
