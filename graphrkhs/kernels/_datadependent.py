@@ -117,6 +117,10 @@ def default_sigma(X: ArrayLike, max_points: int = 1000) -> float:
     X = check_points(X, "X", min_samples=2)
     max_points = check_scalar(max_points, "max_points", kind="int", low=2)
     n = X.shape[0]
+    m = min(n, max_points)
+    # the m x m distances, the m(m-1)/2 pair indices and distances: about 3 m^2 doubles at the peak
+    memory_guard(3 * m * m * 8, f"the {m} x {m} distances of default_sigma's sample",
+                 "pass a smaller max_points (the default 1000 estimates the median to about 1%).")
     if n > max_points:
         X = X[(np.arange(max_points) * n) // max_points]
     Z = np.asarray(X, dtype=np.float64)

@@ -771,3 +771,17 @@ def test_data_dependent_kernel_matrix_estimates_its_memory(make, monkeypatch):
     monkeypatch.setattr(validation, "_physical_memory", lambda: 64 * 2**10)   # limit 48 KiB
     with pytest.raises(MemoryError, match="300"):
         K(X)
+
+
+def test_default_sigma_estimates_its_memory_before_allocating(monkeypatch):
+    """default_sigma forms all m^2 distances of its sample of m = min(n, max_points) rows; max_points=10**6 on
+    10**6 points asked for 8 TB without a check: here 300 rows (300^2 distances and their pair indices,
+    about 2 MiB) passed a 48 KiB limit.  A MemoryError naming max_points now."""
+    from graphrkhs._core import validation
+
+    X = np.random.default_rng(0).normal(size=(300, 2))
+    D = cdist(X[:30], X[:30])[np.triu_indices(30, 1)]
+    assert default_sigma(X[:30]) == pytest.approx(np.median(D), rel=1e-12)
+    monkeypatch.setattr(validation, "_physical_memory", lambda: 64 * 2**10)   # limit 48 KiB
+    with pytest.raises(MemoryError, match="max_points"):
+        default_sigma(X, max_points=300)
