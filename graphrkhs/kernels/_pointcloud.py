@@ -532,7 +532,9 @@ def unisolvent_points(Psi: ArrayLike, *, rtol: float = 1e-10) -> NDArray[np.inte
             f"features: {q} features cannot be unisolvent on {n} points; use at least q = {q} "
             "(labeled) points or fewer features."
         )
-    R, piv = sla.qr(Psi.T, mode="r", pivoting=True)
+    # at unit column scale: unisolvency does not depend on the units of the features, but the rank test
+    # below compares pivots across features (1, x, x^2 of points in micrometres differ by 1e12)
+    R, piv = sla.qr(Psi.T / _feature_scales(Psi)[:, None], mode="r", pivoting=True)
     diag = np.abs(np.diag(R))
     if diag.size < q or diag[0] == 0 or diag[q - 1] <= rtol * diag[0]:
         rank = int(np.sum(diag > rtol * (diag[0] if diag.size and diag[0] > 0 else 1.0)))
@@ -542,6 +544,12 @@ def unisolvent_points(Psi: ArrayLike, *, rtol: float = 1e-10) -> NDArray[np.inte
             "or add points."
         )
     return np.sort(piv[:q])
+
+
+def _feature_scales(Psi):
+    """max |Psi[:, j]| per feature column, 1 for an all-zero column (a power of two: exact rescaling)."""
+    peak = np.abs(Psi).max(axis=0) if Psi.shape[0] else np.ones(Psi.shape[1])
+    return np.where(peak > 0, np.ldexp(1.0, np.frexp(np.where(peak > 0, peak, 1.0))[1]), 1.0)
 
 
 class GRLSKernel:
@@ -602,7 +610,10 @@ class GRLSKernel:
         Psi = feature_map(X, features)
         self.anchors = unisolvent_points(Psi)
         self.anchor_points = X[self.anchors]
-        self._lu = sla.lu_factor(np.asarray(Psi[self.anchors], dtype=np.float64))
+        # phi = psi Psi_a^{-1} = (psi / s) (Psi_a / s)^{-1} with s the features' column scales (powers of two):
+        # the LU of features in their own units lost the small ones (1 next to x^2 = 1e12)
+        self._feature_scale = _feature_scales(np.asarray(Psi, dtype=np.float64))
+        self._lu = sla.lu_factor(np.asarray(Psi[self.anchors], dtype=np.float64) / self._feature_scale)
         self._phi_aa = pairwise_kernel(self.anchor_points, None, **self._kw)
 
     def lagrange(self, A: ArrayLike) -> NDArray[np.floating]:
@@ -617,7 +628,8 @@ class GRLSKernel:
             raise ValueError(f"the features give {Psi_A.shape[1]} features on A but q = {q} on the training "
                              "points X; a features callable must return the same number of columns for every input.")
         # phi(A) Psi_a = psi(A)  <=>  Psi_a^T phi(A)^T = psi(A)^T
-        return sla.lu_solve(self._lu, Psi_A.T.astype(np.float64), trans=1).T.astype(A.dtype, copy=False)
+        return sla.lu_solve(self._lu, Psi_A.T.astype(np.float64) / self._feature_scale[:, None],
+                            trans=1).T.astype(A.dtype, copy=False)
 
     def H(self, A: ArrayLike, B: ArrayLike | None = None) -> NDArray[np.floating]:
         """The kernel H of Eq. (11) between the rows of A and B (B=None: A)."""

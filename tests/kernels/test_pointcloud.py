@@ -326,3 +326,20 @@ def test_feature_map_estimates_its_memory_before_allocating(monkeypatch):
     monkeypatch.setattr(validation, "_physical_memory", lambda: 64 * 2**10)   # limit 48 KiB
     with pytest.raises(MemoryError, match="861"):
         feature_map(X, "poly2")
+
+
+@pytest.mark.parametrize("features", ["linear", "poly2"])
+@pytest.mark.parametrize("scale", [1e-11, 1e-6, 1e6, 1e11])
+def test_unisolvent_anchors_and_grls_kernel_do_not_depend_on_the_units(features, scale):
+    """Unisolvency (an invertible Psi_a) does not depend on the units of X, but the pivoted-QR rank test
+    compared |R_qq| with |R_11| across features of different units (1, x, x^2): poly2 features of points
+    scaled by 1e6 or 1e-6 and linear ones at 1e11 or 1e-11 were "not unisolvent" (numerical rank 3-5 < q),
+    and the anchors moved with the units.  Features are now compared at unit column scale: the same anchors
+    at every scale, and the constructed kernel of (X c, sigma c) equals that of (X, sigma) (the Gaussian
+    depends on x / sigma only and the Lagrange features of scaled monomials are the same functions)."""
+    X = np.random.default_rng(0).normal(size=(40, 2))
+    ref = GRLSKernel(X, features=features, sigma=1.0)
+    got = GRLSKernel(X * scale, features=features, sigma=scale)
+    np.testing.assert_array_equal(got.anchors, ref.anchors)
+    np.testing.assert_array_equal(unisolvent_points(feature_map(X * scale, features)), ref.anchors)
+    np.testing.assert_allclose(got(X[:8] * scale), ref(X[:8]), atol=1e-8)
