@@ -30,9 +30,17 @@ def _row_sums(W):
 
 
 def degrees(W: GraphLike) -> NDArray[np.floating]:
-    """Weighted degrees :math:`d_i = \\sum_j w_{ij}` of any graph form."""
+    """Weighted degrees :math:`d_i = \\sum_j w_{ij}` of any graph form.
+
+    Raises a ``ValueError`` when a row sum of finite weights overflows the dtype (scale W down: the
+    normalized Laplacians do not depend on its scale).
+    """
     W = as_adjacency(W)
-    return np.asarray(W.sum(axis=1)).ravel()
+    d = _row_sums(W)
+    if not np.isfinite(d).all():
+        raise ValueError(f"the degrees (row sums) of W overflow {np.dtype(d.dtype).name}; scale W down (the "
+                         "normalized Laplacians do not depend on its scale).")
+    return d
 
 
 def laplacian(W: GraphLike, kind: LaplacianKind = "combinatorial", *, dtype: FloatDType = None,

@@ -910,3 +910,17 @@ def test_laplacian_rows_validates_degrees_block_and_range():
         laplacian_rows(W, "combinatorial", 0.5, 2)
     with pytest.raises(TypeError, match="stop must be an int"):
         laplacian_rows(W, "combinatorial", 0, 2.0)
+
+
+def test_degrees_that_overflow_are_a_clear_error():
+    """degrees() of finite weights whose row sums exceed float64 returned inf with numpy's bare "overflow
+    encountered in reduceat" RuntimeWarning (laplacian already refused such a W with a clear message).  A
+    ValueError naming the overflow and the fix now; finite sums are the row sums."""
+    from graphrkhs import degrees
+
+    W = np.array([[0.0, 1e308, 1e308], [1e308, 0.0, 0.0], [1e308, 0.0, 0.0]])
+    np.testing.assert_array_equal(degrees(W * 1e-8), [2e300, 1e300, 1e300])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(ValueError, match="overflow float64; scale W down"):
+            degrees(W)
