@@ -483,7 +483,21 @@ def feature_map(X: ArrayLike, features: Literal["constant", "linear", "poly2"] =
     if features == "linear":
         return np.hstack([ones, X])
     i, j = np.triu_indices(d)
-    return np.hstack([ones, X, X[:, i] * X[:, j]])
+    with np.errstate(over="ignore", under="ignore"):
+        products = X[:, i] * X[:, j]
+    # the monomials themselves leave the dtype (no rescaling keeps a feature's value): say so, rather than
+    # return inf features or zeros that the unisolvency test reports as dependent features
+    if not np.isfinite(products).all():
+        raise ValueError(f"the poly2 features x_i x_j of X overflow {X.dtype.name} (|x| up to "
+                         f"{float(np.abs(X).max()):.3g}); rescale X (e.g. standardize it) or use 'linear' features.")
+    # a feature column whose every nonzero product underflowed (a tiny entry here and there only loses
+    # values below the smallest float, negligible next to the column's others)
+    lost = ((products == 0) & (X[:, i] != 0) & (X[:, j] != 0)).any(axis=0) & ~products.any(axis=0)
+    if lost.any():
+        raise ValueError(f"the poly2 features x_i x_j of X underflow {X.dtype.name} to 0 for nonzero x (|x| as small "
+                         f"as {float(np.abs(X[X != 0]).min()):.3g}); rescale X (e.g. standardize it)"
+                         f"{' or use float64 points' if X.dtype != np.float64 else ''}.")
+    return np.hstack([ones, X, products])
 
 
 def unisolvent_points(Psi: ArrayLike, *, rtol: float = 1e-10) -> NDArray[np.integer]:

@@ -343,3 +343,24 @@ def test_unisolvent_anchors_and_grls_kernel_do_not_depend_on_the_units(features,
     np.testing.assert_array_equal(got.anchors, ref.anchors)
     np.testing.assert_array_equal(unisolvent_points(feature_map(X * scale, features)), ref.anchors)
     np.testing.assert_allclose(got(X[:8] * scale), ref(X[:8]), atol=1e-8)
+
+
+@pytest.mark.parametrize("X, dtype, what", [
+    (np.random.default_rng(0).normal(size=(20, 2)) * 1e200, np.float64, "overflow"),
+    (np.random.default_rng(0).normal(size=(20, 2)) * 1e30, np.float32, "overflow"),
+    (np.random.default_rng(0).normal(size=(20, 2)) * 1e-30, np.float32, "underflow"),
+])
+def test_poly2_features_outside_the_dtype_are_a_clear_error(X, dtype, what):
+    """The poly2 features x_i x_j of finite points can leave the dtype: feature_map(X * 1e200, 'poly2')
+    returned inf features without a word, GRLSKernel then said 'Psi contains NaN or infinity; remove or
+    impute those entries' (of an array the user never gave), and float32 points at 1e-30 had every product
+    underflow to 0, reported as 'features are not unisolvent'.  A ValueError naming the features, the dtype
+    and the fix now; the same points rescaled give the closed-form monomials."""
+    X = X.astype(dtype)
+    with pytest.raises(ValueError, match=f"poly2 features .* {what} {np.dtype(dtype).name}"):
+        feature_map(X, "poly2")
+    with pytest.raises(ValueError, match=f"poly2 features .* {what} {np.dtype(dtype).name}"):
+        GRLSKernel(X, features="poly2")
+    Z = (X / np.abs(X).max()).astype(dtype)
+    np.testing.assert_array_equal(feature_map(Z, "poly2")[:, 3:], np.column_stack([Z[:, 0] ** 2, Z[:, 0] * Z[:, 1],
+                                                                                  Z[:, 1] ** 2]))
