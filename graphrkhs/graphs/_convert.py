@@ -9,7 +9,7 @@ import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
 from .._core.types import FloatDType, GraphLike
-from .._core.validation import check_dtype, sparse_storable, warn, GraphWarning
+from .._core.validation import check_dtype, check_scalar, sparse_storable, warn, GraphWarning
 
 if TYPE_CHECKING:  # pragma: no cover
     import networkx
@@ -42,7 +42,7 @@ def as_adjacency(G: GraphLike, *, dtype: FloatDType = None, symmetry_rtol: float
         None keeps float32 input as float32 and uses float64 otherwise
         (integer, boolean and float16 input is upcast to float64; scipy.sparse
         cannot hold float16).
-    symmetry_rtol : float, optional
+    symmetry_rtol : float >= 0, optional
         Relative tolerance of the symmetry check, scaled by the largest
         weight; default 1e-10 for float64 and 1e-5 for float32 input.  An
         adjacency within tolerance is symmetrized exactly as
@@ -82,6 +82,8 @@ def as_adjacency(G: GraphLike, *, dtype: FloatDType = None, symmetry_rtol: float
            [1., 0., 1.],
            [0., 1., 0.]])
     """
+    # NaN would switch the symmetry check off (gap > NaN is False), a negative value fail every matrix
+    symmetry_rtol = check_scalar(symmetry_rtol, "symmetry_rtol", low=0, allow_none=True)
     W = _to_sparse(G)
     if W.ndim != 2 or W.shape[0] != W.shape[1]:
         raise ValueError(f"the adjacency must be square (n, n); got shape {W.shape}.")

@@ -9,7 +9,7 @@ from scipy.sparse import csgraph
 
 from .._core.backend import DISTRIBUTED_BACKENDS, check_backend, get_backend
 from .._core.types import FloatDType, GraphLike, LaplacianKind
-from .._core.validation import check_index_array, check_option
+from .._core.validation import check_index_array, check_option, check_scalar
 from .._core.labels import label_free_mask
 from ._convert import as_adjacency
 
@@ -30,9 +30,17 @@ def _row_sums(W):
 
 
 def degrees(W: GraphLike) -> NDArray[np.floating]:
-    """Weighted degrees :math:`d_i = \\sum_j w_{ij}` of any graph form."""
+    """Weighted degrees :math:`d_i = \\sum_j w_{ij}` of any graph form.
+
+    Raises a ``ValueError`` when a row sum of finite weights overflows the dtype (scale W down: the
+    normalized Laplacians do not depend on its scale).
+    """
     W = as_adjacency(W)
-    return np.asarray(W.sum(axis=1)).ravel()
+    d = _row_sums(W)
+    if not np.isfinite(d).all():
+        raise ValueError(f"the degrees (row sums) of W overflow {np.dtype(d.dtype).name}; scale W down (the "
+                         "normalized Laplacians do not depend on its scale).")
+    return d
 
 
 def laplacian(W: GraphLike, kind: LaplacianKind = "combinatorial", *, dtype: FloatDType = None,
@@ -117,6 +125,9 @@ def laplacian_rows(W: GraphLike, kind: LaplacianKind = "combinatorial", start: i
         Sorted indices, no explicit zeros off the diagonal.
     """
     check_option(kind, "kind", LAPLACIANS)
+    # int(0.5) silently made row 0 the start
+    start = check_scalar(start, "start", kind="int")
+    stop = check_scalar(stop, "stop", kind="int", allow_none=True)
     if degrees is None:
         shape = np.shape(W) if not sp.issparse(W) else W.shape
         if len(shape) == 2 and shape[0] != shape[1]:
@@ -126,6 +137,10 @@ def laplacian_rows(W: GraphLike, kind: LaplacianKind = "combinatorial", start: i
     else:
         # a row block (no symmetry to check): float, finite and non-negative
         W = sp.csr_array(W)
+        if np.issubdtype(W.dtype, np.complexfloating) or not (np.issubdtype(W.dtype, np.number)
+                                                                or W.dtype == bool):
+            # astype(float64) dropped the imaginary part with only a ComplexWarning
+            raise TypeError(f"W must hold real weights; got dtype {W.dtype}.")
         if W.dtype not in (np.float32, np.float64):
             W = W.astype(np.float64)
         if not np.isfinite(W.data).all() or (W.data < 0).any():
@@ -148,12 +163,15 @@ def laplacian_rows(W: GraphLike, kind: LaplacianKind = "combinatorial", start: i
             d = d.astype(np.float64)
         if d.shape != (n,):
             raise ValueError(f"degrees must have one entry per node ({n}); got shape {d.shape}.")
+        if np.isnan(d).any() or (d < 0).any():
+            # a negative degree gave a diagonal of -1 (combinatorial) or a zero row (normalized) silently
+            raise ValueError("degrees must be finite and >= 0 (the row sums of the whole adjacency); got "
+                             f"{'NaN' if np.isnan(d).any() else f'min {d.min():g}'}.")
     if not np.isfinite(d).all():
         raise ValueError(f"the degrees (row sums) of W overflow {np.dtype(d.dtype).name}: "
                          + ("D - W is not representable; scale W down." if kind == "combinatorial"
                             else "pass finite degrees=, or scale W down."))
-    stop = n if stop is None else int(stop)
-    start = int(start)
+    stop = n if stop is None else stop
     if not 0 <= start <= stop <= n:
         raise ValueError(f"need 0 <= start <= stop <= n = {n}; got start={start}, stop={stop}.")
     if W.shape[0] == n:

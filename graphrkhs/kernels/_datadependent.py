@@ -34,7 +34,8 @@ from .._core.types import KernelName, LaplacianKind, RandomStateLike
 from .._core.cg import conjugate_gradient
 from .._core.progress import _Progress, progress_bar
 from ._nystrom import LANDMARKS, NYSTROM_AUTO_MIN_N, NYSTROM_MAX_COMPONENTS, NystromFeatures
-from ._pointcloud import KERNELS, _frame, _scaled_exponent, _sq_dists, pairwise_kernel
+from ._pointcloud import (KERNELS, _check_heat_normalization, _frame, _scaled_exponent, _sq_dists,
+                          heat_log_normalization, pairwise_kernel)
 from .._core.validation import (
     ConvergenceWarning,
     check_option,
@@ -42,6 +43,7 @@ from .._core.validation import (
     check_random_state,
     check_scalar,
     memory_guard,
+    power_of_two_exponent,
     warn,
 )
 
@@ -115,6 +117,10 @@ def default_sigma(X: ArrayLike, max_points: int = 1000) -> float:
     X = check_points(X, "X", min_samples=2)
     max_points = check_scalar(max_points, "max_points", kind="int", low=2)
     n = X.shape[0]
+    m = min(n, max_points)
+    # the m x m distances, the m(m-1)/2 pair indices and distances: about 3 m^2 doubles at the peak
+    memory_guard(3 * m * m * 8, f"the {m} x {m} distances of default_sigma's sample",
+                 "pass a smaller max_points (the default 1000 estimates the median to about 1%).")
     if n > max_points:
         X = X[(np.arange(max_points) * n) // max_points]
     Z = np.asarray(X, dtype=np.float64)
@@ -462,13 +468,24 @@ class FredholmKernel:
         X, n, m = self.X, self.n, self.n_components
         if method == "random_features":
             d = X.shape[1]
-            omega = self._rng.normal(scale=1.0 / self.sigma_inner, size=(d, m)).astype(X.dtype)
+            # omega ~ N(0, I / sigma^2) as (standard normal) / sigma, applied as x^T omega = (x / 2^e)^T z (2^e / sigma)
+            # with 2^e the power of two of max |x| (exact): 1 / sigma overflowed to inf for sigma = 1e-310 (the
+            # default width of X * 1e-310) and every feature was NaN
+            z = self._rng.normal(size=(d, m)).astype(X.dtype)
             phase = self._rng.uniform(0, 2 * np.pi, size=m).astype(X.dtype)
+            e = power_of_two_exponent(X)
+            Xs = np.ldexp(X, -e) if e else X
+            with np.errstate(over="ignore"):
+                ratio = X.dtype.type(min(2.0 ** e / self.sigma_inner, float(np.finfo(X.dtype).max)))
             F = np.empty((n, m), dtype=X.dtype)
             rows = _block_rows(m, X.dtype.itemsize)
             with progress_bar(total=n, desc="random features", unit="pt") as bar:
                 for s in range(0, n, rows):
-                    F[s:s + rows] = np.cos(X[s:s + rows] @ omega + phase)
+                    with np.errstate(over="ignore"):
+                        T = (Xs[s:s + rows] @ z) * ratio
+                    # a width below the distances by ~1e308 overflowed T: any finite phase is as (un)informative
+                    np.clip(T, -np.finfo(X.dtype).max, np.finfo(X.dtype).max, out=T)
+                    F[s:s + rows] = np.cos(T + phase)
                     bar.update(min(rows, n - s))
             F *= np.sqrt(2.0 / m).astype(X.dtype)
             return F
@@ -508,32 +525,44 @@ class FredholmKernel:
             return _scale_outer_rows(P, self.normalized, n, "the outer kernel has a row with a non-positive sum; "
                                      "use a positive outer kernel or a wider sigma.")
         k = self.n_neighbors
+        log_norm = 0.0
+        if self.outer == "heat" and not self.normalized:
+            # the heat kernel is the Gaussian of the same width times (4 pi t)^(-d/2), added to the exponent
+            # as its logarithm; a peak beyond float64 is refused as pairwise_kernel refuses it
+            log_norm = heat_log_normalization(self.sigma, A.shape[1])
+            _check_heat_normalization(log_norm, self.sigma, A.shape[1], A.dtype)
+        # Squared distances d2 in units of unit^2, unit a power of two of max |x| (exact rescaling), so that
+        # they neither overflow (|x| ~ 1e200) nor underflow; the width enters through _scaled_exponent as
+        # (unit / sigma)^2, never as sigma**2 (which over/underflows outside about [1e-154, 1e154]: a
+        # ZeroDivisionError or OverflowError, and -0.5 / sigma^2 = -inf in float32 made the self weight NaN).
         if same:
-            if self._X_sq is None:
-                self._X_sq = np.einsum("ij,ij->i", self.X, self.X)
             if k == 1:
                 d2 = np.zeros((n, 1), dtype=A.dtype)
                 idx = np.arange(n)[:, None]
+                unit = 1.0
             else:
                 self._progress(f"outer kernel: {k} nearest of each of the n = {n} points")
-                dist, nbr = knn_search(self.X, k - 1, "auto", self._rng)
+                dist, nbr, unit = knn_search(self.X, k - 1, "auto", self._rng, return_scale=True)
                 self._progress("neighbour search done")
                 idx = np.hstack([np.arange(n)[:, None], nbr])
                 d2 = np.hstack([np.zeros((n, 1)), dist * dist]).astype(A.dtype)
         else:
-            if self._X_sq is None:
-                self._X_sq = np.einsum("ij,ij->i", self.X, self.X)
-            d2, idx = _query_knn(self.X, A, k, self._X_sq)
+            e = power_of_two_exponent(self.X, A)
+            if self._X_sq is None or self._X_sq[0] != e:
+                Xs = np.ldexp(self.X, -e) if e else self.X
+                self._X_sq = (e, Xs, np.einsum("ij,ij->i", Xs, Xs))
+            _, Xs, Xs_sq = self._X_sq
+            d2, idx = _query_knn(Xs, np.ldexp(A, -e) if e else A, k, Xs_sq)
+            unit = 2.0 ** e
         if self.normalized:
             # the row's smallest distance taken out first (the normalization cancels it): a point far from
             # every x_i keeps the weights of its nearest points instead of an all-zero row; the heat
             # kernel is the Gaussian of the same width times a constant, which the normalization cancels too
-            w = np.exp((d2 - d2.min(axis=1, keepdims=True)) * A.dtype.type(-0.5 / self.sigma**2))
-        elif self.outer == "gaussian":
-            w = np.exp(d2 * A.dtype.type(-0.5 / self.sigma**2))
-        else:  # heat, in the scaled form of _pointcloud (normalization in the exponent)
-            t = self.sigma**2 / 2.0
-            w = np.exp(-0.5 * A.shape[1] * np.log(4 * np.pi * t) - d2 / (4.0 * t)).astype(A.dtype)
+            d2 = d2 - d2.min(axis=1, keepdims=True)
+        E = _scaled_exponent(d2, unit, self.sigma)
+        if log_norm:
+            E += E.dtype.type(log_norm)
+        w = np.exp(E)
         _scale_outer_rows(w, self.normalized, n, "every kept outer weight of a point underflowed to 0; "
                           "use a wider sigma.")
         P = sp.csr_array((w.ravel(), idx.ravel(), np.arange(0, w.size + 1, k)), shape=(A.shape[0], n))
@@ -609,6 +638,9 @@ class FredholmKernel:
                              f"got {V.shape}.")
         if not sp.issparse(V) and not np.isfinite(V).all():
             raise ValueError("V must be finite.")
+        memory_guard(self.n * V.shape[1] * np.result_type(self.X.dtype, V.dtype).itemsize,
+                     f"K_H V ({self.n} x {V.shape[1]})",
+                     "evaluate the kernel against fewer points (columns) at a time.")
         if self._factor is not None:
             F = self._factor
             return np.asarray(F @ np.asarray(F.T @ V))
@@ -777,6 +809,12 @@ class FredholmKernel:
             if usable:
                 return self._landmark_call(A, right)
         kind, R = right
+        n_a = check_points(A, "A", dtype=self.X.dtype).shape[0]
+        n_c = R.shape[1] if kind == "matrix" else R.shape[0]
+        # the (len(A), len(B)) result; the outer weights' and K_H's own blocks are guarded where they are made
+        memory_guard(n_a * n_c * max(R.dtype.itemsize, self.X.dtype.itemsize),
+                     f"the Fredholm kernel matrix ({n_a} x {n_c})",
+                     "evaluate fewer points at a time (right=K.right_factor(B) reuses the right factor).")
         if kind == "features" and R.shape[0] <= R.shape[1]:
             # P_A F Phi_B^T as P_A (F Phi_B^T): (n, |B|) once instead of an (|A|, n) x (n, m) product per
             # block (|B| <= m: the labeled points of a fit; 10000 x 60000 x 1000 flops saved per predict)
@@ -1010,6 +1048,12 @@ class WarpedKernel:
             self.sigma = default_sigma(self.X) if self.kernel in ("gaussian", "heat") else 1.0
         self.gamma_A = check_scalar(gamma_A, "gamma_A", low=0, low_inclusive=False)
         self.gamma_I = check_scalar(gamma_I, "gamma_I", low=0)
+        with np.errstate(over="ignore"):
+            c = self.gamma_I / (self.gamma_A * n * n)
+        if not np.isfinite(c):
+            # M = c L^p would be inf and the kernel NaN (direct, Nystrom) or CG fail on the operator
+            raise ValueError(f"gamma_I / (gamma_A n^2) = {self.gamma_I:g} / ({self.gamma_A:g} * {n}^2) overflows "
+                             "float64; use a smaller ratio gamma_I / gamma_A.")
         prebuilt = not isinstance(graph, str)
         if prebuilt:
             # a precomputed adjacency over the n points (built once, shared with other learners)
@@ -1160,6 +1204,10 @@ class WarpedKernel:
         KB, V = right
         Bpts = A if B is None else check_points(B, "B")
         dtype = np.result_type(A.dtype, self._dtype) if KB is None else np.result_type(A.dtype, self._dtype, KB.dtype)
+        # the (len(A), len(B)) result: each row block below is guarded by pairwise_kernel, the whole was not
+        memory_guard(A.shape[0] * V.shape[1] * np.dtype(dtype).itemsize,
+                     f"the warped kernel matrix ({A.shape[0]} x {V.shape[1]})",
+                     "evaluate fewer points at a time (right=K.right_factor(B) reuses the solve).")
         out = np.empty((A.shape[0], V.shape[1]), dtype=dtype)
         if self.solver_ == "nystrom":
             rows = _block_rows(max(V.shape), 8)

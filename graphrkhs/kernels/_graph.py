@@ -456,6 +456,11 @@ class GraphKernel(spla.LinearOperator):
         rows = self._index(rows, "rows")
         cols = self._index(cols, "cols")
         transpose = rows.size < cols.size
+        # the result itself (n^2 numbers for all rows and columns; twice that with the transposed copy); each
+        # batch of columns is guarded by columns()
+        memory_guard((2 if transpose else 1) * rows.size * cols.size * np.dtype(self.dtype).itemsize,
+                     f"Phi[rows][:, cols] ({rows.size} x {cols.size})",
+                     "request fewer rows or columns at a time (columns(idx, out=...) writes into a numpy.memmap).")
         a, b = (cols, rows) if transpose else (rows, cols)
         out = np.empty((a.size, b.size), dtype=self.dtype)
         batch = self._batch(batch_size, self.dtype)

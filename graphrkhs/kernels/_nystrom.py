@@ -312,6 +312,11 @@ class NystromFeatures:
 
     def kernel(self, A: ArrayLike, B: ArrayLike | None = None) -> NDArray[np.floating]:
         r"""The approximate kernel matrix :math:`\phi(A)\phi(B)^T`."""
+        n_a = check_points(A, "A").shape[0]
+        n_b = n_a if B is None else check_points(B, "B").shape[0]
+        # the dense product (the feature blocks are only len x r)
+        memory_guard(n_a * n_b * np.dtype(self.dtype).itemsize, f"the Nystrom kernel matrix ({n_a} x {n_b})",
+                     "evaluate fewer points at a time, or use the features transform(A) themselves.")
         FA = self.transform(A)
         return FA @ (FA if B is None else self.transform(B)).T
 

@@ -189,12 +189,13 @@ def pairwise_kernel(A: ArrayLike, B: ArrayLike | None = None,
         Polynomial kernel parameters.
     m : int, optional
         Dimension in the heat normalization :math:`(4\pi t)^{-m/2}`; default d.
-    block_bytes : int
+    block_bytes : int >= 1
         Memory of one block of rows of the temporary distance matrix.
 
     Returns
     -------
-    K : ndarray of shape (n_a, n_b), in A's float dtype (float32 stays float32).
+    K : ndarray of shape (n_a, n_b), in A's float dtype (float32 stays float32); a callable's
+        matrix is converted to it (and must be real: complex values are a ``TypeError``).
 
     Raises
     ------
@@ -213,14 +214,22 @@ def pairwise_kernel(A: ArrayLike, B: ArrayLike | None = None,
     memory_guard(A.shape[0] * B.shape[0] * np.dtype(dtype).itemsize,
                  f"the {A.shape[0]} x {B.shape[0]} kernel matrix",
                  "use fewer (labeled) points, or a low-rank solver (solver='nystrom').")
+    block_bytes = check_scalar(block_bytes, "block_bytes", kind="int", low=1)
     if callable(kernel):
         K = np.asarray(kernel(A, B))
         if K.shape != (A.shape[0], B.shape[0]):
             raise ValueError(f"the kernel callable returned shape {K.shape}; expected {(A.shape[0], B.shape[0])}.")
+        if K.dtype == object or not (np.issubdtype(K.dtype, np.number) or K.dtype == bool):
+            raise TypeError(f"the kernel callable returned values of dtype {K.dtype}; it must return real numbers.")
+        if np.issubdtype(K.dtype, np.complexfloating):
+            # a complex Gram matrix sent the solvers into complex arithmetic (or lost its imaginary part)
+            raise TypeError(f"the kernel callable returned complex values (dtype {K.dtype}); a kernel is real: "
+                            "return its real part if that is the kernel meant.")
         if not np.isfinite(K).all():
             raise ValueError("the kernel callable returned NaN or infinity on finite points; fix the callable "
                              "(or rescale the points).")
-        return K
+        # the points' float dtype, as for the named kernels (int64 / float16 matrices reached the solvers)
+        return K.astype(dtype, copy=False)
     check_option(kernel, "kernel", KERNELS)
     if kernel in ("gaussian", "heat"):
         sigma = check_scalar(sigma, "sigma", low=0, low_inclusive=False)
@@ -234,7 +243,7 @@ def pairwise_kernel(A: ArrayLike, B: ArrayLike | None = None,
         # log of the normalization (4 pi t)^(-m/2), t = sigma^2 / 2, exponentiated together with
         # the Gaussian so that it cannot under/overflow on its own in high dimension.
         log_norm = heat_log_normalization(sigma, dim)
-        _check_heat_normalization(log_norm, sigma, dim)
+        _check_heat_normalization(log_norm, sigma, dim, dtype)
     if kernel in ("gaussian", "heat"):
         # Distances in a centred, rescaled frame: shift-invariant and overflow-free.
         A, B, scale = _frame(A, B)
@@ -277,15 +286,18 @@ def heat_log_normalization(sigma: float, m: int) -> float:
     return -0.5 * m * (np.log(2.0 * np.pi) + 2.0 * np.log(sigma))
 
 
-def _check_heat_normalization(log_norm, sigma, m):
-    r"""The true heat kernel's peak :math:`(4\pi t)^{-m/2}` must be a float64: a clear error, not inf."""
-    limit = np.log(np.finfo(np.float64).max)
+def _check_heat_normalization(log_norm, sigma, m, dtype=np.float64):
+    r"""The true heat kernel's peak :math:`(4\pi t)^{-m/2}` must be a number of ``dtype`` (the kernel's
+    dtype: float32 points give a float32 kernel): a clear error, not inf."""
+    dtype = np.dtype(dtype)
+    limit = np.log(float(np.finfo(dtype).max))
     if log_norm > limit:
         smallest = np.exp(-limit / m) / np.sqrt(2.0 * np.pi)
         raise ValueError(
             f"sigma = {sigma:g} is too small for the normalized heat kernel in dimension m = {m}: its peak "
-            f"(4 pi t)^(-m/2) = exp({log_norm:.4g}) overflows float64. Use sigma >= {smallest:.3g}, the "
-            "Gaussian kernel, or heat_kernel / heat_semigroup with scaled=True (the default)."
+            f"(4 pi t)^(-m/2) = exp({log_norm:.4g}) overflows {dtype.name}. Use sigma >= {smallest:.3g}"
+            f"{', float64 points' if dtype != np.float64 else ''}, the Gaussian kernel, or heat_kernel / "
+            "heat_semigroup with scaled=True (the default)."
         )
 
 
@@ -394,8 +406,13 @@ def heat_semigroup(A: ArrayLike, B: ArrayLike | None = None, *, sigma: float = 1
     # log of the factor in front of exp(-|a-b|^2 / (2 s sigma^2)) for each member
     log_c = 0.0 if scaled else heat_log_normalization(sigma, dim)
     if not scaled:
-        _check_heat_normalization(log_c - 0.5 * dim * np.log(min(times)), sigma * np.sqrt(min(times)), dim)
+        _check_heat_normalization(log_c - 0.5 * dim * np.log(min(times)), sigma * np.sqrt(min(times)), dim,
+                                  dtype)
     log_front = [log_c - 0.5 * dim * np.log(s) for s in times]
+    # len(times) dense matrices, checked before they exist (as pairwise_kernel checks its one)
+    memory_guard(len(times) * A.shape[0] * B.shape[0] * np.dtype(dtype).itemsize,
+                 f"{len(times)} heat kernel matrices of {A.shape[0]} x {B.shape[0]}",
+                 "use fewer points, or a low-rank solver (solver='nystrom').")
     outs = [np.empty((A.shape[0], B.shape[0]), dtype=dtype) for _ in times]
     A64 = A.astype(np.float64, copy=False)
     B64 = A64 if B is A else B.astype(np.float64, copy=False)
@@ -455,13 +472,32 @@ def feature_map(X: ArrayLike, features: Literal["constant", "linear", "poly2"] =
             raise ValueError("the features callable returned non-numeric, NaN or infinite values.")
         return Psi.astype(X.dtype, copy=False)
     check_option(features, "features", FEATURES)
+    q = 1 if features == "constant" else 1 + d if features == "linear" else 1 + d + d * (d + 1) // 2
+    # poly2 grows with d^2 (q = 308505 for 784 pixels): checked before it exists (the products and the
+    # stacked result: twice its size at the peak)
+    memory_guard(2 * n * q * X.dtype.itemsize, f"the {features} features of {n} points ({n} x {q})",
+                 "use fewer points or 'linear' features (or reduce the dimension first).")
     ones = np.ones((n, 1), dtype=X.dtype)
     if features == "constant":
         return ones
     if features == "linear":
         return np.hstack([ones, X])
     i, j = np.triu_indices(d)
-    return np.hstack([ones, X, X[:, i] * X[:, j]])
+    with np.errstate(over="ignore", under="ignore"):
+        products = X[:, i] * X[:, j]
+    # the monomials themselves leave the dtype (no rescaling keeps a feature's value): say so, rather than
+    # return inf features or zeros that the unisolvency test reports as dependent features
+    if not np.isfinite(products).all():
+        raise ValueError(f"the poly2 features x_i x_j of X overflow {X.dtype.name} (|x| up to "
+                         f"{float(np.abs(X).max()):.3g}); rescale X (e.g. standardize it) or use 'linear' features.")
+    # a feature column whose every nonzero product underflowed (a tiny entry here and there only loses
+    # values below the smallest float, negligible next to the column's others)
+    lost = ((products == 0) & (X[:, i] != 0) & (X[:, j] != 0)).any(axis=0) & ~products.any(axis=0)
+    if lost.any():
+        raise ValueError(f"the poly2 features x_i x_j of X underflow {X.dtype.name} to 0 for nonzero x (|x| as small "
+                         f"as {float(np.abs(X[X != 0]).min()):.3g}); rescale X (e.g. standardize it)"
+                         f"{' or use float64 points' if X.dtype != np.float64 else ''}.")
+    return np.hstack([ones, X, products])
 
 
 def unisolvent_points(Psi: ArrayLike, *, rtol: float = 1e-10) -> NDArray[np.integer]:
@@ -500,13 +536,19 @@ def unisolvent_points(Psi: ArrayLike, *, rtol: float = 1e-10) -> NDArray[np.inte
 
     # before the pivoted QR: NaN would reach LAPACK, complex lose its imaginary part
     Psi = check_matrix(Psi, "Psi", min_size=0, dtype=np.float64)
+    # NaN (or a negative rtol) made the rank test below pass for any Psi, dependent features included
+    rtol = check_scalar(rtol, "rtol", low=0)
     n, q = Psi.shape
+    if q == 0:
+        raise ValueError(f"Psi has shape {Psi.shape}: it needs at least one feature column (q >= 1).")
     if q > n:
         raise ValueError(
             f"features: {q} features cannot be unisolvent on {n} points; use at least q = {q} "
             "(labeled) points or fewer features."
         )
-    R, piv = sla.qr(Psi.T, mode="r", pivoting=True)
+    # at unit column scale: unisolvency does not depend on the units of the features, but the rank test
+    # below compares pivots across features (1, x, x^2 of points in micrometres differ by 1e12)
+    R, piv = sla.qr(Psi.T / _feature_scales(Psi)[:, None], mode="r", pivoting=True)
     diag = np.abs(np.diag(R))
     if diag.size < q or diag[0] == 0 or diag[q - 1] <= rtol * diag[0]:
         rank = int(np.sum(diag > rtol * (diag[0] if diag.size and diag[0] > 0 else 1.0)))
@@ -516,6 +558,12 @@ def unisolvent_points(Psi: ArrayLike, *, rtol: float = 1e-10) -> NDArray[np.inte
             "or add points."
         )
     return np.sort(piv[:q])
+
+
+def _feature_scales(Psi):
+    """max |Psi[:, j]| per feature column, 1 for an all-zero column (a power of two: exact rescaling)."""
+    peak = np.abs(Psi).max(axis=0) if Psi.shape[0] else np.ones(Psi.shape[1])
+    return np.where(peak > 0, np.ldexp(1.0, np.frexp(np.where(peak > 0, peak, 1.0))[1]), 1.0)
 
 
 class GRLSKernel:
@@ -576,7 +624,10 @@ class GRLSKernel:
         Psi = feature_map(X, features)
         self.anchors = unisolvent_points(Psi)
         self.anchor_points = X[self.anchors]
-        self._lu = sla.lu_factor(np.asarray(Psi[self.anchors], dtype=np.float64))
+        # phi = psi Psi_a^{-1} = (psi / s) (Psi_a / s)^{-1} with s the features' column scales (powers of two):
+        # the LU of features in their own units lost the small ones (1 next to x^2 = 1e12)
+        self._feature_scale = _feature_scales(np.asarray(Psi, dtype=np.float64))
+        self._lu = sla.lu_factor(np.asarray(Psi[self.anchors], dtype=np.float64) / self._feature_scale)
         self._phi_aa = pairwise_kernel(self.anchor_points, None, **self._kw)
 
     def lagrange(self, A: ArrayLike) -> NDArray[np.floating]:
@@ -591,7 +642,8 @@ class GRLSKernel:
             raise ValueError(f"the features give {Psi_A.shape[1]} features on A but q = {q} on the training "
                              "points X; a features callable must return the same number of columns for every input.")
         # phi(A) Psi_a = psi(A)  <=>  Psi_a^T phi(A)^T = psi(A)^T
-        return sla.lu_solve(self._lu, Psi_A.T.astype(np.float64), trans=1).T.astype(A.dtype, copy=False)
+        return sla.lu_solve(self._lu, Psi_A.T.astype(np.float64) / self._feature_scale[:, None],
+                            trans=1).T.astype(A.dtype, copy=False)
 
     def H(self, A: ArrayLike, B: ArrayLike | None = None) -> NDArray[np.floating]:
         """The kernel H of Eq. (11) between the rows of A and B (B=None: A)."""

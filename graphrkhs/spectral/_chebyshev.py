@@ -176,6 +176,9 @@ def chebyshev_coefficients(phi: ResponseBank, order: int, lmax: float, *, n_poin
     n_points = check_scalar(n_points, "n_points", kind="int", low=order + 1)
     if damping not in DAMPINGS:
         raise ValueError(f"damping must be None or 'jackson'; got {damping!r}.")
+    # the samples, their DCT and its copy: three arrays of n_points numbers per response
+    memory_guard(3 * 8 * len(filters) * n_points, f"the Chebyshev quadrature on n_points={n_points} nodes",
+                 "pass a smaller n_points (the default 4 (order + 1) is exact to rounding for smooth responses).")
     c = _coefficients(filters, order, lmax, n_points, damping)
     return c if is_bank else c[0]
 

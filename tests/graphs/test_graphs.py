@@ -867,3 +867,60 @@ def test_as_adjacency_float32_cast_underflow_warns():
         tiny32 = np.float32(1e-45)  # a float32 subnormal survives the cast
         W = as_adjacency(sp.csr_array(np.where(A == 1e-50, float(tiny32), A)), dtype=np.float32)
     assert W.nnz == 6
+
+
+@pytest.mark.parametrize("rtol, exc, match", [
+    (np.nan, ValueError, "symmetry_rtol must be finite"),
+    (-1.0, ValueError, "symmetry_rtol must be >= 0"),
+    ("1e-3", TypeError, "symmetry_rtol must be a real number"),
+])
+def test_as_adjacency_validates_symmetry_rtol(rtol, exc, match):
+    """symmetry_rtol=NaN switched the symmetry check off (gap > NaN is False): a directed matrix came back
+    silently averaged with its transpose; -1 reported a symmetric matrix as "not symmetric (max |W - W.T| =
+    0)", and a string failed inside a product ("can't multiply sequence")."""
+    W = np.array([[0.0, 1.0, 0.0], [0.0, 0.0, 2.0], [0.0, 0.0, 0.0]])   # directed
+    with pytest.raises(exc, match=match):
+        as_adjacency(W, symmetry_rtol=rtol)
+    with pytest.raises(exc, match=match):
+        as_adjacency(W + W.T, symmetry_rtol=rtol)
+    # a tolerance that admits the asymmetry averages the two directions, as documented
+    np.testing.assert_array_equal(as_adjacency(W, symmetry_rtol=1.0).toarray(), (W + W.T) / 2)
+
+
+def test_laplacian_rows_validates_degrees_block_and_range():
+    """laplacian_rows with given degrees (the distributed build): a negative degree gave a combinatorial
+    diagonal of -1 and a normalized row of zeros without a word, a NaN degree was reported as "the degrees
+    (row sums) of W overflow", a complex row block lost its imaginary part with only a ComplexWarning, and
+    start=0.5 was truncated to row 0."""
+    from graphrkhs.graphs import laplacian_rows
+
+    W = np.array([[0.0, 1.0, 0.0], [1.0, 0.0, 2.0], [0.0, 2.0, 0.0]])
+    d = W.sum(axis=1)
+    # the valid call: rows 0:1 of D - W
+    np.testing.assert_array_equal(laplacian_rows(W[:1], "combinatorial", 0, 1, degrees=d).toarray(),
+                                  [[1.0, -1.0, 0.0]])
+    for kind in ("combinatorial", "normalized"):
+        with pytest.raises(ValueError, match="degrees must be finite and >= 0"):
+            laplacian_rows(W[:1], kind, 0, 1, degrees=[-1.0, 3.0, 2.0])
+        with pytest.raises(ValueError, match="degrees must be finite and >= 0"):
+            laplacian_rows(W[:1], kind, 0, 1, degrees=[np.nan, 3.0, 2.0])
+    with pytest.raises(TypeError, match="W must hold real weights"):
+        laplacian_rows(W[:1] + 1j, "combinatorial", 0, 1, degrees=d)
+    with pytest.raises(TypeError, match="start must be an int"):
+        laplacian_rows(W, "combinatorial", 0.5, 2)
+    with pytest.raises(TypeError, match="stop must be an int"):
+        laplacian_rows(W, "combinatorial", 0, 2.0)
+
+
+def test_degrees_that_overflow_are_a_clear_error():
+    """degrees() of finite weights whose row sums exceed float64 returned inf with numpy's bare "overflow
+    encountered in reduceat" RuntimeWarning (laplacian already refused such a W with a clear message).  A
+    ValueError naming the overflow and the fix now; finite sums are the row sums."""
+    from graphrkhs import degrees
+
+    W = np.array([[0.0, 1e308, 1e308], [1e308, 0.0, 0.0], [1e308, 0.0, 0.0]])
+    np.testing.assert_array_equal(degrees(W * 1e-8), [2e300, 1e300, 1e300])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(ValueError, match="overflow float64; scale W down"):
+            degrees(W)

@@ -663,3 +663,125 @@ def test_warped_rls_equals_laprls_at_a_large_ratio():
     W = knn_graph(X, 10)
     want = laprls_oracle(X, S, y, 2.8, 1e-6, 1e6, laplacian(W).toarray(), X)
     assert np.abs(f(X) - want).max() < 0.05 * np.abs(want).max()
+
+
+
+@pytest.mark.parametrize("outer, normalized", [("gaussian", False), ("gaussian", True), ("heat", True)])
+@pytest.mark.parametrize("dtype, scale", [(np.float64, 1e-170), (np.float64, 1e-20), (np.float64, 1e200),
+                                          (np.float32, 1e-20), (np.float32, 1e15)])
+def test_sparse_outer_weights_at_extreme_scales(outer, normalized, dtype, scale):
+    """The kNN-truncated outer weights (n_neighbors) of points and width scaled by c: sigma**2 in
+    -0.5 / sigma**2 under/overflowed (ZeroDivisionError at sigma = 1e-170, OverflowError at 1e200), a float32
+    factor -0.5 / sigma^2 = -6e39 became -inf and the self weight 0 * -inf = NaN (sigma = 1e-20), and
+    dist * dist overflowed for |x| ~ 1e200.  These weights depend on d / sigma only (the normalized heat
+    weights too: the normalization cancels its peak), so (X c, sigma c) has the weights of (X, sigma), as
+    the dense outer kernel has (oracle: the formula on distances from cdist of the unscaled points)."""
+    rng = np.random.default_rng(3)
+    X, A = rng.normal(size=(30, 2)), rng.normal(size=(4, 2))
+    k, sigma = 5, 0.9
+    K = FredholmKernel((X * scale).astype(dtype), outer=outer, sigma=sigma * scale, normalized=normalized,
+                       n_neighbors=k)
+    for pts in (A, X):
+        P = K.outer_weights((pts * scale).astype(dtype)).toarray().astype(np.float64)
+        D = cdist(pts, X, "sqeuclidean")
+        nearest = np.argsort(D, axis=1)[:, :k]
+        rows = np.arange(len(pts))[:, None]
+        w = np.exp(-D[rows, nearest] / (2 * sigma**2))
+        want = w / w.sum(axis=1, keepdims=True) if normalized else w / 30
+        assert np.isfinite(P).all()
+        np.testing.assert_allclose(P[rows, nearest], want, rtol=tol(dtype) * 10)
+
+
+@pytest.mark.parametrize("scale", [1e-20, 1e20])
+def test_sparse_heat_outer_weights_at_extreme_widths(scale):
+    """The kNN-truncated heat outer weights (4 pi t)^(-d/2) exp(-d^2 / 4t) / n, t = sigma^2 / 2, at widths
+    where the peak c^-2 (c the scale) is far from 1 but inside float64: the formula evaluated in logarithms
+    (guards the evaluation of the weights through the scaled exponent and the log-normalization)."""
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(30, 2))
+    k, sigma = 5, 0.9
+    K = FredholmKernel(X * scale, outer="heat", sigma=sigma * scale, n_neighbors=k)
+    P = K.outer_weights(X * scale).toarray()
+    D = cdist(X, X, "sqeuclidean")
+    nearest = np.argsort(D, axis=1)[:, :k]
+    rows = np.arange(30)[:, None]
+    log_peak = -(np.log(2 * np.pi) + 2 * np.log(sigma * scale))      # -d/2 log(4 pi t), d = 2
+    want = np.exp(log_peak - D[rows, nearest] / (2 * sigma**2)) / 30
+    np.testing.assert_allclose(P[rows, nearest], want, rtol=1e-10)
+
+
+def test_sparse_heat_outer_weights_whose_peak_overflows():
+    """sigma = 1e-170 in 2-D: the heat peak (4 pi t)^(-1) = 1e339 is not a float64.  The dense outer kernel
+    says so (ValueError naming sigma); the kNN-truncated one returned NaN weights."""
+    X = np.random.default_rng(3).normal(size=(30, 2)) * 1e-170
+    K = FredholmKernel(X, outer="heat", sigma=1e-170, n_neighbors=5)
+    with pytest.raises(ValueError, match="sigma = 1e-170 is too small for the normalized heat kernel"):
+        K.outer_weights(X)
+
+
+@pytest.mark.parametrize("solver", ["direct", "cg", "nystrom"])
+def test_warped_kernel_refuses_a_weight_ratio_that_overflows(solver):
+    """gamma_I / (gamma_A n^2) = 1e305 / (1e-10 * 1600) overflows to inf: the direct and Nystrom solvers
+    returned an all-NaN kernel, CG a FloatingPointError blaming "the operator".  A ValueError naming
+    gamma_I and gamma_A, before the graph is built."""
+    X = np.random.default_rng(0).normal(size=(40, 2))
+    with pytest.raises(ValueError, match=r"gamma_I / \(gamma_A n\^2\)"):
+        WarpedKernel(X, sigma=1.0, gamma_A=1e-10, gamma_I=1e305, n_neighbors=5, solver=solver, random_state=0)
+
+
+@pytest.mark.parametrize("scale", [1e-310, 1e-200, 1e200])
+def test_random_features_at_extreme_scales(scale):
+    """Random Fourier features of the inner Gaussian at points and width scaled by c: omega ~ N(0, 1/sigma^2)
+    was drawn with scale 1/sigma = inf for sigma = 1e-310 (the default width of X * 1e-310), and every
+    feature was NaN.  cos(x^T omega + b) depends on x / sigma only: the features of (X c, sigma c) equal
+    those of (X, sigma) for the same seed."""
+    X = np.random.default_rng(1).normal(size=(30, 2))
+    ref = FredholmKernel(X, sigma=0.8, inner_approximation="random_features", n_components=40, random_state=5)
+    got = FredholmKernel(X * scale, sigma=0.8 * scale, inner_approximation="random_features", n_components=40,
+                         random_state=5)
+    F_ref, F_got = ref.features(X), got.features(X * scale)
+    assert np.isfinite(F_got).all()
+    np.testing.assert_allclose(F_got, F_ref, rtol=1e-9, atol=1e-12 * np.abs(F_ref).max())
+
+
+
+@pytest.mark.parametrize("make", [
+    lambda X: FredholmKernel(X, sigma=1.0, n_neighbors=5),
+    lambda X: FredholmKernel(X, sigma=1.0, n_neighbors=5, inner_approximation="random_features",
+                             n_components=20, random_state=0),
+    lambda X: WarpedKernel(X[:40], sigma=1.0, n_neighbors=5),
+    lambda X: WarpedKernel(X[:40], sigma=1.0, n_neighbors=5, solver="nystrom", n_components=10, random_state=0),
+])
+def test_data_dependent_kernel_matrix_estimates_its_memory(make, monkeypatch):
+    """K(A) of a data-dependent kernel is a dense (len(A), len(A)) matrix (the exact Fredholm kernel's right
+    factor an (n, len(A)) one), but only the dense outer weights and pairwise_kernel's row blocks were
+    guarded: the kNN-truncated Fredholm kernel, and the warped kernel whose row blocks each fit (blocks of 3
+    rows here, standing for many points against a large n), filled a result of 300 x 300 (703 KiB) past a
+    48 KiB limit.  A MemoryError naming the size now, before the products."""
+    from graphrkhs._core import validation
+    from graphrkhs.kernels import _datadependent
+
+    X = np.random.default_rng(0).normal(size=(300, 2))
+    K = make(X)
+    G = K(X[:10])
+    assert G.shape == (10, 10) and np.isfinite(G).all()
+    if isinstance(K, FredholmKernel):
+        K.outer_weights(X)      # the kNN search of X (guarded on its own) done and cached before the limit
+    monkeypatch.setattr(_datadependent, "_BLOCK_BYTES", 1024)
+    monkeypatch.setattr(validation, "_physical_memory", lambda: 64 * 2**10)   # limit 48 KiB
+    with pytest.raises(MemoryError, match="300"):
+        K(X)
+
+
+def test_default_sigma_estimates_its_memory_before_allocating(monkeypatch):
+    """default_sigma forms all m^2 distances of its sample of m = min(n, max_points) rows; max_points=10**6 on
+    10**6 points asked for 8 TB without a check: here 300 rows (300^2 distances and their pair indices,
+    about 2 MiB) passed a 48 KiB limit.  A MemoryError naming max_points now."""
+    from graphrkhs._core import validation
+
+    X = np.random.default_rng(0).normal(size=(300, 2))
+    D = cdist(X[:30], X[:30])[np.triu_indices(30, 1)]
+    assert default_sigma(X[:30]) == pytest.approx(np.median(D), rel=1e-12)
+    monkeypatch.setattr(validation, "_physical_memory", lambda: 64 * 2**10)   # limit 48 KiB
+    with pytest.raises(MemoryError, match="max_points"):
+        default_sigma(X, max_points=300)

@@ -314,3 +314,22 @@ def test_noncanonical_laplacian_input_is_not_modified(index_dtype):
     np.testing.assert_array_equal(Ln.data, saved[0])
     np.testing.assert_array_equal(Ln.indices, saved[1])
     np.testing.assert_allclose(twin.toarray(), L.toarray(), atol=1e-15)
+
+
+@pytest.mark.parametrize("method", ["chebyshev", "exact"])
+def test_submatrix_estimates_its_memory_before_allocating(method, monkeypatch):
+    """submatrix(rows, cols) allocates a (len(rows), len(cols)) result -- n^2 numbers for rows = cols = all
+    nodes -- but only its batches of columns were guarded: with 300 x 300 entries (703 KiB) against a limit of
+    48 KiB it filled the whole array.  Now a MemoryError naming the size, before any column is computed; the
+    same request under the limit gives the dense kernel (oracle: exact_filter on the identity)."""
+    from graphrkhs._core import validation
+
+    W = np.diag(np.ones(299), 1)
+    W = W + W.T
+    K = GraphKernel(W, filters.Heat(1.0), method=method)
+    idx = np.arange(300)
+    want = exact_filter(K.L, filters.Heat(1.0), np.eye(300))
+    np.testing.assert_allclose(K.submatrix(idx[:40], idx[::3]), want[:40][:, ::3], atol=1e-7)
+    monkeypatch.setattr(validation, "_physical_memory", lambda: 64 * 2**10)   # limit 48 KiB
+    with pytest.raises(MemoryError, match=r"300 x 300"):
+        K.submatrix(idx, idx, batch_size=2)

@@ -168,3 +168,18 @@ def test_with_sigma_is_the_factor_of_the_same_landmarks():
     np.testing.assert_allclose(a.features_ @ a.features_.T,
                                NystromFeatures(X, sigma=0.7, n_components=60, tol=0, landmarks="uniform",
                                                random_state=2).kernel(X), atol=1e-10)
+
+
+def test_nystrom_kernel_matrix_estimates_its_memory(monkeypatch):
+    """NystromFeatures.kernel(A, B) forms the dense (len(A), len(B)) product phi(A) phi(B)^T; its feature
+    blocks are small (len(A) x r) but the product was allocated unchecked: 300 x 300 (703 KiB) passed a
+    48 KiB limit.  A MemoryError naming the size now; a small request is phi(A) phi(B)^T."""
+    from graphrkhs._core import validation
+
+    X = np.random.default_rng(0).normal(size=(300, 2))
+    ny = g.NystromFeatures(X, sigma=1.0, n_components=10, landmarks="uniform", random_state=0)
+    FA, FB = ny.transform(X[:5]), ny.transform(X[5:9])
+    np.testing.assert_allclose(ny.kernel(X[:5], X[5:9]), FA @ FB.T, rtol=1e-12)
+    monkeypatch.setattr(validation, "_physical_memory", lambda: 64 * 2**10)   # limit 48 KiB
+    with pytest.raises(MemoryError, match="300 x 300"):
+        ny.kernel(X)

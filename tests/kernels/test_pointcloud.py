@@ -239,3 +239,128 @@ def test_pairwise_kernel_estimates_its_memory_before_allocating(kernel, monkeypa
     with pytest.raises(MemoryError, match="would need"):
         pairwise_kernel(A, kernel=kernel, sigma=1.0)
     assert pairwise_kernel(A[:100], A[:50], kernel=kernel, sigma=1.0).shape == (100, 50)
+
+
+@pytest.mark.parametrize("call", [
+    lambda X: pairwise_kernel(X, kernel="heat", sigma=1e-20),
+    lambda X: heat_kernel(X, sigma=1e-20, scaled=False),
+])
+def test_unscaled_heat_kernel_whose_peak_overflows_float32(call):
+    """The true heat kernel of float32 points is float32: at sigma = 1e-20 in 2-D its peak
+    (4 pi t)^(-1) = 1.6e39 is above float32's 3.4e38, and the kernel came back with inf entries (the check
+    compared the peak with float64's range only).  A ValueError naming sigma and the dtype now."""
+    X = (np.random.default_rng(0).normal(size=(6, 2)) * 1e-20).astype(np.float32)
+    with pytest.raises(ValueError, match=r"sigma = 1e-20 is too small .* overflows float32"):
+        call(X)
+    # the same points in float64 hold the peak: the closed form (4 pi t)^(-1) exp(-|a - b|^2 / (4t))
+    X64 = X.astype(np.float64)
+    D = ((X64[:, None, :] - X64[None, :, :]) ** 2).sum(-1)
+    t = 1e-40 / 2
+    np.testing.assert_allclose(call(X64), np.exp(-D / (4 * t)) / (4 * np.pi * t), rtol=1e-10)
+
+
+def test_pairwise_kernel_callable_values_are_real_in_the_points_dtype(pts):
+    """A kernel callable's matrix is returned in the points' float dtype, as documented: a complex matrix
+    came back complex128 (a later solve then worked in complex arithmetic or dropped the imaginary part with
+    a ComplexWarning), an integer one int64 and a float16 one float16 (numpy.linalg refuses float16)."""
+    with pytest.raises(TypeError, match="kernel callable returned complex"):
+        pairwise_kernel(pts, kernel=lambda A, B: A @ B.T + 0j)
+    ones = pairwise_kernel(pts, kernel=lambda A, B: np.ones((len(A), len(B)), dtype=np.int64))
+    assert ones.dtype == np.float64 and (ones == 1).all()
+    half = pairwise_kernel(pts, kernel=lambda A, B: (A @ B.T).astype(np.float16))
+    assert half.dtype == np.float64
+    np.testing.assert_array_equal(half, (pts @ pts.T).astype(np.float16).astype(np.float64))
+    p32 = pts.astype(np.float32)
+    assert pairwise_kernel(p32, kernel=lambda A, B: (A @ B.T).astype(np.float64)).dtype == np.float32
+
+
+@pytest.mark.parametrize("block_bytes, exc", [(np.nan, TypeError), (0, ValueError), (1.5e6, TypeError)])
+def test_pairwise_kernel_validates_block_bytes(pts, block_bytes, exc):
+    """block_bytes=NaN failed with "cannot convert float NaN to integer", naming no argument."""
+    with pytest.raises(exc, match="block_bytes"):
+        pairwise_kernel(pts, block_bytes=block_bytes)
+
+
+def test_unisolvent_points_validates_rtol_and_needs_a_feature():
+    """rtol=NaN made the rank test 'R_qq <= NaN R_11' always False: dependent features (x and 2x) were
+    declared unisolvent and the G-RLS construction factorized a singular matrix; rtol=-1 likewise.  An
+    (n, 0) Psi failed with an IndexError."""
+    x = np.arange(5.0)
+    dependent = np.column_stack([np.ones(5), x, 2 * x])
+    with pytest.raises(ValueError, match="not unisolvent"):
+        unisolvent_points(dependent)
+    with pytest.raises(ValueError, match="rtol must be finite"):
+        unisolvent_points(dependent, rtol=np.nan)
+    with pytest.raises(ValueError, match="rtol must be >= 0"):
+        unisolvent_points(dependent, rtol=-1.0)
+    with pytest.raises(ValueError, match="at least one feature"):
+        unisolvent_points(np.zeros((5, 0)))
+
+
+@pytest.mark.parametrize("call", [
+    lambda A: heat_semigroup(A, sigma=1.0),
+    lambda A: heat_kernel(A, sigma=1.0, s=2),
+])
+def test_heat_semigroup_estimates_its_memory_before_allocating(call, monkeypatch):
+    """heat_semigroup returns len(times) dense (len(A), len(B)) matrices (three by default, PRLS's K, K', K''),
+    but unlike pairwise_kernel it allocated and filled them unchecked: 3 x 300^2 doubles (2.1 MiB) past a
+    48 KiB limit.  A MemoryError naming the size now; under the limit the values are the closed form."""
+    from graphrkhs._core import validation
+
+    A = np.random.default_rng(0).normal(size=(300, 2))
+    D = ((A[:20, None, :] - A[None, :20, :]) ** 2).sum(-1)
+    np.testing.assert_allclose(heat_kernel(A[:20], sigma=1.0, s=2), np.exp(-D / 4) / 2, rtol=1e-12)
+    monkeypatch.setattr(validation, "_physical_memory", lambda: 64 * 2**10)   # limit 48 KiB
+    with pytest.raises(MemoryError, match="300 x 300"):
+        call(A)
+
+
+def test_feature_map_estimates_its_memory_before_allocating(monkeypatch):
+    """The poly2 features grow with the square of the dimension, q = 1 + d + d(d + 1)/2 (308505 columns for
+    784 pixels: 172 GB on 70000 images), and were allocated unchecked: 300 points in 40 dimensions (861
+    columns, 2 MiB) passed a 48 KiB limit.  A MemoryError naming the size and q now."""
+    from graphrkhs._core import validation
+
+    X = np.random.default_rng(0).normal(size=(300, 40))
+    assert feature_map(X[:2], "poly2").shape == (2, 861)
+    monkeypatch.setattr(validation, "_physical_memory", lambda: 64 * 2**10)   # limit 48 KiB
+    with pytest.raises(MemoryError, match="861"):
+        feature_map(X, "poly2")
+
+
+@pytest.mark.parametrize("features", ["linear", "poly2"])
+@pytest.mark.parametrize("scale", [1e-11, 1e-6, 1e6, 1e11])
+def test_unisolvent_anchors_and_grls_kernel_do_not_depend_on_the_units(features, scale):
+    """Unisolvency (an invertible Psi_a) does not depend on the units of X, but the pivoted-QR rank test
+    compared |R_qq| with |R_11| across features of different units (1, x, x^2): poly2 features of points
+    scaled by 1e6 or 1e-6 and linear ones at 1e11 or 1e-11 were "not unisolvent" (numerical rank 3-5 < q),
+    and the anchors moved with the units.  Features are now compared at unit column scale: the same anchors
+    at every scale, and the constructed kernel of (X c, sigma c) equals that of (X, sigma) (the Gaussian
+    depends on x / sigma only and the Lagrange features of scaled monomials are the same functions)."""
+    X = np.random.default_rng(0).normal(size=(40, 2))
+    ref = GRLSKernel(X, features=features, sigma=1.0)
+    got = GRLSKernel(X * scale, features=features, sigma=scale)
+    np.testing.assert_array_equal(got.anchors, ref.anchors)
+    np.testing.assert_array_equal(unisolvent_points(feature_map(X * scale, features)), ref.anchors)
+    np.testing.assert_allclose(got(X[:8] * scale), ref(X[:8]), atol=1e-8)
+
+
+@pytest.mark.parametrize("X, dtype, what", [
+    (np.random.default_rng(0).normal(size=(20, 2)) * 1e200, np.float64, "overflow"),
+    (np.random.default_rng(0).normal(size=(20, 2)) * 1e30, np.float32, "overflow"),
+    (np.random.default_rng(0).normal(size=(20, 2)) * 1e-30, np.float32, "underflow"),
+])
+def test_poly2_features_outside_the_dtype_are_a_clear_error(X, dtype, what):
+    """The poly2 features x_i x_j of finite points can leave the dtype: feature_map(X * 1e200, 'poly2')
+    returned inf features without a word, GRLSKernel then said 'Psi contains NaN or infinity; remove or
+    impute those entries' (of an array the user never gave), and float32 points at 1e-30 had every product
+    underflow to 0, reported as 'features are not unisolvent'.  A ValueError naming the features, the dtype
+    and the fix now; the same points rescaled give the closed-form monomials."""
+    X = X.astype(dtype)
+    with pytest.raises(ValueError, match=f"poly2 features .* {what} {np.dtype(dtype).name}"):
+        feature_map(X, "poly2")
+    with pytest.raises(ValueError, match=f"poly2 features .* {what} {np.dtype(dtype).name}"):
+        GRLSKernel(X, features="poly2")
+    Z = (X / np.abs(X).max()).astype(dtype)
+    np.testing.assert_array_equal(feature_map(Z, "poly2")[:, 3:], np.column_stack([Z[:, 0] ** 2, Z[:, 0] * Z[:, 1],
+                                                                                  Z[:, 1] ** 2]))

@@ -717,3 +717,21 @@ def test_order_warning_advice_matches_damping():
     with pytest.warns(AccuracyWarning, match=r"damping=None for a smooth response") as rec:
         chebyshev_filter(L, step, np.ones((10, 1)), tol=1e-3, max_order=20, damping="jackson")
     assert "damping='jackson'" not in str(rec[0].message)
+
+
+def test_chebyshev_coefficients_estimates_the_memory_of_n_points(monkeypatch):
+    """n_points (the quadrature nodes) is unbounded, and the samples and their DCT (three arrays of
+    n_points numbers per response) were allocated unchecked: n_points=10**10 asks for 240 GB.  With a
+    48 KiB limit, 10**4 nodes (234 KiB) now raise a MemoryError naming n_points; the coefficients of a
+    valid call are the heat kernel's closed form 2 (-1)^k e^{-a} I_k(a), a = t lmax / 2."""
+    from scipy.special import ive
+
+    from graphrkhs import chebyshev_coefficients, filters
+    from graphrkhs._core import validation
+
+    k = np.arange(11)
+    c = chebyshev_coefficients(filters.Heat(0.5), 10, 4.0, n_points=2000)
+    np.testing.assert_allclose(c, 2 * (-1.0) ** k * ive(k, 1.0), rtol=0, atol=1e-14)
+    monkeypatch.setattr(validation, "_physical_memory", lambda: 64 * 2**10)   # limit 48 KiB
+    with pytest.raises(MemoryError, match="n_points"):
+        chebyshev_coefficients(filters.Heat(0.5), 10, 4.0, n_points=10**4)
