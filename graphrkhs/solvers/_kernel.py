@@ -557,8 +557,17 @@ def laprls_fit(K: Union[np.ndarray, KernelOperator], labeled: Indices, Y: ArrayL
 # ---------------------------------------------------------------------------
 
 def _orth_basis(Psi, name="Psi"):
-    """Orthonormal basis of the column space of Psi, with a rank check."""
-    Q, R = np.linalg.qr(np.asarray(Psi, dtype=np.float64))
+    """Orthonormal basis of the column space of Psi, with a rank check.
+
+    The columns are first scaled by powers of two to unit size (exact, the span is unchanged), so
+    that the rank test does not depend on the units of each basis function (poly2 features of
+    points in micrometres: 1 next to x^2 ~ 1e12 was "rank-deficient").
+    """
+    Psi = np.asarray(Psi, dtype=np.float64)
+    if Psi.size:
+        size = np.abs(Psi).max(axis=0)
+        Psi = np.ldexp(Psi, -np.frexp(np.where(size > 0, size, 1.0))[1])
+    Q, R = np.linalg.qr(Psi)
     d = np.abs(np.diag(R))
     if d.size and (d.min() <= 1e-10 * max(d.max(), 1e-300)):
         raise ValueError(

@@ -190,3 +190,26 @@ def test_path_loo_at_a_small_relative_ridge_is_the_refit_at_any_scale(c, free_co
             pred = K[i, k] @ np.linalg.solve(A, y[k])
         oracle.append(y[i] - pred)
     np.testing.assert_allclose(R, oracle, rtol=1e-6)
+
+
+def test_unpenalized_basis_in_any_units_gives_the_refits():
+    # (1, x, x^2) in micrometres has columns of sizes 1 ... 1e12: the rank test compared singular values
+    # across those units and refused a basis of full rank.  The LOO residuals depend on span(Psi) only;
+    # the oracle is explicit refits of the saddle system [[K + mu I, Psi], [Psi^T, 0]] on the unit basis.
+    rng = np.random.default_rng(3)
+    x = rng.normal(size=12)
+    K = np.exp(-0.5 * (x[:, None] - x[None, :]) ** 2)
+    y = np.sin(2 * x) + 0.1 * rng.normal(size=12)
+    Psi = np.c_[np.ones(12), x, x**2]
+    mu = 0.05
+    expected = np.empty(12)
+    for i in range(12):
+        keep = np.arange(12) != i
+        A = np.block([[K[np.ix_(keep, keep)] + mu * np.eye(11), Psi[keep]], [Psi[keep].T, np.zeros((3, 3))]])
+        sol = np.linalg.solve(A, np.r_[y[keep], np.zeros(3)])
+        expected[i] = y[i] - (K[i, keep] @ sol[:11] + Psi[i] @ sol[11:])
+    for scale in (1.0, 1e6, 1e-6):
+        xs = x * scale
+        Psi_s = np.c_[np.ones(12), xs, xs**2]
+        got = KernelRidgePath(K, unpenalized=Psi_s).loo_residuals(y, [mu])[0]
+        np.testing.assert_allclose(got.ravel(), expected, rtol=1e-7, atol=1e-10)

@@ -190,6 +190,25 @@ def test_rls_float32_points_select_and_fit_as_float64(E):
     np.testing.assert_allclose(p32, p64, rtol=0, atol=1e-6 * np.abs(p64).max())
 
 
+@pytest.mark.parametrize("scale", [1e-6, 1e6])
+def test_grls_poly2_does_not_depend_on_the_units_of_x(scale):
+    # points in other units (micrometres): the poly2 basis (1, x, x^2) has columns of sizes 1 ... 1e12 or
+    # 1e-12, and the rank tests of the LOO engine (KernelRidgePath) and of the saddle fit (_orth_basis)
+    # compared singular values across those units: "unpenalized: the basis must have full column rank".
+    # A change of units changes nothing in the fit (the width scales with X; the features' span is the same).
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 2))
+    t = np.sin(2 * X[:, 0]) + X[:, 1]
+    y = np.full(60, np.nan)
+    y[:12] = t[:12]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ref = GRLSRegressor(features="poly2").fit(X, y)
+        est = GRLSRegressor(features="poly2").fit(X * scale, y)
+    assert est.sigma_ == pytest.approx(ref.sigma_ * scale, rel=1e-9) and est.gamma_ == ref.gamma_
+    np.testing.assert_allclose(est.predict(X * scale), ref.predict(X), rtol=0, atol=1e-8 * np.abs(t).max())
+
+
 def test_grls_regressor_methods_agree_and_reproduce():
     rng = np.random.default_rng(5)
     x = np.sort(rng.uniform(0, 10, 30))[:, None]
