@@ -15,7 +15,7 @@ from .._core.reorder import PreparedOperator
 from .._core.types import Backend, MatrixOrOperator, Reorder, ResponseBank, SparseMatrix
 from .._core.validation import ConvergenceWarning, check_scalar, memory_guard, warn
 from .filters import _as_filter_bank
-from ._lmax import _entry_eps
+from ._lmax import _entry_eps, _refuse_negative_spectrum, check_psd_spectrum
 from ._chebyshev import EXACT_MAX_NODES, _LANCZOS_BATCH_BYTES, _check_L, _check_X, _check_common, _compute_dtype, _symmetric
 
 
@@ -322,6 +322,10 @@ def lanczos_filter(L: MatrixOrOperator, phi: ResponseBank, X: ArrayLike, *, tol:
     if not isinstance(L, spla.LinearOperator) and not _symmetric(L):
         raise ValueError("lanczos_filter needs a symmetric L; for the random-walk Laplacian filter with the "
                          "normalized one and rescale by D^(-1/2) ... D^(1/2).")
+    # a spectrum reaching below 0 is refused as chebyshev_filter refuses it (free for diagonally dominant L;
+    # else a short Lanczos run): -L was filtered silently, exp(L) x for Heat(1).  At float32's rounding
+    # level whatever L's dtype: a float32 Laplacian handed over in float64 has eigenvalues like -2e-8
+    check_psd_spectrum(L, 0.0, dtype=np.float32)
     dtype = _compute_dtype(L, X2)
     op = PreparedOperator(L, dtype, reorder, backend)
     Y, n_iter, conv = _lanczos_apply(op, filters, op.to_internal(X2), tol, max_iter, check_every)
@@ -390,6 +394,9 @@ def exact_filter(L: SparseMatrix | ArrayLike, phi: ResponseBank, X: ArrayLike, *
     X2, was_1d = _check_X(X, L.shape[0])
     dtype = _compute_dtype(L, X2)
     lam, U = _exact_eigh(L, max_nodes)
+    if lam.size:     # the filters' spectrum is [0, lmax]: refused below it, as by chebyshev_filter
+        # at float32's rounding level whatever L's dtype (a float32 Laplacian given in float64: -2e-8)
+        _refuse_negative_spectrum(float(lam.min()), float(np.abs(lam).max()), "L", np.float32)
     coeffs = U.T @ X2.astype(np.float64)
     values = _response_values(filters, lam, "the eigenvalues")
     Y = np.stack([U @ (v[:, None] * coeffs) for v in values])

@@ -276,6 +276,24 @@ def test_matrix_with_negative_eigenvalues_is_refused(shift, given_lmax):
         chebyshev_filter(M, filters.Heat(0.5), x, lmax=gr.lmax(L) if given_lmax else None)
 
 
+@pytest.mark.parametrize("shift", ["negated", "minus 2I"])
+@pytest.mark.parametrize("kind", ["combinatorial", "normalized"])
+def test_lanczos_and_exact_filters_refuse_negative_eigenvalues_as_chebyshev_does(shift, kind):
+    # lanczos_filter(-L, Heat(1), x) and exact_filter(-L, ...) returned exp(L) x silently, while
+    # chebyshev_filter refused the same matrix; a Laplacian's spectrum is [0, lmax]
+    L = laplacian(_geometric(100, seed=3), kind)
+    M = sp.csr_array(-L) if shift == "negated" else sp.csr_array(L - 2.0 * sp.eye_array(100))
+    x = np.random.default_rng(0).normal(size=100)
+    for f in (lanczos_filter, exact_filter):
+        with pytest.raises(ValueError, match="negative eigenvalue"):
+            f(M, filters.Heat(0.5), x)
+    # the Laplacian itself, and in float32, still filters
+    np.testing.assert_allclose(lanczos_filter(L, filters.Heat(0.5), x, tol=1e-10),
+                               exact_filter(L, filters.Heat(0.5), x), atol=1e-8)
+    exact_filter(sp.csr_array(L, dtype=np.float32), filters.Heat(0.5), x.astype(np.float32))
+    lanczos_filter(sp.csr_array(L, dtype=np.float32), filters.Heat(0.5), x.astype(np.float32))
+
+
 @pytest.mark.parametrize("given_lmax", [False, True])
 def test_float32_rounding_of_the_spectrum_is_not_a_wrong_spectrum(given_lmax):
     # a float32 normalized Laplacian is exact to float32 rounding only: the complete graph's eigenvalue 0 becomes
