@@ -192,7 +192,11 @@ def _to_sparse(G):
             raise ValueError("the networkx graph has no nodes.")
         if G.is_multigraph():
             G = nx.Graph(G)  # parallel edges: networkx keeps the last weight; documented by networkx
-        return sp.csr_array(nx.to_scipy_sparse_array(G, weight="weight", format="csr", dtype=np.float64))
+        try:
+            return sp.csr_array(nx.to_scipy_sparse_array(G, weight="weight", format="csr", dtype=np.float64))
+        except (TypeError, ValueError) as exc:     # an edge attribute "weight" that is not a number
+            raise TypeError(f"G: the networkx edge attribute 'weight' must be a real number on every edge "
+                            f"({exc}); fix or remove the non-numeric weights.") from None
     if isinstance(G, np.ndarray) or isinstance(G, (list, tuple)):
         arr = np.asarray(G)
         if arr.dtype == object or not (np.issubdtype(arr.dtype, np.number) or arr.dtype == bool):

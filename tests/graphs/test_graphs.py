@@ -924,3 +924,18 @@ def test_degrees_that_overflow_are_a_clear_error():
         warnings.simplefilter("error")
         with pytest.raises(ValueError, match="overflow float64; scale W down"):
             degrees(W)
+
+
+def test_networkx_graph_with_a_non_numeric_weight_is_a_type_error_naming_the_attribute():
+    # networkx's "could not convert string to float: 'a'" named neither G nor the edge attribute
+    import networkx as nx
+
+    G = nx.path_graph(3)
+    G[0][1]["weight"] = "a"
+    with pytest.raises(TypeError, match="G: the networkx edge attribute 'weight' must be a real number"):
+        as_adjacency(G)
+    G[0][1]["weight"] = 1 + 2j
+    with pytest.raises(TypeError, match="'weight' must be a real number"):
+        as_adjacency(G)
+    G[0][1]["weight"] = 2.5
+    np.testing.assert_array_equal(as_adjacency(G).toarray(), [[0, 2.5, 0], [2.5, 0, 1], [0, 1, 0]])
