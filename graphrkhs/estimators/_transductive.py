@@ -36,7 +36,8 @@ fitted on the unlabeled nodes, would move one that the method's own scores
 put in its class, its label's score is raised to just above its largest class
 score in the decision (``scores_`` is left as the method's).  Where the
 method's own scores already put a labeled node in another class (a noisy
-label), that is the method's answer and is kept.
+label), that is the method's answer and is kept -- except in Laplacian
+regularization, which keeps every given label (as its harmonic limit does).
 
 ``predict(X_new)``, the out-of-sample rule: a new point gets the average of
 the scores of its ``n_neighbors`` nearest fitted points, weighted by
@@ -72,7 +73,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from .._core.backend import BACKENDS
 from .._core.progress import logger, verbosity
 from .._core.labels import UNLABELED, _orphans, label_free_mask
-from .._core.validation import GraphWarning, Interval, Options, check_points, float_dtype, power_of_two_exponent, warn
+from .._core.validation import GraphRKHSWarning, GraphWarning, Interval, SelectionWarning, Options, check_points, float_dtype, power_of_two_exponent, warn
 from ..graphs import WEIGHTS, GraphSpec, as_adjacency, laplacian, metric_points
 from ..solvers import (
     graph_kernel_columns,
@@ -229,6 +230,9 @@ class _GraphLearner(GraphRKHSEstimator):
 
 class _TransductiveClassifier(ClassifierOutputMixin, _GraphLearner):
     _target_coding = "onehot"
+    #: True: every labeled node keeps its given label in the decision (``transduction_``, ``predict``,
+    #: ``label_distributions_``), whatever the method's own scores say there (``_keep_the_labels``).
+    _keeps_given_labels = False
 
     def _store(self, F, orphan):
         self.scores_ = F
@@ -254,27 +258,33 @@ class _TransductiveClassifier(ClassifierOutputMixin, _GraphLearner):
         of whole columns, sized on the unlabeled rows: far from the labeled proportions they moved
         labeled nodes (Poisson learning, priors (0.9, 0.05, 0.05), 3 labels a class: 3 of the 9).
         A labeled node keeps its label where only the normalization moved it; a row whose own argmax is
-        another class (a noisy label) is the method's answer and is not touched.
+        another class (a noisy label) is the method's answer and is not touched -- except for the methods
+        that keep every given label (``_keeps_given_labels``: Laplace learning), where every labeled row
+        whose decision is not its label is raised.
         """
         labeled = np.flatnonzero(np.asarray(self._fit_labeled, dtype=bool))
-        if labeled.size == 0 or self._proba == "distribution":   # a distribution of Y on the labeled rows
+        if labeled.size == 0:
             return F
         own = self._fit_codes[labeled]
         S = self._class_scores(F[labeled])
-        # only where the priors / normalization moved the node: where the method's own scores already
-        # put it in another class (a noisy label, a labeled point deep in another class) that answer is
-        # the method's and stays visible (``graphrkhs label`` reports it)
-        raw = np.asarray(self._own_scores(F), dtype=np.float64).reshape(F.shape[0], -1)[labeled]
-        if raw.shape[1] == 1:                            # a +-1 column of two classes
-            raw = np.hstack([-raw, raw])
-        off = (S.argmax(axis=1) != own) & (raw.argmax(axis=1) == own)
+        if self._keeps_given_labels:
+            off = S.argmax(axis=1) != own
+        else:
+            # only where the priors / normalization moved the node: where the method's own scores already
+            # put it in another class (a noisy label, a labeled point deep in another class) that answer is
+            # the method's and stays visible (``graphrkhs label`` reports it)
+            raw = np.asarray(self._own_scores(F), dtype=np.float64).reshape(F.shape[0], -1)[labeled]
+            if raw.shape[1] == 1:                            # a +-1 column of two classes
+                raw = np.hstack([-raw, raw])
+            off = (S.argmax(axis=1) != own) & (raw.argmax(axis=1) == own)
         if not off.any():
             return F
         F = np.array(F, copy=True)
         a = self.class_scale_ if self.class_scale_ is not None else np.ones(self.classes_.size)
         t = self.class_offset_ if self.class_offset_ is not None else np.zeros(self.classes_.size)
         rows, cls = labeled[off], own[off]
-        top = S[off].max(axis=1)
+        # the largest competing score on the scale that is raised (before a distribution's renormalization)
+        top = (self._normalized_scores(F[labeled]) if self._proba == "distribution" else S)[off].max(axis=1)
         # a_c = 0 (a class without mass on the reference rows): its column is the constant t_c, raise nothing
         scale = np.where(a[cls] > 0, a[cls], 1.0)
         target = np.where(a[cls] > 0, (top - t[cls]) / scale, np.asarray(F[rows, cls], dtype=np.float64))
@@ -463,6 +473,16 @@ class LaplacianRegularizationClassifier(_TransductiveClassifier, _LaplacianRegul
     first reaches a node of each class); they are clipped at 0 and renormalized
     otherwise.  ``decision_function`` is built on the same distribution.
 
+    Every labeled node keeps its given label in ``transduction_``,
+    ``label_distributions_`` and ``predict`` (the harmonic solution holds
+    :math:`F_S = Y_S`; for :math:`\mu > 0` the fit only pulls towards the
+    labels, and ``scores_`` stays that fit).  As :math:`\mu` grows the scores
+    of every node tend to the labeled class proportions :math:`\bar y`
+    (:math:`F = \bar y + G/\mu`, G the Poisson potentials), so with unbalanced
+    labels the majority class takes every node: a fit whose scores leave a
+    labeled class without any node, not even its labeled ones, warns
+    (:class:`~graphrkhs.SelectionWarning` when ``alpha`` was selected).
+
     With ``alpha="auto"`` (the default), :math:`\mu` is chosen by exact
     leave-one-out over the labeled nodes
     (:func:`~graphrkhs.select_tikhonov_solution`: the Kron reduction
@@ -523,6 +543,40 @@ class LaplacianRegularizationClassifier(_TransductiveClassifier, _LaplacianRegul
 
     _proba = "distribution"     # the harmonic / Tikhonov scores are a label distribution
     _scoring = "accuracy"
+    # the harmonic solution keeps them exactly (F_S = Y_S); Tikhonov's fidelity term only pulls towards them
+    _keeps_given_labels = True
+
+    def _store(self, F, orphan):
+        super()._store(F, orphan)
+        self._warn_swallowed_classes(F, orphan)
+
+    def _warn_swallowed_classes(self, F, orphan):
+        r"""Warn when the fit's own scores give some labeled class no node at all, not even its labeled ones.
+
+        As :math:`\mu \to \infty` the Tikhonov scores of every node of a labeled component tend to the
+        labeled class proportions :math:`\bar y` (:math:`F = \bar y + G / \mu`, G the Poisson potentials),
+        so at a large ``alpha`` the majority of the labels takes every node.  The harmonic solution
+        (``alpha=0``) never does this (:math:`F_S = Y_S`).
+        """
+        reached = ~np.asarray(orphan, dtype=bool)
+        if self.alpha_ == 0 or not reached.any() or self.classes_.size < 2:
+            return
+        codes = np.asarray(F, dtype=np.float64)[reached].argmax(axis=1)
+        won = np.bincount(codes, minlength=self.classes_.size)
+        lost = np.flatnonzero(won == 0)
+        if lost.size == 0:
+            return
+        winners = np.flatnonzero(won > 0)
+        names = ", ".join(str(c) for c in self.classes_[lost])
+        props = ", ".join(f"{p:.2g}" for p in self.class_prior_)
+        how = "chosen by leave-one-out" if self.cv_results_ is not None else "given"
+        warn(f"{type(self).__name__}: at alpha={self.alpha_:.3g} ({how}) the fit puts every node in class"
+             f"{'' if winners.size == 1 else 'es'} {', '.join(str(c) for c in self.classes_[winners])}: "
+             f"class{'' if lost.size == 1 else 'es'} {names} keep only their labeled nodes (kept on their "
+             f"labels in transduction_). As alpha grows the scores of every node tend to the labeled "
+             f"proportions ({props}), and the largest takes all; use a smaller alpha (0: the harmonic "
+             f"solution) or PoissonLearningClassifier.",
+             SelectionWarning if self.cv_results_ is not None else GraphRKHSWarning, stacklevel=5)
 
 
 class LaplacianRegularizationRegressor(_TransductiveRegressor, _LaplacianRegularization):
