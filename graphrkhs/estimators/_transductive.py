@@ -29,7 +29,11 @@ harmonic/Tikhonov label distribution, Poisson's signed potentials, ...;
 the method's own, ``class_priors`` act on the decision only),
 ``label_distributions_`` (``predict_proba`` of every node, as in
 :class:`sklearn.semi_supervised.LabelSpreading`: rows non-negative, summing
-to 1), ``classes_``, ``n_features_in_``.  The class priors or normalization
+to 1), ``classes_``, ``n_features_in_``.  Scores, probabilities and
+regression values keep the floating dtype of ``X`` (float32 points or graph:
+float32 ``scores_``, ``label_distributions_``, ``predict_proba``,
+``decision_function``, ``transduction_`` of regressors; the solves run in
+float64).  The class priors or normalization
 never move a labeled node off its label in ``transduction_``,
 ``label_distributions_`` and ``predict``: where the class prices of the priors,
 fitted on the unlabeled nodes, would move one that the method's own scores
@@ -234,8 +238,29 @@ class _TransductiveClassifier(ClassifierOutputMixin, _GraphLearner):
     #: ``label_distributions_``), whatever the method's own scores say there (``_keep_the_labels``).
     _keeps_given_labels = False
 
+    def _fit(self, X, labeled, Y):
+        # fitted scores and probabilities in the floating dtype of the points (or graph), as the
+        # transductive regressors' values (DESIGN: results keep the input dtype); the solves and the
+        # decision run in float64
+        self._out_dtype = float_dtype(X.dtype)
+        super()._fit(X, labeled, Y)
+
+    def _output(self, P):
+        """P (n, k) or (n,) in the output dtype, with the argmax of every row of P kept: where the
+        rounding to float32 ties the largest entry with another, the largest is raised by one unit in
+        the last place (so ``classes_[argmax(label_distributions_)] == transduction_`` stays exact)."""
+        dtype = getattr(self, "_out_dtype", np.dtype(np.float64))
+        out = np.asarray(P).astype(dtype, copy=False)
+        if out.dtype == np.asarray(P).dtype or out.ndim != 2:
+            return out
+        top = np.argmax(P, axis=1)
+        rows = np.flatnonzero(out.argmax(axis=1) != top)
+        if rows.size:
+            out[rows, top[rows]] = np.nextafter(out[rows].max(axis=1), dtype.type(np.inf))
+        return out
+
     def _store(self, F, orphan):
-        self.scores_ = F
+        self.scores_ = F.astype(getattr(self, "_out_dtype", np.float64), copy=False)
         self._fit_class_normalization(F, exclude=orphan)   # class priors / normalization (_base)
         # the decision's scores: scores_ with the labeled rows kept on their labels
         self._decision_scores = self._keep_the_labels(F)
@@ -243,7 +268,7 @@ class _TransductiveClassifier(ClassifierOutputMixin, _GraphLearner):
         P = self._proba_of_scores(S)
         P[orphan] = self._prior_distribution()     # no label reaches these nodes: the class prior, exactly
         self._orphan_nodes = orphan
-        self.label_distributions_ = P
+        self.label_distributions_ = self._output(P)
         # ... and its most probable class (their scores under a class normalization need not agree: with
         # mean_shift, the prior vector minus the reached nodes' column means)
         codes = S.argmax(axis=1)
@@ -316,7 +341,7 @@ class _TransductiveClassifier(ClassifierOutputMixin, _GraphLearner):
             P = self._proba_of_scores(self._class_scores(scores))
         if node is not None:
             P[self._on_orphan(node)] = self._prior_distribution()
-        return P
+        return self._output(P)
 
     def _on_orphan(self, node):
         """Which new points sit on a fitted node that no label reaches (``node``: -1 for none)."""
@@ -345,7 +370,7 @@ class _TransductiveClassifier(ClassifierOutputMixin, _GraphLearner):
         """Decision values (see :class:`~graphrkhs.estimators._base.ClassifierOutputMixin`); a point on
         a fitted node that no label reaches gets those of the prior, in agreement with ``predict``."""
         with verbosity(self.verbose):
-            return self._decision_of_scores(self._node_class_scores(X))
+            return self._output(self._decision_of_scores(self._node_class_scores(X)))
 
 
 class _TransductiveRegressor(RegressorOutputMixin, _GraphLearner):
@@ -1163,7 +1188,8 @@ class PoissonRidgeEnsembleClassifier(_TransductiveClassifier, _GraphKernelRidge)
                                           backend=self.backend),
                          dtype=np.float64).reshape(W.shape[0], -1)
         F_r = np.asarray(_GraphKernelRidge._solve(self, W, S, Y), dtype=np.float64).reshape(W.shape[0], -1)
-        self.poisson_scores_, self.ridge_scores_ = F_p, F_r
+        dtype = getattr(self, "_out_dtype", np.float64)
+        self.poisson_scores_, self.ridge_scores_ = F_p.astype(dtype, copy=False), F_r.astype(dtype, copy=False)
         w = float(self.poisson_weight)
         return w * _standardize_columns(F_p) + (1.0 - w) * _standardize_columns(F_r)
 

@@ -75,3 +75,35 @@ def test_laplacian_regularization_does_not_warn_when_every_class_keeps_its_nodes
             warnings.simplefilter("error")
             est = LaplacianRegularizationClassifier(alpha, graph="precomputed").fit(W, yy)
         np.testing.assert_array_equal(est.transduction_[:6], yy[:6])
+
+
+@pytest.mark.parametrize("E", TRANSDUCTIVE, ids=lambda E: E.__name__)
+def test_transductive_classifiers_keep_the_floating_dtype_of_the_input(E):
+    # float32 points (or a float32 graph) gave float64 scores_ and label_distributions_, while the
+    # transductive regressors return float32 (DESIGN: results keep the input dtype)
+    assert len(TRANSDUCTIVE) == 8
+    X, y = make_blobs(45, centers=[[0, 0], [4, 0], [0, 4]], cluster_std=0.8, random_state=1)
+    yy = np.full(45, -1)
+    for c in range(3):
+        yy[np.flatnonzero(y == c)[:3]] = c
+    params = dict(n_neighbors=6) if "n_neighbors" in E().get_params() else {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        m64 = E(**params).fit(X, yy)
+        m32 = E(**params).fit(X.astype(np.float32), yy)
+        W32 = knn_graph(X.astype(np.float32), 6)
+        mp = E(**params).set_params(graph="precomputed").fit(W32, yy)
+    for m, dt in ((m64, np.float64), (m32, np.float32)):
+        Xm = X.astype(dt)
+        assert m.scores_.dtype == dt and m.label_distributions_.dtype == dt, E.__name__
+        P = m.predict_proba(Xm)
+        assert P.dtype == dt and m.decision_function(Xm).dtype == dt
+        # one decision rule in the output dtype too: argmax of the probabilities is the prediction
+        np.testing.assert_array_equal(m.classes_[P.argmax(axis=1)], m.predict(Xm))
+        np.testing.assert_array_equal(m.classes_[m.label_distributions_.argmax(axis=1)], m.transduction_)
+        np.testing.assert_array_equal(P, m.label_distributions_)
+    assert mp.scores_.dtype == np.float32 and mp.label_distributions_.dtype == np.float32
+    assert mp.predict_proba(W32[:3]).dtype == np.float32
+    # the same fit to float32 rounding (the graph of float32 points; the solves run in float64)
+    scale = float(np.abs(m64.scores_).max())
+    np.testing.assert_allclose(m32.scores_, m64.scores_, atol=1e-3 * scale)
