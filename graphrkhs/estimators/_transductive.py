@@ -65,6 +65,7 @@ neighbour distance), so that fitting on ``X`` labels exactly as fitting with
 """
 
 
+import numbers
 from typing import Hashable, Optional, Sequence, Union
 
 import numpy as np
@@ -462,13 +463,21 @@ class _LaplacianRegularization(_GraphLearner):
             elif S.size < MIN_LABELS:
                 # too few labels for leave-one-out: the parameter-free harmonic solution
                 self.alpha_ = 0.0
-            else:
+            elif np.ptp(np.asarray(Y, dtype=np.float64).sum(axis=0)) == 0:
                 # every class labeled once: leaving a class's only label out leaves it without one, so the
                 # LOO error falls as mu grows and "selects" the top of any grid.  The largest value of the
                 # grid is used, its smoothest fit (near the Poisson limit, which labels best there)
                 self.alpha_ = float(grid.max())
                 logger.info("%s: one labeled node per class, so leave-one-out cannot choose alpha; using "
                             "alpha=%g (the largest of the grid).", type(self).__name__, self.alpha_)
+            else:
+                # classes labeled unequally often (labels 0, 1, 1): as mu grows every score tends to the
+                # labeled proportions, and at the top of the grid the majority took every node (class 1 all
+                # 60 blob points but the labeled one of class 0).  The harmonic solution has no such bias
+                self.alpha_ = 0.0
+                logger.info("%s: too few labels per class for leave-one-out to choose alpha, and the classes "
+                            "are labeled unequally often; using alpha=0 (the harmonic solution).",
+                            type(self).__name__)
             if self.alpha_ == 0:
                 return harmonic_solution(W, S, Y, laplacian=self.laplacian, tol=self.tol,
                                          preconditioner=self.preconditioner, backend=self.backend)
@@ -530,7 +539,10 @@ class LaplacianRegularizationClassifier(_TransductiveClassifier, _LaplacianRegul
         the standard Laplace learning (also used, with fewer than 3 labeled
         nodes, by ``"auto"``).  With every class labeled once the LOO cannot
         rank (:ref:`ug_one_label`): the largest value of the grid is used
-        (1e3 by default, near the Poisson limit).
+        (1e3 by default, near the Poisson limit); where too few classes have
+        two labels and the classes are labeled unequally often (0, 1, 1),
+        0 (the harmonic solution: at a large alpha the majority of the labels
+        takes every node).
     laplacian : {"combinatorial", "normalized"}, default="combinatorial"
         Laplacian kind (the combinatorial one keeps the maximum principle).
     tol : float, default=1e-8
@@ -594,11 +606,18 @@ class LaplacianRegularizationClassifier(_TransductiveClassifier, _LaplacianRegul
         winners = np.flatnonzero(won > 0)
         names = ", ".join(str(c) for c in self.classes_[lost])
         props = ", ".join(f"{p:.2g}" for p in self.class_prior_)
-        how = "chosen by leave-one-out" if self.cv_results_ is not None else "given"
+        if self.cv_results_ is not None:
+            how = "chosen by leave-one-out"
+        elif isinstance(self.alpha, numbers.Real):
+            how = "given"
+        else:
+            how = "the fallback of alpha='auto' without a leave-one-out choice"
+        one = lost.size == 1
         warn(f"{type(self).__name__}: at alpha={self.alpha_:.3g} ({how}) the fit puts every node in class"
              f"{'' if winners.size == 1 else 'es'} {', '.join(str(c) for c in self.classes_[winners])}: "
-             f"class{'' if lost.size == 1 else 'es'} {names} keep only their labeled nodes (kept on their "
-             f"labels in transduction_). As alpha grows the scores of every node tend to the labeled "
+             f"class{'' if one else 'es'} {names} keep{'s' if one else ''} only {'its' if one else 'their'} "
+             f"labeled nodes (kept on their labels in transduction_). As alpha grows the scores of every node "
+             f"tend to the labeled "
              f"proportions ({props}), and the largest takes all; use a smaller alpha (0: the harmonic "
              f"solution) or PoissonLearningClassifier.",
              SelectionWarning if self.cv_results_ is not None else GraphRKHSWarning, stacklevel=5)

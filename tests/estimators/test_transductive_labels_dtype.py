@@ -107,3 +107,28 @@ def test_transductive_classifiers_keep_the_floating_dtype_of_the_input(E):
     # the same fit to float32 rounding (the graph of float32 points; the solves run in float64)
     scale = float(np.abs(m64.scores_).max())
     np.testing.assert_allclose(m32.scores_, m64.scores_, atol=1e-3 * scale)
+
+
+def test_laplacian_regularization_auto_fallback_is_harmonic_when_the_classes_are_labeled_unequally():
+    # labels 0, 1, 1 (too few for leave-one-out): alpha="auto" fell back to the largest alpha of the grid
+    # (1e3, "near the Poisson limit"), where every score tends to the labeled proportions (1/3, 2/3):
+    # class 1 took all 60 nodes but the labeled node of class 0.  The Poisson limit is unbiased only when
+    # the classes are labeled equally often; otherwise the fallback is the harmonic solution (alpha=0)
+    X, y, _ = _blobs_six_labels()
+    W = knn_graph(X, 6)
+    lab = np.r_[np.flatnonzero(y == 0)[:1], np.flatnonzero(y == 1)[:2]]
+    yy = np.full(60, -1)
+    yy[lab] = y[lab]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        est = LaplacianRegularizationClassifier(graph="precomputed").fit(W, yy)
+    harmonic = LaplacianRegularizationClassifier(0.0, graph="precomputed").fit(W, yy)
+    assert est.alpha_ == 0.0 and est.cv_results_ is None
+    np.testing.assert_array_equal(est.scores_, harmonic.scores_)
+    assert np.unique(est.transduction_).size == 2
+    # one label per class (equal counts): still the largest alpha of the grid, unbiased there
+    one = np.r_[np.flatnonzero(y == 0)[:1], np.flatnonzero(y == 1)[:1], np.flatnonzero(y == 2)[:1]]
+    yy = np.full(60, -1)
+    yy[one] = y[one]
+    est = LaplacianRegularizationClassifier(graph="precomputed").fit(W, yy)
+    assert est.alpha_ == 1e3
