@@ -114,8 +114,9 @@ def conjugate_gradient(A: Union[OperatorLike, Callable[[np.ndarray], np.ndarray]
         :func:`amg_preconditioner`).
     x0 : ndarray like ``B``, optional
         Start (warm start); zeros by default.
-    tol : float, default=1e-8
-        Stop a column when :math:`\|b - A x\| \le` ``tol`` :math:`\|b\|`.
+    tol : float in (0, 1), default=1e-8
+        Stop a column when :math:`\|b - A x\| \le` ``tol`` :math:`\|b\|`
+        (1 or more is refused: the zero start meets it).
     max_iter : int >= 1, optional
         Default ``10 n`` (CG converges in at most n steps in exact arithmetic).
         0 is refused (``ValueError``), as by every solver: it returned the
@@ -170,7 +171,9 @@ def conjugate_gradient(A: Union[OperatorLike, Callable[[np.ndarray], np.ndarray]
     A = _as_operator(A, n, "A")
     if M is not None:
         M = _as_operator(M, n, "M")
-    tol = check_scalar(tol, "tol", low=0, low_inclusive=False)
+    # in (0, 1), the solvers' rule: a relative residual >= 1 is met by the zero start (x = 0 came back
+    # "converged" after 0 iterations)
+    tol = check_scalar(tol, "tol", low=0, low_inclusive=False, high=1, high_inclusive=False)
     if max_iter is None:
         max_iter = 10 * int(round(float(reduce(np.array([float(n)]))[0])))   # 10 x the global size
     # an int >= 1, the solvers' rule (_check_iterations): 0 returned the start x0 with only a warning

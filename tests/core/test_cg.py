@@ -104,6 +104,9 @@ def test_amg_preconditioner_is_symmetric_and_reused():
     (dict(max_iter=-1), ValueError, "max_iter must be >= 1"),
     (dict(max_iter=0), ValueError, "max_iter must be >= 1"),
     (dict(max_iter=0, x0=np.zeros(3)), ValueError, "max_iter must be >= 1"),
+    # a relative residual tol >= 1 is met by the zero start: x = 0 came back "converged" after 0 iterations
+    (dict(tol=1.0), ValueError, "tol must be < 1; got 1.0"),
+    (dict(tol=2.0), ValueError, "tol must be < 1; got 2.0"),
     (dict(on_failure="explode"), ValueError, "on_failure"),
     (dict(M=np.eye(2)), ValueError, "M must have shape"),
 ])
