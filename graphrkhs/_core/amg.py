@@ -114,7 +114,8 @@ def _scale(A, left, right):
     return A
 
 
-def _check_symmetric_psd_pattern(A, rtol):
+def _check_symmetric_psd_pattern(A, rtol, name="A", needs="as the AMG preconditioner needs",
+                                  symmetric_hint=None, zero_hint="an adjacency matrix W? pass graphrkhs.laplacian(W)"):
     r"""Refuse a matrix that cannot be symmetric positive semidefinite, by O(nnz) necessary conditions.
 
     Symmetry (to ``rtol`` times :math:`\max |A_{ij}|`), a nonnegative diagonal, and no
@@ -122,29 +123,33 @@ def _check_symmetric_psd_pattern(A, rtol):
     :math:`A_{ij}^2 \le A_{ii} A_{jj}`).  A non-symmetric A (a random-walk Laplacian,
     a directed kNN graph) gave a non-symmetric "preconditioner", an adjacency matrix
     W (zero diagonal) an indefinite one: both unusable by conjugate gradients.
+    ``name``, ``needs`` and the hints word the errors for the caller's argument
+    (the LapRLS penalty ``M`` uses it too).
     """
+    A = sp.csr_array(A)
+    if symmetric_hint is None:
+        symmetric_hint = ("The AMG preconditioner is for symmetric positive (semi)definite systems, such as a "
+                          "combinatorial or normalized Laplacian plus a diagonal (the random-walk Laplacian is not "
+                          "symmetric; symmetrize a directed graph first).")
     scale = float(abs(A).max()) if A.nnz else 0.0
     diff = sp.csr_array(A - A.T)
     gap = float(abs(diff).max()) if diff.nnz else 0.0
     if gap > rtol * scale:
-        raise ValueError(
-            f"A must be symmetric: max |A - A^T| = {gap:.3g} (max |A| = {scale:.3g}). The AMG preconditioner "
-            f"is for symmetric positive (semi)definite systems, such as a combinatorial or normalized Laplacian "
-            f"plus a diagonal (the random-walk Laplacian is not symmetric; symmetrize a directed graph first)."
-        )
+        raise ValueError(f"{name} must be symmetric: max |{name} - {name}^T| = {gap:.3g} (max |{name}| = "
+                         f"{scale:.3g}). {symmetric_hint}")
     d = A.diagonal()
     if d.size and d.min() < 0:
         i = int(np.argmin(d))
-        raise ValueError(f"A has a negative diagonal entry (A[{i}, {i}] = {d[i]:.3g}), so it is not positive "
-                         f"semidefinite, as the AMG preconditioner needs.")
+        raise ValueError(f"{name} has a negative diagonal entry ({name}[{i}, {i}] = {d[i]:.3g}), so it is not "
+                         f"positive semidefinite, {needs}.")
     rows = np.repeat(np.arange(A.shape[0]), np.diff(A.indptr))
     off_rows = rows[(A.indices != rows) & (A.data != 0)]          # rows with a nonzero off-diagonal entry
     bad = off_rows[d[off_rows] == 0]
     if bad.size:
         i = int(bad[0])
         raise ValueError(
-            f"A has a zero diagonal entry with nonzero off-diagonal entries in row {i}, so it is not positive "
-            f"semidefinite, as the AMG preconditioner needs (an adjacency matrix W? pass graphrkhs.laplacian(W)).")
+            f"{name} has a zero diagonal entry with nonzero off-diagonal entries in row {i}, so it is not positive "
+            f"semidefinite, {needs} ({zero_hint}).")
 
 
 def _drop_null_directions(A_coarse, P_half, bound):

@@ -114,10 +114,13 @@ def conjugate_gradient(A: Union[OperatorLike, Callable[[np.ndarray], np.ndarray]
         :func:`amg_preconditioner`).
     x0 : ndarray like ``B``, optional
         Start (warm start); zeros by default.
-    tol : float, default=1e-8
-        Stop a column when :math:`\|b - A x\| \le` ``tol`` :math:`\|b\|`.
-    max_iter : int, optional
+    tol : float in (0, 1), default=1e-8
+        Stop a column when :math:`\|b - A x\| \le` ``tol`` :math:`\|b\|`
+        (1 or more is refused: the zero start meets it).
+    max_iter : int >= 1, optional
         Default ``10 n`` (CG converges in at most n steps in exact arithmetic).
+        0 is refused (``ValueError``), as by every solver: it returned the
+        start unchanged with only a warning.
     on_failure : {"warn", "raise", "ignore"}, default="warn"
         What to do when a column does not reach ``tol``: emit a
         :class:`~graphrkhs.ConvergenceWarning`, raise a ``RuntimeError``, or
@@ -168,10 +171,13 @@ def conjugate_gradient(A: Union[OperatorLike, Callable[[np.ndarray], np.ndarray]
     A = _as_operator(A, n, "A")
     if M is not None:
         M = _as_operator(M, n, "M")
-    tol = check_scalar(tol, "tol", low=0, low_inclusive=False)
+    # in (0, 1), the solvers' rule: a relative residual >= 1 is met by the zero start (x = 0 came back
+    # "converged" after 0 iterations)
+    tol = check_scalar(tol, "tol", low=0, low_inclusive=False, high=1, high_inclusive=False)
     if max_iter is None:
         max_iter = 10 * int(round(float(reduce(np.array([float(n)]))[0])))   # 10 x the global size
-    max_iter = check_scalar(max_iter, "max_iter", kind="int", low=0)
+    # an int >= 1, the solvers' rule (_check_iterations): 0 returned the start x0 with only a warning
+    max_iter = check_scalar(max_iter, "max_iter", kind="int", low=1)
     check_on_failure(on_failure)
     dtype = np.result_type(B2.dtype, np.float32)
     if x0 is not None:

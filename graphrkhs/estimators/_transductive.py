@@ -29,14 +29,19 @@ harmonic/Tikhonov label distribution, Poisson's signed potentials, ...;
 the method's own, ``class_priors`` act on the decision only),
 ``label_distributions_`` (``predict_proba`` of every node, as in
 :class:`sklearn.semi_supervised.LabelSpreading`: rows non-negative, summing
-to 1), ``classes_``, ``n_features_in_``.  The class priors or normalization
+to 1), ``classes_``, ``n_features_in_``.  Scores, probabilities and
+regression values keep the floating dtype of ``X`` (float32 points or graph:
+float32 ``scores_``, ``label_distributions_``, ``predict_proba``,
+``decision_function``, ``transduction_`` of regressors; the solves run in
+float64).  The class priors or normalization
 never move a labeled node off its label in ``transduction_``,
 ``label_distributions_`` and ``predict``: where the class prices of the priors,
 fitted on the unlabeled nodes, would move one that the method's own scores
 put in its class, its label's score is raised to just above its largest class
 score in the decision (``scores_`` is left as the method's).  Where the
 method's own scores already put a labeled node in another class (a noisy
-label), that is the method's answer and is kept.
+label), that is the method's answer and is kept -- except in Laplacian
+regularization, which keeps every given label (as its harmonic limit does).
 
 ``predict(X_new)``, the out-of-sample rule: a new point gets the average of
 the scores of its ``n_neighbors`` nearest fitted points, weighted by
@@ -60,6 +65,7 @@ neighbour distance), so that fitting on ``X`` labels exactly as fitting with
 """
 
 
+import numbers
 from typing import Hashable, Optional, Sequence, Union
 
 import numpy as np
@@ -72,7 +78,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from .._core.backend import BACKENDS
 from .._core.progress import logger, verbosity
 from .._core.labels import UNLABELED, _orphans, label_free_mask
-from .._core.validation import GraphWarning, Interval, Options, check_points, float_dtype, power_of_two_exponent, warn
+from .._core.validation import GraphRKHSWarning, GraphWarning, Interval, SelectionWarning, Options, check_points, float_dtype, power_of_two_exponent, warn
 from ..graphs import WEIGHTS, GraphSpec, as_adjacency, laplacian, metric_points
 from ..solvers import (
     graph_kernel_columns,
@@ -229,9 +235,33 @@ class _GraphLearner(GraphRKHSEstimator):
 
 class _TransductiveClassifier(ClassifierOutputMixin, _GraphLearner):
     _target_coding = "onehot"
+    #: True: every labeled node keeps its given label in the decision (``transduction_``, ``predict``,
+    #: ``label_distributions_``), whatever the method's own scores say there (``_keep_the_labels``).
+    _keeps_given_labels = False
+
+    def _fit(self, X, labeled, Y):
+        # fitted scores and probabilities in the floating dtype of the points (or graph), as the
+        # transductive regressors' values (DESIGN: results keep the input dtype); the solves and the
+        # decision run in float64
+        self._out_dtype = float_dtype(X.dtype)
+        super()._fit(X, labeled, Y)
+
+    def _output(self, P):
+        """P (n, k) or (n,) in the output dtype, with the argmax of every row of P kept: where the
+        rounding to float32 ties the largest entry with another, the largest is raised by one unit in
+        the last place (so ``classes_[argmax(label_distributions_)] == transduction_`` stays exact)."""
+        dtype = getattr(self, "_out_dtype", np.dtype(np.float64))
+        out = np.asarray(P).astype(dtype, copy=False)
+        if out.dtype == np.asarray(P).dtype or out.ndim != 2:
+            return out
+        top = np.argmax(P, axis=1)
+        rows = np.flatnonzero(out.argmax(axis=1) != top)
+        if rows.size:
+            out[rows, top[rows]] = np.nextafter(out[rows].max(axis=1), dtype.type(np.inf))
+        return out
 
     def _store(self, F, orphan):
-        self.scores_ = F
+        self.scores_ = F.astype(getattr(self, "_out_dtype", np.float64), copy=False)
         self._fit_class_normalization(F, exclude=orphan)   # class priors / normalization (_base)
         # the decision's scores: scores_ with the labeled rows kept on their labels
         self._decision_scores = self._keep_the_labels(F)
@@ -239,7 +269,7 @@ class _TransductiveClassifier(ClassifierOutputMixin, _GraphLearner):
         P = self._proba_of_scores(S)
         P[orphan] = self._prior_distribution()     # no label reaches these nodes: the class prior, exactly
         self._orphan_nodes = orphan
-        self.label_distributions_ = P
+        self.label_distributions_ = self._output(P)
         # ... and its most probable class (their scores under a class normalization need not agree: with
         # mean_shift, the prior vector minus the reached nodes' column means)
         codes = S.argmax(axis=1)
@@ -254,27 +284,33 @@ class _TransductiveClassifier(ClassifierOutputMixin, _GraphLearner):
         of whole columns, sized on the unlabeled rows: far from the labeled proportions they moved
         labeled nodes (Poisson learning, priors (0.9, 0.05, 0.05), 3 labels a class: 3 of the 9).
         A labeled node keeps its label where only the normalization moved it; a row whose own argmax is
-        another class (a noisy label) is the method's answer and is not touched.
+        another class (a noisy label) is the method's answer and is not touched -- except for the methods
+        that keep every given label (``_keeps_given_labels``: Laplace learning), where every labeled row
+        whose decision is not its label is raised.
         """
         labeled = np.flatnonzero(np.asarray(self._fit_labeled, dtype=bool))
-        if labeled.size == 0 or self._proba == "distribution":   # a distribution of Y on the labeled rows
+        if labeled.size == 0:
             return F
         own = self._fit_codes[labeled]
         S = self._class_scores(F[labeled])
-        # only where the priors / normalization moved the node: where the method's own scores already
-        # put it in another class (a noisy label, a labeled point deep in another class) that answer is
-        # the method's and stays visible (``graphrkhs label`` reports it)
-        raw = np.asarray(self._own_scores(F), dtype=np.float64).reshape(F.shape[0], -1)[labeled]
-        if raw.shape[1] == 1:                            # a +-1 column of two classes
-            raw = np.hstack([-raw, raw])
-        off = (S.argmax(axis=1) != own) & (raw.argmax(axis=1) == own)
+        if self._keeps_given_labels:
+            off = S.argmax(axis=1) != own
+        else:
+            # only where the priors / normalization moved the node: where the method's own scores already
+            # put it in another class (a noisy label, a labeled point deep in another class) that answer is
+            # the method's and stays visible (``graphrkhs label`` reports it)
+            raw = np.asarray(self._own_scores(F), dtype=np.float64).reshape(F.shape[0], -1)[labeled]
+            if raw.shape[1] == 1:                            # a +-1 column of two classes
+                raw = np.hstack([-raw, raw])
+            off = (S.argmax(axis=1) != own) & (raw.argmax(axis=1) == own)
         if not off.any():
             return F
         F = np.array(F, copy=True)
         a = self.class_scale_ if self.class_scale_ is not None else np.ones(self.classes_.size)
         t = self.class_offset_ if self.class_offset_ is not None else np.zeros(self.classes_.size)
         rows, cls = labeled[off], own[off]
-        top = S[off].max(axis=1)
+        # the largest competing score on the scale that is raised (before a distribution's renormalization)
+        top = (self._normalized_scores(F[labeled]) if self._proba == "distribution" else S)[off].max(axis=1)
         # a_c = 0 (a class without mass on the reference rows): its column is the constant t_c, raise nothing
         scale = np.where(a[cls] > 0, a[cls], 1.0)
         target = np.where(a[cls] > 0, (top - t[cls]) / scale, np.asarray(F[rows, cls], dtype=np.float64))
@@ -306,7 +342,7 @@ class _TransductiveClassifier(ClassifierOutputMixin, _GraphLearner):
             P = self._proba_of_scores(self._class_scores(scores))
         if node is not None:
             P[self._on_orphan(node)] = self._prior_distribution()
-        return P
+        return self._output(P)
 
     def _on_orphan(self, node):
         """Which new points sit on a fitted node that no label reaches (``node``: -1 for none)."""
@@ -335,7 +371,7 @@ class _TransductiveClassifier(ClassifierOutputMixin, _GraphLearner):
         """Decision values (see :class:`~graphrkhs.estimators._base.ClassifierOutputMixin`); a point on
         a fitted node that no label reaches gets those of the prior, in agreement with ``predict``."""
         with verbosity(self.verbose):
-            return self._decision_of_scores(self._node_class_scores(X))
+            return self._output(self._decision_of_scores(self._node_class_scores(X)))
 
 
 class _TransductiveRegressor(RegressorOutputMixin, _GraphLearner):
@@ -427,13 +463,21 @@ class _LaplacianRegularization(_GraphLearner):
             elif S.size < MIN_LABELS:
                 # too few labels for leave-one-out: the parameter-free harmonic solution
                 self.alpha_ = 0.0
-            else:
+            elif np.ptp(np.asarray(Y, dtype=np.float64).sum(axis=0)) == 0:
                 # every class labeled once: leaving a class's only label out leaves it without one, so the
                 # LOO error falls as mu grows and "selects" the top of any grid.  The largest value of the
                 # grid is used, its smoothest fit (near the Poisson limit, which labels best there)
                 self.alpha_ = float(grid.max())
                 logger.info("%s: one labeled node per class, so leave-one-out cannot choose alpha; using "
                             "alpha=%g (the largest of the grid).", type(self).__name__, self.alpha_)
+            else:
+                # classes labeled unequally often (labels 0, 1, 1): as mu grows every score tends to the
+                # labeled proportions, and at the top of the grid the majority took every node (class 1 all
+                # 60 blob points but the labeled one of class 0).  The harmonic solution has no such bias
+                self.alpha_ = 0.0
+                logger.info("%s: too few labels per class for leave-one-out to choose alpha, and the classes "
+                            "are labeled unequally often; using alpha=0 (the harmonic solution).",
+                            type(self).__name__)
             if self.alpha_ == 0:
                 return harmonic_solution(W, S, Y, laplacian=self.laplacian, tol=self.tol,
                                          preconditioner=self.preconditioner, backend=self.backend)
@@ -463,6 +507,16 @@ class LaplacianRegularizationClassifier(_TransductiveClassifier, _LaplacianRegul
     first reaches a node of each class); they are clipped at 0 and renormalized
     otherwise.  ``decision_function`` is built on the same distribution.
 
+    Every labeled node keeps its given label in ``transduction_``,
+    ``label_distributions_`` and ``predict`` (the harmonic solution holds
+    :math:`F_S = Y_S`; for :math:`\mu > 0` the fit only pulls towards the
+    labels, and ``scores_`` stays that fit).  As :math:`\mu` grows the scores
+    of every node tend to the labeled class proportions :math:`\bar y`
+    (:math:`F = \bar y + G/\mu`, G the Poisson potentials), so with unbalanced
+    labels the majority class takes every node: a fit whose scores leave a
+    labeled class without any node, not even its labeled ones, warns
+    (:class:`~graphrkhs.SelectionWarning` when ``alpha`` was selected).
+
     With ``alpha="auto"`` (the default), :math:`\mu` is chosen by exact
     leave-one-out over the labeled nodes
     (:func:`~graphrkhs.select_tikhonov_solution`: the Kron reduction
@@ -485,7 +539,10 @@ class LaplacianRegularizationClassifier(_TransductiveClassifier, _LaplacianRegul
         the standard Laplace learning (also used, with fewer than 3 labeled
         nodes, by ``"auto"``).  With every class labeled once the LOO cannot
         rank (:ref:`ug_one_label`): the largest value of the grid is used
-        (1e3 by default, near the Poisson limit).
+        (1e3 by default, near the Poisson limit); where too few classes have
+        two labels and the classes are labeled unequally often (0, 1, 1),
+        0 (the harmonic solution: at a large alpha the majority of the labels
+        takes every node).
     laplacian : {"combinatorial", "normalized"}, default="combinatorial"
         Laplacian kind (the combinatorial one keeps the maximum principle).
     tol : float, default=1e-8
@@ -523,6 +580,47 @@ class LaplacianRegularizationClassifier(_TransductiveClassifier, _LaplacianRegul
 
     _proba = "distribution"     # the harmonic / Tikhonov scores are a label distribution
     _scoring = "accuracy"
+    # the harmonic solution keeps them exactly (F_S = Y_S); Tikhonov's fidelity term only pulls towards them
+    _keeps_given_labels = True
+
+    def _store(self, F, orphan):
+        super()._store(F, orphan)
+        self._warn_swallowed_classes(F, orphan)
+
+    def _warn_swallowed_classes(self, F, orphan):
+        r"""Warn when the fit's own scores give some labeled class no node at all, not even its labeled ones.
+
+        As :math:`\mu \to \infty` the Tikhonov scores of every node of a labeled component tend to the
+        labeled class proportions :math:`\bar y` (:math:`F = \bar y + G / \mu`, G the Poisson potentials),
+        so at a large ``alpha`` the majority of the labels takes every node.  The harmonic solution
+        (``alpha=0``) never does this (:math:`F_S = Y_S`).
+        """
+        reached = ~np.asarray(orphan, dtype=bool)
+        if self.alpha_ == 0 or not reached.any() or self.classes_.size < 2:
+            return
+        codes = np.asarray(F, dtype=np.float64)[reached].argmax(axis=1)
+        won = np.bincount(codes, minlength=self.classes_.size)
+        lost = np.flatnonzero(won == 0)
+        if lost.size == 0:
+            return
+        winners = np.flatnonzero(won > 0)
+        names = ", ".join(str(c) for c in self.classes_[lost])
+        props = ", ".join(f"{p:.2g}" for p in self.class_prior_)
+        if self.cv_results_ is not None:
+            how = "chosen by leave-one-out"
+        elif isinstance(self.alpha, numbers.Real):
+            how = "given"
+        else:
+            how = "the fallback of alpha='auto' without a leave-one-out choice"
+        one = lost.size == 1
+        warn(f"{type(self).__name__}: at alpha={self.alpha_:.3g} ({how}) the fit puts every node in class"
+             f"{'' if winners.size == 1 else 'es'} {', '.join(str(c) for c in self.classes_[winners])}: "
+             f"class{'' if one else 'es'} {names} keep{'s' if one else ''} only {'its' if one else 'their'} "
+             f"labeled nodes (kept on their labels in transduction_). As alpha grows the scores of every node "
+             f"tend to the labeled "
+             f"proportions ({props}), and the largest takes all; use a smaller alpha (0: the harmonic "
+             f"solution) or PoissonLearningClassifier.",
+             SelectionWarning if self.cv_results_ is not None else GraphRKHSWarning, stacklevel=5)
 
 
 class LaplacianRegularizationRegressor(_TransductiveRegressor, _LaplacianRegularization):
@@ -1109,7 +1207,8 @@ class PoissonRidgeEnsembleClassifier(_TransductiveClassifier, _GraphKernelRidge)
                                           backend=self.backend),
                          dtype=np.float64).reshape(W.shape[0], -1)
         F_r = np.asarray(_GraphKernelRidge._solve(self, W, S, Y), dtype=np.float64).reshape(W.shape[0], -1)
-        self.poisson_scores_, self.ridge_scores_ = F_p, F_r
+        dtype = getattr(self, "_out_dtype", np.float64)
+        self.poisson_scores_, self.ridge_scores_ = F_p.astype(dtype, copy=False), F_r.astype(dtype, copy=False)
         w = float(self.poisson_weight)
         return w * _standardize_columns(F_p) + (1.0 - w) * _standardize_columns(F_r)
 

@@ -150,9 +150,9 @@ def kernel_cg(apply_T, apply_G, C, *, tol=1e-6, max_iter=None, on_failure="warn"
     apply_G : callable V -> G V
         Called once per iteration (plus twice at the start and the end).
     C : ndarray of shape (n, k)
-    tol : float, default=1e-6
+    tol : float in (0, 1), default=1e-6
         Stop a column when :math:`\|\rho\| \le` ``tol`` :math:`\|c\|`.
-    max_iter : int, optional
+    max_iter : int >= 1, optional
         Default n.
     on_failure : {"warn", "raise", "ignore"}
         As in :func:`~graphrkhs.conjugate_gradient`.
@@ -177,7 +177,10 @@ def kernel_cg(apply_T, apply_G, C, *, tol=1e-6, max_iter=None, on_failure="warn"
     # NaN in C would run max_iter iterations and come back as NaN with a ConvergenceWarning
     C = check_matrix(C, "C", min_size=0)
     n, k = C.shape
-    max_iter = n if max_iter is None else check_scalar(max_iter, "max_iter", kind="int", low=0)
+    # conjugate_gradient's rule: tol in (0, 1) (1 or more is met by the zero start: x = 0 came back
+    # "converged"), max_iter an int >= 1 (0 returned x = 0 with only a warning)
+    tol = check_scalar(tol, "tol", low=0, low_inclusive=False, high=1, high_inclusive=False)
+    max_iter = n if max_iter is None else check_scalar(max_iter, "max_iter", kind="int", low=1)
     out_dtype = C.dtype
     if C.dtype != np.float64:
         # The recurrences run in float64 whatever the operator's precision: in float32 the tracked

@@ -360,7 +360,13 @@ def tikhonov_solution(W: GraphLike, labeled: Indices, Y: ArrayLike, *, alpha: fl
         :math:`\mu \to 0`, the harmonic solution (labels kept exactly, best
         when they are clean; the estimators' default too); a positive value
         lets the fit depart from noisy labels (1e-2 is mild relative to unit
-        edge weights).
+        edge weights).  Any finite value is solved to the rounding of F: the
+        part of F in the null space of L (each component's least-squares fit
+        of the labels by the constants, or by :math:`d^{1/2}` for the
+        normalized Laplacian, the limit :math:`\mu \to \infty`) is taken out
+        exactly, and only the O(1/mu) rest is solved for (before, the unit
+        entries of J sank in the rounding of :math:`\mu L`: errors 3e-4 at
+        1e12, 0.36 at 1e16).
 
     Returns
     -------
@@ -400,13 +406,24 @@ def tikhonov_solution(W: GraphLike, labeled: Indices, Y: ArrayLike, *, alpha: fl
     keep = np.flatnonzero(~orphan)
     pos = np.full(n, -1, dtype=np.int64)
     pos[keep] = np.arange(keep.size)
+    # The fit's part in the null space of L, z c (z = 1, or d^(1/2) for the normalized Laplacian, on each
+    # component; c the least-squares fit of Y_S by z_S), is taken out exactly: (J + mu L)(z c + H) = J Y
+    # gives (J + mu L) H = J (Y - z c), whose solution is O(1/mu).  The solve's absolute error then stays
+    # at the rounding level of L whatever mu (it was 3e-4 at mu = 1e12, with the whole of F in the solve).
+    n_comp, comp = csgraph.connected_components(W, directed=False)
+    z = np.ones(n) if laplacian == "combinatorial" else np.sqrt(np.asarray(W.sum(axis=1), dtype=np.float64).ravel())
+    zz = np.bincount(comp[S], weights=z[S] ** 2, minlength=n_comp)
+    zy = np.zeros((n_comp, Y2.shape[1]))
+    np.add.at(zy, comp[S], z[S, None] * Y2)
+    c = zy / np.where(zz > 0, zz, 1.0)[:, None]
+    null_part = z[keep, None] * c[comp[keep]]
     A = sp.csr_array(L[keep][:, keep]) * alpha
     jdiag = np.zeros(keep.size)
     jdiag[pos[S]] = 1.0
     A = sp.csr_array(A + sp.diags_array(jdiag))
     B = np.zeros((keep.size, Y2.shape[1]))
-    B[pos[S]] = Y2
-    F[keep] = _solve_spd(A, B, preconditioner, tol, max_iter, backend)
+    B[pos[S]] = Y2 - null_part[pos[S]]
+    F[keep] = null_part + _solve_spd(A, B, preconditioner, tol, max_iter, backend)
     return _finish(F, was_1d, out_dtype)
 
 

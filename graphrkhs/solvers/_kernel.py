@@ -51,7 +51,9 @@ import numpy as np
 import scipy.linalg as sla
 import scipy.sparse as sp
 
+from .._core.amg import _check_symmetric_psd_pattern
 from .._core.cg import conjugate_gradient
+from .._core.loo import PSD_RTOL
 from .._core.validation import check_matrix, check_option, check_points, check_scalar, memory_guard, warn
 from .._core.config import DENSE_CACHE_BYTES
 from .._core.labels import _check_labeled_index
@@ -419,6 +421,7 @@ def _manifold_problem(K, labeled, Y, M):
     """
     if not isinstance(K, KernelOperator):
         K = check_matrix(K, "K", square=True)
+        _check_kernel_matrix(K)
     n = _n_of(K)
     S = _check_labeled_index(labeled, n)
     Y2, was_1d = _as_2d(Y)
@@ -427,10 +430,40 @@ def _manifold_problem(K, labeled, Y, M):
     M = sp.csr_array(check_matrix(M, "M", allow_sparse=True))      # a NaN in M: named here, not after the solve
     if M.shape != (n, n):
         raise ValueError(f"M must have shape ({n}, {n}); got {M.shape}.")
+    # f^T M f is a smoothness penalty: M symmetric PSD.  O(nnz) necessary conditions (symmetry, no negative
+    # diagonal entry, no off-diagonal entry in a row of zero diagonal), no eigensolve: a random-walk
+    # Laplacian, -L or an adjacency W were solved without a word (an indefinite M has no minimizer)
+    _check_symmetric_psd_pattern(
+        M, 1e-5 if M.dtype == np.float32 else 1e-10, name="M", needs="as the graph penalty f^T M f must be",
+        symmetric_hint="Pass a symmetric penalty such as graph_penalty(W) (L^p of the combinatorial or normalized "
+                       "Laplacian; the random-walk Laplacian is not symmetric).",
+        zero_hint="an adjacency matrix W? pass graph_penalty(W)")
     dtype = K.dtype if isinstance(K, KernelOperator) else np.asarray(K).dtype
     jmask = np.zeros(n, dtype=dtype)
     jmask[S] = 1
     return K, n, S, Y2, was_1d, M, dtype, jmask, _jy(S, Y2, n, dtype)
+
+
+def _check_kernel_matrix(K):
+    """A dense Gram matrix K must be symmetric (to ``PSD_RTOL`` of its largest entry) with a non-negative
+    diagonal; checked in row blocks (no n x n temporary), O(n^2) against the solve's O(n^3) or CG."""
+    n = K.shape[0]
+    if n == 0:
+        return
+    d = np.diagonal(K)
+    if d.min() < 0:
+        i = int(np.argmin(d))
+        raise ValueError(f"K has a negative diagonal entry (K[{i}, {i}] = {float(d[i]):.3g}): a kernel matrix is "
+                         "positive semidefinite (K[i, i] = k(x_i, x_i) >= 0); pass the Gram matrix of a kernel.")
+    scale = gap = 0.0
+    step = max(1, BLOCK_BYTES // (16 * n))
+    for i in range(0, n, step):
+        rows = np.asarray(K[i:i + step], dtype=np.float64)
+        scale = max(scale, float(np.abs(rows).max()))
+        gap = max(gap, float(np.abs(rows - np.asarray(K[:, i:i + step], dtype=np.float64).T).max()))
+    if gap > PSD_RTOL * scale:
+        raise ValueError(f"K must be symmetric: max |K - K^T| = {gap:.3g} (max |K| = {scale:.3g}, rounding "
+                         f"allows {PSD_RTOL:g} of it); pass the Gram matrix k(x_i, x_j) of all n points.")
 
 
 def _resolve_solver(solver, n, limit=None):
@@ -474,7 +507,12 @@ def laprls_fit(K: Union[np.ndarray, KernelOperator], labeled: Indices, Y: ArrayL
     Y : ndarray of shape (l,) or (l, k)
         Targets of the labeled points, in the order of ``labeled``.
     M : sparse (n, n)
-        Symmetric PSD graph penalty (:func:`graph_penalty`).
+        Symmetric PSD graph penalty (:func:`graph_penalty`).  Checked in
+        O(nnz), without an eigensolve: symmetric to 1e-10 of its largest entry
+        (1e-5 in float32), no negative diagonal entry, no off-diagonal entry in
+        a row of zero diagonal (necessary for PSD); else ``ValueError``.  A
+        dense ``K`` must be symmetric (to 1e-6 of its largest entry) with a
+        non-negative diagonal.
     gamma_A : float > 0
     gamma_I : float >= 0
     solver : {"auto", "direct", "cg"}, default="auto"

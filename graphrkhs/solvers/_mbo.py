@@ -817,7 +817,7 @@ def cut_ssl(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_priors: Optio
         (58.1 against 54.7 %).
     patience : int >= 1, default=50
         Iterations without a label change of the early stop.
-    cg_tol : float > 0, default=1e-6
+    cg_tol : float in (0, 1), default=1e-6
         Relative residual of each block solve (checked: a
         :class:`~graphrkhs.ConvergenceWarning` if a solve stops short).
     exact_sizes : bool, default=True
@@ -859,7 +859,8 @@ def cut_ssl(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_priors: Optio
         s_vals, iters = _check_homotopy(s, max_iter, rho)
         tol = check_scalar(tol, "tol", low=0, low_inclusive=False)
         patience = check_scalar(patience, "patience", kind="int", low=1)
-        cg_tol = check_scalar(cg_tol, "cg_tol", low=0, low_inclusive=False)
+        # in (0, 1), as conjugate_gradient's tol: 1 or more stopped every inner solve at its start
+        cg_tol = check_scalar(cg_tol, "cg_tol", low=0, low_inclusive=False, high=1, high_inclusive=False)
         W, S, Y2, codes, b, n, k, out_dtype = _mbo_setup(W, labeled, Y, class_priors, "cut_ssl")
         F = np.zeros((n, k))
         orphan = _orphans(W, S, Y2, F)

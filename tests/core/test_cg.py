@@ -99,7 +99,14 @@ def test_amg_preconditioner_is_symmetric_and_reused():
     (dict(A=np.eye(4)), ValueError, "A must have shape"),
     (dict(A="matrix"), TypeError, "A must be"),
     (dict(tol=0.0), ValueError, "tol must be > 0"),
-    (dict(max_iter=-1), ValueError, "max_iter must be >= 0"),
+    # max_iter=0 returned the start x0 with only a ConvergenceWarning; the project rule (_check_iterations of
+    # the solvers) is an int >= 1 or None, and this test used to assert that 0 was allowed ("must be >= 0")
+    (dict(max_iter=-1), ValueError, "max_iter must be >= 1"),
+    (dict(max_iter=0), ValueError, "max_iter must be >= 1"),
+    (dict(max_iter=0, x0=np.zeros(3)), ValueError, "max_iter must be >= 1"),
+    # a relative residual tol >= 1 is met by the zero start: x = 0 came back "converged" after 0 iterations
+    (dict(tol=1.0), ValueError, "tol must be < 1; got 1.0"),
+    (dict(tol=2.0), ValueError, "tol must be < 1; got 2.0"),
     (dict(on_failure="explode"), ValueError, "on_failure"),
     (dict(M=np.eye(2)), ValueError, "M must have shape"),
 ])

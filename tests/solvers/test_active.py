@@ -253,10 +253,11 @@ def test_propose_labels_for_rebuilds_graph_of_points():
     rng = np.random.default_rng(0)
     X = rng.normal(size=(30, 2))
     y = np.full(30, -1)
-    y[[0, 1, 2]] = [0, 1, 0]
+    # one label per class: too few to select alpha, and the fallback is the top of the grid (with labels
+    # 0, 1, 0 -- classes labeled unequally often -- it is now alpha=0, the harmonic solution)
+    y[[0, 1, 2]] = [0, 1, 2]
     clf = LaplacianRegularizationClassifier(n_neighbors=5).fit(X, y)
-    # the model change is that of the fitted model: its own alpha_ (here the top of the grid, the labels
-    # being too few to select it)
+    # the model change is that of the fitted model: its own alpha_
     assert clf.alpha_ == 1e3
     np.testing.assert_array_equal(propose_labels_for(clf, X, y, 2, criterion="model_change"),
                                   propose_labels(clf.scores_, 2, criterion="model_change", labeled=[0, 1, 2],

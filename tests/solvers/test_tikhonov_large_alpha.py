@@ -1,0 +1,83 @@
+"""tikhonov_solution at any alpha against the closed form of its eliminated system (dense numpy oracle)."""
+
+import warnings
+
+import numpy as np
+import pytest
+import scipy.linalg as sla
+
+from graphrkhs import knn_graph, tikhonov_solution
+
+
+def _two_component_graph():
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(30, 2))
+    W = knn_graph(X, 5).toarray()
+    n = W.shape[0]
+    Wt = np.zeros((2 * n, 2 * n))
+    Wt[:n, :n] = W
+    Wt[n:, n:] = 2.0 * W[::-1, ::-1]      # a second component, other weights
+    S = np.array([0, 4, 9, 17, 25, n + 1, n + 8, n + 20])
+    Y = np.eye(3)[[0, 1, 2, 0, 0, 1, 2, 2]] + np.array([0.0, 0.5, -0.25])
+    return Wt, S, Y
+
+
+def _oracle(W, S, Y, mu, kind):
+    r"""Rows U of (J + mu L) F = J Y: F_U = -L_UU^{-1} L_US F_S; rows S: (I + mu T) F_S = Y_S with the Kron
+    reduction T = L_SS - L_SU L_UU^{-1} L_US, whose null space is spanned by z_S on each component (z = 1, or
+    d^(1/2) for the normalized Laplacian).  F_S = P_z Y + Q V diag(1 / (1 + mu kappa)) V^T Q^T Y, with Q an
+    orthonormal basis of the complement of the null space and Q^T T Q = V diag(kappa) V^T: exact at every mu."""
+    n = W.shape[0]
+    d = W.sum(axis=1)
+    L = np.diag(d) - W
+    z = np.ones(n)
+    if kind == "normalized":
+        L = L / np.sqrt(np.outer(d, d))
+        z = np.sqrt(d)
+    half = n // 2
+    comp = (np.arange(n) >= half).astype(int)
+    U = np.setdiff1d(np.arange(n), S)
+    LUU_inv_LUS = np.linalg.solve(L[np.ix_(U, U)], L[np.ix_(U, S)])
+    T = L[np.ix_(S, S)] - L[np.ix_(S, U)] @ LUU_inv_LUS
+    Z = np.zeros((S.size, 2))
+    Z[np.arange(S.size), comp[S]] = z[S]
+    c = np.linalg.lstsq(Z, Y, rcond=None)[0]            # the null-space part of F_S: Z c
+    Q = sla.null_space(Z.T)
+    kappa, V = np.linalg.eigh(Q.T @ T @ Q)
+    assert kappa.min() > 1e-6 * kappa.max()
+    HS = Q @ (V @ ((V.T @ (Q.T @ Y)) / (1.0 + mu * kappa)[:, None]))
+    F = np.empty((n, Y.shape[1]))
+    zc = z[:, None] * c[comp]
+    F[S] = zc[S] + HS
+    F[U] = zc[U] - LUU_inv_LUS @ HS                     # L z = 0: z c extends itself
+    return F
+
+
+@pytest.mark.parametrize("kind", ["combinatorial", "normalized"])
+@pytest.mark.parametrize("mu", [1e-12, 1e-3, 1.0, 1e4, 1e8, 1e12, 1e14, 1e15, 1e16, 1e20])
+def test_tikhonov_matches_the_closed_form_of_the_eliminated_system_at_any_alpha(kind, mu):
+    # error against this oracle was 2.4e-9 at mu = 1e8, 2.7e-4 at 1e12, 0.035 at 1e14, 0.36 at 1e16 (each
+    # with only a ConvergenceWarning), and a LinAlgError at 1e16 on other graphs: the unit entries of J
+    # sank in the rounding of mu L.  Now F's part in the null space of L is taken out exactly first.
+    W, S, Y = _two_component_graph()
+    F0 = _oracle(W, S, Y, mu, kind)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        F = tikhonov_solution(W, S, Y, alpha=mu, laplacian=kind)
+    np.testing.assert_allclose(F, F0, rtol=0, atol=1e-12)
+
+
+def test_tikhonov_limits_harmonic_at_zero_and_the_null_space_fit_at_infinity():
+    W, S, Y = _two_component_graph()
+    n = W.shape[0]
+    L = np.diag(W.sum(axis=1)) - W
+    U = np.setdiff1d(np.arange(n), S)
+    harmonic = np.empty_like(_oracle(W, S, Y, 1.0, "combinatorial"))
+    harmonic[S] = Y
+    harmonic[U] = -np.linalg.solve(L[np.ix_(U, U)], L[np.ix_(U, S)] @ Y)
+    np.testing.assert_allclose(tikhonov_solution(W, S, Y, alpha=1e-12), harmonic, atol=1e-9)
+    # mu -> infinity: each component's values tend to the mean of its labels
+    F = tikhonov_solution(W, S, Y, alpha=1e300 / 8)
+    half = n // 2
+    np.testing.assert_allclose(F[:half], np.broadcast_to(Y[S < half].mean(axis=0), (half, 3)), rtol=0, atol=1e-15)
+    np.testing.assert_allclose(F[half:], np.broadcast_to(Y[S >= half].mean(axis=0), (half, 3)), rtol=0, atol=1e-15)
