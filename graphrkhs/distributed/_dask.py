@@ -513,8 +513,10 @@ def dask_conjugate_gradient(A, B, *, client=None, tol=1e-8, max_iter=None, preco
                          f"{preconditioner!r}.")
     # B and the options as graphrkhs.conjugate_gradient checks them (same exceptions), before any work
     B = np.asarray(check_matrix(B, "B", ndim=(1, 2), min_size=0), dtype=np.float64)
-    tol = check_scalar(tol, "tol", low=0, low_inclusive=False)
-    max_iter = check_scalar(max_iter, "max_iter", kind="int", low=0, allow_none=True)
+    # tol in (0, 1) and max_iter >= 1: a relative residual >= 1 is met by the zero start, and 0 iterations
+    # returned it (the rule of conjugate_gradient and the solvers)
+    tol = check_scalar(tol, "tol", low=0, low_inclusive=False, high=1, high_inclusive=False)
+    max_iter = check_scalar(max_iter, "max_iter", kind="int", low=1, allow_none=True)
     check_every = check_scalar(check_every, "check_every", kind="int", low=1)
     check_on_failure(on_failure)
     op = A if isinstance(A, DaskOperator) else DaskOperator(A, client, dtype=np.float64, part=part)

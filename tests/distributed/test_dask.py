@@ -247,6 +247,12 @@ def test_cg_checks_its_input_like_conjugate_gradient(client):
         dask_conjugate_gradient(A, np.ones(60), client=client, tol=0.0)
     with pytest.raises(ValueError, match="check_every must be >= 1"):
         dask_conjugate_gradient(A, np.ones(60), client=client, check_every=0)
+    # as conjugate_gradient: tol >= 1 is met by the zero start, max_iter=0 returned it (x = 0)
+    for f in (gr.conjugate_gradient, lambda *a, **k: dask_conjugate_gradient(*a, client=client, **k)):
+        with pytest.raises(ValueError, match="tol must be < 1"):
+            f(A, np.ones(60), tol=1.0)
+        with pytest.raises(ValueError, match="max_iter must be >= 1"):
+            f(A, np.ones(60), max_iter=0)
     with pytest.raises(ValueError, match="on_failure"):
         dask_conjugate_gradient(A, np.ones(60), client=client, on_failure="loud")
 
