@@ -383,15 +383,19 @@ class ClassifierOutputMixin(ClassifierMixin):
     def decision_function(self, X: ArrayLike) -> np.ndarray:
         """Decision values: shape (n,) for two classes (positive means ``classes_[1]``;
         half the difference of the two class scores, which is the fitted function f
-        of the one-vs-rest learners), else the (n, n_classes) class scores."""
+        of the one-vs-rest learners), else the (n, n_classes) class scores; in the
+        floating dtype of the points (float32 stays float32)."""
         with verbosity(self.verbose):
-            return self._decision_of_scores(self._class_scores(self._scores(X)))
+            raw = self._scores(X)
+            return in_dtype_keeping_argmax(self._decision_of_scores(self._class_scores(raw)), _float_of(raw))
 
     def predict_proba(self, X: ArrayLike) -> np.ndarray:
         """Class probabilities of shape (n, n_classes), rows non-negative and summing to 1
-        (see the class documentation for their meaning in this method)."""
+        (see the class documentation for their meaning in this method); in the floating
+        dtype of the points."""
         with verbosity(self.verbose):
-            return self._proba_of_scores(self._class_scores(self._scores(X)))
+            raw = self._scores(X)
+            return in_dtype_keeping_argmax(self._proba_of_scores(self._class_scores(raw)), _float_of(raw))
 
     def predict(self, X: ArrayLike) -> np.ndarray:
         """The class with the largest score (the first one at a tie; for the ``"distribution"``
@@ -422,6 +426,28 @@ class ClassifierOutputMixin(ClassifierMixin):
         y, keep = labeled_rows(y, pred.shape[0], unlabeled=self.unlabeled)
         w = None if sample_weight is None else np.asarray(sample_weight)[keep]
         return float(accuracy_score(y[keep], pred[keep], sample_weight=w))
+
+
+def _float_of(values):
+    """float32 for float32 values, float64 otherwise (the dtype the outputs keep)."""
+    return np.dtype(np.float32) if np.asarray(values).dtype == np.float32 else np.dtype(np.float64)
+
+
+def in_dtype_keeping_argmax(P, dtype):
+    """Scores or probabilities P ((n, k) or (n,)) computed in float64, returned in ``dtype`` with the argmax
+    of every row kept: where rounding to float32 ties the largest entry with another, the largest is
+    raised by one unit in the last place (so that ``classes_[argmax(predict_proba(X))] == predict(X)``
+    stays exact, as for float64 points)."""
+    dtype = np.dtype(dtype)
+    P = np.asarray(P)
+    out = P.astype(dtype, copy=False)
+    if out.dtype == P.dtype or out.ndim != 2 or not out.shape[0]:
+        return out
+    top = np.argmax(P, axis=1)
+    rows = np.flatnonzero(out.argmax(axis=1) != top)
+    if rows.size:
+        out[rows, top[rows]] = np.nextafter(out[rows].max(axis=1), dtype.type(np.inf))
+    return out
 
 
 class RegressorOutputMixin(RegressorMixin):

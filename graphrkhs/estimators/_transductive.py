@@ -103,6 +103,7 @@ from ._base import (
     GraphRKHSEstimator,
     RegressorOutputMixin,
     graph_spec,
+    in_dtype_keeping_argmax,
 )
 
 __all__ = [
@@ -247,18 +248,9 @@ class _TransductiveClassifier(ClassifierOutputMixin, _GraphLearner):
         super()._fit(X, labeled, Y)
 
     def _output(self, P):
-        """P (n, k) or (n,) in the output dtype, with the argmax of every row of P kept: where the
-        rounding to float32 ties the largest entry with another, the largest is raised by one unit in
-        the last place (so ``classes_[argmax(label_distributions_)] == transduction_`` stays exact)."""
-        dtype = getattr(self, "_out_dtype", np.dtype(np.float64))
-        out = np.asarray(P).astype(dtype, copy=False)
-        if out.dtype == np.asarray(P).dtype or out.ndim != 2:
-            return out
-        top = np.argmax(P, axis=1)
-        rows = np.flatnonzero(out.argmax(axis=1) != top)
-        if rows.size:
-            out[rows, top[rows]] = np.nextafter(out[rows].max(axis=1), dtype.type(np.inf))
-        return out
+        """P (n, k) or (n,) in the output dtype of the fit, each row's argmax kept
+        (:func:`~graphrkhs.estimators._base.in_dtype_keeping_argmax`)."""
+        return in_dtype_keeping_argmax(P, getattr(self, "_out_dtype", np.dtype(np.float64)))
 
     def _store(self, F, orphan):
         self.scores_ = F.astype(getattr(self, "_out_dtype", np.float64), copy=False)

@@ -463,6 +463,29 @@ def test_point_regressors_keep_float32_input_float32(name):
     np.testing.assert_allclose(p32, wide, rtol=1e-4, atol=1e-4 * np.abs(wide).max())
 
 
+@pytest.mark.parametrize("name", ["FredholmClassifier", "WarpedKernelClassifier", "RLSClassifier", "LapRLSClassifier",
+                                  "PRLSClassifier", "PLapRLSClassifier", "GRLSClassifier"])
+def test_point_classifiers_keep_float32_input_float32(name):
+    # the point regressors returned float32 for float32 points, the classifiers' predict_proba and
+    # decision_function float64 (the transductive classifiers keep float32 too); the argmax of every row
+    # of predict_proba stays predict's class
+    import graphrkhs
+    rng = np.random.default_rng(0)
+    X = rng.random((45, 2))
+    y = np.where(X[:, 0] + X[:, 1] > 1, 1, 0) + (X[:, 0] > 0.8)
+    y[15:] = -1
+    E = getattr(graphrkhs, name)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        f32 = E().fit(X.astype(np.float32), y)
+        X32 = X.astype(np.float32)
+        P, D, pred = f32.predict_proba(X32), f32.decision_function(X32), f32.predict(X32)
+        P64 = f32.predict_proba(X32.astype(np.float64))
+    assert P.dtype == np.float32 and D.dtype == np.float32 and P64.dtype == np.float64
+    np.testing.assert_array_equal(f32.classes_[P.argmax(axis=1)], pred)
+    np.testing.assert_allclose(P, P64, rtol=0, atol=1e-5)
+
+
 @pytest.mark.parametrize("name", ["LapRLSRegressor", "WarpedKernelRegressor"])
 def test_float32_points_fit_at_the_selected_weights(name):
     # on float32 points the exact step's Gram (and the warped kernel's) was computed in float32: PSD to
