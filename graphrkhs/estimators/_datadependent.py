@@ -34,7 +34,7 @@ from ..solvers import (GridResult, KernelRidgePath, graph_cut_choice, graph_pena
                        select_kernel_ridge)
 from ..kernels import default_sigma, pairwise_kernel
 from ._auto import (FIT_INTERCEPT, TUNABLE_NONNEG, TUNABLE_POSITIVE, WIDTH_FACTORS, free_constant,
-                    grid_of, is_tuned, loo_selects)
+                    grid_of, is_tuned, loo_selects, unselected)
 from ._base import POINT_CLOUD_GRAPH_CONSTRAINTS, POSITIVE, graph_spec
 from ._base import ClassifierOutputMixin, PointsLearner, RegressorOutputMixin
 
@@ -58,6 +58,10 @@ def _kernel_scale(G):
     return scale if scale > 0 else 1.0
 
 
+#: The fallback relative ridge (1e-3) in RELATIVE_RIDGES.
+FALLBACK_RIDGE_INDEX = 10
+
+
 def _select_ridge(G, Y, selects=True):
     r"""Leave-one-out choice of the ridge on the labeled points only.
 
@@ -71,7 +75,7 @@ def _select_ridge(G, Y, selects=True):
     l = G.shape[0]
     alphas = RELATIVE_RIDGES * _kernel_scale(G) / l
     if l < 3 or not selects:
-        return float(alphas[10])  # 1e-3 relative: the LOO cannot rank the ridges
+        return float(alphas[FALLBACK_RIDGE_INDEX])  # 1e-3 relative: the LOO cannot rank the ridges
     return float(alphas[np.argmin(rls_loo_error(G, Y, alphas))])
 
 
@@ -295,6 +299,9 @@ class _Fredholm(_DataDependent):
     def _ridge(self, G, Y):
         if self.alpha is None or is_tuned(self.alpha):
             if is_tuned(self.alpha) and not isinstance(self.alpha, str):
+                if not self._loo_selects:       # one's own grid: its value nearest the relative fallback
+                    rel = unselected(self.alpha, RELATIVE_RIDGES[FALLBACK_RIDGE_INDEX], "alpha")
+                    return rel * _kernel_scale(G) / G.shape[0]
                 return self._select_relative(lambda s: G, Y, [1.0], np.asarray(self.alpha, float),
                                              dtype=G.dtype)[1]
             if not self._loo_selects:
@@ -519,6 +526,9 @@ class _Fredholm(_DataDependent):
     def _make_kernel(self, X, sigma=None):
         if sigma is None:
             sigma = None if (self.sigma is None or is_tuned(self.sigma)) else float(self.sigma)
+            if is_tuned(self.sigma) and not isinstance(self.sigma, str):
+                # one's own grid, not selected (the labels cannot choose): its value nearest the default
+                sigma = unselected(self.sigma, default_sigma(X), "sigma")
             self.sigma_ = default_sigma(X) if sigma is None else float(sigma)
         return FredholmKernel(X, outer=self.outer, inner=self.inner, sigma=sigma, sigma_inner=self.sigma_inner,
                               normalized=self.normalized, n_neighbors=self.n_neighbors,
@@ -767,6 +777,8 @@ class _Warped(_DataDependent):
                 lambda s: pairwise_kernel(XS, None, kernel=self.kernel, sigma=s, degree=2, coef0=1.0), Y, sigmas,
                 ridge_scale="l", max_extensions=2 if extend else 0)
             self.sigma_ = res.best_params["sigma"]
+        elif width and is_tuned(self.sigma):     # one's own grid, not selected: its value nearest the default
+            self.sigma_ = unselected(self.sigma, self.sigma_, "sigma")
         # one graph for the selection's penalty and the warped kernel (built once)
         W = self._graph(X)
         if is_tuned(self.gamma_A) or is_tuned(self.gamma_I):
