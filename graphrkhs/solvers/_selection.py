@@ -407,7 +407,7 @@ def centred_loo_residuals(path, Y2, ridges):
 
 def _path_scores(path, Y2, ridges, criterion, scoring, centred=False):
     if criterion == "gcv":
-        g = path.gcv(Y2, ridges).mean(axis=1)
+        g = path.gcv(Y2, ridges, centred=centred).mean(axis=1)
         return -g, -g
     R = centred_loo_residuals(path, Y2, ridges) if centred else path.loo_residuals(Y2, ridges)
     return loo_scores(R, Y2, scoring)
@@ -798,7 +798,8 @@ def select_kernel_ridge(make_kernel: Callable[[float], Any], Y: Any, sigmas: Any
     centred : bool, default=False
         ``Y`` is the targets less their labeled mean and the fit has no free constant: the LOO scored is
         that of the centred procedure, the mean re-taken without the held-out label
-        (:func:`centred_loo_residuals`; ``criterion="loo"`` only).
+        (:func:`centred_loo_residuals`); with ``criterion="gcv"`` the GCV of that procedure's smoother
+        (:meth:`~graphrkhs.KernelRidgePath.gcv`).
 
     Returns
     -------
@@ -1566,7 +1567,8 @@ def select_manifold_gammas(K: Any, labeled: Any, Y: Any, M: Any, gamma_As: Optio
     centred : bool, default=False
         ``Y`` is the targets less their labeled mean (a regressor's centring without a free constant):
         the LOO scored is that of the centred procedure, the mean re-taken without the held-out label
-        (:func:`centred_loo_residuals`; ``criterion="loo"`` only).
+        (:func:`centred_loo_residuals`); with ``criterion="gcv"`` the GCV of that procedure's smoother
+        (:meth:`~graphrkhs.KernelRidgePath.gcv`).
 
     Returns
     -------
