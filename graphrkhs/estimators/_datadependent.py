@@ -735,7 +735,8 @@ class _Warped(_DataDependent):
         low-rank surrogate of each width's kernel and one exact LU at the selected point
         (:func:`~graphrkhs.estimators._inductive.manifold_width_selection`, the same selection as
         :class:`~graphrkhs.LapRLSClassifier`).  Otherwise the width: the best leave-one-out RLS on
-        the labeled points (median pairwise distance times :math:`2^{-2}, \dots, 2`); then :math:`(\gamma_A, \gamma_I)` by exact
+        the labeled points (median pairwise distance times :math:`2^{-2}, \dots, 2`; a regressor's
+        targets less their labeled mean, re-taken without the held-out label); then :math:`(\gamma_A, \gamma_I)` by exact
         LOO along the ratio path of :func:`~graphrkhs.select_manifold_gammas` (one n x n
         LU per ratio) on the same graph penalty as :class:`~graphrkhs.WarpedKernel`.
         Numbers are used as given.  Always returns ``(kernel, right, G, ridge)``.
@@ -773,9 +774,11 @@ class _Warped(_DataDependent):
         if width and is_tuned(self.sigma) and self._loo_selects:
             sigmas, extend = grid_of(self.sigma, self.sigma_ * WIDTH_FACTORS, "sigma")
             XS = X[idx]
+            # Y is the targets less their labeled mean when the constant is free (_fit): the LOO of that
+            # procedure re-takes the mean without the held-out label (centred_loo_residuals)
             res = select_kernel_ridge(
                 lambda s: pairwise_kernel(XS, None, kernel=self.kernel, sigma=s, degree=2, coef0=1.0), Y, sigmas,
-                ridge_scale="l", max_extensions=2 if extend else 0)
+                ridge_scale="l", max_extensions=2 if extend else 0, centred=free_constant(self))
             self.sigma_ = res.best_params["sigma"]
         elif width and is_tuned(self.sigma):     # one's own grid, not selected: its value nearest the default
             self.sigma_ = unselected(self.sigma, self.sigma_, "sigma")
