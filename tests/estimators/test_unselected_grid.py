@@ -102,3 +102,15 @@ def test_nearest_in_log():
     assert nearest_in_log([0.0, 1.0], 0.0) == 0.0
     assert nearest_in_log([0.0, 1e-9], 1e-3) == 1e-9
     assert nearest_in_log([0.1, 0.4, 10.0], 3.0) == 10.0     # log distances 2.01 and 1.20 (linear: 0.4)
+
+
+def test_grls_own_grids_bound_the_values_when_the_features_leave_loo_nothing():
+    # 4 labels, 3 linear features in 2-D: the gate passes, but each LOO refit interpolates the 3 labels left by
+    # the features, so nothing is selected; gamma_ was the fallback 1e-3 and sigma_ the median distance
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(20, 2))
+    y = np.full(20, np.nan)
+    y[:4] = [0.1, 0.5, 0.3, 0.9]
+    with pytest.warns(SelectionWarning, match="gamma: leave-one-out needs more labeled points than features"):
+        est = g.GRLSRegressor(gamma=[0.1, 1.0], sigma=[0.3, 0.5], features="linear").fit(X, y)
+    assert est.gamma_ == 0.1 and est.sigma_ in (0.3, 0.5)
