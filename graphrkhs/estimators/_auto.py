@@ -123,6 +123,13 @@ def unselected(value, fallback, name, *, allow_zero=False, why=NO_LOO):
     return pick
 
 
+def growing(**axes):
+    """``extend`` of :func:`~graphrkhs.select_kernel_ridge` from ``axis=extend`` flags: the axes on their default
+    ("auto") grid grow, the others (one's own grid) do not but their edge is reported.  A single flag for
+    both dropped the extension of an "auto" axis whenever the other axis was one's own grid or a number."""
+    return tuple(k for k, e in axes.items() if e)
+
+
 def is_tuned(value):
     """Whether the value asks for a selection: ``"auto"`` or a sequence (a grid, checked by :func:`grid_of`)."""
     if isinstance(value, str):

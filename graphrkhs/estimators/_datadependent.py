@@ -34,7 +34,7 @@ from ..solvers import (GridResult, KernelRidgePath, graph_cut_choice, graph_pena
                        select_kernel_ridge)
 from ..kernels import default_sigma, pairwise_kernel
 from ._auto import (FIT_INTERCEPT, TUNABLE_NONNEG, TUNABLE_POSITIVE, WIDTH_FACTORS, free_constant,
-                    grid_of, is_tuned, loo_selects, unselected)
+                    grid_of, growing, is_tuned, loo_selects, unselected)
 from ._base import POINT_CLOUD_GRAPH_CONSTRAINTS, POSITIVE, graph_spec
 from ._base import ClassifierOutputMixin, PointsLearner, RegressorOutputMixin
 
@@ -336,7 +336,7 @@ class _Fredholm(_DataDependent):
 
         grid, ext = (RELATIVE_RIDGES, True) if rel_alphas is None else (np.unique(rel_alphas), False)
         res = select_kernel_ridge(make, Y, sigmas, grid, fit_intercept=free_constant(self),
-                                  max_extensions=2 if (extend and ext) else 0)
+                                  extend=growing(sigma=extend, alpha=ext), max_extensions=2)
         floor = 10.0 * Y.shape[0] * np.finfo(np.result_type(dtype, np.float32)).eps
         usable = res.grid["alpha"] >= floor
         if res.best_params["alpha"] < floor and usable.any():
@@ -779,7 +779,8 @@ class _Warped(_DataDependent):
             # procedure re-takes the mean without the held-out label (centred_loo_residuals)
             res = select_kernel_ridge(
                 lambda s: pairwise_kernel(XS, None, kernel=self.kernel, sigma=s, degree=2, coef0=1.0), Y, sigmas,
-                ridge_scale="l", max_extensions=2 if extend else 0, centred=free_constant(self))
+                ridge_scale="l", extend=growing(sigma=extend, alpha=True), max_extensions=2,
+                centred=free_constant(self))
             self.sigma_ = res.best_params["sigma"]
         elif width and is_tuned(self.sigma):     # one's own grid, not selected: its value nearest the default
             self.sigma_ = unselected(self.sigma, self.sigma_, "sigma")

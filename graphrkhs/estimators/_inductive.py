@@ -62,7 +62,7 @@ from ..solvers import centred_loo_residuals
 from ..solvers import SelectionWarning, grls_fit as _saddle_fit
 from .._core.validation import warn
 from ._auto import (FIT_INTERCEPT, TUNABLE_NONNEG, TUNABLE_POSITIVE, WIDTH_FACTORS, free_constant, grid_of, is_tuned,
-                    loo_selects, NO_LOO, unselected)
+                    loo_selects, NO_LOO, growing, unselected)
 from .._core.validation import Interval, Options
 from ._base import POINT_CLOUD_GRAPH_CONSTRAINTS, POSITIVE, graph_spec
 from ._base import ClassifierOutputMixin, PointsLearner, RegressorOutputMixin
@@ -174,7 +174,7 @@ class _KernelLearner(PointsLearner):
         kw = self._kernel_kw()
         res = select_kernel_ridge(lambda s: pairwise_kernel(XS, None, **{**kw, "sigma": s}), Y, sigmas, alphas,
                                   ridge_scale="l", fit_intercept=self._width_free_constant(),
-                                  max_extensions=2 if (extend and extend_alpha) else 0)
+                                  extend=growing(sigma=extend, alpha=extend_alpha), max_extensions=2)
         self.sigma_ = res.best_params["sigma"]
         self._width_result = res
         return res
@@ -333,7 +333,7 @@ class _RLS(_KernelLearner):
         kw = self._kernel_kw()
         res = select_kernel_ridge(lambda s: pairwise_kernel(XS, None, **{**kw, "sigma": s}), Y, sigmas, alphas,
                                   ridge_scale="l", fit_intercept=free_constant(self),
-                                  max_extensions=2 if (extend and s_extend) else 0)
+                                  extend=growing(sigma=s_extend, alpha=extend), max_extensions=2)
         if fixed:
             res = _report_fixed(res, "alpha", self.alpha)
         self.sigma_ = res.best_params["sigma"]
@@ -1298,7 +1298,7 @@ class _GRLS(_KernelLearner):
         kw = self._kernel_kw()
         res = select_kernel_ridge(lambda s: pairwise_kernel(XS, None, **{**kw, "sigma": s}), Y, sigmas, gammas,
                                   ridge_scale="l", unpenalized=Psi,
-                                  max_extensions=2 if (extend and s_extend) else 0)
+                                  extend=growing(sigma=s_extend, alpha=extend), max_extensions=2)
         if fixed:
             res = _report_fixed(res, "alpha", self.gamma)
         return res.renamed(alpha="gamma")       # the table names the estimator's parameter
