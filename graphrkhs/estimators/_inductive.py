@@ -597,10 +597,12 @@ def manifold_width_selection(est, X, S, Y, M, width_grid, kernel_kw, *, return_b
     gA, extA = grid_of(est.gamma_A, LAPRLS_GAMMA_A_GRID, "gamma_A")
     kw = {k: v for k, v in kernel_kw.items() if k != "sigma"}
     rs = est.random_state if isinstance(est.random_state, (int, np.integer)) else 0
-    # one's own gamma_A grid: nothing is extended, but a choice at an edge is reported (SelectionWarning)
+    # one's own grid (sigma or gamma_A): not extended, but a choice at its edge is reported (SelectionWarning);
+    # the "auto" axis grows (one flag for both left it at its grid's edge: gamma_A_ 1e-7 with sigma=[0.5, 1]
+    # where sigma=1 gives 1e-10, without a warning)
     res, alpha, b, *Z = select_laprls_lowrank(X, S, Y, M, sigmas, gA, **kw, random_state=rs,
-                                              extend=bool(extend or not extA),
-                                              max_extensions=2 if (extend and extA) else 0, return_coef=True,
+                                              extend=growing(sigma=extend, gamma_A=extA),
+                                              max_extensions=2, return_coef=True,
                                               return_basis=return_basis, centred=free_constant(est))
     p = res.best_params
     return (p["sigma"], p["gamma_A"], p["gamma_I"], res, (np.asarray(alpha).reshape(X.shape[0], -1), b), *Z)

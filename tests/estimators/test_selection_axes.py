@@ -52,3 +52,14 @@ def test_width_search_of_a_graph_learner_reports_no_ridge():
     msgs = [str(w.message) for w in rec if issubclass(w.category, SelectionWarning)]
     assert not any("alpha" in m for m in msgs), msgs
     assert any("sigma=1 is at the edge" in m for m in msgs), msgs
+
+
+def test_joint_laprls_selection_extends_gamma_a_with_ones_own_width_grid():
+    # sigma, gamma_A, gamma_I all tuned: the joint low-rank selection (select_laprls_lowrank); with one's own
+    # width grid gamma_A_ stayed at the default grid's bottom 1e-7, silently, where sigma=1.0 gives 1e-10
+    X, y = _sine()
+    with pytest.warns(SelectionWarning, match=r"sigma=1 is at the edge of its grid \[0.5, 1\]"):
+        grid = g.LapRLSRegressor(sigma=[0.5, 1.0], n_neighbors=5).fit(X, y)
+    fixed = g.LapRLSRegressor(sigma=1.0, n_neighbors=5).fit(X, y)
+    assert grid.sigma_ == 1.0
+    assert grid.gamma_A_ == fixed.gamma_A_ < 1e-7
