@@ -1299,7 +1299,7 @@ class _GRLS(_KernelLearner):
         gammas = _ridge_axis(self.gamma) if fixed else gammas
         kw = self._kernel_kw()
         res = select_kernel_ridge(lambda s: pairwise_kernel(XS, None, **{**kw, "sigma": s}), Y, sigmas, gammas,
-                                  ridge_scale="l", unpenalized=Psi,
+                                  ridge_scale="l", unpenalized=Psi, names={"alpha": "gamma"},
                                   extend=growing(sigma=s_extend, alpha=extend), max_extensions=2)
         if fixed:
             res = _report_fixed(res, "alpha", self.gamma)

@@ -421,7 +421,8 @@ def select_nystrom_laprls(F: ArrayLike, labeled: Indices, Y: ArrayLike, M: Matri
 
     res = select_kernel_ridge(make_kernel, Y2[:, 0] if was_1d else Y2, ratios, gamma_As, ridge_scale="l",
                               fit_intercept=fit_intercept, extend=max_extensions > 0,
-                              max_extensions=max_extensions, centred=centred)
+                              max_extensions=max_extensions, centred=centred,
+                              names={"sigma": "ratio gamma_I/gamma_A", "alpha": "gamma_A"})
     return (res, G0) if return_graph_gram else res
 
 

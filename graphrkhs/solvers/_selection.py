@@ -600,7 +600,7 @@ def _extend_axis(values, side, n_new):
 def select_grid(evaluate: Callable[..., Any], grid: Mapping[str, Any], *, extend: Sequence[str] = (),
                 max_extensions: int = 2, n_new: int = 3, criterion: str = "",
                 bounds: Optional[Mapping[str, Tuple[float, float]]] = None,
-                report: Sequence[str] = ()) -> GridResult:
+                report: Sequence[str] = (), names: Optional[Mapping[str, str]] = None) -> GridResult:
     r"""Evaluate a tensor grid, extend geometric axes whose best value is at an edge, return a :class:`GridResult`.
 
     Parameters
@@ -627,6 +627,9 @@ def select_grid(evaluate: Callable[..., Any], grid: Mapping[str, Any], *, extend
     report : sequence of str, default=()
         Axes that are not extended (one's own grid) but whose best value at an
         edge is reported, while the axes of ``extend`` grow.
+    names : dict of str -> str, optional
+        The parameter an axis stands for, in the warnings (G-RLS's ``gamma`` on the engine's ``alpha``
+        axis): a warning must name what the caller can change.
 
     Returns
     -------
@@ -706,7 +709,8 @@ def select_grid(evaluate: Callable[..., Any], grid: Mapping[str, Any], *, extend
         # the labels is then the honest answer of the criterion, not a grid too narrow
         at_bound = (i == 0 and axes[k][0] <= lo * (1 + 1e-9)) or (i == axes[k].size - 1 and axes[k][-1] >= hi)
         if result.at_edge[k] and not (i == 0 and axes[k][0] == 0) and not at_bound:
-            warn(f"the selected {k}={result.best_params[k]:.3g} is at the edge of its grid "
+            shown = dict(names or {}).get(k, k)
+            warn(f"the selected {shown}={result.best_params[k]:.3g} is at the edge of its grid "
                  f"[{axes[k][0]:.3g}, {axes[k][-1]:.3g}] after {n_ext if k in extend else 0} extension(s); the "
                  f"criterion may improve beyond it. Pass a wider grid or a fixed value.", SelectionWarning)
     return result
@@ -780,7 +784,8 @@ def select_ridge_alpha(K: Any, Y: Any, alphas: Optional[Any] = None, *, ridge_sc
 def select_kernel_ridge(make_kernel: Callable[[float], Any], Y: Any, sigmas: Any, alphas: Optional[Any] = None, *,
                         ridge_scale: Any = 1.0, fit_intercept: bool = False, criterion: str = "loo",
                         scoring: str = "mse", extend: Union[bool, Sequence[str]] = True, max_extensions: int = 2,
-                        unpenalized: Optional[Any] = None, centred: bool = False) -> GridResult:
+                        unpenalized: Optional[Any] = None, centred: bool = False,
+                        names: Optional[Mapping[str, str]] = None) -> GridResult:
     r"""Choose a kernel width (or filter scale) and the ridge weight jointly by exact LOO/GCV.
 
     For every width one kernel on the labeled points and one
@@ -807,6 +812,8 @@ def select_kernel_ridge(make_kernel: Callable[[float], Any], Y: Any, sigmas: Any
     unpenalized : ndarray of shape (l, q), optional
         Unpenalized basis on the labeled points (G-RLS's features), instead of
         the constant of ``fit_intercept``.
+    names : dict of str -> str, optional
+        The caller's parameter names of the axes in the warnings (:func:`select_grid`).
     centred : bool, default=False
         ``Y`` is the targets less their labeled mean and the fit has no free constant: the LOO scored is
         that of the centred procedure, the mean re-taken without the held-out label
@@ -869,7 +876,7 @@ def select_kernel_ridge(make_kernel: Callable[[float], Any], Y: Any, sigmas: Any
         report = tuple(k for k in ("sigma", "alpha") if k not in grow)
     return select_grid(evaluate, {"sigma": sigmas, "alpha": alphas}, extend=grow,
                        max_extensions=max_extensions, criterion=criterion,
-                       bounds={"alpha": (1e-10 * s_max / scale, np.inf)}, report=report)
+                       bounds={"alpha": (1e-10 * s_max / scale, np.inf)}, report=report, names=names)
 
 
 def select_tikhonov_alpha(W: Any, labeled: Any, Y: Any, alphas: Optional[Any] = None, *,

@@ -63,3 +63,12 @@ def test_joint_laprls_selection_extends_gamma_a_with_ones_own_width_grid():
     fixed = g.LapRLSRegressor(sigma=1.0, n_neighbors=5).fit(X, y)
     assert grid.sigma_ == 1.0
     assert grid.gamma_A_ == fixed.gamma_A_ < 1e-7
+
+
+def test_grls_edge_warning_names_gamma():
+    # G-RLS's gamma runs on the engine's ridge axis "alpha": the warning named a parameter G-RLS does not have
+    X, y = _sine()
+    with pytest.warns(SelectionWarning, match=r"the selected gamma=0.1 is at the edge of its grid \[0.1, 1\]") as rec:
+        est = g.GRLSRegressor(sigma=1.0, gamma=[0.1, 1.0]).fit(X, y)
+    assert est.gamma_ == 0.1
+    assert not any("alpha" in str(w.message) for w in rec)
