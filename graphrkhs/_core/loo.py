@@ -278,8 +278,14 @@ class KernelRidgePath:
             out = np.where(diag[:, :, None] > 0, resid / np.where(diag > 0, diag, 1.0)[:, :, None], np.inf)
         return np.where(np.isnan(out), np.inf, out)
 
-    def gcv(self, Y: ArrayLike, ridges: ArrayLike) -> np.ndarray:
+    def gcv(self, Y: ArrayLike, ridges: ArrayLike, *, centred: bool = False) -> np.ndarray:
         r"""GCV scores :math:`\frac1l\|(I - H)y\|^2 / (\frac1l \operatorname{tr}(I - H))^2`, per ridge and column.
+
+        ``centred``: ``Y`` is the targets less their mean, and the procedure scored is the centred one,
+        :math:`\hat y = \bar y 1 + H (y - \bar y 1)`, a linear smoother with the hat matrix
+        :math:`H_c = H + (I - H) 1 1^T / l`: :math:`(I - H_c) y = (I - H) y_c` and
+        :math:`\operatorname{tr}(I - H_c) = \operatorname{tr}(I - H) - 1^T (I - H) 1 / l` (with a free
+        constant :math:`(I - H) 1 = 0` and both agree).
 
         Returns
         -------
@@ -287,7 +293,13 @@ class KernelRidgePath:
         """
         Y2, ridges, UtY = self._terms(Y, ridges)
         l = self.n
-        resid, _, trace = self._parts(UtY, ridges)
+        if centred:
+            m = UtY.shape[1]
+            resid, _, trace = self._parts(np.column_stack([UtY, self.eigenvectors.T @ np.ones(l)]), ridges)
+            trace = trace - resid[:, :, m].sum(axis=1) / l
+            resid = resid[:, :, :m]
+        else:
+            resid, _, trace = self._parts(UtY, ridges)
         with np.errstate(divide="ignore", invalid="ignore"):
             out = (resid ** 2).sum(axis=1) / l / (trace[:, None] / l) ** 2
         return np.where(trace[:, None] > 1e-14 * l, out, np.inf)

@@ -15,7 +15,10 @@ labeled once, the fallback values are used instead -- for the point-cloud
 kernels the centre of the width grid and a small ridge, for the graph-penalized
 learners (Laplace learning, graph kernel ridge, LapRLS, PLapRLS, the warped
 kernel) their smoothest, graph-dominated fit (Laplace learning with fewer than
-3 labels: the harmonic solution, as before).
+3 labels: the harmonic solution, as before).  With one's own grid the value used
+is the member of that grid nearest the fallback in log scale, with a
+:class:`~graphrkhs.SelectionWarning` (:func:`unselected`): a fitted value is
+never outside the grid the user gave.
 
 The values used are the fitted attributes ``alpha_``, ``sigma_``, ... and the
 scores of the grid are ``cv_results_`` (scikit-learn's layout: ``params``,
@@ -26,7 +29,7 @@ higher is better), ``rank_test_score``).  Inside scikit-learn's
 
 import numpy as np
 
-from .._core.validation import Interval, Options
+from .._core.validation import Interval, Options, SelectionWarning, warn
 
 __all__ = []
 
@@ -83,6 +86,48 @@ def loo_selects(Y, classifier):
     codes = Y2.argmax(axis=1) if Y2.shape[1] > 1 else (Y2[:, 0] > 0).astype(np.intp)
     counts = np.bincount(codes)
     return int(counts[counts >= 2].sum()) >= MIN_LABELS
+
+
+#: Why a value was not selected: the leave-one-out gate (:func:`loo_selects`) said no.
+NO_LOO = ("the labels cannot choose it (leave-one-out needs 3 labeled points; a classifier's, 3 in classes "
+          "labeled twice or more)")
+
+
+def nearest_in_log(grid, value):
+    """The member of ``grid`` (values >= 0) nearest ``value`` in log scale (ties: the smaller).
+
+    0 is nearest only to 0; to a ``value`` of 0 every positive member is infinitely far, and the smallest is used.
+    """
+    grid = np.asarray(grid, dtype=np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        d = np.abs(np.log(grid) - np.log(float(value)))
+    d = np.where(np.isnan(d), 0.0, d)          # 0 against a fallback of 0: log 0 - log 0
+    return float(grid[int(np.argmin(d))])
+
+
+def unselected(value, fallback, name, *, allow_zero=False, why=NO_LOO):
+    """The value of a tunable parameter that is not selected (``why``): its number; for "auto" the fallback;
+    for one's own grid the member nearest the fallback in log scale, with a SelectionWarning naming it.
+
+    The fallback values lie outside most grids (``gamma_I = 1e6``): a fit must not use a value the user's
+    grid excluded.
+    """
+    if isinstance(value, str):
+        return float(fallback)
+    grid, _ = grid_of(value, [1.0], name, allow_zero=allow_zero)
+    if grid is None:
+        return float(value)
+    pick = nearest_in_log(grid, fallback)
+    warn(f"{name}: {why}; {name}={pick:g} of the given grid is used (its value nearest the fallback "
+         f"{float(fallback):g}).", SelectionWarning)
+    return pick
+
+
+def growing(**axes):
+    """``extend`` of :func:`~graphrkhs.select_kernel_ridge` from ``axis=extend`` flags: the axes on their default
+    ("auto") grid grow, the others (one's own grid) do not but their edge is reported.  A single flag for
+    both dropped the extension of an "auto" axis whenever the other axis was one's own grid or a number."""
+    return tuple(k for k, e in axes.items() if e)
 
 
 def is_tuned(value):

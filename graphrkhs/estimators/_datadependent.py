@@ -34,7 +34,7 @@ from ..solvers import (GridResult, KernelRidgePath, graph_cut_choice, graph_pena
                        select_kernel_ridge)
 from ..kernels import default_sigma, pairwise_kernel
 from ._auto import (FIT_INTERCEPT, TUNABLE_NONNEG, TUNABLE_POSITIVE, WIDTH_FACTORS, free_constant,
-                    grid_of, is_tuned, loo_selects)
+                    grid_of, growing, is_tuned, loo_selects, unselected)
 from ._base import POINT_CLOUD_GRAPH_CONSTRAINTS, POSITIVE, graph_spec
 from ._base import ClassifierOutputMixin, PointsLearner, RegressorOutputMixin
 
@@ -58,6 +58,10 @@ def _kernel_scale(G):
     return scale if scale > 0 else 1.0
 
 
+#: The fallback relative ridge (1e-3) in RELATIVE_RIDGES.
+FALLBACK_RIDGE_INDEX = 10
+
+
 def _select_ridge(G, Y, selects=True):
     r"""Leave-one-out choice of the ridge on the labeled points only.
 
@@ -71,7 +75,7 @@ def _select_ridge(G, Y, selects=True):
     l = G.shape[0]
     alphas = RELATIVE_RIDGES * _kernel_scale(G) / l
     if l < 3 or not selects:
-        return float(alphas[10])  # 1e-3 relative: the LOO cannot rank the ridges
+        return float(alphas[FALLBACK_RIDGE_INDEX])  # 1e-3 relative: the LOO cannot rank the ridges
     return float(alphas[np.argmin(rls_loo_error(G, Y, alphas))])
 
 
@@ -281,20 +285,24 @@ class _Fredholm(_DataDependent):
         self._store_init_params(locals())
 
     def _fit(self, X, labeled, Y):
-        # float32 points with an exact inner kernel (n <= FREDHOLM_EXACT_MAX_N): the kernels of the
-        # selection and of the fit from float64 points, as LapRLS's exact step (solvers/_lowrank.py).  The
+        # float32 points, exact or Nystrom inner kernel: the kernels of the selection and of the fit from
+        # float64 points, as LapRLS's exact step (solvers/_lowrank.py).  The
         # float32 kernels' rounding (and the ridge floor it needs, 10 l eps32) made the LOO choose another
         # (sigma, alpha): at X = N(0, 1) of shape (40, 2), predictions 2.1 apart on targets of range 5.3.
-        # Predictions keep X's dtype (predict casts them).  Nystrom inner kernels stay in X's dtype (memory).
-        if X.dtype != np.float64 and FredholmKernel(
-                X, inner=self.inner, sigma=1.0, inner_approximation=self.inner_approximation,
-                n_components=self.n_components).inner_approximation_ == "exact":   # the kernel's own rule
+        # Predictions keep X's dtype (predict casts them).  A Nystrom inner kernel the same: its float32
+        # factor chose other parameters too (X = N(0, 1) of shape (40, 2), 20 components: sigma 0.67 vs 1.34,
+        # ridge 7e-7 vs 4e-10, predictions up to 0.4 of the targets' range apart); its (n, m) factor in
+        # float64 costs twice the memory of float32's.
+        if X.dtype != np.float64:
             X = np.asarray(X, dtype=np.float64)
         return super()._fit(X, labeled, Y)
 
     def _ridge(self, G, Y):
         if self.alpha is None or is_tuned(self.alpha):
             if is_tuned(self.alpha) and not isinstance(self.alpha, str):
+                if not self._loo_selects:       # one's own grid: its value nearest the relative fallback
+                    rel = unselected(self.alpha, RELATIVE_RIDGES[FALLBACK_RIDGE_INDEX], "alpha")
+                    return rel * _kernel_scale(G) / G.shape[0]
                 return self._select_relative(lambda s: G, Y, [1.0], np.asarray(self.alpha, float),
                                              dtype=G.dtype)[1]
             if not self._loo_selects:
@@ -328,7 +336,7 @@ class _Fredholm(_DataDependent):
 
         grid, ext = (RELATIVE_RIDGES, True) if rel_alphas is None else (np.unique(rel_alphas), False)
         res = select_kernel_ridge(make, Y, sigmas, grid, fit_intercept=free_constant(self),
-                                  max_extensions=2 if (extend and ext) else 0)
+                                  extend=growing(sigma=extend, alpha=ext), max_extensions=2)
         floor = 10.0 * Y.shape[0] * np.finfo(np.result_type(dtype, np.float32)).eps
         usable = res.grid["alpha"] >= floor
         if res.best_params["alpha"] < floor and usable.any():
@@ -519,6 +527,9 @@ class _Fredholm(_DataDependent):
     def _make_kernel(self, X, sigma=None):
         if sigma is None:
             sigma = None if (self.sigma is None or is_tuned(self.sigma)) else float(self.sigma)
+            if is_tuned(self.sigma) and not isinstance(self.sigma, str):
+                # one's own grid, not selected (the labels cannot choose): its value nearest the default
+                sigma = unselected(self.sigma, default_sigma(X), "sigma")
             self.sigma_ = default_sigma(X) if sigma is None else float(sigma)
         return FredholmKernel(X, outer=self.outer, inner=self.inner, sigma=sigma, sigma_inner=self.sigma_inner,
                               normalized=self.normalized, n_neighbors=self.n_neighbors,
@@ -725,7 +736,8 @@ class _Warped(_DataDependent):
         low-rank surrogate of each width's kernel and one exact LU at the selected point
         (:func:`~graphrkhs.estimators._inductive.manifold_width_selection`, the same selection as
         :class:`~graphrkhs.LapRLSClassifier`).  Otherwise the width: the best leave-one-out RLS on
-        the labeled points (median pairwise distance times :math:`2^{-2}, \dots, 2`); then :math:`(\gamma_A, \gamma_I)` by exact
+        the labeled points (median pairwise distance times :math:`2^{-2}, \dots, 2`; a regressor's
+        targets less their labeled mean, re-taken without the held-out label); then :math:`(\gamma_A, \gamma_I)` by exact
         LOO along the ratio path of :func:`~graphrkhs.select_manifold_gammas` (one n x n
         LU per ratio) on the same graph penalty as :class:`~graphrkhs.WarpedKernel`.
         Numbers are used as given.  Always returns ``(kernel, right, G, ridge)``.
@@ -763,10 +775,15 @@ class _Warped(_DataDependent):
         if width and is_tuned(self.sigma) and self._loo_selects:
             sigmas, extend = grid_of(self.sigma, self.sigma_ * WIDTH_FACTORS, "sigma")
             XS = X[idx]
+            # Y is the targets less their labeled mean when the constant is free (_fit): the LOO of that
+            # procedure re-takes the mean without the held-out label (centred_loo_residuals)
             res = select_kernel_ridge(
                 lambda s: pairwise_kernel(XS, None, kernel=self.kernel, sigma=s, degree=2, coef0=1.0), Y, sigmas,
-                ridge_scale="l", max_extensions=2 if extend else 0)
+                ridge_scale="l", extend=growing(sigma=extend, alpha=True), max_extensions=2,
+                centred=free_constant(self))
             self.sigma_ = res.best_params["sigma"]
+        elif width and is_tuned(self.sigma):     # one's own grid, not selected: its value nearest the default
+            self.sigma_ = unselected(self.sigma, self.sigma_, "sigma")
         # one graph for the selection's penalty and the warped kernel (built once)
         W = self._graph(X)
         if is_tuned(self.gamma_A) or is_tuned(self.gamma_I):

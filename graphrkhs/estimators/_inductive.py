@@ -27,6 +27,7 @@ the graph is the 10-nearest-neighbour graph with Gaussian weights and the
 combinatorial Laplacian (Belkin et al. 2006's choice, p = 1).
 """
 
+import warnings
 from typing import Callable, Optional, Union
 
 import numpy as np
@@ -61,7 +62,7 @@ from ..solvers import centred_loo_residuals
 from ..solvers import SelectionWarning, grls_fit as _saddle_fit
 from .._core.validation import warn
 from ._auto import (FIT_INTERCEPT, TUNABLE_NONNEG, TUNABLE_POSITIVE, WIDTH_FACTORS, free_constant, grid_of, is_tuned,
-                    loo_selects)
+                    loo_selects, NO_LOO, growing, unselected)
 from .._core.validation import Interval, Options
 from ._base import POINT_CLOUD_GRAPH_CONSTRAINTS, POSITIVE, graph_spec
 from ._base import ClassifierOutputMixin, PointsLearner, RegressorOutputMixin
@@ -154,6 +155,8 @@ class _KernelLearner(PointsLearner):
             # float32's rounding of the kernel (RLS chose another width on float32 points, 2x the float64
             # one, from LOO scores that rounding had made up)
             self._select_width(np.asarray(X[labeled], dtype=np.float64), Y)
+        elif is_tuned(self.sigma) and self._width_matters():
+            self.sigma_ = unselected(self.sigma, self.sigma_, "sigma")     # one's own grid: its nearest value
         self._fit_kernel(X, labeled, Y.astype(X.dtype))
 
     def _width_matters(self):
@@ -174,7 +177,7 @@ class _KernelLearner(PointsLearner):
         kw = self._kernel_kw()
         res = select_kernel_ridge(lambda s: pairwise_kernel(XS, None, **{**kw, "sigma": s}), Y, sigmas, alphas,
                                   ridge_scale="l", fit_intercept=self._width_free_constant(),
-                                  max_extensions=2 if (extend and extend_alpha) else 0)
+                                  extend=growing(sigma=extend, alpha=extend_alpha), max_extensions=2)
         self.sigma_ = res.best_params["sigma"]
         self._width_result = res
         return res
@@ -333,7 +336,7 @@ class _RLS(_KernelLearner):
         kw = self._kernel_kw()
         res = select_kernel_ridge(lambda s: pairwise_kernel(XS, None, **{**kw, "sigma": s}), Y, sigmas, alphas,
                                   ridge_scale="l", fit_intercept=free_constant(self),
-                                  max_extensions=2 if (extend and s_extend) else 0)
+                                  extend=growing(sigma=s_extend, alpha=extend), max_extensions=2)
         if fixed:
             res = _report_fixed(res, "alpha", self.alpha)
         self.sigma_ = res.best_params["sigma"]
@@ -350,7 +353,7 @@ class _RLS(_KernelLearner):
         if alphas is None:
             self.alpha_ = _fixed_ridge(self.alpha)
         elif not self._loo_selects:
-            self.alpha_ = FALLBACK_ALPHA
+            self.alpha_ = unselected(self.alpha, FALLBACK_ALPHA, "alpha", allow_zero=True)
         else:
             if res is None:       # sigma fixed: the alpha path alone
                 res = select_kernel_ridge(lambda s: self._k(XS, None), Y, [self.sigma_], alphas,
@@ -517,8 +520,7 @@ class _LapRLS(_GraphKernelLearner):
         gI, extI = grid_of(self.gamma_I, LAPRLS_GAMMA_I_GRID, "gamma_I", allow_zero=True)
         res = G = None      # G: F^T M F, computed once (selection and fit)
         if (gA is None and gI is None) or not self._loo_selects:
-            self.gamma_A_ = FALLBACK_GAMMA_A if gA is not None else float(self.gamma_A)
-            self.gamma_I_ = UNSELECTED_GAMMA_I if gI is not None else float(self.gamma_I)
+            self.gamma_A_, self.gamma_I_ = unselected_gammas(self, FALLBACK_GAMMA_A, UNSELECTED_GAMMA_I)
         else:
             c = free_constant(self)     # y centred on its labeled mean: the LOO re-takes it without the point
             if gA is None:          # ratios of the gamma_I grid to the fixed gamma_A
@@ -601,13 +603,27 @@ def manifold_width_selection(est, X, S, Y, M, width_grid, kernel_kw, *, return_b
     gA, extA = grid_of(est.gamma_A, LAPRLS_GAMMA_A_GRID, "gamma_A")
     kw = {k: v for k, v in kernel_kw.items() if k != "sigma"}
     rs = est.random_state if isinstance(est.random_state, (int, np.integer)) else 0
-    # one's own gamma_A grid: nothing is extended, but a choice at an edge is reported (SelectionWarning)
+    # one's own grid (sigma or gamma_A): not extended, but a choice at its edge is reported (SelectionWarning);
+    # the "auto" axis grows (one flag for both left it at its grid's edge: gamma_A_ 1e-7 with sigma=[0.5, 1]
+    # where sigma=1 gives 1e-10, without a warning)
     res, alpha, b, *Z = select_laprls_lowrank(X, S, Y, M, sigmas, gA, **kw, random_state=rs,
-                                              extend=bool(extend or not extA),
-                                              max_extensions=2 if (extend and extA) else 0, return_coef=True,
+                                              extend=growing(sigma=extend, gamma_A=extA),
+                                              max_extensions=2, return_coef=True,
                                               return_basis=return_basis, centred=free_constant(est))
     p = res.best_params
     return (p["sigma"], p["gamma_A"], p["gamma_I"], res, (np.asarray(alpha).reshape(X.shape[0], -1), b), *Z)
+
+
+def unselected_gammas(est, gamma_A, gamma_I, *, why=NO_LOO, warn_grid=True):
+    """``(gamma_A, gamma_I)`` not selected (:func:`~graphrkhs.estimators._auto.unselected`): numbers as given,
+    "auto" the fallback values, one's own grid its value nearest them (with a SelectionWarning unless
+    ``warn_grid`` is False, for a caller that warns itself)."""
+    if not warn_grid:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", SelectionWarning)
+            return unselected_gammas(est, gamma_A, gamma_I, why=why)
+    return (unselected(est.gamma_A, gamma_A, "gamma_A", why=why),
+            unselected(est.gamma_I, gamma_I, "gamma_I", allow_zero=True, why=why))
 
 
 def manifold_selection(est, make_K, S, Y, M, *, consistency, fit_intercept, fallback, centred=False):
@@ -632,14 +648,13 @@ def manifold_selection(est, make_K, S, Y, M, *, consistency, fit_intercept, fall
     if gA is None and gI is None:
         return float(est.gamma_A), float(est.gamma_I), None, None
     if not loo_selects(Y, is_classifier(est)):
-        return (FALLBACK_GAMMA_A if gA is not None else float(est.gamma_A),
-                UNSELECTED_GAMMA_I if gI is not None else float(est.gamma_I), None, None)
+        return (*unselected_gammas(est, FALLBACK_GAMMA_A, UNSELECTED_GAMMA_I), None, None)
     if n > AUTO_MAX_N:
+        ga, gi = unselected_gammas(est, *fallback, warn_grid=False)
         warn(f"gamma_A/gamma_I='auto' needs the dense {n} x {n} kernel (limit {AUTO_MAX_N} points); the "
-             f"fallback values gamma_A={fallback[0]:g}, gamma_I={fallback[1]:g} are used. Pass numbers.",
-             SelectionWarning)
-        return (fallback[0] if gA is not None else float(est.gamma_A),
-                fallback[1] if gI is not None else float(est.gamma_I), None, None)
+             f"fallback values gamma_A={ga:g}, gamma_I={gi:g} are used (of one's own grid: its value nearest "
+             f"{fallback[0]:g}, {fallback[1]:g}). Pass numbers.", SelectionWarning)
+        return ga, gi, None, None
     K = make_K()
     if gI is None:                 # gamma_I fixed: each gamma_A is its own ratio
         mp = ManifoldRidgePath(K, S, M, consistency=consistency)
@@ -706,11 +721,10 @@ def manifold_selection(est, make_K, S, Y, M, *, consistency, fit_intercept, fall
                                                fit_intercept=fit_intercept, extend=ext,
                                                max_extensions=max_extensions, return_coef=True, centred=centred)
     except np.linalg.LinAlgError as exc:       # every ratio numerically singular (e.g. a near-constant kernel)
+        ga, gi = unselected_gammas(est, *fallback, warn_grid=False)
         warn(f"gamma_A/gamma_I='auto': {exc} No ratio of the grid gives a usable system; the fallback values "
-             f"gamma_A={fallback[0]:g}, gamma_I={fallback[1]:g} are used. Pass numbers or a smaller sigma.",
-             SelectionWarning)
-        return (fallback[0] if gA is not None else float(est.gamma_A),
-                fallback[1] if gI is not None else float(est.gamma_I), None, None)
+             f"gamma_A={ga:g}, gamma_I={gi:g} are used. Pass numbers or a smaller sigma.", SelectionWarning)
+        return ga, gi, None, None
     return res.best_params["gamma_A"], res.best_params["gamma_I"], res, (alpha, b)
 
 
@@ -900,8 +914,10 @@ class _PRLS(_KernelLearner):
         res = None
         if grid is None:
             self.gamma_ = float(self.gamma)
-        elif not self._loo_selects or not (grid > 0).any():
-            self.gamma_ = FALLBACK_GAMMA if not self._loo_selects else 0.0
+        elif not self._loo_selects:
+            self.gamma_ = unselected(self.gamma, FALLBACK_GAMMA, "gamma", allow_zero=True)
+        elif not (grid > 0).any():
+            self.gamma_ = 0.0
         else:   # exact LOO (PRLS's expansion loses K(x_i, .) with label i: a downdate, not the hat matrix)
             make, sigmas = None, None
             if self._refines_width(nystrom):
@@ -947,6 +963,8 @@ GRLS_GAMMA_GRID = np.geomspace(1e-7, 1e1, 17)
 #: centre of its grid.  At one label per class the uninformative LOO had gone to gamma = 1e10 (PRLS: 14 %
 #: of the digits, chance) where this value labels 58.6 %, level with RLS.
 FALLBACK_GAMMA = 1e-3
+#: Why G-RLS's ``gamma`` is not selected with enough labels for the gate: LOO refits interpolate by the features.
+GRLS_FEW_LABELS = "leave-one-out needs more labeled points than features + 1"
 
 
 _PRLS_DOC = r"""Partially-penalized RLS {what} (Yang, King & Lyu, NIPS 2009, Eqs. 7-11).
@@ -1116,8 +1134,8 @@ class _PLapRLS(_GraphKernelLearner):
         settings (``integral_operator="heat"``, another null space or Laplacian) use
         the fallback values 1e-6, 100 with a warning.  Returns True when the fit is done.
         """
-        self.gamma_A_ = self.gamma_A if not is_tuned(self.gamma_A) else FALLBACK_GAMMA_A
-        self.gamma_I_ = self.gamma_I if not is_tuned(self.gamma_I) else FALLBACK_GAMMA_I
+        # one's own grid: its values nearest the fallback ones (the warning below names them)
+        self.gamma_A_, self.gamma_I_ = unselected_gammas(self, FALLBACK_GAMMA_A, FALLBACK_GAMMA_I, warn_grid=False)
         self.cv_results_ = None
         if not (is_tuned(self.gamma_A) or is_tuned(self.gamma_I)):
             return False
@@ -1159,12 +1177,14 @@ class _PLapRLS(_GraphKernelLearner):
         r"""PLapRLS in the Nystrom subspace (:func:`~graphrkhs.nystrom_plaprls_fit`): features of
         :math:`\hat K = K/\kappa` with :math:`\kappa = \|F^T 1\|^2/n^2` (empirical), or the heat penalty
         on the landmarks, :math:`T^T (K_t - 2K_{2t} + K_{3t})_{ZZ} T`."""
-        if is_tuned(self.gamma_A) or is_tuned(self.gamma_I):
+        if isinstance(self.gamma_A, str) or isinstance(self.gamma_I, str):
             warn("gamma_A/gamma_I='auto' for PLapRLS on the Nystrom path (n > the low-rank threshold) are not "
                  f"selected: the fallback values gamma_A={FALLBACK_GAMMA_A:g}, gamma_I={FALLBACK_GAMMA_I:g} replace "
                  "'auto' (pass numbers, or solver='exact' on a smaller problem).", SelectionWarning)
-        self.gamma_A_ = FALLBACK_GAMMA_A if is_tuned(self.gamma_A) else float(self.gamma_A)
-        self.gamma_I_ = FALLBACK_GAMMA_I if is_tuned(self.gamma_I) else float(self.gamma_I)
+        # one's own grid: its value nearest the fallback, with a SelectionWarning (the grid was replaced)
+        self.gamma_A_, self.gamma_I_ = unselected_gammas(
+            self, FALLBACK_GAMMA_A, FALLBACK_GAMMA_I,
+            why=NO_LOO if not self._loo_selects else "PLapRLS's Nystrom path does not select it")
         self.cv_results_ = None
         ny = self._nystrom_features(X)
         F, T, n = ny.features_, ny.transform_matrix_, X.shape[0]
@@ -1285,8 +1305,8 @@ class _GRLS(_KernelLearner):
         gammas = _ridge_axis(self.gamma) if fixed else gammas
         kw = self._kernel_kw()
         res = select_kernel_ridge(lambda s: pairwise_kernel(XS, None, **{**kw, "sigma": s}), Y, sigmas, gammas,
-                                  ridge_scale="l", unpenalized=Psi,
-                                  max_extensions=2 if (extend and s_extend) else 0)
+                                  ridge_scale="l", unpenalized=Psi, names={"alpha": "gamma"},
+                                  extend=growing(sigma=s_extend, alpha=extend), max_extensions=2)
         if fixed:
             res = _report_fixed(res, "alpha", self.gamma)
         return res.renamed(alpha="gamma")       # the table names the estimator's parameter
@@ -1296,6 +1316,7 @@ class _GRLS(_KernelLearner):
         if XS.shape[0] <= feature_map(XS[:1], self.features).shape[1] + 1:
             # l - 1 labels left for q features: the LOO refit interpolates them by the features whatever sigma
             # and gamma, so it cannot rank widths (the fallback values are used, as for gamma in _fit_kernel)
+            self.sigma_ = unselected(self.sigma, self.sigma_, "sigma", why=GRLS_FEW_LABELS)
             return
         sigmas, s_extend = self._width_grid()
         res = self._gamma_selection(XS, Y, sigmas, s_extend)
@@ -1318,7 +1339,8 @@ class _GRLS(_KernelLearner):
         if not is_tuned(self.gamma) or _ridge_grid(self.gamma, GRLS_GAMMA_GRID, "gamma")[0] is None:
             self.gamma_ = _fixed_ridge(self.gamma)
         elif XS.shape[0] <= Psi.shape[1] + 1 or not self._loo_selects:      # LOO needs more labels than features
-            self.gamma_ = FALLBACK_GAMMA
+            self.gamma_ = unselected(self.gamma, FALLBACK_GAMMA, "gamma", allow_zero=True,
+                                     why=NO_LOO if not self._loo_selects else GRLS_FEW_LABELS)
         else:
             if res is None:
                 res = self._gamma_selection(XS, Y, [self.sigma_], False)

@@ -94,6 +94,7 @@ from ..solvers import KernelRidgePath, loo_scores, select_grid, select_tikhonov_
 from ..solvers import KERNEL_TV_MAX_ITER, STOCHASTIC_MIN_LABELS, TIKHONOV_ALPHAS, graph_kernel_ridge_stochastic_errors, kfold_scores
 from ..kernels import GraphKernel
 from ._auto import FIT_INTERCEPT, MIN_LABELS, TUNABLE_NONNEG, TUNABLE_POSITIVE, free_constant, grid_of, loo_selects
+from ._auto import unselected
 from ._base import (
     GRAPH_CONSTRAINTS,
     POSITIVE,
@@ -453,8 +454,9 @@ class _LaplacianRegularization(_GraphLearner):
             if grid is None:
                 self.alpha_ = float(self.alpha)
             elif S.size < MIN_LABELS:
-                # too few labels for leave-one-out: the parameter-free harmonic solution
-                self.alpha_ = 0.0
+                # too few labels for leave-one-out: the parameter-free harmonic solution (one's own grid: its
+                # value nearest 0, i.e. its smallest, with a SelectionWarning)
+                self.alpha_ = unselected(self.alpha, 0.0, "alpha", allow_zero=True)
             elif np.ptp(np.asarray(Y, dtype=np.float64).sum(axis=0)) == 0:
                 # every class labeled once: leaving a class's only label out leaves it without one, so the
                 # LOO error falls as mu grows and "selects" the top of any grid.  The largest value of the
@@ -466,10 +468,11 @@ class _LaplacianRegularization(_GraphLearner):
                 # classes labeled unequally often (labels 0, 1, 1): as mu grows every score tends to the
                 # labeled proportions, and at the top of the grid the majority took every node (class 1 all
                 # 60 blob points but the labeled one of class 0).  The harmonic solution has no such bias
-                self.alpha_ = 0.0
+                # (one's own grid: its value nearest 0, with a SelectionWarning)
+                self.alpha_ = unselected(self.alpha, 0.0, "alpha", allow_zero=True)
                 logger.info("%s: too few labels per class for leave-one-out to choose alpha, and the classes "
-                            "are labeled unequally often; using alpha=0 (the harmonic solution).",
-                            type(self).__name__)
+                            "are labeled unequally often; using alpha=%g (0: the harmonic solution).",
+                            type(self).__name__, self.alpha_)
             if self.alpha_ == 0:
                 return harmonic_solution(W, S, Y, laplacian=self.laplacian, tol=self.tol,
                                          preconditioner=self.preconditioner, backend=self.backend)
@@ -1311,7 +1314,9 @@ class _GraphTV(_GraphLearner):
         S, Y = S[order], Y[order]
         target = self._cv_target(Y)
         if target is None:                    # too few labels (per class) for k-fold: the fallback value
-            return self._fallback_alpha(grid)
+            # (one's own grid: its member nearest that value, with a SelectionWarning)
+            return unselected(self.alpha, self._fallback_alpha(grid), "alpha",
+                              why="the labels cannot choose it (too few per class for k-fold cross-validation)")
         warm, done = {}, {}
         cv_tol = min(self.tol * 100, self._CV_TOL)
 

@@ -35,7 +35,7 @@ different purpose: to *select* LapRLS's kernel width jointly with
 grid, no n x n factorization), before one exact fit at the selected point.
 """
 
-from typing import Any, Dict, Optional, Tuple, Union
+from typing import Any, Dict, Optional, Sequence, Tuple, Union
 
 import numpy as np
 import scipy.linalg as sla
@@ -421,7 +421,8 @@ def select_nystrom_laprls(F: ArrayLike, labeled: Indices, Y: ArrayLike, M: Matri
 
     res = select_kernel_ridge(make_kernel, Y2[:, 0] if was_1d else Y2, ratios, gamma_As, ridge_scale="l",
                               fit_intercept=fit_intercept, extend=max_extensions > 0,
-                              max_extensions=max_extensions, centred=centred)
+                              max_extensions=max_extensions, centred=centred,
+                              names={"sigma": "ratio gamma_I/gamma_A", "alpha": "gamma_A"})
     return (res, G0) if return_graph_gram else res
 
 
@@ -436,7 +437,7 @@ def select_laprls_lowrank(X: ArrayLike, labeled: Indices, Y: ArrayLike, M: Matri
                           gamma_As: Optional[ArrayLike] = None, ratios: Optional[ArrayLike] = None, *,
                           kernel: Any = "gaussian", degree: int = 3, coef0: float = 1.0,
                           n_components: int = LOWRANK_SELECTION_COMPONENTS, landmarks: str = "uniform",
-                          random_state: Any = 0, scoring: str = "mse", extend: bool = True,
+                          random_state: Any = 0, scoring: str = "mse", extend: Union[bool, Sequence[str]] = True,
                           max_extensions: int = 2, return_coef: bool = False, return_basis: bool = False,
                           centred: bool = False
                           ) -> Union[GridResult, Tuple[GridResult, np.ndarray, np.ndarray]]:
@@ -503,8 +504,9 @@ def select_laprls_lowrank(X: ArrayLike, labeled: Indices, Y: ArrayLike, M: Matri
     random_state : int, Generator or None, default=0
         Of the landmarks (an int: the same landmark rows for every width).
     scoring : {"mse", "accuracy"}, default="mse"
-    extend : bool, default=True
-        Extend ``sigmas`` and ``gamma_As`` at the edges (at most ``max_extensions`` times).
+    extend : bool or sequence of {"sigma", "gamma_A"}, default=True
+        Extend ``sigmas`` and ``gamma_As`` at the edges (at most ``max_extensions`` times); a sequence:
+        those axes grow, and the other's choice at an edge of its (one's own) grid is reported.
     max_extensions : int, default=2
     return_coef : bool, default=False
         Also return ``(alpha, b)`` (``b = 0``) of the exact fit at the selected point, f = K alpha.
@@ -603,9 +605,16 @@ def select_laprls_lowrank(X: ArrayLike, labeled: Indices, Y: ArrayLike, M: Matri
     X64 = np.asarray(X, dtype=np.float64)
     KSS = np.asarray(pairwise_kernel(X64[S], None, **kw, sigma=float(sigmas[sigmas.size // 2])), dtype=np.float64)
     floor = 1e-10 * max(float(np.abs(np.diag(KSS)).max()), 1e-300)
+    if isinstance(extend, (bool, np.bool_)):
+        grow, report = (("sigma", "gamma_A") if extend else ()), ()
+    else:
+        grow = tuple(extend)
+        if not set(grow) <= {"sigma", "gamma_A"}:
+            raise ValueError(f"extend: True, False or a sequence of 'sigma', 'gamma_A'; got {extend!r}.")
+        report = tuple(k for k in ("sigma", "gamma_A") if k not in grow)
     res = select_grid(evaluate, {"sigma": sigmas, "ratio": rho, "gamma_A": gA},
-                      extend=("sigma", "gamma_A") if extend else (), max_extensions=max_extensions,
-                      criterion="loo", bounds={"gamma_A": (floor, np.inf)})
+                      extend=grow, max_extensions=max_extensions,
+                      criterion="loo", bounds={"gamma_A": (floor, np.inf)}, report=report)
     # the exact step: one LU at the surrogate's best (sigma, ratio); a singular ratio drops it and the larger
     # ratios at that width and the wider ones
     axes = res.grid

@@ -407,7 +407,7 @@ def centred_loo_residuals(path, Y2, ridges):
 
 def _path_scores(path, Y2, ridges, criterion, scoring, centred=False):
     if criterion == "gcv":
-        g = path.gcv(Y2, ridges).mean(axis=1)
+        g = path.gcv(Y2, ridges, centred=centred).mean(axis=1)
         return -g, -g
     R = centred_loo_residuals(path, Y2, ridges) if centred else path.loo_residuals(Y2, ridges)
     return loo_scores(R, Y2, scoring)
@@ -599,7 +599,8 @@ def _extend_axis(values, side, n_new):
 
 def select_grid(evaluate: Callable[..., Any], grid: Mapping[str, Any], *, extend: Sequence[str] = (),
                 max_extensions: int = 2, n_new: int = 3, criterion: str = "",
-                bounds: Optional[Mapping[str, Tuple[float, float]]] = None) -> GridResult:
+                bounds: Optional[Mapping[str, Tuple[float, float]]] = None,
+                report: Sequence[str] = (), names: Optional[Mapping[str, str]] = None) -> GridResult:
     r"""Evaluate a tensor grid, extend geometric axes whose best value is at an edge, return a :class:`GridResult`.
 
     Parameters
@@ -623,6 +624,12 @@ def select_grid(evaluate: Callable[..., Any], grid: Mapping[str, Any], *, extend
     bounds : dict of str -> (low, high), optional
         Never extend an axis beyond these values (e.g. a ridge below the
         rounding level of the kernel).
+    report : sequence of str, default=()
+        Axes that are not extended (one's own grid) but whose best value at an
+        edge is reported, while the axes of ``extend`` grow.
+    names : dict of str -> str, optional
+        The parameter an axis stands for, in the warnings (G-RLS's ``gamma`` on the engine's ``alpha``
+        axis): a warning must name what the caller can change.
 
     Returns
     -------
@@ -632,8 +639,9 @@ def select_grid(evaluate: Callable[..., Any], grid: Mapping[str, Any], *, extend
     -----
     SelectionWarning
         The best value is still at the edge of an extendable axis after
-        ``max_extensions`` extensions (not when that edge is one of ``bounds``:
-        the grid cannot go further); or every grid point has an undefined score.
+        ``max_extensions`` extensions, or at the edge of an axis of ``report``
+        (not when that edge is one of ``bounds``: the grid cannot go further);
+        or every grid point has an undefined score.
     """
     if not callable(evaluate):
         raise TypeError("evaluate must be a callable.")
@@ -644,6 +652,10 @@ def select_grid(evaluate: Callable[..., Any], grid: Mapping[str, Any], *, extend
             raise ValueError(f"the grid of {k!r} must be a non-empty increasing 1-D sequence of finite numbers; "
                              f"got {v!r}.")
         axes[k] = a
+    for k in report:
+        if k not in axes or k in extend:
+            raise ValueError(f"report names {k!r}, which is not an axis of the grid ({list(axes)}) outside "
+                             f"extend ({list(extend)}).")
     for k in extend:
         if k not in axes:
             raise ValueError(f"extend names {k!r}, which is not an axis of the grid ({list(axes)}).")
@@ -690,16 +702,17 @@ def select_grid(evaluate: Callable[..., Any], grid: Mapping[str, Any], *, extend
             # clipped: a value of the caller's grid beyond the bound stays what it was)
             axes[k] = np.unique(np.concatenate([axes[k], np.clip(added, lo, hi)]))
         n_ext += 1
-    for k in extend:
+    for k in (*extend, *report):
         i = result.best_index[list(axes).index(k)]
         lo, hi = bounds.get(k, (0.0, np.inf))
         # at a bound (e.g. the rounding floor of a ridge) the grid cannot go further: interpolating
         # the labels is then the honest answer of the criterion, not a grid too narrow
         at_bound = (i == 0 and axes[k][0] <= lo * (1 + 1e-9)) or (i == axes[k].size - 1 and axes[k][-1] >= hi)
         if result.at_edge[k] and not (i == 0 and axes[k][0] == 0) and not at_bound:
-            warn(f"the selected {k}={result.best_params[k]:.3g} is at the edge of its grid "
-                 f"[{axes[k][0]:.3g}, {axes[k][-1]:.3g}] after {n_ext} extension(s); the criterion may improve "
-                 f"beyond it. Pass a wider grid or a fixed value.", SelectionWarning)
+            shown = dict(names or {}).get(k, k)
+            warn(f"the selected {shown}={result.best_params[k]:.3g} is at the edge of its grid "
+                 f"[{axes[k][0]:.3g}, {axes[k][-1]:.3g}] after {n_ext if k in extend else 0} extension(s); the "
+                 f"criterion may improve beyond it. Pass a wider grid or a fixed value.", SelectionWarning)
     return result
 
 
@@ -770,8 +783,9 @@ def select_ridge_alpha(K: Any, Y: Any, alphas: Optional[Any] = None, *, ridge_sc
 
 def select_kernel_ridge(make_kernel: Callable[[float], Any], Y: Any, sigmas: Any, alphas: Optional[Any] = None, *,
                         ridge_scale: Any = 1.0, fit_intercept: bool = False, criterion: str = "loo",
-                        scoring: str = "mse", extend: bool = True, max_extensions: int = 2,
-                        unpenalized: Optional[Any] = None, centred: bool = False) -> GridResult:
+                        scoring: str = "mse", extend: Union[bool, Sequence[str]] = True, max_extensions: int = 2,
+                        unpenalized: Optional[Any] = None, centred: bool = False,
+                        names: Optional[Mapping[str, str]] = None) -> GridResult:
     r"""Choose a kernel width (or filter scale) and the ridge weight jointly by exact LOO/GCV.
 
     For every width one kernel on the labeled points and one
@@ -790,15 +804,21 @@ def select_kernel_ridge(make_kernel: Callable[[float], Any], Y: Any, sigmas: Any
     Y : ndarray of shape (l,) or (l, m)
     sigmas : increasing sequence of float > 0
         Extended at its edges like ``alpha`` when ``extend``.
-    alphas, ridge_scale, fit_intercept, criterion, scoring, extend, max_extensions
+    alphas, ridge_scale, fit_intercept, criterion, scoring, max_extensions
         As in :func:`select_ridge_alpha`.
+    extend : bool or sequence of {"sigma", "alpha"}, default=True
+        True: both axes may grow; False: neither (and nothing is reported); a sequence: those axes grow,
+        and the other's choice at an edge of its (one's own) grid is reported (``select_grid``'s ``report``).
     unpenalized : ndarray of shape (l, q), optional
         Unpenalized basis on the labeled points (G-RLS's features), instead of
         the constant of ``fit_intercept``.
+    names : dict of str -> str, optional
+        The caller's parameter names of the axes in the warnings (:func:`select_grid`).
     centred : bool, default=False
         ``Y`` is the targets less their labeled mean and the fit has no free constant: the LOO scored is
         that of the centred procedure, the mean re-taken without the held-out label
-        (:func:`centred_loo_residuals`; ``criterion="loo"`` only).
+        (:func:`centred_loo_residuals`); with ``criterion="gcv"`` the GCV of that procedure's smoother
+        (:meth:`~graphrkhs.KernelRidgePath.gcv`).
 
     Returns
     -------
@@ -847,9 +867,16 @@ def select_kernel_ridge(make_kernel: Callable[[float], Any], Y: Any, sigmas: Any
     # the ridge floor: ~1e-10 of the kernel's scale (of the middle width), below which K + mu I is singular
     path, _, scale = path_of(sigmas[sigmas.size // 2])
     s_max = float(np.max(path.eigenvalues[np.isfinite(path.eigenvalues)], initial=1.0))
-    return select_grid(evaluate, {"sigma": sigmas, "alpha": alphas}, extend=("sigma", "alpha") if extend else (),
+    if isinstance(extend, (bool, np.bool_)):
+        grow, report = (("sigma", "alpha") if extend else ()), ()
+    else:
+        grow = tuple(extend)
+        if not set(grow) <= {"sigma", "alpha"}:
+            raise ValueError(f"extend: True, False or a sequence of 'sigma', 'alpha'; got {extend!r}.")
+        report = tuple(k for k in ("sigma", "alpha") if k not in grow)
+    return select_grid(evaluate, {"sigma": sigmas, "alpha": alphas}, extend=grow,
                        max_extensions=max_extensions, criterion=criterion,
-                       bounds={"alpha": (1e-10 * s_max / scale, np.inf)})
+                       bounds={"alpha": (1e-10 * s_max / scale, np.inf)}, report=report, names=names)
 
 
 def select_tikhonov_alpha(W: Any, labeled: Any, Y: Any, alphas: Optional[Any] = None, *,
@@ -1566,7 +1593,8 @@ def select_manifold_gammas(K: Any, labeled: Any, Y: Any, M: Any, gamma_As: Optio
     centred : bool, default=False
         ``Y`` is the targets less their labeled mean (a regressor's centring without a free constant):
         the LOO scored is that of the centred procedure, the mean re-taken without the held-out label
-        (:func:`centred_loo_residuals`; ``criterion="loo"`` only).
+        (:func:`centred_loo_residuals`); with ``criterion="gcv"`` the GCV of that procedure's smoother
+        (:meth:`~graphrkhs.KernelRidgePath.gcv`).
 
     Returns
     -------

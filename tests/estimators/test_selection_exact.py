@@ -71,3 +71,39 @@ def test_width_search_reports_the_users_zero_ridge(cls, name):
     assert list(cv[f"param_{name}"]) == [0.0, 0.0, 0.0]
     assert [p[name] for p in cv["params"]] == [0.0, 0.0, 0.0]
     assert [p["sigma"] for p in cv["params"]] == [0.3, 0.6, 1.2]
+
+
+def _centred_rls_refit_choice(XS, y, sigmas, alphas):
+    """(sigma, alpha) of the best mean squared LOO residual of RLS on y less the mean of the labels left in,
+    by explicit refits (ridge alpha * l on the l - 1 points, as the engine's fixed system)."""
+    l, best = y.size, None
+    for s in sigmas:
+        K = _gauss(XS, s)
+        for a in alphas:
+            r = []
+            for i in range(l):
+                o = np.arange(l) != i
+                yb = y[o].mean()
+                c = np.linalg.solve(K[np.ix_(o, o)] + a * l * np.eye(l - 1), y[o] - yb)
+                r.append(y[i] - (K[i, o] @ c + yb))
+            score = -np.mean(np.square(r))
+            if best is None or score > best[0]:
+                best = (score, s, a)
+    return best[1:]
+
+
+@pytest.mark.parametrize("seed", [5, 9])
+def test_warped_width_preselection_is_the_refit_of_the_centred_rls(seed):
+    # with numbers for gamma_A, gamma_I the warped regressor's width is that of the best LOO RLS on the
+    # labeled points; its targets are centred on their labeled mean, and the LOO kept the held-out label in
+    # that mean (seed 9: sigma 0.4, the refits' choice 1.6)
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(30, 2))
+    t = 5 + np.sin(2 * X[:, 0]) + X[:, 1] + 0.3 * rng.normal(size=30)
+    lab = np.sort(rng.choice(30, 6, replace=False))
+    y = np.full(30, np.nan)
+    y[lab] = t[lab]
+    sigmas = [0.2, 0.4, 0.8, 1.6]
+    est = WarpedKernelRegressor(sigma=sigmas, gamma_A=1e-2, gamma_I=1.0, n_neighbors=5).fit(X, y)
+    s, _ = _centred_rls_refit_choice(X[lab], t[lab], sigmas, np.geomspace(1e-6, 1e1, 15))
+    assert est.sigma_ == s
