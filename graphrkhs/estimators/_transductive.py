@@ -461,7 +461,7 @@ class _LaplacianRegularization(_GraphLearner):
                 # every class labeled once: leaving a class's only label out leaves it without one, so the
                 # LOO error falls as mu grows and "selects" the top of any grid.  The largest value of the
                 # grid is used, its smoothest fit (near the Poisson limit, which labels best there)
-                self.alpha_ = float(grid.max())
+                self.alpha_ = unselected(self.alpha, float(grid.max()), "alpha", allow_zero=True)
                 logger.info("%s: one labeled node per class, so leave-one-out cannot choose alpha; using "
                             "alpha=%g (the largest of the grid).", type(self).__name__, self.alpha_)
             else:

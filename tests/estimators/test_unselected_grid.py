@@ -114,3 +114,18 @@ def test_grls_own_grids_bound_the_values_when_the_features_leave_loo_nothing():
     with pytest.warns(SelectionWarning, match="gamma: leave-one-out needs more labeled points than features"):
         est = g.GRLSRegressor(gamma=[0.1, 1.0], sigma=[0.3, 0.5], features="linear").fit(X, y)
     assert est.gamma_ == 0.1 and est.sigma_ in (0.3, 0.5)
+
+
+def test_laplace_learning_one_label_per_class_own_grid_warns_like_every_fallback():
+    # every class labeled once: the largest value of the grid is used (leave-one-out would remove a
+    # class's only label); with one's own grid that was logged at INFO only, while every other fallback
+    # of one's own grid gives a SelectionWarning naming it.  "auto" stays silent (a documented default).
+    X = np.random.default_rng(0).normal(size=(30, 2))
+    y = np.full(30, -1)
+    y[[0, 1, 2]] = [0, 1, 2]
+    with pytest.warns(SelectionWarning, match="alpha=1 of the given grid"):
+        est = g.LaplacianRegularizationClassifier(alpha=[0.1, 1.0], n_neighbors=5).fit(X, y)
+    assert est.alpha_ == 1.0
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", SelectionWarning)
+        assert g.LaplacianRegularizationClassifier(n_neighbors=5).fit(X, y).alpha_ == 1e3
