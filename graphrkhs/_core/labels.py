@@ -7,8 +7,9 @@ a marker for the unlabeled samples -- ``unlabeled=-1`` by default, as in
 classifier.  ``None``, NaN and pandas' ``pd.NA`` always mark unlabeled samples too (none can be
 a class label), and so do the masked entries of a numpy masked array and the empty string in a
 string array.  Labels are of one type: text mixed with numbers, or booleans mixed with numbers
-(``True == 1`` in Python: they would merge), raise a ``TypeError``.  Regression targets: NaN (or a
-masked entry) marks an unlabeled sample.
+(``True == 1`` in Python: they would merge), raise a ``TypeError``; so do bytes labels (as in
+scikit-learn: decode them to str first).  Regression targets: NaN (or a masked entry) marks an
+unlabeled sample.
 
 Collisions between the marker and the classes never pass silently
 (:func:`split_classification_labels`):
@@ -98,17 +99,14 @@ def _unlabeled_mask(y, marker):
         if _is_number(marker):
             mask |= y == marker
         return mask
-    if kind in "US":
+    if kind == "U":     # (bytes labels, dtype "S", are refused before: _refuse_bytes_labels)
         # numpy turns a -1 mixed with strings into the string "-1".  Only a number matches its text: a
         # boolean marker (True) matched the class "1" here, and a bytes one raised a float conversion error.
         if isinstance(marker, (str, bytes)):
             text = marker
         else:
             text = _marker_text(marker) if _is_number(marker) else None
-        if kind == "S":
-            empty, text = b"", (text.encode() if isinstance(text, str) else text)
-        else:
-            empty, text = "", (text.decode("utf-8", "replace") if isinstance(text, bytes) else text)
+        empty, text = "", (text.decode("utf-8", "replace") if isinstance(text, bytes) else text)
         mask = y == empty
         if text is not None:
             mask |= y == text
@@ -177,7 +175,8 @@ def split_classification_labels(y, n_samples, *, unlabeled=UNLABELED, name="y", 
         labels, or a single class -- naming the marker when it is the likely
         cause (labels {-1, +1} with ``unlabeled=-1``).
     TypeError
-        Text and numeric labels mixed in one object array (``["a", 1, None]``).
+        Text and numeric labels mixed in one object array (``["a", 1, None]``);
+        bytes labels (decode them to str first).
 
     Warns
     -----
@@ -312,7 +311,31 @@ def _label_vector(y, n_samples, unlabeled, name, stacklevel):
             f"{name} has {y.shape[0]} entries but there are {n_samples} samples; "
             f"give one label per sample, {_show(unlabeled)} (or NaN) for unlabeled ones."
         )
+    _refuse_bytes_labels(y, name)
     return y
+
+
+def _first_bytes(y):
+    """The first bytes entry of a label array (a dtype-S array's first entry), else None."""
+    if y.dtype.kind == "S":
+        return y[0] if y.size else b""
+    if y.dtype == object:
+        return next((v for v in y.tolist() if isinstance(v, (bytes, np.bytes_))), None)
+    return None
+
+
+def _refuse_bytes_labels(y, name):
+    """Bytes labels are refused, as scikit-learn refuses them (its metrics cannot score them).
+
+    Before, scikit-learn's ``type_of_target`` raised a message naming no argument, bytes mixed with
+    str failed with a bare ``'<' not supported``, and scoring took them: ``b""`` read as unlabeled in a
+    dtype-S array but as a class in an object array.  One TypeError now names y and the fix."""
+    first = _first_bytes(y)
+    if first is not None:
+        raise TypeError(f"{name} holds bytes labels ({_show(first)}); bytes are not taken as class labels (as in "
+                        "scikit-learn, whose metrics cannot score them). Decode them to str first: "
+                        f"np.char.decode({name}, 'utf-8') for a bytes array, [v.decode() for v in {name}] for a "
+                        f"list (with None for unlabeled samples); b'' becomes '', which marks an unlabeled sample.")
 
 
 def labeled_rows(y, n_samples, *, unlabeled=UNLABELED, name="y"):
@@ -320,9 +343,9 @@ def labeled_rows(y, n_samples, *, unlabeled=UNLABELED, name="y"):
 
     The rows ``split_classification_labels`` reads as labeled (not ``unlabeled``, None, NaN, or "" in
     a string array), with the same checks of shape and length; unlike it, one class (a test set of
-    one class) is fine.  Raises ``ValueError`` when no row is labeled.  Boolean labels given with a
-    marker or None (an object array) come back as a bool array (the unlabeled rows False), as ``fit``
-    encodes them.
+    one class) is fine.  Raises ``ValueError`` when no row is labeled, ``TypeError`` for bytes labels.
+    Boolean labels given with a marker or None (an object array) come back as a bool array (the
+    unlabeled rows False), as ``fit`` encodes them.
     """
     y, missing = _nullable_to_numpy(y)
     y = _label_vector(y, n_samples, unlabeled, name, stacklevel=4)

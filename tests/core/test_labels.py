@@ -125,3 +125,35 @@ def test_complex_targets_and_labels_are_a_type_error_naming_y():
         split_regression_targets(np.array([1 + 2j, 2, 3]), 3)
     with pytest.raises(TypeError, match=r"y must be a real numeric array; got complex dtype complex128"):
         split_classification_labels(np.array([1 + 0j, 2, -1, 1]), 4)
+
+
+# ---- session 14: bytes labels and text regression targets ------------------------------------------
+
+_BYTES_LABELS = [np.array([b"a", b"b", b"", b"a"]),                       # dtype S: b"" was unlabeled
+                 np.array([b"a", b"b", b"", b"a"], dtype=object),         # object: b"" was a label
+                 [b"a", b"b", None, b"a"],
+                 np.array(["a", b"b", None, "a"], dtype=object)]          # str and bytes: a bare '<' error
+
+
+@pytest.mark.parametrize("y", _BYTES_LABELS)
+def test_bytes_labels_are_a_type_error_naming_y_and_the_fix(y):
+    # fit raised scikit-learn's "Support for labels represented as bytes is not supported" (no argument
+    # named), or "'<' not supported between instances of 'bytes' and 'str'"; scoring kept the labels and
+    # read b"" as unlabeled in a dtype-S array but as a label in an object array
+    with pytest.raises(TypeError, match=r"^y holds bytes labels .*np\.char\.decode\(y, 'utf-8'\)"):
+        split_classification_labels(y, 4)
+    with pytest.raises(TypeError, match=r"^y holds bytes labels .*np\.char\.decode\(y, 'utf-8'\)"):
+        labeled_rows(y, 4)
+
+
+def test_bytes_labels_in_fit_and_score_of_an_estimator():
+    from graphrkhs import LaplacianRegularizationClassifier
+
+    X = np.array([[0.0], [0.1], [0.2], [5.0], [5.1], [5.2]])
+    y = ["a", "a", "", "b", "b", ""]
+    clf = LaplacianRegularizationClassifier(n_neighbors=2, alpha=0.1).fit(X, y)
+    assert clf.score(X, ["a", "a", "a", "b", "b", "b"]) == 1.0
+    with pytest.raises(TypeError, match=r"^y holds bytes labels"):
+        clf.score(X, np.array([b"a", b"a", b"a", b"b", b"b", b"b"]))
+    with pytest.raises(TypeError, match=r"^y holds bytes labels"):
+        LaplacianRegularizationClassifier(n_neighbors=2).fit(X, np.array(y, dtype="S"))
