@@ -8,8 +8,9 @@ classifier.  ``None``, NaN and pandas' ``pd.NA`` always mark unlabeled samples t
 a class label), and so do the masked entries of a numpy masked array and the empty string in a
 string array.  Labels are of one type: text mixed with numbers, or booleans mixed with numbers
 (``True == 1`` in Python: they would merge), raise a ``TypeError``; so do bytes labels (as in
-scikit-learn: decode them to str first).  Regression targets: NaN (or a masked entry) marks an
-unlabeled sample.
+scikit-learn: decode them to str first).  Regression targets are numbers: NaN (or a masked entry)
+marks an unlabeled sample, and text targets (``["1.5", "2"]``) raise a ``TypeError`` instead of
+being parsed.
 
 Collisions between the marker and the classes never pass silently
 (:func:`split_classification_labels`):
@@ -374,11 +375,14 @@ def split_regression_targets(y, n_samples, name="y"):
 
     NaN marks an unlabeled sample (a -1 is a legitimate real value here), and so do None, pandas'
     ``pd.NA`` and the masked entries of a numpy masked array.
-    Targets may be (n,) or (n, m); a row is unlabeled when all its entries are NaN.
+    Targets may be (n,) or (n, m); a row is unlabeled when all its entries are NaN.  Text targets
+    (str or bytes, ``["1.5", "2", "nan"]``) raise a ``TypeError`` naming ``name``: they are not
+    parsed into numbers (convert them with ``y.astype(float)``).
     """
     if getattr(y, "dtype", None) is not None and np.dtype(y.dtype).kind == "c":
         # np.asarray(y, float64) kept the real part with only a ComplexWarning
         check_numeric_dtype(y, name)
+    _refuse_text_targets(y, name)
     try:
         if isinstance(y, np.ma.MaskedArray):   # a masked entry is a missing target, like NaN
             y = np.ma.filled(np.ma.asarray(y, dtype=np.float64), np.nan)
@@ -408,6 +412,25 @@ def split_regression_targets(y, n_samples, name="y"):
     if not labeled.any():
         raise ValueError(f"{name} has no labeled samples: every entry is NaN.")
     return labeled, y
+
+
+def _refuse_text_targets(y, name):
+    """Text (str or bytes) regression targets are refused, not parsed: ``np.asarray(["1.5", "2", "nan"],
+    float)`` read them as the numbers [1.5, 2, nan] without a word (and "nan" as an unlabeled row)."""
+    kind = getattr(getattr(y, "dtype", None), "kind", None)
+    if kind not in ("U", "S", "O", None) or isinstance(y, np.ma.MaskedArray) and kind not in ("U", "S"):
+        return
+    arr = np.asarray(y) if kind is not None else np.asarray(y, dtype=object)
+    if arr.dtype.kind in "US":
+        text = arr.ravel()[0] if arr.size else ""
+    elif arr.dtype == object:
+        text = next((v for v in arr.ravel().tolist() if isinstance(v, (str, bytes, np.str_, np.bytes_))), None)
+    else:
+        return
+    if text is not None:
+        raise TypeError(f"{name} holds text ({_show(text)}), but regression targets must be numbers; text is not "
+                        f"parsed into numbers silently. Convert it yourself, e.g. {name}.astype(float) or "
+                        f"np.asarray({name}, dtype=float), with NaN for unlabeled samples.")
 
 
 def one_hot(codes, n_classes, dtype=np.float64):

@@ -157,3 +157,19 @@ def test_bytes_labels_in_fit_and_score_of_an_estimator():
         clf.score(X, np.array([b"a", b"a", b"a", b"b", b"b", b"b"]))
     with pytest.raises(TypeError, match=r"^y holds bytes labels"):
         LaplacianRegularizationClassifier(n_neighbors=2).fit(X, np.array(y, dtype="S"))
+
+
+@pytest.mark.parametrize("y", [["1.5", "2", "nan", "3"], np.array(["1.5", "2", "nan", "3"]),
+                               np.array([b"1.5", b"2", b"nan", b"3"]),
+                               np.array(["1.5", 2.0, None, 3], dtype=object)])
+def test_text_regression_targets_are_a_type_error_naming_y_and_the_fix(y):
+    # ['1.5', '2', 'nan', '3'] was parsed into the floats [1.5, 2, nan, 3] and fitted: text read as numbers
+    # without a word (and 'nan' silently became an unlabeled row)
+    with pytest.raises(TypeError, match=r"^y holds text .*'1\.5'.*numbers.*y\.astype\(float\)"):
+        split_regression_targets(y, 4)
+
+
+def test_numeric_object_regression_targets_still_work():
+    labeled, y = split_regression_targets(np.array([1.5, 2, None, 3], dtype=object), 4)
+    assert labeled.tolist() == [True, True, False, True]
+    np.testing.assert_array_equal(y[labeled], [1.5, 2.0, 3.0])
