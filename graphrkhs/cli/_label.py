@@ -501,12 +501,9 @@ def run_label(args, out=None, err=None):
                                 "token (see --unlabeled).")
     classes, names, keys = _parse_labels(raw_labels, labeled)
     if len(classes) < 2:
-        minus_one = [c for c in raw_labels if _as_number(c) == -1.0]
-        hint = (f"; the {len(minus_one)} row(s) with -1 were read as unlabeled (a missing-label token by default, "
-                "as in the Python API): if -1 is a class, pass --unlabeled '' (or the token your file uses)"
-                if minus_one else "")
         raise LabelCommandError(
-            f"only one class ({names[0]!r}) among the labeled rows; labeling needs at least two classes{hint}."
+            f"only one class ({names[0]!r}) among the labeled rows; labeling needs at least two classes"
+            f"{_hidden_class_hint(args, raw_labels, labeled)}."
         )
     if n - labeled.sum() == 0:
         print("note: every row is already labeled; predictions are the fitted values.", file=err)
@@ -584,6 +581,39 @@ def run_label(args, out=None, err=None):
             print(f"{c:<{width}}  {counts[c]:>8}  {predicted[c]:>9}  {mc:>15}", file=out)
     print(f"wrote {output}", file=out)
     return {"n": n, "labeled": int(labeled.sum()), "classes": names, "output": output}
+
+
+def _show_cell(cell):
+    """A label cell in a message: numbers as written (-1), words quoted ('a')."""
+    return cell if _as_number(cell) is not None else repr(cell)
+
+
+def _hidden_class_hint(args, raw_labels, labeled):
+    """Why there may be one class only: non-empty cells that --unlabeled read as unlabeled (a class named
+    in --unlabeled, e.g. --unlabeled a with classes {a, b}, or -1 of labels {-1, +1} with the defaults)."""
+    tokens = {}
+    for cell, m in zip(raw_labels, labeled):
+        if not m and cell:
+            key = cell.casefold() if _as_number(cell) is None else _as_number(cell)
+            first, count = tokens.get(key, (cell, 0))
+            tokens[key] = (first, count + 1)
+    tokens = {k: v for k, v in tokens.items() if not (isinstance(k, float) and math.isnan(k))}
+    if not tokens:
+        return ""
+    spec = getattr(args, "unlabeled", ",".join(DEFAULT_UNLABELED))
+    if spec != ",".join(DEFAULT_UNLABELED):
+        by = f"by --unlabeled {spec!r}"
+    else:
+        by = "by the default --unlabeled tokens" + (" (-1 marks unlabeled as in the Python API)"
+                                                    if -1.0 in tokens else "")
+    if len(tokens) == 1:
+        (cell, count), = tokens.values()
+        what, which = f"the {count} row(s) with {_show_cell(cell)}", f"if {_show_cell(cell)} is a class"
+    else:
+        what = "the rows with " + ", ".join(f"{_show_cell(cell)} ({count})" for cell, count in tokens.values())
+        which = "if one of these is a class"
+    return (f"; {what} were read as unlabeled {by}: {which}, leave it out of --unlabeled (--unlabeled '' "
+            "reads only empty cells as unlabeled)")
 
 
 def _warn_minus_one_class(args, raw_labels, classes, names, labeled_codes, err):

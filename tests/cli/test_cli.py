@@ -650,3 +650,28 @@ def test_missing_command_is_a_one_line_usage_error(capsys):
     assert lines[-1] == ("graphrkhs: error: give a command: demo or label "
                          "(graphrkhs COMMAND -h for its options)")
     assert [line for line in lines if "error" in line] == [lines[-1]]
+
+
+# session 14: the --unlabeled option in the one-class message
+
+
+def test_label_one_class_names_the_unlabeled_option_that_hid_a_class(tmp_path, capsys):
+    # classes {a, b} with --unlabeled a: "only one class ('b') among the labeled rows; labeling needs at
+    # least two classes." -- no word of --unlabeled, which had made the 4 rows of 'a' unlabeled
+    X, labels = _two_blobs_rows()
+    path = tmp_path / "ab.csv"
+    _write_csv(path, ["x1", "x2", "y"], [[f"{a:.6f}", f"{b:.6f}", lab] for (a, b), lab in zip(X, labels)])
+    code, out, err = _run(["label", str(path), "--label-column", "y", "--unlabeled", "a",
+                           "--output", str(tmp_path / "out.csv"), "-q"], capsys)
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1, err
+    assert err.startswith("graphrkhs label: error: only one class ('b') among the labeled rows"), err
+    assert "the 4 row(s) with 'a' were read as unlabeled by --unlabeled 'a'" in err, err
+    assert "if 'a' is a class, leave it out of --unlabeled" in err, err
+    # a class that is one of the default tokens ("NA", North America) is named the same way
+    labels = ["NA" if lab == "a" else lab for lab in labels]
+    _write_csv(path, ["x1", "x2", "y"], [[f"{a:.6f}", f"{b:.6f}", lab] for (a, b), lab in zip(X, labels)])
+    code, out, err = _run(["label", str(path), "--label-column", "y", "--output", str(tmp_path / "out.csv"), "-q"],
+                          capsys)
+    assert code == 2 and "the 4 row(s) with 'NA' were read as unlabeled by the default --unlabeled tokens: if 'NA' is a class" in err, err
+    assert err.count("\n") == 1, err
