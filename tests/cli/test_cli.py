@@ -421,7 +421,7 @@ def test_demo_bad_seed_and_plot_format_are_usage_errors(tmp_path, capsys, monkey
         err = capsys.readouterr().err
         assert message in err
         # the demo's own usage line and prefix (they were the top level's "graphrkhs [-h] COMMAND ...")
-        assert err.startswith("usage: graphrkhs demo [-h]") and "graphrkhs demo: error: " in err
+        assert err.startswith("usage: graphrkhs demo [options] (-h for help)\n") and "graphrkhs demo: error: " in err
 
 
 def test_label_trailing_delimiters_missing_cells_constant_features_and_npy(tmp_path, capsys):
@@ -652,7 +652,7 @@ def test_missing_command_is_a_one_line_usage_error(capsys):
     assert [line for line in lines if "error" in line] == [lines[-1]]
 
 
-# session 14: the --unlabeled option in the one-class message
+# session 14: the --unlabeled option in the one-class message, short usage errors
 
 
 def test_label_one_class_names_the_unlabeled_option_that_hid_a_class(tmp_path, capsys):
@@ -675,3 +675,40 @@ def test_label_one_class_names_the_unlabeled_option_that_hid_a_class(tmp_path, c
                           capsys)
     assert code == 2 and "the 4 row(s) with 'NA' were read as unlabeled by the default --unlabeled tokens: if 'NA' is a class" in err, err
     assert err.count("\n") == 1, err
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["label"], "graphrkhs label: error: the following arguments are required: INPUT, --label-column"),
+    (["label", "x.csv", "--label-column", "y", "--method", "magic"],
+     "graphrkhs label: error: argument --method: invalid choice: 'magic'"),
+    (["label", "x.csv", "--label-column", "y", "--neighbors", "1e3"],
+     "graphrkhs label: error: argument --neighbors: invalid integer '1e3'"),
+    (["demo", "--draws", "x"], "graphrkhs demo: error: argument --draws: invalid integer 'x'"),
+    (["frobnicate"], "graphrkhs: error: argument COMMAND: invalid choice: 'frobnicate'"),
+])
+def test_usage_errors_are_two_short_lines(argv, message, capsys, monkeypatch):
+    # `graphrkhs label` with a bad option printed argparse's usage block wrapped over 6 lines (every option
+    # of the command) above its one error line; now one short usage line naming -h, then the error line
+    monkeypatch.setenv("COLUMNS", "80")
+    with pytest.raises(SystemExit) as exc:
+        cli.main(argv)
+    assert exc.value.code == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    lines = err.splitlines()
+    assert len(lines) == 2, err
+    assert lines[0].startswith("usage: graphrkhs") and "-h" in lines[0] and len(lines[0]) <= 80, lines[0]
+    assert lines[1].startswith(message), lines[1]
+    if argv[0] == "label":
+        assert lines[0] == "usage: graphrkhs label INPUT --label-column COL [options] (-h for help)"
+
+
+def test_help_keeps_the_full_usage_and_every_option(capsys):
+    with pytest.raises(SystemExit) as exc:
+        cli.main(["label", "-h"])
+    assert exc.value.code == 0
+    out = capsys.readouterr().out
+    assert out.startswith("usage: graphrkhs label [-h] [-q] --label-column COL")
+    for option in ("--features", "--method", "--output", "--neighbors", "--no-standardize",
+                   "--labels-per-class-report", "--force", "--unlabeled", "--alpha", "INPUT"):
+        assert option in out
