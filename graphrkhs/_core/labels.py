@@ -4,7 +4,7 @@ Classification targets follow scikit-learn's semi-supervised convention: one
 entry per sample, class labels of any hashable type (ints, strings, ...), and
 a marker for the unlabeled samples -- ``unlabeled=-1`` by default, as in
 :class:`sklearn.semi_supervised.LabelSpreading`, configurable on every
-classifier.  ``None``, NaN and pandas' ``pd.NA`` always mark unlabeled samples too (none can be
+classifier.  ``None``, NaN, NaT and pandas' ``pd.NA`` always mark unlabeled samples too (none can be
 a class label), and so do the masked entries of a numpy masked array and the empty string in a
 string array.  Labels are of one type: text mixed with numbers, or booleans mixed with numbers
 (``True == 1`` in Python: they would merge), raise a ``TypeError``; so do bytes labels (as in
@@ -60,6 +60,8 @@ def _is_missing(v):
         return True
     if isinstance(v, (float, np.floating)):
         return bool(np.isnan(v))
+    if isinstance(v, (np.datetime64, np.timedelta64)):
+        return bool(np.isnat(v))
     # pandas' singletons (a nullable "Int64" / "string" column's empty cells), without importing pandas
     kind = type(v)
     return kind.__name__ in ("NAType", "NaTType") and kind.__module__.startswith("pandas")
@@ -95,6 +97,8 @@ def _unlabeled_mask(y, marker):
         if kind == "b" or not _is_number(marker):
             return np.zeros(y.shape[0], dtype=bool)
         return y == marker
+    if kind in "mM":    # dates / durations: NaT is missing (it was a class)
+        return np.isnat(y)
     if kind == "f":
         mask = np.isnan(y)
         if _is_number(marker):
@@ -374,15 +378,17 @@ def split_regression_targets(y, n_samples, name="y"):
     """Return ``(labeled_mask, values)`` for a semi-supervised regression target.
 
     NaN marks an unlabeled sample (a -1 is a legitimate real value here), and so do None, pandas'
-    ``pd.NA`` and the masked entries of a numpy masked array.
+    ``pd.NA`` (nullable ``Int64`` / ``Float64`` columns) and the masked entries of a numpy masked array.
     Targets may be (n,) or (n, m); a row is unlabeled when all its entries are NaN.  Text targets
     (str or bytes, ``["1.5", "2", "nan"]``) raise a ``TypeError`` naming ``name``: they are not
-    parsed into numbers (convert them with ``y.astype(float)``).
+    parsed into numbers (convert them with ``y.astype(float)``); so do dates and durations.
     """
-    if getattr(y, "dtype", None) is not None and np.dtype(y.dtype).kind == "c":
+    # (the dtype's kind: np.dtype() of a pandas extension dtype -- Int64, Float64, category -- raised
+    # "Cannot interpret 'Int64Dtype()' as a data type")
+    if getattr(getattr(y, "dtype", None), "kind", None) == "c":
         # np.asarray(y, float64) kept the real part with only a ComplexWarning
         check_numeric_dtype(y, name)
-    _refuse_text_targets(y, name)
+    _refuse_non_numeric_targets(y, name)
     try:
         if isinstance(y, np.ma.MaskedArray):   # a masked entry is a missing target, like NaN
             y = np.ma.filled(np.ma.asarray(y, dtype=np.float64), np.nan)
@@ -414,10 +420,15 @@ def split_regression_targets(y, n_samples, name="y"):
     return labeled, y
 
 
-def _refuse_text_targets(y, name):
+def _refuse_non_numeric_targets(y, name):
     """Text (str or bytes) regression targets are refused, not parsed: ``np.asarray(["1.5", "2", "nan"],
-    float)`` read them as the numbers [1.5, 2, nan] without a word (and "nan" as an unlabeled row)."""
+    float)`` read them as the numbers [1.5, 2, nan] without a word (and "nan" as an unlabeled row).
+    So are dates and durations: datetime64 became nanoseconds since 1970, and NaT the labeled -9.2e18."""
     kind = getattr(getattr(y, "dtype", None), "kind", None)
+    if kind in ("m", "M"):
+        raise TypeError(f"{name} holds dates or durations ({y.dtype}), but regression targets must be numbers. "
+                        f"Convert them yourself in the unit you mean, e.g. ({name} - t0) / np.timedelta64(1, 's') "
+                        "for seconds since a time t0, with NaN for unlabeled samples.")
     if kind not in ("U", "S", "O", None) or isinstance(y, np.ma.MaskedArray) and kind not in ("U", "S"):
         return
     arr = np.asarray(y) if kind is not None else np.asarray(y, dtype=object)

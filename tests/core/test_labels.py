@@ -173,3 +173,46 @@ def test_numeric_object_regression_targets_still_work():
     labeled, y = split_regression_targets(np.array([1.5, 2, None, 3], dtype=object), 4)
     assert labeled.tolist() == [True, True, False, True]
     np.testing.assert_array_equal(y[labeled], [1.5, 2.0, 3.0])
+
+
+# ---- pandas extension dtypes as regression targets; NaT ---------------------------------------------
+
+@pytest.mark.parametrize("dtype", ["Int64", "Float64", "category"])
+def test_pandas_nullable_and_categorical_regression_targets(dtype):
+    # np.dtype(y.dtype) in the complex-target check raised "TypeError: Cannot interpret 'Int64Dtype()' as a
+    # data type" for every pandas extension dtype: a nullable Int64 / Float64 target could not be fitted
+    import pandas as pd
+
+    y = pd.Series([0.5 if dtype != "Int64" else 3, 1, None, 2], dtype=dtype)
+    labeled, values = split_regression_targets(y, 4)
+    assert labeled.tolist() == [True, True, False, True]
+    np.testing.assert_array_equal(values[labeled], [0.5 if dtype != "Int64" else 3.0, 1.0, 2.0])
+
+
+def test_pandas_string_regression_targets_are_the_text_type_error():
+    import pandas as pd
+
+    with pytest.raises(TypeError, match=r"^y holds text \('0\.5'\)"):
+        split_regression_targets(pd.Series(["0.5", "1", None, "2"], dtype="string"), 4)
+
+
+@pytest.mark.parametrize("make", [
+    lambda: np.array(["2020-01-01", "2021-01-01", "NaT", "2020-01-01"], dtype="datetime64[D]"),
+    lambda: np.array([1, 2, "NaT", 1], dtype="timedelta64[s]"),
+])
+def test_nat_is_unlabeled_not_a_class(make):
+    # NaT (numpy's missing date) was labeled: the classes were [2020-01-01, 2021-01-01, None], every row labeled
+    y = make()
+    labeled, classes, codes = split_classification_labels(y, 4)
+    assert labeled.tolist() == [True, True, False, True]
+    assert classes.size == 2 and codes.tolist() == [0, 1, -1, 0]
+    _, keep = labeled_rows(y, 4)
+    assert keep.tolist() == [True, True, False, True]
+
+
+def test_date_and_duration_regression_targets_are_a_type_error():
+    # datetime64 targets were fitted as nanoseconds since 1970, and NaT as the labeled value -9.2e18
+    with pytest.raises(TypeError, match=r"^y holds dates or durations \(datetime64\[D\]\).*\(y - t0\) / np\.timedelta64\(1, 's'\)"):
+        split_regression_targets(np.array(["2020-01-01", "NaT", "2021-01-01"], dtype="datetime64[D]"), 3)
+    with pytest.raises(TypeError, match=r"^y holds dates or durations \(timedelta64\[s\]\)"):
+        split_regression_targets(np.array([1, 2, 3], dtype="timedelta64[s]"), 3)
