@@ -520,9 +520,7 @@ def run_label(args, out=None, err=None):
     raw_for_cosine = method == "poisson-ridge" and prefers_cosine_graph(X)
     standardize = not (args.no_standardize or raw_for_cosine)
     if standardize:
-        mean = X.mean(axis=0)
-        std = X.std(axis=0)
-        X = (X - mean) / np.where(std > 0, std, 1.0)
+        X = _zscores(X)
 
     t0 = time.perf_counter()
     verbose = n >= 20000
@@ -614,6 +612,19 @@ def _hidden_class_hint(args, raw_labels, labeled):
         which = "if one of these is a class"
     return (f"; {what} were read as unlabeled {by}: {which}, leave it out of --unlabeled (--unlabeled '' "
             "reads only empty cells as unlabeled)")
+
+
+def _zscores(X):
+    """Each column's z-scores, (x - mean) / std (a constant column: x - mean), without overflow.
+
+    z-scores do not depend on a column's scale, so each column is first divided by its largest
+    absolute value: computed directly, a column of values near 1e300 had a variance of inf (its
+    z-scores 0: the column silently dropped), and near 1e308 a mean of inf (NaN features).
+    """
+    scale = np.max(np.abs(X), axis=0)
+    X = X / np.where(scale > 0, scale, 1.0)
+    std = X.std(axis=0)
+    return (X - X.mean(axis=0)) / np.where(std > 0, std, 1.0)
 
 
 def _warn_minus_one_class(args, raw_labels, classes, names, labeled_codes, err):

@@ -712,3 +712,22 @@ def test_help_keeps_the_full_usage_and_every_option(capsys):
     for option in ("--features", "--method", "--output", "--neighbors", "--no-standardize",
                    "--labels-per-class-report", "--force", "--unlabeled", "--alpha", "INPUT"):
         assert option in out
+
+
+def test_label_standardizes_features_near_the_float_limit(tmp_path, capsys):
+    # a column of values near 1e308: its mean and variance overflowed (numpy RuntimeWarnings printed with
+    # their source lines), the z-scores became NaN and the run ended in "cannot label this data: Input X
+    # contains NaN ..." (scikit-learn's advice about HistGradientBoosting) for a file without any NaN.
+    # z-scores do not depend on a column's scale: the file times 1e300 must give the same output.
+    X, labels = _two_blobs_rows()
+    outputs = []
+    for scale in (1.0, 1e300):
+        path = tmp_path / f"scaled{scale:g}.csv"
+        _write_csv(path, ["x1", "x2", "y"], [[repr(float(a) * scale), repr(float(b)), lab]
+                                              for (a, b), lab in zip(X, labels)])
+        out_path = tmp_path / f"out{scale:g}.csv"
+        code, out, err = _run(["label", str(path), "--label-column", "y", "--output", str(out_path), "-q"], capsys)
+        assert code == 0 and err == "", err
+        rows, i = _labels_of_csv(out_path, "predicted_y")
+        outputs.append([r[i:] for r in rows])
+    assert outputs[0] == outputs[1]
