@@ -195,13 +195,23 @@ def _read_npz_arrays(path, label_column):
         )
     header = names + [label_column]
     # bytes labels (dtype "S", e.g. from h5py or np.char.encode) are text: str(b"") would be the class "b''"
-    labels = ["" if (isinstance(v, float) and math.isnan(v)) else v.decode("utf-8") if isinstance(v, bytes)
-              else str(v) for v in y.tolist()]
+    labels = ["" if (isinstance(v, float) and math.isnan(v)) else _decode_label(v, i, path, label_column)
+              if isinstance(v, bytes) else str(v) for i, v in enumerate(y.tolist())]
     # each value as its own dtype prints it (shortest round trip): integers stay integers ("12", not "12.0"),
     # float32 keeps its digits ("0.1", not "0.10000000149011612"), booleans are 0 / 1
     cells = (X.astype(np.int64) if X.dtype.kind == "b" else X).astype(str).tolist()
     rows = [x + [lab] for x, lab in zip(cells, labels)]
     return header, rows, None
+
+
+def _decode_label(v, i, path, label_column):
+    try:
+        return v.decode("utf-8")
+    except UnicodeDecodeError:
+        raise LabelCommandError(
+            f"{path}: {label_column!r} holds bytes that are not UTF-8 text (row index {i}: {v!r}); save the labels "
+            f"as str, decoded with their encoding (e.g. np.char.decode({label_column}, 'latin-1')), or as numbers."
+        ) from None
 
 
 def _where(lines, i):
@@ -471,7 +481,8 @@ def run_label(args, out=None, err=None):
     # after the column check (a wrong column is the more useful message), before any work
     _check_output(output, [path], args.force)
     if not rows:
-        raise LabelCommandError(f"{path} has a header but no data rows.")
+        raise LabelCommandError(f"{path} holds no rows (its arrays are empty)." if is_npz
+                                else f"{path} has a header but no data rows.")
     label_idx = header.index(args.label_column)
     if args.features is not None:
         features = [c.strip() for c in args.features.split(",") if c.strip()]

@@ -731,3 +731,20 @@ def test_label_standardizes_features_near_the_float_limit(tmp_path, capsys):
         rows, i = _labels_of_csv(out_path, "predicted_y")
         outputs.append([r[i:] for r in rows])
     assert outputs[0] == outputs[1]
+
+
+def test_label_npz_bytes_that_are_not_utf8_and_empty_arrays(tmp_path, capsys):
+    # bytes labels that are not UTF-8 ended in "unreadable .npz content ('utf-8' codec can't decode byte 0xff
+    # in position 0: invalid start byte)": no array, row or fix named; empty arrays were "a header but no data
+    # rows" (an .npz has no header)
+    X, labels = _two_blobs_rows()
+    path = tmp_path / "latin1.npz"
+    np.savez(path, X=X, y=np.array([lab.replace("a", "\xe9").encode("latin-1") for lab in labels]))
+    code, out, err = _run(["label", str(path), "--label-column", "y", "--output", str(tmp_path / "o.csv")], capsys)
+    assert code == 2 and err.count("\n") == 1, err
+    assert ("'y' holds bytes that are not UTF-8 text (row index 0: b'\\xe9')" in err
+            and "np.char.decode(y, 'latin-1')" in err), err
+    path = tmp_path / "empty.npz"
+    np.savez(path, X=np.zeros((0, 2)), y=np.array([], dtype=str))
+    code, out, err = _run(["label", str(path), "--label-column", "y", "--output", str(tmp_path / "o.csv")], capsys)
+    assert code == 2 and err == f"graphrkhs label: error: {path} holds no rows (its arrays are empty).\n", err
