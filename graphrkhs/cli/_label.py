@@ -387,9 +387,30 @@ def _same_file(a, b):
         return False
 
 
+def _special_file_kind(path):
+    """What a non-regular file at ``path`` is (symlinks followed), or None for a regular or no file."""
+    import stat
+
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return None
+    for test, kind in ((stat.S_ISFIFO, "a named pipe"), (stat.S_ISCHR, "a character device"),
+                       (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket")):
+        if test(mode):
+            return kind
+    return None if stat.S_ISREG(mode) or stat.S_ISDIR(mode) else "a special file"
+
+
 def _check_output(output, inputs, force):
     if os.path.isdir(output):
         raise LabelCommandError(f"the output path is a directory: {output}")
+    kind = _special_file_kind(output)
+    if kind:
+        # the output is written to a temporary file and moved into place: that would replace the device
+        # or pipe (e.g. /dev/stdout, /dev/full: as root, the device node was gone) by a regular file
+        raise LabelCommandError(f"the output {output} is not a regular file ({kind}); graphrkhs label writes a "
+                                "new CSV file and would replace it: choose a file name.")
     for path in inputs:
         if _same_file(output, path) or os.path.abspath(output) == os.path.abspath(path):
             raise LabelCommandError(

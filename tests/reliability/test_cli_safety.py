@@ -416,3 +416,20 @@ def test_minus_one_that_looks_like_a_class_is_warned_about(tmp_path, capsys):
     code, out, err = _run([path, "--label-column", "label", "--method", "laplace", "--output",
                            tmp_path / "out.csv", "--force", "-q", "--unlabeled=-1,"], capsys)
     assert code == 0 and err == "", err
+
+
+def test_output_that_is_a_device_or_pipe_is_refused_even_with_force(good, tmp_path, capsys):
+    # --output /dev/stdout --force (or /dev/full, or a named pipe) replaced the special file by a regular
+    # file: as root, the device node (or the /dev/stdout symlink) was gone after the run, which said
+    # "wrote /dev/full"
+    import stat
+
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    link = tmp_path / "to_pipe.csv"
+    link.symlink_to(fifo)
+    for out in (fifo, link):
+        code, out_text, err = _run([good, "--label-column", "label", "--output", out, "--force"], capsys)
+        _assert_user_error(code, err, f"the output {out} is not a regular file (a named pipe)")
+        assert "choose a file name" in err and out_text == ""
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode) and link.is_symlink()
