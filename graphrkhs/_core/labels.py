@@ -121,8 +121,9 @@ def _unlabeled_mask(y, marker):
 
 
 def _nullable_to_numpy(y):
-    """``(values, missing)`` of a numpy masked array (``missing`` its mask) or of a pandas nullable column
-    (``Int64``, ``UInt8``, ``boolean``, ``Float64``...: a dtype with a ``numpy_dtype``), else ``(y, None)``.
+    """``(values, missing)`` of a numpy masked array (``missing`` its mask), of a pandas nullable column
+    (``Int64``, ``UInt8``, ``boolean``, ``Float64``...: a dtype with a ``numpy_dtype``) or of a pandas
+    Categorical of integers with missing entries, else ``(y, None)``.
 
     ``numpy.asarray`` turns an ``Int64`` column with ``pd.NA`` into float64 (NaN for the missing
     entries), which made the classes floats; here the values keep the column's numpy dtype (the
@@ -135,6 +136,16 @@ def _nullable_to_numpy(y):
             missing = missing.ravel()      # the (n, 1) column _label_vector ravels
         return np.ma.getdata(y), missing
     dt = getattr(y, "dtype", None)
+    categories = getattr(dt, "categories", None)
+    if categories is not None and getattr(dt, "name", None) == "category":
+        # a pandas Categorical (or a Series of one): np.asarray made integer categories floats when an
+        # entry is missing; take the categories by their codes (-1: missing) instead
+        codes = np.asarray(y.cat.codes if hasattr(y, "cat") else y.codes)
+        values = np.asarray(categories)
+        missing = codes < 0
+        if values.dtype.kind not in "iub" or not missing.any() or values.size == 0:
+            return y, None
+        return values[np.where(missing, 0, codes)], missing
     numpy_dtype = None if dt is None or isinstance(dt, np.dtype) else getattr(dt, "numpy_dtype", None)
     if not isinstance(numpy_dtype, np.dtype) or not hasattr(y, "to_numpy") or not hasattr(y, "isna"):
         return y, None

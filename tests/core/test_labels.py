@@ -216,3 +216,18 @@ def test_date_and_duration_regression_targets_are_a_type_error():
         split_regression_targets(np.array(["2020-01-01", "NaT", "2021-01-01"], dtype="datetime64[D]"), 3)
     with pytest.raises(TypeError, match=r"^y holds dates or durations \(timedelta64\[s\]\)"):
         split_regression_targets(np.array([1, 2, 3], dtype="timedelta64[s]"), 3)
+
+
+def test_categorical_integer_labels_with_missing_entries_stay_integers():
+    # np.asarray of a Categorical with a missing entry is float64: the classes were [0.0, 1.0] (and
+    # predict returned floats) where the categories are the integers 0 and 1, as a nullable Int64 keeps them
+    import pandas as pd
+
+    y = pd.Series(pd.Categorical([0, 1, None, 0, 5]))
+    labeled, classes, codes = split_classification_labels(y, 5)
+    assert classes.dtype.kind == "i" and classes.tolist() == [0, 1, 5]
+    assert labeled.tolist() == [True, True, False, True, True] and codes.tolist() == [0, 1, -1, 0, 2]
+    y2, keep = labeled_rows(y, 5)
+    assert keep.tolist() == [True, True, False, True, True] and y2.dtype.kind == "i"
+    labeled, classes, codes = split_classification_labels(pd.Categorical(["b", "a", None, "b"]), 4)
+    assert classes.tolist() == ["a", "b"] and codes.tolist() == [1, 0, -1, 1]
