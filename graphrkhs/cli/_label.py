@@ -16,6 +16,7 @@ complete new one.
 
 import csv
 import decimal
+import io
 import math
 import os
 import re
@@ -69,8 +70,11 @@ def _delimiter(path, first_line):
 
 
 def _read_csv(path):
+    """``(header, rows, lines, first_line)`` of a CSV/TSV file (or a pipe: the text is read once)."""
     try:
         with open(path, newline="", encoding="utf-8-sig") as f:
+            # read once, then parse: a pipe (/dev/stdin, a FIFO) cannot seek back to the start
+            f = io.StringIO(f.read(), newline="")
             first = f.readline()
             f.seek(0)
             reader = csv.reader(f, delimiter=_delimiter(path, first.rstrip("\r\n")))
@@ -105,7 +109,7 @@ def _read_csv(path):
             raise LabelCommandError(
                 f"{path}: line {line} has {len(r)} cells but the header has {len(header)} columns."
             )
-    return header, rows, lines
+    return header, rows, lines, first.rstrip("\r\n")
 
 
 def _header_hint(path, header, first_line):
@@ -127,11 +131,6 @@ def _header_hint(path, header, first_line):
                         "graphrkhs label splits columns at commas, tabs or semicolons: convert the file to CSV")
             return ""
     return ""
-
-
-def _first_line(path):
-    with open(path, newline="", encoding="utf-8-sig") as f:
-        return f.readline().rstrip("\r\n")
 
 
 def _one_line(exc):
@@ -480,6 +479,10 @@ def run_label(args, out=None, err=None):
     if args.output is not None and not args.output.strip():
         raise LabelCommandError("--output is empty; give a file name (or leave --output out for "
                                 "INPUT.labeled.csv).")
+    if args.output is None and _special_file_kind(path):
+        # /dev/stdin or a named pipe: INPUT.labeled.csv would be a new file beside it (in /dev for /dev/stdin)
+        raise LabelCommandError(f"the input {path} is not a regular file ({_special_file_kind(path)}); give "
+                                "--output OUT.csv (the default, INPUT.labeled.csv, is for input files).")
     output = args.output or (os.path.splitext(path)[0] + ".labeled.csv")
     method = args.method
     alpha = getattr(args, "alpha", None)
@@ -493,9 +496,9 @@ def run_label(args, out=None, err=None):
             raise LabelCommandError(f"--alpha must be a finite number > 0; got {alpha} (0 is --method laplace).")
     is_missing = _missing_matcher(getattr(args, "unlabeled", DEFAULT_UNLABELED))
 
-    header, rows, lines = _read_npz(path, args.label_column) if is_npz else _read_csv(path)
+    header, rows, lines, first_line = (*_read_npz(path, args.label_column), None) if is_npz else _read_csv(path)
     if args.label_column not in header:
-        hint = "" if is_npz else _header_hint(path, header, _first_line(path))
+        hint = "" if is_npz else _header_hint(path, header, first_line)
         raise LabelCommandError(
             f"unknown column {args.label_column!r}; the columns are: {', '.join(header)}{hint}."
         )

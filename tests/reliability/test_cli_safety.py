@@ -433,3 +433,31 @@ def test_output_that_is_a_device_or_pipe_is_refused_even_with_force(good, tmp_pa
         _assert_user_error(code, err, f"the output {out} is not a regular file (a named pipe)")
         assert "choose a file name" in err and out_text == ""
     assert stat.S_ISFIFO(os.stat(fifo).st_mode) and link.is_symlink()
+
+
+def test_input_from_a_pipe(good, tmp_path, capsys, monkeypatch):
+    # a named pipe (or /dev/stdin) failed with "cannot read ...: underlying stream is not seekable"; its
+    # default output INPUT.labeled.csv would be a new file beside the pipe (in /dev for /dev/stdin)
+    import threading
+
+    fifo = tmp_path / "pipe.csv"
+    os.mkfifo(fifo)
+    with monkeypatch.context() as m:    # checked before the pipe is opened (opening it would wait for a writer)
+        m.setattr(_label, "_read_csv", lambda path: pytest.fail("the pipe was read before the output check"))
+        code, out, err = _run([fifo, "--label-column", "label"], capsys)
+    _assert_user_error(code, err, f"the input {fifo} is not a regular file (a named pipe); give --output OUT.csv")
+    text = good.read_bytes()
+
+    def feed():
+        with open(fifo, "wb") as f:
+            f.write(text)
+
+    writer = threading.Thread(target=feed, daemon=True)
+    writer.start()
+    out_path = tmp_path / "from_pipe.csv"
+    code, out, err = _run([fifo, "--label-column", "label", "--output", out_path, "-q"], capsys)
+    writer.join(timeout=10)
+    assert code == 0, err
+    code, out, err = _run([good, "--label-column", "label", "--output", tmp_path / "from_file.csv", "-q"], capsys)
+    assert code == 0, err
+    assert out_path.read_bytes() == (tmp_path / "from_file.csv").read_bytes()
