@@ -449,11 +449,14 @@ def _write_atomic(output, header, rows):
             os.fsync(f.fileno())
         os.chmod(tmp, 0o666 & ~_umask())
         os.replace(tmp, output)
-    except BaseException:
+    except BaseException as exc:
         try:
             os.unlink(tmp)
         except OSError:
             pass
+        if isinstance(exc, OSError):   # a full disk, a lost mount: the user's machine, not a bug (exit 2)
+            raise LabelCommandError(f"cannot write {output}: {exc.strerror or _one_line(exc)}; the old file, if "
+                                    "any, is unchanged.") from None
         raise
 
 

@@ -461,3 +461,21 @@ def test_input_from_a_pipe(good, tmp_path, capsys, monkeypatch):
     code, out, err = _run([good, "--label-column", "label", "--output", tmp_path / "from_file.csv", "-q"], capsys)
     assert code == 0, err
     assert out_path.read_bytes() == (tmp_path / "from_file.csv").read_bytes()
+
+
+def test_a_failed_write_is_a_user_error_and_leaves_the_old_output(good, tmp_path, capsys, monkeypatch):
+    # a full disk while writing (OSError ENOSPC) ended in a traceback and exit status 1, the "internal
+    # error, please report it" status, for an error of the user's machine
+    import errno
+
+    out_path = tmp_path / "out.csv"
+    out_path.write_text("precious\n")
+
+    def full(fd):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(_label.os, "fsync", full)
+    code, out, err = _run([good, "--label-column", "label", "--output", out_path, "--force", "-q"], capsys)
+    _assert_user_error(code, err, f"cannot write {out_path}: {os.strerror(errno.ENOSPC)}")
+    assert out_path.read_text() == "precious\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["good.csv", "out.csv"]  # no temp file left
