@@ -442,7 +442,8 @@ def _write_atomic(output, header, rows):
         raise LabelCommandError(f"cannot write to {parent}: {exc.strerror or _one_line(exc)}.") from None
     try:
         with os.fdopen(fd, "w", newline="", encoding="utf-8") as f:
-            writer = csv.writer(f)
+            # tab-separated for .tsv / .tab names, as the input is read
+            writer = csv.writer(f, delimiter="\t" if output.lower().endswith((".tsv", ".tab")) else ",")
             writer.writerow(header)
             writer.writerows(rows)
             f.flush()
@@ -506,6 +507,9 @@ def run_label(args, out=None, err=None):
             f"unknown column {args.label_column!r}; the columns are: {', '.join(header)}{hint}."
         )
     # after the column check (a wrong column is the more useful message), before any work
+    if output.lower().endswith(".npz"):
+        raise LabelCommandError(f"--output {output}: graphrkhs label writes CSV text: name the output .csv (or "
+                                ".tsv for tabs).")
     _check_output(output, [path], args.force)
     if not rows:
         raise LabelCommandError(f"{path} holds no rows (its arrays are empty)." if is_npz

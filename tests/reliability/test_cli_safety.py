@@ -479,3 +479,21 @@ def test_a_failed_write_is_a_user_error_and_leaves_the_old_output(good, tmp_path
     _assert_user_error(code, err, f"cannot write {out_path}: {os.strerror(errno.ENOSPC)}")
     assert out_path.read_text() == "precious\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["good.csv", "out.csv"]  # no temp file left
+
+
+def test_output_format_follows_its_name(good, tmp_path, capsys):
+    # --output out.tsv was written comma-separated, so the command itself (and any TSV reader) could not read
+    # it back ("out.tsv is read as tab-separated (.tsv) but its header row is separated by commas");
+    # --output out.npz got CSV text under an .npz name
+    out_path = tmp_path / "out.tsv"
+    code, out, err = _run([good, "--label-column", "label", "--output", out_path, "-q"], capsys)
+    assert code == 0, err
+    with open(out_path, newline="") as f:
+        table = list(csv.reader(f, delimiter="\t"))
+    assert table[0] == ["a", "b", "label", "predicted_label", "confidence"] and len(table) == 41
+    code, out, err = _run([out_path, "--label-column", "label", "--features", "a,b", "--output",
+                           tmp_path / "again.csv", "-q"], capsys)
+    assert code == 0, err
+    code, out, err = _run([good, "--label-column", "label", "--output", tmp_path / "out.npz"], capsys)
+    _assert_user_error(code, err, "writes CSV text: name the output .csv (or .tsv for tabs)")
+    assert not (tmp_path / "out.npz").exists()
