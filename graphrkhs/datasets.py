@@ -7,6 +7,7 @@ import os
 
 import numpy as np
 
+from ._core.labels import _unlabeled_mask
 from ._core.validation import check_random_state, check_scalar
 
 __all__ = ["load_digits", "load_fashion_mnist", "sample_labels", "make_noisy_subspace", "make_noisy_circles"]
@@ -132,8 +133,9 @@ def sample_labels(y, n_per_class, random_state=None, unlabeled=-1):
     Parameters
     ----------
     y : array-like of shape (n_samples,)
-        The class of every sample: a fully labeled target, so no entry may equal ``unlabeled`` (nor be
-        NaN) -- such entries would be drawn as a class of their own.
+        The class of every sample: a fully labeled target, so no entry may equal ``unlabeled`` nor be
+        missing (None, NaN, NaT, ``pd.NA``, or "" among strings) -- such entries would be drawn as a class
+        of their own; both raise a ``ValueError``.
     n_per_class : int >= 1
         Labels kept per class; at most the size of the smallest class.
     random_state : None, int, numpy.random.Generator or numpy.random.RandomState
@@ -174,6 +176,12 @@ def sample_labels(y, n_per_class, random_state=None, unlabeled=-1):
         raise ValueError(f"y already holds the unlabeled marker {unlabeled!r} ({hits} entries); sample_labels "
                          "hides labels of a fully labeled y (the marked samples would be drawn as a class of "
                          "their own): give every sample's class, or another unlabeled=.")
+    # the estimators' missing labels (None, NaN, NaT, pd.NA, '' among strings): they would be drawn as a class
+    # (or end in numpy's "'<' not supported" / "a cannot be empty" errors)
+    missing = int(np.count_nonzero(_unlabeled_mask(y, None)))
+    if missing:
+        raise ValueError(f"y has {missing} missing entries (None, NaN, NaT, pd.NA or '' among strings: unlabeled "
+                         "samples?); sample_labels hides labels of a fully labeled y: give every sample's class.")
     classes, counts = np.unique(y, return_counts=True)
     if counts.min() < n_per_class:
         c = classes[counts.argmin()].item()

@@ -43,13 +43,21 @@ def test_sample_labels_marker_fits_the_dtype(y, unlabeled, dtype, hidden):
     (np.array([0, 0, 1, 1, -1, -1]), {}, ValueError, "already holds the unlabeled marker -1"),
     (np.array(["a", "a", "b", ""], dtype=object), {"unlabeled": ""}, ValueError, "unlabeled marker ''"),
     (np.array([0.0, 0.0, 1.0, 1.0, np.nan]), {}, ValueError, "y has 1 NaN entries"),
+    # missing entries of other dtypes: None raised a bare "'<' not supported between instances of 'NoneType'
+    # and 'str'", NaN in an object array numpy's "a cannot be empty unless no samples are taken", and ''
+    # (unlabeled for the estimators) was drawn as a class
+    (np.array(["a", "a", None, "b", "b"], dtype=object), {"n_per_class": 1}, ValueError,
+     r"y has 1 missing entries \(None, NaN, NaT, pd\.NA or ''"),
+    (np.array([0, 0, np.nan, 1, 1], dtype=object), {"n_per_class": 1}, ValueError, "y has 1 missing entries"),
+    (np.array(["a", "a", "", "b", "b"]), {"n_per_class": 1}, ValueError, "y has 1 missing entries"),
     (np.array([[0, 0], [1, 1]]), {}, ValueError, r"y must be 1-D .* shape \(2, 2\)"),   # used: IndexError
     (np.array([], dtype=int), {}, ValueError, "y is empty"),          # used: "need at least one array"
     (np.array([0, 0, 0, 1]), {}, ValueError, "n_per_class=2 is larger than class 1, which has 1 samples"),
 ])
 def test_sample_labels_bad_input(y, kwargs, exc, match):
+    kwargs = {"n_per_class": 2, **kwargs}
     with pytest.raises(exc, match=match):
-        sample_labels(y, 2, random_state=0, **kwargs)
+        sample_labels(y, random_state=0, **kwargs)
 
 
 def _fake_fashion_mnist(folder, n=3, n_labels=None):

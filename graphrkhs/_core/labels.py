@@ -4,11 +4,13 @@ Classification targets follow scikit-learn's semi-supervised convention: one
 entry per sample, class labels of any hashable type (ints, strings, ...), and
 a marker for the unlabeled samples -- ``unlabeled=-1`` by default, as in
 :class:`sklearn.semi_supervised.LabelSpreading`, configurable on every
-classifier.  ``None``, NaN and pandas' ``pd.NA`` always mark unlabeled samples too (none can be
+classifier.  ``None``, NaN, NaT and pandas' ``pd.NA`` always mark unlabeled samples too (none can be
 a class label), and so do the masked entries of a numpy masked array and the empty string in a
 string array.  Labels are of one type: text mixed with numbers, or booleans mixed with numbers
-(``True == 1`` in Python: they would merge), raise a ``TypeError``.  Regression targets: NaN (or a
-masked entry) marks an unlabeled sample.
+(``True == 1`` in Python: they would merge), raise a ``TypeError``; so do bytes labels (as in
+scikit-learn: decode them to str first).  Regression targets are numbers: NaN (or a masked entry)
+marks an unlabeled sample, and text targets (``["1.5", "2"]``) raise a ``TypeError`` instead of
+being parsed.
 
 Collisions between the marker and the classes never pass silently
 (:func:`split_classification_labels`):
@@ -58,6 +60,8 @@ def _is_missing(v):
         return True
     if isinstance(v, (float, np.floating)):
         return bool(np.isnan(v))
+    if isinstance(v, (np.datetime64, np.timedelta64)):
+        return bool(np.isnat(v))
     # pandas' singletons (a nullable "Int64" / "string" column's empty cells), without importing pandas
     kind = type(v)
     return kind.__name__ in ("NAType", "NaTType") and kind.__module__.startswith("pandas")
@@ -93,22 +97,21 @@ def _unlabeled_mask(y, marker):
         if kind == "b" or not _is_number(marker):
             return np.zeros(y.shape[0], dtype=bool)
         return y == marker
+    if kind in "mM":    # dates / durations: NaT is missing (it was a class)
+        return np.isnat(y)
     if kind == "f":
         mask = np.isnan(y)
         if _is_number(marker):
             mask |= y == marker
         return mask
-    if kind in "US":
+    if kind == "U":     # (bytes labels, dtype "S", are refused before: _refuse_bytes_labels)
         # numpy turns a -1 mixed with strings into the string "-1".  Only a number matches its text: a
         # boolean marker (True) matched the class "1" here, and a bytes one raised a float conversion error.
         if isinstance(marker, (str, bytes)):
             text = marker
         else:
             text = _marker_text(marker) if _is_number(marker) else None
-        if kind == "S":
-            empty, text = b"", (text.encode() if isinstance(text, str) else text)
-        else:
-            empty, text = "", (text.decode("utf-8", "replace") if isinstance(text, bytes) else text)
+        empty, text = "", (text.decode("utf-8", "replace") if isinstance(text, bytes) else text)
         mask = y == empty
         if text is not None:
             mask |= y == text
@@ -118,8 +121,9 @@ def _unlabeled_mask(y, marker):
 
 
 def _nullable_to_numpy(y):
-    """``(values, missing)`` of a numpy masked array (``missing`` its mask) or of a pandas nullable column
-    (``Int64``, ``UInt8``, ``boolean``, ``Float64``...: a dtype with a ``numpy_dtype``), else ``(y, None)``.
+    """``(values, missing)`` of a numpy masked array (``missing`` its mask), of a pandas nullable column
+    (``Int64``, ``UInt8``, ``boolean``, ``Float64``...: a dtype with a ``numpy_dtype``) or of a pandas
+    Categorical of integers with missing entries, else ``(y, None)``.
 
     ``numpy.asarray`` turns an ``Int64`` column with ``pd.NA`` into float64 (NaN for the missing
     entries), which made the classes floats; here the values keep the column's numpy dtype (the
@@ -132,6 +136,16 @@ def _nullable_to_numpy(y):
             missing = missing.ravel()      # the (n, 1) column _label_vector ravels
         return np.ma.getdata(y), missing
     dt = getattr(y, "dtype", None)
+    categories = getattr(dt, "categories", None)
+    if categories is not None and getattr(dt, "name", None) == "category":
+        # a pandas Categorical (or a Series of one): np.asarray made integer categories floats when an
+        # entry is missing; take the categories by their codes (-1: missing) instead
+        codes = np.asarray(y.cat.codes if hasattr(y, "cat") else y.codes)
+        values = np.asarray(categories)
+        missing = codes < 0
+        if values.dtype.kind not in "iub" or not missing.any() or values.size == 0:
+            return y, None
+        return values[np.where(missing, 0, codes)], missing
     numpy_dtype = None if dt is None or isinstance(dt, np.dtype) else getattr(dt, "numpy_dtype", None)
     if not isinstance(numpy_dtype, np.dtype) or not hasattr(y, "to_numpy") or not hasattr(y, "isna"):
         return y, None
@@ -177,7 +191,8 @@ def split_classification_labels(y, n_samples, *, unlabeled=UNLABELED, name="y", 
         labels, or a single class -- naming the marker when it is the likely
         cause (labels {-1, +1} with ``unlabeled=-1``).
     TypeError
-        Text and numeric labels mixed in one object array (``["a", 1, None]``).
+        Text and numeric labels mixed in one object array (``["a", 1, None]``);
+        bytes labels (decode them to str first).
 
     Warns
     -----
@@ -312,7 +327,31 @@ def _label_vector(y, n_samples, unlabeled, name, stacklevel):
             f"{name} has {y.shape[0]} entries but there are {n_samples} samples; "
             f"give one label per sample, {_show(unlabeled)} (or NaN) for unlabeled ones."
         )
+    _refuse_bytes_labels(y, name)
     return y
+
+
+def _first_bytes(y):
+    """The first bytes entry of a label array (a dtype-S array's first entry), else None."""
+    if y.dtype.kind == "S":
+        return y[0] if y.size else b""
+    if y.dtype == object:
+        return next((v for v in y.tolist() if isinstance(v, (bytes, np.bytes_))), None)
+    return None
+
+
+def _refuse_bytes_labels(y, name):
+    """Bytes labels are refused, as scikit-learn refuses them (its metrics cannot score them).
+
+    Before, scikit-learn's ``type_of_target`` raised a message naming no argument, bytes mixed with
+    str failed with a bare ``'<' not supported``, and scoring took them: ``b""`` read as unlabeled in a
+    dtype-S array but as a class in an object array.  One TypeError now names y and the fix."""
+    first = _first_bytes(y)
+    if first is not None:
+        raise TypeError(f"{name} holds bytes labels ({_show(first)}); bytes are not taken as class labels (as in "
+                        "scikit-learn, whose metrics cannot score them). Decode them to str first: "
+                        f"np.char.decode({name}, 'utf-8') for a bytes array, [v.decode() for v in {name}] for a "
+                        f"list (with None for unlabeled samples); b'' becomes '', which marks an unlabeled sample.")
 
 
 def labeled_rows(y, n_samples, *, unlabeled=UNLABELED, name="y"):
@@ -320,9 +359,9 @@ def labeled_rows(y, n_samples, *, unlabeled=UNLABELED, name="y"):
 
     The rows ``split_classification_labels`` reads as labeled (not ``unlabeled``, None, NaN, or "" in
     a string array), with the same checks of shape and length; unlike it, one class (a test set of
-    one class) is fine.  Raises ``ValueError`` when no row is labeled.  Boolean labels given with a
-    marker or None (an object array) come back as a bool array (the unlabeled rows False), as ``fit``
-    encodes them.
+    one class) is fine.  Raises ``ValueError`` when no row is labeled, ``TypeError`` for bytes labels.
+    Boolean labels given with a marker or None (an object array) come back as a bool array (the
+    unlabeled rows False), as ``fit`` encodes them.
     """
     y, missing = _nullable_to_numpy(y)
     y = _label_vector(y, n_samples, unlabeled, name, stacklevel=4)
@@ -350,12 +389,17 @@ def split_regression_targets(y, n_samples, name="y"):
     """Return ``(labeled_mask, values)`` for a semi-supervised regression target.
 
     NaN marks an unlabeled sample (a -1 is a legitimate real value here), and so do None, pandas'
-    ``pd.NA`` and the masked entries of a numpy masked array.
-    Targets may be (n,) or (n, m); a row is unlabeled when all its entries are NaN.
+    ``pd.NA`` (nullable ``Int64`` / ``Float64`` columns) and the masked entries of a numpy masked array.
+    Targets may be (n,) or (n, m); a row is unlabeled when all its entries are NaN.  Text targets
+    (str or bytes, ``["1.5", "2", "nan"]``) raise a ``TypeError`` naming ``name``: they are not
+    parsed into numbers (convert them with ``y.astype(float)``); so do dates and durations.
     """
-    if getattr(y, "dtype", None) is not None and np.dtype(y.dtype).kind == "c":
+    # (the dtype's kind: np.dtype() of a pandas extension dtype -- Int64, Float64, category -- raised
+    # "Cannot interpret 'Int64Dtype()' as a data type")
+    if getattr(getattr(y, "dtype", None), "kind", None) == "c":
         # np.asarray(y, float64) kept the real part with only a ComplexWarning
         check_numeric_dtype(y, name)
+    _refuse_non_numeric_targets(y, name)
     try:
         if isinstance(y, np.ma.MaskedArray):   # a masked entry is a missing target, like NaN
             y = np.ma.filled(np.ma.asarray(y, dtype=np.float64), np.nan)
@@ -385,6 +429,30 @@ def split_regression_targets(y, n_samples, name="y"):
     if not labeled.any():
         raise ValueError(f"{name} has no labeled samples: every entry is NaN.")
     return labeled, y
+
+
+def _refuse_non_numeric_targets(y, name):
+    """Text (str or bytes) regression targets are refused, not parsed: ``np.asarray(["1.5", "2", "nan"],
+    float)`` read them as the numbers [1.5, 2, nan] without a word (and "nan" as an unlabeled row).
+    So are dates and durations: datetime64 became nanoseconds since 1970, and NaT the labeled -9.2e18."""
+    kind = getattr(getattr(y, "dtype", None), "kind", None)
+    if kind in ("m", "M"):
+        raise TypeError(f"{name} holds dates or durations ({y.dtype}), but regression targets must be numbers. "
+                        f"Convert them yourself in the unit you mean, e.g. ({name} - t0) / np.timedelta64(1, 's') "
+                        "for seconds since a time t0, with NaN for unlabeled samples.")
+    if kind not in ("U", "S", "O", None) or isinstance(y, np.ma.MaskedArray) and kind not in ("U", "S"):
+        return
+    arr = np.asarray(y) if kind is not None else np.asarray(y, dtype=object)
+    if arr.dtype.kind in "US":
+        text = arr.ravel()[0] if arr.size else ""
+    elif arr.dtype == object:
+        text = next((v for v in arr.ravel().tolist() if isinstance(v, (str, bytes, np.str_, np.bytes_))), None)
+    else:
+        return
+    if text is not None:
+        raise TypeError(f"{name} holds text ({_show(text)}), but regression targets must be numbers; text is not "
+                        f"parsed into numbers silently. Convert it yourself, e.g. {name}.astype(float) or "
+                        f"np.asarray({name}, dtype=float), with NaN for unlabeled samples.")
 
 
 def one_hot(codes, n_classes, dtype=np.float64):

@@ -93,7 +93,8 @@ def demo(labels_per_class=10, n_draws=5, n_neighbors=10, seed=0, out=None):
     labels_per_class : int >= 1, default=10
         Labels kept per digit class in each draw (below 174, the smallest class).
     n_draws : int >= 1, default=5
-        Random label draws; the table shows mean and spread over them.
+        Random label draws; the table shows mean and spread (standard deviation) over them, the
+        accuracy alone for one draw.
     n_neighbors : int >= 1, default=10
         k of the kNN graphs.
     seed : int >= 0, default=0
@@ -149,7 +150,8 @@ def demo(labels_per_class=10, n_draws=5, n_neighbors=10, seed=0, out=None):
     print(f"\n{'method':<{width}}  {'from':<12}  {'accuracy (unlabeled)':>20}  {'time (median)':>13}", file=out)
     print(f"{'-' * width}  {'-' * 12}  {'-' * 20}  {'-' * 13}", file=out)
     for r in rows:
-        acc = f"{100 * r['accuracy_mean']:.1f}% +- {100 * r['accuracy_std']:.1f}"
+        # the spread over the draws (one draw has none to show: not "+- 0.0")
+        acc = f"{100 * r['accuracy_mean']:.1f}%" + (f" +- {100 * r['accuracy_std']:.1f}" if n_draws > 1 else "")
         print(f"{r['method']:<{width}}  {r['source']:<12}  {acc:>20}  {r['time_median']:>11.3f} s", file=out)
     if notes:
         print("\nwarnings raised during the fits (see the docs' Reliability page):", file=out)

@@ -16,6 +16,7 @@ complete new one.
 
 import csv
 import decimal
+import io
 import math
 import os
 import re
@@ -69,8 +70,11 @@ def _delimiter(path, first_line):
 
 
 def _read_csv(path):
+    """``(header, rows, lines, first_line)`` of a CSV/TSV file (or a pipe: the text is read once)."""
     try:
         with open(path, newline="", encoding="utf-8-sig") as f:
+            # read once, then parse: a pipe (/dev/stdin, a FIFO) cannot seek back to the start
+            f = io.StringIO(f.read(), newline="")
             first = f.readline()
             f.seek(0)
             reader = csv.reader(f, delimiter=_delimiter(path, first.rstrip("\r\n")))
@@ -105,7 +109,7 @@ def _read_csv(path):
             raise LabelCommandError(
                 f"{path}: line {line} has {len(r)} cells but the header has {len(header)} columns."
             )
-    return header, rows, lines
+    return header, rows, lines, first.rstrip("\r\n")
 
 
 def _header_hint(path, header, first_line):
@@ -127,11 +131,6 @@ def _header_hint(path, header, first_line):
                         "graphrkhs label splits columns at commas, tabs or semicolons: convert the file to CSV")
             return ""
     return ""
-
-
-def _first_line(path):
-    with open(path, newline="", encoding="utf-8-sig") as f:
-        return f.readline().rstrip("\r\n")
 
 
 def _one_line(exc):
@@ -195,13 +194,23 @@ def _read_npz_arrays(path, label_column):
         )
     header = names + [label_column]
     # bytes labels (dtype "S", e.g. from h5py or np.char.encode) are text: str(b"") would be the class "b''"
-    labels = ["" if (isinstance(v, float) and math.isnan(v)) else v.decode("utf-8") if isinstance(v, bytes)
-              else str(v) for v in y.tolist()]
+    labels = ["" if (isinstance(v, float) and math.isnan(v)) else _decode_label(v, i, path, label_column)
+              if isinstance(v, bytes) else str(v) for i, v in enumerate(y.tolist())]
     # each value as its own dtype prints it (shortest round trip): integers stay integers ("12", not "12.0"),
     # float32 keeps its digits ("0.1", not "0.10000000149011612"), booleans are 0 / 1
     cells = (X.astype(np.int64) if X.dtype.kind == "b" else X).astype(str).tolist()
     rows = [x + [lab] for x, lab in zip(cells, labels)]
     return header, rows, None
+
+
+def _decode_label(v, i, path, label_column):
+    try:
+        return v.decode("utf-8")
+    except UnicodeDecodeError:
+        raise LabelCommandError(
+            f"{path}: {label_column!r} holds bytes that are not UTF-8 text (row index {i}: {v!r}); save the labels "
+            f"as str, decoded with their encoding (e.g. np.char.decode({label_column}, 'latin-1')), or as numbers."
+        ) from None
 
 
 def _where(lines, i):
@@ -377,9 +386,30 @@ def _same_file(a, b):
         return False
 
 
+def _special_file_kind(path):
+    """What a non-regular file at ``path`` is (symlinks followed), or None for a regular or no file."""
+    import stat
+
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return None
+    for test, kind in ((stat.S_ISFIFO, "a named pipe"), (stat.S_ISCHR, "a character device"),
+                       (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket")):
+        if test(mode):
+            return kind
+    return None if stat.S_ISREG(mode) or stat.S_ISDIR(mode) else "a special file"
+
+
 def _check_output(output, inputs, force):
     if os.path.isdir(output):
         raise LabelCommandError(f"the output path is a directory: {output}")
+    kind = _special_file_kind(output)
+    if kind:
+        # the output is written to a temporary file and moved into place: that would replace the device
+        # or pipe (e.g. /dev/stdout, /dev/full: as root, the device node was gone) by a regular file
+        raise LabelCommandError(f"the output {output} is not a regular file ({kind}); graphrkhs label writes a "
+                                "new CSV file and would replace it: choose a file name.")
     for path in inputs:
         if _same_file(output, path) or os.path.abspath(output) == os.path.abspath(path):
             raise LabelCommandError(
@@ -412,18 +442,22 @@ def _write_atomic(output, header, rows):
         raise LabelCommandError(f"cannot write to {parent}: {exc.strerror or _one_line(exc)}.") from None
     try:
         with os.fdopen(fd, "w", newline="", encoding="utf-8") as f:
-            writer = csv.writer(f)
+            # tab-separated for .tsv / .tab names, as the input is read
+            writer = csv.writer(f, delimiter="\t" if output.lower().endswith((".tsv", ".tab")) else ",")
             writer.writerow(header)
             writer.writerows(rows)
             f.flush()
             os.fsync(f.fileno())
         os.chmod(tmp, 0o666 & ~_umask())
         os.replace(tmp, output)
-    except BaseException:
+    except BaseException as exc:
         try:
             os.unlink(tmp)
         except OSError:
             pass
+        if isinstance(exc, OSError):   # a full disk, a lost mount: the user's machine, not a bug (exit 2)
+            raise LabelCommandError(f"cannot write {output}: {exc.strerror or _one_line(exc)}; the old file, if "
+                                    "any, is unchanged.") from None
         raise
 
 
@@ -449,6 +483,10 @@ def run_label(args, out=None, err=None):
     if args.output is not None and not args.output.strip():
         raise LabelCommandError("--output is empty; give a file name (or leave --output out for "
                                 "INPUT.labeled.csv).")
+    if args.output is None and _special_file_kind(path):
+        # /dev/stdin or a named pipe: INPUT.labeled.csv would be a new file beside it (in /dev for /dev/stdin)
+        raise LabelCommandError(f"the input {path} is not a regular file ({_special_file_kind(path)}); give "
+                                "--output OUT.csv (the default, INPUT.labeled.csv, is for input files).")
     output = args.output or (os.path.splitext(path)[0] + ".labeled.csv")
     method = args.method
     alpha = getattr(args, "alpha", None)
@@ -462,16 +500,20 @@ def run_label(args, out=None, err=None):
             raise LabelCommandError(f"--alpha must be a finite number > 0; got {alpha} (0 is --method laplace).")
     is_missing = _missing_matcher(getattr(args, "unlabeled", DEFAULT_UNLABELED))
 
-    header, rows, lines = _read_npz(path, args.label_column) if is_npz else _read_csv(path)
+    header, rows, lines, first_line = (*_read_npz(path, args.label_column), None) if is_npz else _read_csv(path)
     if args.label_column not in header:
-        hint = "" if is_npz else _header_hint(path, header, _first_line(path))
+        hint = "" if is_npz else _header_hint(path, header, first_line)
         raise LabelCommandError(
             f"unknown column {args.label_column!r}; the columns are: {', '.join(header)}{hint}."
         )
     # after the column check (a wrong column is the more useful message), before any work
+    if output.lower().endswith(".npz"):
+        raise LabelCommandError(f"--output {output}: graphrkhs label writes CSV text: name the output .csv (or "
+                                ".tsv for tabs).")
     _check_output(output, [path], args.force)
     if not rows:
-        raise LabelCommandError(f"{path} has a header but no data rows.")
+        raise LabelCommandError(f"{path} holds no rows (its arrays are empty)." if is_npz
+                                else f"{path} has a header but no data rows.")
     label_idx = header.index(args.label_column)
     if args.features is not None:
         features = [c.strip() for c in args.features.split(",") if c.strip()]
@@ -501,12 +543,9 @@ def run_label(args, out=None, err=None):
                                 "token (see --unlabeled).")
     classes, names, keys = _parse_labels(raw_labels, labeled)
     if len(classes) < 2:
-        minus_one = [c for c in raw_labels if _as_number(c) == -1.0]
-        hint = (f"; the {len(minus_one)} row(s) with -1 were read as unlabeled (a missing-label token by default, "
-                "as in the Python API): if -1 is a class, pass --unlabeled '' (or the token your file uses)"
-                if minus_one else "")
         raise LabelCommandError(
-            f"only one class ({names[0]!r}) among the labeled rows; labeling needs at least two classes{hint}."
+            f"only one class ({names[0]!r}) among the labeled rows; labeling needs at least two classes"
+            f"{_hidden_class_hint(args, raw_labels, labeled)}."
         )
     if n - labeled.sum() == 0:
         print("note: every row is already labeled; predictions are the fitted values.", file=err)
@@ -523,9 +562,7 @@ def run_label(args, out=None, err=None):
     raw_for_cosine = method == "poisson-ridge" and prefers_cosine_graph(X)
     standardize = not (args.no_standardize or raw_for_cosine)
     if standardize:
-        mean = X.mean(axis=0)
-        std = X.std(axis=0)
-        X = (X - mean) / np.where(std > 0, std, 1.0)
+        X = _zscores(X)
 
     t0 = time.perf_counter()
     verbose = n >= 20000
@@ -584,6 +621,52 @@ def run_label(args, out=None, err=None):
             print(f"{c:<{width}}  {counts[c]:>8}  {predicted[c]:>9}  {mc:>15}", file=out)
     print(f"wrote {output}", file=out)
     return {"n": n, "labeled": int(labeled.sum()), "classes": names, "output": output}
+
+
+def _show_cell(cell):
+    """A label cell in a message: numbers as written (-1), words quoted ('a')."""
+    return cell if _as_number(cell) is not None else repr(cell)
+
+
+def _hidden_class_hint(args, raw_labels, labeled):
+    """Why there may be one class only: non-empty cells that --unlabeled read as unlabeled (a class named
+    in --unlabeled, e.g. --unlabeled a with classes {a, b}, or -1 of labels {-1, +1} with the defaults)."""
+    tokens = {}
+    for cell, m in zip(raw_labels, labeled):
+        if not m and cell:
+            key = cell.casefold() if _as_number(cell) is None else _as_number(cell)
+            first, count = tokens.get(key, (cell, 0))
+            tokens[key] = (first, count + 1)
+    tokens = {k: v for k, v in tokens.items() if not (isinstance(k, float) and math.isnan(k))}
+    if not tokens:
+        return ""
+    spec = getattr(args, "unlabeled", ",".join(DEFAULT_UNLABELED))
+    if spec != ",".join(DEFAULT_UNLABELED):
+        by = f"by --unlabeled {spec!r}"
+    else:
+        by = "by the default --unlabeled tokens" + (" (-1 marks unlabeled as in the Python API)"
+                                                    if -1.0 in tokens else "")
+    if len(tokens) == 1:
+        (cell, count), = tokens.values()
+        what, which = f"the {count} row(s) with {_show_cell(cell)}", f"if {_show_cell(cell)} is a class"
+    else:
+        what = "the rows with " + ", ".join(f"{_show_cell(cell)} ({count})" for cell, count in tokens.values())
+        which = "if one of these is a class"
+    return (f"; {what} were read as unlabeled {by}: {which}, leave it out of --unlabeled (--unlabeled '' "
+            "reads only empty cells as unlabeled)")
+
+
+def _zscores(X):
+    """Each column's z-scores, (x - mean) / std (a constant column: x - mean), without overflow.
+
+    z-scores do not depend on a column's scale, so each column is first divided by its largest
+    absolute value: computed directly, a column of values near 1e300 had a variance of inf (its
+    z-scores 0: the column silently dropped), and near 1e308 a mean of inf (NaN features).
+    """
+    scale = np.max(np.abs(X), axis=0)
+    X = X / np.where(scale > 0, scale, 1.0)
+    std = X.std(axis=0)
+    return (X - X.mean(axis=0)) / np.where(std > 0, std, 1.0)
 
 
 def _warn_minus_one_class(args, raw_labels, classes, names, labeled_codes, err):

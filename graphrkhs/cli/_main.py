@@ -21,9 +21,25 @@ from ._label import _int_option
 __all__ = ["main", "build_parser"]
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse's parser, with a short usage line above a usage error.
+
+    argparse prints its whole usage block (every option of ``graphrkhs label``, wrapped over 6
+    lines) above the one line that says what is wrong; here an error is two lines: the
+    ``short_usage`` and the error.  ``--help`` keeps the complete usage and every option.
+    """
+
+    def __init__(self, *args, short_usage=None, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.short_usage = short_usage or f"{self.prog} [options]"
+
+    def error(self, message):
+        self.exit(2, f"usage: {self.short_usage} (-h for help)\n{self.prog}: error: {message}\n")
+
+
 def build_parser():
-    parser = argparse.ArgumentParser(
-        prog="graphrkhs",
+    parser = _Parser(
+        prog="graphrkhs", short_usage="graphrkhs COMMAND [options]",
         description="Learning on graphs with reproducing-kernel Hilbert spaces.",
     )
     # Every command takes --quiet (after the command name, where users type options).
@@ -32,7 +48,7 @@ def build_parser():
                         help="no progress bars or progress messages on stderr (default: shown)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     p_demo = sub.add_parser(
-        "demo", parents=[common], help="label the digits from a few labels per class and compare with scikit-learn",
+        "demo", parents=[common], short_usage="graphrkhs demo [options]", help="label the digits from a few labels per class and compare with scikit-learn",
         description="Transductive labeling of scikit-learn's bundled digits (1797 points) from a few labels "
                     "per class; prints accuracy on the unlabeled points and time per method.")
     # a command's usage errors show that command's usage line ("graphrkhs demo [-h] ..."), not the top level's
@@ -51,7 +67,7 @@ def build_parser():
     from ._label import DEFAULT_METHOD, LABEL_METHODS, add_label_options
 
     p_label = sub.add_parser(
-        "label", parents=[common], help="label the unlabeled rows of your CSV (or .npz) file",
+        "label", parents=[common], short_usage="graphrkhs label INPUT --label-column COL [options]", help="label the unlabeled rows of your CSV (or .npz) file",
         description="Read a CSV file (or .npz), treat empty/NaN cells of the label column as unlabeled, build a "
                     "kNN graph on the (standardized) feature columns, label every row, and write the rows back "
                     "with a predicted-label and a confidence column. Never overwrites the input.",
@@ -72,7 +88,8 @@ def build_parser():
                               "poisson, tikhonov and kernel-ridge the single methods, these on a self-tuning "
                               "kNN graph)")
     p_label.add_argument("--output", metavar="OUT.csv", default=None,
-                         help="where to write the labeled rows (default: INPUT with suffix .labeled.csv)")
+                         help="where to write the labeled rows, as CSV (tab-separated when named .tsv or .tab; "
+                              "default: INPUT with suffix .labeled.csv)")
     p_label.add_argument("--neighbors", type=_int_option, default=10, metavar="K", help="k of the kNN graph (default: 10; at most the number of rows - 1)")
     p_label.add_argument("--no-standardize", action="store_true",
                          help="use the features as they are (default: z-score each feature column first, so "

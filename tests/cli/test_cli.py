@@ -142,7 +142,10 @@ def test_help_texts_are_complete():
 
 
 def test_demo_table_reports_every_method(capsys):
-    rows = cli.demo(labels_per_class=10, n_draws=1, out=io.StringIO())
+    table = io.StringIO()
+    rows = cli.demo(labels_per_class=10, n_draws=1, out=table)
+    # one draw has no spread: the table printed "98.3% +- 0.0" for every method
+    assert "+-" not in table.getvalue() and f"{100 * rows[0]['accuracy_mean']:.1f}%" in table.getvalue()
     names = [r["method"] for r in rows]
     assert "LabelSpreading(knn)" in names
     # the first row is the recommended classifier with its defaults: the same accuracy as fitting
@@ -421,7 +424,7 @@ def test_demo_bad_seed_and_plot_format_are_usage_errors(tmp_path, capsys, monkey
         err = capsys.readouterr().err
         assert message in err
         # the demo's own usage line and prefix (they were the top level's "graphrkhs [-h] COMMAND ...")
-        assert err.startswith("usage: graphrkhs demo [-h]") and "graphrkhs demo: error: " in err
+        assert err.startswith("usage: graphrkhs demo [options] (-h for help)\n") and "graphrkhs demo: error: " in err
 
 
 def test_label_trailing_delimiters_missing_cells_constant_features_and_npy(tmp_path, capsys):
@@ -650,3 +653,101 @@ def test_missing_command_is_a_one_line_usage_error(capsys):
     assert lines[-1] == ("graphrkhs: error: give a command: demo or label "
                          "(graphrkhs COMMAND -h for its options)")
     assert [line for line in lines if "error" in line] == [lines[-1]]
+
+
+# session 14: the --unlabeled option in the one-class message, short usage errors
+
+
+def test_label_one_class_names_the_unlabeled_option_that_hid_a_class(tmp_path, capsys):
+    # classes {a, b} with --unlabeled a: "only one class ('b') among the labeled rows; labeling needs at
+    # least two classes." -- no word of --unlabeled, which had made the 4 rows of 'a' unlabeled
+    X, labels = _two_blobs_rows()
+    path = tmp_path / "ab.csv"
+    _write_csv(path, ["x1", "x2", "y"], [[f"{a:.6f}", f"{b:.6f}", lab] for (a, b), lab in zip(X, labels)])
+    code, out, err = _run(["label", str(path), "--label-column", "y", "--unlabeled", "a",
+                           "--output", str(tmp_path / "out.csv"), "-q"], capsys)
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1, err
+    assert err.startswith("graphrkhs label: error: only one class ('b') among the labeled rows"), err
+    assert "the 4 row(s) with 'a' were read as unlabeled by --unlabeled 'a'" in err, err
+    assert "if 'a' is a class, leave it out of --unlabeled" in err, err
+    # a class that is one of the default tokens ("NA", North America) is named the same way
+    labels = ["NA" if lab == "a" else lab for lab in labels]
+    _write_csv(path, ["x1", "x2", "y"], [[f"{a:.6f}", f"{b:.6f}", lab] for (a, b), lab in zip(X, labels)])
+    code, out, err = _run(["label", str(path), "--label-column", "y", "--output", str(tmp_path / "out.csv"), "-q"],
+                          capsys)
+    assert code == 2 and "the 4 row(s) with 'NA' were read as unlabeled by the default --unlabeled tokens: if 'NA' is a class" in err, err
+    assert err.count("\n") == 1, err
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["label"], "graphrkhs label: error: the following arguments are required: INPUT, --label-column"),
+    (["label", "x.csv", "--label-column", "y", "--method", "magic"],
+     "graphrkhs label: error: argument --method: invalid choice: 'magic'"),
+    (["label", "x.csv", "--label-column", "y", "--neighbors", "1e3"],
+     "graphrkhs label: error: argument --neighbors: invalid integer '1e3'"),
+    (["demo", "--draws", "x"], "graphrkhs demo: error: argument --draws: invalid integer 'x'"),
+    (["frobnicate"], "graphrkhs: error: argument COMMAND: invalid choice: 'frobnicate'"),
+])
+def test_usage_errors_are_two_short_lines(argv, message, capsys, monkeypatch):
+    # `graphrkhs label` with a bad option printed argparse's usage block wrapped over 6 lines (every option
+    # of the command) above its one error line; now one short usage line naming -h, then the error line
+    monkeypatch.setenv("COLUMNS", "80")
+    with pytest.raises(SystemExit) as exc:
+        cli.main(argv)
+    assert exc.value.code == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    lines = err.splitlines()
+    assert len(lines) == 2, err
+    assert lines[0].startswith("usage: graphrkhs") and "-h" in lines[0] and len(lines[0]) <= 80, lines[0]
+    assert lines[1].startswith(message), lines[1]
+    if argv[0] == "label":
+        assert lines[0] == "usage: graphrkhs label INPUT --label-column COL [options] (-h for help)"
+
+
+def test_help_keeps_the_full_usage_and_every_option(capsys):
+    with pytest.raises(SystemExit) as exc:
+        cli.main(["label", "-h"])
+    assert exc.value.code == 0
+    out = capsys.readouterr().out
+    assert out.startswith("usage: graphrkhs label [-h] [-q] --label-column COL")
+    for option in ("--features", "--method", "--output", "--neighbors", "--no-standardize",
+                   "--labels-per-class-report", "--force", "--unlabeled", "--alpha", "INPUT"):
+        assert option in out
+
+
+def test_label_standardizes_features_near_the_float_limit(tmp_path, capsys):
+    # a column of values near 1e308: its mean and variance overflowed (numpy RuntimeWarnings printed with
+    # their source lines), the z-scores became NaN and the run ended in "cannot label this data: Input X
+    # contains NaN ..." (scikit-learn's advice about HistGradientBoosting) for a file without any NaN.
+    # z-scores do not depend on a column's scale: the file times 1e300 must give the same output.
+    X, labels = _two_blobs_rows()
+    outputs = []
+    for scale in (1.0, 1e300):
+        path = tmp_path / f"scaled{scale:g}.csv"
+        _write_csv(path, ["x1", "x2", "y"], [[repr(float(a) * scale), repr(float(b)), lab]
+                                              for (a, b), lab in zip(X, labels)])
+        out_path = tmp_path / f"out{scale:g}.csv"
+        code, out, err = _run(["label", str(path), "--label-column", "y", "--output", str(out_path), "-q"], capsys)
+        assert code == 0 and err == "", err
+        rows, i = _labels_of_csv(out_path, "predicted_y")
+        outputs.append([r[i:] for r in rows])
+    assert outputs[0] == outputs[1]
+
+
+def test_label_npz_bytes_that_are_not_utf8_and_empty_arrays(tmp_path, capsys):
+    # bytes labels that are not UTF-8 ended in "unreadable .npz content ('utf-8' codec can't decode byte 0xff
+    # in position 0: invalid start byte)": no array, row or fix named; empty arrays were "a header but no data
+    # rows" (an .npz has no header)
+    X, labels = _two_blobs_rows()
+    path = tmp_path / "latin1.npz"
+    np.savez(path, X=X, y=np.array([lab.replace("a", "\xe9").encode("latin-1") for lab in labels]))
+    code, out, err = _run(["label", str(path), "--label-column", "y", "--output", str(tmp_path / "o.csv")], capsys)
+    assert code == 2 and err.count("\n") == 1, err
+    assert ("'y' holds bytes that are not UTF-8 text (row index 0: b'\\xe9')" in err
+            and "np.char.decode(y, 'latin-1')" in err), err
+    path = tmp_path / "empty.npz"
+    np.savez(path, X=np.zeros((0, 2)), y=np.array([], dtype=str))
+    code, out, err = _run(["label", str(path), "--label-column", "y", "--output", str(tmp_path / "o.csv")], capsys)
+    assert code == 2 and err == f"graphrkhs label: error: {path} holds no rows (its arrays are empty).\n", err

@@ -125,3 +125,109 @@ def test_complex_targets_and_labels_are_a_type_error_naming_y():
         split_regression_targets(np.array([1 + 2j, 2, 3]), 3)
     with pytest.raises(TypeError, match=r"y must be a real numeric array; got complex dtype complex128"):
         split_classification_labels(np.array([1 + 0j, 2, -1, 1]), 4)
+
+
+# ---- session 14: bytes labels and text regression targets ------------------------------------------
+
+_BYTES_LABELS = [np.array([b"a", b"b", b"", b"a"]),                       # dtype S: b"" was unlabeled
+                 np.array([b"a", b"b", b"", b"a"], dtype=object),         # object: b"" was a label
+                 [b"a", b"b", None, b"a"],
+                 np.array(["a", b"b", None, "a"], dtype=object)]          # str and bytes: a bare '<' error
+
+
+@pytest.mark.parametrize("y", _BYTES_LABELS)
+def test_bytes_labels_are_a_type_error_naming_y_and_the_fix(y):
+    # fit raised scikit-learn's "Support for labels represented as bytes is not supported" (no argument
+    # named), or "'<' not supported between instances of 'bytes' and 'str'"; scoring kept the labels and
+    # read b"" as unlabeled in a dtype-S array but as a label in an object array
+    with pytest.raises(TypeError, match=r"^y holds bytes labels .*np\.char\.decode\(y, 'utf-8'\)"):
+        split_classification_labels(y, 4)
+    with pytest.raises(TypeError, match=r"^y holds bytes labels .*np\.char\.decode\(y, 'utf-8'\)"):
+        labeled_rows(y, 4)
+
+
+def test_bytes_labels_in_fit_and_score_of_an_estimator():
+    from graphrkhs import LaplacianRegularizationClassifier
+
+    X = np.array([[0.0], [0.1], [0.2], [5.0], [5.1], [5.2]])
+    y = ["a", "a", "", "b", "b", ""]
+    clf = LaplacianRegularizationClassifier(n_neighbors=2, alpha=0.1).fit(X, y)
+    assert clf.score(X, ["a", "a", "a", "b", "b", "b"]) == 1.0
+    with pytest.raises(TypeError, match=r"^y holds bytes labels"):
+        clf.score(X, np.array([b"a", b"a", b"a", b"b", b"b", b"b"]))
+    with pytest.raises(TypeError, match=r"^y holds bytes labels"):
+        LaplacianRegularizationClassifier(n_neighbors=2).fit(X, np.array(y, dtype="S"))
+
+
+@pytest.mark.parametrize("y", [["1.5", "2", "nan", "3"], np.array(["1.5", "2", "nan", "3"]),
+                               np.array([b"1.5", b"2", b"nan", b"3"]),
+                               np.array(["1.5", 2.0, None, 3], dtype=object)])
+def test_text_regression_targets_are_a_type_error_naming_y_and_the_fix(y):
+    # ['1.5', '2', 'nan', '3'] was parsed into the floats [1.5, 2, nan, 3] and fitted: text read as numbers
+    # without a word (and 'nan' silently became an unlabeled row)
+    with pytest.raises(TypeError, match=r"^y holds text .*'1\.5'.*numbers.*y\.astype\(float\)"):
+        split_regression_targets(y, 4)
+
+
+def test_numeric_object_regression_targets_still_work():
+    labeled, y = split_regression_targets(np.array([1.5, 2, None, 3], dtype=object), 4)
+    assert labeled.tolist() == [True, True, False, True]
+    np.testing.assert_array_equal(y[labeled], [1.5, 2.0, 3.0])
+
+
+# ---- pandas extension dtypes as regression targets; NaT ---------------------------------------------
+
+@pytest.mark.parametrize("dtype", ["Int64", "Float64", "category"])
+def test_pandas_nullable_and_categorical_regression_targets(dtype):
+    # np.dtype(y.dtype) in the complex-target check raised "TypeError: Cannot interpret 'Int64Dtype()' as a
+    # data type" for every pandas extension dtype: a nullable Int64 / Float64 target could not be fitted
+    import pandas as pd
+
+    y = pd.Series([0.5 if dtype != "Int64" else 3, 1, None, 2], dtype=dtype)
+    labeled, values = split_regression_targets(y, 4)
+    assert labeled.tolist() == [True, True, False, True]
+    np.testing.assert_array_equal(values[labeled], [0.5 if dtype != "Int64" else 3.0, 1.0, 2.0])
+
+
+def test_pandas_string_regression_targets_are_the_text_type_error():
+    import pandas as pd
+
+    with pytest.raises(TypeError, match=r"^y holds text \('0\.5'\)"):
+        split_regression_targets(pd.Series(["0.5", "1", None, "2"], dtype="string"), 4)
+
+
+@pytest.mark.parametrize("make", [
+    lambda: np.array(["2020-01-01", "2021-01-01", "NaT", "2020-01-01"], dtype="datetime64[D]"),
+    lambda: np.array([1, 2, "NaT", 1], dtype="timedelta64[s]"),
+])
+def test_nat_is_unlabeled_not_a_class(make):
+    # NaT (numpy's missing date) was labeled: the classes were [2020-01-01, 2021-01-01, None], every row labeled
+    y = make()
+    labeled, classes, codes = split_classification_labels(y, 4)
+    assert labeled.tolist() == [True, True, False, True]
+    assert classes.size == 2 and codes.tolist() == [0, 1, -1, 0]
+    _, keep = labeled_rows(y, 4)
+    assert keep.tolist() == [True, True, False, True]
+
+
+def test_date_and_duration_regression_targets_are_a_type_error():
+    # datetime64 targets were fitted as nanoseconds since 1970, and NaT as the labeled value -9.2e18
+    with pytest.raises(TypeError, match=r"^y holds dates or durations \(datetime64\[D\]\).*\(y - t0\) / np\.timedelta64\(1, 's'\)"):
+        split_regression_targets(np.array(["2020-01-01", "NaT", "2021-01-01"], dtype="datetime64[D]"), 3)
+    with pytest.raises(TypeError, match=r"^y holds dates or durations \(timedelta64\[s\]\)"):
+        split_regression_targets(np.array([1, 2, 3], dtype="timedelta64[s]"), 3)
+
+
+def test_categorical_integer_labels_with_missing_entries_stay_integers():
+    # np.asarray of a Categorical with a missing entry is float64: the classes were [0.0, 1.0] (and
+    # predict returned floats) where the categories are the integers 0 and 1, as a nullable Int64 keeps them
+    import pandas as pd
+
+    y = pd.Series(pd.Categorical([0, 1, None, 0, 5]))
+    labeled, classes, codes = split_classification_labels(y, 5)
+    assert classes.dtype.kind == "i" and classes.tolist() == [0, 1, 5]
+    assert labeled.tolist() == [True, True, False, True, True] and codes.tolist() == [0, 1, -1, 0, 2]
+    y2, keep = labeled_rows(y, 5)
+    assert keep.tolist() == [True, True, False, True, True] and y2.dtype.kind == "i"
+    labeled, classes, codes = split_classification_labels(pd.Categorical(["b", "a", None, "b"]), 4)
+    assert classes.tolist() == ["a", "b"] and codes.tolist() == [1, 0, -1, 1]

@@ -416,3 +416,84 @@ def test_minus_one_that_looks_like_a_class_is_warned_about(tmp_path, capsys):
     code, out, err = _run([path, "--label-column", "label", "--method", "laplace", "--output",
                            tmp_path / "out.csv", "--force", "-q", "--unlabeled=-1,"], capsys)
     assert code == 0 and err == "", err
+
+
+def test_output_that_is_a_device_or_pipe_is_refused_even_with_force(good, tmp_path, capsys):
+    # --output /dev/stdout --force (or /dev/full, or a named pipe) replaced the special file by a regular
+    # file: as root, the device node (or the /dev/stdout symlink) was gone after the run, which said
+    # "wrote /dev/full"
+    import stat
+
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    link = tmp_path / "to_pipe.csv"
+    link.symlink_to(fifo)
+    for out in (fifo, link):
+        code, out_text, err = _run([good, "--label-column", "label", "--output", out, "--force"], capsys)
+        _assert_user_error(code, err, f"the output {out} is not a regular file (a named pipe)")
+        assert "choose a file name" in err and out_text == ""
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode) and link.is_symlink()
+
+
+def test_input_from_a_pipe(good, tmp_path, capsys, monkeypatch):
+    # a named pipe (or /dev/stdin) failed with "cannot read ...: underlying stream is not seekable"; its
+    # default output INPUT.labeled.csv would be a new file beside the pipe (in /dev for /dev/stdin)
+    import threading
+
+    fifo = tmp_path / "pipe.csv"
+    os.mkfifo(fifo)
+    with monkeypatch.context() as m:    # checked before the pipe is opened (opening it would wait for a writer)
+        m.setattr(_label, "_read_csv", lambda path: pytest.fail("the pipe was read before the output check"))
+        code, out, err = _run([fifo, "--label-column", "label"], capsys)
+    _assert_user_error(code, err, f"the input {fifo} is not a regular file (a named pipe); give --output OUT.csv")
+    text = good.read_bytes()
+
+    def feed():
+        with open(fifo, "wb") as f:
+            f.write(text)
+
+    writer = threading.Thread(target=feed, daemon=True)
+    writer.start()
+    out_path = tmp_path / "from_pipe.csv"
+    code, out, err = _run([fifo, "--label-column", "label", "--output", out_path, "-q"], capsys)
+    writer.join(timeout=10)
+    assert code == 0, err
+    code, out, err = _run([good, "--label-column", "label", "--output", tmp_path / "from_file.csv", "-q"], capsys)
+    assert code == 0, err
+    assert out_path.read_bytes() == (tmp_path / "from_file.csv").read_bytes()
+
+
+def test_a_failed_write_is_a_user_error_and_leaves_the_old_output(good, tmp_path, capsys, monkeypatch):
+    # a full disk while writing (OSError ENOSPC) ended in a traceback and exit status 1, the "internal
+    # error, please report it" status, for an error of the user's machine
+    import errno
+
+    out_path = tmp_path / "out.csv"
+    out_path.write_text("precious\n")
+
+    def full(fd):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(_label.os, "fsync", full)
+    code, out, err = _run([good, "--label-column", "label", "--output", out_path, "--force", "-q"], capsys)
+    _assert_user_error(code, err, f"cannot write {out_path}: {os.strerror(errno.ENOSPC)}")
+    assert out_path.read_text() == "precious\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["good.csv", "out.csv"]  # no temp file left
+
+
+def test_output_format_follows_its_name(good, tmp_path, capsys):
+    # --output out.tsv was written comma-separated, so the command itself (and any TSV reader) could not read
+    # it back ("out.tsv is read as tab-separated (.tsv) but its header row is separated by commas");
+    # --output out.npz got CSV text under an .npz name
+    out_path = tmp_path / "out.tsv"
+    code, out, err = _run([good, "--label-column", "label", "--output", out_path, "-q"], capsys)
+    assert code == 0, err
+    with open(out_path, newline="") as f:
+        table = list(csv.reader(f, delimiter="\t"))
+    assert table[0] == ["a", "b", "label", "predicted_label", "confidence"] and len(table) == 41
+    code, out, err = _run([out_path, "--label-column", "label", "--features", "a,b", "--output",
+                           tmp_path / "again.csv", "-q"], capsys)
+    assert code == 0, err
+    code, out, err = _run([good, "--label-column", "label", "--output", tmp_path / "out.npz"], capsys)
+    _assert_user_error(code, err, "writes CSV text: name the output .csv (or .tsv for tabs)")
+    assert not (tmp_path / "out.npz").exists()
