@@ -49,7 +49,7 @@ from .._core.validation import _as_2d, check_matrix, check_points, check_scalar
 from ..kernels import NYSTROM_AUTO_MIN_N, NystromFeatures, pairwise_kernel
 from ._kernel import _psd_penalty, _snap
 from ._selection import (CRITERIA, SCORINGS, GridResult, ManifoldRidgePath, _INDEFINITE_RTOL, _path_scores,
-                         geometric_grid, select_grid, select_kernel_ridge)
+                         geometric_grid, growing_axes, select_grid, select_kernel_ridge)
 
 __all__ = ["nystrom_laprls_fit", "nystrom_plaprls_fit", "nystrom_consistency_grams", "select_nystrom_laprls",
            "select_laprls_lowrank"]
@@ -605,13 +605,7 @@ def select_laprls_lowrank(X: ArrayLike, labeled: Indices, Y: ArrayLike, M: Matri
     X64 = np.asarray(X, dtype=np.float64)
     KSS = np.asarray(pairwise_kernel(X64[S], None, **kw, sigma=float(sigmas[sigmas.size // 2])), dtype=np.float64)
     floor = 1e-10 * max(float(np.abs(np.diag(KSS)).max()), 1e-300)
-    if isinstance(extend, (bool, np.bool_)):
-        grow, report = (("sigma", "gamma_A") if extend else ()), ()
-    else:
-        grow = tuple(extend)
-        if not set(grow) <= {"sigma", "gamma_A"}:
-            raise ValueError(f"extend: True, False or a sequence of 'sigma', 'gamma_A'; got {extend!r}.")
-        report = tuple(k for k in ("sigma", "gamma_A") if k not in grow)
+    grow, report = growing_axes(extend, ("sigma", "gamma_A"))
     res = select_grid(evaluate, {"sigma": sigmas, "ratio": rho, "gamma_A": gA},
                       extend=grow, max_extensions=max_extensions,
                       criterion="loo", bounds={"gamma_A": (floor, np.inf)}, report=report)

@@ -781,6 +781,22 @@ def select_ridge_alpha(K: Any, Y: Any, alphas: Optional[Any] = None, *, ridge_sc
                        bounds={"alpha": (_rounding_floor(K, scale), np.inf)})
 
 
+
+def growing_axes(extend, axes):
+    """``extend`` of a joint selection as (the axes that grow at their edges, the axes only reported there).
+
+    True: every axis of ``axes`` grows; False: none (and none is reported); a sequence: those axes grow,
+    the others (one's own grids) get an edge report instead.
+    """
+    if isinstance(extend, (bool, np.bool_)):
+        return (tuple(axes) if extend else ()), ()
+    grow = tuple(extend)
+    if not set(grow) <= set(axes):
+        raise ValueError(f"extend: True, False or a sequence of {', '.join(repr(a) for a in axes)}; "
+                         f"got {extend!r}.")
+    return grow, tuple(k for k in axes if k not in grow)
+
+
 def select_kernel_ridge(make_kernel: Callable[[float], Any], Y: Any, sigmas: Any, alphas: Optional[Any] = None, *,
                         ridge_scale: Any = 1.0, fit_intercept: bool = False, criterion: str = "loo",
                         scoring: str = "mse", extend: Union[bool, Sequence[str]] = True, max_extensions: int = 2,
@@ -867,13 +883,7 @@ def select_kernel_ridge(make_kernel: Callable[[float], Any], Y: Any, sigmas: Any
     # the ridge floor: ~1e-10 of the kernel's scale (of the middle width), below which K + mu I is singular
     path, _, scale = path_of(sigmas[sigmas.size // 2])
     s_max = float(np.max(path.eigenvalues[np.isfinite(path.eigenvalues)], initial=1.0))
-    if isinstance(extend, (bool, np.bool_)):
-        grow, report = (("sigma", "alpha") if extend else ()), ()
-    else:
-        grow = tuple(extend)
-        if not set(grow) <= {"sigma", "alpha"}:
-            raise ValueError(f"extend: True, False or a sequence of 'sigma', 'alpha'; got {extend!r}.")
-        report = tuple(k for k in ("sigma", "alpha") if k not in grow)
+    grow, report = growing_axes(extend, ("sigma", "alpha"))
     return select_grid(evaluate, {"sigma": sigmas, "alpha": alphas}, extend=grow,
                        max_extensions=max_extensions, criterion=criterion,
                        bounds={"alpha": (1e-10 * s_max / scale, np.inf)}, report=report, names=names)
