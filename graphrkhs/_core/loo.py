@@ -39,7 +39,7 @@ import numpy as np
 
 from .labels import _check_targets
 from .linalg import small_dense_threads
-from .validation import check_matrix
+from .validation import check_matrix, column_scales
 
 __all__ = [
     "KernelRidgePath",
@@ -195,8 +195,7 @@ class KernelRidgePath:
         # columns scaled by powers of two to unit size (exact; the hat matrix depends on span(Psi) only):
         # the rank test and the eliminations below must not depend on the units of each basis function
         # (poly2 features of points in micrometres: 1 next to x^2 ~ 1e12 was "rank deficient")
-        size = np.abs(Psi).max(axis=0)
-        Psi = np.ldexp(Psi, -np.frexp(np.where(size > 0, size, 1.0))[1])
+        Psi = Psi / column_scales(Psi)
         sv = np.linalg.svd(Psi, compute_uv=False)
         if Psi.shape[1] >= s.size or sv.min() <= 1e-10 * max(sv.max(), 1e-300):
             raise ValueError("unpenalized: the basis must have full column rank and fewer columns than labeled "

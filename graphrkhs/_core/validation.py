@@ -403,6 +403,16 @@ def validate_params(params, constraints, owner):
 # Numerical guards shared by the compiled kernels and the distance code
 # ---------------------------------------------------------------------------
 
+def column_scales(A):
+    """Per column j of A, the power of two 2^e_j with max_i |A_ij| / 2^e_j in [1/2, 1) (1 for an all-zero
+    column, and for a matrix without rows): dividing by it brings every column to unit size exactly (a
+    power of two commutes with rounding), so that rank tests and eliminations on a basis do not depend on
+    the units of its functions."""
+    A = np.asarray(A)
+    peak = np.abs(A).max(axis=0) if A.shape[0] else np.zeros(A.shape[1])
+    return np.where(peak > 0, np.ldexp(1.0, np.frexp(np.where(peak > 0, peak, 1.0))[1]), 1.0)
+
+
 def power_of_two_exponent(*arrays):
     r"""An exponent e such that :math:`\max |x| / 2^e \in [1/2, 2)` over all ``arrays``.
 

@@ -25,7 +25,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .._core.types import KernelName
-from .._core.validation import (check_matrix, check_option, check_points, check_scalar, memory_guard,
+from .._core.validation import (check_matrix, check_option, check_points, check_scalar, column_scales, memory_guard,
                                 power_of_two_exponent)
 
 __all__ = ["pairwise_kernel", "gaussian_kernel", "linear_kernel", "polynomial_kernel", "KERNELS",
@@ -562,8 +562,7 @@ def unisolvent_points(Psi: ArrayLike, *, rtol: float = 1e-10) -> NDArray[np.inte
 
 def _feature_scales(Psi):
     """max |Psi[:, j]| per feature column, 1 for an all-zero column (a power of two: exact rescaling)."""
-    peak = np.abs(Psi).max(axis=0) if Psi.shape[0] else np.ones(Psi.shape[1])
-    return np.where(peak > 0, np.ldexp(1.0, np.frexp(np.where(peak > 0, peak, 1.0))[1]), 1.0)
+    return column_scales(Psi)
 
 
 class GRLSKernel:

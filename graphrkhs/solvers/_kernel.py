@@ -54,7 +54,8 @@ import scipy.sparse as sp
 from .._core.amg import _check_symmetric_psd_pattern
 from .._core.cg import conjugate_gradient
 from .._core.loo import PSD_RTOL
-from .._core.validation import check_matrix, check_option, check_points, check_scalar, memory_guard, warn
+from .._core.validation import (check_matrix, check_option, check_points, check_scalar, column_scales,
+                                memory_guard, warn)
 from .._core.config import DENSE_CACHE_BYTES
 from .._core.labels import _check_labeled_index
 from .._core.types import ArrayLike, GraphLike, Indices, MatrixLike
@@ -602,10 +603,7 @@ def _orth_basis(Psi, name="Psi"):
     points in micrometres: 1 next to x^2 ~ 1e12 was "rank-deficient").
     """
     Psi = np.asarray(Psi, dtype=np.float64)
-    if Psi.size:
-        size = np.abs(Psi).max(axis=0)
-        Psi = np.ldexp(Psi, -np.frexp(np.where(size > 0, size, 1.0))[1])
-    Q, R = np.linalg.qr(Psi)
+    Q, R = np.linalg.qr(Psi / column_scales(Psi))
     d = np.abs(np.diag(R))
     if d.size and (d.min() <= 1e-10 * max(d.max(), 1e-300)):
         raise ValueError(
