@@ -542,6 +542,16 @@ def run_label(args, out=None, err=None):
         raise LabelCommandError(f"no labeled rows: every cell of column {args.label_column!r} is a missing-label "
                                 "token (see --unlabeled).")
     classes, names, keys = _parse_labels(raw_labels, labeled)
+    fractional = [name for c, name in zip(classes, names)
+                  if isinstance(c, decimal.Decimal) and c != c.to_integral_value()]
+    if fractional:
+        # the Python API refuses real-valued labels ("use a regressor"); here every distinct value became a
+        # class of its own (a regression target labeled as hundreds of one-row classes)
+        shown = ", ".join(repr(v) for v in fractional[:3]) + (", ..." if len(fractional) > 3 else "")
+        raise LabelCommandError(
+            f"the label column {args.label_column!r} holds real values ({shown}), not class labels: graphrkhs "
+            "label labels classes (as the Python API, which asks for a regressor for real-valued targets). "
+            "If they are class codes, write them as text (e.g. c1.5) or as whole numbers.")
     if len(classes) < 2:
         raise LabelCommandError(
             f"only one class ({names[0]!r}) among the labeled rows; labeling needs at least two classes"

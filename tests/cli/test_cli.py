@@ -680,6 +680,31 @@ def test_label_one_class_names_the_unlabeled_option_that_hid_a_class(tmp_path, c
     assert err.count("\n") == 1, err
 
 
+def test_label_real_valued_labels_are_refused_as_by_the_api(tmp_path, capsys):
+    # a label column of real values (a regression target) was labeled with every distinct value a class of
+    # its own, while the Python API refuses such labels ("use a regressor"); whole numbers written 1.0 stay
+    # classes ("1" and "1.0" are one class)
+    X, labels = _two_blobs_rows()
+    values = {"a": "1.5", "b": "2.5", "": ""}
+    path = tmp_path / "real.csv"
+    _write_csv(path, ["x1", "x2", "y"], [[f"{a:.6f}", f"{b:.6f}", values[lab]] for (a, b), lab in zip(X, labels)])
+    code, out, err = _run(["label", str(path), "--label-column", "y", "--output", str(tmp_path / "out.csv"), "-q"],
+                          capsys)
+    assert code == 2 and out == "" and err.count("\n") == 1, err
+    assert err.startswith("graphrkhs label: error: the label column 'y' holds real values ('1.5', '2.5'), not "
+                          "class labels"), err
+    assert "write them as text (e.g. c1.5)" in err, err
+    from graphrkhs import PoissonRidgeEnsembleClassifier
+    with pytest.raises(ValueError, match="use a regressor"):
+        PoissonRidgeEnsembleClassifier().fit(np.asarray(X, dtype=float),
+                                             np.array([float(values[lab]) if lab else -1 for lab in labels]))
+    whole = {"a": "1.0", "b": "2", "": ""}
+    _write_csv(path, ["x1", "x2", "y"], [[f"{a:.6f}", f"{b:.6f}", whole[lab]] for (a, b), lab in zip(X, labels)])
+    code, out, err = _run(["label", str(path), "--label-column", "y", "--output", str(tmp_path / "out.csv"), "-q",
+                           "--force"], capsys)
+    assert code == 0, err
+
+
 @pytest.mark.parametrize("argv, message", [
     (["label"], "graphrkhs label: error: the following arguments are required: INPUT, --label-column"),
     (["label", "x.csv", "--label-column", "y", "--method", "magic"],
