@@ -82,7 +82,8 @@ def _graph_gram(F, M, given=None):
         if G.shape != (r, r):
             raise ValueError(f"graph_gram must be F^T M F of shape ({r}, {r}); got {G.shape}.")
         return G
-    G = F.T @ np.asarray(M @ F)
+    with small_dense_threads(F.shape[0]):      # n <= SMALL_DENSE_ORDER: an r x n x r product of small orders
+        G = F.T @ np.asarray(M @ F)
     return (G + G.T) / 2
 
 
@@ -105,7 +106,8 @@ def _warped_lowrank(F, S, M, graph_gram=None):
 
 def _warped_lowrank_gram(A, d, rho):
     """:math:`K_\rho` of :func:`_warped_lowrank` (l x l, symmetrized)."""
-    K = (A / (1.0 + float(rho) * d)) @ A.T
+    with small_dense_threads(A.shape[0]):
+        K = (A / (1.0 + float(rho) * d)) @ A.T
     return (K + K.T) / 2
 
 

@@ -213,3 +213,35 @@ def test_unpenalized_basis_in_any_units_gives_the_refits():
         Psi_s = np.c_[np.ones(12), xs, xs**2]
         got = KernelRidgePath(K, unpenalized=Psi_s).loo_residuals(y, [mu])[0]
         np.testing.assert_allclose(got.ravel(), expected, rtol=1e-7, atol=1e-10)
+
+
+def test_the_path_products_of_a_small_kernel_run_on_one_blas_thread(monkeypatch):
+    # the LOO engine's products have order l: on a shared machine two spinning BLAS threads made them 120x
+    # slower (small_dense_threads); the rule must hold inside loo_residuals / gcv, not only in the eigh
+    from threadpoolctl import ThreadpoolController, threadpool_limits
+
+    import graphrkhs._core.loo as loo
+    from graphrkhs import KernelRidgePath
+
+    seen = []
+    rotate = loo._rotate
+
+    def spy(U, T):
+        seen.append({lib["num_threads"] for lib in ThreadpoolController().select(user_api="blas").info()})
+        return rotate(U, T)
+
+    monkeypatch.setattr(loo, "_rotate", spy)
+    rng = np.random.default_rng(0)
+    A = rng.normal(size=(12, 12))
+    y = rng.normal(size=12)
+    with threadpool_limits(limits=2, user_api="blas"):
+        path = KernelRidgePath(A @ A.T)
+        resid = path.loo_residuals(y, [0.5])
+        path.gcv(y, [0.5])
+    assert seen and all(threads == {1} for threads in seen)
+    # and the value is the explicit refit's: y_i minus the prediction of the ridge fitted without point i
+    K = A @ A.T
+    i = 3
+    keep = np.delete(np.arange(12), i)
+    beta = np.linalg.solve(K[np.ix_(keep, keep)] + 0.5 * np.eye(11), y[keep])
+    np.testing.assert_allclose(resid[0, i, 0], y[i] - K[i, keep] @ beta, rtol=1e-10)
