@@ -251,9 +251,10 @@ class GraphKernel(spla.LinearOperator):
         self.timings["coefficients"] = time.perf_counter() - t0
 
     def _check_positive(self, check_positive):
-        if check_positive and not self.phi.is_positive(self.lmax):
+        if check_positive and not self.phi.is_positive(self.lmax, dtype=self.dtype):
             raise ValueError(
-                f"{self.phi!r} is not strictly positive on [0, lmax] = [0, {self.lmax:.6g}], so phi(L) is not a "
+                f"{self.phi!r} is not strictly positive on [0, lmax] = [0, {self.lmax:.6g}] (as evaluated in "
+                f"{np.dtype(self.dtype).name}: a response that underflows to 0 counts as 0), so phi(L) is not a "
                 "positive definite kernel; choose a response positive on the spectrum (e.g. RandomWalk with "
                 "a > lmax, InverseCosine on a normalized Laplacian with lmax < 2) or pass check_positive=False."
             )
