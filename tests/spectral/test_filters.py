@@ -208,3 +208,22 @@ def test_graph_kernel_refuses_a_heat_response_that_underflows_on_the_spectrum():
     with pytest.raises(ValueError, match="as evaluated in float32"):
         GraphKernel(L.astype(np.float32), filters.Heat(100.0))
     assert GraphKernel(L, filters.Heat(100.0)).shape == (8, 8)
+
+
+def test_graph_kernel_accepts_a_filter_subclass_with_the_old_is_positive_signature():
+    # a user's Filter subclass overriding is_positive(self, lmax) (no dtype) keeps working with GraphKernel
+    from graphrkhs import GraphKernel, laplacian
+
+    class Shifted(filters.Filter):
+        def __init__(self):
+            super().__init__(lambda lam: 1.0 / (1.0 + lam), name="shifted")
+
+        def is_positive(self, lmax):
+            return lmax < 100.0
+
+    W = np.diag(np.ones(7), 1)
+    W = W + W.T
+    K = GraphKernel(laplacian(W), Shifted(), method="exact")
+    L = laplacian(W).toarray()
+    lam, U = np.linalg.eigh(L)
+    np.testing.assert_allclose(K @ np.eye(8), (U / (1.0 + lam)) @ U.T, atol=1e-12)
