@@ -215,6 +215,17 @@ def knn_graph(X: ArrayLike, n_neighbors: int = 10, *,
     same edge set as :class:`sklearn.neighbors.NearestNeighbors` on data
     without distance ties.
 
+    Ties at the k-th distance are not treated symmetrically: a point with
+    several candidates at exactly its k-th distance keeps only some of them,
+    and which ones depends on the search (``"brute"`` keeps the lowest
+    indices, ``"kd_tree"`` follows the tree's order, so the two exact paths
+    can give different graphs on tied data).  A point exactly halfway between
+    two clusters with ``n_neighbors=1`` is then linked to one side only, and
+    Laplace learning gives it that side's label with confidence 1.  Exact ties
+    arise on lattices, duplicated or quantized data; jittering ``X`` by far
+    less than its spacing, or ``mode="union"`` with a larger ``n_neighbors``,
+    makes the choice immaterial.
+
     Examples
     --------
     >>> import numpy as np

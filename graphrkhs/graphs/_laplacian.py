@@ -193,11 +193,15 @@ def laplacian_rows(W: GraphLike, kind: LaplacianKind = "combinatorial", start: i
         if kind == "normalized":
             # 1/sqrt(d) is finite for every positive float d, subnormal included
             inv[d > 0] = 1.0 / np.sqrt(d[d > 0])
-            # w_ij * a_i * a_j with the smaller factor first, so that L_ij and L_ji are the same rounded
-            # product (L exactly symmetric); w_ij <= d_i keeps w_ij * a_i <= sqrt(d_i) in range
+            # w_ij * a_i * a_j with the larger factor first, so that L_ij and L_ji are the same rounded
+            # product (L exactly symmetric) and no intermediate leaves the range: a_max = 1/sqrt(min(d_i, d_j))
+            # and w_ij <= min(d_i, d_j) keep w_ij a_max <= sqrt(w_ij), and w_ij a_max >= w_ij / sqrt(d) is
+            # no smaller than the result where a_min < 1.  The smaller factor first underflowed: float32
+            # w = 1e-30 between degrees 1e30 and 1e-30 gave L_ij = -1.4e-30 (a subnormal 1e-45 rescaled)
+            # for -1e-30, and float64 w = 1e-300 between 1e300 and 1e-300 gave 0 for -1e-300
             a_row = inv[start:stop][row_of_entry].astype(W.dtype)
             a_col = inv[block.indices].astype(W.dtype)
-            values = (block.data * np.minimum(a_row, a_col)) * np.maximum(a_row, a_col)
+            values = (block.data * np.maximum(a_row, a_col)) * np.minimum(a_row, a_col)
         else:
             # w_ij / d_i, not w_ij * (1/d_i): 1/d_i is inf for a subnormal degree, w_ij / d_i <= 1 always
             d_entry = d_rows[row_of_entry].astype(W.dtype)

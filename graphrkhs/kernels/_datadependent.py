@@ -360,6 +360,7 @@ class FredholmKernel:
         else:
             resolved = inner_approximation
         self.inner_approximation_ = resolved
+        self._check_underflow()
         self._rng = check_random_state(random_state)
         self._factor = None      # F with K_H ~= F F^T (linear inner, Nystrom, random features)
         self._nystrom = None     # the NystromFeatures of a Nystrom inner factor (its landmarks, for new points)
@@ -372,6 +373,54 @@ class FredholmKernel:
             with self._progress.scope():
                 self._factor = self._approximate_factor(resolved)
             self._progress("inner factor done")
+
+    def _check_underflow(self):
+        r"""Refuse points whose scale makes every value of :math:`k_F` underflow (linear, polynomial, heat).
+
+        Linear and polynomial kernels are not scale-invariant: with :math:`r = \max_i \|x_i\|`,
+        :math:`|k(x, x_i)| \le r^2` (linear) or :math:`(r^2 + |c_0|)^p`, a Gaussian is at most 1 and a
+        heat kernel at most :math:`(4\pi t)^{-d/2}`, so
+        :math:`|k_F| \le \bar k^2\, \bar k_H` over the points (Cauchy-Schwarz).  When that bound is below
+        the dtype's smallest normal number every value of :math:`K_F` is 0 or a subnormal with lost digits
+        (``FredholmKernel(X32 * 1e-30, outer="linear")`` returned the zero matrix, silently).  Computed in
+        logarithms of a power-of-two-rescaled copy, which cannot under- or overflow itself.
+        """
+        def log_peak(name, sigma, outer):
+            if callable(name):
+                return None
+            if name == "gaussian" or (name == "heat" and outer and self.normalized):
+                return 0.0
+            if name == "heat":       # the Gaussian times (4 pi t)^(-d/2)
+                return heat_log_normalization(sigma, self.X.shape[1])
+            if name == "linear":
+                return log_r2
+            return self.degree * (np.logaddexp(log_r2, np.log(abs(self.coef0))) if self.coef0 else log_r2)
+
+        e = power_of_two_exponent(self.X)
+        r = float(np.linalg.norm(np.ldexp(self.X, -e).astype(np.float64), axis=1).max())
+        if r == 0.0:   # all points at the origin: a zero linear kernel is exact, not an underflow
+            return
+        log_r2 = 2.0 * (np.log(r) + e * np.log(2.0))
+        outer, inner = log_peak(self.outer, self.sigma, True), log_peak(self.inner, self.sigma_inner, False)
+        if outer is None or inner is None:
+            return
+        log_bound = 2.0 * outer + inner
+        tiny = np.finfo(self.X.dtype).tiny
+        if log_bound < np.log(tiny):
+            fixes = []
+            if "linear" in (self.outer, self.inner) or "polynomial" in (self.outer, self.inner):
+                fixes.append("rescale X (e.g. standardize it)")
+            if "heat" in (self.outer, self.inner):
+                fixes.append(f"use a smaller sigma or the Gaussian kernel (the heat kernel's factor "
+                             f"(4 pi t)^(-d/2) underflows in d = {self.X.shape[1]})")
+            if self.X.dtype == np.float32:
+                fixes.append("use float64 points")
+            raise ValueError(
+                f"the Fredholm kernel of these points underflows {self.X.dtype.name}: with outer={self.outer!r}, "
+                f"inner={self.inner!r} and points of norm up to {r * 2.0 ** e:.3g}, |k_F| is at most about "
+                f"1e{log_bound / np.log(10):.0f}, below the smallest normal number {tiny:.3g}, so K_F would be 0 "
+                f"or lose its digits. Fix: {'; or '.join(fixes)}."
+            )
 
     @classmethod
     def from_preset(cls, name: Literal["FredLin1", "FredLin2", "FredLin2(N)", "FredGauss", "FredGauss(N)"],

@@ -2,6 +2,7 @@ r"""Graph kernels :math:`\Phi = \varphi(L)` as symmetric linear operators."""
 
 from __future__ import annotations
 
+import inspect
 import time
 from typing import Literal
 
@@ -251,9 +252,17 @@ class GraphKernel(spla.LinearOperator):
         self.timings["coefficients"] = time.perf_counter() - t0
 
     def _check_positive(self, check_positive):
-        if check_positive and not self.phi.is_positive(self.lmax):
+        if not check_positive:
+            return
+        test = self.phi.is_positive
+        try:   # a Filter subclass written before is_positive took dtype: its own test, in float64
+            takes_dtype = "dtype" in inspect.signature(test).parameters
+        except (TypeError, ValueError):
+            takes_dtype = False
+        if not (test(self.lmax, dtype=self.dtype) if takes_dtype else test(self.lmax)):
             raise ValueError(
-                f"{self.phi!r} is not strictly positive on [0, lmax] = [0, {self.lmax:.6g}], so phi(L) is not a "
+                f"{self.phi!r} is not strictly positive on [0, lmax] = [0, {self.lmax:.6g}] (as evaluated in "
+                f"{np.dtype(self.dtype).name}: a response that underflows to 0 counts as 0), so phi(L) is not a "
                 "positive definite kernel; choose a response positive on the spectrum (e.g. RandomWalk with "
                 "a > lmax, InverseCosine on a normalized Laplacian with lmax < 2) or pass check_positive=False."
             )

@@ -110,11 +110,19 @@ class KernelOperator:
         return self.block(self.X)
 
     def matmat(self, V: ArrayLike) -> NDArray[np.floating]:
-        """``M @ V``; a float32 operator times a float64 block accumulates in float64 (rows upcast in blocks)."""
+        """``M @ V``; a float32 operator times a float64 block accumulates in float64 (rows upcast in blocks).
+
+        ``V`` must be real and finite (a ``ValueError`` for NaN or infinity, a ``TypeError`` for other dtypes)."""
         V = np.asarray(V)
         if V.ndim not in (1, 2) or V.shape[0] != self.n:
             # a (n, a, b) block was silently reshaped to (n, a b); a wrong row count gave numpy's matmul error
             raise ValueError(f"V must have shape ({self.n},) or ({self.n}, k), one row per point; got shape {V.shape}.")
+        if V.dtype == object or not (np.issubdtype(V.dtype, np.number) or V.dtype == bool) or \
+                np.issubdtype(V.dtype, np.complexfloating):
+            raise TypeError(f"V must be a real numeric array; got dtype {V.dtype}.")
+        # O(n k) against the product's O(n^2 k): NaN or infinity came back as a NaN block, silently
+        if not np.isfinite(V).all():
+            raise ValueError("V contains NaN or infinity; the product M @ V needs finite entries.")
         if self._dense is not None:
             return apply_matrix(self._dense, V)
         V2 = V.reshape(self.n, -1)

@@ -50,6 +50,29 @@ def _check_lmax(lmax):
     return check_scalar(lmax, "lmax", low=0)
 
 
+def _check_dtype(dtype):
+    """The floating dtype a response is evaluated in by :meth:`Filter.is_positive` (float32 or float64)."""
+    try:
+        dt = np.dtype(dtype)
+    except TypeError:
+        raise TypeError(f"dtype must be numpy.float32 or numpy.float64; got {dtype!r}.") from None
+    if dt not in (np.float32, np.float64):
+        raise TypeError(f"dtype must be numpy.float32 or numpy.float64; got {dt}.")
+    return dt
+
+
+def _positive_between(phi, lmax, dtype, ends=(0.0,)):
+    """phi evaluated in ``dtype`` finite at each of ``ends`` and at lmax, and > 0 at lmax: the positivity test of
+    a response that is monotone on [0, lmax] (decreasing, finite and positive at 0 by its formula).  Evaluated,
+    not from the formula: exp(-1e4 lambda) is 0 in floating point for lambda > 0.075, and a response that
+    underflows to 0 inside the spectrum gives a kernel phi(L) that is only semi-definite."""
+    dt = _check_dtype(dtype)
+    pts = np.array(list(ends) + [_check_lmax(lmax)], dtype=dt)
+    with np.errstate(all="ignore"):
+        values = np.asarray(phi(pts))
+    return bool(np.all(np.isfinite(values)) and values[-1] > 0)
+
+
 def _eigenvalues(lam):
     if isinstance(lam, (str, bytes)) or lam is None:
         raise TypeError(f"lam must be a number or an array of eigenvalues; got {type(lam).__name__}.")
@@ -130,15 +153,28 @@ class Filter:
         return self.func(lam)
 
     # -- properties ---------------------------------------------------------
-    def is_positive(self, lmax: float) -> bool:
+    def is_positive(self, lmax: float, *, dtype: type = np.float64) -> bool:
         r"""Whether :math:`\varphi(\lambda) > 0` for every :math:`\lambda \in [0, \lambda_{max}]`.
 
         A kernel :math:`\varphi(L)` is positive definite iff this holds on the
         spectrum; :class:`~graphrkhs.GraphKernel` refuses responses for which
-        it does not.
+        it does not.  The test is on :math:`\varphi` as evaluated in floating
+        point of ``dtype``: a response that underflows to 0 inside the
+        spectrum (``Heat(1e4)`` on a combinatorial Laplacian, where
+        :math:`e^{-10^4 \lambda} = 0` for :math:`\lambda > 0.075`) or
+        overflows is not positive.
+
+        Parameters
+        ----------
+        lmax : float >= 0
+            The right end of the interval (an upper bound of the spectrum).
+        dtype : {numpy.float64, numpy.float32}, default=numpy.float64
+            The precision the kernel is applied in (float32 underflows below
+            ~1e-45, float64 below ~5e-324).
         """
         lmax = _check_lmax(lmax)
-        grid = 0.5 * lmax * (1.0 - np.cos(np.linspace(0.0, np.pi, POSITIVITY_GRID)))
+        dt = _check_dtype(dtype)
+        grid = (0.5 * lmax * (1.0 - np.cos(np.linspace(0.0, np.pi, POSITIVITY_GRID)))).astype(dt)
         with np.errstate(all="ignore"):
             values = self(grid)
         return bool(np.all(np.isfinite(values)) and np.all(values > 0))
@@ -186,7 +222,7 @@ class Heat(_Family):
 
     :math:`\Phi = e^{-tL}` diffuses a signal for time ``t``; the RKHS norm
     penalizes frequency :math:`\lambda` by :math:`e^{t\lambda}`.  Positive for
-    every ``t``; its Chebyshev coefficients have a closed form in modified
+    every ``t`` in exact arithmetic (not in floating point, see ``t``); its Chebyshev coefficients have a closed form in modified
     Bessel functions (see :func:`graphrkhs.chebyshev_coefficients`).
 
     Parameters
@@ -194,7 +230,10 @@ class Heat(_Family):
     t : float >= 0
         Diffusion time, in the units of 1/eigenvalue (no default: the useful
         range depends on the Laplacian's scale, about :math:`1/\lambda_2` to
-        :math:`10/\lambda_{max}`).  PyGSP's ``Heat(G, scale=tau)`` is ``Heat(tau / G.lmax)``.
+        :math:`10/\lambda_{max}`).  :meth:`is_positive` is false once
+        :math:`e^{-t\lambda_{max}}` underflows (:math:`t \lambda_{max} > 745`
+        in float64, > 103 in float32): :math:`\varphi(L)` is then only
+        semi-definite in floating point.  PyGSP's ``Heat(G, scale=tau)`` is ``Heat(tau / G.lmax)``.
 
     Examples
     --------
@@ -214,9 +253,8 @@ class Heat(_Family):
     def _evaluate(self, lam):
         return np.exp(-self.t * lam)
 
-    def is_positive(self, lmax: float) -> bool:
-        _check_lmax(lmax)
-        return True
+    def is_positive(self, lmax: float, *, dtype: type = np.float64) -> bool:
+        return _positive_between(self, lmax, dtype)
 
     def _params(self):
         return {"t": self.t}
@@ -250,9 +288,8 @@ class RegularizedLaplacian(_Family):
     def _evaluate(self, lam):
         return 1.0 / (1.0 + self.alpha * lam)
 
-    def is_positive(self, lmax: float) -> bool:
-        _check_lmax(lmax)
-        return True
+    def is_positive(self, lmax: float, *, dtype: type = np.float64) -> bool:
+        return _positive_between(self, lmax, dtype)
 
     def inverse_polynomial(self) -> NDArray[np.float64] | None:
         return np.array([1.0, self.alpha])
@@ -292,8 +329,10 @@ class RandomWalk(_Family):
     def _evaluate(self, lam):
         return (self.a - lam) ** self.p
 
-    def is_positive(self, lmax: float) -> bool:
-        return bool(self.a > _check_lmax(lmax))
+    def is_positive(self, lmax: float, *, dtype: type = np.float64) -> bool:
+        # (a - lambda)^p decreases on [0, a): positive iff a > lmax, (a - lmax)^p has not underflowed and a^p
+        # has not overflowed
+        return bool(self.a > _check_lmax(lmax)) and _positive_between(self, lmax, dtype)
 
     def _params(self):
         return {"a": self.a, "p": self.p}
@@ -317,8 +356,8 @@ class InverseCosine(_Family):
     def _evaluate(self, lam):
         return np.cos(lam * (np.pi / 4))
 
-    def is_positive(self, lmax: float) -> bool:
-        return bool(_check_lmax(lmax) < 2.0)
+    def is_positive(self, lmax: float, *, dtype: type = np.float64) -> bool:
+        return bool(_check_lmax(lmax) < 2.0) and _positive_between(self, lmax, dtype)
 
     def _params(self):
         return {}
@@ -382,12 +421,10 @@ class Matern(_Family):
     def _evaluate(self, lam):
         return (self._shift + lam) ** (-self.nu)
 
-    def is_positive(self, lmax: float) -> bool:
-        # decreasing in lambda, finite and positive at 0 (checked at construction): positive on [0, lmax]
-        # iff its value at lmax has not underflowed to 0
-        lmax = _check_lmax(lmax)
-        with np.errstate(under="ignore"):
-            return bool(self(lmax) > 0)
+    def is_positive(self, lmax: float, *, dtype: type = np.float64) -> bool:
+        # decreasing in lambda, finite and positive at 0 (checked at construction in float64): positive on
+        # [0, lmax] iff its value at lmax has not underflowed to 0 (and, in float32, phi(0) is in range)
+        return _positive_between(self, lmax, dtype)
 
     def inverse_polynomial(self) -> NDArray[np.float64] | None:
         if self.nu != int(self.nu):

@@ -939,3 +939,17 @@ def test_networkx_graph_with_a_non_numeric_weight_is_a_type_error_naming_the_att
         as_adjacency(G)
     G[0][1]["weight"] = 2.5
     np.testing.assert_array_equal(as_adjacency(G).toarray(), [[0, 2.5, 0], [2.5, 0, 1], [0, 1, 0]])
+
+
+@pytest.mark.parametrize("dtype,big,small", [(np.float32, 1e30, 1e-30), (np.float64, 1e300, 1e-300)])
+def test_normalized_laplacian_entries_between_degrees_far_apart(dtype, big, small):
+    # w_12 = small between degrees ~big and small: L_12 = -small / sqrt(big * small) = -small.  The product
+    # w * a_min * a_max underflowed in its first step: -1.4e-30 (float32) and 0 (float64) came back
+    from graphrkhs import laplacian as _laplacian
+    W = np.array([[0.0, big, 0.0], [big, 0.0, small], [0.0, small, 0.0]])
+    d = W.sum(axis=1)
+    oracle = np.eye(3) - W / np.outer(np.sqrt(d), np.sqrt(d))  # float64, no product out of range
+    L = _laplacian(W.astype(dtype), "normalized")
+    assert L.dtype == dtype
+    np.testing.assert_allclose(L.toarray(), oracle.astype(dtype), rtol=4 * np.finfo(dtype).eps, atol=0)
+    assert (L != L.T).nnz == 0

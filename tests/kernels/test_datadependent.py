@@ -785,3 +785,40 @@ def test_default_sigma_estimates_its_memory_before_allocating(monkeypatch):
     monkeypatch.setattr(validation, "_physical_memory", lambda: 64 * 2**10)   # limit 48 KiB
     with pytest.raises(MemoryError, match="max_points"):
         default_sigma(X, max_points=300)
+
+
+@pytest.mark.parametrize("dtype,scale,outer,inner,sigma,fragment", [
+    # the bound |k_F| <= (outer peak)^2 (inner peak) below the smallest normal number: K_F was the zero matrix
+    # (or subnormals with lost digits), silently
+    (np.float32, 1e-30, "linear", "gaussian", 1.0, "rescale X"),
+    (np.float32, 1e-10, "linear", "gaussian", 1.0, "use float64 points"),
+    (np.float32, 1e-20, "gaussian", "linear", 1.0, "rescale X"),
+    (np.float64, 1e-80, "linear", "linear", 1.0, "rescale X"),
+    (np.float64, 1e-160, "polynomial", "gaussian", 1.0, None),   # (r^2 + 1)^2 = 1: representable, no error
+])
+def test_fredholm_kernel_refuses_points_whose_kernel_underflows(dtype, scale, outer, inner, sigma, fragment):
+    X = (np.random.default_rng(0).normal(size=(20, 3)) * scale).astype(dtype)
+    if fragment is None:
+        K = FredholmKernel(X, outer=outer, inner=inner, sigma=sigma)(X)
+        assert np.abs(K).max() > 0.5
+        return
+    with pytest.raises(ValueError, match=rf"underflows {np.dtype(dtype).name}.*{fragment}"):
+        FredholmKernel(X, outer=outer, inner=inner, sigma=sigma)
+
+
+def test_fredholm_heat_kernel_in_high_dimension_is_refused_not_zero():
+    # heat outer kernel in d = 784 with sigma = 5: (4 pi t)^(-d/2) = 1e-861 twice: K_F was exactly 0
+    X = np.random.default_rng(0).normal(size=(10, 784))
+    with pytest.raises(ValueError, match=r"underflows float64.*smaller sigma or the Gaussian kernel"):
+        FredholmKernel(X, outer="heat", inner="gaussian", sigma=5.0)
+    # normalized: the heat factor cancels in the row normalization; a Gaussian inner kernel is at most 1
+    K = FredholmKernel(X, outer="heat", inner="gaussian", sigma=5.0, normalized=True)(X)
+    assert np.isfinite(K).all() and np.abs(K).max() > 0
+
+
+def test_fredholm_linear_kernel_of_small_float64_points_is_exact():
+    # float64 points of norm 1e-30: |k_F| ~ 1e-120 is representable and computed to full precision
+    X = np.random.default_rng(1).normal(size=(15, 3))
+    K1 = FredholmKernel(X, outer="linear", inner="linear")(X)
+    Ks = FredholmKernel(X * 2.0 ** -100, outer="linear", inner="linear")(X * 2.0 ** -100)
+    np.testing.assert_allclose(Ks * 2.0 ** 600, K1, rtol=1e-13)

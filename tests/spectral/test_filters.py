@@ -163,3 +163,67 @@ BAD = [
 def test_bad_input(call, error, match):
     with pytest.raises(error, match=match):
         call()
+
+
+@pytest.mark.parametrize(
+    "phi,lmax,float64,float32",
+    [
+        # exp(-1e4 lambda) is 0 in float64 for lambda > 0.075: is_positive said True (from the formula)
+        (filters.Heat(1e4), 2.0, False, False),
+        (filters.Heat(300.0), 2.0, True, False),             # exp(-600) = 3e-261: float32 underflows below 1e-45
+        (filters.Heat(50.0), 2.0, True, True),               # exp(-100) = 4e-44 (a float32 subnormal)
+        (filters.RegularizedLaplacian(1e300), 1e10, False, False),   # 1 / (1 + 1e310) = 1 / inf = 0
+        (filters.RegularizedLaplacian(1e30), 1e10, True, False),     # 1e-40: float32 keeps ~1e-45 at most
+        (filters.RandomWalk(2.0 + 1e-10, 40), 2.0, False, False),    # (1e-10)^40 underflows
+        (filters.RandomWalk(1e10, 40), 2.0, False, False),   # a^p = 1e400 overflows at lambda = 0
+        (filters.RandomWalk(3.0, 40), 2.0, True, True),
+        (filters.InverseCosine(), 2.0 - 1e-9, True, False),  # 2 - 1e-9 is 2.0 in float32: cos(pi / 2) <= 0
+        (filters.Matern(400, np.sqrt(800.0)), 2.0, True, False),     # 3^-400 = 1e-191
+        (filters.Filter(lambda x: np.exp(-300.0 * x)), 2.0, True, False),
+    ],
+)
+def test_is_positive_sees_underflow_and_overflow_in_each_dtype(phi, lmax, float64, float32):
+    assert phi.is_positive(lmax) is float64
+    assert phi.is_positive(lmax, dtype=np.float64) is float64
+    assert phi.is_positive(lmax, dtype=np.float32) is float32
+
+
+def test_is_positive_dtype_is_checked():
+    with pytest.raises(TypeError, match="dtype must be numpy.float32 or numpy.float64"):
+        filters.Heat(1.0).is_positive(2.0, dtype=np.int64)
+    with pytest.raises(TypeError, match="dtype must be numpy.float32 or numpy.float64"):
+        filters.Filter(np.exp).is_positive(2.0, dtype="float16")
+
+
+def test_graph_kernel_refuses_a_heat_response_that_underflows_on_the_spectrum():
+    # GraphKernel(L, Heat(1e4)) on a combinatorial Laplacian was accepted as positive definite; phi(L) was the
+    # projector on the constants (every other eigenvalue's exp(-1e4 lambda) is 0): a semi-definite kernel
+    from graphrkhs import GraphKernel, laplacian
+    W = np.diag(np.ones(7), 1)
+    W = W + W.T                                           # path on 8 nodes, lmax < 4
+    L = laplacian(W)
+    with pytest.raises(ValueError, match=r"not strictly positive on \[0, lmax\].*underflows to 0"):
+        GraphKernel(L, filters.Heat(1e4))
+    # exp(-100 lmax) = 1e-168: positive in float64, 0 in float32
+    with pytest.raises(ValueError, match="as evaluated in float32"):
+        GraphKernel(L.astype(np.float32), filters.Heat(100.0))
+    assert GraphKernel(L, filters.Heat(100.0)).shape == (8, 8)
+
+
+def test_graph_kernel_accepts_a_filter_subclass_with_the_old_is_positive_signature():
+    # a user's Filter subclass overriding is_positive(self, lmax) (no dtype) keeps working with GraphKernel
+    from graphrkhs import GraphKernel, laplacian
+
+    class Shifted(filters.Filter):
+        def __init__(self):
+            super().__init__(lambda lam: 1.0 / (1.0 + lam), name="shifted")
+
+        def is_positive(self, lmax):
+            return lmax < 100.0
+
+    W = np.diag(np.ones(7), 1)
+    W = W + W.T
+    K = GraphKernel(laplacian(W), Shifted(), method="exact")
+    L = laplacian(W).toarray()
+    lam, U = np.linalg.eigh(L)
+    np.testing.assert_allclose(K @ np.eye(8), (U / (1.0 + lam)) @ U.T, atol=1e-12)
