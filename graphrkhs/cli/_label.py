@@ -591,6 +591,7 @@ def run_label(args, out=None, err=None):
             f"only one class ({names[0]!r}) among the labeled rows; labeling needs at least two classes"
             f"{_hidden_class_hint(args, raw_labels, labeled)}."
         )
+    _check_classes_are_labels(column, header, names, n, int(labeled.sum()))
     if n - labeled.sum() == 0:
         print("note: every row is already labeled; predictions are the fitted values.", file=err)
     k = min(args.neighbors, n - 1)
@@ -665,6 +666,44 @@ def run_label(args, out=None, err=None):
             print(f"{c:<{width}}  {counts[c]:>8}  {predicted[c]:>9}  {mc:>15}", file=out)
     print(f"wrote {output}", file=out)
     return {"n": n, "labeled": int(labeled.sum()), "classes": names, "output": output}
+
+
+#: An identifier column given as the label column (:func:`_check_classes_are_labels`): more than this
+#: many classes, fewer than 2 labeled rows per class on average, and more than half the rows labeled.
+ID_COLUMN_MIN_CLASSES = 20
+
+#: float64 arrays of rows x classes that labeling holds at once (class scores of each method, their
+#: standardization, the probabilities, the confidences): the memory estimate of many classes.
+SCORE_COPIES = 8
+
+
+def _check_classes_are_labels(column, header, names, n, n_labeled):
+    """Refuse, before the graph and the fit, a label column that cannot be class labels.
+
+    An identifier (a row id, a name, a free-text column) given as ``--label-column``: every labeled
+    row is a class of its own, and the work and memory grow with rows x classes (1500 rows of 1500
+    one-row classes took 33 s and 560 MB, then wrote each row's own id back).  Refused when there are
+    more than :data:`ID_COLUMN_MIN_CLASSES` classes, fewer than 2 labeled rows per class on average,
+    and more than half the rows labeled (a one-shot task labels few rows).  Then, any number of
+    classes: the rows x classes score arrays must fit in memory (:func:`memory_guard`).
+    """
+    from .._core.validation import memory_guard
+
+    C = len(names)
+    if C > ID_COLUMN_MIN_CLASSES and 2 * C > n_labeled and 2 * n_labeled > n:
+        shown = ", ".join(repr(c) for c in names[:3])
+        others = [c for c in header if c != column]
+        raise LabelCommandError(
+            f"the label column {column!r} holds {C} distinct values among its {n_labeled} labeled rows "
+            f"({n_labeled / C:.2f} rows per class; e.g. {shown}, ...): it looks like an identifier or free-text "
+            "column, not class labels. Give the column of class labels with --label-column (the other columns "
+            f"are: {_show_columns(others)}); graphrkhs label refuses more than {ID_COLUMN_MIN_CLASSES} classes "
+            "with fewer than 2 labeled rows per class when most rows are labeled.")
+    try:
+        memory_guard(SCORE_COPIES * 8 * n * C, f"labeling {n} rows into {C} classes ({SCORE_COPIES} arrays of "
+                     "rows x classes)", "label fewer rows at a time, or merge classes.")
+    except MemoryError as exc:
+        raise LabelCommandError(f"{exc} (--label-column {column!r})") from None
 
 
 def _show_cell(cell):

@@ -107,3 +107,72 @@ def test_npz_label_array_matches_without_surrounding_spaces(tmp_path, capsys):
     code, out, err = _run(["label", str(path), "--label-column", "label ", "-q", "--output", str(out_path)], capsys)
     assert code == 0, err
     assert _read(out_path)[0] == ["x0", "x1", "label", "predicted_label", "confidence"]
+
+
+# --- an identifier column given as the label column; memory of rows x classes ----------------------
+
+def _no_fit(monkeypatch):
+    """Make any labeling work fail the test: the checks must come before the graph and the fit."""
+    import graphrkhs.cli._label as label_cli
+    import graphrkhs.estimators as estimators
+
+    def boom(*args, **kwargs):
+        raise AssertionError("labeling work started")
+    monkeypatch.setattr(estimators.PoissonRidgeEnsembleClassifier, "fit", boom)
+    monkeypatch.setattr(label_cli, "_label_scores", boom)
+
+
+def _blob_rows(n, seed=0):
+    return np.random.default_rng(seed).normal(size=(n, 2))
+
+
+def test_identifier_label_column_is_refused_before_any_work(tmp_path, capsys, monkeypatch):
+    # 1500 rows with an id per row as --label-column: 1500 one-row classes, 33 s and 560 MB, and each row's
+    # own id written back as its prediction, with no word
+    _no_fit(monkeypatch)
+    path = tmp_path / "d.csv"
+    _write(path, ["x", "y", "user_id"], _blob_rows(60), [f"u{i}" for i in range(60)])
+    out_path = tmp_path / "o.csv"
+    code, out, err = _run(["label", str(path), "--label-column", "user_id", "-q", "--output", str(out_path)], capsys)
+    assert code == 2 and len(err.strip().splitlines()) == 1, err
+    assert ("the label column 'user_id' holds 60 distinct values among its 60 labeled rows (1.00 rows per class; "
+            "e.g. 'u0', 'u1', 'u10', ...): it looks like an identifier") in err
+    assert "Give the column of class labels with --label-column (the other columns are: x, y)" in err
+    assert not out_path.exists() and out == ""
+    # an id column with a few repeats and a few empty cells (fewer than 2 rows per class, most rows labeled)
+    ids = [f"u{i // 2 if i < 10 else i}" if i % 7 else "" for i in range(60)]
+    _write(path, ["x", "y", "user_id"], _blob_rows(60), ids)
+    code, out, err = _run(["label", str(path), "--label-column", "user_id", "-q", "--output", str(out_path)], capsys)
+    assert code == 2 and "looks like an identifier" in err, err
+
+
+def test_one_label_per_class_on_few_labeled_rows_is_not_an_identifier(tmp_path, capsys):
+    # one-shot labeling (every class labeled once, few rows labeled) stays legal with many classes
+    rng = np.random.default_rng(0)
+    centers = rng.normal(size=(25, 2)) * 20
+    X = np.repeat(centers, 4, axis=0) + rng.normal(size=(100, 2)) * 0.1
+    labels = [f"c{i // 4}" if i % 4 == 0 else "" for i in range(100)]
+    path = tmp_path / "d.csv"
+    _write(path, ["x", "y", "label"], X, labels)
+    out_path = tmp_path / "o.csv"
+    code, out, err = _run(["label", str(path), "--label-column", "label", "--method", "laplace", "--neighbors", "3",
+                           "-q", "--output", str(out_path)], capsys)
+    assert code == 0, err
+    assert "100 rows, 25 labeled, 25 classes" in out
+    pred = [r[3] for r in _read(out_path)[1:]]
+    assert pred == [f"c{i // 4}" for i in range(100)]
+
+
+def test_rows_times_classes_beyond_memory_is_refused_before_any_work(tmp_path, capsys, monkeypatch):
+    import graphrkhs._core.validation as validation
+
+    _no_fit(monkeypatch)
+    # 1200 rows, 12 classes: 8 arrays of 1200 x 12 float64 = 0.9 MiB, over a machine of 1 MiB (3/4: 0.75 MiB)
+    monkeypatch.setattr(validation, "_physical_memory", lambda: 2**20)
+    path = tmp_path / "d.csv"
+    _write(path, ["x", "y", "label"], _blob_rows(1200), [f"c{i % 12}" if i < 24 else "" for i in range(1200)])
+    code, out, err = _run(["label", str(path), "--label-column", "label", "-q",
+                           "--output", str(tmp_path / "o.csv")], capsys)
+    assert code == 2 and len(err.strip().splitlines()) == 1, err
+    assert ("labeling 1200 rows into 12 classes (8 arrays of rows x classes) would need 0.9 MiB, more than the "
+            "0.8 MiB available; label fewer rows at a time, or merge classes. (--label-column 'label')") in err
