@@ -538,6 +538,13 @@ def run_label(args, out=None, err=None):
     column = header[label_idx]          # as the file spells it
     # the new column's name: the label column's without surrounding spaces ("predicted_label")
     predicted_column = f"predicted_{column.strip()}"
+    taken = [c for c in (predicted_column, "confidence") if any(h.strip() == c for h in header)]
+    if taken:
+        # the output's header had the name twice (a file written by graphrkhs label, labeled again: two
+        # predicted_COL and two confidence columns, the old ones also taken as features)
+        raise LabelCommandError(
+            f"{path} already has the column(s) {_show_columns(taken)}, which the output adds: rename or remove it "
+            "first (a file written by graphrkhs label: label its input again, with the new labels).")
     # after the column check (a wrong column is the more useful message), before any work
     if output.lower().endswith(".npz"):
         raise LabelCommandError(f"--output {output}: graphrkhs label writes CSV text: name the output .csv (or "

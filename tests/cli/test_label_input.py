@@ -176,3 +176,46 @@ def test_rows_times_classes_beyond_memory_is_refused_before_any_work(tmp_path, c
     assert code == 2 and len(err.strip().splitlines()) == 1, err
     assert ("labeling 1200 rows into 12 classes (8 arrays of rows x classes) would need 0.9 MiB, more than the "
             "0.8 MiB available; label fewer rows at a time, or merge classes. (--label-column 'label')") in err
+
+
+# --- the command and the Python API on the same data ------------------------------------------------
+
+def test_true_false_labels_are_the_classes_of_the_python_api(tmp_path, capsys):
+    # a True / False column is a classification target on both sides (the regressors refuse booleans):
+    # the command's predictions are the classifier's on the z-scored features, class for class
+    from graphrkhs import PoissonRidgeEnsembleClassifier
+
+    X, y = _two_blobs(n_per=15)
+    truth = y == "b"
+    labeled = np.arange(truth.size) % 5 == 0
+    path = tmp_path / "d.csv"
+    _write(path, ["x", "y", "flag"], X, [str(t) if m else "" for t, m in zip(truth, labeled)])
+    out_path = tmp_path / "o.csv"
+    code, out, err = _run(["label", str(path), "--label-column", "flag", "--neighbors", "5", "-q",
+                           "--output", str(out_path)], capsys)
+    assert code == 0, err
+    assert "labeled per class: False: 3, True: 3" in out
+    rows = _read(out_path)
+    Xr = np.array([[float(v) for v in r[:2]] for r in rows[1:]])
+    Z = (Xr - Xr.mean(axis=0)) / Xr.std(axis=0)
+    y_api = np.array([t if m else None for t, m in zip(truth, labeled)], dtype=object)
+    model = PoissonRidgeEnsembleClassifier(n_neighbors=5).fit(Z, y_api)
+    assert model.classes_.tolist() == [False, True]
+    assert [r[3] for r in rows[1:]] == [str(v) for v in model.transduction_.tolist()]
+    np.testing.assert_allclose([float(r[4]) for r in rows[1:]], model.label_distributions_.max(axis=1), atol=5e-5)
+
+
+@pytest.mark.parametrize("extra", ["predicted_label", "confidence", "confidence "])
+def test_input_with_an_output_column_name_is_refused(tmp_path, capsys, monkeypatch, extra):
+    # labeling a file written by graphrkhs label again wrote a header with two predicted_label / confidence
+    # columns (and took the old confidence column as a feature)
+    _no_fit(monkeypatch)
+    X, y = _two_blobs()
+    path = tmp_path / "d.csv"
+    _write(path, ["x", "y", extra, "label"], np.column_stack([X, np.full(len(y), 0.5)]), _some_labels(y))
+    out_path = tmp_path / "o.csv"
+    code, out, err = _run(["label", str(path), "--label-column", "label", "--features", "x,y", "-q",
+                           "--output", str(out_path)], capsys)
+    assert code == 2 and len(err.strip().splitlines()) == 1, err
+    assert f"{path} already has the column(s) {extra.strip()}, which the output adds: rename or remove it" in err
+    assert not out_path.exists()
