@@ -16,7 +16,7 @@ import sys
 
 from .._core.progress import verbosity
 from ._demo import _demo_plot, demo
-from ._label import _int_option
+from ._label import _int_option, _special_file_kind
 
 __all__ = ["main", "build_parser"]
 
@@ -156,6 +156,11 @@ def _check_demo_args(parser, args):
         if os.path.isdir(args.plot):
             parser.error(f"--plot: {args.plot} is a directory; give a file name, e.g. "
                          f"{os.path.join(args.plot, 'digits.png')}")
+        kind = _special_file_kind(args.plot)
+        if kind:
+            # matplotlib would write the PNG into it after the fits (a named pipe without a reader: a hang)
+            parser.error(f"--plot: {args.plot} is not a regular file ({kind}); give a file name for the "
+                         "picture, e.g. digits.png")
         parent = os.path.dirname(os.path.abspath(args.plot))
         if not os.path.isdir(parent):
             parser.error(f"--plot: the directory does not exist: {parent}")

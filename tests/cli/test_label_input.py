@@ -219,3 +219,24 @@ def test_input_with_an_output_column_name_is_refused(tmp_path, capsys, monkeypat
     assert code == 2 and len(err.strip().splitlines()) == 1, err
     assert f"{path} already has the column(s) {extra.strip()}, which the output adds: rename or remove it" in err
     assert not out_path.exists()
+
+
+def test_demo_plot_into_a_named_pipe_is_a_usage_error_before_the_fits(tmp_path, capsys, monkeypatch):
+    # --plot FIFO passed every check; matplotlib would have written the PNG into the pipe after the fits
+    # (blocking for ever without a reader), as --plot /dev/stdout mixes a PNG into the table on stdout
+    import os
+
+    from graphrkhs.cli import _main
+
+    def fits(*args, **kwargs):
+        raise AssertionError("the demo ran before its arguments were checked")
+
+    monkeypatch.setattr(_main, "demo", fits)
+    fifo = tmp_path / "pipe.png"
+    os.mkfifo(fifo)
+    with pytest.raises(SystemExit) as exc:
+        cli.main(["demo", "-q", "--plot", str(fifo)])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert err == (f"usage: graphrkhs demo [options] (-h for help)\ngraphrkhs demo: error: --plot: {fifo} is not a "
+                   "regular file (a named pipe); give a file name for the picture, e.g. digits.png\n")
