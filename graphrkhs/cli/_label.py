@@ -622,6 +622,7 @@ def run_label(args, out=None, err=None):
     lookup = {c: i for i, c in enumerate(classes)}
     codes[labeled] = [lookup[key] for key, m in zip(keys, labeled) if m]
     _warn_minus_one_class(args, column, raw_labels, classes, names, codes[labeled], err)
+    _warn_case_variants(column, names, err)
     # The library's warnings (e.g. rows in a component without labels) are shown once each, as one
     # line of the command, not as Python's "file.py:123: Warning" with a line of library source.
     with warnings.catch_warnings(record=True) as caught:
@@ -757,6 +758,20 @@ def _zscores(X):
     X = X / np.where(scale > 0, scale, 1.0)
     std = X.std(axis=0)
     return (X - X.mean(axis=0)) / np.where(std > 0, std, 1.0)
+
+
+def _warn_case_variants(column, names, err):
+    """Text classes that differ only in upper / lower case (``setosa``, ``Setosa``) are two classes, as the
+    Python API reads them; a typing slip that splits one class in two is likely, so say so (one line)."""
+    groups = {}
+    for name in names:
+        groups.setdefault(name.casefold(), []).append(name)
+    variants = [g for g in groups.values() if len(g) > 1]
+    if variants:
+        shown = "; ".join(" and ".join(repr(v) for v in g) for g in variants[:3]) + ("; ..." if len(variants) > 3
+                                                                                  else "")
+        print(f"graphrkhs label: warning: classes of {column!r} that differ only in upper/lower case ({shown}) are "
+              "labeled as different classes; if they are one class, write them alike in the file.", file=err)
 
 
 def _warn_minus_one_class(args, column, raw_labels, classes, names, labeled_codes, err):

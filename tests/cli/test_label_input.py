@@ -240,3 +240,19 @@ def test_demo_plot_into_a_named_pipe_is_a_usage_error_before_the_fits(tmp_path, 
     err = capsys.readouterr().err
     assert err == (f"usage: graphrkhs demo [options] (-h for help)\ngraphrkhs demo: error: --plot: {fifo} is not a "
                    "regular file (a named pipe); give a file name for the picture, e.g. digits.png\n")
+
+
+def test_classes_differing_only_in_case_get_a_warning(tmp_path, capsys):
+    # 'setosa' and 'Setosa' were two classes without a word (a typing slip splits one class in two)
+    X, y = _two_blobs()
+    labels = _some_labels(y)
+    labels[4] = "A"
+    path = tmp_path / "d.csv"
+    _write(path, ["x", "y", "label"], X, labels)
+    out_path = tmp_path / "o.csv"
+    code, out, err = _run(["label", str(path), "--label-column", "label", "--method", "laplace", "-q",
+                           "--output", str(out_path)], capsys)
+    assert code == 0, err
+    assert "3 classes" in out
+    assert err == ("graphrkhs label: warning: classes of 'label' that differ only in upper/lower case ('A' and 'a') "
+                   "are labeled as different classes; if they are one class, write them alike in the file.\n")
