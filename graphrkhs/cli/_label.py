@@ -663,7 +663,12 @@ def run_label(args, out=None, err=None):
           f"method {method}{f' (alpha {alpha:g})' if method == 'tikhonov' else ''}, {len(features)} feature(s) "
           f"({'standardized' if standardize else 'raw'}), {graph}; "
           f"{elapsed:.2f} s", file=out)
-    print("labeled per class: " + ", ".join(f"{c}: {m}" for c, m in counts.items()), file=out)
+    # one line of the summary: 500 classes made it 7 000 characters long; the table lists them all
+    shown = [f"{c}: {m}" for c, m in counts.items()]
+    if len(shown) > SUMMARY_CLASSES:
+        rest = len(shown) - SUMMARY_CLASSES
+        shown = shown[:SUMMARY_CLASSES] + [f"... ({rest} more classes; --labels-per-class-report lists all)"]
+    print("labeled per class: " + ", ".join(shown), file=out)
     if args.labels_per_class_report:
         predicted = {c: int(np.sum(pred == i)) for i, c in enumerate(names)}
         width = max(len(str(c)) for c in names)
@@ -679,6 +684,9 @@ def run_label(args, out=None, err=None):
 #: An identifier column given as the label column (:func:`_check_classes_are_labels`): more than this
 #: many classes, fewer than 2 labeled rows per class on average, and more than half the rows labeled.
 ID_COLUMN_MIN_CLASSES = 20
+
+#: Classes named on the summary's "labeled per class" line (the --labels-per-class-report table: all).
+SUMMARY_CLASSES = 20
 
 #: float64 arrays of rows x classes that labeling holds at once (class scores of each method, their
 #: standardization, the probabilities, the confidences): the memory estimate of many classes.

@@ -159,6 +159,10 @@ def test_one_label_per_class_on_few_labeled_rows_is_not_an_identifier(tmp_path, 
                            "-q", "--output", str(out_path)], capsys)
     assert code == 0, err
     assert "100 rows, 25 labeled, 25 classes" in out
+    # the summary line names 20 classes (it was one line of every class, 7 000 characters for 500 classes)
+    assert ("labeled per class: c0: 1, c1: 1, c10: 1, c11: 1, c12: 1, c13: 1, c14: 1, c15: 1, c16: 1, c17: 1, "
+            "c18: 1, c19: 1, c2: 1, c20: 1, c21: 1, c22: 1, c23: 1, c24: 1, c3: 1, c4: 1, ... (5 more classes; "
+            "--labels-per-class-report lists all)\n") in out
     pred = [r[3] for r in _read(out_path)[1:]]
     assert pred == [f"c{i // 4}" for i in range(100)]
 
