@@ -1,10 +1,11 @@
 """``graphrkhs label``: label the unlabeled rows of a user's CSV or .npz file.
 
 Reading and writing use the standard library's :mod:`csv` (no pandas
-dependency).  Every user error (bad input file, unknown column, bad option,
-an output that is one of the inputs) is a :class:`LabelCommandError` whose
-message is printed as one line with exit code 2; any other exception is an
-internal error (exit code 1).
+dependency).  Every user error (bad input file, unknown column, an output
+that is one of the inputs) is a :class:`LabelCommandError` whose message is
+printed as one line with exit code 2; a bad option value, whatever the data,
+is a :class:`LabelUsageError`, printed as a usage error (the usage line and
+the error, exit code 2); any other exception is an internal error (exit code 1).
 
 Data safety: the output is compared with the input as *files*
 (:func:`os.path.samefile`: symlinks, hard links and relative paths are seen
@@ -51,6 +52,11 @@ DEFAULT_METHOD = "poisson-ridge"
 
 class LabelCommandError(Exception):
     """A user error of ``graphrkhs label`` (one line, exit code 2)."""
+
+
+class LabelUsageError(LabelCommandError):
+    """A bad option value of ``graphrkhs label`` (whatever the data): a usage error, two lines (the
+    command's usage line and the error) with exit code 2, as argparse's own and the demo's."""
 
 
 DELIMITERS = (",", "\t", ";")
@@ -509,7 +515,7 @@ def run_label(args, out=None, err=None):
         raise LabelCommandError(f"input is a directory, not a file: {path}")
     is_npz = path.lower().endswith(".npz")
     if args.output is not None and not args.output.strip():
-        raise LabelCommandError("--output is empty; give a file name (or leave --output out for "
+        raise LabelUsageError("--output is empty; give a file name (or leave --output out for "
                                 "INPUT.labeled.csv).")
     if args.output is None and _special_file_kind(path):
         # /dev/stdin or a named pipe: INPUT.labeled.csv would be a new file beside it (in /dev for /dev/stdin)
@@ -519,13 +525,13 @@ def run_label(args, out=None, err=None):
     method = args.method
     alpha = getattr(args, "alpha", None)
     if args.neighbors < 1:
-        raise LabelCommandError(f"--neighbors must be at least 1; got {args.neighbors}.")
+        raise LabelUsageError(f"--neighbors must be at least 1; got {args.neighbors}.")
     if alpha is not None and method != "tikhonov":
-        raise LabelCommandError(f"--alpha applies to --method tikhonov only; got --method {method}.")
+        raise LabelUsageError(f"--alpha applies to --method tikhonov only; got --method {method}.")
     if method == "tikhonov":
         alpha = DEFAULT_TIKHONOV_ALPHA if alpha is None else alpha
         if not (math.isfinite(alpha) and alpha > 0):
-            raise LabelCommandError(f"--alpha must be a finite number > 0; got {alpha} (0 is --method laplace).")
+            raise LabelUsageError(f"--alpha must be a finite number > 0; got {alpha} (0 is --method laplace).")
     is_missing = _missing_matcher(getattr(args, "unlabeled", DEFAULT_UNLABELED))
 
     header, rows, lines, first_line = (*_read_npz(path, args.label_column), None) if is_npz else _read_csv(path)

@@ -260,3 +260,22 @@ def test_classes_differing_only_in_case_get_a_warning(tmp_path, capsys):
     assert "3 classes" in out
     assert err == ("graphrkhs label: warning: classes of 'label' that differ only in upper/lower case ('A' and 'a') "
                    "are labeled as different classes; if they are one class, write them alike in the file.\n")
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--neighbors", "0"], "--neighbors must be at least 1; got 0."),
+    (["--alpha", "0.1"], "--alpha applies to --method tikhonov only; got --method poisson-ridge."),
+    (["--method", "tikhonov", "--alpha", "0"], "--alpha must be a finite number > 0; got 0.0 (0 is --method laplace)."),
+    (["--output", " "], "--output is empty; give a file name (or leave --output out for INPUT.labeled.csv)."),
+])
+def test_label_bad_option_values_are_two_line_usage_errors(tmp_path, capsys, argv, message):
+    # they were one line "graphrkhs label: error: ..." without the usage line, unlike argparse's own errors
+    # (--method magic) and the demo's (--draws 0)
+    X, y = _two_blobs()
+    path = tmp_path / "d.csv"
+    _write(path, ["x", "y", "label"], X, _some_labels(y))
+    with pytest.raises(SystemExit) as exc:
+        cli.main(["label", str(path), "--label-column", "label", "-q"] + argv)
+    assert exc.value.code == 2
+    assert capsys.readouterr().err == ("usage: graphrkhs label INPUT --label-column COL [options] (-h for help)\n"
+                                       f"graphrkhs label: error: {message}\n")

@@ -193,8 +193,13 @@ def test_bad_options_exit_2(good, capsys):
         (["--alpha", "0.1"], "--alpha applies to --method tikhonov only"),
         (["--neighbors", "0"], "--neighbors must be at least 1"),
     ]:
-        code, out, err = _run([good, "--label-column", "label"] + argv, capsys)
-        _assert_user_error(code, err, message)
+        # usage errors (session 15): the command's usage line and the error, exit 2, as argparse's own
+        with pytest.raises(SystemExit) as exc:
+            _run([good, "--label-column", "label"] + argv, capsys)
+        err = capsys.readouterr().err
+        assert exc.value.code == 2 and err.startswith("usage: graphrkhs label INPUT --label-column COL")
+        assert err.splitlines()[1].startswith(f"graphrkhs label: error: {message}"), err
+        assert len(err.strip().splitlines()) == 2, err
     with pytest.raises(SystemExit) as exc:  # argparse's own errors are exit 2 as well
         cli.main(["label", str(good), "--label-column", "label", "--method", "magic"])
     assert exc.value.code == 2
