@@ -392,7 +392,9 @@ def split_regression_targets(y, n_samples, name="y"):
     ``pd.NA`` (nullable ``Int64`` / ``Float64`` columns) and the masked entries of a numpy masked array.
     Targets may be (n,) or (n, m); a row is unlabeled when all its entries are NaN.  Text targets
     (str or bytes, ``["1.5", "2", "nan"]``) raise a ``TypeError`` naming ``name``: they are not
-    parsed into numbers (convert them with ``y.astype(float)``); so do dates and durations.
+    parsed into numbers (convert them with ``y.astype(float)``); so do dates and durations, and
+    booleans (a bool array, a pandas ``boolean`` column, ``[True, None, False]``): they are class
+    labels (use a classifier), or 0 / 1 only when cast to float by the caller.
     """
     # (the dtype's kind: np.dtype() of a pandas extension dtype -- Int64, Float64, category -- raised
     # "Cannot interpret 'Int64Dtype()' as a data type")
@@ -436,6 +438,13 @@ def _refuse_non_numeric_targets(y, name):
     float)`` read them as the numbers [1.5, 2, nan] without a word (and "nan" as an unlabeled row).
     So are dates and durations: datetime64 became nanoseconds since 1970, and NaT the labeled -9.2e18."""
     kind = getattr(getattr(y, "dtype", None), "kind", None)
+    if kind == "b" or kind in ("O", None) and _holds_bool(y):
+        # np.asarray(y, float64) fitted True / False silently as 1 / 0 (a bool array, a pandas "boolean"
+        # column, a list [True, None, False])
+        raise TypeError(f"{name} holds booleans (True / False), but regression targets must be "
+                        "numbers: boolean targets would be fitted silently as 1 / 0. Use a classifier for boolean "
+                        f"labels, or cast to float if you mean 0 / 1 ({name}.astype(float), with NaN for unlabeled "
+                        "samples).")
     if kind in ("m", "M"):
         raise TypeError(f"{name} holds dates or durations ({y.dtype}), but regression targets must be numbers. "
                         f"Convert them yourself in the unit you mean, e.g. ({name} - t0) / np.timedelta64(1, 's') "
@@ -453,6 +462,15 @@ def _refuse_non_numeric_targets(y, name):
         raise TypeError(f"{name} holds text ({_show(text)}), but regression targets must be numbers; text is not "
                         f"parsed into numbers silently. Convert it yourself, e.g. {name}.astype(float) or "
                         f"np.asarray({name}, dtype=float), with NaN for unlabeled samples.")
+
+
+def _holds_bool(y):
+    """Whether an object array or a list of targets holds a bool (``[True, None, False]``)."""
+    try:
+        items = np.asarray(y, dtype=object).ravel().tolist()
+    except (TypeError, ValueError):
+        return False
+    return any(isinstance(v, (bool, np.bool_)) for v in items)
 
 
 def one_hot(codes, n_classes, dtype=np.float64):

@@ -1,10 +1,11 @@
 """``graphrkhs label``: label the unlabeled rows of a user's CSV or .npz file.
 
 Reading and writing use the standard library's :mod:`csv` (no pandas
-dependency).  Every user error (bad input file, unknown column, bad option,
-an output that is one of the inputs) is a :class:`LabelCommandError` whose
-message is printed as one line with exit code 2; any other exception is an
-internal error (exit code 1).
+dependency).  Every user error (bad input file, unknown column, an output
+that is one of the inputs) is a :class:`LabelCommandError` whose message is
+printed as one line with exit code 2; a bad option value, whatever the data,
+is a :class:`LabelUsageError`, printed as a usage error (the usage line and
+the error, exit code 2); any other exception is an internal error (exit code 1).
 
 Data safety: the output is compared with the input as *files*
 (:func:`os.path.samefile`: symlinks, hard links and relative paths are seen
@@ -53,6 +54,11 @@ class LabelCommandError(Exception):
     """A user error of ``graphrkhs label`` (one line, exit code 2)."""
 
 
+class LabelUsageError(LabelCommandError):
+    """A bad option value of ``graphrkhs label`` (whatever the data): a usage error, two lines (the
+    command's usage line and the error) with exit code 2, as argparse's own and the demo's."""
+
+
 DELIMITERS = (",", "\t", ";")
 
 
@@ -99,17 +105,43 @@ def _read_csv(path):
         raise LabelCommandError(f"{path}: malformed CSV ({_one_line(exc)}).") from None
     except OSError as exc:
         raise LabelCommandError(f"cannot read {path}: {exc.strerror or _one_line(exc)}.") from None
-    header = [h.strip() for h in header]
+    # Column names are kept as the file spells them (the output's header is the input's); options find
+    # them by _find_column: the exact name first, then the name without surrounding spaces.
     if len(set(header)) != len(header):
         dup = sorted({h for h in header if header.count(h) > 1})
         hint = _header_hint(path, header, first.rstrip("\r\n"))
-        raise LabelCommandError(f"{path}: duplicate column name(s) {', '.join(dup)} in the header{hint}.")
+        raise LabelCommandError(f"{path}: duplicate column name(s) {_show_columns(dup)} in the header{hint}.")
     for r, line in zip(rows, lines):
         if len(r) != len(header):
             raise LabelCommandError(
                 f"{path}: line {line} has {len(r)} cells but the header has {len(header)} columns."
             )
     return header, rows, lines, first.rstrip("\r\n")
+
+
+def _show_columns(names):
+    """Column names for a message: as written, quoted when spaces surround them (or when empty)."""
+    return ", ".join(repr(c) if c != c.strip() or not c else c for c in names)
+
+
+def _find_column(name, header, option, path=None):
+    """Index of the column ``name`` (given with ``option``) in ``header``: the one rule of every column option.
+
+    The exact name first; else the column whose name without surrounding spaces is ``name`` without
+    surrounding spaces (``--label-column " label"`` or ``"label "`` finds a column ``label``, and
+    ``--label-column label`` a header cell ``" label"``).  Two columns that match only that way (``"a"``
+    and ``"a "``) are an error naming both: give the exact name.  None when no column matches.
+    """
+    if name in header:
+        return header.index(name)
+    stripped = name.strip()
+    matches = [j for j, c in enumerate(header) if c.strip() == stripped]
+    if len(matches) > 1:
+        where = f" of {path}" if path else ""
+        raise LabelCommandError(
+            f"{option} {name!r} matches {len(matches)} columns{where} once surrounding spaces are ignored: "
+            f"{', '.join(repr(header[j]) for j in matches)}; give the exact name of one of them.")
+    return matches[0] if matches else None
 
 
 def _header_hint(path, header, first_line):
@@ -165,10 +197,12 @@ def _read_npz(path, label_column):
 def _read_npz_arrays(path, label_column):
     with np.load(path, allow_pickle=False) as data:
         keys = list(data.keys())
-        if label_column not in keys:
+        found = _find_column(label_column, keys, "--label-column", path)
+        if found is None:
             raise LabelCommandError(
-                f"unknown column {label_column!r}: {path} holds arrays {', '.join(keys)}."
+                f"unknown column {label_column!r}: {path} holds arrays {_show_columns(keys)}."
             )
+        label_column = keys[found]
         y = data[label_column]
         feature_keys = [k for k in keys if k != label_column]
         if "X" in feature_keys:
@@ -481,7 +515,7 @@ def run_label(args, out=None, err=None):
         raise LabelCommandError(f"input is a directory, not a file: {path}")
     is_npz = path.lower().endswith(".npz")
     if args.output is not None and not args.output.strip():
-        raise LabelCommandError("--output is empty; give a file name (or leave --output out for "
+        raise LabelUsageError("--output is empty; give a file name (or leave --output out for "
                                 "INPUT.labeled.csv).")
     if args.output is None and _special_file_kind(path):
         # /dev/stdin or a named pipe: INPUT.labeled.csv would be a new file beside it (in /dev for /dev/stdin)
@@ -491,21 +525,32 @@ def run_label(args, out=None, err=None):
     method = args.method
     alpha = getattr(args, "alpha", None)
     if args.neighbors < 1:
-        raise LabelCommandError(f"--neighbors must be at least 1; got {args.neighbors}.")
+        raise LabelUsageError(f"--neighbors must be at least 1; got {args.neighbors}.")
     if alpha is not None and method != "tikhonov":
-        raise LabelCommandError(f"--alpha applies to --method tikhonov only; got --method {method}.")
+        raise LabelUsageError(f"--alpha applies to --method tikhonov only; got --method {method}.")
     if method == "tikhonov":
         alpha = DEFAULT_TIKHONOV_ALPHA if alpha is None else alpha
         if not (math.isfinite(alpha) and alpha > 0):
-            raise LabelCommandError(f"--alpha must be a finite number > 0; got {alpha} (0 is --method laplace).")
+            raise LabelUsageError(f"--alpha must be a finite number > 0; got {alpha} (0 is --method laplace).")
     is_missing = _missing_matcher(getattr(args, "unlabeled", DEFAULT_UNLABELED))
 
     header, rows, lines, first_line = (*_read_npz(path, args.label_column), None) if is_npz else _read_csv(path)
-    if args.label_column not in header:
+    label_idx = _find_column(args.label_column, header, "--label-column", path)
+    if label_idx is None:
         hint = "" if is_npz else _header_hint(path, header, first_line)
         raise LabelCommandError(
-            f"unknown column {args.label_column!r}; the columns are: {', '.join(header)}{hint}."
+            f"unknown column {args.label_column!r}; the columns are: {_show_columns(header)}{hint}."
         )
+    column = header[label_idx]          # as the file spells it
+    # the new column's name: the label column's without surrounding spaces ("predicted_label")
+    predicted_column = f"predicted_{column.strip()}"
+    taken = [c for c in (predicted_column, "confidence") if any(h.strip() == c for h in header)]
+    if taken:
+        # the output's header had the name twice (a file written by graphrkhs label, labeled again: two
+        # predicted_COL and two confidence columns, the old ones also taken as features)
+        raise LabelCommandError(
+            f"{path} already has the column(s) {_show_columns(taken)}, which the output adds: rename or remove it "
+            "first (a file written by graphrkhs label: label its input again, with the new labels).")
     # after the column check (a wrong column is the more useful message), before any work
     if output.lower().endswith(".npz"):
         raise LabelCommandError(f"--output {output}: graphrkhs label writes CSV text: name the output .csv (or "
@@ -514,24 +559,26 @@ def run_label(args, out=None, err=None):
     if not rows:
         raise LabelCommandError(f"{path} holds no rows (its arrays are empty)." if is_npz
                                 else f"{path} has a header but no data rows.")
-    label_idx = header.index(args.label_column)
     if args.features is not None:
-        features = [c.strip() for c in args.features.split(",") if c.strip()]
-        if not features:
+        names = [c for c in args.features.split(",") if c.strip()]
+        if not names:
             raise LabelCommandError(f"--features {args.features!r} names no column; give comma-separated column "
                                     "names (or leave --features out for every column but the label column).")
-        repeated = sorted({c for c in features if features.count(c) > 1})
-        if repeated:  # a column given twice would count twice in every distance
-            raise LabelCommandError(f"--features names {', '.join(repeated)} more than once.")
-        unknown = [c for c in features if c not in header]
+        found = [_find_column(c, header, "--features", path) for c in names]
+        unknown = [c.strip() for c, j in zip(names, found) if j is None]
         if unknown:
-            raise LabelCommandError(f"unknown feature column(s) {', '.join(unknown)}; the columns are: {', '.join(header)}.")
-        if args.label_column in features:
-            raise LabelCommandError(f"the label column {args.label_column!r} cannot also be a feature.")
+            raise LabelCommandError(f"unknown feature column(s) {', '.join(unknown)}; the columns are: "
+                                    f"{_show_columns(header)}.")
+        repeated = sorted({header[j] for j in found if found.count(j) > 1})
+        if repeated:  # a column given twice would count twice in every distance
+            raise LabelCommandError(f"--features names {_show_columns(repeated)} more than once.")
+        if label_idx in found:
+            raise LabelCommandError(f"the label column {column!r} cannot also be a feature.")
+        features = [header[j] for j in found]
     else:
         # an unnamed column with no value in any row is no feature: the trailing delimiter of some exports
-        features = [c for j, c in enumerate(header) if c != args.label_column
-                    and (c or any(r[j].strip() for r in rows))]
+        features = [c for j, c in enumerate(header) if j != label_idx
+                    and (c.strip() or any(r[j].strip() for r in rows))]
     if not features:
         raise LabelCommandError("no feature columns: the file has only the label column.")
     X = _parse_features(header, rows, features, path, lines)
@@ -539,7 +586,7 @@ def run_label(args, out=None, err=None):
     raw_labels = [r[label_idx].strip() for r in rows]
     labeled = np.array([not is_missing(lab) for lab in raw_labels])
     if not labeled.any():
-        raise LabelCommandError(f"no labeled rows: every cell of column {args.label_column!r} is a missing-label "
+        raise LabelCommandError(f"no labeled rows: every cell of column {column!r} is a missing-label "
                                 "token (see --unlabeled).")
     classes, names, keys = _parse_labels(raw_labels, labeled)
     fractional = [name for c, name in zip(classes, names)
@@ -549,7 +596,7 @@ def run_label(args, out=None, err=None):
         # class of its own (a regression target labeled as hundreds of one-row classes)
         shown = ", ".join(repr(v) for v in fractional[:3]) + (", ..." if len(fractional) > 3 else "")
         raise LabelCommandError(
-            f"the label column {args.label_column!r} holds real values ({shown}), not class labels: graphrkhs "
+            f"the label column {column!r} holds real values ({shown}), not class labels: graphrkhs "
             "label labels classes (as the Python API, which asks for a regressor for real-valued targets). "
             "If they are class codes, write them as text (e.g. c1.5) or as whole numbers.")
     if len(classes) < 2:
@@ -557,6 +604,7 @@ def run_label(args, out=None, err=None):
             f"only one class ({names[0]!r}) among the labeled rows; labeling needs at least two classes"
             f"{_hidden_class_hint(args, raw_labels, labeled)}."
         )
+    _check_classes_are_labels(column, header, names, n, int(labeled.sum()))
     if n - labeled.sum() == 0:
         print("note: every row is already labeled; predictions are the fitted values.", file=err)
     k = min(args.neighbors, n - 1)
@@ -579,7 +627,8 @@ def run_label(args, out=None, err=None):
     codes = np.full(n, -1)
     lookup = {c: i for i, c in enumerate(classes)}
     codes[labeled] = [lookup[key] for key, m in zip(keys, labeled) if m]
-    _warn_minus_one_class(args, raw_labels, classes, names, codes[labeled], err)
+    _warn_minus_one_class(args, column, raw_labels, classes, names, codes[labeled], err)
+    _warn_case_variants(column, names, err)
     # The library's warnings (e.g. rows in a component without labels) are shown once each, as one
     # line of the command, not as Python's "file.py:123: Warning" with a line of library source.
     with warnings.catch_warnings(record=True) as caught:
@@ -609,10 +658,10 @@ def run_label(args, out=None, err=None):
     if changed.size:
         shown = ", ".join(_where(lines, i) for i in changed[:5]) + (", ..." if changed.size > 5 else "")
         print(f"note: at {changed.size} of the {int(labeled.sum())} labeled rows the prediction differs from the "
-              f"given label ({shown}); the output keeps the given label in {args.label_column!r} and the "
-              f"prediction in 'predicted_{args.label_column}'.", file=err)
+              f"given label ({shown}); the output keeps the given label in {column!r} and the "
+              f"prediction in {predicted_column!r}.", file=err)
 
-    out_header = header + [f"predicted_{args.label_column}", "confidence"]
+    out_header = header + [predicted_column, "confidence"]
     _write_atomic(output, out_header, (list(r) + [p, f"{c:.4f}"] for r, p, c in zip(rows, pred_labels, confidence)))
 
     counts = {c: int(np.sum(codes == i)) for i, c in enumerate(names)}
@@ -620,7 +669,12 @@ def run_label(args, out=None, err=None):
           f"method {method}{f' (alpha {alpha:g})' if method == 'tikhonov' else ''}, {len(features)} feature(s) "
           f"({'standardized' if standardize else 'raw'}), {graph}; "
           f"{elapsed:.2f} s", file=out)
-    print("labeled per class: " + ", ".join(f"{c}: {m}" for c, m in counts.items()), file=out)
+    # one line of the summary: 500 classes made it 7 000 characters long; the table lists them all
+    shown = [f"{c}: {m}" for c, m in counts.items()]
+    if len(shown) > SUMMARY_CLASSES:
+        rest = len(shown) - SUMMARY_CLASSES
+        shown = shown[:SUMMARY_CLASSES] + [f"... ({rest} more classes; --labels-per-class-report lists all)"]
+    print("labeled per class: " + ", ".join(shown), file=out)
     if args.labels_per_class_report:
         predicted = {c: int(np.sum(pred == i)) for i, c in enumerate(names)}
         width = max(len(str(c)) for c in names)
@@ -631,6 +685,47 @@ def run_label(args, out=None, err=None):
             print(f"{c:<{width}}  {counts[c]:>8}  {predicted[c]:>9}  {mc:>15}", file=out)
     print(f"wrote {output}", file=out)
     return {"n": n, "labeled": int(labeled.sum()), "classes": names, "output": output}
+
+
+#: An identifier column given as the label column (:func:`_check_classes_are_labels`): more than this
+#: many classes, fewer than 2 labeled rows per class on average, and more than half the rows labeled.
+ID_COLUMN_MIN_CLASSES = 20
+
+#: Classes named on the summary's "labeled per class" line (the --labels-per-class-report table: all).
+SUMMARY_CLASSES = 20
+
+#: float64 arrays of rows x classes that labeling holds at once (class scores of each method, their
+#: standardization, the probabilities, the confidences): the memory estimate of many classes.
+SCORE_COPIES = 8
+
+
+def _check_classes_are_labels(column, header, names, n, n_labeled):
+    """Refuse, before the graph and the fit, a label column that cannot be class labels.
+
+    An identifier (a row id, a name, a free-text column) given as ``--label-column``: every labeled
+    row is a class of its own, and the work and memory grow with rows x classes (1500 rows of 1500
+    one-row classes took 33 s and 560 MB, then wrote each row's own id back).  Refused when there are
+    more than :data:`ID_COLUMN_MIN_CLASSES` classes, fewer than 2 labeled rows per class on average,
+    and more than half the rows labeled (a one-shot task labels few rows).  Then, any number of
+    classes: the rows x classes score arrays must fit in memory (:func:`memory_guard`).
+    """
+    from .._core.validation import memory_guard
+
+    C = len(names)
+    if C > ID_COLUMN_MIN_CLASSES and 2 * C > n_labeled and 2 * n_labeled > n:
+        shown = ", ".join(repr(c) for c in names[:3])
+        others = [c for c in header if c != column]
+        raise LabelCommandError(
+            f"the label column {column!r} holds {C} distinct values among its {n_labeled} labeled rows "
+            f"({n_labeled / C:.2f} rows per class; e.g. {shown}, ...): it looks like an identifier or free-text "
+            "column, not class labels. Give the column of class labels with --label-column (the other columns "
+            f"are: {_show_columns(others)}); graphrkhs label refuses more than {ID_COLUMN_MIN_CLASSES} classes "
+            "with fewer than 2 labeled rows per class when most rows are labeled.")
+    try:
+        memory_guard(SCORE_COPIES * 8 * n * C, f"labeling {n} rows into {C} classes ({SCORE_COPIES} arrays of "
+                     "rows x classes)", "label fewer rows at a time, or merge classes.")
+    except MemoryError as exc:
+        raise LabelCommandError(f"{exc} (--label-column {column!r})") from None
 
 
 def _show_cell(cell):
@@ -679,7 +774,21 @@ def _zscores(X):
     return (X - X.mean(axis=0)) / np.where(std > 0, std, 1.0)
 
 
-def _warn_minus_one_class(args, raw_labels, classes, names, labeled_codes, err):
+def _warn_case_variants(column, names, err):
+    """Text classes that differ only in upper / lower case (``setosa``, ``Setosa``) are two classes, as the
+    Python API reads them; a typing slip that splits one class in two is likely, so say so (one line)."""
+    groups = {}
+    for name in names:
+        groups.setdefault(name.casefold(), []).append(name)
+    variants = [g for g in groups.values() if len(g) > 1]
+    if variants:
+        shown = "; ".join(" and ".join(repr(v) for v in g) for g in variants[:3]) + ("; ..." if len(variants) > 3
+                                                                                  else "")
+        print(f"graphrkhs label: warning: classes of {column!r} that differ only in upper/lower case ({shown}) are "
+              "labeled as different classes; if they are one class, write them alike in the file.", file=err)
+
+
+def _warn_minus_one_class(args, column, raw_labels, classes, names, labeled_codes, err):
     """The Python API's LabelCollisionWarning for the default tokens: -1 read as unlabeled although it looks
     like a class (integer classes, and -1 as frequent as the largest class or between two classes)."""
     if getattr(args, "unlabeled", ",".join(DEFAULT_UNLABELED)) != ",".join(DEFAULT_UNLABELED):
@@ -690,7 +799,7 @@ def _warn_minus_one_class(args, raw_labels, classes, names, labeled_codes, err):
     largest = int(np.bincount(labeled_codes, minlength=len(classes)).max())
     if n_minus_one <= largest or classes[0] < -1 < classes[-1]:
         print(f"graphrkhs label: warning (LabelCollisionWarning): the {n_minus_one} row(s) with -1 in "
-              f"{args.label_column!r} were read as unlabeled (-1 is a missing-label token by default, as in the "
+              f"{column!r} were read as unlabeled (-1 is a missing-label token by default, as in the "
               f"Python API), but -1 looks like one of the classes ({', '.join(['-1'] + list(names))}); if it is, "
               "pass --unlabeled '' (or the token your file uses for unlabeled rows).", file=err)
 

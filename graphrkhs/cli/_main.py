@@ -16,7 +16,7 @@ import sys
 
 from .._core.progress import verbosity
 from ._demo import _demo_plot, demo
-from ._label import _int_option
+from ._label import _int_option, _special_file_kind
 
 __all__ = ["main", "build_parser"]
 
@@ -99,6 +99,7 @@ def build_parser():
     p_label.add_argument("--labels-per-class-report", action="store_true",
                          help="print a table of labeled and predicted counts and mean confidence per class")
     p_label.add_argument("--force", action="store_true", help="overwrite OUT if it exists (never the input)")
+    p_label.set_defaults(command_parser=p_label)
     add_label_options(p_label)  # --unlabeled, --alpha; description (defined with the command in _label.py)
     return parser
 
@@ -128,10 +129,12 @@ def _run(parser, args):
             _demo_plot(args.plot, rows, args.labels_per_class, args.neighbors, args.seed)
         return 0
     if args.command == "label":
-        from ._label import LabelCommandError, run_label
+        from ._label import LabelCommandError, LabelUsageError, run_label
 
         try:
             run_label(args)
+        except LabelUsageError as exc:
+            parser.error(str(exc))   # a bad option value: the usage line and the error, as argparse's
         except LabelCommandError as exc:
             print(f"graphrkhs label: error: {exc}", file=sys.stderr)
             return 2
@@ -156,6 +159,11 @@ def _check_demo_args(parser, args):
         if os.path.isdir(args.plot):
             parser.error(f"--plot: {args.plot} is a directory; give a file name, e.g. "
                          f"{os.path.join(args.plot, 'digits.png')}")
+        kind = _special_file_kind(args.plot)
+        if kind:
+            # matplotlib would write the PNG into it after the fits (a named pipe without a reader: a hang)
+            parser.error(f"--plot: {args.plot} is not a regular file ({kind}); give a file name for the "
+                         "picture, e.g. digits.png")
         parent = os.path.dirname(os.path.abspath(args.plot))
         if not os.path.isdir(parent):
             parser.error(f"--plot: the directory does not exist: {parent}")

@@ -231,3 +231,38 @@ def test_categorical_integer_labels_with_missing_entries_stay_integers():
     assert keep.tolist() == [True, True, False, True, True] and y2.dtype.kind == "i"
     labeled, classes, codes = split_classification_labels(pd.Categorical(["b", "a", None, "b"]), 4)
     assert classes.tolist() == ["a", "b"] and codes.tolist() == [1, 0, -1, 1]
+
+
+# ---- boolean regression targets: a TypeError, not a silent 1 / 0 fit (session 15) ---------------------
+
+def _bool_targets():
+    import pandas as pd
+
+    return [np.array([True, False, True, False]), [True, None, False, True],
+            np.array([True, False, None, True], dtype=object),
+            pd.Series([True, None, False, True], dtype="boolean"),
+            pd.Series([True, False, False, True], dtype="category")]
+
+
+@pytest.mark.parametrize("i", range(5))
+def test_boolean_regression_targets_are_a_type_error(i):
+    # split_regression_targets(np.array([True, False, ...])) returned [1., 0., ...]: fitted silently as 1 / 0
+    y = _bool_targets()[i]
+    with pytest.raises(TypeError, match=r"^y holds booleans \(True / False\), but regression targets must be "
+                                        r"numbers: .*Use a classifier for boolean labels, or cast to float if you "
+                                        r"mean 0 / 1 \(y\.astype\(float\)"):
+        split_regression_targets(y, 4)
+
+
+def test_boolean_targets_through_a_regressor_fit_and_score():
+    from graphrkhs import GraphKernelRidgeRegressor
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(12, 2))
+    y = X[:, 0] > 0
+    with pytest.raises(TypeError, match=r"y holds booleans"):
+        GraphKernelRidgeRegressor(n_neighbors=4).fit(X, y)
+    model = GraphKernelRidgeRegressor(n_neighbors=4).fit(X, y.astype(float))   # the documented cast works
+    with pytest.raises(TypeError, match=r"y holds booleans"):
+        model.score(X, y)
+    assert np.isfinite(model.score(X, y.astype(float)))

@@ -193,8 +193,13 @@ def test_bad_options_exit_2(good, capsys):
         (["--alpha", "0.1"], "--alpha applies to --method tikhonov only"),
         (["--neighbors", "0"], "--neighbors must be at least 1"),
     ]:
-        code, out, err = _run([good, "--label-column", "label"] + argv, capsys)
-        _assert_user_error(code, err, message)
+        # usage errors (session 15): the command's usage line and the error, exit 2, as argparse's own
+        with pytest.raises(SystemExit) as exc:
+            _run([good, "--label-column", "label"] + argv, capsys)
+        err = capsys.readouterr().err
+        assert exc.value.code == 2 and err.startswith("usage: graphrkhs label INPUT --label-column COL")
+        assert err.splitlines()[1].startswith(f"graphrkhs label: error: {message}"), err
+        assert len(err.strip().splitlines()) == 2, err
     with pytest.raises(SystemExit) as exc:  # argparse's own errors are exit 2 as well
         cli.main(["label", str(good), "--label-column", "label", "--method", "magic"])
     assert exc.value.code == 2
@@ -491,9 +496,12 @@ def test_output_format_follows_its_name(good, tmp_path, capsys):
     with open(out_path, newline="") as f:
         table = list(csv.reader(f, delimiter="\t"))
     assert table[0] == ["a", "b", "label", "predicted_label", "confidence"] and len(table) == 41
+    # read back as tab-separated: its columns are found (and, an earlier output, it is not labeled again with
+    # a second predicted_label and confidence column: session 15)
     code, out, err = _run([out_path, "--label-column", "label", "--features", "a,b", "--output",
                            tmp_path / "again.csv", "-q"], capsys)
-    assert code == 0, err
+    _assert_user_error(code, err, f"{out_path} already has the column(s) predicted_label, confidence, which the "
+                                  "output adds")
     code, out, err = _run([good, "--label-column", "label", "--output", tmp_path / "out.npz"], capsys)
     _assert_user_error(code, err, "writes CSV text: name the output .csv (or .tsv for tabs)")
     assert not (tmp_path / "out.npz").exists()
