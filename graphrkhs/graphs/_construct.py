@@ -250,7 +250,12 @@ def knn_graph(X: ArrayLike, n_neighbors: int = 10, *,
     without distance ties.
 
     Sparse ``X`` gives the graph of ``X.toarray()`` (same edges, weights equal
-    up to rounding, about 1e-16) without forming it: memory is that of the
+    up to rounding, about 1e-16, on data without distance ties at a node's
+    k-th neighbour) without forming it.  Under ``metric="cosine"`` rows that
+    share no feature are all at distance :math:`\sqrt 2`, so on very sparse
+    data a node with fewer than k rows sharing a feature has tied k-th neighbours;
+    each exact search then links it to some of them, not necessarily the same
+    ones (as ``"kd_tree"`` and ``"brute"`` may differ on dense ties).  Memory is that of the
     neighbour lists, a copy of ``X`` and distance blocks of at most 256 MiB,
     checked before the search.  With ``metric="cosine"`` a row without a
     non-zero entry (empty, or explicit zeros only) raises as a zero dense row
