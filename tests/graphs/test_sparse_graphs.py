@@ -198,3 +198,27 @@ def test_dense_only_functions_name_the_fix():
     with pytest.raises(TypeError, match=r"A must be a dense 2-D array of points; got a scipy.sparse matrix.*"
                                         r"knn_graph, epsilon_graph.*pass A.toarray\(\)"):
         gaussian_kernel(X, sigma=1.0)
+
+
+def test_sparse_points_are_never_densified(monkeypatch):
+    X = _sparse_points(n=90, d=70, seed=12)
+    radius = {m: _radius(X, m) for m in ("euclidean", "cosine")}
+    expected = {m: (knn_graph(X.toarray(), 5, metric=m), epsilon_graph(X.toarray(), radius[m], metric=m))
+                for m in radius}
+    original = {cls: cls.toarray for cls in (sp.csr_array, sp.csr_matrix)}
+
+    def guarded(cls):
+        def toarray(self, *args, **kwargs):
+            # a block of rows against all points is (rows, n); X itself (or its rows) is (., d)
+            assert self.shape[1] != X.shape[1], "a sparse X was densified"
+            return original[cls](self, *args, **kwargs)
+        return toarray
+
+    for cls in original:
+        monkeypatch.setattr(cls, "toarray", guarded(cls))
+    for m, (knn, eps) in expected.items():
+        _assert_same_graph(knn, knn_graph(X, 5, metric=m), 1e-12)
+        assert eps.nnz > X.shape[0]
+        _assert_same_graph(eps, epsilon_graph(X, radius[m], metric=m), 1e-12)
+    with pytest.raises(AssertionError, match="densified"):     # the guard does see a densification
+        X.toarray()
