@@ -968,7 +968,7 @@ def _sparse_search_bytes(n, nnz, n_neighbors):
     """Estimated peak bytes of :func:`sparse_brute_search` and the graph assembly after it."""
     total = n * (n_neighbors + 8) * _BYTES_PER_SLOT + 2 * 16 * nnz   # lists; the rescaled and scaled copies
     total += 2 * min(8 * n * n, _TILE_BYTES)                          # a distance chunk and its order
-    total += 4 * _TILE_BYTES // 4                                     # a block of row differences
+    total += _TILE_BYTES                                              # a block of row differences
     return total
 
 
