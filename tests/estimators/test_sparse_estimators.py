@@ -73,7 +73,7 @@ def test_transductive_classifier_on_sparse_points_equals_dense(estimator):
 
 
 @pytest.mark.parametrize("estimator", [G.LaplacianRegularizationRegressor(), G.GraphKernelRidgeRegressor(),
-                                       G.GraphKernelRidgeRegressor(graph="epsilon", radius=1.2)],
+                                       G.GraphKernelRidgeRegressor(graph="epsilon", radius=2.0)],
                          ids=lambda e: type(e).__name__)
 def test_transductive_regressor_on_sparse_points_equals_dense(estimator):
     X = _sparse_points(seed=2)
