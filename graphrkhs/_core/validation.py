@@ -136,14 +136,33 @@ def float_dtype(dtype):
     return np.dtype(np.float32) if np.dtype(dtype) == np.float32 else np.dtype(np.float64)
 
 
-def check_points(X, name="X", *, min_samples=1, dtype=None, copy=False):
+#: Where sparse points are accepted (the message of every refusal names them and the fix).
+SPARSE_POINTS_ACCEPTED = ("knn_graph, epsilon_graph, GraphSpec.build and the transductive estimators that build "
+                          "their graph from X")
+
+
+def sparse_points_refused(name="X", where=None):
+    """The TypeError for sparse points where only dense ones are taken (``where``: who refuses)."""
+    who = f"{where} needs" if where else f"{name} must be"
+    return TypeError(f"{who} a dense 2-D array of points; got a scipy.sparse matrix.  Sparse points are accepted "
+                     f"by {SPARSE_POINTS_ACCEPTED}; here pass {name}.toarray() (a dense copy of "
+                     "n_samples * n_features values).")
+
+
+def check_points(X, name="X", *, min_samples=1, dtype=None, copy=False, accept_sparse=False):
     """Validate a point cloud: a finite, numeric, non-empty 2-D array.
 
     Returns a C-contiguous float array (float32 kept, anything else as
-    float64 unless ``dtype`` says otherwise).
+    float64 unless ``dtype`` says otherwise).  With ``accept_sparse=True`` a
+    scipy.sparse matrix or array of any format is returned as a new
+    :class:`scipy.sparse.csr_array` instead (duplicates summed, explicit zeros
+    removed, sorted indices; never densified); otherwise it raises a TypeError
+    naming where sparse points are accepted.
     """
     if sp.issparse(X):
-        raise TypeError(f"{name} must be a dense 2-D array of points; got a sparse matrix.")
+        if not accept_sparse:
+            raise sparse_points_refused(name)
+        return _check_sparse_points(X, name, min_samples, dtype)
     if isinstance(X, (str, bytes)) or X is None:
         raise TypeError(f"{name} must be a 2-D array of points of shape (n_samples, n_features); got {type(X).__name__}.")
     try:
@@ -168,6 +187,25 @@ def check_points(X, name="X", *, min_samples=1, dtype=None, copy=False):
     if not np.isfinite(arr).all():
         raise ValueError(f"{name} contains NaN or infinity; remove or impute those entries first.")
     return arr
+
+
+def _check_sparse_points(X, name, min_samples, dtype):
+    """:func:`check_points` for a sparse ``X``: a canonical float CSR copy (the caller's is untouched)."""
+    if X.ndim != 2:
+        raise ValueError(f"{name} must be 2-D of shape (n_samples, n_features); got {X.ndim}-D with shape {X.shape}.")
+    if X.dtype == object or not (np.issubdtype(X.dtype, np.number) or X.dtype == bool):
+        raise TypeError(f"{name} must hold numbers; got dtype {X.dtype}.")
+    if np.issubdtype(X.dtype, np.complexfloating):
+        raise TypeError(f"{name} must be real; got complex dtype {X.dtype}.")
+    if X.shape[0] < min_samples or X.shape[1] == 0:
+        raise ValueError(f"{name} must have at least {min_samples} sample(s) and 1 feature; got shape {X.shape}.")
+    target = float_dtype(X.dtype) if dtype is None else np.dtype(dtype)
+    A = sp.csr_array(X, dtype=target, copy=True)
+    A.sum_duplicates()            # also sorts the indices
+    if not np.isfinite(A.data).all():
+        raise ValueError(f"{name} contains NaN or infinity; remove or impute those entries first.")
+    A.eliminate_zeros()
+    return A
 
 
 def check_estimator_points(X, *, min_samples=1, reason=""):

@@ -197,6 +197,14 @@ def _read_npz(path, label_column):
 def _read_npz_arrays(path, label_column):
     with np.load(path, allow_pickle=False) as data:
         keys = list(data.keys())
+        if {"data", "indices", "indptr", "format", "shape"} <= set(keys):
+            # a scipy.sparse.save_npz file: one sparse matrix, no label column; this command writes every feature
+            # cell back as CSV text and standardizes columns, so sparse features belong to the Python API
+            raise LabelCommandError(
+                f"{path} is a scipy.sparse matrix (scipy.sparse.save_npz), which holds no label column: graphrkhs "
+                "label reads CSV/TSV text and .npz files of dense arrays (np.savez: the features and the label "
+                "column).  For sparse features (e.g. TF-IDF) use the Python API, which takes them as they are: "
+                "PoissonRidgeEnsembleClassifier().fit(scipy.sparse.load_npz(path), y).")
         found = _find_column(label_column, keys, "--label-column", path)
         if found is None:
             raise LabelCommandError(

@@ -12,6 +12,7 @@ import warnings
 from typing import Tuple, Union
 
 import numpy as np
+import scipy.sparse as sp
 from numpy.typing import ArrayLike
 from sklearn.base import BaseEstimator
 from sklearn.exceptions import NotFittedError
@@ -45,7 +46,7 @@ def propose_labels_for(estimator: BaseEstimator, X: ArrayLike, y: ArrayLike, n_p
     ----------
     estimator : fitted transductive classifier
         E.g. :class:`~graphrkhs.PoissonLearningClassifier`, fitted on ``X, y``.
-    X : array-like or graph
+    X : array-like or sparse matrix of shape (n_samples, n_features), or graph
         What the classifier was fitted on (points, or the graph with
         ``graph="precomputed"``); only read for ``"model_change"``.
     y : array-like of shape (n,)
@@ -89,7 +90,7 @@ def propose_labels_for(estimator: BaseEstimator, X: ArrayLike, y: ArrayLike, n_p
             W = as_adjacency(X)
         else:
             # the estimator's own graph rule (graph="auto" of the recommended classifier depends on X)
-            Xa = np.asarray(X, dtype=np.float64)
+            Xa = X if sp.issparse(X) else np.asarray(X, dtype=np.float64)   # sparse points: knn_graph takes them
             W = estimator._graph_spec(Xa).build(Xa)
         if W.shape[0] != n:
             raise ValueError(f"X gives a graph on {W.shape[0]} nodes, but {type(estimator).__name__} was fitted "

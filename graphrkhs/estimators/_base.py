@@ -32,6 +32,7 @@ from typing import Hashable, Optional
 from numpy.typing import ArrayLike
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.exceptions import NotFittedError
 from sklearn.utils.validation import validate_data
@@ -39,7 +40,8 @@ from sklearn.utils.validation import validate_data
 from .._core.labels import (UNLABELED, labeled_rows, one_hot, split_classification_labels,
                             split_regression_targets)
 from .._core.progress import verbosity
-from .._core.validation import Interval, Options, check_class_priors, check_estimator_points, validate_params
+from .._core.validation import (Interval, Options, check_class_priors, check_estimator_points, sparse_points_refused,
+                                validate_params)
 from ..graphs import LAPLACIANS, WEIGHTS, GraphSpec
 from ..solvers import class_sizes, size_constrained_assignment
 
@@ -103,9 +105,13 @@ class GraphRKHSEstimator(BaseEstimator):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features), or a graph
+        X : array-like or sparse matrix of shape (n_samples, n_features), or a graph
             Points; for transductive learners with ``graph="precomputed"`` the
-            graph itself.
+            graph itself.  Sparse points (scipy.sparse, any format) are taken
+            by the transductive learners, which build their graph from them
+            without densifying (:func:`~graphrkhs.knn_graph`; the fit equals
+            the fit on ``X.toarray()``); the inductive point-cloud learners
+            need dense points and raise a TypeError naming the fix.
         y : array-like of shape (n_samples,) (or (n_samples, n_targets) for regressors)
             Classifiers: class labels of any hashable type, ``unlabeled`` (default
             -1), None or NaN for the unlabeled rows.  Regressors: NaN for the
@@ -413,7 +419,7 @@ class ClassifierOutputMixin(ClassifierMixin):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features), or what ``predict`` takes
+        X : array-like or sparse matrix of shape (n_samples, n_features), or what ``predict`` takes
         y : array-like of shape (n_samples,)
         sample_weight : array-like of shape (n_samples,), optional
 
@@ -470,7 +476,7 @@ class RegressorOutputMixin(RegressorMixin):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features), or what ``predict`` takes
+        X : array-like or sparse matrix of shape (n_samples, n_features), or what ``predict`` takes
         y : array-like of shape (n_samples,) or (n_samples, n_targets)
         sample_weight : array-like of shape (n_samples,), optional
 
@@ -600,6 +606,8 @@ class PointsLearner(GraphRKHSEstimator):
     member's ``_raw(X)`` gives the fitted function at new points."""
 
     def _validate_input(self, X):
+        if sp.issparse(X):          # the kernels evaluate dense rows: say who refuses and where sparse X goes
+            raise sparse_points_refused("X", where=type(self).__name__)
         points = check_estimator_points(X, min_samples=2, reason=f": {type(self).__name__} fits on at least two rows")
         # n_features_in_, and feature_names_in_ for a data frame (its column names), as scikit-learn records them
         validate_data(self, X, skip_check_array=True, reset=True)
@@ -607,6 +615,8 @@ class PointsLearner(GraphRKHSEstimator):
 
     def _check_X_new(self, X):
         self._check_fitted()
+        if sp.issparse(X):
+            raise sparse_points_refused("X", where=type(self).__name__)
         points = check_estimator_points(X)
         if points.shape[1] != self.n_features_in_:
             raise ValueError(f"X has {points.shape[1]} features, but {type(self).__name__} is expecting "

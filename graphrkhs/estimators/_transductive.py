@@ -143,8 +143,8 @@ class _GraphLearner(GraphRKHSEstimator):
             self._X_fit = None
             self.n_features_in_ = W.shape[0]
             return W
-        X = validate_data(self, X, dtype=[np.float64, np.float32], ensure_min_samples=2)
-        X = check_points(X, "X")
+        X = validate_data(self, X, dtype=[np.float64, np.float32], ensure_min_samples=2, accept_sparse=True)
+        X = check_points(X, "X", accept_sparse=True)     # a CSR copy for sparse points
         self._graph_spec(X).validate(X.shape[0])
         return X
 
@@ -202,7 +202,7 @@ class _GraphLearner(GraphRKHSEstimator):
             rows = np.asarray(Wn.sum(axis=1)).ravel()
             num = np.asarray(Wn @ scores)
         else:
-            X = validate_data(self, X, dtype=[np.float64, np.float32], reset=False)
+            X = validate_data(self, X, dtype=[np.float64, np.float32], reset=False, accept_sparse=True)
             dist, idx = self._nn.kneighbors(metric_points(X, self._oos_metric),
                                             n_neighbors=self._n_oos)
             h = dist[:, -1:]
@@ -232,6 +232,7 @@ class _GraphLearner(GraphRKHSEstimator):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.pairwise = self.graph == "precomputed"
+        tags.input_tags.sparse = True      # sparse points (graph builders) or a sparse graph
         return tags
 
 
@@ -993,6 +994,12 @@ AUTO_RELATIVE_WIDTH = 0.5
 def prefers_cosine_graph(X):
     """The data guard of ``graph="auto"``: ``X`` has at least ``AUTO_COSINE_MIN_FEATURES`` columns, no
     negative entry and no all-zero row (a zero row has no direction)."""
+    if sp.issparse(X):            # the same test on the stored entries (the others are zeros)
+        X = sp.csr_array(X, copy=True)
+        X.sum_duplicates()
+        X.eliminate_zeros()
+        return bool(X.shape[1] >= AUTO_COSINE_MIN_FEATURES and X.shape[0] > 0 and (X.data >= 0).all()
+                    and (np.diff(X.indptr) > 0).all())
     X = np.asarray(X)
     return bool(X.ndim == 2 and X.shape[1] >= AUTO_COSINE_MIN_FEATURES and X.shape[0] > 0
                 and X.min() >= 0 and (X.max(axis=1) > 0).all())

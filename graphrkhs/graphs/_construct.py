@@ -74,15 +74,39 @@ def _apply_metric(X, metric):
     """
     if metric == "euclidean":
         return X
+    if sp.issparse(X):
+        return _unit_rows_sparse(X)
     # divide by the largest |entry| first so that the norm never overflows (any finite X)
     peak = np.abs(X).max(axis=1, keepdims=True)
-    zero = np.flatnonzero(peak[:, 0] == 0)
-    if zero.size:
-        raise ValueError(f"metric='cosine' needs rows of X with a direction; rows {zero[:5].tolist()} "
-                         f"({zero.size} in all) are zero.  Drop them or use metric='euclidean'.")
+    _refuse_zero_rows(np.flatnonzero(peak[:, 0] == 0))
     U = X / peak
     U /= np.linalg.norm(U, axis=1, keepdims=True)
     return U
+
+
+def _refuse_zero_rows(zero):
+    if zero.size:
+        raise ValueError(f"metric='cosine' needs rows of X with a direction; rows {zero[:5].tolist()} "
+                         f"({zero.size} in all) are zero.  Drop them or use metric='euclidean'.")
+
+
+def _unit_rows_sparse(X):
+    """:func:`_apply_metric`'s cosine scaling of a canonical CSR ``X`` (no explicit zeros), entry by
+    entry as for dense rows (peak, then norm, in the dtype of ``X``): a new CSR, never densified."""
+    X = sp.csr_array(X, copy=True)
+    X.sum_duplicates()
+    counts = np.diff(X.indptr)
+    # an empty row (or one of explicit zeros only) is a zero row, refused as in the dense path
+    peak = np.zeros(X.shape[0], dtype=X.dtype)
+    filled = np.flatnonzero(counts > 0)
+    if filled.size:
+        peak[filled] = np.maximum.reduceat(np.abs(X.data), X.indptr[filled])
+    _refuse_zero_rows(np.flatnonzero(peak == 0))
+    row_of = np.repeat(np.arange(X.shape[0]), counts)
+    X.data = X.data / peak[row_of]
+    norm = np.sqrt(np.add.reduceat(X.data * X.data, X.indptr[:-1]))
+    X.data /= norm[row_of]
+    return X
 RADIUS_ALGORITHMS = ("auto", "kd_tree", "brute")
 
 
@@ -101,8 +125,14 @@ def knn_graph(X: ArrayLike, n_neighbors: int = 10, *,
 
     Parameters
     ----------
-    X : array-like of shape (n_samples, n_features)
-        Points, finite.  float32 input gives a float32 graph.
+    X : array-like or sparse matrix of shape (n_samples, n_features)
+        Points, finite.  float32 input gives a float32 graph.  A
+        scipy.sparse matrix or array (any format; e.g. TF-IDF features) is
+        searched as it is, never densified: exact brute-force search on the
+        CSR rows (candidates from scikit-learn's
+        ``NearestNeighbors(algorithm="brute")``, re-ranked with exact
+        distances and certified as in the dense ``"brute"`` path), giving the
+        graph of ``X.toarray()``.
     n_neighbors : int, default=10
         k, the number of neighbours of each point, itself excluded;
         ``1 <= k < n_samples``.  10 is the usual choice in graph-based
@@ -147,7 +177,10 @@ def knn_graph(X: ArrayLike, n_neighbors: int = 10, *,
         explicitly requested approximate backend only warns).  The estimate is
         logged at INFO on the ``graphrkhs`` logger and returned with
         ``return_info=True``.  The thresholds and their measurement are in the
-        user guide, "Graphs".
+        user guide, "Graphs".  Sparse ``X``: ``"auto"`` and ``"brute"`` are
+        the exact sparse search; ``"pynndescent"`` and ``"hnswlib"`` take
+        dense points only and fall back to it with a RuntimeWarning
+        (``info["fallback"]``); ``"kd_tree"`` raises a ValueError.
     metric : {"euclidean", "cosine"}, default="euclidean"
         The distance of the graph.  ``"cosine"`` searches and weights the
         rows of ``X`` scaled to unit length: the neighbours of the cosine
@@ -176,7 +209,8 @@ def knn_graph(X: ArrayLike, n_neighbors: int = 10, *,
         estimate, NaN when the backend's lists were unusable: a neighbour
         listed twice or an unfilled slot) and ``"seconds"``.
     backend : {"auto", "numpy", "mpi", "dask"}, default="auto"
-        Where the search runs.  ``"mpi"`` / ``"dask"``: cell by cell on the
+        Where the search runs (sparse ``X``: in this process only; ``"mpi"``
+        and ``"dask"`` raise a TypeError).  ``"mpi"`` / ``"dask"``: cell by cell on the
         ranks / workers (:func:`graphrkhs.distributed.distributed_knn_graph`:
         k-means cells fitted on a sample, exact search in each cell and a
         complete halo pass), so the graph equals the exact search's, and
@@ -226,6 +260,18 @@ def knn_graph(X: ArrayLike, n_neighbors: int = 10, *,
     less than its spacing, or ``mode="union"`` with a larger ``n_neighbors``,
     makes the choice immaterial.
 
+    Sparse ``X`` gives the graph of ``X.toarray()`` (same edges, weights equal
+    up to rounding, about 1e-16, on data without distance ties at a node's
+    k-th neighbour) without forming it.  Under ``metric="cosine"`` rows that
+    share no feature are all at distance :math:`\sqrt 2`, so on very sparse
+    data a node with fewer than k rows sharing a feature has tied k-th neighbours;
+    each exact search then links it to some of them, not necessarily the same
+    ones (as ``"kd_tree"`` and ``"brute"`` may differ on dense ties).  Memory is that of the
+    neighbour lists, a copy of ``X`` and distance blocks of at most 256 MiB,
+    checked before the search.  With ``metric="cosine"`` a row without a
+    non-zero entry (empty, or explicit zeros only) raises as a zero dense row
+    does.
+
     Examples
     --------
     >>> import numpy as np
@@ -235,7 +281,7 @@ def knn_graph(X: ArrayLike, n_neighbors: int = 10, *,
     >>> W.shape, bool((W != W.T).nnz == 0), bool(W.diagonal().max() == 0)
     ((100, 100), True, True)
     """
-    X = check_points(X, "X", min_samples=2)
+    X = check_points(X, "X", min_samples=2, accept_sparse=True)
     n = X.shape[0]
     n_neighbors = check_scalar(n_neighbors, "n_neighbors", kind="int", low=1)
     if n_neighbors >= n:
@@ -248,6 +294,9 @@ def knn_graph(X: ArrayLike, n_neighbors: int = 10, *,
     check_option(metric, "metric", METRICS)
     out_dtype = _output_dtype(dtype, X.dtype)
     check_backend(backend)
+    if sp.issparse(X) and backend in DISTRIBUTED_BACKENDS:
+        raise TypeError(f"backend={backend!r} takes dense points; X is sparse.  Use backend='numpy' (exact "
+                        "search on the sparse rows), or pass X.toarray().")
     X = _apply_metric(X, metric)
     if backend in DISTRIBUTED_BACKENDS:
         if algorithm not in ("auto", "kd_tree", "brute"):
@@ -269,12 +318,18 @@ def knn_graph(X: ArrayLike, n_neighbors: int = 10, *,
         raise TypeError(f"return_info must be True or False; got {return_info!r}.")
 
     progress = _Progress(verbose, "knn_graph")
-    chosen = _knn.auto_algorithm(n, X.shape[1]) if algorithm == "auto" else algorithm
+    if sp.issparse(X):
+        chosen = "exact search on the sparse rows"
+    else:
+        chosen = _knn.auto_algorithm(n, X.shape[1]) if algorithm == "auto" else algorithm
     progress(f"searching {n_neighbors} neighbours of {n} points in {X.shape[1]} dimensions ({chosen})")
     # Distances come back in units of a power of two of max |X| (exact rescaling), so that
     # no squared distance overflows; only the user's sigma is converted, see _gaussian.
     with progress.scope():
-        dist, idx, scale, info = _knn.knn_search_report(X, n_neighbors, algorithm, rng)
+        if sp.issparse(X):
+            dist, idx, scale, info = _knn.sparse_knn_search_report(X, n_neighbors, algorithm)
+        else:
+            dist, idx, scale, info = _knn.knn_search_report(X, n_neighbors, algorithm, rng)
     progress("neighbour search done; weighting and symmetrizing")
     W = _knn_weights_to_graph(dist, idx, weight, sigma, mode, scale, relative_width, dtype=out_dtype)
     progress(f"graph with {W.nnz} stored edges")
@@ -491,7 +546,12 @@ def epsilon_graph(X: ArrayLike, radius: float, *, weight: Literal["binary", "gau
 
     Parameters
     ----------
-    X : array-like of shape (n_samples, n_features)
+    X : array-like or sparse matrix of shape (n_samples, n_features)
+        Points, finite.  Sparse ``X`` (any scipy.sparse format) is never
+        densified: exact screening of the expanded squared distances in
+        blocks of at most 256 MiB with a rounding-error margin, then exact
+        distances of the row differences, giving the graph of
+        ``X.toarray()``.
     radius : float > 0
         Ball radius (with a relative slack of 1e-12, ``RADIUS_RTOL``, so that
         a pair at exactly this distance -- e.g. a radius read off a computed
@@ -506,7 +566,9 @@ def epsilon_graph(X: ArrayLike, radius: float, *, weight: Literal["binary", "gau
         :math:`r` in the self-tuning weight
         :math:`\exp(-d_{ij}^2 / (r^2 \sigma_i \sigma_j))`, as in :func:`knn_graph`.
     algorithm : {"auto", "kd_tree", "brute"}, default="auto"
-        Both exact; ``"auto"`` as in :func:`knn_graph`.
+        Both exact; ``"auto"`` as in :func:`knn_graph`.  Sparse ``X``:
+        ``"auto"`` and ``"brute"`` search the sparse rows, ``"kd_tree"``
+        raises a ValueError.
     metric : {"euclidean", "cosine"}, default="euclidean"
         As in :func:`knn_graph`: ``"cosine"`` joins the rows scaled to unit
         length within the chord distance ``radius`` (:math:`2 - 2\cos\theta
@@ -537,7 +599,7 @@ def epsilon_graph(X: ArrayLike, radius: float, *, weight: Literal["binary", "gau
            [1., 0., 0.],
            [0., 0., 0.]])
     """
-    X = check_points(X, "X", min_samples=1)
+    X = check_points(X, "X", min_samples=1, accept_sparse=True)
     radius = check_scalar(radius, "radius", low=0, low_inclusive=False)
     check_option(weight, "weight", WEIGHTS)
     sigma = check_scalar(sigma, "sigma", low=0, low_inclusive=False, allow_none=True)
@@ -551,7 +613,10 @@ def epsilon_graph(X: ArrayLike, radius: float, *, weight: Literal["binary", "gau
     progress(f"searching pairs within {radius:g} among {n} points")
     # distances in units of `unit` (a power of two of max |X|), as in knn_graph
     with progress.scope():
-        i, j, dist, unit = _knn.pairs_within_radius(X, radius, algorithm, return_scale=True)
+        if sp.issparse(X):
+            i, j, dist, unit = _knn.sparse_pairs_within_radius(X, radius, algorithm)
+        else:
+            i, j, dist, unit = _knn.pairs_within_radius(X, radius, algorithm, return_scale=True)
     progress(f"{i.size} pairs found")
     search_unit, width = unit, sigma  # width: the sigma used, in the user's units (for a warning)
     if weight == "binary":

@@ -30,6 +30,7 @@ import importlib.util
 import warnings
 
 import numpy as np
+import scipy.sparse as sp
 
 from .._core.progress import _Progress, logger, progress_bar, progress_enabled
 from .._core.validation import check_finite_array, check_index_array, memory_guard, power_of_two_exponent
@@ -847,3 +848,211 @@ def symmetric_from_lists(idx, w, mode):
 
 
 _MODE_CODES = {"union": 0, "mutual": 1, "average": 2}
+
+
+# ---------------------------------------------------------------------------
+# Sparse points (scipy.sparse CSR): exact search without densifying X.
+# Candidates come from scikit-learn's brute force on CSR (expanded squared distances), are re-ranked
+# with exact distances of the row differences and certified with a rounding-error bound, as the dense
+# brute path does; a row whose certificate fails is searched again over all points.
+# ---------------------------------------------------------------------------
+
+#: The relative rounding bound of an expanded squared distance |x|^2 + |y|^2 - 2 x.y in float64 over
+#: dot products of at most m terms is gamma_{m+3} (|x| + |y|)^2; this factor covers a differently
+#: ordered evaluation and the square root taken and undone between the screening and the certificate.
+_SPARSE_BOUND_FACTOR = 4.0
+
+
+def _sparse_rescaled(X):
+    """``(X / 2^e, e)`` for a CSR ``X``, in float64 (the search's dtype; the rescaling is exact)."""
+    e = power_of_two_exponent(X.data)
+    Xs = sp.csr_array(X, dtype=np.float64, copy=True)
+    if e:
+        Xs.data = np.ldexp(Xs.data, -e)
+    return Xs, e
+
+
+def _row_sq(X):
+    """Squared Euclidean norms of the rows of a CSR ``X``."""
+    return np.bincount(np.repeat(np.arange(X.shape[0]), np.diff(X.indptr)), X.data * X.data,
+                       minlength=X.shape[0])
+
+
+def _sparse_error_bound(X, sq):
+    """Per row, a bound on the rounding of the expanded squared distance to any other row."""
+    m = int(np.diff(X.indptr).max()) if X.shape[0] else 0
+    u = 2.0**-53
+    gamma = (m + 3) * u / (1 - (m + 3) * u)
+    norms = np.sqrt(sq)
+    return _SPARSE_BOUND_FACTOR * gamma * (norms + (norms.max() if norms.size else 0.0)) ** 2
+
+
+def sparse_pair_sq_distances(X, i, j):
+    r"""Exact :math:`\|x_i - x_j\|^2` for index pairs of a CSR ``X``: the differences of the rows
+    formed entry by entry (as for dense rows), in blocks of bounded memory."""
+    out = np.empty(len(i))
+    per_row = max(1.0, X.nnz / max(1, X.shape[0]))
+    step = max(1, int(_TILE_BYTES // (4 * 24 * per_row)))
+    for s in range(0, len(i), step):
+        D = X[i[s:s + step]] - X[j[s:s + step]]
+        D = sp.csr_array(D)
+        out[s:s + step] = _row_sq(D)
+    return out
+
+
+def _gram_rows(X, rows):
+    """``X[rows] @ X.T`` as a dense (len(rows), n) block (callers bound len(rows) * n)."""
+    G = X[rows] @ X.T
+    return G.toarray() if sp.issparse(G) else np.asarray(G)
+
+
+def _sparse_rows_block(n):
+    """Rows per dense (rows, n) float64 block of at most ``_TILE_BYTES``."""
+    return max(1, int(_TILE_BYTES // (8 * max(n, 1))))
+
+
+def sparse_brute_search(X, n_neighbors, extra=8):
+    """Exact kNN of the rows of a CSR ``X`` (float64): ``(distances, indices)``, each (n, k).
+
+    Candidates: scikit-learn's ``NearestNeighbors(algorithm="brute")``, which takes CSR and
+    computes the distances in chunks of ~``_TILE_BYTES`` (never an n x d dense array).
+    """
+    import sklearn
+    from sklearn.neighbors import NearestNeighbors
+
+    n = X.shape[0]
+    k = n_neighbors
+    kk = min(k + extra, n - 1)
+    with sklearn.config_context(working_memory=_TILE_BYTES / 2**20):
+        nn = NearestNeighbors(n_neighbors=kk, algorithm="brute", metric="euclidean").fit(X)
+        screened, cand = nn.kneighbors(None, n_neighbors=kk)   # the query point itself excluded
+    cand = np.asarray(cand, dtype=np.int64)
+    check_index_array(cand, n, "sparse brute-force candidate indices")
+    rows = np.repeat(np.arange(n), kk)
+    exact = sparse_pair_sq_distances(X, rows, cand.ravel()).reshape(n, kk)
+    order = np.argsort(exact, axis=1, kind="stable")
+    cand_sorted = np.take_along_axis(cand, order, axis=1)
+    exact_sorted = np.take_along_axis(exact, order, axis=1)
+    if kk < n - 1:
+        # Every non-candidate j has a screened value >= the kk-th one, so its true squared distance is
+        # at least screened_kk - bound_i; beyond the k-th exact candidate, the k nearest are candidates.
+        sq = _row_sq(X)
+        bound = _sparse_error_bound(X, sq)
+        floor = screened[:, kk - 1] ** 2 * (1 - 4 * 2.0**-53) - bound
+        failed = np.flatnonzero(~(exact_sorted[:, k - 1] < floor))
+        _sparse_research(X, sq, bound, failed, k, cand_sorted, exact_sorted)
+    return np.sqrt(exact_sorted[:, :k]), cand_sorted[:, :k]
+
+
+def _sparse_research(X, sq, bound, rows, k, cand_sorted, exact_sorted):
+    """Exact k nearest of the ``rows`` whose certificate failed, over all points (in place).
+
+    The true k-th squared distance is at most the k-th exact candidate's t_i, so every true
+    neighbour has an expanded value <= t_i + 2 bound_i: those are re-ranked exactly.
+    """
+    n = X.shape[0]
+    block = _sparse_rows_block(n)
+    for s in range(0, rows.size, block):
+        r = rows[s:s + block]
+        d2 = sq[r][:, None] + sq[None, :] - 2.0 * _gram_rows(X, r)
+        d2[np.arange(r.size), r] = np.inf
+        for a, i in enumerate(r):
+            keep = np.flatnonzero(d2[a] <= exact_sorted[i, k - 1] + 2.0 * bound[i])
+            ex = sparse_pair_sq_distances(X, np.full(keep.size, i), keep)
+            o = np.lexsort((keep, ex))[:k]
+            cand_sorted[i, :k] = keep[o]
+            exact_sorted[i, :k] = ex[o]
+
+
+def _sparse_search_bytes(n, nnz, n_neighbors):
+    """Estimated peak bytes of :func:`sparse_brute_search` and the graph assembly after it."""
+    total = n * (n_neighbors + 8) * _BYTES_PER_SLOT + 2 * 16 * nnz   # lists; the rescaled and scaled copies
+    total += 2 * min(8 * n * n, _TILE_BYTES)                          # a distance chunk and its order
+    total += _TILE_BYTES                                              # a block of row differences
+    return total
+
+
+def sparse_knn_search_report(X, n_neighbors, requested, workers=-1, verbose=None):
+    """:func:`knn_search_report` for a CSR ``X``: always exact (``"brute"`` on the sparse rows).
+
+    ``requested`` is the user's ``algorithm``; ``"auto"`` and ``"brute"`` are the exact sparse search,
+    an approximate backend falls back to it with a RuntimeWarning (``info["fallback"]``), and the
+    kd-tree is refused (it needs dense points).
+    """
+    import time
+
+    t0 = time.perf_counter()
+    n, d = X.shape
+    if requested == "kd_tree":
+        raise ValueError("algorithm='kd_tree' needs dense points; X is sparse.  Use algorithm='brute' or 'auto' "
+                         "(exact search on the sparse rows), or pass X.toarray().")
+    if not 1 <= n_neighbors < n:
+        raise ValueError(f"n_neighbors must be in [1, n_samples - 1] = [1, {n - 1}] (the point itself is not "
+                         f"its own neighbour); got {n_neighbors} for {n} points.")
+    check_finite_array(X.data, "X")
+    memory_guard(_sparse_search_bytes(n, X.nnz, n_neighbors), "the neighbour lists",
+                 "reduce n_neighbors or the number of points.")
+    fallback = requested not in ("auto", "brute")
+    if fallback:
+        warnings.warn(f"algorithm={requested!r} takes dense points only; X is sparse, so the neighbours are "
+                      "found by exact search on the sparse rows ('brute').", RuntimeWarning, stacklevel=4)
+    Xs, e = _sparse_rescaled(X)
+    progress = _Progress(verbose, "kNN search")
+    with progress.scope():
+        dist, idx = sparse_brute_search(Xs, n_neighbors)
+    check_index_array(idx, n, "neighbour indices")
+    info = {"requested": requested, "algorithm": "brute", "exact": True, "recall": 1.0, "recall_sample": 0,
+            "recall_target": RECALL_TARGET, "fallback": fallback, "sparse": True,
+            "seconds": time.perf_counter() - t0}
+    return dist, idx, 2.0 ** e, info
+
+
+def sparse_pairs_within_radius(X, radius, algorithm):
+    """:func:`pairs_within_radius` (``return_scale=True``) for a CSR ``X``: ``(i, j, distances, scale)``.
+
+    Screening by expanded squared distances in dense (rows, n) blocks of ~``_TILE_BYTES`` with a
+    rounding-error margin, then exact distances of the row differences for the survivors.
+    """
+    n, d = X.shape
+    if algorithm == "kd_tree":
+        raise ValueError("algorithm='kd_tree' needs dense points; X is sparse.  Use algorithm='brute' or 'auto' "
+                         "(exact search on the sparse rows), or pass X.toarray().")
+    check_finite_array(X.data, "X")
+    X, e = _sparse_rescaled(X)
+    with np.errstate(over="ignore", under="ignore"):
+        radius = radius / 2.0 ** e
+    radius = min(radius, 4.0 * np.sqrt(d))     # as in pairs_within_radius: no pair is farther apart
+    sq = _row_sq(X)
+    bound = _sparse_error_bound(X, sq)
+    limit = radius * (1 + RADIUS_RTOL)
+    screen = limit * limit * (1 + 1e3 * RADIUS_RTOL)
+    block = _sparse_rows_block(n)
+    # the pairs' memory, estimated from evenly spaced rows before the search (as _guard_pairs)
+    sample = np.unique(np.linspace(0, n - 1, min(n, _PAIR_SAMPLE)).astype(np.int64))
+    others = 0.0
+    for s in range(0, sample.size, block):
+        r = sample[s:s + block]
+        d2 = sq[r][:, None] + sq[None, :] - 2.0 * _gram_rows(X, r)
+        others += float(np.count_nonzero(d2 <= screen + bound[r][:, None])) - r.size
+    pairs = max(others, 0.0) * n / sample.size / 2
+    memory_guard(pairs * _BYTES_PER_PAIR, f"the graph of the about {pairs:.3g} pairs within the radius "
+                 f"(estimated from {sample.size} points)", "pass a smaller radius, or use knn_graph (n * k edges).")
+    I, J, D = [np.empty(0, np.int64)], [np.empty(0, np.int64)], [np.empty(0)]
+    found = 0
+    with progress_bar(total=n, desc="radius search (sparse brute)", unit="pt") as bar:
+        for s in range(0, n, block):
+            stop = min(n, s + block)
+            r = np.arange(s, stop)
+            d2 = sq[r][:, None] + sq[None, :] - 2.0 * _gram_rows(X, r)
+            rr, cc = np.nonzero(d2 <= screen + bound[r][:, None])
+            rr = rr + s
+            keep = cc > rr
+            rr, cc = rr[keep], cc[keep]
+            dist = np.sqrt(sparse_pair_sq_distances(X, rr, cc))
+            ok = dist <= limit
+            I.append(rr[ok]), J.append(cc[ok]), D.append(dist[ok])
+            found += int(np.count_nonzero(ok))
+            memory_guard(found * _BYTES_PER_PAIR, f"the graph of the more than {found} pairs within the "
+                         "radius", "pass a smaller radius, or use knn_graph (n * k edges).")
+            bar.update(stop - s)
+    return np.concatenate(I), np.concatenate(J), np.concatenate(D), 2.0 ** e

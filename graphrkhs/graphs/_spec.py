@@ -121,6 +121,12 @@ class GraphSpec:
         ``verbose=None`` leaves progress reporting to the caller's context (an
         estimator's ``verbose=``, or the ``graphrkhs`` logger).
 
+        Parameters
+        ----------
+        X : array-like or sparse matrix of shape (n_samples, n_features)
+            Points; a scipy.sparse ``X`` is searched without densifying it
+            (:func:`knn_graph`, :func:`epsilon_graph`).
+
         Returns
         -------
         W : scipy.sparse.csr_array of shape (n_samples, n_samples)

@@ -776,3 +776,17 @@ def test_label_npz_bytes_that_are_not_utf8_and_empty_arrays(tmp_path, capsys):
     np.savez(path, X=np.zeros((0, 2)), y=np.array([], dtype=str))
     code, out, err = _run(["label", str(path), "--label-column", "y", "--output", str(tmp_path / "o.csv")], capsys)
     assert code == 2 and err == f"graphrkhs label: error: {path} holds no rows (its arrays are empty).\n", err
+
+
+def test_label_sparse_npz_names_the_python_api(tmp_path, capsys):
+    # a scipy.sparse.save_npz file got "unknown column 'y': ... holds arrays data, indices, indptr, format, shape"
+    import scipy.sparse as sp
+
+    path = tmp_path / "tfidf.npz"
+    sp.save_npz(path, sp.random(10, 30, density=0.2, format="csr", random_state=0))
+    code, out, err = _run(["label", str(path), "--label-column", "y", "-q", "--output", str(tmp_path / "o.csv")],
+                          capsys)
+    assert code == 2
+    assert "is a scipy.sparse matrix (scipy.sparse.save_npz), which holds no label column" in err
+    assert "PoissonRidgeEnsembleClassifier().fit(scipy.sparse.load_npz(path), y)" in err
+    assert not (tmp_path / "o.csv").exists()

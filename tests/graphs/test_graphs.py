@@ -513,7 +513,9 @@ KNN_BAD = [
     (dict(X=np.zeros((0, 3))), ValueError, "at least"),
     (dict(X=np.zeros((5, 0))), ValueError, "at least"),
     (dict(X=[["a", "b"], ["c", "d"]]), TypeError, "numbers"),
-    (dict(X=sp.csr_array(np.eye(3))), TypeError, "dense"),
+    # sparse points are taken (tests/graphs/test_sparse_graphs.py); a sparse X is checked as a dense one
+    (dict(X=sp.csr_array(np.eye(3) * 1j)), TypeError, "X must be real"),
+    (dict(X=sp.csr_array(np.array([[0.0, np.nan], [1, 1], [2, 2]]))), ValueError, "NaN or infinity"),
     (dict(n_neighbors=0), ValueError, "n_neighbors must be >= 1"),
     (dict(n_neighbors=20), ValueError, "n_neighbors must be < n_samples"),
     (dict(n_neighbors=2.5), TypeError, "n_neighbors must be an int"),
