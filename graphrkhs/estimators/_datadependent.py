@@ -98,7 +98,7 @@ class _DataDependent(PointsLearner):
         if shift is not None:
             Y = Y - shift
         # one gate for every "auto" of the fit: without an informative LOO the fallback values are used
-        self._loo_selects = loo_selects(Y, is_classifier(self))
+        self._loo_selects = loo_selects(Y, is_classifier(self), fits_constants=free_constant(self))
         chosen = self._select(X, idx, Y)
         self._values = None
         if chosen is None:

@@ -149,7 +149,7 @@ class _KernelLearner(PointsLearner):
             self.sigma_ = float(self.sigma)
         self.cv_results_ = None
         # one gate for every "auto" of the fit: without an informative LOO the fallback values are used
-        self._loo_selects = loo_selects(Y, is_classifier(self))
+        self._loo_selects = loo_selects(Y, is_classifier(self), fits_constants=self._fits_constants())
         if is_tuned(self.sigma) and self._width_matters() and self._loo_selects:
             # the labeled rows in float64 whatever X's dtype: the width search runs down to ridges far below
             # float32's rounding of the kernel (RLS chose another width on float32 points, 2x the float64
@@ -181,6 +181,11 @@ class _KernelLearner(PointsLearner):
         self.sigma_ = res.best_params["sigma"]
         self._width_result = res
         return res
+
+    def _fits_constants(self):
+        """Whether every parameter value fits a constant target exactly (:func:`loo_selects`' gate): a free
+        constant (``fit_intercept``), a constant null space or constant features."""
+        return self._width_free_constant() or getattr(self, "features", None) == "constant"
 
     def _width_free_constant(self):
         """Whether the RLS of the width selection has a free constant (the learners with a constant null space)."""
@@ -647,7 +652,8 @@ def manifold_selection(est, make_K, S, Y, M, *, consistency, fit_intercept, fall
     n, l = M.shape[0], S.size
     if gA is None and gI is None:
         return float(est.gamma_A), float(est.gamma_I), None, None
-    if not loo_selects(Y, is_classifier(est)):
+    # the estimator's gate (Y here may be centred: the gate needs to know the constant is free)
+    if not getattr(est, "_loo_selects", loo_selects(Y, is_classifier(est))):
         return (*unselected_gammas(est, FALLBACK_GAMMA_A, UNSELECTED_GAMMA_I), None, None)
     if n > AUTO_MAX_N:
         ga, gi = unselected_gammas(est, *fallback, warn_grid=False)

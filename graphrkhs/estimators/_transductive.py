@@ -93,7 +93,8 @@ from ..spectral.filters import default_kernel
 from ..solvers import KernelRidgePath, loo_scores, select_grid, select_tikhonov_solution
 from ..solvers import KERNEL_TV_MAX_ITER, STOCHASTIC_MIN_LABELS, TIKHONOV_ALPHAS, graph_kernel_ridge_stochastic_errors, kfold_scores
 from ..kernels import GraphKernel
-from ._auto import FIT_INTERCEPT, MIN_LABELS, TUNABLE_NONNEG, TUNABLE_POSITIVE, free_constant, grid_of, loo_selects
+from ._auto import (FIT_INTERCEPT, MIN_LABELS, NO_LOO, TUNABLE_NONNEG, TUNABLE_POSITIVE, free_constant, grid_of,
+                    loo_selects)
 from ._auto import unselected
 from ._base import (
     GRAPH_CONSTRAINTS,
@@ -450,10 +451,14 @@ class _LaplacianRegularization(_GraphLearner):
     def _solve(self, W, S, Y):
         grid, extend = grid_of(self.alpha, TIKHONOV_ALPHAS, "alpha", allow_zero=True)
         self.cv_results_ = None
-        if grid is None or not loo_selects(Y, is_classifier(self)):
+        # the combinatorial Laplacian is blind to constants: every alpha fits a constant target exactly
+        fits = self.laplacian == "combinatorial"
+        if grid is None or not loo_selects(Y, is_classifier(self), fits_constants=fits):
             if grid is None:
                 self.alpha_ = float(self.alpha)
-            elif S.size < MIN_LABELS:
+            elif S.size < MIN_LABELS or not is_classifier(self):
+                # a regressor with 3 labels or more: a constant target (loo_selects), which every alpha fits
+                # exactly, the harmonic solution among them
                 # too few labels for leave-one-out: the parameter-free harmonic solution (one's own grid: its
                 # value nearest 0, i.e. its smallest, with a SelectionWarning)
                 self.alpha_ = unselected(self.alpha, 0.0, "alpha", allow_zero=True)
@@ -794,13 +799,14 @@ class _GraphKernelRidge(_GraphLearner):
         unpen = np.ones(S.size) if free_constant(self) else None
         if self.alpha != "auto":
             ki, self.alpha_ = 0, float(self.alpha)
-        elif not loo_selects(Y, is_classifier(self)):
+        elif not loo_selects(Y, is_classifier(self), fits_constants=free_constant(self)):
             # leaving out a class's only label leaves the class without one, so the LOO error of every
-            # point falls as mu grows and "selects" the top of any grid: it says nothing about mu.  The
+            # point falls as mu grows and "selects" the top of any grid: it says nothing about mu (nor does a
+            # constant regression target with a free constant: every mu fits it exactly).  The
             # largest value of the grid is used (its smoothest fit), without a selection or a warning.
             ki, self.alpha_ = 0, float(np.max(self.alphas))
-            logger.info("%s: too few labels (per class) for leave-one-out to choose alpha; using "
-                        "alpha=%g (the largest of alphas) and the first kernel.", type(self).__name__, self.alpha_)
+            logger.info("%s: leave-one-out cannot choose alpha (%s); using alpha=%g (the largest of alphas) "
+                        "and the first kernel.", type(self).__name__, NO_LOO, self.alpha_)
         else:
             paths = [KernelRidgePath(C[S], unpenalized=unpen) for C in cols]
             default_grid = tuple(np.asarray(self.alphas, dtype=np.float64).tolist()) == DEFAULT_ALPHAS
