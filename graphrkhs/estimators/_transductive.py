@@ -485,7 +485,7 @@ class _LaplacianRegularization(_GraphLearner):
                                      preconditioner=self.preconditioner, backend=self.backend)
         # exact LOO on the Kron reduction (one factorization for the path and the fit), matrix-free
         # above STOCHASTIC_MIN_LABELS labels; the default grid extends at its upper edge, one's own does not
-        F, res = select_tikhonov_solution(W, S, Y, grid, laplacian=self.laplacian, scoring=self._scoring,
+        F, res = select_tikhonov_solution(W, S, Y, None if extend else grid, laplacian=self.laplacian, scoring=self._scoring,
                                           max_extensions=2 if extend else 0, tol=self.tol,
                                           preconditioner=self.preconditioner, backend=self.backend)
         self.alpha_ = res.best_params["alpha"]
@@ -746,6 +746,8 @@ class _FilterOrGrid:
 
 class _PositiveGrid:
     def __call__(self, value):
+        if value is None:
+            return True
         try:
             a = np.asarray(value, dtype=np.float64)
         except (TypeError, ValueError):
@@ -753,7 +755,7 @@ class _PositiveGrid:
         return a.ndim == 1 and a.size > 0 and bool(np.isfinite(a).all() and (a > 0).all())
 
     def __str__(self):
-        return "a non-empty 1-D sequence of positive numbers"
+        return "None or a non-empty 1-D sequence of positive numbers"
 
 
 class _GraphKernelRidge(_GraphLearner):
@@ -769,7 +771,7 @@ class _GraphKernelRidge(_GraphLearner):
         "backend": _BACKEND,
     }
 
-    def __init__(self, kernel=None, *, alpha: Union[float, str] = "auto", alphas: Sequence[float] = DEFAULT_ALPHAS,
+    def __init__(self, kernel=None, *, alpha: Union[float, str] = "auto", alphas: Optional[Sequence[float]] = None,
                  fit_intercept: Union[bool, str] = "auto", method: str = "auto", laplacian: str = "normalized", graph: GraphArg = "knn", n_neighbors: int = 10,
                  radius: Optional[float] = None, weight: str = "gaussian", sigma: Optional[float] = None,
                  verbose: Optional[bool] = None, backend: str = "auto"):
@@ -780,6 +782,16 @@ class _GraphKernelRidge(_GraphLearner):
             raise ValueError("a list of kernels is a grid for leave-one-out selection: it needs alpha='auto'.")
 
     _scoring = "mse"
+
+    def _alpha_grid(self):
+        """``(grid, extend)`` of ``alpha="auto"``: ``alphas=None`` the default grid ``DEFAULT_ALPHAS``, extended
+        at its edges; one's own sequence, not extended (an explicit grid equal to the default one was taken
+        for the default, compared by value, and extended to alpha 3.8e-9 below its smallest value 1e-4)."""
+        return grid_of("auto" if self.alphas is None else self.alphas, DEFAULT_ALPHAS, "alphas")
+
+    def _alphas_value(self):
+        """``alphas`` in :func:`~graphrkhs.estimators._auto.unselected`'s terms: "auto" for the default grid."""
+        return "auto" if self.alphas is None else self.alphas
 
     def _kernels(self):
         k = self.kernel if self.kernel is not None else default_kernel()
@@ -804,12 +816,14 @@ class _GraphKernelRidge(_GraphLearner):
             # point falls as mu grows and "selects" the top of any grid: it says nothing about mu (nor does a
             # constant regression target with a free constant: every mu fits it exactly).  The
             # largest value of the grid is used (its smoothest fit), without a selection or a warning.
-            ki, self.alpha_ = 0, float(np.max(self.alphas))
+            # (one's own grid: its largest value, with a SelectionWarning naming it)
+            grid, _ = self._alpha_grid()
+            ki, self.alpha_ = 0, unselected(self._alphas_value(), float(grid.max()), "alphas")
             logger.info("%s: leave-one-out cannot choose alpha (%s); using alpha=%g (the largest of alphas) "
                         "and the first kernel.", type(self).__name__, NO_LOO, self.alpha_)
         else:
             paths = [KernelRidgePath(C[S], unpenalized=unpen) for C in cols]
-            default_grid = tuple(np.asarray(self.alphas, dtype=np.float64).tolist()) == DEFAULT_ALPHAS
+            grid, default_grid = self._alpha_grid()
 
             def evaluate(kernel, alpha):
                 out = [_path_scores(paths[int(k) - 1], Y, alpha, self._scoring) for k in kernel]
@@ -817,8 +831,7 @@ class _GraphKernelRidge(_GraphLearner):
 
             scale = max(float(np.abs(np.diag(cols[0][S])).max()), 1e-300)
             # the default grid extends at its edges (down to the rounding level of Phi_SS); one's own does not
-            res = select_grid(evaluate, {"kernel": np.arange(1, len(kernels) + 1, dtype=float),
-                                         "alpha": np.unique(np.asarray(self.alphas, dtype=np.float64))},
+            res = select_grid(evaluate, {"kernel": np.arange(1, len(kernels) + 1, dtype=float), "alpha": grid},
                               extend=("alpha",), max_extensions=2 if default_grid else 0, criterion="loo",
                               bounds={"alpha": (1e-10 * scale, np.inf)})
             ki, self.alpha_ = int(res.best_params["kernel"]) - 1, res.best_params["alpha"]
@@ -863,9 +876,8 @@ class _GraphKernelRidge(_GraphLearner):
                 tie[i] = [cache[(int(k), float(a))][1] for a in alpha]
             return score, tie
 
-        default_grid = tuple(np.asarray(self.alphas, dtype=np.float64).tolist()) == DEFAULT_ALPHAS
-        res = select_grid(evaluate, {"kernel": np.arange(1, len(kernels) + 1, dtype=float),
-                                     "alpha": np.unique(np.asarray(self.alphas, dtype=np.float64))},
+        grid, default_grid = self._alpha_grid()
+        res = select_grid(evaluate, {"kernel": np.arange(1, len(kernels) + 1, dtype=float), "alpha": grid},
                           extend=("alpha",), max_extensions=2 if default_grid else 0, criterion="loo-stochastic")
         ki, self.alpha_ = int(res.best_params["kernel"]) - 1, res.best_params["alpha"]
         self.kernel_ = kernels[ki]
@@ -912,8 +924,11 @@ class GraphKernelRidgeClassifier(_TransductiveClassifier, _GraphKernelRidge):
         :math:`(0.04 + \lambda)^{-2}`, see :func:`~graphrkhs.filters.default_kernel`).
     alpha : float > 0 or "auto", default="auto"
         :math:`\mu`.
-    alphas : sequence of float, default=(1e-4, 1e-3, 1e-2, 1e-1, 1)
-        The grid for ``alpha="auto"``.
+    alphas : sequence of float or None, default=None
+        The grid for ``alpha="auto"``.  None: (1e-4, 1e-3, 1e-2, 1e-1, 1), extended
+        geometrically at its edges when the choice sits there; a sequence: one's own
+        grid, not extended (a :class:`~graphrkhs.SelectionWarning` says when the choice
+        is at its edge), and a value used without a selection is its largest.
     method : {"auto", "direct", "cg", "sparse"}, default="auto"
         Solver path for a fixed ``alpha`` (see :func:`~graphrkhs.graph_kernel_ridge`).
     laplacian : {"normalized", "combinatorial"}, default="normalized"
@@ -1129,8 +1144,11 @@ class PoissonRidgeEnsembleClassifier(_TransductiveClassifier, _GraphKernelRidge)
     alpha : float > 0 or "auto", default="auto"
         :math:`\mu` of the kernel ridge part; "auto": exact leave-one-out over
         ``alphas`` on the ridge scores alone (as :class:`GraphKernelRidgeClassifier`).
-    alphas : sequence of float, default=(1e-4, 1e-3, 1e-2, 1e-1, 1)
-        The grid for ``alpha="auto"``.
+    alphas : sequence of float or None, default=None
+        The grid for ``alpha="auto"``.  None: (1e-4, 1e-3, 1e-2, 1e-1, 1), extended
+        geometrically at its edges when the choice sits there; a sequence: one's own
+        grid, not extended (a :class:`~graphrkhs.SelectionWarning` says when the choice
+        is at its edge), and a value used without a selection is its largest.
     method : {"auto", "direct", "cg", "sparse"}, default="auto"
         Kernel ridge solver path for a fixed ``alpha``.
     laplacian : {"normalized", "combinatorial"}, default="normalized"
@@ -1174,7 +1192,7 @@ class PoissonRidgeEnsembleClassifier(_TransductiveClassifier, _GraphKernelRidge)
                               "weight": [Options(*WEIGHTS), None]}
 
     def __init__(self, kernel=None, *, poisson_weight: float = 0.5, alpha: Union[float, str] = "auto",
-                 alphas: Sequence[float] = DEFAULT_ALPHAS, fit_intercept: Union[bool, str] = "auto",
+                 alphas: Optional[Sequence[float]] = None, fit_intercept: Union[bool, str] = "auto",
                  method: str = "auto", laplacian: str = "normalized", tol: float = 1e-6,
                  preconditioner: Optional[str] = "auto", graph: GraphArg = "auto", n_neighbors: int = 10,
                  radius: Optional[float] = None, weight: Optional[str] = None, sigma: Optional[float] = None,

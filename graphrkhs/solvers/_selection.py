@@ -1968,8 +1968,10 @@ def select_tikhonov_solution(W: Any, labeled: Any, Y: Any, alphas: Optional[Any]
     labeled : int indices (l,)
     Y : ndarray of shape (l,) or (l, m)
     alphas : increasing sequence of float >= 0, optional
-        Default ``TIKHONOV_ALPHAS`` (0 and ``geomspace(1e-4, 1e3, 15)``),
-        extended at its upper edge when ``extend``.
+        Default (None) ``TIKHONOV_ALPHAS`` (0 and ``geomspace(1e-4, 1e3, 15)``;
+        ``method="stochastic"``: ``TIKHONOV_ALPHAS_STOCHASTIC``, every other point),
+        extended at its upper edge when ``extend``.  A sequence is scored as given,
+        even when its values are the default grid's.
     laplacian : {"combinatorial", "normalized"}
     criterion, scoring
         As in :func:`ridge_path_errors`.
@@ -1996,13 +1998,16 @@ def select_tikhonov_solution(W: Any, labeled: Any, Y: Any, alphas: Optional[Any]
     check_option(scoring, "scoring", SCORINGS)
     check_option(method, "method", ("auto", "exact", "stochastic"))
     check_backend(backend)
-    alphas = TIKHONOV_ALPHAS if alphas is None else np.atleast_1d(np.asarray(alphas, dtype=np.float64))
+    default = alphas is None
+    alphas = TIKHONOV_ALPHAS if default else np.atleast_1d(np.asarray(alphas, dtype=np.float64))
     if alphas.ndim != 1 or alphas.size == 0 or not (np.isfinite(alphas).all() and (alphas >= 0).all()):
         raise ValueError(f"alphas must be a non-empty 1-D sequence of finite numbers >= 0; got {alphas!r}.")
     alphas = np.unique(alphas)
     n_labels = _check_labeled_index(labeled, as_adjacency(W).shape[0]).size
     if method == "stochastic" or (method == "auto" and n_labels > STOCHASTIC_MIN_LABELS):
-        return _tikhonov_stochastic_select(W, labeled, Y, alphas, laplacian=laplacian, criterion=criterion,
+        # the default grid (None) is thinned there (a block solve per point); one's own grid is scored as given
+        return _tikhonov_stochastic_select(W, labeled, Y, TIKHONOV_ALPHAS_STOCHASTIC if default else alphas,
+                                           laplacian=laplacian, criterion=criterion,
                                            scoring=scoring, extend=extend, max_extensions=max_extensions,
                                            tol=tol, max_iter=max_iter, preconditioner=preconditioner,
                                            n_probes=n_probes, random_state=random_state, backend=backend)
@@ -2219,8 +2224,6 @@ def _tikhonov_stochastic_select(W, labeled, Y, alphas, *, laplacian, criterion, 
     W = as_adjacency(W, dtype=np.float64)
     S = _check_labeled_index(labeled, W.shape[0])
     Y2 = _as_targets(Y, S.size)
-    if alphas is TIKHONOV_ALPHAS or np.array_equal(alphas, TIKHONOV_ALPHAS):
-        alphas = TIKHONOV_ALPHAS_STOCHASTIC
     residual = _tikhonov_residual(W, S, laplacian, tol, max_iter, preconditioner, backend)
     keep = _informed_labels(W, S)
     cache: Dict[float, Tuple[float, float]] = {}
