@@ -680,9 +680,12 @@ def manifold_selection(est, make_K, S, Y, M, *, consistency, fit_intercept, fall
         res = select_grid(evaluate, {"gamma_A": gA}, extend=("gamma_A",), max_extensions=2 if extA else 0,
                           criterion="loo")
         if not np.isfinite(res.scores).any():
+            # one's own grid: its value nearest the fallback (the fallback itself lay outside the grid)
+            ga = unselected_gammas(est, *fallback, warn_grid=False)[0]
             warn(f"gamma_A: no value of the grid gives a usable system with gamma_I={gi:g}; the fallback "
-                 f"gamma_A={fallback[0]:g} is used. Pass numbers or a smaller sigma.", SelectionWarning)
-            return fallback[0], gi, None, None
+                 f"gamma_A={ga:g} is used (of one's own grid: its value nearest {fallback[0]:g}). Pass numbers "
+                 "or a smaller sigma.", SelectionWarning)
+            return ga, gi, None, None
         ga = res.best_params["gamma_A"]
         res.best_params["gamma_I"] = gi
         return ga, gi, res, mp.coef(Y2, ga, gi / ga, fit_intercept=fit_intercept)
@@ -703,10 +706,11 @@ def manifold_selection(est, make_K, S, Y, M, *, consistency, fit_intercept, fall
             scores[a] = res.scores[:, 0]       # ratios gI / ga: the order of the (sorted, distinct) gI
             coefs[a] = (alpha, b)
         if not np.isfinite(scores).any():
+            ga, gi = unselected_gammas(est, *fallback, warn_grid=False)     # inside one's own grids
             warn("gamma_A/gamma_I: no gamma_A of the grid gives a usable system with the given gamma_I values; "
-                 f"the fallback values gamma_A={fallback[0]:g}, gamma_I={fallback[1]:g} are used. Pass numbers "
-                 "or a smaller sigma.", SelectionWarning)
-            return fallback[0], fallback[1], None, None
+                 f"the fallback values gamma_A={ga:g}, gamma_I={gi:g} are used (of one's own grid: its value "
+                 f"nearest {fallback[0]:g}, {fallback[1]:g}). Pass numbers or a smaller sigma.", SelectionWarning)
+            return ga, gi, None, None
         res = GridResult({"gamma_A": gA, "gamma_I": gI}, scores, criterion="loo")
         a = int(res.best_index[0])
         # that row's own choice is the same gamma_I (ties: the larger ratio, i.e. the larger gamma_I)
