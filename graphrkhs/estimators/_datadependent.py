@@ -742,7 +742,7 @@ class _Warped(_DataDependent):
         LU per ratio) on the same graph penalty as :class:`~graphrkhs.WarpedKernel`.
         Numbers are used as given.  Always returns ``(kernel, right, G, ridge)``.
         """
-        from ._inductive import AUTO_MAX_N, joint_width, manifold_selection, manifold_width_selection
+        from ._inductive import AUTO_MAX_N, joint_width, manifold_cv_results, manifold_selection, manifold_width_selection
 
         width = not callable(self.kernel) and self.kernel in ("gaussian", "heat")
         if self.sigma is None or is_tuned(self.sigma):
@@ -756,7 +756,7 @@ class _Warped(_DataDependent):
             self.sigma_, self.gamma_A_, self.gamma_I_, res, _, Z = manifold_width_selection(
                 self, X, idx, Y, M, grid_of(self.sigma, self.sigma_ * WIDTH_FACTORS, "sigma"),
                 dict(kernel=self.kernel, degree=2, coef0=1.0), return_basis=True)
-            self.cv_results_ = res.cv_results_
+            self.cv_results_ = manifold_cv_results(res, self)
             kern = self._make_kernel(X, W)
             XS = kern.X[idx]
             if kern.solver_ == "direct" and self.gamma_A_ > 0 and X.dtype == np.float64:
@@ -795,7 +795,7 @@ class _Warped(_DataDependent):
                 self, lambda: pairwise_kernel(X, None, kernel=self.kernel, sigma=self.sigma_, degree=2, coef0=1.0),
                 idx, Y, M, consistency=False, fit_intercept=False, fallback=(1e-2, 1.0),
                 centred=free_constant(self))
-            self.cv_results_ = None if res is None else res.cv_results_
+            self.cv_results_ = manifold_cv_results(res, self)
         else:
             self.gamma_A_, self.gamma_I_ = float(self.gamma_A), float(self.gamma_I)
         kern = self._make_kernel(X, W)

@@ -504,7 +504,7 @@ class _LapRLS(_GraphKernelLearner):
             self.gamma_A_, self.gamma_I_, res, coef = manifold_selection(
                 self, lambda: self._k(X, None), S, Y, M, consistency=False, fit_intercept=False,
                 fallback=(FALLBACK_GAMMA_A, FALLBACK_GAMMA_I), centred=free_constant(self))
-        self.cv_results_ = None if res is None else res.cv_results_
+        self.cv_results_ = manifold_cv_results(res, self)
         if coef is not None:      # the selection's LU already holds the fit (ManifoldRidgePath.coef)
             self.coef_ = coef[0].astype(X.dtype, copy=False)
             self._store_solver_info({"solver": "direct"})
@@ -556,7 +556,7 @@ class _LapRLS(_GraphKernelLearner):
             gamma_I = float(res.best_params["gamma_I"])
             self.gamma_I_ = 0.0 if gamma_I <= 2e-300 else gamma_I       # 1e-300 stands for a gamma_I of 0
         self.__dict__.pop("_width_result", None)
-        self.cv_results_ = None if res is None else res.cv_results_
+        self.cv_results_ = manifold_cv_results(res, self)
         w, info = nystrom_laprls_fit(F, S, Y, M, self.gamma_A_, self.gamma_I_, return_info=True, graph_gram=G)
         self.coef_ = ny.transform_matrix_ @ w
         self.X_fit_ = ny.landmarks_
@@ -617,6 +617,39 @@ def manifold_width_selection(est, X, S, Y, M, width_grid, kernel_kw, *, return_b
                                               return_basis=return_basis, centred=free_constant(est))
     p = res.best_params
     return (p["sigma"], p["gamma_A"], p["gamma_I"], res, (np.asarray(alpha).reshape(X.shape[0], -1), b), *Z)
+
+
+def manifold_cv_results(res, est):
+    r"""``res.cv_results_`` in the estimator's parameters (None for no result).
+
+    The engine's axis :math:`\rho = \gamma_I/\gamma_A` (``param_ratio``) becomes ``param_gamma_I`` =
+    :math:`\rho\gamma_A`: with one's own ``gamma_I`` grid its member each row stands for (the ratio's
+    rounding undone; the Nystrom path's stand-in 1e-300 for 0 shows as 0, it showed 1e-297), else the
+    product (a value at most 2e-300 shown as 0).  The ratio column stays beside it only when it is the axis
+    searched against a tuned ``gamma_A`` (``gamma_I="auto"``); with a number for ``gamma_A`` the table showed
+    a ``ratio`` column the user never gave.
+    """
+    if res is None:
+        return None
+    cv = res.cv_results_
+    if "param_ratio" not in cv:
+        return cv
+    ratio = np.asarray(cv["param_ratio"], dtype=np.float64)
+    gA = np.asarray(cv["param_gamma_A"], dtype=np.float64)
+    gI = ratio * gA
+    gI = np.where(gI <= 2e-300, 0.0, gI)
+    own = None if isinstance(est.gamma_I, str) else grid_of(est.gamma_I, [0.0], "gamma_I", allow_zero=True)[0]
+    if own is not None:
+        gI = own[np.argmin(np.abs(gI[:, None] - own[None, :]), axis=1)]
+    keep_ratio = isinstance(est.gamma_I, str) and is_tuned(est.gamma_A)
+    names = [k[len("param_"):] for k in cv if k.startswith("param_") and k not in ("param_ratio", "param_gamma_A")]
+    names += ["gamma_A", "gamma_I"] + (["ratio"] if keep_ratio else [])
+    cols = {k: np.asarray(cv[f"param_{k}"]) for k in names if k != "gamma_I"}
+    cols["gamma_I"] = gI
+    out = {"params": [{k: float(cols[k][i]) for k in names} for i in range(gI.size)]}
+    out.update({f"param_{k}": cols[k] for k in names})
+    out.update({k: v for k, v in cv.items() if k != "params" and not k.startswith("param_")})
+    return out
 
 
 def unselected_gammas(est, gamma_A, gamma_I, *, why=NO_LOO, warn_grid=True):
@@ -1175,7 +1208,7 @@ class _PLapRLS(_GraphKernelLearner):
             fallback=(FALLBACK_GAMMA_A, FALLBACK_GAMMA_I))
         if coef is None:
             return False
-        self.cv_results_ = res.cv_results_
+        self.cv_results_ = manifold_cv_results(res, self)
         self.kappa_ = kappa["k"]
         self.coef_ = coef[0].astype(X.dtype, copy=False)
         self.intercept_ = (coef[1][None, :] if constant else np.zeros((0, Y.shape[1]))).astype(X.dtype)
