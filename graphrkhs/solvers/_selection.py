@@ -1270,7 +1270,7 @@ def select_prls_gamma(K: Any, Kp: Any, Kpp: Any, Y: Any, gammas: Optional[Any] =
 
 
 def graph_cut_choice(acc: Any, mse: Any, l: int, predict: Callable[..., np.ndarray], edges: Tuple[Any, Any],
-                     *, n_classes: Optional[int] = None) -> Tuple[int, int]:
+                     *, n_classes: Optional[int] = None, return_ranking: bool = False) -> Tuple[Any, ...]:
     r"""Among the grid points whose LOO accuracy is within one standard error of the best,
     the one whose predicted classes have the smallest normalized cut of a graph (ties: the lower LOO MSE).
 
@@ -1321,11 +1321,18 @@ def graph_cut_choice(acc: Any, mse: Any, l: int, predict: Callable[..., np.ndarr
         Number of classes k; the predicted labels are in ``range(k)``.  Default: one more
         than the largest label any candidate predicts (a class no candidate predicts is then
         not known to be missing).
+    return_ranking : bool, default=False
+        Also return the rank of every grid point in the order of this choice and the normalized cuts.
 
     Returns
     -------
     i, j : int
         The chosen grid point.
+    rank : ndarray of int, shape of ``acc``
+        With ``return_ranking``: 1 for the choice, then the other candidates by normalized cut (ties: the
+        lower LOO MSE), then the remaining points by LOO MSE.
+    ncut : ndarray of float, shape of ``acc``
+        With ``return_ranking``: the normalized cut of each candidate (+inf where not computed).
     """
     acc = np.asarray(acc, dtype=np.float64)
     mse = np.asarray(mse, dtype=np.float64)
@@ -1371,7 +1378,11 @@ def graph_cut_choice(acc: Any, mse: Any, l: int, predict: Callable[..., np.ndarr
             break
     order = np.lexsort((mse.ravel(), ncut.ravel(), ~ok.ravel()))     # a candidate first, even at Ncut +inf
     i, j = np.unravel_index(order[0], acc.shape)
-    return int(i), int(j)
+    if not return_ranking:
+        return int(i), int(j)
+    rank = np.empty(order.size, dtype=np.int64)
+    rank[order] = np.arange(1, order.size + 1)
+    return int(i), int(j), rank.reshape(acc.shape), ncut
 
 
 def _normalized_cut(labels, r, c, k):
