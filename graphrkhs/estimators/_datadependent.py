@@ -303,25 +303,23 @@ class _Fredholm(_DataDependent):
                 if not self._loo_selects:       # one's own grid: its value nearest the relative fallback
                     rel = unselected(self.alpha, RELATIVE_RIDGES[FALLBACK_RIDGE_INDEX], "alpha")
                     return rel * _kernel_scale(G) / G.shape[0]
-                return self._select_relative(lambda s: G, Y, [1.0], np.asarray(self.alpha, float),
-                                             dtype=G.dtype)[1]
+                return self._select_relative(lambda s: G, Y, [1.0], np.asarray(self.alpha, float))[1]
             if not self._loo_selects:
                 return _select_ridge(G, Y, selects=False)
-            return self._select_relative(lambda s: G, Y, [1.0], None, dtype=G.dtype)[1]
+            return self._select_relative(lambda s: G, Y, [1.0], None)[1]
         return float(self.alpha) * _kernel_scale(G) / G.shape[0]
 
     def _hinge_tuned(self):
         return self.alpha is None or isinstance(self.alpha, str)
 
-    def _select_relative(self, make_G, Y, sigmas, rel_alphas, extend=True, dtype=np.float64):
+    def _select_relative(self, make_G, Y, sigmas, rel_alphas, extend=True):
         r"""Exact-LOO choice of (width, relative ridge) with :func:`~graphrkhs.select_kernel_ridge`.
 
         Each kernel is divided by its scale :math:`\mathrm{mean}(\mathrm{diag}\,K_{SS})`, so that the ridge
-        path is in the relative units of ``alpha``; returns ``(sigma, absolute ridge)``.  ``dtype``: that of
-        the kernel values (float32 for float32 data); a relative ridge below its rounding level,
-        :math:`10\, l\, \epsilon`, is no candidate (the LOO runs on the float64 copy of the gram, but the
-        final Cholesky of the rounded gram plus such a ridge fails: its eigenvalue errors are
-        :math:`\sim l \epsilon |K|`).
+        path is in the relative units of ``alpha``; returns ``(sigma, absolute ridge)``.  The kernels are
+        float64 whatever the points' dtype (``_fit``); a relative ridge below their rounding level,
+        :math:`10\, l\, \epsilon_{64}`, is no candidate (the final Cholesky of the gram plus such a ridge
+        could fail: its eigenvalue errors are :math:`\sim l \epsilon |K|`).
         """
         scales = {}
 
@@ -337,7 +335,7 @@ class _Fredholm(_DataDependent):
         grid, ext = (RELATIVE_RIDGES, True) if rel_alphas is None else (np.unique(rel_alphas), False)
         res = select_kernel_ridge(make, Y, sigmas, grid, fit_intercept=free_constant(self),
                                   extend=growing(sigma=extend, alpha=ext), max_extensions=2)
-        floor = 10.0 * Y.shape[0] * np.finfo(np.result_type(dtype, np.float32)).eps
+        floor = 10.0 * Y.shape[0] * np.finfo(np.float64).eps
         usable = res.grid["alpha"] >= floor
         if res.best_params["alpha"] < floor and usable.any():
             # the best usable point of the same table (scoring "mse": the score is its own tie break)
@@ -396,9 +394,9 @@ class _Fredholm(_DataDependent):
 
         if self.alpha is None or is_tuned(self.alpha):
             rel = None if (self.alpha is None or isinstance(self.alpha, str)) else np.asarray(self.alpha, float)
-            s, ridge = self._select_relative(make_G, Y, sigmas, rel, extend, dtype=X.dtype)
+            s, ridge = self._select_relative(make_G, Y, sigmas, rel, extend)
         else:
-            s, ridge = self._select_relative(make_G, Y, sigmas, [float(self.alpha)], extend, dtype=X.dtype)
+            s, ridge = self._select_relative(make_G, Y, sigmas, [float(self.alpha)], extend)
 
         def kernel_at(sg, need_right=True):
             """(kernel, right factor) of width sg: kept, the last built, the guess, or rebuilt; the right
@@ -470,12 +468,11 @@ class _Fredholm(_DataDependent):
         mse = np.empty_like(acc)
         eig = []
         for i, sg in enumerate(sigmas):
-            G = cache[float(sg)]
             path, scale = paths[float(sg)]
             a, m = loo_scores(path.loo_residuals(Y2, rel), Y2, "accuracy")
-            # a ridge below the rounding level of the kernel's dtype (float32 data) is no candidate: the
-            # final Cholesky of G + ridge I would fail on G's rounding (eigenvalue errors ~ l eps |G|)
-            acc[i], mse[i] = np.where(rel >= 10.0 * l * np.finfo(np.asarray(G).dtype).eps, a, -np.inf), -m
+            # a ridge below the rounding level of the (float64, _fit) kernel is no candidate, as in
+            # _select_relative: the final Cholesky of G + ridge I could fail on G's rounding (~ l eps |G|)
+            acc[i], mse[i] = np.where(rel >= 10.0 * l * np.finfo(np.float64).eps, a, -np.inf), -m
             eig.append((float(sg), scale, path.eigenvalues, path.eigenvectors))
 
         def predict(i, js):
