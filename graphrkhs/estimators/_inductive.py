@@ -569,7 +569,9 @@ class _LapRLS(_GraphKernelLearner):
         self._store_solver_info({**info, "n_components": ny.n_components_, "nystrom_error": ny.error_})
 
     def _raw_block(self, X):
-        return self._k(X, self.X_fit_) @ self.coef_ + self.y_mean_
+        # in the points' dtype: the fixed-gamma and Nystrom fits keep float64 coefficients (float32 points
+        # gave float64 predictions there, float32 on the "auto" path)
+        return (self._k(X, self.X_fit_) @ self.coef_ + self.y_mean_).astype(X.dtype, copy=False)
 
 
 #: Default grid of ``gamma_A="auto"``; ``gamma_I="auto"`` is selected through the ratio gamma_I / gamma_A
@@ -1258,7 +1260,9 @@ class _PLapRLS(_GraphKernelLearner):
                                  "nystrom_error": ny.error_})
 
     def _raw_block(self, X):
-        return (self._k(X, self.X_fit_) / self.kappa_) @ self.coef_ + self._null_space(X) @ self.intercept_
+        # in the points' dtype (the Nystrom fit keeps float64 coefficients: float32 points gave float64)
+        return ((self._k(X, self.X_fit_) / self.kappa_) @ self.coef_
+                + self._null_space(X) @ self.intercept_).astype(X.dtype, copy=False)
 
 
 _PLAPRLS_DOC = r"""Partially-penalized Laplacian RLS {what} (Yang, King & Lyu, NIPS 2009, Eqs. 12-14).
