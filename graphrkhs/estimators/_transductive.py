@@ -485,7 +485,8 @@ class _LaplacianRegularization(_GraphLearner):
                                      preconditioner=self.preconditioner, backend=self.backend)
         # exact LOO on the Kron reduction (one factorization for the path and the fit), matrix-free
         # above STOCHASTIC_MIN_LABELS labels; the default grid extends at its upper edge, one's own does not
-        F, res = select_tikhonov_solution(W, S, Y, None if extend else grid, laplacian=self.laplacian, scoring=self._scoring,
+        F, res = select_tikhonov_solution(W, S, Y, None if extend else grid, laplacian=self.laplacian,
+                                          scoring=self._scoring,
                                           max_extensions=2 if extend else 0, tol=self.tol,
                                           preconditioner=self.preconditioner, backend=self.backend)
         self.alpha_ = res.best_params["alpha"]
@@ -758,6 +759,11 @@ class _PositiveGrid:
         return "None or a non-empty 1-D sequence of positive numbers"
 
 
+#: The grid-edge warning of graph kernel ridge names the argument that holds the grid (``alpha`` takes no
+#: grid there: "pass a wider grid" for alpha raised).
+ALPHAS_AXIS = {"alpha": "alpha (grid: alphas)"}
+
+
 class _GraphKernelRidge(_GraphLearner):
     """Parameters and solve shared by the graph kernel ridge classifier and regressor."""
 
@@ -833,7 +839,7 @@ class _GraphKernelRidge(_GraphLearner):
             # the default grid extends at its edges (down to the rounding level of Phi_SS); one's own does not
             res = select_grid(evaluate, {"kernel": np.arange(1, len(kernels) + 1, dtype=float), "alpha": grid},
                               extend=("alpha",), max_extensions=2 if default_grid else 0, criterion="loo",
-                              bounds={"alpha": (1e-10 * scale, np.inf)})
+                              bounds={"alpha": (1e-10 * scale, np.inf)}, names=ALPHAS_AXIS)
             ki, self.alpha_ = int(res.best_params["kernel"]) - 1, res.best_params["alpha"]
             self.loo_scores_ = res.scores
             self.cv_results_ = res.cv_results_
@@ -878,7 +884,8 @@ class _GraphKernelRidge(_GraphLearner):
 
         grid, default_grid = self._alpha_grid()
         res = select_grid(evaluate, {"kernel": np.arange(1, len(kernels) + 1, dtype=float), "alpha": grid},
-                          extend=("alpha",), max_extensions=2 if default_grid else 0, criterion="loo-stochastic")
+                          extend=("alpha",), max_extensions=2 if default_grid else 0, criterion="loo-stochastic",
+                          names=ALPHAS_AXIS)
         ki, self.alpha_ = int(res.best_params["kernel"]) - 1, res.best_params["alpha"]
         self.kernel_ = kernels[ki]
         self.loo_scores_ = res.scores

@@ -31,7 +31,9 @@ def test_graph_kernel_ridge_default_grid_extends():
 @pytest.mark.parametrize("alphas", [DEFAULT_ALPHAS, list(DEFAULT_ALPHAS)])
 def test_graph_kernel_ridge_explicit_default_values_not_extended(alphas):
     X, y = _blobs()
-    with pytest.warns(SelectionWarning, match=r"alpha=0.0001 is at the edge of its grid \[0.0001, 1\]"):
+    # the warning names the argument that holds the grid (alpha takes none here)
+    edge = r"alpha \(grid: alphas\)=0.0001 is at the edge of its grid \[0.0001, 1\]"
+    with pytest.warns(SelectionWarning, match=edge):
         est = g.GraphKernelRidgeRegressor(alphas=alphas).fit(X, y)
     assert est.alpha_ == 1e-4
     np.testing.assert_array_equal(np.sort(est.cv_results_["param_alpha"]), np.array(DEFAULT_ALPHAS))
