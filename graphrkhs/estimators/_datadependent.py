@@ -303,10 +303,11 @@ class _Fredholm(_DataDependent):
                 if not self._loo_selects:       # one's own grid: its value nearest the relative fallback
                     rel = unselected(self.alpha, RELATIVE_RIDGES[FALLBACK_RIDGE_INDEX], "alpha")
                     return rel * _kernel_scale(G) / G.shape[0]
-                return self._select_relative(lambda s: G, Y, [1.0], np.asarray(self.alpha, float))[1]
+                return self._select_relative(lambda s: G, Y, [self.sigma_], np.asarray(self.alpha, float))[1]
             if not self._loo_selects:
                 return _select_ridge(G, Y, selects=False)
-            return self._select_relative(lambda s: G, Y, [1.0], None)[1]
+            # the table's one width is the width used (it showed a stand-in sigma of 1.0)
+            return self._select_relative(lambda s: G, Y, [self.sigma_], None)[1]
         return float(self.alpha) * _kernel_scale(G) / G.shape[0]
 
     def _hinge_tuned(self):

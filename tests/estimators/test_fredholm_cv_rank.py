@@ -31,3 +31,17 @@ def test_rank_one_is_the_graph_cut_choice():
     i = int(np.argmin(cv["rank_test_score"]))
     assert np.isfinite(cv["normalized_cut"][i])
     assert cv["mean_test_accuracy"][i] >= np.max(cv["mean_test_accuracy"]) - np.sqrt(0.25 / 16) - 1e-12
+
+
+def test_fixed_width_table_shows_the_width_used():
+    """A fixed (or default) sigma with alpha selected: the table's width column is sigma_ (it showed 1.0)."""
+    from graphrkhs import FredholmRegressor
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 2))
+    y = np.full(40, np.nan)
+    y[:12] = np.sin(2 * X[:12, 0])
+    for kw in (dict(sigma=0.5, alpha=[1e-3, 1e-2]), dict(sigma=0.5), dict(sigma=None)):
+        est = FredholmRegressor(**kw).fit(X, y)
+        assert set(est.cv_results_["param_sigma"]) == {est.sigma_}, kw
+        assert all(p["sigma"] == est.sigma_ for p in est.cv_results_["params"])
