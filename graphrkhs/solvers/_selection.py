@@ -665,6 +665,7 @@ def select_grid(evaluate: Callable[..., Any], grid: Mapping[str, Any], *, extend
     n_new = check_scalar(n_new, "n_new", kind="int", low=1)
     bounds = dict(bounds or {})
     n_ext = n_bounded = 0
+    exhausted = set()
     while True:
         out = evaluate(**axes)
         scores, tie = out if isinstance(out, tuple) else (out, None)
@@ -683,24 +684,30 @@ def select_grid(evaluate: Callable[..., Any], grid: Mapping[str, Any], *, extend
             # an axis headed by 0 (e.g. gamma_I = 0, no manifold term) has no lower side to grow
             if (side == "low" and (a[0] <= lo or a[0] == 0)) or (side == "high" and a[-1] >= hi):
                 continue
-            grow.append((k, side))
+            with np.errstate(over="ignore", under="ignore"):
+                ext = _extend_axis(a, side, n_new)
+            added = np.clip(ext[:n_new] if side == "low" else ext[-n_new:], lo, hi)
+            # crossing a bound: the bound itself becomes the new end of the axis; values the float range cannot
+            # hold (a ratio 1e299 from a stand-in 1e-300 for 0: 0 and inf, with numpy's overflow warning) are no
+            # extension
+            added = added[np.isfinite(added) & (added > 0) & ~np.isin(added, a)]
+            if added.size:
+                grow.append((k, side, added))
+            else:       # the end of what the axis can hold: like a bound, no warning either
+                exhausted.add((k, side))
         # growth towards a finite bound (a ridge down to its rounding floor) is cheap and ends by
         # itself; it is not counted against max_extensions (at most 10 such steps)
         towards_bound = all((side == "low" and bounds.get(k, (0.0, np.inf))[0] > 0)
                             or (side == "high" and np.isfinite(bounds.get(k, (0.0, np.inf))[1]))
-                            for k, side in grow) and max_extensions > 0
+                            for k, side, _ in grow) and max_extensions > 0
         if not grow or (n_ext >= max_extensions and not (towards_bound and n_bounded < 10)):
             break
         if towards_bound and n_ext >= max_extensions:
             n_bounded += 1
             n_ext -= 1
-        for k, side in grow:
-            a = _extend_axis(axes[k], side, n_new)
-            added = a[:n_new] if side == "low" else a[-n_new:]
-            lo, hi = bounds.get(k, (0.0, np.inf))
-            # crossing a bound: the bound itself becomes the new end of the axis (only the new values are
-            # clipped: a value of the caller's grid beyond the bound stays what it was)
-            axes[k] = np.unique(np.concatenate([axes[k], np.clip(added, lo, hi)]))
+        for k, side, added in grow:
+            # only the new values are clipped: a value of the caller's grid beyond a bound stays what it was
+            axes[k] = np.unique(np.concatenate([axes[k], added]))
         n_ext += 1
     for k in (*extend, *report):
         i = result.best_index[list(axes).index(k)]
@@ -708,6 +715,7 @@ def select_grid(evaluate: Callable[..., Any], grid: Mapping[str, Any], *, extend
         # at a bound (e.g. the rounding floor of a ridge) the grid cannot go further: interpolating
         # the labels is then the honest answer of the criterion, not a grid too narrow
         at_bound = (i == 0 and axes[k][0] <= lo * (1 + 1e-9)) or (i == axes[k].size - 1 and axes[k][-1] >= hi)
+        at_bound = at_bound or (k, "low" if i == 0 else "high") in exhausted
         if result.at_edge[k] and not (i == 0 and axes[k][0] == 0) and not at_bound:
             shown = dict(names or {}).get(k, k)
             warn(f"the selected {shown}={result.best_params[k]:.3g} is at the edge of its grid "
