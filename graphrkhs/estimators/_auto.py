@@ -11,7 +11,8 @@ A tunable parameter (``alpha``, ``gamma_A``, ``gamma_I``, ``sigma``) takes
 
 Leave-one-out selects only when it can rank (:func:`loo_selects`, the one gate
 of every learner): with fewer than 3 labeled points, or when every class is
-labeled once, the fallback values are used instead -- for the point-cloud
+labeled once, or when a regressor that fits constants freely has a constant target (every value
+fits it exactly: the scores differ by rounding only), the fallback values are used instead -- for the point-cloud
 kernels the centre of the width grid and a small ridge, for the graph-penalized
 learners (Laplace learning, graph kernel ridge, LapRLS, PLapRLS, the warped
 kernel) their smoothest, graph-dominated fit (Laplace learning with fewer than
@@ -61,10 +62,15 @@ def grid_of(value, default, name, *, allow_zero=False):
     return np.unique(a), False
 
 
-def loo_selects(Y, classifier):
+def loo_selects(Y, classifier, *, fits_constants=False):
     r"""Whether leave-one-out on the labeled rows can rank parameter values: the one gate of every "auto".
 
-    Not with fewer than ``MIN_LABELS`` labeled rows.  For a classifier only the rows of classes with two
+    Not with fewer than ``MIN_LABELS`` labeled rows.  Not for a regression target that is constant on the
+    labeled rows when the learner fits constants freely (``fits_constants``: an unpenalized constant, or the
+    targets centred on their mean, or a penalty blind to constants): every parameter value then fits the
+    target exactly, every LOO residual is 0 but for rounding, and the "choice" was rounding noise (PRLS
+    extended its grid to gamma = 1e14 with a SelectionWarning; Fredholm to alpha = 1e3, sigma 64 x the
+    median distance).  For a classifier only the rows of classes with two
     or more labels count: leaving out a class's only label leaves the class without one, so that row's
     LOO residual falls as the fit flattens (a larger ridge, a wider kernel, a stronger penalty) whatever
     the data, and with every class labeled once the criterion "selects" an edge of any grid.  At one
@@ -77,20 +83,29 @@ def loo_selects(Y, classifier):
         The coded targets of the labeled rows: a classifier's one-hot (or centred) columns, one signed
         column for two classes; a regressor's values.
     classifier : bool
+    fits_constants : bool, default=False
+        Whether the learner reproduces a constant target exactly whatever its parameters.
     """
     Y = np.asarray(Y)
     l = Y.shape[0]
     if not classifier or l < MIN_LABELS:
-        return l >= MIN_LABELS
+        return l >= MIN_LABELS and not (fits_constants and not classifier and constant_target(Y))
     Y2 = Y.reshape(l, -1)
     codes = Y2.argmax(axis=1) if Y2.shape[1] > 1 else (Y2[:, 0] > 0).astype(np.intp)
     counts = np.bincount(codes)
     return int(counts[counts >= 2].sum()) >= MIN_LABELS
 
 
+def constant_target(Y):
+    """Whether every column of the labeled targets ``Y`` is constant (exactly)."""
+    Y2 = np.asarray(Y, dtype=np.float64).reshape(np.shape(Y)[0], -1)
+    return bool(Y2.shape[0]) and bool((Y2 == Y2[:1]).all())
+
+
 #: Why a value was not selected: the leave-one-out gate (:func:`loo_selects`) said no.
 NO_LOO = ("the labels cannot choose it (leave-one-out needs 3 labeled points; a classifier's, 3 in classes "
-          "labeled twice or more)")
+          "labeled twice or more; a regressor's, a target that is not constant: every value fits a constant "
+          "one exactly)")
 
 
 def nearest_in_log(grid, value):

@@ -98,7 +98,7 @@ class _DataDependent(PointsLearner):
         if shift is not None:
             Y = Y - shift
         # one gate for every "auto" of the fit: without an informative LOO the fallback values are used
-        self._loo_selects = loo_selects(Y, is_classifier(self))
+        self._loo_selects = loo_selects(Y, is_classifier(self), fits_constants=free_constant(self))
         chosen = self._select(X, idx, Y)
         self._values = None
         if chosen is None:
@@ -303,25 +303,24 @@ class _Fredholm(_DataDependent):
                 if not self._loo_selects:       # one's own grid: its value nearest the relative fallback
                     rel = unselected(self.alpha, RELATIVE_RIDGES[FALLBACK_RIDGE_INDEX], "alpha")
                     return rel * _kernel_scale(G) / G.shape[0]
-                return self._select_relative(lambda s: G, Y, [1.0], np.asarray(self.alpha, float),
-                                             dtype=G.dtype)[1]
+                return self._select_relative(lambda s: G, Y, [self.sigma_], np.asarray(self.alpha, float))[1]
             if not self._loo_selects:
                 return _select_ridge(G, Y, selects=False)
-            return self._select_relative(lambda s: G, Y, [1.0], None, dtype=G.dtype)[1]
+            # the table's one width is the width used (it showed a stand-in sigma of 1.0)
+            return self._select_relative(lambda s: G, Y, [self.sigma_], None)[1]
         return float(self.alpha) * _kernel_scale(G) / G.shape[0]
 
     def _hinge_tuned(self):
         return self.alpha is None or isinstance(self.alpha, str)
 
-    def _select_relative(self, make_G, Y, sigmas, rel_alphas, extend=True, dtype=np.float64):
+    def _select_relative(self, make_G, Y, sigmas, rel_alphas, extend=True):
         r"""Exact-LOO choice of (width, relative ridge) with :func:`~graphrkhs.select_kernel_ridge`.
 
         Each kernel is divided by its scale :math:`\mathrm{mean}(\mathrm{diag}\,K_{SS})`, so that the ridge
-        path is in the relative units of ``alpha``; returns ``(sigma, absolute ridge)``.  ``dtype``: that of
-        the kernel values (float32 for float32 data); a relative ridge below its rounding level,
-        :math:`10\, l\, \epsilon`, is no candidate (the LOO runs on the float64 copy of the gram, but the
-        final Cholesky of the rounded gram plus such a ridge fails: its eigenvalue errors are
-        :math:`\sim l \epsilon |K|`).
+        path is in the relative units of ``alpha``; returns ``(sigma, absolute ridge)``.  The kernels are
+        float64 whatever the points' dtype (``_fit``); a relative ridge below their rounding level,
+        :math:`10\, l\, \epsilon_{64}`, is no candidate (the final Cholesky of the gram plus such a ridge
+        could fail: its eigenvalue errors are :math:`\sim l \epsilon |K|`).
         """
         scales = {}
 
@@ -337,7 +336,7 @@ class _Fredholm(_DataDependent):
         grid, ext = (RELATIVE_RIDGES, True) if rel_alphas is None else (np.unique(rel_alphas), False)
         res = select_kernel_ridge(make, Y, sigmas, grid, fit_intercept=free_constant(self),
                                   extend=growing(sigma=extend, alpha=ext), max_extensions=2)
-        floor = 10.0 * Y.shape[0] * np.finfo(np.result_type(dtype, np.float32)).eps
+        floor = 10.0 * Y.shape[0] * np.finfo(np.float64).eps
         usable = res.grid["alpha"] >= floor
         if res.best_params["alpha"] < floor and usable.any():
             # the best usable point of the same table (scoring "mse": the score is its own tie break)
@@ -396,9 +395,9 @@ class _Fredholm(_DataDependent):
 
         if self.alpha is None or is_tuned(self.alpha):
             rel = None if (self.alpha is None or isinstance(self.alpha, str)) else np.asarray(self.alpha, float)
-            s, ridge = self._select_relative(make_G, Y, sigmas, rel, extend, dtype=X.dtype)
+            s, ridge = self._select_relative(make_G, Y, sigmas, rel, extend)
         else:
-            s, ridge = self._select_relative(make_G, Y, sigmas, [float(self.alpha)], extend, dtype=X.dtype)
+            s, ridge = self._select_relative(make_G, Y, sigmas, [float(self.alpha)], extend)
 
         def kernel_at(sg, need_right=True):
             """(kernel, right factor) of width sg: kept, the last built, the guess, or rebuilt; the right
@@ -470,12 +469,11 @@ class _Fredholm(_DataDependent):
         mse = np.empty_like(acc)
         eig = []
         for i, sg in enumerate(sigmas):
-            G = cache[float(sg)]
             path, scale = paths[float(sg)]
             a, m = loo_scores(path.loo_residuals(Y2, rel), Y2, "accuracy")
-            # a ridge below the rounding level of the kernel's dtype (float32 data) is no candidate: the
-            # final Cholesky of G + ridge I would fail on G's rounding (eigenvalue errors ~ l eps |G|)
-            acc[i], mse[i] = np.where(rel >= 10.0 * l * np.finfo(np.asarray(G).dtype).eps, a, -np.inf), -m
+            # a ridge below the rounding level of the (float64, _fit) kernel is no candidate, as in
+            # _select_relative: the final Cholesky of G + ridge I could fail on G's rounding (~ l eps |G|)
+            acc[i], mse[i] = np.where(rel >= 10.0 * l * np.finfo(np.float64).eps, a, -np.inf), -m
             eig.append((float(sg), scale, path.eigenvalues, path.eigenvectors))
 
         def predict(i, js):
@@ -503,7 +501,16 @@ class _Fredholm(_DataDependent):
                 out[t] = (Ft[:, 0] > 0) if m == 1 else np.argmax(Ft, axis=1)
             return out
 
-        i, j = graph_cut_choice(acc, mse, l, predict, edges, n_classes=max(2, Y2.shape[1]))
+        i, j, rank, ncut = graph_cut_choice(acc, mse, l, predict, edges, n_classes=max(2, Y2.shape[1]),
+                                            return_ranking=True)
+        # the table ranked by the criterion that made the choice (its rank 1 was the LOO MSE's best, another
+        # width than sigma_: 0.50 against 1.00 on noisy circles), with the columns behind it
+        ts = np.asarray(table["param_sigma"], dtype=np.float64)
+        ti = np.minimum(np.searchsorted(sigmas, ts), sigmas.size - 1)
+        tj = np.searchsorted(rel, np.asarray(table["param_alpha"], dtype=np.float64))
+        if np.array_equal(sigmas[ti], ts):      # every width of the table scored here (always: all are cached)
+            self.cv_results_ = {**table, "rank_test_score": rank[ti, tj], "mean_test_accuracy": acc[ti, tj],
+                                "normalized_cut": ncut[ti, tj]}
         s = float(sigmas[i])
         return s, float(rel[j]) * eig[i][1] / l
 
@@ -556,7 +563,11 @@ _FREDHOLM_PARAMS_DOC = r"""
         nowhere ruling a candidate out (:func:`~graphrkhs.solvers.graph_cut_choice`:
         with few labels the LOO minimum alone is decided by one or two labels);
         a sequence: one's own grid; None: the median pairwise distance.  The
-        width used is ``sigma_``, the scores ``cv_results_``.
+        width used is ``sigma_``, the scores ``cv_results_`` (for such a classifier
+        ranked by that choice: ``rank_test_score`` 1 is the point used, then the other
+        candidates by normalized cut, then the rest by LOO squared error;
+        ``mean_test_score`` stays minus the LOO squared error, beside
+        ``mean_test_accuracy`` and ``normalized_cut``, +inf where not computed).
     sigma_inner : float > 0, optional
         Inner width; None: ``sigma``.
     fit_intercept : bool or "auto", default="auto"
@@ -742,7 +753,7 @@ class _Warped(_DataDependent):
         LU per ratio) on the same graph penalty as :class:`~graphrkhs.WarpedKernel`.
         Numbers are used as given.  Always returns ``(kernel, right, G, ridge)``.
         """
-        from ._inductive import AUTO_MAX_N, joint_width, manifold_selection, manifold_width_selection
+        from ._inductive import AUTO_MAX_N, joint_width, manifold_cv_results, manifold_selection, manifold_width_selection
 
         width = not callable(self.kernel) and self.kernel in ("gaussian", "heat")
         if self.sigma is None or is_tuned(self.sigma):
@@ -756,7 +767,7 @@ class _Warped(_DataDependent):
             self.sigma_, self.gamma_A_, self.gamma_I_, res, _, Z = manifold_width_selection(
                 self, X, idx, Y, M, grid_of(self.sigma, self.sigma_ * WIDTH_FACTORS, "sigma"),
                 dict(kernel=self.kernel, degree=2, coef0=1.0), return_basis=True)
-            self.cv_results_ = res.cv_results_
+            self.cv_results_ = manifold_cv_results(res, self)
             kern = self._make_kernel(X, W)
             XS = kern.X[idx]
             if kern.solver_ == "direct" and self.gamma_A_ > 0 and X.dtype == np.float64:
@@ -795,7 +806,7 @@ class _Warped(_DataDependent):
                 self, lambda: pairwise_kernel(X, None, kernel=self.kernel, sigma=self.sigma_, degree=2, coef0=1.0),
                 idx, Y, M, consistency=False, fit_intercept=False, fallback=(1e-2, 1.0),
                 centred=free_constant(self))
-            self.cv_results_ = None if res is None else res.cv_results_
+            self.cv_results_ = manifold_cv_results(res, self)
         else:
             self.gamma_A_, self.gamma_I_ = float(self.gamma_A), float(self.gamma_I)
         kern = self._make_kernel(X, W)

@@ -149,7 +149,7 @@ class _KernelLearner(PointsLearner):
             self.sigma_ = float(self.sigma)
         self.cv_results_ = None
         # one gate for every "auto" of the fit: without an informative LOO the fallback values are used
-        self._loo_selects = loo_selects(Y, is_classifier(self))
+        self._loo_selects = loo_selects(Y, is_classifier(self), fits_constants=self._fits_constants())
         if is_tuned(self.sigma) and self._width_matters() and self._loo_selects:
             # the labeled rows in float64 whatever X's dtype: the width search runs down to ridges far below
             # float32's rounding of the kernel (RLS chose another width on float32 points, 2x the float64
@@ -157,7 +157,12 @@ class _KernelLearner(PointsLearner):
             self._select_width(np.asarray(X[labeled], dtype=np.float64), Y)
         elif is_tuned(self.sigma) and self._width_matters():
             self.sigma_ = unselected(self.sigma, self.sigma_, "sigma")     # one's own grid: its nearest value
-        self._fit_kernel(X, labeled, Y.astype(X.dtype))
+        # the targets in X's dtype, but for the learners that solve in float64 whatever X's dtype: a float32
+        # copy of float64 targets made their coefficients lose 1.2e-7 (relative) against the float64 fit
+        self._fit_kernel(X, labeled, Y if self._SOLVES_IN_FLOAT64 else Y.astype(X.dtype))
+
+    #: Whether ``_fit_kernel`` solves in float64 whatever X's dtype (then it takes the targets unrounded).
+    _SOLVES_IN_FLOAT64 = False
 
     def _width_matters(self):
         return not callable(self.kernel) and self.kernel in ("gaussian", "heat")
@@ -181,6 +186,11 @@ class _KernelLearner(PointsLearner):
         self.sigma_ = res.best_params["sigma"]
         self._width_result = res
         return res
+
+    def _fits_constants(self):
+        """Whether every parameter value fits a constant target exactly (:func:`loo_selects`' gate): a free
+        constant (``fit_intercept``), a constant null space or constant features."""
+        return self._width_free_constant() or getattr(self, "features", None) == "constant"
 
     def _width_free_constant(self):
         """Whether the RLS of the width selection has a free constant (the learners with a constant null space)."""
@@ -320,6 +330,7 @@ def _report_fixed(res, name, value):
 
 class _RLS(_KernelLearner):
     _WIDTH_POINTS = WIDTH_POINTS_SUPERVISED
+    _SOLVES_IN_FLOAT64 = True
     _parameter_constraints = {"alpha": TUNABLE_NONNEG, "fit_intercept": FIT_INTERCEPT}
 
     def __init__(self, *, kernel: Kernel = "gaussian", sigma: Union[float, str, None] = "auto", degree: int = 3,
@@ -499,7 +510,7 @@ class _LapRLS(_GraphKernelLearner):
             self.gamma_A_, self.gamma_I_, res, coef = manifold_selection(
                 self, lambda: self._k(X, None), S, Y, M, consistency=False, fit_intercept=False,
                 fallback=(FALLBACK_GAMMA_A, FALLBACK_GAMMA_I), centred=free_constant(self))
-        self.cv_results_ = None if res is None else res.cv_results_
+        self.cv_results_ = manifold_cv_results(res, self)
         if coef is not None:      # the selection's LU already holds the fit (ManifoldRidgePath.coef)
             self.coef_ = coef[0].astype(X.dtype, copy=False)
             self._store_solver_info({"solver": "direct"})
@@ -551,14 +562,16 @@ class _LapRLS(_GraphKernelLearner):
             gamma_I = float(res.best_params["gamma_I"])
             self.gamma_I_ = 0.0 if gamma_I <= 2e-300 else gamma_I       # 1e-300 stands for a gamma_I of 0
         self.__dict__.pop("_width_result", None)
-        self.cv_results_ = None if res is None else res.cv_results_
+        self.cv_results_ = manifold_cv_results(res, self)
         w, info = nystrom_laprls_fit(F, S, Y, M, self.gamma_A_, self.gamma_I_, return_info=True, graph_gram=G)
         self.coef_ = ny.transform_matrix_ @ w
         self.X_fit_ = ny.landmarks_
         self._store_solver_info({**info, "n_components": ny.n_components_, "nystrom_error": ny.error_})
 
     def _raw_block(self, X):
-        return self._k(X, self.X_fit_) @ self.coef_ + self.y_mean_
+        # in the points' dtype: the fixed-gamma and Nystrom fits keep float64 coefficients (float32 points
+        # gave float64 predictions there, float32 on the "auto" path)
+        return (self._k(X, self.X_fit_) @ self.coef_ + self.y_mean_).astype(X.dtype, copy=False)
 
 
 #: Default grid of ``gamma_A="auto"``; ``gamma_I="auto"`` is selected through the ratio gamma_I / gamma_A
@@ -614,6 +627,39 @@ def manifold_width_selection(est, X, S, Y, M, width_grid, kernel_kw, *, return_b
     return (p["sigma"], p["gamma_A"], p["gamma_I"], res, (np.asarray(alpha).reshape(X.shape[0], -1), b), *Z)
 
 
+def manifold_cv_results(res, est):
+    r"""``res.cv_results_`` in the estimator's parameters (None for no result).
+
+    The engine's axis :math:`\rho = \gamma_I/\gamma_A` (``param_ratio``) becomes ``param_gamma_I`` =
+    :math:`\rho\gamma_A`: with one's own ``gamma_I`` grid its member each row stands for (the ratio's
+    rounding undone; the Nystrom path's stand-in 1e-300 for 0 shows as 0, it showed 1e-297), else the
+    product (a value at most 2e-300 shown as 0).  The ratio column stays beside it only when it is the axis
+    searched against a tuned ``gamma_A`` (``gamma_I="auto"``); with a number for ``gamma_A`` the table showed
+    a ``ratio`` column the user never gave.
+    """
+    if res is None:
+        return None
+    cv = res.cv_results_
+    if "param_ratio" not in cv:
+        return cv
+    ratio = np.asarray(cv["param_ratio"], dtype=np.float64)
+    gA = np.asarray(cv["param_gamma_A"], dtype=np.float64)
+    gI = ratio * gA
+    gI = np.where(gI <= 2e-300, 0.0, gI)
+    own = None if isinstance(est.gamma_I, str) else grid_of(est.gamma_I, [0.0], "gamma_I", allow_zero=True)[0]
+    if own is not None:
+        gI = own[np.argmin(np.abs(gI[:, None] - own[None, :]), axis=1)]
+    keep_ratio = isinstance(est.gamma_I, str) and is_tuned(est.gamma_A)
+    names = [k[len("param_"):] for k in cv if k.startswith("param_") and k not in ("param_ratio", "param_gamma_A")]
+    names += ["gamma_A", "gamma_I"] + (["ratio"] if keep_ratio else [])
+    cols = {k: np.asarray(cv[f"param_{k}"]) for k in names if k != "gamma_I"}
+    cols["gamma_I"] = gI
+    out = {"params": [{k: float(cols[k][i]) for k in names} for i in range(gI.size)]}
+    out.update({f"param_{k}": cols[k] for k in names})
+    out.update({k: v for k, v in cv.items() if k != "params" and not k.startswith("param_")})
+    return out
+
+
 def unselected_gammas(est, gamma_A, gamma_I, *, why=NO_LOO, warn_grid=True):
     """``(gamma_A, gamma_I)`` not selected (:func:`~graphrkhs.estimators._auto.unselected`): numbers as given,
     "auto" the fallback values, one's own grid its value nearest them (with a SelectionWarning unless
@@ -647,7 +693,8 @@ def manifold_selection(est, make_K, S, Y, M, *, consistency, fit_intercept, fall
     n, l = M.shape[0], S.size
     if gA is None and gI is None:
         return float(est.gamma_A), float(est.gamma_I), None, None
-    if not loo_selects(Y, is_classifier(est)):
+    # the estimator's gate (Y here may be centred: the gate needs to know the constant is free)
+    if not getattr(est, "_loo_selects", loo_selects(Y, is_classifier(est))):
         return (*unselected_gammas(est, FALLBACK_GAMMA_A, UNSELECTED_GAMMA_I), None, None)
     if n > AUTO_MAX_N:
         ga, gi = unselected_gammas(est, *fallback, warn_grid=False)
@@ -674,9 +721,12 @@ def manifold_selection(est, make_K, S, Y, M, *, consistency, fit_intercept, fall
         res = select_grid(evaluate, {"gamma_A": gA}, extend=("gamma_A",), max_extensions=2 if extA else 0,
                           criterion="loo")
         if not np.isfinite(res.scores).any():
+            # one's own grid: its value nearest the fallback (the fallback itself lay outside the grid)
+            ga = unselected_gammas(est, *fallback, warn_grid=False)[0]
             warn(f"gamma_A: no value of the grid gives a usable system with gamma_I={gi:g}; the fallback "
-                 f"gamma_A={fallback[0]:g} is used. Pass numbers or a smaller sigma.", SelectionWarning)
-            return fallback[0], gi, None, None
+                 f"gamma_A={ga:g} is used (of one's own grid: its value nearest {fallback[0]:g}). Pass numbers "
+                 "or a smaller sigma.", SelectionWarning)
+            return ga, gi, None, None
         ga = res.best_params["gamma_A"]
         res.best_params["gamma_I"] = gi
         return ga, gi, res, mp.coef(Y2, ga, gi / ga, fit_intercept=fit_intercept)
@@ -697,10 +747,11 @@ def manifold_selection(est, make_K, S, Y, M, *, consistency, fit_intercept, fall
             scores[a] = res.scores[:, 0]       # ratios gI / ga: the order of the (sorted, distinct) gI
             coefs[a] = (alpha, b)
         if not np.isfinite(scores).any():
+            ga, gi = unselected_gammas(est, *fallback, warn_grid=False)     # inside one's own grids
             warn("gamma_A/gamma_I: no gamma_A of the grid gives a usable system with the given gamma_I values; "
-                 f"the fallback values gamma_A={fallback[0]:g}, gamma_I={fallback[1]:g} are used. Pass numbers "
-                 "or a smaller sigma.", SelectionWarning)
-            return fallback[0], fallback[1], None, None
+                 f"the fallback values gamma_A={ga:g}, gamma_I={gi:g} are used (of one's own grid: its value "
+                 f"nearest {fallback[0]:g}, {fallback[1]:g}). Pass numbers or a smaller sigma.", SelectionWarning)
+            return ga, gi, None, None
         res = GridResult({"gamma_A": gA, "gamma_I": gI}, scores, criterion="loo")
         a = int(res.best_index[0])
         # that row's own choice is the same gamma_I (ties: the larger ratio, i.e. the larger gamma_I)
@@ -867,6 +918,7 @@ _PRLS_CONSTRAINTS = {
 
 class _PRLS(_KernelLearner):
     _WIDTH_POINTS = WIDTH_POINTS_SUPERVISED
+    _SOLVES_IN_FLOAT64 = True       # the grams and the solve in float64 (_fit_kernel)
     _parameter_constraints = {"gamma": TUNABLE_NONNEG, **_PRLS_CONSTRAINTS,
                               "solver": [Options("auto", "exact", "nystrom")],
                               "n_components": [Interval("int", 1, None)],
@@ -1165,7 +1217,7 @@ class _PLapRLS(_GraphKernelLearner):
             fallback=(FALLBACK_GAMMA_A, FALLBACK_GAMMA_I))
         if coef is None:
             return False
-        self.cv_results_ = res.cv_results_
+        self.cv_results_ = manifold_cv_results(res, self)
         self.kappa_ = kappa["k"]
         self.coef_ = coef[0].astype(X.dtype, copy=False)
         self.intercept_ = (coef[1][None, :] if constant else np.zeros((0, Y.shape[1]))).astype(X.dtype)
@@ -1208,7 +1260,9 @@ class _PLapRLS(_GraphKernelLearner):
                                  "nystrom_error": ny.error_})
 
     def _raw_block(self, X):
-        return (self._k(X, self.X_fit_) / self.kappa_) @ self.coef_ + self._null_space(X) @ self.intercept_
+        # in the points' dtype (the Nystrom fit keeps float64 coefficients: float32 points gave float64)
+        return ((self._k(X, self.X_fit_) / self.kappa_) @ self.coef_
+                + self._null_space(X) @ self.intercept_).astype(X.dtype, copy=False)
 
 
 _PLAPRLS_DOC = r"""Partially-penalized Laplacian RLS {what} (Yang, King & Lyu, NIPS 2009, Eqs. 12-14).
@@ -1281,6 +1335,7 @@ class _FeaturesOrCallable:
 
 class _GRLS(_KernelLearner):
     _WIDTH_POINTS = WIDTH_POINTS_SUPERVISED
+    _SOLVES_IN_FLOAT64 = True
     _parameter_constraints = {
         "gamma": TUNABLE_NONNEG,
         "features": [_FeaturesOrCallable()],

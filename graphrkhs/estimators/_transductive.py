@@ -93,7 +93,8 @@ from ..spectral.filters import default_kernel
 from ..solvers import KernelRidgePath, loo_scores, select_grid, select_tikhonov_solution
 from ..solvers import KERNEL_TV_MAX_ITER, STOCHASTIC_MIN_LABELS, TIKHONOV_ALPHAS, graph_kernel_ridge_stochastic_errors, kfold_scores
 from ..kernels import GraphKernel
-from ._auto import FIT_INTERCEPT, MIN_LABELS, TUNABLE_NONNEG, TUNABLE_POSITIVE, free_constant, grid_of, loo_selects
+from ._auto import (FIT_INTERCEPT, MIN_LABELS, NO_LOO, TUNABLE_NONNEG, TUNABLE_POSITIVE, free_constant, grid_of,
+                    loo_selects)
 from ._auto import unselected
 from ._base import (
     GRAPH_CONSTRAINTS,
@@ -451,10 +452,14 @@ class _LaplacianRegularization(_GraphLearner):
     def _solve(self, W, S, Y):
         grid, extend = grid_of(self.alpha, TIKHONOV_ALPHAS, "alpha", allow_zero=True)
         self.cv_results_ = None
-        if grid is None or not loo_selects(Y, is_classifier(self)):
+        # the combinatorial Laplacian is blind to constants: every alpha fits a constant target exactly
+        fits = self.laplacian == "combinatorial"
+        if grid is None or not loo_selects(Y, is_classifier(self), fits_constants=fits):
             if grid is None:
                 self.alpha_ = float(self.alpha)
-            elif S.size < MIN_LABELS:
+            elif S.size < MIN_LABELS or not is_classifier(self):
+                # a regressor with 3 labels or more: a constant target (loo_selects), which every alpha fits
+                # exactly, the harmonic solution among them
                 # too few labels for leave-one-out: the parameter-free harmonic solution (one's own grid: its
                 # value nearest 0, i.e. its smallest, with a SelectionWarning)
                 self.alpha_ = unselected(self.alpha, 0.0, "alpha", allow_zero=True)
@@ -481,7 +486,8 @@ class _LaplacianRegularization(_GraphLearner):
                                      preconditioner=self.preconditioner, backend=self.backend)
         # exact LOO on the Kron reduction (one factorization for the path and the fit), matrix-free
         # above STOCHASTIC_MIN_LABELS labels; the default grid extends at its upper edge, one's own does not
-        F, res = select_tikhonov_solution(W, S, Y, grid, laplacian=self.laplacian, scoring=self._scoring,
+        F, res = select_tikhonov_solution(W, S, Y, None if extend else grid, laplacian=self.laplacian,
+                                          scoring=self._scoring,
                                           max_extensions=2 if extend else 0, tol=self.tol,
                                           preconditioner=self.preconditioner, backend=self.backend)
         self.alpha_ = res.best_params["alpha"]
@@ -742,6 +748,8 @@ class _FilterOrGrid:
 
 class _PositiveGrid:
     def __call__(self, value):
+        if value is None:
+            return True
         try:
             a = np.asarray(value, dtype=np.float64)
         except (TypeError, ValueError):
@@ -749,7 +757,12 @@ class _PositiveGrid:
         return a.ndim == 1 and a.size > 0 and bool(np.isfinite(a).all() and (a > 0).all())
 
     def __str__(self):
-        return "a non-empty 1-D sequence of positive numbers"
+        return "None or a non-empty 1-D sequence of positive numbers"
+
+
+#: The grid-edge warning of graph kernel ridge names the argument that holds the grid (``alpha`` takes no
+#: grid there: "pass a wider grid" for alpha raised).
+ALPHAS_AXIS = {"alpha": "alpha (grid: alphas)"}
 
 
 class _GraphKernelRidge(_GraphLearner):
@@ -765,7 +778,7 @@ class _GraphKernelRidge(_GraphLearner):
         "backend": _BACKEND,
     }
 
-    def __init__(self, kernel=None, *, alpha: Union[float, str] = "auto", alphas: Sequence[float] = DEFAULT_ALPHAS,
+    def __init__(self, kernel=None, *, alpha: Union[float, str] = "auto", alphas: Optional[Sequence[float]] = None,
                  fit_intercept: Union[bool, str] = "auto", method: str = "auto", laplacian: str = "normalized", graph: GraphArg = "knn", n_neighbors: int = 10,
                  radius: Optional[float] = None, weight: str = "gaussian", sigma: Optional[float] = None,
                  verbose: Optional[bool] = None, backend: str = "auto"):
@@ -776,6 +789,16 @@ class _GraphKernelRidge(_GraphLearner):
             raise ValueError("a list of kernels is a grid for leave-one-out selection: it needs alpha='auto'.")
 
     _scoring = "mse"
+
+    def _alpha_grid(self):
+        """``(grid, extend)`` of ``alpha="auto"``: ``alphas=None`` the default grid ``DEFAULT_ALPHAS``, extended
+        at its edges; one's own sequence, not extended (an explicit grid equal to the default one was taken
+        for the default, compared by value, and extended to alpha 3.8e-9 below its smallest value 1e-4)."""
+        return grid_of("auto" if self.alphas is None else self.alphas, DEFAULT_ALPHAS, "alphas")
+
+    def _alphas_value(self):
+        """``alphas`` in :func:`~graphrkhs.estimators._auto.unselected`'s terms: "auto" for the default grid."""
+        return "auto" if self.alphas is None else self.alphas
 
     def _kernels(self):
         k = self.kernel if self.kernel is not None else default_kernel()
@@ -795,16 +818,19 @@ class _GraphKernelRidge(_GraphLearner):
         unpen = np.ones(S.size) if free_constant(self) else None
         if self.alpha != "auto":
             ki, self.alpha_ = 0, float(self.alpha)
-        elif not loo_selects(Y, is_classifier(self)):
+        elif not loo_selects(Y, is_classifier(self), fits_constants=free_constant(self)):
             # leaving out a class's only label leaves the class without one, so the LOO error of every
-            # point falls as mu grows and "selects" the top of any grid: it says nothing about mu.  The
+            # point falls as mu grows and "selects" the top of any grid: it says nothing about mu (nor does a
+            # constant regression target with a free constant: every mu fits it exactly).  The
             # largest value of the grid is used (its smoothest fit), without a selection or a warning.
-            ki, self.alpha_ = 0, float(np.max(self.alphas))
-            logger.info("%s: too few labels (per class) for leave-one-out to choose alpha; using "
-                        "alpha=%g (the largest of alphas) and the first kernel.", type(self).__name__, self.alpha_)
+            # (one's own grid: its largest value, with a SelectionWarning naming it)
+            grid, _ = self._alpha_grid()
+            ki, self.alpha_ = 0, unselected(self._alphas_value(), float(grid.max()), "alphas")
+            logger.info("%s: leave-one-out cannot choose alpha (%s); using alpha=%g (the largest of alphas) "
+                        "and the first kernel.", type(self).__name__, NO_LOO, self.alpha_)
         else:
             paths = [KernelRidgePath(C[S], unpenalized=unpen) for C in cols]
-            default_grid = tuple(np.asarray(self.alphas, dtype=np.float64).tolist()) == DEFAULT_ALPHAS
+            grid, default_grid = self._alpha_grid()
 
             def evaluate(kernel, alpha):
                 out = [_path_scores(paths[int(k) - 1], Y, alpha, self._scoring) for k in kernel]
@@ -812,10 +838,9 @@ class _GraphKernelRidge(_GraphLearner):
 
             scale = max(float(np.abs(np.diag(cols[0][S])).max()), 1e-300)
             # the default grid extends at its edges (down to the rounding level of Phi_SS); one's own does not
-            res = select_grid(evaluate, {"kernel": np.arange(1, len(kernels) + 1, dtype=float),
-                                         "alpha": np.unique(np.asarray(self.alphas, dtype=np.float64))},
+            res = select_grid(evaluate, {"kernel": np.arange(1, len(kernels) + 1, dtype=float), "alpha": grid},
                               extend=("alpha",), max_extensions=2 if default_grid else 0, criterion="loo",
-                              bounds={"alpha": (1e-10 * scale, np.inf)})
+                              bounds={"alpha": (1e-10 * scale, np.inf)}, names=ALPHAS_AXIS)
             ki, self.alpha_ = int(res.best_params["kernel"]) - 1, res.best_params["alpha"]
             self.loo_scores_ = res.scores
             self.cv_results_ = res.cv_results_
@@ -858,10 +883,10 @@ class _GraphKernelRidge(_GraphLearner):
                 tie[i] = [cache[(int(k), float(a))][1] for a in alpha]
             return score, tie
 
-        default_grid = tuple(np.asarray(self.alphas, dtype=np.float64).tolist()) == DEFAULT_ALPHAS
-        res = select_grid(evaluate, {"kernel": np.arange(1, len(kernels) + 1, dtype=float),
-                                     "alpha": np.unique(np.asarray(self.alphas, dtype=np.float64))},
-                          extend=("alpha",), max_extensions=2 if default_grid else 0, criterion="loo-stochastic")
+        grid, default_grid = self._alpha_grid()
+        res = select_grid(evaluate, {"kernel": np.arange(1, len(kernels) + 1, dtype=float), "alpha": grid},
+                          extend=("alpha",), max_extensions=2 if default_grid else 0, criterion="loo-stochastic",
+                          names=ALPHAS_AXIS)
         ki, self.alpha_ = int(res.best_params["kernel"]) - 1, res.best_params["alpha"]
         self.kernel_ = kernels[ki]
         self.loo_scores_ = res.scores
@@ -907,8 +932,11 @@ class GraphKernelRidgeClassifier(_TransductiveClassifier, _GraphKernelRidge):
         :math:`(0.04 + \lambda)^{-2}`, see :func:`~graphrkhs.filters.default_kernel`).
     alpha : float > 0 or "auto", default="auto"
         :math:`\mu`.
-    alphas : sequence of float, default=(1e-4, 1e-3, 1e-2, 1e-1, 1)
-        The grid for ``alpha="auto"``.
+    alphas : sequence of float or None, default=None
+        The grid for ``alpha="auto"``.  None: (1e-4, 1e-3, 1e-2, 1e-1, 1), extended
+        geometrically at its edges when the choice sits there; a sequence: one's own
+        grid, not extended (a :class:`~graphrkhs.SelectionWarning` says when the choice
+        is at its edge), and a value used without a selection is its largest.
     method : {"auto", "direct", "cg", "sparse"}, default="auto"
         Solver path for a fixed ``alpha`` (see :func:`~graphrkhs.graph_kernel_ridge`).
     laplacian : {"normalized", "combinatorial"}, default="normalized"
@@ -1130,8 +1158,11 @@ class PoissonRidgeEnsembleClassifier(_TransductiveClassifier, _GraphKernelRidge)
     alpha : float > 0 or "auto", default="auto"
         :math:`\mu` of the kernel ridge part; "auto": exact leave-one-out over
         ``alphas`` on the ridge scores alone (as :class:`GraphKernelRidgeClassifier`).
-    alphas : sequence of float, default=(1e-4, 1e-3, 1e-2, 1e-1, 1)
-        The grid for ``alpha="auto"``.
+    alphas : sequence of float or None, default=None
+        The grid for ``alpha="auto"``.  None: (1e-4, 1e-3, 1e-2, 1e-1, 1), extended
+        geometrically at its edges when the choice sits there; a sequence: one's own
+        grid, not extended (a :class:`~graphrkhs.SelectionWarning` says when the choice
+        is at its edge), and a value used without a selection is its largest.
     method : {"auto", "direct", "cg", "sparse"}, default="auto"
         Kernel ridge solver path for a fixed ``alpha``.
     laplacian : {"normalized", "combinatorial"}, default="normalized"
@@ -1175,7 +1206,7 @@ class PoissonRidgeEnsembleClassifier(_TransductiveClassifier, _GraphKernelRidge)
                               "weight": [Options(*WEIGHTS), None]}
 
     def __init__(self, kernel=None, *, poisson_weight: float = 0.5, alpha: Union[float, str] = "auto",
-                 alphas: Sequence[float] = DEFAULT_ALPHAS, fit_intercept: Union[bool, str] = "auto",
+                 alphas: Optional[Sequence[float]] = None, fit_intercept: Union[bool, str] = "auto",
                  method: str = "auto", laplacian: str = "normalized", tol: float = 1e-6,
                  preconditioner: Optional[str] = "auto", graph: GraphArg = "auto", n_neighbors: int = 10,
                  radius: Optional[float] = None, weight: Optional[str] = None, sigma: Optional[float] = None,

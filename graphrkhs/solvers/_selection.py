@@ -665,6 +665,7 @@ def select_grid(evaluate: Callable[..., Any], grid: Mapping[str, Any], *, extend
     n_new = check_scalar(n_new, "n_new", kind="int", low=1)
     bounds = dict(bounds or {})
     n_ext = n_bounded = 0
+    exhausted = set()
     while True:
         out = evaluate(**axes)
         scores, tie = out if isinstance(out, tuple) else (out, None)
@@ -683,24 +684,30 @@ def select_grid(evaluate: Callable[..., Any], grid: Mapping[str, Any], *, extend
             # an axis headed by 0 (e.g. gamma_I = 0, no manifold term) has no lower side to grow
             if (side == "low" and (a[0] <= lo or a[0] == 0)) or (side == "high" and a[-1] >= hi):
                 continue
-            grow.append((k, side))
+            with np.errstate(over="ignore", under="ignore"):
+                ext = _extend_axis(a, side, n_new)
+            added = np.clip(ext[:n_new] if side == "low" else ext[-n_new:], lo, hi)
+            # crossing a bound: the bound itself becomes the new end of the axis; values the float range cannot
+            # hold (a ratio 1e299 from a stand-in 1e-300 for 0: 0 and inf, with numpy's overflow warning) are no
+            # extension
+            added = added[np.isfinite(added) & (added > 0) & ~np.isin(added, a)]
+            if added.size:
+                grow.append((k, side, added))
+            else:       # the end of what the axis can hold: like a bound, no warning either
+                exhausted.add((k, side))
         # growth towards a finite bound (a ridge down to its rounding floor) is cheap and ends by
         # itself; it is not counted against max_extensions (at most 10 such steps)
         towards_bound = all((side == "low" and bounds.get(k, (0.0, np.inf))[0] > 0)
                             or (side == "high" and np.isfinite(bounds.get(k, (0.0, np.inf))[1]))
-                            for k, side in grow) and max_extensions > 0
+                            for k, side, _ in grow) and max_extensions > 0
         if not grow or (n_ext >= max_extensions and not (towards_bound and n_bounded < 10)):
             break
         if towards_bound and n_ext >= max_extensions:
             n_bounded += 1
             n_ext -= 1
-        for k, side in grow:
-            a = _extend_axis(axes[k], side, n_new)
-            added = a[:n_new] if side == "low" else a[-n_new:]
-            lo, hi = bounds.get(k, (0.0, np.inf))
-            # crossing a bound: the bound itself becomes the new end of the axis (only the new values are
-            # clipped: a value of the caller's grid beyond the bound stays what it was)
-            axes[k] = np.unique(np.concatenate([axes[k], np.clip(added, lo, hi)]))
+        for k, side, added in grow:
+            # only the new values are clipped: a value of the caller's grid beyond a bound stays what it was
+            axes[k] = np.unique(np.concatenate([axes[k], added]))
         n_ext += 1
     for k in (*extend, *report):
         i = result.best_index[list(axes).index(k)]
@@ -708,6 +715,7 @@ def select_grid(evaluate: Callable[..., Any], grid: Mapping[str, Any], *, extend
         # at a bound (e.g. the rounding floor of a ridge) the grid cannot go further: interpolating
         # the labels is then the honest answer of the criterion, not a grid too narrow
         at_bound = (i == 0 and axes[k][0] <= lo * (1 + 1e-9)) or (i == axes[k].size - 1 and axes[k][-1] >= hi)
+        at_bound = at_bound or (k, "low" if i == 0 else "high") in exhausted
         if result.at_edge[k] and not (i == 0 and axes[k][0] == 0) and not at_bound:
             shown = dict(names or {}).get(k, k)
             warn(f"the selected {shown}={result.best_params[k]:.3g} is at the edge of its grid "
@@ -1270,7 +1278,7 @@ def select_prls_gamma(K: Any, Kp: Any, Kpp: Any, Y: Any, gammas: Optional[Any] =
 
 
 def graph_cut_choice(acc: Any, mse: Any, l: int, predict: Callable[..., np.ndarray], edges: Tuple[Any, Any],
-                     *, n_classes: Optional[int] = None) -> Tuple[int, int]:
+                     *, n_classes: Optional[int] = None, return_ranking: bool = False) -> Tuple[Any, ...]:
     r"""Among the grid points whose LOO accuracy is within one standard error of the best,
     the one whose predicted classes have the smallest normalized cut of a graph (ties: the lower LOO MSE).
 
@@ -1321,11 +1329,18 @@ def graph_cut_choice(acc: Any, mse: Any, l: int, predict: Callable[..., np.ndarr
         Number of classes k; the predicted labels are in ``range(k)``.  Default: one more
         than the largest label any candidate predicts (a class no candidate predicts is then
         not known to be missing).
+    return_ranking : bool, default=False
+        Also return the rank of every grid point in the order of this choice and the normalized cuts.
 
     Returns
     -------
     i, j : int
         The chosen grid point.
+    rank : ndarray of int, shape of ``acc``
+        With ``return_ranking``: 1 for the choice, then the other candidates by normalized cut (ties: the
+        lower LOO MSE), then the remaining points by LOO MSE.
+    ncut : ndarray of float, shape of ``acc``
+        With ``return_ranking``: the normalized cut of each candidate (+inf where not computed).
     """
     acc = np.asarray(acc, dtype=np.float64)
     mse = np.asarray(mse, dtype=np.float64)
@@ -1371,7 +1386,11 @@ def graph_cut_choice(acc: Any, mse: Any, l: int, predict: Callable[..., np.ndarr
             break
     order = np.lexsort((mse.ravel(), ncut.ravel(), ~ok.ravel()))     # a candidate first, even at Ncut +inf
     i, j = np.unravel_index(order[0], acc.shape)
-    return int(i), int(j)
+    if not return_ranking:
+        return int(i), int(j)
+    rank = np.empty(order.size, dtype=np.int64)
+    rank[order] = np.arange(1, order.size + 1)
+    return int(i), int(j), rank.reshape(acc.shape), ncut
 
 
 def _normalized_cut(labels, r, c, k):
@@ -1968,8 +1987,10 @@ def select_tikhonov_solution(W: Any, labeled: Any, Y: Any, alphas: Optional[Any]
     labeled : int indices (l,)
     Y : ndarray of shape (l,) or (l, m)
     alphas : increasing sequence of float >= 0, optional
-        Default ``TIKHONOV_ALPHAS`` (0 and ``geomspace(1e-4, 1e3, 15)``),
-        extended at its upper edge when ``extend``.
+        Default (None) ``TIKHONOV_ALPHAS`` (0 and ``geomspace(1e-4, 1e3, 15)``;
+        ``method="stochastic"``: ``TIKHONOV_ALPHAS_STOCHASTIC``, every other point),
+        extended at its upper edge when ``extend``.  A sequence is scored as given,
+        even when its values are the default grid's.
     laplacian : {"combinatorial", "normalized"}
     criterion, scoring
         As in :func:`ridge_path_errors`.
@@ -1996,13 +2017,16 @@ def select_tikhonov_solution(W: Any, labeled: Any, Y: Any, alphas: Optional[Any]
     check_option(scoring, "scoring", SCORINGS)
     check_option(method, "method", ("auto", "exact", "stochastic"))
     check_backend(backend)
-    alphas = TIKHONOV_ALPHAS if alphas is None else np.atleast_1d(np.asarray(alphas, dtype=np.float64))
+    default = alphas is None
+    alphas = TIKHONOV_ALPHAS if default else np.atleast_1d(np.asarray(alphas, dtype=np.float64))
     if alphas.ndim != 1 or alphas.size == 0 or not (np.isfinite(alphas).all() and (alphas >= 0).all()):
         raise ValueError(f"alphas must be a non-empty 1-D sequence of finite numbers >= 0; got {alphas!r}.")
     alphas = np.unique(alphas)
     n_labels = _check_labeled_index(labeled, as_adjacency(W).shape[0]).size
     if method == "stochastic" or (method == "auto" and n_labels > STOCHASTIC_MIN_LABELS):
-        return _tikhonov_stochastic_select(W, labeled, Y, alphas, laplacian=laplacian, criterion=criterion,
+        # the default grid (None) is thinned there (a block solve per point); one's own grid is scored as given
+        return _tikhonov_stochastic_select(W, labeled, Y, TIKHONOV_ALPHAS_STOCHASTIC if default else alphas,
+                                           laplacian=laplacian, criterion=criterion,
                                            scoring=scoring, extend=extend, max_extensions=max_extensions,
                                            tol=tol, max_iter=max_iter, preconditioner=preconditioner,
                                            n_probes=n_probes, random_state=random_state, backend=backend)
@@ -2219,8 +2243,6 @@ def _tikhonov_stochastic_select(W, labeled, Y, alphas, *, laplacian, criterion, 
     W = as_adjacency(W, dtype=np.float64)
     S = _check_labeled_index(labeled, W.shape[0])
     Y2 = _as_targets(Y, S.size)
-    if alphas is TIKHONOV_ALPHAS or np.array_equal(alphas, TIKHONOV_ALPHAS):
-        alphas = TIKHONOV_ALPHAS_STOCHASTIC
     residual = _tikhonov_residual(W, S, laplacian, tol, max_iter, preconditioner, backend)
     keep = _informed_labels(W, S)
     cache: Dict[float, Tuple[float, float]] = {}

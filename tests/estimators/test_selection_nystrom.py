@@ -52,7 +52,9 @@ def test_nystrom_laprls_auto_table_names_the_estimators_parameters():
     yy = np.where(np.arange(40) % 4 == 0, y, np.nan)
     est = LapRLSRegressor(sigma=0.5, n_neighbors=5, solver="nystrom", n_components=15, random_state=0).fit(X, yy)
     cv = est.cv_results_
-    assert sorted(k for k in cv if k.startswith("param_")) == ["param_gamma_A", "param_ratio"]
+    # the searched ratio axis stays, beside the estimator's gamma_I (manifold_cv_results)
+    assert sorted(k for k in cv if k.startswith("param_")) == ["param_gamma_A", "param_gamma_I", "param_ratio"]
     best = cv["params"][int(np.argmin(cv["rank_test_score"]))]
     assert best["gamma_A"] == est.gamma_A_
+    assert best["gamma_I"] == est.gamma_I_
     assert best["ratio"] * best["gamma_A"] == pytest.approx(est.gamma_I_, rel=1e-12)

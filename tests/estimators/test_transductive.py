@@ -472,7 +472,7 @@ def _dense_kernel(W, phi):
 
 
 def test_ridge_with_one_label_per_class_uses_the_largest_alpha_without_a_selection():
-    import warnings
+    from graphrkhs import SelectionWarning
     from sklearn.datasets import make_blobs
     X, y = make_blobs(60, centers=[[0, 0], [3, 0], [0, 3]], cluster_std=0.8, random_state=2)
     W = knn_graph(X, 6)
@@ -481,9 +481,11 @@ def test_ridge_with_one_label_per_class_uses_the_largest_alpha_without_a_selecti
     y_partial[keep] = y[keep]
     phi = filters.RegularizedLaplacian(3.0)
     alphas = (1e-3, 1e-1, 10.0)
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")          # no grid-edge SelectionWarning
+    # one's own grid, not selected: its largest value, with the SelectionWarning of every such fallback
+    # (_auto.unselected) and no grid-edge warning
+    with pytest.warns(SelectionWarning, match="alphas=10 of the given grid is used") as rec:
         est = GraphKernelRidgeClassifier(phi, alphas=alphas, fit_intercept=False, graph="precomputed").fit(W, y_partial)
+    assert len(rec) == 1
     assert est.alpha_ == 10.0
     assert est.cv_results_ is None
     Phi = _dense_kernel(W, phi)
