@@ -693,25 +693,39 @@ def _pairs_within_radius(X, radius, algorithm, tree=None):
     Xc = Xc - Xc.mean(axis=0)
     sq = np.einsum("ij,ij->i", Xc, Xc)
     block = max(1, min(n, int(_TILE_BYTES // (8 * n))))
-    I, J, D = [], [], []
-    r2 = radius * radius
+    screen = radius * radius * (1 + 1e3 * RADIUS_RTOL) + 1e-12 * sq.max()
+
+    def candidates(s, e):
+        return np.nonzero(sq[s:e, None] + sq[None, :] - 2.0 * (Xc[s:e] @ Xc.T) <= screen)
+
+    # exact distances for the survivors (the expansion only screens), on the uncentred rows: the same
+    # rounding as the kd-tree path
+    return _radius_pairs_by_blocks(n, block, "radius search (brute)", candidates,
+                                   lambda i, j: _pair_distances(X, i, j), limit)
+
+
+def _radius_pairs_by_blocks(n, block, desc, candidates, distances, limit):
+    """The pairs ``i < j`` at distance <= ``limit``, one block of ``block`` rows at a time.
+
+    ``candidates(s, e)`` screens rows ``s:e`` against all points (a superset of the true pairs, row
+    indices relative to ``s``); ``distances(i, j)`` gives the exact distances of the survivors.  The
+    pairs kept so far are counted against the memory guard after every block (an estimate from a
+    sample can miss a dense cluster).  Returns ``(i, j, distances)``.
+    """
+    I, J, D = [np.empty(0, np.int64)], [np.empty(0, np.int64)], [np.empty(0)]
     found = 0
     # a with-block: an exception in the loop (MemoryError, Ctrl-C) closes the bar too; left open it
     # stays registered and pushes every later bar one line down (as in cg.py and amg.py)
-    with progress_bar(total=n, desc="radius search (brute)", unit="pt") as bar:
+    with progress_bar(total=n, desc=desc, unit="pt") as bar:
         for s in range(0, n, block):
             e = min(n, s + block)
-            d2 = sq[s:e, None] + sq[None, :] - 2.0 * (Xc[s:e] @ Xc.T)
-            # keep j > i only (each pair once)
-            rr, cc = np.nonzero(d2 <= r2 * (1 + 1e3 * RADIUS_RTOL) + 1e-12 * sq.max())
+            rr, cc = candidates(s, e)
             rr = rr + s
-            keep = cc > rr
+            keep = cc > rr                       # each pair once
             rr, cc = rr[keep], cc[keep]
-            # exact distances for the survivors (the expansion above only screens)
-            dist = _pair_distances(X, rr, cc)   # the uncentred rows: the same rounding as the kd-tree path
+            dist = distances(rr, cc)
             ok = dist <= limit
             I.append(rr[ok]), J.append(cc[ok]), D.append(dist[ok])
-            # the sample estimate can miss a dense cluster: the pairs kept so far are counted exactly
             found += int(np.count_nonzero(ok))
             memory_guard(found * _BYTES_PER_PAIR, f"the graph of the more than {found} pairs within the "
                          "radius", "pass a smaller radius, or use knn_graph (n * k edges).")
@@ -1037,22 +1051,10 @@ def sparse_pairs_within_radius(X, radius, algorithm):
     pairs = max(others, 0.0) * n / sample.size / 2
     memory_guard(pairs * _BYTES_PER_PAIR, f"the graph of the about {pairs:.3g} pairs within the radius "
                  f"(estimated from {sample.size} points)", "pass a smaller radius, or use knn_graph (n * k edges).")
-    I, J, D = [np.empty(0, np.int64)], [np.empty(0, np.int64)], [np.empty(0)]
-    found = 0
-    with progress_bar(total=n, desc="radius search (sparse brute)", unit="pt") as bar:
-        for s in range(0, n, block):
-            stop = min(n, s + block)
-            r = np.arange(s, stop)
-            d2 = sq[r][:, None] + sq[None, :] - 2.0 * _gram_rows(X, r)
-            rr, cc = np.nonzero(d2 <= screen + bound[r][:, None])
-            rr = rr + s
-            keep = cc > rr
-            rr, cc = rr[keep], cc[keep]
-            dist = np.sqrt(sparse_pair_sq_distances(X, rr, cc))
-            ok = dist <= limit
-            I.append(rr[ok]), J.append(cc[ok]), D.append(dist[ok])
-            found += int(np.count_nonzero(ok))
-            memory_guard(found * _BYTES_PER_PAIR, f"the graph of the more than {found} pairs within the "
-                         "radius", "pass a smaller radius, or use knn_graph (n * k edges).")
-            bar.update(stop - s)
-    return np.concatenate(I), np.concatenate(J), np.concatenate(D), 2.0 ** e
+    def candidates(s, e):
+        r = np.arange(s, e)
+        return np.nonzero(sq[r][:, None] + sq[None, :] - 2.0 * _gram_rows(X, r) <= screen + bound[r][:, None])
+
+    i, j, dist = _radius_pairs_by_blocks(n, block, "radius search (sparse brute)", candidates,
+                                         lambda i, j: np.sqrt(sparse_pair_sq_distances(X, i, j)), limit)
+    return i, j, dist, 2.0 ** e
