@@ -728,7 +728,8 @@ def _check_classes_are_labels(column, header, names, n, n_labeled):
             f"({n_labeled / C:.2f} rows per class; e.g. {shown}, ...): it looks like an identifier or free-text "
             "column, not class labels. Give the column of class labels with --label-column (the other columns "
             f"are: {_show_columns(others)}); graphrkhs label refuses more than {ID_COLUMN_MIN_CLASSES} classes "
-            "with fewer than 2 labeled rows per class when most rows are labeled.")
+            "with fewer than 2 labeled rows per class when most rows are labeled (to label such data anyway, use "
+            "the Python API: PoissonRidgeEnsembleClassifier().fit(X, y)).")
     try:
         memory_guard(SCORE_COPIES * 8 * n * C, f"labeling {n} rows into {C} classes ({SCORE_COPIES} arrays of "
                      "rows x classes)", "label fewer rows at a time, or merge classes.")

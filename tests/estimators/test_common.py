@@ -70,11 +70,18 @@ def test_data_frame_columns_are_recorded_and_checked(E):
 
 # --- scikit-learn's common checks, one place for every estimator -------------------------------
 
-#: Fixed parameters for scikit-learn's checks only.  GraphTV's alpha="auto" (a CV over its grid, a TV solve
+#: Parameters for scikit-learn's checks only.  GraphTV's alpha="auto" (a CV over its grid, a TV solve
 #: per fold and value) was a third of the checks' time (24 of ~70 s); its selection is tested on its own
 #: (tests/reliability/test_graph_tv.py, tests/estimators/test_transductive.py) and by the other tests of
-#: this file, which keep it.  Every other estimator keeps its automatic selection in the checks.
-_CHECK_PARAMETERS = {"GraphTVClassifier": {"alpha": 0.1}, "GraphTVRegressor": {"alpha": 0.1}}
+#: this file, which keep it.  LapRLS and the warped kernel still select (sigma "auto", a 2 x 2 grid of
+#: gamma_A and gamma_I): their default joint grid, extended at its edges, made them about 100 of the
+#: checks' ~420 CPU seconds (1.3 s a fit against 0.1 s on the checks' 200 points); the default grids are
+#: tested in tests/estimators/test_auto_inductive.py and test_selection_*.py.  Every other estimator
+#: keeps its default automatic selection in the checks.
+_SMALL_MANIFOLD_GRID = {"gamma_A": [1e-6, 1e-3], "gamma_I": [1e-3, 1.0]}
+_CHECK_PARAMETERS = {"GraphTVClassifier": {"alpha": 0.1}, "GraphTVRegressor": {"alpha": 0.1},
+                     "LapRLSClassifier": _SMALL_MANIFOLD_GRID, "LapRLSRegressor": _SMALL_MANIFOLD_GRID,
+                     "WarpedKernelClassifier": _SMALL_MANIFOLD_GRID, "WarpedKernelRegressor": _SMALL_MANIFOLD_GRID}
 
 
 @pytest.mark.slow   # a minute or two for the 25 estimators on 2 cores
