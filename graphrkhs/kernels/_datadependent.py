@@ -870,7 +870,9 @@ class FredholmKernel:
             kind, R = "matrix", np.asarray(self._factor @ R.T)
 
         def block(P):
-            return np.asarray(P @ self._factor) @ R.T if kind == "features" else np.asarray(P @ R)
+            with np.errstate(over="ignore", invalid="ignore"):     # an overflow is the error raised below
+                out = np.asarray(P @ self._factor) @ R.T if kind == "features" else np.asarray(P @ R)
+            return self._finite(out)
 
         if self.n_neighbors is not None:
             return block(self.outer_weights(A))
@@ -898,6 +900,19 @@ class FredholmKernel:
             out[s:s + rows] = block(self.outer_weights(A[s:s + rows]))
         return out
 
+    def _finite(self, out):
+        """``out``, or a ValueError when a product overflowed (the points are finite: an inf is overflow).
+
+        The underflow bound of the constructor is an upper bound and cannot refuse overflow in advance:
+        ``FredholmKernel(X32 * 1e30, outer="gaussian", inner="linear")`` returned inf entries with only
+        numpy's RuntimeWarning (the linear inner kernel, up to 1e62, exceeds float32's 3.4e38).
+        """
+        if np.isfinite(out).all():
+            return out
+        fixes = "rescale X (e.g. standardize it)" + ("; or use float64 points" if out.dtype == np.float32 else "")
+        raise ValueError(f"the Fredholm kernel of these points overflows {out.dtype.name} (outer={self.outer!r}, "
+                         f"inner={self.inner!r}): its values exceed {np.finfo(out.dtype).max:.3g}. Fix: {fixes}.")
+
     def _landmark_call(self, A, right):
         """K_F(A, B) with the outer rows of A in the landmark space of the Nystrom inner factor (see __call__)."""
         A = check_points(A, "A", dtype=self.X.dtype)
@@ -910,13 +925,13 @@ class FredholmKernel:
         Phi = self._nystrom.transform(A)                            # (|A|, r)
         out = np.asarray(Phi @ M.astype(Phi.dtype, copy=False))
         if not self.normalized:
-            return out / out.dtype.type(self.n)
+            return self._finite(out / out.dtype.type(self.n))
         den = Phi @ F.sum(axis=0, dtype=np.float64).astype(Phi.dtype)   # ~ sum_i k(a, x_i)
         good = den > 0
         out[good] /= den[good, None]
         if not good.all():      # an approximate row sum that is not positive: that row exactly
             out[~good] = self(A[~good], right=right)
-        return out
+        return self._finite(out)
 
     @_with_verbosity
     def features(self, A: ArrayLike) -> NDArray[np.floating]:
@@ -925,7 +940,7 @@ class FredholmKernel:
         if self._factor is None:
             raise ValueError("features() needs a factored inner kernel: inner='linear' or "
                              "inner_approximation='nystrom' / 'random_features'.")
-        return np.asarray(self.outer_weights(A) @ self._factor)
+        return self._finite(np.asarray(self.outer_weights(A) @ self._factor))
 
     def __repr__(self):
         return (f"FredholmKernel(n={self.n}, outer={self.outer!r}, inner={self.inner!r}, sigma={self.sigma:.4g}, "

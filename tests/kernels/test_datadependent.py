@@ -5,6 +5,7 @@ Oracles are written here from the papers' formulas with numpy/scipy only
 """
 
 import logging
+import warnings
 
 import numpy as np
 import pytest
@@ -822,3 +823,23 @@ def test_fredholm_linear_kernel_of_small_float64_points_is_exact():
     K1 = FredholmKernel(X, outer="linear", inner="linear")(X)
     Ks = FredholmKernel(X * 2.0 ** -100, outer="linear", inner="linear")(X * 2.0 ** -100)
     np.testing.assert_allclose(Ks * 2.0 ** 600, K1, rtol=1e-13)
+
+
+@pytest.mark.parametrize("rows", [None, slice(0, 5)])
+def test_fredholm_kernel_that_overflows_is_an_error_not_inf(rows):
+    # float32 points of norm ~1e30 with a linear inner kernel: <x_i, x_j> ~ 1e60 exceeds float32's 3.4e38.
+    # K_F came back with inf entries and only numpy's RuntimeWarning (the training Gram and any other rows)
+    X = (np.random.default_rng(0).normal(size=(20, 3)) * 1e30).astype(np.float32)
+    K = FredholmKernel(X, outer="gaussian", inner="linear", sigma=1e30)
+    A = X if rows is None else X[rows].copy()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)       # no numpy overflow note beside the error
+        with pytest.raises(ValueError, match=r"overflows float32.*rescale X.*float64 points"):
+            K(A, X)
+    # the same points in float64 are representable: finite, and the definition's P K_H P^T
+    X64 = X.astype(np.float64)
+    K64 = FredholmKernel(X64, outer="gaussian", inner="linear", sigma=1e30)
+    P = K64.outer_weights(X64)
+    P = P.toarray() if hasattr(P, "toarray") else np.asarray(P)
+    np.testing.assert_allclose(K64(X64[rows] if rows is not None else X64, X64),
+                               (P @ (X64 @ X64.T) @ P.T)[rows if rows is not None else slice(None)], rtol=1e-10)
