@@ -165,6 +165,13 @@ def kd_tree_search(X, n_neighbors, workers=-1, extra=1):
     # clearly above it) are queried again, wider, until it is or the lists hold every point.
     straddle = np.flatnonzero(~(dist[:, -1] ** 2 > d2[:, k - 1] * tol))
     d2_s, idx_s = _order_ties(d2, idx, k)
+    zero = d2[straddle, k - 1] == 0.0
+    if zero.any():
+        # k or more exact duplicates: the k lowest-indexed copies, found by grouping equal rows
+        # rather than by a re-query whose width would grow with the number of copies
+        dup, found = _lowest_duplicates(X64, straddle[zero], k)
+        d2_s[dup], idx_s[dup] = 0.0, found
+        straddle = np.setdiff1d(straddle, dup)
     if straddle.size:
         m = n_neighbors + 1
         q = straddle
@@ -182,6 +189,21 @@ def kd_tree_search(X, n_neighbors, workers=-1, extra=1):
             d2_s[q[done]], idx_s[q[done]] = res_d, res_i
             q = q[~done]
     return _finish(d2_s, idx_s)
+
+
+def _lowest_duplicates(X, rows, k):
+    """``(rows', idx)``: the ``rows`` with at least ``k`` exact copies elsewhere and, for each, the
+    ``k`` lowest indices among its copies.  (A distance 0 may also be an underflowed square of a
+    tiny difference: such rows have fewer copies and are left out.)"""
+    _, group = np.unique(X, axis=0, return_inverse=True)
+    group = group.ravel()
+    rows = rows[np.bincount(group)[group[rows]] >= k + 1]
+    by_group = np.lexsort((np.arange(X.shape[0]), group))     # indices grouped, ascending within
+    start = np.searchsorted(group[by_group], group[rows])
+    cand = by_group[start[:, None] + np.arange(k + 1)]         # the group holds >= k + 1 points
+    keep = cand != rows[:, None]
+    keep[keep.all(axis=1), -1] = False
+    return rows, cand[keep].reshape(len(rows), k)
 
 
 def _ascending(d2, idx):
@@ -318,7 +340,7 @@ def brute_search(X, n_neighbors, extra=8):
             o = np.argsort(ex, axis=1, kind="stable")
             ex, cand = np.take_along_axis(ex, o, axis=1), np.take_along_axis(cand, o, axis=1)
             # a tie straddling the kk float64 candidates: those rows re-ranked against every point
-            ex, cand = _order_ties(ex, cand, k, lambda r: _all_rows_exact(X64, failed[r]))
+            ex, cand = _order_ties(ex, cand, k, lambda r: _all_rows_exact(X64, failed[r], k))
             cand_sorted[failed, :k] = cand
             exact_sorted[failed, :k] = ex
             exact_sorted[failed, k:] = np.inf   # (stale screening candidates; never re-ordered in)
@@ -329,14 +351,21 @@ def brute_search(X, n_neighbors, extra=8):
     return dist, idx
 
 
-def _all_rows_exact(X, rows):
-    """Final squared distances from ``rows`` to every other point (ascending)."""
+def _all_rows_exact(X, rows, k):
+    """The first ``k`` of every other point to ``rows`` in (final distance, index) order."""
     n = X.shape[0]
-    cand = np.broadcast_to(np.arange(n), (len(rows), n))
-    ex = _exact_rerank(X, rows, cand)
-    ex[np.arange(len(rows)), rows] = np.inf
-    o = np.argsort(ex, axis=1, kind="stable")[:, :n - 1]
-    return np.take_along_axis(ex, o, axis=1), np.take_along_axis(cand, o, axis=1)
+    d2 = np.empty((len(rows), k))
+    idx = np.empty((len(rows), k), dtype=np.int64)
+    block = max(1, int(_TILE_BYTES // (8 * n)))
+    for s in range(0, len(rows), block):
+        r = rows[s:s + block]
+        cand = np.broadcast_to(np.arange(n), (len(r), n))
+        ex = _exact_rerank(X, r, cand)
+        ex[np.arange(len(r)), r] = np.inf
+        o = np.argsort(ex, axis=1, kind="stable")[:, :k]     # stable on ascending indices: (distance, index)
+        d2[s:s + block] = np.take_along_axis(ex, o, axis=1)
+        idx[s:s + block] = o
+    return d2, idx
 
 
 _PYNNDESCENT_CACHING = []   # [True] once pynndescent's kernels have been given numba's on-disk cache
