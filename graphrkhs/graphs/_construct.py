@@ -249,16 +249,23 @@ def knn_graph(X: ArrayLike, n_neighbors: int = 10, *,
     same edge set as :class:`sklearn.neighbors.NearestNeighbors` on data
     without distance ties.
 
-    Ties at the k-th distance are not treated symmetrically: a point with
-    several candidates at exactly its k-th distance keeps only some of them,
-    and which ones depends on the search (``"brute"`` keeps the lowest
-    indices, ``"kd_tree"`` follows the tree's order, so the two exact paths
-    can give different graphs on tied data).  A point exactly halfway between
-    two clusters with ``n_neighbors=1`` is then linked to one side only, and
-    Laplace learning gives it that side's label with confidence 1.  Exact ties
-    arise on lattices, duplicated or quantized data; jittering ``X`` by far
-    less than its spacing, or ``mode="union"`` with a larger ``n_neighbors``,
-    makes the choice immaterial.
+    Ties at equal distances are broken by index on every exact path
+    (``"brute"``, ``"kd_tree"`` and sparse ``X``): each point's neighbours
+    are the first ``n_neighbors`` in (distance, index) order, so among
+    candidates at exactly its k-th distance the lower indices are kept, and
+    the exact paths give identical graphs on tied data.  The distances
+    compared are the returned ones, :math:`\sum_c (x_{ic} - x_{jc})^2`
+    summed over the features in order (the same numbers on every exact
+    path), so a tie is a tie in floating point: points tied in exact
+    arithmetic whose coordinate differences round (e.g. decimals) may come
+    out unequal.  The rule is still an asymmetry: a point exactly halfway
+    between two clusters with ``n_neighbors=1`` is linked to the side with
+    the lower index only, and Laplace learning gives it that side's label
+    with confidence 1.  Exact ties arise on lattices, duplicated or quantized
+    data; jittering ``X`` by far less than its spacing, or
+    ``mode="union"`` with a larger ``n_neighbors``, makes the choice
+    immaterial.  The approximate paths (``"pynndescent"``, ``"hnswlib"``)
+    follow no tie rule.
 
     Sparse ``X`` gives the graph of ``X.toarray()`` (same edges, weights equal
     up to rounding, about 1e-16, on data without distance ties at a node's

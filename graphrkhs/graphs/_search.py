@@ -2,7 +2,10 @@
 
 Three exact/approximate paths, each returning ``(distances, indices)`` of
 shape ``(n, k)`` sorted by increasing distance and never containing the
-query point itself:
+query point itself.  The exact paths (and the sparse search) return the same
+final distances (:func:`_exact_rerank`, :func:`sparse_pair_sq_distances`) and
+order neighbours by (distance, index), so ties go to the lower index
+(:func:`_order_ties`):
 
 * ``kd_tree`` -- SciPy's :class:`~scipy.spatial.cKDTree`, queried in the
   tree's own leaf order (spatially sorted queries keep the tree's nodes in
@@ -83,10 +86,45 @@ def drop_self(indices, distances, n_neighbors):
     return (indices[keep].reshape(n, n_neighbors), distances[keep].reshape(n, n_neighbors))
 
 
-def kd_tree_search(X, n_neighbors, workers=-1):
+def _lexsort_rows(dist, idx):
+    """Rows of ``(dist, idx)`` sorted by (distance, index)."""
+    o = np.lexsort((idx, dist), axis=-1)
+    return np.take_along_axis(dist, o, axis=1), np.take_along_axis(idx, o, axis=1)
+
+
+def _order_ties(dist, idx, k, requery=None):
+    """The first ``k`` columns of candidate lists in (distance, index) order.
+
+    Among candidates at exactly the same (final, as returned) distance the lower index comes first,
+    so every exact path keeps the same neighbours on tied data.  ``dist``/``idx`` are (n, m), m >= k,
+    ascending by distance with ties in any order.  Where the last column still ties with the k-th
+    (a tie straddling the lists, so a tied point may be missing), ``requery(rows)`` returns lists for
+    those rows that hold every point tied with their k-th (same conventions, any width >= k).  Only
+    rows with an equal adjacent pair are re-sorted: the untied case costs one comparison per entry.
+    """
+    out_d = np.array(dist[:, :k], copy=True)
+    out_i = np.array(idx[:, :k], copy=True)
+    straddle = np.zeros(dist.shape[0], dtype=bool)
+    if requery is not None and dist.shape[1] > k:
+        straddle = dist[:, -1] == dist[:, k - 1]
+    tied = np.flatnonzero((dist[:, 1:] == dist[:, :-1]).any(axis=1) & ~straddle)
+    if tied.size:
+        d_t, i_t = _lexsort_rows(dist[tied], idx[tied])
+        out_d[tied], out_i[tied] = d_t[:, :k], i_t[:, :k]
+    rows = np.flatnonzero(straddle)
+    if rows.size:
+        d_w, i_w = _lexsort_rows(*requery(rows))
+        out_d[rows], out_i[rows] = d_w[:, :k], i_w[:, :k]
+    return out_d, out_i
+
+
+def kd_tree_search(X, n_neighbors, workers=-1, extra=1):
+    """Exact kNN by SciPy's cKDTree; neighbours in (distance, index) order (:func:`_order_ties`)."""
     from scipy.spatial import cKDTree
 
     n = X.shape[0]
+    k = n_neighbors
+    n_neighbors = min(k + extra, n - 1)   # a few extra columns show ties straddling the k-th
     X64 = np.asarray(X, dtype=np.float64)
     tree = cKDTree(X64, leafsize=16, balanced_tree=False, compact_nodes=False)
     order = tree.indices.astype(np.int64)
@@ -115,7 +153,73 @@ def kd_tree_search(X, n_neighbors, workers=-1):
     idx = np.empty((n, n_neighbors), dtype=np.int64)
     dist = np.empty((n, n_neighbors), dtype=np.float64)
     _unpermute_drop_self(order, idx_sorted, dist_sorted, idx, dist)
-    return dist, idx
+    # The tree's distances only select candidates: the returned ones are the library's final
+    # distances (_exact_rerank), the same numbers as on the brute-force and sparse paths.
+    d = X64.shape[1]
+    tol = 1.0 + 8 * (d + 2) * 2.0**-53   # the tree's and the final squared distances agree to this factor
+    rows = np.arange(n)
+    d2, idx = _ascending(_exact_rerank(X64, rows, idx), idx)
+    if n_neighbors == k:
+        return _finish(*_order_ties(d2, idx, k))
+    # Rows where a point beyond the lists may tie with the k-th (the tree's last distance is not
+    # clearly above it) are queried again, wider, until it is or the lists hold every point.
+    straddle = np.flatnonzero(~(dist[:, -1] ** 2 > d2[:, k - 1] * tol))
+    d2_s, idx_s = _order_ties(d2, idx, k)
+    zero = d2[straddle, k - 1] == 0.0
+    if zero.any():
+        # k or more exact duplicates: the k lowest-indexed copies, found by grouping equal rows
+        # rather than by a re-query whose width would grow with the number of copies
+        dup, found = _lowest_duplicates(X64, straddle[zero], k)
+        d2_s[dup], idx_s[dup] = 0.0, found
+        straddle = np.setdiff1d(straddle, dup)
+    if straddle.size:
+        m = n_neighbors + 1
+        q = straddle
+        while q.size:
+            m = min(n, 2 * m)
+            d_r, i_r = tree.query(X64[q], k=m, workers=workers)
+            d_r, i_r = d_r.reshape(len(q), m), i_r.reshape(len(q), m).astype(np.int64)
+            keep = i_r != q[:, None]
+            keep[keep.all(axis=1), -1] = False   # a row without its own index drops its last column
+            i_r = i_r[keep].reshape(len(q), m - 1)
+            d_r = d_r[keep].reshape(len(q), m - 1)
+            e2, i_r = _ascending(_exact_rerank(X64, q, i_r), i_r)
+            done = (d_r[:, -1] ** 2 > e2[:, k - 1] * tol) | (m == n)
+            res_d, res_i = _order_ties(e2[done], i_r[done], k)
+            d2_s[q[done]], idx_s[q[done]] = res_d, res_i
+            q = q[~done]
+    return _finish(d2_s, idx_s)
+
+
+def _lowest_duplicates(X, rows, k):
+    """``(rows', idx)``: the ``rows`` with at least ``k`` exact copies elsewhere and, for each, the
+    ``k`` lowest indices among its copies.  (A distance 0 may also be an underflowed square of a
+    tiny difference: such rows have fewer copies and are left out.)"""
+    _, group = np.unique(X, axis=0, return_inverse=True)
+    group = group.ravel()
+    rows = rows[np.bincount(group)[group[rows]] >= k + 1]
+    by_group = np.lexsort((np.arange(X.shape[0]), group))     # indices grouped, ascending within
+    start = np.searchsorted(group[by_group], group[rows])
+    cand = by_group[start[:, None] + np.arange(k + 1)]         # the group holds >= k + 1 points
+    keep = cand != rows[:, None]
+    keep[keep.all(axis=1), -1] = False
+    return rows, cand[keep].reshape(len(rows), k)
+
+
+def _ascending(d2, idx):
+    """Rows of candidate lists sorted by distance (only the rows not already ascending)."""
+    bad = np.flatnonzero((d2[:, 1:] < d2[:, :-1]).any(axis=1))
+    if bad.size:
+        o = np.argsort(d2[bad], axis=1, kind="stable")
+        d2 = np.array(d2, copy=True)
+        idx = np.array(idx, copy=True)
+        d2[bad] = np.take_along_axis(d2[bad], o, axis=1)
+        idx[bad] = np.take_along_axis(idx[bad], o, axis=1)
+    return d2, idx
+
+
+def _finish(d2, idx):
+    return np.sqrt(d2), idx
 
 
 @njit(parallel=True, cache=True, nogil=True)
@@ -143,18 +247,24 @@ def _topk_tile(gram, col_sq, row_start, col_start, heap_val, heap_idx):
                 worst = heap_val[i, kk - 1]
 
 
-def _exact_rerank(Xc, sq, rows, cand):
-    """Exact float64 squared distances from ``Xc[rows]`` to ``Xc[cand]``."""
+def _exact_rerank(X, rows, cand):
+    r"""The final squared distances of every exact path: :math:`\sum_c (x_{ic} - x_{jc})^2` from
+    ``X[rows]`` to ``X[cand]`` (float64, uncentred), summed left to right over the columns.
+
+    One formula for the dense ``"brute"`` and ``"kd_tree"`` paths and, summing the same
+    differences in the same order, :func:`sparse_pair_sq_distances`: ties at equal distances are
+    then ties on every exact path and are broken alike (:func:`_order_ties`).
+    """
     # Gathering the candidates is n * kk * d work; done in row blocks to bound memory.
-    d = Xc.shape[1]
-    out = np.empty(cand.shape, dtype=np.float64)
+    d = X.shape[1]
+    out = np.zeros(cand.shape, dtype=np.float64)
     block = max(1, int(64 * 2**20 // (8 * max(1, cand.shape[1]) * d)))
     for s in range(0, len(rows), block):
-        r = rows[s:s + block]
-        c = cand[s:s + block]
-        dots = np.einsum("bd,bkd->bk", Xc[r], Xc[c])
-        out[s:s + block] = sq[r][:, None] + sq[c] - 2.0 * dots
-    np.maximum(out, 0.0, out=out)
+        diff = X[cand[s:s + block]] - X[rows[s:s + block]][:, None, :]
+        diff *= diff
+        acc = out[s:s + block]
+        for c in range(d):   # (over features, not points: the order of a sparse row's entries)
+            acc += diff[:, :, c]
     return out
 
 
@@ -180,8 +290,8 @@ def brute_search(X, n_neighbors, extra=8):
     k = n_neighbors
     kk = min(k + extra, n - 1)
     # Centering does not change distances but shrinks norms, hence rounding error.
-    Xc = np.asarray(X, dtype=np.float64)
-    Xc = Xc - Xc.mean(axis=0)
+    X64 = np.asarray(X, dtype=np.float64)
+    Xc = X64 - X64.mean(axis=0)
     sq = np.einsum("ij,ij->i", Xc, Xc)
     X32 = Xc.astype(np.float32)
     sq32 = sq.astype(np.float32)
@@ -204,7 +314,7 @@ def brute_search(X, n_neighbors, extra=8):
 
     # Exact re-ranking of the kk candidates.
     rows = np.arange(n)
-    exact = _exact_rerank(Xc, sq, rows, heap_idx)
+    exact = _exact_rerank(X64, rows, heap_idx)
     order = np.argsort(exact, axis=1, kind="stable")
     cand_sorted = np.take_along_axis(heap_idx, order, axis=1)
     exact_sorted = np.take_along_axis(exact, order, axis=1)
@@ -226,14 +336,36 @@ def brute_search(X, n_neighbors, extra=8):
         failed = np.flatnonzero(~(exact_sorted[:, k - 1] < floor))
         if failed.size:
             cand = _float64_rows(Xc, sq, failed, kk)
-            ex = _exact_rerank(Xc, sq, failed, cand)
+            ex = _exact_rerank(X64, failed, cand)
             o = np.argsort(ex, axis=1, kind="stable")
-            cand_sorted[failed] = np.take_along_axis(cand, o, axis=1)
-            exact_sorted[failed] = np.take_along_axis(ex, o, axis=1)
+            ex, cand = np.take_along_axis(ex, o, axis=1), np.take_along_axis(cand, o, axis=1)
+            # a tie straddling the kk float64 candidates: those rows re-ranked against every point
+            ex, cand = _order_ties(ex, cand, k, lambda r: _all_rows_exact(X64, failed[r], k))
+            cand_sorted[failed, :k] = cand
+            exact_sorted[failed, :k] = ex
+            exact_sorted[failed, k:] = np.inf   # (stale screening candidates; never re-ordered in)
 
-    idx = cand_sorted[:, :k]
-    dist = np.sqrt(exact_sorted[:, :k])
+    # Certified rows hold every point tied with their k-th exact distance (all others are farther).
+    exact_sorted, idx = _order_ties(exact_sorted, cand_sorted, k)
+    dist = np.sqrt(exact_sorted)
     return dist, idx
+
+
+def _all_rows_exact(X, rows, k):
+    """The first ``k`` of every other point to ``rows`` in (final distance, index) order."""
+    n = X.shape[0]
+    d2 = np.empty((len(rows), k))
+    idx = np.empty((len(rows), k), dtype=np.int64)
+    block = max(1, int(_TILE_BYTES // (8 * n)))
+    for s in range(0, len(rows), block):
+        r = rows[s:s + block]
+        cand = np.broadcast_to(np.arange(n), (len(r), n))
+        ex = _exact_rerank(X, r, cand)
+        ex[np.arange(len(r)), r] = np.inf
+        o = np.argsort(ex, axis=1, kind="stable")[:, :k]     # stable on ascending indices: (distance, index)
+        d2[s:s + block] = np.take_along_axis(ex, o, axis=1)
+        idx[s:s + block] = o
+    return d2, idx
 
 
 _PYNNDESCENT_CACHING = []   # [True] once pynndescent's kernels have been given numba's on-disk cache
@@ -881,6 +1013,9 @@ def _sparse_rescaled(X):
     """``(X / 2^e, e)`` for a CSR ``X``, in float64 (the search's dtype; the rescaling is exact)."""
     e = power_of_two_exponent(X.data)
     Xs = sp.csr_array(X, dtype=np.float64, copy=True)
+    # sorted column indices: sparse_pair_sq_distances then sums each row's squared differences in
+    # column order, as _exact_rerank sums a dense row's (the same final distances)
+    Xs.sum_duplicates()
     if e:
         Xs.data = np.ldexp(Xs.data, -e)
     return Xs, e
@@ -903,7 +1038,8 @@ def _sparse_error_bound(X, sq):
 
 def sparse_pair_sq_distances(X, i, j):
     r"""Exact :math:`\|x_i - x_j\|^2` for index pairs of a CSR ``X``: the differences of the rows
-    formed entry by entry (as for dense rows), in blocks of bounded memory."""
+    formed entry by entry (as for dense rows), in blocks of bounded memory.  With sorted column
+    indices the squares are summed in column order, bit for bit the dense :func:`_exact_rerank`."""
     out = np.empty(len(i))
     per_row = max(1.0, X.nnz / max(1, X.shape[0]))
     step = max(1, int(_TILE_BYTES // (4 * 24 * per_row)))
@@ -955,7 +1091,11 @@ def sparse_brute_search(X, n_neighbors, extra=8):
         floor = screened[:, kk - 1] ** 2 * (1 - 4 * 2.0**-53) - bound
         failed = np.flatnonzero(~(exact_sorted[:, k - 1] < floor))
         _sparse_research(X, sq, bound, failed, k, cand_sorted, exact_sorted)
-    return np.sqrt(exact_sorted[:, :k]), cand_sorted[:, :k]
+        exact_sorted[failed, k:] = np.inf   # (stale screening candidates; never re-ordered in)
+    # Certified rows hold every point tied with their k-th exact distance (the others are farther);
+    # re-searched rows are already in (distance, index) order.
+    exact_sorted, cand_sorted = _order_ties(exact_sorted, cand_sorted, k)
+    return np.sqrt(exact_sorted), cand_sorted
 
 
 def _sparse_research(X, sq, bound, rows, k, cand_sorted, exact_sorted):
