@@ -10,7 +10,7 @@ from numpy.typing import ArrayLike, NDArray
 from .._core.cg import check_on_failure, report_failure
 from .._core.config import DENSE_CACHE_BYTES, _REPLACE_EVERY, _STALL_WINDOWS
 from .._core.linalg import apply_matrix
-from .._core.validation import check_matrix, check_option, check_points, check_scalar, memory_guard
+from .._core.validation import check_finite_array, check_matrix, check_option, check_points, check_scalar, memory_guard
 from ._pointcloud import BLOCK_BYTES, KERNELS, heat_semigroup, pairwise_kernel
 
 
@@ -121,8 +121,7 @@ class KernelOperator:
                 np.issubdtype(V.dtype, np.complexfloating):
             raise TypeError(f"V must be a real numeric array; got dtype {V.dtype}.")
         # O(n k) against the product's O(n^2 k): NaN or infinity came back as a NaN block, silently
-        if not np.isfinite(V).all():
-            raise ValueError("V contains NaN or infinity; the product M @ V needs finite entries.")
+        check_finite_array(V, "V", "the product M @ V needs finite entries")
         if self._dense is not None:
             return apply_matrix(self._dense, V)
         V2 = V.reshape(self.n, -1)
