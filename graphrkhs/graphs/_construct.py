@@ -292,7 +292,8 @@ def knn_graph(X: ArrayLike, n_neighbors: int = 10, *,
     n = X.shape[0]
     n_neighbors = check_scalar(n_neighbors, "n_neighbors", kind="int", low=1)
     if n_neighbors >= n:
-        raise ValueError(f"n_neighbors must be < n_samples = {n}; got {n_neighbors}.")
+        raise ValueError(f"n_neighbors must be < n_samples = {n}; got {n_neighbors}: pass n_neighbors="
+                         f"{n - 1} or fewer (a point has at most n_samples - 1 neighbours).")
     check_option(weight, "weight", WEIGHTS)
     sigma = check_scalar(sigma, "sigma", low=0, low_inclusive=False, allow_none=True)
     relative_width = check_scalar(relative_width, "relative_width", low=0, low_inclusive=False)

@@ -107,7 +107,8 @@ class GraphSpec:
                 raise ValueError("an epsilon graph needs radius (a float > 0); got None.")
             check_scalar(self.radius, "radius", low=0, low_inclusive=False)
         elif n_samples is not None and self.n_neighbors >= n_samples:
-            raise ValueError(f"n_neighbors must be < n_samples = {n_samples}; got {self.n_neighbors}.")
+            raise ValueError(f"n_neighbors must be < n_samples = {n_samples}; got {self.n_neighbors}: "
+                             f"pass n_neighbors={n_samples - 1} or fewer (a point has at most n_samples - 1 neighbours).")
         return self
 
     def replace(self, **changes):

@@ -16,7 +16,7 @@ from sklearn.base import clone, is_classifier
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import graphrkhs
-from graphrkhs import GraphSpec, epsilon_graph, knn_graph
+from graphrkhs import GraphSpec, LapRLSRegressor, PoissonRidgeEnsembleClassifier, epsilon_graph, knn_graph
 from graphrkhs import LabelCollisionWarning
 from graphrkhs._core.validation import InvalidParameterError
 from graphrkhs.estimators import INDUCTIVE, TRANSDUCTIVE
@@ -374,7 +374,7 @@ def test_graphspec_builds_the_graph_functions_graphs():
         assert (spec.build(X) != W).nnz == 0
     with pytest.raises(ValueError, match="radius"):
         GraphSpec(kind="epsilon").build(X)
-    with pytest.raises(ValueError, match="n_neighbors must be < n_samples"):
+    with pytest.raises(ValueError, match="n_neighbors must be < n_samples = 60; got 60: pass n_neighbors=59 or fewer"):
         GraphSpec(n_neighbors=60).build(X)
     with pytest.raises(ValueError, match="weight"):
         GraphSpec(weight="cosine").validate()
@@ -582,3 +582,14 @@ def test_refit_on_other_data_and_parameters_keeps_nothing_of_the_first_fit(E):
     if classifier:
         np.testing.assert_array_equal(est.classes_, [0, 1, 2])
         np.testing.assert_array_equal(est.predict_proba(new), fresh.predict_proba(new))
+
+
+@pytest.mark.parametrize("Estimator", [PoissonRidgeEnsembleClassifier, LapRLSRegressor])
+def test_too_few_points_for_the_default_graph_name_the_estimators_fix(Estimator):
+    # 6 points cannot have the default 10 neighbours each: the message names the value that works
+    X = np.random.default_rng(1).normal(size=(6, 3))
+    y = np.array([0, 1, -1, -1, -1, -1]) if Estimator is PoissonRidgeEnsembleClassifier \
+        else np.array([0.0, 1.0, np.nan, np.nan, np.nan, np.nan])
+    with pytest.raises(ValueError, match="n_neighbors must be < n_samples = 6; got 10: pass n_neighbors=5 or fewer"):
+        Estimator().fit(X, y)
+    assert Estimator(n_neighbors=5).fit(X, y).predict(X).shape == (6,)

@@ -174,7 +174,7 @@ def test_sparse_input_errors():
         knn_graph(bad, 3)
     with pytest.raises(ValueError, match="X contains NaN or infinity"):
         epsilon_graph(bad, 1.0)
-    with pytest.raises(ValueError, match="n_neighbors must be < n_samples = 30"):
+    with pytest.raises(ValueError, match="n_neighbors must be < n_samples = 30; got 30: pass n_neighbors=29 or fewer"):
         knn_graph(X, 30)
     with pytest.raises(TypeError, match="X must be real"):
         knn_graph(X.astype(np.complex128), 3)
