@@ -497,8 +497,10 @@ def poisson_learning(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_prio
     solution is shifted to degree-weighted zero mean.  On a graph with
     several labeled components, each is solved with its own label mean
     :math:`\bar y_c` (the Poisson equation has no solution otherwise) and
-    its scores are offset by :math:`\bar y_c - \bar y` (zero on a connected
-    graph), so that a component whose labels share one class predicts it.
+    its scores are offset by :math:`(\bar y_c - \bar y) / w_{\max}` (zero on
+    a connected graph; :math:`w_{\max}` the largest edge weight), so that a
+    component whose labels share one class predicts it.  The scores scale as
+    1/c when W is multiplied by c > 0; the labels do not change.
 
     Parameters
     ----------
@@ -611,9 +613,12 @@ def poisson_learning(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_prio
     shift = wsum / np.where(vol > 0, vol, 1.0)[:, None]
     F -= shift[comp]
     if n_comp > 1:
-        # Offset each labeled component by (its label mean - the global one): zero on a connected
-        # graph; a component whose labels all share a class then predicts that class.
-        F += (comp_mean - Y2.mean(axis=0))[comp]
+        # Offset each labeled component by (its label mean - the global one) / w_max: zero on a
+        # connected graph; a component whose labels all share a class then predicts that class.  The
+        # potentials scale as 1 / c with W -> c W, and so does the offset through w_max (the largest
+        # edge weight): the labels do not depend on the units of W.  (An offset in absolute units
+        # swamped the potentials at W * 1e100: a component labeled with two classes predicted one.)
+        F += (comp_mean - Y2.mean(axis=0))[comp] / (float(W.data.max()) if W.nnz else 1.0)
     if class_priors is not None:
         ybar = Y2.mean(axis=0)
         F *= class_priors / np.where(ybar != 0, ybar, 1.0)

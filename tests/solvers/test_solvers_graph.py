@@ -170,6 +170,28 @@ def test_poisson_components_each_get_a_solution(preconditioner):
     assert np.isfinite(F).all()
 
 
+@pytest.mark.parametrize("scale", [1e-200, 1e-3, 7.3, 1e100, 1e250])
+def test_poisson_labels_on_several_components_do_not_depend_on_the_units_of_w(scale):
+    # a path 0..5 labeled 0 at one end and 1 at the other, and a triangle labeled 2.  The potentials
+    # scale as 1/c with W -> c W; the component offset must too: at c = 1e100 an offset in absolute
+    # units swamped them and the whole path predicted class 0 (it also moved the scores at c = 7.3).
+    W = np.zeros((9, 9))
+    for i in range(5):
+        W[i, i + 1] = W[i + 1, i] = 1.0
+    W[0, 1] = W[1, 0] = 0.6
+    for i, j in [(6, 7), (7, 8), (6, 8)]:
+        W[i, j] = W[j, i] = 0.8
+    S, Y = [0, 5, 6], np.eye(3)
+    F = poisson_learning(W, S, Y)
+    np.testing.assert_array_equal(F.argmax(axis=1), [0, 0, 0, 1, 1, 1, 2, 2, 2])
+    F_scaled = poisson_learning(W * scale, S, Y)
+    np.testing.assert_array_equal(F_scaled.argmax(axis=1), F.argmax(axis=1))
+    np.testing.assert_allclose(F_scaled * scale, F, rtol=1e-10, atol=1e-12)
+    # the offset of the triangle (only class 2) relative to the largest weight: (ybar_c - ybar) / w_max
+    d = W.sum(axis=1)
+    np.testing.assert_allclose(d[6:] @ F[6:] / d[6:].sum(), np.array([0, 0, 1]) - 1 / 3, atol=1e-12)
+
+
 def test_poisson_tiny_labelled_sets_do_not_degenerate():
     # one label per class: Poisson scores still separate two clusters joined by a bridge
     rng = np.random.default_rng(0)
