@@ -323,6 +323,24 @@ def _edge_map(row, col, rank, ei, ej, n):
     return pos, np.where(a < b, 1.0, -1.0)[:, None]
 
 
+def _without_subnormal_edges(W):
+    r"""``(W without its subnormal edges, mask of the kept rows of incidence_matrix(W))``.
+
+    An edge of subnormal weight (:math:`w_e` below float64's smallest normal number, 2.2e-308) has
+    the dual step :math:`\sigma_e = 1 / (2 w_e)` = inf, and the first sweep turned every iterate into
+    NaN (``graph_tv`` returned NaN for finite input).  Its term :math:`\mu w_e |f_i - f_j|` is below
+    the rounding of any objective value, so the problem is solved without it (a node attached only
+    through such edges is then label-free, as for the other graph solvers, and gets the prior)."""
+    U = sp.triu(sp.coo_array(W), k=1)
+    kept = U.data >= np.finfo(np.float64).tiny
+    if kept.all():
+        return W, kept
+    W = sp.csr_array(W, copy=True)
+    W.data[W.data < np.finfo(np.float64).tiny] = 0.0
+    W.eliminate_zeros()
+    return W, kept
+
+
 def _run(func, args, bounds):
     if bounds.size == 2:
         func(*args, bounds[0], bounds[1])
@@ -641,7 +659,8 @@ def graph_tv(W: GraphLike, labeled: Indices, Y: ArrayLike, *, alpha: float = 0.5
     if fast:
         if R != "incidence":
             raise ValueError(f"R must be 'incidence' or a sparse matrix of shape (r, {n}); got {R!r}.")
-        Rm = incidence_matrix(W)
+        W_given, W, kept = W, *_without_subnormal_edges(W)
+        Rm = incidence_matrix(W_given)
     elif sp.issparse(R) or isinstance(R, np.ndarray):
         check_numeric_dtype(R, "R")        # a complex R lost its imaginary part with a ComplexWarning
         Rm = sp.csr_array(R, dtype=np.float64)
@@ -658,6 +677,7 @@ def graph_tv(W: GraphLike, labeled: Indices, Y: ArrayLike, *, alpha: float = 0.5
     r = Rm.shape[0]
     if fast:
         F, P = _start(f0, p0, n, r, m, scale)
+        P = P[kept]
         lam = _fidelity_weights(fidelity, W, Rm, S)
         lo, hi = Y2.min(axis=0), Y2.max(axis=0)
         floor = 1e-8 * lam.sum() * np.maximum((hi - lo) ** 2, np.finfo(float).tiny)
@@ -680,7 +700,9 @@ def graph_tv(W: GraphLike, labeled: Indices, Y: ArrayLike, *, alpha: float = 0.5
             prob = _IncidenceProblem(W, S, Y2, lam, alpha, dtype)
             F, P, obj, gap, it = _solve_incidence(prob, F, P, tol, max_iter, check_every, floor)
         converged = bool((gap <= tol).all())
-        return _finish(W, S, Y_user, F, P, obj, gap, it, converged, tol, on_failure, was_1d, out_dtype,
+        P_given = np.zeros((r, m))      # a dropped edge's dual: 0 (feasible; its term is below rounding)
+        P_given[kept] = P
+        return _finish(W, S, Y_user, F, P_given, obj, gap, it, converged, tol, on_failure, was_1d, out_dtype,
                        return_info, scale)
     F, P = _start(f0, p0, n, r, m, scale)
     if isinstance(Rm, spla.LinearOperator):
@@ -693,8 +715,12 @@ def graph_tv(W: GraphLike, labeled: Indices, Y: ArrayLike, *, alpha: float = 0.5
         absR = abs(Rm)
         col = np.asarray(absR.sum(axis=0)).ravel()
         row = np.asarray(absR.sum(axis=1)).ravel()
-        tau = (1.0 / np.where(col > 0, col, 1.0))[:, None]
-        sigma = (1.0 / np.where(row > 0, row, 1.0))[:, None]
+        # Pock & Chambolle's steps 1 / sum |R|, capped at 1 / tiny: a subnormal row or column sum made
+        # them inf and the iterates NaN.  A smaller step keeps the method convergent, and sigma (R x)
+        # stays below |x| (|R x| <= row |x|).
+        tiny = np.finfo(np.float64).tiny
+        tau = (1.0 / np.where(col > 0, np.maximum(col, tiny), 1.0))[:, None]
+        sigma = (1.0 / np.where(row > 0, np.maximum(row, tiny), 1.0))[:, None]
         RT = sp.csr_array(Rm.T)
     lam = _fidelity_weights(fidelity, W, Rm, S)
     lo, hi = Y2.min(axis=0), Y2.max(axis=0)

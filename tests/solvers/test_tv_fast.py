@@ -173,3 +173,35 @@ def test_float32_iterate_that_cannot_certify_the_gap_goes_on_in_float64():
     F, res = graph_tv(W, S, y, alpha=0.5, tol=1e-4, max_iter=5000, on_failure="raise", return_info=True)
     assert res.converged and res.n_iter < 5000
     np.testing.assert_allclose(F, np.repeat([0.1, 0.2, 0.35], 10), rtol=1e-6)
+
+
+@pytest.mark.parametrize("path", ["incidence", "matrix"])
+def test_a_subnormal_edge_weight_gives_the_minimizer_not_nan(path):
+    # sigma_e = 1 / (2 w_e) overflowed to inf at w_e = 1e-320 and every iterate became NaN.  The edge's
+    # term alpha w_e |f_i - f_j| is below rounding: the minimizer is that of the graph without it.
+    W, S, Y, _ = _problem()
+    W = sp.csr_array(W, copy=True)
+    i, j = W.nonzero()
+    e = np.flatnonzero(i < j)[7]
+    W[i[e], j[e]] = W[j[e], i[e]] = 1e-320
+    W_cut = W.copy()
+    W_cut[i[e], j[e]] = W_cut[j[e], i[e]] = 0.0
+    W_cut.eliminate_zeros()
+    R = "incidence" if path == "incidence" else incidence_matrix(W)
+    f, res = graph_tv(W, S, Y, alpha=0.5, R=R, tol=1e-6, return_info=True)
+    assert res.converged and np.isfinite(f).all() and np.isfinite(res.p).all()
+    assert res.p.shape == (incidence_matrix(W).shape[0], 3)          # the caller's edges, the dropped one included
+    obj, dual, gap = _gap(W, S, Y, 0.5, f, res.p)                      # certified on the given graph
+    assert (gap <= 1e-6).all()
+    f_cut = graph_tv(W_cut, S, Y, alpha=0.5, tol=1e-10)
+    obj_cut = _gap(W_cut, S, Y, 0.5, f_cut, graph_tv(W_cut, S, Y, alpha=0.5, tol=1e-10, return_info=True)[1].p)[0]
+    np.testing.assert_allclose(obj, obj_cut, rtol=2e-6)
+
+
+def test_a_path_cut_by_a_subnormal_edge_splits_into_its_labeled_halves():
+    W = np.diag(np.ones(5), 1)
+    W = W + W.T
+    W[2, 3] = W[3, 2] = 1e-320
+    for R in ("incidence", incidence_matrix(W)):
+        f = graph_tv(W, [0, 1, 4, 5], np.array([0.0, 0.0, 1.0, 1.0]), alpha=0.1, R=R, tol=1e-8)
+        np.testing.assert_allclose(f, [0, 0, 0, 1, 1, 1], atol=1e-6)
