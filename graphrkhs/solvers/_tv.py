@@ -678,7 +678,21 @@ def graph_tv(W: GraphLike, labeled: Indices, Y: ArrayLike, *, alpha: float = 0.5
     if fast:
         F, P = _start(f0, p0, n, r, m, scale)
         P = P[kept]
-        lam = _fidelity_weights(fidelity, W, Rm, S)
+        # Solved for W / 2^e with the largest weight in [1/2, 2) (exact).  With degree fidelity the
+        # objective is homogeneous in W (the minimizer and p do not change, the objective scales by
+        # 2^e); with uniform fidelity mu scales by 2^e and p with it.  In the units of W the steps and
+        # the gap's floor lost the problem: at W * 1e-40 the floor (with the unit weight of an
+        # edgeless labeled node) certified f = 0.98 for a minimizer of 1, at W * 1e40 20000
+        # iterations did not reach tol.
+        w_exp = power_of_two_exponent(W.data) if W.nnz else 0
+        if fidelity == "uniform" and not np.isfinite(np.ldexp(alpha, w_exp)):
+            w_exp = 0
+        if w_exp:
+            W = sp.csr_array(W, copy=True)
+            W.data = np.ldexp(W.data, -w_exp)
+            if fidelity == "uniform":
+                alpha, P = np.ldexp(alpha, w_exp), np.ldexp(P, w_exp)
+        lam = _fidelity_weights(fidelity, W, incidence_matrix(W), S)
         lo, hi = Y2.min(axis=0), Y2.max(axis=0)
         floor = 1e-8 * lam.sum() * np.maximum((hi - lo) ** 2, np.finfo(float).tiny)
         dtype = np.float32 if tol >= FLOAT32_MIN_TOL and _float32_safe(Y2, alpha, W) else np.float64
@@ -700,6 +714,12 @@ def graph_tv(W: GraphLike, labeled: Indices, Y: ArrayLike, *, alpha: float = 0.5
             prob = _IncidenceProblem(W, S, Y2, lam, alpha, dtype)
             F, P, obj, gap, it = _solve_incidence(prob, F, P, tol, max_iter, check_every, floor)
         converged = bool((gap <= tol).all())
+        if w_exp:                       # back to the units of W
+            if fidelity == "uniform":
+                P = np.ldexp(P, -w_exp)
+            else:
+                with np.errstate(over="ignore", under="ignore"):
+                    obj = np.ldexp(obj, w_exp)
         P_given = np.zeros((r, m))      # a dropped edge's dual: 0 (feasible; its term is below rounding)
         P_given[kept] = P
         return _finish(W, S, Y_user, F, P_given, obj, gap, it, converged, tol, on_failure, was_1d, out_dtype,

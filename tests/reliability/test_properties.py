@@ -12,7 +12,8 @@ properties that hold by mathematics, not by the code under test:
   agree with the dense eigendecomposition (:func:`~graphrkhs.exact_filter`);
 * point-cloud kernels symmetric positive semidefinite;
 * harmonic solution: interpolates the labels and obeys the maximum principle;
-* transductive solvers: permutation equivariant (relabel the nodes, get the relabelled answer);
+* transductive solvers: permutation equivariant (relabel the nodes, get the relabelled answer), and
+  free of the units of W on any connectivity (scale W, get the same answer or its 1/c multiple);
 * float32 within a float32-scaled tolerance of float64.
 
 The settings profile (fixed seed, no deadline, bounded examples) is chosen in tests/conftest.py.
@@ -23,6 +24,7 @@ import warnings
 import numpy as np
 import pytest
 import scipy.sparse as sp
+import scipy.sparse.csgraph  # noqa: F401  (sp.csgraph)
 from hypothesis import assume, given
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
@@ -340,6 +342,46 @@ def test_transductive_solvers_permutation_equivariant(problem, solver, seed):
     F = SOLVERS[solver](W, labeled, Y)
     Fp = SOLVERS[solver](Wp, Sp, Y)
     np.testing.assert_allclose(Fp, F[perm], rtol=1e-6, atol=1e-8 * max(1.0, np.abs(F).max()))
+
+
+@st.composite
+def labeled_graphs(draw, max_n=30):
+    """Any connectivity (label-free components, isolated nodes) and two classes among the labels."""
+    W = draw(graphs(min_n=6, max_n=max_n))
+    n = W.shape[0]
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    labeled = np.sort(rng.choice(n, size=draw(st.integers(2, max(2, n // 3))), replace=False))
+    classes = np.arange(labeled.size) % 2
+    return W, labeled, np.eye(2)[rng.permutation(classes)]
+
+
+UNIT_FREE_SOLVERS = {    # the answer in the units of W: F(c W) = F(W) * c**power
+    "harmonic": (lambda W, S, Y: g.harmonic_solution(W, S, Y), 0),
+    "poisson": (lambda W, S, Y: g.poisson_learning(W, S, Y, tol=1e-12), -1),
+    "tv": (lambda W, S, Y: g.graph_tv(W, S, Y, alpha=0.3, tol=1e-9), 0),
+    "kernel_ridge": (lambda W, S, Y: g.graph_kernel_ridge(W, S, Y, kernel=filters.Heat(1.0), method="direct",
+                                                           laplacian="normalized"), 0),
+}
+
+
+@given(problem=labeled_graphs(), solver=st.sampled_from(sorted(UNIT_FREE_SOLVERS)),
+       exponent=st.sampled_from([-120, -40, -3, 2, 40, 120]))
+def test_transductive_solvers_do_not_depend_on_the_units_of_w(problem, solver, exponent):
+    # Poisson learning's offset between labeled components was in absolute units: at W * 1e100 it
+    # swamped the potentials and a component labeled with two classes predicted one.
+    W, labeled, Y = problem
+    assume(W.nnz > 0)                        # no edges: no units
+    fit, power = UNIT_FREE_SOLVERS[solver]
+    c = 10.0 ** exponent
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")      # label-free components: GraphWarning
+        F = fit(W, labeled, Y)
+        Fc = fit(W * c, labeled, Y)
+    # label-free components get the labels' mean (a prior, without units) in every solver
+    _, comp = sp.csgraph.connected_components(W, directed=False)
+    scored = np.isin(comp, comp[labeled])
+    Fc[scored] /= c ** power
+    np.testing.assert_allclose(Fc, F, rtol=1e-5, atol=1e-6 * max(1.0, np.abs(F).max()))
 
 
 @given(problem=labeled_problems(max_n=30))

@@ -205,3 +205,24 @@ def test_a_path_cut_by_a_subnormal_edge_splits_into_its_labeled_halves():
     for R in ("incidence", incidence_matrix(W)):
         f = graph_tv(W, [0, 1, 4, 5], np.array([0.0, 0.0, 1.0, 1.0]), alpha=0.1, R=R, tol=1e-8)
         np.testing.assert_allclose(f, [0, 0, 0, 1, 1, 1], atol=1e-6)
+
+
+@pytest.mark.parametrize("fidelity", ["degree", "uniform"])
+@pytest.mark.parametrize("scale", [2.0 ** -130, 1e-40, 1.0, 1e40])
+def test_the_minimizer_and_p_do_not_depend_on_the_units_of_w(scale, fidelity):
+    # A labeled node without edges (lambda = 1) and the edge (0, 4) to a labeled node: column 0's
+    # minimizer is f_0 = f_4 = 1.  At W * 1e-40 the gap's floor, made of that unit lambda, certified
+    # f_4 = 0.98 after 20 iterations.  The problem is homogeneous in W (degree fidelity; uniform
+    # fidelity: mu scales with W), so f, p and the objective follow the units exactly.
+    W = np.zeros((6, 6))
+    W[4, 0] = W[0, 4] = 2.0
+    Y = np.array([[0.0, 1.0], [1.0, 0.0]])
+    alpha = 0.3 if fidelity == "degree" else 0.3 / scale
+    f, res = graph_tv(W * scale, [3, 4], Y, alpha=alpha, tol=1e-9, fidelity=fidelity, return_info=True)
+    f1, res1 = graph_tv(W, [3, 4], Y, alpha=0.3, tol=1e-9, fidelity=fidelity, return_info=True)
+    np.testing.assert_allclose(f1[[0, 4], 0], 1.0, atol=1e-6)
+    np.testing.assert_allclose(f, f1, atol=1e-6)
+    p_units = 1.0 if fidelity == "degree" else 1.0 / scale      # |p| <= mu
+    np.testing.assert_allclose(res.p / p_units, res1.p, atol=1e-6)
+    obj_units = scale if fidelity == "degree" else 1.0
+    np.testing.assert_allclose(res.objective / obj_units, res1.objective, rtol=1e-6, atol=1e-12)
