@@ -70,8 +70,18 @@ from .._core.validation import (
     check_scalar,
     power_of_two_exponent,
 )
-from ..graphs import MODES, WEIGHTS, estimate_recall, graph_from_neighbors, knn_search
-from ..graphs._search import _ascending, _exact_rerank, _lexsort_rows, _order_ties
+from ..graphs import (
+    MODES,
+    WEIGHTS,
+    estimate_recall,
+    graph_from_neighbors,
+    knn_search,
+)
+# the serial exact searches' final distances and tie rule (one rule on every exact path)
+from ..graphs import ascending_rows as _ascending
+from ..graphs import exact_sq_distances as _exact_rerank
+from ..graphs import lexsort_rows as _lexsort_rows
+from ..graphs import order_ties as _order_ties
 from ._comm import call_together, compute_on_root
 
 __all__ = ["distributed_knn_graph", "edge_recall", "fit_cells", "KNNCells"]
