@@ -603,3 +603,18 @@ def test_a_process_started_by_a_rank_is_no_rank(comm, monkeypatch):
     assert mpi_world_size() == 1 and resolve_backend("auto") == "auto"
     monkeypatch.setenv(marker, str(os.getpid()))                 # the rank itself
     assert mpi_world_size() == 2
+
+
+def test_distributed_lmax_checks_steps_and_margin_like_lmax(comm):
+    # margin=-0.5 returned 3.63 for a Laplacian with largest eigenvalue 7.25 (a "bound" below the spectrum),
+    # margin=nan returned nan, steps=0 / -3 / 2.5 ran silently as 1 / 1 / 2 steps
+    L = gr.laplacian(_knn_graph(n=60, seed=0))
+    D = DistributedCSR.from_global(L, comm)
+    for bad, error, match in (({"margin": -0.5}, ValueError, "margin must be >= 0"),
+                              ({"margin": np.nan}, ValueError, "margin must be finite"),
+                              ({"steps": 0}, ValueError, "steps must be >= 1"),
+                              ({"steps": 2.5}, TypeError, "steps must be an int")):
+        with pytest.raises(error, match=match):
+            distributed_lmax(D, **bad)
+    top = float(np.linalg.eigvalsh(L.toarray()).max())
+    assert top <= distributed_lmax(D, margin=0.001, steps=60) <= 1.01 * top
