@@ -618,3 +618,23 @@ def test_distributed_lmax_checks_steps_and_margin_like_lmax(comm):
             distributed_lmax(D, **bad)
     top = float(np.linalg.eigvalsh(L.toarray()).max())
     assert top <= distributed_lmax(D, margin=0.001, steps=60) <= 1.01 * top
+
+
+def test_distributed_operators_refuse_non_finite_values_and_integer_dtypes(comm):
+    # a NaN in L gave an operator whose products and CG solutions were NaN without a word; dtype=np.int32
+    # built an integer operator
+    L = gr.laplacian(_knn_graph(n=40, seed=5)).tolil()
+    L[3, 3] = np.nan
+    with pytest.raises(ValueError, match="L contains NaN or infinity"):
+        DistributedCSR.from_global(sp.csr_array(L), comm)
+    good = gr.laplacian(_knn_graph(n=40, seed=5))
+    with pytest.raises(ValueError, match="dtype must be None, float32 or float64"):
+        DistributedCSR.from_global(good, comm, dtype=np.int32)
+    owned = np.arange(comm.rank, 40, comm.size)
+    rows = sp.csr_array(good[owned]).copy()
+    if comm.rank == comm.size - 1:                     # on one process only: every process raises
+        rows.data[0] = np.inf
+    with pytest.raises(ValueError, match="rows contains NaN or infinity"):
+        DistributedCSR.from_local(rows, owned, 40, comm)
+    D = DistributedCSR.from_global(good, comm, dtype=np.float32)
+    assert D.dtype == np.float32
