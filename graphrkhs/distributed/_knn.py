@@ -68,6 +68,7 @@ from .._core.validation import (
     check_points,
     check_random_state,
     check_scalar,
+    memory_guard,
     power_of_two_exponent,
 )
 from ..graphs import (
@@ -76,6 +77,7 @@ from ..graphs import (
     estimate_recall,
     graph_from_neighbors,
     knn_search,
+    knn_search_bytes,
 )
 # the serial exact searches' final distances and tie rule (one rule on every exact path)
 from ..graphs import ascending_rows as _ascending
@@ -696,6 +698,18 @@ def distributed_knn_graph(X, n_neighbors=10, *, n_cells=None, partitioner="kmean
         default_cells = 1
     n_cells = check_scalar(default_cells if n_cells is None else n_cells, "n_cells", kind="int", low=1)
     n_cells = min(n_cells, n)
+
+    def check_memory():
+        # the whole neighbour lists and the graph assembly, as knn_graph estimates them (every MPI rank
+        # holds them all; the cells' own searches are checked again, each on its own points)
+        memory_guard(knn_search_bytes(n, d, k, "kd_tree" if d <= _KD_TREE_MAX_DIM else "brute"),
+                     f"the neighbour lists of {n} points ({k} neighbours each) and their graph",
+                     "reduce n_neighbors or the number of points.")
+
+    if kind == "mpi" and comm_.Get_size() > 1:
+        call_together(comm_, check_memory)   # a rank short of memory raises on every rank, none waits
+    else:
+        check_memory()
 
     progress = _Progress(verbose, "distributed_knn_graph")
     # Search on X / 2^e (exact), as knn_graph does: no squared distance can overflow.

@@ -43,6 +43,8 @@ from ._search import _ascending as ascending_rows  # noqa: F401
 from ._search import _exact_rerank as exact_sq_distances  # noqa: F401
 from ._search import _lexsort_rows as lexsort_rows  # noqa: F401
 from ._search import _order_ties as order_ties  # noqa: F401
+# The memory estimate of a kNN search and its graph assembly, for the same check there.
+from ._search import _search_bytes as knn_search_bytes  # noqa: F401
 # The points whose Euclidean distances are a graph's distances under metric=, public here (not in
 # __all__) for the estimators' out-of-sample neighbours.
 from ._construct import _apply_metric as metric_points  # noqa: F401
