@@ -191,13 +191,17 @@ class KNNCells:
 
 def _kmeans_cells(S, n_cells, seed):
     from sklearn.cluster import KMeans
+    from sklearn.exceptions import ConvergenceWarning
 
     from threadpoolctl import threadpool_limits
 
     n_cells = min(n_cells, S.shape[0])
     # One thread: the sample is small, and OpenMP's spinning threads slow Lloyd's iterations down
     # many times over on a machine shared with other processes (measured: 9 s instead of 0.2 s).
-    with threadpool_limits(1):
+    with threadpool_limits(1), warnings.catch_warnings():
+        # fewer distinct sample points than cells (duplicates) repeat centres, which the cells handle
+        # (an empty cell, bound 0): scikit-learn's ConvergenceWarning about it is no news to the caller
+        warnings.simplefilter("ignore", ConvergenceWarning)
         km = KMeans(n_clusters=n_cells, n_init=1, random_state=seed, max_iter=100).fit(S)
     centers = np.ascontiguousarray(km.cluster_centers_, dtype=np.float64)
     return centers

@@ -270,3 +270,20 @@ def test_memory_of_the_whole_lists_is_checked_before_the_search(monkeypatch, exe
         distributed_knn_graph(X, 10, n_cells=20, executor=executor, random_state=0)
     with pytest.raises(MemoryError, match="the neighbour lists"):
         knn_graph(X, 10)    # the serial estimate refuses the same request
+
+
+def test_duplicated_points_give_no_foreign_warning():
+    # 3 distinct points, 10 copies each, in 5 k-means cells: scikit-learn's ConvergenceWarning ("Number of
+    # distinct clusters (3) found smaller than n_clusters (5)") reached the caller, pointing at sklearn/base.py
+    import warnings
+
+    X = np.repeat(np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 2.0]]), 10, axis=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        W, cells = distributed_knn_graph(X, 4, n_cells=5, partitioner="kmeans", weight="binary", random_state=0)
+    # each point's 4 neighbours: the 4 lowest-indexed other copies of it (distance 0, ties to the lower index)
+    A = np.zeros((30, 30))
+    for i in range(30):
+        copies = [j for j in range(10 * (i // 10), 10 * (i // 10) + 10) if j != i]
+        A[i, copies[:4]] = 1.0
+    np.testing.assert_array_equal(W.toarray(), np.maximum(A, A.T))
