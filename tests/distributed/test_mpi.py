@@ -638,3 +638,14 @@ def test_distributed_operators_refuse_non_finite_values_and_integer_dtypes(comm)
         DistributedCSR.from_local(rows, owned, 40, comm)
     D = DistributedCSR.from_global(good, comm, dtype=np.float32)
     assert D.dtype == np.float32
+
+
+def test_fractional_counts_of_parts_and_processes_are_refused(tmp_path):
+    # row_blocks(indptr, 2.5) split into 2 blocks and run_mpi(script, 2.5) launched 2 processes without a word
+    from graphrkhs.distributed import row_blocks, run_mpi
+
+    with pytest.raises(TypeError, match="n_parts must be an int; got 2.5"):
+        row_blocks(np.array([0, 1, 2, 3]), 2.5)
+    with pytest.raises(TypeError, match="n_procs must be an int; got 2.5"):
+        run_mpi(tmp_path / "never_run.py", 2.5)
+    np.testing.assert_array_equal(row_blocks(np.array([0, 1, 2, 3]), np.int64(3)), [0, 1, 2, 3])
