@@ -649,3 +649,35 @@ def test_fractional_counts_of_parts_and_processes_are_refused(tmp_path):
     with pytest.raises(TypeError, match="n_procs must be an int; got 2.5"):
         run_mpi(tmp_path / "never_run.py", 2.5)
     np.testing.assert_array_equal(row_blocks(np.array([0, 1, 2, 3]), np.int64(3)), [0, 1, 2, 3])
+
+
+def test_neighbourhood_cache_frees_the_communicators_no_exchange_uses(comm, monkeypatch):
+    # one neighbourhood communicator per distinct topology was kept for good (operators on many graphs or
+    # partitions exhaust MPI's few thousand communicator ids); from the cache limit on, those no exchange on
+    # any process uses are freed, the ones in use are kept and still exchange the right rows.  (On one
+    # process there is no halo, hence no communicator.)
+    from graphrkhs.distributed import _comm as comm_module
+
+    monkeypatch.setattr(comm_module, "_NEIGHBOURHOODS", {})
+    monkeypatch.setattr(comm_module, "_MAX_NEIGHBOURHOODS", 2, raising=False)
+    other = 1 - comm.rank if comm.size == 2 else comm.rank
+    # the 4 topologies of 2 processes: no edge, 0 -> 1, 1 -> 0, both ways (one row sent per edge)
+    edges = [(False, False), (True, False), (False, True), (True, True)] if comm.size == 2 else [(False, False)]
+
+    def halo(e):
+        send = e[0] if comm.rank == 0 else e[1]
+        recv = e[1] if comm.rank == 0 else e[0]
+        return comm.halo([other] if recv else [], [1] if recv else [], [other] if send else [],
+                         [1] if send else [], [0] if send else [])
+
+    kept = halo(edges[-1])
+    X = np.array([[10.0 + comm.rank, 20.0 + comm.rank]])
+    for e in edges * 3:   # 12 exchanges on 4 topologies, each dropped after use
+        h = halo(e)
+        assert len(comm_module._NEIGHBOURHOODS) <= (2 if comm.size > 1 else 0) + 1
+        got = h.exchange(X)
+        assert got.shape == (int(h.recv_counts.sum()), 2)
+        if got.size:
+            np.testing.assert_array_equal(got, [[10.0 + other, 20.0 + other]])
+        del h
+    np.testing.assert_array_equal(kept.exchange(X), [[10.0 + other, 20.0 + other]] if comm.size == 2 else X[:0])
