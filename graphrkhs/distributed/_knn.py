@@ -462,7 +462,7 @@ def _run_serial(Xs, labels, cells, k, halo, progress):
     members = [np.flatnonzero(labels == c) for c in range(P)]
     blocks = [(Xs[mem], mem) for mem in members]
     n = Xs.shape[0]
-    dist = np.empty((n, k))
+    d2 = np.empty((n, k))
     idx = np.empty((n, k), dtype=np.int64)
     visits = np.zeros(P, dtype=np.int64)
     trees = {}   # each cell's kd-tree built once for all the cells that visit it
@@ -471,9 +471,9 @@ def _run_serial(Xs, labels, cells, k, halo, progress):
         ph1 = cell_phase1(Xc, mem, c, cells, k, halo)
         wanted = np.flatnonzero(ph1[2].any(axis=0))
         visits[c] = int(ph1[2].sum())
-        dist[mem], idx[mem] = cell_phase2(Xc, ph1, {b: blocks[b] for b in wanted}, trees)
+        d2[mem], idx[mem] = cell_phase2(Xc, ph1, {b: blocks[b] for b in wanted}, trees)
         progress(f"cell {c + 1}/{P}: {mem.size} points, {wanted.size} cells visited")
-    return dist, idx, visits
+    return d2, idx, visits
 
 
 def _mpi_comm(comm):
@@ -514,12 +514,12 @@ def _run_mpi(Xs, labels, cells, k, halo, comm, progress):
     # Every rank needs all lists for the symmetrization (an edge i -> j decides row j too).
     parts = comm.allgather((rows, d, i))
     n = Xs.shape[0]
-    dist = np.empty((n, k))
+    d2 = np.empty((n, k))
     idx = np.empty((n, k), dtype=np.int64)
     for r, dd, ii in parts:  # one entry per rank
-        dist[r], idx[r] = dd, ii
+        d2[r], idx[r] = dd, ii
     visits = comm.allreduce(visits)
-    return dist, idx, visits
+    return d2, idx, visits
 
 
 def _dask_client(executor):
@@ -563,12 +563,12 @@ def _run_dask(Xs, labels, cells, k, halo, client, progress):
                          *[blocks[b] for b in needed[c][0]], pure=False) for c in range(P)]
     results = client.gather(ph2)
     n = Xs.shape[0]
-    dist = np.empty((n, k))
+    d2 = np.empty((n, k))
     idx = np.empty((n, k), dtype=np.int64)
     for c in range(P):  # one entry per cell
-        dist[members[c]], idx[members[c]] = results[c]
+        d2[members[c]], idx[members[c]] = results[c]
     visits = np.array([v for _, v in needed], dtype=np.int64)
-    return dist, idx, visits
+    return d2, idx, visits
 
 
 def _resolve_executor(executor):
