@@ -159,8 +159,10 @@ class HaloExchange:
         self.n_ghost = int(self.recv_counts.sum())
         self.n_send = int(self.send_counts.sum())
         self._graph = None
+        self._users = None
         if comm.size > 1:
-            self._graph = _neighbourhood(comm, self.sources, self.destinations)
+            self._graph, self._users = _neighbourhood(comm, self.sources, self.destinations)
+            self._users.add(self)   # the communicator is not freed while this exchange lives
 
     @property
     def collective(self):
@@ -195,34 +197,59 @@ class HaloExchange:
         return self.start(block).wait()
 
     def free(self):
-        """Drop this exchange's reference to its neighbourhood communicator (shared, kept in the cache)."""
-        self._graph = None
+        """Drop this exchange's reference to its neighbourhood communicator (shared, kept in the cache; freed
+        when the cache is full and no exchange on any process uses it)."""
+        if self._users is not None:
+            self._users.discard(self)
+        self._graph = self._users = None
 
 
 # Neighbourhood communicators by (communicator, global topology).  MPI has a few thousand communicator
 # ids per process (MPICH: 2048), and a communicator is freed only by MPI_Comm_free, collectively: one new
 # communicator per operator ran out of them after ~2000 calls of chebyshev_filter(backend="mpi")
 # ("Other MPI error" in MPI_Dist_graph_create_adjacent).  Operators with the same topology -- every
-# call on the same graph and partition -- share one; the cache grows with the number of distinct
-# topologies only.
+# call on the same graph and partition -- share one.  Distinct topologies (operators on many graphs or
+# partitions) used to accumulate for good; from _MAX_NEIGHBOURHOODS entries of one parent communicator
+# on, a new one first frees those that no exchange on any process uses any more (least recently used
+# first in the dict's order, which is the same on every process: lookups are collective).
 _NEIGHBOURHOODS = {}
+_MAX_NEIGHBOURHOODS = 64
 
 
 def _neighbourhood(comm, sources, destinations):
-    """The ``Create_dist_graph_adjacent`` communicator of these edges, created once per global topology.
+    """The ``Create_dist_graph_adjacent`` communicator of these edges, created once per global topology,
+    and the set of the exchanges that use it (weak references).
 
     The key is the topology of every process (all-gathered, a few integers per process), so every
     process finds or misses the same entry and the creation, a collective, is never called by some
     processes only.
     """
+    import weakref
+
     mine = (tuple(int(s) for s in sources), tuple(int(d) for d in destinations))
     key = (id(comm.comm), tuple(comm.allgather(mine)))
-    entry = _NEIGHBOURHOODS.get(key)
+    entry = _NEIGHBOURHOODS.pop(key, None)
     if entry is None:
+        _free_unused_neighbourhoods(comm)
         graph = comm.comm.Create_dist_graph_adjacent(list(mine[0]), list(mine[1]), reorder=False)
         # the parent communicator is kept alive with it: its id in the key is never reused
-        entry = _NEIGHBOURHOODS[key] = (comm.comm, graph)
-    return entry[1]
+        entry = (comm.comm, graph, weakref.WeakSet())
+    _NEIGHBOURHOODS[key] = entry   # (re)inserted last: the dict is in order of last use
+    return entry[1], entry[2]
+
+
+def _free_unused_neighbourhoods(comm):
+    """With ``_MAX_NEIGHBOURHOODS`` or more cached communicators on ``comm``'s parent, free those that no
+    exchange on any process uses (a collective on ``comm``: every process frees the same ones)."""
+    keys = [k for k, e in _NEIGHBOURHOODS.items() if e[0] is comm.comm]
+    if len(keys) < _MAX_NEIGHBOURHOODS:
+        return
+    used = np.array([float(len(_NEIGHBOURHOODS[k][2]) > 0) for k in keys])
+    used = np.asarray(comm.allreduce(used, op="max"))
+    for k, u in zip(keys, used):   # in the same order on every process
+        if not u:
+            _, graph, _ = _NEIGHBOURHOODS.pop(k)
+            graph.Free()
 
 
 class _Done:

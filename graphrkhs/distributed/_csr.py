@@ -34,10 +34,23 @@ from scipy.sparse import csgraph
 
 from .._core.spmm import fused_step
 from .._core.reorder import REORDER_MIN_NODES
-from ._comm import call_together, compute_on_root, world
+from .._core.validation import check_dtype
+from ._comm import any_rank, call_together, compute_on_root, world
 from ._partition import PartitionPlan, partition_graph
 
 __all__ = ["DistributedCSR"]
+
+
+def _check_values(comm, A, dtype, name):
+    """``dtype`` float32/float64 (None: float64) and the stored values of ``A`` finite, decided on every
+    process together (a NaN in one process's rows raises everywhere, none waits in a later collective)."""
+    dtype = check_dtype(dtype) or np.dtype(np.float64)
+    data = A.data
+    bad = data.dtype.kind not in "biuf" or not np.isfinite(data).all()
+    if any_rank(comm, bad):
+        raise ValueError(f"{name} contains NaN or infinity, or is not real{' here' if bad else ' on another process'}"
+                         "; a distributed operator computes with finite real values only.")
+    return dtype
 
 
 def _csr(A, dtype):
@@ -109,6 +122,7 @@ class DistributedCSR:
         n = L.shape[0]
         if L.shape != (n, n):
             raise ValueError(f"L must be square; got shape {L.shape}.")
+        dtype = _check_values(comm, L, dtype, "L")
         if plan is None:
             if part is None:
                 # on rank 0, broadcast; a failure there (bad method, METIS) is raised on every rank
@@ -168,6 +182,7 @@ class DistributedCSR:
             raise ValueError(f"rows must have shape (len(owned), n_global) on every process; {n_bad} process(es) "
                              "passed another shape.")
         all_owned = [o for o, _ in all_owned]
+        dtype = _check_values(comm, rows, dtype, "rows")
         rows.sum_duplicates()
         part = np.full(int(n_global), -1, dtype=np.int32)
         for r, o in enumerate(all_owned):   # one array per process (every rank checks all: all raise alike)

@@ -51,10 +51,10 @@ from scipy.sparse import csgraph
 from .._core.backend import register_backend
 from ._csr import _csr     # the one canonical CSR (sorted, 32-bit indices when they fit)
 from .._core.cg import CGResult, amg_preconditioner, check_on_failure, report_failure
-from .._core.validation import check_matrix, check_scalar
+from .._core.validation import check_dtype, check_finite_array, check_matrix, check_scalar
 from .._core.reorder import REORDER_MIN_NODES
 from .._core.spmm import fused_step
-from ._partition import PartitionPlan, partition_graph
+from ._partition import PartitionPlan, check_part, partition_graph
 
 __all__ = ["DaskOperator", "DaskBackend", "dask_conjugate_gradient", "get_dask_client"]
 
@@ -288,6 +288,11 @@ class DaskOperator:
         n = L.shape[0]
         if L.shape != (n, n):
             raise ValueError(f"L must be a square sparse matrix; got shape {L.shape}.")
+        # as DistributedCSR: a float dtype and finite values (a NaN in L gave NaN products without a word)
+        dtype = check_dtype(dtype) or np.dtype(np.float64)
+        if L.dtype.kind not in "biuf":
+            raise TypeError(f"L must be real; got dtype {L.dtype}.")
+        check_finite_array(L.data, "L", "a distributed operator computes with finite values only")
         self.L_global = L
         self.dtype = np.dtype(dtype)
         self.shape = (n, n)
@@ -299,7 +304,7 @@ class DaskOperator:
             n_parts = len(workers) if n_parts is None else int(n_parts)
             part = partition_graph(L, n_parts) if n_parts > 1 else np.zeros(n, dtype=np.int64)
         else:
-            part = np.asarray(part, dtype=np.int64)
+            part = check_part(part, n)
             n_parts = int(part.max()) + 1 if n_parts is None and part.size else int(n_parts or 1)
         if isinstance(order, str) and order == "auto":
             order = None

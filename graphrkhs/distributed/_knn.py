@@ -36,7 +36,12 @@ Since :math:`r_i` (own cell) is at least the true k-th neighbour distance, a
 cell that fails the test holds no neighbour: the complete halo pass
 (``halo="exact"``) returns the exact neighbour lists, hence the graph of
 :func:`graphrkhs.knn_graph` with the same weights and symmetrization (the
-graph is finished by :func:`graphrkhs.graphs.graph_from_neighbors`).  An
+graph is finished by :func:`graphrkhs.graphs.graph_from_neighbors`).  The
+lists follow the serial exact searches' one rule: final squared distances
+from ``graphrkhs.graphs._search._exact_rerank``, neighbours in (distance,
+index) order (``_order_ties``), so on tied data (grids, duplicates) the same
+lower-indexed neighbours win; each halo query screens ``k + 8`` candidates of
+a cell and re-ranks every point of it for a row where a tie may straddle them.  An
 integer ``halo=h`` visits at most the h candidate cells with the smallest
 bound per point (approximate; the recall is reported).
 
@@ -58,13 +63,27 @@ import numpy as np
 
 from .._core.progress import _Progress
 from .._core.validation import (
+    check_index_array,
     check_option,
     check_points,
     check_random_state,
     check_scalar,
+    memory_guard,
     power_of_two_exponent,
 )
-from ..graphs import MODES, WEIGHTS, estimate_recall, graph_from_neighbors, knn_search
+from ..graphs import (
+    MODES,
+    WEIGHTS,
+    estimate_recall,
+    graph_from_neighbors,
+    knn_search,
+    knn_search_bytes,
+)
+# the serial exact searches' final distances and tie rule (one rule on every exact path)
+from ..graphs import ascending_rows as _ascending
+from ..graphs import exact_sq_distances as _exact_rerank
+from ..graphs import lexsort_rows as _lexsort_rows
+from ..graphs import order_ties as _order_ties
 from ._comm import call_together, compute_on_root
 
 __all__ = ["distributed_knn_graph", "edge_recall", "fit_cells", "KNNCells"]
@@ -77,6 +96,13 @@ DEFAULT_SAMPLE_SIZE = 20_000
 
 # Dimensions up to which the halo queries use a kd-tree (as graphrkhs.knn_graph does).
 _KD_TREE_MAX_DIM = 16
+
+# Screened candidates per halo query beyond k (as the serial brute-force search keeps), so that
+# distance ties at the k-th neighbour are seen and broken by the serial rule.
+_HALO_EXTRA = 8
+
+# Query blocks of at least this many points use both cores in the kd-tree (smaller ones: one thread).
+_PARALLEL_QUERIES = 2000
 
 
 # ---------------------------------------------------------------------------
@@ -165,13 +191,17 @@ class KNNCells:
 
 def _kmeans_cells(S, n_cells, seed):
     from sklearn.cluster import KMeans
+    from sklearn.exceptions import ConvergenceWarning
 
     from threadpoolctl import threadpool_limits
 
     n_cells = min(n_cells, S.shape[0])
     # One thread: the sample is small, and OpenMP's spinning threads slow Lloyd's iterations down
     # many times over on a machine shared with other processes (measured: 9 s instead of 0.2 s).
-    with threadpool_limits(1):
+    with threadpool_limits(1), warnings.catch_warnings():
+        # fewer distinct sample points than cells (duplicates) repeat centres, which the cells handle
+        # (an empty cell, bound 0): scikit-learn's ConvergenceWarning about it is no news to the caller
+        warnings.simplefilter("ignore", ConvergenceWarning)
         km = KMeans(n_clusters=n_cells, n_init=1, random_state=seed, max_iter=100).fit(S)
     centers = np.ascontiguousarray(km.cluster_centers_, dtype=np.float64)
     return centers
@@ -253,60 +283,120 @@ def fit_cells(X, n_cells, partitioner="kmeans", sample_size=None, random_state=N
 def _own_search(Xc, members, k):
     """k nearest neighbours of the cell's points among the cell's points.
 
-    Returns (dist, idx) of shape (m, k) with global indices; a cell of at most k
-    points pads with distance inf and index -1.
+    Returns (d2, idx) of shape (m, k): the final squared distances of the serial exact searches
+    (:func:`~graphrkhs.graphs._search._exact_rerank`) and global indices, in (distance, index)
+    order (the members are ascending, so local order is global order); a cell of at most k points
+    pads with distance inf and index -1.
     """
     m = Xc.shape[0]
-    dist = np.full((m, k), np.inf)
+    d2 = np.full((m, k), np.inf)
     idx = np.full((m, k), -1, dtype=np.int64)
+    rows = np.arange(m)
     if m > k:
-        # graphrkhs' own exact search: same distances and duplicate handling as knn_graph
-        d_loc, i_loc = knn_search(Xc, k, "auto", np.random.default_rng(0))
-        dist[:], idx[:] = d_loc, members[i_loc]
+        # graphrkhs' own exact search: the same neighbours, ties to the lower index, as knn_graph
+        _, i_loc = knn_search(Xc, k, "auto", np.random.default_rng(0), workers=-1 if m >= _PARALLEL_QUERIES else 1)
+        d2[:], idx[:] = _order_ties(_exact_rerank(Xc, rows, i_loc), members[i_loc], k)
     elif m > 1:
-        diff = Xc[:, None, :] - Xc[None, :, :]
-        d_all = np.sqrt(np.einsum("ijd,ijd->ij", diff, diff))
-        np.fill_diagonal(d_all, np.inf)
-        order = np.argsort(d_all, axis=1, kind="stable")[:, : m - 1]
-        dist[:, : m - 1] = np.take_along_axis(d_all, order, axis=1)
-        idx[:, : m - 1] = members[order]
-    return dist, idx
+        others = np.array([np.delete(rows, i) for i in rows])
+        d2_all, i_all = _lexsort_rows(_exact_rerank(Xc, rows, others), members[others])
+        d2[:, : m - 1], idx[:, : m - 1] = d2_all, i_all
+    return d2, idx
 
 
 def _query(Xq, Xt, members_t, k, tree=None):
-    """k nearest points of the target block ``Xt`` (global numbers ``members_t``) to each query row.
+    """k nearest points of the target block ``Xt`` (global numbers ``members_t``, ascending) to each query row.
 
-    ``tree``: a cKDTree of ``Xt`` to reuse (low dimension).
+    Returns ``(d2, idx)`` of shape (m_q, min(k, m_t)): the serial searches' final squared distances
+    (:func:`~graphrkhs.graphs._search._exact_rerank`) and global indices, the first ``min(k, m_t)``
+    of the block in (distance, index) order (:func:`~graphrkhs.graphs._search._order_ties`), ties
+    straddling the screened candidates included.  ``tree``: a cKDTree of ``Xt`` to reuse (low dimension).
     """
-    kk = min(k, Xt.shape[0])
-    if Xq.shape[0] == 0 or kk == 0:
-        return np.empty((Xq.shape[0], 0)), np.empty((Xq.shape[0], 0), dtype=np.int64)
-    if Xt.shape[1] <= _KD_TREE_MAX_DIM:
+    mq, mt = Xq.shape[0], Xt.shape[0]
+    kk = min(k, mt)
+    if mq == 0 or kk == 0:
+        return np.empty((mq, 0)), np.empty((mq, 0), dtype=np.int64)
+    # queries and targets in one array for the serial re-ranking (rows 0..mq-1 the queries)
+    Z = np.concatenate([Xq, Xt])
+    qrows = np.arange(mq)
+
+    def exact(q, cand):   # final squared distances of queries q to local target candidates, ascending
+        e2, c = _ascending(_exact_rerank(Z, q, mq + cand), cand)
+        return e2, members_t[c]
+
+    if mt <= kk + _HALO_EXTRA:   # every target is a candidate
+        e2, gi = exact(qrows, np.broadcast_to(np.arange(mt), (mq, mt)))
+        return _order_ties(e2, gi, kk)
+    m = kk + _HALO_EXTRA
+    d = Xt.shape[1]
+    if d <= _KD_TREE_MAX_DIM:
         from scipy.spatial import cKDTree
 
         tree = cKDTree(Xt) if tree is None else tree
-        d, i = tree.query(Xq, k=kk, workers=-1)
-        d, i = d.reshape(-1, kk), i.reshape(-1, kk)
+        # both cores only for a large query block (starting threads costs more than a small query)
+        dq, iq = tree.query(Xq, k=m, workers=-1 if mq >= _PARALLEL_QUERIES else 1)
+        iq = iq.reshape(mq, m).astype(np.int64)
+        screen = dq.reshape(mq, m)[:, -1] ** 2
+        check_index_array(iq, mt, "halo candidate indices")
+        e2, gi = exact(qrows, iq)
+        # a target beyond the candidates may tie with the k-th unless the tree's last distance is
+        # clearly above it (the tree's and the final squared distances agree to this factor)
+        tol = 1.0 + 8 * (d + 2) * 2.0**-53
+        certified = screen > e2[:, kk - 1] * tol
     else:
-        from sklearn.neighbors import NearestNeighbors
+        e2, gi, certified = _screen_brute(Xq, Xt, members_t, m, kk, exact)
+    d2_out, i_out = np.empty((mq, kk)), np.empty((mq, kk), dtype=np.int64)
+    ok = np.flatnonzero(certified)
+    d2_out[ok], i_out[ok] = _order_ties(e2[ok], gi[ok], kk)
+    # the other rows: every target point re-ranked, in blocks of bounded memory
+    bad = np.flatnonzero(~certified)
+    block = max(1, int(2**25 // (8 * mt)))
+    for s in range(0, bad.size, block):
+        q = bad[s:s + block]
+        e2_q, gi_q = exact(q, np.broadcast_to(np.arange(mt), (q.size, mt)))
+        d2_out[q], i_out[q] = _order_ties(e2_q, gi_q, kk)
+    return d2_out, i_out
 
-        i = NearestNeighbors(n_neighbors=kk, algorithm="brute").fit(Xt).kneighbors(Xq, return_distance=False)
-        # exact distances of the candidates from differences (the expanded form only screens)
-        d = np.empty(i.shape)
-        block = max(1, int(2**26 // (8 * kk * Xt.shape[1])))
-        for s in range(0, Xq.shape[0], block):
-            diff = Xt[i[s:s + block]] - Xq[s:s + block, None, :]
-            d[s:s + block] = np.sqrt(np.einsum("bkd,bkd->bk", diff, diff))
-    return d, members_t[i]
+
+def _screen_brute(Xq, Xt, members_t, m, kk, exact):
+    r"""Screening of the halo queries above 16 dimensions: ``m`` candidates per query by float64 expanded
+    distances on centred points (blocked products), re-ranked exactly (``exact``) and certified.
+
+    The screened value :math:`s_{ij} = \mathrm{fl}(|y_j|^2 - 2 x_i \cdot y_j)` (centred) is within
+    :math:`e_i = 2c(|x_i|^2 + |x_i| M + M^2)` of :math:`d_{ij}^2 - |x_i|^2`, :math:`c = (d + 3) u/(1 - (d + 3) u)`,
+    :math:`M = \max_j |y_j|` (centring rounding included); a row is certified when its k-th final
+    distance is below the floor :math:`s_{i,(m)} + |x_i|^2 - e_i` of every non-candidate (shrunk by the final
+    distances' own rounding), so that no point outside the candidates can reach or tie with the k-th.
+    Returns ``(e2, gi, certified)``.
+    """
+    mq, mt = Xq.shape[0], Xt.shape[0]
+    d = Xt.shape[1]
+    mu = Xt.mean(axis=0)
+    Yc, Qc = Xt - mu, Xq - mu
+    sq_t = np.einsum("ij,ij->i", Yc, Yc)
+    sq_q = np.einsum("ij,ij->i", Qc, Qc)
+    cand = np.empty((mq, m), dtype=np.int64)
+    s_m = np.empty(mq)
+    block = max(1, int(2**25 // (8 * mt)))
+    for s in range(0, mq, block):
+        S = sq_t[None, :] - 2.0 * (Qc[s:s + block] @ Yc.T)
+        part = np.argpartition(S, m - 1, axis=1)[:, :m]
+        cand[s:s + block] = part
+        s_m[s:s + block] = np.take_along_axis(S, part, axis=1).max(axis=1)
+    e2, gi = exact(np.arange(mq), cand)
+    u = 2.0**-53
+    c = (d + 3) * u / (1 - (d + 3) * u)
+    M = float(np.sqrt(sq_t.max()))
+    nq = np.sqrt(sq_q)
+    bound = 2.0 * c * (sq_q + nq * M + M * M) + 4 * u * (nq + M) ** 2
+    floor = (s_m + sq_q - bound) * (1.0 - 4 * (d + 3) * u)
+    return e2, gi, e2[:, kk - 1] < floor
 
 
-def _merge(dist, idx, d_new, i_new):
-    """The k nearest of two candidate lists per row (ascending; the earlier list wins ties)."""
-    k = dist.shape[1]
-    D = np.concatenate([dist, d_new], axis=1)
-    I = np.concatenate([idx, i_new], axis=1)
-    order = np.argsort(D, axis=1, kind="stable")[:, :k]
-    return np.take_along_axis(D, order, axis=1), np.take_along_axis(I, order, axis=1)
+def _merge(d2, idx, d_new, i_new):
+    """The k first of two candidate lists per row in (distance, index) order (the serial tie rule)."""
+    k = d2.shape[1]
+    D, I = _lexsort_rows(np.concatenate([d2, d_new], axis=1), np.concatenate([idx, i_new], axis=1))
+    return D[:, :k], I[:, :k]
 
 
 def _candidates(cells, Xc, own, r, halo):
@@ -331,11 +421,13 @@ def _candidates(cells, Xc, own, r, halo):
 def cell_phase1(Xc, members, own, cells, k, halo):
     """Own-cell search of cell ``own`` and the cells its points must visit.
 
-    Returns ``(dist, idx, need)``: the (m, k) lists and the (m, P) visit mask.
+    Returns ``(d2, idx, need)``: the (m, k) lists (squared distances, global indices) and the (m, P)
+    visit mask.
     """
-    dist, idx = _own_search(Xc, members, k)
-    need = _candidates(cells, Xc, own, dist[:, -1], halo) if Xc.shape[0] else np.zeros((0, cells.n_cells), bool)
-    return dist, idx, need
+    d2, idx = _own_search(Xc, members, k)
+    need = (_candidates(cells, Xc, own, np.sqrt(d2[:, -1]), halo) if Xc.shape[0]
+            else np.zeros((0, cells.n_cells), bool))
+    return d2, idx, need
 
 
 def cell_phase2(Xc, phase1, targets, trees=None):
@@ -346,7 +438,7 @@ def cell_phase2(Xc, phase1, targets, trees=None):
     """
     from scipy.spatial import cKDTree
 
-    dist, idx, need = phase1
+    d2, idx, need = phase1
     for b, (Xt, members_t) in targets.items():  # a loop over the visited cells
         rows = np.flatnonzero(need[:, b])
         if rows.size == 0:
@@ -356,9 +448,9 @@ def cell_phase2(Xc, phase1, targets, trees=None):
             tree = trees.get(b)
             if tree is None:
                 tree = trees[b] = cKDTree(Xt)
-        d_new, i_new = _query(Xc[rows], Xt, members_t, dist.shape[1], tree)
-        dist[rows], idx[rows] = _merge(dist[rows], idx[rows], d_new, i_new)
-    return dist, idx
+        d_new, i_new = _query(Xc[rows], Xt, members_t, d2.shape[1], tree)
+        d2[rows], idx[rows] = _merge(d2[rows], idx[rows], d_new, i_new)
+    return d2, idx
 
 
 # ---------------------------------------------------------------------------
@@ -370,7 +462,7 @@ def _run_serial(Xs, labels, cells, k, halo, progress):
     members = [np.flatnonzero(labels == c) for c in range(P)]
     blocks = [(Xs[mem], mem) for mem in members]
     n = Xs.shape[0]
-    dist = np.empty((n, k))
+    d2 = np.empty((n, k))
     idx = np.empty((n, k), dtype=np.int64)
     visits = np.zeros(P, dtype=np.int64)
     trees = {}   # each cell's kd-tree built once for all the cells that visit it
@@ -379,9 +471,9 @@ def _run_serial(Xs, labels, cells, k, halo, progress):
         ph1 = cell_phase1(Xc, mem, c, cells, k, halo)
         wanted = np.flatnonzero(ph1[2].any(axis=0))
         visits[c] = int(ph1[2].sum())
-        dist[mem], idx[mem] = cell_phase2(Xc, ph1, {b: blocks[b] for b in wanted}, trees)
+        d2[mem], idx[mem] = cell_phase2(Xc, ph1, {b: blocks[b] for b in wanted}, trees)
         progress(f"cell {c + 1}/{P}: {mem.size} points, {wanted.size} cells visited")
-    return dist, idx, visits
+    return d2, idx, visits
 
 
 def _mpi_comm(comm):
@@ -422,12 +514,12 @@ def _run_mpi(Xs, labels, cells, k, halo, comm, progress):
     # Every rank needs all lists for the symmetrization (an edge i -> j decides row j too).
     parts = comm.allgather((rows, d, i))
     n = Xs.shape[0]
-    dist = np.empty((n, k))
+    d2 = np.empty((n, k))
     idx = np.empty((n, k), dtype=np.int64)
     for r, dd, ii in parts:  # one entry per rank
-        dist[r], idx[r] = dd, ii
+        d2[r], idx[r] = dd, ii
     visits = comm.allreduce(visits)
-    return dist, idx, visits
+    return d2, idx, visits
 
 
 def _dask_client(executor):
@@ -471,12 +563,12 @@ def _run_dask(Xs, labels, cells, k, halo, client, progress):
                          *[blocks[b] for b in needed[c][0]], pure=False) for c in range(P)]
     results = client.gather(ph2)
     n = Xs.shape[0]
-    dist = np.empty((n, k))
+    d2 = np.empty((n, k))
     idx = np.empty((n, k), dtype=np.int64)
     for c in range(P):  # one entry per cell
-        dist[members[c]], idx[members[c]] = results[c]
+        d2[members[c]], idx[members[c]] = results[c]
     visits = np.array([v for _, v in needed], dtype=np.int64)
-    return dist, idx, visits
+    return d2, idx, visits
 
 
 def _resolve_executor(executor):
@@ -511,9 +603,10 @@ def distributed_knn_graph(X, n_neighbors=10, *, n_cells=None, partitioner="kmean
     own cell, then the other cells whose distance lower bound is at most its
     current k-th neighbour distance.  With the complete halo pass the
     neighbour lists are exact and the graph equals :func:`graphrkhs.knn_graph`
-    (exact algorithm) with the same ``weight``, ``sigma`` and ``mode``
-    (edge sets identical on data without distance ties; the weights are
-    computed by the same function, :func:`graphrkhs.graphs.graph_from_neighbors`).
+    (exact algorithm) with the same ``weight``, ``sigma`` and ``mode``:
+    the same edges, tied data included (the final distances are the serial
+    search's and exact ties go to the lower index, as there), and the weights
+    computed by the same function, :func:`graphrkhs.graphs.graph_from_neighbors`.
 
     Parameters
     ----------
@@ -610,6 +703,18 @@ def distributed_knn_graph(X, n_neighbors=10, *, n_cells=None, partitioner="kmean
     n_cells = check_scalar(default_cells if n_cells is None else n_cells, "n_cells", kind="int", low=1)
     n_cells = min(n_cells, n)
 
+    def check_memory():
+        # the whole neighbour lists and the graph assembly, as knn_graph estimates them (every MPI rank
+        # holds them all; the cells' own searches are checked again, each on its own points)
+        memory_guard(knn_search_bytes(n, d, k, "kd_tree" if d <= _KD_TREE_MAX_DIM else "brute"),
+                     f"the neighbour lists of {n} points ({k} neighbours each) and their graph",
+                     "reduce n_neighbors or the number of points.")
+
+    if kind == "mpi" and comm_.Get_size() > 1:
+        call_together(comm_, check_memory)   # a rank short of memory raises on every rank, none waits
+    else:
+        check_memory()
+
     progress = _Progress(verbose, "distributed_knn_graph")
     # Search on X / 2^e (exact), as knn_graph does: no squared distance can overflow.
     e = power_of_two_exponent(X)
@@ -623,11 +728,12 @@ def distributed_knn_graph(X, n_neighbors=10, *, n_cells=None, partitioner="kmean
     n_cells = cells.n_cells
     progress(f"{n_cells} {partitioner} cells of sizes {np.bincount(labels, minlength=n_cells).tolist()}")
     if kind == "serial":
-        dist, idx, visits = _run_serial(Xs, labels, cells, k, halo, progress)
+        d2, idx, visits = _run_serial(Xs, labels, cells, k, halo, progress)
     elif kind == "mpi":
-        dist, idx, visits = _run_mpi(Xs, labels, cells, k, halo, comm_, progress)
+        d2, idx, visits = _run_mpi(Xs, labels, cells, k, halo, comm_, progress)
     else:
-        dist, idx, visits = _run_dask(Xs, labels, cells, k, halo, client, progress)
+        d2, idx, visits = _run_dask(Xs, labels, cells, k, halo, client, progress)
+    dist = np.sqrt(d2)   # the serial searches' final distances (knn_search), bit for bit
     if (idx < 0).any():  # only an approximate halo leaves a point with fewer than k candidates
         raise RuntimeError(f"halo={halo} left some points with fewer than {k} neighbours; use more cells "
                            "per point (a larger halo) or halo='exact'.")
@@ -671,8 +777,7 @@ def edge_recall(W, W_exact):
     r"""Fraction of the edges of a reference graph that a graph has: :math:`|E \cap E_{exact}| / |E_{exact}|`.
 
     For a cell-wise graph against :func:`graphrkhs.knn_graph` with the same
-    parameters (1.0 when the halo pass is complete and there are no distance
-    ties).  Both graphs are compared by their stored off-diagonal pattern.
+    parameters (1.0 when the halo pass is complete).  Both graphs are compared by their stored off-diagonal pattern.
 
     Parameters
     ----------

@@ -14,6 +14,7 @@ the serial build, so the two agree exactly.
 import numpy as np
 import scipy.sparse as sp
 
+from .._core.validation import check_scalar
 from ..graphs import laplacian_rows
 
 __all__ = ["row_blocks", "mpi_laplacian", "dask_laplacian"]
@@ -26,9 +27,7 @@ def row_blocks(indptr, n_parts):
     """
     indptr = np.asarray(indptr)
     n = indptr.size - 1
-    n_parts = int(n_parts)
-    if n_parts < 1:
-        raise ValueError(f"n_parts must be >= 1; got {n_parts}.")
+    n_parts = check_scalar(n_parts, "n_parts", kind="int", low=1)   # int(2.5) made 2 parts without a word
     nnz = int(indptr[-1])
     if nnz == 0:
         bounds = np.linspace(0, n, n_parts + 1).round().astype(np.int64)

@@ -13,6 +13,7 @@ import shutil
 import subprocess
 import sys
 
+from .._core.validation import check_scalar
 from ._comm import RANK_PID_VARIABLE
 
 __all__ = ["run_mpi"]
@@ -55,9 +56,7 @@ def run_mpi(script, n_procs=2, args=(), *, mpiexec=None, timeout=None, check=Tru
         out = run_mpi("label.py", 4, ["--n", "1000000"])
         print(out.stdout)
     """
-    n_procs = int(n_procs)
-    if n_procs < 1:
-        raise ValueError(f"n_procs must be >= 1; got {n_procs}.")
+    n_procs = check_scalar(n_procs, "n_procs", kind="int", low=1)   # int(2.5) launched 2 processes
     if not os.path.isfile(script):
         raise FileNotFoundError(f"script {script!r} does not exist.")
     launcher = mpiexec or shutil.which("mpiexec")

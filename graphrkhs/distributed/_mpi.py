@@ -132,9 +132,13 @@ def distributed_lmax(D, *, steps=40, margin=0.005, random_state=0):
     :math:`\theta`); the bound is :math:`\theta + r + \text{margin}\,\theta`,
     capped by the Gershgorin bound :math:`\max_i \sum_j |L_{ij}|` (always
     valid).  The serial :func:`graphrkhs.lmax` uses ARPACK instead, so the
-    two bounds differ (both lie above the spectrum).
+    two bounds differ (both lie above the spectrum).  ``steps`` is an int
+    >= 1 and ``margin`` >= 0, checked as :func:`graphrkhs.lmax` checks them
+    (a negative margin could put the "bound" below the spectrum).
     """
     _check_operator(D)
+    steps = check_scalar(steps, "steps", kind="int", low=1)
+    margin = check_scalar(margin, "margin", low=0)
     gersh = D.gershgorin()
     if gersh == 0.0:
         return 0.0

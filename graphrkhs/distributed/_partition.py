@@ -102,6 +102,22 @@ def partition_graph(A, n_parts, *, method="auto", seed=0):
     return _rcm_blocks(A, n_parts)[0]
 
 
+def check_part(part, n):
+    """``part`` as int64 of shape (n,): integers, or floats with integral values (never truncated)."""
+    raw = np.asarray(part)
+    if raw.shape != (n,):
+        raise ValueError(f"part must have shape ({n},); got {raw.shape}.")
+    if raw.dtype.kind not in "iufb":
+        raise TypeError(f"part must be an integer array of part numbers; got dtype {raw.dtype}.")
+    with np.errstate(invalid="ignore"):
+        part = raw.astype(np.int64)
+    if raw.dtype.kind not in "iu" and not np.array_equal(part, raw):
+        # part=1.7 became part 1 (a node silently moved), NaN an arbitrary part
+        bad = raw[part != raw][0].item()
+        raise ValueError(f"part must hold integer part numbers; got {bad!r}.")
+    return part
+
+
 class PartitionPlan:
     r"""Owned rows, ghost rows and send lists of every part (see the module doc).
 
@@ -125,9 +141,13 @@ class PartitionPlan:
     def __init__(self, A, part, n_parts, order=None):
         A = _pattern(A)
         n = A.shape[0]
-        part = np.asarray(part, dtype=np.int64)
-        if part.shape != (n,):
-            raise ValueError(f"part must have shape ({n},); got {part.shape}.")
+        part = check_part(part, n)
+        if order is not None:
+            order = np.asarray(order)
+            if order.shape != (n,) or order.dtype.kind not in "iu" or not np.array_equal(np.sort(order),
+                                                                                      np.arange(n)):
+                raise ValueError(f"order must be a permutation of range({n}) (a locality order of the nodes); "
+                                 f"got an array of shape {order.shape} and dtype {order.dtype} that is not.")
         if n and (part.min() < 0 or part.max() >= n_parts):
             raise ValueError(f"part must hold part numbers in [0, {n_parts}).")
         self.n, self.n_parts, self.part = n, int(n_parts), part

@@ -200,6 +200,34 @@ def test_knn_one_task_per_cell(client):
     assert _rel(op.matmat(x), L @ x) <= 1e-12
 
 
+def test_knn_ties_go_to_the_lower_index_as_serially(client):
+    # node 8 is at distance exactly 1 from nodes 0 and 4 (serially node 0 wins; cell-wise node 4 did), and a
+    # grid with 4 neighbours at distance 1: the same edges and weights as knn_graph, one task per cell
+    X = np.array([[-1, 0], [-1.1, 0], [-1.2, 0], [-1.3, 0], [1, 0], [1.1, 0], [1.2, 0], [1.3, 0], [0, 0]])
+    W, _ = distributed_knn_graph(X, 1, n_cells=3, weight="binary", executor=client, random_state=0)
+    assert W.toarray()[8].tolist() == [1.0] + [0.0] * 8
+    G = np.array([[i, j] for i in range(7) for j in range(6)], dtype=float)
+    W, _ = distributed_knn_graph(G, 3, n_cells=4, partitioner="rcb", executor=client, random_state=0)
+    W0 = gr.knn_graph(G, 3)
+    assert (W != 0).nnz == (W0 != 0).nnz and abs(W - W0).max() <= 1e-15 and ((W != 0) != (W0 != 0)).nnz == 0
+
+
+def test_operator_refuses_non_finite_values_integer_dtypes_and_fractional_parts(client):
+    # a NaN in L gave NaN products without a word, dtype=np.int32 an integer operator, and part=1.7 was
+    # truncated to part 1
+    L = gr.laplacian(_graph(n=60)).tolil()
+    L[2, 2] = np.inf
+    with pytest.raises(ValueError, match="L contains NaN or infinity"):
+        DaskOperator(sp.csr_array(L), client)
+    good = gr.laplacian(_graph(n=60))
+    with pytest.raises(ValueError, match="dtype must be None, float32 or float64"):
+        DaskOperator(good, client, dtype=np.int32)
+    part = (np.arange(60) % 2).astype(float)
+    part[5] = 1.7
+    with pytest.raises(ValueError, match="part must hold integer part numbers; got 1.7"):
+        DaskOperator(good, client, part=part)
+
+
 def test_bad_input(client):
     with pytest.raises(TypeError, match="client"):
         DaskOperator(sp.eye_array(3), client="tcp://127.0.0.1:1")

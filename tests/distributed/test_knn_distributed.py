@@ -254,3 +254,36 @@ def test_tiny_sigma_warns_as_knn_graph_once_at_the_callers_line(executor):
     assert [(w.category, str(w.message)) for w in dist] == [(GraphWarning, str(serial[0].message))]
     assert "of 60 nodes lost every edge" in str(dist[0].message) and "sigma = 0.001" in str(dist[0].message)
     assert dist[0].filename == __file__
+
+
+@pytest.mark.parametrize("executor", ["serial", "mpi"])
+def test_memory_of_the_whole_lists_is_checked_before_the_search(monkeypatch, executor):
+    # 2000 points, k = 10, 20 cells: each cell's search fits in a 3 MiB "machine", the whole lists and graph
+    # (about 4.6 MB by knn_graph's estimate) do not; the search ran to the end unchecked
+    import graphrkhs.distributed._knn as knn_module
+    from graphrkhs._core import validation
+
+    X = np.random.default_rng(5).normal(size=(2000, 3))
+    monkeypatch.setattr(validation, "_physical_memory", lambda: 3 * 2**20)
+    monkeypatch.setattr(knn_module, "fit_cells", lambda *a, **kw: pytest.fail("the search started"))
+    with pytest.raises(MemoryError, match="the neighbour lists of 2000 points .10 neighbours each. and their graph"):
+        distributed_knn_graph(X, 10, n_cells=20, executor=executor, random_state=0)
+    with pytest.raises(MemoryError, match="the neighbour lists"):
+        knn_graph(X, 10)    # the serial estimate refuses the same request
+
+
+def test_duplicated_points_give_no_foreign_warning():
+    # 3 distinct points, 10 copies each, in 5 k-means cells: scikit-learn's ConvergenceWarning ("Number of
+    # distinct clusters (3) found smaller than n_clusters (5)") reached the caller, pointing at sklearn/base.py
+    import warnings
+
+    X = np.repeat(np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 2.0]]), 10, axis=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        W, cells = distributed_knn_graph(X, 4, n_cells=5, partitioner="kmeans", weight="binary", random_state=0)
+    # each point's 4 neighbours: the 4 lowest-indexed other copies of it (distance 0, ties to the lower index)
+    A = np.zeros((30, 30))
+    for i in range(30):
+        copies = [j for j in range(10 * (i // 10), 10 * (i // 10) + 10) if j != i]
+        A[i, copies[:4]] = 1.0
+    np.testing.assert_array_equal(W.toarray(), np.maximum(A, A.T))

@@ -603,3 +603,81 @@ def test_a_process_started_by_a_rank_is_no_rank(comm, monkeypatch):
     assert mpi_world_size() == 1 and resolve_backend("auto") == "auto"
     monkeypatch.setenv(marker, str(os.getpid()))                 # the rank itself
     assert mpi_world_size() == 2
+
+
+def test_distributed_lmax_checks_steps_and_margin_like_lmax(comm):
+    # margin=-0.5 returned 3.63 for a Laplacian with largest eigenvalue 7.25 (a "bound" below the spectrum),
+    # margin=nan returned nan, steps=0 / -3 / 2.5 ran silently as 1 / 1 / 2 steps
+    L = gr.laplacian(_knn_graph(n=60, seed=0))
+    D = DistributedCSR.from_global(L, comm)
+    for bad, error, match in (({"margin": -0.5}, ValueError, "margin must be >= 0"),
+                              ({"margin": np.nan}, ValueError, "margin must be finite"),
+                              ({"steps": 0}, ValueError, "steps must be >= 1"),
+                              ({"steps": 2.5}, TypeError, "steps must be an int")):
+        with pytest.raises(error, match=match):
+            distributed_lmax(D, **bad)
+    top = float(np.linalg.eigvalsh(L.toarray()).max())
+    assert top <= distributed_lmax(D, margin=0.001, steps=60) <= 1.01 * top
+
+
+def test_distributed_operators_refuse_non_finite_values_and_integer_dtypes(comm):
+    # a NaN in L gave an operator whose products and CG solutions were NaN without a word; dtype=np.int32
+    # built an integer operator
+    L = gr.laplacian(_knn_graph(n=40, seed=5)).tolil()
+    L[3, 3] = np.nan
+    with pytest.raises(ValueError, match="L contains NaN or infinity"):
+        DistributedCSR.from_global(sp.csr_array(L), comm)
+    good = gr.laplacian(_knn_graph(n=40, seed=5))
+    with pytest.raises(ValueError, match="dtype must be None, float32 or float64"):
+        DistributedCSR.from_global(good, comm, dtype=np.int32)
+    owned = np.arange(comm.rank, 40, comm.size)
+    rows = sp.csr_array(good[owned]).copy()
+    if comm.rank == comm.size - 1:                     # on one process only: every process raises
+        rows.data[0] = np.inf
+    with pytest.raises(ValueError, match="rows contains NaN or infinity"):
+        DistributedCSR.from_local(rows, owned, 40, comm)
+    D = DistributedCSR.from_global(good, comm, dtype=np.float32)
+    assert D.dtype == np.float32
+
+
+def test_fractional_counts_of_parts_and_processes_are_refused(tmp_path):
+    # row_blocks(indptr, 2.5) split into 2 blocks and run_mpi(script, 2.5) launched 2 processes without a word
+    from graphrkhs.distributed import row_blocks, run_mpi
+
+    with pytest.raises(TypeError, match="n_parts must be an int; got 2.5"):
+        row_blocks(np.array([0, 1, 2, 3]), 2.5)
+    with pytest.raises(TypeError, match="n_procs must be an int; got 2.5"):
+        run_mpi(tmp_path / "never_run.py", 2.5)
+    np.testing.assert_array_equal(row_blocks(np.array([0, 1, 2, 3]), np.int64(3)), [0, 1, 2, 3])
+
+
+def test_neighbourhood_cache_frees_the_communicators_no_exchange_uses(comm, monkeypatch):
+    # one neighbourhood communicator per distinct topology was kept for good (operators on many graphs or
+    # partitions exhaust MPI's few thousand communicator ids); from the cache limit on, those no exchange on
+    # any process uses are freed, the ones in use are kept and still exchange the right rows.  (On one
+    # process there is no halo, hence no communicator.)
+    from graphrkhs.distributed import _comm as comm_module
+
+    monkeypatch.setattr(comm_module, "_NEIGHBOURHOODS", {})
+    monkeypatch.setattr(comm_module, "_MAX_NEIGHBOURHOODS", 2, raising=False)
+    other = 1 - comm.rank if comm.size == 2 else comm.rank
+    # the 4 topologies of 2 processes: no edge, 0 -> 1, 1 -> 0, both ways (one row sent per edge)
+    edges = [(False, False), (True, False), (False, True), (True, True)] if comm.size == 2 else [(False, False)]
+
+    def halo(e):
+        send = e[0] if comm.rank == 0 else e[1]
+        recv = e[1] if comm.rank == 0 else e[0]
+        return comm.halo([other] if recv else [], [1] if recv else [], [other] if send else [],
+                         [1] if send else [], [0] if send else [])
+
+    kept = halo(edges[-1])
+    X = np.array([[10.0 + comm.rank, 20.0 + comm.rank]])
+    for e in edges * 3:   # 12 exchanges on 4 topologies, each dropped after use
+        h = halo(e)
+        assert len(comm_module._NEIGHBOURHOODS) <= (2 if comm.size > 1 else 0) + 1
+        got = h.exchange(X)
+        assert got.shape == (int(h.recv_counts.sum()), 2)
+        if got.size:
+            np.testing.assert_array_equal(got, [[10.0 + other, 20.0 + other]])
+        del h
+    np.testing.assert_array_equal(kept.exchange(X), [[10.0 + other, 20.0 + other]] if comm.size == 2 else X[:0])

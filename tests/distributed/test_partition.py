@@ -94,3 +94,26 @@ def test_bad_input():
         PartitionPlan(A, np.zeros(3), 2)
     with pytest.raises(ValueError, match=r"part numbers in \[0, 2\)"):
         PartitionPlan(A, np.full(A.shape[0], 5), 2)
+
+
+def test_plan_refuses_fractional_parts_and_orders_that_are_no_permutation():
+    # part=1.7 was truncated to part 1 (a node moved without a word); an order with a repeated node or of the
+    # wrong length failed with numpy's broadcast message, or was used as it was
+    A = _graph()
+    n = A.shape[0]
+    part = (np.arange(n) % 2).astype(float)
+    part[3] = 1.7
+    with pytest.raises(ValueError, match="part must hold integer part numbers; got 1.7"):
+        PartitionPlan(A, part, 2)
+    part[3] = np.nan
+    with pytest.raises(ValueError, match="part must hold integer part numbers"):
+        PartitionPlan(A, part, 2)
+    with pytest.raises(TypeError, match="part must be an integer array"):
+        PartitionPlan(A, np.array(["0"] * n), 2)
+    for order in (np.zeros(n, dtype=int), np.arange(n - 1), np.arange(n) + 0.0):
+        with pytest.raises(ValueError, match=r"order must be a permutation of range"):
+            PartitionPlan(A, np.arange(n) % 2, 2, order=order)
+    # integral floats are part numbers (and the same plan as the integers)
+    plan = PartitionPlan(A, (np.arange(n) % 2).astype(float), 2, order=np.arange(n)[::-1])
+    ref = PartitionPlan(A, np.arange(n) % 2, 2, order=np.arange(n)[::-1])
+    assert all(np.array_equal(a, b) for a, b in zip(plan.owned, ref.owned))
