@@ -78,7 +78,8 @@ def build_parser():
     p_label.add_argument("--label-column", required=True, metavar="COL",
                          help="the column with the known labels; cells listed by --unlabeled mark unlabeled rows")
     p_label.add_argument("--features", metavar="COLS", default=None,
-                         help="comma-separated feature columns (default: every other column)")
+                         help="comma-separated feature columns (default: every other column); quote a name that holds a "
+                              "comma as in a CSV file: --features 'x,\"width, cm\"'")
     p_label.add_argument("--method", choices=LABEL_METHODS, default=DEFAULT_METHOD,
                          help="transductive method (default: poisson-ridge, the library's recommended "
                               "classifier: Poisson learning and graph kernel ridge on one graph, standardized "
