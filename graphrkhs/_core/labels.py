@@ -54,6 +54,28 @@ class LabelCollisionWarning(GraphRKHSWarning):
     """The unlabeled marker may be one of the intended classes."""
 
 
+class IdentifierLabelsWarning(GraphRKHSWarning):
+    """The class labels look like an identifier (a row id, a name): nearly every labeled sample its own class."""
+
+
+#: Identifier-like labels (:func:`looks_like_identifiers`): more than this many classes, fewer than 2
+#: labeled samples per class on average, and more than half the samples labeled.
+ID_LIKE_MIN_CLASSES = 20
+
+
+def looks_like_identifiers(n_classes, n_labeled, n_samples):
+    """Whether labels look like an identifier column rather than classes: the one rule of the library
+    (an :class:`IdentifierLabelsWarning` in every classifier's ``fit``) and of ``graphrkhs label`` (which
+    refuses such a label column).
+
+    True when there are more than :data:`ID_LIKE_MIN_CLASSES` classes, fewer than 2 labeled samples per
+    class on average (``2 * n_classes > n_labeled``) and more than half the samples labeled
+    (``2 * n_labeled > n_samples``).  One-shot labeling -- every class labeled once, few samples
+    labeled -- is not identifier-like; neither is a few classes each labeled once.
+    """
+    return bool(n_classes > ID_LIKE_MIN_CLASSES and 2 * n_classes > n_labeled and 2 * n_labeled > n_samples)
+
+
 def _is_missing(v):
     """None, NaN, or pandas' missing value (``pd.NA``, ``pd.NaT``): unlabeled whatever the marker."""
     if v is None:
@@ -198,6 +220,9 @@ def split_classification_labels(y, n_samples, *, unlabeled=UNLABELED, name="y", 
     -----
     LabelCollisionWarning
         When the marker was left at its default and looks like a class.
+    IdentifierLabelsWarning
+        When the labels look like an identifier column (:func:`looks_like_identifiers`: more than 20
+        classes, fewer than 2 labeled samples per class, more than half the samples labeled).
     """
     from sklearn.utils.multiclass import type_of_target
 
@@ -250,6 +275,16 @@ def split_classification_labels(y, n_samples, *, unlabeled=UNLABELED, name="y", 
                         "unlabeled samples) or another marker that is not a class; otherwise label samples of a "
                         "second class.")
         raise ValueError(message)
+    n_labeled = int(np.count_nonzero(labeled))
+    if looks_like_identifiers(classes.size, n_labeled, n_samples):
+        warnings.warn(
+            f"{name} holds {classes.size} distinct classes among its {n_labeled} labeled samples "
+            f"({n_labeled / classes.size:.2f} per class), and {n_labeled} of the {n_samples} samples are labeled: it "
+            "looks like an identifier (a row id, a name, free text), not class labels; the fit's work and memory "
+            "grow with samples x classes, and each sample mostly predicts its own id. Check that y holds the class "
+            "labels; if these are your classes, silence this with "
+            "warnings.filterwarnings('ignore', category=graphrkhs.IdentifierLabelsWarning).",
+            IdentifierLabelsWarning, stacklevel=4)
     if unlabeled is UNLABELED and n_marker and _looks_like_a_class(classes, codes[labeled], n_marker, unlabeled):
         warnings.warn(
             f"{name} holds the labels {sorted(classes.tolist() + [unlabeled.item()])}: the {n_marker} entries equal to "

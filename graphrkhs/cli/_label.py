@@ -771,10 +771,6 @@ def run_label(args, out=None, err=None):
     return {"n": n, "labeled": int(labeled.sum()), "classes": names, "output": output}
 
 
-#: An identifier column given as the label column (:func:`_check_classes_are_labels`): more than this
-#: many classes, fewer than 2 labeled rows per class on average, and more than half the rows labeled.
-ID_COLUMN_MIN_CLASSES = 20
-
 #: Classes named on the summary's "labeled per class" line (the --labels-per-class-report table: all).
 SUMMARY_CLASSES = 20
 
@@ -789,21 +785,23 @@ def _check_classes_are_labels(column, header, names, n, n_labeled):
     An identifier (a row id, a name, a free-text column) given as ``--label-column``: every labeled
     row is a class of its own, and the work and memory grow with rows x classes (1500 rows of 1500
     one-row classes took 33 s and 560 MB, then wrote each row's own id back).  Refused when there are
-    more than :data:`ID_COLUMN_MIN_CLASSES` classes, fewer than 2 labeled rows per class on average,
-    and more than half the rows labeled (a one-shot task labels few rows).  Then, any number of
+    more than 20 classes, fewer than 2 labeled rows per class on average, and more than half the rows
+    labeled (a one-shot task labels few rows): the library's one rule,
+    :func:`graphrkhs._core.labels.looks_like_identifiers`, on which the classifiers warn.  Then, any number of
     classes: the rows x classes score arrays must fit in memory (:func:`memory_guard`).
     """
+    from .._core import labels as core_labels
     from .._core.validation import memory_guard
 
     C = len(names)
-    if C > ID_COLUMN_MIN_CLASSES and 2 * C > n_labeled and 2 * n_labeled > n:
+    if core_labels.looks_like_identifiers(C, n_labeled, n):
         shown = ", ".join(repr(c) for c in names[:3])
         others = [c for c in header if c != column]
         raise LabelCommandError(
             f"the label column {column!r} holds {C} distinct values among its {n_labeled} labeled rows "
             f"({n_labeled / C:.2f} rows per class; e.g. {shown}, ...): it looks like an identifier or free-text "
             "column, not class labels. Give the column of class labels with --label-column (the other columns "
-            f"are: {_show_columns(others)}); graphrkhs label refuses more than {ID_COLUMN_MIN_CLASSES} classes "
+            f"are: {_show_columns(others)}); graphrkhs label refuses more than {core_labels.ID_LIKE_MIN_CLASSES} classes "
             "with fewer than 2 labeled rows per class when most rows are labeled (to label such data anyway, use "
             "the Python API: PoissonRidgeEnsembleClassifier().fit(X, y)).")
     try:
