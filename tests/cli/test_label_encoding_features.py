@@ -158,3 +158,36 @@ def test_help_documents_the_quoting_and_the_encoding(capsys):
     text = " ".join(capsys.readouterr().out.split())
     assert 'quote a name that holds a comma as in a CSV file: --features \'x,"width, cm"\'' in text
     assert "--encoding ENC" in text and "cp1252" in text
+
+
+# --- a closed standard output ---------------------------------------------------------------------
+
+class _ClosedPipe:
+    """A standard output whose reader has gone (``graphrkhs label ... | head -1``)."""
+
+    def write(self, text):
+        raise BrokenPipeError(32, "Broken pipe")
+
+    def flush(self):
+        raise BrokenPipeError(32, "Broken pipe")
+
+    def fileno(self):
+        import io
+        raise io.UnsupportedOperation("fileno")
+
+
+def test_closed_stdout_ends_quietly_with_the_sigpipe_status(tmp_path, capsys, monkeypatch):
+    # the summary printed into a closed pipe ended in a BrokenPipeError traceback and exit status 1
+    # (an "internal error"), after the output file had been written
+    import sys
+
+    X, labels, truth = _rows()
+    path = tmp_path / "d.csv"
+    _write_text(path, ["x", "y", "drink"], X, labels, "utf-8")
+    out_path = tmp_path / "o.csv"
+    monkeypatch.setattr(sys, "stdout", _ClosedPipe())
+    code = cli.main(["label", str(path), "--label-column", "drink", "-q", "--method", "laplace",
+                     "--output", str(out_path)])
+    err = capsys.readouterr().err
+    assert code == 141 and err == ""
+    assert [r[3] for r in _read(out_path)[1:]] == truth       # the output file is complete
