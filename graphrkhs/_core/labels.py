@@ -110,6 +110,11 @@ def _marker_text(marker):
 def _unlabeled_mask(y, marker):
     """Boolean mask of the entries that mark an unlabeled sample."""
     kind = y.dtype.kind
+    if kind in "iuf" and isinstance(marker, (bool, np.bool_)):
+        # a bool is not read as the number 1 (True == 1 would merge it with a class): it marked nothing
+        raise ValueError(f"unlabeled={marker!r} is a boolean, but y holds numbers ({y.dtype}): it would mark no "
+                         f"entry and the unlabeled rows would be fitted as a class. Pass the marker as y holds it "
+                         f"(e.g. unlabeled={int(marker)}), or unlabeled=None if every row is labeled.")
     if kind in "iuf" and isinstance(marker, (str, bytes)):
         # a text marker can never match a number: the unlabeled rows would silently become a class
         raise ValueError(f"unlabeled={marker!r} is text, but y holds numbers ({y.dtype}): it would mark no entry "
@@ -350,6 +355,7 @@ def _label_vector(y, n_samples, unlabeled, name, stacklevel):
     """y as a 1-D array of ``n_samples`` entries (an (n, 1) column raveled with scikit-learn's warning)."""
     from sklearn.exceptions import DataConversionWarning
 
+    refuse_non_sequence(y, name, "(n_samples,)")
     y = _as_label_array(y)
     if y.ndim == 2 and y.shape[1] == 1:
         warnings.warn("A column-vector y was passed when a 1d array was expected; it is raveled.",
@@ -364,6 +370,18 @@ def _label_vector(y, n_samples, unlabeled, name, stacklevel):
         )
     _refuse_bytes_labels(y, name)
     return y
+
+
+def refuse_non_sequence(y, name, shape):
+    """A ``TypeError`` for a target that has no order of its own (a set, a dict) or is consumed by reading
+    it (a generator, an iterator): ``np.asarray`` made each a 0-d object array, and the message was the
+    puzzling "got shape ()"."""
+    import collections.abc
+
+    if isinstance(y, (set, frozenset, dict, collections.abc.Iterator)):
+        raise TypeError(f"{name} must be an array-like of shape {shape}; got a {type(y).__name__}. Give one entry "
+                        "per sample in the order of the rows of X: a list, a numpy array or a pandas Series "
+                        f"(e.g. list({name}) for a generator).")
 
 
 def _first_bytes(y):
@@ -433,6 +451,7 @@ def split_regression_targets(y, n_samples, name="y"):
     """
     # (the dtype's kind: np.dtype() of a pandas extension dtype -- Int64, Float64, category -- raised
     # "Cannot interpret 'Int64Dtype()' as a data type")
+    refuse_non_sequence(y, name, "(n_samples,) or (n_samples, n_targets)")
     if getattr(getattr(y, "dtype", None), "kind", None) == "c":
         # np.asarray(y, float64) kept the real part with only a ComplexWarning
         check_numeric_dtype(y, name)
