@@ -280,6 +280,15 @@ def split_classification_labels(y, n_samples, *, unlabeled=UNLABELED, name="y", 
                         "unlabeled samples) or another marker that is not a class; otherwise label samples of a "
                         "second class.")
         raise ValueError(message)
+    if unlabeled is UNLABELED and values.dtype.kind == "u" and classes[-1] == np.iinfo(values.dtype).max:
+        # -1 cast to an unsigned dtype wraps to its largest value (np.array([0, 1, -1]).astype(np.uint8) is
+        # [0, 1, 255]): the unlabeled rows would be a class of their own without a word
+        top = classes[-1].item()
+        n_top = int(np.count_nonzero(codes == classes.size - 1))
+        warnings.warn(
+            f"{name} is {values.dtype} and holds {top} ({n_top} entries), which is -1 cast to {values.dtype}: if "
+            f"these rows are unlabeled, pass unlabeled={top} (or give {name} a signed dtype); if {top} is a "
+            f"class, pass unlabeled=-1 explicitly to silence this warning.", LabelCollisionWarning, stacklevel=4)
     n_labeled = int(np.count_nonzero(labeled))
     if looks_like_identifiers(classes.size, n_labeled, n_samples):
         warnings.warn(

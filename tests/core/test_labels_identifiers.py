@@ -66,3 +66,20 @@ def test_command_line_uses_the_same_rule(monkeypatch):
         label_cli._check_classes_are_labels("id", ["x", "id"], names, 40, 30)
     monkeypatch.setattr(core_labels, "ID_LIKE_MIN_CLASSES", 30)
     label_cli._check_classes_are_labels("id", ["x", "id"], names, 40, 30)
+
+
+def test_minus_one_wrapped_by_an_unsigned_dtype_warns():
+    # np.array([0, 1, -1]).astype(np.uint8) is [0, 1, 255]: the unlabeled rows became the class 255 silently
+    from graphrkhs import LabelCollisionWarning
+
+    y = np.array([0, 0, 1, 1, -1, -1, -1]).astype(np.uint8)
+    with pytest.warns(LabelCollisionWarning) as rec:
+        labeled, classes, _ = split_classification_labels(y, 7)
+    assert classes.tolist() == [0, 1, 255] and labeled.all()
+    assert ("y is uint8 and holds 255 (3 entries), which is -1 cast to uint8: if these rows are unlabeled, pass "
+            "unlabeled=255 (or give y a signed dtype)") in str(rec[0].message)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", LabelCollisionWarning)
+        labeled, classes, _ = split_classification_labels(y, 7, unlabeled=255)
+        assert classes.tolist() == [0, 1] and labeled.sum() == 4
+        split_classification_labels(np.array([0, 1, 7], dtype=np.uint8), 3)      # no 255: silent
