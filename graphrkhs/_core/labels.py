@@ -207,7 +207,8 @@ def split_classification_labels(y, n_samples, *, unlabeled=UNLABELED, name="y", 
     -------
     labeled : ndarray of bool, shape (n_samples,)
     classes : ndarray of shape (n_classes,)
-        Sorted labels (first-appearance order when they cannot be sorted).
+        Sorted labels (first-appearance order when they cannot be sorted, or when ``<`` is only a
+        partial order, as for sets).
     codes : ndarray of int64, shape (n_samples,)
         Index into ``classes`` of each labeled sample, -1 where unlabeled.
 
@@ -256,8 +257,16 @@ def split_classification_labels(y, n_samples, *, unlabeled=UNLABELED, name="y", 
     if obj:
         try:
             classes = np.unique(values)
+            # '<' may be a partial order (sets: the subset order), under which np.unique's sort leaves
+            # equal labels apart (frozensets gave classes [{1}, {2}, {1}]): sorted means strictly increasing
+            ordered = all(a < b for a, b in zip(classes[:-1].tolist(), classes[1:].tolist()))
         except TypeError:   # mixed types cannot be sorted: first-appearance order
-            classes = np.array(list(dict.fromkeys(values.tolist())), dtype=object)
+            ordered = False
+        if not ordered:
+            distinct = list(dict.fromkeys(values.tolist()))
+            classes = np.empty(len(distinct), dtype=object)     # (element by element: tuples stay labels)
+            for i, c in enumerate(distinct):
+                classes[i] = c
     else:
         classes = np.unique(values)
     codes = np.full(n_samples, -1, dtype=np.int64)
@@ -353,6 +362,11 @@ def _as_label_array(y):
     object array keeps them, so the marker is read as unlabeled and a true mix is refused.
     """
     arr = np.asarray(y)
+    if arr.dtype.kind == "U" and isinstance(y, (list, tuple)):
+        # numpy writes a float NaN among strings as the text 'nan' (df["label"].tolist() of a text column with
+        # missing cells): it became a class; NaN / None / pd.NA are missing, written "" (unlabeled among strings)
+        if any(not isinstance(v, str) and _is_missing(v) for v in y):
+            return np.asarray(["" if not isinstance(v, str) and _is_missing(v) else v for v in y])
     if arr.dtype.kind in "iufc" and not isinstance(y, np.ndarray) and isinstance(y, (list, tuple)):
         obj = np.asarray(y, dtype=object)
         if obj.shape == arr.shape and any(isinstance(v, (bool, np.bool_)) for v in obj.ravel().tolist()):

@@ -1,5 +1,8 @@
-"""Identifier-like class labels (every labeled sample nearly its own class): one rule for the Python API
-(an IdentifierLabelsWarning) and ``graphrkhs label`` (a refusal), session 16."""
+"""The label encoder, session 16.
+
+Identifier-like class labels (every labeled sample nearly its own class): one rule for the Python API (an
+IdentifierLabelsWarning) and ``graphrkhs label`` (a refusal); -1 wrapped by an unsigned dtype; partially
+ordered labels; NaN in a list of strings."""
 
 import warnings
 
@@ -83,3 +86,23 @@ def test_minus_one_wrapped_by_an_unsigned_dtype_warns():
         labeled, classes, _ = split_classification_labels(y, 7, unlabeled=255)
         assert classes.tolist() == [0, 1] and labeled.sum() == 4
         split_classification_labels(np.array([0, 1, 7], dtype=np.uint8), 3)      # no 255: silent
+
+
+def test_partially_ordered_labels_are_distinct_classes():
+    # frozenset labels: np.unique sorts by '<', which is the subset order for sets (partial), and left
+    # duplicates: classes [{1}, {2}, {1}] -- three classes for two, the codes of one class split
+    y = [frozenset({1}), frozenset({2}), None, frozenset({1}), frozenset({2})]
+    labeled, classes, codes = split_classification_labels(y, 5)
+    assert classes.tolist() == [frozenset({1}), frozenset({2})]      # first-appearance order
+    assert codes.tolist() == [0, 1, -1, 0, 1]
+
+
+@pytest.mark.parametrize("container", [list, tuple])
+def test_nan_in_a_list_of_strings_is_unlabeled_not_the_class_nan(container):
+    # df["label"].tolist() of a text column with missing cells: numpy turned the float NaN into the
+    # string 'nan', a class of its own (classes ['a', 'b', 'nan'], every row labeled)
+    y = container(["a", "b", float("nan"), "a", np.nan])
+    labeled, classes, codes = split_classification_labels(y, 5)
+    assert classes.tolist() == ["a", "b"]
+    assert labeled.tolist() == [True, True, False, True, False]
+    assert codes.tolist() == [0, 1, -1, 0, -1]
