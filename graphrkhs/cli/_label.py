@@ -156,7 +156,10 @@ def _decode_text(path, data, encoding):
                                 "spreadsheet as CSV first (a UTF-16 text file without a byte order mark: pass "
                                 "--encoding utf-16).")
     try:
-        return data.decode(encoding or DEFAULT_ENCODING)
+        text = data.decode(encoding or DEFAULT_ENCODING)
+        # a byte order mark read as text (--encoding utf-8 on a file saved with one) is no part of the first
+        # column name: '\ufeffx' was not found by --features x
+        return text[1:] if text.startswith("\ufeff") else text
     except UnicodeDecodeError as exc:
         line = data[:exc.start].count(b"\n") + 1
         byte = f"byte 0x{data[exc.start]:02x}"
@@ -349,8 +352,19 @@ def _parse_features(header, rows, feature_names, path, lines=None):
                     "impute or drop such rows first (or leave the column out with --features)."
                 )
             comma = re.fullmatch(r"\s*[-+]?\d*,\d+\s*", cells[bad])
-            hint = (f" ({cells[bad].strip()!r} looks like a decimal comma: numbers are read with a decimal point, "
-                    f"{cells[bad].strip().replace(',', '.')!r})") if comma else ""
+            thousands = re.fullmatch(r"\s*[-+]?\d{1,3}(,\d{3})+(\.\d*)?\s*", cells[bad])
+            cell = cells[bad].strip()
+            if thousands:
+                # '1,000': a thousand (English) or 1.0 (a decimal comma): say both, assume neither
+                hint = (f" ({cell!r} has a comma: numbers are read with a decimal point and without thousands "
+                        f"separators; write {cell.replace(',', '')} or {cell.replace(',', '.')}, whichever is meant)"
+                        if cell.count(",") == 1 and "." not in cell else
+                        f" ({cell!r} has thousands separators: write {cell.replace(',', '')})")
+            elif comma:
+                hint = (f" ({cell!r} looks like a decimal comma: numbers are read with a decimal point, "
+                        f"{cell.replace(',', '.')!r})")
+            else:
+                hint = ""
             raise LabelCommandError(
                 f"{path}: non-numeric feature cell {cells[bad]!r} in column {header[col]!r}, {_where(lines, bad)}; "
                 f"features must be numbers (choose numeric columns with --features){hint}."

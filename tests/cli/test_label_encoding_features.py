@@ -191,3 +191,30 @@ def test_closed_stdout_ends_quietly_with_the_sigpipe_status(tmp_path, capsys, mo
     err = capsys.readouterr().err
     assert code == 141 and err == ""
     assert [r[3] for r in _read(out_path)[1:]] == truth       # the output file is complete
+
+
+def test_explicit_utf8_encoding_drops_the_byte_order_mark(tmp_path, capsys):
+    # --encoding utf-8 on a file with a BOM kept it in the first column name ('\ufeffx'): --features x was unknown
+    X, labels, truth = _rows()
+    path = tmp_path / "d.csv"
+    _write_text(path, ["x", "y", "drink"], X, labels, "utf-8-sig")
+    out_path = tmp_path / "o.csv"
+    code, out, err = _run(["label", str(path), "--label-column", "drink", "--features", "x,y", "--encoding", "utf-8",
+                           "-q", "--method", "laplace", "--output", str(out_path)], capsys)
+    assert code == 0, err
+    assert _read(out_path)[0][0] == "x"
+
+
+def test_thousands_separator_cell_gets_a_hint_for_both_readings(tmp_path, capsys):
+    # '1,000' was said to look like a decimal comma, read as '1.000' -- in English it is a thousand
+    path = tmp_path / "d.csv"
+    path.write_text('x,y,lab\n"1,000",2,a\n3,4,b\n5,6,\n')
+    code, out, err = _run(["label", str(path), "--label-column", "lab", "-q", "--output", str(tmp_path / "o.csv")],
+                          capsys)
+    assert code == 2
+    assert ("('1,000' has a comma: numbers are read with a decimal point and without thousands separators; write "
+            "1000 or 1.000, whichever is meant)") in err
+    path.write_text('x,y,lab\n"2,5",2,a\n3,4,b\n5,6,\n')
+    code, out, err = _run(["label", str(path), "--label-column", "lab", "-q", "--output", str(tmp_path / "o.csv")],
+                          capsys)
+    assert "('2,5' looks like a decimal comma: numbers are read with a decimal point, '2.5')" in err
