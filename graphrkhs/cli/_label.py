@@ -201,7 +201,12 @@ def _column_list(text):
     """The column names of a ``--features`` value: comma-separated, read as one CSV record, so that a name
     holding a comma is written quoted as in a CSV file (``x,"width, cm"``); spaces are kept (the column
     rule of :func:`_find_column` sees through surrounding ones)."""
-    return next(csv.reader([text]), [])
+    try:
+        return next(csv.reader([text], strict=True), [])
+    except csv.Error:      # an unclosed quote: read leniently, the rest of the list was one name
+        raise LabelUsageError(f"--features {text!r} is not a comma-separated list with balanced quotes (a quote "
+                              "opens and closes a whole name); write a name that holds a comma in double quotes, "
+                              "--features 'x,\"width, cm\"'.") from None
 
 
 def _comma_name_hint(text, header):
@@ -627,6 +632,8 @@ def run_label(args, out=None, err=None):
         if not (math.isfinite(alpha) and alpha > 0):
             raise LabelUsageError(f"--alpha must be a finite number > 0; got {alpha} (0 is --method laplace).")
     is_missing = _missing_matcher(getattr(args, "unlabeled", DEFAULT_UNLABELED))
+    # a bad --features list is a usage error, reported before the file is read
+    listed = None if args.features is None else _column_list(args.features)
     encoding = getattr(args, "encoding", None)
     if encoding is not None and is_npz:
         raise LabelUsageError(f"--encoding applies to CSV/TSV input only (an .npz file is binary); got {path}.")
@@ -658,7 +665,7 @@ def run_label(args, out=None, err=None):
         raise LabelCommandError(f"{path} holds no rows (its arrays are empty)." if is_npz
                                 else f"{path} has a header but no data rows.")
     if args.features is not None:
-        names = [c for c in _column_list(args.features) if c.strip()]
+        names = [c for c in listed if c.strip()]
         if not names:
             raise LabelCommandError(f"--features {args.features!r} names no column; give comma-separated column "
                                     "names (or leave --features out for every column but the label column).")

@@ -218,3 +218,18 @@ def test_thousands_separator_cell_gets_a_hint_for_both_readings(tmp_path, capsys
     code, out, err = _run(["label", str(path), "--label-column", "lab", "-q", "--output", str(tmp_path / "o.csv")],
                           capsys)
     assert "('2,5' looks like a decimal comma: numbers are read with a decimal point, '2.5')" in err
+
+
+@pytest.mark.parametrize("value", ['"width, cm,height', '"width, cm"x,height'])
+def test_features_with_unbalanced_quotes_is_a_usage_error(tmp_path, capsys, value):
+    # '"width, cm,height' (no closing quote) was read as one name 'width, cm,height': "unknown feature column"
+    X, labels, _ = _rows()
+    path = tmp_path / "d.csv"
+    _write_text(path, ["width, cm", "height", "drink"], X, labels, "utf-8")
+    with pytest.raises(SystemExit) as info:
+        cli.main(["label", str(path), "--label-column", "drink", "--features", value, "-q",
+                  "--output", str(tmp_path / "o.csv")])
+    err = capsys.readouterr().err
+    assert info.value.code == 2 and len(err.strip().splitlines()) == 2, err
+    assert f"--features {value!r} is not a comma-separated list with balanced quotes" in err
+    assert "write a name that holds a comma in double quotes, --features 'x,\"width, cm\"'" in err
