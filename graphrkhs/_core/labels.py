@@ -54,6 +54,28 @@ class LabelCollisionWarning(GraphRKHSWarning):
     """The unlabeled marker may be one of the intended classes."""
 
 
+class IdentifierLabelsWarning(GraphRKHSWarning):
+    """The class labels look like an identifier (a row id, a name): nearly every labeled sample its own class."""
+
+
+#: Identifier-like labels (:func:`looks_like_identifiers`): more than this many classes, fewer than 2
+#: labeled samples per class on average, and more than half the samples labeled.
+ID_LIKE_MIN_CLASSES = 20
+
+
+def looks_like_identifiers(n_classes, n_labeled, n_samples):
+    """Whether labels look like an identifier column rather than classes: the one rule of the library
+    (an :class:`IdentifierLabelsWarning` in every classifier's ``fit``) and of ``graphrkhs label`` (which
+    refuses such a label column).
+
+    True when there are more than :data:`ID_LIKE_MIN_CLASSES` classes, fewer than 2 labeled samples per
+    class on average (``2 * n_classes > n_labeled``) and more than half the samples labeled
+    (``2 * n_labeled > n_samples``).  One-shot labeling -- every class labeled once, few samples
+    labeled -- is not identifier-like; neither is a few classes each labeled once.
+    """
+    return bool(n_classes > ID_LIKE_MIN_CLASSES and 2 * n_classes > n_labeled and 2 * n_labeled > n_samples)
+
+
 def _is_missing(v):
     """None, NaN, or pandas' missing value (``pd.NA``, ``pd.NaT``): unlabeled whatever the marker."""
     if v is None:
@@ -88,6 +110,11 @@ def _marker_text(marker):
 def _unlabeled_mask(y, marker):
     """Boolean mask of the entries that mark an unlabeled sample."""
     kind = y.dtype.kind
+    if kind in "iuf" and isinstance(marker, (bool, np.bool_)):
+        # a bool is not read as the number 1 (True == 1 would merge it with a class): it marked nothing
+        raise ValueError(f"unlabeled={marker!r} is a boolean, but y holds numbers ({y.dtype}): it would mark no "
+                         f"entry and the unlabeled rows would be fitted as a class. Pass the marker as y holds it "
+                         f"(e.g. unlabeled={int(marker)}), or unlabeled=None if every row is labeled.")
     if kind in "iuf" and isinstance(marker, (str, bytes)):
         # a text marker can never match a number: the unlabeled rows would silently become a class
         raise ValueError(f"unlabeled={marker!r} is text, but y holds numbers ({y.dtype}): it would mark no entry "
@@ -180,7 +207,8 @@ def split_classification_labels(y, n_samples, *, unlabeled=UNLABELED, name="y", 
     -------
     labeled : ndarray of bool, shape (n_samples,)
     classes : ndarray of shape (n_classes,)
-        Sorted labels (first-appearance order when they cannot be sorted).
+        Sorted labels (first-appearance order when they cannot be sorted, or when ``<`` is only a
+        partial order, as for sets).
     codes : ndarray of int64, shape (n_samples,)
         Index into ``classes`` of each labeled sample, -1 where unlabeled.
 
@@ -198,6 +226,9 @@ def split_classification_labels(y, n_samples, *, unlabeled=UNLABELED, name="y", 
     -----
     LabelCollisionWarning
         When the marker was left at its default and looks like a class.
+    IdentifierLabelsWarning
+        When the labels look like an identifier column (:func:`looks_like_identifiers`: more than 20
+        classes, fewer than 2 labeled samples per class, more than half the samples labeled).
     """
     from sklearn.utils.multiclass import type_of_target
 
@@ -226,8 +257,16 @@ def split_classification_labels(y, n_samples, *, unlabeled=UNLABELED, name="y", 
     if obj:
         try:
             classes = np.unique(values)
+            # '<' may be a partial order (sets: the subset order), under which np.unique's sort leaves
+            # equal labels apart (frozensets gave classes [{1}, {2}, {1}]): sorted means strictly increasing
+            ordered = all(a < b for a, b in zip(classes[:-1].tolist(), classes[1:].tolist()))
         except TypeError:   # mixed types cannot be sorted: first-appearance order
-            classes = np.array(list(dict.fromkeys(values.tolist())), dtype=object)
+            ordered = False
+        if not ordered:
+            distinct = list(dict.fromkeys(values.tolist()))
+            classes = np.empty(len(distinct), dtype=object)     # (element by element: tuples stay labels)
+            for i, c in enumerate(distinct):
+                classes[i] = c
     else:
         classes = np.unique(values)
     codes = np.full(n_samples, -1, dtype=np.int64)
@@ -250,6 +289,25 @@ def split_classification_labels(y, n_samples, *, unlabeled=UNLABELED, name="y", 
                         "unlabeled samples) or another marker that is not a class; otherwise label samples of a "
                         "second class.")
         raise ValueError(message)
+    if unlabeled is UNLABELED and values.dtype.kind == "u" and classes[-1] == np.iinfo(values.dtype).max:
+        # -1 cast to an unsigned dtype wraps to its largest value (np.array([0, 1, -1]).astype(np.uint8) is
+        # [0, 1, 255]): the unlabeled rows would be a class of their own without a word
+        top = classes[-1].item()
+        n_top = int(np.count_nonzero(codes == classes.size - 1))
+        warnings.warn(
+            f"{name} is {values.dtype} and holds {top} ({n_top} entries), which is -1 cast to {values.dtype}: if "
+            f"these rows are unlabeled, pass unlabeled={top} (or give {name} a signed dtype); if {top} is a "
+            f"class, pass unlabeled=-1 explicitly to silence this warning.", LabelCollisionWarning, stacklevel=4)
+    n_labeled = int(np.count_nonzero(labeled))
+    if looks_like_identifiers(classes.size, n_labeled, n_samples):
+        warnings.warn(
+            f"{name} holds {classes.size} distinct classes among its {n_labeled} labeled samples "
+            f"({n_labeled / classes.size:.2f} per class), and {n_labeled} of the {n_samples} samples are labeled: it "
+            "looks like an identifier (a row id, a name, free text), not class labels; the fit's work and memory "
+            "grow with samples x classes, and each sample mostly predicts its own id. Check that y holds the class "
+            "labels; if these are your classes, silence this with "
+            "warnings.filterwarnings('ignore', category=graphrkhs.IdentifierLabelsWarning).",
+            IdentifierLabelsWarning, stacklevel=4)
     if unlabeled is UNLABELED and n_marker and _looks_like_a_class(classes, codes[labeled], n_marker, unlabeled):
         warnings.warn(
             f"{name} holds the labels {sorted(classes.tolist() + [unlabeled.item()])}: the {n_marker} entries equal to "
@@ -304,6 +362,11 @@ def _as_label_array(y):
     object array keeps them, so the marker is read as unlabeled and a true mix is refused.
     """
     arr = np.asarray(y)
+    if arr.dtype.kind == "U" and isinstance(y, (list, tuple)):
+        # numpy writes a float NaN among strings as the text 'nan' (df["label"].tolist() of a text column with
+        # missing cells): it became a class; NaN / None / pd.NA are missing, written "" (unlabeled among strings)
+        if any(not isinstance(v, str) and _is_missing(v) for v in y):
+            return np.asarray(["" if not isinstance(v, str) and _is_missing(v) else v for v in y])
     if arr.dtype.kind in "iufc" and not isinstance(y, np.ndarray) and isinstance(y, (list, tuple)):
         obj = np.asarray(y, dtype=object)
         if obj.shape == arr.shape and any(isinstance(v, (bool, np.bool_)) for v in obj.ravel().tolist()):
@@ -315,6 +378,7 @@ def _label_vector(y, n_samples, unlabeled, name, stacklevel):
     """y as a 1-D array of ``n_samples`` entries (an (n, 1) column raveled with scikit-learn's warning)."""
     from sklearn.exceptions import DataConversionWarning
 
+    refuse_non_sequence(y, name, "(n_samples,)")
     y = _as_label_array(y)
     if y.ndim == 2 and y.shape[1] == 1:
         warnings.warn("A column-vector y was passed when a 1d array was expected; it is raveled.",
@@ -329,6 +393,18 @@ def _label_vector(y, n_samples, unlabeled, name, stacklevel):
         )
     _refuse_bytes_labels(y, name)
     return y
+
+
+def refuse_non_sequence(y, name, shape):
+    """A ``TypeError`` for a target that has no order of its own (a set, a dict) or is consumed by reading
+    it (a generator, an iterator): ``np.asarray`` made each a 0-d object array, and the message was the
+    puzzling "got shape ()"."""
+    import collections.abc
+
+    if isinstance(y, (set, frozenset, dict, collections.abc.Iterator)):
+        raise TypeError(f"{name} must be an array-like of shape {shape}; got a {type(y).__name__}. Give one entry "
+                        "per sample in the order of the rows of X: a list, a numpy array or a pandas Series "
+                        f"(e.g. list({name}) for a generator).")
 
 
 def _first_bytes(y):
@@ -398,6 +474,7 @@ def split_regression_targets(y, n_samples, name="y"):
     """
     # (the dtype's kind: np.dtype() of a pandas extension dtype -- Int64, Float64, category -- raised
     # "Cannot interpret 'Int64Dtype()' as a data type")
+    refuse_non_sequence(y, name, "(n_samples,) or (n_samples, n_targets)")
     if getattr(getattr(y, "dtype", None), "kind", None) == "c":
         # np.asarray(y, float64) kept the real part with only a ComplexWarning
         check_numeric_dtype(y, name)

@@ -75,32 +75,35 @@ def _delimiter(path, first_line):
     return best
 
 
-def _read_csv(path):
-    """``(header, rows, lines, first_line)`` of a CSV/TSV file (or a pipe: the text is read once)."""
+def _read_csv(path, encoding=None):
+    """``(header, rows, lines, first_line)`` of a CSV/TSV file (or a pipe: the text is read once).
+
+    ``encoding``: the ``--encoding`` option; None reads UTF-8 (a UTF-8 byte order mark is dropped) or,
+    after a UTF-16 byte order mark (Excel's "Unicode text"), UTF-16.
+    """
     try:
-        with open(path, newline="", encoding="utf-8-sig") as f:
+        with open(path, "rb") as f:
             # read once, then parse: a pipe (/dev/stdin, a FIFO) cannot seek back to the start
-            f = io.StringIO(f.read(), newline="")
-            first = f.readline()
-            f.seek(0)
-            reader = csv.reader(f, delimiter=_delimiter(path, first.rstrip("\r\n")))
-            try:
-                header = next(reader)
-            except StopIteration:
-                raise LabelCommandError(f"{path}: the file is empty (no header row).") from None
-            if not any(h.strip() for h in header):
-                raise LabelCommandError(f"{path}: the first line, the header row of column names, is empty.")
-            # Blank lines are skipped; each row keeps its line number in the file (where it starts) so
-            # that messages point at the line a user sees in an editor.
-            rows, lines, last = [], [], reader.line_num
-            for r in reader:
-                if any(cell.strip() for cell in r):
-                    rows.append(r)
-                    lines.append(last + 1)
-                last = reader.line_num
-    except UnicodeDecodeError as exc:
-        raise LabelCommandError(f"{path}: not a UTF-8 text CSV file ({exc.reason}); graphrkhs label reads CSV/TSV "
-                                "text and .npz files (np.savez: features and labels in one file).") from None
+            data = f.read()
+        text = _decode_text(path, data, encoding)
+        f = io.StringIO(text, newline="")
+        first = f.readline()
+        f.seek(0)
+        reader = csv.reader(f, delimiter=_delimiter(path, first.rstrip("\r\n")))
+        try:
+            header = next(reader)
+        except StopIteration:
+            raise LabelCommandError(f"{path}: the file is empty (no header row).") from None
+        if not any(h.strip() for h in header):
+            raise LabelCommandError(f"{path}: the first line, the header row of column names, is empty.")
+        # Blank lines are skipped; each row keeps its line number in the file (where it starts) so
+        # that messages point at the line a user sees in an editor.
+        rows, lines, last = [], [], reader.line_num
+        for r in reader:
+            if any(cell.strip() for cell in r):
+                rows.append(r)
+                lines.append(last + 1)
+            last = reader.line_num
     except csv.Error as exc:
         raise LabelCommandError(f"{path}: malformed CSV ({_one_line(exc)}).") from None
     except OSError as exc:
@@ -117,6 +120,56 @@ def _read_csv(path):
                 f"{path}: line {line} has {len(r)} cells but the header has {len(header)} columns."
             )
     return header, rows, lines, first.rstrip("\r\n")
+
+
+#: The text encoding read by default (``--encoding``): UTF-8, with or without a byte order mark.
+DEFAULT_ENCODING = "utf-8-sig"
+
+
+def _encoding_option(text):
+    """argparse ``type=`` of ``--encoding``: a codec Python knows (``codecs.lookup``), kept as given."""
+    import argparse
+    import codecs
+
+    try:
+        codecs.lookup(text)
+    except LookupError:
+        raise argparse.ArgumentTypeError(
+            f"unknown encoding {text!r}: give a text encoding such as utf-8, cp1252 (Windows, Excel) or "
+            "latin-1.") from None
+    return text
+
+
+def _decode_text(path, data, encoding):
+    """The text of a CSV file's bytes; a :class:`LabelCommandError` naming the line and the fix when the
+    bytes are not text in the encoding (``--encoding``; None: UTF-8, or UTF-16 after its byte order mark).
+
+    A file in Windows-1252 or Latin-1 (what Excel and older tools save as "CSV") failed with "not a UTF-8
+    text CSV file (invalid continuation byte)": no line, and no way to read it.  Binary data (a NUL byte
+    in the first 8 KiB: a spreadsheet, an archive) keeps the message that this command reads text.
+    """
+    if encoding is None and data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        encoding = "utf-16"          # a UTF-16 byte order mark: unambiguous (UTF-8 text never starts so)
+    if encoding is None and b"\x00" in data[:8192]:
+        raise LabelCommandError(f"{path}: not a text CSV file (binary data: a NUL byte); graphrkhs label reads "
+                                "CSV/TSV text and .npz files (np.savez: features and labels in one file); save a "
+                                "spreadsheet as CSV first (a UTF-16 text file without a byte order mark: pass "
+                                "--encoding utf-16).")
+    try:
+        text = data.decode(encoding or DEFAULT_ENCODING)
+        # a byte order mark read as text (--encoding utf-8 on a file saved with one) is no part of the first
+        # column name: '\ufeffx' was not found by --features x
+        return text[1:] if text.startswith("\ufeff") else text
+    except UnicodeDecodeError as exc:
+        line = data[:exc.start].count(b"\n") + 1
+        byte = f"byte 0x{data[exc.start]:02x}"
+        if encoding is not None:
+            raise LabelCommandError(f"{path}: line {line} is not {encoding} text ({byte}); check --encoding (the "
+                                    "encoding the file was saved in, e.g. utf-8, cp1252 or latin-1).") from None
+        raise LabelCommandError(
+            f"{path}: line {line} is not UTF-8 text ({byte}): the file was saved in another encoding, most often "
+            "Windows-1252 or Latin-1 (Excel's CSV on Windows, older tools): pass --encoding cp1252 (Windows, "
+            "Excel) or --encoding latin-1, or convert the file to UTF-8 (e.g. iconv -f cp1252 -t utf-8).") from None
 
 
 def _show_columns(names):
@@ -142,6 +195,28 @@ def _find_column(name, header, option, path=None):
             f"{option} {name!r} matches {len(matches)} columns{where} once surrounding spaces are ignored: "
             f"{', '.join(repr(header[j]) for j in matches)}; give the exact name of one of them.")
     return matches[0] if matches else None
+
+
+def _column_list(text):
+    """The column names of a ``--features`` value: comma-separated, read as one CSV record, so that a name
+    holding a comma is written quoted as in a CSV file (``x,"width, cm"``); spaces are kept (the column
+    rule of :func:`_find_column` sees through surrounding ones)."""
+    try:
+        return next(csv.reader([text], strict=True), [])
+    except csv.Error:      # an unclosed quote: read leniently, the rest of the list was one name
+        raise LabelUsageError(f"--features {text!r} is not a comma-separated list with balanced quotes (a quote "
+                              "opens and closes a whole name); write a name that holds a comma in double quotes, "
+                              "--features 'x,\"width, cm\"'.") from None
+
+
+def _comma_name_hint(text, header):
+    """A hint when unknown ``--features`` names come from a column whose name holds a comma, unquoted."""
+    for c in header:
+        if "," in c and c in text and '"' not in text:
+            shown = text.replace(c, '"' + c.replace('"', '""') + '"')
+            return (f"; the column {c!r} has a comma in its name: quote it as in a CSV file, "
+                    f"--features '{shown}'")
+    return ""
 
 
 def _header_hint(path, header, first_line):
@@ -282,8 +357,19 @@ def _parse_features(header, rows, feature_names, path, lines=None):
                     "impute or drop such rows first (or leave the column out with --features)."
                 )
             comma = re.fullmatch(r"\s*[-+]?\d*,\d+\s*", cells[bad])
-            hint = (f" ({cells[bad].strip()!r} looks like a decimal comma: numbers are read with a decimal point, "
-                    f"{cells[bad].strip().replace(',', '.')!r})") if comma else ""
+            thousands = re.fullmatch(r"\s*[-+]?\d{1,3}(,\d{3})+(\.\d*)?\s*", cells[bad])
+            cell = cells[bad].strip()
+            if thousands:
+                # '1,000': a thousand (English) or 1.0 (a decimal comma): say both, assume neither
+                hint = (f" ({cell!r} has a comma: numbers are read with a decimal point and without thousands "
+                        f"separators; write {cell.replace(',', '')} or {cell.replace(',', '.')}, whichever is meant)"
+                        if cell.count(",") == 1 and "." not in cell else
+                        f" ({cell!r} has thousands separators: write {cell.replace(',', '')})")
+            elif comma:
+                hint = (f" ({cell!r} looks like a decimal comma: numbers are read with a decimal point, "
+                        f"{cell.replace(',', '.')!r})")
+            else:
+                hint = ""
             raise LabelCommandError(
                 f"{path}: non-numeric feature cell {cells[bad]!r} in column {header[col]!r}, {_where(lines, bad)}; "
                 f"features must be numbers (choose numeric columns with --features){hint}."
@@ -351,6 +437,11 @@ def add_label_options(p_label):
              "case-insensitively, numbers by value (-1 also matches -1.0); an empty cell is always unlabeled. "
              "Pass --unlabeled '' to make every non-empty cell (-1 included) a class; write --unlabeled=-1,... "
              "when the list starts with a minus sign")
+    p_label.add_argument(
+        "--encoding", type=_encoding_option, default=None, metavar="ENC",
+        help="text encoding of a CSV/TSV input (default: UTF-8, with or without a byte order mark; UTF-16 when "
+             "the file starts with its byte order mark); e.g. --encoding cp1252 for a CSV saved by Excel on "
+             "Windows, --encoding latin-1. The output is written in UTF-8")
     p_label.add_argument(
         "--alpha", type=_real_option, default=None, metavar="MU",
         help=f"weight of the smoothness term of --method tikhonov, (J + MU L) F = J Y (default: "
@@ -541,8 +632,14 @@ def run_label(args, out=None, err=None):
         if not (math.isfinite(alpha) and alpha > 0):
             raise LabelUsageError(f"--alpha must be a finite number > 0; got {alpha} (0 is --method laplace).")
     is_missing = _missing_matcher(getattr(args, "unlabeled", DEFAULT_UNLABELED))
+    # a bad --features list is a usage error, reported before the file is read
+    listed = None if args.features is None else _column_list(args.features)
+    encoding = getattr(args, "encoding", None)
+    if encoding is not None and is_npz:
+        raise LabelUsageError(f"--encoding applies to CSV/TSV input only (an .npz file is binary); got {path}.")
 
-    header, rows, lines, first_line = (*_read_npz(path, args.label_column), None) if is_npz else _read_csv(path)
+    header, rows, lines, first_line = ((*_read_npz(path, args.label_column), None) if is_npz
+                                       else _read_csv(path, encoding))
     label_idx = _find_column(args.label_column, header, "--label-column", path)
     if label_idx is None:
         hint = "" if is_npz else _header_hint(path, header, first_line)
@@ -568,7 +665,7 @@ def run_label(args, out=None, err=None):
         raise LabelCommandError(f"{path} holds no rows (its arrays are empty)." if is_npz
                                 else f"{path} has a header but no data rows.")
     if args.features is not None:
-        names = [c for c in args.features.split(",") if c.strip()]
+        names = [c for c in listed if c.strip()]
         if not names:
             raise LabelCommandError(f"--features {args.features!r} names no column; give comma-separated column "
                                     "names (or leave --features out for every column but the label column).")
@@ -576,7 +673,7 @@ def run_label(args, out=None, err=None):
         unknown = [c.strip() for c, j in zip(names, found) if j is None]
         if unknown:
             raise LabelCommandError(f"unknown feature column(s) {', '.join(unknown)}; the columns are: "
-                                    f"{_show_columns(header)}.")
+                                    f"{_show_columns(header)}{_comma_name_hint(args.features, header)}.")
         repeated = sorted({header[j] for j in found if found.count(j) > 1})
         if repeated:  # a column given twice would count twice in every distance
             raise LabelCommandError(f"--features names {_show_columns(repeated)} more than once.")
@@ -695,10 +792,6 @@ def run_label(args, out=None, err=None):
     return {"n": n, "labeled": int(labeled.sum()), "classes": names, "output": output}
 
 
-#: An identifier column given as the label column (:func:`_check_classes_are_labels`): more than this
-#: many classes, fewer than 2 labeled rows per class on average, and more than half the rows labeled.
-ID_COLUMN_MIN_CLASSES = 20
-
 #: Classes named on the summary's "labeled per class" line (the --labels-per-class-report table: all).
 SUMMARY_CLASSES = 20
 
@@ -713,21 +806,23 @@ def _check_classes_are_labels(column, header, names, n, n_labeled):
     An identifier (a row id, a name, a free-text column) given as ``--label-column``: every labeled
     row is a class of its own, and the work and memory grow with rows x classes (1500 rows of 1500
     one-row classes took 33 s and 560 MB, then wrote each row's own id back).  Refused when there are
-    more than :data:`ID_COLUMN_MIN_CLASSES` classes, fewer than 2 labeled rows per class on average,
-    and more than half the rows labeled (a one-shot task labels few rows).  Then, any number of
+    more than 20 classes, fewer than 2 labeled rows per class on average, and more than half the rows
+    labeled (a one-shot task labels few rows): the library's one rule,
+    :func:`graphrkhs._core.labels.looks_like_identifiers`, on which the classifiers warn.  Then, any number of
     classes: the rows x classes score arrays must fit in memory (:func:`memory_guard`).
     """
+    from .._core import labels as core_labels
     from .._core.validation import memory_guard
 
     C = len(names)
-    if C > ID_COLUMN_MIN_CLASSES and 2 * C > n_labeled and 2 * n_labeled > n:
+    if core_labels.looks_like_identifiers(C, n_labeled, n):
         shown = ", ".join(repr(c) for c in names[:3])
         others = [c for c in header if c != column]
         raise LabelCommandError(
             f"the label column {column!r} holds {C} distinct values among its {n_labeled} labeled rows "
             f"({n_labeled / C:.2f} rows per class; e.g. {shown}, ...): it looks like an identifier or free-text "
             "column, not class labels. Give the column of class labels with --label-column (the other columns "
-            f"are: {_show_columns(others)}); graphrkhs label refuses more than {ID_COLUMN_MIN_CLASSES} classes "
+            f"are: {_show_columns(others)}); graphrkhs label refuses more than {core_labels.ID_LIKE_MIN_CLASSES} classes "
             "with fewer than 2 labeled rows per class when most rows are labeled (to label such data anyway, use "
             "the Python API: PoissonRidgeEnsembleClassifier().fit(X, y)).")
     try:

@@ -78,7 +78,8 @@ def build_parser():
     p_label.add_argument("--label-column", required=True, metavar="COL",
                          help="the column with the known labels; cells listed by --unlabeled mark unlabeled rows")
     p_label.add_argument("--features", metavar="COLS", default=None,
-                         help="comma-separated feature columns (default: every other column)")
+                         help="comma-separated feature columns (default: every other column); quote a name that holds a "
+                              "comma as in a CSV file: --features 'x,\"width, cm\"'")
     p_label.add_argument("--method", choices=LABEL_METHODS, default=DEFAULT_METHOD,
                          help="transductive method (default: poisson-ridge, the library's recommended "
                               "classifier: Poisson learning and graph kernel ridge on one graph, standardized "
@@ -111,8 +112,30 @@ def main(argv=None):
         # a usage error like any other: the usage line and one error line on stderr, exit status 2
         parser.error("give a command: demo or label (graphrkhs COMMAND -h for its options)")
     # The demo's point is its table: bars (for anything slow) but no stage messages around it.
-    with verbosity(not args.quiet, messages=args.command != "demo"):
-        return _run(parser, args)
+    try:
+        with verbosity(not args.quiet, messages=args.command != "demo"):
+            return _run(parser, args)
+    except BrokenPipeError:
+        # the reader of standard output has gone (graphrkhs label ... | head -1): end quietly, with the
+        # status of a command killed by SIGPIPE, not a traceback and the internal-error status 1
+        _silence_stdout()
+        return SIGPIPE_STATUS
+
+
+#: Exit status when standard output is closed by its reader: 128 + SIGPIPE, as a shell reports a command
+#: killed by the signal.
+SIGPIPE_STATUS = 141
+
+
+def _silence_stdout():
+    """Point standard output at /dev/null, so that Python's flush at exit does not raise again."""
+    try:
+        fd = sys.stdout.fileno()
+    except (AttributeError, OSError, ValueError):   # a replaced stream (tests): nothing to redirect
+        return
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, fd)
+    os.close(devnull)
 
 
 def _run(parser, args):

@@ -20,7 +20,7 @@ shared ``fit`` with declarative parameter validation, the one label encoder
 from class scores, graphs through :class:`graphrkhs.GraphSpec`, ``verbose=``.
 """
 
-from .._core.labels import LabelCollisionWarning
+from .._core.labels import IdentifierLabelsWarning, LabelCollisionWarning
 from ._active import propose_labels_for
 from ._datadependent import *  # noqa: F401,F403
 from ._datadependent import __all__ as _datadependent_all
@@ -36,5 +36,5 @@ from ._transductive import AUTO_COSINE_MIN_FEATURES, prefers_cosine_graph  # noq
 
 TRANSDUCTIVE = tuple(_transductive_all) + tuple(_mbo_all)
 INDUCTIVE = tuple(_inductive_all) + tuple(_datadependent_all)
-__all__ = list(_transductive_all) + list(_mbo_all) + list(_inductive_all) + list(_datadependent_all) + ["LabelCollisionWarning",
+__all__ = list(_transductive_all) + list(_mbo_all) + list(_inductive_all) + list(_datadependent_all) + ["LabelCollisionWarning", "IdentifierLabelsWarning",
                                                                                     "propose_labels_for"]

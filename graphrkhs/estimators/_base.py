@@ -600,6 +600,42 @@ def graph_spec(estimator, sigma, **laplacian):
     return spec.replace(**laplacian) if laplacian else spec
 
 
+def check_numeric_points(X, name="X"):
+    """Refuse points that hold text or missing values, before any conversion to float.
+
+    scikit-learn's float conversion (the transductive learners) and ``astype(float)`` of an object array
+    (the inductive ones) parsed text points (``X.astype(str)``, a data frame with a str column) into
+    numbers without a word; the project parses no text (regression targets, the command line's cells).
+    Missing values (None, NaN, ``pd.NA``) in an object array were a ``TypeError`` about non-numeric
+    entries.  Sparse matrices and graphs are left to their own checks.
+    """
+    from .._core.labels import _is_missing, _show
+
+    if sp.issparse(X) or X is None or isinstance(X, (str, bytes)):
+        return
+    try:
+        arr = np.asarray(X)
+    except (TypeError, ValueError):        # ragged lists: the family's own check reports them
+        return
+    kind = arr.dtype.kind
+    if kind in "US":
+        text = arr.ravel()[0] if arr.size else ""
+    elif kind == "O":
+        items = arr.ravel().tolist()
+        text = next((v for v in items if isinstance(v, (str, bytes, np.str_, np.bytes_))), None)
+        if text is None:
+            n_missing = sum(1 for v in items if _is_missing(v))
+            if n_missing:
+                raise ValueError(f"{name} contains missing values ({n_missing} entr{'y' if n_missing == 1 else 'ies'}: "
+                                 "None, NaN or pd.NA); impute or drop those rows first.")
+            return
+    else:
+        return
+    raise TypeError(f"{name} holds text ({_show(text)}), but points must be numbers; text is not parsed into "
+                    f"numbers silently. Convert it yourself ({name}.astype(float)), or encode categorical columns "
+                    "as numbers first (e.g. sklearn.preprocessing.OneHotEncoder).")
+
+
 class PointsLearner(GraphRKHSEstimator):
     """Family base of the learners on points that predict anywhere (inductive, data-dependent):
     X is validated once here, new points are checked against ``n_features_in_``, and the
@@ -608,6 +644,7 @@ class PointsLearner(GraphRKHSEstimator):
     def _validate_input(self, X):
         if sp.issparse(X):          # the kernels evaluate dense rows: say who refuses and where sparse X goes
             raise sparse_points_refused("X", where=type(self).__name__)
+        check_numeric_points(X)
         points = check_estimator_points(X, min_samples=2, reason=f": {type(self).__name__} fits on at least two rows")
         # n_features_in_, and feature_names_in_ for a data frame (its column names), as scikit-learn records them
         validate_data(self, X, skip_check_array=True, reset=True)
@@ -617,6 +654,7 @@ class PointsLearner(GraphRKHSEstimator):
         self._check_fitted()
         if sp.issparse(X):
             raise sparse_points_refused("X", where=type(self).__name__)
+        check_numeric_points(X)
         points = check_estimator_points(X)
         if points.shape[1] != self.n_features_in_:
             raise ValueError(f"X has {points.shape[1]} features, but {type(self).__name__} is expecting "

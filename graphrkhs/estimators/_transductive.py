@@ -102,6 +102,7 @@ from ._base import (
     UNLABELED_DOC,
     VERBOSE_DOC,
     ClassifierOutputMixin,
+    check_numeric_points,
     GraphRKHSEstimator,
     RegressorOutputMixin,
     graph_spec,
@@ -144,6 +145,7 @@ class _GraphLearner(GraphRKHSEstimator):
             self._X_fit = None
             self.n_features_in_ = W.shape[0]
             return W
+        check_numeric_points(X)
         X = validate_data(self, X, dtype=[np.float64, np.float32], ensure_min_samples=2, accept_sparse=True)
         X = check_points(X, "X", accept_sparse=True)     # a CSR copy for sparse points
         self._graph_spec(X).validate(X.shape[0])
@@ -203,6 +205,7 @@ class _GraphLearner(GraphRKHSEstimator):
             rows = np.asarray(Wn.sum(axis=1)).ravel()
             num = np.asarray(Wn @ scores)
         else:
+            check_numeric_points(X)
             X = validate_data(self, X, dtype=[np.float64, np.float32], reset=False, accept_sparse=True)
             dist, idx = self._nn.kneighbors(metric_points(X, self._oos_metric),
                                             n_neighbors=self._n_oos)
