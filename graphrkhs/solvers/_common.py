@@ -1,6 +1,8 @@
 """Input handling shared by the graph solvers (harmonic, Tikhonov, Poisson, kernel ridge, TV)."""
 
 import numpy as np
+import scipy.sparse as sp
+import scipy.sparse.linalg as spla
 
 from .._core.labels import _check_labeled_index, _check_targets, cut_weak_links
 from ..graphs import as_adjacency
@@ -36,3 +38,17 @@ def check_normal_degrees(W, solver):
         raise ValueError(f"W's edge weights are subnormal: its largest degree {d_max:.3g} is below float64's smallest "
                          f"normal number ({np.finfo(np.float64).tiny:.3g}), and {solver} cannot divide by it (the "
                          "reciprocal overflows). Multiply W by a positive constant, e.g. W / W.max().")
+
+
+def spd_splu(A):
+    """SuperLU factors of a sparse SPD matrix scaled to unit diagonal, with a symmetric fill-reducing
+    ordering (minimum degree on A + A^T) and no pivoting.
+
+    SuperLU's default column ordering (COLAMD) is made for unsymmetric matrices: on the Laplacian
+    systems of kNN graphs it filled about twice as much (5.4 M against 2.8 M entries of L + U on 4000
+    unknowns, d = 5) and took 2.8-5x longer (5000 nodes, d = 64: 13.8 s against 2.7 s).  Diagonal
+    pivoting is stable on an SPD matrix with unit diagonal.  SuperLU's "Factor is exactly singular"
+    comes back as its RuntimeError; the callers check their residuals.
+    """
+    return spla.splu(sp.csc_matrix(A), permc_spec="MMD_AT_PLUS_A", diag_pivot_thresh=0.0,
+                     options={"SymmetricMode": True})

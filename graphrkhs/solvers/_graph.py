@@ -55,7 +55,7 @@ from .._core.cg import amg_preconditioner, conjugate_gradient
 from .._core.linalg import check_solution
 from .._core.loo import PSD_RTOL, KernelRidgePath, check_ridges
 from .._core.types import ArrayLike, GraphLike, Indices, MatrixLike
-from ._common import check_normal_degrees, labeled_graph_problem
+from ._common import check_normal_degrees, labeled_graph_problem, spd_splu
 from .._core.validation import (ConvergenceWarning, check_matrix, check_option, check_scalar, memory_guard,
                                 power_of_two_exponent, warn)
 from ..spectral.filters import default_kernel
@@ -194,15 +194,16 @@ def _direct_solve(A, B, tol):
     """Sparse LU (SuperLU) of the SPD system A X = B, with the residual checked (:func:`check_solution`).
 
     The system is scaled symmetrically to unit diagonal first, :math:`(D^{-1/2} A D^{-1/2})(D^{1/2} X)
-    = D^{-1/2} B` (exact up to rounding, O(nnz)): pivoting then sees rows of one scale even when node
-    degrees span many orders of magnitude, where the unscaled LU lost every digit.
+    = D^{-1/2} B` (exact up to rounding, O(nnz)): the factorization then sees rows of one scale even
+    when node degrees span many orders of magnitude, where the unscaled LU lost every digit; it is
+    ordered symmetrically and factored without pivoting (:func:`spd_splu`).
     """
     B = np.asarray(B, dtype=np.float64)
     d = A.diagonal()
     s = 1.0 / np.sqrt(np.where(d > 0, d, 1.0))
     As = sp.csc_matrix(A.multiply(s[:, None]).multiply(s[None, :]))
     try:
-        X = s.reshape((-1,) + (1,) * (B.ndim - 1)) * spla.splu(As).solve(
+        X = s.reshape((-1,) + (1,) * (B.ndim - 1)) * spd_splu(As).solve(
             s.reshape((-1,) + (1,) * (B.ndim - 1)) * B).reshape(B.shape)
     except RuntimeError as exc:   # SuperLU: "Factor is exactly singular"
         raise np.linalg.LinAlgError(f"the sparse direct solve failed ({exc}): the Laplacian system is singular to "

@@ -91,6 +91,7 @@ from .._core.linalg import check_square, psd_solve, small_dense_threads
 from .._core.loo import KernelRidgePath, check_ridges
 from .._core.validation import SelectionWarning, check_option, check_random_state, check_scalar, warn
 from ..graphs import as_adjacency, laplacian as graph_laplacian
+from ._common import spd_splu
 from ._kernel import _consistency_penalty
 
 __all__ = [
@@ -1865,8 +1866,7 @@ class _KronReduction:
             self._lu = None
             if self.U.size <= DIRECT_MAX_NODES and preconditioner == "auto":
                 try:
-                    self._lu = spla.splu(self._A, permc_spec="MMD_AT_PLUS_A", diag_pivot_thresh=0.0,
-                                         options={"SymmetricMode": True})
+                    self._lu = spd_splu(self._A)
                 except RuntimeError as exc:          # SuperLU: "Factor is exactly singular"
                     raise np.linalg.LinAlgError(
                         f"the sparse factorization of L_UU failed ({exc}): the Laplacian system is singular to "
