@@ -140,15 +140,29 @@ def graph_penalty(W: GraphLike, laplacian: str = "combinatorial", laplacian_powe
         Lc = graph_laplacian(W, "combinatorial")
         step = graph_laplacian(W, "randomwalk")
         M = Lc
-        for _ in range(power - 1):
-            M = M @ step
+        for k in range(2, power + 1):
+            M = _penalty_power_step(M, step, k)
         M = sp.csr_array(M)
         return sp.csr_array((M + M.T) * 0.5)  # exact symmetry against rounding
     L = graph_laplacian(W, laplacian)
     M = L
-    for _ in range(power - 1):
-        M = M @ L
+    for k in range(2, power + 1):
+        M = _penalty_power_step(M, L, k)
     return sp.csr_array(M)
+
+
+def _penalty_power_step(M, L, k):
+    """``M @ L`` (the k-th power of the penalty) after a memory estimate: powers of a sparse L fill in (a
+    k-hop pattern, dense n x n on a kNN graph after a few steps), and the product was formed unchecked.
+    The estimate bounds row i of the product by min(n, sum of the row lengths of L over row i of M)."""
+    n = M.shape[0]
+    M = sp.csr_array(M)
+    pattern = sp.csr_array((np.ones(M.nnz), M.indices, M.indptr), shape=M.shape)
+    bound = float(np.minimum(pattern @ np.diff(sp.csr_array(L).indptr).astype(np.float64), n).sum())
+    # the product's values and int64 column indices, and the copy the caller's conversion may make
+    memory_guard(32.0 * bound, f"the graph penalty L^{k} (up to {bound:.3g} nonzeros: powers of a sparse "
+                 f"Laplacian fill in, up to n^2 = {float(n) ** 2:.3g})", "use a smaller laplacian_power.")
+    return M @ L
 
 
 # ---------------------------------------------------------------------------
