@@ -722,7 +722,9 @@ def graph_kernel_ridge(W: Union[GraphLike, GraphKernel], labeled: Indices, Y: Ar
         ``alpha``; then ``kernel`` and ``laplacian`` are ignored, and "direct"
         and "cg" solve with that :math:`\Phi` as built -- its order, damping,
         ``lmax`` and method; "sparse" with the exact polynomial
-        :math:`1/\varphi` of its response).
+        :math:`1/\varphi` of its response, and for a normalized Laplacian
+        with its null vectors :math:`d^{1/2}` recovered from L by one grounded
+        sparse solve, since the kernel does not keep the degrees).
     labeled : array of int or bool mask
         The labeled nodes S.
     Y : ndarray of shape (len(S),) or (len(S), m)
