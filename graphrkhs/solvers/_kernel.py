@@ -61,7 +61,7 @@ from .._core.labels import _check_labeled_index
 from .._core.types import ArrayLike, GraphLike, Indices, MatrixLike
 from .._core.validation import _as_2d
 from .._core.linalg import apply_matrix as _apply, check_solution, dense_matrix as _dense, n_rows as _n_of
-from .._core.linalg import psd_part, psd_solve as _psd_solve, small_dense_threads
+from .._core.linalg import guarded_sparse_product, psd_part, psd_solve as _psd_solve, small_dense_threads
 from ..graphs import LAPLACIANS, as_adjacency, laplacian as graph_laplacian
 from ..kernels import BLOCK_BYTES, KernelOperator, heat_semigroup, kernel_cg, pairwise_kernel
 from ._graph import _check_iterations
@@ -152,17 +152,9 @@ def graph_penalty(W: GraphLike, laplacian: str = "combinatorial", laplacian_powe
 
 
 def _penalty_power_step(M, L, k):
-    """``M @ L`` (the k-th power of the penalty) after a memory estimate: powers of a sparse L fill in (a
-    k-hop pattern, dense n x n on a kNN graph after a few steps), and the product was formed unchecked.
-    The estimate bounds row i of the product by min(n, sum of the row lengths of L over row i of M)."""
-    n = M.shape[0]
-    M = sp.csr_array(M)
-    pattern = sp.csr_array((np.ones(M.nnz), M.indices, M.indptr), shape=M.shape)
-    bound = float(np.minimum(pattern @ np.diff(sp.csr_array(L).indptr).astype(np.float64), n).sum())
-    # the product's values and int64 column indices, and the copy the caller's conversion may make
-    memory_guard(32.0 * bound, f"the graph penalty L^{k} (up to {bound:.3g} nonzeros: powers of a sparse "
-                 f"Laplacian fill in, up to n^2 = {float(n) ** 2:.3g})", "use a smaller laplacian_power.")
-    return M @ L
+    """``M @ L``, the k-th power of the penalty, after a memory estimate (powers of a sparse L fill in: a k-hop
+    pattern, dense n x n on a kNN graph after a few steps; the product was formed unchecked)."""
+    return guarded_sparse_product(M, L, f"the graph penalty L^{k}", "use a smaller laplacian_power.")
 
 
 # ---------------------------------------------------------------------------
