@@ -11,11 +11,12 @@ import contextlib
 
 import numpy as np
 import scipy.linalg as sla
+import scipy.sparse as sp
 
 from .validation import ConvergenceWarning, check_matrix, memory_guard, warn
 
 __all__ = ["apply_matrix", "dense_matrix", "n_rows", "psd_solve", "psd_part", "check_square", "check_solution",
-           "lanczos_tridiagonal", "small_dense_threads"]
+           "lanczos_tridiagonal", "small_dense_threads", "guarded_sparse_product"]
 
 #: Dense factorizations of at most this order run on one BLAS thread (:func:`small_dense_threads`).
 SMALL_DENSE_ORDER = 512
@@ -42,6 +43,22 @@ def small_dense_threads(order):
         from threadpoolctl import ThreadpoolController
         _BLAS_CONTROLLER = ThreadpoolController()
     return _BLAS_CONTROLLER.limit(limits=1, user_api="blas")
+
+
+def guarded_sparse_product(A, B, what, alternative):
+    """``A @ B`` for sparse A, B after a memory estimate of the product (:func:`memory_guard`).
+
+    Products of sparse Laplacians fill in (powers of L: a k-hop pattern, n x n after a few steps on a kNN
+    graph).  Row i of the product has at most min(n_cols, sum of B's row lengths over row i of A)
+    nonzeros; 32 bytes each (values, int64 column indices, and a copy made by a later conversion).
+    """
+    A = sp.csr_array(A)
+    B = sp.csr_array(B)
+    pattern = sp.csr_array((np.ones(A.nnz), A.indices, A.indptr), shape=A.shape)
+    bound = float(np.minimum(pattern @ np.diff(B.indptr).astype(np.float64), B.shape[1]).sum())
+    memory_guard(32.0 * bound, f"{what} (up to {bound:.3g} nonzeros: products of sparse Laplacians fill in, up to "
+                 f"{float(A.shape[0]) * float(B.shape[1]):.3g})", alternative)
+    return A @ B
 
 
 def check_square(K, name="K", dtype=None):

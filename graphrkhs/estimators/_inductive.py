@@ -719,7 +719,7 @@ def manifold_selection(est, make_K, S, Y, M, *, consistency, fit_intercept, fall
             return score, tie
 
         res = select_grid(evaluate, {"gamma_A": gA}, extend=("gamma_A",), max_extensions=2 if extA else 0,
-                          criterion="loo")
+                          criterion="loo", warn_undefined=False)      # the fallback's warning below says it
         if not np.isfinite(res.scores).any():
             # one's own grid: its value nearest the fallback (the fallback itself lay outside the grid)
             ga = unselected_gammas(est, *fallback, warn_grid=False)[0]

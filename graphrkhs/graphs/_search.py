@@ -166,7 +166,7 @@ def kd_tree_search(X, n_neighbors, workers=-1, extra=1):
     straddle = np.flatnonzero(~(dist[:, -1] ** 2 > d2[:, k - 1] * tol))
     d2_s, idx_s = _order_ties(d2, idx, k)
     zero = d2[straddle, k - 1] == 0.0
-    if zero.any():
+    if zero.any() and _zero_distance_means_equal(X64):
         # k or more exact duplicates: the k lowest-indexed copies, found by grouping equal rows
         # rather than by a re-query whose width would grow with the number of copies
         dup, found = _lowest_duplicates(X64, straddle[zero], k)
@@ -191,10 +191,24 @@ def kd_tree_search(X, n_neighbors, workers=-1, extra=1):
     return _finish(d2_s, idx_s)
 
 
+#: Below this magnitude two distinct coordinates may differ by so little that the square of the difference
+#: underflows to 0 (a final distance 0 between distinct points); at or above it (or at 0) the difference of
+#: distinct floats is at least 2^-460 * 2^-52, whose square (~4e-312) is still a (subnormal) non-zero.
+_TINY_COORDINATE = 2.0**-460
+
+
+def _zero_distance_means_equal(X):
+    """Whether a final squared distance (:func:`_exact_rerank`) of 0 between two rows of ``X`` means the
+    rows are equal: no non-zero coordinate smaller than ``_TINY_COORDINATE`` in magnitude."""
+    a = np.abs(X)
+    return not bool(((a > 0) & (a < _TINY_COORDINATE)).any())
+
+
 def _lowest_duplicates(X, rows, k):
     """``(rows', idx)``: the ``rows`` with at least ``k`` exact copies elsewhere and, for each, the
     ``k`` lowest indices among its copies.  (A distance 0 may also be an underflowed square of a
-    tiny difference: such rows have fewer copies and are left out.)"""
+    tiny difference: such rows have fewer copies and are left out; a caller that needs every point
+    at distance 0 checks :func:`_zero_distance_means_equal` first.)"""
     _, group = np.unique(X, axis=0, return_inverse=True)
     group = group.ravel()
     rows = rows[np.bincount(group)[group[rows]] >= k + 1]
@@ -350,6 +364,16 @@ def brute_search(X, n_neighbors, extra=8):
         bound = 2.0 * c * (norms * M + M * M)
         floor = heap_val[:, kk - 1].astype(np.float64) + sq - bound
         failed = np.flatnonzero(~(exact_sorted[:, k - 1] < floor))
+        zero = exact_sorted[failed, k - 1] == 0.0
+        if zero.any() and _zero_distance_means_equal(X64):
+            # k or more exact copies (every one at the final distance 0, no other point there): their k
+            # lowest indices, by grouping equal rows.  The float64 search below and the re-ranking of every
+            # point (a tie at 0 straddles any candidate list) cost O(n d) per such row: O(n^2 d) when a
+            # fraction of the points are copies.
+            dup, found = _lowest_duplicates(X64, failed[zero], k)
+            cand_sorted[dup, :k], exact_sorted[dup, :k] = found, 0.0
+            exact_sorted[dup, k:] = np.inf
+            failed = np.setdiff1d(failed, dup)
         if failed.size:
             cand = _float64_rows(Xc, sq, failed, kk)
             ex = _exact_rerank(X64, failed, cand)
@@ -1126,12 +1150,17 @@ def _sparse_research(X, sq, bound, rows, k, cand_sorted, exact_sorted):
         r = rows[s:s + block]
         d2 = sq[r][:, None] + sq[None, :] - 2.0 * _gram_rows(X, r)
         d2[np.arange(r.size), r] = np.inf
-        for a, i in enumerate(r):
-            keep = np.flatnonzero(d2[a] <= exact_sorted[i, k - 1] + 2.0 * bound[i])
-            ex = sparse_pair_sq_distances(X, np.full(keep.size, i), keep)
-            o = np.lexsort((keep, ex))[:k]
-            cand_sorted[i, :k] = keep[o]
-            exact_sorted[i, :k] = ex[o]
+        # the whole block at once (a Python loop over the rows before): the survivors of every row's screen,
+        # their exact distances, and each row's first k in (distance, index) order
+        a, j = np.nonzero(d2 <= (exact_sorted[r, k - 1] + 2.0 * bound[r])[:, None])
+        ex = sparse_pair_sq_distances(X, r[a], j)
+        o = np.lexsort((j, ex, a))
+        counts = np.bincount(a, minlength=r.size)
+        if counts.min() < k:   # the true k nearest pass the screen: fewer means a broken bound
+            raise RuntimeError(f"the exact re-search kept fewer than k={k} candidates for a row.")
+        first = (np.cumsum(counts) - counts)[:, None] + np.arange(k)
+        cand_sorted[r, :k] = j[o][first]
+        exact_sorted[r, :k] = ex[o][first]
 
 
 def _sparse_search_bytes(n, nnz, n_neighbors):

@@ -32,6 +32,7 @@ from numpy.typing import ArrayLike, NDArray
 from ..graphs import KD_TREE_MAX_DIM, knn_search
 from .._core.types import KernelName, LaplacianKind, RandomStateLike
 from .._core.cg import conjugate_gradient
+from .._core.linalg import guarded_sparse_product
 from .._core.progress import _Progress, progress_bar
 from ._nystrom import LANDMARKS, NYSTROM_AUTO_MIN_N, NYSTROM_MAX_COMPONENTS, NystromFeatures
 from ._pointcloud import (KERNELS, _check_heat_normalization, _frame, _scaled_exponent, _sq_dists,
@@ -983,12 +984,15 @@ def _laplacian_root(W, kind, p):
         # p odd: R = G (D^-1 L)^q; p even: R = D^{-1/2} L (D^-1 L)^(q-1)
         R = S if odd else sp.csr_array(sp.diags_array(inv_sqrt) @ Lc)
         for _ in range(q if odd else q - 1):
-            R = sp.csr_array(R @ step)
+            R = sp.csr_array(guarded_sparse_product(R, step, f"the root of L^{p}", _POWER_FIX))
         return R
     R = S if odd else step
     for _ in range(q if odd else q - 1):
-        R = sp.csr_array(R @ step)
+        R = sp.csr_array(guarded_sparse_product(R, step, f"the root of L^{p}", _POWER_FIX))
     return R
+
+
+_POWER_FIX = "use a smaller laplacian_power."
 
 
 class WarpedKernel:
@@ -1183,7 +1187,7 @@ class WarpedKernel:
             # G = F^T M F through the sparse n x n M = c R^T R (R @ F would be one dense row per edge:
             # 4 GiB on the 60000-point Fashion-MNIST graph)
             F = self.nystrom_.features_
-            G = F.T @ np.asarray(sp.csr_array(self.c * (self.RT @ self.R)) @ F)
+            G = F.T @ np.asarray(sp.csr_array(self.c * guarded_sparse_product(self.RT, self.R, f"the graph penalty L^{self.p}", _POWER_FIX)) @ F)
             B = np.eye(G.shape[0]) + (G + G.T) / 2
             # G (I + G)^{-1} = I - (I + G)^{-1}, symmetric (G and (I + G)^{-1} commute)
             S = np.eye(G.shape[0]) - sla.cho_solve(sla.cho_factor(B, check_finite=False), np.eye(G.shape[0]),
@@ -1208,7 +1212,7 @@ class WarpedKernel:
         if self.solver_ == "direct":
             self._progress("LU factorization of I + M K")
             K64 = self.K.astype(np.float64)
-            M = sp.csr_array(self.c * (self.RT @ self.R))  # sparse: M @ K costs nnz(M) n, not n^3
+            M = sp.csr_array(self.c * guarded_sparse_product(self.RT, self.R, f"the graph penalty L^{self.p}", _POWER_FIX))  # sparse: M @ K costs nnz(M) n, not n^3
             A = np.asarray(M @ K64)
             A[np.diag_indices(n)] += 1.0
             self._lu = sla.lu_factor(A, overwrite_a=True, check_finite=False)
@@ -1219,7 +1223,7 @@ class WarpedKernel:
 
     def point_cloud_matrix(self) -> sp.csr_array:
         r"""M as a sparse matrix, :math:`M = \gamma_I/(\gamma_A n^2) R^T R = \gamma_I/(\gamma_A n^2) L^p`."""
-        return sp.csr_array(self.c * (self.RT @ self.R))
+        return sp.csr_array(self.c * guarded_sparse_product(self.RT, self.R, f"the graph penalty L^{self.p}", _POWER_FIX))
 
     @_with_verbosity
     def right_factor(self, B: ArrayLike) -> tuple[NDArray[np.floating], NDArray[np.floating]]:

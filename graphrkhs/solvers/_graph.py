@@ -636,7 +636,7 @@ def _kernel_setup(W, kernel, laplacian_kind):
 
     z spans the null space of L on each component (1 for the combinatorial Laplacian, d^(1/2) for the
     normalized one); None for a prebuilt kernel whose Laplacian does not annihilate the constants
-    (its degrees are not known)."""
+    (its degrees are not known: the "sparse" path computes z from L, :func:`_normalized_null_vector`)."""
     if isinstance(W, GraphKernel):
         phi = getattr(W, "phi", kernel)
         L = sp.csr_array(W.L, dtype=np.float64)
@@ -652,6 +652,33 @@ def _kernel_setup(W, kernel, laplacian_kind):
     z = np.ones(L.shape[0]) if laplacian_kind == "combinatorial" else \
         np.sqrt(np.asarray(Wa.sum(axis=1), dtype=np.float64).ravel())
     return L, kernel, None, z
+
+
+def _normalized_null_vector(L, comp):
+    r"""z > 0 with :math:`L z = 0` on each component for a normalized Laplacian given without its graph.
+
+    :math:`L = I - D^{-1/2} W D^{-1/2}` has null vectors :math:`d^{1/2}` (one per component), which a
+    prebuilt :class:`~graphrkhs.GraphKernel` does not know (only L).  Up to one scale per component (which
+    :func:`_null_space_corrected` does not see) they solve the grounded system: :math:`z_r = 1` at one node r
+    of each component and :math:`L_{FF} z_F = -L_{F r}` on the others (SPD), by the sparse direct solve up
+    to ``DIRECT_MAX_NODES`` nodes (residual at the rounding of L, like :math:`d^{1/2}` computed from W) and
+    AMG CG to 1e-13 above.  Isolated nodes (zero rows) get 0, as :math:`d^{1/2}` does.  None when L's
+    diagonal is not that of a normalized Laplacian (ones, zeros for isolated nodes)."""
+    n = L.shape[0]
+    diag = L.diagonal()
+    if not np.all((np.abs(diag - 1.0) <= 1e-10) | (np.abs(diag) <= 1e-10)):
+        return None
+    z = np.zeros(n)
+    roots = np.unique(comp, return_index=True)[1]
+    z[roots] = 1.0
+    free = np.ones(n, dtype=bool)
+    free[roots] = False
+    free &= np.abs(diag) > 1e-10
+    if free.any():
+        Lf = sp.csr_array(L[free])
+        z[free] = _solve_spd(sp.csr_array(Lf[:, free]), -(Lf @ z), "auto", 1e-13, None, "numpy")
+    z[np.abs(diag) <= 1e-10] = 0.0
+    return z
 
 
 def _poly_matrix(L, coef):
@@ -701,7 +728,9 @@ def graph_kernel_ridge(W: Union[GraphLike, GraphKernel], labeled: Indices, Y: Ar
         ``alpha``; then ``kernel`` and ``laplacian`` are ignored, and "direct"
         and "cg" solve with that :math:`\Phi` as built -- its order, damping,
         ``lmax`` and method; "sparse" with the exact polynomial
-        :math:`1/\varphi` of its response).
+        :math:`1/\varphi` of its response, and for a normalized Laplacian
+        with its null vectors :math:`d^{1/2}` recovered from L by one grounded
+        sparse solve, since the kernel does not keep the degrees).
     labeled : array of int or bool mask
         The labeled nodes S.
     Y : ndarray of shape (len(S),) or (len(S), m)
@@ -794,11 +823,14 @@ def graph_kernel_ridge(W: Union[GraphLike, GraphKernel], labeled: Indices, Y: Ar
         B = np.zeros((keep.size, m))
         B[pos[S]] = Y2
         Fk = _solve_spd(A, B, preconditioner, tol, max_iter, backend)
+        n_comp, comp = csgraph.connected_components(Wg, directed=False)
+        if z is None:      # a prebuilt kernel of a normalized Laplacian: its null vectors from L itself
+            z = _normalized_null_vector(L, comp)
         if z is not None:
             # r(L) z = c_0 z: F's part along z is recomputed exactly (see _null_space_corrected); with a
             # large response weight, RegularizedLaplacian(1e10), the solve left it wrong by 3 % of F's
-            # informative part
-            n_comp, comp = csgraph.connected_components(Wg, directed=False)
+            # informative part (by 76-97 times it at mu = 1 for a prebuilt normalized kernel, before its
+            # z was computed)
             ck = comp[keep]
             Fk = _null_space_corrected(Fk, z[keep], ck, n_comp, jd + alpha * coef[0],
                                        _comp_sums(ck, n_comp, z[keep, None] * B))

@@ -61,7 +61,7 @@ from .._core.labels import _check_labeled_index
 from .._core.types import ArrayLike, GraphLike, Indices, MatrixLike
 from .._core.validation import _as_2d
 from .._core.linalg import apply_matrix as _apply, check_solution, dense_matrix as _dense, n_rows as _n_of
-from .._core.linalg import psd_part, psd_solve as _psd_solve, small_dense_threads
+from .._core.linalg import guarded_sparse_product, psd_part, psd_solve as _psd_solve, small_dense_threads
 from ..graphs import LAPLACIANS, as_adjacency, laplacian as graph_laplacian
 from ..kernels import BLOCK_BYTES, KernelOperator, heat_semigroup, kernel_cg, pairwise_kernel
 from ._graph import _check_iterations
@@ -140,15 +140,21 @@ def graph_penalty(W: GraphLike, laplacian: str = "combinatorial", laplacian_powe
         Lc = graph_laplacian(W, "combinatorial")
         step = graph_laplacian(W, "randomwalk")
         M = Lc
-        for _ in range(power - 1):
-            M = M @ step
+        for k in range(2, power + 1):
+            M = _penalty_power_step(M, step, k)
         M = sp.csr_array(M)
         return sp.csr_array((M + M.T) * 0.5)  # exact symmetry against rounding
     L = graph_laplacian(W, laplacian)
     M = L
-    for _ in range(power - 1):
-        M = M @ L
+    for k in range(2, power + 1):
+        M = _penalty_power_step(M, L, k)
     return sp.csr_array(M)
+
+
+def _penalty_power_step(M, L, k):
+    """``M @ L``, the k-th power of the penalty, after a memory estimate (powers of a sparse L fill in: a k-hop
+    pattern, dense n x n on a kNN graph after a few steps; the product was formed unchecked)."""
+    return guarded_sparse_product(M, L, f"the graph penalty L^{k}", "use a smaller laplacian_power.")
 
 
 # ---------------------------------------------------------------------------

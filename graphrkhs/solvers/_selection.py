@@ -601,7 +601,8 @@ def _extend_axis(values, side, n_new):
 def select_grid(evaluate: Callable[..., Any], grid: Mapping[str, Any], *, extend: Sequence[str] = (),
                 max_extensions: int = 2, n_new: int = 3, criterion: str = "",
                 bounds: Optional[Mapping[str, Tuple[float, float]]] = None,
-                report: Sequence[str] = (), names: Optional[Mapping[str, str]] = None) -> GridResult:
+                report: Sequence[str] = (), names: Optional[Mapping[str, str]] = None,
+                warn_undefined: bool = True) -> GridResult:
     r"""Evaluate a tensor grid, extend geometric axes whose best value is at an edge, return a :class:`GridResult`.
 
     Parameters
@@ -631,6 +632,10 @@ def select_grid(evaluate: Callable[..., Any], grid: Mapping[str, Any], *, extend
     names : dict of str -> str, optional
         The parameter an axis stands for, in the warnings (G-RLS's ``gamma`` on the engine's ``alpha``
         axis): a warning must name what the caller can change.
+    warn_undefined : bool, default=True
+        Warn when every grid point's score is undefined.  False for a caller that checks
+        ``np.isfinite(result.scores).any()`` and reports the event itself (with the fallback it uses):
+        the same event was reported twice.
 
     Returns
     -------
@@ -642,7 +647,7 @@ def select_grid(evaluate: Callable[..., Any], grid: Mapping[str, Any], *, extend
         The best value is still at the edge of an extendable axis after
         ``max_extensions`` extensions, or at the edge of an axis of ``report``
         (not when that edge is one of ``bounds``: the grid cannot go further);
-        or every grid point has an undefined score.
+        or every grid point has an undefined score (unless ``warn_undefined`` is False).
     """
     if not callable(evaluate):
         raise TypeError("evaluate must be a callable.")
@@ -672,6 +677,8 @@ def select_grid(evaluate: Callable[..., Any], grid: Mapping[str, Any], *, extend
         scores, tie = out if isinstance(out, tuple) else (out, None)
         result = GridResult(axes, scores, tie_break=tie, criterion=criterion, n_extensions=n_ext)
         if not np.isfinite(result.scores).any():
+            if not warn_undefined:
+                return result
             warn(f"the selection criterion is undefined (inf/NaN) on the whole grid; every point ties and the tie "
                  f"rule's one is returned: {result.best_params}.", SelectionWarning)
             return result
@@ -1631,6 +1638,13 @@ def select_manifold_gammas(K: Any, labeled: Any, Y: Any, M: Any, gamma_As: Optio
     GridResult
         axes ``ratio`` and ``gamma_A``; ``best_params`` also holds ``gamma_I``.
     alpha, b : ndarrays, only with ``return_coef``
+
+    Raises
+    ------
+    numpy.linalg.LinAlgError
+        When no ratio of the grid gives a usable system (every one numerically singular, e.g.
+        :math:`(I - K/n)^2` for a nearly constant kernel): there is no choice to return.  The message
+        names the refused system.
     """
     check_option(criterion, "criterion", CRITERIA)
     check_option(scoring, "scoring", SCORINGS)
@@ -1670,7 +1684,12 @@ def select_manifold_gammas(K: Any, labeled: Any, Y: Any, M: Any, gamma_As: Optio
     floor = 1e-10 * max(float(np.abs(np.diag(KSS)).max()), 1e-300)
     bounds["gamma_A"] = (floor, np.inf)
     res = select_grid(evaluate, {"ratio": rho, "gamma_A": gA}, extend=("ratio", "gamma_A") if extend else (),
-                      max_extensions=max_extensions, criterion=criterion, bounds=bounds)
+                      max_extensions=max_extensions, criterion=criterion, bounds=bounds, warn_undefined=False)
+    if not np.isfinite(res.scores).any():
+        # every ratio refused: no choice to return (the fit at the tie rule's point raised this from coef after
+        # select_grid had warned, and the estimators' fallback warned again: one event reported twice)
+        reason = next(iter(mp._refused.values()), "every grid point's score is undefined (inf/NaN).")
+        raise np.linalg.LinAlgError(reason)
     res.best_params["gamma_I"] = res.best_params["ratio"] * res.best_params["gamma_A"]
     if not return_coef:
         return res

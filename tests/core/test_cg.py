@@ -1,5 +1,6 @@
 """Block conjugate gradients and the AMG preconditioner against dense solves."""
 
+import warnings
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -182,3 +183,47 @@ def test_cg_columns_of_opposite_extreme_scales():
     ref = conjugate_gradient(A, B, tol=1e-10)
     assert res.converged.all()
     np.testing.assert_array_equal(res.x, ref.x * [2.0 ** 600, 2.0 ** -600])
+
+
+def _ill_conditioned_ridge_system(kind, a, mu=1e-3):
+    """J + mu (I + a L) on two kNN components, symmetrically scaled to unit diagonal (what Jacobi CG solves)."""
+    from graphrkhs import knn_graph, laplacian
+    rng = np.random.default_rng(3)
+    W = knn_graph(rng.normal(size=(30, 2)), 5).toarray()
+    n = 30
+    Wt = np.zeros((2 * n, 2 * n))
+    Wt[:n, :n] = W
+    Wt[n:, n:] = 2.0 * W[::-1, ::-1]
+    S = np.array([0, 4, 9, 17, 25, n + 1, n + 8, n + 20])
+    Y = np.eye(3)[[0, 1, 2, 0, 0, 1, 2, 2]] + np.array([0.0, 0.5, -0.25])
+    L = laplacian(Wt, kind)
+    jd = np.zeros(2 * n)
+    jd[S] = 1.0
+    A = sp.csr_array(mu * (sp.eye_array(2 * n) + a * L) + sp.diags_array(jd))
+    B = np.zeros((2 * n, 3))
+    B[S] = Y
+    s = 1.0 / np.sqrt(A.diagonal())
+    return sp.csr_array(A.multiply(s[:, None]).multiply(s[None, :])), s[:, None] * B
+
+
+@pytest.mark.parametrize("kind", ["combinatorial", "normalized"])
+def test_cg_meets_tol_in_the_true_residual_on_an_ill_conditioned_system(kind):
+    # The stopping rule read the recursive residual, the final check the true one b - A x; on this system
+    # (Jacobi-scaled J + mu (I + 1e10 L)) they drifted apart: CG stopped with the recursive residual at 1e-8 and
+    # the true one 1.31e-8 (combinatorial) / 1.06e-8 (normalized), with a ConvergenceWarning.  Now a column that
+    # claims tol is checked, and restarted from its true residual (residual replacement).
+    A, B = _ill_conditioned_ridge_system(kind, 1e10)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        res = conjugate_gradient(A, B, tol=1e-8)
+    true = np.linalg.norm(B - A @ res.x, axis=0) / np.linalg.norm(B, axis=0)
+    assert res.converged.all()
+    assert true.max() <= 1e-8 * 1.01
+
+
+def test_cg_names_the_attainable_accuracy_when_tol_is_below_it():
+    # at a = 1e12 the rounding of A x alone is ~1e-6 of |b|: tol=1e-8 cannot be met; the warning says so
+    A, B = _ill_conditioned_ridge_system("combinatorial", 1e12)
+    with pytest.warns(ConvergenceWarning, match=r"rounding of the product A x alone is [0-9.]+e-0[67] of \|b\|"):
+        res = conjugate_gradient(A, B, tol=1e-8)
+    assert not res.converged.all()

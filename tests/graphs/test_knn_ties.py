@@ -95,3 +95,47 @@ def test_ties_straddling_the_candidate_lists(k):
         np.testing.assert_array_equal(_lists(P.astype(float), k, p), expected, err_msg=p)
         np.testing.assert_array_equal(_graph(P.astype(float), k, p), _union_adjacency(expected, len(P)),
                                       err_msg=p)
+
+
+def _float_oracle_lists(X, k):
+    """(distance, index)-ordered k nearest with the squared distances summed left to right over the columns in
+    float64 (what every exact path returns; 0 where the squares of tiny differences underflow)."""
+    X = np.asarray(X, dtype=np.float64)
+    n, d = X.shape
+    D = np.zeros((n, n))
+    for c in range(d):
+        t = X[:, None, c] - X[None, :, c]
+        D = D + t * t
+    out = np.empty((n, k), dtype=np.int64)
+    for i in range(n):
+        others = np.delete(np.arange(n), i)
+        out[i] = others[np.lexsort((others, D[i, others]))[:k]]
+    return out
+
+
+@pytest.mark.parametrize("k", [2, 5])
+def test_copies_and_underflowing_near_copies_match_the_oracle(k):
+    # 14 copies of the origin and, at lower indices, two points 1e-170 and 3e-171 away from it: the squares of
+    # those differences underflow, so they are at the final distance 0 too and come first by index.  The kd-tree
+    # path took "the k lowest-indexed exact copies" (grouping equal rows) and left them out; the brute path now
+    # takes that shortcut as well (a row with k copies re-ranked every point: O(n d) per row), only where a
+    # distance 0 means equal rows (no non-zero coordinate below 2^-460).
+    rng = np.random.default_rng(2)
+    X = np.vstack([[[1e-170, 0.0], [0.0, 3e-171]], np.zeros((14, 2)), rng.integers(1, 9, size=(30, 2))])
+    X = X[np.r_[0, 1, rng.permutation(np.arange(2, len(X)))]]
+    expected = _float_oracle_lists(X, k)
+    for p in PATHS:
+        np.testing.assert_array_equal(_lists(X, k, p), expected, err_msg=p)
+
+
+@pytest.mark.parametrize("k", [3, 10])
+def test_many_copies_lists_match_oracle_on_every_exact_path(k):
+    # a third of the points are copies of 4 points (about 10 copies each, beyond the k + 8 candidates of the
+    # brute path for k = 3): the shortcut by grouping equal rows (dense brute, kd-tree) and the block re-search
+    # of the sparse path give the (distance, index) oracle
+    rng = np.random.default_rng(5)
+    P = rng.integers(-20, 21, size=(120, 3))
+    P[rng.choice(120, 40, replace=False)] = P[rng.integers(0, 4, size=40)]
+    expected = _oracle_lists(P, k)
+    for p in PATHS:
+        np.testing.assert_array_equal(_lists(P.astype(float), k, p), expected, err_msg=p)

@@ -843,3 +843,20 @@ def test_fredholm_kernel_that_overflows_is_an_error_not_inf(rows):
     P = P.toarray() if hasattr(P, "toarray") else np.asarray(P)
     np.testing.assert_allclose(K64(X64[rows] if rows is not None else X64, X64),
                                (P @ (X64 @ X64.T) @ P.T)[rows if rows is not None else slice(None)], rtol=1e-10)
+
+
+@pytest.mark.parametrize("kind", ["combinatorial", "normalized", "randomwalk"])
+def test_warped_kernel_estimates_the_fill_in_of_high_laplacian_powers(monkeypatch, kind):
+    # WarpedKernel forms a root R of L^p by sparse products and M = c R^T R, without a memory estimate; powers of
+    # a sparse L fill in (n^2 nonzeros on this 400-point cycle at p = 200).  The memory limit is lowered to 768 KiB
+    # so that a small problem stands for a large one: a MemoryError naming the power, before the products.
+    from graphrkhs import WarpedKernel
+    from graphrkhs._core import validation
+    t = np.linspace(0.0, 2 * np.pi, 400, endpoint=False)
+    X = np.c_[np.cos(t), np.sin(t)]
+    i = np.arange(400)
+    W = sp.csr_array((np.ones(800), (np.r_[i, i], np.r_[(i + 1) % 400, (i - 1) % 400])), shape=(400, 400))
+    monkeypatch.setattr(validation, "_physical_memory", lambda: 2**20)
+    with pytest.raises(MemoryError, match=r"L\^200 \(up to .* nonzeros.*use a smaller laplacian_power"):
+        WarpedKernel(X, sigma=1.0, graph=W, laplacian=kind, laplacian_power=200, solver="nystrom",
+                     n_components=20, landmarks="uniform", random_state=0)

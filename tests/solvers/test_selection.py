@@ -904,3 +904,22 @@ def test_mse_selection_of_huge_and_tiny_targets_is_that_of_the_unit_targets(size
         big = select_ridge_alpha(K, y * size, alphas, extend=False)
     assert big.best_params == unit.best_params
     np.testing.assert_array_equal(big.rank, unit.rank)
+
+
+def test_select_manifold_gammas_raises_when_no_ratio_is_usable_without_a_warning():
+    # a nearly constant kernel (width 1e4 on unit-scale points): (I - K/n)^2 is singular at every ratio.  Before,
+    # select_grid warned that the criterion is undefined on the whole grid and the fit at its tie-rule point then
+    # raised LinAlgError all the same (return_coef=True) or came back as a "choice" (return_coef=False)
+    import warnings as _w
+    from graphrkhs import gaussian_kernel, knn_graph, laplacian as _lap
+    from graphrkhs.solvers import select_manifold_gammas
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 2))
+    K = gaussian_kernel(X, X, sigma=1e4)
+    M = _lap(knn_graph(X, 6), "combinatorial")
+    y = X[:10, 0]
+    for return_coef in (False, True):
+        with _w.catch_warnings():
+            _w.simplefilter("error")
+            with pytest.raises(np.linalg.LinAlgError, match="numerically singular at the ratio"):
+                select_manifold_gammas(K, np.arange(10), y, M, consistency=True, return_coef=return_coef)

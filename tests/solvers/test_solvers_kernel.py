@@ -652,3 +652,23 @@ def test_rls_coefficients_treat_float32_rounding_asymmetry_as_rounding():
     K64 = K32.astype(np.float64)
     want = rls_fit((K64 + K64.T) / 2, y, 1e-6)
     np.testing.assert_allclose(rls_coefficients(K32, y, 1e-6), want, rtol=1e-10, atol=0)
+
+
+@pytest.mark.parametrize("kind", ["combinatorial", "randomwalk"])
+def test_graph_penalty_power_estimates_its_fill_in_before_the_product(monkeypatch, kind):
+    # L^p of a sparse Laplacian fills in (a p-hop pattern): on a 400-node cycle L^200 is dense, 160000 nonzeros
+    # (~2.5 MiB here, n^2 on any graph after enough steps), and graph_penalty formed it without a memory estimate.
+    # Limit lowered to 768 KiB so that a small problem stands for a large one.
+    from graphrkhs import graph_penalty
+    from graphrkhs._core import validation
+    n = 400
+    W = np.zeros((n, n))
+    W[np.arange(n), (np.arange(n) + 1) % n] = 1.0
+    W = W + W.T
+    monkeypatch.setattr(validation, "_physical_memory", lambda: 2**20)
+    with pytest.raises(MemoryError, match=r"the graph penalty L\^\d+ \(up to .* nonzeros.*use a smaller laplacian_power"):
+        graph_penalty(W, kind, laplacian_power=200)
+    # a power that fits is computed as before: the dense oracle (D^-1 L: D (D^-1 L)^2 = L D^-1 L)
+    L = np.diag(W.sum(axis=1)) - W
+    expected = L @ L if kind == "combinatorial" else L @ np.diag(1.0 / W.sum(axis=1)) @ L
+    np.testing.assert_allclose(graph_penalty(W, kind, laplacian_power=2).toarray(), expected, rtol=0, atol=1e-12)
