@@ -16,6 +16,7 @@ import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
 from .amg import SmoothedAggregationPreconditioner
+from .linalg import rounding_floor
 from .types import ArrayLike, OperatorLike
 from .progress import progress_bar
 from .validation import (ConvergenceWarning, check_finite_array, check_matrix, check_numeric_dtype, check_scalar,
@@ -296,8 +297,7 @@ def conjugate_gradient(A: Union[OperatorLike, Callable[[np.ndarray], np.ndarray]
         if allreduce is None and (sp.issparse(A) or isinstance(A, np.ndarray)):
             # what the working precision allows: the rounding of the product A x alone, eps |A| |x| / |b|
             bad = np.flatnonzero(~converged)
-            floor = np.finfo(dtype).eps * colnorm(abs(A) @ np.abs(np.ldexp(X[:, bad], -exps[bad]))) / \
-                bnorm_safe[bad]
+            floor = rounding_floor(A, np.ldexp(X[:, bad], -exps[bad]), B2[:, bad], eps=np.finfo(dtype).eps)
             if float(floor.max()) > 0.1 * tol:
                 fix = (f"the rounding of the product A x alone is {float(floor.max()):.1e} of |b| here "
                        f"(eps |A| |x| / |b|), so tol={tol:g} is at or below the attainable accuracy of this "

@@ -16,6 +16,7 @@ import scipy.sparse as sp
 from .validation import ConvergenceWarning, check_matrix, memory_guard, warn
 
 __all__ = ["apply_matrix", "dense_matrix", "n_rows", "psd_solve", "psd_part", "check_square", "check_solution",
+           "rounding_floor",
            "lanczos_tridiagonal", "small_dense_threads", "guarded_sparse_product"]
 
 #: Dense factorizations of at most this order run on one BLAS thread (:func:`small_dense_threads`).
@@ -227,6 +228,24 @@ def _relative(R, B):
     return np.where(bn > 0, rn / np.where(bn > 0, bn, 1.0), np.where(rn > 0, 1.0, 0.0))
 
 
+def rounding_floor(A, X, B, eps=None):
+    r"""Column-wise :math:`\epsilon\,\|\,|A|\,|x|\,\| / \|b\|`: the relative residual left by the rounding
+    of the product :math:`A x` alone, below which no solve in that precision can push
+    :math:`\|b - A x\| / \|b\|` (a backward-stable one lands about there).
+
+    ``A``: an array or sparse matrix (its entrywise absolute value is taken); ``eps``: the unit
+    roundoff of the working precision (default float64's).  The norms are scale-safe (see
+    :func:`relative_residuals`).  The one measure of attainable accuracy of
+    :func:`~graphrkhs._core.cg.conjugate_gradient`'s warning and :func:`check_solution`'s.
+    """
+    eps = float(np.finfo(np.float64).eps) if eps is None else float(eps)
+    B2 = _cols(B)
+    if B2.shape[0] == 0:
+        return np.zeros(B2.shape[1])
+    absA = abs(A) if sp.issparse(A) else np.abs(np.asarray(A))
+    return eps * _relative(apply_matrix(absA, np.abs(_cols(X))), B2)
+
+
 def check_solution(A, X, B, tol, what, fix, stacklevel=4, product=True):
     r"""Residual check after a direct solve of :math:`A X = B`; returns the worst relative residual.
 
@@ -237,6 +256,14 @@ def check_solution(A, X, B, tol, what, fix, stacklevel=4, product=True):
     factorization leaves a residual of about :math:`\epsilon\,\kappa(A)`
     relative to b at worst, so the warning means a condition number near
     ``tol`` / eps: the answer may have lost all its digits.
+
+    The floor of :func:`rounding_floor`, :math:`\epsilon \| |A| |x| \| / \|b\|`,
+    decides which warning: when every column above ``tol`` lies within 10 times
+    it, the solve reached the accuracy float64 allows on this system and the
+    warning says that ``tol`` is below it (loosen tol, rescale or regularize),
+    as :func:`~graphrkhs._core.cg.conjugate_gradient`'s does; above that, the
+    factorization itself lost accuracy and the warning gives ``fix`` (and the
+    floor, for comparison).  Without A (``product=False``) there is no floor.
     """
     if not np.isfinite(X).all():
         raise np.linalg.LinAlgError(f"{what}: the direct solve produced NaN or infinity (the matrix is singular "
@@ -245,8 +272,19 @@ def check_solution(A, X, B, tol, what, fix, stacklevel=4, product=True):
     res = relative_residuals(A, X, B) if product else _relative(_cols(B) - _cols(X), B)
     worst = float(res.max()) if res.size else 0.0
     if worst > tol:
-        warn(f"{what}: the direct solve left a relative residual of {worst:.2e}, above tol={tol:g} (the matrix "
-             f"is ill-conditioned); {fix}", ConvergenceWarning, stacklevel=stacklevel)
+        head = f"{what}: the direct solve left a relative residual of {worst:.2e}, above tol={tol:g}"
+        if product and A is not None:
+            bad = res > tol
+            floor = rounding_floor(A, _cols(X)[:, bad], _cols(B)[:, bad])
+            top = float(floor.max())
+            if np.all(res[bad] <= 10 * floor):
+                warn(f"{head}, but float64 cannot do better on this system: the rounding of the product A x alone "
+                     f"is {top:.1e} of |b| here (eps |A| |x| / |b|), so tol={tol:g} is at or below its attainable "
+                     f"accuracy (the solve is backward stable); loosen tol, or rescale / regularize the system.",
+                     ConvergenceWarning, stacklevel=stacklevel)
+                return worst
+            head += f" and far above the rounding of the product A x alone ({top:.1e} of |b|)"
+        warn(f"{head} (the matrix is ill-conditioned); {fix}", ConvergenceWarning, stacklevel=stacklevel)
     return worst
 
 

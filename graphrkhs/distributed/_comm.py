@@ -25,6 +25,7 @@ driver-side scheme and reuses only :class:`SerialComm` inside a worker.
 """
 
 import os
+import stat
 
 import numpy as np
 
@@ -101,7 +102,23 @@ def any_rank(comm, flag):
 RANK_PID_VARIABLE = "GRAPHRKHS_MPI_RANK_PID"
 
 
+def _without_pmi_connection():
+    """True when the environment names a PMI socket (MPICH / Intel MPI Hydra: ``PMI_FD``) that this process
+    does not hold: it inherited a rank's environment but not its connection to the launcher (a
+    ``subprocess`` child: Python closes inherited descriptors), so it is no rank -- ``MPI_Init`` could not
+    even reach the launcher from here.  Without ``PMI_FD`` (Open MPI, PMIx, ``PMI_PORT``) nothing is known."""
+    fd = os.environ.get("PMI_FD")
+    if not fd or not fd.isdigit():
+        return False
+    try:
+        return not stat.S_ISSOCK(os.fstat(int(fd)).st_mode)
+    except OSError:      # closed (EBADF) or not ours
+        return True
+
+
 def _launcher_size():
+    if _without_pmi_connection():
+        return 1
     for var in ("PMI_SIZE", "OMPI_COMM_WORLD_SIZE", "MV2_COMM_WORLD_SIZE"):
         value = os.environ.get(var)
         if value and value.isdigit():
@@ -119,7 +136,10 @@ def mpi_world_size():
     subprocess, a joblib worker) inherits those variables but is no rank: it
     counts as one process (``GRAPHRKHS_MPI_RANK_PID``, set by the rank, names
     another process), so that ``backend="auto"`` runs serially there instead of
-    aborting in ``MPI_Init``.
+    aborting in ``MPI_Init``.  Under MPICH / Intel MPI (Hydra) that holds even when
+    the rank had not imported graphrkhs before starting it: a process whose
+    ``PMI_FD`` is not an open socket holds no connection to the launcher (a
+    ``subprocess`` child; Python closes inherited descriptors) and is no rank.
     """
     import sys
     owner = os.environ.get(RANK_PID_VARIABLE)

@@ -169,19 +169,31 @@ class DistributedCSR:
         given order.
         """
         comm = world() if comm is None else comm
-        owned = np.asarray(owned, dtype=np.int64)
+        owned_in = np.asarray(owned)
+        # node numbers: integers (an empty list, float64 by default, is a process that owns none); a float
+        # array was truncated by the int64 conversion (owned=[0.7, 1.2] became nodes 0 and 1, silently)
+        bad_ids = owned_in.ndim != 1 or (owned_in.size > 0 and owned_in.dtype.kind not in "iu")
+        owned = np.zeros(0, dtype=np.int64) if bad_ids else owned_in.astype(np.int64)
         rows = sp.csr_array(rows)
         # checked collectively: a rank that raised alone would leave the others waiting in the allgather
         bad = rows.shape != (owned.size, int(n_global))
-        all_owned = comm.allgather((owned, bad))
+        all_owned = comm.allgather((owned, bad, bad_ids))
+        if bad_ids:
+            raise TypeError(f"owned must be a 1-D array of integer node numbers; got dtype {owned_in.dtype} and "
+                            f"shape {owned_in.shape} (a float array would be truncated: pass whole numbers as "
+                            "an int array).")
+        n_bad_ids = sum(b for _, _, b in all_owned)
+        if n_bad_ids:
+            raise TypeError(f"owned must be a 1-D array of integer node numbers on every process; {n_bad_ids} "
+                            "process(es) passed another array.")
         if bad:
             raise ValueError(f"rows must have shape (len(owned), n_global) = ({owned.size}, {n_global}); "
                              f"got {rows.shape}.")
-        n_bad = sum(b for _, b in all_owned)
+        n_bad = sum(b for _, b, _ in all_owned)
         if n_bad:
             raise ValueError(f"rows must have shape (len(owned), n_global) on every process; {n_bad} process(es) "
                              "passed another shape.")
-        all_owned = [o for o, _ in all_owned]
+        all_owned = [o for o, _, _ in all_owned]
         dtype = _check_values(comm, rows, dtype, "rows")
         rows.sum_duplicates()
         part = np.full(int(n_global), -1, dtype=np.int32)

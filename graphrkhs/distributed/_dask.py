@@ -524,6 +524,11 @@ def dask_conjugate_gradient(A, B, *, client=None, tol=1e-8, max_iter=None, preco
     max_iter = check_scalar(max_iter, "max_iter", kind="int", low=1, allow_none=True)
     check_every = check_scalar(check_every, "check_every", kind="int", low=1)
     check_on_failure(on_failure)
+    # B's rows against A's before the operator is built (a METIS partition and the parts scattered to the
+    # workers, only to refuse B after)
+    shape = getattr(A, "shape", None)
+    if shape is not None and len(shape) == 2 and B.shape[0] != shape[0]:
+        raise ValueError(f"B must have {shape[0]} rows; got shape {B.shape}.")
     op = A if isinstance(A, DaskOperator) else DaskOperator(A, client, dtype=np.float64, part=part)
     cl = op.client
     was_1d = B.ndim == 1

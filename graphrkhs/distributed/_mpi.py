@@ -27,7 +27,7 @@ import scipy.linalg
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
-from .._core.cg import amg_preconditioner, conjugate_gradient
+from .._core.cg import amg_preconditioner, check_on_failure, conjugate_gradient
 from .._core.linalg import lanczos_tridiagonal, node_hash_vector
 from .._core.validation import check_option, check_scalar, memory_guard
 from ..spectral import chebyshev_apply, chebyshev_plan, check_filter_options
@@ -110,6 +110,11 @@ def distributed_cg(D, B_local, *, tol=1e-8, max_iter=None, preconditioner="amg",
     if M is None:
         preconditioner = "none" if preconditioner is None else preconditioner
         check_option(preconditioner, "preconditioner", ("amg", "jacobi", "none"))
+    # the options as conjugate_gradient checks them, before the per-rank AMG below (seconds on a large
+    # block) was built only for conjugate_gradient to refuse tol=0 or max_iter=0 after it
+    tol = check_scalar(tol, "tol", low=0, low_inclusive=False, high=1, high_inclusive=False)
+    max_iter = check_scalar(max_iter, "max_iter", kind="int", low=1, allow_none=True)
+    check_on_failure(on_failure)
     B_local = _check_local_rows(D, B_local, "B_local")
     if M is None:
         # built on each rank's own block: a block AMG refuses (not SPD) raises on every rank

@@ -56,8 +56,8 @@ from .._core.linalg import check_solution
 from .._core.loo import PSD_RTOL, KernelRidgePath, check_ridges
 from .._core.types import ArrayLike, GraphLike, Indices, MatrixLike
 from ._common import check_normal_degrees, labeled_graph_problem, spd_splu
-from .._core.validation import (ConvergenceWarning, check_matrix, check_option, check_scalar, memory_guard,
-                                power_of_two_exponent, warn)
+from .._core.validation import (ConvergenceWarning, check_matrix, check_option, check_scalar, float_dtype,
+                                memory_guard, power_of_two_exponent, warn)
 from ..spectral.filters import default_kernel
 from ..graphs import LAPLACIANS, as_adjacency, laplacian as graph_laplacian
 from ..kernels import GraphKernel
@@ -631,6 +631,25 @@ def poisson_learning(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_prio
 # Graph kernel ridge (Pena 2017)
 # ---------------------------------------------------------------------------
 
+def _annihilates_constants(L, dtype):
+    r"""Whether the Laplacian L (float64 CSR, stored in ``dtype``) is combinatorial: :math:`L 1 = 0` to the
+    rounding of its storage, row by row :math:`|(L 1)_i| \le 4\,\epsilon\,\mathrm{nnz}_i \sum_j |L_{ij}|`
+    (a row sum of nnz_i rounded entries), or within 1e-12 of L's largest entry.
+
+    The tolerance follows ``dtype``: a float32 combinatorial Laplacian leaves :math:`L 1` at ~1e-7 of its
+    entries, which the fixed 1e-12 read as "not combinatorial" (no null-space correction on the "sparse"
+    path of :func:`graph_kernel_ridge`)."""
+    n = L.shape[0]
+    if n == 0:
+        return False
+    eps = float(np.finfo(float_dtype(dtype)).eps)
+    absL = abs(L)
+    rowabs = absL @ np.ones(n)
+    scale = float(absL.data.max()) if L.nnz else 0.0
+    off = np.abs(L @ np.ones(n))
+    return bool(np.all(off <= np.maximum(4 * eps * np.diff(L.indptr) * rowabs, 1e-12 * scale)))
+
+
 def _kernel_setup(W, kernel, laplacian_kind):
     """(L, phi, GraphKernel or None, z) for a graph + response, or a prebuilt GraphKernel.
 
@@ -640,9 +659,7 @@ def _kernel_setup(W, kernel, laplacian_kind):
     if isinstance(W, GraphKernel):
         phi = getattr(W, "phi", kernel)
         L = sp.csr_array(W.L, dtype=np.float64)
-        scale = float(np.abs(L.data).max()) if L.nnz else 0.0
-        combinatorial = L.shape[0] and float(np.abs(L @ np.ones(L.shape[0])).max()) <= 1e-12 * scale
-        return L, phi, W, (np.ones(L.shape[0]) if combinatorial else None)
+        return L, phi, W, (np.ones(L.shape[0]) if _annihilates_constants(L, W.L.dtype) else None)
     if kernel is None or not callable(kernel):
         raise TypeError("kernel must be a spectral response from graphrkhs.filters (a callable on "
                         f"eigenvalues, e.g. filters.RegularizedLaplacian(10.0)); got {kernel!r}.")

@@ -84,3 +84,49 @@ def test_small_dense_problems_run_on_one_blas_thread_and_large_ones_keep_the_cal
         assert blas_threads() == callers
         with small_dense_threads(SMALL_DENSE_ORDER + 1):
             assert blas_threads() == callers
+
+
+def _ridge_system(a):
+    # J + (I + a L) on a path of 40 nodes, labels at both ends: at a = 1e10 the rounding of A x alone is
+    # ~1e-6 of |b| (entries of size a next to the unit entries of J and I)
+    n = 40
+    W = np.diag(np.ones(n - 1), 1)
+    W = W + W.T
+    L = np.diag(W.sum(axis=1)) - W
+    J = np.zeros(n)
+    J[[0, n - 1]] = 1.0
+    A = np.diag(J) + np.eye(n) + a * L
+    B = np.zeros((n, 2))
+    B[0, 0] = B[n - 1, 1] = 1.0
+    return A, B
+
+
+def test_check_solution_names_the_rounding_floor_when_tol_is_below_it():
+    # a backward-stable solve of J + (I + 1e10 L) left ~1e-7 of |b|: the warning said only "the matrix is
+    # ill-conditioned" and to check the graph, not that float64 cannot reach tol=1e-8 on this system (what
+    # conjugate_gradient says).  The floor eps |A| |x| / |b| is computed here by hand.
+    from graphrkhs._core.linalg import check_solution
+    from graphrkhs import ConvergenceWarning
+    A, B = _ridge_system(1e10)
+    X = np.linalg.solve(A, B)
+    res = np.linalg.norm(B - A @ X, axis=0) / np.linalg.norm(B, axis=0)
+    floor = np.finfo(float).eps * np.linalg.norm(np.abs(A) @ np.abs(X), axis=0) / np.linalg.norm(B, axis=0)
+    assert 1e-8 < res.max() <= floor.max()             # tol unattainable: the residual sits at the floor
+    with pytest.warns(ConvergenceWarning) as rec:
+        check_solution(A, X, B, 1e-8, "test system", "check the graph.")
+    msg = str(rec[0].message)
+    assert f"rounding of the product A x alone is {floor[res > 1e-8].max():.1e} of |b|" in msg
+    assert "float64 cannot do better" in msg and "check the graph" not in msg
+
+
+def test_check_solution_keeps_the_ill_conditioned_warning_far_above_the_floor():
+    # a solution wrong by far more than rounding: the factorization's fault, and the message says so
+    from graphrkhs._core.linalg import check_solution
+    from graphrkhs import ConvergenceWarning
+    A, B = _ridge_system(1e2)
+    X = np.linalg.solve(A, B) * (1 + 1e-6)
+    floor = np.finfo(float).eps * np.linalg.norm(np.abs(A) @ np.abs(X), axis=0) / np.linalg.norm(B, axis=0)
+    with pytest.warns(ConvergenceWarning, match=r"above tol=1e-08 and far above the rounding of the product A x "
+                                                rf"alone \({floor.max():.1e} of \|b\|\) \(the matrix is "
+                                                r"ill-conditioned\); check the graph\."):
+        check_solution(A, X, B, 1e-8, "test system", "check the graph.")

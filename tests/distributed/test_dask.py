@@ -341,3 +341,17 @@ def test_tikhonov_stochastic_selection_runs_on_the_backend(client, monkeypatch):
     yy[S] = y
     gr.LaplacianRegularizationRegressor(graph="precomputed", backend="numpy").fit(W, yy)
     assert seen == ["numpy"]
+
+
+def test_cg_checks_the_rows_of_B_before_building_the_operator(monkeypatch):
+    # B's row count was compared with A's only after DaskOperator had partitioned A and scattered it
+    import graphrkhs.distributed._dask as dask_mod
+
+    class Built(dask_mod.DaskOperator):
+        def __init__(self, *args, **kwargs):
+            raise AssertionError("the operator was built before B was checked")
+
+    monkeypatch.setattr(dask_mod, "DaskOperator", Built)
+    A = sp.csr_array(gr.laplacian(_graph(n=60)) + sp.eye_array(60))
+    with pytest.raises(ValueError, match=r"B must have 60 rows; got shape \(59,\)"):
+        dask_conjugate_gradient(A, np.ones(59))

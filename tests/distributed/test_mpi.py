@@ -681,3 +681,76 @@ def test_neighbourhood_cache_frees_the_communicators_no_exchange_uses(comm, monk
             np.testing.assert_array_equal(got, [[10.0 + other, 20.0 + other]])
         del h
     np.testing.assert_array_equal(kept.exchange(X), [[10.0 + other, 20.0 + other]] if comm.size == 2 else X[:0])
+
+
+def test_distributed_cg_checks_its_options_before_building_the_preconditioner(comm, monkeypatch):
+    # tol=0 and max_iter=0 were refused by conjugate_gradient only after every rank had built its block AMG
+    import graphrkhs.distributed._mpi as mpi_mod
+
+    def built(*args, **kwargs):
+        raise AssertionError("the preconditioner was built before the options were checked")
+
+    monkeypatch.setattr(mpi_mod, "block_jacobi_amg", built)
+    D = DistributedCSR.from_global(gr.laplacian(_knn_graph(n=60, seed=4)) + sp.eye_array(60), comm)
+    B = np.ones(D.shape[0])
+    with pytest.raises(ValueError, match="tol must be > 0"):
+        distributed_cg(D, B, tol=0.0)
+    with pytest.raises(ValueError, match="max_iter must be >= 1"):
+        distributed_cg(D, B, max_iter=0)
+    with pytest.raises(ValueError, match="on_failure"):
+        distributed_cg(D, B, on_failure="loud")
+
+
+def test_from_local_refuses_fractional_node_numbers_on_every_rank(comm):
+    # owned went through np.asarray(owned, dtype=int64): owned=[0.7, 1.2, ...] became nodes 0, 1, ... silently
+    L = gr.laplacian(_knn_graph(n=40, seed=2))
+    mine = np.arange(comm.rank, 40, comm.size)
+    with pytest.raises(TypeError, match="owned must be a 1-D array of integer node numbers"):
+        DistributedCSR.from_local(L[mine], mine + 0.25, 40, comm)
+    # on one rank only: every rank raises (none waits in the next collective)
+    owned = mine.astype(np.float64) if comm.rank == 0 else mine
+    with pytest.raises(TypeError, match="owned must be a 1-D array of integer node numbers"):
+        DistributedCSR.from_local(L[mine], owned, 40, comm)
+    # a rank that owns nothing may pass a plain empty list (float64 to numpy)
+    first = comm.rank == 0
+    D = DistributedCSR.from_local(L if first else L[np.zeros(0, dtype=np.int64)], np.arange(40) if first else [],
+                                  40, comm)
+    assert D.shape[0] == (40 if first else 0)
+
+
+def test_a_subprocess_of_a_hydra_rank_is_no_rank(comm):
+    # Under MPICH's mpiexec a child started by a rank that had not imported graphrkhs (so no rank mark) inherited
+    # PMI_SIZE=2 and counted itself a rank (mpi_world_size() == 2: backend="auto" would call MPI_Init there).
+    # A Hydra rank holds its launcher socket at PMI_FD; subprocess closes inherited descriptors.
+    import socket
+    import subprocess
+    import sys
+    from graphrkhs.distributed._comm import RANK_PID_VARIABLE
+
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("PMI_", "OMPI_", "MV2_", "PMIX_", "HYDRA", "MPI_")) and k != RANK_PID_VARIABLE}
+    mine, _theirs = socket.socketpair()
+    with mine, _theirs:
+        env.update(PMI_SIZE="2", PMI_RANK="0", PMI_FD=str(mine.fileno()))
+        # _comm alone (numpy only; the whole package takes seconds to import under load)
+        from graphrkhs.distributed import _comm
+        code = ("import importlib.util as u; s = u.spec_from_file_location('c', %r); d = u.module_from_spec(s); "
+                "s.loader.exec_module(d); print(d.mpi_world_size())" % _comm.__file__)
+        sizes = [subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True,
+                                pass_fds=fds).stdout.strip() for fds in [(), (mine.fileno(),)]]
+    assert sizes == ["1", "2"]        # the socket closed in the child: no rank; passed on: a rank
+
+
+def test_launcher_size_reads_pmi_size_only_with_its_socket(monkeypatch):
+    from graphrkhs.distributed._comm import _launcher_size
+    for var in ("OMPI_COMM_WORLD_SIZE", "MV2_COMM_WORLD_SIZE"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("PMI_SIZE", "3")
+    r, w = os.pipe()                                   # open, but no socket
+    os.close(w)
+    monkeypatch.setenv("PMI_FD", str(r))
+    assert _launcher_size() == 1
+    os.close(r)                                        # closed
+    assert _launcher_size() == 1
+    monkeypatch.delenv("PMI_FD")                       # a launcher without PMI_FD (PMI_PORT, Open MPI): trusted
+    assert _launcher_size() == 3
