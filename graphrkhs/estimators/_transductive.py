@@ -78,7 +78,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from .._core.backend import BACKENDS
 from .._core.progress import logger, verbosity
 from .._core.labels import UNLABELED, _orphans, label_free_mask
-from .._core.validation import GraphRKHSWarning, GraphWarning, Interval, SelectionWarning, Options, check_estimator_points, check_points, float_dtype, power_of_two_exponent, warn
+from .._core.validation import GraphRKHSWarning, GraphWarning, Interval, SelectionWarning, Options, check_estimator_points, check_numeric_dtype, check_points, float_dtype, power_of_two_exponent, warn
 from ..graphs import WEIGHTS, GraphSpec, as_adjacency, laplacian, metric_points
 from ..solvers import (
     graph_kernel_columns,
@@ -205,10 +205,16 @@ class _GraphLearner(GraphRKHSEstimator):
         n_fit = scores.shape[0]
         node = None
         if self._X_fit is None:
+            # text weights were parsed and complex ones lost their imaginary part (a ComplexWarning only): the
+            # fit's adjacency refuses both
+            check_numeric_points(X)
+            raw = X if sp.issparse(X) else np.asarray(X)
+            if raw.dtype != object:
+                check_numeric_dtype(raw, "X (the edge weights to the fitted nodes, graph='precomputed')")
             if sp.issparse(X):
                 Wn = sp.csr_array(X, dtype=np.float64)
             else:
-                Wn = np.asarray(X, dtype=np.float64)
+                Wn = np.asarray(raw, dtype=np.float64)
                 if Wn.ndim != 2:
                     raise ValueError(f"with graph='precomputed', X must be the (n_new, {n_fit}) matrix of edge "
                                      f"weights to the fitted nodes; got shape {Wn.shape}.")

@@ -34,3 +34,16 @@ def test_predict_messages_are_the_inductive_ones(X):
     got = _message(lambda: trans.predict(X))
     want = _message(lambda: ind.predict(X))
     assert got == (want[0], want[1].replace("LapRLSClassifier", "LaplacianRegularizationClassifier"))
+
+
+def test_precomputed_edge_weights_of_new_points_are_numbers():
+    # predict parsed text weights ([['1', '0', '0', '0']] predicted class 0) and dropped the imaginary part of
+    # complex ones with a ComplexWarning only; the fit's adjacency refuses both
+    W = np.ones((4, 4)) - np.eye(4)
+    clf = LaplacianRegularizationClassifier(graph="precomputed").fit(W, np.array([0, 1, -1, -1]))
+    with pytest.raises(TypeError, match="X holds text"):
+        clf.predict(np.array([[1, 0, 0, 0]]).astype(str))
+    with pytest.raises(TypeError, match=r"X \(the edge weights to the fitted nodes, graph='precomputed'\) must be "
+                                        "a real numeric array; got complex dtype complex128"):
+        clf.predict(np.array([[1, 0, 0, 0]]) + 1j)
+    assert clf.predict(np.array([[1.0, 0, 0, 0]])).tolist() == [0]
