@@ -47,7 +47,9 @@ def propose_labels_for(estimator: BaseEstimator, X: ArrayLike, y: ArrayLike, n_p
         E.g. :class:`~graphrkhs.PoissonLearningClassifier`, fitted on ``X, y``.
     X : array-like or sparse matrix of shape (n_samples, n_features), or graph
         What the classifier was fitted on (points, or the graph with
-        ``graph="precomputed"``); only read for ``"model_change"``.
+        ``graph="precomputed"``); only read for ``"model_change"``, and then
+        validated as the classifier's ``fit`` validates it (text points are
+        refused, the number of features must be the fitted one).
     y : array-like of shape (n,)
         The targets it was fitted on (``estimator.unlabeled`` marks the
         unlabeled nodes); labeled nodes are never proposed.
