@@ -187,7 +187,8 @@ def split_classification_labels(y, n_samples, *, unlabeled=UNLABELED, name="y", 
     Parameters
     ----------
     y : array-like of shape (n_samples,)
-        Class labels of any hashable type; ``unlabeled`` (and None / NaN, and
+        Class labels of any hashable type (tuples too: a list of tuples is one
+        label per sample); ``unlabeled`` (and None / NaN, and
         "" in a string array) mark unlabeled samples.  A column vector is
         raveled with a ``DataConversionWarning``, as scikit-learn does.  A
         pandas nullable column (``Int64``, ``boolean``, ...) has its missing
@@ -250,7 +251,8 @@ def split_classification_labels(y, n_samples, *, unlabeled=UNLABELED, name="y", 
         _check_one_label_type(values, name)
         values = _bool_labels(values)
     obj = values.dtype == object
-    kind = type_of_target(values)
+    # tuple labels are classes, not real values (type_of_target took them for a legacy multi-label format)
+    kind = "multiclass" if obj and any(isinstance(v, tuple) for v in values.tolist()) else type_of_target(values)
     if kind in ("continuous", "continuous-multioutput"):
         raise ValueError(f"Unknown label type: {kind!r}. {name} holds real values that are not class labels; "
                          "use a regressor for real-valued targets.")
@@ -361,6 +363,12 @@ def _as_label_array(y):
     ``[1, 2]``): the booleans would lose their type, or silently merge with the classes 1 and 0.  The
     object array keeps them, so the marker is read as unlabeled and a true mix is refused.
     """
+    if isinstance(y, list) and any(isinstance(v, tuple) for v in y):
+        # tuple labels ([(0, 1), (1, 1), None]): one label per sample, not the rows of a 2-D array
+        arr = np.empty(len(y), dtype=object)
+        for i, v in enumerate(y):
+            arr[i] = v
+        return arr
     arr = np.asarray(y)
     if arr.dtype.kind == "U" and isinstance(y, (list, tuple)):
         # numpy writes a float NaN among strings as the text 'nan' (df["label"].tolist() of a text column with

@@ -197,16 +197,23 @@ def _find_column(name, header, option, path=None):
     return matches[0] if matches else None
 
 
-def _column_list(text):
-    """The column names of a ``--features`` value: comma-separated, read as one CSV record, so that a name
-    holding a comma is written quoted as in a CSV file (``x,"width, cm"``); spaces are kept (the column
-    rule of :func:`_find_column` sees through surrounding ones)."""
+def _csv_list(text, option, item, example):
+    """The items of a comma-separated option value (``--features``, ``--unlabeled``), read as one CSV record,
+    so that an item holding a comma is written in double quotes as in a CSV file (``x,"width, cm"``); spaces
+    are kept (the callers see through surrounding ones).  ``item`` ("name") and ``example`` (a quoted value):
+    for the message."""
     try:
         return next(csv.reader([text], strict=True), [])
-    except csv.Error:      # an unclosed quote: read leniently, the rest of the list was one name
-        raise LabelUsageError(f"--features {text!r} is not a comma-separated list with balanced quotes (a quote "
-                              "opens and closes a whole name); write a name that holds a comma in double quotes, "
-                              "--features 'x,\"width, cm\"'.") from None
+    except csv.Error:      # an unclosed quote: read leniently, the rest of the list was one item
+        raise LabelUsageError(f"{option} {text!r} is not a comma-separated list with balanced quotes (a quote "
+                              f"opens and closes a whole {item}); write a {item} that holds a comma in double "
+                              f"quotes, {option} {example}.") from None
+
+
+def _column_list(text):
+    """The column names of a ``--features`` value (:func:`_csv_list`; the column rule of :func:`_find_column`
+    sees through spaces around a name)."""
+    return _csv_list(text, "--features", "name", "'x,\"width, cm\"'")
 
 
 def _comma_name_hint(text, header):
@@ -436,7 +443,8 @@ def add_label_options(p_label):
              "NaN, -1 -- as in the Python API, where -1 marks unlabeled -- NA, N/A, null, None). Words match "
              "case-insensitively, numbers by value (-1 also matches -1.0); an empty cell is always unlabeled. "
              "Pass --unlabeled '' to make every non-empty cell (-1 included) a class; write --unlabeled=-1,... "
-             "when the list starts with a minus sign")
+             "when the list starts with a minus sign. The list is read as one CSV record, as --features: a "
+             "token holding a comma is written in double quotes, --unlabeled '-1,\"n, a\"'")
     p_label.add_argument(
         "--encoding", type=_encoding_option, default=None, metavar="ENC",
         help="text encoding of a CSV/TSV input (default: UTF-8, with or without a byte order mark; UTF-16 when "
@@ -457,10 +465,10 @@ def add_label_options(p_label):
 
 def _missing_matcher(spec):
     """A predicate ``cell -> bool`` for the tokens of ``--unlabeled`` (comma-separated)."""
-    if not isinstance(spec, str):
-        spec = ",".join(spec)
+    # one CSV record, as --features: a token holding a comma is written in double quotes ('-1,"n, a"')
+    tokens = _csv_list(spec, "--unlabeled", "token", "'-1,\"n, a\"'") if isinstance(spec, str) else list(spec)
     words, numbers, nan = {""}, set(), False
-    for token in (t.strip() for t in spec.split(",")):
+    for token in (t.strip() for t in tokens):
         value = _as_number(token)
         if value is None:
             words.add(token.casefold())

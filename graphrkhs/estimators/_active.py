@@ -12,7 +12,6 @@ import warnings
 from typing import Tuple, Union
 
 import numpy as np
-import scipy.sparse as sp
 from numpy.typing import ArrayLike
 from sklearn.base import BaseEstimator
 from sklearn.exceptions import NotFittedError
@@ -48,7 +47,9 @@ def propose_labels_for(estimator: BaseEstimator, X: ArrayLike, y: ArrayLike, n_p
         E.g. :class:`~graphrkhs.PoissonLearningClassifier`, fitted on ``X, y``.
     X : array-like or sparse matrix of shape (n_samples, n_features), or graph
         What the classifier was fitted on (points, or the graph with
-        ``graph="precomputed"``); only read for ``"model_change"``.
+        ``graph="precomputed"``); only read for ``"model_change"``, and then
+        validated as the classifier's ``fit`` validates it (text points are
+        refused, the number of features must be the fitted one).
     y : array-like of shape (n,)
         The targets it was fitted on (``estimator.unlabeled`` marks the
         unlabeled nodes); labeled nodes are never proposed.
@@ -90,7 +91,8 @@ def propose_labels_for(estimator: BaseEstimator, X: ArrayLike, y: ArrayLike, n_p
             W = as_adjacency(X)
         else:
             # the estimator's own graph rule (graph="auto" of the recommended classifier depends on X)
-            Xa = X if sp.issparse(X) else np.asarray(X, dtype=np.float64)   # sparse points: knn_graph takes them
+            # the fit's validation of points (np.asarray(X, float64) parsed text points without a word)
+            Xa = estimator._points(X, reset=False)      # sparse points stay sparse: knn_graph takes them
             W = estimator._graph_spec(Xa).build(Xa)
         if W.shape[0] != n:
             raise ValueError(f"X gives a graph on {W.shape[0]} nodes, but {type(estimator).__name__} was fitted "

@@ -431,6 +431,10 @@ class ClassifierOutputMixin(ClassifierMixin):
         pred = self.predict(X)
         y, keep = labeled_rows(y, pred.shape[0], unlabeled=self.unlabeled)
         w = None if sample_weight is None else np.asarray(sample_weight)[keep]
+        if y.dtype == object and any(isinstance(v, tuple) for v in y[keep].tolist()):
+            # tuple classes: scikit-learn's metrics take them for a legacy multi-label format and refuse them
+            hit = np.array([a == b for a, b in zip(y[keep].tolist(), pred[keep].tolist())], dtype=np.float64)
+            return float(np.average(hit, weights=w))
         return float(accuracy_score(y[keep], pred[keep], sample_weight=w))
 
 

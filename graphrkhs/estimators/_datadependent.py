@@ -127,7 +127,19 @@ class _DataDependent(PointsLearner):
         elif self.loss == "squared":
             # a G asymmetric above rounding (the warped kernel at a large gamma_I / gamma_A) is fitted as
             # computed: the predictions use its columns (rls_coefficients)
-            self.coef_ = rls_coefficients(G, Y, ridge)
+            try:
+                self.coef_ = rls_coefficients(G, Y, ridge)
+            except np.linalg.LinAlgError:
+                if not hasattr(self, "gamma_A_"):
+                    raise
+                # the warped Gram matrix lost its positive definiteness to the rounding of the warping
+                # (I + rho' M K)^{-1} at a large gamma_I / gamma_A; the solver's message named its own alpha
+                ga, gi = float(self.gamma_A_), float(self.gamma_I_)
+                raise np.linalg.LinAlgError(
+                    f"the warped Gram matrix plus gamma_A * l * I is not numerically positive definite at "
+                    f"gamma_A={ga:g}, gamma_I={gi:g} (gamma_I / gamma_A = {gi / ga:.3g}: the warping loses the "
+                    "kernel's positive definiteness to rounding at such ratios); pass a larger gamma_A (a number, "
+                    "or a grid of larger values) or a smaller gamma_I.") from None
         else:
             self.svc_ = self._fit_hinge(np.asarray(G, dtype=np.float64), Y, 1.0 / (2.0 * ridge * G.shape[0]))
         if shift is not None:

@@ -78,7 +78,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from .._core.backend import BACKENDS
 from .._core.progress import logger, verbosity
 from .._core.labels import UNLABELED, _orphans, label_free_mask
-from .._core.validation import GraphRKHSWarning, GraphWarning, Interval, SelectionWarning, Options, check_points, float_dtype, power_of_two_exponent, warn
+from .._core.validation import GraphRKHSWarning, GraphWarning, Interval, SelectionWarning, Options, check_estimator_points, check_numeric_dtype, check_points, float_dtype, power_of_two_exponent, warn
 from ..graphs import WEIGHTS, GraphSpec, as_adjacency, laplacian, metric_points
 from ..solvers import (
     graph_kernel_columns,
@@ -145,11 +145,27 @@ class _GraphLearner(GraphRKHSEstimator):
             self._X_fit = None
             self.n_features_in_ = W.shape[0]
             return W
-        check_numeric_points(X)
-        X = validate_data(self, X, dtype=[np.float64, np.float32], ensure_min_samples=2, accept_sparse=True)
+        X = self._points(X, reset=True)
         X = check_points(X, "X", accept_sparse=True)     # a CSR copy for sparse points
         self._graph_spec(X).validate(X.shape[0])
         return X
+
+    def _points(self, X, reset):
+        """Points X (fit: ``reset``; new points: checked against the fit's features) by the one validation of
+        the estimators (:func:`~graphrkhs._core.validation.check_estimator_points`, the inductive learners'
+        messages; scikit-learn's printed the whole array for complex X); sparse points by scikit-learn's."""
+        check_numeric_points(X)
+        if sp.issparse(X):
+            return validate_data(self, X, dtype=[np.float64, np.float32], ensure_min_samples=2 if reset else 1,
+                                 reset=reset, accept_sparse=True)
+        points = check_estimator_points(X, min_samples=2 if reset else 1,
+                                        reason=f": {type(self).__name__} fits on at least two rows" if reset else "")
+        if not reset and points.shape[1] != self.n_features_in_:
+            raise ValueError(f"X has {points.shape[1]} features, but {type(self).__name__} is expecting "
+                             f"{self.n_features_in_} features as input.")
+        # n_features_in_ (fit), and feature_names_in_ for a data frame, as scikit-learn records and checks them
+        validate_data(self, X, skip_check_array=True, reset=reset)
+        return points
 
     def _graph_spec(self, X):
         """The GraphSpec of the parameters (members may let it depend on the points X)."""
@@ -189,10 +205,16 @@ class _GraphLearner(GraphRKHSEstimator):
         n_fit = scores.shape[0]
         node = None
         if self._X_fit is None:
+            # text weights were parsed and complex ones lost their imaginary part (a ComplexWarning only): the
+            # fit's adjacency refuses both
+            check_numeric_points(X)
+            raw = X if sp.issparse(X) else np.asarray(X)
+            if raw.dtype != object:
+                check_numeric_dtype(raw, "X (the edge weights to the fitted nodes, graph='precomputed')")
             if sp.issparse(X):
                 Wn = sp.csr_array(X, dtype=np.float64)
             else:
-                Wn = np.asarray(X, dtype=np.float64)
+                Wn = np.asarray(raw, dtype=np.float64)
                 if Wn.ndim != 2:
                     raise ValueError(f"with graph='precomputed', X must be the (n_new, {n_fit}) matrix of edge "
                                      f"weights to the fitted nodes; got shape {Wn.shape}.")
@@ -205,8 +227,7 @@ class _GraphLearner(GraphRKHSEstimator):
             rows = np.asarray(Wn.sum(axis=1)).ravel()
             num = np.asarray(Wn @ scores)
         else:
-            check_numeric_points(X)
-            X = validate_data(self, X, dtype=[np.float64, np.float32], reset=False, accept_sparse=True)
+            X = self._points(X, reset=False)
             dist, idx = self._nn.kneighbors(metric_points(X, self._oos_metric),
                                             n_neighbors=self._n_oos)
             h = dist[:, -1:]

@@ -233,3 +233,32 @@ def test_features_with_unbalanced_quotes_is_a_usage_error(tmp_path, capsys, valu
     assert info.value.code == 2 and len(err.strip().splitlines()) == 2, err
     assert f"--features {value!r} is not a comma-separated list with balanced quotes" in err
     assert "write a name that holds a comma in double quotes, --features 'x,\"width, cm\"'" in err
+
+
+# --- --unlabeled: the same CSV-record rule as --features ------------------------------------------------
+
+def test_unlabeled_token_with_a_comma_is_written_quoted(tmp_path, capsys):
+    # the tokens were split on every comma: '"n, a"' gave the tokens '"n' and 'a"', and the rows labeled
+    # "n, a" became a third class
+    X, labels, truth = _rows()
+    labels = [lab if lab else "n, a" for lab in labels]
+    path = tmp_path / "d.csv"
+    _write_text(path, ["x", "y", "drink"], X, labels, "utf-8")
+    out_path = tmp_path / "o.csv"
+    code, out, err = _run(["label", str(path), "--label-column", "drink", "--unlabeled", '-1,"n, a"', "-q",
+                           "--output", str(out_path)], capsys)
+    assert code == 0, err
+    rows = _read(out_path)
+    assert [r[rows[0].index("predicted_drink")] for r in rows[1:]] == truth
+
+
+def test_unlabeled_with_unbalanced_quotes_is_a_usage_error(tmp_path, capsys):
+    X, labels, _ = _rows()
+    path = tmp_path / "d.csv"
+    _write_text(path, ["x", "y", "drink"], X, labels, "utf-8")
+    with pytest.raises(SystemExit) as info:
+        cli.main(["label", str(path), "--label-column", "drink", "--unlabeled", '"n, a', "-q",
+                  "--output", str(tmp_path / "o.csv")])
+    err = capsys.readouterr().err
+    assert info.value.code == 2
+    assert "--unlabeled '\"n, a' is not a comma-separated list with balanced quotes" in err
