@@ -400,6 +400,16 @@ def rls_fit(K: np.ndarray, Y: ArrayLike, alpha: float, *, overwrite_K: bool = Fa
             # Cholesky failed: alpha * l is below the rounding level of K (or K is indefinite).
             if overwrite_K:
                 level = l * np.finfo(K.dtype).eps * top
+                if alpha * l > level:
+                    # the ridge is above K's rounding: K itself has an eigenvalue below -alpha * l, and "increase
+                    # alpha above <a level alpha already exceeds>" was no advice
+                    raise np.linalg.LinAlgError(
+                        f"K + alpha * l * I is not positive definite although alpha * l = {alpha * l:.3g} is above "
+                        f"the rounding level of K (about {level:.3g}): K is indefinite, with an eigenvalue below "
+                        f"-{alpha * l:.3g}. Check that the kernel is positive semidefinite on these points (a "
+                        "warped or data-dependent kernel can lose it at extreme parameters), or raise alpha past "
+                        "that eigenvalue."
+                    ) from None
                 raise np.linalg.LinAlgError(
                     f"K + alpha * l * I is not numerically positive definite (alpha={alpha:g}, alpha * l = "
                     f"{alpha * l:.3g}, rounding level of K about {level:.3g}); increase alpha above "

@@ -200,6 +200,17 @@ def test_rls_ridge_below_rounding_names_the_level():
         rls_fit(K, np.ones(40), 1e-3, overwrite_K=True)
 
 
+def test_rls_on_an_indefinite_kernel_does_not_ask_for_an_alpha_it_already_exceeds():
+    # eigenvalues 1 and -0.5 (l = 2): alpha * l = 0.02 is far above the rounding of K (2 eps 0.27 = 1.2e-16) and the
+    # message said "increase alpha above 6e-17"; K is indefinite, and the message says so
+    K = np.array([[0.25, 0.75], [0.75, 0.25]])
+    assert np.linalg.eigvalsh(K).min() == pytest.approx(-0.5)
+    with pytest.raises(np.linalg.LinAlgError, match=r"although alpha \* l = 0\.02 is above the rounding level of K "
+                                                    r"\(about 1\.2e-16\): K is indefinite, with an eigenvalue below "
+                                                    r"-0\.02\. Check that the kernel is positive semidefinite"):
+        rls_fit(K.copy(), np.ones(2), 1e-2, overwrite_K=True)
+
+
 @pytest.mark.parametrize("scale", [1e-300, 1e154, 1e300])
 def test_rls_estimator_finite_on_extreme_scales(scale):
     rng = np.random.default_rng(0)
