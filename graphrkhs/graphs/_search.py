@@ -632,21 +632,29 @@ def estimate_recall(X, indices, sample):
     r"""Recall@k of neighbour lists on the query points ``sample``, against exact search.
 
     For each sampled point :math:`i` the exact k-th neighbour distance
-    :math:`r_i` is found by brute force over all points (float64, the point
-    itself excluded); the recall is
+    :math:`r_i` is found by brute force over all points (the point itself
+    excluded); the recall is
 
     .. math:: \frac{1}{|S|\,k} \sum_{i \in S} \#\{a : \|x_i - x_{I_{ia}}\| \le r_i\},
 
     which is the usual :math:`|I_i \cap N_i| / k` (:math:`N_i` the exact k
     nearest) when there are no distance ties, and does not penalise the choice
-    among tied neighbours when there are.  Cost: :math:`|S| \cdot n \cdot d`
+    among tied neighbours when there are.  Distances are the exact paths'
+    final ones (:func:`_exact_rerank`): the float64 products
+    :math:`|x_i|^2 + |x_j|^2 - 2 x_i \cdot x_j` only screen, with a bound on
+    their rounding error per pair, and the points that may lie at the k-th
+    distance are measured exactly.  (A slack proportional to the largest
+    :math:`|x|^2` used to count, on data whose neighbours are closer than about
+    :math:`10^{-6}` times its spread -- near-duplicates --, every listed point
+    within that slack as a hit: wrong lists were reported with recall 1.)
+    A listed query point itself is a miss.  Cost: :math:`|S| \cdot n \cdot d`
     (300 points of Fashion-MNIST: 33 GFLOP in float64, ~1-3 s on 2 cores).
 
     Returns
     -------
     recall : float in [0, 1]
     """
-    X = np.asarray(X, dtype=np.float64)
+    X = np.ascontiguousarray(X, dtype=np.float64)
     n, d = X.shape
     k = indices.shape[1]
     sample = np.asarray(sample, dtype=np.int64)
@@ -654,20 +662,45 @@ def estimate_recall(X, indices, sample):
     check_index_array(indices, n, "neighbour indices")
     Xc = X - X.mean(axis=0)
     sq = np.einsum("ij,ij->i", Xc, Xc)
-    # Relative slack for the rounding of the expanded form |x|^2 + |y|^2 - 2 x.y (float64).
-    slack = 64 * (d + 3) * np.finfo(np.float64).eps * sq.max()
+    eps = np.finfo(np.float64).eps
+    # |fl(|x|^2 + |y|^2 - 2 x.y) - |x - y|^2| <= c (|x|^2 + |y|^2) (|2 x.y| <= |x|^2 + |y|^2; generous c), and
+    # the final distances of _exact_rerank are within a factor 1 +- rel of |x - y|^2
+    c = 64 * (d + 3) * eps
+    rel = 8 * (d + 3) * eps
     hits = 0
-    # a block holds an (b, n) distance tile and the (b, k, d) neighbour differences: both bounded by
-    # _TILE_BYTES (the second used to be unbounded: 300 x k x d doubles, 12 GB for k = 50, d = 10^5)
-    block = max(1, int(_TILE_BYTES // (8 * max(n, k * d, 1))))
+    # a block holds a few (b, n) tiles (products, bounds, their partition) and the (b, k) neighbour distances:
+    # together a few _TILE_BYTES
+    block = max(1, int(_TILE_BYTES // (8 * max(4 * n, k * d, 1))))
     for s in range(0, sample.size, block):
         r = sample[s:s + block]
-        d2 = sq[r][:, None] + sq[None, :] - 2.0 * (Xc[r] @ Xc.T)
-        d2[np.arange(r.size), r] = np.inf
-        kth = np.partition(d2, k - 1, axis=1)[:, k - 1]
-        diff = Xc[indices[r]] - Xc[r][:, None, :]
-        got = np.einsum("bkd,bkd->bk", diff, diff)
-        hits += int(np.count_nonzero(got <= kth[:, None] + slack))
+        b = r.size
+        own = (np.arange(b), r)
+        d2 = Xc[r] @ Xc.T
+        d2 *= -2.0
+        err = sq[r][:, None] + sq[None, :]
+        d2 += err
+        err *= c
+        # bounds on every final distance: lo <= _exact_rerank <= hi
+        hi = d2 + err
+        hi *= 1.0 + rel
+        hi[own] = np.inf
+        upper = np.partition(hi, k - 1, axis=1)[:, k - 1]       # >= the exact k-th distance
+        del hi
+        d2 -= err
+        d2 *= 1.0 - rel                                          # lo (any negative lo is below 0 anyway)
+        d2[own] = np.inf
+        del err
+        # every point that may be among the k nearest, measured exactly: the k-th of those is the k-th
+        qi, qj = np.nonzero(d2 <= upper[:, None])
+        del d2
+        exact = _exact_rerank(X, r[qi], qj[:, None])[:, 0]
+        o = np.lexsort((exact, qi))
+        start = np.searchsorted(qi[o], np.arange(b))                   # every row has >= k candidates
+        kth = exact[o][start + k - 1]
+        listed = indices[r]
+        got = _exact_rerank(X, r, listed)
+        got[listed == r[:, None]] = np.inf
+        hits += int(np.count_nonzero(got <= kth[:, None]))
     return hits / (sample.size * k)
 
 

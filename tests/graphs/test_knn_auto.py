@@ -172,3 +172,47 @@ def test_pynndescent_kernels_are_cached_on_disk_except_process_bound_signatures(
     cache.save_overload((array, types.int64), None)
     assert saved == [(array, types.int64)]
     assert _knn.cache_pynndescent_kernels() == 0          # once per process
+
+
+def _near_duplicate_groups(seed=0, d=10):
+    """20 groups far apart, each two subgroups 2e-7 apart of 4 points jittered by 1e-10: every point's 3
+    nearest are its subgroup, the next 4 its sibling subgroup (pair distances ~1e-6 of the spread)."""
+    rng = np.random.default_rng(seed)
+    parts = []
+    for center in rng.normal(size=(20, d)):
+        for off in (0.0, 2e-7):
+            parts.append(center + off * rng.normal(size=d) + 1e-10 * rng.normal(size=(4, d)))
+    return np.vstack(parts)
+
+
+def test_estimate_recall_of_near_duplicates_equals_the_oracle_recall():
+    # the expanded-form distances were compared with a slack of 64 (d + 3) eps max|x|^2 (~5e-12 here) that
+    # also admitted the sibling subgroup (squared distances ~2e-12): lists of wrong neighbours only had recall 1.0
+    X = _near_duplicate_groups()
+    n, k = X.shape[0], 3
+    d2 = ((X[:, None, :] - X[None, :, :]) ** 2).sum(-1)
+    np.fill_diagonal(d2, np.inf)
+    order = np.argsort(d2, axis=1)
+    kth = np.take_along_axis(d2, order[:, k - 1:k], axis=1)
+    assert (np.take_along_axis(d2, order[:, k:k + 1], axis=1) > 1e3 * kth).all()   # no near-tie at the k-th
+    rows = np.arange(n)
+    for lists in (order[:, k:2 * k], np.column_stack([order[:, :2], order[:, k]])):
+        truth = np.mean(np.take_along_axis(d2, lists, axis=1) <= kth)
+        assert truth in (0.0, 2 / 3)
+        assert _knn.estimate_recall(X, lists, rows) == pytest.approx(truth, abs=1e-12)
+    assert _knn.estimate_recall(X, order[:, :k], rows) == 1.0
+
+
+def test_auto_falls_back_when_the_approximate_lists_of_near_duplicates_are_wrong(small_thresholds, monkeypatch):
+    # through the search report: wrong approximate lists were accepted with an estimated recall of 1.0
+    X = _near_duplicate_groups(seed=1, d=20)
+    n, k = X.shape[0], 3
+    order = np.argsort(((X[:, None, :] - X[None, :, :]) ** 2).sum(-1) + np.diag(np.full(n, np.inf)), axis=1)
+    wrong = order[:, k:2 * k]
+    monkeypatch.setattr(_knn, "ANN_MIN_SAMPLES", 100)
+    monkeypatch.setattr(_knn, "have_pynndescent", lambda: True)
+    monkeypatch.setattr(_knn, "ann_search", lambda Xs, kk, algorithm, rs: (np.ones((n, kk)), wrong.copy()))
+    with pytest.warns(RuntimeWarning, match="recall of 0.000 < 0.95; recomputing with exact search"):
+        _, idx, _, info = _knn.knn_search_report(X, k, "auto", np.random.default_rng(0))
+    assert info["fallback"] and info["approximate_recall"] == 0.0 and info["algorithm"] == "brute"
+    np.testing.assert_array_equal(np.sort(idx, axis=1), np.sort(order[:, :k], axis=1))
