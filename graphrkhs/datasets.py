@@ -257,6 +257,7 @@ def make_noisy_subspace(n_samples=2000, *, n_signal=2, n_features=100, noise_var
     rotate : bool, default=False
         Apply a random orthogonal map, so that neither signal nor noise is
         axis-aligned (kernels that are rotation invariant do not care).
+        True or False only (a ``TypeError`` otherwise: ``rotate="no"`` is truthy).
     random_state : int, Generator or None
 
     Returns
@@ -280,6 +281,7 @@ def make_noisy_subspace(n_samples=2000, *, n_signal=2, n_features=100, noise_var
     n_features = check_scalar(n_features, "n_features", kind="int", low=n_signal + 1)
     noise_var = check_scalar(noise_var, "noise_var", low=0, low_inclusive=False)
     check_option(boundary, "boundary", ("parabola", "circle"))
+    _check_flag(rotate, "rotate")
     if boundary == "parabola" and n_signal < 2:
         raise ValueError(f"boundary='parabola' needs n_signal >= 2; got n_signal={n_signal}.")
     rng = check_random_state(random_state)
@@ -327,6 +329,7 @@ def make_noisy_circles(n_samples=1000, *, noise=0.05, n_noise_dims=8, noise_dim_
     rotate : bool, default=False
         Apply a random orthogonal map to all coordinates (signal and noise are
         then not axis-aligned; rotation-invariant kernels do not care).
+        True or False only (a ``TypeError`` otherwise: ``rotate="no"`` is truthy).
     random_state : int, Generator or None
 
     Returns
@@ -346,6 +349,7 @@ def make_noisy_circles(n_samples=1000, *, noise=0.05, n_noise_dims=8, noise_dim_
     n_noise_dims = check_scalar(n_noise_dims, "n_noise_dims", kind="int", low=0)
     noise_dim_std = check_scalar(noise_dim_std, "noise_dim_std", low=0)
     factor = check_scalar(factor, "factor", low=0, high=1, low_inclusive=False, high_inclusive=False)
+    _check_flag(rotate, "rotate")
     rng = check_random_state(random_state)
     n_inner = n_samples // 2
     y = np.zeros(n_samples, dtype=np.int64)

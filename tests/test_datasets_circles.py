@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from graphrkhs.datasets import make_noisy_circles
+from graphrkhs.datasets import make_noisy_circles, make_noisy_subspace
 
 
 def test_geometry_and_noise_levels():
@@ -39,3 +39,14 @@ def test_deterministic_and_rotation_preserves_distances():
 def test_bad_input(kwargs, match):
     with pytest.raises(ValueError, match=match):
         make_noisy_circles(**kwargs)
+
+
+@pytest.mark.parametrize("make", [make_noisy_circles, make_noisy_subspace])
+@pytest.mark.parametrize("rotate", ["no", 0, None, np.array([True])])
+def test_rotate_must_be_a_bool(make, rotate):
+    # rotate="no" (truthy) rotated the data, while load_digits / load_fashion_mnist refuse scale="no"
+    with pytest.raises(TypeError, match=r"rotate must be True or False"):
+        make(40, rotate=rotate, random_state=0)
+    X, y = make(40, rotate=np.True_, random_state=0)
+    Xr, yr = make(40, rotate=True, random_state=0)
+    np.testing.assert_array_equal(X, Xr)
