@@ -34,7 +34,8 @@ class GraphSpec:
         k of the kNN graph (:func:`knn_graph`'s default: the usual 10 of
         graph-based semi-supervised learning).
     radius : float > 0, optional
-        Ball radius; required for ``kind="epsilon"``.
+        Ball radius; required for ``kind="epsilon"``, ignored by ``kind="knn"``
+        (but still checked: :meth:`validate` refuses a radius <= 0, NaN or inf).
     weight : {"gaussian", "binary", "self-tuning"}, default="gaussian"
         Edge weights, as in :func:`knn_graph`: :math:`\exp(-d^2 / (2\sigma^2))`,
         1, or Zelnik-Manor & Perona's :math:`\exp(-d^2 / (\sigma_i \sigma_j))`.
@@ -102,10 +103,11 @@ class GraphSpec:
         check_option(self.algorithm, "algorithm", KNN_ALGORITHMS if self.kind == "knn" else RADIUS_ALGORITHMS)
         check_option(self.laplacian, "laplacian", LAPLACIANS)
         check_scalar(self.laplacian_power, "laplacian_power", kind="int", low=1)
+        # also when a kNN graph ignores it (as the estimators' radius=, and sigma= of non-Gaussian weights here)
+        check_scalar(self.radius, "radius", low=0, low_inclusive=False, allow_none=True)
         if self.kind == "epsilon":
             if self.radius is None:
                 raise ValueError("an epsilon graph needs radius (a float > 0); got None.")
-            check_scalar(self.radius, "radius", low=0, low_inclusive=False)
         elif n_samples is not None and self.n_neighbors >= n_samples:
             raise ValueError(f"n_neighbors must be < n_samples = {n_samples}; got {self.n_neighbors}: "
                              f"pass n_neighbors={n_samples - 1} or fewer (a point has at most n_samples - 1 neighbours).")

@@ -11,6 +11,7 @@ from scipy.spatial.distance import cdist
 from sklearn.neighbors import NearestNeighbors
 
 from graphrkhs import (
+    GraphSpec,
     GraphWarning,
     as_adjacency,
     connected_components,
@@ -955,3 +956,14 @@ def test_normalized_laplacian_entries_between_degrees_far_apart(dtype, big, smal
     assert L.dtype == dtype
     np.testing.assert_allclose(L.toarray(), oracle.astype(dtype), rtol=4 * np.finfo(dtype).eps, atol=0)
     assert (L != L.T).nnz == 0
+
+
+@pytest.mark.parametrize("radius", [-1.0, 0.0, float("nan"), float("inf")])
+def test_graphspec_checks_radius_also_for_a_knn_graph(radius):
+    # a kNN spec ignores radius, but validate() let radius=-1 through while an estimator refuses it
+    with pytest.raises(ValueError, match="radius must be"):
+        GraphSpec(kind="knn", radius=radius).validate()
+    with pytest.raises(TypeError, match="radius must be a real number"):
+        GraphSpec(radius="1").validate()
+    X = np.random.default_rng(0).normal(size=(20, 2))
+    assert (GraphSpec(n_neighbors=3, radius=0.5).build(X) != knn_graph(X, 3)).nnz == 0
