@@ -238,8 +238,10 @@ def make_noisy_subspace(n_samples=2000, *, n_signal=2, n_features=100, noise_var
     their problem set-up.  The class depends on the signal only, through a
     curved boundary:
 
-    * ``"parabola"``: :math:`y = 1[s_2 > (s_1^2 - 1)/2]` (balanced in
-      expectation, since :math:`E[s_1^2] = 1`);
+    * ``"parabola"``: :math:`y = 1[s_2 > (s_1^2 - 1)/2]`: the boundary has
+      mean 0 (:math:`E[s_1^2] = 1`) but is skewed, so class 1 holds
+      :math:`P = E[\Phi(-(s_1^2 - 1)/2)] \approx 0.5245` of the points in
+      expectation, not half;
     * ``"circle"``: :math:`y = 1[\|s\|^2 > \chi^2_{d}\text{-median}]` (balanced).
 
     Parameters

@@ -50,3 +50,16 @@ def test_rotate_must_be_a_bool(make, rotate):
     X, y = make(40, rotate=np.True_, random_state=0)
     Xr, yr = make(40, rotate=True, random_state=0)
     np.testing.assert_array_equal(X, Xr)
+
+
+def test_noisy_subspace_class_rates_match_the_documented_ones():
+    # the docstring called the parabola classes balanced in expectation; class 1 holds E[Phi(-(s1^2 - 1)/2)]
+    from scipy import integrate, stats
+
+    p, _ = integrate.quad(lambda s: stats.norm.pdf(s) * stats.norm.sf((s * s - 1) / 2), -np.inf, np.inf)
+    assert abs(p - 0.5245) < 1e-4
+    n = 200_000                                               # standard error of a rate: 0.0011
+    _, y = make_noisy_subspace(n, n_features=3, random_state=0)
+    assert abs(y.mean() - p) < 0.005
+    _, y = make_noisy_subspace(n, n_signal=3, n_features=4, boundary="circle", random_state=0)
+    assert abs(y.mean() - 0.5) < 0.005
