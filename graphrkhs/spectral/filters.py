@@ -190,7 +190,10 @@ class Filter:
 
     # -- identity -----------------------------------------------------------
     def _params(self):
-        return {"func": self.func, "name": self.name}
+        # the inverse polynomial is part of the identity: the solvers take the sparse path from it
+        inv = self._inverse_polynomial
+        return {"func": self.func, "name": self.name,
+                "inverse_polynomial": None if inv is None else tuple(float(c) for c in inv)}
 
     def __repr__(self):
         return f"Filter({self.name})"

@@ -123,6 +123,20 @@ def test_repr_equality_hash_copy():
         assert copy.deepcopy(phi) == phi
 
 
+def test_a_custom_filter_with_an_inverse_polynomial_differs_from_one_without():
+    # the solvers take the sparse path from the inverse polynomial: two filters that differ in it are not
+    # interchangeable, so they must not compare (or hash) equal
+    def response(lam):
+        return 1.0 / (1.0 + 2.0 * lam)
+
+    with_poly = filters.Filter(response, name="r", inverse_polynomial=[1.0, 2.0])
+    assert with_poly != filters.Filter(response, name="r")
+    assert with_poly != filters.Filter(response, name="r", inverse_polynomial=[1.0, 3.0])
+    same = filters.Filter(response, name="r", inverse_polynomial=np.array([1, 2]))
+    assert with_poly == same and hash(with_poly) == hash(same)
+    assert len({with_poly, same, filters.Filter(response, name="r")}) == 2
+
+
 def test_pygsp_heat_convention():
     """PyGSP's Heat(G, scale) is exp(-scale lambda / G.lmax): Heat(t = scale / lmax) here."""
     W = np.zeros((8, 8))
