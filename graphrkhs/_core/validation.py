@@ -60,6 +60,9 @@ def check_random_state(random_state):
         returned as is (so a caller's stream advances); a legacy RandomState is
         wrapped by drawing a seed from it.
     """
+    if isinstance(random_state, (bool, np.bool_)):     # an int to Python, not a seed to a reader
+        raise TypeError(f"random_state must be None, an int or a numpy.random.Generator; got {random_state!r} "
+                        "(a bool): pass an int seed.")
     if random_state is None or isinstance(random_state, (numbers.Integral, np.integer)):
         if random_state is not None and random_state < 0:
             raise ValueError(

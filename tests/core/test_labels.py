@@ -266,3 +266,14 @@ def test_boolean_targets_through_a_regressor_fit_and_score():
     with pytest.raises(TypeError, match=r"y holds booleans"):
         model.score(X, y)
     assert np.isfinite(model.score(X, y.astype(float)))
+
+
+@pytest.mark.parametrize("flag", [True, False, np.True_])
+def test_a_bool_is_not_taken_for_a_seed(flag):
+    # bool is an int to Python: random_state=True used to seed the generator with 1, silently
+    from graphrkhs._core.validation import check_random_state
+    from graphrkhs.datasets import sample_labels
+    with pytest.raises(TypeError, match=r"random_state must be None, an int .*a bool\): pass an int seed"):
+        check_random_state(flag)
+    with pytest.raises(TypeError, match="random_state"):
+        sample_labels([0, 0, 1, 1], 1, random_state=flag)
