@@ -24,6 +24,7 @@ they are for library builders, not for everyday use).
 
 import numpy as np
 
+from .._core.validation import check_scalar
 from .filters import _as_filter, _as_filter_bank
 from ._chebyshev import (
     DEFAULT_MAX_ORDER,
@@ -72,8 +73,9 @@ def check_filter_options(order=None, tol=1e-8, max_order=DEFAULT_MAX_ORDER, damp
 
     ``order`` None (automatic) or an int >= 0, ``tol`` > 0, ``max_order`` >= 0,
     ``damping`` in {None, "jackson"}, ``reorder`` in {"auto", True, False},
-    ``backend`` in {"auto", "numba", "scipy"}; a ``ValueError`` names the
-    argument otherwise.
+    ``backend`` one of ``graphrkhs._core.backend.BACKENDS`` ("auto", the serial
+    kernels "numba", "scipy", "numpy", and the distributed "mpi", "dask"); a
+    ``ValueError`` names the argument otherwise.
     """
     return _check_common(order, tol, max_order, damping, reorder, backend)
 
@@ -188,7 +190,11 @@ def lanczos_apply(op, filters, X, tol=1e-8, max_iter=None, check_every=5):
     converged : ndarray of bool, shape (m,)
     """
     n = op.shape[0]
-    max_iter = min(n, 500) if max_iter is None else min(int(max_iter), n)
+    # checked as lanczos_filter checks them: int("7") and int(2.5) used to pass, 0 ran no iteration
+    tol = check_scalar(tol, "tol", low=0, low_inclusive=False)
+    max_iter = check_scalar(max_iter, "max_iter", kind="int", low=1, allow_none=True)
+    check_every = check_scalar(check_every, "check_every", kind="int", low=1)
+    max_iter = min(n, 500) if max_iter is None else min(max_iter, n)
     return _lanczos_apply(op, filters, X, tol, max_iter, check_every)
 
 

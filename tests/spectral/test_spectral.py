@@ -708,6 +708,26 @@ def test_filter_plan_building_blocks_match_chebyshev_filter():
         check_filter_options(damping="lanczos")
 
 
+@pytest.mark.parametrize("bad, error, fragment", [
+    ({"max_iter": 2.5}, TypeError, "max_iter must be an int"),
+    ({"max_iter": "7"}, TypeError, "max_iter must be an int"),
+    ({"max_iter": 0}, ValueError, "max_iter must be >= 1"),
+    ({"tol": -1e-8}, ValueError, "tol must be > 0"),
+    ({"check_every": 0}, ValueError, "check_every must be >= 1"),
+])
+def test_lanczos_apply_checks_its_arguments_as_lanczos_filter_does(bad, error, fragment):
+    # int("7") and int(2.5) passed; max_iter=0 ran no iteration and returned zeros as "not converged"
+    from graphrkhs._core.reorder import PreparedOperator
+    from graphrkhs.spectral import lanczos_apply
+
+    W = np.diag(np.ones(9), 1)
+    L = gr.laplacian(W + W.T)
+    op = PreparedOperator(L, np.float64, False, "scipy")
+    args = {"tol": 1e-8, "max_iter": None, "check_every": 5, **bad}
+    with pytest.raises(error, match=fragment):
+        lanczos_apply(op, [filters.Heat(0.8)], np.ones((10, 1)), **args)
+
+
 def test_column_peaks_equal_the_largest_absolute_entry_of_each_column():
     # the blocked reduction of the overflow gate of chebyshev_filter: rows grouped to ~4096 entries, a
     # remainder of rows, C- and F-ordered and strided blocks
