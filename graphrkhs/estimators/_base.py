@@ -38,7 +38,7 @@ from sklearn.exceptions import NotFittedError
 from sklearn.utils.validation import validate_data
 
 from .._core.labels import (UNLABELED, labeled_rows, one_hot, split_classification_labels,
-                            split_regression_targets)
+                            split_regression_targets, warn_untrusted_label_proportions)
 from .._core.progress import verbosity
 from .._core.validation import (Interval, Options, check_class_priors, check_estimator_points, sparse_points_refused,
                                 validate_params)
@@ -260,6 +260,12 @@ class ClassifierOutputMixin(ClassifierMixin):
         self.classes_ = classes
         if self.class_priors is not None:      # before any heavy work
             check_class_priors(self.class_priors, k)
+        elif self._sizes_in_solver or self.class_normalization == "mass":
+            # the labeled proportions stand in for the class proportions (the sizes of the MBO solvers, the
+            # masses of "mass"): warn when they rest on too few labels (user -> fit -> _fit_all -> here)
+            warn_untrusted_label_proportions(np.bincount(codes[labeled], minlength=k), classes=classes,
+                                             what="class sizes" if self._sizes_in_solver else "class masses",
+                                             stacklevel=6)
         Y = one_hot(codes[labeled], k)
         self.class_prior_ = Y.mean(axis=0)
         self._fit_labeled = labeled
@@ -542,7 +548,12 @@ CLASS_PRIORS_DOC = r"""class_priors : array-like of shape (n_classes,), optional
         * None: the method's scores.
 
         With ``class_priors`` the size-constrained assignment follows the
-        normalization."""
+        normalization.  ``"mass"`` without ``class_priors`` takes the class
+        masses from the labeled proportions: ``fit`` warns
+        (:class:`~graphrkhs.GraphRKHSWarning`) when they are unequal and some
+        class's rests on too few labels (within two standard errors
+        :math:`\sqrt{\bar y_c (1 - \bar y_c) / l}` of 0, :math:`l` labels;
+        3 labels or fewer), as the MBO classifiers do for their class sizes."""
 
 VERBOSE_DOC = r"""verbose : bool or None, default=None
         Progress bars (tqdm) of the long steps of ``fit`` and ``predict`` (graph,
