@@ -270,7 +270,10 @@ def propose_labels(scores: ArrayLike, n_points: int = 1, *, criterion: str = "un
     labeled : array of int or bool mask of length n, optional
         The nodes already labeled: never proposed (and the labeled set S of
         the model-change covariance).  None: no node is labeled yet (not
-        allowed with ``"model_change"``, whose model needs labels).
+        allowed with ``"model_change"``, whose model needs labels, nor with
+        a fitted classifier as ``scores``, whose fit had labels: a
+        ValueError names ``labeled=`` and
+        :func:`~graphrkhs.propose_labels_for`).
     graph : graph, optional
         The graph of the model (any form :func:`~graphrkhs.as_adjacency`
         accepts); required by ``"model_change"``, ignored otherwise.
@@ -310,6 +313,12 @@ def propose_labels(scores: ArrayLike, n_points: int = 1, *, criterion: str = "un
     """
     P = _class_scores(scores)
     n = P.shape[0]
+    if labeled is None and hasattr(scores, "label_distributions_"):
+        # a fitted classifier has labeled nodes: "nothing labeled yet" proposed them (a labeled node of
+        # Poisson learning whose label disagrees with its neighbours came first)
+        raise ValueError(f"labeled=None with a fitted {type(scores).__name__}: its labeled nodes would be proposed "
+                         "again. Pass labeled= (the labeled rows of the y it was fitted on, indices or a boolean "
+                         "mask), or call propose_labels_for(estimator, X, y, ...).")
     check_option(criterion, "criterion", ACQUISITION_CRITERIA)
     n_points = check_scalar(n_points, "n_points", kind="int", low=1)
     alpha = check_scalar(alpha, "alpha", low=0)

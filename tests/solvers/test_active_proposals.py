@@ -1,5 +1,5 @@
-"""propose_labels: ties to rounding are ties (lowest index, or random with random_state), and scores near
-the float64 maximum give the margins of their probabilities."""
+"""propose_labels: ties to rounding are ties (lowest index, or random with random_state), scores near the
+float64 maximum give the margins of their probabilities, a fitted classifier needs its labeled nodes."""
 
 import warnings
 
@@ -53,3 +53,18 @@ def test_scores_near_the_float64_maximum():
     q = np.array([1.0, 1.7]) / 2.7
     np.testing.assert_allclose(ent, [-(0.45 * np.log(0.45) + 0.55 * np.log(0.55)), -(q * np.log(q)).sum()],
                                rtol=1e-12)
+
+
+def test_fitted_classifier_without_labeled_is_refused():
+    # a fitted classifier has labeled nodes; labeled=None ("nothing labeled yet") proposed them: here the
+    # labeled node 4 (class 0 amid class 1's side) came first for Poisson learning
+    from graphrkhs import PoissonLearningClassifier
+    X = np.linspace(0, 1, 9)[:, None]
+    y = np.full(9, -1)
+    y[0], y[8], y[4] = 0, 1, 0
+    clf = PoissonLearningClassifier(n_neighbors=2).fit(X, y)
+    with pytest.raises(ValueError, match=r"labeled=None with a fitted PoissonLearningClassifier.*propose_labels_for"):
+        propose_labels(clf, 3)
+    nodes = propose_labels(clf, 3, labeled=y != -1)
+    assert not np.isin(nodes, [0, 4, 8]).any()
+    np.testing.assert_array_equal(nodes, propose_labels(clf.label_distributions_, 3, labeled=[0, 4, 8]))
