@@ -259,6 +259,7 @@ class ClassifierOutputMixin(ClassifierMixin):
         k = classes.size
         self.classes_ = classes
         if self.class_priors is not None:      # before any heavy work
+            _check_priors_cover_the_labeled_classes(self.class_priors, classes)
             check_class_priors(self.class_priors, k)
         elif self._sizes_in_solver or self.class_normalization == "mass":
             # the labeled proportions stand in for the class proportions (the sizes of the MBO solvers, the
@@ -560,6 +561,26 @@ VERBOSE_DOC = r"""verbose : bool or None, default=None
         solves): True / False switch them on / off for everything inside; None
         follows the caller (an enclosing ``verbose=``, the command line) or the
         ``graphrkhs`` logger (see :mod:`graphrkhs._core.progress`)."""
+
+
+def _check_priors_cover_the_labeled_classes(class_priors, classes):
+    """A ValueError naming the labeled classes when ``class_priors`` is a flat list of another length (the
+    usual cause: a proportion for a class that no labeled sample has, which ``classes_`` does not hold)."""
+    try:
+        shape = np.shape(class_priors)
+    except ValueError:                   # ragged: check_class_priors reports it
+        return
+    if len(shape) == 1 and shape[0] != classes.size:
+        shown = ", ".join(_show_label(c) for c in classes[:10]) + (", ..." if classes.size > 10 else "")
+        more = (" A class without labels cannot be predicted: label one of its samples, or drop its proportion "
+                "(and divide the others by their sum).") if shape[0] > classes.size else ""
+        raise ValueError(f"class_priors must have one entry per class ({classes.size}, in the order of classes_); "
+                         f"got {shape[0]}. classes_ are the classes with at least one labeled sample in y: "
+                         f"{shown}.{more}")
+
+
+def _show_label(c):
+    return repr(c.item() if isinstance(c, np.generic) else c)
 
 
 def _document_class_priors(cls):
