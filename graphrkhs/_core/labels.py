@@ -631,34 +631,41 @@ def _orphans(W, S, Y2, F):
 LABEL_PROPORTION_Z = 2.0
 
 
-def untrusted_label_proportions(counts):
+def untrusted_label_proportions(counts, n_samples=None):
     r"""The classes whose labeled proportion is too uncertain to serve as a class size, when the label counts
     differ (an empty array when they are all equal, or every proportion is trusted).
 
-    A proportion :math:`\hat p_c = n_c / l` estimated from :math:`n_c` of :math:`l` labels drawn at random has
-    standard error :math:`\sqrt{\hat p_c (1 - \hat p_c) / l}` (binomial).  Class c is untrusted when
-    :math:`\hat p_c` is within ``LABEL_PROPORTION_Z`` = 2 standard errors of zero (its 95 % interval reaches
-    0: the labels cannot tell its size from nothing), i.e. :math:`n_c < 4 (1 - \hat p_c)` -- with
-    unequal counts, classes of 3 labels or fewer.  Equal counts (1 or 10 labels per class) are the usual
-    designed draw, whose proportions are equal: not flagged.
+    A proportion :math:`\hat p_c = n_c / l` estimated from :math:`n_c` of :math:`l` labels drawn at random
+    (without replacement) from the :math:`N` = ``n_samples`` samples has standard error
+    :math:`\sqrt{\hat p_c (1 - \hat p_c) / l \cdot (N - l) / (N - 1)}` (binomial, with the finite-population
+    correction; None: :math:`N = \infty`).  Class c is untrusted when :math:`\hat p_c` is within
+    ``LABEL_PROPORTION_Z`` = 2 standard errors of zero (its 95 % interval reaches 0: the labels cannot tell
+    its size from nothing), i.e. :math:`n_c < 4 (1 - \hat p_c) (N - l) / (N - 1)` -- with unequal counts,
+    classes of at most 3 labels; none when every sample is labeled (the proportions are then the data's).
+    Equal counts (1 or 10 labels per class) are the usual designed draw, whose proportions are equal: not
+    flagged.
     """
     counts = np.asarray(counts, dtype=np.float64).ravel()
     if counts.size < 2 or (counts == counts[0]).all():
         return np.empty(0, dtype=np.int64)
-    p = counts / counts.sum()
-    return np.flatnonzero(counts < LABEL_PROPORTION_Z ** 2 * (1.0 - p))
+    l = counts.sum()
+    p = counts / l
+    # finite-population correction; 0 when every sample is labeled (then N > l >= 1 is false)
+    fpc = 1.0 if n_samples is None else (n_samples - l) / (n_samples - 1.0) if n_samples > l else 0.0
+    return np.flatnonzero(counts < LABEL_PROPORTION_Z ** 2 * (1.0 - p) * fpc)
 
 
-def warn_untrusted_label_proportions(counts, *, classes=None, what="class sizes", stacklevel=4):
+def warn_untrusted_label_proportions(counts, n_samples=None, *, classes=None, what="class sizes", stacklevel=4):
     """Warn (:class:`GraphRKHSWarning`) when ``class_priors=None`` makes the labeled class proportions the
     ``what`` of a fit and they rest on too few labels (:func:`untrusted_label_proportions`).
 
-    ``counts``: labeled count of each class; ``classes``: their names (default: the column indices);
+    ``counts``: labeled count of each class; ``n_samples``: the number of samples (nodes) they were drawn
+    from; ``classes``: their names (default: the column indices);
     ``stacklevel``: passed to :func:`~graphrkhs._core.validation.warn` (3 names this function's caller, 4
     the caller of that).  Returns True when it warned.
     """
     counts = np.asarray(counts).ravel()
-    weak = untrusted_label_proportions(counts)
+    weak = untrusted_label_proportions(counts, n_samples)
     if weak.size == 0:
         return False
     c = int(weak[np.argmin(counts[weak])])
@@ -669,7 +676,7 @@ def warn_untrusted_label_proportions(counts, *, classes=None, what="class sizes"
     warn(f"class_priors is None, so the {what} are the labeled class proportions (label counts "
          f"{shown}), which are unequal, and the proportion of class {name} rests "
          f"on {int(counts[c])} label(s): it is within {LABEL_PROPORTION_Z:g} standard errors of 0 (a proportion p "
-         f"of l labels has standard error sqrt(p (1 - p) / l)), so the {what} follow the label draw, not the data "
+         f"of l labels drawn from N samples has standard error sqrt(p (1 - p) / l (N - l) / (N - 1))), so the {what} follow the label draw, not the data "
          "(two equal blobs labeled 1 : 20 put nearly every point in the majority class). Pass class_priors= the "
          f"class proportions ({order}, summing to 1; equal ones if the classes are balanced).",
          GraphRKHSWarning, stacklevel=stacklevel)

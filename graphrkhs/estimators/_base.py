@@ -264,7 +264,7 @@ class ClassifierOutputMixin(ClassifierMixin):
         elif self._sizes_in_solver or self.class_normalization == "mass":
             # the labeled proportions stand in for the class proportions (the sizes of the MBO solvers, the
             # masses of "mass"): warn when they rest on too few labels (user -> fit -> _fit_all -> here)
-            warn_untrusted_label_proportions(np.bincount(codes[labeled], minlength=k), classes=classes,
+            warn_untrusted_label_proportions(np.bincount(codes[labeled], minlength=k), n, classes=classes,
                                              what="class sizes" if self._sizes_in_solver else "class masses",
                                              stacklevel=6)
         Y = one_hot(codes[labeled], k)
@@ -553,8 +553,8 @@ CLASS_PRIORS_DOC = r"""class_priors : array-like of shape (n_classes,), optional
         masses from the labeled proportions: ``fit`` warns
         (:class:`~graphrkhs.GraphRKHSWarning`) when they are unequal and some
         class's rests on too few labels (within two standard errors
-        :math:`\sqrt{\bar y_c (1 - \bar y_c) / l}` of 0, :math:`l` labels;
-        3 labels or fewer), as the MBO classifiers do for their class sizes."""
+        :math:`\sqrt{\bar y_c (1 - \bar y_c) / l \cdot (N - l) / (N - 1)}` of
+        0, :math:`l` labels of :math:`N` samples; at most 3 labels), as the MBO classifiers do for their class sizes."""
 
 VERBOSE_DOC = r"""verbose : bool or None, default=None
         Progress bars (tqdm) of the long steps of ``fit`` and ``predict`` (graph,

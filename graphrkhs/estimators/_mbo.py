@@ -29,9 +29,11 @@ _SIZES_DOC = r"""class_priors : array of shape (n_classes,), optional
         (:class:`~graphrkhs.GraphRKHSWarning`, naming ``class_priors``) when
         those proportions are unequal and some class's rests on too few
         labels: a proportion :math:`\hat p_c = n_c / l` of :math:`l` labels
-        has standard error :math:`\sqrt{\hat p_c (1 - \hat p_c) / l}`, and a
-        class within two of them of 0 (:math:`n_c < 4 (1 - \hat p_c)`: 3
-        labels or fewer) has a size the labels cannot tell from nothing (on
+        drawn from :math:`N` samples has standard error
+        :math:`\sqrt{\hat p_c (1 - \hat p_c) / l \cdot (N - l) / (N - 1)}`, and
+        a class within two of them of 0
+        (:math:`n_c < 4 (1 - \hat p_c) (N - l) / (N - 1)`: at most 3 labels,
+        none when every sample is labeled) has a size the labels cannot tell from nothing (on
         two equal blobs of 21 points labeled 1 : 20 the sizes 2 : 40 label
         2 of the 21 unlabeled points correctly).  Equal label counts (1 or 10
         per class) give equal proportions and no warning.  With a fixed number of labels per class on

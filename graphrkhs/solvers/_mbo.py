@@ -390,7 +390,7 @@ def _mbo_setup(W, labeled, Y, class_priors, solver):
     if class_priors is None:
         # the labeled proportions as class sizes: warn when they rest on too few labels to be trusted
         # (user -> solver -> _mbo_setup -> helper -> warn: stacklevel 5 names the user's call)
-        warn_untrusted_label_proportions(np.bincount(codes, minlength=k), stacklevel=5)
+        warn_untrusted_label_proportions(np.bincount(codes, minlength=k), n, stacklevel=5)
         class_priors = np.bincount(codes, minlength=k) / codes.size
     b = check_class_priors(class_priors, k)
     counts = np.bincount(codes, minlength=k)
@@ -801,11 +801,13 @@ def cut_ssl(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_priors: Optio
         nodes, as in the authors' code); None: the labeled proportions, which
         are the class proportions only for a uniform random sample of labels.
         A proportion :math:`\hat p_c = n_c / l` of :math:`l` such labels has
-        standard error :math:`\sqrt{\hat p_c (1 - \hat p_c) / l}`; when the
-        label counts are unequal and some class's proportion is within two
-        standard errors of 0 (:math:`n_c < 4 (1 - \hat p_c)`: 3 labels or
-        fewer) its size rests on nothing the labels can tell apart from 0, and
-        a :class:`~graphrkhs.GraphRKHSWarning` asks for ``class_priors`` (on
+        standard error :math:`\sqrt{\hat p_c (1 - \hat p_c) / l \cdot (n - l) /
+        (n - 1)}` (with the finite-population correction: 0 when every node is
+        labeled); when the label counts are unequal and some class's
+        proportion is within two standard errors of 0
+        (:math:`n_c < 4 (1 - \hat p_c) (n - l) / (n - 1)`: at most 3 labels)
+        its size rests on nothing the labels can tell apart from 0, and a
+        :class:`~graphrkhs.GraphRKHSWarning` asks for ``class_priors`` (on
         two equal blobs of 21 nodes labeled 1 : 20, sizes 2 : 40).  Equal
         counts (one or ten labels per class) give equal sizes and no warning.
     s : float or sequence of floats, default=(0.0, 0.1)

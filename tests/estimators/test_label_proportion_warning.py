@@ -92,3 +92,15 @@ def test_mass_normalization_on_label_proportions_warns(cls):
     assert _fit(cls(), X, y) == []
     assert _fit(cls(class_normalization="mean_shift"), X, y) == []
     assert _fit(cls(class_normalization="mass", class_priors=[0.5, 0.5]), X, y) == []
+
+
+@pytest.mark.parametrize("cls", SIZED)
+def test_every_sample_labeled_is_silent(cls):
+    # blobs of 3 and 20 points, all labeled: the label proportions are the data's own (no sampling error),
+    # and 3 : 20 used to warn (3 < 4 (1 - 3/23) without the finite-population correction)
+    X, _ = _blobs(20)
+    X = X[17:]
+    y = np.repeat([0, 1], [3, 20])
+    assert _fit(cls(n_neighbors=3), X, y) == []
+    assert _fit(RLSClassifier(class_normalization="mass"), X, y) == []
+
