@@ -19,8 +19,9 @@ from ._transductive import _GRAPH_DOC, _PRECONDITIONERS, _TOL, GraphArg, _Transd
 
 __all__ = ["PoissonMBOClassifier", "VolumeMBOClassifier", "CutSSLClassifier"]
 
-_SIZES_DOC = r"""class_priors : array of shape (n_classes,), optional
-        Class proportions b (in the order of ``classes_``, summing to 1): class
+_SIZES_DOC = r"""class_priors : array of shape (n_classes,), dict or pandas Series, optional
+        Class proportions b (in the order of ``classes_``, summing to 1; a dict
+        or Series keyed by class label is aligned by label): class
         c gets :math:`n' b_c` of the :math:`n'` nodes some label reaches (largest
         remainders); nodes of connected components without a label are not sized
         (no label informs them): their ``label_distributions_`` rows are b.
@@ -56,7 +57,7 @@ def _sizes_priors(est, Y):
     """The solver's ``class_priors``: the estimator's, or the labeled proportions of the one-hot Y (the solver's
     own default, passed explicitly: ``fit`` has already warned when they rest on too few labels)."""
     if est.class_priors is not None:
-        return est.class_priors
+        return est._given_priors()        # in the order of classes_ (a dict / Series aligned by label)
     return Y.sum(axis=0) / Y.shape[0]
 
 
