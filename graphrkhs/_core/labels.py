@@ -625,6 +625,64 @@ def _orphans(W, S, Y2, F):
 
 
 
+
+#: Labeled class proportions are trusted as class sizes when every class's proportion lies more than
+#: this many standard errors above zero (:func:`warn_untrusted_label_proportions`).
+LABEL_PROPORTION_Z = 2.0
+
+
+def untrusted_label_proportions(counts, n_samples=None):
+    r"""The classes whose labeled proportion is too uncertain to serve as a class size, when the label counts
+    differ (an empty array when they are all equal, or every proportion is trusted).
+
+    A proportion :math:`\hat p_c = n_c / l` estimated from :math:`n_c` of :math:`l` labels drawn at random
+    (without replacement) from the :math:`N` = ``n_samples`` samples has standard error
+    :math:`\sqrt{\hat p_c (1 - \hat p_c) / l \cdot (N - l) / (N - 1)}` (binomial, with the finite-population
+    correction; None: :math:`N = \infty`).  Class c is untrusted when :math:`\hat p_c` is within
+    ``LABEL_PROPORTION_Z`` = 2 standard errors of zero (its 95 % interval reaches 0: the labels cannot tell
+    its size from nothing), i.e. :math:`n_c < 4 (1 - \hat p_c) (N - l) / (N - 1)` -- with unequal counts,
+    classes of at most 3 labels; none when every sample is labeled (the proportions are then the data's).
+    Equal counts (1 or 10 labels per class) are the usual designed draw, whose proportions are equal: not
+    flagged.
+    """
+    counts = np.asarray(counts, dtype=np.float64).ravel()
+    if counts.size < 2 or (counts == counts[0]).all():
+        return np.empty(0, dtype=np.int64)
+    l = counts.sum()
+    p = counts / l
+    # finite-population correction; 0 when every sample is labeled (then N > l >= 1 is false)
+    fpc = 1.0 if n_samples is None else (n_samples - l) / (n_samples - 1.0) if n_samples > l else 0.0
+    return np.flatnonzero(counts < LABEL_PROPORTION_Z ** 2 * (1.0 - p) * fpc)
+
+
+def warn_untrusted_label_proportions(counts, n_samples=None, *, classes=None, what="class sizes", stacklevel=4):
+    """Warn (:class:`GraphRKHSWarning`) when ``class_priors=None`` makes the labeled class proportions the
+    ``what`` of a fit and they rest on too few labels (:func:`untrusted_label_proportions`).
+
+    ``counts``: labeled count of each class; ``n_samples``: the number of samples (nodes) they were drawn
+    from; ``classes``: their names (default: the column indices);
+    ``stacklevel``: passed to :func:`~graphrkhs._core.validation.warn` (3 names this function's caller, 4
+    the caller of that).  Returns True when it warned.
+    """
+    counts = np.asarray(counts).ravel()
+    weak = untrusted_label_proportions(counts, n_samples)
+    if weak.size == 0:
+        return False
+    c = int(weak[np.argmin(counts[weak])])
+    name = _show(classes[c]) if classes is not None else f"{c} (column {c} of Y)"
+    order = "in the order of classes_" if classes is not None else "one per column of Y"
+    shown = (", ".join(str(int(n)) for n in counts) if counts.size <= 10
+             else f"{counts.size} classes, from {int(counts.min())} to {int(counts.max())}")
+    warn(f"class_priors is None, so the {what} are the labeled class proportions (label counts "
+         f"{shown}), which are unequal, and the proportion of class {name} rests "
+         f"on {int(counts[c])} label(s): it is within {LABEL_PROPORTION_Z:g} standard errors of 0 (a proportion p "
+         f"of l labels drawn from N samples has standard error sqrt(p (1 - p) / l (N - l) / (N - 1))), so the {what} follow the label draw, not the data "
+         "(two equal blobs labeled 1 : 20 put nearly every point in the majority class). Pass class_priors= the "
+         f"class proportions ({order}, summing to 1; equal ones if the classes are balanced).",
+         GraphRKHSWarning, stacklevel=stacklevel)
+    return True
+
+
 #: Relative weight below which an edge counts as a *weak link* (:func:`cut_weak_links`):
 #: an edge (i, j) with :math:`w_{ij} \le 10^{-10} \min(d_i, d_j)`, i.e. a random walk crosses
 #: it with probability at most 1e-10 from either end.  A part of the graph attached only by

@@ -38,7 +38,7 @@ from sklearn.exceptions import NotFittedError
 from sklearn.utils.validation import validate_data
 
 from .._core.labels import (UNLABELED, labeled_rows, one_hot, split_classification_labels,
-                            split_regression_targets)
+                            split_regression_targets, warn_untrusted_label_proportions)
 from .._core.progress import verbosity
 from .._core.validation import (Interval, Options, check_class_priors, check_estimator_points, sparse_points_refused,
                                 validate_params)
@@ -217,7 +217,7 @@ class ClassifierOutputMixin(ClassifierMixin):
     _expected_failed_checks = _MARKER_COLLISION
     _proba = "softmax"
     _target_coding = "pm1"   # "pm1": one-vs-rest +-1 columns (one column for 2 classes); "onehot": indicators
-    _parameter_constraints = {"unlabeled": ["hashable", None], "class_priors": ["array-like", None],
+    _parameter_constraints = {"unlabeled": ["hashable", None], "class_priors": ["array-like", dict, None],
                               "class_normalization": [Options(*CLASS_NORMALIZATIONS), None]}
     # The estimators whose solver already imposes the class sizes (MBO) skip the assignment step; a class
     # normalization keeps the class sizes of their labels on the rows a label reaches.
@@ -259,7 +259,13 @@ class ClassifierOutputMixin(ClassifierMixin):
         k = classes.size
         self.classes_ = classes
         if self.class_priors is not None:      # before any heavy work
-            check_class_priors(self.class_priors, k)
+            self._given_priors()
+        elif self._sizes_in_solver or self.class_normalization == "mass":
+            # the labeled proportions stand in for the class proportions (the sizes of the MBO solvers, the
+            # masses of "mass"): warn when they rest on too few labels (user -> fit -> _fit_all -> here)
+            warn_untrusted_label_proportions(np.bincount(codes[labeled], minlength=k), n, classes=classes,
+                                             what="class sizes" if self._sizes_in_solver else "class masses",
+                                             stacklevel=6)
         Y = one_hot(codes[labeled], k)
         self.class_prior_ = Y.mean(axis=0)
         self._fit_labeled = labeled
@@ -325,7 +331,7 @@ class ClassifierOutputMixin(ClassifierMixin):
             return
         R = np.asarray(S, dtype=np.float64)[ref]
         ybar = self.class_prior_
-        q = ybar if self.class_priors is None else check_class_priors(self.class_priors, k)
+        q = ybar if self.class_priors is None else self._given_priors()
         if self.class_normalization == "mass":
             # Zhu, Ghahramani & Lafferty (2003): s'_c = q_c s_c / mean_R s_c on non-negative scores
             low = min(float(R.min()), 0.0)
@@ -357,8 +363,18 @@ class ClassifierOutputMixin(ClassifierMixin):
         """The class distribution of a point no label informs: ``class_priors`` when given (the user's
         class proportions), else the labeled proportions ``class_prior_``."""
         if self.class_priors is not None:
-            return check_class_priors(self.class_priors, self.classes_.size)
+            return self._given_priors()
         return self.class_prior_
+
+    def _given_priors(self):
+        """``class_priors`` as float64 proportions in the order of ``classes_`` (None when not given): a
+        dict or a pandas Series keyed by the class labels is aligned by label (a Series keyed
+        ("dog", "cat") was read by position, giving "cat" the proportion of "dog"); a sequence (or a
+        Series with the default index 0..k-1) is read in order."""
+        if self.class_priors is None:
+            return None
+        b = _priors_in_class_order(self.class_priors, self.classes_)
+        return check_class_priors(b, self.classes_.size)
 
     def _distribution(self, S):
         P = np.clip(S, 0.0, None)
@@ -510,9 +526,11 @@ UNLABELED_DOC = r"""unlabeled : hashable or None, default=-1
         ``LabelCollisionWarning`` is emitted -- pass ``unlabeled=-1``
         explicitly to confirm it marks unlabeled rows."""
 
-CLASS_PRIORS_DOC = r"""class_priors : array-like of shape (n_classes,), optional
+CLASS_PRIORS_DOC = r"""class_priors : array-like of shape (n_classes,), dict or pandas Series, optional
         Class proportions :math:`b` (in the order of ``classes_``, non-negative,
-        summing to 1), e.g. known from a census of the data.  Given, the labels of
+        summing to 1), e.g. known from a census of the data; a dict or a
+        pandas Series keyed by the class labels is aligned with ``classes_``
+        by label (a Series with the default index 0..k-1 is read in order).  Given, the labels of
         the unlabeled fitted rows are assigned with class sizes :math:`u b_c`
         (u their number; rounded by largest remainders): the labeling that
         maximizes the total (normalized) score under those sizes, found by an
@@ -542,13 +560,82 @@ CLASS_PRIORS_DOC = r"""class_priors : array-like of shape (n_classes,), optional
         * None: the method's scores.
 
         With ``class_priors`` the size-constrained assignment follows the
-        normalization."""
+        normalization.  ``"mass"`` without ``class_priors`` takes the class
+        masses from the labeled proportions: ``fit`` warns
+        (:class:`~graphrkhs.GraphRKHSWarning`) when they are unequal and some
+        class's rests on too few labels (within two standard errors
+        :math:`\sqrt{\bar y_c (1 - \bar y_c) / l \cdot (N - l) / (N - 1)}` of
+        0, :math:`l` labels of :math:`N` samples; at most 3 labels), as the MBO classifiers do for their class sizes."""
 
 VERBOSE_DOC = r"""verbose : bool or None, default=None
         Progress bars (tqdm) of the long steps of ``fit`` and ``predict`` (graph,
         solves): True / False switch them on / off for everything inside; None
         follows the caller (an enclosing ``verbose=``, the command line) or the
         ``graphrkhs`` logger (see :mod:`graphrkhs._core.progress`)."""
+
+
+def _priors_in_class_order(class_priors, classes):
+    """``class_priors`` (a dict or pandas Series keyed by class label, or a sequence in the order of
+    ``classes``) as a sequence in the order of ``classes`` (a ValueError naming the labels that do not
+    match)."""
+    if isinstance(class_priors, dict):
+        by_label = class_priors
+    elif hasattr(class_priors, "index") and hasattr(class_priors, "to_numpy") and np.ndim(class_priors) == 1:
+        index = list(class_priors.index)
+        if index == list(range(len(index))) and not _same_labels(index, classes):
+            _check_priors_cover_the_labeled_classes(class_priors, classes)   # the default index: positional
+            return class_priors.to_numpy()
+        if len(set(index)) != len(index):
+            raise ValueError(f"class_priors' index repeats a class label: {index!r}; give each class once.")
+        by_label = dict(zip(index, class_priors.to_numpy()))
+    else:
+        _check_priors_cover_the_labeled_classes(class_priors, classes)
+        return class_priors
+    known = [c.item() if isinstance(c, np.generic) else c for c in classes]
+    missing = [c for c in known if c not in by_label]
+    extra = [key for key in by_label if not any(_equal_label(key, c) for c in known)]
+    if missing or extra:
+        parts = []
+        if missing:
+            parts.append(f"no proportion for class(es) {', '.join(map(repr, missing))}")
+        if extra:
+            parts.append(f"proportions for {', '.join(map(repr, extra))}, which no labeled sample has (a class "
+                         "without labels cannot be predicted: label one of its samples, or drop its proportion "
+                         "and divide the others by their sum)")
+        raise ValueError(f"class_priors keyed by class label must give one proportion per class of classes_ "
+                         f"({', '.join(map(repr, known))}): {'; '.join(parts)}.")
+    return [by_label[c] for c in known]
+
+
+def _equal_label(a, b):
+    try:
+        return bool(a == b)
+    except (TypeError, ValueError):
+        return False
+
+
+def _same_labels(index, classes):
+    return len(index) == classes.size and all(any(_equal_label(i, c) for c in classes.tolist()) for i in index)
+
+
+def _check_priors_cover_the_labeled_classes(class_priors, classes):
+    """A ValueError naming the labeled classes when ``class_priors`` is a flat list of another length (the
+    usual cause: a proportion for a class that no labeled sample has, which ``classes_`` does not hold)."""
+    try:
+        shape = np.shape(class_priors)
+    except ValueError:                   # ragged: check_class_priors reports it
+        return
+    if len(shape) == 1 and shape[0] != classes.size:
+        shown = ", ".join(_show_label(c) for c in classes[:10]) + (", ..." if classes.size > 10 else "")
+        more = (" A class without labels cannot be predicted: label one of its samples, or drop its proportion "
+                "(and divide the others by their sum).") if shape[0] > classes.size else ""
+        raise ValueError(f"class_priors must have one entry per class ({classes.size}, in the order of classes_); "
+                         f"got {shape[0]}. classes_ are the classes with at least one labeled sample in y: "
+                         f"{shown}.{more}")
+
+
+def _show_label(c):
+    return repr(c.item() if isinstance(c, np.generic) else c)
 
 
 def _document_class_priors(cls):

@@ -19,13 +19,25 @@ from ._transductive import _GRAPH_DOC, _PRECONDITIONERS, _TOL, GraphArg, _Transd
 
 __all__ = ["PoissonMBOClassifier", "VolumeMBOClassifier", "CutSSLClassifier"]
 
-_SIZES_DOC = r"""class_priors : array of shape (n_classes,), optional
-        Class proportions b (in the order of ``classes_``, summing to 1): class
+_SIZES_DOC = r"""class_priors : array of shape (n_classes,), dict or pandas Series, optional
+        Class proportions b (in the order of ``classes_``, summing to 1; a dict
+        or Series keyed by class label is aligned by label): class
         c gets :math:`n' b_c` of the :math:`n'` nodes some label reaches (largest
         remainders); nodes of connected components without a label are not sized
         (no label informs them): their ``label_distributions_`` rows are b.
         None: the labeled class proportions -- the class sizes only when the
-        labeled nodes are a uniform random sample.  With a fixed number of labels per class on
+        labeled nodes are a uniform random sample.  ``fit`` warns
+        (:class:`~graphrkhs.GraphRKHSWarning`, naming ``class_priors``) when
+        those proportions are unequal and some class's rests on too few
+        labels: a proportion :math:`\hat p_c = n_c / l` of :math:`l` labels
+        drawn from :math:`N` samples has standard error
+        :math:`\sqrt{\hat p_c (1 - \hat p_c) / l \cdot (N - l) / (N - 1)}`, and
+        a class within two of them of 0
+        (:math:`n_c < 4 (1 - \hat p_c) (N - l) / (N - 1)`: at most 3 labels,
+        none when every sample is labeled) has a size the labels cannot tell from nothing (on
+        two equal blobs of 21 points labeled 1 : 20 the sizes 2 : 40 label
+        2 of the 21 unlabeled points correctly).  Equal label counts (1 or 10
+        per class) give equal proportions and no warning.  With a fixed number of labels per class on
         imbalanced data pass the priors: on three blobs of 80 / 30 / 10 points
         with 3 labels each, ``None`` (1/3 each) labels 67 % (Poisson MBO) and
         61 % (volume MBO), where Poisson learning labels all of them.  The
@@ -39,6 +51,14 @@ _SIZES_DOC = r"""class_priors : array of shape (n_classes,), optional
         the class sizes of the solver's labels: alone, the per-class scaling
         moved them (volume MBO, sizes 45 / 27 / 18 of 90 blobs, ``"mass"``: 60
         / 27 / 3)."""
+
+
+def _sizes_priors(est, Y):
+    """The solver's ``class_priors``: the estimator's, or the labeled proportions of the one-hot Y (the solver's
+    own default, passed explicitly: ``fit`` has already warned when they rest on too few labels)."""
+    if est.class_priors is not None:
+        return est._given_priors()        # in the order of classes_ (a dict / Series aligned by label)
+    return Y.sum(axis=0) / Y.shape[0]
 
 
 class PoissonMBOClassifier(_TransductiveClassifier):
@@ -98,7 +118,7 @@ class PoissonMBOClassifier(_TransductiveClassifier):
         self._store_init_params(locals())
 
     def _solve(self, W, S, Y):
-        F, info = poisson_mbo(W, S, Y, class_priors=self.class_priors, mu=self.mu, n_inner=self.n_inner,
+        F, info = poisson_mbo(W, S, Y, class_priors=_sizes_priors(self, Y), mu=self.mu, n_inner=self.n_inner,
                               max_iter=self.max_iter, tol=self.tol, preconditioner=self.preconditioner,
                               return_info=True)
         self.n_iter_ = info["n_iter"]
@@ -151,7 +171,7 @@ class VolumeMBOClassifier(_TransductiveClassifier):
         self._store_init_params(locals())
 
     def _solve(self, W, S, Y):
-        F, info = volume_mbo(W, S, Y, class_priors=self.class_priors, n_inner=self.n_inner,
+        F, info = volume_mbo(W, S, Y, class_priors=_sizes_priors(self, Y), n_inner=self.n_inner,
                              max_iter=self.max_iter, return_info=True)
         self.n_iter_ = info["n_iter"]
         return F
@@ -233,7 +253,7 @@ class CutSSLClassifier(_TransductiveClassifier):
         self._store_init_params(locals())
 
     def _solve(self, W, S, Y):
-        F, info = cut_ssl(W, S, Y, class_priors=self.class_priors, s=self.s, max_iter=self.max_iter, rho=self.rho,
+        F, info = cut_ssl(W, S, Y, class_priors=_sizes_priors(self, Y), s=self.s, max_iter=self.max_iter, rho=self.rho,
                           tol=self.tol, patience=self.patience, cg_tol=self.cg_tol, return_info=True)
         self.n_iter_ = info["n_iter"]
         self.integral_ = info["integral"]

@@ -695,8 +695,9 @@ class PoissonLearningClassifier(_TransductiveClassifier):
 
     Parameters
     ----------
-    class_priors : array of shape (n_classes,), optional
-        Class proportions b (in the order of ``classes_``, summing to 1): the
+    class_priors : array of shape (n_classes,), dict or pandas Series, optional
+        Class proportions b (in the order of ``classes_``, summing to 1; a dict
+        or Series keyed by class label is aligned by label): the
         scores are reweighted by :math:`b / \bar y` (the paper's Algorithm 1),
         then the unlabeled nodes are labeled with class sizes :math:`u b_c`
         (the size-constrained assignment, see ``class_normalization`` below
@@ -727,7 +728,7 @@ class PoissonLearningClassifier(_TransductiveClassifier):
     array([0, 0, 0, 0, 0, 1, 1, 1, 1, 1])
     """
 
-    _parameter_constraints = {"class_priors": ["array-like", None], "tol": _TOL,
+    _parameter_constraints = {"class_priors": ["array-like", dict, None], "tol": _TOL,
                               "preconditioner": _PRECONDITIONERS, "backend": _BACKEND}
 
     def __init__(self, *, class_priors: Optional[Sequence[float]] = None, class_normalization: Optional[str] = None,
@@ -741,14 +742,14 @@ class PoissonLearningClassifier(_TransductiveClassifier):
         # poisson_learning weighted column c by b_c / ybar_c (the priors over the labeled proportions): undo it
         if self.class_priors is None or self.class_normalization == "mean_shift":
             return F
-        b = np.asarray(self.class_priors, dtype=np.float64)
+        b = self._given_priors()
         ybar = np.asarray(self.class_prior_, dtype=np.float64)
         weight = b / np.where(ybar != 0, ybar, 1.0)
         return F / np.where(weight > 0, weight, 1.0)
 
     def _solve(self, W, S, Y):
         # "mean_shift" applies the b / ybar reweighting itself (_base): not twice
-        priors = None if self.class_normalization == "mean_shift" else self.class_priors
+        priors = None if self.class_normalization == "mean_shift" else self._given_priors()
         return poisson_learning(W, S, Y, class_priors=priors, tol=self.tol,
                                 preconditioner=self.preconditioner, backend=self.backend)
 

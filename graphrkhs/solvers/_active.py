@@ -60,8 +60,10 @@ shift of :math:`10^{-10}` times the largest degree on the diagonal).  The
 class prior that the solvers give such components moves with every new label;
 that convention is not counted as a change of the model.
 
-Ties (equal criterion values) are broken by the lowest node index, or at
-random with ``random_state`` given; either way the result is reproducible.
+Ties (criterion values equal to within :math:`10^{-10}` of the largest value, the
+rounding of the model: mirror-image nodes of a symmetric graph) are broken by the
+lowest node index, or at random with ``random_state`` given; either way the
+result is reproducible.
 """
 
 from typing import Optional, Tuple, Union
@@ -121,6 +123,10 @@ def _class_scores(scores):
 def _probabilities(P):
     """Rows clipped at 0 and normalized to sum 1 (a row without mass: uniform)."""
     Q = np.clip(P, 0.0, None)
+    # each row over its largest entry first: the sum of finite scores near the float64 maximum overflowed
+    # to inf (row (1e308, 1.7e308): probabilities (0, 0), margin 0 instead of 0.26)
+    top = Q.max(axis=1, keepdims=True)
+    Q = Q / np.where(top > 0, top, 1.0)
     total = Q.sum(axis=1, keepdims=True)
     return np.where(total > 0, Q / np.where(total > 0, total, 1.0), 1.0 / P.shape[1])
 
@@ -179,12 +185,44 @@ def _mc_values(C, F, alpha):
     return values, R
 
 
+#: Criterion values within this fraction of the largest one (in absolute value) are ties
+#: (:func:`_tie_tolerance`): mirror-image nodes of a symmetric graph have values that differ by the rounding
+#: of the model (a few units of 1e-16 relative for the probabilities, up to the condition number times
+#: that for the dense covariance of the model change), not by what labeling them would teach.
+_TIE_RTOL = 1e-10
+
+
+def _tie_tolerance(values):
+    """Absolute tolerance under which two criterion values are a tie (``_TIE_RTOL`` of the largest finite
+    magnitude; 0 when there is none)."""
+    finite = values[np.isfinite(values)]
+    return _TIE_RTOL * float(np.abs(finite).max()) if finite.size else 0.0
+
+
 def _best(values, allowed, tiebreak):
-    """Index of the largest value among ``allowed``; ties go to the smallest ``tiebreak`` rank."""
+    """Index of the largest value among ``allowed``; ties (values within :func:`_tie_tolerance` of the
+    largest) go to the smallest ``tiebreak`` rank."""
     cand = np.flatnonzero(allowed)
     v = values[cand]
-    top = cand[v == v.max()]
+    top = cand[v >= v.max() - _tie_tolerance(v)]
     return int(top[np.argmin(tiebreak[top])])
+
+
+def _top(values, allowed, tiebreak, n_points):
+    """The ``n_points`` ``allowed`` indices of largest value, best first; values within
+    :func:`_tie_tolerance` of the best remaining one are ties, taken in ``tiebreak`` order (the order
+    :func:`_best` would pick them one by one)."""
+    cand = np.flatnonzero(allowed)
+    order = cand[np.lexsort((tiebreak[cand], -values[cand]))]
+    neg = -values[order]                       # ascending
+    tol = _tie_tolerance(values[cand])
+    out, i = [], 0
+    while len(out) < n_points:
+        j = max(int(np.searchsorted(neg, neg[i] + tol, side="right")), i + 1)
+        block = order[i:j]
+        out.extend(block[np.argsort(tiebreak[block], kind="stable")].tolist())
+        i = j
+    return np.asarray(out[:n_points], dtype=np.int64)
 
 
 def propose_labels(scores: ArrayLike, n_points: int = 1, *, criterion: str = "uncertainty",
@@ -232,7 +270,10 @@ def propose_labels(scores: ArrayLike, n_points: int = 1, *, criterion: str = "un
     labeled : array of int or bool mask of length n, optional
         The nodes already labeled: never proposed (and the labeled set S of
         the model-change covariance).  None: no node is labeled yet (not
-        allowed with ``"model_change"``, whose model needs labels).
+        allowed with ``"model_change"``, whose model needs labels, nor with
+        a fitted classifier as ``scores``, whose fit had labels: a
+        ValueError names ``labeled=`` and
+        :func:`~graphrkhs.propose_labels_for`).
     graph : graph, optional
         The graph of the model (any form :func:`~graphrkhs.as_adjacency`
         accepts); required by ``"model_change"``, ignored otherwise.
@@ -242,8 +283,10 @@ def propose_labels(scores: ArrayLike, n_points: int = 1, *, criterion: str = "un
     laplacian : {"combinatorial", "normalized"}, default="combinatorial"
         Laplacian kind of the model.
     random_state : None, int or numpy.random.Generator, optional
-        Ties between equal criterion values: None gives them to the lowest
-        node index; a seed breaks them at random, reproducibly.
+        Ties between equal criterion values (equal to within :math:`10^{-10}`
+        of the largest value: the model's rounding, as between the mirror
+        images on a symmetric graph): None gives them to the lowest node
+        index; a seed breaks them at random, reproducibly.
     return_values : bool, default=False
         Also return the criterion value of each proposed node (for a greedy
         model-change batch, its value at the time it was picked).
@@ -270,6 +313,12 @@ def propose_labels(scores: ArrayLike, n_points: int = 1, *, criterion: str = "un
     """
     P = _class_scores(scores)
     n = P.shape[0]
+    if labeled is None and hasattr(scores, "label_distributions_"):
+        # a fitted classifier has labeled nodes: "nothing labeled yet" proposed them (a labeled node of
+        # Poisson learning whose label disagrees with its neighbours came first)
+        raise ValueError(f"labeled=None with a fitted {type(scores).__name__}: its labeled nodes would be proposed "
+                         "again. Pass labeled= (the labeled rows of the y it was fitted on, indices or a boolean "
+                         "mask), or call propose_labels_for(estimator, X, y, ...).")
     check_option(criterion, "criterion", ACQUISITION_CRITERIA)
     n_points = check_scalar(n_points, "n_points", kind="int", low=1)
     alpha = check_scalar(alpha, "alpha", low=0)
@@ -285,8 +334,8 @@ def propose_labels(scores: ArrayLike, n_points: int = 1, *, criterion: str = "un
     tiebreak = np.arange(n) if rng is None else rng.permutation(n)
     if criterion != "model_change":
         values = _uncertainty(P, criterion)
-        # best value first, ties by the tie-break rank; labeled nodes last
-        order = np.lexsort((tiebreak, -values, ~allowed))[:n_points]
+        # best value first, ties (to rounding) by the tie-break rank; labeled nodes never
+        order = _top(values, allowed, tiebreak, n_points)
         return (order, values[order]) if return_values else order
 
     if graph is None:

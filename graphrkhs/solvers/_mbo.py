@@ -25,7 +25,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._core.cg import conjugate_gradient
-from .._core.labels import _orphans, label_free_mask
+from .._core.labels import _orphans, label_free_mask, warn_untrusted_label_proportions
 from .._core.progress import progress_bar, verbosity
 from .._core.types import ArrayLike, GraphLike, Indices
 from .._core.validation import (ConvergenceWarning, GraphRKHSWarning, check_class_priors, check_matrix,
@@ -388,6 +388,9 @@ def _mbo_setup(W, labeled, Y, class_priors, solver):
         raise ValueError("Y must hold one-hot class indicators (one entry 1 per labeled row, the others 0).")
     codes = Y2.argmax(axis=1)
     if class_priors is None:
+        # the labeled proportions as class sizes: warn when they rest on too few labels to be trusted
+        # (user -> solver -> _mbo_setup -> helper -> warn: stacklevel 5 names the user's call)
+        warn_untrusted_label_proportions(np.bincount(codes, minlength=k), n, stacklevel=5)
         class_priors = np.bincount(codes, minlength=k) / codes.size
     b = check_class_priors(class_priors, k)
     counts = np.bincount(codes, minlength=k)
@@ -440,7 +443,9 @@ def poisson_mbo(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_priors: O
         One-hot class indicators of the labeled nodes.
     class_priors : array of shape (k,), optional
         Class proportions b (non-negative, summing to 1); None: the labeled
-        proportions.  A labeled class needs :math:`b_c > 0` (ValueError);
+        proportions (a :class:`~graphrkhs.GraphRKHSWarning` when they are
+        unequal and some class's rests on 3 labels or fewer, see
+        :func:`cut_ssl`).  A labeled class needs :math:`b_c > 0` (ValueError);
         sizes :math:`n' b_c` below its labeled count are warned about.
     mu : float > 0, default=1.0
         Weight of the Poisson forcing (the paper's fidelity parameter and its
@@ -573,7 +578,9 @@ def volume_mbo(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_priors: Op
         One-hot class indicators of the labeled nodes.
     class_priors : array of shape (k,), optional
         Class proportions b (non-negative, summing to 1); None: the labeled
-        proportions.  A labeled class needs :math:`b_c > 0` (ValueError);
+        proportions (a :class:`~graphrkhs.GraphRKHSWarning` when they are
+        unequal and some class's rests on 3 labels or fewer, see
+        :func:`cut_ssl`).  A labeled class needs :math:`b_c > 0` (ValueError);
         sizes :math:`n' b_c` below its labeled count are warned about.
     n_inner : int, default=100
         Heat steps per round (the diffusion time is ``n_inner`` :math:`\tau`).
@@ -791,7 +798,18 @@ def cut_ssl(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_priors: Optio
     class_priors : array of shape (k,), optional
         Class proportions b of all the nodes some label reaches (largest
         remainders, minus the labeled counts: the sizes m of the unlabeled
-        nodes, as in the authors' code); None: the labeled proportions.
+        nodes, as in the authors' code); None: the labeled proportions, which
+        are the class proportions only for a uniform random sample of labels.
+        A proportion :math:`\hat p_c = n_c / l` of :math:`l` such labels has
+        standard error :math:`\sqrt{\hat p_c (1 - \hat p_c) / l \cdot (n - l) /
+        (n - 1)}` (with the finite-population correction: 0 when every node is
+        labeled); when the label counts are unequal and some class's
+        proportion is within two standard errors of 0
+        (:math:`n_c < 4 (1 - \hat p_c) (n - l) / (n - 1)`: at most 3 labels)
+        its size rests on nothing the labels can tell apart from 0, and a
+        :class:`~graphrkhs.GraphRKHSWarning` asks for ``class_priors`` (on
+        two equal blobs of 21 nodes labeled 1 : 20, sizes 2 : 40).  Equal
+        counts (one or ten labels per class) give equal sizes and no warning.
     s : float or sequence of floats, default=(0.0, 0.1)
         The concavity schedule, non-decreasing, each below ``rho`` (the
         authors' default).  On the digits larger values break the ADMM:
