@@ -482,9 +482,14 @@ def test_cut_ssl_warns_when_the_admm_stops_short_and_not_when_it_converges():
     # the reported residual is the degree-weighted RMS of X - Z, at most the tolerance
     assert 0 <= info["primal_residual"] <= 1e-3 and info["converged"]
     # labels that have not been stable for `patience` iterations are not settled either, whatever the residual
-    with pytest.warns(g.ConvergenceWarning, match="labels unchanged for the last"):
+    with pytest.warns(g.ConvergenceWarning, match="labels unchanged for the last") as caught:
         _, info = g.cut_ssl(W, labeled, Y, max_iter=10, patience=50, tol=1.0, return_info=True)
     assert not info["converged"]
+    # a max_iter below patience cannot reach the early stop at all: the warning says which knob to turn
+    assert "The last stage's max_iter (10) is below patience (50)" in str(caught[0].message)
+    with pytest.warns(g.ConvergenceWarning) as caught:
+        g.cut_ssl(W, labeled, Y, max_iter=60, patience=50, tol=1e-300)
+    assert "below patience" not in str(caught[0].message)
 
 
 def test_poisson_mbo_warns_when_it_ends_unsettled_and_not_when_it_settles():
