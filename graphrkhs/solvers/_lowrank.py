@@ -45,7 +45,7 @@ from .._core.labels import _check_labeled_index
 from .._core.linalg import psd_solve as _psd_solve, small_dense_threads
 from .._core.loo import KernelRidgePath, check_ridges
 from .._core.types import ArrayLike, Indices, MatrixLike
-from .._core.validation import _as_2d, check_matrix, check_points, check_scalar
+from .._core.validation import _as_2d, check_matrix, check_points, check_scalar, memory_guard
 from ..kernels import NYSTROM_AUTO_MIN_N, NystromFeatures, pairwise_kernel
 from ._kernel import _psd_penalty, _snap
 from ._selection import (CRITERIA, SCORINGS, GridResult, ManifoldRidgePath, _INDEFINITE_RTOL, _path_scores,
@@ -473,7 +473,10 @@ def select_laprls_lowrank(X: ArrayLike, labeled: Indices, Y: ArrayLike, M: Matri
     surrogate does not see) is no candidate: that ratio and the larger ones are
     dropped at that width and the wider ones (measured on circles, moons and digits:
     the largest usable ratio does not grow with the width), and the best remaining
-    point of the surrogate is tried, at most 3 LUs; then ratio 0 (RLS, no LU).
+    point of the surrogate is tried, at most 3 LUs; then ratio 0 (RLS, no LU).  The exact
+    step holds three n x n float64 arrays (the kernel, :math:`MK` and the matrix factored): a
+    ``MemoryError`` says so before any work when they would not fit (then
+    :func:`select_nystrom_laprls` and :func:`nystrom_laprls_fit` need no n x n array).
 
     On noisy two circles, two moons with noise dimensions and digits (10 labels per
     class) 256 landmarks selected the same (width, ratio) as the exact LOO over the
@@ -557,6 +560,11 @@ def select_laprls_lowrank(X: ArrayLike, labeled: Indices, Y: ArrayLike, M: Matri
     if M.shape != (n, n):
         raise ValueError(f"M must have shape ({n}, {n}), one row per row of X; got {M.shape}.")
     sigmas = np.sort(check_ridges(sigmas, "sigmas"))
+    # the exact step (ManifoldRidgePath): K, M K and the matrix factored, three n x n float64 arrays, plus
+    # the basis Z (n, l) -- estimated before the surrogate selection, which is the long part at large n
+    memory_guard(8 * n * (3 * n + S.size), f"the exact step of select_laprls_lowrank (three {n} x {n} float64 "
+                 f"arrays: the kernel, M K and the LU of I + rho' M K)",
+                 "use select_nystrom_laprls and nystrom_laprls_fit (no n x n array), or fewer points.")
     gA = geometric_grid(1e-7, 1e1, 17) if gamma_As is None else np.sort(check_ridges(gamma_As, "gamma_As"))
     l = S.size
     if ratios is None:
