@@ -42,7 +42,7 @@ import scipy.linalg as sla
 import scipy.sparse as sp
 
 from .._core.labels import _check_labeled_index
-from .._core.linalg import psd_solve as _psd_solve, small_dense_threads
+from .._core.linalg import psd_part, psd_solve as _psd_solve, small_dense_threads
 from .._core.loo import KernelRidgePath, check_ridges
 from .._core.types import ArrayLike, Indices, MatrixLike
 from .._core.validation import _as_2d, check_matrix, check_points, check_scalar, memory_guard
@@ -176,7 +176,10 @@ def nystrom_laprls_fit(F: ArrayLike, labeled: Indices, Y: ArrayLike, M: MatrixLi
     A = FS.T @ FS
     A.flat[::A.shape[0] + 1] += gamma_A * l
     if gamma_I > 0:
-        A += (gamma_I * l / float(n) ** 2) * _graph_gram(F, M, graph_gram)
+        # F^T M F is PSD; its computed negative eigenvalues are rounding (-2.4e-15 for constant features, whose
+        # exact value is 0), which a large gamma_I (the selection's 1e23 on identical points) turned into an
+        # indefinite system.  Its PSD part, as the selection's surrogate clips them (_warped_lowrank)
+        A += (gamma_I * l / float(n) ** 2) * psd_part(_graph_gram(F, M, graph_gram))[0]
     w = _psd_solve((A + A.T) / 2, FS.T @ Y2)
     w = w[:, 0] if was_1d else w
     return (w, {"solver": "nystrom", "rank": F.shape[1]}) if return_info else w
