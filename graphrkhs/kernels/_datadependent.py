@@ -518,6 +518,9 @@ class FredholmKernel:
         X, n, m = self.X, self.n, self.n_components
         if method == "random_features":
             d = X.shape[1]
+            # the (n, m) features (the Nystrom branch's own arrays are guarded by NystromFeatures)
+            memory_guard(n * m * X.dtype.itemsize, f"the random features of n = {n} points ({n} x {m})",
+                         "lower n_components.")
             # omega ~ N(0, I / sigma^2) as (standard normal) / sigma, applied as x^T omega = (x / 2^e)^T z (2^e / sigma)
             # with 2^e the power of two of max |x| (exact): 1 / sigma overflowed to inf for sigma = 1e-310 (the
             # default width of X * 1e-310) and every feature was NaN

@@ -39,3 +39,15 @@ def test_normalized_fredholm_far_point_weights_unchanged_inside_the_range():
     e = -((a - X) ** 2).sum(axis=1) / (2 * 0.3 ** 2)
     w = np.exp(e - e.max())
     np.testing.assert_allclose(K.outer_weights(a)[0], w / w.sum(), rtol=1e-9, atol=1e-300)
+
+
+def test_random_features_estimate_their_memory_first(monkeypatch):
+    """inner_approximation="random_features": the (n, m) features were allocated without an estimate (the
+    Nystrom factor had one): on a machine whose limit is 600 KiB the 1.5 MiB factor of 2000 points and 100
+    features was built.  Now a MemoryError naming the array and the fix comes first."""
+    from graphrkhs._core import validation
+
+    X = np.random.default_rng(0).normal(size=(2000, 3))
+    monkeypatch.setattr(validation, "_physical_memory", lambda: 800 * 2**10)      # limit 600 KiB
+    with pytest.raises(MemoryError, match=r"random features of n = 2000 points \(2000 x 100\).*n_components"):
+        FredholmKernel(X, sigma=1.0, inner_approximation="random_features", n_components=100)
