@@ -268,10 +268,17 @@ def nystrom_plaprls_fit(F: ArrayLike, labeled: Indices, Y: ArrayLike, M: MatrixL
     FS, PS = F[S], Psi[S]
     MF, MPsi = np.asarray(M @ F), np.asarray(M @ Psi)
     A = np.empty((r + o, r + o))
-    A[:r, :r] = FS.T @ FS + lam1 * P + lam2 * (F.T @ MF)
-    A[:r, r:] = FS.T @ PS + lam2 * (F.T @ MPsi)
+    A[:r, :r] = FS.T @ FS + lam1 * P
+    A[:r, r:] = FS.T @ PS
     A[r:, :r] = A[:r, r:].T
-    A[r:, r:] = PS.T @ PS + lam2 * (Psi.T @ MPsi)
+    A[r:, r:] = PS.T @ PS
+    if lam2 > 0:
+        # the graph term [F Psi]^T M [F Psi] is PSD; its rounding-level negative eigenvalues (constant
+        # features: exactly 0, computed -2e-15) times a huge gamma_I made the system indefinite (LinAlgError
+        # at gamma_I = 1e23): its PSD part, as nystrom_laprls_fit
+        B = np.hstack([F, Psi])
+        GB = B.T @ np.hstack([MF, MPsi])
+        A += lam2 * psd_part((GB + GB.T) / 2)[0]
     rhs = np.vstack([FS.T @ Y2, PS.T @ Y2])
     # the graph term of the basis, lam2 (Psi b)^T M (Psi b), vanishes when M Psi = 0 (constants under a
     # combinatorial Laplacian) or lam2 = 0; only then is a target in the span of Psi fitted by beta alone

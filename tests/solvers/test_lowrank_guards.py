@@ -59,3 +59,21 @@ def test_laprls_nystrom_on_identical_points_fits():
     y[[0, 1, 2, 30, 31, 32]] = [0, 0, 0, 1, 1, 1]
     d = LapRLSClassifier(solver="nystrom").fit(X, y).decision_function(X)
     assert np.isfinite(d).all() and np.ptp(d) == 0
+
+
+def test_nystrom_plaprls_fit_graph_term_of_constant_features_vanishes():
+    """PLapRLS with F = constants and Psi = constants: f = w + beta is a constant, M 1 = 0, so the graph term
+    is exactly 0 and every gamma_I gives f = mean(y) on the labeled points (the only unpenalized direction
+    is the constant).  Computed, [F Psi]^T M [F Psi] is rounding of either sign, and gamma_I = 1e23 made
+    the normal equations indefinite (LinAlgError); its PSD part is used now, as in nystrom_laprls_fit."""
+    from graphrkhs import nystrom_plaprls_fit
+
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(60, 2))
+    M = graph_penalty(knn_graph(X, 5))
+    F = np.ones((60, 1))
+    S = np.arange(0, 60, 10)
+    y = rng.normal(size=6)
+    for gamma_I in (0.0, 1.0, 1e23):
+        w, b = nystrom_plaprls_fit(F, S, y, M, 1e-2, gamma_I)
+        np.testing.assert_allclose(w[0] + b[0], y.mean(), rtol=1e-10)
