@@ -114,6 +114,15 @@ class _DataDependent(PointsLearner):
         self.labeled_index_ = idx
         self.svc_ = self.coef_ = None
         self.intercept_ = np.zeros(Y.shape[1])
+        self.kernel_shift_ = 0.0
+        if self.loss == "hinge":
+            # the SVMs see G less its mean: with the constraint sum_s y_s a_s = 0 of the SVM's dual (the free
+            # intercept) a constant added to the kernel changes neither the solution nor the decision function,
+            # but libsvm caches the kernel in float32, whose rounding of a nearly constant G (the warped kernel
+            # at the one-label fallback gamma_I / gamma_A = 1e12: entries 0.1866..., differences ~2e-7) was
+            # larger than the differences: both labeled points got the same class
+            self.kernel_shift_ = float(np.mean(np.asarray(G, dtype=np.float64)))
+            G = np.asarray(G, dtype=np.float64) - self.kernel_shift_
         if self.loss == "hinge" and self._hinge_tuned() and self._loo_selects:
             new = self._select_hinge(np.asarray(G, dtype=np.float64), Y, ridge)
             if hasattr(self, "gamma_A_"):     # warped: the kernel keeps its ratio gamma_I / gamma_A
@@ -185,13 +194,20 @@ class _DataDependent(PointsLearner):
         or reordering the classes permutes the columns exactly.  Two classes: one SVM whose positive
         class is that of the first labeled row (again not the names), its sign turned so that > 0
         means ``classes_[1]``.
+
+        libsvm is given :math:`G^T`: its gradient (the KKT conditions it enforces) at labeled point s
+        sums column s of the matrix it gets, while ``decision_function`` (and :meth:`_raw_values`)
+        uses row s of G.  Identical for a symmetric G; the warped Gram at a large
+        :math:`\gamma_I/\gamma_A` is asymmetric above rounding, and fitted on G the intercept
+        was off by :math:`C\,|G_{st} - G_{ts}|`, more than the decision values.
         """
         codes = Y.argmax(axis=1) if Y.shape[1] > 1 else (Y[:, 0] > 0).astype(int)
+        GT = np.ascontiguousarray(G.T)
         if Y.shape[1] == 1:
             first = codes[0]
             self._hinge_sign = 1.0 if first == 1 else -1.0
-            return SVC(kernel="precomputed", C=C).fit(G, (codes == first).astype(int))
-        return [SVC(kernel="precomputed", C=C).fit(G, (codes == c).astype(int)) for c in range(Y.shape[1])]
+            return SVC(kernel="precomputed", C=C).fit(GT, (codes == first).astype(int))
+        return [SVC(kernel="precomputed", C=C).fit(GT, (codes == c).astype(int)) for c in range(Y.shape[1])]
 
     def _select(self, X, idx, Y):
         """Members with a tuned width return ``(kernel, right, G, ridge)``; None: the plain path."""
@@ -225,7 +241,7 @@ class _DataDependent(PointsLearner):
             return ridge            # stratified folds need two labels per class
 
         def fit_predict(train, test, ridge):
-            Gt = G[np.ix_(train, train)]
+            Gt = np.ascontiguousarray(G[np.ix_(train, train)].T)     # libsvm's columns = G's rows (_fit_hinge)
             C = 1.0 / (2.0 * ridge * train.size)
             Yt = Y[train]
             if Yt.shape[1] == 1:
@@ -262,7 +278,7 @@ class _DataDependent(PointsLearner):
         G = self.kernel_(X, self.labeled_points_, right=self.right_)
         if self.svc_ is None:
             return G @ self.coef_ + self.intercept_
-        G = np.asarray(G, dtype=np.float64)
+        G = np.asarray(G, dtype=np.float64) - self.kernel_shift_      # as the SVMs were fitted (_fit)
         if isinstance(self.svc_, list):
             return np.column_stack([svc.decision_function(G) for svc in self.svc_])
         return self._hinge_sign * self.svc_.decision_function(G)[:, None]
@@ -638,7 +654,8 @@ class FredholmClassifier(ClassifierOutputMixin, _Fredholm):
     Attributes
     ----------
     classes_, kernel_ (the FredholmKernel), alpha_, coef_ (RLS) or svc_ (hinge: one SVC for two
-    classes, else the list of one-vs-rest SVCs, one per class), labeled_points_
+    classes, else the list of one-vs-rest SVCs, one per class, fitted on the transposed kernel matrix
+    of the labeled points less ``kernel_shift_``, its mean), labeled_points_
 
     Examples
     --------
@@ -906,7 +923,8 @@ class WarpedKernelClassifier(ClassifierOutputMixin, _Warped):
     Attributes
     ----------
     classes_, kernel_ (the WarpedKernel), coef_ (RLS) or svc_ (hinge: one SVC for two classes, else
-    the list of one-vs-rest SVCs, one per class), labeled_points_
+    the list of one-vs-rest SVCs, one per class, fitted on the transposed kernel matrix of the
+    labeled points less ``kernel_shift_``, its mean), labeled_points_
 
     Examples
     --------

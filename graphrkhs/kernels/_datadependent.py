@@ -518,6 +518,9 @@ class FredholmKernel:
         X, n, m = self.X, self.n, self.n_components
         if method == "random_features":
             d = X.shape[1]
+            # the (n, m) features (the Nystrom branch's own arrays are guarded by NystromFeatures)
+            memory_guard(n * m * X.dtype.itemsize, f"the random features of n = {n} points ({n} x {m})",
+                         "lower n_components.")
             # omega ~ N(0, I / sigma^2) as (standard normal) / sigma, applied as x^T omega = (x / 2^e)^T z (2^e / sigma)
             # with 2^e the power of two of max |x| (exact): 1 / sigma overflowed to inf for sigma = 1e-310 (the
             # default width of X * 1e-310) and every feature was NaN
@@ -568,10 +571,14 @@ class FredholmKernel:
                 if far.any():
                     # a point so far from every x_i that each k(a, x_i) underflowed to 0: its normalized
                     # row is still defined, exp(e_i - max e) / sum (the normalization cancels the shift;
-                    # the heat kernel is the Gaussian of the same width times a constant)
+                    # the heat kernel is the Gaussian of the same width times a constant).  The row's
+                    # smallest distance is taken out before the width is applied, as on the kNN path: the
+                    # exponents of a point ~1e155 times the data's spread away were all -inf and
+                    # -inf - (-inf) made the row NaN (a ValueError about the row sum)
                     Af, Xf, scale = _frame(A[far], self.X)
-                    E = _scaled_exponent(_sq_dists(Af, Xf), scale, self.sigma)
-                    P[far] = np.exp(E - E.max(axis=1, keepdims=True))
+                    D2 = _sq_dists(Af, Xf)
+                    E = _scaled_exponent(D2 - D2.min(axis=1, keepdims=True), scale, self.sigma)
+                    P[far] = np.exp(E)
             return _scale_outer_rows(P, self.normalized, n, "the outer kernel has a row with a non-positive sum; "
                                      "use a positive outer kernel or a wider sigma.")
         k = self.n_neighbors

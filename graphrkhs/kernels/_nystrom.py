@@ -253,6 +253,9 @@ class NystromFeatures:
         if A.shape[1] != self.landmarks_.shape[1]:
             raise ValueError(f"A must have {self.landmarks_.shape[1]} features like X; got {A.shape[1]}.")
         m, r = self.landmarks_.shape[0], self.rank_
+        memory_guard(A.shape[0] * r * np.dtype(self.dtype).itemsize,
+                     f"the Nystrom features of {A.shape[0]} points ({A.shape[0]} x {r})",
+                     "transform fewer points at a time, or lower n_components.")
         out = np.empty((A.shape[0], r), dtype=self.dtype)
         rows = max(1, int(_BLOCK_BYTES // (max(m, r) * 8)))
         T = self.transform_matrix_
@@ -289,6 +292,16 @@ class NystromFeatures:
         X = check_points(X, "X")
         if X.shape[1] != self.landmarks_.shape[1]:
             raise ValueError(f"X must have {self.landmarks_.shape[1]} features like the landmarks; got {X.shape[1]}.")
+        n, m = X.shape[0], self.landmarks_.shape[0]
+        keep = keep_distances and self._kw["kernel"] == "gaussian"
+        cached = self.__dict__.get("_path_dists")
+        fresh = keep and (cached is None or cached[0] is not X)
+        # the features (n, r <= m), and with keep_distances the (n, m) exponentials and (once per X) the kept
+        # (n, m) float64 distances
+        memory_guard(n * m * (np.dtype(self.dtype).itemsize + (8 if keep else 0) + (8 if fresh else 0)),
+                     f"the Nystrom features of n = {n} points at a new width ({n} x {m}"
+                     f"{', with the kept distances' if keep else ''})",
+                     "lower n_components" + (", or pass keep_distances=False." if keep else "."))
         new = object.__new__(NystromFeatures)
         new.__dict__.update({k: v for k, v in self.__dict__.items() if k not in ("features_", "_path_dists")})
         new._kw = {**self._kw, "sigma": sigma}

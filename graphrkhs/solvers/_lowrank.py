@@ -42,10 +42,10 @@ import scipy.linalg as sla
 import scipy.sparse as sp
 
 from .._core.labels import _check_labeled_index
-from .._core.linalg import psd_solve as _psd_solve, small_dense_threads
+from .._core.linalg import psd_part, psd_solve as _psd_solve, small_dense_threads
 from .._core.loo import KernelRidgePath, check_ridges
 from .._core.types import ArrayLike, Indices, MatrixLike
-from .._core.validation import _as_2d, check_matrix, check_points, check_scalar
+from .._core.validation import _as_2d, check_matrix, check_points, check_scalar, memory_guard
 from ..kernels import NYSTROM_AUTO_MIN_N, NystromFeatures, pairwise_kernel
 from ._kernel import _psd_penalty, _snap
 from ._selection import (CRITERIA, SCORINGS, GridResult, ManifoldRidgePath, _INDEFINITE_RTOL, _path_scores,
@@ -176,7 +176,10 @@ def nystrom_laprls_fit(F: ArrayLike, labeled: Indices, Y: ArrayLike, M: MatrixLi
     A = FS.T @ FS
     A.flat[::A.shape[0] + 1] += gamma_A * l
     if gamma_I > 0:
-        A += (gamma_I * l / float(n) ** 2) * _graph_gram(F, M, graph_gram)
+        # F^T M F is PSD; its computed negative eigenvalues are rounding (-2.4e-15 for constant features, whose
+        # exact value is 0), which a large gamma_I (the selection's 1e23 on identical points) turned into an
+        # indefinite system.  Its PSD part, as the selection's surrogate clips them (_warped_lowrank)
+        A += (gamma_I * l / float(n) ** 2) * psd_part(_graph_gram(F, M, graph_gram))[0]
     w = _psd_solve((A + A.T) / 2, FS.T @ Y2)
     w = w[:, 0] if was_1d else w
     return (w, {"solver": "nystrom", "rank": F.shape[1]}) if return_info else w
@@ -265,10 +268,17 @@ def nystrom_plaprls_fit(F: ArrayLike, labeled: Indices, Y: ArrayLike, M: MatrixL
     FS, PS = F[S], Psi[S]
     MF, MPsi = np.asarray(M @ F), np.asarray(M @ Psi)
     A = np.empty((r + o, r + o))
-    A[:r, :r] = FS.T @ FS + lam1 * P + lam2 * (F.T @ MF)
-    A[:r, r:] = FS.T @ PS + lam2 * (F.T @ MPsi)
+    A[:r, :r] = FS.T @ FS + lam1 * P
+    A[:r, r:] = FS.T @ PS
     A[r:, :r] = A[:r, r:].T
-    A[r:, r:] = PS.T @ PS + lam2 * (Psi.T @ MPsi)
+    A[r:, r:] = PS.T @ PS
+    if lam2 > 0:
+        # the graph term [F Psi]^T M [F Psi] is PSD; its rounding-level negative eigenvalues (constant
+        # features: exactly 0, computed -2e-15) times a huge gamma_I made the system indefinite (LinAlgError
+        # at gamma_I = 1e23): its PSD part, as nystrom_laprls_fit
+        B = np.hstack([F, Psi])
+        GB = B.T @ np.hstack([MF, MPsi])
+        A += lam2 * psd_part((GB + GB.T) / 2)[0]
     rhs = np.vstack([FS.T @ Y2, PS.T @ Y2])
     # the graph term of the basis, lam2 (Psi b)^T M (Psi b), vanishes when M Psi = 0 (constants under a
     # combinatorial Laplacian) or lam2 = 0; only then is a target in the span of Psi fitted by beta alone
@@ -473,7 +483,10 @@ def select_laprls_lowrank(X: ArrayLike, labeled: Indices, Y: ArrayLike, M: Matri
     surrogate does not see) is no candidate: that ratio and the larger ones are
     dropped at that width and the wider ones (measured on circles, moons and digits:
     the largest usable ratio does not grow with the width), and the best remaining
-    point of the surrogate is tried, at most 3 LUs; then ratio 0 (RLS, no LU).
+    point of the surrogate is tried, at most 3 LUs; then ratio 0 (RLS, no LU).  The exact
+    step holds three n x n float64 arrays (the kernel, :math:`MK` and the matrix factored): a
+    ``MemoryError`` says so before any work when they would not fit (then
+    :func:`select_nystrom_laprls` and :func:`nystrom_laprls_fit` need no n x n array).
 
     On noisy two circles, two moons with noise dimensions and digits (10 labels per
     class) 256 landmarks selected the same (width, ratio) as the exact LOO over the
@@ -557,6 +570,11 @@ def select_laprls_lowrank(X: ArrayLike, labeled: Indices, Y: ArrayLike, M: Matri
     if M.shape != (n, n):
         raise ValueError(f"M must have shape ({n}, {n}), one row per row of X; got {M.shape}.")
     sigmas = np.sort(check_ridges(sigmas, "sigmas"))
+    # the exact step (ManifoldRidgePath): K, M K and the matrix factored, three n x n float64 arrays, plus
+    # the basis Z (n, l) -- estimated before the surrogate selection, which is the long part at large n
+    memory_guard(8 * n * (3 * n + S.size), f"the exact step of select_laprls_lowrank (three {n} x {n} float64 "
+                 f"arrays: the kernel, M K and the LU of I + rho' M K)",
+                 "use select_nystrom_laprls and nystrom_laprls_fit (no n x n array), or fewer points.")
     gA = geometric_grid(1e-7, 1e1, 17) if gamma_As is None else np.sort(check_ridges(gamma_As, "gamma_As"))
     l = S.size
     if ratios is None:

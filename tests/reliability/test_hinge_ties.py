@@ -58,9 +58,13 @@ def test_predict_is_the_argmax_of_one_vs_rest_svms(blobs, make):
     # oracle: class c against the rest, C = 1 / (2 alpha_ l), on the same kernel matrices
     G_SS, G_nS = _kernels(est, Xn)
     C = 1.0 / (2.0 * est.alpha_ * keep.size) if hasattr(est, "alpha_") else est.svc_[0].C
+    # the SVMs are fitted on the kernel less its mean over the labeled pairs (a constant the free intercept
+    # absorbs exactly; against libsvm's float32 kernel cache), given transposed (libsvm's gradient sums
+    # columns, its decision_function rows): the same libsvm problem here, so equal to rounding
+    shift = G_SS.mean()
     for c in range(3):
-        svc = SVC(kernel="precomputed", C=C).fit(G_SS, (y[keep] == c).astype(int))
-        np.testing.assert_allclose(D[:, c], svc.decision_function(G_nS), rtol=1e-10, atol=1e-12)
+        svc = SVC(kernel="precomputed", C=C).fit((G_SS - shift).T, (y[keep] == c).astype(int))
+        np.testing.assert_allclose(D[:, c], svc.decision_function(G_nS - shift), rtol=1e-10, atol=1e-12)
     # the same data under one-vs-one voting: the tie regions that made the old predictions fragile
     ovo = SVC(kernel="precomputed", C=C, decision_function_shape="ovo").fit(G_SS, y[keep]).decision_function(G_nS)
     votes = np.zeros((Xn.shape[0], 3))
