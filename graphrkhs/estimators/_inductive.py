@@ -730,34 +730,46 @@ def manifold_selection(est, make_K, S, Y, M, *, consistency, fit_intercept, fall
         ga = res.best_params["gamma_A"]
         res.best_params["gamma_I"] = gi
         return ga, gi, res, mp.coef(Y2, ga, gi / ga, fit_intercept=fit_intercept)
-    if gA is not None and not extI:
-        # one's own gamma_I grid with a gamma_A grid: each gamma_A with the ratios of that grid to it (the
-        # pooled ratios crossed with every gamma_A gave gamma_I values outside the grid); the table is the
-        # whole (gamma_A, gamma_I) grid (it held the rows of the best gamma_A only), its best is the choice
-        scores = np.full((gA.size, gI.size), -np.inf)
-        coefs = {}
-        for a, ga in enumerate(gA):
-            try:
-                res, alpha, b = select_manifold_gammas(K, S, Y, M, [float(ga)], gI / float(ga),
-                                                       consistency=consistency, fit_intercept=fit_intercept,
-                                                       extend=False, max_extensions=0, return_coef=True,
-                                                       centred=centred)
-            except np.linalg.LinAlgError:      # every ratio of this gamma_A singular: the others may do
-                continue
-            scores[a] = res.scores[:, 0]       # ratios gI / ga: the order of the (sorted, distinct) gI
-            coefs[a] = (alpha, b)
-        if not np.isfinite(scores).any():
+    if not extI:
+        # one's own gamma_I grid (with a gamma_A grid, or gamma_A fixed): each gamma_A with the ratios of that grid
+        # to it (the pooled ratios crossed with every gamma_A gave gamma_I values outside the grid); the table is
+        # the whole (gamma_A, gamma_I) grid (it held the rows of the best gamma_A only), its best is the choice.
+        # Through select_grid: one's own grids are not extended but a choice at their edge is reported (no
+        # SelectionWarning was ever given here), "auto" gamma_A grows at its edges like everywhere else
+        gA = np.array([float(est.gamma_A)]) if gA is None else gA
+        rows = {}
+
+        def evaluate(gamma_A, gamma_I):
+            for ga in gamma_A:
+                if float(ga) in rows:                # an extension of gamma_A scores only its new rows
+                    continue
+                try:
+                    r, alpha, b = select_manifold_gammas(K, S, Y, M, [float(ga)], gI / float(ga),
+                                                         consistency=consistency, fit_intercept=fit_intercept,
+                                                         extend=False, max_extensions=0, return_coef=True,
+                                                         centred=centred)
+                    # ratios gI / ga: the order of the (sorted, distinct) gI
+                    rows[float(ga)] = (r.scores[:, 0], (alpha, b))
+                except np.linalg.LinAlgError:      # every ratio of this gamma_A singular: the others may do
+                    rows[float(ga)] = (np.full(gI.size, -np.inf), None)
+            return np.array([rows[float(ga)][0] for ga in gamma_A])
+
+        KSS = K[np.ix_(S, S)]
+        floor = 1e-10 * max(float(np.abs(np.diag(KSS)).max()), 1e-300)    # as select_manifold_gammas's
+        res = select_grid(evaluate, {"gamma_A": gA, "gamma_I": gI}, extend=("gamma_A",) if extA else (),
+                          max_extensions=2 if extA else 0, criterion="loo", bounds={"gamma_A": (floor, np.inf)},
+                          report=("gamma_I",) if extA else ("gamma_A", "gamma_I"), warn_undefined=False)
+        if not np.isfinite(res.scores).any():
             ga, gi = unselected_gammas(est, *fallback, warn_grid=False)     # inside one's own grids
             warn("gamma_A/gamma_I: no gamma_A of the grid gives a usable system with the given gamma_I values; "
                  f"the fallback values gamma_A={ga:g}, gamma_I={gi:g} are used (of one's own grid: its value "
                  f"nearest {fallback[0]:g}, {fallback[1]:g}). Pass numbers or a smaller sigma.", SelectionWarning)
             return ga, gi, None, None
-        res = GridResult({"gamma_A": gA, "gamma_I": gI}, scores, criterion="loo")
-        a = int(res.best_index[0])
         # that row's own choice is the same gamma_I (ties: the larger ratio, i.e. the larger gamma_I)
-        return float(res.best_params["gamma_A"]), float(res.best_params["gamma_I"]), res, coefs[a]
-    if gA is None:                 # gamma_A fixed: a grid of ratios (default: the scale-relative one)
-        gamma_As, ratios, ext = [float(est.gamma_A)], (None if extI else gI / float(est.gamma_A)), extI
+        return (float(res.best_params["gamma_A"]), float(res.best_params["gamma_I"]), res,
+                rows[float(res.best_params["gamma_A"])][1])
+    if gA is None:                 # gamma_A fixed, gamma_I "auto": the default (scale-relative) ratio axis
+        gamma_As, ratios, ext = [float(est.gamma_A)], None, True
     elif extA and extI:
         gamma_As, ratios, ext = None, None, True
     else:                          # one's own gamma_A grid, gamma_I "auto" (the default ratio axis)
