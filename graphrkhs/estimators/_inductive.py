@@ -58,7 +58,7 @@ from ..solvers import (
     select_prls_gamma,
 )
 from ..solvers import GridResult, ManifoldRidgePath, loo_scores, select_grid
-from ..solvers import centred_loo_residuals
+from ..solvers import centred_loo_residuals, report_grid_edge
 from ..solvers import SelectionWarning, grls_fit as _saddle_fit
 from .._core.validation import warn
 from ._auto import (FIT_INTERCEPT, TUNABLE_NONNEG, TUNABLE_POSITIVE, WIDTH_FACTORS, free_constant, grid_of, is_tuned,
@@ -561,6 +561,14 @@ class _LapRLS(_GraphKernelLearner):
             self.gamma_A_ = float(res.best_params["gamma_A"])
             gamma_I = float(res.best_params["gamma_I"])
             self.gamma_I_ = 0.0 if gamma_I <= 2e-300 else gamma_I       # 1e-300 stands for a gamma_I of 0
+            if gI is not None and not extI:      # one's own grid: its member (ratio * gamma_A rounds)
+                self.gamma_I_ = float(gI[np.argmin(np.abs(gI - self.gamma_I_))])
+            # one's own grids are not extended on this path, and the engine never saw them as such: a choice at
+            # their edge is reported here (no SelectionWarning was given for them)
+            if gA is not None and not extA:
+                report_grid_edge("gamma_A", self.gamma_A_, gA)
+            if gI is not None and not extI:
+                report_grid_edge("gamma_I", self.gamma_I_, gI)
         self.__dict__.pop("_width_result", None)
         self.cv_results_ = manifold_cv_results(res, self)
         w, info = nystrom_laprls_fit(F, S, Y, M, self.gamma_A_, self.gamma_I_, return_info=True, graph_gram=G)

@@ -724,12 +724,26 @@ def select_grid(evaluate: Callable[..., Any], grid: Mapping[str, Any], *, extend
         # the labels is then the honest answer of the criterion, not a grid too narrow
         at_bound = (i == 0 and axes[k][0] <= lo * (1 + 1e-9)) or (i == axes[k].size - 1 and axes[k][-1] >= hi)
         at_bound = at_bound or (k, "low" if i == 0 else "high") in exhausted
-        if result.at_edge[k] and not (i == 0 and axes[k][0] == 0) and not at_bound:
-            shown = dict(names or {}).get(k, k)
-            warn(f"the selected {shown}={result.best_params[k]:.3g} is at the edge of its grid "
-                 f"[{axes[k][0]:.3g}, {axes[k][-1]:.3g}] after {n_ext if k in extend else 0} extension(s); the "
-                 f"criterion may improve beyond it. Pass a wider grid or a fixed value.", SelectionWarning)
+        if not at_bound:
+            report_grid_edge(dict(names or {}).get(k, k), result.best_params[k], axes[k],
+                             n_ext if k in extend else 0, stacklevel=3)
     return result
+
+
+def report_grid_edge(name: str, value: float, grid: Any, n_extensions: int = 0, *, stacklevel: int = 2) -> bool:
+    """Warn (:class:`~graphrkhs.SelectionWarning`) when the selected ``value`` is the first or last of ``grid``.
+
+    :func:`select_grid`'s report of a choice at the edge of an axis, for a caller that selects on a grid of its
+    own (an estimator's table of rows): no warning for a one-value grid, nor for 0 at the head of the grid (the
+    end of an axis such as ``gamma_I``, no graph term).  Returns whether it warned.
+    """
+    axis = np.asarray(grid, dtype=np.float64).ravel()
+    if axis.size < 2 or value not in (axis[0], axis[-1]) or (value == axis[0] and axis[0] == 0):
+        return False
+    warn(f"the selected {name}={value:.3g} is at the edge of its grid [{axis[0]:.3g}, {axis[-1]:.3g}] after "
+         f"{n_extensions} extension(s); the criterion may improve beyond it. Pass a wider grid or a fixed value.",
+         SelectionWarning, stacklevel=stacklevel + 1)
+    return True
 
 
 def _rounding_floor(K, scale):

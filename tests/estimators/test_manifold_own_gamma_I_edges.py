@@ -65,3 +65,34 @@ def test_auto_gamma_A_with_ones_own_gamma_I_grid_still_reports_only_that_grid():
     est, msgs = _fit(LapRLSRegressor, gamma_I=[1e3, 1e4])
     assert est.gamma_I_ == 1e3
     assert [m for m in msgs if "selected gamma_I=1e+03" in m] == msgs and len(msgs) == 1
+
+
+@pytest.mark.parametrize("solver", ["auto", "nystrom"])
+def test_the_fitted_gamma_I_is_a_member_of_ones_own_grid(solver):
+    # gamma_I was ratio * gamma_A = (0.7 / 0.3) * 0.3 = 0.7000000000000001, a value of no grid the user gave
+    X, y = _problem()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SelectionWarning)
+        est = LapRLSRegressor(sigma=1.0, gamma_A=0.3, gamma_I=[0.7, 7.0], solver=solver, n_components=20,
+                              random_state=0).fit(X, y)
+    assert est.gamma_I_ in (0.7, 7.0)
+
+
+@pytest.mark.parametrize("kw", [
+    dict(gamma_A=1e-2, gamma_I=[1e3, 1e4]),
+    dict(gamma_A=[1e-2, 3e-2, 1e-1], gamma_I=[1e3, 1e4]),
+    dict(gamma_A=[10.0, 100.0]),
+    dict(gamma_A=[10.0, 100.0], gamma_I=1.0),
+])
+def test_nystrom_path_reports_a_choice_at_the_edge_of_ones_own_grid(kw):
+    # the Nystrom path (solver="nystrom", or above 10000 rows) never reported one's own grids' edges
+    est, msgs = _fit(LapRLSRegressor, solver="nystrom", n_components=20, random_state=0, **kw)
+    expected = []
+    for name, grid in kw.items():
+        if np.ndim(grid) == 1:            # one's own grid: the fitted value is a member, its edge reported
+            value = getattr(est, name + "_")
+            assert value in grid
+            if value in (grid[0], grid[-1]):
+                expected.append(f"the selected {name}={value:.3g} is at the edge of its grid")
+    assert expected                       # every case here has a two-value grid: an edge is chosen
+    assert sorted(m.split(" [")[0] for m in msgs) == sorted(expected)
