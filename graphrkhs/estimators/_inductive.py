@@ -57,7 +57,7 @@ from ..solvers import (
     select_manifold_gammas,
     select_prls_gamma,
 )
-from ..solvers import GridResult, ManifoldRidgePath, loo_scores, select_grid
+from ..solvers import ManifoldRidgePath, loo_scores, select_grid
 from ..solvers import centred_loo_residuals, report_grid_edge
 from ..solvers import SelectionWarning, grls_fit as _saddle_fit
 from .._core.validation import warn
@@ -541,15 +541,24 @@ class _LapRLS(_GraphKernelLearner):
             elif gI is None or not extI:
                 # each gamma_A with its own ratios (of the fixed gamma_I or of the user's gamma_I values); the
                 # table is the whole (gamma_A, gamma_I) grid, named as the dense path's (it held the rows of the
-                # best gamma_A only, on the engine's axes alpha = gamma_A, sigma = the ratio)
+                # best gamma_A only, on the engine's axes alpha = gamma_A, sigma = the ratio).  Through select_grid
+                # as the dense path (manifold_selection): not extended, a choice at an edge reported (never was)
                 gIs = np.array([float(self.gamma_I)]) if gI is None else gI
-                scores = np.empty((gA.size, gIs.size))
-                for a, ga in enumerate(gA):
-                    r, G = select_nystrom_laprls(F, S, Y, M, [ga], np.maximum(gIs, 1e-300) / ga,
-                                                graph_gram=G, return_graph_gram=True, centred=c)
-                    scores[a] = r.scores[:, 0]    # ratios gIs / ga: the order of the (sorted, distinct) gIs
+                rows, gram = {}, {"G": None}
+
+                def evaluate(gamma_A, gamma_I=None):
+                    for ga in gamma_A:
+                        if float(ga) not in rows:      # each row once
+                            r, gram["G"] = select_nystrom_laprls(F, S, Y, M, [ga], np.maximum(gIs, 1e-300) / ga,
+                                                                 graph_gram=gram["G"], return_graph_gram=True,
+                                                                 centred=c)
+                            rows[float(ga)] = r.scores[:, 0]  # ratios gIs / ga: the order of the sorted gIs
+                    out = np.array([rows[float(ga)] for ga in gamma_A])
+                    return out if gamma_I is not None else out[:, 0]
+
                 grid = {"gamma_A": gA} if gI is None else {"gamma_A": gA, "gamma_I": gIs}
-                res = GridResult(grid, scores if gI is not None else scores[:, 0], criterion="loo")
+                res = select_grid(evaluate, grid, criterion="loo", report=tuple(grid))
+                G = gram["G"]
                 res.best_params.setdefault("gamma_I", float(gIs[0]))
             else:
                 res, G = select_nystrom_laprls(F, S, Y, M, gA, NYSTROM_RATIO_GRID,
@@ -563,12 +572,12 @@ class _LapRLS(_GraphKernelLearner):
             self.gamma_I_ = 0.0 if gamma_I <= 2e-300 else gamma_I       # 1e-300 stands for a gamma_I of 0
             if gI is not None and not extI:      # one's own grid: its member (ratio * gamma_A rounds)
                 self.gamma_I_ = float(gI[np.argmin(np.abs(gI - self.gamma_I_))])
-            # one's own grids are not extended on this path, and the engine never saw them as such: a choice at
-            # their edge is reported here (no SelectionWarning was given for them)
-            if gA is not None and not extA:
-                report_grid_edge("gamma_A", self.gamma_A_, gA)
-            if gI is not None and not extI:
+            # one's own grids given to the engine without extension (a gamma_I grid against a fixed gamma_A, a
+            # gamma_A grid against the ratio grid of gamma_I="auto"): a choice at their edge is reported here
+            if gA is None and not extI:
                 report_grid_edge("gamma_I", self.gamma_I_, gI)
+            if gA is not None and not extA and extI:
+                report_grid_edge("gamma_A", self.gamma_A_, gA)
         self.__dict__.pop("_width_result", None)
         self.cv_results_ = manifold_cv_results(res, self)
         w, info = nystrom_laprls_fit(F, S, Y, M, self.gamma_A_, self.gamma_I_, return_info=True, graph_gram=G)
@@ -742,14 +751,15 @@ def manifold_selection(est, make_K, S, Y, M, *, consistency, fit_intercept, fall
         # one's own gamma_I grid (with a gamma_A grid, or gamma_A fixed): each gamma_A with the ratios of that grid
         # to it (the pooled ratios crossed with every gamma_A gave gamma_I values outside the grid); the table is
         # the whole (gamma_A, gamma_I) grid (it held the rows of the best gamma_A only), its best is the choice.
-        # Through select_grid: one's own grids are not extended but a choice at their edge is reported (no
-        # SelectionWarning was ever given here), "auto" gamma_A grows at its edges like everywhere else
+        # Through select_grid: the grids are not extended (not even an "auto" gamma_A: the Nystrom path's choice
+        # on the same grid must stay that of the dense path, whose extreme ratios gI / gamma_A are refused as
+        # numerically singular), but a choice at their edge is reported (no SelectionWarning was ever given here)
         gA = np.array([float(est.gamma_A)]) if gA is None else gA
         rows = {}
 
         def evaluate(gamma_A, gamma_I):
             for ga in gamma_A:
-                if float(ga) in rows:                # an extension of gamma_A scores only its new rows
+                if float(ga) in rows:                # each row once
                     continue
                 try:
                     r, alpha, b = select_manifold_gammas(K, S, Y, M, [float(ga)], gI / float(ga),
@@ -762,11 +772,8 @@ def manifold_selection(est, make_K, S, Y, M, *, consistency, fit_intercept, fall
                     rows[float(ga)] = (np.full(gI.size, -np.inf), None)
             return np.array([rows[float(ga)][0] for ga in gamma_A])
 
-        KSS = K[np.ix_(S, S)]
-        floor = 1e-10 * max(float(np.abs(np.diag(KSS)).max()), 1e-300)    # as select_manifold_gammas's
-        res = select_grid(evaluate, {"gamma_A": gA, "gamma_I": gI}, extend=("gamma_A",) if extA else (),
-                          max_extensions=2 if extA else 0, criterion="loo", bounds={"gamma_A": (floor, np.inf)},
-                          report=("gamma_I",) if extA else ("gamma_A", "gamma_I"), warn_undefined=False)
+        res = select_grid(evaluate, {"gamma_A": gA, "gamma_I": gI}, criterion="loo", report=("gamma_A", "gamma_I"),
+                          warn_undefined=False)
         if not np.isfinite(res.scores).any():
             ga, gi = unselected_gammas(est, *fallback, warn_grid=False)     # inside one's own grids
             warn("gamma_A/gamma_I: no gamma_A of the grid gives a usable system with the given gamma_I values; "
