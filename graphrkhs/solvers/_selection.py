@@ -275,8 +275,7 @@ def loo_scores(residuals: np.ndarray, Y: np.ndarray, scoring: str = "mse") -> Tu
         raise ValueError(f"Y must have the residuals' {R.shape[-1]} column(s) (shape ({R.shape[-2]}, "
                          f"{R.shape[-1]})); got shape {Y.shape}.")
     # scaled by the targets' size before squaring: targets near 1e150 must not overflow the sum
-    finite_y = np.abs(np.asarray(Y, dtype=np.float64))
-    scale = float(finite_y.max()) if finite_y.size and np.isfinite(finite_y).all() and finite_y.max() > 0 else 1.0
+    scale = _target_scale(Y)
     with np.errstate(invalid="ignore", over="ignore", under="ignore", divide="ignore"):
         # the root mean square scaled back, then squared: only an MSE beyond float64 overflows (scale ** 2 in
         # Python floats raised OverflowError for targets above ~1e154, whatever the residuals)
@@ -300,6 +299,27 @@ def loo_scores(residuals: np.ndarray, Y: np.ndarray, scoring: str = "mse") -> Tu
     # an undefined (infinite) residual has no LOO prediction: its -inf "prediction" would count as the
     # negative class / the first class; the grid point is undefined, as its MSE is
     return np.where(np.isfinite(R).all(axis=(-2, -1)), acc, -np.inf), -mse
+
+
+def _target_scale(Y):
+    """The largest absolute target (1 for targets that are all 0 or not finite): the unit in which squared errors
+    are summed, so that neither targets near 1e200 overflow nor targets near 1e-200 underflow them."""
+    a = np.abs(np.asarray(Y, dtype=np.float64))
+    return float(a.max()) if a.size and np.isfinite(a).all() and a.max() > 0 else 1.0
+
+
+def _gcv_pair(g, scale):
+    r"""``(score, tie)`` of GCV values ``g`` computed from targets divided by ``scale``: GCV is homogeneous of
+    degree 2 in y, the GCV of y is :math:`g\,\mathrm{scale}^2`.  As :func:`loo_scores` for the MSE: a value
+    beyond float64 scores minus the largest float (``inf``, undefined, stays ``-inf``), and the tie-break is
+    minus log GCV, which ranks where the value itself over- or underflows."""
+    g = np.asarray(g, dtype=np.float64)
+    defined = np.isfinite(g)
+    with np.errstate(over="ignore", under="ignore", invalid="ignore", divide="ignore"):
+        val = (np.sqrt(g) * scale) ** 2
+        log_g = np.log(np.maximum(g, np.finfo(np.float64).smallest_subnormal)) + 2.0 * np.log(scale)
+    val = np.where(defined, np.where(np.isfinite(val), val, np.finfo(np.float64).max), np.inf)
+    return -val, np.where(defined, -log_g, -np.inf)
 
 
 def _as_targets(Y, l):
@@ -337,8 +357,9 @@ def _project_unpenalized(A, Psi):
 def _criterion_errors(A_or_parts, Y2, criterion, scoring):
     """(score, tie) of one grid point from an explicit I - H."""
     if criterion == "gcv":
-        g = _gcv_from_A(A_or_parts, Y2)
-        return -g, -g
+        scale = _target_scale(Y2)
+        score, tie = _gcv_pair(_gcv_from_A(A_or_parts, Y2 / scale), scale)
+        return float(score), float(tie)
     s, t = loo_scores(_loo_from_A(A_or_parts, Y2)[None], Y2, scoring)
     return s[0], t[0]
 
@@ -408,8 +429,10 @@ def centred_loo_residuals(path, Y2, ridges):
 
 def _path_scores(path, Y2, ridges, criterion, scoring, centred=False):
     if criterion == "gcv":
-        g = path.gcv(Y2, ridges, centred=centred).mean(axis=1)
-        return -g, -g
+        # in units of the targets' size (targets near 1e200 overflowed every GCV to inf: "undefined" on the whole
+        # grid; near 1e-200 underflowed it to 0: a tie everywhere, the largest ridge chosen)
+        scale = _target_scale(Y2)
+        return _gcv_pair(path.gcv(Y2 / scale, ridges, centred=centred).mean(axis=1), scale)
     R = centred_loo_residuals(path, Y2, ridges) if centred else path.loo_residuals(Y2, ridges)
     return loo_scores(R, Y2, scoring)
 
@@ -2184,8 +2207,10 @@ def stochastic_loo_errors(residual: Callable[..., np.ndarray], Y: Any, params: S
             rel[j] = se / np.abs(d)
         if criterion == "gcv":
             tr = float(d.sum())
-            g = float((AY ** 2).sum() / m / l / (tr / l) ** 2) if tr > 1e-14 * l else np.inf
-            score[j], tie[j] = -g, -g
+            scale = _target_scale(Y2)           # as _path_scores: no over- or underflow of the squares
+            g = float(((AY / scale) ** 2).sum() / m / l / (tr / l) ** 2) if tr > 1e-14 * l else np.inf
+            s, t = _gcv_pair(g, scale)
+            score[j], tie[j] = float(s), float(t)
             continue
         with np.errstate(divide="ignore", invalid="ignore"):
             R = np.where(d[:, None] > 1e-14, AY / np.maximum(d, 1e-300)[:, None], np.inf)
