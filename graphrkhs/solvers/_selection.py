@@ -1071,7 +1071,15 @@ def select_laprls_gammas(K: Any, labeled: Any, Y: Any, M: Any, gamma_As: Optiona
     -------
     GridResult
         axes ``ratio`` and ``gamma_A``; ``best_params`` also holds
-        ``gamma_I = ratio * gamma_A``.
+        ``gamma_I = ratio * gamma_A``.  A ratio whose warped kernel the solve left
+        numerically indefinite (rounding, at large ratios) scores ``-inf``: no candidate.
+
+    Raises
+    ------
+    ValueError
+        ``K`` on the labeled points is not positive semidefinite.
+    numpy.linalg.LinAlgError
+        Every ratio of the grid gives a numerically indefinite warped kernel.
     """
     check_option(criterion, "criterion", CRITERIA)
     check_option(scoring, "scoring", SCORINGS)
@@ -1089,12 +1097,25 @@ def select_laprls_gammas(K: Any, labeled: Any, Y: Any, M: Any, gamma_As: Optiona
     paths: Dict[float, KernelRidgePath] = {}
     unpen = np.ones(S.size) if fit_intercept else None
 
+    refused: Dict[float, str] = {}
+
     def evaluate(ratio, gamma_A):
         score = np.empty((ratio.size, gamma_A.size))
         tie = np.empty_like(score)
         for j, r in enumerate(ratio):          # grid of warpings
-            if float(r) not in paths:
-                paths[float(r)] = KernelRidgePath(_warped_gram_SS(K, S, M, float(r)), unpenalized=unpen)
+            if float(r) not in paths and float(r) not in refused:
+                try:
+                    paths[float(r)] = KernelRidgePath(_warped_gram_SS(K, S, M, float(r)), unpenalized=unpen)
+                except ValueError as exc:
+                    if r == 0:                 # K_SS itself is not PSD: the caller's kernel, not the warping
+                        raise
+                    # at a large ratio the solve (I + M_w K)^{-1} loses the warped kernel's positive
+                    # semidefiniteness to rounding (an eigenvalue -0.7 of the largest at 1e15 on 60 points):
+                    # that ratio is no candidate (as in select_manifold_gammas); its extension raised here
+                    refused[float(r)] = str(exc)
+            if float(r) in refused:
+                score[j], tie[j] = -np.inf, -np.inf
+                continue
             score[j], tie[j] = _path_scores(paths[float(r)], Y2, gamma_A * S.size, criterion, scoring)
         return score, tie
 
@@ -1102,7 +1123,11 @@ def select_laprls_gammas(K: Any, labeled: Any, Y: Any, M: Any, gamma_As: Optiona
     floor = 1e-10 * max(float(np.abs(np.diag(KSS)).max()), 1e-300)   # gamma_A l below rounding of K_SS
     res = select_grid(evaluate, {"ratio": rho, "gamma_A": gA}, extend=("ratio", "gamma_A") if extend else (),
                       max_extensions=max_extensions, criterion=criterion,
-                      bounds={"gamma_A": (floor, np.inf)})
+                      bounds={"gamma_A": (floor, np.inf)}, warn_undefined=not refused)
+    if refused and not np.isfinite(res.scores).any():
+        r, why = next(iter(refused.items()))
+        raise np.linalg.LinAlgError(f"the warped kernel is numerically indefinite at every ratio of the grid (at "
+                                    f"{r:g}: {why}); pass smaller ratios.")
     res.best_params["gamma_I"] = res.best_params["ratio"] * res.best_params["gamma_A"]
     return res
 
