@@ -621,6 +621,19 @@ def _extend_axis(values, side, n_new):
     return np.concatenate([v, v[-1] * ratio ** np.arange(1, n_new + 1)])
 
 
+def _distinct_new(added, axis, rtol=1e-9):
+    """The values of ``added`` not within ``rtol`` (relative) of a value of ``axis`` or of one another, sorted.
+
+    A new value clipped to a bound can differ from a geometric one only by rounding (a bound
+    9.9999999999999e-05 beside 1e-4): the axis held both, one grid point twice with different scores.
+    """
+    out: List[float] = []
+    for v in np.sort(added):
+        if not (np.abs(axis - v) <= rtol * v).any() and not (out and v - out[-1] <= rtol * v):
+            out.append(float(v))
+    return np.asarray(out)
+
+
 def select_grid(evaluate: Callable[..., Any], grid: Mapping[str, Any], *, extend: Sequence[str] = (),
                 max_extensions: int = 2, n_new: int = 3, criterion: str = "",
                 bounds: Optional[Mapping[str, Tuple[float, float]]] = None,
@@ -721,7 +734,7 @@ def select_grid(evaluate: Callable[..., Any], grid: Mapping[str, Any], *, extend
             # crossing a bound: the bound itself becomes the new end of the axis; values the float range cannot
             # hold (a ratio 1e299 from a stand-in 1e-300 for 0: 0 and inf, with numpy's overflow warning) are no
             # extension
-            added = added[np.isfinite(added) & (added > 0) & ~np.isin(added, a)]
+            added = _distinct_new(added[np.isfinite(added) & (added > 0)], a)
             if added.size:
                 grow.append((k, side, added))
             else:       # the end of what the axis can hold: like a bound, no warning either
