@@ -322,6 +322,16 @@ def _gcv_pair(g, scale):
     return -val, np.where(defined, -log_g, -np.inf)
 
 
+def _float_axis(values):
+    """``values`` as a 1-D float64 array, or ``[nan]`` when they are no numbers (strings, complex, ragged lists):
+    the callers' own check then raises its ``ValueError`` naming the argument (numpy's "could not convert
+    string to float" named nothing)."""
+    try:
+        return np.atleast_1d(np.asarray(values, dtype=np.float64))
+    except (TypeError, ValueError):
+        return np.array([np.nan])
+
+
 def _as_targets(Y, l):
     Y2, _, _ = _check_targets(Y, l)
     return np.asarray(Y2, dtype=np.float64)
@@ -546,7 +556,7 @@ def laprls_grid_errors(K: Any, labeled: Any, Y: Any, M: Any, gamma_As: Any, gamm
     check_option(criterion, "criterion", CRITERIA)
     check_option(scoring, "scoring", SCORINGS)
     gA = check_ridges(gamma_As, "gamma_As")
-    gI = np.atleast_1d(np.asarray(gamma_Is, dtype=np.float64))
+    gI = _float_axis(gamma_Is)
     if gI.ndim != 1 or gI.size == 0 or not (np.isfinite(gI).all() and (gI >= 0).all()):
         raise ValueError(f"gamma_Is must be a non-empty 1-D sequence of finite numbers >= 0; got {gamma_Is!r}.")
     grid = _LapRLSGrid(K, labeled, M)
@@ -689,7 +699,7 @@ def select_grid(evaluate: Callable[..., Any], grid: Mapping[str, Any], *, extend
         raise TypeError("evaluate must be a callable.")
     axes = {}
     for k, v in grid.items():
-        a = np.atleast_1d(np.asarray(v, dtype=np.float64))
+        a = _float_axis(v)
         if a.ndim != 1 or a.size == 0 or not np.isfinite(a).all() or np.any(np.diff(a) <= 0):
             raise ValueError(f"the grid of {k!r} must be a non-empty increasing 1-D sequence of finite numbers; "
                              f"got {v!r}.")
@@ -2112,9 +2122,9 @@ def select_tikhonov_solution(W: Any, labeled: Any, Y: Any, alphas: Optional[Any]
     check_option(method, "method", ("auto", "exact", "stochastic"))
     check_backend(backend)
     default = alphas is None
-    alphas = TIKHONOV_ALPHAS if default else np.atleast_1d(np.asarray(alphas, dtype=np.float64))
+    given, alphas = alphas, TIKHONOV_ALPHAS if default else _float_axis(alphas)
     if alphas.ndim != 1 or alphas.size == 0 or not (np.isfinite(alphas).all() and (alphas >= 0).all()):
-        raise ValueError(f"alphas must be a non-empty 1-D sequence of finite numbers >= 0; got {alphas!r}.")
+        raise ValueError(f"alphas must be a non-empty 1-D sequence of finite numbers >= 0; got {given!r}.")
     alphas = np.unique(alphas)
     n_labels = _check_labeled_index(labeled, as_adjacency(W).shape[0]).size
     if method == "stochastic" or (method == "auto" and n_labels > STOCHASTIC_MIN_LABELS):
@@ -2318,9 +2328,9 @@ def tikhonov_stochastic_errors(W: Any, labeled: Any, Y: Any, alphas: Any, *, lap
     check_backend(backend)
     W = as_adjacency(W, dtype=np.float64)
     S = _check_labeled_index(labeled, W.shape[0])
-    alphas = np.atleast_1d(np.asarray(alphas, dtype=np.float64))
+    given, alphas = alphas, _float_axis(alphas)
     if alphas.ndim != 1 or alphas.size == 0 or not (np.isfinite(alphas).all() and (alphas >= 0).all()):
-        raise ValueError(f"alphas must be a non-empty 1-D sequence of finite numbers >= 0; got {alphas!r}.")
+        raise ValueError(f"alphas must be a non-empty 1-D sequence of finite numbers >= 0; got {given!r}.")
     residual = _tikhonov_residual(W, S, laplacian, tol, max_iter, preconditioner, backend)
     return stochastic_loo_errors(residual, Y, [{"alpha": float(a)} for a in alphas], n_probes=n_probes,
                                  random_state=random_state, criterion=criterion, scoring=scoring,
