@@ -631,6 +631,14 @@ def _extend_axis(values, side, n_new):
     return np.concatenate([v, v[-1] * ratio ** np.arange(1, n_new + 1)])
 
 
+def _flat(scores, tie):
+    """Whether every grid point has the same finite score and the same tie-break (nothing ranks them)."""
+    scores = np.asarray(scores, dtype=np.float64)
+    if scores.size < 2 or not np.isfinite(scores).all() or np.ptp(scores) != 0:
+        return False
+    return tie is None or bool(np.all(np.asarray(tie, dtype=np.float64) == np.ravel(tie)[0]))
+
+
 def _distinct_new(added, axis, rtol=1e-9):
     """The values of ``added`` not within ``rtol`` (relative) of a value of ``axis`` or of one another, sorted.
 
@@ -727,6 +735,11 @@ def select_grid(evaluate: Callable[..., Any], grid: Mapping[str, Any], *, extend
                 return result
             warn(f"the selection criterion is undefined (inf/NaN) on the whole grid; every point ties and the tie "
                  f"rule's one is returned: {result.best_params}.", SelectionWarning)
+            return result
+        if _flat(result.scores, tie):
+            # every point scores the same (zero targets; a constant target with a free constant): the tie rule's
+            # point sits at an edge without the criterion pointing beyond it -- no extension, no edge warning
+            # (before: two extensions along the flat criterion, then "the criterion may improve beyond it")
             return result
         grow = []
         for k in extend:
