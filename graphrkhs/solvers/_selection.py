@@ -672,7 +672,10 @@ def select_grid(evaluate: Callable[..., Any], grid: Mapping[str, Any], *, extend
         The axes that may grow (geometric: regularization weights, widths; a
         leading 0 is allowed and that end never grows).  When the best value is the first (last) of such an axis,
         ``n_new`` values are added beyond it with the axis' own ratio and the
-        whole grid is evaluated again, at most ``max_extensions`` times.
+        whole grid is evaluated again, at most ``max_extensions`` times.  Not when
+        every grid point has the same score and tie-break (an exactly flat criterion:
+        the tie rule put the choice at the edge, nothing points beyond it); new values
+        within 1e-9 (relative) of the axis' own are not added.
     max_extensions : int >= 0, default=2
     n_new : int >= 1, default=3
     criterion : str
@@ -700,7 +703,8 @@ def select_grid(evaluate: Callable[..., Any], grid: Mapping[str, Any], *, extend
     SelectionWarning
         The best value is still at the edge of an extendable axis after
         ``max_extensions`` extensions, or at the edge of an axis of ``report``
-        (not when that edge is one of ``bounds``: the grid cannot go further);
+        (not when that edge is one of ``bounds``: the grid cannot go further, nor for an
+        exactly flat criterion; the message is ``report_grid_edge``'s);
         or every grid point has an undefined score (unless ``warn_undefined`` is False).
     """
     if not callable(evaluate):
