@@ -57,8 +57,8 @@ from ..solvers import (
     select_manifold_gammas,
     select_prls_gamma,
 )
-from ..solvers import GridResult, ManifoldRidgePath, loo_scores, select_grid
-from ..solvers import centred_loo_residuals
+from ..solvers import ManifoldRidgePath, loo_scores, select_grid
+from ..solvers import centred_loo_residuals, report_grid_edge
 from ..solvers import SelectionWarning, grls_fit as _saddle_fit
 from .._core.validation import warn
 from ._auto import (FIT_INTERCEPT, TUNABLE_NONNEG, TUNABLE_POSITIVE, WIDTH_FACTORS, free_constant, grid_of, is_tuned,
@@ -541,15 +541,24 @@ class _LapRLS(_GraphKernelLearner):
             elif gI is None or not extI:
                 # each gamma_A with its own ratios (of the fixed gamma_I or of the user's gamma_I values); the
                 # table is the whole (gamma_A, gamma_I) grid, named as the dense path's (it held the rows of the
-                # best gamma_A only, on the engine's axes alpha = gamma_A, sigma = the ratio)
+                # best gamma_A only, on the engine's axes alpha = gamma_A, sigma = the ratio).  Through select_grid
+                # as the dense path (manifold_selection): not extended, a choice at an edge reported (never was)
                 gIs = np.array([float(self.gamma_I)]) if gI is None else gI
-                scores = np.empty((gA.size, gIs.size))
-                for a, ga in enumerate(gA):
-                    r, G = select_nystrom_laprls(F, S, Y, M, [ga], np.maximum(gIs, 1e-300) / ga,
-                                                graph_gram=G, return_graph_gram=True, centred=c)
-                    scores[a] = r.scores[:, 0]    # ratios gIs / ga: the order of the (sorted, distinct) gIs
+                rows, gram = {}, {"G": None}
+
+                def evaluate(gamma_A, gamma_I=None):
+                    for ga in gamma_A:
+                        if float(ga) not in rows:      # each row once
+                            r, gram["G"] = select_nystrom_laprls(F, S, Y, M, [ga], np.maximum(gIs, 1e-300) / ga,
+                                                                 graph_gram=gram["G"], return_graph_gram=True,
+                                                                 centred=c)
+                            rows[float(ga)] = r.scores[:, 0]  # ratios gIs / ga: the order of the sorted gIs
+                    out = np.array([rows[float(ga)] for ga in gamma_A])
+                    return out if gamma_I is not None else out[:, 0]
+
                 grid = {"gamma_A": gA} if gI is None else {"gamma_A": gA, "gamma_I": gIs}
-                res = GridResult(grid, scores if gI is not None else scores[:, 0], criterion="loo")
+                res = select_grid(evaluate, grid, criterion="loo", report=tuple(grid))
+                G = gram["G"]
                 res.best_params.setdefault("gamma_I", float(gIs[0]))
             else:
                 res, G = select_nystrom_laprls(F, S, Y, M, gA, NYSTROM_RATIO_GRID,
@@ -561,6 +570,14 @@ class _LapRLS(_GraphKernelLearner):
             self.gamma_A_ = float(res.best_params["gamma_A"])
             gamma_I = float(res.best_params["gamma_I"])
             self.gamma_I_ = 0.0 if gamma_I <= 2e-300 else gamma_I       # 1e-300 stands for a gamma_I of 0
+            if gI is not None and not extI:      # one's own grid: its member (ratio * gamma_A rounds)
+                self.gamma_I_ = float(gI[np.argmin(np.abs(gI - self.gamma_I_))])
+            # one's own grids given to the engine without extension (a gamma_I grid against a fixed gamma_A, a
+            # gamma_A grid against the ratio grid of gamma_I="auto"): a choice at their edge is reported here
+            if gA is None and not extI:
+                report_grid_edge("gamma_I", self.gamma_I_, gI)
+            if gA is not None and not extA and extI:
+                report_grid_edge("gamma_A", self.gamma_A_, gA)
         self.__dict__.pop("_width_result", None)
         self.cv_results_ = manifold_cv_results(res, self)
         w, info = nystrom_laprls_fit(F, S, Y, M, self.gamma_A_, self.gamma_I_, return_info=True, graph_gram=G)
@@ -730,34 +747,44 @@ def manifold_selection(est, make_K, S, Y, M, *, consistency, fit_intercept, fall
         ga = res.best_params["gamma_A"]
         res.best_params["gamma_I"] = gi
         return ga, gi, res, mp.coef(Y2, ga, gi / ga, fit_intercept=fit_intercept)
-    if gA is not None and not extI:
-        # one's own gamma_I grid with a gamma_A grid: each gamma_A with the ratios of that grid to it (the
-        # pooled ratios crossed with every gamma_A gave gamma_I values outside the grid); the table is the
-        # whole (gamma_A, gamma_I) grid (it held the rows of the best gamma_A only), its best is the choice
-        scores = np.full((gA.size, gI.size), -np.inf)
-        coefs = {}
-        for a, ga in enumerate(gA):
-            try:
-                res, alpha, b = select_manifold_gammas(K, S, Y, M, [float(ga)], gI / float(ga),
-                                                       consistency=consistency, fit_intercept=fit_intercept,
-                                                       extend=False, max_extensions=0, return_coef=True,
-                                                       centred=centred)
-            except np.linalg.LinAlgError:      # every ratio of this gamma_A singular: the others may do
-                continue
-            scores[a] = res.scores[:, 0]       # ratios gI / ga: the order of the (sorted, distinct) gI
-            coefs[a] = (alpha, b)
-        if not np.isfinite(scores).any():
+    if not extI:
+        # one's own gamma_I grid (with a gamma_A grid, or gamma_A fixed): each gamma_A with the ratios of that grid
+        # to it (the pooled ratios crossed with every gamma_A gave gamma_I values outside the grid); the table is
+        # the whole (gamma_A, gamma_I) grid (it held the rows of the best gamma_A only), its best is the choice.
+        # Through select_grid: the grids are not extended (not even an "auto" gamma_A: the Nystrom path's choice
+        # on the same grid must stay that of the dense path, whose extreme ratios gI / gamma_A are refused as
+        # numerically singular), but a choice at their edge is reported (no SelectionWarning was ever given here)
+        gA = np.array([float(est.gamma_A)]) if gA is None else gA
+        rows = {}
+
+        def evaluate(gamma_A, gamma_I):
+            for ga in gamma_A:
+                if float(ga) in rows:                # each row once
+                    continue
+                try:
+                    r, alpha, b = select_manifold_gammas(K, S, Y, M, [float(ga)], gI / float(ga),
+                                                         consistency=consistency, fit_intercept=fit_intercept,
+                                                         extend=False, max_extensions=0, return_coef=True,
+                                                         centred=centred)
+                    # ratios gI / ga: the order of the (sorted, distinct) gI
+                    rows[float(ga)] = (r.scores[:, 0], (alpha, b))
+                except np.linalg.LinAlgError:      # every ratio of this gamma_A singular: the others may do
+                    rows[float(ga)] = (np.full(gI.size, -np.inf), None)
+            return np.array([rows[float(ga)][0] for ga in gamma_A])
+
+        res = select_grid(evaluate, {"gamma_A": gA, "gamma_I": gI}, criterion="loo", report=("gamma_A", "gamma_I"),
+                          warn_undefined=False)
+        if not np.isfinite(res.scores).any():
             ga, gi = unselected_gammas(est, *fallback, warn_grid=False)     # inside one's own grids
             warn("gamma_A/gamma_I: no gamma_A of the grid gives a usable system with the given gamma_I values; "
                  f"the fallback values gamma_A={ga:g}, gamma_I={gi:g} are used (of one's own grid: its value "
                  f"nearest {fallback[0]:g}, {fallback[1]:g}). Pass numbers or a smaller sigma.", SelectionWarning)
             return ga, gi, None, None
-        res = GridResult({"gamma_A": gA, "gamma_I": gI}, scores, criterion="loo")
-        a = int(res.best_index[0])
         # that row's own choice is the same gamma_I (ties: the larger ratio, i.e. the larger gamma_I)
-        return float(res.best_params["gamma_A"]), float(res.best_params["gamma_I"]), res, coefs[a]
-    if gA is None:                 # gamma_A fixed: a grid of ratios (default: the scale-relative one)
-        gamma_As, ratios, ext = [float(est.gamma_A)], (None if extI else gI / float(est.gamma_A)), extI
+        return (float(res.best_params["gamma_A"]), float(res.best_params["gamma_I"]), res,
+                rows[float(res.best_params["gamma_A"])][1])
+    if gA is None:                 # gamma_A fixed, gamma_I "auto": the default (scale-relative) ratio axis
+        gamma_As, ratios, ext = [float(est.gamma_A)], None, True
     elif extA and extI:
         gamma_As, ratios, ext = None, None, True
     else:                          # one's own gamma_A grid, gamma_I "auto" (the default ratio axis)

@@ -1405,9 +1405,13 @@ class _GraphTV(_GraphLearner):
                 run(train, test, alpha)
             return done[key, alpha]
 
+        # one's own grid is not extended but a choice at its edge is reported (extend with no extension: the
+        # rule of every "auto" parameter); it was not with the bounded default grid (_cv_extend False), so
+        # GraphTVRegressor(alpha=[1e-9, 1e-8]) returned an edge without a SelectionWarning
         res = kfold_scores(fit_predict, target, {"alpha": grid}, n_splits=self._CV_FOLDS,
                            stratify=self._cv_scoring == "accuracy", scoring=self._cv_scoring, random_state=0,
-                           extend=("alpha",) if self._cv_extend else (), max_extensions=1 if extend else 0)
+                           extend=("alpha",) if (self._cv_extend or not extend) else (),
+                           max_extensions=1 if extend else 0)
         self.cv_results_ = res.cv_results_
         return res.best_params["alpha"]
 

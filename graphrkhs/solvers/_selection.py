@@ -275,8 +275,7 @@ def loo_scores(residuals: np.ndarray, Y: np.ndarray, scoring: str = "mse") -> Tu
         raise ValueError(f"Y must have the residuals' {R.shape[-1]} column(s) (shape ({R.shape[-2]}, "
                          f"{R.shape[-1]})); got shape {Y.shape}.")
     # scaled by the targets' size before squaring: targets near 1e150 must not overflow the sum
-    finite_y = np.abs(np.asarray(Y, dtype=np.float64))
-    scale = float(finite_y.max()) if finite_y.size and np.isfinite(finite_y).all() and finite_y.max() > 0 else 1.0
+    scale = _target_scale(Y)
     with np.errstate(invalid="ignore", over="ignore", under="ignore", divide="ignore"):
         # the root mean square scaled back, then squared: only an MSE beyond float64 overflows (scale ** 2 in
         # Python floats raised OverflowError for targets above ~1e154, whatever the residuals)
@@ -300,6 +299,37 @@ def loo_scores(residuals: np.ndarray, Y: np.ndarray, scoring: str = "mse") -> Tu
     # an undefined (infinite) residual has no LOO prediction: its -inf "prediction" would count as the
     # negative class / the first class; the grid point is undefined, as its MSE is
     return np.where(np.isfinite(R).all(axis=(-2, -1)), acc, -np.inf), -mse
+
+
+def _target_scale(Y):
+    """The largest absolute target (1 for targets that are all 0 or not finite): the unit in which squared errors
+    are summed, so that neither targets near 1e200 overflow nor targets near 1e-200 underflow them."""
+    a = np.abs(np.asarray(Y, dtype=np.float64))
+    return float(a.max()) if a.size and np.isfinite(a).all() and a.max() > 0 else 1.0
+
+
+def _gcv_pair(g, scale):
+    r"""``(score, tie)`` of GCV values ``g`` computed from targets divided by ``scale``: GCV is homogeneous of
+    degree 2 in y, the GCV of y is :math:`g\,\mathrm{scale}^2`.  As :func:`loo_scores` for the MSE: a value
+    beyond float64 scores minus the largest float (``inf``, undefined, stays ``-inf``), and the tie-break is
+    minus log GCV, which ranks where the value itself over- or underflows."""
+    g = np.asarray(g, dtype=np.float64)
+    defined = np.isfinite(g)
+    with np.errstate(over="ignore", under="ignore", invalid="ignore", divide="ignore"):
+        val = (np.sqrt(g) * scale) ** 2
+        log_g = np.log(np.maximum(g, np.finfo(np.float64).smallest_subnormal)) + 2.0 * np.log(scale)
+    val = np.where(defined, np.where(np.isfinite(val), val, np.finfo(np.float64).max), np.inf)
+    return -val, np.where(defined, -log_g, -np.inf)
+
+
+def _float_axis(values):
+    """``values`` as a 1-D float64 array, or ``[nan]`` when they are no numbers (strings, complex, ragged lists):
+    the callers' own check then raises its ``ValueError`` naming the argument (numpy's "could not convert
+    string to float" named nothing)."""
+    try:
+        return np.atleast_1d(np.asarray(values, dtype=np.float64))
+    except (TypeError, ValueError):
+        return np.array([np.nan])
 
 
 def _as_targets(Y, l):
@@ -337,8 +367,9 @@ def _project_unpenalized(A, Psi):
 def _criterion_errors(A_or_parts, Y2, criterion, scoring):
     """(score, tie) of one grid point from an explicit I - H."""
     if criterion == "gcv":
-        g = _gcv_from_A(A_or_parts, Y2)
-        return -g, -g
+        scale = _target_scale(Y2)
+        score, tie = _gcv_pair(_gcv_from_A(A_or_parts, Y2 / scale), scale)
+        return float(score), float(tie)
     s, t = loo_scores(_loo_from_A(A_or_parts, Y2)[None], Y2, scoring)
     return s[0], t[0]
 
@@ -408,8 +439,10 @@ def centred_loo_residuals(path, Y2, ridges):
 
 def _path_scores(path, Y2, ridges, criterion, scoring, centred=False):
     if criterion == "gcv":
-        g = path.gcv(Y2, ridges, centred=centred).mean(axis=1)
-        return -g, -g
+        # in units of the targets' size (targets near 1e200 overflowed every GCV to inf: "undefined" on the whole
+        # grid; near 1e-200 underflowed it to 0: a tie everywhere, the largest ridge chosen)
+        scale = _target_scale(Y2)
+        return _gcv_pair(path.gcv(Y2 / scale, ridges, centred=centred).mean(axis=1), scale)
     R = centred_loo_residuals(path, Y2, ridges) if centred else path.loo_residuals(Y2, ridges)
     return loo_scores(R, Y2, scoring)
 
@@ -523,7 +556,7 @@ def laprls_grid_errors(K: Any, labeled: Any, Y: Any, M: Any, gamma_As: Any, gamm
     check_option(criterion, "criterion", CRITERIA)
     check_option(scoring, "scoring", SCORINGS)
     gA = check_ridges(gamma_As, "gamma_As")
-    gI = np.atleast_1d(np.asarray(gamma_Is, dtype=np.float64))
+    gI = _float_axis(gamma_Is)
     if gI.ndim != 1 or gI.size == 0 or not (np.isfinite(gI).all() and (gI >= 0).all()):
         raise ValueError(f"gamma_Is must be a non-empty 1-D sequence of finite numbers >= 0; got {gamma_Is!r}.")
     grid = _LapRLSGrid(K, labeled, M)
@@ -598,6 +631,27 @@ def _extend_axis(values, side, n_new):
     return np.concatenate([v, v[-1] * ratio ** np.arange(1, n_new + 1)])
 
 
+def _flat(scores, tie):
+    """Whether every grid point has the same finite score and the same tie-break (nothing ranks them)."""
+    scores = np.asarray(scores, dtype=np.float64)
+    if scores.size < 2 or not np.isfinite(scores).all() or np.ptp(scores) != 0:
+        return False
+    return tie is None or bool(np.all(np.asarray(tie, dtype=np.float64) == np.ravel(tie)[0]))
+
+
+def _distinct_new(added, axis, rtol=1e-9):
+    """The values of ``added`` not within ``rtol`` (relative) of a value of ``axis`` or of one another, sorted.
+
+    A new value clipped to a bound can differ from a geometric one only by rounding (a bound
+    9.9999999999999e-05 beside 1e-4): the axis held both, one grid point twice with different scores.
+    """
+    out: List[float] = []
+    for v in np.sort(added):
+        if not (np.abs(axis - v) <= rtol * v).any() and not (out and v - out[-1] <= rtol * v):
+            out.append(float(v))
+    return np.asarray(out)
+
+
 def select_grid(evaluate: Callable[..., Any], grid: Mapping[str, Any], *, extend: Sequence[str] = (),
                 max_extensions: int = 2, n_new: int = 3, criterion: str = "",
                 bounds: Optional[Mapping[str, Tuple[float, float]]] = None,
@@ -618,7 +672,10 @@ def select_grid(evaluate: Callable[..., Any], grid: Mapping[str, Any], *, extend
         The axes that may grow (geometric: regularization weights, widths; a
         leading 0 is allowed and that end never grows).  When the best value is the first (last) of such an axis,
         ``n_new`` values are added beyond it with the axis' own ratio and the
-        whole grid is evaluated again, at most ``max_extensions`` times.
+        whole grid is evaluated again, at most ``max_extensions`` times.  Not when
+        every grid point has the same score and tie-break (an exactly flat criterion:
+        the tie rule put the choice at the edge, nothing points beyond it); new values
+        within 1e-9 (relative) of the axis' own are not added.
     max_extensions : int >= 0, default=2
     n_new : int >= 1, default=3
     criterion : str
@@ -646,14 +703,15 @@ def select_grid(evaluate: Callable[..., Any], grid: Mapping[str, Any], *, extend
     SelectionWarning
         The best value is still at the edge of an extendable axis after
         ``max_extensions`` extensions, or at the edge of an axis of ``report``
-        (not when that edge is one of ``bounds``: the grid cannot go further);
+        (not when that edge is one of ``bounds``: the grid cannot go further, nor for an
+        exactly flat criterion; the message is ``report_grid_edge``'s);
         or every grid point has an undefined score (unless ``warn_undefined`` is False).
     """
     if not callable(evaluate):
         raise TypeError("evaluate must be a callable.")
     axes = {}
     for k, v in grid.items():
-        a = np.atleast_1d(np.asarray(v, dtype=np.float64))
+        a = _float_axis(v)
         if a.ndim != 1 or a.size == 0 or not np.isfinite(a).all() or np.any(np.diff(a) <= 0):
             raise ValueError(f"the grid of {k!r} must be a non-empty increasing 1-D sequence of finite numbers; "
                              f"got {v!r}.")
@@ -682,6 +740,11 @@ def select_grid(evaluate: Callable[..., Any], grid: Mapping[str, Any], *, extend
             warn(f"the selection criterion is undefined (inf/NaN) on the whole grid; every point ties and the tie "
                  f"rule's one is returned: {result.best_params}.", SelectionWarning)
             return result
+        if _flat(result.scores, tie):
+            # every point scores the same (zero targets; a constant target with a free constant): the tie rule's
+            # point sits at an edge without the criterion pointing beyond it -- no extension, no edge warning
+            # (before: two extensions along the flat criterion, then "the criterion may improve beyond it")
+            return result
         grow = []
         for k in extend:
             i, a = result.best_index[list(axes).index(k)], axes[k]
@@ -698,7 +761,7 @@ def select_grid(evaluate: Callable[..., Any], grid: Mapping[str, Any], *, extend
             # crossing a bound: the bound itself becomes the new end of the axis; values the float range cannot
             # hold (a ratio 1e299 from a stand-in 1e-300 for 0: 0 and inf, with numpy's overflow warning) are no
             # extension
-            added = added[np.isfinite(added) & (added > 0) & ~np.isin(added, a)]
+            added = _distinct_new(added[np.isfinite(added) & (added > 0)], a)
             if added.size:
                 grow.append((k, side, added))
             else:       # the end of what the axis can hold: like a bound, no warning either
@@ -724,12 +787,26 @@ def select_grid(evaluate: Callable[..., Any], grid: Mapping[str, Any], *, extend
         # the labels is then the honest answer of the criterion, not a grid too narrow
         at_bound = (i == 0 and axes[k][0] <= lo * (1 + 1e-9)) or (i == axes[k].size - 1 and axes[k][-1] >= hi)
         at_bound = at_bound or (k, "low" if i == 0 else "high") in exhausted
-        if result.at_edge[k] and not (i == 0 and axes[k][0] == 0) and not at_bound:
-            shown = dict(names or {}).get(k, k)
-            warn(f"the selected {shown}={result.best_params[k]:.3g} is at the edge of its grid "
-                 f"[{axes[k][0]:.3g}, {axes[k][-1]:.3g}] after {n_ext if k in extend else 0} extension(s); the "
-                 f"criterion may improve beyond it. Pass a wider grid or a fixed value.", SelectionWarning)
+        if not at_bound:
+            report_grid_edge(dict(names or {}).get(k, k), result.best_params[k], axes[k],
+                             n_ext if k in extend else 0, stacklevel=3)
     return result
+
+
+def report_grid_edge(name: str, value: float, grid: Any, n_extensions: int = 0, *, stacklevel: int = 2) -> bool:
+    """Warn (:class:`~graphrkhs.SelectionWarning`) when the selected ``value`` is the first or last of ``grid``.
+
+    :func:`select_grid`'s report of a choice at the edge of an axis, for a caller that selects on a grid of its
+    own (an estimator's table of rows): no warning for a one-value grid, nor for 0 at the head of the grid (the
+    end of an axis such as ``gamma_I``, no graph term).  Returns whether it warned.
+    """
+    axis = np.asarray(grid, dtype=np.float64).ravel()
+    if axis.size < 2 or value not in (axis[0], axis[-1]) or (value == axis[0] and axis[0] == 0):
+        return False
+    warn(f"the selected {name}={value:.3g} is at the edge of its grid [{axis[0]:.3g}, {axis[-1]:.3g}] after "
+         f"{n_extensions} extension(s); the criterion may improve beyond it. Pass a wider grid or a fixed value.",
+         SelectionWarning, stacklevel=stacklevel + 1)
+    return True
 
 
 def _rounding_floor(K, scale):
@@ -1034,7 +1111,15 @@ def select_laprls_gammas(K: Any, labeled: Any, Y: Any, M: Any, gamma_As: Optiona
     -------
     GridResult
         axes ``ratio`` and ``gamma_A``; ``best_params`` also holds
-        ``gamma_I = ratio * gamma_A``.
+        ``gamma_I = ratio * gamma_A``.  A ratio whose warped kernel the solve left
+        numerically indefinite (rounding, at large ratios) scores ``-inf``: no candidate.
+
+    Raises
+    ------
+    ValueError
+        ``K`` on the labeled points is not positive semidefinite.
+    numpy.linalg.LinAlgError
+        Every ratio of the grid gives a numerically indefinite warped kernel.
     """
     check_option(criterion, "criterion", CRITERIA)
     check_option(scoring, "scoring", SCORINGS)
@@ -1052,12 +1137,25 @@ def select_laprls_gammas(K: Any, labeled: Any, Y: Any, M: Any, gamma_As: Optiona
     paths: Dict[float, KernelRidgePath] = {}
     unpen = np.ones(S.size) if fit_intercept else None
 
+    refused: Dict[float, str] = {}
+
     def evaluate(ratio, gamma_A):
         score = np.empty((ratio.size, gamma_A.size))
         tie = np.empty_like(score)
         for j, r in enumerate(ratio):          # grid of warpings
-            if float(r) not in paths:
-                paths[float(r)] = KernelRidgePath(_warped_gram_SS(K, S, M, float(r)), unpenalized=unpen)
+            if float(r) not in paths and float(r) not in refused:
+                try:
+                    paths[float(r)] = KernelRidgePath(_warped_gram_SS(K, S, M, float(r)), unpenalized=unpen)
+                except ValueError as exc:
+                    if r == 0:                 # K_SS itself is not PSD: the caller's kernel, not the warping
+                        raise
+                    # at a large ratio the solve (I + M_w K)^{-1} loses the warped kernel's positive
+                    # semidefiniteness to rounding (an eigenvalue -0.7 of the largest at 1e15 on 60 points):
+                    # that ratio is no candidate (as in select_manifold_gammas); its extension raised here
+                    refused[float(r)] = str(exc)
+            if float(r) in refused:
+                score[j], tie[j] = -np.inf, -np.inf
+                continue
             score[j], tie[j] = _path_scores(paths[float(r)], Y2, gamma_A * S.size, criterion, scoring)
         return score, tie
 
@@ -1065,7 +1163,11 @@ def select_laprls_gammas(K: Any, labeled: Any, Y: Any, M: Any, gamma_As: Optiona
     floor = 1e-10 * max(float(np.abs(np.diag(KSS)).max()), 1e-300)   # gamma_A l below rounding of K_SS
     res = select_grid(evaluate, {"ratio": rho, "gamma_A": gA}, extend=("ratio", "gamma_A") if extend else (),
                       max_extensions=max_extensions, criterion=criterion,
-                      bounds={"gamma_A": (floor, np.inf)})
+                      bounds={"gamma_A": (floor, np.inf)}, warn_undefined=not refused)
+    if refused and not np.isfinite(res.scores).any():
+        r, why = next(iter(refused.items()))
+        raise np.linalg.LinAlgError(f"the warped kernel is numerically indefinite at every ratio of the grid (at "
+                                    f"{r:g}: {why}); pass smaller ratios.")
     res.best_params["gamma_I"] = res.best_params["ratio"] * res.best_params["gamma_A"]
     return res
 
@@ -2037,9 +2139,9 @@ def select_tikhonov_solution(W: Any, labeled: Any, Y: Any, alphas: Optional[Any]
     check_option(method, "method", ("auto", "exact", "stochastic"))
     check_backend(backend)
     default = alphas is None
-    alphas = TIKHONOV_ALPHAS if default else np.atleast_1d(np.asarray(alphas, dtype=np.float64))
+    given, alphas = alphas, TIKHONOV_ALPHAS if default else _float_axis(alphas)
     if alphas.ndim != 1 or alphas.size == 0 or not (np.isfinite(alphas).all() and (alphas >= 0).all()):
-        raise ValueError(f"alphas must be a non-empty 1-D sequence of finite numbers >= 0; got {alphas!r}.")
+        raise ValueError(f"alphas must be a non-empty 1-D sequence of finite numbers >= 0; got {given!r}.")
     alphas = np.unique(alphas)
     n_labels = _check_labeled_index(labeled, as_adjacency(W).shape[0]).size
     if method == "stochastic" or (method == "auto" and n_labels > STOCHASTIC_MIN_LABELS):
@@ -2170,8 +2272,10 @@ def stochastic_loo_errors(residual: Callable[..., np.ndarray], Y: Any, params: S
             rel[j] = se / np.abs(d)
         if criterion == "gcv":
             tr = float(d.sum())
-            g = float((AY ** 2).sum() / m / l / (tr / l) ** 2) if tr > 1e-14 * l else np.inf
-            score[j], tie[j] = -g, -g
+            scale = _target_scale(Y2)           # as _path_scores: no over- or underflow of the squares
+            g = float(((AY / scale) ** 2).sum() / m / l / (tr / l) ** 2) if tr > 1e-14 * l else np.inf
+            s, t = _gcv_pair(g, scale)
+            score[j], tie[j] = float(s), float(t)
             continue
         with np.errstate(divide="ignore", invalid="ignore"):
             R = np.where(d[:, None] > 1e-14, AY / np.maximum(d, 1e-300)[:, None], np.inf)
@@ -2241,9 +2345,9 @@ def tikhonov_stochastic_errors(W: Any, labeled: Any, Y: Any, alphas: Any, *, lap
     check_backend(backend)
     W = as_adjacency(W, dtype=np.float64)
     S = _check_labeled_index(labeled, W.shape[0])
-    alphas = np.atleast_1d(np.asarray(alphas, dtype=np.float64))
+    given, alphas = alphas, _float_axis(alphas)
     if alphas.ndim != 1 or alphas.size == 0 or not (np.isfinite(alphas).all() and (alphas >= 0).all()):
-        raise ValueError(f"alphas must be a non-empty 1-D sequence of finite numbers >= 0; got {alphas!r}.")
+        raise ValueError(f"alphas must be a non-empty 1-D sequence of finite numbers >= 0; got {given!r}.")
     residual = _tikhonov_residual(W, S, laplacian, tol, max_iter, preconditioner, backend)
     return stochastic_loo_errors(residual, Y, [{"alpha": float(a)} for a in alphas], n_probes=n_probes,
                                  random_state=random_state, criterion=criterion, scoring=scoring,

@@ -671,7 +671,8 @@ def test_tikhonov_loo_with_every_label_alone_is_undefined_with_one_warning(metho
 
 def test_kfold_tie_break_keeps_a_flat_curve_at_the_preferred_point():
     # every ridge predicts the same labels (a flat held-out accuracy): without a tie rule the selection goes
-    # to the grid's largest value and extends along the flat curve; with one it stays at the preferred point
+    # to the grid's largest value (it extended along the flat curve before select_grid stopped on an exactly
+    # flat criterion, tests/solvers/test_select_grid_flat_criterion.py); with one it stays at the preferred point
     y = np.array([0, 0, 0, 1, 1, 1])
     grid = {"ridge": np.geomspace(1e-2, 1e2, 5)}
 
@@ -679,7 +680,7 @@ def test_kfold_tie_break_keeps_a_flat_curve_at_the_preferred_point():
         return y[test]
 
     plain = kfold_scores(fit_predict, y, grid, n_splits=3, extend=("ridge",))
-    assert plain.best_params["ridge"] > 1e2                     # extended past the flat edge
+    assert plain.best_params["ridge"] == 1e2 and plain.n_extensions == 0    # the tie rule's edge, not extended
     res = kfold_scores(fit_predict, y, grid, n_splits=3, extend=("ridge",),
                        tie_break=lambda ridge: -abs(np.log(ridge / 1.0)))
     assert res.best_params["ridge"] == 1.0 and res.n_extensions == 0
