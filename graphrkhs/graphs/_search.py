@@ -669,35 +669,32 @@ def estimate_recall(X, indices, sample):
     Xc = X - X.mean(axis=0)
     sq = np.einsum("ij,ij->i", Xc, Xc)
     eps = np.finfo(np.float64).eps
-    # |fl(|x|^2 + |y|^2 - 2 x.y) - |x - y|^2| <= c (|x|^2 + |y|^2) (|2 x.y| <= |x|^2 + |y|^2; generous c), and
-    # the final distances of _exact_rerank are within a factor 1 +- rel of |x - y|^2
+    # |fl(|x|^2 + |y|^2 - 2 x.y) - |x - y|^2| <= c (|x|^2 + |y|^2) (|2 x.y| <= |x|^2 + |y|^2; generous c), at
+    # most s_i = c (|x_i|^2 + max_j |x_j|^2) on row i; the final distances of _exact_rerank are within a
+    # factor 1 +- rel of |x - y|^2
     c = 64 * (d + 3) * eps
     rel = 8 * (d + 3) * eps
+    sq_max = float(sq.max())
     hits = 0
-    # a block holds a few (b, n) tiles (products, bounds, their partition) and the (b, k) neighbour distances:
-    # together a few _TILE_BYTES
+    # a block holds a (b, n) tile of screened distances and its partition, and at most b n candidates (their
+    # indices, exact distances and order): together a few _TILE_BYTES
     block = max(1, int(_TILE_BYTES // (8 * max(4 * n, k * d, 1))))
     for s in range(0, sample.size, block):
         r = sample[s:s + block]
         b = r.size
-        own = (np.arange(b), r)
         d2 = Xc[r] @ Xc.T
         d2 *= -2.0
-        err = sq[r][:, None] + sq[None, :]
-        d2 += err
-        err *= c
-        # bounds on every final distance: lo <= _exact_rerank <= hi
-        hi = d2 + err
-        hi *= 1.0 + rel
-        hi[own] = np.inf
-        upper = np.partition(hi, k - 1, axis=1)[:, k - 1]       # >= the exact k-th distance
-        del hi
-        d2 -= err
-        d2 *= 1.0 - rel                                          # lo (any negative lo is below 0 anyway)
-        d2[own] = np.inf
-        del err
+        d2 += sq[r][:, None]
+        d2 += sq[None, :]
+        d2[np.arange(b), r] = np.inf
+        slack = c * (sq[r] + sq_max)
+        # the exact k-th distance is at most E = (1 + rel)(screened k-th + s_i) (every true distance is at
+        # most its screened value + s_i); a point at exact distance <= E has a screened value at most
+        # E / (1 - rel) + s_i: those candidates are measured exactly, and the k-th of them is the k-th
+        kth_screened = np.partition(d2, k - 1, axis=1)[:, k - 1]
+        bound = (kth_screened + slack) * ((1.0 + rel) / (1.0 - rel)) + slack
         # every point that may be among the k nearest, measured exactly: the k-th of those is the k-th
-        qi, qj = np.nonzero(d2 <= upper[:, None])
+        qi, qj = np.nonzero(d2 <= bound[:, None])
         del d2
         exact = _exact_rerank(X, r[qi], qj[:, None])[:, 0]
         o = np.lexsort((exact, qi))
