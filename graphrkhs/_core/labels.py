@@ -654,6 +654,24 @@ def untrusted_label_proportions(counts, n_samples=None):
     fpc = 1.0 if n_samples is None else (n_samples - l) / (n_samples - 1.0) if n_samples > l else 0.0
     return np.flatnonzero(counts < LABEL_PROPORTION_Z ** 2 * (1.0 - p) * fpc)
 
+def check_labeled_classes_have_priors(class_priors, counts, classes=None):
+    """ValueError when ``class_priors`` gives proportion 0 to a class that has labeled nodes.
+
+    The one rule of every classifier and solver taking ``class_priors``: such a prior contradicts the
+    labels (a class of proportion 0 has no member, yet some node is labeled with it), and the methods
+    resolved it differently (the MBO solvers refused it, Poisson learning kept the class on its labeled
+    node only).  ``counts[c]`` is the number of labeled nodes of class c; ``classes`` (the estimator's
+    ``classes_``) names the classes by label, else by column of Y."""
+    b = np.asarray(class_priors, dtype=np.float64)
+    counts = np.asarray(counts)
+    zero = np.flatnonzero((b == 0) & (counts > 0))
+    if zero.size:
+        c = int(zero[0])
+        name = f"class {c} (column {c} of Y)" if classes is None else f"class {_show(classes[c])}"
+        raise ValueError(f"class_priors gives {name} proportion 0, but {int(counts[c])} labeled node(s) belong "
+                         "to it; give it a positive proportion or remove those labels.")
+
+
 
 def warn_untrusted_label_proportions(counts, n_samples=None, *, classes=None, what="class sizes", stacklevel=4):
     """Warn (:class:`GraphRKHSWarning`) when ``class_priors=None`` makes the labeled class proportions the

@@ -68,6 +68,19 @@ def _check_Y(Y, l):
     return Y2, was_1d
 
 
+def _gcv_in_target_units(g, scales):
+    r"""GCV values ``g`` computed on targets divided by the powers of two ``scales`` (per column, from
+    :func:`column_scales`), in the targets' units: GCV is homogeneous of degree 2 in y, so this is
+    :math:`g \cdot \mathrm{scale}^2`, one exact multiplication by a power of two (a single rounding where
+    the value falls among the subnormals, 0 below them).  A value above the float64 range is returned as
+    the largest float64 (``np.finfo(np.float64).max``), keeping ``inf`` for an undefined GCV."""
+    g = np.asarray(g, dtype=np.float64)
+    exponent = 2 * (np.frexp(scales)[1] - 1)                     # scale = 2**(exponent / 2)
+    with np.errstate(over="ignore", under="ignore"):
+        out = np.ldexp(g, exponent)
+    return np.where(np.isinf(out) & np.isfinite(g), np.finfo(np.float64).max, out)
+
+
 def _rotate(U, T):
     """``U @ T[g]`` for every g of a stack T (g, l, m), as one (l, l) x (l, g m) product."""
     g, l, m = T.shape
@@ -294,11 +307,20 @@ class KernelRidgePath:
         :math:`\operatorname{tr}(I - H_c) = \operatorname{tr}(I - H) - 1^T (I - H) 1 / l` (with a free
         constant :math:`(I - H) 1 = 0` and both agree).
 
+        Computed on each column divided by a power of two near its largest absolute value, then
+        rescaled (GCV is homogeneous of degree 2 in y): exact up to rounding for targets anywhere in the
+        float64 range (squared in their units, targets near 1e200 overflowed to ``inf`` and near 1e-160
+        lost digits among the subnormals).  A value beyond the largest float64 (about 1.8e308; targets
+        near 1e200 give about 1e400) is returned as ``np.finfo(np.float64).max``, one below the smallest
+        subnormal as 0; ``inf`` means undefined (:math:`\operatorname{tr}(I - H) = 0`).
+
         Returns
         -------
         ndarray of shape (len(ridges), m)
         """
-        Y2, ridges, UtY = self._terms(Y, ridges)
+        Y2, _ = _check_Y(Y, self.n)
+        scales = column_scales(Y2)
+        Y2, ridges, UtY = self._terms(Y2 / scales, ridges)
         l = self.n
         if centred:
             m = UtY.shape[1]
@@ -309,7 +331,7 @@ class KernelRidgePath:
             resid, _, trace = self._parts(UtY, ridges)
         with np.errstate(divide="ignore", invalid="ignore"):
             out = (resid ** 2).sum(axis=1) / l / (trace[:, None] / l) ** 2
-        return np.where(trace[:, None] > 1e-14 * l, out, np.inf)
+        return np.where(trace[:, None] > 1e-14 * l, _gcv_in_target_units(out, scales), np.inf)
 
     def hat_diagonal(self, ridge: float) -> np.ndarray:
         r"""The leverages :math:`(H_\mu)_{ii}`, shape (l,)."""
@@ -348,6 +370,11 @@ def loo_residuals(H: ArrayLike, Y: ArrayLike) -> np.ndarray:
 def gcv_scores(H: ArrayLike, Y: ArrayLike) -> np.ndarray:
     r"""GCV :math:`\frac1l\|(I - H)y\|^2 / (\frac1l\operatorname{tr}(I - H))^2` of a linear smoother, per column.
 
+    Computed on each column divided by a power of two near its largest absolute value, then rescaled
+    (GCV is homogeneous of degree 2 in y): exact up to rounding for targets anywhere in the float64
+    range.  A value beyond the largest float64 (targets near 1e200 give about 1e400) is returned as
+    ``np.finfo(np.float64).max``, one below the smallest subnormal as 0.
+
     Returns
     -------
     ndarray of shape (m,) (a float for a 1-D Y)
@@ -358,7 +385,9 @@ def gcv_scores(H: ArrayLike, Y: ArrayLike) -> np.ndarray:
     trace = l - np.trace(H)
     if trace <= 1e-12 * l:
         raise ValueError("tr(I - H) is 0 (the smoother interpolates every label); GCV is undefined.")
-    g = ((Y2 - H @ Y2) ** 2).sum(axis=0) / l / (trace / l) ** 2
+    scales = column_scales(Y2)
+    Ys = Y2 / scales                     # squared in the targets' units, 1e200 overflowed to inf
+    g = _gcv_in_target_units(((Ys - H @ Ys) ** 2).sum(axis=0) / l / (trace / l) ** 2, scales)
     return float(g[0]) if was_1d else g
 
 

@@ -37,8 +37,8 @@ from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.exceptions import NotFittedError
 from sklearn.utils.validation import validate_data
 
-from .._core.labels import (UNLABELED, labeled_rows, one_hot, split_classification_labels,
-                            split_regression_targets, warn_untrusted_label_proportions)
+from .._core.labels import (UNLABELED, check_labeled_classes_have_priors, labeled_rows, one_hot,
+                            split_classification_labels, split_regression_targets, warn_untrusted_label_proportions)
 from .._core.progress import verbosity
 from .._core.validation import (Interval, Options, check_class_priors, check_estimator_points, sparse_points_refused,
                                 validate_params)
@@ -259,7 +259,9 @@ class ClassifierOutputMixin(ClassifierMixin):
         k = classes.size
         self.classes_ = classes
         if self.class_priors is not None:      # before any heavy work
-            self._given_priors()
+            # a zero prior for a labeled class contradicts the labels: refused by every classifier alike
+            check_labeled_classes_have_priors(self._given_priors(), np.bincount(codes[labeled], minlength=k),
+                                              classes=classes)
         elif self._sizes_in_solver or self.class_normalization == "mass":
             # the labeled proportions stand in for the class proportions (the sizes of the MBO solvers, the
             # masses of "mass"): warn when they rest on too few labels (user -> fit -> _fit_all -> here)
@@ -530,7 +532,10 @@ CLASS_PRIORS_DOC = r"""class_priors : array-like of shape (n_classes,), dict or 
         Class proportions :math:`b` (in the order of ``classes_``, non-negative,
         summing to 1), e.g. known from a census of the data; a dict or a
         pandas Series keyed by the class labels is aligned with ``classes_``
-        by label (a Series with the default index 0..k-1 is read in order).  Given, the labels of
+        by label (a Series with the default index 0..k-1 is read in order).  Every class of
+        ``classes_`` has labeled samples, so each needs a positive proportion
+        (``fit`` raises ValueError on a 0, which contradicts those labels, as
+        the MBO classifiers do).  Given, the labels of
         the unlabeled fitted rows are assigned with class sizes :math:`u b_c`
         (u their number; rounded by largest remainders): the labeling that
         maximizes the total (normalized) score under those sizes, found by an

@@ -21,7 +21,8 @@ __all__ = ["PoissonMBOClassifier", "VolumeMBOClassifier", "CutSSLClassifier"]
 
 _SIZES_DOC = r"""class_priors : array of shape (n_classes,), dict or pandas Series, optional
         Class proportions b (in the order of ``classes_``, summing to 1; a dict
-        or Series keyed by class label is aligned by label): class
+        or Series keyed by class label is aligned by label; each class, having
+        labeled nodes, needs a positive proportion: ValueError on a 0): class
         c gets :math:`n' b_c` of the :math:`n'` nodes some label reaches (largest
         remainders); nodes of connected components without a label are not sized
         (no label informs them): their ``label_distributions_`` rows are b.

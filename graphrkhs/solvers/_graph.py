@@ -61,7 +61,7 @@ from .._core.validation import (ConvergenceWarning, check_matrix, check_option, 
 from ..spectral.filters import default_kernel
 from ..graphs import LAPLACIANS, as_adjacency, laplacian as graph_laplacian
 from ..kernels import GraphKernel
-from .._core.labels import _check_labeled_index, _check_targets, _orphans
+from .._core.labels import _check_labeled_index, _check_targets, _orphans, check_labeled_classes_have_priors
 
 __all__ = [
     "harmonic_solution",
@@ -511,7 +511,8 @@ def poisson_learning(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_prio
         Targets on S, one-hot class indicators for classification.
     class_priors : array of shape (m,), optional
         Class proportions :math:`b` for the reweighting (non-negative, not
-        all zero; their sum does not matter).  None uses the
+        all zero; their sum does not matter; 0 only for a column without
+        labeled nodes: ValueError otherwise, as in :func:`poisson_mbo`).  None uses the
         labeled proportions :math:`\bar y` (the rescaling is then the
         identity) -- the rule that never looks at unlabeled labels.
     tol : float, default=1e-6
@@ -565,6 +566,9 @@ def poisson_learning(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_prio
         if not class_priors.any():      # every score times 0: all nodes tied
             raise ValueError("class_priors must not be all zero (they are class proportions; None: the labeled "
                              "proportions).")
+        # a column with labels weighted by 0 kept its class on its labeled nodes only: refused, as by the
+        # MBO solvers (the labeled nodes of column c: its nonzero entries)
+        check_labeled_classes_have_priors(class_priors, np.count_nonzero(Y2, axis=0))
     n_comp, comp = csgraph.connected_components(W, directed=False)
     F = np.zeros((n, m))
     orphan = _orphans(W, S, Y2, F)

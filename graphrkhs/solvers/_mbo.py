@@ -25,7 +25,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._core.cg import conjugate_gradient
-from .._core.labels import _orphans, label_free_mask, warn_untrusted_label_proportions
+from .._core.labels import (_orphans, check_labeled_classes_have_priors, label_free_mask,
+                             warn_untrusted_label_proportions)
 from .._core.progress import progress_bar, verbosity
 from .._core.types import ArrayLike, GraphLike, Indices
 from .._core.validation import (ConvergenceWarning, GraphRKHSWarning, check_class_priors, check_matrix,
@@ -382,10 +383,14 @@ def _mbo_setup(W, labeled, Y, class_priors, solver):
     if S.size == 0:
         raise ValueError("labeled is empty: MBO needs at least one labeled node.")
     if k < 2:
-        raise ValueError("Y must have at least two columns (one-hot classes).")
+        # a 1-D Y of class codes (0, 1, ...) was read as one column of values
+        raise ValueError(f"Y must hold one-hot class indicators of shape (len(labeled), k), one column per class "
+                         f"and at least two (e.g. np.eye(k)[codes] for integer class codes); got Y of shape "
+                         f"{np.shape(Y)}.")
     # exactly 0 / 1: Poisson MBO's forcing takes Y's values as weights (a row (0.2, 0) moved other labels)
     if not (np.isin(Y2, (0.0, 1.0)).all() and (Y2.sum(axis=1) == 1).all()):
-        raise ValueError("Y must hold one-hot class indicators (one entry 1 per labeled row, the others 0).")
+        raise ValueError("Y must hold one-hot class indicators (one entry 1 per labeled row, the others 0; e.g. "
+                         "np.eye(k)[codes] for integer class codes).")
     codes = Y2.argmax(axis=1)
     if class_priors is None:
         # the labeled proportions as class sizes: warn when they rest on too few labels to be trusted
@@ -393,12 +398,8 @@ def _mbo_setup(W, labeled, Y, class_priors, solver):
         warn_untrusted_label_proportions(np.bincount(codes, minlength=k), n, stacklevel=5)
         class_priors = np.bincount(codes, minlength=k) / codes.size
     b = check_class_priors(class_priors, k)
-    counts = np.bincount(codes, minlength=k)
-    zero = np.flatnonzero((b == 0) & (counts > 0))
-    if zero.size:                        # before any heavy work: a contradiction, not a rounding
-        c = int(zero[0])
-        raise ValueError(f"class_priors gives class {c} (column {c} of Y) proportion 0, but {int(counts[c])} labeled "
-                         "node(s) belong to it; give it a positive proportion or remove those labels.")
+    # before any heavy work: a contradiction, not a rounding
+    check_labeled_classes_have_priors(b, np.bincount(codes, minlength=k))
     # the diagonal carries no diffusion; drop it as the Laplacian does
     W = sp.csr_array(W)
     W.setdiag(0)
@@ -440,7 +441,8 @@ def poisson_mbo(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_priors: O
     W, labeled
         As in :func:`harmonic_solution`.
     Y : ndarray of shape (l, k)
-        One-hot class indicators of the labeled nodes.
+        One-hot class indicators of the labeled nodes, k >= 2
+        (``np.eye(k)[codes]`` for integer class codes; a 1-D Y is refused).
     class_priors : array of shape (k,), optional
         Class proportions b (non-negative, summing to 1); None: the labeled
         proportions (a :class:`~graphrkhs.GraphRKHSWarning` when they are
@@ -575,7 +577,8 @@ def volume_mbo(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_priors: Op
     W, labeled
         As in :func:`harmonic_solution`.
     Y : ndarray of shape (l, k)
-        One-hot class indicators of the labeled nodes.
+        One-hot class indicators of the labeled nodes, k >= 2
+        (``np.eye(k)[codes]`` for integer class codes; a 1-D Y is refused).
     class_priors : array of shape (k,), optional
         Class proportions b (non-negative, summing to 1); None: the labeled
         proportions (a :class:`~graphrkhs.GraphRKHSWarning` when they are
@@ -794,7 +797,8 @@ def cut_ssl(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_priors: Optio
     W, labeled
         As in :func:`harmonic_solution`.
     Y : ndarray of shape (l, k)
-        One-hot class indicators of the labeled nodes.
+        One-hot class indicators of the labeled nodes, k >= 2
+        (``np.eye(k)[codes]`` for integer class codes; a 1-D Y is refused).
     class_priors : array of shape (k,), optional
         Class proportions b of all the nodes some label reaches (largest
         remainders, minus the labeled counts: the sizes m of the unlabeled
