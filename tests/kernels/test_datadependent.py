@@ -13,6 +13,7 @@ import scipy.sparse as sp
 from scipy.spatial.distance import cdist
 
 from graphrkhs import (
+    AccuracyWarning,
     FREDHOLM_PRESETS,
     FredholmKernel,
     WarpedKernel,
@@ -860,3 +861,34 @@ def test_warped_kernel_estimates_the_fill_in_of_high_laplacian_powers(monkeypatc
     with pytest.raises(MemoryError, match=r"L\^200 \(up to .* nonzeros.*use a smaller laplacian_power"):
         WarpedKernel(X, sigma=1.0, graph=W, laplacian=kind, laplacian_power=200, solver="nystrom",
                      n_components=20, landmarks="uniform", random_state=0)
+
+
+def _two_blobs():
+    rng = np.random.default_rng(0)
+    return np.vstack([rng.normal(size=(30, 2)), rng.normal(size=(30, 2)) + [4, 0]])
+
+
+def test_warped_cg_kernel_is_accurate_to_tol_at_a_large_ratio():
+    """c = gamma_I / (gamma_A n^2) = 2.8e4 on two blobs: CG stopped at the relative residual tol = 1e-8 of
+    (I + c R K R^T) s = R k_b, but c amplifies that residual in the kernel (by up to sqrt(c k_b^T L k_b)
+    = 284 here): error 4.5e-8 against the dense formula, above tol, with no warning.  The kernel is now
+    accurate to tol (oracle: the dense solve of I + M K, itself accurate to ~1.4e-9 here, measured
+    against a 40-digit solve)."""
+    X = _two_blobs()
+    gA, gI = 1.0, 1e8
+    M = dense_M(X, 10, "combinatorial", 1, gA, gI)
+    KXX = gauss(X, X, 2.8)
+    want = KXX - KXX @ np.linalg.solve(np.eye(60) + M @ KXX, M @ KXX)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = WarpedKernel(X, sigma=2.8, gamma_A=gA, gamma_I=gI, solver="cg", tol=1e-8)(X)
+    assert np.abs(got - want).max() < 1e-8
+
+
+def test_warped_cg_warns_when_the_ratio_puts_tol_out_of_reach():
+    """The same blobs at tol = 1e-12: the residual 1e-12 / 284 the kernel needs lies below CG's
+    attainable floor, so the kernel's error (2e-12, measured against a 40-digit solve) cannot be
+    bounded by tol.  It was returned silently; an AccuracyWarning with the bound and the remedy."""
+    X = _two_blobs()
+    with pytest.warns(AccuracyWarning, match=r"bounds the kernel's error by .* use a smaller gamma_I / gamma_A"):
+        WarpedKernel(X, sigma=2.8, gamma_A=1.0, gamma_I=1e8, solver="cg", tol=1e-12)(X)
