@@ -624,8 +624,6 @@ def _orphans(W, S, Y2, F):
     return orphan
 
 
-
-
 #: Labeled class proportions are trusted as class sizes when every class's proportion lies more than
 #: this many standard errors above zero (:func:`warn_untrusted_label_proportions`).
 LABEL_PROPORTION_Z = 2.0
@@ -654,6 +652,7 @@ def untrusted_label_proportions(counts, n_samples=None):
     fpc = 1.0 if n_samples is None else (n_samples - l) / (n_samples - 1.0) if n_samples > l else 0.0
     return np.flatnonzero(counts < LABEL_PROPORTION_Z ** 2 * (1.0 - p) * fpc)
 
+
 def check_labeled_classes_have_priors(class_priors, counts, classes=None):
     """ValueError when ``class_priors`` gives proportion 0 to a class that has labeled nodes.
 
@@ -670,7 +669,6 @@ def check_labeled_classes_have_priors(class_priors, counts, classes=None):
         name = f"class {c} (column {c} of Y)" if classes is None else f"class {_show(classes[c])}"
         raise ValueError(f"class_priors gives {name} proportion 0, but {int(counts[c])} labeled node(s) belong "
                          "to it; give it a positive proportion or remove those labels.")
-
 
 
 def warn_untrusted_label_proportions(counts, n_samples=None, *, classes=None, what="class sizes", stacklevel=4):
