@@ -951,7 +951,7 @@ def cut_ssl(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_priors: Optio
                  f"{patience} iteration(s) required ({changed} changed in the last one). The labels may be "
                  "under-converged: raise max_iter (large graphs with few labels need thousands of iterations)."
                  + (f" The last stage's max_iter ({iters[-1]}) is below patience ({patience}), so the early stop "
-                    "could not be reached: lower patience with it." if iters[-1] <= patience else ""),
+                    "could not be reached: lower patience with it." if iters[-1] < patience else ""),
                  ConvergenceWarning)
         if exact_sizes:
             assigned, prices = size_constrained_assignment(Z, m)
