@@ -15,7 +15,10 @@ on both data sets), on the label draws of ``label_rates.py`` (``sample_labels`` 
 ``cat``       the default rule on [X, (X + D^-1 W X) / 2];
 ``euc``, ``euc7``  Euclidean self-tuning graphs (k = 10, 7);
 ``sqrt``      the default rule on sqrt(X);
-``rw1``, ``rw25``  the cosine self-tuning graph with r = 1, 1/4.
+``rw1``, ``rw25``  the cosine self-tuning graph with r = 1, 1/4;
+``centred``   the default rule on X minus its mean row (the correlation metric);
+``pca<D>``    the default rule on the first D principal components (centred, not whitened);
+``std``       the default rule on the pixels centred and scaled to unit variance per feature.
 
 Usage::
 
@@ -65,6 +68,14 @@ def refined_graph(name, X, W0):
         return _cosine(np.sqrt(X))
     if name in ("rw1", "rw25"):
         return _cosine(X, r=1.0 if name == "rw1" else 0.25)
+    if name == "centred":
+        return _cosine(X - X.mean(axis=0))
+    if name.startswith("pca"):
+        from sklearn.decomposition import PCA
+        return _cosine(PCA(int(name[3:]), random_state=0).fit_transform(X))
+    if name == "std":
+        scale = X.std(axis=0)
+        return _cosine((X - X.mean(axis=0)) / np.where(scale > 0, scale, 1.0))
     raise ValueError(f"unknown graph {name!r}")
 
 
