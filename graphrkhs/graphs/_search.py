@@ -69,8 +69,9 @@ RECALL_SAMPLE = 300
 # points grows on one distribution (measured, k = 10, pynndescent: 50000 x 32 Gaussian points 0.935 /
 # 0.896 / 0.858 / 0.72 on 2500 / 5000 / 10000 / all of them; Fashion-MNIST 1.000 / 0.998 / 0.996 / 0.985),
 # so a pilot that misses the target predicts a miss on all the points, whose index, recall estimate and
-# exact fallback then cost more than exact search alone (the Gaussian case: 34-62 s against ~26 s).  A
-# pilot that meets it is no guarantee: the full result is still estimated and replaced when it misses.
+# exact fallback then cost more than exact search alone (the Gaussian case, load 7-12: 44 s against
+# 23 s; with the pilot 29 s).  A pilot that meets it is no guarantee: the full result is still estimated
+# and replaced when it misses.
 # The pilot costs about PILOT_SAMPLES / n of the full index (benchmarks/report/01_graphs.md).
 PILOT_SAMPLES = 5000
 
