@@ -23,6 +23,12 @@ relative_width=0.5, metric="cosine")`` (recall against exact cosine top-10
 lists); results in ``knn_auto_recommended.{json,md}``.  ``--no-exact`` skips
 the exact anchor.
 
+``--data gaussian`` runs the same on 50000 x 32 standard Gaussian points
+(``np.random.default_rng(0).standard_normal((50000, 32))``), where NN-descent's
+recall is far below the target: ``"auto"``'s pilot (``PILOT_SAMPLES`` points)
+then takes exact search without the full index; results in
+``knn_auto[_recommended]_gaussian.{json,md}``.
+
 ``--fresh N`` times instead what a user's new process pays: N + 1 fresh Python
 processes one after the other, each importing graphrkhs, loading the data and
 calling the graph's ``knn_graph`` once (compilation included); the first may
@@ -33,6 +39,7 @@ Usage::
 
     python benchmarks/knn_auto.py [--graph recommended] [--no-exact]
     python benchmarks/knn_auto.py --graph recommended --fresh 3
+    python benchmarks/knn_auto.py --data gaussian
 """
 
 import json
@@ -132,18 +139,28 @@ def main():
 
     p = argparse.ArgumentParser()
     p.add_argument("--graph", choices=sorted(GRAPHS), default="default")
+    p.add_argument("--data", choices=["fashion-mnist", "gaussian"], default="fashion-mnist")
     p.add_argument("--no-exact", dest="exact", action="store_false")
     p.add_argument("--fresh", type=int, default=0, metavar="N",
                    help="time the first knn_graph call of N + 1 fresh processes instead")
     args = p.parse_args()
     kw = GRAPHS[args.graph]
     suffix = "" if args.graph == "default" else f"_{args.graph}"
+    if args.data == "gaussian":
+        if args.fresh:
+            p.error("--fresh loads Fashion-MNIST only")
+        suffix += "_gaussian"
     if args.fresh:
         os.makedirs(os.path.join(HERE, "results"), exist_ok=True)
         return fresh_processes(args, kw, suffix)
-    X, _ = load_fashion_mnist()
+    if args.data == "gaussian":
+        X = np.random.default_rng(0).standard_normal((50000, 32))
+        title = "50000 x 32 standard Gaussian points"
+    else:
+        X, _ = load_fashion_mnist()
+        title = "Fashion-MNIST"
     n, d = X.shape
-    res = {"data": "fashion-mnist", "n": n, "d": d, "k": K, "cores": os.cpu_count(), "graph": args.graph,
+    res = {"data": args.data, "n": n, "d": d, "k": K, "cores": os.cpu_count(), "graph": args.graph,
            "knn_graph_kwargs": kw,
            "python": platform.python_version(), "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
     (W, info), t, load = timed(lambda: knn_graph(X, return_info=True, **kw))
@@ -153,7 +170,7 @@ def main():
     for r in range(3):
         (W, info), t, load = timed(lambda: knn_graph(X, random_state=r, return_info=True, **kw))
         runs.append({"seconds": t, "load": load, "algorithm": info["algorithm"], "recall_estimate": info["recall"],
-                     "fallback": info["fallback"], "nnz": int(W.nnz)})
+                     "fallback": info["fallback"], "pilot_recall": info.get("pilot_recall"), "nnz": int(W.nnz)})
         print(f"default run {r}: {t:.1f} s {info}", flush=True)
     res["default_runs"] = runs
     res["default_median_s"] = float(np.median([x["seconds"] for x in runs]))
@@ -175,7 +192,7 @@ def main():
         json.dump(res, f, indent=2)
     loads = [x["load"] for x in runs]
     lines = [
-        f"# knn_graph(X{''.join(f', {a}={b!r}' for a, b in kw.items())}) on Fashion-MNIST (70000 x 784, k = 10)",
+        f"# knn_graph(X{''.join(f', {a}={b!r}' for a, b in kw.items())}) on {title} ({n} x {d}, k = 10)",
         "",
         f"{res['date']}; {res['cores']} cores, **shared and noisy**: other helpers ran test suites at the same time "
         "(1-min load average at start/end of each run in the table; 2 would be a saturated quiet machine).",
@@ -197,12 +214,14 @@ def main():
         "hold (the first process on a machine compiles all of pynndescent's kernels; later ones load most "
         "of them, see `--fresh`).",
         "",
-        "Profile (one process, load ~7, after compilation; measured once by hand, not by this script): "
+        ("Profile (one process, load ~7, after compilation; measured once by hand, not by this script): "
         "pynndescent index 8.4-8.9 s, recall estimate on 1000 points 8.5-16 s, rescaling 0.1 s, weights + "
         "symmetrization 0.1-0.2 s. An earlier run with a 1000-point recall sample had a median of 36.5 s "
         "(33.5, 36.5, 55.1 s at load ~12); the sample is now 300 points (standard error ~0.002 at recall "
         "0.99). On a quiet machine `benchmarks/graphs.py` measured 2.7 s for the pynndescent path and "
-        "37.6 s for the exact one (results/graphs.md).",
+        "37.6 s for the exact one (results/graphs.md)." if args.data == "fashion-mnist" else
+        "Each default run is one `knn_graph(X, 10, random_state=r)` call; `info['pilot_recall']` is \"auto\"'s "
+        "recall estimate of pynndescent on its pilot of `PILOT_SAMPLES` points (graphs/_search.py)."),
     ]
     with open(os.path.join(HERE, "results", f"knn_auto{suffix}.md"), "w") as f:
         f.write("\n".join(lines) + "\n")

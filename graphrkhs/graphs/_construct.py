@@ -170,7 +170,11 @@ def knn_graph(X: ArrayLike, n_neighbors: int = 10, *,
         approximate.  ``"auto"`` takes the fastest path that meets the recall
         target: the kd-tree up to 16 dimensions; above, pynndescent for
         ``n_samples >= 50000`` when it is installed, the exact blocked BLAS
-        search otherwise.  After an approximate search the recall@k is
+        search otherwise.  Before the approximate index on all the points,
+        ``"auto"`` runs it on a pilot of 5000 random points and takes exact
+        search when the recall there is below the target (recall falls as the
+        points grow, so the full index would miss it too; e.g. 32-dimensional
+        Gaussian points).  After an approximate search the recall@k is
         estimated on 300 random points against exact search of those points
         (:math:`\approx 600 \cdot n \cdot d` flops); below the target 0.95
         ``"auto"`` recomputes the graph exactly, with a RuntimeWarning (an
@@ -200,14 +204,19 @@ def knn_graph(X: ArrayLike, n_neighbors: int = 10, *,
         Seeds the approximate backends and the recall sample (exact search is
         deterministic).  A fixed seed gives the same graph on every call.
     return_info : bool, default=False
-        Also return a dict about the search: ``"algorithm"`` (the backend
+        Also return a dict about the search, with the same keys on every
+        in-process path (dense or sparse ``X``): ``"algorithm"`` (the backend
         whose result was used), ``"requested"``, ``"exact"``, ``"recall"``
         (estimated recall@k; 1.0 for exact search), ``"recall_sample"``
         (number of query points of the estimate, 0 for exact search),
-        ``"recall_target"``, ``"fallback"`` (an approximate result was
-        replaced by exact search; ``"approximate_recall"`` then holds its
-        estimate, NaN when the backend's lists were unusable: a neighbour
-        listed twice or an unfilled slot) and ``"seconds"``.
+        ``"recall_target"``, ``"approximate_recall"`` (the estimate of the
+        approximate backend's lists on all the points, NaN when none were
+        estimated), ``"fallback"`` (an approximate result was replaced by
+        exact search: its estimate missed the target, or the backend's lists
+        were unusable -- a neighbour listed twice or an unfilled slot),
+        ``"pilot_recall"`` and ``"pilot_sample"`` (``"auto"``'s estimate on
+        its pilot and the pilot's size; NaN and 0 when no pilot ran),
+        ``"sparse"`` (``X`` was searched as sparse rows) and ``"seconds"``.
     backend : {"auto", "numpy", "mpi", "dask"}, default="auto"
         Where the search runs (sparse ``X``: in this process only; ``"mpi"``
         and ``"dask"`` raise a TypeError).  ``"mpi"`` / ``"dask"``: cell by cell on the

@@ -63,6 +63,18 @@ ANN_MIN_SAMPLES = 50_000
 RECALL_TARGET = 0.95
 RECALL_SAMPLE = 300
 
+# Before the full approximate index, ``algorithm="auto"`` runs the approximate backend on a pilot of
+# PILOT_SAMPLES random points and estimates its recall there (against exact search within the pilot):
+# below RECALL_TARGET it takes exact search straight away.  NN-descent's recall falls as the number of
+# points grows on one distribution (measured, k = 10, pynndescent: 50000 x 32 Gaussian points 0.935 /
+# 0.896 / 0.858 / 0.72 on 2500 / 5000 / 10000 / all of them; Fashion-MNIST 1.000 / 0.998 / 0.996 / 0.985),
+# so a pilot that misses the target predicts a miss on all the points, whose index, recall estimate and
+# exact fallback then cost more than exact search alone (the Gaussian case, load 7-12: 44 s against
+# 23 s; with the pilot 29 s).  A pilot that meets it is no guarantee: the full result is still estimated
+# and replaced when it misses.
+# The pilot costs about PILOT_SAMPLES / n of the full index (benchmarks/report/01_graphs.md).
+PILOT_SAMPLES = 5000
+
 # Bytes of one float32 distance tile in the brute-force path.
 _TILE_BYTES = 256 * 2**20
 
@@ -707,24 +719,63 @@ def estimate_recall(X, indices, sample):
     return hits / (sample.size * k)
 
 
+def _pilot_recall(Xs, n_neighbors, algorithm, random_state):
+    """Recall@k of ``algorithm`` on a pilot of :data:`PILOT_SAMPLES` random points of ``Xs``: the backend
+    searches the pilot's points among themselves and :func:`estimate_recall` measures the lists on
+    ``min(PILOT_SAMPLES, RECALL_SAMPLE)`` of them against exact search within the pilot.  ``(recall, m)``
+    with ``m`` the pilot's size; NaN when the backend's lists on the pilot were unusable."""
+    n = Xs.shape[0]
+    m = min(n, PILOT_SAMPLES)
+    pilot = np.sort(random_state.choice(n, size=m, replace=False))
+    Xp = Xs[pilot]
+    try:
+        _, idx = ann_search(Xp, min(n_neighbors, m - 1), algorithm, random_state)
+    except _UnusableApproximateResult:
+        return float("nan"), m
+    sample = np.sort(random_state.choice(m, size=min(m, RECALL_SAMPLE), replace=False))
+    return estimate_recall(Xp, idx, sample), m
+
+
+#: The keys of the dict ``knn_graph(..., return_info=True)`` returns from an in-process search (dense or sparse
+#: points), all of them in every case (see :func:`knn_search_report`).
+INFO_KEYS = ("requested", "algorithm", "exact", "recall", "recall_sample", "recall_target", "fallback",
+             "approximate_recall", "pilot_recall", "pilot_sample", "sparse", "seconds")
+
+
+def _new_info(requested, algorithm, sparse):
+    nan = float("nan")
+    return {"requested": requested, "algorithm": algorithm, "exact": algorithm in ("kd_tree", "brute"),
+            "recall": 1.0, "recall_sample": 0, "recall_target": RECALL_TARGET, "fallback": False,
+            "approximate_recall": nan, "pilot_recall": nan, "pilot_sample": 0, "sparse": sparse, "seconds": nan}
+
+
 def knn_search_report(X, n_neighbors, algorithm, random_state, workers=-1, verbose=None):
     """:func:`knn_search` (rescaled units) for :func:`graphrkhs.knn_graph`, with the
     ``"auto"`` choice, recall estimation and fallback.
 
-    Returns ``(distances, indices, scale, info)``; ``info`` is a dict with
+    Returns ``(distances, indices, scale, info)``; ``info`` is a dict with the keys
+    :data:`INFO_KEYS`, every one in every case (also from :func:`sparse_knn_search_report`):
 
     * ``"algorithm"``: the backend whose result is returned; ``"requested"``: the argument;
     * ``"exact"``: whether that backend is exact;
     * ``"recall"``: estimated recall@k (1.0 for exact backends), ``"recall_sample"``: the
       number of query points it was estimated on (0 for exact), ``"recall_target"``;
+    * ``"approximate_recall"``: the estimated recall of the approximate backend's lists on all the
+      points (NaN when none were estimated: an exact choice, or unusable lists);
     * ``"fallback"``: True when an approximate result missed the target and ``"auto"``
       recomputed it exactly (``"approximate_recall"`` then keeps the missed estimate), or when
-      the backend's lists were unusable (a neighbour listed twice, an unfilled slot; then it is NaN);
-    * ``"seconds"``: wall time of the search(es) and the estimate.
+      the backend's lists were unusable (a neighbour listed twice, an unfilled slot);
+    * ``"pilot_recall"``, ``"pilot_sample"``: ``"auto"``'s recall estimate of the approximate backend on
+      a pilot of ``"pilot_sample"`` random points (:func:`_pilot_recall`), NaN and 0 when no pilot ran;
+    * ``"sparse"``: whether ``X`` was searched as sparse rows (False here);
+    * ``"seconds"``: wall time of the search(es) and the estimates.
 
-    With ``algorithm="auto"`` an approximate result whose estimated recall is
-    below ``RECALL_TARGET`` is replaced by exact search, with a warning; an
-    explicitly requested approximate backend only warns.  The recall is logged
+    With ``algorithm="auto"``, when :func:`auto_algorithm` chooses an approximate backend and ``X`` has
+    more than :data:`PILOT_SAMPLES` points, the backend first runs on a pilot of that many random points;
+    if its recall there is below ``RECALL_TARGET`` (or its lists are unusable) the search is exact,
+    without the full index (NN-descent's recall falls as the points grow, see :data:`PILOT_SAMPLES`).
+    An approximate result whose estimated recall is below ``RECALL_TARGET`` is replaced by exact search,
+    with a warning; an explicitly requested approximate backend only warns.  The recall is logged
     at INFO on the ``graphrkhs`` logger.
     """
     import time
@@ -737,8 +788,21 @@ def knn_search_report(X, n_neighbors, algorithm, random_state, workers=-1, verbo
     _check_search_input(X, n_neighbors, algorithm)
     Xs, e = _rescaled(X)
     progress = _Progress(verbose, "kNN search")
-    info = {"requested": requested, "algorithm": algorithm, "exact": algorithm in ("kd_tree", "brute"),
-            "recall": 1.0, "recall_sample": 0, "recall_target": RECALL_TARGET, "fallback": False}
+    info = _new_info(requested, algorithm, False)
+    if requested == "auto" and not info["exact"] and n > PILOT_SAMPLES:
+        progress(f"estimating the recall of {algorithm} on a pilot of {PILOT_SAMPLES} random points")
+        pilot, m = _pilot_recall(Xs, n_neighbors, algorithm, random_state)
+        info.update(pilot_recall=pilot, pilot_sample=m)
+        if not pilot >= RECALL_TARGET:
+            exact = exact_algorithm(d)
+            message = (f"{algorithm} recall@{n_neighbors} on a pilot of {m} random points = {pilot:.4f} < "
+                       f"{RECALL_TARGET}: exact search ({exact})")
+            if progress.enabled():
+                progress(message)
+            else:
+                logger.info("kNN search: %s", message)
+            algorithm = exact
+            info.update(algorithm=exact, exact=True)
     if not info["exact"]:
         progress(f"building the approximate index ({algorithm}; numba compiles pynndescent's kernels the "
                  "first time, which can take a minute on 2 cores, then loads most of them from its cache)"
@@ -757,13 +821,13 @@ def knn_search_report(X, n_neighbors, algorithm, random_state, workers=-1, verbo
         progress(f"unusable approximate result: exact search ({exact})")
         with progress.scope():
             dist, idx = _search_rescaled(Xs, n_neighbors, exact, random_state, workers)
-        info.update(algorithm=exact, exact=True, fallback=True, approximate_recall=float("nan"))
+        info.update(algorithm=exact, exact=True, fallback=True)
     if not info["exact"]:
         m = min(n, RECALL_SAMPLE)
         sample = np.sort(random_state.choice(n, size=m, replace=False))
         progress(f"{algorithm} done; estimating recall@{n_neighbors} on {m} points against exact search")
         recall = estimate_recall(Xs, idx, sample)
-        info.update(recall=recall, recall_sample=m)
+        info.update(recall=recall, recall_sample=m, approximate_recall=recall)
         message = (f"{algorithm} recall@{n_neighbors} = {recall:.4f} estimated on {m} random points "
                    f"(target {RECALL_TARGET})")
         if progress.enabled():
@@ -779,7 +843,7 @@ def knn_search_report(X, n_neighbors, algorithm, random_state, workers=-1, verbo
                 progress(f"recall below target: exact search ({exact})")
                 with progress.scope():
                     dist, idx = _search_rescaled(Xs, n_neighbors, exact, random_state, workers)
-                info.update(algorithm=exact, exact=True, recall=1.0, fallback=True, approximate_recall=recall)
+                info.update(algorithm=exact, exact=True, recall=1.0, fallback=True)
             else:
                 warnings.warn(f"approximate kNN search ({algorithm}) reached an estimated recall of "
                               f"{recall:.3f} < {RECALL_TARGET}; use algorithm='auto' or an exact one "
@@ -1236,9 +1300,8 @@ def sparse_knn_search_report(X, n_neighbors, requested, workers=-1, verbose=None
     with progress.scope():
         dist, idx = sparse_brute_search(Xs, n_neighbors)
     check_index_array(idx, n, "neighbour indices")
-    info = {"requested": requested, "algorithm": "brute", "exact": True, "recall": 1.0, "recall_sample": 0,
-            "recall_target": RECALL_TARGET, "fallback": fallback, "sparse": True,
-            "seconds": time.perf_counter() - t0}
+    info = _new_info(requested, "brute", True)
+    info.update(fallback=fallback, seconds=time.perf_counter() - t0)
     return dist, idx, 2.0 ** e, info
 
 

@@ -245,3 +245,108 @@ def test_approximate_lists_carry_the_exact_paths_distances(algorithm):
     # every row: ascending, distances recomputed in float64 from X
     np.testing.assert_allclose(dist, np.linalg.norm(X[idx] - X[:, None, :], axis=2), rtol=1e-12)
     assert (np.diff(dist, axis=1) >= 0).all()
+
+
+class _RecordingSearch:
+    """``ann_search`` that records the number of points of each call and returns exact lists (the backend's
+    recall is set by the mocked ``estimate_recall``)."""
+
+    def __init__(self):
+        self.sizes = []
+
+    def __call__(self, Xs, k, algorithm, random_state):
+        self.sizes.append(Xs.shape[0])
+        return _knn.brute_search(Xs, k)
+
+
+@pytest.fixture
+def pilot_thresholds(monkeypatch):
+    """Approximate search chosen from 200 points on, with a pilot of 100 points."""
+    monkeypatch.setattr(_knn, "ANN_MIN_SAMPLES", 200)
+    monkeypatch.setattr(_knn, "PILOT_SAMPLES", 100, raising=False)   # (raising=False: also run on the code before it)
+    monkeypatch.setattr(_knn, "have_pynndescent", lambda: True)
+    search = _RecordingSearch()
+    monkeypatch.setattr(_knn, "ann_search", search)
+    return search
+
+
+def test_auto_searches_exactly_without_the_full_index_when_the_pilot_misses(pilot_thresholds, monkeypatch):
+    # 50000 x 32 Gaussian points: pynndescent's index on all the points, its recall estimate (0.72) and the exact
+    # fallback took 34-62 s against ~26 s for exact search alone; a pilot on a few points now predicts the miss
+    X = _points(400, 20, seed=12)
+    estimates = []
+    monkeypatch.setattr(_knn, "estimate_recall", lambda X, idx, sample: estimates.append(len(X)) or 0.9)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)      # nothing to warn about: the result is exact
+        W, info = knn_graph(X, 10, random_state=0, return_info=True)
+    assert pilot_thresholds.sizes == [100] and estimates == [100]      # the pilot only, estimated on its points
+    assert info["algorithm"] == "brute" and info["exact"] and not info["fallback"]
+    assert info["pilot_recall"] == 0.9 and info["pilot_sample"] == 100
+    assert info["recall"] == 1.0 and info["recall_sample"] == 0 and np.isnan(info["approximate_recall"])
+    assert (W != knn_graph(X, 10, algorithm="brute")).nnz == 0
+
+
+def test_auto_builds_the_full_index_when_the_pilot_meets_the_target(pilot_thresholds, monkeypatch):
+    X = _points(400, 20, seed=13)
+    monkeypatch.setattr(_knn, "estimate_recall", lambda X, idx, sample: 0.97)
+    _, info = knn_graph(X, 10, random_state=0, return_info=True)
+    assert pilot_thresholds.sizes == [100, 400]
+    assert info["algorithm"] == "pynndescent" and not info["exact"] and not info["fallback"]
+    assert info["pilot_recall"] == 0.97 and info["recall"] == 0.97 and info["approximate_recall"] == 0.97
+
+
+def test_pilot_recall_is_measured_on_the_pilot_points(monkeypatch):
+    # the pilot's lists are searched among the pilot's points: their estimate equals the oracle recall there
+    monkeypatch.setattr(_knn, "PILOT_SAMPLES", 150)
+    X = _points(400, 8, seed=14)
+    seen = {}
+
+    def wrong_lists(Xp, k, algorithm, random_state):
+        seen["X"] = Xp
+        exact = _exact_lists(Xp, k + 1)
+        return None, np.column_stack([exact[:, :k - 1], exact[:, k]])     # the k-th replaced by the (k+1)-th
+    monkeypatch.setattr(_knn, "ann_search", wrong_lists)
+    recall, m = _knn._pilot_recall(X, 5, "pynndescent", np.random.default_rng(0))
+    assert m == 150 and seen["X"].shape == (150, 8)
+    assert all((X == row).all(axis=1).sum() == 1 for row in seen["X"])   # pilot rows are distinct points of X
+    assert recall == pytest.approx(4 / 5, abs=1e-12)
+
+
+def test_explicit_approximate_backend_runs_no_pilot(pilot_thresholds):
+    _, info = knn_graph(_points(400, 20, seed=15), 10, algorithm="pynndescent", random_state=0, return_info=True)
+    assert pilot_thresholds.sizes == [400] and info["pilot_sample"] == 0 and np.isnan(info["pilot_recall"])
+
+
+def test_unusable_pilot_lists_mean_exact_search(pilot_thresholds, monkeypatch):
+    def unusable(Xs, k, algorithm, random_state):
+        pilot_thresholds.sizes.append(Xs.shape[0])
+        raise _knn._UnusableApproximateResult("pynndescent returned the same neighbour twice", "")
+    monkeypatch.setattr(_knn, "ann_search", unusable)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        W, info = knn_graph(_points(400, 20, seed=16), 10, random_state=0, return_info=True)
+    assert pilot_thresholds.sizes == [100] and info["algorithm"] == "brute" and np.isnan(info["pilot_recall"])
+
+
+INFO_KEYS = {"requested", "algorithm", "exact", "recall", "recall_sample", "recall_target", "fallback",
+             "approximate_recall", "pilot_recall", "pilot_sample", "sparse", "seconds"}
+
+
+def test_info_has_the_same_keys_on_every_path(pilot_thresholds, monkeypatch):
+    # sparse X added a "sparse" key the dense paths lacked, and "approximate_recall" existed on a fallback only
+    import scipy.sparse as sp
+
+    X = _points(400, 20, seed=17)
+    infos = {"kd_tree": knn_graph(X[:, :3], 5, return_info=True)[1],
+             "brute": knn_graph(X, 5, algorithm="brute", return_info=True)[1],
+             "sparse": knn_graph(sp.csr_array(X), 5, return_info=True)[1]}
+    monkeypatch.setattr(_knn, "estimate_recall", lambda X, idx, sample: 0.97)
+    infos["approximate"] = knn_graph(X, 5, random_state=0, return_info=True)[1]
+    monkeypatch.setattr(_knn, "estimate_recall", lambda X, idx, sample: 0.97 if len(X) == 100 else 0.5)
+    with pytest.warns(RuntimeWarning, match="recomputing with exact search"):
+        infos["fallback"] = knn_graph(X, 5, random_state=0, return_info=True)[1]
+    for path, info in infos.items():
+        assert set(info) == INFO_KEYS, path
+    assert infos["sparse"]["sparse"] and not infos["brute"]["sparse"]
+    assert infos["fallback"]["fallback"] and infos["fallback"]["approximate_recall"] == 0.5
+    assert np.isnan(infos["brute"]["approximate_recall"]) and infos["approximate"]["approximate_recall"] == 0.97
