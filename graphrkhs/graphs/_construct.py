@@ -339,6 +339,9 @@ def knn_graph(X: ArrayLike, n_neighbors: int = 10, *,
         chosen = "exact search on the sparse rows"
     else:
         chosen = _knn.auto_algorithm(n, X.shape[1]) if algorithm == "auto" else algorithm
+        if algorithm == "auto" and chosen not in ("kd_tree", "brute"):
+            # the pilot inside knn_search_report may still turn it into exact search
+            chosen = f"{chosen} if its pilot meets the recall target, else exact"
     progress(f"searching {n_neighbors} neighbours of {n} points in {X.shape[1]} dimensions ({chosen})")
     # Distances come back in units of a power of two of max |X| (exact rescaling), so that
     # no squared distance overflows; only the user's sigma is converted, see _gaussian.

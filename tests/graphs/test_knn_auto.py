@@ -350,3 +350,15 @@ def test_info_has_the_same_keys_on_every_path(pilot_thresholds, monkeypatch):
     assert infos["sparse"]["sparse"] and not infos["brute"]["sparse"]
     assert infos["fallback"]["fallback"] and infos["fallback"]["approximate_recall"] == 0.5
     assert np.isnan(infos["brute"]["approximate_recall"]) and infos["approximate"]["approximate_recall"] == 0.97
+
+
+def test_auto_progress_does_not_name_the_approximate_backend_before_its_pilot(pilot_thresholds, monkeypatch, caplog):
+    # the opening message named pynndescent although the pilot then chose exact search
+    import logging
+    X = _points(400, 20, seed=12)
+    monkeypatch.setattr(_knn, "estimate_recall", lambda X, idx, sample: 0.9)
+    with caplog.at_level(logging.INFO, logger="graphrkhs"):
+        _, info = knn_graph(X, 10, random_state=0, return_info=True)
+    opening = [r.getMessage() for r in caplog.records if "searching 10 neighbours" in r.getMessage()]
+    assert info["algorithm"] == "brute"
+    assert opening and "(pynndescent if its pilot meets the recall target, else exact)" in opening[0]
