@@ -88,7 +88,7 @@ import scipy.sparse.linalg as spla
 from .._core.labels import _check_labeled_index, _check_targets
 from .._core.backend import check_backend
 from .._core.linalg import check_square, psd_solve, small_dense_threads
-from .._core.loo import KernelRidgePath, check_ridges
+from .._core.loo import KernelRidgePath, check_ridges, constant_up_to_rounding
 from .._core.validation import SelectionWarning, check_option, check_random_state, check_scalar, warn
 from ..graphs import as_adjacency, laplacian as graph_laplacian
 from ._common import spd_splu
@@ -320,6 +320,14 @@ def _gcv_pair(g, scale):
         log_g = np.log(np.maximum(g, np.finfo(np.float64).smallest_subnormal)) + 2.0 * np.log(scale)
     val = np.where(defined, np.where(np.isfinite(val), val, np.finfo(np.float64).max), np.inf)
     return -val, np.where(defined, -log_g, -np.inf)
+
+
+def _constant_scores(alpha, scoring):
+    """``(scores, tie)`` of a target constant up to rounding fitted exactly at every grid point: flat (LOO MSE 0,
+    accuracy 1), so that :func:`select_grid` returns the tie rule's point (the largest regularization) without
+    extending the grid or reporting its edge."""
+    shape = np.shape(alpha)
+    return np.full(shape, 1.0 if scoring == "accuracy" else 0.0), np.zeros(shape)
 
 
 def _float_axis(values):
@@ -989,7 +997,9 @@ def select_tikhonov_alpha(W: Any, labeled: Any, Y: Any, alphas: Optional[Any] = 
 
     The Laplacian's null space (constants) is unpenalized, so a shift of y
     shifts the fit.  Default grid ``geomspace(1e-4, 1e3, 15)`` (relative to
-    unit edge weights), extended at its edges.
+    unit edge weights), extended at its edges.  With ``laplacian="combinatorial"`` a target constant up
+    to rounding (:func:`~graphrkhs._core.loo.constant_up_to_rounding`) is fitted at every alpha: its scores
+    are flat (LOO MSE 0, accuracy 1) and the largest alpha is returned, unextended, without a warning.
 
     Returns
     -------
@@ -1000,8 +1010,13 @@ def select_tikhonov_alpha(W: Any, labeled: Any, Y: Any, alphas: Optional[Any] = 
     alphas = geometric_grid(1e-4, 1e3, 15) if alphas is None else check_ridges(alphas, "alphas")
     red = _KronReduction(W, labeled, laplacian)     # its scores leave out labels alone in their component
     Y2 = _as_targets(Y, red.S.size)
+    # the combinatorial Laplacian does not penalize constants: a target constant up to rounding is fitted
+    # at every alpha, the scores would rank rounding (and extend the grid to 1e6 with a warning)
+    constant = laplacian == "combinatorial" and constant_up_to_rounding(Y2)
 
     def evaluate(alpha):
+        if constant:
+            return _constant_scores(alpha, scoring)
         return red.scores(alpha, Y2, criterion, scoring)
 
     return select_grid(evaluate, {"alpha": np.unique(alphas)}, extend=("alpha",) if extend else (),
@@ -2108,7 +2123,8 @@ def select_tikhonov_solution(W: Any, labeled: Any, Y: Any, alphas: Optional[Any]
     :math:`\mu \to 0`).  ``method="stochastic"``: the matrix-free LOO of
     :func:`tikhonov_stochastic_errors` (for label sets too large for an
     :math:`l \times l` eigendecomposition); ``"auto"`` takes it above
-    ``STOCHASTIC_MIN_LABELS`` labeled nodes.
+    ``STOCHASTIC_MIN_LABELS`` labeled nodes.  A target constant up to rounding is a constant
+    (as in :func:`select_tikhonov_alpha`): the largest alpha, no extension, no warning.
 
     Parameters
     ----------
@@ -2161,7 +2177,9 @@ def select_tikhonov_solution(W: Any, labeled: Any, Y: Any, alphas: Optional[Any]
                                            n_probes=n_probes, random_state=random_state, backend=backend)
     red = _KronReduction(W, labeled, laplacian, tol=tol, max_iter=max_iter, preconditioner=preconditioner)
     Y2 = _as_targets(Y, red.S.size)
-    res = select_grid(lambda alpha: red.scores(alpha, Y2, criterion, scoring), {"alpha": alphas},
+    constant = laplacian == "combinatorial" and constant_up_to_rounding(Y2)     # as in select_tikhonov_alpha
+    res = select_grid(lambda alpha: _constant_scores(alpha, scoring) if constant else
+                      red.scores(alpha, Y2, criterion, scoring), {"alpha": alphas},
                       extend=("alpha",) if extend else (), max_extensions=max_extensions, criterion=criterion)
     return red.solution(res.best_params["alpha"], Y2), res
 
@@ -2382,7 +2400,11 @@ def _tikhonov_stochastic_select(W, labeled, Y, alphas, *, laplacian, criterion, 
         # (a Generator itself would give the points of an extension other probes than the first grid's)
         random_state = int(random_state.integers(2 ** 63 - 1))
 
+    constant = laplacian == "combinatorial" and constant_up_to_rounding(Y2)     # as in select_tikhonov_alpha
+
     def evaluate(alpha):
+        if constant:
+            return _constant_scores(alpha, scoring)
         new = [float(a) for a in alpha if float(a) not in cache]     # an extension re-solves nothing
         if new:
             s, t = stochastic_loo_errors(residual, Y2, [{"alpha": a} for a in new], n_probes=n_probes,
