@@ -4,7 +4,8 @@ A tunable parameter (``alpha``, ``gamma_A``, ``gamma_I``, ``sigma``) takes
 
 * ``"auto"`` (the default): the engine's default grid, chosen by exact
   leave-one-out on the labeled points (:mod:`graphrkhs.solvers._selection`),
-  extended geometrically (at most twice) when the choice sits at its edge;
+  extended geometrically (at most twice) when the choice sits at its edge (not an "auto" ``gamma_A``
+  paired with one's own ``gamma_I`` grid: reported only, see :class:`~graphrkhs.LapRLSClassifier`);
 * a sequence of values: one's own grid, scored the same way, not extended
   (a :class:`~graphrkhs.SelectionWarning` says when the choice is at its edge);
 * a number: that value, no selection.
