@@ -97,6 +97,24 @@ PSD_RTOL = 1e-6
 _CANCEL_RTOL = 64 * np.finfo(np.float64).eps
 
 
+def constant_up_to_rounding(Y: ArrayLike) -> bool:
+    r"""Whether every column of the targets ``Y`` (l, m) is constant up to rounding: its spread
+    :math:`\max_i y_i - \min_i y_i` at most ``64 eps`` times its largest :math:`|y_i|` (the rounding
+    threshold of :class:`~graphrkhs.KernelRidgePath`), exactly constant included.
+
+    A learner that fits constants freely fits such a target at every parameter value up to rounding, and its
+    LOO/GCV scores differ by rounding only: ``y = 1e8 + 1e-7 z`` (~25 ulps) extended the Tikhonov grid to
+    alpha = 1e6 with a SelectionWarning.  The one rule of the selections (:func:`~graphrkhs.select_tikhonov_alpha`) and of the
+    estimators' gate (``estimators._auto.loo_selects``).
+    """
+    Y2 = np.asarray(Y, dtype=np.float64)
+    Y2 = Y2.reshape(Y2.shape[0], -1) if Y2.ndim else Y2.reshape(1, 1)
+    if not Y2.shape[0] or not np.isfinite(Y2).all():
+        return bool(Y2.shape[0]) and bool((Y2 == Y2[:1]).all())
+    spread = Y2.max(axis=0) - Y2.min(axis=0)
+    return bool(np.all(spread <= _CANCEL_RTOL * np.abs(Y2).max(axis=0)))
+
+
 class KernelRidgePath:
     r"""Exact leave-one-out and GCV of kernel ridge for a whole path of ridge weights.
 

@@ -4,14 +4,15 @@ A tunable parameter (``alpha``, ``gamma_A``, ``gamma_I``, ``sigma``) takes
 
 * ``"auto"`` (the default): the engine's default grid, chosen by exact
   leave-one-out on the labeled points (:mod:`graphrkhs.solvers._selection`),
-  extended geometrically (at most twice) when the choice sits at its edge;
+  extended geometrically (at most twice) when the choice sits at its edge (not an "auto" ``gamma_A``
+  paired with one's own ``gamma_I`` grid: reported only, see :class:`~graphrkhs.LapRLSClassifier`);
 * a sequence of values: one's own grid, scored the same way, not extended
   (a :class:`~graphrkhs.SelectionWarning` says when the choice is at its edge);
 * a number: that value, no selection.
 
 Leave-one-out selects only when it can rank (:func:`loo_selects`, the one gate
 of every learner): with fewer than 3 labeled points, or when every class is
-labeled once, or when a regressor that fits constants freely has a constant target (every value
+labeled once, or when a regressor that fits constants freely has a target constant up to rounding (every value
 fits it exactly: the scores differ by rounding only), the fallback values are used instead -- for the point-cloud
 kernels the centre of the width grid and a small ridge, for the graph-penalized
 learners (Laplace learning, graph kernel ridge, LapRLS, PLapRLS, the warped
@@ -31,6 +32,7 @@ higher is better), ``rank_test_score``).  Inside scikit-learn's
 import numpy as np
 
 from .._core.validation import Interval, Options, SelectionWarning, warn
+from .._core.loo import constant_up_to_rounding
 
 __all__ = []
 
@@ -97,9 +99,10 @@ def loo_selects(Y, classifier, *, fits_constants=False):
 
 
 def constant_target(Y):
-    """Whether every column of the labeled targets ``Y`` is constant (exactly)."""
-    Y2 = np.asarray(Y, dtype=np.float64).reshape(np.shape(Y)[0], -1)
-    return bool(Y2.shape[0]) and bool((Y2 == Y2[:1]).all())
+    """Whether every column of the labeled targets ``Y`` is constant up to rounding
+    (:func:`graphrkhs._core.loo.constant_up_to_rounding`, the rule of the solvers' selections: a
+    spread of at most 64 eps times the largest value; ``3 + 3e-15 z`` was selected on rounding before)."""
+    return constant_up_to_rounding(Y)
 
 
 #: Why a value was not selected: the leave-one-out gate (:func:`loo_selects`) said no.

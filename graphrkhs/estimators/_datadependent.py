@@ -95,10 +95,12 @@ class _DataDependent(PointsLearner):
         # the constant, so that a large offset of y stays out of the solves (at y ~ 1e9 it cost the
         # Fredholm regressor 0.63 on targets of range 5)
         shift = Y.mean(axis=0) if self.loss == "squared" and self._saddle_constant() else None
+        # one gate for every "auto" of the fit: without an informative LOO the fallback values are used.  On
+        # the targets before any centring: "constant up to rounding" is relative to their size (centred,
+        # 3 + 3e-15 z was noise around 0, not a constant, and was selected on rounding)
+        self._loo_selects = loo_selects(self._uncentred(Y), is_classifier(self), fits_constants=free_constant(self))
         if shift is not None:
             Y = Y - shift
-        # one gate for every "auto" of the fit: without an informative LOO the fallback values are used
-        self._loo_selects = loo_selects(Y, is_classifier(self), fits_constants=free_constant(self))
         chosen = self._select(X, idx, Y)
         self._values = None
         if chosen is None:
@@ -162,6 +164,10 @@ class _DataDependent(PointsLearner):
     def _saddle_constant(self):
         """Whether the free constant is fitted by the saddle system (members may centre the targets instead)."""
         return free_constant(self)
+
+    def _uncentred(self, Y):
+        """The targets ``Y`` given to :meth:`_fit` before a member's own centring (for the LOO gate)."""
+        return Y
 
     @property
     def right_(self):
@@ -750,6 +756,9 @@ class _Warped(_DataDependent):
 
     def _saddle_constant(self):
         return False                  # the constant is the centring above
+
+    def _uncentred(self, Y):
+        return Y + self.y_mean_
 
     def _hinge_tuned(self):
         return is_tuned(self.gamma_A)

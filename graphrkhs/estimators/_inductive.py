@@ -907,6 +907,11 @@ _LAPRLS_DOC = r"""Laplacian RLS {what} (Belkin, Niyogi & Sindhwani, JMLR 2006).
         default gives :math:`\gamma_I l / n^2 \approx 3 \cdot 10^{{-3}}` per labeled point.
         0 gives RLS on the labeled points.  With one's own grids of both, ``cv_results_`` is
         their ``(gamma_A, gamma_I)`` table; a pair whose system is numerically singular scores -inf.
+        With one's own ``gamma_I`` grid, ``gamma_A="auto"`` is scored on its default grid without
+        extending it (unlike "auto" elsewhere); a choice at its edge is reported (SelectionWarning).
+        Below that grid each given ``gamma_I`` makes larger ratios :math:`\gamma_I/\gamma_A`, where the
+        system becomes numerically singular (refused), and the low-rank (Nystrom) path must choose on the
+        same grid as the dense one.  Pass a ``gamma_A`` grid to go further.
     {graph}
 
     Attributes

@@ -88,7 +88,7 @@ import scipy.sparse.linalg as spla
 from .._core.labels import _check_labeled_index, _check_targets
 from .._core.backend import check_backend
 from .._core.linalg import check_square, psd_solve, small_dense_threads
-from .._core.loo import KernelRidgePath, check_ridges
+from .._core.loo import KernelRidgePath, check_ridges, constant_up_to_rounding
 from .._core.validation import SelectionWarning, check_option, check_random_state, check_scalar, warn
 from ..graphs import as_adjacency, laplacian as graph_laplacian
 from ._common import spd_splu
@@ -320,6 +320,14 @@ def _gcv_pair(g, scale):
         log_g = np.log(np.maximum(g, np.finfo(np.float64).smallest_subnormal)) + 2.0 * np.log(scale)
     val = np.where(defined, np.where(np.isfinite(val), val, np.finfo(np.float64).max), np.inf)
     return -val, np.where(defined, -log_g, -np.inf)
+
+
+def _constant_scores(alpha, scoring):
+    """``(scores, tie)`` of a target constant up to rounding fitted exactly at every grid point: flat (LOO MSE 0,
+    accuracy 1), so that :func:`select_grid` returns the tie rule's point (the largest regularization) without
+    extending the grid or reporting its edge."""
+    shape = np.shape(alpha)
+    return np.full(shape, 1.0 if scoring == "accuracy" else 0.0), np.zeros(shape)
 
 
 def _float_axis(values):
@@ -989,7 +997,9 @@ def select_tikhonov_alpha(W: Any, labeled: Any, Y: Any, alphas: Optional[Any] = 
 
     The Laplacian's null space (constants) is unpenalized, so a shift of y
     shifts the fit.  Default grid ``geomspace(1e-4, 1e3, 15)`` (relative to
-    unit edge weights), extended at its edges.
+    unit edge weights), extended at its edges.  With ``laplacian="combinatorial"`` a target constant up
+    to rounding (:func:`~graphrkhs._core.loo.constant_up_to_rounding`) is fitted at every alpha: its scores
+    are flat (LOO MSE 0, accuracy 1) and the largest alpha is returned, unextended, without a warning.
 
     Returns
     -------
@@ -1000,8 +1010,13 @@ def select_tikhonov_alpha(W: Any, labeled: Any, Y: Any, alphas: Optional[Any] = 
     alphas = geometric_grid(1e-4, 1e3, 15) if alphas is None else check_ridges(alphas, "alphas")
     red = _KronReduction(W, labeled, laplacian)     # its scores leave out labels alone in their component
     Y2 = _as_targets(Y, red.S.size)
+    # the combinatorial Laplacian does not penalize constants: a target constant up to rounding is fitted
+    # at every alpha, the scores would rank rounding (and extend the grid to 1e6 with a warning)
+    constant = laplacian == "combinatorial" and constant_up_to_rounding(Y2)
 
     def evaluate(alpha):
+        if constant:
+            return _constant_scores(alpha, scoring)
         return red.scores(alpha, Y2, criterion, scoring)
 
     return select_grid(evaluate, {"alpha": np.unique(alphas)}, extend=("alpha",) if extend else (),
@@ -1054,24 +1069,12 @@ def _ratio_grid(ratios):
     return np.unique(rho)
 
 
-def _warped_gram_SS(K, S, M, ratio):
-    r"""The warped kernel on the labeled points, :math:`\tilde K_{SS} = K_{SS} - K_{S:}(I + M_w K)^{-1} M_w K_{:S}`.
-
-    :math:`M_w = \rho\, M / n^2` with :math:`\rho = \gamma_I/\gamma_A`
-    (Sindhwani, Niyogi & Belkin 2005, in the LapRLS scaling of
-    :class:`~graphrkhs.WarpedKernel`).  One LU of the n x n matrix
-    :math:`I + M_w K`, l right-hand sides.
-    """
-    KSS = K[np.ix_(S, S)]
-    if ratio == 0:
-        return KSS
-    n = K.shape[0]
-    MwK = (M @ K) * (ratio / float(n) ** 2)
-    A = MwK.copy()
-    A.flat[::n + 1] += 1.0
-    Z = sla.lu_solve(sla.lu_factor(A, overwrite_a=True, check_finite=False), MwK[:, S], check_finite=False)
-    G = KSS - K[S] @ Z
-    return (G + G.T) / 2
+#: The reciprocal condition number of :math:`I + M_w K` below which :func:`select_laprls_gammas` refuses a ratio:
+#: the solve's relative error bound eps / rcond above 1e-4.  Measured: a 60-point problem, ratio 1e11 at 1.6e-13
+#: and 1e13 at 9.7e-17 (GCV chose 1e13, its scores rounding), 1e9 at 1.3e-10; digits (1797 points, 10 labels per
+#: class, 10-NN) 1e9 at 5.5e-9 and 1e11 at 3.9e-11 (chosen, with direct-solve accuracies 0.983 / 0.976), 1e13 at
+#: 3.9e-13.
+LAPRLS_MIN_RCOND = 1e4 * np.finfo(np.float64).eps
 
 
 def select_laprls_gammas(K: Any, labeled: Any, Y: Any, M: Any, gamma_As: Optional[Any] = None,
@@ -1111,63 +1114,61 @@ def select_laprls_gammas(K: Any, labeled: Any, Y: Any, M: Any, gamma_As: Optiona
     -------
     GridResult
         axes ``ratio`` and ``gamma_A``; ``best_params`` also holds
-        ``gamma_I = ratio * gamma_A``.  A ratio whose warped kernel the solve left
-        numerically indefinite (rounding, at large ratios) scores ``-inf``: no candidate.
+        ``gamma_I = ratio * gamma_A``.  A ratio whose solve is dominated by rounding (at large
+        ratios: :math:`I + M_w K` numerically singular, reciprocal condition number below
+        ``LAPRLS_MIN_RCOND`` = 1e4 eps, or a warped kernel left indefinite) scores ``-inf``: no
+        candidate (:meth:`ManifoldRidgePath.candidate_path`, the rule of :func:`select_manifold_gammas`,
+        whose floor :math:`\sqrt{\epsilon}` would drop ratios that help: on digits, 10 labels per class,
+        1e9 (reciprocal condition number 5.5e-9), chosen by LOO on one label draw, gave 0.983 transductive
+        accuracy, the best ratio below the floor (1e7) 0.966).
 
     Raises
     ------
     ValueError
         ``K`` on the labeled points is not positive semidefinite.
     numpy.linalg.LinAlgError
-        Every ratio of the grid gives a numerically indefinite warped kernel.
+        Every ratio of the grid is refused so (numerically singular or indefinite).
     """
     check_option(criterion, "criterion", CRITERIA)
     check_option(scoring, "scoring", SCORINGS)
-    K = check_square(K, "K", np.float64)
-    n = K.shape[0]
-    S = _check_labeled_index(labeled, n)
-    M = sp.csr_array(M, dtype=np.float64)
-    if M.shape != (n, n):
-        raise ValueError(f"M must have shape ({n}, {n}) like K; got {M.shape}.")
-    if fit_intercept and np.abs(M @ np.ones(n)).max() > 1e-8 * max(abs(M).max(), 1e-300):
+    # the warped kernel of each ratio through ManifoldRidgePath (T = I): one rule with
+    # select_manifold_gammas for the ratios that are no candidates (candidate_path)
+    mp = ManifoldRidgePath(K, labeled, M, min_rcond=LAPRLS_MIN_RCOND)
+    S = mp.S
+    if fit_intercept and mp.warps_constant():
         raise ValueError("fit_intercept=True needs a penalty with M @ 1 = 0 (laplacian='combinatorial').")
     gA = geometric_grid(1e-6, 1e1, 15) if gamma_As is None else np.unique(check_ridges(gamma_As, "gamma_As"))
     rho = np.array([0.0, 1e-1, 1e1, 1e3, 1e5, 1e7]) if ratios is None else _ratio_grid(ratios)
     Y2 = _as_targets(Y, S.size)
-    paths: Dict[float, KernelRidgePath] = {}
-    unpen = np.ones(S.size) if fit_intercept else None
-
-    refused: Dict[float, str] = {}
+    mp.path(0.0, fit_intercept)     # K_SS itself not PSD: the caller's kernel, an error before any LU
 
     def evaluate(ratio, gamma_A):
         score = np.empty((ratio.size, gamma_A.size))
         tie = np.empty_like(score)
         for j, r in enumerate(ratio):          # grid of warpings
-            if float(r) not in paths and float(r) not in refused:
-                try:
-                    paths[float(r)] = KernelRidgePath(_warped_gram_SS(K, S, M, float(r)), unpenalized=unpen)
-                except ValueError as exc:
-                    if r == 0:                 # K_SS itself is not PSD: the caller's kernel, not the warping
-                        raise
-                    # at a large ratio the solve (I + M_w K)^{-1} loses the warped kernel's positive
-                    # semidefiniteness to rounding (an eigenvalue -0.7 of the largest at 1e15 on 60 points):
-                    # that ratio is no candidate (as in select_manifold_gammas); its extension raised here
-                    refused[float(r)] = str(exc)
-            if float(r) in refused:
+            # at a large ratio the solve (I + M_w K)^{-1} is dominated by rounding: a system whose reciprocal
+            # condition number is below LAPRLS_MIN_RCOND, or a warped kernel it left indefinite (an eigenvalue
+            # -0.7 of the largest at 1e15 on 60 points).  Such a ratio is no candidate (GCV chose ratio 1e13 at
+            # a reciprocal condition number 9.7e-17, its scores rounding; LOO's extension raised)
+            path = mp.candidate_path(r, fit_intercept)
+            if path is None:
                 score[j], tie[j] = -np.inf, -np.inf
                 continue
-            score[j], tie[j] = _path_scores(paths[float(r)], Y2, gamma_A * S.size, criterion, scoring)
+            score[j], tie[j] = _path_scores(path, Y2, gamma_A * S.size, criterion, scoring)
         return score, tie
 
-    KSS = K[np.ix_(S, S)]
+    KSS = mp.K[np.ix_(S, S)]
     floor = 1e-10 * max(float(np.abs(np.diag(KSS)).max()), 1e-300)   # gamma_A l below rounding of K_SS
     res = select_grid(evaluate, {"ratio": rho, "gamma_A": gA}, extend=("ratio", "gamma_A") if extend else (),
                       max_extensions=max_extensions, criterion=criterion,
-                      bounds={"gamma_A": (floor, np.inf)}, warn_undefined=not refused)
-    if refused and not np.isfinite(res.scores).any():
-        r, why = next(iter(refused.items()))
-        raise np.linalg.LinAlgError(f"the warped kernel is numerically indefinite at every ratio of the grid (at "
-                                    f"{r:g}: {why}); pass smaller ratios.")
+                      bounds={"gamma_A": (floor, np.inf)}, warn_undefined=False)
+    if not np.isfinite(res.scores).any():
+        if mp.refused:      # an error, not also select_grid's "undefined" warning (the flag was read too early)
+            r, why = next(iter(mp.refused.items()))
+            raise np.linalg.LinAlgError(f"the warped kernel is numerically singular or indefinite at every ratio "
+                                        f"of the grid (at {r:g}: {why}); pass smaller ratios.")
+        warn(f"the selection criterion is undefined (inf/NaN) on the whole grid; every point ties and the tie "
+             f"rule's one is returned: {res.best_params}.", SelectionWarning)
     res.best_params["gamma_I"] = res.best_params["ratio"] * res.best_params["gamma_A"]
     return res
 
@@ -1547,9 +1548,15 @@ class ManifoldRidgePath:
     labeled : int indices (l,)
     M : sparse (n, n), symmetric PSD
     consistency : bool, default=False
+    min_rcond : float, default=sqrt(eps)
+        The reciprocal condition number below which a ratio's system is refused (:meth:`basis`): its
+        solve's relative error bound ``eps / rcond`` exceeds ``eps / min_rcond``.  The estimators keep
+        :math:`\sqrt{\epsilon}` (see :func:`select_manifold_gammas`); :func:`select_laprls_gammas`
+        uses ``LAPRLS_MIN_RCOND``.
     """
 
-    def __init__(self, K: Any, labeled: Any, M: Any, *, consistency: bool = False):
+    def __init__(self, K: Any, labeled: Any, M: Any, *, consistency: bool = False,
+                 min_rcond: float = float(np.sqrt(np.finfo(np.float64).eps))):
         self.K = check_square(K, "K", np.float64)
         n = self.n = self.K.shape[0]
         self.S = _check_labeled_index(labeled, n)
@@ -1558,6 +1565,7 @@ class ManifoldRidgePath:
             raise ValueError(f"M must have shape ({n}, {n}) like K; got {M.shape}.")
         self.M = M
         self.consistency = bool(consistency)
+        self.min_rcond = check_scalar(min_rcond, "min_rcond", low=0, high=1)
         self._T2 = None
         self._MK = None
         self._Z: Dict[float, np.ndarray] = {}
@@ -1576,7 +1584,7 @@ class ManifoldRidgePath:
         r""":math:`Z = (T^2 + \rho' M K)^{-1} E_S`, shape (n, l) (cached per ratio).
 
         Raises ``LinAlgError`` when the system is numerically singular (reciprocal condition
-        number below :math:`\sqrt{\epsilon}`); the refusal is cached too (no second LU).
+        number below ``min_rcond``); the refusal is cached too (no second LU).
         """
         key = float(ratio)
         if key in self._refused:
@@ -1610,10 +1618,10 @@ class ManifoldRidgePath:
                 # A is C-ordered: its transpose is Fortran-ordered, factored in place (no n x n copy)
                 lu = sla.lu_factor(A.T, overwrite_a=True, check_finite=False)
                 rcond = float(sla.lapack.get_lapack_funcs("gecon", (lu[0],))(lu[0], anorm, norm="1")[0])
-                if not rcond > np.sqrt(np.finfo(np.float64).eps):
+                if not rcond > self.min_rcond:
                     # e.g. T^2 = (I - K/n)^2 singular when the kernel is nearly constant (a huge width), or
                     # rho' so large that M K swamps the rest: the error bound eps / rcond of the solve exceeds
-                    # sqrt(eps), and the fits (and their LOO scores) would depend on rounding
+                    # eps / min_rcond, and the fits (and their LOO scores) would depend on rounding
                     self._refused[key] = (f"T^2 + rho' M K is numerically singular at the ratio {key:g} "
                                           f"(reciprocal condition number {rcond:.1e}).")
                     raise np.linalg.LinAlgError(self._refused[key])
@@ -1637,17 +1645,32 @@ class ManifoldRidgePath:
         return self._paths[key]
 
     def candidate_path(self, ratio: float, fit_intercept: bool) -> Optional[KernelRidgePath]:
-        """:meth:`path`, or None when the ratio is no candidate of a selection: its system is numerically
-        singular (:meth:`basis`), or its effective kernel :math:`G_{SS}` lost positive definiteness to
-        rounding (an eigenvalue below ``-_INDEFINITE_RTOL`` times the largest in magnitude)."""
+        r""":meth:`path`, or None when the ratio is no candidate of a selection, its fits being rounding: its
+        system is numerically singular (:meth:`basis`: reciprocal condition number below
+        ``min_rcond``), or its effective kernel :math:`G_{SS}` lost positive semidefiniteness to
+        rounding (an eigenvalue below ``-PSD_RTOL`` times the largest in magnitude, which
+        :class:`~graphrkhs.KernelRidgePath` refuses).  The reason is kept in :attr:`refused`.
+
+        The one rule of :func:`select_manifold_gammas` and :func:`select_laprls_gammas`.  At ratio 0 of
+        LapRLS (:math:`G = K`) an indefinite kernel is the caller's: ``ValueError`` as from KernelRidgePath.
+        """
+        key = float(ratio)
+        if key in self._refused:
+            return None
         try:
-            path = self.path(ratio, fit_intercept)
+            return self.path(key, fit_intercept)
         except np.linalg.LinAlgError:
             return None
-        ev = path.eigenvalues
-        if ev.size and ev.min() < -_INDEFINITE_RTOL * np.abs(ev).max():
+        except ValueError as exc:
+            if key == 0 and not self.consistency:
+                raise
+            self._refused[key] = f"the effective kernel G_SS at the ratio {key:g} is indefinite ({exc})"
             return None
-        return path
+
+    @property
+    def refused(self) -> Dict[float, str]:
+        """The ratios refused so far (:meth:`basis`, :meth:`candidate_path`) and why."""
+        return dict(self._refused)
 
     def coef(self, Y: Any, gamma_A: float, ratio: float, *, fit_intercept: bool = False
              ) -> Tuple[np.ndarray, np.ndarray]:
@@ -1790,7 +1813,7 @@ def select_manifold_gammas(K: Any, labeled: Any, Y: Any, M: Any, gamma_As: Optio
     if not np.isfinite(res.scores).any():
         # every ratio refused: no choice to return (the fit at the tie rule's point raised this from coef after
         # select_grid had warned, and the estimators' fallback warned again: one event reported twice)
-        reason = next(iter(mp._refused.values()), "every grid point's score is undefined (inf/NaN).")
+        reason = next(iter(mp.refused.values()), "every grid point's score is undefined (inf/NaN).")
         raise np.linalg.LinAlgError(reason)
     res.best_params["gamma_I"] = res.best_params["ratio"] * res.best_params["gamma_A"]
     if not return_coef:
@@ -2100,7 +2123,8 @@ def select_tikhonov_solution(W: Any, labeled: Any, Y: Any, alphas: Optional[Any]
     :math:`\mu \to 0`).  ``method="stochastic"``: the matrix-free LOO of
     :func:`tikhonov_stochastic_errors` (for label sets too large for an
     :math:`l \times l` eigendecomposition); ``"auto"`` takes it above
-    ``STOCHASTIC_MIN_LABELS`` labeled nodes.
+    ``STOCHASTIC_MIN_LABELS`` labeled nodes.  A target constant up to rounding is a constant
+    (as in :func:`select_tikhonov_alpha`): the largest alpha, no extension, no warning.
 
     Parameters
     ----------
@@ -2153,7 +2177,9 @@ def select_tikhonov_solution(W: Any, labeled: Any, Y: Any, alphas: Optional[Any]
                                            n_probes=n_probes, random_state=random_state, backend=backend)
     red = _KronReduction(W, labeled, laplacian, tol=tol, max_iter=max_iter, preconditioner=preconditioner)
     Y2 = _as_targets(Y, red.S.size)
-    res = select_grid(lambda alpha: red.scores(alpha, Y2, criterion, scoring), {"alpha": alphas},
+    constant = laplacian == "combinatorial" and constant_up_to_rounding(Y2)     # as in select_tikhonov_alpha
+    res = select_grid(lambda alpha: _constant_scores(alpha, scoring) if constant else
+                      red.scores(alpha, Y2, criterion, scoring), {"alpha": alphas},
                       extend=("alpha",) if extend else (), max_extensions=max_extensions, criterion=criterion)
     return red.solution(res.best_params["alpha"], Y2), res
 
@@ -2374,7 +2400,11 @@ def _tikhonov_stochastic_select(W, labeled, Y, alphas, *, laplacian, criterion, 
         # (a Generator itself would give the points of an extension other probes than the first grid's)
         random_state = int(random_state.integers(2 ** 63 - 1))
 
+    constant = laplacian == "combinatorial" and constant_up_to_rounding(Y2)     # as in select_tikhonov_alpha
+
     def evaluate(alpha):
+        if constant:
+            return _constant_scores(alpha, scoring)
         new = [float(a) for a in alpha if float(a) not in cache]     # an extension re-solves nothing
         if new:
             s, t = stochastic_loo_errors(residual, Y2, [{"alpha": a} for a in new], n_probes=n_probes,

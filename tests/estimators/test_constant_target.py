@@ -13,11 +13,11 @@ from graphrkhs.estimators import _datadependent as dd, _inductive as ind
 from graphrkhs.estimators._auto import loo_selects
 
 
-def _data():
+def _data(jitter=0.0):
     rng = np.random.default_rng(0)
     X = rng.normal(size=(40, 2))
     y = np.full(40, np.nan)
-    y[:12] = 3.0
+    y[:12] = 3.0 + jitter * rng.normal(size=12)
     return X, y
 
 
@@ -35,9 +35,12 @@ CASES = [
 ]
 
 
+@pytest.mark.parametrize("jitter", [0.0, 3e-15], ids=["exact", "rounding"])
 @pytest.mark.parametrize("cls, attr, fallback", CASES, ids=[c[0].__name__ for c in CASES])
-def test_constant_target_is_not_selected(cls, attr, fallback):
-    X, y = _data()
+def test_constant_target_is_not_selected(cls, attr, fallback, jitter):
+    # 3 + 3e-15 z: constant up to rounding (a few ulps of 3), its LOO scores rounding too: the gate's constant
+    X, y = _data(jitter)
+    assert (np.ptp(y[:12]) > 0) == (jitter > 0)
     with warnings.catch_warnings():
         warnings.simplefilter("error", SelectionWarning)
         est = cls().fit(X, y)
@@ -74,3 +77,7 @@ def test_constant_target_without_free_constant_still_selects():
     assert loo_selects(np.full((5, 1), 2.0), False) is True
     assert loo_selects(np.full((5, 1), 2.0), False, fits_constants=True) is False
     assert loo_selects(np.array([[2.0], [2.0], [2.5]]), False, fits_constants=True) is True
+    # the threshold: a spread of 64 eps times the largest |y| is rounding, 65 eps is not
+    eps = np.finfo(float).eps
+    assert loo_selects(np.array([[2.0], [2.0], [2.0 + 128 * eps]]), False, fits_constants=True) is False
+    assert loo_selects(np.array([[2.0], [2.0], [2.0 + 132 * eps]]), False, fits_constants=True) is True

@@ -7,12 +7,28 @@ the largest at ratio 1e15).  Before, such a ratio -- one's own, or reached by th
 "K is not positive semidefinite ... check the kernel's parameters", about a kernel the caller never gave.
 """
 
+import warnings
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from graphrkhs.solvers import ridge_path_errors, select_laprls_gammas
-from graphrkhs.solvers._selection import _warped_gram_SS
+from graphrkhs.solvers import SelectionWarning, ridge_path_errors, select_laprls_gammas
+
+
+def _warped_gram_SS(K, S, M, ratio):
+    """Dense oracle: the warped kernel K_SS - K_S: (I + M_w K)^{-1} M_w K_:S, M_w = ratio M / n^2."""
+    n = K.shape[0]
+    MwK = (M @ K) * (ratio / n ** 2)
+    G = K[np.ix_(S, S)] - K[S] @ np.linalg.solve(np.eye(n) + MwK, MwK[:, S])
+    return (G + G.T) / 2
+
+
+def _rcond(K, M, ratio):
+    """Reciprocal 1-norm condition number of I + M_w K (dense inverse)."""
+    n = K.shape[0]
+    A = np.eye(n) + (M @ K) * (ratio / n ** 2)
+    return 1.0 / (np.linalg.norm(A, 1) * np.linalg.norm(np.linalg.inv(A), 1))
 
 
 def _problem():
@@ -42,22 +58,43 @@ def test_an_indefinite_ratio_of_ones_own_grid_scores_minus_inf_and_the_others_ar
     assert np.all(res.scores[2] == -np.inf)
     for j, r in enumerate([0.0, 10.0]):      # the other rows: kernel ridge's LOO on their warped kernel
         expected, _ = ridge_path_errors(_warped_gram_SS(K, S, L, r), y, gA * S.size)
-        np.testing.assert_allclose(res.scores[j], expected, rtol=1e-12)
+        np.testing.assert_allclose(res.scores[j], expected, rtol=1e-9)
     assert res.best_params["ratio"] in (0.0, 10.0)
 
 
 def test_the_grid_extension_into_indefinite_ratios_does_not_raise():
     K, L, S, y = _problem()
     res = select_laprls_gammas(K, S, y, L, criterion="gcv")
-    assert res.grid["ratio"].max() >= 1e15                  # the extension reached the indefinite ratios
+    assert res.grid["ratio"].max() >= 1e11                  # the extension reached the rounding-dominated ratios
     assert np.isfinite(res.best_score)
-    assert res.best_params["ratio"] < 1e15
+    assert res.best_params["ratio"] < 1e11
+
+
+def test_gcv_refuses_a_rounding_dominated_ratio_as_select_manifold_gammas_does():
+    # GCV extended the default ratios 1e7 -> 1e9, 1e11, 1e13 and chose 1e13, where I + M_w K has a reciprocal
+    # condition number ~1e-16: its scores were rounding.  The rule (ManifoldRidgePath.candidate_path):
+    # below LAPRLS_MIN_RCOND (1e4 eps) a ratio is no candidate, for GCV as for LOO
+    K, L, S, y = _problem()
+    floor = 1e4 * np.finfo(float).eps           # LAPRLS_MIN_RCOND, the documented floor
+    assert _rcond(K, L, 1e9) > 10 * floor > 50 * _rcond(K, L, 1e11)
+    assert _rcond(K, L, 1e13) < 10 * np.finfo(float).eps      # its solve: rounding (relative error bound > 0.1)
+    for criterion in ("gcv", "loo"):
+        res = select_laprls_gammas(K, S, y, L, criterion=criterion)
+        refused = res.grid["ratio"] >= 1e11
+        assert refused.any() == (criterion == "gcv")       # LOO's choice is inside the default axis
+        assert np.all(res.scores[refused] == -np.inf)
+        assert np.isfinite(res.scores[~refused]).all()
+        assert res.best_params["ratio"] <= 1e9
 
 
 def test_every_ratio_indefinite_is_an_error_naming_the_ratios():
     K, L, S, y = _problem()
-    with pytest.raises(np.linalg.LinAlgError, match="numerically indefinite at every ratio.*pass smaller ratios"):
-        select_laprls_gammas(K, S, y, L, [1e-2, 1e-1], [1e15, 1e17], extend=False)
+    # an error only: select_grid's "undefined on the whole grid" warning came with it (a flag read too early)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", SelectionWarning)
+        with pytest.raises(np.linalg.LinAlgError, match="numerically singular or indefinite at every ratio of the grid "
+                                                        r"\(at 1e\+15: .*\); pass smaller ratios"):
+            select_laprls_gammas(K, S, y, L, [1e-2, 1e-1], [1e15, 1e17], extend=False)
 
 
 def test_a_kernel_that_is_not_psd_is_still_the_callers_error():
