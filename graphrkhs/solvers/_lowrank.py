@@ -48,7 +48,7 @@ from .._core.types import ArrayLike, Indices, MatrixLike
 from .._core.validation import _as_2d, check_matrix, check_points, check_scalar, memory_guard
 from ..kernels import NYSTROM_AUTO_MIN_N, NystromFeatures, pairwise_kernel
 from ._kernel import _psd_penalty, _snap
-from ._selection import (CRITERIA, SCORINGS, GridResult, ManifoldRidgePath, _INDEFINITE_RTOL, _path_scores,
+from ._selection import (CRITERIA, SCORINGS, GridResult, ManifoldRidgePath, _path_scores,
                          geometric_grid, growing_axes, select_grid, select_kernel_ridge)
 
 __all__ = ["nystrom_laprls_fit", "nystrom_plaprls_fit", "nystrom_consistency_grams", "select_nystrom_laprls",
@@ -643,12 +643,10 @@ def select_laprls_lowrank(X: ArrayLike, labeled: Indices, Y: ArrayLike, M: Matri
         s, r = float(axes["sigma"][i]), float(axes["ratio"][j])
         K = np.asarray(pairwise_kernel(X64, None, **kw, sigma=s), dtype=np.float64)
         mp = ManifoldRidgePath(K, S, M)
-        try:
-            path = mp.path(r, False)
-            ev = path.eigenvalues
-            if ev.size and ev.min() < -_INDEFINITE_RTOL * np.abs(ev).max():
-                raise np.linalg.LinAlgError("indefinite warped Gram")
-        except np.linalg.LinAlgError:
+        # the one rule of the selections: a numerically singular system or a G_SS made indefinite by
+        # rounding is no candidate (KernelRidgePath clips the eigenvalues it keeps, so they cannot show it)
+        path = mp.candidate_path(r, False)
+        if path is None:
             usable[i:, j:] = False
             continue
         chosen = (s, r, mp, path)

@@ -353,3 +353,21 @@ def test_nystrom_laprls_selects_on_the_users_gamma_I_grid(grid):
     assert low.gamma_I_ in grid
     assert low.gamma_I_ == exact.gamma_I_
     assert low.gamma_A_ == pytest.approx(exact.gamma_A_, rel=1e-9)
+
+
+def test_exact_step_passes_over_a_ratio_whose_warped_gram_is_indefinite(monkeypatch):
+    """A ratio whose exact G_SS KernelRidgePath refuses as indefinite (a ValueError) is dropped like a singular
+    one: the selection takes the next usable (width, ratio).  Before, only LinAlgError was caught and the
+    check of the path's eigenvalues could not fire (they are clipped at 0), so the ValueError escaped."""
+    Xs, Ss, Ys, Ms = X[:200], S[S < 200], Y[S < 200], g.graph_penalty(g.knn_graph(X[:200], 8))
+    free = g.select_laprls_lowrank(Xs, Ss, Ys, Ms, [0.3], [1e-3], [1e2, 1e4], n_components=50, extend=False)
+    refused = free.best_params["ratio"]
+    real_path = g.ManifoldRidgePath.path
+
+    def path(self, ratio, fit_intercept):
+        if ratio == refused:
+            raise ValueError("K is not positive semidefinite (as KernelRidgePath says it)")
+        return real_path(self, ratio, fit_intercept)
+    monkeypatch.setattr(g.ManifoldRidgePath, "path", path)
+    res = g.select_laprls_lowrank(Xs, Ss, Ys, Ms, [0.3], [1e-3], [1e2, 1e4], n_components=50, extend=False)
+    assert res.best_params["ratio"] == ({1e2, 1e4} - {refused}).pop()
