@@ -52,7 +52,10 @@ def propose_labels_for(estimator: BaseEstimator, X: ArrayLike, y: ArrayLike, n_p
         refused, the number of features must be the fitted one).
     y : array-like of shape (n,)
         The targets it was fitted on (``estimator.unlabeled`` marks the
-        unlabeled nodes); labeled nodes are never proposed.
+        unlabeled nodes); labeled nodes are never proposed.  A ``y`` whose
+        labeled rows or labels differ from the fit's (labels added after
+        the fit, without a refit) raises a ValueError: the proposals come
+        from the fitted scores, so refit on the new ``y`` first.
     n_points, criterion, random_state, return_values
         As in :func:`~graphrkhs.propose_labels`.
 
