@@ -7,7 +7,7 @@ import os
 
 import numpy as np
 
-from ._core.labels import _unlabeled_mask
+from ._core.labels import _as_label_array, _check_one_label_type, _unlabeled_mask, label_classes
 from ._core.validation import check_random_state, check_scalar
 
 __all__ = ["load_digits", "load_fashion_mnist", "sample_labels", "make_noisy_subspace", "make_noisy_circles"]
@@ -163,7 +163,9 @@ def sample_labels(y, n_per_class, random_state=None, unlabeled=-1):
     """
     n_per_class = check_scalar(n_per_class, "n_per_class", kind="int", low=1)
     rng = check_random_state(random_state)
-    y = np.asarray(y)
+    # as the classifiers read y (the one label encoder): a list of tuples is one label per sample, and
+    # booleans mixed with numbers stay booleans (numpy made [True, 2] the integers [1, 2])
+    y = _as_label_array(y)
     if y.ndim != 1:
         raise ValueError(f"y must be 1-D (one class per sample); got shape {y.shape}.")
     if y.size == 0:
@@ -182,14 +184,22 @@ def sample_labels(y, n_per_class, random_state=None, unlabeled=-1):
     if missing:
         raise ValueError(f"y has {missing} missing entries (None, NaN, NaT, pd.NA or '' among strings: unlabeled "
                          "samples?); sample_labels hides labels of a fully labeled y: give every sample's class.")
-    classes, counts = np.unique(y, return_counts=True)
+    if y.dtype == object:
+        # text mixed with numbers, or booleans with numbers: refused as by the classifiers (np.unique raised
+        # a bare "'<' not supported")
+        _check_one_label_type(y, "y")
+    # the classifiers' classes: np.unique sorted frozensets by the subset order into the classes
+    # [{1}, {2}, {1}] (one sample drawn twice, a class drawn twice) and compared tuples elementwise
+    classes, codes = label_classes(y)
+    counts = np.bincount(codes, minlength=classes.size)
     if counts.min() < n_per_class:
-        c = classes[counts.argmin()].item()
+        c = classes[counts.argmin()]
+        c = c.item() if isinstance(c, np.generic) else c
         raise ValueError(f"n_per_class={n_per_class} is larger than class {c!r}, which has {counts.min()} "
                          f"samples; n_per_class must be at most {counts.min()}.")
     keep = []
-    for c in classes:
-        members = np.flatnonzero(y == c)
+    for i in range(classes.size):
+        members = np.flatnonzero(codes == i)
         keep.append(rng.choice(members, n_per_class, replace=False))
     keep = np.sort(np.concatenate(keep))
     out = np.full(y.shape, unlabeled, dtype=_marker_dtype(y.dtype, unlabeled))

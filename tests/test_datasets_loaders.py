@@ -60,6 +60,42 @@ def test_sample_labels_bad_input(y, kwargs, exc, match):
         sample_labels(y, random_state=0, **kwargs)
 
 
+def _objects(*values):
+    arr = np.empty(len(values), dtype=object)
+    for i, v in enumerate(values):
+        arr[i] = v
+    return arr
+
+
+@pytest.mark.parametrize("y", [
+    # frozensets: np.unique's sort under the subset order gave the classes [{1}, {2}, {1}], and with
+    # n_per_class=1 five of the six samples were "kept", index 1 twice (keep [0, 1, 1, 2, 3, 4])
+    _objects(*[frozenset({1}), frozenset({2})] * 3),
+    # tuple labels (taken by every classifier): "operands could not be broadcast together"
+    _objects((0, 1), (1, 0), (0, 1), (1, 0), (0, 1), (1, 0)),
+    [(0, 1), (1, 0), (0, 1), (1, 0), (0, 1), (1, 0)],         # a list of them: "y must be 1-D ... (6, 2)"
+])
+def test_sample_labels_takes_the_classifiers_labels(y):
+    # the classes of the one label encoder: n_per_class of each, distinct indices
+    y_partial, keep = sample_labels(y, 1, random_state=0, unlabeled=None)
+    values = list(y)
+    assert keep.size == 2 and np.unique(keep).size == 2
+    assert {values[i] for i in keep} == set(values)
+    assert [y_partial[i] for i in keep] == [values[i] for i in keep]
+    assert all(y_partial[i] is None for i in range(6) if i not in keep)
+
+
+@pytest.mark.parametrize("y, match", [
+    # a bare "'<' not supported between instances of 'float' and 'str'"
+    (_objects("a", 1.5, "a", 1.5), "y mixes text and numeric labels"),
+    # numpy turned [True, 2, False, 2] into the integers [1, 2, 0, 2]: the kept True came back as 1
+    ([True, 2, False, 2], "y mixes boolean and numeric labels"),
+])
+def test_sample_labels_refuses_mixed_labels_as_the_classifiers_do(y, match):
+    with pytest.raises(TypeError, match=match):
+        sample_labels(y, 1, random_state=0, unlabeled=None)
+
+
 def _fake_fashion_mnist(folder, n=3, n_labels=None):
     """The four IDX files (big-endian header: magic 2051 / 2049, count, 28 x 28) of n images each."""
     pixels = np.arange(n * 784, dtype=np.int64).reshape(n, 784) % 256

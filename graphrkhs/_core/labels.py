@@ -256,27 +256,9 @@ def split_classification_labels(y, n_samples, *, unlabeled=UNLABELED, name="y", 
     if kind in ("continuous", "continuous-multioutput"):
         raise ValueError(f"Unknown label type: {kind!r}. {name} holds real values that are not class labels; "
                          "use a regressor for real-valued targets.")
-    if obj:
-        try:
-            classes = np.unique(values)
-            # '<' may be a partial order (sets: the subset order), under which np.unique's sort leaves
-            # equal labels apart (frozensets gave classes [{1}, {2}, {1}]): sorted means strictly increasing
-            ordered = all(a < b for a, b in zip(classes[:-1].tolist(), classes[1:].tolist()))
-        except TypeError:   # mixed types cannot be sorted: first-appearance order
-            ordered = False
-        if not ordered:
-            distinct = list(dict.fromkeys(values.tolist()))
-            classes = np.empty(len(distinct), dtype=object)     # (element by element: tuples stay labels)
-            for i, c in enumerate(distinct):
-                classes[i] = c
-    else:
-        classes = np.unique(values)
+    classes, value_codes = label_classes(values)
     codes = np.full(n_samples, -1, dtype=np.int64)
-    if obj:
-        lookup = {c: i for i, c in enumerate(classes.tolist())}
-        codes[labeled] = [lookup[v] for v in values.tolist()]
-    else:
-        codes[labeled] = np.searchsorted(classes, values)
+    codes[labeled] = value_codes
     # entries read as unlabeled because they equal the marker (not NaN / None / "")
     n_marker = int(np.count_nonzero(marked & ~missing))
     if classes.size < 2:
@@ -318,6 +300,30 @@ def split_classification_labels(y, n_samples, *, unlabeled=UNLABELED, name="y", 
             f"if it marks unlabeled samples, pass unlabeled={_show(unlabeled)} explicitly to silence this warning.",
             LabelCollisionWarning, stacklevel=4)
     return labeled, classes, codes
+
+
+def label_classes(values):
+    """``(classes, codes)`` of a 1-D array of class labels (no unlabeled entries): the classes sorted
+    (first-appearance order when they cannot be sorted, or when ``<`` is only a partial order, as for
+    sets) and the index into ``classes`` of every entry.  The class discovery of the one label encoder
+    (:func:`split_classification_labels`), for whoever needs the classes of a fully labeled target."""
+    if values.dtype == object:
+        try:
+            classes = np.unique(values)
+            # '<' may be a partial order (sets: the subset order), under which np.unique's sort leaves
+            # equal labels apart (frozensets gave classes [{1}, {2}, {1}]): sorted means strictly increasing
+            ordered = all(a < b for a, b in zip(classes[:-1].tolist(), classes[1:].tolist()))
+        except TypeError:   # mixed types cannot be sorted: first-appearance order
+            ordered = False
+        if not ordered:
+            distinct = list(dict.fromkeys(values.tolist()))
+            classes = np.empty(len(distinct), dtype=object)     # (element by element: tuples stay labels)
+            for i, c in enumerate(distinct):
+                classes[i] = c
+        lookup = {c: i for i, c in enumerate(classes.tolist())}
+        return classes, np.array([lookup[v] for v in values.tolist()], dtype=np.int64)
+    classes = np.unique(values)
+    return classes, np.searchsorted(classes, values).astype(np.int64, copy=False)
 
 
 def _label_kind(v):

@@ -713,9 +713,15 @@ def run_label(args, out=None, err=None):
             "label labels classes (as the Python API, which asks for a regressor for real-valued targets). "
             "If they are class codes, write them as text (e.g. c1.5) or as whole numbers.")
     if len(classes) < 2:
+        # numbers are one class by value ("007" and "7"): name the other spellings merged into it
+        spellings = list(dict.fromkeys(lab for lab, m in zip(raw_labels, labeled) if m and lab != names[0]))
+        shown = repr(names[0]) + ("" if not spellings else ", also written " + ", ".join(
+            repr(v) for v in spellings[:3]) + (", ..." if len(spellings) > 3 else ""))
+        merged = ("; numeric labels are compared by value (\"1\", \"01\" and \"1.0\" are one class): if these "
+                  "are distinct codes, write the codes as text (e.g. c007, c7)") if spellings else ""
         raise LabelCommandError(
-            f"only one class ({names[0]!r}) among the labeled rows; labeling needs at least two classes"
-            f"{_hidden_class_hint(args, raw_labels, labeled)}."
+            f"only one class ({shown}) among the labeled rows; labeling needs at least two classes"
+            f"{merged}{_hidden_class_hint(args, raw_labels, labeled)}."
         )
     _check_classes_are_labels(column, header, names, n, int(labeled.sum()))
     if n - labeled.sum() == 0:

@@ -52,7 +52,10 @@ def propose_labels_for(estimator: BaseEstimator, X: ArrayLike, y: ArrayLike, n_p
         refused, the number of features must be the fitted one).
     y : array-like of shape (n,)
         The targets it was fitted on (``estimator.unlabeled`` marks the
-        unlabeled nodes); labeled nodes are never proposed.
+        unlabeled nodes); labeled nodes are never proposed.  A ``y`` whose
+        labeled rows or labels differ from the fit's (labels added after
+        the fit, without a refit) raises a ValueError: the proposals come
+        from the fitted scores, so refit on the new ``y`` first.
     n_points, criterion, random_state, return_values
         As in :func:`~graphrkhs.propose_labels`.
 
@@ -82,8 +85,9 @@ def propose_labels_for(estimator: BaseEstimator, X: ArrayLike, y: ArrayLike, n_p
     with warnings.catch_warnings():
         # the marker rules were already reported by fit, on the same y
         warnings.simplefilter("ignore")
-        labeled, _, _ = split_classification_labels(y, n, unlabeled=estimator.unlabeled,
-                                                    owner=type(estimator).__name__)
+        labeled, classes, codes = split_classification_labels(y, n, unlabeled=estimator.unlabeled,
+                                                              owner=type(estimator).__name__)
+    _check_the_fits_targets(estimator, labeled, classes, codes)
     kwargs = {}
     scores = estimator.label_distributions_
     if criterion == "model_change":
@@ -103,3 +107,47 @@ def propose_labels_for(estimator: BaseEstimator, X: ArrayLike, y: ArrayLike, n_p
             kwargs.update(alpha=estimator.alpha_, laplacian=estimator.laplacian)   # the fitted (selected) value
     return propose_labels(scores, n_points, criterion=criterion, labeled=labeled, random_state=random_state,
                           return_values=return_values, **kwargs)
+
+
+def _check_the_fits_targets(estimator, labeled, classes, codes):
+    """A ValueError when ``y``'s labeled rows or their labels are not those of the estimator's fit.
+
+    The scores are the fit's: proposing from them with another labeled set (the active-learning loop
+    that labels the proposed nodes and proposes again without a refit) answered for a model that was
+    never fitted -- on a path of 9 nodes labeled at the ends, with node 4 labeled after the fit, model
+    change proposed node 3 where the refit model proposes node 2.
+    """
+    fit_labeled = getattr(estimator, "_fit_labeled", None)
+    fit_codes = getattr(estimator, "_fit_codes", None)
+    if fit_labeled is None or fit_codes is None:
+        return
+    fit_labeled = np.asarray(fit_labeled, dtype=bool)
+    owner = type(estimator).__name__
+    added = np.flatnonzero(labeled & ~fit_labeled)
+    dropped = np.flatnonzero(fit_labeled & ~labeled)
+    problems = []
+    if added.size:
+        problems.append(f"{added.size} row(s) labeled here are unlabeled in the fit (row {int(added[0])})")
+    if dropped.size:
+        problems.append(f"{dropped.size} row(s) labeled in the fit are unlabeled here (row {int(dropped[0])})")
+    if not problems:
+        # the labels of the common rows, matched to the fit's classes by value (any container, int or float)
+        to_fit = np.array([_class_index(estimator.classes_, c) for c in classes.tolist()], dtype=np.int64)
+        rows = np.flatnonzero(labeled)
+        other = rows[to_fit[codes[rows]] != np.asarray(fit_codes)[rows]]
+        if other.size:
+            problems.append(f"{other.size} labeled row(s) hold another label than in the fit (row {int(other[0])})")
+    if problems:
+        raise ValueError(f"y is not the target {owner} was fitted on: {'; '.join(problems)}. The proposals come "
+                         "from the fitted scores: pass the y of the fit, or refit on the new y first "
+                         "(estimator.fit(X, y)), then propose.")
+
+
+def _class_index(fit_classes, label):
+    for i, c in enumerate(fit_classes.tolist()):
+        try:
+            if bool(c == label):
+                return i
+        except (TypeError, ValueError):
+            continue
+    return -1

@@ -790,3 +790,18 @@ def test_label_sparse_npz_names_the_python_api(tmp_path, capsys):
     assert "is a scipy.sparse matrix (scipy.sparse.save_npz), which holds no label column" in err
     assert "PoissonRidgeEnsembleClassifier().fit(scipy.sparse.load_npz(path), y)" in err
     assert not (tmp_path / "o.csv").exists()
+
+
+def test_label_one_class_names_the_spellings_merged_by_value(tmp_path, capsys):
+    # class codes "007" and "7" are one number, so one class: the error said "only one class ('007')",
+    # with no word of the rows written "7" that it had merged into it
+    X, labels = _two_blobs_rows()
+    labels = ["007" if lab == "a" else "7" if lab == "b" else lab for lab in labels]
+    path = tmp_path / "codes.csv"
+    _write_csv(path, ["x1", "x2", "y"], [[f"{a:.6f}", f"{b:.6f}", lab] for (a, b), lab in zip(X, labels)])
+    code, out, err = _run(["label", str(path), "--label-column", "y", "--output", str(tmp_path / "out.csv"), "-q"],
+                          capsys)
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1, err
+    assert err.startswith("graphrkhs label: error: only one class ('007', also written '7') among the labeled rows"), err
+    assert "numeric labels are compared by value" in err and "write the codes as text" in err, err
