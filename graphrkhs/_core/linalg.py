@@ -246,7 +246,7 @@ def rounding_floor(A, X, B, eps=None):
     return eps * _relative(apply_matrix(absA, np.abs(_cols(X))), B2)
 
 
-def check_solution(A, X, B, tol, what, fix, stacklevel=4, product=True):
+def check_solution(A, X, B, tol, what, fix, stacklevel=4, product=True, floor=None):
     r"""Residual check after a direct solve of :math:`A X = B`; returns the worst relative residual.
 
     Non-finite entries in X raise ``numpy.linalg.LinAlgError`` (never NaN
@@ -263,7 +263,10 @@ def check_solution(A, X, B, tol, what, fix, stacklevel=4, product=True):
     warning says that ``tol`` is below it (loosen tol, rescale or regularize),
     as :func:`~graphrkhs._core.cg.conjugate_gradient`'s does; above that, the
     factorization itself lost accuracy and the warning gives ``fix`` (and the
-    floor, for comparison).  Without A (``product=False``) there is no floor.
+    floor, for comparison).  Without A (``product=False``) the caller passes
+    ``floor``, a callable of the boolean mask of failing columns returning
+    their floors (called only when some column fails); without it there is no
+    floor and every failure reads as ill-conditioning.
     """
     if not np.isfinite(X).all():
         raise np.linalg.LinAlgError(f"{what}: the direct solve produced NaN or infinity (the matrix is singular "
@@ -273,9 +276,10 @@ def check_solution(A, X, B, tol, what, fix, stacklevel=4, product=True):
     worst = float(res.max()) if res.size else 0.0
     if worst > tol:
         head = f"{what}: the direct solve left a relative residual of {worst:.2e}, above tol={tol:g}"
-        if product and A is not None:
+        if (product and A is not None) or floor is not None:
             bad = res > tol
-            floor = rounding_floor(A, _cols(X)[:, bad], _cols(B)[:, bad])
+            floor = rounding_floor(A, _cols(X)[:, bad], _cols(B)[:, bad]) if floor is None else \
+                np.asarray(floor(bad), dtype=np.float64)
             top = float(floor.max())
             if np.all(res[bad] <= 10 * floor):
                 warn(f"{head}, but float64 cannot do better on this system: the rounding of the product A x alone "

@@ -67,7 +67,8 @@ INNER_APPROXIMATIONS = ("auto", "exact", "nystrom", "random_features")
 FREDHOLM_EXACT_MAX_N = 10_000
 
 # Up to this many points WarpedKernel(solver="auto") factors the dense n x n
-# system once (LU, n^3 / 3 flops, 0.8 GB at n = 10^4); above, CG.
+# system once (pivoted Cholesky of L^p, T K T^T and a Cholesky: about 3 n^3 flops,
+# 6 n^2 floats, 0.8 GB at n = 4000); above, CG.
 WARPED_DIRECT_MAX_N = 4_000
 
 # Rows of one block of a dense (block, n) temporary.
@@ -1047,9 +1048,14 @@ class WarpedKernel:
     laplacian_power : int >= 1, default=1
         p, as in the paper (p = 1 in Belkin et al.'s LapRLS).
     solver : {"auto", "direct", "cg", "nystrom"}, default="auto"
-        ``"direct"``: factor the dense n x n system :math:`I + MK` once (LU, with the Gram
-        matrix built at the first :meth:`right_factor`: evaluating the kernel with right
-        factors one already has, ``right=``, needs neither).  ``"cg"``:
+        ``"direct"``: the symmetric form :math:`(I + MK)^{-1}M = c\,T^T(I + c\,TKT^T)^{-1}T`
+        with :math:`L^p = T^T T` from a pivoted Cholesky factorization (T of shape r x n, r the
+        rank of :math:`L^p`), factored once by Cholesky (with the Gram matrix, at the first
+        :meth:`right_factor`: evaluating the kernel with right factors one already has,
+        ``right=``, needs neither).  It keeps the null space of M exact and its matrix
+        :math:`\succeq I`, so the kernel stays accurate at large :math:`\gamma_I/\gamma_A`
+        (an LU of the non-symmetric :math:`I + MK` loses all digits there); its residual
+        is checked in the kernel's units as CG's is (see ``tol``).  ``"cg"``:
         conjugate gradients on the SPD form :math:`(I + c R K R^T) s = R \mathbf k`,
         with :math:`M = c R^T R` and R sparse (a weighted incidence matrix times a power
         of L); its eigenvalues lie in :math:`[1, 1 + c\,\lambda_{max}(L)^p \lambda_{max}(K)]`,
@@ -1080,7 +1086,8 @@ class WarpedKernel:
         :math:`a = \max_b \sqrt{c / \max_i k(x_i, x_i)}\,\|R\mathbf k_b\|` when a > 1
         (unchanged in the usual scaling, where a < 1).  When that residual lies below
         what CG can reach in float64 (a very large :math:`\gamma_I/\gamma_A`), an
-        :class:`~graphrkhs.AccuracyWarning` gives the bound reached instead.
+        :class:`~graphrkhs.AccuracyWarning` gives the bound reached instead.  The direct
+        solver checks the same bound on its residual and warns likewise.
     random_state : int, Generator or None
         Passed to approximate kNN backends only.
     verbose : bool or None, default=None
@@ -1172,7 +1179,7 @@ class WarpedKernel:
         if self.solver_ == "nystrom":
             pass  # NystromFeatures guards its own (n, m) arrays
         elif self.solver_ == "direct":
-            memory_guard(3 * n * n * 8, f"the dense warped-kernel system of n = {n} points",
+            memory_guard(6 * n * n * 8, f"the dense warped-kernel system of n = {n} points",
                          "use solver='cg'.")
         else:
             memory_guard(n * n * self.X.dtype.itemsize, f"the Gram matrix of n = {n} points",
@@ -1209,14 +1216,14 @@ class WarpedKernel:
             self._S = (S + S.T) / 2
             self.K = None
             return
-        # the Gram matrix and (direct) the LU of I + M K are built at the first right_factor: a caller that
-        # has the right factors of its points already (the warped learner's selection, whose LU of the same
-        # system gives them, see right_factor) evaluates the kernel without them
-        self.K = self._lu = self._M = None
+        # the Gram matrix and (direct) the Cholesky factor of I + c T K T^T are built at the first right_factor:
+        # a caller that has the right factors of its points already (the warped learner's selection, whose
+        # factorization of the same system gives them, see right_factor) evaluates the kernel without them
+        self.K = self._chol = self._B = self._T = None
         self._dtype = self.X.dtype
 
     def _factor(self):
-        """The Gram matrix (direct and CG) and the LU of I + M K (direct), once."""
+        """The Gram matrix (direct and CG) and the Cholesky factor of I + c T K T^T (direct), once."""
         if self.K is not None:
             return
         n = self.n
@@ -1224,13 +1231,27 @@ class WarpedKernel:
         self.K = self._k(self.X, self.X)
         self._dtype = self.K.dtype
         if self.solver_ == "direct":
-            self._progress("LU factorization of I + M K")
+            # The symmetric form M = c T^T T (T from a pivoted Cholesky of L^p, r x n, r its rank) and the
+            # push-through identity (I + M K)^{-1} M = c T^T (I + c T K T^T)^{-1} T: one Cholesky of the SPD
+            # r x r matrix B = I + c T K T^T >= I.  The LU of the non-symmetric I + M K it replaces lost
+            # all digits at large gamma_I / gamma_A (5e-2 relative error of the kernel against a 60-digit
+            # oracle at gamma_I = 1e12, gamma_A = 1e-2 on 40 points, 1.6 at gamma_I = 1e14; this form: 1e-10).
+            self._progress("pivoted Cholesky of L^p and Cholesky of I + c T K T^T")
             K64 = self.K.astype(np.float64)
-            M = sp.csr_array(self.c * guarded_sparse_product(self.RT, self.R, f"the graph penalty L^{self.p}", _POWER_FIX))  # sparse: M @ K costs nnz(M) n, not n^3
-            A = np.asarray(M @ K64)
-            A[np.diag_indices(n)] += 1.0
-            self._lu = sla.lu_factor(A, overwrite_a=True, check_finite=False)
-            self._M = M
+            Lp = guarded_sparse_product(self.RT, self.R, f"the graph penalty L^{self.p}", _POWER_FIX)
+            Lp = np.asarray(sp.csr_array(Lp).toarray(), dtype=np.float64)
+            T, piv, rank, info = sla.lapack.dpstrf(Lp, lower=0, tol=-1.0, overwrite_a=True)
+            piv = piv - 1
+            T = np.triu(T[:rank])
+            Tp = np.empty((rank, n))
+            Tp[:, piv] = T  # L^p ~ Tp^T Tp in the original node order
+            B = Tp @ K64 @ Tp.T
+            B *= self.c
+            B = (B + B.T) / 2
+            B[np.diag_indices(rank)] += 1.0
+            self._B = B
+            self._chol = sla.cho_factor(B, lower=False, overwrite_a=False, check_finite=False)
+            self._T = Tp
 
     def _k(self, A, B):
         return pairwise_kernel(A, B, self.kernel, sigma=self.sigma, degree=self.degree, coef0=self.coef0)
@@ -1254,7 +1275,23 @@ class WarpedKernel:
             return KB, np.zeros_like(KB64)
         self._factor()
         if self.solver_ == "direct":
-            V = sla.lu_solve(self._lu, np.asarray(self._M @ KB64), check_finite=False)
+            U = self._T @ KB64
+            S = sla.cho_solve(self._chol, U, check_finite=False)
+            # residual check, in the kernel's units (the CG path's bound below): a residual r_b of the
+            # solve for column b moves the kernel by at most sqrt(c k(a, a)) ||r_b||
+            kmax = float(np.max(np.diagonal(self.K)))
+            if not np.isfinite(S).all():
+                raise np.linalg.LinAlgError("WarpedKernel: the Cholesky solve of I + c T K T^T produced NaN or "
+                                            "infinity; use a smaller gamma_I / gamma_A.")
+            if kmax > 0 and S.size:
+                r = U - self._B @ S
+                bound = float(np.sqrt(self.c / kmax) * np.linalg.norm(r, axis=0).max())
+                if bound > self.tol:
+                    warn(f"WarpedKernel: the direct solve's residual bounds the kernel's error by {bound:.2e} "
+                         f"relative to sqrt(k(a, a) max_i k(x_i, x_i)), above tol={self.tol:g}: "
+                         f"gamma_I / (gamma_A n^2) = {self.c:.3g} amplifies the rounding of the solve.  The kernel "
+                         "is approximate; use a smaller gamma_I / gamma_A.", AccuracyWarning)
+            V = self.c * (self._T.T @ S)
         else:
             K = self.K
             c = self.c

@@ -499,7 +499,8 @@ def poisson_learning(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_prio
     several labeled components, each is solved with its own label mean
     :math:`\bar y_c` (the Poisson equation has no solution otherwise) and
     its scores are offset by :math:`(\bar y_c - \bar y) / w_{\max}` (zero on
-    a connected graph; :math:`w_{\max}` the largest edge weight), so that a
+    a connected graph; :math:`w_{\max}` the largest edge weight of that
+    component, so that an edge weight changes only its own component), so that a
     component whose labels share one class predicts it.  The scores scale as
     1/c when W is multiplied by c > 0; the labels do not change.
 
@@ -623,7 +624,17 @@ def poisson_learning(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_prio
         # potentials scale as 1 / c with W -> c W, and so does the offset through w_max (the largest
         # edge weight): the labels do not depend on the units of W.  (An offset in absolute units
         # swamped the potentials at W * 1e100: a component labeled with two classes predicted one.)
-        F += (comp_mean - Y2.mean(axis=0))[comp] / (float(W.data.max()) if W.nnz else 1.0)
+        # w_max per component: one graph-wide w_max let a single heavy edge in one component rescale the
+        # offsets of all others (one weight x 1e6 in a single-class component relabeled 6 of the 40 nodes of
+        # another); the component's own largest weight keeps the offset local and still scales as 1 / c.
+        wmax = np.zeros(n_comp)
+        if W.nnz:
+            rows = np.repeat(np.arange(n), np.diff(W.indptr))
+            np.maximum.at(wmax, comp[rows], W.data)
+        # an edgeless (single labeled node) component: the graph's largest weight, for the 1 / c scaling (its
+        # score is the offset alone, whose sign is all that matters there)
+        wmax = np.where(wmax > 0, wmax, float(W.data.max()) if W.nnz else 1.0)
+        F += (comp_mean - Y2.mean(axis=0))[comp] / wmax[comp, None]
     if class_priors is not None:
         ybar = Y2.mean(axis=0)
         F *= class_priors / np.where(ybar != 0, ybar, 1.0)

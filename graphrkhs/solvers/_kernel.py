@@ -62,6 +62,7 @@ from .._core.types import ArrayLike, GraphLike, Indices, MatrixLike
 from .._core.validation import _as_2d
 from .._core.linalg import apply_matrix as _apply, check_solution, dense_matrix as _dense, n_rows as _n_of
 from .._core.linalg import guarded_sparse_product, psd_part, psd_solve as _psd_solve, small_dense_threads
+from .._core.linalg import _relative as _relative_norms
 from ..graphs import LAPLACIANS, as_adjacency, laplacian as graph_laplacian
 from ..kernels import BLOCK_BYTES, KernelOperator, heat_semigroup, kernel_cg, pairwise_kernel
 from ._graph import _check_iterations
@@ -594,8 +595,19 @@ def laprls_fit(K: Union[np.ndarray, KernelOperator], labeled: Indices, Y: ArrayL
         # Residual of B alpha = J y from products with K (B itself was overwritten by its LU).
         KA = np.asarray(_apply(Kd, alpha), dtype=np.float64)
         B_alpha = jmask[:, None] * KA + Mc @ KA + (gamma_A * l) * alpha
+        def floor(bad):
+            # the rounding floor of B_alpha as computed above, J (K alpha) + Mc (K alpha) + gamma_A l alpha:
+            # eps || (J + |Mc|) |K| |alpha| + gamma_A l |alpha| || / ||J y|| (>= rounding_floor's eps |B| |alpha|;
+            # B itself was overwritten by its LU).  Without it a residual at float64's floor read as
+            # "ill-conditioned, increase gamma_A" (gamma_I = 1e6, 50 points: 9.4e-8, floor 5.8e-7)
+            aa = np.abs(alpha[:, bad])
+            KAa = np.asarray(_apply(np.abs(Kd), aa), dtype=np.float64)
+            bound = jmask[:, None] * KAa + abs(Mc) @ KAa + (gamma_A * l) * aa
+            return np.finfo(np.float64).eps * _relative_norms(bound, JY[:, bad])
+
         check_solution(None, B_alpha, JY, tol, "the LapRLS system (J K + gamma_A l I + gamma_I l/n^2 M K)",
-                       "increase gamma_A (the ridge) or rescale the kernel.", stacklevel=3, product=False)
+                       "increase gamma_A (the ridge) or rescale the kernel.", stacklevel=3, product=False,
+                       floor=floor)
         info = {"solver": "direct"}
     else:
         def apply_T(P, KP):

@@ -187,9 +187,10 @@ def test_poisson_labels_on_several_components_do_not_depend_on_the_units_of_w(sc
     F_scaled = poisson_learning(W * scale, S, Y)
     np.testing.assert_array_equal(F_scaled.argmax(axis=1), F.argmax(axis=1))
     np.testing.assert_allclose(F_scaled * scale, F, rtol=1e-10, atol=1e-12)
-    # the offset of the triangle (only class 2) relative to the largest weight: (ybar_c - ybar) / w_max
+    # the offset of the triangle (only class 2) relative to its own largest weight 0.8 (the component's, not
+    # the graph's 1.0: a weight elsewhere must not move it): (ybar_c - ybar) / w_max,c
     d = W.sum(axis=1)
-    np.testing.assert_allclose(d[6:] @ F[6:] / d[6:].sum(), np.array([0, 0, 1]) - 1 / 3, atol=1e-12)
+    np.testing.assert_allclose(d[6:] @ F[6:] / d[6:].sum(), (np.array([0, 0, 1]) - 1 / 3) / 0.8, atol=1e-12)
 
 
 def test_poisson_tiny_labelled_sets_do_not_degenerate():

@@ -1,0 +1,36 @@
+"""WarpedKernel at huge gamma_I / gamma_A against a high-precision (mpmath) oracle."""
+import warnings
+
+import mpmath
+import numpy as np
+import pytest
+
+from graphrkhs import AccuracyWarning, WarpedKernel
+
+
+def _oracle(K, X, B):
+    """k~(B, B) = k(B, B) - k_B^T (I + M K)^{-1} M k_B in 50 digits, M = c (D - W) from the float64 W."""
+    mpmath.mp.dps = 50
+    n = K.n
+    Wm = mpmath.matrix(K.W.toarray().tolist())
+    L = -Wm
+    for i in range(n):
+        L[i, i] = mpmath.fsum(Wm[i, j] for j in range(n))
+    M = L * (mpmath.mpf(K.gamma_I) / (mpmath.mpf(K.gamma_A) * n * n))
+    Km = mpmath.matrix(K._k(X, X).tolist())
+    KB = mpmath.matrix(K._k(X, B).tolist())
+    V = mpmath.inverse(mpmath.eye(n) + M * Km) * (M * KB)
+    out = mpmath.matrix(K._k(B, B).tolist()) - KB.T * V
+    return np.array(out.tolist(), dtype=float)
+
+
+@pytest.mark.parametrize("gamma_I", [1e12, 1e14])
+def test_warped_direct_accurate_at_huge_ratio(gamma_I):
+    # the LU of the non-symmetric I + M K was 4e-4 off (relative) at 1e14 here, silently; 5e-2 at 1e12 on 40 points
+    X = np.random.default_rng(0).normal(size=(16, 2))
+    K = WarpedKernel(X, sigma=1.0, gamma_A=1e-2, gamma_I=gamma_I, n_neighbors=3, solver="direct", tol=1e-6)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", AccuracyWarning)
+        G = K(X[:3])
+    ex = _oracle(K, X, X[:3])
+    assert np.abs(G - ex).max() <= 1e-7 * np.abs(ex).max()
