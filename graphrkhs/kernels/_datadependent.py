@@ -67,7 +67,8 @@ INNER_APPROXIMATIONS = ("auto", "exact", "nystrom", "random_features")
 FREDHOLM_EXACT_MAX_N = 10_000
 
 # Up to this many points WarpedKernel(solver="auto") factors the dense n x n
-# system once (pivoted Cholesky of L^p, T K T^T and a Cholesky: about 3 n^3 flops,
+# system once (the LU of I + M K, about n^3 / 1.5 flops; when that is ill-conditioned,
+# a pivoted Cholesky of L^p, T K T^T and a Cholesky: about 3 n^3 flops; at most
 # 6 n^2 floats, 0.8 GB at n = 4000); above, CG.
 WARPED_DIRECT_MAX_N = 4_000
 
@@ -1048,13 +1049,15 @@ class WarpedKernel:
     laplacian_power : int >= 1, default=1
         p, as in the paper (p = 1 in Belkin et al.'s LapRLS).
     solver : {"auto", "direct", "cg", "nystrom"}, default="auto"
-        ``"direct"``: the symmetric form :math:`(I + MK)^{-1}M = c\,T^T(I + c\,TKT^T)^{-1}T`
-        with :math:`L^p = T^T T` from a pivoted Cholesky factorization (T of shape r x n, r the
-        rank of :math:`L^p`), factored once by Cholesky (with the Gram matrix, at the first
+        ``"direct"``: factor the dense system once (with the Gram matrix, at the first
         :meth:`right_factor`: evaluating the kernel with right factors one already has,
-        ``right=``, needs neither).  It keeps the null space of M exact and its matrix
-        :math:`\succeq I`, so the kernel stays accurate at large :math:`\gamma_I/\gamma_A`
-        (an LU of the non-symmetric :math:`I + MK` loses all digits there); its residual
+        ``right=``, needs neither): the LU of :math:`I + MK` when LAPACK's estimate of its
+        condition number gives a relative error :math:`\epsilon\,\kappa \le` ``tol``;
+        otherwise (large :math:`\gamma_I/\gamma_A`, where the LU loses all digits) the
+        symmetric form :math:`(I + MK)^{-1}M = c\,T^T(I + c\,TKT^T)^{-1}T` with
+        :math:`L^p = T^T T` from a pivoted Cholesky factorization (T of shape r x n, r the
+        rank of :math:`L^p`), factored by Cholesky (about 4.5 times the LU's flops).  It
+        keeps the null space of M exact and its matrix :math:`\succeq I`, and its residual
         is checked in the kernel's units as CG's is (see ``tol``).  ``"cg"``:
         conjugate gradients on the SPD form :math:`(I + c R K R^T) s = R \mathbf k`,
         with :math:`M = c R^T R` and R sparse (a weighted incidence matrix times a power
@@ -1219,11 +1222,12 @@ class WarpedKernel:
         # the Gram matrix and (direct) the Cholesky factor of I + c T K T^T are built at the first right_factor:
         # a caller that has the right factors of its points already (the warped learner's selection, whose
         # factorization of the same system gives them, see right_factor) evaluates the kernel without them
-        self.K = self._chol = self._B = self._T = None
+        self.K = self._chol = self._B = self._T = self._lu = self._M = None
         self._dtype = self.X.dtype
 
     def _factor(self):
-        """The Gram matrix (direct and CG) and the Cholesky factor of I + c T K T^T (direct), once."""
+        """The Gram matrix (direct and CG) and the factorization (direct: the LU of I + M K when it is
+        well-conditioned, else the Cholesky factor of I + c T K T^T), once."""
         if self.K is not None:
             return
         n = self.n
@@ -1231,13 +1235,28 @@ class WarpedKernel:
         self.K = self._k(self.X, self.X)
         self._dtype = self.K.dtype
         if self.solver_ == "direct":
+            K64 = self.K.astype(np.float64)
+            # First the LU of the non-symmetric I + M K (about n^3 / 1.5 flops; M sparse, so M K costs nnz(M) n).
+            # Its error grows with the condition number: LAPACK's estimate of it (O(n^2)) decides whether the
+            # LU is kept (eps cond(I + M K) <= tol) or the well-conditioned symmetric form below is built.
+            self._progress("LU factorization of I + M K")
+            M = self.point_cloud_matrix()
+            A = np.asarray(M @ K64)
+            A[np.diag_indices(n)] += 1.0
+            anorm = float(np.abs(A).sum(axis=0).max())
+            lu, ipiv, info = sla.lapack.dgetrf(A, overwrite_a=True)
+            rcond = sla.lapack.dgecon(lu, anorm, norm="1")[0] if info == 0 else 0.0
+            if rcond > 0 and np.finfo(np.float64).eps / rcond <= self.tol:
+                self._lu, self._M = (lu, ipiv), M
+                return
+            del A, lu
             # The symmetric form M = c T^T T (T from a pivoted Cholesky of L^p, r x n, r its rank) and the
             # push-through identity (I + M K)^{-1} M = c T^T (I + c T K T^T)^{-1} T: one Cholesky of the SPD
-            # r x r matrix B = I + c T K T^T >= I.  The LU of the non-symmetric I + M K it replaces lost
-            # all digits at large gamma_I / gamma_A (5e-2 relative error of the kernel against a 60-digit
-            # oracle at gamma_I = 1e12, gamma_A = 1e-2 on 40 points, 1.6 at gamma_I = 1e14; this form: 1e-10).
-            self._progress("pivoted Cholesky of L^p and Cholesky of I + c T K T^T")
-            K64 = self.K.astype(np.float64)
+            # r x r matrix B = I + c T K T^T >= I (about 3 n^3 flops).  The LU lost all digits at large
+            # gamma_I / gamma_A (5e-2 relative error of the kernel against a 60-digit oracle at
+            # gamma_I = 1e12, gamma_A = 1e-2 on 40 points, 1.6 at gamma_I = 1e14; this form: 1e-10).
+            self._progress(f"I + M K ill-conditioned (reciprocal condition {rcond:.1e}): pivoted Cholesky of L^p "
+                           "and Cholesky of I + c T K T^T")
             Lp = guarded_sparse_product(self.RT, self.R, f"the graph penalty L^{self.p}", _POWER_FIX)
             Lp = np.asarray(sp.csr_array(Lp).toarray(), dtype=np.float64)
             T, piv, rank, info = sla.lapack.dpstrf(Lp, lower=0, tol=-1.0, overwrite_a=True)
@@ -1274,7 +1293,9 @@ class WarpedKernel:
         if self.c == 0:
             return KB, np.zeros_like(KB64)
         self._factor()
-        if self.solver_ == "direct":
+        if self.solver_ == "direct" and self._lu is not None:
+            V = sla.lu_solve(self._lu, np.asarray(self._M @ KB64), check_finite=False)
+        elif self.solver_ == "direct":
             U = self._T @ KB64
             S = sla.cho_solve(self._chol, U, check_finite=False)
             # residual check, in the kernel's units (the CG path's bound below): a residual r_b of the
