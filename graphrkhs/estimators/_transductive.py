@@ -1636,6 +1636,30 @@ class GraphTVRegressor(_TransductiveRegressor, _GraphTV):
     def _fallback_alpha(self, grid):
         return float(np.sqrt(grid[0] * grid[-1]))      # the geometric middle of the grid
 
+    def _solve_tv(self, W, S, Y):
+        # Columns share one selection (the library's multi-output rule: one hyperparameter, chosen on the
+        # criterion summed over the columns), but mu is in the units of y and TV is not linear in y, so a
+        # shared mu made a column's answer depend on the others' scale (np.c_[y, 2 y]: column 0 at
+        # alpha_ 0.114 instead of y's own 0.076, 1.9e-2 off).  With alpha="auto" every column is first
+        # brought to the same spread u (the mean of the columns' standard deviations); since
+        # f(c y, c mu) = c f(y, mu), column j then solves at mu_j = alpha (s_j / u), one multiple of its
+        # own spread, and a column rescaled leaves every other column's fit unchanged.  One's own grid or
+        # number is in the units of y and shared as given.
+        k = Y.shape[1]
+        if k < 2 or not isinstance(self.alpha, str):
+            F = super()._solve_tv(W, S, Y)
+            if k >= 2:
+                self.alpha_ = np.full(k, self.alpha_)
+            return F
+        top = np.max(np.abs(Y), axis=0) if Y.shape[0] else np.zeros(k)
+        unit = np.where(top > 0, top, 1.0)
+        spread = (Y / unit).std(axis=0) * unit if Y.shape[0] else np.zeros(k)   # overflow-safe std
+        spread = np.where(spread > 0, spread, unit)        # a constant column: any mu fits it exactly
+        ratio = spread / float(np.mean(spread / spread.max()) * spread.max())     # s_j / u
+        F = super()._solve_tv(W, S, Y / ratio)
+        self.alpha_ = self.alpha_ * ratio
+        return F * ratio
+
     def _cv_target(self, Y):
         # kfold_scores compares predictions with its target: predict each test row's root mean squared
         # error over the columns against a target of 0, so that "mse" scores all columns
@@ -1658,7 +1682,22 @@ class GraphTVRegressor(_TransductiveRegressor, _GraphTV):
     piecewise-constant signals.  The TV term is linear and the fidelity
     quadratic in y, so :math:`\mu` is in the units of y: a labeled value moves
     by at most :math:`\mu / 2` (scale :math:`\mu` with y).
-    """ + _TV_DOC.replace(_GRAPH_DOC, _GRAPH_DOC_REG) + r"""
+
+    Several target columns (y of shape (n, k)) share one selection, as in
+    the library's other regressors (one hyperparameter chosen on the
+    criterion summed over the columns); since :math:`\mu` is in the units
+    of y, ``alpha="auto"`` first brings every column to the same spread
+    (the mean of the columns' standard deviations): column j is solved at
+    :math:`\mu_j` = the chosen multiple of its own standard deviation, so a
+    column's fit does not depend on the scale of the others (it still
+    depends on their values through the shared choice).  A number or one's
+    own grid is in the units of y and shared as given.
+    """ + _TV_DOC.replace(_GRAPH_DOC, _GRAPH_DOC_REG).replace(
+        r"""    alpha_ : float
+        The :math:`\mu` used.""",
+        r"""    alpha_ : float or ndarray of shape (n_targets,)
+        The :math:`\mu` used; with k >= 2 target columns the :math:`\mu_j` of
+        each (equal unless ``alpha="auto"``, see above).""", 1) + r"""
 
     Examples
     --------
