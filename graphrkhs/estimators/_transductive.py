@@ -23,7 +23,8 @@ estimator's graph parameters) or, with ``graph="precomputed"``, the graph
 itself (any form :func:`~graphrkhs.as_adjacency` accepts).  ``y`` has one
 entry per node: ``unlabeled`` (default -1, scikit-learn's convention; class
 labels may be any hashable values) marks an unlabeled node for classifiers,
-NaN for regressors.  Fitted attributes: ``transduction_`` (the label/value of
+NaN for regressors (a -1 is a real target value there; a regressor's y
+without NaN has nothing to transduce and warns).  Fitted attributes: ``transduction_`` (the label/value of
 every node), ``scores_`` (the method's per-class scores of every node: the
 harmonic/Tikhonov label distribution, Poisson's signed potentials, ...;
 the method's own, ``class_priors`` act on the decision only),
@@ -398,6 +399,16 @@ class _TransductiveRegressor(RegressorOutputMixin, _GraphLearner):
     # (DESIGN: results keep the input dtype; float32 in, float32 out); the solves run in float64
     def _fit(self, X, labeled, Y):
         self._out_dtype = float_dtype(X.dtype)
+        if labeled.size and labeled.all():
+            # transductive: the fit's answer is transduction_ on the unlabeled rows, and there are none.
+            # Only NaN marks them here, so a classifier-style -1 is taken as a real target (silently
+            # before: a y with its unlabeled rows at -1 was a fit of those -1s, with no message)
+            minus = int(np.count_nonzero(np.all(Y == -1, axis=1)))
+            why = (f" ({minus} of them have the target -1, the classifiers' unlabeled marker, which is a real "
+                   f"value to a regressor)" if minus else "")
+            warn(f"{type(self).__name__}: y has no NaN, so all {labeled.size} rows are labeled and there is "
+                 f"nothing to transduce{why}. NaN marks an unlabeled row for a regressor: set the targets of "
+                 f"the rows to be predicted to np.nan.", GraphRKHSWarning, stacklevel=5)
         super()._fit(X, labeled, Y)
 
     def _store(self, F, orphan):
