@@ -1636,13 +1636,25 @@ class GraphTVRegressor(_TransductiveRegressor, _GraphTV):
     _cv_extend = False
     _CV_TOL = 1e-3              # squared errors of alphas 5x apart differ by a few %: a tighter gap
 
+    @staticmethod
+    def _column_spreads(Y):
+        # the standard deviation of each column, in the units of its max |y| (the squares of y ~ 1e200
+        # overflowed to an infinite grid)
+        if not Y.shape[0]:
+            return np.zeros(Y.shape[1])
+        top = np.max(np.abs(Y), axis=0)
+        unit = np.where(top > 0, top, 1.0)
+        return (Y / unit).std(axis=0) * unit
+
     def _default_alphas(self, Y):
-        # alpha is in the units of y: relative to the spread of the labeled values (computed in the
-        # units of max |y|: the squares of y ~ 1e200 overflowed to an infinite grid)
-        top = float(np.max(np.abs(Y))) if Y.size else 0.0
-        unit = top if top > 0 else 1.0
-        spread = float(np.mean((Y / unit).std(axis=0))) * unit
-        return (spread if spread > 0 else 1.0) * np.array([0.1, 0.4, 1.6])
+        # alpha is in the units of y: relative to the spread of the labeled values, the mean standard
+        # deviation of the columns that vary (a constant column is fitted exactly at any alpha)
+        spread = self._column_spreads(Y)
+        spread = spread[spread > 0]
+        if not spread.size:
+            return np.array([0.1, 0.4, 1.6])
+        top = float(spread.max())
+        return float(np.mean(spread / top)) * top * np.array([0.1, 0.4, 1.6])
 
     def _fallback_alpha(self, grid):
         return float(np.sqrt(grid[0] * grid[-1]))      # the geometric middle of the grid
@@ -1662,11 +1674,17 @@ class GraphTVRegressor(_TransductiveRegressor, _GraphTV):
             if k >= 2:
                 self.alpha_ = np.full(k, self.alpha_)
             return F
-        top = np.max(np.abs(Y), axis=0) if Y.shape[0] else np.zeros(k)
-        unit = np.where(top > 0, top, 1.0)
-        spread = (Y / unit).std(axis=0) * unit if Y.shape[0] else np.zeros(k)   # overflow-safe std
-        spread = np.where(spread > 0, spread, unit)        # a constant column: any mu fits it exactly
-        ratio = spread / float(np.mean(spread / spread.max()) * spread.max())     # s_j / u
+        spread = self._column_spreads(Y)
+        varies = spread > 0
+        if not varies.any():
+            F = super()._solve_tv(W, S, Y)
+            self.alpha_ = np.full(k, self.alpha_)
+            return F
+        # u: the mean spread of the columns that vary; a constant column fits exactly at any mu (zero CV
+        # error at every alpha) and is left as it is (a zero column halved the grid of the other)
+        top = float(spread.max())
+        u = float(np.mean(spread[varies] / top)) * top
+        ratio = np.where(varies, spread / u, 1.0)          # s_j / u
         F = super()._solve_tv(W, S, Y / ratio)
         self.alpha_ = self.alpha_ * ratio
         return F * ratio

@@ -46,3 +46,14 @@ def test_given_alpha_is_shared_in_the_units_of_y(alpha):
     if np.ndim(alpha) == 0:
         one = GraphTVRegressor(alpha=alpha).fit(X, y)
         np.testing.assert_allclose(two.transduction_[:, 0], one.transduction_, atol=1e-5)
+
+
+@pytest.mark.parametrize("value", [0.0, 3.0])
+def test_constant_column_leaves_the_other_at_its_single_output_fit(value):
+    # a constant column is fitted exactly at any mu: it counted as spread 0 and halved the other's grid
+    X, y, _ = _data()
+    one = GraphTVRegressor().fit(X, y)
+    two = GraphTVRegressor().fit(X, np.c_[y, np.where(np.isnan(y), np.nan, value)])
+    assert two.alpha_[0] == pytest.approx(one.alpha_, rel=1e-12)
+    np.testing.assert_allclose(two.transduction_[:, 0], one.transduction_, atol=1e-5)
+    np.testing.assert_allclose(two.transduction_[:, 1], value, atol=1e-5)
