@@ -57,3 +57,14 @@ def test_constant_column_leaves_the_other_at_its_single_output_fit(value):
     assert two.alpha_[0] == pytest.approx(one.alpha_, rel=1e-12)
     np.testing.assert_allclose(two.transduction_[:, 0], one.transduction_, atol=1e-5)
     np.testing.assert_allclose(two.transduction_[:, 1], value, atol=1e-5)
+
+
+def test_a_shift_of_y_shifts_the_fit():
+    # TV and the degree fidelity are blind to constants: before, y + 500 ran 1240 iterations from the zero
+    # start (y: 240) and came back 3.7e-4 off y's fit + 500
+    X, y, z = _data()
+    a = GraphTVRegressor().fit(X, np.c_[y, z])
+    b = GraphTVRegressor().fit(X, np.c_[y + 500, z - 3])
+    np.testing.assert_allclose(b.alpha_, a.alpha_, rtol=1e-12)
+    assert b.n_iter_ == a.n_iter_
+    np.testing.assert_allclose(b.transduction_ - [500, -3], a.transduction_, rtol=0, atol=1e-10)
