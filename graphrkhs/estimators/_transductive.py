@@ -1718,7 +1718,9 @@ class GraphTVRegressor(_TransductiveRegressor, _GraphTV):
     ``fidelity="degree"``: invariant to the scale of W).  Recovers
     piecewise-constant signals.  The TV term is linear and the fidelity
     quadratic in y, so :math:`\mu` is in the units of y: a labeled value moves
-    by at most :math:`\mu / 2` (scale :math:`\mu` with y).
+    by at most :math:`\mu / 2` (scale :math:`\mu` with y).  Constants cost
+    nothing, so a shift of y shifts the fit (it is solved for y minus each
+    column's midrange).
 
     Several target columns (y of shape (n, k)) share one selection, as in
     the library's other regressors (one hyperparameter chosen on the
