@@ -23,7 +23,8 @@ estimator's graph parameters) or, with ``graph="precomputed"``, the graph
 itself (any form :func:`~graphrkhs.as_adjacency` accepts).  ``y`` has one
 entry per node: ``unlabeled`` (default -1, scikit-learn's convention; class
 labels may be any hashable values) marks an unlabeled node for classifiers,
-NaN for regressors.  Fitted attributes: ``transduction_`` (the label/value of
+NaN for regressors (a -1 is a real target value there; a regressor's y
+without NaN has nothing to transduce and warns).  Fitted attributes: ``transduction_`` (the label/value of
 every node), ``scores_`` (the method's per-class scores of every node: the
 harmonic/Tikhonov label distribution, Poisson's signed potentials, ...;
 the method's own, ``class_priors`` act on the decision only),
@@ -398,6 +399,16 @@ class _TransductiveRegressor(RegressorOutputMixin, _GraphLearner):
     # (DESIGN: results keep the input dtype; float32 in, float32 out); the solves run in float64
     def _fit(self, X, labeled, Y):
         self._out_dtype = float_dtype(X.dtype)
+        if labeled.size and labeled.all():
+            # transductive: the fit's answer is transduction_ on the unlabeled rows, and there are none.
+            # Only NaN marks them here, so a classifier-style -1 is taken as a real target (silently
+            # before: a y with its unlabeled rows at -1 was a fit of those -1s, with no message)
+            minus = int(np.count_nonzero(np.all(Y == -1, axis=1)))
+            why = (f" ({minus} of them have the target -1, the classifiers' unlabeled marker, which is a real "
+                   f"value to a regressor)" if minus else "")
+            warn(f"{type(self).__name__}: y has no NaN, so all {labeled.size} rows are labeled and there is "
+                 f"nothing to transduce{why}. NaN marks an unlabeled row for a regressor: set the targets of "
+                 f"the rows to be predicted to np.nan.", GraphRKHSWarning, stacklevel=5)
         super()._fit(X, labeled, Y)
 
     def _store(self, F, orphan):
@@ -1625,16 +1636,66 @@ class GraphTVRegressor(_TransductiveRegressor, _GraphTV):
     _cv_extend = False
     _CV_TOL = 1e-3              # squared errors of alphas 5x apart differ by a few %: a tighter gap
 
+    @staticmethod
+    def _column_spreads(Y):
+        # the standard deviation of each column, in the units of its max |y| (the squares of y ~ 1e200
+        # overflowed to an infinite grid)
+        if not Y.shape[0]:
+            return np.zeros(Y.shape[1])
+        top = np.max(np.abs(Y), axis=0)
+        unit = np.where(top > 0, top, 1.0)
+        return (Y / unit).std(axis=0) * unit
+
     def _default_alphas(self, Y):
-        # alpha is in the units of y: relative to the spread of the labeled values (computed in the
-        # units of max |y|: the squares of y ~ 1e200 overflowed to an infinite grid)
-        top = float(np.max(np.abs(Y))) if Y.size else 0.0
-        unit = top if top > 0 else 1.0
-        spread = float(np.mean((Y / unit).std(axis=0))) * unit
-        return (spread if spread > 0 else 1.0) * np.array([0.1, 0.4, 1.6])
+        # alpha is in the units of y: relative to the spread of the labeled values, the mean standard
+        # deviation of the columns that vary (a constant column is fitted exactly at any alpha)
+        spread = self._column_spreads(Y)
+        spread = spread[spread > 0]
+        if not spread.size:
+            return np.array([0.1, 0.4, 1.6])
+        top = float(spread.max())
+        return float(np.mean(spread / top)) * top * np.array([0.1, 0.4, 1.6])
 
     def _fallback_alpha(self, grid):
         return float(np.sqrt(grid[0] * grid[-1]))      # the geometric middle of the grid
+
+    def _solve_tv(self, W, S, Y):
+        # Solved for y minus the midrange c of each column (TV and the fidelity are blind to a constant:
+        # f(y + c) = f(y) + c).  From the zero start the iterations had to travel to the offset: y + 500
+        # took 1240 primal-dual iterations instead of 240 and came back 3.7e-4 off y's fit + 500 (at the
+        # default tol); centred, a shift of y shifts the fit and leaves alpha_ and the iterations alone.
+        c = Y.min(axis=0) / 2 + Y.max(axis=0) / 2 if Y.shape[0] else np.zeros(Y.shape[1])
+        return self._solve_tv_centred(W, S, Y - c) + c
+
+    def _solve_tv_centred(self, W, S, Y):
+        # Columns share one selection (the library's multi-output rule: one hyperparameter, chosen on the
+        # criterion summed over the columns), but mu is in the units of y and TV is not linear in y, so a
+        # shared mu made a column's answer depend on the others' scale (np.c_[y, 2 y]: column 0 at
+        # alpha_ 0.114 instead of y's own 0.076, 1.9e-2 off).  With alpha="auto" every column is first
+        # brought to the same spread u (the mean of the columns' standard deviations); since
+        # f(c y, c mu) = c f(y, mu), column j then solves at mu_j = alpha (s_j / u), one multiple of its
+        # own spread, and a column rescaled leaves every other column's fit unchanged.  One's own grid or
+        # number is in the units of y and shared as given.
+        k = Y.shape[1]
+        if k < 2 or not isinstance(self.alpha, str):
+            F = super()._solve_tv(W, S, Y)
+            if k >= 2:
+                self.alpha_ = np.full(k, self.alpha_)
+            return F
+        spread = self._column_spreads(Y)
+        varies = spread > 0
+        if not varies.any():
+            F = super()._solve_tv(W, S, Y)
+            self.alpha_ = np.full(k, self.alpha_)
+            return F
+        # u: the mean spread of the columns that vary; a constant column fits exactly at any mu (zero CV
+        # error at every alpha) and is left as it is (a zero column halved the grid of the other)
+        top = float(spread.max())
+        u = float(np.mean(spread[varies] / top)) * top
+        ratio = np.where(varies, spread / u, 1.0)          # s_j / u
+        F = super()._solve_tv(W, S, Y / ratio)
+        self.alpha_ = self.alpha_ * ratio
+        return F * ratio
 
     def _cv_target(self, Y):
         # kfold_scores compares predictions with its target: predict each test row's root mean squared
@@ -1657,8 +1718,25 @@ class GraphTVRegressor(_TransductiveRegressor, _GraphTV):
     ``fidelity="degree"``: invariant to the scale of W).  Recovers
     piecewise-constant signals.  The TV term is linear and the fidelity
     quadratic in y, so :math:`\mu` is in the units of y: a labeled value moves
-    by at most :math:`\mu / 2` (scale :math:`\mu` with y).
-    """ + _TV_DOC.replace(_GRAPH_DOC, _GRAPH_DOC_REG) + r"""
+    by at most :math:`\mu / 2` (scale :math:`\mu` with y).  Constants cost
+    nothing, so a shift of y shifts the fit (it is solved for y minus each
+    column's midrange).
+
+    Several target columns (y of shape (n, k)) share one selection, as in
+    the library's other regressors (one hyperparameter chosen on the
+    criterion summed over the columns); since :math:`\mu` is in the units
+    of y, ``alpha="auto"`` first brings every column to the same spread
+    (the mean of the columns' standard deviations): column j is solved at
+    :math:`\mu_j` = the chosen multiple of its own standard deviation, so a
+    column's fit does not depend on the scale of the others (it still
+    depends on their values through the shared choice).  A number or one's
+    own grid is in the units of y and shared as given.
+    """ + _TV_DOC.replace(_GRAPH_DOC, _GRAPH_DOC_REG).replace(
+        r"""    alpha_ : float
+        The :math:`\mu` used.""",
+        r"""    alpha_ : float or ndarray of shape (n_targets,)
+        The :math:`\mu` used; with k >= 2 target columns the :math:`\mu_j` of
+        each (equal unless ``alpha="auto"``, see above).""", 1) + r"""
 
     Examples
     --------

@@ -224,8 +224,14 @@ def knn_graph(X: ArrayLike, n_neighbors: int = 10, *,
         k-means cells fitted on a sample, exact search in each cell and a
         complete halo pass), so the graph equals the exact search's, and
         ``algorithm`` must be ``"auto"`` or an exact one; with
-        ``return_info=True`` the info holds the cells (``"cells"``, a node
-        partition for the distributed operators) and the search statistics.
+        ``return_info=True`` the info has the keys above (``"algorithm"``
+        ``"cells (mpi)"`` / ``"cells (dask)"``, ``"exact"`` True and
+        ``"recall"`` 1.0, no fallback, no pilot) plus the cells
+        (``"cells"``, a node partition for the distributed operators) and
+        the search statistics of
+        :func:`~graphrkhs.distributed.distributed_knn_graph`
+        (``"n_cells"``, ``"partitioner"``, ``"executor"``, ``"cell_sizes"``,
+        ``"halo_visits"``, ``"visits_per_point"``).
         ``"auto"`` and ``"numpy"`` search in this process: unlike the solvers,
         the search does not switch by itself under ``mpiexec`` or with a Dask
         client, because its ``"auto"`` algorithm may be approximate and the
@@ -328,7 +334,17 @@ def knn_graph(X: ArrayLike, n_neighbors: int = 10, *,
         if not return_info:
             return out[0]
         W, cells, info = out
-        return W, {**info, "algorithm": f"cells ({backend})", "requested": algorithm, "cells": cells}
+        # the keys of every in-process path (INFO_KEYS; before, only the distributed search's own: a caller
+        # reading info["fallback"] or info["recall_sample"] got a KeyError under backend="mpi" / "dask"),
+        # then the cells' own.  The cell-wise search with its complete halo pass is exact: recall 1.0, as
+        # kd_tree's and brute's, with no sample (distributed_knn_graph's "recall" is None without one)
+        common = _knn._new_info(algorithm, f"cells ({backend})", False)
+        exact = bool(info["exact"])
+        recall = info.get("recall")
+        common.update(exact=exact, seconds=info["seconds"],
+                      recall=(1.0 if exact else float("nan")) if recall is None else float(recall))
+        extra = {key: value for key, value in info.items() if key not in common}
+        return W, {**common, **extra, "cells": cells}
     rng = check_random_state(random_state)
 
     if not isinstance(return_info, (bool, np.bool_)):

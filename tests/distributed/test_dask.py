@@ -253,6 +253,24 @@ def test_knn_graph_backend_dask_is_the_exact_graph(client):
     assert (W != 0).nnz == (W0 != 0).nnz and (abs(W - W0) > 1e-12 * W0.max()).nnz == 0
 
 
+def test_knn_graph_backend_dask_info_has_the_in_process_keys(client):
+    # the cell-wise info had only its own keys ("cells", "n_cells", ...): info["fallback"] or
+    # info["recall_sample"], there on every in-process path, raised a KeyError
+    from graphrkhs.graphs._search import INFO_KEYS, RECALL_TARGET
+
+    X = np.random.default_rng(8).normal(size=(300, 3))
+    _, info = gr.knn_graph(X, 6, backend="dask", return_info=True)
+    _, serial = gr.knn_graph(X, 6, algorithm="kd_tree", return_info=True)
+    assert set(INFO_KEYS) <= set(info) and set(serial) == set(INFO_KEYS)
+    assert set(info) - set(INFO_KEYS) == {"cells", "n_cells", "partitioner", "executor", "cell_sizes",
+                                          "halo_visits", "visits_per_point"}
+    assert info["algorithm"] == "cells (dask)" and info["requested"] == "auto"
+    assert info["exact"] is True and info["recall"] == 1.0 and info["recall_sample"] == 0
+    assert info["fallback"] is False and info["sparse"] is False and info["recall_target"] == RECALL_TARGET
+    assert np.isnan(info["approximate_recall"]) and np.isnan(info["pilot_recall"]) and info["pilot_sample"] == 0
+    assert info["seconds"] > 0 and np.bincount(info["cells"]).sum() == X.shape[0]
+
+
 @pytest.mark.parametrize("kind", ["combinatorial", "normalized", "randomwalk"])
 def test_laplacian_backend_dask_equals_serial_exactly(client, kind):
     W = _graph(isolated=9)

@@ -197,6 +197,10 @@ def test_knn_graph_backend_mpi_is_the_exact_graph(cloud3):
     _same_graph(W, knn_graph(cloud3, 8, algorithm="kd_tree"))
     cells = np.asarray(info["cells"])
     assert cells.shape == (cloud3.shape[0],) and info["exact"] and info["requested"] == "auto"
+    # the keys of every in-process path too (only the cell-wise search's own before)
+    from graphrkhs.graphs._search import INFO_KEYS
+    assert set(INFO_KEYS) <= set(info) and info["algorithm"] == "cells (mpi)"
+    assert info["recall"] == 1.0 and info["fallback"] is False and info["recall_sample"] == 0
     assert np.bincount(cells).sum() == cloud3.shape[0]
     _same_graph(knn_graph(cloud3, 8, backend="mpi"), W, rtol=0)
 
