@@ -749,6 +749,14 @@ def _new_info(requested, algorithm, sparse):
             "approximate_recall": nan, "pilot_recall": nan, "pilot_sample": 0, "sparse": sparse, "seconds": nan}
 
 
+def _report_recall(progress, message):
+    """A recall estimate as a stage message when the call is verbose, else at INFO on the logger (always kept)."""
+    if progress.enabled():
+        progress(message)
+    else:
+        logger.info("kNN search: %s", message)
+
+
 def knn_search_report(X, n_neighbors, algorithm, random_state, workers=-1, verbose=None):
     """:func:`knn_search` (rescaled units) for :func:`graphrkhs.knn_graph`, with the
     ``"auto"`` choice, recall estimation and fallback.
@@ -797,10 +805,7 @@ def knn_search_report(X, n_neighbors, algorithm, random_state, workers=-1, verbo
             exact = exact_algorithm(d)
             message = (f"{algorithm} recall@{n_neighbors} on a pilot of {m} random points = {pilot:.4f} < "
                        f"{RECALL_TARGET}: exact search ({exact})")
-            if progress.enabled():
-                progress(message)
-            else:
-                logger.info("kNN search: %s", message)
+            _report_recall(progress, message)
             algorithm = exact
             info.update(algorithm=exact, exact=True)
     if not info["exact"]:
@@ -830,10 +835,7 @@ def knn_search_report(X, n_neighbors, algorithm, random_state, workers=-1, verbo
         info.update(recall=recall, recall_sample=m, approximate_recall=recall)
         message = (f"{algorithm} recall@{n_neighbors} = {recall:.4f} estimated on {m} random points "
                    f"(target {RECALL_TARGET})")
-        if progress.enabled():
-            progress(message)
-        else:
-            logger.info("kNN search: %s", message)
+        _report_recall(progress, message)
         if recall < RECALL_TARGET:
             if requested == "auto":
                 exact = exact_algorithm(d)
