@@ -690,7 +690,8 @@ def select_grid(evaluate: Callable[..., Any], grid: Mapping[str, Any], *, extend
         Recorded in the result.
     bounds : dict of str -> (low, high), optional
         Never extend an axis beyond these values (e.g. a ridge below the
-        rounding level of the kernel).
+        rounding level of the kernel).  ``low <= high``, neither NaN (else ``ValueError``);
+        infinite values are allowed.
     report : sequence of str, default=()
         Axes that are not extended (one's own grid) but whose best value at an
         edge is reported, while the axes of ``extend`` grow.
@@ -736,6 +737,16 @@ def select_grid(evaluate: Callable[..., Any], grid: Mapping[str, Any], *, extend
     max_extensions = check_scalar(max_extensions, "max_extensions", kind="int", low=0)
     n_new = check_scalar(n_new, "n_new", kind="int", low=1)
     bounds = dict(bounds or {})
+    for k, b in bounds.items():
+        try:
+            lo, hi = (float(v) for v in b)
+        except (TypeError, ValueError):
+            raise ValueError(f"bounds[{k!r}] must be a pair (low, high) of numbers; got {b!r}.") from None
+        # inverted or NaN bounds ran without error: every extension was clipped into an empty interval
+        if np.isnan(lo) or np.isnan(hi) or lo > hi:
+            raise ValueError(f"bounds[{k!r}] must be (low, high) with low <= high and neither NaN; got {b!r}. "
+                             f"Pass the smaller value first.")
+        bounds[k] = (lo, hi)
     n_ext = n_bounded = 0
     exhausted = set()
     while True:
