@@ -50,7 +50,7 @@ from .._core.types import ArrayLike, Indices, MatrixLike
 from .._core.validation import SelectionWarning, _as_2d, check_matrix, check_points, check_scalar, memory_guard
 from ..kernels import NYSTROM_AUTO_MIN_N, NystromFeatures, pairwise_kernel
 from ._kernel import _psd_penalty, _snap
-from ._selection import (CRITERIA, SCORINGS, GridResult, ManifoldRidgePath, _path_scores,
+from ._selection import (CRITERIA, SCORINGS, GridResult, ManifoldRidgePath, _check_selection_labels, _path_scores,
                          geometric_grid, growing_axes, report_grid_edge, select_grid, select_kernel_ridge)
 
 __all__ = ["nystrom_laprls_fit", "nystrom_plaprls_fit", "nystrom_consistency_grams", "select_nystrom_laprls",
@@ -431,6 +431,7 @@ def select_nystrom_laprls(F: ArrayLike, labeled: Indices, Y: ArrayLike, M: Matri
     ['alpha', 'sigma']
     """
     F, n, S, Y2, was_1d, M = _feature_problem(F, labeled, Y, M)
+    _check_selection_labels(S.size)
     A, d, G0 = _warped_lowrank(F, S, M, graph_gram)     # one r x r eigendecomposition for every ratio
 
     def make_kernel(rho):
@@ -565,6 +566,7 @@ def select_laprls_lowrank(X: ArrayLike, labeled: Indices, Y: ArrayLike, M: Matri
     X = check_points(X, "X")
     n = X.shape[0]
     S = _check_labeled_index(labeled, n)
+    _check_selection_labels(S.size)
     Y2, was_1d = _as_2d(Y)
     Y2 = np.asarray(Y2, dtype=np.float64)
     if Y2.shape[0] != S.size:

@@ -76,6 +76,11 @@ switch to it by themselves.
 Scores follow scikit-learn: higher is better (``-MSE`` of the LOO residuals,
 ``-GCV``, or the LOO/held-out accuracy).  Ties are broken towards the
 *larger* regularization (the smoother function).
+
+Fewest labels.  Every ``select_*`` function here (LOO or GCV) raises a ``ValueError`` with fewer than
+``MIN_LOO_LABELS`` = 3 labeled points: with one the criterion is flat in exact arithmetic, with two leaving
+one out leaves a single label, and the choice was rounding.  The estimators' ``"auto"`` parameters use the
+same number (:func:`graphrkhs.estimators._auto.loo_selects`) and fall back to documented values instead.
 """
 
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
@@ -119,6 +124,27 @@ __all__ = [
 
 CRITERIA = ("loo", "gcv")
 SCORINGS = ("mse", "accuracy")
+
+#: Fewest labeled points a selection (``select_*``, LOO or GCV) ranks on: with one, every criterion is flat in
+#: exact arithmetic (the one label's LOO prediction, or the GCV of one point, is the same at every value); with
+#: two, leaving one out leaves a single label (Tikhonov: its constant, flat again).  The scores then differ by
+#: rounding only, and the "choice" was rounding (``select_ridge_alpha`` on one label: alpha = 0.01).  The
+#: estimators' gate (:func:`graphrkhs.estimators._auto.loo_selects`) uses the same number and falls back to
+#: documented values; a solver-level selection raises a ``ValueError`` instead.
+MIN_LOO_LABELS = 3
+
+
+def _check_selection_labels(l, criterion="loo"):
+    """The one rule of the solver-level selections: fewer than ``MIN_LOO_LABELS`` labeled points raise."""
+    if l < MIN_LOO_LABELS:
+        what = "leave-one-out" if criterion == "loo" else "GCV"
+        raise ValueError(f"{what} selection needs at least {MIN_LOO_LABELS} labeled points; got {l} (with fewer "
+                         f"the criterion ranks rounding only). Pass fixed parameter values instead.")
+
+
+def _n_rows(Y):
+    """The number of target rows (0 for a scalar: the callers' own checks then name the argument)."""
+    return int(np.shape(Y)[0]) if np.ndim(Y) >= 1 else MIN_LOO_LABELS
 
 
 def geometric_grid(low: float, high: float, num: int) -> np.ndarray:
@@ -880,6 +906,8 @@ def select_ridge_alpha(K: Any, Y: Any, alphas: Optional[Any] = None, *, ridge_sc
     scale = float(l) if isinstance(ridge_scale, str) and ridge_scale == "l" else \
         check_scalar(ridge_scale, "ridge_scale", low=0, low_inclusive=False)
     Y2 = _as_targets(Y, l)
+    check_option(criterion, "criterion", CRITERIA)
+    _check_selection_labels(l, criterion)
     alphas = geometric_grid(1e-6, 1e1, 15) if alphas is None else check_ridges(alphas, "alphas")
     path = KernelRidgePath(K, unpenalized=np.ones(l) if fit_intercept else None)
     check_option(criterion, "criterion", CRITERIA)
@@ -957,6 +985,7 @@ def select_kernel_ridge(make_kernel: Callable[[float], Any], Y: Any, sigmas: Any
         raise TypeError("make_kernel must be a callable sigma -> (l, l) kernel matrix.")
     check_option(criterion, "criterion", CRITERIA)
     check_option(scoring, "scoring", SCORINGS)
+    _check_selection_labels(_n_rows(Y), criterion)
     sigmas = np.unique(check_ridges(sigmas, "sigmas"))
     alphas = geometric_grid(1e-6, 1e1, 15) if alphas is None else np.unique(check_ridges(alphas, "alphas"))
     paths: Dict[float, Tuple[KernelRidgePath, np.ndarray, float]] = {}
@@ -1019,6 +1048,7 @@ def select_tikhonov_alpha(W: Any, labeled: Any, Y: Any, alphas: Optional[Any] = 
     check_option(criterion, "criterion", CRITERIA)
     check_option(scoring, "scoring", SCORINGS)
     alphas = geometric_grid(1e-4, 1e3, 15) if alphas is None else check_ridges(alphas, "alphas")
+    _check_selection_labels(_check_labeled_index(labeled, as_adjacency(W).shape[0]).size, criterion)
     red = _KronReduction(W, labeled, laplacian)     # its scores leave out labels alone in their component
     Y2 = _as_targets(Y, red.S.size)
     # the combinatorial Laplacian does not penalize constants: a target constant up to rounding is fitted
@@ -1059,6 +1089,9 @@ def select_linear_smoother(hat: Callable[..., np.ndarray], Y: Any, grid: Mapping
     -------
     GridResult
     """
+    check_option(criterion, "criterion", CRITERIA)
+    _check_selection_labels(_n_rows(Y), criterion)
+
     def evaluate(**axes):
         names = list(axes)
         mesh = np.meshgrid(*axes.values(), indexing="ij")
@@ -1146,6 +1179,7 @@ def select_laprls_gammas(K: Any, labeled: Any, Y: Any, M: Any, gamma_As: Optiona
     # select_manifold_gammas for the ratios that are no candidates (candidate_path)
     mp = ManifoldRidgePath(K, labeled, M, min_rcond=LAPRLS_MIN_RCOND)
     S = mp.S
+    _check_selection_labels(S.size, criterion)
     if fit_intercept and mp.warps_constant():
         raise ValueError("fit_intercept=True needs a penalty with M @ 1 = 0 (laplacian='combinatorial').")
     gA = geometric_grid(1e-6, 1e1, 15) if gamma_As is None else np.unique(check_ridges(gamma_As, "gamma_As"))
@@ -1195,8 +1229,7 @@ def _prls_parts(K, Kp, Kpp, Y, gammas, Psi):
     Kp, Kpp = check_square(Kp, "Kp", np.float64), check_square(Kpp, "Kpp", np.float64)
     if Kp.shape != (l, l) or Kpp.shape != (l, l):
         raise ValueError(f"Kp and Kpp must have shape ({l}, {l}) like K; got {Kp.shape} and {Kpp.shape}.")
-    if l < 3:
-        raise ValueError(f"leave-one-out needs at least 3 labeled points; got {l}.")
+    _check_selection_labels(l)
     Y2 = _as_targets(Y, l)
     gammas = check_ridges(gammas, "gammas")
     Psi = np.ones((l, 1)) if Psi is None else np.asarray(Psi, dtype=np.float64).reshape(l, -1)
@@ -1371,6 +1404,7 @@ def select_prls_gamma(K: Any, Kp: Any, Kpp: Any, Y: Any, gammas: Optional[Any] =
         axis ``gamma`` (``sigma``, ``gamma`` with ``sigmas``).
     """
     gammas = geometric_grid(1e-6, 1e2, 9) if gammas is None else check_ridges(gammas, "gammas")
+    _check_selection_labels(_n_rows(Y))
     done: Dict[Tuple[float, float], Tuple[float, float]] = {}
     grams: Dict[float, Any] = {}
 
@@ -1785,6 +1819,7 @@ def select_manifold_gammas(K: Any, labeled: Any, Y: Any, M: Any, gamma_As: Optio
     check_option(criterion, "criterion", CRITERIA)
     check_option(scoring, "scoring", SCORINGS)
     mp = ManifoldRidgePath(K, labeled, M, consistency=consistency)
+    _check_selection_labels(mp.S.size, criterion)
     if fit_intercept and mp.warps_constant():
         raise ValueError("fit_intercept=True needs a penalty with M @ 1 = 0 (laplacian='combinatorial').")
     n = mp.n
@@ -2179,6 +2214,7 @@ def select_tikhonov_solution(W: Any, labeled: Any, Y: Any, alphas: Optional[Any]
         raise ValueError(f"alphas must be a non-empty 1-D sequence of finite numbers >= 0; got {given!r}.")
     alphas = np.unique(alphas)
     n_labels = _check_labeled_index(labeled, as_adjacency(W).shape[0]).size
+    _check_selection_labels(n_labels, criterion)
     if method == "stochastic" or (method == "auto" and n_labels > STOCHASTIC_MIN_LABELS):
         # the default grid (None) is thinned there (a block solve per point); one's own grid is scored as given
         return _tikhonov_stochastic_select(W, labeled, Y, TIKHONOV_ALPHAS_STOCHASTIC if default else alphas,

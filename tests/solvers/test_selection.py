@@ -658,15 +658,16 @@ def test_tikhonov_loo_leaves_out_a_label_alone_in_its_component():
 def test_tikhonov_loo_with_every_label_alone_is_undefined_with_one_warning(method):
     from graphrkhs.solvers import select_tikhonov_solution
 
+    # three components with one label each (a selection needs 3 labels: MIN_LOO_LABELS)
     W = np.zeros((6, 6))
-    for a, b in [(0, 1), (1, 2), (3, 4), (4, 5)]:
+    for a, b in [(0, 1), (2, 3), (4, 5)]:
         W[a, b] = W[b, a] = 1.0
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        F, res = select_tikhonov_solution(W, [0, 3], [1.0, -1.0], method=method)
+        F, res = select_tikhonov_solution(W, [0, 2, 4], [1.0, -1.0, 2.0], method=method)
     assert [type(w.message) for w in caught] == [SelectionWarning]
     assert np.isneginf(res.scores).all()
-    np.testing.assert_allclose(F.ravel(), [1, 1, 1, -1, -1, -1])
+    np.testing.assert_allclose(F.ravel(), [1, 1, -1, -1, 2, 2])
 
 
 def test_kfold_tie_break_keeps_a_flat_curve_at_the_preferred_point():
