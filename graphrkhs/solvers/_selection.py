@@ -1877,15 +1877,18 @@ def kfold_splits(y: Any, n_splits: int = 5, *, stratify: Optional[bool] = None,
     r"""Shuffled (stratified) k-fold splits of the labeled points, deterministic for a given ``random_state``.
 
     scikit-learn's :class:`~sklearn.model_selection.StratifiedKFold` /
-    :class:`~sklearn.model_selection.KFold`.  Stratified folds need at least
-    2 points per class; with fewer than ``n_splits`` in the smallest class
-    the number of folds is lowered to that count.
+    :class:`~sklearn.model_selection.KFold`.  ``n_splits`` is an upper bound, lowered without a
+    warning when the points cannot fill that many folds: stratified folds need at least
+    2 points per class, and with fewer than ``n_splits`` in the smallest class
+    the number of folds is that count; unstratified, with fewer than ``n_splits``
+    points it is their number (leave-one-out).  ``len`` of the result is the number used.
 
     Parameters
     ----------
     y : array of shape (l,)
         Labels (classes) or real targets of the labeled points.
     n_splits : int >= 2, default=5
+        The most folds (see above: lowered to the smallest class's count, stratified, or to ``l``).
     stratify : bool, optional
         Default: True for integer / string / bool labels, False for floats.
     random_state : int, Generator or None
@@ -1937,7 +1940,8 @@ def kfold_scores(fit_predict: Callable[..., Any], y: Any, grid: Mapping[str, Any
     y : array of shape (l,)
     grid : dict of str -> 1-D sequence
     n_splits, stratify, random_state
-        See :func:`kfold_splits`.
+        See :func:`kfold_splits` (``n_splits`` is lowered there, stratified and unstratified alike, when the
+        points cannot fill that many folds).
     scoring : {"accuracy", "mse"}, default="accuracy"
     extend, max_extensions
         See :func:`select_grid`.

@@ -320,6 +320,16 @@ def test_kfold_splits_stratified_and_deterministic():
         kfold_splits(np.array([0, 0, 1]), 3)
 
 
+def test_kfold_splits_unstratified_lowers_n_splits_to_leave_one_out():
+    # documented (the stratified case was, this one was not): fewer points than n_splits -> one fold per point
+    y = np.array([0.5, 1.5, -2.0])
+    folds = kfold_splits(y, 5, random_state=0)
+    assert len(folds) == 3
+    assert sorted(int(te[0]) for _, te in folds) == [0, 1, 2] and all(te.size == 1 for _, te in folds)
+    assert all(np.array_equal(np.sort(np.r_[tr, te]), np.arange(3)) for tr, te in folds)
+    assert len(kfold_splits(np.arange(7.0), 5, random_state=0)) == 5      # enough points: n_splits as given
+
+
 def test_kfold_scores_pick_the_right_threshold():
     x = np.linspace(-1, 1, 40)
     y = (x > 0.3).astype(int)
