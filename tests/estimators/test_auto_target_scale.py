@@ -60,3 +60,14 @@ def test_edge_warning_names_the_width_used(cls, scale):
     assert named                     # the width is at the edge of its grid here: the warning is expected
     for v in named:
         assert v == pytest.approx(est.sigma_, rel=1e-2)
+
+
+def test_prls_width_warning_names_the_refined_width_used():
+    # PRLS refines the RLS width by its own LOO (x 2^-1/2, 1, 2^1/2): the RLS selection's warning "the selected
+    # sigma=19 is at the edge of its grid" was emitted although the fit used 13.4 (an interior width of the
+    # widths tried, 19 x 2^1/2 among them); here the refinement goes beyond the RLS grid's edge (26.8 against 19)
+    # and the warning must name that width
+    X, y = _data()
+    est, msgs = _fit(PRLSRegressor, X, y)
+    named = [float(m.group(1)) for m in (re.match(r"the selected sigma=([0-9.e+-]+) ", s) for s in msgs) if m]
+    assert named and all(v == pytest.approx(est.sigma_, rel=1e-2) for v in named), (named, est.sigma_)
