@@ -1048,6 +1048,7 @@ def select_tikhonov_alpha(W: Any, labeled: Any, Y: Any, alphas: Optional[Any] = 
     check_option(criterion, "criterion", CRITERIA)
     check_option(scoring, "scoring", SCORINGS)
     alphas = geometric_grid(1e-4, 1e3, 15) if alphas is None else check_ridges(alphas, "alphas")
+    check_option(laplacian, "laplacian", ("combinatorial", "normalized"))     # the arguments first
     _check_selection_labels(_check_labeled_index(labeled, as_adjacency(W).shape[0]).size, criterion)
     red = _KronReduction(W, labeled, laplacian)     # its scores leave out labels alone in their component
     Y2 = _as_targets(Y, red.S.size)
@@ -1179,11 +1180,11 @@ def select_laprls_gammas(K: Any, labeled: Any, Y: Any, M: Any, gamma_As: Optiona
     # select_manifold_gammas for the ratios that are no candidates (candidate_path)
     mp = ManifoldRidgePath(K, labeled, M, min_rcond=LAPRLS_MIN_RCOND)
     S = mp.S
-    _check_selection_labels(S.size, criterion)
     if fit_intercept and mp.warps_constant():
         raise ValueError("fit_intercept=True needs a penalty with M @ 1 = 0 (laplacian='combinatorial').")
     gA = geometric_grid(1e-6, 1e1, 15) if gamma_As is None else np.unique(check_ridges(gamma_As, "gamma_As"))
     rho = np.array([0.0, 1e-1, 1e1, 1e3, 1e5, 1e7]) if ratios is None else _ratio_grid(ratios)
+    _check_selection_labels(S.size, criterion)       # after the arguments' own checks, before any LU
     Y2 = _as_targets(Y, S.size)
     mp.path(0.0, fit_intercept)     # K_SS itself not PSD: the caller's kernel, an error before any LU
 
@@ -1819,7 +1820,6 @@ def select_manifold_gammas(K: Any, labeled: Any, Y: Any, M: Any, gamma_As: Optio
     check_option(criterion, "criterion", CRITERIA)
     check_option(scoring, "scoring", SCORINGS)
     mp = ManifoldRidgePath(K, labeled, M, consistency=consistency)
-    _check_selection_labels(mp.S.size, criterion)
     if fit_intercept and mp.warps_constant():
         raise ValueError("fit_intercept=True needs a penalty with M @ 1 = 0 (laplacian='combinatorial').")
     n = mp.n
@@ -1835,6 +1835,7 @@ def select_manifold_gammas(K: Any, labeled: Any, Y: Any, M: Any, gamma_As: Optio
         bounds["ratio"] = (rho[0], rho[-1])
     else:
         rho = _ratio_grid(ratios)
+    _check_selection_labels(mp.S.size, criterion)    # after the arguments' own checks, before any LU
     Y2 = _as_targets(Y, mp.S.size)
     l = mp.S.size
 
