@@ -33,6 +33,7 @@ import numpy as np
 
 from .._core.validation import Interval, Options, SelectionWarning, warn
 from .._core.loo import constant_up_to_rounding
+from ..solvers import MIN_LOO_LABELS
 
 __all__ = []
 
@@ -41,8 +42,9 @@ AUTO = "auto"
 TUNABLE_POSITIVE = [Interval("real", 0, None, closed="neither"), Options(AUTO), "array-like"]
 TUNABLE_NONNEG = [Interval("real", 0, None), Options(AUTO), "array-like"]
 #: Fewer labeled points than this (for a classifier: in classes with two or more labels): leave-one-out
-#: cannot rank anything, the fallback values are used (:func:`loo_selects`).
-MIN_LABELS = 3
+#: cannot rank anything, the fallback values are used (:func:`loo_selects`).  The solver layer's one rule
+#: (its selections raise a ValueError below it): :data:`graphrkhs.solvers._selection.MIN_LOO_LABELS`.
+MIN_LABELS = MIN_LOO_LABELS
 #: Widths tried for ``sigma="auto"``, relative to the median pairwise distance.
 WIDTH_FACTORS = np.geomspace(0.25, 2.0, 7)
 

@@ -966,9 +966,42 @@ class _PRLS(_KernelLearner):
     def _check_params(self):
         self._check_heat_kernel()
 
+    def _select_width(self, XS, Y):
+        """The RLS width, its SelectionWarnings held back: when PRLS's own LOO refines the width
+        (:meth:`_fit_kernel`) the warning about the RLS choice named a width the fit did not use (sigma=19 at
+        the edge of the RLS grid while ``sigma_`` was 13.4)."""
+        with warnings.catch_warnings(record=True) as held:
+            warnings.simplefilter("always", SelectionWarning)
+            res = super()._select_width(XS, Y)
+        self._held_width_warnings = held
+        return res
+
+    def _release_width_warnings(self, held, refined):
+        """Re-emit the RLS width selection's warnings; after a refinement (``refined``: the widths tried, the
+        RLS grid's and the refinement's, and the RLS grid's extensions) those naming ``sigma`` are replaced by
+        the edge report of the width used on the widths tried."""
+        for w in held:
+            if not (refined is not None and str(w.message).startswith("the selected sigma=")):
+                warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+        if refined is not None:
+            report_grid_edge("sigma", self.sigma_, np.unique(refined[0]), refined[1], stacklevel=4)
+
     def _fit_kernel(self, X, labeled, Y):
         """The empirical integral operator uses all rows of X, "heat" only the labeled ones."""
+        held = self.__dict__.pop("_held_width_warnings", [])
+        width_result = getattr(self, "_width_result", None)
+        refined = None
+        try:
+            sigmas = self._fit_prls(X, labeled, Y)
+            if sigmas is not None and width_result is not None:
+                refined = (np.r_[width_result.grid["sigma"], sigmas], width_result.n_extensions)
+        finally:
+            self._release_width_warnings(held, refined)
+
+    def _fit_prls(self, X, labeled, Y):
+        """The fit; returns the widths of the refinement by PRLS's own LOO (None without one)."""
         X_fit = X[labeled]
+        refined = None
         shift = self._constant_shift(Y)
         if shift is not None:
             Y = Y - shift
@@ -1021,6 +1054,7 @@ class _PRLS(_KernelLearner):
                                     max_extensions=2 if extend else 0, make_grams=make,
                                     sigmas=sigmas)
             self.gamma_ = res.best_params["gamma"]
+            refined = sigmas
             if sigmas is not None and res.best_params["sigma"] != self.sigma_:
                 self.sigma_ = res.best_params["sigma"]
                 K, Kp, Kpp, self.kappa_ = grams[float(self.sigma_)]      # computed by the selection
@@ -1030,6 +1064,7 @@ class _PRLS(_KernelLearner):
         self.intercept_ = intercept.astype(X_fit.dtype, copy=False)
         self._add_constant(shift)
         self.X_fit_ = X_fit
+        return refined
 
     def _refines_width(self, nystrom):
         """``sigma="auto"`` on the exact path: the RLS width is refined by PRLS's own LOO."""

@@ -67,7 +67,8 @@ from ._lowrank import __all__ as _lowrank_all
 from ._lowrank import LOWRANK_MIN_N  # noqa: F401
 from ._selection import *  # noqa: F401,F403
 from ._selection import __all__ as _selection_all
-from ._selection import STOCHASTIC_MIN_LABELS, TIKHONOV_ALPHAS, centred_loo_residuals, report_grid_edge  # noqa: F401
+from ._selection import (MIN_LOO_LABELS, STOCHASTIC_MIN_LABELS, TIKHONOV_ALPHAS,  # noqa: F401
+                         centred_loo_residuals, report_grid_edge)
 from ._tv import *  # noqa: F401,F403
 from ._tv import __all__ as _tv_all
 from ._tv import KERNEL_TV_MAX_ITER, TV_TOL  # noqa: F401

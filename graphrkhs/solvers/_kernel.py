@@ -650,7 +650,12 @@ def _snap(R, Y):
     precision, and its penalized part is exactly zero.
     """
     eps = np.finfo(R.dtype).eps
-    small = np.linalg.norm(R, axis=0) <= 100 * eps * np.sqrt(R.shape[0]) * np.linalg.norm(Y, axis=0)
+    # the norms in units of each column's largest target: squared, targets near 1e300 overflowed both norms
+    # to inf and near 1e-300 underflowed them to 0, and either way every column was "small" (PRLS then fitted
+    # the mean alone: predictions 76 % off the rescaled fit at y ~ 1)
+    Yabs = np.abs(Y).max(axis=0) if Y.size else np.ones(Y.shape[1:])
+    unit = np.where(np.isfinite(Yabs) & (Yabs > 0), Yabs, 1.0)
+    small = np.linalg.norm(R / unit, axis=0) <= 100 * eps * np.sqrt(R.shape[0]) * np.linalg.norm(Y / unit, axis=0)
     if small.any():
         R = R.copy()
         R[:, small] = 0

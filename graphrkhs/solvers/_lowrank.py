@@ -35,6 +35,8 @@ different purpose: to *select* LapRLS's kernel width jointly with
 grid, no n x n factorization), before one exact fit at the selected point.
 """
 
+import re
+import warnings
 from typing import Any, Dict, Optional, Sequence, Tuple, Union
 
 import numpy as np
@@ -45,14 +47,17 @@ from .._core.labels import _check_labeled_index
 from .._core.linalg import psd_part, psd_solve as _psd_solve, small_dense_threads
 from .._core.loo import KernelRidgePath, check_ridges
 from .._core.types import ArrayLike, Indices, MatrixLike
-from .._core.validation import _as_2d, check_matrix, check_points, check_scalar, memory_guard
+from .._core.validation import SelectionWarning, _as_2d, check_matrix, check_points, check_scalar, memory_guard
 from ..kernels import NYSTROM_AUTO_MIN_N, NystromFeatures, pairwise_kernel
 from ._kernel import _psd_penalty, _snap
-from ._selection import (CRITERIA, SCORINGS, GridResult, ManifoldRidgePath, _path_scores,
-                         geometric_grid, growing_axes, select_grid, select_kernel_ridge)
+from ._selection import (CRITERIA, SCORINGS, GridResult, ManifoldRidgePath, _check_selection_labels, _path_scores,
+                         geometric_grid, growing_axes, report_grid_edge, select_grid, select_kernel_ridge)
 
 __all__ = ["nystrom_laprls_fit", "nystrom_plaprls_fit", "nystrom_consistency_grams", "select_nystrom_laprls",
            "select_laprls_lowrank"]
+
+#: The head of :func:`~graphrkhs.solvers._selection.report_grid_edge`'s warning, naming the axis.
+_EDGE_WARNING = re.compile(r"the selected (\w+)=")
 
 #: The estimators' ``solver="auto"`` takes the Nystrom path above this many training rows.
 LOWRANK_MIN_N = NYSTROM_AUTO_MIN_N
@@ -426,6 +431,7 @@ def select_nystrom_laprls(F: ArrayLike, labeled: Indices, Y: ArrayLike, M: Matri
     ['alpha', 'sigma']
     """
     F, n, S, Y2, was_1d, M = _feature_problem(F, labeled, Y, M)
+    _check_selection_labels(S.size)
     A, d, G0 = _warped_lowrank(F, S, M, graph_gram)     # one r x r eigendecomposition for every ratio
 
     def make_kernel(rho):
@@ -560,6 +566,7 @@ def select_laprls_lowrank(X: ArrayLike, labeled: Indices, Y: ArrayLike, M: Matri
     X = check_points(X, "X")
     n = X.shape[0]
     S = _check_labeled_index(labeled, n)
+    _check_selection_labels(S.size)
     Y2, was_1d = _as_2d(Y)
     Y2 = np.asarray(Y2, dtype=np.float64)
     if Y2.shape[0] != S.size:
@@ -626,20 +633,29 @@ def select_laprls_lowrank(X: ArrayLike, labeled: Indices, Y: ArrayLike, M: Matri
     KSS = np.asarray(pairwise_kernel(X64[S], None, **kw, sigma=float(sigmas[sigmas.size // 2])), dtype=np.float64)
     floor = 1e-10 * max(float(np.abs(np.diag(KSS)).max()), 1e-300)
     grow, report = growing_axes(extend, ("sigma", "gamma_A"))
-    res = select_grid(evaluate, {"sigma": sigmas, "ratio": rho, "gamma_A": gA},
-                      extend=grow, max_extensions=max_extensions,
-                      criterion="loo", bounds={"gamma_A": (floor, np.inf)}, report=report)
+    # the surrogate's edge warnings are held back and said of the values the exact step ends up using
+    # (it may re-select gamma_A, or move off a singular ratio to another width)
+    with warnings.catch_warnings(record=True) as held:
+        warnings.simplefilter("always", SelectionWarning)
+        res = select_grid(evaluate, {"sigma": sigmas, "ratio": rho, "gamma_A": gA},
+                          extend=grow, max_extensions=max_extensions,
+                          criterion="loo", bounds={"gamma_A": (floor, np.inf)}, report=report)
+    surrogate_best = dict(res.best_params)
     # the exact step: one LU at the surrogate's best (sigma, ratio); a singular ratio drops it and the larger
-    # ratios at that width and the wider ones
+    # ratios at that width and the wider ones.  The (sigma, ratio) are ranked by the grid's own order (score,
+    # then tie-break, then the tie rule: GridResult.rank): ranked by the score alone, targets near 1e300 (MSE
+    # beyond float64, every score the largest float) or 1e-300 (every MSE 0) tied everywhere and the exact
+    # step took the first width, 0.296 against 19 at y ~ 1 (predictions 76 % off, the warning naming 19)
     axes = res.grid
-    best = np.where(np.isfinite(res.scores), res.scores, -np.inf).max(axis=2)      # (sigma, ratio)
-    usable = np.ones(best.shape, dtype=bool)
+    defined = np.isfinite(res.scores).any(axis=2)                                  # (sigma, ratio)
+    best = np.where(defined, res.rank.min(axis=2), np.iinfo(np.int64).max)         # lower is better
+    usable = defined.copy()
     chosen = None
     for _ in range(_LOWRANK_MAX_TRIES):
-        cand = np.where(usable, best, -np.inf)
-        if not np.isfinite(cand).any():
+        if not usable.any():
             break
-        i, j = np.unravel_index(np.argmax(cand), cand.shape)
+        cand = np.where(usable, best, np.iinfo(np.int64).max)
+        i, j = np.unravel_index(np.argmin(cand), cand.shape)
         s, r = float(axes["sigma"][i]), float(axes["ratio"][j])
         K = np.asarray(pairwise_kernel(X64, None, **kw, sigma=s), dtype=np.float64)
         mp = ManifoldRidgePath(K, S, M)
@@ -652,16 +668,29 @@ def select_laprls_lowrank(X: ArrayLike, labeled: Indices, Y: ArrayLike, M: Matri
         chosen = (s, r, mp, path)
         break
     if chosen is None:          # no usable ratio > 0 among the tries: RLS (ratio 0, no LU) at the best width
-        i = int(np.argmax(np.where(np.isfinite(best[:, 0]), best[:, 0], -np.inf)))
+        i = int(np.argmin(best[:, 0]))
         s, r = float(axes["sigma"][i]), 0.0
         mp = ManifoldRidgePath(np.asarray(pairwise_kernel(X64, None, **kw, sigma=s), dtype=np.float64), S, M)
         path = mp.path(0.0, False)
         chosen = (s, r, mp, path)
     s, r, mp, path = chosen
-    exact, _ = _path_scores(path, Y2, axes["gamma_A"] * l, "loo", scoring, centred)
-    ga = float(axes["gamma_A"][int(np.argmax(np.where(np.isfinite(exact), exact, -np.inf)))])
+    exact, exact_tie = _path_scores(path, Y2, axes["gamma_A"] * l, "loo", scoring, centred)
+    # the same order as the grid's (score, tie-break, tie rule): by the score alone the exact gamma_A too was
+    # the first of the grid wherever the MSE over- or underflows
+    ga = GridResult({"gamma_A": axes["gamma_A"]}, exact, tie_break=exact_tie).best_params["gamma_A"]
     res.best_params = {"sigma": s, "ratio": r, "gamma_A": ga, "gamma_I": r * ga}
     res.exact_scores = exact
+    # an axis whose value moved in the exact step: its surrogate warning is dropped and the value used is
+    # reported if it is at an edge (the gamma_A floor is a bound, no edge); the other warnings as they were
+    moved = {k: v for k, v in (("sigma", s), ("gamma_A", ga))
+             if v != surrogate_best[k] and (k in grow or k in report)}
+    for w in held:
+        name = _EDGE_WARNING.match(str(w.message))
+        if name is None or name.group(1) not in moved:
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    for k, v in moved.items():
+        if not (k == "gamma_A" and v <= floor * (1 + 1e-9)):
+            report_grid_edge(k, v, axes[k], res.n_extensions if k in grow else 0)
     out = (res,)
     if return_coef:
         alpha, b = mp.coef(Y2, ga, r)

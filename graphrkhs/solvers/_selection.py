@@ -76,6 +76,11 @@ switch to it by themselves.
 Scores follow scikit-learn: higher is better (``-MSE`` of the LOO residuals,
 ``-GCV``, or the LOO/held-out accuracy).  Ties are broken towards the
 *larger* regularization (the smoother function).
+
+Fewest labels.  Every ``select_*`` function here (LOO or GCV) raises a ``ValueError`` with fewer than
+``MIN_LOO_LABELS`` = 3 labeled points: with one the criterion is flat in exact arithmetic, with two leaving
+one out leaves a single label, and the choice was rounding.  The estimators' ``"auto"`` parameters use the
+same number (:func:`graphrkhs.estimators._auto.loo_selects`) and fall back to documented values instead.
 """
 
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
@@ -119,6 +124,27 @@ __all__ = [
 
 CRITERIA = ("loo", "gcv")
 SCORINGS = ("mse", "accuracy")
+
+#: Fewest labeled points a selection (``select_*``, LOO or GCV) ranks on: with one, every criterion is flat in
+#: exact arithmetic (the one label's LOO prediction, or the GCV of one point, is the same at every value); with
+#: two, leaving one out leaves a single label (Tikhonov: its constant, flat again).  The scores then differ by
+#: rounding only, and the "choice" was rounding (``select_ridge_alpha`` on one label: alpha = 0.01).  The
+#: estimators' gate (:func:`graphrkhs.estimators._auto.loo_selects`) uses the same number and falls back to
+#: documented values; a solver-level selection raises a ``ValueError`` instead.
+MIN_LOO_LABELS = 3
+
+
+def _check_selection_labels(l, criterion="loo"):
+    """The one rule of the solver-level selections: fewer than ``MIN_LOO_LABELS`` labeled points raise."""
+    if l < MIN_LOO_LABELS:
+        what = "leave-one-out" if criterion == "loo" else "GCV"
+        raise ValueError(f"{what} selection needs at least {MIN_LOO_LABELS} labeled points; got {l} (with fewer "
+                         f"the criterion ranks rounding only). Pass fixed parameter values instead.")
+
+
+def _n_rows(Y):
+    """The number of target rows (0 for a scalar: the callers' own checks then name the argument)."""
+    return int(np.shape(Y)[0]) if np.ndim(Y) >= 1 else MIN_LOO_LABELS
 
 
 def geometric_grid(low: float, high: float, num: int) -> np.ndarray:
@@ -690,7 +716,8 @@ def select_grid(evaluate: Callable[..., Any], grid: Mapping[str, Any], *, extend
         Recorded in the result.
     bounds : dict of str -> (low, high), optional
         Never extend an axis beyond these values (e.g. a ridge below the
-        rounding level of the kernel).
+        rounding level of the kernel).  ``low <= high``, neither NaN (else ``ValueError``);
+        infinite values are allowed.
     report : sequence of str, default=()
         Axes that are not extended (one's own grid) but whose best value at an
         edge is reported, while the axes of ``extend`` grow.
@@ -736,6 +763,16 @@ def select_grid(evaluate: Callable[..., Any], grid: Mapping[str, Any], *, extend
     max_extensions = check_scalar(max_extensions, "max_extensions", kind="int", low=0)
     n_new = check_scalar(n_new, "n_new", kind="int", low=1)
     bounds = dict(bounds or {})
+    for k, b in bounds.items():
+        try:
+            lo, hi = (float(v) for v in b)
+        except (TypeError, ValueError):
+            raise ValueError(f"bounds[{k!r}] must be a pair (low, high) of numbers; got {b!r}.") from None
+        # inverted or NaN bounds ran without error: every extension was clipped into an empty interval
+        if np.isnan(lo) or np.isnan(hi) or lo > hi:
+            raise ValueError(f"bounds[{k!r}] must be (low, high) with low <= high and neither NaN; got {b!r}. "
+                             f"Pass the smaller value first.")
+        bounds[k] = (lo, hi)
     n_ext = n_bounded = 0
     exhausted = set()
     while True:
@@ -869,6 +906,8 @@ def select_ridge_alpha(K: Any, Y: Any, alphas: Optional[Any] = None, *, ridge_sc
     scale = float(l) if isinstance(ridge_scale, str) and ridge_scale == "l" else \
         check_scalar(ridge_scale, "ridge_scale", low=0, low_inclusive=False)
     Y2 = _as_targets(Y, l)
+    check_option(criterion, "criterion", CRITERIA)
+    _check_selection_labels(l, criterion)
     alphas = geometric_grid(1e-6, 1e1, 15) if alphas is None else check_ridges(alphas, "alphas")
     path = KernelRidgePath(K, unpenalized=np.ones(l) if fit_intercept else None)
     check_option(criterion, "criterion", CRITERIA)
@@ -946,6 +985,7 @@ def select_kernel_ridge(make_kernel: Callable[[float], Any], Y: Any, sigmas: Any
         raise TypeError("make_kernel must be a callable sigma -> (l, l) kernel matrix.")
     check_option(criterion, "criterion", CRITERIA)
     check_option(scoring, "scoring", SCORINGS)
+    _check_selection_labels(_n_rows(Y), criterion)
     sigmas = np.unique(check_ridges(sigmas, "sigmas"))
     alphas = geometric_grid(1e-6, 1e1, 15) if alphas is None else np.unique(check_ridges(alphas, "alphas"))
     paths: Dict[float, Tuple[KernelRidgePath, np.ndarray, float]] = {}
@@ -1008,6 +1048,8 @@ def select_tikhonov_alpha(W: Any, labeled: Any, Y: Any, alphas: Optional[Any] = 
     check_option(criterion, "criterion", CRITERIA)
     check_option(scoring, "scoring", SCORINGS)
     alphas = geometric_grid(1e-4, 1e3, 15) if alphas is None else check_ridges(alphas, "alphas")
+    check_option(laplacian, "laplacian", ("combinatorial", "normalized"))     # the arguments first
+    _check_selection_labels(_check_labeled_index(labeled, as_adjacency(W).shape[0]).size, criterion)
     red = _KronReduction(W, labeled, laplacian)     # its scores leave out labels alone in their component
     Y2 = _as_targets(Y, red.S.size)
     # the combinatorial Laplacian does not penalize constants: a target constant up to rounding is fitted
@@ -1048,6 +1090,9 @@ def select_linear_smoother(hat: Callable[..., np.ndarray], Y: Any, grid: Mapping
     -------
     GridResult
     """
+    check_option(criterion, "criterion", CRITERIA)
+    _check_selection_labels(_n_rows(Y), criterion)
+
     def evaluate(**axes):
         names = list(axes)
         mesh = np.meshgrid(*axes.values(), indexing="ij")
@@ -1139,6 +1184,7 @@ def select_laprls_gammas(K: Any, labeled: Any, Y: Any, M: Any, gamma_As: Optiona
         raise ValueError("fit_intercept=True needs a penalty with M @ 1 = 0 (laplacian='combinatorial').")
     gA = geometric_grid(1e-6, 1e1, 15) if gamma_As is None else np.unique(check_ridges(gamma_As, "gamma_As"))
     rho = np.array([0.0, 1e-1, 1e1, 1e3, 1e5, 1e7]) if ratios is None else _ratio_grid(ratios)
+    _check_selection_labels(S.size, criterion)       # after the arguments' own checks, before any LU
     Y2 = _as_targets(Y, S.size)
     mp.path(0.0, fit_intercept)     # K_SS itself not PSD: the caller's kernel, an error before any LU
 
@@ -1184,8 +1230,7 @@ def _prls_parts(K, Kp, Kpp, Y, gammas, Psi):
     Kp, Kpp = check_square(Kp, "Kp", np.float64), check_square(Kpp, "Kpp", np.float64)
     if Kp.shape != (l, l) or Kpp.shape != (l, l):
         raise ValueError(f"Kp and Kpp must have shape ({l}, {l}) like K; got {Kp.shape} and {Kpp.shape}.")
-    if l < 3:
-        raise ValueError(f"leave-one-out needs at least 3 labeled points; got {l}.")
+    _check_selection_labels(l)
     Y2 = _as_targets(Y, l)
     gammas = check_ridges(gammas, "gammas")
     Psi = np.ones((l, 1)) if Psi is None else np.asarray(Psi, dtype=np.float64).reshape(l, -1)
@@ -1360,6 +1405,7 @@ def select_prls_gamma(K: Any, Kp: Any, Kpp: Any, Y: Any, gammas: Optional[Any] =
         axis ``gamma`` (``sigma``, ``gamma`` with ``sigmas``).
     """
     gammas = geometric_grid(1e-6, 1e2, 9) if gammas is None else check_ridges(gammas, "gammas")
+    _check_selection_labels(_n_rows(Y))
     done: Dict[Tuple[float, float], Tuple[float, float]] = {}
     grams: Dict[float, Any] = {}
 
@@ -1789,6 +1835,7 @@ def select_manifold_gammas(K: Any, labeled: Any, Y: Any, M: Any, gamma_As: Optio
         bounds["ratio"] = (rho[0], rho[-1])
     else:
         rho = _ratio_grid(ratios)
+    _check_selection_labels(mp.S.size, criterion)    # after the arguments' own checks, before any LU
     Y2 = _as_targets(Y, mp.S.size)
     l = mp.S.size
 
@@ -1831,15 +1878,18 @@ def kfold_splits(y: Any, n_splits: int = 5, *, stratify: Optional[bool] = None,
     r"""Shuffled (stratified) k-fold splits of the labeled points, deterministic for a given ``random_state``.
 
     scikit-learn's :class:`~sklearn.model_selection.StratifiedKFold` /
-    :class:`~sklearn.model_selection.KFold`.  Stratified folds need at least
-    2 points per class; with fewer than ``n_splits`` in the smallest class
-    the number of folds is lowered to that count.
+    :class:`~sklearn.model_selection.KFold`.  ``n_splits`` is an upper bound, lowered without a
+    warning when the points cannot fill that many folds: stratified folds need at least
+    2 points per class, and with fewer than ``n_splits`` in the smallest class
+    the number of folds is that count; unstratified, with fewer than ``n_splits``
+    points it is their number (leave-one-out).  ``len`` of the result is the number used.
 
     Parameters
     ----------
     y : array of shape (l,)
         Labels (classes) or real targets of the labeled points.
     n_splits : int >= 2, default=5
+        The most folds (see above: lowered to the smallest class's count, stratified, or to ``l``).
     stratify : bool, optional
         Default: True for integer / string / bool labels, False for floats.
     random_state : int, Generator or None
@@ -1891,7 +1941,8 @@ def kfold_scores(fit_predict: Callable[..., Any], y: Any, grid: Mapping[str, Any
     y : array of shape (l,)
     grid : dict of str -> 1-D sequence
     n_splits, stratify, random_state
-        See :func:`kfold_splits`.
+        See :func:`kfold_splits` (``n_splits`` is lowered there, stratified and unstratified alike, when the
+        points cannot fill that many folds).
     scoring : {"accuracy", "mse"}, default="accuracy"
     extend, max_extensions
         See :func:`select_grid`.
@@ -2168,6 +2219,7 @@ def select_tikhonov_solution(W: Any, labeled: Any, Y: Any, alphas: Optional[Any]
         raise ValueError(f"alphas must be a non-empty 1-D sequence of finite numbers >= 0; got {given!r}.")
     alphas = np.unique(alphas)
     n_labels = _check_labeled_index(labeled, as_adjacency(W).shape[0]).size
+    _check_selection_labels(n_labels, criterion)
     if method == "stochastic" or (method == "auto" and n_labels > STOCHASTIC_MIN_LABELS):
         # the default grid (None) is thinned there (a block solve per point); one's own grid is scored as given
         return _tikhonov_stochastic_select(W, labeled, Y, TIKHONOV_ALPHAS_STOCHASTIC if default else alphas,

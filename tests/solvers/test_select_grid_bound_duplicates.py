@@ -8,6 +8,7 @@ scores and two rows of ``cv_results_`` (seen: gamma_A 9.999999999999996e-11 besi
 import warnings
 
 import numpy as np
+import pytest
 
 from graphrkhs.solvers import SelectionWarning, select_grid
 
@@ -44,3 +45,29 @@ def test_values_clipped_to_a_bound_never_double_an_axis_value():
                                       bounds={"alpha": (lo, np.inf)}, max_extensions=3)
                 a = res.grid["alpha"]
                 assert np.all(np.diff(a) > 1e-9 * a[1:]), (ratio, k, rel, a)
+
+
+@pytest.mark.parametrize("bound", [(10.0, 0.1), (np.nan, 1.0), (0.0, np.nan)])
+def test_inverted_or_nan_bounds_raise_naming_the_argument(bound):
+    # bounds={"a": (10, 0.1)} ran without error (every extension clipped into an empty interval)
+    calls = []
+
+    def evaluate(a):
+        calls.append(a)
+        return -a
+
+    with pytest.raises(ValueError, match=r"bounds\['a'\] must be \(low, high\) with low <= high"):
+        select_grid(evaluate, {"a": [1.0, 2.0]}, extend=("a",), bounds={"a": bound})
+    assert not calls                    # before any evaluation
+
+
+def test_bounds_that_are_no_pair_raise_naming_the_argument():
+    with pytest.raises(ValueError, match=r"bounds\['a'\] must be a pair \(low, high\) of numbers"):
+        select_grid(lambda a: -a, {"a": [1.0, 2.0]}, bounds={"a": 3.0})
+
+
+def test_equal_and_infinite_bounds_are_accepted():
+    res = select_grid(lambda a: -a, {"a": [1.0, 2.0]}, extend=("a",), bounds={"a": (1.0, 1.0)})
+    assert res.best_params["a"] == 1.0
+    res = select_grid(lambda a: -(a - 2.0) ** 2, {"a": [1.0, 2.0, 4.0]}, bounds={"a": (0.0, np.inf)})
+    assert res.best_params["a"] == 2.0

@@ -320,6 +320,16 @@ def test_kfold_splits_stratified_and_deterministic():
         kfold_splits(np.array([0, 0, 1]), 3)
 
 
+def test_kfold_splits_unstratified_lowers_n_splits_to_leave_one_out():
+    # documented (the stratified case was, this one was not): fewer points than n_splits -> one fold per point
+    y = np.array([0.5, 1.5, -2.0])
+    folds = kfold_splits(y, 5, random_state=0)
+    assert len(folds) == 3
+    assert sorted(int(te[0]) for _, te in folds) == [0, 1, 2] and all(te.size == 1 for _, te in folds)
+    assert all(np.array_equal(np.sort(np.r_[tr, te]), np.arange(3)) for tr, te in folds)
+    assert len(kfold_splits(np.arange(7.0), 5, random_state=0)) == 5      # enough points: n_splits as given
+
+
 def test_kfold_scores_pick_the_right_threshold():
     x = np.linspace(-1, 1, 40)
     y = (x > 0.3).astype(int)
@@ -658,15 +668,16 @@ def test_tikhonov_loo_leaves_out_a_label_alone_in_its_component():
 def test_tikhonov_loo_with_every_label_alone_is_undefined_with_one_warning(method):
     from graphrkhs.solvers import select_tikhonov_solution
 
+    # three components with one label each (a selection needs 3 labels: MIN_LOO_LABELS)
     W = np.zeros((6, 6))
-    for a, b in [(0, 1), (1, 2), (3, 4), (4, 5)]:
+    for a, b in [(0, 1), (2, 3), (4, 5)]:
         W[a, b] = W[b, a] = 1.0
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        F, res = select_tikhonov_solution(W, [0, 3], [1.0, -1.0], method=method)
+        F, res = select_tikhonov_solution(W, [0, 2, 4], [1.0, -1.0, 2.0], method=method)
     assert [type(w.message) for w in caught] == [SelectionWarning]
     assert np.isneginf(res.scores).all()
-    np.testing.assert_allclose(F.ravel(), [1, 1, 1, -1, -1, -1])
+    np.testing.assert_allclose(F.ravel(), [1, 1, -1, -1, 2, 2])
 
 
 def test_kfold_tie_break_keeps_a_flat_curve_at_the_preferred_point():
