@@ -180,9 +180,17 @@ class _KernelLearner(PointsLearner):
         """
         sigmas, extend = self._width_grid()
         kw = self._kernel_kw()
-        res = select_kernel_ridge(lambda s: pairwise_kernel(XS, None, **{**kw, "sigma": s}), Y, sigmas, alphas,
-                                  ridge_scale="l", fit_intercept=self._width_free_constant(),
-                                  extend=growing(sigma=extend, alpha=extend_alpha), max_extensions=2)
+        with warnings.catch_warnings(record=True) as held:
+            warnings.simplefilter("always", SelectionWarning)
+            res = select_kernel_ridge(lambda s: pairwise_kernel(XS, None, **{**kw, "sigma": s}), Y, sigmas, alphas,
+                                      ridge_scale="l", fit_intercept=self._width_free_constant(),
+                                      extend=growing(sigma=extend, alpha=extend_alpha), max_extensions=2)
+        for w in held:
+            # the ridge of this RLS only serves to rank the widths: it is no parameter of these learners, so an
+            # edge report about it ("the selected alpha=1e-09 ... Pass a wider grid or a fixed value") named
+            # something the user cannot pass (PRLS, PLapRLS); the width's own report and other warnings stay
+            if not (issubclass(w.category, SelectionWarning) and str(w.message).startswith("the selected alpha=")):
+                warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
         self.sigma_ = res.best_params["sigma"]
         self._width_result = res
         return res
