@@ -34,7 +34,7 @@ from ..solvers import (GridResult, KernelRidgePath, graph_cut_choice, graph_pena
                        select_kernel_ridge)
 from ..kernels import default_sigma, pairwise_kernel
 from ._auto import (FIT_INTERCEPT, TUNABLE_NONNEG, TUNABLE_POSITIVE, WIDTH_FACTORS, free_constant,
-                    grid_of, growing, is_tuned, loo_selects, unselected)
+                    grid_of, growing, is_tuned, loo_selects, unselected, warn_duplicated_labeled_points)
 from ._base import POINT_CLOUD_GRAPH_CONSTRAINTS, POSITIVE, graph_spec
 from ._base import ClassifierOutputMixin, PointsLearner, RegressorOutputMixin
 
@@ -99,6 +99,8 @@ class _DataDependent(PointsLearner):
         # the targets before any centring: "constant up to rounding" is relative to their size (centred,
         # 3 + 3e-15 z was noise around 0, not a constant, and was selected on rounding)
         self._loo_selects = loo_selects(self._uncentred(Y), is_classifier(self), fits_constants=free_constant(self))
+        if self._loo_selects:
+            warn_duplicated_labeled_points(self, X[idx], stacklevel=7)
         if shift is not None:
             Y = Y - shift
         chosen = self._select(X, idx, Y)

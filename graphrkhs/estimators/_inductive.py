@@ -62,7 +62,7 @@ from ..solvers import centred_loo_residuals, report_grid_edge
 from ..solvers import SelectionWarning, grls_fit as _saddle_fit
 from .._core.validation import warn
 from ._auto import (FIT_INTERCEPT, TUNABLE_NONNEG, TUNABLE_POSITIVE, WIDTH_FACTORS, free_constant, grid_of, is_tuned,
-                    loo_selects, NO_LOO, growing, unselected)
+                    loo_selects, NO_LOO, growing, unselected, warn_duplicated_labeled_points)
 from .._core.validation import Interval, Options
 from ._base import POINT_CLOUD_GRAPH_CONSTRAINTS, POSITIVE, graph_spec
 from ._base import ClassifierOutputMixin, PointsLearner, RegressorOutputMixin
@@ -150,6 +150,8 @@ class _KernelLearner(PointsLearner):
         self.cv_results_ = None
         # one gate for every "auto" of the fit: without an informative LOO the fallback values are used
         self._loo_selects = loo_selects(Y, is_classifier(self), fits_constants=self._fits_constants())
+        if self._loo_selects:
+            warn_duplicated_labeled_points(self, X[labeled])
         if is_tuned(self.sigma) and self._width_matters() and self._loo_selects:
             # the labeled rows in float64 whatever X's dtype: the width search runs down to ridges far below
             # float32's rounding of the kernel (RLS chose another width on float32 points, 2x the float64
