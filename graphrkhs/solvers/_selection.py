@@ -907,11 +907,10 @@ def select_ridge_alpha(K: Any, Y: Any, alphas: Optional[Any] = None, *, ridge_sc
         check_scalar(ridge_scale, "ridge_scale", low=0, low_inclusive=False)
     Y2 = _as_targets(Y, l)
     check_option(criterion, "criterion", CRITERIA)
+    check_option(scoring, "scoring", SCORINGS)
     _check_selection_labels(l, criterion)
     alphas = geometric_grid(1e-6, 1e1, 15) if alphas is None else check_ridges(alphas, "alphas")
     path = KernelRidgePath(K, unpenalized=np.ones(l) if fit_intercept else None)
-    check_option(criterion, "criterion", CRITERIA)
-    check_option(scoring, "scoring", SCORINGS)
 
     def evaluate(alpha):
         return _path_scores(path, Y2, alpha * scale, criterion, scoring)
