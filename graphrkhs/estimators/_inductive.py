@@ -58,7 +58,7 @@ from ..solvers import (
     select_prls_gamma,
 )
 from ..solvers import ManifoldRidgePath, loo_scores, select_grid
-from ..solvers import centred_loo_residuals, report_grid_edge
+from ..solvers import centred_loo_residuals, held_selection_warnings, release_selection_warnings, report_grid_edge
 from ..solvers import SelectionWarning, grls_fit as _saddle_fit
 from .._core.validation import warn
 from ._auto import (FIT_INTERCEPT, TUNABLE_NONNEG, TUNABLE_POSITIVE, WIDTH_FACTORS, free_constant, grid_of, is_tuned,
@@ -182,17 +182,14 @@ class _KernelLearner(PointsLearner):
         """
         sigmas, extend = self._width_grid()
         kw = self._kernel_kw()
-        with warnings.catch_warnings(record=True) as held:
-            warnings.simplefilter("always", SelectionWarning)
+        with held_selection_warnings() as held:
             res = select_kernel_ridge(lambda s: pairwise_kernel(XS, None, **{**kw, "sigma": s}), Y, sigmas, alphas,
                                       ridge_scale="l", fit_intercept=self._width_free_constant(),
                                       extend=growing(sigma=extend, alpha=extend_alpha), max_extensions=2)
-        for w in held:
-            # the ridge of this RLS only serves to rank the widths: it is no parameter of these learners, so an
-            # edge report about it ("the selected alpha=1e-09 ... Pass a wider grid or a fixed value") named
-            # something the user cannot pass (PRLS, PLapRLS); the width's own report and other warnings stay
-            if not (issubclass(w.category, SelectionWarning) and str(w.message).startswith("the selected alpha=")):
-                warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+        # the ridge of this RLS only serves to rank the widths: it is no parameter of these learners, so an
+        # edge report about it ("the selected alpha=1e-09 ... Pass a wider grid or a fixed value") named
+        # something the user cannot pass (PRLS, PLapRLS); the width's own report and other warnings stay
+        release_selection_warnings(held, drop=("alpha",))
         self.sigma_ = res.best_params["sigma"]
         self._width_result = res
         return res
@@ -980,8 +977,7 @@ class _PRLS(_KernelLearner):
         """The RLS width, its SelectionWarnings held back: when PRLS's own LOO refines the width
         (:meth:`_fit_kernel`) the warning about the RLS choice named a width the fit did not use (sigma=19 at
         the edge of the RLS grid while ``sigma_`` was 13.4)."""
-        with warnings.catch_warnings(record=True) as held:
-            warnings.simplefilter("always", SelectionWarning)
+        with held_selection_warnings() as held:
             res = super()._select_width(XS, Y)
         self._held_width_warnings = held
         return res
@@ -990,9 +986,7 @@ class _PRLS(_KernelLearner):
         """Re-emit the RLS width selection's warnings; after a refinement (``refined``: the widths tried, the
         RLS grid's and the refinement's, and the RLS grid's extensions) those naming ``sigma`` are replaced by
         the edge report of the width used on the widths tried."""
-        for w in held:
-            if not (refined is not None and str(w.message).startswith("the selected sigma=")):
-                warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+        release_selection_warnings(held, drop=("sigma",) if refined is not None else ())
         if refined is not None:
             report_grid_edge("sigma", self.sigma_, np.unique(refined[0]), refined[1], stacklevel=4)
 

@@ -35,8 +35,6 @@ different purpose: to *select* LapRLS's kernel width jointly with
 grid, no n x n factorization), before one exact fit at the selected point.
 """
 
-import re
-import warnings
 from typing import Any, Dict, Optional, Sequence, Tuple, Union
 
 import numpy as np
@@ -47,17 +45,15 @@ from .._core.labels import _check_labeled_index
 from .._core.linalg import psd_part, psd_solve as _psd_solve, small_dense_threads
 from .._core.loo import KernelRidgePath, check_ridges
 from .._core.types import ArrayLike, Indices, MatrixLike
-from .._core.validation import SelectionWarning, _as_2d, check_matrix, check_points, check_scalar, memory_guard
+from .._core.validation import _as_2d, check_matrix, check_points, check_scalar, memory_guard
 from ..kernels import NYSTROM_AUTO_MIN_N, NystromFeatures, pairwise_kernel
 from ._kernel import _psd_penalty, _snap
 from ._selection import (CRITERIA, SCORINGS, GridResult, ManifoldRidgePath, _check_selection_labels, _path_scores,
-                         geometric_grid, growing_axes, report_grid_edge, select_grid, select_kernel_ridge)
+                         geometric_grid, growing_axes, held_selection_warnings, release_selection_warnings,
+                         report_grid_edge, select_grid, select_kernel_ridge)
 
 __all__ = ["nystrom_laprls_fit", "nystrom_plaprls_fit", "nystrom_consistency_grams", "select_nystrom_laprls",
            "select_laprls_lowrank"]
-
-#: The head of :func:`~graphrkhs.solvers._selection.report_grid_edge`'s warning, naming the axis.
-_EDGE_WARNING = re.compile(r"the selected (\w+)=")
 
 #: The estimators' ``solver="auto"`` takes the Nystrom path above this many training rows.
 LOWRANK_MIN_N = NYSTROM_AUTO_MIN_N
@@ -635,8 +631,7 @@ def select_laprls_lowrank(X: ArrayLike, labeled: Indices, Y: ArrayLike, M: Matri
     grow, report = growing_axes(extend, ("sigma", "gamma_A"))
     # the surrogate's edge warnings are held back and said of the values the exact step ends up using
     # (it may re-select gamma_A, or move off a singular ratio to another width)
-    with warnings.catch_warnings(record=True) as held:
-        warnings.simplefilter("always", SelectionWarning)
+    with held_selection_warnings() as held:
         res = select_grid(evaluate, {"sigma": sigmas, "ratio": rho, "gamma_A": gA},
                           extend=grow, max_extensions=max_extensions,
                           criterion="loo", bounds={"gamma_A": (floor, np.inf)}, report=report)
@@ -684,10 +679,7 @@ def select_laprls_lowrank(X: ArrayLike, labeled: Indices, Y: ArrayLike, M: Matri
     # reported if it is at an edge (the gamma_A floor is a bound, no edge); the other warnings as they were
     moved = {k: v for k, v in (("sigma", s), ("gamma_A", ga))
              if v != surrogate_best[k] and (k in grow or k in report)}
-    for w in held:
-        name = _EDGE_WARNING.match(str(w.message))
-        if name is None or name.group(1) not in moved:
-            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    release_selection_warnings(held, drop=moved)
     for k, v in moved.items():
         if not (k == "gamma_A" and v <= floor * (1 + 1e-9)):
             report_grid_edge(k, v, axes[k], res.n_extensions if k in grow else 0)

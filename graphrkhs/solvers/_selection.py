@@ -83,6 +83,9 @@ one out leaves a single label, and the choice was rounding.  The estimators' ``"
 same number (:func:`graphrkhs.estimators._auto.loo_selects`) and fall back to documented values instead.
 """
 
+import re
+import warnings
+from contextlib import contextmanager
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
@@ -853,6 +856,28 @@ def report_grid_edge(name: str, value: float, grid: Any, n_extensions: int = 0, 
          SelectionWarning, stacklevel=stacklevel + 1)
     return True
 
+
+#: The head of :func:`report_grid_edge`'s warning, naming the axis.
+_EDGE_WARNING = re.compile(r"the selected (\w+)=")
+
+
+@contextmanager
+def held_selection_warnings():
+    """Record the warnings of a selection (every SelectionWarning, repeats included) instead of showing them,
+    for a caller that decides afterwards which still hold (:func:`release_selection_warnings`): a later step
+    may change a value the selection's edge report named."""
+    with warnings.catch_warnings(record=True) as held:
+        warnings.simplefilter("always", SelectionWarning)
+        yield held
+
+
+def release_selection_warnings(held, drop=()):
+    """Re-emit the ``held`` warnings (at their original call sites), except :func:`report_grid_edge`'s reports
+    about the axes named in ``drop``."""
+    for w in held:
+        edge = _EDGE_WARNING.match(str(w.message)) if issubclass(w.category, SelectionWarning) else None
+        if edge is None or edge.group(1) not in drop:
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
 
 def _rounding_floor(K, scale):
     """The smallest ridge worth trying: below ~1e-10 of the kernel's scale the system is singular to rounding."""
