@@ -36,7 +36,7 @@ import scipy.sparse.linalg as spla
 
 from .progress import progress_bar
 from .linalg import lanczos_tridiagonal
-from .spmm import fused_step, spmm
+from .spmm import fused_step, seal_csr, spmm
 from .validation import memory_guard
 
 __all__ = []
@@ -94,6 +94,8 @@ def chebyshev_smoother_coefficients(degree, ratio):
 
 class _Level:
     def __init__(self, A, scale, bound, coef=None, P=None, R=None):
+        # the level's own matrices, applied at every cycle: their index arrays are checked once (sealed)
+        A, P, R = (None if M is None else seal_csr(M, name) for M, name in ((A, "A"), (P, "P"), (R, "R")))
         self.A = A          # Jacobi-scaled operator, unit diagonal
         self.scale = scale  # D^{-1/2} of the unscaled operator
         self.bound = bound  # upper estimate of lambda_max(A)
@@ -245,7 +247,7 @@ class SmoothedAggregationPreconditioner(spla.LinearOperator):
                 bar.set_postfix_str(f"level {len(self.levels)}: n = {A.shape[0]}", refresh=False)
                 s = _diagonal_scaling(A)
                 if A_scaled is None:
-                    A_scaled = _scale(A, s, s)
+                    A_scaled = seal_csr(_scale(A, s, s), "A")   # its bound's Lanczos steps run on it too
                 total += A_scaled.nnz
                 # a zero level (a Laplacian whose aggregates are whole components: 2000 disjoint edges)
                 # has nothing to coarsen and no spectrum to smooth (its bound 0 was divided by)
@@ -282,7 +284,7 @@ class SmoothedAggregationPreconditioner(spla.LinearOperator):
                 level_coef = coef / bound ** np.arange(1, coef.size + 1)
                 self.levels.append(_Level(A_scaled, s, bound, level_coef, P_scaled, R_scaled))
                 A = A_coarse
-                A_scaled = _scale(A, s_coarse, s_coarse)
+                A_scaled = seal_csr(_scale(A, s_coarse, s_coarse), "A")
                 bar.update(1)
         self.operator_complexity = total / max(nnz0, 1)
         # work buffers per thread: one preconditioner is meant to be shared by many solves, and

@@ -24,7 +24,7 @@ try:
 except ImportError as exc:  # pragma: no cover
     raise ImportError("graphrkhs needs numba (pip install numba)") from exc
 
-from .spmm import fused_step, gather_rows
+from .spmm import fused_step, gather_rows, seal_csr
 from .validation import check_csr_structure, check_index_array
 
 __all__ = []
@@ -154,7 +154,7 @@ def _compact(L, dtype):
                              for arr in (indices, indptr, data))
     out = sp.csr_array((data, indices, indptr), shape=L.shape)
     out.has_sorted_indices = True
-    return out
+    return seal_csr(out)
 
 
 class PreparedOperator:

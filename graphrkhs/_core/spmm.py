@@ -259,13 +259,14 @@ def _chunks(L, m):
     return np.unique(bounds)
 
 
-# Index arrays already checked by _check_operands, by identity: the key holds the
-# ids of indices and indptr together with the shape and len(data) they were
-# checked against (the same arrays under another shape, or another pair of
-# checked arrays, are not vouched for), the value weak references to both arrays
-# whose callbacks drop the entry, so that a freed array's id can never vouch for
-# a new one.  Kernels run many steps on one matrix, and the O(nnz) check is paid
-# once per matrix, not per step.
+# Index arrays sealed by seal_csr (checked and made read-only), by identity: the
+# key holds the ids of indices and indptr together with the shape and len(data)
+# they were checked against (the same arrays under another shape, or another pair
+# of checked arrays, are not vouched for), the value weak references to both
+# arrays whose callbacks drop the entry, so that a freed array's id can never
+# vouch for a new one.  Kernels run many steps on one matrix, and the O(nnz)
+# check is paid once per sealed matrix, not per step; a matrix that is not
+# sealed (or whose arrays were made writeable again) is checked on every call.
 _CHECKED = {}
 # reentrant: a weakref callback (forget) can run in this thread while it holds the lock, when an
 # allocation under the lock triggers the cyclic garbage collector
@@ -277,11 +278,34 @@ def _csr_key(L):
 
 
 def _known_csr(L):
-    """Whether L's index arrays were checked against L's shape and data length."""
+    """Whether L's index arrays were sealed by :func:`seal_csr` (checked, read-only, still L's own)."""
     key = _csr_key(L)
     with _CHECKED_LOCK:
         refs = _CHECKED.get(key)
-    return refs is not None and refs[0]() is L.indices and refs[1]() is L.indptr
+    return (refs is not None and refs[0]() is L.indices and refs[1]() is L.indptr
+            and not L.indices.flags.writeable and not L.indptr.flags.writeable)
+
+
+def seal_csr(L, name="L"):
+    """Check a CSR matrix's index arrays once and make them read-only, for many kernel calls.
+
+    The compiled kernels read ``cur[indices[p]]`` unchecked, and the O(nnz)
+    check of :func:`~graphrkhs._core.validation.check_csr_structure` is paid
+    on every call for a matrix that is not sealed: a caller's matrix can be
+    edited in place between two calls (``L.indices[i] = n + 10**6`` after a
+    first product read outside the block and crashed the interpreter).  The
+    operators that run many steps on matrices of their own (prepared graph
+    operators, AMG levels, distributed parts) seal them; ``indptr`` and
+    ``indices`` then refuse in-place writes, so the one check stays true.
+    Returns ``L``; a matrix already sealed is not checked again.
+    """
+    if _known_csr(L):
+        return L
+    check_csr_structure(L, name)
+    L.indices.flags.writeable = False
+    L.indptr.flags.writeable = False
+    _remember_csr(L)
+    return L
 
 
 def _remember_csr(L):
@@ -365,7 +389,6 @@ def _check_operands(L, cur, out, X, weights, R, b):
         raise ValueError(f"fused_step: R must have shape {(weights.shape[0],) + out.shape}.")
     if not _known_csr(L):
         check_csr_structure(L, "L")
-        _remember_csr(L)
 
 
 def fused_step(L, a, b, alpha, beta, gamma, cur, out, X=None, weights=None, R=None):
@@ -376,8 +399,8 @@ def fused_step(L, a, b, alpha, beta, gamma, cur, out, X=None, weights=None, R=No
     they are written), and ``X``, ``out`` and the ``R[f]`` may be the very same
     block but not overlap otherwise.  With ``b == 0`` ``L`` may be rectangular
     (``cur`` has L.shape[1] rows, ``out`` L.shape[0]).  Shapes and the CSR
-    index arrays are checked before the compiled kernel runs (the index check
-    once per matrix; an index array changed in place afterwards is not re-checked).
+    index arrays are checked before the compiled kernel runs: on every call,
+    or once for a matrix sealed by :func:`seal_csr` (read-only index arrays).
     """
     _check_operands(L, cur, out, X, weights, R, b)
     dtype = cur.dtype.type

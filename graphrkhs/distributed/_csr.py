@@ -32,7 +32,7 @@ import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 from scipy.sparse import csgraph
 
-from .._core.spmm import fused_step
+from .._core.spmm import fused_step, seal_csr
 from .._core.reorder import REORDER_MIN_NODES
 from .._core.validation import check_dtype
 from ._comm import any_rank, call_together, compute_on_root, world
@@ -60,7 +60,7 @@ def _csr(A, dtype):
     index_dtype = np.int32 if max(A.nnz, max(A.shape)) < 2**31 - 1 else np.int64
     out = sp.csr_array((A.data, A.indices.astype(index_dtype), A.indptr.astype(index_dtype)), shape=A.shape)
     out.has_sorted_indices = True
-    return out
+    return seal_csr(out)
 
 
 class DistributedCSR:

@@ -53,7 +53,7 @@ from ._csr import _csr     # the one canonical CSR (sorted, 32-bit indices when 
 from .._core.cg import CGResult, amg_preconditioner, check_on_failure, report_failure
 from .._core.validation import check_dtype, check_finite_array, check_matrix, check_scalar
 from .._core.reorder import REORDER_MIN_NODES
-from .._core.spmm import fused_step
+from .._core.spmm import fused_step, seal_csr
 from ._partition import PartitionPlan, check_part, partition_graph
 
 __all__ = ["DaskOperator", "DaskBackend", "dask_conjugate_gradient", "get_dask_client"]
@@ -97,6 +97,13 @@ class _Part:
         self.A_own = A_own
         self.A_ghost = A_ghost
         self.n_interior = n_interior
+
+    def __setstate__(self, state):
+        # a part unpickled on a worker has writeable copies of its index arrays: seal them again, or every
+        # product would re-check them
+        self.__dict__.update(state)
+        seal_csr(self.A_own, "A_own")
+        seal_csr(self.A_ghost, "A_ghost")
 
     @property
     def n_own(self):

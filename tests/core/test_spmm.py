@@ -238,3 +238,45 @@ def test_float_dtypes_numba_cannot_compile_are_refused(dtype):
     B = sp.csr_array((A.data.astype(dtype), A.indices, A.indptr), shape=A.shape)
     with pytest.raises(TypeError, match=f"fused_step: L must have real entries .*got dtype {np.dtype(dtype)}"):
         spmm(B, np.ones((10, 2)), np.empty((12, 2)))
+
+
+@pytest.mark.parametrize("m", [1, 3])
+@pytest.mark.parametrize("n", [60, 200_000])   # one chunk, and rows shared between threads
+@pytest.mark.parametrize("edit", ["column", "row pointer"])
+def test_index_arrays_edited_in_place_after_a_product_are_refused(m, n, edit):
+    # the O(nnz) index check ran once per matrix (by identity); an index array edited in place afterwards
+    # reached the compiled loop unchecked: cur[indices[p]] read outside the block (a segfault)
+    rng = np.random.default_rng(3)
+    L = sp.csr_array(sp.diags_array([np.ones(n - 1), 2 * np.ones(n), np.ones(n - 1)], offsets=[-1, 0, 1],
+                                    format="csr"))
+    cur = rng.standard_normal((n, m))
+    out = np.empty((n, m))
+    fused_step(L, 1.0, 0.0, 1.0, 0.0, 0.0, cur, out)
+    np.testing.assert_allclose(out, L @ cur, rtol=1e-13)
+    if edit == "column":
+        L.indices[n // 2] = n + 10**6
+        message = r"L\.indices"
+    else:
+        L.indptr[n // 3 + 1] = L.nnz + 10**6
+        message = r"L\.indptr must be non-decreasing"
+    with pytest.raises(ValueError, match=message):
+        fused_step(L, 1.0, 0.0, 1.0, 0.0, 0.0, cur, out)
+
+
+def test_sealed_matrix_refuses_in_place_index_edits_and_stays_exact():
+    # a sealed matrix (an operator's own, checked once) keeps its check true: its index arrays are read-only
+    from graphrkhs._core.spmm import seal_csr
+    L = _laplacian()
+    dense = L.toarray()
+    seal_csr(L)
+    with pytest.raises(ValueError, match="read-only"):
+        L.indices[0] = 10**6
+    with pytest.raises(ValueError, match="read-only"):
+        L.indptr[1] = 10**6
+    cur = np.random.default_rng(4).standard_normal((60, 2))
+    out = np.empty((60, 2))
+    np.testing.assert_allclose(fused_step(L, 1.0, 0.0, 1.0, 0.0, 0.0, cur, out), dense @ cur, rtol=1e-13)
+    bad = _laplacian()
+    bad.indices[3] = 10**6
+    with pytest.raises(ValueError, match=r"A\.indices"):
+        seal_csr(bad, "A")
