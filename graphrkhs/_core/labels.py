@@ -660,7 +660,7 @@ def untrusted_label_proportions(counts, n_samples=None):
 
 
 def check_labeled_classes_have_priors(class_priors, counts, classes=None):
-    """ValueError when ``class_priors`` gives proportion 0 to a class that has labeled nodes.
+    """ValueError when ``class_priors`` gives proportion 0 to a class that has labels.
 
     The one rule of every classifier and solver taking ``class_priors``: such a prior contradicts the
     labels (a class of proportion 0 has no member, yet some node is labeled with it), and the methods
@@ -673,7 +673,7 @@ def check_labeled_classes_have_priors(class_priors, counts, classes=None):
     if zero.size:
         c = int(zero[0])
         name = f"class {c} (column {c} of Y)" if classes is None else f"class {_show(classes[c])}"
-        raise ValueError(f"class_priors gives {name} proportion 0, but {int(counts[c])} labeled node(s) belong "
+        raise ValueError(f"class_priors gives {name} proportion 0, but {int(counts[c])} label(s) belong "
                          "to it; give it a positive proportion or remove those labels.")
 
 

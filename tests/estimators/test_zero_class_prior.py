@@ -31,7 +31,7 @@ def _small(E, **kw):
 @pytest.mark.parametrize("E", CLASSIFIERS, ids=lambda E: E.__name__)
 def test_every_classifier_refuses_a_zero_prior_of_a_labeled_class(E):
     X, y = _data()
-    with pytest.raises(ValueError, match=r"class_priors gives class 1 proportion 0, but 2 labeled node\(s\) belong "
+    with pytest.raises(ValueError, match=r"class_priors gives class 1 proportion 0, but 2 label\(s\) belong "
                                          r"to it; give it a positive proportion or remove those labels"):
         _small(E, class_priors=[1.0, 0.0]).fit(X, y)
 
@@ -40,7 +40,7 @@ def test_every_classifier_refuses_a_zero_prior_of_a_labeled_class(E):
 def test_zero_prior_names_the_class_by_its_label(E):
     X, y = _data()
     labels = np.array(["cat", "dog", "?"])[np.where(y < 0, 2, y)]
-    with pytest.raises(ValueError, match="class_priors gives class 'cat' proportion 0, but 2 labeled"):
+    with pytest.raises(ValueError, match="class_priors gives class 'cat' proportion 0, but 2 label\\(s\\)"):
         _small(E, class_priors={"cat": 0.0, "dog": 1.0}, unlabeled="?").fit(X, labels)
 
 
@@ -48,7 +48,7 @@ def test_zero_prior_names_the_class_by_its_label(E):
 def test_every_solver_refuses_a_zero_prior_of_a_labeled_column(solver):
     W = np.diag(np.ones(5), 1)
     W = W + W.T                                  # path on 6 nodes
-    with pytest.raises(ValueError, match=r"class_priors gives class 1 \(column 1 of Y\) proportion 0, but 1 labeled"):
+    with pytest.raises(ValueError, match=r"class_priors gives class 1 \(column 1 of Y\) proportion 0, but 1 label\(s\)"):
         solver(W, [0, 5], np.eye(2), class_priors=[1.0, 0.0])
 
 
