@@ -337,7 +337,7 @@ def test_volume_mbo_bad_init_names_init(init):
 def test_mbo_zero_prior_of_a_labeled_class_is_refused(solver):
     # Poisson MBO relabeled the class-0 labels, volume MBO gave the class 2 nodes of its size 0: silently
     W, _ = _two_cliques()
-    with pytest.raises(ValueError, match=r"class_priors gives class 0 \(column 0 of Y\) proportion 0, but 1 labeled"):
+    with pytest.raises(ValueError, match=r"class_priors gives class 0 \(column 0 of Y\) proportion 0, but 1 label\(s\) belong"):
         solver(W, [0, 9], np.eye(2), class_priors=[0.0, 1.0])
 
 
