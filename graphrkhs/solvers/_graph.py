@@ -404,7 +404,13 @@ def tikhonov_solution(W: GraphLike, labeled: Indices, Y: ArrayLike, *, alpha: fl
         invisible to the solve's relative residual, is then recomputed
         exactly from the others (the iterative solves left it wrong by up to
         19 % at 1e8), so ``tol`` bounds the error of :math:`F` minus its
-        :math:`\mu \to \infty` limit on every path.
+        :math:`\mu \to \infty` limit on every path.  At the other end
+        (:math:`\mu` times L's largest entry below 1) the iterative paths
+        start from the :math:`\mu \to 0` limit, the harmonic extension of the
+        labels (one more solve, with :math:`L_{UU}`), and solve for the O(mu)
+        rest: the unlabeled rows :math:`\mu L` weigh little in the residual
+        against J, and from zero the AMG solve at tol 1e-8 left F 3.5e-3 off at
+        :math:`\mu = 10^{-6}` (6000-node kNN graph, 20 labels), now 1.3e-8.
 
     Returns
     -------
@@ -461,12 +467,52 @@ def tikhonov_solution(W: GraphLike, labeled: Indices, Y: ArrayLike, *, alpha: fl
     A = sp.csr_array(A + sp.diags_array(jdiag))
     B = np.zeros((keep.size, Y2.shape[1]))
     B[pos[S]] = Y2 - null_part[pos[S]]
-    H = _solve_spd(A, B, preconditioner, tol, max_iter, backend)
+    H = _solve_tikhonov_rest(A, B, sp.csr_array(L[keep][:, keep]), pos[S], alpha * largest, preconditioner, tol,
+                             max_iter, backend)
     # H = O(1/mu) has a part along z too, which the residual of the solve cannot see: recomputed exactly
     # (z^T B = 0 here: B is the residual of the least-squares fit of Y_S by z_S on each component)
     H = _null_space_corrected(H, z[keep], comp[keep], n_comp, jdiag, np.zeros((n_comp, H.shape[1])))
     F[keep] = null_part + H
     return _finish(F, was_1d, out_dtype)
+
+
+def _solve_tikhonov_rest(A, B, L, labeled_rows, scale, preconditioner, tol, max_iter, backend):
+    r"""Solve :math:`(J + \mu L) H = B` (B supported on the labeled rows), from the :math:`\mu \to 0` limit.
+
+    L is any symmetric positive semidefinite matrix with a nonsingular block on the unlabeled rows of
+    each component: the Laplacian of :func:`tikhonov_solution`, or :math:`r(L) = 1/\varphi(L)` of the
+    "sparse" path of :func:`graph_kernel_ridge` (whose :math:`\mu \to 0` limit extends the labels by
+    :math:`r(L)_{UU} H_U = -r(L)_{US} B_S` in the same way).
+
+    A relative residual ``tol`` bounds the error of H only to :math:`\mathrm{cond}(A)` times it, and
+    for small :math:`\mu` the unlabeled rows (:math:`\mu L`) weigh nothing in the residual against the
+    labeled ones (J): on a 6000-node kNN graph with 20 labels the AMG solve at tol 1e-8 left F 3.5e-3
+    off at :math:`\mu = 10^{-6}` (5e-2 without a preconditioner), against 2e-7 for the harmonic
+    solution it tends to.  So when the iterative solvers run and ``scale`` (:math:`\mu` times L's
+    largest entry) is below 1, the solve starts from that limit, the harmonic extension
+    :math:`H_0` of :math:`B_S` (:math:`L_{UU} H_{0U} = -L_{US} B_S`, as :func:`harmonic_solution`
+    solves it), and solves for the rest: :math:`A G = B - A H_0 = -\mu L H_0`, an O(mu) right-hand
+    side, so the residual bound tol :math:`\|B - A H_0\|` holds on the unlabeled rows too.  Columns
+    whose start residual is not below :math:`\|B\|` start from 0 as before.  The direct solve (``"auto"``
+    up to ``DIRECT_MAX_NODES`` unknowns) is accurate to rounding and runs as it did.
+    """
+    n = A.shape[0]
+    direct = isinstance(preconditioner, str) and preconditioner == "auto" and n <= DIRECT_MAX_NODES
+    free = np.ones(n, dtype=bool)
+    free[labeled_rows] = False
+    if direct or scale >= 1.0 or not free.any():
+        return _solve_spd(A, B, preconditioner, tol, max_iter, backend)
+    # a prebuilt preconditioner approximates A^-1, not L_UU^-1: the harmonic start then runs with AMG
+    harmonic_pc = preconditioner if isinstance(preconditioner, str) else "amg"
+    H0 = np.zeros_like(B)
+    H0[labeled_rows] = B[labeled_rows]
+    L_F = sp.csr_array(L[free])
+    H0[free] = _solve_spd(sp.csr_array(L_F[:, free]), -(L_F @ H0), harmonic_pc, tol, max_iter, backend)
+    R = B - A @ H0
+    use = np.linalg.norm(R, axis=0) < np.linalg.norm(B, axis=0)
+    H0[:, ~use] = 0.0
+    R[:, ~use] = B[:, ~use]
+    return H0 + _solve_spd(A, R, preconditioner, tol, max_iter, backend)
 
 
 # ---------------------------------------------------------------------------
@@ -848,13 +894,17 @@ def graph_kernel_ridge(W: Union[GraphLike, GraphKernel], labeled: Indices, Y: Ar
         pos = np.full(n, -1, dtype=np.int64)
         pos[keep] = np.arange(keep.size)
         R = _poly_matrix(L, coef)
-        A = sp.csr_array(R[keep][:, keep]) * alpha
+        Rk = sp.csr_array(R[keep][:, keep])
+        A = Rk * alpha
         jd = np.zeros(keep.size)
         jd[pos[S]] = 1.0
         A = sp.csr_array(A + sp.diags_array(jd))
         B = np.zeros((keep.size, m))
         B[pos[S]] = Y2
-        Fk = _solve_spd(A, B, preconditioner, tol, max_iter, backend)
+        # from the alpha -> 0 limit when alpha R is small against J (see _solve_tikhonov_rest): from zero
+        # the AMG solve left F 6.2e-5 off at the default alpha = 1e-3 (6000-node kNN graph, tol 1e-8)
+        largest = float(abs(Rk).max()) if Rk.nnz else 0.0
+        Fk = _solve_tikhonov_rest(A, B, Rk, pos[S], alpha * largest, preconditioner, tol, max_iter, backend)
         n_comp, comp = csgraph.connected_components(Wg, directed=False)
         if z is None:      # a prebuilt kernel of a normalized Laplacian: its null vectors from L itself
             z = _normalized_null_vector(L, comp)
