@@ -395,6 +395,9 @@ class _TransductiveClassifier(ClassifierOutputMixin, _GraphLearner):
 
 
 class _TransductiveRegressor(RegressorOutputMixin, _GraphLearner):
+    #: scaled back after a fit on standardized target columns (RegressorOutputMixin._fit)
+    _TARGET_LINEAR = ("transduction_",)
+
     # function values in the floating dtype of the fitted points (or graph), as the point regressors'
     # (DESIGN: results keep the input dtype; float32 in, float32 out); the solves run in float64
     def _fit(self, X, labeled, Y):
@@ -1631,6 +1634,9 @@ class GraphTVClassifier(_TransductiveClassifier, _GraphTVWithOperator):
 
 class GraphTVRegressor(_TransductiveRegressor, _GraphTV):
     _cv_scoring = "mse"
+    # the columns are brought to one spread by _select_alpha itself (one alpha_ per column; TV is not linear
+    # in y, so the mixin's standardize-and-scale-back would be wrong here)
+    _STANDARDIZES_TARGETS = False
     # not extended: below ~0.1 std(y) the primal-dual iterations grow past max_iter (2000 points, 5% labels:
     # 20000 iterations at 0.05 without reaching tol) while the CV error is flat there
     _cv_extend = False
