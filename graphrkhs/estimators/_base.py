@@ -145,7 +145,16 @@ class GraphRKHSEstimator(BaseEstimator):
                                  "(give one target per row, marking the unlabeled rows).")
             X = self._validate_input(X)
             labeled, Y = self._encode_targets(y, self._n_samples(X))
-            self._fit(X, labeled, Y)
+            # several regression targets: fitted on their columns divided by their scales, then scaled back
+            # (RegressorOutputMixin; here, not in a _fit layer: a frame more moved every warning's stacklevel)
+            scales = self._target_scales(Y)
+            self._fit(X, labeled, Y if scales is None else Y / scales)
+            if scales is not None:
+                self._scale_back_targets(scales)
+
+    def _target_scales(self, Y):
+        """The column scales the targets are divided by for the fit, or None (classifiers, one column)."""
+        return None
 
     def _forget_fit(self):
         """Drop everything a previous ``fit`` stored: the attributes it added (recorded in
@@ -488,7 +497,7 @@ class RegressorOutputMixin(RegressorMixin):
 
     # The families declare ``_TARGET_LINEAR``: their fitted attributes linear in the targets, each with the
     # target columns on its last axis; a multi-output fit runs on standardized columns and these are scaled
-    # back (_fit).  A member whose selection is already scale free per column, or whose fit is not linear in
+    # back (fit: _target_scales, _scale_back_targets).  A member whose selection is already scale free per column, or whose fit is not linear in
     # the targets (GraphTVRegressor: one alpha_ per column), sets ``_STANDARDIZES_TARGETS = False``.  (Read
     # with getattr: a default here would shadow the families', which come after this mixin in the MRO.)
 
@@ -497,25 +506,29 @@ class RegressorOutputMixin(RegressorMixin):
         self._y_1d = yv.ndim == 1
         return labeled, yv[labeled].reshape(int(labeled.sum()), -1)
 
-    def _fit(self, X, labeled, Y):
-        """The member's fit; with several target columns on the columns divided by their scales
-        (:func:`~graphrkhs.estimators._auto.target_scales`), the fitted functions multiplied back.
+    def _target_scales(self, Y):
+        """The scales of the target columns (:func:`~graphrkhs.estimators._auto.target_scales`), kept as
+        ``_y_scales``; None for one column or a member that opts out.
 
         One set of hyperparameters serves all columns and its criterion sums the columns' squared errors:
         on the raw targets a column weighed by its squared scale (an unrelated column times 100 moved the
-        others' alpha_ from 10 to 1e6).  The member's solve is linear in the targets at fixed
-        hyperparameters, so each column's fit is unchanged (up to rounding) and the selection is invariant
-        to rescaling any single column.  One column: the member's fit as is."""
-        scales = target_scales(Y) if getattr(self, "_STANDARDIZES_TARGETS", True) else None
-        if scales is None:
-            return super()._fit(X, labeled, Y)
-        super()._fit(X, labeled, Y / scales)
+        others' alpha_ from 10 to 1e6).  ``fit`` therefore runs the member's fit on the columns divided by
+        their scales and multiplies the fitted functions back (:meth:`_scale_back_targets`).  The member's
+        solve is linear in the targets at fixed hyperparameters, so each column's fit is unchanged (up to
+        rounding) and the selection is invariant to rescaling any single column.  One column: the member's
+        fit as is, bit for bit."""
+        self._y_scales = target_scales(Y) if getattr(self, "_STANDARDIZES_TARGETS", True) else None
+        return self._y_scales
+
+    def _scale_back_targets(self, scales):
+        """Multiply the fitted attributes linear in the targets (the family's ``_TARGET_LINEAR``, columns on
+        the last axis, and a member's cached factors through ``_rescale_target_factors``) by ``scales``."""
         for name in getattr(self, "_TARGET_LINEAR", ()):
             value = getattr(self, name, None)
             if value is not None:
                 value = np.asarray(value)
                 setattr(self, name, (value * scales).astype(value.dtype, copy=False))
-        rescale = getattr(self, "_rescale_target_factors", None)     # a member's cached factors of the fit
+        rescale = getattr(self, "_rescale_target_factors", None)
         if rescale is not None:
             rescale(scales)
 

@@ -85,8 +85,8 @@ class _DataDependent(PointsLearner):
 
     _parameter_constraints = {"loss": [Options("squared", "hinge")], "random_state": ["random_state"]}
     #: Regressors: the fitted attributes linear in the targets, scaled back after a multi-output fit on
-    #: standardized target columns (:meth:`~graphrkhs.estimators._base.RegressorOutputMixin._fit`; the
-    #: right factor of the fitted values by :meth:`_rescale_target_factors`).
+    #: standardized target columns (:meth:`~graphrkhs.estimators._base.RegressorOutputMixin._scale_back_targets`;
+    #: the right factor of the fitted values by :meth:`_rescale_target_factors`).
     _TARGET_LINEAR = ("coef_", "intercept_", "y_mean_")
 
     def _rescale_target_factors(self, scales):

@@ -120,7 +120,7 @@ class _KernelLearner(PointsLearner):
     """Point-cloud kernel k (name or callable, width sigma, polynomial degree / coef0)."""
 
     #: Regressors: the fitted attributes linear in the targets, scaled back after a multi-output fit on
-    #: standardized target columns (:meth:`~graphrkhs.estimators._base.RegressorOutputMixin._fit`).
+    #: standardized target columns (:meth:`~graphrkhs.estimators._base.RegressorOutputMixin._scale_back_targets`).
     _TARGET_LINEAR = ("coef_", "intercept_", "y_mean_")
 
     #: Rows of X (an even, deterministic sample, see :func:`~graphrkhs.default_sigma`) whose median

@@ -166,3 +166,17 @@ def test_target_scales():
     Y = np.array([[1.0, 4.0, 0.0, 1e300, 3.0], [3.0, 4.0, 0.0, -1e300, 3.0 + 3e-15]])
     np.testing.assert_allclose(target_scales(Y), [1.0, 4.0, 1.0, 1e300, 3.0 + 3e-15], rtol=1e-15)
     assert target_scales(Y[:, :1]) is None
+
+
+@pytest.mark.parametrize("cls", [RLSRegressor, FredholmRegressor, GraphKernelRidgeRegressor], ids=lambda c: c.__name__)
+def test_multioutput_warnings_point_at_the_callers_fit(cls):
+    # the rescaling adds no frame between fit and the member's solve: a warning of the fit (here: labeled
+    # points repeated, and for a transductive regressor every row labeled) names the caller's line
+    X, y, z, _ = _data(n=30)
+    X = np.r_[X, X[:6]]
+    Y = np.c_[np.r_[y, y[:6]], 10 * np.r_[z, z[:6]]]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        cls().fit(X, Y)
+    ours = [w for w in caught if "repeat other labeled" in str(w.message) or "all 36 rows are labeled" in str(w.message)]
+    assert ours and all(w.filename == __file__ for w in ours)
