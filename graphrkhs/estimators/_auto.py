@@ -194,3 +194,37 @@ def free_constant(estimator):
 
     fi = getattr(estimator, "fit_intercept", False)     # learners without the parameter: no free constant
     return isinstance(estimator, RegressorMixin) if isinstance(fi, str) else bool(fi)
+
+
+def target_scales(Y):
+    r"""Per-column scales of a multi-output regressor's labeled targets ``Y`` (l, m), or None for one column.
+
+    The regressors choose one set of hyperparameters for all target columns, by a criterion (exact LOO,
+    GCV, k-fold) that sums the squared errors of the columns.  On the raw targets a column's weight in
+    that sum was its squared scale: multiplying an unrelated column by 100 moved the selection for the
+    others (graph kernel ridge alpha_ 10 -> 1e6, Laplace learning 0.32 -> 1e6, RLS sigma_ 0.82 -> 26 with
+    alpha_ 1e-3 -> 1e-7; the other column's predictions 0.8, 1.0 and 0.95 of its range off).  The
+    regressors therefore select (and fit) on ``Y / scales`` and multiply the fitted functions back by
+    ``scales``; every squared-loss learner here is linear in ``y`` at fixed hyperparameters, so the fit of
+    each column is its own, and the selection weights the error of column j by :math:`1 / s_j^2`:
+
+    * :math:`s_j` the standard deviation of column j over the labeled rows (ddof 0);
+    * a column constant up to rounding (:func:`~graphrkhs._core.loo.constant_up_to_rounding`: its
+      standard deviation is 0 or rounding noise, which as a scale would blow the noise up to unit size)
+      takes its absolute value (a learner with a free constant fits it exactly at every value, so it weighs
+      nothing; one without weighs its relative error), and an all-zero column 1 (its fit is 0 at every value).
+
+    Every rule is homogeneous: multiplying column j by any c != 0 multiplies :math:`s_j` by :math:`|c|`,
+    so the selection, and the other columns' fits, do not change.  One column (``m == 1``) returns None:
+    a single-output fit is unchanged (no rescaling, not even by rounding).
+    """
+    Y = np.asarray(Y, dtype=np.float64)
+    if Y.ndim != 2 or Y.shape[1] < 2 or not Y.shape[0] or not np.isfinite(Y).all():
+        return None
+    scales = np.ones(Y.shape[1])
+    for j in range(Y.shape[1]):
+        top = float(np.abs(Y[:, j]).max())
+        if top > 0:
+            # the spread of y / top, times top: the squares of targets near 1e+-300 over/underflowed
+            scales[j] = top if constant_up_to_rounding(Y[:, j:j + 1]) else top * float((Y[:, j] / top).std())
+    return scales

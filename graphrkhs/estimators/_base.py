@@ -44,6 +44,7 @@ from .._core.validation import (Interval, Options, check_class_priors, check_est
                                 validate_params)
 from ..graphs import LAPLACIANS, WEIGHTS, GraphSpec
 from ..solvers import class_sizes, size_constrained_assignment
+from ._auto import target_scales
 
 __all__ = []
 
@@ -115,7 +116,11 @@ class GraphRKHSEstimator(BaseEstimator):
         y : array-like of shape (n_samples,) (or (n_samples, n_targets) for regressors)
             Classifiers: class labels of any hashable type, ``unlabeled`` (default
             -1), None or NaN for the unlabeled rows.  Regressors: NaN for the
-            unlabeled rows.
+            unlabeled rows; several target columns share the selected
+            hyperparameters, chosen with each column's error weighted by the
+            inverse of its labeled variance (rescaling one column changes
+            neither the choice nor the other columns' fits; see
+            :func:`~graphrkhs.estimators._auto.target_scales`).
 
         Returns
         -------
@@ -140,7 +145,16 @@ class GraphRKHSEstimator(BaseEstimator):
                                  "(give one target per row, marking the unlabeled rows).")
             X = self._validate_input(X)
             labeled, Y = self._encode_targets(y, self._n_samples(X))
-            self._fit(X, labeled, Y)
+            # several regression targets: fitted on their columns divided by their scales, then scaled back
+            # (RegressorOutputMixin; here, not in a _fit layer: a frame more moved every warning's stacklevel)
+            scales = self._target_scales(Y)
+            self._fit(X, labeled, Y if scales is None else Y / scales)
+            if scales is not None:
+                self._scale_back_targets(scales)
+
+    def _target_scales(self, Y):
+        """The column scales the targets are divided by for the fit, or None (classifiers, one column)."""
+        return None
 
     def _forget_fit(self):
         """Drop everything a previous ``fit`` stored: the attributes it added (recorded in
@@ -481,10 +495,42 @@ def in_dtype_keeping_argmax(P, dtype):
 class RegressorOutputMixin(RegressorMixin):
     """Regressor outputs: ``predict`` of the fitted function; NaN marks unlabeled targets."""
 
+    # The families declare ``_TARGET_LINEAR``: their fitted attributes linear in the targets, each with the
+    # target columns on its last axis; a multi-output fit runs on standardized columns and these are scaled
+    # back (fit: _target_scales, _scale_back_targets).  A member whose selection is already scale free per column, or whose fit is not linear in
+    # the targets (GraphTVRegressor: one alpha_ per column), sets ``_STANDARDIZES_TARGETS = False``.  (Read
+    # with getattr: a default here would shadow the families', which come after this mixin in the MRO.)
+
     def _encode_targets(self, y, n):
         labeled, yv = split_regression_targets(y, n)
         self._y_1d = yv.ndim == 1
         return labeled, yv[labeled].reshape(int(labeled.sum()), -1)
+
+    def _target_scales(self, Y):
+        """The scales of the target columns (:func:`~graphrkhs.estimators._auto.target_scales`), kept as
+        ``_y_scales``; None for one column or a member that opts out.
+
+        One set of hyperparameters serves all columns and its criterion sums the columns' squared errors:
+        on the raw targets a column weighed by its squared scale (an unrelated column times 100 moved the
+        others' alpha_ from 10 to 1e6).  ``fit`` therefore runs the member's fit on the columns divided by
+        their scales and multiplies the fitted functions back (:meth:`_scale_back_targets`).  The member's
+        solve is linear in the targets at fixed hyperparameters, so each column's fit is unchanged (up to
+        rounding) and the selection is invariant to rescaling any single column.  One column: the member's
+        fit as is, bit for bit."""
+        self._y_scales = target_scales(Y) if getattr(self, "_STANDARDIZES_TARGETS", True) else None
+        return self._y_scales
+
+    def _scale_back_targets(self, scales):
+        """Multiply the fitted attributes linear in the targets (the family's ``_TARGET_LINEAR``, columns on
+        the last axis, and a member's cached factors through ``_rescale_target_factors``) by ``scales``."""
+        for name in getattr(self, "_TARGET_LINEAR", ()):
+            value = getattr(self, name, None)
+            if value is not None:
+                value = np.asarray(value)
+                setattr(self, name, (value * scales).astype(value.dtype, copy=False))
+        rescale = getattr(self, "_rescale_target_factors", None)
+        if rescale is not None:
+            rescale(scales)
 
     def predict(self, X: ArrayLike) -> np.ndarray:
         """Predicted targets, shape (n,) or (n, n_targets) like the fitted y."""

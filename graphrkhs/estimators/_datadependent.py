@@ -84,6 +84,17 @@ class _DataDependent(PointsLearner):
     labeled rows.  Members define ``_make_kernel(X)`` and ``_ridge(G, Y)``."""
 
     _parameter_constraints = {"loss": [Options("squared", "hinge")], "random_state": ["random_state"]}
+    #: Regressors: the fitted attributes linear in the targets, scaled back after a multi-output fit on
+    #: standardized target columns (:meth:`~graphrkhs.estimators._base.RegressorOutputMixin._scale_back_targets`;
+    #: the right factor of the fitted values by :meth:`_rescale_target_factors`).
+    _TARGET_LINEAR = ("coef_", "intercept_", "y_mean_")
+
+    def _rescale_target_factors(self, scales):
+        """Scale back ``_values`` (:meth:`_values_factor`) with the targets: a ``"matrix"`` factor has the
+        target columns on its last axis, a ``"features"`` one on its first."""
+        if getattr(self, "_values", None) is not None:
+            kind, V = self._values
+            self._values = (kind, (V * scales if kind == "matrix" else scales[:, None] * V).astype(V.dtype, copy=False))
 
     def _fit(self, X, labeled, Y):
         for name in ("sigma", "alpha"):             # a malformed grid raises here, naming its parameter

@@ -119,6 +119,10 @@ WIDTH_POINTS_SUPERVISED = 300
 class _KernelLearner(PointsLearner):
     """Point-cloud kernel k (name or callable, width sigma, polynomial degree / coef0)."""
 
+    #: Regressors: the fitted attributes linear in the targets, scaled back after a multi-output fit on
+    #: standardized target columns (:meth:`~graphrkhs.estimators._base.RegressorOutputMixin._scale_back_targets`).
+    _TARGET_LINEAR = ("coef_", "intercept_", "y_mean_")
+
     #: Rows of X (an even, deterministic sample, see :func:`~graphrkhs.default_sigma`) whose median
     #: pairwise distance is the centre of the ``sigma="auto"`` grid.
     _WIDTH_POINTS = 1000

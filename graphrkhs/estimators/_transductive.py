@@ -395,6 +395,9 @@ class _TransductiveClassifier(ClassifierOutputMixin, _GraphLearner):
 
 
 class _TransductiveRegressor(RegressorOutputMixin, _GraphLearner):
+    #: scaled back after a fit on standardized target columns (RegressorOutputMixin._scale_back_targets)
+    _TARGET_LINEAR = ("transduction_",)
+
     # function values in the floating dtype of the fitted points (or graph), as the point regressors'
     # (DESIGN: results keep the input dtype; float32 in, float32 out); the solves run in float64
     def _fit(self, X, labeled, Y):
@@ -403,7 +406,9 @@ class _TransductiveRegressor(RegressorOutputMixin, _GraphLearner):
             # transductive: the fit's answer is transduction_ on the unlabeled rows, and there are none.
             # Only NaN marks them here, so a classifier-style -1 is taken as a real target (silently
             # before: a y with its unlabeled rows at -1 was a fit of those -1s, with no message)
-            minus = int(np.count_nonzero(np.all(Y == -1, axis=1)))
+            # Y may be divided by the column scales (fit: several targets); -1 / s is then exactly what -1 became
+            s = getattr(self, "_y_scales", None)
+            minus = int(np.count_nonzero(np.all(Y == (-1.0 if s is None else -1.0 / s), axis=1)))
             why = (f" ({minus} of them have the target -1, the classifiers' unlabeled marker, which is a real "
                    f"value to a regressor)" if minus else "")
             warn(f"{type(self).__name__}: y has no NaN, so all {labeled.size} rows are labeled and there is "
@@ -1631,6 +1636,9 @@ class GraphTVClassifier(_TransductiveClassifier, _GraphTVWithOperator):
 
 class GraphTVRegressor(_TransductiveRegressor, _GraphTV):
     _cv_scoring = "mse"
+    # the columns are brought to one spread by _select_alpha itself (one alpha_ per column; TV is not linear
+    # in y, so the mixin's standardize-and-scale-back would be wrong here)
+    _STANDARDIZES_TARGETS = False
     # not extended: below ~0.1 std(y) the primal-dual iterations grow past max_iter (2000 points, 5% labels:
     # 20000 iterations at 0.05 without reaching tol) while the CV error is flat there
     _cv_extend = False

@@ -119,6 +119,8 @@ def rls_loo_error(K: ArrayLike, Y: ArrayLike, alphas: ArrayLike) -> np.ndarray:
     ----------
     K : array (l, l)
     Y : array (l,) or (l, m)
+        m columns: the mean over all l m entries, in the targets' own units
+        (:mod:`graphrkhs.solvers._selection`, "Several target columns").
     alphas : sequence of float > 0
 
     Returns

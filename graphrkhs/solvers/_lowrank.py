@@ -500,6 +500,8 @@ def select_laprls_lowrank(X: ArrayLike, labeled: Indices, Y: ArrayLike, M: Matri
         All points (labeled and unlabeled).
     labeled : int indices (l,) or bool mask (n,)
     Y : ndarray of shape (l,) or (l, k)
+        k columns are scored together, in their own units (:mod:`graphrkhs.solvers._selection`,
+        "Several target columns").
     M : sparse (n, n)
         Graph penalty :math:`L^p` (:func:`~graphrkhs.graph_penalty`).
     sigmas : increasing sequence of float > 0

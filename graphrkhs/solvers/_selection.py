@@ -64,6 +64,15 @@ so its refit loses :math:`K(x_i, \cdot)` and the hat-matrix LOO is only an
 approximation there; :func:`prls_loo_errors` adds the constraint
 :math:`\alpha_i = 0` to the downdate (exact, one factorization per gamma).
 
+Several target columns.  ``Y`` of shape (l, m) is scored as one problem: the criterion is the mean
+squared residual over all l m entries (GCV and k-fold alike), in the targets' own units, so a column
+weighs by its squared scale and one parameter value is chosen for all columns (multiplying one column
+by 100 may move the choice for the others).  To weigh the columns equally, divide each by its scale
+first and multiply the fit back (every linear smoother's fit scales with its column): the multi-output
+regressors of :mod:`graphrkhs.estimators` do so (each column by its labeled standard deviation, see
+``graphrkhs.estimators._auto.target_scales``), which makes their selection invariant to rescaling any
+single column.
+
 Large label sets.  Above ``STOCHASTIC_MIN_LABELS`` (2000) labeled points an
 l x l eigendecomposition is too costly; :func:`stochastic_loo_errors` then
 keeps the numerator :math:`(I - H)y` exact and estimates the diagonal of
@@ -430,6 +439,7 @@ def ridge_path_errors(K: Any, Y: Any, ridges: Any, *, unpenalized: Optional[Any]
     K : ndarray of shape (l, l)
         PSD kernel on the labeled points.
     Y : ndarray of shape (l,) or (l, m)
+        m columns are scored together, in their own units (module notes, "Several target columns").
     ridges : sequence of float > 0
     unpenalized : ndarray of shape (l, q), optional
         Unpenalized basis (``np.ones(l)``: a free constant, so that a shift of
@@ -502,6 +512,7 @@ def tikhonov_path_errors(W: Any, labeled: Any, Y: Any, alphas: Any, *, laplacian
     W : graph
     labeled : int indices (l,)
     Y : ndarray of shape (l,) or (l, m)
+        m columns are scored together, in their own units (module notes, "Several target columns").
     alphas : sequence of float > 0
     laplacian : {"combinatorial", "normalized"}
     criterion, scoring
@@ -575,6 +586,7 @@ def laprls_grid_errors(K: Any, labeled: Any, Y: Any, M: Any, gamma_As: Any, gamm
         Kernel on all points.
     labeled : int indices (l,)
     Y : ndarray of shape (l,) or (l, m)
+        m columns are scored together, in their own units (module notes, "Several target columns").
     M : sparse (n, n)
         Graph penalty (:func:`~graphrkhs.graph_penalty`).
     gamma_As : sequence of float > 0
@@ -630,6 +642,7 @@ def hat_matrix_errors(hat: Callable[..., np.ndarray], Y: Any, params: Sequence[M
     hat : callable
         ``hat(**params) -> ndarray (l, l)``.
     Y : ndarray of shape (l,) or (l, m)
+        m columns are scored together, in their own units (module notes, "Several target columns").
     params : sequence of dicts
     criterion, scoring
         As in :func:`ridge_path_errors`.
@@ -898,6 +911,7 @@ def select_ridge_alpha(K: Any, Y: Any, alphas: Optional[Any] = None, *, ridge_sc
     ----------
     K : ndarray of shape (l, l)
     Y : ndarray of shape (l,) or (l, m)
+        m columns are scored together, in their own units (module notes, "Several target columns").
     alphas : sequence of float > 0, optional
         Default ``geomspace(1e-6, 1e1, 15)``; extended at its edges (down to
         the rounding level of K) when ``extend``.
@@ -982,6 +996,7 @@ def select_kernel_ridge(make_kernel: Callable[[float], Any], Y: Any, sigmas: Any
         of that matrix (its eigendecomposition is used as is: a caller that needs it
         for more than this selection computes it once).
     Y : ndarray of shape (l,) or (l, m)
+        m columns are scored together, in their own units (module notes, "Several target columns").
     sigmas : increasing sequence of float > 0
         Extended at its edges like ``alpha`` when ``extend``.
     alphas, ridge_scale, fit_intercept, criterion, scoring, max_extensions
@@ -1104,6 +1119,7 @@ def select_linear_smoother(hat: Callable[..., np.ndarray], Y: Any, grid: Mapping
     hat : callable
         ``hat(**params) -> (l, l)`` hat matrix.
     Y : ndarray of shape (l,) or (l, m)
+        m columns are scored together, in their own units (module notes, "Several target columns").
     grid : dict of str -> increasing 1-D sequence
     criterion, scoring
         As in :func:`ridge_path_errors`.
@@ -1168,6 +1184,7 @@ def select_laprls_gammas(K: Any, labeled: Any, Y: Any, M: Any, gamma_As: Optiona
     K : ndarray of shape (n, n)
     labeled : int indices (l,)
     Y : ndarray of shape (l,) or (l, m)
+        m columns are scored together, in their own units (module notes, "Several target columns").
     M : sparse (n, n)
         Graph penalty (:func:`~graphrkhs.graph_penalty`).
     gamma_As : sequence of float > 0, optional
@@ -1394,6 +1411,7 @@ def prls_loo_errors(K: Any, Kp: Any, Kpp: Any, Y: Any, gammas: Any, *, Psi: Opti
     K, Kp, Kpp : ndarrays of shape (l, l)
         From :func:`~graphrkhs.consistency_grams`.
     Y : ndarray of shape (l,) or (l, m)
+        m columns are scored together, in their own units (module notes, "Several target columns").
     gammas : sequence of float > 0
     Psi : ndarray of shape (l, o), optional
         Null-space basis on the labeled points; None: constants; (l, 0): none.
@@ -1782,6 +1800,7 @@ def select_manifold_gammas(K: Any, labeled: Any, Y: Any, M: Any, gamma_As: Optio
         Kernel on all points (PLapRLS: normalized by its mean, as the estimator does).
     labeled : int indices (l,)
     Y : ndarray of shape (l,) or (l, m)
+        m columns are scored together, in their own units (module notes, "Several target columns").
     M : sparse (n, n)
         Graph penalty (:func:`~graphrkhs.graph_penalty`).
     gamma_As : sequence of float > 0, optional
@@ -2206,6 +2225,7 @@ def select_tikhonov_solution(W: Any, labeled: Any, Y: Any, alphas: Optional[Any]
     W : graph
     labeled : int indices (l,)
     Y : ndarray of shape (l,) or (l, m)
+        m columns are scored together, in their own units (module notes, "Several target columns").
     alphas : increasing sequence of float >= 0, optional
         Default (None) ``TIKHONOV_ALPHAS`` (0 and ``geomspace(1e-4, 1e3, 15)``;
         ``method="stochastic"``: ``TIKHONOV_ALPHAS_STOCHASTIC``, every other point),
@@ -2311,6 +2331,7 @@ def stochastic_loo_errors(residual: Callable[..., np.ndarray], Y: Any, params: S
         ``residual(Z, **params) -> (I - H) Z`` for a block Z of shape (l, k),
         e.g. ``Z - fit(Z)[S]`` with the learner's solver.
     Y : ndarray of shape (l,) or (l, m)
+        m columns are scored together, in their own units (module notes, "Several target columns").
     params : sequence of dicts
         The grid points.
     n_probes : int, default=64
