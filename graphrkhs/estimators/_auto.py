@@ -33,7 +33,7 @@ import numpy as np
 
 from .._core.validation import Interval, Options, SelectionWarning, warn
 from .._core.loo import constant_up_to_rounding
-from ..solvers import MIN_LOO_LABELS
+from ..solvers import MIN_LOO_LABELS, class_loo_rows
 
 __all__ = []
 
@@ -79,7 +79,8 @@ def loo_selects(Y, classifier, *, fits_constants=False):
     LOO residual falls as the fit flattens (a larger ridge, a wider kernel, a stronger penalty) whatever
     the data, and with every class labeled once the criterion "selects" an edge of any grid.  At one
     label per class that edge was chance level for Fredholm and PRLS (digits: 10 % and 14 %); the
-    learners then use their fallback values (documented with each parameter).
+    learners then use their fallback values (documented with each parameter).  With some classes labeled
+    twice or more, the selection scores those classes' rows only (:func:`loo_rows_of`).
 
     Parameters
     ----------
@@ -94,10 +95,16 @@ def loo_selects(Y, classifier, *, fits_constants=False):
     l = Y.shape[0]
     if not classifier or l < MIN_LABELS:
         return l >= MIN_LABELS and not (fits_constants and not classifier and constant_target(Y))
-    Y2 = Y.reshape(l, -1)
-    codes = Y2.argmax(axis=1) if Y2.shape[1] > 1 else (Y2[:, 0] > 0).astype(np.intp)
-    counts = np.bincount(codes)
-    return int(counts[counts >= 2].sum()) >= MIN_LABELS
+    return int(class_loo_rows(Y).sum()) >= MIN_LABELS
+
+
+def loo_rows_of(estimator):
+    """``loo_rows`` of the engine's selections for ``estimator``: ``"classes"`` for a classifier (a class's only
+    label stays in every fit but its held-out residual is not scored, :func:`~graphrkhs.solvers.class_loo_rows`:
+    it favoured the flattest fit whatever the data), None (every row) for a regressor."""
+    from sklearn.base import is_classifier
+
+    return "classes" if is_classifier(estimator) else None
 
 
 #: The parameters an estimator may select by leave-one-out ("auto" or a grid).

@@ -34,7 +34,7 @@ from ..solvers import (GridResult, KernelRidgePath, graph_cut_choice, graph_pena
                        select_kernel_ridge)
 from ..kernels import default_sigma, pairwise_kernel
 from ._auto import (FIT_INTERCEPT, TUNABLE_NONNEG, TUNABLE_POSITIVE, WIDTH_FACTORS, free_constant,
-                    grid_of, growing, is_tuned, loo_selects, unselected, warn_duplicated_labeled_points)
+                    grid_of, growing, is_tuned, loo_rows_of, loo_selects, unselected, warn_duplicated_labeled_points)
 from ._base import POINT_CLOUD_GRAPH_CONSTRAINTS, POSITIVE, graph_spec
 from ._base import ClassifierOutputMixin, PointsLearner, RegressorOutputMixin
 
@@ -371,7 +371,8 @@ class _Fredholm(_DataDependent):
 
         grid, ext = (RELATIVE_RIDGES, True) if rel_alphas is None else (np.unique(rel_alphas), False)
         res = select_kernel_ridge(make, Y, sigmas, grid, fit_intercept=free_constant(self),
-                                  extend=growing(sigma=extend, alpha=ext), max_extensions=2)
+                                  extend=growing(sigma=extend, alpha=ext), max_extensions=2,
+                                  loo_rows=loo_rows_of(self))
         floor = 10.0 * Y.shape[0] * np.finfo(np.float64).eps
         usable = res.grid["alpha"] >= floor
         if res.best_params["alpha"] < floor and usable.any():
@@ -421,7 +422,8 @@ class _Fredholm(_DataDependent):
                 return path, scale
             # a large-n kernel holds an (n, m) inner factor, 0.45 GiB at n = 60000: one per width ran the
             # 60000-point fit out of memory, and a rebuild costs a whole Nystrom factor
-            score = float(np.min(np.mean(path.loo_residuals(Y2, RELATIVE_RIDGES) ** 2, axis=(1, 2))))
+            score = -float(np.max(loo_scores(path.loo_residuals(Y2, RELATIVE_RIDGES), Y2,
+                                             loo_rows=loo_rows_of(self))[0]))
             if not guess or score < guess["score"]:
                 guess.clear()
                 guess.update(score=score, s=float(s), kr=(kern, right))
@@ -506,7 +508,7 @@ class _Fredholm(_DataDependent):
         eig = []
         for i, sg in enumerate(sigmas):
             path, scale = paths[float(sg)]
-            a, m = loo_scores(path.loo_residuals(Y2, rel), Y2, "accuracy")
+            a, m = loo_scores(path.loo_residuals(Y2, rel), Y2, "accuracy", loo_rows=loo_rows_of(self))
             # a ridge below the rounding level of the (float64, _fit) kernel is no candidate, as in
             # _select_relative: the final Cholesky of G + ridge I could fail on G's rounding (~ l eps |G|)
             acc[i], mse[i] = np.where(rel >= 10.0 * l * np.finfo(np.float64).eps, a, -np.inf), -m
@@ -831,7 +833,7 @@ class _Warped(_DataDependent):
             res = select_kernel_ridge(
                 lambda s: pairwise_kernel(XS, None, kernel=self.kernel, sigma=s, degree=2, coef0=1.0), Y, sigmas,
                 ridge_scale="l", extend=growing(sigma=extend, alpha=True), max_extensions=2,
-                centred=free_constant(self))
+                centred=free_constant(self), loo_rows=loo_rows_of(self))
             self.sigma_ = res.best_params["sigma"]
         elif width and is_tuned(self.sigma):     # one's own grid, not selected: its value nearest the default
             self.sigma_ = unselected(self.sigma, self.sigma_, "sigma")

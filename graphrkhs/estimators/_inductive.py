@@ -62,7 +62,7 @@ from ..solvers import centred_loo_residuals, held_selection_warnings, release_se
 from ..solvers import SelectionWarning, grls_fit as _saddle_fit
 from .._core.validation import warn
 from ._auto import (FIT_INTERCEPT, TUNABLE_NONNEG, TUNABLE_POSITIVE, WIDTH_FACTORS, free_constant, grid_of, is_tuned,
-                    loo_selects, NO_LOO, growing, unselected, warn_duplicated_labeled_points)
+                    loo_rows_of, loo_selects, NO_LOO, growing, unselected, warn_duplicated_labeled_points)
 from .._core.validation import Interval, Options
 from ._base import POINT_CLOUD_GRAPH_CONSTRAINTS, POSITIVE, graph_spec
 from ._base import ClassifierOutputMixin, PointsLearner, RegressorOutputMixin
@@ -185,7 +185,8 @@ class _KernelLearner(PointsLearner):
         with held_selection_warnings() as held:
             res = select_kernel_ridge(lambda s: pairwise_kernel(XS, None, **{**kw, "sigma": s}), Y, sigmas, alphas,
                                       ridge_scale="l", fit_intercept=self._width_free_constant(),
-                                      extend=growing(sigma=extend, alpha=extend_alpha), max_extensions=2)
+                                      extend=growing(sigma=extend, alpha=extend_alpha), max_extensions=2,
+                                      loo_rows=loo_rows_of(self))
         # the ridge of this RLS only serves to rank the widths: it is no parameter of these learners, so an
         # edge report about it ("the selected alpha=1e-09 ... Pass a wider grid or a fixed value") named
         # something the user cannot pass (PRLS, PLapRLS); the width's own report and other warnings stay
@@ -354,7 +355,8 @@ class _RLS(_KernelLearner):
         kw = self._kernel_kw()
         res = select_kernel_ridge(lambda s: pairwise_kernel(XS, None, **{**kw, "sigma": s}), Y, sigmas, alphas,
                                   ridge_scale="l", fit_intercept=free_constant(self),
-                                  extend=growing(sigma=s_extend, alpha=extend), max_extensions=2)
+                                  extend=growing(sigma=s_extend, alpha=extend), max_extensions=2,
+                                  loo_rows=loo_rows_of(self))
         if fixed:
             res = _report_fixed(res, "alpha", self.alpha)
         self.sigma_ = res.best_params["sigma"]
@@ -376,7 +378,7 @@ class _RLS(_KernelLearner):
             if res is None:       # sigma fixed: the alpha path alone
                 res = select_kernel_ridge(lambda s: self._k(XS, None), Y, [self.sigma_], alphas,
                                           ridge_scale="l", fit_intercept=free_constant(self),
-                                          max_extensions=2 if extend else 0)
+                                          max_extensions=2 if extend else 0, loo_rows=loo_rows_of(self))
             self.alpha_ = res.best_params["alpha"]
         self.cv_results_ = None if res is None else res.cv_results_
         K = self._k(XS, None)
@@ -544,7 +546,8 @@ class _LapRLS(_GraphKernelLearner):
             if gA is None:          # ratios of the gamma_I grid to the fixed gamma_A
                 ga = float(self.gamma_A)
                 res, G = select_nystrom_laprls(F, S, Y, M, [ga], np.maximum(gI, 1e-300) / ga,
-                                               max_extensions=2 if extI else 0, return_graph_gram=True, centred=c)
+                                               max_extensions=2 if extI else 0, return_graph_gram=True, centred=c,
+                                               loo_rows=loo_rows_of(self))
             elif gI is None or not extI:
                 # each gamma_A with its own ratios (of the fixed gamma_I or of the user's gamma_I values); the
                 # table is the whole (gamma_A, gamma_I) grid, named as the dense path's (it held the rows of the
@@ -558,7 +561,7 @@ class _LapRLS(_GraphKernelLearner):
                         if float(ga) not in rows:      # each row once
                             r, gram["G"] = select_nystrom_laprls(F, S, Y, M, [ga], np.maximum(gIs, 1e-300) / ga,
                                                                  graph_gram=gram["G"], return_graph_gram=True,
-                                                                 centred=c)
+                                                                 centred=c, loo_rows=loo_rows_of(self))
                             rows[float(ga)] = r.scores[:, 0]  # ratios gIs / ga: the order of the sorted gIs
                     out = np.array([rows[float(ga)] for ga in gamma_A])
                     return out if gamma_I is not None else out[:, 0]
@@ -570,7 +573,7 @@ class _LapRLS(_GraphKernelLearner):
             else:
                 res, G = select_nystrom_laprls(F, S, Y, M, gA, NYSTROM_RATIO_GRID,
                                                max_extensions=2 if (extA and extI) else 0,
-                                               return_graph_gram=True, centred=c)
+                                               return_graph_gram=True, centred=c, loo_rows=loo_rows_of(self))
             if gA is None or (extI and gI is not None):     # the engine's axes: sigma = the ratio, alpha = gamma_A
                 res = res.renamed(sigma="ratio", alpha="gamma_A")
                 res.best_params["gamma_I"] = res.best_params["ratio"] * res.best_params["gamma_A"]
@@ -646,7 +649,8 @@ def manifold_width_selection(est, X, S, Y, M, width_grid, kernel_kw, *, return_b
     res, alpha, b, *Z = select_laprls_lowrank(X, S, Y, M, sigmas, gA, **kw, random_state=rs,
                                               extend=growing(sigma=extend, gamma_A=extA),
                                               max_extensions=2, return_coef=True,
-                                              return_basis=return_basis, centred=free_constant(est))
+                                              return_basis=return_basis, centred=free_constant(est),
+                                              loo_rows=loo_rows_of(est))
     p = res.best_params
     return (p["sigma"], p["gamma_A"], p["gamma_I"], res, (np.asarray(alpha).reshape(X.shape[0], -1), b), *Z)
 
@@ -739,7 +743,7 @@ def manifold_selection(est, make_K, S, Y, M, *, consistency, fit_intercept, fall
                 if path is not None:
                     R = (centred_loo_residuals(path, Y2, [ga * l]) if centred
                          else path.loo_residuals(Y2, [ga * l]))
-                    (score[j],), (tie[j],) = loo_scores(R, Y2)
+                    (score[j],), (tie[j],) = loo_scores(R, Y2, loo_rows=loo_rows_of(est))
             return score, tie
 
         res = select_grid(evaluate, {"gamma_A": gA}, extend=("gamma_A",), max_extensions=2 if extA else 0,
@@ -772,7 +776,7 @@ def manifold_selection(est, make_K, S, Y, M, *, consistency, fit_intercept, fall
                     r, alpha, b = select_manifold_gammas(K, S, Y, M, [float(ga)], gI / float(ga),
                                                          consistency=consistency, fit_intercept=fit_intercept,
                                                          extend=False, max_extensions=0, return_coef=True,
-                                                         centred=centred)
+                                                         centred=centred, loo_rows=loo_rows_of(est))
                     # ratios gI / ga: the order of the (sorted, distinct) gI
                     rows[float(ga)] = (r.scores[:, 0], (alpha, b))
                 except np.linalg.LinAlgError:      # every ratio of this gamma_A singular: the others may do
@@ -804,7 +808,8 @@ def manifold_selection(est, make_K, S, Y, M, *, consistency, fit_intercept, fall
     try:
         res, alpha, b = select_manifold_gammas(K, S, Y, M, gamma_As, ratios, consistency=consistency,
                                                fit_intercept=fit_intercept, extend=ext,
-                                               max_extensions=max_extensions, return_coef=True, centred=centred)
+                                               max_extensions=max_extensions, return_coef=True, centred=centred,
+                                               loo_rows=loo_rows_of(est))
     except np.linalg.LinAlgError as exc:       # every ratio numerically singular (e.g. a near-constant kernel)
         ga, gi = unselected_gammas(est, *fallback, warn_grid=False)
         warn(f"gamma_A/gamma_I='auto': {exc} No ratio of the grid gives a usable system; the fallback values "
@@ -1056,7 +1061,7 @@ class _PRLS(_KernelLearner):
             # one's own grid is not extended, but a choice at its edge is reported (SelectionWarning)
             res = select_prls_gamma(K, Kp, Kpp, Y, grid[grid > 0], Psi=Psi, extend=True,
                                     max_extensions=2 if extend else 0, make_grams=make,
-                                    sigmas=sigmas)
+                                    sigmas=sigmas, loo_rows=loo_rows_of(self))
             self.gamma_ = res.best_params["gamma"]
             refined = sigmas
             if sigmas is not None and res.best_params["sigma"] != self.sigma_:
@@ -1432,7 +1437,8 @@ class _GRLS(_KernelLearner):
         kw = self._kernel_kw()
         res = select_kernel_ridge(lambda s: pairwise_kernel(XS, None, **{**kw, "sigma": s}), Y, sigmas, gammas,
                                   ridge_scale="l", unpenalized=Psi, names={"alpha": "gamma"},
-                                  extend=growing(sigma=s_extend, alpha=extend), max_extensions=2)
+                                  extend=growing(sigma=s_extend, alpha=extend), max_extensions=2,
+                                  loo_rows=loo_rows_of(self))
         if fixed:
             res = _report_fixed(res, "alpha", self.gamma)
         return res.renamed(alpha="gamma")       # the table names the estimator's parameter
