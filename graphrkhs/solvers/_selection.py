@@ -492,7 +492,8 @@ def _criterion_errors(A_or_parts, Y2, criterion, scoring, loo_rows=None):
 # ---------------------------------------------------------------------------
 
 def ridge_path_errors(K: Any, Y: Any, ridges: Any, *, unpenalized: Optional[Any] = None, criterion: str = "loo",
-                      scoring: str = "mse", loo_rows: Any = None) -> Tuple[np.ndarray, np.ndarray]:
+                      scoring: str = "mse", loo_rows: Any = None,
+                      loo_groups: Optional[Any] = None) -> Tuple[np.ndarray, np.ndarray]:
     r"""Exact LOO (or GCV) scores of kernel ridge :math:`\beta = (K + \mu I)^{-1} y` for every ridge :math:`\mu`.
 
     One eigendecomposition of K (:class:`~graphrkhs.KernelRidgePath`), then
@@ -517,6 +518,12 @@ def ridge_path_errors(K: Any, Y: Any, ridges: Any, *, unpenalized: Optional[Any]
         The labeled rows whose LOO residual is scored (:func:`loo_scores`); every row stays in the fits.
         ``"classes"`` for class-coded targets: a class's only label is not scored (:func:`class_loo_rows`).
         Fewer than ``MIN_LOO_LABELS`` scored rows raise ``ValueError``.  GCV scores every row.
+    loo_groups : array of int of shape (l,), optional
+        Leave-group-out: rows with equal labels are left out together (identical labeled points,
+        :func:`~graphrkhs._core.loo.duplicate_groups`; left out alone, a point's copy keeps its residual near
+        0 and the choice runs to the fits that interpolate).  Closed form
+        :math:`r_G = [(I - H)_{GG}]^{-1} ((I - H) y)_G` (:meth:`~graphrkhs.KernelRidgePath.loo_residuals`).
+        GCV ignores it.
 
     Returns
     -------
@@ -528,10 +535,10 @@ def ridge_path_errors(K: Any, Y: Any, ridges: Any, *, unpenalized: Optional[Any]
     Y2 = _as_targets(Y, K.shape[0])
     ridges = check_ridges(ridges, "ridges")
     path = KernelRidgePath(K, unpenalized=unpenalized)
-    return _path_scores(path, Y2, ridges, criterion, scoring, loo_rows=loo_rows)
+    return _path_scores(path, Y2, ridges, criterion, scoring, loo_rows=loo_rows, loo_groups=loo_groups)
 
 
-def centred_loo_residuals(path, Y2, ridges):
+def centred_loo_residuals(path, Y2, ridges, groups=None):
     r"""Exact LOO residuals of kernel ridge on targets centred on their mean, the mean re-taken without the point.
 
     The procedure: :math:`\bar y_{-i}` the mean of the other labels, kernel ridge on
@@ -545,22 +552,33 @@ def centred_loo_residuals(path, Y2, ridges):
     two LOO solves of the path (the columns of ``Y2`` and a column of ones).  The plain
     :meth:`~graphrkhs.KernelRidgePath.loo_residuals` of :math:`y_c` leaves the held-out label in the mean
     (0.413 against 0.454 by refits on a 10-label LapRLS).  With a free constant in the path
-    (:math:`(I - H) 1 = 0`) both agree.
+    (:math:`(I - H) 1 = 0`) both agree.  With ``groups`` (leave-group-out,
+    :meth:`~graphrkhs.KernelRidgePath.loo_residuals`) the mean is re-taken without the whole group G of k rows: :math:`y_{c,i}/(l - 1)` becomes
+    :math:`\sum_{j \in G} y_{c,j} / (l - k)`.
     """
     l, m = Y2.shape
-    R = path.loo_residuals(np.column_stack([Y2, np.ones(l)]), ridges)
+    R = path.loo_residuals(np.column_stack([Y2, np.ones(l)]), ridges, groups=groups)
+    if groups is None:
+        shift = Y2 / max(l - 1, 1)
+    else:
+        _, inv, counts = np.unique(np.asarray(groups), return_inverse=True, return_counts=True)
+        inv = inv.reshape(-1)
+        sums = np.zeros((counts.size, m))
+        np.add.at(sums, inv, Y2)
+        shift = sums[inv] / np.maximum(l - counts[inv], 1)[:, None]
     with np.errstate(invalid="ignore"):
-        out = R[..., :m] + (Y2 / max(l - 1, 1))[None] * R[..., m:]
+        out = R[..., :m] + shift[None] * R[..., m:]
     return np.where(np.isfinite(R[..., m:]), out, np.inf)
 
 
-def _path_scores(path, Y2, ridges, criterion, scoring, centred=False, loo_rows=None):
+def _path_scores(path, Y2, ridges, criterion, scoring, centred=False, loo_rows=None, loo_groups=None):
     if criterion == "gcv":
         # in units of the targets' size (targets near 1e200 overflowed every GCV to inf: "undefined" on the whole
         # grid; near 1e-200 underflowed it to 0: a tie everywhere, the largest ridge chosen)
         scale = _target_scale(Y2)
         return _gcv_pair(path.gcv(Y2 / scale, ridges, centred=centred).mean(axis=1), scale)
-    R = centred_loo_residuals(path, Y2, ridges) if centred else path.loo_residuals(Y2, ridges)
+    R = (centred_loo_residuals(path, Y2, ridges, loo_groups) if centred
+         else path.loo_residuals(Y2, ridges, groups=loo_groups))
     return loo_scores(R, Y2, scoring, loo_rows=loo_rows)
 
 
@@ -968,7 +986,8 @@ def _rounding_floor(K, scale):
 
 def select_ridge_alpha(K: Any, Y: Any, alphas: Optional[Any] = None, *, ridge_scale: Any = 1.0,
                        fit_intercept: bool = False, criterion: str = "loo", scoring: str = "mse",
-                       extend: bool = True, max_extensions: int = 2, loo_rows: Any = None) -> GridResult:
+                       extend: bool = True, max_extensions: int = 2, loo_rows: Any = None,
+                       loo_groups: Optional[Any] = None) -> GridResult:
     r"""Choose the ridge weight of kernel ridge by exact LOO or GCV along its path.
 
     The ridge entering the system is :math:`\mu = \alpha \cdot` ``ridge_scale``:
@@ -995,6 +1014,12 @@ def select_ridge_alpha(K: Any, Y: Any, alphas: Optional[Any] = None, *, ridge_sc
         The labeled rows whose LOO residual is scored (:func:`loo_scores`); every row stays in the fits.
         ``"classes"`` for class-coded targets: a class's only label is not scored (:func:`class_loo_rows`).
         Fewer than ``MIN_LOO_LABELS`` scored rows raise ``ValueError``.  GCV scores every row.
+    loo_groups : array of int of shape (l,), optional
+        Leave-group-out: rows with equal labels are left out together (identical labeled points,
+        :func:`~graphrkhs._core.loo.duplicate_groups`; left out alone, a point's copy keeps its residual near
+        0 and the choice runs to the fits that interpolate).  Closed form
+        :math:`r_G = [(I - H)_{GG}]^{-1} ((I - H) y)_G` (:meth:`~graphrkhs.KernelRidgePath.loo_residuals`).
+        GCV ignores it.
 
     Returns
     -------
@@ -1025,7 +1050,7 @@ def select_ridge_alpha(K: Any, Y: Any, alphas: Optional[Any] = None, *, ridge_sc
     path = KernelRidgePath(K, unpenalized=np.ones(l) if fit_intercept else None)
 
     def evaluate(alpha):
-        return _path_scores(path, Y2, alpha * scale, criterion, scoring, loo_rows=loo_rows)
+        return _path_scores(path, Y2, alpha * scale, criterion, scoring, loo_rows=loo_rows, loo_groups=loo_groups)
 
     return select_grid(evaluate, {"alpha": np.unique(alphas)}, extend=("alpha",) if extend else (),
                        max_extensions=max_extensions, criterion=criterion,
@@ -1052,7 +1077,8 @@ def select_kernel_ridge(make_kernel: Callable[[float], Any], Y: Any, sigmas: Any
                         ridge_scale: Any = 1.0, fit_intercept: bool = False, criterion: str = "loo",
                         scoring: str = "mse", extend: Union[bool, Sequence[str]] = True, max_extensions: int = 2,
                         unpenalized: Optional[Any] = None, centred: bool = False,
-                        names: Optional[Mapping[str, str]] = None, loo_rows: Any = None) -> GridResult:
+                        names: Optional[Mapping[str, str]] = None, loo_rows: Any = None,
+                        loo_groups: Optional[Any] = None) -> GridResult:
     r"""Choose a kernel width (or filter scale) and the ridge weight jointly by exact LOO/GCV.
 
     For every width one kernel on the labeled points and one
@@ -1090,6 +1116,12 @@ def select_kernel_ridge(make_kernel: Callable[[float], Any], Y: Any, sigmas: Any
         The labeled rows whose LOO residual is scored (:func:`loo_scores`); every row stays in the fits.
         ``"classes"`` for class-coded targets: a class's only label is not scored (:func:`class_loo_rows`).
         Fewer than ``MIN_LOO_LABELS`` scored rows raise ``ValueError``.  GCV scores every row.
+    loo_groups : array of int of shape (l,), optional
+        Leave-group-out: rows with equal labels are left out together (identical labeled points,
+        :func:`~graphrkhs._core.loo.duplicate_groups`; left out alone, a point's copy keeps its residual near
+        0 and the choice runs to the fits that interpolate).  Closed form
+        :math:`r_G = [(I - H)_{GG}]^{-1} ((I - H) y)_G` (:meth:`~graphrkhs.KernelRidgePath.loo_residuals`).
+        GCV ignores it.
 
     Returns
     -------
@@ -1131,7 +1163,7 @@ def select_kernel_ridge(make_kernel: Callable[[float], Any], Y: Any, sigmas: Any
             new = np.array([a for a in alpha if (float(sg), float(a)) not in done])
             if new.size:
                 path, Y2, scale = path_of(sg)
-                sc, tb = _path_scores(path, Y2, new * scale, criterion, scoring, centred, loo_rows)
+                sc, tb = _path_scores(path, Y2, new * scale, criterion, scoring, centred, loo_rows, loo_groups)
                 done.update({(float(sg), float(a)): (x, t) for a, x, t in zip(new, sc, tb)})
             score[j] = [done[(float(sg), float(a))][0] for a in alpha]
             tie[j] = [done[(float(sg), float(a))][1] for a in alpha]
@@ -1871,7 +1903,8 @@ def select_manifold_gammas(K: Any, labeled: Any, Y: Any, M: Any, gamma_As: Optio
                            ratios: Optional[Any] = None, *, consistency: bool = False, fit_intercept: bool = False,
                            criterion: str = "loo", scoring: str = "mse", extend: bool = True,
                            max_extensions: int = 1, return_coef: bool = False, centred: bool = False,
-                           loo_rows: Any = None) -> Union[GridResult, Tuple[GridResult, np.ndarray, np.ndarray]]:
+                           loo_rows: Any = None, loo_groups: Optional[Any] = None
+                           ) -> Union[GridResult, Tuple[GridResult, np.ndarray, np.ndarray]]:
     r"""Choose :math:`(\gamma_A, \gamma_I)` of LapRLS (``consistency=False``) or PLapRLS (``True``) by exact LOO.
 
     Through :class:`ManifoldRidgePath`: one n x n LU per ratio
@@ -1935,6 +1968,12 @@ def select_manifold_gammas(K: Any, labeled: Any, Y: Any, M: Any, gamma_As: Optio
         The labeled rows whose LOO residual is scored (:func:`loo_scores`); every row stays in the fits.
         ``"classes"`` for class-coded targets: a class's only label is not scored (:func:`class_loo_rows`).
         Fewer than ``MIN_LOO_LABELS`` scored rows raise ``ValueError``.  GCV scores every row.
+    loo_groups : array of int of shape (l,), optional
+        Leave-group-out: rows with equal labels are left out together (identical labeled points,
+        :func:`~graphrkhs._core.loo.duplicate_groups`; left out alone, a point's copy keeps its residual near
+        0 and the choice runs to the fits that interpolate).  Closed form
+        :math:`r_G = [(I - H)_{GG}]^{-1} ((I - H) y)_G` (:meth:`~graphrkhs.KernelRidgePath.loo_residuals`).
+        GCV ignores it.
 
     Returns
     -------
@@ -1982,7 +2021,7 @@ def select_manifold_gammas(K: Any, labeled: Any, Y: Any, M: Any, gamma_As: Optio
             if path is None:
                 score[j], tie[j] = -np.inf, 0.0
                 continue
-            score[j], tie[j] = _path_scores(path, Y2, gamma_A * l, criterion, scoring, centred, loo_rows)
+            score[j], tie[j] = _path_scores(path, Y2, gamma_A * l, criterion, scoring, centred, loo_rows, loo_groups)
         return score, tie
 
     KSS = mp.K[np.ix_(mp.S, mp.S)]
@@ -2007,7 +2046,7 @@ def select_manifold_gammas(K: Any, labeled: Any, Y: Any, M: Any, gamma_As: Optio
 # ---------------------------------------------------------------------------
 
 def kfold_splits(y: Any, n_splits: int = 5, *, stratify: Optional[bool] = None,
-                 random_state: Any = None) -> List[Tuple[np.ndarray, np.ndarray]]:
+                 random_state: Any = None, groups: Optional[Any] = None) -> List[Tuple[np.ndarray, np.ndarray]]:
     r"""Shuffled (stratified) k-fold splits of the labeled points, deterministic for a given ``random_state``.
 
     scikit-learn's :class:`~sklearn.model_selection.StratifiedKFold` /
@@ -2029,12 +2068,17 @@ def kfold_splits(y: Any, n_splits: int = 5, *, stratify: Optional[bool] = None,
     stratify : bool, optional
         Default: True for integer / string / bool labels, False for floats.
     random_state : int, Generator or None
+    groups : array of int of shape (l,), optional
+        Rows that stay in one fold (identical labeled points, :func:`~graphrkhs._core.loo.duplicate_groups`:
+        a copy left in training would predict its twin).  scikit-learn's
+        :class:`~sklearn.model_selection.StratifiedGroupKFold` / :class:`~sklearn.model_selection.GroupKFold`;
+        the number of folds is then at most the number of groups (of a class, stratified).
 
     Returns
     -------
     list of (train, test) index arrays into ``y``
     """
-    from sklearn.model_selection import KFold, StratifiedKFold
+    from sklearn.model_selection import GroupKFold, KFold, StratifiedGroupKFold, StratifiedKFold
 
     y = np.asarray(y)
     if y.ndim != 1 or y.size < 2:
@@ -2043,6 +2087,11 @@ def kfold_splits(y: Any, n_splits: int = 5, *, stratify: Optional[bool] = None,
     if stratify is None:
         stratify = y.dtype.kind not in "fc"
     seed = int(check_random_state(random_state).integers(2 ** 31 - 1))
+    if groups is not None:
+        groups = np.asarray(groups)
+        if groups.shape != y.shape:
+            raise ValueError(f"groups must have one label per row of y, shape {y.shape}; got {groups.shape}.")
+        groups = np.unique(groups, return_inverse=True)[1].reshape(-1)
     if stratify:
         _, inverse, counts = np.unique(y, return_inverse=True, return_counts=True)
         # a class's only label stays in every training set and is never held out: a fold without it would
@@ -2054,9 +2103,22 @@ def kfold_splits(y: Any, n_splits: int = 5, *, stratify: Optional[bool] = None,
                              "1. Pass stratify=False or label more points.")
         k = min(n_splits, int(multi.min()))
         rest, alone = np.flatnonzero(~single), np.flatnonzero(single)
-        splitter = StratifiedKFold(k, shuffle=True, random_state=seed)
-        return [(np.sort(np.concatenate([rest[tr], alone])), rest[te])
-                for tr, te in splitter.split(np.zeros(rest.size), y[rest])]
+        if groups is None:
+            splits = StratifiedKFold(k, shuffle=True, random_state=seed).split(np.zeros(rest.size), y[rest])
+        else:
+            # at most as many folds as a class (labeled twice or more) has groups
+            per_class = min(np.unique(groups[rest][y[rest] == c]).size for c in np.unique(y[rest]))
+            k = max(min(k, per_class), 2)
+            splits = StratifiedGroupKFold(k, shuffle=True, random_state=seed).split(
+                np.zeros(rest.size), y[rest], groups[rest])
+        return [(np.sort(np.concatenate([rest[tr], alone])), rest[te]) for tr, te in splits]
+    if groups is not None:
+        k = min(n_splits, int(groups.max()) + 1)
+        if k < 2:
+            raise ValueError("k-fold with groups needs at least 2 groups; every row is in one.")
+        # GroupKFold does not shuffle: the groups are relabeled at random (seeded) first
+        perm = np.random.default_rng(seed).permutation(int(groups.max()) + 1)
+        return [(tr, te) for tr, te in GroupKFold(k).split(np.zeros(y.size), y, perm[groups])]
     k = min(n_splits, y.size)
     return [(tr, te) for tr, te in KFold(k, shuffle=True, random_state=seed).split(np.zeros(y.size))]
 
@@ -2064,7 +2126,7 @@ def kfold_splits(y: Any, n_splits: int = 5, *, stratify: Optional[bool] = None,
 def kfold_scores(fit_predict: Callable[..., Any], y: Any, grid: Mapping[str, Any], *, n_splits: int = 5,
                  stratify: Optional[bool] = None, scoring: str = "accuracy", random_state: Any = 0,
                  extend: Sequence[str] = (), max_extensions: int = 2,
-                 tie_break: Optional[Callable[..., float]] = None) -> GridResult:
+                 tie_break: Optional[Callable[..., float]] = None, groups: Optional[Any] = None) -> GridResult:
     r"""k-fold cross-validation on the labeled points over a tensor grid.
 
     For learners whose prediction is not linear in the labels (graph TV,
@@ -2082,7 +2144,7 @@ def kfold_scores(fit_predict: Callable[..., Any], y: Any, grid: Mapping[str, Any
         ``(len(test), 1)`` is accepted; any other shape is a ``ValueError``).
     y : array of shape (l,)
     grid : dict of str -> 1-D sequence
-    n_splits, stratify, random_state
+    n_splits, stratify, random_state, groups
         See :func:`kfold_splits` (``n_splits`` is lowered there, stratified and unstratified alike, when the
         points cannot fill that many folds).
     scoring : {"accuracy", "mse"}, default="accuracy"
@@ -2107,7 +2169,7 @@ def kfold_scores(fit_predict: Callable[..., Any], y: Any, grid: Mapping[str, Any
     if not callable(fit_predict):
         raise TypeError("fit_predict must be a callable fit_predict(train, test, **params) -> predictions.")
     y = np.asarray(y)
-    folds = kfold_splits(y, n_splits, stratify=stratify, random_state=random_state)
+    folds = kfold_splits(y, n_splits, stratify=stratify, random_state=random_state, groups=groups)
     stds = {}
 
     def evaluate(**axes):
