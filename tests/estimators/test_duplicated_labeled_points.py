@@ -36,9 +36,8 @@ def _duplicate_warnings(est, X, y):
 @pytest.mark.parametrize("Est", GROUPED)
 def test_repeats_with_equal_targets_are_left_out_together_without_a_warning(Est):
     X, y = _data(twice=True)
-    assert not _duplicate_warnings(Est(), X, y)
     est = Est()
-    est.fit(X, y)
+    assert not _duplicate_warnings(est, X, y)                  # fits est
     np.testing.assert_array_equal(np.bincount(est._loo_groups), [2] * 12)
 
 
