@@ -47,6 +47,7 @@ __all__ = [
     "gcv_scores",
     "loo_predictions",
     "check_ridges",
+    "duplicate_groups",
 ]
 
 ArrayLike = Union[np.ndarray, Sequence[float]]
@@ -292,14 +293,24 @@ class KernelRidgePath:
         diag = np.where((diag > _CANCEL_RTOL * mu[:, None] * dU2) & robust, diag, 0.0)
         return resid, diag, trace
 
-    def loo_residuals(self, Y: ArrayLike, ridges: ArrayLike) -> np.ndarray:
-        r"""LOO residuals :math:`y_i - \hat y^{(-i)}_i` for each ridge :math:`\mu`.
+    def loo_residuals(self, Y: ArrayLike, ridges: ArrayLike, groups: Optional[ArrayLike] = None) -> np.ndarray:
+        r"""LOO residuals :math:`y_i - \hat y^{(-i)}_i` for each ridge :math:`\mu` (leave-group-out with ``groups``).
+
+        With ``groups``, the rows of a group are left out together and each gets its residual from the
+        fit without the whole group: :math:`r_G = [(I - H)_{GG}]^{-1} ((I - H) y)_G`, the closed form of
+        leave-group-out for a linear smoother whose fit without G is its fit with :math:`y_G` replaced by
+        its own predictions (penalized least squares; Hastie, Tibshirani & Friedman 2009, Ex. 7.3, for
+        the group form of the identity).  For a group of one it is :math:`((I - H) y)_i / (I - H)_{ii}`.
+        A group whose block :math:`(I - H)_{GG}` is singular to rounding (interpolated) is ``inf``.
 
         Parameters
         ----------
         Y : array of shape (l,) or (l, m)
         ridges : sequence of float > 0
             The weights :math:`\mu` of :math:`(K + \mu I)`, as they enter the system.
+        groups : array of int of shape (l,), optional
+            Group labels of the rows (equal labels: left out together), e.g. identical labeled points
+            (:func:`duplicate_groups`).  Default: every row its own group.
 
         Returns
         -------
@@ -308,6 +319,9 @@ class KernelRidgePath:
         """
         Y2, ridges, UtY = self._terms(Y, ridges)
         resid, diag, _ = self._parts(UtY, ridges)
+        blocks = _group_rows(groups, self.n)
+        if blocks:
+            return self._group_residuals(resid, diag, ridges, blocks)
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             # diag = 0 only for a point the smoother interpolates exactly (or, with an unpenalized basis, to
             # rounding): its LOO is undefined (inf).  No absolute cut-off: 1 - H_ii is computed without
@@ -315,6 +329,36 @@ class KernelRidgePath:
             # 1e-15 times the kernel's scale undefined, whatever the scale)
             out = np.where(diag[:, :, None] > 0, resid / np.where(diag > 0, diag, 1.0)[:, :, None], np.inf)
         return np.where(np.isnan(out), np.inf, out)
+
+    def _group_residuals(self, resid, diag, mu, blocks):
+        r"""Leave-group-out residuals: the single-row ones, then :math:`[(I - H)_{GG}]^{-1} ((I - H) y)_G` for every
+        group G of two rows or more (``blocks``), with :math:`(I - H)_{GG} = \mu (P_{GG} - (P\Psi)_G
+        (\Psi^T P \Psi)^{-1} (P\Psi)_G^T)`, :math:`P = (K + \mu I)^{-1}` (the second term with an unpenalized
+        basis only): :math:`O(k^2 l)` per group of k rows and ridge."""
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            out = np.where(diag[:, :, None] > 0, resid / np.where(diag > 0, diag, 1.0)[:, :, None], np.inf)
+        out = np.where(np.isnan(out), np.inf, out)
+        s = self.eigenvalues
+        with np.errstate(divide="ignore"):
+            d = 1.0 / (s[None, :] + mu[:, None])                   # (g, l); +inf eigenvalue -> 0
+        with small_dense_threads(self.n):
+            for G in blocks:                                     # stacks of groups of one size: few
+                UG = self.eigenvectors[G]                        # (b, k, l)
+                A = np.einsum("bij,gj,bkj->gbik", UG, d, UG)     # P_GG, (g, b, k, k)
+                if self.unpenalized is not None:
+                    dPsi = d[:, :, None] * self._UtPsi[None]
+                    Gm = self._UtPsi.T[None] @ dPsi              # (g, q, q)
+                    PPsiG = np.einsum("bij,gjq->gbiq", UG, dPsi)
+                    A = A - PPsiG @ np.linalg.solve(Gm[:, None], np.swapaxes(PPsiG, 2, 3))
+                A = mu[:, None, None, None] * (A + np.swapaxes(A, 2, 3)) / 2
+                w = np.linalg.eigvalsh(A)                        # (g, b, k)
+                # a block singular to rounding (relative to 1, the scale of I - H): the group is interpolated
+                bad = ~(np.isfinite(w).all(axis=2) & (w.min(axis=2) > _GROUP_RTOL * np.maximum(w.max(axis=2), 1.0)))
+                A[bad] = np.eye(G.shape[1])
+                RG = np.linalg.solve(A, resid[:, G])             # (g, b, k, m)
+                RG[bad] = np.inf
+                out[:, G] = RG
+        return out
 
     def gcv(self, Y: ArrayLike, ridges: ArrayLike, *, centred: bool = False) -> np.ndarray:
         r"""GCV scores :math:`\frac1l\|(I - H)y\|^2 / (\frac1l \operatorname{tr}(I - H))^2`, per ridge and column.
@@ -355,6 +399,41 @@ class KernelRidgePath:
         r"""The leverages :math:`(H_\mu)_{ii}`, shape (l,)."""
         mu = float(check_ridges(ridge, "ridge")[0])
         return 1.0 - self._parts(np.zeros((self.n, 0)), mu)[1][0]
+
+
+#: A group's block (I - H)_GG with an eigenvalue below this (I - H has eigenvalues in [0, 1]) is singular to
+#: rounding: the smoother interpolates the group, its leave-group-out residual is undefined (inf).
+_GROUP_RTOL = 1e3 * np.finfo(np.float64).eps
+
+
+def _group_rows(groups, l):
+    """The groups of two rows or more from group labels (l,) (None: no groups), as stacks of row indices, one
+    (b, k) array per group size k (b groups of that size)."""
+    if groups is None:
+        return []
+    g = np.asarray(groups)
+    if g.shape != (l,) or g.dtype.kind not in "iub":
+        raise ValueError(f"groups must be an integer array of shape ({l},), one group label per labeled row; got "
+                         f"{'shape ' + str(g.shape) if g.shape != (l,) else 'dtype ' + str(g.dtype)}.")
+    _, inverse, counts = np.unique(g, return_inverse=True, return_counts=True)
+    inverse = inverse.reshape(-1)
+    order = np.argsort(inverse, kind="stable")               # rows grouped, groups in label order
+    starts = np.r_[0, np.cumsum(counts)[:-1]]
+    return [np.stack([order[starts[c]:starts[c] + k] for c in np.flatnonzero(counts == k)])
+            for k in np.unique(counts[counts > 1])]
+
+
+def duplicate_groups(X: ArrayLike) -> Optional[np.ndarray]:
+    """Group labels (l,) of the identical rows of ``X`` (l, ...) (equal rows, equal labels), or None when
+    every row is distinct: the groups of leave-group-out (:meth:`KernelRidgePath.loo_residuals`) for learners
+    whose fit depends on the labeled points themselves (a labeled point's copy left among the labels makes its
+    leave-one-out residual near zero, and the selection favours fits that interpolate)."""
+    X = np.asarray(X)
+    if X.ndim < 1 or X.shape[0] < 2:
+        return None
+    flat = X.reshape(X.shape[0], -1)
+    _, inverse, counts = np.unique(flat, axis=0, return_inverse=True, return_counts=True)
+    return inverse.reshape(-1).astype(np.intp) if (counts > 1).any() else None
 
 
 def loo_residuals(H: ArrayLike, Y: ArrayLike) -> np.ndarray:

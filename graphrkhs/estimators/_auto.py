@@ -32,8 +32,8 @@ higher is better), ``rank_test_score``).  Inside scikit-learn's
 import numpy as np
 
 from .._core.validation import Interval, Options, SelectionWarning, warn
-from .._core.loo import constant_up_to_rounding
-from ..solvers import MIN_LOO_LABELS
+from .._core.loo import constant_up_to_rounding, duplicate_groups
+from ..solvers import MIN_LOO_LABELS, class_loo_rows
 
 __all__ = []
 
@@ -79,7 +79,8 @@ def loo_selects(Y, classifier, *, fits_constants=False):
     LOO residual falls as the fit flattens (a larger ridge, a wider kernel, a stronger penalty) whatever
     the data, and with every class labeled once the criterion "selects" an edge of any grid.  At one
     label per class that edge was chance level for Fredholm and PRLS (digits: 10 % and 14 %); the
-    learners then use their fallback values (documented with each parameter).
+    learners then use their fallback values (documented with each parameter).  With some classes labeled
+    twice or more, the selection scores those classes' rows only (:func:`loo_rows_of`).
 
     Parameters
     ----------
@@ -94,35 +95,62 @@ def loo_selects(Y, classifier, *, fits_constants=False):
     l = Y.shape[0]
     if not classifier or l < MIN_LABELS:
         return l >= MIN_LABELS and not (fits_constants and not classifier and constant_target(Y))
-    Y2 = Y.reshape(l, -1)
-    codes = Y2.argmax(axis=1) if Y2.shape[1] > 1 else (Y2[:, 0] > 0).astype(np.intp)
-    counts = np.bincount(codes)
-    return int(counts[counts >= 2].sum()) >= MIN_LABELS
+    return int(class_loo_rows(Y).sum()) >= MIN_LABELS
+
+
+def loo_rows_of(estimator):
+    """``loo_rows`` of the engine's selections for ``estimator``: ``"classes"`` for a classifier (a class's only
+    label stays in every fit but its held-out residual is not scored, :func:`~graphrkhs.solvers.class_loo_rows`:
+    it favoured the flattest fit whatever the data), None (every row) for a regressor."""
+    from sklearn.base import is_classifier
+
+    return "classes" if is_classifier(estimator) else None
 
 
 #: The parameters an estimator may select by leave-one-out ("auto" or a grid).
 SELECTED_PARAMETERS = ("sigma", "alpha", "gamma", "gamma_A", "gamma_I")
 
 
-def warn_duplicated_labeled_points(estimator, XS, stacklevel=6):
-    """A :class:`~graphrkhs.SelectionWarning` when labeled points repeat and a parameter is selected.
+def warn_duplicated_labeled_points(estimator, XS, Y=None, stacklevel=6, grouped=True):
+    """Groups of identical labeled points for leave-group-out (or None), with a :class:`~graphrkhs.SelectionWarning`
+    where they still bias the selection.
 
-    Leave-one-out leaves each left-out point's copy among the labels, so every criterion favours the
-    fits that interpolate (RLS on every row twice chose sigma 0.103 and alpha 4.7e-11 against 1.17 and
-    1e-3 once, and predicted new points 0.9 off; LapRLS and Fredholm alike), silently.  Exact repeats of
-    the labeled rows ``XS`` are counted; nothing is changed (the fit is the user's data).
+    Left out alone, a point leaves its copy among the labels: its held-out residual is near 0 and every
+    criterion favoured the fits that interpolate (RLS on every row twice chose sigma 0.103 and alpha 4.7e-11
+    against 1.17 and 1e-3 once, and predicted new points 0.9 off; LapRLS and Fredholm alike).  The selections
+    that take ``loo_groups`` (``grouped``: the engine's exact leave-one-out paths) leave the copies out
+    together (:func:`~graphrkhs._core.loo.duplicate_groups`), and the returned labels are those groups; a
+    warning then says only when copies carry different targets (the fit averages them).  Learners whose
+    selection cannot group them (``grouped=False``: PRLS's downdate, the hinge loss's k-fold) are warned as
+    before and get None.  Nothing is changed in the data (the fit is the user's).
     """
     tuned = [name for name in SELECTED_PARAMETERS if is_tuned(getattr(estimator, name, None))]
     XS = np.asarray(XS)
     l = XS.shape[0]
     if not tuned or l < 2 or XS.ndim != 2:
-        return
-    distinct = np.unique(XS.reshape(l, -1), axis=0).shape[0]
-    if distinct < l:
-        warn(f"{type(estimator).__name__}: {l - distinct} of the {l} labeled points repeat other labeled points "
+        return None
+    groups = duplicate_groups(XS)
+    if groups is None:
+        return None
+    n_rep = l - int(groups.max()) - 1
+    if not grouped:
+        warn(f"{type(estimator).__name__}: {n_rep} of the {l} labeled points repeat other labeled points "
              f"exactly; leave-one-out keeps each left-out point's copy, so the selection of "
              f"{', '.join(tuned)} favours fits that interpolate (narrow widths, vanishing ridges).  Remove the "
              "repeats (average their targets) or pass fixed values.", SelectionWarning, stacklevel=stacklevel)
+        return None
+    if Y is not None:
+        Y2 = np.asarray(Y, dtype=np.float64).reshape(l, -1)
+        first = np.zeros(groups.max() + 1, dtype=np.intp)
+        first[groups[::-1]] = np.arange(l)[::-1]            # a representative row of each group
+        conflicting = int(np.any(Y2 != Y2[first[groups]], axis=1).sum())
+        if conflicting:
+            warn(f"{type(estimator).__name__}: {n_rep} of the {l} labeled points repeat other labeled points "
+                 f"exactly, and {conflicting} of the copies carry other targets than the first; the fit "
+                 "averages them (no parameter value fits either copy), and the selection of "
+                 f"{', '.join(tuned)} leaves all copies of a point out together.", SelectionWarning,
+                 stacklevel=stacklevel)
+    return groups
 
 
 def constant_target(Y):

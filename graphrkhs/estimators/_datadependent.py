@@ -34,7 +34,7 @@ from ..solvers import (GridResult, KernelRidgePath, graph_cut_choice, graph_pena
                        select_kernel_ridge)
 from ..kernels import default_sigma, pairwise_kernel
 from ._auto import (FIT_INTERCEPT, TUNABLE_NONNEG, TUNABLE_POSITIVE, WIDTH_FACTORS, free_constant,
-                    grid_of, growing, is_tuned, loo_selects, unselected, warn_duplicated_labeled_points)
+                    grid_of, growing, is_tuned, loo_rows_of, loo_selects, unselected, warn_duplicated_labeled_points)
 from ._base import POINT_CLOUD_GRAPH_CONSTRAINTS, POSITIVE, graph_spec
 from ._base import ClassifierOutputMixin, PointsLearner, RegressorOutputMixin
 
@@ -110,8 +110,10 @@ class _DataDependent(PointsLearner):
         # the targets before any centring: "constant up to rounding" is relative to their size (centred,
         # 3 + 3e-15 z was noise around 0, not a constant, and was selected on rounding)
         self._loo_selects = loo_selects(self._uncentred(Y), is_classifier(self), fits_constants=free_constant(self))
+        # identical labeled points are left out together: leave-group-out (squared loss), one fold (hinge)
+        self._loo_groups = None
         if self._loo_selects:
-            warn_duplicated_labeled_points(self, X[idx], stacklevel=7)
+            self._loo_groups = warn_duplicated_labeled_points(self, X[idx], Y, stacklevel=7)
         if shift is not None:
             Y = Y - shift
         chosen = self._select(X, idx, Y)
@@ -255,6 +257,7 @@ class _DataDependent(PointsLearner):
         P = np.asarray(self.labeled_points_)
         order = np.lexsort(P.reshape(P.shape[0], -1).T[::-1])
         G, Y = G[np.ix_(order, order)], Y[order]
+        groups = getattr(self, "_loo_groups", None)      # identical labeled points: one fold
         codes = Y.argmax(axis=1) if Y.shape[1] > 1 else (Y[:, 0] > 0).astype(int)
         if np.unique(codes, return_counts=True)[1].min() < 2:
             return ridge            # stratified folds need two labels per class
@@ -280,7 +283,7 @@ class _DataDependent(PointsLearner):
         # choice, not to the grid's edge: otherwise the tie rule and the edge extensions drift to a degenerate
         # ridge along a flat curve, and the choice depends on how the rows (hence the folds) are ordered
         res = kfold_scores(fit_predict, codes, {"ridge": self._hinge_ridges(ridge)}, n_splits=5,
-                           random_state=0, extend=("ridge",),
+                           random_state=0, extend=("ridge",), groups=None if groups is None else groups[order],
                            tie_break=lambda **p: -abs(np.log(p["ridge"] / ridge)))
         self.cv_results_ = res.cv_results_
         return res.best_params["ridge"]
@@ -382,7 +385,8 @@ class _Fredholm(_DataDependent):
 
         grid, ext = (RELATIVE_RIDGES, True) if rel_alphas is None else (np.unique(rel_alphas), False)
         res = select_kernel_ridge(make, Y, sigmas, grid, fit_intercept=free_constant(self),
-                                  extend=growing(sigma=extend, alpha=ext), max_extensions=2)
+                                  extend=growing(sigma=extend, alpha=ext), max_extensions=2,
+                                  loo_rows=loo_rows_of(self), loo_groups=getattr(self, "_loo_groups", None))
         floor = 10.0 * Y.shape[0] * np.finfo(np.float64).eps
         usable = res.grid["alpha"] >= floor
         if res.best_params["alpha"] < floor and usable.any():
@@ -432,7 +436,8 @@ class _Fredholm(_DataDependent):
                 return path, scale
             # a large-n kernel holds an (n, m) inner factor, 0.45 GiB at n = 60000: one per width ran the
             # 60000-point fit out of memory, and a rebuild costs a whole Nystrom factor
-            score = float(np.min(np.mean(path.loo_residuals(Y2, RELATIVE_RIDGES) ** 2, axis=(1, 2))))
+            R = path.loo_residuals(Y2, RELATIVE_RIDGES, groups=getattr(self, "_loo_groups", None))
+            score = -float(np.max(loo_scores(R, Y2, loo_rows=loo_rows_of(self))[0]))
             if not guess or score < guess["score"]:
                 guess.clear()
                 guess.update(score=score, s=float(s), kr=(kern, right))
@@ -517,7 +522,8 @@ class _Fredholm(_DataDependent):
         eig = []
         for i, sg in enumerate(sigmas):
             path, scale = paths[float(sg)]
-            a, m = loo_scores(path.loo_residuals(Y2, rel), Y2, "accuracy")
+            a, m = loo_scores(path.loo_residuals(Y2, rel, groups=getattr(self, "_loo_groups", None)), Y2, "accuracy",
+                              loo_rows=loo_rows_of(self))
             # a ridge below the rounding level of the (float64, _fit) kernel is no candidate, as in
             # _select_relative: the final Cholesky of G + ridge I could fail on G's rounding (~ l eps |G|)
             acc[i], mse[i] = np.where(rel >= 10.0 * l * np.finfo(np.float64).eps, a, -np.inf), -m
@@ -842,7 +848,7 @@ class _Warped(_DataDependent):
             res = select_kernel_ridge(
                 lambda s: pairwise_kernel(XS, None, kernel=self.kernel, sigma=s, degree=2, coef0=1.0), Y, sigmas,
                 ridge_scale="l", extend=growing(sigma=extend, alpha=True), max_extensions=2,
-                centred=free_constant(self))
+                centred=free_constant(self), loo_rows=loo_rows_of(self), loo_groups=getattr(self, "_loo_groups", None))
             self.sigma_ = res.best_params["sigma"]
         elif width and is_tuned(self.sigma):     # one's own grid, not selected: its value nearest the default
             self.sigma_ = unselected(self.sigma, self.sigma_, "sigma")

@@ -62,7 +62,7 @@ from ..solvers import centred_loo_residuals, held_selection_warnings, release_se
 from ..solvers import SelectionWarning, grls_fit as _saddle_fit
 from .._core.validation import warn
 from ._auto import (FIT_INTERCEPT, TUNABLE_NONNEG, TUNABLE_POSITIVE, WIDTH_FACTORS, free_constant, grid_of, is_tuned,
-                    loo_selects, NO_LOO, growing, unselected, warn_duplicated_labeled_points)
+                    loo_rows_of, loo_selects, NO_LOO, growing, unselected, warn_duplicated_labeled_points)
 from .._core.validation import Interval, Options
 from ._base import POINT_CLOUD_GRAPH_CONSTRAINTS, POSITIVE, graph_spec
 from ._base import ClassifierOutputMixin, PointsLearner, RegressorOutputMixin
@@ -122,6 +122,8 @@ class _KernelLearner(PointsLearner):
     #: Regressors: the fitted attributes linear in the targets, scaled back after a multi-output fit on
     #: standardized target columns (:meth:`~graphrkhs.estimators._base.RegressorOutputMixin._scale_back_targets`).
     _TARGET_LINEAR = ("coef_", "intercept_", "y_mean_")
+    #: The selections leave identical labeled points out together (``loo_groups``, leave-group-out)
+    _GROUPED_LOO = True
 
     #: Rows of X (an even, deterministic sample, see :func:`~graphrkhs.default_sigma`) whose median
     #: pairwise distance is the centre of the ``sigma="auto"`` grid.
@@ -154,8 +156,10 @@ class _KernelLearner(PointsLearner):
         self.cv_results_ = None
         # one gate for every "auto" of the fit: without an informative LOO the fallback values are used
         self._loo_selects = loo_selects(Y, is_classifier(self), fits_constants=self._fits_constants())
+        # identical labeled points are left out together (leave-group-out), where the selection can
+        self._loo_groups = None
         if self._loo_selects:
-            warn_duplicated_labeled_points(self, X[labeled])
+            self._loo_groups = warn_duplicated_labeled_points(self, X[labeled], Y, grouped=self._GROUPED_LOO)
         if is_tuned(self.sigma) and self._width_matters() and self._loo_selects:
             # the labeled rows in float64 whatever X's dtype: the width search runs down to ridges far below
             # float32's rounding of the kernel (RLS chose another width on float32 points, 2x the float64
@@ -189,7 +193,8 @@ class _KernelLearner(PointsLearner):
         with held_selection_warnings() as held:
             res = select_kernel_ridge(lambda s: pairwise_kernel(XS, None, **{**kw, "sigma": s}), Y, sigmas, alphas,
                                       ridge_scale="l", fit_intercept=self._width_free_constant(),
-                                      extend=growing(sigma=extend, alpha=extend_alpha), max_extensions=2)
+                                      extend=growing(sigma=extend, alpha=extend_alpha), max_extensions=2,
+                                      loo_rows=loo_rows_of(self), loo_groups=self._loo_groups)
         # the ridge of this RLS only serves to rank the widths: it is no parameter of these learners, so an
         # edge report about it ("the selected alpha=1e-09 ... Pass a wider grid or a fixed value") named
         # something the user cannot pass (PRLS, PLapRLS); the width's own report and other warnings stay
@@ -358,7 +363,8 @@ class _RLS(_KernelLearner):
         kw = self._kernel_kw()
         res = select_kernel_ridge(lambda s: pairwise_kernel(XS, None, **{**kw, "sigma": s}), Y, sigmas, alphas,
                                   ridge_scale="l", fit_intercept=free_constant(self),
-                                  extend=growing(sigma=s_extend, alpha=extend), max_extensions=2)
+                                  extend=growing(sigma=s_extend, alpha=extend), max_extensions=2,
+                                  loo_rows=loo_rows_of(self), loo_groups=self._loo_groups)
         if fixed:
             res = _report_fixed(res, "alpha", self.alpha)
         self.sigma_ = res.best_params["sigma"]
@@ -380,7 +386,8 @@ class _RLS(_KernelLearner):
             if res is None:       # sigma fixed: the alpha path alone
                 res = select_kernel_ridge(lambda s: self._k(XS, None), Y, [self.sigma_], alphas,
                                           ridge_scale="l", fit_intercept=free_constant(self),
-                                          max_extensions=2 if extend else 0)
+                                          max_extensions=2 if extend else 0, loo_rows=loo_rows_of(self),
+                                          loo_groups=self._loo_groups)
             self.alpha_ = res.best_params["alpha"]
         self.cv_results_ = None if res is None else res.cv_results_
         K = self._k(XS, None)
@@ -548,7 +555,8 @@ class _LapRLS(_GraphKernelLearner):
             if gA is None:          # ratios of the gamma_I grid to the fixed gamma_A
                 ga = float(self.gamma_A)
                 res, G = select_nystrom_laprls(F, S, Y, M, [ga], np.maximum(gI, 1e-300) / ga,
-                                               max_extensions=2 if extI else 0, return_graph_gram=True, centred=c)
+                                               max_extensions=2 if extI else 0, return_graph_gram=True, centred=c,
+                                               loo_rows=loo_rows_of(self), loo_groups=self._loo_groups)
             elif gI is None or not extI:
                 # each gamma_A with its own ratios (of the fixed gamma_I or of the user's gamma_I values); the
                 # table is the whole (gamma_A, gamma_I) grid, named as the dense path's (it held the rows of the
@@ -562,7 +570,8 @@ class _LapRLS(_GraphKernelLearner):
                         if float(ga) not in rows:      # each row once
                             r, gram["G"] = select_nystrom_laprls(F, S, Y, M, [ga], np.maximum(gIs, 1e-300) / ga,
                                                                  graph_gram=gram["G"], return_graph_gram=True,
-                                                                 centred=c)
+                                                                 centred=c, loo_rows=loo_rows_of(self),
+                                                                 loo_groups=self._loo_groups)
                             rows[float(ga)] = r.scores[:, 0]  # ratios gIs / ga: the order of the sorted gIs
                     out = np.array([rows[float(ga)] for ga in gamma_A])
                     return out if gamma_I is not None else out[:, 0]
@@ -574,7 +583,8 @@ class _LapRLS(_GraphKernelLearner):
             else:
                 res, G = select_nystrom_laprls(F, S, Y, M, gA, NYSTROM_RATIO_GRID,
                                                max_extensions=2 if (extA and extI) else 0,
-                                               return_graph_gram=True, centred=c)
+                                               return_graph_gram=True, centred=c, loo_rows=loo_rows_of(self),
+                                               loo_groups=self._loo_groups)
             if gA is None or (extI and gI is not None):     # the engine's axes: sigma = the ratio, alpha = gamma_A
                 res = res.renamed(sigma="ratio", alpha="gamma_A")
                 res.best_params["gamma_I"] = res.best_params["ratio"] * res.best_params["gamma_A"]
@@ -650,7 +660,9 @@ def manifold_width_selection(est, X, S, Y, M, width_grid, kernel_kw, *, return_b
     res, alpha, b, *Z = select_laprls_lowrank(X, S, Y, M, sigmas, gA, **kw, random_state=rs,
                                               extend=growing(sigma=extend, gamma_A=extA),
                                               max_extensions=2, return_coef=True,
-                                              return_basis=return_basis, centred=free_constant(est))
+                                              return_basis=return_basis, centred=free_constant(est),
+                                              loo_rows=loo_rows_of(est), 
+                                              loo_groups=getattr(est, "_loo_groups", None))
     p = res.best_params
     return (p["sigma"], p["gamma_A"], p["gamma_I"], res, (np.asarray(alpha).reshape(X.shape[0], -1), b), *Z)
 
@@ -730,6 +742,7 @@ def manifold_selection(est, make_K, S, Y, M, *, consistency, fit_intercept, fall
              f"fallback values gamma_A={ga:g}, gamma_I={gi:g} are used (of one's own grid: its value nearest "
              f"{fallback[0]:g}, {fallback[1]:g}). Pass numbers.", SelectionWarning)
         return ga, gi, None, None
+    groups = getattr(est, "_loo_groups", None)       # identical labeled points: left out together
     K = make_K()
     if gI is None:                 # gamma_I fixed: each gamma_A is its own ratio
         mp = ManifoldRidgePath(K, S, M, consistency=consistency)
@@ -741,9 +754,9 @@ def manifold_selection(est, make_K, S, Y, M, *, consistency, fit_intercept, fall
             for j, ga in enumerate(gamma_A):      # each its own ratio: one LU each
                 path = mp.candidate_path(gi / ga, fit_intercept)    # None: a numerically singular ratio
                 if path is not None:
-                    R = (centred_loo_residuals(path, Y2, [ga * l]) if centred
-                         else path.loo_residuals(Y2, [ga * l]))
-                    (score[j],), (tie[j],) = loo_scores(R, Y2)
+                    R = (centred_loo_residuals(path, Y2, [ga * l], groups) if centred
+                         else path.loo_residuals(Y2, [ga * l], groups=groups))
+                    (score[j],), (tie[j],) = loo_scores(R, Y2, loo_rows=loo_rows_of(est))
             return score, tie
 
         res = select_grid(evaluate, {"gamma_A": gA}, extend=("gamma_A",), max_extensions=2 if extA else 0,
@@ -776,7 +789,8 @@ def manifold_selection(est, make_K, S, Y, M, *, consistency, fit_intercept, fall
                     r, alpha, b = select_manifold_gammas(K, S, Y, M, [float(ga)], gI / float(ga),
                                                          consistency=consistency, fit_intercept=fit_intercept,
                                                          extend=False, max_extensions=0, return_coef=True,
-                                                         centred=centred)
+                                                         centred=centred, loo_rows=loo_rows_of(est),
+                                                         loo_groups=groups)
                     # ratios gI / ga: the order of the (sorted, distinct) gI
                     rows[float(ga)] = (r.scores[:, 0], (alpha, b))
                 except np.linalg.LinAlgError:      # every ratio of this gamma_A singular: the others may do
@@ -808,7 +822,8 @@ def manifold_selection(est, make_K, S, Y, M, *, consistency, fit_intercept, fall
     try:
         res, alpha, b = select_manifold_gammas(K, S, Y, M, gamma_As, ratios, consistency=consistency,
                                                fit_intercept=fit_intercept, extend=ext,
-                                               max_extensions=max_extensions, return_coef=True, centred=centred)
+                                               max_extensions=max_extensions, return_coef=True, centred=centred,
+                                               loo_rows=loo_rows_of(est), loo_groups=groups)
     except np.linalg.LinAlgError as exc:       # every ratio numerically singular (e.g. a near-constant kernel)
         ga, gi = unselected_gammas(est, *fallback, warn_grid=False)
         warn(f"gamma_A/gamma_I='auto': {exc} No ratio of the grid gives a usable system; the fallback values "
@@ -960,6 +975,8 @@ _PRLS_CONSTRAINTS = {
 
 
 class _PRLS(_KernelLearner):
+    #: PRLS's exact LOO (a downdate per point) does not leave groups of identical points out: warned instead
+    _GROUPED_LOO = False
     _WIDTH_POINTS = WIDTH_POINTS_SUPERVISED
     _SOLVES_IN_FLOAT64 = True       # the grams and the solve in float64 (_fit_kernel)
     _parameter_constraints = {"gamma": TUNABLE_NONNEG, **_PRLS_CONSTRAINTS,
@@ -1060,7 +1077,7 @@ class _PRLS(_KernelLearner):
             # one's own grid is not extended, but a choice at its edge is reported (SelectionWarning)
             res = select_prls_gamma(K, Kp, Kpp, Y, grid[grid > 0], Psi=Psi, extend=True,
                                     max_extensions=2 if extend else 0, make_grams=make,
-                                    sigmas=sigmas)
+                                    sigmas=sigmas, loo_rows=loo_rows_of(self))
             self.gamma_ = res.best_params["gamma"]
             refined = sigmas
             if sigmas is not None and res.best_params["sigma"] != self.sigma_:
@@ -1436,7 +1453,8 @@ class _GRLS(_KernelLearner):
         kw = self._kernel_kw()
         res = select_kernel_ridge(lambda s: pairwise_kernel(XS, None, **{**kw, "sigma": s}), Y, sigmas, gammas,
                                   ridge_scale="l", unpenalized=Psi, names={"alpha": "gamma"},
-                                  extend=growing(sigma=s_extend, alpha=extend), max_extensions=2)
+                                  extend=growing(sigma=s_extend, alpha=extend), max_extensions=2,
+                                  loo_rows=loo_rows_of(self), loo_groups=self._loo_groups)
         if fixed:
             res = _report_fixed(res, "alpha", self.gamma)
         return res.renamed(alpha="gamma")       # the table names the estimator's parameter

@@ -95,7 +95,7 @@ from ..solvers import KernelRidgePath, loo_scores, select_grid, select_tikhonov_
 from ..solvers import KERNEL_TV_MAX_ITER, STOCHASTIC_MIN_LABELS, TIKHONOV_ALPHAS, graph_kernel_ridge_stochastic_errors, kfold_scores
 from ..kernels import GraphKernel
 from ._auto import (FIT_INTERCEPT, MIN_LABELS, NO_LOO, TUNABLE_NONNEG, TUNABLE_POSITIVE, free_constant, grid_of,
-                    loo_selects)
+                    loo_rows_of, loo_selects)
 from ._auto import unselected
 from ._base import (
     GRAPH_CONSTRAINTS,
@@ -527,7 +527,7 @@ class _LaplacianRegularization(_GraphLearner):
         # exact LOO on the Kron reduction (one factorization for the path and the fit), matrix-free
         # above STOCHASTIC_MIN_LABELS labels; the default grid extends at its upper edge, one's own does not
         F, res = select_tikhonov_solution(W, S, Y, None if extend else grid, laplacian=self.laplacian,
-                                          scoring=self._scoring,
+                                          scoring=self._scoring, loo_rows=loo_rows_of(self),
                                           max_extensions=2 if extend else 0, tol=self.tol,
                                           preconditioner=self.preconditioner, backend=self.backend)
         self.alpha_ = res.best_params["alpha"]
@@ -874,7 +874,7 @@ class _GraphKernelRidge(_GraphLearner):
             grid, default_grid = self._alpha_grid()
 
             def evaluate(kernel, alpha):
-                out = [_path_scores(paths[int(k) - 1], Y, alpha, self._scoring) for k in kernel]
+                out = [_path_scores(paths[int(k) - 1], Y, alpha, self._scoring, loo_rows_of(self)) for k in kernel]
                 return np.array([o[0] for o in out]), np.array([o[1] for o in out])
 
             scale = max(float(np.abs(np.diag(cols[0][S])).max()), 1e-300)
@@ -918,7 +918,7 @@ class _GraphKernelRidge(_GraphLearner):
                 new = [float(a) for a in alpha if (int(k), float(a)) not in cache]
                 if new:
                     sc, tb = graph_kernel_ridge_stochastic_errors(ops[int(k) - 1], S, Y, new, unpenalized=unpen,
-                                                                  scoring=self._scoring)
+                                                                  scoring=self._scoring, loo_rows=loo_rows_of(self))
                     cache.update({(int(k), a): (x, t) for a, x, t in zip(new, sc, tb)})
                 score[i] = [cache[(int(k), float(a))][0] for a in alpha]
                 tie[i] = [cache[(int(k), float(a))][1] for a in alpha]
@@ -940,10 +940,11 @@ class _GraphKernelRidge(_GraphLearner):
         return F[:, :-1] - F[:, -1:] * b + b
 
 
-def _path_scores(path, Y, alphas, scoring):
-    """(score, tie-break) of a ridge path: LOO accuracy (ties by LOO squared error) or minus the LOO MSE."""
+def _path_scores(path, Y, alphas, scoring, loo_rows=None):
+    """(score, tie-break) of a ridge path: LOO accuracy (ties by LOO squared error) or minus the LOO MSE
+    (``loo_rows``: the rows scored, :func:`~graphrkhs.loo_scores`)."""
     return loo_scores(path.loo_residuals(Y, alphas), np.asarray(Y, dtype=np.float64).reshape(Y.shape[0], -1),
-                      scoring)
+                      scoring, loo_rows=loo_rows)
 
 
 class GraphKernelRidgeClassifier(_TransductiveClassifier, _GraphKernelRidge):

@@ -67,7 +67,7 @@ from ._lowrank import __all__ as _lowrank_all
 from ._lowrank import LOWRANK_MIN_N  # noqa: F401
 from ._selection import *  # noqa: F401,F403
 from ._selection import __all__ as _selection_all
-from ._selection import (MIN_LOO_LABELS, STOCHASTIC_MIN_LABELS, TIKHONOV_ALPHAS,  # noqa: F401
+from ._selection import (MIN_LOO_LABELS, STOCHASTIC_MIN_LABELS, TIKHONOV_ALPHAS, class_loo_rows,  # noqa: F401
                          centred_loo_residuals, held_selection_warnings, release_selection_warnings,
                          report_grid_edge)
 from ._tv import *  # noqa: F401,F403

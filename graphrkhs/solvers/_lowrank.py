@@ -365,7 +365,8 @@ def nystrom_consistency_grams(XS: ArrayLike, X: ArrayLike, F: ArrayLike, *, kern
 def select_nystrom_laprls(F: ArrayLike, labeled: Indices, Y: ArrayLike, M: MatrixLike, gamma_As: ArrayLike,
                           ratios: ArrayLike, *, fit_intercept: bool = False, max_extensions: int = 0,
                           return_graph_gram: bool = False, graph_gram: Optional[ArrayLike] = None,
-                          centred: bool = False) -> Union[GridResult, Tuple[GridResult, np.ndarray]]:
+                          centred: bool = False, loo_rows: Any = None, loo_groups: Optional[ArrayLike] = None
+                          ) -> Union[GridResult, Tuple[GridResult, np.ndarray]]:
     r"""Exact leave-one-out choice of :math:`(\gamma_A, \gamma_I)` for :func:`nystrom_laprls_fit`.
 
     For a ratio :math:`\rho = \gamma_I/\gamma_A`, with
@@ -406,6 +407,10 @@ def select_nystrom_laprls(F: ArrayLike, labeled: Indices, Y: ArrayLike, M: Matri
     centred : bool, default=False
         ``Y`` is the targets less their labeled mean: the LOO of the centred procedure, the mean re-taken
         without the held-out label (:func:`~graphrkhs.solvers._selection.centred_loo_residuals`).
+    loo_rows : None, "classes" or boolean array of shape (l,), default=None
+        The rows scored (:func:`~graphrkhs.select_ridge_alpha`; a classifier's: ``"classes"``).
+    loo_groups : array of int of shape (l,), optional
+        Rows left out together (identical labeled points; :func:`~graphrkhs.select_ridge_alpha`).
 
     Returns
     -------
@@ -435,7 +440,8 @@ def select_nystrom_laprls(F: ArrayLike, labeled: Indices, Y: ArrayLike, M: Matri
 
     res = select_kernel_ridge(make_kernel, Y2[:, 0] if was_1d else Y2, ratios, gamma_As, ridge_scale="l",
                               fit_intercept=fit_intercept, extend=max_extensions > 0,
-                              max_extensions=max_extensions, centred=centred,
+                              max_extensions=max_extensions, centred=centred, loo_rows=loo_rows,
+                              loo_groups=loo_groups,
                               names={"sigma": "ratio gamma_I/gamma_A", "alpha": "gamma_A"})
     return (res, G0) if return_graph_gram else res
 
@@ -453,7 +459,7 @@ def select_laprls_lowrank(X: ArrayLike, labeled: Indices, Y: ArrayLike, M: Matri
                           n_components: int = LOWRANK_SELECTION_COMPONENTS, landmarks: str = "uniform",
                           random_state: Any = 0, scoring: str = "mse", extend: Union[bool, Sequence[str]] = True,
                           max_extensions: int = 2, return_coef: bool = False, return_basis: bool = False,
-                          centred: bool = False
+                          centred: bool = False, loo_rows: Any = None, loo_groups: Optional[ArrayLike] = None
                           ) -> Union[GridResult, Tuple[GridResult, np.ndarray, np.ndarray]]:
     r"""Kernel width and :math:`(\gamma_A, \gamma_I)` of LapRLS jointly, by the exact LOO of a low-rank surrogate.
 
@@ -538,6 +544,10 @@ def select_laprls_lowrank(X: ArrayLike, labeled: Indices, Y: ArrayLike, M: Matri
     centred : bool, default=False
         ``Y`` is the targets less their labeled mean: the LOO of the centred procedure, the mean re-taken
         without the held-out label (:func:`~graphrkhs.solvers._selection.centred_loo_residuals`).
+    loo_rows : None, "classes" or boolean array of shape (l,), default=None
+        The rows scored (:func:`~graphrkhs.select_ridge_alpha`; a classifier's: ``"classes"``).
+    loo_groups : array of int of shape (l,), optional
+        Rows left out together (identical labeled points; :func:`~graphrkhs.select_ridge_alpha`).
 
     Returns
     -------
@@ -622,7 +632,8 @@ def select_laprls_lowrank(X: ArrayLike, labeled: Indices, Y: ArrayLike, M: Matri
                 key = (float(s), float(r))
                 if key not in paths:
                     paths[key] = KernelRidgePath(_warped_lowrank_gram(A, d, r))
-                score[i, j], tie[i, j] = _path_scores(paths[key], Y2, gamma_A * l, "loo", scoring, centred)
+                score[i, j], tie[i, j] = _path_scores(paths[key], Y2, gamma_A * l, "loo", scoring, centred,
+                                                      loo_rows, loo_groups)
         return score, tie
 
     # the exact steps' kernels from float64 points: a float32 Gram's rounding (1e-7 of its scale) is far
@@ -671,7 +682,8 @@ def select_laprls_lowrank(X: ArrayLike, labeled: Indices, Y: ArrayLike, M: Matri
         path = mp.path(0.0, False)
         chosen = (s, r, mp, path)
     s, r, mp, path = chosen
-    exact, exact_tie = _path_scores(path, Y2, axes["gamma_A"] * l, "loo", scoring, centred)
+    exact, exact_tie = _path_scores(path, Y2, axes["gamma_A"] * l, "loo", scoring, centred, loo_rows,
+                                    loo_groups)
     # the same order as the grid's (score, tie-break, tie rule): by the score alone the exact gamma_A too was
     # the first of the grid wherever the MSE over- or underflows
     ga = GridResult({"gamma_A": axes["gamma_A"]}, exact, tie_break=exact_tie).best_params["gamma_A"]

@@ -90,6 +90,13 @@ Fewest labels.  Every ``select_*`` function here (LOO or GCV) raises a ``ValueEr
 ``MIN_LOO_LABELS`` = 3 labeled points: with one the criterion is flat in exact arithmetic, with two leaving
 one out leaves a single label, and the choice was rounding.  The estimators' ``"auto"`` parameters use the
 same number (:func:`graphrkhs.estimators._auto.loo_selects`) and fall back to documented values instead.
+
+Classifiers.  Leaving out a class's only label asks the fit to predict a class it has no label of: that
+residual falls as the fit flattens whatever the data.  Every LOO selection here takes ``loo_rows``, the rows
+whose residual is scored (all rows stay in every fit): ``"classes"`` (:func:`class_loo_rows`, the rows of
+classes labeled twice or more; what the estimators pass for a classifier) or a boolean mask; fewer than
+``MIN_LOO_LABELS`` scored rows raise the same ``ValueError``.  Stratified k-fold (:func:`kfold_splits`) keeps
+such a label in every training set and in no test set.
 """
 
 import re
@@ -152,6 +159,64 @@ def _check_selection_labels(l, criterion="loo"):
         what = "leave-one-out" if criterion == "loo" else "GCV"
         raise ValueError(f"{what} selection needs at least {MIN_LOO_LABELS} labeled points; got {l} (with fewer "
                          f"the criterion ranks rounding only). Pass fixed parameter values instead.")
+
+
+def class_loo_rows(Y: Any) -> np.ndarray:
+    r"""The labeled rows a classifier's leave-one-out scores: those of classes labeled twice or more, shape (l,).
+
+    Leaving out a class's only label asks the fit to predict a class it has no label of: that row's LOO
+    residual falls as the fit flattens (a larger ridge, a wider kernel, a stronger penalty) whatever the
+    data, and biases every selection towards flat fits (digits, 15 - 30 random labels: the selected ridge
+    3 - 150 times larger).  Such rows stay in every fit and are left out of the criterion only
+    (``loo_rows`` of the selections).  The one rule of the selections and of the estimators' gate
+    (:func:`graphrkhs.estimators._auto.loo_selects`: fewer than ``MIN_LOO_LABELS`` such rows, no selection).
+
+    Parameters
+    ----------
+    Y : array of shape (l, k) or (l,) / (l, 1)
+        Class-coded targets: one-hot (or centred one-hot) columns, the class of a row their argmax; one
+        signed column (+-1, or centred) for two classes, the class its sign.
+
+    Returns
+    -------
+    ndarray of bool, shape (l,)
+    """
+    Y2 = np.asarray(Y, dtype=np.float64)
+    l = Y2.shape[0] if Y2.ndim else 0
+    Y2 = Y2.reshape(l, -1)
+    codes = Y2.argmax(axis=1) if Y2.shape[1] > 1 else (Y2[:, 0] > 0).astype(np.intp)
+    return np.bincount(codes)[codes] >= 2 if l else np.zeros(0, dtype=bool)
+
+
+def _scored_rows(loo_rows, Y2):
+    """The boolean mask (l,) of the rows whose LOO residual is scored, or None for all of them.
+
+    ``loo_rows``: None (every row), ``"classes"`` (:func:`class_loo_rows` of the targets ``Y2``) or a boolean
+    mask of the l labeled rows."""
+    if loo_rows is None:
+        return None
+    l = Y2.shape[0]
+    if isinstance(loo_rows, str):
+        check_option(loo_rows, "loo_rows", ("classes",))
+        return class_loo_rows(Y2)
+    keep = np.asarray(loo_rows)
+    if keep.dtype != bool or keep.shape != (l,):
+        raise ValueError(f"loo_rows must be None, 'classes' or a boolean mask of the {l} labeled rows; got "
+                         f"{'shape ' + str(keep.shape) if keep.dtype == bool else 'dtype ' + str(keep.dtype)}.")
+    return keep
+
+
+def _check_scored_rows(loo_rows, Y, criterion="loo"):
+    """The selections' rule for ``loo_rows``: LOO ranks on at least ``MIN_LOO_LABELS`` scored rows (the gate of
+    :func:`graphrkhs.estimators._auto.loo_selects`), else the ``ValueError`` of too few labels."""
+    if loo_rows is None or criterion != "loo" or np.ndim(Y) < 1:
+        return
+    keep = _scored_rows(loo_rows, _as_targets(Y, np.shape(Y)[0]))
+    n = int(keep.sum())
+    if n < MIN_LOO_LABELS:
+        raise ValueError(f"leave-one-out selection needs at least {MIN_LOO_LABELS} scored labeled rows; loo_rows "
+                         f"scores {n} of {keep.size} (a classifier's: the rows of classes labeled twice or more; "
+                         "with fewer the criterion ranks nothing). Pass fixed parameter values instead.")
 
 
 def _n_rows(Y):
@@ -281,7 +346,8 @@ class GridResult:
 # Scores from LOO residuals
 # ---------------------------------------------------------------------------
 
-def loo_scores(residuals: np.ndarray, Y: np.ndarray, scoring: str = "mse") -> Tuple[np.ndarray, np.ndarray]:
+def loo_scores(residuals: np.ndarray, Y: np.ndarray, scoring: str = "mse", *,
+               loo_rows: Any = None) -> Tuple[np.ndarray, np.ndarray]:
     r"""Scores (higher is better) of leave-one-out residuals along a path.
 
     Parameters
@@ -295,6 +361,10 @@ def loo_scores(residuals: np.ndarray, Y: np.ndarray, scoring: str = "mse") -> Tu
         :math:`\pm 1` coding) or the argmax of :math:`Y_i` (one-hot columns).
         A grid point with an undefined (infinite) residual -- a label the
         smoother interpolates -- scores ``-inf`` either way.
+    loo_rows : None, "classes" or boolean array of shape (l,), keyword-only
+        The rows whose residual is scored (the mean is over them; every row stays in the fit the residuals
+        come from).  None: all.  ``"classes"``: :func:`class_loo_rows` of ``Y`` (a classifier's: a class's
+        only label is not scored).  No scored row is a ``ValueError``.
 
     Returns
     -------
@@ -312,6 +382,12 @@ def loo_scores(residuals: np.ndarray, Y: np.ndarray, scoring: str = "mse") -> Tu
     if Y.shape[1] != R.shape[-1]:
         raise ValueError(f"Y must have the residuals' {R.shape[-1]} column(s) (shape ({R.shape[-2]}, "
                          f"{R.shape[-1]})); got shape {Y.shape}.")
+    keep = _scored_rows(loo_rows, Y)
+    if keep is not None:
+        if not keep.any():
+            raise ValueError(f"loo_rows scores none of the {keep.size} labeled rows; leave-one-out has nothing to "
+                             "average (a classifier's rows are those of classes labeled twice or more).")
+        R, Y = R[..., keep, :], Y[keep]
     # scaled by the targets' size before squaring: targets near 1e150 must not overflow the sum
     scale = _target_scale(Y)
     with np.errstate(invalid="ignore", over="ignore", under="ignore", divide="ignore"):
@@ -410,13 +486,13 @@ def _project_unpenalized(A, Psi):
     return A - APsi @ np.linalg.solve(Psi.T @ APsi, APsi.T)
 
 
-def _criterion_errors(A_or_parts, Y2, criterion, scoring):
-    """(score, tie) of one grid point from an explicit I - H."""
+def _criterion_errors(A_or_parts, Y2, criterion, scoring, loo_rows=None):
+    """(score, tie) of one grid point from an explicit I - H (``loo_rows``: of :func:`loo_scores`; not GCV's)."""
     if criterion == "gcv":
         scale = _target_scale(Y2)
         score, tie = _gcv_pair(_gcv_from_A(A_or_parts, Y2 / scale), scale)
         return float(score), float(tie)
-    s, t = loo_scores(_loo_from_A(A_or_parts, Y2)[None], Y2, scoring)
+    s, t = loo_scores(_loo_from_A(A_or_parts, Y2)[None], Y2, scoring, loo_rows=loo_rows)
     return s[0], t[0]
 
 
@@ -425,7 +501,8 @@ def _criterion_errors(A_or_parts, Y2, criterion, scoring):
 # ---------------------------------------------------------------------------
 
 def ridge_path_errors(K: Any, Y: Any, ridges: Any, *, unpenalized: Optional[Any] = None, criterion: str = "loo",
-                      scoring: str = "mse") -> Tuple[np.ndarray, np.ndarray]:
+                      scoring: str = "mse", loo_rows: Any = None,
+                      loo_groups: Optional[Any] = None) -> Tuple[np.ndarray, np.ndarray]:
     r"""Exact LOO (or GCV) scores of kernel ridge :math:`\beta = (K + \mu I)^{-1} y` for every ridge :math:`\mu`.
 
     One eigendecomposition of K (:class:`~graphrkhs.KernelRidgePath`), then
@@ -447,6 +524,16 @@ def ridge_path_errors(K: Any, Y: Any, ridges: Any, *, unpenalized: Optional[Any]
     criterion : {"loo", "gcv"}
     scoring : {"mse", "accuracy"}
         See :func:`loo_scores` (GCV is always a squared error).
+    loo_rows : None, "classes" or boolean array of shape (l,), default=None
+        The labeled rows whose LOO residual is scored (:func:`loo_scores`); every row stays in the fits.
+        ``"classes"`` for class-coded targets: a class's only label is not scored (:func:`class_loo_rows`).
+        Fewer than ``MIN_LOO_LABELS`` scored rows raise ``ValueError``.  GCV scores every row.
+    loo_groups : array of int of shape (l,), optional
+        Leave-group-out: rows with equal labels are left out together (identical labeled points,
+        :func:`~graphrkhs._core.loo.duplicate_groups`; left out alone, a point's copy keeps its residual near
+        0 and the choice runs to the fits that interpolate).  Closed form
+        :math:`r_G = [(I - H)_{GG}]^{-1} ((I - H) y)_G` (:meth:`~graphrkhs.KernelRidgePath.loo_residuals`).
+        GCV ignores it.
 
     Returns
     -------
@@ -458,10 +545,10 @@ def ridge_path_errors(K: Any, Y: Any, ridges: Any, *, unpenalized: Optional[Any]
     Y2 = _as_targets(Y, K.shape[0])
     ridges = check_ridges(ridges, "ridges")
     path = KernelRidgePath(K, unpenalized=unpenalized)
-    return _path_scores(path, Y2, ridges, criterion, scoring)
+    return _path_scores(path, Y2, ridges, criterion, scoring, loo_rows=loo_rows, loo_groups=loo_groups)
 
 
-def centred_loo_residuals(path, Y2, ridges):
+def centred_loo_residuals(path, Y2, ridges, groups=None):
     r"""Exact LOO residuals of kernel ridge on targets centred on their mean, the mean re-taken without the point.
 
     The procedure: :math:`\bar y_{-i}` the mean of the other labels, kernel ridge on
@@ -475,27 +562,39 @@ def centred_loo_residuals(path, Y2, ridges):
     two LOO solves of the path (the columns of ``Y2`` and a column of ones).  The plain
     :meth:`~graphrkhs.KernelRidgePath.loo_residuals` of :math:`y_c` leaves the held-out label in the mean
     (0.413 against 0.454 by refits on a 10-label LapRLS).  With a free constant in the path
-    (:math:`(I - H) 1 = 0`) both agree.
+    (:math:`(I - H) 1 = 0`) both agree.  With ``groups`` (leave-group-out,
+    :meth:`~graphrkhs.KernelRidgePath.loo_residuals`) the mean is re-taken without the whole group G of k rows: :math:`y_{c,i}/(l - 1)` becomes
+    :math:`\sum_{j \in G} y_{c,j} / (l - k)`.
     """
     l, m = Y2.shape
-    R = path.loo_residuals(np.column_stack([Y2, np.ones(l)]), ridges)
+    R = path.loo_residuals(np.column_stack([Y2, np.ones(l)]), ridges, groups=groups)
+    if groups is None:
+        shift = Y2 / max(l - 1, 1)
+    else:
+        _, inv, counts = np.unique(np.asarray(groups), return_inverse=True, return_counts=True)
+        inv = inv.reshape(-1)
+        sums = np.zeros((counts.size, m))
+        np.add.at(sums, inv, Y2)
+        shift = sums[inv] / np.maximum(l - counts[inv], 1)[:, None]
     with np.errstate(invalid="ignore"):
-        out = R[..., :m] + (Y2 / max(l - 1, 1))[None] * R[..., m:]
+        out = R[..., :m] + shift[None] * R[..., m:]
     return np.where(np.isfinite(R[..., m:]), out, np.inf)
 
 
-def _path_scores(path, Y2, ridges, criterion, scoring, centred=False):
+def _path_scores(path, Y2, ridges, criterion, scoring, centred=False, loo_rows=None, loo_groups=None):
     if criterion == "gcv":
         # in units of the targets' size (targets near 1e200 overflowed every GCV to inf: "undefined" on the whole
         # grid; near 1e-200 underflowed it to 0: a tie everywhere, the largest ridge chosen)
         scale = _target_scale(Y2)
         return _gcv_pair(path.gcv(Y2 / scale, ridges, centred=centred).mean(axis=1), scale)
-    R = centred_loo_residuals(path, Y2, ridges) if centred else path.loo_residuals(Y2, ridges)
-    return loo_scores(R, Y2, scoring)
+    R = (centred_loo_residuals(path, Y2, ridges, loo_groups) if centred
+         else path.loo_residuals(Y2, ridges, groups=loo_groups))
+    return loo_scores(R, Y2, scoring, loo_rows=loo_rows)
 
 
 def tikhonov_path_errors(W: Any, labeled: Any, Y: Any, alphas: Any, *, laplacian: str = "combinatorial",
-                         criterion: str = "loo", scoring: str = "mse") -> Tuple[np.ndarray, np.ndarray]:
+                         criterion: str = "loo", scoring: str = "mse",
+                         loo_rows: Any = None) -> Tuple[np.ndarray, np.ndarray]:
     r"""Exact LOO (or GCV) scores of :func:`~graphrkhs.tikhonov_solution` for every ``alpha``.
 
     One sparse LU of :math:`L_{UU}` (l right-hand sides) and one
@@ -515,7 +614,7 @@ def tikhonov_path_errors(W: Any, labeled: Any, Y: Any, alphas: Any, *, laplacian
         m columns are scored together, in their own units (module notes, "Several target columns").
     alphas : sequence of float > 0
     laplacian : {"combinatorial", "normalized"}
-    criterion, scoring
+    criterion, scoring, loo_rows
         As in :func:`ridge_path_errors`.
 
     Returns
@@ -526,7 +625,7 @@ def tikhonov_path_errors(W: Any, labeled: Any, Y: Any, alphas: Any, *, laplacian
     check_option(scoring, "scoring", SCORINGS)
     alphas = check_ridges(alphas, "alphas")
     red = _KronReduction(W, labeled, laplacian)
-    return red.scores(alphas, _as_targets(Y, red.S.size), criterion, scoring)
+    return red.scores(alphas, _as_targets(Y, red.S.size), criterion, scoring, loo_rows)
 
 
 class _LapRLSGrid:
@@ -572,7 +671,7 @@ class _LapRLSGrid:
 
 def laprls_grid_errors(K: Any, labeled: Any, Y: Any, M: Any, gamma_As: Any, gamma_Is: Any, *,
                        fit_intercept: bool = False, criterion: str = "loo",
-                       scoring: str = "mse") -> Tuple[np.ndarray, np.ndarray]:
+                       scoring: str = "mse", loo_rows: Any = None) -> Tuple[np.ndarray, np.ndarray]:
     r"""Exact LOO (or GCV) scores of :func:`~graphrkhs.laprls_fit` on a :math:`(\gamma_A, \gamma_I)` grid.
 
     Two eigendecompositions (:math:`K`, and :math:`R^T M R` with
@@ -595,7 +694,7 @@ def laprls_grid_errors(K: Any, labeled: Any, Y: Any, M: Any, gamma_As: Any, gamm
         A free constant added to f (needs :math:`M 1 = 0`, the combinatorial
         Laplacian, so the penalty does not see it):
         :math:`I - H \leftarrow A - A1(1^TA1)^{-1}1^TA`.
-    criterion, scoring
+    criterion, scoring, loo_rows
         As in :func:`ridge_path_errors`.
 
     Returns
@@ -609,10 +708,10 @@ def laprls_grid_errors(K: Any, labeled: Any, Y: Any, M: Any, gamma_As: Any, gamm
     if gI.ndim != 1 or gI.size == 0 or not (np.isfinite(gI).all() and (gI >= 0).all()):
         raise ValueError(f"gamma_Is must be a non-empty 1-D sequence of finite numbers >= 0; got {gamma_Is!r}.")
     grid = _LapRLSGrid(K, labeled, M)
-    return _laprls_scores(grid, _as_targets(Y, grid.S.size), gA, gI, fit_intercept, criterion, scoring)
+    return _laprls_scores(grid, _as_targets(Y, grid.S.size), gA, gI, fit_intercept, criterion, scoring, loo_rows)
 
 
-def _laprls_scores(grid, Y2, gA, gI, fit_intercept, criterion, scoring):
+def _laprls_scores(grid, Y2, gA, gI, fit_intercept, criterion, scoring, loo_rows=None):
     if fit_intercept and np.abs(grid.M @ np.ones(grid.n)).max() > 1e-8 * max(abs(grid.M).max(), 1e-300):
         raise ValueError("fit_intercept=True needs a penalty with M @ 1 = 0 (laplacian='combinatorial').")
     ones = np.ones((Y2.shape[0], 1))
@@ -623,12 +722,13 @@ def _laprls_scores(grid, Y2, gA, gI, fit_intercept, criterion, scoring):
             A = grid.residual_operator(ga, gi)
             if fit_intercept:
                 A = _project_unpenalized(A, ones)
-            score[a, i], tie[a, i] = _criterion_errors(A, Y2, criterion, scoring)
+            score[a, i], tie[a, i] = _criterion_errors(A, Y2, criterion, scoring, loo_rows)
     return score, tie
 
 
 def hat_matrix_errors(hat: Callable[..., np.ndarray], Y: Any, params: Sequence[Mapping[str, Any]], *,
-                      criterion: str = "loo", scoring: str = "mse") -> Tuple[np.ndarray, np.ndarray]:
+                      criterion: str = "loo", scoring: str = "mse",
+                      loo_rows: Any = None) -> Tuple[np.ndarray, np.ndarray]:
     r"""Exact LOO (or GCV) scores of any linear smoother, from its hat matrix, for a list of parameter settings.
 
     For the learners with no shared path (PRLS, PLapRLS, G-RLS with the
@@ -644,7 +744,7 @@ def hat_matrix_errors(hat: Callable[..., np.ndarray], Y: Any, params: Sequence[M
     Y : ndarray of shape (l,) or (l, m)
         m columns are scored together, in their own units (module notes, "Several target columns").
     params : sequence of dicts
-    criterion, scoring
+    criterion, scoring, loo_rows
         As in :func:`ridge_path_errors`.
 
     Returns
@@ -662,7 +762,7 @@ def hat_matrix_errors(hat: Callable[..., np.ndarray], Y: Any, params: Sequence[M
         H = np.asarray(hat(**p), dtype=np.float64)
         if H.shape != (Y2.shape[0],) * 2:
             raise ValueError(f"hat() must return an ({Y2.shape[0]}, {Y2.shape[0]}) matrix; got {H.shape}.")
-        score[j], tie[j] = _criterion_errors(np.eye(H.shape[0]) - H, Y2, criterion, scoring)
+        score[j], tie[j] = _criterion_errors(np.eye(H.shape[0]) - H, Y2, criterion, scoring, loo_rows)
     return score, tie
 
 
@@ -899,7 +999,8 @@ def _rounding_floor(K, scale):
 
 def select_ridge_alpha(K: Any, Y: Any, alphas: Optional[Any] = None, *, ridge_scale: Any = 1.0,
                        fit_intercept: bool = False, criterion: str = "loo", scoring: str = "mse",
-                       extend: bool = True, max_extensions: int = 2) -> GridResult:
+                       extend: bool = True, max_extensions: int = 2, loo_rows: Any = None,
+                       loo_groups: Optional[Any] = None) -> GridResult:
     r"""Choose the ridge weight of kernel ridge by exact LOO or GCV along its path.
 
     The ridge entering the system is :math:`\mu = \alpha \cdot` ``ridge_scale``:
@@ -923,6 +1024,16 @@ def select_ridge_alpha(K: Any, Y: Any, alphas: Optional[Any] = None, *, ridge_sc
     scoring : {"mse", "accuracy"}
     extend : bool, default=True
     max_extensions : int, default=2
+    loo_rows : None, "classes" or boolean array of shape (l,), default=None
+        The labeled rows whose LOO residual is scored (:func:`loo_scores`); every row stays in the fits.
+        ``"classes"`` for class-coded targets: a class's only label is not scored (:func:`class_loo_rows`).
+        Fewer than ``MIN_LOO_LABELS`` scored rows raise ``ValueError``.  GCV scores every row.
+    loo_groups : array of int of shape (l,), optional
+        Leave-group-out: rows with equal labels are left out together (identical labeled points,
+        :func:`~graphrkhs._core.loo.duplicate_groups`; left out alone, a point's copy keeps its residual near
+        0 and the choice runs to the fits that interpolate).  Closed form
+        :math:`r_G = [(I - H)_{GG}]^{-1} ((I - H) y)_G` (:meth:`~graphrkhs.KernelRidgePath.loo_residuals`).
+        GCV ignores it.
 
     Returns
     -------
@@ -948,11 +1059,12 @@ def select_ridge_alpha(K: Any, Y: Any, alphas: Optional[Any] = None, *, ridge_sc
     check_option(criterion, "criterion", CRITERIA)
     check_option(scoring, "scoring", SCORINGS)
     _check_selection_labels(l, criterion)
+    _check_scored_rows(loo_rows, Y2, criterion)
     alphas = geometric_grid(1e-6, 1e1, 15) if alphas is None else check_ridges(alphas, "alphas")
     path = KernelRidgePath(K, unpenalized=np.ones(l) if fit_intercept else None)
 
     def evaluate(alpha):
-        return _path_scores(path, Y2, alpha * scale, criterion, scoring)
+        return _path_scores(path, Y2, alpha * scale, criterion, scoring, loo_rows=loo_rows, loo_groups=loo_groups)
 
     return select_grid(evaluate, {"alpha": np.unique(alphas)}, extend=("alpha",) if extend else (),
                        max_extensions=max_extensions, criterion=criterion,
@@ -979,7 +1091,8 @@ def select_kernel_ridge(make_kernel: Callable[[float], Any], Y: Any, sigmas: Any
                         ridge_scale: Any = 1.0, fit_intercept: bool = False, criterion: str = "loo",
                         scoring: str = "mse", extend: Union[bool, Sequence[str]] = True, max_extensions: int = 2,
                         unpenalized: Optional[Any] = None, centred: bool = False,
-                        names: Optional[Mapping[str, str]] = None) -> GridResult:
+                        names: Optional[Mapping[str, str]] = None, loo_rows: Any = None,
+                        loo_groups: Optional[Any] = None) -> GridResult:
     r"""Choose a kernel width (or filter scale) and the ridge weight jointly by exact LOO/GCV.
 
     For every width one kernel on the labeled points and one
@@ -1014,6 +1127,16 @@ def select_kernel_ridge(make_kernel: Callable[[float], Any], Y: Any, sigmas: Any
         that of the centred procedure, the mean re-taken without the held-out label
         (:func:`centred_loo_residuals`); with ``criterion="gcv"`` the GCV of that procedure's smoother
         (:meth:`~graphrkhs.KernelRidgePath.gcv`).
+    loo_rows : None, "classes" or boolean array of shape (l,), default=None
+        The labeled rows whose LOO residual is scored (:func:`loo_scores`); every row stays in the fits.
+        ``"classes"`` for class-coded targets: a class's only label is not scored (:func:`class_loo_rows`).
+        Fewer than ``MIN_LOO_LABELS`` scored rows raise ``ValueError``.  GCV scores every row.
+    loo_groups : array of int of shape (l,), optional
+        Leave-group-out: rows with equal labels are left out together (identical labeled points,
+        :func:`~graphrkhs._core.loo.duplicate_groups`; left out alone, a point's copy keeps its residual near
+        0 and the choice runs to the fits that interpolate).  Closed form
+        :math:`r_G = [(I - H)_{GG}]^{-1} ((I - H) y)_G` (:meth:`~graphrkhs.KernelRidgePath.loo_residuals`).
+        GCV ignores it.
 
     Returns
     -------
@@ -1025,6 +1148,7 @@ def select_kernel_ridge(make_kernel: Callable[[float], Any], Y: Any, sigmas: Any
     check_option(criterion, "criterion", CRITERIA)
     check_option(scoring, "scoring", SCORINGS)
     _check_selection_labels(_n_rows(Y), criterion)
+    _check_scored_rows(loo_rows, Y, criterion)
     sigmas = np.unique(check_ridges(sigmas, "sigmas"))
     alphas = geometric_grid(1e-6, 1e1, 15) if alphas is None else np.unique(check_ridges(alphas, "alphas"))
     paths: Dict[float, Tuple[KernelRidgePath, np.ndarray, float]] = {}
@@ -1054,7 +1178,7 @@ def select_kernel_ridge(make_kernel: Callable[[float], Any], Y: Any, sigmas: Any
             new = np.array([a for a in alpha if (float(sg), float(a)) not in done])
             if new.size:
                 path, Y2, scale = path_of(sg)
-                sc, tb = _path_scores(path, Y2, new * scale, criterion, scoring, centred)
+                sc, tb = _path_scores(path, Y2, new * scale, criterion, scoring, centred, loo_rows, loo_groups)
                 done.update({(float(sg), float(a)): (x, t) for a, x, t in zip(new, sc, tb)})
             score[j] = [done[(float(sg), float(a))][0] for a in alpha]
             tie[j] = [done[(float(sg), float(a))][1] for a in alpha]
@@ -1071,7 +1195,7 @@ def select_kernel_ridge(make_kernel: Callable[[float], Any], Y: Any, sigmas: Any
 
 def select_tikhonov_alpha(W: Any, labeled: Any, Y: Any, alphas: Optional[Any] = None, *,
                           laplacian: str = "combinatorial", criterion: str = "loo", scoring: str = "mse",
-                          extend: bool = True, max_extensions: int = 2) -> GridResult:
+                          extend: bool = True, max_extensions: int = 2, loo_rows: Any = None) -> GridResult:
     r"""Choose ``alpha`` of :func:`~graphrkhs.tikhonov_solution` by exact LOO/GCV (:func:`tikhonov_path_errors`).
 
     The Laplacian's null space (constants) is unpenalized, so a shift of y
@@ -1079,6 +1203,7 @@ def select_tikhonov_alpha(W: Any, labeled: Any, Y: Any, alphas: Optional[Any] = 
     unit edge weights), extended at its edges.  With ``laplacian="combinatorial"`` a target constant up
     to rounding (:func:`~graphrkhs._core.loo.constant_up_to_rounding`) is fitted at every alpha: its scores
     are flat (LOO MSE 0, accuracy 1) and the largest alpha is returned, unextended, without a warning.
+    ``loo_rows`` as in :func:`select_ridge_alpha`.
 
     Returns
     -------
@@ -1091,6 +1216,7 @@ def select_tikhonov_alpha(W: Any, labeled: Any, Y: Any, alphas: Optional[Any] = 
     _check_selection_labels(_check_labeled_index(labeled, as_adjacency(W).shape[0]).size, criterion)
     red = _KronReduction(W, labeled, laplacian)     # its scores leave out labels alone in their component
     Y2 = _as_targets(Y, red.S.size)
+    _check_scored_rows(loo_rows, Y2, criterion)
     # the combinatorial Laplacian does not penalize constants: a target constant up to rounding is fitted
     # at every alpha, the scores would rank rounding (and extend the grid to 1e6 with a warning)
     constant = laplacian == "combinatorial" and constant_up_to_rounding(Y2)
@@ -1098,7 +1224,7 @@ def select_tikhonov_alpha(W: Any, labeled: Any, Y: Any, alphas: Optional[Any] = 
     def evaluate(alpha):
         if constant:
             return _constant_scores(alpha, scoring)
-        return red.scores(alpha, Y2, criterion, scoring)
+        return red.scores(alpha, Y2, criterion, scoring, loo_rows)
 
     return select_grid(evaluate, {"alpha": np.unique(alphas)}, extend=("alpha",) if extend else (),
                        max_extensions=max_extensions, criterion=criterion)
@@ -1106,7 +1232,7 @@ def select_tikhonov_alpha(W: Any, labeled: Any, Y: Any, alphas: Optional[Any] = 
 
 def select_linear_smoother(hat: Callable[..., np.ndarray], Y: Any, grid: Mapping[str, Any], *,
                            criterion: str = "loo", scoring: str = "mse", extend: Sequence[str] = (),
-                           max_extensions: int = 2) -> GridResult:
+                           max_extensions: int = 2, loo_rows: Any = None) -> GridResult:
     r"""Select the parameters of any linear smoother by exact LOO/GCV from its hat matrix, over a tensor grid.
 
     One hat matrix per grid point (:func:`hat_matrix_errors`): for PRLS
@@ -1121,7 +1247,7 @@ def select_linear_smoother(hat: Callable[..., np.ndarray], Y: Any, grid: Mapping
     Y : ndarray of shape (l,) or (l, m)
         m columns are scored together, in their own units (module notes, "Several target columns").
     grid : dict of str -> increasing 1-D sequence
-    criterion, scoring
+    criterion, scoring, loo_rows
         As in :func:`ridge_path_errors`.
     extend, max_extensions
         As in :func:`select_grid`.
@@ -1132,12 +1258,13 @@ def select_linear_smoother(hat: Callable[..., np.ndarray], Y: Any, grid: Mapping
     """
     check_option(criterion, "criterion", CRITERIA)
     _check_selection_labels(_n_rows(Y), criterion)
+    _check_scored_rows(loo_rows, Y, criterion)
 
     def evaluate(**axes):
         names = list(axes)
         mesh = np.meshgrid(*axes.values(), indexing="ij")
         params = [{k: m.ravel()[j].item() for k, m in zip(names, mesh)} for j in range(mesh[0].size)]
-        score, tie = hat_matrix_errors(hat, Y, params, criterion=criterion, scoring=scoring)
+        score, tie = hat_matrix_errors(hat, Y, params, criterion=criterion, scoring=scoring, loo_rows=loo_rows)
         return score.reshape(mesh[0].shape), tie.reshape(mesh[0].shape)
 
     return select_grid(evaluate, grid, extend=extend, max_extensions=max_extensions, criterion=criterion)
@@ -1164,7 +1291,8 @@ LAPRLS_MIN_RCOND = 1e4 * np.finfo(np.float64).eps
 
 def select_laprls_gammas(K: Any, labeled: Any, Y: Any, M: Any, gamma_As: Optional[Any] = None,
                          ratios: Optional[Any] = None, *, fit_intercept: bool = False, criterion: str = "loo",
-                         scoring: str = "mse", extend: bool = True, max_extensions: int = 2) -> GridResult:
+                         scoring: str = "mse", extend: bool = True, max_extensions: int = 2,
+                         loo_rows: Any = None) -> GridResult:
     r"""Choose :math:`(\gamma_A, \gamma_I)` of :func:`~graphrkhs.laprls_fit` by exact LOO/GCV.
 
     LapRLS with weights :math:`(\gamma_A, \gamma_I)` is RLS with the ridge
@@ -1192,7 +1320,7 @@ def select_laprls_gammas(K: Any, labeled: Any, Y: Any, M: Any, gamma_As: Optiona
     ratios : sequence of float >= 0, optional
         :math:`\gamma_I / \gamma_A`; default
         ``[0, 1e-1, 1e1, 1e3, 1e5, 1e7]`` (0: plain RLS).
-    fit_intercept, criterion, scoring, extend, max_extensions
+    fit_intercept, criterion, scoring, extend, max_extensions, loo_rows
         As in :func:`select_ridge_alpha` (the free constant needs
         :math:`M 1 = 0`).
 
@@ -1227,6 +1355,7 @@ def select_laprls_gammas(K: Any, labeled: Any, Y: Any, M: Any, gamma_As: Optiona
     rho = np.array([0.0, 1e-1, 1e1, 1e3, 1e5, 1e7]) if ratios is None else _ratio_grid(ratios)
     _check_selection_labels(S.size, criterion)       # after the arguments' own checks, before any LU
     Y2 = _as_targets(Y, S.size)
+    _check_scored_rows(loo_rows, Y2, criterion)
     mp.path(0.0, fit_intercept)     # K_SS itself not PSD: the caller's kernel, an error before any LU
 
     def evaluate(ratio, gamma_A):
@@ -1241,7 +1370,7 @@ def select_laprls_gammas(K: Any, labeled: Any, Y: Any, M: Any, gamma_As: Optiona
             if path is None:
                 score[j], tie[j] = -np.inf, -np.inf
                 continue
-            score[j], tie[j] = _path_scores(path, Y2, gamma_A * S.size, criterion, scoring)
+            score[j], tie[j] = _path_scores(path, Y2, gamma_A * S.size, criterion, scoring, loo_rows=loo_rows)
         return score, tie
 
     KSS = mp.K[np.ix_(S, S)]
@@ -1354,7 +1483,7 @@ def _prls_loo_fast(K, P, Y2, gammas, Psi):
 
 
 def prls_loo_errors(K: Any, Kp: Any, Kpp: Any, Y: Any, gammas: Any, *, Psi: Optional[Any] = None,
-                    scoring: str = "mse") -> Tuple[np.ndarray, np.ndarray]:
+                    scoring: str = "mse", loo_rows: Any = None) -> Tuple[np.ndarray, np.ndarray]:
     r"""Exact leave-one-out scores of :func:`~graphrkhs.prls_fit` for every ``gamma``, one solve per gamma.
 
     PRLS expands f over the kernel functions of the *labeled* points only
@@ -1417,6 +1546,8 @@ def prls_loo_errors(K: Any, Kp: Any, Kpp: Any, Y: Any, gammas: Any, *, Psi: Opti
         Null-space basis on the labeled points; None: constants; (l, 0): none.
     scoring : {"mse", "accuracy"}
         See :func:`loo_scores`.
+    loo_rows : None, "classes" or boolean array of shape (l,), default=None
+        See :func:`loo_scores` (the residuals of rows not scored are not computed).
 
     Returns
     -------
@@ -1424,22 +1555,26 @@ def prls_loo_errors(K: Any, Kp: Any, Kpp: Any, Y: Any, gammas: Any, *, Psi: Opti
     """
     check_option(scoring, "scoring", SCORINGS)
     K, P, Y2, gammas, Psi = _prls_parts(K, Kp, Kpp, Y, gammas, Psi)
+    keep = _scored_rows(loo_rows, Y2)
     R = _prls_loo_fast(K, P, Y2, gammas, Psi)
+    if keep is not None:
+        R[:, ~keep] = 0.0                     # not scored: no refit for them
     for g, i in zip(*np.nonzero(~np.isfinite(R).all(axis=2))):    # singular systems / downdates: refits
         R[g, i] = _prls_loo_refit(K, P, Y2, gammas[g], Psi, i)
-    return loo_scores(R, Y2, scoring)
+    return loo_scores(R, Y2, scoring, loo_rows=keep)
 
 
 def select_prls_gamma(K: Any, Kp: Any, Kpp: Any, Y: Any, gammas: Optional[Any] = None, *,
                       Psi: Optional[Any] = None, scoring: str = "mse", extend: bool = True,
                       max_extensions: int = 2, make_grams: Optional[Callable[[float], Any]] = None,
-                      sigmas: Optional[Any] = None) -> GridResult:
+                      sigmas: Optional[Any] = None, loo_rows: Any = None) -> GridResult:
     r"""Choose ``gamma`` of :func:`~graphrkhs.prls_fit` by exact leave-one-out (:func:`prls_loo_errors`).
 
     Default grid ``geomspace(1e-6, 1e2, 9)`` (the penalty is measured in the
     normalized kernel's RKHS norm), extended at its edges.  With ``make_grams``
     (``sigma -> (K, Kp, Kpp)``) and ``sigmas`` the width is selected jointly (a
-    ``sigma`` axis first, not extended; K, Kp, Kpp are then unused and may be None).
+    ``sigma`` axis first, not extended; K, Kp, Kpp are then unused and may be None).  ``loo_rows`` as in
+    :func:`select_ridge_alpha`.
 
     Returns
     -------
@@ -1448,6 +1583,7 @@ def select_prls_gamma(K: Any, Kp: Any, Kpp: Any, Y: Any, gammas: Optional[Any] =
     """
     gammas = geometric_grid(1e-6, 1e2, 9) if gammas is None else check_ridges(gammas, "gammas")
     _check_selection_labels(_n_rows(Y))
+    _check_scored_rows(loo_rows, Y)
     done: Dict[Tuple[float, float], Tuple[float, float]] = {}
     grams: Dict[float, Any] = {}
 
@@ -1456,7 +1592,7 @@ def select_prls_gamma(K: Any, Kp: Any, Kpp: Any, Y: Any, gammas: Optional[Any] =
         if new.size:
             if sigma not in grams:
                 grams[sigma] = (K, Kp, Kpp) if make_grams is None else make_grams(sigma)
-            sc, tb = prls_loo_errors(*grams[sigma], Y, new, Psi=Psi, scoring=scoring)
+            sc, tb = prls_loo_errors(*grams[sigma], Y, new, Psi=Psi, scoring=scoring, loo_rows=loo_rows)
             done.update({(sigma, float(g)): (a, b) for g, a, b in zip(new, sc, tb)})
         return (np.array([done[(sigma, float(g))][0] for g in gamma]),
                 np.array([done[(sigma, float(g))][1] for g in gamma]))
@@ -1784,7 +1920,8 @@ _INDEFINITE_RTOL = 1e-8
 def select_manifold_gammas(K: Any, labeled: Any, Y: Any, M: Any, gamma_As: Optional[Any] = None,
                            ratios: Optional[Any] = None, *, consistency: bool = False, fit_intercept: bool = False,
                            criterion: str = "loo", scoring: str = "mse", extend: bool = True,
-                           max_extensions: int = 1, return_coef: bool = False, centred: bool = False
+                           max_extensions: int = 1, return_coef: bool = False, centred: bool = False,
+                           loo_rows: Any = None, loo_groups: Optional[Any] = None
                            ) -> Union[GridResult, Tuple[GridResult, np.ndarray, np.ndarray]]:
     r"""Choose :math:`(\gamma_A, \gamma_I)` of LapRLS (``consistency=False``) or PLapRLS (``True``) by exact LOO.
 
@@ -1846,6 +1983,16 @@ def select_manifold_gammas(K: Any, labeled: Any, Y: Any, M: Any, gamma_As: Optio
         the LOO scored is that of the centred procedure, the mean re-taken without the held-out label
         (:func:`centred_loo_residuals`); with ``criterion="gcv"`` the GCV of that procedure's smoother
         (:meth:`~graphrkhs.KernelRidgePath.gcv`).
+    loo_rows : None, "classes" or boolean array of shape (l,), default=None
+        The labeled rows whose LOO residual is scored (:func:`loo_scores`); every row stays in the fits.
+        ``"classes"`` for class-coded targets: a class's only label is not scored (:func:`class_loo_rows`).
+        Fewer than ``MIN_LOO_LABELS`` scored rows raise ``ValueError``.  GCV scores every row.
+    loo_groups : array of int of shape (l,), optional
+        Leave-group-out: rows with equal labels are left out together (identical labeled points,
+        :func:`~graphrkhs._core.loo.duplicate_groups`; left out alone, a point's copy keeps its residual near
+        0 and the choice runs to the fits that interpolate).  Closed form
+        :math:`r_G = [(I - H)_{GG}]^{-1} ((I - H) y)_G` (:meth:`~graphrkhs.KernelRidgePath.loo_residuals`).
+        GCV ignores it.
 
     Returns
     -------
@@ -1880,6 +2027,7 @@ def select_manifold_gammas(K: Any, labeled: Any, Y: Any, M: Any, gamma_As: Optio
         rho = _ratio_grid(ratios)
     _check_selection_labels(mp.S.size, criterion)    # after the arguments' own checks, before any LU
     Y2 = _as_targets(Y, mp.S.size)
+    _check_scored_rows(loo_rows, Y2, criterion)
     l = mp.S.size
 
     def evaluate(ratio, gamma_A):
@@ -1892,7 +2040,7 @@ def select_manifold_gammas(K: Any, labeled: Any, Y: Any, M: Any, gamma_As: Optio
             if path is None:
                 score[j], tie[j] = -np.inf, 0.0
                 continue
-            score[j], tie[j] = _path_scores(path, Y2, gamma_A * l, criterion, scoring, centred)
+            score[j], tie[j] = _path_scores(path, Y2, gamma_A * l, criterion, scoring, centred, loo_rows, loo_groups)
         return score, tie
 
     KSS = mp.K[np.ix_(mp.S, mp.S)]
@@ -1917,7 +2065,7 @@ def select_manifold_gammas(K: Any, labeled: Any, Y: Any, M: Any, gamma_As: Optio
 # ---------------------------------------------------------------------------
 
 def kfold_splits(y: Any, n_splits: int = 5, *, stratify: Optional[bool] = None,
-                 random_state: Any = None) -> List[Tuple[np.ndarray, np.ndarray]]:
+                 random_state: Any = None, groups: Optional[Any] = None) -> List[Tuple[np.ndarray, np.ndarray]]:
     r"""Shuffled (stratified) k-fold splits of the labeled points, deterministic for a given ``random_state``.
 
     scikit-learn's :class:`~sklearn.model_selection.StratifiedKFold` /
@@ -1926,6 +2074,9 @@ def kfold_splits(y: Any, n_splits: int = 5, *, stratify: Optional[bool] = None,
     2 points per class, and with fewer than ``n_splits`` in the smallest class
     the number of folds is that count; unstratified, with fewer than ``n_splits``
     points it is their number (leave-one-out).  ``len`` of the result is the number used.
+    Stratified, a class labeled once is in every training set and in no test set (held out, its class
+    would have no label: its error favours the flattest fit whatever the data); the folds and their
+    number are those of the other classes, and only when every class is labeled once is it a ``ValueError``.
 
     Parameters
     ----------
@@ -1936,12 +2087,17 @@ def kfold_splits(y: Any, n_splits: int = 5, *, stratify: Optional[bool] = None,
     stratify : bool, optional
         Default: True for integer / string / bool labels, False for floats.
     random_state : int, Generator or None
+    groups : array of int of shape (l,), optional
+        Rows that stay in one fold (identical labeled points, :func:`~graphrkhs._core.loo.duplicate_groups`:
+        a copy left in training would predict its twin).  scikit-learn's
+        :class:`~sklearn.model_selection.StratifiedGroupKFold` / :class:`~sklearn.model_selection.GroupKFold`;
+        the number of folds is then at most the number of groups (of a class, stratified).
 
     Returns
     -------
     list of (train, test) index arrays into ``y``
     """
-    from sklearn.model_selection import KFold, StratifiedKFold
+    from sklearn.model_selection import GroupKFold, KFold, StratifiedGroupKFold, StratifiedKFold
 
     y = np.asarray(y)
     if y.ndim != 1 or y.size < 2:
@@ -1950,14 +2106,38 @@ def kfold_splits(y: Any, n_splits: int = 5, *, stratify: Optional[bool] = None,
     if stratify is None:
         stratify = y.dtype.kind not in "fc"
     seed = int(check_random_state(random_state).integers(2 ** 31 - 1))
+    if groups is not None:
+        groups = np.asarray(groups)
+        if groups.shape != y.shape:
+            raise ValueError(f"groups must have one label per row of y, shape {y.shape}; got {groups.shape}.")
+        groups = np.unique(groups, return_inverse=True)[1].reshape(-1)
     if stratify:
-        counts = np.unique(y, return_counts=True)[1]
-        k = min(n_splits, int(counts.min()))
+        _, inverse, counts = np.unique(y, return_inverse=True, return_counts=True)
+        # a class's only label stays in every training set and is never held out: a fold without it would
+        # ask for a class it has no label of (scored, it favours the flattest fit whatever the data)
+        single = counts[inverse.reshape(-1)] == 1
+        multi = counts[counts >= 2]
+        if multi.size == 0:
+            raise ValueError("stratified k-fold needs at least 2 labeled points per class; every class has "
+                             "1. Pass stratify=False or label more points.")
+        k = min(n_splits, int(multi.min()))
+        rest, alone = np.flatnonzero(~single), np.flatnonzero(single)
+        if groups is None:
+            splits = StratifiedKFold(k, shuffle=True, random_state=seed).split(np.zeros(rest.size), y[rest])
+        else:
+            # at most as many folds as a class (labeled twice or more) has groups
+            per_class = min(np.unique(groups[rest][y[rest] == c]).size for c in np.unique(y[rest]))
+            k = max(min(k, per_class), 2)
+            splits = StratifiedGroupKFold(k, shuffle=True, random_state=seed).split(
+                np.zeros(rest.size), y[rest], groups[rest])
+        return [(np.sort(np.concatenate([rest[tr], alone])), rest[te]) for tr, te in splits]
+    if groups is not None:
+        k = min(n_splits, int(groups.max()) + 1)
         if k < 2:
-            raise ValueError("stratified k-fold needs at least 2 labeled points per class; got a class with "
-                             f"{counts.min()}. Pass stratify=False or label more points.")
-        splitter = StratifiedKFold(k, shuffle=True, random_state=seed)
-        return [(tr, te) for tr, te in splitter.split(np.zeros(y.size), y)]
+            raise ValueError("k-fold with groups needs at least 2 groups; every row is in one.")
+        # GroupKFold does not shuffle: the groups are relabeled at random (seeded) first
+        perm = np.random.default_rng(seed).permutation(int(groups.max()) + 1)
+        return [(tr, te) for tr, te in GroupKFold(k).split(np.zeros(y.size), y, perm[groups])]
     k = min(n_splits, y.size)
     return [(tr, te) for tr, te in KFold(k, shuffle=True, random_state=seed).split(np.zeros(y.size))]
 
@@ -1965,7 +2145,7 @@ def kfold_splits(y: Any, n_splits: int = 5, *, stratify: Optional[bool] = None,
 def kfold_scores(fit_predict: Callable[..., Any], y: Any, grid: Mapping[str, Any], *, n_splits: int = 5,
                  stratify: Optional[bool] = None, scoring: str = "accuracy", random_state: Any = 0,
                  extend: Sequence[str] = (), max_extensions: int = 2,
-                 tie_break: Optional[Callable[..., float]] = None) -> GridResult:
+                 tie_break: Optional[Callable[..., float]] = None, groups: Optional[Any] = None) -> GridResult:
     r"""k-fold cross-validation on the labeled points over a tensor grid.
 
     For learners whose prediction is not linear in the labels (graph TV,
@@ -1983,7 +2163,7 @@ def kfold_scores(fit_predict: Callable[..., Any], y: Any, grid: Mapping[str, Any
         ``(len(test), 1)`` is accepted; any other shape is a ``ValueError``).
     y : array of shape (l,)
     grid : dict of str -> 1-D sequence
-    n_splits, stratify, random_state
+    n_splits, stratify, random_state, groups
         See :func:`kfold_splits` (``n_splits`` is lowered there, stratified and unstratified alike, when the
         points cannot fill that many folds).
     scoring : {"accuracy", "mse"}, default="accuracy"
@@ -2008,7 +2188,7 @@ def kfold_scores(fit_predict: Callable[..., Any], y: Any, grid: Mapping[str, Any
     if not callable(fit_predict):
         raise TypeError("fit_predict must be a callable fit_predict(train, test, **params) -> predictions.")
     y = np.asarray(y)
-    folds = kfold_splits(y, n_splits, stratify=stratify, random_state=random_state)
+    folds = kfold_splits(y, n_splits, stratify=stratify, random_state=random_state, groups=groups)
     stds = {}
 
     def evaluate(**axes):
@@ -2155,7 +2335,7 @@ class _KronReduction:
             F[self.orphan] = Y2.mean(axis=0)
         return F
 
-    def scores(self, alphas, Y2, criterion, scoring):
+    def scores(self, alphas, Y2, criterion, scoring, loo_rows=None):
         r"""Path scores; :math:`\mu = 0` is the limit :math:`\mu \to 0`, the harmonic solution's own LOO.
 
         As :math:`\mu \to 0`, :math:`(I - H)/\mu \to T`, and both the LOO
@@ -2176,6 +2356,9 @@ class _KronReduction:
         # a labeled node alone (among labels) in its component has T_ii = 0: no other label informs it and
         # its LOO is undefined at every alpha; it is left out of the LOO average instead of making it inf
         ok = np.diag(T) > 1e-12
+        rows = _scored_rows(loo_rows, Y2)            # the caller's rows (a classifier's): the others not scored
+        if rows is not None and criterion != "gcv":
+            ok = ok & rows
         if criterion == "gcv" or ok.all():
             if pos.any():
                 score[pos], tie[pos] = _path_scores(self.path, Y2, alphas[pos], criterion, scoring)
@@ -2202,7 +2385,8 @@ def select_tikhonov_solution(W: Any, labeled: Any, Y: Any, alphas: Optional[Any]
                              extend: bool = True, max_extensions: int = 2, tol: float = 1e-8,
                              max_iter: Optional[int] = None, preconditioner: Any = "auto",
                              method: str = "auto", n_probes: int = 64,
-                             random_state: Any = 0, backend: str = "auto") -> Tuple[np.ndarray, GridResult]:
+                             random_state: Any = 0, backend: str = "auto",
+                             loo_rows: Any = None) -> Tuple[np.ndarray, GridResult]:
     r"""Select ``alpha`` of :func:`~graphrkhs.tikhonov_solution` by LOO/GCV and return the fit at it.
 
     ``method="exact"``: the Kron reduction :math:`T = L/L_{UU}` (one sparse
@@ -2246,6 +2430,10 @@ def select_tikhonov_solution(W: Any, labeled: Any, Y: Any, alphas: Optional[Any]
         Where the Laplacian solves of ``method="stochastic"`` run (as in
         :func:`~graphrkhs.tikhonov_solution`); the exact path (one sparse
         factorization) runs on every process.
+    loo_rows : None, "classes" or boolean array of shape (l,), default=None
+        The labeled rows whose LOO residual is scored (:func:`loo_scores`); every row stays in the fits.
+        ``"classes"`` for class-coded targets: a class's only label is not scored (:func:`class_loo_rows`).
+        Fewer than ``MIN_LOO_LABELS`` scored rows raise ``ValueError``.  GCV scores every row.
 
     Returns
     -------
@@ -2264,18 +2452,21 @@ def select_tikhonov_solution(W: Any, labeled: Any, Y: Any, alphas: Optional[Any]
     alphas = np.unique(alphas)
     n_labels = _check_labeled_index(labeled, as_adjacency(W).shape[0]).size
     _check_selection_labels(n_labels, criterion)
+    if np.ndim(Y) >= 1 and np.shape(Y)[0] == n_labels:
+        _check_scored_rows(loo_rows, Y, criterion)
     if method == "stochastic" or (method == "auto" and n_labels > STOCHASTIC_MIN_LABELS):
         # the default grid (None) is thinned there (a block solve per point); one's own grid is scored as given
         return _tikhonov_stochastic_select(W, labeled, Y, TIKHONOV_ALPHAS_STOCHASTIC if default else alphas,
                                            laplacian=laplacian, criterion=criterion,
                                            scoring=scoring, extend=extend, max_extensions=max_extensions,
                                            tol=tol, max_iter=max_iter, preconditioner=preconditioner,
-                                           n_probes=n_probes, random_state=random_state, backend=backend)
+                                           n_probes=n_probes, random_state=random_state, backend=backend,
+                                           loo_rows=loo_rows)
     red = _KronReduction(W, labeled, laplacian, tol=tol, max_iter=max_iter, preconditioner=preconditioner)
     Y2 = _as_targets(Y, red.S.size)
     constant = laplacian == "combinatorial" and constant_up_to_rounding(Y2)     # as in select_tikhonov_alpha
     res = select_grid(lambda alpha: _constant_scores(alpha, scoring) if constant else
-                      red.scores(alpha, Y2, criterion, scoring), {"alpha": alphas},
+                      red.scores(alpha, Y2, criterion, scoring, loo_rows), {"alpha": alphas},
                       extend=("alpha",) if extend else (), max_extensions=max_extensions, criterion=criterion)
     return red.solution(res.best_params["alpha"], Y2), res
 
@@ -2297,7 +2488,8 @@ STOCHASTIC_MIN_LABELS = 2000
 def stochastic_loo_errors(residual: Callable[..., np.ndarray], Y: Any, params: Sequence[Mapping[str, Any]], *,
                           n_probes: int = 64, random_state: Any = 0, criterion: str = "loo",
                           scoring: str = "mse", unpenalized: Optional[Any] = None,
-                          keep: Optional[Any] = None, return_stderr: bool = False) -> Tuple[np.ndarray, ...]:
+                          keep: Optional[Any] = None, return_stderr: bool = False,
+                          loo_rows: Any = None) -> Tuple[np.ndarray, ...]:
     r"""Matrix-free LOO (or GCV) scores of a linear smoother, with :math:`\operatorname{diag}(I - H)` estimated.
 
     The LOO residual :math:`((I - H)y)_i / (I - H)_{ii}` needs the whole
@@ -2352,6 +2544,8 @@ def stochastic_loo_errors(residual: Callable[..., np.ndarray], Y: Any, params: S
     return_stderr : bool, default=False
         Also return the estimated standard error of the diagonal relative to
         it, shape (len(params), l).
+    loo_rows : None, "classes" or boolean array of shape (l,), default=None
+        The caller's rows to score (:func:`loo_scores`), combined with ``keep``.
 
     Returns
     -------
@@ -2373,6 +2567,9 @@ def stochastic_loo_errors(residual: Callable[..., np.ndarray], Y: Any, params: S
         keep = np.asarray(keep, dtype=bool).reshape(-1)
         if keep.shape != (l,):
             raise ValueError(f"keep must be a boolean mask of the {l} labeled points; got shape {keep.shape}.")
+    rows = _scored_rows(loo_rows, Y2)          # the caller's scored rows (a classifier's), with keep's
+    if rows is not None:
+        keep = rows if keep is None else keep & rows
     Z = rademacher_probes(l, n_probes, random_state)
     blocks = [Y2, Z] if Psi is None else [Y2, Z, Psi]
     B = np.hstack(blocks)
@@ -2449,7 +2646,8 @@ def _informed_labels(W, S):
 def tikhonov_stochastic_errors(W: Any, labeled: Any, Y: Any, alphas: Any, *, laplacian: str = "combinatorial",
                                criterion: str = "loo", scoring: str = "mse", n_probes: int = 64,
                                random_state: Any = 0, tol: float = 1e-8, max_iter: Optional[int] = None,
-                               preconditioner: Any = "auto", backend: str = "auto") -> Tuple[np.ndarray, np.ndarray]:
+                               preconditioner: Any = "auto", backend: str = "auto",
+                               loo_rows: Any = None) -> Tuple[np.ndarray, np.ndarray]:
     r"""Matrix-free LOO (or GCV) scores of :func:`~graphrkhs.tikhonov_solution` (:func:`stochastic_loo_errors`).
 
     One block solve of :math:`(J + \mu L)` with m + p right-hand sides per
@@ -2474,7 +2672,7 @@ def tikhonov_stochastic_errors(W: Any, labeled: Any, Y: Any, alphas: Any, *, lap
     residual = _tikhonov_residual(W, S, laplacian, tol, max_iter, preconditioner, backend)
     return stochastic_loo_errors(residual, Y, [{"alpha": float(a)} for a in alphas], n_probes=n_probes,
                                  random_state=random_state, criterion=criterion, scoring=scoring,
-                                 keep=_informed_labels(W, S))
+                                 keep=_informed_labels(W, S), loo_rows=loo_rows)
 
 
 #: The default grid of the matrix-free Tikhonov selection: every other point of ``TIKHONOV_ALPHAS``
@@ -2483,7 +2681,8 @@ TIKHONOV_ALPHAS_STOCHASTIC = np.concatenate([[0.0], np.geomspace(1e-4, 1e3, 8)])
 
 
 def _tikhonov_stochastic_select(W, labeled, Y, alphas, *, laplacian, criterion, scoring, extend, max_extensions,
-                                tol, max_iter, preconditioner, n_probes, random_state, backend="auto"):
+                                tol, max_iter, preconditioner, n_probes, random_state, backend="auto",
+                                loo_rows=None):
     from ._graph import tikhonov_solution
 
     W = as_adjacency(W, dtype=np.float64)
@@ -2506,7 +2705,7 @@ def _tikhonov_stochastic_select(W, labeled, Y, alphas, *, laplacian, criterion, 
         if new:
             s, t = stochastic_loo_errors(residual, Y2, [{"alpha": a} for a in new], n_probes=n_probes,
                                          random_state=random_state, criterion=criterion, scoring=scoring,
-                                         keep=keep)
+                                         keep=keep, loo_rows=loo_rows)
             cache.update({a: (si, ti) for a, si, ti in zip(new, s, t)})
         return (np.array([cache[float(a)][0] for a in alpha]), np.array([cache[float(a)][1] for a in alpha]))
 
@@ -2545,7 +2744,8 @@ def graph_kernel_ridge_stochastic_errors(W: Any, labeled: Any, Y: Any, alphas: A
                                          laplacian: str = "normalized", unpenalized: Optional[Any] = None,
                                          criterion: str = "loo", scoring: str = "mse", n_probes: int = 64,
                                          random_state: Any = 0, tol: float = 1e-8,
-                                         max_iter: Optional[int] = None) -> Tuple[np.ndarray, np.ndarray]:
+                                         max_iter: Optional[int] = None,
+                                         loo_rows: Any = None) -> Tuple[np.ndarray, np.ndarray]:
     r"""Matrix-free LOO (or GCV) scores of :func:`~graphrkhs.graph_kernel_ridge` (:func:`stochastic_loo_errors`).
 
     :math:`(I - H) Z = \mu (\Phi_{SS} + \mu I)^{-1} Z` by block CG whose
@@ -2564,7 +2764,7 @@ def graph_kernel_ridge_stochastic_errors(W: Any, labeled: Any, Y: Any, alphas: A
     kernel : filter, optional
         Default :func:`graphrkhs.filters.default_kernel`.
     laplacian : {"normalized", "combinatorial"}
-    unpenalized, criterion, scoring, n_probes, random_state
+    unpenalized, criterion, scoring, n_probes, random_state, loo_rows
         As in :func:`stochastic_loo_errors` (``np.ones(l)``: a free constant).
     tol, max_iter
         Of the CG solves.
@@ -2581,7 +2781,7 @@ def graph_kernel_ridge_stochastic_errors(W: Any, labeled: Any, Y: Any, alphas: A
     _, residual = _graph_kernel_residual(W, S, kernel, laplacian, tol, max_iter)
     return stochastic_loo_errors(residual, Y, [{"alpha": float(a)} for a in alphas], n_probes=n_probes,
                                  random_state=random_state, criterion=criterion, scoring=scoring,
-                                 unpenalized=unpenalized)
+                                 unpenalized=unpenalized, loo_rows=loo_rows)
 
 
 __all__ += ["graph_kernel_ridge_stochastic_errors"]

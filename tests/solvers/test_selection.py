@@ -317,7 +317,19 @@ def test_kfold_splits_stratified_and_deterministic():
         assert np.intersect1d(tr, te).size == 0
     assert len(kfold_splits(np.array([0, 0, 0, 1, 1, 1]), 5, random_state=0)) == 3   # smallest class: 3
     with pytest.raises(ValueError, match="at least 2 labeled points per class"):
-        kfold_splits(np.array([0, 0, 1]), 3)
+        kfold_splits(np.array([0, 1, 2]), 3)
+
+
+def test_kfold_splits_keep_a_class_s_only_label_in_every_training_set():
+    # held out, a class's only label leaves its class without one (the flattest fit scores best whatever the
+    # data); it trains in every fold and is tested in none; the folds are those of the other classes
+    y = np.array([0, 0, 1, 2, 2, 2, 0])
+    folds = kfold_splits(y, 5, random_state=0)
+    assert len(folds) == 3                                   # the smallest class labeled twice or more: 3
+    for tr, te in folds:
+        assert 2 in tr and 2 not in te
+        assert np.intersect1d(tr, te).size == 0 and np.union1d(tr, te).size == y.size
+    np.testing.assert_array_equal(np.sort(np.concatenate([te for _, te in folds])), [0, 1, 3, 4, 5, 6])
 
 
 def test_kfold_splits_unstratified_lowers_n_splits_to_leave_one_out():
