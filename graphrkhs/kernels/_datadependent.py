@@ -1327,10 +1327,10 @@ class WarpedKernel:
         if self._precond is not None:
             return self._precond or None
         K, R, RT, c, n = self.K, self.R, self.RT, self.c, self.n
-        # ||R||_2^2 <= ||R||_1 ||R||_inf, and lambda_max(K) <= trace(K) (K is PSD; O(n), no pass over K)
+        # ||R||_2^2 <= ||R||_1 ||R||_inf, and lambda_max(K) <= ||K||_F (one pass over K, no copy)
         absR = abs(R)
         normR2 = float(np.max(absR.sum(axis=0), initial=0.0)) * float(np.max(absR.sum(axis=1), initial=0.0))
-        kbound = float(np.trace(K, dtype=np.float64))
+        kbound = float(np.linalg.norm(K))
         if c * normR2 * kbound <= _PRECOND_TARGET:
             self._precond = False
             return None
