@@ -1003,35 +1003,6 @@ def _laplacian_root(W, kind, p):
 
 _POWER_FIX = "use a smaller laplacian_power."
 
-# CG's Nystrom preconditioner (WarpedKernel._cg_preconditioner): built when the bound on the condition
-# number of I + c R K R^T exceeds the target, with a rank from _PRECOND_START_RANK doubling until the
-# bound on the preconditioned condition number is below it
-_PRECOND_TARGET = 10.0
-_PRECOND_START_RANK = 128
-
-
-def _randomized_nystrom(K, r, rng):
-    r"""``(U, lam)``: a rank-r Nystrom approximation :math:`U \operatorname{diag}(\lambda) U^T \preceq K` of the
-    PSD (n, n) array K from r Gaussian test vectors, eigenvalues in decreasing order (Tropp, Yurtsever, Udell &
-    Cevher 2017, Algorithm 3: the shift :math:`\nu = \epsilon \|Y\|_F` keeps the r x r core positive definite)."""
-    n = K.shape[0]
-    Omega, _ = np.linalg.qr(rng.standard_normal((n, r)))
-    Y = np.asarray(K @ Omega.astype(K.dtype, copy=False), dtype=np.float64)
-    nu = np.sqrt(n) * np.finfo(np.float64 if K.dtype == np.float64 else np.float32).eps * np.linalg.norm(Y)
-    Y += nu * Omega
-    core = Omega.T @ Y
-    core = (core + core.T) / 2
-    try:
-        Ch = sla.cholesky(core, lower=False, check_finite=False)
-    except np.linalg.LinAlgError:
-        # not positive definite in rounding: its eigenvalue floor raised to nu
-        w, V = np.linalg.eigh(core)
-        Ch = (V * np.sqrt(np.maximum(w, nu))).T
-        Ch = np.linalg.qr(Ch, mode="r")
-    B = sla.solve_triangular(Ch, Y.T, trans="T", lower=False, check_finite=False).T  # Y Ch^{-1}
-    U, s, _ = sla.svd(B, full_matrices=False, check_finite=False)
-    return U, np.maximum(s * s - nu, 0.0)
-
 
 class WarpedKernel:
     r"""Warped (deformed) kernel with a point-cloud norm (Sindhwani, Niyogi & Belkin, ICML 2005).
@@ -1091,12 +1062,8 @@ class WarpedKernel:
         conjugate gradients on the SPD form :math:`(I + c R K R^T) s = R \mathbf k`,
         with :math:`M = c R^T R` and R sparse (a weighted incidence matrix times a power
         of L); its eigenvalues lie in :math:`[1, 1 + c\,\lambda_{max}(L)^p \lambda_{max}(K)]`,
-        a small range in the usual scaling :math:`c = \gamma_I/(\gamma_A n^2)`.  When a bound on
-        that range exceeds 10, CG is preconditioned by a randomized Nystrom approximation
-        :math:`K_r \preceq K` (rank doubling from 128 until :math:`c\,\|R\|^2 \lambda_r(K_r) \le 10`,
-        at most n; built once, at the first solve), which bounds the preconditioned eigenvalues
-        by :math:`1 + c\,\|R\|^2 \|K - K_r\|`: 2 iterations instead of 35841 at
-        :math:`\gamma_I/\gamma_A = 10^{12}` on 1000 points.  ``"nystrom"``: :math:`K \approx FF^T`, :math:`\mathbf k_x \approx F\phi(x)`
+        a small range in the usual scaling :math:`c = \gamma_I/(\gamma_A n^2)`, so it needs
+        no preconditioner.  ``"nystrom"``: :math:`K \approx FF^T`, :math:`\mathbf k_x \approx F\phi(x)`
         with the Nystrom features :math:`\phi` of :class:`~graphrkhs.NystromFeatures`; by the
         push-through identity :math:`F^T(I + MFF^T)^{-1}MF = G(I + G)^{-1}`,
         :math:`G = F^T M F = c\,(RF)^T(RF)` (r x r, from sparse products), so
@@ -1256,8 +1223,6 @@ class WarpedKernel:
         # a caller that has the right factors of its points already (the warped learner's selection, whose
         # factorization of the same system gives them, see right_factor) evaluates the kernel without them
         self.K = self._chol = self._B = self._T = self._lu = self._M = None
-        self._precond = None  # CG: (U, Lambda^(1/2), Cholesky factor) of the Nystrom preconditioner, at the first solve
-        self._random_state = random_state
         self._dtype = self.X.dtype
 
     def _factor(self):
@@ -1309,63 +1274,6 @@ class WarpedKernel:
 
     def _k(self, A, B):
         return pairwise_kernel(A, B, self.kernel, sigma=self.sigma, degree=self.degree, coef0=self.coef0)
-
-    def _cg_preconditioner(self):
-        r"""The preconditioner of CG's system :math:`A = I + c R K R^T` (None when A is well conditioned), once.
-
-        A randomized Nystrom approximation :math:`K_r = U \Lambda U^T \preceq K` of rank r (Tropp, Yurtsever,
-        Udell & Cevher 2017, with the shift) gives :math:`P = I + c Z Z^T`, :math:`Z = R U \Lambda^{1/2}`,
-        applied by the Woodbury identity :math:`P^{-1} = I - Z (I / c + Z^T Z)^{-1} Z^T` (an r x r Cholesky
-        factor; :math:`Z^T Z = \Lambda^{1/2} U^T L^p U \Lambda^{1/2}` from sparse products, no m x r array).
-        Since :math:`0 \preceq K - K_r = E`, the preconditioned eigenvalues lie in
-        :math:`[1, 1 + c \|R\|^2 \|E\|]` (Frangella, Tropp & Udell 2023, "Randomized Nystrom
-        preconditioning"): r doubles from 128 until :math:`c \|R\|_1 \|R\|_\infty \hat\lambda_r \le`
-        ``_PRECOND_TARGET`` (:math:`\hat\lambda_r`, the smallest kept eigenvalue, estimates
-        :math:`\|E\|`) or r = n.  Without it CG's iterations grow with :math:`\sqrt{c}`: 35841 for
-        :math:`\gamma_I/\gamma_A = 10^{12}` on 1000 points (7 minutes, against 0.5 s for the direct solver).
-        """
-        if self._precond is not None:
-            return self._precond or None
-        K, R, RT, c, n = self.K, self.R, self.RT, self.c, self.n
-        # ||R||_2^2 <= ||R||_1 ||R||_inf, and lambda_max(K) <= ||K||_F (one pass over K, no copy)
-        absR = abs(R)
-        normR2 = float(np.max(absR.sum(axis=0), initial=0.0)) * float(np.max(absR.sum(axis=1), initial=0.0))
-        kbound = float(np.linalg.norm(K))
-        if c * normR2 * kbound <= _PRECOND_TARGET:
-            self._precond = False
-            return None
-        rng = check_random_state(self._random_state)
-        r = min(n, _PRECOND_START_RANK)
-        while True:
-            U, lam = _randomized_nystrom(K, r, rng)
-            if c * normR2 * (lam[-1] if lam.size else 0.0) <= _PRECOND_TARGET or r == n:
-                break
-            r_next = min(n, 2 * r)
-            try:
-                memory_guard(3 * n * r_next * 8, "", "")
-            except MemoryError:
-                break
-            r = r_next
-        keep = lam > 0
-        U, sq = U[:, keep], np.sqrt(lam[keep])
-        self._progress(f"Nystrom preconditioner of rank {U.shape[1]}")
-        if not sq.size:
-            self._precond = False
-            return None
-        Z = np.asarray(R @ U) * sq                      # (m, r), transient
-        C = Z.T @ Z
-        del Z
-        C = (C + C.T) / 2
-        C[np.diag_indices_from(C)] += 1.0 / c
-        chol = sla.cho_factor(C, lower=False, check_finite=False)
-        Us = U * sq
-
-        def apply(S):
-            T = Us.T @ np.asarray(RT @ S)
-            return S - np.asarray(R @ (Us @ sla.cho_solve(chol, T, check_finite=False)))
-
-        self._precond = apply
-        return apply
 
     def point_cloud_matrix(self) -> sp.csr_array:
         r"""M as a sparse matrix, :math:`M = \gamma_I/(\gamma_A n^2) R^T R = \gamma_I/(\gamma_A n^2) L^p`."""
@@ -1428,8 +1336,7 @@ class WarpedKernel:
             amp_max = float(amp.max()) if amp.size else 0.0
             tol = self.tol / max(1.0, amp_max)
             self._progress(f"CG on {rhs.shape[0]} unknowns, {rhs.shape[1]} right-hand sides")
-            precond = self._cg_preconditioner()
-            res = conjugate_gradient(op, rhs, M=precond, tol=tol, on_failure="ignore")
+            res = conjugate_gradient(op, rhs, tol=tol, on_failure="ignore")
             self._progress(f"CG done in {res.n_iter} iterations")
             if not res.converged.all():
                 bound = float(np.max(res.residual_norms * np.maximum(amp, 1.0)))
