@@ -1235,7 +1235,11 @@ class WarpedKernel:
         self.K = self._k(self.X, self.X)
         self._dtype = self.K.dtype
         if self.solver_ == "direct":
-            K64 = self.K.astype(np.float64)
+            # the factorizations from a float64 Gram: a float32 one is PSD to its rounding only (~1e-7 |K|), which
+            # c T K T^T magnifies by c |T|^2: at gamma_I / gamma_A = 1e12 on 300 float32 points the Cholesky of
+            # I + c T K T^T failed with LAPACK's "not positive definite"
+            K64 = (self.K if self.K.dtype == np.float64
+                   else np.asarray(self._k(self.X.astype(np.float64), self.X.astype(np.float64)), dtype=np.float64))
             # First the LU of the non-symmetric I + M K (about n^3 / 1.5 flops; M sparse, so M K costs nnz(M) n).
             # Its error grows with the condition number: LAPACK's estimate of it (O(n^2)) decides whether the
             # LU is kept (eps cond(I + M K) <= tol) or the well-conditioned symmetric form below is built.

@@ -46,3 +46,18 @@ def test_warped_direct_keeps_the_lu_where_it_is_well_conditioned(gamma_I, factor
     assert (K._lu is not None, K._chol is not None) == ((True, False) if factor == "lu" else (False, True))
     ex = _oracle(K, X, X[:3])
     assert np.abs(G - ex).max() <= 1e-7 * np.abs(ex).max()
+
+
+def test_warped_direct_with_float32_points_at_huge_ratio_factors_a_float64_gram():
+    # the symmetric form's Cholesky of I + c T K T^T ran on the float32 Gram, PSD to its rounding only:
+    # at gamma_I / gamma_A = 1e12 on 300 float32 points LAPACK raised "not positive definite"
+    rng = np.random.default_rng(0)
+    X = np.vstack([rng.normal(size=(150, 3)), rng.normal(size=(150, 3)) + 3]).astype(np.float32)
+    X64 = X.astype(np.float64)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", AccuracyWarning)
+        G32 = WarpedKernel(X, solver="direct", sigma=1.0, gamma_A=1.0, gamma_I=1e12)(X[:30], X[::5])
+    G64 = WarpedKernel(X64, solver="direct", sigma=1.0, gamma_A=1.0, gamma_I=1e12)(X64[:30], X64[::5])
+    assert G32.dtype == np.float32
+    # float32 accuracy in units of max k(x, x) = 1 (the Gaussian kernel)
+    np.testing.assert_allclose(G32, G64, rtol=0, atol=1e-4)
