@@ -119,6 +119,11 @@ def _finish(F, was_1d, out_dtype):
     return F[:, 0] if was_1d else F
 
 
+def _solves_directly(preconditioner, n):
+    """Whether :func:`_solve_spd` factorizes a system of n unknowns (``"auto"`` up to ``DIRECT_MAX_NODES``)."""
+    return isinstance(preconditioner, str) and preconditioner == "auto" and n <= DIRECT_MAX_NODES
+
+
 def _solve_spd(A, B, preconditioner, tol, max_iter, backend="numpy"):
     """Block CG on the SPD sparse system A X = B with the requested preconditioner.
 
@@ -133,9 +138,9 @@ def _solve_spd(A, B, preconditioner, tol, max_iter, backend="numpy"):
     Jacobi-preconditioned CG at a lower cost per step (the stopping rule
     then measures the scaled residual).
     """
+    if _solves_directly(preconditioner, A.shape[0]):
+        return _direct_solve(A, B, tol)
     if isinstance(preconditioner, str) and preconditioner == "auto":
-        if A.shape[0] <= DIRECT_MAX_NODES:
-            return _direct_solve(A, B, tol)
         preconditioner = "amg"
     prebuilt = preconditioner is not None and not isinstance(preconditioner, str)
     # CG's inner products square the entries: with weights ~2^-600 the residual's squares underflowed
@@ -498,7 +503,7 @@ def _solve_tikhonov_rest(A, B, L, labeled_rows, scale, preconditioner, tol, max_
     up to ``DIRECT_MAX_NODES`` unknowns) is accurate to rounding and runs as it did.
     """
     n = A.shape[0]
-    direct = isinstance(preconditioner, str) and preconditioner == "auto" and n <= DIRECT_MAX_NODES
+    direct = _solves_directly(preconditioner, n)
     free = np.ones(n, dtype=bool)
     free[labeled_rows] = False
     if direct or scale >= 1.0 or not free.any():
