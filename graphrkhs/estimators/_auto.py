@@ -66,7 +66,7 @@ def grid_of(value, default, name, *, allow_zero=False):
     return np.unique(a), False
 
 
-def loo_selects(Y, classifier, *, fits_constants=False):
+def loo_selects(Y, classifier, *, fits_constants=False, groups=None):
     r"""Whether leave-one-out on the labeled rows can rank parameter values: the one gate of every "auto".
 
     Not with fewer than ``MIN_LABELS`` labeled rows.  Not for a regression target that is constant on the
@@ -80,7 +80,10 @@ def loo_selects(Y, classifier, *, fits_constants=False):
     the data, and with every class labeled once the criterion "selects" an edge of any grid.  At one
     label per class that edge was chance level for Fredholm and PRLS (digits: 10 % and 14 %); the
     learners then use their fallback values (documented with each parameter).  With some classes labeled
-    twice or more, the selection scores those classes' rows only (:func:`loo_rows_of`).
+    twice or more, the selection scores those classes' rows only (:func:`loo_rows_of`).  "Labeled twice" means
+    two distinct points: with ``groups`` (the identical labeled points left out together,
+    :func:`warn_duplicated_labeled_points`) a class whose labels are all copies of one point counts as labeled
+    once (:func:`~graphrkhs.solvers.class_loo_rows`, the rule the selections apply with their ``loo_groups``).
 
     Parameters
     ----------
@@ -90,12 +93,14 @@ def loo_selects(Y, classifier, *, fits_constants=False):
     classifier : bool
     fits_constants : bool, default=False
         Whether the learner reproduces a constant target exactly whatever its parameters.
+    groups : array of int of shape (l,), optional
+        Group labels of the labeled rows (identical points: :func:`~graphrkhs._core.loo.duplicate_groups`).
     """
     Y = np.asarray(Y)
     l = Y.shape[0]
     if not classifier or l < MIN_LABELS:
         return l >= MIN_LABELS and not (fits_constants and not classifier and constant_target(Y))
-    return int(class_loo_rows(Y).sum()) >= MIN_LABELS
+    return int(class_loo_rows(Y, groups).sum()) >= MIN_LABELS
 
 
 def loo_rows_of(estimator):
@@ -151,6 +156,19 @@ def warn_duplicated_labeled_points(estimator, XS, Y=None, stacklevel=6, grouped=
                  f"{', '.join(tuned)} leaves all copies of a point out together.", SelectionWarning,
                  stacklevel=stacklevel)
     return groups
+
+
+def gate_groups(estimator, XS):
+    """The identical labeled points of a classifier that selects something, as group labels for
+    :func:`loo_selects` (None: a regressor, nothing selected, or every point distinct).  Silent: the warnings
+    about copies come from :func:`warn_duplicated_labeled_points`, once the gate has said the labels select."""
+    from sklearn.base import is_classifier
+
+    if not is_classifier(estimator) or not any(is_tuned(getattr(estimator, name, None))
+                                               for name in SELECTED_PARAMETERS):
+        return None
+    XS = np.asarray(XS)
+    return duplicate_groups(XS) if XS.ndim == 2 else None
 
 
 def constant_target(Y):

@@ -34,7 +34,8 @@ from ..solvers import (GridResult, KernelRidgePath, graph_cut_choice, graph_pena
                        select_kernel_ridge)
 from ..kernels import default_sigma, pairwise_kernel
 from ._auto import (FIT_INTERCEPT, TUNABLE_NONNEG, TUNABLE_POSITIVE, WIDTH_FACTORS, free_constant,
-                    grid_of, growing, is_tuned, loo_rows_of, loo_selects, unselected, warn_duplicated_labeled_points)
+                    gate_groups, grid_of, growing, is_tuned, loo_rows_of, loo_selects, unselected,
+                    warn_duplicated_labeled_points)
 from ._base import POINT_CLOUD_GRAPH_CONSTRAINTS, POSITIVE, graph_spec
 from ._base import ClassifierOutputMixin, PointsLearner, RegressorOutputMixin
 
@@ -109,7 +110,8 @@ class _DataDependent(PointsLearner):
         # one gate for every "auto" of the fit: without an informative LOO the fallback values are used.  On
         # the targets before any centring: "constant up to rounding" is relative to their size (centred,
         # 3 + 3e-15 z was noise around 0, not a constant, and was selected on rounding)
-        self._loo_selects = loo_selects(self._uncentred(Y), is_classifier(self), fits_constants=free_constant(self))
+        self._loo_selects = loo_selects(self._uncentred(Y), is_classifier(self), fits_constants=free_constant(self),
+                                        groups=gate_groups(self, X[idx]))
         # identical labeled points are left out together: leave-group-out (squared loss), one fold (hinge)
         self._loo_groups = None
         if self._loo_selects:
@@ -437,7 +439,8 @@ class _Fredholm(_DataDependent):
             # a large-n kernel holds an (n, m) inner factor, 0.45 GiB at n = 60000: one per width ran the
             # 60000-point fit out of memory, and a rebuild costs a whole Nystrom factor
             R = path.loo_residuals(Y2, RELATIVE_RIDGES, groups=getattr(self, "_loo_groups", None))
-            score = -float(np.max(loo_scores(R, Y2, loo_rows=loo_rows_of(self))[0]))
+            score = -float(np.max(loo_scores(R, Y2, loo_rows=loo_rows_of(self),
+                                             loo_groups=getattr(self, "_loo_groups", None))[0]))
             if not guess or score < guess["score"]:
                 guess.clear()
                 guess.update(score=score, s=float(s), kr=(kern, right))
@@ -522,8 +525,9 @@ class _Fredholm(_DataDependent):
         eig = []
         for i, sg in enumerate(sigmas):
             path, scale = paths[float(sg)]
-            a, m = loo_scores(path.loo_residuals(Y2, rel, groups=getattr(self, "_loo_groups", None)), Y2, "accuracy",
-                              loo_rows=loo_rows_of(self))
+            groups = getattr(self, "_loo_groups", None)
+            a, m = loo_scores(path.loo_residuals(Y2, rel, groups=groups), Y2, "accuracy", loo_rows=loo_rows_of(self),
+                              loo_groups=groups)
             # a ridge below the rounding level of the (float64, _fit) kernel is no candidate, as in
             # _select_relative: the final Cholesky of G + ridge I could fail on G's rounding (~ l eps |G|)
             acc[i], mse[i] = np.where(rel >= 10.0 * l * np.finfo(np.float64).eps, a, -np.inf), -m

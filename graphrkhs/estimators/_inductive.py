@@ -62,7 +62,8 @@ from ..solvers import centred_loo_residuals, held_selection_warnings, release_se
 from ..solvers import SelectionWarning, grls_fit as _saddle_fit
 from .._core.validation import warn
 from ._auto import (FIT_INTERCEPT, TUNABLE_NONNEG, TUNABLE_POSITIVE, WIDTH_FACTORS, free_constant, grid_of, is_tuned,
-                    loo_rows_of, loo_selects, NO_LOO, growing, unselected, warn_duplicated_labeled_points)
+                    gate_groups, loo_rows_of, loo_selects, NO_LOO, growing, unselected,
+                    warn_duplicated_labeled_points)
 from .._core.validation import Interval, Options
 from ._base import POINT_CLOUD_GRAPH_CONSTRAINTS, POSITIVE, graph_spec
 from ._base import ClassifierOutputMixin, PointsLearner, RegressorOutputMixin
@@ -155,7 +156,8 @@ class _KernelLearner(PointsLearner):
             self.sigma_ = float(self.sigma)
         self.cv_results_ = None
         # one gate for every "auto" of the fit: without an informative LOO the fallback values are used
-        self._loo_selects = loo_selects(Y, is_classifier(self), fits_constants=self._fits_constants())
+        self._loo_selects = loo_selects(Y, is_classifier(self), fits_constants=self._fits_constants(),
+                                        groups=gate_groups(self, X[labeled]))
         # identical labeled points are left out together (leave-group-out), where the selection can
         self._loo_groups = None
         if self._loo_selects:
@@ -756,7 +758,7 @@ def manifold_selection(est, make_K, S, Y, M, *, consistency, fit_intercept, fall
                 if path is not None:
                     R = (centred_loo_residuals(path, Y2, [ga * l], groups) if centred
                          else path.loo_residuals(Y2, [ga * l], groups=groups))
-                    (score[j],), (tie[j],) = loo_scores(R, Y2, loo_rows=loo_rows_of(est))
+                    (score[j],), (tie[j],) = loo_scores(R, Y2, loo_rows=loo_rows_of(est), loo_groups=groups)
             return score, tie
 
         res = select_grid(evaluate, {"gamma_A": gA}, extend=("gamma_A",), max_extensions=2 if extA else 0,

@@ -161,7 +161,7 @@ def _check_selection_labels(l, criterion="loo"):
                          f"the criterion ranks rounding only). Pass fixed parameter values instead.")
 
 
-def class_loo_rows(Y: Any) -> np.ndarray:
+def class_loo_rows(Y: Any, groups: Optional[Any] = None) -> np.ndarray:
     r"""The labeled rows a classifier's leave-one-out scores: those of classes labeled twice or more, shape (l,).
 
     Leaving out a class's only label asks the fit to predict a class it has no label of: that row's LOO
@@ -173,11 +173,19 @@ def class_loo_rows(Y: Any) -> np.ndarray:
     (``loo_rows`` of the selections).  The one rule of the selections and of the estimators' gate
     (:func:`graphrkhs.estimators._auto.loo_selects`: fewer than ``MIN_LOO_LABELS`` such rows, no selection).
 
+    With ``groups`` (leave-group-out, identical labeled points: :func:`~graphrkhs._core.loo.duplicate_groups`)
+    "labeled twice" means two distinct groups: a class whose labels are all copies of one point is left
+    without a label when its group is left out, exactly as a class labeled once (scored, its copies moved
+    RLS's choice to the rough edge of the grid: alpha 5.5e-11, sigma 0.29 against 3.2e-5, 0.82 without the
+    copy, and 71 % against 83 % accuracy on 200 moons points).
+
     Parameters
     ----------
     Y : array of shape (l, k) or (l,) / (l, 1)
         Class-coded targets: one-hot (or centred one-hot) columns, the class of a row their argmax; one
         signed column (+-1, or centred) for two classes, the class its sign.
+    groups : array of int of shape (l,), optional
+        Group labels of the rows (rows left out together); default: every row its own group.
 
     Returns
     -------
@@ -186,21 +194,31 @@ def class_loo_rows(Y: Any) -> np.ndarray:
     Y2 = np.asarray(Y, dtype=np.float64)
     l = Y2.shape[0] if Y2.ndim else 0
     Y2 = Y2.reshape(l, -1)
+    if not l:
+        return np.zeros(0, dtype=bool)
     codes = Y2.argmax(axis=1) if Y2.shape[1] > 1 else (Y2[:, 0] > 0).astype(np.intp)
-    return np.bincount(codes)[codes] >= 2 if l else np.zeros(0, dtype=bool)
+    if groups is None:
+        return np.bincount(codes)[codes] >= 2
+    g = np.asarray(groups)
+    if g.shape != (l,) or g.dtype.kind not in "iub":
+        raise ValueError(f"groups must be an integer array of shape ({l},), one group label per labeled row; got "
+                         f"{'shape ' + str(g.shape) if g.shape != (l,) else 'dtype ' + str(g.dtype)}.")
+    # distinct groups per class: the distinct (class, group) pairs counted by class
+    pairs = np.unique(np.column_stack([codes, np.unique(g, return_inverse=True)[1].reshape(-1)]), axis=0)
+    return np.bincount(pairs[:, 0], minlength=int(codes.max()) + 1)[codes] >= 2
 
 
-def _scored_rows(loo_rows, Y2):
+def _scored_rows(loo_rows, Y2, groups=None):
     """The boolean mask (l,) of the rows whose LOO residual is scored, or None for all of them.
 
-    ``loo_rows``: None (every row), ``"classes"`` (:func:`class_loo_rows` of the targets ``Y2``) or a boolean
-    mask of the l labeled rows."""
+    ``loo_rows``: None (every row), ``"classes"`` (:func:`class_loo_rows` of the targets ``Y2`` and the
+    leave-group-out ``groups``) or a boolean mask of the l labeled rows."""
     if loo_rows is None:
         return None
     l = Y2.shape[0]
     if isinstance(loo_rows, str):
         check_option(loo_rows, "loo_rows", ("classes",))
-        return class_loo_rows(Y2)
+        return class_loo_rows(Y2, groups)
     keep = np.asarray(loo_rows)
     if keep.dtype != bool or keep.shape != (l,):
         raise ValueError(f"loo_rows must be None, 'classes' or a boolean mask of the {l} labeled rows; got "
@@ -208,12 +226,12 @@ def _scored_rows(loo_rows, Y2):
     return keep
 
 
-def _check_scored_rows(loo_rows, Y, criterion="loo"):
+def _check_scored_rows(loo_rows, Y, criterion="loo", groups=None):
     """The selections' rule for ``loo_rows``: LOO ranks on at least ``MIN_LOO_LABELS`` scored rows (the gate of
     :func:`graphrkhs.estimators._auto.loo_selects`), else the ``ValueError`` of too few labels."""
     if loo_rows is None or criterion != "loo" or np.ndim(Y) < 1:
         return
-    keep = _scored_rows(loo_rows, _as_targets(Y, np.shape(Y)[0]))
+    keep = _scored_rows(loo_rows, _as_targets(Y, np.shape(Y)[0]), groups)
     n = int(keep.sum())
     if n < MIN_LOO_LABELS:
         raise ValueError(f"leave-one-out selection needs at least {MIN_LOO_LABELS} scored labeled rows; loo_rows "
@@ -349,7 +367,7 @@ class GridResult:
 # ---------------------------------------------------------------------------
 
 def loo_scores(residuals: np.ndarray, Y: np.ndarray, scoring: str = "mse", *,
-               loo_rows: Any = None) -> Tuple[np.ndarray, np.ndarray]:
+               loo_rows: Any = None, loo_groups: Optional[Any] = None) -> Tuple[np.ndarray, np.ndarray]:
     r"""Scores (higher is better) of leave-one-out residuals along a path.
 
     Parameters
@@ -367,6 +385,9 @@ def loo_scores(residuals: np.ndarray, Y: np.ndarray, scoring: str = "mse", *,
         The rows whose residual is scored (the mean is over them; every row stays in the fit the residuals
         come from).  None: all.  ``"classes"``: :func:`class_loo_rows` of ``Y`` (a classifier's: a class's
         only label is not scored).  No scored row is a ``ValueError``.
+    loo_groups : array of int of shape (l,), optional, keyword-only
+        The groups the residuals were left out by (leave-group-out); with ``loo_rows="classes"`` a class
+        whose rows all fall in one group counts as labeled once (:func:`class_loo_rows`).
 
     Returns
     -------
@@ -384,7 +405,7 @@ def loo_scores(residuals: np.ndarray, Y: np.ndarray, scoring: str = "mse", *,
     if Y.shape[1] != R.shape[-1]:
         raise ValueError(f"Y must have the residuals' {R.shape[-1]} column(s) (shape ({R.shape[-2]}, "
                          f"{R.shape[-1]})); got shape {Y.shape}.")
-    keep = _scored_rows(loo_rows, Y)
+    keep = _scored_rows(loo_rows, Y, loo_groups)
     if keep is not None:
         if not keep.any():
             raise ValueError(f"loo_rows scores none of the {keep.size} labeled rows; leave-one-out has nothing to "
@@ -535,7 +556,8 @@ def ridge_path_errors(K: Any, Y: Any, ridges: Any, *, unpenalized: Optional[Any]
         :func:`~graphrkhs._core.loo.duplicate_groups`; left out alone, a point's copy keeps its residual near
         0 and the choice runs to the fits that interpolate).  Closed form
         :math:`r_G = [(I - H)_{GG}]^{-1} ((I - H) y)_G` (:meth:`~graphrkhs.KernelRidgePath.loo_residuals`).
-        GCV ignores it.
+        With ``loo_rows="classes"`` a class whose rows all fall in one group is not scored
+        (:func:`class_loo_rows`).  GCV ignores it.
 
     Returns
     -------
@@ -591,7 +613,7 @@ def _path_scores(path, Y2, ridges, criterion, scoring, centred=False, loo_rows=N
         return _gcv_pair(path.gcv(Y2 / scale, ridges, centred=centred).mean(axis=1), scale)
     R = (centred_loo_residuals(path, Y2, ridges, loo_groups) if centred
          else path.loo_residuals(Y2, ridges, groups=loo_groups))
-    return loo_scores(R, Y2, scoring, loo_rows=loo_rows)
+    return loo_scores(R, Y2, scoring, loo_rows=loo_rows, loo_groups=loo_groups)
 
 
 def tikhonov_path_errors(W: Any, labeled: Any, Y: Any, alphas: Any, *, laplacian: str = "combinatorial",
@@ -1035,7 +1057,8 @@ def select_ridge_alpha(K: Any, Y: Any, alphas: Optional[Any] = None, *, ridge_sc
         :func:`~graphrkhs._core.loo.duplicate_groups`; left out alone, a point's copy keeps its residual near
         0 and the choice runs to the fits that interpolate).  Closed form
         :math:`r_G = [(I - H)_{GG}]^{-1} ((I - H) y)_G` (:meth:`~graphrkhs.KernelRidgePath.loo_residuals`).
-        GCV ignores it.
+        With ``loo_rows="classes"`` a class whose rows all fall in one group is not scored
+        (:func:`class_loo_rows`).  GCV ignores it.
 
     Returns
     -------
@@ -1061,7 +1084,7 @@ def select_ridge_alpha(K: Any, Y: Any, alphas: Optional[Any] = None, *, ridge_sc
     check_option(criterion, "criterion", CRITERIA)
     check_option(scoring, "scoring", SCORINGS)
     _check_selection_labels(l, criterion)
-    _check_scored_rows(loo_rows, Y2, criterion)
+    _check_scored_rows(loo_rows, Y2, criterion, loo_groups)
     alphas = geometric_grid(1e-6, 1e1, 15) if alphas is None else check_ridges(alphas, "alphas")
     path = KernelRidgePath(K, unpenalized=np.ones(l) if fit_intercept else None)
 
@@ -1138,7 +1161,8 @@ def select_kernel_ridge(make_kernel: Callable[[float], Any], Y: Any, sigmas: Any
         :func:`~graphrkhs._core.loo.duplicate_groups`; left out alone, a point's copy keeps its residual near
         0 and the choice runs to the fits that interpolate).  Closed form
         :math:`r_G = [(I - H)_{GG}]^{-1} ((I - H) y)_G` (:meth:`~graphrkhs.KernelRidgePath.loo_residuals`).
-        GCV ignores it.
+        With ``loo_rows="classes"`` a class whose rows all fall in one group is not scored
+        (:func:`class_loo_rows`).  GCV ignores it.
 
     Returns
     -------
@@ -1150,7 +1174,7 @@ def select_kernel_ridge(make_kernel: Callable[[float], Any], Y: Any, sigmas: Any
     check_option(criterion, "criterion", CRITERIA)
     check_option(scoring, "scoring", SCORINGS)
     _check_selection_labels(_n_rows(Y), criterion)
-    _check_scored_rows(loo_rows, Y, criterion)
+    _check_scored_rows(loo_rows, Y, criterion, loo_groups)
     sigmas = np.unique(check_ridges(sigmas, "sigmas"))
     alphas = geometric_grid(1e-6, 1e1, 15) if alphas is None else np.unique(check_ridges(alphas, "alphas"))
     paths: Dict[float, Tuple[KernelRidgePath, np.ndarray, float]] = {}
@@ -1994,7 +2018,8 @@ def select_manifold_gammas(K: Any, labeled: Any, Y: Any, M: Any, gamma_As: Optio
         :func:`~graphrkhs._core.loo.duplicate_groups`; left out alone, a point's copy keeps its residual near
         0 and the choice runs to the fits that interpolate).  Closed form
         :math:`r_G = [(I - H)_{GG}]^{-1} ((I - H) y)_G` (:meth:`~graphrkhs.KernelRidgePath.loo_residuals`).
-        GCV ignores it.
+        With ``loo_rows="classes"`` a class whose rows all fall in one group is not scored
+        (:func:`class_loo_rows`).  GCV ignores it.
 
     Returns
     -------
@@ -2029,7 +2054,7 @@ def select_manifold_gammas(K: Any, labeled: Any, Y: Any, M: Any, gamma_As: Optio
         rho = _ratio_grid(ratios)
     _check_selection_labels(mp.S.size, criterion)    # after the arguments' own checks, before any LU
     Y2 = _as_targets(Y, mp.S.size)
-    _check_scored_rows(loo_rows, Y2, criterion)
+    _check_scored_rows(loo_rows, Y2, criterion, loo_groups)
     l = mp.S.size
 
     def evaluate(ratio, gamma_A):
