@@ -252,7 +252,8 @@ class _DataDependent(PointsLearner):
         training folds of the kernel matrix and scores the held-out accuracy.  The
         grid is centred on the squared-loss choice (the widths are already chosen
         there), :math:`10^{-4} \dots 10^{4}` times it, extended at its edges;
-        equal held-out accuracies go to the ridge nearest that choice.
+        equal held-out accuracies go to the ridge nearest that choice.  A class labeled once (one point, or
+        copies of one point) is in every training fold and in no test fold (:func:`~graphrkhs.kfold_splits`).
         """
         # the folds are drawn on the labeled points in a canonical order (lexicographic in their
         # coordinates), so that the choice does not depend on the order of the rows given to fit
@@ -261,8 +262,9 @@ class _DataDependent(PointsLearner):
         G, Y = G[np.ix_(order, order)], Y[order]
         groups = getattr(self, "_loo_groups", None)      # identical labeled points: one fold
         codes = Y.argmax(axis=1) if Y.shape[1] > 1 else (Y[:, 0] > 0).astype(int)
-        if np.unique(codes, return_counts=True)[1].min() < 2:
-            return ridge            # stratified folds need two labels per class
+        # a class labeled once (one point, or copies of one point) stays in every training fold and is not
+        # scored (kfold_splits), the rule of every classifier's selection; the gate (_loo_selects) has checked
+        # that some class is labeled twice.  Before, any such class kept the squared-loss ridge unselected.
 
         def fit_predict(train, test, ridge):
             Gt = np.ascontiguousarray(G[np.ix_(train, train)].T)     # libsvm's columns = G's rows (_fit_hinge)

@@ -2104,6 +2104,7 @@ def kfold_splits(y: Any, n_splits: int = 5, *, stratify: Optional[bool] = None,
     Stratified, a class labeled once is in every training set and in no test set (held out, its class
     would have no label: its error favours the flattest fit whatever the data); the folds and their
     number are those of the other classes, and only when every class is labeled once is it a ``ValueError``.
+    With ``groups``, "labeled once" means one group (a class whose labels are all copies of one point).
 
     Parameters
     ----------
@@ -2140,9 +2141,14 @@ def kfold_splits(y: Any, n_splits: int = 5, *, stratify: Optional[bool] = None,
         groups = np.unique(groups, return_inverse=True)[1].reshape(-1)
     if stratify:
         _, inverse, counts = np.unique(y, return_inverse=True, return_counts=True)
+        inverse = inverse.reshape(-1)
+        if groups is not None:
+            # labeled "once": one distinct group (all its labels copies of one point, which stay in one fold)
+            pairs = np.unique(np.column_stack([inverse, groups]), axis=0)
+            counts = np.bincount(pairs[:, 0], minlength=counts.size)
         # a class's only label stays in every training set and is never held out: a fold without it would
         # ask for a class it has no label of (scored, it favours the flattest fit whatever the data)
-        single = counts[inverse.reshape(-1)] == 1
+        single = counts[inverse] == 1
         multi = counts[counts >= 2]
         if multi.size == 0:
             raise ValueError("stratified k-fold needs at least 2 labeled points per class; every class has "
@@ -2152,9 +2158,7 @@ def kfold_splits(y: Any, n_splits: int = 5, *, stratify: Optional[bool] = None,
         if groups is None:
             splits = StratifiedKFold(k, shuffle=True, random_state=seed).split(np.zeros(rest.size), y[rest])
         else:
-            # at most as many folds as a class (labeled twice or more) has groups
-            per_class = min(np.unique(groups[rest][y[rest] == c]).size for c in np.unique(y[rest]))
-            k = max(min(k, per_class), 2)
+            # at most as many folds as a class (labeled twice or more: two groups or more) has groups
             splits = StratifiedGroupKFold(k, shuffle=True, random_state=seed).split(
                 np.zeros(rest.size), y[rest], groups[rest])
         return [(np.sort(np.concatenate([rest[tr], alone])), rest[te]) for tr, te in splits]
