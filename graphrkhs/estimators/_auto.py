@@ -116,18 +116,18 @@ def loo_rows_of(estimator):
 SELECTED_PARAMETERS = ("sigma", "alpha", "gamma", "gamma_A", "gamma_I")
 
 
-def warn_duplicated_labeled_points(estimator, XS, Y=None, stacklevel=6, grouped=True):
+def warn_duplicated_labeled_points(estimator, XS, Y=None, stacklevel=6):
     """Groups of identical labeled points for leave-group-out (or None), with a :class:`~graphrkhs.SelectionWarning`
     where they still bias the selection.
 
     Left out alone, a point leaves its copy among the labels: its held-out residual is near 0 and every
     criterion favoured the fits that interpolate (RLS on every row twice chose sigma 0.103 and alpha 4.7e-11
-    against 1.17 and 1e-3 once, and predicted new points 0.9 off; LapRLS and Fredholm alike).  The selections
-    that take ``loo_groups`` (``grouped``: the engine's exact leave-one-out paths) leave the copies out
-    together (:func:`~graphrkhs._core.loo.duplicate_groups`), and the returned labels are those groups; a
-    warning then says only when copies carry different targets (the fit averages them).  Learners whose
-    selection cannot group them (``grouped=False``: PRLS's downdate, the hinge loss's k-fold) are warned as
-    before and get None.  Nothing is changed in the data (the fit is the user's).
+    against 1.17 and 1e-3 once, and predicted new points 0.9 off; LapRLS, Fredholm and PRLS alike).  Every
+    selection of the estimators takes these groups (``loo_groups``: the engine's leave-group-out; PRLS's by
+    refits, :func:`~graphrkhs.solvers.prls_loo_errors`; the hinge loss's k-fold keeps a group in one fold)
+    and leaves the copies out together (:func:`~graphrkhs._core.loo.duplicate_groups`); the returned labels
+    are those groups.  A warning says only when copies carry different targets (the fit averages them).
+    Nothing is changed in the data (the fit is the user's).
     """
     tuned = [name for name in SELECTED_PARAMETERS if is_tuned(getattr(estimator, name, None))]
     XS = np.asarray(XS)
@@ -138,12 +138,6 @@ def warn_duplicated_labeled_points(estimator, XS, Y=None, stacklevel=6, grouped=
     if groups is None:
         return None
     n_rep = l - int(groups.max()) - 1
-    if not grouped:
-        warn(f"{type(estimator).__name__}: {n_rep} of the {l} labeled points repeat other labeled points "
-             f"exactly; leave-one-out keeps each left-out point's copy, so the selection of "
-             f"{', '.join(tuned)} favours fits that interpolate (narrow widths, vanishing ridges).  Remove the "
-             "repeats (average their targets) or pass fixed values.", SelectionWarning, stacklevel=stacklevel)
-        return None
     if Y is not None:
         Y2 = np.asarray(Y, dtype=np.float64).reshape(l, -1)
         first = np.zeros(groups.max() + 1, dtype=np.intp)

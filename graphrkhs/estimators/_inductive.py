@@ -123,8 +123,6 @@ class _KernelLearner(PointsLearner):
     #: Regressors: the fitted attributes linear in the targets, scaled back after a multi-output fit on
     #: standardized target columns (:meth:`~graphrkhs.estimators._base.RegressorOutputMixin._scale_back_targets`).
     _TARGET_LINEAR = ("coef_", "intercept_", "y_mean_")
-    #: The selections leave identical labeled points out together (``loo_groups``, leave-group-out)
-    _GROUPED_LOO = True
 
     #: Rows of X (an even, deterministic sample, see :func:`~graphrkhs.default_sigma`) whose median
     #: pairwise distance is the centre of the ``sigma="auto"`` grid.
@@ -161,7 +159,7 @@ class _KernelLearner(PointsLearner):
         # identical labeled points are left out together (leave-group-out), where the selection can
         self._loo_groups = None
         if self._loo_selects:
-            self._loo_groups = warn_duplicated_labeled_points(self, X[labeled], Y, grouped=self._GROUPED_LOO)
+            self._loo_groups = warn_duplicated_labeled_points(self, X[labeled], Y)
         if is_tuned(self.sigma) and self._width_matters() and self._loo_selects:
             # the labeled rows in float64 whatever X's dtype: the width search runs down to ridges far below
             # float32's rounding of the kernel (RLS chose another width on float32 points, 2x the float64
@@ -977,8 +975,6 @@ _PRLS_CONSTRAINTS = {
 
 
 class _PRLS(_KernelLearner):
-    #: PRLS's exact LOO (a downdate per point) does not leave groups of identical points out: warned instead
-    _GROUPED_LOO = False
     _WIDTH_POINTS = WIDTH_POINTS_SUPERVISED
     _SOLVES_IN_FLOAT64 = True       # the grams and the solve in float64 (_fit_kernel)
     _parameter_constraints = {"gamma": TUNABLE_NONNEG, **_PRLS_CONSTRAINTS,
@@ -1079,7 +1075,7 @@ class _PRLS(_KernelLearner):
             # one's own grid is not extended, but a choice at its edge is reported (SelectionWarning)
             res = select_prls_gamma(K, Kp, Kpp, Y, grid[grid > 0], Psi=Psi, extend=True,
                                     max_extensions=2 if extend else 0, make_grams=make,
-                                    sigmas=sigmas, loo_rows=loo_rows_of(self))
+                                    sigmas=sigmas, loo_rows=loo_rows_of(self), loo_groups=self._loo_groups)
             self.gamma_ = res.best_params["gamma"]
             refined = sigmas
             if sigmas is not None and res.best_params["sigma"] != self.sigma_:

@@ -112,7 +112,7 @@ import scipy.sparse.linalg as spla
 from .._core.labels import _check_labeled_index, _check_targets
 from .._core.backend import check_backend
 from .._core.linalg import check_square, psd_solve, small_dense_threads
-from .._core.loo import KernelRidgePath, check_ridges, constant_up_to_rounding
+from .._core.loo import KernelRidgePath, _group_rows, check_ridges, constant_up_to_rounding
 from .._core.validation import SelectionWarning, check_option, check_random_state, check_scalar, warn
 from ..graphs import as_adjacency, laplacian as graph_laplacian
 from ._common import spd_splu
@@ -1434,31 +1434,34 @@ def _prls_parts(K, Kp, Kpp, Y, gammas, Psi):
 
 
 def _prls_loo_refit(K, P, Y2, gamma, Psi, i):
-    """The LOO residual (m,) of point i by a refit at one gamma (the fallback where the downdate breaks down).
+    """The LOO residual (m,) of point i by a refit at one gamma (the fallback where the downdate breaks down),
+    or with ``i`` an index array (k,) the leave-group-out residuals (k, m) of those rows, left out together.
 
     The refit is :func:`~graphrkhs.prls_fit`'s reduced system on the other points, solved like it by
     a shifted Cholesky (:func:`psd_solve`), so duplicate labeled points (a singular system) are handled.
     """
     l = K.shape[0]
-    keep = np.r_[0:i, i + 1:l]
+    rows = np.atleast_1d(i)
+    keep = np.setdiff1d(np.arange(l), rows)
     Ki, Pi, Yi, Pk = K[np.ix_(keep, keep)], P[np.ix_(keep, keep)], Y2[keep], Psi[keep]
     if Pk.shape[1]:
         Q, _ = np.linalg.qr(Pk)
         QY = Yi - Q @ (Q.T @ Yi)
         C = Ki @ (Ki - Q @ (Q.T @ Ki))
         # prediction at x_i: K_i. a + Psi_i b, b = Psi^+ (y - K a)
-        w = Psi[i] @ np.linalg.pinv(Pk)
-        row, offset = K[i, keep] - w @ Ki, w @ Yi
+        w = Psi[rows] @ np.linalg.pinv(Pk)
+        row, offset = K[np.ix_(rows, keep)] - w @ Ki, w @ Yi
     else:
         QY, C = Yi, Ki @ Ki
-        row, offset = K[i, keep], 0.0
+        row, offset = K[np.ix_(rows, keep)], 0.0
     A = gamma * l * Pi + C
     A = (A + A.T) / 2
     try:
         a = psd_solve(A, Ki @ QY)
     except np.linalg.LinAlgError:            # indefinite beyond rounding (P at large gamma): least squares
         a = np.linalg.lstsq(A, Ki @ QY, rcond=None)[0]
-    return Y2[i] - (row @ a + offset)
+    out = Y2[rows] - (row @ a + offset)
+    return out if np.ndim(i) else out[0]
 
 
 def _prls_loo_fast(K, P, Y2, gammas, Psi):
@@ -1509,7 +1512,8 @@ def _prls_loo_fast(K, P, Y2, gammas, Psi):
 
 
 def prls_loo_errors(K: Any, Kp: Any, Kpp: Any, Y: Any, gammas: Any, *, Psi: Optional[Any] = None,
-                    scoring: str = "mse", loo_rows: Any = None) -> Tuple[np.ndarray, np.ndarray]:
+                    scoring: str = "mse", loo_rows: Any = None,
+                    loo_groups: Optional[Any] = None) -> Tuple[np.ndarray, np.ndarray]:
     r"""Exact leave-one-out scores of :func:`~graphrkhs.prls_fit` for every ``gamma``, one solve per gamma.
 
     PRLS expands f over the kernel functions of the *labeled* points only
@@ -1574,6 +1578,14 @@ def prls_loo_errors(K: Any, Kp: Any, Kpp: Any, Y: Any, gammas: Any, *, Psi: Opti
         See :func:`loo_scores`.
     loo_rows : None, "classes" or boolean array of shape (l,), default=None
         See :func:`loo_scores` (the residuals of rows not scored are not computed).
+    loo_groups : array of int of shape (l,), optional
+        Leave-group-out: rows with equal labels are left out together, removed from the loss and from the
+        expansion (identical labeled points, :func:`~graphrkhs._core.loo.duplicate_groups`; left out alone, a
+        point's copy keeps its residual near 0 and the choice runs to the fits that interpolate).  The rows of
+        a group of two or more get their residuals from a refit without the whole group, solved like
+        :func:`~graphrkhs.prls_fit` (:math:`O(l^3)` per group and gamma; the copies make the full system
+        singular, where the downdate above is rounding); with ``loo_rows="classes"`` a class whose rows all
+        fall in one group is not scored (:func:`class_loo_rows`).
 
     Returns
     -------
@@ -1581,26 +1593,36 @@ def prls_loo_errors(K: Any, Kp: Any, Kpp: Any, Y: Any, gammas: Any, *, Psi: Opti
     """
     check_option(scoring, "scoring", SCORINGS)
     K, P, Y2, gammas, Psi = _prls_parts(K, Kp, Kpp, Y, gammas, Psi)
-    keep = _scored_rows(loo_rows, Y2)
+    keep = _scored_rows(loo_rows, Y2, loo_groups)
+    blocks = [G for stack in _group_rows(loo_groups, K.shape[0]) for G in stack]
+    grouped = np.zeros(K.shape[0], dtype=bool)
+    for G in blocks:
+        grouped[G] = True
     R = _prls_loo_fast(K, P, Y2, gammas, Psi)
+    R[:, grouped] = 0.0                       # computed below, by group
     if keep is not None:
         R[:, ~keep] = 0.0                     # not scored: no refit for them
     for g, i in zip(*np.nonzero(~np.isfinite(R).all(axis=2))):    # singular systems / downdates: refits
         R[g, i] = _prls_loo_refit(K, P, Y2, gammas[g], Psi, i)
+    for G in blocks:                          # groups of two rows or more: refits without the whole group
+        if keep is None or keep[G].any():
+            for g, gamma in enumerate(gammas):
+                R[g, G] = _prls_loo_refit(K, P, Y2, gamma, Psi, G)
     return loo_scores(R, Y2, scoring, loo_rows=keep)
 
 
 def select_prls_gamma(K: Any, Kp: Any, Kpp: Any, Y: Any, gammas: Optional[Any] = None, *,
                       Psi: Optional[Any] = None, scoring: str = "mse", extend: bool = True,
                       max_extensions: int = 2, make_grams: Optional[Callable[[float], Any]] = None,
-                      sigmas: Optional[Any] = None, loo_rows: Any = None) -> GridResult:
+                      sigmas: Optional[Any] = None, loo_rows: Any = None,
+                      loo_groups: Optional[Any] = None) -> GridResult:
     r"""Choose ``gamma`` of :func:`~graphrkhs.prls_fit` by exact leave-one-out (:func:`prls_loo_errors`).
 
     Default grid ``geomspace(1e-6, 1e2, 9)`` (the penalty is measured in the
     normalized kernel's RKHS norm), extended at its edges.  With ``make_grams``
     (``sigma -> (K, Kp, Kpp)``) and ``sigmas`` the width is selected jointly (a
     ``sigma`` axis first, not extended; K, Kp, Kpp are then unused and may be None).  ``loo_rows`` as in
-    :func:`select_ridge_alpha`.
+    :func:`select_ridge_alpha`, ``loo_groups`` (leave-group-out) as in :func:`prls_loo_errors`.
 
     Returns
     -------
@@ -1609,7 +1631,7 @@ def select_prls_gamma(K: Any, Kp: Any, Kpp: Any, Y: Any, gammas: Optional[Any] =
     """
     gammas = geometric_grid(1e-6, 1e2, 9) if gammas is None else check_ridges(gammas, "gammas")
     _check_selection_labels(_n_rows(Y))
-    _check_scored_rows(loo_rows, Y)
+    _check_scored_rows(loo_rows, Y, "loo", loo_groups)
     done: Dict[Tuple[float, float], Tuple[float, float]] = {}
     grams: Dict[float, Any] = {}
 
@@ -1618,7 +1640,8 @@ def select_prls_gamma(K: Any, Kp: Any, Kpp: Any, Y: Any, gammas: Optional[Any] =
         if new.size:
             if sigma not in grams:
                 grams[sigma] = (K, Kp, Kpp) if make_grams is None else make_grams(sigma)
-            sc, tb = prls_loo_errors(*grams[sigma], Y, new, Psi=Psi, scoring=scoring, loo_rows=loo_rows)
+            sc, tb = prls_loo_errors(*grams[sigma], Y, new, Psi=Psi, scoring=scoring, loo_rows=loo_rows,
+                                     loo_groups=loo_groups)
             done.update({(sigma, float(g)): (a, b) for g, a, b in zip(new, sc, tb)})
         return (np.array([done[(sigma, float(g))][0] for g in gamma]),
                 np.array([done[(sigma, float(g))][1] for g in gamma]))

@@ -2,7 +2,7 @@
 
 Left out alone, a point leaves its copy among the labels: its residual is near 0 and every criterion
 favoured the fits that interpolate (RLS on every labeled row twice chose sigma 0.25 and alpha 5e-11 against
-1.0 and 3e-6 once).  PRLS's downdate cannot group them: it is still warned.
+1.0 and 3e-6 once).  PRLS groups them too, by refits without each group.
 """
 import warnings
 
@@ -14,7 +14,7 @@ import graphrkhs as g
 from graphrkhs.solvers import SelectionWarning
 
 GROUPED = [g.RLSRegressor, g.LapRLSRegressor, g.PLapRLSRegressor, g.GRLSRegressor, g.FredholmRegressor,
-           g.WarpedKernelRegressor]
+           g.WarpedKernelRegressor, g.PRLSRegressor]
 
 
 def _data(twice):
@@ -61,15 +61,6 @@ def test_copies_with_other_targets_are_warned():
     assert "12 of the 24 labeled points repeat other labeled points exactly, and 12 of the copies carry other " \
            "targets" in str(caught[0].message)
     assert caught[0].filename == __file__          # points at the caller's fit
-
-
-def test_prls_cannot_group_them_and_is_warned():
-    X, y = _data(twice=True)
-    caught = _duplicate_warnings(g.PRLSRegressor(), X, y)
-    assert len(caught) == 1
-    assert "12 of the 24 labeled points repeat other labeled points" in str(caught[0].message)
-    assert caught[0].filename == __file__
-    assert not _duplicate_warnings(g.PRLSRegressor(), *_data(twice=False))
 
 
 def test_no_warning_without_a_selection():
