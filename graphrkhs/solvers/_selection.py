@@ -100,8 +100,8 @@ such a label in every training set and in no test set.  With ``loo_groups`` a cl
 of one point counts as labeled once (:func:`class_loo_rows`).  GCV scores every row and ignores ``loo_rows``:
 it leaves nothing out (its residuals are those of the full fit, every label in it), so a class's only label
 biases it no more than any other row.  Restricting its mean and trace to the scored rows, measured with RLS on
-moons (10 + 1 labels) and digits (15 labels, 4 - 6 classes labeled once), moved its choice in 1 of 6 draws
-and kept it off the small-ridge edge in none: GCV runs there on few labels with or without those rows.
+moons (10 + 1 labels) and digits (15 labels, 4 - 6 classes labeled once), kept it off the small-ridge edge
+in none of the 4 of 6 draws where it went there: GCV runs there on few labels with or without those rows.
 Identical labeled points do bias GCV (the copies halve the cost of the degrees of freedom): with
 ``loo_groups`` it counts them against the distinct points (:meth:`~graphrkhs.KernelRidgePath.gcv`).
 """
