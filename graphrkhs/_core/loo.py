@@ -391,9 +391,11 @@ class KernelRidgePath:
         ndarray of shape (len(ridges), m)
         """
         Y2, _ = _check_Y(Y, self.n)
+        l = self.n
+        if groups is not None and np.shape(groups) != (l,):
+            raise ValueError(f"groups must have one label per labeled row, shape ({l},); got {np.shape(groups)}.")
         scales = column_scales(Y2)
         Y2, ridges, UtY = self._terms(Y2 / scales, ridges)
-        l = self.n
         if centred:
             m = UtY.shape[1]
             resid, _, trace = self._parts(np.column_stack([UtY, self.eigenvectors.T @ np.ones(l)]), ridges)
@@ -402,8 +404,6 @@ class KernelRidgePath:
         else:
             resid, _, trace = self._parts(UtY, ridges)
         g = l if groups is None else np.unique(np.asarray(groups)).size
-        if groups is not None and np.shape(groups) != (l,):
-            raise ValueError(f"groups must have one label per labeled row, shape ({l},); got {np.shape(groups)}.")
         if groups is not None:
             # eigenvalues of rounding size (<= l eps max s) are 0 of the exact kernel: the directions e_i - e_j of
             # copies.  Each contributes 1 - s / (s + mu) to tr(I - H) where the exact kernel has 1, and l - g of

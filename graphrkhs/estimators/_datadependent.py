@@ -34,7 +34,7 @@ from ..solvers import (GridResult, KernelRidgePath, graph_cut_choice, graph_pena
                        select_kernel_ridge)
 from ..kernels import default_sigma, pairwise_kernel
 from ._auto import (FIT_INTERCEPT, TUNABLE_NONNEG, TUNABLE_POSITIVE, WIDTH_FACTORS, free_constant,
-                    gate_groups, grid_of, growing, is_tuned, loo_rows_of, loo_selects, unselected,
+                    labeled_groups, grid_of, growing, is_tuned, loo_rows_of, loo_selects, unselected,
                     warn_duplicated_labeled_points)
 from ._base import POINT_CLOUD_GRAPH_CONSTRAINTS, POSITIVE, graph_spec
 from ._base import ClassifierOutputMixin, PointsLearner, RegressorOutputMixin
@@ -110,12 +110,13 @@ class _DataDependent(PointsLearner):
         # one gate for every "auto" of the fit: without an informative LOO the fallback values are used.  On
         # the targets before any centring: "constant up to rounding" is relative to their size (centred,
         # 3 + 3e-15 z was noise around 0, not a constant, and was selected on rounding)
+        groups = labeled_groups(self, X[idx])            # identical labeled points, once
         self._loo_selects = loo_selects(self._uncentred(Y), is_classifier(self), fits_constants=free_constant(self),
-                                        groups=gate_groups(self, X[idx]))
+                                        groups=groups)
         # identical labeled points are left out together: leave-group-out (squared loss), one fold (hinge)
         self._loo_groups = None
         if self._loo_selects:
-            self._loo_groups = warn_duplicated_labeled_points(self, X[idx], Y, stacklevel=7)
+            self._loo_groups = warn_duplicated_labeled_points(self, groups, Y, stacklevel=7)
         if shift is not None:
             Y = Y - shift
         chosen = self._select(X, idx, Y)

@@ -62,7 +62,7 @@ from ..solvers import centred_loo_residuals, held_selection_warnings, release_se
 from ..solvers import SelectionWarning, grls_fit as _saddle_fit
 from .._core.validation import warn
 from ._auto import (FIT_INTERCEPT, TUNABLE_NONNEG, TUNABLE_POSITIVE, WIDTH_FACTORS, free_constant, grid_of, is_tuned,
-                    gate_groups, loo_rows_of, loo_selects, NO_LOO, growing, unselected,
+                    labeled_groups, loo_rows_of, loo_selects, NO_LOO, growing, unselected,
                     warn_duplicated_labeled_points)
 from .._core.validation import Interval, Options
 from ._base import POINT_CLOUD_GRAPH_CONSTRAINTS, POSITIVE, graph_spec
@@ -154,12 +154,13 @@ class _KernelLearner(PointsLearner):
             self.sigma_ = float(self.sigma)
         self.cv_results_ = None
         # one gate for every "auto" of the fit: without an informative LOO the fallback values are used
+        groups = labeled_groups(self, X[labeled])            # identical labeled points, once
         self._loo_selects = loo_selects(Y, is_classifier(self), fits_constants=self._fits_constants(),
-                                        groups=gate_groups(self, X[labeled]))
+                                        groups=groups)
         # identical labeled points are left out together (leave-group-out), where the selection can
         self._loo_groups = None
         if self._loo_selects:
-            self._loo_groups = warn_duplicated_labeled_points(self, X[labeled], Y)
+            self._loo_groups = warn_duplicated_labeled_points(self, groups, Y)
         if is_tuned(self.sigma) and self._width_matters() and self._loo_selects:
             # the labeled rows in float64 whatever X's dtype: the width search runs down to ridges far below
             # float32's rounding of the kernel (RLS chose another width on float32 points, 2x the float64
