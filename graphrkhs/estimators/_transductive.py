@@ -1683,9 +1683,12 @@ class GraphTVRegressor(_TransductiveRegressor, _GraphTV):
         # alpha_ 0.114 instead of y's own 0.076, 1.9e-2 off).  With alpha="auto" every column is first
         # brought to the same spread u (the mean of the columns' standard deviations); since
         # f(c y, c mu) = c f(y, mu), column j then solves at mu_j = alpha (s_j / u), one multiple of its
-        # own spread, and a column rescaled leaves every other column's fit unchanged.  One's own grid or
-        # number is in the units of y and shared as given.
+        # own spread, and a column rescaled leaves every other column's fit unchanged.  A number is in the
+        # units of y and shared as given; one's own grid too, each column selecting from it on its own
+        # (_solve_tv_per_column).
         k = Y.shape[1]
+        if k >= 2 and not isinstance(self.alpha, str) and np.ndim(self.alpha) > 0:
+            return self._solve_tv_per_column(W, S, Y)
         if k < 2 or not isinstance(self.alpha, str):
             F = super()._solve_tv(W, S, Y)
             if k >= 2:
@@ -1705,6 +1708,27 @@ class GraphTVRegressor(_TransductiveRegressor, _GraphTV):
         F = super()._solve_tv(W, S, Y / ratio)
         self.alpha_ = self.alpha_ * ratio
         return F * ratio
+
+    def _solve_tv_per_column(self, W, S, Y):
+        # One's own grid is in the units of y, and TV is not linear in y: a choice shared by the columns (their
+        # CV errors summed in the units of y) weighed each column by its squared scale, so rescaling one column
+        # moved the others' alpha_ and fits (np.c_[y0, 1e3 y1] on a 200-node graph: column 0 at alpha_ 0.3
+        # instead of its own 0.05 and 0.12 of its range off).  Bringing the columns to one spread, as
+        # alpha="auto" does, would not help: the grid would then be in the units of that mean spread, which
+        # every column's scale moves.  So each column selects its own alpha_j from the grid: its fit is that of
+        # the column alone (bit for bit), whatever the other columns hold.
+        fits, alphas, results, iters, gaps = [], [], [], [], []
+        for j in range(Y.shape[1]):
+            fits.append(super()._solve_tv(W, S, Y[:, j:j + 1]))
+            alphas.append(self.alpha_)
+            results.append(self.cv_results_)
+            iters.append(self.n_iter_)
+            gaps.append(np.atleast_1d(self.gap_))
+        self.alpha_ = np.array(alphas, dtype=np.float64)
+        self.cv_results_ = results
+        self.n_iter_ = max(iters)
+        self.gap_ = np.concatenate(gaps)
+        return np.hstack(fits)
 
     def _cv_target(self, Y):
         # kfold_scores compares predictions with its target: predict each test row's root mean squared
@@ -1738,14 +1762,27 @@ class GraphTVRegressor(_TransductiveRegressor, _GraphTV):
     (the mean of the columns' standard deviations): column j is solved at
     :math:`\mu_j` = the chosen multiple of its own standard deviation, so a
     column's fit does not depend on the scale of the others (it still
-    depends on their values through the shared choice).  A number or one's
-    own grid is in the units of y and shared as given.
+    depends on their values through the shared choice).  A number is in
+    the units of y and used for every column.  One's own grid is in the
+    units of y too, so its values mean different things for columns of
+    different scales: each column selects its own :math:`\mu_j` from it
+    (k-fold CV on that column alone; its fit is that of the column fitted
+    alone, whatever the other columns hold, at k times the cost of one
+    selection).
     """ + _TV_DOC.replace(_GRAPH_DOC, _GRAPH_DOC_REG).replace(
         r"""    alpha_ : float
-        The :math:`\mu` used.""",
+        The :math:`\mu` used.
+    cv_results_ : dict or None
+        The k-fold scores of the grid (scikit-learn's layout; mean and std
+        over folds, higher is better); None without selection.""",
         r"""    alpha_ : float or ndarray of shape (n_targets,)
         The :math:`\mu` used; with k >= 2 target columns the :math:`\mu_j` of
-        each (equal unless ``alpha="auto"``, see above).""", 1) + r"""
+        each (equal for a number, see above).
+    cv_results_ : dict, list of dict or None
+        The k-fold scores of the grid (scikit-learn's layout; mean and std
+        over folds, higher is better); None without selection.  With
+        k >= 2 target columns and one's own grid, one per column (each
+        column's own selection).""", 1) + r"""
 
     Examples
     --------
