@@ -38,6 +38,7 @@ from ..graphs import GraphSpec, as_adjacency
 from ..kernels import BLOCK_BYTES, GRLSKernel, default_sigma, feature_map, pairwise_kernel, unisolvent_points
 from ..kernels import NystromFeatures, heat_semigroup
 from ..solvers import LOWRANK_MIN_N, nystrom_consistency_grams, nystrom_laprls_fit, nystrom_plaprls_fit
+from ..solvers._kernel import _resolve_solver
 from ..solvers import select_laprls_lowrank, select_nystrom_laprls
 from ..solvers import (
     DIRECT_MAX_N_HEAT,
@@ -85,15 +86,22 @@ Kernel = Union[str, Callable]
 NullSpace = Union[str, Callable, None]
 
 
-def _in_float64(kernel, X, X_fit, coef, offset, null_space=None, intercept=None):
+def _in_float64(kernel, X, X_fit, coef, offset, null_space=None, intercept=None, exact=True):
     r"""The kernel expansion :math:`k(X, X_{fit})\,c + b` (+ :math:`\Psi(X)\,\beta`) evaluated in float64 and
-    returned in X's floating dtype (float32 points: float32 values).
+    returned in X's floating dtype (float32 points: float32 values).  ``exact=False`` (coefficients solved
+    against a gram in X's dtype, e.g. CG on float32 points): evaluated in X's dtype, whose kernel
+    reproduces that fit's values best (the float64 kernel times them differs by the gram's rounding).
 
     The expansions near interpolation have coefficients far larger than the fitted values (1e3 - 1e4 times
     at the small ridges the selections choose): a float32 kernel times them cancelled to 6e-3 of the
     values (LapRLS) where the float64 evaluation of the same model is exact to float32's rounding.
     """
     dtype = X.dtype
+    if not exact:
+        out = kernel(X, X_fit) @ coef + offset
+        if null_space is not None:
+            out = out + null_space(X) @ intercept
+        return out.astype(dtype, copy=False)
     X64 = np.asarray(X, dtype=np.float64)
     out = kernel(X64, np.asarray(X_fit, dtype=np.float64)) @ np.asarray(coef, dtype=np.float64) + offset
     if null_space is not None:
@@ -551,7 +559,13 @@ class _LapRLS(_GraphKernelLearner):
             self.coef_ = coef[0]
             self._store_solver_info({"solver": "direct"})
         else:
-            K = KernelOperator(X, **self._kernel_kw())
+            # the direct solve on a float64 gram whatever X's dtype, as the selection's (and the warped kernel's
+            # direct solve): its LU amplifies a float32 gram's rounding by cond(B), which at a small gamma_A
+            # put the fit 5e-3 off the float64 one on the same points (gamma_A = 3e-7, 60 points); CG keeps
+            # X's dtype (its kernel products in row blocks, memory and speed)
+            direct = _resolve_solver(self.solver, X.shape[0]) == "direct"
+            K = KernelOperator(np.asarray(X, dtype=np.float64) if direct else X, **self._kernel_kw())
+            self._gram_float64 = direct or X.dtype == np.float64
             self.coef_, info = laprls_fit(K, labeled, Y, M, self.gamma_A_, self.gamma_I_, solver=self.solver,
                                           tol=self.tol, max_iter=self.max_iter, return_info=True)
             self._store_solver_info(info)
@@ -629,7 +643,8 @@ class _LapRLS(_GraphKernelLearner):
         # interpolation (small gamma_A) the coefficients are 1e4 times the fitted values, and a float32 kernel
         # times them cancelled to 6e-3 of the fit (LapRLSRegressor on 60 float32 points, 15 labels; the
         # float64 fit on the same points agreed with the float64 one to 2e-7)
-        return _in_float64(self._k, X, self.X_fit_, self.coef_, self.y_mean_)
+        return _in_float64(self._k, X, self.X_fit_, self.coef_, self.y_mean_,
+                           exact=getattr(self, "_gram_float64", True))
 
 
 #: Default grid of ``gamma_A="auto"``; ``gamma_I="auto"`` is selected through the ratio gamma_I / gamma_A
@@ -1288,6 +1303,7 @@ class _PLapRLS(_GraphKernelLearner):
         self.coef_, self.intercept_, info = plaprls_fit(
             K, labeled, Y, M, self.gamma_A_, self.gamma_I_, P=P, Psi=self._null_space(X), solver=self.solver,
             tol=self.tol, max_iter=self.max_iter, return_info=True)
+        self._gram_float64 = X.dtype == np.float64       # solved against the gram of X's dtype
         self._store_solver_info(info)
         self.X_fit_ = X
 
@@ -1378,7 +1394,7 @@ class _PLapRLS(_GraphKernelLearner):
     def _raw_block(self, X):
         # in float64, returned in the points' dtype (the cancellation of large coefficients, see _LapRLS)
         return _in_float64(self._k, X, self.X_fit_, self.coef_ / self.kappa_, 0.0, self._null_space,
-                           self.intercept_)
+                           self.intercept_, exact=getattr(self, "_gram_float64", True))
 
 
 _PLAPRLS_DOC = r"""Partially-penalized Laplacian RLS {what} (Yang, King & Lyu, NIPS 2009, Eqs. 12-14).

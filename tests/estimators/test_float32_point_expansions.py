@@ -23,17 +23,18 @@ def _data():
     return X.astype(np.float32), y.astype(np.float32).astype(np.float64)
 
 
-# the default ("auto") paths, whose solves run on float64 grams; a fixed gamma_A / gamma_I of LapRLS and
-# PLapRLS solves with the float32 gram of laprls_fit instead (its own documented trade-off, not tested here)
+# the default ("auto") paths and LapRLS's direct solve at fixed gammas, all on float64 grams (the fixed
+# gamma_A / gamma_I of PLapRLS still solve on a float32 gram, and CG keeps X's dtype: not tested here)
 CASES = [
     (LapRLSRegressor, dict()),
+    (LapRLSRegressor, dict(sigma=5.826, gamma_A=3.162e-7, gamma_I=0.1733)),
     (PRLSRegressor, dict(sigma=4.12, gamma=1e-6)),
     (PRLSRegressor, dict()),
     (PLapRLSRegressor, dict()),
 ]
 
 
-@pytest.mark.parametrize("cls, kw", CASES, ids=["LapRLS", "PRLS-fixed", "PRLS", "PLapRLS"])
+@pytest.mark.parametrize("cls, kw", CASES, ids=["LapRLS", "LapRLS-fixed", "PRLS-fixed", "PRLS", "PLapRLS"])
 def test_float32_points_predict_the_float64_model(cls, kw):
     X32, y = _data()
     X64 = X32.astype(np.float64)
@@ -51,7 +52,9 @@ def test_float32_points_predict_the_float64_model(cls, kw):
 def test_float32_points_classifier_decision_in_float32():
     X32, y = _data()
     yc = np.where(np.isnan(y), -1, (y > 0.3).astype(int))
-    d32 = LapRLSClassifier().fit(X32, yc).decision_function(X32)
-    d64 = LapRLSClassifier().fit(X32.astype(np.float64), yc).decision_function(X32.astype(np.float64))
-    assert d32.dtype == np.float32
-    np.testing.assert_allclose(d32, d64, rtol=0, atol=2e-6 * np.abs(d64).max())
+    kw = dict(sigma=5.826, gamma_A=3.162e-7, gamma_I=0.1733)
+    for params in ({}, kw):             # "auto" and the direct solve at fixed gammas
+        d32 = LapRLSClassifier(**params).fit(X32, yc).decision_function(X32)
+        d64 = LapRLSClassifier(**params).fit(X32.astype(np.float64), yc).decision_function(X32.astype(np.float64))
+        assert d32.dtype == np.float32
+        np.testing.assert_allclose(d32, d64, rtol=0, atol=2e-6 * np.abs(d64).max())
