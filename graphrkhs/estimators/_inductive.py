@@ -38,9 +38,9 @@ from ..graphs import GraphSpec, as_adjacency
 from ..kernels import BLOCK_BYTES, GRLSKernel, default_sigma, feature_map, pairwise_kernel, unisolvent_points
 from ..kernels import NystromFeatures, heat_semigroup
 from ..solvers import LOWRANK_MIN_N, nystrom_consistency_grams, nystrom_laprls_fit, nystrom_plaprls_fit
-from ..solvers._kernel import _resolve_solver
 from ..solvers import select_laprls_lowrank, select_nystrom_laprls
 from ..solvers import (
+    DIRECT_MAX_N,
     DIRECT_MAX_N_HEAT,
     INTEGRAL_OPERATORS,
     SOLVERS,
@@ -563,7 +563,8 @@ class _LapRLS(_GraphKernelLearner):
             # direct solve): its LU amplifies a float32 gram's rounding by cond(B), which at a small gamma_A
             # put the fit 5e-3 off the float64 one on the same points (gamma_A = 3e-7, 60 points); CG keeps
             # X's dtype (its kernel products in row blocks, memory and speed)
-            direct = _resolve_solver(self.solver, X.shape[0]) == "direct"
+            # (laprls_fit's solver="auto": direct up to DIRECT_MAX_N points)
+            direct = self.solver == "direct" or (self.solver == "auto" and X.shape[0] <= DIRECT_MAX_N)
             K = KernelOperator(np.asarray(X, dtype=np.float64) if direct else X, **self._kernel_kw())
             self._gram_float64 = direct or X.dtype == np.float64
             self.coef_, info = laprls_fit(K, labeled, Y, M, self.gamma_A_, self.gamma_I_, solver=self.solver,
