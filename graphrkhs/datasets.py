@@ -55,7 +55,8 @@ def load_fashion_mnist(path=None, scale=True, dtype=np.float32):
     scale : bool, default=True
         Map pixels to [0, 1].
     dtype : dtype or str, default=float32
-        Of ``X`` (None: float64); ``scale=True`` needs a floating dtype.
+        Of ``X`` (None: float64): a real numeric dtype that holds 0..255 exactly (not int8 or bool, into
+        which the pixels would wrap or collapse); ``scale=True`` needs a floating dtype.
 
     Returns
     -------
@@ -67,7 +68,8 @@ def load_fashion_mnist(path=None, scale=True, dtype=np.float32):
         The files are not in ``path``.
     ValueError
         A file is not gzip, not an IDX file whose header matches its size, or the images and labels
-        of a part differ in number; ``scale=True`` with a non-floating ``dtype``.
+        of a part differ in number; a ``dtype`` that cannot hold 0..255 (int8, bool, complex, str,
+        object); ``scale=True`` with a non-floating ``dtype``.
     TypeError
         ``scale`` is not True or False.
     """
@@ -76,6 +78,11 @@ def load_fashion_mnist(path=None, scale=True, dtype=np.float32):
         dtype = np.dtype(np.float64 if dtype is None else dtype)
     except TypeError:
         raise TypeError(f"dtype must be a numpy dtype (e.g. np.float32 or 'float32'); got {dtype!r}.") from None
+    if dtype.kind not in "iuf" or not np.can_cast(np.uint8, dtype):
+        # astype wrapped the pixels (int8: 200 became -56), made them True / False (bool), or text and
+        # Python objects, without a word
+        raise ValueError(f"dtype must be a real numeric dtype that holds the pixel values 0..255 exactly "
+                         f"(float32, float64, uint8, int16, ...); got dtype={dtype}.")
     if scale and dtype.kind != "f":
         raise ValueError(f"scale=True maps the pixels to [0, 1], which needs a floating dtype; got dtype={dtype} "
                          "(pass scale=False for the raw 0..255 values).")

@@ -123,6 +123,22 @@ def test_load_fashion_mnist_dtype(tmp_path):
         load_fashion_mnist(tmp_path, dtype="pixels")
 
 
+@pytest.mark.parametrize("dtype", [np.int8, bool, np.complex64, "U3", object])
+def test_load_fashion_mnist_refuses_dtypes_that_cannot_hold_the_pixels(tmp_path, dtype):
+    # astype wrapped pixels 128..255 to -128..-1 (int8), made every nonzero pixel True (bool), or gave
+    # complex numbers, text and Python objects, without a word
+    _fake_fashion_mnist(tmp_path)
+    with pytest.raises(ValueError, match=r"dtype must be a real numeric dtype that holds the pixel values 0\.\.255"):
+        load_fashion_mnist(tmp_path, dtype=dtype, scale=False)
+
+
+@pytest.mark.parametrize("dtype", [np.int16, np.uint16, np.float16])
+def test_load_fashion_mnist_takes_dtypes_that_hold_the_pixels(tmp_path, dtype):
+    pixels = _fake_fashion_mnist(tmp_path)
+    X, _ = load_fashion_mnist(tmp_path, dtype=dtype, scale=False)
+    assert X.dtype == dtype and np.array_equal(X.astype(np.int64), pixels)
+
+
 def test_load_fashion_mnist_checks_the_files(tmp_path):
     # images and labels of different lengths used to be returned as they were (X with 6 rows, y with 4)
     _fake_fashion_mnist(tmp_path, n=3, n_labels=2)

@@ -129,7 +129,7 @@ def demo(labels_per_class=10, n_draws=5, n_neighbors=10, seed=0, out=None):
     rows, notes = [], {}
     for name, method, source in _demo_methods(n_neighbors):
         accs, times = [], []
-        for y_partial, keep in draws:
+        for draw, (y_partial, keep) in enumerate(draws):
             # The library's warnings (e.g. a GraphWarning naming a fallback) are collected and
             # listed under the table, once per method and kind, instead of interleaving with it.
             with warnings.catch_warnings(record=True) as caught:
@@ -140,7 +140,8 @@ def demo(labels_per_class=10, n_draws=5, n_neighbors=10, seed=0, out=None):
             for w in caught:
                 first_sentence = str(w.message).split(";")[0].split(". ")[0]
                 key = (name, w.category.__name__)
-                notes.setdefault(key, [0, first_sentence])[0] += 1
+                # the draws that raised it (a method warning twice in one draw was "2 of 1 draw(s)")
+                notes.setdefault(key, [set(), first_sentence])[0].add(draw)
             hidden = np.ones(y.size, dtype=bool)
             hidden[keep] = False
             accs.append(np.mean(pred[hidden] == y[hidden]))
@@ -155,8 +156,8 @@ def demo(labels_per_class=10, n_draws=5, n_neighbors=10, seed=0, out=None):
         print(f"{r['method']:<{width}}  {r['source']:<12}  {acc:>20}  {r['time_median']:>11.3f} s", file=out)
     if notes:
         print("\nwarnings raised during the fits (see the docs' Reliability page):", file=out)
-        for (name, category), (count, text) in notes.items():
-            print(f"- {name}: {category} in {count} of {n_draws} draw(s): {text}", file=out)
+        for (name, category), (which, text) in notes.items():
+            print(f"- {name}: {category} in {len(which)} of {n_draws} draw(s): {text}", file=out)
     return rows
 
 

@@ -40,6 +40,7 @@ from ..kernels import NystromFeatures, heat_semigroup
 from ..solvers import LOWRANK_MIN_N, nystrom_consistency_grams, nystrom_laprls_fit, nystrom_plaprls_fit
 from ..solvers import select_laprls_lowrank, select_nystrom_laprls
 from ..solvers import (
+    DIRECT_MAX_N,
     DIRECT_MAX_N_HEAT,
     INTEGRAL_OPERATORS,
     SOLVERS,
@@ -84,6 +85,29 @@ __all__ = [
 _KERNEL_NAMES = ("gaussian", "heat", "linear", "polynomial")
 Kernel = Union[str, Callable]
 NullSpace = Union[str, Callable, None]
+
+
+def _in_float64(kernel, X, X_fit, coef, offset, null_space=None, intercept=None, exact=True):
+    r"""The kernel expansion :math:`k(X, X_{fit})\,c + b` (+ :math:`\Psi(X)\,\beta`) evaluated in float64 and
+    returned in X's floating dtype (float32 points: float32 values).  ``exact=False`` (coefficients solved
+    against a gram in X's dtype, e.g. CG on float32 points): evaluated in X's dtype, whose kernel
+    reproduces that fit's values best (the float64 kernel times them differs by the gram's rounding).
+
+    The expansions near interpolation have coefficients far larger than the fitted values (1e3 - 1e4 times
+    at the small ridges the selections choose): a float32 kernel times them cancelled to 6e-3 of the
+    values (LapRLS) where the float64 evaluation of the same model is exact to float32's rounding.
+    """
+    dtype = X.dtype
+    if not exact:
+        out = kernel(X, X_fit) @ coef + offset
+        if null_space is not None:
+            out = out + null_space(X) @ intercept
+        return out.astype(dtype, copy=False)
+    X64 = np.asarray(X, dtype=np.float64)
+    out = kernel(X64, np.asarray(X_fit, dtype=np.float64)) @ np.asarray(coef, dtype=np.float64) + offset
+    if null_space is not None:
+        out = out + null_space(X64) @ np.asarray(intercept, dtype=np.float64)
+    return out.astype(dtype, copy=False)
 
 
 class _AnyGraph:
@@ -531,10 +555,19 @@ class _LapRLS(_GraphKernelLearner):
                 fallback=(FALLBACK_GAMMA_A, FALLBACK_GAMMA_I), centred=free_constant(self))
         self.cv_results_ = manifold_cv_results(res, self)
         if coef is not None:      # the selection's LU already holds the fit (ManifoldRidgePath.coef)
-            self.coef_ = coef[0].astype(X.dtype, copy=False)
+            # kept in float64 (as RLS's): near interpolation the coefficients are 1e4 times the fitted values,
+            # and their float32 rounding alone moved the predictions by 7e-4 (_raw_block)
+            self.coef_ = coef[0]
             self._store_solver_info({"solver": "direct"})
         else:
-            K = KernelOperator(X, **self._kernel_kw())
+            # the direct solve on a float64 gram whatever X's dtype, as the selection's (and the warped kernel's
+            # direct solve): its LU amplifies a float32 gram's rounding by cond(B), which at a small gamma_A
+            # put the fit 5e-3 off the float64 one on the same points (gamma_A = 3e-7, 60 points); CG keeps
+            # X's dtype (its kernel products in row blocks, memory and speed)
+            # (laprls_fit's solver="auto": direct up to DIRECT_MAX_N points)
+            direct = self.solver == "direct" or (self.solver == "auto" and X.shape[0] <= DIRECT_MAX_N)
+            K = KernelOperator(np.asarray(X, dtype=np.float64) if direct else X, **self._kernel_kw())
+            self._gram_float64 = direct or X.dtype == np.float64
             self.coef_, info = laprls_fit(K, labeled, Y, M, self.gamma_A_, self.gamma_I_, solver=self.solver,
                                           tol=self.tol, max_iter=self.max_iter, return_info=True)
             self._store_solver_info(info)
@@ -608,9 +641,12 @@ class _LapRLS(_GraphKernelLearner):
         self._store_solver_info({**info, "n_components": ny.n_components_, "nystrom_error": ny.error_})
 
     def _raw_block(self, X):
-        # in the points' dtype: the fixed-gamma and Nystrom fits keep float64 coefficients (float32 points
-        # gave float64 predictions there, float32 on the "auto" path)
-        return (self._k(X, self.X_fit_) @ self.coef_ + self.y_mean_).astype(X.dtype, copy=False)
+        # evaluated in float64, returned in the points' dtype (float32 stays float32), as RLS's: near
+        # interpolation (small gamma_A) the coefficients are 1e4 times the fitted values, and a float32 kernel
+        # times them cancelled to 6e-3 of the fit (LapRLSRegressor on 60 float32 points, 15 labels; the
+        # float64 fit on the same points agreed with the float64 one to 2e-7)
+        return _in_float64(self._k, X, self.X_fit_, self.coef_, self.y_mean_,
+                           exact=getattr(self, "_gram_float64", True))
 
 
 #: Default grid of ``gamma_A="auto"``; ``gamma_I="auto"`` is selected through the ratio gamma_I / gamma_A
@@ -1084,8 +1120,9 @@ class _PRLS(_KernelLearner):
                 K, Kp, Kpp, self.kappa_ = grams[float(self.sigma_)]      # computed by the selection
         self.cv_results_ = None if res is None else res.cv_results_
         coef, intercept = prls_fit(K, Kp, Kpp, Y, self.gamma_, Psi)
-        self.coef_ = coef.astype(X_fit.dtype, copy=False)
-        self.intercept_ = intercept.astype(X_fit.dtype, copy=False)
+        # the float64 solution (as RLS's): rounding it to float32 points' dtype cost up to 1e-4 of the
+        # predictions near interpolation, where the coefficients are 1e3 - 1e4 times the fitted values
+        self.coef_, self.intercept_ = coef, intercept
         self._add_constant(shift)
         self.X_fit_ = X_fit
         return refined
@@ -1096,7 +1133,9 @@ class _PRLS(_KernelLearner):
                 and self._loo_selects)
 
     def _raw_block(self, X):
-        return (self._k(X, self.X_fit_) / self.kappa_) @ self.coef_ + self._null_space(X) @ self.intercept_
+        # in float64, returned in the points' dtype (the cancellation of large coefficients, see _LapRLS)
+        return _in_float64(self._k, X, self.X_fit_, self.coef_ / self.kappa_, 0.0, self._null_space,
+                           self.intercept_)
 
 
 #: Default grid of PRLS / G-RLS ``gamma="auto"`` (the penalty in the normalized kernel's RKHS norm).
@@ -1264,6 +1303,7 @@ class _PLapRLS(_GraphKernelLearner):
         self.coef_, self.intercept_, info = plaprls_fit(
             K, labeled, Y, M, self.gamma_A_, self.gamma_I_, P=P, Psi=self._null_space(X), solver=self.solver,
             tol=self.tol, max_iter=self.max_iter, return_info=True)
+        self._gram_float64 = X.dtype == np.float64       # solved against the gram of X's dtype
         self._store_solver_info(info)
         self.X_fit_ = X
 
@@ -1310,8 +1350,9 @@ class _PLapRLS(_GraphKernelLearner):
             return False
         self.cv_results_ = manifold_cv_results(res, self)
         self.kappa_ = kappa["k"]
-        self.coef_ = coef[0].astype(X.dtype, copy=False)
-        self.intercept_ = (coef[1][None, :] if constant else np.zeros((0, Y.shape[1]))).astype(X.dtype)
+        # the float64 solution (as RLS's; its float32 rounding cost 1e-4 of the predictions, see _LapRLS)
+        self.coef_ = coef[0]
+        self.intercept_ = coef[1][None, :] if constant else np.zeros((0, Y.shape[1]))
         self._store_solver_info({"solver": "direct"})
         self.X_fit_ = X
         return True
@@ -1351,9 +1392,9 @@ class _PLapRLS(_GraphKernelLearner):
                                  "nystrom_error": ny.error_})
 
     def _raw_block(self, X):
-        # in the points' dtype (the Nystrom fit keeps float64 coefficients: float32 points gave float64)
-        return ((self._k(X, self.X_fit_) / self.kappa_) @ self.coef_
-                + self._null_space(X) @ self.intercept_).astype(X.dtype, copy=False)
+        # in float64, returned in the points' dtype (the cancellation of large coefficients, see _LapRLS)
+        return _in_float64(self._k, X, self.X_fit_, self.coef_ / self.kappa_, 0.0, self._null_space,
+                           self.intercept_, exact=getattr(self, "_gram_float64", True))
 
 
 _PLAPRLS_DOC = r"""Partially-penalized Laplacian RLS {what} (Yang, King & Lyu, NIPS 2009, Eqs. 12-14).

@@ -127,6 +127,17 @@ _BACKEND = [Options(*BACKENDS)]
 GraphArg = Union[str, GraphSpec]
 
 
+def _scaled_by_power_of_two(P, e):
+    """Points times :math:`2^e` (exact in binary floating point, dtype kept; sparse points stay sparse)."""
+    if e == 0:
+        return P
+    if sp.issparse(P):
+        P = sp.csr_array(P, copy=True)
+        P.data = np.ldexp(P.data, e)
+        return P
+    return np.ldexp(P, e)
+
+
 class _GraphLearner(GraphRKHSEstimator):
     """Transductive family: X is points (a graph is built with the GraphSpec of the
     parameters) or the graph itself; members define ``_solve(W, S, Y)``."""
@@ -178,9 +189,15 @@ class _GraphLearner(GraphRKHSEstimator):
         W = spec.build(X)
         self._X_fit = X
         self._n_oos = min(spec.n_neighbors, X.shape[0])
-        # new points meet the fitted ones in the graph's distance (cosine: the rows scaled to unit length)
+        # new points meet the fitted ones in the graph's distance (cosine: the rows scaled to unit length),
+        # in units of a power of two near the largest coordinate (exact, as knn_graph's search): the squared
+        # distances of points near 1e155 overflowed (NaN weights) and near 1e-200 underflowed (every point
+        # "on" a fitted node), so predict(X_fit) labeled half of two separated blobs wrong while the graph
+        # and transduction_ were right
         self._oos_metric = spec.metric
-        self._nn = NearestNeighbors(n_neighbors=self._n_oos).fit(metric_points(X, spec.metric))
+        P = metric_points(X, spec.metric)
+        self._oos_exponent = power_of_two_exponent(P.data if sp.issparse(P) else P)
+        self._nn = NearestNeighbors(n_neighbors=self._n_oos).fit(_scaled_by_power_of_two(P, -self._oos_exponent))
         return W
 
     def _fit(self, X, labeled, Y):
@@ -229,8 +246,8 @@ class _GraphLearner(GraphRKHSEstimator):
             num = np.asarray(Wn @ scores)
         else:
             X = self._points(X, reset=False)
-            dist, idx = self._nn.kneighbors(metric_points(X, self._oos_metric),
-                                            n_neighbors=self._n_oos)
+            P = _scaled_by_power_of_two(metric_points(X, self._oos_metric), -getattr(self, "_oos_exponent", 0))
+            dist, idx = self._nn.kneighbors(P, n_neighbors=self._n_oos)
             h = dist[:, -1:]
             h = np.where(h > 0, h, 1.0)
             w = np.exp(-(dist / h) ** 2 / 2)
