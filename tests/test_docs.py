@@ -159,10 +159,17 @@ def test_page_examples_run(page):
 
 @pytest.mark.slow
 def test_docs_build_without_warnings(tmp_path):
-    """The HTML build (gallery scripts shown, not run) has no warning.
+    """The build (gallery scripts shown, not run) has no warning.
 
     Catches what only a build sees: numpydoc formatting errors in docstrings,
-    broken cross-references and labels.  CI also builds with the gallery.
+    broken cross-references and labels.  Sphinx's ``dummy`` builder reads every
+    page and resolves every reference as the HTML builder does (an undefined
+    ``:ref:`` label or ``:doc:`` fails it under ``-W``), but writes no file:
+    30 % less CPU than ``-b html`` (30 s against 43 s of CPU at load 11).  The
+    HTML output itself (theme, templates, the gallery run) is checked by the
+    build .ci/run makes after the tests (``-b html -W``, gallery included); that
+    build needs the ``docs`` extra, which ``.[test]`` does not install, so in CI
+    this test is skipped and the documentation is built once.
     """
     import subprocess
     import sys
@@ -171,9 +178,9 @@ def test_docs_build_without_warnings(tmp_path):
     pytest.importorskip("numpydoc")
     pytest.importorskip("sphinx_gallery")
     pytest.importorskip("pydata_sphinx_theme")
-    cmd = [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-E", "-q", "-b", "html",
+    cmd = [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-E", "-q", "-b", "dummy",
            "-D", "plot_gallery=0", "-d", str(tmp_path / "doctrees"), str(DOCS),
-           str(tmp_path / "html")]
+           str(tmp_path / "dummy")]
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, "sphinx -W failed:\n" + "\n".join(
         (proc.stderr or proc.stdout).splitlines()[-60:])

@@ -262,7 +262,9 @@ def test_knn_graph_does_not_mutate_input():
     np.testing.assert_array_equal(X, X0)
 
 
-@pytest.mark.parametrize("algorithm", ["pynndescent", "hnswlib"])
+# pynndescent: in the pytest-xdist group of tests/graphs/test_knn_auto.py (one NN-descent compilation)
+@pytest.mark.parametrize("algorithm", [pytest.param("pynndescent", marks=pytest.mark.xdist_group("pynndescent")),
+                                       "hnswlib"])
 def test_knn_graph_approximate_backends_recall(algorithm):
     X = _points(1500, 10, seed=7)
     _, idx_ref = _sklearn_directed(X, 10)

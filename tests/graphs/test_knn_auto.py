@@ -10,6 +10,12 @@ from sklearn.neighbors import NearestNeighbors
 from graphrkhs import knn_graph
 from graphrkhs.graphs import _search as _knn
 
+# Every test that runs pynndescent runs in one pytest-xdist worker (setup.cfg: --dist loadgroup): its first
+# search in a process compiles NN-descent kernels numba cannot cache on disk (they are typed by the distance
+# function's dispatcher), 35-40 s on 2 idle cores and 100-150 s at load 10, and every worker that ran one of
+# these tests paid it again.  tests/graphs/test_graphs.py's pynndescent recall test is in the same group.
+pytestmark = pytest.mark.xdist_group("pynndescent")
+
 
 def _points(n, d, seed):
     return np.random.default_rng(seed).normal(size=(n, d))
