@@ -196,7 +196,10 @@ class _GraphLearner(GraphRKHSEstimator):
         # and transduction_ were right
         self._oos_metric = spec.metric
         P = metric_points(X, spec.metric)
-        self._oos_exponent = power_of_two_exponent(P.data if sp.issparse(P) else P)
+        e = power_of_two_exponent(P.data if sp.issparse(P) else P)
+        # only where squared distances could leave the dtype's range (|x| beyond 2^(maxexp/4): 2^256 in float64,
+        # 2^32 in float32): ordinary points keep their units, and the index holds no rescaled copy of them
+        self._oos_exponent = e if abs(e) > np.finfo(np.result_type(P.dtype, np.float32)).maxexp // 4 else 0
         self._nn = NearestNeighbors(n_neighbors=self._n_oos).fit(_scaled_by_power_of_two(P, -self._oos_exponent))
         return W
 
