@@ -554,8 +554,9 @@ def select_laprls_lowrank(X: ArrayLike, labeled: Indices, Y: ArrayLike, M: Matri
     GridResult
         The surrogate's scores over the axes ``sigma``, ``ratio``, ``gamma_A``;
         ``best_params`` is the final choice (``sigma``, ``ratio``, ``gamma_A`` from the
-        exact LOO, ``gamma_I``), and ``exact_scores`` the exact LOO scores over ``gamma_A``
-        at that (sigma, ratio).
+        exact LOO, ``gamma_I``), and ``exact_scores`` the exact LOO scores over ``exact_grid``, the
+        ``gamma_A`` values of the exact step at that (sigma, ratio): the grid's, grown at an edge (as the
+        surrogate's axes, down to the rounding floor) when ``gamma_A`` may be extended.
     alpha, b : ndarrays of shape (n, k) and (k,), only with ``return_coef``
     Z : ndarray of shape (n, l), only with ``return_basis`` (after ``alpha, b`` when both are asked)
 
@@ -682,21 +683,28 @@ def select_laprls_lowrank(X: ArrayLike, labeled: Indices, Y: ArrayLike, M: Matri
         path = mp.path(0.0, False)
         chosen = (s, r, mp, path)
     s, r, mp, path = chosen
-    exact, exact_tie = _path_scores(path, Y2, axes["gamma_A"] * l, "loo", scoring, centred, loo_rows,
-                                    loo_groups)
-    # the same order as the grid's (score, tie-break, tie rule): by the score alone the exact gamma_A too was
-    # the first of the grid wherever the MSE over- or underflows
-    ga = GridResult({"gamma_A": axes["gamma_A"]}, exact, tie_break=exact_tie).best_params["gamma_A"]
+    # the exact LOO over gamma_A at that (sigma, ratio), through the one grid engine: the path prices any
+    # gamma_A at O(l^2), so an "auto" gamma_A grows at an edge here as on the surrogate (the surrogate's best
+    # 1e-6 became the exact step's 1e-7, the grid's first value, never extended: a SelectionWarning on every
+    # default LapRLS fit of the digits demo), down to the rounding floor; one's own grid is reported at an edge
+    def evaluate_exact(gamma_A):
+        return _path_scores(path, Y2, gamma_A * l, "loo", scoring, centred, loo_rows, loo_groups)
+
+    exact_res = select_grid(evaluate_exact, {"gamma_A": axes["gamma_A"]}, criterion="loo",
+                            extend=("gamma_A",) if "gamma_A" in grow else (), max_extensions=max_extensions,
+                            bounds={"gamma_A": (floor, np.inf)},
+                            report=("gamma_A",) if "gamma_A" in report else ())
+    ga = exact_res.best_params["gamma_A"]
     res.best_params = {"sigma": s, "ratio": r, "gamma_A": ga, "gamma_I": r * ga}
-    res.exact_scores = exact
-    # an axis whose value moved in the exact step: its surrogate warning is dropped and the value used is
-    # reported if it is at an edge (the gamma_A floor is a bound, no edge); the other warnings as they were
-    moved = {k: v for k, v in (("sigma", s), ("gamma_A", ga))
-             if v != surrogate_best[k] and (k in grow or k in report)}
-    release_selection_warnings(held, drop=moved)
+    res.exact_scores = exact_res.scores
+    res.exact_grid = exact_res.grid["gamma_A"]
+    # gamma_A's edge is the exact step's to report (above); the width: when the exact step moved it (a singular
+    # ratio), its surrogate warning is dropped and the width used is reported if it is at an edge; the other
+    # warnings as they were
+    moved = {"sigma": s} if s != surrogate_best["sigma"] and ("sigma" in grow or "sigma" in report) else {}
+    release_selection_warnings(held, drop=(*moved, "gamma_A"))
     for k, v in moved.items():
-        if not (k == "gamma_A" and v <= floor * (1 + 1e-9)):
-            report_grid_edge(k, v, axes[k], res.n_extensions if k in grow else 0)
+        report_grid_edge(k, v, axes[k], res.n_extensions if k in grow else 0)
     out = (res,)
     if return_coef:
         alpha, b = mp.coef(Y2, ga, r)

@@ -18,7 +18,7 @@ from graphrkhs import (
     prls_fit,
 )
 from graphrkhs.datasets import make_noisy_circles, sample_labels
-from graphrkhs.estimators._inductive import FALLBACK_GAMMA
+from graphrkhs.estimators._inductive import FALLBACK_GAMMA, LAPRLS_GAMMA_A_GRID
 from graphrkhs.kernels import default_sigma
 from graphrkhs.solvers import ManifoldRidgePath, prls_loo_errors, select_manifold_gammas
 
@@ -625,3 +625,19 @@ def test_own_gamma_A_and_gamma_I_grids_fill_the_whole_table(small):
                            p["gamma_I"] * l / (l - 1))
             r.append(ys[i] - K[Sx[i]] @ a - rest.mean())
         assert sc == pytest.approx(-np.mean(np.square(r)), rel=1e-8)
+
+
+@pytest.mark.parametrize("cls", [LapRLSClassifier, WarpedKernelClassifier])
+def test_joint_selection_on_the_digits_grows_gamma_A_in_the_exact_step(cls):
+    """The digits demo's setting (10 labels per class, defaults): the surrogate's best gamma_A was inside its
+    grid, the exact step's the grid's first value (1e-7), never extended, and every default fit warned that
+    the criterion may improve beyond it.  The exact step now grows the grid: gamma_A_ minimizes the exact LOO
+    over the grown grid, and no SelectionWarning names gamma_A."""
+    from graphrkhs.datasets import load_digits
+    X, y = load_digits()
+    y_partial, _ = sample_labels(y, 10, random_state=0)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        model = cls().fit(X, y_partial)
+    assert not [w for w in caught if issubclass(w.category, Warning) and "gamma_A=" in str(w.message)]
+    assert model.gamma_A_ < LAPRLS_GAMMA_A_GRID[0]      # below the default grid: it grew

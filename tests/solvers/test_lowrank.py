@@ -8,6 +8,8 @@
 * the estimators' switch (``solver="nystrom"``, and ``"auto"`` above the size threshold).
 """
 
+import warnings
+
 import numpy as np
 import pytest
 from sklearn.datasets import make_moons
@@ -371,3 +373,55 @@ def test_exact_step_passes_over_a_ratio_whose_warped_gram_is_indefinite(monkeypa
     monkeypatch.setattr(g.ManifoldRidgePath, "path", path)
     res = g.select_laprls_lowrank(Xs, Ss, Ys, Ms, [0.3], [1e-3], [1e2, 1e4], n_components=50, extend=False)
     assert res.best_params["ratio"] == ({1e2, 1e4} - {refused}).pop()
+
+
+def _exact_loo_mse(Ks, Ss, Ys, Ms, ratio, gamma_As):
+    """The exact LapRLS LOO MSE by refits (laprls_fit, the label left out, its point kept in the graph)."""
+    l = Ss.size
+    out = []
+    for gA in gamma_As:
+        resid = []
+        for i in range(l):
+            keep = np.delete(np.arange(l), i)
+            c = l / (l - 1)
+            a = g.laprls_fit(Ks, Ss[keep], Ys[keep], Ms, gA * c, ratio * gA * c)
+            resid.append(Ys[i] - Ks[Ss[i]] @ a)
+        out.append(np.mean(np.square(resid)))
+    return np.array(out)
+
+
+def test_lowrank_selection_exact_step_extends_an_auto_gamma_A_at_its_edge():
+    """An "auto" gamma_A whose exact-LOO best is the first value of the grid grows below it in the exact step
+    (as the surrogate's axes do), towards the rounding floor; the choice is the argmin of the brute-force exact
+    LOO over the grown grid, and no edge warning names it.  (The surrogate's best was inside the grid, the
+    exact step took the grid's first value and warned on every default LapRLS fit of the digits demo.)"""
+    Xs, Ss, Ys, Ms = X[:200], S[S < 200], Y[S < 200], g.graph_penalty(g.knn_graph(X[:200], 8))
+    grid = [1e-3, 1e-2, 1e-1]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        res = g.select_laprls_lowrank(Xs, Ss, Ys, Ms, [0.15, 0.3, 0.6], grid, n_components=50,
+                                      extend=("gamma_A",))
+    assert not [w for w in caught if "gamma_A=" in str(w.message)]
+    p = res.best_params
+    assert res.exact_grid[0] < grid[0] and set(grid) <= set(res.exact_grid)
+    mse = _exact_loo_mse(g.pairwise_kernel(Xs, sigma=p["sigma"]), Ss, Ys, Ms, p["ratio"], res.exact_grid)
+    np.testing.assert_allclose(-res.exact_scores, mse, rtol=1e-5)
+    assert p["gamma_A"] == res.exact_grid[int(np.argmin(mse))] < grid[0]
+    assert p["gamma_I"] == p["ratio"] * p["gamma_A"]
+
+
+def test_lowrank_selection_exact_step_reports_ones_own_gamma_A_grid_at_its_edge():
+    """One's own gamma_A grid (extend names the width only) is not grown by the exact step; a choice at its
+    edge is reported once, naming gamma_A."""
+    Xs, Ss, Ys, Ms = X[:200], S[S < 200], Y[S < 200], g.graph_penalty(g.knn_graph(X[:200], 8))
+    grid = [1e-3, 1e-2, 1e-1]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        res = g.select_laprls_lowrank(Xs, Ss, Ys, Ms, [0.15, 0.3, 0.6], grid, n_components=50,
+                                      extend=("sigma",))
+    p = res.best_params
+    np.testing.assert_array_equal(res.exact_grid, grid)
+    mse = _exact_loo_mse(g.pairwise_kernel(Xs, sigma=p["sigma"]), Ss, Ys, Ms, p["ratio"], grid)
+    assert p["gamma_A"] == grid[int(np.argmin(mse))] == grid[0]
+    edge = [w for w in caught if "gamma_A=" in str(w.message)]
+    assert len(edge) == 1 and issubclass(edge[0].category, g.SelectionWarning)
