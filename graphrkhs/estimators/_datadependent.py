@@ -116,7 +116,7 @@ class _DataDependent(PointsLearner):
         # identical labeled points are left out together: leave-group-out (squared loss), one fold (hinge)
         self._loo_groups = None
         if self._loo_selects:
-            self._loo_groups = warn_duplicated_labeled_points(self, groups, Y, stacklevel=7)
+            self._loo_groups = warn_duplicated_labeled_points(self, groups, Y)
         if shift is not None:
             Y = Y - shift
         chosen = self._select(X, idx, Y)

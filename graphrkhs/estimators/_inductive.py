@@ -1044,7 +1044,7 @@ class _PRLS(_KernelLearner):
         the edge report of the width used on the widths tried."""
         release_selection_warnings(held, drop=("sigma",) if refined is not None else ())
         if refined is not None:
-            report_grid_edge("sigma", self.sigma_, np.unique(refined[0]), refined[1], stacklevel=4)
+            report_grid_edge("sigma", self.sigma_, np.unique(refined[0]), refined[1])
 
     def _fit_kernel(self, X, labeled, Y):
         """The empirical integral operator uses all rows of X, "heat" only the labeled ones."""
