@@ -76,7 +76,7 @@ def check_on_failure(on_failure: str) -> str:
     return on_failure
 
 
-def report_failure(message: str, on_failure: str, stacklevel: int = 4) -> None:
+def report_failure(message: str, on_failure: str) -> None:
     """Act on a solver that missed its tolerance: warn (ConvergenceWarning), raise RuntimeError, or ignore.
 
     The one policy of every iterative solver's ``on_failure`` argument (CG,
@@ -85,7 +85,7 @@ def report_failure(message: str, on_failure: str, stacklevel: int = 4) -> None:
     if on_failure == "raise":
         raise RuntimeError(message)
     if on_failure == "warn":
-        warn(message, ConvergenceWarning, stacklevel=stacklevel)
+        warn(message, ConvergenceWarning)
 
 
 def _as_operator(A, n, name):

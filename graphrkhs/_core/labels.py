@@ -26,8 +26,6 @@ Collisions between the marker and the classes never pass silently
   too) silences it.
 """
 
-import warnings
-
 import numpy as np
 import scipy.sparse as sp
 from scipy.sparse import csgraph
@@ -234,7 +232,7 @@ def split_classification_labels(y, n_samples, *, unlabeled=UNLABELED, name="y", 
     from sklearn.utils.multiclass import type_of_target
 
     y, missing = _nullable_to_numpy(y)
-    y = _label_vector(y, n_samples, unlabeled, name, stacklevel=5)
+    y = _label_vector(y, n_samples, unlabeled, name)
     if y.dtype.kind == "c":     # scikit-learn's own words were a multi-line "Complex data not supported"
         check_numeric_dtype(y, name)
     if y.dtype.kind == "f" and np.isinf(y if missing is None else y[~missing]).any():
@@ -278,27 +276,27 @@ def split_classification_labels(y, n_samples, *, unlabeled=UNLABELED, name="y", 
         # [0, 1, 255]): the unlabeled rows would be a class of their own without a word
         top = classes[-1].item()
         n_top = int(np.count_nonzero(codes == classes.size - 1))
-        warnings.warn(
+        warn(
             f"{name} is {values.dtype} and holds {top} ({n_top} entries), which is -1 cast to {values.dtype}: if "
             f"these rows are unlabeled, pass unlabeled={top} (or give {name} a signed dtype); if {top} is a "
-            f"class, pass unlabeled=-1 explicitly to silence this warning.", LabelCollisionWarning, stacklevel=4)
+            f"class, pass unlabeled=-1 explicitly to silence this warning.", LabelCollisionWarning)
     n_labeled = int(np.count_nonzero(labeled))
     if looks_like_identifiers(classes.size, n_labeled, n_samples):
-        warnings.warn(
+        warn(
             f"{name} holds {classes.size} distinct classes among its {n_labeled} labeled samples "
             f"({n_labeled / classes.size:.2f} per class), and {n_labeled} of the {n_samples} samples are labeled: it "
             "looks like an identifier (a row id, a name, free text), not class labels; the fit's work and memory "
             "grow with samples x classes, and each sample mostly predicts its own id. Check that y holds the class "
             "labels; if these are your classes, silence this with "
             "warnings.filterwarnings('ignore', category=graphrkhs.IdentifierLabelsWarning).",
-            IdentifierLabelsWarning, stacklevel=4)
+            IdentifierLabelsWarning)
     if unlabeled is UNLABELED and n_marker and _looks_like_a_class(classes, codes[labeled], n_marker, unlabeled):
-        warnings.warn(
+        warn(
             f"{name} holds the labels {sorted(classes.tolist() + [unlabeled.item()])}: the {n_marker} entries equal to "
             f"{_show(unlabeled)} are read as unlabeled (the default unlabeled=-1), but {_show(unlabeled)} may be one of your "
             "classes. If it is, pass unlabeled=None (and mark unlabeled samples with NaN/None) or another marker; "
             f"if it marks unlabeled samples, pass unlabeled={_show(unlabeled)} explicitly to silence this warning.",
-            LabelCollisionWarning, stacklevel=4)
+            LabelCollisionWarning)
     return labeled, classes, codes
 
 
@@ -388,15 +386,15 @@ def _as_label_array(y):
     return arr
 
 
-def _label_vector(y, n_samples, unlabeled, name, stacklevel):
+def _label_vector(y, n_samples, unlabeled, name):
     """y as a 1-D array of ``n_samples`` entries (an (n, 1) column raveled with scikit-learn's warning)."""
     from sklearn.exceptions import DataConversionWarning
 
     refuse_non_sequence(y, name, "(n_samples,)")
     y = _as_label_array(y)
     if y.ndim == 2 and y.shape[1] == 1:
-        warnings.warn("A column-vector y was passed when a 1d array was expected; it is raveled.",
-                      DataConversionWarning, stacklevel=stacklevel)
+        warn("A column-vector y was passed when a 1d array was expected; it is raveled.",
+             DataConversionWarning)
         y = y.ravel()
     if y.ndim != 1:
         raise ValueError(f"{name} must be 1-D with one entry per sample; got shape {y.shape}.")
@@ -454,7 +452,7 @@ def labeled_rows(y, n_samples, *, unlabeled=UNLABELED, name="y"):
     unlabeled rows False), as ``fit`` encodes them.
     """
     y, missing = _nullable_to_numpy(y)
-    y = _label_vector(y, n_samples, unlabeled, name, stacklevel=4)
+    y = _label_vector(y, n_samples, unlabeled, name)
     labeled = ~_unlabeled_mask(y, unlabeled)
     if missing is not None:
         labeled &= ~missing
@@ -625,7 +623,7 @@ def _orphans(W, S, Y2, F):
     orphan = label_free_mask(W, S)
     if orphan.any():
         warn(f"{int(orphan.sum())} node(s) lie in connected components without any labeled node; "
-             "they get the mean of the labeled targets (the class prior).", GraphWarning, stacklevel=4)
+             "they get the mean of the labeled targets (the class prior).", GraphWarning)
         F[orphan] = Y2.mean(axis=0)
     return orphan
 
@@ -677,14 +675,12 @@ def check_labeled_classes_have_priors(class_priors, counts, classes=None):
                          "to it; give it a positive proportion or remove those labels.")
 
 
-def warn_untrusted_label_proportions(counts, n_samples=None, *, classes=None, what="class sizes", stacklevel=4):
+def warn_untrusted_label_proportions(counts, n_samples=None, *, classes=None, what="class sizes"):
     """Warn (:class:`GraphRKHSWarning`) when ``class_priors=None`` makes the labeled class proportions the
     ``what`` of a fit and they rest on too few labels (:func:`untrusted_label_proportions`).
 
     ``counts``: labeled count of each class; ``n_samples``: the number of samples (nodes) they were drawn
-    from; ``classes``: their names (default: the column indices);
-    ``stacklevel``: passed to :func:`~graphrkhs._core.validation.warn` (3 names this function's caller, 4
-    the caller of that).  Returns True when it warned.
+    from; ``classes``: their names (default: the column indices).  Returns True when it warned.
     """
     counts = np.asarray(counts).ravel()
     weak = untrusted_label_proportions(counts, n_samples)
@@ -701,7 +697,7 @@ def warn_untrusted_label_proportions(counts, n_samples=None, *, classes=None, wh
          f"of l labels drawn from N samples has standard error sqrt(p (1 - p) / l (N - l) / (N - 1))), so the {what} follow the label draw, not the data "
          "(two equal blobs labeled 1 : 20 put nearly every point in the majority class). Pass class_priors= the "
          f"class proportions ({order}, summing to 1; equal ones if the classes are balanced).",
-         GraphRKHSWarning, stacklevel=stacklevel)
+         GraphRKHSWarning)
     return True
 
 
@@ -748,7 +744,7 @@ def weak_link_split(W, rtol=WEAK_EDGE_RTOL):
     return Ws, n_affected
 
 
-def cut_weak_links(W, stacklevel=5):
+def cut_weak_links(W):
     """:func:`weak_link_split` with the :class:`GraphWarning` of the documented fallback.
 
     Returns the graph to solve on (``W`` itself when nothing is weakly attached).
@@ -759,6 +755,5 @@ def cut_weak_links(W, stacklevel=5):
              f"only through edges of relative weight <= {WEAK_EDGE_RTOL:g} (w_ij <= {WEAK_EDGE_RTOL:g} min(d_i, "
              "d_j)), which would make the linear system singular to working precision. Those edges are dropped: "
              "each weakly attached part is treated as its own component (solved on its own if it holds labeled "
-             "nodes, else given the mean of the labeled targets, the class prior).", GraphWarning,
-             stacklevel=stacklevel)
+             "nodes, else given the mean of the labeled targets, the class prior).", GraphWarning)
     return Ws

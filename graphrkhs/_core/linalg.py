@@ -246,7 +246,7 @@ def rounding_floor(A, X, B, eps=None):
     return eps * _relative(apply_matrix(absA, np.abs(_cols(X))), B2)
 
 
-def check_solution(A, X, B, tol, what, fix, stacklevel=4, product=True, floor=None):
+def check_solution(A, X, B, tol, what, fix, product=True, floor=None):
     r"""Residual check after a direct solve of :math:`A X = B`; returns the worst relative residual.
 
     Non-finite entries in X raise ``numpy.linalg.LinAlgError`` (never NaN
@@ -285,10 +285,10 @@ def check_solution(A, X, B, tol, what, fix, stacklevel=4, product=True, floor=No
                 warn(f"{head}, but float64 cannot do better on this system: the rounding of the product A x alone "
                      f"is {top:.1e} of |b| here (eps |A| |x| / |b|), so tol={tol:g} is at or below its attainable "
                      f"accuracy (the solve is backward stable); loosen tol, or rescale / regularize the system.",
-                     ConvergenceWarning, stacklevel=stacklevel)
+                     ConvergenceWarning)
                 return worst
             head += f" and far above the rounding of the product A x alone ({top:.1e} of |b|)"
-        warn(f"{head} (the matrix is ill-conditioned); {fix}", ConvergenceWarning, stacklevel=stacklevel)
+        warn(f"{head} (the matrix is ill-conditioned); {fix}", ConvergenceWarning)
     return worst
 
 

@@ -7,6 +7,7 @@ that names the argument, says what was wrong and what is accepted.
 
 import numbers
 import os
+import sys
 import warnings
 
 import numpy as np
@@ -45,9 +46,49 @@ class SelectionWarning(GraphRKHSWarning):
     improves beyond it), or the criterion is undefined on the whole grid."""
 
 
-def warn(message, category=GraphRKHSWarning, stacklevel=3):
-    """Emit a graphrkhs warning pointing at the user's call site."""
-    warnings.warn(message, category, stacklevel=stacklevel)
+#: The directory of the graphrkhs package (with a trailing separator): frames of files under it are ours.
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+
+
+def _caller_frame():
+    """The innermost frame of the stack that is not graphrkhs' own code, or None if there is none.
+
+    Skipped: frames of files under the installed package directory, and importlib's bootstrap frames
+    (``from graphrkhs.graphs import name`` runs the module's ``__getattr__`` from them; ``warnings.warn``
+    skips them likewise).  The stack may end (``f_back`` None) before any frame qualifies: a thread whose
+    target is graphrkhs code, a compiled or frozen entry point.
+    """
+    frame = sys._getframe(1)
+    while frame is not None:
+        filename = frame.f_code.co_filename
+        if not (os.path.abspath(filename).startswith(_PACKAGE_DIR)
+                or ("importlib" in filename and "_bootstrap" in filename)):
+            return frame
+        frame = frame.f_back
+    return None
+
+
+def warn(message, category=GraphRKHSWarning):
+    """Emit a graphrkhs warning at the user's call site: the first frame outside the package, however
+    many graphrkhs frames lie between (a solver called directly or from an estimator's fit).
+
+    Called from within another library's frames (scikit-learn's ``cross_val_score`` calling ``fit``), the
+    warning names that library's line, as every library's warnings do there.  ``message`` may be a
+    :class:`Warning` instance (its class is the category then).
+    """
+    frame = _caller_frame()
+    if frame is None:                   # no caller outside graphrkhs: name the line that warned
+        warnings.warn(message, category, stacklevel=2)
+        return
+    try:
+        # what warnings.warn does with the frame it counts to: the same filters, registry and source line
+        module_globals = frame.f_globals
+        warnings.warn_explicit(message, category, frame.f_code.co_filename, frame.f_lineno,
+                               module=module_globals.get("__name__", "<string>"),
+                               registry=module_globals.setdefault("__warningregistry__", {}),
+                               module_globals=module_globals)
+    finally:
+        del frame                        # no reference cycle through the caller's frame
 
 
 def check_random_state(random_state):

@@ -54,8 +54,6 @@ for the distributed operators.
 
 from __future__ import annotations
 
-import os
-import sys
 import time
 import warnings
 
@@ -738,15 +736,10 @@ def distributed_knn_graph(X, n_neighbors=10, *, n_cells=None, partitioner="kmean
         raise RuntimeError(f"halo={halo} left some points with fewer than {k} neighbours; use more cells "
                            "per point (a larger halo) or halo='exact'.")
     # graph_from_neighbors' warnings (a sigma that underflows every edge of a node: knn_graph's GraphWarning)
-    # re-issued at the caller's line, as knn_graph's point there (they pointed at this file); on MPI every
-    # rank builds the graph, so every rank warns once
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        W = graph_from_neighbors(dist, idx, weight=weight, sigma=sigma, relative_width=relative_width, mode=mode,
-                                 scale=2.0**e,
-                                 dtype=dtype if dtype is not None else (np.float32 if X.dtype == np.float32 else None))
-    for w in caught:
-        warnings.warn(w.message, w.category, stacklevel=_outside_package_stacklevel())
+    # name the caller's line, as knn_graph's do; on MPI every rank builds the graph, so every rank warns once
+    W = graph_from_neighbors(dist, idx, weight=weight, sigma=sigma, relative_width=relative_width, mode=mode,
+                             scale=2.0**e,
+                             dtype=dtype if dtype is not None else (np.float32 if X.dtype == np.float32 else None))
     if not return_info:
         return W, labels
     recall = None
@@ -761,16 +754,6 @@ def distributed_knn_graph(X, n_neighbors=10, *, n_cells=None, partitioner="kmean
             "visits_per_point": float(visits.sum()) / n, "exact": halo == "exact", "recall": recall,
             "seconds": time.perf_counter() - t0}
     return W, labels, info
-
-
-def _outside_package_stacklevel():
-    """The ``stacklevel`` of :func:`warnings.warn`, called from this function's caller, that points at the
-    first frame outside the graphrkhs package (the user's call, through ``knn_graph(backend=...)`` too)."""
-    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    frame, level = sys._getframe(1), 1
-    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(package + os.sep):
-        frame, level = frame.f_back, level + 1
-    return level
 
 
 def edge_recall(W, W_exact):

@@ -86,7 +86,7 @@ def partition_graph(A, n_parts, *, method="auto", seed=0):
                 raise ImportError("method='metis' needs pymetis (pip install pymetis).") from None
             warn("pymetis is not installed: partitioning the graph into contiguous blocks of its reverse "
                  "Cuthill-McKee order, which cuts more edges (more halo traffic) than METIS; "
-                 "pip install pymetis.", GraphWarning, stacklevel=2)
+                 "pip install pymetis.", GraphWarning)
             return _rcm_blocks(A, n_parts)[0]
         S = sp.csr_array(A + A.T)
         S.setdiag(0)

@@ -129,7 +129,7 @@ def labeled_groups(estimator, XS):
     return duplicate_groups(XS)
 
 
-def warn_duplicated_labeled_points(estimator, groups, Y=None, stacklevel=6):
+def warn_duplicated_labeled_points(estimator, groups, Y=None):
     """The groups of identical labeled points (``groups``, from :func:`labeled_groups`) for leave-group-out, with a
     :class:`~graphrkhs.SelectionWarning` where copies carry different targets.
 
@@ -156,8 +156,7 @@ def warn_duplicated_labeled_points(estimator, groups, Y=None, stacklevel=6):
             warn(f"{type(estimator).__name__}: {n_rep} of the {l} labeled points repeat other labeled points "
                  f"exactly, and {conflicting} of the copies carry other targets than the first; the fit "
                  "averages them (no parameter value fits either copy), and the selection of "
-                 f"{', '.join(tuned)} leaves all copies of a point out together.", SelectionWarning,
-                 stacklevel=stacklevel)
+                 f"{', '.join(tuned)} leaves all copies of a point out together.", SelectionWarning)
     return groups
 
 

@@ -146,7 +146,7 @@ class GraphRKHSEstimator(BaseEstimator):
             X = self._validate_input(X)
             labeled, Y = self._encode_targets(y, self._n_samples(X))
             # several regression targets: fitted on their columns divided by their scales, then scaled back
-            # (RegressorOutputMixin; here, not in a _fit layer: a frame more moved every warning's stacklevel)
+            # (RegressorOutputMixin)
             scales = self._target_scales(Y)
             self._fit(X, labeled, Y if scales is None else Y / scales)
             if scales is not None:
@@ -280,8 +280,7 @@ class ClassifierOutputMixin(ClassifierMixin):
             # the labeled proportions stand in for the class proportions (the sizes of the MBO solvers, the
             # masses of "mass"): warn when they rest on too few labels (user -> fit -> _fit_all -> here)
             warn_untrusted_label_proportions(np.bincount(codes[labeled], minlength=k), n, classes=classes,
-                                             what="class sizes" if self._sizes_in_solver else "class masses",
-                                             stacklevel=6)
+                                             what="class sizes" if self._sizes_in_solver else "class masses")
         Y = one_hot(codes[labeled], k)
         self.class_prior_ = Y.mean(axis=0)
         self._fit_labeled = labeled

@@ -116,7 +116,7 @@ class _DataDependent(PointsLearner):
         # identical labeled points are left out together: leave-group-out (squared loss), one fold (hinge)
         self._loo_groups = None
         if self._loo_selects:
-            self._loo_groups = warn_duplicated_labeled_points(self, groups, Y, stacklevel=7)
+            self._loo_groups = warn_duplicated_labeled_points(self, groups, Y)
         if shift is not None:
             Y = Y - shift
         chosen = self._select(X, idx, Y)
@@ -820,6 +820,13 @@ class _Warped(_DataDependent):
         from ._inductive import AUTO_MAX_N, joint_width, manifold_cv_results, manifold_selection, manifold_width_selection
 
         width = not callable(self.kernel) and self.kernel in ("gaussian", "heat")
+        # the kernels (of the selection and of the warped kernel) from float64 points whatever X's dtype, as
+        # Fredholm's and LapRLS's direct solve: the warped kernel's solve (I + rho' M K)^{-1} amplified a float32
+        # Gram matrix's rounding, and the fit was 1e-2 off the float64 fit on the same points (defaults, 600
+        # points in R^4, 30 labels; 1e-3 at gamma_A = 1e-8; the classifier's decision values 0.67 off on 60
+        # points in R^2).  The graph stays built from X in its dtype (the
+        # kNN search in float32 for float32 points, as LapRLS's graph); predictions keep X's dtype (_raw).
+        X64 = np.asarray(X, dtype=np.float64)
         if self.sigma is None or is_tuned(self.sigma):
             self.sigma_ = default_sigma(X) if width else 1.0
         else:
@@ -832,14 +839,13 @@ class _Warped(_DataDependent):
                 self, X, idx, Y, M, grid_of(self.sigma, self.sigma_ * WIDTH_FACTORS, "sigma"),
                 dict(kernel=self.kernel, degree=2, coef0=1.0), return_basis=True)
             self.cv_results_ = manifold_cv_results(res, self)
-            kern = self._make_kernel(X, W)
+            kern = self._make_kernel(X64, W)
             XS = kern.X[idx]
-            if kern.solver_ == "direct" and self.gamma_A_ > 0 and X.dtype == np.float64:
+            if kern.solver_ == "direct" and self.gamma_A_ > 0:
                 # the selection's exact LU is of the warped kernel's own system I + rho' M K: it gave
                 # Z = (I + rho' M K)^{-1} E_S, and the labeled points' right factors are
                 # (I + rho' M K)^{-1} rho' M K E_S = E_S - Z, so the kernel is not factored again (its Gram
-                # matrix and LU stay unbuilt).  Not for float32 points: the kernel then works from a
-                # float32 Gram matrix, which right factors from the float64 selection would not match
+                # matrix and LU stay unbuilt)
                 V = -np.asarray(Z, dtype=np.float64)
                 V[idx, np.arange(idx.size)] += 1.0
                 right = (pairwise_kernel(kern.X, XS, kernel=self.kernel, sigma=self.sigma_, degree=2, coef0=1.0),
@@ -849,7 +855,7 @@ class _Warped(_DataDependent):
             return kern, right, kern(XS, XS, right=right), self.gamma_A_
         if width and is_tuned(self.sigma) and self._loo_selects:
             sigmas, extend = grid_of(self.sigma, self.sigma_ * WIDTH_FACTORS, "sigma")
-            XS = X[idx]
+            XS = X64[idx]
             # Y is the targets less their labeled mean when the constant is free (_fit): the LOO of that
             # procedure re-takes the mean without the held-out label (centred_loo_residuals)
             res = select_kernel_ridge(
@@ -867,13 +873,13 @@ class _Warped(_DataDependent):
             M = np.zeros((0, 0))
         if M.shape[0]:
             self.gamma_A_, self.gamma_I_, res, _ = manifold_selection(
-                self, lambda: pairwise_kernel(X, None, kernel=self.kernel, sigma=self.sigma_, degree=2, coef0=1.0),
+                self, lambda: pairwise_kernel(X64, None, kernel=self.kernel, sigma=self.sigma_, degree=2, coef0=1.0),
                 idx, Y, M, consistency=False, fit_intercept=False, fallback=(1e-2, 1.0),
                 centred=free_constant(self))
             self.cv_results_ = manifold_cv_results(res, self)
         else:
             self.gamma_A_, self.gamma_I_ = float(self.gamma_A), float(self.gamma_I)
-        kern = self._make_kernel(X, W)
+        kern = self._make_kernel(X64, W)
         XS = kern.X[idx]
         right = kern.right_factor(XS)
         return kern, right, kern(XS, XS, right=right), self.gamma_A_
@@ -978,7 +984,10 @@ class WarpedKernelRegressor(RegressorOutputMixin, _Warped):
     __doc__ = r"""RLS regression with the warped kernel (= LapRLS regression).
 
     ``predict`` returns the floating dtype of its X (float32 points: float32
-    predictions, as the other point regressors; the solves run in float64).
+    predictions, as the other point regressors; the warped kernel is built
+    from the points in float64 and the solves run in float64, so that float32
+    points give the float64 fit of the same values; the graph is built from
+    the points in their own dtype).
     """ + _WARPED_PARAMS_DOC + r"""
     Attributes
     ----------

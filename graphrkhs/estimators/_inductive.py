@@ -550,9 +550,12 @@ class _LapRLS(_GraphKernelLearner):
             self.sigma_, self.gamma_A_, self.gamma_I_, res, coef = manifold_width_selection(
                 self, X, S, Y, M, self._width_grid(), self._kernel_kw())
         else:
+            # the gram of float64 points, as the joint selection's and the direct solve's below: the LU of the
+            # selected point is the fit (coef), and a float32 gram's rounding put it 3e-3 off the float64 fit on
+            # the same points (sigma = 5.826, 60 points, 15 labels)
             self.gamma_A_, self.gamma_I_, res, coef = manifold_selection(
-                self, lambda: self._k(X, None), S, Y, M, consistency=False, fit_intercept=False,
-                fallback=(FALLBACK_GAMMA_A, FALLBACK_GAMMA_I), centred=free_constant(self))
+                self, lambda: self._k(np.asarray(X, dtype=np.float64), None), S, Y, M, consistency=False,
+                fit_intercept=False, fallback=(FALLBACK_GAMMA_A, FALLBACK_GAMMA_I), centred=free_constant(self))
         self.cv_results_ = manifold_cv_results(res, self)
         if coef is not None:      # the selection's LU already holds the fit (ManifoldRidgePath.coef)
             # kept in float64 (as RLS's): near interpolation the coefficients are 1e4 times the fitted values,
@@ -1044,7 +1047,7 @@ class _PRLS(_KernelLearner):
         the edge report of the width used on the widths tried."""
         release_selection_warnings(held, drop=("sigma",) if refined is not None else ())
         if refined is not None:
-            report_grid_edge("sigma", self.sigma_, np.unique(refined[0]), refined[1], stacklevel=4)
+            report_grid_edge("sigma", self.sigma_, np.unique(refined[0]), refined[1])
 
     def _fit_kernel(self, X, labeled, Y):
         """The empirical integral operator uses all rows of X, "heat" only the labeled ones."""
@@ -1282,9 +1285,15 @@ class _PLapRLS(_GraphKernelLearner):
         self.__dict__.pop("_width_result", None)
         if self._auto_gammas(X, labeled, Y, M):
             return
-        K = KernelOperator(X, **kw)
+        # the direct solve on grams of float64 points whatever X's dtype, as LapRLS's (_LapRLS._fit_kernel): the
+        # dense solve is in float64 anyway, but from a float32 gram's rounded entries, amplified by the
+        # system's conditioning (gamma_A = 1e-8, 600 points: the fit 1e-4 off the float64 one on the same
+        # points, 3e-4 for the classifier); CG keeps X's dtype (its kernel products in row blocks)
+        direct = self.solver == "direct" or (self.solver == "auto" and X.shape[0] <= DIRECT_MAX_N_HEAT)
+        Xk = np.asarray(X, dtype=np.float64) if direct else X
+        K = KernelOperator(Xk, **kw)
         if self.integral_operator == "empirical":
-            self.kappa_ = float(K.matmat(np.ones(X.shape[0], dtype=X.dtype)).mean()) / X.shape[0]
+            self.kappa_ = float(K.matmat(np.ones(X.shape[0], dtype=Xk.dtype)).mean()) / X.shape[0]
             if not np.isfinite(self.kappa_) or self.kappa_ <= 0:
                 raise ValueError(f"integral_operator='empirical' needs a kernel with positive mean; "
                                  f"got {self.kappa_:g}.")
@@ -1292,10 +1301,9 @@ class _PLapRLS(_GraphKernelLearner):
             P = None
         else:
             self.kappa_ = 1.0
-            P = KernelOperator(X, kernel="heat_penalty", sigma=self.sigma_, m=self.m,
-                               cache_bytes=0 if not K.is_dense else 4 * 2**30 - K.n * K.n * X.dtype.itemsize)
-            if (self.m is not None and self.m < X.shape[1]
-                    and (self.solver == "cg" or (self.solver == "auto" and X.shape[0] > DIRECT_MAX_N_HEAT))):
+            P = KernelOperator(Xk, kernel="heat_penalty", sigma=self.sigma_, m=self.m,
+                               cache_bytes=0 if not K.is_dense else 4 * 2**30 - K.n * K.n * Xk.dtype.itemsize)
+            if self.m is not None and self.m < X.shape[1] and not direct:
                 warn(f"integral_operator='heat' with m={self.m} below the number of features ({X.shape[1]}): the "
                      "penalty K_t - 2K_2t + K_3t can be indefinite, and CG uses it as it is (the direct solve "
                      "would use its positive semidefinite part). Pass m >= the number of features, "
@@ -1303,7 +1311,7 @@ class _PLapRLS(_GraphKernelLearner):
         self.coef_, self.intercept_, info = plaprls_fit(
             K, labeled, Y, M, self.gamma_A_, self.gamma_I_, P=P, Psi=self._null_space(X), solver=self.solver,
             tol=self.tol, max_iter=self.max_iter, return_info=True)
-        self._gram_float64 = X.dtype == np.float64       # solved against the gram of X's dtype
+        self._gram_float64 = Xk.dtype == np.float64      # CG: solved against the gram of X's dtype
         self._store_solver_info(info)
         self.X_fit_ = X
 

@@ -433,7 +433,7 @@ class _TransductiveRegressor(RegressorOutputMixin, _GraphLearner):
                    f"value to a regressor)" if minus else "")
             warn(f"{type(self).__name__}: y has no NaN, so all {labeled.size} rows are labeled and there is "
                  f"nothing to transduce{why}. NaN marks an unlabeled row for a regressor: set the targets of "
-                 f"the rows to be predicted to np.nan.", GraphRKHSWarning, stacklevel=5)
+                 f"the rows to be predicted to np.nan.", GraphRKHSWarning)
         super()._fit(X, labeled, Y)
 
     def _store(self, F, orphan):
@@ -682,7 +682,7 @@ class LaplacianRegularizationClassifier(_TransductiveClassifier, _LaplacianRegul
              f"tend to the labeled "
              f"proportions ({props}), and the largest takes all; use a smaller alpha (0: the harmonic "
              f"solution) or PoissonLearningClassifier.",
-             SelectionWarning if self.cv_results_ is not None else GraphRKHSWarning, stacklevel=5)
+             SelectionWarning if self.cv_results_ is not None else GraphRKHSWarning)
 
 
 class LaplacianRegularizationRegressor(_TransductiveRegressor, _LaplacianRegularization):

@@ -57,9 +57,10 @@ def __getattr__(name):
     # still resolves (lazily, so graphs never depends on spectral) with a warning.
     if name == "lmax":
         import importlib
-        import warnings
 
-        warnings.warn("graphrkhs.graphs.lmax moved to graphrkhs.spectral.lmax (also graphrkhs.lmax); "
-                      "the old path will be removed.", FutureWarning, stacklevel=2)
+        from .._core.validation import warn
+
+        warn("graphrkhs.graphs.lmax moved to graphrkhs.spectral.lmax (also graphrkhs.lmax); "
+             "the old path will be removed.", FutureWarning)
         return importlib.import_module("graphrkhs.spectral").lmax
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

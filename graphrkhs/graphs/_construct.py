@@ -403,7 +403,7 @@ def _self_tuning(dist, scale_i, scale_j, relative_width):
         return np.exp(-q)
 
 
-def _eliminate_underflowed(W, weight, sigma, relative_width, dist, unit, stacklevel):
+def _eliminate_underflowed(W, weight, sigma, relative_width, dist, unit):
     """Drop the explicit zeros of ``W`` (weights that underflowed) in place, with a
     :class:`GraphWarning` naming the width argument when that leaves a node without any edge.
 
@@ -427,7 +427,7 @@ def _eliminate_underflowed(W, weight, sigma, relative_width, dist, unit, stackle
         what = (f"their self-tuning weights underflowed to 0 with relative_width = {relative_width:.3g}")
         fix = "pass a larger relative_width (1 is the Zelnik-Manor & Perona width)"
     warn(f"{lost} of {n} nodes lost every edge: {what} ({state}).  To keep them connected, {fix}.",
-         GraphWarning, stacklevel=stacklevel)
+         GraphWarning)
     return W
 
 
@@ -454,7 +454,7 @@ def _knn_weights_to_graph(dist, idx, weight, sigma, mode, unit=1.0, relative_wid
     W = sp.csr_array((data.astype(dtype, copy=False), indices, indptr), shape=(n, n))
     W.has_sorted_indices = True  # rows are sorted by the assembly
     if W.data.size and not W.data.all():  # Gaussian weights that underflowed: no edge
-        _eliminate_underflowed(W, weight, width, relative_width, dist, user_unit, stacklevel=5)
+        _eliminate_underflowed(W, weight, width, relative_width, dist, user_unit)
     return W
 
 
@@ -674,7 +674,7 @@ def epsilon_graph(X: ArrayLike, radius: float, *, weight: Literal["binary", "gau
     cols = np.concatenate([j, i])
     # cast before dropping zeros: a float64 weight below float32's tiniest subnormal is 0 there
     W = sp.csr_array((np.concatenate([w, w]).astype(out_dtype, copy=False), (rows, cols)), shape=(n, n))
-    _eliminate_underflowed(W, weight, width, relative_width, dist, search_unit, stacklevel=4)
+    _eliminate_underflowed(W, weight, width, relative_width, dist, search_unit)
     W.sort_indices()
     if progress.enabled():
         isolated = int(np.count_nonzero(np.diff(W.indptr) == 0))

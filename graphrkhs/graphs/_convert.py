@@ -104,7 +104,7 @@ def as_adjacency(G: GraphLike, *, dtype: FloatDType = None, symmetry_rtol: float
             smallest = float(np.abs(src[src != 0]).min())
             warn(f"{lost} of {W.nnz} stored weights of the adjacency (down to {smallest:.3g}) underflow to 0 in "
                  f"dtype={target.name}; those edges are dropped.  Rescale W (the normalized Laplacians do "
-                 "not depend on its scale) or pass dtype=float64 to keep them.", GraphWarning, stacklevel=3)
+                 "not depend on its scale) or pass dtype=float64 to keep them.", GraphWarning)
     with np.errstate(over="ignore"):      # a cast to float32 that overflows is reported below
         W = sp.csr_array(W, dtype=target, copy=True)
         W.sum_duplicates()
@@ -151,15 +151,14 @@ def _mean_of_directions(W, WT):
     return sp.csr_array(S)
 
 
-def _drop_self_loops(W, what, stacklevel=4):
+def _drop_self_loops(W, what):
     """W (a CSR array, modified in place) without its diagonal, with a :class:`GraphWarning` if it had one.
 
     Graphs here have a zero diagonal: a self-loop does not change the combinatorial
     Laplacian D - W but distorts the normalized and random-walk ones.
     """
     if W.nnz and W.diagonal().any():
-        warn(f"{what} has self-loops; they were removed (graphs here have a zero diagonal).", GraphWarning,
-             stacklevel=stacklevel)
+        warn(f"{what} has self-loops; they were removed (graphs here have a zero diagonal).", GraphWarning)
         W.setdiag(0)
         W.eliminate_zeros()
     return W

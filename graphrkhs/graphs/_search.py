@@ -36,7 +36,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._core.progress import _Progress, logger, progress_bar, progress_enabled
-from .._core.validation import check_finite_array, check_index_array, memory_guard, power_of_two_exponent
+from .._core.validation import check_finite_array, check_index_array, memory_guard, power_of_two_exponent, warn
 
 try:  # numba is a hard dependency, but keep import errors readable
     import numba
@@ -821,8 +821,8 @@ def knn_search_report(X, n_neighbors, algorithm, random_state, workers=-1, verbo
             raise
         # "auto" chose the backend, so it answers with exact neighbours rather than an error
         exact = exact_algorithm(d)
-        warnings.warn(f"approximate kNN search: {exc.reason}; recomputing with exact search ({exact}).",
-                      RuntimeWarning, stacklevel=3)
+        warn(f"approximate kNN search: {exc.reason}; recomputing with exact search ({exact}).",
+             RuntimeWarning)
         progress(f"unusable approximate result: exact search ({exact})")
         with progress.scope():
             dist, idx = _search_rescaled(Xs, n_neighbors, exact, random_state, workers)
@@ -839,17 +839,17 @@ def knn_search_report(X, n_neighbors, algorithm, random_state, workers=-1, verbo
         if recall < RECALL_TARGET:
             if requested == "auto":
                 exact = exact_algorithm(d)
-                warnings.warn(f"approximate kNN search ({algorithm}) reached an estimated recall of "
-                              f"{recall:.3f} < {RECALL_TARGET}; recomputing with exact search ({exact}).",
-                              RuntimeWarning, stacklevel=3)
+                warn(f"approximate kNN search ({algorithm}) reached an estimated recall of "
+                     f"{recall:.3f} < {RECALL_TARGET}; recomputing with exact search ({exact}).",
+                     RuntimeWarning)
                 progress(f"recall below target: exact search ({exact})")
                 with progress.scope():
                     dist, idx = _search_rescaled(Xs, n_neighbors, exact, random_state, workers)
                 info.update(algorithm=exact, exact=True, recall=1.0, fallback=True)
             else:
-                warnings.warn(f"approximate kNN search ({algorithm}) reached an estimated recall of "
-                              f"{recall:.3f} < {RECALL_TARGET}; use algorithm='auto' or an exact one "
-                              "('brute', 'kd_tree') for exact neighbours.", RuntimeWarning, stacklevel=3)
+                warn(f"approximate kNN search ({algorithm}) reached an estimated recall of "
+                     f"{recall:.3f} < {RECALL_TARGET}; use algorithm='auto' or an exact one "
+                     "('brute', 'kd_tree') for exact neighbours.", RuntimeWarning)
     info["seconds"] = time.perf_counter() - t0
     return dist, idx, 2.0 ** e, info
 
@@ -1295,8 +1295,8 @@ def sparse_knn_search_report(X, n_neighbors, requested, workers=-1, verbose=None
                  "reduce n_neighbors or the number of points.")
     fallback = requested not in ("auto", "brute")
     if fallback:
-        warnings.warn(f"algorithm={requested!r} takes dense points only; X is sparse, so the neighbours are "
-                      "found by exact search on the sparse rows ('brute').", RuntimeWarning, stacklevel=4)
+        warn(f"algorithm={requested!r} takes dense points only; X is sparse, so the neighbours are "
+             "found by exact search on the sparse rows ('brute').", RuntimeWarning)
     Xs, e = _sparse_rescaled(X)
     progress = _Progress(verbose, "kNN search")
     with progress.scope():

@@ -35,7 +35,6 @@ the approximation of K: :math:`K - FF^T` is PSD and its trace is
 
 from __future__ import annotations
 
-import warnings
 from typing import Literal
 
 import numpy as np
@@ -45,7 +44,7 @@ from .._core.linalg import small_dense_threads
 from .._core.progress import _Progress, progress_bar
 from .._core.types import KernelName, RandomStateLike
 from .._core.validation import (AccuracyWarning, check_option, check_points, check_random_state, check_scalar,
-                                memory_guard)
+                                memory_guard, warn)
 from ._pointcloud import KERNELS, pairwise_kernel
 
 __all__ = ["NystromFeatures"]
@@ -213,10 +212,10 @@ class NystromFeatures:
             err = float(np.sum(d - np.einsum("ij,ij->i", Phi, Phi))) / max(float(np.sum(d)), 1e-300)
         if self.tol > 0 and m == cap < n and err > self.tol:
             # the documented tolerance is not met: say so (the estimators' solver_info_ records error_ too)
-            warnings.warn(f"Nystrom features: the cap n_components={cap} landmarks leaves a relative trace "
-                          f"error of {err:.3g} of the kernel of n = {n} points, above tol={self.tol:g}; raise "
-                          f"n_components (memory grows as n * n_components) or the kernel width, or pass a "
-                          f"larger tol to accept it.", AccuracyWarning, stacklevel=2)
+            warn(f"Nystrom features: the cap n_components={cap} landmarks leaves a relative trace "
+                 f"error of {err:.3g} of the kernel of n = {n} points, above tol={self.tol:g}; raise "
+                 f"n_components (memory grows as n * n_components) or the kernel width, or pass a "
+                 f"larger tol to accept it.", AccuracyWarning)
         self.landmarks_ = pool[:m]
         if index is not None:
             index = index[:m]

@@ -22,7 +22,7 @@ def labeled_graph_problem(W, labeled, Y, cut_weak=False):
     S = _check_labeled_index(labeled, W.shape[0])
     Y2, was_1d, out_dtype = _check_targets(Y, S.size)
     if cut_weak:
-        W = cut_weak_links(W, stacklevel=5)
+        W = cut_weak_links(W)
     return W, S, Y2, was_1d, out_dtype
 
 

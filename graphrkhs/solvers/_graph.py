@@ -203,7 +203,7 @@ def _forward_checked(res, tol, warn_forward=True):
              f"{float(est[bad].max()):.1e} (the residual over the Lanczos estimate of the smallest eigenvalue, "
              f"{int(bad.sum())} of {est.size} column(s)), is above tol={tol:g}: the system is badly conditioned "
              f"(nodes of tiny degree, weakly attached parts). Use preconditioner='auto' or 'amg' (or 'jacobi' "
-             f"for degree outliers), or raise max_iter.", AccuracyWarning, stacklevel=5)
+             f"for degree outliers), or raise max_iter.", AccuracyWarning)
     return res.x
 
 
@@ -225,7 +225,7 @@ def _amg_or_jacobi(solve, A, B, tol, max_iter):
                 f"iterations")
     warn(f"the AMG preconditioner broke down ({what}) on this system (badly scaled rows, e.g. node degrees "
          f"spanning many orders of magnitude); solved with Jacobi scaling instead. Pass "
-         f"preconditioner='jacobi' to skip AMG.", ConvergenceWarning, stacklevel=5)
+         f"preconditioner='jacobi' to skip AMG.", ConvergenceWarning)
     return _solve_spd(A, B, "jacobi", tol, max_iter)
 
 
@@ -251,7 +251,7 @@ def _direct_solve(A, B, tol):
     except RuntimeError as exc:   # SuperLU: "Factor is exactly singular"
         raise np.linalg.LinAlgError(f"the sparse direct solve failed ({exc}): the Laplacian system is singular to "
                                     f"working precision; {_DIRECT_FIX}") from None
-    check_solution(A, X, B, tol, "Laplacian system", _DIRECT_FIX, stacklevel=6)
+    check_solution(A, X, B, tol, "Laplacian system", _DIRECT_FIX)
     return X
 
 

@@ -621,7 +621,7 @@ def laprls_fit(K: Union[np.ndarray, KernelOperator], labeled: Indices, Y: ArrayL
             return np.finfo(np.float64).eps * _relative_norms(bound, JY[:, bad])
 
         check_solution(None, B_alpha, JY, tol, "the LapRLS system (J K + gamma_A l I + gamma_I l/n^2 M K)",
-                       "increase gamma_A (the ridge) or rescale the kernel.", stacklevel=3, product=False,
+                       "increase gamma_A (the ridge) or rescale the kernel.", product=False,
                        floor=floor)
         info = {"solver": "direct"}
     else:
@@ -682,7 +682,7 @@ def _snap(R, Y):
 _INDEFINITE_PENALTY_RTOL = 1e-8
 
 
-def _psd_penalty(P, what, stacklevel=4):
+def _psd_penalty(P, what):
     r"""The penalty matrix P, or its PSD part (:func:`~graphrkhs._core.linalg.psd_part`) when it is indefinite.
 
     :math:`\alpha^T P \alpha` stands for :math:`\|f - L_K f\|_K^2 \ge 0`; an
@@ -707,7 +707,7 @@ def _psd_penalty(P, what, stacklevel=4):
                  "matrix) is used. The heat penalty K_t - 2K_2t + K_3t is indefinite when its dimension m is "
                  "below the number of features (the Gaussian is the heat kernel of R^m only on an "
                  "m-dimensional flat); pass m >= the number of features, or integral_operator='empirical', "
-                 "for a penalty that needs no correction.", stacklevel=stacklevel)
+                 "for a penalty that needs no correction.")
     return Pp
 
 
@@ -732,7 +732,7 @@ def _consistency_penalty(K, Kp, Kpp):
         size = max(float(np.abs(np.diag(A)).max()) for A in (K, Kp, Kpp))
         delta = l * float(np.finfo(P.dtype).eps) * size
         P[np.diag_indices(l)] += delta
-        Pp = _psd_penalty(P, "the PRLS penalty P = K - 2K' + K''", stacklevel=5)
+        Pp = _psd_penalty(P, "the PRLS penalty P = K - 2K' + K''")
         if Pp is not P:                         # clipped: restore the rounding-level ridge
             P = Pp.astype(P.dtype, copy=False)
             P[np.diag_indices(l)] += delta

@@ -343,7 +343,7 @@ def _check_sizes_hold_the_labels(b, n, counts, solver):
         what = "keeps them, so the class gets more nodes than that"
         warn(f"class_priors gives class {c} {int(sizes[c])} of the {n} node(s) (n b_c, rounded), fewer than its "
              f"{int(counts[c])} labeled node(s); {solver} {what}. Raise its "
-             "proportion to at least the labeled count over n.", GraphRKHSWarning, stacklevel=4)
+             "proportion to at least the labeled count over n.", GraphRKHSWarning)
 
 
 def _in_dtype(F, dtype):
@@ -394,8 +394,7 @@ def _mbo_setup(W, labeled, Y, class_priors, solver):
     codes = Y2.argmax(axis=1)
     if class_priors is None:
         # the labeled proportions as class sizes: warn when they rest on too few labels to be trusted
-        # (user -> solver -> _mbo_setup -> helper -> warn: stacklevel 5 names the user's call)
-        warn_untrusted_label_proportions(np.bincount(codes, minlength=k), n, stacklevel=5)
+        warn_untrusted_label_proportions(np.bincount(codes, minlength=k), n)
         class_priors = np.bincount(codes, minlength=k) / codes.size
     b = check_class_priors(class_priors, k)
     # before any heavy work: a contradiction, not a rounding
@@ -689,7 +688,7 @@ def volume_mbo(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_priors: Op
                          f"constant to {spread:.1e} over a connected component (the diffusion time is long "
                          "against the graph's mixing time, as on small dense graphs), so the assignment "
                          f"follows rounding, not the graph; lower n_inner (to about {fewer}).",
-                         GraphRKHSWarning, stacklevel=3)
+                         GraphRKHSWarning)
                     mixed_warned = True
                 new, prices = size_constrained_assignment(U[free_idx], sizes)
                 new = _keep_on_tie(U[free_idx], labels[free_idx], new, sizes)

@@ -982,11 +982,11 @@ def select_grid(evaluate: Callable[..., Any], grid: Mapping[str, Any], *, extend
         at_bound = at_bound or (k, "low" if i == 0 else "high") in exhausted
         if not at_bound:
             report_grid_edge(dict(names or {}).get(k, k), result.best_params[k], axes[k],
-                             n_ext if k in extend else 0, stacklevel=3)
+                             n_ext if k in extend else 0)
     return result
 
 
-def report_grid_edge(name: str, value: float, grid: Any, n_extensions: int = 0, *, stacklevel: int = 2) -> bool:
+def report_grid_edge(name: str, value: float, grid: Any, n_extensions: int = 0) -> bool:
     """Warn (:class:`~graphrkhs.SelectionWarning`) when the selected ``value`` is the first or last of ``grid``.
 
     :func:`select_grid`'s report of a choice at the edge of an axis, for a caller that selects on a grid of its
@@ -998,7 +998,7 @@ def report_grid_edge(name: str, value: float, grid: Any, n_extensions: int = 0, 
         return False
     warn(f"the selected {name}={value:.3g} is at the edge of its grid [{axis[0]:.3g}, {axis[-1]:.3g}] after "
          f"{n_extensions} extension(s); the criterion may improve beyond it. Pass a wider grid or a fixed value.",
-         SelectionWarning, stacklevel=stacklevel + 1)
+         SelectionWarning)
     return True
 
 
@@ -2330,7 +2330,7 @@ class _KronReduction:
         S = _check_labeled_index(labeled, n)
         if np.unique(S).size != S.size:
             raise ValueError("labeled must not repeat a node.")
-        W = cut_weak_links(W, stacklevel=6)
+        W = cut_weak_links(W)
         L = sp.csr_array(graph_laplacian(W, laplacian), dtype=np.float64)
         self.n, self.S = n, S
         self.orphan = label_free_mask(W, S)
@@ -2396,7 +2396,7 @@ class _KronReduction:
             from .._core.validation import GraphWarning
 
             warn(f"{int(self.orphan.sum())} node(s) lie in connected components without any labeled node; "
-                 "they get the mean of the labeled targets (the class prior).", GraphWarning, stacklevel=3)
+                 "they get the mean of the labeled targets (the class prior).", GraphWarning)
             F[self.orphan] = Y2.mean(axis=0)
         return F
 

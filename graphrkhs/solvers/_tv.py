@@ -822,7 +822,7 @@ def _finish(W, S, Y2, F, P, obj, gap, it, converged, tol, on_failure, was_1d, ou
     if not converged:
         report_failure(f"graph_tv did not reach the relative duality gap tol={tol:g} in {it} iterations "
                        f"(worst gap {gap.max():.2e}); raise max_iter, loosen tol or warm-start with f0/p0.",
-                       on_failure, stacklevel=5)
+                       on_failure)
     # Label-free components have no data term (any constant minimizes): the one rule of the
     # graph solvers gives them the prior, with a GraphWarning.
     _orphans(W, S, Y2, F)
@@ -1066,8 +1066,7 @@ def graph_kernel_tv(W: Union[GraphLike, GraphKernel], labeled: Indices, Y: Array
         obj = obj * scale * scale
     if not converged:
         report_failure(f"graph_kernel_tv did not reach the relative duality gap tol={tol:g} in {it} working-set "
-                       f"rounds (worst gap {gap.max():.2e}); raise max_iter or loosen tol.", on_failure,
-                       stacklevel=3)
+                       f"rounds (worst gap {gap.max():.2e}); raise max_iter or loosen tol.", on_failure)
     if compute_f:
         F = K.matmat(s)
         _orphans(W, S, Y_user, F)

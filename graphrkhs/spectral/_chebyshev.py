@@ -297,11 +297,11 @@ def chebyshev_order(phi: ResponseBank, lmax: float, tol: float = 1e-8, *, max_or
     _guard_filter_memory(len(filters), None, max_order)
     order, error, _ = _auto_order(filters, lmax, tol, max_order, damping)
     if error > tol:
-        _warn_order(filters, order, error, tol, damping, stacklevel=3)
+        _warn_order(filters, order, error, tol, damping)
     return order
 
 
-def _warn_order(filters, order, error, tol, damping, stacklevel=4):
+def _warn_order(filters, order, error, tol, damping):
     if damping == "jackson":
         # already damped: its error decays only like 1/order (it trades accuracy for no Gibbs overshoot)
         other = ("or damping=None for a smooth response (Jackson damping bounds the overshoot but "
@@ -313,7 +313,6 @@ def _warn_order(filters, order, error, tol, damping, stacklevel=4):
         f"{error:.2e} at the maximum order {order}, above tol={tol:g}; raise max_order, use "
         f"lanczos_filter / method='lanczos' (adapts to the spectrum), {other}",
         AccuracyWarning,
-        stacklevel=stacklevel,
     )
 
 
@@ -579,7 +578,7 @@ def _prepare_coefficients(filters, order, tol, lmax, damping, max_order):
     if order is None:
         order, error, n_points = _auto_order(filters, lmax, tol, max_order, damping)
         if error > tol:
-            _warn_order(filters, order, error, tol, damping, stacklevel=5)
+            _warn_order(filters, order, error, tol, damping)
     else:
         n_points = _default_points(order)
     return _coefficients(filters, order, lmax, n_points, damping), order

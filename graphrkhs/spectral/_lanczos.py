@@ -235,8 +235,7 @@ def _lanczos_apply(op, filters, Xi, tol, max_iter, check_every):
             Y[:, :, sl], n_iter[sl], conv[sl] = _lanczos_block(op, filters, Xi[:, sl], tol, max_iter, check_every)
     if not conv.all():
         warn(f"lanczos_filter did not reach tol={tol:g} within max_iter={max_iter} for {int((~conv).sum())} of "
-             f"{m} column(s); the last estimates are returned. Raise max_iter or loosen tol.", ConvergenceWarning,
-             stacklevel=4)
+             f"{m} column(s); the last estimates are returned. Raise max_iter or loosen tol.", ConvergenceWarning)
     return Y, n_iter, conv
 
 
