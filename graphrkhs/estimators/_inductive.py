@@ -1055,14 +1055,14 @@ class _PRLS(_KernelLearner):
         width_result = getattr(self, "_width_result", None)
         refined = None
         try:
-            sigmas = self._fit_prls(X, labeled, Y)
-            if sigmas is not None and width_result is not None:
-                refined = (np.r_[width_result.grid["sigma"], sigmas], width_result.n_extensions)
+            tried = self._fit_prls(X, labeled, Y)
+            if tried is not None and width_result is not None:
+                refined = (np.r_[width_result.grid["sigma"], tried[0]], width_result.n_extensions + tried[1])
         finally:
             self._release_width_warnings(held, refined)
 
     def _fit_prls(self, X, labeled, Y):
-        """The fit; returns the widths of the refinement by PRLS's own LOO (None without one)."""
+        """The fit; returns ``(widths, n_extensions)`` of the refinement by PRLS's own LOO (None without one)."""
         X_fit = X[labeled]
         refined = None
         shift = self._constant_shift(Y)
@@ -1112,12 +1112,19 @@ class _PRLS(_KernelLearner):
                         grams[float(s)] = consistency_grams(XS, X, integral_operator=self.integral_operator,
                                                             m=self.m, **{**kw, "sigma": s})
                     return grams[float(s)][:3]
-            # one's own grid is not extended, but a choice at its edge is reported (SelectionWarning)
-            res = select_prls_gamma(K, Kp, Kpp, Y, grid[grid > 0], Psi=Psi, extend=True,
-                                    max_extensions=2 if extend else 0, make_grams=make,
-                                    sigmas=sigmas, loo_rows=loo_rows_of(self), loo_groups=self._loo_groups)
+            # one's own gamma grid is not extended, but a choice at its edge is reported (SelectionWarning); the
+            # refined width grows while PRLS's LOO still improves at an end of its three widths (it stopped
+            # there, and the choice at the RLS grid's end was reported "after 0 extension(s)": 2 of 24 default
+            # fits on circles / moons / iris / wine / cancer / digits); its edge is reported once, below, on
+            # every width tried (the selection's own report about it is dropped)
+            with held_selection_warnings() as held_prls:
+                res = select_prls_gamma(K, Kp, Kpp, Y, grid[grid > 0], Psi=Psi,
+                                        extend=growing(sigma=make is not None, gamma=extend), max_extensions=2,
+                                        make_grams=make, sigmas=sigmas, loo_rows=loo_rows_of(self),
+                                        loo_groups=self._loo_groups)
+            release_selection_warnings(held_prls, drop=("sigma",))
             self.gamma_ = res.best_params["gamma"]
-            refined = sigmas
+            refined = None if sigmas is None else (res.grid["sigma"], res.n_extensions)
             if sigmas is not None and res.best_params["sigma"] != self.sigma_:
                 self.sigma_ = res.best_params["sigma"]
                 K, Kp, Kpp, self.kappa_ = grams[float(self.sigma_)]      # computed by the selection
@@ -1174,7 +1181,8 @@ _PRLS_DOC = r"""Partially-penalized RLS {what} (Yang, King & Lyu, NIPS 2009, Eqs
         own grid; a number: that value.  The value used is ``gamma_``, the scores
         ``cv_results_``; ``sigma="auto"`` takes the width of the best
         leave-one-out RLS (free constant) on the labeled points and refines it with
-        PRLS's own exact LOO over that width times :math:`2^{{-1/2}}, 1, 2^{{1/2}}`.
+        PRLS's own exact LOO over that width times :math:`2^{{-1/2}}, 1, 2^{{1/2}}`, grown by the same
+        factor while the best is at an end (at most 2 x 3 more widths).
         When the labels cannot select (fewer than 3, or every class labeled once,
         :ref:`ug_one_label`): 1e-3 at the median pairwise distance.
     integral_operator : {{"empirical", "heat"}}, default="empirical"

@@ -1622,7 +1622,8 @@ def prls_loo_errors(K: Any, Kp: Any, Kpp: Any, Y: Any, gammas: Any, *, Psi: Opti
 
 
 def select_prls_gamma(K: Any, Kp: Any, Kpp: Any, Y: Any, gammas: Optional[Any] = None, *,
-                      Psi: Optional[Any] = None, scoring: str = "mse", extend: bool = True,
+                      Psi: Optional[Any] = None, scoring: str = "mse",
+                      extend: Union[bool, Sequence[str]] = True,
                       max_extensions: int = 2, make_grams: Optional[Callable[[float], Any]] = None,
                       sigmas: Optional[Any] = None, loo_rows: Any = None,
                       loo_groups: Optional[Any] = None) -> GridResult:
@@ -1631,7 +1632,10 @@ def select_prls_gamma(K: Any, Kp: Any, Kpp: Any, Y: Any, gammas: Optional[Any] =
     Default grid ``geomspace(1e-6, 1e2, 9)`` (the penalty is measured in the
     normalized kernel's RKHS norm), extended at its edges.  With ``make_grams``
     (``sigma -> (K, Kp, Kpp)``) and ``sigmas`` the width is selected jointly (a
-    ``sigma`` axis first, not extended; K, Kp, Kpp are then unused and may be None).  ``loo_rows`` as in
+    ``sigma`` axis first; K, Kp, Kpp are then unused and may be None).  ``extend``: True grows every axis
+    at its edges (the widths with their own ratio, ``make_grams`` called for the new ones), False none,
+    a sequence of ``"sigma"`` / ``"gamma"`` those axes, and the other's choice at an edge of its grid is
+    reported (:func:`select_grid`'s ``report``).  ``loo_rows`` as in
     :func:`select_ridge_alpha`, ``loo_groups`` (leave-group-out) as in :func:`prls_loo_errors`.
 
     Returns
@@ -1658,17 +1662,18 @@ def select_prls_gamma(K: Any, Kp: Any, Kpp: Any, Y: Any, gammas: Optional[Any] =
 
     # below ~1e-9 (in the normalized kernel's units) the penalty is at the rounding level of K^2
     bounds = {"gamma": (1e-9, np.inf)}
-    ext = ("gamma",) if extend else ()
     if make_grams is None:
+        ext, rep = growing_axes(extend, ("gamma",))
         return select_grid(lambda gamma: scores(0.0, gamma), {"gamma": np.unique(gammas)}, extend=ext,
-                           max_extensions=max_extensions, criterion="loo", bounds=bounds)
+                           max_extensions=max_extensions, criterion="loo", bounds=bounds, report=rep)
+    ext, rep = growing_axes(extend, ("sigma", "gamma"))
 
     def evaluate(sigma, gamma):
         out = [scores(float(sg), gamma) for sg in sigma]
         return np.array([o[0] for o in out]), np.array([o[1] for o in out])
 
     return select_grid(evaluate, {"sigma": np.unique(check_ridges(sigmas, "sigmas")), "gamma": np.unique(gammas)},
-                       extend=ext, max_extensions=max_extensions, criterion="loo", bounds=bounds)
+                       extend=ext, max_extensions=max_extensions, criterion="loo", bounds=bounds, report=rep)
 
 
 def graph_cut_choice(acc: Any, mse: Any, l: int, predict: Callable[..., np.ndarray], edges: Tuple[Any, Any],

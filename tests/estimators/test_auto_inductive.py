@@ -12,7 +12,8 @@ from sklearn.preprocessing import StandardScaler
 
 from graphrkhs import (
     FredholmClassifier, GRLSClassifier, GRLSRegressor, LapRLSClassifier, LapRLSRegressor, PLapRLSClassifier,
-    PLapRLSRegressor, PRLSClassifier, PRLSRegressor, RLSClassifier, RLSRegressor, WarpedKernelClassifier,
+    PLapRLSRegressor, PRLSClassifier, PRLSRegressor, RLSClassifier, RLSRegressor, SelectionWarning,
+    WarpedKernelClassifier,
     WarpedKernelRegressor,
     consistency_grams, feature_map, graph_penalty, grls_fit, knn_graph, laprls_fit, pairwise_kernel, plaprls_fit,
     prls_fit,
@@ -20,7 +21,7 @@ from graphrkhs import (
 from graphrkhs.datasets import make_noisy_circles, sample_labels
 from graphrkhs.estimators._inductive import FALLBACK_GAMMA, LAPRLS_GAMMA_A_GRID
 from graphrkhs.kernels import default_sigma
-from graphrkhs.solvers import ManifoldRidgePath, prls_loo_errors, select_manifold_gammas
+from graphrkhs.solvers import ManifoldRidgePath, prls_loo_errors, select_manifold_gammas, select_prls_gamma
 
 pytestmark = pytest.mark.filterwarnings("ignore::graphrkhs.GraphRKHSWarning")
 
@@ -454,10 +455,9 @@ def test_supervised_width_grid_is_centred_on_300_evenly_spaced_rows(E):
     assert centre != default_sigma(X)
     est = E().fit(X, yp)
     grid = np.unique([p["sigma"] for p in est.cv_results_["params"]])
-    if E is PRLSClassifier:          # PRLS: the RLS width refined by 2^(+-1/2); the grid is relative to it
-        ratios = grid / grid[1]
-        np.testing.assert_allclose(ratios, [2 ** -0.5, 1.0, 2 ** 0.5], rtol=1e-12)
-        grid = np.array([grid[1]])
+    if E is PRLSClassifier:          # PRLS: the RLS width refined by steps of 2^(1/2) (grown at an end)
+        assert grid.size >= 3
+        np.testing.assert_allclose(grid[1:] / grid[:-1], 2 ** 0.5, rtol=1e-12)
     k = np.log2(grid / centre) * 2                   # the grid points are centre * 2^(k/2), k integer
     np.testing.assert_allclose(k, np.round(k), atol=1e-9)
     assert E(sigma=None).fit(X, yp).sigma_ == default_sigma(X)
@@ -641,3 +641,50 @@ def test_joint_selection_on_the_digits_grows_gamma_A_in_the_exact_step(cls):
         model = cls().fit(X, y_partial)
     assert not [w for w in caught if issubclass(w.category, Warning) and "gamma_A=" in str(w.message)]
     assert model.gamma_A_ < LAPRLS_GAMMA_A_GRID[0]      # below the default grid: it grew
+
+
+def test_prls_joint_width_selection_grows_the_width_axis_by_refits(small):
+    """select_prls_gamma with make_grams: a width grid too narrow for the data grows at its edge (as gamma's),
+    and the choice is the best refit LOO over every (width, gamma) tried (dense oracle)."""
+    X, S, y = small
+    Psi = np.ones((S.size, 1))
+
+    def grams(s):
+        return consistency_grams(X[S], X, sigma=s)[:3]
+
+    sigmas, gammas = [0.05, 0.05 * 2 ** 0.5, 0.1], [1e-4, 1e-2, 1.0]
+    res = select_prls_gamma(None, None, None, y, gammas, Psi=Psi, make_grams=grams, sigmas=sigmas)
+    assert res.grid["sigma"].size > 3 and res.grid["sigma"][-1] > sigmas[-1]
+    oracle = np.array([[-np.mean(np.square(_prls_refit_residuals(*grams(s), y, g, Psi))) for g in res.grid["gamma"]]
+                       for s in res.grid["sigma"]])
+    # rtol 1e-4: the gamma axis grows down to its floor 1e-9, where the refits' systems on the narrowest widths
+    # are conditioned ~1e10 (at gamma >= 1e-4 the two agree to 1e-8, test_prls_downdate_loo_equals_refits)
+    np.testing.assert_allclose(res.scores, oracle, rtol=1e-4)
+    i, j = np.unravel_index(np.argmax(oracle), oracle.shape)
+    assert res.best_params == {"sigma": res.grid["sigma"][i], "gamma": res.grid["gamma"][j]}
+    # extend=("gamma",): the widths stay the caller's, a choice at their edge is reported
+    with pytest.warns(SelectionWarning, match="sigma="):
+        own = select_prls_gamma(None, None, None, y, gammas, Psi=Psi, make_grams=grams, sigmas=sigmas,
+                                extend=("gamma",))
+    np.testing.assert_array_equal(own.grid["sigma"], sigmas)
+
+
+def test_prls_classifier_refined_width_grows_past_the_rls_grid():
+    """Two circles, 5 labels per class (draw 1): PRLS's own LOO still improved at the widest of its three
+    refinement widths (x 2^-1/2, 1, 2^1/2 around the RLS width), which was also the RLS grid's end: the fit
+    stopped there and warned "sigma=1.96 is at the edge of its grid ... after 0 extension(s)".  The
+    refinement now grows: the width used is the best row of ``cv_results_``, beyond the first three, with no
+    warning about it."""
+    from sklearn.datasets import make_circles
+    X, y = make_circles(400, noise=0.05, factor=0.5, random_state=0)
+    y_partial, _ = sample_labels(y, 5, random_state=1)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        model = PRLSClassifier().fit(X, y_partial)
+    assert not [w for w in caught if "sigma=" in str(w.message)]
+    cv = model.cv_results_
+    widths = np.unique(cv["param_sigma"])
+    assert widths.size > 3
+    best = cv["params"][int(np.argmax(cv["mean_test_score"]))]
+    assert best == {"sigma": model.sigma_, "gamma": model.gamma_}
+    assert widths[0] < model.sigma_ < widths[-1]
