@@ -92,6 +92,7 @@ from ..solvers import (
 )
 from ..spectral.filters import default_kernel
 from ..solvers import KernelRidgePath, loo_scores, select_grid, select_tikhonov_solution
+from ..solvers import held_selection_warnings, release_selection_warnings
 from ..solvers import KERNEL_TV_MAX_ITER, STOCHASTIC_MIN_LABELS, TIKHONOV_ALPHAS, graph_kernel_ridge_stochastic_errors, kfold_scores
 from ..kernels import GraphKernel
 from ._auto import (FIT_INTERCEPT, MIN_LABELS, NO_LOO, TUNABLE_NONNEG, TUNABLE_POSITIVE, free_constant, grid_of,
@@ -1336,6 +1337,13 @@ def _canonical_node_order(W, S, Y):
     return np.lexsort(keys)
 
 
+#: ``R="auto"`` of the TV regressor drops graph TV when its fit takes one value on at least this fraction of the
+#: unlabeled nodes: the degenerate minimizer (spikes on the labels over one constant), measured at 0.96-1.00
+#: on smooth targets over 10-dimensional data (make_friedman1, diabetes; 2-10 % labels); a piecewise-constant
+#: target's largest class is its largest plateau (0.5 on two moons)
+PLATEAU_FRACTION = 0.9
+
+
 class _GraphTV(_GraphLearner):
     """Parameters and solve shared by the graph-TV classifier and regressor."""
 
@@ -1355,10 +1363,15 @@ class _GraphTV(_GraphLearner):
     #: the analysis operator of the estimator ("incidence": graph TV; "kernel": R = phi(L)^{-1})
     R = "incidence"
 
+    def _operator(self):
+        """The analysis operator of the solve under way: ``R``, or with ``R="auto"`` the candidate being scored
+        (then the one chosen, ``R_``)."""
+        return getattr(self, "_operator_in_use", None) or self.R
+
     def _tv(self, W, S, Y, alpha, tol, warm=None):
         # fidelity="degree": scale-invariant in W, labeled nodes within alpha/2 of their targets.
         on_failure = "ignore" if tol != self.tol else "warn"
-        if self.R == "kernel":
+        if self._operator() == "kernel":
             # the kernel columns Phi[:, S] of the whole labeled set, computed once per fit (_solve);
             # a fold's are a subset of them.  max_iter caps the working-set rounds there.
             K, S_all, C = self._kernel_columns
@@ -1379,21 +1392,61 @@ class _GraphTV(_GraphLearner):
                         return_info=True, on_failure=on_failure)
 
     def _solve(self, W, S, Y):
-        if self.R == "kernel":
-            phi = self.kernel if self.kernel is not None else default_kernel()
-            inv = getattr(phi, "inverse_polynomial", None)
-            if inv is None or inv() is None:       # before the kernel columns: the fidelity weights need R
-                raise ValueError(f"R='kernel' needs a kernel whose inverse 1/phi is a polynomial (the entries of "
-                                 f"R = 1/phi(L) weigh the labels), e.g. filters.Matern or "
-                                 f"filters.RegularizedLaplacian; {phi!r} has none.")
-            # the kernel columns Phi[:, S] and the final f = Phi s: Chebyshev passes on the backend
-            K = GraphKernel(laplacian(W, self.laplacian, dtype=np.float64), phi, input="laplacian",
-                            backend=self.backend)
-            self._kernel_columns = (K, S, K.columns(S))
+        if self.R != "auto":
+            self.R_ = self.R
+            return self._solve_with_operator(W, S, Y, self.R)
+        # R="auto": each operator with its own alpha selection on the same folds (drawn from the labeled nodes in
+        # a canonical order, seeded), the better best CV score wins (ties: "kernel", never degenerate).  Graph TV
+        # ("incidence") is exact on piecewise-constant targets over low-dimensional data and degenerate on smooth
+        # targets in higher dimension (one constant over the unlabeled nodes: R^2 < 0 on make_friedman1 and the
+        # diabetes data at 2-10 % labels, where "kernel" gives 0.25-0.57, the graph kernel ridge's); the held-out
+        # labels of the folds see that plateau, so the CV tells the two apart.  Each candidate's warnings (its
+        # edge reports, its convergence) are held and only the chosen one's are shown: the other fit is not used
+        fits, held = {}, {}
+        for op in ("kernel", "incidence"):
+            with held_selection_warnings() as held[op]:
+                F = self._solve_with_operator(W, S, Y, op)
+            fits[op] = (F, self.alpha_, self.cv_results_, self.n_iter_, self.gap_)
+        scores = {op: _best_cv_score(fit[2]) for op, fit in fits.items()}
+        plateau = self._plateau_fraction(fits["incidence"][0], S, Y)
+        if plateau >= PLATEAU_FRACTION:
+            # the degenerate graph-TV fit: with a dozen labels its CV can still tie or beat the kernel's (the
+            # diabetes data at 2 % labels: chosen in 3 of 5 draws, R^2 0.04 against the kernel's 0.16)
+            logger.info("R='auto': graph TV predicts one value on %.0f%% of the unlabeled nodes (the degenerate "
+                        "minimizer); R='kernel' is used", 100 * plateau)
+            scores["incidence"] = -np.inf
+        chosen = "incidence" if scores["incidence"] > scores["kernel"] else "kernel"
+        if not np.isfinite(scores["kernel"]) and not np.isfinite(scores["incidence"]):
+            logger.info("R='auto': too few labels for the folds to compare the operators; R='kernel' is used")
+        release_selection_warnings(held[chosen])
+        F, self.alpha_, _, self.n_iter_, self.gap_ = fits[chosen]
+        self.R_ = chosen
+        self.cv_results_ = _operators_cv_results({op: fit[2] for op, fit in fits.items()})
+        return F
+
+    def _plateau_fraction(self, F, S, Y):
+        """The largest fraction of the unlabeled nodes on which the graph-TV fit ``F`` takes one value (0 for a
+        learner without that failure: the classifier's TV columns are nearly cuts, plateaus by design)."""
+        return 0.0
+
+    def _solve_with_operator(self, W, S, Y, op):
+        self._operator_in_use = op
         try:
+            if op == "kernel":
+                phi = self.kernel if self.kernel is not None else default_kernel()
+                inv = getattr(phi, "inverse_polynomial", None)
+                if inv is None or inv() is None:       # before the kernel columns: the fidelity weights need R
+                    raise ValueError(f"R='kernel' needs a kernel whose inverse 1/phi is a polynomial (the entries of "
+                                     f"R = 1/phi(L) weigh the labels), e.g. filters.Matern or "
+                                     f"filters.RegularizedLaplacian; {phi!r} has none.")
+                # the kernel columns Phi[:, S] and the final f = Phi s: Chebyshev passes on the backend
+                K = GraphKernel(laplacian(W, self.laplacian, dtype=np.float64), phi, input="laplacian",
+                                backend=self.backend)
+                self._kernel_columns = (K, S, K.columns(S))
             return self._solve_tv(W, S, Y)
         finally:
             self._kernel_columns = None       # n x l floats: not kept on the fitted estimator
+            self._operator_in_use = None
 
     def _solve_tv(self, W, S, Y):
         alpha = self._select_alpha(W, S, Y)
@@ -1406,8 +1459,10 @@ class _GraphTV(_GraphLearner):
         """``alpha_`` by k-fold CV on the labeled nodes (``kfold_scores``); warm starts along each fold's path."""
         grid, extend = grid_of(self.alpha, self._default_alphas(Y), "alpha")
         self.cv_results_ = None
-        if grid is None:
+        if grid is None and self.R != "auto":
             return float(self.alpha)
+        if grid is None:        # R="auto" with a number: the operators are compared by the CV at that alpha
+            grid, extend = np.array([float(self.alpha)]), False
         # the folds are drawn on the labeled nodes in a canonical order, so that the choice does not
         # depend on how the nodes are numbered (a permutation of the rows of X permuted the folds)
         order = _canonical_node_order(W, S, Y)
@@ -1452,6 +1507,40 @@ class _GraphTV(_GraphLearner):
         self.cv_results_ = res.cv_results_
         return res.best_params["alpha"]
 
+
+
+def _best_cv_score(cv_results):
+    """The best mean CV score of a selection's table (the sum over the columns' tables of a per-column
+    selection); -inf without one (too few labels for the folds)."""
+    if cv_results is None:
+        return -np.inf
+    if isinstance(cv_results, list):
+        return float(sum(_best_cv_score(c) for c in cv_results))
+    scores = np.asarray(cv_results["mean_test_score"], dtype=np.float64)
+    scores = scores[np.isfinite(scores)]
+    return float(scores.max()) if scores.size else -np.inf
+
+
+def _operators_cv_results(tables):
+    """One ``cv_results_`` from the tables of ``R="auto"``'s candidates (``{operator: table}``): their rows one
+    after the other with a ``param_R`` column, ranked together (scikit-learn's rule: 1 for the best, ties share
+    the smaller rank).  Per-column tables (lists) are joined column by column; None when no candidate had one."""
+    if any(t is None for t in tables.values()):
+        return None
+    first = next(iter(tables.values()))
+    if isinstance(first, list):
+        return [_operators_cv_results({op: t[j] for op, t in tables.items()}) for j in range(len(first))]
+    out = {"params": [{**p, "R": op} for op, t in tables.items() for p in t["params"]]}
+    for key in first:
+        if key.startswith("param_"):
+            out[key] = np.concatenate([np.asarray(t[key]) for t in tables.values()])
+    out["param_R"] = np.array([op for op, t in tables.items() for _ in t["params"]], dtype=object)
+    for key in first:
+        if key != "params" and not key.startswith("param_") and key != "rank_test_score":
+            out[key] = np.concatenate([np.asarray(t[key], dtype=np.float64) for t in tables.values()])
+    mean = np.where(np.isfinite(out["mean_test_score"]), out["mean_test_score"], -np.inf)
+    out["rank_test_score"] = (1 + np.sum(mean[None, :] > mean[:, None], axis=1)).astype(np.int64)
+    return out
 
 _TV_DOC = r"""
     Parameters
@@ -1512,7 +1601,7 @@ class _GraphTVWithOperator(_GraphTV):
     harmonic fallback of ``R="incidence"``; the regressor's graph TV iterations have none, so it has no
     ``backend``); the classifier's own __init__ (with ``unlabeled`` ...) is made from this one."""
 
-    _parameter_constraints = {"R": [Options("kernel", "incidence")], "kernel": ["callable", None],
+    _parameter_constraints = {"R": [Options("auto", "kernel", "incidence")], "kernel": ["callable", None],
                               "laplacian": [Options("normalized", "combinatorial")], "backend": _BACKEND}
 
     def __init__(self, alpha: Union[float, str, Sequence[float]] = "auto", *, R: str = "kernel", kernel=None,
@@ -1571,8 +1660,11 @@ class GraphTVClassifier(_TransductiveClassifier, _GraphTVWithOperator):
     :math:`\mu / 2` of its target, so with :math:`\mu < 1` it keeps its class.
     """ + _TV_DOC.replace(
         "    tol : float, default=1e-4",
-        r"""    R : {"kernel", "incidence"}, default="kernel"
-        The analysis operator (above).
+        r"""    R : {"kernel", "incidence", "auto"}, default="kernel"
+        The analysis operator (above).  ``"auto"``: both, each with its own
+        ``alpha`` selection on the same folds, the one with the better best
+        CV score kept (ties: ``"kernel"``; too few labels for the folds:
+        ``"kernel"``); about the cost of the two fits.  The one used is ``R_``.
     kernel : filter from :mod:`graphrkhs.filters`, optional
         :math:`\varphi` of ``R="kernel"`` (default
         :func:`~graphrkhs.filters.default_kernel`); its inverse must be a
@@ -1593,6 +1685,9 @@ class GraphTVClassifier(_TransductiveClassifier, _GraphTVWithOperator):
         "max_iter : int, default=20000",
         "max_iter : int, default=20000\n        Primal-dual iterations (``R=\"incidence\"``); working-set rounds are capped at\n"
         "        ``min(max_iter, KERNEL_TV_MAX_ITER)`` (50) for ``R=\"kernel\"``.", 1) + r"""
+    R_ : str
+        The operator used (``R``, or the one ``R="auto"`` chose); with
+        ``"auto"``, ``cv_results_`` holds both candidates' rows (``param_R``).
     unreached_ : ndarray of bool, shape (n_nodes,)
         Nodes no TV class column reached (labeled by the harmonic fallback);
         all False with ``R="kernel"``.
@@ -1618,7 +1713,7 @@ class GraphTVClassifier(_TransductiveClassifier, _GraphTVWithOperator):
         # between, and small values converge slowly (0.3: 2x the iterations of 0.5).  Kernel: a few
         # working-set rounds whatever the value; on Fashion-MNIST (10 labels per class) 0.2 was 0.2
         # points above 0.5, so the grid reaches down
-        return np.array([0.1, 0.3, 0.9]) if self.R == "kernel" else np.array([0.5, 0.9])
+        return np.array([0.1, 0.3, 0.9]) if self._operator() == "kernel" else np.array([0.5, 0.9])
 
     def _fallback_alpha(self, grid):
         # the value of the documentation's digits study (fast, every labeled node keeps its class)
@@ -1632,13 +1727,13 @@ class GraphTVClassifier(_TransductiveClassifier, _GraphTVWithOperator):
     def _cv_predict(self, W, S, Y, train, test, F):
         F = np.array(F[S[test]])
         flat = F.max(axis=1) <= 0.5           # the unreached rule of the fit (class docs)
-        if self.R == "incidence" and flat.any():
+        if self._operator() == "incidence" and flat.any():
             F[flat] = harmonic_solution(W, S[train], Y[train], backend=self.backend)[S[test][flat]]
         return F.argmax(axis=1)
 
     def _solve(self, W, S, Y):
         F = super()._solve(W, S, Y)
-        if self.R == "kernel":              # smooth kernel expansions: no plateau, no fallback
+        if self.R_ == "kernel":             # smooth kernel expansions: no plateau, no fallback
             self.unreached_ = np.zeros(W.shape[0], dtype=bool)
             return F
         # One-hot targets: a node is reached by class c when column c puts it on the class side of
@@ -1655,8 +1750,17 @@ class GraphTVClassifier(_TransductiveClassifier, _GraphTVWithOperator):
         return F
 
 
-class GraphTVRegressor(_TransductiveRegressor, _GraphTV):
+class GraphTVRegressor(_TransductiveRegressor, _GraphTVWithOperator):
     _cv_scoring = "mse"
+
+    # R="auto" by default, unlike the classifier's "kernel" (measured there on Fashion-MNIST): the regressor's
+    # targets range from piecewise constant, where graph TV is exact on low-dimensional data, to smooth, where
+    # graph TV is degenerate (class docs)
+    def __init__(self, alpha: Union[float, str, Sequence[float]] = "auto", *, R: str = "auto", kernel=None,
+                 laplacian: str = "normalized", tol: float = 1e-4, max_iter: int = 20000, graph: GraphArg = "knn",
+                 n_neighbors: int = 10, radius: Optional[float] = None, weight: str = "gaussian",
+                 sigma: Optional[float] = None, verbose: Optional[bool] = None, backend: str = "auto"):
+        self._store_init_params(locals())
     # the columns are brought to one spread by _select_alpha itself (one alpha_ per column; TV is not linear
     # in y, so the mixin's standardize-and-scale-back would be wrong here)
     _STANDARDIZES_TARGETS = False
@@ -1687,6 +1791,46 @@ class GraphTVRegressor(_TransductiveRegressor, _GraphTV):
 
     def _fallback_alpha(self, grid):
         return float(np.sqrt(grid[0] * grid[-1]))      # the geometric middle of the grid
+
+    def _solve(self, W, S, Y):
+        # R="auto" with one's own alpha grid and several columns: each column chooses its operator with its alpha
+        # (as its alpha alone, _solve_tv_per_column): a choice shared over the columns' CV errors, summed in the
+        # units of y, made a column's fit depend on the scale of the others
+        if self.R != "auto" or Y.shape[1] < 2 or isinstance(self.alpha, str) or np.ndim(self.alpha) == 0:
+            F = super()._solve(W, S, Y)
+            if Y.shape[1] >= 2:         # per column, as alpha_
+                self.R_ = np.full(Y.shape[1], self.R_, dtype=object)
+            return F
+        fits, alphas, results, operators, iters, gaps = [], [], [], [], [], []
+        for j in range(Y.shape[1]):
+            fits.append(super()._solve(W, S, Y[:, j:j + 1]))
+            alphas.append(float(np.ravel(self.alpha_)[0]))
+            results.append(self.cv_results_)
+            operators.append(self.R_)
+            iters.append(self.n_iter_)
+            gaps.append(np.atleast_1d(self.gap_))
+        self.alpha_ = np.array(alphas, dtype=np.float64)
+        self.R_ = np.array(operators, dtype=object)
+        self.cv_results_ = results
+        self.n_iter_ = max(iters)
+        self.gap_ = np.concatenate(gaps)
+        return np.hstack(fits)
+
+    def _plateau_fraction(self, F, S, Y):
+        # per column: the unlabeled values rounded to 1e-3 of the labeled targets' range (far above the
+        # solver's duality gap, far below any step the labels show), the largest group; the worst column
+        unlabeled = np.ones(F.shape[0], dtype=bool)
+        unlabeled[S] = False
+        if not unlabeled.any():
+            return 0.0
+        worst = 0.0
+        for j in range(F.shape[1]):
+            span = float(np.ptp(Y[:, j])) if Y.shape[0] else 0.0
+            if not np.isfinite(span) or span == 0:
+                continue
+            _, counts = np.unique(np.round(F[unlabeled, j] / (1e-3 * span)), return_counts=True)
+            worst = max(worst, counts.max() / unlabeled.sum())
+        return worst
 
     def _solve_tv(self, W, S, Y):
         # Solved for y minus the midrange c of each column (TV and the fidelity are blind to a constant:
@@ -1766,14 +1910,36 @@ class GraphTVRegressor(_TransductiveRegressor, _GraphTV):
 
     __doc__ = r"""Graph total-variation regression (Pena 2017 "generalized TV").
 
-    :math:`\min_f \sum_{j \in S} d_j (y_j - f_j)^2 + \mu \sum_e w_e |f_i - f_j|`,
-    :math:`d_j` the weighted degree (:func:`~graphrkhs.graph_tv` with
-    ``fidelity="degree"``: invariant to the scale of W).  Recovers
-    piecewise-constant signals.  The TV term is linear and the fidelity
-    quadratic in y, so :math:`\mu` is in the units of y: a labeled value moves
-    by at most :math:`\mu / 2` (scale :math:`\mu` with y).  Constants cost
-    nothing, so a shift of y shifts the fit (it is solved for y minus each
-    column's midrange).
+    :math:`\min_f \sum_{j \in S} \lambda_j (y_j - f_j)^2 + \mu \|R f\|_1`
+    with the analysis operator R of :class:`GraphTVClassifier`:
+
+    * ``R="incidence"``: the graph TV :math:`\sum_e w_e |f_i - f_j|`,
+      :math:`\lambda_j = d_j` the weighted degree (:func:`~graphrkhs.graph_tv` with
+      ``fidelity="degree"``: invariant to the scale of W).  Recovers
+      piecewise-constant signals, and on low-dimensional data (two moons: a
+      0/1 or piecewise-smooth target at 2-30 % labels, R^2 0.90-1.00) it is
+      the better operator.  On smooth targets over higher-dimensional data its
+      minimizer is degenerate (spikes on the labeled nodes over one constant,
+      Slepcev & Thorpe 2019): ``make_friedman1`` (10 features) and the
+      diabetes data at 2-10 % labels gave R^2 between -0.07 and 0.
+    * ``R="kernel"``: :math:`R = \varphi(L)^{-1}`, f a sparse combination of
+      graph-kernel columns (:func:`~graphrkhs.graph_kernel_tv`), smooth away
+      from the labels: R^2 0.14-0.73 on those data, the graph kernel ridge's.
+    * ``R="auto"`` (default): both, each with its own ``alpha`` selection on
+      the same cross-validation folds of the labeled nodes; the one with the
+      better best CV score is kept (ties, or too few labels for the folds:
+      ``"kernel"``), at about the cost of the two fits.  A graph-TV fit that
+      takes one value on at least ``PLATEAU_FRACTION`` (0.9) of the unlabeled
+      nodes -- the degenerate minimizer -- is not kept whatever its CV score
+      (with a dozen labels that score can beat the kernel's by chance).
+      Measured by ``benchmarks/tv_regression.py`` (``benchmarks/REPORT.md``,
+      "Graph TV regression").
+
+    The penalty is linear and the fidelity quadratic in y, so :math:`\mu` is in
+    the units of y: a labeled value moves by at most :math:`\mu / 2` (scale
+    :math:`\mu` with y).  A shift of y shifts the fit (it is solved for y minus
+    each column's midrange: graph TV is blind to constants, and the kernel
+    operator is made so).
 
     Several target columns (y of shape (n, k)) share one selection, as in
     the library's other regressors (one hyperparameter chosen on the
@@ -1802,7 +1968,25 @@ class GraphTVRegressor(_TransductiveRegressor, _GraphTV):
         The k-fold scores of the grid (scikit-learn's layout; mean and std
         over folds, higher is better); None without selection.  With
         k >= 2 target columns and one's own grid, one per column (each
-        column's own selection).""", 1) + r"""
+        column's own selection).  With ``R="auto"``, both candidates' rows
+        (``param_R``).""", 1).replace(
+        "    tol : float, default=1e-4",
+        r"""    R : {"auto", "kernel", "incidence"}, default="auto"
+        The analysis operator (above).  The one used is ``R_`` (per column,
+        as ``alpha_``, with k >= 2 target columns).
+    kernel : filter from :mod:`graphrkhs.filters`, optional
+        :math:`\varphi` of ``R="kernel"`` (default
+        :func:`~graphrkhs.filters.default_kernel`); its inverse must be a
+        polynomial (``inverse_polynomial()``) for the fidelity weights.
+    laplacian : {"normalized", "combinatorial"}, default="normalized"
+        The Laplacian of ``R="kernel"``.
+    backend : {"auto", "numpy", "mpi", "dask"}, default="auto"
+        Where the Chebyshev passes of ``R="kernel"`` run (see
+        :class:`GraphTVClassifier`); the primal-dual iterations of graph TV
+        are not distributed.
+    tol : float, default=1e-4""", 1) + r"""
+    R_ : str or ndarray of str of shape (n_targets,)
+        The operator used.
 
     Examples
     --------
@@ -1810,7 +1994,7 @@ class GraphTVRegressor(_TransductiveRegressor, _GraphTV):
     >>> from graphrkhs import GraphTVRegressor
     >>> W = np.diag(np.ones(5), 1); W = W + W.T                 # path on 6 nodes
     >>> y = np.array([0.0, 0.0, np.nan, np.nan, 1.0, 1.0])
-    >>> f = GraphTVRegressor(alpha=0.1, graph="precomputed").fit(W, y).transduction_
+    >>> f = GraphTVRegressor(alpha=0.1, R="incidence", graph="precomputed").fit(W, y).transduction_
     >>> f[[0, 1, 4, 5]].round(3)                               # 0.1 / (2 (d_0 + d_1)) = 1/60
     array([0.017, 0.017, 0.983, 0.983])
     """

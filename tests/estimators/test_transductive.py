@@ -351,7 +351,7 @@ def test_tv_regressor_auto_alpha_is_the_kfold_choice_of_independent_refits():
     y[S] = f[S] + 0.3 * rng.normal(size=30)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        reg = GraphTVRegressor(graph="precomputed").fit(W, y)
+        reg = GraphTVRegressor(graph="precomputed", R="incidence").fit(W, y)
     cv = reg.cv_results_
     grid = np.asarray(cv["param_alpha"])
     np.testing.assert_allclose(grid, np.std(y[S]) * np.array([0.1, 0.4, 1.6]))
@@ -368,14 +368,15 @@ def test_tv_regressor_auto_alpha_is_the_kfold_choice_of_independent_refits():
         oracle.append(-np.mean(errs))
     np.testing.assert_allclose(cv["mean_test_score"], oracle, rtol=0.05)
     assert reg.alpha_ == grid[np.argmax(oracle)]
-    fixed = GraphTVRegressor(reg.alpha_, graph="precomputed").fit(W, y)
+    fixed = GraphTVRegressor(reg.alpha_, graph="precomputed", R="incidence").fit(W, y)
     np.testing.assert_allclose(reg.transduction_, fixed.transduction_, atol=1e-12)
     assert fixed.cv_results_ is None and fixed.alpha_ == reg.alpha_
 
 
 
+@pytest.mark.parametrize("R", ["incidence", "kernel", "auto"])
 @pytest.mark.parametrize("c", [1e-200, 1e200])
-def test_tv_regressor_auto_grid_for_targets_near_the_ends_of_float64(c):
+def test_tv_regressor_auto_grid_for_targets_near_the_ends_of_float64(c, R):
     # the grid is (0.1, 0.4, 1.6) std(y_S); the std of y ~ 1e200 overflowed (its squares): an infinite
     # grid and a ValueError about alpha the user never passed
     rng = np.random.default_rng(3)
@@ -385,17 +386,21 @@ def test_tv_regressor_auto_grid_for_targets_near_the_ends_of_float64(c):
     v = np.where(X[S, 0] > 0.5, 2.0, -1.0) + 0.3 * rng.normal(size=12)
     y = np.full(60, np.nan)
     y[S] = v * c
-    reg = GraphTVRegressor(graph="precomputed").fit(W, y)
-    np.testing.assert_allclose(np.asarray(reg.cv_results_["param_alpha"]) / c,
+    reg = GraphTVRegressor(graph="precomputed", R=R).fit(W, y)
+    np.testing.assert_allclose(np.unique(reg.cv_results_["param_alpha"]) / c,
                                np.std(v) * np.array([0.1, 0.4, 1.6]), rtol=1e-12)
     assert np.isfinite(reg.transduction_).all()
-    assert np.abs(reg.transduction_ / c).max() <= np.abs(v).max() * (1 + 1e-12)   # inside [min y, max y]
+    if reg.R_ == "incidence":           # graph TV's maximum principle (a kernel expansion may overshoot)
+        assert np.abs(reg.transduction_ / c).max() <= np.abs(v).max() * (1 + 1e-12)   # inside [min y, max y]
     # the CV scores are finite and rank the grid as at unit scale (they were all -inf / all 0: ties)
     scores = np.asarray(reg.cv_results_["mean_test_score"])
     assert np.isfinite(scores).all() and np.ptp(scores) > 0
-    unit = GraphTVRegressor(graph="precomputed").fit(W, y / c)
+    unit = GraphTVRegressor(graph="precomputed", R=R).fit(W, y / c)
     assert np.argmax(scores) == np.argmax(unit.cv_results_["mean_test_score"])
     assert reg.alpha_ / c == pytest.approx(unit.alpha_, rel=1e-12)
+    assert reg.R_ == unit.R_
+    np.testing.assert_allclose(reg.transduction_ / c, unit.transduction_, rtol=1e-6, atol=1e-9)
+
 
 @pytest.mark.parametrize("R, grid", [("kernel", [0.1, 0.3, 0.9]), ("incidence", [0.5, 0.9])])
 def test_tv_classifier_auto_alpha_two_folds_and_fallback(R, grid):

@@ -26,21 +26,25 @@ def problem():
     return W, Y
 
 
-def _fit(W, y, alpha=GRID):
-    return GraphTVRegressor(alpha=alpha, graph="precomputed").fit(W, y)
+def _fit(W, y, alpha=GRID, R="auto"):
+    return GraphTVRegressor(alpha=alpha, graph="precomputed", R=R).fit(W, y)
 
 
-def test_own_grid_column_fit_does_not_depend_on_other_column_scale(problem):
-    # the oracle: each column fitted alone (alpha_ 0.75 for column 0).  Before, the columns shared one choice
-    # on their CV errors summed in the units of y: with column 1 times 1e3 (or as is), 0.15 for both, and
-    # column 0 was 0.225 off its own fit, a quarter of its range
+@pytest.mark.parametrize("R", ["auto", "incidence", "kernel"])
+def test_own_grid_column_fit_does_not_depend_on_other_column_scale(problem, R):
+    # the oracle: each column fitted alone (graph TV: alpha_ 0.75 for column 0).  Before, the columns shared one
+    # choice on their CV errors summed in the units of y: with column 1 times 1e3 (or as is), 0.15 for both, and
+    # column 0 was 0.225 off its own fit, a quarter of its range.  R="auto" chooses the operator per column too
     W, Y = problem
-    alone = _fit(W, Y[:, 0])
+    alone = _fit(W, Y[:, 0], R=R)
     Ys = Y.copy()
     Ys[:, 1] *= 1e3
-    both = _fit(W, Ys)
+    both = _fit(W, Ys, R=R)
     np.testing.assert_allclose(both.transduction_[:, 0], alone.transduction_, rtol=0, atol=1e-12)
-    assert both.alpha_[0] == alone.alpha_ == 0.75
+    assert both.alpha_[0] == alone.alpha_
+    assert both.R_[0] == alone.R_ and both.R_.shape == (2,)
+    if R == "incidence":
+        assert alone.alpha_ == 0.75
     assert isinstance(both.cv_results_, list) and len(both.cv_results_) == 2
     assert both.gap_.shape == (2,)
 
