@@ -543,6 +543,10 @@ def dask_conjugate_gradient(A, B, *, client=None, tol=1e-8, max_iter=None, preco
     n, m = B2.shape
     if n != op.shape[0]:
         raise ValueError(f"B must have {op.shape[0]} rows; got shape {B.shape}.")
+    if m == 0:
+        # no right-hand side: the empty solution, as conjugate_gradient (the per-part preconditioner of an
+        # (n, 0) block raised IndexError on the workers)
+        return CGResult(np.zeros((n, 0)), np.ones(0, dtype=bool), 0, np.zeros(0))
     if max_iter is None:
         max_iter = 10 * n
     P_ = op.n_parts

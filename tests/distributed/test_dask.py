@@ -373,3 +373,15 @@ def test_cg_checks_the_rows_of_B_before_building_the_operator(monkeypatch):
     A = sp.csr_array(gr.laplacian(_graph(n=60)) + sp.eye_array(60))
     with pytest.raises(ValueError, match=r"B must have 60 rows; got shape \(59,\)"):
         dask_conjugate_gradient(A, np.ones(59))
+
+
+def test_cg_with_no_columns_returns_the_empty_solution_as_conjugate_gradient(client):
+    # B of shape (n, 0) (allowed: min_size=0) crashed a worker with IndexError in the preconditioner where the
+    # serial solver returns the empty block
+    A = sp.csr_array(gr.laplacian(_graph(n=60)) + sp.eye_array(60))
+    serial = gr.conjugate_gradient(A, np.zeros((60, 0)))
+    for pre in ("amg", "jacobi", "none"):
+        res = dask_conjugate_gradient(A, np.zeros((60, 0)), client=client, preconditioner=pre)
+        assert res.x.shape == serial.x.shape == (60, 0) and res.converged.shape == serial.converged.shape == (0,)
+        assert res.n_iter == serial.n_iter == 0 and res.residual_norms.shape == (0,)
+
