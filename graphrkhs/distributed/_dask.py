@@ -307,12 +307,14 @@ class DaskOperator:
         workers = sorted(self.client.scheduler_info()["workers"])
         if not workers:
             raise RuntimeError("the Dask client has no workers.")
+        # int(2.7) made 2 parts without a word, and 0 parts failed as "part numbers in [0, 0)"
+        n_parts = check_scalar(n_parts, "n_parts", kind="int", low=1, allow_none=True)
         if part is None:
-            n_parts = len(workers) if n_parts is None else int(n_parts)
+            n_parts = len(workers) if n_parts is None else n_parts
             part = partition_graph(L, n_parts) if n_parts > 1 else np.zeros(n, dtype=np.int64)
         else:
             part = check_part(part, n)
-            n_parts = int(part.max()) + 1 if n_parts is None and part.size else int(n_parts or 1)
+            n_parts = (int(part.max()) + 1 if part.size else 1) if n_parts is None else n_parts
         if isinstance(order, str) and order == "auto":
             order = None
             if n >= REORDER_MIN_NODES and L.nnz:

@@ -385,3 +385,16 @@ def test_cg_with_no_columns_returns_the_empty_solution_as_conjugate_gradient(cli
         assert res.x.shape == serial.x.shape == (60, 0) and res.converged.shape == serial.converged.shape == (0,)
         assert res.n_iter == serial.n_iter == 0 and res.residual_norms.shape == (0,)
 
+
+@pytest.mark.parametrize("n_parts, exc, match", [
+    (2.7, TypeError, "n_parts must be an int; got 2.7"),      # was truncated to 2 parts without a word
+    (0, ValueError, "n_parts must be >= 1; got 0"),           # was "part must hold part numbers in [0, 0)"
+    (-1, ValueError, "n_parts must be >= 1; got -1"),
+])
+def test_operator_checks_n_parts(client, n_parts, exc, match):
+    L = gr.laplacian(_graph(n=60))
+    with pytest.raises(exc, match=match):
+        DaskOperator(L, client, n_parts=n_parts)
+    with pytest.raises(exc, match=match):
+        DaskOperator(L, client, part=np.arange(60) % 2, n_parts=n_parts)
+
