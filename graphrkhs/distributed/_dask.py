@@ -465,6 +465,10 @@ class DaskOperator:
     def matmat(self, cur, out=None):
         """``L @ cur`` (gathered), for a block (n, m) or a vector (n,)."""
         cur = np.asarray(cur)
+        if cur.ndim not in (1, 2) or cur.shape[0] != self.shape[0]:
+            # the parts take their rows by index: a longer block lost its extra rows, a shorter one or a
+            # 3-D one failed with IndexError on the workers
+            raise ValueError(f"cur must have shape ({self.shape[0]},) or ({self.shape[0]}, m); got {cur.shape}.")
         if cur.ndim == 1:
             # the per-part tasks work on (rows, m) blocks (a vector's part would be indexed as a block)
             res = self.matmat(cur[:, None], None if out is None else out.reshape(-1, 1))

@@ -398,3 +398,16 @@ def test_operator_checks_n_parts(client, n_parts, exc, match):
     with pytest.raises(exc, match=match):
         DaskOperator(L, client, part=np.arange(60) % 2, n_parts=n_parts)
 
+
+def test_operator_product_checks_the_block_shape(client):
+    # a block with the wrong number of rows, or 3-D, failed with IndexError on the workers (or in the driver)
+    L = gr.laplacian(_graph(n=60))
+    op = DaskOperator(L, client, part=np.arange(60) % 2)
+    with pytest.raises(ValueError, match=r"cur must have shape \(60,\) or \(60, m\); got \(5,\)"):
+        op.matmat(np.ones(5))
+    with pytest.raises(ValueError, match=r"cur must have shape \(60,\) or \(60, m\); got \(60, 2, 2\)"):
+        op.matmat(np.ones((60, 2, 2)))
+    with pytest.raises(ValueError, match=r"cur must have shape \(60,\) or \(60, m\); got \(61, 2\)"):
+        op.matmat(np.ones((61, 2)))
+    x = np.random.default_rng(13).normal(size=(60, 2))
+    assert _rel(op.matmat(x), L @ x) <= 1e-12
