@@ -116,6 +116,9 @@ def _class_scores(scores):
     P = np.asarray(scores.toarray() if sp.issparse(scores) else scores)
     if P.dtype == object or not np.issubdtype(P.dtype, np.number):
         raise TypeError(f"scores must be numeric; got dtype {P.dtype}.")
+    if P.dtype.kind == "c":   # the cast below kept the real part only
+        raise TypeError(f"scores must be real; got complex dtype {P.dtype}. Pass scores.real if the imaginary "
+                        "part is rounding noise.")
     if P.ndim != 2 or P.shape[1] < 2:
         raise ValueError("scores must have shape (n, n_classes) with at least two classes (one column of "
                          f"class probabilities per class); got shape {P.shape}.")

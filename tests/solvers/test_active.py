@@ -321,6 +321,8 @@ def test_bad_input(kwargs, exc, match):
     (np.ones((5, 1)), ValueError, "at least two classes"),
     (np.array([[0.5, np.nan]]), ValueError, "NaN or infinity"),
     (np.array([["a", "b"]]), TypeError, "must be numeric"),
+    # complex scores were cast to their real part (numpy's ComplexWarning at most) and ranked
+    (np.array([[0.9, 0.1], [0.5 + 1j, 0.5]]), TypeError, "scores must be real; got complex dtype complex128"),
     (LaplacianRegularizationClassifier(), NotFittedError, "is not fitted"),
     (object(), TypeError, "fitted transductive classifier"),
 ])
