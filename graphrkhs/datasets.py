@@ -154,9 +154,10 @@ def sample_labels(y, n_per_class, random_state=None, unlabeled=-1):
     -------
     y_partial : ndarray of shape (n_samples,)
         A copy of ``y`` with the hidden entries set to ``unlabeled``.  Numeric ``y`` keeps its dtype when
-        that holds ``unlabeled`` exactly, else takes the smallest common numeric type (uint8 classes with
-        -1: int16; int classes with NaN: float64); other ``y`` (strings, bools) or markers give an object
-        array.
+        that holds ``unlabeled`` exactly, else takes the smallest common numeric type that holds the
+        marker and every class exactly (uint8 classes with -1: int16; int classes with NaN: float64;
+        float32 classes with 0.1: float64); when there is none (uint64 codes above 2**63 with -1, int
+        codes beyond 2**53 with NaN), and for other ``y`` (strings, bools) or markers, an object array.
     keep : ndarray of int
         The indices of the kept labels, sorted.
 
@@ -209,7 +210,7 @@ def sample_labels(y, n_per_class, random_state=None, unlabeled=-1):
         members = np.flatnonzero(codes == i)
         keep.append(rng.choice(members, n_per_class, replace=False))
     keep = np.sort(np.concatenate(keep))
-    out = np.full(y.shape, unlabeled, dtype=_marker_dtype(y.dtype, unlabeled))
+    out = np.full(y.shape, unlabeled, dtype=_marker_dtype(y, unlabeled))
     out[keep] = y[keep]
     return out, keep
 
@@ -221,7 +222,8 @@ def _count_equal(y, value):
     if y.dtype.kind in "iuf":
         if not isinstance(value, (int, float, np.integer, np.floating)) or isinstance(value, bool):
             return 0
-        return int(np.count_nonzero(y == value))
+        # a float16 / float32 y in float64: numpy compared it with the Python float 1e10 in float16 (inf)
+        return int(np.count_nonzero((y.astype(np.float64) if y.dtype.kind == "f" else y) == value))
     def same(v):  # 1 == 1.0 but not "1", and not True (bools are classes of their own)
         if isinstance(v, numbers.Number) and isinstance(value, numbers.Number):
             return not isinstance(v, (bool, np.bool_)) and not isinstance(value, (bool, np.bool_)) and v == value
@@ -229,19 +231,40 @@ def _count_equal(y, value):
     return sum(1 for v in y.tolist() if same(v))
 
 
-def _marker_dtype(dtype, unlabeled):
-    """The dtype of the partial labels: ``dtype`` when it holds ``unlabeled`` exactly, else the common
-    numeric type of the two, else object."""
+def _marker_dtype(y, unlabeled):
+    """The dtype of the partial labels: ``y``'s when it holds ``unlabeled`` exactly, else the smallest common
+    numeric type of the two that holds the marker and every class of ``y`` exactly, else object."""
+    dtype = y.dtype
     numeric = isinstance(unlabeled, (int, float, np.integer, np.floating)) and not isinstance(unlabeled, bool)
     if dtype.kind not in "iuf" or not numeric:
         return object
+    # the smallest common type of the two (uint8 with -1: int16), then the marker's own (a Python float:
+    # float64, for a float32 y with 0.1)
+    for candidate in (dtype, np.result_type(dtype, np.min_scalar_type(unlabeled)),
+                      np.result_type(dtype, np.asarray(unlabeled).dtype)):
+        if _holds(candidate, unlabeled) and _holds_classes(candidate, y):
+            return candidate
+    return object
+
+
+def _holds(dtype, value):
+    """Whether ``dtype`` stores the number ``value`` exactly (NaN as NaN).  Compared as Python numbers:
+    numpy compares a float16 0-d array with the Python float 1e10 in float16 (inf == inf)."""
     try:
-        cast = np.array(unlabeled, dtype=dtype)
+        with np.errstate(over="ignore", invalid="ignore"):
+            stored = np.array(value, dtype=dtype).item()
     except (OverflowError, ValueError):   # -1 in uint8, NaN in an int type
-        cast = None
-    if cast is not None and (cast == unlabeled or (np.isnan(unlabeled) and np.isnan(cast))):
-        return dtype
-    return np.result_type(dtype, np.min_scalar_type(unlabeled))
+        return False
+    return stored == value or (stored != stored and value != value)
+
+
+def _holds_classes(dtype, y):
+    """Whether every entry of the numeric ``y`` keeps its value in ``dtype``: integer classes beyond the
+    float's integer range (2**53 for float64) were rounded, two codes merged into one class."""
+    if y.dtype.kind in "iu" and dtype.kind == "f" and y.size:
+        exact = 2 ** (np.finfo(dtype).nmant + 1)
+        return max(abs(int(y.min())), abs(int(y.max()))) <= exact
+    return True
 
 
 def make_noisy_subspace(n_samples=2000, *, n_signal=2, n_features=100, noise_var=0.25, boundary="parabola",

@@ -172,3 +172,31 @@ def test_load_digits_scale_true_and_false():
     X_raw, y = load_digits(scale=False)
     X, y2 = load_digits(scale=np.bool_(True))
     assert X_raw.max() == 16.0 and np.array_equal(X, X_raw / 16.0) and np.array_equal(y, y2)
+
+
+@pytest.mark.parametrize("y, unlabeled", [
+    # uint64 codes with -1: numpy's common type is float64, which rounded 2**63 + 1 and 2**63 + 3 to 2**63 --
+    # the two kept labels became one class, silently
+    (np.array([2**63 + 1] * 3 + [2**63 + 3] * 3, dtype=np.uint64), -1),
+    # int64 codes above 2**53 with a NaN marker: float64 again (2**53 + 1 -> 2**53, 2**53 + 3 -> 2**53 + 4)
+    (np.array([2**53 + 1] * 3 + [2**53 + 3] * 3, dtype=np.int64), np.nan),
+])
+def test_sample_labels_never_rounds_the_kept_labels(y, unlabeled):
+    y_partial, keep = sample_labels(y, 1, random_state=0, unlabeled=unlabeled)
+    assert [int(v) for v in y_partial[keep]] == [int(v) for v in y[keep]] == [int(y[0]), int(y[-1])]
+    assert y_partial.dtype == object          # no numeric dtype holds both the codes and the marker
+    rest = np.delete(y_partial, keep).tolist()
+    assert all(v == unlabeled or (v != v and unlabeled != unlabeled) for v in rest) and len(rest) == 4
+
+
+@pytest.mark.parametrize("y, unlabeled, dtype", [
+    # numpy compares a float16 array with a Python float in float16 (1e10 -> inf == inf): the marker was
+    # "held exactly" and stored as inf
+    (np.array([0, 0, 1, 1], dtype=np.float16), 1e10, np.float32),
+    (np.array([0, 0, 1, 1], dtype=np.float32), 0.1, np.float64),   # stored as 0.10000000149011612
+])
+def test_sample_labels_stores_the_marker_exactly(y, unlabeled, dtype):
+    y_partial, keep = sample_labels(y, 1, random_state=0, unlabeled=unlabeled)
+    assert y_partial.dtype == dtype
+    assert [float(v) for v in np.delete(y_partial, keep)] == [unlabeled, unlabeled]
+    assert y_partial[keep].tolist() == y[keep].tolist()

@@ -171,6 +171,9 @@ def _check_demo_args(parser, args):
 
     from ..datasets import load_digits
 
+    if args.plot is not None and not args.plot.strip():
+        # --plot "$OUT" with OUT unset: every fit ran, then no picture was saved, without a word
+        parser.error("--plot is empty; give a file name for the picture, e.g. digits.png")
     y = load_digits()[1]
     smallest = int(np.bincount(y).min())
     if args.neighbors >= y.shape[0]:

@@ -307,12 +307,14 @@ class DaskOperator:
         workers = sorted(self.client.scheduler_info()["workers"])
         if not workers:
             raise RuntimeError("the Dask client has no workers.")
+        # int(2.7) made 2 parts without a word, and 0 parts failed as "part numbers in [0, 0)"
+        n_parts = check_scalar(n_parts, "n_parts", kind="int", low=1, allow_none=True)
         if part is None:
-            n_parts = len(workers) if n_parts is None else int(n_parts)
+            n_parts = len(workers) if n_parts is None else n_parts
             part = partition_graph(L, n_parts) if n_parts > 1 else np.zeros(n, dtype=np.int64)
         else:
             part = check_part(part, n)
-            n_parts = int(part.max()) + 1 if n_parts is None and part.size else int(n_parts or 1)
+            n_parts = (int(part.max()) + 1 if part.size else 1) if n_parts is None else n_parts
         if isinstance(order, str) and order == "auto":
             order = None
             if n >= REORDER_MIN_NODES and L.nnz:
@@ -463,6 +465,10 @@ class DaskOperator:
     def matmat(self, cur, out=None):
         """``L @ cur`` (gathered), for a block (n, m) or a vector (n,)."""
         cur = np.asarray(cur)
+        if cur.ndim not in (1, 2) or cur.shape[0] != self.shape[0]:
+            # the parts take their rows by index: a longer block lost its extra rows, a shorter one or a
+            # 3-D one failed with IndexError on the workers
+            raise ValueError(f"cur must have shape ({self.shape[0]},) or ({self.shape[0]}, m); got {cur.shape}.")
         if cur.ndim == 1:
             # the per-part tasks work on (rows, m) blocks (a vector's part would be indexed as a block)
             res = self.matmat(cur[:, None], None if out is None else out.reshape(-1, 1))
@@ -543,6 +549,10 @@ def dask_conjugate_gradient(A, B, *, client=None, tol=1e-8, max_iter=None, preco
     n, m = B2.shape
     if n != op.shape[0]:
         raise ValueError(f"B must have {op.shape[0]} rows; got shape {B.shape}.")
+    if m == 0:
+        # no right-hand side: the empty solution, as conjugate_gradient (the per-part preconditioner of an
+        # (n, 0) block raised IndexError on the workers)
+        return CGResult(np.zeros((n, 0)), np.ones(0, dtype=bool), 0, np.zeros(0))
     if max_iter is None:
         max_iter = 10 * n
     P_ = op.n_parts

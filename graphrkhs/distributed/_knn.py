@@ -254,8 +254,23 @@ def _rcb_tree(S, n_cells):
 def fit_cells(X, n_cells, partitioner="kmeans", sample_size=None, random_state=None):
     r"""Fit a partition of ``X`` into ``n_cells`` cells on a random sample.
 
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+        Points, finite (computed on in float64).
+    n_cells : int >= 1
+        Cells asked for (k-means makes at most one per sampled point).
+    partitioner, sample_size, random_state
+        As in :func:`distributed_knn_graph`.
+
     Returns ``(cells, labels)``: the :class:`KNNCells` and the cell of each point.
     """
+    # checked here too, as distributed_knn_graph checks them: a public function (partitioner="foo" fitted RCB
+    # boxes without a word, n_cells=0 failed inside scikit-learn's KMeans, NaN points gave RCB cells)
+    X = check_points(X, "X", dtype=np.float64)
+    n_cells = check_scalar(n_cells, "n_cells", kind="int", low=1)
+    check_option(partitioner, "partitioner", PARTITIONERS)
+    sample_size = check_scalar(sample_size, "sample_size", kind="int", low=1, allow_none=True)
     rng = check_random_state(random_state)
     n, d = X.shape
     m = min(n, DEFAULT_SAMPLE_SIZE if sample_size is None else sample_size)

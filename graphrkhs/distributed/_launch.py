@@ -57,6 +57,11 @@ def run_mpi(script, n_procs=2, args=(), *, mpiexec=None, timeout=None, check=Tru
         print(out.stdout)
     """
     n_procs = check_scalar(n_procs, "n_procs", kind="int", low=1)   # int(2.5) launched 2 processes
+    if isinstance(args, (str, bytes)):
+        # a string is a sequence of characters: "--n 1000" launched the script with '-', '-', 'n', ' ', ...
+        words = (args.decode(errors="replace") if isinstance(args, bytes) else args).split()
+        raise TypeError(f"args must be a sequence of arguments (a list such as ['--n', '1000']); got the "
+                        f"{type(args).__name__} {args!r}: pass {words!r}.")
     if not os.path.isfile(script):
         raise FileNotFoundError(f"script {script!r} does not exist.")
     launcher = mpiexec or shutil.which("mpiexec")

@@ -417,7 +417,10 @@ def test_demo_bad_seed_and_plot_format_are_usage_errors(tmp_path, capsys, monkey
 
     monkeypatch.setattr(_main, "demo", fits)
     for argv, message in [(["--seed", "-1"], "--seed must be a non-negative integer; got -1"),
-                          (["--plot", str(tmp_path / "x.xyz")], "--plot: matplotlib cannot save .xyz files")]:
+                          (["--plot", str(tmp_path / "x.xyz")], "--plot: matplotlib cannot save .xyz files"),
+                          # an empty name (an unset shell variable, --plot "$OUT") ran every fit and saved nothing
+                          (["--plot", ""], "--plot is empty; give a file name for the picture, e.g. digits.png"),
+                          (["--plot", "  "], "--plot is empty; give a file name for the picture, e.g. digits.png")]:
         with pytest.raises(SystemExit) as exc:
             cli.main(["demo", "-q"] + argv)
         assert exc.value.code == 2

@@ -373,3 +373,41 @@ def test_cg_checks_the_rows_of_B_before_building_the_operator(monkeypatch):
     A = sp.csr_array(gr.laplacian(_graph(n=60)) + sp.eye_array(60))
     with pytest.raises(ValueError, match=r"B must have 60 rows; got shape \(59,\)"):
         dask_conjugate_gradient(A, np.ones(59))
+
+
+def test_cg_with_no_columns_returns_the_empty_solution_as_conjugate_gradient(client):
+    # B of shape (n, 0) (allowed: min_size=0) crashed a worker with IndexError in the preconditioner where the
+    # serial solver returns the empty block
+    A = sp.csr_array(gr.laplacian(_graph(n=60)) + sp.eye_array(60))
+    serial = gr.conjugate_gradient(A, np.zeros((60, 0)))
+    for pre in ("amg", "jacobi", "none"):
+        res = dask_conjugate_gradient(A, np.zeros((60, 0)), client=client, preconditioner=pre)
+        assert res.x.shape == serial.x.shape == (60, 0) and res.converged.shape == serial.converged.shape == (0,)
+        assert res.n_iter == serial.n_iter == 0 and res.residual_norms.shape == (0,)
+
+
+@pytest.mark.parametrize("n_parts, exc, match", [
+    (2.7, TypeError, "n_parts must be an int; got 2.7"),      # was truncated to 2 parts without a word
+    (0, ValueError, "n_parts must be >= 1; got 0"),           # was "part must hold part numbers in [0, 0)"
+    (-1, ValueError, "n_parts must be >= 1; got -1"),
+])
+def test_operator_checks_n_parts(client, n_parts, exc, match):
+    L = gr.laplacian(_graph(n=60))
+    with pytest.raises(exc, match=match):
+        DaskOperator(L, client, n_parts=n_parts)
+    with pytest.raises(exc, match=match):
+        DaskOperator(L, client, part=np.arange(60) % 2, n_parts=n_parts)
+
+
+def test_operator_product_checks_the_block_shape(client):
+    # a block with the wrong number of rows, or 3-D, failed with IndexError on the workers (or in the driver)
+    L = gr.laplacian(_graph(n=60))
+    op = DaskOperator(L, client, part=np.arange(60) % 2)
+    with pytest.raises(ValueError, match=r"cur must have shape \(60,\) or \(60, m\); got \(5,\)"):
+        op.matmat(np.ones(5))
+    with pytest.raises(ValueError, match=r"cur must have shape \(60,\) or \(60, m\); got \(60, 2, 2\)"):
+        op.matmat(np.ones((60, 2, 2)))
+    with pytest.raises(ValueError, match=r"cur must have shape \(60,\) or \(60, m\); got \(61, 2\)"):
+        op.matmat(np.ones((61, 2)))
+    x = np.random.default_rng(13).normal(size=(60, 2))
+    assert _rel(op.matmat(x), L @ x) <= 1e-12

@@ -291,3 +291,34 @@ def test_duplicated_points_give_no_foreign_warning():
         copies = [j for j in range(10 * (i // 10), 10 * (i // 10) + 10) if j != i]
         A[i, copies[:4]] = 1.0
     np.testing.assert_array_equal(W.toarray(), np.maximum(A, A.T))
+
+
+@pytest.mark.parametrize("args, kwargs, error, match", [
+    # partitioner="foo" fitted RCB boxes without a word
+    ((4,), {"partitioner": "foo"}, ValueError, "partitioner must be one of 'kmeans', 'rcb'; got 'foo'"),
+    # n_cells <= 0 failed in scikit-learn's KMeans ("n_clusters") or in numpy ("negative dimensions")
+    ((0,), {}, ValueError, "n_cells must be >= 1; got 0"),
+    ((-2,), {"partitioner": "rcb"}, ValueError, "n_cells must be >= 1; got -2"),
+    ((2.5,), {"partitioner": "rcb"}, TypeError, "n_cells must be an int; got 2.5"),
+    ((3,), {"sample_size": 0}, ValueError, "sample_size must be >= 1; got 0"),
+])
+def test_fit_cells_checks_its_arguments(args, kwargs, error, match):
+    X = np.random.default_rng(0).normal(size=(50, 2))
+    with pytest.raises(error, match=match):
+        fit_cells(X, *args, **kwargs)
+
+
+@pytest.mark.parametrize("X, error, match", [
+    ([[0.0, 1.0], [1.0, 0.0], [2.0, 2.0]], None, None),                          # a list: AttributeError 'shape'
+    (np.arange(6.0), ValueError, "X must be 2-D"),                                # 1-D: "not enough values to unpack"
+    (np.full((5, 2), np.nan), ValueError, "X contains NaN or infinity"),          # NaN: scikit-learn's KMeans message,
+    (np.array([[0.0, np.inf], [1.0, 2.0], [3.0, 4.0]]), ValueError, "X contains NaN or infinity"),  # RCB: no error
+])
+def test_fit_cells_checks_the_points(X, error, match):
+    if error is None:
+        cells, labels = fit_cells(X, 2, "rcb", random_state=0)
+        assert labels.tolist() == fit_cells(np.asarray(X), 2, "rcb", random_state=0)[1].tolist()
+        return
+    for partitioner in ("kmeans", "rcb"):
+        with pytest.raises(error, match=match):
+            fit_cells(X, 2, partitioner, random_state=0)

@@ -754,3 +754,12 @@ def test_launcher_size_reads_pmi_size_only_with_its_socket(monkeypatch):
     assert _launcher_size() == 1
     monkeypatch.delenv("PMI_FD")                       # a launcher without PMI_FD (PMI_PORT, Open MPI): trusted
     assert _launcher_size() == 3
+
+
+@pytest.mark.parametrize("args", ["--n 1000", b"--n", "-v"])
+def test_run_mpi_refuses_a_string_as_the_argument_list(tmp_path, args):
+    # map(str, "--n 1000") launched the script with the arguments '-', '-', 'n', ' ', '1', ... without a word
+    from graphrkhs.distributed import run_mpi
+
+    with pytest.raises(TypeError, match=r"args must be a sequence of arguments \(a list such as \['--n', '1000'\]\)"):
+        run_mpi(tmp_path / "never_run.py", 2, args)

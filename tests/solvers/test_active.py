@@ -321,6 +321,8 @@ def test_bad_input(kwargs, exc, match):
     (np.ones((5, 1)), ValueError, "at least two classes"),
     (np.array([[0.5, np.nan]]), ValueError, "NaN or infinity"),
     (np.array([["a", "b"]]), TypeError, "must be numeric"),
+    # complex scores were cast to their real part (numpy's ComplexWarning at most) and ranked
+    (np.array([[0.9, 0.1], [0.5 + 1j, 0.5]]), TypeError, "scores must be real; got complex dtype complex128"),
     (LaplacianRegularizationClassifier(), NotFittedError, "is not fitted"),
     (object(), TypeError, "fitted transductive classifier"),
 ])
@@ -352,3 +354,30 @@ def test_propose_labels_for_bad_input():
         propose_labels_for(clf, X, y, 9)
     with pytest.raises(ValueError, match="fitted on 10"):
         propose_labels_for(clf, X[:8], y, criterion="model_change")
+
+
+def test_model_change_label_free_nodes_tie_as_their_exact_values_do():
+    """Every node of a label-free component has the same model change, sqrt(|component|) ||pseudo-label -
+    F_k|| when F is constant there (module docs), so they tie: the lowest index wins, or a random one with
+    random_state.  The singular shift's approximation of that limit differed by up to 1.6e-7 (relative) on a
+    50-node path and 6.7e-5 on a 1000-node path, more than the 1e-10 tie tolerance: the pick was always
+    the path's centre (node 28 of 3..52), whatever random_state."""
+    m = 50
+    n = m + 3
+    W = np.zeros((n, n))
+    W[0, 1] = W[1, 0] = W[1, 2] = W[2, 1] = 1.0      # a labeled path 0 - 1 - 2 ...
+    for i in range(3, n - 1):                        # ... and a label-free path 3 - 4 - ... - 52
+        W[i, i + 1] = W[i + 1, i] = 1.0
+    S = np.array([0, 2])
+    F = np.full((n, 2), 0.5)
+    F[0], F[2] = [1.0, 0.0], [0.0, 1.0]
+    exact = np.sqrt(m) * np.linalg.norm(np.array([1.0, 0.0]) - 0.5)   # pseudo-label: class 0 on a tie
+    nodes, values = propose_labels(F, 1, criterion="model_change", labeled=S, graph=W, return_values=True)
+    assert nodes.tolist() == [3] and values[0] == pytest.approx(exact, rel=1e-14)
+    picks = {int(propose_labels(F, 1, criterion="model_change", labeled=S, graph=W, random_state=seed)[0])
+             for seed in range(8)}
+    assert len(picks) > 1 and all(3 <= p < n for p in picks)
+    # the same limit with alpha > 0 (the shift enters C = (L + J / alpha)^-1 in the same way)
+    nodes, values = propose_labels(F, 1, criterion="model_change", labeled=S, graph=W, alpha=0.5,
+                                   return_values=True)
+    assert nodes.tolist() == [3] and values[0] == pytest.approx(exact, rel=1e-14)
