@@ -74,6 +74,8 @@ def partition_graph(A, n_parts, *, method="auto", seed=0):
     A = _pattern(A)
     n = A.shape[0]
     n_parts = check_scalar(n_parts, "n_parts", kind="int", low=1)
+    # int(seed) made 2.7 a 2 and True a 1 without a word, and 'a' raised "invalid literal for int()"
+    seed = check_scalar(seed, "seed", kind="int")
     if method not in PARTITIONERS:
         raise ValueError(f"method must be one of {PARTITIONERS}; got {method!r}.")
     if n_parts == 1 or n == 0:

@@ -96,6 +96,15 @@ def test_bad_input():
         PartitionPlan(A, np.full(A.shape[0], 5), 2)
 
 
+@pytest.mark.parametrize("seed", ["a", 2.7, True, None])
+def test_seed_must_be_an_int(seed):
+    # int(seed) truncated 2.7 to 2 and took True for 1 without a word; "a" failed with "invalid literal for int()"
+    with pytest.raises(TypeError, match="seed must be an int"):
+        partition_graph(_graph(), 2, seed=seed)
+    with pytest.raises(TypeError, match="seed must be an int"):
+        partition_plan(_graph(), 2, seed=seed)
+
+
 def test_plan_refuses_fractional_parts_and_orders_that_are_no_permutation():
     # part=1.7 was truncated to part 1 (a node moved without a word); an order with a repeated node or of the
     # wrong length failed with numpy's broadcast message, or was used as it was
