@@ -81,12 +81,14 @@ def warn(message, category=GraphRKHSWarning):
         warnings.warn(message, category, stacklevel=2)
         return
     try:
-        # what warnings.warn does with the frame it counts to: the same filters, registry and source line
+        # what warnings.warn does with the frame it counts to: the same filters and registry.  Not
+        # module_globals (warnings.warn passes none either): with them linecache asks the frame's __loader__
+        # for the source, and the BuiltinImporter of `python -c`, piped stdin and the interactive prompt
+        # raises ImportError instead of answering "no source".
         module_globals = frame.f_globals
         warnings.warn_explicit(message, category, frame.f_code.co_filename, frame.f_lineno,
                                module=module_globals.get("__name__", "<string>"),
-                               registry=module_globals.setdefault("__warningregistry__", {}),
-                               module_globals=module_globals)
+                               registry=module_globals.setdefault("__warningregistry__", {}))
     finally:
         del frame                        # no reference cycle through the caller's frame
 

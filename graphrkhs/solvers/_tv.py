@@ -1029,7 +1029,14 @@ def graph_kernel_tv(W: Union[GraphLike, GraphKernel], labeled: Indices, Y: Array
             if use_lars:
                 lars.fit(A_T, b if m > 1 else b[:, 0])
                 sT = np.asarray(lars.coef_, dtype=np.float64).reshape(m, T.size).T
-            else:
+                r = b - A_T @ sT
+                if not np.all((r ** 2).sum(axis=0) + alpha * np.abs(sT).sum(axis=0) <= (b ** 2).sum(axis=0)):
+                    # worse than s = 0, which every lasso solution beats: LARS broke down on nearly equal
+                    # columns (duplicated points: twin nodes whose kernel rows differ at the Chebyshev
+                    # accuracy), its coefficients +-1e9.  Coordinate descent from zero instead.
+                    use_lars = False
+                    sT = np.zeros_like(sT)
+            if not use_lars:
                 lasso.coef_ = np.ascontiguousarray(sT.T) if m > 1 else sT[:, 0].copy()
                 lasso.fit(A_T, b if m > 1 else b[:, 0])
                 sT = np.asarray(lasso.coef_, dtype=np.float64).reshape(m, T.size).T

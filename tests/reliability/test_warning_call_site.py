@@ -276,3 +276,31 @@ def test_stack_entirely_inside_the_package_still_warns(monkeypatch):
         validation.warn("a message", GraphWarning)
     assert len(record) == 1 and record[0].category is GraphWarning and str(record[0].message) == "a message"
     assert record[0].filename == __file__
+
+
+def test_warning_to_code_without_source_is_shown_not_raised():
+    # `python -c`, piped stdin and the interactive prompt run as __main__ with __loader__ BuiltinImporter and
+    # filename "<string>"/"<stdin>": passing those globals as warn_explicit's module_globals made linecache ask
+    # the loader for the source, which raised ImportError("'__main__' is not a built-in module") -- the fit
+    # failed instead of warning.  warnings.warn does not pass them; the warning must just be shown.
+    import importlib.machinery
+    namespace = {"__name__": "__main__", "__loader__": importlib.machinery.BuiltinImporter,
+                 "warn": validation.warn, "GraphWarning": GraphWarning}
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")
+        exec(compile("warn('a message', GraphWarning)", "<string>", "exec"), namespace)
+    assert [(w.category, str(w.message), w.filename, w.lineno) for w in record] == [
+        (GraphWarning, "a message", "<string>", 1)]
+
+
+def test_warning_under_python_dash_c_reaches_stderr():
+    # the same through a real `python -c`, with the default filters (the warning is printed)
+    import subprocess
+    import sys
+    code = ("import numpy as np, graphrkhs as g; W = np.eye(3) + np.ones((3, 3)); "
+            "g.laplacian(W); print('done')")
+    env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(os.path.abspath(g.__file__))))
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.strip() == "done"
+    assert "<string>:1: GraphWarning" in out.stderr, out.stderr[-2000:]

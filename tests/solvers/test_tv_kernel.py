@@ -4,11 +4,13 @@ Oracles: cvxpy on the original problem in f (dense R), the optimality conditions
 graph_tv (R^T p = 2 Lambda (y - f) on S, 0 elsewhere, |p| <= mu, p = mu sign(s) where s != 0), the
 one-label closed form on a cycle, and equivariances."""
 
+import warnings
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from graphrkhs import filters, graph_kernel_tv, knn_graph, laplacian
+from graphrkhs import ConvergenceWarning, filters, graph_kernel_tv, knn_graph, laplacian
 
 
 def _problem(n=40, k=5, seed=0, n_lab=9, m=3):
@@ -159,3 +161,29 @@ def test_one_label_on_a_cycle_closed_form_at_the_ends_of_float64(c):
                              return_info=True)
     assert res.converged and np.isfinite(res.gap).all()
     np.testing.assert_allclose(F / c, s_j * Phi[:, j], atol=1e-9)
+
+
+@pytest.mark.parametrize("seed, n, k", [(0, 30, 5), (1, 30, 5), (0, 60, 6)])
+def test_duplicated_points_reach_the_cvxpy_optimum(seed, n, k):
+    # every point twice: twin nodes have strongly correlated kernel columns and LassoLars broke down on them,
+    # returning sources of +-1e9..1e12 (objective far above that of s = 0) with a relative gap of 1 -- F was
+    # garbage behind a ConvergenceWarning.  Found by benchmarks/default_fits.py (GraphTVClassifier on the
+    # digits with duplicated rows: 180 s and 94 % instead of 1.4 s and 97 %).
+    rng = np.random.default_rng(seed)
+    X = np.repeat(rng.normal(size=(n, 2)), 2, axis=0)
+    W = knn_graph(X, k)
+    S = np.sort(rng.choice(2 * n, 9, replace=False))
+    Y = np.eye(3)[np.arange(9) % 3]
+    alpha = 0.1
+    phi = filters.default_kernel()
+    with warnings.catch_warnings():
+        # the objective is within 1e-4 of cvxpy's (7e-5 at worst), but the gap certificate still stalls
+        # short of tol=1e-4 on some columns (4e-4 .. 3e-3): a ConvergenceWarning that overstates the error
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        F, res = graph_kernel_tv(W, S, Y, alpha=alpha, return_info=True)
+    R = _dense_R(W, phi)
+    lam = np.abs(R).sum(axis=0)[S]
+    for c in range(Y.shape[1]):
+        best, _ = _cvxpy(W, S, Y[:, c], alpha, phi)
+        obj = (lam * (Y[:, c] - F[S, c]) ** 2).sum() + alpha * np.abs(R @ F[:, c]).sum()
+        assert best * (1 - 1e-6) <= obj <= best * (1 + 1e-4)      # what tol=1e-4 promises
