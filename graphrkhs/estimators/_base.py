@@ -38,7 +38,8 @@ from sklearn.exceptions import NotFittedError
 from sklearn.utils.validation import validate_data
 
 from .._core.labels import (UNLABELED, check_labeled_classes_have_priors, labeled_rows, one_hot,
-                            split_classification_labels, split_regression_targets, warn_untrusted_label_proportions)
+                            split_classification_labels, split_regression_targets, warn_unequal_label_counts,
+                            warn_untrusted_label_proportions)
 from .._core.progress import verbosity
 from .._core.validation import (Interval, Options, check_class_priors, check_estimator_points, sparse_points_refused,
                                 validate_params)
@@ -236,6 +237,10 @@ class ClassifierOutputMixin(ClassifierMixin):
     # The estimators whose solver already imposes the class sizes (MBO) skip the assignment step; a class
     # normalization keeps the class sizes of their labels on the rows a label reaches.
     _sizes_in_solver = False
+    # The estimators whose scores are balanced across classes by construction (Poisson learning's centred
+    # sources, the ensemble's per-class standardization): an implicit prior of equal class sizes, which the
+    # fit warns about when the label counts reject it (warn_unequal_label_counts)
+    _equal_sizes_prior = False
 
     def __init_subclass__(cls, **kwargs):
         # A classifier's parameters are its method's (declared once, in the class shared with the
@@ -281,6 +286,11 @@ class ClassifierOutputMixin(ClassifierMixin):
             # masses of "mass"): warn when they rest on too few labels (user -> fit -> _fit_all -> here)
             warn_untrusted_label_proportions(np.bincount(codes[labeled], minlength=k), n, classes=classes,
                                              what="class sizes" if self._sizes_in_solver else "class masses")
+        elif self._equal_sizes_prior and self.class_normalization is None:
+            # scores balanced by construction (an implicit prior of equal class sizes): warn when the label
+            # counts reject it
+            warn_unequal_label_counts(np.bincount(codes[labeled], minlength=k), classes=classes,
+                                      owner=type(self).__name__)
         Y = one_hot(codes[labeled], k)
         self.class_prior_ = Y.mean(axis=0)
         self._fit_labeled = labeled

@@ -765,6 +765,7 @@ class PoissonLearningClassifier(_TransductiveClassifier):
     array([0, 0, 0, 0, 0, 1, 1, 1, 1, 1])
     """
 
+    _equal_sizes_prior = True       # centred sources: balanced classes by construction (warn_unequal_label_counts)
     _parameter_constraints = {"class_priors": ["array-like", dict, None], "tol": _TOL,
                               "preconditioner": _PRECONDITIONERS, "backend": _BACKEND}
 
@@ -1263,6 +1264,7 @@ class PoissonRidgeEnsembleClassifier(_TransductiveClassifier, _GraphKernelRidge)
     """
 
     _scoring = "accuracy"
+    _equal_sizes_prior = True       # per-class standardized scores (warn_unequal_label_counts)
     _parameter_constraints = {"poisson_weight": [Interval("real", 0, 1, closed="both")], "tol": _TOL,
                               "preconditioner": _PRECONDITIONERS,
                               "graph": [Options("auto", "knn", "epsilon", "precomputed"), GraphSpec],
