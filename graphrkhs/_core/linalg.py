@@ -19,8 +19,10 @@ __all__ = ["apply_matrix", "dense_matrix", "n_rows", "psd_solve", "psd_part", "c
            "rounding_floor",
            "lanczos_tridiagonal", "small_dense_threads", "guarded_sparse_product"]
 
-#: Dense factorizations of at most this order run on one BLAS thread (:func:`small_dense_threads`).
-SMALL_DENSE_ORDER = 512
+#: Dense factorizations of at most this order run on one BLAS thread (:func:`small_dense_threads`).  2048
+#: covers the LOO engine's kernels of the digits with every class labeled (l = 1730): at 512 their
+#: eigendecompositions ran on two threads and took 4-19 s each at load 3-4 against 0.6 s on one.
+SMALL_DENSE_ORDER = 2048
 
 _BLAS_CONTROLLER = None
 
@@ -32,7 +34,10 @@ def small_dense_threads(order):
     shared one OpenBLAS's threads spin waiting for each other: an eigendecomposition
     of order 64 / 256 / 1000 took 12.6 / 1101 / 3730 ms with two threads against
     1.3 / 23 / 484 ms with one at load 10 on 2 cores, and a LapRLS fit on 30 points
-    (about 130 small eigendecompositions in its selection) 10-15x longer.  The same
+    (about 130 small eigendecompositions in its selection) 10-15x longer.  At order 1730 (the
+    digits with 173 labels per class) it took 4.3-18.6 s with two threads against 0.62-0.66 s with
+    one at load 3-4 (order 3000: 1.8-36 s against 3.2-3.6 s): ``RLSClassifier().fit`` there ran
+    over 120 s; an idle machine loses at most the second core's share (under 2x) on orders up to 2048.  The same
     rule as the Lanczos reorthogonalization (:mod:`graphrkhs.spectral`).  Larger
     orders keep the caller's thread settings.  The controller (a scan of the loaded
     libraries, about 1 ms) is built once; entering the limit costs about 60 us.
