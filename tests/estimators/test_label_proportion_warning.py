@@ -11,7 +11,7 @@ from graphrkhs.estimators import (CutSSLClassifier, PoissonMBOClassifier, Poisso
                                   RLSClassifier, VolumeMBOClassifier)
 
 SIZED = [PoissonMBOClassifier, VolumeMBOClassifier, CutSSLClassifier]
-FRAGMENT = "class_priors is None"
+FRAGMENT = "are the labeled class proportions"   # not warn_unequal_label_counts's "treats the classes as equal"
 
 
 def _blobs(m=21):

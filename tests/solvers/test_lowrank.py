@@ -273,16 +273,7 @@ def test_lowrank_selection_exact_step():
     np.testing.assert_allclose(Ks @ alpha, Ks @ g.laprls_fit(Ks, Ss, Ys, Ms, p["gamma_A"], p["gamma_I"]),
                                atol=1e-7)
     np.testing.assert_allclose(b, 0.0)
-    l = Ss.size
-    mse = []
-    for gA in res.grid["gamma_A"]:
-        resid = []
-        for i in range(l):
-            keep = np.delete(np.arange(l), i)
-            c = l / (l - 1)
-            a = g.laprls_fit(Ks, Ss[keep], Ys[keep], Ms, gA * c, p["ratio"] * gA * c)
-            resid.append(Ys[i] - Ks[Ss[i]] @ a)
-        mse.append(np.mean(np.square(resid)))
+    mse = _exact_loo_mse(Ks, Ss, Ys, Ms, p["ratio"], res.grid["gamma_A"])
     np.testing.assert_allclose(-res.exact_scores, mse, rtol=1e-5)
     assert p["gamma_A"] == res.grid["gamma_A"][int(np.argmin(mse))]
 
