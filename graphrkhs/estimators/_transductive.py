@@ -1401,7 +1401,7 @@ class _GraphTV(_GraphLearner):
         # a canonical order, seeded), the better best CV score wins (ties: "kernel", never degenerate).  Graph TV
         # ("incidence") is exact on piecewise-constant targets over low-dimensional data and degenerate on smooth
         # targets in higher dimension (one constant over the unlabeled nodes: R^2 < 0 on make_friedman1 and the
-        # diabetes data at 2-10 % labels, where "kernel" gives 0.25-0.57, the graph kernel ridge's); the held-out
+        # diabetes data at 2-10 % labels, where "kernel" gives 0.14-0.57, the graph kernel ridge's); the held-out
         # labels of the folds see that plateau, so the CV tells the two apart.  Each candidate's warnings (its
         # edge reports, its convergence) are held and only the chosen one's are shown: the other fit is not used
         fits, held = {}, {}
@@ -1598,10 +1598,11 @@ _TV_DOC = r"""
 
 
 class _GraphTVWithOperator(_GraphTV):
-    """The TV classifier's parameters: the graph TV's plus the analysis operator (``R``, ``kernel``,
-    ``laplacian``) and ``backend`` (its distributed parts: the Chebyshev passes of ``R="kernel"`` and the
-    harmonic fallback of ``R="incidence"``; the regressor's graph TV iterations have none, so it has no
-    ``backend``); the classifier's own __init__ (with ``unlabeled`` ...) is made from this one."""
+    """The TV estimators' parameters: the graph TV's plus the analysis operator (``R``, ``kernel``,
+    ``laplacian``) and ``backend`` (their distributed parts: the Chebyshev passes of ``R="kernel"`` and the
+    classifier's harmonic fallback of ``R="incidence"``; graph TV's primal-dual iterations have none); the
+    classifier's own __init__ (with ``unlabeled`` ...) is made from this one, the regressor's (``R="auto"``)
+    is its own."""
 
     _parameter_constraints = {"R": [Options("auto", "kernel", "incidence")], "kernel": ["callable", None],
                               "laplacian": [Options("normalized", "combinatorial")], "backend": _BACKEND}
