@@ -316,7 +316,15 @@ class DistributedCSR:
         return out
 
     def matmat(self, cur, out=None):
-        """``L @ cur`` on this process's rows (local order)."""
+        """``L @ cur`` on this process's rows (local order), for a block (n_own, m) or a vector (n_own,)."""
+        cur = np.asarray(cur)
+        if cur.ndim not in (1, 2) or cur.shape[0] != self.shape[0]:
+            raise ValueError(f"cur must hold this process's rows: shape ({self.shape[0]},) or ({self.shape[0]}, m) "
+                             f"(use to_internal on a global block); got {cur.shape}.")
+        if cur.ndim == 1:
+            # the fused step works on (rows, m) blocks, as the Dask operator's parts do
+            res = self.matmat(cur[:, None], None if out is None else out.reshape(-1, 1))
+            return res[:, 0]
         cur = np.ascontiguousarray(cur, dtype=self.dtype)
         if out is None:
             out = np.empty_like(cur)

@@ -26,8 +26,13 @@ def row_blocks(indptr, n_parts):
     Block ``p`` is rows ``b[p]:b[p+1]``; blocks may be empty (more parts than rows).
     """
     indptr = np.asarray(indptr)
-    n = indptr.size - 1
     n_parts = check_scalar(n_parts, "n_parts", kind="int", low=1)   # int(2.5) made 2 parts without a word
+    # a decreasing or shifted indptr (not a CSR row pointer) gave bounds that silently dropped or repeated rows
+    if (indptr.ndim != 1 or indptr.size == 0 or not np.issubdtype(indptr.dtype, np.integer) or indptr[0] != 0
+            or np.any(np.diff(indptr) < 0)):
+        raise ValueError("indptr must be a CSR row pointer: 1-D integers starting at 0 and non-decreasing "
+                         "(pass W.indptr of a scipy.sparse CSR matrix).")
+    n = indptr.size - 1
     nnz = int(indptr[-1])
     if nnz == 0:
         bounds = np.linspace(0, n, n_parts + 1).round().astype(np.int64)

@@ -651,6 +651,34 @@ def test_fractional_counts_of_parts_and_processes_are_refused(tmp_path):
     np.testing.assert_array_equal(row_blocks(np.array([0, 1, 2, 3]), np.int64(3)), [0, 1, 2, 3])
 
 
+def test_matmat_takes_a_vector_and_names_a_wrong_shape(comm):
+    # a 1-D vector failed inside the compiled step ("blocks of shape cur (n,) ... do not fit"), where the Dask
+    # operator accepts one; a block of another row count reached the same message, naming no argument
+    L = gr.laplacian(_knn_graph(isolated=3))
+    D = DistributedCSR.from_global(L, comm, part=_parts("round_robin", L.shape[0], comm.size))
+    x = np.random.default_rng(5).standard_normal(L.shape[0])
+    y = D.matmat(D.to_internal(x[:, None])[:, 0])
+    assert y.ndim == 1 and y.shape == (D.shape[0],)
+    assert _rel(D.gather(y[:, None])[:, 0], L @ x) <= 1e-12
+    out = np.empty(D.shape[0])
+    assert D.matmat(D.to_internal(x[:, None])[:, 0], out) is not None
+    np.testing.assert_array_equal(out, y)
+    with pytest.raises(ValueError, match=r"cur must hold this process's rows.*got \(%d, 2\)" % (D.shape[0] + 1)):
+        D.matmat(np.ones((D.shape[0] + 1, 2)))
+    with pytest.raises(ValueError, match="cur must hold this process's rows"):
+        D.matmat(np.ones((D.shape[0], 2, 2)))
+
+
+@pytest.mark.parametrize("indptr", [[0, 3, 1, 4], [1, 2, 3], [[0, 1], [1, 2]], [0.0, 1.0, 2.0], []])
+def test_row_blocks_refuses_what_is_not_a_row_pointer(indptr):
+    # a decreasing indptr gave bounds [0, 1, 3] for rows whose entries run backwards: blocks that do not
+    # balance anything, without a word
+    from graphrkhs.distributed import row_blocks
+
+    with pytest.raises(ValueError, match="indptr must be a CSR row pointer"):
+        row_blocks(np.array(indptr), 2)
+
+
 def test_neighbourhood_cache_frees_the_communicators_no_exchange_uses(comm, monkeypatch):
     # one neighbourhood communicator per distinct topology was kept for good (operators on many graphs or
     # partitions exhaust MPI's few thousand communicator ids); from the cache limit on, those no exchange on
