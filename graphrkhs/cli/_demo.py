@@ -181,7 +181,9 @@ def _demo_plot(path, rows, labels_per_class, n_neighbors, seed):
     pred = np.asarray(method(X, y_partial, W))
     # t-SNE separates the ten digit clusters in 2-D (a spectral embedding collapses most of them).
     emb = TSNE(n_components=2, init="pca", random_state=seed, perplexity=30, max_iter=500).fit_transform(X)
-    wrong = pred != y
+    hidden = np.ones(y.size, dtype=bool)
+    hidden[keep] = False
+    wrong = (pred != y) & hidden           # as the title's accuracy: the given labels are not mistakes
     fig, ax = plt.subplots(figsize=(7, 6))
     sc = ax.scatter(emb[:, 0], emb[:, 1], c=pred.astype(int), cmap="tab10", s=8)
     ax.scatter(emb[wrong, 0], emb[wrong, 1], facecolors="none", edgecolors="k", s=40, linewidths=0.8,
@@ -189,8 +191,6 @@ def _demo_plot(path, rows, labels_per_class, n_neighbors, seed):
     ax.scatter(emb[keep, 0], emb[keep, 1], marker="*", c="k", s=30, label="given labels")
     ax.legend(loc="best")
     fig.colorbar(sc, ax=ax, label="predicted digit")
-    hidden = np.ones(y.size, dtype=bool)
-    hidden[keep] = False
     accuracy = 100 * np.mean(pred[hidden] == y[hidden])
     ax.set_title(f"{best['method']}\n{labels_per_class} labels/class, accuracy {accuracy:.1f}% (t-SNE view)")
     ax.set_xticks([])

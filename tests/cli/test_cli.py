@@ -505,6 +505,43 @@ def test_demo_plot_names_the_file_it_writes(tmp_path, capsys, monkeypatch):
     assert exc.value.code == 2 and f"--plot: {tmp_path} is a directory" in capsys.readouterr().err
 
 
+def test_demo_plot_counts_mistakes_on_the_unlabeled_points_only(tmp_path, monkeypatch):
+    # the circled "mistakes" and their count took in the labeled points too, which the title's accuracy
+    # (unlabeled points) leaves out: a method that misfits only its given labels showed as many mistakes
+    import matplotlib.axes
+    import sklearn.manifold
+
+    from graphrkhs.cli import _demo
+    from graphrkhs.datasets import load_digits
+
+    class FirstTwoColumns:
+        def __init__(self, **kwargs):
+            pass
+
+        def fit_transform(self, X):
+            return X[:, :2]
+
+    _, y = load_digits()
+
+    def misfits_its_labels(X, y_partial, W):
+        given = y_partial != -1
+        return np.where(given, (y_partial + 1) % 10, y)      # right on every unlabeled point
+
+    labels = []
+    scatter = matplotlib.axes.Axes.scatter
+
+    def recording_scatter(self, *args, **kwargs):
+        labels.append(kwargs.get("label"))
+        return scatter(self, *args, **kwargs)
+
+    monkeypatch.setattr(sklearn.manifold, "TSNE", FirstTwoColumns)
+    monkeypatch.setattr(_demo, "_demo_methods", lambda k: [("fake", misfits_its_labels, None)])
+    monkeypatch.setattr(matplotlib.axes.Axes, "scatter", recording_scatter)
+    rows = [{"method": "fake", "source": "graphrkhs", "accuracy_mean": 1.0}]
+    _demo._demo_plot(str(tmp_path / "digits.png"), rows, 10, 10, 0)
+    assert "mistakes (0)" in labels
+
+
 def test_label_npz_object_array_names_what_to_save(tmp_path, capsys):
     # an object array used to get numpy's "cannot be loaded when allow_pickle=False", a flag this command lacks
     path = tmp_path / "objects.npz"
