@@ -787,9 +787,9 @@ def warn_unpredicted_classes(label_counts, predicted_counts, *, classes=None, ow
     shares = "[" + ", ".join(f"{v:.3g}" for v in n / l) + "]" if n.size <= 10 else "the label proportions"
     warn(f"{owner} predicts class {name} on {int(m[c])} of the {int(u)} unlabeled samples, though "
          f"{int(n[c])} of the {int(l)} labels belong to it (its label share would give it about {e[c]:.0f}){others}. "
-         "This is the known degeneracy of Laplace-type learning at low label rates -- the class's few labels "
-         "become spikes that reach no unlabeled sample (Calder et al. 2020, 'Poisson learning'; El Alaoui et al. "
-         "2016) -- not evidence that the class is absent. Pass class_priors= the class proportions "
+         "The usual cause is the degeneracy of Laplace-type learning at low label rates -- the class's few "
+         "labels become spikes that reach no unlabeled sample (Calder et al. 2020, 'Poisson learning'; El Alaoui "
+         "et al. 2016) -- not evidence that the class is absent. Pass class_priors= the class proportions "
          f"({order}, summing to 1; the label proportions {shares} if nothing better is known): the unlabeled "
          "samples are then assigned with those class sizes.", GraphRKHSWarning)
     return True
