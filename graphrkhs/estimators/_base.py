@@ -39,7 +39,7 @@ from sklearn.utils.validation import validate_data
 
 from .._core.labels import (UNLABELED, check_labeled_classes_have_priors, labeled_rows, one_hot,
                             split_classification_labels, split_regression_targets, warn_unequal_label_counts,
-                            warn_untrusted_label_proportions)
+                            warn_unpredicted_classes, warn_untrusted_label_proportions)
 from .._core.progress import verbosity
 from .._core.validation import (Interval, Options, check_class_priors, check_estimator_points, sparse_points_refused,
                                 validate_params)
@@ -324,8 +324,31 @@ class ClassifierOutputMixin(ClassifierMixin):
         # the member's solve, then (for learners without fitted node scores) the class normalization
         # learned on the scores of the fitted rows
         super()._fit(X, labeled, Y)
+        raw = None
         if self.class_scale_ is None and self._normalization_requested():
-            self._fit_class_normalization(self._normalized_scores(self._raw(X)))
+            raw = self._raw(X)
+            self._fit_class_normalization(self._normalized_scores(raw))
+        if self.class_priors is None:
+            # without class sizes a labeled class can vanish from the decision (the degeneracy of
+            # Laplace-type learning at low label rates): say so (class_priors imposes the sizes)
+            self._warn_unpredicted_classes(X, raw)
+
+    def _fitted_decision(self, X, raw=None):
+        """(codes, counted): the class codes that ``predict`` gives the fitted rows, and a mask of the rows
+        whose decision is the model's (None: all).  Learners on points evaluate the fitted function there
+        (``raw``: its values, when already computed); the transductive ones read ``transduction_``."""
+        S = self._class_scores(self._raw(X) if raw is None else raw)
+        return np.argmax(S, axis=1), None
+
+    def _warn_unpredicted_classes(self, X, raw=None):
+        """:func:`~graphrkhs._core.labels.warn_unpredicted_classes` on the unlabeled fitted rows."""
+        labeled = np.asarray(self._fit_labeled, dtype=bool)
+        codes, counted = self._fitted_decision(X, raw)
+        rows = ~labeled if counted is None else ~labeled & counted
+        k = self.classes_.size
+        warn_unpredicted_classes(np.bincount(self._fit_codes[labeled], minlength=k),
+                                 np.bincount(np.asarray(codes)[rows], minlength=k), classes=self.classes_,
+                                 owner=type(self).__name__)
 
     def _normalization_requested(self):
         return self.class_normalization is not None or (self.class_priors is not None
@@ -600,7 +623,13 @@ CLASS_PRIORS_DOC = r"""class_priors : array-like of shape (n_classes,), dict or 
         decision of GraphLearning's ``class_priors`` (which reaches the sizes
         by gradient steps on multiplicative weights, within a tolerance) and of
         Jacobs, Merkurjev & Esedoglu (2018); here the sizes are met exactly
-        (up to the few nodes at score ties).  None: no size constraint.
+        (up to the few nodes at score ties).  None: no size constraint, and
+        ``fit`` warns (:class:`~graphrkhs.GraphRKHSWarning`) when a labeled
+        class is predicted on fewer than a tenth of the unlabeled rows its
+        label share would give it (at least 10), the degeneracy of
+        Laplace-type learning at low label rates (29 + 1 random labels of a
+        95 / 5 % split: the rare class predicted nowhere; see
+        :func:`~graphrkhs._core.labels.unpredicted_classes`).
     class_normalization : {None, "mass", "mean_shift"}, default=None
         Per-class normalization of the scores, learned on the unlabeled fitted
         rows R, with :math:`q` = ``class_priors`` or, when None, the labeled

@@ -316,6 +316,11 @@ class _TransductiveClassifier(ClassifierOutputMixin, _GraphLearner):
         codes = S.argmax(axis=1)
         codes[orphan] = np.argmax(self._prior_distribution())
         self.transduction_ = self.classes_[codes]
+        self._transduction_codes = codes
+
+    def _fitted_decision(self, X, raw=None):
+        # transduction_ (its codes); the nodes no label reaches get the prior, not the model's decision
+        return self._transduction_codes, ~np.asarray(self._orphan_nodes, dtype=bool)
 
     def _keep_the_labels(self, F):
         """F with the label's score raised to just above the row's largest class score (after the class

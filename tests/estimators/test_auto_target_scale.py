@@ -16,7 +16,7 @@ import pytest
 from sklearn.datasets import make_moons
 
 from graphrkhs import SelectionWarning
-from graphrkhs.estimators import LapRLSRegressor, PRLSRegressor, WarpedKernelRegressor
+from graphrkhs.estimators import FredholmRegressor, LapRLSRegressor, PRLSRegressor, WarpedKernelRegressor
 
 
 def _data():
@@ -39,8 +39,8 @@ def _fit(cls, X, y):
     return est, [str(x.message) for x in w if issubclass(x.category, SelectionWarning)]
 
 
-@pytest.mark.parametrize("cls", [LapRLSRegressor, PRLSRegressor, WarpedKernelRegressor])
-@pytest.mark.parametrize("scale", [1e300, 1e-300])
+@pytest.mark.parametrize("cls", [LapRLSRegressor, PRLSRegressor, WarpedKernelRegressor, FredholmRegressor])
+@pytest.mark.parametrize("scale", [1e300, 1e-300, 1e-3, 1e3])
 def test_auto_selection_is_scale_free_in_y(cls, scale):
     X, y = _data()
     ref = _reference(cls)
