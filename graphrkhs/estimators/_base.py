@@ -59,6 +59,9 @@ _MARKER_COLLISION = {
 
 # The options of ``class_normalization`` (see CLASS_PRIORS_DOC).
 CLASS_NORMALIZATIONS = ("mass", "mean_shift")
+#: unlabeled rows on which ``fit`` checks that every labeled class is predicted somewhere (a seeded sample of
+#: them above this count; see ``ClassifierOutputMixin._warn_unpredicted_classes``)
+UNPREDICTED_SAMPLE = 5000
 
 
 class GraphRKHSEstimator(BaseEstimator):
@@ -333,21 +336,29 @@ class ClassifierOutputMixin(ClassifierMixin):
             # Laplace-type learning at low label rates): say so (class_priors imposes the sizes)
             self._warn_unpredicted_classes(X, raw)
 
-    def _fitted_decision(self, X, raw=None):
-        """(codes, counted): the class codes that ``predict`` gives the fitted rows, and a mask of the rows
-        whose decision is the model's (None: all).  Learners on points evaluate the fitted function there
-        (``raw``: its values, when already computed); the transductive ones read ``transduction_``."""
-        S = self._class_scores(self._raw(X) if raw is None else raw)
+    def _fitted_decision(self, X, rows, raw=None):
+        """(codes, counted): the class codes that ``predict`` gives the fitted rows ``rows`` (indices), and a
+        mask over them of the rows whose decision is the model's (None: all).  Learners on points evaluate
+        the fitted function there (``raw``: its values on every fitted row, when already computed); the
+        transductive ones read ``transduction_``."""
+        S = self._class_scores(self._raw(X[rows]) if raw is None else raw[rows])
         return np.argmax(S, axis=1), None
 
     def _warn_unpredicted_classes(self, X, raw=None):
-        """:func:`~graphrkhs._core.labels.warn_unpredicted_classes` on the unlabeled fitted rows."""
+        """:func:`~graphrkhs._core.labels.warn_unpredicted_classes` on the unlabeled fitted rows (a seeded sample
+        of ``UNPREDICTED_SAMPLE`` of them when there are more: a class's share is measured as well on it, and a
+        learner on points need not evaluate its function on, e.g., 60000 rows again inside ``fit``)."""
         labeled = np.asarray(self._fit_labeled, dtype=bool)
-        codes, counted = self._fitted_decision(X, raw)
-        rows = ~labeled if counted is None else ~labeled & counted
+        rows = np.flatnonzero(~labeled)
+        if not rows.size:                     # every row labeled: nothing predicted to count
+            return
+        if rows.size > UNPREDICTED_SAMPLE:
+            rows = np.sort(np.random.default_rng(0).choice(rows, UNPREDICTED_SAMPLE, replace=False))
+        codes, counted = self._fitted_decision(X, rows, raw)
+        codes = np.asarray(codes) if counted is None else np.asarray(codes)[counted]
         k = self.classes_.size
         warn_unpredicted_classes(np.bincount(self._fit_codes[labeled], minlength=k),
-                                 np.bincount(np.asarray(codes)[rows], minlength=k), classes=self.classes_,
+                                 np.bincount(codes, minlength=k), classes=self.classes_,
                                  owner=type(self).__name__)
 
     def _normalization_requested(self):

@@ -318,9 +318,9 @@ class _TransductiveClassifier(ClassifierOutputMixin, _GraphLearner):
         self.transduction_ = self.classes_[codes]
         self._transduction_codes = codes
 
-    def _fitted_decision(self, X, raw=None):
+    def _fitted_decision(self, X, rows, raw=None):
         # transduction_ (its codes); the nodes no label reaches get the prior, not the model's decision
-        return self._transduction_codes, ~np.asarray(self._orphan_nodes, dtype=bool)
+        return self._transduction_codes[rows], ~np.asarray(self._orphan_nodes, dtype=bool)[rows]
 
     def _keep_the_labels(self, F):
         """F with the label's score raised to just above the row's largest class score (after the class

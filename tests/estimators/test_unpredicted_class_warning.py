@@ -112,3 +112,28 @@ def test_balanced_data_do_not_warn(make, cls):
             warnings.simplefilter("always")
             cls().fit(X, np.asarray(y_partial))
         assert not _ours(caught)
+
+
+@pytest.mark.parametrize("cls", [LapRLSClassifier, WarpedKernelClassifier])
+def test_the_check_reads_a_seeded_sample_of_the_unlabeled_rows(unbalanced, cls, monkeypatch):
+    # a learner on points evaluated its fitted function on every fitted row again inside fit (60000 rows for
+    # the Fashion-MNIST split): above UNPREDICTED_SAMPLE unlabeled rows the check reads a seeded sample of them,
+    # which sees a vanished class as well
+    from graphrkhs.estimators import _base
+
+    X, _, y_partial = unbalanced
+    monkeypatch.setattr(_base, "UNPREDICTED_SAMPLE", 400)      # the rare class's share: about 13 of them
+    evaluated = []
+    raw = cls._raw
+
+    def counting_raw(self, Z):
+        evaluated.append(len(Z))
+        return raw(self, Z)
+
+    monkeypatch.setattr(cls, "_raw", counting_raw)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        cls().fit(X, y_partial)
+    message = [str(w.message) for w in _ours(caught)]
+    assert len(message) == 1 and "on 0 of the 400 unlabeled samples" in message[0]
+    assert evaluated and max(evaluated) <= 400        # never all 970 unlabeled rows
