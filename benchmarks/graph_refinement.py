@@ -18,7 +18,11 @@ on both data sets), on the label draws of ``label_rates.py`` (``sample_labels`` 
 ``rw1``, ``rw25``  the cosine self-tuning graph with r = 1, 1/4;
 ``centred``   the default rule on X minus its mean row (the correlation metric);
 ``pca<D>``    the default rule on the first D principal components (centred, not whitened);
-``std``       the default rule on the pixels centred and scaled to unit variance per feature.
+``std``       the default rule on the pixels centred and scaled to unit variance per feature;
+``shift<R>`` / ``shift<R>k<K>``  a translation-invariant distance for square images: the Euclidean distance
+              minimized over shifts of either image by up to R pixels in x and y (zero fill; symmetrized),
+              the Euclidean self-tuning kNN weights exp(-4 d^2 / (s_i s_j)) on it, K = 10 neighbours unless
+              given (a dense n x n distance: refused above 5000 points).
 
 Usage::
 
@@ -76,7 +80,37 @@ def refined_graph(name, X, W0):
     if name == "std":
         scale = X.std(axis=0)
         return _cosine((X - X.mean(axis=0)) / np.where(scale > 0, scale, 1.0))
+    if name.startswith("shift"):
+        R, _, K = name[5:].partition("k")
+        return _shift_graph(X, int(R), int(K or 10))
     raise ValueError(f"unknown graph {name!r}")
+
+
+def _shift_graph(X, R, k):
+    """The self-tuning kNN graph of the distance min over shifts (|dx|, |dy| <= R) of one image against the other."""
+    n, p = X.shape
+    side = int(round(np.sqrt(p)))
+    if side * side != p or n > 5000:
+        raise ValueError(f"shift graphs need square images and at most 5000 points; got {X.shape}.")
+    img = X.reshape(n, side, side)
+    sq = (X ** 2).sum(axis=1)
+    D = np.full((n, n), np.inf)
+    for dx in range(-R, R + 1):
+        for dy in range(-R, R + 1):
+            moved = np.zeros_like(img)
+            moved[:, max(-dy, 0):side + min(-dy, 0), max(-dx, 0):side + min(-dx, 0)] = \
+                img[:, max(dy, 0):side + min(dy, 0), max(dx, 0):side + min(dx, 0)]
+            M = moved.reshape(n, p)
+            d = np.sqrt(np.maximum((M ** 2).sum(axis=1)[:, None] + sq[None, :] - 2 * M @ X.T, 0.0))
+            D = np.minimum(D, np.minimum(d, d.T))
+    np.fill_diagonal(D, np.inf)
+    nbr = np.argsort(D, axis=1)[:, :k]
+    dk = np.take_along_axis(D, nbr, axis=1)
+    rows = np.repeat(np.arange(n), k)
+    width = dk[:, -1]
+    W = sp.csr_array((np.exp(-4 * dk.ravel() ** 2 / (width[rows] * width[nbr.ravel()])), (rows, nbr.ravel())),
+                     shape=(n, n))
+    return sp.csr_array(W.maximum(W.T))
 
 
 def main(argv=None):
