@@ -37,7 +37,8 @@ __all__ = []
 
 # The default marker: -1 as a numpy int64 *object* of its own.  It equals -1 in
 # every respect, and survives scikit-learn's ``clone`` (deepcopy keeps numpy
-# scalars), so that an estimator can tell ``unlabeled`` left at its default
+# scalars) and pickling (the estimators re-attach it: ClassifierOutputMixin's
+# __getstate__ / __setstate__), so that an estimator can tell ``unlabeled`` left at its default
 # (``self.unlabeled is UNLABELED``) from ``unlabeled=-1`` given explicitly; only
 # the former warns when -1 looks like a class.
 UNLABELED = np.int64(-1)

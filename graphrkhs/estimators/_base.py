@@ -275,6 +275,22 @@ class ClassifierOutputMixin(ClassifierMixin):
         __init__.__doc__ = f"Store the parameters (see :class:`{cls.__name__}`)."
         cls.__init__ = __init__
 
+    def __getstate__(self):
+        # the default marker is told from an explicit -1 by identity (UNLABELED), which pickling loses: an estimator
+        # saved and loaded (joblib.dump / load, a parallel GridSearchCV's workers) took a new int64 -1 for an
+        # explicit marker and fitted labels {-1, 0, 1} without the LabelCollisionWarning.  (UNLABELED cannot pickle
+        # itself by name: scikit-learn's checks want a default of a plain type, np.int64.)
+        state = super().__getstate__()
+        if state.get("unlabeled") is UNLABELED:
+            state["_unlabeled_default"] = True
+        return state
+
+    def __setstate__(self, state):
+        state = dict(state)
+        if state.pop("_unlabeled_default", False):
+            state["unlabeled"] = UNLABELED
+        super().__setstate__(state)
+
     def _encode_targets(self, y, n):
         labeled, classes, codes = split_classification_labels(y, n, unlabeled=self.unlabeled,
                                                               owner=type(self).__name__)
