@@ -37,7 +37,8 @@ __all__ = []
 
 # The default marker: -1 as a numpy int64 *object* of its own.  It equals -1 in
 # every respect, and survives scikit-learn's ``clone`` (deepcopy keeps numpy
-# scalars), so that an estimator can tell ``unlabeled`` left at its default
+# scalars) and pickling (the estimators re-attach it: ClassifierOutputMixin's
+# __getstate__ / __setstate__), so that an estimator can tell ``unlabeled`` left at its default
 # (``self.unlabeled is UNLABELED``) from ``unlabeled=-1`` given explicitly; only
 # the former warns when -1 looks like a class.
 UNLABELED = np.int64(-1)
@@ -235,8 +236,12 @@ def split_classification_labels(y, n_samples, *, unlabeled=UNLABELED, name="y", 
     y = _label_vector(y, n_samples, unlabeled, name)
     if y.dtype.kind == "c":     # scikit-learn's own words were a multi-line "Complex data not supported"
         check_numeric_dtype(y, name)
-    if y.dtype.kind == "f" and np.isinf(y if missing is None else y[~missing]).any():
-        raise ValueError(f"{name} contains infinity.")
+    if y.dtype.kind == "f":
+        inf = np.isinf(y).reshape(y.shape[0], -1).any(axis=1)
+        if missing is not None:
+            inf &= ~missing.reshape(y.shape[0], -1).all(axis=1)
+        if inf.any():
+            raise _infinity_error(name, inf, "class labels")
     marked = _unlabeled_mask(y, unlabeled)
     missing = _unlabeled_mask(y, None) if missing is None else missing | _unlabeled_mask(y, None)
     marked |= missing
@@ -473,6 +478,14 @@ def _looks_like_a_class(classes, labeled_codes, n_marker, marker):
     return n_marker <= largest or bool(classes.min() < marker < classes.max())
 
 
+def _infinity_error(name, rows, what):
+    """The ValueError for infinite entries of ``name`` in the rows marked by ``rows`` (a boolean mask)."""
+    count = int(rows.sum())
+    return ValueError(f"{name} contains infinity in {count} row{'' if count == 1 else 's'} (e.g. row "
+                      f"{int(np.flatnonzero(rows)[0])}); {what} must be finite. NaN marks an unlabeled row: "
+                      "replace the infinite entries with NaN to leave those rows unlabeled, or drop them.")
+
+
 def split_regression_targets(y, n_samples, name="y"):
     """Return ``(labeled_mask, values)`` for a semi-supervised regression target.
 
@@ -511,12 +524,17 @@ def split_regression_targets(y, n_samples, name="y"):
             f"{name} has {y.shape[0]} entries but there are {n_samples} samples; "
             "give one target per sample, NaN for unlabeled ones."
         )
-    if np.isinf(y).any():
-        raise ValueError(f"{name} contains infinity.")
+    inf = np.isinf(y).reshape(y.shape[0], -1).any(axis=1)
+    if inf.any():
+        raise _infinity_error(name, inf, "regression targets")
     nan = np.isnan(y)
     labeled = ~nan if y.ndim == 1 else ~nan.all(axis=1)
     if y.ndim == 2 and (nan[labeled].any()):
-        raise ValueError(f"{name}: a labeled row has NaN in some but not all columns.")
+        rows = np.flatnonzero(labeled & nan.any(axis=1))
+        more = f" (and {rows.size - 1} more)" if rows.size > 1 else ""
+        raise ValueError(f"{name}: row {int(rows[0])}{more} has NaN in some but not all columns; "
+                         "a row is labeled with a value in every column, or unlabeled with all its columns NaN "
+                         "(fit one regressor per column to use partly known rows).")
     if not labeled.any():
         raise ValueError(f"{name} has no labeled samples: every entry is NaN.")
     return labeled, y

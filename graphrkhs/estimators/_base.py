@@ -215,8 +215,11 @@ class ClassifierOutputMixin(ClassifierMixin):
       gets the class prior in all of them.
 
     A row with no information (all scores zero, e.g. a node far from every
-    labeled one) gets the class prior, the proportions of the labeled classes:
-    never NaN.
+    labeled one) gets the class prior, the proportions of the labeled classes
+    (``class_priors`` when given): never NaN.  For ``"softmax"`` its scores
+    are the centred log prior (fitted values all exactly 0: a point a few
+    dozen kernel widths from every fitted one), so ``predict`` is the prior's
+    most probable class and ``decision_function`` agrees.
 
     One decision rule: ``predict`` is the first class of largest score, and
     ``predict_proba`` keeps the order of the scores (where the rounding of the
@@ -275,6 +278,22 @@ class ClassifierOutputMixin(ClassifierMixin):
         __init__.__doc__ = f"Store the parameters (see :class:`{cls.__name__}`)."
         cls.__init__ = __init__
 
+    def __getstate__(self):
+        # the default marker is told from an explicit -1 by identity (UNLABELED), which pickling loses: an estimator
+        # saved and loaded (joblib.dump / load, a parallel GridSearchCV's workers) took a new int64 -1 for an
+        # explicit marker and fitted labels {-1, 0, 1} without the LabelCollisionWarning.  (UNLABELED cannot pickle
+        # itself by name: scikit-learn's checks want a default of a plain type, np.int64.)
+        state = super().__getstate__()
+        if state.get("unlabeled") is UNLABELED:
+            state["_unlabeled_default"] = True
+        return state
+
+    def __setstate__(self, state):
+        state = dict(state)
+        if state.pop("_unlabeled_default", False):
+            state["unlabeled"] = UNLABELED
+        super().__setstate__(state)
+
     def _encode_targets(self, y, n):
         labeled, classes, codes = split_classification_labels(y, n, unlabeled=self.unlabeled,
                                                               owner=type(self).__name__)
@@ -310,7 +329,26 @@ class ClassifierOutputMixin(ClassifierMixin):
         normalization applied, and for the ``"distribution"`` methods the label distribution of those
         (the one score that predict, predict_proba, decision_function and transduction_ read)."""
         S = self._normalized_scores(F)
-        return self._distribution(S) if self._proba == "distribution" else S
+        if self._proba == "distribution":
+            return self._distribution(S)
+        return self._prior_where_uninformed(F, S)
+
+    def _prior_where_uninformed(self, F, S):
+        r"""S with the rows whose fitted values F are all exactly 0 (no information: e.g. a point a few dozen
+        kernel widths from every fitted one, for an expansion without intercept) set to the centred log prior
+        :math:`\log q - \operatorname{mean}(\log q)`, q = ``_prior_distribution()``: its softmax is q, its argmax
+        the prior's most probable class, and for two classes the decision value is
+        :math:`\tfrac12 \log(q_1 / q_0)`.  Before, such a row was uniform in ``predict_proba`` and
+        ``classes_[0]`` in ``predict``, whatever the prior."""
+        F = np.asarray(F)
+        empty = ~F.reshape(F.shape[0], -1).any(axis=1) if F.size else np.zeros(F.shape[0], dtype=bool)
+        if not empty.any():
+            return S
+        with np.errstate(divide="ignore"):
+            L = np.log(np.asarray(self._prior_distribution(), dtype=np.float64))
+        S = np.array(S, dtype=np.float64)
+        S[empty] = L - L[np.isfinite(L)].mean()
+        return S
 
     def _normalized_scores(self, F):
         """(n, n_classes) scores from F with the class normalization (``class_scale_``) applied."""

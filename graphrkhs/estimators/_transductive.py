@@ -139,6 +139,38 @@ def _scaled_by_power_of_two(P, e):
     return np.ldexp(P, e)
 
 
+def _exact_distances(P, fitted, dist, idx, block=2 ** 22):
+    r"""The distances of the new points P to their candidate neighbours ``fitted[idx]``, from the differences of
+    the points, each row sorted (the search's ``dist`` and ``idx`` as they are when ``fitted`` is None).
+
+    In more than 15 features scikit-learn's search is brute force, with the squared distances expanded as
+    :math:`|a|^2 - 2 a \cdot b + |b|^2`, whose rounding is about :math:`\epsilon |a|^2`: a point far from the
+    origin relative to its neighbours' spacing was :math:`\sqrt{\epsilon} |a|` away from its own copy (30
+    features shifted by 1e3: about 1e-4 of the neighbourhood radius, against the coincidence rule's 1e-6) and
+    the weights carried that error.  A difference is exact for a point and its copy (0).  Rows go in blocks of
+    about ``block`` entries of the differences (k rows of the fitted points per new point).
+    """
+    if fitted is None or not idx.size:
+        return dist, idx
+    m, k = idx.shape
+    exact = np.empty((m, k))
+    step = max(1, block // (k * max(1, P.shape[1])))
+    sparse = sp.issparse(P) or sp.issparse(fitted)      # sparse fitted points may meet dense new ones
+    if sparse:
+        P, fitted = sp.csr_array(P), sp.csr_array(fitted)
+    for lo in range(0, m, step):
+        rows, cand = slice(lo, min(m, lo + step)), idx[lo:lo + step]
+        if sparse:
+            D = P[rows][np.repeat(np.arange(cand.shape[0]), k)] - fitted[cand.ravel()]
+            sq = np.asarray(D.multiply(D).sum(axis=1), dtype=np.float64).reshape(cand.shape)
+        else:
+            D = np.asarray(P[rows], dtype=np.float64)[:, None, :] - fitted[cand]
+            sq = np.einsum("ikd,ikd->ik", D, D)
+        exact[rows] = np.sqrt(sq)
+    order = np.argsort(exact, axis=1, kind="stable")
+    return np.take_along_axis(exact, order, axis=1), np.take_along_axis(idx, order, axis=1)
+
+
 class _GraphLearner(GraphRKHSEstimator):
     """Transductive family: X is points (a graph is built with the GraphSpec of the
     parameters) or the graph itself; members define ``_solve(W, S, Y)``."""
@@ -201,7 +233,10 @@ class _GraphLearner(GraphRKHSEstimator):
         # only where squared distances could leave the dtype's range (|x| beyond 2^(maxexp/4): 2^256 in float64,
         # 2^32 in float32): ordinary points keep their units, and the index holds no rescaled copy of them
         self._oos_exponent = e if abs(e) > np.finfo(np.result_type(P.dtype, np.float32)).maxexp // 4 else 0
-        self._nn = NearestNeighbors(n_neighbors=self._n_oos).fit(_scaled_by_power_of_two(P, -self._oos_exponent))
+        # the index's points, kept for the exact distances of its candidates (_exact_distances); the same array as
+        # the fitted points (or the index's) unless the metric or the scale made a copy
+        self._oos_points = _scaled_by_power_of_two(P, -self._oos_exponent)
+        self._nn = NearestNeighbors(n_neighbors=self._n_oos).fit(self._oos_points)
         return W
 
     def _fit(self, X, labeled, Y):
@@ -252,6 +287,7 @@ class _GraphLearner(GraphRKHSEstimator):
             X = self._points(X, reset=False)
             P = _scaled_by_power_of_two(metric_points(X, self._oos_metric), -getattr(self, "_oos_exponent", 0))
             dist, idx = self._nn.kneighbors(P, n_neighbors=self._n_oos)
+            dist, idx = _exact_distances(P, getattr(self, "_oos_points", None), dist, idx)
             h = dist[:, -1:]
             h = np.where(h > 0, h, 1.0)
             w = np.exp(-(dist / h) ** 2 / 2)

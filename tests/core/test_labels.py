@@ -277,3 +277,19 @@ def test_a_bool_is_not_taken_for_a_seed(flag):
         check_random_state(flag)
     with pytest.raises(TypeError, match="random_state"):
         sample_labels([0, 0, 1, 1], 1, random_state=flag)
+
+
+def test_infinite_targets_and_labels_name_their_rows_and_the_fix():
+    # before: "y contains infinity." with no row and no word on what is accepted
+    y = np.full(6, np.nan)
+    y[[1, 4]] = [np.inf, -np.inf]
+    with pytest.raises(ValueError, match=r"y contains infinity in 2 rows \(e\.g\. row 1\).*finite.*NaN marks"):
+        split_regression_targets(y, 6)
+    with pytest.raises(ValueError, match=r"y contains infinity in 1 row \(e\.g\. row 2\).*NaN marks"):
+        split_classification_labels(np.array([0.0, 1.0, np.inf, -1.0]), 4)
+
+
+def test_partly_missing_target_row_is_named():
+    Y = np.array([[1.0, 2.0], [np.nan, np.nan], [3.0, np.nan]])
+    with pytest.raises(ValueError, match=r"row 2 .*NaN in some but not all columns.*all its columns NaN"):
+        split_regression_targets(Y, 3)

@@ -164,6 +164,25 @@ def test_marker_that_looks_like_a_class_warns_unless_given_explicitly(E):
 
 
 @pytest.mark.parametrize("E", CLASSIFIERS)
+def test_the_default_marker_survives_pickling(E):
+    # The default marker is told from an explicit -1 by identity; a pickled estimator (joblib.dump / load, the
+    # workers of GridSearchCV(n_jobs=2)) came back with a new int64 -1, taken for an explicit one: its fit of
+    # labels {-1, 0, 1} dropped the class -1 without the LabelCollisionWarning
+    import pickle
+    from graphrkhs._core.labels import UNLABELED
+
+    X, y = _moons(60)
+    y3 = y.copy()
+    y3[:20] = -1
+    est = pickle.loads(pickle.dumps(_small(E)))
+    assert est.unlabeled is UNLABELED
+    with pytest.warns(LabelCollisionWarning, match="unlabeled=-1 explicitly"):
+        est.fit(X, y3)
+    assert pickle.loads(pickle.dumps(est)).unlabeled is UNLABELED      # fitted, too
+    assert pickle.loads(pickle.dumps(_small(E, unlabeled=-1))).unlabeled is not UNLABELED
+
+
+@pytest.mark.parametrize("E", CLASSIFIERS)
 def test_a_text_marker_for_numeric_labels_is_an_error(E):
     # "-1" can never match the number -1: the unlabeled rows would silently be fitted as a class
     X, y = _moons(40)

@@ -50,3 +50,43 @@ def test_regressor_predict_is_scale_invariant(k):
     est = LaplacianRegularizationRegressor(alpha=0.0).fit(X * s, t)
     np.testing.assert_allclose(est.predict(X * s), est.transduction_, rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(est.predict(X_new * s), ref.predict(X_new), rtol=1e-12, atol=1e-12)
+
+
+# --- points far from the origin (relative to their spacing), in more than 15 dimensions ------------------
+
+def _far_points(offset):
+    # 30 features: scikit-learn's NearestNeighbors searches by brute force there, with the squared distances
+    # expanded as |a|^2 - 2 a.b + |b|^2, whose rounding is about eps |a|^2 -- not zero for a == b
+    rng = np.random.default_rng(0)
+    y = np.repeat([0, 1], 60)
+    X = rng.normal(size=(120, 30))
+    X[:, :3] += 3.0 * y[:, None]
+    t = np.where(np.isin(np.arange(120), [0, 1, 2, 60, 61, 62]), X[:, 0] + X[:, 1], np.nan)
+    X_new = rng.normal(size=(10, 30)) + 1.5
+    return X + offset, t, X_new + offset
+
+
+@pytest.mark.parametrize("offset", [1e3, 1e5])
+def test_predict_of_far_fitted_points_is_the_transduction(offset):
+    # Before: the rounded distance of a fitted point to its own node (~1e-4 of its neighbourhood radius at 1e3,
+    # against the 1e-6 of the coincidence rule) made 24 (1e3) / 23 (1e5) of the 120 fitted points new points:
+    # predict(X_fit) was their neighbours' weighted average, up to 1.5 away from transduction_ (a labeled node
+    # with target -0.006 predicted 1.15)
+    X, t, X_new = _far_points(offset)
+    est = LaplacianRegularizationRegressor(alpha=0.0).fit(X, t)
+    np.testing.assert_allclose(est.predict(X), est.transduction_, rtol=1e-12, atol=1e-12)
+    clf = PoissonLearningClassifier().fit(X, np.where(np.isnan(t), -1, (X[:, 0] > offset + 1.5).astype(int)))
+    np.testing.assert_array_equal(clf.predict(X), clf.transduction_)
+    np.testing.assert_allclose(clf.predict_proba(X), clf.label_distributions_, rtol=1e-12, atol=1e-14)
+
+
+def test_predict_of_far_new_points_is_the_rule_of_their_exact_distances():
+    # the out-of-sample rule (k nearest fitted nodes, weights exp(-(d / d_k)^2 / 2)) from the exact distances of
+    # the shifted points, as the dense oracle computes them from the differences
+    X, t, X_new = _far_points(1e3)
+    est = LaplacianRegularizationRegressor(alpha=0.0).fit(X, t)
+    d = np.linalg.norm(X_new[:, None] - X[None], axis=2)
+    idx = np.argsort(d, axis=1)[:, :10]
+    dk = np.take_along_axis(d, idx, axis=1)
+    w = np.exp(-(dk / dk[:, -1:]) ** 2 / 2)
+    np.testing.assert_allclose(est.predict(X_new), (w * est.transduction_[idx]).sum(1) / w.sum(1), rtol=1e-9)
