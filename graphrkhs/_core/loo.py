@@ -157,7 +157,9 @@ class KernelRidgePath:
     Attributes
     ----------
     eigenvalues : ndarray of shape (l,)
+        (k,) from :meth:`from_subspace`: the other l - k are 0.
     eigenvectors : ndarray of shape (l, l)
+        (l, k) from :meth:`from_subspace`.
 
     Examples
     --------
@@ -205,17 +207,65 @@ class KernelRidgePath:
         self._setup(s, U, unpenalized)
         return self
 
+    @classmethod
+    def from_subspace(cls, basis: ArrayLike, core: ArrayLike,
+                      unpenalized: Optional[ArrayLike] = None) -> "KernelRidgePath":
+        r"""The path of a kernel of rank at most k given in a k-dimensional subspace: :math:`K = Q C Q^T`.
+
+        Q (l, k), k <= l, has orthonormal columns (a thin QR factor, :math:`B = QR` for :math:`K = B W B^T`
+        and :math:`C = R W R^T`), C (k, k) is symmetric PSD.  One k x k eigendecomposition
+        :math:`C = V \operatorname{diag}(s) V^T` gives the eigenvectors :math:`U = QV` (l, k) of the k
+        eigenvalues s; the other l - k eigenvalues of K are 0, with eigenvectors spanning the complement
+        of Q's columns, never formed: they enter the path through the projection :math:`(I - UU^T) y` and
+        the diagonal :math:`1 - \|U_{i\cdot}\|^2` of the projector.  The LOO and GCV are those of
+        ``KernelRidgePath(K)`` (same clipping of rounding-size negative eigenvalues, same PSD check) at
+        :math:`O(k^3 + l k^2)` for the factorization and :math:`O(l k)` per ridge and column, against
+        :math:`O(l^3)` and :math:`O(l^2)`.  ``eigenvectors`` is then (l, k).
+
+        Parameters
+        ----------
+        basis : array of shape (l, k), orthonormal columns
+        core : array of shape (k, k), symmetric PSD (symmetrized as :math:`(C + C^T)/2`)
+        unpenalized : None
+            Not supported here (the constructor takes it): a ``ValueError``.
+        """
+        Q = check_matrix(basis, "basis", dtype=np.float64)
+        if Q.ndim != 2 or Q.shape[1] > Q.shape[0]:
+            raise ValueError(f"basis must be an (l, k) array with k <= l; got shape {np.shape(basis)}.")
+        C = check_matrix(core, "core", square=True, dtype=np.float64)
+        if C.shape[0] != Q.shape[1]:
+            raise ValueError(f"core must be ({Q.shape[1]}, {Q.shape[1]}), one row per column of basis; got {C.shape}.")
+        if unpenalized is not None:
+            raise ValueError("unpenalized: KernelRidgePath.from_subspace does not take an unpenalized basis; "
+                             "pass the l x l kernel Q C Q^T to KernelRidgePath(K, unpenalized).")
+        with small_dense_threads(Q.shape[0]):
+            if not np.allclose(Q.T @ Q, np.eye(Q.shape[1]), rtol=0, atol=1e-8):
+                raise ValueError("basis must have orthonormal columns (Q^T Q = I), e.g. the Q of a thin QR.")
+            s, V = np.linalg.eigh((C + C.T) / 2)
+            U = Q @ V
+        top = max(float(np.abs(s).max(initial=0.0)), 1e-300)
+        if s.size and s.min() < -PSD_RTOL * top:
+            raise ValueError(f"core is not positive semidefinite: its smallest eigenvalue is {s.min():.3g}, "
+                             f"{-s.min() / top:.1e} of the largest in magnitude (rounding allows {PSD_RTOL:g}); "
+                             "kernel ridge's leave-one-out needs a PSD kernel.")
+        self = cls.__new__(cls)
+        self._setup(np.maximum(s, 0.0), U, None)
+        return self
+
     def _setup(self, s, U, unpenalized):
         self.eigenvalues = s
         self.eigenvectors = U
         self._U2 = U * U
+        # a basis of k < l columns (from_subspace): the other l - k eigenvalues are 0, their eigenvectors enter
+        # through the diagonal of the projector on the complement, 1 - |U_i|^2 (None: a full basis)
+        self._null = np.maximum(1.0 - self._U2.sum(axis=1), 0.0) if U.shape[1] < U.shape[0] else None
         finite = s[np.isfinite(s)]
         #: the rounding error of the eigenvalues, l eps max s: the kernel's own scale
-        self._rounding = s.size * np.finfo(np.float64).eps * float(finite.max(initial=0.0))
+        self._rounding = U.shape[0] * np.finfo(np.float64).eps * float(finite.max(initial=0.0))
         # rows in the span of the unpenalized (+inf) eigenvectors up to rounding: interpolated points, whose
         # 1 - H_ii is a sum of rounding-size squares (the relative test is on eigenvectors: scale-free)
         self._interpolated = (self._U2[:, np.isfinite(s)].sum(axis=1) <= _CANCEL_RTOL) if np.isinf(s).any() \
-            else np.zeros(s.size, dtype=bool)
+            else np.zeros(U.shape[0], dtype=bool)
         if unpenalized is None:
             self.unpenalized = None
             return
@@ -237,22 +287,27 @@ class KernelRidgePath:
 
     @property
     def n(self) -> int:
-        return self.eigenvalues.size
+        return self.eigenvectors.shape[0]
 
     def _terms(self, Y, ridges):
         Y2, _ = _check_Y(Y, self.n)
         ridges = check_ridges(ridges, "ridges")
         with small_dense_threads(self.n):
-            return Y2, ridges, self.eigenvectors.T @ Y2
+            return Y2, ridges, self._project(Y2)
 
-    def _parts(self, UtY, mu):
+    def _project(self, Y2):
+        """``(U^T Y, (I - U U^T) Y)`` (the second None for a full basis, whose complement is empty)."""
+        UtY = self.eigenvectors.T @ Y2
+        return UtY, (None if self._null is None else Y2 - self.eigenvectors @ UtY)
+
+    def _parts(self, proj, mu):
         # the products below are of order l: one BLAS thread (see small_dense_threads: on a shared machine
         # two spinning threads made a 20 x 200 x 200 product 120x slower, 42 ms against 0.35 ms at load 10,
         # and these products were two thirds of a LapRLS selection on 200 points)
         with small_dense_threads(self.n):
-            return self._parts_on_this_thread(UtY, mu)
+            return self._parts_on_this_thread(proj, mu)
 
-    def _parts_on_this_thread(self, UtY, mu):
+    def _parts_on_this_thread(self, proj, mu):
         r"""``(I - H) Y``, the diagonal of ``I - H`` and its trace, for a batch of ridges.
 
         Without an unpenalized part :math:`I - H = U \operatorname{diag}(\mu d) U^T`,
@@ -261,8 +316,14 @@ class KernelRidgePath:
         coefficients gives, with :math:`P = (K + \mu I)^{-1}`,
         :math:`I - H = \mu\,(P - P\Psi (\Psi^T P \Psi)^{-1} \Psi^T P)`.
         All ridges at once (one batched expression per term, no loop over the
-        path): shapes (g, l, m), (g, l) and (g,) for g ridges.
+        path): shapes (g, l, m), (g, l) and (g,) for g ridges.  ``proj`` is :meth:`_project` of Y.
+
+        A basis of k < l columns (:meth:`from_subspace`, no unpenalized part) adds the l - k eigenvalues 0,
+        for which :math:`\mu d = 1`: :math:`(I - UU^T) Y` to the residuals, the projector's diagonal
+        :math:`1 - \|U_{i\cdot}\|^2` (times :math:`1/\mu`) to that of :math:`(K + \mu I)^{-1}`, and l - k to
+        the trace.
         """
+        UtY, perp = proj
         U, s = self.eigenvectors, self.eigenvalues
         mu = np.asarray(mu, dtype=np.float64).reshape(-1)
         with np.errstate(divide="ignore"):
@@ -272,11 +333,17 @@ class KernelRidgePath:
             # (a ridge below the kernel's rounding level): its LOO is undefined, as for an interpolated point
             d_pert = 1.0 / (s[None, :] + self._rounding + mu[:, None])
         dU2 = d @ self._U2.T
-        robust = ((d_pert @ self._U2.T) >= 0.5 * dU2) & ~self._interpolated
+        dU2_pert = d_pert @ self._U2.T
+        if self._null is not None:                                  # the l - k eigenvalues 0
+            dU2 = dU2 + self._null[None, :] / mu[:, None]
+            dU2_pert = dU2_pert + self._null[None, :] / (self._rounding + mu[:, None])
+        robust = (dU2_pert >= 0.5 * dU2) & ~self._interpolated
         if self.unpenalized is None:
             r = mu[:, None] * d                                     # eigenvalues of I - H
-            return (_rotate(U, r[:, :, None] * UtY[None]), np.where(robust, mu[:, None] * dU2, 0.0),
-                    r.sum(axis=1))
+            resid = _rotate(U, r[:, :, None] * UtY[None])
+            if perp is not None:
+                resid = resid + perp[None]
+            return (resid, np.where(robust, mu[:, None] * dU2, 0.0), r.sum(axis=1) + (self.n - s.size))
         dPsi = d[:, :, None] * self._UtPsi[None]                    # (g, l, q)
         G = self._UtPsi.T[None] @ dPsi                              # Psi^T P Psi, (g, q, q)
         PPsi = _rotate(U, dPsi)                                     # P Psi, (g, l, q)
@@ -317,8 +384,8 @@ class KernelRidgePath:
         ndarray of shape (len(ridges), l, m)
             (m = 1 for a 1-D Y); the LOO predictions are ``Y - residuals``.
         """
-        Y2, ridges, UtY = self._terms(Y, ridges)
-        resid, diag, _ = self._parts(UtY, ridges)
+        Y2, ridges, proj = self._terms(Y, ridges)
+        resid, diag, _ = self._parts(proj, ridges)
         blocks = _group_rows(groups, self.n)
         if blocks:
             return self._group_residuals(resid, diag, ridges, blocks)
@@ -345,6 +412,8 @@ class KernelRidgePath:
             for G in blocks:                                     # stacks of groups of one size: few
                 UG = self.eigenvectors[G]                        # (b, k, l)
                 A = np.einsum("bij,gj,bkj->gbik", UG, d, UG)     # P_GG, (g, b, k, k)
+                if self._null is not None:                       # + (I - U U^T)_GG / mu: the eigenvalues 0
+                    A = A + (np.eye(G.shape[1]) - UG @ np.swapaxes(UG, 1, 2))[None] / mu[:, None, None, None]
                 if self.unpenalized is not None:
                     dPsi = d[:, :, None] * self._UtPsi[None]
                     Gm = self._UtPsi.T[None] @ dPsi              # (g, q, q)
@@ -395,14 +464,16 @@ class KernelRidgePath:
         if groups is not None and np.shape(groups) != (l,):
             raise ValueError(f"groups must have one label per labeled row, shape ({l},); got {np.shape(groups)}.")
         scales = column_scales(Y2)
-        Y2, ridges, UtY = self._terms(Y2 / scales, ridges)
+        Y2, ridges, proj = self._terms(Y2 / scales, ridges)
         if centred:
-            m = UtY.shape[1]
-            resid, _, trace = self._parts(np.column_stack([UtY, self.eigenvectors.T @ np.ones(l)]), ridges)
+            m = Y2.shape[1]
+            with small_dense_threads(l):
+                proj = self._project(np.column_stack([Y2, np.ones(l)]))
+            resid, _, trace = self._parts(proj, ridges)
             trace = trace - resid[:, :, m].sum(axis=1) / l
             resid = resid[:, :, :m]
         else:
-            resid, _, trace = self._parts(UtY, ridges)
+            resid, _, trace = self._parts(proj, ridges)
         g = l if groups is None else np.unique(np.asarray(groups)).size
         if groups is not None:
             # eigenvalues of rounding size (<= l eps max s) are 0 of the exact kernel: the directions e_i - e_j of
@@ -420,7 +491,7 @@ class KernelRidgePath:
     def hat_diagonal(self, ridge: float) -> np.ndarray:
         r"""The leverages :math:`(H_\mu)_{ii}`, shape (l,)."""
         mu = float(check_ridges(ridge, "ridge")[0])
-        return 1.0 - self._parts(np.zeros((self.n, 0)), mu)[1][0]
+        return 1.0 - self._parts(self._project(np.zeros((self.n, 0))), mu)[1][0]
 
 
 #: A group's block (I - H)_GG with an eigenvalue below this (I - H has eigenvalues in [0, 1]) is singular to

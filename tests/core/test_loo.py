@@ -245,3 +245,51 @@ def test_the_path_products_of_a_small_kernel_run_on_one_blas_thread(monkeypatch)
     keep = np.delete(np.arange(12), i)
     beta = np.linalg.solve(K[np.ix_(keep, keep)] + 0.5 * np.eye(11), y[keep])
     np.testing.assert_allclose(resid[0, i, 0], y[i] - K[i, keep] @ beta, rtol=1e-10)
+
+
+def _subspace_problem(l, r, rank, seed):
+    """K = A diag(w) A^T with A (l, r) of the given rank (rank < min(l, r): rank deficient), its thin QR."""
+    rng = np.random.default_rng(seed)
+    A = rng.normal(size=(l, rank)) @ rng.normal(size=(rank, r))
+    w = rng.uniform(0.1, 2.0, size=r)
+    Q, R = np.linalg.qr(A)
+    return A, w, Q, R, rng
+
+
+@pytest.mark.parametrize("l, r, rank", [(30, 8, 8), (30, 8, 5), (8, 12, 8), (8, 12, 6), (10, 10, 10)])
+def test_path_of_a_kernel_in_a_subspace_is_the_dense_path(l, r, rank):
+    """KernelRidgePath.from_subspace(Q, C) for K = Q C Q^T (Q with k <= l orthonormal columns; the other l - k
+    eigenvalues 0) against the dense KernelRidgePath(K) and the brute-force refits: LOO residuals (plain and
+    leave-group-out), GCV (plain, centred, with groups) and the leverages, at ridges from far below to far above
+    the kernel's scale; l > r (k = r < l), l < r (k = l: the full basis) and rank-deficient A."""
+    A, w, Q, R, rng = _subspace_problem(l, r, rank, seed=l + 7 * r + rank)
+    K = (A * w) @ A.T
+    C = (R * w) @ R.T
+    Y = rng.normal(size=(l, 3))
+    ridges = np.array([1e-6, 1e-3, 0.1, 1.0, 30.0]) * np.abs(np.linalg.eigvalsh(K)).max()
+    dense, sub = KernelRidgePath(K), KernelRidgePath.from_subspace(Q, C)
+    assert sub.eigenvectors.shape == (l, min(l, r))
+    for mu_i, mu in enumerate(ridges[1:], start=1):        # the refits (the definition), where they are stable
+        np.testing.assert_allclose(sub.loo_residuals(Y, [mu])[0], _refit_residuals(K, Y, mu), rtol=1e-7,
+                                   atol=1e-9 * np.abs(Y).max())
+    groups = np.arange(l) // 2                               # pairs left out together
+    for kw in ({}, {"groups": groups}):
+        np.testing.assert_allclose(sub.loo_residuals(Y, ridges, **kw), dense.loo_residuals(Y, ridges, **kw),
+                                   rtol=1e-6, atol=1e-9)
+        for centred in (False, True):
+            np.testing.assert_allclose(sub.gcv(Y, ridges, centred=centred, **kw),
+                                       dense.gcv(Y, ridges, centred=centred, **kw), rtol=1e-7)
+    for mu in ridges:
+        np.testing.assert_allclose(sub.hat_diagonal(mu), dense.hat_diagonal(mu), rtol=1e-9, atol=1e-12)
+
+
+def test_path_of_a_kernel_in_a_subspace_bad_input():
+    Q = np.linalg.qr(np.random.default_rng(0).normal(size=(6, 3)))[0]
+    with pytest.raises(ValueError, match="core"):
+        KernelRidgePath.from_subspace(Q, np.eye(4))
+    with pytest.raises(ValueError, match="orthonormal"):
+        KernelRidgePath.from_subspace(2 * Q, np.eye(3))
+    with pytest.raises(ValueError, match="positive semidefinite"):
+        KernelRidgePath.from_subspace(Q, -np.eye(3))
+    with pytest.raises(ValueError, match="unpenalized"):
+        KernelRidgePath.from_subspace(Q, np.eye(3), unpenalized=np.ones(6))

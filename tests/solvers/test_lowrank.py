@@ -416,3 +416,28 @@ def test_lowrank_selection_exact_step_reports_ones_own_gamma_A_grid_at_its_edge(
     assert p["gamma_A"] == grid[int(np.argmin(mse))] == grid[0]
     edge = [w for w in caught if "gamma_A=" in str(w.message)]
     assert len(edge) == 1 and issubclass(edge[0].category, g.SelectionWarning)
+
+
+@pytest.mark.parametrize("n_labels, n_components", [(60, 20), (10, 40)])
+def test_lowrank_selection_scores_are_those_of_the_dense_surrogate_grams(n_labels, n_components):
+    """The surrogate's scores over the whole grid (every width and ratio, after the extensions) equal the LOO of
+    the dense l x l surrogate Gram A diag(1/(1 + rho d)) A^T (KernelRidgePath of it): l > r (the path on the
+    r-dimensional column space of A) and l < r; and the surrogate's best point is the dense one's."""
+    from graphrkhs.solvers import _lowrank
+    rng = np.random.default_rng(1)
+    Ss = np.sort(rng.choice(200, n_labels, replace=False))
+    Xs, Ms = X[:200], g.graph_penalty(g.knn_graph(X[:200], 8))
+    Ys = np.where(YY[Ss] == 1, 1.0, -1.0)
+    res = g.select_laprls_lowrank(Xs, Ss, Ys, Ms, [0.15, 0.3], n_components=n_components, random_state=2)
+    ny = g.NystromFeatures(Xs, sigma=0.15, n_components=n_components, tol=0, landmarks="uniform",
+                           random_state=2, dtype=np.float64)
+    l = Ss.size
+    dense = np.empty_like(res.scores)
+    for i, s in enumerate(res.grid["sigma"]):
+        A, d = _lowrank._warped_lowrank(ny.with_sigma(Xs, float(s)).features_, Ss, Ms)[:2]
+        for j, rho in enumerate(res.grid["ratio"]):
+            Kr = (A / (1.0 + rho * d)) @ A.T
+            R = g.KernelRidgePath(Kr).loo_residuals(Ys[:, None], res.grid["gamma_A"] * l)
+            dense[i, j] = -np.mean(np.square(R), axis=(1, 2))
+    np.testing.assert_allclose(res.scores, dense, rtol=1e-6)
+    assert np.argmax(res.scores) == np.argmax(dense)
