@@ -477,8 +477,9 @@ def select_laprls_lowrank(X: ArrayLike, labeled: Indices, Y: ArrayLike, M: Matri
               = A \operatorname{diag}\big(1/(1 + \rho d)\big) A^T,
               \qquad F^T M F / n^2 = V \operatorname{diag}(d) V^T,\ A = F_S V :
 
-    per width one r x r eigendecomposition and one thin QR :math:`A = QR` serve every ratio, per ratio one
-    eigendecomposition of order min(l, r), of :math:`R \operatorname{diag}(1/(1 + \rho d)) R^T`, the whole
+    per width one r x r eigendecomposition (and for l > r one thin QR :math:`A = QR`) serves every ratio, per
+    ratio one eigendecomposition of order min(l, r) (for l > r of :math:`R \operatorname{diag}(1/(1 + \rho d))
+    R^T`) the whole
     :math:`\gamma_A` path (:meth:`~graphrkhs.KernelRidgePath.from_subspace`), and the LOO residuals are
     those of the surrogate model (:func:`nystrom_laprls_fit`, exactly: leaving a
     label out keeps its point in the graph), as in :func:`select_nystrom_laprls`.
@@ -622,12 +623,17 @@ def select_laprls_lowrank(X: ArrayLike, labeled: Indices, Y: ArrayLike, M: Matri
             else:
                 ny = first[0].with_sigma(X, s, keep_distances=True)
             A, d = _warped_lowrank(ny.features_, S, M)[:2]
-            # every ratio's Gram A diag(1/(1 + rho d)) A^T = Q [R diag(1/(1 + rho d)) R^T] Q^T (thin QR A = QR,
-            # Q (l, min(l, r))): its path from a min(l, r) eigendecomposition, not one of order l per ratio
-            # (78 of order 1730 were 40 of the 50 s of a default LapRLS fit of the digits at 1730 labels)
-            with small_dense_threads(A.shape[0]):
-                Q, R = np.linalg.qr(A)
-            surrogate[s] = (Q, R, d)
+            if A.shape[0] <= A.shape[1]:
+                # l <= r: the l x l Gram itself (a QR would add its cost and save nothing: 0.44 -> 0.56 s for a
+                # default LapRLS fit of the digits at 100 labels)
+                surrogate[s] = (A, None, d)
+            else:
+                # every ratio's Gram A diag(1/(1 + rho d)) A^T = Q [R diag(1/(1 + rho d)) R^T] Q^T (thin QR A =
+                # QR, Q (l, r)): its path from an r x r eigendecomposition, not one of order l per ratio (78 of
+                # order 1730 were 40 of the 50 s of a default LapRLS fit of the digits at 1730 labels)
+                with small_dense_threads(A.shape[0]):
+                    Q, R = np.linalg.qr(A)
+                surrogate[s] = (Q, R, d)
         return surrogate[s]
 
     paths: Dict[Tuple[float, float], Any] = {}
@@ -640,7 +646,8 @@ def select_laprls_lowrank(X: ArrayLike, labeled: Indices, Y: ArrayLike, M: Matri
             for j, r in enumerate(ratio):
                 key = (float(s), float(r))
                 if key not in paths:
-                    paths[key] = KernelRidgePath.from_subspace(Q, _warped_lowrank_gram(R, d, r))
+                    paths[key] = KernelRidgePath(_warped_lowrank_gram(Q, d, r)) if R is None else \
+                        KernelRidgePath.from_subspace(Q, _warped_lowrank_gram(R, d, r))
                 score[i, j], tie[i, j] = _path_scores(paths[key], Y2, gamma_A * l, "loo", scoring, centred,
                                                       loo_rows, loo_groups)
         return score, tie
