@@ -106,7 +106,7 @@ def _warped_lowrank(F, S, M, graph_gram=None):
 
 
 def _warped_lowrank_gram(A, d, rho):
-    """:math:`K_\rho` of :func:`_warped_lowrank` (l x l, symmetrized); of the R of a thin QR ``A = QR``, the
+    r""":math:`K_\rho` of :func:`_warped_lowrank` (l x l, symmetrized); of the R of a thin QR ``A = QR``, the
     core :math:`R \operatorname{diag}(1/(1 + \rho d)) R^T` of :math:`K_\rho = Q\,[\cdot]\,Q^T`."""
     with small_dense_threads(A.shape[0]):
         K = (A / (1.0 + float(rho) * d)) @ A.T
