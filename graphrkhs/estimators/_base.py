@@ -390,6 +390,7 @@ class ClassifierOutputMixin(ClassifierMixin):
         rows = np.flatnonzero(~labeled)
         if not rows.size:                     # every row labeled: nothing predicted to count
             return
+        n_unlabeled = rows.size
         if rows.size > UNPREDICTED_SAMPLE:
             rows = np.sort(np.random.default_rng(0).choice(rows, UNPREDICTED_SAMPLE, replace=False))
         codes, counted = self._fitted_decision(X, rows, raw)
@@ -397,7 +398,8 @@ class ClassifierOutputMixin(ClassifierMixin):
         k = self.classes_.size
         warn_unpredicted_classes(np.bincount(self._fit_codes[labeled], minlength=k),
                                  np.bincount(codes, minlength=k), classes=self.classes_,
-                                 owner=type(self).__name__)
+                                 owner=type(self).__name__,
+                                 n_unlabeled=None if rows.size == n_unlabeled else n_unlabeled)
 
     def _normalization_requested(self):
         return self.class_normalization is not None or (self.class_priors is not None

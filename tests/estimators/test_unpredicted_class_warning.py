@@ -135,5 +135,6 @@ def test_the_check_reads_a_seeded_sample_of_the_unlabeled_rows(unbalanced, cls, 
         warnings.simplefilter("always")
         cls().fit(X, y_partial)
     message = [str(w.message) for w in _ours(caught)]
-    assert len(message) == 1 and "on 0 of the 400 unlabeled samples" in message[0]
+    # the counts are of the sample: the message says so and gives the number of unlabeled rows (970), not 400
+    assert len(message) == 1 and "on 0 of a seeded sample of 400 of the 970 unlabeled samples" in message[0]
     assert evaluated and max(evaluated) <= 400        # never all 970 unlabeled rows
