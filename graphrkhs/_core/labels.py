@@ -782,10 +782,12 @@ def unpredicted_classes(label_counts, predicted_counts):
     return np.flatnonzero((n > 0) & (e >= UNPREDICTED_MIN_ROWS) & (m < UNPREDICTED_SHARE * e))
 
 
-def warn_unpredicted_classes(label_counts, predicted_counts, *, classes=None, owner="the classifier"):
+def warn_unpredicted_classes(label_counts, predicted_counts, *, classes=None, owner="the classifier",
+                             n_unlabeled=None):
     """Warn (:class:`GraphRKHSWarning`) when a fitted classifier predicts a labeled class on (almost) none of the
     unlabeled rows (:func:`unpredicted_classes`); the message names the class, the counts and the fix
-    (``class_priors=``).  Returns True when it warned.
+    (``class_priors=``).  ``n_unlabeled``: the number of unlabeled rows when ``predicted_counts`` counts a
+    sample of them (the message then says so).  Returns True when it warned.
 
     Found by the default-fit survey (``benchmarks/default_fits.py``, case ``unbal2``): labels drawn at random
     from classes of 95 % and 5 % (29 + 1), and the harmonic solution, LapRLS, PLapRLS and the warped-kernel
@@ -803,7 +805,9 @@ def warn_unpredicted_classes(label_counts, predicted_counts, *, classes=None, ow
     others = f" (and {weak.size - 1} other class(es) likewise)" if weak.size > 1 else ""
     order = "in the order of classes_" if classes is not None else "one per column of Y"
     shares = "[" + ", ".join(f"{v:.3g}" for v in n / l) + "]" if n.size <= 10 else "the label proportions"
-    warn(f"{owner} predicts class {name} on {int(m[c])} of the {int(u)} unlabeled samples, though "
+    among = f"the {int(u)}" if n_unlabeled is None or int(n_unlabeled) == int(u) else \
+        f"a seeded sample of {int(u)} of the {int(n_unlabeled)}"
+    warn(f"{owner} predicts class {name} on {int(m[c])} of {among} unlabeled samples, though "
          f"{int(n[c])} of the {int(l)} labels belong to it (its label share would give it about {e[c]:.0f}){others}. "
          "The usual cause is the degeneracy of Laplace-type learning at low label rates -- the class's few "
          "labels become spikes that reach no unlabeled sample (Calder et al. 2020, 'Poisson learning'; El Alaoui "

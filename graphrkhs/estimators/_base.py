@@ -374,6 +374,10 @@ class ClassifierOutputMixin(ClassifierMixin):
             # Laplace-type learning at low label rates): say so (class_priors imposes the sizes)
             self._warn_unpredicted_classes(X, raw)
 
+    #: True: ``_fitted_decision`` evaluates the fitted function (a learner on points), so the unpredicted-class
+    #: check reads a sample of the unlabeled rows; the transductive learners read ``transduction_``: every row
+    _fitted_decision_evaluates = True
+
     def _fitted_decision(self, X, rows, raw=None):
         """(codes, counted): the class codes that ``predict`` gives the fitted rows ``rows`` (indices), and a
         mask over them of the rows whose decision is the model's (None: all).  Learners on points evaluate
@@ -384,20 +388,23 @@ class ClassifierOutputMixin(ClassifierMixin):
 
     def _warn_unpredicted_classes(self, X, raw=None):
         """:func:`~graphrkhs._core.labels.warn_unpredicted_classes` on the unlabeled fitted rows (a seeded sample
-        of ``UNPREDICTED_SAMPLE`` of them when there are more: a class's share is measured as well on it, and a
+        of ``UNPREDICTED_SAMPLE`` of them when there are more and the decision costs an evaluation of the
+        fitted function, ``_fitted_decision_evaluates``: a class's share is measured as well on it, and a
         learner on points need not evaluate its function on, e.g., 60000 rows again inside ``fit``)."""
         labeled = np.asarray(self._fit_labeled, dtype=bool)
         rows = np.flatnonzero(~labeled)
         if not rows.size:                     # every row labeled: nothing predicted to count
             return
-        if rows.size > UNPREDICTED_SAMPLE:
+        n_unlabeled = rows.size
+        if rows.size > UNPREDICTED_SAMPLE and self._fitted_decision_evaluates:
             rows = np.sort(np.random.default_rng(0).choice(rows, UNPREDICTED_SAMPLE, replace=False))
         codes, counted = self._fitted_decision(X, rows, raw)
         codes = np.asarray(codes) if counted is None else np.asarray(codes)[counted]
         k = self.classes_.size
         warn_unpredicted_classes(np.bincount(self._fit_codes[labeled], minlength=k),
                                  np.bincount(codes, minlength=k), classes=self.classes_,
-                                 owner=type(self).__name__)
+                                 owner=type(self).__name__,
+                                 n_unlabeled=None if rows.size == n_unlabeled else n_unlabeled)
 
     def _normalization_requested(self):
         return self.class_normalization is not None or (self.class_priors is not None

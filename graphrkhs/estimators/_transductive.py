@@ -354,6 +354,8 @@ class _TransductiveClassifier(ClassifierOutputMixin, _GraphLearner):
         self.transduction_ = self.classes_[codes]
         self._transduction_codes = codes
 
+    _fitted_decision_evaluates = False           # transduction_ is at hand: the check counts every unlabeled row
+
     def _fitted_decision(self, X, rows, raw=None):
         # transduction_ (its codes); the nodes no label reaches get the prior, not the model's decision
         return self._transduction_codes[rows], ~np.asarray(self._orphan_nodes, dtype=bool)[rows]

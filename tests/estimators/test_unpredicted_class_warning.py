@@ -135,5 +135,21 @@ def test_the_check_reads_a_seeded_sample_of_the_unlabeled_rows(unbalanced, cls, 
         warnings.simplefilter("always")
         cls().fit(X, y_partial)
     message = [str(w.message) for w in _ours(caught)]
-    assert len(message) == 1 and "on 0 of the 400 unlabeled samples" in message[0]
+    # the counts are of the sample: the message says so and gives the number of unlabeled rows (970), not 400
+    assert len(message) == 1 and "on 0 of a seeded sample of 400 of the 970 unlabeled samples" in message[0]
     assert evaluated and max(evaluated) <= 400        # never all 970 unlabeled rows
+
+
+def test_a_transductive_learner_counts_every_unlabeled_row(unbalanced, monkeypatch):
+    # its decision on the fitted rows is transduction_, already computed: no sample (docs/reliability.rst:
+    # "Learners on points count a seeded sample"), the counts are those of all 970 unlabeled rows
+    from graphrkhs.estimators import _base
+
+    X, _, y_partial = unbalanced
+    monkeypatch.setattr(_base, "UNPREDICTED_SAMPLE", 400)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        model = LaplacianRegularizationClassifier().fit(X, y_partial)
+    m = int((model.transduction_[y_partial == -1] == 1).sum())
+    message = [str(w.message) for w in _ours(caught)]
+    assert len(message) == 1 and f"class 1 on {m} of the 970 unlabeled samples" in message[0]
