@@ -154,10 +154,15 @@ def _exact_distances(P, fitted, dist, idx, block=2 ** 22):
         return dist, idx
     m, k = idx.shape
     exact = np.empty((m, k))
-    step = max(1, block // (k * max(1, P.shape[1])))
     sparse = sp.issparse(P) or sp.issparse(fitted)      # sparse fitted points may meet dense new ones
     if sparse:
         P, fitted = sp.csr_array(P), sp.csr_array(fitted)
+        # a difference row holds at most the stored entries of its two rows: the blocks by those, not by the
+        # features (50000 sparse features at density 0.002 made blocks of 8 rows, and predict 2.6x slower)
+        width = P.nnz / max(1, P.shape[0]) + fitted.nnz / max(1, fitted.shape[0])
+    else:
+        width = P.shape[1]
+    step = max(1, int(block // (k * max(1.0, width))))
     for lo in range(0, m, step):
         rows, cand = slice(lo, min(m, lo + step)), idx[lo:lo + step]
         if sparse:
