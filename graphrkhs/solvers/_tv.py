@@ -17,6 +17,7 @@ from typing import Callable, Optional, Tuple, Union
 import warnings
 
 import numpy as np
+import scipy.linalg
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 from scipy.sparse.csgraph import reverse_cuthill_mckee
@@ -841,6 +842,33 @@ def _finish(W, S, Y2, F, P, obj, gap, it, converged, tol, on_failure, was_1d, ou
 KERNEL_TV_MAX_ITER = 50
 
 
+def _refit_on_support(A, b, s, mu):
+    r"""The lasso :math:`\min_s \|b - A s\|^2 + \mu \|s\|_1` solved exactly on the support and signs of ``s``
+    (column by column): :math:`s_E = (A_E^T A_E)^{-1} (A_E^T b - \tfrac{\mu}{2} \sigma_E)`, kept for a column
+    only where the signs agree with :math:`\sigma_E` and the objective does not grow (else ``s``'s column)."""
+    out = s.copy()
+    for c in range(b.shape[1]):          # the few columns of Y
+        E = np.flatnonzero(s[:, c])
+        if not E.size:
+            continue
+        sign = np.sign(s[E, c])
+        AE = A[:, E]
+        G = AE.T @ AE
+        try:
+            factor = scipy.linalg.cho_factor(G, check_finite=False)
+            sE = scipy.linalg.cho_solve(factor, AE.T @ b[:, c] - 0.5 * mu * sign, check_finite=False)
+        except np.linalg.LinAlgError:    # a singular support (twin columns): keep the iterate
+            continue
+        if not np.all(np.isfinite(sE)) or np.any(np.sign(sE) != sign):
+            continue
+        old = ((b[:, c] - A @ s[:, c]) ** 2).sum() + mu * np.abs(s[:, c]).sum()
+        new = ((b[:, c] - AE @ sE) ** 2).sum() + mu * np.abs(sE).sum()
+        if new <= old:
+            out[:, c] = 0.0
+            out[E, c] = sE
+    return out
+
+
 def graph_kernel_tv(W: Union[GraphLike, GraphKernel], labeled: Indices, Y: ArrayLike,
                     kernel: Optional[Callable] = None, *, alpha: float = 0.5,
                     laplacian: str = "normalized", fidelity: str = "degree", tol: float = TV_TOL,
@@ -1058,7 +1086,12 @@ def graph_kernel_tv(W: Union[GraphLike, GraphKernel], labeled: Indices, Y: Array
             pos = np.searchsorted(T, new)
             T = np.insert(T, pos, new)
             sT = np.insert(sT, pos, 0.0, axis=0)
-        elif use_lars:                          # LARS rounding: coordinate descent polishes from there
+        elif use_lars:
+            # LARS rounding: first the lasso's exact solution on LARS's support and signs, one linear system per
+            # column (KKT: 2 A_E^T (b - A_E s_E) = mu sign(s_E)); kept where its signs agree and its objective is
+            # not worse.  Coordinate descent polishes from there.  With most nodes labeled (the digits at 173
+            # labels per class) the polish alone took 9 working-set rounds and 187 s for a gap of 1e-4.
+            sT = _refit_on_support(A_T, b, sT, alpha)
             use_lars = False
         elif lasso.tol > 1e-14:                 # the working set is right; its lasso is not settled:
             # scikit-learn's tolerance is relative to ||b||^2, ours to the objective
