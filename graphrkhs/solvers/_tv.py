@@ -918,9 +918,11 @@ def graph_kernel_tv(W: Union[GraphLike, GraphKernel], labeled: Indices, Y: Array
     the working set exactly by LARS (Efron, Hastie, Johnstone & Tibshirani
     2004; :class:`sklearn.linear_model.LassoLars`: a few steps per active
     source, where coordinate descent crawled on these strongly correlated
-    kernel columns -- 10 s against 0.07 s with 150 labels on 150 nodes), then
-    polished by coordinate descent (:class:`sklearn.linear_model.Lasso`,
-    warm-started) if rounding leaves the gap above ``tol``; then check the whole
+    kernel columns -- 10 s against 0.07 s with 150 labels on 150 nodes); if
+    rounding leaves the gap above ``tol``, the lasso solved exactly on LARS's
+    support and signs (one linear system per column, kept where the signs
+    agree), then polished by coordinate descent
+    (:class:`sklearn.linear_model.Lasso`, warm-started); then check the whole
     graph: the dual point :math:`\nu = 2 \rho (b - A s)`
     (:math:`A = \Lambda^{1/2}\Phi_{S,:}`, :math:`b = \Lambda^{1/2} y`,
     :math:`\rho \le 1` scaling it into :math:`\|A^T \nu\|_\infty \le \mu`)
