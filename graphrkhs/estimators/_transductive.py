@@ -81,6 +81,7 @@ from .._core.progress import logger, verbosity
 from .._core.labels import UNLABELED, _orphans, label_free_mask
 from .._core.validation import GraphRKHSWarning, GraphWarning, Interval, SelectionWarning, Options, check_estimator_points, check_numeric_dtype, check_points, float_dtype, power_of_two_exponent, warn
 from ..graphs import WEIGHTS, GraphSpec, as_adjacency, laplacian, metric_points
+from ..graphs import TANGENT_CANDIDATES, square_image_shape, tangent_rerank
 from ..solvers import (
     graph_kernel_columns,
     graph_kernel_ridge,
@@ -233,6 +234,8 @@ class _GraphLearner(GraphRKHSEstimator):
         # "on" a fitted node), so predict(X_fit) labeled half of two separated blobs wrong while the graph
         # and transduction_ were right
         self._oos_metric = spec.metric
+        # the tangent distance ranks TANGENT_CANDIDATES times more cosine candidates (as the graph's search)
+        self._oos_image_shape = spec.image_shape if spec.metric == "tangent" else None
         P = metric_points(X, spec.metric)
         e = power_of_two_exponent(P.data if sp.issparse(P) else P)
         # only where squared distances could leave the dtype's range (|x| beyond 2^(maxexp/4): 2^256 in float64,
@@ -291,8 +294,14 @@ class _GraphLearner(GraphRKHSEstimator):
         else:
             X = self._points(X, reset=False)
             P = _scaled_by_power_of_two(metric_points(X, self._oos_metric), -getattr(self, "_oos_exponent", 0))
-            dist, idx = self._nn.kneighbors(P, n_neighbors=self._n_oos)
-            dist, idx = _exact_distances(P, getattr(self, "_oos_points", None), dist, idx)
+            shape = getattr(self, "_oos_image_shape", None)
+            if shape is None:
+                dist, idx = self._nn.kneighbors(P, n_neighbors=self._n_oos)
+                dist, idx = _exact_distances(P, getattr(self, "_oos_points", None), dist, idx)
+            else:
+                n_candidates = min(n_fit, TANGENT_CANDIDATES * self._n_oos)
+                idx = self._nn.kneighbors(P, n_neighbors=n_candidates, return_distance=False)
+                dist, idx = tangent_rerank(np.asarray(P, dtype=np.float64), self._oos_points, idx, self._n_oos, shape)
             h = dist[:, -1:]
             h = np.where(h > 0, h, 1.0)
             w = np.exp(-(dist / h) ** 2 / 2)
@@ -1148,16 +1157,21 @@ def prefers_cosine_graph(X):
 def _auto_graph_spec(X, n_neighbors=10, *, weight=None, sigma=None):
     r"""The graph ``graph="auto"`` builds from the points ``X`` (see :class:`PoissonRidgeEnsembleClassifier`).
 
-    Cosine self-tuning kNN graph (:math:`r = 1/2`) when ``prefers_cosine_graph(X)``, else the
+    Cosine self-tuning kNN graph (:math:`r = 1/2`) when ``prefers_cosine_graph(X)`` -- with the tangent
+    distance when the rows are also square raster images (:func:`square_image_shape`) -- else the
     Euclidean Gaussian kNN graph (:func:`~graphrkhs.knn_graph`'s defaults); a ``weight`` given
     replaces the weights of either branch (with ``knn_graph``'s meaning of it and of ``sigma``).
     """
-    metric = "cosine" if prefers_cosine_graph(X) else "euclidean"
-    if weight is not None:      # the user's weights, with knn_graph's meaning (and defaults)
-        return GraphSpec(n_neighbors=n_neighbors, weight=weight, sigma=sigma, metric=metric)
+    metric, image_shape = ("cosine" if prefers_cosine_graph(X) else "euclidean"), None
     if metric == "cosine":
+        image_shape = square_image_shape(X)
+        if image_shape is not None:
+            metric = "tangent"
+    if weight is not None:      # the user's weights, with knn_graph's meaning (and defaults)
+        return GraphSpec(n_neighbors=n_neighbors, weight=weight, sigma=sigma, metric=metric, image_shape=image_shape)
+    if metric != "euclidean":
         return GraphSpec(n_neighbors=n_neighbors, weight="self-tuning", relative_width=AUTO_RELATIVE_WIDTH,
-                         metric=metric)
+                         metric=metric, image_shape=image_shape)
     return GraphSpec(n_neighbors=n_neighbors, sigma=sigma)     # exactly the graph of graph="knn"
 
 
@@ -1341,9 +1355,11 @@ class PoissonRidgeEnsembleClassifier(_TransductiveClassifier, _GraphKernelRidge)
         self.graph_spec_ = self._graph_spec(X)
         why = ""
         if self.graph == "auto":
-            why = (f" ({'at least' if self.graph_spec_.metric == 'cosine' else 'not'} "
-                   f"{AUTO_COSINE_MIN_FEATURES} non-negative columns without a zero row: "
-                   f"{self.graph_spec_.metric} graph)")
+            metric = self.graph_spec_.metric
+            why = (f" ({'at least' if metric != 'euclidean' else 'not'} "
+                   f"{AUTO_COSINE_MIN_FEATURES} non-negative columns without a zero row"
+                   f"{', square images of shape %r' % (self.graph_spec_.image_shape,) if metric == 'tangent' else ''}: "
+                   f"{metric} graph)")
         logger.info("%s: graph=%r%s built as %r", type(self).__name__, self.graph, why, self.graph_spec_)
         return W
 

@@ -12,7 +12,9 @@ import dataclasses
 from typing import Optional
 
 from .._core.validation import check_option, check_scalar
-from ._construct import KNN_ALGORITHMS, METRICS, MODES, RADIUS_ALGORITHMS, WEIGHTS, epsilon_graph, knn_graph
+from ._construct import (KNN_ALGORITHMS, METRICS, MODES, RADIUS_ALGORITHMS, RADIUS_METRICS, WEIGHTS, epsilon_graph,
+                         knn_graph)
+from ._tangent import check_image_shape
 from ._convert import as_adjacency
 from ._laplacian import LAPLACIANS, laplacian
 
@@ -56,9 +58,12 @@ class GraphSpec:
         Symmetrization of the kNN relation (:func:`knn_graph`).
     algorithm : str, default="auto"
         Neighbour search (:func:`knn_graph`, :func:`epsilon_graph`).
-    metric : {"euclidean", "cosine"}, default="euclidean"
+    metric : {"euclidean", "cosine", "tangent"}, default="euclidean"
         Distance of the graph: ``"cosine"`` builds it on the rows scaled to
-        unit length (:func:`knn_graph`).
+        unit length, ``"tangent"`` (kNN graphs of images) with the tangent
+        distance between them (:func:`knn_graph`).
+    image_shape : (int, int), optional
+        ``(height, width)`` of the images, for ``metric="tangent"`` only.
     laplacian : {"combinatorial", "normalized", "randomwalk"}, default="combinatorial"
         Laplacian kind (:func:`laplacian`'s default).
     laplacian_power : int >= 1, default=1
@@ -87,6 +92,7 @@ class GraphSpec:
     laplacian_power: int = 1
     relative_width: float = 1.0
     metric: str = "euclidean"
+    image_shape: Optional[tuple] = None
 
     def validate(self, n_samples=None):
         """Check every field (and ``n_neighbors < n_samples`` when n is given); returns self.
@@ -99,7 +105,15 @@ class GraphSpec:
         check_scalar(self.sigma, "sigma", low=0, low_inclusive=False, allow_none=True)
         check_scalar(self.relative_width, "relative_width", low=0, low_inclusive=False)
         check_option(self.mode, "mode", MODES)
-        check_option(self.metric, "metric", METRICS)
+        check_option(self.metric, "metric", METRICS if self.kind == "knn" else RADIUS_METRICS)
+        if self.metric == "tangent":
+            if self.image_shape is None:
+                raise ValueError("metric='tangent' needs image_shape=(height, width), the shape of the images whose "
+                                 "pixels the rows of X hold row by row.")
+            check_image_shape(self.image_shape)
+        elif self.image_shape is not None:
+            raise ValueError(f"image_shape={self.image_shape!r} is used by metric='tangent' only; got "
+                             f"metric={self.metric!r}.")
         check_option(self.algorithm, "algorithm", KNN_ALGORITHMS if self.kind == "knn" else RADIUS_ALGORITHMS)
         check_option(self.laplacian, "laplacian", LAPLACIANS)
         check_scalar(self.laplacian_power, "laplacian_power", kind="int", low=1)
@@ -140,7 +154,8 @@ class GraphSpec:
         if self.kind == "knn":
             return knn_graph(X, self.n_neighbors, weight=self.weight, sigma=self.sigma,
                              relative_width=self.relative_width, mode=self.mode, algorithm=self.algorithm,
-                             metric=self.metric, dtype=dtype, verbose=verbose, random_state=random_state)
+                             metric=self.metric, image_shape=self.image_shape, dtype=dtype, verbose=verbose,
+                             random_state=random_state)
         return epsilon_graph(X, self.radius, weight=self.weight, sigma=self.sigma,
                              relative_width=self.relative_width, algorithm=self.algorithm, metric=self.metric,
                              dtype=dtype,
