@@ -66,7 +66,8 @@ import numpy as np
 import scipy.sparse as sp
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-RESULTS = os.path.join(HERE, "results")
+# GRAPHRKHS_RATES_RESULTS: another directory for the tables (a trial run that must not merge into the stored ones)
+RESULTS = os.environ.get("GRAPHRKHS_RATES_RESULTS", os.path.join(HERE, "results"))
 CACHE = os.environ.get("GRAPHRKHS_RATES_CACHE", "/tmp/rates_cache")
 
 

@@ -18,7 +18,7 @@ def _demo_methods(n_neighbors):
 
     The first row is the library's recommended classifier for transductive labeling,
     :class:`~graphrkhs.PoissonRidgeEnsembleClassifier` with its defaults (its own
-    ``graph="auto"``: on the digits, 64 non-negative columns, the cosine self-tuning kNN graph).
+    ``graph="auto"``: on the digits, 8 x 8 images, the self-tuning kNN graph of the tangent distance).
     The next two label the precomputed graph ``W`` (self-tuning kNN weights;
     the second sharpened to :math:`\exp(-4 d^2 / (\sigma_i \sigma_j))`, GraphLearning's
     sharpness); the other graphrkhs learners (transductive and inductive) build

@@ -1257,6 +1257,15 @@ class PoissonRidgeEnsembleClassifier(_TransductiveClassifier, _GraphKernelRidge)
       Fashion-MNIST figures above; on scikit-learn's digits (64 columns,
       10 labels per class, 10 draws) it labels 97.5 % against 96.7 % for the
       Euclidean Gaussian graph (user guide, "Transductive learning");
+    * and square raster images -- :math:`s^2` columns, :math:`s \ge 8`, whose
+      vertically and horizontally adjacent pixels are both more correlated than
+      the pixels near only in the reading order
+      (``graphrkhs.graphs.square_image_shape``): the same graph with
+      ``metric="tangent", image_shape=(s, s)``, Simard et al.'s tangent distance
+      between the images (:func:`~graphrkhs.knn_graph`).  Digits 1 / 10 labels
+      per class (20 draws): 93.2 / 98.4 % against 90.3 / 97.7 % on the cosine
+      graph; Fashion-MNIST 1 / 5 / 10 (10 draws): 65.0 / 74.8 / 77.8 against
+      62.8 / 72.8 / 76.3;
     * anything else (low-dimensional or signed features): the Euclidean
       Gaussian kNN graph ``knn_graph(X, n_neighbors)``, the library's default.
       Cosine distances ignore the length of a point: on two moons (2-D,

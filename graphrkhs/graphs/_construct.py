@@ -222,7 +222,7 @@ def knn_graph(X: ArrayLike, n_neighbors: int = 10, *,
         & Denker's one-sided tangent distance (NIPS 1993) between the unit
         rows, :math:`d_{ij}^2 = \|u_i - u_j\|^2 - \|Q_i^\top(u_i - u_j)\|^2`,
         :math:`Q_i` an orthonormal basis of :math:`u_i`'s seven tangent
-        vectors (:mod:`graphrkhs.graphs._tangent`).  The neighbours are the k
+        vectors (module ``graphrkhs.graphs._tangent``).  The neighbours are the k
         nearest in this distance among 3k candidates of the cosine search
         (``algorithm`` chooses that search).  On scikit-learn's digits and
         Fashion-MNIST it labels 1-3 points more than the cosine graph at 1
