@@ -265,7 +265,7 @@ def test_propose_labels_for_rebuilds_graph_of_points():
 
 
 def test_propose_labels_for_the_recommended_classifier_uses_its_resolved_graph():
-    # graph="auto" depends on X (here non-negative images: the cosine self-tuning graph); the model change
+    # graph="auto" depends on X (here 8 x 8 non-negative images: the tangent-distance self-tuning graph); the model change
     # is computed on that graph, the same as for the classifier given the resolved GraphSpec explicitly
     from sklearn.datasets import load_digits
 
@@ -277,7 +277,7 @@ def test_propose_labels_for_the_recommended_classifier_uses_its_resolved_graph()
     for c in range(10):
         y[np.flatnonzero(yt == c)[:2]] = c
     auto = PoissonRidgeEnsembleClassifier().fit(X, y)
-    assert auto.graph_spec_.metric == "cosine"
+    assert auto.graph_spec_.metric == "tangent" and auto.graph_spec_.image_shape == (8, 8)
     explicit = PoissonRidgeEnsembleClassifier(graph=auto.graph_spec_).fit(X, y)
     np.testing.assert_array_equal(auto.transduction_, explicit.transduction_)
     labeled = np.flatnonzero(y >= 0)
