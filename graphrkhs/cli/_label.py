@@ -650,6 +650,12 @@ def run_label(args, out=None, err=None):
         # /dev/stdin or a named pipe: INPUT.labeled.csv would be a new file beside it (in /dev for /dev/stdin)
         raise LabelCommandError(f"the input {path} is not a regular file ({_special_file_kind(path)}); give "
                                 "--output OUT.csv (the default, INPUT.labeled.csv, is for input files).")
+    if args.output is None and _descriptor_alias(path):
+        # /dev/stdin redirected from a file: a regular file at the end of the chain, and the default output
+        # was /dev/stdin.labeled.csv, a new file in /dev
+        raise LabelCommandError(f"the input {path} is an open file descriptor ({_descriptor_alias(path)}), such as "
+                                "the standard input; give --output OUT.csv (the default, INPUT.labeled.csv, is for "
+                                "input files).")
     output = args.output or (os.path.splitext(path)[0] + ".labeled.csv")
     method = args.method
     alpha = getattr(args, "alpha", None)

@@ -470,6 +470,24 @@ def test_output_that_is_an_alias_of_an_open_file_descriptor_is_refused(good, tmp
     assert not link.is_symlink() and target.read_text() == "old"
 
 
+@pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="needs /proc/self/fd (Linux)")
+def test_input_through_an_open_file_descriptor_needs_an_output_name(good, tmp_path, capsys):
+    # graphrkhs label /dev/stdin --label-column y < data.csv: /dev/stdin -> /proc/self/fd/0 -> a regular file, so
+    # the special-file check passed and the default output INPUT.labeled.csv was /dev/stdin.labeled.csv, a new
+    # file in /dev (as root; elsewhere "cannot write to /dev").  The same chain in tmp_path: an alias of a
+    # descriptor this process holds open on the data; the default output would be beside the alias
+    with open(good) as held:
+        alias = tmp_path / "stdin"
+        alias.symlink_to(f"/proc/self/fd/{held.fileno()}")
+        code, out_text, err = _run([alias, "--label-column", "label", "-q"], capsys)
+        _assert_user_error(code, err, f"the input {alias} is an open file descriptor")
+        assert "give --output OUT.csv" in err
+        assert not (tmp_path / "stdin.labeled.csv").exists()
+        # with an output name it is read as any input
+        code, out_text, err = _run([alias, "--label-column", "label", "--output", tmp_path / "o.csv", "-q"], capsys)
+        assert code == 0, err
+
+
 def test_input_from_a_pipe(good, tmp_path, capsys, monkeypatch):
     # a named pipe (or /dev/stdin) failed with "cannot read ...: underlying stream is not seekable"; its
     # default output INPUT.labeled.csv would be a new file beside the pipe (in /dev for /dev/stdin)
