@@ -514,6 +514,8 @@ def _K(n=10):
     (lambda: laprls_fit(_K(), [0, 1], np.ones(2), np.eye(10), 1e-2, -1.0), ValueError, "gamma_I"),
     (lambda: laprls_fit(_K(), np.array([], dtype=int), np.ones(0), np.eye(10), 1e-2, 1.0), ValueError, "empty"),
     (lambda: laprls_fit(_K(), [0, 1], np.ones(3), np.eye(10), 1e-2, 1.0), ValueError, "one row per labeled"),
+    (lambda: laprls_fit(_K(), [0, 1], np.ones(10), np.eye(10), 1e-2, 1.0), ValueError,
+     r"one row per labeled point \(2\); got 10, one per point: pass Y\[labeled\]"),
     (lambda: laprls_fit(_K(), [0, 12], np.ones(2), np.eye(10), 1e-2, 1.0), ValueError, "labeled indices"),
     (lambda: laprls_fit(_K(), [0, 1], np.ones(2), np.eye(9), 1e-2, 1.0), ValueError, "M must"),
     (lambda: laprls_fit(_K(), [0, 1], np.ones(2), np.eye(10), 1e-2, 1.0, solver="lu"), ValueError, "solver"),
