@@ -606,7 +606,9 @@ def _check_labeled_index(labeled, n):
     return idx
 
 
-def _check_targets(Y, l):
+def _check_targets(Y, l, n=None):
+    """``(Y2, was_1d, out_dtype)`` of the targets of the ``l`` labeled nodes (of ``n``, when known: a ``Y``
+    with a row for every node gets the fix in its message)."""
     # complex targets would lose their imaginary part with only a ComplexWarning
     Y = check_numeric_dtype(np.asarray(Y), "Y")
     if Y.ndim not in (1, 2):
@@ -615,6 +617,11 @@ def _check_targets(Y, l):
     was_1d = Y.ndim == 1
     Y2 = np.asarray(Y, dtype=np.float64).reshape(Y.shape[0], -1)
     if Y2.shape[0] != l:
+        if n is not None and Y2.shape[0] == n:
+            # scikit-learn's convention (a target for every node, -1 on the unlabeled ones) is the estimators'
+            raise ValueError(f"Y must have one row per labeled node ({l}); got {n}, one per node: pass Y[labeled], "
+                             "the targets of the labeled nodes in the order of labeled (the estimators take a y "
+                             "for every node, with -1 or NaN on the unlabeled ones).")
         raise ValueError(f"Y must have one row per labeled node ({l}); got {Y2.shape[0]}.")
     if Y2.shape[1] == 0:
         raise ValueError("Y has no columns.")

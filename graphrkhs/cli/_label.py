@@ -542,6 +542,21 @@ def _special_file_kind(path):
     return None if stat.S_ISREG(mode) or stat.S_ISDIR(mode) else "a special file"
 
 
+def _descriptor_alias(path):
+    """The ``/proc/...`` path of an open file descriptor that ``path`` names through symlinks (``/dev/stdout``
+    -> ``/proc/self/fd/1``, ``/dev/fd/3``), or None.  :func:`_special_file_kind` follows the chain to the file
+    the descriptor is open on, a regular file when the standard output is redirected to one."""
+    p = os.path.abspath(path)
+    for _ in range(40):     # the kernel's own limit on a chain of symlinks
+        p = os.path.join(os.path.realpath(os.path.dirname(p)), os.path.basename(p))
+        if p.startswith("/proc/") or p.startswith("/dev/fd/"):
+            return p
+        if not os.path.islink(p):
+            return None
+        p = os.path.join(os.path.dirname(p), os.readlink(p))
+    return None
+
+
 def _check_output(output, inputs, force):
     if os.path.isdir(output):
         raise LabelCommandError(f"the output path is a directory: {output}")
@@ -551,6 +566,13 @@ def _check_output(output, inputs, force):
         # or pipe (e.g. /dev/stdout, /dev/full: as root, the device node was gone) by a regular file
         raise LabelCommandError(f"the output {output} is not a regular file ({kind}); graphrkhs label writes a "
                                 "new CSV file and would replace it: choose a file name.")
+    alias = _descriptor_alias(output)
+    if alias:
+        # /dev/stdout with the standard output redirected to a file: a regular file at the end of the chain, so
+        # the temporary file was moved over the /dev/stdout symlink itself (as root: gone for every process)
+        raise LabelCommandError(f"the output {output} is an open file descriptor ({alias}), such as the standard "
+                                "output; graphrkhs label writes a new CSV file and moves it into place, which would "
+                                "replace that link: choose a file name.")
     for path in inputs:
         if _same_file(output, path) or os.path.abspath(output) == os.path.abspath(path):
             raise LabelCommandError(
@@ -628,6 +650,12 @@ def run_label(args, out=None, err=None):
         # /dev/stdin or a named pipe: INPUT.labeled.csv would be a new file beside it (in /dev for /dev/stdin)
         raise LabelCommandError(f"the input {path} is not a regular file ({_special_file_kind(path)}); give "
                                 "--output OUT.csv (the default, INPUT.labeled.csv, is for input files).")
+    if args.output is None and _descriptor_alias(path):
+        # /dev/stdin redirected from a file: a regular file at the end of the chain, and the default output
+        # was /dev/stdin.labeled.csv, a new file in /dev
+        raise LabelCommandError(f"the input {path} is an open file descriptor ({_descriptor_alias(path)}), such as "
+                                "the standard input; give --output OUT.csv (the default, INPUT.labeled.csv, is for "
+                                "input files).")
     output = args.output or (os.path.splitext(path)[0] + ".labeled.csv")
     method = args.method
     alpha = getattr(args, "alpha", None)

@@ -16,7 +16,7 @@ import sys
 
 from .._core.progress import verbosity
 from ._demo import _demo_plot, demo
-from ._label import _int_option, _special_file_kind
+from ._label import _descriptor_alias, _int_option, _special_file_kind
 
 __all__ = ["main", "build_parser"]
 
@@ -190,6 +190,11 @@ def _check_demo_args(parser, args):
             # matplotlib would write the PNG into it after the fits (a named pipe without a reader: a hang)
             parser.error(f"--plot: {args.plot} is not a regular file ({kind}); give a file name for the "
                          "picture, e.g. digits.png")
+        alias = _descriptor_alias(args.plot)
+        if alias:
+            # /dev/stdout redirected to a file: the PNG went into that file after the table
+            parser.error(f"--plot: {args.plot} is an open file descriptor ({alias}), such as the standard output; "
+                         "give a file name for the picture, e.g. digits.png")
         parent = os.path.dirname(os.path.abspath(args.plot))
         if not os.path.isdir(parent):
             parser.error(f"--plot: the directory does not exist: {parent}")

@@ -185,12 +185,22 @@ def _mc_values(C, F, alpha):
     """MC(k) of every column of C (module docs), with the pseudo-label of every row of F."""
     R = -F
     R[np.arange(F.shape[0]), F.argmax(axis=1)] += 1.0          # pseudo-label minus current scores
+    # a node whose scores are its pseudo-label up to their rounding is certain: labeling it changes nothing.
+    # Left in, that rounding (scores one-hot to 1e-16, as a solve leaves them) made model changes of ~1e-15
+    # that outranked the tie rule: on two labeled, well-separated blobs the proposals followed the rounding
+    # and random_state changed nothing
+    R[np.abs(R) <= _ROUNDING_ULPS * np.finfo(np.float64).eps * max(1.0, float(np.abs(F).max(initial=0.0)))] = 0.0
     denom = alpha + np.diag(C)
     values = np.full(F.shape[0], -np.inf)
     # denom is 0 only at a node the harmonic model already fixes (picked earlier in the batch)
     ok = denom > 0
     values[ok] = np.linalg.norm(C, axis=0)[ok] * np.linalg.norm(R[ok], axis=1) / denom[ok]
     return values, R
+
+
+#: Entries of a pseudo-label residual within this many units of rounding of the scores' scale are 0
+#: (:func:`_mc_values`); the level of the Laplacian eigenvalue rounding elsewhere (``_clip_rounding``).
+_ROUNDING_ULPS = 64
 
 
 #: Criterion values within this fraction of the largest one (in absolute value) are ties

@@ -20,7 +20,7 @@ def labeled_graph_problem(W, labeled, Y, cut_weak=False):
     """
     W = as_adjacency(W, dtype=np.float64)
     S = _check_labeled_index(labeled, W.shape[0])
-    Y2, was_1d, out_dtype = _check_targets(Y, S.size)
+    Y2, was_1d, out_dtype = _check_targets(Y, S.size, W.shape[0])
     if cut_weak:
         W = cut_weak_links(W)
     return W, S, Y2, was_1d, out_dtype

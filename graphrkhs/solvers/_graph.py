@@ -940,7 +940,7 @@ def graph_kernel_ridge(W: Union[GraphLike, GraphKernel], labeled: Indices, Y: Ar
     L, phi, K, z = _kernel_setup(W, kernel if kernel is not None else default_kernel(), laplacian)
     n = L.shape[0]
     S = _check_labeled_index(labeled, n)
-    Y2, was_1d, out_dtype = _check_targets(Y, S.size)
+    Y2, was_1d, out_dtype = _check_targets(Y, S.size, n)
     m = Y2.shape[1]
     poly = None
     if method in ("auto", "sparse"):

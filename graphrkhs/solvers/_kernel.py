@@ -459,7 +459,9 @@ def _manifold_problem(K, labeled, Y, M):
     S = _check_labeled_index(labeled, n)
     Y2, was_1d = _as_2d(Y)
     if Y2.shape[0] != S.size:
-        raise ValueError(f"Y must have one row per labeled point ({S.size}); got {Y2.shape[0]}.")
+        every = (f", one per point: pass Y[labeled], the targets of the labeled points in the order of labeled"
+                 if Y2.shape[0] == n else "")
+        raise ValueError(f"Y must have one row per labeled point ({S.size}); got {Y2.shape[0]}{every}.")
     M = sp.csr_array(check_matrix(M, "M", allow_sparse=True))      # a NaN in M: named here, not after the solve
     if M.shape != (n, n):
         raise ValueError(f"M must have shape ({n}, {n}); got {M.shape}.")
@@ -648,10 +650,14 @@ def _orth_basis(Psi, name="Psi"):
     Psi = np.asarray(Psi, dtype=np.float64)
     Q, R = np.linalg.qr(Psi / column_scales(Psi))
     d = np.abs(np.diag(R))
-    if d.size and (d.min() <= 1e-10 * max(d.max(), 1e-300)):
+    # more columns than rows: rank <= rows < columns, though the reduced R (rows x columns) may have a
+    # nonzero diagonal (11 basis functions on 10 labeled points passed, and the solvers returned one of
+    # infinitely many coefficient vectors)
+    if Psi.shape[1] > Psi.shape[0] or (d.size and (d.min() <= 1e-10 * max(d.max(), 1e-300))):
         raise ValueError(
             f"{name}: the null-space basis is rank-deficient on the labeled points (its columns are linearly "
-            "dependent there); use fewer basis functions or more labeled points."
+            f"dependent there: {Psi.shape[1]} basis functions on {Psi.shape[0]} points); use fewer basis functions "
+            "or more labeled points."
         )
     return Q
 

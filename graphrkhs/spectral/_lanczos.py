@@ -34,8 +34,13 @@ def _clip_rounding(lam, scale, dtype):
     below 0.  Same rounding level as the negative-spectrum check of the filters
     (:func:`graphrkhs.spectral._lmax.check_psd_spectrum`); values below it are left to the response.
     """
-    delta = max(1e-8, 64 * _entry_eps(dtype)) * max(float(scale), 0.0)
+    delta = _rounding_level(scale, dtype)
     return np.where((lam < 0) & (lam >= -delta), 0.0, lam)
+
+
+def _rounding_level(scale, dtype):
+    """The rounding level of computed eigenvalues of a matrix of entries in ``dtype`` and spectral scale ``scale``."""
+    return max(1e-8, 64 * _entry_eps(dtype)) * max(float(scale), 0.0)
 
 
 def _response_values(filters, lam, where):
@@ -173,6 +178,10 @@ def _lanczos_block(op, filters, X, tol, max_iter, check_every):
             # where a response defined on [0, lmax] (sqrt, fractional powers) is NaN: that is 0
             theta = _clip_rounding(theta, anorm, dtype)
             phis = _response_values(filters, theta, "the Ritz values")          # (F, k)
+            if theta.min() <= _rounding_level(anorm, dtype):
+                # a Ritz value at 0 to rounding (+1e-16): phi must be finite at 0 itself, as on [0, lmax] for
+                # chebyshev_filter (1/lambda on a path of 11 nodes gave entries near 1e14)
+                _response_values(filters, np.zeros(1), "the Ritz values (one is 0 to rounding)")
             y = norms[j] * (phis * S[0]) @ S.T                                   # (F, k)
             scale = norms[j] * max(float(np.abs(phis).max()), 1e-300)
             prev = last[j]
@@ -398,6 +407,10 @@ def exact_filter(L: SparseMatrix | ArrayLike, phi: ResponseBank, X: ArrayLike, *
         _refuse_negative_spectrum(float(lam.min()), float(np.abs(lam).max()), "L", np.float32)
     coeffs = U.T @ X2.astype(np.float64)
     values = _response_values(filters, lam, "the eigenvalues")
+    if lam.size and lam.min() <= _rounding_level(np.abs(lam).max(), L.dtype):
+        # a zero eigenvalue comes out as +-1e-16: phi must be finite at 0 itself, as chebyshev_filter and
+        # lanczos_filter require (1/lambda gave entries near 1e12 when the rounding fell on the positive side)
+        _response_values(filters, np.zeros(1), "the eigenvalues (one is 0 to rounding)")
     Y = np.stack([U @ (v[:, None] * coeffs) for v in values])
     Y = Y.astype(dtype, copy=False)
     if was_1d:

@@ -150,7 +150,20 @@ class Filter:
         return out.astype(arr.dtype, copy=False) if np.ndim(lam) else out.astype(arr.dtype)[()]
 
     def _evaluate(self, lam):
-        return self.func(lam)
+        try:
+            return self.func(lam)
+        except (TypeError, ValueError) as exc:
+            if lam.ndim == 0 or lam.size == 0:
+                raise
+            try:    # a response written for one number at a time (math.exp, an if on lam) works on one
+                self.func(lam.flat[0])
+            except Exception:
+                raise exc from None     # the response's own error, on a single eigenvalue too
+            raise TypeError(
+                f"{self!r} must accept a numpy array of eigenvalues and return their responses elementwise; "
+                f"called on an array it raised {type(exc).__name__}: {exc}. Write it with numpy (np.exp, not "
+                "math.exp; np.where, not if), or wrap a function of one number: np.vectorize(func, otypes=[float])."
+            ) from exc
 
     # -- properties ---------------------------------------------------------
     def is_positive(self, lmax: float, *, dtype: type = np.float64) -> bool:

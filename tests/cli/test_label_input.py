@@ -246,6 +246,27 @@ def test_demo_plot_into_a_named_pipe_is_a_usage_error_before_the_fits(tmp_path, 
                    "regular file (a named pipe); give a file name for the picture, e.g. digits.png\n")
 
 
+@pytest.mark.skipif(not __import__("os").path.isdir("/proc/self/fd"), reason="needs /proc/self/fd (Linux)")
+def test_demo_plot_into_an_open_file_descriptor_is_a_usage_error_before_the_fits(tmp_path, capsys, monkeypatch):
+    # graphrkhs demo --plot /dev/stdout > results.txt: /dev/stdout -> /proc/self/fd/1 -> a regular file passed the
+    # special-file check, and the PNG went into results.txt after the table.  The same chain in tmp_path
+    from graphrkhs.cli import _main
+
+    def fits(*args, **kwargs):
+        raise AssertionError("the demo ran before its arguments were checked")
+
+    monkeypatch.setattr(_main, "demo", fits)
+    with open(tmp_path / "results.txt", "w") as held:
+        alias = tmp_path / "stdout"
+        alias.symlink_to(f"/proc/self/fd/{held.fileno()}")
+        with pytest.raises(SystemExit) as exc:
+            cli.main(["demo", "-q", "--plot", str(alias)])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert f"graphrkhs demo: error: --plot: {alias} is an open file descriptor" in err
+    assert "give a file name for the picture, e.g. digits.png" in err and len(err.strip().splitlines()) == 2
+
+
 def test_classes_differing_only_in_case_get_a_warning(tmp_path, capsys):
     # 'setosa' and 'Setosa' were two classes without a word (a typing slip splits one class in two)
     X, y = _two_blobs()

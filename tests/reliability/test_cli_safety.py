@@ -440,6 +440,54 @@ def test_output_that_is_a_device_or_pipe_is_refused_even_with_force(good, tmp_pa
     assert stat.S_ISFIFO(os.stat(fifo).st_mode) and link.is_symlink()
 
 
+@pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="needs /proc/self/fd (Linux)")
+def test_output_that_is_an_alias_of_an_open_file_descriptor_is_refused(good, tmp_path, capsys):
+    # graphrkhs label ... --output /dev/stdout --force > labeled.csv: /dev/stdout -> /proc/self/fd/1 -> a regular
+    # file, so the special-file check passed and os.replace moved the new CSV over the /dev/stdout symlink
+    # itself (as root, /dev/stdout was a regular file for every later process; the shell's labeled.csv stayed
+    # empty).  Here the same chain in tmp_path, never the real /dev/stdout: a symlink to /proc/self/fd/N of a
+    # file this process holds open, and /dev/fd's directory-symlink form of it
+    with open(tmp_path / "redirected.csv", "w") as held:
+        fd = held.fileno()
+        alias = tmp_path / "stdout"
+        alias.symlink_to(f"/proc/self/fd/{fd}")
+        fd_dir = tmp_path / "fd"
+        fd_dir.symlink_to("/proc/self/fd")
+        for out in (alias, fd_dir / str(fd)):
+            code, out_text, err = _run([good, "--label-column", "label", "--output", out, "--force", "-q"],
+                                       capsys)
+            _assert_user_error(code, err, f"the output {out} is an open file descriptor")
+            assert "choose a file name" in err and out_text == ""
+        assert alias.is_symlink() and os.readlink(alias) == f"/proc/self/fd/{fd}"
+    assert (tmp_path / "redirected.csv").read_text() == ""
+    # an ordinary symlink to a regular file is still written as documented (the link replaced by the file)
+    target = tmp_path / "target.csv"
+    target.write_text("old")
+    link = tmp_path / "link.csv"
+    link.symlink_to(target)
+    code, out_text, err = _run([good, "--label-column", "label", "--output", link, "--force", "-q"], capsys)
+    assert code == 0, err
+    assert not link.is_symlink() and target.read_text() == "old"
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="needs /proc/self/fd (Linux)")
+def test_input_through_an_open_file_descriptor_needs_an_output_name(good, tmp_path, capsys):
+    # graphrkhs label /dev/stdin --label-column y < data.csv: /dev/stdin -> /proc/self/fd/0 -> a regular file, so
+    # the special-file check passed and the default output INPUT.labeled.csv was /dev/stdin.labeled.csv, a new
+    # file in /dev (as root; elsewhere "cannot write to /dev").  The same chain in tmp_path: an alias of a
+    # descriptor this process holds open on the data; the default output would be beside the alias
+    with open(good) as held:
+        alias = tmp_path / "stdin"
+        alias.symlink_to(f"/proc/self/fd/{held.fileno()}")
+        code, out_text, err = _run([alias, "--label-column", "label", "-q"], capsys)
+        _assert_user_error(code, err, f"the input {alias} is an open file descriptor")
+        assert "give --output OUT.csv" in err
+        assert not (tmp_path / "stdin.labeled.csv").exists()
+        # with an output name it is read as any input
+        code, out_text, err = _run([alias, "--label-column", "label", "--output", tmp_path / "o.csv", "-q"], capsys)
+        assert code == 0, err
+
+
 def test_input_from_a_pipe(good, tmp_path, capsys, monkeypatch):
     # a named pipe (or /dev/stdin) failed with "cannot read ...: underlying stream is not seekable"; its
     # default output INPUT.labeled.csv would be a new file beside the pipe (in /dev for /dev/stdin)

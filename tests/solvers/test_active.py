@@ -97,6 +97,43 @@ def test_ties_lowest_index_or_seeded():
     assert len(draws) > 1
 
 
+@pytest.mark.parametrize("alpha", [0.0, 10.0])
+def test_model_change_of_a_certain_model_is_a_tie_not_rounding_noise(alpha):
+    """Two paths, one labeled node each: the model is one-hot on every node, so labeling any node changes
+    nothing (the oracle: model change 0 everywhere) and the documented tie rule decides -- lowest index, or
+    the seeded order, as for the uncertainty criteria.  Before, scores off one-hot by rounding (1e-16, as
+    a solve leaves them) gave model changes of ~1e-15 that were ranked as information: the proposals
+    followed the rounding, and random_state changed nothing."""
+    W = sp.block_diag([np.diag(np.ones(9), 1) + np.diag(np.ones(9), -1)] * 2, format="csr")
+    S = np.array([0, 10])
+    F = np.repeat(np.eye(2), 10, axis=0) + np.random.default_rng(0).normal(scale=2e-16, size=(20, 2))
+    oracle = _oracle_change(W, S, np.eye(2), np.repeat(np.eye(2), 10, axis=0), alpha, "combinatorial")
+    assert np.abs(oracle[np.isfinite(oracle)]).max() < 1e-12
+    nodes, values = propose_labels(F, 3, criterion="model_change", labeled=S, graph=W, alpha=alpha,
+                                   return_values=True)
+    np.testing.assert_array_equal(nodes, [1, 2, 3])
+    np.testing.assert_array_equal(values, 0.0)
+    for seed in range(3):
+        np.testing.assert_array_equal(
+            propose_labels(F, 3, criterion="model_change", labeled=S, graph=W, alpha=alpha, random_state=seed),
+            propose_labels(F, 3, labeled=S, random_state=seed))
+
+
+def test_propose_labels_for_a_certain_model_follows_the_tie_rule():
+    """The user-level symptom of the test above: two well-separated blobs, two labels each; the fitted
+    Laplace-learning scores are one-hot to 1e-15, and model change proposed nodes 29, 11, 34 for every seed."""
+    rng = np.random.default_rng(0)
+    X = np.r_[rng.normal(size=(20, 2)), rng.normal(size=(20, 2)) + 8]
+    y = np.full(40, -1)
+    y[[0, 1, 20, 21]] = [0, 0, 1, 1]
+    clf = LaplacianRegularizationClassifier(n_neighbors=5).fit(X, y)
+    np.testing.assert_array_equal(propose_labels_for(clf, X, y, 3, criterion="model_change"), [2, 3, 4])
+    for seed in range(3):
+        np.testing.assert_array_equal(
+            propose_labels_for(clf, X, y, 3, criterion="model_change", random_state=seed),
+            propose_labels_for(clf, X, y, 3, random_state=seed))
+
+
 # --- model change: dense oracle -------------------------------------------------------------
 
 def _oracle_change(W, S, Y, F, alpha, laplacian):

@@ -462,6 +462,9 @@ SOLVERS = {
 BAD = [
     ("no labels", (W_SMALL, [], np.zeros(0)), {}, ValueError, "labeled"),
     ("Y wrong length", (W_SMALL, [0, 4], np.zeros(3)), {}, ValueError, "one row per labeled"),
+    # a target for every node, scikit-learn style (-1 on the unlabeled ones): the message names the fix
+    ("Y for every node", (W_SMALL, [0, 4], np.array([0.0, -1, -1, -1, 1.0])), {}, ValueError,
+     r"Y must have one row per labeled node \(2\); got 5, one per node: pass Y\[labeled\]"),
     ("Y with NaN", (W_SMALL, [0, 4], np.array([0.0, np.nan])), {}, ValueError, "NaN"),
     ("Y strings", (W_SMALL, [0, 4], np.array(["a", "b"])), {}, TypeError, "numeric"),
     ("index out of range", (W_SMALL, [0, 5], Y2), {}, ValueError, r"\[0, 5\)"),

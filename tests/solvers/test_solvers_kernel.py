@@ -514,6 +514,8 @@ def _K(n=10):
     (lambda: laprls_fit(_K(), [0, 1], np.ones(2), np.eye(10), 1e-2, -1.0), ValueError, "gamma_I"),
     (lambda: laprls_fit(_K(), np.array([], dtype=int), np.ones(0), np.eye(10), 1e-2, 1.0), ValueError, "empty"),
     (lambda: laprls_fit(_K(), [0, 1], np.ones(3), np.eye(10), 1e-2, 1.0), ValueError, "one row per labeled"),
+    (lambda: laprls_fit(_K(), [0, 1], np.ones(10), np.eye(10), 1e-2, 1.0), ValueError,
+     r"one row per labeled point \(2\); got 10, one per point: pass Y\[labeled\]"),
     (lambda: laprls_fit(_K(), [0, 12], np.ones(2), np.eye(10), 1e-2, 1.0), ValueError, "labeled indices"),
     (lambda: laprls_fit(_K(), [0, 1], np.ones(2), np.eye(9), 1e-2, 1.0), ValueError, "M must"),
     (lambda: laprls_fit(_K(), [0, 1], np.ones(2), np.eye(10), 1e-2, 1.0, solver="lu"), ValueError, "solver"),
@@ -524,6 +526,12 @@ def _K(n=10):
      ValueError, "null_space"),
     (lambda: grls_fit(_K(), np.ones((10, 1)), np.ones(10), -1.0), ValueError, "gamma"),
     (lambda: grls_fit(_K(), np.ones((10, 2)), np.ones(10), 1.0), ValueError, "features"),
+    # more basis functions than labeled points: never full column rank, although the reduced QR's R
+    # (10 x 11) has a nonzero diagonal; before, beta came back as one of infinitely many solutions
+    (lambda: grls_fit(_K(), np.random.default_rng(0).normal(size=(10, 11)), np.ones(10), 1.0), ValueError,
+     "features: the null-space basis is rank-deficient"),
+    (lambda: prls_fit(_K(), _K(), _K(), np.ones(10), 0.1, Psi=np.random.default_rng(0).normal(size=(10, 11))),
+     ValueError, "null_space: the null-space basis is rank-deficient"),
     (lambda: consistency_grams(np.zeros((3, 1)), integral_operator="heat", kernel="linear"), ValueError, "heat"),
     (lambda: consistency_grams(np.zeros((3, 1)), integral_operator="nystrom"), ValueError, "integral_operator"),
     (lambda: consistency_grams(np.array([[1.0], [-1.0]]), integral_operator="empirical", kernel="linear"),

@@ -1,6 +1,7 @@
 """Spectral responses: formulas, positivity, inverse polynomials, PyGSP conventions, bad input."""
 
 import copy
+import math
 import pickle
 
 import numpy as np
@@ -241,3 +242,36 @@ def test_graph_kernel_accepts_a_filter_subclass_with_the_old_is_positive_signatu
     L = laplacian(W).toarray()
     lam, U = np.linalg.eigh(L)
     np.testing.assert_allclose(K @ np.eye(8), (U / (1.0 + lam)) @ U.T, atol=1e-12)
+
+
+@pytest.mark.parametrize("func, original", [
+    (lambda lam: math.exp(-lam), TypeError),               # math.* takes one number
+    (lambda lam: 1.0 if lam < 1.5 else 0.0, ValueError),   # a Python branch on the array
+])
+def test_a_scalar_only_response_is_named_with_the_fix(func, original):
+    """A response written for one eigenvalue at a time: before, chebyshev_filter raised numpy's own
+    "only 0-dimensional arrays can be converted to Python scalars" (or "The truth value of an array ... is
+    ambiguous") from inside the coefficient computation, naming neither phi nor the fix."""
+    from graphrkhs import chebyshev_filter, exact_filter
+
+    W = np.diag(np.ones(5), 1)
+    L = laplacian(W + W.T)
+    x = np.arange(6.0)
+    assert isinstance(func(0.5), float)                    # a valid response, one number at a time
+    for apply in (chebyshev_filter, exact_filter):
+        with pytest.raises(TypeError, match=r"Filter\(<lambda>\) must accept a numpy array of eigenvalues"
+                                            r".*np\.vectorize") as info:
+            apply(L, func, x)
+        assert isinstance(info.value.__cause__, original)
+    # the advice works, and gives the response's values (oracle: the eigendecomposition of the path)
+    lam, U = np.linalg.eigh(L.toarray())
+    expected = U @ (np.array([func(v) for v in np.clip(lam, 0, None)]) * (U.T @ x))
+    np.testing.assert_allclose(exact_filter(L, np.vectorize(func, otypes=[float]), x), expected, atol=1e-12)
+
+
+def test_an_error_of_the_response_itself_is_left_as_it_is():
+    """A response that fails on one number too is the user's own error: not relabelled as a vectorization
+    problem."""
+    phi = filters.Filter(lambda lam: 1 / 0)
+    with pytest.raises(ZeroDivisionError):
+        phi(np.array([0.5, 1.0]))

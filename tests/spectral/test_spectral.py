@@ -352,6 +352,35 @@ def test_response_not_finite_on_the_spectrum_is_refused_by_every_method():
                 apply(L, phi, np.ones(10))
 
 
+def test_response_infinite_at_zero_is_refused_by_exact_filter_whatever_the_rounding_of_the_zero_eigenvalue():
+    # phi = 1/lambda on a connected graph's Laplacian: chebyshev_filter refuses it (phi(0) = inf on [0, lmax]);
+    # exact_filter refused it only when eigh returned the zero eigenvalue as -1e-16 (clipped to 0), and as +1e-16
+    # returned phi(L) x with entries near 1e12 (the kNN graphs); lanczos_filter likewise from a Ritz value at
+    # +-1e-16 on the paths of 9, 11-14 nodes (entries up to 8e15) -- a rounding-level eigenvalue taken for the
+    # spectrum
+    from graphrkhs import knn_graph
+
+    phi = filters.Filter(lambda lam: 1.0 / lam, name="inverse")
+    graphs = [_path(n) for n in range(8, 16)]
+    graphs += [knn_graph(np.random.default_rng(seed).normal(size=(40, 2)), 5) for seed in range(4)]
+    signs = set()
+    for W in graphs:
+        L = laplacian(W)
+        signs.add(np.sign(np.linalg.eigvalsh(L.toarray()).min()))
+        x = np.random.default_rng(1).normal(size=L.shape[0])
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            for apply in (chebyshev_filter, lanczos_filter, exact_filter):
+                with pytest.raises(ValueError, match="not finite"):
+                    apply(L, phi, x)
+    assert 1.0 in signs         # the case that slipped through is among them
+    # a response finite at 0 is unchanged: Heat on the path against the closed form
+    lam, U = _path_closed_form(10)
+    x = np.random.default_rng(0).normal(size=10)
+    np.testing.assert_allclose(exact_filter(laplacian(_path(10)), filters.Heat(0.7), x),
+                               U @ (np.exp(-0.7 * lam) * (U.T @ x)), rtol=0, atol=1e-13)
+
+
 def test_lanczos_does_not_stop_before_reaching_the_low_end_of_the_spectrum():
     # weights spanning 1e-8..1e8: Heat(200) is 0 on every Ritz value of the first steps (all >= 1e4), so two
     # estimates 5 steps apart were both 0 and the column was "converged" -- a zero result with relative error 1
