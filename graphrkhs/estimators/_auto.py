@@ -30,6 +30,7 @@ higher is better), ``rank_test_score``).  Inside scikit-learn's
 """
 
 import numpy as np
+from sklearn.base import is_classifier
 
 from .._core.validation import Interval, Options, SelectionWarning, warn
 from .._core.loo import constant_up_to_rounding, duplicate_groups
@@ -152,7 +153,9 @@ def warn_duplicated_labeled_points(estimator, groups, Y=None):
         first = np.zeros(groups.max() + 1, dtype=np.intp)
         first[groups[::-1]] = np.arange(l)[::-1]            # a representative row of each group
         conflicting = int(np.any(Y2 != Y2[first[groups]], axis=1).sum())
-        if conflicting:
+        # a classifier's copies of other labels were warned about by every classifier's one check
+        # (graphrkhs._core.labels.warn_conflicting_copies, from ClassifierOutputMixin._fit)
+        if conflicting and not is_classifier(estimator):
             warn(f"{type(estimator).__name__}: {n_rep} of the {l} labeled points repeat other labeled points "
                  f"exactly, and {conflicting} of the copies carry other targets than the first; the fit "
                  "averages them (no parameter value fits either copy), and the selection of "

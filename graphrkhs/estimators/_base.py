@@ -38,8 +38,8 @@ from sklearn.exceptions import NotFittedError
 from sklearn.utils.validation import validate_data
 
 from .._core.labels import (UNLABELED, check_labeled_classes_have_priors, labeled_rows, one_hot,
-                            split_classification_labels, split_regression_targets, warn_unequal_label_counts,
-                            warn_unpredicted_classes, warn_untrusted_label_proportions)
+                            split_classification_labels, split_regression_targets, warn_conflicting_copies,
+                            warn_unequal_label_counts, warn_unpredicted_classes, warn_untrusted_label_proportions)
 from .._core.progress import verbosity
 from .._core.validation import (Interval, Options, check_class_priors, check_estimator_points, sparse_points_refused,
                                 validate_params)
@@ -179,6 +179,14 @@ class GraphRKHSEstimator(BaseEstimator):
     @staticmethod
     def _n_samples(X):
         return X.shape[0]
+
+    def _fit_points(self, X):
+        """The points of the fit from ``_validate_input``'s result (None when X is not points: a graph)."""
+        return X
+
+    #: What the family does with identical labeled points of different labels (ClassifierOutputMixin._fit's
+    #: warning: the one check of every classifier)
+    _conflicting_copies_note = ""
 
     def _check_fitted(self):
         if not hasattr(self, "n_features_in_"):
@@ -362,6 +370,14 @@ class ClassifierOutputMixin(ClassifierMixin):
         return F
 
     def _fit(self, X, labeled, Y):
+        # identical labeled points with different labels: said once for every classifier (user -> fit ->
+        # _fit_all -> _fit -> here); regressors are not checked: repeated measurements of one point are the
+        # ordinary noise of regression, and every fit answers them with their (shrunk) mean
+        points = self._fit_points(X)
+        if points is not None:
+            S = np.flatnonzero(labeled)
+            warn_conflicting_copies(points[S], S, self._fit_codes[S], classes=self.classes_,
+                                    owner=type(self).__name__, consequence=self._conflicting_copies_note)
         # the member's solve, then (for learners without fitted node scores) the class normalization
         # learned on the scores of the fitted rows
         super()._fit(X, labeled, Y)
@@ -876,6 +892,10 @@ class PointsLearner(GraphRKHSEstimator):
     """Family base of the learners on points that predict anywhere (inductive, data-dependent):
     X is validated once here, new points are checked against ``n_features_in_``, and the
     member's ``_raw(X)`` gives the fitted function at new points."""
+
+    _conflicting_copies_note = ("the fitted function takes one value at such a point, pulled by the copies toward "
+                                "the mean of their labels (it fits none of them), predict gives the class of that "
+                                "value, and a leave-one-out selection leaves the copies out together")
 
     def _validate_input(self, X):
         if sp.issparse(X):          # the kernels evaluate dense rows: say who refuses and where sparse X goes

@@ -201,6 +201,14 @@ class _GraphLearner(GraphRKHSEstimator):
         self._graph_spec(X).validate(X.shape[0])
         return X
 
+    _conflicting_copies_note = ("each copy stays a node of its own with its own label (the graph joins the copies "
+                                "at distance 0), transduction_ gives each node its own result, and predict(X) at "
+                                "such a point gives the mean of the copies' scores (it may differ from "
+                                "transduction_ there)")
+
+    def _fit_points(self, X):
+        return None if self.graph == "precomputed" else X
+
     def _points(self, X, reset):
         """Points X (fit: ``reset``; new points: checked against the fit's features) by the one validation of
         the estimators (:func:`~graphrkhs._core.validation.check_estimator_points`, the inductive learners'

@@ -206,8 +206,9 @@ def _damped_error(filters, order, lmax, n_points, x, values, scale):
     return float((np.abs(approx - values).max(axis=1) / scale).max())
 
 
-def _auto_order(filters, lmax, tol, max_order, damping=None):
-    """Lowest degree whose relative max error on [0, lmax] is below tol: (order, error, n_points)."""
+def _error_grid(filters, lmax):
+    """The grid x (Chebyshev extrema in [-1, 1]) of the error estimates, the responses' values there and their
+    scales (max |phi|)."""
     x = np.cos(np.linspace(0.0, np.pi, _ERROR_GRID))
     lam = 0.5 * lmax * (x + 1.0)
     values = np.empty((len(filters), x.size))
@@ -218,6 +219,22 @@ def _auto_order(filters, lmax, tol, max_order, damping=None):
             raise ValueError(f"the response {phi!r} is not finite on [0, lmax] = [0, {lmax:g}].")
     scale = np.abs(values).max(axis=1)
     scale[scale == 0] = 1.0
+    return x, values, scale
+
+
+def _order_error(filters, order, lmax, damping=None):
+    """The relative max error on [0, lmax] of the series of degree ``order`` (the estimate of
+    :func:`_auto_order`, on the same grid and coefficients)."""
+    x, values, scale = _error_grid(filters, lmax)
+    if damping == "jackson":
+        return _damped_error(filters, order, lmax, _default_points(order), x, values, scale)
+    c = _coefficients(filters, order, lmax, _default_points(order), None)
+    return float(_grid_errors(c, filters, lmax, x, values, scale)[order])
+
+
+def _auto_order(filters, lmax, tol, max_order, damping=None):
+    """Lowest degree whose relative max error on [0, lmax] is below tol: (order, error, n_points)."""
+    x, values, scale = _error_grid(filters, lmax)
     if damping == "jackson":
         # Damped series are not nested: search degrees by doubling, then bisection.
         def err(K):
@@ -581,7 +598,25 @@ def _prepare_coefficients(filters, order, tol, lmax, damping, max_order):
             _warn_order(filters, order, error, tol, damping)
     else:
         n_points = _default_points(order)
+        error = _order_error(filters, order, lmax, damping)
+        if error > tol:
+            _warn_given_order(filters, order, error, tol, lmax, damping, max_order)
     return _coefficients(filters, order, lmax, n_points, damping), order
+
+
+def _warn_given_order(filters, order, error, tol, lmax, damping, max_order):
+    """An explicit ``order`` whose estimated error is above ``tol``: an AccuracyWarning naming the error and the
+    order that meets tol (the automatic one, :func:`_auto_order`), or that ``max_order`` does not suffice."""
+    needed, needed_error, _ = _auto_order(filters, lmax, tol, max_order, damping)
+    if needed_error <= tol:
+        fix = f"order {needed} meets tol={tol:g} (order=None chooses it)"
+    else:
+        fix = (f"max_order={max_order} does not suffice for tol={tol:g} (error {needed_error:.2e} there): use "
+               "lanczos_filter / method='lanczos'" + (", or damping='jackson' for a non-smooth response"
+                                                       if damping is None else ""))
+    warn(f"the Chebyshev series of {', '.join(map(repr, filters))} at the given order={order} has an estimated "
+         f"relative error of {error:.2e} on [0, lmax], above tol={tol:g}; {fix}.  Pass the tol this order is "
+         "meant to meet to silence this.", AccuracyWarning)
 
 
 def chebyshev_filter(L: MatrixOrOperator, phi: ResponseBank, X: ArrayLike, order: int | None = None,
@@ -619,7 +654,10 @@ def chebyshev_filter(L: MatrixOrOperator, phi: ResponseBank, X: ArrayLike, order
         Degree K.  None picks the lowest degree whose relative max error on
         :math:`[0, \lambda_{max}]` is below ``tol`` (:func:`chebyshev_order`).
     tol : float > 0, default=1e-8
-        Relative accuracy for ``order=None``.
+        Relative accuracy for ``order=None``; a given ``order`` whose estimated
+        error is above it gets an :class:`~graphrkhs.AccuracyWarning` naming the
+        error and the order that meets ``tol`` (pass the ``tol`` a low order is
+        meant to meet).
     lmax : float > 0, optional
         Upper bound on the spectrum; None computes :func:`graphrkhs.lmax` (a
         guaranteed bound; 0 for a graph without edges, where the result is

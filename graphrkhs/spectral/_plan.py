@@ -109,7 +109,8 @@ def chebyshev_plan(phi, lmax, *, order=None, tol=1e-8, damping=None, max_order=D
     order : int, optional
         Degree K; None picks the lowest degree whose relative max error is
         below ``tol`` (:func:`~graphrkhs.chebyshev_order`, with an
-        :class:`~graphrkhs.AccuracyWarning` when ``max_order`` is reached).
+        :class:`~graphrkhs.AccuracyWarning` when ``max_order`` is reached); a
+        given order whose estimated error is above ``tol`` warns too.
     tol, damping, max_order
         As in :func:`~graphrkhs.chebyshev_filter`.
 
