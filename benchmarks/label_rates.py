@@ -7,9 +7,11 @@ per rate); accuracy is measured on the unlabeled points.
 Graphs
     ``ours``  the graph the recommended estimator builds from X with its defaults
               (``est._build_graph(X)``; ``PoissonRidgeEnsembleClassifier``'s ``graph="auto"``: on
-              Fashion-MNIST and the digits -- >= 32 non-negative columns -- the cosine self-tuning graph
-              ``knn_graph(X, 10, weight="self-tuning", relative_width=0.5, metric="cosine")``, else
-              ``knn_graph(X, 10)``; the resolved spec is printed and stored as ``graph_ours``).
+              Fashion-MNIST and the digits -- >= 32 non-negative columns that are the pixels of square
+              images -- the self-tuning graph of the tangent distance ``knn_graph(X, 10,
+              weight="self-tuning", relative_width=0.5, metric="tangent", image_shape=(s, s))`` (before
+              session 23 the same with ``metric="cosine"``), else ``knn_graph(X, 10)``; the resolved spec
+              is printed and stored as ``graph_ours``).
               Our estimators are then fitted with ``graph="precomputed"`` on it and otherwise default
               parameters -- for the recommended one the same labels as ``fit(X, y)`` (module docs of
               ``graphrkhs.transductive``), without rebuilding the graph for every draw; the other
