@@ -255,7 +255,9 @@ def knn_graph(X: ArrayLike, n_neighbors: int = 10, *,
         were unusable -- a neighbour listed twice or an unfilled slot),
         ``"pilot_recall"`` and ``"pilot_sample"`` (``"auto"``'s estimate on
         its pilot and the pilot's size; NaN and 0 when no pilot ran),
-        ``"sparse"`` (``X`` was searched as sparse rows) and ``"seconds"``.
+        ``"sparse"`` (``X`` was searched as sparse rows) and ``"seconds"``; with
+        ``metric="tangent"`` also ``"tangent_candidates"`` (the cosine
+        candidates re-ranked per point; the recall keys are those of their search).
     backend : {"auto", "numpy", "mpi", "dask"}, default="auto"
         Where the search runs (sparse ``X``: in this process only; ``"mpi"``
         and ``"dask"`` raise a TypeError).  ``"mpi"`` / ``"dask"``: cell by cell on the

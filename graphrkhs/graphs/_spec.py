@@ -11,6 +11,8 @@ graph does it through ``GraphSpec(...).build(X)``; an estimator also accepts a
 import dataclasses
 from typing import Optional
 
+import numpy as np
+
 from .._core.validation import check_option, check_scalar
 from ._construct import (KNN_ALGORITHMS, METRICS, MODES, RADIUS_ALGORITHMS, RADIUS_METRICS, WEIGHTS, epsilon_graph,
                          knn_graph)
@@ -93,6 +95,11 @@ class GraphSpec:
     relative_width: float = 1.0
     metric: str = "euclidean"
     image_shape: Optional[tuple] = None
+
+    def __post_init__(self):
+        # a list or array shape is kept as a tuple: the spec stays hashable and its repr one form
+        if isinstance(self.image_shape, (list, np.ndarray)):
+            object.__setattr__(self, "image_shape", tuple(np.asarray(self.image_shape).tolist()))
 
     def validate(self, n_samples=None):
         """Check every field (and ``n_neighbors < n_samples`` when n is given); returns self.

@@ -167,6 +167,8 @@ def test_graph_spec_carries_the_image_shape():
     spec = GraphSpec(n_neighbors=4, metric="tangent", image_shape=(8, 8))
     W = spec.build(X)
     np.testing.assert_array_equal(W.toarray(), knn_graph(X, 4, metric="tangent", image_shape=(8, 8)).toarray())
+    listed = GraphSpec(n_neighbors=4, metric="tangent", image_shape=[8, 8])
+    assert listed.image_shape == (8, 8) and hash(listed) == hash(spec)
     with pytest.raises(ValueError, match="needs image_shape"):
         GraphSpec(metric="tangent").validate()
     with pytest.raises(ValueError, match="used by metric='tangent' only"):
