@@ -1243,8 +1243,9 @@ class PoissonRidgeEnsembleClassifier(_TransductiveClassifier, _GraphKernelRidge)
     draws, a 10-NN self-tuning cosine graph), ``w = 0.5`` labeled 66.9 / 73.2
     / 76.7 / 81.4 % of the unlabeled images at 1 / 5 / 10 / 50 labels per
     class, against 65.5 / 67.6 / 70.6 / 71.3 (Poisson) and 63.2 / 72.8 /
-    76.4 / 81.8 (kernel ridge) on the same graph and draws; over 20 draws
-    (``benchmarks/label_rates.py``, ``benchmarks/REPORT.md``) 62.70 / 72.44 /
+    76.4 / 81.8 (kernel ridge) on the same graph and draws; over 20 draws on
+    that cosine graph (``benchmarks/label_rates.py``, ``benchmarks/REPORT.md``;
+    the default on images before the tangent distance) 62.70 / 72.44 /
     76.40 / 81.40 %, against 62.37 / 69.25 / 70.43 / 71.79 (Poisson) and
     59.74 / 72.20 / 76.50 / 81.73 (kernel ridge).  It is the library's recommended
     classifier for transductive labeling: the default method of
