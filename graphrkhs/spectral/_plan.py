@@ -104,8 +104,10 @@ def chebyshev_plan(phi, lmax, *, order=None, tol=1e-8, damping=None, max_order=D
     Parameters
     ----------
     phi : filter, callable, or list of them
-    lmax : float > 0
-        Checked upper bound on the spectrum (:func:`resolve_lmax`).
+    lmax : float >= 0
+        Checked upper bound on the spectrum (:func:`resolve_lmax`; 0 for the
+        zero matrix).  Required: there is no L here to compute it from, so
+        None is a ``TypeError``.
     order : int, optional
         Degree K; None picks the lowest degree whose relative max error is
         below ``tol`` (:func:`~graphrkhs.chebyshev_order`, with an
@@ -119,8 +121,20 @@ def chebyshev_plan(phi, lmax, *, order=None, tol=1e-8, damping=None, max_order=D
     coefs : ndarray of shape (n_filters, K + 1)
         In the convention :math:`\varphi \approx c_0/2 + \sum_k c_k T_k`.
     order : int
+
+    Raises
+    ------
+    TypeError, ValueError
+        For an ``lmax``, ``order``, ``tol``, ``damping`` or ``max_order``
+        that :func:`check_filter_options` / :func:`resolve_lmax` would refuse,
+        before any coefficient is computed.
     """
     filters, _ = _as_filter_bank(phi)
+    if lmax is None:
+        raise TypeError("lmax must be a real number >= 0, an upper bound on the spectrum of L; chebyshev_plan has "
+                        "no L to compute it from: pass resolve_lmax(L).")
+    lmax = check_scalar(lmax, "lmax", low=0)
+    order, tol, max_order = _check_common(order, tol, max_order, damping, "auto", "auto")
     return _prepare_coefficients(filters, order, tol, lmax, damping, max_order)
 
 

@@ -757,6 +757,37 @@ def test_lanczos_apply_checks_its_arguments_as_lanczos_filter_does(bad, error, f
         lanczos_apply(op, [filters.Heat(0.8)], np.ones((10, 1)), **args)
 
 
+@pytest.mark.parametrize("lmax, bad, error, fragment", [
+    (None, {}, TypeError, r"lmax must be a real number >= 0.*resolve_lmax\(L\)"),
+    ("2", {}, TypeError, "lmax must be a real number"),
+    (-1.0, {}, ValueError, "lmax must be >= 0"),
+    (np.nan, {}, ValueError, "lmax must be finite"),
+    (2.0, {"order": "x"}, TypeError, "order must be an int"),
+    (2.0, {"order": -1}, ValueError, "order must be >= 0"),
+    (2.0, {"max_order": None}, TypeError, "max_order must be an int"),
+    (2.0, {"tol": -1.0}, ValueError, "tol must be > 0"),
+    (2.0, {"damping": "foo"}, ValueError, "damping must be None or 'jackson'"),
+])
+def test_chebyshev_plan_checks_its_arguments_as_chebyshev_filter_does(lmax, bad, error, fragment):
+    # lmax=None raised "unsupported operand type(s) for *: 'float' and 'NoneType'" from the coefficient
+    # code, order="x" a str concatenation error, order=-1 an IndexError; lmax=-1, tol=-1 and damping="foo"
+    # returned coefficients
+    from graphrkhs.spectral import chebyshev_plan
+
+    with pytest.raises(error, match=fragment):
+        chebyshev_plan(filters.Heat(0.8), lmax, **bad)
+
+
+def test_chebyshev_plan_on_the_zero_matrix_interval_is_exact_at_degree_0():
+    # resolve_lmax gives 0.0 for the zero matrix: phi(0) I, the series c_0 / 2 at degree 0
+    from graphrkhs.spectral import chebyshev_plan, resolve_lmax
+
+    lmax = resolve_lmax(sp.csr_array((4, 4)))
+    coefs, order = chebyshev_plan(filters.Heat(0.8), lmax)
+    assert lmax == 0.0 and order == 0
+    np.testing.assert_allclose(coefs[0, 0] / 2, 1.0, rtol=1e-15)
+
+
 def test_column_peaks_equal_the_largest_absolute_entry_of_each_column():
     # the blocked reduction of the overflow gate of chebyshev_filter: rows grouped to ~4096 entries, a
     # remainder of rows, C- and F-ordered and strided blocks
