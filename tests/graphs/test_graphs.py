@@ -946,6 +946,38 @@ def test_networkx_graph_with_a_non_numeric_weight_is_a_type_error_naming_the_att
     np.testing.assert_array_equal(as_adjacency(G).toarray(), [[0, 2.5, 0], [2.5, 0, 1], [0, 1, 0]])
 
 
+@pytest.mark.parametrize("weight", ["2", np.str_("2"), b"2", [2.0]])
+def test_networkx_graph_with_a_numeric_string_weight_is_a_type_error_naming_the_attribute(weight):
+    # the string "2" was parsed by networkx's float64 conversion and read as the weight 2.0, silently
+    import networkx as nx
+
+    G = nx.path_graph(3)
+    G[0][1]["weight"] = weight
+    with pytest.raises(TypeError, match=r"G: the networkx edge attribute 'weight' must be a real number on every "
+                                        r"edge; edge \(0, 1\) has"):
+        as_adjacency(G)
+
+
+def test_networkx_graph_with_numpy_and_boolean_weights_keeps_their_values():
+    import networkx as nx
+
+    G = nx.path_graph(4)
+    G[0][1]["weight"], G[1][2]["weight"] = np.float32(0.5), np.int64(3)
+    G[2][3]["weight"] = True
+    np.testing.assert_array_equal(as_adjacency(G).toarray(),
+                                  [[0, 0.5, 0, 0], [0.5, 0, 3, 0], [0, 3, 0, 1], [0, 0, 1, 0]])
+
+
+def test_masked_adjacency_array_is_refused_rather_than_read_without_its_mask():
+    # np.asarray dropped the mask: the masked weight 5 became an edge
+    W = np.ma.masked_array([[0, 1.0, 5.0], [1.0, 0, 1.0], [5.0, 1.0, 0]],
+                           mask=[[0, 0, 1], [0, 0, 0], [1, 0, 0]])
+    with pytest.raises(TypeError, match=r"masked array.*mask would be ignored.*W.filled\(0\)"):
+        as_adjacency(W)
+    # the fix the message names: masked entries as no edge
+    np.testing.assert_array_equal(as_adjacency(W.filled(0)).toarray(), [[0, 1, 0], [1, 0, 1], [0, 1, 0]])
+
+
 @pytest.mark.parametrize("dtype,big,small", [(np.float32, 1e30, 1e-30), (np.float64, 1e300, 1e-300)])
 def test_normalized_laplacian_entries_between_degrees_far_apart(dtype, big, small):
     # w_12 = small between degrees ~big and small: L_12 = -small / sqrt(big * small) = -small.  The product
