@@ -361,7 +361,15 @@ def rls_fit(K: np.ndarray, Y: ArrayLike, alpha: float, *, overwrite_K: bool = Fa
     (Belkin, Niyogi & Sindhwani 2006, Eq. 9; scikit-learn's ``KernelRidge``
     with ``alpha`` :math:`= \alpha l`).  Cholesky of the SPD matrix; for
     ``alpha = 0`` (interpolation), or when the ridge is below the rounding
-    level of K, a diagonal shift at rounding level is added.  The one RLS
+    level of K, a diagonal shift at rounding level is added.  With
+    ``alpha = 0``, a column of Y that this solution does not interpolate to
+    :math:`\sqrt{\epsilon}` relative (y outside the range of a singular K,
+    such as a linear kernel's :math:`XX^T` of rank below l) gets the
+    minimum-norm least-squares solution :math:`c = K^+ y` instead (by an
+    eigendecomposition, eigenvalues below :math:`l\,\epsilon\,\lambda_{max}`
+    taken as 0, as ``numpy.linalg.lstsq``), the limit of the ridge solution
+    as :math:`\alpha \to 0^+`; the fitted values :math:`Kc` are then the
+    projection of y onto the range of K.  The one RLS
     solve of the package: :func:`~graphrkhs.rls_coefficients` (data-dependent
     kernels) calls it, and the leave-one-out engine
     (:func:`~graphrkhs.rls_loo_error`) scores its ``alpha``.
@@ -436,8 +444,31 @@ def rls_fit(K: np.ndarray, Y: ArrayLike, alpha: float, *, overwrite_K: bool = Fa
             A.flat[::l + 1] += alpha * l
             C = _psd_solve(A, Y2.astype(K.dtype))
     else:
-        C = _psd_solve(A, Y2.astype(K.dtype))
+        Yk = Y2.astype(K.dtype)
+        C = _psd_solve(A, Yk)       # A is K (its diagonal + 0): K is intact, psd_solve factors a copy
+        # Interpolation: the shifted Cholesky solves (K + s I) c = y, s at K's rounding level, whose residual
+        # is s c.  A y outside the range of a singular K (a linear kernel's X X^T of rank < l) cannot be
+        # interpolated, and its coefficients came back ~ y / s (5.7e13 for rank 3 on 20 points).  Such
+        # columns get the minimum-norm least-squares solution, the alpha -> 0 limit of the ridge solution.
+        bad = _relative_norms(K @ C - Yk, Yk) > np.sqrt(np.finfo(K.dtype).eps)
+        if bad.any():
+            C[:, bad] = _min_norm_psd_solve(K, Yk[:, bad])
     return C[:, 0] if was_1d else C
+
+
+def _min_norm_psd_solve(K, Y):
+    r"""The minimum-norm least-squares solution :math:`K^+ Y` of a symmetric PSD K (its lower triangle read).
+
+    From the eigendecomposition, eigenvalues up to :math:`l\,\epsilon\,\lambda_{max}` (rounding of an
+    exact 0, and negative rounding) taken as 0: ``numpy.linalg.lstsq``'s default cut-off.
+    """
+    l = K.shape[0]
+    memory_guard(3 * K.itemsize * l * l, f"the eigendecomposition of a {l} x {l} Gram matrix",
+                 "use alpha > 0 (a Cholesky solve) or fewer points.")
+    w, V = sla.eigh(K, lower=True, check_finite=False)
+    keep = w > l * np.finfo(K.dtype).eps * max(float(w[-1]), 0.0)
+    Vk = V[:, keep]
+    return Vk @ ((Vk.T @ Y) / w[keep][:, None])
 
 
 # ---------------------------------------------------------------------------

@@ -580,6 +580,34 @@ def test_one_rls_solve_behind_rls_fit_and_rls_coefficients():
         rls_fit(np.array([[1.0, np.nan], [np.nan, 1.0]]), np.ones(2), 0.1)
 
 
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("overwrite_K", [False, True])
+def test_rls_fit_alpha_0_on_a_singular_gram_is_the_minimum_norm_least_squares_solution(dtype, overwrite_K):
+    """alpha = 0 with the linear kernel K = X X^T of rank 3 < l = 20: the alpha -> 0 limit of the ridge
+    solution is c = K^+ y, and the function it represents, f(x) = x^T w with w = X^T c, is the least-squares
+    fit of y on X (numpy.linalg.lstsq, X of full column rank: unique).
+
+    y outside K's range cannot be interpolated; the shifted Cholesky returned coefficients of 5.7e13 (the
+    pseudo-inverse's are 0.098) and fitted values 0.069 off the projection of y, silently.  A y inside the
+    range is interpolated, as before (its coefficients may differ from K^+ y by null vectors of K: the
+    same function)."""
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((20, 3))
+    K64 = X @ X.T
+    Y = np.column_stack([rng.standard_normal(20), K64 @ rng.standard_normal(20)])   # outside, inside the range
+    K = K64.astype(dtype)
+    eps = np.finfo(dtype).eps
+    C = rls_fit(K.copy() if overwrite_K else K, Y.astype(dtype), 0.0, overwrite_K=overwrite_K)
+    assert C.dtype == dtype
+    w = np.linalg.lstsq(X, Y, rcond=None)[0]                         # the oracle function of each column
+    np.testing.assert_allclose(X.T @ C, w, rtol=0, atol=1e2 * eps * np.abs(w).max())
+    c0 = np.linalg.pinv(K64) @ Y[:, 0]                              # minimum-norm coefficients (exact K)
+    np.testing.assert_allclose(C[:, 0], c0, rtol=0, atol=1e2 * eps * np.abs(c0).max())
+    np.testing.assert_allclose(K64 @ C[:, 1], Y[:, 1], rtol=0, atol=1e2 * eps * np.abs(Y[:, 1]).max())
+    c1 = rls_fit(K, Y[:, 0].astype(dtype), 0.0)                     # 1-D y: the same column
+    np.testing.assert_allclose(c1, c0, rtol=0, atol=1e2 * eps * np.abs(c0).max())
+
+
 def test_return_convention_solution_arrays_then_info(problem):
     """Solvers return their solution arrays; diagnostics only with return_info=True, appended last."""
     X, y, S, W = problem
