@@ -35,7 +35,7 @@ import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
 from .progress import progress_bar
-from .linalg import lanczos_tridiagonal
+from .linalg import lanczos_tridiagonal, symmetry_gap
 from .spmm import fused_step, seal_csr, spmm
 from .validation import memory_guard
 
@@ -133,9 +133,7 @@ def _check_symmetric_psd_pattern(A, rtol, name="A", needs="as the AMG preconditi
         symmetric_hint = ("The AMG preconditioner is for symmetric positive (semi)definite systems, such as a "
                           "combinatorial or normalized Laplacian plus a diagonal (the random-walk Laplacian is not "
                           "symmetric; symmetrize a directed graph first).")
-    scale = float(abs(A).max()) if A.nnz else 0.0
-    diff = sp.csr_array(A - A.T)
-    gap = float(abs(diff).max()) if diff.nnz else 0.0
+    gap, scale = symmetry_gap(A)
     if gap > rtol * scale:
         raise ValueError(f"{name} must be symmetric: max |{name} - {name}^T| = {gap:.3g} (max |{name}| = "
                          f"{scale:.3g}). {symmetric_hint}")

@@ -17,7 +17,7 @@ import scipy.sparse.linalg as spla
 from scipy.linalg import eigvalsh_tridiagonal
 
 from .amg import SmoothedAggregationPreconditioner
-from .linalg import rounding_floor
+from .linalg import rounding_floor, symmetry_gap
 from .types import ArrayLike, OperatorLike
 from .progress import progress_bar
 from .validation import (ConvergenceWarning, check_finite_array, check_matrix, check_numeric_dtype, check_scalar,
@@ -88,6 +88,24 @@ def report_failure(message: str, on_failure: str) -> None:
         warn(message, ConvergenceWarning)
 
 
+def check_cg_symmetric(A, name="A"):
+    r"""Refuse a matrix that is not symmetric to its rounding (``ValueError`` naming ``name``), O(nnz).
+
+    The tolerance is that of the AMG set-up: :math:`\max |A - A^T| \le r \max |A|` with
+    :math:`r = 10^{-5}` for float32 and :math:`10^{-10}` otherwise.  CG minimizes the A-norm of the error
+    only for a symmetric A; on another matrix it may stagnate (and then the convergence warning's
+    advice is no fix) or stop anywhere.
+    """
+    gap, scale = symmetry_gap(A)
+    rtol = 1e-5 if np.dtype(A.dtype) == np.float32 else 1e-10
+    if gap > rtol * scale:
+        raise ValueError(
+            f"{name} must be symmetric for conjugate gradients: max |{name} - {name}^T| = {gap:.3g} (max |{name}| = "
+            f"{scale:.3g}).  Solve a symmetric formulation (the combinatorial or normalized Laplacian rather than "
+            "the random-walk one, a symmetrized graph, the normal equations), or use a solver for general "
+            "matrices such as scipy.sparse.linalg.gmres or scipy.sparse.linalg.spsolve.")
+
+
 def _as_operator(A, n, name):
     if sp.issparse(A) or isinstance(A, np.ndarray):
         if A.shape != (n, n):
@@ -95,6 +113,7 @@ def _as_operator(A, n, name):
         # complex or object entries would fail inside the first product with a message naming nothing
         check_numeric_dtype(A, name)
         check_finite_array(A.data if sp.issparse(A) else A, name, "CG needs a finite matrix")
+        check_cg_symmetric(A, name)
         return A
     if isinstance(A, spla.LinearOperator):
         if A.shape != (n, n):
@@ -179,12 +198,16 @@ def conjugate_gradient(A: Union[OperatorLike, Callable[[np.ndarray], np.ndarray]
     Parameters
     ----------
     A : sparse matrix, ndarray, LinearOperator or callable of shape (n, n)
-        SPD; a callable maps an (n, m) block to an (n, m) block.
+        SPD; a callable maps an (n, m) block to an (n, m) block.  A sparse
+        matrix or an array that is not symmetric (beyond
+        :math:`10^{-10} \max |A_{ij}|`, :math:`10^{-5}` in float32) is
+        refused with a ``ValueError`` before iterating (use GMRES or a direct
+        solver for it); an operator or a callable is not checked.
     B : ndarray of shape (n,) or (n, m)
         Right-hand sides.
     M : same kinds as ``A``, optional
         SPD preconditioner approximating :math:`A^{-1}` (for instance
-        :func:`amg_preconditioner`).
+        :func:`amg_preconditioner`); a matrix is checked for symmetry as ``A``.
     x0 : ndarray like ``B``, optional
         Start (warm start); zeros by default.
     tol : float in (0, 1), default=1e-8

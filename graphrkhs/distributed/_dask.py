@@ -50,7 +50,7 @@ from scipy.sparse import csgraph
 
 from .._core.backend import register_backend
 from ._csr import _csr     # the one canonical CSR (sorted, 32-bit indices when they fit)
-from .._core.cg import CGResult, amg_preconditioner, check_on_failure, report_failure
+from .._core.cg import CGResult, amg_preconditioner, check_cg_symmetric, check_on_failure, report_failure
 from .._core.validation import check_dtype, check_finite_array, check_matrix, check_scalar
 from .._core.reorder import REORDER_MIN_NODES
 from .._core.spmm import fused_step, seal_csr
@@ -504,7 +504,9 @@ def dask_conjugate_gradient(A, B, *, client=None, tol=1e-8, max_iter=None, preco
     Parameters
     ----------
     A : sparse matrix (n, n) or DaskOperator
-        SPD.
+        SPD.  Checked symmetric as a whole (to :math:`10^{-10} \max |A_{ij}|`)
+        on the client before any task is submitted: a ``ValueError``
+        otherwise, as :func:`graphrkhs.conjugate_gradient` raises.
     B : ndarray (n,) or (n, m)
     client : distributed.Client, optional
     tol : float, default=1e-8
@@ -542,6 +544,11 @@ def dask_conjugate_gradient(A, B, *, client=None, tol=1e-8, max_iter=None, preco
     shape = getattr(A, "shape", None)
     if shape is not None and len(shape) == 2 and B.shape[0] != shape[0]:
         raise ValueError(f"B must have {shape[0]} rows; got shape {B.shape}.")
+    # A against A^T on the whole matrix (O(nnz), on the driver): the per-part AMG set-up checks only the
+    # diagonal blocks, and an asymmetry between parts (A[5, 40] != A[40, 5]) ran unnoticed
+    glob = A.L_global if isinstance(A, DaskOperator) else A
+    if sp.issparse(glob) or isinstance(glob, np.ndarray):
+        check_cg_symmetric(glob, "A")
     op = A if isinstance(A, DaskOperator) else DaskOperator(A, client, dtype=np.float64, part=part)
     cl = op.client
     was_1d = B.ndim == 1

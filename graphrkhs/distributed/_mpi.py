@@ -27,7 +27,7 @@ import scipy.linalg
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
-from .._core.cg import amg_preconditioner, check_on_failure, conjugate_gradient
+from .._core.cg import amg_preconditioner, check_cg_symmetric, check_on_failure, conjugate_gradient
 from .._core.linalg import lanczos_tridiagonal, node_hash_vector
 from .._core.validation import check_option, check_scalar, memory_guard
 from ..spectral import chebyshev_apply, chebyshev_plan, check_filter_options
@@ -283,11 +283,15 @@ class MPIBackend:
                                           order="auto" if reorder in ("auto", True) else None)
 
     def solve_spd(self, A, B, tol, max_iter, preconditioner):
-        """Solve the SPD system A X = B (both on every rank) by distributed block CG; X on every rank."""
+        """Solve the SPD system A X = B (both on every rank) by distributed block CG; X on every rank.
+
+        A not symmetric as a whole (``check_cg_symmetric``) is a ``ValueError`` before the partition."""
         if isinstance(preconditioner, spla.LinearOperator):
             raise ValueError("backend='mpi' builds its own block-Jacobi preconditioner; a prebuilt global "
                              "preconditioner operator cannot be distributed: pass 'amg', 'jacobi' or None.")
         kind = {"auto": "amg"}.get(preconditioner, preconditioner)
+        # A against A^T as a whole (every rank holds it): the per-rank AMG checks only its diagonal block
+        check_cg_symmetric(A, "A")
         D = DistributedCSR.from_global(A, self.comm())
         B = np.asarray(B, dtype=np.float64)
         was_1d = B.ndim == 1

@@ -82,6 +82,33 @@ def test_indefinite_matrix_is_detected():
         conjugate_gradient(A, np.ones(3))
 
 
+@pytest.mark.parametrize("form", [np.array, sp.csr_array])
+def test_non_symmetric_operator_is_refused_before_iterating(form):
+    """CG needs a symmetric A (and M): on diag(1..5) with A[0, 1] = 0.5 it ran its 50 iterations and warned
+    "raise max_iter, loosen tol or use a preconditioner" (relative residual 7.9e-6), which was not the fix."""
+    A = np.diag(np.arange(1.0, 6.0))
+    A[0, 1] = 0.5
+    with pytest.raises(ValueError, match=r"A must be symmetric for conjugate gradients: max \|A - A\^T\| = 0\.5 "
+                                         r"\(max \|A\| = 5\).*symmetric formulation.*gmres.*spsolve"):
+        conjugate_gradient(form(A), np.ones(5))
+    with pytest.raises(ValueError, match=r"M must be symmetric for conjugate gradients"):
+        conjugate_gradient(form(np.diag(np.arange(1.0, 6.0))), np.ones(5), M=form(A))
+
+
+@pytest.mark.parametrize("dtype, rel", [(np.float64, 1e-13), (np.float32, 1e-6)])
+def test_rounding_level_asymmetry_is_accepted(dtype, rel):
+    # the asymmetry a product in another order leaves (the Jacobi-scaled D^-1/2 A D^-1/2, a float32 Gram)
+    A = _spd_system(n=60, seed=3).toarray()
+    rng = np.random.default_rng(4)
+    Ap = (A * (1 + rel * rng.uniform(-1, 1, size=A.shape))).astype(dtype)
+    assert np.abs(Ap - Ap.T).max() > 0
+    b = rng.normal(size=60).astype(dtype)
+    tol = 1e-5 if dtype == np.float32 else 1e-10
+    res = conjugate_gradient(Ap, b, tol=tol)
+    assert res.converged.all()
+    assert np.linalg.norm(b - Ap.astype(np.float64) @ res.x) <= 2 * tol * np.linalg.norm(b)
+
+
 def test_amg_preconditioner_is_symmetric_and_reused():
     A = _spd_system(seed=7)
     M = amg_preconditioner(A)

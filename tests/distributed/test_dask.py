@@ -188,6 +188,27 @@ def test_cg_not_spd_raises(client):
         dask_conjugate_gradient(A, np.ones(4), client=client, preconditioner="none")
 
 
+@pytest.mark.parametrize("preconditioner", ["amg", "jacobi", "none"])
+@pytest.mark.parametrize("as_operator", [False, True])
+def test_cg_refuses_an_asymmetry_between_parts(client, preconditioner, as_operator):
+    """A symmetric within each part's diagonal block, not across parts (A[5, 40] += 0.5, rows 5 and 40 in
+    different parts): the per-part AMG symmetry check saw only the diagonal blocks, and no preconditioner
+    refused it (CG ran to a residual of 7e-9).  A is checked against A^T globally now, before any task."""
+    X = np.random.default_rng(0).random((60, 3))
+    A = (gr.laplacian(gr.knn_graph(X, 6)) + sp.eye_array(60)).toarray()
+    part = (np.arange(60) >= 30).astype(np.int64)
+    A[5, 40] += 0.5
+    A = sp.csr_array(A)
+    for r in range(2):       # each part's own block is symmetric
+        own = np.flatnonzero(part == r)
+        assert abs(A[own][:, own] - A[own][:, own].T).max() == 0
+    op = DaskOperator(A, client, part=part) if as_operator else A
+    with pytest.raises(ValueError, match=r"A must be symmetric for conjugate gradients: max \|A - A\^T\| = 0\.5 "
+                                         r".*gmres.*spsolve"):
+        dask_conjugate_gradient(op, np.ones(60), client=client, part=None if as_operator else part,
+                                preconditioner=preconditioner)
+
+
 def test_knn_one_task_per_cell(client):
     X = np.random.default_rng(8).normal(size=(800, 3))
     W, cells = distributed_knn_graph(X, 6, n_cells=5, partitioner="kmeans", executor=client, random_state=0)

@@ -219,6 +219,19 @@ def test_distributed_entry_points_refuse_a_whole_scipy_matrix():
             call()
 
 
+@pytest.mark.parametrize("preconditioner", ["amg", "jacobi", "none"])
+def test_solve_spd_refuses_an_asymmetry_between_ranks(preconditioner):
+    """The solvers' path (backend="mpi"): every rank holds the whole A, checked against A^T before the
+    partition.  The per-rank AMG checked only its own diagonal block (an asymmetry between two ranks' rows
+    went through), "jacobi" and "none" nothing (all three failed before on one rank and on two)."""
+    X = np.random.default_rng(0).random((60, 3))
+    A = (gr.laplacian(gr.knn_graph(X, 6)) + sp.eye_array(60)).toarray()
+    A[5, 40] += 0.5
+    with pytest.raises(ValueError, match=r"A must be symmetric for conjugate gradients: max \|A - A\^T\| = 0\.5 "
+                                         r".*gmres.*spsolve"):
+        get_backend("mpi").solve_spd(sp.csr_array(A), np.ones(60), 1e-8, None, preconditioner)
+
+
 def test_backend_switch_validation():
     L = gr.laplacian(_knn_graph(n=200))
     x = np.ones(200)
