@@ -247,3 +247,29 @@ def test_new_points_meet_the_cosine_graph_in_its_own_distance():
     np.testing.assert_array_equal(est.predict(c * X_new), est.predict(X_new))
     with pytest.raises(ValueError, match="direction"):
         est.predict(np.zeros((1, X.shape[1])))
+
+
+def test_digits_ten_labels_per_class_accuracy_floor_and_the_tangent_graph_margin():
+    # Regression floor of the recommended classifier with its defaults (graph="auto": the tangent-distance
+    # graph on these 8 x 8 images) on scikit-learn's digits, 10 labels per class, the fixed draws
+    # sample_labels(y, 10, random_state=s), s = 0..9.  Measured (session 24): mean 98.38 % (draws 97.23 to
+    # 99.12), and 97.47 % for the same estimator on the cosine self-tuning graph, the default on images
+    # before the tangent distance.  Issue 15 asks for 98.5 % (means over many draws: 98.42-98.45 on
+    # 20-300 draws, benchmarks/REPORT.md); this test guards what is reached, with a margin.
+    from graphrkhs.datasets import load_digits, sample_labels
+
+    X, y = load_digits()
+    cosine = GraphSpec(n_neighbors=10, weight="self-tuning", relative_width=0.5, metric="cosine")
+    acc_auto, acc_cosine = [], []
+    for seed in range(10):
+        y_partial, keep = sample_labels(y, 10, random_state=seed)
+        hide = np.ones(y.size, dtype=bool)
+        hide[keep] = False
+        est = PoissonRidgeEnsembleClassifier().fit(X, y_partial)
+        assert est.graph_spec_.metric == "tangent" and est.graph_spec_.image_shape == (8, 8)
+        acc_auto.append(np.mean(est.transduction_[hide] == y[hide]))
+        cos = PoissonRidgeEnsembleClassifier(graph=cosine).fit(X, y_partial)
+        acc_cosine.append(np.mean(cos.transduction_[hide] == y[hide]))
+    assert np.mean(acc_auto) >= 0.980
+    assert min(acc_auto) >= 0.965
+    assert np.mean(acc_auto) >= np.mean(acc_cosine) + 0.005
