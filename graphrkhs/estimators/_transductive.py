@@ -62,7 +62,10 @@ sigma).build(X)`` (:class:`~graphrkhs.GraphSpec`), with the defaults of
 neighbour distance), so that fitting on ``X`` labels exactly as fitting with
 ``graph="precomputed"`` on ``knn_graph(X)``.  ``graph`` may also be a
 ``GraphSpec`` (for ``mode``, ``algorithm``, ...), which then replaces
-``n_neighbors``, ``radius``, ``weight`` and ``sigma``.
+``n_neighbors``, ``radius``, ``weight`` and ``sigma``.  ``random_state`` seeds
+the build (``GraphSpec.build(X, random_state=...)``): the approximate kNN
+search of ``algorithm="auto"`` on large high-dimensional data is random, and
+an int gives the same graph in every fit.
 """
 
 
