@@ -435,7 +435,8 @@ def _real_option(text):
 
 
 def add_label_options(p_label):
-    """Register the options of ``graphrkhs label`` defined here (``--unlabeled``, ``--alpha``)."""
+    """Register the options of ``graphrkhs label`` defined here (``--unlabeled``, ``--encoding``, ``--seed``,
+    ``--alpha``)."""
     tokens = ",".join(DEFAULT_UNLABELED)
     p_label.add_argument(
         "--unlabeled", metavar="TOKENS", default=tokens,
@@ -450,6 +451,11 @@ def add_label_options(p_label):
         help="text encoding of a CSV/TSV input (default: UTF-8, with or without a byte order mark; UTF-16 when "
              "the file starts with its byte order mark); e.g. --encoding cp1252 for a CSV saved by Excel on "
              "Windows, --encoding latin-1. The output is written in UTF-8")
+    p_label.add_argument(
+        "--seed", type=_int_option, default=None, metavar="N",
+        help="seed of the approximate kNN search (random_state of the graph; it acts only on >= 50000 rows in more "
+             "than 16 feature columns, where the search is approximate): the same seed labels the same file the "
+             "same way in every run (default: unseeded, runs on such files may build graphs a few edges apart)")
     p_label.add_argument(
         "--alpha", type=_real_option, default=None, metavar="MU",
         help=f"weight of the smoothness term of --method tikhonov, (J + MU L) F = J Y (default: "
@@ -661,6 +667,9 @@ def run_label(args, out=None, err=None):
     alpha = getattr(args, "alpha", None)
     if args.neighbors < 1:
         raise LabelUsageError(f"--neighbors must be at least 1; got {args.neighbors}.")
+    seed = getattr(args, "seed", None)
+    if seed is not None and seed < 0:  # numpy's generators take seeds >= 0 only
+        raise LabelUsageError(f"--seed must be a non-negative integer; got {seed}.")
     if alpha is not None and method != "tikhonov":
         raise LabelUsageError(f"--alpha applies to --method tikhonov only; got --method {method}.")
     if method == "tikhonov":
@@ -782,10 +791,10 @@ def run_label(args, out=None, err=None):
         warnings.simplefilter("always")
         try:
             if method == "poisson-ridge":
-                scores, spec = _recommended_scores(X, codes, len(classes), k, verbose)
+                scores, spec = _recommended_scores(X, codes, len(classes), k, verbose, random_state=seed)
                 graph = f"{spec.metric} {spec.weight} kNN graph k = {k}"
             else:
-                W = knn_graph(X, k, weight="self-tuning", verbose=verbose)
+                W = knn_graph(X, k, weight="self-tuning", verbose=verbose, random_state=seed)
                 scores = _label_scores(method, W, codes, len(classes), alpha)
                 graph = f"kNN graph k = {k}"
         except (ValueError, np.linalg.LinAlgError) as exc:  # the library's messages for data it cannot label
@@ -977,14 +986,15 @@ def _class_sort_key(label):
 LABEL_METHODS = ("poisson-ridge", "laplace", "poisson", "tikhonov", "kernel-ridge")
 
 
-def _recommended_scores(X, codes, n_classes, k, verbose=False):
+def _recommended_scores(X, codes, n_classes, k, verbose=False, random_state=None):
     """(n, n_classes) class probabilities of :class:`~graphrkhs.PoissonRidgeEnsembleClassifier` with its
     defaults (``n_neighbors=k``; it builds its own ``graph="auto"`` graph from X, with the progress bar of the
-    other methods' graph when ``verbose``), and its graph spec."""
+    other methods' graph when ``verbose``, and the seed ``random_state`` of its kNN search), and its graph spec."""
     from ..estimators import PoissonRidgeEnsembleClassifier
 
     # codes: -1 marks the unlabeled rows (this command's own coding), so the marker is given explicitly
-    model = PoissonRidgeEnsembleClassifier(n_neighbors=k, unlabeled=-1, verbose=verbose).fit(X, codes)
+    model = PoissonRidgeEnsembleClassifier(n_neighbors=k, unlabeled=-1, verbose=verbose,
+                                           random_state=random_state).fit(X, codes)
     full = np.zeros((X.shape[0], n_classes))
     full[:, np.asarray(model.classes_, dtype=int)] = model.label_distributions_
     return full, model.graph_spec_

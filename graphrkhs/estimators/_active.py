@@ -97,7 +97,9 @@ def propose_labels_for(estimator: BaseEstimator, X: ArrayLike, y: ArrayLike, n_p
             # the estimator's own graph rule (graph="auto" of the recommended classifier depends on X)
             # the fit's validation of points (np.asarray(X, float64) parsed text points without a word)
             Xa = estimator._points(X, reset=False)      # sparse points stay sparse: knn_graph takes them
-            W = estimator._graph_spec(Xa).build(Xa)
+            # ... built with the estimator's random_state: an int rebuilds the fit's graph also where the
+            # kNN search is approximate
+            W = estimator._graph_of(Xa)
         if W.shape[0] != n:
             raise ValueError(f"X gives a graph on {W.shape[0]} nodes, but {type(estimator).__name__} was fitted "
                              f"on {n}; pass the X it was fitted on.")

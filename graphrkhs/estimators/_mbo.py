@@ -12,6 +12,7 @@ components without a label are not sized (their distribution is the priors).
 from typing import Hashable, Optional, Sequence, Tuple, Union
 
 from .._core.labels import UNLABELED
+from .._core.types import RandomStateLike
 from .._core.validation import Interval
 from ..solvers import cut_ssl, poisson_mbo, volume_mbo
 from ._base import POSITIVE
@@ -115,6 +116,7 @@ class PoissonMBOClassifier(_TransductiveClassifier):
                  mu: float = 1.0, n_inner: int = 40, max_iter: int = 20, tol: float = 1e-6,
                  preconditioner: Optional[str] = "auto", graph: GraphArg = "knn", n_neighbors: int = 10,
                  radius: Optional[float] = None, weight: str = "gaussian", sigma: Optional[float] = None,
+                 random_state: RandomStateLike = None,
                  unlabeled: Optional[Hashable] = UNLABELED, verbose: Optional[bool] = None):
         self._store_init_params(locals())
 
@@ -168,6 +170,7 @@ class VolumeMBOClassifier(_TransductiveClassifier):
     def __init__(self, *, class_priors: Optional[Sequence[float]] = None, class_normalization: Optional[str] = None,
                  n_inner: int = 100, max_iter: int = 100, graph: GraphArg = "knn", n_neighbors: int = 10,
                  radius: Optional[float] = None, weight: str = "gaussian", sigma: Optional[float] = None,
+                 random_state: RandomStateLike = None,
                  unlabeled: Optional[Hashable] = UNLABELED, verbose: Optional[bool] = None):
         self._store_init_params(locals())
 
@@ -249,7 +252,8 @@ class CutSSLClassifier(_TransductiveClassifier):
                  s: Union[float, Tuple[float, ...]] = (0.0, 0.1), max_iter: Union[int, Tuple[int, ...], None] = None,
                  rho: float = 1.0, tol: float = 1e-3, patience: int = 50, cg_tol: float = 1e-6,
                  graph: GraphArg = "knn", n_neighbors: int = 10, radius: Optional[float] = None,
-                 weight: str = "gaussian", sigma: Optional[float] = None, unlabeled: Optional[Hashable] = UNLABELED,
+                 weight: str = "gaussian", sigma: Optional[float] = None,
+                 random_state: RandomStateLike = None, unlabeled: Optional[Hashable] = UNLABELED,
                  verbose: Optional[bool] = None):
         self._store_init_params(locals())
 

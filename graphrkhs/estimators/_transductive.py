@@ -62,7 +62,10 @@ sigma).build(X)`` (:class:`~graphrkhs.GraphSpec`), with the defaults of
 neighbour distance), so that fitting on ``X`` labels exactly as fitting with
 ``graph="precomputed"`` on ``knn_graph(X)``.  ``graph`` may also be a
 ``GraphSpec`` (for ``mode``, ``algorithm``, ...), which then replaces
-``n_neighbors``, ``radius``, ``weight`` and ``sigma``.
+``n_neighbors``, ``radius``, ``weight`` and ``sigma``.  ``random_state`` seeds
+the build (``GraphSpec.build(X, random_state=...)``): the approximate kNN
+search of ``algorithm="auto"`` on large high-dimensional data is random, and
+an int gives the same graph in every fit.
 """
 
 
@@ -78,6 +81,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._core.backend import BACKENDS
 from .._core.progress import logger, verbosity
+from .._core.types import RandomStateLike
 from .._core.labels import UNLABELED, _orphans, label_free_mask
 from .._core.validation import GraphRKHSWarning, GraphWarning, Interval, SelectionWarning, Options, check_estimator_points, check_numeric_dtype, check_points, float_dtype, power_of_two_exponent, warn
 from ..graphs import WEIGHTS, GraphSpec, as_adjacency, laplacian, metric_points
@@ -185,6 +189,7 @@ class _GraphLearner(GraphRKHSEstimator):
         "graph": [Options("knn", "epsilon", "precomputed"), GraphSpec],
         **GRAPH_CONSTRAINTS,
         "sigma": [POSITIVE, None],
+        "random_state": ["random_state"],
     }
 
     def _validate_input(self, X):
@@ -230,10 +235,15 @@ class _GraphLearner(GraphRKHSEstimator):
         """The GraphSpec of the parameters (members may let it depend on the points X)."""
         return graph_spec(self, self.sigma)
 
+    def _graph_of(self, X):
+        """The adjacency of the points X: the GraphSpec of the parameters built with ``random_state`` (the
+        approximate kNN search's seed; an int gives the same graph in every fit and process)."""
+        return self._graph_spec(X).build(X, random_state=self.random_state)
+
     def _build_graph(self, X):
-        """The adjacency of the points X (GraphSpec); remember what the out-of-sample rule needs."""
+        """The adjacency of the points X (:meth:`_graph_of`); remember what the out-of-sample rule needs."""
         spec = self._graph_spec(X)
-        W = spec.build(X)
+        W = self._graph_of(X)
         self._X_fit = X
         self._n_oos = min(spec.n_neighbors, X.shape[0])
         # new points meet the fitted ones in the graph's distance (cosine: the rows scaled to unit length),
@@ -528,6 +538,13 @@ _GRAPH_DOC = r"""
         two circles it labeled best, see the user guide).
     sigma : float > 0, optional
         Gaussian width (None: the mean neighbour distance, as :func:`~graphrkhs.knn_graph`).
+    random_state : int, numpy.random.Generator or None, default=None
+        Seed of the graph's kNN search, :func:`~graphrkhs.knn_graph`'s ``random_state``: it acts only
+        where the search is approximate (``algorithm="auto"`` on at least 50000 points in more than 16
+        dimensions with pynndescent installed: the index, its pilot and the recall sample), so that
+        an int gives the same graph, and labels, in every fit and process; None draws a fresh seed
+        (two fits of such data may build graphs a few edges apart).  Exact searches, epsilon graphs
+        and ``graph="precomputed"`` do not use it.
     """ + UNLABELED_DOC.replace("unlabeled :", "unlabeled :", 1) + r"""
     """ + VERBOSE_DOC + "\n"
 
@@ -572,6 +589,7 @@ class _LaplacianRegularization(_GraphLearner):
                  tol: float = 1e-8,
                  preconditioner: Optional[str] = "auto", graph: GraphArg = "knn", n_neighbors: int = 10,
                  radius: Optional[float] = None, weight: str = "gaussian", sigma: Optional[float] = None,
+                 random_state: RandomStateLike = None,
                  verbose: Optional[bool] = None, backend: str = "auto"):
         self._store_init_params(locals())
 
@@ -838,6 +856,7 @@ class PoissonLearningClassifier(_TransductiveClassifier):
                  tol: float = 1e-6,
                  preconditioner: Optional[str] = "auto", graph: GraphArg = "knn", n_neighbors: int = 10,
                  radius: Optional[float] = None, weight: str = "gaussian", sigma: Optional[float] = None,
+                 random_state: RandomStateLike = None,
                  unlabeled: Optional[Hashable] = UNLABELED, verbose: Optional[bool] = None, backend: str = "auto"):
         self._store_init_params(locals())
 
@@ -909,6 +928,7 @@ class _GraphKernelRidge(_GraphLearner):
     def __init__(self, kernel=None, *, alpha: Union[float, str] = "auto", alphas: Optional[Sequence[float]] = None,
                  fit_intercept: Union[bool, str] = "auto", method: str = "auto", laplacian: str = "normalized", graph: GraphArg = "knn", n_neighbors: int = 10,
                  radius: Optional[float] = None, weight: str = "gaussian", sigma: Optional[float] = None,
+                 random_state: RandomStateLike = None,
                  verbose: Optional[bool] = None, backend: str = "auto"):
         self._store_init_params(locals())
 
@@ -1355,6 +1375,7 @@ class PoissonRidgeEnsembleClassifier(_TransductiveClassifier, _GraphKernelRidge)
                  method: str = "auto", laplacian: str = "normalized", tol: float = 1e-6,
                  preconditioner: Optional[str] = "auto", graph: GraphArg = "auto", n_neighbors: int = 10,
                  radius: Optional[float] = None, weight: Optional[str] = None, sigma: Optional[float] = None,
+                 random_state: RandomStateLike = None,
                  unlabeled: Optional[Hashable] = UNLABELED, class_priors: Optional[Sequence[float]] = None,
                  class_normalization: Optional[str] = None, verbose: Optional[bool] = None, backend: str = "auto"):
         self._store_init_params(locals())
@@ -1436,7 +1457,7 @@ class _GraphTV(_GraphLearner):
     def __init__(self, alpha: Union[float, str, Sequence[float]] = "auto", *, tol: float = 1e-4,
                  max_iter: int = 20000, graph: GraphArg = "knn",
                  n_neighbors: int = 10, radius: Optional[float] = None, weight: str = "gaussian",
-                 sigma: Optional[float] = None, verbose: Optional[bool] = None):
+                 sigma: Optional[float] = None, random_state: RandomStateLike = None, verbose: Optional[bool] = None):
         self._store_init_params(locals())
 
     #: k of the k-fold CV of alpha="auto", and the duality gap of its fits (class decisions and the
@@ -1692,7 +1713,8 @@ class _GraphTVWithOperator(_GraphTV):
     def __init__(self, alpha: Union[float, str, Sequence[float]] = "auto", *, R: str = "kernel", kernel=None,
                  laplacian: str = "normalized", tol: float = 1e-4, max_iter: int = 20000, graph: GraphArg = "knn",
                  n_neighbors: int = 10, radius: Optional[float] = None, weight: str = "gaussian",
-                 sigma: Optional[float] = None, verbose: Optional[bool] = None, backend: str = "auto"):
+                 sigma: Optional[float] = None,
+                 random_state: RandomStateLike = None, verbose: Optional[bool] = None, backend: str = "auto"):
         self._store_init_params(locals())
 
 
@@ -1844,7 +1866,8 @@ class GraphTVRegressor(_TransductiveRegressor, _GraphTVWithOperator):
     def __init__(self, alpha: Union[float, str, Sequence[float]] = "auto", *, R: str = "auto", kernel=None,
                  laplacian: str = "normalized", tol: float = 1e-4, max_iter: int = 20000, graph: GraphArg = "knn",
                  n_neighbors: int = 10, radius: Optional[float] = None, weight: str = "gaussian",
-                 sigma: Optional[float] = None, verbose: Optional[bool] = None, backend: str = "auto"):
+                 sigma: Optional[float] = None,
+                 random_state: RandomStateLike = None, verbose: Optional[bool] = None, backend: str = "auto"):
         self._store_init_params(locals())
     # the columns are brought to one spread by _select_alpha itself (one alpha_ per column; TV is not linear
     # in y, so the mixin's standardize-and-scale-back would be wrong here)

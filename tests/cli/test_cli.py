@@ -845,3 +845,67 @@ def test_label_one_class_names_the_spellings_merged_by_value(tmp_path, capsys):
     assert err.count("\n") == 1, err
     assert err.startswith("graphrkhs label: error: only one class ('007', also written '7') among the labeled rows"), err
     assert "numeric labels are compared by value" in err and "write the codes as text" in err, err
+
+
+def _approximate_search_csv(tmp_path, monkeypatch):
+    """400 rows of two shifted Gaussian clouds in 20 columns, 5 labels a class, with ``algorithm="auto"``'s
+    approximate threshold lowered to 200 rows (tests/graphs/test_knn_auto.py): the graph's kNN search is
+    pynndescent's, whose lists depend on the seed."""
+    from graphrkhs.graphs import _search
+
+    monkeypatch.setattr(_search, "ANN_MIN_SAMPLES", 200)
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(400, 20))
+    X[200:, 0] += 3.0
+    keep = np.r_[rng.choice(200, 5, replace=False), 200 + rng.choice(200, 5, replace=False)]
+    labels = np.full(400, "", dtype=object)
+    labels[keep] = np.where(keep < 200, "a", "b")
+    path = tmp_path / "clouds.csv"
+    _write_csv(path, [f"x{j}" for j in range(20)] + ["cls"],
+               [[repr(float(v)) for v in row] + [lab] for row, lab in zip(X, labels)])
+    codes = np.full(400, -1)
+    codes[keep] = (keep >= 200).astype(int)
+    return path, X, codes
+
+
+def _predicted(path):
+    with open(path, newline="") as f:
+        rows = list(csv.reader(f))
+    return [r[-2] for r in rows[1:]], [r[-1] for r in rows[1:]]
+
+
+@pytest.mark.xdist_group("pynndescent")
+@pytest.mark.parametrize("method", ["poisson-ridge", "poisson"])
+def test_label_seed_is_the_random_state_of_the_graphs_search(method, tmp_path, capsys, monkeypatch):
+    from graphrkhs import PoissonLearningClassifier, PoissonRidgeEnsembleClassifier, knn_graph
+
+    path, X, codes = _approximate_search_csv(tmp_path, monkeypatch)
+
+    def run(*extra):
+        out = tmp_path / f"out{len(os.listdir(tmp_path))}.csv"
+        code, _, err = _run(["label", str(path), "--label-column", "cls", "--method", method, "-q",
+                             "--no-standardize", "--output", str(out), *extra], capsys)
+        assert code == 0, err
+        return _predicted(out)
+
+    first, again, other = run("--seed", "0"), run("--seed", "0"), run("--seed", "1")
+    assert first == again
+    assert first[1] != other[1]          # another seed, another graph: other confidences
+    # the seed reaches the graph: the labels of the method fitted on the graph of knn_graph(..., random_state=0)
+    if method == "poisson-ridge":        # signed columns: its graph="auto" is knn_graph(X, k)
+        oracle = PoissonRidgeEnsembleClassifier(graph="precomputed").fit(knn_graph(X, 10, random_state=0), codes)
+    else:
+        oracle = PoissonLearningClassifier(graph="precomputed").fit(
+            knn_graph(X, 10, weight="self-tuning", random_state=0), codes)
+    assert first[0] == list(np.array(["a", "b"])[oracle.transduction_])
+
+
+def test_label_seed_defaults_to_unseeded_and_refuses_a_negative_value(blobs_csv, capsys):
+    parser = cli.build_parser()
+    assert parser.parse_args(["label", "in.csv", "--label-column", "y"]).seed is None
+    assert parser.parse_args(["label", "in.csv", "--label-column", "y", "--seed", "7"]).seed == 7
+    path, _ = blobs_csv
+    with pytest.raises(SystemExit) as exc:
+        cli.main(["label", str(path), "--label-column", "species", "--seed", "-1"])
+    err = capsys.readouterr().err
+    assert exc.value.code == 2 and "--seed must be a non-negative integer; got -1." in err, err
