@@ -257,3 +257,17 @@ def test_out_of_sample_neighbours_use_the_tangent_distance():
         d, j = td[order], cand[order]
         w = np.exp(-(d / d[-1]) ** 2 / 2)
         np.testing.assert_allclose(scores[a], w @ F[j] / w.sum(), rtol=1e-8, atol=1e-10)
+
+
+@pytest.mark.parametrize("shape", [(8.0, 8.0), np.array([8.0, 8.0])])
+def test_out_of_sample_rule_takes_the_image_shape_the_fit_took(shape):
+    # GraphSpec and knn_graph take whole floats for image_shape; predict reshaped the images by the
+    # spec's raw floats ("'float' object cannot be interpreted as an integer")
+    X = _blobs(60, 8, seed=11)
+    y = np.full(60, -1)
+    y[:6] = np.arange(6) % 2
+    est = PoissonRidgeEnsembleClassifier(graph=GraphSpec(n_neighbors=4, metric="tangent", image_shape=shape)).fit(X, y)
+    ref = PoissonRidgeEnsembleClassifier(graph=GraphSpec(n_neighbors=4, metric="tangent", image_shape=(8, 8))).fit(X, y)
+    np.testing.assert_array_equal(est.predict(X), est.transduction_)
+    new = _blobs(5, 8, seed=12)
+    np.testing.assert_array_equal(est.predict_proba(new), ref.predict_proba(new))
