@@ -302,8 +302,10 @@ class _GraphLearner(GraphRKHSEstimator):
             num = np.asarray(Wn @ scores)
         else:
             X = self._points(X, reset=False)
-            P = _scaled_by_power_of_two(metric_points(X, self._oos_metric), -getattr(self, "_oos_exponent", 0))
             shape = getattr(self, "_oos_image_shape", None)
+            if shape is not None and sp.issparse(X):     # as the fit's knn_graph
+                raise TypeError("metric='tangent' takes dense images; X is sparse.  Pass X.toarray().")
+            P = _scaled_by_power_of_two(metric_points(X, self._oos_metric), -getattr(self, "_oos_exponent", 0))
             if shape is None:
                 dist, idx = self._nn.kneighbors(P, n_neighbors=self._n_oos)
                 dist, idx = _exact_distances(P, getattr(self, "_oos_points", None), dist, idx)

@@ -271,3 +271,15 @@ def test_out_of_sample_rule_takes_the_image_shape_the_fit_took(shape):
     np.testing.assert_array_equal(est.predict(X), est.transduction_)
     new = _blobs(5, 8, seed=12)
     np.testing.assert_array_equal(est.predict_proba(new), ref.predict_proba(new))
+
+
+def test_out_of_sample_rule_refuses_sparse_images_as_the_fit_does():
+    # the fit's knn_graph refuses sparse images; predict raised numpy's "setting an array element with a
+    # sequence" from inside the re-ranking
+    import scipy.sparse as sp
+    X = _blobs(40, 8, seed=13)
+    y = np.full(40, -1)
+    y[:4] = np.arange(4) % 2
+    est = PoissonRidgeEnsembleClassifier(graph=GraphSpec(n_neighbors=4, metric="tangent", image_shape=(8, 8))).fit(X, y)
+    with pytest.raises(TypeError, match="metric='tangent' takes dense images; X is sparse"):
+        est.predict(sp.csr_array(X[:3]))
