@@ -58,7 +58,8 @@ def check_image_shape(image_shape, n_features=None, argument="image_shape"):
     def whole(s):
         return (isinstance(s, (int, np.integer)) and not isinstance(s, bool)) or \
             (isinstance(s, (float, np.floating)) and float(s).is_integer())
-    shape = tuple(image_shape) if isinstance(image_shape, (tuple, list, np.ndarray)) else None
+    listed = isinstance(image_shape, (tuple, list)) or (isinstance(image_shape, np.ndarray) and image_shape.ndim == 1)
+    shape = tuple(image_shape) if listed else None
     if shape is None or len(shape) != 2 or not all(whole(s) for s in shape) or min(shape) < 2:
         raise ValueError(f"{argument} must be a pair (height, width) of ints >= 2 (the images' pixels, row "
                          f"by row); got {image_shape!r}.")

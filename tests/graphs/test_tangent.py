@@ -180,9 +180,12 @@ def test_graph_spec_carries_the_image_shape():
 def test_check_image_shape():
     assert check_image_shape((4, 6), 24) == (4, 6)
     assert check_image_shape([np.int64(3), 5.0], 15) == (3, 5)
-    for bad in [(True, 8), (1, 64), (2, 2, 2), 64, None, (2.5, 4)]:
+    for bad in [(True, 8), (1, 64), (2, 2, 2), 64, None, (2.5, 4), np.array(8), np.array([[8, 8]])]:
         with pytest.raises(ValueError, match="image_shape"):
             check_image_shape(bad, 64)
+        # a 0-d array was "iteration over a 0-d array" (check) and "'int' object is not iterable" (GraphSpec)
+        with pytest.raises(ValueError, match="image_shape"):
+            GraphSpec(metric="tangent", image_shape=bad).validate()
 
 
 def _sequences(kind, n=600, p=64, seed=0):
