@@ -32,7 +32,7 @@ import numpy as np
 import scipy.ndimage as ndi
 from numba import njit, prange
 
-from .._core.validation import check_index_array
+from .._core.validation import check_index_array, power_of_two_exponent
 
 __all__ = []
 
@@ -217,6 +217,9 @@ def square_image_shape(X, random_state=0):
         return None
     rows = np.random.default_rng(random_state).choice(n, min(n, IMAGE_TEST_ROWS), replace=False)
     S = np.asarray(X[np.sort(rows)], dtype=np.float64)
+    # an exact power-of-two rescaling first: the squared column norms overflowed beyond |x| ~ 1e154 and
+    # underflowed below 1e-162, and images so scaled were not recognized
+    S = np.ldexp(S, -power_of_two_exponent(S))
     S = S - S.mean(axis=0)
     norm = np.sqrt(np.einsum("ij,ij->j", S, S))
     live = norm > 1e-12 * max(float(norm.max()), np.finfo(np.float64).tiny)

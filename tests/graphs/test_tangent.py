@@ -286,3 +286,12 @@ def test_out_of_sample_rule_refuses_sparse_images_as_the_fit_does():
     est = PoissonRidgeEnsembleClassifier(graph=GraphSpec(n_neighbors=4, metric="tangent", image_shape=(8, 8))).fit(X, y)
     with pytest.raises(TypeError, match="metric='tangent' takes dense images; X is sparse"):
         est.predict(sp.csr_array(X[:3]))
+
+
+@pytest.mark.parametrize("scale", [1e160, 1e300, 1e-170, 1e-300])
+def test_square_image_test_does_not_depend_on_the_scale(scale):
+    # correlations are scale-free; the squared column norms overflowed (1e160) or underflowed (1e-170), so
+    # scaled images were not recognized and graph="auto" built the cosine graph instead of the tangent one
+    X = _blobs(400, 12, seed=8)
+    assert square_image_shape(X * scale) == (12, 12)
+    assert square_image_shape(_sequences("random_walk") * scale) is None
