@@ -96,7 +96,7 @@ def check_cg_symmetric(A, name="A"):
     only for a symmetric A; on another matrix it may stagnate (and then the convergence warning's
     advice is no fix) or stop anywhere.
     """
-    gap, scale = symmetry_gap(A)
+    gap, scale = symmetry_gap(A, name)
     rtol = 1e-5 if np.dtype(A.dtype) == np.float32 else 1e-10
     if gap > rtol * scale:
         raise ValueError(
