@@ -450,7 +450,10 @@ def rls_fit(K: np.ndarray, Y: ArrayLike, alpha: float, *, overwrite_K: bool = Fa
         # is s c.  A y outside the range of a singular K (a linear kernel's X X^T of rank < l) cannot be
         # interpolated, and its coefficients came back ~ y / s (5.7e13 for rank 3 on 20 points).  Such
         # columns get the minimum-norm least-squares solution, the alpha -> 0 limit of the ridge solution.
-        bad = _relative_norms(K @ C - Yk, Yk) > np.sqrt(np.finfo(K.dtype).eps)
+        # a residual that is not finite is no interpolation either: K = 0 (the shift subnormal, C = y / shift
+        # inf) and K @ C overflowing (K ~ 1e300) gave NaN, which compared False and kept C
+        with np.errstate(over="ignore", invalid="ignore"):
+            bad = ~(_relative_norms(K @ C - Yk, Yk) <= np.sqrt(np.finfo(K.dtype).eps))
         if bad.any():
             C[:, bad] = _min_norm_psd_solve(K, Yk[:, bad])
     return C[:, 0] if was_1d else C
