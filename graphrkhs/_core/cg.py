@@ -110,6 +110,8 @@ def _as_operator(A, n, name):
     if sp.issparse(A) or isinstance(A, np.ndarray):
         if A.shape != (n, n):
             raise ValueError(f"{name} must have shape ({n}, {n}); got {A.shape}.")
+        if sp.issparse(A) and A.format in ("lil", "dok"):
+            A = sp.csr_array(A)      # their entries are not one flat array (.data) for the checks below
         # complex or object entries would fail inside the first product with a message naming nothing
         check_numeric_dtype(A, name)
         check_finite_array(A.data if sp.issparse(A) else A, name, "CG needs a finite matrix")

@@ -106,6 +106,22 @@ def test_boolean_and_unsigned_matrices_are_checked_in_real_arithmetic(form):
         conjugate_gradient(form(A), b)
 
 
+@pytest.mark.parametrize("fmt", ["lil", "dok"])
+def test_list_and_dictionary_sparse_formats_are_solved(fmt):
+    """The finiteness check read A.data: a lil matrix's is an object array of lists (numpy's "ufunc 'isfinite'
+    not supported"), a dok matrix has none ("'dok_array' object has no attribute 'data'")."""
+    A = _spd_system(n=30, seed=5)
+    b = np.random.default_rng(6).normal(size=30)
+    ref = conjugate_gradient(A, b, tol=1e-10)
+    res = conjugate_gradient(sp.csr_array(A).asformat(fmt), b, tol=1e-10, M=sp.diags_array(1 / A.diagonal()).asformat(fmt))
+    assert res.converged.all()
+    np.testing.assert_allclose(res.x, ref.x, rtol=0, atol=1e-8 * np.abs(ref.x).max())
+    with pytest.raises(ValueError, match="A contains NaN or infinity"):
+        bad = sp.csr_array(A).asformat(fmt)
+        bad[0, 0] = np.nan
+        conjugate_gradient(bad, b)
+
+
 @pytest.mark.parametrize("dtype, rel", [(np.float64, 1e-13), (np.float32, 1e-6)])
 def test_rounding_level_asymmetry_is_accepted(dtype, rel):
     # the asymmetry a product in another order leaves (the Jacobi-scaled D^-1/2 A D^-1/2, a float32 Gram)
