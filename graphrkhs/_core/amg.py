@@ -133,7 +133,7 @@ def _check_symmetric_psd_pattern(A, rtol, name="A", needs="as the AMG preconditi
         symmetric_hint = ("The AMG preconditioner is for symmetric positive (semi)definite systems, such as a "
                           "combinatorial or normalized Laplacian plus a diagonal (the random-walk Laplacian is not "
                           "symmetric; symmetrize a directed graph first).")
-    gap, scale = symmetry_gap(A)
+    gap, scale = symmetry_gap(A, name)
     if gap > rtol * scale:
         raise ValueError(f"{name} must be symmetric: max |{name} - {name}^T| = {gap:.3g} (max |{name}| = "
                          f"{scale:.3g}). {symmetric_hint}")

@@ -96,7 +96,7 @@ def check_cg_symmetric(A, name="A"):
     only for a symmetric A; on another matrix it may stagnate (and then the convergence warning's
     advice is no fix) or stop anywhere.
     """
-    gap, scale = symmetry_gap(A)
+    gap, scale = symmetry_gap(A, name)
     rtol = 1e-5 if np.dtype(A.dtype) == np.float32 else 1e-10
     if gap > rtol * scale:
         raise ValueError(
@@ -110,6 +110,8 @@ def _as_operator(A, n, name):
     if sp.issparse(A) or isinstance(A, np.ndarray):
         if A.shape != (n, n):
             raise ValueError(f"{name} must have shape ({n}, {n}); got {A.shape}.")
+        if sp.issparse(A) and A.format in ("lil", "dok"):
+            A = sp.csr_array(A)      # their entries are not one flat array (.data) for the checks below
         # complex or object entries would fail inside the first product with a message naming nothing
         check_numeric_dtype(A, name)
         check_finite_array(A.data if sp.issparse(A) else A, name, "CG needs a finite matrix")

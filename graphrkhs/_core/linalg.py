@@ -106,23 +106,32 @@ def n_rows(K):
     return K.shape[0] if hasattr(K, "shape") else np.asarray(K).shape[0]
 
 
-def symmetry_gap(A):
+def symmetry_gap(A, name="A"):
     r"""``(max |A - A^T|, max |A|)`` of a square sparse matrix or array, as Python floats (0.0 when empty).
 
     O(nnz) for a sparse matrix; an array is compared in row blocks of about 4M entries, so that no
     temporary of A's size is formed.  The one symmetry measure of the AMG set-up and of conjugate gradients.
+    Integer and boolean entries are compared in float64 (``A - A^T`` wrapped around in uint8 and is not
+    defined for booleans); a matrix that is not square is a ``ValueError`` naming ``name``.
     """
+    shape = getattr(A, "shape", None) if sp.issparse(A) else np.shape(A)
+    if shape is None or len(shape) != 2 or shape[0] != shape[1]:
+        raise ValueError(f"{name} must be a square matrix; got shape {shape}.")
+    real = lambda dtype: dtype if np.dtype(dtype).kind in "fc" else np.float64
     if sp.issparse(A):
-        A = sp.csr_array(A)
-        diff = sp.csr_array(A - A.T)
+        A = sp.csr_array(A, dtype=real(A.dtype))
+        with np.errstate(invalid="ignore"):          # inf - inf: the caller's finiteness check names it
+            diff = sp.csr_array(A - A.T)
         return (float(abs(diff).max()) if diff.nnz else 0.0), (float(abs(A).max()) if A.nnz else 0.0)
     A = np.asarray(A)
+    dtype = real(A.dtype)
     n = A.shape[0]
     step = max(1, (1 << 22) // max(n, 1))
     gap = scale = 0.0
     for i in range(0, n, step):
-        rows = A[i:i + step]
-        gap = max(gap, float(np.abs(rows - A[:, i:i + step].T).max(initial=0.0)))
+        rows = A[i:i + step].astype(dtype, copy=False)
+        with np.errstate(invalid="ignore"):
+            gap = max(gap, float(np.abs(rows - A[:, i:i + step].T.astype(dtype, copy=False)).max(initial=0.0)))
         scale = max(scale, float(np.abs(rows).max(initial=0.0)))
     return gap, scale
 

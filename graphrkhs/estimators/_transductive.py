@@ -85,7 +85,7 @@ from .._core.types import RandomStateLike
 from .._core.labels import UNLABELED, _orphans, label_free_mask
 from .._core.validation import GraphRKHSWarning, GraphWarning, Interval, SelectionWarning, Options, check_estimator_points, check_numeric_dtype, check_points, float_dtype, power_of_two_exponent, warn
 from ..graphs import WEIGHTS, GraphSpec, as_adjacency, laplacian, metric_points
-from ..graphs import TANGENT_CANDIDATES, square_image_shape, tangent_rerank
+from ..graphs import TANGENT_CANDIDATES, check_image_shape, square_image_shape, tangent_rerank
 from ..solvers import (
     graph_kernel_columns,
     graph_kernel_ridge,
@@ -252,8 +252,9 @@ class _GraphLearner(GraphRKHSEstimator):
         # "on" a fitted node), so predict(X_fit) labeled half of two separated blobs wrong while the graph
         # and transduction_ were right
         self._oos_metric = spec.metric
-        # the tangent distance ranks TANGENT_CANDIDATES times more cosine candidates (as the graph's search)
-        self._oos_image_shape = spec.image_shape if spec.metric == "tangent" else None
+        # the tangent distance ranks TANGENT_CANDIDATES times more cosine candidates (as the graph's search);
+        # the shape as knn_graph took it (ints: a spec's whole floats (8.0, 8.0) failed predict's reshape)
+        self._oos_image_shape = check_image_shape(spec.image_shape, X.shape[1]) if spec.metric == "tangent" else None
         P = metric_points(X, spec.metric)
         e = power_of_two_exponent(P.data if sp.issparse(P) else P)
         # only where squared distances could leave the dtype's range (|x| beyond 2^(maxexp/4): 2^256 in float64,
@@ -311,8 +312,10 @@ class _GraphLearner(GraphRKHSEstimator):
             num = np.asarray(Wn @ scores)
         else:
             X = self._points(X, reset=False)
-            P = _scaled_by_power_of_two(metric_points(X, self._oos_metric), -getattr(self, "_oos_exponent", 0))
             shape = getattr(self, "_oos_image_shape", None)
+            if shape is not None and sp.issparse(X):     # as the fit's knn_graph
+                raise TypeError("metric='tangent' takes dense images; X is sparse.  Pass X.toarray().")
+            P = _scaled_by_power_of_two(metric_points(X, self._oos_metric), -getattr(self, "_oos_exponent", 0))
             if shape is None:
                 dist, idx = self._nn.kneighbors(P, n_neighbors=self._n_oos)
                 dist, idx = _exact_distances(P, getattr(self, "_oos_points", None), dist, idx)

@@ -98,8 +98,11 @@ class GraphSpec:
 
     def __post_init__(self):
         # a list or array shape is kept as a tuple: the spec stays hashable and its repr one form
-        if isinstance(self.image_shape, (list, np.ndarray)):
-            object.__setattr__(self, "image_shape", tuple(np.asarray(self.image_shape).tolist()))
+        # (a 0-d or 2-d array is left for validate to refuse)
+        if isinstance(self.image_shape, np.ndarray) and self.image_shape.ndim == 1:
+            object.__setattr__(self, "image_shape", tuple(self.image_shape.tolist()))
+        elif isinstance(self.image_shape, list):
+            object.__setattr__(self, "image_shape", tuple(self.image_shape))
 
     def validate(self, n_samples=None):
         """Check every field (and ``n_neighbors < n_samples`` when n is given); returns self.

@@ -32,7 +32,7 @@ import numpy as np
 import scipy.ndimage as ndi
 from numba import njit, prange
 
-from .._core.validation import check_index_array
+from .._core.validation import check_index_array, power_of_two_exponent
 
 __all__ = []
 
@@ -58,7 +58,8 @@ def check_image_shape(image_shape, n_features=None, argument="image_shape"):
     def whole(s):
         return (isinstance(s, (int, np.integer)) and not isinstance(s, bool)) or \
             (isinstance(s, (float, np.floating)) and float(s).is_integer())
-    shape = tuple(image_shape) if isinstance(image_shape, (tuple, list, np.ndarray)) else None
+    listed = isinstance(image_shape, (tuple, list)) or (isinstance(image_shape, np.ndarray) and image_shape.ndim == 1)
+    shape = tuple(image_shape) if listed else None
     if shape is None or len(shape) != 2 or not all(whole(s) for s in shape) or min(shape) < 2:
         raise ValueError(f"{argument} must be a pair (height, width) of ints >= 2 (the images' pixels, row "
                          f"by row); got {image_shape!r}.")
@@ -216,6 +217,9 @@ def square_image_shape(X, random_state=0):
         return None
     rows = np.random.default_rng(random_state).choice(n, min(n, IMAGE_TEST_ROWS), replace=False)
     S = np.asarray(X[np.sort(rows)], dtype=np.float64)
+    # an exact power-of-two rescaling first: the squared column norms overflowed beyond |x| ~ 1e154 and
+    # underflowed below 1e-162, and images so scaled were not recognized
+    S = np.ldexp(S, -power_of_two_exponent(S))
     S = S - S.mean(axis=0)
     norm = np.sqrt(np.einsum("ij,ij->j", S, S))
     live = norm > 1e-12 * max(float(norm.max()), np.finfo(np.float64).tiny)

@@ -367,9 +367,10 @@ def rls_fit(K: np.ndarray, Y: ArrayLike, alpha: float, *, overwrite_K: bool = Fa
     such as a linear kernel's :math:`XX^T` of rank below l) gets the
     minimum-norm least-squares solution :math:`c = K^+ y` instead (by an
     eigendecomposition, eigenvalues below :math:`l\,\epsilon\,\lambda_{max}`
-    taken as 0, as ``numpy.linalg.lstsq``), the limit of the ridge solution
-    as :math:`\alpha \to 0^+`; the fitted values :math:`Kc` are then the
-    projection of y onto the range of K.  The one RLS
+    taken as 0, as ``numpy.linalg.lstsq``): its fitted values :math:`Kc`
+    are the projection of y onto the range of K, the limit of the ridge's
+    as :math:`\alpha \to 0^+` (the ridge coefficients themselves diverge
+    along the null space of K, as :math:`1/\alpha`).  The one RLS
     solve of the package: :func:`~graphrkhs.rls_coefficients` (data-dependent
     kernels) calls it, and the leave-one-out engine
     (:func:`~graphrkhs.rls_loo_error`) scores its ``alpha``.
@@ -449,8 +450,12 @@ def rls_fit(K: np.ndarray, Y: ArrayLike, alpha: float, *, overwrite_K: bool = Fa
         # Interpolation: the shifted Cholesky solves (K + s I) c = y, s at K's rounding level, whose residual
         # is s c.  A y outside the range of a singular K (a linear kernel's X X^T of rank < l) cannot be
         # interpolated, and its coefficients came back ~ y / s (5.7e13 for rank 3 on 20 points).  Such
-        # columns get the minimum-norm least-squares solution, the alpha -> 0 limit of the ridge solution.
-        bad = _relative_norms(K @ C - Yk, Yk) > np.sqrt(np.finfo(K.dtype).eps)
+        # columns get the minimum-norm least-squares solution, whose fitted values are the alpha -> 0 limit of
+        # the ridge's.
+        # a residual that is not finite is no interpolation either: K = 0 (the shift subnormal, C = y / shift
+        # inf) and K @ C overflowing (K ~ 1e300) gave NaN, which compared False and kept C
+        with np.errstate(over="ignore", invalid="ignore"):
+            bad = ~(_relative_norms(K @ C - Yk, Yk) <= np.sqrt(np.finfo(K.dtype).eps))
         if bad.any():
             C[:, bad] = _min_norm_psd_solve(K, Yk[:, bad])
     return C[:, 0] if was_1d else C

@@ -95,6 +95,33 @@ def test_non_symmetric_operator_is_refused_before_iterating(form):
         conjugate_gradient(form(np.diag(np.arange(1.0, 6.0))), np.ones(5), M=form(A))
 
 
+@pytest.mark.parametrize("form", [np.array, sp.csr_array])
+def test_boolean_and_unsigned_matrices_are_checked_in_real_arithmetic(form):
+    """The symmetry check subtracted A^T in A's dtype: a boolean identity (solved before the check) raised
+    numpy's "boolean subtract is not supported", and a uint8 difference of 1 was reported as 255."""
+    b = np.array([1.0, -2.0, 3.0])
+    np.testing.assert_array_equal(conjugate_gradient(form(np.eye(3, dtype=bool)), b).x, b)
+    A = np.array([[2, 1, 0], [0, 2, 0], [0, 0, 2]], dtype=np.uint8)
+    with pytest.raises(ValueError, match=r"max \|A - A\^T\| = 1 \(max \|A\| = 2\)"):
+        conjugate_gradient(form(A), b)
+
+
+@pytest.mark.parametrize("fmt", ["lil", "dok"])
+def test_list_and_dictionary_sparse_formats_are_solved(fmt):
+    """The finiteness check read A.data: a lil matrix's is an object array of lists (numpy's "ufunc 'isfinite'
+    not supported"), a dok matrix has none ("'dok_array' object has no attribute 'data'")."""
+    A = _spd_system(n=30, seed=5)
+    b = np.random.default_rng(6).normal(size=30)
+    ref = conjugate_gradient(A, b, tol=1e-10)
+    res = conjugate_gradient(sp.csr_array(A).asformat(fmt), b, tol=1e-10, M=sp.diags_array(1 / A.diagonal()).asformat(fmt))
+    assert res.converged.all()
+    np.testing.assert_allclose(res.x, ref.x, rtol=0, atol=1e-8 * np.abs(ref.x).max())
+    with pytest.raises(ValueError, match="A contains NaN or infinity"):
+        bad = sp.csr_array(A).asformat(fmt)
+        bad[0, 0] = np.nan
+        conjugate_gradient(bad, b)
+
+
 @pytest.mark.parametrize("dtype, rel", [(np.float64, 1e-13), (np.float32, 1e-6)])
 def test_rounding_level_asymmetry_is_accepted(dtype, rel):
     # the asymmetry a product in another order leaves (the Jacobi-scaled D^-1/2 A D^-1/2, a float32 Gram)

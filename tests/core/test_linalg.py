@@ -130,3 +130,30 @@ def test_check_solution_keeps_the_ill_conditioned_warning_far_above_the_floor():
                                                 rf"alone \({floor.max():.1e} of \|b\|\) \(the matrix is "
                                                 r"ill-conditioned\); check the graph\."):
         check_solution(A, X, B, 1e-8, "test system", "check the graph.")
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_symmetry_gap_of_integer_and_boolean_matrices(sparse):
+    """The gap in real arithmetic: uint8 A - A^T wrapped around (max |A - A^T| = 255 for a difference of 1),
+    and a boolean array raised numpy's "boolean subtract is not supported" (conjugate_gradient refused
+    np.eye(3, dtype=bool), which it solved before the symmetry check)."""
+    import scipy.sparse as sp
+    from graphrkhs._core.linalg import symmetry_gap
+
+    wrap = lambda A: sp.csr_array(A) if sparse else A
+    assert symmetry_gap(wrap(np.array([[2, 1], [0, 2]], dtype=np.uint8))) == (1.0, 2.0)
+    assert symmetry_gap(wrap(np.array([[0, 127], [-128, 0]], dtype=np.int8))) == (255.0, 128.0)
+    assert symmetry_gap(wrap(np.array([[True, True], [False, True]]))) == (1.0, 1.0)
+    assert symmetry_gap(wrap(np.eye(3, dtype=bool))) == (0.0, 1.0)
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_symmetry_gap_refuses_a_non_square_matrix_by_name(sparse):
+    """It was numpy's "operands could not be broadcast together" (scipy's "inconsistent shapes"), reached by
+    dask_conjugate_gradient, which checks symmetry before building its operator."""
+    import scipy.sparse as sp
+    from graphrkhs._core.linalg import symmetry_gap
+
+    A = np.ones((3, 4))
+    with pytest.raises(ValueError, match=r"M must be a square matrix; got shape \(3, 4\)"):
+        symmetry_gap(sp.csr_array(A) if sparse else A, "M")

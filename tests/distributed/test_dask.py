@@ -209,6 +209,14 @@ def test_cg_refuses_an_asymmetry_between_parts(client, preconditioner, as_operat
                                 preconditioner=preconditioner)
 
 
+@pytest.mark.parametrize("form", [np.array, sp.csr_array])
+def test_cg_refuses_a_non_square_matrix_by_name(client, form):
+    """The global symmetry check ran before the operator's own checks and raised numpy's "operands could
+    not be broadcast together" (scipy's "inconsistent shapes") on a 6 x 7 A."""
+    with pytest.raises(ValueError, match=r"A must be a square matrix; got shape \(6, 7\)"):
+        dask_conjugate_gradient(form(np.ones((6, 7))), np.ones(6), client=client, preconditioner="jacobi")
+
+
 def test_knn_one_task_per_cell(client):
     X = np.random.default_rng(8).normal(size=(800, 3))
     W, cells = distributed_knn_graph(X, 6, n_cells=5, partitioner="kmeans", executor=client, random_state=0)

@@ -180,9 +180,12 @@ def test_graph_spec_carries_the_image_shape():
 def test_check_image_shape():
     assert check_image_shape((4, 6), 24) == (4, 6)
     assert check_image_shape([np.int64(3), 5.0], 15) == (3, 5)
-    for bad in [(True, 8), (1, 64), (2, 2, 2), 64, None, (2.5, 4)]:
+    for bad in [(True, 8), (1, 64), (2, 2, 2), 64, None, (2.5, 4), np.array(8), np.array([[8, 8]])]:
         with pytest.raises(ValueError, match="image_shape"):
             check_image_shape(bad, 64)
+        # a 0-d array was "iteration over a 0-d array" (check) and "'int' object is not iterable" (GraphSpec)
+        with pytest.raises(ValueError, match="image_shape"):
+            GraphSpec(metric="tangent", image_shape=bad).validate()
 
 
 def _sequences(kind, n=600, p=64, seed=0):
@@ -257,3 +260,38 @@ def test_out_of_sample_neighbours_use_the_tangent_distance():
         d, j = td[order], cand[order]
         w = np.exp(-(d / d[-1]) ** 2 / 2)
         np.testing.assert_allclose(scores[a], w @ F[j] / w.sum(), rtol=1e-8, atol=1e-10)
+
+
+@pytest.mark.parametrize("shape", [(8.0, 8.0), np.array([8.0, 8.0])])
+def test_out_of_sample_rule_takes_the_image_shape_the_fit_took(shape):
+    # GraphSpec and knn_graph take whole floats for image_shape; predict reshaped the images by the
+    # spec's raw floats ("'float' object cannot be interpreted as an integer")
+    X = _blobs(60, 8, seed=11)
+    y = np.full(60, -1)
+    y[:6] = np.arange(6) % 2
+    est = PoissonRidgeEnsembleClassifier(graph=GraphSpec(n_neighbors=4, metric="tangent", image_shape=shape)).fit(X, y)
+    ref = PoissonRidgeEnsembleClassifier(graph=GraphSpec(n_neighbors=4, metric="tangent", image_shape=(8, 8))).fit(X, y)
+    np.testing.assert_array_equal(est.predict(X), est.transduction_)
+    new = _blobs(5, 8, seed=12)
+    np.testing.assert_array_equal(est.predict_proba(new), ref.predict_proba(new))
+
+
+def test_out_of_sample_rule_refuses_sparse_images_as_the_fit_does():
+    # the fit's knn_graph refuses sparse images; predict raised numpy's "setting an array element with a
+    # sequence" from inside the re-ranking
+    import scipy.sparse as sp
+    X = _blobs(40, 8, seed=13)
+    y = np.full(40, -1)
+    y[:4] = np.arange(4) % 2
+    est = PoissonRidgeEnsembleClassifier(graph=GraphSpec(n_neighbors=4, metric="tangent", image_shape=(8, 8))).fit(X, y)
+    with pytest.raises(TypeError, match="metric='tangent' takes dense images; X is sparse"):
+        est.predict(sp.csr_array(X[:3]))
+
+
+@pytest.mark.parametrize("scale", [1e160, 1e300, 1e-170, 1e-300])
+def test_square_image_test_does_not_depend_on_the_scale(scale):
+    # correlations are scale-free; the squared column norms overflowed (1e160) or underflowed (1e-170), so
+    # scaled images were not recognized and graph="auto" built the cosine graph instead of the tangent one
+    X = _blobs(400, 12, seed=8)
+    assert square_image_shape(X * scale) == (12, 12)
+    assert square_image_shape(_sequences("random_walk") * scale) is None

@@ -608,6 +608,26 @@ def test_rls_fit_alpha_0_on_a_singular_gram_is_the_minimum_norm_least_squares_so
     np.testing.assert_allclose(c1, c0, rtol=0, atol=1e2 * eps * np.abs(c0).max())
 
 
+@pytest.mark.parametrize("scale", [1.0, 1e300])
+def test_rls_fit_alpha_0_minimum_norm_where_the_residual_is_not_finite(scale):
+    """K = 0 (or [[0]]): the shifted Cholesky divided y by a subnormal shift and returned inf / NaN
+    coefficients, whose NaN residual passed the interpolation test; K^+ y = 0.  A linear kernel of points
+    near 1e150 (K ~ 1e300): K @ C overflowed, the test passed, and the coefficients were ~1e13 (K^+ y is
+    ~0.05).  A residual that is not finite now counts as not interpolated."""
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")             # no RuntimeWarning from the residual either
+        np.testing.assert_array_equal(rls_fit(np.zeros((3, 3)), np.array([1.0, -2.0, 3.0]), 0.0), np.zeros(3))
+        np.testing.assert_array_equal(rls_fit(np.array([[0.0]]), np.array([1.0]), 0.0), [0.0])
+        rng = np.random.default_rng(0)
+        X = rng.standard_normal((20, 3))
+        K = X @ X.T
+        y = rng.standard_normal(20)
+        c = rls_fit(K * scale, y * scale, 0.0)
+    c0 = np.linalg.pinv(K) @ y
+    np.testing.assert_allclose(c, c0, rtol=0, atol=1e-10 * np.abs(c0).max())
+
+
 def test_return_convention_solution_arrays_then_info(problem):
     """Solvers return their solution arrays; diagnostics only with return_info=True, appended last."""
     X, y, S, W = problem
