@@ -110,20 +110,28 @@ def symmetry_gap(A):
     r"""``(max |A - A^T|, max |A|)`` of a square sparse matrix or array, as Python floats (0.0 when empty).
 
     O(nnz) for a sparse matrix; an array is compared in row blocks of about 4M entries, so that no
-    temporary of A's size is formed.  The one symmetry measure of the AMG set-up and of conjugate gradients.
+    temporary of A's size is formed.  Integer and boolean entries are compared in float64 (an int8
+    difference wraps: 127 - (-1) is -128).  A NaN entry, or infinities in mirror positions, give a NaN
+    gap for arrays as for sparse matrices, so that ``gap <= tol`` is False for them (callers that test
+    ``gap > tol`` check finiteness first).  The one symmetry measure of the package: the AMG set-up,
+    conjugate gradients, the spectral filters' and ``lmax``'s checks, ``as_adjacency`` and the kernel
+    solvers' checks of K, each with its own tolerance against the scale ``max |A|``.
     """
+    A = A if sp.issparse(A) else np.asarray(A)
+    as_float = None if A.dtype.kind in "fc" else np.float64    # integers and booleans: in float64
     if sp.issparse(A):
-        A = sp.csr_array(A)
+        A = sp.csr_array(A, dtype=as_float)
         diff = sp.csr_array(A - A.T)
         return (float(abs(diff).max()) if diff.nnz else 0.0), (float(abs(A).max()) if A.nnz else 0.0)
-    A = np.asarray(A)
     n = A.shape[0]
     step = max(1, (1 << 22) // max(n, 1))
     gap = scale = 0.0
     for i in range(0, n, step):
-        rows = A[i:i + step]
-        gap = max(gap, float(np.abs(rows - A[:, i:i + step].T).max(initial=0.0)))
-        scale = max(scale, float(np.abs(rows).max(initial=0.0)))
+        rows = np.asarray(A[i:i + step], dtype=as_float)
+        cols = np.asarray(A[:, i:i + step], dtype=as_float).T
+        # np.maximum, not max(): Python's max(0.0, nan) is 0.0, which hid a NaN
+        gap = float(np.maximum(gap, np.abs(rows - cols).max(initial=0.0)))
+        scale = float(np.maximum(scale, np.abs(rows).max(initial=0.0)))
     return gap, scale
 
 
