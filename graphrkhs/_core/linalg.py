@@ -106,7 +106,7 @@ def n_rows(K):
     return K.shape[0] if hasattr(K, "shape") else np.asarray(K).shape[0]
 
 
-def symmetry_gap(A):
+def symmetry_gap(A, transpose=None):
     r"""``(max |A - A^T|, max |A|)`` of a square sparse matrix or array, as Python floats (0.0 when empty).
 
     O(nnz) for a sparse matrix; an array is compared in row blocks of about 4M entries, so that no
@@ -116,13 +116,19 @@ def symmetry_gap(A):
     ``gap > tol`` check finiteness first).  The one symmetry measure of the package: the AMG set-up,
     conjugate gradients, the spectral filters' and ``lmax``'s checks, ``as_adjacency`` and the kernel
     solvers' checks of K, each with its own tolerance against the scale ``max |A|``.
+
+    ``transpose``: a sparse A's transpose as a CSR matrix when the caller needs it anyway
+    (``as_adjacency`` averages both directions), so that it is not formed twice.
     """
     A = A if sp.issparse(A) else np.asarray(A)
     as_float = None if A.dtype.kind in "fc" else np.float64    # integers and booleans: in float64
     if sp.issparse(A):
         A = sp.csr_array(A, dtype=as_float)
-        diff = sp.csr_array(A - A.T)
-        return (float(abs(diff).max()) if diff.nnz else 0.0), (float(abs(A).max()) if A.nnz else 0.0)
+        diff = sp.csr_array(A - (A.T if transpose is None else sp.csr_array(transpose, dtype=as_float)))
+        diff.sum_duplicates()                             # our temporary; A (the caller's arrays) is not touched
+        # max |a_ij| over the stored data when each entry is stored once (no copy of the index arrays)
+        scale = np.abs(A.data).max(initial=0.0) if A.has_canonical_format else (abs(A).max() if A.nnz else 0.0)
+        return float(np.abs(diff.data).max(initial=0.0)), float(scale)
     n = A.shape[0]
     step = max(1, (1 << 22) // max(n, 1))
     gap = scale = 0.0
