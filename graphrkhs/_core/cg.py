@@ -88,6 +88,12 @@ def report_failure(message: str, on_failure: str) -> None:
         warn(message, ConvergenceWarning)
 
 
+#: What to do with a matrix CG refused as not symmetric (:func:`check_cg_symmetric`, the MPI dot test).
+SYMMETRY_ADVICE = ("Solve a symmetric formulation (the combinatorial or normalized Laplacian rather than the "
+                   "random-walk one, a symmetrized graph, the normal equations), or use a solver for general "
+                   "matrices such as scipy.sparse.linalg.gmres or scipy.sparse.linalg.spsolve.")
+
+
 def check_cg_symmetric(A, name="A"):
     r"""Refuse a matrix that is not symmetric to its rounding (``ValueError`` naming ``name``), O(nnz).
 
@@ -101,9 +107,7 @@ def check_cg_symmetric(A, name="A"):
     if gap > rtol * scale:
         raise ValueError(
             f"{name} must be symmetric for conjugate gradients: max |{name} - {name}^T| = {gap:.3g} (max |{name}| = "
-            f"{scale:.3g}).  Solve a symmetric formulation (the combinatorial or normalized Laplacian rather than "
-            "the random-walk one, a symmetrized graph, the normal equations), or use a solver for general "
-            "matrices such as scipy.sparse.linalg.gmres or scipy.sparse.linalg.spsolve.")
+            f"{scale:.3g}).  " + SYMMETRY_ADVICE)
 
 
 def _as_operator(A, n, name):

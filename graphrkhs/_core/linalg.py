@@ -106,33 +106,45 @@ def n_rows(K):
     return K.shape[0] if hasattr(K, "shape") else np.asarray(K).shape[0]
 
 
-def symmetry_gap(A, name="A"):
+def symmetry_gap(A, name="A", *, transpose=None):
     r"""``(max |A - A^T|, max |A|)`` of a square sparse matrix or array, as Python floats (0.0 when empty).
 
     O(nnz) for a sparse matrix; an array is compared in row blocks of about 4M entries, so that no
-    temporary of A's size is formed.  The one symmetry measure of the AMG set-up and of conjugate gradients.
-    Integer and boolean entries are compared in float64 (``A - A^T`` wrapped around in uint8 and is not
-    defined for booleans); a matrix that is not square is a ``ValueError`` naming ``name``.
+    temporary of A's size is formed.  Integer and boolean entries are compared in float64 (an int8
+    difference wraps: 127 - (-1) is -128; uint8 reported 255 for a difference of 1; booleans have no
+    subtraction).  A NaN entry, or infinities in mirror positions, give a NaN gap for arrays as for sparse
+    matrices, so that ``gap <= tol`` is False for them (callers that test ``gap > tol`` check finiteness
+    first).  A matrix that is not square is a ``ValueError`` naming ``name``.  The one symmetry measure of
+    the package: the AMG set-up, conjugate gradients, the spectral filters' and ``lmax``'s checks,
+    ``as_adjacency`` and the kernel solvers' checks of K, each with its own tolerance against the scale
+    ``max |A|``.
+
+    ``transpose``: a sparse A's transpose as a CSR matrix when the caller needs it anyway
+    (``as_adjacency`` averages both directions), so that it is not formed twice.
     """
     shape = getattr(A, "shape", None) if sp.issparse(A) else np.shape(A)
     if shape is None or len(shape) != 2 or shape[0] != shape[1]:
         raise ValueError(f"{name} must be a square matrix; got shape {shape}.")
-    real = lambda dtype: dtype if np.dtype(dtype).kind in "fc" else np.float64
+    A = A if sp.issparse(A) else np.asarray(A)
+    as_float = None if A.dtype.kind in "fc" else np.float64    # integers and booleans: in float64
     if sp.issparse(A):
-        A = sp.csr_array(A, dtype=real(A.dtype))
-        with np.errstate(invalid="ignore"):          # inf - inf: the caller's finiteness check names it
-            diff = sp.csr_array(A - A.T)
-        return (float(abs(diff).max()) if diff.nnz else 0.0), (float(abs(A).max()) if A.nnz else 0.0)
-    A = np.asarray(A)
-    dtype = real(A.dtype)
+        A = sp.csr_array(A, dtype=as_float)
+        with np.errstate(invalid="ignore"):          # inf - inf: NaN, the caller's finiteness check names it
+            diff = sp.csr_array(A - (A.T if transpose is None else sp.csr_array(transpose, dtype=as_float)))
+        diff.sum_duplicates()                             # our temporary; A (the caller's arrays) is not touched
+        # max |a_ij| over the stored data when each entry is stored once (no copy of the index arrays)
+        scale = np.abs(A.data).max(initial=0.0) if A.has_canonical_format else (abs(A).max() if A.nnz else 0.0)
+        return float(np.abs(diff.data).max(initial=0.0)), float(scale)
     n = A.shape[0]
     step = max(1, (1 << 22) // max(n, 1))
     gap = scale = 0.0
     for i in range(0, n, step):
-        rows = A[i:i + step].astype(dtype, copy=False)
+        rows = np.asarray(A[i:i + step], dtype=as_float)
+        cols = np.asarray(A[:, i:i + step], dtype=as_float).T
+        # np.maximum, not max(): Python's max(0.0, nan) is 0.0, which hid a NaN
         with np.errstate(invalid="ignore"):
-            gap = max(gap, float(np.abs(rows - A[:, i:i + step].T.astype(dtype, copy=False)).max(initial=0.0)))
-        scale = max(scale, float(np.abs(rows).max(initial=0.0)))
+            gap = float(np.maximum(gap, np.abs(rows - cols).max(initial=0.0)))
+        scale = float(np.maximum(scale, np.abs(rows).max(initial=0.0)))
     return gap, scale
 
 

@@ -27,7 +27,8 @@ import scipy.linalg
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
-from .._core.cg import amg_preconditioner, check_cg_symmetric, check_on_failure, conjugate_gradient
+from .._core.cg import (SYMMETRY_ADVICE, amg_preconditioner, check_cg_symmetric, check_on_failure,
+                        conjugate_gradient)
 from .._core.linalg import lanczos_tridiagonal, node_hash_vector
 from .._core.validation import check_option, check_scalar, memory_guard
 from ..spectral import chebyshev_apply, chebyshev_plan, check_filter_options
@@ -97,6 +98,78 @@ def _check_local_rows(D, X_local, name):
     return X_local
 
 
+#: Seeds of the two node-indexed vectors of the dot test (:func:`check_distributed_symmetric`).
+_DOT_TEST_SEEDS = (0x5EED1, 0x5EED2)
+
+
+def check_distributed_symmetric(D, name="D"):
+    r"""Refuse a :class:`DistributedCSR` that is not symmetric as a whole, without gathering it (collective).
+
+    No rank may hold the whole matrix (:meth:`DistributedCSR.from_local`), and the per-rank AMG set-up sees
+    only its diagonal block, so an asymmetry between two ranks' rows went through.  The dot test: two
+    vectors x, y indexed by global node id (:func:`graphrkhs._core.linalg.node_hash_vector`, the same
+    entries however the nodes are split) and one product :math:`A [x, y]` (one halo exchange) give
+    :math:`x^T A y` and :math:`y^T A x` as sums over the ranks; for a symmetric A they are equal.  In exact
+    arithmetic :math:`x^T A y - y^T A x = x^T (A - A^T) y`, a non-zero polynomial in (x, y) for any
+    :math:`A \ne A^T`: it vanishes on a set of measure zero only, so the test misses an asymmetry with
+    probability zero for generic (random) vectors.  The two vectors here are fixed (seeds
+    ``_DOT_TEST_SEEDS``): the outcome is reproducible, and an asymmetry is missed only if it lies in that
+    measure-zero set, or if it is below the tolerance.
+
+    The tolerance, :math:`|x^T A y - y^T A x| \le \tau_{round} + \tau_{allow}`:
+
+    * rounding.  :math:`\hat z = fl(A y)` in A's dtype (unit roundoff :math:`u_A`), k the largest number of
+      stored entries in a row: :math:`|\hat z - A y| \le \gamma_k(u_A) |A| |y|` with
+      :math:`\gamma_m(u) = m u / (1 - m u)`; the dot product over all n rows and the sum over ranks
+      (in float64, any order) adds :math:`\gamma_n(u_{64}) |x|^T |\hat z|`.  For a symmetric A both
+      computed quantities are within :math:`(\gamma_k(u_A) + \gamma_n(u_{64})(1 + \gamma_k(u_A)))
+      |x|^T |A| |y|` of the same number, and :math:`|x|^T |A| |y| \le \|x\| \|A\|_F \|y\|`, so
+      :math:`\tau_{round} = 2 (\gamma_k(u_A) + \gamma_n(u_{64})(1 + \gamma_k(u_A))) \|x\| \|A\|_F \|y\|`:
+      c = 2 (k + n) to first order, a worst-case bound (the rounding errors of a symmetric A never exceed it).
+    * the asymmetry the serial check accepts.  :func:`graphrkhs._core.cg.check_cg_symmetric` takes
+      :math:`\max |A - A^T| \le r \max |A|` (r = 1e-10, 1e-5 in float32); such an :math:`E = A - A^T` has
+      at most 2 nnz(A) entries, :math:`\|E\|_2 \le \|E\|_F \le r \max |A| \sqrt{2\, nnz}`, so
+      :math:`\tau_{allow} = r \max |A| \sqrt{2\, nnz} \|x\| \|y\|`: every matrix the serial solvers take
+      passes here too.
+
+    The vectors are cast to A's dtype first (the identity holds exactly for the cast vectors).  Every rank
+    raises the same ``ValueError`` (the sums are global), before CG or a preconditioner is built.
+    """
+    n_own = D.shape[0]
+    dtype = np.dtype(D.dtype)
+    Z = np.empty((n_own, 2), dtype=dtype)
+    for j, seed in enumerate(_DOT_TEST_SEEDS):
+        Z[:, j] = node_hash_vector(D.owned, seed)
+    AZ = np.asarray(D.matmat(Z), dtype=np.float64)          # collective: every rank, also one without rows
+    Z = Z.astype(np.float64)
+    x, y = Z[:, 0], Z[:, 1]
+    data = [D.A_own.data, D.A_ghost.data]
+    sq = sum(float(np.dot(d.astype(np.float64), d.astype(np.float64))) for d in data)
+    nnz = sum(d.size for d in data)
+    per_row = np.diff(D.A_own.indptr)
+    if D.A_ghost.shape[0]:
+        per_row = per_row.copy()
+        per_row[D.n_interior:] += np.diff(D.A_ghost.indptr)
+    sums = np.asarray(D.allreduce(np.array([x @ AZ[:, 1], y @ AZ[:, 0], x @ x, y @ y, sq, float(nnz)])))
+    biggest = max((float(np.abs(d).max()) for d in data if d.size), default=0.0)
+    k, scale = np.asarray(D.comm.allreduce(np.array([float(per_row.max(initial=0)), biggest]), op="max"))
+    xay, yax, xx, yy, fro2, nnz = sums
+    u, u64 = np.finfo(dtype).eps / 2, np.finfo(np.float64).eps / 2
+    g_k = k * u / (1 - k * u) if k * u < 1 else np.inf      # gamma_k(u_A) (no bound: a 2^23-entry float32 row)
+    g_n = D.n_global * u64 / (1 - D.n_global * u64)          # gamma_n(u_64)
+    norms = np.sqrt(xx * yy)
+    tau_round = 2 * (g_k + g_n * (1 + g_k)) * norms * np.sqrt(fro2)
+    r = 1e-5 if dtype == np.float32 else 1e-10
+    tau_allow = r * scale * np.sqrt(2 * nnz) * norms
+    gap = abs(xay - yax)
+    if not gap <= tau_round + tau_allow:
+        raise ValueError(
+            f"{name} must be symmetric for conjugate gradients: x^T {name} y = {xay:.6g} but y^T {name} x = "
+            f"{yax:.6g} for two pseudo-random vectors x, y (difference {gap:.3g}, above the "
+            f"{tau_round + tau_allow:.3g} that rounding and an asymmetry of {r:g} max |{name}| allow).  "
+            + SYMMETRY_ADVICE)
+
+
 def distributed_cg(D, B_local, *, tol=1e-8, max_iter=None, preconditioner="amg", M=None, on_failure="warn"):
     r"""Block CG on a :class:`DistributedCSR` system, rows of B local; returns the :class:`~graphrkhs.CGResult`.
 
@@ -105,6 +178,9 @@ def distributed_cg(D, B_local, *, tol=1e-8, max_iter=None, preconditioner="amg",
     ``preconditioner`` in {"amg", "jacobi", "none"} (block-Jacobi).  ``B_local``
     (this rank's rows, in ``D.owned`` order) is checked on every rank together:
     a wrong shape or a NaN on one rank raises a ``ValueError`` on all of them.
+    ``D`` not symmetric as a whole is a ``ValueError`` on every rank before
+    the preconditioner is built (:func:`check_distributed_symmetric`, a dot
+    test with one product and no gathering of the matrix).
     """
     _check_operator(D)
     if M is None:
@@ -116,6 +192,8 @@ def distributed_cg(D, B_local, *, tol=1e-8, max_iter=None, preconditioner="amg",
     max_iter = check_scalar(max_iter, "max_iter", kind="int", low=1, allow_none=True)
     check_on_failure(on_failure)
     B_local = _check_local_rows(D, B_local, "B_local")
+    # D as a whole (the per-rank AMG below sees its diagonal block only): a communicated dot test
+    check_distributed_symmetric(D, "D")
     if M is None:
         # built on each rank's own block: a block AMG refuses (not SPD) raises on every rank
         M = call_together(D.comm, lambda: block_jacobi_amg(D, preconditioner))

@@ -9,6 +9,7 @@ import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
+from .._core.linalg import symmetry_gap
 from .._core.types import FloatDType, GraphLike
 from .._core.validation import check_dtype, check_scalar, sparse_storable, warn, GraphWarning
 
@@ -127,9 +128,8 @@ def as_adjacency(G: GraphLike, *, dtype: FloatDType = None, symmetry_rtol: float
     rtol = symmetry_rtol if symmetry_rtol is not None else (1e-5 if target == np.float32 else 1e-10)
     if W.nnz:
         WT = W.T.tocsr()
-        diff = W - WT
-        gap = float(abs(diff).max()) if diff.nnz else 0.0
-        if gap > rtol * float(W.data.max()):
+        gap, scale = symmetry_gap(W, "G", transpose=WT)    # scale = max W (weights >= 0 here)
+        if gap > rtol * scale:
             raise ValueError(
                 f"the adjacency is not symmetric (max |W - W.T| = {gap:.3g}); symmetrize it first, e.g. "
                 "graphrkhs.symmetrize(W, 'union') (max of both directions), 'mutual' (min) or "

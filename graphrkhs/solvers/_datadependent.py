@@ -19,6 +19,7 @@ import numpy as np
 
 from ..kernels import FredholmKernel, WarpedKernel
 from .._core.labels import _check_labeled_index, _check_targets as _check_labeled_targets
+from .._core.linalg import symmetry_gap
 from .._core.loo import KernelRidgePath, check_ridges
 from .._core.validation import check_matrix, check_points, check_scalar
 from .._core.types import ArrayLike, Indices
@@ -86,7 +87,8 @@ def rls_coefficients(K: ArrayLike, Y: ArrayLike, alpha: float) -> np.ndarray:
     # rounding is that of K's own dtype (a float32 Gram is symmetric to float32 rounding only)
     eps = np.finfo(K.dtype if K.dtype.kind == "f" else np.float64).eps
     K = K.astype(np.float64)
-    asymmetric = K.size and np.abs(K - K.T).max() > ROUNDING_ASYMMETRY * eps * np.abs(K).max()
+    gap, scale = symmetry_gap(K, "K")
+    asymmetric = gap > ROUNDING_ASYMMETRY * eps * scale
     try:
         C = rls_fit((K + K.T) / 2, Y, alpha, overwrite_K=True)      # also the positive-definiteness check
     except np.linalg.LinAlgError:

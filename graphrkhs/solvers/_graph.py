@@ -53,7 +53,7 @@ from scipy.sparse import csgraph
 
 from .._core.backend import check_backend, get_backend, is_distributed, resolve_backend
 from .._core.cg import amg_preconditioner, conjugate_gradient
-from .._core.linalg import check_solution
+from .._core.linalg import check_solution, symmetry_gap
 from .._core.loo import PSD_RTOL, KernelRidgePath, check_ridges
 from .._core.types import ArrayLike, GraphLike, Indices, MatrixLike
 from ._common import check_normal_degrees, labeled_graph_problem, spd_splu
@@ -1066,10 +1066,10 @@ def graph_kernel_ridge_loo(K_SS: ArrayLike, Y: ArrayLike, alphas: ArrayLike) -> 
     """
     K_SS = check_matrix(K_SS, "K_SS", square=True, dtype=np.float64)
     # the path reads (K + K^T) / 2: an asymmetry beyond a kernel's rounding means another matrix was passed
-    asym = float(np.abs(K_SS - K_SS.T).max(initial=0.0))
-    if asym > PSD_RTOL * float(np.abs(K_SS).max(initial=0.0)):
+    asym, scale = symmetry_gap(K_SS, "K_SS")
+    if asym > PSD_RTOL * scale:
         raise ValueError(f"K_SS must be symmetric: max |K_SS - K_SS^T| = {asym:.3g} (max |K_SS| = "
-                         f"{float(np.abs(K_SS).max()):.3g}, rounding allows {PSD_RTOL:g} of it); pass the kernel on the "
+                         f"{scale:.3g}, rounding allows {PSD_RTOL:g} of it); pass the kernel on the "
                          "labeled nodes, Phi[S][:, S].")
     Y2, _, _ = _check_targets(Y, K_SS.shape[0])
     alphas = check_ridges(alphas, "alphas")

@@ -61,7 +61,7 @@ from .._core.labels import _check_labeled_index
 from .._core.types import ArrayLike, GraphLike, Indices, MatrixLike
 from .._core.validation import _as_2d
 from .._core.linalg import apply_matrix as _apply, check_solution, dense_matrix as _dense, n_rows as _n_of
-from .._core.linalg import guarded_sparse_product, psd_part, psd_solve as _psd_solve, small_dense_threads
+from .._core.linalg import guarded_sparse_product, psd_part, psd_solve as _psd_solve, small_dense_threads, symmetry_gap
 from .._core.linalg import _relative as _relative_norms
 from ..graphs import LAPLACIANS, as_adjacency, laplacian as graph_laplacian
 from ..kernels import BLOCK_BYTES, KernelOperator, heat_semigroup, kernel_cg, pairwise_kernel
@@ -526,12 +526,7 @@ def _check_kernel_matrix(K):
         i = int(np.argmin(d))
         raise ValueError(f"K has a negative diagonal entry (K[{i}, {i}] = {float(d[i]):.3g}): a kernel matrix is "
                          "positive semidefinite (K[i, i] = k(x_i, x_i) >= 0); pass the Gram matrix of a kernel.")
-    scale = gap = 0.0
-    step = max(1, BLOCK_BYTES // (16 * n))
-    for i in range(0, n, step):
-        rows = np.asarray(K[i:i + step], dtype=np.float64)
-        scale = max(scale, float(np.abs(rows).max()))
-        gap = max(gap, float(np.abs(rows - np.asarray(K[:, i:i + step], dtype=np.float64).T).max()))
+    gap, scale = symmetry_gap(K, "K")     # in row blocks, no n x n temporary
     if gap > PSD_RTOL * scale:
         raise ValueError(f"K must be symmetric: max |K - K^T| = {gap:.3g} (max |K| = {scale:.3g}, rounding "
                          f"allows {PSD_RTOL:g} of it); pass the Gram matrix k(x_i, x_j) of all n points.")

@@ -8,7 +8,7 @@ import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
-from .._core.linalg import lanczos_tridiagonal
+from .._core.linalg import lanczos_tridiagonal, symmetry_gap
 from .._core.types import MatrixOrOperator, RandomStateLike
 from .._core.validation import check_option, check_random_state, check_scalar, sparse_storable
 
@@ -59,13 +59,8 @@ def _is_symmetric(L):
     # Relative tolerance scaled to the dtype: a float32 Laplacian built from a symmetric
     # adjacency is symmetric only to float32 rounding (normalization by sqrt(d_i d_j)).
     rtol = 1e-5 if L.dtype == np.float32 else 1e-8
-    if sp.issparse(L):
-        diff = L - L.T
-        if diff.nnz == 0:
-            return True
-        scale = abs(L).max() or 1.0
-        return abs(diff).max() <= rtol * scale
-    return np.allclose(L, L.T, rtol=0, atol=rtol * (np.abs(L).max() or 1.0))
+    gap, scale = symmetry_gap(L, "L")
+    return gap <= rtol * scale
 
 
 def lmax(L: MatrixOrOperator, method: Literal["lanczos", "gershgorin"] = "lanczos", *, margin: float = 0.005,

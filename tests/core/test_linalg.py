@@ -4,7 +4,9 @@ import numpy as np
 import pytest
 
 from graphrkhs._core import validation
-from graphrkhs._core.linalg import psd_part, psd_solve
+import scipy.sparse as sp
+
+from graphrkhs._core.linalg import psd_part, psd_solve, symmetry_gap
 
 
 def test_psd_solve_accepts_integer_matrices():
@@ -157,3 +159,24 @@ def test_symmetry_gap_refuses_a_non_square_matrix_by_name(sparse):
     A = np.ones((3, 4))
     with pytest.raises(ValueError, match=r"M must be a square matrix; got shape \(3, 4\)"):
         symmetry_gap(sp.csr_array(A) if sparse else A, "M")
+
+
+@pytest.mark.parametrize("form", [np.asarray, sp.csr_array])
+def test_symmetry_gap_of_integer_entries_is_their_exact_difference(form):
+    # int8 differences wrapped: 127 - (-1) = 128 became -128, whose absolute value is -128 in int8, and the
+    # gap came out 0.0 -- the matrix passed as symmetric (is_symmetric and lmax's check said so)
+    A = np.array([[0, 127], [-1, 0]], dtype=np.int8)
+    assert symmetry_gap(form(A)) == (128.0, 127.0)
+    U = np.array([[0, 1], [255, 0]], dtype=np.uint8)          # 1 - 255 wrapped to 2
+    assert symmetry_gap(form(U)) == (254.0, 255.0)
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf])
+def test_symmetry_gap_of_a_dense_array_propagates_nan_as_the_sparse_one_does(bad):
+    # max(0.0, nan) is 0.0 in Python: a NaN (or inf - inf) in a dense array gave a gap of 0.0, as if
+    # symmetric, where the sparse path gives nan; a caller's "gap <= tol" must be False for it
+    A = np.eye(3)
+    A[0, 1] = A[1, 0] = bad
+    with np.errstate(invalid="ignore"):
+        dense, sparse = symmetry_gap(A), symmetry_gap(sp.csr_array(A))
+    assert np.isnan(dense[0]) and np.isnan(sparse[0])

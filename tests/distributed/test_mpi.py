@@ -804,3 +804,45 @@ def test_run_mpi_refuses_a_string_as_the_argument_list(tmp_path, args):
 
     with pytest.raises(TypeError, match=r"args must be a sequence of arguments \(a list such as \['--n', '1000'\]\)"):
         run_mpi(tmp_path / "never_run.py", 2, args)
+
+
+def _laplacian_plus_identity_60():
+    X = np.random.default_rng(0).random((60, 3))
+    return (gr.laplacian(gr.knn_graph(X, 6)) + sp.eye_array(60)).toarray()
+
+
+def _split_rows(comm, A, dtype=np.float64):
+    """Rows 0..29 on rank 0 and 30..59 on the last rank, each rank passing only its own rows to from_local."""
+    part = np.where(np.arange(60) < 30, 0, comm.size - 1)
+    mine = np.flatnonzero(part == comm.rank)
+    return DistributedCSR.from_local(sp.csr_array(A[mine]), mine, 60, comm, dtype=dtype)
+
+
+@pytest.mark.parametrize("preconditioner", ["amg", "jacobi", "none"])
+def test_distributed_cg_refuses_an_asymmetry_between_ranks_of_a_from_local_matrix(comm, preconditioner):
+    """No rank holds the whole matrix: the per-rank AMG set-up checked its own diagonal block only, "jacobi"
+    and "none" nothing, and A[5, 40] += 0.5 (row 5 on rank 0, row 40 on the last) ran to convergence on two
+    ranks.  The communicated dot test x^T (A y) against y^T (A x) refuses it before the preconditioner."""
+    A = _laplacian_plus_identity_60()
+    A[5, 40] += 0.5
+    D = _split_rows(comm, A)
+    own = np.arange(30)
+    assert np.abs(A[np.ix_(own, own)] - A[np.ix_(own, own)].T).max() == 0      # each rank's block symmetric
+    assert np.abs(A[np.ix_(own + 30, own + 30)] - A[np.ix_(own + 30, own + 30)].T).max() == 0
+    with pytest.raises(ValueError, match=r"D must be symmetric for conjugate gradients: x\^T D y = .* y\^T D x "
+                                         r"= .*symmetric formulation.*gmres.*spsolve"):
+        distributed_cg(D, np.ones(D.shape[0]), preconditioner=preconditioner)
+
+
+@pytest.mark.parametrize("dtype, rel", [(np.float64, 1e-13), (np.float64, 1e-11), (np.float32, 1e-6)])
+def test_distributed_cg_accepts_what_the_serial_check_accepts(comm, dtype, rel):
+    # every entry perturbed by a relative rel and A[5, 40] (between the ranks) by rel max|A|: rounding level
+    # (1e-13) and below what check_cg_symmetric accepts (1e-10, 1e-5 in float32) -- the dot test's tolerance
+    # covers both, so that the distributed solver refuses no matrix the serial one takes
+    A = _laplacian_plus_identity_60()
+    A = (A * (1 + rel * np.random.default_rng(4).uniform(-1, 1, size=A.shape))).astype(dtype)
+    A[5, 40] += rel * np.abs(A).max()
+    gr.conjugate_gradient(A, np.ones(60), tol=1e-5)                  # the serial check takes it
+    D = _split_rows(comm, A, dtype)
+    res = distributed_cg(D, np.ones(D.shape[0]), tol=1e-5, preconditioner="jacobi")
+    assert res.converged.all()

@@ -833,3 +833,17 @@ def test_chebyshev_coefficients_estimates_the_memory_of_n_points(monkeypatch):
     monkeypatch.setattr(validation, "_physical_memory", lambda: 64 * 2**10)   # limit 48 KiB
     with pytest.raises(MemoryError, match="n_points"):
         chebyshev_coefficients(filters.Heat(0.5), 10, 4.0, n_points=10**4)
+
+
+@pytest.mark.parametrize("form", [np.asarray, sp.csr_array])
+def test_integer_asymmetry_that_wraps_around_is_not_symmetric(form):
+    """L[0, 1] - L[1, 0] = 127 - (-1) wrapped to -128 in int8, whose absolute value is -128: is_symmetric
+    said True on both forms and lmax accepted the sparse one.  One measure (symmetry_gap, in float64 for
+    integers) for both checks now."""
+    from graphrkhs.spectral import is_symmetric
+
+    L = form(np.array([[0, 127], [-1, 0]], dtype=np.int8))
+    assert not is_symmetric(L)
+    with pytest.raises(ValueError, match="lmax needs a symmetric L"):
+        gr.lmax(L)
+    assert is_symmetric(form(np.array([[2, -1], [-1, 2]], dtype=np.int8)))
