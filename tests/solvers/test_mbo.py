@@ -578,3 +578,30 @@ def test_volume_mbo_warns_when_the_diffusion_fully_mixes_a_small_dense_graph():
         warnings.simplefilter("error")
         F = volume_mbo(W, [0, 1], np.eye(2), n_inner=5)       # spread 0.023: no warning, the classes
     np.testing.assert_array_equal(F.argmax(axis=1), y)
+
+
+def test_auction_round_budget_grows_with_the_number_of_rows(monkeypatch):
+    # A fixed cap of 1e5 bidding rounds stopped PoissonLearningClassifier(class_priors=...) on the
+    # 70000-node Fashion-MNIST tangent graph (1 label per class, uniform priors: 107948 rounds needed;
+    # 1635 / 23519 at 2000 / 20000 rows of the same scores).  The default budget is max(1e5, 20 n).
+    import graphrkhs.solvers._mbo as mbo
+    from graphrkhs.solvers import class_sizes, size_constrained_assignment
+
+    seen = []
+    real = mbo._auction
+
+    def spy(S, sizes, eps, max_rounds):
+        seen.append(max_rounds)
+        return real(S, sizes, eps, max_rounds)
+
+    monkeypatch.setattr(mbo, "_auction", spy)
+    rng = np.random.default_rng(0)
+    for n in (300, 12000):
+        S = rng.random((n, 3))
+        sizes = class_sizes([0.5, 0.3, 0.2], n)
+        labels, prices = size_constrained_assignment(S, sizes)
+        assert np.array_equal(np.bincount(labels, minlength=3), sizes)
+        assert np.array_equal(np.bincount((S - prices).argmax(axis=1), minlength=3), sizes)
+    assert seen == [100000, 20 * 12000]
+    with pytest.raises(RuntimeError, match=r"max_iter=3 bidding rounds"):
+        size_constrained_assignment(S, sizes, max_iter=3)
