@@ -495,7 +495,7 @@ def _manifold_problem(K, labeled, Y, M):
     S = _check_labeled_index(labeled, n)
     Y2, was_1d = _as_2d(Y)
     if Y2.shape[0] != S.size:
-        every = (f", one per point: pass Y[labeled], the targets of the labeled points in the order of labeled"
+        every = (", one per point: pass Y[labeled], the targets of the labeled points in the order of labeled"
                  if Y2.shape[0] == n else "")
         raise ValueError(f"Y must have one row per labeled point ({S.size}); got {Y2.shape[0]}{every}.")
     M = sp.csr_array(check_matrix(M, "M", allow_sparse=True))      # a NaN in M: named here, not after the solve

@@ -240,8 +240,8 @@ def size_constrained_assignment(S: ArrayLike, sizes: ArrayLike, *, tol: float = 
         Cap on bidding rounds (over all scaling phases); None:
         :math:`\max(10^5, 20 n)`.  The rounds grow faster than n: 1635 /
         23519 / 107948 for 2000 / 20000 / 69990 rows of one problem (Poisson
-        learning's scores on Fashion-MNIST, 1 label per class, uniform priors;
-        22 s at 69990), where a fixed cap of :math:`10^5` stopped the fit.
+        learning's scores on Fashion-MNIST, 1 label per class, uniform
+        priors), where a fixed cap of :math:`10^5` stopped the fit.
 
     Returns
     -------
@@ -288,9 +288,7 @@ def size_constrained_assignment(S: ArrayLike, sizes: ArrayLike, *, tol: float = 
         raise ValueError(f"sizes must be non-negative and sum to the number of rows of S ({n}); got {sizes!r} "
                          f"(sum {int(sizes.sum())}).")
     tol = check_scalar(tol, "tol", low=0, low_inclusive=False)
-    # the rounds grow faster than n (measured on one price war: 1635 / 23519 / 107948 rounds for 2000 /
-    # 20000 / 69990 nodes), so a fixed budget of 100000 stopped the class-priors fits of Poisson learning on
-    # the 70000-node Fashion-MNIST graph
+    # a budget that grows with n (see max_iter): a fixed 1e5 stopped class-priors fits on 70000 nodes
     max_iter = max(MIN_AUCTION_ROUNDS, AUCTION_ROUNDS_PER_NODE * n) if max_iter is None else \
         check_scalar(max_iter, "max_iter", kind="int", low=1)
     try:
