@@ -453,6 +453,8 @@ def run_dataset(name, args, save=None):
             methods += [(n_, s, p, f, g) for n_, s, p, f in _gl(graphs[g], g, priors, args.slow_draws > 0)]
     if getattr(args, "core", False):
         methods = [m for m in methods if _is_core(*m)]
+    skip = [w for w in getattr(args, "skip", "").split(",") if w]
+    methods = [m for m in methods if not any(w in m[0] for w in skip)]
     rows = []
 
     def on_row(row):
@@ -611,6 +613,8 @@ def main(argv=None):
     p.add_argument("--core", action="store_true",
                    help="only the rows the acceptance compares (the recommended classifier, GraphLearning's "
                         "methods); add the others later with --resume")
+    p.add_argument("--skip", default="",
+                   help="comma-separated parts of method names whose rows are skipped (e.g. CutSSL)")
     p.add_argument("--skip-laplace", action="store_true",
                    help="skip our Laplace learning (GraphLearning's laplace runs on its graph anyway)")
     args = p.parse_args(argv)
