@@ -66,8 +66,8 @@ def as_adjacency(G: GraphLike, *, dtype: FloatDType = None, symmetry_rtol: float
     ------
     TypeError
         For an unsupported type (including a LinearOperator, a directed
-        networkx graph and a numpy masked array, whose mask would be lost:
-        pass ``W.filled(0)``), or a networkx edge weight that is not a real
+        networkx graph and a numpy masked array or a list of masked rows,
+        whose mask would be lost: pass ``W.filled(0)``), or a networkx edge weight that is not a real
         number (a string such as ``"2"`` is not parsed).
     ValueError
         For a non-square, empty, non-finite, negative or asymmetric matrix.
@@ -205,10 +205,12 @@ def _to_sparse(G):
         except (TypeError, ValueError) as exc:     # an edge attribute "weight" that is not a number
             raise TypeError(f"G: the networkx edge attribute 'weight' must be a real number on every edge "
                             f"({exc}); fix or remove the non-numeric weights.") from None
-    if isinstance(G, np.ma.MaskedArray):
-        raise TypeError("the adjacency is a numpy masked array; its mask would be ignored (np.asarray drops it) "
-                        "and the masked weights read as edges: pass W.filled(0) (masked entries as no edge) or an "
-                        "unmasked array.")
+    # a list or tuple of masked rows too: np.asarray stacks their data into a plain array
+    if isinstance(G, np.ma.MaskedArray) or (isinstance(G, (list, tuple))
+                                            and any(isinstance(row, np.ma.MaskedArray) for row in G)):
+        raise TypeError("the adjacency is a numpy masked array (or a list of masked rows); its mask would be "
+                        "ignored (np.asarray drops it) and the masked weights read as edges: pass W.filled(0) "
+                        "(masked entries as no edge) or an unmasked array.")
     if isinstance(G, np.ndarray) or isinstance(G, (list, tuple)):
         arr = np.asarray(G)
         if arr.dtype == object or not (np.issubdtype(arr.dtype, np.number) or arr.dtype == bool):

@@ -978,6 +978,23 @@ def test_masked_adjacency_array_is_refused_rather_than_read_without_its_mask():
     np.testing.assert_array_equal(as_adjacency(W.filled(0)).toarray(), [[0, 1, 0], [1, 0, 1], [0, 1, 0]])
 
 
+@pytest.mark.parametrize("container", [list, tuple])
+def test_rows_that_are_masked_arrays_are_refused_as_a_masked_array_is(container):
+    """np.asarray of a list of masked rows is a plain array: the masked weight 5 was read as an edge and the
+    graph came back with it, without a word."""
+    W = np.ma.masked_array([[0, 1.0, 5.0], [1.0, 0, 1.0], [5.0, 1.0, 0]],
+                           mask=[[0, 0, 1], [0, 0, 0], [1, 0, 0]])
+    with pytest.raises(TypeError) as whole:
+        as_adjacency(W)
+    with pytest.raises(TypeError) as rows:
+        as_adjacency(container(W))                   # the rows are masked arrays
+    assert str(rows.value) == str(whole.value)
+    with pytest.raises(TypeError, match=r"masked array.*W.filled\(0\)"):
+        as_adjacency(container([W[0].data, W[1], W[2].data]))      # one masked row is enough
+    # rows without a mask (the fix, row by row) are read as before
+    np.testing.assert_array_equal(as_adjacency(container(W.filled(0))).toarray(), [[0, 1, 0], [1, 0, 1], [0, 1, 0]])
+
+
 @pytest.mark.parametrize("dtype,big,small", [(np.float32, 1e30, 1e-30), (np.float64, 1e300, 1e-300)])
 def test_normalized_laplacian_entries_between_degrees_far_apart(dtype, big, small):
     # w_12 = small between degrees ~big and small: L_12 = -small / sqrt(big * small) = -small.  The product
