@@ -17,7 +17,7 @@ import scipy.sparse.linalg as spla
 from scipy.linalg import eigvalsh_tridiagonal
 
 from .amg import SmoothedAggregationPreconditioner
-from .linalg import rounding_floor, symmetry_gap
+from .linalg import rounding_floor, symmetry_gap, symmetry_rtol
 from .types import ArrayLike, OperatorLike
 from .progress import progress_bar
 from .validation import (ConvergenceWarning, check_finite_array, check_matrix, check_numeric_dtype, check_scalar,
@@ -97,13 +97,15 @@ SYMMETRY_ADVICE = ("Solve a symmetric formulation (the combinatorial or normaliz
 def check_cg_symmetric(A, name="A"):
     r"""Refuse a matrix that is not symmetric to its rounding (``ValueError`` naming ``name``), O(nnz).
 
-    The tolerance is that of the AMG set-up: :math:`\max |A - A^T| \le r \max |A|` with
-    :math:`r = 10^{-5}` for float32 and :math:`10^{-10}` otherwise.  CG minimizes the A-norm of the error
+    The tolerance follows A's precision (:func:`graphrkhs._core.linalg.symmetry_rtol`):
+    :math:`\max |A - A^T| \le r \max |A|` with :math:`r = 10^{-5}` for float32 and :math:`10^{-10}` for
+    float64 (those of the AMG set-up), :math:`10^{-2}` for a dense float16 A (taken as it is; its
+    products run in float32) and :math:`10^{-10}` for integer and boolean entries.  CG minimizes the A-norm of the error
     only for a symmetric A; on another matrix it may stagnate (and then the convergence warning's
     advice is no fix) or stop anywhere.
     """
     gap, scale = symmetry_gap(A, name)
-    rtol = 1e-5 if np.dtype(A.dtype) == np.float32 else 1e-10
+    rtol = symmetry_rtol(A.dtype)
     if gap > rtol * scale:
         raise ValueError(
             f"{name} must be symmetric for conjugate gradients: max |{name} - {name}^T| = {gap:.3g} (max |{name}| = "
@@ -206,7 +208,8 @@ def conjugate_gradient(A: Union[OperatorLike, Callable[[np.ndarray], np.ndarray]
     A : sparse matrix, ndarray, LinearOperator or callable of shape (n, n)
         SPD; a callable maps an (n, m) block to an (n, m) block.  A sparse
         matrix or an array that is not symmetric (beyond
-        :math:`10^{-10} \max |A_{ij}|`, :math:`10^{-5}` in float32) is
+        :math:`10^{-10} \max |A_{ij}|`, :math:`10^{-5}` in float32,
+        :math:`10^{-2}` in float16) is
         refused with a ``ValueError`` before iterating (use GMRES or a direct
         solver for it); an operator or a callable is not checked.
     B : ndarray of shape (n,) or (n, m)

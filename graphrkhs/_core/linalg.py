@@ -16,7 +16,7 @@ import scipy.sparse as sp
 from .validation import ConvergenceWarning, check_matrix, memory_guard, warn
 
 __all__ = ["apply_matrix", "dense_matrix", "n_rows", "psd_solve", "psd_part", "check_square", "check_solution",
-           "rounding_floor", "symmetry_gap",
+           "rounding_floor", "symmetry_gap", "symmetry_rtol",
            "lanczos_tridiagonal", "small_dense_threads", "guarded_sparse_product"]
 
 #: Dense factorizations of at most this order run on one BLAS thread (:func:`small_dense_threads`).  2048
@@ -104,6 +104,22 @@ def dense_matrix(K):
 def n_rows(K):
     """Number of rows of an array, sparse matrix or operator."""
     return K.shape[0] if hasattr(K, "shape") else np.asarray(K).shape[0]
+
+
+def symmetry_rtol(dtype):
+    r"""Relative asymmetry :math:`\max |A - A^T| / \max |A|` accepted as rounding in a matrix of ``dtype``.
+
+    :math:`\max(10^{-10}, 10^{1-p})` with :math:`p` the dtype's decimal digits (``np.finfo(dtype).precision``,
+    so :math:`10^{1-p}` is ten times its resolution):
+    :math:`10^{-5}` for float32, :math:`10^{-2}` for float16 (one unit in its last place is
+    :math:`2^{-10} \approx 10^{-3}`), and :math:`10^{-10}` for float64, long double and the exact integer and
+    boolean dtypes -- the floor, since a float64 matrix assembled by sums of products in another order
+    (a scaled :math:`D^{-1/2} A D^{-1/2}`, a Gram matrix) differs from its transpose by many units.
+    """
+    dtype = np.dtype(dtype)
+    if dtype.kind != "f":
+        return 1e-10
+    return max(1e-10, float(f"1e{1 - np.finfo(dtype).precision}"))   # the decimal literal: 1e-5 exactly
 
 
 def symmetry_gap(A, name="A", *, transpose=None):

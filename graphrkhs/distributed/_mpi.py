@@ -29,7 +29,7 @@ import scipy.sparse.linalg as spla
 
 from .._core.cg import (SYMMETRY_ADVICE, amg_preconditioner, check_cg_symmetric, check_on_failure,
                         conjugate_gradient)
-from .._core.linalg import lanczos_tridiagonal, node_hash_vector
+from .._core.linalg import lanczos_tridiagonal, node_hash_vector, symmetry_rtol
 from .._core.validation import check_option, check_scalar, memory_guard
 from ..spectral import chebyshev_apply, chebyshev_plan, check_filter_options
 from ._comm import any_rank, call_together, mpi_world_size, world
@@ -159,7 +159,7 @@ def check_distributed_symmetric(D, name="D"):
     g_n = D.n_global * u64 / (1 - D.n_global * u64)          # gamma_n(u_64)
     norms = np.sqrt(xx * yy)
     tau_round = 2 * (g_k + g_n * (1 + g_k)) * norms * np.sqrt(fro2)
-    r = 1e-5 if dtype == np.float32 else 1e-10
+    r = symmetry_rtol(dtype)                                  # check_cg_symmetric's (1e-10, 1e-5 in float32)
     tau_allow = r * scale * np.sqrt(2 * nnz) * norms
     gap = abs(xay - yax)
     if not gap <= tau_round + tau_allow:
@@ -182,6 +182,13 @@ def distributed_cg(D, B_local, *, tol=1e-8, max_iter=None, preconditioner="amg",
     the preconditioner is built (:func:`check_distributed_symmetric`, a dot
     test with one product and no gathering of the matrix).
     """
+    return _distributed_cg(D, B_local, tol=tol, max_iter=max_iter, preconditioner=preconditioner, M=M,
+                           on_failure=on_failure, check_symmetric=True)
+
+
+def _distributed_cg(D, B_local, *, tol, max_iter, preconditioner, M, on_failure, check_symmetric):
+    """:func:`distributed_cg`; ``check_symmetric=False`` when the caller checked the whole matrix already
+    (``MPIBackend.solve_spd``: :func:`check_cg_symmetric` on the A every rank holds, at its own precision)."""
     _check_operator(D)
     if M is None:
         preconditioner = "none" if preconditioner is None else preconditioner
@@ -193,7 +200,8 @@ def distributed_cg(D, B_local, *, tol=1e-8, max_iter=None, preconditioner="amg",
     check_on_failure(on_failure)
     B_local = _check_local_rows(D, B_local, "B_local")
     # D as a whole (the per-rank AMG below sees its diagonal block only): a communicated dot test
-    check_distributed_symmetric(D, "D")
+    if check_symmetric:
+        check_distributed_symmetric(D, "D")
     if M is None:
         # built on each rank's own block: a block AMG refuses (not SPD) raises on every rank
         M = call_together(D.comm, lambda: block_jacobi_amg(D, preconditioner))
@@ -363,7 +371,10 @@ class MPIBackend:
     def solve_spd(self, A, B, tol, max_iter, preconditioner):
         """Solve the SPD system A X = B (both on every rank) by distributed block CG; X on every rank.
 
-        A not symmetric as a whole (``check_cg_symmetric``) is a ``ValueError`` before the partition."""
+        A not symmetric as a whole (``check_cg_symmetric``) is a ``ValueError`` before the partition.  The
+        one symmetry check here: that exact test at A's precision, not also :func:`distributed_cg`'s dot
+        test, which would run on the float64 copy at the float64 tolerance and refused float32 matrices
+        within float32 rounding of symmetric (which the serial solvers take)."""
         if isinstance(preconditioner, spla.LinearOperator):
             raise ValueError("backend='mpi' builds its own block-Jacobi preconditioner; a prebuilt global "
                              "preconditioner operator cannot be distributed: pass 'amg', 'jacobi' or None.")
@@ -374,7 +385,8 @@ class MPIBackend:
         B = np.asarray(B, dtype=np.float64)
         was_1d = B.ndim == 1
         B2 = B.reshape(B.shape[0], -1)
-        res = distributed_cg(D, D.to_internal(B2), tol=tol, max_iter=max_iter, preconditioner=kind)
+        res = _distributed_cg(D, D.to_internal(B2), tol=tol, max_iter=max_iter, preconditioner=kind, M=None,
+                              on_failure="warn", check_symmetric=False)
         X = D.gather(res.x)
         return X[:, 0] if was_1d else X
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import decimal
 import numbers
 from typing import TYPE_CHECKING
 
@@ -66,9 +67,12 @@ def as_adjacency(G: GraphLike, *, dtype: FloatDType = None, symmetry_rtol: float
     ------
     TypeError
         For an unsupported type (including a LinearOperator, a directed
-        networkx graph and a numpy masked array, whose mask would be lost:
-        pass ``W.filled(0)``), or a networkx edge weight that is not a real
-        number (a string such as ``"2"`` is not parsed).
+        networkx graph and a numpy masked array or a list of masked rows,
+        whose mask would be lost: pass ``W.filled(0)``), or a networkx edge
+        weight that is not a real number (a string such as ``"2"`` is not
+        parsed; ``int``, ``float``, ``fractions.Fraction``,
+        ``decimal.Decimal`` and NumPy real scalars are read as their
+        nearest float64).
     ValueError
         For a non-square, empty, non-finite, negative or asymmetric matrix.
 
@@ -196,19 +200,24 @@ def _to_sparse(G):
             G = nx.Graph(G)  # parallel edges: networkx keeps the last weight; documented by networkx
         for u, v, w in G.edges(data="weight", default=1):
             # networkx's float64 conversion parses the string "2" (and [2.0]) as the weight 2.0, silently
-            if not isinstance(w, (numbers.Real, np.integer, np.floating, np.bool_)):
+            # decimal.Decimal is a real number that numbers.Real leaves out: read, as a Fraction is, as its
+            # correctly rounded float64 (the precision every adjacency is read in)
+            if not isinstance(w, (numbers.Real, decimal.Decimal, np.integer, np.floating, np.bool_)):
                 raise TypeError(f"G: the networkx edge attribute 'weight' must be a real number on every edge; "
-                                f"edge ({u!r}, {v!r}) has {w!r} of type {type(w).__name__}.  Store numbers "
-                                "(e.g. float(w)), not strings, as weights.")
+                                f"edge ({u!r}, {v!r}) has {w!r} of type {type(w).__name__}.  Store real numbers as "
+                                "weights (int, float, Fraction, Decimal or a NumPy real scalar); a string is not "
+                                "parsed: convert it with float(w).")
         try:
             return sp.csr_array(nx.to_scipy_sparse_array(G, weight="weight", format="csr", dtype=np.float64))
         except (TypeError, ValueError) as exc:     # an edge attribute "weight" that is not a number
             raise TypeError(f"G: the networkx edge attribute 'weight' must be a real number on every edge "
                             f"({exc}); fix or remove the non-numeric weights.") from None
-    if isinstance(G, np.ma.MaskedArray):
-        raise TypeError("the adjacency is a numpy masked array; its mask would be ignored (np.asarray drops it) "
-                        "and the masked weights read as edges: pass W.filled(0) (masked entries as no edge) or an "
-                        "unmasked array.")
+    # a list or tuple of masked rows too: np.asarray stacks their data into a plain array
+    if isinstance(G, np.ma.MaskedArray) or (isinstance(G, (list, tuple))
+                                            and any(isinstance(row, np.ma.MaskedArray) for row in G)):
+        raise TypeError("the adjacency is a numpy masked array (or a list of masked rows); its mask would be "
+                        "ignored (np.asarray drops it) and the masked weights read as edges: pass W.filled(0) "
+                        "(masked entries as no edge) or an unmasked array.")
     if isinstance(G, np.ndarray) or isinstance(G, (list, tuple)):
         arr = np.asarray(G)
         if arr.dtype == object or not (np.issubdtype(arr.dtype, np.number) or arr.dtype == bool):

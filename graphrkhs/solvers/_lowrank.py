@@ -38,7 +38,6 @@ grid, no n x n factorization), before one exact fit at the selected point.
 from typing import Any, Dict, Optional, Sequence, Tuple, Union
 
 import numpy as np
-import scipy.linalg as sla
 import scipy.sparse as sp
 
 from .._core.labels import _check_labeled_index
@@ -48,7 +47,7 @@ from .._core.types import ArrayLike, Indices, MatrixLike
 from .._core.validation import _as_2d, check_matrix, check_points, check_scalar, memory_guard
 from ..kernels import NYSTROM_AUTO_MIN_N, NystromFeatures, pairwise_kernel
 from ._kernel import _psd_penalty, _snap
-from ._selection import (CRITERIA, SCORINGS, GridResult, ManifoldRidgePath, _check_selection_labels, _path_scores,
+from ._selection import (SCORINGS, GridResult, ManifoldRidgePath, _check_selection_labels, _path_scores,
                          geometric_grid, growing_axes, held_selection_warnings, release_selection_warnings,
                          report_grid_edge, select_grid, select_kernel_ridge)
 

@@ -114,7 +114,6 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 import numpy as np
 import scipy.linalg as sla
 import scipy.sparse as sp
-import scipy.sparse.linalg as spla
 
 from .._core.labels import _check_labeled_index, _check_targets
 from .._core.backend import check_backend

@@ -34,7 +34,7 @@ from ..kernels import GraphKernel
 from ..spectral.filters import default_kernel
 from .._core.types import ArrayLike, GraphLike, Indices, MatrixLike
 from ._common import labeled_graph_problem
-from ._graph import _poly_matrix, graph_kernel_columns
+from ._graph import _poly_matrix
 
 __all__ = ["graph_tv", "graph_kernel_tv", "incidence_matrix", "TVResult"]
 

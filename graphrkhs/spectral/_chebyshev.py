@@ -198,13 +198,17 @@ def _grid_errors(c, filters, lmax, x, values, scale):
     return err
 
 
-def _damped_error(filters, order, lmax, n_points, x, values, scale):
-    c = _coefficients(filters, order, lmax, n_points, "jackson")
-    T = np.cos(np.outer(np.arccos(x), np.arange(order + 1)))
+def _series_error(c, x, values, scale):
+    """Relative max error on the grid x (in [-1, 1]) of the series with coefficients c (damped or not)."""
+    T = np.cos(np.outer(np.arccos(x), np.arange(c.shape[1])))
     c = c.copy()
     c[:, 0] *= 0.5
     approx = c @ T.T
     return float((np.abs(approx - values).max(axis=1) / scale).max())
+
+
+def _damped_error(filters, order, lmax, n_points, x, values, scale):
+    return _series_error(_coefficients(filters, order, lmax, n_points, "jackson"), x, values, scale)
 
 
 def _error_grid(filters, lmax):
@@ -224,13 +228,14 @@ def _error_grid(filters, lmax):
 
 
 def _order_error(filters, order, lmax, damping=None):
-    """The relative max error on [0, lmax] of the series of degree ``order`` (the estimate of
-    :func:`_auto_order`, on the same grid and coefficients)."""
+    """``(error, c)``: the relative max error on [0, lmax] of the series of degree ``order`` (the estimate of
+    :func:`_auto_order`, on the same grid and coefficients) and those coefficients, which the filter then
+    applies (the response is sampled once on the quadrature nodes)."""
     x, values, scale = _error_grid(filters, lmax)
+    c = _coefficients(filters, order, lmax, _default_points(order), damping)
     if damping == "jackson":
-        return _damped_error(filters, order, lmax, _default_points(order), x, values, scale)
-    c = _coefficients(filters, order, lmax, _default_points(order), None)
-    return float(_grid_errors(c, filters, lmax, x, values, scale)[order])
+        return _series_error(c, x, values, scale), c
+    return float(_grid_errors(c, filters, lmax, x, values, scale)[order]), c
 
 
 def _auto_order(filters, lmax, tol, max_order, damping=None):
@@ -587,15 +592,14 @@ def _chebyshev_recurrence(op, coefs, a, b, X, indicator, bar):
 
 def _prepare_coefficients(filters, order, tol, lmax, damping, max_order):
     _guard_filter_memory(len(filters), order, max_order)
-    if order is None:
-        order, error, n_points = _auto_order(filters, lmax, tol, max_order, damping)
-        if error > tol:
-            _warn_order(filters, order, error, tol, damping)
-    else:
-        n_points = _default_points(order)
-        error = _order_error(filters, order, lmax, damping)
+    if order is not None:
+        error, c = _order_error(filters, order, lmax, damping)      # the coefficients it measured
         if error > tol:
             _warn_given_order(filters, order, error, tol, lmax, damping, max_order)
+        return c, order
+    order, error, n_points = _auto_order(filters, lmax, tol, max_order, damping)
+    if error > tol:
+        _warn_order(filters, order, error, tol, damping)
     return _coefficients(filters, order, lmax, n_points, damping), order
 
 

@@ -281,3 +281,28 @@ def test_cg_names_the_attainable_accuracy_when_tol_is_below_it():
     with pytest.warns(ConvergenceWarning, match=r"rounding of the product A x alone is [0-9.]+e-0[67] of \|b\|"):
         res = conjugate_gradient(A, B, tol=1e-8)
     assert not res.converged.all()
+
+
+def test_symmetry_tolerance_follows_the_precision_of_the_dtype():
+    """CG takes a dense float16 A as it is (its products run in float32), and checked it at the float64
+    tolerance 1e-10: a matrix one float16 unit in the last place (2^-10 at 1) away from symmetric was
+    refused, though float16 cannot store it closer.  The rule max(1e-10, 10^(1 - finfo.precision)) keeps
+    float32's 1e-5 and float64's 1e-10 and gives float16 1e-2; exact dtypes keep 1e-10."""
+    from graphrkhs._core.linalg import symmetry_rtol
+    assert symmetry_rtol(np.float64) == 1e-10
+    assert symmetry_rtol(np.float32) == 1e-5
+    assert symmetry_rtol(np.float16) == 1e-2
+    assert symmetry_rtol(np.longdouble) == 1e-10
+    assert symmetry_rtol(np.int64) == symmetry_rtol(np.bool_) == 1e-10
+    A = _spd_system(n=40, seed=7).toarray()
+    A16 = (A / np.abs(A).max()).astype(np.float16)
+    A16[0, 1] = np.nextafter(A16[1, 0], np.float16(np.inf))            # one float16 ulp off symmetric
+    gap = abs(float(A16[0, 1]) - float(A16[1, 0]))
+    assert 0 < gap <= 2.0 ** -10 * abs(float(A16[1, 0])) * 2
+    b = np.random.default_rng(8).normal(size=40)
+    res = conjugate_gradient(A16, b, tol=1e-3)
+    assert res.converged.all()
+    assert np.linalg.norm(b - A16.astype(np.float64) @ res.x) <= 2e-3 * np.linalg.norm(b)
+    A16[0, 1] = A16[1, 0] + np.float16(0.05)                            # 5 % of max |A| = 1: refused
+    with pytest.raises(ValueError, match=r"A must be symmetric for conjugate gradients: max \|A - A\^T\| = 0\.05"):
+        conjugate_gradient(A16, b)

@@ -232,6 +232,29 @@ def test_solve_spd_refuses_an_asymmetry_between_ranks(preconditioner):
         get_backend("mpi").solve_spd(sp.csr_array(A), np.ones(60), 1e-8, None, preconditioner)
 
 
+def test_solve_spd_checks_symmetry_once_at_the_precision_of_the_given_matrix(monkeypatch):
+    """solve_spd checked A against A^T (check_cg_symmetric, at A's precision) and then ran distributed_cg's dot
+    test on the float64 copy it distributes, at the float64 tolerance: a float32 matrix within float32
+    rounding of symmetric (relative 1e-6, which the serial solver and check_cg_symmetric take) was refused
+    as "D must be symmetric ... an asymmetry of 1e-10 max |D|", on one rank and on two.  One check now,
+    the exact one on the whole A that every rank holds, before the partition."""
+    from graphrkhs.distributed import _mpi
+
+    A = _laplacian_plus_identity_60()
+    A = (A * (1 + 1e-6 * np.random.default_rng(4).uniform(-1, 1, size=A.shape))).astype(np.float32)
+    assert np.abs(A - A.T).max() > 0
+    b = np.ones(60)
+    assert gr.conjugate_gradient(A, b, tol=1e-5).converged.all()         # the serial solver takes it
+    calls = []
+    for name in ("check_cg_symmetric", "check_distributed_symmetric"):
+        monkeypatch.setattr(_mpi, name, lambda *a, _f=getattr(_mpi, name), _n=name, **k: (calls.append(_n),
+                                                                                           _f(*a, **k))[1])
+    x = get_backend("mpi").solve_spd(sp.csr_array(A), b, 1e-8, None, "jacobi")
+    assert calls == ["check_cg_symmetric"]
+    A64 = A.astype(np.float64)
+    np.testing.assert_allclose(x, np.linalg.solve(A64, b), rtol=0, atol=1e-6 * np.abs(np.linalg.solve(A64, b)).max())
+
+
 def test_backend_switch_validation():
     L = gr.laplacian(_knn_graph(n=200))
     x = np.ones(200)

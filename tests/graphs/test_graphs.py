@@ -946,6 +946,34 @@ def test_networkx_graph_with_a_non_numeric_weight_is_a_type_error_naming_the_att
     np.testing.assert_array_equal(as_adjacency(G).toarray(), [[0, 2.5, 0], [2.5, 0, 1], [0, 1, 0]])
 
 
+def test_networkx_graph_with_decimal_weights_reads_them_as_their_nearest_float64():
+    """decimal.Decimal weights were refused with advice about strings; they are real numbers (as
+    fractions.Fraction, accepted), and float(Decimal) is the correctly rounded float64, the precision every
+    adjacency here is read in."""
+    import decimal
+    import fractions
+    import networkx as nx
+
+    G, F = nx.path_graph(4), nx.path_graph(4)
+    for (u, v), text in zip(G.edges(), ["0.1", "2.5E-300", "123456789.123456789"]):
+        G[u][v]["weight"] = decimal.Decimal(text)
+        F[u][v]["weight"] = float(text)                 # the correctly rounded float64 of the same decimal
+    np.testing.assert_array_equal(as_adjacency(G).toarray(), as_adjacency(F).toarray())
+    assert as_adjacency(G)[0, 1] == 0.1
+    G[0][1]["weight"] = fractions.Fraction(1, 10)      # the same number as a fraction: the same adjacency
+    np.testing.assert_array_equal(as_adjacency(G).toarray(), as_adjacency(F).toarray())
+
+
+def test_non_real_networkx_weight_message_names_its_type_and_the_fix():
+    import networkx as nx
+
+    G = nx.path_graph(3)
+    G[0][1]["weight"] = 1 + 2j
+    with pytest.raises(TypeError, match=r"edge \(0, 1\) has \(1\+2j\) of type complex\.  Store real numbers as "
+                                        r"weights \(int, float, Fraction, Decimal or a NumPy real scalar\)"):
+        as_adjacency(G)
+
+
 @pytest.mark.parametrize("weight", ["2", np.str_("2"), b"2", [2.0]])
 def test_networkx_graph_with_a_numeric_string_weight_is_a_type_error_naming_the_attribute(weight):
     # the string "2" was parsed by networkx's float64 conversion and read as the weight 2.0, silently
@@ -976,6 +1004,23 @@ def test_masked_adjacency_array_is_refused_rather_than_read_without_its_mask():
         as_adjacency(W)
     # the fix the message names: masked entries as no edge
     np.testing.assert_array_equal(as_adjacency(W.filled(0)).toarray(), [[0, 1, 0], [1, 0, 1], [0, 1, 0]])
+
+
+@pytest.mark.parametrize("container", [list, tuple])
+def test_rows_that_are_masked_arrays_are_refused_as_a_masked_array_is(container):
+    """np.asarray of a list of masked rows is a plain array: the masked weight 5 was read as an edge and the
+    graph came back with it, without a word."""
+    W = np.ma.masked_array([[0, 1.0, 5.0], [1.0, 0, 1.0], [5.0, 1.0, 0]],
+                           mask=[[0, 0, 1], [0, 0, 0], [1, 0, 0]])
+    with pytest.raises(TypeError) as whole:
+        as_adjacency(W)
+    with pytest.raises(TypeError) as rows:
+        as_adjacency(container(W))                   # the rows are masked arrays
+    assert str(rows.value) == str(whole.value)
+    with pytest.raises(TypeError, match=r"masked array.*W.filled\(0\)"):
+        as_adjacency(container([W[0].data, W[1], W[2].data]))      # one masked row is enough
+    # rows without a mask (the fix, row by row) are read as before
+    np.testing.assert_array_equal(as_adjacency(container(W.filled(0))).toarray(), [[0, 1, 0], [1, 0, 1], [0, 1, 0]])
 
 
 @pytest.mark.parametrize("dtype,big,small", [(np.float32, 1e30, 1e-30), (np.float64, 1e300, 1e-300)])

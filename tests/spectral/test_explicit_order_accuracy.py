@@ -65,3 +65,30 @@ def test_explicit_order_when_max_order_does_not_suffice():
 def test_exact_polynomial_is_silent():
     # a polynomial of degree 4 at order 4: exact
     assert not _accuracy(lambda: chebyshev_plan(filters.RandomWalk(3.0, 4), 2.0, order=4))
+
+
+@pytest.mark.parametrize("damping", [None, "jackson"])
+def test_explicit_order_samples_the_response_once_on_the_quadrature_nodes(damping):
+    """With order= given, the error estimate computed the coefficients (one evaluation of phi on the
+    4 (K + 1) Chebyshev-Gauss nodes) and the filter computed them again: a user's response was evaluated
+    twice on the same nodes.  Once now; the filter applies the very coefficients chebyshev_coefficients
+    defines, checked against the dense sum c_0/2 + sum_k c_k T_k(2 L / lmax - I) x."""
+    from graphrkhs import chebyshev_coefficients
+
+    order, lmax, n_nodes = 12, 4.5, 64                          # max(4 (12 + 1), 64) nodes
+    sizes = []
+
+    def phi(lam):
+        sizes.append(np.size(lam))
+        return np.exp(-0.8 * np.asarray(lam))
+
+    Y = chebyshev_filter(W, phi, X, order=order, lmax=lmax, tol=1.0, damping=damping)
+    assert sizes.count(n_nodes) == 1
+    c = chebyshev_coefficients(np.vectorize(lambda t: np.exp(-0.8 * t)), order, lmax, damping=damping)
+    S = 2 * W / lmax - np.eye(30)
+    T_prev, T = np.eye(30), S
+    oracle = c[0] / 2 * X + c[1] * (S @ X)
+    for k in range(2, order + 1):
+        T_prev, T = T, 2 * S @ T - T_prev
+        oracle += c[k] * (T @ X)
+    np.testing.assert_allclose(Y, oracle, rtol=0, atol=1e-12 * np.abs(oracle).max())
