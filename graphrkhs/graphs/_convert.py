@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import decimal
+import math
 import numbers
 from typing import TYPE_CHECKING
 
@@ -10,7 +11,7 @@ import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
-from .._core.linalg import symmetry_gap
+from .._core.linalg import symmetry_gap, symmetry_rtol as _rounding_rtol
 from .._core.types import FloatDType, GraphLike
 from .._core.validation import check_dtype, check_scalar, sparse_storable, warn, GraphWarning
 
@@ -129,7 +130,7 @@ def as_adjacency(G: GraphLike, *, dtype: FloatDType = None, symmetry_rtol: float
         )
     W.eliminate_zeros()
     W = _drop_self_loops(W, "the adjacency")
-    rtol = symmetry_rtol if symmetry_rtol is not None else (1e-5 if target == np.float32 else 1e-10)
+    rtol = symmetry_rtol if symmetry_rtol is not None else _rounding_rtol(target)
     if W.nnz:
         WT = W.T.tocsr()
         gap, scale = symmetry_gap(W, "G", transpose=WT)    # scale = max W (weights >= 0 here)
@@ -171,6 +172,23 @@ def _drop_self_loops(W, what):
     return W
 
 
+def _beyond_float64(w):
+    """Whether an exact number (int, Fraction, Decimal) is finite but has no finite float64 (``float(w)``
+    overflows: an ``OverflowError`` for int and Fraction, inf for Decimal)."""
+    if isinstance(w, decimal.Decimal) and not w.is_finite():
+        return False        # an infinite or NaN weight: the finiteness check names it
+    try:
+        return math.isinf(float(w))
+    except OverflowError:
+        return True
+
+
+def _scientific(w):
+    """An exact number (int, Fraction, Decimal) in scientific notation with 4 digits, at any magnitude."""
+    d = w if isinstance(w, decimal.Decimal) else decimal.Decimal(w.numerator) / decimal.Decimal(w.denominator)
+    return format(d, ".3e")
+
+
 def _to_sparse(G):
     if isinstance(G, spla.LinearOperator):
         raise TypeError("a LinearOperator cannot be used as a graph; pass the adjacency matrix itself.")
@@ -207,6 +225,10 @@ def _to_sparse(G):
                                 f"edge ({u!r}, {v!r}) has {w!r} of type {type(w).__name__}.  Store real numbers as "
                                 "weights (int, float, Fraction, Decimal or a NumPy real scalar); a string is not "
                                 "parsed: convert it with float(w).")
+            if isinstance(w, (numbers.Rational, decimal.Decimal)) and _beyond_float64(w):
+                raise ValueError(f"G: the networkx edge ({u!r}, {v!r}) has the weight {_scientific(w)}, finite but beyond "
+                                 "float64's range (about 1.8e308), in which every adjacency is read; divide the "
+                                 "weights by a common factor (the Laplacian's eigenvectors do not change).")
         try:
             return sp.csr_array(nx.to_scipy_sparse_array(G, weight="weight", format="csr", dtype=np.float64))
         except (TypeError, ValueError) as exc:     # an edge attribute "weight" that is not a number

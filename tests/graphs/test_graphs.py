@@ -1046,3 +1046,28 @@ def test_graphspec_checks_radius_also_for_a_knn_graph(radius):
         GraphSpec(radius="1").validate()
     X = np.random.default_rng(0).normal(size=(20, 2))
     assert (GraphSpec(n_neighbors=3, radius=0.5).build(X) != knn_graph(X, 3)).nnz == 0
+
+
+@pytest.mark.parametrize("make", [lambda: 10 ** 400, lambda: __import__("fractions").Fraction(10 ** 400, 3),
+                                  lambda: __import__("decimal").Decimal("1e400")],
+                         ids=["int", "Fraction", "Decimal"])
+def test_networkx_weight_beyond_float64_range_is_a_value_error_naming_the_edge_and_the_fix(make):
+    # a Fraction or int raised a bare OverflowError from numpy's conversion, and Decimal("1e400") was read as
+    # inf and reported as "NaN or infinite weights" although the weight given is finite
+    import networkx as nx
+
+    G = nx.path_graph(3)
+    G[1][2]["weight"] = make()
+    with pytest.raises(ValueError, match=r"edge \(1, 2\) has the weight \d\.\d{3}e\+\d+, finite but beyond "
+                                         r"float64's range .* divide the weights by a common factor"):
+        as_adjacency(G)
+
+
+def test_networkx_weight_that_is_an_infinite_decimal_is_reported_as_infinite():
+    import decimal
+    import networkx as nx
+
+    G = nx.path_graph(3)
+    G[0][1]["weight"] = decimal.Decimal("Infinity")
+    with pytest.raises(ValueError, match="NaN or infinite weights"):
+        as_adjacency(G)
