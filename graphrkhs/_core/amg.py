@@ -35,7 +35,7 @@ import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
 from .progress import progress_bar
-from .linalg import lanczos_tridiagonal, symmetry_gap
+from .linalg import lanczos_tridiagonal, symmetry_gap, symmetry_rtol
 from .spmm import fused_step, seal_csr, spmm
 from .validation import memory_guard
 
@@ -227,7 +227,7 @@ class SmoothedAggregationPreconditioner(spla.LinearOperator):
         A.sum_duplicates()
         # symmetric to the rounding of the precision A was given in (a float32 normalized
         # Laplacian is symmetric to ~1e-7 only)
-        _check_symmetric_psd_pattern(A, 1e-5 if given == np.float32 else 1e-10)
+        _check_symmetric_psd_pattern(A, symmetry_rtol(given))
         n = A.shape[0]
         super().__init__(dtype=np.float64, shape=(n, n))
         self.degree = int(degree)

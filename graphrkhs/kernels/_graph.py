@@ -12,6 +12,7 @@ import scipy.sparse.linalg as spla
 from numpy.typing import ArrayLike, NDArray
 
 from .._core.backend import prepare_operator, serial_only
+from .._core.linalg import symmetry_rtol
 from .._core.reorder import PreparedOperator
 from .._core.types import Backend, GraphLike, Reorder, ResponseLike, SymmetricLaplacianKind
 from .._core.validation import (check_numeric_dtype, check_option, check_scalar, check_signals, float_dtype,
@@ -67,7 +68,7 @@ def _matrix_kind(M):
     diag = np.zeros(C.shape[0])
     np.add.at(diag, C.row[~off], dd)
     scale = float(np.abs(C.data).max()) if C.nnz else 0.0
-    eps = (1e-5 if C.dtype == np.float32 else 1e-10) * scale
+    eps = symmetry_rtol(C.dtype) * scale
     fix = ("pass input='laplacian' or input='adjacency' to say which it is (or build the Laplacian with "
            "graphrkhs.laplacian(W, kind)).")
     if scale == 0.0:

@@ -62,6 +62,7 @@ from .._core.types import ArrayLike, GraphLike, Indices, MatrixLike
 from .._core.validation import _as_2d
 from .._core.linalg import apply_matrix as _apply, check_solution, dense_matrix as _dense, n_rows as _n_of
 from .._core.linalg import guarded_sparse_product, psd_part, psd_solve as _psd_solve, small_dense_threads, symmetry_gap
+from .._core.linalg import symmetry_rtol
 from .._core.linalg import _relative as _relative_norms
 from ..graphs import LAPLACIANS, as_adjacency, laplacian as graph_laplacian
 from ..kernels import BLOCK_BYTES, KernelOperator, heat_semigroup, kernel_cg, pairwise_kernel
@@ -505,7 +506,7 @@ def _manifold_problem(K, labeled, Y, M):
     # diagonal entry, no off-diagonal entry in a row of zero diagonal), no eigensolve: a random-walk
     # Laplacian, -L or an adjacency W were solved without a word (an indefinite M has no minimizer)
     _check_symmetric_psd_pattern(
-        M, 1e-5 if M.dtype == np.float32 else 1e-10, name="M", needs="as the graph penalty f^T M f must be",
+        M, symmetry_rtol(M.dtype), name="M", needs="as the graph penalty f^T M f must be",
         symmetric_hint="Pass a symmetric penalty such as graph_penalty(W) (L^p of the combinatorial or normalized "
                        "Laplacian; the random-walk Laplacian is not symmetric).",
         zero_hint="an adjacency matrix W? pass graph_penalty(W)")

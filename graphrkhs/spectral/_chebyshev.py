@@ -38,7 +38,7 @@ from scipy import fft
 
 from .._core.progress import _NoBar, progress_ticks
 from .._core.backend import check_backend, prepare_operator
-from .._core.linalg import symmetry_gap
+from .._core.linalg import symmetry_gap, symmetry_rtol
 from .._core.types import Backend, MatrixOrOperator, Reorder, ResponseBank
 from .._core.validation import (
     AccuracyWarning,
@@ -408,7 +408,7 @@ def _check_common(order, tol, max_order, damping, reorder, backend):
 def _symmetric(L, dtype=None):
     """Symmetry to the rounding of L's dtype (a float32 normalized Laplacian is symmetric to ~1e-7 only)."""
     dtype = np.dtype(L.dtype if dtype is None else dtype)
-    rtol = 1e-5 if dtype == np.float32 else 1e-10
+    rtol = symmetry_rtol(dtype)
     gap, scale = symmetry_gap(L, "L")       # a NaN gap (NaN entries) is not symmetric
     return gap <= rtol * scale
 
