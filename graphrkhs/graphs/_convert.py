@@ -75,7 +75,8 @@ def as_adjacency(G: GraphLike, *, dtype: FloatDType = None, symmetry_rtol: float
         ``decimal.Decimal`` and NumPy real scalars are read as their
         nearest float64).
     ValueError
-        For a non-square, empty, non-finite, negative or asymmetric matrix.
+        For a non-square, empty, non-finite, negative or asymmetric matrix,
+        or a networkx edge weight that is finite but beyond float64's range.
 
     Notes
     -----
