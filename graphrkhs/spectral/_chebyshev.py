@@ -239,23 +239,29 @@ def _order_error(filters, order, lmax, damping=None):
 
 
 def _auto_order(filters, lmax, tol, max_order, damping=None):
-    """Lowest degree whose relative max error on [0, lmax] is below tol: (order, error, n_points)."""
+    """Lowest degree whose relative max error on [0, lmax] is below tol: (order, error, n_points, coefficients).
+
+    The coefficients are those of the returned degree on ``n_points`` quadrature nodes, the ones whose error
+    was measured (the undamped search truncates the series of a higher degree: with the same nodes the
+    truncation is exactly the lower-degree series, so nothing is computed twice)."""
     x, values, scale = _error_grid(filters, lmax)
     if damping == "jackson":
         # Damped series are not nested: search degrees by doubling, then bisection.
         def err(K):
             return _damped_error(filters, K, lmax, _default_points(K), x, values, scale)
+
+        def result(K):
+            c = _coefficients(filters, K, lmax, _default_points(K), "jackson")
+            return K, _series_error(c, x, values, scale), _default_points(K), c
         # degree 0 first: the doubling below starts at 1, which gave a constant response degree 1 and
         # max_order=0 a degree-1 series when that one met tol
-        e0 = err(0)
-        if e0 <= tol or max_order == 0:
-            return 0, e0, _default_points(0)
+        if err(0) <= tol or max_order == 0:
+            return result(0)
         hi = 1
         while hi < max_order and err(hi) > tol:
             hi = min(2 * hi, max_order)
-        e_hi = err(hi)
-        if e_hi > tol:
-            return max_order, e_hi, _default_points(max_order)
+        if err(hi) > tol:
+            return result(max_order)
         lo = hi // 2
         while hi - lo > 1:
             mid = (lo + hi) // 2
@@ -263,7 +269,7 @@ def _auto_order(filters, lmax, tol, max_order, damping=None):
                 hi = mid
             else:
                 lo = mid
-        return hi, err(hi), _default_points(hi)
+        return result(hi)
     M = min(max_order, 64)
     while True:
         n_points = _default_points(M)
@@ -273,9 +279,9 @@ def _auto_order(filters, lmax, tol, max_order, damping=None):
         ok = np.flatnonzero(errors <= 0.5 * tol)
         if ok.size:
             K = int(ok[0])
-            return K, float(errors[K]), n_points
+            return K, float(errors[K]), n_points, c[:, :K + 1]
         if M >= max_order:
-            return max_order, float(errors[-1]), n_points
+            return max_order, float(errors[-1]), n_points, c
         M = min(4 * M, max_order)
 
 
@@ -318,7 +324,7 @@ def chebyshev_order(phi: ResponseBank, lmax: float, tol: float = 1e-8, *, max_or
     if damping not in DAMPINGS:
         raise ValueError(f"damping must be None or 'jackson'; got {damping!r}.")
     _guard_filter_memory(len(filters), None, max_order)
-    order, error, _ = _auto_order(filters, lmax, tol, max_order, damping)
+    order, error, _, _ = _auto_order(filters, lmax, tol, max_order, damping)
     if error > tol:
         _warn_order(filters, order, error, tol, damping)
     return order
@@ -597,16 +603,16 @@ def _prepare_coefficients(filters, order, tol, lmax, damping, max_order):
         if error > tol:
             _warn_given_order(filters, order, error, tol, lmax, damping, max_order)
         return c, order
-    order, error, n_points = _auto_order(filters, lmax, tol, max_order, damping)
+    order, error, _, c = _auto_order(filters, lmax, tol, max_order, damping)
     if error > tol:
         _warn_order(filters, order, error, tol, damping)
-    return _coefficients(filters, order, lmax, n_points, damping), order
+    return c, order
 
 
 def _warn_given_order(filters, order, error, tol, lmax, damping, max_order):
     """An explicit ``order`` whose estimated error is above ``tol``: an AccuracyWarning naming the error and the
     order that meets tol (the automatic one, :func:`_auto_order`), or that ``max_order`` does not suffice."""
-    needed, needed_error, _ = _auto_order(filters, lmax, tol, max_order, damping)
+    needed, needed_error, _, _ = _auto_order(filters, lmax, tol, max_order, damping)
     if needed_error <= tol:
         fix = f"order {needed} meets tol={tol:g} (order=None chooses it)"
     else:
