@@ -56,6 +56,8 @@ Usage::
         --no-previews --skip-laplace --resume      # only the rows not stored yet
     python benchmarks/label_rates.py --datasets fashion --rates 1,10 --draws 20 --slow-draws 2 \
         --no-previews --core       # the compared rows first; the same without --core and with --resume later
+    python benchmarks/label_rates.py --datasets digits --draws 20 --no-previews --resume \
+        --core --redo recommended  # the recommended rows again (a changed default), the others kept
 """
 
 import argparse
@@ -469,7 +471,9 @@ def run_dataset(name, args, save=None):
         stored = json.load(open(os.path.join(RESULTS, "label_rates.json"))).get("datasets", {}).get(name)
         setup = _dataset_record(name, y, W_ours, graphs, args, skipped, [])
         if stored and all(stored.get(k) == setup.get(k) for k in _SETUP):
-            done = {_row_key(r) for r in stored["rows"]}
+            redo = [part for part in getattr(args, "redo", "").split(",") if part]
+            # --redo: rows measured again (a changed default) although stored; the new rows replace the stored
+            done = {_row_key(r) for r in stored["rows"] if not any(part in r["method"] for part in redo)}
             print(f"  --resume: {len(done)} rows of the same set-up are stored and skipped", flush=True)
     for rate in args.rates:
         evaluate(y, rate, args.draws, methods, args.slow_draws, args.seed, on_row, frozenset(done))
@@ -615,6 +619,9 @@ def main(argv=None):
                         "methods); add the others later with --resume")
     p.add_argument("--skip", default="",
                    help="comma-separated parts of method names whose rows are skipped (e.g. CutSSL)")
+    p.add_argument("--redo", default="",
+                   help="with --resume: comma-separated parts of method names whose stored rows are measured again "
+                        "(e.g. 'recommended' after a change of its defaults)")
     p.add_argument("--skip-laplace", action="store_true",
                    help="skip our Laplace learning (GraphLearning's laplace runs on its graph anyway)")
     args = p.parse_args(argv)
