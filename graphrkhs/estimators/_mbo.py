@@ -84,7 +84,9 @@ class PoissonMBOClassifier(_TransductiveClassifier):
     n_inner : int, default=40
         Heat steps per round (the paper's :math:`N_{inner}`).
     max_iter : int, default=20
-        Rounds (the paper's :math:`N_{outer}`); stops earlier at a fixed point.
+        Rounds (the paper's :math:`N_{outer}`); stops earlier at a fixed point
+        (a ``ConvergenceWarning`` when the last round still moved more than
+        0.1 % of the nodes, see :func:`~graphrkhs.solvers.poisson_mbo`).
     tol : float, default=1e-6
         CG relative residual of the initial Poisson solve.
     preconditioner : {"auto", "amg", "jacobi", None}, default="auto"
@@ -145,7 +147,8 @@ class VolumeMBOClassifier(_TransductiveClassifier):
         Heat steps per round (the diffusion time; see :func:`~graphrkhs.solvers.volume_mbo`
         for how it was chosen, and for the warning when it mixes a small dense graph).
     max_iter : int, default=100
-        Rounds; stops earlier at a fixed point (a ``ConvergenceWarning`` otherwise).
+        Rounds; stops earlier at a fixed point (a ``ConvergenceWarning`` when
+        the last round still moved more than 0.1 % of the nodes).
     """ + _GRAPH_DOC + r"""
     Attributes
     ----------

@@ -27,7 +27,7 @@ import scipy.sparse as sp
 from .._core.cg import conjugate_gradient
 from .._core.labels import (_orphans, check_labeled_classes_have_priors, label_free_mask,
                              warn_untrusted_label_proportions)
-from .._core.progress import progress_bar, verbosity
+from .._core.progress import logger, progress_bar, verbosity
 from .._core.types import ArrayLike, GraphLike, Indices
 from .._core.validation import (ConvergenceWarning, GraphRKHSWarning, check_class_priors, check_matrix,
                                 check_scalar, warn)
@@ -42,6 +42,14 @@ __all__ = ["size_constrained_assignment", "class_sizes", "poisson_mbo", "volume_
 #: AUCTION_ROUNDS_PER_NODE * n)`` (13 times the 1.55 n rounds measured on 69990 nodes).
 MIN_AUCTION_ROUNDS = 100000
 AUCTION_ROUNDS_PER_NODE = 20
+
+#: :func:`poisson_mbo` and :func:`volume_mbo` warn (``ConvergenceWarning``) when their last round still moved more
+#: than this fraction of the projected nodes; fewer moves are logged (INFO) and reported by ``return_info``'s
+#: ``converged`` only.  The MBO rounds approach their fixed point with a long tail: on Fashion-MNIST (70000 nodes,
+#: the recommended classifier's graph) Poisson MBO's 20 rounds (the paper's N_outer) left 6-12 label changes
+#: (0.01-0.02 %), and the fixed point took 23-42 rounds with the same accuracy to 0.03 points, so every default
+#: fit of that data set warned.
+MBO_SETTLED_FRACTION = 1e-3
 
 
 def class_sizes(class_priors: ArrayLike, n: int) -> np.ndarray:
@@ -305,6 +313,17 @@ def size_constrained_assignment(S: ArrayLike, sizes: ArrayLike, *, tol: float = 
     return labels, (prices if exact is None else exact)
 
 
+def _report_unsettled(solver, max_iter, n_changed, n_projected):
+    """The MBO loop ended at ``max_iter`` with ``n_changed`` of ``n_projected`` labels still moving: a
+    ConvergenceWarning above :data:`MBO_SETTLED_FRACTION` of them, else an INFO record (a tail of a few nodes)."""
+    message = (f"{solver}: labels still changed in round {max_iter} ({n_changed} node(s) of {n_projected})")
+    if n_changed > MBO_SETTLED_FRACTION * n_projected:
+        warn(message + "; raise max_iter.", ConvergenceWarning)
+    else:
+        logger.info("%s; at most %g of the nodes, the tail of the rounds' approach to their fixed point: not warned.",
+                    message, MBO_SETTLED_FRACTION)
+
+
 def _argmax_is(V, labels):
     """V with each row's entry of ``labels`` raised to just above the row maximum where it is not
     already the (first) argmax: the rows the class prices of the assignment leave tied (identical
@@ -467,7 +486,11 @@ def poisson_mbo(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_priors: O
     n_inner : int, default=40
         Heat steps per round (the paper's :math:`N_{inner}` = 40).
     max_iter : int, default=20
-        Rounds (the paper's :math:`N_{outer}` = 20).
+        Rounds (the paper's :math:`N_{outer}` = 20); stops earlier at a fixed
+        point.  A :class:`~graphrkhs.ConvergenceWarning` when the last round
+        still moved more than ``MBO_SETTLED_FRACTION`` (0.1 %) of the projected
+        nodes; a smaller tail is only logged (``return_info``'s ``converged``
+        stays False).
     tol, preconditioner
         Of the initial Poisson solve.
     verbose : bool, optional
@@ -544,8 +567,7 @@ def poisson_mbo(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_priors: O
                     converged = True
                     break
         if not converged:
-            warn(f"poisson_mbo: labels still changed in round {max_iter} ({changed[-1]} node(s)); raise max_iter.",
-                 ConvergenceWarning)
+            _report_unsettled("poisson_mbo", max_iter, changed[-1], reach.size)
         F = U - prices
         # tied rows (no prices separate them): their argmax put them all in one class (sizes [5, 1] for
         # [3, 3] on the complete graph K_6 with two labels)
@@ -610,7 +632,9 @@ def volume_mbo(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_priors: Op
         :class:`~graphrkhs.GraphRKHSWarning` says so and suggests a smaller
         ``n_inner``.
     max_iter : int, default=100
-        Rounds.
+        Rounds; stops earlier at a fixed point (a
+        :class:`~graphrkhs.ConvergenceWarning` when the last round still moved
+        more than 0.1 % of the projected nodes, as :func:`poisson_mbo`).
     init : array of shape (n, k), optional
         Scores to start from (a warm start, as Poisson MBO starts from Poisson
         learning): the first labels of the unlabeled nodes are the assignment
@@ -711,8 +735,7 @@ def volume_mbo(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_priors: Op
                     converged = True
                     break
         if not converged:
-            warn(f"volume_mbo: labels still changed in round {max_iter} ({changed[-1]} node(s)); raise max_iter.",
-                 ConvergenceWarning)
+            _report_unsettled("volume_mbo", max_iter, changed[-1], free_idx.size)
         F = U - prices
         F[free_idx] = _argmax_is(F[free_idx], labels[free_idx])    # tied rows: as in poisson_mbo
         low, top = F.min(), F.max()

@@ -514,6 +514,35 @@ def test_poisson_mbo_warns_when_it_ends_unsettled_and_not_when_it_settles():
 
 
 @pytest.mark.parametrize("solver", [poisson_mbo, volume_mbo])
+def test_mbo_warns_above_the_settled_fraction_and_logs_below_it(solver, monkeypatch, caplog):
+    # the last round's moves against MBO_SETTLED_FRACTION of the projected nodes (57 here, 3 labeled): above it
+    # a ConvergenceWarning, at or below it an INFO record; return_info's "converged" is False either way
+    import logging
+    from graphrkhs.solvers import _mbo
+    from sklearn.datasets import make_blobs
+    X, y = make_blobs(60, centers=3, random_state=0)
+    W = g.knn_graph(X, 6)
+    Y = np.eye(3)[y[:3]]
+    kw = dict(class_priors=[1 / 3, 1 / 3, 1 / 3], max_iter=1, return_info=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", g.ConvergenceWarning)
+        _, info = solver(W, [0, 1, 2], Y, **kw)
+    moved = info["changed"][-1]
+    assert moved > 0 and not info["converged"]
+    name = solver.__name__
+    monkeypatch.setattr(_mbo, "MBO_SETTLED_FRACTION", (moved - 0.5) / 57)
+    with pytest.warns(g.ConvergenceWarning, match=rf"{name}: labels still changed in round 1 \({moved} node\(s\) of 57\); raise max_iter"):
+        solver(W, [0, 1, 2], Y, **kw)
+    monkeypatch.setattr(_mbo, "MBO_SETTLED_FRACTION", moved / 57)
+    with warnings.catch_warnings(), caplog.at_level(logging.INFO, logger="graphrkhs"):
+        warnings.simplefilter("error", g.ConvergenceWarning)
+        _, info = solver(W, [0, 1, 2], Y, **kw)
+    assert not info["converged"] and info["changed"] == [moved]
+    assert any(f"{name}: labels still changed in round 1 ({moved} node(s) of 57)" in r.getMessage()
+               for r in caplog.records)
+
+
+@pytest.mark.parametrize("solver", [poisson_mbo, volume_mbo])
 def test_mbo_exactly_tied_nodes_keep_their_class_and_the_iteration_settles(solver):
     # the complete graph K_8 with two labels: the 6 unlabeled nodes tie exactly, and the projection moved
     # all 6 every round (changed = [6, 6, ...], no fixed point, a ConvergenceWarning after max_iter)
