@@ -119,9 +119,9 @@ def _class_scores(scores):
     if P.dtype.kind == "c":   # the cast below kept the real part only
         raise TypeError(f"scores must be real; got complex dtype {P.dtype}. Pass scores.real if the imaginary "
                         "part is rounding noise.")
-    if P.ndim != 2 or P.shape[1] < 2:
-        raise ValueError("scores must have shape (n, n_classes) with at least two classes (one column of "
-                         f"class probabilities per class); got shape {P.shape}.")
+    if P.ndim != 2 or P.shape[1] < 2 or P.shape[0] == 0:
+        raise ValueError("scores must have shape (n, n_classes) with at least one node and two classes (one "
+                         f"column of class probabilities per class); got shape {P.shape}.")
     P = P.astype(np.float64)
     if not np.isfinite(P).all():
         raise ValueError("scores contain NaN or infinity.")
@@ -345,6 +345,8 @@ def propose_labels(scores: ArrayLike, n_points: int = 1, *, criterion: str = "un
     allowed = np.ones(n, dtype=bool)
     allowed[S] = False
     n_free = int(allowed.sum())
+    if n_free == 0:
+        raise ValueError(f"every node is labeled ({n} of {n}): no node is left to propose.")
     if n_points > n_free:
         raise ValueError(f"n_points={n_points} exceeds the {n_free} unlabeled node(s) left to propose; "
                          f"ask for at most {n_free}.")
