@@ -291,7 +291,9 @@ def propose_labels(scores: ArrayLike, n_points: int = 1, *, criterion: str = "un
         allowed with ``"model_change"``, whose model needs labels, nor with
         a fitted classifier as ``scores``, whose fit had labels: a
         ValueError names ``labeled=`` and
-        :func:`~graphrkhs.propose_labels_for`).
+        :func:`~graphrkhs.propose_labels_for`).  With a fitted classifier it
+        must be the rows its fit labeled (a ValueError names the rows that
+        differ: its scores answer for that fit).
     graph : graph, optional
         The graph of the model (any form :func:`~graphrkhs.as_adjacency`
         accepts); required by ``"model_change"``, ignored otherwise.
@@ -342,6 +344,7 @@ def propose_labels(scores: ArrayLike, n_points: int = 1, *, criterion: str = "un
     alpha = check_scalar(alpha, "alpha", low=0)
     check_option(laplacian, "laplacian", ("combinatorial", "normalized"))
     S = np.empty(0, dtype=np.int64) if labeled is None else _check_labeled_index_or_empty(labeled, n)
+    _check_the_fits_labeled_set(scores, S, n)
     allowed = np.ones(n, dtype=bool)
     allowed[S] = False
     n_free = int(allowed.sum())
@@ -403,6 +406,31 @@ def propose_labels(scores: ArrayLike, n_points: int = 1, *, criterion: str = "un
         C -= np.outer(c, c) / denom
     nodes = np.asarray(picks, dtype=np.int64)
     return (nodes, np.asarray(picked_values)) if return_values else nodes
+
+
+def _check_the_fits_labeled_set(scores, S, n):
+    """A ValueError when ``scores`` is a fitted classifier whose fit labeled other rows than ``S``: its scores
+    answer for that fit, and a row labeled there could be proposed (``propose_labels_for`` checks the same
+    on ``y``)."""
+    fit_labeled = getattr(scores, "_fit_labeled", None) if hasattr(scores, "label_distributions_") else None
+    if fit_labeled is None:
+        return
+    fit_labeled = np.asarray(fit_labeled, dtype=bool)
+    if fit_labeled.shape != (n,):
+        return
+    given = np.zeros(n, dtype=bool)
+    given[S] = True
+    missing = np.flatnonzero(fit_labeled & ~given)
+    extra = np.flatnonzero(given & ~fit_labeled)
+    problems = []
+    if missing.size:
+        problems.append(f"{missing.size} row(s) labeled in the fit are not in labeled (row {int(missing[0])})")
+    if extra.size:
+        problems.append(f"{extra.size} row(s) in labeled are unlabeled in the fit (row {int(extra[0])})")
+    if problems:
+        raise ValueError(f"labeled is not the labeled set {type(scores).__name__} was fitted on: "
+                         f"{'; '.join(problems)}. Its scores come from that fit: pass the labeled rows of the y "
+                         "it was fitted on, or refit on the new labels first (or call propose_labels_for).")
 
 
 def _check_labeled_index_or_empty(labeled, n):

@@ -431,3 +431,19 @@ def test_every_node_labeled_says_so():
     clf = LaplacianRegularizationClassifier(n_neighbors=2).fit(X, y)
     with pytest.raises(ValueError, match=r"every node is labeled \(6 of 6\)"):
         propose_labels_for(clf, X, y, criterion="model_change")
+
+
+def test_a_fitted_classifier_with_another_labeled_set_is_refused():
+    # propose_labels(clf, labeled=...) with rows other than the fit's labeled ones proposed from scores fitted
+    # with other labels, and could propose a node labeled in the fit (here node 11, the fit's label of class 1,
+    # was allowed); propose_labels_for checked this, propose_labels did not
+    X = np.linspace(0, 1, 12)[:, None]
+    y = np.full(12, -1)
+    y[[0, 11]] = [0, 1]
+    clf = LaplacianRegularizationClassifier(n_neighbors=3).fit(X, y)
+    with pytest.raises(ValueError, match=r"labeled is not the labeled set .* fitted on: 1 row\(s\) labeled in the "
+                                         r"fit are not in labeled \(row 11\); 1 row\(s\) in labeled are unlabeled in "
+                                         r"the fit \(row 5\)"):
+        propose_labels(clf, 2, labeled=[0, 5])
+    # the fit's own set, as indices or mask, is accepted
+    np.testing.assert_array_equal(propose_labels(clf, 2, labeled=[0, 11]), propose_labels(clf, 2, labeled=y >= 0))
