@@ -614,6 +614,19 @@ def _check_labeled_index(labeled, n):
     return idx
 
 
+def labeled_set_differences(labeled, fit_labeled):
+    """The rows of the boolean mask ``labeled`` that differ from the fit's mask ``fit_labeled``, as the sentences
+    of an error (the count and first row each way; empty when they agree)."""
+    added = np.flatnonzero(labeled & ~fit_labeled)
+    dropped = np.flatnonzero(fit_labeled & ~labeled)
+    problems = []
+    if added.size:
+        problems.append(f"{added.size} row(s) labeled here are unlabeled in the fit (row {int(added[0])})")
+    if dropped.size:
+        problems.append(f"{dropped.size} row(s) labeled in the fit are unlabeled here (row {int(dropped[0])})")
+    return problems
+
+
 def _check_targets(Y, l, n=None):
     """``(Y2, was_1d, out_dtype)`` of the targets of the ``l`` labeled nodes (of ``n``, when known: a ``Y``
     with a row for every node gets the fix in its message)."""

@@ -77,7 +77,7 @@ import scipy.sparse as sp
 from scipy.sparse import csgraph
 from sklearn.exceptions import NotFittedError
 
-from .._core.labels import _check_labeled_index, label_free_mask
+from .._core.labels import _check_labeled_index, label_free_mask, labeled_set_differences
 from .._core.types import ArrayLike, GraphLike, Indices
 from .._core.validation import (
     check_option,
@@ -420,13 +420,7 @@ def _check_the_fits_labeled_set(scores, S, n):
         return
     given = np.zeros(n, dtype=bool)
     given[S] = True
-    missing = np.flatnonzero(fit_labeled & ~given)
-    extra = np.flatnonzero(given & ~fit_labeled)
-    problems = []
-    if missing.size:
-        problems.append(f"{missing.size} row(s) labeled in the fit are not in labeled (row {int(missing[0])})")
-    if extra.size:
-        problems.append(f"{extra.size} row(s) in labeled are unlabeled in the fit (row {int(extra[0])})")
+    problems = labeled_set_differences(given, fit_labeled)
     if problems:
         raise ValueError(f"labeled is not the labeled set {type(scores).__name__} was fitted on: "
                          f"{'; '.join(problems)}. Its scores come from that fit: pass the labeled rows of the y "

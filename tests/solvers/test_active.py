@@ -441,9 +441,9 @@ def test_a_fitted_classifier_with_another_labeled_set_is_refused():
     y = np.full(12, -1)
     y[[0, 11]] = [0, 1]
     clf = LaplacianRegularizationClassifier(n_neighbors=3).fit(X, y)
-    with pytest.raises(ValueError, match=r"labeled is not the labeled set .* fitted on: 1 row\(s\) labeled in the "
-                                         r"fit are not in labeled \(row 11\); 1 row\(s\) in labeled are unlabeled in "
-                                         r"the fit \(row 5\)"):
+    with pytest.raises(ValueError, match=r"labeled is not the labeled set .* fitted on: 1 row\(s\) labeled here are "
+                                         r"unlabeled in the fit \(row 5\); 1 row\(s\) labeled in the fit are "
+                                         r"unlabeled here \(row 11\)"):
         propose_labels(clf, 2, labeled=[0, 5])
     # the fit's own set, as indices or mask, is accepted
     np.testing.assert_array_equal(propose_labels(clf, 2, labeled=[0, 11]), propose_labels(clf, 2, labeled=y >= 0))
