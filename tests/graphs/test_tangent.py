@@ -163,6 +163,17 @@ def test_tangent_options_are_checked_before_the_search():
         epsilon_graph(X, 0.5, metric="tangent")
     with pytest.raises(ValueError, match="rows of X with a direction"):
         knn_graph(np.vstack([X, np.zeros(64)]), 3, metric="tangent", image_shape=(8, 8))
+    # a stack of images: before, "Reshape a single feature with X.reshape(-1, 1)." -- 1280 samples of 1 feature
+    images = X.reshape(20, 8, 8)
+    fix = (r"X must be 2-D of shape \(n_samples, n_features\); got 3-D with shape \(20, 8, 8\)\. One row per "
+           r"sample: X\.reshape\(20, -1\) \(images of shape \(8, 8\): with metric='tangent', image_shape=\(8, 8\)\)\.$")
+    with pytest.raises(ValueError, match=fix):
+        knn_graph(images, 3, metric="tangent", image_shape=(8, 8))
+    with pytest.raises(ValueError, match=fix):
+        GraphSpec(metric="tangent", image_shape=(8, 8)).build(images)
+    with pytest.raises(ValueError, match=r"got 1-D with shape \(64,\)\. Reshape a single feature with "
+                                         r"X\.reshape\(-1, 1\), or a single sample with X\.reshape\(1, -1\)\.$"):
+        knn_graph(X[0], 3)
 
 
 def test_graph_spec_carries_the_image_shape():
