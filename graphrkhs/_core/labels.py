@@ -599,11 +599,32 @@ def _check_labeled_index(labeled, n):
         idx = labeled.astype(np.int64)
         if idx.size and (idx.min() < 0 or idx.max() >= n):
             raise ValueError(f"labeled indices must lie in [0, {n}); got range [{idx.min()}, {idx.max()}].")
-        if np.unique(idx).size != idx.size:
-            raise ValueError("labeled indices must be distinct.")
+        values, counts = np.unique(idx, return_counts=True)
+        if values.size != idx.size:
+            top = int(np.argmax(counts))
+            hint = ""
+            if idx.size == n and values.size <= 2 and values.max() <= 1:
+                # (y >= 0).astype(int): a mask written as integers, read as indices
+                hint = (f" labeled looks like a 0/1 mask of the {n} nodes: pass it as booleans "
+                        "(labeled.astype(bool)), or the indices of the labeled nodes.")
+            raise ValueError(f"labeled indices must be distinct; {int(values[top])} appears {int(counts[top])} "
+                             f"times.{hint}")
     if idx.size == 0:
         raise ValueError("labeled is empty: at least one node must be labeled.")
     return idx
+
+
+def labeled_set_differences(labeled, fit_labeled):
+    """The rows of the boolean mask ``labeled`` that differ from the fit's mask ``fit_labeled``, as the sentences
+    of an error (the count and first row each way; empty when they agree)."""
+    added = np.flatnonzero(labeled & ~fit_labeled)
+    dropped = np.flatnonzero(fit_labeled & ~labeled)
+    problems = []
+    if added.size:
+        problems.append(f"{added.size} row(s) labeled here are unlabeled in the fit (row {int(added[0])})")
+    if dropped.size:
+        problems.append(f"{dropped.size} row(s) labeled in the fit are unlabeled here (row {int(dropped[0])})")
+    return problems
 
 
 def _check_targets(Y, l, n=None):

@@ -220,10 +220,16 @@ def check_points(X, name="X", *, min_samples=1, dtype=None, copy=False, accept_s
     if np.issubdtype(arr.dtype, np.complexfloating):
         raise TypeError(f"{name} must be real; got complex dtype {arr.dtype}.")
     if arr.ndim != 2:
+        if arr.ndim > 2:
+            # a stack of images (or other arrays per sample): one row per sample, not one feature
+            inner = arr.shape[1:]
+            fix = f"One row per sample: {name}.reshape({arr.shape[0]}, -1)" + (
+                f" (images of shape {inner}: with metric='tangent', image_shape={inner})." if arr.ndim == 3 else ".")
+        else:
+            fix = (f"Reshape a single feature with {name}.reshape(-1, 1), or a single sample with "
+                   f"{name}.reshape(1, -1).")
         raise ValueError(
-            f"{name} must be 2-D of shape (n_samples, n_features); got {arr.ndim}-D with shape {arr.shape}. "
-            "Reshape a single feature with X.reshape(-1, 1)."
-        )
+            f"{name} must be 2-D of shape (n_samples, n_features); got {arr.ndim}-D with shape {arr.shape}. {fix}")
     if arr.shape[0] < min_samples or arr.shape[1] == 0:
         raise ValueError(
             f"{name} must have at least {min_samples} sample(s) and 1 feature; got shape {arr.shape}."

@@ -16,7 +16,7 @@ from numpy.typing import ArrayLike
 from sklearn.base import BaseEstimator
 from sklearn.exceptions import NotFittedError
 
-from .._core.labels import split_classification_labels
+from .._core.labels import labeled_set_differences, split_classification_labels
 from ..graphs import as_adjacency
 from ..solvers import propose_labels
 from ._transductive import LaplacianRegularizationClassifier, _TransductiveClassifier
@@ -125,13 +125,7 @@ def _check_the_fits_targets(estimator, labeled, classes, codes):
         return
     fit_labeled = np.asarray(fit_labeled, dtype=bool)
     owner = type(estimator).__name__
-    added = np.flatnonzero(labeled & ~fit_labeled)
-    dropped = np.flatnonzero(fit_labeled & ~labeled)
-    problems = []
-    if added.size:
-        problems.append(f"{added.size} row(s) labeled here are unlabeled in the fit (row {int(added[0])})")
-    if dropped.size:
-        problems.append(f"{dropped.size} row(s) labeled in the fit are unlabeled here (row {int(dropped[0])})")
+    problems = labeled_set_differences(labeled, fit_labeled)
     if not problems:
         # the labels of the common rows, matched to the fit's classes by value (any container, int or float)
         to_fit = np.array([_class_index(estimator.classes_, c) for c in classes.tolist()], dtype=np.int64)

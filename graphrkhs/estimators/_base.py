@@ -493,7 +493,7 @@ class ClassifierOutputMixin(ClassifierMixin):
         Series with the default index 0..k-1) is read in order."""
         if self.class_priors is None:
             return None
-        b = _priors_in_class_order(self.class_priors, self.classes_)
+        b = _priors_in_class_order(self.class_priors, self.classes_, getattr(self, "unlabeled", None))
         return check_class_priors(b, self.classes_.size)
 
     def _distribution(self, S):
@@ -735,10 +735,10 @@ VERBOSE_DOC = r"""verbose : bool or None, default=None
         ``graphrkhs`` logger (see :mod:`graphrkhs._core.progress`)."""
 
 
-def _priors_in_class_order(class_priors, classes):
+def _priors_in_class_order(class_priors, classes, unlabeled=None):
     """``class_priors`` (a dict or pandas Series keyed by class label, or a sequence in the order of
     ``classes``) as a sequence in the order of ``classes`` (a ValueError naming the labels that do not
-    match)."""
+    match; a key equal to the marker ``unlabeled`` is named as the marker)."""
     if isinstance(class_priors, dict):
         by_label = class_priors
     elif hasattr(class_priors, "index") and hasattr(class_priors, "to_numpy") and np.ndim(class_priors) == 1:
@@ -755,10 +755,15 @@ def _priors_in_class_order(class_priors, classes):
     known = [c.item() if isinstance(c, np.generic) else c for c in classes]
     missing = [c for c in known if c not in by_label]
     extra = [key for key in by_label if not any(_equal_label(key, c) for c in known)]
-    if missing or extra:
+    marker = [key for key in extra if _is_marker(key, unlabeled)]
+    extra = [key for key in extra if not _is_marker(key, unlabeled)]
+    if missing or extra or marker:
         parts = []
         if missing:
             parts.append(f"no proportion for class(es) {', '.join(map(repr, missing))}")
+        if marker:
+            parts.append(f"proportions for {marker[0]!r}, the marker of the unlabeled rows (unlabeled="
+                         f"{unlabeled!r}), not a class: drop its proportion and divide the others by their sum")
         if extra:
             parts.append(f"proportions for {', '.join(map(repr, extra))}, which no labeled sample has (a class "
                          "without labels cannot be predicted: label one of its samples, or drop its proportion "
@@ -766,6 +771,15 @@ def _priors_in_class_order(class_priors, classes):
         raise ValueError(f"class_priors keyed by class label must give one proportion per class of classes_ "
                          f"({', '.join(map(repr, known))}): {'; '.join(parts)}.")
     return [by_label[c] for c in known]
+
+
+def _is_marker(key, unlabeled):
+    """``key`` is the unlabeled marker (NaN included, when the marker is NaN)."""
+    if unlabeled is None:
+        return key is None
+    if isinstance(unlabeled, float) and np.isnan(unlabeled):
+        return isinstance(key, (float, np.floating)) and bool(np.isnan(key))
+    return type(key) is not bool and _equal_label(key, unlabeled)
 
 
 def _equal_label(a, b):

@@ -1378,9 +1378,11 @@ class _PLapRLS(_GraphKernelLearner):
         :math:`\hat K = K/\kappa` with :math:`\kappa = \|F^T 1\|^2/n^2` (empirical), or the heat penalty
         on the landmarks, :math:`T^T (K_t - 2K_{2t} + K_{3t})_{ZZ} T`."""
         if isinstance(self.gamma_A, str) or isinstance(self.gamma_I, str):
-            warn("gamma_A/gamma_I='auto' for PLapRLS on the Nystrom path (n > the low-rank threshold) are not "
-                 f"selected: the fallback values gamma_A={FALLBACK_GAMMA_A:g}, gamma_I={FALLBACK_GAMMA_I:g} replace "
-                 "'auto' (pass numbers, or solver='exact' on a smaller problem).", SelectionWarning)
+            # (PLapRLS's solvers are 'auto', 'direct', 'cg', 'nystrom': 'exact' was advised here, and refused)
+            warn(f"gamma_A/gamma_I='auto' for PLapRLS are not selected on the Nystrom path (solver='nystrom', or "
+                 f"'auto' above {LOWRANK_MIN_N} points): the fallback values gamma_A={FALLBACK_GAMMA_A:g}, "
+                 f"gamma_I={FALLBACK_GAMMA_I:g} replace 'auto' (pass numbers, or solver='direct' or 'cg' on at most "
+                 f"{AUTO_MAX_N} points).", SelectionWarning)
         # one's own grid: its value nearest the fallback, with a SelectionWarning (the grid was replaced)
         self.gamma_A_, self.gamma_I_ = unselected_gammas(
             self, FALLBACK_GAMMA_A, FALLBACK_GAMMA_I,

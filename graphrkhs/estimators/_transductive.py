@@ -70,6 +70,7 @@ an int gives the same graph in every fit.
 
 
 import numbers
+import warnings
 from typing import Hashable, Optional, Sequence, Union
 
 import numpy as np
@@ -1411,10 +1412,20 @@ class PoissonRidgeEnsembleClassifier(_TransductiveClassifier, _GraphKernelRidge)
 
     def _solve(self, W, S, Y):
         # one graph W for both parts (built once by _fit); Y holds the one-hot labels
-        F_p = np.asarray(poisson_learning(W, S, Y, tol=self.tol, preconditioner=self.preconditioner,
-                                          backend=self.backend),
-                         dtype=np.float64).reshape(W.shape[0], -1)
-        F_r = np.asarray(_GraphKernelRidge._solve(self, W, S, Y), dtype=np.float64).reshape(W.shape[0], -1)
+        # both parts report the same graph (its label-free components, isolated labeled nodes): a GraphWarning
+        # of the ridge part that the Poisson part gave already is not shown twice
+        with warnings.catch_warnings(record=True) as said:
+            warnings.simplefilter("always")
+            F_p = np.asarray(poisson_learning(W, S, Y, tol=self.tol, preconditioner=self.preconditioner,
+                                              backend=self.backend),
+                             dtype=np.float64).reshape(W.shape[0], -1)
+        with warnings.catch_warnings(record=True) as said_r:
+            warnings.simplefilter("always")
+            F_r = np.asarray(_GraphKernelRidge._solve(self, W, S, Y), dtype=np.float64).reshape(W.shape[0], -1)
+        graph_said = {str(w.message) for w in said if issubclass(w.category, GraphWarning)}
+        for w in said + [w for w in said_r
+                         if not (issubclass(w.category, GraphWarning) and str(w.message) in graph_said)]:
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
         dtype = getattr(self, "_out_dtype", np.float64)
         self.poisson_scores_, self.ridge_scores_ = F_p.astype(dtype, copy=False), F_r.astype(dtype, copy=False)
         w = float(self.poisson_weight)
@@ -1594,9 +1605,14 @@ class _GraphTV(_GraphLearner):
             if prev is not None:              # the dual box scales with alpha: rescale p (|p| <= alpha)
                 near = min(prev, key=lambda a: abs(np.log(a / alpha)))
                 start = (prev[near][0], prev[near][1] * (alpha / near))
-            F, res = self._tv(W, S[train], Y[train], alpha, cv_tol, start)
-            warm.setdefault(key, {})[alpha] = (F, res.p)
-            done[key, alpha] = self._cv_predict(W, S, Y, train, test, F)
+            with warnings.catch_warnings():
+                # a fold's graph reports (components its held-out labels leave label-free: "8 node(s) ...
+                # without any labeled node" from each fold fit and harmonic fallback) are about a problem the
+                # user did not pose; the fit on every label reports the user's graph
+                warnings.simplefilter("ignore", GraphWarning)
+                F, res = self._tv(W, S[train], Y[train], alpha, cv_tol, start)
+                warm.setdefault(key, {})[alpha] = (F, res.p)
+                done[key, alpha] = self._cv_predict(W, S, Y, train, test, F)
 
         def fit_predict(train, test, alpha):
             key = train.tobytes()

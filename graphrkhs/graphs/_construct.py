@@ -88,6 +88,14 @@ def _apply_metric(X, metric):
     return U
 
 
+def check_radius_metric(metric, knn):
+    """``metric`` of an epsilon-ball graph (``RADIUS_METRICS``); ``"tangent"`` gets the kNN alternative ``knn``."""
+    if isinstance(metric, str) and metric == "tangent":
+        raise ValueError(f"metric='tangent' re-ranks the candidates of a kNN search and has no epsilon graph: use "
+                         f"{knn}, or metric='cosine'.")
+    check_option(metric, "metric", RADIUS_METRICS)
+
+
 def _check_tangent_options(X, metric, image_shape, backend):
     """``image_shape`` checked against ``metric`` (and the options ``metric="tangent"`` cannot take)."""
     if metric != "tangent":
@@ -691,7 +699,7 @@ def epsilon_graph(X: ArrayLike, radius: float, *, weight: Literal["binary", "gau
     sigma = check_scalar(sigma, "sigma", low=0, low_inclusive=False, allow_none=True)
     relative_width = check_scalar(relative_width, "relative_width", low=0, low_inclusive=False)
     check_option(algorithm, "algorithm", RADIUS_ALGORITHMS)
-    check_option(metric, "metric", RADIUS_METRICS)
+    check_radius_metric(metric, "knn_graph(X, n_neighbors, metric='tangent', image_shape=...)")
     out_dtype = _output_dtype(dtype, X.dtype)
     X = _apply_metric(X, metric)
     n = X.shape[0]

@@ -14,7 +14,7 @@ from typing import Optional
 import numpy as np
 
 from .._core.validation import check_option, check_scalar
-from ._construct import (KNN_ALGORITHMS, METRICS, MODES, RADIUS_ALGORITHMS, RADIUS_METRICS, WEIGHTS, epsilon_graph,
+from ._construct import (KNN_ALGORITHMS, METRICS, MODES, RADIUS_ALGORITHMS, WEIGHTS, check_radius_metric, epsilon_graph,
                          knn_graph)
 from ._tangent import check_image_shape
 from ._convert import as_adjacency
@@ -115,7 +115,10 @@ class GraphSpec:
         check_scalar(self.sigma, "sigma", low=0, low_inclusive=False, allow_none=True)
         check_scalar(self.relative_width, "relative_width", low=0, low_inclusive=False)
         check_option(self.mode, "mode", MODES)
-        check_option(self.metric, "metric", METRICS if self.kind == "knn" else RADIUS_METRICS)
+        if self.kind == "knn":
+            check_option(self.metric, "metric", METRICS)
+        else:
+            check_radius_metric(self.metric, "kind='knn'")
         if self.metric == "tangent":
             if self.image_shape is None:
                 raise ValueError("metric='tangent' needs image_shape=(height, width), the shape of the images whose "

@@ -77,7 +77,7 @@ import scipy.sparse as sp
 from scipy.sparse import csgraph
 from sklearn.exceptions import NotFittedError
 
-from .._core.labels import _check_labeled_index, label_free_mask
+from .._core.labels import _check_labeled_index, label_free_mask, labeled_set_differences
 from .._core.types import ArrayLike, GraphLike, Indices
 from .._core.validation import (
     check_option,
@@ -119,9 +119,9 @@ def _class_scores(scores):
     if P.dtype.kind == "c":   # the cast below kept the real part only
         raise TypeError(f"scores must be real; got complex dtype {P.dtype}. Pass scores.real if the imaginary "
                         "part is rounding noise.")
-    if P.ndim != 2 or P.shape[1] < 2:
-        raise ValueError("scores must have shape (n, n_classes) with at least two classes (one column of "
-                         f"class probabilities per class); got shape {P.shape}.")
+    if P.ndim != 2 or P.shape[1] < 2 or P.shape[0] == 0:
+        raise ValueError("scores must have shape (n, n_classes) with at least one node and two classes (one "
+                         f"column of class probabilities per class); got shape {P.shape}.")
     P = P.astype(np.float64)
     if not np.isfinite(P).all():
         raise ValueError("scores contain NaN or infinity.")
@@ -291,7 +291,9 @@ def propose_labels(scores: ArrayLike, n_points: int = 1, *, criterion: str = "un
         allowed with ``"model_change"``, whose model needs labels, nor with
         a fitted classifier as ``scores``, whose fit had labels: a
         ValueError names ``labeled=`` and
-        :func:`~graphrkhs.propose_labels_for`).
+        :func:`~graphrkhs.propose_labels_for`).  With a fitted classifier it
+        must be the rows its fit labeled (a ValueError names the rows that
+        differ: its scores answer for that fit).
     graph : graph, optional
         The graph of the model (any form :func:`~graphrkhs.as_adjacency`
         accepts); required by ``"model_change"``, ignored otherwise.
@@ -342,9 +344,12 @@ def propose_labels(scores: ArrayLike, n_points: int = 1, *, criterion: str = "un
     alpha = check_scalar(alpha, "alpha", low=0)
     check_option(laplacian, "laplacian", ("combinatorial", "normalized"))
     S = np.empty(0, dtype=np.int64) if labeled is None else _check_labeled_index_or_empty(labeled, n)
+    _check_the_fits_labeled_set(scores, S, n)
     allowed = np.ones(n, dtype=bool)
     allowed[S] = False
     n_free = int(allowed.sum())
+    if n_free == 0:
+        raise ValueError(f"every node is labeled ({n} of {n}): no node is left to propose.")
     if n_points > n_free:
         raise ValueError(f"n_points={n_points} exceeds the {n_free} unlabeled node(s) left to propose; "
                          f"ask for at most {n_free}.")
@@ -401,6 +406,25 @@ def propose_labels(scores: ArrayLike, n_points: int = 1, *, criterion: str = "un
         C -= np.outer(c, c) / denom
     nodes = np.asarray(picks, dtype=np.int64)
     return (nodes, np.asarray(picked_values)) if return_values else nodes
+
+
+def _check_the_fits_labeled_set(scores, S, n):
+    """A ValueError when ``scores`` is a fitted classifier whose fit labeled other rows than ``S``: its scores
+    answer for that fit, and a row labeled there could be proposed (``propose_labels_for`` checks the same
+    on ``y``)."""
+    fit_labeled = getattr(scores, "_fit_labeled", None) if hasattr(scores, "label_distributions_") else None
+    if fit_labeled is None:
+        return
+    fit_labeled = np.asarray(fit_labeled, dtype=bool)
+    if fit_labeled.shape != (n,):
+        return
+    given = np.zeros(n, dtype=bool)
+    given[S] = True
+    problems = labeled_set_differences(given, fit_labeled)
+    if problems:
+        raise ValueError(f"labeled is not the labeled set {type(scores).__name__} was fitted on: "
+                         f"{'; '.join(problems)}. Its scores come from that fit: pass the labeled rows of the y "
+                         "it was fitted on, or refit on the new labels first (or call propose_labels_for).")
 
 
 def _check_labeled_index_or_empty(labeled, n):

@@ -293,3 +293,21 @@ def test_partly_missing_target_row_is_named():
     Y = np.array([[1.0, 2.0], [np.nan, np.nan], [3.0, np.nan]])
     with pytest.raises(ValueError, match=r"row 2 .*NaN in some but not all columns.*all its columns NaN"):
         split_regression_targets(Y, 3)
+
+
+def test_a_0_1_integer_mask_for_labeled_names_the_fix():
+    # labeled=(y >= 0).astype(int) is a mask written as integers: read as indices, its repeated 0s and 1s gave
+    # "labeled indices must be distinct." without saying which index or why
+    from graphrkhs import harmonic_solution, propose_labels
+
+    W = np.diag(np.ones(5), 1)
+    W = W + W.T
+    mask = np.array([1, 0, 0, 0, 0, 1])
+    with pytest.raises(ValueError, match=r"labeled indices must be distinct; 0 appears 4 times\. labeled looks like "
+                                         r"a 0/1 mask of the 6 nodes: pass it as booleans"):
+        harmonic_solution(W, mask, np.array([0.0, 1.0]))
+    with pytest.raises(ValueError, match=r"labeled looks like a 0/1 mask of the 6 nodes"):
+        propose_labels(np.full((6, 2), 0.5), labeled=mask)
+    # plain repeated indices: named, without the mask hint
+    with pytest.raises(ValueError, match=r"labeled indices must be distinct; 3 appears 2 times\.$"):
+        harmonic_solution(W, [0, 3, 3], np.array([0.0, 1.0, 1.0]))

@@ -1,5 +1,7 @@
 """class_priors with a proportion for a class that no labeled sample has: the error names the labeled classes."""
 
+import re
+
 import numpy as np
 import pytest
 
@@ -24,3 +26,17 @@ def test_too_few_priors_name_the_classes_without_the_unlabeled_class_hint():
     with pytest.raises(ValueError, match=r"got 1\. classes_ are the classes with at least one labeled sample in y: "
                                          r"0, 2\.$"):
         PoissonMBOClassifier(n_neighbors=3, class_priors=[1.0]).fit(X, y)
+
+
+@pytest.mark.parametrize("marker, y_marker, priors", [
+    (-1, -1, {-1: 0.2, 0: 0.4, 1: 0.4}),
+    ("?", "?", {"?": 0.2, 0: 0.4, 1: 0.4}),
+])
+def test_a_prior_keyed_by_the_unlabeled_marker_says_it_is_the_marker(marker, y_marker, priors):
+    # before: "proportions for -1, which no labeled sample has (a class without labels cannot be predicted: label
+    # one of its samples ...)" -- advice about a class, for the marker of the unlabeled rows
+    y = np.array([0] + [y_marker] * 10 + [1], dtype=object)
+    with pytest.raises(ValueError, match=re.escape(f"proportions for {marker!r}, the marker of the unlabeled rows "
+                                                  f"(unlabeled={marker!r}), not a class: drop its proportion and "
+                                                  "divide the others by their sum")):
+        PoissonMBOClassifier(n_neighbors=3, unlabeled=marker, class_priors=priors).fit(X, y)

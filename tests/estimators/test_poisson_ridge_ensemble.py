@@ -273,3 +273,21 @@ def test_digits_ten_labels_per_class_accuracy_floor_and_the_tangent_graph_margin
     assert np.mean(acc_auto) >= 0.980
     assert min(acc_auto) >= 0.965
     assert np.mean(acc_auto) >= np.mean(acc_cosine) + 0.005
+
+
+def test_a_graph_warning_of_both_members_is_shown_once():
+    # both members solve on the same graph and labels, and each said "2 node(s) lie in connected components
+    # without any labeled node" (from two call sites, so both were shown)
+    import warnings
+
+    import scipy.sparse as sp
+
+    blocks = [3, 3, 3, 3, 2]
+    W = sp.block_diag([sp.csr_array(np.diag(np.ones(b - 1), 1) + np.diag(np.ones(b - 1), -1)) for b in blocks])
+    y = np.full(14, -1)
+    y[[0, 1, 3, 4, 6, 7, 9, 10]] = [0, 0, 0, 0, 1, 1, 1, 1]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        PoissonRidgeEnsembleClassifier(graph="precomputed").fit(W, y)
+    free = [str(w.message) for w in caught if "without any labeled node" in str(w.message)]
+    assert len(free) == 1 and free[0].startswith("2 node(s)")

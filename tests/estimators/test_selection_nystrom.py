@@ -58,3 +58,20 @@ def test_nystrom_laprls_auto_table_names_the_estimators_parameters():
     assert best["gamma_A"] == est.gamma_A_
     assert best["gamma_I"] == est.gamma_I_
     assert best["ratio"] * best["gamma_A"] == pytest.approx(est.gamma_I_, rel=1e-12)
+
+
+def test_plaprls_nystrom_auto_warning_gives_a_solver_it_accepts():
+    # before: "... on the Nystrom path (n > the low-rank threshold) ... (pass numbers, or solver='exact' on a
+    # smaller problem)": the path was forced by solver='nystrom' on 40 points, and PLapRLS refuses
+    # solver='exact' (InvalidParameterError: one of 'auto', 'direct', 'cg', 'nystrom')
+    from graphrkhs import PLapRLSClassifier, SelectionWarning
+
+    X = np.linspace(0, 1, 40)[:, None]
+    y = np.full(40, -1)
+    y[[0, 39]] = [0, 1]
+    with pytest.warns(SelectionWarning, match=r"gamma_A/gamma_I='auto' for PLapRLS are not selected on the Nystrom "
+                                              r"path \(solver='nystrom', or 'auto' above 10000 points\): the fallback "
+                                              r"values gamma_A=1e-06, gamma_I=100 replace 'auto' \(pass numbers, or "
+                                              r"solver='direct' or 'cg' on at most 6000 points\)"):
+        PLapRLSClassifier(solver="nystrom", n_components=10, random_state=0).fit(X, y)
+    PLapRLSClassifier(solver="direct").fit(X, y)          # the advice is accepted

@@ -156,10 +156,24 @@ def test_tangent_options_are_checked_before_the_search():
         knn_graph(sp.csr_array(X), 3, metric="tangent", image_shape=(8, 8))
     with pytest.raises(ValueError, match="metric='tangent' runs in this process"):
         knn_graph(X, 3, metric="tangent", image_shape=(8, 8), backend="dask")
-    with pytest.raises(ValueError, match="metric"):
+    # before: "metric must be one of 'euclidean', 'cosine'; got 'tangent'." (no why, no fix)
+    with pytest.raises(ValueError, match=r"metric='tangent' re-ranks the candidates of a kNN search and has no "
+                                         r"epsilon graph: use knn_graph\(X, n_neighbors, metric='tangent', "
+                                         r"image_shape=\.\.\.\), or metric='cosine'"):
         epsilon_graph(X, 0.5, metric="tangent")
     with pytest.raises(ValueError, match="rows of X with a direction"):
         knn_graph(np.vstack([X, np.zeros(64)]), 3, metric="tangent", image_shape=(8, 8))
+    # a stack of images: before, "Reshape a single feature with X.reshape(-1, 1)." -- 1280 samples of 1 feature
+    images = X.reshape(20, 8, 8)
+    fix = (r"X must be 2-D of shape \(n_samples, n_features\); got 3-D with shape \(20, 8, 8\)\. One row per "
+           r"sample: X\.reshape\(20, -1\) \(images of shape \(8, 8\): with metric='tangent', image_shape=\(8, 8\)\)\.$")
+    with pytest.raises(ValueError, match=fix):
+        knn_graph(images, 3, metric="tangent", image_shape=(8, 8))
+    with pytest.raises(ValueError, match=fix):
+        GraphSpec(metric="tangent", image_shape=(8, 8)).build(images)
+    with pytest.raises(ValueError, match=r"got 1-D with shape \(64,\)\. Reshape a single feature with "
+                                         r"X\.reshape\(-1, 1\), or a single sample with X\.reshape\(1, -1\)\.$"):
+        knn_graph(X[0], 3)
 
 
 def test_graph_spec_carries_the_image_shape():
@@ -173,7 +187,8 @@ def test_graph_spec_carries_the_image_shape():
         GraphSpec(metric="tangent").validate()
     with pytest.raises(ValueError, match="used by metric='tangent' only"):
         GraphSpec(image_shape=(8, 8)).validate()
-    with pytest.raises(ValueError, match="metric"):
+    with pytest.raises(ValueError, match=r"metric='tangent' re-ranks the candidates of a kNN search and has no "
+                                         r"epsilon graph: use kind='knn', or metric='cosine'"):
         GraphSpec(kind="epsilon", radius=1.0, metric="tangent", image_shape=(8, 8)).validate()
 
 

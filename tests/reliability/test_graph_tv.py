@@ -184,3 +184,25 @@ def test_cv_fold_order_does_not_depend_on_the_scale_of_the_weights(exponent):
     with np.errstate(over="raise", invalid="raise", divide="raise"):
         scaled = _canonical_node_order(sp.csr_array(W * 2.0 ** exponent), S, Y)
     np.testing.assert_array_equal(S[scaled], S[ref])
+
+
+@pytest.mark.parametrize("make", [lambda: GraphTVClassifier(R="incidence", graph="precomputed"),
+                                  lambda: GraphTVRegressor(R="incidence", graph="precomputed")])
+def test_label_free_components_are_reported_once_for_the_users_graph(make):
+    # five components: A, B labeled 0, C, D labeled 1 (one label each, at their first node), E label-free.
+    # alpha="auto" runs 2-fold CV; each fold's fit hid half of the labels, leaving two more components
+    # label-free, and graph_tv said so for every fold fit: "8 node(s) lie in connected components without any
+    # labeled node" four times, about problems the user never posed, before the fit's own "2 node(s)"
+    blocks = [3, 3, 3, 3, 2]
+    W = sp.block_diag([sp.csr_array(np.diag(np.ones(b - 1), 1) + np.diag(np.ones(b - 1), -1)) for b in blocks])
+    first = np.cumsum([0] + blocks[:-1])
+    y = np.full(14, -1.0)
+    y[first[:4]] = [0, 0, 1, 1]
+    if isinstance(make(), GraphTVRegressor):
+        y = np.where(y < 0, np.nan, y)
+        y[[1, 4, 7, 10]] = y[first[:4]]      # 8 labels: enough for the regressor's 3 folds
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        make().fit(W, y)
+    free = [str(w.message) for w in caught if "without any labeled node" in str(w.message)]
+    assert free == [free[0]] and free[0].startswith("2 node(s) lie in connected components without any labeled")

@@ -355,7 +355,8 @@ def test_bad_input(kwargs, exc, match):
 
 @pytest.mark.parametrize("scores,exc,match", [
     (np.ones(5), ValueError, r"shape \(n, n_classes\)"),
-    (np.ones((5, 1)), ValueError, "at least two classes"),
+    (np.ones((5, 1)), ValueError, "and two classes"),
+    (np.zeros((0, 2)), ValueError, r"at least one node and two classes .*; got shape \(0, 2\)"),
     (np.array([[0.5, np.nan]]), ValueError, "NaN or infinity"),
     (np.array([["a", "b"]]), TypeError, "must be numeric"),
     # complex scores were cast to their real part (numpy's ComplexWarning at most) and ranked
@@ -418,3 +419,31 @@ def test_model_change_label_free_nodes_tie_as_their_exact_values_do():
     nodes, values = propose_labels(F, 1, criterion="model_change", labeled=S, graph=W, alpha=0.5,
                                    return_values=True)
     assert nodes.tolist() == [3] and values[0] == pytest.approx(exact, rel=1e-14)
+
+
+def test_every_node_labeled_says_so():
+    # before: "n_points=1 exceeds the 0 unlabeled node(s) left to propose; ask for at most 0." -- an impossible fix
+    P = np.full((4, 2), 0.5)
+    with pytest.raises(ValueError, match=r"every node is labeled \(4 of 4\): no node is left to propose"):
+        propose_labels(P, labeled=np.arange(4))
+    X = np.linspace(0, 1, 6)[:, None]
+    y = np.array([0, 0, 0, 1, 1, 1])
+    clf = LaplacianRegularizationClassifier(n_neighbors=2).fit(X, y)
+    with pytest.raises(ValueError, match=r"every node is labeled \(6 of 6\)"):
+        propose_labels_for(clf, X, y, criterion="model_change")
+
+
+def test_a_fitted_classifier_with_another_labeled_set_is_refused():
+    # propose_labels(clf, labeled=...) with rows other than the fit's labeled ones proposed from scores fitted
+    # with other labels, and could propose a node labeled in the fit (here node 11, the fit's label of class 1,
+    # was allowed); propose_labels_for checked this, propose_labels did not
+    X = np.linspace(0, 1, 12)[:, None]
+    y = np.full(12, -1)
+    y[[0, 11]] = [0, 1]
+    clf = LaplacianRegularizationClassifier(n_neighbors=3).fit(X, y)
+    with pytest.raises(ValueError, match=r"labeled is not the labeled set .* fitted on: 1 row\(s\) labeled here are "
+                                         r"unlabeled in the fit \(row 5\); 1 row\(s\) labeled in the fit are "
+                                         r"unlabeled here \(row 11\)"):
+        propose_labels(clf, 2, labeled=[0, 5])
+    # the fit's own set, as indices or mask, is accepted
+    np.testing.assert_array_equal(propose_labels(clf, 2, labeled=[0, 11]), propose_labels(clf, 2, labeled=y >= 0))

@@ -240,9 +240,41 @@ def test_refit_path_reaches_the_cvxpy_optimum(monkeypatch):
     alpha = 0.05
     phi = filters.default_kernel()
     F = graph_kernel_tv(W, S, y, alpha=alpha, tol=1e-12, on_failure="ignore")
-    assert taken == [True]
+    # the first refit is on LARS's support, and taken; a later one is coordinate descent's (once per support and
+    # sign pattern, when its lasso is not settled)
+    assert taken[:1] == [True]
     best, _ = _cvxpy(W, S, y, alpha, phi)
     R = _dense_R(W, phi)
     lam = np.abs(R).sum(axis=0)[S]
     obj = (lam * (y - F[S]) ** 2).sum() + alpha * np.abs(R @ F).sum()
     assert best * (1 - 1e-6) <= obj <= best * (1 + 1e-6)
+
+
+@pytest.mark.parametrize("kind", ["normalized", "combinatorial"])
+def test_a_labeled_pair_with_opposite_targets_reaches_the_cvxpy_optimum(kind):
+    # a path 0-1-2-3 labeled at its ends and a separate edge 4-5 labeled at both nodes, targets -1/2, +1/2 (what
+    # GraphTVRegressor solves for 0/1 labels: y minus its midrange).  The edge's two kernel columns are nearly
+    # equal (312.62 / 312.38 with the default kernel) and its targets opposite, so its sources are large and of
+    # opposite signs: LassoLars stopped early on them ("residues are small") with both at 0, and coordinate
+    # descent crept towards them (-0.12, -0.23, ..., -1.12 over 14 rounds of 100000 sweeps): a ConvergenceWarning
+    # with gap 0.26 and f = -0.13 / 0.13 on the edge, where the optimum keeps them within alpha / 2 of -0.5 / 0.5
+    W = np.zeros((6, 6))
+    for i, j in [(0, 1), (1, 2), (2, 3), (4, 5)]:
+        W[i, j] = W[j, i] = 1.0
+    S = np.array([0, 3, 4, 5])
+    y = np.array([-0.5, 0.5, -0.5, 0.5])
+    alpha = 0.5
+    phi = filters.default_kernel()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        F, res = graph_kernel_tv(W, S, y, phi, alpha=alpha, laplacian=kind, filter_tol=1e-13, return_info=True)
+    assert res.converged and (res.gap <= 1e-4).all()
+    R = _dense_R(W, phi, kind)
+    lam = np.abs(R).sum(axis=0)[S]
+    import cvxpy as cp
+    f = cp.Variable(6)
+    prob = cp.Problem(cp.Minimize(cp.sum(cp.multiply(lam, cp.square(y - f[S]))) + alpha * cp.norm1(R @ f)))
+    prob.solve(solver=cp.CLARABEL, tol_gap_rel=1e-12, tol_gap_abs=1e-12, tol_feas=1e-12)
+    obj = (lam * (y - F[S]) ** 2).sum() + alpha * np.abs(R @ F).sum()
+    assert prob.value * (1 - 1e-6) <= obj <= prob.value * (1 + 1e-4)      # what tol=1e-4 promises
+    assert np.all(np.abs(F[S] - y) <= alpha / 2 + 1e-9)                   # a labeled node within mu / 2 of its target
