@@ -88,13 +88,30 @@ def draw(y, total, mode, seed):
             return idx
 
 
-def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def fit_draw(W, y, classes, idx):
+    """The recommended classifier on the precomputed graph W with the labels of rows ``idx`` (class codes):
+    ``(codes with -1 for unlabeled, hidden mask, true codes of the hidden rows, fitted estimator)``."""
+    yy = np.full(y.size, -1)
+    yy[idx] = np.searchsorted(classes, y[idx])
+    hidden = yy == -1
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est = PoissonRidgeEnsembleClassifier(graph="precomputed").fit(W, yy)
+    return yy, hidden, np.searchsorted(classes, y[hidden]), est
+
+
+def parser(description):
+    """The command line shared with ``ensemble_weight.py``: a data set, label totals, draws, draw mode."""
+    p = argparse.ArgumentParser(description=description)
     p.add_argument("data")
     p.add_argument("--totals", default="10,20,50")
     p.add_argument("--draws", type=int, default=20)
     p.add_argument("--mode", choices=("prop", "per-class"), default="prop")
-    args = p.parse_args(argv)
+    return p
+
+
+def main(argv=None):
+    args = parser(__doc__.splitlines()[0]).parse_args(argv)
     X, y = data(args.data)
     classes = np.unique(y)
     W = PoissonRidgeEnsembleClassifier()._build_graph(X)
@@ -103,14 +120,7 @@ def main(argv=None):
     for total in (int(t) for t in args.totals.split(",")):
         acc = {}
         for seed in range(args.draws):
-            idx = draw(y, total, args.mode, seed)
-            yy = np.full(y.size, -1)
-            yy[idx] = np.searchsorted(classes, y[idx])
-            hidden = yy == -1
-            truth = np.searchsorted(classes, y[hidden])
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                est = PoissonRidgeEnsembleClassifier(graph="precomputed").fit(W, yy)
+            yy, hidden, truth, est = fit_draw(W, y, classes, draw(y, total, args.mode, seed))
             Z = 0.5 * zcols(est.poisson_scores_) + 0.5 * zcols(est.ridge_scores_)
             counts = np.bincount(yy[~hidden], minlength=classes.size).astype(np.float64)
             scores = {"old": est.scores_, "P": est.poisson_scores_, "R": est.ridge_scores_}

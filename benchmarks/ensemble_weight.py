@@ -23,25 +23,17 @@ Run:  python benchmarks/ensemble_weight.py fashion-full --totals 10,50,100,500 -
       python benchmarks/ensemble_weight.py wine --totals 6,12,30 --draws 30
 (``--totals`` are total label counts; with the ``-full`` data sets they are drawn per class.)
 """
-import argparse
 import os
 import sys
-import warnings
 
 import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
-from ensemble_balance import data, draw  # noqa: E402
+from ensemble_balance import data, draw, fit_draw, parser, zcols  # noqa: E402
 
 WEIGHTS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 1.0)
-
-
-def zcols(F):
-    D = F - F.mean(axis=0)
-    s = D.std(axis=0)
-    return D / np.where(s > 0, s, 1.0)
 
 
 def problem(name):
@@ -58,13 +50,8 @@ def problem(name):
 
 
 def main(argv=None):
-    from graphrkhs import PoissonRidgeEnsembleClassifier
     from graphrkhs.datasets import sample_labels
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("data")
-    p.add_argument("--totals", default="10,20,50")
-    p.add_argument("--draws", type=int, default=20)
-    p.add_argument("--mode", choices=("prop", "per-class"), default="prop")
+    p = parser(__doc__.splitlines()[0])
     p.add_argument("--family", type=int, default=5, help="seed family of the per-class draws of the -full data")
     args = p.parse_args(argv)
     W, y, forced = problem(args.data)
@@ -83,13 +70,7 @@ def main(argv=None):
                 idx = sample_labels(y, total // classes.size, random_state=rng)[1]
             else:
                 idx = draw(y, total, mode, d)
-            yy = np.full(y.size, -1)
-            yy[idx] = np.searchsorted(classes, y[idx])
-            hidden = yy == -1
-            truth = np.searchsorted(classes, y[hidden])
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                est = PoissonRidgeEnsembleClassifier(graph="precomputed").fit(W, yy)
+            yy, hidden, truth, est = fit_draw(W, y, classes, idx)
             zp, zr = zcols(est.poisson_scores_), zcols(est.ridge_scores_)
             for j, w in enumerate(WEIGHTS):
                 acc[d, j] = np.mean(est.classes_[np.argmax(w * zp + (1 - w) * zr, axis=1)][hidden] == truth)
