@@ -3,8 +3,7 @@ r"""Class sizes on graphs: the size-constrained assignment (auction) and the MBO
 * :func:`size_constrained_assignment` -- the labels that maximize the total score
   :math:`\sum_i S_{i, c(i)}` among all labelings with given class sizes (a
   transportation problem), by Bertsekas' auction algorithm with
-  :math:`\varepsilon`-scaling, vectorized over the nodes (one loop over the classes
-  per bidding round).  Its dual variables (the class *prices* :math:`p`) make the
+  :math:`\varepsilon`-scaling, one bid at a time in compiled code (numba).  Its dual variables (the class *prices* :math:`p`) make the
   rule portable: :math:`\arg\max_c (S_{ic} - p_c)` labels any node, fitted or new.
 * :func:`poisson_mbo` -- Poisson MBO (Calder, Cook, Thorpe & Slepcev, ICML 2020,
   Algorithm 2): Poisson learning, then rounds of explicit heat steps with the
@@ -23,6 +22,7 @@ from typing import Optional, Tuple, Union
 
 import numpy as np
 import scipy.sparse as sp
+from numba import njit
 
 from .._core.cg import conjugate_gradient
 from .._core.labels import (_orphans, check_labeled_classes_have_priors, label_free_mask,
@@ -88,9 +88,13 @@ def class_sizes(class_priors: ArrayLike, n: int) -> np.ndarray:
 def _auction(S, sizes, eps_final, max_rounds):
     """Auction with eps-scaling for max sum S[i, c_i] subject to |c| = sizes[c] (sum sizes = n).
 
-    Returns (labels, prices, n_rounds).  Each class is ``sizes[c]`` identical objects; a bidder
-    pays the price of the cheapest object of its class (the class price ``p_c``), raised by its
-    margin over its second-best class plus eps; a full class keeps its ``sizes[c]`` highest bids.
+    Returns (labels, prices, n_rounds).  Each class is ``sizes[c]`` identical objects (slots), kept in a
+    min-heap of the prices paid for them; a bidder pays the price of the cheapest slot of its best class
+    (the class price ``p_c``), raised by its margin over its second-best class plus eps, and evicts the
+    slot's holder.  Bids are made one node at a time (Gauss-Seidel: each bid sees the prices of the bids
+    before it; Bertsekas 1988), in compiled code; a *round* is one pass over the nodes that were free
+    when it began.  The previous, vectorized (Jacobi) auction made every free node bid on the same prices
+    and needed 19089-32078 rounds (4-14 s) on one Fashion-MNIST assignment of 69990 nodes.
     """
     n, k = S.shape
     empty = sizes == 0
@@ -109,49 +113,93 @@ def _auction(S, sizes, eps_final, max_rounds):
         if span == 0.0 and k > 1:
             labels = np.repeat(np.arange(k), sizes)
         return labels, prices, 0
-    eps = span / 4.0
     eps_final = max(eps_final * span, 1e-15 * span)
+    # every index the compiled loop reads is checked here: S is (n, k) float64 and C-ordered, the sizes are
+    # k non-negative int64 summing to n (size_constrained_assignment's checks), so the slot offsets stay in [0, n]
+    S = np.ascontiguousarray(S, dtype=np.float64)
+    sizes = np.ascontiguousarray(sizes, dtype=np.int64)
+    if sizes.shape != (k,) or (sizes < 1).any() or int(sizes.sum()) != n:
+        raise ValueError("internal: _auction needs k positive sizes summing to n")
+    labels, prices, rounds = _auction_kernel(S, sizes, span / 4.0, eps_final, int(max_rounds))
+    if rounds > max_rounds:
+        raise RuntimeError("auction did not converge")  # caught by the caller
+    return labels, prices, rounds
+
+
+@njit(cache=True, nogil=True)
+def _auction_kernel(S, sizes, eps, eps_final, max_rounds):  # pragma: no cover - compiled (tested through _auction)
+    """The bidding of :func:`_auction` (its arguments checked there).  Returns rounds = max_rounds + 1 when
+    the budget ran out."""
+    n, k = S.shape
+    start = np.zeros(k + 1, dtype=np.int64)
+    for c in range(k):
+        start[c + 1] = start[c] + sizes[c]
+    price = np.zeros(n)                  # slot prices, class c's heap in price[start[c]:start[c + 1]]
+    owner = np.empty(n, dtype=np.int64)
+    labels = np.empty(n, dtype=np.int64)
+    free = np.empty(n, dtype=np.int64)
+    evicted = np.empty(n, dtype=np.int64)
+    class_price = np.zeros(k)
     rounds = 0
     while True:
-        labels = np.full(n, -1, dtype=np.int64)
-        paid = np.zeros(n)
-        full_price = prices.copy()       # class price: the lowest accepted bid once the class is full
-        filled = np.zeros(k, dtype=np.int64)
-        free = np.arange(n)
-        while free.size:
+        # a scaling phase: every node free; each class's slots start at its price (the cheapest slot's)
+        for c in range(k):
+            for s in range(start[c], start[c + 1]):
+                price[s] = class_price[c]
+        owner[:] = -1
+        labels[:] = -1
+        for i in range(n):
+            free[i] = i
+        n_free = n
+        while n_free > 0:
             rounds += 1
             if rounds > max_rounds:
-                raise RuntimeError("auction did not converge")  # caught by the caller
-            V = S[free] - full_price
-            top2 = np.argpartition(-V, 1, axis=1)[:, :2]
-            v = np.take_along_axis(V, top2, axis=1)
-            swap = v[:, 1] > v[:, 0]
-            best = np.where(swap, top2[:, 1], top2[:, 0])
-            margin = np.abs(v[:, 0] - v[:, 1])
-            bid = full_price[best] + margin + eps
-            for c in np.unique(best):
-                bidders = free[best == c]
-                bids = bid[best == c]
-                members = np.flatnonzero(labels == c) if filled[c] else np.empty(0, dtype=np.int64)
-                cand = np.concatenate([members, bidders])
-                cand_paid = np.concatenate([paid[members], bids])
-                cap = int(sizes[c])
-                if cand.size > cap:
-                    keep = np.argpartition(-cand_paid, cap - 1)[:cap] if cap else np.empty(0, dtype=np.int64)
-                    drop = np.ones(cand.size, dtype=bool)
-                    drop[keep] = False
-                    out = cand[drop]
-                    labels[out] = -1
-                    cand, cand_paid = cand[keep], cand_paid[keep]
-                labels[cand] = c
-                paid[cand] = cand_paid
-                filled[c] = cand.size
-                if cand.size == cap and cap:
-                    full_price[c] = cand_paid.min()
-            free = np.flatnonzero(labels < 0)
-        prices = full_price
+                return labels, class_price, rounds
+            n_evicted = 0
+            for t in range(n_free):
+                i = free[t]
+                best, second, c_best = -np.inf, -np.inf, -1
+                for c in range(k):
+                    v = S[i, c] - price[start[c]]
+                    if v > best:
+                        second = best
+                        best = v
+                        c_best = c
+                    elif v > second:
+                        second = v
+                top = start[c_best]
+                bid = price[top] + (best - second) + eps
+                if not bid > price[top]:          # eps lost to the price's rounding: the smallest rise
+                    bid = np.nextafter(price[top], np.inf)
+                held = owner[top]
+                if held >= 0:
+                    labels[held] = -1
+                    evicted[n_evicted] = held
+                    n_evicted += 1
+                labels[i] = c_best
+                # the cheapest slot now costs the bid: sift it down class c_best's min-heap
+                m = sizes[c_best]
+                pos = 0
+                while True:
+                    child = 2 * pos + 1
+                    if child >= m:
+                        break
+                    if child + 1 < m and price[top + child + 1] < price[top + child]:
+                        child += 1
+                    if price[top + child] >= bid:
+                        break
+                    price[top + pos] = price[top + child]
+                    owner[top + pos] = owner[top + child]
+                    pos = child
+                price[top + pos] = bid
+                owner[top + pos] = i
+            for t in range(n_evicted):
+                free[t] = evicted[t]
+            n_free = n_evicted
+        for c in range(k):
+            class_price[c] = price[start[c]]
         if eps <= eps_final:
-            return labels, prices, rounds
+            return labels, class_price, rounds
         eps = max(eps / 8.0, eps_final)
 
 
@@ -246,10 +294,11 @@ def size_constrained_assignment(S: ArrayLike, sizes: ArrayLike, *, tol: float = 
         Final :math:`\varepsilon` relative to the score range.
     max_iter : int or None, default=None
         Cap on bidding rounds (over all scaling phases); None:
-        :math:`\max(10^5, 20 n)`.  The rounds grow faster than n: 1635 /
-        23519 / 107948 for 2000 / 20000 / 69990 rows of one problem (Poisson
+        :math:`\max(10^5, 20 n)`.  A round is one pass over the nodes
+        that were free when it began.  The rounds grow faster than n: 815 /
+        3715 / 30312 for 2000 / 20000 / 69990 rows of one problem (Poisson
         learning's scores on Fashion-MNIST, 1 label per class, uniform
-        priors), where a fixed cap of :math:`10^5` stopped the fit.
+        priors; about 0.1 s for the 69990 rows).
 
     Returns
     -------

@@ -634,3 +634,33 @@ def test_auction_round_budget_grows_with_the_number_of_rows(monkeypatch):
     assert seen == [100000, 20 * 12000]
     with pytest.raises(RuntimeError, match=r"max_iter=3 bidding rounds"):
         size_constrained_assignment(S, sizes, max_iter=3)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_assignment_matches_the_expanded_assignment_problem(seed):
+    # oracle: class c as sizes[c] identical columns of an n x n assignment problem, solved by scipy's
+    # linear_sum_assignment; scores with ties (integers), near-identical rows and scales 1e-8..1e8
+    from scipy.optimize import linear_sum_assignment
+    rng = np.random.default_rng(seed)
+    n, k = int(rng.integers(1, 60)), int(rng.integers(2, 7))
+    kind = seed % 4
+    if kind == 0:
+        S = rng.normal(size=(n, k))
+    elif kind == 1:
+        S = rng.integers(0, 3, size=(n, k)).astype(float)
+    elif kind == 2:
+        S = np.repeat(rng.normal(size=(1, k)), n, axis=0) + 1e-12 * rng.normal(size=(n, k))
+    else:
+        S = rng.normal(size=(n, k)) * 10.0 ** rng.integers(-8, 9)
+    sizes = class_sizes(rng.dirichlet(0.7 * np.ones(k)), n)
+    labels, prices = size_constrained_assignment(S, sizes)
+    np.testing.assert_array_equal(np.bincount(labels, minlength=k), sizes)
+    cols = np.repeat(np.arange(k), sizes)
+    rows, picked = linear_sum_assignment(-S[:, cols])
+    optimum = S[rows, cols[picked]].sum()
+    span = S.max() - S.min()
+    # within n eps of the optimum (eps = 1e-10 of the score range), plus the sums' rounding
+    assert S[np.arange(n), labels].sum() >= optimum - n * 1e-10 * span - 1e-12 * np.abs(S).sum()
+    # epsilon-complementary slackness at the returned prices
+    V = S - prices
+    assert np.all(V[np.arange(n), labels] >= V.max(axis=1) - 1e-10 * span - 1e-12 * np.abs(S).max(axis=1))
