@@ -85,7 +85,7 @@ from .._core.progress import logger, verbosity
 from .._core.types import RandomStateLike
 from .._core.labels import UNLABELED, _orphans, label_free_mask
 from .._core.validation import GraphRKHSWarning, GraphWarning, Interval, SelectionWarning, Options, check_estimator_points, check_numeric_dtype, check_points, float_dtype, power_of_two_exponent, warn
-from ..graphs import WEIGHTS, GraphSpec, as_adjacency, laplacian, metric_points
+from ..graphs import WEIGHTS, GraphSpec, as_adjacency, connected_components, laplacian, metric_points
 from ..graphs import TANGENT_CANDIDATES, check_image_shape, square_image_shape, tangent_rerank
 from ..solvers import (
     graph_kernel_columns,
@@ -1690,7 +1690,8 @@ _TV_DOC = r"""
         do, at about one extra default fit (digits: 2.5x a fit at 0.5,
         ``benchmarks/selection.py``).  Regressor: 3 folds, grid
         ``(0.1, 0.4, 1.6)`` times the standard deviation of the labeled
-        values, CV squared error, not extended (smaller values need many
+        values (each less the midrange of its component's labels; on a
+        connected graph, of the labeled values), CV squared error, not extended (smaller values need many
         more iterations and gained nothing in the benchmarks).  A sequence is
         one's own grid; a number is used as is.  With too few labels for
         the folds (2 per class for the classifier, 6 for the regressor):
@@ -1964,12 +1965,34 @@ class GraphTVRegressor(_TransductiveRegressor, _GraphTVWithOperator):
         return worst
 
     def _solve_tv(self, W, S, Y):
-        # Solved for y minus the midrange c of each column (TV and the fidelity are blind to a constant:
-        # f(y + c) = f(y) + c).  From the zero start the iterations had to travel to the offset: y + 500
-        # took 1240 primal-dual iterations instead of 240 and came back 3.7e-4 off y's fit + 500 (at the
-        # default tol); centred, a shift of y shifts the fit and leaves alpha_ and the iterations alone.
-        c = Y.min(axis=0) / 2 + Y.max(axis=0) / 2 if Y.shape[0] else np.zeros(Y.shape[1])
-        return self._solve_tv_centred(W, S, Y - c) + c
+        # Solved for y minus the midrange c_k of each column's labels in each connected component k.  Graph TV and
+        # the fidelity are blind to a constant on a component (f(y + c_k) = f(y) + c_k there); the kernel operator
+        # is not (||R (f + c)||_1 != ||R f||_1) and is made so.  From the zero start the iterations had to travel
+        # to the offset: y + 500 took 1240 primal-dual iterations instead of 240 and came back 3.7e-4 off y's fit
+        # + 500 (at the default tol); centred, a shift of y shifts the fit and leaves alpha_ and the iterations
+        # alone.  Per component, because one midrange over all labels made a component's R="kernel" fit depend
+        # on the labels of another (component B's labels + 10 moved component A's predictions by up to 2.8).
+        # Label-free components keep the prior, the mean of the labeled targets (_orphans' rule, in y's units).
+        c = self._component_midranges(W, S, Y)
+        F = self._solve_tv_centred(W, S, Y - c[S]) + c
+        orphan = label_free_mask(W, S)
+        if orphan.any() and Y.shape[0]:
+            F[orphan] = Y.mean(axis=0)
+        return F
+
+    @staticmethod
+    def _component_midranges(W, S, Y):
+        """(n, m): for each node, the midrange of each column's labels in its connected component (0 in a
+        label-free one)."""
+        n_comp, comp = connected_components(W)
+        lo = np.full((n_comp, Y.shape[1]), np.inf)
+        hi = np.full((n_comp, Y.shape[1]), -np.inf)
+        np.minimum.at(lo, comp[S], Y)
+        np.maximum.at(hi, comp[S], Y)
+        labeled = np.isfinite(lo)
+        mid = np.zeros_like(lo)
+        mid[labeled] = lo[labeled] / 2 + hi[labeled] / 2     # halves first: no overflow at y ~ 1e308
+        return mid[comp]
 
     def _solve_tv_centred(self, W, S, Y):
         # Columns share one selection (the library's multi-output rule: one hyperparameter, chosen on the
@@ -2068,9 +2091,13 @@ class GraphTVRegressor(_TransductiveRegressor, _GraphTVWithOperator):
 
     The penalty is linear and the fidelity quadratic in y, so :math:`\mu` is in
     the units of y: a labeled value moves by at most :math:`\mu / 2` (scale
-    :math:`\mu` with y).  A shift of y shifts the fit (it is solved for y minus
-    each column's midrange: graph TV is blind to constants, and the kernel
-    operator is made so).
+    :math:`\mu` with y).  A shift of y shifts the fit, and a shift of the
+    labels of one connected component shifts that component's fit and leaves
+    the others' alone: it is solved for y minus the midrange of each column's
+    labels in each component (graph TV is blind to a constant on a
+    component, and the kernel operator is made so), so that at a given
+    ``alpha`` a component's fit depends on its own labels only.  Label-free
+    components get the mean of the labeled targets.
 
     Several target columns (y of shape (n, k)) share one selection, as in
     the library's other regressors (one hyperparameter chosen on the

@@ -869,6 +869,138 @@ def _refit_on_support(A, b, s, mu):
     return out
 
 
+#: Cap on the steps of :func:`_active_set_lasso` per column, as a multiple of the working set's size (each step
+#: adds or drops at least one source; the optimum of a pattern is never revisited in exact arithmetic).
+ACTIVE_SET_STEPS = 4
+
+
+def _pattern_step(AE, GE, rhs, theta, start):
+    r"""The end point of a step of :func:`_active_set_lasso` on the pattern (columns ``AE``, signs ``theta``):
+    ``(target, None)`` with the minimizer of the lasso restricted to the pattern,
+    :math:`A_E^T A_E\, s = A_E^T b - \tfrac{\mu}{2} \theta` (``GE``, ``rhs``), when :math:`A_E` has full column
+    rank (by Cholesky, refined; by the SVD of :math:`A_E` when the refinement does not settle).  When
+    :math:`A_E` is rank-deficient (a support larger than the rows, or exactly equal columns) and
+    :math:`d = -P \theta \ne 0` (P the projection on the null space of :math:`A_E`, along which the fit stays
+    and the l1 norm falls): ``(target, k)``, the point along d where the first source k reaches 0.  Otherwise
+    (:math:`P \theta = 0`: the restricted problem is consistent) its minimum-norm solution."""
+    if AE.shape[1] <= AE.shape[0]:
+        try:
+            factor = scipy.linalg.cho_factor(GE, check_finite=False)
+            target = scipy.linalg.cho_solve(factor, rhs, check_finite=False)
+            # two rounds of refinement with the residual from A_E itself: the Gram matrix squares the condition
+            # of nearly equal columns (1e-6 apart: 1e12), and its rounding alone left steps that did not lower
+            # the objective (relative gaps 0.02-0.6 on such columns before)
+            for _ in range(2):
+                target += scipy.linalg.cho_solve(factor, rhs - AE.T @ (AE @ target), check_finite=False)
+            if np.all(np.isfinite(target)) and \
+                    np.abs(rhs - AE.T @ (AE @ target)).max() <= 1e-9 * np.abs(rhs).max():
+                return target, None
+            # refinement diverges when the condition of A_E squared passes 1/eps (2.7e10 on a mutual kNN graph
+            # with duplicated points: the KKT on the support was off by 35 %): the SVD of A_E below
+        except (np.linalg.LinAlgError, ValueError):
+            pass
+    _, sv, Vt = scipy.linalg.svd(AE, full_matrices=True, check_finite=False)
+    rank = int((sv > sv[0] * max(AE.shape) * np.finfo(float).eps).sum()) if sv.size and sv[0] > 0 else 0
+    N = Vt[rank:].T
+    if N.shape[1]:
+        d = -(N @ (N.T @ theta))
+        reach = (start != 0) & (theta * d < 0)
+        if reach.any() and np.linalg.norm(d) > 1e-12 * np.sqrt(theta.size):
+            with np.errstate(divide="ignore", invalid="ignore"):
+                t_k = np.where(reach, -start / d, np.inf)
+            k = int(np.argmin(t_k))
+            return start + t_k[k] * d, k
+    # (A_E^T A_E)^+ = V S^-2 V^T from the SVD of A_E itself (the minimum-norm solution when A_E is rank-deficient
+    # and the system consistent: a least-squares solve on the Gram matrix, condition 1e35 for two equal columns,
+    # left the KKT on the support off by 37 %), refined twice
+    V, inv = Vt[:rank].T, 1.0 / sv[:rank] ** 2
+    target = V @ (inv * (V.T @ rhs))
+    for _ in range(2):
+        target += V @ (inv * (V.T @ (rhs - AE.T @ (AE @ target))))
+    return target, None
+
+
+def _active_set_lasso(A, b, s0, mu):
+    r"""The lasso :math:`\min_s \|b - A s\|^2 + \mu \|s\|_1`, column by column, solved exactly by a primal
+    active-set method warm-started at ``s0`` (the feature-sign search of Lee, Battle, Raina & Ng 2007).
+
+    On the support E and signs :math:`\theta` of the iterate, the lasso restricted to that pattern is a linear
+    system, :math:`s_E = (A_E^T A_E)^{-1} (A_E^T b - \tfrac{\mu}{2} \theta)`; the step goes from the iterate to
+    that point, stopping at whichever zero crossing on the way (or the end point) has the lowest true objective,
+    and drops the sources it brings to 0.  At the end point of a pattern every source off E is checked
+    (:math:`|2 a_k^T r| \le \mu`); the most violating one joins E with the sign that lowers the objective.  Each
+    step lowers the objective, so no pattern repeats and the method ends at the exact optimum after finitely many
+    steps -- on nearly collinear columns too (duplicated points: twin nodes whose kernel columns agree to 1e-3,
+    with large opposite sources), where LARS broke down and coordinate descent crept.  A singular
+    :math:`A_E^T A_E` (exactly equal columns) is solved by least squares.  Stops at rounding level: when a step
+    no longer lowers the objective, or after ``ACTIVE_SET_STEPS`` times the number of columns of A steps."""
+    k = A.shape[1]
+    G = A.T @ A
+    Ab = A.T @ b
+    out = np.array(s0, dtype=np.float64)
+    for c in range(b.shape[1]):                   # the few columns of Y
+        s, q, bc = out[:, c].copy(), Ab[:, c], b[:, c]
+        r = bc - A @ s
+        obj = float(r @ r + mu * np.abs(s).sum())
+        settled = False                           # the iterate is the optimum of its own pattern
+        for _ in range(ACTIVE_SET_STEPS * (k + 1)):
+            theta = np.sign(s)
+            if settled:
+                grad = 2.0 * (G @ s - q)          # of the squared loss; optimality: |grad| <= mu off E
+                off = np.where(theta == 0, np.abs(grad), 0.0)
+                i = int(np.argmax(off)) if k else 0
+                if not k or off[i] <= mu * (1 + 1e-12):
+                    break
+                theta[i] = -np.sign(grad[i])
+            E = np.flatnonzero(theta)
+            start = s[E]
+            target, block = _pattern_step(A[:, E], G[np.ix_(E, E)], q[E] - 0.5 * mu * theta[E], theta[E], start)
+            d = target - start
+            # zero crossings of the sources already nonzero (a joining source starts at 0 with its sign)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                t_cross = np.where((start != 0) & (np.sign(target) != theta[E]), -start / d, np.inf)
+            ts = np.unique(np.append(t_cross[(t_cross > 0) & (t_cross < 1)], 1.0))
+            u = A[:, E] @ d
+            r0 = bc - A[:, E] @ start
+            quad = r0 @ r0 - 2.0 * ts * (r0 @ u) + ts ** 2 * (u @ u)
+            l1 = mu * (np.abs(start[None, :] + ts[:, None] * d[None, :]).sum(axis=1)
+                       + np.abs(np.delete(s, E)).sum())
+            vals = quad + l1
+            j = int(np.argmin(vals))
+            if not vals[j] < obj and (ts.size > 1 or block is not None) and vals[0] <= obj + 1e-12 * abs(obj):
+                # a source within rounding of 0 that the step would take across it at once (its crossing at t ~
+                # 1e-17), or a step along the null space of A_E that ends at once: no measurable decrease; the
+                # source leaves the support, and the pattern is solved again without it
+                j = 0
+            elif not vals[j] < obj:
+                if settled:
+                    # the joining source i, moved alone to its own minimum (a coordinate step, which lowers the
+                    # objective by (|grad_i| - mu)^2 / (4 G_ii) > 0) when the step on the pattern does not
+                    si = -(grad[i] + mu * theta[i]) / (2.0 * G[i, i]) if G[i, i] > 0 else 0.0
+                    trial = s.copy()
+                    trial[i] = si
+                    rt = bc - A @ trial
+                    val = float(rt @ rt + mu * np.abs(trial).sum())
+                    if not val < obj:             # rounding level
+                        break
+                    s, obj, settled = trial, val, False
+                    continue
+                settled = True                    # rounding level on the pattern: check the sources off it
+                continue
+            t = ts[j]
+            new = start + t * d
+            new[t_cross == t] = 0.0               # the sources this step brings to 0 leave the support
+            if t == 1.0 and block is not None:
+                new[block] = 0.0
+            s[E] = new
+            obj = float(vals[j])
+            # the optimum of its pattern only at the end point with every sign kept (taking it across a crossing
+            # changes the pattern)
+            settled = t == 1.0 and block is None and np.array_equal(np.sign(new), theta[E])
+        out[:, c] = s
+    return out
+
+
 def graph_kernel_tv(W: Union[GraphLike, GraphKernel], labeled: Indices, Y: ArrayLike,
                     kernel: Optional[Callable] = None, *, alpha: float = 0.5,
                     laplacian: str = "normalized", fidelity: str = "degree", tol: float = TV_TOL,
@@ -919,20 +1051,26 @@ def graph_kernel_tv(W: Union[GraphLike, GraphKernel], labeled: Indices, Y: Array
     2004; :class:`sklearn.linear_model.LassoLars`: a few steps per active
     source, where coordinate descent crawled on these strongly correlated
     kernel columns -- 10 s against 0.07 s with 150 labels on 150 nodes); if
-    rounding leaves the gap above ``tol``, the lasso solved exactly on LARS's
-    support and signs (one linear system per column, kept where the signs
-    agree), then polished by coordinate descent
-    (:class:`sklearn.linear_model.Lasso`, warm-started); then check the whole
-    graph: the dual point :math:`\nu = 2 \rho (b - A s)`
+    rounding leaves the gap above ``tol`` (or LARS breaks down or stops early
+    on nearly equal columns: duplicated points, twin nodes), the lasso solved
+    exactly on LARS's support and signs (one linear system per column, kept
+    where the signs agree), then by an exact primal active-set method
+    warm-started there (feature-sign search, Lee, Battle, Raina & Ng 2007:
+    the linear system of each support and sign pattern, a step to its
+    solution or the best zero crossing on the way, the most violating source
+    joining; nearly singular supports by the SVD of their columns, singular
+    ones along their null space); then check the whole graph: the dual point :math:`\nu = 2 \rho (b - A s)`
     (:math:`A = \Lambda^{1/2}\Phi_{S,:}`, :math:`b = \Lambda^{1/2} y`,
     :math:`\rho \le 1` scaling it into :math:`\|A^T \nu\|_\infty \le \mu`)
     gives the dual value :math:`D = \nu^T b - \|\nu\|^2 / 4` and the relative
     primal-dual gap :math:`(P - D) / P` over all n sources, the stopping rule
     (as in :func:`graph_tv`).  Nodes violating :math:`|A^T \nu| \le \mu`
-    before scaling join the working set; without violators the inner
-    tolerance tightens, and where coordinate descent stalls at its floor (the
-    nearly equal columns of duplicated points), LARS solves once more on its
-    support without the negligible sources.  ``p`` of the result is :math:`A^T \nu` (length n,
+    before scaling join the working set; without violators the lasso on the
+    working set is exact and the gap at rounding level.  On mutual kNN graphs
+    of points with duplicates (many small components, twin nodes) coordinate
+    descent had crept and stalled there: 31 of 120 random cases missed the
+    gap, with objectives up to 137 % above cvxpy's; none of 1200 now
+    (tests/solvers/test_tv_kernel.py).  ``p`` of the result is :math:`A^T \nu` (length n,
     :math:`|p| \le \mu`), the dual variable of :func:`graph_tv`'s form
     (:math:`R^T p = 2 \Lambda (y - f)` on S, 0 elsewhere, at the optimum).
 
@@ -990,7 +1128,7 @@ def graph_kernel_tv(W: Union[GraphLike, GraphKernel], labeled: Indices, Y: Array
     (True, True)
     """
     from sklearn.exceptions import ConvergenceWarning as SklearnConvergenceWarning
-    from sklearn.linear_model import Lasso, LassoLars
+    from sklearn.linear_model import LassoLars
 
     alpha = check_scalar(alpha, "alpha", low=0, low_inclusive=False)
     tol = check_scalar(tol, "tol", low=0, low_inclusive=False)
@@ -1043,36 +1181,34 @@ def graph_kernel_tv(W: Union[GraphLike, GraphKernel], labeled: Indices, Y: Array
     b = sq[:, None] * Y2                              # (l, m)
     floor = 1e-8 * lam.sum() * np.maximum((Y2.max(axis=0) - Y2.min(axis=0)) ** 2, np.finfo(float).tiny)
     # the lasso of scikit-learn minimizes (1 / 2l) ||b - A s||^2 + a ||s||_1: a = mu / (2 l)
-    lasso = Lasso(alpha=alpha / (2 * l), fit_intercept=False, precompute=True, warm_start=True,
-                  max_iter=100_000, tol=min(tol, 1e-3))
     lars = LassoLars(alpha=alpha / (2 * l), fit_intercept=False, precompute=True, max_iter=100_000)
     use_lars = True
     T = np.unique(S)                                  # working set: node indices of free sources
     sT = np.zeros((T.size, m))
     gap = np.full(m, np.inf)
     obj = np.full(m, np.inf)
-    it, converged, rescued = 0, False, False
-    cd_pattern = None                                 # support and signs of the last refit of coordinate descent
+    it, converged = 0, False
     while it < max_iter:
         it += 1
         A_T = np.asfortranarray(sq[:, None] * C[T].T)                # (l, |T|)
-        with warnings.catch_warnings():
-            # its own iteration cap is not the stopping rule: the gap below is
-            warnings.simplefilter("ignore", SklearnConvergenceWarning)
-            if use_lars:
+        if use_lars:
+            with warnings.catch_warnings():
+                # its own iteration cap is not the stopping rule: the gap below is
+                warnings.simplefilter("ignore", SklearnConvergenceWarning)
                 lars.fit(A_T, b if m > 1 else b[:, 0])
-                sT = np.asarray(lars.coef_, dtype=np.float64).reshape(m, T.size).T
-                r = b - A_T @ sT
-                if not np.all((r ** 2).sum(axis=0) + alpha * np.abs(sT).sum(axis=0) <= (b ** 2).sum(axis=0)):
-                    # worse than s = 0, which every lasso solution beats: LARS broke down on nearly equal
-                    # columns (duplicated points: twin nodes whose kernel rows differ at the Chebyshev
-                    # accuracy), its coefficients +-1e9.  Coordinate descent from zero instead.
-                    use_lars = False
-                    sT = np.zeros_like(sT)
-            if not use_lars:
-                lasso.coef_ = np.ascontiguousarray(sT.T) if m > 1 else sT[:, 0].copy()
-                lasso.fit(A_T, b if m > 1 else b[:, 0])
-                sT = np.asarray(lasso.coef_, dtype=np.float64).reshape(m, T.size).T
+            sT = np.asarray(lars.coef_, dtype=np.float64).reshape(m, T.size).T
+            r = b - A_T @ sT
+            if not np.all(np.isfinite(sT)) or not np.all(
+                    (r ** 2).sum(axis=0) + alpha * np.abs(sT).sum(axis=0) <= (b ** 2).sum(axis=0)):
+                # worse than s = 0, which every lasso solution beats: LARS broke down on nearly equal
+                # columns (duplicated points: twin nodes whose kernel rows differ at the Chebyshev
+                # accuracy), its coefficients +-1e9.  The exact active-set method from zero instead.
+                use_lars = False
+                sT = np.zeros_like(sT)
+        if not use_lars:
+            # the lasso on the working set solved exactly, warm-started (LARS's refit, or the previous round's
+            # optimum with the new sources at 0)
+            sT = _active_set_lasso(A_T, b, sT, alpha)
         res = b - A_T @ sT                                            # (l, m)
         corr = 2.0 * (C @ (sq[:, None] * res))                        # A^T (2 res), all n nodes
         cmax = np.abs(corr).max(axis=0)
@@ -1092,49 +1228,14 @@ def graph_kernel_tv(W: Union[GraphLike, GraphKernel], labeled: Indices, Y: Array
             T = np.insert(T, pos, new)
             sT = np.insert(sT, pos, 0.0, axis=0)
         elif use_lars:
-            # LARS rounding: first the lasso's exact solution on LARS's support and signs, one linear system per
-            # column (KKT: 2 A_E^T (b - A_E s_E) = mu sign(s_E)); kept where its signs agree and its objective is
-            # not worse.  Coordinate descent polishes from there.  With most nodes labeled (the digits at 173
-            # labels per class) the polish alone took 9 working-set rounds and 187 s for a gap of 1e-4.
+            # LARS rounding, or LARS stopped early on nearly equal columns ("residues are small": an edge labeled
+            # -1/2, +1/2, kernel columns 312.62 / 312.38, both sources left at 0).  First the lasso's exact
+            # solution on LARS's support and signs, one linear system per column (kept where its signs agree and
+            # its objective is not worse; with most nodes labeled, the digits at 173 labels per class, this alone
+            # settles most columns), then the exact active-set method from there
             sT = _refit_on_support(A_T, b, sT, alpha)
             use_lars = False
-        elif lasso.tol > 1e-14:                 # the working set is right; its lasso is not settled:
-            # first the exact solve on coordinate descent's support and signs (once per pattern): on nearly
-            # equal columns with opposite targets (an edge labeled -1/2, +1/2: kernel columns 312.62 / 312.38)
-            # the sources are large and opposite, LARS stopped early with both at 0, and coordinate descent crept
-            # towards them (-0.12, -0.23, ... -1.12 over 14 rounds of 100000 sweeps; gap 0.26) though its first
-            # iterate already had the optimum's signs
-            pattern = np.sign(sT)
-            refit = sT
-            if cd_pattern is None or not np.array_equal(pattern, cd_pattern):
-                cd_pattern = pattern
-                refit = _refit_on_support(A_T, b, sT, alpha)
-            if np.array_equal(refit, sT):
-                # scikit-learn's tolerance is relative to ||b||^2, ours to the objective
-                need = 0.5 * tol * float(np.min(obj / np.maximum((b ** 2).sum(axis=0), np.finfo(float).tiny)))
-                lasso.tol = max(min(lasso.tol * 0.1, need), 1e-14)
-            sT = refit
-        elif not rescued:
-            # coordinate descent stalled with the working set right: on duplicated points the twins' nearly equal
-            # columns share a coefficient, and it crept along them to its iteration cap with the KKT violated by
-            # 2e-3 (|A^T r| up to 1.0023 mu; gaps 3e-3 with objectives 7e-5 above cvxpy's).  LARS on the support
-            # without the twins' negligible copies (below 1e-8 of the column's largest source) settles it
-            # exactly (gaps 2e-8); kept per column where the objective does not grow.
-            rescued = True
-            big = np.abs(sT) > 1e-8 * np.maximum(np.abs(sT).max(axis=0), np.finfo(float).tiny)
-            keep = big.any(axis=1)
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", SklearnConvergenceWarning)
-                lars.fit(A_T[:, keep], b if m > 1 else b[:, 0])
-            new = np.zeros_like(sT)
-            new[keep] = np.asarray(lars.coef_, dtype=np.float64).reshape(m, int(keep.sum())).T
-            r_new = b - A_T @ new
-            better = np.isfinite(new).all(axis=0) & \
-                ((r_new ** 2).sum(axis=0) + alpha * np.abs(new).sum(axis=0) <= obj)
-            sT[:, better] = new[:, better]
-            # the loop's next round measures the gap of this point (no lasso refit: use_lars stays False and
-            # the lasso warm-starts from it)
-        else:                                   # rounding level of the lasso's Gram form: stalled
+        else:                                   # exact on the working set, no violator outside: rounding level
             break
     s = np.zeros((n, m))
     s[T] = sT * scale

@@ -21,6 +21,7 @@ from graphrkhs import (
     filters,
     graph_kernel_ridge,
     graph_kernel_tv,
+    connected_components,
     graph_tv,
     harmonic_solution,
     knn_graph,
@@ -626,3 +627,63 @@ def test_transductive_regressors_keep_float32(make):
     W32 = knn_graph(X.astype(np.float32), 5)  # a float32 precomputed graph
     mp = make().set_params(graph="precomputed").fit(W32, y)
     assert mp.transduction_.dtype == np.float32 and mp.predict(W32[:3]).dtype == np.float32
+
+
+def _two_component_problem(seed=0):
+    """Two clusters far apart (two components of a 6-NN graph), 8 labeled nodes in each."""
+    rng = np.random.default_rng(seed)
+    X = np.r_[rng.normal(size=(30, 2)), rng.normal(size=(30, 2)) + 100.0]
+    W = knn_graph(X, 6)
+    n_comp, comp = connected_components(W)
+    assert n_comp == 2
+    A, B = np.flatnonzero(comp == comp[0]), np.flatnonzero(comp != comp[0])
+    SA, SB = np.sort(rng.choice(A, 8, replace=False)), np.sort(rng.choice(B, 8, replace=False))
+    return W, A, B, SA, SB, rng
+
+
+def test_tv_regressor_kernel_fit_of_a_component_ignores_the_labels_of_another():
+    # The kernel operator R = phi(L)^{-1} is not blind to constants, so the regressor solves for y minus a midrange
+    # and adds it back; one midrange over all labels made component A's fit move with the labels of component B
+    # (B's labels + 10: A's predictions moved by up to 2.8 on a target range of 1.5).  The constant is per
+    # connected component.  Oracle: cvxpy on A alone, for y_A minus its own midrange.
+    W, A, B, SA, SB, rng = _two_component_problem()
+    yA = np.where(rng.uniform(size=8) > 0.5, 1.0, -0.5)
+    y = np.full(W.shape[0], np.nan)
+    y[SA], y[SB] = yA, rng.normal(size=8)
+    fits = []
+    for shift, scale in [(0.0, 1.0), (10.0, 1.0), (-3.0, 7.0)]:
+        y2 = y.copy()
+        y2[SB] = scale * y[SB] + shift
+        reg = GraphTVRegressor(alpha=0.2, R="kernel", graph="precomputed", tol=1e-10).fit(W, y2)
+        fits.append(reg.transduction_[A])
+    for f in fits[1:]:
+        np.testing.assert_allclose(f, fits[0], rtol=0, atol=1e-10)
+    # the dense oracle on A alone: min sum_S lam (y - f)^2 + mu ||R f||_1 for y_A - c_A, plus c_A
+    import cvxpy as cp
+    WA = W[A][:, A]
+    phi = filters.default_kernel()
+    L = laplacian(WA, "normalized").toarray()
+    R = sum(ck * np.linalg.matrix_power(L, k) for k, ck in enumerate(phi.inverse_polynomial()))
+    loc = np.searchsorted(A, SA)
+    lam = np.abs(R).sum(axis=0)[loc]
+    c = yA.min() / 2 + yA.max() / 2
+    f = cp.Variable(A.size)
+    prob = cp.Problem(cp.Minimize(cp.sum(cp.multiply(lam, cp.square(yA - c - f[loc]))) + 0.2 * cp.norm1(R @ f)))
+    prob.solve(solver=cp.CLARABEL, tol_gap_rel=1e-12, tol_gap_abs=1e-12, tol_feas=1e-12)
+    np.testing.assert_allclose(fits[0], f.value + c, atol=1e-5)
+
+
+def test_tv_classifier_kernel_scores_of_a_component_ignore_the_labels_of_another():
+    # the classifier solves the one-hot columns as they are (no offset), so it never had the regressor's global
+    # midrange: each component's scores are its own (a guard; this passed before the regressor's fix too)
+    W, A, B, SA, SB, rng = _two_component_problem(1)
+    y = np.full(W.shape[0], -1)
+    y[SA] = np.arange(8) % 2
+    scores = []
+    for labels_B in (np.arange(8) % 2, np.zeros(8, dtype=int), np.r_[np.ones(7, dtype=int), 0]):
+        y2 = y.copy()
+        y2[SB] = labels_B
+        clf = GraphTVClassifier(alpha=0.3, R="kernel", graph="precomputed", tol=1e-10).fit(W, y2)
+        scores.append(clf.label_distributions_[A])
+    for s in scores[1:]:
+        np.testing.assert_allclose(s, scores[0], rtol=0, atol=1e-10)
