@@ -687,7 +687,12 @@ CLASS_PRIORS_DOC = r"""class_priors : array-like of shape (n_classes,), dict or 
         (``fit`` raises ValueError on a 0, which contradicts those labels, as
         the MBO classifiers do).  Given, the labels of
         the unlabeled fitted rows are assigned with class sizes :math:`u b_c`
-        (u their number; rounded by largest remainders): the labeling that
+        (u their number, without the nodes no label reaches; rounded by
+        largest remainders; the labeled rows are not counted and keep their
+        labels -- one rule for every classifier, the MBO ones and CutSSL
+        included: b are the proportions of the unlabeled rows, which for
+        proportions :math:`\beta` of all N samples with :math:`l_c` labels of
+        class c are :math:`(N \beta_c - l_c) / (N - l)`): the labeling that
         maximizes the total (normalized) score under those sizes, found by an
         auction (:func:`~graphrkhs.solvers.size_constrained_assignment`), whose
         class prices become the offsets ``class_offset_`` -- so new points are

@@ -86,10 +86,11 @@ def test_priors_fix_the_class_sizes_of_the_unlabeled_rows_and_all_outputs_follow
         np.testing.assert_array_equal(fitted[~unl], yy[~unl])
     else:
         fitted = pred
-    # the MBO estimators size all n nodes (as GraphLearning's), the others the unlabeled ones
-    rows = np.ones_like(unl) if est._sizes_in_solver else unl
-    counts = np.bincount(fitted[rows], minlength=3)
-    sizes = class_sizes(b, int(rows.sum()))
+    # one convention for every classifier, the MBO / CutSSL ones included: b are the class proportions of
+    # the unlabeled rows (the MBO solvers sized all n' reached nodes, as the papers do: n' b minus the
+    # labeled counts, (42, 24, 15) here against class_sizes(b, 81) = (41, 24, 16))
+    counts = np.bincount(fitted[unl], minlength=3)
+    sizes = class_sizes(b, int(unl.sum()))
     # exact: the assignment's prices separate its labeling (only exact score ties could move a node)
     np.testing.assert_array_equal(counts, sizes)
 
@@ -209,17 +210,19 @@ def test_mbo_sizes_default_to_the_labeled_proportions_and_the_true_priors_fix_im
     default = E().fit(X, yy)
     np.testing.assert_array_equal(default.transduction_, E(class_priors=[1 / 3] * 3).fit(X, yy).transduction_)
     assert np.bincount(default.transduction_, minlength=3).tolist() == [40, 40, 40]
-    assert (E(class_priors=[80 / 120, 30 / 120, 10 / 120]).fit(X, yy).transduction_ == y).mean() >= 0.98
+    # the true proportions of the unlabeled points, 77 / 27 / 7 of 111
+    assert (E(class_priors=[77 / 111, 27 / 111, 7 / 111]).fit(X, yy).transduction_ == y).mean() >= 0.98
     assert (g.PoissonLearningClassifier().fit(X, yy).transduction_ == y).mean() >= 0.98
 
 
 @pytest.mark.parametrize("E", [g.PoissonMBOClassifier, g.VolumeMBOClassifier])
-@pytest.mark.parametrize("priors, sizes", [(None, [8, 4]), ([0.25, 0.75], [3, 9])])
+@pytest.mark.parametrize("priors, sizes", [(None, [8, 4]), ([0.25, 0.75], [4, 8])])
 def test_mbo_estimators_size_only_the_nodes_a_label_reaches(E, priors, sizes):
     # a dense graph of two components: a path of 12 nodes with labels 0, 0, 1 (nodes 0, 1, 11) and a path
-    # of 7 nodes no label reaches.  The 12 reached nodes get the sizes 12 b (b = priors, or the labeled
-    # proportions 2/3, 1/3); sizing all 19 nodes would give 19 b = (12.7, 6.3) / (4.75, 14.25), i.e.
-    # (13, 6) / (5, 14), which no labeling of the 12 reached nodes has.  The other 7 rows are b.
+    # of 7 nodes no label reaches.  The 9 unlabeled reached nodes get the sizes class_sizes(b, 9) (b =
+    # priors, or the labeled proportions 2/3, 1/3): (6, 3) / (2, 7), with the labels (8, 4) / (4, 8);
+    # sizing all 16 unlabeled nodes would give 16 b = (10.7, 5.3) / (4, 12), which no labeling of the 9
+    # reached ones has.  The other 7 rows are b.
     def path(m):
         A = np.diag(np.ones(m - 1), 1)
         return A + A.T
@@ -241,16 +244,18 @@ def test_mbo_estimators_size_only_the_nodes_a_label_reaches(E, priors, sizes):
 @pytest.mark.parametrize("norm", ["mass", "mean_shift"])
 @pytest.mark.parametrize("priors", [None, [0.5, 0.3, 0.2]])
 def test_mbo_class_normalization_keeps_the_class_sizes(E, norm, priors):
-    # the MBO labels have the sizes n b_c (b = class_priors or the labeled proportions); the per-class
-    # scaling of "mass" / "mean_shift" moved them: VolumeMBOClassifier with b = (0.5, 0.3, 0.2) and
-    # "mass" gave [60, 27, 3] for [45, 27, 18], and with b = None [21, 36, 33] for [30, 30, 30]
+    # the MBO labels of the u unlabeled rows have the sizes u b_c (b = class_priors or the labeled
+    # proportions); the per-class scaling of "mass" / "mean_shift" moved them: VolumeMBOClassifier with
+    # b = (0.5, 0.3, 0.2) and "mass" gave [60, 27, 3] for [45, 27, 18] (all 90 rows, as then sized), and
+    # with b = None [21, 36, 33] for [30, 30, 30]
     X, _, yy = _blobs()
     plain = E(n_neighbors=6, class_priors=priors).fit(X, yy)
     est = E(n_neighbors=6, class_priors=priors, class_normalization=norm).fit(X, yy)
     b = np.full(3, 1 / 3) if priors is None else np.array(priors)
-    np.testing.assert_array_equal(np.bincount(plain.transduction_, minlength=3), class_sizes(b, 90))
-    np.testing.assert_array_equal(np.bincount(est.transduction_, minlength=3), class_sizes(b, 90))
     labeled = yy >= 0
+    u = int((~labeled).sum())
+    np.testing.assert_array_equal(np.bincount(plain.transduction_[~labeled], minlength=3), class_sizes(b, u))
+    np.testing.assert_array_equal(np.bincount(est.transduction_[~labeled], minlength=3), class_sizes(b, u))
     np.testing.assert_array_equal(est.transduction_[labeled], plain.transduction_[labeled])
     # every output follows the one decision
     np.testing.assert_array_equal(est.predict(X), est.transduction_)
