@@ -497,3 +497,49 @@ def test_class_priors_of_strings_or_booleans_raise_a_type_error_naming_class_pri
         g.poisson_learning(W, [0, 5], np.eye(2), class_priors=bad)
     with pytest.raises(TypeError, match="class_priors must be"):
         g.PoissonLearningClassifier(graph="precomputed", class_priors=bad).fit(W, np.array([0, -1, -1, -1, -1, 1]))
+
+
+POINT_LEARNERS = [E for E in CLASSIFIERS if E._fitted_decision_evaluates and not E._sizes_in_solver]
+
+
+@pytest.mark.parametrize("E", POINT_LEARNERS)
+def test_priors_that_move_labeled_training_points_of_a_learner_on_points_warn(E):
+    # priors far from the class proportions: the class offsets that give the 81 unlabeled rows the sizes
+    # (79, 1, 1) shift every point's scores, and predict -- a function of the point -- then labels some
+    # labeled training points against their labels (RLS: 5 of 9), silently before.  A transductive learner
+    # keeps them in transduction_; a learner on points says so, with the count predict shows.
+    X, _, yy = _blobs()
+    labeled = yy >= 0
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")
+        est = _small(E, class_priors=[0.98, 0.01, 0.01]).fit(X, yy)
+    said = [str(w.message) for w in record if "labeled training point" in str(w.message)]
+    pred = est.predict(X)
+    np.testing.assert_array_equal(np.bincount(pred[~labeled], minlength=3), class_sizes([0.98, 0.01, 0.01], 81))
+    # the rows the method's own scores put in their class, moved by the offsets alone
+    own = est._normalized_scores(est._raw(X)) - est.class_offset_
+    mine = labeled & (own.argmax(axis=1) == yy)
+    off = mine & (pred != yy)
+    moved = int(off.sum())
+    # warned when some class lost more than half of its (own-scored) labeled points
+    if (2 * np.bincount(yy[off], minlength=3) > np.bincount(yy[mine], minlength=3)).any():
+        assert len(said) == 1 and said[0].startswith(f"class_priors moves {moved} of the {int(mine.sum())} labeled"), said
+        assert issubclass(next(w for w in record if "labeled training point" in str(w.message)).category,
+                          g.GraphRKHSWarning)
+    else:
+        assert said == []
+    if E is RLSClassifier:
+        assert moved == 5
+
+
+def test_a_labeled_point_at_a_class_boundary_moved_by_true_priors_is_not_warned_about():
+    # priors at the class proportions of the unlabeled rows: one labeled point of class 1 (of 3), near the
+    # boundary of the overlapping blobs, crosses it -- the size constraint's ordinary effect: silent
+    X, y, yy = _blobs()
+    b = np.bincount(y[yy < 0], minlength=3) / (yy < 0).sum()
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")
+        est = RLSClassifier(class_priors=b).fit(X, yy)
+    assert not [w for w in record if "labeled training point" in str(w.message)]
+    lab = yy >= 0
+    np.testing.assert_array_equal(np.bincount(yy[lab][est.predict(X)[lab] != yy[lab]], minlength=3), [0, 1, 0])
