@@ -591,16 +591,9 @@ def volume_mbo(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_priors: Op
         One-hot class indicators of the labeled nodes, k >= 2
         (``np.eye(k)[codes]`` for integer class codes; a 1-D Y is refused).
     class_priors : array of shape (k,), optional
-        Class proportions b (non-negative, summing to 1); None: the labeled
-        proportions (a :class:`~graphrkhs.GraphRKHSWarning` when they are
-        unequal and some class's rests on 3 labels or fewer, see
-        :func:`cut_ssl`).  A labeled class needs :math:`b_c > 0` (ValueError).
-        The proportions of the :math:`u'` unlabeled nodes some label reaches:
-        class c gets :math:`u' b_c` of them (:func:`class_sizes`), the labeled
-        nodes are not counted -- the rule of every classifier's
-        ``class_priors``.  The paper sizes all nodes; for proportions
-        :math:`\beta` of all :math:`N` nodes with :math:`l_c` labels of class c
-        pass :math:`b_c = (N \beta_c - l_c) / (N - l)`.
+        Class proportions b of the unlabeled nodes some label reaches, as in
+        :func:`poisson_mbo` (their paper, too, counts the labeled nodes in the
+        volumes; the conversion is given there); None: the labeled proportions.
     n_inner : int, default=100
         Heat steps per round (the diffusion time is ``n_inner`` :math:`\tau`).
         On the digits (GraphLearning's graph, true priors, 5 draws) 3 / 10 / 30 /
