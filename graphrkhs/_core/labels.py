@@ -742,7 +742,8 @@ def warn_untrusted_label_proportions(counts, n_samples=None, *, classes=None, wh
          f"on {int(counts[c])} label(s): it is within {LABEL_PROPORTION_Z:g} standard errors of 0 (a proportion p "
          f"of l labels drawn from N samples has standard error sqrt(p (1 - p) / l (N - l) / (N - 1))), so the {what} follow the label draw, not the data "
          "(two equal blobs labeled 1 : 20 put nearly every point in the majority class). Pass class_priors= the "
-         f"class proportions ({order}, summing to 1; equal ones if the classes are balanced).",
+         f"class proportions of the unlabeled samples ({order}, summing to 1; from proportions b of all N samples "
+         "with l_c labels of class c: (N b_c - l_c) / (N - l)).",
          GraphRKHSWarning)
     return True
 

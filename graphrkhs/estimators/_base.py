@@ -37,12 +37,12 @@ from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.exceptions import NotFittedError
 from sklearn.utils.validation import validate_data
 
-from .._core.labels import (UNLABELED, check_labeled_classes_have_priors, labeled_rows, one_hot,
+from .._core.labels import (UNLABELED, _show, check_labeled_classes_have_priors, labeled_rows, one_hot,
                             split_classification_labels, split_regression_targets, warn_conflicting_copies,
                             warn_unequal_label_counts, warn_unpredicted_classes, warn_untrusted_label_proportions)
 from .._core.progress import verbosity
-from .._core.validation import (Interval, Options, check_class_priors, check_estimator_points, sparse_points_refused,
-                                validate_params)
+from .._core.validation import (GraphRKHSWarning, Interval, Options, check_class_priors, check_estimator_points,
+                                sparse_points_refused, validate_params, warn)
 from ..graphs import LAPLACIANS, WEIGHTS, GraphSpec
 from ..solvers import class_sizes, size_constrained_assignment
 from ._auto import target_scales
@@ -463,8 +463,17 @@ class ClassifierOutputMixin(ClassifierMixin):
             a = np.where(ybar > 0, q / np.where(ybar > 0, ybar, 1.0), 0.0)
             t = -a * R.mean(axis=0)
         if self.class_priors is not None and not self._sizes_in_solver and size_rows:
-            # the labeling of R with class sizes |R| q closest to the priors: its class prices
-            _, prices = size_constrained_assignment(R * a + t, class_sizes(q, int(R.shape[0])))
+            # the labeling of R with class sizes |R| q closest to the priors: its class prices.  They are one
+            # shift of every point's scores, the labeled training points' too: a learner on points warns when
+            # they move some of its labeled points out of the class its own scores give them (RLS, priors
+            # (0.98, 0.01, 0.01), 3 labels a class on 90 blobs: predict moved 5 of the 9)
+            sizes = class_sizes(q, int(R.shape[0]))
+            _, prices = size_constrained_assignment(R * a + t, sizes)
+            held = np.asarray(self._fit_labeled, dtype=bool) & (True if exclude is None else ~exclude)
+            own = np.asarray(self._fit_codes)[held]
+            SL = np.asarray(S, dtype=np.float64)[held] * a + t
+            mine = SL.argmax(axis=1) == own
+            self._warn_labeled_moved(SL[mine], own[mine], prices, sizes)
             t = t + (prices.max() - prices)      # >= 0: non-negative scores stay non-negative
         elif self._sizes_in_solver and self.class_normalization is not None:
             # the solver's labels (the argmax of S) have its class sizes; the per-class scaling moved
@@ -478,6 +487,35 @@ class ClassifierOutputMixin(ClassifierMixin):
                 _, prices = size_constrained_assignment(raw * a + t, own)
                 t = t + (prices.max() - prices)
         self.class_scale_, self.class_offset_ = a, t
+
+    def _warn_labeled_moved(self, SL, own, prices, sizes):
+        """Warn when the class prices of ``class_priors`` move more than half of a class's labeled training
+        rows (scores SL, classes own, each in its class by the method's own scores) to another class.  Transductive learners keep such rows
+        in ``transduction_`` (``_keep_the_labels``); a learner on points has only ``predict``, a function of
+        the point that shifts every point's scores alike, so it cannot: the prices that give the unlabeled
+        rows their sizes fix the decision everywhere.  (Prices that also keep the labeled rows are the
+        solutions of more difference constraints of the same kind; on 90 blobs with 3 labels a class and RLS
+        no such prices existed -- the widest common margin was -1.23 for priors (0.98, 0.01, 0.01) and -0.48
+        for (0.5, 0.49, 0.01), by linear programming -- nor in any of the 27 of 72 fits (6 draws, 4 priors off
+        the class proportions, RLS / LapRLS / PLapRLS) where the prices moved a labeled point.)"""
+        if not self._fitted_decision_evaluates:
+            return
+        moved = (SL - prices).argmax(axis=1) != own
+        counts = np.bincount(own, minlength=sizes.size)
+        lost = np.bincount(own[moved], minlength=sizes.size)
+        # a labeled point near a class boundary may cross it with the priors at the true proportions (90
+        # blobs, 3 labels a class, 6 draws: at most 1 of a class's 3, RLS / LapRLS / PLapRLS / Fredholm);
+        # more than half of a class's labeled points moved is the priors contradicting the labels (3 of 3
+        # at priors (0.98, 0.01, 0.01))
+        if not (2 * lost > counts).any():
+            return
+        c = int(np.argmax(lost / np.maximum(counts, 1)))
+        warn(f"class_priors moves {int(moved.sum())} of the {own.size} labeled training point(s) to another class in "
+             f"{type(self).__name__}.predict ({int(lost[c])} of the {int(counts[c])} of class "
+             f"{_show(self.classes_[c])}): the class offsets that give the {int(sizes.sum())} unlabeled rows the sizes "
+             f"{', '.join(str(int(m)) for m in sizes)} cannot also keep them, and predict shifts every point, the "
+             f"training ones included. Check class_priors (the class proportions of the unlabeled rows; class "
+             f"{_show(self.classes_[c])} gets {int(sizes[c])} of them).", GraphRKHSWarning)
 
     def _prior_distribution(self):
         """The class distribution of a point no label informs: ``class_priors`` when given (the user's
@@ -687,11 +725,23 @@ CLASS_PRIORS_DOC = r"""class_priors : array-like of shape (n_classes,), dict or 
         (``fit`` raises ValueError on a 0, which contradicts those labels, as
         the MBO classifiers do).  Given, the labels of
         the unlabeled fitted rows are assigned with class sizes :math:`u b_c`
-        (u their number; rounded by largest remainders): the labeling that
+        (u their number, without the nodes no label reaches; rounded by
+        largest remainders; the labeled rows are not counted and keep their
+        labels -- one rule for every classifier, the MBO ones and CutSSL
+        included: b are the proportions of the unlabeled rows, which for
+        proportions :math:`\beta` of all N samples with :math:`l_c` labels of
+        class c are :math:`(N \beta_c - l_c) / (N - l)`): the labeling that
         maximizes the total (normalized) score under those sizes, found by an
         auction (:func:`~graphrkhs.solvers.size_constrained_assignment`), whose
         class prices become the offsets ``class_offset_`` -- so new points are
-        labeled by the same shifted scores.  This is the volume-constrained
+        labeled by the same shifted scores.  The labeled rows keep their labels
+        in ``transduction_`` (transductive learners); a learner on points has
+        only ``predict``, a function of the point, so the offsets shift its
+        labeled training points too, and near a class boundary one may cross
+        it; ``fit`` warns (:class:`~graphrkhs.GraphRKHSWarning`) when they move
+        more than half of a class's labeled points (the priors contradict the
+        labels: RLS with priors (0.98, 0.01, 0.01) on three blobs, 3 labels
+        each, predicted 5 of the 9 labeled points as other classes).  This is the volume-constrained
         decision of GraphLearning's ``class_priors`` (which reaches the sizes
         by gradient steps on multiplicative weights, within a tolerance) and of
         Jacobs, Merkurjev & Esedoglu (2018); here the sizes are met exactly

@@ -3,10 +3,12 @@ r"""Classifiers with class sizes (scikit-learn API): Poisson MBO, volume-constra
 Thin layers over :func:`~graphrkhs.solvers.poisson_mbo`,
 :func:`~graphrkhs.solvers.volume_mbo` and :func:`~graphrkhs.solvers.cut_ssl`, with the transductive contract of
 :mod:`graphrkhs.estimators._transductive` (graph parameters, ``transduction_``,
-``label_distributions_``, the out-of-sample rule).  The class sizes are
-``class_priors`` (or, with ``class_priors=None``, the labeled class proportions)
-times the number of nodes some label reaches, the solvers' rule; nodes of
-components without a label are not sized (their distribution is the priors).
+``label_distributions_``, the out-of-sample rule).  The class sizes of the
+unlabeled nodes are ``class_priors`` (or, with ``class_priors=None``, the labeled
+class proportions) times the number of unlabeled nodes some label reaches, the
+rule of every classifier (``CLASS_PRIORS_DOC``); labeled nodes keep their labels
+and are not counted; nodes of components without a label are not sized (their
+distribution is the priors).
 """
 
 from typing import Hashable, Optional, Sequence, Tuple, Union
@@ -24,9 +26,14 @@ _SIZES_DOC = r"""class_priors : array of shape (n_classes,), dict or pandas Seri
         Class proportions b (in the order of ``classes_``, summing to 1; a dict
         or Series keyed by class label is aligned by label; each class, having
         labeled nodes, needs a positive proportion: ValueError on a 0): class
-        c gets :math:`n' b_c` of the :math:`n'` nodes some label reaches (largest
-        remainders); nodes of connected components without a label are not sized
-        (no label informs them): their ``label_distributions_`` rows are b.
+        c gets :math:`u' b_c` of the :math:`u'` unlabeled nodes some label
+        reaches (largest remainders), as with every classifier; the labeled
+        nodes keep their labels and are not counted (the papers, and
+        GraphLearning, size all nodes: for proportions :math:`\beta` of all
+        :math:`N` nodes with :math:`l_c` labels of class c pass
+        :math:`b_c = (N \beta_c - l_c) / (N - l)`); nodes of connected
+        components without a label are not sized (no label informs them):
+        their ``label_distributions_`` rows are b.
         None: the labeled class proportions -- the class sizes only when the
         labeled nodes are a uniform random sample.  ``fit`` warns
         (:class:`~graphrkhs.GraphRKHSWarning`, naming ``class_priors``) when

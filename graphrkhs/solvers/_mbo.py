@@ -401,30 +401,6 @@ def _keep_on_tie(V, prev, new, sizes):
     return prev if gain <= slack else new
 
 
-def _fixed_sizes(class_priors, n, labeled_counts, k):
-    """Sizes of the unlabeled nodes' classes so that all n nodes follow the priors (largest remainders),
-    given the labeled nodes' class counts."""
-    total = class_sizes(class_priors, n)
-    need = np.maximum(total - labeled_counts, 0).astype(np.float64)
-    u = n - int(labeled_counts.sum())
-    if need.sum() == 0:
-        need = np.ones(k)
-    return class_sizes(need / need.sum(), u)
-
-
-def _check_sizes_hold_the_labels(b, n, counts, solver):
-    """Warn when the class sizes n b (largest remainders) are below the labeled counts (the MBO solvers
-    keep the labeled nodes, and the class outgrows n b_c)."""
-    sizes = class_sizes(b, n)
-    short = np.flatnonzero(sizes < counts)
-    if short.size:
-        c = int(short[0])
-        what = "keeps them, so the class gets more nodes than that"
-        warn(f"class_priors gives class {c} {int(sizes[c])} of the {n} node(s) (n b_c, rounded), fewer than its "
-             f"{int(counts[c])} labeled node(s); {solver} {what}. Raise its "
-             "proportion to at least the labeled count over n.", GraphRKHSWarning)
-
-
 def _in_dtype(F, dtype):
     """F in the dtype of the input Y (as every transductive solver returns), each row's argmax kept:
     float32 rounding merged scores that the class prices (or a nextafter) had just separated."""
@@ -504,13 +480,12 @@ def poisson_mbo(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_priors: O
 
     (:math:`L = D - W`; :math:`\tau \le 1/\max d` keeps the step stable), followed
     by the class-size projection: :math:`U` becomes the one-hot labels of the
-    assignment with sizes :math:`n b_c` that maximizes :math:`\sum_i U_{i,c(i)}`
+    assignment with sizes :math:`u' b_c` (the unlabeled reached nodes') that maximizes :math:`\sum_i U_{i,c(i)}`
     (:func:`size_constrained_assignment`; the paper, and GraphLearning, find
     multiplicative class weights by gradient steps until the sizes match to a
     tolerance -- here the sizes are met exactly).  Labeled nodes keep their
     classes (as in :func:`volume_mbo` and :func:`cut_ssl`): the projection
-    labels the other reached nodes, with the sizes that make all of them follow
-    the priors.  Stops early at a fixed point (no label changes in a round;
+    labels the other reached nodes, with the sizes of the priors.  Stops early at a fixed point (no label changes in a round;
     where the previous labels score as much as the projection's, exact ties,
     they are kept).
 
@@ -525,8 +500,13 @@ def poisson_mbo(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_priors: O
         Class proportions b (non-negative, summing to 1); None: the labeled
         proportions (a :class:`~graphrkhs.GraphRKHSWarning` when they are
         unequal and some class's rests on 3 labels or fewer, see
-        :func:`cut_ssl`).  A labeled class needs :math:`b_c > 0` (ValueError);
-        sizes :math:`n' b_c` below its labeled count are warned about.
+        :func:`cut_ssl`).  A labeled class needs :math:`b_c > 0` (ValueError).
+        The proportions of the :math:`u'` unlabeled nodes some label reaches:
+        class c gets :math:`u' b_c` of them (:func:`class_sizes`), the labeled
+        nodes are not counted -- the rule of every classifier's
+        ``class_priors``.  The paper sizes all nodes; for proportions
+        :math:`\beta` of all :math:`N` nodes with :math:`l_c` labels of class c
+        pass :math:`b_c = (N \beta_c - l_c) / (N - l)`.
     mu : float > 0, default=1.0
         Weight of the Poisson forcing (the paper's fidelity parameter and its
         default), in the units of the edge weights: scaling W by c acts as
@@ -558,7 +538,7 @@ def poisson_mbo(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_priors: O
         projection's labels exactly (where no prices separate them, e.g. at
         tied rows, the assigned entry is raised to just above the row's
         maximum: at most the auction's :math:`\varepsilon`); class sizes
-        :math:`n' b_c` up to rounding, :math:`n'` the nodes some label reaches;
+        :math:`u' b_c` on the :math:`u'` unlabeled nodes some label reaches;
         labeled nodes carry their one-hot class plus the largest score.
         Nodes of components without labels are not projected (nothing informs
         them): their rows are the priors b (:class:`~graphrkhs.GraphWarning`).
@@ -586,17 +566,15 @@ def poisson_mbo(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_priors: O
         source = np.zeros((n, k))
         np.add.at(source, S, Y2 - Y2.mean(axis=0))
         force = (mu * tau) * source
-        # the sizes are those of the nodes some label reaches: components without labels carry no
-        # information (their rows would be assigned at random and take the reached nodes' places)
-        # labeled nodes keep their classes (as in volume_mbo and cut_ssl): the projection sizes the other
-        # reached nodes so that all of them follow the priors (projected with the labeled nodes, priors
-        # (0.9, 0.05, 0.05) at 3 labels a class moved 2 of the 9 labeled nodes out of their classes)
-        counts = np.bincount(codes, minlength=k)
-        _check_sizes_hold_the_labels(b, reach.size, counts, "poisson_mbo")
-        sizes = _fixed_sizes(b, reach.size, counts, k)
+        # the sizes are those of the unlabeled nodes some label reaches (the convention of every classifier,
+        # CLASS_PRIORS_DOC): components without labels carry no information (their rows would be assigned at
+        # random and take the reached nodes' places), and labeled nodes keep their classes (as in volume_mbo
+        # and cut_ssl; projected with the labeled nodes, priors (0.9, 0.05, 0.05) at 3 labels a class moved
+        # 2 of the 9 labeled nodes out of their classes)
         free = ~orphan
         free[S] = False
         reach = np.flatnonzero(free)
+        sizes = class_sizes(b, reach.size)
         labels = F0.argmax(axis=1)
         labels[S] = codes
         changed, converged = [], False
@@ -643,7 +621,8 @@ def volume_mbo(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_priors: Op
     :math:`U \leftarrow (I - \tau L) U`, :math:`\tau = 1/\max_i d_i`, the graph
     form of their convolution with the heat kernel) with the assignment of
     every unlabeled node to a class so that :math:`\sum_i U_{i,c(i)}` is maximal
-    and the classes have the volumes :math:`n b_c` -- their auction step
+    and the classes have the volumes :math:`u' b_c` (:math:`u'` the unlabeled nodes some label
+    reaches; their paper counts the labeled nodes too) -- their auction step
     (:func:`size_constrained_assignment`).  Labeled nodes keep their classes
     (the hard fidelity of the semi-supervised version).  Start: the labeled
     indicators, diffused until they reach the graph (up to ``n`` steps), then
@@ -661,11 +640,9 @@ def volume_mbo(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_priors: Op
         One-hot class indicators of the labeled nodes, k >= 2
         (``np.eye(k)[codes]`` for integer class codes; a 1-D Y is refused).
     class_priors : array of shape (k,), optional
-        Class proportions b (non-negative, summing to 1); None: the labeled
-        proportions (a :class:`~graphrkhs.GraphRKHSWarning` when they are
-        unequal and some class's rests on 3 labels or fewer, see
-        :func:`cut_ssl`).  A labeled class needs :math:`b_c > 0` (ValueError);
-        sizes :math:`n' b_c` below its labeled count are warned about.
+        Class proportions b of the unlabeled nodes some label reaches, as in
+        :func:`poisson_mbo` (their paper, too, counts the labeled nodes in the
+        volumes; the conversion is given there); None: the labeled proportions.
     n_inner : int, default=100
         Heat steps per round (the diffusion time is ``n_inner`` :math:`\tau`).
         On the digits (GraphLearning's graph, true priors, 5 draws) 3 / 10 / 30 /
@@ -711,8 +688,8 @@ def volume_mbo(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_priors: Op
         The last diffused :math:`U` minus the class prices (argmax is the
         assigned class; tied rows as in :func:`poisson_mbo`); labeled nodes carry
         their one-hot class plus the largest score (argmax is the class).  The
-        volumes :math:`n' b_c` are those of the :math:`n'` nodes some label
-        reaches; nodes of components without labels are not assigned (nothing
+        volumes :math:`u' b_c` are those of the :math:`u'` unlabeled nodes some
+        label reaches; nodes of components without labels are not assigned (nothing
         informs them): their rows are the priors b (:class:`~graphrkhs.GraphWarning`).
 
     Examples
@@ -738,8 +715,7 @@ def volume_mbo(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_priors: Op
         free = ~orphan                       # label-free components: no information, the priors b
         free[S] = False
         free_idx = np.flatnonzero(free)
-        _check_sizes_hold_the_labels(b, n - int(orphan.sum()), np.bincount(codes, minlength=k), "volume_mbo")
-        sizes = _fixed_sizes(b, n - int(orphan.sum()), np.bincount(codes, minlength=k), k)
+        sizes = class_sizes(b, free_idx.size)      # the unlabeled reached nodes' (as poisson_mbo)
         if init is not None:
             U = init
         else:
@@ -882,9 +858,12 @@ def cut_ssl(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_priors: Optio
         One-hot class indicators of the labeled nodes, k >= 2
         (``np.eye(k)[codes]`` for integer class codes; a 1-D Y is refused).
     class_priors : array of shape (k,), optional
-        Class proportions b of all the nodes some label reaches (largest
-        remainders, minus the labeled counts: the sizes m of the unlabeled
-        nodes, as in the authors' code); None: the labeled proportions, which
+        Class proportions b of the unlabeled nodes some label reaches: their
+        sizes m are :func:`class_sizes` (b, their number), the rule of every
+        classifier's ``class_priors`` (the authors' code sizes all nodes and
+        subtracts the labeled counts; for proportions :math:`\beta` of all
+        :math:`N` nodes with :math:`l_c` labels of class c pass
+        :math:`b_c = (N \beta_c - l_c) / (N - l)`); None: the labeled proportions, which
         are the class proportions only for a uniform random sample of labels.
         A proportion :math:`\hat p_c = n_c / l` of :math:`l` such labels has
         standard error :math:`\sqrt{\hat p_c (1 - \hat p_c) / l \cdot (n - l) /
@@ -971,9 +950,7 @@ def cut_ssl(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_priors: Optio
         free = ~orphan
         free[S] = False
         idx = np.flatnonzero(free)
-        counts = np.bincount(codes, minlength=k)
-        _check_sizes_hold_the_labels(b, n - int(orphan.sum()), counts, "cut_ssl")
-        m = _fixed_sizes(b, n - int(orphan.sum()), counts, k)
+        m = class_sizes(b, idx.size)               # the unlabeled reached nodes' (as poisson_mbo)
         F[S, codes] = 1.0
         F[orphan] = b
         info = {"n_iter": [], "integral": 1.0, "primal_residual": 0.0, "converged": True}

@@ -86,10 +86,11 @@ def test_priors_fix_the_class_sizes_of_the_unlabeled_rows_and_all_outputs_follow
         np.testing.assert_array_equal(fitted[~unl], yy[~unl])
     else:
         fitted = pred
-    # the MBO estimators size all n nodes (as GraphLearning's), the others the unlabeled ones
-    rows = np.ones_like(unl) if est._sizes_in_solver else unl
-    counts = np.bincount(fitted[rows], minlength=3)
-    sizes = class_sizes(b, int(rows.sum()))
+    # one convention for every classifier, the MBO / CutSSL ones included: b are the class proportions of
+    # the unlabeled rows (the MBO solvers sized all n' reached nodes, as the papers do: n' b minus the
+    # labeled counts, (42, 24, 15) here against class_sizes(b, 81) = (41, 24, 16))
+    counts = np.bincount(fitted[unl], minlength=3)
+    sizes = class_sizes(b, int(unl.sum()))
     # exact: the assignment's prices separate its labeling (only exact score ties could move a node)
     np.testing.assert_array_equal(counts, sizes)
 
@@ -209,17 +210,19 @@ def test_mbo_sizes_default_to_the_labeled_proportions_and_the_true_priors_fix_im
     default = E().fit(X, yy)
     np.testing.assert_array_equal(default.transduction_, E(class_priors=[1 / 3] * 3).fit(X, yy).transduction_)
     assert np.bincount(default.transduction_, minlength=3).tolist() == [40, 40, 40]
-    assert (E(class_priors=[80 / 120, 30 / 120, 10 / 120]).fit(X, yy).transduction_ == y).mean() >= 0.98
+    # the true proportions of the unlabeled points, 77 / 27 / 7 of 111
+    assert (E(class_priors=[77 / 111, 27 / 111, 7 / 111]).fit(X, yy).transduction_ == y).mean() >= 0.98
     assert (g.PoissonLearningClassifier().fit(X, yy).transduction_ == y).mean() >= 0.98
 
 
 @pytest.mark.parametrize("E", [g.PoissonMBOClassifier, g.VolumeMBOClassifier])
-@pytest.mark.parametrize("priors, sizes", [(None, [8, 4]), ([0.25, 0.75], [3, 9])])
+@pytest.mark.parametrize("priors, sizes", [(None, [8, 4]), ([0.25, 0.75], [4, 8])])
 def test_mbo_estimators_size_only_the_nodes_a_label_reaches(E, priors, sizes):
     # a dense graph of two components: a path of 12 nodes with labels 0, 0, 1 (nodes 0, 1, 11) and a path
-    # of 7 nodes no label reaches.  The 12 reached nodes get the sizes 12 b (b = priors, or the labeled
-    # proportions 2/3, 1/3); sizing all 19 nodes would give 19 b = (12.7, 6.3) / (4.75, 14.25), i.e.
-    # (13, 6) / (5, 14), which no labeling of the 12 reached nodes has.  The other 7 rows are b.
+    # of 7 nodes no label reaches.  The 9 unlabeled reached nodes get the sizes class_sizes(b, 9) (b =
+    # priors, or the labeled proportions 2/3, 1/3): (6, 3) / (2, 7), with the labels (8, 4) / (4, 8);
+    # sizing all 16 unlabeled nodes would give 16 b = (10.7, 5.3) / (4, 12), which no labeling of the 9
+    # reached ones has.  The other 7 rows are b.
     def path(m):
         A = np.diag(np.ones(m - 1), 1)
         return A + A.T
@@ -241,16 +244,18 @@ def test_mbo_estimators_size_only_the_nodes_a_label_reaches(E, priors, sizes):
 @pytest.mark.parametrize("norm", ["mass", "mean_shift"])
 @pytest.mark.parametrize("priors", [None, [0.5, 0.3, 0.2]])
 def test_mbo_class_normalization_keeps_the_class_sizes(E, norm, priors):
-    # the MBO labels have the sizes n b_c (b = class_priors or the labeled proportions); the per-class
-    # scaling of "mass" / "mean_shift" moved them: VolumeMBOClassifier with b = (0.5, 0.3, 0.2) and
-    # "mass" gave [60, 27, 3] for [45, 27, 18], and with b = None [21, 36, 33] for [30, 30, 30]
+    # the MBO labels of the u unlabeled rows have the sizes u b_c (b = class_priors or the labeled
+    # proportions); the per-class scaling of "mass" / "mean_shift" moved them: VolumeMBOClassifier with
+    # b = (0.5, 0.3, 0.2) and "mass" gave [60, 27, 3] for [45, 27, 18] (all 90 rows, as then sized), and
+    # with b = None [21, 36, 33] for [30, 30, 30]
     X, _, yy = _blobs()
     plain = E(n_neighbors=6, class_priors=priors).fit(X, yy)
     est = E(n_neighbors=6, class_priors=priors, class_normalization=norm).fit(X, yy)
     b = np.full(3, 1 / 3) if priors is None else np.array(priors)
-    np.testing.assert_array_equal(np.bincount(plain.transduction_, minlength=3), class_sizes(b, 90))
-    np.testing.assert_array_equal(np.bincount(est.transduction_, minlength=3), class_sizes(b, 90))
     labeled = yy >= 0
+    u = int((~labeled).sum())
+    np.testing.assert_array_equal(np.bincount(plain.transduction_[~labeled], minlength=3), class_sizes(b, u))
+    np.testing.assert_array_equal(np.bincount(est.transduction_[~labeled], minlength=3), class_sizes(b, u))
     np.testing.assert_array_equal(est.transduction_[labeled], plain.transduction_[labeled])
     # every output follows the one decision
     np.testing.assert_array_equal(est.predict(X), est.transduction_)
@@ -492,3 +497,49 @@ def test_class_priors_of_strings_or_booleans_raise_a_type_error_naming_class_pri
         g.poisson_learning(W, [0, 5], np.eye(2), class_priors=bad)
     with pytest.raises(TypeError, match="class_priors must be"):
         g.PoissonLearningClassifier(graph="precomputed", class_priors=bad).fit(W, np.array([0, -1, -1, -1, -1, 1]))
+
+
+POINT_LEARNERS = [E for E in CLASSIFIERS if E._fitted_decision_evaluates and not E._sizes_in_solver]
+
+
+@pytest.mark.parametrize("E", POINT_LEARNERS)
+def test_priors_that_move_labeled_training_points_of_a_learner_on_points_warn(E):
+    # priors far from the class proportions: the class offsets that give the 81 unlabeled rows the sizes
+    # (79, 1, 1) shift every point's scores, and predict -- a function of the point -- then labels some
+    # labeled training points against their labels (RLS: 5 of 9), silently before.  A transductive learner
+    # keeps them in transduction_; a learner on points says so, with the count predict shows.
+    X, _, yy = _blobs()
+    labeled = yy >= 0
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")
+        est = _small(E, class_priors=[0.98, 0.01, 0.01]).fit(X, yy)
+    said = [str(w.message) for w in record if "labeled training point" in str(w.message)]
+    pred = est.predict(X)
+    np.testing.assert_array_equal(np.bincount(pred[~labeled], minlength=3), class_sizes([0.98, 0.01, 0.01], 81))
+    # the rows the method's own scores put in their class, moved by the offsets alone
+    own = est._normalized_scores(est._raw(X)) - est.class_offset_
+    mine = labeled & (own.argmax(axis=1) == yy)
+    off = mine & (pred != yy)
+    moved = int(off.sum())
+    # warned when some class lost more than half of its (own-scored) labeled points
+    if (2 * np.bincount(yy[off], minlength=3) > np.bincount(yy[mine], minlength=3)).any():
+        assert len(said) == 1 and said[0].startswith(f"class_priors moves {moved} of the {int(mine.sum())} labeled"), said
+        assert issubclass(next(w for w in record if "labeled training point" in str(w.message)).category,
+                          g.GraphRKHSWarning)
+    else:
+        assert said == []
+    if E is RLSClassifier:
+        assert moved == 5
+
+
+def test_a_labeled_point_at_a_class_boundary_moved_by_true_priors_is_not_warned_about():
+    # priors at the class proportions of the unlabeled rows: one labeled point of class 1 (of 3), near the
+    # boundary of the overlapping blobs, crosses it -- the size constraint's ordinary effect: silent
+    X, y, yy = _blobs()
+    b = np.bincount(y[yy < 0], minlength=3) / (yy < 0).sum()
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")
+        est = RLSClassifier(class_priors=b).fit(X, yy)
+    assert not [w for w in record if "labeled training point" in str(w.message)]
+    lab = yy >= 0
+    np.testing.assert_array_equal(np.bincount(yy[lab][est.predict(X)[lab] != yy[lab]], minlength=3), [0, 1, 0])

@@ -11,7 +11,8 @@ from graphrkhs.estimators import (CutSSLClassifier, PoissonLearningClassifier, P
                                   PoissonRidgeEnsembleClassifier, RLSClassifier, VolumeMBOClassifier)
 
 rng = np.random.default_rng(0)
-# 30 "cat" points and 10 "dog" points, two labels each: the sizes come from the priors
+# 30 "cat" points and 10 "dog" points, two labels each: the sizes of the 36 unlabeled ones (28 : 8, the
+# priors 7/9 : 2/9) come from the priors
 X = np.r_[rng.normal(0.0, 0.1, (30, 2)), rng.normal(0.0, 0.1, (10, 2)) + [5.0, 0.0]]
 Y = np.array([""] * 40, dtype=object)
 Y[:2], Y[30:32] = "cat", "dog"
@@ -26,29 +27,29 @@ def _fit(E, priors):
 
 
 @pytest.mark.parametrize("E", SIZED)
-@pytest.mark.parametrize("priors", [pd.Series({"dog": 0.25, "cat": 0.75}), {"dog": 0.25, "cat": 0.75}],
+@pytest.mark.parametrize("priors", [pd.Series({"dog": 2 / 9, "cat": 7 / 9}), {"dog": 2 / 9, "cat": 7 / 9}],
                          ids=["series", "dict"])
 def test_priors_by_label_give_each_class_its_own_size(E, priors):
     est = _fit(E, priors)
     assert list(est.classes_) == ["cat", "dog"]
-    # sizes 30 : 10 (the labeled ones kept): every point in its blob
+    # the unlabeled points' proportions 28 : 8, the labeled ones kept: every point in its blob
     np.testing.assert_array_equal(est.transduction_, TRUTH)
-    ref = _fit(E, [0.75, 0.25])
+    ref = _fit(E, [7 / 9, 2 / 9])
     np.testing.assert_array_equal(est.scores_, ref.scores_)
     np.testing.assert_array_equal(est.label_distributions_, ref.label_distributions_)
 
 
 @pytest.mark.parametrize("E", [PoissonLearningClassifier, PoissonRidgeEnsembleClassifier])
 def test_every_classifier_reads_priors_by_label(E):
-    est = _fit(E, pd.Series([0.25, 0.75], index=["dog", "cat"]))
-    ref = _fit(E, [0.75, 0.25])
+    est = _fit(E, pd.Series([2 / 9, 7 / 9], index=["dog", "cat"]))
+    ref = _fit(E, [7 / 9, 2 / 9])
     np.testing.assert_array_equal(est.transduction_, ref.transduction_)
     np.testing.assert_array_equal(est.label_distributions_, ref.label_distributions_)
     np.testing.assert_array_equal(est.predict_proba(X[:3] + 0.01), ref.predict_proba(X[:3] + 0.01))
 
 
 def test_a_series_with_the_default_index_is_read_in_order():
-    est = _fit(PoissonMBOClassifier, pd.Series([0.75, 0.25]))
+    est = _fit(PoissonMBOClassifier, pd.Series([7 / 9, 2 / 9]))
     np.testing.assert_array_equal(est.transduction_, TRUTH)
 
 
@@ -57,7 +58,7 @@ def test_integer_classes_by_label():
     y[:2], y[30:32] = 7, 3                       # classes_ = [3, 7]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        est = PoissonMBOClassifier(n_neighbors=5, class_priors={7: 0.75, 3: 0.25}).fit(X, y)
+        est = PoissonMBOClassifier(n_neighbors=5, class_priors={7: 7 / 9, 3: 2 / 9}).fit(X, y)
     np.testing.assert_array_equal(est.transduction_, np.where(TRUTH == "cat", 7, 3))
 
 
@@ -73,8 +74,8 @@ def test_priors_by_label_that_do_not_match_raise_naming_class_priors(priors, mat
 
 
 def test_dict_priors_survive_clone_and_get_params():
-    est = RLSClassifier(class_priors={"dog": 0.25, "cat": 0.75}, unlabeled="")
-    assert clone(est).get_params()["class_priors"] == {"dog": 0.25, "cat": 0.75}
+    est = RLSClassifier(class_priors={"dog": 2 / 9, "cat": 7 / 9}, unlabeled="")
+    assert clone(est).get_params()["class_priors"] == {"dog": 2 / 9, "cat": 7 / 9}
     fitted = est.fit(X, Y)
-    np.testing.assert_array_equal(fitted.predict(X), RLSClassifier(class_priors=[0.75, 0.25], unlabeled="")
+    np.testing.assert_array_equal(fitted.predict(X), RLSClassifier(class_priors=[7 / 9, 2 / 9], unlabeled="")
                                   .fit(X, Y).predict(X))

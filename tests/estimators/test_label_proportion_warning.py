@@ -44,8 +44,9 @@ def test_unbalanced_draw_warns_and_names_class_priors(cls):
     assert "class sizes" in msg and "class 0 rests on 1 label(s)" in msg and "label counts 1, 20" in msg
     assert "Pass class_priors=" in msg and "classes_" in msg
     assert found[0].filename == __file__           # points at the user's fit call
-    # the fix it names: equal priors label every point of the two blobs correctly, silently
-    est = cls(n_neighbors=5, class_priors=[0.5, 0.5])
+    # the fix it names: the class proportions of the unlabeled points, (20, 1) of 21 for equal blobs
+    # ((N b - l) / (N - l) with N = 42, b = 1/2, l = (1, 20)), label every point correctly, silently
+    est = cls(n_neighbors=5, class_priors=[20 / 21, 1 / 21])
     assert _fit(est, X, y) == []
     np.testing.assert_array_equal(est.transduction_, truth)
 

@@ -163,8 +163,8 @@ def test_mbo_imposes_the_class_sizes(solver):
 @pytest.mark.parametrize("solver", [poisson_mbo, volume_mbo])
 def test_mbo_sizes_the_reached_nodes_and_gives_label_free_components_the_priors(solver):
     # cliques of 10 (class 0 labels), 20 (class 1 labels) and 10 (no label, a separate component);
-    # priors (1/3, 2/3): the 30 reached nodes get sizes (10, 20) -- the cliques -- and the label-free
-    # clique the priors.  Sizing all 40 nodes let the label-free rows (assigned at random) take
+    # priors (8/26, 18/26): the 26 unlabeled reached nodes get sizes (8, 18) -- the cliques -- and the
+    # label-free clique the priors.  Sizing all 40 nodes let the label-free rows (assigned at random) take
     # places of the reached ones, and those rows got the labeled proportions (1/2, 1/2), not b.
     sizes = [10, 20, 10]
     n = sum(sizes)
@@ -173,7 +173,7 @@ def test_mbo_sizes_the_reached_nodes_and_gives_label_free_components_the_priors(
     for a, z in zip(start[:-1], start[1:]):
         W[a:z, a:z] = 1.0
     np.fill_diagonal(W, 0.0)
-    b = np.array([1 / 3, 2 / 3])
+    b = np.array([8 / 26, 18 / 26])
     with pytest.warns(g.GraphWarning, match="without any labeled node"):
         F = solver(W, [0, 1, 10, 11], np.eye(2)[[0, 0, 1, 1]], class_priors=b)
     np.testing.assert_array_equal(F[:30].argmax(axis=1), np.repeat([0, 1], [10, 20]))
@@ -233,9 +233,8 @@ def test_mbo_needs_one_hot_targets(solver, Y):
 # ---------------------------------------------------------------------------------------------
 
 def _sizes_of_free(codes, k, n):
-    total = class_sizes(np.bincount(codes, minlength=k) / codes.size, n)
-    need = total - np.bincount(codes, minlength=k)
-    return class_sizes(need / need.sum(), n - codes.size)
+    # class_priors=None: the labeled proportions, as the proportions of the n - l unlabeled nodes
+    return class_sizes(np.bincount(codes, minlength=k) / codes.size, n - codes.size)
 
 
 def _hungarian(U, sizes):
@@ -342,18 +341,20 @@ def test_mbo_zero_prior_of_a_labeled_class_is_refused(solver):
 
 
 @pytest.mark.parametrize("solver", [poisson_mbo, volume_mbo, g.cut_ssl])
-def test_mbo_sizes_below_the_labeled_counts_are_warned_about(solver):
-    # 10 nodes, class 1 labeled 3 times but given round(0.15 * 10) = 2 nodes (largest remainders: 1.5 -> 1
-    # or 2; class_sizes says which): more labels than places
+def test_mbo_sizes_the_unlabeled_nodes_whatever_the_labeled_counts(solver):
+    # 10 nodes, class 1 labeled 3 times, b = (0.85, 0.15): the priors are the class proportions of the
+    # 6 unlabeled nodes, sizes class_sizes(b, 6) = (5, 1) whatever the labeled counts (sized over all 10
+    # nodes, as the papers do, class 1 got round(1.5) < 3 places: a warning, and the sizes not met)
     W, _ = _two_cliques(5, 5, bridge=1.0)
     b = np.array([0.85, 0.15])
-    places = class_sizes(b, 10)[1]
-    assert places < 3
-    # the warning names the solver (cut_ssl's said "volume_mbo keeps them")
-    with pytest.warns(g.GraphRKHSWarning, match=f"fewer than its 3 labeled node.*; {solver.__name__} "):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", g.GraphRKHSWarning)
         F = solver(W, [0, 7, 8, 9], np.eye(2)[[0, 1, 1, 1]], class_priors=b)
+    labels = F.argmax(axis=1)
     # every solver keeps the labeled nodes (poisson_mbo moved them to fit the sizes)
-    np.testing.assert_array_equal(F.argmax(axis=1)[[0, 7, 8, 9]], [0, 1, 1, 1])
+    np.testing.assert_array_equal(labels[[0, 7, 8, 9]], [0, 1, 1, 1])
+    free = np.setdiff1d(np.arange(10), [0, 7, 8, 9])
+    np.testing.assert_array_equal(np.bincount(labels[free], minlength=2), class_sizes(b, 6))
 
 
 # --- CutSSL (Holtz et al., NeurIPS 2024) ------------------------------------------------------------
@@ -399,7 +400,7 @@ def test_cut_ssl_convex_stage_is_the_quadratic_program_minimizer(seed):
     W, labeled, Y, codes = _cut_problem(seed)
     k = Y.shape[1]
     n = W.shape[0]
-    m = class_sizes([0.5, 0.3, 0.2], n) - np.bincount(codes, minlength=k)
+    m = class_sizes([0.5, 0.3, 0.2], n - labeled.size)      # the unlabeled nodes' sizes
     F = g.cut_ssl(W, labeled, Y, class_priors=[0.5, 0.3, 0.2], s=0.0, max_iter=4000, tol=1e-9,
                   patience=4000, cg_tol=1e-12, exact_sizes=False)
     U, X_star, _ = _cut_qp_oracle(W, labeled, codes, k, m.astype(float), 0.0)
@@ -414,7 +415,7 @@ def test_cut_ssl_nonconvex_stage_is_feasible_and_no_worse_than_the_convex_minimi
     W, labeled, Y, codes = _cut_problem(seed)
     k, n = Y.shape[1], W.shape[0]
     b = np.full(k, 1 / k)
-    m = (class_sizes(b, n) - np.bincount(codes, minlength=k)).astype(float)
+    m = class_sizes(b, n - labeled.size).astype(float)
     s = 0.1
     F, info = g.cut_ssl(W, labeled, Y, class_priors=b, s=(0.0, s), max_iter=(2000, 3000), tol=1e-8,
                         patience=3000, cg_tol=1e-12, exact_sizes=False, return_info=True)
