@@ -1145,22 +1145,27 @@ class GraphKernelRidgeRegressor(_TransductiveRegressor, _GraphKernelRidge):
 # Poisson learning + graph kernel ridge: the standardized-score ensemble
 # ---------------------------------------------------------------------------
 
-def _standardize_columns(F):
-    r"""Each class column standardized over all n nodes: :math:`z(F)_{ic} = (F_{ic} - m_c) / s_c`.
+def _standardize_columns(F, rows=None):
+    r"""Each class column standardized over the nodes ``rows``: :math:`z(F)_{ic} = (F_{ic} - m_c) / s_c`.
 
     :math:`m_c` and :math:`s_c` are the mean and the population standard deviation (ddof 0) of column
-    c over every node, labeled ones included (``benchmarks/label_rates_explore.py``'s ``pp_zscore``);
-    a constant column (:math:`s_c = 0`) gives 0, not NaN.  The deviations are divided by their largest
-    magnitude before :math:`s_c` is taken (z is invariant to it): Poisson's potentials scale as 1/c
-    with the edge weights, and at c = 2^-600 their squares overflowed (z = 0), at 2^600 they
-    underflowed (z ~ 1e120).
+    c over the nodes ``rows`` (a boolean mask; None: every node), labeled ones included
+    (``benchmarks/label_rates_explore.py``'s ``pp_zscore``); the other nodes get z = 0.  A constant column
+    (:math:`s_c = 0`) gives 0, not NaN.  The deviations are divided by their largest magnitude before
+    :math:`s_c` is taken (z is invariant to it): Poisson's potentials scale as 1/c with the edge weights,
+    and at c = 2^-600 their squares overflowed (z = 0), at 2^600 they underflowed (z ~ 1e120).
     """
     F = np.asarray(F, dtype=np.float64)
-    D = F - F.mean(axis=0)
+    rows = np.ones(F.shape[0], dtype=bool) if rows is None else np.asarray(rows, dtype=bool)
+    Z = np.zeros_like(F)
+    if not rows.any():
+        return Z
+    D = F[rows] - F[rows].mean(axis=0)
     top = np.abs(D).max(axis=0)
     D = D / np.where(top > 0, top, 1.0)
     s = D.std(axis=0)
-    return D / np.where(s > 0, s, 1.0)
+    Z[rows] = D / np.where(s > 0, s, 1.0)
+    return Z
 
 
 #: Fewest columns for which ``graph="auto"`` of :class:`PoissonRidgeEnsembleClassifier` considers the
@@ -1222,8 +1227,10 @@ class PoissonRidgeEnsembleClassifier(_TransductiveClassifier, _GraphKernelRidge)
     I)^{-1} Y_S`, as :class:`GraphKernelRidgeClassifier`, with its own
     leave-one-out choice of :math:`\mu` for ``alpha="auto"``), both on the
     same graph, built once; :math:`m_c`, :math:`s_c` the mean and population
-    standard deviation of class column c over all n nodes (labeled ones
-    included).  Class = argmax of :math:`F` (then ``class_priors`` /
+    standard deviation of class column c over the nodes some label reaches
+    (labeled ones included; all n nodes on a connected graph); the nodes of
+    components without labels get :math:`F = 0` and the class prior, as in
+    every transductive classifier.  Class = argmax of :math:`F` (then ``class_priors`` /
     ``class_normalization`` as for every classifier).  The standardization
     puts the two methods' scores, of very different scales (Poisson's
     potentials grow with the graph, ridge scores live in [0, 1]), on one
@@ -1429,7 +1436,12 @@ class PoissonRidgeEnsembleClassifier(_TransductiveClassifier, _GraphKernelRidge)
         dtype = getattr(self, "_out_dtype", np.float64)
         self.poisson_scores_, self.ridge_scores_ = F_p.astype(dtype, copy=False), F_r.astype(dtype, copy=False)
         w = float(self.poisson_weight)
-        return w * _standardize_columns(F_p) + (1.0 - w) * _standardize_columns(F_r)
+        # standardized over the nodes some label reaches: both members give the others the class prior, which
+        # has no units, while Poisson's potentials are in 1/units of W -- over all nodes, the units of W moved
+        # the decision on reached nodes (W * 1e4: 5 of 90 changed class); the others get z = 0 (no
+        # information: the class prior, as in every transductive classifier)
+        reached = ~label_free_mask(W, S)
+        return w * _standardize_columns(F_p, reached) + (1.0 - w) * _standardize_columns(F_r, reached)
 
 
 # ---------------------------------------------------------------------------
