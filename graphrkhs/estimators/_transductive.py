@@ -104,6 +104,7 @@ from ..kernels import GraphKernel
 from ._auto import (FIT_INTERCEPT, MIN_LABELS, NO_LOO, TUNABLE_NONNEG, TUNABLE_POSITIVE, free_constant, grid_of,
                     loo_rows_of, loo_selects)
 from ._auto import unselected
+from ._base import canonical_order as _canonical_node_order
 from ._base import (
     GRAPH_CONSTRAINTS,
     POSITIVE,
@@ -1448,31 +1449,6 @@ class PoissonRidgeEnsembleClassifier(_TransductiveClassifier, _GraphKernelRidge)
 # Graph total variation
 # ---------------------------------------------------------------------------
 
-def _canonical_node_order(W, S, Y):
-    r"""An order of the labeled nodes S that does not depend on the numbering of the nodes.
-
-    Lexicographic in (weighted degree :math:`d_i`, :math:`\sum_j w_{ij}^2`, targets Y), the two graph
-    invariants rounded to 10 significant digits (a permuted graph sums a row's weights in another
-    order); nodes equal in all of them (automorphic, or the same point twice) keep their order.  The
-    targets only break the ties of the graph invariants: as the first key they made the order, hence the
-    folds and ``alpha_``, depend on the sign of a regression target (``-y`` reversed it: GraphTVRegressor
-    chose alpha 0.59 for -y against 2.36 for y, a fit 0.25 away from -f) and on the names of the classes.
-    """
-    W = sp.csr_array(W)
-    # in units of a power of two near the largest weight (exact; the order does not change): the
-    # squares of weights ~1e200 overflowed (NaN keys), of ~1e-200 underflowed (all 0)
-    W = W * np.ldexp(1.0, -power_of_two_exponent(W.data))
-    rows = np.asarray(S)
-    deg = np.asarray(W.sum(axis=1)).ravel()[rows]
-    sq = np.asarray(W.multiply(W).sum(axis=1)).ravel()[rows]
-
-    def rounded(v):
-        scale = np.where(v != 0, 10.0 ** np.floor(np.log10(np.abs(np.where(v != 0, v, 1.0)))), 1.0)
-        return np.round(v / scale, 9) * scale
-
-    Y2 = np.asarray(Y, dtype=np.float64).reshape(rows.size, -1)
-    keys = [Y2[:, j] for j in range(Y2.shape[1] - 1, -1, -1)] + [rounded(sq), rounded(deg)]   # last = first key
-    return np.lexsort(keys)
 
 
 #: ``R="auto"`` of the TV regressor drops graph TV when its fit takes one value on at least this fraction of the

@@ -172,3 +172,36 @@ def test_an_isolated_unlabeled_node_changes_no_other_output(E):
     b = _est(E, graph="precomputed").fit(sp.block_diag([W, sp.csr_array((1, 1))], format="csr"),
                                          np.r_[t, t[3]])          # t[3]: the marker (unlabeled)
     _assert_same(_outputs(a), _outputs(b), rows=slice(0, W.shape[0]))
+
+
+_RIGID = [(E, {}) for E in ALL] + [(E, {"loss": "hinge"}) for E in (graphrkhs.FredholmClassifier,
+                                                                     graphrkhs.WarpedKernelClassifier)]
+
+
+@pytest.mark.filterwarnings("ignore::graphrkhs.GraphRKHSWarning")
+@pytest.mark.parametrize("E, kw", _RIGID, ids=lambda v: v.__name__ if isinstance(v, type) else str(v))
+def test_a_rigid_motion_of_the_points_changes_no_prediction(E, kw):
+    # every kernel and graph here is a function of the distances between points: rotating, reflecting and
+    # shifting all points (fitted and new) changes nothing.  The hinge loss's ridge is chosen by k-fold CV,
+    # whose folds were drawn on the labeled points sorted by their coordinates: a rotation changed the
+    # folds, and the ridge by up to 1000x (three blobs, X -> -X: 42 of 200 new points changed class)
+    X, y, labeled = _problem()
+    if kw:
+        # overlapping blobs with five labels a class: the hinge's 5-fold CV runs and its scores differ
+        rng = np.random.default_rng(2)
+        X = np.repeat([[0.0, 0.0], [3.0, 0.0], [0.0, 3.0]], 20, axis=0) + rng.normal(scale=1.2, size=(60, 2))
+        labeled = np.r_[0:5, 20:25, 40:45]
+    t = _targets(E, y, labeled)
+    X_new = np.random.default_rng(3).uniform(-2, 6, size=(40, 2))
+    theta = 0.7
+    Q = np.array([[np.cos(theta), -np.sin(theta)], [np.sin(theta), np.cos(theta)]])
+    a = _est(E, **kw).fit(X, t)
+    for move in (lambda P: P @ Q.T + np.array([5.0, -3.0]), lambda P: -P):
+        b = _est(E, **kw).fit(move(X), t)
+        if is_classifier(a):
+            np.testing.assert_array_equal(b.predict(move(X_new)), a.predict(X_new))
+            np.testing.assert_allclose(b.predict_proba(move(X_new)), a.predict_proba(X_new), rtol=1e-5, atol=1e-6)
+        else:
+            expected = a.predict(X_new)
+            np.testing.assert_allclose(b.predict(move(X_new)), expected, rtol=1e-5,
+                                       atol=1e-5 * np.abs(expected).max())
