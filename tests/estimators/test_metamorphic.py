@@ -176,6 +176,8 @@ def test_an_isolated_unlabeled_node_changes_no_other_output(E):
 
 _RIGID = [(E, {}) for E in ALL] + [(E, {"loss": "hinge"}) for E in (graphrkhs.FredholmClassifier,
                                                                      graphrkhs.WarpedKernelClassifier)]
+#: draws of the overlapping blobs whose hinge selection moved with the coordinates' order (and fits fast)
+_HINGE_SEED = {"FredholmClassifier": 3, "WarpedKernelClassifier": 5}
 
 
 @pytest.mark.filterwarnings("ignore::graphrkhs.GraphRKHSWarning")
@@ -184,11 +186,11 @@ def test_a_rigid_motion_of_the_points_changes_no_prediction(E, kw):
     # every kernel and graph here is a function of the distances between points: rotating, reflecting and
     # shifting all points (fitted and new) changes nothing.  The hinge loss's ridge is chosen by k-fold CV,
     # whose folds were drawn on the labeled points sorted by their coordinates: a rotation changed the
-    # folds, and the ridge by up to 1000x (three blobs, X -> -X: 42 of 200 new points changed class)
+    # folds, and the ridge by up to 1000x (three overlapping blobs: up to 14 of these 40 new points changed class)
     X, y, labeled = _problem()
     if kw:
         # overlapping blobs with five labels a class: the hinge's 5-fold CV runs and its scores differ
-        rng = np.random.default_rng(2)
+        rng = np.random.default_rng(_HINGE_SEED[E.__name__])
         X = np.repeat([[0.0, 0.0], [3.0, 0.0], [0.0, 3.0]], 20, axis=0) + rng.normal(scale=1.2, size=(60, 2))
         labeled = np.r_[0:5, 20:25, 40:45]
     t = _targets(E, y, labeled)
