@@ -41,8 +41,8 @@ from .._core.labels import (UNLABELED, check_labeled_classes_have_priors, labele
                             split_classification_labels, split_regression_targets, warn_conflicting_copies,
                             warn_unequal_label_counts, warn_unpredicted_classes, warn_untrusted_label_proportions)
 from .._core.progress import verbosity
-from .._core.validation import (Interval, Options, power_of_two_exponent, check_class_priors, check_estimator_points, sparse_points_refused,
-                                validate_params)
+from .._core.validation import (Interval, Options, check_class_priors, check_estimator_points, power_of_two_exponent,
+                                sparse_points_refused, validate_params)
 from ..graphs import LAPLACIANS, WEIGHTS, GraphSpec
 from ..solvers import class_sizes, size_constrained_assignment
 from ._auto import target_scales

@@ -1671,9 +1671,10 @@ _TV_DOC = r"""
         stay in the graph, unlabeled; each fold runs along the grid with warm
         starts (the previous primal and rescaled dual) at a duality gap of
         1e-2 (classifier) or 1e-3 (regressor), or 100 ``tol`` if smaller.
-        The folds are drawn (seeded) on the labeled nodes sorted by target,
-        weighted degree and sum of squared weights, so the choice does not
-        depend on the numbering of the nodes.  Classifier: 2 folds (stratified), CV accuracy, ties towards the
+        The folds are drawn (seeded) on the labeled nodes sorted by weighted
+        degree and sum of squared weights (the targets break ties), so the
+        choice depends neither on the numbering of the nodes nor on the sign
+        of the targets or the names of the classes.  Classifier: 2 folds (stratified), CV accuracy, ties towards the
         larger (faster) value; grid ``(0.1, 0.3, 0.9)`` with ``R="kernel"``
         (each fit a few working-set rounds on the shared kernel columns), and
         ``(0.5, 0.9)`` with ``R="incidence"``, whose decisions hardly move in

@@ -84,14 +84,19 @@ def _assert_same(a, b, rows=slice(None)):
             np.testing.assert_allclose(b[key][rows], a[key][rows], rtol=RTOL, atol=RTOL * scale, err_msg=key)
 
 
+def _fitted_on_graph(E, n_free=0):
+    """The kNN graph of ``_problem(n_free)``, the targets, and E fitted on that precomputed graph."""
+    X, y, labeled = _problem(n_free)
+    W = knn_graph(X, 6)
+    t = _targets(E, y, labeled)
+    return W, t, _est(E, graph="precomputed").fit(W, t)
+
+
 @pytest.mark.filterwarnings("ignore::graphrkhs.GraphRKHSWarning")
 @pytest.mark.parametrize("E", TRANS, ids=_ids)
 def test_permuting_the_nodes_of_the_graph_permutes_every_output(E):
-    X, y, labeled = _problem()
-    W = knn_graph(X, 6)
-    t = _targets(E, y, labeled)
+    W, t, a = _fitted_on_graph(E)
     perm = np.random.default_rng(5).permutation(W.shape[0])
-    a = _est(E, graph="precomputed").fit(W, t)
     b = _est(E, graph="precomputed").fit(sp.csr_array(W.toarray()[perm][:, perm]), t[perm])
     _assert_same({k: v[perm] for k, v in _outputs(a).items()}, _outputs(b))
 
@@ -144,12 +149,9 @@ def test_an_affine_map_of_the_targets_maps_the_fit(E):
 def test_the_units_of_the_edge_weights_change_no_decision(E, exponent):
     # on a graph with a component no label reaches, whose nodes get the class prior (no units) while
     # Poisson's potentials are in 1 / units of W: the ensemble mixed the two in its standardization
-    X, y, labeled = _problem(n_free=8)
-    W = knn_graph(X, 6)
+    W, t, a = _fitted_on_graph(E, n_free=8)
     c = 2.0 ** exponent
-    t = _targets(E, y, labeled)
     kw = {"mu": c} if E is graphrkhs.PoissonMBOClassifier else {}    # mu in the units of W: c W with mu c
-    a = _est(E, graph="precomputed").fit(W, t)
     b = _est(E, graph="precomputed", **kw).fit(W * c, t)
     out_a, out_b = _outputs(a), _outputs(b)
     if E is graphrkhs.PoissonLearningClassifier:
@@ -165,10 +167,7 @@ def test_the_units_of_the_edge_weights_change_no_decision(E, exponent):
 @pytest.mark.filterwarnings("ignore::graphrkhs.GraphRKHSWarning")
 @pytest.mark.parametrize("E", TRANS, ids=_ids)
 def test_an_isolated_unlabeled_node_changes_no_other_output(E):
-    X, y, labeled = _problem()
-    W = knn_graph(X, 6)
-    t = _targets(E, y, labeled)
-    a = _est(E, graph="precomputed").fit(W, t)
+    W, t, a = _fitted_on_graph(E)
     b = _est(E, graph="precomputed").fit(sp.block_diag([W, sp.csr_array((1, 1))], format="csr"),
                                          np.r_[t, t[3]])          # t[3]: the marker (unlabeled)
     _assert_same(_outputs(a), _outputs(b), rows=slice(0, W.shape[0]))
