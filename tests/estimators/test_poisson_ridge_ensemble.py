@@ -331,6 +331,8 @@ def test_standardized_over_the_reached_nodes_the_others_get_no_information():
     np.testing.assert_allclose(est.scores_[:n], 0.5 * _z(P.scores_) + 0.5 * _z(R.scores_), atol=1e-6)
     np.testing.assert_array_equal(est.scores_[n:], 0.0)
     np.testing.assert_allclose(est.label_distributions_[n:], np.full((W.shape[0] - n, 3), 1 / 3), rtol=1e-12)
+    # a new node joined to label-free nodes only gets the prior too (before: (0.39, 0.28, 0.33) on points)
+    np.testing.assert_allclose(est.predict_proba(W[n:n + 1].toarray()), np.full((1, 3), 1 / 3), rtol=1e-12)
 
 
 @pytest.mark.filterwarnings("ignore:.*without any labeled node:graphrkhs.GraphWarning")
