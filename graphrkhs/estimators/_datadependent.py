@@ -37,7 +37,7 @@ from ._auto import (FIT_INTERCEPT, TUNABLE_NONNEG, TUNABLE_POSITIVE, WIDTH_FACTO
                     labeled_groups, grid_of, growing, is_tuned, loo_rows_of, loo_selects, unselected,
                     warn_duplicated_labeled_points)
 from ._base import POINT_CLOUD_GRAPH_CONSTRAINTS, POSITIVE, graph_spec
-from ._base import ClassifierOutputMixin, PointsLearner, RegressorOutputMixin
+from ._base import ClassifierOutputMixin, PointsLearner, RegressorOutputMixin, canonical_order
 
 __all__ = ["FredholmClassifier", "FredholmRegressor", "WarpedKernelClassifier", "WarpedKernelRegressor"]
 
@@ -256,10 +256,11 @@ class _DataDependent(PointsLearner):
         equal held-out accuracies go to the ridge nearest that choice.  A class labeled once (one point, or
         copies of one point) is in every training fold and in no test fold (:func:`~graphrkhs.kfold_splits`).
         """
-        # the folds are drawn on the labeled points in a canonical order (lexicographic in their
-        # coordinates), so that the choice does not depend on the order of the rows given to fit
-        P = np.asarray(self.labeled_points_)
-        order = np.lexsort(P.reshape(P.shape[0], -1).T[::-1])
+        # the folds are drawn on the labeled points in a canonical order (the invariants of their kernel
+        # matrix, canonical_order), so that the choice depends neither on the order of the rows given to fit
+        # nor on a rotation, reflection or shift of X (their coordinates as keys changed the folds, and the
+        # ridge up to 1000x)
+        order = canonical_order(G, np.arange(G.shape[0]), Y)
         G, Y = G[np.ix_(order, order)], Y[order]
         groups = getattr(self, "_loo_groups", None)      # identical labeled points: one fold
         codes = Y.argmax(axis=1) if Y.shape[1] > 1 else (Y[:, 0] > 0).astype(int)

@@ -87,7 +87,12 @@ class PoissonMBOClassifier(_TransductiveClassifier):
     ----------
     """ + _SIZES_DOC + r"""
     mu : float > 0, default=1.0
-        Weight of the Poisson forcing (the paper's value).
+        Weight of the Poisson forcing (the paper's value), in the units of the
+        edge weights: the fit on ``c W`` with ``mu c`` is the fit on ``W`` with
+        ``mu`` (1 suits weights of order 1, as those of
+        :func:`~graphrkhs.knn_graph`; a precomputed graph in other units labels
+        differently -- 8 % of three blobs' nodes at ``W * 7`` -- unless ``mu``
+        follows, see :func:`~graphrkhs.solvers.poisson_mbo`).
     n_inner : int, default=40
         Heat steps per round (the paper's :math:`N_{inner}`).
     max_iter : int, default=20

@@ -104,6 +104,7 @@ from ..kernels import GraphKernel
 from ._auto import (FIT_INTERCEPT, MIN_LABELS, NO_LOO, TUNABLE_NONNEG, TUNABLE_POSITIVE, free_constant, grid_of,
                     loo_rows_of, loo_selects)
 from ._auto import unselected
+from ._base import canonical_order as _canonical_node_order
 from ._base import (
     GRAPH_CONSTRAINTS,
     POSITIVE,
@@ -1145,22 +1146,27 @@ class GraphKernelRidgeRegressor(_TransductiveRegressor, _GraphKernelRidge):
 # Poisson learning + graph kernel ridge: the standardized-score ensemble
 # ---------------------------------------------------------------------------
 
-def _standardize_columns(F):
-    r"""Each class column standardized over all n nodes: :math:`z(F)_{ic} = (F_{ic} - m_c) / s_c`.
+def _standardize_columns(F, rows=None):
+    r"""Each class column standardized over the nodes ``rows``: :math:`z(F)_{ic} = (F_{ic} - m_c) / s_c`.
 
     :math:`m_c` and :math:`s_c` are the mean and the population standard deviation (ddof 0) of column
-    c over every node, labeled ones included (``benchmarks/label_rates_explore.py``'s ``pp_zscore``);
-    a constant column (:math:`s_c = 0`) gives 0, not NaN.  The deviations are divided by their largest
-    magnitude before :math:`s_c` is taken (z is invariant to it): Poisson's potentials scale as 1/c
-    with the edge weights, and at c = 2^-600 their squares overflowed (z = 0), at 2^600 they
-    underflowed (z ~ 1e120).
+    c over the nodes ``rows`` (a boolean mask; None: every node), labeled ones included
+    (``benchmarks/label_rates_explore.py``'s ``pp_zscore``); the other nodes get z = 0.  A constant column
+    (:math:`s_c = 0`) gives 0, not NaN.  The deviations are divided by their largest magnitude before
+    :math:`s_c` is taken (z is invariant to it): Poisson's potentials scale as 1/c with the edge weights,
+    and at c = 2^-600 their squares overflowed (z = 0), at 2^600 they underflowed (z ~ 1e120).
     """
     F = np.asarray(F, dtype=np.float64)
-    D = F - F.mean(axis=0)
+    rows = np.ones(F.shape[0], dtype=bool) if rows is None else np.asarray(rows, dtype=bool)
+    Z = np.zeros_like(F)
+    if not rows.any():
+        return Z
+    D = F[rows] - F[rows].mean(axis=0)
     top = np.abs(D).max(axis=0)
     D = D / np.where(top > 0, top, 1.0)
     s = D.std(axis=0)
-    return D / np.where(s > 0, s, 1.0)
+    Z[rows] = D / np.where(s > 0, s, 1.0)
+    return Z
 
 
 #: Fewest columns for which ``graph="auto"`` of :class:`PoissonRidgeEnsembleClassifier` considers the
@@ -1222,8 +1228,10 @@ class PoissonRidgeEnsembleClassifier(_TransductiveClassifier, _GraphKernelRidge)
     I)^{-1} Y_S`, as :class:`GraphKernelRidgeClassifier`, with its own
     leave-one-out choice of :math:`\mu` for ``alpha="auto"``), both on the
     same graph, built once; :math:`m_c`, :math:`s_c` the mean and population
-    standard deviation of class column c over all n nodes (labeled ones
-    included).  Class = argmax of :math:`F` (then ``class_priors`` /
+    standard deviation of class column c over the nodes some label reaches
+    (labeled ones included; all n nodes on a connected graph); the nodes of
+    components without labels get :math:`F = 0` and the class prior, as in
+    every transductive classifier.  Class = argmax of :math:`F` (then ``class_priors`` /
     ``class_normalization`` as for every classifier).  The standardization
     puts the two methods' scores, of very different scales (Poisson's
     potentials grow with the graph, ridge scores live in [0, 1]), on one
@@ -1429,35 +1437,18 @@ class PoissonRidgeEnsembleClassifier(_TransductiveClassifier, _GraphKernelRidge)
         dtype = getattr(self, "_out_dtype", np.float64)
         self.poisson_scores_, self.ridge_scores_ = F_p.astype(dtype, copy=False), F_r.astype(dtype, copy=False)
         w = float(self.poisson_weight)
-        return w * _standardize_columns(F_p) + (1.0 - w) * _standardize_columns(F_r)
+        # standardized over the nodes some label reaches: both members give the others the class prior, which
+        # has no units, while Poisson's potentials are in 1/units of W -- over all nodes, the units of W moved
+        # the decision on reached nodes (W * 1e4: 5 of 90 changed class); the others get z = 0 (no
+        # information: the class prior, as in every transductive classifier)
+        reached = ~label_free_mask(W, S)
+        return w * _standardize_columns(F_p, reached) + (1.0 - w) * _standardize_columns(F_r, reached)
 
 
 # ---------------------------------------------------------------------------
 # Graph total variation
 # ---------------------------------------------------------------------------
 
-def _canonical_node_order(W, S, Y):
-    r"""An order of the labeled nodes S that does not depend on the numbering of the nodes.
-
-    Lexicographic in (targets Y, weighted degree :math:`d_i`, :math:`\sum_j w_{ij}^2`), the two graph
-    invariants rounded to 10 significant digits (a permuted graph sums a row's weights in another
-    order); nodes equal in all of them (automorphic, or the same point twice) keep their order.
-    """
-    W = sp.csr_array(W)
-    # in units of a power of two near the largest weight (exact; the order does not change): the
-    # squares of weights ~1e200 overflowed (NaN keys), of ~1e-200 underflowed (all 0)
-    W = W * np.ldexp(1.0, -power_of_two_exponent(W.data))
-    rows = np.asarray(S)
-    deg = np.asarray(W.sum(axis=1)).ravel()[rows]
-    sq = np.asarray(W.multiply(W).sum(axis=1)).ravel()[rows]
-
-    def rounded(v):
-        scale = np.where(v != 0, 10.0 ** np.floor(np.log10(np.abs(np.where(v != 0, v, 1.0)))), 1.0)
-        return np.round(v / scale, 9) * scale
-
-    Y2 = np.asarray(Y, dtype=np.float64).reshape(rows.size, -1)
-    keys = [rounded(sq), rounded(deg)] + [Y2[:, j] for j in range(Y2.shape[1] - 1, -1, -1)]
-    return np.lexsort(keys)
 
 
 #: ``R="auto"`` of the TV regressor drops graph TV when its fit takes one value on at least this fraction of the
@@ -1680,9 +1671,10 @@ _TV_DOC = r"""
         stay in the graph, unlabeled; each fold runs along the grid with warm
         starts (the previous primal and rescaled dual) at a duality gap of
         1e-2 (classifier) or 1e-3 (regressor), or 100 ``tol`` if smaller.
-        The folds are drawn (seeded) on the labeled nodes sorted by target,
-        weighted degree and sum of squared weights, so the choice does not
-        depend on the numbering of the nodes.  Classifier: 2 folds (stratified), CV accuracy, ties towards the
+        The folds are drawn (seeded) on the labeled nodes sorted by weighted
+        degree and sum of squared weights (the targets break ties), so the
+        choice depends neither on the numbering of the nodes nor on the sign
+        of the targets or the names of the classes.  Classifier: 2 folds (stratified), CV accuracy, ties towards the
         larger (faster) value; grid ``(0.1, 0.3, 0.9)`` with ``R="kernel"``
         (each fit a few working-set rounds on the shared kernel columns), and
         ``(0.5, 0.9)`` with ``R="incidence"``, whose decisions hardly move in

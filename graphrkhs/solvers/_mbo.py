@@ -599,7 +599,9 @@ def poisson_mbo(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_priors: O
         # tied rows (no prices separate them): their argmax put them all in one class (sizes [5, 1] for
         # [3, 3] on the complete graph K_6 with two labels)
         F[reach] = _argmax_is(F[reach], labels[reach])
-        low, top = F.min(), F.max()        # labeled nodes: their one-hot class above every score
+        # labeled nodes: their one-hot class above every score of the reached nodes (the label-free rows get
+        # the priors below and must not move them: appending an isolated node moved them by 1e-2)
+        low, top = F[~orphan].min(), F[~orphan].max()
         F[S] = low - 1.0
         F[S, codes] = top + 1.0
         F[orphan] = b
@@ -763,7 +765,7 @@ def volume_mbo(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_priors: Op
             _report_unsettled("volume_mbo", max_iter, changed[-1], free_idx.size)
         F = U - prices
         F[free_idx] = _argmax_is(F[free_idx], labels[free_idx])    # tied rows: as in poisson_mbo
-        low, top = F.min(), F.max()
+        low, top = F[~orphan].min(), F[~orphan].max()      # as in poisson_mbo: the reached rows only
         F[S] = low - 1.0
         F[S, codes] = top + 1.0
         F[orphan] = b

@@ -291,3 +291,57 @@ def test_a_graph_warning_of_both_members_is_shown_once():
         PoissonRidgeEnsembleClassifier(graph="precomputed").fit(W, y)
     free = [str(w.message) for w in caught if "without any labeled node" in str(w.message)]
     assert len(free) == 1 and free[0].startswith("2 node(s)")
+
+
+def _with_a_label_free_blob(n_free=15):
+    # the blobs' kNN graph plus a far unlabeled blob: a connected component that no label reaches
+    import scipy.sparse as sp
+
+    X, y, yy = _blobs()
+    far = np.random.default_rng(4).normal(size=(n_free, 2)) + 60.0
+    W = sp.csr_array(knn_graph(np.r_[X, far], 6))
+    return W, np.r_[yy, np.full(n_free, -1)], X.shape[0]
+
+
+@pytest.mark.filterwarnings("ignore:.*without any labeled node:graphrkhs.GraphWarning")
+@pytest.mark.parametrize("exponent", [-10, 13])
+def test_a_label_free_component_leaves_the_reached_nodes_free_of_the_units_of_w(exponent):
+    # Poisson learning gives the nodes no label reaches the class prior (no units) and the others potentials
+    # in 1/units of W: standardized over all nodes, the units of W moved the decision on reached nodes
+    # (W * 1e4: 5 of the 90 changed class)
+    W, yy, n = _with_a_label_free_blob()
+    c = 2.0 ** exponent                               # exact
+    a = PoissonRidgeEnsembleClassifier(graph="precomputed").fit(W, yy)
+    b = PoissonRidgeEnsembleClassifier(graph="precomputed").fit(W * c, yy)
+    np.testing.assert_array_equal(b.transduction_, a.transduction_)
+    np.testing.assert_allclose(b.scores_, a.scores_, rtol=1e-8, atol=1e-9)
+
+
+@pytest.mark.filterwarnings("ignore:.*without any labeled node:graphrkhs.GraphWarning")
+def test_standardized_over_the_reached_nodes_the_others_get_no_information():
+    # the oracle: z over the nodes some label reaches (labeled ones included), the formula written out on the
+    # two members' scores of the connected part; the label-free nodes get z = 0 and the class prior.  The
+    # graphs differ (the kernel ridge's Chebyshev series runs to 1e-8 on another spectrum bound): scores O(1)
+    # agree to 1e-6
+    W, yy, n = _with_a_label_free_blob()
+    est = PoissonRidgeEnsembleClassifier(graph="precomputed", tol=1e-12).fit(W, yy)
+    part = W[:n][:, :n]
+    P = PoissonLearningClassifier(graph="precomputed", tol=1e-12).fit(part, yy[:n])
+    R = GraphKernelRidgeClassifier(graph="precomputed").fit(part, yy[:n])
+    np.testing.assert_allclose(est.scores_[:n], 0.5 * _z(P.scores_) + 0.5 * _z(R.scores_), atol=1e-6)
+    np.testing.assert_array_equal(est.scores_[n:], 0.0)
+    np.testing.assert_allclose(est.label_distributions_[n:], np.full((W.shape[0] - n, 3), 1 / 3), rtol=1e-12)
+    # a new node joined to label-free nodes only gets the prior too (before: (0.39, 0.28, 0.33) on points)
+    np.testing.assert_allclose(est.predict_proba(W[n:n + 1].toarray()), np.full((1, 3), 1 / 3), rtol=1e-12)
+
+
+@pytest.mark.filterwarnings("ignore:.*without any labeled node:graphrkhs.GraphWarning")
+def test_an_isolated_unlabeled_node_changes_no_other_score(problem):
+    import scipy.sparse as sp
+
+    X, y, yy, W, P, R = problem
+    a = PoissonRidgeEnsembleClassifier(graph="precomputed").fit(W, yy)
+    b = PoissonRidgeEnsembleClassifier(graph="precomputed").fit(sp.block_diag([W, sp.csr_array((1, 1))]),
+                                                                np.r_[yy, -1])
+    np.testing.assert_allclose(b.scores_[:-1], a.scores_, rtol=1e-9, atol=1e-10)
+    np.testing.assert_array_equal(b.transduction_[:-1], a.transduction_)

@@ -357,9 +357,11 @@ def test_tv_regressor_auto_alpha_is_the_kfold_choice_of_independent_refits():
     grid = np.asarray(cv["param_alpha"])
     np.testing.assert_allclose(grid, np.std(y[S]) * np.array([0.1, 0.4, 1.6]))
     # oracle: the same folds, cold starts at a tight duality gap; the folds are drawn on the labeled
-    # nodes in the canonical order, here that of their (distinct) targets
+    # nodes in the canonical order, here that of their (distinct) weighted degrees
     folds = kfold_splits(np.zeros(30), 3, stratify=False, random_state=0)
-    Sc = S[np.argsort(y[S], kind="stable")]
+    deg = np.asarray(W.sum(axis=1)).ravel()[S]
+    assert np.unique(deg).size == 30
+    Sc = S[np.argsort(deg, kind="stable")]
     oracle = []
     for a in grid:
         errs = []

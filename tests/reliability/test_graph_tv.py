@@ -168,11 +168,12 @@ def test_regressor_is_scale_invariant_too():
 
 @pytest.mark.parametrize("exponent", [-600, 600])
 def test_cv_fold_order_does_not_depend_on_the_scale_of_the_weights(exponent):
-    # alpha='auto' draws its folds on the labeled nodes sorted by (target, degree, sum of squared
-    # weights).  Nodes 0 and 1 (class 0) have degree 1 each; node 0 by two edges of 1/2 (squares 1/2),
-    # node 1 by one edge of 1 (squares 1): node 0 comes first whatever the numbering.  At W * 2^600 the
-    # squares overflowed (inf / inf = NaN, numpy's invalid-value warning), at W * 2^-600 they underflowed
-    # to 0: the third key was lost and node 1, listed first, stayed first
+    # alpha='auto' draws its folds on the labeled nodes sorted by (degree, sum of squared weights,
+    # target).  Nodes 0, 1 (class 0) and 6 (class 1) have degree 1 each; node 0 by two edges of 1/2
+    # (squares 1/2), nodes 1 and 6 by one edge of 1 (squares 1), which the targets order: 0, 6, 1
+    # whatever the numbering.  At W * 2^600 the squares overflowed (inf / inf = NaN, numpy's invalid-value
+    # warning), at W * 2^-600 they underflowed to 0: the second key was lost and node 1, listed first,
+    # came before node 0
     from graphrkhs.estimators._transductive import _canonical_node_order
     W = np.zeros((7, 7))
     for i, j, w in [(0, 2, 0.5), (0, 3, 0.5), (1, 4, 1.0), (2, 4, 1.0), (3, 5, 1.0), (5, 6, 1.0)]:
@@ -180,7 +181,7 @@ def test_cv_fold_order_does_not_depend_on_the_scale_of_the_weights(exponent):
     S = np.array([1, 0, 6])
     Y = np.array([[1.0, 0.0], [1.0, 0.0], [0.0, 1.0]])
     ref = _canonical_node_order(sp.csr_array(W), S, Y)
-    np.testing.assert_array_equal(S[ref], [6, 0, 1])
+    np.testing.assert_array_equal(S[ref], [0, 6, 1])
     with np.errstate(over="raise", invalid="raise", divide="raise"):
         scaled = _canonical_node_order(sp.csr_array(W * 2.0 ** exponent), S, Y)
     np.testing.assert_array_equal(S[scaled], S[ref])

@@ -180,6 +180,29 @@ def test_mbo_sizes_the_reached_nodes_and_gives_label_free_components_the_priors(
     np.testing.assert_array_equal(F[30:], np.tile(b, (10, 1)))
 
 @pytest.mark.parametrize("solver", [poisson_mbo, volume_mbo])
+def test_mbo_scores_of_the_reached_nodes_do_not_depend_on_a_label_free_component(solver):
+    # A component without labels is not assigned and informs nothing: appending one (an isolated node, a
+    # separate clique) must leave every reached node's row as it was.  The labeled rows' scores (their class
+    # at the largest score plus 1, the others at the smallest minus 1) were taken from the extremes of U minus
+    # the prices over all rows, label-free ones included: on three blobs an isolated node moved them by 0.39
+    # (volume MBO) and 0.01 (Poisson MBO with mu = 1e-3, whose forcing then leaves U near the one-hot range).
+    import scipy.sparse as sp
+
+    rng = np.random.default_rng(0)
+    centres = np.array([[0.0, 0.0], [4.0, 0.0], [0.0, 4.0]])
+    X = np.repeat(centres, 30, axis=0) + rng.normal(scale=1.2, size=(90, 2))
+    W = sp.csr_array(g.knn_graph(X, 6))
+    labeled = np.array([0, 1, 2, 30, 31, 32, 60, 61, 62])
+    Y = np.eye(3)[np.repeat([0, 1, 2], 3)]
+    kw = {"mu": 1e-3} if solver is poisson_mbo else {}
+    F = solver(W, labeled, Y, **kw)
+    for extra in (sp.csr_array((1, 1)), sp.csr_array(np.ones((4, 4)) - np.eye(4))):
+        with pytest.warns(g.GraphWarning, match="without any labeled node"):
+            G = solver(sp.block_diag([W, extra], format="csr"), labeled, Y, **kw)
+        np.testing.assert_array_equal(G[:90], F)
+
+
+@pytest.mark.parametrize("solver", [poisson_mbo, volume_mbo])
 @pytest.mark.parametrize("n, b", [(6, [0.5, 0.5]), (6, [0.25, 0.75]), (8, [0.5, 0.5])])
 def test_mbo_labels_of_tied_nodes_have_the_class_sizes(solver, n, b):
     # the complete graph K_n with two labels: every unlabeled node ties, no class prices separate the
