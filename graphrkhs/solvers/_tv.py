@@ -883,6 +883,8 @@ def _pattern_step(AE, GE, rhs, theta, start):
     :math:`d = -P \theta \ne 0` (P the projection on the null space of :math:`A_E`, along which the fit stays
     and the l1 norm falls): ``(target, k)``, the point along d where the first source k reaches 0.  Otherwise
     (:math:`P \theta = 0`: the restricted problem is consistent) its minimum-norm solution."""
+    if AE.shape[1] == 0:                 # the empty pattern (s = 0); SciPy 1.13's LAPACK wrappers refuse 0 x 0
+        return np.zeros(0), None
     if AE.shape[1] <= AE.shape[0]:
         try:
             factor = scipy.linalg.cho_factor(GE, check_finite=False)
