@@ -716,8 +716,11 @@ def _plaprls_symmetric(Kd, Npsi, lam1, r0):
     E = R @ R.T
     E *= -1.0 / n
     E.flat[::n + 1] += 1.0
-    A += lam1 * (E @ E)
+    EE = E @ E                                           # (I - R R^T / n)^2
     del E
+    EE *= lam1
+    A += EE                                              # peak: K, R, A, E and E^2 (5 n^2 floats)
+    del EE
     A = (A + A.T) / 2.0
     try:
         cA = sla.cho_factor(A, overwrite_a=True, check_finite=False)
@@ -1057,7 +1060,7 @@ def plaprls_fit(K: Union[np.ndarray, KernelOperator], labeled: Indices, Y: Array
     info = {"solver": solver}
     if solver == "direct":
         # an explicit P adds its dense copy and, when it is indefinite, its eigenvectors (see _psd_penalty)
-        memory_guard((4 if P is None else 5) * n * n * 8, f"the dense PLapRLS system on {n} points",
+        memory_guard(5 * n * n * 8, f"the dense PLapRLS system on {n} points",
                      "use solver='cg' with integral_operator='empirical'.")
     if P is None:  # empirical: P = K (I - K/n)^2
         alpha = None
