@@ -934,7 +934,9 @@ def _active_set_lasso(A, b, s0, mu):
     step lowers the objective, so no pattern repeats and the method ends at the exact optimum after finitely many
     steps -- on nearly collinear columns too (duplicated points: twin nodes whose kernel columns agree to 1e-3,
     with large opposite sources), where LARS broke down and coordinate descent crept.  A singular
-    :math:`A_E^T A_E` (exactly equal columns) is solved by least squares.  Stops at rounding level: when a step
+    :math:`A_E^T A_E` (exactly equal columns, or more sources than rows) is handled by the SVD of :math:`A_E`
+    (:func:`_pattern_step`): a step along its null space that lowers the l1 norm, else the minimum-norm
+    solution.  Stops at rounding level: when a step
     no longer lowers the objective, or after ``ACTIVE_SET_STEPS`` times the number of columns of A steps."""
     k = A.shape[1]
     G = A.T @ A
