@@ -115,7 +115,8 @@ def _rows_per_block(p):
     return max(1, TANGENT_BLOCK_BYTES // (8 * p * (2 * N_TANGENTS + 1)))
 
 
-def tangent_rerank(U_query, U_fitted, candidates, n_neighbors, image_shape, *, smoothing=TANGENT_SMOOTHING):
+def tangent_rerank(U_query, U_fitted, candidates, n_neighbors, image_shape, *, smoothing=TANGENT_SMOOTHING,
+                   tie=None):
     r"""The ``n_neighbors`` nearest of each query's candidates in one-sided tangent distance.
 
     Parameters
@@ -129,12 +130,16 @@ def tangent_rerank(U_query, U_fitted, candidates, n_neighbors, image_shape, *, s
         unchecked).
     n_neighbors : int
         Neighbours kept, <= c.
+    tie : ndarray of int (n,), optional
+        The tie ranks of the rows of ``U_fitted`` (``graphrkhs.graphs._search.tie_ranks``): candidates at
+        exactly the same tangent distance are kept in this order, as the exact Euclidean searches keep
+        theirs, so the graph does not depend on the order of the rows.  None: by index.
 
     Returns
     -------
     dist, idx : ndarray (m, n_neighbors)
         :math:`d_\tau` (see the module documentation), ascending per row with ties in (distance,
-        index) order, and the rows of ``U_fitted``.
+        tie rank) order, and the rows of ``U_fitted``.
 
     Memory: the tangent bases of ``TANGENT_BLOCK_BYTES`` worth of query rows at a time; the pairs'
     differences are never stored (a compiled loop reads both rows in place).
@@ -153,7 +158,7 @@ def tangent_rerank(U_query, U_fitted, candidates, n_neighbors, image_shape, *, s
         rows = slice(lo, min(m, lo + step))
         T, A = tangent_bases(U_query[rows], image_shape, smoothing, factored=True)
         _tangent_sq(U_query[rows], U_fitted, candidates[rows], T, A, sq[rows])
-    order = _order(sq, candidates)[:, :n_neighbors]
+    order = _order(sq, candidates if tie is None else np.asarray(tie)[candidates])[:, :n_neighbors]
     return np.sqrt(np.take_along_axis(sq, order, axis=1)), np.take_along_axis(candidates, order, axis=1)
 
 
@@ -186,9 +191,9 @@ def _tangent_sq(U, F, cand, T, A, out):
             out[a, b] = total if total > 0.0 else 0.0
 
 
-def _order(sq, candidates):
-    """Per row, the column order by (distance, index)."""
-    by_index = np.argsort(candidates, axis=1, kind="stable")
+def _order(sq, key):
+    """Per row, the column order by (distance, key): the candidates' tie ranks, or their indices."""
+    by_index = np.argsort(key, axis=1, kind="stable")
     by_dist = np.argsort(np.take_along_axis(sq, by_index, axis=1), axis=1, kind="stable")
     return np.take_along_axis(by_index, by_dist, axis=1)
 

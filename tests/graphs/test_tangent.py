@@ -310,3 +310,46 @@ def test_square_image_test_does_not_depend_on_the_scale(scale):
     X = _blobs(400, 12, seed=8)
     assert square_image_shape(X * scale) == (12, 12)
     assert square_image_shape(_sequences("random_walk") * scale) is None
+
+
+def _flat_and_one_pixel_images(seed=0):
+    """A flat 8 x 8 image and 15 images of one lit pixel (distinct places): the flat image is at the same
+    tangent distance (its chord distance, no tangent plane) from every one-pixel image."""
+    rng = np.random.default_rng(seed)
+    X = np.zeros((16, 64))
+    X[0] = 1.0
+    X[np.arange(1, 16), rng.choice(64, 15, replace=False)] = 1.0
+    return X
+
+
+@pytest.mark.parametrize("k", [1, 3])
+def test_tangent_ties_go_to_the_lexicographically_first_candidates(k):
+    # exact ties at the flat image: its neighbours are the one-pixel images that come first in lexicographic
+    # order of their (unit) rows, those lit farthest along the reading order, whatever their row numbers
+    X = _flat_and_one_pixel_images()
+    lit = X[1:].argmax(axis=1)
+    expected = 1 + np.argsort(-lit)[:k]
+    rng = np.random.default_rng(1)
+    for trial in range(3):
+        p = np.r_[0, 1 + rng.permutation(15)] if trial else np.arange(16)
+        W = knn_graph(X[p], k, metric="tangent", image_shape=(8, 8), weight="binary", mode="union").toarray()
+        inv = np.argsort(p)
+        assert set(expected) <= set(p[np.flatnonzero(W[0])]), trial   # p maps rows of X[p] to rows of X
+        W_back = W[inv][:, inv]
+        if trial:
+            np.testing.assert_array_equal(W_back, W0)
+        else:
+            W0 = W_back
+
+
+@pytest.mark.parametrize("mode", ["union", "mutual"])
+def test_tangent_graph_of_permuted_digits_is_the_permuted_graph(mode):
+    from sklearn.datasets import load_digits
+
+    X = load_digits().data[:300]
+    p = np.random.default_rng(3).permutation(len(X))
+    W = knn_graph(X, 5, metric="tangent", image_shape=(8, 8), mode=mode)
+    Wp = knn_graph(X[p], 5, metric="tangent", image_shape=(8, 8), mode=mode)
+    expected = W[p][:, p].toarray()
+    np.testing.assert_array_equal(Wp.toarray() != 0, expected != 0)
+    np.testing.assert_allclose(Wp.toarray(), expected, rtol=1e-14, atol=0)
