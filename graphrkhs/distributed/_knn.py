@@ -38,10 +38,14 @@ cell that fails the test holds no neighbour: the complete halo pass
 :func:`graphrkhs.knn_graph` with the same weights and symmetrization (the
 graph is finished by :func:`graphrkhs.graphs.graph_from_neighbors`).  The
 lists follow the serial exact searches' one rule: final squared distances
-from ``graphrkhs.graphs._search._exact_rerank``, neighbours in (distance,
-index) order (``_order_ties``), so on tied data (grids, duplicates) the same
-lower-indexed neighbours win; each halo query screens ``k + 8`` candidates of
-a cell and re-ranks every point of it for a row where a tie may straddle them.  An
+from ``graphrkhs.graphs._search._exact_rerank``, neighbours in (distance, tie
+rank) order (``_order_ties``, ``tie_ranks``: the rows' lexicographic order,
+exact copies by index), so on tied data (grids, duplicates) the same
+neighbours win, whatever the order of the rows.  The cells name the points by
+their global tie ranks while they search (every comparison of two names is
+then the tie rule) and the lists are renamed to row numbers at the end; each
+halo query screens ``k + 8`` candidates of a cell and re-ranks every point of
+it for a row where a tie may straddle them.  An
 integer ``halo=h`` visits at most the h candidate cells with the smallest
 bound per point (approximate; the recall is reported).
 
@@ -82,6 +86,7 @@ from ..graphs import ascending_rows as _ascending
 from ..graphs import exact_sq_distances as _exact_rerank
 from ..graphs import lexsort_rows as _lexsort_rows
 from ..graphs import order_ties as _order_ties
+from ..graphs import tie_ranks
 from ._comm import call_together, compute_on_root
 
 __all__ = ["distributed_knn_graph", "edge_recall", "fit_cells", "KNNCells"]
@@ -296,17 +301,19 @@ def fit_cells(X, n_cells, partitioner="kmeans", sample_size=None, random_state=N
 def _own_search(Xc, members, k):
     """k nearest neighbours of the cell's points among the cell's points.
 
-    Returns (d2, idx) of shape (m, k): the final squared distances of the serial exact searches
-    (:func:`~graphrkhs.graphs._search._exact_rerank`) and global indices, in (distance, index)
-    order (the members are ascending, so local order is global order); a cell of at most k points
-    pads with distance inf and index -1.
+    ``members``: the points' global names, their tie ranks (:func:`~graphrkhs.graphs._search.tie_ranks` of all
+    the points; the rows of ``Xc`` in ascending row number).  Returns (d2, idx) of shape (m, k): the final
+    squared distances of the serial exact searches (:func:`~graphrkhs.graphs._search._exact_rerank`) and
+    global names, in (distance, name) order, the serial tie rule (the local search's tie ranks order the
+    cell's points as their global ones do: the same contents, copies in the same row order); a cell of at
+    most k points pads with distance inf and name -1.
     """
     m = Xc.shape[0]
     d2 = np.full((m, k), np.inf)
     idx = np.full((m, k), -1, dtype=np.int64)
     rows = np.arange(m)
     if m > k:
-        # graphrkhs' own exact search: the same neighbours, ties to the lower index, as knn_graph
+        # graphrkhs' own exact search: the same neighbours, ties by tie rank, as knn_graph
         _, i_loc = knn_search(Xc, k, "auto", np.random.default_rng(0), workers=-1 if m >= _PARALLEL_QUERIES else 1)
         d2[:], idx[:] = _order_ties(_exact_rerank(Xc, rows, i_loc), members[i_loc], k)
     elif m > 1:
@@ -317,11 +324,11 @@ def _own_search(Xc, members, k):
 
 
 def _query(Xq, Xt, members_t, k, tree=None):
-    """k nearest points of the target block ``Xt`` (global numbers ``members_t``, ascending) to each query row.
+    """k nearest points of the target block ``Xt`` (global names ``members_t``, the tie ranks) to each query row.
 
     Returns ``(d2, idx)`` of shape (m_q, min(k, m_t)): the serial searches' final squared distances
-    (:func:`~graphrkhs.graphs._search._exact_rerank`) and global indices, the first ``min(k, m_t)``
-    of the block in (distance, index) order (:func:`~graphrkhs.graphs._search._order_ties`), ties
+    (:func:`~graphrkhs.graphs._search._exact_rerank`) and global names, the first ``min(k, m_t)``
+    of the block in (distance, name) order (:func:`~graphrkhs.graphs._search._order_ties`), ties
     straddling the screened candidates included.  ``tree``: a cKDTree of ``Xt`` to reuse (low dimension).
     """
     mq, mt = Xq.shape[0], Xt.shape[0]
@@ -406,7 +413,8 @@ def _screen_brute(Xq, Xt, members_t, m, kk, exact):
 
 
 def _merge(d2, idx, d_new, i_new):
-    """The k first of two candidate lists per row in (distance, index) order (the serial tie rule)."""
+    """The k first of two candidate lists per row in (distance, name) order (names = tie ranks: the serial tie
+    rule)."""
     k = d2.shape[1]
     D, I = _lexsort_rows(np.concatenate([d2, d_new], axis=1), np.concatenate([idx, i_new], axis=1))
     return D[:, :k], I[:, :k]
@@ -434,8 +442,8 @@ def _candidates(cells, Xc, own, r, halo):
 def cell_phase1(Xc, members, own, cells, k, halo):
     """Own-cell search of cell ``own`` and the cells its points must visit.
 
-    Returns ``(d2, idx, need)``: the (m, k) lists (squared distances, global indices) and the (m, P)
-    visit mask.
+    ``members``: the cell's points' global names (their tie ranks).  Returns ``(d2, idx, need)``: the (m, k)
+    lists (squared distances, global names) and the (m, P) visit mask.
     """
     d2, idx = _own_search(Xc, members, k)
     need = (_candidates(cells, Xc, own, np.sqrt(d2[:, -1]), halo) if Xc.shape[0]
@@ -470,18 +478,19 @@ def cell_phase2(Xc, phase1, targets, trees=None):
 # Executors
 # ---------------------------------------------------------------------------
 
-def _run_serial(Xs, labels, cells, k, halo, progress):
+def _run_serial(Xs, labels, names, cells, k, halo, progress):
     P = cells.n_cells
     members = [np.flatnonzero(labels == c) for c in range(P)]
-    blocks = [(Xs[mem], mem) for mem in members]
+    blocks = [(Xs[mem], names[mem]) for mem in members]
     n = Xs.shape[0]
     d2 = np.empty((n, k))
     idx = np.empty((n, k), dtype=np.int64)
     visits = np.zeros(P, dtype=np.int64)
     trees = {}   # each cell's kd-tree built once for all the cells that visit it
     for c in range(P):  # a loop over cells
-        Xc, mem = blocks[c]
-        ph1 = cell_phase1(Xc, mem, c, cells, k, halo)
+        Xc, named = blocks[c]
+        mem = members[c]
+        ph1 = cell_phase1(Xc, named, c, cells, k, halo)
         wanted = np.flatnonzero(ph1[2].any(axis=0))
         visits[c] = int(ph1[2].sum())
         d2[mem], idx[mem] = cell_phase2(Xc, ph1, {b: blocks[b] for b in wanted}, trees)
@@ -499,7 +508,7 @@ def _mpi_comm(comm):
     return MPI.COMM_WORLD
 
 
-def _run_mpi(Xs, labels, cells, k, halo, comm, progress):
+def _run_mpi(Xs, labels, names, cells, k, halo, comm, progress):
     """Each rank its cells (c = rank, rank + size, ...); the neighbour lists are all-gathered."""
     size, rank = comm.Get_size(), comm.Get_rank()
     P = cells.n_cells
@@ -513,10 +522,10 @@ def _run_mpi(Xs, labels, cells, k, halo, comm, progress):
         for c in mine:  # a loop over this rank's cells
             mem = members[c]
             Xc = Xs[mem]
-            ph1 = cell_phase1(Xc, mem, c, cells, k, halo)
+            ph1 = cell_phase1(Xc, names[mem], c, cells, k, halo)
             wanted = np.flatnonzero(ph1[2].any(axis=0))
             visits[c] = int(ph1[2].sum())
-            d, i = cell_phase2(Xc, ph1, {b: (Xs[members[b]], members[b]) for b in wanted}, trees)
+            d, i = cell_phase2(Xc, ph1, {b: (Xs[members[b]], names[members[b]]) for b in wanted}, trees)
             local_rows.append(mem), local_d.append(d), local_i.append(i)
 
     # a failure in one rank's cells (memory, a search error) is raised on every rank, none waits in the allgather
@@ -562,11 +571,11 @@ def _needed_cells(ph1):
     return np.flatnonzero(need.any(axis=0)), int(need.sum())
 
 
-def _run_dask(Xs, labels, cells, k, halo, client, progress):
+def _run_dask(Xs, labels, names, cells, k, halo, client, progress):
     """One task per cell and phase; each cell's points are scattered once and fetched by the tasks that visit it."""
     P = cells.n_cells
     members = [np.flatnonzero(labels == c) for c in range(P)]
-    blocks = client.scatter([(Xs[mem], mem) for mem in members], hash=False)
+    blocks = client.scatter([(Xs[mem], names[mem]) for mem in members], hash=False)
     cells_f = client.scatter(cells, broadcast=True, hash=False)
     ph1 = [client.submit(_phase1_task, blocks[c], c, cells_f, k, halo, pure=False) for c in range(P)]
     # Only the small visit lists come back to the client, to wire the halo tasks to the cells they read.
@@ -618,7 +627,7 @@ def distributed_knn_graph(X, n_neighbors=10, *, n_cells=None, partitioner="kmean
     neighbour lists are exact and the graph equals :func:`graphrkhs.knn_graph`
     (exact algorithm) with the same ``weight``, ``sigma`` and ``mode``:
     the same edges, tied data included (the final distances are the serial
-    search's and exact ties go to the lower index, as there), and the weights
+    search's and exact ties go by the points' contents, as there), and the weights
     computed by the same function, :func:`graphrkhs.graphs.graph_from_neighbors`.
 
     Parameters
@@ -740,16 +749,22 @@ def distributed_knn_graph(X, n_neighbors=10, *, n_cells=None, partitioner="kmean
         cells, labels = fit_cells(Xs, n_cells, partitioner, sample_size, seed)
     n_cells = cells.n_cells
     progress(f"{n_cells} {partitioner} cells of sizes {np.bincount(labels, minlength=n_cells).tolist()}")
+    # the cells name the points by their tie ranks (the serial searches' tie rule, computed alike on every MPI
+    # rank from the same points): ties between names are then ties between contents, as in knn_graph
+    names = tie_ranks(Xs)
     if kind == "serial":
-        d2, idx, visits = _run_serial(Xs, labels, cells, k, halo, progress)
+        d2, idx, visits = _run_serial(Xs, labels, names, cells, k, halo, progress)
     elif kind == "mpi":
-        d2, idx, visits = _run_mpi(Xs, labels, cells, k, halo, comm_, progress)
+        d2, idx, visits = _run_mpi(Xs, labels, names, cells, k, halo, comm_, progress)
     else:
-        d2, idx, visits = _run_dask(Xs, labels, cells, k, halo, client, progress)
+        d2, idx, visits = _run_dask(Xs, labels, names, cells, k, halo, client, progress)
     dist = np.sqrt(d2)   # the serial searches' final distances (knn_search), bit for bit
     if (idx < 0).any():  # only an approximate halo leaves a point with fewer than k candidates
         raise RuntimeError(f"halo={halo} left some points with fewer than {k} neighbours; use more cells "
                            "per point (a larger halo) or halo='exact'.")
+    row_of = np.empty(n, dtype=np.int64)
+    row_of[names] = np.arange(n)
+    idx = row_of[idx]   # names back to row numbers
     # graph_from_neighbors' warnings (a sigma that underflows every edge of a node: knn_graph's GraphWarning)
     # name the caller's line, as knn_graph's do; on MPI every rank builds the graph, so every rank warns once
     W = graph_from_neighbors(dist, idx, weight=weight, sigma=sigma, relative_width=relative_width, mode=mode,

@@ -37,12 +37,14 @@ from ._search import KD_TREE_MAX_DIM, knn_search  # noqa: F401
 # cell-wise construction of graphrkhs.distributed.
 from ._construct import graph_from_neighbors  # noqa: F401
 from ._search import estimate_recall  # noqa: F401
-# The exact searches' final squared distances and their tie rule ((distance, index) order), public here
-# (not in __all__) so that the cell-wise construction of graphrkhs.distributed follows the same one rule.
+# The exact searches' final squared distances and their tie rule ((distance, tie rank) order, the tie ranks
+# the rows' lexicographic order), public here (not in __all__) so that the cell-wise construction of
+# graphrkhs.distributed follows the same one rule.
 from ._search import _ascending as ascending_rows  # noqa: F401
 from ._search import _exact_rerank as exact_sq_distances  # noqa: F401
 from ._search import _lexsort_rows as lexsort_rows  # noqa: F401
 from ._search import _order_ties as order_ties  # noqa: F401
+from ._search import tie_ranks  # noqa: F401
 # The memory estimate of a kNN search and its graph assembly, for the same check there.
 from ._search import _search_bytes as knn_search_bytes  # noqa: F401
 # The points whose Euclidean distances are a graph's distances under metric=, public here (not in

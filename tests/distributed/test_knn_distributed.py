@@ -285,7 +285,7 @@ def test_duplicated_points_give_no_foreign_warning():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         W, cells = distributed_knn_graph(X, 4, n_cells=5, partitioner="kmeans", weight="binary", random_state=0)
-    # each point's 4 neighbours: the 4 lowest-indexed other copies of it (distance 0, ties to the lower index)
+    # each point's 4 neighbours: the 4 lowest-indexed other copies of it (distance 0; copies go by index)
     A = np.zeros((30, 30))
     for i in range(30):
         copies = [j for j in range(10 * (i // 10), 10 * (i // 10) + 10) if j != i]

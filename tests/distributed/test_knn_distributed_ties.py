@@ -1,7 +1,10 @@
-"""Cell-wise kNN graphs break exact distance ties as the serial exact searches do: toward the lower index.
+"""Cell-wise kNN graphs break exact distance ties as the serial exact searches do: by the points' contents.
 
-Oracles: neighbour lists of integer points ordered by (squared distance, index), both computed in
-integer arithmetic (np.lexsort), for the edge sets; the serial knn_graph (whose lists
+Among points at exactly the same distance the one whose coordinates come first lexicographically wins
+(exact copies by index), so the graph does not depend on the order of the rows.
+
+Oracles: neighbour lists of integer points ordered by (squared distance, content rank), both computed in
+integer arithmetic (np.lexsort; the content rank by np.lexsort over the columns), for the edge sets; the serial knn_graph (whose lists
 tests/graphs/test_knn_ties.py checks against the same oracle) for the weights, which must agree to 1e-15.
 Under ``mpiexec -n 2`` the MPI executor runs on two ranks (each rank its cells).
 """
@@ -15,14 +18,24 @@ from graphrkhs import knn_graph
 from graphrkhs.distributed._knn import distributed_knn_graph
 
 
+def _content_rank(P):
+    """Each row's position in the order (row values lexicographically, then index)."""
+    n, d = P.shape
+    order = np.lexsort((np.arange(n),) + tuple(P[:, c] for c in range(d - 1, -1, -1)))
+    rank = np.empty(n, dtype=np.int64)
+    rank[order] = np.arange(n)
+    return rank
+
+
 def _oracle_lists(P, k):
     P = np.asarray(P, dtype=np.int64)
     D = ((P[:, None, :] - P[None, :, :]) ** 2).sum(axis=2)
+    rank = _content_rank(P)
     n = len(P)
     out = np.empty((n, k), dtype=np.int64)
     for i in range(n):
         others = np.delete(np.arange(n), i)
-        o = np.lexsort((others, D[i, others]))
+        o = np.lexsort((rank[others], D[i, others]))
         out[i] = others[o[:k]]
     return out
 
@@ -47,14 +60,18 @@ def _check(P, k, n_cells, partitioner, executor, weights=("binary", "gaussian"),
         assert np.abs(W - W0).max() <= 1e-15, (weight, n_cells, partitioner)
 
 
+@pytest.mark.parametrize("first", [0, 4])
 @pytest.mark.parametrize("executor", ["serial", "mpi"])
 @pytest.mark.parametrize("partitioner", ["kmeans", "rcb"])
-def test_halfway_point_links_to_the_lower_index(executor, partitioner):
-    # node 8 is at distance exactly 1 from nodes 0 and 4; serially node 0 wins.  With 3 k-means cells
-    # node 8 found node 4 (the cell of nodes 4-7 was visited after its own cell).
+def test_halfway_point_links_to_the_lexicographically_first_point(executor, partitioner, first):
+    # node 8 is at distance exactly 1 from (-1, 0) and (1, 0); serially (-1, 0) wins, node 0, or node 4 once
+    # the clusters' rows are swapped.  With 3 k-means cells node 8 once found node 4 (the cell of nodes 4-7 was
+    # visited after its own cell).
     X = np.array([[-1, 0], [-1.1, 0], [-1.2, 0], [-1.3, 0], [1, 0], [1.1, 0], [1.2, 0], [1.3, 0], [0, 0]])
+    if first == 4:
+        X = X[[4, 5, 6, 7, 0, 1, 2, 3, 8]]
     expected_row = np.zeros(9)
-    expected_row[0] = 1.0
+    expected_row[first] = 1.0
     for n_cells in (1, 2, 3, 9):
         W, _ = distributed_knn_graph(X, 1, n_cells=n_cells, partitioner=partitioner, weight="binary",
                                      executor=executor, random_state=0)
@@ -105,3 +122,25 @@ def test_high_dimensional_ties_are_the_serial_graph(partitioner):
 def test_float32_lattice_is_the_serial_graph():
     P = np.array(list(itertools.product(range(6), range(5))))
     _check(P, 3, 4, "rcb", "serial", dtype=np.float32)
+
+
+@pytest.mark.parametrize("executor", ["serial", "mpi"])
+@pytest.mark.parametrize("partitioner", ["kmeans", "rcb"])
+def test_permuted_rows_give_the_permuted_graph(executor, partitioner):
+    # small integers in 5 dimensions (many equal distances) and scikit-learn's digits (integer pixels, 64
+    # dimensions: the brute-force halo queries); no copies, so the permuted graph is the graph permuted
+    from sklearn.datasets import load_digits
+
+    rng = np.random.default_rng(6)
+    small = np.unique(rng.integers(0, 4, size=(180, 5)), axis=0)     # distinct rows (np.unique sorts them) ...
+    small = small[rng.permutation(len(small))].astype(float)         # ... shuffled
+    for X, k, n_cells in ((small, 6, 4),
+                          (load_digits().data[:300], 10, 3)):
+        W, _ = distributed_knn_graph(X, k, n_cells=n_cells, partitioner=partitioner, weight="binary",
+                                     executor=executor, random_state=0)
+        np.testing.assert_array_equal(W.toarray() != 0, _union_adjacency(_oracle_lists(X, k), len(X)) != 0)
+        for seed in (1, 2):
+            p = np.random.default_rng(seed).permutation(len(X))
+            Wp, _ = distributed_knn_graph(X[p], k, n_cells=n_cells, partitioner=partitioner, weight="binary",
+                                          executor=executor, random_state=0)
+            np.testing.assert_array_equal(Wp.toarray(), W.toarray()[p][:, p])
