@@ -229,12 +229,25 @@ def test_knn_one_task_per_cell(client):
     assert _rel(op.matmat(x), L @ x) <= 1e-12
 
 
-def test_knn_ties_go_to_the_lower_index_as_serially(client):
-    # node 8 is at distance exactly 1 from nodes 0 and 4 (serially node 0 wins; cell-wise node 4 did), and a
-    # grid with 4 neighbours at distance 1: the same edges and weights as knn_graph, one task per cell
+def test_knn_ties_follow_the_serial_content_rule(client):
+    # node 8 is at distance exactly 1 from (-1, 0) and (1, 0): serially (-1, 0) wins (lexicographically first),
+    # node 0, or node 4 once the clusters' rows are swapped (cell-wise the later-visited cell once won); a grid
+    # with 4 neighbours at distance 1: the same edges and weights as knn_graph, one task per cell
     X = np.array([[-1, 0], [-1.1, 0], [-1.2, 0], [-1.3, 0], [1, 0], [1.1, 0], [1.2, 0], [1.3, 0], [0, 0]])
     W, _ = distributed_knn_graph(X, 1, n_cells=3, weight="binary", executor=client, random_state=0)
     assert W.toarray()[8].tolist() == [1.0] + [0.0] * 8
+    W, _ = distributed_knn_graph(X[[4, 5, 6, 7, 0, 1, 2, 3, 8]], 1, n_cells=3, weight="binary", executor=client,
+                                 random_state=0)
+    assert W.toarray()[8].tolist() == [0.0] * 4 + [1.0] + [0.0] * 4
+    # shuffled rows of distinct small-integer points: the graph with its nodes shuffled
+    rng = np.random.default_rng(4)
+    P = np.unique(rng.integers(0, 4, size=(150, 4)), axis=0).astype(float)
+    P = P[rng.permutation(len(P))]
+    p = rng.permutation(len(P))
+    A, _ = distributed_knn_graph(P, 5, n_cells=4, weight="binary", executor=client, random_state=0)
+    B, _ = distributed_knn_graph(P[p], 5, n_cells=4, weight="binary", executor=client, random_state=0)
+    np.testing.assert_array_equal(B.toarray(), A.toarray()[p][:, p])
+    np.testing.assert_array_equal(A.toarray(), gr.knn_graph(P, 5, weight="binary").toarray())
     G = np.array([[i, j] for i in range(7) for j in range(6)], dtype=float)
     W, _ = distributed_knn_graph(G, 3, n_cells=4, partitioner="rcb", executor=client, random_state=0)
     W0 = gr.knn_graph(G, 3)
