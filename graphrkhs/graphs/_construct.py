@@ -433,7 +433,7 @@ def knn_graph(X: ArrayLike, n_neighbors: int = 10, *,
         progress(f"tangent distances of {n_search} candidates per point")
         U = np.asarray(X, dtype=np.float64)
         # candidates at equal tangent distances in the cosine search's tie order (the rows' contents)
-        dist, idx = _tangent.tangent_rerank(U, U, idx, n_neighbors, image_shape, tie=_knn.tie_ranks(U))
+        dist, idx = _tangent.tangent_rerank(U, U, idx, n_neighbors, image_shape, tie=_knn._TieRanks(U))
         scale = 1.0          # unit rows: distances <= 2, never near overflow
         info["tangent_candidates"] = n_search
     progress("neighbour search done; weighting and symmetrizing")

@@ -131,9 +131,10 @@ def tangent_rerank(U_query, U_fitted, candidates, n_neighbors, image_shape, *, s
     n_neighbors : int
         Neighbours kept, <= c.
     tie : ndarray of int (n,), optional
-        The tie ranks of the rows of ``U_fitted`` (``graphrkhs.graphs._search.tie_ranks``): candidates at
-        exactly the same tangent distance are kept in this order, as the exact Euclidean searches keep
-        theirs, so the graph does not depend on the order of the rows.  None: by index.
+        The tie ranks of the rows of ``U_fitted`` (``graphrkhs.graphs._search.tie_ranks``, or anything
+        indexed alike; looked up only for a row with a tie): candidates at exactly the same tangent
+        distance are kept in this order, as the exact Euclidean searches keep theirs, so the graph does
+        not depend on the order of the rows.  None: by index.
 
     Returns
     -------
@@ -158,7 +159,7 @@ def tangent_rerank(U_query, U_fitted, candidates, n_neighbors, image_shape, *, s
         rows = slice(lo, min(m, lo + step))
         T, A = tangent_bases(U_query[rows], image_shape, smoothing, factored=True)
         _tangent_sq(U_query[rows], U_fitted, candidates[rows], T, A, sq[rows])
-    order = _order(sq, candidates if tie is None else np.asarray(tie)[candidates])[:, :n_neighbors]
+    order = _order(sq, candidates, tie)[:, :n_neighbors]
     return np.sqrt(np.take_along_axis(sq, order, axis=1)), np.take_along_axis(candidates, order, axis=1)
 
 
@@ -191,11 +192,16 @@ def _tangent_sq(U, F, cand, T, A, out):
             out[a, b] = total if total > 0.0 else 0.0
 
 
-def _order(sq, key):
-    """Per row, the column order by (distance, key): the candidates' tie ranks, or their indices."""
-    by_index = np.argsort(key, axis=1, kind="stable")
-    by_dist = np.argsort(np.take_along_axis(sq, by_index, axis=1), axis=1, kind="stable")
-    return np.take_along_axis(by_index, by_dist, axis=1)
+def _order(sq, candidates, tie=None):
+    """Per row, the column order by (distance, tie rank of the candidate), or (distance, index) without
+    ``tie``; the ranks are looked up for the rows with a tie only."""
+    order = np.argsort(sq, axis=1, kind="stable")
+    s = np.take_along_axis(sq, order, axis=1)
+    tied = np.flatnonzero((s[:, 1:] == s[:, :-1]).any(axis=1))
+    if tied.size:
+        key = candidates[tied] if tie is None else tie[candidates[tied]]
+        order[tied] = np.lexsort((key, sq[tied]), axis=-1)
+    return order
 
 
 def square_image_shape(X, random_state=0):
