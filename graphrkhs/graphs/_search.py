@@ -219,8 +219,9 @@ def tie_ranks(X):
     that exact copies of one point are told apart by index (the graph is equivariant up to swapping identical
     points).  Dense and sparse rows with the same values get the same ranks.  Cost: O(n log n) row
     comparisons, NumPy's lexsort up to ``_LEXSORT_MAX_COLUMNS`` columns, a compiled merge sort above (0.2-0.3 s
-    on the 70000 x 784 Fashion-MNIST pixels, about 0.5 % of their exact search, 50 s); the searches compute it
-    only when a tie is to be broken (:class:`_TieRanks`).
+    on the 70000 x 784 Fashion-MNIST pixels, about 0.5 % of their exact brute-force search, 50 s; 0.3 s on
+    10^6 integer points in 3-D, about 3 % of their kd-tree search, 9 s); the searches compute it only when a
+    tie is to be broken (:class:`_TieRanks`), so data without ties pays nothing.
     """
     n = X.shape[0]
     if not sp.issparse(X) and X.ndim == 2 and X.shape[1] <= _LEXSORT_MAX_COLUMNS:
