@@ -325,8 +325,6 @@ def knn_graph(X: ArrayLike, n_neighbors: int = 10, *,
     rows: ``knn_graph(X[p])`` is ``knn_graph(X)`` with its nodes permuted
     by ``p``, up to swapping exact copies of a point (which are told apart
     by index only; the two graphs are then isomorphic through that swap).
-    (Until 2026-11 ties went to the lower index: on scikit-learn's digits,
-    k=10, 116 of 24678 stored entries moved when the rows were shuffled.)
     The distances compared are the returned ones,
     :math:`\sum_c (x_{ic} - x_{jc})^2` summed over the features in order
     (the same numbers on every exact path), so a tie is a tie in floating
