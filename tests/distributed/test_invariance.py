@@ -11,7 +11,11 @@ the MPI backend, under plain pytest (one rank) and under ``mpiexec -n 2`` (two p
 * node numbering, class names (strings, priors by name) and the units of W (``alpha / c`` on ``c W``, where
   ``alpha`` is in the units of W) as in the serial identities;
 * bad input: the same ``ValueError`` on every rank, before any collective operation (a rank that raised
-  while another waited in a collective would leave the run hanging: mpiexec's timeout is the check).
+  while another waited in a collective would leave the run hanging: mpiexec's timeout is the check);
+* the products come back as arrays the caller may write to, as serially.
+
+The same agreement, node numbering and class names for ``backend="dask"`` on a two-worker LocalCluster,
+in the one-process pass only (as ``test_dask.py``).
 
 Each fit is checked to use the backend (its ``solve_spd`` / ``prepare`` called), so that no test compares the
 serial path with itself.
@@ -28,6 +32,7 @@ from sklearn.base import is_classifier
 
 import graphrkhs as gr
 from graphrkhs._core.backend import get_backend
+from graphrkhs.distributed import mpi_world_size
 
 _spec = importlib.util.spec_from_file_location(
     "_metamorphic", pathlib.Path(__file__).parents[1] / "estimators" / "test_metamorphic.py")
@@ -68,9 +73,9 @@ def _graph(E, n_free=0):
 
 @pytest.fixture
 def used(monkeypatch):
-    """The MPI backend's methods called since the test began ("mpi.solve_spd", "mpi.prepare")."""
+    """The distributed backends' methods called since the test began ("mpi.solve_spd", "dask.prepare", ...)."""
     calls = []
-    for name in ("mpi",):
+    for name in ("mpi", "dask"):
         impl = get_backend(name)
         for method in ("solve_spd", "prepare"):
             monkeypatch.setattr(impl, method, lambda *a, _f=getattr(impl, method), _m=f"{name}.{method}", **k:
@@ -195,5 +200,51 @@ def _products(backend):
 
 
 def test_mpi_products_are_writeable_arrays_as_serially(comm):
-    # the serial entry points return arrays the caller owns
+    # the serial entry points return arrays the caller owns; a read-only result broke a caller's in-place
+    # update (the Dask backend's: graph_kernel_tv's orphan fill)
     assert {k: v.flags.writeable for k, v in _products("mpi").items()} == dict.fromkeys(_products("numpy"), True)
+
+# ---------------------------------------------------------------------------
+# Dask: the same identities on a LocalCluster (conftest's client), in the one-process pass only
+# ---------------------------------------------------------------------------
+
+one_process = pytest.mark.skipif(mpi_world_size() > 1, reason="the Dask tests run in the plain pytest pass "
+                                                               "(one process), not on every MPI rank")
+
+
+@one_process
+@pytest.mark.parametrize("E", DIST, ids=mm._ids)
+def test_dask_fit_is_the_serial_fit_in_any_node_order(E, client, used):
+    # on the graph with a component no label reaches: graph_kernel_tv wrote the class prior into the kernel
+    # product f = Phi s, which the Dask operator returned read-only ("assignment destination is read-only")
+    W, t = _graph(E, n_free=8)
+    out = mm._outputs(_fit(E, W, t, "dask"))
+    assert any(call.startswith("dask.") for call in used)
+    _assert_close(mm._outputs(_fit(E, W, t, "numpy")), out)
+    perm = np.random.default_rng(5).permutation(W.shape[0])
+    b = mm._outputs(_fit(E, sp.csr_array(W.toarray()[perm][:, perm]), t[perm], "dask"))
+    _assert_close({k: v[perm] for k, v in out.items()}, b, rtol=mm.RTOL)
+
+
+@one_process
+@pytest.mark.parametrize("E", CLASSIFIERS, ids=mm._ids)
+def test_dask_renaming_the_classes_renames_the_decisions(E, client):
+    W, t = _graph(E)
+    names = np.array(["c", "a", "b"], dtype=object)
+    priors = [0.5, 0.3, 0.2]
+    a = _fit(E, W, t, "numpy", class_priors=priors)
+    b = _fit(E, W, np.where(t == -1, -1, names[np.maximum(t, 0)]).astype(object), "dask",
+             class_priors=dict(zip(names, priors)))
+    np.testing.assert_array_equal(b.classes_, ["a", "b", "c"])
+    out_a, out_b = mm._outputs(a), mm._outputs(b)
+    out_a["transduction_"] = names[out_a["transduction_"]]
+    for key in ("scores_", "label_distributions_"):
+        out_a[key] = out_a[key][:, [1, 2, 0]]
+    _assert_close(out_a, out_b)
+
+
+@one_process
+def test_dask_products_are_writeable_arrays_as_serially(client):
+    serial, dask = _products("numpy"), _products("dask")
+    _assert_close(serial, dask, rtol=1e-12)
+    assert {k: v.flags.writeable for k, v in dask.items()} == dict.fromkeys(serial, True)
