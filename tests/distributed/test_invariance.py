@@ -1,21 +1,20 @@
-"""Metamorphic identities and serial agreement of the estimators that take ``backend="mpi"``.
+"""Metamorphic identities and serial agreement of the estimators that take ``backend="mpi"`` / ``"dask"``.
 
 The identities of ``tests/estimators/test_metamorphic.py`` (whose problem and helpers are reused), asked of
-the MPI backend, under plain pytest (one rank) and under ``mpiexec -n 2`` (two partitions): the same fit on
-1 and 2 ranks is the serial fit, so the answers with 1 and 2 ranks agree.
+the MPI backend under plain pytest (one rank) and under ``mpiexec -n 2`` (two partitions) -- the fit on 1
+and on 2 ranks is the serial fit, so the answers with 1 and 2 ranks agree -- and of the Dask backend on a
+two-worker LocalCluster (conftest's ``client``; in the one-process pass only, as ``test_dask.py``):
 
-* agreement: ``backend="mpi"`` gives the serial (``"numpy"``) labels, and scores to 1e-8 relative: the
-  systems are solved by AMG-preconditioned block CG to ``tol=1e-10`` (condition numbers of these 68-node
-  graphs ~1e2: measured 1.6e-11 at most), the kernel columns by the serial Chebyshev recurrence on a
-  distributed product (rounding, 4e-12); every rank holds the same bytes;
-* node numbering, class names (strings, priors by name) and the units of W (``alpha / c`` on ``c W``, where
-  ``alpha`` is in the units of W) as in the serial identities;
-* bad input: the same ``ValueError`` on every rank, before any collective operation (a rank that raised
-  while another waited in a collective would leave the run hanging: mpiexec's timeout is the check);
+* agreement: the backend gives the serial (``"numpy"``) labels, and scores to 1e-8 relative: the systems
+  are solved by AMG-preconditioned block CG to ``tol=1e-10`` (condition numbers of these 68-node graphs
+  ~1e2: measured 1.6e-11 at most), the kernel columns by the serial Chebyshev recurrence on a distributed
+  product (rounding, 4e-12); every MPI rank holds the same bytes;
+* node numbering, class names (strings or other integers, the priors by name) and the units of W
+  (``alpha / c`` on ``c W``, where ``alpha`` is in the units of W) as in the serial identities;
+* bad input: the same ``ValueError`` on every rank, before the backend is called, so before any collective
+  operation (a rank that raised while another waited in a collective would leave the run hanging:
+  mpiexec's timeout is the check);
 * the products come back as arrays the caller may write to, as serially.
-
-The same agreement, node numbering and class names for ``backend="dask"`` on a two-worker LocalCluster,
-in the one-process pass only (as ``test_dask.py``).
 
 Each fit is checked to use the backend (its ``solve_spd`` / ``prepare`` called), so that no test compares the
 serial path with itself.
@@ -71,15 +70,23 @@ def _graph(E, n_free=0):
     return gr.knn_graph(X, 6), mm._targets(E, y, labeled)
 
 
+@pytest.fixture(params=["mpi", "dask"])
+def backend(request):
+    """The distributed backend under test; Dask in the one-process pass only, on conftest's client."""
+    if request.param == "dask":
+        if mpi_world_size() > 1:
+            pytest.skip("the Dask tests run in the plain pytest pass (one process), not on every MPI rank")
+        request.getfixturevalue("client")
+    return request.param
+
+
 @pytest.fixture
-def used(monkeypatch):
-    """The distributed backends' methods called since the test began ("mpi.solve_spd", "dask.prepare", ...)."""
-    calls = []
-    for name in ("mpi", "dask"):
-        impl = get_backend(name)
-        for method in ("solve_spd", "prepare"):
-            monkeypatch.setattr(impl, method, lambda *a, _f=getattr(impl, method), _m=f"{name}.{method}", **k:
-                                calls.append(_m) or _f(*a, **k))
+def used(monkeypatch, backend):
+    """The names of the backend's methods (``solve_spd``, ``prepare``) called since the test began."""
+    impl, calls = get_backend(backend), []
+    for method in ("solve_spd", "prepare"):
+        monkeypatch.setattr(impl, method, lambda *a, _f=getattr(impl, method), _m=method, **k:
+                            calls.append(_m) or _f(*a, **k))
     return calls
 
 
@@ -92,61 +99,62 @@ def _assert_close(a, b, rtol=RTOL):
             np.testing.assert_allclose(b[key], a[key], rtol=rtol, atol=rtol * scale, err_msg=key)
 
 
-def _same_on_every_rank(comm, outputs):
-    blobs = comm.allgather(b"".join(np.ascontiguousarray(v).tobytes() for _, v in sorted(outputs.items())))
-    assert all(blob == blobs[0] for blob in blobs)
-
-
 @pytest.mark.parametrize("E", DIST, ids=mm._ids)
-def test_mpi_fit_is_the_serial_fit_and_the_same_on_every_rank(E, comm, used):
-    # the graph with a component no label reaches (its nodes get the class prior)
+def test_the_fit_is_the_serial_fit_and_the_same_on_every_rank(E, backend, comm, used):
+    # on the graph with a component no label reaches (its nodes get the class prior): graph_kernel_tv wrote
+    # it into the kernel product f = Phi s, which the Dask operator returned read-only ("assignment
+    # destination is read-only")
     W, t = _graph(E, n_free=8)
-    out = mm._outputs(_fit(E, W, t, "mpi"))
-    assert any(call.startswith("mpi.") for call in used)
+    out = mm._outputs(_fit(E, W, t, backend))
+    assert used
     _assert_close(mm._outputs(_fit(E, W, t, "numpy")), out)
-    _same_on_every_rank(comm, out)
+    blobs = comm.allgather(b"".join(np.ascontiguousarray(v).tobytes() for _, v in sorted(out.items())))
+    assert blobs == [blobs[0]] * comm.size
 
 
 @pytest.mark.parametrize("E", DIST, ids=mm._ids)
-def test_mpi_permuting_the_nodes_permutes_every_output(E, used):
+def test_permuting_the_nodes_permutes_every_output(E, backend, used):
     W, t = _graph(E)
-    a = mm._outputs(_fit(E, W, t, "mpi"))
+    a = mm._outputs(_fit(E, W, t, backend))
     perm = np.random.default_rng(5).permutation(W.shape[0])
-    b = mm._outputs(_fit(E, sp.csr_array(W.toarray()[perm][:, perm]), t[perm], "mpi"))
-    assert any(call.startswith("mpi.") for call in used)
+    b = mm._outputs(_fit(E, sp.csr_array(W.toarray()[perm][:, perm]), t[perm], backend))
+    assert used
     # the partition of the permuted graph differs; the kernel methods' Chebyshev sums round differently in
     # another node order (7e-11 serially too): the serial identity's 1e-6
     _assert_close({k: v[perm] for k, v in a.items()}, b, rtol=mm.RTOL)
 
 
+@pytest.mark.parametrize("names", [["c", "a", "b"], [12, -3, 7]], ids=["strings", "integers"])
 @pytest.mark.parametrize("E", CLASSIFIERS, ids=mm._ids)
-def test_mpi_renaming_the_classes_renames_the_decisions(E, used):
-    # codes 0, 1, 2 renamed "c", "a", "b", the priors given by name: b's column j is a's column [1, 2, 0][j]
+def test_renaming_the_classes_renames_the_decisions(E, names, backend, used):
+    # codes 0, 1, 2 renamed, the priors given by name: sorted, b's column j is the serial fit's column
+    # order[j], whatever the names' type
     W, t = _graph(E)
-    names = np.array(["c", "a", "b"], dtype=object)
+    names = np.array(names, dtype=object)
+    order = np.argsort(names.astype(str if isinstance(names[0], str) else int))
     priors = [0.5, 0.3, 0.2]
-    a = _fit(E, W, t, "mpi", class_priors=priors)
-    b = _fit(E, W, np.where(t == -1, -1, names[np.maximum(t, 0)]).astype(object), "mpi",
+    a = _fit(E, W, t, "numpy", class_priors=priors)
+    b = _fit(E, W, np.where(t == -1, -1, names[np.maximum(t, 0)]).astype(object), backend,
              class_priors=dict(zip(names, priors)))
-    assert any(call.startswith("mpi.") for call in used)
-    np.testing.assert_array_equal(b.classes_, ["a", "b", "c"])
+    assert used
+    np.testing.assert_array_equal(b.classes_, names[order])
     out_a, out_b = mm._outputs(a), mm._outputs(b)
     out_a["transduction_"] = names[out_a["transduction_"]]
     for key in ("scores_", "label_distributions_"):
-        out_a[key] = out_a[key][:, [1, 2, 0]]
+        out_a[key] = out_a[key][:, order]
     _assert_close(out_a, out_b)
 
 
-@pytest.mark.parametrize("exponent", [-600, 13])
 @pytest.mark.parametrize("E", DIST, ids=mm._ids)
-def test_mpi_the_units_of_the_edge_weights_change_no_decision(E, exponent, used):
+def test_the_units_of_the_edge_weights_change_no_decision(E, backend, used):
     # c W with alpha / c (alpha in the units of W) is the same problem: the same labels, the regressors the
-    # same fit; 2^-600 puts the squares of CG's residuals below the smallest float
+    # same fit; c = 2^-600 puts the squares of CG's residuals below the smallest float (and 2^600 passed as
+    # well: one value keeps the Dask pass short)
     W, t = _graph(E, n_free=8)
-    c = 2.0 ** exponent
+    c = 2.0 ** -600
     kw = {"alpha": 0.5 / c} if E.__name__.startswith("LaplacianRegularization") else {}
-    a, b = _fit(E, W, t, "mpi"), _fit(E, W * c, t, "mpi", **kw)
-    assert any(call.startswith("mpi.") for call in used)
+    a, b = _fit(E, W, t, backend), _fit(E, W * c, t, backend, **kw)
+    assert used
     if is_classifier(a):
         np.testing.assert_array_equal(b.transduction_, a.transduction_)
     else:
@@ -180,11 +188,11 @@ _BAD = [(E, case) for E in DIST for case in _bad_inputs(E)]
 
 
 @pytest.mark.parametrize("E, case", _BAD, ids=lambda v: v.__name__ if isinstance(v, type) else v)
-def test_mpi_bad_input_raises_the_same_error_on_every_rank(E, case, comm, used):
+def test_bad_input_raises_the_same_error_on_every_rank(E, case, backend, comm, used):
     X, t, kw, match = _bad_inputs(E)[case]
     kw.setdefault("graph", "precomputed")
     with pytest.raises(ValueError, match=match) as err:
-        mm._est(E, backend="mpi", **_kw(E, **kw)).fit(X, t)
+        mm._est(E, backend=backend, **_kw(E, **kw)).fit(X, t)
     assert not used                  # refused before the backend (so before any collective operation)
     messages = comm.allgather(str(err.value))
     assert messages == [messages[0]] * comm.size
@@ -199,52 +207,9 @@ def _products(backend):
             "matmat": K.matmat(X), "matvec": K.matvec(X[:, 0]), "columns": K.columns([0, 5])}
 
 
-def test_mpi_products_are_writeable_arrays_as_serially(comm):
-    # the serial entry points return arrays the caller owns; a read-only result broke a caller's in-place
-    # update (the Dask backend's: graph_kernel_tv's orphan fill)
-    assert {k: v.flags.writeable for k, v in _products("mpi").items()} == dict.fromkeys(_products("numpy"), True)
-
-# ---------------------------------------------------------------------------
-# Dask: the same identities on a LocalCluster (conftest's client), in the one-process pass only
-# ---------------------------------------------------------------------------
-
-one_process = pytest.mark.skipif(mpi_world_size() > 1, reason="the Dask tests run in the plain pytest pass "
-                                                               "(one process), not on every MPI rank")
-
-
-@one_process
-@pytest.mark.parametrize("E", DIST, ids=mm._ids)
-def test_dask_fit_is_the_serial_fit_in_any_node_order(E, client, used):
-    # on the graph with a component no label reaches: graph_kernel_tv wrote the class prior into the kernel
-    # product f = Phi s, which the Dask operator returned read-only ("assignment destination is read-only")
-    W, t = _graph(E, n_free=8)
-    out = mm._outputs(_fit(E, W, t, "dask"))
-    assert any(call.startswith("dask.") for call in used)
-    _assert_close(mm._outputs(_fit(E, W, t, "numpy")), out)
-    perm = np.random.default_rng(5).permutation(W.shape[0])
-    b = mm._outputs(_fit(E, sp.csr_array(W.toarray()[perm][:, perm]), t[perm], "dask"))
-    _assert_close({k: v[perm] for k, v in out.items()}, b, rtol=mm.RTOL)
-
-
-@one_process
-@pytest.mark.parametrize("E", CLASSIFIERS, ids=mm._ids)
-def test_dask_renaming_the_classes_renames_the_decisions(E, client):
-    W, t = _graph(E)
-    names = np.array(["c", "a", "b"], dtype=object)
-    priors = [0.5, 0.3, 0.2]
-    a = _fit(E, W, t, "numpy", class_priors=priors)
-    b = _fit(E, W, np.where(t == -1, -1, names[np.maximum(t, 0)]).astype(object), "dask",
-             class_priors=dict(zip(names, priors)))
-    np.testing.assert_array_equal(b.classes_, ["a", "b", "c"])
-    out_a, out_b = mm._outputs(a), mm._outputs(b)
-    out_a["transduction_"] = names[out_a["transduction_"]]
-    for key in ("scores_", "label_distributions_"):
-        out_a[key] = out_a[key][:, [1, 2, 0]]
-    _assert_close(out_a, out_b)
-
-
-@one_process
-def test_dask_products_are_writeable_arrays_as_serially(client):
-    serial, dask = _products("numpy"), _products("dask")
-    _assert_close(serial, dask, rtol=1e-12)
-    assert {k: v.flags.writeable for k, v in dask.items()} == dict.fromkeys(serial, True)
+def test_products_are_writeable_arrays_as_serially(backend):
+    # the serial entry points return arrays the caller owns: the Dask backend's chebyshev_filter, matmat and
+    # matvec were read-only (views of the Chebyshev bank taken while its value was on the workers)
+    serial, out = _products("numpy"), _products(backend)
+    _assert_close(serial, out, rtol=1e-12)
+    assert {k: v.flags.writeable for k, v in out.items()} == dict.fromkeys(serial, True)
