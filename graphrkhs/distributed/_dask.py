@@ -416,14 +416,19 @@ class DaskOperator:
 
     def gather(self, Y):
         """The value of a driver-side block (or of a view of one) in user order: gathered from the workers."""
-        base = Y
+        base, views = Y, []
         while base is not None and self._entry(base) is None:
+            views.append(base)
             base = base.base if isinstance(base, np.ndarray) else None
         if base is None or not self._entry(base)[2]:
             return Y   # real data on the driver already
         futures = self._lookup(base)
         blocks = self.client.gather(futures)
+        # the caller's array again, as the serial path returns it: the views taken of the block while it was
+        # read-only (R[0] of the Chebyshev bank) stay read-only until made writeable, from the block down
         base.flags.writeable = True
+        for view in reversed(views):
+            view.flags.writeable = True
         for r, block in enumerate(blocks):  # one entry per part
             if base.ndim == 2:
                 base[self.owned[r]] = block

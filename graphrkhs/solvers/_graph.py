@@ -57,8 +57,9 @@ from .._core.linalg import check_solution, symmetry_gap
 from .._core.loo import PSD_RTOL, KernelRidgePath, check_ridges
 from .._core.types import ArrayLike, GraphLike, Indices, MatrixLike
 from ._common import check_normal_degrees, labeled_graph_problem, spd_splu
-from .._core.validation import (AccuracyWarning, ConvergenceWarning, check_matrix, check_option, check_scalar, float_dtype,
-                                memory_guard, power_of_two_exponent, warn)
+from .._core.cg import forward_checked
+from .._core.validation import (ConvergenceWarning, check_matrix, check_option, check_scalar, float_dtype, memory_guard,
+                                power_of_two_exponent, warn)
 from ..spectral.filters import default_kernel
 from ..graphs import LAPLACIANS, as_adjacency, laplacian as graph_laplacian
 from ..kernels import GraphKernel
@@ -140,7 +141,7 @@ def _solve_spd(A, B, preconditioner, tol, max_iter, backend="numpy", warn_forwar
 
     Unpreconditioned CG (``None`` and ``"jacobi"``) also iterates until its estimated forward error
     meets ``tol`` (``forward_tol`` of :func:`~graphrkhs.conjugate_gradient`) and warns
-    (:class:`~graphrkhs.AccuracyWarning`, :func:`_forward_checked`) when it cannot;
+    (:class:`~graphrkhs.AccuracyWarning`, :func:`forward_checked`) when it cannot;
     ``warn_forward=False`` keeps the iteration but not the warning, for a solve whose relative error is
     not that of the caller's result (a small correction added to a start).
     """
@@ -168,43 +169,16 @@ def _solve_spd(A, B, preconditioner, tol, max_iter, backend="numpy", warn_forwar
         d = A.diagonal()
         s = 1.0 / np.sqrt(np.where(d > 0, d, 1.0))
         As = sp.csr_array(A.multiply(s[:, None]).multiply(s[None, :]))
-        return s[:, None] * _forward_checked(conjugate_gradient(As, s[:, None] * B, tol=tol, max_iter=max_iter,
+        return s[:, None] * forward_checked(conjugate_gradient(As, s[:, None] * B, tol=tol, max_iter=max_iter,
                                                                 forward_tol=tol), tol, warn_forward)
     M = _make_preconditioner(A, preconditioner)
     if isinstance(preconditioner, str) and preconditioner == "amg":
         return _amg_or_jacobi(lambda: conjugate_gradient(A, B, M=M, tol=tol, max_iter=max_iter, on_failure="ignore"),
                               A, B, tol, max_iter)
     if M is None:
-        return _forward_checked(conjugate_gradient(A, B, tol=tol, max_iter=max_iter, forward_tol=tol), tol,
+        return forward_checked(conjugate_gradient(A, B, tol=tol, max_iter=max_iter, forward_tol=tol), tol,
                                 warn_forward)
     return conjugate_gradient(A, B, M=M, tol=tol, max_iter=max_iter).x
-
-
-def _forward_checked(res, tol, warn_forward=True):
-    r"""``res.x`` of an unpreconditioned CG run with ``forward_tol=tol``, with an
-    :class:`~graphrkhs.AccuracyWarning` when its estimated forward error misses ``tol``, unless it is
-    within what the working precision allows on the system (``res.attainable``, the Ritz estimate of
-    :math:`10 \epsilon\, \mathrm{cond}(A)`) and that is at most :math:`\sqrt{tol}`: a floor above it is
-    itself a warning (outlier nodes of degree 1e-16, cond ~1e15: the estimate 1.2e-2 sat below the
-    floor 1.6e-2 and the solution was 7e-2 off).
-
-    A relative residual ``tol`` bounds the error only to :math:`\mathrm{cond}(A)` times it, and the
-    Laplacian systems of kNN graphs can be very badly conditioned (an outlier node of degree 4e-8 of a
-    Gaussian-weighted 10-NN graph: cond(L_UU) = 4.5e8, and plain CG at tol 1e-8 left the harmonic
-    solution 0.47 off).  CG goes on until its Lanczos estimate of the error,
-    :math:`\|r\| / (\theta_{min} \|x\|)`, meets tol (or the precision's limit); when it
-    cannot (``max_iter``, stagnation), the result is kept and the estimate reported.
-    """
-    est = res.error_estimates
-    excused = np.minimum(np.nan_to_num(res.attainable), math.sqrt(tol))
-    bad = np.isfinite(est) & (est > 1.01 * np.maximum(tol, excused))
-    if warn_forward and bad.any():
-        warn(f"the CG solve met its residual test but its estimated relative forward error, "
-             f"{float(est[bad].max()):.1e} (the residual over the Lanczos estimate of the smallest eigenvalue, "
-             f"{int(bad.sum())} of {est.size} column(s)), is above tol={tol:g}: the system is badly conditioned "
-             f"(nodes of tiny degree, weakly attached parts). Use preconditioner='auto' or 'amg' (or 'jacobi' "
-             f"for degree outliers), or raise max_iter.", AccuracyWarning)
-    return res.x
 
 
 def _amg_or_jacobi(solve, A, B, tol, max_iter):

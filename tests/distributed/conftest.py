@@ -22,3 +22,16 @@ def pytest_collection_modifyitems(config, items):
 @pytest.fixture
 def comm():
     return world()
+
+
+@pytest.fixture(scope="module")
+def client():
+    """A Dask client on a LocalCluster of two one-thread workers bound to 127.0.0.1 (one per test module)."""
+    import distributed  # the test extra installs dask[distributed]; imported here, not on every MPI rank
+
+    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, protocol="tcp",
+                                       host="127.0.0.1", dashboard_address="127.0.0.1:0")
+    cl = distributed.Client(cluster)
+    yield cl
+    cl.close()
+    cluster.close()

@@ -16,23 +16,13 @@ from graphrkhs import filters
 from graphrkhs._core.backend import get_backend, resolve_backend
 from graphrkhs.distributed import mpi_world_size
 
-import distributed  # noqa: E402  (the test extra installs dask[distributed]; no skip hides its absence)
+import distributed  # noqa: E402,F401  (the test extra installs dask[distributed]; no skip hides its absence)
 
 from graphrkhs.distributed._dask import DaskOperator, dask_conjugate_gradient  # noqa: E402
 from graphrkhs.distributed._knn import distributed_knn_graph  # noqa: E402
 
 pytestmark = pytest.mark.skipif(mpi_world_size() > 1, reason="the Dask tests run in the plain pytest pass "
                                                               "(one process), not on every MPI rank")
-
-
-@pytest.fixture(scope="module")
-def client():
-    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, protocol="tcp",
-                                       host="127.0.0.1", dashboard_address="127.0.0.1:0")
-    cl = distributed.Client(cluster)
-    yield cl
-    cl.close()
-    cluster.close()
 
 
 def _graph(n=600, seed=0, isolated=0):
