@@ -42,6 +42,7 @@ come back in the dtype of ``Y`` when it is float32, in float64 otherwise.
 """
 
 import math
+import warnings
 import weakref
 from typing import Callable, Optional, Tuple, Union
 
@@ -58,7 +59,7 @@ from .._core.loo import PSD_RTOL, KernelRidgePath, check_ridges
 from .._core.types import ArrayLike, GraphLike, Indices, MatrixLike
 from ._common import check_normal_degrees, labeled_graph_problem, spd_splu
 from .._core.cg import forward_checked
-from .._core.validation import (ConvergenceWarning, check_matrix, check_option, check_scalar, float_dtype, memory_guard,
+from .._core.validation import (AccuracyWarning, ConvergenceWarning, check_matrix, check_option, check_scalar, float_dtype, memory_guard,
                                 power_of_two_exponent, warn)
 from ..spectral.filters import default_kernel
 from ..graphs import LAPLACIANS, as_adjacency, laplacian as graph_laplacian
@@ -144,6 +145,10 @@ def _solve_spd(A, B, preconditioner, tol, max_iter, backend="numpy", warn_forwar
     (:class:`~graphrkhs.AccuracyWarning`, :func:`forward_checked`) when it cannot;
     ``warn_forward=False`` keeps the iteration but not the warning, for a solve whose relative error is
     not that of the caller's result (a small correction added to a start).
+
+    Every serial iterative solve is then refined on its row-normalized residual (:func:`_refined`): on
+    graphs whose degrees span many orders of magnitude each preconditioner's residual test left the
+    solution 1e-2 to 4e-1 off at tol 1e-8 without a warning.  (The distributed backends do not refine yet.)
     """
     if _solves_directly(preconditioner, A.shape[0]):
         return _direct_solve(A, B, tol)
@@ -165,20 +170,110 @@ def _solve_spd(A, B, preconditioner, tol, max_iter, backend="numpy", warn_forwar
     resolved = "numpy" if (prebuilt and backend == "auto") else resolve_backend(backend)
     if is_distributed(resolved):
         return get_backend(resolved).solve_spd(A, B, tol, max_iter, preconditioner)
+    B = np.asarray(B, dtype=np.float64)
+    was_1d = B.ndim == 1
+    B2 = B.reshape(B.shape[0], -1)
     if isinstance(preconditioner, str) and preconditioner == "jacobi":
         d = A.diagonal()
         s = 1.0 / np.sqrt(np.where(d > 0, d, 1.0))
         As = sp.csr_array(A.multiply(s[:, None]).multiply(s[None, :]))
-        return s[:, None] * forward_checked(conjugate_gradient(As, s[:, None] * B, tol=tol, max_iter=max_iter,
-                                                                forward_tol=tol), tol, warn_forward)
-    M = _make_preconditioner(A, preconditioner)
-    if isinstance(preconditioner, str) and preconditioner == "amg":
-        return _amg_or_jacobi(lambda: conjugate_gradient(A, B, M=M, tol=tol, max_iter=max_iter, on_failure="ignore"),
-                              A, B, tol, max_iter)
-    if M is None:
-        return forward_checked(conjugate_gradient(A, B, tol=tol, max_iter=max_iter, forward_tol=tol), tol,
-                                warn_forward)
-    return conjugate_gradient(A, B, M=M, tol=tol, max_iter=max_iter).x
+
+        def solve(Bk, warn_now):
+            return s[:, None] * forward_checked(conjugate_gradient(As, s[:, None] * Bk, tol=tol, max_iter=max_iter,
+                                                                    forward_tol=tol), tol, warn_now)
+    else:
+        M = _make_preconditioner(A, preconditioner)
+        if isinstance(preconditioner, str) and preconditioner == "amg":
+            def solve(Bk, warn_now):
+                return _amg_or_jacobi(lambda: conjugate_gradient(A, Bk, M=M, tol=tol, max_iter=max_iter,
+                                                                 on_failure="ignore"), A, Bk, tol, max_iter)
+        elif M is None:
+            def solve(Bk, warn_now):
+                return forward_checked(conjugate_gradient(A, Bk, tol=tol, max_iter=max_iter, forward_tol=tol), tol,
+                                       warn_now)
+        else:
+            def solve(Bk, warn_now):
+                return conjugate_gradient(A, Bk, M=M, tol=tol, max_iter=max_iter).x
+    # the first solve's warnings are held until the refinement has run: an AccuracyWarning about an error that
+    # the refinement then removes (checked by one more correction, _refined) would be a false alarm
+    with warnings.catch_warnings(record=True) as held:
+        warnings.simplefilter("always")
+        X = solve(B2, warn_forward)
+    X = _refined(A, B2, X, solve, tol, warn_forward, [w.message for w in held])
+    return X[:, 0] if was_1d else X
+
+
+#: Refinement rounds of :func:`_refined` at most, and the factor over ``tol`` its row-normalized residual may
+#: keep without a round (a residual test at tol leaves ordinary kNN graphs' row-normalized residuals within a
+#: few tol; the outlier nodes it is for leave them at 1e-3 to 1).
+_REFINE_ROUNDS = 3
+_REFINE_SLACK = 10.0
+
+
+def _row_normalized_residual(A, B, X, d):
+    r"""Per column, :math:`\|D^{-1}(B - A X)\|_2 / \|D^{-1} B\|_2` with :math:`D = \mathrm{diag}(A)`, and the
+    residual :math:`B - A X`."""
+    R = B - A @ X
+    num = np.linalg.norm(R / d[:, None], axis=0)
+    den = np.linalg.norm(B / d[:, None], axis=0)
+    return np.where(den > 0, num / np.where(den > 0, den, 1.0), num), R
+
+
+def _refined(A, B, X, solve, tol, warn_forward, held=()):
+    r"""``X`` of an iterative solve of the SPD graph system A X = B, refined until its residual is small in
+    the units of X: the **row-normalized residual** :math:`\|D^{-1}(B - AX)\| / \|D^{-1}B\|`, D the diagonal
+    of A (the residual of the equations "a node's value = the weighted mean of its neighbours' plus its
+    source", whatever the node's degree), at most ``_REFINE_SLACK`` tol.
+
+    Why: every stopping rule of CG measures the residual :math:`\|B - AX\| / \|B\|` in the units of the
+    degrees (or of their square roots, Jacobi scaling, or of the preconditioner), and at a node of degree
+    :math:`d_i` an error :math:`e_i` leaves a residual of only :math:`d_i e_i`.  On a Gaussian-weighted kNN
+    graph with outliers (degrees 1e-8 next to 1) every preconditioner met its test with the harmonic solution
+    1.7e-2 to 3.7e-1 off and no warning (AMG on 600-3000 nodes; plain CG on 2000, whose Lanczos error
+    estimate had not found the outliers' eigenvalues; Jacobi on 3000).  Iterative refinement (a solve of
+    :math:`A \delta = B - AX` by the same method, :math:`X \leftarrow X + \delta`) shrinks the outliers' error
+    by about ``tol`` per round; an :class:`~graphrkhs.AccuracyWarning` when ``_REFINE_ROUNDS`` rounds do not
+    reach the target (if ``warn_forward``).  Costs one product with A when no round is needed.
+
+    ``held``: the warnings of the solve that gave X, emitted here, except an
+    :class:`~graphrkhs.AccuracyWarning` about X's forward error (CG's Lanczos estimate) once the target is met
+    and a further correction, at most ``_REFINE_ROUNDS`` of them, is smaller than 10 tol times X (the a
+    posteriori error estimate of iterative refinement): the error it reported is gone (outliers of degree
+    1e-16: plain CG 7e-2 off and warned; refined, 1e-10).  Where the corrections stay large (outliers linked
+    more to each other than to the cloud: 0.12 off) the warning stands.
+    """
+    d = A.diagonal()
+    d = np.where(d > 0, d, 1.0)
+    target = _REFINE_SLACK * tol
+    est, R = _row_normalized_residual(A, B, X, d)
+    rounds = 0
+    while np.any(est > target) and rounds < _REFINE_ROUNDS:
+        bad = np.flatnonzero(est > target)
+        X[:, bad] += solve(np.ascontiguousarray(R[:, bad]), False)
+        rounds += 1
+        est, R = _row_normalized_residual(A, B, X, d)
+    accuracy = [w for w in held if isinstance(w, AccuracyWarning)]
+    checks = 0
+    while accuracy and not np.any(est > target) and checks < _REFINE_ROUNDS:
+        # the first solve's forward-error estimate says X may be off although its residual is small: correct
+        # X until a correction is below 10 tol times X (the a posteriori error estimate of refinement); then
+        # the warning is about an error that is gone
+        delta = solve(np.ascontiguousarray(R), False)
+        X += delta
+        checks += 1
+        if np.all(np.abs(delta).max(axis=0) <= target * np.maximum(np.abs(X).max(axis=0), np.finfo(float).tiny)):
+            accuracy = []
+        est, R = _row_normalized_residual(A, B, X, d)
+    for w in held:
+        if not isinstance(w, AccuracyWarning) or w in accuracy:
+            warn(w)
+    if warn_forward and np.any(est > target):
+        warn(f"the iterative solve met its residual test, but its row-normalized residual "
+             f"||D^-1 (B - A X)|| / ||D^-1 B|| is {float(est.max()):.1e} after {rounds} refinement round(s), above "
+             f"{target:.0e} (10 tol): nodes of tiny degree next to large ones (outliers of a Gaussian-weighted "
+             f"graph) hold errors their residuals hide. Use preconditioner='auto' (a direct solve up to "
+             f"{DIRECT_MAX_NODES} unknowns), self-tuning weights, or a smaller tol.", AccuracyWarning)
+    return X
 
 
 def _amg_or_jacobi(solve, A, B, tol, max_iter):
