@@ -1,0 +1,154 @@
+"""Metamorphic identities of ``graphrkhs label`` (session 28): the same file written another way labels
+the same rows the same way.
+
+The CLI counterpart of tests/estimators/test_metamorphic.py (which checks the estimators on a graph): here
+the whole path -- reading, standardizing, building the kNN graph, fitting, writing -- is under test.
+
+* row order: shuffling the rows of the input permutes the output rows (same label and confidence per
+  original row), for every --method, also with duplicated rows;
+* feature column order: the kNN graphs (Euclidean Gaussian, self-tuning, cosine) depend on the feature
+  vectors through distances and inner products only, so reordering the feature columns changes nothing
+  -- also for image-shaped files (>= 32 non-negative columns, the cosine graph of poisson-ridge): the CLI
+  has no image-aware kernel, the pixel layout is not used;
+* class names: renaming the classes (integers with a 0, an order that reverses the sorted order) renames
+  the predictions and keeps the confidences;
+* spelling of the file: CRLF line ends, a UTF-8 byte order mark, no final newline, quoted cells, tab or
+  semicolon delimiters, and the same data as .npz give byte-identical labels and confidences.
+
+Confidences are compared as written (4 decimals): the same floats up to summation order.
+"""
+
+import csv
+import io
+
+import numpy as np
+import pytest
+
+from graphrkhs import cli
+
+METHODS = ["poisson-ridge", "laplace", "poisson", "tikhonov", "kernel-ridge"]
+
+
+def _blobs(n_per=15, d=3, seed=0):
+    rng = np.random.default_rng(seed)
+    X = np.vstack([rng.normal(size=(n_per, d)), rng.normal(size=(n_per, d)) + 3.0])
+    y = np.repeat(["a", "b"], n_per)
+    labels = [lab if i % 5 == 0 else "" for i, lab in enumerate(y)]
+    return X, labels
+
+
+def _text(header, X, labels, lineterminator="\n", delimiter=","):
+    s = io.StringIO()
+    w = csv.writer(s, lineterminator=lineterminator, delimiter=delimiter)
+    w.writerow(header)
+    for x, lab in zip(X, labels):
+        w.writerow([f"{v:.6f}" for v in x] + [lab])
+    return s.getvalue()
+
+
+def _label(path, tmp_path, capsys, *extra, name="out.csv"):
+    out = tmp_path / name
+    code = cli.main(["label", str(path), "--label-column", "cls", "-q", "--force", "--output", str(out), *extra])
+    err = capsys.readouterr().err
+    assert code == 0, err
+    with open(out, newline="") as f:
+        rows = list(csv.reader(f))
+    return rows[0], [(r[-2], r[-1]) for r in rows[1:]]
+
+
+def _write(tmp_path, name, text, **kw):
+    path = tmp_path / name
+    with open(path, "w", newline="", **kw) as f:
+        f.write(text)
+    return path
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_row_order_permutes_the_output(method, tmp_path, capsys):
+    X, labels = _blobs()
+    X[7] = X[6]                      # duplicated rows: a tie among neighbours must not follow the row order
+    X[20] = X[21] = X[22]
+    header = ["x", "y", "z", "cls"]
+    base_path = _write(tmp_path, "a.csv", _text(header, X, labels))
+    _, base = _label(base_path, tmp_path, capsys, "--method", method, name="a_out.csv")
+    perm = np.random.default_rng(1).permutation(len(X))
+    p_path = _write(tmp_path, "p.csv", _text(header, X[perm], [labels[i] for i in perm]))
+    _, permuted = _label(p_path, tmp_path, capsys, "--method", method, name="p_out.csv")
+    assert permuted == [base[i] for i in perm]
+    assert {lab for lab, _ in base} == {"a", "b"}
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_feature_column_order_changes_nothing(method, tmp_path, capsys):
+    X, labels = _blobs()
+    _, base = _label(_write(tmp_path, "a.csv", _text(["x", "y", "z", "cls"], X, labels)), tmp_path, capsys,
+                     "--method", method, name="a_out.csv")
+    order = [2, 0, 1]
+    # the label column first, the features reordered: the same rows, the same answers
+    s = io.StringIO()
+    w = csv.writer(s, lineterminator="\n")
+    w.writerow(["cls", "z", "x", "y"])
+    for x, lab in zip(X, labels):
+        w.writerow([lab] + [f"{x[j]:.6f}" for j in order])
+    header, moved = _label(_write(tmp_path, "c.csv", s.getvalue()), tmp_path, capsys, "--method", method,
+                           name="c_out.csv")
+    assert header == ["cls", "z", "x", "y", "predicted_cls", "confidence"]
+    assert moved == base
+
+
+def test_image_shaped_feature_column_order_changes_nothing(tmp_path, capsys):
+    # 40 non-negative "pixel" columns: poisson-ridge builds its cosine graph on the raw pixels; a pixel
+    # permutation (the image scrambled) is the same point cloud up to a rotation of the axes
+    rng = np.random.default_rng(3)
+    proto = rng.uniform(size=(2, 40))
+    X = np.vstack([proto[0] + 0.3 * rng.uniform(size=(15, 40)), proto[1] + 0.3 * rng.uniform(size=(15, 40))])
+    labels = [lab if i % 5 == 0 else "" for i, lab in enumerate(np.repeat(["a", "b"], 15))]
+    names = [f"p{j}" for j in range(40)]
+    _, base = _label(_write(tmp_path, "a.csv", _text(names + ["cls"], X, labels)), tmp_path, capsys,
+                     name="a_out.csv")
+    order = rng.permutation(40)
+    _, moved = _label(_write(tmp_path, "c.csv", _text([names[j] for j in order] + ["cls"], X[:, order], labels)),
+                      tmp_path, capsys, name="c_out.csv")
+    assert moved == base
+    assert {lab for lab, _ in base} == {"a", "b"}
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_renaming_the_classes_renames_the_predictions(method, tmp_path, capsys):
+    # "a" < "b" but "1" > "0": the renamed classes are sorted the other way round
+    X, labels = _blobs()
+    _, base = _label(_write(tmp_path, "a.csv", _text(["x", "y", "z", "cls"], X, labels)), tmp_path, capsys,
+                     "--method", method, name="a_out.csv")
+    rename = {"a": "1", "b": "0", "": ""}
+    _, renamed = _label(_write(tmp_path, "r.csv", _text(["x", "y", "z", "cls"], X, [rename[v] for v in labels])),
+                        tmp_path, capsys, "--method", method, name="r_out.csv")
+    assert renamed == [(rename[lab], c) for lab, c in base]
+
+
+@pytest.mark.parametrize("spelling", ["crlf", "bom", "no_final_newline", "quoted", "tab", "semicolon", "npz"])
+def test_spelling_of_the_file_changes_nothing(spelling, tmp_path, capsys):
+    X, labels = _blobs()
+    header = ["x", "y", "z", "cls"]
+    _, base = _label(_write(tmp_path, "a.csv", _text(header, X, labels)), tmp_path, capsys, name="a_out.csv")
+    if spelling == "npz":
+        path = tmp_path / "s.npz"
+        np.savez(path, X=np.array([[float(f"{v:.6f}") for v in x] for x in X]), cls=np.array(labels))
+    elif spelling == "bom":
+        path = _write(tmp_path, "s.csv", _text(header, X, labels), encoding="utf-8-sig")
+    elif spelling == "quoted":
+        s = io.StringIO()
+        w = csv.writer(s, quoting=csv.QUOTE_ALL, lineterminator="\n")
+        w.writerow(header)
+        for x, lab in zip(X, labels):
+            w.writerow([f"{v:.6f}" for v in x] + [lab])
+        path = _write(tmp_path, "s.csv", s.getvalue())
+    else:
+        text = {"crlf": lambda: _text(header, X, labels, lineterminator="\r\n"),
+                "no_final_newline": lambda: _text(header, X, labels).rstrip("\n"),
+                "tab": lambda: _text(header, X, labels, delimiter="\t"),
+                "semicolon": lambda: _text(header, X, labels, delimiter=";")}[spelling]()
+        path = _write(tmp_path, "s.tsv" if spelling == "tab" else "s.csv", text)
+    out_header, spelt = _label(path, tmp_path, capsys, name="s_out.csv")
+    assert out_header[-2:] == ["predicted_cls", "confidence"]
+    assert out_header[0] == ("x0" if spelling == "npz" else "x")      # no byte order mark in the first name
+    assert spelt == base
