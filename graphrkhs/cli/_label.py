@@ -295,16 +295,27 @@ def _read_npz_arrays(path, label_column):
         label_column = keys[found]
         y = data[label_column]
         feature_keys = [k for k in keys if k != label_column]
+        unused = []
         if "X" in feature_keys:
             X = data["X"]
             names = [f"x{j}" for j in range(X.shape[1] if X.ndim == 2 else 1)]
+            unused = [k for k in feature_keys if k != "X"]      # said on stderr: not silently dropped
         else:
             cols = [data[k] for k in feature_keys]
             if not cols:
                 raise LabelCommandError(f"{path} has no feature arrays besides {label_column!r}.")
-            if any(c.ndim != 1 or c.shape != cols[0].shape for c in cols):
-                raise LabelCommandError(f"{path}: feature arrays {', '.join(feature_keys)} must be 1-D of equal "
-                                        "length (or give all features as one 2-D array 'X').")
+            bad = [(k, c.shape) for k, c in zip(feature_keys, cols) if c.ndim != 1]
+            if bad:
+                k, shape = bad[0]
+                hint = (f": name it X, as in np.savez(file, X={k}, {label_column}=labels)" if len(shape) == 2
+                        else "")
+                raise LabelCommandError(f"{path}: the feature array {k!r} has shape {shape}; the features are "
+                                        f"one 2-D array named 'X' or one 1-D array per feature{hint}.")
+            if any(c.shape != cols[0].shape for c in cols):
+                raise LabelCommandError(
+                    f"{path}: the feature arrays differ in length ("
+                    + ", ".join(f"{k!r}: {c.shape[0]}" for k, c in zip(feature_keys, cols))
+                    + "); save one 1-D array per feature, all of one length (or all features as one 2-D array 'X').")
             X = np.column_stack(cols)
             names = feature_keys
     if X.ndim == 1:
@@ -324,7 +335,7 @@ def _read_npz_arrays(path, label_column):
     # float32 keeps its digits ("0.1", not "0.10000000149011612"), booleans are 0 / 1
     cells = (X.astype(np.int64) if X.dtype.kind == "b" else X).astype(str).tolist()
     rows = [x + [lab] for x, lab in zip(cells, labels)]
-    return header, rows, None
+    return header, rows, unused
 
 
 def _decode_label(v, i, path, label_column):
@@ -683,8 +694,14 @@ def run_label(args, out=None, err=None):
     if encoding is not None and is_npz:
         raise LabelUsageError(f"--encoding applies to CSV/TSV input only (an .npz file is binary); got {path}.")
 
-    header, rows, lines, first_line = ((*_read_npz(path, args.label_column), None) if is_npz
-                                       else _read_csv(path, encoding))
+    if is_npz:
+        header, rows, unused = _read_npz(path, args.label_column)
+        lines = first_line = None
+    else:
+        header, rows, lines, first_line = _read_csv(path, encoding)
+        unused = []
+    unused_note = (f"features from the 2-D array 'X'; array(s) {', '.join(map(repr, unused))} not used"
+                   if unused else "")
     label_idx = _find_column(args.label_column, header, "--label-column", path)
     if label_idx is None:
         hint = "" if is_npz else _header_hint(path, header, first_line)
@@ -709,6 +726,8 @@ def run_label(args, out=None, err=None):
     if not rows:
         raise LabelCommandError(f"{path} holds no rows (its arrays are empty)." if is_npz
                                 else f"{path} has a header but no data rows.")
+    if args.features is None and unused_note:
+        print(f"note: {unused_note} (save one 1-D array per feature and no 'X' to use them).", file=err)
     if args.features is not None:
         names = [c for c in listed if c.strip()]
         if not names:
@@ -717,8 +736,10 @@ def run_label(args, out=None, err=None):
         found = [_find_column(c, header, "--features", path) for c in names]
         unknown = [c.strip() for c, j in zip(names, found) if j is None]
         if unknown:
+            npz_hint = (f" ({unused_note}: put every feature in 'X', or save one 1-D array per feature and no 'X')"
+                        if unused_note else "")
             raise LabelCommandError(f"unknown feature column(s) {', '.join(unknown)}; the columns are: "
-                                    f"{_show_columns(header)}{_comma_name_hint(args.features, header)}.")
+                                    f"{_show_columns(header)}{npz_hint}{_comma_name_hint(args.features, header)}.")
         repeated = sorted({header[j] for j in found if found.count(j) > 1})
         if repeated:  # a column given twice would count twice in every distance
             raise LabelCommandError(f"--features names {_show_columns(repeated)} more than once.")

@@ -152,3 +152,38 @@ def test_spelling_of_the_file_changes_nothing(spelling, tmp_path, capsys):
     assert out_header[-2:] == ["predicted_cls", "confidence"]
     assert out_header[0] == ("x0" if spelling == "npz" else "x")      # no byte order mark in the first name
     assert spelt == base
+
+
+# --- .npz keys: what is read is said --------------------------------------------------------------------
+
+def test_npz_arrays_beside_X_are_named_as_unused(tmp_path, capsys):
+    # np.savez(f, X=X, cls=y, extra=z): the features are X; 'extra' was dropped without a word, and
+    # --features extra said "unknown feature column(s) extra; the columns are: x0, x1, cls" of a file that has it
+    X, labels = _blobs(d=2)
+    path = tmp_path / "d.npz"
+    np.savez(path, X=X, extra=X[:, 0] * 2.0, cls=np.array(labels))
+    out = tmp_path / "o.csv"
+    assert cli.main(["label", str(path), "--label-column", "cls", "-q", "--output", str(out)]) == 0
+    err = capsys.readouterr().err
+    assert "note: features from the 2-D array 'X'; array(s) 'extra' not used" in err
+    with open(out, newline="") as f:
+        assert next(csv.reader(f)) == ["x0", "x1", "cls", "predicted_cls", "confidence"]
+    code = cli.main(["label", str(path), "--label-column", "cls", "-q", "--force", "--output", str(out),
+                     "--features", "extra"])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert err.count("\n") == 1 and "Traceback" not in err
+    assert "unknown feature column(s) extra" in err and "array(s) 'extra' not used" in err
+    assert "save one 1-D array per feature" in err
+
+
+def test_npz_two_dimensional_array_not_named_X_names_the_array_and_its_shape(tmp_path, capsys):
+    # "feature arrays features must be 1-D ..." read as English; the array, its shape and the key to use
+    X, labels = _blobs(d=2)
+    path = tmp_path / "d.npz"
+    np.savez(path, features=X, cls=np.array(labels))
+    code = cli.main(["label", str(path), "--label-column", "cls", "-q", "--output", str(tmp_path / "o.csv")])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1
+    assert "'features' has shape (30, 2)" in err
+    assert "np.savez(file, X=features, cls=labels)" in err
