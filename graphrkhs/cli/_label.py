@@ -15,6 +15,7 @@ written to a temporary file in its own directory and moved into place with
 complete new one.
 """
 
+import collections
 import csv
 import decimal
 import io
@@ -783,7 +784,7 @@ def run_label(args, out=None, err=None):
         )
     _check_classes_are_labels(column, header, names, n, int(labeled.sum()))
     if n - labeled.sum() == 0:
-        print("note: every row is already labeled; predictions are the fitted values.", file=err)
+        print(_all_labeled_note(column, classes, names, keys), file=err)
     k = min(args.neighbors, n - 1)
     if k < 1:
         raise LabelCommandError("the file needs at least two rows.")
@@ -862,6 +863,18 @@ def run_label(args, out=None, err=None):
             print(f"{c:<{width}}  {counts[c]:>8}  {predicted[c]:>9}  {mc:>15}", file=out)
     print(f"wrote {output}", file=out)
     return {"n": n, "labeled": int(labeled.sum()), "classes": names, "output": output}
+
+
+def _all_labeled_note(column, classes, names, keys):
+    """The note of a file with no unlabeled row: a marker such as '?' or 'unknown' (no default --unlabeled
+    token) was read as a class; name the classes and the option, with the most frequent class as example."""
+    counts = collections.Counter(keys)
+    top = names[max(range(len(classes)), key=lambda i: (counts[classes[i]], -i))]
+    token = next(csv.reader([top])) == [top] and top or '"' + top.replace('"', '""') + '"'
+    shown = ", ".join(repr(v) for v in names[:5]) + (", ..." if len(names) > 5 else "")
+    return (f"note: every row is already labeled (no cell of {column!r} is empty or an --unlabeled token); "
+            f"predictions are the fitted values; if one of the classes ({shown}) marks unlabeled rows, pass it "
+            f"with --unlabeled, e.g. --unlabeled={token}")
 
 
 #: Classes named on the summary's "labeled per class" line (the --labels-per-class-report table: all).

@@ -187,3 +187,23 @@ def test_npz_two_dimensional_array_not_named_X_names_the_array_and_its_shape(tmp
     assert code == 2 and err.count("\n") == 1
     assert "'features' has shape (30, 2)" in err
     assert "np.savez(file, X=features, cls=labels)" in err
+
+
+# --- the unlabeled marker ---------------------------------------------------------------------------------
+
+def test_every_row_labeled_names_the_unlabeled_option_and_the_classes(tmp_path, capsys):
+    # a file marking unlabeled rows with '?' (not a default token) was labeled with '?' as a third class and
+    # the note said only "every row is already labeled"; with --unlabeled=? it is two classes
+    X, labels = _blobs()
+    text = _text(["x", "y", "z", "cls"], X, [lab or "?" for lab in labels])
+    path = _write(tmp_path, "q.csv", text)
+    out = tmp_path / "o.csv"
+    assert cli.main(["label", str(path), "--label-column", "cls", "-q", "--output", str(out)]) == 0
+    err = capsys.readouterr().err
+    assert ("note: every row is already labeled (no cell of 'cls' is empty or an --unlabeled token); predictions "
+            "are the fitted values; if one of the classes ('?', 'a', 'b') marks unlabeled rows, pass it with "
+            "--unlabeled, e.g. --unlabeled=?") in err
+    _, marked = _label(path, tmp_path, capsys, "--unlabeled=?", name="m_out.csv")
+    _, base = _label(_write(tmp_path, "a.csv", _text(["x", "y", "z", "cls"], X, labels)), tmp_path, capsys,
+                     name="a_out.csv")
+    assert marked == base                  # the explicit marker is the empty cell by another name
