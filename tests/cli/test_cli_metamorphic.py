@@ -207,3 +207,40 @@ def test_every_row_labeled_names_the_unlabeled_option_and_the_classes(tmp_path, 
     _, base = _label(_write(tmp_path, "a.csv", _text(["x", "y", "z", "cls"], X, labels)), tmp_path, capsys,
                      name="a_out.csv")
     assert marked == base                  # the explicit marker is the empty cell by another name
+
+
+# --- the output on an error -------------------------------------------------------------------------------
+
+def test_a_failed_write_leaves_the_old_output_and_no_partial_file(tmp_path, capsys, monkeypatch):
+    # a full disk at the moment of writing: exit 2 with one line, the old output byte for byte, no temporary
+    # file left next to it
+    import errno
+    import os
+
+    X, labels = _blobs()
+    path = _write(tmp_path, "a.csv", _text(["x", "y", "z", "cls"], X, labels))
+    out = tmp_path / "out.csv"
+    out.write_text("old,output\n1,2\n")
+
+    def full(fd):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(os, "fsync", full)
+    code = cli.main(["label", str(path), "--label-column", "cls", "-q", "--force", "--output", str(out)])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert err == (f"graphrkhs label: error: cannot write {out}: {os.strerror(errno.ENOSPC)}; the old file, if any, "
+                   "is unchanged.\n")
+    assert out.read_text() == "old,output\n1,2\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.csv", "out.csv"]
+
+
+def test_a_user_error_after_reading_writes_no_output(tmp_path, capsys):
+    # one class only: found after the file is read; no output file appears
+    X, labels = _blobs()
+    path = _write(tmp_path, "a.csv", _text(["x", "y", "z", "cls"], X, [v if v != "b" else "" for v in labels]))
+    out = tmp_path / "out.csv"
+    code = cli.main(["label", str(path), "--label-column", "cls", "-q", "--output", str(out)])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1 and "only one class ('a')" in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.csv"]
