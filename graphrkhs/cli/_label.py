@@ -782,6 +782,7 @@ def run_label(args, out=None, err=None):
             f"only one class ({shown}) among the labeled rows; labeling needs at least two classes"
             f"{merged}{_hidden_class_hint(args, raw_labels, labeled)}."
         )
+    _check_minus_one_is_not_a_hidden_class(args, column, classes, names, raw_labels, labeled)
     _check_classes_are_labels(column, header, names, n, int(labeled.sum()))
     if n - labeled.sum() == 0:
         print(_all_labeled_note(column, classes, names, keys), file=err)
@@ -920,6 +921,51 @@ def _check_classes_are_labels(column, header, names, n, n_labeled):
 def _show_cell(cell):
     """A label cell in a message: numbers as written (-1), words quoted ('a')."""
     return cell if _as_number(cell) is not None else repr(cell)
+
+
+def _check_minus_one_is_not_a_hidden_class(args, column, classes, names, raw_labels, labeled):
+    """Refuse a numeric label column that marks unlabeled rows both with -1 and with another default token.
+
+    -1 alone is the Python API's marker; next to empty (or NA, ...) cells, with integer classes, it is as likely
+    a class (labels -1, 0, 1) that the default --unlabeled tokens would drop without a word."""
+    if getattr(args, "unlabeled", ",".join(DEFAULT_UNLABELED)) != ",".join(DEFAULT_UNLABELED):
+        return
+    if not all(isinstance(c, decimal.Decimal) for c in classes):
+        return
+    minus, others, empty = [], {}, 0
+    for cell, m in zip(raw_labels, labeled):
+        if m:
+            continue
+        if _as_number(cell) == -1:
+            minus.append(cell)
+        elif not cell:
+            empty += 1
+        else:
+            first, count = others.get(cell.casefold(), (cell, 0))
+            others[cell.casefold()] = (first, count + 1)
+    if not minus or not (empty or others):
+        return
+    shown = (["empty"] if empty else []) + [repr(first) for first, _ in others.values()]
+    n_other = empty + sum(count for _, count in others.values())
+    tokens = ",".join(next(iter(_csv_rows([[first]]))) for first, _ in others.values())
+    as_class = f"--unlabeled={tokens}" if tokens else "--unlabeled ''"
+    as_marker = "--unlabeled=-1" + (f",{tokens}" if tokens else "")
+    spell = minus[0]
+    raise LabelCommandError(
+        f"column {column!r} marks unlabeled rows both with {spell} ({len(minus)} rows) and with "
+        f"{' and '.join(shown)} cells ({n_other} rows), and its classes are numbers ("
+        + ", ".join(names[:5]) + (", ..." if len(names) > 5 else "")
+        + f"): {spell} may be a class; if -1 is a class, pass {as_class}; if -1 marks unlabeled rows too, "
+        f"pass {as_marker}."
+    )
+
+
+def _csv_rows(rows):
+    """Each row as one CSV record (no line end): the spelling of an --unlabeled list."""
+    for row in rows:
+        s = io.StringIO()
+        csv.writer(s, lineterminator="").writerow(row)
+        yield s.getvalue()
 
 
 def _hidden_class_hint(args, raw_labels, labeled):

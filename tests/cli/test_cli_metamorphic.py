@@ -244,3 +244,45 @@ def test_a_user_error_after_reading_writes_no_output(tmp_path, capsys):
     err = capsys.readouterr().err
     assert code == 2 and err.count("\n") == 1 and "only one class ('a')" in err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.csv"]
+
+
+def _three_classes_with_minus_one(tmp_path, other_marker=""):
+    rng = np.random.default_rng(0)
+    X = np.vstack([rng.normal(size=(10, 2)) + c for c in ([0, 0], [5, 0], [0, 5])])
+    y = np.repeat(["-1", "0", "1"], 10)
+    labels = [lab if i % 3 == 0 else other_marker for i, lab in enumerate(y)]
+    return X, labels, _write(tmp_path, "m.csv", _text(["x", "y", "cls"], X, labels))
+
+
+@pytest.mark.parametrize("other_marker", ["", "NA"])
+def test_minus_one_beside_another_unlabeled_marker_is_an_error_naming_the_option(other_marker, tmp_path, capsys):
+    # classes -1, 0, 1 with empty (or NA) cells for unlabeled rows: the -1 rows were read as unlabeled by the
+    # default tokens and the file was labeled with classes 0 and 1 only, without a word
+    X, labels, path = _three_classes_with_minus_one(tmp_path, other_marker)
+    out = tmp_path / "o.csv"
+    code = cli.main(["label", str(path), "--label-column", "cls", "-q", "--output", str(out)])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1 and "Traceback" not in err
+    shown = "empty" if not other_marker else "'NA'"
+    assert (f"column 'cls' marks unlabeled rows both with -1 (4 rows) and with {shown} cells (20 rows)") in err
+    assert "if -1 is a class, pass " + ("--unlabeled=NA" if other_marker else "--unlabeled ''") in err
+    assert f"if -1 marks unlabeled rows too, pass --unlabeled=-1{',NA' if other_marker else ''}" in err
+    assert not out.exists()
+    # either choice made explicit is labeled: -1 a class (its rows are the blob near the origin) ...
+    unlabeled = ["--unlabeled", ""] if not other_marker else ["--unlabeled=NA"]
+    _, as_class = _label(path, tmp_path, capsys, *unlabeled, name="c.csv")
+    assert [lab for lab, _ in as_class] == ["-1"] * 10 + ["0"] * 10 + ["1"] * 10
+    # ... or -1 unlabeled, the same as a file with -1 written as the other marker
+    _, as_marker = _label(path, tmp_path, capsys, "--unlabeled=-1" + (",NA" if other_marker else ""), name="u.csv")
+    same = _write(tmp_path, "same.csv", _text(["x", "y", "cls"], X, [other_marker if v == "-1" else v
+                                                                     for v in labels]))
+    _, reference = _label(same, tmp_path, capsys, name="r.csv")
+    assert as_marker == reference
+
+
+def test_minus_one_as_the_only_unlabeled_marker_is_the_python_api_convention(tmp_path, capsys):
+    X, labels, _ = _three_classes_with_minus_one(tmp_path)
+    path = _write(tmp_path, "api.csv", _text(["x", "y", "cls"], X, [v if v not in ("", "-1") else "-1"
+                                                                    for v in labels]))
+    _, out = _label(path, tmp_path, capsys, name="o.csv")
+    assert {lab for lab, _ in out} == {"0", "1"}
