@@ -871,7 +871,7 @@ def _all_labeled_note(column, classes, names, keys):
     token) was read as a class; name the classes and the option, with the most frequent class as example."""
     counts = collections.Counter(keys)
     top = names[max(range(len(classes)), key=lambda i: (counts[classes[i]], -i))]
-    token = next(csv.reader([top])) == [top] and top or '"' + top.replace('"', '""') + '"'
+    token = next(_csv_rows([[top]]))
     shown = ", ".join(repr(v) for v in names[:5]) + (", ..." if len(names) > 5 else "")
     return (f"note: every row is already labeled (no cell of {column!r} is empty or an --unlabeled token); "
             f"predictions are the fitted values; if one of the classes ({shown}) marks unlabeled rows, pass it "

@@ -56,6 +56,14 @@ def _label(path, tmp_path, capsys, *extra, name="out.csv"):
     return rows[0], [(r[-2], r[-1]) for r in rows[1:]]
 
 
+def _blobs_labeled(tmp_path, capsys, *extra):
+    """The blobs, their label cells and the output of the plain CSV file: the reference of each identity."""
+    X, labels = _blobs()
+    _, base = _label(_write(tmp_path, "a.csv", _text(["x", "y", "z", "cls"], X, labels)), tmp_path, capsys, *extra,
+                     name="a_out.csv")
+    return X, labels, base
+
+
 def _write(tmp_path, name, text, **kw):
     path = tmp_path / name
     with open(path, "w", newline="", **kw) as f:
@@ -80,9 +88,7 @@ def test_row_order_permutes_the_output(method, tmp_path, capsys):
 
 @pytest.mark.parametrize("method", METHODS)
 def test_feature_column_order_changes_nothing(method, tmp_path, capsys):
-    X, labels = _blobs()
-    _, base = _label(_write(tmp_path, "a.csv", _text(["x", "y", "z", "cls"], X, labels)), tmp_path, capsys,
-                     "--method", method, name="a_out.csv")
+    X, labels, base = _blobs_labeled(tmp_path, capsys, "--method", method)
     order = [2, 0, 1]
     # the label column first, the features reordered: the same rows, the same answers
     s = io.StringIO()
@@ -116,9 +122,7 @@ def test_image_shaped_feature_column_order_changes_nothing(tmp_path, capsys):
 @pytest.mark.parametrize("method", METHODS)
 def test_renaming_the_classes_renames_the_predictions(method, tmp_path, capsys):
     # "a" < "b" but "1" > "0": the renamed classes are sorted the other way round
-    X, labels = _blobs()
-    _, base = _label(_write(tmp_path, "a.csv", _text(["x", "y", "z", "cls"], X, labels)), tmp_path, capsys,
-                     "--method", method, name="a_out.csv")
+    X, labels, base = _blobs_labeled(tmp_path, capsys, "--method", method)
     rename = {"a": "1", "b": "0", "": ""}
     _, renamed = _label(_write(tmp_path, "r.csv", _text(["x", "y", "z", "cls"], X, [rename[v] for v in labels])),
                         tmp_path, capsys, "--method", method, name="r_out.csv")
@@ -127,9 +131,8 @@ def test_renaming_the_classes_renames_the_predictions(method, tmp_path, capsys):
 
 @pytest.mark.parametrize("spelling", ["crlf", "bom", "no_final_newline", "quoted", "tab", "semicolon", "npz"])
 def test_spelling_of_the_file_changes_nothing(spelling, tmp_path, capsys):
-    X, labels = _blobs()
+    X, labels, base = _blobs_labeled(tmp_path, capsys)
     header = ["x", "y", "z", "cls"]
-    _, base = _label(_write(tmp_path, "a.csv", _text(header, X, labels)), tmp_path, capsys, name="a_out.csv")
     if spelling == "npz":
         path = tmp_path / "s.npz"
         np.savez(path, X=np.array([[float(f"{v:.6f}") for v in x] for x in X]), cls=np.array(labels))
@@ -204,9 +207,7 @@ def test_every_row_labeled_names_the_unlabeled_option_and_the_classes(tmp_path, 
             "are the fitted values; if one of the classes ('?', 'a', 'b') marks unlabeled rows, pass it with "
             "--unlabeled, e.g. --unlabeled=?") in err
     _, marked = _label(path, tmp_path, capsys, "--unlabeled=?", name="m_out.csv")
-    _, base = _label(_write(tmp_path, "a.csv", _text(["x", "y", "z", "cls"], X, labels)), tmp_path, capsys,
-                     name="a_out.csv")
-    assert marked == base                  # the explicit marker is the empty cell by another name
+    assert marked == _blobs_labeled(tmp_path, capsys)[2]                  # the explicit marker is the empty cell by another name
 
 
 # --- the output on an error -------------------------------------------------------------------------------
