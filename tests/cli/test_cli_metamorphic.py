@@ -287,3 +287,15 @@ def test_minus_one_as_the_only_unlabeled_marker_is_the_python_api_convention(tmp
                                                                     for v in labels]))
     _, out = _label(path, tmp_path, capsys, name="o.csv")
     assert {lab for lab, _ in out} == {"0", "1"}
+
+
+def test_minus_one_as_the_only_marker_between_two_classes_keeps_the_warning(tmp_path, capsys):
+    # classes -2 and 0, -1 the only marker: the Python API's LabelCollisionWarning rule (-1 between two
+    # classes), not the two-marker error
+    X, labels = _blobs()
+    path = _write(tmp_path, "w.csv", _text(["x", "y", "z", "cls"], X, [{"a": "-2", "b": "0", "": "-1"}[v]
+                                                                       for v in labels]))
+    code = cli.main(["label", str(path), "--label-column", "cls", "-q", "--output", str(tmp_path / "o.csv")])
+    err = capsys.readouterr().err
+    assert code == 0
+    assert err.count("\n") == 1 and "warning (LabelCollisionWarning): the 24 row(s) with -1" in err
