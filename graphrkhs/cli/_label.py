@@ -15,6 +15,7 @@ written to a temporary file in its own directory and moved into place with
 complete new one.
 """
 
+import collections
 import csv
 import decimal
 import io
@@ -295,16 +296,27 @@ def _read_npz_arrays(path, label_column):
         label_column = keys[found]
         y = data[label_column]
         feature_keys = [k for k in keys if k != label_column]
+        unused = []
         if "X" in feature_keys:
             X = data["X"]
             names = [f"x{j}" for j in range(X.shape[1] if X.ndim == 2 else 1)]
+            unused = [k for k in feature_keys if k != "X"]      # said on stderr: not silently dropped
         else:
             cols = [data[k] for k in feature_keys]
             if not cols:
                 raise LabelCommandError(f"{path} has no feature arrays besides {label_column!r}.")
-            if any(c.ndim != 1 or c.shape != cols[0].shape for c in cols):
-                raise LabelCommandError(f"{path}: feature arrays {', '.join(feature_keys)} must be 1-D of equal "
-                                        "length (or give all features as one 2-D array 'X').")
+            bad = [(k, c.shape) for k, c in zip(feature_keys, cols) if c.ndim != 1]
+            if bad:
+                k, shape = bad[0]
+                hint = (f": name it X, as in np.savez(file, X={k}, {label_column}=labels)" if len(shape) == 2
+                        else "")
+                raise LabelCommandError(f"{path}: the feature array {k!r} has shape {shape}; the features are "
+                                        f"one 2-D array named 'X' or one 1-D array per feature{hint}.")
+            if any(c.shape != cols[0].shape for c in cols):
+                raise LabelCommandError(
+                    f"{path}: the feature arrays differ in length ("
+                    + ", ".join(f"{k!r}: {c.shape[0]}" for k, c in zip(feature_keys, cols))
+                    + "); save one 1-D array per feature, all of one length (or all features as one 2-D array 'X').")
             X = np.column_stack(cols)
             names = feature_keys
     if X.ndim == 1:
@@ -324,7 +336,7 @@ def _read_npz_arrays(path, label_column):
     # float32 keeps its digits ("0.1", not "0.10000000149011612"), booleans are 0 / 1
     cells = (X.astype(np.int64) if X.dtype.kind == "b" else X).astype(str).tolist()
     rows = [x + [lab] for x, lab in zip(cells, labels)]
-    return header, rows, None
+    return header, rows, unused
 
 
 def _decode_label(v, i, path, label_column):
@@ -683,8 +695,14 @@ def run_label(args, out=None, err=None):
     if encoding is not None and is_npz:
         raise LabelUsageError(f"--encoding applies to CSV/TSV input only (an .npz file is binary); got {path}.")
 
-    header, rows, lines, first_line = ((*_read_npz(path, args.label_column), None) if is_npz
-                                       else _read_csv(path, encoding))
+    if is_npz:
+        header, rows, unused = _read_npz(path, args.label_column)
+        lines = first_line = None
+    else:
+        header, rows, lines, first_line = _read_csv(path, encoding)
+        unused = []
+    unused_note = (f"features from the 2-D array 'X'; array(s) {', '.join(map(repr, unused))} not used"
+                   if unused else "")
     label_idx = _find_column(args.label_column, header, "--label-column", path)
     if label_idx is None:
         hint = "" if is_npz else _header_hint(path, header, first_line)
@@ -709,6 +727,8 @@ def run_label(args, out=None, err=None):
     if not rows:
         raise LabelCommandError(f"{path} holds no rows (its arrays are empty)." if is_npz
                                 else f"{path} has a header but no data rows.")
+    if args.features is None and unused_note:
+        print(f"note: {unused_note} (save one 1-D array per feature and no 'X' to use them).", file=err)
     if args.features is not None:
         names = [c for c in listed if c.strip()]
         if not names:
@@ -717,8 +737,10 @@ def run_label(args, out=None, err=None):
         found = [_find_column(c, header, "--features", path) for c in names]
         unknown = [c.strip() for c, j in zip(names, found) if j is None]
         if unknown:
+            npz_hint = (f" ({unused_note}: put every feature in 'X', or save one 1-D array per feature and no 'X')"
+                        if unused_note else "")
             raise LabelCommandError(f"unknown feature column(s) {', '.join(unknown)}; the columns are: "
-                                    f"{_show_columns(header)}{_comma_name_hint(args.features, header)}.")
+                                    f"{_show_columns(header)}{npz_hint}{_comma_name_hint(args.features, header)}.")
         repeated = sorted({header[j] for j in found if found.count(j) > 1})
         if repeated:  # a column given twice would count twice in every distance
             raise LabelCommandError(f"--features names {_show_columns(repeated)} more than once.")
@@ -760,9 +782,10 @@ def run_label(args, out=None, err=None):
             f"only one class ({shown}) among the labeled rows; labeling needs at least two classes"
             f"{merged}{_hidden_class_hint(args, raw_labels, labeled)}."
         )
+    _check_minus_one_is_not_a_hidden_class(args, column, classes, names, raw_labels, labeled)
     _check_classes_are_labels(column, header, names, n, int(labeled.sum()))
     if n - labeled.sum() == 0:
-        print("note: every row is already labeled; predictions are the fitted values.", file=err)
+        print(_all_labeled_note(column, classes, names, keys), file=err)
     k = min(args.neighbors, n - 1)
     if k < 1:
         raise LabelCommandError("the file needs at least two rows.")
@@ -843,6 +866,18 @@ def run_label(args, out=None, err=None):
     return {"n": n, "labeled": int(labeled.sum()), "classes": names, "output": output}
 
 
+def _all_labeled_note(column, classes, names, keys):
+    """The note of a file with no unlabeled row: a marker such as '?' or 'unknown' (no default --unlabeled
+    token) was read as a class; name the classes and the option, with the most frequent class as example."""
+    counts = collections.Counter(keys)
+    top = names[max(range(len(classes)), key=lambda i: (counts[classes[i]], -i))]
+    token = next(_csv_rows([[top]]))
+    shown = ", ".join(repr(v) for v in names[:5]) + (", ..." if len(names) > 5 else "")
+    return (f"note: every row is already labeled (no cell of {column!r} is empty or an --unlabeled token); "
+            f"predictions are the fitted values; if one of the classes ({shown}) marks unlabeled rows, pass it "
+            f"with --unlabeled, e.g. --unlabeled={token}")
+
+
 #: Classes named on the summary's "labeled per class" line (the --labels-per-class-report table: all).
 SUMMARY_CLASSES = 20
 
@@ -886,6 +921,51 @@ def _check_classes_are_labels(column, header, names, n, n_labeled):
 def _show_cell(cell):
     """A label cell in a message: numbers as written (-1), words quoted ('a')."""
     return cell if _as_number(cell) is not None else repr(cell)
+
+
+def _check_minus_one_is_not_a_hidden_class(args, column, classes, names, raw_labels, labeled):
+    """Refuse a numeric label column that marks unlabeled rows both with -1 and with another default token.
+
+    -1 alone is the Python API's marker; next to empty (or NA, ...) cells, with integer classes, it is as likely
+    a class (labels -1, 0, 1) that the default --unlabeled tokens would drop without a word."""
+    if getattr(args, "unlabeled", ",".join(DEFAULT_UNLABELED)) != ",".join(DEFAULT_UNLABELED):
+        return
+    if not all(isinstance(c, decimal.Decimal) for c in classes):
+        return
+    minus, others, empty = [], {}, 0
+    for cell, m in zip(raw_labels, labeled):
+        if m:
+            continue
+        if _as_number(cell) == -1:
+            minus.append(cell)
+        elif not cell:
+            empty += 1
+        else:
+            first, count = others.get(cell.casefold(), (cell, 0))
+            others[cell.casefold()] = (first, count + 1)
+    if not minus or not (empty or others):
+        return
+    shown = (["empty"] if empty else []) + [repr(first) for first, _ in others.values()]
+    n_other = empty + sum(count for _, count in others.values())
+    tokens = ",".join(next(iter(_csv_rows([[first]]))) for first, _ in others.values())
+    as_class = f"--unlabeled={tokens}" if tokens else "--unlabeled ''"
+    as_marker = "--unlabeled=-1" + (f",{tokens}" if tokens else "")
+    spell = minus[0]
+    raise LabelCommandError(
+        f"column {column!r} marks unlabeled rows both with {spell} ({len(minus)} rows) and with "
+        f"{' and '.join(shown)} cells ({n_other} rows), and its classes are numbers ("
+        + ", ".join(names[:5]) + (", ..." if len(names) > 5 else "")
+        + f"): {spell} may be a class; if -1 is a class, pass {as_class}; if -1 marks unlabeled rows too, "
+        f"pass {as_marker}."
+    )
+
+
+def _csv_rows(rows):
+    """Each row as one CSV record (no line end): the spelling of an --unlabeled list."""
+    for row in rows:
+        s = io.StringIO()
+        csv.writer(s, lineterminator="").writerow(row)
+        yield s.getvalue()
 
 
 def _hidden_class_hint(args, raw_labels, labeled):
