@@ -151,7 +151,9 @@ def test_poisson_learning_classifier_backend_dask_equals_numpy(client, monkeypat
     X, y = _two_blobs()
     calls = _spy(monkeypatch, "dask", "solve_spd")
     est = gr.PoissonLearningClassifier(tol=1e-10, preconditioner="amg", n_neighbors=8, backend="dask").fit(X, y)
-    assert calls == ["solve_spd"]
+    # the solve on the workers, and at most one refinement round there (_refined: its AMG-CG met tol 1e-10 with a
+    # row-normalized residual above 10 tol)
+    assert calls in (["solve_spd"], ["solve_spd", "solve_spd"]), calls
     ref = gr.PoissonLearningClassifier(tol=1e-10, n_neighbors=8, backend="numpy").fit(X, y)
     assert est.get_params()["backend"] == "dask"
     assert _rel(est.scores_, ref.scores_) <= 1e-7 and np.array_equal(est.transduction_, ref.transduction_)
