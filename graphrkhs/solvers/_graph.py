@@ -142,7 +142,8 @@ def _solve_spd(A, B, preconditioner, tol, max_iter, backend="numpy", warn_forwar
 
     Unpreconditioned CG (``None`` and ``"jacobi"``) also iterates until its estimated forward error
     meets ``tol`` (``forward_tol`` of :func:`~graphrkhs.conjugate_gradient`) and warns
-    (:class:`~graphrkhs.AccuracyWarning`, :func:`forward_checked`) when it cannot;
+    (:class:`~graphrkhs.AccuracyWarning`, :func:`forward_checked`) when it cannot, unless the refinement
+    below removes the error it reported;
     ``warn_forward=False`` keeps the iteration but not the warning, for a solve whose relative error is
     not that of the caller's result (a small correction added to a start).
 
