@@ -207,3 +207,27 @@ def test_correction_test_is_quiet_and_exact_on_an_ordinary_graph(preconditioner)
         F = harmonic_solution(W, S, Y, preconditioner=preconditioner, tol=1e-8)
     F_ref = _dense_harmonic(W, S, Y)
     assert np.abs(F - F_ref).max() <= 1e-7 * np.abs(F_ref).max()
+
+
+def test_direct_solve_warns_at_float64s_limit():
+    # the same 1500 nodes: the sparse direct solve ("auto") met its residual test 2.6e-5 off the refined
+    # oracle, silently; corrected by its own factors it is still 2.5e-6 off, and its corrections stay above
+    # 10 tol, which it now says
+    W, S, Y = _outlier_graph(1500, 20, 5.5, 5, 1)
+    with pytest.warns(AccuracyWarning, match="direct solve met its residual test, but a correction"):
+        F = harmonic_solution(W, S, Y, tol=1e-8)
+    F_ref = _refined_harmonic(W, S, Y)
+    assert np.abs(F - F_ref).max() > 10 * 1e-8 * np.abs(F_ref).max()      # not a false alarm
+
+
+def test_direct_solve_is_quiet_on_an_ordinary_graph():
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(900, 4))
+    W = knn_graph(X, 8)
+    S = rng.choice(900, 7, replace=False)
+    Y = rng.normal(size=(7, 3))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        F = harmonic_solution(W, S, Y, tol=1e-10)
+    F_ref = _dense_harmonic(W, S, Y)
+    assert np.abs(F - F_ref).max() <= 1e-9 * np.abs(F_ref).max()
