@@ -397,11 +397,7 @@ class MPIBackend:
         kind = {"auto": "amg"}.get(preconditioner, preconditioner)
         # the same system on every rank, before any other collective (and before the local symmetry check,
         # which would raise on the rank whose A is asymmetric only)
-        check_same_inputs(self.comm(), "a graph solve of backend='mpi' (harmonic_solution, tikhonov_solution, "
-                          "poisson_learning, graph_kernel_ridge, the estimators)",
-                          {"A (the system matrix, from W, labeled and the options)": A,
-                           "B (the right-hand side, from Y and labeled)": np.asarray(B), "tol": tol,
-                           "max_iter": max_iter, "preconditioner": kind})
+        self.check_same_system(A, B, tol, max_iter, preconditioner)
         # A against A^T as a whole (every rank holds it): the per-rank AMG checks only its diagonal block
         check_cg_symmetric(A, "A")
         D = DistributedCSR.from_global(A, self.comm())
@@ -417,6 +413,20 @@ class MPIBackend:
                               on_failure="warn", check_symmetric=False, forward_tol=tol if plain else None)
         X = D.gather(forward_checked(res, tol) if plain else res.x)
         return X[:, 0] if was_1d else X
+
+    def check_same_system(self, A, B, tol, max_iter, preconditioner):
+        """Raise the same ``ValueError`` on every rank unless the graph system and its options agree (collective).
+
+        The first collective of :meth:`solve_spd`, and all the communication of a graph solve that every rank
+        does by itself (``graphrkhs.solvers``: a direct factorization of a small system under
+        ``preconditioner="auto"``): ranks whose systems differ meet here, whichever of the two paths each
+        took, and raise instead of returning each its own answer."""
+        check_same_inputs(self.comm(), "a graph solve of backend='mpi' (harmonic_solution, tikhonov_solution, "
+                          "poisson_learning, graph_kernel_ridge, the estimators)",
+                          {"A (the system matrix, from W, labeled and the options)": A,
+                           "B (the right-hand side, from Y and labeled)": np.asarray(B), "tol": tol,
+                           "max_iter": max_iter,
+                           "preconditioner": {"auto": "amg", "none": None}.get(preconditioner, preconditioner)})
 
     def laplacian(self, W, kind):
         """The Laplacian by row blocks on the ranks, gathered to every rank (see ``mpi_laplacian``)."""

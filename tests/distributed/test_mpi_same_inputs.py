@@ -234,3 +234,37 @@ def test_laplacian_and_knn_graph_with_inputs_differing_between_ranks_raise_on_ev
     P = np.random.default_rng(0).random((300, 2))
     G = gr.knn_graph(P, 5, backend="mpi", verbose=comm.rank == 0)
     assert abs(G - gr.knn_graph(P, 5, backend="numpy")).max() == 0
+
+
+def test_direct_solves_of_systems_differing_between_ranks_raise_on_every_rank(comm):
+    # preconditioner "auto" factorizes up to DIRECT_MAX_NODES unknowns on every rank by itself: before, labels
+    # drawn on each rank gave each rank its own F (harmonic_solution, poisson_learning), silently
+    _two_ranks(comm)
+    W = _graph()
+    S = np.arange(0, 600, 20)
+    Y = np.eye(3)[np.random.default_rng(comm.rank).integers(0, 3, S.size)]
+    for solve, rows in ((gr.harmonic_solution, 570), (gr.poisson_learning, 600)):
+        block = rf"of shape \({rows}, 3\), float64, CRC-32 [0-9a-f]{{8}}"
+        _raises_everywhere(comm, re.escape(f"the inputs differ between MPI ranks ({SOLVE}): rank 0 has {B_NAME} ")
+                           + block + re.escape(f"; rank 1 has {B_NAME} ") + block + re.escape("; " + ADVICE),
+                           lambda: solve(W, S, Y, backend="mpi"))
+    # the same labels: the direct solve, as serially
+    Y = np.eye(3)[np.arange(S.size) % 3]
+    assert np.array_equal(gr.harmonic_solution(W, S, Y, backend="mpi"), gr.harmonic_solution(W, S, Y, backend="numpy"))
+
+
+def test_ranks_that_take_the_direct_and_the_iterative_path_meet_in_the_comparison(comm, monkeypatch):
+    # one labeled node more on rank 0: 570 unknowns there (factorized, at DIRECT_MAX_NODES = 570), 571 on rank 1
+    # (block CG on the ranks); before, rank 0 returned and rank 1 waited in CG's first reduction forever
+    from graphrkhs.solvers import _graph as solvers_graph
+
+    _two_ranks(comm)
+    monkeypatch.setattr(solvers_graph, "DIRECT_MAX_NODES", 570)
+    W = _graph()
+    S = np.arange(0, 600, 20)[: 30 - comm.rank]
+    system = r"of shape \(\d+, \d+\), float64, \d+ stored entries, CRC-32 [0-9a-f]{8}"
+    message = _raises_everywhere(
+        comm, re.escape(f"the inputs differ between MPI ranks ({SOLVE}): rank 0 has {A_NAME} ") + system
+        + re.escape(f"; rank 1 has {A_NAME} ") + system + re.escape("; " + ADVICE),
+        lambda: gr.harmonic_solution(W, S, np.sin(np.arange(S.size)), backend="mpi"))
+    assert re.findall(r"of shape \((\d+),", message) == ["570", "571"]
