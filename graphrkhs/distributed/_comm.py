@@ -103,7 +103,7 @@ def any_rank(comm, flag):
 #: What every rank must do when :func:`check_same_inputs` finds a difference.
 SAME_INPUTS_ADVICE = ("every rank must call with the same arguments (the same graph, signals, labels and options): "
                       "seed your random draws (np.random.default_rng(0)) or draw them on rank 0 and broadcast them "
-                      "(comm.bcast).")
+                      "(comm.bcast); for independent work on each rank pass backend='numpy'.")
 
 
 def _crc(arrays):

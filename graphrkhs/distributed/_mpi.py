@@ -414,6 +414,11 @@ class MPIBackend:
         X = D.gather(forward_checked(res, tol) if plain else res.x)
         return X[:, 0] if was_1d else X
 
+    def check_same_inputs(self, what, items):
+        """:func:`~graphrkhs.distributed._comm.check_same_inputs` on the world communicator (collective): the
+        hook of :func:`graphrkhs._core.backend.check_same_on_every_process`."""
+        check_same_inputs(self.comm(), what, items)
+
     def check_same_system(self, A, B, tol, max_iter, preconditioner):
         """Raise the same ``ValueError`` on every rank unless the graph system and its options agree (collective).
 

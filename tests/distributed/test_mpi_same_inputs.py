@@ -23,7 +23,8 @@ import graphrkhs as gr
 from graphrkhs import filters
 
 ADVICE = ("every rank must call with the same arguments (the same graph, signals, labels and options): seed your "
-          "random draws (np.random.default_rng(0)) or draw them on rank 0 and broadcast them (comm.bcast).")
+          "random draws (np.random.default_rng(0)) or draw them on rank 0 and broadcast them (comm.bcast); for "
+          "independent work on each rank pass backend='numpy'.")
 SOLVE = ("a graph solve of backend='mpi' (harmonic_solution, tikhonov_solution, poisson_learning, graph_kernel_ridge, "
          "the estimators)")
 SIGNAL = ("a signal block of backend='mpi' (the X of chebyshev_filter or of a GraphKernel product, the labeled set "
@@ -172,16 +173,37 @@ def test_poisson_learning_with_weights_differing_between_ranks_raises_on_every_r
 
 
 def test_an_estimator_fitted_on_labels_drawn_on_each_rank_raises_on_every_rank(comm):
-    # before: "the partition plan of process(es) [1] differs", which named no argument of the fit
+    # a labeled set drawn on each rank: before, "the partition plan of process(es) [1] differs", which named no
+    # argument of the fit; labels drawn on each rank for the same labeled rows: before, each rank its own fit
+    # (GraphKernelRidgeClassifier: only the kernel columns are distributed, the ridge solves ran per rank)
     _two_ranks(comm)
     X = np.random.default_rng(8).random((600, 2))
     y = np.full(600, -1)
     lab = np.random.default_rng(comm.rank).choice(600, 20, replace=False)
     y[lab] = (X[lab, 0] > 0.5).astype(int)
+    rows = r"of shape \(600,\), bool, CRC-32 [0-9a-f]{8}"
     est = gr.LaplacianRegularizationClassifier(0.0, preconditioner="amg", backend="mpi")
-    message = _raises_everywhere(comm, re.escape(f"the inputs differ between MPI ranks ({SOLVE}): rank 0 has ")
-                                 + ".*" + re.escape("; " + ADVICE), lambda: est.fit(X, y))
-    assert A_NAME in message or B_NAME in message
+    _raises_everywhere(comm, re.escape("the inputs differ between MPI ranks (LaplacianRegularizationClassifier.fit): "
+                                       "rank 0 has y (its labeled rows) ") + rows
+                       + re.escape("; rank 1 has y (its labeled rows) ") + rows + re.escape("; " + ADVICE),
+                       lambda: est.fit(X, y))
+    y = np.full(600, -1)
+    y[:30] = np.random.default_rng(comm.rank).integers(0, 2, 30)
+    targets = r"of shape \(30, 2\), float64, CRC-32 [0-9a-f]{8}"
+    est = gr.GraphKernelRidgeClassifier(backend="mpi")
+    _raises_everywhere(comm, re.escape("the inputs differ between MPI ranks (GraphKernelRidgeClassifier.fit): "
+                                       "rank 0 has y (its encoded targets) ") + targets
+                       + re.escape("; rank 1 has y (its encoded targets) ") + targets + re.escape("; " + ADVICE),
+                       lambda: est.fit(X, y))
+    # the same labels, an option differing
+    y = np.full(600, -1)
+    y[:30] = np.arange(30) % 2
+    _raises_everywhere(comm, re.escape("the inputs differ between MPI ranks (GraphKernelRidgeClassifier.fit): "
+                                       "rank 0 has n_neighbors=10; rank 1 has n_neighbors=11; " + ADVICE),
+                       lambda: gr.GraphKernelRidgeClassifier(n_neighbors=10 + comm.rank, backend="mpi").fit(X, y))
+    # the same labels and options on every rank, progress on rank 0 only: the serial fit
+    est = gr.GraphKernelRidgeClassifier(backend="mpi", verbose=comm.rank == 0).fit(X, y)
+    assert np.array_equal(est.transduction_, gr.GraphKernelRidgeClassifier(backend="numpy").fit(X, y).transduction_)
 
 
 def test_chebyshev_filter_with_a_signal_or_a_tol_differing_between_ranks_raises_on_every_rank(comm):
