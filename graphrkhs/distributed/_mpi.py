@@ -425,13 +425,17 @@ class MPIBackend:
         The first collective of :meth:`solve_spd`, and all the communication of a graph solve that every rank
         does by itself (``graphrkhs.solvers``: a direct factorization of a small system under
         ``preconditioner="auto"``): ranks whose systems differ meet here, whichever of the two paths each
-        took, and raise instead of returning each its own answer."""
+        took, and raise instead of returning each its own answer.  ``preconditioner`` is ``"direct"`` there
+        (a rank that factorizes and one that iterates on the same system must not agree); B is compared
+        as a block of columns (a vector and its one-column block are the same right-hand side)."""
+        B2 = np.asarray(B)
+        B2 = B2.reshape(B2.shape[0], -1) if B2.ndim else B2
         check_same_inputs(self.comm(), "a graph solve of backend='mpi' (harmonic_solution, tikhonov_solution, "
                           "poisson_learning, graph_kernel_ridge, the estimators)",
                           {"A (the system matrix, from W, labeled and the options)": A,
-                           "B (the right-hand side, from Y and labeled)": np.asarray(B), "tol": tol,
-                           "max_iter": max_iter,
-                           "preconditioner": {"auto": "amg", "none": None}.get(preconditioner, preconditioner)})
+                           "B (the right-hand side, from Y and labeled)": B2, "tol": tol, "max_iter": max_iter,
+                           "preconditioner": None if isinstance(preconditioner, str) and preconditioner == "none"
+                           else preconditioner})
 
     def laplacian(self, W, kind):
         """The Laplacian by row blocks on the ranks, gathered to every rank (see ``mpi_laplacian``)."""

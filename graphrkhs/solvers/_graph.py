@@ -153,7 +153,7 @@ def _solve_spd(A, B, preconditioner, tol, max_iter, backend="numpy", warn_forwar
     the same way.
     """
     if _solves_directly(preconditioner, A.shape[0]):
-        _check_same_system(A, B, tol, max_iter, preconditioner, backend)
+        _check_same_system(A, B, tol, max_iter, "direct", backend)
         return _direct_solve(A, B, tol)
     if isinstance(preconditioner, str) and preconditioner == "auto":
         preconditioner = "amg"
@@ -794,7 +794,7 @@ def poisson_learning(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_prio
         if isinstance(preconditioner, str) and preconditioner == "auto":
             preconditioner = "direct" if idx.size <= DIRECT_MAX_NODES else "amg"
         if preconditioner == "direct":
-            _check_same_system(A, source[idx], tol, max_iter, preconditioner, backend)
+            _check_same_system(A, source[idx], tol, max_iter, "direct", backend)
             # Ground one node per labeled component: F_r = 0 there, then the system is SPD.
             sub_comp = comp[idx]
             first = np.ones(idx.size, dtype=bool)

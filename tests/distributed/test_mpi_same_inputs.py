@@ -290,3 +290,10 @@ def test_ranks_that_take_the_direct_and_the_iterative_path_meet_in_the_compariso
         + re.escape(f"; rank 1 has {A_NAME} ") + system + re.escape("; " + ADVICE),
         lambda: gr.harmonic_solution(W, S, np.sin(np.arange(S.size)), backend="mpi"))
     assert re.findall(r"of shape \((\d+),", message) == ["570", "571"]
+    # the same system, factorized on rank 0 ("auto") and iterated on rank 1: the preconditioner is named
+    monkeypatch.undo()
+    S = np.arange(0, 600, 20)
+    _raises_everywhere(comm, re.escape(f"the inputs differ between MPI ranks ({SOLVE}): rank 0 has "
+                                       "preconditioner='direct'; rank 1 has preconditioner='amg'; " + ADVICE),
+                       lambda: gr.harmonic_solution(W, S, np.sin(np.arange(S.size)),
+                                                    preconditioner=["auto", "amg"][comm.rank], backend="mpi"))
