@@ -23,7 +23,11 @@ A registered backend is an object with
 * ``solve_spd(A, B, tol, max_iter, preconditioner)`` -- block CG on the SPD
   system with a distributed operator, distributed dot products and a
   distributed preconditioner (e.g. block-Jacobi AMG), returning the full
-  solution on every process.
+  solution on every process;
+* optionally (MPI, whose processes each hold the arguments) ``check_same_inputs(what, items)``
+  and ``check_same_system(A, B, tol, max_iter, preconditioner)``: the same ``ValueError`` on
+  every process when arguments differ between them (:func:`check_same_on_every_process`; the
+  graph solvers' direct factorizations, which every process runs by itself).
 
 ``"numpy"`` is the serial path (the compiled row-parallel kernels of
 :mod:`graphrkhs._core.spmm` or SciPy); its two kernels can still be forced by
@@ -33,7 +37,8 @@ the older spellings ``"numba"`` and ``"scipy"``.
 import threading
 
 __all__ = ["BACKENDS", "SERIAL_BACKENDS", "DISTRIBUTED_BACKENDS", "register_backend", "resolve_backend",
-           "get_backend", "check_backend", "is_distributed", "prepare_operator", "serial_only"]
+           "get_backend", "check_backend", "is_distributed", "prepare_operator", "serial_only",
+           "check_same_on_every_process"]
 
 #: Distributed backends (implemented in :mod:`graphrkhs.distributed`).
 DISTRIBUTED_BACKENDS = ("mpi", "dask")
@@ -115,6 +120,21 @@ def prepare_operator(L, dtype, reorder="auto", backend="auto", what="this comput
                              f"{type(L).__name__} (pass the Laplacian as a scipy.sparse matrix).")
         return get_backend(resolved).prepare(L, dtype, reorder)
     return PreparedOperator(L, dtype, reorder, resolved if resolved in ("numba", "scipy") else "auto")
+
+
+def check_same_on_every_process(backend, what, items):
+    """Under a distributed backend whose processes each hold the arguments (MPI), refuse arguments that differ
+    between them: the backend's ``check_same_inputs(what, items)`` (one small collective; the same
+    ``ValueError`` on every process, naming the first of ``items`` -- name -> argument -- that differs).
+
+    For work every process does by itself before (or instead of) the distributed parts -- an estimator's
+    targets, a direct factorization -- where arguments drawn differently on each process gave each its own
+    answer, silently.  Serially, and under a backend without the hook (Dask: one driver), nothing."""
+    resolved = resolve_backend(backend)
+    if is_distributed(resolved):
+        hook = getattr(get_backend(resolved), "check_same_inputs", None)
+        if hook is not None:
+            hook(what, items)
 
 
 def serial_only(backend, what):

@@ -35,7 +35,7 @@ from scipy.sparse import csgraph
 from .._core.spmm import fused_step, seal_csr
 from .._core.reorder import REORDER_MIN_NODES
 from .._core.validation import check_dtype
-from ._comm import any_rank, call_together, compute_on_root, world
+from ._comm import any_rank, call_together, check_same_inputs, compute_on_root, world
 from ._partition import PartitionPlan, partition_graph
 
 __all__ = ["DistributedCSR"]
@@ -269,7 +269,23 @@ class DistributedCSR:
         return new
 
     def to_internal(self, X, copy=False):
-        """This process's rows (local order) of a global (n, m) block every process holds."""
+        """This process's rows (local order) of a global (n, m) block every process holds.
+
+        Collective: the block is compared across processes first (:func:`check_same_inputs`, one small
+        ``allgather``): a signal drawn differently on each rank was filtered as a mixture of the ranks'
+        rows, or stopped one rank alone on its shape.
+        """
+        X = np.asarray(X)
+        self.check_same_inputs("a signal block of backend='mpi' (the X of chebyshev_filter or of a GraphKernel "
+                               "product, the labeled set of kernel columns)", {"X": X})
+        return self._local_rows(X)
+
+    def check_same_inputs(self, what, items):
+        """:func:`graphrkhs.distributed._comm.check_same_inputs` on this operator's communicator (collective)."""
+        check_same_inputs(self.comm, what, items)
+
+    def _local_rows(self, X):
+        """:meth:`to_internal` without the comparison across processes (the caller compared ``X``)."""
         X = np.asarray(X)
         if X.shape[0] != self.n_global:
             raise ValueError(f"X must have {self.n_global} rows (the global graph); got {X.shape}.")

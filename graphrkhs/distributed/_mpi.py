@@ -3,7 +3,12 @@ r"""The ``"mpi"`` backend: the serial algorithms on row-distributed operators.
 Run the *same script* as serially, under ``mpiexec -n P python script.py``:
 every rank builds (or loads) the same graph and signals, the entry points
 with ``backend="auto"`` (or ``"mpi"``) partition the graph, each rank works
-on its rows, and every rank gets the full result back.  Nothing numerical is
+on its rows, and every rank gets the full result back.  The arguments must be the
+same on every rank: each entry point (``solve_spd``, ``prepare``, ``laplacian``,
+``knn_graph``; a signal block entering the operator, a Chebyshev recurrence)
+first compares shapes, dtypes and CRC-32s across the ranks in one small
+``allgather`` and raises the same ``ValueError`` on every rank when they differ
+(:func:`~graphrkhs.distributed._comm.check_same_inputs`).  Nothing numerical is
 written here:
 
 * Chebyshev / Clenshaw filtering is :func:`graphrkhs.spectral.chebyshev_apply`
@@ -32,7 +37,7 @@ from .._core.cg import (SYMMETRY_ADVICE, amg_preconditioner, check_cg_symmetric,
 from .._core.linalg import lanczos_tridiagonal, node_hash_vector, symmetry_rtol
 from .._core.validation import check_option, check_scalar, memory_guard
 from ..spectral import chebyshev_apply, chebyshev_plan, check_filter_options
-from ._comm import any_rank, call_together, mpi_world_size, world
+from ._comm import any_rank, call_together, check_same_inputs, mpi_world_size, world
 from ._csr import DistributedCSR
 
 __all__ = ["MPIBackend", "distributed_lmax", "distributed_cg", "distributed_chebyshev_filter", "block_jacobi_amg"]
@@ -365,12 +370,22 @@ class MPIBackend:
         return world()
 
     def prepare(self, L, dtype, reorder="auto"):
-        """A :class:`DistributedCSR` of ``L`` (held by every rank) computing in ``dtype``."""
+        """A :class:`DistributedCSR` of ``L`` (held by every rank) computing in ``dtype``.
+
+        ``L``, ``dtype`` and ``reorder`` are compared across the ranks first (:func:`check_same_inputs`)."""
+        check_same_inputs(self.comm(), "a distributed operator of backend='mpi' (chebyshev_filter, GraphKernel, "
+                          "the estimators' kernel columns)",
+                          {"L (the graph Laplacian, from W)": L, "dtype": np.dtype(dtype), "reorder": reorder})
         return DistributedCSR.from_global(L, self.comm(), dtype=dtype,
                                           order="auto" if reorder in ("auto", True) else None)
 
     def solve_spd(self, A, B, tol, max_iter, preconditioner):
         """Solve the SPD system A X = B (both on every rank) by distributed block CG; X on every rank.
+
+        First of all, ``A``, ``B`` and the options are compared across the ranks (:func:`check_same_inputs`):
+        drawn differently on each rank (a labeled set or labels without a seed), the solve deadlocked (the
+        ranks' refinement rounds or stopping tests disagreed) or returned a mixture of their answers; now
+        every rank raises the same ``ValueError``, naming what differs.
 
         A not symmetric as a whole (``check_cg_symmetric``) is a ``ValueError`` before the partition.  The
         one symmetry check here: that exact test at A's precision, not also :func:`distributed_cg`'s dot
@@ -380,6 +395,9 @@ class MPIBackend:
             raise ValueError("backend='mpi' builds its own block-Jacobi preconditioner; a prebuilt global "
                              "preconditioner operator cannot be distributed: pass 'amg', 'jacobi' or None.")
         kind = {"auto": "amg"}.get(preconditioner, preconditioner)
+        # the same system on every rank, before any other collective (and before the local symmetry check,
+        # which would raise on the rank whose A is asymmetric only)
+        self.check_same_system(A, B, tol, max_iter, preconditioner)
         # A against A^T as a whole (every rank holds it): the per-rank AMG checks only its diagonal block
         check_cg_symmetric(A, "A")
         D = DistributedCSR.from_global(A, self.comm())
@@ -391,15 +409,39 @@ class MPIBackend:
         # only to cond(A) times tol: a harmonic solution 0.24 off at tol 1e-8).  The estimate is the serial
         # one: its Ritz values come from the summed inner products, the same on every rank
         plain = kind is None or kind == "none"
-        res = _distributed_cg(D, D.to_internal(B2), tol=tol, max_iter=max_iter, preconditioner=kind, M=None,
+        res = _distributed_cg(D, D._local_rows(B2), tol=tol, max_iter=max_iter, preconditioner=kind, M=None,
                               on_failure="warn", check_symmetric=False, forward_tol=tol if plain else None)
         X = D.gather(forward_checked(res, tol) if plain else res.x)
         return X[:, 0] if was_1d else X
+
+    def check_same_inputs(self, what, items):
+        """:func:`~graphrkhs.distributed._comm.check_same_inputs` on the world communicator (collective): the
+        hook of :func:`graphrkhs._core.backend.check_same_on_every_process`."""
+        check_same_inputs(self.comm(), what, items)
+
+    def check_same_system(self, A, B, tol, max_iter, preconditioner):
+        """Raise the same ``ValueError`` on every rank unless the graph system and its options agree (collective).
+
+        The first collective of :meth:`solve_spd`, and all the communication of a graph solve that every rank
+        does by itself (``graphrkhs.solvers``: a direct factorization of a small system under
+        ``preconditioner="auto"``): ranks whose systems differ meet here, whichever of the two paths each
+        took, and raise instead of returning each its own answer.  ``preconditioner`` is ``"direct"`` there
+        (a rank that factorizes and one that iterates on the same system must not agree); B is compared
+        as a block of columns (a vector and its one-column block are the same right-hand side)."""
+        B2 = np.asarray(B)
+        B2 = B2.reshape(B2.shape[0], -1) if B2.ndim else B2
+        check_same_inputs(self.comm(), "a graph solve of backend='mpi' (harmonic_solution, tikhonov_solution, "
+                          "poisson_learning, graph_kernel_ridge, the estimators)",
+                          {"A (the system matrix, from W, labeled and the options)": A,
+                           "B (the right-hand side, from Y and labeled)": B2, "tol": tol, "max_iter": max_iter,
+                           "preconditioner": None if isinstance(preconditioner, str) and preconditioner == "none"
+                           else preconditioner})
 
     def laplacian(self, W, kind):
         """The Laplacian by row blocks on the ranks, gathered to every rank (see ``mpi_laplacian``)."""
         from ._laplacian import mpi_laplacian
 
+        check_same_inputs(self.comm(), "laplacian(W, backend='mpi')", {"W": W, "kind": kind})
         return mpi_laplacian(W, kind, self.comm())
 
     def knn_graph(self, X, n_neighbors, **kwargs):
@@ -407,6 +449,10 @@ class MPIBackend:
         gets ``(W, cells)``, the cells a partition for :class:`DistributedCSR`."""
         from ._knn import distributed_knn_graph
 
+        # verbose may legitimately differ (progress on rank 0 only)
+        check_same_inputs(self.comm(), "knn_graph(X, backend='mpi')",
+                          {"X": np.asarray(X), "n_neighbors": n_neighbors,
+                           **{k: v for k, v in kwargs.items() if k != "verbose"}})
         return distributed_knn_graph(X, n_neighbors, executor="mpi", **kwargs)
 
     def lmax(self, op):

@@ -37,6 +37,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.exceptions import NotFittedError
 from sklearn.utils.validation import validate_data
 
+from .._core.backend import check_same_on_every_process
 from .._core.labels import (UNLABELED, _show, check_labeled_classes_have_priors, labeled_rows, one_hot,
                             split_classification_labels, split_regression_targets, warn_conflicting_copies,
                             warn_unequal_label_counts, warn_unpredicted_classes, warn_untrusted_label_proportions)
@@ -149,12 +150,28 @@ class GraphRKHSEstimator(BaseEstimator):
                                  "(give one target per row, marking the unlabeled rows).")
             X = self._validate_input(X)
             labeled, Y = self._encode_targets(y, self._n_samples(X))
+            self._check_same_on_every_process(X, labeled, Y)
             # several regression targets: fitted on their columns divided by their scales, then scaled back
             # (RegressorOutputMixin)
             scales = self._target_scales(Y)
             self._fit(X, labeled, Y if scales is None else Y / scales)
             if scales is not None:
                 self._scale_back_targets(scales)
+
+    def _check_same_on_every_process(self, X, labeled, Y):
+        """A learner with a ``backend`` that resolves to MPI: the same points, labeled rows, targets and options
+        on every rank, or the same ``ValueError`` on every rank (a fit on labels drawn on each rank without a
+        seed returned each rank its own fit, or deadlocked in the distributed parts).  The options compared
+        are numbers, strings and None (a callable's repr holds its address, which differs between
+        processes); ``verbose`` may differ (progress on rank 0 only)."""
+        params = self.get_params(deep=False)
+        if "backend" not in params:
+            return
+        options = {k: v for k, v in params.items()
+                   if k != "verbose" and (v is None or isinstance(v, (str, int, float)))}
+        check_same_on_every_process(params["backend"], f"{type(self).__name__}.fit",
+                                    {"X": X, "y (its labeled rows)": labeled, "y (its encoded targets)": Y,
+                                     **options})
 
     def _target_scales(self, Y):
         """The column scales the targets are divided by for the fit, or None (classifiers, one column)."""

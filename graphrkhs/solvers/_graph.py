@@ -167,6 +167,7 @@ def _solve_spd(A, B, preconditioner, tol, max_iter, backend="numpy", warn_forwar
     off at tol 1e-8 without a warning, and an AMG correction to 1 % did not see that error.
     """
     if _solves_directly(preconditioner, A.shape[0]):
+        _check_same_system(A, B, tol, max_iter, "direct", backend)
         return _direct_solve(A, B, tol, recomputed)
     if isinstance(preconditioner, str) and preconditioner == "auto":
         preconditioner = "amg"
@@ -424,9 +425,23 @@ _DIRECT_FIX = ("check the graph for nearly disconnected parts or edge weights sp
                "magnitude, or solve iteratively (preconditioner='amg') to see how far CG gets.")
 
 
+def _check_same_system(A, B, tol, max_iter, preconditioner, backend):
+    """Before a direct solve under a distributed backend (every process factorizes by itself): the backend's
+    comparison of the system across processes (MPI: the same ``ValueError`` on every rank when they differ).
+
+    A system drawn differently on each MPI rank (labels without a seed) gave each rank its own answer,
+    silently; the iterative path compares the same way first thing (``solve_spd``), so ranks that took
+    different paths meet in the comparison too."""
+    resolved = resolve_backend(backend)
+    if is_distributed(resolved):
+        same = getattr(get_backend(resolved), "check_same_system", None)     # Dask: one driver, nothing to compare
+        if same is not None:
+            same(A, B, tol, max_iter, preconditioner)
+
+
 def _direct_solve(A, B, tol, recomputed=None):
     r"""Sparse LU (SuperLU) of the SPD system A X = B, with the residual checked (:func:`check_solution`)
-    and the solution by a correction.
+    and the solution checked by corrections.
 
     The system is scaled symmetrically to unit diagonal first, :math:`(D^{-1/2} A D^{-1/2})(D^{1/2} X)
     = D^{-1/2} B` (exact up to rounding, O(nnz)): the factorization then sees rows of one scale even
@@ -915,6 +930,7 @@ def poisson_learning(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_prio
         if isinstance(preconditioner, str) and preconditioner == "auto":
             preconditioner = "direct" if idx.size <= DIRECT_MAX_NODES else "amg"
         if preconditioner == "direct":
+            _check_same_system(A, source[idx], tol, max_iter, "direct", backend)
             # Ground one node per labeled component: F_r = 0 there, then the system is SPD.
             sub_comp = comp[idx]
             first = np.ones(idx.size, dtype=bool)

@@ -533,6 +533,12 @@ def _chebyshev_apply(op, coefs, lmax, X=None, indicator=None):
         indicator = None
     m = indicator[1] if indicator is not None else X.shape[1]
     coefs = coefs.astype(dtype)
+    same = getattr(op, "check_same_inputs", None)
+    if same is not None:
+        # a distributed operator (graphrkhs.distributed.DistributedCSR): every rank must run this recurrence,
+        # of the same degree (a tol, order or lmax differing between ranks left one rank waiting for the others)
+        same("a Chebyshev filter of backend='mpi'", {"coefficients (from phi, order, tol and lmax)": coefs,
+                                                      "lmax": float(lmax)})
     # One tick per sparse product on the block (K in all); the bar redraws every K/100 of them,
     # so the recurrence pays one integer addition per step for it (nothing when progress is off).
     desc = f"Chebyshev degree {K}, {m} signal(s)" + (f", {F} responses" if F > 1 else "")
