@@ -20,7 +20,10 @@ row-normalized residual, the correction test and the graph's Laplacian).
 
 Usage::
 
-    python benchmarks/solve_checks.py [--repeats 3] [--quick]
+    OPENBLAS_NUM_THREADS=1 python benchmarks/solve_checks.py [--repeats 3] [--quick]
+
+(One BLAS thread: SciPy's CG makes a BLAS call per vector operation, whose threads spin against each
+other on a loaded 2-core machine -- 3.4 s one run, 41 s another.)
 
 Writes ``benchmarks/results/solve_checks.{json,md}``.
 """
