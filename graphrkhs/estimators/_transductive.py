@@ -87,6 +87,7 @@ from .._core.labels import UNLABELED, _orphans, label_free_mask
 from .._core.validation import GraphRKHSWarning, GraphWarning, Interval, SelectionWarning, Options, check_estimator_points, check_numeric_dtype, check_points, float_dtype, power_of_two_exponent, warn
 from ..graphs import WEIGHTS, GraphSpec, as_adjacency, connected_components, laplacian, metric_points
 from ..graphs import TANGENT_CANDIDATES, check_image_shape, square_image_shape, tangent_rerank
+from ..graphs import LazyTieRanks, query_in_tie_order
 from ..solvers import (
     graph_kernel_columns,
     graph_kernel_ridge,
@@ -266,6 +267,8 @@ class _GraphLearner(GraphRKHSEstimator):
         # the fitted points (or the index's) unless the metric or the scale made a copy
         self._oos_points = _scaled_by_power_of_two(P, -self._oos_exponent)
         self._nn = NearestNeighbors(n_neighbors=self._n_oos).fit(self._oos_points)
+        # equidistant fitted points are taken in the graph's order (tie ranks: by coordinates), not by index
+        self._oos_tie = LazyTieRanks(self._oos_points)
         return W
 
     def _fit(self, X, labeled, Y):
@@ -318,13 +321,22 @@ class _GraphLearner(GraphRKHSEstimator):
             if shape is not None and sp.issparse(X):     # as the fit's knn_graph
                 raise TypeError("metric='tangent' takes dense images; X is sparse.  Pass X.toarray().")
             P = _scaled_by_power_of_two(metric_points(X, self._oos_metric), -getattr(self, "_oos_exponent", 0))
+            fitted = getattr(self, "_oos_points", None)
+            tie = getattr(self, "_oos_tie", None)
+            if tie is None:    # fitted by a version without it (pickled): the ranks of the index's points
+                tie = self._oos_tie = LazyTieRanks(self._nn._fit_X if fitted is None else fitted)
             if shape is None:
-                dist, idx = self._nn.kneighbors(P, n_neighbors=self._n_oos)
-                dist, idx = _exact_distances(P, getattr(self, "_oos_points", None), dist, idx)
+                def search(rows, width):
+                    Q = P if rows is None else P[rows]
+                    d, i = self._nn.kneighbors(Q, n_neighbors=width)
+                    return _exact_distances(Q, fitted, d, i)
+                # among fitted points at the same distance, the lower tie rank first (as the graph's search)
+                dist, idx = query_in_tie_order(search, P.shape[0], n_fit, self._n_oos, tie)
             else:
                 n_candidates = min(n_fit, TANGENT_CANDIDATES * self._n_oos)
                 idx = self._nn.kneighbors(P, n_neighbors=n_candidates, return_distance=False)
-                dist, idx = tangent_rerank(np.asarray(P, dtype=np.float64), self._oos_points, idx, self._n_oos, shape)
+                dist, idx = tangent_rerank(np.asarray(P, dtype=np.float64), self._oos_points, idx, self._n_oos, shape,
+                                           tie=tie)
             h = dist[:, -1:]
             h = np.where(h > 0, h, 1.0)
             w = np.exp(-(dist / h) ** 2 / 2)

@@ -138,6 +138,43 @@ def _order_ties(dist, idx, k, requery=None, tie=None):
     return out_d, out_i
 
 
+def query_in_tie_order(search, n_queries, n_fitted, k, tie):
+    """The ``k`` nearest fitted points of each of ``n_queries`` new points, in (distance, tie rank) order: the
+    out-of-sample lookups' version of the exact searches' rule (:func:`_order_ties`), so that which of several
+    equidistant fitted points a new point takes does not depend on the order of the fitted rows.
+
+    ``search(rows, width)`` returns ``(dist, idx)`` of the queries ``rows`` (None: all of them), ``width``
+    candidates each, ascending by their final distances (ties in any order); ``tie`` indexes the fitted points'
+    tie ranks (:func:`tie_ranks`, or a :class:`_TieRanks`, looked up only where a tie is to be broken).  One
+    column beyond the k-th shows a tie straddling the lists; those rows are searched again, twice as wide each
+    time, until their last candidate is farther than their k-th or the lists hold every fitted point.  The
+    lists are as exact as ``search``'s candidates: a tied point that ``search`` ranks beyond the width by the
+    rounding of a screening distance is not seen (as with the width itself).  Returns ``(dist, idx)``, each
+    ``(n_queries, k)``; ``k <= n_fitted``.
+    """
+    width = min(n_fitted, k + 1)
+    dist, idx = search(None, width)
+
+    def requery(rows):
+        parts, q, w = [], np.arange(rows.size), width
+        while q.size:
+            w = min(n_fitted, 2 * w)
+            d, i = search(rows[q], w)
+            done = (d[:, -1] > d[:, k - 1]) | (w == n_fitted)
+            parts.append((q[done], d[done], i[done]))
+            q = q[~done]
+        # each row's lists padded to the widest with copies of its last candidate (farther than its k-th, or
+        # the lists hold every point: never kept ahead of it)
+        out_d = np.empty((rows.size, w))
+        out_i = np.empty((rows.size, w), dtype=np.int64)
+        for r, d, i in parts:
+            out_d[r, :d.shape[1]], out_d[r, d.shape[1]:] = d, d[:, -1:]
+            out_i[r, :i.shape[1]], out_i[r, i.shape[1]:] = i, i[:, -1:]
+        return out_d, out_i
+
+    return _order_ties(dist, idx, k, requery if width > k and width < n_fitted else None, tie)
+
+
 @njit(cache=True, nogil=True)
 def _compare_rows(X, indptr, indices, data, a, b):
     """-1, 0 or 1 as row ``a`` comes before, equals or follows row ``b`` in lexicographic order of their
