@@ -45,7 +45,9 @@ label), that is the method's answer and is kept -- except in Laplacian
 regularization, which keeps every given label (as its harmonic limit does).
 
 ``predict(X_new)``, the out-of-sample rule: a new point gets the average of
-the scores of its ``n_neighbors`` nearest fitted points, weighted by
+the scores of its ``n_neighbors`` nearest fitted points (among equidistant ones
+those the graph's exact search would take first, by coordinates, so the rule
+does not depend on the order of the fitted rows), weighted by
 :math:`\exp(-d^2 / (2 h^2))`, h the distance to the farthest of them (a
 Nadaraya-Watson step on the graph's neighbourhoods); a new point that
 coincides with a fitted one (:math:`d \le 10^{-6} h`) gets that node's own
@@ -88,6 +90,7 @@ from .._core.validation import GraphRKHSWarning, GraphWarning, Interval, Selecti
 from ..graphs import WEIGHTS, GraphSpec, as_adjacency, connected_components, laplacian, metric_points
 from ..graphs import TANGENT_CANDIDATES, check_image_shape, square_image_shape, tangent_rerank
 from ..graphs import LazyTieRanks, query_in_tie_order
+from ..graphs import query_distances as _exact_distances
 from ..solvers import (
     graph_kernel_columns,
     graph_kernel_ridge,
@@ -145,43 +148,6 @@ def _scaled_by_power_of_two(P, e):
         P.data = np.ldexp(P.data, e)
         return P
     return np.ldexp(P, e)
-
-
-def _exact_distances(P, fitted, dist, idx, block=2 ** 22):
-    r"""The distances of the new points P to their candidate neighbours ``fitted[idx]``, from the differences of
-    the points, each row sorted (the search's ``dist`` and ``idx`` as they are when ``fitted`` is None).
-
-    In more than 15 features scikit-learn's search is brute force, with the squared distances expanded as
-    :math:`|a|^2 - 2 a \cdot b + |b|^2`, whose rounding is about :math:`\epsilon |a|^2`: a point far from the
-    origin relative to its neighbours' spacing was :math:`\sqrt{\epsilon} |a|` away from its own copy (30
-    features shifted by 1e3: about 1e-4 of the neighbourhood radius, against the coincidence rule's 1e-6) and
-    the weights carried that error.  A difference is exact for a point and its copy (0).  Rows go in blocks of
-    about ``block`` entries of the differences (k rows of the fitted points per new point).
-    """
-    if fitted is None or not idx.size:
-        return dist, idx
-    m, k = idx.shape
-    exact = np.empty((m, k))
-    sparse = sp.issparse(P) or sp.issparse(fitted)      # sparse fitted points may meet dense new ones
-    if sparse:
-        P, fitted = sp.csr_array(P), sp.csr_array(fitted)
-        # a difference row holds at most the stored entries of its two rows: the blocks by those, not by the
-        # features (50000 sparse features at density 0.002 made blocks of 8 rows, and predict 2.6x slower)
-        width = P.nnz / max(1, P.shape[0]) + fitted.nnz / max(1, fitted.shape[0])
-    else:
-        width = P.shape[1]
-    step = max(1, int(block // (k * max(1.0, width))))
-    for lo in range(0, m, step):
-        rows, cand = slice(lo, min(m, lo + step)), idx[lo:lo + step]
-        if sparse:
-            D = P[rows][np.repeat(np.arange(cand.shape[0]), k)] - fitted[cand.ravel()]
-            sq = np.asarray(D.multiply(D).sum(axis=1), dtype=np.float64).reshape(cand.shape)
-        else:
-            D = np.asarray(P[rows], dtype=np.float64)[:, None, :] - fitted[cand]
-            sq = np.einsum("ikd,ikd->ik", D, D)
-        exact[rows] = np.sqrt(sq)
-    order = np.argsort(exact, axis=1, kind="stable")
-    return np.take_along_axis(exact, order, axis=1), np.take_along_axis(idx, order, axis=1)
 
 
 class _GraphLearner(GraphRKHSEstimator):
