@@ -50,6 +50,9 @@ CONFIDENCE_DOC = (
 #: PoissonRidgeEnsembleClassifier with its defaults (its own graph="auto").
 DEFAULT_METHOD = "poisson-ridge"
 
+#: k of the kNN graph when --neighbors is not given (n - 1 on a file of n <= k rows).
+DEFAULT_NEIGHBORS = 10
+
 
 class LabelCommandError(Exception):
     """A user error of ``graphrkhs label`` (one line, exit code 2)."""
@@ -677,7 +680,7 @@ def run_label(args, out=None, err=None):
     output = args.output or (os.path.splitext(path)[0] + ".labeled.csv")
     method = args.method
     alpha = getattr(args, "alpha", None)
-    if args.neighbors < 1:
+    if args.neighbors is not None and args.neighbors < 1:
         raise LabelUsageError(f"--neighbors must be at least 1; got {args.neighbors}.")
     seed = getattr(args, "seed", None)
     if seed is not None and seed < 0:  # numpy's generators take seeds >= 0 only
@@ -786,9 +789,15 @@ def run_label(args, out=None, err=None):
     _check_classes_are_labels(column, header, names, n, int(labeled.sum()))
     if n - labeled.sum() == 0:
         print(_all_labeled_note(column, classes, names, keys), file=err)
-    k = min(args.neighbors, n - 1)
-    if k < 1:
+    if n < 2:
         raise LabelCommandError("the file needs at least two rows.")
+    if args.neighbors is None:   # the default, 10, takes every other row of a smaller file
+        k = min(DEFAULT_NEIGHBORS, n - 1)
+    elif args.neighbors >= n:    # a value the user gave is not changed behind their back (as demo, knn_graph)
+        raise LabelUsageError(f"--neighbors must be below {n}, the number of rows (a point has at most {n - 1} "
+                              f"neighbours); pass --neighbors {n - 1} or fewer.")
+    else:
+        k = args.neighbors
     if np.all(X == X[0]):  # every row the same point: any labeling is arbitrary
         raise LabelCommandError(f"every feature column ({', '.join(features)}) is constant: the rows cannot be "
                                 "told apart, so there is nothing to label them by (check --features).")

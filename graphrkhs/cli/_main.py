@@ -91,7 +91,9 @@ def build_parser():
     p_label.add_argument("--output", metavar="OUT.csv", default=None,
                          help="where to write the labeled rows, as CSV (tab-separated when named .tsv or .tab; "
                               "default: INPUT with suffix .labeled.csv)")
-    p_label.add_argument("--neighbors", type=_int_option, default=10, metavar="K", help="k of the kNN graph (default: 10; at most the number of rows - 1)")
+    p_label.add_argument("--neighbors", type=_int_option, default=None, metavar="K",
+                         help="k of the kNN graph, below the number of rows (default: 10, or the number of rows - 1 "
+                              "for a smaller file)")
     p_label.add_argument("--no-standardize", action="store_true",
                          help="use the features as they are (default: z-score each feature column first, so "
                               "that columns in large units do not dominate the distances -- except with "

@@ -45,7 +45,9 @@ label), that is the method's answer and is kept -- except in Laplacian
 regularization, which keeps every given label (as its harmonic limit does).
 
 ``predict(X_new)``, the out-of-sample rule: a new point gets the average of
-the scores of its ``n_neighbors`` nearest fitted points, weighted by
+the scores of its ``n_neighbors`` nearest fitted points (among equidistant ones
+those the graph's exact search would take first, by coordinates, so the rule
+does not depend on the order of the fitted rows), weighted by
 :math:`\exp(-d^2 / (2 h^2))`, h the distance to the farthest of them (a
 Nadaraya-Watson step on the graph's neighbourhoods); a new point that
 coincides with a fitted one (:math:`d \le 10^{-6} h`) gets that node's own
@@ -87,6 +89,8 @@ from .._core.labels import UNLABELED, _orphans, label_free_mask
 from .._core.validation import GraphRKHSWarning, GraphWarning, Interval, SelectionWarning, Options, check_estimator_points, check_numeric_dtype, check_points, float_dtype, power_of_two_exponent, warn
 from ..graphs import WEIGHTS, GraphSpec, as_adjacency, connected_components, laplacian, metric_points
 from ..graphs import TANGENT_CANDIDATES, check_image_shape, square_image_shape, tangent_rerank
+from ..graphs import LazyTieRanks, query_in_tie_order
+from ..graphs import query_distances as _exact_distances
 from ..solvers import (
     graph_kernel_columns,
     graph_kernel_ridge,
@@ -144,43 +148,6 @@ def _scaled_by_power_of_two(P, e):
         P.data = np.ldexp(P.data, e)
         return P
     return np.ldexp(P, e)
-
-
-def _exact_distances(P, fitted, dist, idx, block=2 ** 22):
-    r"""The distances of the new points P to their candidate neighbours ``fitted[idx]``, from the differences of
-    the points, each row sorted (the search's ``dist`` and ``idx`` as they are when ``fitted`` is None).
-
-    In more than 15 features scikit-learn's search is brute force, with the squared distances expanded as
-    :math:`|a|^2 - 2 a \cdot b + |b|^2`, whose rounding is about :math:`\epsilon |a|^2`: a point far from the
-    origin relative to its neighbours' spacing was :math:`\sqrt{\epsilon} |a|` away from its own copy (30
-    features shifted by 1e3: about 1e-4 of the neighbourhood radius, against the coincidence rule's 1e-6) and
-    the weights carried that error.  A difference is exact for a point and its copy (0).  Rows go in blocks of
-    about ``block`` entries of the differences (k rows of the fitted points per new point).
-    """
-    if fitted is None or not idx.size:
-        return dist, idx
-    m, k = idx.shape
-    exact = np.empty((m, k))
-    sparse = sp.issparse(P) or sp.issparse(fitted)      # sparse fitted points may meet dense new ones
-    if sparse:
-        P, fitted = sp.csr_array(P), sp.csr_array(fitted)
-        # a difference row holds at most the stored entries of its two rows: the blocks by those, not by the
-        # features (50000 sparse features at density 0.002 made blocks of 8 rows, and predict 2.6x slower)
-        width = P.nnz / max(1, P.shape[0]) + fitted.nnz / max(1, fitted.shape[0])
-    else:
-        width = P.shape[1]
-    step = max(1, int(block // (k * max(1.0, width))))
-    for lo in range(0, m, step):
-        rows, cand = slice(lo, min(m, lo + step)), idx[lo:lo + step]
-        if sparse:
-            D = P[rows][np.repeat(np.arange(cand.shape[0]), k)] - fitted[cand.ravel()]
-            sq = np.asarray(D.multiply(D).sum(axis=1), dtype=np.float64).reshape(cand.shape)
-        else:
-            D = np.asarray(P[rows], dtype=np.float64)[:, None, :] - fitted[cand]
-            sq = np.einsum("ikd,ikd->ik", D, D)
-        exact[rows] = np.sqrt(sq)
-    order = np.argsort(exact, axis=1, kind="stable")
-    return np.take_along_axis(exact, order, axis=1), np.take_along_axis(idx, order, axis=1)
 
 
 class _GraphLearner(GraphRKHSEstimator):
@@ -266,6 +233,8 @@ class _GraphLearner(GraphRKHSEstimator):
         # the fitted points (or the index's) unless the metric or the scale made a copy
         self._oos_points = _scaled_by_power_of_two(P, -self._oos_exponent)
         self._nn = NearestNeighbors(n_neighbors=self._n_oos).fit(self._oos_points)
+        # equidistant fitted points are taken in the graph's order (tie ranks: by coordinates), not by index
+        self._oos_tie = LazyTieRanks(self._oos_points)
         return W
 
     def _fit(self, X, labeled, Y):
@@ -318,13 +287,22 @@ class _GraphLearner(GraphRKHSEstimator):
             if shape is not None and sp.issparse(X):     # as the fit's knn_graph
                 raise TypeError("metric='tangent' takes dense images; X is sparse.  Pass X.toarray().")
             P = _scaled_by_power_of_two(metric_points(X, self._oos_metric), -getattr(self, "_oos_exponent", 0))
+            fitted = getattr(self, "_oos_points", None)
+            tie = getattr(self, "_oos_tie", None)
+            if tie is None:    # fitted by a version without it (pickled): the ranks of the index's points
+                tie = self._oos_tie = LazyTieRanks(self._nn._fit_X if fitted is None else fitted)
             if shape is None:
-                dist, idx = self._nn.kneighbors(P, n_neighbors=self._n_oos)
-                dist, idx = _exact_distances(P, getattr(self, "_oos_points", None), dist, idx)
+                def search(rows, width):
+                    Q = P if rows is None else P[rows]
+                    d, i = self._nn.kneighbors(Q, n_neighbors=width)
+                    return _exact_distances(Q, fitted, d, i)
+                # among fitted points at the same distance, the lower tie rank first (as the graph's search)
+                dist, idx = query_in_tie_order(search, P.shape[0], n_fit, self._n_oos, tie)
             else:
                 n_candidates = min(n_fit, TANGENT_CANDIDATES * self._n_oos)
                 idx = self._nn.kneighbors(P, n_neighbors=n_candidates, return_distance=False)
-                dist, idx = tangent_rerank(np.asarray(P, dtype=np.float64), self._oos_points, idx, self._n_oos, shape)
+                dist, idx = tangent_rerank(np.asarray(P, dtype=np.float64), self._oos_points, idx, self._n_oos, shape,
+                                           tie=tie)
             h = dist[:, -1:]
             h = np.where(h > 0, h, 1.0)
             w = np.exp(-(dist / h) ** 2 / 2)

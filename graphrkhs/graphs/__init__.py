@@ -45,6 +45,10 @@ from ._search import _exact_rerank as exact_sq_distances  # noqa: F401
 from ._search import _lexsort_rows as lexsort_rows  # noqa: F401
 from ._search import _order_ties as order_ties  # noqa: F401
 from ._search import tie_ranks  # noqa: F401
+# The same rule for the out-of-sample lookups of new points (estimators' predict, data-dependent kernels), and
+# the tie ranks computed at their first use.
+from ._search import query_distances, query_in_tie_order  # noqa: F401
+from ._search import _TieRanks as LazyTieRanks  # noqa: F401
 # The memory estimate of a kNN search and its graph assembly, for the same check there.
 from ._search import _search_bytes as knn_search_bytes  # noqa: F401
 # The points whose Euclidean distances are a graph's distances under metric=, public here (not in

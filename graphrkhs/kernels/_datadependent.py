@@ -29,7 +29,7 @@ import scipy.linalg as sla
 import scipy.sparse as sp
 from numpy.typing import ArrayLike, NDArray
 
-from ..graphs import KD_TREE_MAX_DIM, knn_search
+from ..graphs import KD_TREE_MAX_DIM, LazyTieRanks, knn_search, query_distances, query_in_tie_order
 from .._core.types import KernelName, LaplacianKind, RandomStateLike
 from .._core.cg import conjugate_gradient
 from .._core.linalg import guarded_sparse_product
@@ -257,7 +257,10 @@ class FredholmKernel:
         point of X counts itself): :math:`P_A` becomes sparse with that many entries
         per row, and nothing of size (len(A), n) is dense.  Gaussian or heat outer
         only (a truncated linear kernel is meaningless).  None (default): exact.
-        The normalized variant then normalizes over the kept neighbours.
+        The normalized variant then normalizes over the kept neighbours.  Among
+        equidistant points of X the nearest are those :func:`graphrkhs.knn_graph`'s
+        exact search takes first (by coordinates), for the n points and for new
+        ones alike, so :math:`P_A` does not depend on the order of the rows of X.
     inner_approximation : {"auto", "exact", "nystrom", "random_features"}, default="auto"
         How :math:`K_H` is applied.  ``"exact"``: in row blocks (never stored; cost
         :math:`n^2 (d + |B|)` flops per right factor).  ``"nystrom"``:
@@ -369,6 +372,7 @@ class FredholmKernel:
         self._nystrom = None     # the NystromFeatures of a Nystrom inner factor (its landmarks, for new points)
         self._self_outer = None  # P_X, cached the first time the training points are evaluated
         self._X_sq = None
+        self._tie = LazyTieRanks(self.X)   # new points' equidistant neighbours in knn_search's order
         if self.inner == "linear":
             self._factor = self.X
         elif resolved in ("nystrom", "random_features"):
@@ -611,7 +615,17 @@ class FredholmKernel:
                 Xs = np.ldexp(self.X, -e) if e else self.X
                 self._X_sq = (e, Xs, np.einsum("ij,ij->i", Xs, Xs))
             _, Xs, Xs_sq = self._X_sq
-            d2, idx = _query_knn(Xs, np.ldexp(A, -e) if e else A, k, Xs_sq)
+            As = np.ldexp(A, -e) if e else A
+
+            def search(rows, width):
+                Q = As if rows is None else As[rows]
+                d2c, i = _query_knn(Xs, Q, width, Xs_sq)
+                return query_distances(Q, Xs, np.sqrt(d2c), i)   # final distances, from the differences
+
+            # equidistant points of X in the fitted points' own order (knn_search's tie ranks), not the
+            # search's (index, or argpartition's): P_A does not depend on the order of the rows of X
+            dist, idx = query_in_tie_order(search, A.shape[0], n, k, self._tie)
+            d2 = (dist * dist).astype(A.dtype)
             unit = 2.0 ** e
         if self.normalized:
             # the row's smallest distance taken out first (the normalization cancels it): a point far from

@@ -285,6 +285,11 @@ def test_classes_differing_only_in_case_get_a_warning(tmp_path, capsys):
 
 @pytest.mark.parametrize("argv, message", [
     (["--neighbors", "0"], "--neighbors must be at least 1; got 0."),
+    # was clamped silently to 23 (the demo and knn_graph refuse a k without n - 1 other points)
+    (["--neighbors", "24"], "--neighbors must be below 24, the number of rows (a point has at most 23 "
+                            "neighbours); pass --neighbors 23 or fewer."),
+    (["--neighbors", "1000"], "--neighbors must be below 24, the number of rows (a point has at most 23 "
+                              "neighbours); pass --neighbors 23 or fewer."),
     (["--alpha", "0.1"], "--alpha applies to --method tikhonov only; got --method poisson-ridge."),
     (["--method", "tikhonov", "--alpha", "0"], "--alpha must be a finite number > 0; got 0.0 (0 is --method laplace)."),
     (["--output", " "], "--output is empty; give a file name (or leave --output out for INPUT.labeled.csv)."),
@@ -300,3 +305,18 @@ def test_label_bad_option_values_are_two_line_usage_errors(tmp_path, capsys, arg
     assert exc.value.code == 2
     assert capsys.readouterr().err == ("usage: graphrkhs label INPUT --label-column COL [options] (-h for help)\n"
                                        f"graphrkhs label: error: {message}\n")
+
+
+def test_label_default_neighbors_on_a_small_file_is_rows_minus_one(tmp_path, capsys):
+    # the default k = 10 (not a value the user gave) is n - 1 on a file of n <= 10 rows, and says so
+    X, y = _two_blobs(n_per=4)
+    path = tmp_path / "d.csv"
+    _write(path, ["x", "y", "label"], X, _some_labels(y))
+    code, out, err = _run(["label", str(path), "--label-column", "label", "--method", "laplace", "-q",
+                           "--output", str(tmp_path / "o.csv")], capsys)
+    assert code == 0, err
+    assert "kNN graph k = 7" in out
+    code, out, err = _run(["label", str(path), "--label-column", "label", "--method", "laplace", "-q",
+                           "--neighbors", "7", "--output", str(tmp_path / "o2.csv"), "--force"], capsys)
+    assert code == 0, err
+    assert "kNN graph k = 7" in out

@@ -892,3 +892,20 @@ def test_warped_cg_warns_when_the_ratio_puts_tol_out_of_reach():
     X = _two_blobs()
     with pytest.warns(AccuracyWarning, match=r"bounds the kernel's error by .* use a smaller gamma_I / gamma_A"):
         WarpedKernel(X, sigma=2.8, gamma_A=1.0, gamma_I=1e8, solver="cg", tol=1e-12)(X)
+
+
+@pytest.mark.parametrize("d", [2, 20])     # the kd-tree lookup (d <= 16) and the blocked brute force
+def test_outer_weights_of_new_points_do_not_depend_on_the_row_order(d):
+    # a cell centre of the integer grid has 4 grid points at distance 0.71 and 8 at 1.58: its 6 outer
+    # neighbours take 2 of the 8, by index (kd-tree) or by argpartition's order (brute force), where the
+    # fitted points' own lists (knn_search) take them by tie rank; P_A moved with the row order of X
+    g = np.arange(8.0)
+    X = np.zeros((64, d))
+    X[:, :2] = [(a, b) for a in g for b in g]
+    A = np.zeros((49, d))
+    A[:, :2] = [(a + 0.5, b + 0.5) for a in g[:7] for b in g[:7]]
+    perm = np.random.default_rng(7).permutation(64)
+    P = FredholmKernel(X, sigma=1.0, n_neighbors=6).outer_weights(A).toarray()
+    Q = FredholmKernel(X[perm], sigma=1.0, n_neighbors=6).outer_weights(A).toarray()
+    assert (np.count_nonzero(P, axis=1) == 6).all()
+    np.testing.assert_allclose(Q, P[:, perm], rtol=1e-12, atol=0)
