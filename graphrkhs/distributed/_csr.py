@@ -110,10 +110,11 @@ class DistributedCSR:
 
         The partition is computed on rank 0 (METIS, or RCM blocks) and
         broadcast, so that all processes agree (a ``part``, ``order`` or
-        ``plan`` of the caller's, and the sparsity pattern of ``L``, must be the
-        same on every process: they are compared by checksum, and a difference
-        raises a ValueError on every process instead of a hang or wrong
-        products); ``order="auto"`` orders each
+        ``plan`` of the caller's, and ``L`` itself, must be the same on every
+        process: they are compared by checksum, and a difference raises a
+        ValueError on every process instead of a hang or wrong products: with
+        values differing each process would multiply by its own rows, a matrix
+        no process holds); ``order="auto"`` orders each
         part's rows by reverse Cuthill-McKee of the whole graph from
         ``REORDER_MIN_NODES`` nodes (cache locality, as the serial path).
         """
@@ -123,6 +124,9 @@ class DistributedCSR:
         if L.shape != (n, n):
             raise ValueError(f"L must be square; got shape {L.shape}.")
         dtype = _check_values(comm, L, dtype, "L")
+        # L whole (pattern and values; a few milliseconds for 10^7 entries) before the partition: the plan's
+        # checksum below covers the pattern only, and the partition is computed from rank 0's L
+        check_same_inputs(comm, "DistributedCSR.from_global", {"L": L})
         if plan is None:
             if part is None:
                 # on rank 0, broadcast; a failure there (bad method, METIS) is raised on every rank

@@ -87,7 +87,7 @@ from ..graphs import exact_sq_distances as _exact_rerank
 from ..graphs import lexsort_rows as _lexsort_rows
 from ..graphs import order_ties as _order_ties
 from ..graphs import tie_ranks
-from ._comm import call_together, compute_on_root
+from ._comm import call_together, check_same_inputs, compute_on_root
 
 __all__ = ["distributed_knn_graph", "edge_recall", "fit_cells", "KNNCells"]
 
@@ -717,6 +717,14 @@ def distributed_knn_graph(X, n_neighbors=10, *, n_cells=None, partitioner="kmean
     if kind == "mpi":
         comm_ = _mpi_comm(comm)
         default_cells = comm_.Get_size()
+        # every rank searches its cells in its own X with rank 0's partition: points or options differing between
+        # the ranks gave a graph mixed from the ranks' data (or waits in the exchange); random_state and verbose
+        # may differ (the partition and the recall sample are drawn on rank 0 and broadcast)
+        check_same_inputs(comm_, "distributed_knn_graph(X, executor='mpi')",
+                          {"X": X, "n_neighbors": k, "n_cells": n_cells, "partitioner": partitioner, "halo": halo,
+                           "weight": weight, "sigma": sigma, "mode": mode, "relative_width": relative_width,
+                           "sample_size": sample_size, "recall_sample": recall_sample,
+                           "dtype": None if dtype is None else np.dtype(dtype).str, "return_info": return_info})
     elif kind == "dask":
         client = _dask_client(executor)
         default_cells = max(1, len(client.scheduler_info().get("workers", {})))

@@ -297,3 +297,41 @@ def test_ranks_that_take_the_direct_and_the_iterative_path_meet_in_the_compariso
                                        "preconditioner='direct'; rank 1 has preconditioner='amg'; " + ADVICE),
                        lambda: gr.harmonic_solution(W, S, np.sin(np.arange(S.size)),
                                                     preconditioner=["auto", "amg"][comm.rank], backend="mpi"))
+
+
+def test_from_global_with_values_differing_between_ranks_raises_on_every_rank(comm):
+    # the same pattern, other values: the partition plans agree, so before each rank multiplied by its own rows
+    # (a matrix no rank holds) without a word
+    from graphrkhs.distributed import DistributedCSR
+    from graphrkhs.distributed._comm import world
+
+    _two_ranks(comm)
+    L = gr.laplacian(_graph())
+    graph = r"of shape \(600, 600\), float64, \d+ stored entries, CRC-32 [0-9a-f]{8}"
+    _raises_everywhere(comm, re.escape("the inputs differ between MPI ranks (DistributedCSR.from_global): rank 0 has L ")
+                       + graph + "; rank 1 has L " + graph + re.escape("; " + ADVICE),
+                       lambda: DistributedCSR.from_global(L * (1 + comm.rank), world()))
+    # the same L: the product is the serial one
+    D = DistributedCSR.from_global(L, world())
+    V = np.random.default_rng(0).random((600, 2))
+    assert np.allclose(D.gather(D.matmat(D.to_internal(V))), L @ V, rtol=1e-13, atol=1e-13)
+
+
+def test_distributed_knn_graph_with_points_or_options_differing_between_ranks_raises_on_every_rank(comm):
+    # before, each rank searched its cells in its own X with rank 0's partition: a graph mixed from the ranks' points
+    from graphrkhs.distributed._knn import distributed_knn_graph
+
+    _two_ranks(comm)
+    what = "distributed_knn_graph(X, executor='mpi')"
+    P = np.random.default_rng(comm.rank).random((300, 2))
+    points = r"of shape \(300, 2\), float64, CRC-32 [0-9a-f]{8}"
+    _raises_everywhere(comm, re.escape(f"the inputs differ between MPI ranks ({what}): rank 0 has X ") + points
+                       + "; rank 1 has X " + points + re.escape("; " + ADVICE),
+                       lambda: distributed_knn_graph(P, 5, executor="mpi", random_state=0))
+    P = np.random.default_rng(0).random((300, 2))
+    _raises_everywhere(comm, re.escape(f"the inputs differ between MPI ranks ({what}): rank 0 has mode='union'; "
+                                       "rank 1 has mode='mutual'; " + ADVICE),
+                       lambda: distributed_knn_graph(P, 5, mode=["union", "mutual"][comm.rank], executor="mpi"))
+    # random_state may differ (the partition is fitted on rank 0 and broadcast): the exact graph
+    W, _ = distributed_knn_graph(P, 5, executor="mpi", random_state=comm.rank)
+    assert abs(W - gr.knn_graph(P, 5)).max() == 0
