@@ -27,7 +27,11 @@ A registered backend is an object with
 * optionally (MPI, whose processes each hold the arguments) ``check_same_inputs(what, items)``
   and ``check_same_system(A, B, tol, max_iter, preconditioner)``: the same ``ValueError`` on
   every process when arguments differ between them (:func:`check_same_on_every_process`; the
-  graph solvers' direct factorizations, which every process runs by itself).
+  graph solvers' direct factorizations, which every process runs by itself);
+* optionally (MPI) ``computed_once(func)``: ``func()`` evaluated on one process and its result
+  given to all (the serial correction solves of the graph solvers' correction test, whose
+  results decide the refinement rounds every process takes).  Without it ``func()`` runs where
+  the solver is called (Dask: the driver).
 
 ``"numpy"`` is the serial path (the compiled row-parallel kernels of
 :mod:`graphrkhs._core.spmm` or SciPy); its two kernels can still be forced by

@@ -37,7 +37,7 @@ from .._core.cg import (SYMMETRY_ADVICE, amg_preconditioner, check_cg_symmetric,
 from .._core.linalg import lanczos_tridiagonal, node_hash_vector, symmetry_rtol
 from .._core.validation import check_option, check_scalar, memory_guard
 from ..spectral import chebyshev_apply, chebyshev_plan, check_filter_options
-from ._comm import any_rank, call_together, check_same_inputs, mpi_world_size, world
+from ._comm import any_rank, call_together, check_same_inputs, compute_on_root, mpi_world_size, world
 from ._csr import DistributedCSR
 
 __all__ = ["MPIBackend", "distributed_lmax", "distributed_cg", "distributed_chebyshev_filter", "block_jacobi_amg"]
@@ -413,6 +413,12 @@ class MPIBackend:
                               on_failure="warn", check_symmetric=False, forward_tol=tol if plain else None)
         X = D.gather(forward_checked(res, tol) if plain else res.x)
         return X[:, 0] if was_1d else X
+
+    def computed_once(self, func):
+        """``func()`` on rank 0, broadcast (collective; :func:`~graphrkhs.distributed._comm.compute_on_root`): the
+        serial correction solves of the graph solvers' correction test, whose results decide the refinement
+        rounds every rank must take alike."""
+        return compute_on_root(self.comm(), func)
 
     def check_same_inputs(self, what, items):
         """:func:`~graphrkhs.distributed._comm.check_same_inputs` on the world communicator (collective): the
