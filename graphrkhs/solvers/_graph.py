@@ -157,7 +157,8 @@ def _solve_spd(A, B, preconditioner, tol, max_iter, backend="numpy", warn_forwar
     Every serial iterative solve is then refined on its row-normalized residual (:func:`_refined`): on
     graphs whose degrees span many orders of magnitude each preconditioner's residual test left the
     solution 1e-2 to 4e-1 off at tol 1e-8 without a warning.  The distributed backends' solves are refined
-    the same way.  Unpreconditioned and Jacobi-scaled solves are then checked by a correction solve to 1 %
+    the same way, and get the correction test below where the serial solve does (its rough solves serial: on
+    the Dask driver, on MPI rank 0 and broadcast).  Unpreconditioned and Jacobi-scaled solves are then checked by a correction solve to 1 %
     (``_CHECK_TOL``), repeated while the correction is above 10 tol times X: nearly disconnected parts of the
     graph hold an error that no residual sees (Jacobi: 0.21 off, silently, on 3000 nodes); about a quarter
     more time on ordinary graphs (harmonic solution, Jacobi, 10^5 uniform points: 2.8 -> 3.5 s; the
