@@ -8,7 +8,7 @@ import os
 import numpy as np
 
 from ._core.labels import _as_label_array, _check_one_label_type, _unlabeled_mask, label_classes
-from ._core.validation import check_random_state, check_scalar
+from ._core.validation import check_flag, check_random_state, check_scalar
 
 __all__ = ["load_digits", "load_fashion_mnist", "sample_labels", "make_noisy_subspace", "make_noisy_circles"]
 
@@ -34,7 +34,7 @@ def load_digits(scale=True):
     """
     from sklearn.datasets import load_digits as _load
 
-    _check_flag(scale, "scale")
+    check_flag(scale, "scale")
 
     data = _load()
     X = data.data.astype(np.float64)
@@ -73,7 +73,7 @@ def load_fashion_mnist(path=None, scale=True, dtype=np.float32):
     TypeError
         ``scale`` is not True or False.
     """
-    _check_flag(scale, "scale")
+    check_flag(scale, "scale")
     try:
         dtype = np.dtype(np.float64 if dtype is None else dtype)
     except TypeError:
@@ -107,12 +107,6 @@ def load_fashion_mnist(path=None, scale=True, dtype=np.float32):
     if scale:
         X /= 255
     return X, np.concatenate(labels)
-
-
-def _check_flag(value, name):
-    """A True/False argument: a string ("no" is truthy), a number or None would be read by its truth value."""
-    if not isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"{name} must be True or False; got {value!r} of type {type(value).__name__}.")
 
 
 def _read_idx(path, magic, item_shape):
@@ -323,7 +317,7 @@ def make_noisy_subspace(n_samples=2000, *, n_signal=2, n_features=100, noise_var
     n_features = check_scalar(n_features, "n_features", kind="int", low=n_signal + 1)
     noise_var = check_scalar(noise_var, "noise_var", low=0, low_inclusive=False)
     check_option(boundary, "boundary", ("parabola", "circle"))
-    _check_flag(rotate, "rotate")
+    check_flag(rotate, "rotate")
     if boundary == "parabola" and n_signal < 2:
         raise ValueError(f"boundary='parabola' needs n_signal >= 2; got n_signal={n_signal}.")
     rng = check_random_state(random_state)
@@ -391,7 +385,7 @@ def make_noisy_circles(n_samples=1000, *, noise=0.05, n_noise_dims=8, noise_dim_
     n_noise_dims = check_scalar(n_noise_dims, "n_noise_dims", kind="int", low=0)
     noise_dim_std = check_scalar(noise_dim_std, "noise_dim_std", low=0)
     factor = check_scalar(factor, "factor", low=0, high=1, low_inclusive=False, high_inclusive=False)
-    _check_flag(rotate, "rotate")
+    check_flag(rotate, "rotate")
     rng = check_random_state(random_state)
     n_inner = n_samples // 2
     y = np.zeros(n_samples, dtype=np.int64)

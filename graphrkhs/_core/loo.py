@@ -39,7 +39,7 @@ import numpy as np
 
 from .labels import _check_targets
 from .linalg import small_dense_threads
-from .validation import check_matrix, column_scales
+from .validation import check_flag, check_matrix, column_scales
 
 __all__ = [
     "KernelRidgePath",
@@ -704,6 +704,7 @@ def estimate_diagonal(apply, n: int, *, n_probes: int = 64, block: int = 32, ran
     >>> estimate_diagonal(lambda Z: A @ Z, 5, n_probes=4, random_state=0)   # diagonal A: exact
     array([1., 2., 3., 4., 5.])
     """
+    check_flag(return_stderr, "return_stderr")
     if not callable(apply):
         raise TypeError("apply must be a callable Z -> A @ Z.")
     from .validation import check_scalar

@@ -14,6 +14,7 @@ import numpy as np
 import scipy.sparse as sp
 
 __all__ = [
+    "check_flag",
     "GraphRKHSWarning",
     "ConvergenceWarning",
     "AccuracyWarning",
@@ -120,6 +121,14 @@ def check_random_state(random_state):
         "random_state must be None, an int or a numpy.random.Generator; "
         f"got {type(random_state).__name__}."
     )
+
+
+def check_flag(value, name):
+    """A True/False argument: a string (``"False"`` and ``"no"`` are truthy), a number or None would be read by its
+    truth value; raise a TypeError naming ``name`` instead."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be True or False; got {value!r} of type {type(value).__name__}.")
+    return bool(value)
 
 
 def check_option(value, name, options):

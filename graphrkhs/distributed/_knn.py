@@ -65,6 +65,7 @@ import numpy as np
 
 from .._core.progress import _Progress
 from .._core.validation import (
+    check_flag,
     check_index_array,
     check_option,
     check_points,
@@ -709,8 +710,7 @@ def distributed_knn_graph(X, n_neighbors=10, *, n_cells=None, partitioner="kmean
     relative_width = check_scalar(relative_width, "relative_width", low=0, low_inclusive=False)
     sample_size = check_scalar(sample_size, "sample_size", kind="int", low=1, allow_none=True)
     recall_sample = check_scalar(recall_sample, "recall_sample", kind="int", low=0)
-    if not isinstance(return_info, (bool, np.bool_)):
-        raise TypeError(f"return_info must be True or False; got {return_info!r}.")
+    check_flag(return_info, "return_info")
     kind = _resolve_executor(executor)
     rng = check_random_state(random_state)
     client = comm_ = None

@@ -17,6 +17,7 @@ from sklearn.base import BaseEstimator
 from sklearn.exceptions import NotFittedError
 
 from .._core.labels import labeled_set_differences, split_classification_labels
+from .._core.validation import check_flag
 from ..graphs import as_adjacency
 from ..solvers import propose_labels
 from ._transductive import LaplacianRegularizationClassifier, _TransductiveClassifier
@@ -75,6 +76,7 @@ def propose_labels_for(estimator: BaseEstimator, X: ArrayLike, y: ArrayLike, n_p
     >>> propose_labels_for(clf, X, y, criterion="model_change")
     array([4])
     """
+    check_flag(return_values, "return_values")
     if not isinstance(estimator, _TransductiveClassifier):
         raise TypeError("estimator must be a transductive classifier of graphrkhs (e.g. "
                         f"PoissonLearningClassifier); got {type(estimator).__name__}.")

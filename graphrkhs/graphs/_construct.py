@@ -40,6 +40,7 @@ from numpy.typing import ArrayLike
 from . import _search as _knn
 from . import _tangent
 from .._core.validation import (
+    check_flag,
     check_option,
     check_points,
     check_random_state,
@@ -361,6 +362,7 @@ def knn_graph(X: ArrayLike, n_neighbors: int = 10, *,
     >>> W.shape, bool((W != W.T).nnz == 0), bool(W.diagonal().max() == 0)
     ((100, 100), True, True)
     """
+    check_flag(return_info, "return_info")
     X = check_points(X, "X", min_samples=2, accept_sparse=True)
     n = X.shape[0]
     n_neighbors = check_scalar(n_neighbors, "n_neighbors", kind="int", low=1)
@@ -406,8 +408,6 @@ def knn_graph(X: ArrayLike, n_neighbors: int = 10, *,
         return W, {**common, **extra, "cells": cells}
     rng = check_random_state(random_state)
 
-    if not isinstance(return_info, (bool, np.bool_)):
-        raise TypeError(f"return_info must be True or False; got {return_info!r}.")
 
     progress = _Progress(verbose, "knn_graph")
     if sp.issparse(X):

@@ -79,7 +79,7 @@ from sklearn.exceptions import NotFittedError
 
 from .._core.labels import _check_labeled_index, label_free_mask, labeled_set_differences
 from .._core.types import ArrayLike, GraphLike, Indices
-from .._core.validation import (
+from .._core.validation import (check_flag, 
     check_option,
     check_random_state,
     check_scalar,
@@ -331,6 +331,7 @@ def propose_labels(scores: ArrayLike, n_points: int = 1, *, criterion: str = "un
     >>> propose_labels(F, criterion="model_change", labeled=[0, 6], graph=W)
     array([3])
     """
+    check_flag(return_values, "return_values")
     P = _class_scores(scores)
     n = P.shape[0]
     if labeled is None and hasattr(scores, "label_distributions_"):

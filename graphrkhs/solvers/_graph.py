@@ -59,7 +59,7 @@ from .._core.loo import PSD_RTOL, KernelRidgePath, check_ridges
 from .._core.types import ArrayLike, GraphLike, Indices, MatrixLike
 from ._common import check_normal_degrees, labeled_graph_problem, spd_splu
 from .._core.cg import forward_checked
-from .._core.validation import (AccuracyWarning, ConvergenceWarning, check_matrix, check_option, check_scalar, float_dtype, memory_guard,
+from .._core.validation import (check_flag, AccuracyWarning, ConvergenceWarning, check_matrix, check_option, check_scalar, float_dtype, memory_guard,
                                 power_of_two_exponent, warn)
 from ..spectral.filters import default_kernel
 from ..graphs import LAPLACIANS, as_adjacency, laplacian as graph_laplacian
@@ -1227,6 +1227,7 @@ def graph_kernel_ridge(W: Union[GraphLike, GraphKernel], labeled: Indices, Y: Ar
     >>> bool(np.allclose(F1, F2, atol=1e-6))
     True
     """
+    check_flag(return_coef, "return_coef")
     check_option(method, "method", RIDGE_METHODS)
     check_backend(backend)
     alpha = check_scalar(alpha, "alpha", low=0, low_inclusive=False)

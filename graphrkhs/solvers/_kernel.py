@@ -54,7 +54,7 @@ import scipy.sparse as sp
 from .._core.amg import _check_symmetric_psd_pattern
 from .._core.cg import conjugate_gradient
 from .._core.loo import PSD_RTOL
-from .._core.validation import (check_matrix, check_option, check_points, check_scalar, column_scales,
+from .._core.validation import (check_flag, check_matrix, check_option, check_points, check_scalar, column_scales,
                                 memory_guard, warn)
 from .._core.config import DENSE_CACHE_BYTES
 from .._core.labels import _check_labeled_index
@@ -618,6 +618,7 @@ def laprls_fit(K: Union[np.ndarray, KernelOperator], labeled: Indices, Y: ArrayL
     >>> bool(f[0] > 0 > f[5])
     True
     """
+    check_flag(return_info, "return_info")
     gamma_A = check_scalar(gamma_A, "gamma_A", low=0, low_inclusive=False)
     gamma_I = check_scalar(gamma_I, "gamma_I", low=0)
     tol, max_iter = _check_iterations(tol, max_iter)     # on every path, the direct one included
@@ -1016,6 +1017,7 @@ def plaprls_fit(K: Union[np.ndarray, KernelOperator], labeled: Indices, Y: Array
     >>> bool(np.abs(a).max() < 1e-12), round(float(b[0]), 10)
     (True, 2.0)
     """
+    check_flag(return_info, "return_info")
     gamma_A = check_scalar(gamma_A, "gamma_A", low=0)
     gamma_I = check_scalar(gamma_I, "gamma_I", low=0)
     tol, max_iter = _check_iterations(tol, max_iter)     # on every path, the direct one included

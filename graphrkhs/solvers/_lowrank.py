@@ -44,7 +44,7 @@ from .._core.labels import _check_labeled_index
 from .._core.linalg import psd_part, psd_solve as _psd_solve, small_dense_threads
 from .._core.loo import KernelRidgePath, check_ridges
 from .._core.types import ArrayLike, Indices, MatrixLike
-from .._core.validation import _as_2d, check_matrix, check_points, check_scalar, memory_guard
+from .._core.validation import check_flag, _as_2d, check_matrix, check_points, check_scalar, memory_guard
 from ..kernels import NYSTROM_AUTO_MIN_N, NystromFeatures, pairwise_kernel
 from ._kernel import _psd_penalty, _snap
 from ._selection import (SCORINGS, GridResult, ManifoldRidgePath, _check_selection_labels, _path_scores,
@@ -169,6 +169,7 @@ def nystrom_laprls_fit(F: ArrayLike, labeled: Indices, Y: ArrayLike, M: MatrixLi
     >>> bool(f[0] > 0 > f[1])
     True
     """
+    check_flag(return_info, "return_info")
     gamma_A = check_scalar(gamma_A, "gamma_A", low=0, low_inclusive=False)
     gamma_I = check_scalar(gamma_I, "gamma_I", low=0)
     F, n, S, Y2, was_1d, M = _feature_problem(F, labeled, Y, M)
@@ -431,6 +432,7 @@ def select_nystrom_laprls(F: ArrayLike, labeled: Indices, Y: ArrayLike, M: Matri
     >>> sorted(res.best_params)
     ['alpha', 'sigma']
     """
+    check_flag(return_graph_gram, "return_graph_gram")
     F, n, S, Y2, was_1d, M = _feature_problem(F, labeled, Y, M)
     _check_selection_labels(S.size)
     A, d, G0 = _warped_lowrank(F, S, M, graph_gram)     # one r x r eigendecomposition for every ratio
@@ -574,6 +576,8 @@ def select_laprls_lowrank(X: ArrayLike, labeled: Indices, Y: ArrayLike, M: Matri
     >>> sorted(res.best_params)
     ['gamma_A', 'gamma_I', 'ratio', 'sigma']
     """
+    check_flag(return_coef, "return_coef")
+    check_flag(return_basis, "return_basis")
     X = check_points(X, "X")
     n = X.shape[0]
     S = _check_labeled_index(labeled, n)

@@ -29,7 +29,7 @@ from .._core.labels import (_orphans, check_labeled_classes_have_priors, label_f
                              warn_untrusted_label_proportions)
 from .._core.progress import logger, progress_bar, verbosity
 from .._core.types import ArrayLike, GraphLike, Indices
-from .._core.validation import (ConvergenceWarning, GraphRKHSWarning, check_class_priors, check_matrix,
+from .._core.validation import (check_flag, ConvergenceWarning, GraphRKHSWarning, check_class_priors, check_matrix,
                                 check_scalar, warn)
 from ..graphs import connected_components
 from ..graphs import laplacian as graph_laplacian
@@ -552,6 +552,7 @@ def poisson_mbo(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_priors: O
     >>> F.argmax(axis=1)
     array([0, 0, 0, 1, 1, 1])
     """
+    check_flag(return_info, "return_info")
     with verbosity(verbose):
         mu = check_scalar(mu, "mu", low=0, low_inclusive=False)
         n_inner = check_scalar(n_inner, "n_inner", kind="int", low=1)
@@ -702,6 +703,7 @@ def volume_mbo(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_priors: Op
     >>> volume_mbo(W, [0, 5], np.eye(2), class_priors=[0.5, 0.5]).argmax(axis=1)
     array([0, 0, 0, 1, 1, 1])
     """
+    check_flag(return_info, "return_info")
     with verbosity(verbose):
         n_inner = check_scalar(n_inner, "n_inner", kind="int", low=1)
         max_iter = check_scalar(max_iter, "max_iter", kind="int", low=1)
@@ -939,6 +941,7 @@ def cut_ssl(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_priors: Optio
     >>> cut_ssl(W, [0, 5], np.eye(2), class_priors=[0.5, 0.5]).argmax(axis=1)
     array([0, 0, 0, 1, 1, 1])
     """
+    check_flag(return_info, "return_info")
     with verbosity(verbose):
         rho = check_scalar(rho, "rho", low=0, low_inclusive=False)
         s_vals, iters = _check_homotopy(s, max_iter, rho)

@@ -119,7 +119,7 @@ from .._core.labels import _check_labeled_index, _check_targets
 from .._core.backend import check_backend
 from .._core.linalg import check_square, psd_solve, small_dense_threads
 from .._core.loo import KernelRidgePath, _group_rows, check_ridges, constant_up_to_rounding
-from .._core.validation import SelectionWarning, check_option, check_random_state, check_scalar, warn
+from .._core.validation import check_flag, SelectionWarning, check_option, check_random_state, check_scalar, warn
 from ..graphs import as_adjacency, laplacian as graph_laplacian
 from ._common import spd_splu
 from ._kernel import _consistency_penalty
@@ -1740,6 +1740,7 @@ def graph_cut_choice(acc: Any, mse: Any, l: int, predict: Callable[..., np.ndarr
     ncut : ndarray of float, shape of ``acc``
         With ``return_ranking``: the normalized cut of each candidate (+inf where not computed).
     """
+    check_flag(return_ranking, "return_ranking")
     acc = np.asarray(acc, dtype=np.float64)
     mse = np.asarray(mse, dtype=np.float64)
     if acc.ndim != 2 or acc.size == 0 or mse.shape != acc.shape:
@@ -2072,6 +2073,7 @@ def select_manifold_gammas(K: Any, labeled: Any, Y: Any, M: Any, gamma_As: Optio
         :math:`(I - K/n)^2` for a nearly constant kernel): there is no choice to return.  The message
         names the refused system.
     """
+    check_flag(return_coef, "return_coef")
     check_option(criterion, "criterion", CRITERIA)
     check_option(scoring, "scoring", SCORINGS)
     mp = ManifoldRidgePath(K, labeled, M, consistency=consistency)
@@ -2621,6 +2623,7 @@ def stochastic_loo_errors(residual: Callable[..., np.ndarray], Y: Any, params: S
     scores, tie_break : ndarrays of shape (len(params),)
     rel_stderr : ndarray of shape (len(params), l), only with ``return_stderr``
     """
+    check_flag(return_stderr, "return_stderr")
     from .._core.loo import diagonal_from_probes, rademacher_probes
 
     check_option(criterion, "criterion", CRITERIA)

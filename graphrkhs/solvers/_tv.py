@@ -28,7 +28,7 @@ from .._core.reorder import LOCAL_ORDER_FRACTION, REORDER_MIN_NODES, mean_index_
 from .._core.spmm import _pool
 from .._core.labels import _orphans
 from .._core.progress import logger
-from .._core.validation import check_numeric_dtype, check_scalar, power_of_two_exponent
+from .._core.validation import check_flag, check_numeric_dtype, check_scalar, power_of_two_exponent
 from ..graphs import as_adjacency, laplacian as graph_laplacian
 from ..kernels import GraphKernel
 from ..spectral.filters import default_kernel
@@ -644,6 +644,7 @@ def graph_tv(W: GraphLike, labeled: Indices, Y: ArrayLike, *, alpha: float = 0.5
     >>> bool(res.converged), F[[0, 1, 4, 5]].round(3)       # mu / (2 (d_0 + d_1)) = 0.1 / 6
     (True, array([0.017, 0.017, 0.983, 0.983]))
     """
+    check_flag(return_info, "return_info")
     alpha = check_scalar(alpha, "alpha", low=0, low_inclusive=False)
     tol = check_scalar(tol, "tol", low=0, low_inclusive=False)
     max_iter = check_scalar(max_iter, "max_iter", kind="int", low=1)
@@ -1131,6 +1132,7 @@ def graph_kernel_tv(W: Union[GraphLike, GraphKernel], labeled: Indices, Y: Array
     >>> bool(res.converged), bool(np.abs(F[[0, 5]] - [0.0, 1.0]).max() <= 0.1 / 2)   # |f_j - y_j| <= mu / 2
     (True, True)
     """
+    check_flag(return_info, "return_info")
     from sklearn.exceptions import ConvergenceWarning as SklearnConvergenceWarning
     from sklearn.linear_model import LassoLars
 

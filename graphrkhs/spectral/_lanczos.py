@@ -13,7 +13,7 @@ from threadpoolctl import threadpool_limits
 from .._core.backend import serial_only
 from .._core.reorder import PreparedOperator
 from .._core.types import Backend, MatrixOrOperator, Reorder, ResponseBank, SparseMatrix
-from .._core.validation import ConvergenceWarning, check_scalar, memory_guard, warn
+from .._core.validation import ConvergenceWarning, check_flag, check_scalar, memory_guard, warn
 from .filters import _as_filter_bank
 from ._lmax import _entry_eps, _refuse_negative_spectrum, check_psd_spectrum
 from ._chebyshev import EXACT_MAX_NODES, _LANCZOS_BATCH_BYTES, _check_L, _check_X, _check_common, _compute_dtype, _symmetric
@@ -317,6 +317,7 @@ def lanczos_filter(L: MatrixOrOperator, phi: ResponseBank, X: ArrayLike, *, tol:
     >>> np.allclose(lanczos_filter(L, phi, signals, tol=1e-10), exact_filter(L, phi, signals), atol=1e-8)
     True
     """
+    check_flag(return_info, "return_info")
     filters, is_bank = _as_filter_bank(phi)
     L = _check_L(L)
     n = L.shape[0]
