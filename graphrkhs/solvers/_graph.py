@@ -1231,6 +1231,9 @@ def graph_kernel_ridge(W: Union[GraphLike, GraphKernel], labeled: Indices, Y: Ar
     check_option(method, "method", RIDGE_METHODS)
     check_backend(backend)
     alpha = check_scalar(alpha, "alpha", low=0, low_inclusive=False)
+    # checked here, whichever path runs: the "sparse" path never builds the Chebyshev filter that checks them
+    order = check_scalar(order, "order", kind="int", low=0, allow_none=True)
+    filter_tol = check_scalar(filter_tol, "filter_tol", low=0, low_inclusive=False)
     preconditioner = _check_preconditioner(preconditioner)
     tol, max_iter = _check_iterations(tol, max_iter)
     L, phi, K, z = _kernel_setup(W, kernel if kernel is not None else default_kernel(), laplacian)

@@ -1128,3 +1128,15 @@ def test_every_public_callable_has_rows():
     covered = {c.func for c in CASES}
     missing = [n for n in g.__all__ if n not in exempt and n not in covered]
     assert not missing, f"public names without a bad-input row: {missing}"
+
+
+@pytest.mark.parametrize("kw, error, message", [
+    ({"order": -1}, ValueError, "order must be >= 0; got -1."),
+    ({"order": 2.5}, TypeError, "order must be an int; got 2.5 of type float."),
+    ({"filter_tol": 0}, ValueError, "filter_tol must be > 0; got 0.0."),
+])
+def test_graph_kernel_ridge_checks_the_filter_options_on_every_path(kw, error, message):
+    # the default kernel takes the "sparse" path, which builds no Chebyshev filter: order=-1 and 2.5 were ignored
+    W = g.knn_graph(np.random.default_rng(0).random((40, 2)), 5)
+    with pytest.raises(error, match="^" + re.escape(message) + "$"):
+        g.graph_kernel_ridge(W, [0, 1], [0.0, 1.0], **kw)
