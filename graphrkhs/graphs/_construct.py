@@ -118,7 +118,9 @@ def _check_tangent_options(X, metric, image_shape, backend):
 def _refuse_zero_rows(zero):
     if zero.size:
         raise ValueError(f"metric='cosine' (and 'tangent') needs rows of X with a direction; rows "
-                         f"{zero[:5].tolist()} ({zero.size} in all) are zero.  Drop them or use metric='euclidean'.")
+                         f"{zero[:5].tolist()} ({zero.size} in all) are zero.  Drop them or use metric='euclidean' (an "
+                         "estimator: graph=GraphSpec(metric='euclidean'); its graph='auto' picks the cosine or "
+                         "tangent metric for non-negative features).")
 
 
 def _unit_rows_sparse(X):
