@@ -129,7 +129,15 @@ def _as_operator(A, n, name):
             raise ValueError(f"{name} must have shape ({n}, {n}); got {A.shape}.")
         return A
     if callable(A):
-        return spla.LinearOperator((n, n), matvec=A, matmat=A, dtype=np.float64)
+        def block(V, _func=A):
+            # a callable that returns another shape failed inside CG's first inner product ("einstein sum
+            # subscripts ...", "operands could not be broadcast"), naming neither the callable nor the shapes
+            out = np.asarray(_func(V))
+            if out.shape != V.shape:
+                raise ValueError(f"{name} must map an (n, m) block to an (n, m) block (n = {n}); {name}(V) of a "
+                                 f"block of shape {V.shape} returned shape {out.shape}.")
+            return out
+        return spla.LinearOperator((n, n), matvec=A, matmat=block, dtype=np.float64)
     raise TypeError(f"{name} must be a sparse matrix, an ndarray, a LinearOperator or a callable.")
 
 
@@ -286,7 +294,19 @@ def conjugate_gradient(A: Union[OperatorLike, Callable[[np.ndarray], np.ndarray]
     """
     # (n, 0) blocks are allowed (nothing to solve); an empty first axis is not a system
     B = check_matrix(B, "B", ndim=(1, 2), min_size=0)
-    reduce = (lambda a: a) if allreduce is None else (lambda a: np.asarray(allreduce(a), dtype=np.float64))
+    if allreduce is not None and not callable(allreduce):
+        raise TypeError(f"allreduce must be a callable a -> the sum of a over the processes; got {allreduce!r}.")
+
+    def reduce(a):
+        if allreduce is None:
+            return a
+        total = allreduce(a)
+        out = np.asarray(total, dtype=np.float64) if total is not None else None
+        if out is None or out.shape != np.shape(a):
+            raise ValueError(f"allreduce must return the sum of its argument over the processes, an array of the "
+                             f"argument's shape {np.shape(a)}; it returned {type(total).__name__}"
+                             f"{'' if out is None else ' of shape ' + str(out.shape)}.")
+        return out
 
     def colnorm(V):
         # column norms from (globally) summed squares

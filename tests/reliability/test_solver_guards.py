@@ -266,3 +266,27 @@ def test_amg_breakdown_falls_back_to_jacobi():
         F_jacobi = poisson_learning(W, [5, 3, 4], Y, preconditioner="jacobi")
     assert np.isfinite(F).all()
     np.testing.assert_allclose(F, F_jacobi, rtol=1e-6)
+
+
+@pytest.mark.parametrize("kw, message", [
+    ({"A": lambda V: (2 * V).ravel()},
+     "A must map an (n, m) block to an (n, m) block (n = 5); A(V) of a block of shape (5, 2) returned shape (10,)."),
+    ({"A": lambda V: 2 * V[:-1]},
+     "A must map an (n, m) block to an (n, m) block (n = 5); A(V) of a block of shape (5, 2) returned shape (4, 2)."),
+    ({"M": lambda V: V[:-1]},
+     "M must map an (n, m) block to an (n, m) block (n = 5); M(V) of a block of shape (5, 2) returned shape (4, 2)."),
+    ({"allreduce": lambda a: None},
+     "allreduce must return the sum of its argument over the processes, an array of the argument's shape (1,); it "
+     "returned NoneType."),
+])
+def test_conjugate_gradient_names_a_callable_of_the_wrong_shape(kw, message):
+    # before: "einstein sum subscripts string contains too many subscripts", "operands could not be broadcast",
+    # "too many indices for array": numpy's words from inside the iteration
+    import re
+
+    from graphrkhs import conjugate_gradient
+
+    args = {"A": lambda V: 2 * V, **kw}
+    A = args.pop("A")
+    with pytest.raises(ValueError, match="^" + re.escape(message) + "$"):
+        conjugate_gradient(A, np.ones((5, 2)), **args)
