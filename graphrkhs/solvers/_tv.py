@@ -794,18 +794,25 @@ def graph_tv(W: GraphLike, labeled: Indices, Y: ArrayLike, *, alpha: float = 0.5
                    scale)
 
 
+def _holds_block(a, rows, m):
+    """``a`` is a (rows, m) block, or one reshaped to ``rows`` rows (a vector for m = 1).  Not by
+    ``a.reshape(a.shape[0], -1)``: with no rows (a graph without edges: r = 0) that reshape is ambiguous and
+    raised numpy's "cannot reshape array of size 0"."""
+    return a.ndim >= 1 and a.shape[0] == rows and a.size == rows * m
+
+
 def _start(f0, p0, n, r, m, scale=1.0):
     """Checked warm start (zeros by default), divided by ``scale`` (the units of :func:`_unit_scale`)."""
     F = np.zeros((n, m))
     P = np.zeros((r, m))
     if f0 is not None:
         f0 = np.asarray(f0, dtype=np.float64)
-        if f0.reshape(f0.shape[0], -1).shape != (n, m):
+        if not _holds_block(f0, n, m):
             raise ValueError(f"f0 must have shape ({n}, {m}); got {f0.shape}.")
         F[:] = f0.reshape(n, m)
     if p0 is not None:
         p0 = np.asarray(p0, dtype=np.float64)
-        if p0.reshape(p0.shape[0], -1).shape != (r, m):
+        if not _holds_block(p0, r, m):
             raise ValueError(f"p0 must have shape ({r}, {m}); got {p0.shape}.")
         P[:] = p0.reshape(r, m)
     if not (np.isfinite(F).all() and np.isfinite(P).all()):

@@ -207,3 +207,26 @@ def test_label_free_components_are_reported_once_for_the_users_graph(make):
         make().fit(W, y)
     free = [str(w.message) for w in caught if "without any labeled node" in str(w.message)]
     assert free == [free[0]] and free[0].startswith("2 node(s) lie in connected components without any labeled")
+
+
+def test_graph_tv_on_a_graph_without_edges_gives_the_labels_and_the_fallback():
+    # no edges: r = 0 rows of the dual; the warm start's shape check reshaped a (0, 1) block by (0, -1) and raised
+    # numpy's "cannot reshape array of size 0" (graph_tv with a p0, every estimator whose alpha="auto" warm-starts)
+    import warnings
+
+    import graphrkhs as gr
+
+    rng = np.random.default_rng(0)
+    X = np.vstack([rng.normal(0, 0.5, (30, 2)), rng.normal(3, 0.5, (30, 2))])
+    y = np.full(60, np.nan)
+    y[[0, 1, 2, 30, 31, 32]] = [0.0, 0.0, 0.0, 1.0, 1.0, 1.0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", gr.GraphWarning)
+        F = gr.GraphTVRegressor(graph="epsilon", radius=0.01).fit(X, y).predict(X)
+        labels = gr.GraphTVClassifier(R="incidence", graph="epsilon", radius=0.01).fit(
+            X, np.where(np.isnan(y), -1, y).astype(int)).predict(X[[0, 30]])
+        F0 = gr.graph_tv(np.zeros((4, 4)), [0, 1], [1.0, 2.0], alpha=0.1, p0=np.zeros((0, 1)))
+    assert np.array_equal(F[[0, 1, 2, 30, 31, 32]], [0, 0, 0, 1, 1, 1])
+    assert np.array_equal(np.delete(F, [0, 1, 2, 30, 31, 32]), np.full(54, 0.5))      # the mean of the labels
+    assert labels.tolist() == [0, 1]
+    assert np.array_equal(F0, [1.0, 2.0, 1.5, 1.5])
