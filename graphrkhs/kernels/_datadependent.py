@@ -1287,7 +1287,17 @@ class WarpedKernel:
             B = (B + B.T) / 2
             B[np.diag_indices(rank)] += 1.0
             self._B = B
-            self._chol = sla.cho_factor(B, lower=False, overwrite_a=False, check_finite=False)
+            try:
+                self._chol = sla.cho_factor(B, lower=False, overwrite_a=False, check_finite=False)
+            except np.linalg.LinAlgError:
+                # B = I + c T K T^T >= I, but at c ~ 1e18 the rounding of c T K T^T leaves it indefinite: LAPACK's
+                # bare "57-th leading minor of the array is not positive definite" named neither the cause nor the
+                # fix (an eigendecomposition with the rounding's negative eigenvalues clipped factors it, but the
+                # kernel it gives is then O(1) off a 50-digit oracle: nothing of it is left at such ratios)
+                raise np.linalg.LinAlgError(
+                    f"WarpedKernel: I + c T K T^T (c = gamma_I / (gamma_A n^2) = {self.c:.1e}) is not numerically "
+                    f"positive definite: at gamma_I / gamma_A = {self.gamma_I / self.gamma_A:.1e} the warping's "
+                    "rounding exceeds the kernel itself; use a smaller gamma_I / gamma_A.") from None
             self._T = Tp
 
     def _k(self, A, B):

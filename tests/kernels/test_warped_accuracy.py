@@ -61,3 +61,21 @@ def test_warped_direct_with_float32_points_at_huge_ratio_factors_a_float64_gram(
     assert G32.dtype == np.float32
     # float32 accuracy in units of max k(x, x) = 1 (the Gaussian kernel)
     np.testing.assert_allclose(G32, G64, rtol=0, atol=1e-4)
+
+
+def test_warped_direct_names_the_ratio_where_the_cholesky_fails():
+    # at gamma_I / gamma_A = 1e22 on 60 points (c = 2.8e18) the rounding of c T K T^T leaves I + c T K T^T
+    # indefinite: LAPACK's bare "57-th leading minor of the array is not positive definite" came out of the
+    # estimators (WarpedKernelRegressor(gamma_I=1e20).fit); now the ratio and the fix are named
+    import re
+
+    rng = np.random.default_rng(0)
+    X = np.vstack([rng.normal(0, 0.5, (30, 2)), rng.normal(3, 0.5, (30, 2))])
+    K = WarpedKernel(X, sigma=2.0, gamma_A=1e-2, gamma_I=1e20, n_neighbors=5, solver="direct", tol=1e-6)
+    message = ("WarpedKernel: I + c T K T^T (c = gamma_I / (gamma_A n^2) = 2.8e+18) is not numerically positive "
+               "definite: at gamma_I / gamma_A = 1.0e+22 the warping's rounding exceeds the kernel itself; use a "
+               "smaller gamma_I / gamma_A.")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", AccuracyWarning)
+        with pytest.raises(np.linalg.LinAlgError, match="^" + re.escape(message) + "$"):
+            K(X[:3])
