@@ -288,6 +288,11 @@ class _GraphLearner(GraphRKHSEstimator):
                 raise TypeError("metric='tangent' takes dense images; X is sparse.  Pass X.toarray().")
             P = _scaled_by_power_of_two(metric_points(X, self._oos_metric), -getattr(self, "_oos_exponent", 0))
             fitted = getattr(self, "_oos_points", None)
+            if sp.issparse(P) and not sp.issparse(self._nn._fit_X if fitted is None else fitted):
+                # sparse new points, dense fitted ones: the index (a k-d tree) refused them ("kd_tree does not work
+                # with sparse matrices ... set algorithm='brute'", an option the estimator does not have); their
+                # dense rows take no more memory than the fitted points' rows
+                P = P.toarray()
             tie = getattr(self, "_oos_tie", None)
             if tie is None:    # fitted by a version without it (pickled): the ranks of the index's points
                 tie = self._oos_tie = LazyTieRanks(self._nn._fit_X if fitted is None else fitted)

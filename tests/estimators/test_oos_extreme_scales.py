@@ -90,3 +90,26 @@ def test_predict_of_far_new_points_is_the_rule_of_their_exact_distances():
     dk = np.take_along_axis(d, idx, axis=1)
     w = np.exp(-(dk / dk[:, -1:]) ** 2 / 2)
     np.testing.assert_allclose(est.predict(X_new), (w * est.transduction_[idx]).sum(1) / w.sum(1), rtol=1e-9)
+
+
+@pytest.mark.parametrize("name", ["PoissonLearningClassifier", "GraphKernelRidgeClassifier", "GraphTVClassifier",
+                                  "PoissonRidgeEnsembleClassifier", "LaplacianRegularizationRegressor"])
+def test_sparse_new_points_after_a_dense_fit_are_the_dense_ones(name):
+    # fit accepts sparse X; predicting sparse new points after a dense fit raised scikit-learn's "kd_tree does not
+    # work with sparse matrices ... set algorithm='brute'", an option the estimators do not have
+    import warnings
+
+    import graphrkhs
+
+    rng = np.random.default_rng(0)
+    X = np.vstack([rng.normal(0, 0.5, (30, 2)), rng.normal(3, 0.5, (30, 2))])
+    y = np.full(60, -1)
+    y[[0, 1, 2, 30, 31, 32]] = [0, 0, 0, 1, 1, 1]
+    Q = rng.normal(1.5, 2.0, (20, 2))
+    E = getattr(graphrkhs, name)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", graphrkhs.GraphRKHSWarning)
+        model = E().fit(X, y if "Classifier" in name else np.where(y < 0, np.nan, y))
+        dense = model.predict_proba(Q) if "Classifier" in name else model.predict(Q)
+        sparse = (model.predict_proba if "Classifier" in name else model.predict)(sp.csr_matrix(Q))
+    assert np.array_equal(dense, sparse)
