@@ -101,10 +101,12 @@ def _read_csv(path, encoding=None):
         if not any(h.strip() for h in header):
             raise LabelCommandError(f"{path}: the first line, the header row of column names, is empty.")
         # Blank lines are skipped; each row keeps its line number in the file (where it starts) so
-        # that messages point at the line a user sees in an editor.
+        # that messages point at the line a user sees in an editor.  A line of delimiters only (",,") is a
+        # row of empty cells, not a blank line: skipped, it left the output one row short of the input's
+        # (joins by position misaligned) while a row with one empty feature cell was an error.
         rows, lines, last = [], [], reader.line_num
         for r in reader:
-            if any(cell.strip() for cell in r):
+            if len(r) > 1 or any(cell.strip() for cell in r):
                 rows.append(r)
                 lines.append(last + 1)
             last = reader.line_num

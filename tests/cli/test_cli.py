@@ -336,12 +336,16 @@ def test_label_messages_name_the_line_of_the_file(tmp_path, capsys):
     ragged.write_text("x1,x2,cls\n\n1,2,a\n\n3,4,b\n5,6\n6,7,\n")
     blank_header = tmp_path / "blank.csv"
     blank_header.write_text("\nx1,cls\n1,a\n")
+    # a line of delimiters is a row of empty cells, not a blank line: it was skipped (the output one row short)
+    empty_cells = tmp_path / "empty_cells.csv"
+    empty_cells.write_text("x1,x2,cls\n1,2,a\n,,\n3,4,b\n")
     nan_npz = tmp_path / "nan.npz"
     np.savez(nan_npz, X=np.array([[0.0], [1.0], [2.0], [np.nan]]), y=np.array([0, 1, -1, -1]))
     for path, column, message in [
         (bad_cell, "cls", "non-numeric feature cell 'oops' in column 'x2', line 6;"),
         (ragged, "cls", "line 6 has 2 cells but the header has 3 columns"),
         (blank_header, "cls", "the first line, the header row of column names, is empty"),
+        (empty_cells, "cls", "missing feature value (empty cell) in column 'x1', line 3;"),
         (nan_npz, "y", "infinite feature value in column 'x0', row index 3;"),
     ]:
         code, out, err = _run(["label", str(path), "--label-column", column, "-q",
