@@ -663,7 +663,18 @@ class RegressorOutputMixin(RegressorMixin):
     def _encode_targets(self, y, n):
         labeled, yv = split_regression_targets(y, n)
         self._y_1d = yv.ndim == 1
-        return labeled, yv[labeled].reshape(int(labeled.sum()), -1)
+        Y = yv[labeled].reshape(int(labeled.sum()), -1)
+        if getattr(self, "_UNLABELED_ROWS_HELP", False) and labeled.size and labeled.all():
+            # a semi-supervised learner given no unlabeled row, some targets at -1 (the classifiers' unlabeled
+            # marker): those -1s were fitted as values without a word (LapRLSRegressor predicted -0.85 everywhere
+            # for a y with its 54 unlabeled rows at -1); the transductive regressors say so in their own words
+            minus = int(np.count_nonzero(np.all(Y == -1.0, axis=1)))
+            if minus:
+                warn(f"{type(self).__name__}: y has no NaN, so all {labeled.size} rows are labeled, {minus} of them "
+                     f"with the target -1, the classifiers' unlabeled marker, which is a real value to a regressor. "
+                     f"NaN marks an unlabeled row for a regressor: if those rows are unlabeled, set their targets to "
+                     f"np.nan.", GraphRKHSWarning)
+        return labeled, Y
 
     def _target_scales(self, Y):
         """The scales of the target columns (:func:`~graphrkhs.estimators._auto.target_scales`), kept as

@@ -318,6 +318,8 @@ class _DataDependent(PointsLearner):
 
 class _Fredholm(_DataDependent):
     """Parameters and kernel shared by the Fredholm classifier and regressor."""
+    #: the regressor warns when y has no NaN and targets at -1 (RegressorOutputMixin._encode_targets)
+    _UNLABELED_ROWS_HELP = True
 
     _parameter_constraints = {
         "outer": _KERNELS,
@@ -763,6 +765,8 @@ class _SparseGraph:
 
 class _Warped(_DataDependent):
     """Parameters and kernel shared by the warped-kernel classifier and regressor."""
+    #: the regressor warns when y has no NaN and targets at -1 (RegressorOutputMixin._encode_targets)
+    _UNLABELED_ROWS_HELP = True
 
     _parameter_constraints = {
         "kernel": _KERNELS,

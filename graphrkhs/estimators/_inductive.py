@@ -513,6 +513,8 @@ class RLSRegressor(RegressorOutputMixin, _RLS):
 # ---------------------------------------------------------------------------
 
 class _LapRLS(_GraphKernelLearner):
+    #: the regressor warns when y has no NaN and targets at -1 (RegressorOutputMixin._encode_targets)
+    _UNLABELED_ROWS_HELP = True
     _parameter_constraints = {"gamma_A": TUNABLE_POSITIVE, "gamma_I": TUNABLE_NONNEG, "fit_intercept": FIT_INTERCEPT}
 
     def __init__(self, *, kernel: Kernel = "gaussian", sigma: Union[float, str, None] = "auto", degree: int = 3,
@@ -1015,6 +1017,8 @@ _PRLS_CONSTRAINTS = {
 
 
 class _PRLS(_KernelLearner):
+    #: the regressor warns when y has no NaN and targets at -1 (RegressorOutputMixin._encode_targets)
+    _UNLABELED_ROWS_HELP = True
     _WIDTH_POINTS = WIDTH_POINTS_SUPERVISED
     _SOLVES_IN_FLOAT64 = True       # the grams and the solve in float64 (_fit_kernel)
     _parameter_constraints = {"gamma": TUNABLE_NONNEG, **_PRLS_CONSTRAINTS,
@@ -1262,6 +1266,8 @@ class PRLSRegressor(RegressorOutputMixin, _PRLS):
 # ---------------------------------------------------------------------------
 
 class _PLapRLS(_GraphKernelLearner):
+    #: the regressor warns when y has no NaN and targets at -1 (RegressorOutputMixin._encode_targets)
+    _UNLABELED_ROWS_HELP = True
     _parameter_constraints = {**_PRLS_CONSTRAINTS, "gamma_A": TUNABLE_POSITIVE, "gamma_I": TUNABLE_NONNEG}
 
     def __init__(self, *, kernel: Kernel = "gaussian", sigma: Union[float, str, None] = "auto", degree: int = 3,
@@ -1484,6 +1490,8 @@ class _FeaturesOrCallable:
 
 
 class _GRLS(_KernelLearner):
+    #: the regressor warns when y has no NaN and targets at -1 (RegressorOutputMixin._encode_targets)
+    _UNLABELED_ROWS_HELP = True
     _WIDTH_POINTS = WIDTH_POINTS_SUPERVISED
     _SOLVES_IN_FLOAT64 = True
     _parameter_constraints = {
