@@ -49,6 +49,10 @@ def _show(v):
     return repr(v.item() if isinstance(v, np.generic) else v)
 
 
+#: Text that missing values become when labels are converted to strings (``y.astype(str)``, pandas' ``astype(str)``).
+_MISSING_AS_TEXT = frozenset({"nan", "NaN", "None", "<NA>", "NaT"})
+
+
 class LabelCollisionWarning(GraphRKHSWarning):
     """The unlabeled marker may be one of the intended classes."""
 
@@ -276,6 +280,17 @@ def split_classification_labels(y, n_samples, *, unlabeled=UNLABELED, name="y", 
                         "unlabeled samples) or another marker that is not a class; otherwise label samples of a "
                         "second class.")
         raise ValueError(message)
+    missing_text = [c for c in classes.tolist() if isinstance(c, str) and c in _MISSING_AS_TEXT]
+    if unlabeled is UNLABELED and missing_text:
+        # y.astype(str) on labels with None / NaN gives the strings 'None' / 'nan': the unlabeled rows became a class
+        # without a word (and the message above once advised astype(str))
+        text = missing_text[0]
+        n_text = int(np.count_nonzero(codes == classes.tolist().index(text)))
+        warn(
+            f"{name} holds the class {text!r} ({n_text} entries), the text of a missing value (y.astype(str) turns "
+            f"None and NaN into 'None' and 'nan'): if these rows are unlabeled, pass unlabeled={text!r} (or leave "
+            f"them None, NaN or ''); if {text!r} is a class, pass unlabeled=-1 explicitly to silence this warning.",
+            LabelCollisionWarning)
     if unlabeled is UNLABELED and values.dtype.kind == "u" and classes[-1] == np.iinfo(values.dtype).max:
         # -1 cast to an unsigned dtype wraps to its largest value (np.array([0, 1, -1]).astype(np.uint8) is
         # [0, 1, 255]): the unlabeled rows would be a class of their own without a word
@@ -346,8 +361,8 @@ def _check_one_label_type(values, name):
     if "text" in kinds and kinds & {"number", "bool"}:
         shown = sorted({type(v).__name__ for v in items})
         raise TypeError(f"{name} mixes text and numeric labels (types {', '.join(shown)}); give the labels as one "
-                        "type, e.g. all strings (y.astype(str), with None/NaN or '' for unlabeled samples) or all "
-                        "numbers.")
+                        "type, e.g. all strings (with None, NaN or '' for unlabeled samples: not y.astype(str), which "
+                        "turns None and NaN into the classes 'None' and 'nan') or all numbers.")
     if {"bool", "number"} <= kinds:
         shown = sorted({type(v).__name__ for v in items})
         raise TypeError(f"{name} mixes boolean and numeric labels (types {', '.join(shown)}): True == 1 and "

@@ -12,7 +12,7 @@ from graphrkhs._core.labels import labeled_rows, split_classification_labels, sp
                                ["a", True, None, "a"]])
 def test_text_and_numbers_mixed_is_a_clear_type_error(y):
     # was a bare "'<' not supported between instances of 'int' and 'str'" from scikit-learn's type_of_target
-    with pytest.raises(TypeError, match=r"y mixes text and numeric labels .*y\.astype\(str\)"):
+    with pytest.raises(TypeError, match=r"y mixes text and numeric labels .*not y\.astype\(str\)"):
         split_classification_labels(y, 4)
 
 
@@ -311,3 +311,28 @@ def test_a_0_1_integer_mask_for_labeled_names_the_fix():
     # plain repeated indices: named, without the mask hint
     with pytest.raises(ValueError, match=r"labeled indices must be distinct; 3 appears 2 times\.$"):
         harmonic_solution(W, [0, 3, 3], np.array([0.0, 1.0, 1.0]))
+
+
+@pytest.mark.parametrize("text", ["nan", "None"])
+def test_missing_values_turned_into_text_warn_instead_of_becoming_a_class(text):
+    # the mixed-types message advised y.astype(str), which turns None / NaN into the classes 'None' / 'nan': the 54
+    # unlabeled rows of a fuzzed y were then fitted as a third class with no word
+    import re
+
+    from graphrkhs._core.labels import LabelCollisionWarning
+
+    y = np.full(10, None, dtype=object)
+    y[:2], y[5:7] = 0, "b"
+    if text == "nan":
+        y[y == None] = np.nan           # noqa: E711  (element-wise)
+    with pytest.raises(TypeError, match=re.escape("not y.astype(str), which turns None and NaN into the classes "
+                                                  "'None' and 'nan'")):
+        split_classification_labels(y, 10)
+    with pytest.warns(LabelCollisionWarning, match=re.escape(
+            f"y holds the class {text!r} (6 entries), the text of a missing value (y.astype(str) turns None and NaN "
+            f"into 'None' and 'nan'): if these rows are unlabeled, pass unlabeled={text!r}")):
+        labeled, classes, _ = split_classification_labels(y.astype(str), 10)
+    assert classes.tolist() == sorted(["0", "b", text])
+    # the fix the warning names: those rows unlabeled
+    labeled, classes, _ = split_classification_labels(y.astype(str), 10, unlabeled=text)
+    assert classes.tolist() == ["0", "b"] and labeled.sum() == 4
