@@ -308,9 +308,13 @@ class _GraphLearner(GraphRKHSEstimator):
                 idx = self._nn.kneighbors(P, n_neighbors=n_candidates, return_distance=False)
                 dist, idx = tangent_rerank(np.asarray(P, dtype=np.float64), self._oos_points, idx, self._n_oos, shape,
                                            tie=tie)
+            lost = _lost_queries(dist, None if shape is not None else
+                                 (self._nn._fit_X if fitted is None else fitted))
             h = dist[:, -1:]
-            h = np.where(h > 0, h, 1.0)
-            w = np.exp(-(dist / h) ** 2 / 2)
+            h = np.where((h > 0) & np.isfinite(h), h, 1.0)
+            with np.errstate(invalid="ignore", over="ignore"):
+                w = np.exp(-(dist / h) ** 2 / 2)
+            w[lost] = 0.0
             # a new point on a fitted node (up to the rounding of the distance) is that node: it gets the
             # node's own scores (the mean of several coinciding ones), so predict(X_fit) is transduction_
             same = dist <= self._COINCIDENT * h
@@ -322,6 +326,13 @@ class _GraphLearner(GraphRKHSEstimator):
         out = np.empty((num.shape[0],) + scores.shape[1:])
         ok = rows > 0
         out[ok] = num[ok] / rows[ok].reshape((-1,) + (1,) * (scores.ndim - 1))
+        if self._X_fit is not None and lost.any():
+            warn(f"{int(lost.sum())} new point(s) lie so far outside the fitted points (more than 1e8 times their "
+                 f"largest norm away, e.g. row {int(np.flatnonzero(lost)[0])}) that their nearest fitted points cannot "
+                 "be told apart in float64: they get the mean score.  Check the units of X (the same scaling as in "
+                 "fit).", GraphWarning)
+            ok |= lost
+            out[lost] = scores.mean(axis=0)
         if (~ok).any():
             warn(f"{int((~ok).sum())} new node(s) have no edge to the fitted graph; they get the mean score.",
                  GraphWarning)
@@ -476,6 +487,32 @@ class _TransductiveClassifier(ClassifierOutputMixin, _GraphLearner):
         a fitted node that no label reaches gets those of the prior, in agreement with ``predict``."""
         with verbosity(self.verbose):
             return self._output(self._decision_of_scores(self._node_class_scores(X)))
+
+
+#: A new point this many times the fitted points' largest norm away from them, with its k nearest at one distance to
+#: the rounding (:func:`_lost_queries`), has neighbours float64 cannot tell apart.
+_FAR_FACTOR = 1e8
+
+
+def _lost_queries(dist, fitted):
+    """New points whose neighbours mean nothing: distances that overflowed (inf), or (``fitted`` given) all k
+    equal to the rounding at more than ``_FAR_FACTOR`` times the fitted points' largest norm.
+
+    The k-th distance scales the weights (``exp(-(d / d_k)^2 / 2)``): a point 3e100 away from 60 points near the
+    origin saw its 10 distances equal in float64, and got the first fitted point in tie order with full
+    confidence (the other blob's class at 3e6); beyond 1e154 the distances overflowed and inf / inf gave NaN
+    weights (numpy's "invalid value encountered in divide")."""
+    lost = ~np.isfinite(dist).all(axis=1)
+    if fitted is None or not dist.size:
+        return lost
+    if sp.issparse(fitted):
+        radius = float(np.sqrt(np.asarray(sp.csr_array(fitted).multiply(fitted).sum(axis=1)).max(initial=0.0)))
+    else:
+        radius = float(np.abs(fitted).max(initial=0.0)) * np.sqrt(fitted.shape[1])
+    with np.errstate(invalid="ignore", over="ignore"):
+        tied = (dist[:, -1] - dist[:, 0]) <= 8 * np.finfo(np.float64).eps * dist[:, -1]
+        far = dist[:, 0] > _FAR_FACTOR * radius
+    return lost | (tied & far & np.isfinite(dist[:, -1]))
 
 
 class _TransductiveRegressor(RegressorOutputMixin, _GraphLearner):

@@ -113,3 +113,33 @@ def test_sparse_new_points_after_a_dense_fit_are_the_dense_ones(name):
         dense = model.predict_proba(Q) if "Classifier" in name else model.predict(Q)
         sparse = (model.predict_proba if "Classifier" in name else model.predict)(sp.csr_matrix(Q))
     assert np.array_equal(dense, sparse)
+
+
+@pytest.mark.parametrize("scale", [3e100, 3e160, 1e300])
+def test_new_points_too_far_to_rank_their_neighbours_get_the_mean_score_and_a_warning(scale):
+    # at 3e100 the ten distances to 60 points near the origin were equal in float64: the first fitted point in tie
+    # order decided, with full confidence (class 0, while at 3e6 the nearer blob's class 1); beyond 1e154 the
+    # distances overflowed and inf / inf leaked numpy's "invalid value encountered in divide"
+    import re
+    import warnings
+
+    import graphrkhs
+
+    rng = np.random.default_rng(0)
+    X = np.vstack([rng.normal(0, 0.5, (30, 2)), rng.normal(3, 0.5, (30, 2))])
+    y = np.full(60, -1)
+    y[[0, 1, 2, 30, 31, 32]] = [0, 0, 0, 1, 1, 1]
+    model = graphrkhs.LaplacianRegularizationClassifier().fit(X, y)
+    mean = model.predict_proba(X).mean(axis=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        with pytest.warns(graphrkhs.GraphWarning, match=re.escape(
+                "1 new point(s) lie so far outside the fitted points (more than 1e8 times their largest norm away, e.g. "
+                "row 0) that their nearest fitted points cannot be told apart in float64: they get the mean score.")):
+            P = model.predict_proba([[scale, scale], [3.0, 3.0]])
+    np.testing.assert_allclose(P[0], mean, rtol=1e-12)
+    assert P[1].tolist() == [0.0, 1.0]
+    # far, but still ranked: the nearer blob, no warning
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert model.predict([[3e6, 3e6]]).tolist() == [1]
