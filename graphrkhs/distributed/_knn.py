@@ -499,6 +499,15 @@ def _run_serial(Xs, labels, names, cells, k, halo, progress):
     return d2, idx, visits
 
 
+def _dtype_name(dtype):
+    """``dtype`` as compared across the ranks: np.float32 and "float32" alike; a bad one as given (refused later,
+    by the graph's own check, on every rank)."""
+    try:
+        return None if dtype is None else np.dtype(dtype).str
+    except TypeError:
+        return repr(dtype)
+
+
 def _mpi_comm(comm):
     if comm is not None:
         return comm
@@ -724,7 +733,7 @@ def distributed_knn_graph(X, n_neighbors=10, *, n_cells=None, partitioner="kmean
                           {"X": X, "n_neighbors": k, "n_cells": n_cells, "partitioner": partitioner, "halo": halo,
                            "weight": weight, "sigma": sigma, "mode": mode, "relative_width": relative_width,
                            "sample_size": sample_size, "recall_sample": recall_sample,
-                           "dtype": None if dtype is None else np.dtype(dtype).str, "return_info": return_info})
+                           "dtype": _dtype_name(dtype), "return_info": return_info})
     elif kind == "dask":
         client = _dask_client(executor)
         default_cells = max(1, len(client.scheduler_info().get("workers", {})))
