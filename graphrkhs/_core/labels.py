@@ -30,7 +30,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse import csgraph
 
-from .validation import GraphRKHSWarning, GraphWarning, check_numeric_dtype, warn
+from .validation import GraphRKHSWarning, GraphWarning, check_numeric_dtype, power_of_two_exponent, warn
 
 __all__ = []
 
@@ -664,6 +664,42 @@ def _check_targets(Y, l, n=None):
     if not np.isfinite(Y2).all():
         raise ValueError("Y contains NaN or infinity.")
     return Y2, was_1d, out_dtype
+
+
+#: Targets larger than 2^TARGET_UNIT_EXPONENT in magnitude are solved for in units of a power of two of their
+#: largest magnitude (:func:`in_target_units`); smaller ones as they are, bit for bit.
+TARGET_UNIT_EXPONENT = 500
+
+
+def in_target_units(Y2):
+    r"""``(Y2 / 2^e, e)``: the targets in units of a power of two of their largest magnitude when it exceeds
+    :math:`2^{500}` (``TARGET_UNIT_EXPONENT``), else ``(Y2, 0)`` unchanged.
+
+    The solvers and regressors that call this are linear in the targets, so their result on ``Y2`` is
+    :math:`2^e` times their result on :math:`Y_2 / 2^e` -- exactly, a power of two changing no mantissa
+    (:func:`from_target_units`).  On the raw targets, products such as :math:`L_{US} Y_S` or sums of
+    squares overflowed near 1e308 and came back as NaN, infinity or a LinAlgError blaming the graph.
+    """
+    e = power_of_two_exponent(Y2)
+    if e <= TARGET_UNIT_EXPONENT:
+        return Y2, 0
+    return np.ldexp(Y2, -e), e
+
+
+def from_target_units(F, e, name="Y"):
+    r"""``F`` (a result computed on targets divided by :math:`2^e`, :func:`in_target_units`) times
+    :math:`2^e`, exactly; a ValueError naming ``name`` when that is beyond float64's range."""
+    if e == 0:
+        return F
+    F = np.asarray(F)
+    with np.errstate(over="ignore", invalid="ignore"):
+        out = np.ldexp(F, e).astype(F.dtype, copy=False)
+    if not np.isfinite(out).all():
+        top = float(np.max(np.abs(F[np.isfinite(F)]))) if np.isfinite(F).any() else float("nan")
+        raise ValueError(f"{name} is too large: the result reaches {top:.6g} x 2^{e}, beyond float64's range "
+                         f"(below 2^1024). Scale the targets down, e.g. pass np.ldexp({name}, -{e}) (exact: "
+                         f"{name} / 2^{e}), and read the result in those units.")
+    return out
 
 
 def label_free_mask(W, labeled_idx):

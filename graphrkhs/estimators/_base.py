@@ -26,6 +26,7 @@ estimator (``_expected_failed_checks``: check name -> reason), only where the
 method cannot meet the check by its nature.
 """
 
+import copy
 import inspect
 from typing import Hashable, Optional
 
@@ -38,7 +39,7 @@ from sklearn.exceptions import NotFittedError
 from sklearn.utils.validation import validate_data
 
 from .._core.backend import check_same_on_every_process
-from .._core.labels import (UNLABELED, _show, check_labeled_classes_have_priors, labeled_rows, one_hot,
+from .._core.labels import (TARGET_UNIT_EXPONENT, UNLABELED, _show, check_labeled_classes_have_priors, labeled_rows, one_hot,
                             split_classification_labels, split_regression_targets, warn_conflicting_copies,
                             warn_unequal_label_counts, warn_unpredicted_classes, warn_untrusted_label_proportions)
 from .._core.progress import verbosity
@@ -686,9 +687,20 @@ class RegressorOutputMixin(RegressorMixin):
         their scales and multiplies the fitted functions back (:meth:`_scale_back_targets`).  The member's
         solve is linear in the targets at fixed hyperparameters, so each column's fit is unchanged (up to
         rounding) and the selection is invariant to rescaling any single column.  One column: the member's
-        fit as is, bit for bit."""
-        self._y_scales = target_scales(Y) if getattr(self, "_STANDARDIZES_TARGETS", True) else None
-        return self._y_scales
+        fit as is, bit for bit -- unless its largest magnitude exceeds :math:`2^{500}`
+        (``TARGET_UNIT_EXPONENT``): then the fit runs on ``y / 2^e`` (:func:`~graphrkhs._core.validation.
+        power_of_two_exponent`) and is scaled back by :math:`2^e`, exactly (targets near 1e307 overflowed in
+        the solves: PLapRLSRegressor predicted NaN, FredholmRegressor raised about its own coefficients)."""
+        if not getattr(self, "_STANDARDIZES_TARGETS", True):
+            self._y_scales = None
+            return None
+        scales = target_scales(Y)
+        if scales is None:
+            e = power_of_two_exponent(Y)
+            if e > TARGET_UNIT_EXPONENT:
+                scales = np.full(np.shape(Y)[1], np.ldexp(1.0, e))
+        self._y_scales = scales
+        return scales
 
     def _scale_back_targets(self, scales):
         """Multiply the fitted attributes linear in the targets (the family's ``_TARGET_LINEAR``, columns on
@@ -697,15 +709,41 @@ class RegressorOutputMixin(RegressorMixin):
             value = getattr(self, name, None)
             if value is not None:
                 value = np.asarray(value)
-                setattr(self, name, (value * scales).astype(value.dtype, copy=False))
+                with np.errstate(over="ignore", invalid="ignore"):
+                    back = (value * scales).astype(value.dtype, copy=False)
+                if not np.isfinite(back).all() and np.isfinite(value).all():
+                    raise self._too_large_targets(f"its fitted {name}")
+                setattr(self, name, back)
         rescale = getattr(self, "_rescale_target_factors", None)
         if rescale is not None:
-            rescale(scales)
+            with np.errstate(over="ignore", invalid="ignore"):
+                rescale(scales)
+
+    def _too_large_targets(self, what):
+        """The ValueError of a fit (or prediction) on finite targets whose result overflows float64."""
+        return ValueError(f"{type(self).__name__}: y is too large: {what} overflows float64 (beyond 1.8e308). "
+                          "Scale the targets down (e.g. divide y by its largest magnitude) and scale the "
+                          "predictions back.")
 
     def predict(self, X: ArrayLike) -> np.ndarray:
         """Predicted targets, shape (n,) or (n, n_targets) like the fitted y."""
+        scales = getattr(self, "_y_scales", None)
         with verbosity(self.verbose):
-            F = np.asarray(self._scores(X))
+            if scales is None or float(np.max(scales)) <= np.ldexp(1.0, TARGET_UNIT_EXPONENT):
+                F = np.asarray(self._scores(X))
+            else:
+                # a fit on targets near 1e308 (fitted on y / scales, _target_scales): predicted in those units,
+                # by a shallow copy holding the fitted attributes divided by the scales (exact for the power of
+                # two of a single column), and scaled back -- the sums of the predictions overflowed on the way
+                # to values float64 holds (PLapRLSRegressor at y = +-1e306: coefficients 8.9e307)
+                unit = copy.copy(self)
+                unit._scale_back_targets(1.0 / scales)
+                F = np.asarray(unit._scores(X))
+                with np.errstate(over="ignore", invalid="ignore"):
+                    back = (F * scales).astype(F.dtype, copy=False)
+                if not np.isfinite(back).all() and np.isfinite(F).all():
+                    raise self._too_large_targets("the prediction at X")
+                F = back
         return F[:, 0] if (self._y_1d and F.ndim == 2) else F
 
     def score(self, X: ArrayLike, y: ArrayLike, sample_weight: Optional[ArrayLike] = None) -> float:

@@ -64,7 +64,8 @@ from .._core.validation import (check_flag, AccuracyWarning, ConvergenceWarning,
 from ..spectral.filters import default_kernel
 from ..graphs import LAPLACIANS, as_adjacency, laplacian as graph_laplacian
 from ..kernels import GraphKernel
-from .._core.labels import _check_labeled_index, _check_targets, _orphans, check_labeled_classes_have_priors
+from .._core.labels import (_check_labeled_index, _check_targets, _orphans, check_labeled_classes_have_priors,
+                            from_target_units, in_target_units)
 
 __all__ = [
     "harmonic_solution",
@@ -693,6 +694,7 @@ def harmonic_solution(W: GraphLike, labeled: Indices, Y: ArrayLike, *, laplacian
     tol, max_iter = _check_iterations(tol, max_iter)
     check_backend(backend)
     W, S, Y2, was_1d, out_dtype = labeled_graph_problem(W, labeled, Y, cut_weak=True)
+    Y2, e = in_target_units(Y2)         # targets near 1e308: solved in units of 2^e, exactly scaled back
     n = W.shape[0]
     lap_kind = "combinatorial" if laplacian == "randomwalk" else laplacian
     L = graph_laplacian(W, lap_kind)
@@ -708,7 +710,7 @@ def harmonic_solution(W: GraphLike, labeled: Indices, Y: ArrayLike, *, laplacian
         L_UU = sp.csr_array(L_U[:, U])
         rhs = -(L_U[:, S] @ Y2)
         F[U] = _solve_spd(L_UU, rhs, preconditioner, tol, max_iter, backend)
-    return _finish(F, was_1d, out_dtype)
+    return _finish(from_target_units(F, e), was_1d, out_dtype)
 
 
 def tikhonov_solution(W: GraphLike, labeled: Indices, Y: ArrayLike, *, alpha: float = 0.0,
@@ -779,6 +781,7 @@ def tikhonov_solution(W: GraphLike, labeled: Indices, Y: ArrayLike, *, alpha: fl
     tol, max_iter = _check_iterations(tol, max_iter)
     check_backend(backend)
     W, S, Y2, was_1d, out_dtype = labeled_graph_problem(W, labeled, Y, cut_weak=True)
+    Y2, e = in_target_units(Y2)         # targets near 1e308: solved in units of 2^e, exactly scaled back
     n = W.shape[0]
     if laplacian == "randomwalk":
         raise ValueError("laplacian='randomwalk' gives a non-symmetric Tikhonov system for alpha > 0; use "
@@ -817,7 +820,7 @@ def tikhonov_solution(W: GraphLike, labeled: Indices, Y: ArrayLike, *, alpha: fl
     # (z^T B = 0 here: B is the residual of the least-squares fit of Y_S by z_S on each component)
     H = _null_space_corrected(H, z[keep], comp[keep], n_comp, jdiag, np.zeros((n_comp, H.shape[1])))
     F[keep] = null_part + H
-    return _finish(F, was_1d, out_dtype)
+    return _finish(from_target_units(F, e), was_1d, out_dtype)
 
 
 def _solve_tikhonov_rest(A, B, L, labeled_rows, scale, preconditioner, tol, max_iter, backend, recomputed=None):
@@ -964,6 +967,10 @@ def poisson_learning(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_prio
         # a column with labels weighted by 0 kept its class on its labeled nodes only: refused, as by the
         # MBO solvers (the labeled nodes of column c: its nonzero entries)
         check_labeled_classes_have_priors(class_priors, np.count_nonzero(Y2, axis=0))
+    # targets near 1e308: solved in units of 2^e (the source, the offsets and the label means overflowed), and
+    # the scores scaled back exactly (with class_priors they do not depend on the scale of Y: only the
+    # label-free components' mean of Y is scaled back)
+    Y2, e = in_target_units(Y2)
     n_comp, comp = csgraph.connected_components(W, directed=False)
     F = np.zeros((n, m))
     orphan = _orphans(W, S, Y2, F)
@@ -1034,7 +1041,10 @@ def poisson_learning(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_prio
     if class_priors is not None:
         ybar = Y2.mean(axis=0)
         F *= class_priors / np.where(ybar != 0, ybar, 1.0)
-    F[orphan] = Y2.mean(axis=0)
+        F[orphan] = from_target_units(Y2.mean(axis=0), e)
+    else:
+        F[orphan] = Y2.mean(axis=0)
+        F = from_target_units(F, e)
     return _finish(F, was_1d, out_dtype)
 
 
@@ -1240,6 +1250,7 @@ def graph_kernel_ridge(W: Union[GraphLike, GraphKernel], labeled: Indices, Y: Ar
     n = L.shape[0]
     S = _check_labeled_index(labeled, n)
     Y2, was_1d, out_dtype = _check_targets(Y, S.size, n)
+    Y2, e = in_target_units(Y2)         # targets near 1e308: solved in units of 2^e, exactly scaled back
     m = Y2.shape[1]
     poly = None
     if method in ("auto", "sparse"):
@@ -1316,8 +1327,10 @@ def graph_kernel_ridge(W: Union[GraphLike, GraphKernel], labeled: Indices, Y: Ar
         X[S] = beta
         F_all = np.asarray(K.matmat(X))
         F[~orphan] = F_all[~orphan]
-    F = _finish(F, was_1d, out_dtype)
+    F = _finish(from_target_units(F, e), was_1d, out_dtype)
     if return_coef:
+        if beta is not None:
+            beta = from_target_units(beta, e)
         if beta is not None and was_1d:
             beta = beta[:, 0]
         return F, beta

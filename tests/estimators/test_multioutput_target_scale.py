@@ -7,6 +7,7 @@ by 100 moved column y's fit (graph kernel ridge alpha_ 10 -> 1e6, Laplace learni
 (:func:`graphrkhs.estimators._auto.target_scales`: the labeled standard deviation; a constant column its
 absolute value, an all-zero one 1) and scale the fitted functions back; one column is fitted as before.
 """
+import re
 import warnings
 
 import numpy as np
@@ -181,3 +182,44 @@ def test_multioutput_warnings_point_at_the_callers_fit(cls):
         cls().fit(X, Y)
     ours = [w for w in caught if "repeat other labeled" in str(w.message) or "all 36 rows are labeled" in str(w.message)]
     assert ours and all(w.filename == __file__ for w in ours)
+
+
+# Targets near 1e308 (one column): beyond 2^500 in magnitude the regressors fit y / 2^e (e the exponent of
+# max|y|, exact) and scale the fitted attributes back by 2^e, so the fit is exactly 2^e times the fit of
+# y / 2^e.  On the raw targets PLapRLSRegressor predicted NaN everywhere (no error) at +-1e307 and
+# FredholmRegressor raised "coef must be a finite array of shape (len(B), c)", saying nothing about y.
+
+def _two_blobs(big):
+    rng = np.random.default_rng(0)
+    X = np.vstack([rng.normal(0, .5, (30, 2)), rng.normal(3, .5, (30, 2))])
+    y = np.full(60, np.nan)
+    y[:3], y[30:33] = -big, big
+    return X, y
+
+
+@pytest.mark.parametrize("cls", REGRESSORS, ids=lambda c: c.__name__)
+@pytest.mark.parametrize("big", [1e306, 1e300])
+def test_targets_near_the_float64_limit_are_fitted_in_units_of_a_power_of_two(cls, big):
+    from graphrkhs._core.validation import power_of_two_exponent
+    X, y = _two_blobs(big)
+    e = power_of_two_exponent(y[~np.isnan(y)])
+    pred = _fit(cls, X, y).predict(X)
+    assert np.isfinite(pred).all()
+    np.testing.assert_array_equal(pred, np.ldexp(_fit(cls, X, np.ldexp(y, -e)).predict(X), e))
+
+
+@pytest.mark.parametrize("cls", [PLapRLSRegressor, FredholmRegressor], ids=lambda c: c.__name__)
+def test_targets_whose_fit_overflows_raise_naming_y(cls):
+    # the fitted expansion coefficients reach ~89 (PLapRLS) and ~37 (Fredholm) times max|y|: beyond float64 at 1e307
+    X, y = _two_blobs(1e307)
+    msg = (f"{cls.__name__}: y is too large: its fitted coef_ overflows float64 (beyond 1.8e308). Scale the targets "
+           "down (e.g. divide y by its largest magnitude) and scale the predictions back.")
+    with pytest.raises(ValueError, match="^" + re.escape(msg) + "$"):
+        _fit(cls, X, y)
+
+
+@pytest.mark.parametrize("cls", REGRESSORS, ids=lambda c: c.__name__)
+def test_ordinary_single_targets_are_fitted_as_they_are(cls):
+    X, y = _two_blobs(3.0)
+    est = _fit(cls, X, y)
+    assert est._y_scales is None

@@ -22,6 +22,7 @@ from graphrkhs import (
     poisson_learning,
     tikhonov_solution,
 )
+from graphrkhs._core.validation import power_of_two_exponent
 
 
 def _graph(n=60, k=6, seed=0, dtype=np.float64):
@@ -667,3 +668,95 @@ def test_the_spd_factorization_orders_symmetrically_and_solves_exactly():
     Xs = lu.solve(B)
     np.testing.assert_allclose(As @ Xs, B, atol=1e-10)
     np.testing.assert_allclose(Xs, np.linalg.solve(As.toarray(), B), rtol=1e-8, atol=1e-10)
+
+
+# Targets near 1e308: the solvers are linear in Y, so they solve in units of 2^e, e the exponent of max|Y|
+# (exact), and scale back.  On the raw targets B = -L_US Y and the label means overflowed: harmonic and
+# Tikhonov returned NaN on 28 nodes, graph_kernel_ridge on 30, poisson_learning infinity on 30, and
+# harmonic_solution(W, [0, 30], [0, 1e308]) raised a LinAlgError blaming "nearly disconnected parts" of W.
+
+def _two_blobs():
+    rng = np.random.default_rng(0)
+    X = np.vstack([rng.normal(0, .5, (30, 2)), rng.normal(3, .5, (30, 2))])
+    return knn_graph(X, 5), X
+
+
+_HUGE_TARGETS = [
+    (harmonic_solution, [0, 1, 30, 31], [0.0, 1e308, 1.0, 1.0], {}),
+    (harmonic_solution, [0, 30], [0.0, 1e308], {}),
+    (tikhonov_solution, [0, 1, 30, 31], [0.0, 1e308, 1.0, 1.0], {}),
+    (tikhonov_solution, [0, 1, 30, 31], [0.0, 1e308, 1.0, 1.0], {"alpha": 1.0}),
+    (tikhonov_solution, [0, 1, 30, 31], [0.0, 1e308, 1.0, 1.0], {"alpha": 1.0, "laplacian": "normalized"}),
+    (graph_kernel_ridge, [0, 1, 30, 31], [0.0, 1e308, 1.0, 1.0], {}),
+    (graph_kernel_ridge, [0, 1, 30, 31], [0.0, 1e308, 1.0, 1.0], {"method": "direct"}),
+    (poisson_learning, [0, 1, 30, 31], [0.0, 1e308, 1.0, 1.0], {}),
+    (harmonic_solution, [0, 1, 30, 31], np.array([[0.0, 1.0], [-1e308, 2.0], [1.0, 3.0], [1.0, 4.0]]), {}),
+]
+
+
+@pytest.mark.parametrize("solver, labeled, Y, kwargs", _HUGE_TARGETS,
+                         ids=lambda v: getattr(v, "__name__", None))
+def test_targets_near_the_float64_limit_are_solved_in_units_of_a_power_of_two(solver, labeled, Y, kwargs):
+    W, _ = _two_blobs()
+    Y = np.asarray(Y)
+    e = power_of_two_exponent(Y)        # 1023: max|Y| / 2^e in [1/2, 2)
+    assert e == 1023
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", GraphWarning)
+        F = solver(W, labeled, Y, **kwargs)
+        F_unit = solver(W, labeled, np.ldexp(Y, -e), **kwargs)
+    assert np.isfinite(F).all()
+    np.testing.assert_array_equal(F, np.ldexp(F_unit, e))
+    if solver in (harmonic_solution, tikhonov_solution) and not kwargs.get("alpha"):
+        np.testing.assert_array_equal(F[labeled], Y)             # the labels kept exactly
+
+
+def test_huge_targets_kernel_ridge_coefficients_scaled_back_exactly():
+    W, _ = _two_blobs()
+    Y = np.array([0.0, 1e308, 1.0, 1.0])
+    F, beta = graph_kernel_ridge(W, [0, 1, 30, 31], Y, method="direct", return_coef=True)
+    F1, beta1 = graph_kernel_ridge(W, [0, 1, 30, 31], np.ldexp(Y, -1023), method="direct", return_coef=True)
+    assert np.isfinite(beta).all()
+    np.testing.assert_array_equal(beta, np.ldexp(beta1, 1023))
+    np.testing.assert_array_equal(F, np.ldexp(F1, 1023))
+
+
+def test_huge_targets_poisson_with_class_priors_does_not_depend_on_their_scale():
+    # with class_priors the scores are rescaled by b / ybar: independent of the scale of Y
+    W, _ = _two_blobs()
+    Y = np.array([[1e308, 0.0], [1e308, 0.0], [0.0, 1e308], [0.0, 1e308]])
+    F = poisson_learning(W, [0, 1, 30, 31], Y, class_priors=[0.5, 0.5])
+    assert np.isfinite(F).all()
+    np.testing.assert_array_equal(F, poisson_learning(W, [0, 1, 30, 31], np.ldexp(Y, -1023),
+                                                      class_priors=[0.5, 0.5]))
+
+
+def test_huge_targets_whose_solution_overflows_raise_naming_y():
+    # the kernel ridge fit overshoots its labels: 2.08 x 2^1023 is beyond float64, a ValueError naming Y (it was a
+    # LinAlgError blaming "nearly disconnected parts" of the graph)
+    W, _ = _two_blobs()
+    with pytest.raises(ValueError, match=r"^Y is too large: the result reaches \d\.\d+ x 2\^1023, beyond float64's "
+                                         r"range \(below 2\^1024\)\. Scale the targets down, e\.g\. pass "
+                                         r"np\.ldexp\(Y, -1023\) \(exact: Y / 2\^1023\), and read the result in "
+                                         r"those units\.$"):
+        graph_kernel_ridge(W, [0, 1, 30, 31], [-1e308, 1e308, 1.0, 1.0])
+
+
+def test_ordinary_targets_are_not_rescaled():
+    # below 2^500 the targets are used as they are (bit for bit); above, in units of 2^e
+    from graphrkhs._core.labels import TARGET_UNIT_EXPONENT, in_target_units
+    Y = np.array([[np.ldexp(1.0, TARGET_UNIT_EXPONENT - 1)], [-3.0]])
+    assert in_target_units(Y)[0] is Y and in_target_units(Y)[1] == 0
+    Y2, e = in_target_units(Y * 4)
+    assert e == TARGET_UNIT_EXPONENT + 2
+    np.testing.assert_array_equal(Y2, np.ldexp(Y * 4, -e))
+
+
+def test_tikhonov_alpha_near_the_float64_limit_gives_the_component_means():
+    # alpha = 1e300 raised "Factor is exactly singular ... nearly disconnected parts" (fuzzing review); the
+    # solve is of the O(1/alpha) rest, so it gives the alpha -> inf limit, each component's label mean
+    _, X = _two_blobs()
+    W = knn_graph(X[:40], 5)                 # the 10 points of the second blob: a label-free component
+    with pytest.warns(GraphWarning, match="without any labeled node"):
+        F = tikhonov_solution(W, [0, 1, 20, 21], [0.0, 0.0, 1.0, 1.0], alpha=1e300)
+    np.testing.assert_allclose(F, 0.5, atol=1e-12)
