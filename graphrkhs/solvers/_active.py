@@ -79,7 +79,8 @@ from sklearn.exceptions import NotFittedError
 
 from .._core.labels import _check_labeled_index, label_free_mask, labeled_set_differences
 from .._core.types import ArrayLike, GraphLike, Indices
-from .._core.validation import (check_flag, 
+from .._core.validation import (
+    check_flag,
     check_option,
     check_random_state,
     check_scalar,

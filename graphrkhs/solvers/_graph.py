@@ -59,7 +59,7 @@ from .._core.loo import PSD_RTOL, KernelRidgePath, check_ridges
 from .._core.types import ArrayLike, GraphLike, Indices, MatrixLike
 from ._common import check_normal_degrees, labeled_graph_problem, spd_splu
 from .._core.cg import forward_checked
-from .._core.validation import (check_flag, AccuracyWarning, ConvergenceWarning, check_matrix, check_option, check_scalar, float_dtype, memory_guard,
+from .._core.validation import (AccuracyWarning, ConvergenceWarning, check_flag, check_matrix, check_option, check_scalar, float_dtype, memory_guard,
                                 power_of_two_exponent, warn)
 from ..spectral.filters import default_kernel
 from ..graphs import LAPLACIANS, as_adjacency, laplacian as graph_laplacian

@@ -44,7 +44,7 @@ from .._core.labels import _check_labeled_index
 from .._core.linalg import psd_part, psd_solve as _psd_solve, small_dense_threads
 from .._core.loo import KernelRidgePath, check_ridges
 from .._core.types import ArrayLike, Indices, MatrixLike
-from .._core.validation import check_flag, _as_2d, check_matrix, check_points, check_scalar, memory_guard
+from .._core.validation import _as_2d, check_flag, check_matrix, check_points, check_scalar, memory_guard
 from ..kernels import NYSTROM_AUTO_MIN_N, NystromFeatures, pairwise_kernel
 from ._kernel import _psd_penalty, _snap
 from ._selection import (SCORINGS, GridResult, ManifoldRidgePath, _check_selection_labels, _path_scores,

@@ -29,7 +29,7 @@ from .._core.labels import (_orphans, check_labeled_classes_have_priors, label_f
                              warn_untrusted_label_proportions)
 from .._core.progress import logger, progress_bar, verbosity
 from .._core.types import ArrayLike, GraphLike, Indices
-from .._core.validation import (check_flag, ConvergenceWarning, GraphRKHSWarning, check_class_priors, check_matrix,
+from .._core.validation import (ConvergenceWarning, GraphRKHSWarning, check_class_priors, check_flag, check_matrix,
                                 check_scalar, warn)
 from ..graphs import connected_components
 from ..graphs import laplacian as graph_laplacian

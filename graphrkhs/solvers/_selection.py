@@ -119,7 +119,7 @@ from .._core.labels import _check_labeled_index, _check_targets
 from .._core.backend import check_backend
 from .._core.linalg import check_square, psd_solve, small_dense_threads
 from .._core.loo import KernelRidgePath, _group_rows, check_ridges, constant_up_to_rounding
-from .._core.validation import check_flag, SelectionWarning, check_option, check_random_state, check_scalar, warn
+from .._core.validation import SelectionWarning, check_flag, check_option, check_random_state, check_scalar, warn
 from ..graphs import as_adjacency, laplacian as graph_laplacian
 from ._common import spd_splu
 from ._kernel import _consistency_penalty
