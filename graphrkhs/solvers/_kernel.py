@@ -57,7 +57,7 @@ from .._core.loo import PSD_RTOL
 from .._core.validation import (check_flag, check_matrix, check_option, check_points, check_scalar, column_scales,
                                 memory_guard, warn)
 from .._core.config import DENSE_CACHE_BYTES
-from .._core.labels import _check_labeled_index
+from .._core.labels import _check_labeled_index, from_target_units, in_target_units
 from .._core.types import ArrayLike, GraphLike, Indices, MatrixLike
 from .._core.validation import _as_2d
 from .._core.linalg import apply_matrix as _apply, check_solution, dense_matrix as _dense, n_rows as _n_of
@@ -412,6 +412,8 @@ def rls_fit(K: np.ndarray, Y: ArrayLike, alpha: float, *, overwrite_K: bool = Fa
     if K.shape != (Y2.shape[0], Y2.shape[0]):
         raise ValueError(f"K must have shape ({Y2.shape[0]}, {Y2.shape[0]}) to match Y, one row per labeled "
                          f"point; got K of shape {K.shape} and Y with {Y2.shape[0]} rows.")
+    # targets near 1e308: solved in units of 2^e (the triangular solves' sums overflowed), scaled back exactly
+    Y2, e = in_target_units(Y2)
     l = K.shape[0]
     A = K if overwrite_K else K.copy()
     A.flat[::l + 1] += alpha * l
@@ -459,6 +461,8 @@ def rls_fit(K: np.ndarray, Y: ArrayLike, alpha: float, *, overwrite_K: bool = Fa
             bad = ~(_relative_norms(K @ C - Yk, Yk) <= np.sqrt(np.finfo(K.dtype).eps))
         if bad.any():
             C[:, bad] = _min_norm_psd_solve(K, Yk[:, bad])
+    # coefficients float64 cannot hold (|Y| ~ 1e308 with K + alpha l I small) came back as inf / NaN: a ValueError
+    C = from_target_units(C, e, "Y")
     return C[:, 0] if was_1d else C
 
 

@@ -728,3 +728,22 @@ def test_graph_penalty_power_estimates_its_fill_in_before_the_product(monkeypatc
     L = np.diag(W.sum(axis=1)) - W
     expected = L @ L if kind == "combinatorial" else L @ np.diag(1.0 / W.sum(axis=1)) @ L
     np.testing.assert_allclose(graph_penalty(W, kind, laplacian_power=2).toarray(), expected, rtol=0, atol=1e-12)
+
+
+def test_rls_fit_targets_near_the_float64_limit():
+    # coefficients float64 cannot hold (constant targets 1e308 on 6 Gaussian-kernel points: 2.3 x 2^1023) came back
+    # as inf / NaN without a word; now a ValueError naming Y.  Targets that are large but whose coefficients fit
+    # are solved in units of 2^e: exactly 2^e times the solve on Y / 2^e
+    import re
+
+    from graphrkhs import pairwise_kernel
+
+    X = np.random.default_rng(0).normal(0, 0.5, (6, 2))
+    K = pairwise_kernel(X, X, "gaussian", sigma=1.0)
+    with pytest.raises(ValueError, match="^" + re.escape("Y is too large: the result reaches 2.27743 x 2^1023, beyond "
+                                                         "float64's range (below 2^1024).")):
+        rls_fit(K, np.full(6, 1e308), 1e-3)
+    y = np.ldexp(np.array([1.0, -3.0, 2.0, 0.5, 1.0, -1.0]), 1000)
+    C = rls_fit(K, y, 1e-3)
+    assert np.isfinite(C).all()
+    assert np.array_equal(C, np.ldexp(rls_fit(K, np.ldexp(y, -1000), 1e-3), 1000))
