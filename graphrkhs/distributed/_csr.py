@@ -391,8 +391,9 @@ def _check_same_plan(comm, plan):
     A plan built from a ``part`` (or ``order``, or pattern of ``L``) that differs
     between processes gives halo lists that do not match: the exchange then waits
     forever or delivers the wrong rows.  One CRC-32 per process over the plan's
-    integer arrays is all-gathered (the values of ``L`` are not compared: each
-    process multiplies by its own rows only).
+    integer arrays is all-gathered (the values of ``L`` are compared before, by
+    :func:`from_global`'s ``check_same_inputs``; a plan may serve several
+    matrices of one pattern).
     """
     if comm.size == 1:
         return
