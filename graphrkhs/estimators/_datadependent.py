@@ -954,7 +954,8 @@ _WARPED_PARAMS_DOC = r"""
     fit_intercept : bool or "auto", default="auto"
         A free constant, as :class:`~graphrkhs.LapRLSRegressor`'s: the mean of the labeled
         targets is taken out before the selection and the fit and added back to the
-        predictions ("auto": for regressors; a constant target is then reproduced exactly).
+        predictions ("auto": for regressors, and for classifiers on the linear kernel or the
+        polynomial kernel with ``coef0=0``; a constant target is then reproduced exactly).
     solver : {"auto", "direct", "cg", "nystrom"}, default="auto"
         See :class:`graphrkhs.WarpedKernel` ("auto": direct up to 4000 points, CG up to 10000,
         the Nystrom low-rank kernel above).

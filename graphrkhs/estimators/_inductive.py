@@ -463,7 +463,10 @@ _RLS_DOC = r"""Regularized least squares {what} (supervised baseline; Belkin, Ni
         :ref:`ug_one_label`): 1e-3, at the median pairwise distance.
     fit_intercept : bool or "auto", default="auto"
         An unpenalized constant (the saddle-point system of G-RLS), so that a
-        shift of y shifts the fit; "auto": for regressors only.
+        shift of y shifts the fit; "auto": for regressors, and for classifiers
+        whose kernel holds no constant function (``kernel="linear"``, or
+        "polynomial" with ``coef0=0``), whose decision boundary would otherwise
+        pass through the origin.
     verbose : bool or None, default=None
         Progress bars (tqdm) of the long steps of ``fit`` and ``predict`` (graph, solves):
         True / False switch them on / off for everything inside; None follows the
@@ -968,7 +971,8 @@ _LAPRLS_DOC = r"""Laplacian RLS {what} (Belkin, Niyogi & Sindhwani, JMLR 2006).
         point (:func:`~graphrkhs.select_laprls_lowrank`; ``cv_results_`` then holds the
         surrogate's scores over sigma, ratio and gamma_A); otherwise ``sigma="auto"``
         takes the width of the best leave-one-out RLS on the labeled points.
-        Regressors centre y and restore its mean (``fit_intercept``).
+        Regressors centre y and restore its mean (``fit_intercept``; "auto" also does it
+        for classifiers on the linear kernel or the polynomial kernel with ``coef0=0``).
     gamma_I : float >= 0, "auto" or sequence, default="auto"
         Intrinsic weight, scaled :math:`\gamma_I / n^2` as in the paper, which
         makes useful values large: with n = 1797 and k = 10 neighbours the
