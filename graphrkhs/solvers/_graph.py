@@ -251,7 +251,8 @@ def _solve_spd(A, B, preconditioner, tol, max_iter, backend="numpy", warn_forwar
         if isinstance(preconditioner, str) and preconditioner == "amg":
             def solve(Bk, warn_now):
                 return _amg_or_jacobi(lambda: conjugate_gradient(A, Bk, M=M, tol=tol, max_iter=max_iter,
-                                                                 on_failure="ignore"), A, Bk, tol, max_iter)
+                                                                 on_failure="ignore"), A, Bk, tol, max_iter,
+                                      null_components)
 
             if spread:
                 # degrees spanning more than 1e8 (outliers): the AMG solve was 1.6e-6 off at tol 1e-8 on 4030
@@ -365,19 +366,32 @@ def _refined(A, B, X, solve, tol, warn_forward, held=(), rough=None, null_compon
     tiny = np.finfo(float).tiny
     est, R = _row_normalized_residual(A, B, X, d)
     rounds = 0
+    # a refinement or correction solve whose CG broke down (p^T A p <= 0): A is positive definite, but singular
+    # to working precision (outliers linked more to each other than to the rest, degrees near 1e-17 next to 1:
+    # L_UU had an eigenvalue of -3e-15 in float64, and the LinAlgError "not positive definite" escaped from a
+    # solve of a valid graph with every explicit preconditioner); X is kept as it is and the warning below says so
+    broke = None
     while np.any(est > target) and rounds < _REFINE_ROUNDS:
         bad = np.flatnonzero(est > target)
-        X[:, bad] += solve(consistent(R[:, bad]), False)
+        try:
+            X[:, bad] += solve(consistent(R[:, bad]), False)
+        except np.linalg.LinAlgError as exc:
+            broke = exc
+            break
         rounds += 1
         est, R = _row_normalized_residual(A, B, X, d)
     accuracy = [w for w in held if isinstance(w, AccuracyWarning)]
-    if rough is not None:
+    if rough is not None and broke is None:
         # the correction test: every column once, then the ones whose correction was large
         cols = np.arange(X.shape[1])
         rel = np.full(X.shape[1], np.inf)
         stalled = np.zeros(X.shape[1], dtype=bool)
         for _ in range(_REFINE_ROUNDS):
-            delta = rough(consistent(R[:, cols]))
+            try:
+                delta = rough(consistent(R[:, cols]))
+            except np.linalg.LinAlgError as exc:
+                broke = exc
+                break
             step, keep = _contracting(delta, X[:, cols], rel[cols], off_modes)
             X[:, cols[keep]] += delta[:, keep]
             rel[cols[keep]] = step[keep]
@@ -387,7 +401,9 @@ def _refined(A, B, X, solve, tol, warn_forward, held=(), rough=None, null_compon
             if not cols.size:
                 break
         cols = np.flatnonzero(rel > target)
-        if not cols.size and not np.any(est > target):
+        if broke is not None:
+            pass                    # the warning below
+        elif not cols.size and not np.any(est > target):
             accuracy = []           # the error the first solve's estimate reported is gone
         elif warn_forward and not accuracy:
             # (a held forward-error warning says the same and stands)
@@ -399,11 +415,15 @@ def _refined(A, B, X, solve, tol, warn_forward, held=(), rough=None, null_compon
                  f"preconditioner='auto' or 'amg' (their coarse levels hold such parts), or self-tuning weights.",
                  AccuracyWarning)
     checks = 0 if rough is None else _REFINE_ROUNDS          # with rough, the correction test did this
-    while accuracy and not np.any(est > target) and checks < _REFINE_ROUNDS:
+    while accuracy and broke is None and not np.any(est > target) and checks < _REFINE_ROUNDS:
         # the first solve's forward-error estimate says X may be off although its residual is small: correct
         # X until a correction is below 10 tol times X (the a posteriori error estimate of refinement); then
         # the warning is about an error that is gone
-        delta = solve(consistent(R), False)
+        try:
+            delta = solve(consistent(R), False)
+        except np.linalg.LinAlgError as exc:
+            broke = exc
+            break
         X += delta
         checks += 1
         if np.all(np.abs(delta).max(axis=0) <= target * np.maximum(np.abs(X).max(axis=0), tiny)):
@@ -412,7 +432,14 @@ def _refined(A, B, X, solve, tol, warn_forward, held=(), rough=None, null_compon
     for w in held:
         if not isinstance(w, AccuracyWarning) or w in accuracy:
             warn(w)
-    if warn_forward and np.any(est > target):
+    if broke is not None:
+        # warned whatever warn_forward: nothing else says that X was not checked
+        warn(f"the iterative solve's refinement broke down ({broke}): this positive definite system is singular "
+             f"to working precision (nodes of tiny degree linked more to each other than to the rest, e.g. "
+             f"outliers of a Gaussian-weighted graph), and the solution was not checked there; it may be off by "
+             f"O(1) on such nodes (every solver's limit in float64, a direct one's too). Use self-tuning weights "
+             f"(GraphSpec(weight='self-tuning')), a larger kernel width, or remove the outliers.", AccuracyWarning)
+    elif warn_forward and np.any(est > target):
         warn(f"the iterative solve met its residual test, but its row-normalized residual "
              f"||D^-1 (B - A X)|| / ||D^-1 B|| is {float(est.max()):.1e} after {rounds} refinement round(s), above "
              f"{target:.0e} (10 tol): nodes of tiny degree next to large ones (outliers of a Gaussian-weighted "
@@ -453,17 +480,21 @@ def _contracting(delta, X, previous, off_modes):
     return step, ~(step > 0.5 * previous)
 
 
-def _amg_or_jacobi(solve, A, B, tol, max_iter):
+def _amg_or_jacobi(solve, A, B, tol, max_iter, null_components=None):
     """Run an AMG-preconditioned CG (``solve() -> CGResult``, run with ``on_failure="ignore"``); if the
-    V-cycle breaks down (NaN or infinity, which happens on systems whose rows differ in scale by ~1e16)
-    or the preconditioned iteration stalls short of ``tol`` (what the same V-cycle does on such systems
-    with other pyamg releases), warn and solve with symmetric Jacobi scaling, which is invariant to that
-    scaling (and warns in turn if it does not converge either)."""
+    V-cycle breaks down (NaN or infinity, which happens on systems whose rows differ in scale by ~1e16),
+    the preconditioned iteration loses positive definiteness to rounding (p^T A p <= 0: Poisson learning's
+    Laplacian with outliers of degree 1e-17, where numpy's LinAlgError escaped from a valid graph), or it
+    stalls short of ``tol`` (what the same V-cycle does on such systems with other pyamg releases), warn and
+    solve with symmetric Jacobi scaling, which is invariant to that scaling (and warns in turn if it does not
+    converge either).  ``null_components``: as :func:`_solve_spd`'s, for a singular Laplacian system."""
     try:
         with np.errstate(invalid="ignore", divide="ignore", over="ignore"):   # a breakdown is reported below
             res = solve()
     except FloatingPointError:
         what = "NaN or infinity"
+    except np.linalg.LinAlgError:
+        what = "p^T A p <= 0 in CG: positive definiteness lost to rounding"
     else:
         if np.all(res.converged):
             return res.x
@@ -472,7 +503,7 @@ def _amg_or_jacobi(solve, A, B, tol, max_iter):
     warn(f"the AMG preconditioner broke down ({what}) on this system (badly scaled rows, e.g. node degrees "
          f"spanning many orders of magnitude); solved with Jacobi scaling instead. Pass "
          f"preconditioner='jacobi' to skip AMG.", ConvergenceWarning)
-    return _solve_spd(A, B, "jacobi", tol, max_iter)
+    return _solve_spd(A, B, "jacobi", tol, max_iter, null_components=null_components)
 
 
 _DIRECT_FIX = ("check the graph for nearly disconnected parts or edge weights spanning many orders of "
@@ -1010,7 +1041,7 @@ def poisson_learning(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_prio
             M = _range_projected(amg_preconditioner(A), comp[idx], n_comp)
             F[idx] = _amg_or_jacobi(lambda: conjugate_gradient(A, source[idx], M=M, tol=tol, max_iter=max_iter,
                                                                on_failure="ignore"),
-                                    A, source[idx], tol, max_iter)
+                                    A, source[idx], tol, max_iter, np.unique(comp[idx], return_inverse=True)[1])
             preconditioner = None
         if preconditioner is not None:
             F[idx] = _solve_spd(A, source[idx], preconditioner, tol, max_iter, backend,

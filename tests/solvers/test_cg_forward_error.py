@@ -12,7 +12,7 @@ import pytest
 import scipy.sparse as sp
 
 from graphrkhs import (AccuracyWarning, ConvergenceWarning, conjugate_gradient, harmonic_solution, knn_graph, laplacian,
-                       tikhonov_solution)
+                       poisson_learning, tikhonov_solution)
 
 
 def _outlier_graph(n, n_out, radius, n_labels, seed):
@@ -264,3 +264,38 @@ def test_amg_on_linked_outliers_is_at_float64s_limit(linked_outliers_4000):
         warnings.simplefilter("ignore", AccuracyWarning)
         F = harmonic_solution(W, S, Y, preconditioner="amg", tol=1e-8)
     assert np.abs(F - F_ref).max() <= 1e-5 * np.abs(F_ref).max()
+
+
+@pytest.mark.parametrize("preconditioner", [None, "jacobi", "amg"])
+def test_refinement_breakdown_at_float64s_limit_warns_instead_of_raising(preconditioner):
+    # 20 outliers at radius 7-8.4 linked more to each other than to 800 points (degrees down to 7e-17): L_UU is
+    # positive definite but had an eigenvalue of -3e-15 in float64, and a refinement or correction CG of every
+    # explicit preconditioner found p^T A p <= 0: numpy's LinAlgError "A is not positive definite" escaped from
+    # harmonic_solution on a valid graph.  Now the refinement stops there and says the solution was not checked
+    # (an AccuracyWarning), as the direct solve does on this graph; the point cloud's values are exact.
+    W, S, Y = _outlier_graph(800, 20, 7.0, 5, 1)
+    F_ref = _refined_harmonic(W, S, Y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        with pytest.warns(AccuracyWarning):
+            F = harmonic_solution(W, S, Y, preconditioner=preconditioner, tol=1e-8)
+    assert np.isfinite(F).all()
+    np.testing.assert_array_equal(F[S], Y)
+    # the 800 cloud points (the outliers' part is at float64's limit, and 2 of them are cut off as nearly
+    # disconnected: they get the labels' mean, which the dense oracle does not do)
+    assert np.abs(F[:800] - F_ref[:800]).max() <= 1e-8 * np.abs(F_ref).max()
+
+
+def test_poisson_learning_amg_survives_a_breakdown_at_float64s_limit():
+    # 5 outliers at radius 7.5-9 (degrees near 1e-20): the serial AMG-CG of Poisson learning's singular
+    # Laplacian system found p^T A p <= 0 and raised numpy's LinAlgError.  It now falls back to the Jacobi-
+    # scaled solve on the range of L, as for the V-cycle's other breakdowns; the scores of the point cloud are
+    # those of the direct solve to the solver's tolerance
+    W, S, _ = _outlier_graph(800, 5, 7.5, 5, 1)
+    y = np.arange(5) % 2
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        direct = poisson_learning(W, S, y, preconditioner="auto")
+        F = poisson_learning(W, S, y, preconditioner="amg")
+    assert np.isfinite(F).all()
+    assert np.abs(F[:800] - direct[:800]).max() <= 1e-6 * np.abs(direct).max()
