@@ -917,7 +917,7 @@ _WARPED_PARAMS_DOC = r"""
     Parameters
     ----------
     kernel : {"gaussian", "heat", "linear", "polynomial"} or callable, default="gaussian"
-        Base kernel k.
+        Base kernel k ("polynomial": :math:`(x^T z + 1)^2`, degree and offset fixed).
     sigma : float > 0, "auto", sequence or None, default="auto"
         Base Gaussian width; None: the median pairwise distance; "auto" (or a sequence,
         one's own grid; default: median distance times :math:`2^{-2}, \dots, 2`, extended
@@ -954,8 +954,8 @@ _WARPED_PARAMS_DOC = r"""
     fit_intercept : bool or "auto", default="auto"
         A free constant, as :class:`~graphrkhs.LapRLSRegressor`'s: the mean of the labeled
         targets is taken out before the selection and the fit and added back to the
-        predictions ("auto": for regressors, and for classifiers on the linear kernel or the
-        polynomial kernel with ``coef0=0``; a constant target is then reproduced exactly).
+        predictions ("auto": for regressors, and for classifiers on the linear kernel, whose
+        functions vanish at the origin; a constant target is then reproduced exactly).
     solver : {"auto", "direct", "cg", "nystrom"}, default="auto"
         See :class:`graphrkhs.WarpedKernel` ("auto": direct up to 4000 points, CG up to 10000,
         the Nystrom low-rank kernel above).

@@ -441,7 +441,8 @@ _RLS_DOC = r"""Regularized least squares {what} (supervised baseline; Belkin, Ni
     .. math:: \min_{{f\in H_K}} \frac1l \sum_{{i \in S}} (y_i - f(x_i))^2 + \alpha \|f\|_K^2,
        \qquad (K_{{SS}} + \alpha l I) c = y_S
 
-    equal to scikit-learn's ``KernelRidge(alpha=alpha * l)`` with the same kernel.
+    equal to scikit-learn's ``KernelRidge(alpha=alpha * l)`` with the same kernel when there is
+    no free constant (``fit_intercept=False``; "auto" gives regressors one, see below).
 
     Parameters
     ----------
@@ -658,7 +659,8 @@ class _LapRLS(_GraphKernelLearner):
 
 
 #: Default grid of ``gamma_A="auto"``; ``gamma_I="auto"`` is selected through the ratio gamma_I / gamma_A
-#: on the scale-relative grid of :func:`~graphrkhs.select_manifold_gammas` (0 and three values).
+#: on the scale-relative grid of :func:`~graphrkhs.select_manifold_gammas` (0 and two values: 1e2 and 1e5
+#: times its scale).
 LAPRLS_GAMMA_A_GRID = np.geomspace(1e-7, 1e1, 17)
 FALLBACK_GAMMA_A, FALLBACK_GAMMA_I = 1e-6, 1e2
 #: ``gamma_I`` when the labels cannot select (:func:`~graphrkhs.estimators._auto.loo_selects`: every class
@@ -959,7 +961,7 @@ _LAPRLS_DOC = r"""Laplacian RLS {what} (Belkin, Niyogi & Sindhwani, JMLR 2006).
         1e-6 .. 1e-2).  "auto" (with ``gamma_I``): exact leave-one-out on the
         labeled points through the warped kernel's ridge path
         (:func:`~graphrkhs.select_manifold_gammas`: one n x n LU per ratio
-        :math:`\gamma_I/\gamma_A` on a scale-relative grid of 0 and three ratios, the fit
+        :math:`\gamma_I/\gamma_A` on a scale-relative grid of 0 and two ratios, the fit
         from the same LU; up to 6000 points, above
         that 1e-6 and 100 with a warning; when the labels cannot select -- fewer
         than 3, or every class labeled once, :ref:`ug_one_label` -- 1e-6 and 1e6, a

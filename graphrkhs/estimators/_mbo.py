@@ -109,7 +109,7 @@ class PoissonMBOClassifier(_TransductiveClassifier):
     n_iter_ : int
         Rounds run.
     classes_, transduction_, scores_, label_distributions_, n_features_in_
-        See :mod:`graphrkhs.transductive`.
+        As described in :ref:`ug_transductive` ("Using the estimators").
 
     Examples
     --------
@@ -167,7 +167,7 @@ class VolumeMBOClassifier(_TransductiveClassifier):
     n_iter_ : int
         Rounds run.
     classes_, transduction_, scores_, label_distributions_, n_features_in_
-        See :mod:`graphrkhs.transductive`.
+        As described in :ref:`ug_transductive` ("Using the estimators").
 
     Examples
     --------
@@ -244,7 +244,7 @@ class CutSSLClassifier(_TransductiveClassifier):
         Fraction of the unlabeled nodes whose relaxed indicator row has an
         entry above 0.99 (1: an integer solution).
     classes_, transduction_, scores_, label_distributions_, n_features_in_
-        See :mod:`graphrkhs.transductive`.
+        As described in :ref:`ug_transductive` ("Using the estimators").
 
     Examples
     --------

@@ -737,7 +737,7 @@ class LaplacianRegularizationClassifier(_TransductiveClassifier, _LaplacianRegul
         The leave-one-out scores of the grid (scikit-learn's layout, higher is
         better); None for a fixed ``alpha``.
     classes_, transduction_, scores_, label_distributions_, n_features_in_
-        See :mod:`graphrkhs.transductive`.
+        As described in :ref:`ug_transductive` ("Using the estimators").
 
     Examples
     --------
@@ -1113,6 +1113,11 @@ class GraphKernelRidgeClassifier(_TransductiveClassifier, _GraphKernelRidge):
         is at its edge), and a value used without a selection is its largest.
     method : {"auto", "direct", "cg", "sparse"}, default="auto"
         Solver path for a fixed ``alpha`` (see :func:`~graphrkhs.graph_kernel_ridge`).
+    fit_intercept : bool or "auto", default="auto"
+        A free (unpenalized) constant b: :math:`f = \Phi_{:,S}\beta + b` with
+        :math:`[[\Phi_{SS} + \mu I, 1], [1^T, 0]] [\beta; b] = [y_S; 0]`, so that a
+        shift of y shifts the fit; "auto": for regressors only (the leave-one-out
+        selection of ``alpha`` then keeps the constant free too).
     laplacian : {"normalized", "combinatorial"}, default="normalized"
     backend : {"auto", "numpy", "mpi", "dask"}, default="auto"
         Where the Chebyshev passes and solves run (see
@@ -1127,7 +1132,7 @@ class GraphKernelRidgeClassifier(_TransductiveClassifier, _GraphKernelRidge):
     loo_scores_ : ndarray of shape (n_kernels, n_alphas)
         Leave-one-out scores of the grid (``alpha="auto"`` only; higher is better).
     classes_, transduction_, scores_, label_distributions_, n_features_in_
-        See :mod:`graphrkhs.transductive`.
+        As described in :ref:`ug_transductive` ("Using the estimators").
 
     Examples
     --------
@@ -1145,9 +1150,11 @@ class GraphKernelRidgeClassifier(_TransductiveClassifier, _GraphKernelRidge):
 class GraphKernelRidgeRegressor(_TransductiveRegressor, _GraphKernelRidge):
     __doc__ = r"""Kernel ridge in the graph RKHS :math:`\mathcal H_\varphi` (Pena 2017), regression.
 
-    :math:`f = \Phi_{:,S} (\Phi_{SS} + \mu I)^{-1} y_S`; ``alpha="auto"``
-    minimizes the exact leave-one-out squared error.  Parameters as in
-    :class:`GraphKernelRidgeClassifier`.
+    :math:`f = \Phi_{:,S} \beta + b`, :math:`[[\Phi_{SS} + \mu I, 1], [1^T, 0]]
+    [\beta; b] = [y_S; 0]` with the default ``fit_intercept="auto"`` (a free constant
+    b, so that a shift of y shifts the fit), :math:`f = \Phi_{:,S} (\Phi_{SS} + \mu
+    I)^{-1} y_S` with ``fit_intercept=False``; ``alpha="auto"`` minimizes the exact
+    leave-one-out squared error.  Parameters as in :class:`GraphKernelRidgeClassifier`.
 
     Examples
     --------
@@ -1363,6 +1370,9 @@ class PoissonRidgeEnsembleClassifier(_TransductiveClassifier, _GraphKernelRidge)
         geometrically at its edges when the choice sits there; a sequence: one's own
         grid, not extended (a :class:`~graphrkhs.SelectionWarning` says when the choice
         is at its edge), and a value used without a selection is its largest.
+    fit_intercept : bool or "auto", default="auto"
+        A free constant in the kernel ridge part, as
+        :class:`~graphrkhs.GraphKernelRidgeClassifier`'s ("auto": none, this is a classifier).
     method : {"auto", "direct", "cg", "sparse"}, default="auto"
         Kernel ridge solver path for a fixed ``alpha``.
     laplacian : {"normalized", "combinatorial"}, default="normalized"
@@ -1835,7 +1845,7 @@ class GraphTVClassifier(_TransductiveClassifier, _GraphTVWithOperator):
         Nodes no TV class column reached (labeled by the harmonic fallback);
         all False with ``R="kernel"``.
     classes_, transduction_, scores_, label_distributions_, n_features_in_
-        See :mod:`graphrkhs.transductive`.
+        As described in :ref:`ug_transductive` ("Using the estimators").
 
     Examples
     --------

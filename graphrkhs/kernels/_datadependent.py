@@ -1042,6 +1042,8 @@ class WarpedKernel:
         Base kernel (positive semidefinite).
     sigma : float > 0, optional
         Base Gaussian width; None: :func:`default_sigma` of X.
+    degree, coef0 : int, float, default=2, 1.0
+        The polynomial kernel :math:`(x^T z + c_0)^p` (``kernel="polynomial"`` only).
     gamma_A, gamma_I : float, default=1e-2, 1.0
         Ambient and intrinsic weights; only their ratio enters the kernel
         (:math:`\gamma_I / \gamma_A = 100` by default: a strong deformation, the

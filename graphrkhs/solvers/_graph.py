@@ -759,8 +759,9 @@ def tikhonov_solution(W: GraphLike, labeled: Indices, Y: ArrayLike, *, alpha: fl
     slide "Transductive learning").  :math:`J + \mu L` is SPD on every
     component holding a label and is solved by AMG-preconditioned block CG.
     As :math:`\mu \to 0` the solution tends to :func:`harmonic_solution`,
-    which ``alpha=0`` (the default, as in
-    :class:`~graphrkhs.LaplacianRegularizationClassifier`) returns.
+    which ``alpha=0`` (this function's default) returns;
+    :class:`~graphrkhs.LaplacianRegularizationClassifier`'s ``alpha="auto"``
+    chooses among 0 and 15 positive values by leave-one-out.
 
     Parameters
     ----------
@@ -769,7 +770,7 @@ def tikhonov_solution(W: GraphLike, labeled: Indices, Y: ArrayLike, *, alpha: fl
     alpha : float >= 0, default=0.0
         The weight :math:`\mu` of the smoothness term.  0 is the limit
         :math:`\mu \to 0`, the harmonic solution (labels kept exactly, best
-        when they are clean; the estimators' default too); a positive value
+        when they are clean; one of the estimators' "auto" candidates); a positive value
         lets the fit depart from noisy labels (1e-2 is mild relative to unit
         edge weights).  Any finite value is solved to the rounding of F: the
         part of F in the null space of L (each component's least-squares fit
