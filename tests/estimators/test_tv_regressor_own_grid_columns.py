@@ -56,3 +56,18 @@ def test_fixed_alpha_columns_unchanged(problem):
     np.testing.assert_array_equal(est.alpha_, [0.1, 0.1])
     alone = _fit(W, Y[:, 0], alpha=0.1)
     np.testing.assert_allclose(est.transduction_[:, 0], alone.transduction_, atol=1e-4)
+
+
+def test_fixed_alpha_operator_choice_is_per_column(problem):
+    # alpha a number, R="auto": the operator was chosen on the columns' CV errors summed in the units of y, so
+    # rescaling column 1 by 1e3 switched column 0's operator and moved its fit (by 0.99 of a range of 3.7 on
+    # three blobs); each column now chooses with its own CV error, as with a grid
+    W, Y = problem
+    alone = _fit(W, Y[:, 0], alpha=0.1)
+    Ys = Y.copy()
+    Ys[:, 1] *= 1e3
+    for Y_fit in (Y, Ys):
+        both = _fit(W, Y_fit, alpha=0.1)
+        np.testing.assert_allclose(both.transduction_[:, 0], alone.transduction_, rtol=0, atol=1e-12)
+        assert both.R_[0] == alone.R_ and both.R_.shape == (2,)
+        np.testing.assert_array_equal(both.alpha_, [0.1, 0.1])
