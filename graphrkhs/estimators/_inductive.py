@@ -159,14 +159,26 @@ class _KernelLearner(PointsLearner):
         "coef0": [Interval("real")],
     }
 
+    #: The constructor parameters that ``predict`` reads, frozen at ``fit`` (``_param``): read live, a
+    #: ``set_params(kernel="linear")`` after fit moved RLS's predictions by 2050 without a refit, and
+    #: ``null_space=None`` / ``features="linear"`` made predict fail in numpy's matmul.
+    _PREDICT_PARAMS = ("kernel", "degree", "coef0", "null_space", "features", "method")
+
+    def _param(self, name):
+        """The value of the constructor parameter ``name`` at the last ``fit`` (its current value before any)."""
+        frozen = self.__dict__.get("_fit_params")
+        return frozen[name] if frozen is not None and name in frozen else getattr(self, name)
+
     def _kernel_kw(self):
-        kernel = "gaussian" if self.kernel == "heat" else self.kernel
-        return dict(kernel=kernel, sigma=self.sigma_, degree=self.degree, coef0=self.coef0)
+        kernel = self._param("kernel")
+        kernel = "gaussian" if isinstance(kernel, str) and kernel == "heat" else kernel
+        return dict(kernel=kernel, sigma=self.sigma_, degree=self._param("degree"), coef0=self._param("coef0"))
 
     def _k(self, A, B):
         return pairwise_kernel(A, B, **self._kernel_kw())
 
     def _fit(self, X, labeled, Y):
+        self._fit_params = {name: getattr(self, name) for name in self._PREDICT_PARAMS if hasattr(self, name)}
         if self.sigma is not None:
             grid_of(self.sigma, [1.0], "sigma")      # a bad grid raises here, naming sigma
         if self.sigma is None:
@@ -250,7 +262,7 @@ class _KernelLearner(PointsLearner):
         return np.vstack([self._raw_block(X[s:s + rows]) for s in range(0, X.shape[0], rows)])
 
     def _null_space(self, X):
-        ns = self.null_space
+        ns = self._param("null_space")
         if ns is None or ns == "none":
             return np.zeros((X.shape[0], 0), dtype=X.dtype)
         if isinstance(ns, str):
@@ -1577,8 +1589,8 @@ class _GRLS(_KernelLearner):
 
     def _raw_block(self, X):
         dtype, X = X.dtype, np.asarray(X, dtype=np.float64)     # the points' dtype back (float32 stays)
-        if self.method == "saddle":
-            out = self._k(X, self.X_fit_) @ self.coef_ + feature_map(X, self.features) @ self.intercept_
+        if self._param("method") == "saddle":
+            out = self._k(X, self.X_fit_) @ self.coef_ + feature_map(X, self._param("features")) @ self.intercept_
         else:
             out = self.kernel_.lagrange(X) @ self.intercept_
             if self.rest_.size:
