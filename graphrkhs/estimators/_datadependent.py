@@ -667,6 +667,8 @@ _FREDHOLM_PARAMS_DOC = r"""
     n_components : int, default=1000
         Size of the inner-kernel approximation.
     random_state : int, Generator or None
+        Seeds the Nystrom landmarks of the inner kernel (above 10000 points, or
+        ``solver="nystrom"``; with None two fits differ there) and the approximate kNN backends.
     verbose : bool or None, default=None
         Progress bars (tqdm) of the long steps of ``fit`` and ``predict`` (graph, solves):
         True / False switch them on / off for everything inside; None follows the
@@ -973,6 +975,8 @@ _WARPED_PARAMS_DOC = r"""
     landmarks : {"kmeans", "uniform"}, default="kmeans"
         Nystrom landmarks.
     random_state : int, Generator or None
+        Seeds the Nystrom landmarks (``solver="nystrom"``, which "auto" takes above 10000
+        points; with None two fits differ there) and the approximate kNN backends.
     verbose : bool or None, default=None
         Progress bars (tqdm) of the long steps of ``fit`` and ``predict`` (graph, solves):
         True / False switch them on / off for everything inside; None follows the

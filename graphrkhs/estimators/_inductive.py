@@ -934,7 +934,9 @@ _GRAPH_PARAMS_DOC = r"""graph : {{"knn", "epsilon"}}, GraphSpec or adjacency, de
         True / False switch them on / off for everything inside; None follows the
         caller (an enclosing ``verbose=``, the command line) or the ``graphrkhs`` logger.
     random_state : int, Generator or None
-        Only for approximate kNN backends.
+        Seeds the Nystrom landmarks (k-means or the uniform sample; ``solver="nystrom"``, which
+        "auto" takes above 10000 points: its fit then depends on the seed, and with None differs
+        between fits) and the approximate kNN backends.
     unlabeled : hashable or None, default=-1
         Classifiers only: the marker of unlabeled rows, see :mod:`graphrkhs.estimators._base`
         (labels {{-1, +1}} need ``unlabeled=None``)."""
