@@ -34,7 +34,7 @@ from ..solvers import (GridResult, KernelRidgePath, graph_cut_choice, graph_pena
                        select_kernel_ridge)
 from ..kernels import default_sigma, pairwise_kernel
 from ._auto import (FIT_INTERCEPT, TUNABLE_NONNEG, TUNABLE_POSITIVE, WIDTH_FACTORS, free_constant,
-                    labeled_groups, grid_of, growing, is_tuned, loo_rows_of, loo_selects, unselected,
+                    labeled_groups, grid_of, growing, is_tuned, loo_rows_of, loo_selects, points_offset, unselected,
                     warn_duplicated_labeled_points)
 from ._base import POINT_CLOUD_GRAPH_CONSTRAINTS, POSITIVE, graph_spec
 from ._base import ClassifierOutputMixin, PointsLearner, RegressorOutputMixin, canonical_order
@@ -798,10 +798,24 @@ class _Warped(_DataDependent):
 
     def _fit(self, X, labeled, Y):
         # the free constant as LapRLS's (LapRLSRegressor): the labeled mean taken out before the selection
-        # and the fit, added back to the predictions, so that the warped RLS stays LapRLS with its constant
+        # and the fit, added back to the predictions, so that the warped RLS stays LapRLS with its constant;
+        # with the linear kernel every point less the labeled points' mean too (points_offset), the graph
+        # built from the points as given (a cosine graph is not translation-invariant)
         self.y_mean_ = Y.mean(axis=0) if free_constant(self) else np.zeros(Y.shape[1], dtype=np.float64)
-        super()._fit(X, labeled, Y - self.y_mean_)
+        self.x_offset_ = points_offset(self, X, labeled)
+        if self.x_offset_ is not None:
+            self._fit_graph = self._graph(X)
+            X = (X - self.x_offset_).astype(X.dtype, copy=False)
+        try:
+            super()._fit(X, labeled, Y - self.y_mean_)
+        finally:
+            self.__dict__.pop("_fit_graph", None)
         self.intercept_ = self.intercept_ + self.y_mean_
+
+    def _raw(self, X):
+        if getattr(self, "x_offset_", None) is not None:
+            X = (X - self.x_offset_).astype(X.dtype, copy=False)
+        return super()._raw(X)
 
     def _saddle_constant(self):
         return False                  # the constant is the centring above
@@ -814,6 +828,8 @@ class _Warped(_DataDependent):
 
     def _graph(self, X):
         """The adjacency of the warped kernel's graph: the given sparse matrix, or built by the spec."""
+        if self.__dict__.get("_fit_graph") is not None:      # built before the points were shifted (_fit)
+            return self._fit_graph
         if not isinstance(self.graph, (str, GraphSpec)):     # a precomputed sparse adjacency
             return self.graph
         return self._spec(X).build(X, random_state=self.random_state)
@@ -966,7 +982,9 @@ _WARPED_PARAMS_DOC = r"""
         A free constant, as :class:`~graphrkhs.LapRLSRegressor`'s: the mean of the labeled
         targets is taken out before the selection and the fit and added back to the
         predictions ("auto": for regressors, and for classifiers on the linear kernel, whose
-        functions vanish at the origin; a constant target is then reproduced exactly).
+        functions vanish at the origin; a constant target is then reproduced exactly).  On the
+        linear kernel the points are centred on the labeled mean as well (``x_offset_``): the
+        constant is then exactly free under the combinatorial Laplacian, as LapRLS's.
     solver : {"auto", "direct", "cg", "nystrom"}, default="auto"
         See :class:`graphrkhs.WarpedKernel` ("auto": direct up to 4000 points, CG up to 10000,
         the Nystrom low-rank kernel above).

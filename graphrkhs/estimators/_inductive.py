@@ -63,7 +63,7 @@ from ..solvers import centred_loo_residuals, held_selection_warnings, release_se
 from ..solvers import SelectionWarning, grls_fit as _saddle_fit
 from .._core.validation import warn
 from ._auto import (FIT_INTERCEPT, TUNABLE_NONNEG, TUNABLE_POSITIVE, WIDTH_FACTORS, free_constant, grid_of, is_tuned,
-                    labeled_groups, loo_rows_of, loo_selects, NO_LOO, growing, unselected,
+                    labeled_groups, loo_rows_of, loo_selects, NO_LOO, growing, points_offset, unselected,
                     warn_duplicated_labeled_points)
 from .._core.validation import Interval, Options
 from ._base import POINT_CLOUD_GRAPH_CONSTRAINTS, POSITIVE, graph_spec
@@ -556,6 +556,11 @@ class _LapRLS(_GraphKernelLearner):
         """All rows of X (labeled and unlabeled) enter the graph term."""
         pending = self.__dict__.pop("_width_pending", False)
         M = self._penalty(X)
+        # the linear kernel's free constant: every point less the labeled mean (points_offset), after the graph
+        # (built from the points as given: a cosine graph is not translation-invariant)
+        self.x_offset_ = points_offset(self, X, labeled)
+        if self.x_offset_ is not None:
+            X = (X - self.x_offset_).astype(X.dtype, copy=False)
         S = np.flatnonzero(labeled)
         if pending and (self._use_nystrom(X.shape[0]) or X.shape[0] > AUTO_MAX_N):
             _KernelLearner._select_width(self, X[labeled], Y)   # no joint selection there: the RLS width
@@ -666,6 +671,8 @@ class _LapRLS(_GraphKernelLearner):
         # interpolation (small gamma_A) the coefficients are 1e4 times the fitted values, and a float32 kernel
         # times them cancelled to 6e-3 of the fit (LapRLSRegressor on 60 float32 points, 15 labels; the
         # float64 fit on the same points agreed with the float64 one to 2e-7)
+        if getattr(self, "x_offset_", None) is not None:
+            X = (X - self.x_offset_).astype(X.dtype, copy=False)
         return _in_float64(self._k, X, self.X_fit_, self.coef_, self.y_mean_,
                            exact=getattr(self, "_gram_float64", True))
 
@@ -988,7 +995,9 @@ _LAPRLS_DOC = r"""Laplacian RLS {what} (Belkin, Niyogi & Sindhwani, JMLR 2006).
         surrogate's scores over sigma, ratio and gamma_A); otherwise ``sigma="auto"``
         takes the width of the best leave-one-out RLS on the labeled points.
         Regressors centre y and restore its mean (``fit_intercept``; "auto" also does it
-        for classifiers on the linear kernel or the polynomial kernel with ``coef0=0``).
+        for classifiers on the linear kernel or the polynomial kernel with ``coef0=0``); on the
+        linear kernel the points are centred on the labeled mean as well, which makes the
+        constant exactly free under the combinatorial Laplacian (``x_offset_``).
     gamma_I : float >= 0, "auto" or sequence, default="auto"
         Intrinsic weight, scaled :math:`\gamma_I / n^2` as in the paper, which
         makes useful values large: with n = 1797 and k = 10 neighbours the

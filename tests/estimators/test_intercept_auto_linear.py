@@ -66,14 +66,54 @@ def test_explicit_choice_is_kept(fit_intercept):
     assert (np.abs(est.intercept_).max() > 0) == fit_intercept
 
 
-def test_two_blobs_off_the_origin_are_separated():
+@pytest.mark.parametrize("name", ["RLSClassifier", "LapRLSClassifier", "WarpedKernelClassifier"])
+def test_two_blobs_off_the_origin_are_separated(name):
     rng = np.random.default_rng(3)
     X = np.vstack([rng.normal([10.0, 10.0], 0.5, size=(100, 2)), rng.normal([12.0, 10.0], 0.5, size=(100, 2))])
     y = np.repeat([0, 1], 100)
     y_obs = np.full(200, -1)
     y_obs[[0, 1, 2, 3, 4, 100, 101, 102, 103, 104]] = y[[0, 1, 2, 3, 4, 100, 101, 102, 103, 104]]
-    est = gr.RLSClassifier(kernel="linear").fit(X, y_obs)
+    E = getattr(gr, name)
+    est = E(kernel="linear").fit(X, y_obs)
     # the Bayes boundary x_0 = 11 misclassifies about 2.3 % of each blob (0.5 standard deviations of 2)
     assert (est.predict(X) == y).mean() >= 0.95
-    through_origin = gr.RLSClassifier(kernel="linear", fit_intercept=False).fit(X, y_obs)
+    through_origin = E(kernel="linear", fit_intercept=False).fit(X, y_obs)
     assert (through_origin.predict(X) == y).mean() < 0.95
+
+
+def _laprls_linear_oracle(X, W, labeled, y, gamma_A, gamma_I, X_new):
+    # LapRLS with f(x) = w^T x + b, b unpenalized: the normal equations of
+    # (1/l) ||y_S - Z_S theta||^2 + gamma_A ||w||^2 + gamma_I / n^2 (Z theta)^T L (Z theta), Z = [X, 1]
+    from graphrkhs import laplacian
+    n, d = X.shape
+    L = laplacian(W).toarray()
+    Z = np.c_[X, np.ones(n)]
+    Zs = Z[labeled]
+    D = np.diag(np.r_[np.ones(d), 0.0])
+    l = labeled.size
+    A = Zs.T @ Zs / l + gamma_A * D + gamma_I / n ** 2 * Z.T @ L @ Z
+    theta = np.linalg.solve(A, Zs.T @ y[labeled] / l)
+    return np.c_[X_new, np.ones(len(X_new))] @ theta
+
+
+# (the kernel CG on the rank-2 linear kernel stops after 2-5 iterations and reports its coefficient residual as not
+# converged although the predictions are exact: a known false alarm, noted in the session's closing note)
+@pytest.mark.filterwarnings("ignore::graphrkhs.ConvergenceWarning")
+@pytest.mark.parametrize("name", ["LapRLSRegressor", "WarpedKernelRegressor"])
+@pytest.mark.parametrize("solver", ["direct", "cg"])
+def test_graph_learners_on_the_linear_kernel_have_a_free_constant(name, solver):
+    # centring y alone left f(x) = w^T x + mean(y_S): shifting X and the new points together moved the
+    # predictions by 33 %; now every point less the labeled mean, which is exactly the free constant when
+    # L 1 = 0 (the combinatorial Laplacian, the default)
+    from graphrkhs import knn_graph
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(50, 2)) + np.array([10.0, -5.0])
+    labeled = np.arange(0, 50, 5)
+    y = np.full(50, np.nan)
+    y[labeled] = 2.0 * X[labeled, 0] - X[labeled, 1] + rng.normal(scale=0.3, size=labeled.size)
+    X_new = rng.normal(size=(12, 2)) + np.array([10.0, -5.0])
+    W = knn_graph(X, 6)
+    kw = dict(kernel="linear", gamma_A=1e-2, gamma_I=1.0, graph=W, solver=solver)
+    pred = getattr(gr, name)(**kw).fit(X, y).predict(X_new)
+    oracle = _laprls_linear_oracle(X, W, labeled, y, 1e-2, 1.0, X_new)
+    np.testing.assert_allclose(pred, oracle, rtol=1e-8, atol=1e-8)
