@@ -80,6 +80,13 @@ def _select_ridge(G, Y, selects=True):
     return float(alphas[np.argmin(rls_loo_error(G, Y, alphas))])
 
 
+
+#: libsvm's stopping tolerance (the KKT violation) of the hinge loss's SVMs: at scikit-learn's default 1e-3 the
+#: decision values depended on the order of the training rows by 3-5e-4 (relative; 1-4 of 14400 grid predictions
+#: flipped), the solver's own tolerance; the SVMs are fitted on the labeled points only (l x l Gram), so the
+#: tighter stop costs little.
+_SVC_TOL = 1e-7
+
 class _DataDependent(PointsLearner):
     """Family base: a data-dependent kernel built on all rows of ``fit``, RLS (or SVM) on the
     labeled rows.  Members define ``_make_kernel(X)`` and ``_ridge(G, Y)``."""
@@ -230,8 +237,9 @@ class _DataDependent(PointsLearner):
         if Y.shape[1] == 1:
             first = codes[0]
             self._hinge_sign = 1.0 if first == 1 else -1.0
-            return SVC(kernel="precomputed", C=C).fit(GT, (codes == first).astype(int))
-        return [SVC(kernel="precomputed", C=C).fit(GT, (codes == c).astype(int)) for c in range(Y.shape[1])]
+            return SVC(kernel="precomputed", C=C, tol=_SVC_TOL).fit(GT, (codes == first).astype(int))
+        return [SVC(kernel="precomputed", C=C, tol=_SVC_TOL).fit(GT, (codes == c).astype(int))
+                for c in range(Y.shape[1])]
 
     def _select(self, X, idx, Y):
         """Members with a tuned width return ``(kernel, right, G, ridge)``; None: the plain path."""
@@ -275,14 +283,15 @@ class _DataDependent(PointsLearner):
             if Yt.shape[1] == 1:
                 if np.unique(codes[train]).size < 2:
                     return np.full(test.size, codes[train][0])
-                svc = SVC(kernel="precomputed", C=C).fit(Gt, codes[train])
+                svc = SVC(kernel="precomputed", C=C, tol=_SVC_TOL).fit(Gt, codes[train])
                 return svc.predict(G[np.ix_(test, train)])
             dec = np.full((test.size, Y.shape[1]), -np.inf)
             for c in np.unique(codes[train]):      # classes (one-vs-rest)
                 pos = (codes[train] == c).astype(int)
                 if pos.min() == pos.max():
                     continue
-                dec[:, c] = SVC(kernel="precomputed", C=C).fit(Gt, pos).decision_function(G[np.ix_(test, train)])
+                svc = SVC(kernel="precomputed", C=C, tol=_SVC_TOL).fit(Gt, pos)
+                dec[:, c] = svc.decision_function(G[np.ix_(test, train)])
             return dec.argmax(axis=1)
 
         # ties (a flat held-out accuracy, common with few labels) go to the ridge nearest the squared-loss
