@@ -933,7 +933,7 @@ class _Warped(_DataDependent):
         return kern, right, kern(XS, XS, right=right), self.gamma_A_
 
     def _base_kernel(self):
-        """The point-cloud kernel's name for the kernel functions: "heat" is the Gaussian of width sigma, as in
+        r"""The point-cloud kernel's name for the kernel functions: "heat" is the Gaussian of width sigma, as in
         LapRLS (the warped RLS is LapRLS).  With the heat kernel's normalization :math:`(4\pi t)^{-m/2}`, a
         factor that depends on sigma and that the gammas are not measured against, the warped learner was not
         LapRLS at the same parameters (0.40 apart on a range of 0.90) and its "auto" fit moved with the units
