@@ -135,7 +135,12 @@ class KernelOperator:
         return self.matmat(V)
 
 
-def kernel_cg(apply_T, apply_G, C, *, tol=1e-6, max_iter=None, on_failure="warn"):
+#: kernel_cg stops a column when rho^T G rho falls below this fraction of its start (eps^2: the residual's part in
+#: the range of G is at the rounding level of the start's; the rest lies in G's null space)
+_RANGE_SPENT = np.finfo(np.float64).eps ** 2
+
+
+def kernel_cg(apply_T, apply_G, C, *, tol=1e-6, max_iter=None, on_failure="warn", identity_shift=None):
     r"""Conjugate gradients for :math:`T X = C` with T self-adjoint in the G-inner product.
 
     Requires :math:`G T` symmetric positive semidefinite and G positive
@@ -163,6 +168,13 @@ def kernel_cg(apply_T, apply_G, C, *, tol=1e-6, max_iter=None, on_failure="warn"
         Default n.
     on_failure : {"warn", "raise", "ignore"}
         As in :func:`~graphrkhs.conjugate_gradient`.
+    identity_shift : float > 0, optional
+        c when :math:`T = N G + c I` (LapRLS: :math:`c = \gamma_A l`).  The iteration
+        works in the range of G and cannot reduce the part of the residual in G's null
+        space; for such T that part is solved exactly at the end, :math:`X \leftarrow X
+        + \rho / c` (:math:`T \rho / c = \rho` when :math:`G \rho = 0`), where it lowers
+        the residual.  A low-rank G (the linear kernel: rank d) left the residual there
+        and CG reported "not converged" after d iterations although G X was exact.
 
     Returns
     -------
@@ -180,6 +192,13 @@ def kernel_cg(apply_T, apply_G, C, *, tol=1e-6, max_iter=None, on_failure="warn"
     >>> np.allclose(T @ X, [[1.0], [0.0]], atol=1e-6), bool(info["converged"].all())
     (True, True)
     """
+    identity_shift = check_scalar(identity_shift, "identity_shift", low=0, low_inclusive=False, allow_none=True)
+    return _kernel_cg(apply_T, apply_G, C, tol=tol, max_iter=max_iter, on_failure=on_failure,
+                      identity_shift=identity_shift, rounds=2)
+
+
+def _kernel_cg(apply_T, apply_G, C, *, tol, max_iter, on_failure, identity_shift, rounds):
+    """:func:`kernel_cg` with ``rounds`` more refinement rounds allowed after the ``identity_shift`` correction."""
     check_on_failure(on_failure)
     # NaN in C would run max_iter iterations and come back as NaN with a ConvergenceWarning
     C = check_matrix(C, "C", min_size=0)
@@ -205,6 +224,7 @@ def kernel_cg(apply_T, apply_G, C, *, tol=1e-6, max_iter=None, on_failure="warn"
     P = rho.copy()
     GP = r.copy()
     rz = np.einsum("ij,ij->j", r, rho)
+    rz0 = np.abs(rz)
     cnorm = np.linalg.norm(C, axis=0)
     active = np.linalg.norm(rho, axis=0) > tol * cnorm
     best = np.full(k, np.inf)
@@ -257,12 +277,45 @@ def kernel_cg(apply_T, apply_G, C, *, tol=1e-6, max_iter=None, on_failure="warn"
             if not cols.size:
                 break
         rz_new = np.einsum("ij,ij->j", r[:, cols], rho[:, cols])
+        # rho^T G rho at the rounding level of its start: the residual has left the range of G (a low-rank
+        # kernel, once its d directions are spent), where the iteration cannot go; beta = 0 / 0 made the column
+        # NaN (rank-1 G, 6 iterations).  The column stops; identity_shift solves that part below
+        spent = rz_new <= _RANGE_SPENT * rz0[cols]
+        if spent.any():
+            active[cols[spent]] = False
+            cols, rz_new = cols[~spent], rz_new[~spent]
+            if not cols.size:
+                break
         beta = rz_new / rz[cols]
         rz[cols] = rz_new
         P[:, cols] = rho[:, cols] + P[:, cols] * beta
         GP[:, cols] = r[:, cols] + GP[:, cols] * beta
     GX = apply_G(X)
-    true_res = np.linalg.norm(C - apply_T(X, GX), axis=0) / np.where(cnorm > 0, cnorm, 1.0)
+    cn = np.where(cnorm > 0, cnorm, 1.0)
+    R = C - apply_T(X, GX)
+    true_res = np.linalg.norm(R, axis=0) / cn
+    if identity_shift is not None and identity_shift > 0 and np.any(true_res > tol):
+        # the residual's part in null(G), which the iteration cannot see, solved exactly (identity_shift)
+        bad = np.flatnonzero(true_res > tol)
+        Xc = X[:, bad] + R[:, bad] / identity_shift
+        res_c = np.linalg.norm(C[:, bad] - apply_T(Xc, apply_G(Xc)), axis=0) / cn[bad]
+        better = res_c < true_res[bad]
+        X[:, bad[better]] = Xc[:, better]
+        true_res[bad[better]] = res_c[better]
+        bad = np.flatnonzero(true_res > tol)
+        if bad.size and rounds > 0:
+            # what is left is the range part the correction moved (-N G rho / c, rounding-level in G): one more
+            # round on the residual, to the tolerance that brings the whole to tol (at most _rounds rounds)
+            R = C[:, bad] - apply_T(X[:, bad], apply_G(X[:, bad]))
+            rn = np.linalg.norm(R, axis=0)
+            inner = float(np.clip(np.min(tol * cn[bad] / np.where(rn > 0, rn, 1.0)), 1e-15, 0.5))
+            dX, _ = _kernel_cg(apply_T, apply_G, R, tol=inner, max_iter=max_iter, on_failure="ignore",
+                               identity_shift=identity_shift, rounds=rounds - 1)
+            Xn = X[:, bad] + dX
+            res_n = np.linalg.norm(C[:, bad] - apply_T(Xn, apply_G(Xn)), axis=0) / cn[bad]
+            better = res_n < true_res[bad]
+            X[:, bad[better]] = Xn[:, better]
+            true_res[bad[better]] = res_n[better]
     converged = true_res <= tol * 1.01 + 100 * np.finfo(out_dtype).eps
     X = X.astype(out_dtype, copy=False)
     stalled_cols &= ~converged

@@ -667,7 +667,8 @@ def laprls_fit(K: Union[np.ndarray, KernelOperator], labeled: Indices, Y: ArrayL
         def apply_T(P, KP):
             return jmask[:, None] * KP + Mc @ KP + (gamma_A * l) * P
 
-        alpha, info = kernel_cg(apply_T, lambda V: _apply(K, V), JY, tol=tol, max_iter=max_iter)
+        alpha, info = kernel_cg(apply_T, lambda V: _apply(K, V), JY, tol=tol, max_iter=max_iter,
+                                identity_shift=gamma_A * l)
         info["solver"] = "cg"
     alpha = alpha[:, 0] if was_1d else alpha
     return (alpha, info) if return_info else alpha
