@@ -96,9 +96,7 @@ def _laprls_linear_oracle(X, W, labeled, y, gamma_A, gamma_I, X_new):
     return np.c_[X_new, np.ones(len(X_new))] @ theta
 
 
-# (the kernel CG on the rank-2 linear kernel stops after 2-5 iterations and reports its coefficient residual as not
-# converged although the predictions are exact: a known false alarm, noted in the session's closing note)
-@pytest.mark.filterwarnings("ignore::graphrkhs.ConvergenceWarning")
+@pytest.mark.filterwarnings("error::graphrkhs.ConvergenceWarning")
 @pytest.mark.parametrize("name", ["LapRLSRegressor", "WarpedKernelRegressor"])
 @pytest.mark.parametrize("solver", ["direct", "cg"])
 def test_graph_learners_on_the_linear_kernel_have_a_free_constant(name, solver):
