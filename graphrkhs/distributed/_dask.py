@@ -55,6 +55,7 @@ from .._core.validation import check_dtype, check_finite_array, check_matrix, ch
 from .._core.reorder import REORDER_MIN_NODES
 from .._core.spmm import fused_step, seal_csr
 from ._partition import PartitionPlan, check_part, partition_graph
+from ._workers import dask_workers
 
 __all__ = ["DaskOperator", "DaskBackend", "dask_conjugate_gradient", "get_dask_client"]
 
@@ -304,7 +305,7 @@ class DaskOperator:
         self.dtype = np.dtype(dtype)
         self.shape = (n, n)
         self.reorder_time = 0.0
-        workers = sorted(self.client.scheduler_info()["workers"])
+        workers = dask_workers(self.client)
         if not workers:
             raise RuntimeError("the Dask client has no workers.")
         # int(2.7) made 2 parts without a word, and 0 parts failed as "part numbers in [0, 0)"

@@ -736,7 +736,9 @@ def distributed_knn_graph(X, n_neighbors=10, *, n_cells=None, partitioner="kmean
                            "dtype": _dtype_name(dtype), "return_info": return_info})
     elif kind == "dask":
         client = _dask_client(executor)
-        default_cells = max(1, len(client.scheduler_info().get("workers", {})))
+        from ._workers import dask_workers
+
+        default_cells = max(1, len(dask_workers(client)))
     else:
         default_cells = 1
     n_cells = check_scalar(default_cells if n_cells is None else n_cells, "n_cells", kind="int", low=1)

@@ -76,7 +76,9 @@ def dask_laplacian(W, kind, client, n_parts=None):
     W = sp.csr_array(W)
     n = W.shape[0]
     if n_parts is None:
-        n_parts = max(1, len(client.scheduler_info().get("workers", {})))
+        from ._workers import dask_workers
+
+        n_parts = max(1, len(dask_workers(client)))
     bounds = row_blocks(W.indptr, n_parts)
     spans = [(int(a), int(b)) for a, b in zip(bounds[:-1], bounds[1:]) if b > a]
     if not spans:
