@@ -193,8 +193,17 @@ def kernel_cg(apply_T, apply_G, C, *, tol=1e-6, max_iter=None, on_failure="warn"
     (True, True)
     """
     identity_shift = check_scalar(identity_shift, "identity_shift", low=0, low_inclusive=False, allow_none=True)
-    return _kernel_cg(apply_T, apply_G, C, tol=tol, max_iter=max_iter, on_failure=on_failure,
-                      identity_shift=identity_shift, rounds=2)
+    C = check_matrix(C, "C", min_size=0)
+    # each column in units of a power of two of its largest entry (exact: T is linear, and a power-of-two scale
+    # commutes with rounding), as conjugate_gradient's: the squared norms of the recurrences underflowed at
+    # |C| ~ 1e-200 (X = 0 returned as converged, residual 0) and overflowed at 1e200 (X = 0, NaN residual)
+    exps = np.zeros(C.shape[1], dtype=np.int64)
+    if C.size:
+        top = np.abs(C).max(axis=0)
+        exps = np.frexp(np.where(np.isfinite(top) & (top > 0), top, 1.0))[1].astype(np.int64)
+    X, info = _kernel_cg(apply_T, apply_G, np.ldexp(C, -exps).astype(C.dtype, copy=False), tol=tol,
+                         max_iter=max_iter, on_failure=on_failure, identity_shift=identity_shift, rounds=2)
+    return np.ldexp(X, exps).astype(X.dtype, copy=False), info
 
 
 def _kernel_cg(apply_T, apply_G, C, *, tol, max_iter, on_failure, identity_shift, rounds):

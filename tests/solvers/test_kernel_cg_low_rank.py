@@ -54,3 +54,29 @@ def test_identity_shift_solves_the_null_space_part_of_the_residual(max_iter):
                         max_iter=max_iter)
     assert info["converged"].all()
     np.testing.assert_allclose(X, exact, rtol=0, atol=1e-10 * np.abs(exact).max())
+
+
+@pytest.mark.parametrize("scale", [1e-300, 1e-200, 1e-160, 1e200, 1e300])
+def test_kernel_cg_is_exact_in_the_scale_of_the_right_hand_side(scale):
+    # the squared norms of the recurrences underflowed at |C| ~ 1e-200 (X = 0 reported as converged with
+    # residual 0, silently) and overflowed at 1e200 (X = 0, NaN residual); each column is now solved in units
+    # of a power of two, exactly
+    K = np.array([[2.0, 1.0], [1.0, 2.0]])
+    N = np.diag([1.0, 0.0])
+    T = N @ K + 0.1 * np.eye(2)
+    C = np.array([[1.0, 0.5], [0.0, -2.0]])
+    exact = np.linalg.solve(T, C)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        X, info = kernel_cg(lambda P, GP: N @ GP + 0.1 * P, lambda V: K @ V, C * scale, tol=1e-10)
+    assert info["converged"].all()
+    np.testing.assert_allclose(X / scale, exact, rtol=1e-9, atol=1e-12)
+
+
+def test_laprls_cg_on_tiny_targets_is_the_scaled_fit():
+    X, labeled, y, M = _problem()
+    K = KernelOperator(X, kernel="gaussian", sigma=3.0)
+    ref = laprls_fit(K, labeled, y, M, 1e-2, 1.0, solver="cg", tol=1e-10)
+    tiny = laprls_fit(K, labeled, y * 1e-250, M, 1e-2, 1.0, solver="cg", tol=1e-10)
+    # (y * 1e-250 is not a power-of-two multiple of y: the two CG runs agree to their tol, not bit for bit)
+    np.testing.assert_allclose(tiny * 1e250, ref, rtol=0, atol=1e-8 * np.abs(ref).max())
