@@ -59,6 +59,7 @@ from .._core.loo import PSD_RTOL, KernelRidgePath, check_ridges
 from .._core.types import ArrayLike, GraphLike, Indices, MatrixLike
 from ._common import check_normal_degrees, labeled_graph_problem, spd_splu
 from .._core.cg import forward_checked
+from .._core.progress import logger
 from .._core.validation import (AccuracyWarning, ConvergenceWarning, check_flag, check_matrix, check_option, check_scalar, float_dtype, memory_guard,
                                 power_of_two_exponent, warn)
 from ..spectral.filters import default_kernel
@@ -880,7 +881,20 @@ def _solve_tikhonov_rest(A, B, L, labeled_rows, scale, preconditioner, tol, max_
     direct = _solves_directly(preconditioner, n)
     free = np.ones(n, dtype=bool)
     free[labeled_rows] = False
-    if direct or scale >= 1.0 or not free.any():
+    if direct:
+        try:
+            return _solve_spd(A, B, preconditioner, tol, max_iter, backend, recomputed=recomputed)
+        except np.linalg.LinAlgError:
+            if scale * np.finfo(np.float64).eps < 1e-3:
+                raise
+            # mu L's entries beyond 1 / eps times J's: J + mu L is singular to working precision (its LU found
+            # an exact zero pivot on a unit-weight path at mu = 1e16), while the system for H is consistent (B
+            # is orthogonal to L's null space, handled exactly by the caller): CG stays in the range of L
+            # (logged, not warned: the answer is as accurate; only the path differs from what "auto" said)
+            logger.info("the direct solve of J + mu L found it singular to working precision (mu times L's "
+                        "largest entry is %.1e, beyond 1/eps); solved by AMG-preconditioned CG instead.", scale)
+            return _solve_spd(A, B, "amg", tol, max_iter, backend, recomputed=recomputed)
+    if scale >= 1.0 or not free.any():
         return _solve_spd(A, B, preconditioner, tol, max_iter, backend, recomputed=recomputed)
     # a prebuilt preconditioner approximates A^-1, not L_UU^-1: the harmonic start then runs with AMG
     harmonic_pc = preconditioner if isinstance(preconditioner, str) else "amg"

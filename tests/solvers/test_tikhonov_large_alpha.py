@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import scipy.linalg as sla
 
-from graphrkhs import knn_graph, tikhonov_solution
+from graphrkhs import filters, graph_kernel_ridge, knn_graph, tikhonov_solution
 
 
 def _two_component_graph():
@@ -191,3 +191,41 @@ def test_prebuilt_normalized_kernel_null_vector_is_computed_once_per_kernel_and_
     assert len(calls) == 2
     assert np.array_equal(F3, graph_kernel_ridge(GraphKernel(W2, phi, method="exact"), S, Y, alpha=1.0,
                                                  method="sparse"))
+
+
+# J + mu L is singular to working precision once mu L's entries are 1e16 times J's: the sparse LU found an exact
+# zero pivot on a unit-weight path at mu = 1e16 (and at most mu up to 1e304), and tikhonov_solution raised
+# LinAlgError "check the graph for nearly disconnected parts" on a plain path.  The system for the O(1/mu) rest is
+# consistent, so it is then solved by CG; the fit tends to each component's label mean (the mu -> infinity limit).
+
+def _path(n=6):
+    P = np.diag(np.ones(n - 1), 1)
+    return P + P.T
+
+
+@pytest.mark.parametrize("alpha", [1e16, 1e24, 1e100, 1e300])
+def test_tikhonov_at_huge_alpha_is_the_label_mean(alpha):
+    F = tikhonov_solution(_path(), [0, 5], np.array([1.0, 4.0]), alpha=alpha)
+    np.testing.assert_allclose(F, 2.5, rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("alpha", [1e16, 1e40])
+def test_tikhonov_at_huge_alpha_normalized_is_the_null_space_fit(alpha):
+    # normalized Laplacian: the mu -> infinity limit is the least-squares fit of the labels by d^(1/2)
+    W = _path()
+    d = W.sum(axis=1)
+    z = np.sqrt(d)
+    y = np.array([1.0, 4.0])
+    c = (z[[0, 5]] @ y) / (z[[0, 5]] @ z[[0, 5]])
+    F = tikhonov_solution(W, [0, 5], y, alpha=alpha, laplacian="normalized")
+    np.testing.assert_allclose(F, c * z, rtol=0, atol=1e-12)
+
+
+def test_graph_kernel_ridge_sparse_path_with_a_nearly_constant_kernel():
+    # RegularizedLaplacian(1e20): phi(L) is the projection onto the constants up to 1e-20, so the fit of labels
+    # (1, -1) that sum to zero is 0 up to rounding (the sparse path's J + mu r(L), r = 1 + 1e20 L, raised)
+    W = _path()
+    for method in ("auto", "sparse"):
+        F = graph_kernel_ridge(W, [0, 5], np.array([1.0, -1.0]), filters.RegularizedLaplacian(1e20), alpha=1e-3,
+                               method=method, laplacian="combinatorial")
+        np.testing.assert_allclose(F, 0.0, rtol=0, atol=1e-12)
