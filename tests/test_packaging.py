@@ -84,6 +84,26 @@ def test_every_module_compiles_without_an_escape_warning(path):
         compile(path.read_text(encoding="utf-8"), str(path), "exec")
 
 
+_SOURCES = sorted([*(ROOT / "graphrkhs").rglob("*.py"), *(ROOT / "docs").rglob("*.rst"), *(ROOT / "tests").rglob("*.py"),
+                   *(ROOT / "benchmarks").glob("*.py")])
+
+
+def test_no_source_file_holds_control_characters():
+    # a LaTeX docstring written through a non-raw string by a script: "\bar", "\frac", "\tilde", "\approx"
+    # became backspace, form feed, tab and bell characters in the file, which neither the compiler nor the escape
+    # check above sees (the rendered formula lost them)
+    bad = {}
+    for path in _SOURCES:
+        if "auto_examples" in path.parts or "_build" in path.parts:
+            continue
+        text = path.read_text(encoding="utf-8")
+        lines = [i + 1 for i, line in enumerate(text.split("\n"))
+                 if any(ord(c) < 32 and c != "\n" for c in line)]
+        if lines:
+            bad[str(path.relative_to(ROOT))] = lines[:5]
+    assert not bad, bad
+
+
 def _unused_imports(path):
     """``(line, name)`` of every name a module imports and never reads (pyflakes' F401, by the ast).
 

@@ -255,12 +255,12 @@ def points_offset(estimator, X, labeled):
     constant is the centring of y (LapRLS, the warped learner): the labeled points' mean, for the linear kernel
     with :func:`free_constant`; else None.
 
-    Centring y alone left :math:`f(x) = w^T x + ar y_S`, whose boundary passes through the origin: two
+    Centring y alone left :math:`f(x) = w^T x + \bar y_S`, whose boundary passes through the origin: two
     blobs at (10, 10) and (12, 10) with 5 balanced labels each were labeled 94 % right in place and 98 % at
     the origin, and a regression moved by 33 % when X and the new points were shifted together.  With
-    :math:`	ilde x = x - ar x_S` the fit is :math:`f(x) = w^T (x - ar x_S) + ar y_S`; minimizing over
-    a free constant b in :math:`rac1l \sum_S (y_i - w^T x_i - b)^2 + \gamma_A \|w\|^2 + rac{\gamma_I}{n^2}
-    (Xw + b1)^T L^p (Xw + b1)` gives :math:`b = ar y_S - w^T ar x_S` when :math:`L 1 = 0` (the
+    :math:`\tilde x = x - \bar x_S` the fit is :math:`f(x) = w^T (x - \bar x_S) + \bar y_S`; minimizing over
+    a free constant b in :math:`\frac1l \sum_S (y_i - w^T x_i - b)^2 + \gamma_A \|w\|^2 + \frac{\gamma_I}{n^2}
+    (Xw + b1)^T L^p (Xw + b1)` gives :math:`b = \bar y_S - w^T \bar x_S` when :math:`L 1 = 0` (the
     combinatorial Laplacian, the default), so this is exactly LapRLS with an unpenalized constant there, and a
     fit that moves with the points under the normalized Laplacian.
     """

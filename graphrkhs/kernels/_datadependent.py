@@ -680,7 +680,7 @@ class FredholmKernel:
         ``("matrix", apply_inner(P_B^T))`` for an exact inner kernel): in row blocks of
         :math:`K_H`, never stored, at :math:`n^2 (d + c)` flops (:math:`n^2 c` from the
         distances shared by :meth:`with_sigma`), or through the factor,
-        :math:`F (F^T V)`, when :math:`K_H pprox F F^T`.  With
+        :math:`F (F^T V)`, when :math:`K_H \approx F F^T`.  With
         :math:`V = P_B^T C` it gives the values :math:`K_F(A, B)\, C = P_A (K_H P_B^T C)`
         of a fitted function at any A for c columns instead of len(B).
 
