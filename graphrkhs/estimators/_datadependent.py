@@ -1027,7 +1027,9 @@ class WarpedKernelClassifier(ClassifierOutputMixin, _Warped):
     ----------
     classes_, kernel_ (the WarpedKernel), coef_ (RLS) or svc_ (hinge: one SVC for two classes, else
     the list of one-vs-rest SVCs, one per class, fitted on the transposed kernel matrix of the
-    labeled points less ``kernel_shift_``, its mean), labeled_points_
+    labeled points less ``kernel_shift_``, its mean), labeled_points_ (the labeled points, less
+    ``x_offset_`` when that is not None), x_offset_ (the labeled points' mean, subtracted from every
+    point, training and new, on the linear kernel with a free constant; else None)
 
     Examples
     --------
@@ -1053,7 +1055,9 @@ class WarpedKernelRegressor(RegressorOutputMixin, _Warped):
     """ + _WARPED_PARAMS_DOC + r"""
     Attributes
     ----------
-    kernel_, coef_, labeled_points_
+    kernel_, coef_, labeled_points_ (the labeled points, less ``x_offset_`` when that is not None),
+    x_offset_ (the labeled points' mean, subtracted from every point, training and new, on the linear
+    kernel with a free constant; else None)
 
     Examples
     --------

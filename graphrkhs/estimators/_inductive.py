@@ -382,6 +382,9 @@ def _report_fixed(res, name, value):
 
 
 class _RLS(_KernelLearner):
+    #: the constant of ``fit_intercept`` is an unpenalized basis function (the saddle-point system), not the
+    #: centring of y: "auto" gives it to classifiers on the homogeneous polynomial kernel too (free_constant)
+    _SADDLE_CONSTANT = True
     _WIDTH_POINTS = WIDTH_POINTS_SUPERVISED
     _SOLVES_IN_FLOAT64 = True
     _parameter_constraints = {"alpha": TUNABLE_NONNEG, "fit_intercept": FIT_INTERCEPT}
@@ -995,9 +998,9 @@ _LAPRLS_DOC = r"""Laplacian RLS {what} (Belkin, Niyogi & Sindhwani, JMLR 2006).
         surrogate's scores over sigma, ratio and gamma_A); otherwise ``sigma="auto"``
         takes the width of the best leave-one-out RLS on the labeled points.
         Regressors centre y and restore its mean (``fit_intercept``; "auto" also does it
-        for classifiers on the linear kernel or the polynomial kernel with ``coef0=0``); on the
-        linear kernel the points are centred on the labeled mean as well, which makes the
-        constant exactly free under the combinatorial Laplacian (``x_offset_``).
+        for classifiers on the linear kernel); on the linear kernel the points are centred
+        on the labeled mean as well, which makes the constant exactly free under the
+        combinatorial Laplacian (``x_offset_``).
     gamma_I : float >= 0, "auto" or sequence, default="auto"
         Intrinsic weight, scaled :math:`\gamma_I / n^2` as in the paper, which
         makes useful values large: with n = 1797 and k = 10 neighbours the
@@ -1014,7 +1017,10 @@ _LAPRLS_DOC = r"""Laplacian RLS {what} (Belkin, Niyogi & Sindhwani, JMLR 2006).
     Attributes
     ----------
     {attr}X_fit_ : ndarray of shape (n, d)
-        All training points.
+        All training points (less ``x_offset_`` when it is not None; the Nystrom path: its landmarks).
+    x_offset_ : ndarray of shape (d,) or None
+        The labeled points' mean, subtracted from every point (training and new) on the linear
+        kernel with a free constant; None otherwise.
     coef_ : ndarray of shape (n, k)
         Kernel coefficients.
 """ + _GRAPH_LEARNER_DOC_TAIL

@@ -314,7 +314,7 @@ def _kernel_cg(apply_T, apply_G, C, *, tol, max_iter, on_failure, identity_shift
         bad = np.flatnonzero(true_res > tol)
         if bad.size and rounds > 0:
             # what is left is the range part the correction moved (-N G rho / c, rounding-level in G): one more
-            # round on the residual, to the tolerance that brings the whole to tol (at most _rounds rounds)
+            # round on the residual, to the tolerance that brings the whole to tol (at most ``rounds`` rounds)
             R = C[:, bad] - apply_T(X[:, bad], apply_G(X[:, bad]))
             rn = np.linalg.norm(R, axis=0)
             inner = float(np.clip(np.min(tol * cn[bad] / np.where(rn > 0, rn, 1.0)), 1e-15, 0.5))
