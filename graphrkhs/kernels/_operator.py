@@ -152,7 +152,11 @@ def kernel_cg(apply_T, apply_G, C, *, tol=1e-6, max_iter=None, on_failure="warn"
     :math:`G^{-1}` is never applied: the recurrences carry the residual
     :math:`\rho = C - TX` of the original system *and* :math:`G\rho`.  Used
     with :math:`G = K` for LapRLS (:math:`T = NK + \gamma_A l I`) and PLapRLS
-    with the empirical integral operator.
+    with the empirical integral operator.  Each column of C is solved in units of
+    a power of two of its largest entry (exact; squared norms neither underflow
+    nor overflow), and a column whose :math:`\rho^T G \rho` falls to the rounding
+    level of its start stops: its residual then lies in G's null space (see
+    ``identity_shift``).
 
     Parameters
     ----------
