@@ -55,27 +55,9 @@ from .._core.validation import check_dtype, check_finite_array, check_matrix, ch
 from .._core.reorder import REORDER_MIN_NODES
 from .._core.spmm import fused_step, seal_csr
 from ._partition import PartitionPlan, check_part, partition_graph
-from ._workers import dask_workers
+from ._workers import dask_workers, get_dask_client
 
 __all__ = ["DaskOperator", "DaskBackend", "dask_conjugate_gradient", "get_dask_client"]
-
-
-def get_dask_client(client=None):
-    """The given client, else the active one (``distributed.Client.current()``); a clear error without one."""
-    try:
-        from distributed import Client
-    except ImportError as exc:
-        raise ImportError("the 'dask' backend needs dask.distributed: pip install 'graphrkhs[dask]' "
-                          "(dask[distributed]).") from exc
-    if client is not None:
-        if not isinstance(client, Client):
-            raise TypeError(f"client must be a distributed.Client; got {type(client).__name__}.")
-        return client
-    try:
-        return Client.current()
-    except ValueError as exc:
-        raise ValueError("backend='dask' needs an active distributed.Client: create one first "
-                         "(client = distributed.Client(...)) or pass it.") from exc
 
 
 def _in_worker():

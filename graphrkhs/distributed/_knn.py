@@ -554,18 +554,6 @@ def _run_mpi(Xs, labels, names, cells, k, halo, comm, progress):
     return d2, idx, visits
 
 
-def _dask_client(executor):
-    from distributed import Client, get_client
-
-    if isinstance(executor, Client):
-        return executor
-    try:
-        return get_client()
-    except ValueError as exc:
-        raise ValueError("executor='dask' needs a running distributed.Client (create one first, or pass it "
-                         "as executor=client).") from exc
-
-
 def _phase1_task(block, own, cells, k, halo):
     Xc, mem = block
     return cell_phase1(Xc, mem, own, cells, k, halo)
@@ -735,8 +723,9 @@ def distributed_knn_graph(X, n_neighbors=10, *, n_cells=None, partitioner="kmean
                            "sample_size": sample_size, "recall_sample": recall_sample,
                            "dtype": _dtype_name(dtype), "return_info": return_info})
     elif kind == "dask":
-        client = _dask_client(executor)
-        from ._workers import dask_workers
+        from ._workers import dask_workers, get_dask_client
+
+        client = get_dask_client(None if isinstance(executor, str) else executor, argument="executor='dask'")
 
         default_cells = max(1, len(dask_workers(client)))
     else:

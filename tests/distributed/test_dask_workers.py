@@ -42,3 +42,54 @@ def test_connected_workers_need_no_wait():
 
 def test_a_real_client_lists_its_workers(client):
     assert len(dask_workers(client)) == 2           # the module's LocalCluster of two workers (conftest)
+
+
+# ---------------------------------------------------------------------------
+# One client lookup for the operators and the kNN graph (the kNN graph had its own, whose missing-dask error
+# was a bare ImportError and whose lookup differed from the operators')
+# ---------------------------------------------------------------------------
+
+import sys
+
+import numpy as np
+import pytest
+
+from graphrkhs.distributed import get_dask_client
+from graphrkhs.distributed._knn import distributed_knn_graph
+
+
+def _no_active_client(monkeypatch):
+    import distributed
+
+    def get_client():
+        raise ValueError("No global client found and no address provided")
+
+    monkeypatch.setattr(distributed, "get_client", get_client)
+
+
+def test_knn_graph_without_a_client_names_executor(monkeypatch):
+    pytest.importorskip("distributed")
+    _no_active_client(monkeypatch)
+    X = np.random.default_rng(0).normal(size=(30, 3))
+    with pytest.raises(ValueError, match=r"executor='dask' needs an active distributed.Client"):
+        distributed_knn_graph(X, 5, executor="dask")
+
+
+def test_operators_without_a_client_name_backend(monkeypatch):
+    pytest.importorskip("distributed")
+    _no_active_client(monkeypatch)
+    with pytest.raises(ValueError, match=r"backend='dask' needs an active distributed.Client"):
+        get_dask_client()
+
+
+def test_knn_graph_without_dask_says_how_to_install(monkeypatch):
+    monkeypatch.setitem(sys.modules, "distributed", None)      # import distributed -> ImportError
+    X = np.random.default_rng(0).normal(size=(30, 3))
+    with pytest.raises(ImportError, match=r"executor='dask' needs dask.distributed: pip install 'graphrkhs\[dask\]'"):
+        distributed_knn_graph(X, 5, executor="dask")
+
+
+def test_a_passed_client_that_is_not_one_is_refused():
+    pytest.importorskip("distributed")
+    with pytest.raises(TypeError, match="client must be a distributed.Client; got str"):
+        get_dask_client("tcp://127.0.0.1:8786")
