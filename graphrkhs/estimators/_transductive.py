@@ -1521,8 +1521,14 @@ class _GraphTV(_GraphLearner):
             K, S_all, C = self._kernel_columns
             cols = C[:, np.searchsorted(S_all, S)]
             fold = S.size < S_all.size
-            F, res = graph_kernel_tv(K, S, Y, alpha=alpha, tol=tol, max_iter=min(self.max_iter, KERNEL_TV_MAX_ITER),
-                                     columns=cols, on_failure=on_failure, return_info=True, compute_f=not fold)
+            # solved for Y / u and alpha / u, u a power of two near max |y| (the same solve, bit for bit: the
+            # function works in those units itself), so that a fold's sources s -- often ten times max |y| -- and
+            # its f = Phi^T s stay finite: at |y| ~ 5e307 they overflowed, every fold's CV error was NaN and
+            # R="auto" chose by the NaNs (the fit 23 % off y's own scaled back)
+            u = float(np.ldexp(1.0, power_of_two_exponent(Y)))
+            F, res = graph_kernel_tv(K, S, Y / u, alpha=alpha / u, tol=tol,
+                                     max_iter=min(self.max_iter, KERNEL_TV_MAX_ITER), columns=cols,
+                                     on_failure=on_failure, return_info=True, compute_f=not fold)
             if fold:
                 # a cross-validation fold needs f on the labeled nodes only: f_k = Phi[:, k]^T s there,
                 # from the shared columns (no Chebyshev pass); elsewhere unused (zeros)
@@ -1530,6 +1536,10 @@ class _GraphTV(_GraphLearner):
                 on = np.flatnonzero(np.any(s != 0, axis=1))
                 F = np.zeros((W.shape[0], Y.shape[1]))
                 F[S_all] = C[on].T @ s[on]
+            with np.errstate(over="ignore"):      # an f beyond float64 is inf: the fit's overflow check reports it
+                F = F * u
+                res.p, res.sources = res.p * u, res.sources * u
+                res.objective = res.objective * u * u
             return F, res
         f0, p0 = (None, None) if warm is None else warm
         return graph_tv(W, S, Y, alpha=alpha, fidelity="degree", tol=tol, max_iter=self.max_iter, f0=f0, p0=p0,
@@ -1981,10 +1991,11 @@ class GraphTVRegressor(_TransductiveRegressor, _GraphTVWithOperator):
             return 0.0
         worst = 0.0
         for j in range(F.shape[1]):
-            span = float(np.ptp(Y[:, j])) if Y.shape[0] else 0.0
-            if not np.isfinite(span) or span == 0:
+            # half the range, from halves: the range itself overflowed at |y| ~ 1e308 (inf: the check skipped)
+            half = float(np.max(Y[:, j]) / 2 - np.min(Y[:, j]) / 2) if Y.shape[0] else 0.0
+            if half == 0:
                 continue
-            _, counts = np.unique(np.round(F[unlabeled, j] / (1e-3 * span)), return_counts=True)
+            _, counts = np.unique(np.round(F[unlabeled, j] / (2e-3 * half)), return_counts=True)
             worst = max(worst, counts.max() / unlabeled.sum())
         return worst
 

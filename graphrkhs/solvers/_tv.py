@@ -1116,7 +1116,11 @@ def graph_kernel_tv(W: Union[GraphLike, GraphKernel], labeled: Indices, Y: Array
     on_failure : {"warn", "raise", "ignore"}, default="warn"
     return_info : bool, default=False
         Also return the :class:`TVResult` (with the sources ``s`` of shape
-        (n, m) as the extra attribute ``sources``).
+        (n, m) as the extra attribute ``sources``).  The sources can exceed
+        max |y| tenfold (the kernel's entries are small): for targets within
+        a decade of float64's largest value they can overflow to inf while
+        f is finite (f is formed before the solve's units are scaled back;
+        an f beyond float64 raises ValueError).
     compute_f : bool, default=True
         False skips the final Chebyshev pass :math:`f = \Phi s`: F is then
         None and the sources (``return_info=True``) are the answer, e.g. for
@@ -1250,16 +1254,25 @@ def graph_kernel_tv(W: Union[GraphLike, GraphKernel], labeled: Indices, Y: Array
             use_lars = False
         else:                                   # exact on the working set, no violator outside: rounding level
             break
-    s = np.zeros((n, m))
-    s[T] = sT * scale
-    p = rho * corr * scale
+    # back to the units of y.  The sources of f = Phi s can exceed max |y| by far (Phi's entries are small), and
+    # f = Phi s is formed in the solve's units before the scale: K.matmat(s) on the scaled-back sources raised
+    # "X contains NaN or infinity" for finite targets near 1e308 (s overflowed, f did not)
+    s_unit = np.zeros((n, m))
+    s_unit[T] = sT
     with np.errstate(over="ignore", under="ignore"):
+        s = s_unit * scale
+        p = rho * corr * scale
         obj = obj * scale * scale
     if not converged:
         report_failure(f"graph_kernel_tv did not reach the relative duality gap tol={tol:g} in {it} working-set "
                        f"rounds (worst gap {gap.max():.2e}); raise max_iter or loosen tol.", on_failure)
     if compute_f:
-        F = K.matmat(s)
+        with np.errstate(over="ignore"):
+            F = K.matmat(s_unit) * scale
+        if not np.isfinite(F).all():
+            raise ValueError(f"graph_kernel_tv: the fitted f overflows float64 (max |y| = "
+                             f"{float(np.max(np.abs(Y_user))):.3g}); divide Y by its largest magnitude and "
+                             "multiply f back.")
         _orphans(W, S, Y_user, F)
         F = F.astype(out_dtype, copy=False)
         result = TVResult(F[:, 0] if was_1d else F, None, obj, gap, it, converged)
