@@ -666,22 +666,23 @@ def _check_targets(Y, l, n=None):
     return Y2, was_1d, out_dtype
 
 
-#: Targets larger than 2^TARGET_UNIT_EXPONENT in magnitude are solved for in units of a power of two of their
-#: largest magnitude (:func:`in_target_units`); smaller ones as they are, bit for bit.
+#: Targets whose largest magnitude is above 2^TARGET_UNIT_EXPONENT or below 2^-TARGET_UNIT_EXPONENT are solved for
+#: in units of a power of two of that magnitude (:func:`in_target_units`); the others as they are, bit for bit.
 TARGET_UNIT_EXPONENT = 500
 
 
 def in_target_units(Y2):
     r"""``(Y2 / 2^e, e)``: the targets in units of a power of two of their largest magnitude when it exceeds
-    :math:`2^{500}` (``TARGET_UNIT_EXPONENT``), else ``(Y2, 0)`` unchanged.
+    :math:`2^{500}` (``TARGET_UNIT_EXPONENT``) or is below :math:`2^{-500}`, else ``(Y2, 0)`` unchanged.
 
     The solvers and regressors that call this are linear in the targets, so their result on ``Y2`` is
     :math:`2^e` times their result on :math:`Y_2 / 2^e` -- exactly, a power of two changing no mantissa
     (:func:`from_target_units`).  On the raw targets, products such as :math:`L_{US} Y_S` or sums of
-    squares overflowed near 1e308 and came back as NaN, infinity or a LinAlgError blaming the graph.
+    squares overflowed near 1e308 and came back as NaN, infinity or a LinAlgError blaming the graph; near the
+    subnormal range (below 1e-308) the squares underflowed to 0 and the selections compared zeros.
     """
     e = power_of_two_exponent(Y2)
-    if e <= TARGET_UNIT_EXPONENT:
+    if abs(e) <= TARGET_UNIT_EXPONENT:
         return Y2, 0
     return np.ldexp(Y2, -e), e
 

@@ -688,16 +688,18 @@ class RegressorOutputMixin(RegressorMixin):
         solve is linear in the targets at fixed hyperparameters, so each column's fit is unchanged (up to
         rounding) and the selection is invariant to rescaling any single column.  One column: the member's
         fit as is, bit for bit -- unless its largest magnitude exceeds :math:`2^{500}`
-        (``TARGET_UNIT_EXPONENT``): then the fit runs on ``y / 2^e`` (:func:`~graphrkhs._core.validation.
-        power_of_two_exponent`) and is scaled back by :math:`2^e`, exactly (targets near 1e307 overflowed in
-        the solves: PLapRLSRegressor predicted NaN, FredholmRegressor raised about its own coefficients)."""
+        (``TARGET_UNIT_EXPONENT``) or is below :math:`2^{-500}`: then the fit runs on ``y / 2^e``
+        (:func:`~graphrkhs._core.validation.power_of_two_exponent`) and is scaled back by :math:`2^e`, exactly
+        barring subnormal results (targets near 1e307 overflowed in the solves: PLapRLSRegressor predicted NaN,
+        FredholmRegressor raised about its own coefficients; near 1e-318 the selections' squared errors
+        underflowed to 0: FredholmRegressor chose another width and its fit was 108 % off)."""
         if not getattr(self, "_STANDARDIZES_TARGETS", True):
             self._y_scales = None
             return None
         scales = target_scales(Y)
         if scales is None:
             e = power_of_two_exponent(Y)
-            if e > TARGET_UNIT_EXPONENT:
+            if abs(e) > TARGET_UNIT_EXPONENT:
                 scales = np.full(np.shape(Y)[1], np.ldexp(1.0, e))
         self._y_scales = scales
         return scales
