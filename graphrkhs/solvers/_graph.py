@@ -1412,7 +1412,12 @@ def graph_kernel_ridge_loo(K_SS: ArrayLike, Y: ArrayLike, alphas: ArrayLike) -> 
     -------
     residuals : ndarray of shape (len(alphas), l, m)
         Leave-one-out residuals :math:`y_i - \hat y_{-i}(x_i)`; the
-        leave-one-out predictions are ``Y - residuals``.
+        leave-one-out predictions are ``Y - residuals``.  ``inf`` where the
+        leave-one-out fit is undefined: a label the smoother interpolates,
+        or one whose :math:`1 - H_{ii}` is decided by eigenvalues of K at its
+        rounding level (a singular K and a ridge below about
+        :math:`l \epsilon \max_i s_i`), where the float64 answer would be
+        the rounding's, not the kernel's.
 
     Examples
     --------
