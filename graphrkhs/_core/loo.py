@@ -300,14 +300,14 @@ class KernelRidgePath:
         UtY = self.eigenvectors.T @ Y2
         return UtY, (None if self._null is None else Y2 - self.eigenvectors @ UtY)
 
-    def _parts(self, proj, mu):
+    def _parts(self, proj, mu, loo_units=False):
         # the products below are of order l: one BLAS thread (see small_dense_threads: on a shared machine
         # two spinning threads made a 20 x 200 x 200 product 120x slower, 42 ms against 0.35 ms at load 10,
         # and these products were two thirds of a LapRLS selection on 200 points)
         with small_dense_threads(self.n):
-            return self._parts_on_this_thread(proj, mu)
+            return self._parts_on_this_thread(proj, mu, loo_units)
 
-    def _parts_on_this_thread(self, proj, mu):
+    def _parts_on_this_thread(self, proj, mu, loo_units=False):
         r"""``(I - H) Y``, the diagonal of ``I - H`` and its trace, for a batch of ridges.
 
         Without an unpenalized part :math:`I - H = U \operatorname{diag}(\mu d) U^T`,
@@ -322,10 +322,19 @@ class KernelRidgePath:
         for which :math:`\mu d = 1`: :math:`(I - UU^T) Y` to the residuals, the projector's diagonal
         :math:`1 - \|U_{i\cdot}\|^2` (times :math:`1/\mu`) to that of :math:`(K + \mu I)^{-1}`, and l - k to
         the trace.
+
+        ``loo_units``: only the ratios ``resid / diag`` are wanted (leave-one-out), and for a full basis without
+        an unpenalized part both are returned times :math:`(\min_j s_j + \mu) / \mu` (trace None): the
+        eigenvalues of I - H become :math:`(s_{min} + \mu) / (s_j + \mu) \in (0, 1]` instead of
+        :math:`\mu / (s_j + \mu)`, which underflowed for a ridge below 1e-308 of the kernel (K ~ 1e300 with
+        mu = 1e-300: every residual 0 / 0, reported undefined, for a well-conditioned K).
         """
         UtY, perp = proj
         U, s = self.eigenvectors, self.eigenvalues
         mu = np.asarray(mu, dtype=np.float64).reshape(-1)
+        factor = mu
+        if loo_units and self.unpenalized is None and self._null is None and s.size and np.isfinite(s).all():
+            factor = float(s.min()) + mu
         with np.errstate(divide="ignore"):
             d = 1.0 / (s[None, :] + mu[:, None])                   # (g, l); +inf eigenvalue -> 0
             # the same with every eigenvalue raised by its rounding error (l eps max s): a point whose
@@ -339,11 +348,12 @@ class KernelRidgePath:
             dU2_pert = dU2_pert + self._null[None, :] / (self._rounding + mu[:, None])
         robust = (dU2_pert >= 0.5 * dU2) & ~self._interpolated
         if self.unpenalized is None:
-            r = mu[:, None] * d                                     # eigenvalues of I - H
+            r = factor[:, None] * d                                 # eigenvalues of I - H (times factor / mu)
             resid = _rotate(U, r[:, :, None] * UtY[None])
             if perp is not None:
                 resid = resid + perp[None]
-            return (resid, np.where(robust, mu[:, None] * dU2, 0.0), r.sum(axis=1) + (self.n - s.size))
+            trace = None if factor is not mu else r.sum(axis=1) + (self.n - s.size)
+            return (resid, np.where(robust, factor[:, None] * dU2, 0.0), trace)
         dPsi = d[:, :, None] * self._UtPsi[None]                    # (g, l, q)
         G = self._UtPsi.T[None] @ dPsi                              # Psi^T P Psi, (g, q, q)
         PPsi = _rotate(U, dPsi)                                     # P Psi, (g, l, q)
@@ -384,18 +394,26 @@ class KernelRidgePath:
         ndarray of shape (len(ridges), l, m)
             (m = 1 for a 1-D Y); the LOO predictions are ``Y - residuals``.
         """
-        Y2, ridges, proj = self._terms(Y, ridges)
-        resid, diag, _ = self._parts(proj, ridges)
+        # each column in units of a power of two near its largest magnitude (the residuals are linear in y,
+        # the scaling exact): at y ~ 1e-300 with a ridge 1e-300 the residuals mu (K + mu I)^-1 y underflowed and
+        # came back 0, a perfect leave-one-out fit for any ridge
+        Y2, _ = _check_Y(Y, self.n)
+        scales = column_scales(Y2)
+        Y2, ridges, proj = self._terms(Y2 / scales, ridges)
         blocks = _group_rows(groups, self.n)
+        resid, diag, _ = self._parts(proj, ridges, loo_units=not blocks)
         if blocks:
-            return self._group_residuals(resid, diag, ridges, blocks)
-        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            # diag = 0 only for a point the smoother interpolates exactly (or, with an unpenalized basis, to
-            # rounding): its LOO is undefined (inf).  No absolute cut-off: 1 - H_ii is computed without
-            # cancellation, to full relative accuracy at any size (a cut-off 1e-14 made the LOO at a ridge
-            # 1e-15 times the kernel's scale undefined, whatever the scale)
-            out = np.where(diag[:, :, None] > 0, resid / np.where(diag > 0, diag, 1.0)[:, :, None], np.inf)
-        return np.where(np.isnan(out), np.inf, out)
+            out = self._group_residuals(resid, diag, ridges, blocks)
+        else:
+            with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+                # diag = 0 only for a point the smoother interpolates exactly (or, with an unpenalized basis, to
+                # rounding): its LOO is undefined (inf).  No absolute cut-off: 1 - H_ii is computed without
+                # cancellation, to full relative accuracy at any size (a cut-off 1e-14 made the LOO at a ridge
+                # 1e-15 times the kernel's scale undefined, whatever the scale)
+                out = np.where(diag[:, :, None] > 0, resid / np.where(diag > 0, diag, 1.0)[:, :, None], np.inf)
+            out = np.where(np.isnan(out), np.inf, out)
+        with np.errstate(over="ignore", under="ignore"):
+            return out * scales
 
     def _group_residuals(self, resid, diag, mu, blocks):
         r"""Leave-group-out residuals: the single-row ones, then :math:`[(I - H)_{GG}]^{-1} ((I - H) y)_G` for every
