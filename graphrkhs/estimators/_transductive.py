@@ -92,6 +92,7 @@ from ..graphs import TANGENT_CANDIDATES, check_image_shape, square_image_shape, 
 from ..graphs import LazyTieRanks, query_in_tie_order
 from ..graphs import query_distances as _exact_distances
 from ..solvers import (
+    classes_labeled_per_component,
     graph_kernel_columns,
     graph_kernel_ridge,
     graph_kernel_tv,
@@ -1472,7 +1473,12 @@ class PoissonRidgeEnsembleClassifier(_TransductiveClassifier, _GraphKernelRidge)
         # the decision on reached nodes (W * 1e4: 5 of 90 changed class); the others get z = 0 (no
         # information: the class prior, as in every transductive classifier)
         reached = ~label_free_mask(W, S)
-        return w * _standardize_columns(F_p, reached) + (1.0 - w) * _standardize_columns(F_r, reached)
+        F = w * _standardize_columns(F_p, reached) + (1.0 - w) * _standardize_columns(F_r, reached)
+        # on a graph of several components, the standardization over all reached nodes let a class labeled only
+        # in another component win on nodes no label of it reaches (a 200-node component labeled with class 2
+        # only: 16 of its nodes predicted class 0); each component decides among the classes labeled in it, as
+        # both members do on their own
+        return classes_labeled_per_component(F, W, S, Y, margin=1.0)
 
 
 # ---------------------------------------------------------------------------

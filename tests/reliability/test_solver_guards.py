@@ -50,9 +50,9 @@ def test_poisson_nearly_disconnected_keeps_the_classes(preconditioner):
     W = _two_paths(10, 1e-16)
     with pytest.warns(GraphWarning, match=r"nearly disconnected: 10 node\(s\)"):
         F = poisson_learning(W, [0, 10], np.eye(2), preconditioner=preconditioner)
-    # Each side is its own component with one label: its scores are the offset of its label mean
-    # from the global one (the documented multi-component rule), exactly.
-    expected = np.repeat([[0.5, -0.5], [-0.5, 0.5]], 10, axis=0)
+    # Each side is its own component with one label: its class scores 0 (a zero source), the class labeled only
+    # on the other side the constant 0 - max|y| / w_max = -1 (the documented multi-component rule), exactly.
+    expected = np.repeat([[0.0, -1.0], [-1.0, 0.0]], 10, axis=0)
     np.testing.assert_allclose(F, expected, atol=1e-12)
 
 

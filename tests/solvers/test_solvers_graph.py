@@ -160,15 +160,34 @@ def test_poisson_components_each_get_a_solution(preconditioner):
     # component A holds classes 0 and 1, component B only class 1
     F = poisson_learning(W, [0, 3, 7], np.eye(2)[[0, 1, 1]], preconditioner=preconditioner)
     np.testing.assert_array_equal(F.argmax(axis=1), [0, 0, 1, 1, 1, 1, 1, 1])
-    # each component: L F = its own source, degree-weighted zero mean + offset (ybar_c - ybar)
+    # each component: L F = its own source (its own label mean), degree-weighted zero mean; on B the class not
+    # labeled there (0) is the constant min of B's other scores (0: B's source is zero) less max|y| / w_max = 1
     L = laplacian(W).toarray()
     b = np.zeros((8, 2))
     b[[0, 3]] = np.eye(2) - 0.5
-    np.testing.assert_allclose(L @ F, b, atol=1e-7)
+    np.testing.assert_allclose(L[:4] @ F, b[:4], atol=1e-7)
     d = W.sum(axis=1)
-    offset_B = np.array([0.0, 1.0]) - np.eye(2)[[0, 1, 1]].mean(axis=0)
-    np.testing.assert_allclose(d[4:] @ F[4:] / d[4:].sum(), offset_B, atol=1e-7)
+    np.testing.assert_allclose(d[:4] @ F[:4] / d[:4].sum(), [0.0, 0.0], atol=1e-7)
+    np.testing.assert_allclose(F[4:], np.tile([-1.0, 0.0], (4, 1)), atol=1e-7)
     assert np.isfinite(F).all()
+
+
+def test_poisson_labels_of_a_component_do_not_depend_on_other_components():
+    # a two-class component alone, and next to isolated nodes / a component labeled with one class only: its
+    # scores and labels are the same (an offset (ybar_k - ybar) / w_max of every column moved 23 of 54 nodes of
+    # such a component when one isolated node labeled class 1 was added)
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 2))
+    W = knn_graph(X, 10).toarray()
+    S = np.r_[np.flatnonzero(X[:, 0] < 0)[:3], np.flatnonzero(X[:, 0] > 0)[:3]]
+    Y = np.eye(2)[[0, 0, 0, 1, 1, 1]]
+    alone = poisson_learning(W, S, Y)
+    for extra in (1, 3):
+        big = np.zeros((60 + extra, 60 + extra))
+        big[:60, :60] = W
+        together = poisson_learning(big, np.r_[S, 60 + np.arange(extra)], np.r_[Y, np.tile([0.0, 1.0], (extra, 1))])
+        np.testing.assert_allclose(together[:60], alone, rtol=1e-9, atol=1e-12)
+        np.testing.assert_array_equal(together[60:].argmax(axis=1), np.ones(extra, dtype=int))
 
 
 @pytest.mark.parametrize("scale", [1e-200, 1e-3, 7.3, 1e100, 1e250])
@@ -188,10 +207,10 @@ def test_poisson_labels_on_several_components_do_not_depend_on_the_units_of_w(sc
     F_scaled = poisson_learning(W * scale, S, Y)
     np.testing.assert_array_equal(F_scaled.argmax(axis=1), F.argmax(axis=1))
     np.testing.assert_allclose(F_scaled * scale, F, rtol=1e-10, atol=1e-12)
-    # the offset of the triangle (only class 2) relative to its own largest weight 0.8 (the component's, not
-    # the graph's 1.0: a weight elsewhere must not move it): (ybar_c - ybar) / w_max,c
-    d = W.sum(axis=1)
-    np.testing.assert_allclose(d[6:] @ F[6:] / d[6:].sum(), (np.array([0, 0, 1]) - 1 / 3) / 0.8, atol=1e-12)
+    # the triangle (only class 2): its classes 0 and 1, labeled elsewhere, sit below its class-2 scores (0) by
+    # max|y| / w_max relative to its own largest weight 0.8 (the component's, not the graph's 1.0: a weight
+    # elsewhere must not move it)
+    np.testing.assert_allclose(F[6:], np.tile([-1 / 0.8, -1 / 0.8, 0.0], (3, 1)), atol=1e-12)
 
 
 def test_poisson_tiny_labelled_sets_do_not_degenerate():
