@@ -92,7 +92,6 @@ from ..graphs import TANGENT_CANDIDATES, check_image_shape, square_image_shape, 
 from ..graphs import LazyTieRanks, query_in_tie_order
 from ..graphs import query_distances as _exact_distances
 from ..solvers import (
-    classes_labeled_per_component,
     graph_kernel_columns,
     graph_kernel_ridge,
     graph_kernel_tv,
@@ -102,6 +101,7 @@ from ..solvers import (
     tikhonov_solution,
 )
 from ..spectral.filters import default_kernel
+from .._core.labels import classes_labeled_per_component
 from ..solvers import KernelRidgePath, loo_scores, select_grid, select_tikhonov_solution
 from ..solvers import held_selection_warnings, release_selection_warnings
 from ..solvers import KERNEL_TV_MAX_ITER, STOCHASTIC_MIN_LABELS, TIKHONOV_ALPHAS, graph_kernel_ridge_stochastic_errors, kfold_scores

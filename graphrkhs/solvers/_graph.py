@@ -65,7 +65,8 @@ from .._core.validation import (AccuracyWarning, ConvergenceWarning, check_flag,
 from ..spectral.filters import default_kernel
 from ..graphs import LAPLACIANS, as_adjacency, laplacian as graph_laplacian
 from ..kernels import GraphKernel
-from .._core.labels import (_check_labeled_index, _check_targets, _orphans, check_labeled_classes_have_priors,
+from .._core.labels import (_check_labeled_index, _check_targets, _orphans, absent_classes_below,
+                            check_labeled_classes_have_priors,
                             from_target_units, in_target_units)
 
 __all__ = [
@@ -75,7 +76,6 @@ __all__ = [
     "graph_kernel_ridge",
     "graph_kernel_ridge_loo",
     "graph_kernel_columns",
-    "classes_labeled_per_component",
 ]
 
 PRECONDITIONERS = ("auto", "amg", "jacobi", "none")
@@ -130,7 +130,7 @@ def _solves_directly(preconditioner, n):
 
 
 def _solve_spd(A, B, preconditioner, tol, max_iter, backend="numpy", warn_forward=True, null_components=None,
-               recomputed=None):
+               recomputed=None, amg=None):
     """Block CG on the SPD sparse system A X = B with the requested preconditioner.
 
     A distributed ``backend`` (resolved at call time) solves by block CG with
@@ -156,6 +156,8 @@ def _solve_spd(A, B, preconditioner, tol, max_iter, backend="numpy", warn_forwar
     the refinement are projected the same way before they are solved for (rounding leaves them inconsistent).
     ``recomputed``: ``(z, comp)`` when the caller recomputes X's part along z on each component exactly
     afterwards (:func:`_null_space_corrected`); the correction test of :func:`_refined` then judges the rest.
+    ``amg``: a serial AMG preconditioner built by the caller for ``preconditioner="amg"`` (Poisson learning's,
+    projected onto the range of L), used instead of a new hierarchy.
 
     Every serial iterative solve is then refined on its row-normalized residual (:func:`_refined`): on
     graphs whose degrees span many orders of magnitude each preconditioner's residual test left the
@@ -249,8 +251,9 @@ def _solve_spd(A, B, preconditioner, tol, max_iter, backend="numpy", warn_forwar
                                                                     forward_tol=tol), tol, warn_now)
         rough = jacobi_rough
     else:
-        M = _make_preconditioner(A, preconditioner)
-        if isinstance(preconditioner, str) and preconditioner == "amg":
+        is_amg = isinstance(preconditioner, str) and preconditioner == "amg"
+        M = amg if (is_amg and amg is not None) else _make_preconditioner(A, preconditioner)
+        if is_amg:
             def solve(Bk, warn_now):
                 return _amg_or_jacobi(lambda: conjugate_gradient(A, Bk, M=M, tol=tol, max_iter=max_iter,
                                                                  on_failure="ignore"), A, Bk, tol, max_iter,
@@ -1054,17 +1057,8 @@ def poisson_learning(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_prio
             sol[free] = _direct_solve(sp.csr_array(A[free][:, free]), source[idx][free], tol)
             F[idx] = sol
             preconditioner = None
-        elif isinstance(preconditioner, str) and preconditioner == "amg" and not is_distributed(
-                resolve_backend(backend)):
-            # serial AMG projected onto the range of L (a distributed backend builds its own block-Jacobi AMG)
-            M = _range_projected(amg_preconditioner(A), comp[idx], n_comp)
-            F[idx] = _amg_or_jacobi(lambda: conjugate_gradient(A, source[idx], M=M, tol=tol, max_iter=max_iter,
-                                                               on_failure="ignore"),
-                                    A, source[idx], tol, max_iter, np.unique(comp[idx], return_inverse=True)[1])
-            preconditioner = None
-        if preconditioner is not None:
-            F[idx] = _solve_spd(A, source[idx], preconditioner, tol, max_iter, backend,
-                                null_components=np.unique(comp[idx], return_inverse=True)[1])
+        else:
+            F[idx] = _poisson_iterative(A, source[idx], comp[idx], n_comp, preconditioner, tol, max_iter, backend)
     # Degree-weighted zero mean on each labeled component.
     vol = np.bincount(comp, weights=d, minlength=n_comp)
     wsum = np.zeros((n_comp, m))
@@ -1075,7 +1069,7 @@ def poisson_learning(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_prio
         ybar = Y2.mean(axis=0)
         F *= class_priors / np.where(ybar != 0, ybar, 1.0)
     if n_comp > 1:
-        _absent_classes_below(F, W, S, Y2, comp, n_comp, orphan)
+        absent_classes_below(F, W, S, Y2, comp, n_comp, orphan)
     if class_priors is not None:
         F[orphan] = from_target_units(Y2.mean(axis=0), e)
     else:
@@ -1084,62 +1078,72 @@ def poisson_learning(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_prio
     return _finish(F, was_1d, out_dtype)
 
 
-def _absent_classes_below(F, W, S, Y2, comp, n_comp, orphan, margin=None):
-    r"""On a graph of several labeled components, lower each column without a nonzero target among a component's
-    labels (a class not labeled there) to below every other score of that component, in place.
+def _poisson_iterative(A, B, comp, n_comp, preconditioner, tol, max_iter, backend):
+    r"""The iterative solve of Poisson learning's singular system :math:`L F = B` on the labeled components (``comp``:
+    each row's component), after eliminating its weak leaves (:func:`_weak_leaves`)."""
+    reduced = _weak_leaves(A)
+    if reduced is not None:
+        keep, A_keep, to_reduced, back = reduced
+        return back(_poisson_iterative(A_keep, to_reduced(B), comp[keep], n_comp, preconditioner, tol, max_iter,
+                                       backend), B)
+    null_components = np.unique(comp, return_inverse=True)[1]
+    if isinstance(preconditioner, str) and preconditioner == "amg" and not is_distributed(resolve_backend(backend)):
+        # serial AMG projected onto the range of L (a distributed backend builds its own block-Jacobi AMG), with the
+        # refinement and correction test of every graph solve
+        M = _range_projected(amg_preconditioner(A), comp, n_comp)
+        return _solve_spd(A, B, "amg", tol, max_iter, "numpy", null_components=null_components, amg=M)
+    return _solve_spd(A, B, preconditioner, tol, max_iter, backend, null_components=null_components)
 
-    Each component was solved with its own label mean, so its scores are those of the component alone; a class
-    labeled only elsewhere has no path to its nodes and must not win there.  Its column is 0 on the component
-    (its source is), so it is set to the component's smallest score of the other columns less
-    :math:`\max|y| / w_{\max}` (:math:`w_{\max}` the component's largest edge weight): a constant, which keeps
-    the scale rule (scores scale as 1/c with W -> c W) and the decision of the classes labeled there.  ``margin``
-    replaces :math:`\max|y| / w_{\max}` for scores without units (the ensemble's standardized ones: 1).
 
-    This replaced an offset of every column by :math:`(\bar y_k - \bar y) / w_{\max}`, which let other
-    components move a component's own decisions: one isolated node labeled class 1 moved 23 of 54 unlabeled
-    nodes of a two-class component to class 0 (accuracy 0.889 -> 0.611), three such nodes all 54.
+def _weak_leaves(A):
+    r"""The Schur complement of a Laplacian system on its weak leaves, or None when it has none.
+
+    A weak leaf is a node i whose every edge is below float64's resolution of the neighbour's degree,
+    :math:`w_{ij} \le \epsilon\, d_j` (an outlier of a Gaussian-weighted graph: degree 1.4e-32 next to
+    degrees near 7), none of whose neighbours is one.  Its equation :math:`d_i F_i - \sum_j w_{ij} F_j = b_i` fixes
+    :math:`F_i = (b_i + \sum_j w_{ij} F_j) / d_i` exactly, but in the whole system it adds an eigenvalue
+    near :math:`d_i`, below the rounding of the others: CG (any preconditioner) left such a node's Poisson
+    potential at 2e14 where its neighbours' weighted mean is 0.1, and the AMG V-cycle broke down.  Eliminated,
+    the rest solves :math:`(L_{RR} - W_{wR}^T D_w^{-1} W_{wR}) F_R = b_R + W_{wR}^T D_w^{-1} b_w` (star-mesh
+    elimination: again a Laplacian, same components, same null space) and each leaf is then its neighbours'
+    weighted mean plus its source over its degree.
+
+    Returns ``(keep, A_keep, to_reduced, back)``: the kept rows, their system, the map of a right-hand side B
+    to the reduced one, and ``back(X_keep, B)`` -> the solution on every row.
     """
-    n, m = F.shape
-    if n_comp < 2:
-        return
-    labeled_any = np.zeros((n_comp, m), dtype=bool)
-    np.logical_or.at(labeled_any, comp[S], Y2 != 0)
-    has_labels = np.bincount(comp[S], minlength=n_comp) > 0
-    absent = has_labels[:, None] & ~labeled_any                   # (n_comp, m)
-    if not absent.any():
-        return
-    if margin is None:
-        wmax = np.zeros(n_comp)
-        if W.nnz:
-            rows = np.repeat(np.arange(n), np.diff(W.indptr))
-            np.maximum.at(wmax, comp[rows], W.data)
-        # an edgeless (single labeled node) component: the graph's largest weight, for the 1 / c scaling
-        wmax = np.where(wmax > 0, wmax, float(W.data.max()) if W.nnz else 1.0)
-        top = float(np.max(np.abs(Y2))) if Y2.size else 1.0
-        margin = (top if top > 0 else 1.0) / wmax
-    # the smallest score of the columns labeled in each component (0 where none is: every column absent there)
-    low = np.full(n_comp, np.inf)
-    present_score = np.where(absent[comp], np.inf, F)
-    np.minimum.at(low, comp, present_score.min(axis=1))
-    low = np.where(np.isfinite(low), low, 0.0)
-    floor = low - margin                                          # (n_comp,)
-    on = absent[comp] & ~orphan[:, None]
-    F[on] = np.broadcast_to(floor[comp][:, None], F.shape)[on]
+    A = sp.csr_array(A)
+    d = A.diagonal()
+    if not d.size or not np.all(d > 0):
+        return None
+    Wt = sp.csr_array(-(A - sp.diags_array(d)))               # the edge weights, w_ij >= 0
+    Wt.eliminate_zeros()
+    if not Wt.nnz:
+        return None
+    rows = np.repeat(np.arange(d.size), np.diff(Wt.indptr))
+    rel = np.zeros(d.size)
+    np.maximum.at(rel, rows, np.abs(Wt.data) / d[Wt.indices])  # max_j |w_ij| / d_j per row
+    weak = (rel <= np.finfo(np.float64).eps) & (np.diff(Wt.indptr) > 0)
+    if weak.any():
+        weak &= (abs(Wt) @ weak.astype(np.float64)) == 0      # no weak neighbour: its neighbours' values are solved for
+    if not weak.any():
+        return None
+    keep = ~weak
+    W_wk = sp.csr_array(Wt[weak][:, keep])                     # (leaves, kept)
+    inv_dw = 1.0 / d[weak]
+    A_keep = sp.csr_array(A[keep][:, keep] - W_wk.T @ sp.diags_array(inv_dw) @ W_wk)
 
+    def to_reduced(B):
+        B = np.asarray(B, dtype=np.float64)
+        return B[keep] + W_wk.T @ (inv_dw.reshape((-1,) + (1,) * (B.ndim - 1)) * B[weak])
 
-def classes_labeled_per_component(F, W, labeled, Y, margin=1.0):
-    r"""``F`` (n, m) with, on each labeled connected component of W, the columns that have no nonzero entry of
-    ``Y`` among the component's labeled nodes set below every other score of the component (by ``margin``), in
-    place; returns F.  A node can only be given a class labeled in its own component: no path carries any other
-    class's information to it.  For score ensembles whose columns are standardized over the whole graph (the
-    rule :func:`poisson_learning` applies to its own potentials)."""
-    W = sp.csr_array(W)
-    S = np.asarray(labeled)
-    Y2 = np.asarray(Y, dtype=np.float64).reshape(S.size, -1)
-    n_comp, comp = csgraph.connected_components(W, directed=False)
-    orphan = np.bincount(comp[S], minlength=n_comp)[comp] == 0
-    _absent_classes_below(F, W, S, Y2, comp, n_comp, orphan, margin=margin)
-    return F
+    def back(X_keep, B):
+        B = np.asarray(B, dtype=np.float64)
+        X = np.empty(B.shape)
+        X[keep] = X_keep
+        X[weak] = inv_dw.reshape((-1,) + (1,) * (B.ndim - 1)) * (B[weak] + W_wk @ X_keep)
+        return X
+
+    return keep, A_keep, to_reduced, back
 
 
 # ---------------------------------------------------------------------------

@@ -1117,7 +1117,7 @@ def graph_kernel_tv(W: Union[GraphLike, GraphKernel], labeled: Indices, Y: Array
     return_info : bool, default=False
         Also return the :class:`TVResult` (with the sources ``s`` of shape
         (n, m) as the extra attribute ``sources``).  The sources can exceed
-        max |y| tenfold (the kernel's entries are small): for targets within
+        :math:`\max |y|` tenfold (the kernel's entries are small): for targets within
         a decade of float64's largest value they can overflow to inf while
         f is finite (f is formed before the solve's units are scaled back;
         an f beyond float64 raises ValueError).

@@ -28,7 +28,7 @@ def test_a_component_labeled_with_one_class_predicts_it():
 
 
 def test_classes_labeled_per_component_against_the_rule():
-    from graphrkhs import classes_labeled_per_component
+    from graphrkhs._core.labels import classes_labeled_per_component
 
     # components {0, 1, 2} (classes 0 and 1 labeled), {3, 4} (class 1 only), {5} (no label)
     W = np.zeros((6, 6))

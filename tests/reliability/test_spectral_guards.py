@@ -163,13 +163,14 @@ def test_explicit_input_overrides_the_check():
 
 
 def test_graph_learners_on_a_graph_without_edges():
-    # Every node is its own component: labeled nodes keep their class (Poisson: the offset of their
-    # label from the label mean), the others get the class prior -- no ArpackError, no NaN.
+    # Every node is its own component: labeled nodes keep their class (Poisson: 0 for their class, whose source
+    # is zero there, and the other class below it by max|y| / w_max = 1, the edgeless graph's unit), the others
+    # get the class prior -- no ArpackError, no NaN.
     W = sp.csr_array((100, 100))
     Y = np.eye(2)[[0, 1, 0, 1]]
     with pytest.warns(graphrkhs.GraphWarning, match="96 node"):
         F = graphrkhs.poisson_learning(W, [0, 1, 2, 3], Y)
-    np.testing.assert_allclose(F[:4], Y - 0.5, atol=1e-15)
+    np.testing.assert_allclose(F[:4], Y - 1.0, atol=1e-15)
     np.testing.assert_allclose(F[4:], 0.5)
     with pytest.warns(graphrkhs.GraphWarning, match="96 node"):
         F = graphrkhs.harmonic_solution(W, [0, 1, 2, 3], Y)
