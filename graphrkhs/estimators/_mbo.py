@@ -220,8 +220,8 @@ class CutSSLClassifier(_TransductiveClassifier):
     ----------
     """ + _SIZES_DOC + r"""
     s : float or tuple of floats, default=(0.0, 0.1)
-        The concavity schedule (non-decreasing, below ``rho``; the authors'
-        default).
+        The concavity schedule (non-decreasing, each at most ``rho / 2``,
+        beyond which the ADMM can diverge; the authors' default).
     max_iter : int or tuple of ints, optional
         ADMM iterations of each stage; None: 100 for the first and 400 for
         each later one (the authors' defaults); stages stop
