@@ -234,7 +234,9 @@ class CutSSLClassifier(_TransductiveClassifier):
     patience : int >= 1, default=50
         Iterations without a label change of the early stop.
     cg_tol : float > 0, default=1e-6
-        Relative residual of each block solve.
+        Relative residual of each block solve (values below 10 machine
+        epsilons, 2.2e-15, solve to that, the attainable accuracy; see
+        :func:`~graphrkhs.solvers.cut_ssl`).
     """ + _GRAPH_DOC + r"""
     Attributes
     ----------

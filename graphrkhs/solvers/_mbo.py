@@ -51,6 +51,10 @@ AUCTION_ROUNDS_PER_NODE = 20
 #: fit of that data set warned.
 MBO_SETTLED_FRACTION = 1e-3
 
+#: Smallest relative residual :func:`cut_ssl` asks of its block solves (10 float64 epsilons): a smaller
+#: ``cg_tol`` is raised to it (see its docstring).
+CG_TOL_FLOOR = 10 * float(np.finfo(np.float64).eps)
+
 
 def class_sizes(class_priors: ArrayLike, n: int) -> np.ndarray:
     r"""Integer class sizes :math:`n_c` with :math:`\sum_c n_c = n` closest to :math:`n b_c`
@@ -921,6 +925,11 @@ def cut_ssl(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_priors: Optio
     cg_tol : float in (0, 1), default=1e-6
         Relative residual of each block solve (checked: a
         :class:`~graphrkhs.ConvergenceWarning` if a solve stops short).
+        Values below ``CG_TOL_FLOOR`` (10 machine epsilons, 2.2e-15) solve
+        to it: no smaller relative residual is attainable or certified in
+        float64 (:func:`~graphrkhs.conjugate_gradient` judges convergence
+        with 10 eps of slack), and below about 1e-154 the squared residual
+        norms of CG underflow.
     exact_sizes : bool, default=True
         Label the unlabeled nodes by the size-constrained assignment of
         :math:`Z` (:func:`size_constrained_assignment`), so the classes have the
@@ -963,6 +972,10 @@ def cut_ssl(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_priors: Optio
         patience = check_scalar(patience, "patience", kind="int", low=1)
         # in (0, 1), as conjugate_gradient's tol: 1 or more stopped every inner solve at its start
         cg_tol = check_scalar(cg_tol, "cg_tol", low=0, low_inclusive=False, high=1, high_inclusive=False)
+        # conjugate_gradient certifies no relative residual below 10 eps (its check is tol + 10 eps), and
+        # below ~1e-154 its squared residual norms underflow to 0, read as p^T A p <= 0: cg_tol = 1e-200
+        # raised "A is not positive definite" on an SPD H.  Solve to the attainable accuracy instead.
+        cg_tol = max(cg_tol, CG_TOL_FLOOR)
         W, S, Y2, codes, b, n, k, out_dtype = _mbo_setup(W, labeled, Y, class_priors, "cut_ssl")
         F = np.zeros((n, k))
         orphan = _orphans(W, S, Y2, F)
