@@ -228,9 +228,11 @@ class CutSSLClassifier(_TransductiveClassifier):
         earlier once the labels are stable (``patience``) and the primal
         residual is below ``tol``.
     rho : float > 0, default=1.0
-        ADMM penalty, relative to the degrees.
+        ADMM penalty, relative to the degrees (the iterations needed grow
+        about in proportion to it).
     tol : float > 0, default=1e-3
-        Primal residual of the early stop and of the convergence check (see :func:`~graphrkhs.solvers.cut_ssl`).
+        Primal and dual residual of the early stop and of the convergence check (see
+        :func:`~graphrkhs.solvers.cut_ssl`).
     patience : int >= 1, default=50
         Iterations without a label change of the early stop.
     cg_tol : float > 0, default=1e-6
