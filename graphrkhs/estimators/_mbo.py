@@ -221,7 +221,9 @@ class CutSSLClassifier(_TransductiveClassifier):
     """ + _SIZES_DOC + r"""
     s : float or tuple of floats, default=(0.0, 0.1)
         The concavity schedule (non-decreasing, each at most ``rho / 2``,
-        beyond which the ADMM can diverge; the authors' default).
+        beyond which the ADMM can diverge; the authors' default).  Each
+        value is a stage of at least ``min(patience, max_iter)`` and at most
+        ``max_iter`` iterations; at most 1000 values.
     max_iter : int or tuple of ints, optional
         ADMM iterations of each stage; None: 100 for the first and 400 for
         each later one (the authors' defaults); stages stop
