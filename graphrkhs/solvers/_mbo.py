@@ -60,6 +60,10 @@ CG_TOL_FLOOR = 10 * float(np.finfo(np.float64).eps)
 #: stages of linspace(0, 0.5) took 0.9 s), hours on 70000 (500 iterations took about 80 s on Fashion-MNIST).
 MAX_CUT_STAGES = 1000
 
+#: :func:`cut_ssl` raises ``FloatingPointError`` when its primal residual exceeds this (a diverging ADMM: the
+#: rows of X and Z are class indicators, so the residual is of order 1 while the iteration is sound).
+DIVERGED_RESIDUAL = 1e6
+
 
 def class_sizes(class_priors: ArrayLike, n: int) -> np.ndarray:
     r"""Integer class sizes :math:`n_c` with :math:`\sum_c n_c = n` closest to :math:`n b_c`
@@ -1055,6 +1059,15 @@ def cut_ssl(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_priors: Optio
                     # unit degree as the primal one: with a large rho, X - Z stays small (0 at rho = 1e4 on 300
                     # blobs) while Z creeps by O(1 / rho) a step, and the primal test alone "settled" there
                     dual = rho * float(np.sqrt(np.einsum("i,ij,ij->", d, dZ, dZ) / d.sum()))
+                    if not residual <= DIVERGED_RESIDUAL:
+                        # the rows of X and Z are class indicators (residual O(1) while the ADMM is sane); s <=
+                        # rho / 2 keeps it bounded, and this guard keeps a divergence (scores of 1e42 at
+                        # s = 0.8, rho = 1) from ever being returned
+                        raise FloatingPointError(
+                            f"cut_ssl: the ADMM diverged at s = {s_j:g}, rho = {rho:g}: primal residual "
+                            f"{residual:.2e} after {done} iteration(s) of the stage (the rows of X and Z are class "
+                            f"indicators, so it stays of order 1 while the iteration is sound). Lower s or raise "
+                            f"rho (s <= rho / 2 keeps every multiplier factor at most 1).")
                     settled = quiet >= patience and residual <= tol and dual <= tol
                     if settled:
                         break
