@@ -915,7 +915,9 @@ def cut_ssl(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_priors: Optio
         for :math:`q < -\rho / 2`.  On 300 blobs (three classes, five
         labels each, rho = 1) s = 0.8 grew the iterates by 1.27 per
         iteration (scores of 2.5e42 after 400 iterations, accuracy 55 %
-        against 91 % with the default).  Values near the bound settle
+        against 91 % with the default); should the primal residual still
+        pass ``DIVERGED_RESIDUAL`` (1e6), a ``FloatingPointError`` asks to
+        lower s or raise rho.  Values near the bound settle
         slowly: there s = 0.5 had not settled after 1000 iterations (77 %).
         Each value is a stage of at least ``min(patience, max_iter)`` and at
         most ``max_iter`` ADMM iterations (one block solve with k columns
