@@ -474,7 +474,11 @@ class ClassifierOutputMixin(ClassifierMixin):
             # Zhu, Ghahramani & Lafferty (2003): s'_c = q_c s_c / mean_R s_c on non-negative scores
             low = min(float(R.min()), 0.0)
             mass = (R - low).mean(axis=0)
-            a = np.where(mass > 0, q / np.where(mass > 0, mass, 1.0), 0.0)
+            # a class with no mass on the reference rows (labeled only in a component whose every node is
+            # labeled) keeps its scores in the units of the others: a scale of 0 erased them on its own labeled
+            # nodes too, and "mass" moved both nodes of a labeled two-node component to class 0
+            unit = float(mass[mass > 0].mean()) if np.any(mass > 0) else 1.0
+            a = q / np.where(mass > 0, mass, unit)
             t = -low * a
         elif self.class_normalization == "mean_shift":
             # centred columns, reweighted by b / ybar (Calder et al. 2020, Algorithm 1)
