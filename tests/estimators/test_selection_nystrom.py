@@ -66,9 +66,10 @@ def test_plaprls_nystrom_auto_warning_gives_a_solver_it_accepts():
     # solver='exact' (InvalidParameterError: one of 'auto', 'direct', 'cg', 'nystrom')
     from graphrkhs import PLapRLSClassifier, SelectionWarning
 
+    # (two labels per class: at one label per class no path selects, and the fallback is gamma_I = 1e6)
     X = np.linspace(0, 1, 40)[:, None]
     y = np.full(40, -1)
-    y[[0, 39]] = [0, 1]
+    y[[0, 1, 38, 39]] = [0, 0, 1, 1]
     with pytest.warns(SelectionWarning, match=r"gamma_A/gamma_I='auto' for PLapRLS are not selected on the Nystrom "
                                               r"path \(solver='nystrom', or 'auto' above 10000 points\): the fallback "
                                               r"values gamma_A=1e-06, gamma_I=100 replace 'auto' \(pass numbers, or "
