@@ -280,6 +280,18 @@ class _GraphLearner(GraphRKHSEstimator):
             data = Wn.data if sp.issparse(Wn) else Wn
             if not np.isfinite(data).all() or (data < 0).any():
                 raise ValueError("X must hold finite non-negative edge weights.")
+            orphan = getattr(self, "_orphan_nodes", None)
+            if orphan is not None and np.any(orphan):
+                # label-free nodes carry no information (see the points' branch): their edges are dropped, and a
+                # new node linked to them only is one of them (the prior)
+                all_w = np.asarray(Wn.sum(axis=1)).ravel()
+                dropped = sp.csr_array(Wn) @ sp.diags_array((~np.asarray(orphan)).astype(np.float64))
+                only = (np.asarray(dropped.sum(axis=1)).ravel() == 0) & (all_w > 0)
+                if only.any():           # (their rows kept: scores replaced by the prior, no "no edge" warning)
+                    node = np.full(Wn.shape[0], -1)
+                    node[only] = int(np.flatnonzero(orphan)[0])
+                    dropped = dropped + sp.diags_array(only.astype(np.float64)) @ sp.csr_array(Wn)
+                Wn = dropped
             rows = np.asarray(Wn.sum(axis=1)).ravel()
             num = np.asarray(Wn @ scores)
         else:
@@ -322,6 +334,17 @@ class _GraphLearner(GraphRKHSEstimator):
             on_node = same[:, 0]
             w[on_node] = same[on_node]
             node = np.where(on_node, idx[:, 0], -1)
+            orphan = getattr(self, "_orphan_nodes", None)
+            if orphan is not None and np.any(orphan):
+                # a fitted node no label reaches carries no information: its scores (the class prior as raw
+                # scores) went into the average and then through the class normalization, so a new point 0.01
+                # from a label-free cluster got class 2 with probability 0.83 where its fitted neighbours have the
+                # uniform prior.  Its weight is dropped; a point whose neighbours are all label-free is one of them
+                # (the prior, as a point on such a node)
+                on_orphan = np.asarray(orphan)[idx] & (w > 0)
+                only = ~on_node & on_orphan.any(axis=1) & ~((w > 0) & ~on_orphan).any(axis=1)
+                w[on_orphan & ~(on_node | only)[:, None]] = 0.0     # ("only" rows: the prior, see predict)
+                node = np.where(only, idx[:, 0], node)
             rows = w.sum(axis=1)
             num = np.einsum("ik,ik...->i...", w, scores[idx])
         out = np.empty((num.shape[0],) + scores.shape[1:])
