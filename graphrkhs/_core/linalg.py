@@ -17,7 +17,8 @@ from .validation import ConvergenceWarning, check_matrix, memory_guard, warn
 
 __all__ = ["apply_matrix", "dense_matrix", "n_rows", "psd_solve", "psd_part", "check_square", "check_solution",
            "rounding_floor", "symmetry_gap", "symmetry_rtol",
-           "lanczos_tridiagonal", "small_dense_threads", "guarded_sparse_product"]
+           "lanczos_tridiagonal", "small_dense_threads", "guarded_sparse_product",
+           "POWER_LOG2_MAX", "power_growth_guard", "check_power_entries"]
 
 #: Dense factorizations of at most this order run on one BLAS thread (:func:`small_dense_threads`).  2048
 #: covers the LOO engine's kernels of the digits with every class labeled (l = 1730): at 512 their
@@ -65,6 +66,75 @@ def guarded_sparse_product(A, B, what, alternative):
     memory_guard(32.0 * bound, f"{what} (up to {bound:.3g} nonzeros: products of sparse Laplacians fill in, up to "
                  f"{float(A.shape[0]) * float(B.shape[1]):.3g})", alternative)
     return A @ B
+
+
+#: log2 of the largest entry a power of a Laplacian may reach (:func:`power_growth_guard`,
+#: :func:`check_power_entries`): 2**1000, 2**24 below float64's overflow, so that the penalty's consumers
+#: (gamma-scaled sums of n**2 products with kernel entries) stay finite too.
+POWER_LOG2_MAX = 1000.0
+
+
+def _power_message(p, kind, found):
+    fix = "use a smaller laplacian_power"
+    if kind == "combinatorial":
+        fix += " or laplacian='normalized' (its eigenvalues are <= 2, so its powers grow at most like 2**p)"
+    return (f"laplacian_power={p}: {found}, beyond the 2**{POWER_LOG2_MAX:g} that float64 arithmetic on the penalty "
+            f"can carry (the entries of L**p grow like lambda_max**p and would overflow to inf/NaN); {fix}.")
+
+
+def power_growth_guard(L, p, kind, scale=1.0):
+    r"""Refuse before any product when the entries of ``scale``-weighted :math:`L^p` surely exceed 2**1000.
+
+    ``L`` is the symmetric Laplacian (combinatorial or normalized; for the random-walk penalty
+    :math:`D^{1/2} N^p D^{1/2}` pass the normalized N and ``scale`` the smallest positive degree).
+    :math:`L^p` is positive semidefinite, so its largest entry is on its diagonal and is at least
+    trace / n >= scale * lambda_max**p / n; lambda_max is bounded below by the Rayleigh quotients
+    of :math:`e_i` and :math:`e_i - e_j` over the edges (exact lower bounds, so this never refuses
+    a power whose entries would fit: without it a p = 10**6 ran for hours before overflowing).
+    """
+    L = sp.csr_array(L).tocoo()
+    n = L.shape[0]
+    if n == 0 or L.nnz == 0 or scale <= 0:
+        return
+    diag = np.asarray(L.diagonal(), dtype=np.float64)
+    lam = float(diag.max()) if diag.size else 0.0
+    off = L.row != L.col
+    if off.any():
+        i, j, v = L.row[off], L.col[off], np.asarray(L.data[off], dtype=np.float64)
+        lam = max(lam, float(np.max((diag[i] + diag[j] - 2.0 * v) / 2.0)))
+    if not lam > 1.0:
+        return
+    log2_entry = p * np.log2(lam) + np.log2(scale) - np.log2(n)
+    if log2_entry > POWER_LOG2_MAX:
+        raise ValueError(_power_message(p, kind, f"the largest entry of L**{p} would be at least "
+                                                 f"2**{log2_entry:.0f} (lambda_max >= {lam:.4g})"))
+
+
+def check_power_entries(M, p, kind, power, root=False):
+    """Refuse when the running power (``M = L**power``, or with ``root`` a factor R with
+    :math:`R^T R = L^{power}`) has an entry of :math:`L^{power}` above 2**1000 or a non-finite one.
+
+    For the root, the largest entry of the PSD :math:`R^T R` is its largest diagonal entry, the largest
+    squared column norm of R (computed in units of max|R| so that it cannot overflow itself).
+    """
+    data = np.abs(sp.csr_array(M).data)
+    if data.size == 0:
+        return
+    top = float(data.max())
+    if not np.isfinite(top):
+        log2_entry = np.inf
+    elif top == 0.0:
+        return
+    elif root:
+        R = sp.csr_array(M).tocoo()
+        cols = np.bincount(R.col, weights=(np.abs(R.data) / top) ** 2, minlength=R.shape[1])
+        log2_entry = np.log2(cols.max()) + 2.0 * np.log2(top)
+    else:
+        log2_entry = np.log2(top)
+    if log2_entry > POWER_LOG2_MAX:
+        found = ("an entry of L**{0} is not finite" if not np.isfinite(log2_entry)
+                 else f"an entry of L**{{0}} is 2**{log2_entry:.0f}").format(power)
+        raise ValueError(_power_message(p, kind, found))
 
 
 def check_square(K, name="K", dtype=None):

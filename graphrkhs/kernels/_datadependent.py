@@ -32,7 +32,7 @@ from numpy.typing import ArrayLike, NDArray
 from ..graphs import KD_TREE_MAX_DIM, LazyTieRanks, knn_search, query_distances, query_in_tie_order
 from .._core.types import KernelName, LaplacianKind, RandomStateLike
 from .._core.cg import conjugate_gradient
-from .._core.linalg import guarded_sparse_product
+from .._core.linalg import check_power_entries, guarded_sparse_product, power_growth_guard
 from .._core.progress import _Progress, progress_bar
 from ._nystrom import LANDMARKS, NYSTROM_AUTO_MIN_N, NYSTROM_MAX_COMPONENTS, NystromFeatures
 from ._pointcloud import (KERNELS, _check_heat_normalization, _frame, _scaled_exponent, _sq_dists,
@@ -1003,15 +1003,30 @@ def _laplacian_root(W, kind, p):
         S = G
         step = sp.csr_array(sp.diags_array(inv) @ Lc)  # D^-1 L
     q, odd = divmod(p, 2)
+    if p > 1:
+        # the kernel uses M = R^T R = L^p: refuse up front when its entries surely pass 2**1000 (for the
+        # random walk D^(1/2) N^p D^(1/2), entries at least d_min lambda_max(N)^p / n), and after each product
+        # once R^T R's largest entry (its largest squared column norm) does (p = 400 at n = 300 gave an inf
+        # point-cloud matrix, p = 800 an all-NaN R, with no error)
+        if kind == "combinatorial":
+            power_growth_guard(Lc, p, kind)
+        else:
+            N = sp.csr_array(sp.diags_array(inv_sqrt) @ Lc @ sp.diags_array(inv_sqrt))
+            power_growth_guard(N, p, kind, scale=1.0 if kind == "normalized" else
+                               (float(d[d > 0].min()) if (d > 0).any() else 0.0))
+    # the power of L that R^T R is after j products: p odd, R = S L^j, 2j + 1; p even, R = L^(j+1), 2j + 2
+    first = 1 if odd else 2
     if kind == "randomwalk":
         # p odd: R = G (D^-1 L)^q; p even: R = D^{-1/2} L (D^-1 L)^(q-1)
         R = S if odd else sp.csr_array(sp.diags_array(inv_sqrt) @ Lc)
-        for _ in range(q if odd else q - 1):
+        for j in range(q if odd else q - 1):
             R = sp.csr_array(guarded_sparse_product(R, step, f"the root of L^{p}", _POWER_FIX))
+            check_power_entries(R, p, kind, first + 2 * (j + 1), root=True)
         return R
     R = S if odd else step
-    for _ in range(q if odd else q - 1):
+    for j in range(q if odd else q - 1):
         R = sp.csr_array(guarded_sparse_product(R, step, f"the root of L^{p}", _POWER_FIX))
+        check_power_entries(R, p, kind, first + 2 * (j + 1), root=True)
     return R
 
 

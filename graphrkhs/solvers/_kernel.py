@@ -62,7 +62,7 @@ from .._core.types import ArrayLike, GraphLike, Indices, MatrixLike
 from .._core.validation import _as_2d
 from .._core.linalg import apply_matrix as _apply, check_solution, dense_matrix as _dense, n_rows as _n_of
 from .._core.linalg import guarded_sparse_product, psd_part, psd_solve as _psd_solve, small_dense_threads, symmetry_gap
-from .._core.linalg import symmetry_rtol
+from .._core.linalg import symmetry_rtol, power_growth_guard, check_power_entries
 from .._core.linalg import _relative as _relative_norms
 from ..graphs import LAPLACIANS, as_adjacency, laplacian as graph_laplacian
 from ..kernels import BLOCK_BYTES, KernelOperator, heat_semigroup, kernel_cg, pairwise_kernel
@@ -140,23 +140,33 @@ def graph_penalty(W: GraphLike, laplacian: str = "combinatorial", laplacian_powe
     W = as_adjacency(W)
     if laplacian == "randomwalk":
         Lc = graph_laplacian(W, "combinatorial")
+        if power > 1:
+            # D (D^-1 L)^p = D^(1/2) N^p D^(1/2): entries at least d_min lambda_max(N)^p / n
+            d = np.asarray(Lc.diagonal(), dtype=np.float64)
+            power_growth_guard(graph_laplacian(W, "normalized"), power, laplacian,
+                               scale=float(d[d > 0].min()) if (d > 0).any() else 0.0)
         step = graph_laplacian(W, "randomwalk")
         M = Lc
         for k in range(2, power + 1):
-            M = _penalty_power_step(M, step, k)
+            M = _penalty_power_step(M, step, k, power, laplacian)
         M = sp.csr_array(M)
         return sp.csr_array((M + M.T) * 0.5)  # exact symmetry against rounding
     L = graph_laplacian(W, laplacian)
+    if power > 1:
+        power_growth_guard(L, power, laplacian)
     M = L
     for k in range(2, power + 1):
-        M = _penalty_power_step(M, L, k)
+        M = _penalty_power_step(M, L, k, power, laplacian)
     return sp.csr_array(M)
 
 
-def _penalty_power_step(M, L, k):
+def _penalty_power_step(M, L, k, power, kind):
     """``M @ L``, the k-th power of the penalty, after a memory estimate (powers of a sparse L fill in: a k-hop
-    pattern, dense n x n on a kNN graph after a few steps; the product was formed unchecked)."""
-    return guarded_sparse_product(M, L, f"the graph penalty L^{k}", "use a smaller laplacian_power.")
+    pattern, dense n x n on a kNN graph after a few steps; the product was formed unchecked), refused once its
+    entries pass 2**1000 (they grow like lambda_max**k: at n = 500, p = 300 the penalty came back all NaN)."""
+    M = guarded_sparse_product(M, L, f"the graph penalty L^{k}", "use a smaller laplacian_power.")
+    check_power_entries(M, power, kind, k)
+    return M
 
 
 # ---------------------------------------------------------------------------
