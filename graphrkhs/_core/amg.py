@@ -37,7 +37,7 @@ import scipy.sparse.linalg as spla
 from .progress import progress_bar
 from .linalg import lanczos_tridiagonal, symmetry_gap, symmetry_rtol
 from .spmm import fused_step, seal_csr, spmm
-from .validation import memory_guard
+from .validation import check_scalar, memory_guard
 
 __all__ = []
 
@@ -72,6 +72,27 @@ def _spectral_bound(A_scaled, steps=20, random_state=0):
     theta, vecs = scipy.linalg.eigh_tridiagonal(alpha[:k], beta[: k - 1])
     residual = abs(beta[k - 1] * vecs[-1, -1])
     return float(min((theta[-1] + residual) * 1.05, gersh))
+
+
+#: Largest Chebyshev smoother degree: the smoother is applied in the power basis (Horner), whose
+#: coefficients grow like 10**(0.8 k) (sum |c_j| = 3.3e12 at k = 20, 3.3e17 at k = 28 for ratio 30), so
+#: rounding swamps it beyond about k = 20.  Measured (CG to 1e-8, max_coarse=50, L + 1e-3 I): a 3-D kNN
+#: graph (k=10, n = 500 and 3000) and a 60 x 60 grid converge up to degree 26 at ratio 30 but not at 28
+#: (k = 300: NaN; k = 1e9: a MemoryError); up to 22 at ratio 1000 and 20 at ratios 1e4 and 1e6 (failing
+#: at 22-24).  20 converges at every ratio tried (1.5 to 1e6); above about 10 the iteration counts
+#: barely fall (ratio 30: 6, 5, 4 iterations at 10, 15, 20).
+MAX_SMOOTHER_DEGREE = 20
+
+
+def check_smoother_degree(degree):
+    """``degree`` as an int in [1, MAX_SMOOTHER_DEGREE], or an error naming it."""
+    degree = check_scalar(degree, "degree", kind="int", low=1)
+    if degree > MAX_SMOOTHER_DEGREE:
+        raise ValueError(f"degree must be <= {MAX_SMOOTHER_DEGREE}; got {degree}: the Chebyshev smoother is "
+                         f"applied in the power basis, whose rounding swamps it above degree {MAX_SMOOTHER_DEGREE} "
+                         "(CG stops converging near 24-28, NaN by 300). Use degree <= "
+                         f"{MAX_SMOOTHER_DEGREE}; 3 (the default) to 10 is usually best.")
+    return int(degree)
 
 
 def chebyshev_smoother_coefficients(degree, ratio):
@@ -195,9 +216,11 @@ class SmoothedAggregationPreconditioner(spla.LinearOperator):
     ----------
     A : sparse matrix of shape (n, n)
         Symmetric with a nonnegative diagonal.
-    degree : int >= 1, default=3
+    degree : int in [1, 20], default=3
         Degree of the Chebyshev smoother (products with the level's matrix
-        per smoothing step, the residual included).
+        per smoothing step, the residual included).  At most
+        ``MAX_SMOOTHER_DEGREE`` = 20: the power-basis smoother loses all its
+        digits beyond (CG no longer converged at 28 on kNN and grid graphs).
     ratio : float > 1, default=30
         The smoother targets :math:`[\lambda_{max}/r, \lambda_{max}]` of the
         scaled operator; the coarse levels take care of the rest.
@@ -221,6 +244,7 @@ class SmoothedAggregationPreconditioner(spla.LinearOperator):
 
     def __init__(self, A, *, degree=3, ratio=30.0, strength=0.0, omega=4.0 / 3.0, max_coarse=500,
                  max_levels=12):
+        degree = check_smoother_degree(degree)   # before the copy and the set-up
         given = np.dtype(A.dtype)
         # a copy: summing duplicates in place would rewrite the index arrays the caller's matrix shares
         A = sp.csr_array(A, dtype=np.float64, copy=True)
@@ -230,7 +254,7 @@ class SmoothedAggregationPreconditioner(spla.LinearOperator):
         _check_symmetric_psd_pattern(A, symmetry_rtol(given))
         n = A.shape[0]
         super().__init__(dtype=np.float64, shape=(n, n))
-        self.degree = int(degree)
+        self.degree = degree
         self.ratio = float(ratio)
         coef = chebyshev_smoother_coefficients(self.degree, self.ratio)
         self.levels = []

@@ -17,7 +17,7 @@ import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 from scipy.linalg import eigvalsh_tridiagonal
 
-from .amg import SmoothedAggregationPreconditioner
+from .amg import SmoothedAggregationPreconditioner, check_smoother_degree
 from .linalg import rounding_floor, symmetry_gap, symmetry_rtol
 from .types import ArrayLike, OperatorLike
 from .progress import progress_bar
@@ -510,8 +510,14 @@ def amg_preconditioner(A: OperatorLike, *, degree: int = 3, ratio: float = 30.0,
         (non-symmetric, a negative diagonal entry, or a zero diagonal entry
         in a row with off-diagonal entries: an adjacency matrix) is refused
         with a ``ValueError``.
-    degree : int >= 1, default=3
+    degree : int in [1, 20], default=3
         Degree of the Chebyshev smoother (sparse products per smoothing step).
+        The smoother runs in the power basis, whose coefficients grow like
+        :math:`10^{0.8 k}`: with CG to 1e-8 on a 3-D kNN graph (n = 500 and
+        3000) and a 60 x 60 grid it converged up to degree 26 at ``ratio=30``,
+        22 at ``ratio=1000``, 20 at ``ratio=1e6``, and not at 28 (NaN at 300),
+        so degrees above 20 are refused; beyond about 10 the iteration count
+        barely falls.
     ratio : float > 1, default=30
         The smoother damps the upper part :math:`[\lambda_{max}/r,
         \lambda_{max}]` of each level's Jacobi-scaled spectrum.
@@ -545,7 +551,7 @@ def amg_preconditioner(A: OperatorLike, *, degree: int = 3, ratio: float = 30.0,
         raise TypeError(f"amg_preconditioner needs a sparse matrix or an ndarray; got {type(A).__name__}.")
     # NaN or infinity would run through the set-up and come out as a NaN preconditioner
     A = check_matrix(A, "A", square=True, allow_sparse=True)
-    degree = check_scalar(degree, "degree", kind="int", low=1)
+    degree = check_smoother_degree(degree)
     ratio = check_scalar(ratio, "ratio", low=1, low_inclusive=False)
     strength = check_scalar(strength, "strength", low=0, high=1, high_inclusive=False)
     max_coarse = check_scalar(max_coarse, "max_coarse", kind="int", low=1)
