@@ -120,6 +120,7 @@ from .._core.backend import check_backend
 from .._core.linalg import check_square, psd_solve, small_dense_threads
 from .._core.loo import KernelRidgePath, _group_rows, check_ridges, constant_up_to_rounding
 from .._core.validation import SelectionWarning, check_flag, check_option, check_random_state, check_scalar, warn
+from .._core.validation import memory_guard
 from ..graphs import as_adjacency, laplacian as graph_laplacian
 from ._common import spd_splu
 from ._kernel import _consistency_penalty
@@ -255,7 +256,26 @@ def geometric_grid(low: float, high: float, num: int) -> np.ndarray:
     low = check_scalar(low, "low", low=0, low_inclusive=False)
     high = check_scalar(high, "high", low=low)
     num = check_scalar(num, "num", kind="int", low=1)
+    # np.geomspace holds about 4 float64 arrays of num entries (linspace, its power, the result): num = 10**12
+    # failed in numpy with a bare "Unable to allocate 7.28 TiB"
+    memory_guard(32.0 * num, f"geometric_grid(num={num}) (about 4 float64 arrays of num values)",
+                 "use a smaller num (a selection grid needs a few points per decade).")
     return np.geomspace(low, high, num)
+
+
+def _probe_memory_guard(n_probes, n_rows, Y):
+    """Refuse ``n_probes`` whose probe block and solves would not fit (10**9 probes on 50 labels failed in numpy with
+    a bare "Unable to allocate 373 GiB"): about 6 float64 blocks of n_rows x (m + n_probes) -- the probes (drawn as
+    int64, then float64), the stacked right-hand sides, their images and the CG's work blocks over n_rows nodes."""
+    n_probes = check_scalar(n_probes, "n_probes", kind="int", low=1)
+    m = int(np.shape(Y)[1]) if np.ndim(Y) == 2 else 1
+    cols = float(m) + float(n_probes)
+    memory_guard(48.0 * float(n_rows) * cols,
+                 f"n_probes={n_probes}: the stochastic leave-one-out's {n_rows} x {cols:.4g} blocks of right-hand "
+                 f"sides ({m} target columns + n_probes probes; about 6 float64 blocks of that size)",
+                 "use fewer n_probes (64 by default; the estimate's standard error falls only like "
+                 "1/sqrt(n_probes)).")
+    return n_probes
 
 
 # ---------------------------------------------------------------------------
@@ -2636,6 +2656,7 @@ def stochastic_loo_errors(residual: Callable[..., np.ndarray], Y: Any, params: S
         raise TypeError("residual must be a callable residual(Z, **params) -> (I - H) Z.")
     Y2 = _as_targets(Y, np.shape(Y)[0] if np.ndim(Y) else 0)
     l, m = Y2.shape
+    n_probes = _probe_memory_guard(n_probes, l, Y2)
     Psi = None
     if unpenalized is not None:
         Psi = np.asarray(unpenalized, dtype=np.float64).reshape(l, -1)
@@ -2745,6 +2766,7 @@ def tikhonov_stochastic_errors(W: Any, labeled: Any, Y: Any, alphas: Any, *, lap
     given, alphas = alphas, _float_axis(alphas)
     if alphas.ndim != 1 or alphas.size == 0 or not (np.isfinite(alphas).all() and (alphas >= 0).all()):
         raise ValueError(f"alphas must be a non-empty 1-D sequence of finite numbers >= 0; got {given!r}.")
+    _probe_memory_guard(n_probes, W.shape[0], Y)     # the solves run on every node
     residual = _tikhonov_residual(W, S, laplacian, tol, max_iter, preconditioner, backend)
     return stochastic_loo_errors(residual, Y, [{"alpha": float(a)} for a in alphas], n_probes=n_probes,
                                  random_state=random_state, criterion=criterion, scoring=scoring,
@@ -2764,6 +2786,7 @@ def _tikhonov_stochastic_select(W, labeled, Y, alphas, *, laplacian, criterion, 
     W = as_adjacency(W, dtype=np.float64)
     S = _check_labeled_index(labeled, W.shape[0])
     Y2 = _as_targets(Y, S.size)
+    _probe_memory_guard(n_probes, W.shape[0], Y2)    # the solves run on every node
     residual = _tikhonov_residual(W, S, laplacian, tol, max_iter, preconditioner, backend)
     keep = _informed_labels(W, S)
     cache: Dict[float, Tuple[float, float]] = {}
@@ -2854,6 +2877,7 @@ def graph_kernel_ridge_stochastic_errors(W: Any, labeled: Any, Y: Any, alphas: A
     n = W.shape[0] if isinstance(W, GraphKernel) else as_adjacency(W).shape[0]
     S = _check_labeled_index(labeled, n)
     alphas = check_ridges(alphas, "alphas")
+    _probe_memory_guard(n_probes, n, Y)              # the solves run on every node
     _, residual = _graph_kernel_residual(W, S, kernel, laplacian, tol, max_iter)
     return stochastic_loo_errors(residual, Y, [{"alpha": float(a)} for a in alphas], n_probes=n_probes,
                                  random_state=random_state, criterion=criterion, scoring=scoring,
