@@ -301,6 +301,24 @@ def _check_heat_normalization(log_norm, sigma, m, dtype=np.float64):
         )
 
 
+def _check_heat_underflow(log_peak, sigma, m, s=1.0, dtype=np.float64):
+    r"""The unscaled heat kernel's peak :math:`(4\pi s t)^{-m/2}`, its largest entry (at a = b), must not underflow
+    ``dtype``'s normal range: below it every entry is 0 or a subnormal without its digits, and the all-zero Gram
+    matrix came back silently (m = 1000, sigma = 1) while the overflowing peak was refused.  Entries far below a
+    representable peak may still underflow to 0, as the Gaussian kernel's do: negligible next to the diagonal."""
+    dtype = np.dtype(dtype)
+    tiny = float(np.finfo(dtype).tiny)
+    if log_peak < np.log(tiny):
+        largest = np.exp(-np.log(tiny) / m) / np.sqrt(2.0 * np.pi * s)
+        member = "" if s == 1 else f" at s = {s:g}"
+        raise ValueError(
+            f"sigma = {sigma:g} is too large for the unnormalized heat kernel in dimension m = {m}{member}: its peak "
+            f"(4 pi s t)^(-m/2) = exp({log_peak:.4g}) underflows {dtype.name} (below its smallest normal number "
+            f"{tiny:.3g}), so every entry would be 0. Use sigma <= {largest:.3g}"
+            f"{', float64 points' if dtype != np.float64 else ''}, or scaled=True (the default)."
+        )
+
+
 def heat_kernel(A: ArrayLike, B: ArrayLike | None = None, *, sigma: float = 1.0, m: int | None = None,
                 s: float = 1.0, scaled: bool = True, block_bytes: int = BLOCK_BYTES) -> NDArray[np.floating]:
     r"""Heat kernel :math:`K_{st}` of :math:`\mathbb R^m` at time :math:`st`, :math:`t = \sigma^2/2`.
@@ -324,7 +342,10 @@ def heat_kernel(A: ArrayLike, B: ArrayLike | None = None, *, sigma: float = 1.0,
     :math:`2^{-m/2}` for m > 2000 in float64), i.e. where it is negligible.
     ``scaled=False`` returns the true :math:`K_{st}` (same single-``exp``
     evaluation; the value itself can then be out of range in high dimension,
-    which is why the solvers never use it).
+    which is why the solvers never use it): a peak :math:`(4\pi s t)^{-m/2}`
+    that would overflow, or underflow below the smallest normal number (every
+    entry 0, e.g. m = 1000 with sigma = 1), raises a ``ValueError`` naming
+    ``sigma``'s usable range.
 
     Parameters
     ----------
@@ -409,6 +430,9 @@ def heat_semigroup(A: ArrayLike, B: ArrayLike | None = None, *, sigma: float = 1
         _check_heat_normalization(log_c - 0.5 * dim * np.log(min(times)), sigma * np.sqrt(min(times)), dim,
                                   dtype)
     log_front = [log_c - 0.5 * dim * np.log(s) for s in times]
+    if not scaled:
+        for s, lf in zip(times, log_front):     # the largest s has the smallest peak
+            _check_heat_underflow(lf, sigma, dim, s, dtype)
     # len(times) dense matrices, checked before they exist (as pairwise_kernel checks its one)
     memory_guard(len(times) * A.shape[0] * B.shape[0] * np.dtype(dtype).itemsize,
                  f"{len(times)} heat kernel matrices of {A.shape[0]} x {B.shape[0]}",
