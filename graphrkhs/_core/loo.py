@@ -740,3 +740,21 @@ def estimate_diagonal(apply, n: int, *, n_probes: int = 64, block: int = 32, ran
 
 
 __all__ += ["rademacher_probes", "diagonal_from_probes", "estimate_diagonal"]
+
+
+#: Bytes of the (ridges x l x m) arrays one batch of :func:`in_ridge_batches` may hold: a grid of 10^6 ridges on
+#: 74 labels allocated 4.5 GB at once (numpy's MemoryError after 17 s); in batches the memory does not grow with
+#: the grid
+RIDGE_BATCH_BYTES = 64 * 2**20
+
+
+def in_ridge_batches(score, ridges, l, m):
+    """``score(ridges) -> (scores, tie)`` evaluated on batches of the 1-D ``ridges`` whose (ridges x l x (m + 1))
+    arrays hold about ``RIDGE_BATCH_BYTES`` (the residuals and the path's intermediates, a few arrays of that
+    size), and the results concatenated: the same scores, in memory that does not grow with the grid."""
+    ridges = np.asarray(ridges, dtype=np.float64).reshape(-1)
+    batch = max(1, int(RIDGE_BATCH_BYTES // (8 * 8 * max(l, 1) * (m + 1))))
+    if ridges.size <= batch:
+        return score(ridges)
+    parts = [score(ridges[i:i + batch]) for i in range(0, ridges.size, batch)]
+    return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])

@@ -102,6 +102,7 @@ from ..solvers import (
 )
 from ..spectral.filters import default_kernel
 from .._core.labels import classes_labeled_per_component
+from .._core.loo import in_ridge_batches
 from ..solvers import KernelRidgePath, loo_scores, select_grid, select_tikhonov_solution
 from ..solvers import held_selection_warnings, release_selection_warnings
 from ..solvers import KERNEL_TV_MAX_ITER, STOCHASTIC_MIN_LABELS, TIKHONOV_ALPHAS, graph_kernel_ridge_stochastic_errors, kfold_scores
@@ -1099,8 +1100,10 @@ class _GraphKernelRidge(_GraphLearner):
 def _path_scores(path, Y, alphas, scoring, loo_rows=None):
     """(score, tie-break) of a ridge path: LOO accuracy (ties by LOO squared error) or minus the LOO MSE
     (``loo_rows``: the rows scored, :func:`~graphrkhs.loo_scores`)."""
-    return loo_scores(path.loo_residuals(Y, alphas), np.asarray(Y, dtype=np.float64).reshape(Y.shape[0], -1),
-                      scoring, loo_rows=loo_rows)
+    Y2 = np.asarray(Y, dtype=np.float64).reshape(Y.shape[0], -1)
+    # in batches of ridges: a grid of 10^6 alphas held every LOO residual at once (6.8 GB on 600 nodes)
+    return in_ridge_batches(lambda r: loo_scores(path.loo_residuals(Y, r), Y2, scoring, loo_rows=loo_rows),
+                            alphas, *Y2.shape)
 
 
 class GraphKernelRidgeClassifier(_TransductiveClassifier, _GraphKernelRidge):

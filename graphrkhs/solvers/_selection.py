@@ -118,7 +118,7 @@ import scipy.sparse as sp
 from .._core.labels import _check_labeled_index, _check_targets
 from .._core.backend import check_backend
 from .._core.linalg import check_square, psd_solve, small_dense_threads
-from .._core.loo import KernelRidgePath, _group_rows, check_ridges, constant_up_to_rounding
+from .._core.loo import KernelRidgePath, _group_rows, check_ridges, constant_up_to_rounding, in_ridge_batches
 from .._core.validation import SelectionWarning, check_flag, check_option, check_random_state, check_scalar, warn
 from .._core.validation import memory_guard
 from ..graphs import as_adjacency, laplacian as graph_laplacian
@@ -633,6 +633,12 @@ def centred_loo_residuals(path, Y2, ridges, groups=None):
 
 
 def _path_scores(path, Y2, ridges, criterion, scoring, centred=False, loo_rows=None, loo_groups=None):
+    # in batches of ridges (in_ridge_batches): memory that does not grow with the grid
+    return in_ridge_batches(lambda r: _path_scores_batch(path, Y2, r, criterion, scoring, centred, loo_rows,
+                                                         loo_groups), ridges, *Y2.shape)
+
+
+def _path_scores_batch(path, Y2, ridges, criterion, scoring, centred=False, loo_rows=None, loo_groups=None):
     if criterion == "gcv":
         # in units of the targets' size (targets near 1e200 overflowed every GCV to inf: "undefined" on the whole
         # grid; near 1e-200 underflowed it to 0: a tie everywhere, the largest ridge chosen)
