@@ -1295,6 +1295,13 @@ def grls_fit_constructed(kernel: Any, X: ArrayLike, Y: ArrayLike, gamma: float, 
     a = kernel.anchors
     rest = np.setdiff1d(np.arange(m), a)
     q = a.size
+    if rest.size == 0:
+        # exactly q points, all anchors: the features interpolate them (the Lagrange basis at its own nodes is the
+        # identity), no H part; the kernel's Lagrange / H evaluations refused an empty X ("A must have at least 1
+        # sample(s)"), while method="saddle" gave this interpolant
+        alpha = Y2[a].astype(np.float64)
+        c = np.zeros((0, Y2.shape[1]))
+        return (alpha[:, 0], c[:, 0], rest) if was_1d else (alpha, c, rest)
     E = kernel.lagrange(X[rest]).T.astype(np.float64)        # (q, m - q)
     H = kernel.H(X[rest]).astype(np.float64)
     H = (H + H.T) / 2
