@@ -61,7 +61,7 @@ from ..solvers import (
 from ..solvers import ManifoldRidgePath, loo_scores, select_grid
 from ..solvers import centred_loo_residuals, held_selection_warnings, release_selection_warnings, report_grid_edge
 from ..solvers import SelectionWarning, grls_fit as _saddle_fit
-from .._core.validation import warn
+from .._core.validation import memory_guard, warn
 from ._auto import (FIT_INTERCEPT, TUNABLE_NONNEG, TUNABLE_POSITIVE, WIDTH_FACTORS, free_constant, grid_of, is_tuned,
                     labeled_groups, loo_rows_of, loo_selects, NO_LOO, growing, points_offset, unselected,
                     warn_duplicated_labeled_points)
@@ -1339,6 +1339,12 @@ class _PLapRLS(_GraphKernelLearner):
         # system's conditioning (gamma_A = 1e-8, 600 points: the fit 1e-4 off the float64 one on the same
         # points, 3e-4 for the classifier); CG keeps X's dtype (its kernel products in row blocks)
         direct = self.solver == "direct" or (self.solver == "auto" and X.shape[0] <= DIRECT_MAX_N_HEAT)
+        if direct:
+            # plaprls_fit's own estimate (kept equal to it), before the O(n^2 d) kernel pass of kappa below
+            # (n = 30000: its refusal came after 21 s; at 10^5 points after minutes)
+            n = X.shape[0]
+            memory_guard(5 * n * n * 8, f"the dense PLapRLS system on {n} points",
+                         "use solver='cg' with integral_operator='empirical'.")
         Xk = np.asarray(X, dtype=np.float64) if direct else X
         K = KernelOperator(Xk, **kw)
         if self.integral_operator == "empirical":
