@@ -369,7 +369,8 @@ class DistributedCSR:
         return self.A_own
 
     def gershgorin(self):
-        """:math:`\\max_i \\sum_j |L_{ij}|` over all rows of all processes."""
+        """:math:`\\max_i \\sum_j |L_{ij}|` over all rows of all processes.  Collective (an ``allreduce``): every
+        rank must call it, e.g. not inside ``if comm.rank == 0:``."""
         own = np.asarray(abs(self.A_own).sum(axis=1)).ravel() if self.shape[0] else np.zeros(0)
         if self.A_ghost.shape[0] and self.A_ghost.nnz:
             own[self.n_interior:] += np.asarray(abs(self.A_ghost).sum(axis=1)).ravel()
