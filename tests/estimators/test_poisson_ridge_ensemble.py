@@ -18,9 +18,9 @@ from graphrkhs import (
 )
 
 
-def _z(F):
-    # z(F)_ic = (F_ic - mean_j F_jc) / std_j F_jc over all nodes j (ddof 0)
-    return (F - F.mean(axis=0)) / F.std(axis=0)
+def _z(F, unlabeled):
+    # z(F)_ic = (F_ic - mean_j F_jc) / std_j F_jc over the unlabeled nodes j (ddof 0), applied to every node
+    return (F - F[unlabeled].mean(axis=0)) / F[unlabeled].std(axis=0)
 
 
 def _blobs(n=90, seed=0, per_class=2):
@@ -45,7 +45,8 @@ def problem():
 def test_scores_are_the_weighted_sum_of_the_standardized_scores_of_the_two_estimators(problem, w):
     X, y, yy, W, P, R = problem
     est = PoissonRidgeEnsembleClassifier(poisson_weight=w, graph="precomputed").fit(W, yy)
-    expected = w * _z(P.scores_) + (1 - w) * _z(R.scores_)
+    U = yy == -1
+    expected = w * _z(P.scores_, U) + (1 - w) * _z(R.scores_, U)
     np.testing.assert_allclose(est.scores_, expected, rtol=1e-9, atol=1e-9)
     np.testing.assert_array_equal(est.transduction_, est.classes_[expected.argmax(axis=1)])
     # the ridge part keeps its own leave-one-out choice of alpha
@@ -62,10 +63,11 @@ def test_weight_one_and_zero_are_the_standardized_single_methods(problem):
     X, y, yy, W, P, R = problem
     e1 = PoissonRidgeEnsembleClassifier(poisson_weight=1.0, graph="precomputed").fit(W, yy)
     e0 = PoissonRidgeEnsembleClassifier(poisson_weight=0.0, graph="precomputed").fit(W, yy)
-    np.testing.assert_allclose(e1.scores_, _z(P.scores_), rtol=1e-9, atol=1e-9)
-    np.testing.assert_allclose(e0.scores_, _z(R.scores_), rtol=1e-9, atol=1e-9)
-    np.testing.assert_array_equal(e1.transduction_, P.classes_[_z(P.scores_).argmax(axis=1)])
-    np.testing.assert_array_equal(e0.transduction_, R.classes_[_z(R.scores_).argmax(axis=1)])
+    U = yy == -1
+    np.testing.assert_allclose(e1.scores_, _z(P.scores_, U), rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(e0.scores_, _z(R.scores_, U), rtol=1e-9, atol=1e-9)
+    np.testing.assert_array_equal(e1.transduction_, P.classes_[_z(P.scores_, U).argmax(axis=1)])
+    np.testing.assert_array_equal(e0.transduction_, R.classes_[_z(R.scores_, U).argmax(axis=1)])
 
 
 def test_weight_zero_predicts_new_points_as_standardized_kernel_ridge():
@@ -76,7 +78,8 @@ def test_weight_zero_predicts_new_points_as_standardized_kernel_ridge():
     R = GraphKernelRidgeClassifier(n_neighbors=6).fit(X, yy)
     e0 = PoissonRidgeEnsembleClassifier(poisson_weight=0.0, n_neighbors=6).fit(X, yy)
     F = R.scores_
-    G = (R.decision_function(X_new) - F.mean(axis=0)) / F.std(axis=0)
+    U = yy == -1
+    G = (R.decision_function(X_new) - F[U].mean(axis=0)) / F[U].std(axis=0)
     np.testing.assert_allclose(e0.decision_function(X_new), G, rtol=1e-9, atol=1e-9)
     np.testing.assert_array_equal(e0.predict(X_new), R.classes_[G.argmax(axis=1)])
 
@@ -319,7 +322,7 @@ def test_a_label_free_component_leaves_the_reached_nodes_free_of_the_units_of_w(
 
 @pytest.mark.filterwarnings("ignore:.*without any labeled node:graphrkhs.GraphWarning")
 def test_standardized_over_the_reached_nodes_the_others_get_no_information():
-    # the oracle: z over the nodes some label reaches (labeled ones included), the formula written out on the
+    # the oracle: z with the statistics of the unlabeled nodes some label reaches, the formula written out on the
     # two members' scores of the connected part; the label-free nodes get z = 0 and the class prior.  The
     # graphs differ (the kernel ridge's Chebyshev series runs to 1e-8 on another spectrum bound): scores O(1)
     # agree to 1e-6
@@ -328,7 +331,8 @@ def test_standardized_over_the_reached_nodes_the_others_get_no_information():
     part = W[:n][:, :n]
     P = PoissonLearningClassifier(graph="precomputed", tol=1e-12).fit(part, yy[:n])
     R = GraphKernelRidgeClassifier(graph="precomputed").fit(part, yy[:n])
-    np.testing.assert_allclose(est.scores_[:n], 0.5 * _z(P.scores_) + 0.5 * _z(R.scores_), atol=1e-6)
+    U = yy[:n] == -1
+    np.testing.assert_allclose(est.scores_[:n], 0.5 * _z(P.scores_, U) + 0.5 * _z(R.scores_, U), atol=1e-6)
     np.testing.assert_array_equal(est.scores_[n:], 0.0)
     np.testing.assert_allclose(est.label_distributions_[n:], np.full((W.shape[0] - n, 3), 1 / 3), rtol=1e-12)
     # a new node joined to label-free nodes only gets the prior too (before: (0.39, 0.28, 0.33) on points)
