@@ -926,8 +926,10 @@ _GRAPH_PARAMS_DOC = r"""graph : {{"knn", "epsilon"}}, GraphSpec or adjacency, de
         the function restricted to the span of the kernel at Nystrom landmarks,
         an r x r system with the graph term as sparse products
         (:mod:`graphrkhs.solvers._lowrank`; exact when the landmarks are all the
-        points; no n x n array; "auto" parameters by exact LOO of the low-rank
-        smoother for LapRLS).  "auto": the exact solver up to 10000 points
+        points, up to the directions of :math:`K_{{ZZ}}` below its rounding,
+        which the factor drops -- PLapRLS's heat penalty is not negligible
+        there: 1e-3 off the direct fit on 200 two-moons points; no n x n array;
+        "auto" parameters by exact LOO of the low-rank smoother for LapRLS).  "auto": the exact solver up to 10000 points
         (direct up to {direct_max}), "nystrom" above.
     n_components : int, default=1000
         Cap on the Nystrom landmarks; fewer are used when the estimated relative
