@@ -68,7 +68,6 @@ def _no_active_client(monkeypatch):
 
 
 def test_knn_graph_without_a_client_names_executor(monkeypatch):
-    pytest.importorskip("distributed")
     _no_active_client(monkeypatch)
     X = np.random.default_rng(0).normal(size=(30, 3))
     with pytest.raises(ValueError, match=r"executor='dask' needs an active distributed.Client"):
@@ -76,7 +75,6 @@ def test_knn_graph_without_a_client_names_executor(monkeypatch):
 
 
 def test_operators_without_a_client_name_backend(monkeypatch):
-    pytest.importorskip("distributed")
     _no_active_client(monkeypatch)
     with pytest.raises(ValueError, match=r"backend='dask' needs an active distributed.Client"):
         get_dask_client()
@@ -90,6 +88,5 @@ def test_knn_graph_without_dask_says_how_to_install(monkeypatch):
 
 
 def test_a_passed_client_that_is_not_one_is_refused():
-    pytest.importorskip("distributed")
     with pytest.raises(TypeError, match="client must be a distributed.Client; got str"):
         get_dask_client("tcp://127.0.0.1:8786")
