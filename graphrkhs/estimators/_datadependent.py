@@ -988,12 +988,15 @@ _WARPED_PARAMS_DOC = r"""
     laplacian : {"combinatorial", "normalized", "randomwalk"}, default="combinatorial"
     laplacian_power : int >= 1, default=1
     fit_intercept : bool or "auto", default="auto"
-        A free constant, as :class:`~graphrkhs.LapRLSRegressor`'s: the mean of the labeled
+        A constant handled as :class:`~graphrkhs.LapRLSRegressor`'s: the mean of the labeled
         targets is taken out before the selection and the fit and added back to the
         predictions ("auto": for regressors, and for classifiers on the linear kernel, whose
-        functions vanish at the origin; a constant target is then reproduced exactly).  On the
-        linear kernel the points are centred on the labeled mean as well (``x_offset_``): the
-        constant is then exactly free under the combinatorial Laplacian, as LapRLS's.
+        functions vanish at the origin; a constant target is then reproduced exactly).  This
+        centring is not the minimizer over a free constant :math:`b` in :math:`f + b` (which
+        :class:`~graphrkhs.RLSRegressor` fits by its saddle system); the two differ in general
+        (about 1 % of the fit on small Gaussian-kernel problems).  On the linear kernel the points are
+        centred on the labeled mean as well (``x_offset_``): the constant is then exactly free
+        under the combinatorial Laplacian, as LapRLS's.
     solver : {"auto", "direct", "cg", "nystrom"}, default="auto"
         See :class:`graphrkhs.WarpedKernel` ("auto": direct up to 4000 points, CG up to 10000,
         the Nystrom low-rank kernel above).

@@ -2151,8 +2151,11 @@ class GraphTVRegressor(_TransductiveRegressor, _GraphTVWithOperator):
 
     __doc__ = r"""Graph total-variation regression (Pena 2017 "generalized TV").
 
-    :math:`\min_f \sum_{j \in S} \lambda_j (y_j - f_j)^2 + \mu \|R f\|_1`
-    with the analysis operator R of :class:`GraphTVClassifier`:
+    :math:`\min_f \sum_{j \in S} \lambda_j (y_j - f_j)^2 + \mu \|R (f - c)\|_1`
+    with the analysis operator R of :class:`GraphTVClassifier` and :math:`c_i`
+    the midrange of the labels of node i's connected component (below; for
+    ``R="incidence"`` c changes nothing, graph TV being blind to a constant on a
+    component; for ``R="kernel"`` it is part of the problem solved):
 
     * ``R="incidence"``: the graph TV :math:`\sum_e w_e |f_i - f_j|`,
       :math:`\lambda_j = d_j` the weighted degree (:func:`~graphrkhs.graph_tv` with
