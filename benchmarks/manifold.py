@@ -295,8 +295,17 @@ def write(timing, digits, args):
     with open(os.path.join(RESULTS, "manifold.json"), "w") as f:
         json.dump({"timing": timing, "digits": digits, "quick": args.quick, "repeats": args.repeats,
                    "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}, f, indent=1)
+    now = time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())
+    if getattr(args, "assemble", None):
+        # the timing rows come from an earlier run's log, the digits rows (and the anchor pairs) from their
+        # own JSON: each part states its own date, so that rows measured on other days are not labelled as one run
+        when = (f"Assembled {now} from the timing log `{os.path.basename(args.assemble)}` (timing rows of the run "
+                f"of {args.timing_date or 'an earlier date'}) and the digits results of {digits.get('date', '?')} "
+                f"(anchor pairs of {digits.get('anchor_date', digits.get('date', '?'))}); ")
+    else:
+        when = f"Run {now}, "
     L = ["# Inductive semi-supervised learners", "",
-         f"Run {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, "
+         when +
          f"{'quick' if args.quick else 'full'} mode; medians of up to {args.repeats} interleaved runs (column "
          "'runs'), each in a fresh process; machine shared with other jobs (load average 6-10 on 2 cores during "
          "this run: absolute seconds are noisy, same-run ratios much less).  'failed / not run': the process died "
@@ -354,6 +363,11 @@ def main():
                         help="with --skip-timing: only write the digits results to this JSON file")
     parser.add_argument("--assemble", default=None, metavar="LOG",
                         help="rebuild the tables from a timing log (this script's stderr) and --digits-json")
+    parser.add_argument("--timing-date", default=None,
+                        help="with --assemble: the date of the run that wrote the timing log (stated in the table)")
+    parser.add_argument("--anchor-from", default=None, metavar="JSON",
+                        help="with --assemble: take the RLS / KernelRidge anchor pairs from this earlier "
+                             "manifold.json (e.g. when the new digits run was made on a loaded machine)")
     parser.add_argument("--one", nargs=2, metavar=("METHOD", "N"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.one:
@@ -362,11 +376,17 @@ def main():
     if args.assemble:
         with open(args.digits_json) as f:
             digits = json.load(f)
+        if args.anchor_from:
+            with open(args.anchor_from) as f:
+                earlier = json.load(f)
+            digits["anchor"] = earlier["digits"]["anchor"]
+            digits["anchor_date"] = earlier.get("date", "?")
         write(rows_from_log(args.assemble), digits, args)
         return 0
     if args.digits_json and args.skip_timing:
         digits = run_digits(3 if args.quick else 10)
         digits["anchor"] = anchor_pairs()
+        digits["date"] = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
         with open(args.digits_json, "w") as f:
             json.dump(digits, f)
         return 0
