@@ -1365,9 +1365,26 @@ class _PLapRLS(_GraphKernelLearner):
                      "penalty K_t - 2K_2t + K_3t can be indefinite, and CG uses it as it is (the direct solve "
                      "would use its positive semidefinite part). Pass m >= the number of features, "
                      "integral_operator='empirical', or solver='direct'.")
-        self.coef_, self.intercept_, info = plaprls_fit(
-            K, labeled, Y, M, self.gamma_A_, self.gamma_I_, P=P, Psi=self._null_space(X), solver=self.solver,
-            tol=self.tol, max_iter=self.max_iter, return_info=True)
+        try:
+            self.coef_, self.intercept_, info = plaprls_fit(
+                K, labeled, Y, M, self.gamma_A_, self.gamma_I_, P=P, Psi=self._null_space(X), solver=self.solver,
+                tol=self.tol, max_iter=self.max_iter, return_info=True)
+        except np.linalg.LinAlgError as exc:
+            if P is None or direct:
+                raise
+            # CG on the heat penalty met negative curvature: say it with this estimator's arguments (plaprls_fit
+            # names its P)
+            below = self.m is not None and self.m < X.shape[1]
+            raise np.linalg.LinAlgError(
+                f"{type(self).__name__}: CG (solver={self.solver!r}) met a direction of non-positive curvature in the "
+                f"system of integral_operator='heat'"
+                + (f": with m={self.m} below the number of features ({X.shape[1]}) its penalty K_t - 2K_2t + K_3t "
+                   f"is indefinite. Pass m >= {X.shape[1]} (or m=None, the number of features), "
+                   if below else
+                   f" (m={self.m}): the system is singular to rounding. Increase gamma_A, pass ")
+                + "integral_operator='empirical', or solver='direct' (which uses the positive semidefinite part of "
+                "the penalty)."
+            ) from exc
         self._gram_float64 = Xk.dtype == np.float64      # CG: solved against the gram of X's dtype
         self._store_solver_info(info)
         self.X_fit_ = X

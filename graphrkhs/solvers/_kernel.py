@@ -1009,7 +1009,8 @@ def plaprls_fit(K: Union[np.ndarray, KernelOperator], labeled: Indices, Y: Array
         :math:`z - 2\cdot 2^{(d-m)/2} z^2 + 3^{(d-m)/2} z^3`, :math:`z = e^{-t|\omega|^2}`,
         is negative near z = 1; for :math:`m \ge d` it is not).  "cg" applies P as
         given (it never forms it): an indefinite P there raises ``LinAlgError`` on
-        negative curvature, stalls, or converges to a saddle point.
+        negative curvature (naming P and the remedies), stalls, or converges to a
+        saddle point.
     Psi : ndarray of shape (n, o), optional
         Null-space basis on the n points; None means constants.
     return_info : bool, default=False
@@ -1116,7 +1117,19 @@ def plaprls_fit(K: Union[np.ndarray, KernelOperator], labeled: Indices, Y: Array
                 return (np.asarray(_apply(K, Npsi(np.asarray(_apply(K, V), dtype=np.float64))), dtype=np.float64)
                         + lam1 * np.asarray(_apply(P, V), dtype=np.float64))
 
-            res = conjugate_gradient(apply_A, rhs, tol=tol, max_iter=max_iter if max_iter is not None else n)
+            try:
+                res = conjugate_gradient(apply_A, rhs, tol=tol, max_iter=max_iter if max_iter is not None else n)
+            except np.linalg.LinAlgError as exc:
+                # conjugate_gradient's own message is about graph Laplacians and consistent right-hand sides,
+                # neither of which is in this system: what failed is the penalty P (the heat penalty with m < d)
+                raise np.linalg.LinAlgError(
+                    "plaprls_fit: CG met a direction of non-positive curvature (p^T A p <= 0) in the system "
+                    "K N_Psi K + gamma_A l P: the penalty P is not positive semidefinite (the heat penalty "
+                    "K_t - 2K_2t + K_3t is indefinite when its dimension m is below the number of features), or "
+                    "the system is singular to rounding.  Pass a positive semidefinite P (for the heat penalty, "
+                    "m >= the number of features), P=None (the empirical integral operator), or solver='direct' "
+                    "(which uses the positive semidefinite part of P)."
+                ) from exc
             alpha = res.x
             info.update({"n_iter": res.n_iter, "converged": res.converged, "residual": res.residual_norms})
     if o:
