@@ -841,7 +841,8 @@ class _Warped(_DataDependent):
             return self._fit_graph
         if not isinstance(self.graph, (str, GraphSpec)):     # a precomputed sparse adjacency
             return self.graph
-        return self._spec(X).build(X, random_state=self.random_state)
+        return self._spec(X).build(X, random_state=self.random_state,      # its warnings name graph_sigma, as set
+                                   sigma_name="sigma" if isinstance(self.graph, GraphSpec) else "graph_sigma")
 
     def _spec(self, X):
         spec = graph_spec(self, self.graph_sigma).validate(X.shape[0])

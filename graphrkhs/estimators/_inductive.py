@@ -332,7 +332,10 @@ class _GraphKernelLearner(_KernelLearner):
         n = X.shape[0]
         if isinstance(self.graph, (str, GraphSpec)):
             spec = graph_spec(self, self.graph_sigma).validate(n)
-            W = spec.build(X, random_state=self.random_state)
+            # the underflow warning names graph_sigma, the width the user set (sigma is the kernel's), or a given
+            # GraphSpec's own sigma
+            W = spec.build(X, random_state=self.random_state,
+                           sigma_name="sigma" if isinstance(self.graph, GraphSpec) else "graph_sigma")
         else:
             W = as_adjacency(self.graph)
             if W.shape != (n, n):

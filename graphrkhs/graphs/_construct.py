@@ -31,6 +31,8 @@ NaN: its signal value is unconstrained by the graph.
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 from typing import Literal
 
 import numpy as np
@@ -473,6 +475,22 @@ def _self_tuning(dist, scale_i, scale_j, relative_width):
         return np.exp(-q)
 
 
+#: The name the caller gave the Gaussian width under, for the underflow warning: ``sigma`` (knn_graph's, epsilon_graph's,
+#: GraphSpec's), or e.g. ``graph_sigma`` where an estimator's ``sigma`` is its kernel width (LapRLS, PLapRLS, the warped
+#: kernel); set by :meth:`GraphSpec.build` (``sigma_name=``) through :func:`_sigma_named`.
+_SIGMA_NAME = contextvars.ContextVar("graphrkhs_sigma_name", default="sigma")
+
+
+@contextlib.contextmanager
+def _sigma_named(name):
+    """Within the block, the underflow warning names the Gaussian width ``name`` instead of ``sigma``."""
+    token = _SIGMA_NAME.set(name)
+    try:
+        yield
+    finally:
+        _SIGMA_NAME.reset(token)
+
+
 def _eliminate_underflowed(W, weight, sigma, relative_width, dist, unit):
     """Drop the explicit zeros of ``W`` (weights that underflowed) in place, with a
     :class:`GraphWarning` naming the width argument when that leaves a node without any edge.
@@ -490,9 +508,10 @@ def _eliminate_underflowed(W, weight, sigma, relative_width, dist, unit):
     typical = float(np.median(dist)) * unit if dist.size else 0.0
     state = "the graph has no edge left" if W.nnz == 0 else f"{total - W.nnz} of {total} stored edges dropped"
     if weight == "gaussian":
-        what = (f"their Gaussian weights exp(-d^2 / (2 sigma^2)) underflowed to 0 with sigma = {sigma:.3g}")
-        fix = (f"pass a larger sigma (the median neighbour distance is {typical:.3g}), "
-               "or sigma=None (the mean neighbour distance)")
+        name = _SIGMA_NAME.get()
+        what = (f"their Gaussian weights exp(-d^2 / (2 {name}^2)) underflowed to 0 with {name} = {sigma:.3g}")
+        fix = (f"pass a larger {name} (the median neighbour distance is {typical:.3g}), "
+               f"or {name}=None (the mean neighbour distance)")
     else:
         what = (f"their self-tuning weights underflowed to 0 with relative_width = {relative_width:.3g}")
         fix = "pass a larger relative_width (1 is the Zelnik-Manor & Perona width)"

@@ -14,8 +14,8 @@ from typing import Optional
 import numpy as np
 
 from .._core.validation import check_option, check_scalar
-from ._construct import (KNN_ALGORITHMS, METRICS, MODES, RADIUS_ALGORITHMS, WEIGHTS, check_radius_metric, epsilon_graph,
-                         knn_graph)
+from ._construct import (KNN_ALGORITHMS, METRICS, MODES, RADIUS_ALGORITHMS, WEIGHTS, _sigma_named, check_radius_metric,
+                         epsilon_graph, knn_graph)
 from ._tangent import check_image_shape
 from ._convert import as_adjacency
 from ._laplacian import LAPLACIANS, laplacian
@@ -144,7 +144,7 @@ class GraphSpec:
         """A copy with some fields changed (:func:`dataclasses.replace`)."""
         return dataclasses.replace(self, **changes)
 
-    def build(self, X, *, dtype=None, verbose=None, random_state=None):
+    def build(self, X, *, dtype=None, verbose=None, random_state=None, sigma_name="sigma"):
         """The adjacency of the points ``X``: :func:`knn_graph` or :func:`epsilon_graph`
         called with this specification's fields.
 
@@ -156,6 +156,10 @@ class GraphSpec:
         X : array-like or sparse matrix of shape (n_samples, n_features)
             Points; a scipy.sparse ``X`` is searched without densifying it
             (:func:`knn_graph`, :func:`epsilon_graph`).
+        sigma_name : str, default="sigma"
+            The name the caller's user gave :attr:`sigma` under, used by the
+            warning about Gaussian weights that underflowed: an estimator whose
+            own ``sigma`` is its kernel width passes ``"graph_sigma"``.
 
         Returns
         -------
@@ -164,15 +168,15 @@ class GraphSpec:
         # the options only: knn_graph checks X itself (shape, finiteness) and then n_neighbors
         # against its rows, so that an empty or one-row X is reported as a problem of X
         self.validate()
-        if self.kind == "knn":
-            return knn_graph(X, self.n_neighbors, weight=self.weight, sigma=self.sigma,
-                             relative_width=self.relative_width, mode=self.mode, algorithm=self.algorithm,
-                             metric=self.metric, image_shape=self.image_shape, dtype=dtype, verbose=verbose,
-                             random_state=random_state)
-        return epsilon_graph(X, self.radius, weight=self.weight, sigma=self.sigma,
-                             relative_width=self.relative_width, algorithm=self.algorithm, metric=self.metric,
-                             dtype=dtype,
-                             verbose=verbose)
+        with _sigma_named(sigma_name):
+            if self.kind == "knn":
+                return knn_graph(X, self.n_neighbors, weight=self.weight, sigma=self.sigma,
+                                 relative_width=self.relative_width, mode=self.mode, algorithm=self.algorithm,
+                                 metric=self.metric, image_shape=self.image_shape, dtype=dtype, verbose=verbose,
+                                 random_state=random_state)
+            return epsilon_graph(X, self.radius, weight=self.weight, sigma=self.sigma,
+                                 relative_width=self.relative_width, algorithm=self.algorithm, metric=self.metric,
+                                 dtype=dtype, verbose=verbose)
 
     def laplacian_of(self, W, *, dtype=None):
         """:func:`laplacian` of the graph ``W`` (any graph form) with this specification's kind.

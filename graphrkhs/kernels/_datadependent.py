@@ -1160,7 +1160,7 @@ class WarpedKernel:
                  degree: int = 2, coef0: float = 1.0, n_components: int = NYSTROM_MAX_COMPONENTS,
                  landmarks: Literal["kmeans", "uniform"] = "kmeans", random_state: RandomStateLike = None,
                  verbose: bool | None = None) -> None:
-        from ..graphs import LAPLACIANS, WEIGHTS, epsilon_graph, knn_graph
+        from ..graphs import LAPLACIANS, WEIGHTS, GraphSpec
 
         self._progress = progress = _Progress(verbose, "WarpedKernel")
         self.X = check_points(X, "X", min_samples=2)
@@ -1223,10 +1223,13 @@ class WarpedKernel:
             if prebuilt:
                 self.W = W_pre
             elif graph == "knn":
-                self.W = knn_graph(self.X, n_neighbors, weight=weight, sigma=graph_sigma,
-                                   random_state=random_state)
+                # knn_graph / epsilon_graph through GraphSpec, whose warnings then name graph_sigma (the width as set
+                # here; sigma is the kernel's)
+                self.W = GraphSpec(n_neighbors=n_neighbors, weight=weight, sigma=graph_sigma).build(
+                    self.X, random_state=random_state, sigma_name="graph_sigma")
             else:
-                self.W = epsilon_graph(self.X, radius, weight=weight, sigma=graph_sigma)
+                self.W = GraphSpec(kind="epsilon", radius=radius, weight=weight, sigma=graph_sigma).build(
+                    self.X, sigma_name="graph_sigma")
         self.c = self.gamma_I / (self.gamma_A * n * n)
         self.R = _laplacian_root(self.W, laplacian, self.p)  # M = c R^T R
         self.RT = sp.csr_array(self.R.T)
