@@ -654,9 +654,10 @@ def chebyshev_filter(L: MatrixOrOperator, phi: ResponseBank, X: ArrayLike, order
     Parameters
     ----------
     L : sparse matrix, ndarray or LinearOperator of shape (n, n)
-        A Laplacian with real spectrum in :math:`[0, \lambda_{max}]`
-        (symmetry is not checked: the random-walk Laplacian works too, with
-        ``lmax`` of the normalized one).
+        A Laplacian with real spectrum in :math:`[0, \lambda_{max}]`.  With
+        ``lmax=None`` it must be symmetric (the bound on its spectrum needs it;
+        otherwise ``ValueError``); with a given ``lmax`` symmetry is not checked,
+        and the random-walk Laplacian works too, with ``lmax`` of the normalized one.
     phi : filter, callable, or list of them
         The response (:mod:`graphrkhs.filters`), or a filter bank.
     X : array-like of shape (n,) or (n, m)
@@ -734,6 +735,12 @@ def chebyshev_filter(L: MatrixOrOperator, phi: ResponseBank, X: ArrayLike, order
         lmax = check_scalar(lmax, "lmax", low=0, low_inclusive=False)
         coefs, order = _prepare_coefficients(filters, order, tol, lmax, damping, max_order)
         check_given_lmax(L, lmax)   # products with L only after every cheap check
+    elif not isinstance(L, spla.LinearOperator) and not _symmetric(L):
+        # lmax's own refusal assumed a random-walk Laplacian and named a function not called here
+        raise ValueError(
+            "chebyshev_filter needs a symmetric L to bound its spectrum (lmax=None); L is not symmetric.  Pass a "
+            "symmetric Laplacian: the combinatorial one, laplacian(W), or the symmetric normalized one, "
+            "laplacian(W, 'normalized'); or, for an L with a real spectrum in [0, lmax], pass lmax.")
     if reorder == "auto" and order is not None and (order + 1) * X2.shape[1] < _REORDER_MIN_WORK:
         reorder = False  # a one-shot call too short to win back the reordering
     op = prepare_operator(L, dtype, reorder, backend, "chebyshev_filter")
