@@ -248,7 +248,7 @@ def _kernel_cg(apply_T, apply_G, C, *, tol, max_iter, on_failure, identity_shift
     best = np.full(k, np.inf)
     # the iterate of smallest residual so far, per column (the zero start to begin with): CG minimizes the error in
     # the G T norm, not the residual, which can rise far above the start's; the last iterate was returned (relative
-    # residual 3.13 after 5 iterations where the first had 0.74, tests/solvers/test_kernel_cg_best_iterate.py)
+    # residual 3.12 after 5 iterations where the first had 0.74, tests/solvers/test_kernel_cg_best_iterate.py)
     X_best = np.zeros_like(C)
     best_rn = cnorm.copy()                  # its (recursive) residual norm
     best_it = np.zeros(k, dtype=np.int64)   # its iteration (0: the start)
