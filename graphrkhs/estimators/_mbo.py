@@ -94,7 +94,12 @@ class PoissonMBOClassifier(_TransductiveClassifier):
         differently -- 8 % of three blobs' nodes at ``W * 7`` -- unless ``mu``
         follows, see :func:`~graphrkhs.solvers.poisson_mbo`).
     n_inner : int, default=40
-        Heat steps per round (the paper's :math:`N_{inner}`).
+        Heat steps per round (the paper's :math:`N_{inner}`).  Steps that
+        would only repeat earlier ones (the steady state reached in floating
+        point) are skipped with the same result, and a
+        :class:`~graphrkhs.GraphRKHSWarning` asks for a smaller value when
+        the steady state is reached within a round (see
+        :func:`~graphrkhs.solvers.poisson_mbo`).
     max_iter : int, default=20
         Rounds (the paper's :math:`N_{outer}`); stops earlier at a fixed point
         (a ``ConvergenceWarning`` when the last round still moved more than
@@ -158,6 +163,8 @@ class VolumeMBOClassifier(_TransductiveClassifier):
     n_inner : int, default=100
         Heat steps per round (the diffusion time; see :func:`~graphrkhs.solvers.volume_mbo`
         for how it was chosen, and for the warning when it mixes a small dense graph).
+        Steps that would only repeat earlier ones (the diffusion converged in
+        floating point) are skipped with the same result.
     max_iter : int, default=100
         Rounds; stops earlier at a fixed point (a ``ConvergenceWarning`` when
         the last round still moved more than 0.1 % of the nodes).
