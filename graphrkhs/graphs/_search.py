@@ -499,8 +499,19 @@ def _exact_rerank(X, rows, cand):
     check_index_array(rows, X.shape[0], "re-ranked rows")
     check_index_array(cand, X.shape[0], "re-ranked candidates")
     out = np.empty(cand.shape, dtype=np.float64)
-    _pair_sq_sums(X, rows, cand, out)
+    if cand.size * max(X.shape[1], 1) < _PARALLEL_PAIR_WORK:
+        _pair_sq_sums_serial(X, rows, cand, out)
+    else:
+        _pair_sq_sums(X, rows, cand, out)
     return out
+
+
+#: :func:`_exact_rerank` sums on one thread below this many squared differences (pairs times columns), on
+#: all cores from it.  Starting numba's parallel loop costs far more than a small sum: a call on 10 x 10 pairs
+#: in 3-D took 7.7 ms in parallel and 0.5 us on one thread (2 cores shared with other jobs, OpenMP
+#: layer), and distributed_knn_graph's halo pass makes one such call per pair of cells (400 points in 40
+#: cells: 1448 calls, 4.3 of its 5.2 s).  2**20 differences take about 0.5 ms on one thread.
+_PARALLEL_PAIR_WORK = 2**20
 
 
 @njit(parallel=True, cache=True, nogil=True)
@@ -511,6 +522,22 @@ def _pair_sq_sums(X, rows, cand, out):
     at d = 784)."""
     d = X.shape[1]
     for a in prange(cand.shape[0]):
+        i = rows[a]
+        for b in range(cand.shape[1]):
+            j = cand[a, b]
+            acc = 0.0
+            for c in range(d):
+                t = X[i, c] - X[j, c]
+                acc += t * t
+            out[a, b] = acc
+
+
+@njit(cache=True, nogil=True)
+def _pair_sq_sums_serial(X, rows, cand, out):
+    """:func:`_pair_sq_sums` on one thread (the same loop, hence the same bits: each entry is summed
+    alone, in column order) for small calls, where starting the parallel loop costs more than the sums."""
+    d = X.shape[1]
+    for a in range(cand.shape[0]):
         i = rows[a]
         for b in range(cand.shape[1]):
             j = cand[a, b]
