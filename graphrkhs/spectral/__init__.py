@@ -21,7 +21,7 @@ caller's choice.  :class:`graphrkhs.GraphKernel` takes any graph form.
 Building blocks (public here, not in ``graphrkhs.__all__``)
 -----------------------------------------------------------
 as_filter, as_filter_bank, check_filter_options, is_symmetric, resolve_lmax,
-chebyshev_plan, chebyshev_apply, lanczos_apply, exact_eigh, DEFAULT_MAX_ORDER, EXACT_MAX_NODES
+chebyshev_plan, chebyshev_apply, lanczos_apply, laplacian_null_space, exact_eigh, DEFAULT_MAX_ORDER, EXACT_MAX_NODES
     A "filter plan": set up once, apply many times
     (:mod:`graphrkhs.spectral._plan`; used by :class:`graphrkhs.GraphKernel`).
 """

@@ -16,6 +16,8 @@ operator -- does the set-up once with these pieces and then only applies:
    compiled products, cached by the caller);
    :func:`column_exponents` says when (and by which powers of two) to
    scale the columns of a signal near the ends of the float range first;
+   :func:`laplacian_null_space` gives the null space that
+   :func:`lanczos_apply` deflates;
 6. :func:`exact_eigh` is the dense eigendecomposition of the oracle.
 
 These are public in :mod:`graphrkhs.spectral` (not in ``graphrkhs.__all__``:
@@ -23,6 +25,8 @@ they are for library builders, not for everyday use).
 """
 
 import numpy as np
+import scipy.sparse as sp
+import scipy.sparse.linalg as spla
 
 from .._core.validation import check_scalar
 from .filters import _as_filter, _as_filter_bank
@@ -36,7 +40,7 @@ from ._chebyshev import (
     _resolve_lmax,
     _symmetric,
 )
-from ._lanczos import _exact_eigh, _lanczos_apply
+from ._lanczos import _exact_eigh, _lanczos_apply, _laplacian_null_space
 
 __all__ = [
     "DEFAULT_MAX_ORDER",
@@ -50,6 +54,7 @@ __all__ = [
     "chebyshev_apply",
     "column_exponents",
     "lanczos_apply",
+    "laplacian_null_space",
     "exact_eigh",
 ]
 
@@ -185,7 +190,7 @@ def column_exponents(X, dtype):
     return _column_exponents(np.asarray(X), np.dtype(dtype))
 
 
-def lanczos_apply(op, filters, X, tol=1e-8, max_iter=None, check_every=5):
+def lanczos_apply(op, filters, X, tol=1e-8, max_iter=None, check_every=5, *, null_space="auto"):
     r"""Lanczos evaluation of :math:`\varphi(L) X` on a prepared operator (see :func:`~graphrkhs.lanczos_filter`).
 
     Parameters
@@ -197,6 +202,14 @@ def lanczos_apply(op, filters, X, tol=1e-8, max_iter=None, check_every=5):
     max_iter : int, optional
         Krylov dimension cap, default ``min(n, 500)``.
     check_every : int
+    null_space : "auto", None or sparse matrix of shape (n, c), default="auto"
+        An orthonormal basis of L's null space in the internal node order
+        (:func:`laplacian_null_space` of ``op.L``): its part of X gets
+        :math:`\varphi(0)` exactly and Lanczos runs on the rest, orthogonal
+        to it (see :func:`~graphrkhs.lanczos_filter`).  ``"auto"`` finds it
+        for a combinatorial Laplacian (zero row sums to the rounding of
+        ``op.dtype``); a normalized Laplacian needs its degrees, so its caller
+        passes the basis.  None deflates nothing.
 
     Returns
     -------
@@ -210,7 +223,46 @@ def lanczos_apply(op, filters, X, tol=1e-8, max_iter=None, check_every=5):
     max_iter = check_scalar(max_iter, "max_iter", kind="int", low=1, allow_none=True)
     check_every = check_scalar(check_every, "check_every", kind="int", low=1)
     max_iter = min(n, 500) if max_iter is None else min(max_iter, n)
-    return _lanczos_apply(op, filters, X, tol, max_iter, check_every)
+    if isinstance(null_space, str) and null_space == "auto":
+        null_space = _laplacian_null_space(op.L, op.dtype) if getattr(op, "is_matrix", False) else None
+    elif null_space is not None:
+        if not (sp.issparse(null_space) or isinstance(null_space, np.ndarray)) or null_space.ndim != 2 or \
+                null_space.shape[0] != n:
+            raise ValueError(f"null_space must be 'auto', None or an ({n}, c) matrix with orthonormal columns; "
+                             f"got {type(null_space).__name__} of shape {getattr(null_space, 'shape', None)}.")
+    return _lanczos_apply(op, filters, X, tol, max_iter, check_every, null_space)
+
+
+def laplacian_null_space(L, dtype=None, degrees=None):
+    r"""Orthonormal basis of a graph Laplacian's null space, or None when it cannot be established exactly.
+
+    One vector per connected component :math:`C` of L's off-diagonal pattern:
+    :math:`1_C / \sqrt{|C|}` for the combinatorial :math:`D - W`, and
+    :math:`D^{1/2} 1_C / \|D^{1/2} 1_C\|` for the normalized
+    :math:`I - D^{-1/2} W D^{-1/2}` when its ``degrees`` are given (L alone
+    does not determine them); an isolated node (a zero row) is its own
+    component.  The candidate is accepted only if L has no positive
+    off-diagonal entry and :math:`|Lv|` is within the rounding of each row's
+    sum (:math:`2\,\mathrm{nnz}_i\,\epsilon\,(|L||v|)_i`, :math:`\epsilon`
+    of ``dtype``, default L's); else (a shifted Laplacian, a normalized one
+    without its degrees, a LinearOperator) the answer is None.
+
+    Parameters
+    ----------
+    L : sparse matrix of shape (n, n)
+    dtype : dtype, optional
+        The precision L's entries were computed in (float32 rounds row sums to
+        about 1e-7 of the degrees).
+    degrees : array of shape (n,), optional
+        The degrees :math:`d` of a normalized Laplacian, in L's node order.
+
+    Returns
+    -------
+    scipy.sparse.csr_array of shape (n, c) or None
+    """
+    if isinstance(L, spla.LinearOperator) or not sp.issparse(L):
+        L = L if isinstance(L, spla.LinearOperator) else sp.csr_array(np.asarray(L))
+    return _laplacian_null_space(L, L.dtype if dtype is None else dtype, degrees)
 
 
 def exact_eigh(L, max_nodes=EXACT_MAX_NODES):
