@@ -465,13 +465,56 @@ def _exact_eigh(L, max_nodes=EXACT_MAX_NODES):
     if not _symmetric(dense, given):
         raise ValueError("exact_filter needs a symmetric L (combinatorial or normalized Laplacian).")
     lam, U = np.linalg.eigh(0.5 * (dense + dense.T))
+    scale = np.abs(lam).max(initial=0.0)
     # the zero eigenvalues of a Laplacian come out as -1e-16 (float32 entries: -3e-8): they are 0
-    return _clip_rounding(lam, np.abs(lam).max(initial=0.0), given), U
+    lam = _clip_rounding(lam, scale, given)
+    # ... and as +1e-16 too, which a sharp low-pass response magnified (Heat(1e16): 0.29 off on random graphs
+    # of 4-40 nodes, 0.6 normalized): a Laplacian's null space has the dimension c of its components, so its
+    # c smallest eigenvalues are 0 exactly when they are 0 to the rounding of eigh
+    c = _laplacian_null_dimension(sp.csr_array(dense) if isinstance(L, spla.LinearOperator) else L, given)
+    if c and lam[c - 1] <= 64 * _entry_eps(given) * scale:
+        lam[:c] = 0.0
+    return lam, U
+
+
+def _laplacian_null_dimension(L, dtype):
+    r"""The number of connected components of a Laplacian (its null dimension), or 0 if not a Laplacian.
+
+    A Laplacian here: off-diagonal entries :math:`\le 0` and either zero row sums to the rounding of the
+    entries (combinatorial) or a diagonal of ones, and zeros on the zero rows of isolated nodes (normalized),
+    whose null space :math:`D^{1/2} 1_C` per component has the same dimension.
+    """
+    L = sp.csr_array(L)
+    n = L.shape[0]
+    if n == 0:
+        return 0
+    rows = np.repeat(np.arange(n), np.diff(L.indptr))
+    data = L.data.astype(np.float64)
+    off = (rows != L.indices) & (data != 0)
+    if (data[off] > 0).any():
+        return 0
+    eps = _entry_eps(dtype)
+    sums = np.bincount(rows, weights=data, minlength=n)
+    absrow = np.bincount(rows, weights=np.abs(data), minlength=n)
+    combinatorial = bool((np.abs(sums) <= 2 * np.maximum(np.diff(L.indptr), 1) * eps * absrow).all())
+    diag = np.bincount(rows[~off], weights=data[~off], minlength=n)
+    edges = np.bincount(rows[off], minlength=n) > 0
+    normalized = bool(np.all(np.where(edges, np.abs(diag - 1.0) <= 4 * eps, diag == 0.0)))
+    if not (combinatorial or normalized):
+        return 0
+    pattern = sp.csr_array((np.ones(int(off.sum())), (rows[off], L.indices[off])), shape=(n, n))
+    return int(csgraph.connected_components(pattern, directed=False)[0])
 
 
 def exact_filter(L: SparseMatrix | ArrayLike, phi: ResponseBank, X: ArrayLike, *,
                  max_nodes: int = EXACT_MAX_NODES) -> NDArray[np.floating]:
     r"""Apply :math:`\varphi(L) = U \varphi(\Lambda) U^T` by a dense eigendecomposition (the oracle).
+
+    A Laplacian's null space has the dimension c of its connected components:
+    its c smallest computed eigenvalues, :math:`\pm 10^{-16}` by rounding, are
+    taken as 0 (:func:`graphrkhs.spectral.exact_eigh`); before, the positive
+    ones met sharp low-pass responses (``Heat(1e16)``: up to 0.29 off on
+    random combinatorial Laplacians of 4-40 nodes, 0.6 on normalized ones).
 
     Parameters
     ----------

@@ -272,7 +272,12 @@ def exact_eigh(L, max_nodes=EXACT_MAX_NODES):
     below 0 by rounding only (above :math:`-\max(10^{-8}, 64\epsilon)\max|\lambda|`,
     :math:`\epsilon` of L's dtype) are returned as 0, so that a response defined on
     :math:`[0, \lambda_{max}]` (e.g. :math:`\sqrt\lambda`) is never evaluated at
-    :math:`-10^{-16}`; a ``ValueError`` above ``max_nodes`` nodes or for a
+    :math:`-10^{-16}`; and for a Laplacian (off-diagonal entries :math:`\le 0`,
+    zero row sums or a unit diagonal) with c connected components, its c
+    smallest eigenvalues are returned as 0 when they are within
+    :math:`64\epsilon\max|\lambda|` of it (its null space has dimension c: they
+    came out as :math:`+10^{-16}`, which ``Heat(1e16)`` turned into
+    :math:`e^{-1}`).  A ``ValueError`` above ``max_nodes`` nodes or for a
     non-symmetric L.
     """
     return _exact_eigh(L, max_nodes)
