@@ -14,7 +14,7 @@ import scipy.linalg as sla
 import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 
-from graphrkhs import filters, lanczos_filter, laplacian
+from graphrkhs import AccuracyWarning, filters, knn_graph, lanczos_filter, laplacian
 from graphrkhs.spectral import laplacian_null_space, lanczos_apply
 from graphrkhs._core.reorder import PreparedOperator
 
@@ -147,3 +147,47 @@ def test_lanczos_apply_null_space_argument():
     assert np.abs(Y - ref).max() <= 1e-14
     with pytest.raises(ValueError, match="null_space"):
         lanczos_apply(op, [filters.Heat(1.0)], X, null_space=np.ones((4, 1)))
+
+
+# -- no null space to deflate: a normalized Laplacian given as a matrix (its degrees are not known) -----------
+
+def _normalized_reference(W, phi, x):
+    return _deflated_reference(np.asarray(W.toarray() if sp.issparse(W) else W), "normalized", phi, x)
+
+
+def test_normalized_laplacian_warns_where_its_zero_ritz_value_meets_a_sharp_response():
+    # path of 5 nodes: Heat(1e12) 9.5e-5 off (relative), before and now; before, no warning
+    W = _path(5)
+    x = np.random.default_rng(0).normal(size=(5, 2))
+    with pytest.warns(AccuracyWarning, match="0 only to rounding"):
+        lanczos_filter(laplacian(W, "normalized"), filters.Heat(1e12), x)
+
+
+def test_normalized_laplacian_does_not_stop_on_a_ritz_value_still_on_its_way_to_0():
+    # a kNN graph of 200 nodes: at 25 steps the smallest Ritz value was 5e-9, below the 1e-8 ||L|| taken for
+    # "0 to rounding", so the Gauss-Radau check was skipped and Heat(1e12) stopped 0.066 off, "converged";
+    # now the check is skipped only where the response cannot tell that Ritz value from 0
+    W = knn_graph(np.random.default_rng(7).normal(size=(200, 3)), 8)
+    x = np.random.default_rng(1).normal(size=(200, 1))
+    ref = _normalized_reference(W, filters.Heat(1e12), x)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        y = lanczos_filter(laplacian(W, "normalized"), filters.Heat(1e12), x)
+    # the answer is right; the AccuracyWarning says what rounding could cost (4 eps ||L|| at 0: up to 9e-5)
+    assert np.linalg.norm(y - ref) <= 1e-8 * np.linalg.norm(x)
+    assert any(issubclass(w.category, AccuracyWarning) for w in caught)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_normalized_laplacian_ordinary_responses_do_not_warn(dtype):
+    rng = np.random.default_rng(5)
+    graphs = [_path(5), sla.block_diag(_path(7), _path(3), np.zeros((1, 1)), _path(12)),
+              knn_graph(rng.normal(size=(200, 3)), 8).toarray()]
+    W = (rng.random((50, 50)) < 0.2) * 10 ** rng.uniform(-8, 8, (50, 50))
+    graphs.append(np.triu(W, 1) + np.triu(W, 1).T)
+    for W in graphs:
+        x = rng.normal(size=(W.shape[0], 2))
+        for phi in (filters.Heat(1.0), filters.Heat(10.0), filters.RegularizedLaplacian(10.0)):
+            Y = _run(laplacian(W, "normalized").astype(dtype), phi, x.astype(dtype))     # no warning
+            tol = 1e-10 if dtype == np.float64 else 1e-6
+            assert np.linalg.norm(Y - _normalized_reference(W, phi, x), axis=0).max() <= tol * np.abs(x).max() * 10
