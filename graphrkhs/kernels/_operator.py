@@ -183,13 +183,8 @@ def kernel_cg(apply_T, apply_G, C, *, tol=1e-6, max_iter=None, on_failure="warn"
     Returns
     -------
     X : ndarray (n, k)
-        A column that converged is the last iterate (with the ``identity_shift``
-        correction).  A column that did not is the iterate of smallest true
-        residual :math:`\|c - T x\|` (CG minimizes the error in the :math:`GT`
-        norm, so its residual can rise, even above the start's): never worse than
-        the zero start, which it is when no iterate improved on it.
-    info : dict with ``n_iter``, ``converged`` (bool array), ``residual`` (the
-        relative residuals of the returned X, recomputed explicitly), ``stalled``.
+    info : dict with ``n_iter``, ``converged`` (bool array), ``residual`` (final
+        relative residuals, recomputed explicitly).
 
     Examples
     --------
@@ -246,13 +241,6 @@ def _kernel_cg(apply_T, apply_G, C, *, tol, max_iter, on_failure, identity_shift
     cnorm = np.linalg.norm(C, axis=0)
     active = np.linalg.norm(rho, axis=0) > tol * cnorm
     best = np.full(k, np.inf)
-    # the iterate of smallest residual so far, per column (the zero start to begin with): CG minimizes the error in
-    # the G T norm, not the residual, which can rise far above the start's; the last iterate was returned (relative
-    # residual 3.12 after 5 iterations where the first had 0.74, tests/solvers/test_kernel_cg_best_iterate.py)
-    X_best = np.zeros_like(C)
-    best_rn = cnorm.copy()                  # its (recursive) residual norm
-    best_it = np.zeros(k, dtype=np.int64)   # its iteration (0: the start)
-    last_it = np.zeros(k, dtype=np.int64)   # the column's last iteration
     flat = np.zeros(k, dtype=np.int64)      # replacement windows since the true residual last fell by 10 %
     stalled_cols = np.zeros(k, dtype=bool)
     it = 0
@@ -276,15 +264,7 @@ def _kernel_cg(apply_T, apply_G, C, *, tol, max_iter, on_failure, identity_shift
         rho[:, cols] -= TP * a
         r[:, cols] -= GTP * a
         it += 1
-        last_it[cols] = it
-        rn = np.linalg.norm(rho[:, cols], axis=0)
-        imp = rn < best_rn[cols]
-        if imp.any():
-            ic = cols[imp]
-            X_best[:, ic] = X[:, ic]
-            best_rn[ic] = rn[imp]
-            best_it[ic] = it
-        done = rn <= tol * cnorm[cols]
+        done = np.linalg.norm(rho[:, cols], axis=0) <= tol * cnorm[cols]
         active[cols[done]] = False
         cols = cols[~done]
         if not cols.size:
@@ -302,8 +282,6 @@ def _kernel_cg(apply_T, apply_G, C, *, tol, max_iter, on_failure, identity_shift
             fell = tn <= 0.9 * best[cols]
             flat[cols] = np.where(fell, 0, flat[cols] + 1)
             best[cols] = np.minimum(best[cols], tn)
-            now = best_it[cols] == it          # the best iterate is this one: its true residual norm, not the recursive one
-            best_rn[cols[now]] = tn[now] * np.where(cnorm[cols[now]] > 0, cnorm[cols[now]], 1.0)
             stalled = flat[cols] >= _STALL_WINDOWS
             stalled_cols[cols[stalled & (tn > tol)]] = True
             done = (tn <= tol) | stalled
@@ -351,20 +329,6 @@ def _kernel_cg(apply_T, apply_G, C, *, tol, max_iter, on_failure, identity_shift
             better = res_n < true_res[bad]
             X[:, bad[better]] = Xn[:, better]
             true_res[bad[better]] = res_n[better]
-    # not converged: the iterate of smallest true residual, never worse than the zero start (a NaN column too)
-    returned_it = last_it.copy()
-    earlier = np.flatnonzero(~(true_res <= tol) & (best_it != last_it))
-    if earlier.size:
-        Xb = X_best[:, earlier]
-        res_b = np.linalg.norm(C[:, earlier] - apply_T(Xb, apply_G(Xb)), axis=0) / cn[earlier]
-        better = ~(true_res[earlier] <= res_b)
-        X[:, earlier[better]] = Xb[:, better]
-        true_res[earlier[better]] = res_b[better]
-        returned_it[earlier[better]] = best_it[earlier[better]]
-    start = np.flatnonzero(~(true_res <= 1.0) & (cnorm > 0))
-    X[:, start] = 0.0
-    true_res[start] = 1.0
-    returned_it[start] = 0
     converged = true_res <= tol * 1.01 + 100 * np.finfo(out_dtype).eps
     X = X.astype(out_dtype, copy=False)
     stalled_cols &= ~converged
@@ -374,14 +338,7 @@ def _kernel_cg(apply_T, apply_G, C, *, tol, max_iter, on_failure, identity_shift
                f"{_STALL_WINDOWS * _REPLACE_EVERY} iterations (the attainable accuracy of the operator: loosen tol "
                "or increase the ridge weight)" if stalled_cols.any() else
                "raise max_iter, loosen tol or increase the ridge weight")
-        back = returned_it < last_it
-        kept = ""
-        if back.any():
-            n_start = int((back & (returned_it == 0)).sum())
-            kept = (f"; each column's iterate of smallest residual is returned, an earlier one than the last for "
-                    f"{int(back.sum())} column(s)" + (f" (the zero start for {n_start})" if n_start else ""))
         report_failure(f"kernel CG did not reach tol={tol:g} in {it} iterations for {int((~converged).sum())} "
-                       f"of {k} column(s) (worst relative residual {true_res.max():.2e} of what is returned{kept}); "
-                       f"{why}.", on_failure)
+                       f"of {k} column(s) (worst relative residual {true_res.max():.2e}); {why}.", on_failure)
     return X, info
 
