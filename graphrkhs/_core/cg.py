@@ -33,7 +33,11 @@ class CGResult:
     Attributes
     ----------
     x : ndarray of shape (n,) or (n, m)
-        The solution block.
+        The solution block: a column that did not converge is its last
+        iterate, the one of least error in the (preconditioned) energy norm
+        :math:`\|x - x^*\|_A` -- CG lowers that error at every step
+        (Hestenes & Stiefel 1952) while its residual can rise above the
+        start's on ill-conditioned systems, so no earlier iterate is closer.
     converged : ndarray of bool, shape (m,)
         Whether each column reached ``tol``.
     n_iter : int
