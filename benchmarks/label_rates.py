@@ -271,6 +271,8 @@ def _ours(W, y_all, priors):
     n = W.shape[0]
     scores = {}     # (method, draw) -> the fitted scores, for the post-processed preview rows
 
+    makers = {}     # method -> its fit, for a preview whose fitted row was skipped (--resume: stored)
+
     def fit(key, make, **kw):
         def run(S, c):
             yp = np.full(n, -1)
@@ -280,12 +282,15 @@ def _ours(W, y_all, priors):
             est.fit(W, yp)
             scores[key, S.tobytes()] = (est.scores_, est.classes_)
             return est.transduction_
+        makers[key] = run
         return run
 
     done = {}
 
     def balanced(key, given):
         def run(S, c):
+            if (key, S.tobytes()) not in scores:       # the fitted row was stored by an earlier run: fit it here
+                makers[key](S, c)
             F, classes = scores[key, S.tobytes()]
             q = priors[classes] if given else np.bincount(c, minlength=priors.size)[classes] / c.size
             # given priors equal to the label proportions (balanced data): the same computation, once
