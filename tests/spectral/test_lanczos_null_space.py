@@ -6,6 +6,7 @@ response magnifies: Heat(1e12) on a path of 5 nodes was 2e-5 off, Heat(1e16) 0.1
 to the complement of its exact null space, never the code under test.
 """
 
+import re
 import warnings
 
 import numpy as np
@@ -173,9 +174,14 @@ def test_normalized_laplacian_does_not_stop_on_a_ritz_value_still_on_its_way_to_
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         y = lanczos_filter(laplacian(W, "normalized"), filters.Heat(1e12), x)
-    # the answer is right; the AccuracyWarning says what rounding could cost (4 eps ||L|| at 0: up to 9e-5)
-    assert np.linalg.norm(y - ref) <= 1e-8 * np.linalg.norm(x)
-    assert any(issubclass(w.category, AccuracyWarning) for w in caught)
+    # the AccuracyWarning gives the order of what rounding can cost (1.9e-5 of the peak here); the error depends
+    # on the rounding of the products: 5e-16 of |x| with numpy 2.4 / scipy 1.17, 2.9e-5 with the declared minimum
+    # versions (numpy 2.0, scipy 1.13) -- in both far below the 0.066 of the skipped check
+    reported = [float(re.search(r"changes by up to ([0-9.e+-]+) of its peak", str(w.message)).group(1))
+                for w in caught if issubclass(w.category, AccuracyWarning)]
+    assert len(reported) == 1
+    assert np.linalg.norm(y - ref) <= 10 * reported[0] * np.linalg.norm(x)
+    assert np.linalg.norm(y - ref) <= 1e-3 * np.linalg.norm(x)
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
