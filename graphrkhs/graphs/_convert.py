@@ -48,9 +48,11 @@ def as_adjacency(G: GraphLike, *, dtype: FloatDType = None, symmetry_rtol: float
         cannot hold float16).
     symmetry_rtol : float >= 0, optional
         Relative tolerance of the symmetry check, scaled by the largest
-        weight; default 1e-10 for float64 and 1e-5 for float32 input.  An
-        adjacency within tolerance is symmetrized exactly as
-        :math:`(W + W^T)/2`.
+        weight; default 1e-10 for float64 and 1e-5 for float32 input (1e-2
+        for float16), whatever ``dtype`` (a float32 adjacency read in float64
+        keeps its float32 rounding; a float64 one cast to float32 is checked
+        at float32's).  An adjacency within tolerance is symmetrized exactly
+        as :math:`(W + W^T)/2`.
 
     Warns
     -----
@@ -94,6 +96,8 @@ def as_adjacency(G: GraphLike, *, dtype: FloatDType = None, symmetry_rtol: float
     """
     # NaN would switch the symmetry check off (gap > NaN is False), a negative value fail every matrix
     symmetry_rtol = check_scalar(symmetry_rtol, "symmetry_rtol", low=0, allow_none=True)
+    # the precision the weights were given in (before _to_sparse upcasts float16): its rounding is no asymmetry
+    given = getattr(G, "dtype", None)
     W = _to_sparse(G)
     if W.ndim != 2 or W.shape[0] != W.shape[1]:
         raise ValueError(f"the adjacency must be square (n, n); got shape {W.shape}.")
@@ -131,7 +135,11 @@ def as_adjacency(G: GraphLike, *, dtype: FloatDType = None, symmetry_rtol: float
         )
     W.eliminate_zeros()
     W = _drop_self_loops(W, "the adjacency")
-    rtol = symmetry_rtol if symmetry_rtol is not None else _rounding_rtol(target)
+    # the coarser of the given, source and target precisions: a float32 matrix asymmetric by its rounding
+    # (6e-8 of its largest weight) read with dtype=float64 -- as every solver reads W -- was refused as
+    # "not symmetric" at float64's 1e-10, while laplacian(W) accepted it
+    precisions = [source, target] + ([np.dtype(given)] if isinstance(given, np.dtype) else [])
+    rtol = symmetry_rtol if symmetry_rtol is not None else max(_rounding_rtol(t) for t in precisions)
     if W.nnz:
         WT = W.T.tocsr()
         gap, scale = symmetry_gap(W, "G", transpose=WT)    # scale = max W (weights >= 0 here)
