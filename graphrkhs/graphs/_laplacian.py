@@ -136,6 +136,10 @@ def laplacian_rows(W: GraphLike, kind: LaplacianKind = "combinatorial", start: i
         W = as_adjacency(W)              # the whole adjacency: validated (symmetric, finite, >= 0) and float
     else:
         # a row block (no symmetry to check): float, finite and non-negative
+        if sp.issparse(W) and (W.dtype == bool or np.issubdtype(W.dtype, np.integer)):
+            # before the CSR conversion, which sums duplicate COO entries in the input's dtype (as
+            # as_adjacency does): uint8 200 + 100 wrapped around to 44, and L_01 was -44 for laplacian's -300
+            W = W.astype(np.float64)
         W = sp.csr_array(W)
         if np.issubdtype(W.dtype, np.complexfloating) or not (np.issubdtype(W.dtype, np.number)
                                                                 or W.dtype == bool):
