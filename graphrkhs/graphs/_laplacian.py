@@ -9,7 +9,7 @@ from scipy.sparse import csgraph
 
 from .._core.backend import DISTRIBUTED_BACKENDS, check_backend, get_backend
 from .._core.types import FloatDType, GraphLike, LaplacianKind
-from .._core.validation import check_index_array, check_option, check_scalar
+from .._core.validation import GraphWarning, check_index_array, check_option, check_scalar, warn
 from .._core.labels import label_free_mask
 from ._convert import as_adjacency
 
@@ -117,7 +117,9 @@ def laplacian_rows(W: GraphLike, kind: LaplacianKind = "combinatorial", start: i
         The degrees of *all* nodes (row sums of the whole adjacency); the
         normalized Laplacian needs the degrees of the columns too.  Default:
         the row sums of ``W`` (which must then be the whole ``(n, n)``
-        adjacency).
+        adjacency).  Self-loops of a given row block are removed with a
+        :class:`~graphrkhs.GraphWarning`, as :func:`as_adjacency` removes those
+        of a whole adjacency.
 
     Returns
     -------
@@ -186,6 +188,15 @@ def laplacian_rows(W: GraphLike, kind: LaplacianKind = "combinatorial", start: i
         raise ValueError(f"W has {W.shape[0]} rows: pass the whole adjacency or exactly the rows start:stop "
                          f"({stop - start}).")
     rows = np.arange(stop - start)
+    if degrees is not None and block.nnz:
+        # as as_adjacency removes them from a whole adjacency: a self-loop w_ii kept here was subtracted from the
+        # diagonal (a normalized L_ii of 1 - w_ii / d_i, e.g. -2, where laplacian gives 1)
+        on_diagonal = block.indices == np.repeat(rows, np.diff(block.indptr)) + start
+        if on_diagonal.any():
+            warn("W has self-loops; they were removed (graphs here have a zero diagonal).", GraphWarning)
+            block = sp.csr_array(block, copy=True)
+            block.data[on_diagonal] = 0
+            block.eliminate_zeros()
     d_rows = d[start:stop]
     if kind == "combinatorial":
         diag = d_rows.astype(W.dtype)
