@@ -11,7 +11,7 @@ from .._core.backend import DISTRIBUTED_BACKENDS, check_backend, get_backend
 from .._core.types import FloatDType, GraphLike, LaplacianKind
 from .._core.validation import GraphWarning, check_index_array, check_option, check_scalar, warn
 from .._core.labels import label_free_mask
-from ._convert import as_adjacency
+from ._convert import _to_sparse, as_adjacency
 
 
 __all__ = [
@@ -138,11 +138,11 @@ def laplacian_rows(W: GraphLike, kind: LaplacianKind = "combinatorial", start: i
         W = as_adjacency(W)              # the whole adjacency: validated (symmetric, finite, >= 0) and float
     else:
         # a row block (no symmetry to check): float, finite and non-negative
-        if sp.issparse(W) and (W.dtype == bool or np.issubdtype(W.dtype, np.integer)):
-            # before the CSR conversion, which sums duplicate COO entries in the input's dtype (as
-            # as_adjacency does): uint8 200 + 100 wrapped around to 44, and L_01 was -44 for laplacian's -300
-            W = W.astype(np.float64)
-        W = sp.csr_array(W)
+        # read as as_adjacency reads a graph: integer and boolean sparse input cast to float64 before the CSR
+        # conversion, which sums duplicate COO entries in the input's dtype (uint8 200 + 100 wrapped around to
+        # 44, and L_01 was -44 for laplacian's -300); float16 arrays upcast (scipy.sparse refused them with an
+        # error naming no argument); strings and objects refused with a TypeError
+        W = _to_sparse(W)
         if np.issubdtype(W.dtype, np.complexfloating) or not (np.issubdtype(W.dtype, np.number)
                                                                 or W.dtype == bool):
             # astype(float64) dropped the imaginary part with only a ComplexWarning

@@ -39,3 +39,15 @@ def test_duplicate_entries_of_an_integer_block(kind, dtype, values, total):
     np.testing.assert_allclose(laplacian_rows(G, kind, 0, 3, degrees=d).toarray(), expected, rtol=1e-14)
     block = sp.coo_array((data[:2], (rows[:2], cols[:2])), shape=(1, 3))     # row 0 alone
     np.testing.assert_allclose(laplacian_rows(block, kind, 0, 1, degrees=d).toarray(), expected[:1], rtol=1e-14)
+
+
+def test_float16_and_string_blocks():
+    # a float16 block is read in float64 as laplacian reads a float16 adjacency (scipy.sparse refused it:
+    # "scipy.sparse does not support dtype float16", naming no argument); strings raise a TypeError
+    W = np.array([[0, 1, 0], [1, 0, 2], [0, 2, 0]], dtype=np.float16)
+    d = W.astype(np.float64).sum(1)
+    for kind in ("combinatorial", "normalized", "randomwalk"):
+        np.testing.assert_allclose(laplacian_rows(W[1:], kind, 1, 3, degrees=d).toarray(),
+                                   _dense_laplacian(W.astype(np.float64), kind)[1:], rtol=1e-14)
+    with pytest.raises(TypeError, match="numeric"):
+        laplacian_rows(np.array([["0", "1"]]), "normalized", 0, 1, degrees=[1.0, 1.0])
