@@ -639,6 +639,10 @@ def symmetrize(W: SparseMatrix | ArrayLike, mode: Literal["union", "mutual", "av
     W = _to_sparse(W)
     if W.ndim != 2 or W.shape[0] != W.shape[1]:
         raise ValueError(f"W must be a square matrix; got shape {W.shape}.")
+    # a copy with duplicate entries summed (as as_adjacency reads W): the checks below read W.data, and a
+    # CSR matrix storing w_01 as -1 and 4 is the weight 3, not a negative weight
+    W = sp.csr_array(W, copy=True)
+    W.sum_duplicates()
     if W.dtype == bool or np.issubdtype(W.dtype, np.integer):
         W = W.astype(np.float64)
     if not np.issubdtype(W.dtype, np.floating):
