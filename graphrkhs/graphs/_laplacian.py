@@ -149,6 +149,10 @@ def laplacian_rows(W: GraphLike, kind: LaplacianKind = "combinatorial", start: i
             raise TypeError(f"W must hold real weights; got dtype {W.dtype}.")
         if W.dtype not in (np.float32, np.float64):
             W = W.astype(np.float64)
+        if not W.has_canonical_format:
+            # duplicate entries summed (on a copy) before the check: w_01 stored as -1 and 4 is the weight 3
+            W = sp.csr_array(W, copy=True)
+            W.sum_duplicates()
         if not np.isfinite(W.data).all() or (W.data < 0).any():
             raise ValueError("W must hold finite non-negative edge weights.")
     n = W.shape[1]

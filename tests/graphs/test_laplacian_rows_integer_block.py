@@ -51,3 +51,14 @@ def test_float16_and_string_blocks():
                                    _dense_laplacian(W.astype(np.float64), kind)[1:], rtol=1e-14)
     with pytest.raises(TypeError, match="numeric"):
         laplacian_rows(np.array([["0", "1"]]), "normalized", 0, 1, degrees=[1.0, 1.0])
+
+
+@pytest.mark.parametrize("kind", ["combinatorial", "normalized", "randomwalk"])
+def test_non_canonical_block_with_a_negative_duplicate(kind):
+    # w_01 stored as -1 and 4 (the weight 3, as laplacian reads it) was refused as a negative weight
+    B = sp.csr_array((np.array([-1.0, 4.0]), np.array([1, 1]), np.array([0, 2])), shape=(1, 3))
+    assert not B.has_canonical_format
+    dense = np.array([[0, 3.0, 0], [3.0, 0, 1], [0, 1, 0]])
+    got = laplacian_rows(B, kind, 0, 1, degrees=dense.sum(1)).toarray()
+    np.testing.assert_allclose(got, _dense_laplacian(dense, kind)[:1], rtol=1e-14)
+    np.testing.assert_array_equal(B.data, [-1.0, 4.0])       # the caller's block is untouched
