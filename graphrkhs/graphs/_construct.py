@@ -47,6 +47,7 @@ from .._core.validation import (
     check_points,
     check_random_state,
     check_scalar,
+    power_of_two_exponent,
     warn,
     GraphWarning,
 )
@@ -520,6 +521,21 @@ def _eliminate_underflowed(W, weight, sigma, relative_width, dist, unit):
     return W
 
 
+def _mean_distance(dist):
+    """The mean of the (finite, >= 0) distances ``dist``, finite however close they are to the float64 limit.
+
+    Their plain sum overflowed for distances near 1.8e308 (graph_from_neighbors with scale=1): the mean was
+    inf, the Gaussian width inf and every weight 1 -- with numpy's RuntimeWarning only.  Then the mean is
+    taken of the distances divided by a power of two (exact) and multiplied back.
+    """
+    with np.errstate(over="ignore"):
+        mean = float(dist.mean())
+    if np.isfinite(mean):
+        return mean
+    e = power_of_two_exponent(dist)
+    return float(np.ldexp(np.mean(np.ldexp(dist, -e)), e))
+
+
 def _knn_weights_to_graph(dist, idx, weight, sigma, mode, unit=1.0, relative_width=1.0, dtype=np.float64):
     n, k = idx.shape
     user_unit, width = unit, sigma  # width: the sigma used, in the user's units (for a warning)
@@ -529,8 +545,9 @@ def _knn_weights_to_graph(dist, idx, weight, sigma, mode, unit=1.0, relative_wid
         if sigma is None:
             # The mean neighbour distance, in the same units as dist: the weights depend
             # on dist / sigma only, hence are the same for X and c X.
-            sigma, unit = float(dist.mean()) or 1.0, 1.0  # all-duplicate data: any width gives weight 1
-            width = sigma * user_unit
+            sigma, unit = _mean_distance(dist) or 1.0, 1.0  # all-duplicate data: any width gives weight 1
+            with np.errstate(over="ignore"):
+                width = sigma * user_unit
         w = _gaussian(dist, sigma, unit)
     else:  # self-tuning
         scale = dist[:, -1].copy()
