@@ -296,12 +296,17 @@ def check_estimator_points(X, *, min_samples=1, reason=""):
 
 
 def check_signals(X, n, name="X", dtype=None):
-    """Validate graph signals: shape (n,) or (n, m), finite. Returns (2-D array, was_1d)."""
+    """Validate graph signals: shape (n,) or (n, m), real, finite. Returns (2-D array, was_1d).
+
+    Boolean signals (indicators of node sets) are read as 0 / 1 in float64; complex ones are refused.
+    """
     if sp.issparse(X):
         X = X.toarray()
     arr = np.asarray(X)
-    if arr.dtype == object or not np.issubdtype(arr.dtype, np.number):
-        raise TypeError(f"{name} must be a numeric array; got dtype {arr.dtype}.")
+    # complex: a cast to float would drop the imaginary part with only numpy's ComplexWarning
+    check_numeric_dtype(arr, name)
+    if arr.dtype == bool:
+        arr = arr.astype(np.float64)    # an indicator signal (a node set) is filtered as its 0/1 values
     if arr.ndim not in (1, 2):
         raise ValueError(f"{name} must have shape (n,) or (n, m); got {arr.ndim}-D with shape {arr.shape}.")
     if arr.shape[0] != n:
