@@ -1338,7 +1338,9 @@ class WarpedKernel:
             return None, self._S @ self.nystrom_.transform(B).T
         KB = self._k(self.X, B)  # (n, m)
         KB64 = KB.astype(np.float64)
-        if self.c == 0:
+        if self.c == 0 or self.R.nnz == 0:
+            # M = c R^T R = 0 (gamma_I = 0, or a graph without edges: R has no rows, and CG refused its empty
+            # system with an error about a "B" of shape (0, len(B))): the kernel is k itself
             return KB, np.zeros_like(KB64)
         self._factor()
         if self.solver_ == "direct" and self._lu is not None:
