@@ -27,6 +27,11 @@ __all__ = [
 ]
 
 
+# Floor of the response scales in the relative stopping tests: the smallest normal float64 (a response's peak may
+# be anywhere in float64's range, e.g. Matern(160, 2.0) with phi(0) = 3e-305; a floor of 1e-300 loosened tol 3e4 times)
+_TINY = float(np.finfo(np.float64).tiny)
+
+
 def _clip_rounding(lam, scale, dtype):
     r"""Eigenvalues in :math:`[-\delta, 0)` set to 0, :math:`\delta = \max(10^{-8}, 64\epsilon)` ``scale``.
 
@@ -129,7 +134,7 @@ def _radau_gap(alpha, beta, theta, S, filters, anorm, dtype, tol=None):
         i = int(np.argmin(theta))
         at = _response_values(filters, np.array([theta[i], 0.0]), "the Ritz values")
         if tol is None or abs(S[0, i]) * float(np.abs(at[:, 0] - at[:, 1]).max()) <= \
-                tol * max(float(np.abs(at).max()), 1e-300):
+                tol * max(float(np.abs(at).max()), _TINY):
             return 0.0, 0.0
     # b * (b / theta), not b * b / theta: b * b leaves the float range for a spectrum near 1e300 / 1e-300
     a_next = b * float(np.sum(S[k - 1] ** 2 * (b / theta)))
@@ -140,7 +145,8 @@ def _radau_gap(alpha, beta, theta, S, filters, anorm, dtype, tol=None):
     z_g = (phi_g * S[0]) @ S.T                      # (F, k)
     z_r = (phi_r * S_r[0]) @ S_r.T                  # (F, k + 1)
     z_r[:, :k] -= z_g
-    return float(np.linalg.norm(z_r, axis=1).max()), float(np.abs(phi_r).max())
+    # _row_norms: the squares of a response's values below ~1e-154 underflow (Matern(100, 2.0), phi <= 1.3e-170)
+    return float(_row_norms(z_r).max()), float(np.abs(phi_r).max())
 
 
 def _zero_ritz_uncertainty(filters, theta, S, b, anorm, dtype):
@@ -165,7 +171,7 @@ def _zero_ritz_uncertainty(filters, theta, S, b, anorm, dtype):
     around = _response_values(filters, grid.ravel(), "the Ritz values").reshape(F, *grid.shape)
     dev = (np.abs(around - at[:, low, None]).max(axis=2) * np.abs(S[0, low])).sum(axis=1)       # (F,)
     peak = np.maximum(np.abs(at).max(axis=1), np.abs(around).reshape(F, -1).max(axis=1))
-    return float((dev / np.maximum(peak, 1e-300)).max())
+    return float((dev / np.maximum(peak, _TINY)).max())
 
 
 def _row_norms(w):
@@ -284,21 +290,23 @@ def _lanczos_block(op, filters, X, tol, max_iter, check_every, null=None):
                 # chebyshev_filter (1/lambda on a path of 11 nodes gave entries near 1e14)
                 _response_values(filters, np.zeros(1), "the Ritz values (one is 0 to rounding)")
             y = norms[j] * (phis * S[0]) @ S.T                                   # (F, k)
-            scale = norms[j] * max(float(np.abs(phis).max()), 1e-300)
+            scale = norms[j] * max(float(np.abs(phis).max()), _TINY)
             prev = last[j]
             if breakdown[j]:
                 ok = True   # invariant subspace: the estimate is exact
             elif prev is not None:
                 diff = y.copy()
                 diff[:, : prev.shape[1]] -= prev
-                ok = float(np.linalg.norm(diff, axis=1).max()) <= tol * scale
+                # the norm without squares that underflow: a response of values below ~1e-154 (Matern(100, 2.0),
+                # phi(0) = 1.3e-170) had a difference of norm 0 and stopped 1.8e-5 off, reported converged
+                ok = float(_row_norms(diff).max()) <= tol * scale
                 if ok:
                     # two equal estimates also come from a Krylov space that has not reached the low end of
                     # the spectrum, where a low-pass response lives (Heat(200) on weights 1e-8..1e8: phi = 0
                     # on every Ritz value, both estimates 0, "converged", error 100%): check it with the
                     # Gauss-Radau rule that adds a node at 0, the bottom of a Laplacian's spectrum
                     gap, scale_r = _radau_gap(d, beta[:k, j], theta, S, filters, anorm, dtype, tol)
-                    ok = norms[j] * gap <= tol * norms[j] * max(float(np.abs(phis).max()), scale_r, 1e-300)
+                    ok = norms[j] * gap <= tol * norms[j] * max(float(np.abs(phis).max()), scale_r, _TINY)
             else:
                 ok = False
             last[j] = y
