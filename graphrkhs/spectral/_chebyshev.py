@@ -115,7 +115,17 @@ def _coefficients(filters, order, lmax, n_points, damping):
                 f"the response {phi!r} is not finite on [0, lmax] = [0, {lmax:g}]; a response must be finite "
                 "on the whole spectrum interval."
             )
-    c = fft.dct(F, type=2, axis=1)[:, : order + 1] / N
+    # each response's samples in units of a power of two of their largest (exact): the DCT sums N samples, which
+    # overflowed for a response of peak 1e306 on 260 nodes (RandomWalk(1e102, 3): NaN coefficients, the degree
+    # search ended at max_order without a warning, and the filter returned NaN)
+    e = np.frexp(np.abs(F).max(axis=1))[1][:, None]
+    with np.errstate(over="ignore"):    # refused just below
+        c = np.ldexp(fft.dct(np.ldexp(F, -e), type=2, axis=1)[:, : order + 1] / N, e)
+    if not np.isfinite(c).all():
+        f = int(np.flatnonzero(~np.isfinite(c).all(axis=1))[0])
+        raise ValueError(
+            f"the Chebyshev coefficients of the response {filters[f]!r} overflow float64 (its values on [0, lmax] "
+            f"reach {np.abs(F[f]).max():.3g}); scale the response down (phi(L) is linear in phi).")
     if damping == "jackson":
         c *= _jackson(order)
     return c
