@@ -344,7 +344,8 @@ class GraphKernel(spla.LinearOperator):
                                            null_space=self._null)[0][0])
         else:
             op = self._op.astype(dtype)
-            exps = column_exponents(X2, dtype)   # a signal near the largest float overflowed in the recurrence
+            # a signal near the largest float (or whose products with L are) overflowed in the recurrence
+            exps = column_exponents(X2, dtype, self.lmax)
             if exps is not None:
                 X2 = np.ldexp(X2.astype(dtype), -exps)
             Y = op.to_user(chebyshev_apply(op, self._coefs, self.lmax, op.to_internal(X2))[0])

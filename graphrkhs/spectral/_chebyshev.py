@@ -466,23 +466,35 @@ def _column_peaks(X):
     return np.maximum(hi, -lo)
 
 
-def _column_exponents(X, dtype):
-    r"""Powers of two e_j that bring each column of ``X`` to :math:`\max_i |x_{ij}| \in [1/2, 1)`, or None.
+def _column_exponents(X, dtype, lmax=None):
+    r"""Powers of two e_j to scale the columns of ``X`` by before the recurrence (``np.ldexp(X, -e)``), or None.
 
     The recurrence's blocks exceed :math:`\max |x|` (Clenshaw's :math:`b_k` by up to
     :math:`\sum_k (k+1) |c_k|`), so a signal within :math:`2^{64}` of the largest float overflows
     inside it although :math:`\varphi(L) x` is finite; one within :math:`2^{64}` of the smallest
-    normal one loses bits in subnormals.  Only then are the columns scaled, by
-    ``np.ldexp(X, -e)`` (exact) and the result by ``np.ldexp(Y, e)``: :math:`\varphi(L)` is linear.
+    normal one loses bits in subnormals.  The products :math:`L b_k` reach :math:`\lambda_{max} \max|x|`:
+    with ``lmax`` given, a column whose peak times ``lmax`` is that close to either end is scaled too
+    (a Laplacian of weights 1e200 and a signal of 1e150 gave NaN: the products overflowed, with weights
+    1e-200 and a signal of 1e-150 they underflowed and the result was 3.5 times off).  Only then are the
+    columns scaled, to a peak of about :math:`\lambda_{max}^{-1/2}` (products about
+    :math:`\lambda_{max}^{1/2}`, both far from the ends), by ``np.ldexp(X, -e)`` (exact) and the result by
+    ``np.ldexp(Y, e)``: :math:`\varphi(L)` is linear.
     """
     if X.size == 0:
         return None
     info = np.finfo(dtype)
+    hi, lo = float(info.max) * 2.0 ** -64, float(info.tiny) * 2.0 ** 64
     peak = _column_peaks(X).astype(np.float64)
-    edge = (peak > float(info.max) * 2.0 ** -64) | ((peak > 0) & (peak < float(info.tiny) * 2.0 ** 64))
+    edge = (peak > hi) | ((peak > 0) & (peak < lo))
+    half = 0
+    if lmax is not None and float(lmax) > 0:
+        with np.errstate(over="ignore", under="ignore"):
+            reach = peak * float(lmax)          # inf or 0 beyond float64's range: an edge too
+        edge |= (reach > hi) | ((peak > 0) & (reach < lo))
+        half = int(np.frexp(float(lmax))[1]) // 2
     if not edge.any():
         return None
-    return np.where(edge, np.frexp(peak)[1], 0).astype(np.int64)
+    return np.where(edge, np.frexp(peak)[1] + half, 0).astype(np.int64)
 
 
 def _clenshaw_dense(op, c, a, b, X, bar=_NoBar()):
@@ -759,7 +771,7 @@ def chebyshev_filter(L: MatrixOrOperator, phi: ResponseBank, X: ArrayLike, order
         lmax = _resolve_lmax(op.L if op.is_matrix else L, None)
         coefs, order = _prepare_coefficients(filters, order, tol, lmax, damping, max_order)
     # the whole X on every process (also under a distributed backend): the same column scales everywhere
-    exps = _column_exponents(X2, dtype)
+    exps = _column_exponents(X2, dtype, lmax)
     if exps is not None:
         X2 = np.ldexp(X2.astype(dtype), -exps)
     Xi = op.to_internal(X2)

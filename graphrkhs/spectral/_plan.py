@@ -169,7 +169,7 @@ def chebyshev_apply(op, coefs, lmax, X=None, indicator=None):
     return _chebyshev_apply(op, coefs, lmax, X, indicator)
 
 
-def column_exponents(X, dtype):
+def column_exponents(X, dtype, lmax=None):
     r"""Powers of two to scale the columns of a signal by before :func:`chebyshev_apply`, or None.
 
     Parameters
@@ -178,6 +178,10 @@ def column_exponents(X, dtype):
         The whole signal block (the same on every process of a distributed operator).
     dtype : float32 or float64
         The dtype of the recurrence.
+    lmax : float, optional
+        The Chebyshev interval's upper end: the products with L reach ``lmax`` times the
+        signal, so columns whose peak times ``lmax`` lies near an end of the range are scaled
+        too (a Laplacian of weights 1e200 and a signal of 1e150 overflowed in the products).
 
     Returns
     -------
@@ -187,7 +191,7 @@ def column_exponents(X, dtype):
         bits; then apply to ``np.ldexp(X, -exps)`` and take ``np.ldexp(Y, exps)`` -- exact,
         :math:`\varphi(L)` being linear.
     """
-    return _column_exponents(np.asarray(X), np.dtype(dtype))
+    return _column_exponents(np.asarray(X), np.dtype(dtype), lmax)
 
 
 def lanczos_apply(op, filters, X, tol=1e-8, max_iter=None, check_every=5, *, null_space="auto"):
