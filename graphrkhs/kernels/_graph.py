@@ -134,7 +134,8 @@ class GraphKernel(spla.LinearOperator):
         Exact: dense eigendecomposition once (n <= 5000), then dense products.
     order : int, optional
         Chebyshev degree; None picks the lowest reaching ``tol``
-        (:func:`graphrkhs.chebyshev_order`).
+        (:func:`graphrkhs.chebyshev_order`).  ``order``, ``damping`` and ``max_order``
+        are options of ``method="chebyshev"``: given with another method, a ``ValueError``.
     lmax : float, optional
         Spectrum bound; None computes :func:`graphrkhs.lmax` (0 for a graph
         without edges: then :math:`\Phi = \varphi(0) I` exactly).  A given value
@@ -206,6 +207,15 @@ class GraphKernel(spla.LinearOperator):
             check_option(laplacian, "laplacian", ("combinatorial", "normalized"))
         self.phi = as_filter(phi)
         order, tol, max_order = check_filter_options(order, tol, max_order, damping, reorder, backend)
+        if method != "chebyshev":
+            # options of the Chebyshev series only: GraphKernel(L, phi, method="lanczos", order=5) ran Lanczos to
+            # tol and ignored order=5 (and damping, max_order) without a word
+            given = [f"{name}={value!r}" for name, value, default in
+                     (("order", order, None), ("damping", damping, None), ("max_order", max_order, DEFAULT_MAX_ORDER))
+                     if value != default]
+            if given:
+                raise ValueError(f"{', '.join(given)} set(s) the Chebyshev series, which method={method!r} does not use; "
+                                 "drop it, or use method='chebyshev'.")
         self.L, degrees = self._laplacian(L, laplacian, input)
         n = self.L.shape[0]
         if method == "exact" and n > EXACT_MAX_NODES:
