@@ -1403,10 +1403,17 @@ class WarpedKernel:
     @_with_verbosity
     def __call__(self, A: ArrayLike, B: ArrayLike | None = None, *,
                  right: tuple[NDArray[np.floating], NDArray[np.floating]] | None = None) -> NDArray[np.floating]:
-        r"""Kernel matrix :math:`\tilde K(A, B)` (len(A), len(B)); ``right=right_factor(B)`` reuses the solve."""
+        r"""Kernel matrix :math:`\tilde K(A, B)` (len(A), len(B)); ``right=right_factor(B)`` reuses the solve
+        (with B given: ``K(A, B, right=K.right_factor(B))``)."""
         A = check_points(A, "A")
         if A.shape[1] != self.X.shape[1]:
             raise ValueError(f"A must have {self.X.shape[1]} features like X; got {A.shape[1]}.")
+        if right is not None and B is None:
+            # unlike FredholmKernel's, the warped kernel's right factor does not carry the base term k(A, B):
+            # K(A, right=K.right_factor(B)) took B = A, silently wrong when len(A) == len(B) (0.997 off on a
+            # Gaussian of peak 1) and numpy's broadcast error otherwise
+            raise ValueError("right= is the right factor of some points B, and the warped kernel needs B itself too "
+                             "(its base term k(A, B)): call K(A, B, right=K.right_factor(B)).")
         if right is None:
             right = self.right_factor(A if B is None else B)
         KB, V = right
