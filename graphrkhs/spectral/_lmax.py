@@ -187,13 +187,42 @@ def _ritz_extremes(L, steps=LMAX_CHECK_STEPS, random_state=0, residual=False):
     L = _as_square_operator(L)
     n = L.shape[0]
     k = max(1, min(int(steps), n))
-    alpha, beta = lanczos_tridiagonal(lambda q: L @ q.astype(L.dtype), n, k, check_random_state(random_state))
+    # the run on 2^-e L when L's scale is far from 1 (Ritz values scaled back exactly): the squared norms of its
+    # vectors underflowed for entries near 1e-200 (a breakdown at the first step, whose Rayleigh quotient of a
+    # random vector then "bounded" the spectrum: lmax given at half the spectrum was accepted and the series
+    # came back 1e4 times off) and overflow near 1e200
+    e = _scale_exponent(L)
+    if e:
+        def matvec(q):
+            return np.ldexp(np.asarray(L @ q.astype(L.dtype), dtype=np.float64), -e)
+    else:
+        def matvec(q):
+            return L @ q.astype(L.dtype)
+    alpha, beta = lanczos_tridiagonal(matvec, n, k, check_random_state(random_state))
     m = alpha.size
     T = np.diag(alpha) + np.diag(beta[: m - 1], 1) + np.diag(beta[: m - 1], -1)
     theta, S = np.linalg.eigh(T)
+    lo, hi = float(np.ldexp(theta.min(), e)), float(np.ldexp(theta.max(), e))
     if residual:
-        return float(theta.min()), float(theta.max()), float(abs(beta[m - 1] * S[m - 1, -1]))
-    return float(theta.min()), float(theta.max())
+        return lo, hi, float(np.ldexp(abs(beta[m - 1] * S[m - 1, -1]), e))
+    return lo, hi
+
+
+def _scale_exponent(L):
+    """A power-of-two exponent e of L's scale when that scale lies outside [2^-200, 2^200], else 0.
+
+    The largest entry of a matrix; of a LinearOperator, the largest entry of its product with a fixed vector.
+    """
+    if isinstance(L, spla.LinearOperator):
+        n = L.shape[0]
+        peak = float(np.abs(np.asarray(L @ np.cos(np.arange(n, dtype=np.float64)).astype(L.dtype))).max(initial=0.0))
+    elif sp.issparse(L):
+        peak = float(np.abs(L.data).max(initial=0.0))
+    else:
+        peak = float(np.abs(L).max(initial=0.0))
+    if not np.isfinite(peak) or peak == 0.0 or 2.0 ** -200 <= peak <= 2.0 ** 200:
+        return 0
+    return int(np.frexp(peak)[1])
 
 
 def _entry_eps(dtype):
