@@ -395,6 +395,14 @@ def _as_label_array(y):
         return arr
     arr = np.asarray(y)
     if arr.dtype.kind == "U" and isinstance(y, (list, tuple)):
+        # numpy writes the numbers of a list that mixes them with strings as text ([1, 1, "a", -1] became
+        # ['1', '1', 'a', '-1']): the class 1 came back as '1' and merged with a class "1" without a word, where
+        # the same labels in an object array are refused (_check_one_label_type).  Kept as objects, the marker
+        # (-1 among strings) is still read as unlabeled, and a true mix of text and number labels is refused.
+        obj = np.asarray(y, dtype=object)
+        if obj.shape == arr.shape and any(not isinstance(v, str) and not _is_missing(v)
+                                          for v in obj.ravel().tolist()):
+            return obj
         # numpy writes a float NaN among strings as the text 'nan' (df["label"].tolist() of a text column with
         # missing cells): it became a class; NaN / None / pd.NA are missing, written "" (unlabeled among strings)
         if any(not isinstance(v, str) and _is_missing(v) for v in y):
