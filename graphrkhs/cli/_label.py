@@ -766,6 +766,7 @@ def run_label(args, out=None, err=None):
         raise LabelCommandError(f"no labeled rows: every cell of column {column!r} is a missing-label "
                                 "token (see --unlabeled).")
     classes, names, keys = _parse_labels(raw_labels, labeled)
+    _refuse_infinite_labels(column, raw_labels, labeled, lines)
     fractional = [name for c, name in zip(classes, names)
                   if isinstance(c, decimal.Decimal) and c != c.to_integral_value()]
     if fractional:
@@ -927,6 +928,24 @@ def _check_classes_are_labels(column, header, names, n, n_labeled):
                      "rows x classes)", "label fewer rows at a time, or merge classes.")
     except MemoryError as exc:
         raise LabelCommandError(f"{exc} (--label-column {column!r})") from None
+
+
+def _refuse_infinite_labels(column, raw_labels, labeled, lines):
+    """Refuse an infinite cell ("inf", "-Infinity") among numeric labels, as the Python API refuses infinite class
+    labels.  It made every label its cell's text (numbers are compared by value only when all are finite): the
+    column's "1" and "1.0" became two classes, real-valued labels escaped their refusal, and "inf" a class of
+    its own that took a third of the unlabeled rows."""
+    values = [(i, _as_decimal(lab)) for i, (lab, m) in enumerate(zip(raw_labels, labeled)) if m]
+    if not values or any(v is None for _, v in values):
+        return                                   # text labels: "inf" is a word among words
+    infinite = [i for i, v in values if v.is_infinite()]
+    if infinite:
+        i = infinite[0]
+        more = f" and {len(infinite) - 1} more" if len(infinite) > 1 else ""
+        raise LabelCommandError(
+            f"the label column {column!r} holds an infinite value ({raw_labels[i]!r}, {_where(lines, i)}{more}) among "
+            "its numeric labels: not a class label (the Python API refuses infinite labels too). Leave the cell "
+            "empty if the row is unlabeled, or correct it.")
 
 
 def _show_cell(cell):
