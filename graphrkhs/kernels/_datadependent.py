@@ -35,7 +35,7 @@ from .._core.cg import conjugate_gradient
 from .._core.linalg import check_power_entries, guarded_sparse_product, power_growth_guard
 from .._core.progress import _Progress, progress_bar
 from ._nystrom import LANDMARKS, NYSTROM_AUTO_MIN_N, NYSTROM_MAX_COMPONENTS, NystromFeatures
-from ._pointcloud import (KERNELS, _check_heat_normalization, _frame, _scaled_exponent, _sq_dists,
+from ._pointcloud import (KERNELS, _check_heat_normalization, _far_rows, _frame, _scaled_exponent, _sq_dists,
                           heat_log_normalization, pairwise_kernel)
 from .._core.validation import (
     AccuracyWarning,
@@ -587,6 +587,14 @@ class FredholmKernel:
                     P[far] = np.exp(E)
             return _scale_outer_rows(P, self.normalized, n, "the outer kernel has a row with a non-positive sum; "
                                      "use a positive outer kernel or a wider sigma.")
+        if not same and A.shape[0] > 1:
+            far = _far_rows(A, self.X)
+            if far.any() and not far.all():
+                # rows far beyond the points' extent set the power of two of the distances' units: in it the
+                # other rows' squared distances underflowed (a row at 1e200 in the batch gave the others the
+                # weights of coincident points); each group in its own units, rows back in their order
+                P = sp.vstack([self.outer_weights(A[~far]), self.outer_weights(A[far])], format="csr")
+                return P[np.argsort(np.r_[np.flatnonzero(~far), np.flatnonzero(far)], kind="stable")]
         k = self.n_neighbors
         log_norm = 0.0
         if self.outer == "heat" and not self.normalized:

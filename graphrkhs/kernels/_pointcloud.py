@@ -72,24 +72,55 @@ def _sq_dists(A, B):
 def _frame(A, B):
     r"""Move A and B into one centred, power-of-two-scaled frame.
 
-    Returns ``(A', B', scale)`` with :math:`a' = (a - c) / s`, c the midpoint
-    of the bounding box of both sets and s a power of two with
-    :math:`\max |a'|, |b'| \in [1/2, 2)`, so that
+    Returns ``(A', B', scale)`` with :math:`a' = (a - c) / s`, c the
+    per-coordinate lower median of B (a coordinate of one of its points) and s
+    a power of two with :math:`\max |a'|, |b'| \in [1/2, 2)`, so that
     :math:`\|a - b\| = s \|a' - b'\|`.  Distances are then shift-invariant
     up to the rounding of the input itself (issue 13: ``X + 1e8`` lost all
     digits of :math:`\|a - b\|^2` to cancellation in the expansion) and their
     squares can neither overflow nor underflow.  ``B is A`` is kept.
+
+    The centre is a point of B's bulk, not the midpoint of the bounding box of
+    both sets: one far row (a new point at 1e20 among ordinary ones) moved that
+    midpoint to 5e19, where every other row lost its digits (``x - c`` rounded to
+    ``-c``), so the kernel rows of the *other* points -- and an estimator's
+    predictions for them -- depended on the far row (RLSClassifier.predict of
+    [5, 0], deep in class 1, gave class 0 when a row at 1e20 was in the batch).
+    The bounding-box midpoint stays the fallback where ``x - c`` overflows
+    (points near both ends of the float range).
     """
-    lo = np.minimum(A.min(axis=0), B.min(axis=0))
-    hi = np.maximum(A.max(axis=0), B.max(axis=0))
-    centre = (lo * 0.5 + hi * 0.5).astype(A.dtype)  # halves first: lo + hi can overflow
-    Ac = A - centre
-    Bc = Ac if B is A else B - centre
+    ref = B if B.shape[0] else A
+    k = (ref.shape[0] - 1) // 2
+    centre = np.partition(ref, k, axis=0)[k].astype(A.dtype)
+    with np.errstate(over="ignore", invalid="ignore"):
+        Ac = A - centre
+        Bc = Ac if B is A else B - centre
+    if not (np.isfinite(Ac).all() and np.isfinite(Bc).all()):
+        lo = np.minimum(A.min(axis=0), B.min(axis=0))
+        hi = np.maximum(A.max(axis=0), B.max(axis=0))
+        centre = (lo * 0.5 + hi * 0.5).astype(A.dtype)  # halves first: lo + hi can overflow
+        Ac = A - centre
+        Bc = Ac if B is A else B - centre
     e = power_of_two_exponent(Ac, Bc)
     if e:
         Ac = np.ldexp(Ac, -e)
         Bc = Ac if B is A else np.ldexp(Bc, -e)
     return Ac, Bc, 2.0 ** e
+
+
+def _far_rows(A, B):
+    r"""Rows of A farther from the centre of B (:func:`_frame`'s) than :math:`2^{e/4}` times B's extent (e the
+    dtype's largest binary exponent): in a frame scaled to them, the squared distances among B's extent could
+    underflow.  All False when B has no extent (one point, or all equal)."""
+    k = (B.shape[0] - 1) // 2
+    centre = np.partition(B, k, axis=0)[k]
+    with np.errstate(over="ignore", invalid="ignore"):
+        extent = float(np.abs(B - centre).max(initial=0.0))
+        reach = np.abs(A - centre).max(axis=1, initial=0.0).astype(np.float64)   # (limit may pass float32's range)
+    if not extent > 0:
+        return np.zeros(A.shape[0], dtype=bool)
+    limit = extent * 2.0 ** (np.finfo(A.dtype).maxexp // 4)
+    return ~(reach <= limit)
 
 
 def _scaled_exponent(D, scale, sigma):
@@ -244,6 +275,21 @@ def pairwise_kernel(A: ArrayLike, B: ArrayLike | None = None,
         # the Gaussian so that it cannot under/overflow on its own in high dimension.
         log_norm = heat_log_normalization(sigma, dim)
         _check_heat_normalization(log_norm, sigma, dim, dtype)
+    if kernel in ("gaussian", "heat") and B is not A:
+        # rows of A (or of B) far beyond the other set's extent set the frame's power of two: in it the squared
+        # distances of the other rows underflowed (a new point at 1e200 among ordinary ones: their kernel rows,
+        # and the predictions, were those of another point); each group in its own frame
+        kw = dict(sigma=sigma, degree=degree, coef0=coef0, m=m, block_bytes=block_bytes)
+        far = _far_rows(A, B) if A.shape[0] > 1 else np.zeros(A.shape[0], dtype=bool)
+        if far.any() and not far.all():
+            out[~far] = pairwise_kernel(A[~far], B, kernel, **kw)
+            out[far] = pairwise_kernel(A[far], B, kernel, **kw)
+            return out
+        far = _far_rows(B, A) if B.shape[0] > 1 else np.zeros(B.shape[0], dtype=bool)
+        if far.any() and not far.all():
+            out[:, ~far] = pairwise_kernel(A, B[~far], kernel, **kw)
+            out[:, far] = pairwise_kernel(A, B[far], kernel, **kw)
+            return out
     if kernel in ("gaussian", "heat"):
         # Distances in a centred, rescaled frame: shift-invariant and overflow-free.
         A, B, scale = _frame(A, B)
