@@ -114,7 +114,11 @@ def _auction(S, sizes, eps_final, max_rounds):
     if empty.any() and not empty.all():
         # classes of size 0 take no node: auction the others, then price the empty ones out of reach
         active = np.flatnonzero(~empty)
-        lab, p, rounds = _auction(S[:, active], sizes[active], eps_final, max_rounds)
+        # each row less its maximum over the classes auctioned (as size_constrained_assignment does over all
+        # of them): with the row maximum in an empty class, scores of -0.25 that differ by 1e-17 had bids of
+        # eps ~ 1e-32 lost to rounding in S - p, and the auction cycled to max_iter (a row shift changes no labeling)
+        Sa = S[:, active]
+        lab, p, rounds = _auction(Sa - Sa.max(axis=1, keepdims=True), sizes[active], eps_final, max_rounds)
         span = float(S.max() - S.min()) if n else 0.0
         prices = np.full(k, p.max() + 2.0 * span + 1.0)
         prices[active] = p
