@@ -920,7 +920,11 @@ def prls_fit(K: ArrayLike, Kp: ArrayLike, Kpp: ArrayLike, Y: ArrayLike, gamma: f
     if Psi.shape[1]:
         Q = _orth_basis(Psi, "null_space").astype(K.dtype)
         QY = _snap(Y2 - Q @ (Q.T @ Y2), Y2)
-        QK = K - Q @ (Q.T @ K)
+        # columns of QK at the rounding of K are 0 (a kernel function in the span of Psi on the labeled points,
+        # e.g. all labeled points copies of one point with Psi = constants): at gamma = 0 the system solved their
+        # rounding, alpha ~ 1e14 with the fit 0.59 for the targets (1, 0) at one point (mean 0.5) and values
+        # ~ -1e14 off the labeled points
+        QK = _snap(K - Q @ (Q.T @ K), K)
         # K Q K as the Gram (QK)^T (QK) (Q a symmetric projector): PSD by construction.  As K @ QK it was
         # indefinite at the rounding of QK when K is nearly constant (sigma far above the points' spread:
         # QK ~ 1e-10 against its rounding error eps |K|), and the Cholesky refused the system
