@@ -684,6 +684,12 @@ def laprls_fit(K: Union[np.ndarray, KernelOperator], labeled: Indices, Y: ArrayL
     return (alpha, info) if return_info else alpha
 
 
+def _singular_to_rounding(T):
+    """True when the square matrix T has a singular value below n eps times its largest (numpy's rank rule)."""
+    sv = np.linalg.svd(T, compute_uv=False)
+    return bool(sv.size) and not sv[-1] > T.shape[0] * np.finfo(np.float64).eps * sv[0]
+
+
 def _plaprls_symmetric(Kd, Npsi, lam1, r0):
     r"""PLapRLS's empirical system :math:`T\alpha = r_0`, :math:`T = N_\Psi K + \lambda_1 (I - K/n)^2`, in its
     symmetric positive definite form, or None when that form cannot be factored (then the caller factors T).
@@ -1002,7 +1008,10 @@ def plaprls_fit(K: Union[np.ndarray, KernelOperator], labeled: Indices, Y: Array
     K : ndarray (n, n) or KernelOperator
     labeled, Y, M, gamma_A, gamma_I, solver, tol, max_iter :
         As in :func:`laprls_fit` (``gamma_A`` may be 0 here only if P is
-        positive definite; it must be >= 0).
+        positive definite; it must be >= 0).  With ``gamma_A = 0`` and the
+        empirical operator, "direct" solves the normal equations
+        :math:`K N_\Psi K \alpha = K r_0` by least squares (minimum norm) where
+        :math:`T = N_\Psi K` is singular to rounding.
     P : ndarray (n, n), KernelOperator or None
         The penalty matrix; None means the empirical :math:`K(I-K/n)^2`.
         It stands for :math:`\|f - L_K f\|_K^2` and must be PSD for the objective
@@ -1097,8 +1106,17 @@ def plaprls_fit(K: Union[np.ndarray, KernelOperator], labeled: Indices, Y: Array
             step = max(1, int(BLOCK_BYTES // (n * 8)))
             for c in range(0, n, step):                    # + N_Psi K, in column blocks (bounded temporaries)
                 T[:, c:c + step] += Npsi(Kd[:, c:c + step])
-            lu = sla.lu_factor(T.T, overwrite_a=True, check_finite=False)
-            alpha = sla.lu_solve(lu, r0, trans=1, check_finite=False)
+            singular = lam1 == 0 and _singular_to_rounding(T)
+            if not singular:
+                lu = sla.lu_factor(T.T, overwrite_a=True, check_finite=False)
+                alpha = sla.lu_solve(lu, r0, trans=1, check_finite=False)
+            else:
+                # gamma_A = 0: T = N_Psi K is singular with K (copies of a point) or with gamma_I = 0 (N_Psi of
+                # rank l - o), and T alpha = r0 has no solution in general; its LU returned NaN (gamma_I = 0)
+                # or coefficients ~ 1e16 whose fit was 170 off (copies).  The normal equations
+                # K N_Psi K alpha = K r0 are consistent: their minimum-norm solution is a minimizer
+                A = Kd @ T
+                alpha = np.linalg.lstsq((A + A.T) / 2, Kd @ r0, rcond=None)[0]
         elif solver != "direct":
             def apply_T(Pb, KP):
                 return Npsi(KP) + lam1 * (Pb - 2.0 * KP / n + _apply(K, KP) / (n * n))

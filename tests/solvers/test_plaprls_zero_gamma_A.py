@@ -1,0 +1,61 @@
+"""plaprls_fit with gamma_A = 0 (documented: gamma_A >= 0) on the direct path of the empirical operator.
+
+With gamma_A = 0 the direct path factored T = N_Psi K by LU, but T is singular there (N_Psi annihilates Psi;
+with copies of a point K is singular too), and T alpha = r0 need not have a solution: gamma_I = 0 gave NaN
+coefficients (scipy's 'exactly singular' LinAlgWarning only) and two copies of a labeled point gave coefficients
+~ 5e16 with a fit 0.56 instead of 0.5 (with a third label: -84 / 172 against 0.49 / 0.22).  The consistent normal
+equations K N_Psi K alpha = K r0 are solved instead (minimum norm).
+"""
+import numpy as np
+import scipy.sparse as sp
+
+from graphrkhs import pairwise_kernel
+from graphrkhs.solvers import plaprls_fit
+
+
+def _problem(copies):
+    rng = np.random.default_rng(1)
+    n = 8
+    X = rng.normal(size=(n, 2))
+    if copies:
+        X[1] = X[0]
+    K = pairwise_kernel(X, sigma=1.0)
+    K = K / K.mean()
+    A = (rng.random((n, n)) < 0.5).astype(float)
+    A = np.triu(A, 1)
+    A = A + A.T
+    M = np.diag(A.sum(axis=1)) - A
+    return K, M
+
+
+def _minimizer_values(K, M, S, y, gamma_A, gamma_I):
+    """f = K alpha + Psi beta of the objective's normal equations (Psi = constants), minimum norm (f is unique
+    when J + gamma_I M is positive definite)."""
+    n, l = K.shape[0], len(S)
+    J = np.zeros(n)
+    J[S] = 1
+    Jy = np.zeros(n)
+    Jy[S] = y
+    N = np.diag(J) + gamma_I * l / n ** 2 * M
+    P = K @ (np.eye(n) - K / n) @ (np.eye(n) - K / n)
+    Psi = np.ones((n, 1))
+    H = np.block([[K @ N @ K + gamma_A * l * P, K @ N @ Psi], [Psi.T @ N @ K, Psi.T @ N @ Psi]])
+    z = np.linalg.lstsq(H, np.concatenate([K @ Jy, Psi.T @ Jy]), rcond=1e-12)[0]
+    return K @ z[:n] + z[n:]
+
+
+def test_no_graph_term_interpolates_without_nan():
+    K, M = _problem(copies=False)
+    S, y = [0, 1, 3], np.array([1.0, 0.0, 0.2])
+    a, b = plaprls_fit(K, S, y, sp.csr_array(M), 0.0, 0.0, solver="direct")
+    assert np.isfinite(a).all() and np.isfinite(b).all()
+    assert np.allclose((K @ a + b[0])[S], y, atol=1e-8)
+
+
+def test_copies_with_graph_term_match_the_minimizer():
+    K, M = _problem(copies=True)
+    for S, y in (([0, 1], np.array([1.0, 0.0])), ([0, 1, 3], np.array([1.0, 0.0, 0.2]))):
+        a, b = plaprls_fit(K, S, y, sp.csr_array(M), 0.0, 1.0, solver="direct")
+        f = K @ a + b[0]
+        assert np.allclose(f, _minimizer_values(K, M, S, y, 0.0, 1.0), atol=1e-8)
+        assert np.allclose(f[[0, 1]], f[0])                     # the copies share their value
