@@ -1011,7 +1011,8 @@ def plaprls_fit(K: Union[np.ndarray, KernelOperator], labeled: Indices, Y: Array
         positive definite; it must be >= 0).  With ``gamma_A = 0`` and the
         empirical operator, "direct" solves the normal equations
         :math:`K N_\Psi K \alpha = K r_0` by least squares (minimum norm) where
-        :math:`T = N_\Psi K` is singular to rounding.
+        :math:`T = N_\Psi K` is singular to rounding (with an explicit P, where
+        the shifted Cholesky of :math:`K N_\Psi K` fails).
     P : ndarray (n, n), KernelOperator or None
         The penalty matrix; None means the empirical :math:`K(I-K/n)^2`.
         It stands for :math:`\|f - L_K f\|_K^2` and must be PSD for the objective
@@ -1132,7 +1133,15 @@ def plaprls_fit(K: Union[np.ndarray, KernelOperator], labeled: Indices, Y: Array
             Pd = _psd_penalty(np.asarray(_dense(P), dtype=np.float64), "the PLapRLS penalty P")
             A = Kd @ Npsi(Kd) + lam1 * Pd
             del Pd
-            alpha = _psd_solve((A + A.T) / 2, rhs)
+            A = (A + A.T) / 2
+            try:
+                alpha = _psd_solve(A, rhs)
+            except np.linalg.LinAlgError:
+                if lam1 > 0:
+                    raise
+                # gamma_A = 0: A = K N_Psi K is positive semidefinite and singular (N_Psi annihilates Psi; copies
+                # of a point), beyond the shifts of the Cholesky: the consistent system by least squares
+                alpha = np.linalg.lstsq(A, rhs, rcond=None)[0]
         else:
             def apply_A(V):
                 V = np.asarray(V).reshape(n, -1)

@@ -59,3 +59,21 @@ def test_copies_with_graph_term_match_the_minimizer():
         f = K @ a + b[0]
         assert np.allclose(f, _minimizer_values(K, M, S, y, 0.0, 1.0), atol=1e-8)
         assert np.allclose(f[[0, 1]], f[0])                     # the copies share their value
+
+
+def test_explicit_penalty_with_copies():
+    # an explicit PSD penalty (the heat form, made PSD): the direct path's shifted Cholesky of the singular
+    # K N_Psi K raised "not positive semidefinite" on copies of a point at gamma_A = 0
+    K, M = _problem(copies=True)
+    X = np.random.default_rng(1).normal(size=(8, 2))
+    X[1] = X[0]
+    c = pairwise_kernel(X, sigma=1.0).mean()
+    P = (pairwise_kernel(X, sigma=1.0) - 2 * pairwise_kernel(X, sigma=2 ** 0.5) + pairwise_kernel(X, sigma=3 ** 0.5)) / c
+    w, V = np.linalg.eigh(P)
+    P = (V * np.abs(w)) @ V.T
+    for S, y in (([0, 1], np.array([1.0, 0.0])), ([0, 1, 3], np.array([1.0, 0.0, 0.2]))):
+        for gamma_I in (0.0, 1.0):
+            a, b = plaprls_fit(K, S, y, sp.csr_array(M), 0.0, gamma_I, P=P, solver="direct")
+            f = K @ a + b[0]
+            expected = [0.5, 0.5, 0.2][:len(S)] if gamma_I == 0 else _minimizer_values(K, M, S, y, 0.0, 1.0)[S]
+            assert np.allclose(f[S], expected, atol=1e-8)
