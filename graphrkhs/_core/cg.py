@@ -359,6 +359,12 @@ def conjugate_gradient(A: Union[OperatorLike, Callable[[np.ndarray], np.ndarray]
         np.ldexp(np.array(x0.reshape(n, m), dtype=dtype), -exps).astype(dtype, copy=False)
     bnorm = colnorm(B2)
     bnorm_safe = np.where(bnorm > 0, bnorm, 1.0)
+    if x0 is not None and not bnorm.all():
+        # a zero column of B has the solution 0 (the minimum-norm one for a singular A), whatever x0: from a
+        # nonzero start its relative residual target tol * 0 is unreachable, and the iteration ran on until its
+        # squared norms underflowed (p^T A p = 0 raised 'A is not positive definite' on an SPD A; CutSSL's warm
+        # starts of a class sized 0) or to max_iter with a warning of 'relative residual 1e36'
+        X[:, bnorm == 0] = 0.0
     R = B2 - _apply(A, X) if x0 is not None else B2.copy()
     active = colnorm(R) > tol * bnorm
     Z = _apply(M, R) if M is not None else R.copy()
