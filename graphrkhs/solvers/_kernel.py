@@ -55,7 +55,7 @@ from .._core.amg import _check_symmetric_psd_pattern
 from .._core.cg import conjugate_gradient
 from .._core.loo import PSD_RTOL
 from .._core.validation import (check_flag, check_matrix, check_option, check_points, check_scalar, column_scales,
-                                memory_guard, warn)
+                                memory_guard, power_of_two_exponent, warn)
 from .._core.config import DENSE_CACHE_BYTES
 from .._core.labels import _check_labeled_index, from_target_units, in_target_units
 from .._core.types import ArrayLike, GraphLike, Indices, MatrixLike
@@ -422,8 +422,11 @@ def rls_fit(K: np.ndarray, Y: ArrayLike, alpha: float, *, overwrite_K: bool = Fa
     if K.shape != (Y2.shape[0], Y2.shape[0]):
         raise ValueError(f"K must have shape ({Y2.shape[0]}, {Y2.shape[0]}) to match Y, one row per labeled "
                          f"point; got K of shape {K.shape} and Y with {Y2.shape[0]} rows.")
-    # targets near 1e308: solved in units of 2^e (the triangular solves' sums overflowed), scaled back exactly
-    Y2, e = in_target_units(Y2)
+    # targets near 1e308: solved in units of 2^e (the triangular solves' sums overflowed), scaled back exactly.
+    # A float32 K solves in float32 (Y cast to it): always in units of 2^e, since targets outside float32's range
+    # (1e39 .. 1e150 and 1e-50 .. 1e-150 in float64) were cast to inf or 0, and came back as inf / NaN / 0
+    e32 = K.dtype == np.float32
+    Y2, e = (np.ldexp(Y2, -power_of_two_exponent(Y2)), power_of_two_exponent(Y2)) if e32 else in_target_units(Y2)
     l = K.shape[0]
     A = K if overwrite_K else K.copy()
     A.flat[::l + 1] += alpha * l
@@ -472,8 +475,29 @@ def rls_fit(K: np.ndarray, Y: ArrayLike, alpha: float, *, overwrite_K: bool = Fa
         if bad.any():
             C[:, bad] = _min_norm_psd_solve(K, Yk[:, bad])
     # coefficients float64 cannot hold (|Y| ~ 1e308 with K + alpha l I small) came back as inf / NaN: a ValueError
-    C = from_target_units(C, e, "Y")
+    if e32 and e:
+        C = _float32_from_units(C, e)
+    C = from_target_units(C, e if not e32 else 0, "Y")
     return C[:, 0] if was_1d else C
+
+
+def _float32_from_units(C, e):
+    """float32 coefficients ``C`` (computed on targets divided by 2^e) times 2^e, or a ValueError naming Y and K
+    when float32 cannot hold them: the largest beyond float32's largest value, or below its smallest normal value
+    (all of them subnormal or 0 in float32)."""
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+        out = np.ldexp(C.astype(np.float64), e)
+    info = np.finfo(np.float32)
+    big, tiny = float(info.max), float(info.tiny)
+    if not np.isfinite(C).all():
+        return out.astype(np.float32)
+    top = float(np.max(np.abs(out), initial=0.0))
+    if top > big or 0.0 < top < tiny:
+        raise ValueError(f"Y is outside the range of K's dtype, float32: its coefficients reach {top:.3g} (float32 "
+                         f"holds {tiny:.3g} .. {big:.3g}), and they come back in K's dtype. Pass K as "
+                         "float64 (K.astype(np.float64)), or scale Y into float32's range and read the coefficients "
+                         "in those units.")
+    return out.astype(np.float32)
 
 
 def _min_norm_psd_solve(K, Y):
