@@ -481,7 +481,7 @@ def rls_fit(K: np.ndarray, Y: ArrayLike, alpha: float, *, overwrite_K: bool = Fa
     return C[:, 0] if was_1d else C
 
 
-def _float32_from_units(C, e):
+def _float32_from_units(C, e, kernel="K"):
     """float32 coefficients ``C`` (computed on targets divided by 2^e) times 2^e, or a ValueError naming Y and K
     when float32 cannot hold them: the largest beyond float32's largest value, or below its smallest normal value
     (all of them subnormal or 0 in float32)."""
@@ -493,10 +493,10 @@ def _float32_from_units(C, e):
         return out.astype(np.float32)
     top = float(np.max(np.abs(out), initial=0.0))
     if top > big or 0.0 < top < tiny:
-        raise ValueError(f"Y is outside the range of K's dtype, float32: its coefficients reach {top:.3g} (float32 "
-                         f"holds {tiny:.3g} .. {big:.3g}), and they come back in K's dtype. Pass K as "
-                         "float64 (K.astype(np.float64)), or scale Y into float32's range and read the coefficients "
-                         "in those units.")
+        raise ValueError(f"Y is outside the range of {kernel}'s dtype, float32: its coefficients reach {top:.3g} "
+                         f"(float32 holds {tiny:.3g} .. {big:.3g}), and they come back in {kernel}'s dtype. Pass "
+                         f"{kernel} as float64 ({kernel}.astype(np.float64)), or scale Y into float32's range and "
+                         "read the coefficients in those units.")
     return out.astype(np.float32)
 
 
@@ -551,7 +551,9 @@ def _manifold_problem(K, labeled, Y, M):
     dtype = K.dtype if isinstance(K, KernelOperator) else np.asarray(K).dtype
     jmask = np.zeros(n, dtype=dtype)
     jmask[S] = 1
-    return K, n, S, Y2, was_1d, M, dtype, jmask, _jy(S, Y2, n, dtype)
+    # J y in float64 whatever K's dtype (the solves run in float64): cast to a float32 K's dtype, targets of 1e45
+    # became inf (LapRLS: 'the direct solve produced NaN') and of 1e-50 zero (alpha = 0, silently)
+    return K, n, S, Y2, was_1d, M, dtype, jmask, _jy(S, Y2, n, np.float64)
 
 
 def _check_kernel_matrix(K):
@@ -1192,6 +1194,8 @@ def plaprls_fit(K: Union[np.ndarray, KernelOperator], labeled: Indices, Y: Array
                              check_finite=False)
     else:
         beta = np.zeros((0, Y2.shape[1]))
+    if dtype == np.float32:          # coefficients float32 cannot hold: a ValueError, not inf / 0
+        alpha, beta = _float32_from_units(np.asarray(alpha), 0), _float32_from_units(beta, 0)
     alpha, beta = np.asarray(alpha).astype(dtype, copy=False), beta.astype(dtype, copy=False)
     if was_1d:
         alpha, beta = alpha[:, 0], beta[:, 0]
@@ -1276,7 +1280,10 @@ def grls_fit(Phi: ArrayLike, Psi: ArrayLike, Y: ArrayLike, gamma: float) -> Tupl
     if Psi.ndim != 2 or Psi.shape[0] != m:
         raise ValueError(f"Psi must have shape ({m}, q); got {Psi.shape}.")
     _orth_basis(Psi, "features")
-    rhs = np.hstack([Y2.astype(Phi.dtype), Psi])
+    # Y in units of a power of two (exact; c and beta are linear in Y): cast to a float32 Phi, targets of 1e45
+    # became inf (NaN coefficients) and of 1e-50 zero
+    e = power_of_two_exponent(Y2)
+    rhs = np.hstack([np.ldexp(Y2, -e).astype(Phi.dtype), Psi])
     eps = np.finfo(Phi.dtype).eps
     top = float(np.abs(np.diagonal(Phi)).max()) if m else 0.0
     if m * gamma > np.sqrt(eps) * top:
@@ -1299,6 +1306,10 @@ def grls_fit(Phi: ArrayLike, Psi: ArrayLike, Y: ArrayLike, gamma: float) -> Tupl
     S = Psi.T @ AinvPsi
     beta = np.linalg.solve((S + S.T) / 2, Psi.T @ AinvY)
     c = AinvY - AinvPsi @ beta
+    if Phi.dtype == np.float32:
+        c, beta = _float32_from_units(c, e, "Phi"), _float32_from_units(beta, e, "Phi")
+    else:
+        c, beta = from_target_units(c, e, "Y"), from_target_units(beta, e, "Y")
     return (c[:, 0], beta[:, 0]) if was_1d else (c, beta)
 
 
