@@ -142,7 +142,10 @@ def laplacian_rows(W: GraphLike, kind: LaplacianKind = "combinatorial", start: i
         # conversion, which sums duplicate COO entries in the input's dtype (uint8 200 + 100 wrapped around to
         # 44, and L_01 was -44 for laplacian's -300); float16 arrays upcast (scipy.sparse refused them with an
         # error naming no argument); strings and objects refused with a TypeError
-        W = _to_sparse(W)
+        try:
+            W = _to_sparse(W)
+        except TypeError as exc:      # its messages speak of "the adjacency": here W is a row block
+            raise TypeError(f"W (a row block): {exc}") from None
         if np.issubdtype(W.dtype, np.complexfloating) or not (np.issubdtype(W.dtype, np.number)
                                                                 or W.dtype == bool):
             # astype(float64) dropped the imaginary part with only a ComplexWarning
