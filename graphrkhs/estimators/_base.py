@@ -44,7 +44,7 @@ from .._core.labels import (TARGET_UNIT_EXPONENT, UNLABELED, _show, check_labele
                             warn_unequal_label_counts, warn_unpredicted_classes, warn_untrusted_label_proportions)
 from .._core.progress import verbosity
 from .._core.validation import (GraphRKHSWarning, Interval, Options, check_class_priors, check_estimator_points,
-                                power_of_two_exponent, sparse_points_refused, validate_params, warn)
+                                float_dtype, power_of_two_exponent, sparse_points_refused, validate_params, warn)
 from ..graphs import LAPLACIANS, WEIGHTS, GraphSpec
 from ..solvers import class_sizes, size_constrained_assignment
 from ._auto import target_scales
@@ -152,6 +152,7 @@ class GraphRKHSEstimator(BaseEstimator):
             X = self._validate_input(X)
             labeled, Y = self._encode_targets(y, self._n_samples(X))
             self._check_same_on_every_process(X, labeled, Y)
+            self._check_target_range(X, Y)
             # several regression targets: fitted on their columns divided by their scales, then scaled back
             # (RegressorOutputMixin)
             scales = self._target_scales(Y)
@@ -177,6 +178,9 @@ class GraphRKHSEstimator(BaseEstimator):
     def _target_scales(self, Y):
         """The column scales the targets are divided by for the fit, or None (classifiers, one column)."""
         return None
+
+    def _check_target_range(self, X, Y):
+        """Regressors: targets the output dtype of the fit can hold (classifiers: nothing to check)."""
 
     def _forget_fit(self):
         """Drop everything a previous ``fit`` stored: the attributes it added (recorded in
@@ -680,6 +684,28 @@ class RegressorOutputMixin(RegressorMixin):
                      f"NaN marks an unlabeled row for a regressor: if those rows are unlabeled, set their targets to "
                      f"np.nan.", GraphRKHSWarning)
         return labeled, Y
+
+    def _check_target_range(self, X, Y):
+        """A ValueError naming y and X's dtype when a target column is outside float32's range and the fitted
+        values come back in X's dtype, float32 (float32 points or graph; the solves run in float64 or in units
+        of a power of two of y): a labeled target beyond float32's largest value (3.4e38), or a column whose
+        targets are all below its smallest normal value (1.2e-38).  Such targets came back as inf / NaN
+        predictions (RLSRegressor, FredholmRegressor, the transductive regressors at y ~ 1e45), raised
+        'Y contains NaN or infinity' (LapRLSRegressor, PLapRLSRegressor), or as all-zero predictions at
+        y ~ 1e-50, silently, where float64 X gives the fit."""
+        if float_dtype(getattr(X, "dtype", np.float64)) != np.float32 or not np.size(Y):
+            return
+        info = np.finfo(np.float32)
+        big, tiny = float(info.max), float(info.tiny)
+        with np.errstate(invalid="ignore"):
+            top = np.max(np.abs(np.asarray(Y, dtype=np.float64)).reshape(np.shape(Y)[0], -1), axis=0)
+        bad = (top > big) | ((top > 0) & (top < tiny))
+        if bad.any():
+            value = float(top[bad][0])
+            raise ValueError(f"{type(self).__name__}: y is outside the range of X's dtype, float32: its labeled "
+                             f"targets reach {value:.3g} (float32 holds {tiny:.3g} .. {big:.3g}), and the "
+                             "predictions come back in X's dtype. Pass X as float64 (X.astype(np.float64)), or "
+                             "scale y into float32's range and scale the predictions back.")
 
     def _target_scales(self, Y):
         """The scales of the target columns (:func:`~graphrkhs.estimators._auto.target_scales`), kept as
