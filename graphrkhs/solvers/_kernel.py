@@ -45,6 +45,7 @@ fits in ``DENSE_CACHE_BYTES`` (4 GiB: n = 20000 in float64 is 3.2 GB) and in
 row blocks of bounded size otherwise (:class:`KernelOperator`).
 """
 
+import warnings
 from typing import Any, Callable, Dict, List, Optional, Tuple, Union
 
 import numpy as np
@@ -1126,19 +1127,32 @@ def plaprls_fit(K: Union[np.ndarray, KernelOperator], labeled: Indices, Y: Array
             alpha = _plaprls_symmetric(np.asarray(_dense(K), dtype=np.float64), Npsi, lam1, r0)
         if solver == "direct" and alpha is None:
             Kd = np.asarray(_dense(K), dtype=np.float64)
-            T = Kd @ Kd                                    # lam1 (I - K/n)^2 = lam1 (I - 2K/n + K^2/n^2)
-            T *= lam1 / (n * n)
-            T -= (2 * lam1 / n) * Kd
-            T.flat[::n + 1] += lam1
-            step = max(1, int(BLOCK_BYTES // (n * 8)))
-            for c in range(0, n, step):                    # + N_Psi K, in column blocks (bounded temporaries)
-                T[:, c:c + step] += Npsi(Kd[:, c:c + step])
+
+            def system():
+                T = Kd @ Kd                                # lam1 (I - K/n)^2 = lam1 (I - 2K/n + K^2/n^2)
+                T *= lam1 / (n * n)
+                T -= (2 * lam1 / n) * Kd
+                T.flat[::n + 1] += lam1
+                step = max(1, int(BLOCK_BYTES // (n * 8)))
+                for c in range(0, n, step):                # + N_Psi K, in column blocks (bounded temporaries)
+                    T[:, c:c + step] += Npsi(Kd[:, c:c + step])
+                return T
+
+            T = system()
             singular = lam1 == 0 and _singular_to_rounding(T)
             if not singular:
-                lu = sla.lu_factor(T.T, overwrite_a=True, check_finite=False)
+                with warnings.catch_warnings():      # an exactly singular T: handled below, not a LinAlgWarning
+                    warnings.simplefilter("ignore", sla.LinAlgWarning)
+                    lu = sla.lu_factor(T.T, overwrite_a=True, check_finite=False)
                 alpha = sla.lu_solve(lu, r0, trans=1, check_finite=False)
-            else:
-                # gamma_A = 0: T = N_Psi K is singular with K (copies of a point) or with gamma_I = 0 (N_Psi of
+                if not np.isfinite(alpha).all():
+                    # T exactly singular at gamma_A > 0 too: where K's rows sum to the same value (two points, one
+                    # labeled), K 1 = n 1 after the normalization, so (I - K/n) and N_Psi K both annihilate the
+                    # constants, the symmetric form had no Cholesky and the LU of T returned inf / NaN (then
+                    # 'V contains NaN or infinity' from the kernel product of beta): the least squares below
+                    singular, T = True, system()
+            if singular:
+                # gamma_A = 0 (or T exactly singular, above): T = N_Psi K is singular with K (copies of a point) or with gamma_I = 0 (N_Psi of
                 # rank l - o), and T alpha = r0 has no solution in general; its LU returned NaN (gamma_I = 0)
                 # or coefficients ~ 1e16 whose fit was 170 off (copies).  The normal equations
                 # K N_Psi K alpha = K r0 are consistent: their minimum-norm solution is a minimizer
