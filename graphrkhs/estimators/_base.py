@@ -660,6 +660,13 @@ def in_dtype_keeping_argmax(P, dtype):
     return out
 
 
+#: Regressors whose results come back in float32 (float32 points or graph): targets above 2^100 (1.3e30) are fitted
+#: in units of a power of two of y and predicted in those units (RegressorOutputMixin), exactly: near float32's
+#: largest value the centred targets and the solves' sums overflowed (LapRLSRegressor and PLapRLSRegressor raised
+#: 'Y contains NaN or infinity' on targets reaching 3.3e38, which float32 holds).
+FLOAT32_TARGET_UNIT_EXPONENT = 100
+
+
 class RegressorOutputMixin(RegressorMixin):
     """Regressor outputs: ``predict`` of the fitted function; NaN marks unlabeled targets."""
 
@@ -693,7 +700,11 @@ class RegressorOutputMixin(RegressorMixin):
         predictions (RLSRegressor, FredholmRegressor, the transductive regressors at y ~ 1e45), raised
         'Y contains NaN or infinity' (LapRLSRegressor, PLapRLSRegressor), or as all-zero predictions at
         y ~ 1e-50, silently, where float64 X gives the fit."""
-        if float_dtype(getattr(X, "dtype", np.float64)) != np.float32 or not np.size(Y):
+        float32 = float_dtype(getattr(X, "dtype", np.float64)) == np.float32
+        # float32 output: targets above 2^FLOAT32_TARGET_UNIT_EXPONENT are fitted in units of a power of two
+        # (_target_scales), as float64's near 1e308
+        self._target_unit_limit = FLOAT32_TARGET_UNIT_EXPONENT if float32 else TARGET_UNIT_EXPONENT
+        if not float32 or not np.size(Y):
             return
         info = np.finfo(np.float32)
         big, tiny = float(info.max), float(info.tiny)
@@ -722,14 +733,16 @@ class RegressorOutputMixin(RegressorMixin):
         (:func:`~graphrkhs._core.validation.power_of_two_exponent`) and is scaled back by :math:`2^e`, exactly
         barring subnormal results (targets near 1e307 overflowed in the solves: PLapRLSRegressor predicted NaN,
         FredholmRegressor raised about its own coefficients; near 1e-318 the selections' squared errors
-        underflowed to 0: FredholmRegressor chose another width and its fit was 108 % off)."""
+        underflowed to 0: FredholmRegressor chose another width and its fit was 108 % off).  A fit whose results
+        are float32 (float32 points or graph) does the same above :math:`2^{100}`
+        (``FLOAT32_TARGET_UNIT_EXPONENT``), and predicts in those units (targets reaching 3.3e38 overflowed)."""
         if not getattr(self, "_STANDARDIZES_TARGETS", True):
             self._y_scales = None
             return None
         scales = target_scales(Y)
         if scales is None:
             e = power_of_two_exponent(Y)
-            if abs(e) > TARGET_UNIT_EXPONENT:
+            if abs(e) > TARGET_UNIT_EXPONENT or e > getattr(self, "_target_unit_limit", TARGET_UNIT_EXPONENT):
                 scales = np.full(np.shape(Y)[1], np.ldexp(1.0, e))
         self._y_scales = scales
         return scales
@@ -744,24 +757,28 @@ class RegressorOutputMixin(RegressorMixin):
                 with np.errstate(over="ignore", invalid="ignore"):
                     back = (value * scales).astype(value.dtype, copy=False)
                 if not np.isfinite(back).all() and np.isfinite(value).all():
-                    raise self._too_large_targets(f"its fitted {name}")
+                    raise self._too_large_targets(f"its fitted {name}", back.dtype)
                 setattr(self, name, back)
         rescale = getattr(self, "_rescale_target_factors", None)
         if rescale is not None:
             with np.errstate(over="ignore", invalid="ignore"):
                 rescale(scales)
 
-    def _too_large_targets(self, what):
-        """The ValueError of a fit (or prediction) on finite targets whose result overflows float64."""
-        return ValueError(f"{type(self).__name__}: y is too large: {what} overflows float64 (beyond 1.8e308). "
-                          "Scale the targets down (e.g. divide y by its largest magnitude) and scale the "
+    def _too_large_targets(self, what, dtype=np.float64):
+        """The ValueError of a fit (or prediction) on finite targets whose result overflows its dtype."""
+        dtype = np.dtype(dtype) if np.dtype(dtype) == np.float32 else np.dtype(np.float64)
+        more = " (the dtype of X; X.astype(np.float64) gives float64 results)" if dtype == np.float32 else ""
+        top = "3.4e38" if dtype == np.float32 else "1.8e308"
+        return ValueError(f"{type(self).__name__}: y is too large: {what} overflows {dtype.name}{more} (beyond "
+                          f"{top}). Scale the targets down (e.g. divide y by its largest magnitude) and scale the "
                           "predictions back.")
 
     def predict(self, X: ArrayLike) -> np.ndarray:
         """Predicted targets, shape (n,) or (n, n_targets) like the fitted y."""
         scales = getattr(self, "_y_scales", None)
         with verbosity(self.verbose):
-            if scales is None or float(np.max(scales)) <= np.ldexp(1.0, TARGET_UNIT_EXPONENT):
+            if scales is None or float(np.max(scales)) <= np.ldexp(1.0, getattr(self, "_target_unit_limit",
+                                                                                  TARGET_UNIT_EXPONENT)):
                 F = np.asarray(self._scores(X))
             else:
                 # a fit on targets near 1e308 (fitted on y / scales, _target_scales): predicted in those units,
@@ -774,7 +791,7 @@ class RegressorOutputMixin(RegressorMixin):
                 with np.errstate(over="ignore", invalid="ignore"):
                     back = (F * scales).astype(F.dtype, copy=False)
                 if not np.isfinite(back).all() and np.isfinite(F).all():
-                    raise self._too_large_targets("the prediction at X")
+                    raise self._too_large_targets("the prediction at X", back.dtype)
                 F = back
         return F[:, 0] if (self._y_1d and F.ndim == 2) else F
 
