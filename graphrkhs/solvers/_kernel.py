@@ -711,10 +711,26 @@ def laprls_fit(K: Union[np.ndarray, KernelOperator], labeled: Indices, Y: ArrayL
     return (alpha, info) if return_info else alpha
 
 
-def _singular_to_rounding(T):
-    """True when the square matrix T has a singular value below n eps times its largest (numpy's rank rule)."""
-    sv = np.linalg.svd(T, compute_uv=False)
-    return bool(sv.size) and not sv[-1] > T.shape[0] * np.finfo(np.float64).eps * sv[0]
+def _plaprls_range_solve(Kd, Npsi, lam1, r0):
+    r"""PLapRLS's empirical system where :math:`T = N_\Psi K + \lambda_1 (I - K/n)^2` is singular, solved in the
+    range of K.
+
+    The objective depends on :math:`\alpha` through :math:`f = K\alpha` only; with :math:`K = U_r S_r U_r^T`
+    (eigenvalues above :math:`n\epsilon` times the largest) and :math:`K\alpha = U_r c`, its normal equations
+    :math:`K T \alpha = K r_0` become
+    :math:`(U_r^T N_\Psi U_r + \lambda_1 (I - S_r/n)^2 S_r^{-1}) c = U_r^T r_0`, a consistent symmetric PSD
+    system solved by least squares (minimum norm in c), and :math:`\alpha = U_r S_r^{-1} c`.  Its conditioning is
+    that of :math:`N_\Psi` on the range of K, not :math:`\mathrm{cond}(K)^2` as for :math:`K N_\Psi K`.
+    """
+    n = Kd.shape[0]
+    s, U = np.linalg.eigh(Kd)
+    keep = s > n * np.finfo(np.float64).eps * max(float(s[-1]), 0.0)
+    Ur, sr = U[:, keep], s[keep]
+    H = Ur.T @ Npsi(Ur)
+    if lam1:
+        H[np.diag_indices_from(H)] += lam1 * (1.0 - sr / n) ** 2 / sr
+    c = np.linalg.lstsq((H + H.T) / 2, Ur.T @ r0, rcond=None)[0]
+    return Ur @ (c / sr.reshape((-1,) + (1,) * (c.ndim - 1)))
 
 
 def _plaprls_symmetric(Kd, Npsi, lam1, r0):
@@ -1138,26 +1154,21 @@ def plaprls_fit(K: Union[np.ndarray, KernelOperator], labeled: Indices, Y: Array
                     T[:, c:c + step] += Npsi(Kd[:, c:c + step])
                 return T
 
-            T = system()
-            singular = lam1 == 0 and _singular_to_rounding(T)
-            if not singular:
+            if lam1 > 0:
+                T = system()
                 with warnings.catch_warnings():      # an exactly singular T: handled below, not a LinAlgWarning
                     warnings.simplefilter("ignore", sla.LinAlgWarning)
                     lu = sla.lu_factor(T.T, overwrite_a=True, check_finite=False)
                 alpha = sla.lu_solve(lu, r0, trans=1, check_finite=False)
-                if not np.isfinite(alpha).all():
-                    # T exactly singular at gamma_A > 0 too: where K's rows sum to the same value (two points, one
-                    # labeled), K 1 = n 1 after the normalization, so (I - K/n) and N_Psi K both annihilate the
-                    # constants, the symmetric form had no Cholesky and the LU of T returned inf / NaN (then
-                    # 'V contains NaN or infinity' from the kernel product of beta): the least squares below
-                    singular, T = True, system()
-            if singular:
-                # gamma_A = 0 (or T exactly singular, above): T = N_Psi K is singular with K (copies of a point) or with gamma_I = 0 (N_Psi of
-                # rank l - o), and T alpha = r0 has no solution in general; its LU returned NaN (gamma_I = 0)
-                # or coefficients ~ 1e16 whose fit was 170 off (copies).  The normal equations
-                # K N_Psi K alpha = K r0 are consistent: their minimum-norm solution is a minimizer
-                A = Kd @ T
-                alpha = np.linalg.lstsq((A + A.T) / 2, Kd @ r0, rcond=None)[0]
+            if lam1 == 0 or not np.isfinite(alpha).all():
+                # gamma_A = 0: T = N_Psi K is singular (N_Psi annihilates Psi) and T alpha = r0 has no solution in
+                # general; its LU returned NaN with gamma_I = 0 or coefficients ~ 1e16 whose fit was 170 off with
+                # copies of a point.  gamma_A > 0 with a non-finite LU solution: T exactly singular, where K's rows
+                # sum to the same value (two points, one labeled: K 1 = n 1 after the normalization, so (I - K/n)
+                # and N_Psi K both annihilate the constants; then 'V contains NaN or infinity' from the kernel
+                # product of beta).  Solved in the range of K (least squares on K N_Psi K alpha = K r0 squared
+                # cond(K): 1.1 off the minimizer at cond(K) = 5e7 where the LU was 7e-10 off)
+                alpha = _plaprls_range_solve(Kd, Npsi, lam1, r0)
         elif solver != "direct":
             def apply_T(Pb, KP):
                 return Npsi(KP) + lam1 * (Pb - 2.0 * KP / n + _apply(K, KP) / (n * n))
