@@ -427,7 +427,7 @@ def rls_fit(K: np.ndarray, Y: ArrayLike, alpha: float, *, overwrite_K: bool = Fa
     # A float32 K solves in float32 (Y cast to it): always in units of 2^e, since targets outside float32's range
     # (1e39 .. 1e150 and 1e-50 .. 1e-150 in float64) were cast to inf or 0, and came back as inf / NaN / 0
     e32 = K.dtype == np.float32
-    Y2, e = (np.ldexp(Y2, -power_of_two_exponent(Y2)), power_of_two_exponent(Y2)) if e32 else in_target_units(Y2)
+    Y2, e = _float32_column_units(Y2) if e32 else in_target_units(Y2)
     l = K.shape[0]
     A = K if overwrite_K else K.copy()
     A.flat[::l + 1] += alpha * l
@@ -476,24 +476,33 @@ def rls_fit(K: np.ndarray, Y: ArrayLike, alpha: float, *, overwrite_K: bool = Fa
         if bad.any():
             C[:, bad] = _min_norm_psd_solve(K, Yk[:, bad])
     # coefficients float64 cannot hold (|Y| ~ 1e308 with K + alpha l I small) came back as inf / NaN: a ValueError
-    if e32 and e:
-        C = _float32_from_units(C, e)
-    C = from_target_units(C, e if not e32 else 0, "Y")
+    C = _float32_from_units(C, e) if e32 else from_target_units(C, e, "Y")
     return C[:, 0] if was_1d else C
 
 
+def _float32_column_units(Y2):
+    """``(Y2 / 2^e, e)`` with one power of two per column (``e`` of shape (m,)): the largest magnitude of each
+    column in [1/2, 1), whatever its units.  Exact, and the solvers are linear in each column; one exponent for
+    all columns underflowed a column 1e50 times smaller than another in float32 (coefficients 0, silently)."""
+    top = np.abs(Y2).max(axis=0) if Y2.shape[0] else np.zeros(Y2.shape[1])
+    e = np.where(np.isfinite(top) & (top > 0), np.frexp(top)[1], 0).clip(max=1023).astype(np.int64)
+    return np.ldexp(Y2, -e), e
+
+
 def _float32_from_units(C, e, kernel="K"):
-    """float32 coefficients ``C`` (computed on targets divided by 2^e) times 2^e, or a ValueError naming Y and K
-    when float32 cannot hold them: the largest beyond float32's largest value, or below its smallest normal value
-    (all of them subnormal or 0 in float32)."""
+    """float32 coefficients ``C`` (computed on targets divided by 2^e, ``e`` a scalar or one exponent per column)
+    times 2^e, or a ValueError naming Y and K when float32 cannot hold a column of them: its largest beyond
+    float32's largest value, or below its smallest normal value (all of it subnormal or 0 in float32)."""
     with np.errstate(over="ignore", under="ignore", invalid="ignore"):
         out = np.ldexp(C.astype(np.float64), e)
     info = np.finfo(np.float32)
     big, tiny = float(info.max), float(info.tiny)
     if not np.isfinite(C).all():
         return out.astype(np.float32)
-    top = float(np.max(np.abs(out), initial=0.0))
-    if top > big or 0.0 < top < tiny:
+    tops = np.abs(out).reshape(-1, out.shape[-1] if out.ndim else 1).max(axis=0, initial=0.0)
+    bad = (tops > big) | ((tops > 0.0) & (tops < tiny))
+    if bad.any():
+        top = float(tops[bad][0])
         raise ValueError(f"Y is outside the range of {kernel}'s dtype, float32: its coefficients reach {top:.3g} "
                          f"(float32 holds {tiny:.3g} .. {big:.3g}), and they come back in {kernel}'s dtype. Pass "
                          f"{kernel} as float64 ({kernel}.astype(np.float64)), or scale Y into float32's range and "
@@ -1306,9 +1315,10 @@ def grls_fit(Phi: ArrayLike, Psi: ArrayLike, Y: ArrayLike, gamma: float) -> Tupl
         raise ValueError(f"Psi must have shape ({m}, q); got {Psi.shape}.")
     _orth_basis(Psi, "features")
     # Y in units of a power of two (exact; c and beta are linear in Y): cast to a float32 Phi, targets of 1e45
-    # became inf (NaN coefficients) and of 1e-50 zero
-    e = power_of_two_exponent(Y2)
-    rhs = np.hstack([np.ldexp(Y2, -e).astype(Phi.dtype), Psi])
+    # became inf (NaN coefficients) and of 1e-50 zero -- one power a column there; float64, as rls_fit
+    f32 = Phi.dtype == np.float32
+    Y2, e = _float32_column_units(Y2) if f32 else in_target_units(Y2)
+    rhs = np.hstack([Y2.astype(Phi.dtype), Psi])
     eps = np.finfo(Phi.dtype).eps
     top = float(np.abs(np.diagonal(Phi)).max()) if m else 0.0
     if m * gamma > np.sqrt(eps) * top:
@@ -1331,7 +1341,7 @@ def grls_fit(Phi: ArrayLike, Psi: ArrayLike, Y: ArrayLike, gamma: float) -> Tupl
     S = Psi.T @ AinvPsi
     beta = np.linalg.solve((S + S.T) / 2, Psi.T @ AinvY)
     c = AinvY - AinvPsi @ beta
-    if Phi.dtype == np.float32:
+    if f32:
         c, beta = _float32_from_units(c, e, "Phi"), _float32_from_units(beta, e, "Phi")
     else:
         c, beta = from_target_units(c, e, "Y"), from_target_units(beta, e, "Y")
