@@ -69,7 +69,16 @@ def _sq_dists(A, B):
     return D
 
 
-def _frame(A, B):
+def _set_stats(X):
+    """``(lo, hi, centre)``: the columns' minima and maxima of X and its bulk centre (:func:`_bulk_centre`), which
+    :func:`_far_rows` and :func:`_frame` read -- computed once per set by :func:`pairwise_kernel`."""
+    if X.shape[0] == 0:
+        inf = np.full(X.shape[1], np.inf)
+        return inf, -inf, np.zeros(X.shape[1], dtype=X.dtype)
+    return X.min(axis=0), X.max(axis=0), _bulk_centre(X)
+
+
+def _frame(A, B, stats_A=None, stats_B=None):
     r"""Move A and B into one centred, power-of-two-scaled frame.
 
     Returns ``(A', B', scale)`` with :math:`a' = (a - c) / s`, c the
@@ -89,9 +98,10 @@ def _frame(A, B):
     The bounding-box midpoint stays the fallback where ``x - c`` overflows
     (points near both ends of the float range).
     """
-    centre = _bulk_centre(B if B.shape[0] else A).astype(A.dtype)
-    lo = np.minimum(A.min(axis=0, initial=np.inf), B.min(axis=0, initial=np.inf))
-    hi = np.maximum(A.max(axis=0, initial=-np.inf), B.max(axis=0, initial=-np.inf))
+    lo_A, hi_A, centre_A = _set_stats(A) if stats_A is None else stats_A
+    lo_B, hi_B, centre_B = (lo_A, hi_A, centre_A) if B is A else _set_stats(B) if stats_B is None else stats_B
+    centre = (centre_B if B.shape[0] else centre_A).astype(A.dtype)
+    lo, hi = np.minimum(lo_A, lo_B), np.maximum(hi_A, hi_B)
     if not float(np.maximum(hi - centre, centre - lo).max(initial=0.0)) < float(np.finfo(A.dtype).max):
         centre = (lo * 0.5 + hi * 0.5).astype(A.dtype)  # halves first: lo + hi can overflow
     Ac = A - centre
@@ -103,19 +113,21 @@ def _frame(A, B):
     return Ac, Bc, 2.0 ** e
 
 
-def _far_rows(A, B):
+def _far_rows(A, B, stats_A=None, stats_B=None):
     r"""Rows of A farther from the centre of B (:func:`_frame`'s) than :math:`2^{e/4}` times B's extent (e the
     dtype's largest binary exponent): in a frame scaled to them, the squared distances among B's extent could
     underflow.  All False when B has no extent (one point, or all equal)."""
     none = np.zeros(A.shape[0], dtype=bool)
     if A.shape[0] == 0 or B.shape[0] == 0:
         return none
-    centre = _bulk_centre(B).astype(np.float64)
+    lo_A, hi_A, _ = _set_stats(A) if stats_A is None else stats_A
+    lo_B, hi_B, centre = _set_stats(B) if stats_B is None else stats_B
+    centre = centre.astype(np.float64)
     with np.errstate(over="ignore", invalid="ignore"):
         # max |b - c| and a bound of max |a - c| from the columns' ranges (no (n, d) temporary): the usual case,
-        # no far row, costs two column reductions of each set
-        extent = float(np.maximum(B.max(axis=0) - centre, centre - B.min(axis=0)).max())
-        bound = float(np.maximum(A.max(axis=0) - centre, centre - A.min(axis=0)).max())
+        # no far row, costs the columns' minima and maxima of each set
+        extent = float(np.maximum(hi_B - centre, centre - lo_B).max())
+        bound = float(np.maximum(hi_A - centre, centre - lo_A).max())
     if not extent > 0:
         return none
     limit = extent * 2.0 ** (np.finfo(A.dtype).maxexp // 4)
@@ -295,17 +307,19 @@ def pairwise_kernel(A: ArrayLike, B: ArrayLike | None = None,
         # distances of the other rows underflowed (a new point at 1e200 among ordinary ones: their kernel rows,
         # and the predictions, were those of another point); each group in its own frame
         kw = dict(sigma=sigma, degree=degree, coef0=coef0, m=m, block_bytes=block_bytes)
-        far = _far_rows(A, B) if A.shape[0] > 1 else np.zeros(A.shape[0], dtype=bool)
+        stats_A, stats_B = _set_stats(A), _set_stats(B)      # once for the two tests and the frame
+        far = _far_rows(A, B, stats_A, stats_B) if A.shape[0] > 1 else np.zeros(A.shape[0], dtype=bool)
         if far.any() and not far.all():
             out[~far] = pairwise_kernel(A[~far], B, kernel, **kw)
             out[far] = pairwise_kernel(A[far], B, kernel, **kw)
             return out
-        far = _far_rows(B, A) if B.shape[0] > 1 else np.zeros(B.shape[0], dtype=bool)
+        far = _far_rows(B, A, stats_B, stats_A) if B.shape[0] > 1 else np.zeros(B.shape[0], dtype=bool)
         if far.any() and not far.all():
             out[:, ~far] = pairwise_kernel(A, B[~far], kernel, **kw)
             out[:, far] = pairwise_kernel(A, B[far], kernel, **kw)
             return out
-    if kernel in ("gaussian", "heat"):
+        A, B, scale = _frame(A, B, stats_A, stats_B)
+    elif kernel in ("gaussian", "heat"):
         # Distances in a centred, rescaled frame: shift-invariant and overflow-free.
         A, B, scale = _frame(A, B)
     for s in range(0, A.shape[0], rows):
