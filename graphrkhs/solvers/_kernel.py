@@ -56,7 +56,7 @@ from .._core.amg import _check_symmetric_psd_pattern
 from .._core.cg import conjugate_gradient
 from .._core.loo import PSD_RTOL
 from .._core.validation import (check_flag, check_matrix, check_option, check_points, check_scalar, column_scales,
-                                memory_guard, power_of_two_exponent, warn)
+                                memory_guard, warn)
 from .._core.config import DENSE_CACHE_BYTES
 from .._core.labels import _check_labeled_index, from_target_units, in_target_units
 from .._core.types import ArrayLike, GraphLike, Indices, MatrixLike
