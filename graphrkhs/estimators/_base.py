@@ -180,7 +180,8 @@ class GraphRKHSEstimator(BaseEstimator):
         return None
 
     def _check_target_range(self, X, Y):
-        """Regressors: targets the output dtype of the fit can hold (classifiers: nothing to check)."""
+        """Regressors: targets the output dtype of the fit can hold, and the fit's target-unit limit
+        (classifiers: nothing to check or record)."""
 
     def _forget_fit(self):
         """Drop everything a previous ``fit`` stored: the attributes it added (recorded in
@@ -693,10 +694,12 @@ class RegressorOutputMixin(RegressorMixin):
         return labeled, Y
 
     def _check_target_range(self, X, Y):
-        """A ValueError naming y and X's dtype when a target column is outside float32's range and the fitted
-        values come back in X's dtype, float32 (float32 points or graph; the solves run in float64 or in units
-        of a power of two of y): a labeled target beyond float32's largest value (3.4e38), or a column whose
-        targets are all below its smallest normal value (1.2e-38).  Such targets came back as inf / NaN
+        """Record the fit's target-unit limit (``_target_unit_limit``, read by :meth:`_target_scales` and
+        :meth:`predict`: 2^100 for float32 results, 2^500 otherwise), then raise a ValueError naming y and X's
+        dtype when a target column is outside float32's range and the fitted values come back in X's dtype,
+        float32 (float32 points or graph; the solves run in float64 or in units of a power of two of y): a
+        labeled target beyond float32's largest value (3.4e38), or a column whose targets are all below its
+        smallest normal value (1.2e-38).  Such targets came back as inf / NaN
         predictions (RLSRegressor, FredholmRegressor, the transductive regressors at y ~ 1e45), raised
         'Y contains NaN or infinity' (LapRLSRegressor, PLapRLSRegressor), or as all-zero predictions at
         y ~ 1e-50, silently, where float64 X gives the fit."""
