@@ -43,7 +43,21 @@ def row_blocks(indptr, n_parts):
 
 
 def _row_sums(block):
-    return np.asarray(block.sum(axis=1)).ravel()
+    # an overflowing row sum is inf (as the serial build's): _overflows tests for it
+    with np.errstate(over="ignore"):
+        return np.asarray(block.sum(axis=1)).ravel()
+
+
+def _overflows(d, kind):
+    """Whether the normalized forms need W scaled down: a degree above the largest float (``laplacian``'s rule)."""
+    return kind != "combinatorial" and not np.isfinite(d).all()
+
+
+def _downscaled(block, n):
+    """A row block of W times the power of two by which :func:`graphrkhs.laplacian` scales the whole W when a
+    degree overflows (``2^-(ceil(log2 n) + 1)``: exact, and the normalized Laplacians do not depend on the scale
+    of W), so that every entry comes from the same operations as in the serial build."""
+    return block * np.asarray(2.0 ** -(int(np.ceil(np.log2(n))) + 1), dtype=block.dtype)
 
 
 def _stack(blocks, n, dtype):
@@ -60,6 +74,11 @@ def mpi_laplacian(W, kind, comm):
     start, stop = int(bounds[comm.rank]), int(bounds[comm.rank + 1])
     block = W[start:stop]
     d = comm.allgather_rows(_row_sums(block).astype(W.dtype, copy=False))
+    if _overflows(d, kind):
+        # the gathered degrees are the same on every rank: all take this branch together.  Without it the
+        # normalized forms of a W whose degrees overflow raised ("pass finite degrees=") where laplacian(W) works
+        block = _downscaled(block, n)
+        d = comm.allgather_rows(_row_sums(block).astype(W.dtype, copy=False))
     L_rows = laplacian_rows(block, kind, start, stop, degrees=d)
     counts = comm.allgather_rows(np.diff(L_rows.indptr).astype(np.int64))
     indices = comm.allgather_rows(L_rows.indices.astype(np.int64))
@@ -88,6 +107,10 @@ def dask_laplacian(W, kind, client, n_parts=None):
     blocks = client.scatter([W[a:b] for a, b in spans], hash=False)
     sums = client.gather(client.map(_row_sums, blocks))
     d = np.concatenate(sums).astype(W.dtype, copy=False)
+    if _overflows(d, kind):
+        # as mpi_laplacian: W scaled down as laplacian(W) scales it
+        blocks = client.scatter([_downscaled(W[a:b], n) for a, b in spans], hash=False)
+        d = np.concatenate(client.gather(client.map(_row_sums, blocks))).astype(W.dtype, copy=False)
     d_future = client.scatter(d, broadcast=True, hash=False)
     parts = client.map(lambda blk, ab, deg: laplacian_rows(blk, kind, ab[0], ab[1], degrees=deg),
                        blocks, spans, [d_future] * len(spans), pure=False)
