@@ -1182,7 +1182,11 @@ def plaprls_fit(K: Union[np.ndarray, KernelOperator], labeled: Indices, Y: Array
             def apply_T(Pb, KP):
                 return Npsi(KP) + lam1 * (Pb - 2.0 * KP / n + _apply(K, KP) / (n * n))
 
-            alpha, cg_info = kernel_cg(apply_T, lambda V: _apply(K, V), r0, tol=tol, max_iter=max_iter)
+            # on K's null space T is lam1 I: that part of the residual, which CG (in the range of K) cannot
+            # reduce, is solved exactly (as laprls_fit's).  Without it a low-rank K (the linear kernel: rank d)
+            # stopped after d + 1 iterations reporting "not converged" (relative residual 0.41)
+            alpha, cg_info = kernel_cg(apply_T, lambda V: _apply(K, V), r0, tol=tol, max_iter=max_iter,
+                                       identity_shift=lam1 if lam1 > 0 else None)
             info.update(cg_info)
     else:
         if _n_of(P) != n:
