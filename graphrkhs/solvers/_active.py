@@ -54,13 +54,17 @@ ones (the batch spreads over the graph instead of crowding one region).
 Uncertainty batches are the ``n_points`` best nodes of the current model.
 
 Components of the graph without a labeled node: labeling one of their nodes
-makes the whole component constant (its model change is
-:math:`\sqrt{|\text{component}|}\,\|\hat y_k - F_k\|`, the limit of the
-model's look-ahead; the value is that formula, so the nodes of such a
-component tie as the limit says.  A shift of :math:`10^{-10}` times the
-largest degree on the diagonal keeps the factorization defined and carries
-the greedy updates after a pick there; its approximation of the limit was
-off by up to :math:`7 \cdot 10^{-5}` on a path of 1000 nodes).  The
+makes the whole component the null vector v of the Laplacian through the
+label, :math:`(v / v_k)\,\hat y_k^T` (v constant for the combinatorial
+Laplacian, :math:`v = D^{1/2} 1` for the normalized one), so its model change
+is the re-solve's, :math:`\|(v / v_k)\,\hat y_k^T - F_c\|_F`
+(:math:`\sqrt{|\text{component}|}\,\|\hat y_k - F_k\|` for the combinatorial
+Laplacian and scores constant there, where the nodes tie), and after a pick
+there the component's scores are set to that re-solve.  A shift of
+:math:`10^{-10}` times the largest degree on the diagonal keeps the
+factorization defined and carries the covariance's greedy updates after a
+pick there (its approximation was off by up to :math:`7 \cdot 10^{-5}` on a
+path of 1000 nodes).  The
 class prior that the solvers give such components moves with every new label;
 that convention is not counted as a change of the model.
 
@@ -387,27 +391,66 @@ def propose_labels(scores: ArrayLike, n_points: int = 1, *, criterion: str = "un
     _, comp = csgraph.connected_components(W, directed=False)
     has_label = np.bincount(comp[S], minlength=comp.max() + 1) > 0
     free_comp = np.where(has_label[comp], -1, comp)[free]
-    comp_size = np.bincount(comp)
-    picks, picked_values = [], []
+    # the null vector of the Laplacian on each component: a single label there makes the component this vector
+    # times the label (constant for the combinatorial Laplacian, D^{1/2} 1 for the normalized one)
+    null = _null_vector(W, laplacian)[free]
+    picks, picked_values, label_free = [], [], None
     for _ in range(n_points):
         values, R = _mc_values(C, F, alpha)
-        # the exact limit in the label-free components (module docs): the singular shift's approximation of it
-        # differs from node to node by more than the tie tolerance and always favoured a path's centre
+        # the exact change in the label-free components (module docs): the singular shift's approximation of it
+        # differs from node to node by more than the tie tolerance and always favoured a path's centre.  F is
+        # not updated on a component until a pick there closes it (C is block diagonal): computed once
         open_ = free_comp >= 0
-        values[open_] = np.sqrt(comp_size[free_comp[open_]]) * np.linalg.norm(R[open_], axis=1)
+        if label_free is None:
+            label_free = _label_free_changes(F, R, null, free_comp)
+        values[open_] = label_free[open_]
         j = _best(values, allowed_f, tb)
+        members = None
         if free_comp[j] >= 0:
-            free_comp[free_comp == free_comp[j]] = -1      # its component has a (pseudo-)label now
+            members = np.flatnonzero(free_comp == free_comp[j])
+            free_comp[members] = -1      # its component has a (pseudo-)label now
         picks.append(int(free[j]))
         picked_values.append(float(values[j]))
         allowed_f[j] = False
+        if members is not None:
+            resolved = np.outer(null[members] / null[j], F[j] + R[j])
         # Look-ahead with the pseudo-label: the model as if node j had been labeled (rank-one update).
         c = C[:, j].copy()
         denom = alpha + c[j]
         F += np.outer(c, R[j]) / denom
         C -= np.outer(c, c) / denom
+        if members is not None:
+            # the re-solve there, exactly: the null vector through the pseudo-label (the shift's update only
+            # approximates it, and for the normalized Laplacian it started from the prior, not the null vector)
+            F[members] = resolved
     nodes = np.asarray(picks, dtype=np.int64)
     return (nodes, np.asarray(picked_values)) if return_values else nodes
+
+
+def _null_vector(W, kind):
+    r"""Per node, the null vector of the Laplacian ``kind`` on its component: 1 (combinatorial) or
+    :math:`\sqrt{d_i}` (normalized; 1 at an isolated node, whose row of the Laplacian is 0)."""
+    if kind == "combinatorial":
+        return np.ones(W.shape[0])
+    d = np.asarray(W.sum(axis=1), dtype=np.float64).ravel()
+    return np.where(d > 0, np.sqrt(d), 1.0)
+
+
+def _label_free_changes(F, R, null, free_comp):
+    r"""Model change of labeling each node k of a label-free component c (``free_comp`` >= 0; other entries
+    unused): the re-solve makes the component :math:`(v / v_k)\,\hat y_k^T` (v the null vector), so the change
+    is :math:`\|(v/v_k)\,\hat y_k^T - F_c\|_F`, written as :math:`a R_k^T + (a F_k^T - F_c)`, a = v / v_k,
+    which is exactly :math:`\sqrt{|c|}\,\|R_k\|` where v and F are constant on c."""
+    out = np.zeros(F.shape[0])
+    for c in np.unique(free_comp[free_comp >= 0]):
+        M = np.flatnonzero(free_comp == c)
+        step = max(1, int(2 ** 22 // (M.size * F.shape[1])))       # rows of the (rows, |c|, m) block at a time
+        for start in range(0, M.size, step):
+            K = M[start:start + step]
+            a = null[M][None, :, None] / null[K][:, None, None]
+            T = a * R[K][:, None, :] + (a * F[K][:, None, :] - F[M][None, :, :])
+            out[K] = np.sqrt(np.einsum("kim,kim->k", T, T))
+    return out
 
 
 def _check_the_fits_labeled_set(scores, S, n):
