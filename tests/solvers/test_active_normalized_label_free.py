@@ -75,3 +75,27 @@ def test_label_free_component_normalized_matches_resolve(alpha):
     # the first pick: node 2 of the label-free path (degree 1), change 1.970 (not 0.980 at every node of the path)
     assert nodes[0] == 2
     np.testing.assert_allclose(values[0], 1.97016, atol=1e-5)
+
+
+def test_label_free_changes_closed_form_matches_per_node_sum():
+    """The O(|c| m) form of the label-free change against its definition, one node at a time, including
+    residuals far below the scores (no cancellation) and the exact tie of constant rows with v = 1."""
+    from graphrkhs.solvers._active import _label_free_changes
+
+    rng = np.random.default_rng(7)
+    for trial in range(60):
+        n, m = int(rng.integers(3, 25)), int(rng.integers(1, 4))
+        F = rng.normal(size=(n, m)) if trial % 2 else np.tile(rng.normal(size=m), (n, 1))
+        R = rng.normal(size=(n, m)) * 10.0 ** float(rng.integers(-9, 2))
+        v = np.ones(n) if trial % 3 == 0 else rng.uniform(0.2, 3.0, n)
+        comp = rng.integers(-1, 3, n)
+        got = _label_free_changes(F, R, v, comp)
+        for k in np.flatnonzero(comp >= 0):
+            M = np.flatnonzero(comp == comp[k])
+            T = np.outer(v[M] / v[k], F[k]) - F[M] + np.outer(v[M] / v[k], R[k])
+            np.testing.assert_allclose(got[k], np.sqrt((T * T).sum()), rtol=1e-9)
+        assert np.all(got[comp < 0] == 0)
+    F = np.tile([0.4, 0.6], (5, 1))
+    R = np.tile([1e-12, -1e-12], (5, 1))
+    got = _label_free_changes(F, R, np.ones(5), np.zeros(5, dtype=int))
+    assert np.all(got == got[0]) and got[0] == np.sqrt(5 * 2e-24)
