@@ -103,7 +103,7 @@ from ..solvers import (
 from ..spectral.filters import default_kernel
 from .._core.labels import classes_labeled_per_component
 from .._core.loo import in_ridge_batches
-from ..solvers import KernelRidgePath, loo_scores, select_grid, select_tikhonov_solution
+from ..solvers import KernelRidgePath, class_loo_rows, loo_scores, select_grid, select_tikhonov_solution
 from ..solvers import held_selection_warnings, release_selection_warnings
 from ..solvers import KERNEL_TV_MAX_ITER, STOCHASTIC_MIN_LABELS, TIKHONOV_ALPHAS, graph_kernel_ridge_stochastic_errors, kfold_scores
 from ..kernels import GraphKernel
@@ -1014,9 +1014,10 @@ class _GraphKernelRidge(_GraphLearner):
         L = laplacian(W, self.laplacian, dtype=np.float64)
         cols = [graph_kernel_columns(L, phi, S, backend=self.backend) for phi in kernels]
         unpen = np.ones(S.size) if free_constant(self) else None
+        rows = _informed_loo_rows(self, W, S, Y) if self.alpha == "auto" else None
         if self.alpha != "auto":
             ki, self.alpha_ = 0, float(self.alpha)
-        elif not loo_selects(Y, is_classifier(self), fits_constants=free_constant(self)):
+        elif not loo_selects(Y, is_classifier(self), fits_constants=free_constant(self)) or _too_few(rows):
             # leaving out a class's only label leaves the class without one, so the LOO error of every
             # point falls as mu grows and "selects" the top of any grid: it says nothing about mu (nor does a
             # constant regression target with a free constant: every mu fits it exactly).  The
@@ -1031,7 +1032,7 @@ class _GraphKernelRidge(_GraphLearner):
             grid, default_grid = self._alpha_grid()
 
             def evaluate(kernel, alpha):
-                out = [_path_scores(paths[int(k) - 1], Y, alpha, self._scoring, loo_rows_of(self)) for k in kernel]
+                out = [_path_scores(paths[int(k) - 1], Y, alpha, self._scoring, rows) for k in kernel]
                 return np.array([o[0] for o in out]), np.array([o[1] for o in out])
 
             scale = max(float(np.abs(np.diag(cols[0][S])).max()), 1e-300)
@@ -1065,6 +1066,9 @@ class _GraphKernelRidge(_GraphLearner):
         """
         L = laplacian(W, self.laplacian, dtype=np.float64)
         unpen = np.ones(S.size) if free_constant(self) else None
+        rows = _informed_loo_rows(self, W, S, Y)
+        if _too_few(rows):       # (thousands of labels, each alone in its component) the estimator's own rows
+            rows = loo_rows_of(self)
         ops = [GraphKernel(L, phi, input="laplacian", backend=self.backend) for phi in kernels]
         cache = {}
 
@@ -1075,7 +1079,7 @@ class _GraphKernelRidge(_GraphLearner):
                 new = [float(a) for a in alpha if (int(k), float(a)) not in cache]
                 if new:
                     sc, tb = graph_kernel_ridge_stochastic_errors(ops[int(k) - 1], S, Y, new, unpenalized=unpen,
-                                                                  scoring=self._scoring, loo_rows=loo_rows_of(self))
+                                                                  scoring=self._scoring, loo_rows=rows)
                     cache.update({(int(k), a): (x, t) for a, x, t in zip(new, sc, tb)})
                 score[i] = [cache[(int(k), float(a))][0] for a in alpha]
                 tie[i] = [cache[(int(k), float(a))][1] for a in alpha]
@@ -1095,6 +1099,28 @@ class _GraphKernelRidge(_GraphLearner):
                                      method="cg", return_coef=True)
         b = beta[:, :-1].sum(axis=0) / beta[:, -1].sum()          # 1^T P y / 1^T P 1
         return F[:, :-1] - F[:, -1:] * b + b
+
+
+def _informed_loo_rows(estimator, W, S, Y):
+    """``loo_rows`` of the graph kernel ridge's leave-one-out: the estimator's own (:func:`loo_rows_of`: a
+    classifier's classes labeled twice) less the labeled nodes alone among the labels of their connected
+    component.  Without its label such a node's component is label-free and the refit gives it the mean target
+    (the class prior, ``_orphans``) whatever alpha and kernel; the closed form scored instead its kernel value
+    0 or, with a free constant, the constant b fitted to the other components' labels, which moves with alpha
+    (a regressor's choice went to alpha 0.32 where the refits' LOO is lowest at 1e-3).  The rule of
+    :func:`~graphrkhs.tikhonov_path_errors`.  None when every row is scored."""
+    _, comp = connected_components(W)       # plain components: those of the orphan rule (label_free_mask)
+    informed = np.bincount(comp[S], minlength=comp.max() + 1)[comp[S]] > 1
+    own = loo_rows_of(estimator)
+    if own is None:
+        return None if informed.all() else informed
+    classes = class_loo_rows(np.asarray(Y, dtype=np.float64).reshape(S.size, -1))
+    return classes & informed
+
+
+def _too_few(rows):
+    """Whether a mask of scored rows (None: all) leaves fewer than ``MIN_LABELS`` rows to rank by."""
+    return rows is not None and int(np.count_nonzero(rows)) < MIN_LABELS
 
 
 def _path_scores(path, Y, alphas, scoring, loo_rows=None):
@@ -1118,7 +1144,10 @@ class GraphKernelRidgeClassifier(_TransductiveClassifier, _GraphKernelRidge):
     nothing about :math:`\mu` (leaving a node out leaves its class without a
     label, and every LOO error then falls as :math:`\mu` grows), so the largest
     value of ``alphas`` is used without a selection (logged at INFO); the same
-    with fewer than 3 labeled nodes (:ref:`ug_one_label`).  Above
+    with fewer than 3 labeled nodes (:ref:`ug_one_label`).  A labeled node
+    alone among the labels of its connected component is not scored (without
+    its label the refit gives its component the class prior whatever
+    :math:`\mu`), as in :func:`~graphrkhs.tikhonov_path_errors`.  Above
     ``STOCHASTIC_MIN_LABELS`` (2000) labeled nodes the LOO is matrix-free
     (:func:`~graphrkhs.graph_kernel_ridge_stochastic_errors`: the diagonal
     of the hat matrix from 64 random probes, CG solves, never the
