@@ -36,7 +36,7 @@ from .._core.cg import (SYMMETRY_ADVICE, amg_preconditioner, check_cg_symmetric,
                         conjugate_gradient)
 from .._core.linalg import lanczos_tridiagonal, node_hash_vector, symmetry_rtol
 from .._core.validation import check_option, check_scalar, memory_guard
-from ..spectral import chebyshev_apply, chebyshev_plan, check_filter_options
+from ..spectral import chebyshev_apply, chebyshev_plan, check_filter_options, column_exponents
 from ._comm import any_rank, call_together, check_same_inputs, compute_on_root, mpi_world_size, world
 from ._csr import DistributedCSR
 
@@ -358,7 +358,16 @@ def distributed_chebyshev_filter(D, phi, X_local, *, order=None, tol=1e-8, lmax=
         Y = vals[:, None, None] * X2[None]
     else:
         coefs, _ = chebyshev_plan(phi, lmax, order=order, tol=tol, max_order=max_order)
+        # columns near the ends of the float range in units of a power of two, as chebyshev_filter scales them
+        # (a signal of 1e308 overflowed in the recurrence: NaN for a finite phi(L) x); the exponents from every
+        # rank's column peaks (a max over the ranks), so that all scale alike
+        peaks = D.comm.allreduce(np.abs(X2).max(axis=0, initial=0.0), op="max")
+        exps = column_exponents(np.asarray(peaks, dtype=np.float64)[None, :], D.dtype, lmax)
+        if exps is not None:
+            X2 = np.ldexp(X2, -exps).astype(D.dtype, copy=False)
         Y = chebyshev_apply(D, coefs, lmax, X2)
+        if exps is not None:
+            Y = np.ldexp(Y, exps).astype(D.dtype, copy=False)
     if was_1d:
         Y = Y[:, :, 0]
     return Y if is_bank else Y[0]
