@@ -352,7 +352,11 @@ def conjugate_gradient(A: Union[OperatorLike, Callable[[np.ndarray], np.ndarray]
     # Exact: a power-of-two scale commutes with rounding, so the iterates are those of the unscaled system
     # times 2^-e_j (bit for bit, barring subnormals), and x = 2^e_j x' at the end.  One pass over B per solve.
     colmax = np.abs(B2).max(axis=0, initial=0.0).astype(np.float64) if n else np.zeros(m)
-    colmax = reduce(colmax)
+    if allreduce is not None:
+        # each process's maxima divided by the number of processes before they are summed (the sum is then at
+        # most the largest, of the same order): summed as they were, two maxima of 1e308 overflowed to inf, no
+        # column was scaled, and distributed CG returned x = 0 after 0 iterations (a serial solve is exact)
+        colmax = reduce(colmax / reduce(np.ones(1))[0])
     exps = np.frexp(np.where(np.isfinite(colmax) & (colmax > 0), colmax, 1.0))[1].astype(np.int64)
     B2 = np.ldexp(B2.astype(dtype, copy=False), -exps).astype(dtype, copy=False)
     X = np.zeros((n, m), dtype=dtype) if x0 is None else \
