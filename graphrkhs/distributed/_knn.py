@@ -843,6 +843,9 @@ def edge_recall(W, W_exact):
     A = sp.csr_array(W, dtype=np.float64, copy=True)   # copies: the patterns are set to 1 below
     B = sp.csr_array(W_exact, dtype=np.float64, copy=True)
     for M in (A, B):
+        # an edge stored twice (a CSR with duplicate entries, e.g. built from its arrays) is one edge: counted
+        # twice, A's duplicates made A.multiply(B) sum to 2 there (recall 1.0 for a graph with half the edges)
+        M.sum_duplicates()
         M.setdiag(0)
         M.eliminate_zeros()
         M.data[:] = 1.0
