@@ -55,8 +55,9 @@ def _check_values(comm, A, dtype, name):
 
 def _csr(A, dtype):
     A = sp.csr_array(A, dtype=dtype)
-    A.sum_duplicates()
-    A.sort_indices()
+    if not A.has_canonical_format:
+        A = A.copy()      # in place on arrays shared with the caller's matrix would rewrite them (_pattern)
+        A.sum_duplicates()
     index_dtype = np.int32 if max(A.nnz, max(A.shape)) < 2**31 - 1 else np.int64
     out = sp.csr_array((A.data, A.indices.astype(index_dtype), A.indptr.astype(index_dtype)), shape=A.shape)
     out.has_sorted_indices = True
@@ -199,7 +200,9 @@ class DistributedCSR:
                              "passed another shape.")
         all_owned = [o for o, _, _ in all_owned]
         dtype = _check_values(comm, rows, dtype, "rows")
-        rows.sum_duplicates()
+        if not rows.has_canonical_format:
+            rows = rows.copy()    # csr_array(rows) shares the caller's arrays: not summed in place (_pattern)
+            rows.sum_duplicates()
         part = np.full(int(n_global), -1, dtype=np.int32)
         for r, o in enumerate(all_owned):   # one array per process (every rank checks all: all raise alike)
             if o.size and (o.min() < 0 or o.max() >= int(n_global)):

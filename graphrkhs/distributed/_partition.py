@@ -35,7 +35,11 @@ def _pattern(A):
     A = sp.csr_array(A)
     if A.ndim != 2 or A.shape[0] != A.shape[1]:
         raise ValueError(f"A must be a square sparse matrix; got shape {A.shape}.")
-    A.sum_duplicates()
+    if not A.has_canonical_format:
+        # csr_array(A) shares the caller's arrays: summing its duplicates in place rewrote them (the caller's
+        # W then had stale entries past its nnz: W.tocoo() raised, W.count_nonzero() counted 7 of 4 entries)
+        A = A.copy()
+        A.sum_duplicates()
     return A
 
 
