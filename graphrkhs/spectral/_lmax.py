@@ -42,6 +42,10 @@ def _as_square_operator(L, name="L"):
         return L
     if sp.issparse(L):
         L = sp.csr_array(L)
+        if not L.has_canonical_format:
+            # csr_array(L) shares the caller's arrays, and abs(L) (scipy) sums its duplicates in place: the
+            # caller's L kept stale entries past its nnz (L.tocoo() raised, count_nonzero() counted them)
+            L = L.copy()
     else:
         L = np.asarray(L)
         if L.dtype == object or not np.issubdtype(L.dtype, np.number):
