@@ -459,6 +459,7 @@ class ClassifierOutputMixin(ClassifierMixin):
         """
         k = self.classes_.size
         a, t = np.ones(k), np.zeros(k)
+        self._sized_labels = None      # (rows, labels) of the sizes kept below, for the fitted rows' decision
         if not self._normalization_requested():
             return
         ref = ~np.asarray(self._fit_labeled, dtype=bool)
@@ -511,8 +512,14 @@ class ClassifierOutputMixin(ClassifierMixin):
             if sized.any():
                 raw = np.asarray(S, dtype=np.float64)[sized]
                 own = np.bincount(raw.argmax(axis=1), minlength=k)
-                _, prices = size_constrained_assignment(raw * a + t, own)
+                labels, prices = size_constrained_assignment(raw * a + t, own)
                 t = t + (prices.max() - prices)
+                # the prices reproduce that labeling only up to ties: rows the solver split between classes
+                # with equal scores (nodes its diffusion does not reach, told apart by one unit in the last
+                # place) are equal after the scaling, and their argmax put them all in the first class
+                # (Poisson MBO, sizes 8 / 30 / 2 of the unlabeled nodes: 6 / 34 / 0); the fitted rows'
+                # decision keeps this labeling (_TransductiveClassifier._keep_the_sizes)
+                self._sized_labels = (np.flatnonzero(sized), labels)
         self.class_scale_, self.class_offset_ = a, t
 
     def _warn_labeled_moved(self, SL, own, prices, sizes):

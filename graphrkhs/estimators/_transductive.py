@@ -397,7 +397,7 @@ class _TransductiveClassifier(ClassifierOutputMixin, _GraphLearner):
         self.scores_ = F.astype(getattr(self, "_out_dtype", np.float64), copy=False)
         self._fit_class_normalization(F, exclude=orphan)   # class priors / normalization (_base)
         # the decision's scores: scores_ with the labeled rows kept on their labels
-        self._decision_scores = self._keep_the_labels(F)
+        self._decision_scores = self._keep_the_sizes(self._keep_the_labels(F))
         S = self._class_scores(self._decision_scores)
         P = self._proba_of_scores(S)
         P[orphan] = self._prior_distribution()     # no label reaches these nodes: the class prior, exactly
@@ -445,12 +445,31 @@ class _TransductiveClassifier(ClassifierOutputMixin, _GraphLearner):
             off = (S.argmax(axis=1) != own) & (raw.argmax(axis=1) == own)
         if not off.any():
             return F
+        return self._raised(F, labeled[off], own[off])
+
+    def _keep_the_sizes(self, F):
+        """F with the class of the size-kept labeling (``_sized_labels``, the MBO classifiers under a class
+        normalization) raised to just above the row's largest class score in every unlabeled row whose
+        decision is another class: the prices give that labeling up to ties only, and rows that tie take the
+        first class, which broke the solver's class sizes."""
+        sized = getattr(self, "_sized_labels", None)
+        if sized is None:
+            return F
+        rows, labels = sized
+        unlabeled = ~np.asarray(self._fit_labeled, dtype=bool)[rows]
+        rows, labels = rows[unlabeled], labels[unlabeled]
+        off = self._class_scores(F[rows]).argmax(axis=1) != labels
+        return self._raised(F, rows[off], labels[off]) if off.any() else F
+
+    def _raised(self, F, rows, cls):
+        """A copy of F with the score of class ``cls[i]`` in row ``rows[i]`` raised to just above the row's
+        largest class score (after the class normalization), so that the row's decision is that class."""
         F = np.array(F, copy=True)
         a = self.class_scale_ if self.class_scale_ is not None else np.ones(self.classes_.size)
         t = self.class_offset_ if self.class_offset_ is not None else np.zeros(self.classes_.size)
-        rows, cls = labeled[off], own[off]
         # the largest competing score on the scale that is raised (before a distribution's renormalization)
-        top = (self._normalized_scores(F[labeled]) if self._proba == "distribution" else S)[off].max(axis=1)
+        top = (self._normalized_scores(F[rows]) if self._proba == "distribution" else
+               self._class_scores(F[rows])).max(axis=1)
         # a_c = 0 (a class without mass on the reference rows): its column is the constant t_c, raise nothing
         scale = np.where(a[cls] > 0, a[cls], 1.0)
         target = np.where(a[cls] > 0, (top - t[cls]) / scale, np.asarray(F[rows, cls], dtype=np.float64))
