@@ -1035,10 +1035,32 @@ def graph_spec(estimator, sigma, **laplacian):
     :func:`~graphrkhs.knn_graph`'s default, Gaussian.
     """
     g = estimator.graph
+    if isinstance(g, GraphSpec):
+        _check_spec_laplacian(estimator, g)
     weight = "gaussian" if estimator.weight is None else estimator.weight
     spec = g if isinstance(g, GraphSpec) else GraphSpec(
         kind=g, n_neighbors=estimator.n_neighbors, radius=estimator.radius, weight=weight, sigma=sigma)
     return spec.replace(**laplacian) if laplacian else spec
+
+
+def _check_spec_laplacian(estimator, spec):
+    """A ValueError when a ``GraphSpec`` given as ``graph`` asks for a Laplacian kind or power (a field off
+    GraphSpec's default) that the estimator does not use: its own ``laplacian`` / ``laplacian_power`` decide
+    (or, without such a parameter, its method's Laplacian), and the spec's was dropped without a word
+    (LapRLSClassifier(graph=GraphSpec(laplacian="normalized")) fitted the combinatorial Laplacian)."""
+    params = estimator.get_params(deep=False)
+    name = type(estimator).__name__
+    for field, default in (("laplacian", "combinatorial"), ("laplacian_power", 1)):
+        asked = getattr(spec, field)
+        if asked == default or (field in params and params[field] == asked):
+            continue
+        if field in params:
+            fix = (f"the estimator's own {field}={params[field]!r} decides: pass {field}={asked!r} to {name} "
+                   f"(and leave GraphSpec's {field} at its default)")
+        else:
+            fix = (f"{name} has no {field} parameter (its method fixes the Laplacian): leave GraphSpec's {field} "
+                   "at its default")
+        raise ValueError(f"graph=GraphSpec({field}={asked!r}) asks for a Laplacian that {name} would not use: {fix}.")
 
 
 def check_numeric_points(X, name="X"):
