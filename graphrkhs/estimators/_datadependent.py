@@ -840,6 +840,12 @@ class _Warped(_DataDependent):
         if self.__dict__.get("_fit_graph") is not None:      # built before the points were shifted (_fit)
             return self._fit_graph
         if not isinstance(self.graph, (str, GraphSpec)):     # a precomputed sparse adjacency
+            # its shape checked here, before the selection: with gamma_A / gamma_I "auto" the first to see it was
+            # the LOO solver, whose message named its own M ("M must have shape (40, 40), one row per row of X")
+            n = X.shape[0]
+            if self.graph.shape != (n, n):
+                raise ValueError(f"graph: a precomputed adjacency must be ({n}, {n}) over the rows of X; got "
+                                 f"{self.graph.shape}.")
             return self.graph
         return self._spec(X).build(X, random_state=self.random_state,      # its warnings name graph_sigma, as set
                                    sigma_name="sigma" if isinstance(self.graph, GraphSpec) else "graph_sigma")
