@@ -219,7 +219,8 @@ def symmetry_gap(A, name="A", *, transpose=None):
             diff = sp.csr_array(A - (A.T if transpose is None else sp.csr_array(transpose, dtype=as_float)))
         diff.sum_duplicates()                             # our temporary; A (the caller's arrays) is not touched
         # max |a_ij| over the stored data when each entry is stored once (no copy of the index arrays)
-        scale = np.abs(A.data).max(initial=0.0) if A.has_canonical_format else (abs(A).max() if A.nnz else 0.0)
+        # (abs() of a matrix with duplicates sums them in place: on a copy, A shares the caller's arrays)
+        scale = np.abs(A.data).max(initial=0.0) if A.has_canonical_format else (abs(A.copy()).max() if A.nnz else 0.0)
         return float(np.abs(diff.data).max(initial=0.0)), float(scale)
     n = A.shape[0]
     step = max(1, (1 << 22) // max(n, 1))
