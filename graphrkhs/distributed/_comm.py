@@ -118,7 +118,8 @@ def input_fingerprint(value):
 
     Arrays: ``("array", shape, dtype, crc)``, the CRC-32 of the bytes; sparse matrices ``("sparse", shape,
     dtype, nnz, crc)`` over ``indptr``, ``indices`` and ``data`` of the canonical CSR form (the same matrix
-    stored with its entries in another order is the same matrix); anything else the ``repr`` (options:
+    stored with its entries in another order is the same matrix); a NumPy ``Generator`` / ``RandomState`` its
+    state; anything else the ``repr`` (options:
     ``tol``, ``preconditioner``, ...; numbers as Python ints and floats, so that ``np.float64(1e-8)`` and
     ``1e-8`` agree; a long ``repr`` by its length and CRC-32).  One pass over the bytes: a
     few milliseconds for 10^7 entries.
@@ -133,6 +134,14 @@ def input_fingerprint(value):
         return ("sparse", tuple(A.shape), A.dtype.str, int(A.nnz), _crc((A.indptr.astype(np.int64, copy=False),
                                                                              A.indices.astype(np.int64, copy=False),
                                                                              A.data)))
+    if isinstance(value, np.random.Generator):
+        # its state, not its repr: "Generator(PCG64) at 0x7F..." holds its address, which differs between
+        # processes, so a Generator seeded alike on every rank (random_state=np.random.default_rng(0)) was
+        # refused as "inputs differ between MPI ranks"
+        return ("value", _short_repr(("Generator", value.bit_generator.state)))
+    if isinstance(value, np.random.RandomState):
+        kind, keys, pos, has_gauss, cached = value.get_state()
+        return ("value", _short_repr(("RandomState", kind, _crc((keys,)), pos, has_gauss, cached)))
     if isinstance(value, np.ndarray):
         if value.dtype.hasobject:
             return ("value", _short_repr(value.tolist()))
