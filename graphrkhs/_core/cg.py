@@ -353,10 +353,12 @@ def conjugate_gradient(A: Union[OperatorLike, Callable[[np.ndarray], np.ndarray]
     # times 2^-e_j (bit for bit, barring subnormals), and x = 2^e_j x' at the end.  One pass over B per solve.
     colmax = np.abs(B2).max(axis=0, initial=0.0).astype(np.float64) if n else np.zeros(m)
     if allreduce is not None:
-        # each process's maxima divided by the number of processes before they are summed (the sum is then at
-        # most the largest, of the same order): summed as they were, two maxima of 1e308 overflowed to inf, no
-        # column was scaled, and distributed CG returned x = 0 after 0 iterations (a serial solve is exact)
-        colmax = reduce(colmax / reduce(np.ones(1))[0])
+        # each process's maxima above 1 divided by the number of processes before they are summed (the sum is
+        # then at most the largest plus the number of processes): summed as they were, two maxima of 1e308
+        # overflowed to inf, no column was scaled, and distributed CG returned x = 0 after 0 iterations (a
+        # serial solve is exact).  Only those above 1: a subnormal maximum divided would round to 0 (5e-324 / 2),
+        # and a zero column peak made CG return x = 0 as converged
+        colmax = reduce(np.where(colmax > 1.0, colmax / reduce(np.ones(1))[0], colmax))
     exps = np.frexp(np.where(np.isfinite(colmax) & (colmax > 0), colmax, 1.0))[1].astype(np.int64)
     B2 = np.ldexp(B2.astype(dtype, copy=False), -exps).astype(dtype, copy=False)
     X = np.zeros((n, m), dtype=dtype) if x0 is None else \

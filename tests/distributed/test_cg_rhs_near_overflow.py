@@ -40,3 +40,16 @@ def test_conjugate_gradient_with_an_allreduce_over_two_processes_near_overflow()
     assert bool(res.converged.all()) and res.n_iter > 0
     assert np.abs(res.x[:, 0] - x).max() <= 1e-9 * np.abs(x).max()
     assert np.abs(res.x[:, 1] - x * 1e-300).max() <= 1e-9 * np.abs(x * 1e-300).max()
+
+
+def test_conjugate_gradient_with_an_allreduce_over_two_processes_subnormal_rhs():
+    """The other end: a column whose peak is the smallest subnormal (5e-324).  Dividing every process's peak
+    by the number of processes rounded it to 0: the column got exponent 1, ldexp turned it into 0, and CG
+    returned x = 0 after 0 iterations as converged; the solution's entries are up to 0.6 units of 5e-324."""
+    A, _, _ = _system()
+    b = np.zeros(40)
+    b[3] = 5e-324
+    unit = np.linalg.solve(A.toarray(), np.eye(40)[3])          # x in units of the smallest subnormal
+    res = gr.conjugate_gradient(A, b, tol=1e-10, allreduce=lambda a: 2.0 * np.asarray(a), on_failure="raise")
+    assert res.n_iter > 0 and np.abs(res.x).max() > 0
+    assert np.abs(res.x / 5e-324 - unit).max() <= 1.0           # each entry rounds to a whole number of units
