@@ -1273,12 +1273,6 @@ def _standardize_columns(F, rows=None, ref=None):
     s = ((F[ref] - mean) / unit).std(axis=0)
     Z[rows] = (F[rows] - mean) / unit / np.where(s > 0, s, 1.0)
     return Z
-    D = F[rows] - F[rows].mean(axis=0)
-    top = np.abs(D).max(axis=0)
-    D = D / np.where(top > 0, top, 1.0)
-    s = D.std(axis=0)
-    Z[rows] = D / np.where(s > 0, s, 1.0)
-    return Z
 
 
 #: Fewest columns for which ``graph="auto"`` of :class:`PoissonRidgeEnsembleClassifier` considers the
