@@ -91,7 +91,9 @@ def propose_labels_for(estimator: BaseEstimator, X: ArrayLike, y: ArrayLike, n_p
                                                               owner=type(estimator).__name__)
     _check_the_fits_targets(estimator, labeled, classes, codes)
     kwargs = {}
-    scores = estimator.label_distributions_
+    # the estimator itself: propose_labels reads its label_distributions_, and their log-domain values where
+    # the probabilities round to one-hot
+    scores = estimator
     if criterion == "model_change":
         if estimator.graph == "precomputed":
             W = as_adjacency(X)

@@ -410,6 +410,20 @@ class _TransductiveClassifier(ClassifierOutputMixin, _GraphLearner):
         self.transduction_ = self.classes_[codes]
         self._transduction_codes = codes
 
+    def _log_label_distributions(self):
+        """float64 log of ``label_distributions_`` computed in the log domain (the log-softmax of the class
+        scores, the log prior where no label reaches), or None for the ``"distribution"`` methods, whose
+        probabilities are the scores themselves.  Where the class scores differ by more than about 37 the
+        softmax rounds to one-hot; :func:`~graphrkhs.propose_labels` orders such rows by these."""
+        if self._proba != "softmax" or not hasattr(self, "_decision_scores"):
+            return None
+        S = np.array(self._class_scores(self._decision_scores), dtype=np.float64)
+        S -= S.max(axis=1, keepdims=True)
+        S -= np.log(np.exp(S).sum(axis=1, keepdims=True))
+        with np.errstate(divide="ignore"):
+            S[np.asarray(self._orphan_nodes, dtype=bool)] = np.log(self._prior_distribution())
+        return S
+
     _fitted_decision_evaluates = False           # transduction_ is at hand: the check counts every unlabeled row
 
     def _fitted_decision(self, X, rows, raw=None):

@@ -155,6 +155,50 @@ def _uncertainty(P, criterion):
     return -(Q * logs).sum(axis=1)
 
 
+def _log_probabilities(scores, shape):
+    """The float64 log class probabilities that a fitted classifier computes in the log domain
+    (``_log_label_distributions``; None for an array of scores, or a model without them)."""
+    get = getattr(scores, "_log_label_distributions", None) if hasattr(scores, "label_distributions_") else None
+    logP = get() if callable(get) else None
+    if logP is None:
+        return None
+    logP = np.asarray(logP, dtype=np.float64)
+    return logP if logP.shape == shape and not np.isnan(logP).any() else None
+
+
+def _log_uncertainty(logP, criterion):
+    r"""The acquisition value of :func:`_uncertainty` up to a strictly increasing map, from the log
+    probabilities l: :math:`\log(1 - \text{margin}) = \log(P_{(2)} + \sum_{c \ne (1)} P_c)` and
+    :math:`\log H = \log \sum_c P_c (-l_c)`.  It keeps the order of the rows whose probabilities rounded to
+    one-hot (every margin 1, every entropy 0): a classifier whose scores differ by a few dozen units."""
+    n, k = logP.shape
+    top = logP.argmax(axis=1)
+    rows = np.arange(n)
+    others = logP.copy()
+    others[rows, top] = -np.inf
+    if criterion == "uncertainty":
+        second = others.max(axis=1, keepdims=True)
+        terms = np.hstack([others, second])
+    else:
+        # -l_top = log1p(sum_{c != top} exp(l_c - l_top)) = log1p(exp(x)): where it is below the rounding of
+        # l_top, log(-l_top) = x - exp(x) / 2 + O(exp(2x))
+        x = _logsumexp(others - logP[rows, top][:, None])
+        with np.errstate(divide="ignore", over="ignore"):
+            log_neg_top = np.where(x < -20, x - 0.5 * np.exp(np.minimum(x, 0.0)), np.log(np.log1p(np.exp(x))))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            terms = np.where(np.isfinite(others), others + np.log(-others), -np.inf)
+        terms[rows, top] = logP[rows, top] + log_neg_top
+    return _logsumexp(terms)
+
+
+def _logsumexp(A):
+    """Row-wise log(sum(exp(A))) of an array with -inf entries (-inf for a row of them)."""
+    top = A.max(axis=1)
+    safe = np.where(np.isfinite(top), top, 0.0)
+    with np.errstate(divide="ignore"):
+        return safe + np.log(np.exp(A - safe[:, None]).sum(axis=1))
+
+
 def _posterior_covariance(W, S, alpha, kind):
     """Dense C of Laplace learning on the nodes ``free`` (module docs): (C, free)."""
     n = W.shape[0]
@@ -231,19 +275,27 @@ def _best(values, allowed, tiebreak):
     return int(top[np.argmin(tiebreak[top])])
 
 
-def _top(values, allowed, tiebreak, n_points):
+def _top(values, allowed, tiebreak, n_points, finer=None):
     """The ``n_points`` ``allowed`` indices of largest value, best first; values within
     :func:`_tie_tolerance` of the best remaining one are ties, taken in ``tiebreak`` order (the order
-    :func:`_best` would pick them one by one)."""
-    cand = np.flatnonzero(allowed)
+    :func:`_best` would pick them one by one).  ``finer``: a second value of the same order (a strictly
+    increasing map of the first, with the resolution the first lost to rounding) that orders such ties
+    first, with ties of its own (to its tolerance) left to ``tiebreak``."""
+    return _ranked(np.flatnonzero(allowed), values, tiebreak, n_points, finer)
+
+
+def _ranked(cand, values, tiebreak, n_points, finer=None):
     order = cand[np.lexsort((tiebreak[cand], -values[cand]))]
     neg = -values[order]                       # ascending
     tol = _tie_tolerance(values[cand])
     out, i = [], 0
-    while len(out) < n_points:
+    while len(out) < n_points and i < order.size:
         j = max(int(np.searchsorted(neg, neg[i] + tol, side="right")), i + 1)
         block = order[i:j]
-        out.extend(block[np.argsort(tiebreak[block], kind="stable")].tolist())
+        if finer is not None and block.size > 1:
+            out.extend(_ranked(block, finer, tiebreak, n_points - len(out)).tolist())
+        else:
+            out.extend(block[np.argsort(tiebreak[block], kind="stable")].tolist())
         i = j
     return np.asarray(out[:n_points], dtype=np.int64)
 
@@ -282,7 +334,12 @@ def propose_labels(scores: ArrayLike, n_points: int = 1, *, criterion: str = "un
         Class probabilities of every node: a classifier's
         ``label_distributions_`` (a fitted classifier may be passed itself).
         Negative entries are clipped to 0 and rows renormalized for the
-        uncertainty criteria.  For ``"model_change"`` these must be the
+        uncertainty criteria.  A fitted classifier whose probabilities are a
+        softmax of class scores (all but Laplacian regularization) also gives
+        their logarithms, computed from the scores: where the probabilities
+        round to one-hot (scores more than about 37 apart: every margin 1,
+        every entropy 0) those order the nodes as the exact probabilities
+        would (:func:`~graphrkhs.propose_labels_for` passes the classifier).  For ``"model_change"`` these must be the
         scores F of the Laplace-learning model described by ``graph``,
         ``alpha`` and ``laplacian`` (the ``label_distributions_`` of a
         :class:`~graphrkhs.LaplacianRegularizationClassifier`); scores of
@@ -363,8 +420,13 @@ def propose_labels(scores: ArrayLike, n_points: int = 1, *, criterion: str = "un
     tiebreak = np.arange(n) if rng is None else rng.permutation(n)
     if criterion != "model_change":
         values = _uncertainty(P, criterion)
-        # best value first, ties (to rounding) by the tie-break rank; labeled nodes never
-        order = _top(values, allowed, tiebreak, n_points)
+        # a classifier's probabilities round to one-hot where its class scores differ by more than about 37
+        # (every margin 1: Poisson learning on two tight blobs, potentials of +-1700, proposed nodes 1..5 by
+        # index); its log probabilities order those rows as the exact probabilities do
+        logP = _log_probabilities(scores, P.shape)
+        finer = None if logP is None else _log_uncertainty(logP, criterion)
+        # best value first, ties (to rounding) by the finer value, then the tie-break rank; labeled nodes never
+        order = _top(values, allowed, tiebreak, n_points, finer)
         return (order, values[order]) if return_values else order
 
     if graph is None:
