@@ -496,7 +496,12 @@ class ClassifierOutputMixin(ClassifierMixin):
             # they move some of its labeled points out of the class its own scores give them (RLS, priors
             # (0.98, 0.01, 0.01), 3 labels a class on 90 blobs: predict moved 5 of the 9)
             sizes = class_sizes(q, int(R.shape[0]))
-            _, prices = size_constrained_assignment(R * a + t, sizes)
+            labels, prices = size_constrained_assignment(R * a + t, sizes)
+            # the prices separate this labeling only up to exact ties: rows of equal scores (one-hot scores of a
+            # component with a single labeled class) all took the first class at the argmax (three one-label
+            # cliques, priors (0.2, 0.3, 0.5): 5 / 5 / 5 for the sizes 3 / 5 / 7); the fitted rows' decision of the
+            # transductive learners keeps this labeling (_TransductiveClassifier._keep_the_sizes)
+            self._sized_labels = (np.flatnonzero(ref), labels)
             held = np.asarray(self._fit_labeled, dtype=bool) & (True if exclude is None else ~exclude)
             own = np.asarray(self._fit_codes)[held]
             SL = np.asarray(S, dtype=np.float64)[held] * a + t
@@ -869,8 +874,10 @@ CLASS_PRIORS_DOC = r"""class_priors : array-like of shape (n_classes,), dict or 
         each, predicted 5 of the 9 labeled points as other classes).  This is the volume-constrained
         decision of GraphLearning's ``class_priors`` (which reaches the sizes
         by gradient steps on multiplicative weights, within a tolerance) and of
-        Jacobs, Merkurjev & Esedoglu (2018); here the sizes are met exactly
-        (up to the few nodes at score ties).  None: no size constraint, and
+        Jacobs, Merkurjev & Esedoglu (2018); here the sizes are met exactly:
+        the transductive learners keep the assignment's labeling in
+        ``transduction_`` also at exact score ties, which no prices separate
+        (a learner on points: up to the few points at such ties).  None: no size constraint, and
         ``fit`` warns (:class:`~graphrkhs.GraphRKHSWarning`) when a labeled
         class is predicted on fewer than a tenth of the unlabeled rows its
         label share would give it (at least 10), the degeneracy of

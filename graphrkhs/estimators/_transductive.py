@@ -462,10 +462,10 @@ class _TransductiveClassifier(ClassifierOutputMixin, _GraphLearner):
         return self._raised(F, labeled[off], own[off])
 
     def _keep_the_sizes(self, F):
-        """F with the class of the size-kept labeling (``_sized_labels``, the MBO classifiers under a class
-        normalization) raised to just above the row's largest class score in every unlabeled row whose
-        decision is another class: the prices give that labeling up to ties only, and rows that tie take the
-        first class, which broke the solver's class sizes."""
+        """F with the class of the size-kept labeling (``_sized_labels``: the assignment of ``class_priors``,
+        or the MBO classifiers' labels under a class normalization) raised to just above the row's largest
+        class score in every unlabeled row whose decision is another class: the prices give that labeling up
+        to ties only, and rows that tie take the first class, which broke the class sizes."""
         sized = getattr(self, "_sized_labels", None)
         if sized is None:
             return F
