@@ -40,10 +40,12 @@ DEFAULT_TIKHONOV_ALPHA = 1e-2
 
 CONFIDENCE_DOC = (
     "confidence = the share of the predicted class in the row's class scores, p_c = (s_c - m) / sum_c' (s_c' - m) "
-    "with m = min(0, min_c s_c) (1/C when all C scores are equal); the scores s are those of the chosen method "
-    "(the softmax of the combined standardized scores for poisson-ridge, one-vs-all solutions for "
-    "laplace/tikhonov, Poisson potentials, ridge scores), and labeled rows get the same formula from their own "
-    "scores (1 for laplace, whose labeled rows are fixed)"
+    "with m = min(0, min_c s_c) (1/C when all C scores are equal); the scores s are the class probabilities of "
+    "the chosen method: the harmonic solution for laplace (one-vs-all), the estimator's label_distributions_ "
+    "for the others (for poisson-ridge, poisson and kernel-ridge the softmax of its class scores -- combined "
+    "standardized scores, Poisson potentials, ridge scores --, for tikhonov the Tikhonov label distribution), "
+    "so p is the predicted class's probability; labeled rows get the same formula from their own scores (1 for "
+    "laplace, whose labeled rows are fixed)"
 )
 
 #: The default --method: the library's recommended classifier for transductive labeling,
@@ -1073,9 +1075,11 @@ def _scores_to_confidence(scores):
     """Per-row class shares in [0, 1] summing to 1 (the ``confidence`` column is the predicted class's share).
 
     :math:`p_c = (s_c - m) / \\sum_{c'} (s_{c'} - m)`, :math:`m = \\min(0, \\min_c s_c)`:
-    harmonic / Tikhonov scores are already non-negative class weights and are
-    only normalized; Poisson and ridge scores are signed potentials, shifted
-    per row so that the least likely class has share 0.  A row of equal scores
+    the scores passed here (the harmonic solution, or an estimator's
+    ``label_distributions_``: for Poisson learning and kernel ridge the softmax
+    of its signed class scores) are non-negative class weights and are only
+    normalized; signed scores would be shifted per row so that the least
+    likely class has share 0.  A row of equal scores
     gets the uniform share 1/C.  The same formula serves labeled and unlabeled
     rows and every method.
     """
