@@ -346,6 +346,9 @@ class ClassifierOutputMixin(ClassifierMixin):
                                       owner=type(self).__name__)
         Y = one_hot(codes[labeled], k)
         self.class_prior_ = Y.mean(axis=0)
+        # the prior of the uninformed points, frozen with the fit (read by predict; see _prior_distribution)
+        self._fitted_prior = None
+        self._fitted_prior = np.array(self._prior_distribution(), dtype=np.float64)
         self._fit_labeled = labeled
         self._fit_codes = codes
         self.class_scale_ = self.class_offset_ = None
@@ -558,7 +561,13 @@ class ClassifierOutputMixin(ClassifierMixin):
 
     def _prior_distribution(self):
         """The class distribution of a point no label informs: ``class_priors`` when given (the user's
-        class proportions), else the labeled proportions ``class_prior_``."""
+        class proportions), else the labeled proportions ``class_prior_`` -- those of the fit once it has
+        recorded them (``_encode_targets``): ``set_params(class_priors=...)`` after ``fit`` changed predict,
+        predict_proba and decision_function of uninformed points without a refit (predict(X_fit) then
+        disagreed with ``transduction_`` on the nodes no label reaches)."""
+        fitted = getattr(self, "_fitted_prior", None)
+        if fitted is not None:
+            return fitted
         if self.class_priors is not None:
             return self._given_priors()
         return self.class_prior_
