@@ -136,9 +136,15 @@ class GraphRKHSEstimator(BaseEstimator):
         before = set(vars(self))
         try:
             self._fit_all(X, y)
-        finally:
-            # what this fit stored, to be dropped by the next one (_forget_fit)
+        except BaseException:
+            # a fit that raises leaves an unfitted estimator: what it stored before the error (n_features_in_ by
+            # the input validation, classes_ by the label encoder) is dropped -- it made check_is_fitted pass and
+            # predict fail with "object has no attribute 'X_fit_'" instead of NotFittedError
             self._fit_attributes = tuple(sorted(set(vars(self)) - before))
+            self._forget_fit()
+            raise
+        # what this fit stored, to be dropped by the next one (_forget_fit)
+        self._fit_attributes = tuple(sorted(set(vars(self)) - before))
         return self
 
     def _fit_all(self, X, y):
