@@ -658,12 +658,27 @@ class ClassifierOutputMixin(ClassifierMixin):
         from sklearn.metrics import accuracy_score
         pred = self.predict(X)
         y, keep = labeled_rows(y, pred.shape[0], unlabeled=self.unlabeled)
-        w = None if sample_weight is None else np.asarray(sample_weight)[keep]
+        w = _labeled_weights(sample_weight, keep)
         if y.dtype == object and any(isinstance(v, tuple) for v in y[keep].tolist()):
             # tuple classes: scikit-learn's metrics take them for a legacy multi-label format and refuse them
             hit = np.array([a == b for a, b in zip(y[keep].tolist(), pred[keep].tolist())], dtype=np.float64)
             return float(np.average(hit, weights=w))
         return float(accuracy_score(y[keep], pred[keep], sample_weight=w))
+
+
+def _labeled_weights(sample_weight, keep):
+    """``score``'s ``sample_weight`` on the labeled rows ``keep`` (a boolean mask over the rows of X); a number weighs
+    every row alike.  One entry per row of X, or a ValueError naming sample_weight (a wrong length was numpy's
+    IndexError "boolean index did not match indexed array", a number "too many indices for array")."""
+    if sample_weight is None:
+        return None
+    w = np.asarray(sample_weight)
+    if w.ndim == 0:
+        w = np.full(keep.shape[0], w)
+    if w.ndim != 1 or w.shape[0] != keep.shape[0]:
+        raise ValueError(f"sample_weight must have one entry per row of X ({keep.shape[0]}, the labeled and the "
+                         f"unlabeled ones), or be a number; got shape {w.shape}.")
+    return w[keep]
 
 
 def _float_of(values):
@@ -842,7 +857,7 @@ class RegressorOutputMixin(RegressorMixin):
         from sklearn.metrics import r2_score
         pred = self.predict(X)
         keep, y = split_regression_targets(y, pred.shape[0])
-        w = None if sample_weight is None else np.asarray(sample_weight)[keep]
+        w = _labeled_weights(sample_weight, keep)
         return float(r2_score(y[keep], pred[keep], sample_weight=w))
 
     def __sklearn_tags__(self):
