@@ -37,7 +37,7 @@ from ._auto import (FIT_INTERCEPT, TUNABLE_NONNEG, TUNABLE_POSITIVE, WIDTH_FACTO
                     labeled_groups, grid_of, growing, is_tuned, loo_rows_of, loo_selects, points_offset, unselected,
                     warn_duplicated_labeled_points)
 from ._base import POINT_CLOUD_GRAPH_CONSTRAINTS, POSITIVE, graph_spec
-from ._base import ClassifierOutputMixin, PointsLearner, RegressorOutputMixin, canonical_order
+from ._base import ClassifierOutputMixin, PointsLearner, RegressorOutputMixin, canonical_order, fit_copy
 
 __all__ = ["FredholmClassifier", "FredholmRegressor", "WarpedKernelClassifier", "WarpedKernelRegressor"]
 
@@ -610,7 +610,8 @@ class _Fredholm(_DataDependent):
                 # one's own grid, not selected (the labels cannot choose): its value nearest the default
                 sigma = unselected(self.sigma, default_sigma(X), "sigma")
             self.sigma_ = default_sigma(X) if sigma is None else float(sigma)
-        return FredholmKernel(X, outer=self.outer, inner=self.inner, sigma=sigma, sigma_inner=self.sigma_inner,
+        return FredholmKernel(X, outer=fit_copy(self.outer), inner=fit_copy(self.inner), sigma=sigma,
+                              sigma_inner=self.sigma_inner,
                               normalized=self.normalized, n_neighbors=self.n_neighbors,
                               inner_approximation=self.inner_approximation, n_components=self.n_components,
                               random_state=self.random_state, verbose=self.verbose)
@@ -949,7 +950,8 @@ class _Warped(_DataDependent):
 
     def _make_kernel(self, X, W=None):
         W = self._graph(X) if W is None else W
-        return WarpedKernel(X, kernel=self._base_kernel(), sigma=self.sigma_, gamma_A=self.gamma_A_, gamma_I=self.gamma_I_,
+        return WarpedKernel(X, kernel=fit_copy(self._base_kernel()), sigma=self.sigma_, gamma_A=self.gamma_A_,
+                            gamma_I=self.gamma_I_,
                             graph=W, laplacian=self.laplacian, laplacian_power=self.laplacian_power,
                             solver=self.solver, n_components=self.n_components, landmarks=self.landmarks,
                             random_state=self.random_state, verbose=self.verbose)

@@ -67,7 +67,7 @@ from ._auto import (FIT_INTERCEPT, TUNABLE_NONNEG, TUNABLE_POSITIVE, WIDTH_FACTO
                     warn_duplicated_labeled_points)
 from .._core.validation import Interval, Options
 from ._base import POINT_CLOUD_GRAPH_CONSTRAINTS, POSITIVE, graph_spec
-from ._base import ClassifierOutputMixin, PointsLearner, RegressorOutputMixin
+from ._base import ClassifierOutputMixin, PointsLearner, RegressorOutputMixin, fit_copy
 
 __all__ = [
     "RLSClassifier",
@@ -178,7 +178,7 @@ class _KernelLearner(PointsLearner):
         return pairwise_kernel(A, B, **self._kernel_kw())
 
     def _fit(self, X, labeled, Y):
-        self._fit_params = {name: getattr(self, name) for name in self._PREDICT_PARAMS if hasattr(self, name)}
+        self._fit_params = {name: fit_copy(getattr(self, name)) for name in self._PREDICT_PARAMS if hasattr(self, name)}
         if self.sigma is not None:
             grid_of(self.sigma, [1.0], "sigma")      # a bad grid raises here, naming sigma
         if self.sigma is None:
