@@ -41,7 +41,9 @@ def as_adjacency(G: GraphLike, *, dtype: FloatDType = None, symmetry_rtol: float
     ----------
     G : scipy sparse matrix/array, ndarray, pygsp.graphs.Graph or networkx.Graph
         The weighted adjacency.  A networkx graph is read with its edge
-        attribute ``"weight"`` (1 where absent), rows in ``G.nodes`` order.
+        attribute ``"weight"`` (1 where absent), rows in ``G.nodes`` order;
+        the parallel edges of a multigraph add their weights (as networkx's
+        ``to_scipy_sparse_array`` and ``laplacian_matrix``).
     dtype : {None, float32, float64}
         None keeps float32 input as float32 and uses float64 otherwise
         (integer, boolean and float16 input is upcast to float64; scipy.sparse
@@ -223,8 +225,8 @@ def _to_sparse(G):
             )
         if G.number_of_nodes() == 0:
             raise ValueError("the networkx graph has no nodes.")
-        if G.is_multigraph():
-            G = nx.Graph(G)  # parallel edges: networkx keeps the last weight; documented by networkx
+        # a multigraph keeps its parallel edges: to_scipy_sparse_array sums their weights (networkx's
+        # adjacency and Laplacian of a multigraph); nx.Graph(G) kept only the last one, silently
         for u, v, w in G.edges(data="weight", default=1):
             # networkx's float64 conversion parses the string "2" (and [2.0]) as the weight 2.0, silently
             # decimal.Decimal is a real number that numbers.Real leaves out: read, as a Fraction is, as its
