@@ -364,8 +364,14 @@ class GraphKernel(spla.LinearOperator):
         return Y[:, 0] if was_1d else Y
 
     # Public products validated here, so that a wrong shape gets a message naming the rows expected.
+    @staticmethod
+    def _dense(x):
+        # a sparse block of signals (scipy's LinearOperator takes one; chebyshev_filter densifies it too):
+        # np.asarray made it a 0-d object array, refused as "dtype object"
+        return x.toarray() if sp.issparse(x) else np.asarray(x)
+
     def matvec(self, x: ArrayLike) -> NDArray[np.floating]:
-        x = np.asarray(x)
+        x = self._dense(x)
         if x.ndim == 2 and x.shape[1] == 1:
             return self._apply_block(x)
         if x.ndim != 1:
@@ -373,7 +379,7 @@ class GraphKernel(spla.LinearOperator):
         return self._apply_block(x)
 
     def matmat(self, X: ArrayLike) -> NDArray[np.floating]:
-        X = np.asarray(X)
+        X = self._dense(X)
         if X.ndim != 2:
             raise ValueError(f"X must be 2-D of shape (n, m) with n = {self.shape[0]}; got {X.shape}.")
         return self._apply_block(X)
@@ -384,7 +390,7 @@ class GraphKernel(spla.LinearOperator):
     def dot(self, x: ArrayLike | spla.LinearOperator) -> NDArray[np.floating] | spla.LinearOperator:
         if isinstance(x, spla.LinearOperator) or np.isscalar(x):
             return super().dot(x)
-        x = np.asarray(x)
+        x = self._dense(x)
         return self.matvec(x) if x.ndim == 1 else self._apply_block(x)
 
     def _matvec(self, x):
