@@ -22,6 +22,7 @@ from __future__ import annotations
 from typing import Literal
 
 import numpy as np
+import scipy.sparse as sp
 from numpy.typing import ArrayLike, NDArray
 
 from .._core.types import KernelName
@@ -274,7 +275,10 @@ def pairwise_kernel(A: ArrayLike, B: ArrayLike | None = None,
                  "use fewer (labeled) points, or a low-rank solver (solver='nystrom').")
     block_bytes = check_scalar(block_bytes, "block_bytes", kind="int", low=1)
     if callable(kernel):
-        K = np.asarray(kernel(A, B))
+        K = kernel(A, B)
+        # a sparse matrix (a truncated, kNN-sparse kernel): np.asarray made it a 0-d object array, refused as
+        # "the kernel callable returned shape ()"; the Gram matrix is dense here
+        K = K.toarray() if sp.issparse(K) else np.asarray(K)
         if K.shape != (A.shape[0], B.shape[0]):
             raise ValueError(f"the kernel callable returned shape {K.shape}; expected {(A.shape[0], B.shape[0])}.")
         if K.dtype == object or not (np.issubdtype(K.dtype, np.number) or K.dtype == bool):
