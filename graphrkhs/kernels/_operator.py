@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Callable, Literal
 
 import numpy as np
+import scipy.sparse as sp
 from numpy.typing import ArrayLike, NDArray
 
 from .._core.cg import check_on_failure, report_failure
@@ -113,7 +114,8 @@ class KernelOperator:
         """``M @ V``; a float32 operator times a float64 block accumulates in float64 (rows upcast in blocks).
 
         ``V`` must be real and finite (a ``ValueError`` for NaN or infinity, a ``TypeError`` for other dtypes)."""
-        V = np.asarray(V)
+        # a sparse block: np.asarray made it a 0-d object array, refused as "got shape ()"
+        V = V.toarray() if sp.issparse(V) else np.asarray(V)
         if V.ndim not in (1, 2) or V.shape[0] != self.n:
             # a (n, a, b) block was silently reshaped to (n, a b); a wrong row count gave numpy's matmul error
             raise ValueError(f"V must have shape ({self.n},) or ({self.n}, k), one row per point; got shape {V.shape}.")
