@@ -30,7 +30,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse import csgraph
 
-from .validation import GraphRKHSWarning, GraphWarning, check_numeric_dtype, power_of_two_exponent, warn
+from .validation import GraphRKHSWarning, GraphWarning, check_numeric_dtype, dense_array, power_of_two_exponent, warn
 
 __all__ = []
 
@@ -653,8 +653,9 @@ def labeled_set_differences(labeled, fit_labeled):
 def _check_targets(Y, l, n=None):
     """``(Y2, was_1d, out_dtype)`` of the targets of the ``l`` labeled nodes (of ``n``, when known: a ``Y``
     with a row for every node gets the fix in its message)."""
-    # complex targets would lose their imaginary part with only a ComplexWarning
-    Y = check_numeric_dtype(np.asarray(Y), "Y")
+    # complex targets would lose their imaginary part with only a ComplexWarning; a sparse Y (one-hot targets of
+    # LabelBinarizer(sparse_output=True)) was a 0-d object array, refused as "dtype object"
+    Y = check_numeric_dtype(dense_array(Y), "Y")
     if Y.ndim not in (1, 2):
         raise ValueError(f"Y must have shape (l,) or (l, m); got shape {Y.shape}.")
     out_dtype = np.dtype(np.float32) if Y.dtype == np.float32 else np.dtype(np.float64)

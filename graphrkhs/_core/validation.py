@@ -295,14 +295,22 @@ def check_estimator_points(X, *, min_samples=1, reason=""):
     return check_points(X, "X", min_samples=min_samples)
 
 
+def dense_array(X):
+    """``X`` as a NumPy array: a SciPy sparse matrix or array densified, anything else through ``np.asarray``.
+
+    The one place for it: ``np.asarray`` of a sparse matrix is a 0-d *object* array, which the checks after it
+    refused with errors about the wrong thing ("dtype object", "shape ()") for a sparse block of signals or
+    targets (a one-hot Y from ``LabelBinarizer(sparse_output=True)``, ``K @ scipy.sparse.eye(n)``).
+    """
+    return X.toarray() if sp.issparse(X) else np.asarray(X)
+
+
 def check_signals(X, n, name="X", dtype=None):
     """Validate graph signals: shape (n,) or (n, m), real, finite. Returns (2-D array, was_1d).
 
     Boolean signals (indicators of node sets) are read as 0 / 1 in float64; complex ones are refused.
     """
-    if sp.issparse(X):
-        X = X.toarray()
-    arr = np.asarray(X)
+    arr = dense_array(X)
     # complex: a cast to float would drop the imaginary part with only numpy's ComplexWarning
     check_numeric_dtype(arr, name)
     if arr.dtype == bool:

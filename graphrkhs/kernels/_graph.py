@@ -15,7 +15,7 @@ from .._core.backend import prepare_operator, serial_only
 from .._core.linalg import symmetry_rtol
 from .._core.reorder import PreparedOperator
 from .._core.types import Backend, GraphLike, Reorder, ResponseLike, SymmetricLaplacianKind
-from .._core.validation import (check_numeric_dtype, check_option, check_scalar, check_signals, float_dtype,
+from .._core.validation import (check_numeric_dtype, dense_array, check_option, check_scalar, check_signals, float_dtype,
                                 memory_guard, sparse_storable)
 from ..graphs import as_adjacency, laplacian
 from ..spectral import (
@@ -368,7 +368,7 @@ class GraphKernel(spla.LinearOperator):
     def _dense(x):
         # a sparse block of signals (scipy's LinearOperator takes one; chebyshev_filter densifies it too):
         # np.asarray made it a 0-d object array, refused as "dtype object"
-        return x.toarray() if sp.issparse(x) else np.asarray(x)
+        return dense_array(x)
 
     def matvec(self, x: ArrayLike) -> NDArray[np.floating]:
         x = self._dense(x)

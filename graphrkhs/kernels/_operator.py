@@ -5,13 +5,12 @@ from __future__ import annotations
 from typing import Callable, Literal
 
 import numpy as np
-import scipy.sparse as sp
 from numpy.typing import ArrayLike, NDArray
 
 from .._core.cg import check_on_failure, report_failure
 from .._core.config import DENSE_CACHE_BYTES, _REPLACE_EVERY, _STALL_WINDOWS
 from .._core.linalg import apply_matrix
-from .._core.validation import check_finite_array, check_matrix, check_option, check_points, check_scalar, memory_guard
+from .._core.validation import check_finite_array, check_matrix, dense_array, check_option, check_points, check_scalar, memory_guard
 from ._pointcloud import BLOCK_BYTES, KERNELS, heat_semigroup, pairwise_kernel
 
 
@@ -115,7 +114,7 @@ class KernelOperator:
 
         ``V`` must be real and finite (a ``ValueError`` for NaN or infinity, a ``TypeError`` for other dtypes)."""
         # a sparse block: np.asarray made it a 0-d object array, refused as "got shape ()"
-        V = V.toarray() if sp.issparse(V) else np.asarray(V)
+        V = dense_array(V)
         if V.ndim not in (1, 2) or V.shape[0] != self.n:
             # a (n, a, b) block was silently reshaped to (n, a b); a wrong row count gave numpy's matmul error
             raise ValueError(f"V must have shape ({self.n},) or ({self.n}, k), one row per point; got shape {V.shape}.")

@@ -22,11 +22,10 @@ from __future__ import annotations
 from typing import Literal
 
 import numpy as np
-import scipy.sparse as sp
 from numpy.typing import ArrayLike, NDArray
 
 from .._core.types import KernelName
-from .._core.validation import (check_matrix, check_option, check_points, check_scalar, column_scales, memory_guard,
+from .._core.validation import (check_matrix, dense_array, check_option, check_points, check_scalar, column_scales, memory_guard,
                                 power_of_two_exponent)
 
 __all__ = ["pairwise_kernel", "gaussian_kernel", "linear_kernel", "polynomial_kernel", "KERNELS",
@@ -278,7 +277,7 @@ def pairwise_kernel(A: ArrayLike, B: ArrayLike | None = None,
         K = kernel(A, B)
         # a sparse matrix (a truncated, kNN-sparse kernel): np.asarray made it a 0-d object array, refused as
         # "the kernel callable returned shape ()"; the Gram matrix is dense here
-        K = K.toarray() if sp.issparse(K) else np.asarray(K)
+        K = dense_array(K)
         if K.shape != (A.shape[0], B.shape[0]):
             raise ValueError(f"the kernel callable returned shape {K.shape}; expected {(A.shape[0], B.shape[0])}.")
         if K.dtype == object or not (np.issubdtype(K.dtype, np.number) or K.dtype == bool):

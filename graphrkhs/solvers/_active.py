@@ -88,6 +88,7 @@ from .._core.validation import (
     check_option,
     check_random_state,
     check_scalar,
+    dense_array,
     memory_guard,
     power_of_two_exponent,
 )
@@ -118,7 +119,7 @@ def _class_scores(scores):
             raise TypeError("scores must be an (n, n_classes) array of class probabilities or a fitted "
                             f"transductive classifier (with label_distributions_); got {type(scores).__name__}.")
         scores = scores.label_distributions_
-    P = np.asarray(scores.toarray() if sp.issparse(scores) else scores)
+    P = dense_array(scores)
     if P.dtype == object or not np.issubdtype(P.dtype, np.number):
         raise TypeError(f"scores must be numeric; got dtype {P.dtype}.")
     if P.dtype.kind == "c":   # the cast below kept the real part only
