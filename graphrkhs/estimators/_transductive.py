@@ -310,16 +310,18 @@ class _GraphLearner(GraphRKHSEstimator):
             tie = getattr(self, "_oos_tie", None)
             if tie is None:    # fitted by a version without it (pickled): the ranks of the index's points
                 tie = self._oos_tie = LazyTieRanks(self._nn._fit_X if fitted is None else fitted)
+            def search(rows, width):
+                Q = P if rows is None else P[rows]
+                d, i = self._nn.kneighbors(Q, n_neighbors=width)
+                return _exact_distances(Q, fitted, d, i)
             if shape is None:
-                def search(rows, width):
-                    Q = P if rows is None else P[rows]
-                    d, i = self._nn.kneighbors(Q, n_neighbors=width)
-                    return _exact_distances(Q, fitted, d, i)
                 # among fitted points at the same distance, the lower tie rank first (as the graph's search)
                 dist, idx = query_in_tie_order(search, P.shape[0], n_fit, self._n_oos, tie)
             else:
+                # the cosine candidates in the same tie order as the graph's (scikit-learn's index order made a
+                # new image's neighbours depend on the order of the fitted rows where more than 3k were tied)
                 n_candidates = min(n_fit, TANGENT_CANDIDATES * self._n_oos)
-                idx = self._nn.kneighbors(P, n_neighbors=n_candidates, return_distance=False)
+                _, idx = query_in_tie_order(search, P.shape[0], n_fit, n_candidates, tie)
                 dist, idx = tangent_rerank(np.asarray(P, dtype=np.float64), self._oos_points, idx, self._n_oos, shape,
                                            tie=tie)
             lost = _lost_queries(dist, None if shape is not None else
