@@ -32,6 +32,7 @@ from ..solvers import grls_fit as _saddle_fit
 from ..solvers import (GridResult, KernelRidgePath, graph_cut_choice, graph_penalty, kfold_scores, loo_scores, rls_coefficients,
                        rls_loo_error,
                        select_kernel_ridge)
+from ..solvers import held_selection_warnings, release_selection_warnings, report_grid_edge
 from ..kernels import default_sigma, pairwise_kernel
 from ._auto import (FIT_INTERCEPT, TUNABLE_NONNEG, TUNABLE_POSITIVE, WIDTH_FACTORS, free_constant,
                     labeled_groups, grid_of, growing, is_tuned, loo_rows_of, loo_selects, points_offset, unselected,
@@ -370,11 +371,15 @@ class _Fredholm(_DataDependent):
                 if not self._loo_selects:       # one's own grid: its value nearest the relative fallback
                     rel = unselected(self.alpha, RELATIVE_RIDGES[FALLBACK_RIDGE_INDEX], "alpha")
                     return rel * _kernel_scale(G) / G.shape[0]
-                return self._select_relative(lambda s: G, Y, [self.sigma_], np.asarray(self.alpha, float))[1]
+                ridge = self._select_relative(lambda s: G, Y, [self.sigma_], np.asarray(self.alpha, float))[1]
+                self._release_selection()
+                return ridge
             if not self._loo_selects:
                 return _select_ridge(G, Y, selects=False)
             # the table's one width is the width used (it showed a stand-in sigma of 1.0)
-            return self._select_relative(lambda s: G, Y, [self.sigma_], None)[1]
+            ridge = self._select_relative(lambda s: G, Y, [self.sigma_], None)[1]
+            self._release_selection()
+            return ridge
         return float(self.alpha) * _kernel_scale(G) / G.shape[0]
 
     def _hinge_tuned(self):
@@ -401,9 +406,13 @@ class _Fredholm(_DataDependent):
             return G / scales[float(s)]
 
         grid, ext = (RELATIVE_RIDGES, True) if rel_alphas is None else (np.unique(rel_alphas), False)
-        res = select_kernel_ridge(make, Y, sigmas, grid, fit_intercept=free_constant(self),
-                                  extend=growing(sigma=extend, alpha=ext), max_extensions=2,
-                                  loo_rows=loo_rows_of(self), loo_groups=getattr(self, "_loo_groups", None))
+        # the edge reports are about the LOO choice: held until the value used is known (the ridge floor below,
+        # a classifier's graph-cut choice), then released by _release_selection
+        with held_selection_warnings() as held:
+            res = select_kernel_ridge(make, Y, sigmas, grid, fit_intercept=free_constant(self),
+                                      extend=growing(sigma=extend, alpha=ext), max_extensions=2,
+                                      loo_rows=loo_rows_of(self), loo_groups=getattr(self, "_loo_groups", None))
+        self._held_selection = (held, dict(res.best_params), res.grid, res.n_extensions, Y.shape[0])
         floor = 10.0 * Y.shape[0] * np.finfo(np.float64).eps
         usable = res.grid["alpha"] >= floor
         if res.best_params["alpha"] < floor and usable.any():
@@ -413,8 +422,30 @@ class _Fredholm(_DataDependent):
                              n_extensions=res.n_extensions)
         self.cv_results_ = res.cv_results_
         s, a = res.best_params["sigma"], res.best_params["alpha"]
+        self._selection_choice = {"sigma": float(s), "alpha": float(a)}
         l = Y.shape[0]
         return s, a * scales[float(s)] / l
+
+    def _release_selection(self):
+        """The edge reports of :meth:`_select_relative` about the value used (``_selection_choice``).
+
+        They were :func:`~graphrkhs.solvers.select_grid`'s, about the LOO choice; where the value used differs
+        (the best usable ridge above the floor, a classifier's graph-cut choice) they named a value that was not
+        used (FredholmClassifier on a sigma grid of 4 widths: "the selected sigma=2.33 is at the edge" with
+        ``sigma_`` the second width, and no warning with ``sigma_`` at an edge).  Those axes' reports are
+        dropped and the value used is reported when it is at an edge of its grid: not a ridge at the low end
+        of a grid reaching 1e-10 l (the selection's floor is 1e-10 times the scaled kernel's largest
+        eigenvalue, at most its trace l: below it the grid cannot go).
+        """
+        held, loo, grid, n_ext, l = self.__dict__.pop("_held_selection")
+        used = self._selection_choice
+        changed = [k for k in ("sigma", "alpha") if used[k] != loo[k]]
+        release_selection_warnings(held, drop=changed)
+        for k in changed:
+            axis = grid[k]
+            if k == "alpha" and used[k] == axis[0] and axis[0] <= 1e-10 * l:
+                continue
+            report_grid_edge(k, used[k], axis, n_ext)
 
     def _select(self, X, idx, Y):
         if self.sigma is None or not is_tuned(self.sigma) or not self._loo_selects:
@@ -487,6 +518,7 @@ class _Fredholm(_DataDependent):
 
         if isinstance(self, ClassifierOutputMixin) and not free_constant(self) and len(cache) > 1:
             s, ridge = self._refine_by_graph_cut(idx, Y, cache, paths, kernel_at)
+        self._release_selection()
         self.sigma_ = s
         G = cache[float(s)]
         if float(s) in kernels:
@@ -584,6 +616,7 @@ class _Fredholm(_DataDependent):
             self.cv_results_ = {**table, "rank_test_score": rank[ti, tj], "mean_test_accuracy": acc[ti, tj],
                                 "normalized_cut": ncut[ti, tj]}
         s = float(sigmas[i])
+        self._selection_choice = {"sigma": s, "alpha": float(rel[j])}
         return s, float(rel[j]) * eig[i][1] / l
 
     def _kernel_values(self, X, right):
