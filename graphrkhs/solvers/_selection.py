@@ -2362,6 +2362,15 @@ class _KronReduction:
         S = _check_labeled_index(labeled, n)
         if np.unique(S).size != S.size:
             raise ValueError("labeled must not repeat a node.")
+        l, n_u = float(S.size), float(n - S.size)
+        # dense l x l: the Schur complement, its symmetric part, eigh's eigenvectors and workspace, T of the
+        # scores (about 4.2 such arrays measured at l = 500 - 1500, tracemalloc), and the |U| x block columns of
+        # the Schur solves.  Unguarded, 60000 labels asked numpy for 26.8 GiB arrays with no word of the way out
+        memory_guard(8.0 * (4.5 * l * l + 1.5 * n_u * min(l, _SCHUR_BLOCK)),
+                     f"the exact leave-one-out of Laplacian regularization on {S.size} labeled nodes (the Kron "
+                     f"reduction: about five dense {S.size} x {S.size} float64 arrays)",
+                     "use select_tikhonov_solution(method='stochastic') (matrix-free, memory linear in the "
+                     "nodes), or fewer labeled nodes.")
         W = cut_weak_links(W)
         L = sp.csr_array(graph_laplacian(W, laplacian), dtype=np.float64)
         self.n, self.S = n, S
