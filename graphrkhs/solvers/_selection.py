@@ -706,6 +706,9 @@ class _LapRLSGrid:
         M = sp.csr_array(M, dtype=np.float64)
         if M.shape != (n, n):
             raise ValueError(f"M must have shape ({n}, {n}) like K; got {M.shape}.")
+        # (K + K^T) / 2, its eigenvectors and eigh's workspace, R and M R: 2.9 - 4.4 x 8 n^2 bytes measured
+        memory_guard(8.0 * 5.0 * float(n) * n, f"the LapRLS grid on {n} points (about five dense {n} x {n} arrays)",
+                     "use fewer points, or the low-rank path (select_laprls_lowrank / solver='nystrom').")
         with small_dense_threads(n):
             s, V = np.linalg.eigh((K + K.T) / 2)
         keep = s > 1e-12 * max(float(s.max()), 1e-300)
@@ -1905,6 +1908,13 @@ class ManifoldRidgePath:
             raise np.linalg.LinAlgError(self._refused[key])
         if key not in self._Z:
             n, S = self.n, self.S
+            # M K and the matrix factored (n x n each; PLapRLS also (I - K/n)^2), E_S and Z (n x l), and the
+            # Z of the ratios already cached: 3.5 - 4.5 x 8 n^2 bytes measured for the first ratio at l = n/2,
+            # 10.5 x 8 n^2 for select_laprls_gammas' grid, with no estimate first
+            memory_guard(8.0 * ((3.0 + self.consistency) * float(n) * n + (len(self._Z) + 2.0) * float(n) * S.size),
+                         f"the LapRLS/PLapRLS path on {n} points (n x n systems, one n x {S.size} basis per ratio; "
+                         f"{len(self._Z)} ratio(s) cached)",
+                         "use fewer points or ratios, or the low-rank path (select_laprls_lowrank / solver='nystrom').")
             if key == 0 and not self.consistency:
                 Z = np.zeros((n, S.size))
                 Z[S, np.arange(S.size)] = 1.0
