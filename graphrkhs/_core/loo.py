@@ -39,7 +39,7 @@ import numpy as np
 
 from .labels import _check_targets
 from .linalg import small_dense_threads
-from .validation import check_flag, check_matrix, column_scales
+from .validation import check_flag, check_matrix, column_scales, memory_guard
 
 __all__ = [
     "KernelRidgePath",
@@ -172,6 +172,11 @@ class KernelRidgePath:
 
     def __init__(self, K: ArrayLike, unpenalized: Optional[ArrayLike] = None):
         K = check_matrix(K, "K", square=True, dtype=np.float64)
+        l = float(K.shape[0])
+        # K + K^T, its half, the eigenvectors and eigh's workspace: 2 x 8 l^2 bytes seen by tracemalloc at
+        # l = 1000 beside the caller's K, plus LAPACK's work arrays, which it does not see
+        memory_guard(8.0 * 4.0 * l * l, f"the eigendecomposition of the {K.shape[0]} x {K.shape[0]} kernel of a "
+                     "ridge path (about four dense arrays of its size)", "use fewer labeled points.")
         with small_dense_threads(K.shape[0]):
             s, U = np.linalg.eigh((K + K.T) / 2)
         top = max(float(np.abs(s).max(initial=0.0)), 1e-300)
