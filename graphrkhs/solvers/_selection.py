@@ -1812,7 +1812,11 @@ def graph_cut_choice(acc: Any, mse: Any, l: int, predict: Callable[..., np.ndarr
         left &= ~new
         if np.isfinite(ncut[new]).any():
             break
-    order = np.lexsort((mse.ravel(), ncut.ravel(), ~ok.ravel()))     # a candidate first, even at Ncut +inf
+    # a candidate first, even at Ncut +inf; remaining ties to the larger row value, then column value (the module's
+    # rule: the stronger regularization / smoother fit), as GridResult -- the first grid point before (a flat
+    # criterion chose FredholmClassifier's smallest width and ridge)
+    last = -np.arange(acc.size)
+    order = np.lexsort((last, mse.ravel(), ncut.ravel(), ~ok.ravel()))
     i, j = np.unravel_index(order[0], acc.shape)
     if not return_ranking:
         return int(i), int(j)
