@@ -412,7 +412,9 @@ class _Fredholm(_DataDependent):
             res = select_kernel_ridge(make, Y, sigmas, grid, fit_intercept=free_constant(self),
                                       extend=growing(sigma=extend, alpha=ext), max_extensions=2,
                                       loo_rows=loo_rows_of(self), loo_groups=getattr(self, "_loo_groups", None))
-        self._held_selection = (held, dict(res.best_params), res.grid, res.n_extensions, Y.shape[0])
+        # an exactly flat criterion reports no edge (select_grid's rule): nothing points beyond it
+        flat = bool(np.isfinite(res.scores).all() and np.ptp(res.scores) == 0)
+        self._held_selection = (held, dict(res.best_params), res.grid, res.n_extensions, Y.shape[0], flat)
         floor = 10.0 * Y.shape[0] * np.finfo(np.float64).eps
         usable = res.grid["alpha"] >= floor
         if res.best_params["alpha"] < floor and usable.any():
@@ -433,15 +435,15 @@ class _Fredholm(_DataDependent):
         (the best usable ridge above the floor, a classifier's graph-cut choice) they named a value that was not
         used (FredholmClassifier on a sigma grid of 4 widths: "the selected sigma=2.33 is at the edge" with
         ``sigma_`` the second width, and no warning with ``sigma_`` at an edge).  Those axes' reports are
-        dropped and the value used is reported when it is at an edge of its grid: not a ridge at the low end
-        of a grid reaching 1e-10 l (the selection's floor is 1e-10 times the scaled kernel's largest
+        dropped and the value used is reported when it is at an edge of its grid: not for an exactly flat LOO
+        criterion (select_grid's rule), nor a ridge at the low end of a grid reaching 1e-10 l (the selection's floor is 1e-10 times the scaled kernel's largest
         eigenvalue, at most its trace l: below it the grid cannot go).
         """
-        held, loo, grid, n_ext, l = self.__dict__.pop("_held_selection")
+        held, loo, grid, n_ext, l, flat = self.__dict__.pop("_held_selection")
         used = self._selection_choice
         changed = [k for k in ("sigma", "alpha") if used[k] != loo[k]]
         release_selection_warnings(held, drop=changed)
-        for k in changed:
+        for k in changed if not flat else ():
             axis = grid[k]
             if k == "alpha" and used[k] == axis[0] and axis[0] <= 1e-10 * l:
                 continue
