@@ -1707,7 +1707,8 @@ def select_prls_gamma(K: Any, Kp: Any, Kpp: Any, Y: Any, gammas: Optional[Any] =
 def graph_cut_choice(acc: Any, mse: Any, l: int, predict: Callable[..., np.ndarray], edges: Tuple[Any, Any],
                      *, n_classes: Optional[int] = None, return_ranking: bool = False) -> Tuple[Any, ...]:
     r"""Among the grid points whose LOO accuracy is within one standard error of the best,
-    the one whose predicted classes have the smallest normalized cut of a graph (ties: the lower LOO MSE).
+    the one whose predicted classes have the smallest normalized cut of a graph (ties: the lower LOO MSE,
+    then the larger row value and column value of the grid: the stronger regularization, as ``GridResult``).
 
     With a handful of labels the LOO curve of a classifier over (width, ridge) or
     :math:`(\gamma_I/\gamma_A, \gamma_A)` is flat up to its noise: many grid points
@@ -1912,17 +1913,18 @@ class ManifoldRidgePath:
             raise np.linalg.LinAlgError(self._refused[key])
         if key not in self._Z:
             n, S = self.n, self.S
-            # M K and the matrix factored (n x n each; PLapRLS also (I - K/n)^2), E_S and Z (n x l), and the
-            # Z of the ratios already cached: 3.5 - 4.5 x 8 n^2 bytes measured for the first ratio at l = n/2,
-            # 10.5 x 8 n^2 for select_laprls_gammas' grid, with no estimate first
-            memory_guard(8.0 * ((3.0 + self.consistency) * float(n) * n + (len(self._Z) + 2.0) * float(n) * S.size),
-                         f"the LapRLS/PLapRLS path on {n} points (n x n systems, one n x {S.size} basis per ratio; "
-                         f"{len(self._Z)} ratio(s) cached)",
-                         "use fewer points or ratios, or the low-rank path (select_laprls_lowrank / solver='nystrom').")
             if key == 0 and not self.consistency:
-                Z = np.zeros((n, S.size))
+                Z = np.zeros((n, S.size))       # the identity basis: n x l, no system (and no n x n guard)
                 Z[S, np.arange(S.size)] = 1.0
             else:
+                # M K and the matrix factored (n x n each; PLapRLS also (I - K/n)^2), E_S and Z (n x l), and the
+                # Z of the ratios already cached: 3.5 - 4.5 x 8 n^2 bytes measured for the first ratio at l = n/2,
+                # 10.5 x 8 n^2 for select_laprls_gammas' grid, with no estimate first
+                memory_guard(8.0 * ((3.0 + self.consistency) * float(n) * n + (len(self._Z) + 2.0) * float(n) * S.size),
+                             f"the LapRLS/PLapRLS path on {n} points (n x n systems, one n x {S.size} basis per ratio; "
+                             f"{len(self._Z)} ratio(s) cached)",
+                             "use fewer points or ratios, or the low-rank path (select_laprls_lowrank / "
+                             "solver='nystrom').")
                 if self.consistency:
                     if self._T2 is None:        # (I - K/n)^2 = I - 2K/n + K^2/n^2, shared by all ratios
                         T2 = self.K @ self.K
