@@ -497,6 +497,9 @@ def heat_semigroup(A: ArrayLike, B: ArrayLike | None = None, *, sigma: float = 1
     sigma = check_scalar(sigma, "sigma", low=0, low_inclusive=False)
     dim = A.shape[1] if m is None else check_scalar(m, "m", kind="int", low=1)
     times = [check_scalar(s, "s", low=0, low_inclusive=False) for s in np.atleast_1d(times).tolist()]
+    if not times:
+        raise ValueError("times must hold at least one time multiple s > 0 (e.g. times=(1,)); got an empty "
+                         "sequence.")
     if not isinstance(scaled, (bool, np.bool_)):
         raise TypeError(f"scaled must be a bool; got {scaled!r}.")
     dtype = np.result_type(A.dtype, B.dtype)
