@@ -722,6 +722,14 @@ class GRLSKernel:
         import scipy.linalg as sla
 
         X = check_points(X, "X")
+        if not callable(kernel):
+            check_option(kernel, "kernel", KERNELS)
+            if kernel not in ("gaussian", "heat"):
+                # a linear / polynomial phi has a singular Gram on more than d (or C(d + degree, d)) points, so the
+                # constructed K is only semi-definite, against Eqs. 10-18's strictly positive definite phi
+                raise ValueError(f"GRLSKernel needs a strictly positive definite base kernel ('gaussian' or 'heat'); "
+                                 f"got kernel={kernel!r}, whose Gram matrix is singular. Use kernel='gaussian' or "
+                                 f"kernel='heat'.")
         self.features = features
         self.kernel = kernel
         self._kw = dict(kernel=kernel, sigma=sigma, degree=degree, coef0=coef0)
