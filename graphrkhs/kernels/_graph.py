@@ -141,7 +141,9 @@ class GraphKernel(spla.LinearOperator):
         without edges: then :math:`\Phi = \varphi(0) I` exactly).  A given value
         below a Rayleigh quotient of L (20 Lanczos steps) is a ``ValueError``.
     tol : float, default=1e-8
-        Relative accuracy of the Chebyshev / Lanczos approximation.
+        Relative accuracy of the Chebyshev / Lanczos approximation;
+        ``method="exact"`` (exact to rounding) accepts and does not use it, so
+        that one call can loop over the methods.
     laplacian : {"normalized", "combinatorial"}, optional
         Kind built from an adjacency or a graph object.  Default
         ``"normalized"``, the default of :func:`~graphrkhs.graph_kernel_ridge`
