@@ -28,7 +28,7 @@ from .._core.reorder import LOCAL_ORDER_FRACTION, REORDER_MIN_NODES, mean_index_
 from .._core.spmm import _pool
 from .._core.labels import _orphans
 from .._core.progress import logger
-from .._core.validation import check_flag, check_numeric_dtype, check_scalar, power_of_two_exponent
+from .._core.validation import check_flag, check_numeric_dtype, check_scalar, memory_guard, power_of_two_exponent
 from ..graphs import as_adjacency, laplacian as graph_laplacian
 from ..kernels import GraphKernel
 from ..spectral.filters import default_kernel
@@ -1013,6 +1013,18 @@ def _active_set_lasso(A, b, s0, mu):
     return out
 
 
+def _kernel_tv_memory_guard(n, l, t):
+    """The dense arrays of graph_kernel_tv with l labels and a working set of t sources, checked before they exist.
+
+    The kernel columns Phi[:, S] (n x l) and the working set's A_T (l x t) with LARS's Gram, copies and path (measured:
+    13 n^2 float64 at l = t = n = 700, 49 MiB; 9 of them inside LassoLars.fit).
+    """
+    memory_guard(8.0 * (float(n) * l + 3.0 * l * t + 8.0 * float(t) * t),
+                 f"graph_kernel_tv with {l} labeled nodes and {t} working sources on {n} nodes (the {n} x {l} kernel "
+                 f"columns and {t} x {t} lasso systems)",
+                 "use fewer labeled nodes, or graph_tv (the sparse incidence operator).")
+
+
 def graph_kernel_tv(W: Union[GraphLike, GraphKernel], labeled: Indices, Y: ArrayLike,
                     kernel: Optional[Callable] = None, *, alpha: float = 0.5,
                     laplacian: str = "normalized", fidelity: str = "degree", tol: float = TV_TOL,
@@ -1184,6 +1196,7 @@ def graph_kernel_tv(W: Union[GraphLike, GraphKernel], labeled: Indices, Y: Array
         K = None
     W, S, Y2, was_1d, out_dtype = labeled_graph_problem(W, labeled, Y)
     n, l, m = W.shape[0], S.size, Y2.shape[1]
+    _kernel_tv_memory_guard(n, l, np.unique(S).size)         # before the kernel columns
     Y_user, (scale, alpha) = Y2, _unit_scale(Y2, alpha)      # solved in the units of max |y| (_unit_scale)
     Y2 = Y2 / scale
     if K is None:
@@ -1214,6 +1227,7 @@ def graph_kernel_tv(W: Union[GraphLike, GraphKernel], labeled: Indices, Y: Array
     it, converged = 0, False
     while it < max_iter:
         it += 1
+        _kernel_tv_memory_guard(n, l, T.size)
         A_T = np.asfortranarray(sq[:, None] * C[T].T)                # (l, |T|)
         if use_lars:
             with warnings.catch_warnings():
