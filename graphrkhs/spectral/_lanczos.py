@@ -528,8 +528,12 @@ def lanczos_filter(L: MatrixOrOperator, phi: ResponseBank, X: ArrayLike, *, tol:
     return Y
 
 
-def _exact_eigh(L, max_nodes=EXACT_MAX_NODES):
-    """Dense eigendecomposition of a symmetric L (float64), size-guarded (private helper)."""
+def _exact_eigh(L, max_nodes=EXACT_MAX_NODES, after_bytes=0.0, what=""):
+    """Dense eigendecomposition of a symmetric L (float64), size-guarded (private helper).
+
+    Memory-guarded too: about 6 n x n float64 arrays at the peak of ``eigh`` (measured 5.3 at n = 2000), or U and
+    ``after_bytes`` (the caller's arrays once the factorization is done, described by ``what``) if more.
+    """
     L = _check_L(L)
     n = L.shape[0]
     max_nodes = check_scalar(max_nodes, "max_nodes", kind="int", low=1)
@@ -539,6 +543,9 @@ def _exact_eigh(L, max_nodes=EXACT_MAX_NODES):
             "chebyshev_filter or lanczos_filter for large graphs (or raise max_nodes knowingly: "
             f"{8 * n * n / 2**20:.0f} MB and O(n^3) time)."
         )
+    memory_guard(8.0 * n * n + max(40.0 * n * n, float(after_bytes)),
+                 f"the dense eigendecomposition of a {n} x {n} L (about six {n} x {n} float64 arrays){what}",
+                 "use chebyshev_filter or lanczos_filter, or filter fewer signals at a time.")
     if isinstance(L, spla.LinearOperator):
         dense = L.matmat(np.eye(n))
     else:
@@ -626,7 +633,10 @@ def exact_filter(L: SparseMatrix | ArrayLike, phi: ResponseBank, X: ArrayLike, *
     L = _check_L(L)
     X2, was_1d = _check_X(X, L.shape[0])
     dtype = _compute_dtype(L, X2)
-    lam, U = _exact_eigh(L, max_nodes)
+    # after the factorization: U^T X, and per filter its product and the stacked copy
+    n, m = X2.shape
+    lam, U = _exact_eigh(L, max_nodes, 8.0 * (2 * len(filters) + 2) * n * m,
+                         f" and the {len(filters)} filtered block(s) of {n} x {m}")
     if lam.size:     # the filters' spectrum is [0, lmax]: refused below it, as by chebyshev_filter
         # at float32's rounding level whatever L's dtype (a float32 Laplacian given in float64: -2e-8)
         _refuse_negative_spectrum(float(lam.min()), float(np.abs(lam).max()), "L", np.float32)
