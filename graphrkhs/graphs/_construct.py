@@ -272,7 +272,7 @@ def knn_graph(X: ArrayLike, n_neighbors: int = 10, *,
         ``"sparse"`` (``X`` was searched as sparse rows) and ``"seconds"``; with
         ``metric="tangent"`` also ``"tangent_candidates"`` (the cosine
         candidates re-ranked per point; the recall keys are those of their search).
-    backend : {"auto", "numpy", "mpi", "dask"}, default="auto"
+    backend : {"auto", "numpy", "numba", "scipy", "mpi", "dask"}, default="auto"
         Where the search runs (sparse ``X``: in this process only; ``"mpi"``
         and ``"dask"`` raise a TypeError).  ``"mpi"`` / ``"dask"``: cell by cell on the
         ranks / workers (:func:`graphrkhs.distributed.distributed_knn_graph`:
@@ -291,7 +291,9 @@ def knn_graph(X: ArrayLike, n_neighbors: int = 10, *,
         the search does not switch by itself under ``mpiexec`` or with a Dask
         client, because its ``"auto"`` algorithm may be approximate and the
         cell-wise build is exact -- the graph a script gets must not depend on
-        how it was launched.
+        how it was launched.  ``"numba"`` / ``"scipy"`` (the serial spellings
+        every ``backend`` argument accepts, which choose the sparse product
+        kernel elsewhere) search in this process exactly as ``"numpy"``.
 
     Returns
     -------

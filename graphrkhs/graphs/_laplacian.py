@@ -55,7 +55,7 @@ def laplacian(W: GraphLike, kind: LaplacianKind = "combinatorial", *, dtype: Flo
         :math:`D - W`, :math:`I - D^{-1/2} W D^{-1/2}` or :math:`I - D^{-1} W`.
     dtype : {None, float32, float64}
         As in :func:`as_adjacency`.
-    backend : {"auto", "numpy", "mpi", "dask"}, default="auto"
+    backend : {"auto", "numpy", "numba", "scipy", "mpi", "dask"}, default="auto"
         ``"mpi"`` / ``"dask"``: the rows are split into contiguous blocks of
         equal numbers of stored entries, each rank / worker computes the
         degrees of its rows, the degrees are gathered, each computes its rows
@@ -66,7 +66,8 @@ def laplacian(W: GraphLike, kind: LaplacianKind = "combinatorial", *, dtype: Flo
         under ``mpiexec`` or with a Dask client: with the adjacency already on
         every process, one pass over its entries (O(nnz), about 0.3 s at
         10^6 nodes and 1.2 x 10^7 entries) costs less than gathering the
-        blocks of L.
+        blocks of L.  ``"numba"`` / ``"scipy"`` (the serial spellings every
+        ``backend`` argument accepts) compute it in this process as ``"numpy"``.
 
     Returns
     -------
