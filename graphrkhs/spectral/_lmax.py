@@ -128,7 +128,9 @@ def lmax(L: MatrixOrOperator, method: Literal["lanczos", "gershgorin"] = "lanczo
     gersh = None
     if not is_operator:
         absL = abs(L)
-        gersh = float(np.asarray(absL.sum(axis=1)).max())
+        # summed in float64: float32 sums rounded below the bound it proves (K_{22,22} normalized, float32
+        # entries 1/22 rounded up: 2.0 against the entries' top eigenvalue 2.00000003)
+        gersh = float(np.asarray(absL.astype(np.float64, copy=False).sum(axis=1)).max())
         if method == "gershgorin" or gersh == 0.0:
             return gersh   # gersh == 0: the zero matrix, spectrum {0}
         if not _is_symmetric(L):
@@ -353,7 +355,8 @@ def check_given_lmax(L, lmax: float, name: str = "lmax") -> float:
             f">= {theta:.6g} (for a normalized Laplacian, 2 is always safe)."
         )
 
-    gersh = float(np.asarray(abs(L).sum(axis=1)).max()) if not is_operator else np.inf   # a proof
+    gersh = (float(np.asarray(abs(L).astype(np.float64, copy=False).sum(axis=1)).max())   # a proof (float64 sums,
+             if not is_operator else np.inf)                                              # as in lmax)
     if bound > lmax + slack(bound):
         refuse(bound, "a")
     if lmax >= min(bound + 2 * residual, gersh):
