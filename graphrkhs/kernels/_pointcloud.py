@@ -463,6 +463,7 @@ def heat_kernel(A: ArrayLike, B: ArrayLike | None = None, *, sigma: float = 1.0,
     >>> round(float(heat_kernel(X, sigma=1.0, s=2)[0, 0]), 6) == round(2 ** -0.5, 6)
     True
     """
+    s = check_scalar(s, "s", low=0, low_inclusive=False)      # named as heat_kernel's own argument
     return heat_semigroup(A, B, sigma=sigma, m=m, times=(s,), scaled=scaled, block_bytes=block_bytes)[0]
 
 
@@ -496,7 +497,8 @@ def heat_semigroup(A: ArrayLike, B: ArrayLike | None = None, *, sigma: float = 1
         raise ValueError(f"A and B must have the same number of features; got {A.shape[1]} and {B.shape[1]}.")
     sigma = check_scalar(sigma, "sigma", low=0, low_inclusive=False)
     dim = A.shape[1] if m is None else check_scalar(m, "m", kind="int", low=1)
-    times = [check_scalar(s, "s", low=0, low_inclusive=False) for s in np.atleast_1d(times).tolist()]
+    times = [check_scalar(s, f"times[{i}]", low=0, low_inclusive=False)
+             for i, s in enumerate(np.atleast_1d(times).tolist())]
     if not times:
         raise ValueError("times must hold at least one time multiple s > 0 (e.g. times=(1,)); got an empty "
                          "sequence.")
