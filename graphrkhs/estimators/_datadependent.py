@@ -106,6 +106,12 @@ class _DataDependent(PointsLearner):
             self._values = (kind, (V * scales if kind == "matrix" else scales[:, None] * V).astype(V.dtype, copy=False))
 
     def _fit(self, X, labeled, Y):
+        if self.loss == "hinge" and not isinstance(self.fit_intercept, str) and not self.fit_intercept:
+            # libsvm's SVC always fits its free intercept b: fit_intercept=False was silently ignored (the
+            # decision values equal to those of fit_intercept=True, with b = -0.137 on two blobs)
+            raise ValueError("fit_intercept=False is not available with loss='hinge': the SVM (scikit-learn's "
+                             "SVC) always fits its free intercept; pass fit_intercept=True or 'auto', or "
+                             "loss='squared'.")
         for name in ("sigma", "alpha"):             # a malformed grid raises here, naming its parameter
             if getattr(self, name, None) is not None:
                 grid_of(getattr(self, name), [1.0], name)
@@ -679,7 +685,9 @@ _FREDHOLM_PARAMS_DOC = r"""
     sigma_inner : float > 0, optional
         Inner width; None: ``sigma``.
     fit_intercept : bool or "auto", default="auto"
-        Unpenalized constant (regressors, "auto"): a shift of y shifts the fit.
+        Unpenalized constant (regressors, "auto"): a shift of y shifts the fit.  With
+        ``loss="hinge"`` the SVM always has its free intercept (True and "auto" alike;
+        False raises a ValueError).
     normalized : bool, default=False
         The paper's "(N)" kernels (outer rows divided by their sums).
     alpha : float > 0, "auto", sequence of float or None, default="auto"
@@ -1040,7 +1048,8 @@ _WARPED_PARAMS_DOC = r"""
         :class:`~graphrkhs.RLSRegressor` fits by its saddle system); the two differ in general
         (about 1 % of the fit on small Gaussian-kernel problems).  On the linear kernel the points are
         centred on the labeled mean as well (``x_offset_``): the constant is then exactly free
-        under the combinatorial Laplacian, as LapRLS's.
+        under the combinatorial Laplacian, as LapRLS's.  With ``loss="hinge"`` the SVM always has
+        its free intercept (True and "auto" alike; False raises a ValueError).
     solver : {"auto", "direct", "cg", "nystrom"}, default="auto"
         See :class:`graphrkhs.WarpedKernel` ("auto": direct up to 4000 points, CG up to 10000,
         the Nystrom low-rank kernel above).
