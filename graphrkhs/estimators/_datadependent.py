@@ -664,7 +664,9 @@ _FREDHOLM_PARAMS_DOC = r"""
     outer, inner : {"gaussian", "heat", "linear", "polynomial"} or callable, default="gaussian"
         Outer kernel k and inner kernel :math:`k_H` (FredGauss by default, the paper's
         strongest instance on its benchmarks; FredLin1 = linear/gaussian, FredLin2 =
-        gaussian/linear).
+        gaussian/linear).  "polynomial" is :math:`(x^T z + 1)^2` (degree 2 and offset 1,
+        fixed: :class:`~graphrkhs.FredholmKernel`'s defaults); for another degree or offset
+        pass a callable.
     sigma : float > 0, "auto", sequence of float or None, default="auto"
         Gaussian width of the outer (and, by default, inner) kernel.  "auto":
         chosen with ``alpha`` by exact leave-one-out RLS on the labeled points
@@ -720,8 +722,10 @@ _FREDHOLM_PARAMS_DOC = r"""
     n_components : int, default=1000
         Size of the inner-kernel approximation.
     random_state : int, Generator or None
-        Seeds the Nystrom landmarks of the inner kernel (above 10000 points, or
-        ``solver="nystrom"``; with None two fits differ there) and the approximate kNN backends.
+        Seeds the Nystrom landmarks of the inner kernel (``inner_approximation="nystrom"``, which
+        "auto" takes above 10000 points), its random Fourier features
+        (``inner_approximation="random_features"``) -- with None two fits differ there -- and the
+        approximate kNN backends.
     verbose : bool or None, default=None
         Progress bars (tqdm) of the long steps of ``fit`` and ``predict`` (graph, solves):
         True / False switch them on / off for everything inside; None follows the
