@@ -469,13 +469,17 @@ class KernelRidgePath:
         near 1e200 give about 1e400) is returned as ``np.finfo(np.float64).max``, one below the smallest
         subnormal as 0; ``inf`` means undefined (:math:`\operatorname{tr}(I - H) = 0`).
 
-        ``groups``: group labels (l,) of identical labeled points (:func:`duplicate_groups`).  GCV is then
-        that of the weighted problem on the g distinct points (weights: their multiplicities, scaled to mean
-        1; Wahba 1990, Ch. 4.3), :math:`\frac1l\|(I - H)y\|^2 / (1 - \operatorname{tr}(H)/g)^2`: the degrees
-        of freedom count against the distinct points.  The plain normalization :math:`1 - \operatorname{tr}
+        ``groups``: group labels (l,) of identical labeled points (:func:`duplicate_groups`).  The score is
+        then :math:`\frac1l\|(I - H)y\|^2 / (1 - \operatorname{tr}(H)/g)^2`: the degrees of freedom count
+        against the g distinct points.  When the copies of each point share their target this is the GCV of
+        the weighted problem on the distinct points (weights: their multiplicities, scaled to mean 1; Wahba
+        1990, Ch. 4.3).  When copies carry different targets it is not: the residual also holds the spread
+        of the targets within each group, :math:`\sum_i (y_i - \bar y_{g(i)})^2`, a term that does not
+        depend on the ridge and that the weighted problem on the group means does not have (the minimizer
+        moves, as it would by adding a constant to that problem's numerator).  The plain normalization :math:`1 - \operatorname{tr}
         (H)/l` let a fit interpolating l / 2 points twice pay nothing (RLS on 12 labeled points twice: GCV
-        ~ 1e-19 at sigma 0.125, alpha 5e-11, against sigma 1 and alpha 3e-5 once).  Every row twice, it is the
-        GCV of the rows once (at the same ridge per row).  Undefined (``inf``) where
+        ~ 1e-19 at sigma 0.125, alpha 5e-11, against sigma 1 and alpha 3e-5 once).  Every row twice with the same
+        target, it is the GCV of the rows once (at the same ridge per row).  Undefined (``inf``) where
         :math:`\operatorname{tr}(H) \ge g`.
 
         Returns
