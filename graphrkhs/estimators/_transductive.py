@@ -759,6 +759,10 @@ class LaplacianRegularizationClassifier(_TransductiveClassifier, _LaplacianRegul
     LOO: on clean labels it is usually the choice.  Classifier: LOO
     accuracy, ties broken by the LOO squared error of the one-hot scores,
     then towards the larger :math:`\mu`; regressor: LOO squared error.
+    The LOO accuracy is that of the argmax of the method's own scores:
+    ``class_priors`` and ``class_normalization`` act on the decision of the
+    fit at the chosen :math:`\mu` only, not on the held-out decisions that
+    choose it (see :class:`GraphKernelRidgeClassifier` for why).
 
     Parameters
     ----------
@@ -1189,6 +1193,16 @@ class GraphKernelRidgeClassifier(_TransductiveClassifier, _GraphKernelRidge):
     :math:`n \times l` block of kernel columns) and so is the final fit.
     Never looks at unlabeled labels.  ``predict_proba`` is the softmax of the
     one-vs-all scores over the classes.
+
+    The LOO accuracy is that of the argmax of the held-out one-vs-all
+    scores: ``class_priors`` and ``class_normalization`` act on the decision
+    of the fit at the chosen :math:`\mu` only, not on the held-out decisions
+    that choose it.  Scoring the decision rule itself would need, for every
+    left-out label and every :math:`\mu`, the normalization refitted on the
+    refit's scores of every unlabeled node (the masses of ``"mass"`` with its
+    minimum shift, an O(n) pass per left-out label) and, with
+    ``class_priors``, a size-constrained assignment over the unlabeled nodes
+    per left-out label -- one refit's cost each, not the closed form's.
 
     Parameters
     ----------
