@@ -39,7 +39,7 @@ import numpy as np
 
 from .labels import _check_targets
 from .linalg import small_dense_threads
-from .validation import check_flag, check_matrix, column_scales, memory_guard
+from .validation import check_flag, check_matrix, column_scales, memory_guard, numeric_axis
 
 __all__ = [
     "KernelRidgePath",
@@ -55,10 +55,7 @@ ArrayLike = Union[np.ndarray, Sequence[float]]
 
 def check_ridges(ridges, name="alphas"):
     """A non-empty 1-D float64 array of positive finite ridge weights, or a ``ValueError`` naming ``name``."""
-    try:
-        r = np.atleast_1d(np.asarray(ridges, dtype=np.float64))
-    except (TypeError, ValueError):         # strings, complex numbers, ragged lists
-        r = np.array([np.nan])
+    r = numeric_axis(ridges)                # [nan] for strings, complex numbers, ragged lists, booleans
     if r.ndim != 1 or r.size == 0 or not (np.isfinite(r).all() and (r > 0).all()):
         raise ValueError(f"{name} must be a non-empty 1-D sequence of positive finite numbers; got {ridges!r}.")
     return r

@@ -123,6 +123,37 @@ def check_random_state(random_state):
     )
 
 
+def holds_bool(values):
+    """Whether a grid of parameter values (a number, a sequence, nested sequences or an array) holds a
+    boolean.  numpy reads True / False as 1.0 / 0.0, so ``alphas=[True, False]`` was scored as the grid
+    (0, 1) without a word; the grid checks refuse it (:func:`numeric_axis`)."""
+    if isinstance(values, (bool, np.bool_)):
+        return True
+    if isinstance(values, np.ndarray):
+        if values.dtype == bool:
+            return True
+        return values.dtype == object and any(holds_bool(v) for v in values.ravel())
+    if isinstance(values, (list, tuple)):
+        return any(holds_bool(v) for v in values)
+    dtype = getattr(values, "dtype", None)          # pandas Series and the like
+    try:
+        return dtype is not None and np.dtype(dtype) == bool
+    except TypeError:                               # an extension dtype numpy does not know
+        return False
+
+
+def numeric_axis(values):
+    """``values`` (a grid of parameter values) as a 1-D float64 array, or ``[nan]`` when they are no real
+    numbers (strings, complex numbers, ragged lists, booleans): the callers' own check then raises its
+    ``ValueError`` naming the argument."""
+    if holds_bool(values):
+        return np.array([np.nan])
+    try:
+        return np.atleast_1d(np.asarray(values, dtype=np.float64))
+    except (TypeError, ValueError):
+        return np.array([np.nan])
+
+
 def check_flag(value, name):
     """A True/False argument: a string (``"False"`` and ``"no"`` are truthy), a number or None would be read by its
     truth value; raise a TypeError naming ``name`` instead."""

@@ -32,7 +32,7 @@ higher is better), ``rank_test_score``).  Inside scikit-learn's
 import numpy as np
 from sklearn.base import is_classifier
 
-from .._core.validation import Interval, Options, SelectionWarning, warn
+from .._core.validation import Interval, Options, SelectionWarning, holds_bool, warn
 from .._core.loo import constant_up_to_rounding, duplicate_groups
 from ..solvers import MIN_LOO_LABELS, class_loo_rows
 
@@ -55,6 +55,9 @@ def grid_of(value, default, name, *, allow_zero=False):
     if isinstance(value, str):
         return np.asarray(default, dtype=np.float64), True
     kind = "non-negative" if allow_zero else "positive"
+    if holds_bool(value):                   # numpy's 1.0 / 0.0 for True / False
+        raise ValueError(f"{name}: a grid must be a non-empty 1-D sequence of {kind} finite numbers, not booleans; "
+                         f"got {value!r}.")
     try:
         a = np.asarray(value, dtype=np.float64)
     except (TypeError, ValueError):         # strings, complex numbers, ragged lists in the grid

@@ -86,7 +86,7 @@ from .._core.backend import BACKENDS
 from .._core.progress import logger, verbosity
 from .._core.types import RandomStateLike
 from .._core.labels import UNLABELED, _orphans, label_free_mask
-from .._core.validation import GraphRKHSWarning, GraphWarning, Interval, SelectionWarning, Options, check_estimator_points, check_numeric_dtype, check_points, float_dtype, power_of_two_exponent, warn
+from .._core.validation import GraphRKHSWarning, GraphWarning, Interval, SelectionWarning, Options, check_estimator_points, check_numeric_dtype, check_points, float_dtype, holds_bool, power_of_two_exponent, warn
 from ..graphs import WEIGHTS, GraphSpec, as_adjacency, connected_components, laplacian, metric_points
 from ..graphs import IMAGE_TEST_ROWS, TANGENT_CANDIDATES, check_image_shape, square_image_shape, tangent_rerank
 from ..graphs import LazyTieRanks, query_in_tie_order
@@ -986,6 +986,8 @@ class _PositiveGrid:
     def __call__(self, value):
         if value is None:
             return True
+        if holds_bool(value):           # numpy's 1.0 / 0.0 for True / False
+            return False
         try:
             a = np.asarray(value, dtype=np.float64)
         except (TypeError, ValueError):

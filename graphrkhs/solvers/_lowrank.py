@@ -44,7 +44,7 @@ from .._core.labels import _check_labeled_index
 from .._core.linalg import psd_part, psd_solve as _psd_solve, small_dense_threads
 from .._core.loo import KernelRidgePath, check_ridges
 from .._core.types import ArrayLike, Indices, MatrixLike
-from .._core.validation import _as_2d, check_flag, check_matrix, check_points, check_scalar, memory_guard
+from .._core.validation import _as_2d, check_flag, check_matrix, check_points, check_scalar, memory_guard, numeric_axis
 from ..kernels import NYSTROM_AUTO_MIN_N, NystromFeatures, pairwise_kernel
 from ._kernel import _psd_penalty, _snap
 from ._selection import (SCORINGS, GridResult, ManifoldRidgePath, _check_selection_labels, _path_scores,
@@ -604,7 +604,7 @@ def select_laprls_lowrank(X: ArrayLike, labeled: Indices, Y: ArrayLike, M: Matri
         # no edges (M = 0): every ratio is RLS
         rho = np.r_[0.0, float(n) ** 2 / dbar * 10.0 ** np.arange(-6, 4)] if dbar > 0 else np.zeros(1)
     else:
-        rho = np.sort(np.atleast_1d(np.asarray(ratios, dtype=np.float64)))
+        rho = np.sort(numeric_axis(ratios))
         if rho.ndim != 1 or rho.size == 0 or not (np.isfinite(rho).all() and (rho >= 0).all()):
             raise ValueError(f"ratios must be a non-empty 1-D sequence of finite numbers >= 0; got {ratios!r}.")
     n_components = check_scalar(n_components, "n_components", kind="int", low=1)

@@ -120,7 +120,7 @@ from .._core.backend import check_backend
 from .._core.linalg import check_square, psd_solve, small_dense_threads
 from .._core.loo import KernelRidgePath, _group_rows, check_ridges, constant_up_to_rounding, in_ridge_batches
 from .._core.validation import SelectionWarning, check_flag, check_option, check_random_state, check_scalar, warn
-from .._core.validation import memory_guard
+from .._core.validation import memory_guard, numeric_axis
 from ..graphs import as_adjacency, laplacian as graph_laplacian
 from ._common import spd_splu
 from ._kernel import _consistency_penalty
@@ -494,13 +494,11 @@ def _constant_scores(alpha, scoring):
 
 
 def _float_axis(values):
-    """``values`` as a 1-D float64 array, or ``[nan]`` when they are no numbers (strings, complex, ragged lists):
+    """``values`` as a 1-D float64 array, or ``[nan]`` when they are no numbers (strings, complex, ragged lists,
+    booleans):
     the callers' own check then raises its ``ValueError`` naming the argument (numpy's "could not convert
     string to float" named nothing)."""
-    try:
-        return np.atleast_1d(np.asarray(values, dtype=np.float64))
-    except (TypeError, ValueError):
-        return np.array([np.nan])
+    return numeric_axis(values)
 
 
 def _as_targets(Y, l):
@@ -1336,10 +1334,7 @@ def select_linear_smoother(hat: Callable[..., np.ndarray], Y: Any, grid: Mapping
 
 def _ratio_grid(ratios):
     """The sorted distinct values of a ``ratios`` grid (finite, >= 0), or a ``ValueError`` naming it."""
-    try:
-        rho = np.atleast_1d(np.asarray(ratios, dtype=np.float64))
-    except (TypeError, ValueError):
-        rho = np.array([np.nan])
+    rho = numeric_axis(ratios)
     if rho.ndim != 1 or rho.size == 0 or not (np.isfinite(rho).all() and (rho >= 0).all()):
         raise ValueError(f"ratios must be a non-empty 1-D sequence of finite numbers >= 0; got {ratios!r}.")
     return np.unique(rho)
