@@ -742,6 +742,48 @@ def _plaprls_range_solve(Kd, Npsi, lam1, r0):
     return Ur @ (c / sr.reshape((-1,) + (1,) * (c.ndim - 1)))
 
 
+#: Relative size below which :math:`\|(K/n - I)\Psi c\|` counts as 0 in :func:`_plaprls_determined`.
+UNDETERMINED_RTOL = 1e-8
+
+
+def _plaprls_determined(K, Psi, alpha):
+    r"""PLapRLS's (empirical operator) alpha with no component along the directions the objective cannot see.
+
+    A coefficient vector :math:`d = \Psi c` of the null space's span with :math:`K d = n d` (K normalized
+    as in :func:`consistency_grams`; for constants: every row of K sums to n, as on points of a regular
+    lattice on a circle or copies of points in equal numbers) changes neither the fit on the n points
+    (:math:`K d` is in the span of :math:`\Psi`, which :math:`\beta` absorbs), nor the penalty
+    (:math:`P d = K (I - K/n)^2 d = 0`): every :math:`\alpha + t d` is a minimizer, with different values at
+    new points, and the solvers returned different ones without a word (40 points on a circle, the
+    prediction at its centre -0.18 by "direct", 0.007 by "cg").  Such directions are removed (the
+    minimum-norm alpha along them; beta is then recomputed) with a warning.
+    """
+    D = _undetermined_directions(lambda V: _apply(K, V), Psi, alpha.shape[0])
+    if D is None:
+        return alpha
+    _warn_undetermined("plaprls_fit")
+    return alpha - D @ (D.T @ alpha)
+
+
+def _undetermined_directions(apply_K, Psi, n):
+    r"""Orthonormal columns spanning the :math:`d = \Psi c` with :math:`K d = n d` (to ``UNDETERMINED_RTOL``), or
+    None (see :func:`_plaprls_determined`); ``apply_K(V)`` is the normalized kernel's product."""
+    Q, _ = np.linalg.qr(np.asarray(Psi, dtype=np.float64) / column_scales(Psi))
+    B = np.asarray(apply_K(Q), dtype=np.float64) / float(n) - Q
+    _, sv, Vt = np.linalg.svd(B, full_matrices=False)
+    small = sv <= UNDETERMINED_RTOL
+    return Q @ Vt[small].T if small.any() else None
+
+
+def _warn_undetermined(owner):
+    warn(f"{owner}: the fit away from the given points is not determined: the kernel (normalized by its "
+         "mean) maps some function of the null space to n times itself (for constants: every row of K sums to "
+         "n, e.g. points on a regular lattice, or copies of points in equal numbers), so alpha + t d and beta "
+         "minus its constant give the same objective for every t, with different predictions at new points. "
+         "The minimum-norm alpha along d is used; for a determined fit pass a null space without constants "
+         "(null_space='none') or integral_operator='heat'.")
+
+
 def _plaprls_symmetric(Kd, Npsi, lam1, r0):
     r"""PLapRLS's empirical system :math:`T\alpha = r_0`, :math:`T = N_\Psi K + \lambda_1 (I - K/n)^2`, in its
     symmetric positive definite form, or None when that form cannot be factored (then the caller factors T).
@@ -1048,6 +1090,13 @@ def plaprls_fit(K: Union[np.ndarray, KernelOperator], labeled: Indices, Y: Array
     :func:`~graphrkhs.conjugate_gradient` ("cg", three products per iteration).
     For a constant target :math:`r_0 = 0`, hence :math:`\alpha = 0`.
 
+    Not determined away from the points: with the empirical operator, a :math:`d = \Psi c` with
+    :math:`K d = n d` (for constants: every row of the normalized K sums to n, as on a regular lattice
+    on a circle or on copies of points in equal numbers) changes neither the fit on the points nor the
+    penalty, so every :math:`\alpha + t d` is a minimizer.  Such directions are removed from
+    :math:`\alpha` (the minimum-norm minimizer along them, the same for every solver) with a
+    :class:`~graphrkhs.GraphRKHSWarning`.
+
     Limitation (heat): the explicit P admits no factor :math:`P = K R` with R
     computable, so the kernel-preconditioned CG does not apply, and plain CG
     on :math:`K N_\Psi K + \lambda_1 P` (condition number about K's squared)
@@ -1227,6 +1276,8 @@ def plaprls_fit(K: Union[np.ndarray, KernelOperator], labeled: Indices, Y: Array
                 ) from exc
             alpha = res.x
             info.update({"n_iter": res.n_iter, "converged": res.converged, "residual": res.residual_norms})
+    if o and P is None:
+        alpha = _plaprls_determined(K, Psi, np.asarray(alpha, dtype=np.float64).reshape(n, -1))
     if o:
         beta = sla.cho_solve(cS, Psi.T @ (JY - N(np.asarray(_apply(K, alpha), dtype=np.float64))),
                              check_finite=False)

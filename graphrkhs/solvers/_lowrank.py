@@ -46,7 +46,7 @@ from .._core.loo import KernelRidgePath, check_ridges
 from .._core.types import ArrayLike, Indices, MatrixLike
 from .._core.validation import _as_2d, check_flag, check_matrix, check_points, check_scalar, memory_guard, numeric_axis
 from ..kernels import NYSTROM_AUTO_MIN_N, NystromFeatures, pairwise_kernel
-from ._kernel import _psd_penalty, _snap
+from ._kernel import _psd_penalty, _snap, _undetermined_directions, _warn_undetermined
 from ._selection import (SCORINGS, GridResult, ManifoldRidgePath, _check_selection_labels, _path_scores,
                          geometric_grid, growing_axes, held_selection_warnings, release_selection_warnings,
                          report_grid_edge, select_grid, select_kernel_ridge)
@@ -219,7 +219,10 @@ def nystrom_plaprls_fit(F: ArrayLike, labeled: Indices, Y: ArrayLike, M: MatrixL
     For the heat operator pass :math:`P = T^T (K_t - 2K_{2t} + K_{3t})_{ZZ} T`.
     Solved by Cholesky (:math:`\Psi\beta` may duplicate a feature direction:
     the shift of the PSD solve handles it).  A target in the span of
-    :math:`\Psi` gives :math:`w = 0` (checked).
+    :math:`\Psi` gives :math:`w = 0` (checked).  With ``P=None``, a direction
+    :math:`F^T d` with :math:`F F^T d = n d`, :math:`d` in the span of
+    :math:`\Psi`, is invisible to the objective (see :func:`~graphrkhs.plaprls_fit`):
+    it is removed from w (beta refitted) with a :class:`~graphrkhs.GraphRKHSWarning`.
 
     Parameters
     ----------
@@ -254,6 +257,7 @@ def nystrom_plaprls_fit(F: ArrayLike, labeled: Indices, Y: ArrayLike, M: MatrixL
     F, n, S, Y2, was_1d, M = _feature_problem(F, labeled, Y, M)
     l, r = S.size, F.shape[1]
     lam1, lam2 = gamma_A * l, gamma_I * l / float(n) ** 2
+    empirical = P is None
     if P is None:
         C = F.T @ F / n
         IC = np.eye(r) - (C + C.T) / 2
@@ -295,6 +299,17 @@ def nystrom_plaprls_fit(F: ArrayLike, labeled: Indices, Y: ArrayLike, M: MatrixL
             return (w[:, 0], beta[:, 0]) if was_1d else (w, beta)
     z = _psd_solve((A + A.T) / 2, rhs)
     w, beta = z[:r], z[r:]
+    if o and empirical:
+        # w along F^T d / n with F F^T d = n d, d in the span of Psi: no change of the fit on the points (beta
+        # absorbs F w there) nor of the penalty, different predictions at new points (plaprls_fit's
+        # _plaprls_determined): removed, and beta refitted to the w kept
+        D = _undetermined_directions(lambda V: F @ (F.T @ V), Psi, n)
+        if D is not None:
+            _warn_undetermined("nystrom_plaprls_fit")
+            Wd = np.linalg.qr(F.T @ D)[0]
+            w = w - Wd @ (Wd.T @ w)
+            Fw = F @ w
+            beta = np.linalg.lstsq(A[r:, r:], PS.T @ (Y2 - Fw[S]) - lam2 * (MPsi.T @ Fw), rcond=None)[0]
     return (w[:, 0], beta[:, 0]) if was_1d else (w, beta)
 
 
