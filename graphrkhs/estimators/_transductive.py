@@ -152,6 +152,14 @@ def _scaled_by_power_of_two(P, e):
     return np.ldexp(P, e)
 
 
+def _object_dtype(X):
+    """Whether X (not sparse) reads as an object-dtype numpy array (False for what numpy cannot read)."""
+    try:
+        return np.asarray(X).dtype == object
+    except (TypeError, ValueError):          # ragged lists: as_adjacency reports them
+        return False
+
+
 class _GraphLearner(GraphRKHSEstimator):
     """Transductive family: X is points (a graph is built with the GraphSpec of the
     parameters) or the graph itself; members define ``_solve(W, S, Y)``."""
@@ -168,6 +176,11 @@ class _GraphLearner(GraphRKHSEstimator):
         built in ``_fit``, after the targets are checked (bad input fails before heavy work)."""
         self._nn = None
         if self.graph == "precomputed":
+            # numeric object-dtype weights as object-dtype points and predict's new rows: text and missing
+            # values refused by the one check, the numbers converted (as_adjacency refused the dtype)
+            check_numeric_points(X)
+            if not sp.issparse(X) and _object_dtype(X):
+                X = check_estimator_points(X)
             W = as_adjacency(X)
             self._X_fit = None
             self.n_features_in_ = W.shape[0]
