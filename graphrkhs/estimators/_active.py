@@ -18,9 +18,8 @@ from sklearn.exceptions import NotFittedError
 
 from .._core.labels import labeled_set_differences, split_classification_labels
 from .._core.validation import check_flag
-from ..graphs import as_adjacency
 from ..solvers import propose_labels
-from ._transductive import LaplacianRegularizationClassifier, _TransductiveClassifier
+from ._transductive import LaplacianRegularizationClassifier, _TransductiveClassifier, precomputed_adjacency
 
 __all__ = ["propose_labels_for"]
 
@@ -96,7 +95,7 @@ def propose_labels_for(estimator: BaseEstimator, X: ArrayLike, y: ArrayLike, n_p
     scores = estimator
     if criterion == "model_change":
         if estimator.graph == "precomputed":
-            W = as_adjacency(X)
+            W = precomputed_adjacency(X)      # the fit's rule (numeric object-dtype weights accepted)
         else:
             # the estimator's own graph rule (graph="auto" of the recommended classifier depends on X)
             # the fit's validation of points (np.asarray(X, float64) parsed text points without a word)

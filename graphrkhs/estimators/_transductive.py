@@ -160,6 +160,16 @@ def _object_dtype(X):
         return False
 
 
+def precomputed_adjacency(X):
+    """The adjacency of ``graph="precomputed"`` (fit, and the model-change proposals on the fit's X): numeric
+    object-dtype weights as object-dtype points and predict's new rows -- text and missing values refused by
+    the one check, the numbers converted (as_adjacency refused the dtype)."""
+    check_numeric_points(X)
+    if not sp.issparse(X) and _object_dtype(X):
+        X = check_estimator_points(X)
+    return as_adjacency(X)
+
+
 class _GraphLearner(GraphRKHSEstimator):
     """Transductive family: X is points (a graph is built with the GraphSpec of the
     parameters) or the graph itself; members define ``_solve(W, S, Y)``."""
@@ -176,12 +186,7 @@ class _GraphLearner(GraphRKHSEstimator):
         built in ``_fit``, after the targets are checked (bad input fails before heavy work)."""
         self._nn = None
         if self.graph == "precomputed":
-            # numeric object-dtype weights as object-dtype points and predict's new rows: text and missing
-            # values refused by the one check, the numbers converted (as_adjacency refused the dtype)
-            check_numeric_points(X)
-            if not sp.issparse(X) and _object_dtype(X):
-                X = check_estimator_points(X)
-            W = as_adjacency(X)
+            W = precomputed_adjacency(X)
             self._X_fit = None
             self.n_features_in_ = W.shape[0]
             return W

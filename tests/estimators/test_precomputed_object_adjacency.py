@@ -33,3 +33,16 @@ def test_object_adjacency_with_text_refused():
     Wt[0, 1] = "0.5"
     with pytest.raises((TypeError, ValueError), match="X"):
         LaplacianRegularizationRegressor(graph="precomputed", alpha=0.1).fit(Wt, y)
+
+
+def test_model_change_proposals_take_the_object_adjacency_too():
+    from graphrkhs import LaplacianRegularizationClassifier, propose_labels_for
+
+    W, _ = _data()
+    codes = np.full(20, -1)
+    codes[[0, 1, 2]], codes[[10, 11, 12]] = 0, 1
+    clf = LaplacianRegularizationClassifier(graph="precomputed", alpha=0.1).fit(W.astype(object), codes)
+    got = propose_labels_for(clf, W.astype(object), codes, 3, criterion="model_change", return_values=True)
+    ref = propose_labels_for(clf, W, codes, 3, criterion="model_change", return_values=True)
+    np.testing.assert_array_equal(got[0], ref[0])
+    np.testing.assert_allclose(got[1], ref[1], rtol=0, atol=0)
