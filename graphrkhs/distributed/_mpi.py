@@ -355,7 +355,8 @@ def distributed_chebyshev_filter(D, phi, X_local, *, order=None, tol=1e-8, lmax=
     if lmax == 0.0:
         # L = 0: phi(L) X = phi(0) X exactly
         vals = np.array([float(f(np.array([0.0]))[0]) for f in (phi if is_bank else [phi])])
-        Y = vals[:, None, None] * X2[None]
+        # in the block's dtype, as chebyshev_filter returns it (float64 values times a float32 block were float64)
+        Y = (vals[:, None, None] * X2[None]).astype(X2.dtype, copy=False)
     else:
         coefs, _ = chebyshev_plan(phi, lmax, order=order, tol=tol, max_order=max_order)
         # columns near the ends of the float range in units of a power of two, as chebyshev_filter scales them
