@@ -35,7 +35,7 @@ import scipy.sparse.linalg as spla
 from .._core.cg import (SYMMETRY_ADVICE, amg_preconditioner, check_cg_symmetric, check_on_failure, forward_checked,
                         conjugate_gradient)
 from .._core.linalg import lanczos_tridiagonal, node_hash_vector, symmetry_rtol
-from .._core.validation import check_option, check_scalar, memory_guard
+from .._core.validation import check_option, check_scalar, float_dtype, memory_guard
 from ..spectral import chebyshev_apply, chebyshev_plan, check_filter_options, column_exponents
 from ._comm import any_rank, call_together, check_same_inputs, compute_on_root, mpi_world_size, world
 from ._csr import DistributedCSR
@@ -85,10 +85,15 @@ def _check_local_rows(D, X_local, name):
     """This rank's rows of a block, checked collectively: a bad block on any rank raises on every rank.
 
     A rank that raised alone would leave the others waiting in the first reduction of
-    the filter or CG (forever).  Returns the block as an array of ``D.dtype``.
+    the filter or CG (forever).  Returns the block as float32 if it is float32, else as float64 (the rule
+    of the serial functions' checks): the caller computes in float32 only when ``D`` is float32 too.
     """
     try:
-        X_local = np.asarray(X_local, dtype=D.dtype)
+        X_local = np.asarray(X_local)
+        # float32 stays float32, anything else float64 (check_matrix's rule, as the serial functions read
+        # their blocks); it was cast to D's dtype, which rounded a float64 block on a float32 operator to float32
+        X_local = X_local.astype(float_dtype(X_local.dtype) if X_local.dtype.kind in "biuf" else np.float64,
+                                 copy=False)
         bad_shape = X_local.ndim not in (1, 2) or X_local.shape[0] != D.shape[0]
     except (TypeError, ValueError):   # not numeric
         X_local, bad_shape = None, True
@@ -213,10 +218,13 @@ def _distributed_cg(D, B_local, *, tol, max_iter, preconditioner, M, on_failure,
         M = call_together(D.comm, lambda: block_jacobi_amg(D, preconditioner))
     if max_iter is None:
         max_iter = 10 * D.n_global
-    B_local = np.asarray(B_local, dtype=np.float64)
     if B_local.ndim == 1:
         B_local = B_local[:, None]
-    return conjugate_gradient(D.linear_operator(), B_local, M=M, tol=tol, max_iter=max_iter,
+    # the serial dtypes: B float32 or float64 (conjugate_gradient then iterates in B's dtype), products with
+    # A's entries in float64 unless A and B are both float32 (a float32 scipy matrix times a float64 block);
+    # B was rounded to A's dtype, and a float32 block iterated in float64
+    op = D.astype(float_dtype(np.result_type(D.dtype, B_local.dtype)))
+    return conjugate_gradient(op.linear_operator(), B_local, M=M, tol=tol, max_iter=max_iter,
                               on_failure=on_failure, allreduce=D.allreduce, forward_tol=forward_tol)
 
 
@@ -323,12 +331,16 @@ def distributed_chebyshev_filter(D, phi, X_local, *, order=None, tol=1e-8, lmax=
         lmax = check_scalar(lmax, "lmax", low=0, low_inclusive=False)
     is_bank = isinstance(phi, (list, tuple))
     X_local = _check_local_rows(D, X_local, "X_local")
+    # chebyshev_filter's dtype: float32 when L and X are float32, float64 otherwise (a float64 block on a float32
+    # operator was rounded to float32 and filtered in float32); D's float32 entries are exact in float64
+    work = D.astype(float_dtype(np.result_type(D.dtype, X_local.dtype)))
     was_1d = X_local.ndim == 1
-    X2 = np.ascontiguousarray(X_local[:, None] if was_1d else X_local)      # (0, m) on a rank without rows
+    # (0, m) on a rank without rows
+    X2 = np.ascontiguousarray(X_local[:, None] if was_1d else X_local, dtype=work.dtype)
     # the memory of this rank's recurrence blocks and of its halo (ghost rows received, rows sent) before
     # any allocation; decided together, so that a rank short of memory does not leave the others waiting
     n_filters = len(phi) if is_bank else 1
-    need = ((n_filters + 2) * D.shape[0] + D.halo.n_ghost + D.halo.n_send) * X2.shape[1] * D.dtype.itemsize
+    need = ((n_filters + 2) * D.shape[0] + D.halo.n_ghost + D.halo.n_send) * X2.shape[1] * work.dtype.itemsize
     try:
         memory_guard(need, f"this rank's Chebyshev filter blocks and halo ({D.shape[0]} rows, {D.halo.n_ghost} "
                            f"ghost rows, {X2.shape[1]} signal(s), {n_filters} response(s))",
@@ -363,12 +375,12 @@ def distributed_chebyshev_filter(D, phi, X_local, *, order=None, tol=1e-8, lmax=
         # (a signal of 1e308 overflowed in the recurrence: NaN for a finite phi(L) x); the exponents from every
         # rank's column peaks (a max over the ranks), so that all scale alike
         peaks = D.comm.allreduce(np.abs(X2).max(axis=0, initial=0.0), op="max")
-        exps = column_exponents(np.asarray(peaks, dtype=np.float64)[None, :], D.dtype, lmax)
+        exps = column_exponents(np.asarray(peaks, dtype=np.float64)[None, :], work.dtype, lmax)
         if exps is not None:
-            X2 = np.ldexp(X2, -exps).astype(D.dtype, copy=False)
-        Y = chebyshev_apply(D, coefs, lmax, X2)
+            X2 = np.ldexp(X2, -exps).astype(work.dtype, copy=False)
+        Y = chebyshev_apply(work, coefs, lmax, X2)
         if exps is not None:
-            Y = np.ldexp(Y, exps).astype(D.dtype, copy=False)
+            Y = np.ldexp(Y, exps).astype(work.dtype, copy=False)
     if was_1d:
         Y = Y[:, :, 0]
     return Y if is_bank else Y[0]
