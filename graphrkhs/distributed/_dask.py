@@ -504,7 +504,10 @@ def dask_conjugate_gradient(A, B, *, client=None, tol=1e-8, max_iter=None, preco
         Per part: smoothed-aggregation AMG of the part's diagonal block, its
         diagonal, or nothing.
     part : int array (n,), optional
-        Part of every row (default METIS over the workers).
+        Part of every row (default METIS over the workers).  With ``A`` a
+        :class:`DaskOperator` (already partitioned, its rows on its client's
+        workers) ``part`` and ``client`` may only repeat the operator's own
+        (``A.plan.part``, ``A.client``): another value is a ``ValueError``.
     check_every : int >= 1, default=8
         Iterations submitted between two looks at the convergence flags.
     on_failure : {"warn", "raise", "ignore"}
@@ -537,7 +540,19 @@ def dask_conjugate_gradient(A, B, *, client=None, tol=1e-8, max_iter=None, preco
     glob = A.L_global if isinstance(A, DaskOperator) else A
     if sp.issparse(glob) or isinstance(glob, np.ndarray):
         check_cg_symmetric(glob, "A")
-    op = A if isinstance(A, DaskOperator) else DaskOperator(A, client, dtype=np.float64, part=part)
+    if isinstance(A, DaskOperator):
+        # the operator's partition and client are fixed: a different part= or client= was ignored without a word
+        if part is not None and not np.array_equal(check_part(part, A.shape[0]), A.plan.part):
+            raise ValueError("part differs from the partition of the DaskOperator A (A.plan.part): an operator is "
+                             "partitioned once, when built.  Leave part=None, or build the operator with "
+                             "DaskOperator(L, part=part), or pass the sparse matrix itself as A.")
+        if client is not None and client is not A.client:
+            raise ValueError("client is not the client of the DaskOperator A (A.client), whose workers hold its "
+                             "rows.  Leave client=None, or build the operator with DaskOperator(L, client), or pass "
+                             "the sparse matrix itself as A.")
+        op = A
+    else:
+        op = DaskOperator(A, client, dtype=np.float64, part=part)
     cl = op.client
     was_1d = B.ndim == 1
     B2 = np.ascontiguousarray(B[:, None] if was_1d else B)
