@@ -25,6 +25,7 @@ needs (its ``allreduce`` argument).
 """
 
 import copy
+import numbers
 import zlib
 
 import numpy as np
@@ -180,9 +181,20 @@ class DistributedCSR:
         bad_ids = owned_in.ndim != 1 or (owned_in.size > 0 and owned_in.dtype.kind not in "iu")
         owned = np.zeros(0, dtype=np.int64) if bad_ids else owned_in.astype(np.int64)
         rows = sp.csr_array(rows)
+        # a whole number of nodes (n_global=50.7 was truncated to 50 by int(), silently); 50.0 is 50
+        n_in = n_global
+        bad_n = isinstance(n_in, (bool, np.bool_)) or not (
+            isinstance(n_in, numbers.Integral) or (isinstance(n_in, numbers.Real) and float(n_in).is_integer()))
+        n_global = owned.size if bad_n else int(n_in)
         # checked collectively: a rank that raised alone would leave the others waiting in the allgather
-        bad = rows.shape != (owned.size, int(n_global))
-        all_owned = comm.allgather((owned, bad, bad_ids))
+        bad = rows.shape != (owned.size, n_global)
+        all_owned = comm.allgather((owned, bad, bad_ids, bad_n))
+        n_bad_n = sum(b for *_, b in all_owned)
+        if n_bad_n:
+            raise ValueError(f"n_global must be a whole number of nodes; got {n_in!r} (not truncated)." if bad_n
+                             else f"n_global must be a whole number of nodes on every process; {n_bad_n} "
+                             "process(es) passed another value.")
+        all_owned = [a[:3] for a in all_owned]
         if bad_ids:
             raise TypeError(f"owned must be a 1-D array of integer node numbers; got dtype {owned_in.dtype} and "
                             f"shape {owned_in.shape} (a float array would be truncated: pass whole numbers as "
@@ -203,10 +215,10 @@ class DistributedCSR:
         if not rows.has_canonical_format:
             rows = rows.copy()    # csr_array(rows) shares the caller's arrays: not summed in place (_pattern)
             rows.sum_duplicates()
-        part = np.full(int(n_global), -1, dtype=np.int32)
+        part = np.full(n_global, -1, dtype=np.int32)
         for r, o in enumerate(all_owned):   # one array per process (every rank checks all: all raise alike)
-            if o.size and (o.min() < 0 or o.max() >= int(n_global)):
-                raise ValueError(f"process {r} owns node ids outside [0, n_global = {int(n_global)}).")
+            if o.size and (o.min() < 0 or o.max() >= n_global):
+                raise ValueError(f"process {r} owns node ids outside [0, n_global = {n_global}).")
             if np.unique(o).size != o.size:
                 raise ValueError(f"process {r} lists a node twice in owned.")
             if (part[o] != -1).any():
