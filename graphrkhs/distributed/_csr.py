@@ -42,10 +42,14 @@ from ._partition import PartitionPlan, partition_graph
 __all__ = ["DistributedCSR"]
 
 
-def _check_values(comm, A, dtype, name):
-    """``dtype`` float32/float64 (None: float64) and the stored values of ``A`` finite, decided on every
-    process together (a NaN in one process's rows raises everywhere, none waits in a later collective)."""
-    dtype = check_dtype(dtype) or np.dtype(np.float64)
+def _check_values(comm, A, dtype, name, where):
+    """``dtype`` float32/float64 (None: float64) and the same on every process, and the stored values of ``A``
+    finite, decided on every process together (a NaN in one process's rows raises everywhere, none waits in a
+    later collective).  ``where``: the caller, for the message of a dtype that differs between processes."""
+    # a bad dtype on one process raised there alone (the others waited in the next collective, forever), and
+    # float32 on one process with float64 on another aborted MPI in the first halo exchange (types differ)
+    dtype = call_together(comm, lambda: check_dtype(dtype) or np.dtype(np.float64))
+    check_same_inputs(comm, where, {"dtype": dtype})
     data = A.data
     bad = data.dtype.kind not in "biuf" or not np.isfinite(data).all()
     if any_rank(comm, bad):
@@ -125,7 +129,7 @@ class DistributedCSR:
         n = L.shape[0]
         if L.shape != (n, n):
             raise ValueError(f"L must be square; got shape {L.shape}.")
-        dtype = _check_values(comm, L, dtype, "L")
+        dtype = _check_values(comm, L, dtype, "L", "DistributedCSR.from_global")
         # L whole (pattern and values; a few milliseconds for 10^7 entries) before the partition: the plan's
         # checksum below covers the pattern only, and the partition is computed from rank 0's L
         check_same_inputs(comm, "DistributedCSR.from_global", {"L": L})
@@ -211,7 +215,7 @@ class DistributedCSR:
             raise ValueError(f"rows must have shape (len(owned), n_global) on every process; {n_bad} process(es) "
                              "passed another shape.")
         all_owned = [o for o, _, _ in all_owned]
-        dtype = _check_values(comm, rows, dtype, "rows")
+        dtype = _check_values(comm, rows, dtype, "rows", "DistributedCSR.from_local")
         if not rows.has_canonical_format:
             rows = rows.copy()    # csr_array(rows) shares the caller's arrays: not summed in place (_pattern)
             rows.sum_duplicates()
