@@ -118,8 +118,8 @@ def input_fingerprint(value):
 
     Arrays: ``("array", shape, dtype, crc)``, the CRC-32 of the bytes; sparse matrices ``("sparse", shape,
     dtype, nnz, crc)`` over ``indptr``, ``indices`` and ``data`` of the canonical CSR form (the same matrix
-    stored with its entries in another order is the same matrix); a NumPy ``Generator`` / ``RandomState`` its
-    state; anything else the ``repr`` (options:
+    stored with its entries in another order is the same matrix); a NumPy ``Generator`` / ``RandomState`` /
+    bare ``BitGenerator`` its state; anything else the ``repr`` (options:
     ``tol``, ``preconditioner``, ...; numbers as Python ints and floats, so that ``np.float64(1e-8)`` and
     ``1e-8`` agree; a long ``repr`` by its length and CRC-32).  One pass over the bytes: a
     few milliseconds for 10^7 entries.
@@ -139,6 +139,10 @@ def input_fingerprint(value):
         # processes, so a Generator seeded alike on every rank (random_state=np.random.default_rng(0)) was
         # refused as "inputs differ between MPI ranks"
         return ("value", _short_repr(("Generator", value.bit_generator.state)))
+    if isinstance(value, np.random.BitGenerator):
+        # a bare bit generator (np.random.PCG64(0)): its repr "<...PCG64 object at 0x7F...>" is its address too,
+        # so equal generators were "inputs that differ between MPI ranks" (and unequal ones could look equal)
+        return ("value", _short_repr((type(value).__name__, value.state)))
     if isinstance(value, np.random.RandomState):
         kind, keys, pos, has_gauss, cached = value.get_state()
         return ("value", _short_repr(("RandomState", kind, _crc((keys,)), pos, has_gauss, cached)))
