@@ -517,9 +517,13 @@ def dask_conjugate_gradient(A, B, *, client=None, tol=1e-8, max_iter=None, preco
     CGResult
         ``x`` gathered on the driver; residuals recomputed there from ``A``.
     """
-    if preconditioner in ("auto", None):
-        preconditioner = "amg" if preconditioner == "auto" else "none"
-    if preconditioner not in ("amg", "jacobi", "none"):
+    # ``in`` on the tuple compared an array (a prebuilt matrix M) elementwise: "The truth value of an array with
+    # more than one element is ambiguous" instead of the message below
+    if preconditioner is None:
+        preconditioner = "none"
+    elif isinstance(preconditioner, str) and preconditioner == "auto":
+        preconditioner = "amg"
+    if not isinstance(preconditioner, str) or preconditioner not in ("amg", "jacobi", "none"):
         raise ValueError(f"preconditioner must be 'amg', 'jacobi', 'none' or None for backend='dask'; got "
                          f"{preconditioner!r}.")
     # B and the options as graphrkhs.conjugate_gradient checks them (same exceptions), before any work
