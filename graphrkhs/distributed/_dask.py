@@ -527,7 +527,11 @@ def dask_conjugate_gradient(A, B, *, client=None, tol=1e-8, max_iter=None, preco
         raise ValueError(f"preconditioner must be 'amg', 'jacobi', 'none' or None for backend='dask'; got "
                          f"{preconditioner!r}.")
     # B and the options as graphrkhs.conjugate_gradient checks them (same exceptions), before any work
-    B = np.asarray(check_matrix(B, "B", ndim=(1, 2), min_size=0), dtype=np.float64)
+    B = check_matrix(B, "B", ndim=(1, 2), min_size=0)
+    # the solution in B's dtype, as conjugate_gradient returns it (float32 for a float32 B: it came back float64);
+    # the iteration itself runs in float64
+    out_dtype = B.dtype
+    B = np.asarray(B, dtype=np.float64)
     # tol in (0, 1) and max_iter >= 1: a relative residual >= 1 is met by the zero start, and 0 iterations
     # returned it (the rule of conjugate_gradient and the solvers)
     tol = check_scalar(tol, "tol", low=0, low_inclusive=False, high=1, high_inclusive=False)
@@ -566,7 +570,7 @@ def dask_conjugate_gradient(A, B, *, client=None, tol=1e-8, max_iter=None, preco
     if m == 0:
         # no right-hand side: the empty solution, as conjugate_gradient (the per-part preconditioner of an
         # (n, 0) block raised IndexError on the workers)
-        return CGResult(np.zeros((n, 0)), np.ones(0, dtype=bool), 0, np.zeros(0))
+        return CGResult(np.zeros((n, 0), dtype=out_dtype), np.ones(0, dtype=bool), 0, np.zeros(0))
     if max_iter is None:
         max_iter = 10 * n
     P_ = op.n_parts
@@ -609,9 +613,9 @@ def dask_conjugate_gradient(A, B, *, client=None, tol=1e-8, max_iter=None, preco
     true_res = np.linalg.norm(B2 - op.L_global @ X, axis=0) / bnorm_safe
     converged = true_res <= tol * 1.01 + 10 * np.finfo(np.float64).eps
     with np.errstate(over="ignore"):
-        X = X * units
+        X = (X * units).astype(out_dtype, copy=False)
     if not np.isfinite(X).all():
-        raise ValueError("dask_conjugate_gradient: the solution overflows float64 (B is too large for this A); "
+        raise ValueError(f"dask_conjugate_gradient: the solution overflows {out_dtype} (B is too large for this A); "
                          "divide B by its largest magnitude and multiply X back.")
     result = CGResult(X[:, 0] if was_1d else X, converged, n_iter, true_res)
     if not converged.all():

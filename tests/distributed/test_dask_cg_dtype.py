@@ -1,0 +1,34 @@
+"""dask_conjugate_gradient returns the solution in B's dtype, as conjugate_gradient does.
+
+A float32 right-hand side came back as a float64 solution (the serial solver returns float32).  The iteration
+still runs in float64; only the returned x is in B's dtype (float32 stays float32, anything else float64).
+"""
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import graphrkhs as gr
+from graphrkhs.distributed import mpi_world_size
+
+import distributed  # noqa: E402,F401  (the test extra installs dask[distributed]; no skip hides its absence)
+
+from graphrkhs.distributed._dask import dask_conjugate_gradient  # noqa: E402
+
+pytestmark = pytest.mark.skipif(mpi_world_size() > 1, reason="the Dask tests run in the plain pytest pass "
+                                "(tests/distributed, one process)")
+
+
+def test_solution_dtype_follows_the_right_hand_side(client):
+    n = 30
+    A = sp.csr_array(sp.diags([-np.ones(n - 1), 2.1 * np.ones(n), -np.ones(n - 1)], [-1, 0, 1]))
+    b = np.sin(np.arange(n))
+    x_ref = np.linalg.solve(A.toarray(), b)
+    for B, dtype in ((b.astype(np.float32), np.float32), (b, np.float64), (np.round(10 * b).astype(np.int64), np.float64)):
+        serial = gr.conjugate_gradient(A, B, tol=1e-6)
+        res = dask_conjugate_gradient(A, B, client=client, tol=1e-6)
+        assert res.x.dtype == serial.x.dtype == dtype
+        ref = np.linalg.solve(A.toarray(), B.astype(np.float64))
+        assert np.abs(res.x - ref).max() <= 1e-5 * np.abs(ref).max()
+    res = dask_conjugate_gradient(A, np.c_[b, b].astype(np.float32), client=client, tol=1e-6)
+    assert res.x.dtype == np.float32 and res.x.shape == (n, 2)
+    assert np.abs(res.x - x_ref[:, None]).max() <= 1e-5 * np.abs(x_ref).max()
