@@ -146,6 +146,8 @@ class DistributedCSR:
         _check_same_plan(comm, plan)
         if plan.n_parts != comm.size:
             raise ValueError(f"the plan has {plan.n_parts} parts for {comm.size} processes.")
+        if plan.n != n:
+            raise ValueError(f"the plan is for {plan.n} nodes, L has {n}: build it from L (partition_plan(L, ...)).")
         rp = plan.rank_plan(comm.rank)
         owned, ghosts = rp["owned"], rp["ghosts"]
         rows = L[owned] if owned.size else sp.csr_array((0, n), dtype=L.dtype)
@@ -153,7 +155,10 @@ class DistributedCSR:
         col_map[owned] = np.arange(owned.size)
         col_map[ghosts] = owned.size + np.arange(ghosts.size)
         rows = sp.csr_array(rows)
-        A_own, A_ghost = cls._split(rows, col_map[rows.indices], owned.size, ghosts.size, rp["n_interior"])
+        # a plan that lacks one of this process's ghost columns (built for another pattern) raises here; on every
+        # process together: a process whose rows were covered went on into the halo set-up and waited forever
+        A_own, A_ghost = call_together(comm, lambda: cls._split(rows, col_map[rows.indices], owned.size, ghosts.size,
+                                                                rp["n_interior"]))
         halo = comm.halo(rp["sources"], rp["recv_counts"], rp["destinations"], rp["send_counts"],
                          rp["send_index"])
         return cls(comm, n, owned, rp["n_interior"], A_own, A_ghost, halo, dtype, plan=plan)
