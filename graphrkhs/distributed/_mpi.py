@@ -105,6 +105,13 @@ def _check_local_rows(D, X_local, name):
                          f"{D.shape[0]}); got {here} here, a wrong block on {int(n_bad_shape)} rank(s).")
     if n_bad_values:
         raise ValueError(f"{name} contains NaN or infinity (on {int(n_bad_values)} rank(s)).")
+    # the same number of columns everywhere: (n_own, 2) on one rank and (n_own, 3) on another passed the checks
+    # above and aborted MPI in the first reduction ("Message truncated")
+    m = 1 if X_local.ndim == 1 else X_local.shape[1]
+    most, fewest = np.asarray(D.comm.allreduce(np.array([float(m), -float(m)]), op="max"))
+    if most != -fewest:
+        raise ValueError(f"{name} must have the same number of columns on every rank; here {m}, between "
+                         f"{int(-fewest)} and {int(most)} over the ranks.")
     return X_local
 
 
