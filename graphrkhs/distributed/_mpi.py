@@ -208,6 +208,12 @@ def _distributed_cg(D, B_local, *, tol, max_iter, preconditioner, M, on_failure,
     (``MPIBackend.solve_spd``: :func:`check_cg_symmetric` on the A every rank holds, at its own precision);
     ``forward_tol``: :func:`~graphrkhs.conjugate_gradient`'s, for unpreconditioned CG."""
     _check_operator(D)
+    # the options on every rank alike, before any local check or reduction: a tol or max_iter differing between
+    # the ranks stopped CG at different iterations (the others waited in the next reduction, forever), and a
+    # value refused on one rank only raised there alone
+    check_same_inputs(D.comm, "distributed_cg", {"tol": tol, "max_iter": max_iter, "on_failure": on_failure,
+                                                 "preconditioner": "a prebuilt M" if M is not None else preconditioner,
+                                                 "forward_tol": forward_tol})
     if M is None:
         preconditioner = "none" if preconditioner is None else preconditioner
         check_option(preconditioner, "preconditioner", ("amg", "jacobi", "none"))
