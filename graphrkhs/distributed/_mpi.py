@@ -108,10 +108,16 @@ def _check_local_rows(D, X_local, name):
     # the same number of columns everywhere: (n_own, 2) on one rank and (n_own, 3) on another passed the checks
     # above and aborted MPI in the first reduction ("Message truncated")
     m = 1 if X_local.ndim == 1 else X_local.shape[1]
-    most, fewest = np.asarray(D.comm.allreduce(np.array([float(m), -float(m)]), op="max"))
+    most, fewest, widest = np.asarray(D.comm.allreduce(
+        np.array([float(m), -float(m), float(X_local.dtype.itemsize)]), op="max"))
     if most != -fewest:
         raise ValueError(f"{name} must have the same number of columns on every rank; here {m}, between "
                          f"{int(-fewest)} and {int(most)} over the ranks.")
+    # one dtype on every rank: a float32 block on one rank and a float64 block on another would set different
+    # working dtypes and exchange halos of different types (an MPI abort or a hang); float64 wins, as it would
+    # for the whole block in one process
+    if widest > X_local.dtype.itemsize:
+        X_local = X_local.astype(np.float64)
     return X_local
 
 
