@@ -86,9 +86,9 @@ from .._core.backend import BACKENDS
 from .._core.progress import logger, verbosity
 from .._core.types import RandomStateLike
 from .._core.labels import UNLABELED, _orphans, label_free_mask
-from .._core.validation import GraphRKHSWarning, GraphWarning, Interval, SelectionWarning, Options, check_estimator_points, check_numeric_dtype, check_points, float_dtype, holds_bool, power_of_two_exponent, warn
+from .._core.validation import GraphRKHSWarning, GraphWarning, Interval, SelectionWarning, Options, check_estimator_points, check_numeric_dtype, check_points, float_dtype, holds_bool, memory_guard, power_of_two_exponent, warn
 from ..graphs import WEIGHTS, GraphSpec, as_adjacency, connected_components, laplacian, metric_points
-from ..graphs import IMAGE_TEST_ROWS, TANGENT_CANDIDATES, check_image_shape, square_image_shape, tangent_rerank
+from ..graphs import IMAGE_TEST_ROWS, MIN_IMAGE_SIDE, TANGENT_CANDIDATES, check_image_shape, square_image_shape, tangent_rerank
 from ..graphs import LazyTieRanks, query_in_tie_order
 from ..graphs import query_distances as _exact_distances
 from ..solvers import (
@@ -1348,6 +1348,37 @@ def prefers_cosine_graph(X):
                 and X.min() >= 0 and (X.max(axis=1) > 0).all())
 
 
+#: Bytes of dense rows a sparse ``X`` may be expanded to for the square-image test of ``graph="auto"``.
+SPARSE_IMAGE_TEST_BYTES = 64 * 2**20
+
+
+def _sparse_square_image_shape(X):
+    """:func:`square_image_shape` of a sparse ``X``: on the dense rows of the sample a dense ``X`` is tested on.
+
+    Only when the columns can be a square image (``p = s^2``, ``s >= MIN_IMAGE_SIDE``): other sparse data (text
+    counts, 50000 columns) are never expanded.  At most ``SPARSE_IMAGE_TEST_BYTES`` of dense rows (images
+    larger than 64 x 64 pixels are tested on fewer rows than ``IMAGE_TEST_ROWS``), never a dense copy of a
+    large ``X``.
+    """
+    n, p = X.shape
+    side = int(round(np.sqrt(p)))
+    if side * side != p or side < MIN_IMAGE_SIDE or n < 3:
+        return None
+    n_rows = min(n, IMAGE_TEST_ROWS, max(3, SPARSE_IMAGE_TEST_BYTES // (8 * p)))
+    # the rows square_image_shape draws from a dense X (the same generator); it then takes all of them
+    rows = np.sort(np.random.default_rng(0).choice(n, n_rows, replace=False))
+    return square_image_shape(sp.csr_array(X)[rows].toarray())
+
+
+def _dense_images(X):
+    """A sparse ``X`` of square images as the dense rows the tangent distance compares (memory checked first)."""
+    memory_guard(8.0 * X.shape[0] * X.shape[1],
+                 f"the dense copy of {X.shape[0]} sparse images of {X.shape[1]} pixels (graph='auto' chose the "
+                 "tangent distance, which compares dense rows)",
+                 "pass graph='knn' (the cosine or Euclidean graph of the sparse rows), or fewer images.")
+    return X.toarray()
+
+
 def _auto_graph_spec(X, n_neighbors=10, *, weight=None, sigma=None):
     r"""The graph ``graph="auto"`` builds from the points ``X`` (see :class:`PoissonRidgeEnsembleClassifier`).
 
@@ -1359,10 +1390,7 @@ def _auto_graph_spec(X, n_neighbors=10, *, weight=None, sigma=None):
     metric, image_shape = ("cosine" if prefers_cosine_graph(X) else "euclidean"), None
     if metric == "cosine":
         if sp.issparse(X):
-            # sparse images: the test on the dense rows of the sample the dense X is tested on (all of them,
-            # sorted, when square_image_shape draws from the sample), never a dense copy of a large X
-            rows = np.random.default_rng(0).choice(X.shape[0], min(X.shape[0], IMAGE_TEST_ROWS), replace=False)
-            image_shape = square_image_shape(sp.csr_array(X)[np.sort(rows)].toarray())
+            image_shape = _sparse_square_image_shape(X)
         else:
             image_shape = square_image_shape(X)
         if image_shape is not None:
@@ -1577,14 +1605,14 @@ class PoissonRidgeEnsembleClassifier(_TransductiveClassifier, _GraphKernelRidge)
         X = super()._points(X, reset)
         spec = getattr(self, "graph_spec_", None)
         if not reset and sp.issparse(X) and self.graph == "auto" and spec is not None and spec.metric == "tangent":
-            X = X.toarray()         # new images for the tangent graph graph="auto" chose (as in _build_graph)
+            X = _dense_images(X)    # new images for the tangent graph graph="auto" chose (as in _build_graph)
         return X
 
     def _build_graph(self, X):
         if sp.issparse(X) and self.graph == "auto" and self._graph_spec(X).metric == "tangent":
             # square images given sparse: the tangent distance takes dense rows, and graph="auto" builds the
             # graph of the dense fit (it had silently built the cosine graph: 2 of 400 digits labeled otherwise)
-            X = X.toarray()
+            X = _dense_images(X)
         W = super()._build_graph(X)
         self.graph_spec_ = self._graph_spec(X)
         why = ""

@@ -56,7 +56,7 @@ from ._search import _search_bytes as knn_search_bytes  # noqa: F401
 from ._construct import _apply_metric as metric_points  # noqa: F401
 # The tangent distance's re-ranking, its image-shape check and the square-image test, public here (not
 # in __all__) for the estimators' default graph and out-of-sample neighbours.
-from ._tangent import IMAGE_TEST_ROWS, TANGENT_CANDIDATES, check_image_shape, square_image_shape, tangent_rerank  # noqa: F401,E501
+from ._tangent import IMAGE_TEST_ROWS, MIN_IMAGE_SIDE, TANGENT_CANDIDATES, check_image_shape, square_image_shape, tangent_rerank  # noqa: F401,E501
 
 __all__ = list(_construct_all) + list(_laplacian_all) + list(_convert_all) + list(_spec_all)
 
