@@ -56,7 +56,7 @@ from .._core.amg import _check_symmetric_psd_pattern
 from .._core.cg import conjugate_gradient
 from .._core.loo import PSD_RTOL
 from .._core.validation import (check_flag, check_matrix, check_option, check_points, check_scalar, column_scales,
-                                memory_guard, warn)
+                                memory_guard, numeric_axis, warn)
 from .._core.config import DENSE_CACHE_BYTES
 from .._core.labels import _check_labeled_index, from_target_units, in_target_units
 from .._core.types import ArrayLike, GraphLike, Indices, MatrixLike
@@ -327,7 +327,7 @@ def consistency_grams_widths(XS: ArrayLike, X: ArrayLike, sigmas: ArrayLike) -> 
     XS, X = check_points(XS, "XS"), check_points(X, "X")
     if XS.shape[1] != X.shape[1]:
         raise ValueError(f"XS and X must have the same number of features; got {XS.shape[1]} and {X.shape[1]}.")
-    sig = np.asarray(sigmas, dtype=np.float64).ravel()
+    sig = numeric_axis(sigmas).ravel()      # [nan] for booleans, strings, ragged lists: refused below
     if not sig.size or not (np.isfinite(sig) & (sig > 0)).all():
         raise ValueError(f"sigmas must be a non-empty sequence of positive widths; got {sigmas!r}.")
     n = X.shape[0]

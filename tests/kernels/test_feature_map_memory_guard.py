@@ -37,3 +37,13 @@ def test_guard_counts_the_peak(monkeypatch):
 def test_linear_features_unaffected(monkeypatch):
     monkeypatch.setattr(validation, "_physical_memory", lambda: 2.5 * RESULT_BYTES / 0.75)
     np.testing.assert_array_equal(feature_map(X, "linear"), np.hstack([np.ones((200, 1)), X]))
+
+
+def test_linear_features_guard_counts_about_their_size(monkeypatch):
+    # review of 830a391: the 3 n q of poly2 was applied to every kind; "linear" peaks at 1.04 x its result, so a
+    # limit of 2.5 x its result refused it where it fits
+    X = np.random.default_rng(0).standard_normal((2000, 50))
+    result_bytes = 2000 * 51 * 8
+    monkeypatch.setattr(validation, "_physical_memory", lambda: 2.5 * result_bytes / 0.75)
+    Psi = feature_map(X, "linear")
+    np.testing.assert_array_equal(Psi, np.hstack([np.ones((2000, 1)), X]))

@@ -49,3 +49,12 @@ def test_estimators_refuse_boolean_grids(make, name):
     y[:5], y[5:10] = 0, 1
     with pytest.raises(ValueError, match=name):
         make().fit(X, y)
+
+
+def test_consistency_grams_widths_refuses_booleans():
+    # review of 650b425: the public width grid of the consistency Grams read [True, 0.3] as widths (1.0, 0.3)
+    from graphrkhs import consistency_grams_widths
+    X = np.random.default_rng(0).standard_normal((12, 2))
+    with pytest.raises(ValueError, match="sigmas must be a non-empty sequence of positive widths"):
+        consistency_grams_widths(X[:4], X, [True, 0.3])
+    assert len(consistency_grams_widths(X[:4], X, [1.0, 0.3])) == 2
