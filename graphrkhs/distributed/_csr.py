@@ -192,9 +192,15 @@ class DistributedCSR:
         rows = sp.csr_array(rows)
         # a whole number of nodes (n_global=50.7 was truncated to 50 by int(), silently); 50.0 is 50
         n_in = n_global
-        bad_n = isinstance(n_in, (bool, np.bool_)) or not (
-            isinstance(n_in, numbers.Integral) or (isinstance(n_in, numbers.Real) and float(n_in).is_integer()))
-        n_global = owned.size if bad_n else int(n_in)
+        n_global, bad_n = owned.size, True
+        if np.ndim(n_in) == 0 and not isinstance(n_in, (bool, np.bool_, str, bytes)) and \
+                np.asarray(n_in).dtype != bool:
+            try:                        # Python and numpy numbers, 0-d arrays, Decimal / Fraction
+                value = float(n_in)
+                bad_n = not (np.isfinite(value) and value.is_integer())
+                n_global = owned.size if bad_n else int(n_in) if isinstance(n_in, numbers.Integral) else int(value)
+            except (TypeError, ValueError):
+                pass
         # checked collectively: a rank that raised alone would leave the others waiting in the allgather
         bad = rows.shape != (owned.size, n_global)
         all_owned = comm.allgather((owned, bad, bad_ids, bad_n))

@@ -32,3 +32,20 @@ def test_solution_dtype_follows_the_right_hand_side(client):
     res = dask_conjugate_gradient(A, np.c_[b, b].astype(np.float32), client=client, tol=1e-6)
     assert res.x.dtype == np.float32 and res.x.shape == (n, 2)
     assert np.abs(res.x - x_ref[:, None]).max() <= 1e-5 * np.abs(x_ref).max()
+
+
+def test_reported_residual_is_that_of_the_returned_float32_solution(client):
+    # review of b972523: the residuals and the converged flags were those of the float64 iterate (1.7e-15,
+    # converged at tol 1e-8) while the float32 x returned has a relative residual of about 6.6e-8
+    import warnings
+    n = 30
+    A = sp.csr_array(sp.diags([-np.ones(n - 1), 2.1 * np.ones(n), -np.ones(n - 1)], [-1, 0, 1]))
+    b = np.sin(np.arange(n)).astype(np.float32)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")           # not converged at 1e-8 in float32: warned, as serially
+        res = dask_conjugate_gradient(A, b, client=client, tol=1e-8)
+    b64 = b.astype(np.float64)
+    true = np.linalg.norm(b64 - A @ res.x.astype(np.float64)) / np.linalg.norm(b64)
+    assert res.x.dtype == np.float32
+    assert np.isclose(float(np.ravel(res.residual_norms)[0]), true, rtol=1e-6, atol=0)
+    assert bool(np.ravel(res.converged)[0]) == (true <= 1e-8 * 1.01 + 10 * np.finfo(np.float64).eps)

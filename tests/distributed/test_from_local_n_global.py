@@ -16,7 +16,7 @@ def _rows(comm, n=50):
     return A, sp.csr_array(A[mine]), mine
 
 
-@pytest.mark.parametrize("n_global", [50.7, 49.5, float("nan"), "50", True])
+@pytest.mark.parametrize("n_global", [50.7, 49.5, float("nan"), "50", True, np.array(50.5), np.array([50]), 50 + 0j])
 def test_fractional_n_global_is_refused_on_every_rank(comm, n_global):
     _, rows, mine = _rows(comm)
     with pytest.raises(ValueError, match="n_global must be a whole number of nodes") as info:
@@ -26,7 +26,9 @@ def test_fractional_n_global_is_refused_on_every_rank(comm, n_global):
 
 def test_whole_n_global_is_taken(comm):
     A, rows, mine = _rows(comm)
-    for n_global in (50, np.int64(50), 50.0, np.float32(50)):
+    # 0-d arrays and Decimal were refused by the first version of the check (review): whole numbers all the same
+    from decimal import Decimal
+    for n_global in (50, np.int64(50), 50.0, np.float32(50), np.array(50), np.array(50.0), Decimal(50)):
         D = DistributedCSR.from_local(rows, mine, n_global, comm)
         assert D.n_global == 50
         x = np.sin(np.arange(50))
