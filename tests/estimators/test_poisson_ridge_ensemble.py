@@ -257,8 +257,9 @@ def test_digits_ten_labels_per_class_accuracy_floor_and_the_tangent_graph_margin
     # graph on these 8 x 8 images) on scikit-learn's digits, 10 labels per class, the fixed draws
     # sample_labels(y, 10, random_state=s), s = 0..9.  Measured (session 24): mean 98.38 % (draws 97.23 to
     # 99.12), and 97.47 % for the same estimator on the cosine self-tuning graph, the default on images
-    # before the tangent distance.  Issue 15 asks for 98.5 % (means over many draws: 98.42-98.45 on
-    # 20-300 draws, benchmarks/REPORT.md); this test guards what is reached, with a margin.
+    # before the tangent distance.  Session 36 (the images' one-pixel translates as unlabeled nodes of the
+    # solve, SHIFT_COPIES_MAX_IMAGES): mean 98.61 % (draws 97.41 to 99.29); issue 15 asks for 98.5 % (the
+    # 20-draw benchmark: 98.65, benchmarks/REPORT.md), which this test guards at these fixed draws.
     from graphrkhs.datasets import load_digits, sample_labels
 
     X, y = load_digits()
@@ -273,8 +274,8 @@ def test_digits_ten_labels_per_class_accuracy_floor_and_the_tangent_graph_margin
         acc_auto.append(np.mean(est.transduction_[hide] == y[hide]))
         cos = PoissonRidgeEnsembleClassifier(graph=cosine).fit(X, y_partial)
         acc_cosine.append(np.mean(cos.transduction_[hide] == y[hide]))
-    assert np.mean(acc_auto) >= 0.980
-    assert min(acc_auto) >= 0.965
+    assert np.mean(acc_auto) >= 0.985
+    assert min(acc_auto) >= 0.970
     assert np.mean(acc_auto) >= np.mean(acc_cosine) + 0.005
 
 
