@@ -1351,9 +1351,10 @@ def prefers_cosine_graph(X):
 #: ``graph="auto"`` on square images solves on a graph that also holds four one-pixel translates of every
 #: image (unlabeled nodes) when there are at most this many images (the graph then has 5n nodes): digits at 10
 #: labels per class 98.43 -> 98.65 % over 20 draws (paired +0.22, se 0.06; 1 / 5 / 50 per class +0.32 / +0.11
-#: / +0.03), benchmarks/shift_augmentation.py.  Above it the augmented graph's cost (its tangent search) grows
-#: past a few seconds and Fashion-MNIST (10000 images) showed no gain.
-SHIFT_COPIES_MAX_IMAGES = 5000
+#: / +0.03), benchmarks/shift_augmentation.py, for a fit 8x as long (0.35 -> 2.85 s).  A budget on cost:
+#: 5000 images of 32 x 32 pixels took 3.6 -> 31.8 s a fit (review, synthetic data), and the gain above the
+#: digits' size is unmeasured (Fashion-MNIST, 10000 images, labeled copies: +0.02 at 10 per class).
+SHIFT_COPIES_MAX_IMAGES = 2000
 
 #: The translates of :data:`SHIFT_COPIES_MAX_IMAGES`: (rows, columns) moved, zeros shifted in.
 IMAGE_SHIFTS = ((0, 1), (0, -1), (1, 0), (-1, 0))
@@ -1535,7 +1536,7 @@ class PoissonRidgeEnsembleClassifier(_TransductiveClassifier, _GraphKernelRidge)
       densified for it, so the fit is that on ``X.toarray()``).  Digits 1 / 10 labels
       per class (20 draws): 93.2 / 98.4 % against 90.3 / 97.7 % on the cosine
       graph; Fashion-MNIST 1 / 5 / 10 (10 draws): 65.0 / 74.8 / 77.8 against
-      62.8 / 72.8 / 76.3.  With at most ``SHIFT_COPIES_MAX_IMAGES`` (5000)
+      62.8 / 72.8 / 76.3.  With at most ``SHIFT_COPIES_MAX_IMAGES`` (2000)
       images the scores are solved on the same rule's graph of the images
       *and* their four one-pixel translates (up, down, left, right, zeros
       shifted in), unlabeled nodes that carry
@@ -1543,8 +1544,9 @@ class PoissonRidgeEnsembleClassifier(_TransductiveClassifier, _GraphKernelRidge)
       graph, ``predict`` and ``propose_labels_for`` keep the n original nodes.
       Digits (``benchmarks/shift_augmentation.py``, 20 draws): 93.54 / 97.73 /
       98.65 / 99.22 % at 1 / 5 / 10 / 50 labels per class against 93.22 /
-      97.61 / 98.43 / 99.19 without (paired +0.22, se 0.06, at 10 per class);
-      the solve costs about 5 times more;
+      97.61 / 98.43 / 99.19 without (paired +0.22, se 0.06, at 10 per class),
+      for a fit about 8 times as long (0.35 -> 2.85 s); nodes no label
+      reaches in that graph get the class prior;
     * anything else (low-dimensional or signed features): the Euclidean
       Gaussian kNN graph ``knn_graph(X, n_neighbors)``, the library's default.
       Cosine distances ignore the length of a point: on two moons (2-D,
@@ -1636,7 +1638,15 @@ class PoissonRidgeEnsembleClassifier(_TransductiveClassifier, _GraphKernelRidge)
     def _validate_input(self, X):
         self.graph_spec_ = None          # stays None for a precomputed graph
         self._solve_graph = None         # set by _build_graph when graph="auto" adds image translates
+        self._augmented_label_free = None
         return super()._validate_input(X)
+
+    def _store(self, F, orphan):
+        # solved on the graph with the translates: the nodes no label reaches there (a node cut off in the images'
+        # own graph can be reached through translates, and its scores are then not the prior)
+        augmented = getattr(self, "_augmented_label_free", None)
+        self._augmented_label_free = None
+        super()._store(F, orphan if augmented is None else augmented)
 
     def _graph_spec(self, X):
         if self.graph == "auto":
@@ -1684,7 +1694,21 @@ class PoissonRidgeEnsembleClassifier(_TransductiveClassifier, _GraphKernelRidge)
             # holds their translates (SHIFT_COPIES_MAX_IMAGES); the labels stay on the original nodes
             n = W.shape[0]
             self._solve_graph = None        # used once: the 5n-node graph is not kept in the fitted estimator
-            F = self._solve_on(augmented[1], S, Y)
+            W_aug = augmented[1]
+            # the graph's own reports count the user's n nodes, not the translates: the label-free warning of the
+            # members (about nodes of the 5n graph) is replaced by one about the original nodes no label reaches
+            # in the graph solved on (their scores are the prior, as _store then sets them)
+            with warnings.catch_warnings(record=True) as said:
+                warnings.simplefilter("always")
+                F = self._solve_on(W_aug, S, Y)
+            for w in said:
+                if not (issubclass(w.category, GraphWarning) and "without any labeled node" in str(w.message)):
+                    warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+            orphan = label_free_mask(W_aug, S)[:n]
+            if orphan.any():
+                warn(f"{int(orphan.sum())} node(s) lie in connected components without any labeled node (in the "
+                     "graph of the images and their one-pixel translates); they get the class prior.", GraphWarning)
+            self._augmented_label_free = orphan
             self.poisson_scores_, self.ridge_scores_ = self.poisson_scores_[:n], self.ridge_scores_[:n]
             return F[:n]
         return self._solve_on(W, S, Y)

@@ -105,11 +105,41 @@ def test_sparse_images_take_the_same_augmented_solve():
     np.testing.assert_allclose(dense.label_distributions_, sparse.label_distributions_, rtol=1e-12, atol=1e-12)
 
 
-@pytest.mark.parametrize("graph", ["knn", "precomputed"])
-def test_other_graphs_are_not_augmented(graph):
+def test_an_explicit_tangent_spec_is_not_augmented():
+    # only graph="auto" adds the translates: the same rule given as a GraphSpec solves on the images' graph
+    from graphrkhs import GraphSpec
     X, y = _digits(200, 2)
-    W = _rule(X)
-    est = PoissonRidgeEnsembleClassifier(graph=graph) if graph == "knn" else PoissonRidgeEnsembleClassifier(graph=graph)
-    est = _fit(est, W if graph == "precomputed" else X, y)
-    assert est.transduction_.shape == (200,)
-    assert getattr(est, "_solve_graph", None) is None
+    spec = GraphSpec(n_neighbors=10, weight="self-tuning", relative_width=0.5, metric="tangent", image_shape=(8, 8))
+    est = _fit(PoissonRidgeEnsembleClassifier(graph=spec), X, y)
+    plain = _fit(PoissonRidgeEnsembleClassifier(graph="precomputed"), _rule(X), y)
+    np.testing.assert_array_equal(est.transduction_, plain.transduction_)
+    np.testing.assert_allclose(est.label_distributions_, plain.label_distributions_, rtol=1e-12, atol=1e-12)
+
+
+def test_nodes_cut_off_in_the_images_graph_but_reached_through_translates():
+    # review of the first version: 12 blob images form a label-free component of the images' own graph but are
+    # linked to labeled digits through translates; their labels were the prior (label-free in the n-node graph)
+    # while their scores pointed to a class, and the warning counted 48 translate nodes the user never gave
+    X, y = _digits(300, 2)
+    rng = np.random.default_rng(0)
+    blobs = np.zeros((12, 8, 8))
+    blobs[:, 2:6, 2:6] = 16 * rng.uniform(0.5, 1, (12, 4, 4))
+    Xb = np.concatenate([X, blobs.reshape(12, -1)])
+    yb = np.concatenate([y, -np.ones(12, dtype=int)])
+    n = Xb.shape[0]
+    with warnings.catch_warnings(record=True) as said:
+        warnings.simplefilter("always")
+        est = PoissonRidgeEnsembleClassifier().fit(Xb, yb)
+    images = Xb.reshape(n, 8, 8)
+    moved = [_rolled(images, dy, dx).reshape(n, -1) for dy, dx in ((0, 1), (0, -1), (1, 0), (-1, 0))]
+    X_aug = np.concatenate([Xb] + [m[m.any(axis=1)] for m in moved])
+    y_aug = np.full(X_aug.shape[0], -1)
+    y_aug[:n] = yb
+    W_aug = _rule(X_aug)
+    oracle = _fit(PoissonRidgeEnsembleClassifier(graph="precomputed"), W_aug, y_aug)
+    np.testing.assert_array_equal(est.transduction_, oracle.transduction_[:n])
+    np.testing.assert_allclose(est.label_distributions_, oracle.label_distributions_[:n], rtol=1e-12, atol=1e-12)
+    from graphrkhs._core.labels import label_free_mask
+    cut_off = int(label_free_mask(W_aug, np.flatnonzero(y_aug >= 0))[:n].sum())
+    counts = [str(w.message).split(" ")[0] for w in said if "without any labeled node" in str(w.message)]
+    assert counts == ([str(cut_off)] if cut_off else [])
