@@ -15,7 +15,10 @@ Graphs
               is printed and stored as ``graph_ours``).
               Our estimators are then fitted with ``graph="precomputed"`` on it and otherwise default
               parameters -- for the recommended one the same labels as ``fit(X, y)`` (module docs of
-              ``graphrkhs.transductive``), without rebuilding the graph for every draw; the other
+              ``graphrkhs.transductive``), without rebuilding the graph for every draw; except where the
+              recommended estimator's default also solves on the images' one-pixel translates (at most
+              ``SHIFT_COPIES_MAX_IMAGES`` square images: the digits, since session 36), whose rows are
+              then ``fit(X, y)`` itself with ``random_state=--seed`` (``augments``); the other
               rows of ours (Laplace, Poisson, kernel ridge) share this graph, which is not the
               Euclidean Gaussian graph they would build with their own defaults.
     ``gl``    GraphLearning's default graph ``gl.weightmatrix.knn(X, 10)`` (weights
