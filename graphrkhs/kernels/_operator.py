@@ -102,9 +102,10 @@ class KernelOperator:
         return self._dense is not None
 
     def toarray(self) -> NDArray[np.floating]:
-        """The dense matrix (computed if not cached; needs n^2 floats)."""
+        """The dense matrix (computed if not cached; needs n^2 floats).  A new array: changing it leaves the operator alone."""
         if self._dense is not None:
-            return self._dense
+            # the cache itself was returned: a caller's in-place change altered every later product
+            return self._dense.copy()
         memory_guard(self.n * self.n * self.dtype.itemsize, f"a dense {self.n} x {self.n} kernel matrix",
                      "use the iterative solver (solver='cg').")
         return self.block(self.X)
