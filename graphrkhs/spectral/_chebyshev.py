@@ -401,11 +401,18 @@ def _filter_bytes(n_filters, order, max_order, n=0, m=0, itemsize=8):
     return coef + search + recurrence
 
 
-def _guard_filter_memory(n_filters, order, max_order, n=0, m=0, itemsize=8):
+def _guard_filter_memory(n_filters, order, max_order, n=None, m=None, itemsize=8):
     K = max_order if order is None else order
+    degree = f"degree {'up to ' if order is None else ''}{K} with {n_filters} response(s)"
+    if n is None:
+        # the coefficients alone (chebyshev_order / chebyshev_plan): no signal is known yet, and the message
+        # said "on 0 signal(s) of 0 nodes"
+        memory_guard(_filter_bytes(n_filters, order, max_order),
+                     f"the Chebyshev coefficients of {degree}" + (" (the degree search)" if order is None else ""),
+                     "lower order / max_order, or pass fewer responses at a time.")
+        return
     memory_guard(_filter_bytes(n_filters, order, max_order, n, m, itemsize),
-                 f"a Chebyshev filter of degree {'up to ' if order is None else ''}{K} with {n_filters} "
-                 f"response(s) on {m} signal(s) of {n} nodes",
+                 f"a Chebyshev filter of {degree} on {m} signal(s) of {n} nodes",
                  "lower order / max_order, filter fewer signals at a time, or use lanczos_filter.")
 
 
