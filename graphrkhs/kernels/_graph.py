@@ -335,6 +335,25 @@ class GraphKernel(spla.LinearOperator):
         degrees = np.asarray(W.sum(axis=1), dtype=np.float64).ravel() if kind == "normalized" else None
         return laplacian(W, kind), degrees
 
+    def _product_bytes(self, m, dtype):
+        """An upper bound on the work memory of one product ``Phi X`` with m signals computed in ``dtype``.
+
+        Chebyshev (and Lanczos, whose basis is bounded separately): six (n, m) blocks of ``dtype`` -- the
+        signal in internal order, its power-of-two scaled copy, Clenshaw's two work blocks, SciPy's product
+        L b and one temporary of the step's sums (three blocks had been counted; 3.6 were measured with the
+        compiled step, 5.6 with SciPy's) -- plus a copy of L's values when the operator is cast to ``dtype``.
+        Exact: three float64 blocks (the signal in float64, U^T X and the scaled product, then the result) and
+        the result cast to ``dtype``.
+        """
+        n = self.shape[0]
+        if self.method == "exact":
+            return n * m * (3 * 8 + dtype.itemsize)
+        nbytes = 6 * n * m * dtype.itemsize
+        L = getattr(self._op, "L", None)
+        if sp.issparse(L) and L.dtype != dtype:
+            nbytes += L.nnz * dtype.itemsize
+        return nbytes
+
     # -- LinearOperator -----------------------------------------------------
     def _apply_block(self, X):
         if np.iscomplexobj(X):
@@ -343,8 +362,7 @@ class GraphKernel(spla.LinearOperator):
                             "X.real and X.imag separately.")
         X2, was_1d = check_signals(X, self.shape[0])
         dtype = float_dtype(np.result_type(self.dtype, X2.dtype))
-        # The recurrence's result and two work blocks (Lanczos: its basis, bounded separately).
-        memory_guard(3 * X2.shape[0] * X2.shape[1] * dtype.itemsize,
+        memory_guard(self._product_bytes(X2.shape[1], dtype),
                      f"Phi X for {X2.shape[1]} signal(s) of {X2.shape[0]} nodes",
                      "apply the kernel to fewer columns at a time.")
         if self.method == "exact":
