@@ -436,9 +436,10 @@ def _symmetric(L, dtype=None):
     return gap <= rtol * scale
 
 
-def _resolve_lmax(L, lmax):
+def _resolve_lmax(L, lmax, given=None):
+    """``given``: the dtype L's entries were given in when L is a cast of them (its rounding level)."""
     if lmax is None:
-        given = L.dtype
+        given = L.dtype if given is None else given
         if not isinstance(L, spla.LinearOperator) and np.dtype(L.dtype) == np.float32 and _symmetric(L):
             # graphrkhs.lmax checks symmetry at float64 precision: give it the exactly symmetric part.
             L64 = sp.csr_array(L, dtype=np.float64)
@@ -775,7 +776,9 @@ def chebyshev_filter(L: MatrixOrOperator, phi: ResponseBank, X: ArrayLike, order
     op = prepare_operator(L, dtype, reorder, backend, "chebyshev_filter")
     if lmax is None:
         # Same spectrum in any node order; Lanczos products are cheaper on the reordered matrix.
-        lmax = _resolve_lmax(op.L if op.is_matrix else L, None)
+        # op.L is L cast to the compute dtype: a float32 L filtering a float64 X was checked at float64's
+        # rounding level, and its Rayleigh quotient of -3.6e-8 (float32 rounding) refused as a negative eigenvalue
+        lmax = _resolve_lmax(op.L if op.is_matrix else L, None, L.dtype)
         coefs, order = _prepare_coefficients(filters, order, tol, lmax, damping, max_order)
     # the whole X on every process (also under a distributed backend): the same column scales everywhere
     exps = _column_exponents(X2, dtype, lmax)
