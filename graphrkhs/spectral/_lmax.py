@@ -125,6 +125,25 @@ def lmax(L: MatrixOrOperator, method: Literal["lanczos", "gershgorin"] = "lanczo
     tol = check_scalar(tol, "tol", low=0, low_inclusive=False)
     L = _as_square_operator(L)
     is_operator = isinstance(L, spla.LinearOperator)
+    e = 0 if is_operator else _scale_exponent(L)
+    if e > 0:
+        # entries above 2^200: the bound of 2^-e L, scaled back exactly.  The row sums and ARPACK's products
+        # overflowed near 1e308 (a path of weights 5e307: inf returned, and the filters then refused
+        # "lmax must be finite", an argument the caller had not passed)
+        Ls = L.copy()
+        if sp.issparse(Ls):
+            Ls.data = np.ldexp(Ls.data, -e)
+        else:
+            Ls = np.ldexp(Ls, -e)
+        scaled = lmax(Ls, method, margin=margin, tol=tol, random_state=random_state)
+        with np.errstate(over="ignore"):
+            bound = float(np.ldexp(scaled, e))
+        if not np.isfinite(bound):
+            raise ValueError(
+                f"the largest eigenvalue of L is beyond the float64 range: its bound is {scaled:.6g} x 2^{e} "
+                f"(entries of L up to {float(np.ldexp(_peak_entry(Ls), e)):.3g}), so no filter or kernel can be "
+                "evaluated on its spectrum; scale the graph's weights down (e.g. by a power of two).")
+        return bound
     gersh = None
     if not is_operator:
         absL = abs(L)
@@ -214,6 +233,11 @@ def _ritz_extremes(L, steps=LMAX_CHECK_STEPS, random_state=0, residual=False):
     return lo, hi
 
 
+def _peak_entry(L):
+    """The largest absolute entry of a sparse or dense matrix."""
+    return float(np.abs(L.data if sp.issparse(L) else L).max(initial=0.0))
+
+
 def _scale_exponent(L):
     """A power-of-two exponent e of L's scale when that scale lies outside [2^-200, 2^200], else 0.
 
@@ -222,10 +246,8 @@ def _scale_exponent(L):
     if isinstance(L, spla.LinearOperator):
         n = L.shape[0]
         peak = float(np.abs(np.asarray(L @ np.cos(np.arange(n, dtype=np.float64)).astype(L.dtype))).max(initial=0.0))
-    elif sp.issparse(L):
-        peak = float(np.abs(L.data).max(initial=0.0))
     else:
-        peak = float(np.abs(L).max(initial=0.0))
+        peak = _peak_entry(L)
     if not np.isfinite(peak) or peak == 0.0 or 2.0 ** -200 <= peak <= 2.0 ** 200:
         return 0
     return int(np.frexp(peak)[1])
