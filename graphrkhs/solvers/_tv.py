@@ -557,7 +557,8 @@ def graph_tv(W: GraphLike, labeled: Indices, Y: ArrayLike, *, alpha: float = 0.5
 
     is an upper bound on the relative suboptimality of f: the stopping rule
     (the denominator is floored at
-    :math:`10^{-8} \sum_S \lambda_j\, (\max y - \min y)^2`, so that an optimum
+    :math:`10^{-8} \sum_S \lambda_j\, (\max y - \min y)^2`, or with
+    :math:`\max |y|^2` for constant labels, so that an optimum
     of value ~0 does not make the relative gap meaningless).
     Each column of ``Y`` is solved independently (vectorized).
 
@@ -696,7 +697,8 @@ def graph_tv(W: GraphLike, labeled: Indices, Y: ArrayLike, *, alpha: float = 0.5
                 alpha, P = np.ldexp(alpha, w_exp), np.ldexp(P, w_exp)
         lam = _fidelity_weights(fidelity, W, incidence_matrix(W), S)
         lo, hi = Y2.min(axis=0), Y2.max(axis=0)
-        floor = 1e-8 * lam.sum() * np.maximum((hi - lo) ** 2, np.finfo(float).tiny)
+        spread = np.where(hi > lo, hi - lo, np.maximum(np.abs(lo), np.abs(hi)))   # as in the generic loop below
+        floor = 1e-8 * lam.sum() * np.maximum(spread ** 2, np.finfo(float).tiny)
         dtype = np.float32 if tol >= FLOAT32_MIN_TOL and _float32_safe(Y2, alpha, W) else np.float64
         if n >= REORDER_MIN_NODES and mean_index_distance(W) > LOCAL_ORDER_FRACTION * n:
             # Renumber the nodes by reverse Cuthill-McKee so that the rows each sweep gathers are
@@ -749,7 +751,10 @@ def graph_tv(W: GraphLike, labeled: Indices, Y: ArrayLike, *, alpha: float = 0.5
     # Gap denominator floor: when the optimum is (nearly) 0 -- labels already consistent, e.g. a class
     # on its own component -- the relative gap is measured against 1e-8 of the data scale
     # sum_S lambda_j (max y - min y)^2 (scales with W under fidelity="degree", as the objective does).
-    floor = 1e-8 * lam.sum() * np.maximum((hi - lo) ** 2, np.finfo(float).tiny)
+    # Constant labels (max y = min y) take the scale of y itself: their floor was ~1e-308, and the relative gap
+    # of an optimum of value ~0 (f = y on every node, R 1 = 0) stayed at 1 under rounding (never converged)
+    spread = np.where(hi > lo, hi - lo, np.maximum(np.abs(lo), np.abs(hi)))
+    floor = 1e-8 * lam.sum() * np.maximum(spread ** 2, np.finfo(float).tiny)
     Y_S = Y2
     tauS = tau[S]
     lam_tau = 2 * tauS * lam
@@ -781,7 +786,9 @@ def graph_tv(W: GraphLike, labeled: Indices, Y: ArrayLike, *, alpha: float = 0.5
             gap = (obj - dual) / np.maximum(obj, floor)
             if (gap <= tol).all():
                 half = (hi - lo) / 2
-                touch = ((F <= lo + 1e-6 * half) | (F >= hi - 1e-6 * half)).any(axis=0)
+                # an objective within the floor of 0, the objective's lower bound, is optimal whatever the box: y = 0
+                # (box [0, 0], f = 0 optimal) was widened to [0, 0] again and again until max_iter
+                touch = ((F <= lo + 1e-6 * half) | (F >= hi - 1e-6 * half)).any(axis=0) & (obj > floor)
                 if box_exact or not touch.any():
                     converged = True
                     break
