@@ -26,9 +26,10 @@ from numba import njit
 from .._core.cg import check_on_failure, report_failure
 from .._core.reorder import LOCAL_ORDER_FRACTION, REORDER_MIN_NODES, mean_index_distance
 from .._core.spmm import _pool
-from .._core.labels import _orphans
+from .._core.labels import _orphans, label_free_mask
 from .._core.progress import logger
-from .._core.validation import check_flag, check_numeric_dtype, check_scalar, memory_guard, power_of_two_exponent
+from .._core.validation import (GraphWarning, check_flag, check_numeric_dtype, check_scalar, memory_guard,
+                                power_of_two_exponent, warn)
 from ..graphs import as_adjacency, laplacian as graph_laplacian
 from ..kernels import GraphKernel
 from ..spectral.filters import default_kernel
@@ -633,7 +634,10 @@ def graph_tv(W: GraphLike, labeled: Indices, Y: ArrayLike, *, alpha: float = 0.5
     -------
     F : ndarray of shape (n,) or (n, m)
         The minimizer.  Nodes of components without labels get the mean of
-        ``Y`` (:class:`~graphrkhs.GraphWarning`).
+        ``Y`` (:class:`~graphrkhs.GraphWarning`) when that does not raise the
+        objective (R cancels constants there, as the incidence operator and
+        polynomials of L without constant term do); for another R (e.g.
+        :math:`L + cI`) they keep the minimizer's values, with a GraphWarning.
     result : TVResult, only with ``return_info=True``
 
     Examples
@@ -797,8 +801,29 @@ def graph_tv(W: GraphLike, labeled: Indices, Y: ArrayLike, *, alpha: float = 0.5
                 wide = 4 * np.maximum(half, np.maximum(np.abs(lo), np.abs(hi)))
                 lo = np.where(touch, mid - wide, lo)
                 hi = np.where(touch, mid + wide, hi)
-    return _finish(W, S, Y_user, F, P, obj, gap, it, converged, tol, on_failure, was_1d, out_dtype, return_info,
-                   scale)
+    orphan = label_free_mask(W, S)
+    keep = np.zeros(m, dtype=bool)
+    if orphan.any():
+        # The mean on the label-free components (the rule of the graph solvers) is a minimizer only where R
+        # cancels constants there; for another R (L + c I, a kernel's inverse) it is not: with R = L + 0.5 I the
+        # returned f had objective 1.41 against the reported (and optimal) 0.74, converged=True.  Those columns
+        # keep the minimizer.
+        G = F.copy()
+        G[orphan] = Y_S.mean(axis=0)
+        obj_mean = (lam * (Y_S - G[S]) ** 2).sum(axis=0) + alpha * np.abs(Rm @ G).sum(axis=0)
+        keep = obj_mean > obj + tol * np.maximum(obj, floor)
+        if keep.any():
+            warn(f"{int(orphan.sum())} node(s) lie in connected components without any labeled node, where R does "
+                 f"not cancel constants: {int(keep.sum())} column(s) keep the minimizer's values there (the mean of "
+                 "the labeled targets would raise the objective).", GraphWarning)
+            F_kept = F[:, keep].copy()
+    F = _finish(W, S, Y_user, F, P, obj, gap, it, converged, tol, on_failure, was_1d, out_dtype, return_info, scale,
+                orphans=not keep.all())
+    if keep.any():
+        f = F[0] if return_info else F
+        f2 = f.reshape(n, -1)
+        f2[:, keep] = (F_kept * scale).astype(f2.dtype, copy=False)
+    return F
 
 
 def _holds_block(a, rows, m):
@@ -830,7 +855,8 @@ def _start(f0, p0, n, r, m, scale=1.0):
     return F, P
 
 
-def _finish(W, S, Y2, F, P, obj, gap, it, converged, tol, on_failure, was_1d, out_dtype, return_info, scale=1.0):
+def _finish(W, S, Y2, F, P, obj, gap, it, converged, tol, on_failure, was_1d, out_dtype, return_info, scale=1.0,
+            orphans=True):
     if scale != 1.0:                  # back to the units of y (the objective may overflow to inf there)
         F, P = F * scale, P * scale
         with np.errstate(over="ignore", under="ignore"):
@@ -841,7 +867,8 @@ def _finish(W, S, Y2, F, P, obj, gap, it, converged, tol, on_failure, was_1d, ou
                        on_failure)
     # Label-free components have no data term (any constant minimizes): the one rule of the
     # graph solvers gives them the prior, with a GraphWarning.
-    _orphans(W, S, Y2, F)
+    if orphans:
+        _orphans(W, S, Y2, F)
     F = F.astype(out_dtype, copy=False)
     result = TVResult(F[:, 0], P[:, 0], obj, gap, it, converged) if was_1d else \
         TVResult(F, P, obj, gap, it, converged)
