@@ -467,7 +467,8 @@ _RLS_DOC = r"""Regularized least squares {what} (supervised baseline; Belkin, Ni
     kernel : {{"gaussian", "heat", "linear", "polynomial"}} or callable, default="gaussian"
         ("heat" is the same Gaussian here: t = sigma^2 / 2.)
     sigma : float > 0, "auto", sequence of float or None, default="auto"
-        Gaussian width.  "auto": chosen jointly with ``alpha`` by exact
+        Gaussian width (the linear, polynomial and callable kernels have none:
+        they ignore it, as scikit-learn's kernels ignore ``gamma``).  "auto": chosen jointly with ``alpha`` by exact
         leave-one-out on the labeled rows over the median pairwise distance (of 300
         evenly spaced rows, :func:`~graphrkhs.default_sigma`)
         times :math:`2^{{-2}}, 2^{{-1.5}}, \dots, 2` (:func:`~graphrkhs.select_kernel_ridge`,

@@ -242,7 +242,8 @@ def pairwise_kernel(A: ArrayLike, B: ArrayLike | None = None,
     kernel : {"gaussian", "heat", "linear", "polynomial"} or callable
         See the module documentation.  A callable gets two point blocks.
     sigma : float > 0
-        Gaussian width; the heat kernel uses :math:`t = \sigma^2/2`.
+        Gaussian width; the heat kernel uses :math:`t = \sigma^2/2`.  Ignored by
+        the linear, polynomial and callable kernels.
     degree, coef0
         Polynomial kernel parameters.
     m : int, optional
