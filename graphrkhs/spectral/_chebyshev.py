@@ -386,22 +386,30 @@ def _check_order_limit(value, name):
     return value
 
 
-def _filter_bytes(n_filters, order, max_order, n=0, m=0, itemsize=8):
+def _filter_bytes(n_filters, order, max_order, n=0, m=0, itemsize=8, nnz=0):
     """Peak bytes of a Chebyshev filter call, known before any allocation.
 
     Coefficients: samples and DCT of ``4 (K + 1)`` quadrature nodes per response
-    (three arrays); degree search (``order=None``): three (4096, K + 1) arrays of
-    the truncation errors for K up to ``max_order``; recurrence: ``F + 2`` blocks
-    of (n, m) (results and two work blocks).
+    (three arrays); degree search: three (4096, K + 1) arrays of the truncation
+    errors for K up to ``max_order`` (a given order: up to the larger of it and
+    ``max_order``, the search of its accuracy warning); recurrence, in (n, m) blocks: the
+    checked copy of the signal, the signal in internal order and its power-of-two scaled
+    copy, two work blocks, SciPy's product L b and one temporary of the step's sums (7;
+    Clenshaw's result is a work block), and for a bank of F responses its F results and
+    their copy in the user's node order (2 F + 7; ``F + 2`` had been counted, half the
+    peak tracemalloc measured); plus the prepared copy of L's ``nnz`` entries.
     """
     K = max_order if order is None else order
     coef = 3 * 8 * n_filters * _default_points(K)
-    search = 3 * 8 * _ERROR_GRID * (K + 1) if order is None else 0
-    recurrence = (n_filters + 2) * n * m * itemsize
+    # a given order's error is measured on the same grid (and, above tol, the warning searches up to max_order):
+    # 2.8 MiB at order=20 had been counted as 0
+    search = 3 * 8 * _ERROR_GRID * (max(K, max_order) + 1)
+    blocks = 7 if n_filters == 1 else 2 * n_filters + 7
+    recurrence = blocks * n * m * itemsize + (nnz * (itemsize + 8) + 8 * (n + 1) if n else 0)
     return coef + search + recurrence
 
 
-def _guard_filter_memory(n_filters, order, max_order, n=None, m=None, itemsize=8):
+def _guard_filter_memory(n_filters, order, max_order, n=None, m=None, itemsize=8, nnz=0):
     K = max_order if order is None else order
     degree = f"degree {'up to ' if order is None else ''}{K} with {n_filters} response(s)"
     if n is None:
@@ -411,7 +419,7 @@ def _guard_filter_memory(n_filters, order, max_order, n=None, m=None, itemsize=8
                      f"the Chebyshev coefficients of {degree}" + (" (the degree search)" if order is None else ""),
                      "lower order / max_order, or pass fewer responses at a time.")
         return
-    memory_guard(_filter_bytes(n_filters, order, max_order, n, m, itemsize),
+    memory_guard(_filter_bytes(n_filters, order, max_order, n, m, itemsize, nnz),
                  f"a Chebyshev filter of {degree} on {m} signal(s) of {n} nodes",
                  "lower order / max_order, filter fewer signals at a time, or use lanczos_filter.")
 
@@ -760,7 +768,8 @@ def chebyshev_filter(L: MatrixOrOperator, phi: ResponseBank, X: ArrayLike, order
     X2, was_1d = _check_X(X, n)
     order, tol, max_order = _check_common(order, tol, max_order, damping, reorder, backend)
     dtype = _compute_dtype(L, X2)
-    _guard_filter_memory(len(filters), order, max_order, n, X2.shape[1], dtype.itemsize)
+    _guard_filter_memory(len(filters), order, max_order, n, X2.shape[1], dtype.itemsize,
+                         0 if isinstance(L, spla.LinearOperator) else L.nnz)
     if lmax is not None:
         lmax = check_scalar(lmax, "lmax", low=0, low_inclusive=False)
         coefs, order = _prepare_coefficients(filters, order, tol, lmax, damping, max_order)

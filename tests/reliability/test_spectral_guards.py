@@ -108,11 +108,13 @@ def test_huge_order_is_refused_before_any_work():
 
 def test_memory_estimate_before_allocation(monkeypatch):
     # Pretend the machine has 4 MiB (limit: 3 MiB): a degree-2000 filter of 100 signals on 2000
-    # nodes needs (1 + 2) * 2000 * 100 * 8 B = 4.6 MiB for the recurrence plus 0.2 MiB of coefficients.
+    # nodes needs 7 * 2000 * 100 * 8 B = 10.7 MiB for the recurrence, 187.6 MiB for the error grid of the
+    # degree (3 (4096, 2001) float64 arrays) and 0.3 MiB of coefficients and L's copy.  (This test had
+    # asserted the 4.8 MiB of the old estimate, (1 + 2) blocks and no error grid: below the measured peak.)
     monkeypatch.setattr(validation, "_physical_memory", lambda: 4 * 2**20)
     L = laplacian(_path(2000))
     X = np.ones((2000, 100))
-    with pytest.raises(MemoryError, match=r"degree 2000 .* 100 signal\(s\) of 2000 nodes would need 4\.8 MiB"):
+    with pytest.raises(MemoryError, match=r"degree 2000 .* 100 signal\(s\) of 2000 nodes would need 198\.6 MiB"):
         chebyshev_filter(L, filters.Heat(1.0), X, order=2000, lmax=4.0)
     # The automatic degree search is estimated up to max_order: 3 (4096, 1001) float64 arrays = 94 MiB.
     with pytest.raises(MemoryError, match="degree up to 1000"):
