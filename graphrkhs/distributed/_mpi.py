@@ -237,8 +237,7 @@ def _distributed_cg(D, B_local, *, tol, max_iter, preconditioner, M, on_failure,
         M = call_together(D.comm, lambda: block_jacobi_amg(D, preconditioner))
     if max_iter is None:
         max_iter = 10 * D.n_global
-    if B_local.ndim == 1:
-        B_local = B_local[:, None]
+    # a 1-D B_local stays 1-D: conjugate_gradient returns x of B's shape (as serially; it returned (n_own, 1))
     # the serial dtypes: B float32 or float64 (conjugate_gradient then iterates in B's dtype), products with
     # A's entries in float64 unless A and B are both float32 (a float32 scipy matrix times a float64 block);
     # B was rounded to A's dtype, and a float32 block iterated in float64
