@@ -898,8 +898,11 @@ def _snap(R, Y):
 _INDEFINITE_PENALTY_RTOL = 1e-8
 
 
-def _psd_penalty(P, what):
+def _psd_penalty(P, what, rounding=0.0):
     r"""The penalty matrix P, or its PSD part (:func:`~graphrkhs._core.linalg.psd_part`) when it is indefinite.
+
+    ``rounding``: the absolute rounding level of P's eigenvalues when P is formed by cancellation from larger
+    terms (:func:`_consistency_penalty`); a negative part within it is clipped without a warning.
 
     :math:`\alpha^T P \alpha` stands for :math:`\|f - L_K f\|_K^2 \ge 0`; an
     indefinite P makes the objective unbounded below (no minimizer: Cholesky
@@ -917,7 +920,7 @@ def _psd_penalty(P, what):
     Pp, extremes = psd_part(P)
     if extremes is not None:
         lo, hi = extremes
-        if lo < -_INDEFINITE_PENALTY_RTOL * max(hi, abs(lo)):
+        if lo < -max(_INDEFINITE_PENALTY_RTOL * max(hi, abs(lo)), rounding):
             warn(f"{what} is indefinite (eigenvalues from {lo:.3g} to {hi:.3g}): the objective would be unbounded "
                  "below, so its positive semidefinite part (negative eigenvalues set to 0, the nearest PSD "
                  "matrix) is used. The heat penalty K_t - 2K_2t + K_3t is indefinite when its dimension m is "
@@ -948,7 +951,10 @@ def _consistency_penalty(K, Kp, Kpp):
         size = max(float(np.abs(np.diag(A)).max()) for A in (K, Kp, Kpp))
         delta = l * float(np.finfo(P.dtype).eps) * size
         P[np.diag_indices(l)] += delta
-        Pp = _psd_penalty(P, "the PRLS penalty P = K - 2K' + K''")
+        # P's eigenvalues are rounding up to about l eps size (the terms' scale, not P's own: copies of two
+        # points make P vanish, eigenvalues -2.7e-15 to 1.2e-14 against terms of size 2, which warned "P is
+        # indefinite"); a negative part beyond 64 times that is reported
+        Pp = _psd_penalty(P, "the PRLS penalty P = K - 2K' + K''", rounding=64 * delta)
         if Pp is not P:                         # clipped: restore the rounding-level ridge
             P = Pp.astype(P.dtype, copy=False)
             P[np.diag_indices(l)] += delta
