@@ -108,7 +108,10 @@ _SINGULAR_SHIFT = 1e-10
 
 def _class_scores(scores):
     """The (n, m) float64 scores of an array or of a fitted model's ``label_distributions_``."""
-    if not isinstance(scores, (np.ndarray, list, tuple)) and not sp.issparse(scores):
+    # any 2-D array-like (a pandas DataFrame: its values; it was refused as "got DataFrame"); a model has no
+    # __array__
+    array_like = isinstance(scores, (np.ndarray, list, tuple)) or sp.issparse(scores) or hasattr(scores, "__array__")
+    if not array_like or hasattr(scores, "label_distributions_"):
         if not hasattr(scores, "label_distributions_"):
             if hasattr(scores, "transduction_"):
                 raise TypeError(f"{type(scores).__name__} has no class probabilities (label_distributions_): "
@@ -331,9 +334,12 @@ def propose_labels(scores: ArrayLike, n_points: int = 1, *, criterion: str = "un
 
     Parameters
     ----------
-    scores : ndarray of shape (n, n_classes), or a fitted transductive classifier
+    scores : array-like of shape (n, n_classes), or a fitted transductive classifier
         Class probabilities of every node: a classifier's
         ``label_distributions_`` (a fitted classifier may be passed itself).
+        Any 2-D array-like is taken by its values (a pandas DataFrame: its
+        rows in order, whatever its index); the returned nodes, like
+        ``labeled``, are row positions 0..n-1, not index labels.
         Negative entries are clipped to 0 and rows renormalized for the
         uncertainty criteria.  A fitted classifier whose probabilities are a
         softmax of class scores (all but Laplacian regularization) also gives
