@@ -1439,7 +1439,10 @@ def grls_fit_constructed(kernel: Any, X: ArrayLike, Y: ArrayLike, gamma: float, 
         Built on the same X.
     X : ndarray of shape (m, d)
     Y : ndarray of shape (m,) or (m, k)
-    gamma : float >= 0 (> 0 with ``as_printed``... any >= 0 is accepted)
+    gamma : float >= 0
+        0 with ``as_printed``: the limit :math:`\gamma \to 0`,
+        :math:`\tilde c = H^+ (y_2 - E^T\tilde\alpha)` (minimum norm; H is
+        singular for copies of a point).
     as_printed : bool, default=False
 
     Returns
@@ -1483,7 +1486,13 @@ def grls_fit_constructed(kernel: Any, X: ArrayLike, Y: ArrayLike, gamma: float, 
     Ya, Yr = Y2[a].astype(np.float64), Y2[rest].astype(np.float64)
     if as_printed:
         alpha = Ya
-        c = _psd_solve(H + m * gamma * np.eye(rest.size), Yr - E.T @ alpha)
+        if gamma == 0:
+            # the gamma -> 0 limit, H^+ (y_2 - E^T alpha): H is singular for copies of a point, and Cholesky's
+            # rounding-level shift turned a conflicting copy's target into coefficients ~1/eps whose rounding
+            # reached the predictions (0.019 off the limit on 8 points with two conflicting copies)
+            c = _min_norm_psd_solve(H, Yr - E.T @ alpha)
+        else:
+            c = _psd_solve(H + m * gamma * np.eye(rest.size), Yr - E.T @ alpha)
     else:
         Kt = np.block([[np.eye(q), np.zeros((q, rest.size))], [E.T, H]])
         Ht = np.zeros((m, m))
