@@ -45,7 +45,7 @@ from .._core.labels import (TARGET_UNIT_EXPONENT, UNLABELED, _show, check_labele
 from .._core.progress import verbosity
 from .._core.validation import (GraphRKHSWarning, Interval, Options, check_class_priors, check_estimator_points,
                                 float_dtype, power_of_two_exponent, sparse_points_refused, validate_params, warn)
-from ..graphs import LAPLACIANS, WEIGHTS, GraphSpec
+from ..graphs import LAPLACIANS, WEIGHTS, GraphSpec, as_adjacency
 from ..solvers import class_sizes, size_constrained_assignment
 from ._auto import target_scales
 
@@ -1106,6 +1106,32 @@ def fit_copy(value):
     changes that object in place: kept by reference, it changed the fitted model's predictions without a refit
     (RLSClassifier: decision values 0.93 apart, PLapRLSClassifier 1.69)."""
     return copy.deepcopy(value) if hasattr(value, "get_params") and not isinstance(value, type) else value
+
+
+def _object_dtype(X):
+    """Whether X (not sparse) reads as an object-dtype numpy array (False for what numpy cannot read)."""
+    try:
+        return np.asarray(X).dtype == object
+    except (TypeError, ValueError):          # ragged lists: as_adjacency reports them
+        return False
+
+
+def precomputed_adjacency(X, name="X"):
+    """A given adjacency: ``graph="precomputed"``'s X (fit, and the model-change proposals on the fit's X) or the
+    inductive learners' ``graph=`` (``name="graph"``), one rule for both: numeric object-dtype weights as
+    object-dtype points and predict's new rows -- text and missing values refused by the one check, the
+    numbers converted (as_adjacency refused the dtype; the inductive learners refused numeric object weights
+    that the transductive ones take)."""
+    check_numeric_points(X, name)
+    if not sp.issparse(X) and _object_dtype(X):
+        if name == "X":
+            X = check_estimator_points(X)
+        else:
+            try:
+                X = np.asarray(X).astype(np.float64)
+            except (TypeError, ValueError) as exc:
+                raise TypeError(f"{name} must hold numbers; got dtype object with non-numeric entries ({exc}).") from exc
+    return as_adjacency(X)
 
 
 def check_numeric_points(X, name="X"):

@@ -37,7 +37,7 @@ from ..kernels import default_sigma, pairwise_kernel
 from ._auto import (FIT_INTERCEPT, TUNABLE_NONNEG, TUNABLE_POSITIVE, WIDTH_FACTORS, free_constant,
                     labeled_groups, grid_of, growing, is_tuned, loo_rows_of, loo_selects, points_offset, unselected,
                     warn_duplicated_labeled_points)
-from ._base import POINT_CLOUD_GRAPH_CONSTRAINTS, POSITIVE, graph_spec
+from ._base import POINT_CLOUD_GRAPH_CONSTRAINTS, POSITIVE, graph_spec, precomputed_adjacency
 from ._base import ClassifierOutputMixin, PointsLearner, RegressorOutputMixin, canonical_order, fit_copy
 
 __all__ = ["FredholmClassifier", "FredholmRegressor", "WarpedKernelClassifier", "WarpedKernelRegressor"]
@@ -891,10 +891,13 @@ class _Warped(_DataDependent):
             # its shape checked here, before the selection: with gamma_A / gamma_I "auto" the first to see it was
             # the LOO solver, whose message named its own M ("M must have shape (40, 40), one row per row of X")
             n = X.shape[0]
-            if self.graph.shape != (n, n):
+            # the transductive learners' rule for a given graph (numeric object-dtype weights accepted; a list of
+            # lists has no .shape): the one helper
+            W = precomputed_adjacency(self.graph, "graph")
+            if W.shape != (n, n):
                 raise ValueError(f"graph: a precomputed adjacency must be ({n}, {n}) over the rows of X; got "
-                                 f"{self.graph.shape}.")
-            return self.graph
+                                 f"{W.shape}.")
+            return W
         return self._spec(X).build(X, random_state=self.random_state,      # its warnings name graph_sigma, as set
                                    sigma_name="sigma" if isinstance(self.graph, GraphSpec) else "graph_sigma")
 

@@ -34,7 +34,7 @@ import numpy as np
 from scipy.sparse import issparse
 from sklearn.base import is_classifier
 
-from ..graphs import GraphSpec, as_adjacency
+from ..graphs import GraphSpec
 from ..kernels import BLOCK_BYTES, GRLSKernel, default_sigma, feature_map, pairwise_kernel, unisolvent_points
 from ..kernels import NystromFeatures, heat_semigroup
 from ..solvers import LOWRANK_MIN_N, nystrom_consistency_grams, nystrom_laprls_fit, nystrom_plaprls_fit
@@ -66,7 +66,7 @@ from ._auto import (FIT_INTERCEPT, TUNABLE_NONNEG, TUNABLE_POSITIVE, WIDTH_FACTO
                     labeled_groups, loo_rows_of, loo_selects, NO_LOO, growing, points_offset, unselected,
                     warn_duplicated_labeled_points)
 from .._core.validation import Interval, Options
-from ._base import POINT_CLOUD_GRAPH_CONSTRAINTS, POSITIVE, graph_spec
+from ._base import POINT_CLOUD_GRAPH_CONSTRAINTS, POSITIVE, graph_spec, precomputed_adjacency
 from ._base import ClassifierOutputMixin, PointsLearner, RegressorOutputMixin, fit_copy
 
 __all__ = [
@@ -337,7 +337,8 @@ class _GraphKernelLearner(_KernelLearner):
             W = spec.build(X, random_state=self.random_state,
                            sigma_name="sigma" if isinstance(self.graph, GraphSpec) else "graph_sigma")
         else:
-            W = as_adjacency(self.graph)
+            # the transductive learners' rule for a given graph (numeric object-dtype weights accepted)
+            W = precomputed_adjacency(self.graph, "graph")
             if W.shape != (n, n):
                 raise ValueError(f"graph: a precomputed graph must be ({n}, {n}) over the training rows; "
                                  f"got {W.shape}.")

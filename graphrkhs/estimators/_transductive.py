@@ -87,7 +87,7 @@ from .._core.progress import logger, verbosity
 from .._core.types import RandomStateLike
 from .._core.labels import UNLABELED, _orphans, label_free_mask
 from .._core.validation import GraphRKHSWarning, GraphWarning, Interval, SelectionWarning, Options, check_estimator_points, check_numeric_dtype, check_points, float_dtype, holds_bool, memory_guard, power_of_two_exponent, warn
-from ..graphs import WEIGHTS, GraphSpec, as_adjacency, connected_components, laplacian, metric_points
+from ..graphs import WEIGHTS, GraphSpec, connected_components, laplacian, metric_points
 from ..graphs import IMAGE_TEST_ROWS, MIN_IMAGE_SIDE, TANGENT_CANDIDATES, check_image_shape, square_image_shape, tangent_rerank
 from ..graphs import LazyTieRanks, query_in_tie_order
 from ..graphs import query_distances as _exact_distances
@@ -122,6 +122,7 @@ from ._base import (
     RegressorOutputMixin,
     graph_spec,
     in_dtype_keeping_argmax,
+    precomputed_adjacency,
 )
 
 __all__ = [
@@ -150,24 +151,6 @@ def _scaled_by_power_of_two(P, e):
         P.data = np.ldexp(P.data, e)
         return P
     return np.ldexp(P, e)
-
-
-def _object_dtype(X):
-    """Whether X (not sparse) reads as an object-dtype numpy array (False for what numpy cannot read)."""
-    try:
-        return np.asarray(X).dtype == object
-    except (TypeError, ValueError):          # ragged lists: as_adjacency reports them
-        return False
-
-
-def precomputed_adjacency(X):
-    """The adjacency of ``graph="precomputed"`` (fit, and the model-change proposals on the fit's X): numeric
-    object-dtype weights as object-dtype points and predict's new rows -- text and missing values refused by
-    the one check, the numbers converted (as_adjacency refused the dtype)."""
-    check_numeric_points(X)
-    if not sp.issparse(X) and _object_dtype(X):
-        X = check_estimator_points(X)
-    return as_adjacency(X)
 
 
 class _GraphLearner(GraphRKHSEstimator):
