@@ -114,6 +114,7 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 import numpy as np
 import scipy.linalg as sla
 import scipy.sparse as sp
+from scipy.sparse import csgraph
 
 from .._core.labels import _check_labeled_index, _check_targets
 from .._core.backend import check_backend
@@ -2415,8 +2416,13 @@ class _KronReduction:
             LSU = sp.csr_array(LS[:, self.U])
             for j in range(0, S.size, _SCHUR_BLOCK):     # blocks of columns: memory |U| x _SCHUR_BLOCK
                 Lsc[:, j:j + _SCHUR_BLOCK] -= LSU @ self.solve_uu(self.L_US[:, j:j + _SCHUR_BLOCK].toarray())
+        # T itself, for the LOO of labels whose T_ii is at the rounding of T's eigendecomposition (scores), and
+        # the labels alone (among labels) in their component, whose T_ii is 0 exactly
+        self._T = (Lsc + Lsc.T) / 2
+        _, comp = csgraph.connected_components(W, directed=False)
+        self._alone = np.bincount(comp[S], minlength=comp.max() + 1)[comp[S]] == 1
         with small_dense_threads(Lsc.shape[0]):
-            t, V = np.linalg.eigh((Lsc + Lsc.T) / 2)
+            t, V = np.linalg.eigh(self._T)
         tiny = 1e-10 * max(float(np.abs(t).max()), 1e-300)
         self.t = np.where(t > tiny, t, 0.0)                     # the null space: constants per component
         with np.errstate(divide="ignore", over="ignore"):
@@ -2476,11 +2482,18 @@ class _KronReduction:
         T = (V * (self.t / max(float(self.t.max(initial=0.0)), 1e-300))) @ V.T
         # a labeled node alone (among labels) in its component has T_ii = 0: no other label informs it and
         # its LOO is undefined at every alpha; it is left out of the LOO average instead of making it inf
-        ok = np.diag(T) > 1e-12
+        # (structurally: a label hanging on edges of 1e-19 has T_ii ~ 1e-19 relative, below the rounding of T's
+        # eigendecomposition, and was left out as if alone; its refits' residual is genuine)
+        Tii = np.diag(self._T)
+        ok = ~self._alone & (Tii > 0)
+        # a T_ii below 1e-6 of T's scale: the closed form (T y)_i / T_ii from the eigendecomposition loses
+        # eps / T_ii of relative accuracy (-1.3 scored for refits' -590); those rows are refitted from T
+        ill = ok & (np.diag(T) <= 1e-6)
         rows = _scored_rows(loo_rows, Y2)            # the caller's rows (a classifier's): the others not scored
         if rows is not None and criterion != "gcv":
             ok = ok & rows
-        if criterion == "gcv" or ok.all():
+            ill = ill & rows
+        if criterion == "gcv" or (ok.all() and not ill.any()):
             if pos.any():
                 score[pos], tie[pos] = _path_scores(self.path, Y2, alphas[pos], criterion, scoring)
             if (~pos).any():
@@ -2489,12 +2502,33 @@ class _KronReduction:
         if not ok.any():                 # every label alone in its component: LOO is undefined everywhere
             return np.full(alphas.size, -np.inf), np.zeros(alphas.size)
         if pos.any():
-            R = self.path.loo_residuals(Y2, alphas[pos])[:, ok]
-            score[pos], tie[pos] = loo_scores(R, Y2[ok], scoring)
+            R = self.path.loo_residuals(Y2, alphas[pos])
+            for i in np.flatnonzero(ill):
+                R[:, i] = self._refit_residuals(i, Y2, alphas[pos])
+            score[pos], tie[pos] = loo_scores(R[:, ok], Y2[ok], scoring)
         if (~pos).any():
-            s0, t0 = loo_scores(_loo_from_A(T, Y2)[ok][None], Y2[ok], scoring)
+            R0 = _loo_from_A(T, Y2)
+            for i in np.flatnonzero(ill):
+                R0[i] = self._refit_residuals(i, Y2, np.zeros(1))[0]
+            s0, t0 = loo_scores(R0[ok][None], Y2[ok], scoring)
             score[~pos], tie[~pos] = s0[0], t0[0]
         return score, tie
+
+    def _refit_residuals(self, i, Y2, alphas):
+        r"""LOO residuals (len(alphas), m) of label i by refits on T: without label i, row i of
+        :math:`(J + \mu T) F = J y` gives :math:`F_i = -T_{io} F_o / T_{ii}` (a weighted mean of the others, its
+        ratios computed from row i itself, accurate however small it is) and the others solve
+        :math:`(I + \mu (T_{oo} - T_{oi} T_{io} / T_{ii})) F_o = y_o`."""
+        T = self._T
+        o = np.delete(np.arange(T.shape[0]), i)
+        r = T[i, o] / T[i, i]
+        Soo = T[np.ix_(o, o)] - np.outer(T[o, i], r)
+        Soo = (Soo + Soo.T) / 2
+        out = np.empty((len(alphas), Y2.shape[1]))
+        for k, a in enumerate(alphas):
+            Fo = Y2[o] if a == 0 else np.linalg.solve(np.eye(o.size) + a * Soo, Y2[o])
+            out[k] = Y2[i] + r @ Fo
+        return out
 
 
 #: Default grid of :func:`select_tikhonov_solution`: the harmonic limit 0 and ``geomspace(1e-4, 1e3, 15)``.
