@@ -670,9 +670,9 @@ class DaskBackend:
 
     def laplacian(self, W, kind):
         """The Laplacian by row blocks on the workers, gathered to the client (see ``dask_laplacian``)."""
-        from ._laplacian import dask_laplacian
+        from ._laplacian import _dask_laplacian
 
-        return dask_laplacian(W, kind, get_dask_client())
+        return _dask_laplacian(W, kind, get_dask_client())
 
     def knn_graph(self, X, n_neighbors, **kwargs):
         """The kNN graph built cell by cell, one Dask task per cell (see ``distributed_knn_graph``);

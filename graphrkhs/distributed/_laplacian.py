@@ -15,7 +15,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._core.validation import check_scalar
-from ..graphs import laplacian_rows
+from ..graphs import as_adjacency, laplacian_rows
 
 __all__ = ["row_blocks", "mpi_laplacian", "dask_laplacian"]
 
@@ -67,7 +67,17 @@ def _stack(blocks, n, dtype):
 
 
 def mpi_laplacian(W, kind, comm):
-    """``laplacian(W, kind)`` computed by row blocks on the ranks of ``comm`` (W on every rank)."""
+    """``laplacian(W, kind)`` computed by row blocks on the ranks of ``comm`` (W on every rank).
+
+    W is read by :func:`~graphrkhs.as_adjacency` first, as :func:`~graphrkhs.laplacian` reads it (self-loops
+    removed with a warning before the degrees are summed; an asymmetric W refused)."""
+    return _mpi_laplacian(as_adjacency(W), kind, comm)
+
+
+def _mpi_laplacian(W, kind, comm):
+    """:func:`mpi_laplacian` on an adjacency already read by :func:`~graphrkhs.as_adjacency` (the backend's
+    ``laplacian``, called by :func:`~graphrkhs.laplacian` after its own check).  A self-loop left in W counted in
+    the degree of its row block (L_00 = 3 for laplacian's 1) while laplacian_rows dropped it from the row."""
     W = sp.csr_array(W)
     n = W.shape[0]
     bounds = row_blocks(W.indptr, comm.size)
@@ -91,7 +101,14 @@ def mpi_laplacian(W, kind, comm):
 
 
 def dask_laplacian(W, kind, client, n_parts=None):
-    """``laplacian(W, kind)`` by row blocks on the workers of a ``distributed.Client``, gathered to the client."""
+    """``laplacian(W, kind)`` by row blocks on the workers of a ``distributed.Client``, gathered to the client.
+
+    W is read by :func:`~graphrkhs.as_adjacency` first, as by :func:`mpi_laplacian`."""
+    return _dask_laplacian(as_adjacency(W), kind, client, n_parts)
+
+
+def _dask_laplacian(W, kind, client, n_parts=None):
+    """:func:`dask_laplacian` on an adjacency already read by :func:`~graphrkhs.as_adjacency`."""
     W = sp.csr_array(W)
     n = W.shape[0]
     if n_parts is None:

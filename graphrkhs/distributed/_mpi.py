@@ -497,10 +497,10 @@ class MPIBackend:
 
     def laplacian(self, W, kind):
         """The Laplacian by row blocks on the ranks, gathered to every rank (see ``mpi_laplacian``)."""
-        from ._laplacian import mpi_laplacian
+        from ._laplacian import _mpi_laplacian
 
         check_same_inputs(self.comm(), "laplacian(W, backend='mpi')", {"W": W, "kind": kind})
-        return mpi_laplacian(W, kind, self.comm())
+        return _mpi_laplacian(W, kind, self.comm())
 
     def knn_graph(self, X, n_neighbors, **kwargs):
         """The kNN graph built cell by cell, each rank its cells (see ``distributed_knn_graph``); every rank
