@@ -325,13 +325,30 @@ class DistributedCSR:
             raise ValueError(f"X must have {self.n_global} rows (the global graph); got {X.shape}.")
         return np.ascontiguousarray(X[self.owned], dtype=self.dtype)
 
-    def gather(self, Y):
+    def gather(self, Y, node_axis=None):
         """The global block (user order) from every process's local rows, on every process.
 
-        Works on (n_own, ...) and (F, n_own, ...) blocks (the node axis first or second).
+        Works on (n_own, ...) and (F, n_own, ...) blocks: ``node_axis`` 0 or 1, by default 1 for a 3-D block
+        (a filter bank's responses to a signal block) and 0 otherwise; pass ``node_axis=1`` for the
+        (F, n_own) responses of a bank to one signal (:func:`distributed_chebyshev_filter` on a 1-D block),
+        which a 2-D block cannot tell from (n_own, m) signals.  A node axis of another length than this
+        process's rows is a ``ValueError`` on every process (it failed deep inside numpy, or gathered the
+        filter axis as nodes when its length happened to match).
         """
         Y = np.asarray(Y)
-        if Y.ndim == 3:
+        if node_axis is None:
+            node_axis = 1 if Y.ndim == 3 else 0
+        if node_axis not in (0, 1) or node_axis >= max(Y.ndim, 1):
+            raise ValueError(f"node_axis must be 0 or 1 and an axis of Y (shape {Y.shape}); got {node_axis!r}.")
+        # collective: the same decision on every process (a rank raising alone left the others in the gather)
+        bad = Y.ndim == 0 or Y.shape[node_axis] != self.shape[0]
+        if self.comm.allreduce(np.array([float(bad)]), op="max")[0] > 0:
+            raise ValueError(f"Y's node axis (axis {node_axis}) must have this process's {self.shape[0]} rows on "
+                             f"every process; got shape {Y.shape} here. A filter bank's responses to one signal are "
+                             "(F, n_own): pass node_axis=1.")
+        if node_axis == 1:
+            if Y.ndim == 2:
+                return self.gather(Y.T).T
             return np.stack([self.gather(Y[f]) for f in range(Y.shape[0])])   # the few responses of a bank
         allrows = self.comm.allgather_rows(np.ascontiguousarray(Y))
         if self._user_order is None:

@@ -316,7 +316,8 @@ def distributed_chebyshev_filter(D, phi, X_local, *, order=None, tol=1e-8, lmax=
     :func:`graphrkhs.spectral.chebyshev_plan` (the same on every rank), and
     the recurrence by :func:`graphrkhs.spectral.chebyshev_apply` on the
     distributed operator.  Returns this rank's rows (local order; ``D.gather``
-    assembles the whole block where it fits).
+    assembles the whole block where it fits, ``D.gather(Y, node_axis=1)`` for
+    a bank's (n_filters, n_own) responses to a 1-D ``X_local``).
 
     Parameters
     ----------
