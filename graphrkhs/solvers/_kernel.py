@@ -1471,6 +1471,16 @@ def grls_fit_constructed(kernel: Any, X: ArrayLike, Y: ArrayLike, gamma: float, 
     if Y2.shape[0] != m:
         raise ValueError(f"Y must have {m} rows; got {Y2.shape[0]}.")
     a = kernel.anchors
+    # the anchors are row indices of the points the kernel was built on: of other points they picked other rows (a
+    # silently wrong fit, 0.26 off the minimizer at a training point) or rows X does not have (an IndexError)
+    # (compared in float32 when either is float32: the same points in float32 are the same points)
+    anchor_points = np.asarray(kernel.anchor_points)
+    common = np.float32 if np.float32 in (X.dtype, anchor_points.dtype) else np.float64
+    if a.size and (int(a.max()) >= m or X.shape[1] != anchor_points.shape[1]
+                   or not np.array_equal(X[a].astype(common), anchor_points.astype(common))):
+        raise ValueError(f"kernel was built on other points than X ({m} rows here; its anchors are rows "
+                         f"{a.tolist()} of the points it was built on): build GRLSKernel(X, ...) on the points "
+                         "passed as X.")
     rest = np.setdiff1d(np.arange(m), a)
     q = a.size
     if rest.size == 0:
