@@ -1485,9 +1485,18 @@ def _prls_loo_refit(K, P, Y2, gamma, Psi, i):
         # prediction at x_i: K_i. a + Psi_i b, b = Psi^+ (y - K a)
         w = Psi[rows] @ np.linalg.pinv(Pk)
         row, offset = K[np.ix_(rows, keep)] - w @ Ki, w @ Yi
+        # Psi rank-deficient on the other rows (copies of a point and a basis of (1, x)): b is free along the null
+        # space of Pk, and a left-out row with a part there has any prediction Psi_i b -- its LOO is undefined
+        # (inf, as KernelRidgePath's interpolated rows); the minimum-norm b gave a finite residual the selection
+        # compared (prls_fit refuses that refit).  Columns in units of their size, as prls_fit's rank test.
+        scale = np.maximum(np.abs(Psi).max(axis=0), 1e-300)
+        Pn, Rn = Pk / scale, Psi[rows] / scale
+        undetermined = np.linalg.norm(Rn - (Rn @ np.linalg.pinv(Pn, rcond=1e-10)) @ Pn, axis=1) > \
+            1e-8 * np.maximum(np.linalg.norm(Rn, axis=1), 1e-300)
     else:
         QY, C = Yi, Ki @ Ki
         row, offset = K[np.ix_(rows, keep)], 0.0
+        undetermined = np.zeros(rows.size, dtype=bool)
     A = gamma * l * Pi + C
     A = (A + A.T) / 2
     try:
@@ -1495,6 +1504,7 @@ def _prls_loo_refit(K, P, Y2, gamma, Psi, i):
     except np.linalg.LinAlgError:            # indefinite beyond rounding (P at large gamma): least squares
         a = np.linalg.lstsq(A, Ki @ QY, rcond=None)[0]
     out = Y2[rows] - (row @ a + offset)
+    out[undetermined] = np.inf
     return out if np.ndim(i) else out[0]
 
 
@@ -1633,6 +1643,10 @@ def prls_loo_errors(K: Any, Kp: Any, Kpp: Any, Y: Any, gammas: Any, *, Psi: Opti
     for G in blocks:
         grouped[G] = True
     R = _prls_loo_fast(K, P, Y2, gammas, Psi)
+    # a row of leverage 1 in Psi (the others leave the basis rank-deficient: copies of a point and a basis of
+    # (1, x)) has no LOO prediction, Psi_i beta being free: undefined (inf, see _prls_loo_refit), whatever the
+    # downdate's rounding gives
+    undetermined = _basis_leverage_one(Psi) & ~grouped
     R[:, grouped] = 0.0                       # computed below, by group
     if keep is not None:
         R[:, ~keep] = 0.0                     # not scored: no refit for them
@@ -1642,7 +1656,19 @@ def prls_loo_errors(K: Any, Kp: Any, Kpp: Any, Y: Any, gammas: Any, *, Psi: Opti
         if keep is None or keep[G].any():
             for g, gamma in enumerate(gammas):
                 R[g, G] = _prls_loo_refit(K, P, Y2, gamma, Psi, G)
+    R[:, undetermined] = np.inf
     return loo_scores(R, Y2, scoring, loo_rows=keep)
+
+
+def _basis_leverage_one(Psi):
+    """Rows i of ``Psi`` (l, o) outside the row space of the others (leverage 1): without row i the basis loses
+    rank, and a fit on the others leaves its value at row i free.  Columns in units of their size."""
+    if not Psi.shape[1]:
+        return np.zeros(Psi.shape[0], dtype=bool)
+    Pn = Psi / np.maximum(np.abs(Psi).max(axis=0), 1e-300)
+    U, sv, _ = np.linalg.svd(Pn, full_matrices=False)
+    U = U[:, sv > 1e-10 * max(float(sv.max(initial=0.0)), 1e-300)]
+    return np.einsum("ij,ij->i", U, U) > 1.0 - 1e-8
 
 
 def select_prls_gamma(K: Any, Kp: Any, Kpp: Any, Y: Any, gammas: Optional[Any] = None, *,

@@ -1,0 +1,39 @@
+"""prls_loo_errors: a left-out row whose refit leaves the null-space basis Psi undetermined on the other rows
+(two copies of a point and one other point, Psi = (1, x)) has no LOO prediction: Psi_i beta is any number.  Its
+residual came from a minimum-norm refit (finite, -0.807 at both gammas, a score the selection compared), while
+prls_fit refuses that refit ("rank-deficient") and ridge_path_errors scores the same case -inf (undefined)."""
+
+import numpy as np
+
+from graphrkhs.solvers import consistency_grams, prls_fit, prls_loo_errors, ridge_path_errors
+
+
+def _problem():
+    X = np.array([[0.859, -0.021], [0.859, -0.021], [-0.123, -0.075]])
+    K, Kp, Kpp, _ = consistency_grams(X, integral_operator="heat", sigma=1.0)
+    return X, K, Kp, Kpp, np.array([1.0, 0.5, -1.0]), np.c_[np.ones(3), X[:, 0]]
+
+
+def test_undetermined_refit_is_undefined():
+    X, K, Kp, Kpp, y, Psi = _problem()
+    scores, tie = prls_loo_errors(K, Kp, Kpp, y, [1e-3, 0.1], Psi=Psi)
+    assert np.all(scores == -np.inf)
+    # the same convention as the kernel ridge path with the same unpenalized basis
+    assert np.all(ridge_path_errors(K, y, [1e-3, 0.1], unpenalized=Psi)[0] == -np.inf)
+
+
+def test_determined_refits_unchanged():
+    # a third distinct point: every refit determines beta; the scores are the brute-force refits' (gamma l kept)
+    X, K, Kp, Kpp, y, Psi = _problem()
+    X = np.vstack([X, [[0.3, 0.5]]])
+    K, Kp, Kpp, _ = consistency_grams(X, integral_operator="heat", sigma=1.0)
+    y = np.append(y, 0.2)
+    Psi = np.c_[np.ones(4), X[:, 0]]
+    scores, _ = prls_loo_errors(K, Kp, Kpp, y, [0.1], Psi=Psi)
+    residuals = []
+    for i in range(4):
+        keep = np.delete(np.arange(4), i)
+        a, b = prls_fit(K[np.ix_(keep, keep)], Kp[np.ix_(keep, keep)], Kpp[np.ix_(keep, keep)], y[keep],
+                        0.1 * 4 / 3, Psi=Psi[keep])
+        residuals.append(y[i] - K[i, keep] @ a - Psi[i] @ b)
+    np.testing.assert_allclose(scores[0], -np.mean(np.square(residuals)), rtol=1e-6)
