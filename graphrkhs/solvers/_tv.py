@@ -730,6 +730,7 @@ def graph_tv(W: GraphLike, labeled: Indices, Y: ArrayLike, *, alpha: float = 0.5
                     obj = np.ldexp(obj, w_exp)
         P_given = np.zeros((r, m))      # a dropped edge's dual: 0 (feasible; its term is below rounding)
         P_given[kept] = P
+        _edgeless_labels_exact(F, S, Y2, np.asarray(abs(W_given).sum(axis=1)).ravel())
         return _finish(W, S, Y_user, F, P_given, obj, gap, it, converged, tol, on_failure, was_1d, out_dtype,
                        return_info, scale)
     F, P = _start(f0, p0, n, r, m, scale)
@@ -801,6 +802,8 @@ def graph_tv(W: GraphLike, labeled: Indices, Y: ArrayLike, *, alpha: float = 0.5
                 wide = 4 * np.maximum(half, np.maximum(np.abs(lo), np.abs(hi)))
                 lo = np.where(touch, mid - wide, lo)
                 hi = np.where(touch, mid + wide, hi)
+    if not isinstance(Rm, spla.LinearOperator):
+        _edgeless_labels_exact(F, S, Y_S, col)
     orphan = label_free_mask(W, S)
     keep = np.zeros(m, dtype=bool)
     if orphan.any():
@@ -824,6 +827,15 @@ def graph_tv(W: GraphLike, labeled: Indices, Y: ArrayLike, *, alpha: float = 0.5
         f2 = f.reshape(n, -1)
         f2[:, keep] = (F_kept * scale).astype(f2.dtype, copy=False)
     return F
+
+
+def _edgeless_labels_exact(F, S, Y, col):
+    """Set in place the labeled nodes that no row of R touches (``col``: the column sums of |R|, 0 there) to their
+    targets: they have no TV term, their fidelity term alone is minimized there, and the iterate left them a
+    rounding of the solver's tolerance off (1.7e-5 at the default tol, against the documented exact target)."""
+    alone = col[S] == 0
+    if alone.any():
+        F[S[alone]] = Y[alone]
 
 
 def _holds_block(a, rows, m):
