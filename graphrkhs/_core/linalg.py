@@ -167,7 +167,13 @@ def apply_matrix(K, V):
 
 
 def dense_matrix(K):
-    """The dense array of K (``K.toarray()`` for operators and sparse matrices)."""
+    """The dense array of K (``K.toarray()`` for operators and sparse matrices).
+
+    An operator with a ``dense_view()`` (a kernel operator with a dense cache) gives its cache read-only instead of
+    a copy: the callers read K, and a copy of the cache doubled a direct solve's n x n memory."""
+    view = getattr(K, "dense_view", None)
+    if callable(view):
+        return view()
     return K.toarray() if hasattr(K, "toarray") else np.asarray(K)
 
 

@@ -101,6 +101,16 @@ class KernelOperator:
     def is_dense(self) -> bool:
         return self._dense is not None
 
+    def dense_view(self) -> NDArray[np.floating]:
+        """The dense matrix without a copy of the cache: the cache itself, read-only (built as by
+        :meth:`toarray` when nothing is cached).  For the library's direct solvers, which read K once: a copy of a
+        cache of up to ``DENSE_CACHE_BYTES`` per fit (n^2 floats) is what :meth:`toarray`'s copy would cost them."""
+        if self._dense is None:
+            return self.toarray()
+        view = self._dense.view()
+        view.flags.writeable = False
+        return view
+
     def toarray(self) -> NDArray[np.floating]:
         """The dense matrix (computed if not cached; needs n^2 floats).  A new array: changing it leaves the operator alone."""
         if self._dense is not None:
