@@ -1491,8 +1491,7 @@ def _prls_loo_refit(K, P, Y2, gamma, Psi, i):
         # compared (prls_fit refuses that refit).  Columns in units of their size, as prls_fit's rank test.
         scale = np.maximum(np.abs(Psi).max(axis=0), 1e-300)
         Pn, Rn = Pk / scale, Psi[rows] / scale
-        undetermined = np.linalg.norm(Rn - (Rn @ np.linalg.pinv(Pn, rcond=1e-10)) @ Pn, axis=1) > \
-            1e-8 * np.maximum(np.linalg.norm(Rn, axis=1), 1e-300)
+        undetermined = _outside_row_space(Rn, Pn)
     else:
         QY, C = Yi, Ki @ Ki
         row, offset = K[np.ix_(rows, keep)], 0.0
@@ -1668,7 +1667,21 @@ def _basis_leverage_one(Psi):
     Pn = Psi / np.maximum(np.abs(Psi).max(axis=0), 1e-300)
     U, sv, _ = np.linalg.svd(Pn, full_matrices=False)
     U = U[:, sv > 1e-10 * max(float(sv.max(initial=0.0)), 1e-300)]
-    return np.einsum("ij,ij->i", U, U) > 1.0 - 1e-8
+    # The leverage only nominates rows: 1 - h of a full-rank but ill-conditioned basis (a row of Psi at 3e4 among
+    # values in [0, 1]) was 2e-9, flagged by a threshold on h although the refit without it is well defined (and
+    # scored by brute force).  A candidate is flagged by the refits' own test (_outside_row_space).
+    candidates = np.flatnonzero(np.einsum("ij,ij->i", U, U) > 1.0 - 1e-4)
+    out = np.zeros(Psi.shape[0], dtype=bool)
+    for i in candidates:
+        out[i] = _outside_row_space(Pn[i:i + 1], np.delete(Pn, i, axis=0))[0]
+    return out
+
+
+def _outside_row_space(R, P):
+    """Rows of R (in the column units of P) with a part outside the row space of P at the refits' tolerances
+    (pseudo-inverse rcond 1e-10, residual above 1e-8 of the row): a fit on P leaves their value free."""
+    return np.linalg.norm(R - (R @ np.linalg.pinv(P, rcond=1e-10)) @ P, axis=1) > \
+        1e-8 * np.maximum(np.linalg.norm(R, axis=1), 1e-300)
 
 
 def select_prls_gamma(K: Any, Kp: Any, Kpp: Any, Y: Any, gammas: Optional[Any] = None, *,

@@ -37,3 +37,27 @@ def test_determined_refits_unchanged():
                         0.1 * 4 / 3, Psi=Psi[keep])
         residuals.append(y[i] - K[i, keep] @ a - Psi[i] @ b)
     np.testing.assert_allclose(scores[0], -np.mean(np.square(residuals)), rtol=1e-6)
+
+
+def test_ill_conditioned_but_full_rank_basis_is_scored():
+    # an outlier in the basis (Psi = (1, z), z_0 = 3e4 among values in [0, 1]) has leverage 1 - 2.4e-9 but the
+    # refit without it is well defined (prls_fit accepts it): its residual is finite and the score is the
+    # brute-force refits' (a threshold on the leverage had scored it -inf)
+    rng = np.random.default_rng(1)
+    rng.uniform(0, 1, size=(30, 2))             # the draw order of the reviewer's reproducer (z_0 = 1e3 first)
+    l = 30
+    X = rng.uniform(0, 1, size=(l, 2))
+    K, Kp, Kpp, _ = consistency_grams(X, integral_operator="heat", sigma=1.0)
+    y = np.sin(3 * X[:, 0])
+    z = X[:, 1].copy()
+    z[0] = 3e4
+    Psi = np.c_[np.ones(l), z]
+    scores, _ = prls_loo_errors(K, Kp, Kpp, y, [0.1], Psi=Psi)
+    residuals = []
+    for i in range(l):
+        keep = np.delete(np.arange(l), i)
+        a, b = prls_fit(K[np.ix_(keep, keep)], Kp[np.ix_(keep, keep)], Kpp[np.ix_(keep, keep)], y[keep],
+                        0.1 * l / (l - 1), Psi=Psi[keep])
+        residuals.append(y[i] - K[i, keep] @ a - Psi[i] @ b)
+    assert np.isfinite(scores[0])
+    np.testing.assert_allclose(scores[0], -np.mean(np.square(residuals)), rtol=1e-3)
