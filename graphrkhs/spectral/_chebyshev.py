@@ -391,8 +391,8 @@ def _filter_bytes(n_filters, order, max_order, n=0, m=0, itemsize=8, nnz=0):
 
     Coefficients: samples and DCT of ``4 (K + 1)`` quadrature nodes per response
     (three arrays); degree search: three (4096, K + 1) arrays of the truncation
-    errors for K up to ``max_order`` (a given order: up to the larger of it and
-    ``max_order``, the search of its accuracy warning); recurrence, in (n, m) blocks: the
+    errors for K up to ``max_order`` (a given order: up to it; the search of its accuracy
+    warning is guarded where it runs); recurrence, in (n, m) blocks: the
     checked copy of the signal, the signal in internal order and its power-of-two scaled
     copy, two work blocks, SciPy's product L b and one temporary of the step's sums (7;
     Clenshaw's result is a work block), and for a bank of F responses its F results and
@@ -401,9 +401,9 @@ def _filter_bytes(n_filters, order, max_order, n=0, m=0, itemsize=8, nnz=0):
     """
     K = max_order if order is None else order
     coef = 3 * 8 * n_filters * _default_points(K)
-    # a given order's error is measured on the same grid (and, above tol, the warning searches up to max_order):
-    # 2.8 MiB at order=20 had been counted as 0
-    search = 3 * 8 * _ERROR_GRID * (max(K, max_order) + 1)
+    # a given order's error is measured on the same grid (2.8 MiB at order=20 had been counted as 0); the search up
+    # to max_order of its accuracy warning runs only above tol, and is guarded there (_warn_given_order)
+    search = 3 * 8 * _ERROR_GRID * (K + 1)
     blocks = 7 if n_filters == 1 else 2 * n_filters + 7
     recurrence = blocks * n * m * itemsize + (nnz * (itemsize + 8) + 8 * (n + 1) if n else 0)
     return coef + search + recurrence
@@ -656,6 +656,16 @@ def _prepare_coefficients(filters, order, tol, lmax, damping, max_order):
 def _warn_given_order(filters, order, error, tol, lmax, damping, max_order):
     """An explicit ``order`` whose estimated error is above ``tol``: an AccuracyWarning naming the error and the
     order that meets tol (the automatic one, :func:`_auto_order`), or that ``max_order`` does not suffice."""
+    try:
+        # the degree search up to max_order (three (4096, max_order + 1) arrays), which the filter's own memory
+        # estimate leaves out: it runs only for this warning
+        memory_guard(3 * 8 * _ERROR_GRID * (max_order + 1), "", "")
+    except MemoryError:
+        warn(f"the Chebyshev series of {', '.join(map(repr, filters))} at the given order={order} has an estimated "
+             f"relative error of {error:.2e} on [0, lmax], above tol={tol:g} (the search for the order that meets "
+             f"it, up to max_order={max_order}, would not fit in memory: lower max_order).  Pass the tol this order "
+             "is meant to meet to silence this.", AccuracyWarning)
+        return
     needed, needed_error, _, _ = _auto_order(filters, lmax, tol, max_order, damping)
     if needed_error <= tol:
         fix = f"order {needed} meets tol={tol:g} (order=None chooses it)"

@@ -37,3 +37,23 @@ def test_guard_estimate_bounds_measured_peak(monkeypatch, n_filters, backend, l_
         tracemalloc.stop()
     # before: (F + 2) n m blocks and no error grid for a given order -- 2.2x below the peak for one response
     assert estimates and max(estimates) >= peak, (estimates, peak)
+
+
+def test_given_order_is_not_charged_the_warning_search(monkeypatch):
+    # A given order is estimated with its own error grid; the degree search up to max_order (94 MiB at the
+    # default 1000) runs only for the accuracy warning of an order above tol, and is guarded there: on a machine
+    # of 8 MiB the filter is computed (the plain call's result) and the warning says the search does not fit.
+    from graphrkhs import AccuracyWarning
+    from graphrkhs._core import validation
+
+    rng = np.random.default_rng(3)
+    n = 200
+    L = laplacian(knn_graph(rng.normal(size=(n, 2)), 6))
+    X = rng.normal(size=(n, 2))
+    kw = dict(order=6, lmax=2.0 * float(L.diagonal().max()))
+    expected = chebyshev_filter(L, filters.Heat(1.0), X, tol=1.0, **kw)      # order 6 meets tol = 1
+    monkeypatch.setattr(validation, "_physical_memory", lambda: 8 * 2**20)
+    np.testing.assert_array_equal(chebyshev_filter(L, filters.Heat(1.0), X, tol=1.0, **kw), expected)
+    with pytest.warns(AccuracyWarning, match="would not fit in memory: lower max_order"):
+        got = chebyshev_filter(L, filters.Heat(1.0), X, tol=1e-12, **kw)
+    np.testing.assert_array_equal(got, expected)
