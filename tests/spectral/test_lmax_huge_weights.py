@@ -22,6 +22,19 @@ def test_lmax_bounds_spectrum_near_overflow():
             assert np.isfinite(bound) and true <= bound <= 1.11 * true
 
 
+@pytest.mark.parametrize("w", [3e307, 1e250])
+def test_lmax_bounds_spectrum_near_overflow_beyond_the_dense_path(w):
+    # n > 64 goes through Lanczos (ARPACK), not the dense eigvalsh of small L: at 3e307 it raised ArpackError
+    # -9999, at 1e250 its products overflowed ("overflow in dot"); the bound of 2^-e L scaled back is finite
+    n = 200
+    L = laplacian(_path(w, n))
+    true = 2.0 * w * (1.0 + np.cos(np.pi / n))        # the path Laplacian's largest eigenvalue, closed form
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        bound = lmax(L)
+    assert np.isfinite(bound) and true <= bound <= 1.11 * true
+
+
 @pytest.mark.parametrize("call", [
     lambda W: lmax(laplacian(W)),
     lambda W: chebyshev_filter(laplacian(W), filters.Heat(1e-308), np.ones(5)),
