@@ -1787,9 +1787,15 @@ class _GraphTV(_GraphLearner):
             # its f = Phi^T s stay finite: at |y| ~ 5e307 they overflowed, every fold's CV error was NaN and
             # R="auto" chose by the NaNs (the fit 23 % off y's own scaled back)
             u = float(np.ldexp(1.0, power_of_two_exponent(Y)))
-            F, res = graph_kernel_tv(K, S, Y / u, alpha=alpha / u, tol=tol,
-                                     max_iter=min(self.max_iter, KERNEL_TV_MAX_ITER), columns=cols,
-                                     on_failure=on_failure, return_info=True, compute_f=not fold)
+            with warnings.catch_warnings():
+                # graph_kernel_tv leaves label-free components at its minimizer (0: R = phi(L)^{-1} does not
+                # cancel constants); the estimators give them the prior, the rule of every learner, with its
+                # warning (below), in place of the solver's
+                warnings.filterwarnings("ignore", message=".*connected components without any labeled node",
+                                        category=GraphWarning)
+                F, res = graph_kernel_tv(K, S, Y / u, alpha=alpha / u, tol=tol,
+                                         max_iter=min(self.max_iter, KERNEL_TV_MAX_ITER), columns=cols,
+                                         on_failure=on_failure, return_info=True, compute_f=not fold)
             if fold:
                 # a cross-validation fold needs f on the labeled nodes only: f_k = Phi[:, k]^T s there,
                 # from the shared columns (no Chebyshev pass); elsewhere unused (zeros)
@@ -1801,6 +1807,8 @@ class _GraphTV(_GraphLearner):
                 F = F * u
                 res.p, res.sources = res.p * u, res.sources * u
                 res.objective = res.objective * u * u
+            if not fold:
+                _orphans(W, S, Y, F)    # label-free components: the mean of the labeled targets (the class prior)
             return F, res
         f0, p0 = (None, None) if warm is None else warm
         return graph_tv(W, S, Y, alpha=alpha, fidelity="degree", tol=tol, max_iter=self.max_iter, f0=f0, p0=p0,

@@ -32,6 +32,7 @@ from .._core.validation import (GraphWarning, check_flag, check_numeric_dtype, c
                                 power_of_two_exponent, warn)
 from ..graphs import as_adjacency, laplacian as graph_laplacian
 from ..kernels import GraphKernel
+from ..spectral import chebyshev_filter
 from ..spectral.filters import default_kernel
 from .._core.types import ArrayLike, GraphLike, Indices, MatrixLike
 from ._common import labeled_graph_problem
@@ -804,22 +805,13 @@ def graph_tv(W: GraphLike, labeled: Indices, Y: ArrayLike, *, alpha: float = 0.5
                 hi = np.where(touch, mid + wide, hi)
     if not isinstance(Rm, spla.LinearOperator):
         _edgeless_labels_exact(F, S, Y_S, col)
-    orphan = label_free_mask(W, S)
-    keep = np.zeros(m, dtype=bool)
-    if orphan.any():
-        # The mean on the label-free components (the rule of the graph solvers) is a minimizer only where R
-        # cancels constants there; for another R (L + c I, a kernel's inverse) it is not: with R = L + 0.5 I the
-        # returned f had objective 1.41 against the reported (and optimal) 0.74, converged=True.  Those columns
-        # keep the minimizer.
-        G = F.copy()
-        G[orphan] = Y_S.mean(axis=0)
-        obj_mean = (lam * (Y_S - G[S]) ** 2).sum(axis=0) + alpha * np.abs(Rm @ G).sum(axis=0)
-        keep = obj_mean > obj + tol * np.maximum(obj, floor)
-        if keep.any():
-            warn(f"{int(orphan.sum())} node(s) lie in connected components without any labeled node, where R does "
-                 f"not cancel constants: {int(keep.sum())} column(s) keep the minimizer's values there (the mean of "
-                 "the labeled targets would raise the objective).", GraphWarning)
-            F_kept = F[:, keep].copy()
+    # The mean on the label-free components (the rule of the graph solvers) is a minimizer only where R
+    # cancels constants there; for another R (L + c I, a kernel's inverse) it is not: with R = L + 0.5 I the
+    # returned f had objective 1.41 against the reported (and optimal) 0.74, converged=True.  Those columns
+    # keep the minimizer.
+    keep = _label_free_keep(W, S, Y_S, F, obj, tol, floor,
+                            lambda G: (lam * (Y_S - G[S]) ** 2).sum(axis=0) + alpha * np.abs(Rm @ G).sum(axis=0))
+    F_kept = F[:, keep].copy()
     F = _finish(W, S, Y_user, F, P, obj, gap, it, converged, tol, on_failure, was_1d, out_dtype, return_info, scale,
                 orphans=not keep.all())
     if keep.any():
@@ -836,6 +828,26 @@ def _edgeless_labels_exact(F, S, Y, col):
     alone = col[S] == 0
     if alone.any():
         F[S[alone]] = Y[alone]
+
+
+def _label_free_keep(W, S, Y_S, F, obj, tol, floor, objective):
+    """The columns whose label-free components keep the minimizer's values ``F`` rather than the mean of ``Y_S``.
+
+    The mean (the rule of the graph solvers, :func:`_orphans`) minimizes only where R cancels constants on those
+    components; a column keeps F when the mean raises its objective (``objective(G)``, shape (m,)) above the
+    minimum ``obj`` by more than the gap tolerance, with a GraphWarning.  Boolean array of shape (m,).
+    """
+    orphan = label_free_mask(W, S)
+    keep = np.zeros(F.shape[1], dtype=bool)
+    if orphan.any():
+        G = F.copy()
+        G[orphan] = Y_S.mean(axis=0)
+        keep = objective(G) > obj + tol * np.maximum(obj, floor)
+        if keep.any():
+            warn(f"{int(orphan.sum())} node(s) lie in connected components without any labeled node, where R does "
+                 f"not cancel constants: {int(keep.sum())} column(s) keep the minimizer's values there (the mean of "
+                 "the labeled targets would raise the objective).", GraphWarning)
+    return keep
 
 
 def _holds_block(a, rows, m):
@@ -1197,6 +1209,11 @@ def graph_kernel_tv(W: Union[GraphLike, GraphKernel], labeled: Indices, Y: Array
     Returns
     -------
     F : ndarray of shape (n,) or (n, m), or None with ``compute_f=False``
+        :math:`\Phi s`.  Nodes of components without labels keep the
+        minimizer's value 0 there (R does not cancel constants: the mean of
+        ``Y`` would raise the objective), with a
+        :class:`~graphrkhs.GraphWarning`; a column whose labels have mean 0
+        is unchanged by the mean.
     result : TVResult, only with ``return_info=True``
 
     Examples
@@ -1326,6 +1343,7 @@ def graph_kernel_tv(W: Union[GraphLike, GraphKernel], labeled: Indices, Y: Array
     # "X contains NaN or infinity" for finite targets near 1e308 (s overflowed, f did not)
     s_unit = np.zeros((n, m))
     s_unit[T] = sT
+    obj_unit = obj
     with np.errstate(over="ignore", under="ignore"):
         s = s_unit * scale
         p = rho * corr * scale
@@ -1335,12 +1353,29 @@ def graph_kernel_tv(W: Union[GraphLike, GraphKernel], labeled: Indices, Y: Array
                        f"rounds (worst gap {gap.max():.2e}); raise max_iter or loosen tol.", on_failure)
     if compute_f:
         with np.errstate(over="ignore"):
-            F = K.matmat(s_unit) * scale
+            F_unit = K.matmat(s_unit)
+            F = F_unit * scale
         if not np.isfinite(F).all():
             raise ValueError(f"graph_kernel_tv: the fitted f overflows float64 (max |y| = "
                              f"{float(np.max(np.abs(Y_user))):.3g}); divide Y by its largest magnitude and "
                              "multiply f back.")
-        _orphans(W, S, Y_user, F)
+
+        def objective(G):
+            # G differs from f = Phi s on unlabeled nodes only (the data term is unchanged), and
+            # R = phi(L)^{-1} = R_poly is block diagonal over the components: R G = s + R (G - f)
+            D = G - F_unit
+            RD = _poly_matrix(L, np.asarray(poly, dtype=np.float64)) @ D if poly is not None else \
+                chebyshev_filter(L, lambda x: 1.0 / phi(x), D, tol=filter_tol)
+            return obj_unit + alpha * (np.abs(s_unit + RD).sum(axis=0) - np.abs(s_unit).sum(axis=0))
+
+        # R = phi(L)^{-1} never cancels constants (it is invertible): the mean of the labels on a label-free
+        # component raised the objective (7 nodes, two components: 1.061 against the reported 0.124,
+        # converged=True).  The rule of graph_tv: those columns keep the minimizer (0 there).
+        keep = _label_free_keep(W, S, Y2, F_unit, obj_unit, tol, floor, objective)
+        F_kept = F[:, keep].copy()
+        if not keep.all():
+            _orphans(W, S, Y_user, F)
+        F[:, keep] = F_kept
         F = F.astype(out_dtype, copy=False)
         result = TVResult(F[:, 0] if was_1d else F, None, obj, gap, it, converged)
     else:
