@@ -1226,6 +1226,8 @@ def graph_kernel_tv(W: Union[GraphLike, GraphKernel], labeled: Indices, Y: Array
     (True, True)
     """
     check_flag(return_info, "return_info")
+    # compute_f="False" (truthy) ran the Chebyshev pass and returned f, compute_f=None returned None
+    compute_f = check_flag(compute_f, "compute_f")
     from sklearn.exceptions import ConvergenceWarning as SklearnConvergenceWarning
     from sklearn.linear_model import LassoLars
 
