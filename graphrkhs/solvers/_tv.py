@@ -1364,10 +1364,19 @@ def graph_kernel_tv(W: Union[GraphLike, GraphKernel], labeled: Indices, Y: Array
 
         def objective(G):
             # G differs from f = Phi s on unlabeled nodes only (the data term is unchanged), and
-            # R = phi(L)^{-1} = R_poly is block diagonal over the components: R G = s + R (G - f)
+            # R = phi(L)^{-1} is block diagonal over the components: R G = s + R (G - f)
             D = G - F_unit
-            RD = _poly_matrix(L, np.asarray(poly, dtype=np.float64)) @ D if poly is not None else \
-                chebyshev_filter(L, lambda x: 1.0 / phi(x), D, tol=filter_tol)
+            if poly is not None:
+                RD = _poly_matrix(L, np.asarray(poly, dtype=np.float64)) @ D
+            else:
+                grid = np.linspace(0.0, K.lmax, 1025)
+                with np.errstate(over="ignore", divide="ignore"):
+                    finite = bool(np.all(np.isfinite(1.0 / np.asarray(phi(grid), dtype=np.float64))))
+                if not finite:
+                    # 1/phi beyond float64 (Heat(t) with t lmax > 709): R G not computable, but R is invertible, so
+                    # the mean raises the objective wherever it moves f: keep the minimizer there (exact anyway)
+                    return np.where(np.any(D != 0, axis=0), np.inf, obj_unit)
+                RD = chebyshev_filter(L, lambda x: 1.0 / phi(x), D, tol=filter_tol, lmax=K.lmax)
             return obj_unit + alpha * (np.abs(s_unit + RD).sum(axis=0) - np.abs(s_unit).sum(axis=0))
 
         # R = phi(L)^{-1} never cancels constants (it is invertible): the mean of the labels on a label-free

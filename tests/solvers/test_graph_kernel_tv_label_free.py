@@ -64,3 +64,13 @@ def test_tv_estimators_keep_the_prior_on_label_free_components():
     np.testing.assert_allclose(reg.transduction_[4:], 1.5)
     free = [str(w.message) for w in caught if "without any labeled node" in str(w.message)]
     assert len(free) == 2 and all("mean of the labeled targets" in m for m in free)
+
+
+def test_label_free_check_with_an_inverse_beyond_float64():
+    # Heat(370): 1/phi(lmax) = e^(370 lmax) overflows; the label-free check must not fail (the minimizer is kept)
+    W = _two_components()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", GraphWarning)
+        F = graph_kernel_tv(W, [0, 3], np.array([1.0, 2.0]), filters.Heat(370.0), alpha=0.3, fidelity="uniform")
+    assert np.isfinite(F).all()
+    np.testing.assert_array_equal(F[4:], 0.0)
