@@ -2455,15 +2455,22 @@ class _KronReduction:
             LSU = sp.csr_array(LS[:, self.U])
             for j in range(0, S.size, _SCHUR_BLOCK):     # blocks of columns: memory |U| x _SCHUR_BLOCK
                 Lsc[:, j:j + _SCHUR_BLOCK] -= LSU @ self.solve_uu(self.L_US[:, j:j + _SCHUR_BLOCK].toarray())
-        # T itself, for the LOO of labels whose T_ii is at the rounding of T's eigendecomposition (scores), and
+        T = (Lsc + Lsc.T) / 2
+        del Lsc
         # the labels alone (among labels) in their component, whose T_ii is 0 exactly
-        self._T = (Lsc + Lsc.T) / 2
         _, comp = csgraph.connected_components(W, directed=False)
         self._alone = np.bincount(comp[S], minlength=comp.max() + 1)[comp[S]] == 1
-        with small_dense_threads(Lsc.shape[0]):
-            t, V = np.linalg.eigh(self._T)
+        with small_dense_threads(T.shape[0]):
+            t, V = np.linalg.eigh(T)
         tiny = 1e-10 * max(float(np.abs(t).max()), 1e-300)
         self.t = np.where(t > tiny, t, 0.0)                     # the null space: constants per component
+        # the labels whose T_ii is at the rounding of T's eigendecomposition (below 1e-6 of its largest
+        # eigenvalue): their LOO is refitted from T's own column (_refit_residuals), kept for them only
+        self._Tii = np.diag(T).copy()
+        scaled_diag = np.einsum("ik,k,ik->i", V, self.t / max(float(self.t.max(initial=0.0)), 1e-300), V)
+        self._ill = ~self._alone & (self._Tii > 0) & (scaled_diag <= 1e-6)
+        self._T_ill = T[:, self._ill].copy()
+        del T
         with np.errstate(divide="ignore", over="ignore"):
             self.path = KernelRidgePath.from_eigh(np.where(self.t > 0, 1.0 / np.maximum(self.t, tiny), np.inf), V)
 
@@ -2523,11 +2530,10 @@ class _KronReduction:
         # its LOO is undefined at every alpha; it is left out of the LOO average instead of making it inf
         # (structurally: a label hanging on edges of 1e-19 has T_ii ~ 1e-19 relative, below the rounding of T's
         # eigendecomposition, and was left out as if alone; its refits' residual is genuine)
-        Tii = np.diag(self._T)
-        ok = ~self._alone & (Tii > 0)
+        ok = ~self._alone & (self._Tii > 0)
         # a T_ii below 1e-6 of T's scale: the closed form (T y)_i / T_ii from the eigendecomposition loses
         # eps / T_ii of relative accuracy (-1.3 scored for refits' -590); those rows are refitted from T
-        ill = ok & (np.diag(T) <= 1e-6)
+        ill = self._ill.copy()
         rows = _scored_rows(loo_rows, Y2)            # the caller's rows (a classifier's): the others not scored
         if rows is not None and criterion != "gcv":
             ok = ok & rows
@@ -2554,19 +2560,31 @@ class _KronReduction:
         return score, tie
 
     def _refit_residuals(self, i, Y2, alphas):
-        r"""LOO residuals (len(alphas), m) of label i by refits on T: without label i, row i of
-        :math:`(J + \mu T) F = J y` gives :math:`F_i = -T_{io} F_o / T_{ii}` (a weighted mean of the others, its
-        ratios computed from row i itself, accurate however small it is) and the others solve
-        :math:`(I + \mu (T_{oo} - T_{oi} T_{io} / T_{ii})) F_o = y_o`."""
-        T = self._T
-        o = np.delete(np.arange(T.shape[0]), i)
-        r = T[i, o] / T[i, i]
-        Soo = T[np.ix_(o, o)] - np.outer(T[o, i], r)
-        Soo = (Soo + Soo.T) / 2
+        r"""LOO residuals (len(alphas), m) of label i, exact refits on T in O(l m) per alpha.
+
+        Without label i, row i of :math:`(J_{-i} + \mu T) F = J_{-i} y` gives
+        :math:`F_i = -T_{io} F_o / T_{ii}` and the others solve :math:`(A_{oo} - \mu T_{oi} T_{io} / T_{ii}) F_o =
+        y_o`, :math:`A = I + \mu T`; by Sherman-Morrison,
+        :math:`F_i = -T_{io} A_{oo}^{-1} y_o / (T_{ii} - \mu T_{io} A_{oo}^{-1} T_{oi})`.  Both forms of
+        :math:`A_{oo}^{-1}` (:math:`(A^{-1})_{oo} - (A^{-1})_{oi} (A^{-1})_{io} / (A^{-1})_{ii}`, with
+        :math:`(A^{-1})_{ii}` near 1) come from T's eigendecomposition without the cancellation of
+        :math:`1 - (A^{-1})_{ii} \approx \mu T_{ii}` that the closed form suffers for a tiny :math:`T_{ii}`, and
+        the ratios use row i of T itself.  (Dense refits, one (l - 1)-system per alpha, cost 10 s for four such
+        labels among 1200 over the default grid.)"""
+        V, t = self.path.eigenvectors, self.t
+        u0 = self._T_ill[:, np.searchsorted(np.flatnonzero(self._ill), i)].copy()   # T_oi, 0 at i
+        t_ii = u0[i]
+        u0[i] = 0.0
+        ce, cu = V[i], V.T @ u0             # e_i and T_oi in the eigenbasis
+        cy = V.T @ Y2 - np.outer(ce, Y2[i])  # y with 0 at i
         out = np.empty((len(alphas), Y2.shape[1]))
         for k, a in enumerate(alphas):
-            Fo = Y2[o] if a == 0 else np.linalg.solve(np.eye(o.size) + a * Soo, Y2[o])
-            out[k] = Y2[i] + r @ Fo
+            d = 1.0 / (1.0 + a * t)
+            de, du = d * ce, d * cu
+            p_ii, p_iu = ce @ de, cu @ de
+            q_uy = du @ cy - p_iu * (de @ cy) / p_ii       # T_io A_oo^-1 y_o
+            q_uu = du @ cu - p_iu * p_iu / p_ii            # T_io A_oo^-1 T_oi
+            out[k] = Y2[i] + q_uy / (t_ii - a * q_uu)
         return out
 
 
