@@ -40,3 +40,21 @@ def test_as_printed_gamma_zero_without_copies_is_the_interpolant():
     y = np.sin(3 * x[:, 0])
     est = gr.GRLSRegressor(method="as_printed", gamma=0.0, sigma=0.5).fit(x, y)
     assert np.abs(est.predict(x) - y).max() <= 1e-9
+
+
+def test_as_printed_gamma_zero_distinct_points_is_the_cholesky_solve(monkeypatch):
+    # distinct points: H is positive definite and the limit is H^-1 (y_2 - E^T alpha), solved by Cholesky as
+    # rls_fit's interpolation; the eigen-solve is for the columns Cholesky does not solve (conflicting copies).
+    # Using it for every gamma = 0 fit cost 14x the time on 1500 points and lost accuracy
+    from graphrkhs.solvers import _kernel
+
+    def refuse(*args):
+        raise AssertionError("the minimum-norm eigen-solve ran for a positive definite H")
+
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-1, 1, size=(60, 2))
+    y = np.sin(3 * X[:, 0])
+    monkeypatch.setattr(_kernel, "_min_norm_psd_solve", refuse)
+    est = gr.GRLSRegressor(method="as_printed", gamma=0.0, sigma=0.5).fit(X, y)
+    # the limit interpolates the distinct points (the test above, by the eigen-solve's route before)
+    assert np.abs(est.predict(X) - y).max() <= 1e-6
