@@ -23,6 +23,7 @@ import scipy.sparse.linalg as spla
 from scipy.sparse.csgraph import reverse_cuthill_mckee
 from numba import njit
 
+from .._core.backend import check_backend
 from .._core.cg import check_on_failure, report_failure
 from .._core.reorder import LOCAL_ORDER_FRACTION, REORDER_MIN_NODES, mean_index_distance
 from .._core.spmm import _pool
@@ -1204,7 +1205,8 @@ def graph_kernel_tv(W: Union[GraphLike, GraphKernel], labeled: Indices, Y: Array
         a cross-validation that needs f only where kernel columns are known
         (:math:`f_k = (\Phi_{:,k})^T s`).
     backend : {"auto", "numpy", "mpi", "dask"}, default="auto"
-        Where the Chebyshev passes run.
+        Where the Chebyshev passes run.  Unused for a prebuilt ``GraphKernel``
+        (it has its own), but still checked.
 
     Returns
     -------
@@ -1251,6 +1253,7 @@ def graph_kernel_tv(W: Union[GraphLike, GraphKernel], labeled: Indices, Y: Array
         raise ValueError(f"fidelity='degree' needs the entries of R = 1/phi(L): a kernel whose inverse is a "
                          f"polynomial (kernel.inverse_polynomial(), e.g. filters.Matern or "
                          f"filters.RegularizedLaplacian); {phi!r} has none. Use fidelity='uniform'.")
+    check_backend(backend)                  # checked also when a prebuilt kernel (with its own) makes it unused
     if isinstance(W, GraphKernel):          # a prebuilt kernel (its Chebyshev plan is reused)
         K = W
         L = sp.csr_array(K.L, dtype=np.float64)
