@@ -1489,9 +1489,7 @@ def _prls_loo_refit(K, P, Y2, gamma, Psi, i):
         # space of Pk, and a left-out row with a part there has any prediction Psi_i b -- its LOO is undefined
         # (inf, as KernelRidgePath's interpolated rows); the minimum-norm b gave a finite residual the selection
         # compared (prls_fit refuses that refit).  Columns in units of their size, as prls_fit's rank test.
-        scale = np.maximum(np.abs(Psi).max(axis=0), 1e-300)
-        Pn, Rn = Pk / scale, Psi[rows] / scale
-        undetermined = _outside_row_space(Rn, Pn)
+        undetermined = _outside_row_space(Psi[rows], Pk)
     else:
         QY, C = Yi, Ki @ Ki
         row, offset = K[np.ix_(rows, keep)], 0.0
@@ -1673,15 +1671,21 @@ def _basis_leverage_one(Psi):
     candidates = np.flatnonzero(np.einsum("ij,ij->i", U, U) > 1.0 - 1e-4)
     out = np.zeros(Psi.shape[0], dtype=bool)
     for i in candidates:
-        out[i] = _outside_row_space(Pn[i:i + 1], np.delete(Pn, i, axis=0))[0]
+        out[i] = _outside_row_space(Psi[i:i + 1], np.delete(Psi, i, axis=0))[0]
     return out
 
 
 def _outside_row_space(R, P):
-    """Rows of R (in the column units of P) with a part outside the row space of P at the refits' tolerances
-    (pseudo-inverse rcond 1e-10, residual above 1e-8 of the row): a fit on P leaves their value free."""
-    return np.linalg.norm(R - (R @ np.linalg.pinv(P, rcond=1e-10)) @ P, axis=1) > \
-        1e-8 * np.maximum(np.linalg.norm(R, axis=1), 1e-300)
+    """Rows of R with a part outside the row space of P at the refits' tolerances (columns in units of their
+    size over P's rows, as prls_fit scales the basis it is given; pseudo-inverse rcond 1e-10, residual above 1e-8
+    of the row): a fit on P leaves their value free.  (Scaled by the column sizes of P and R together, an outlier
+    row of 1e9 made the others' column vanish to 1e-9: -inf for refits prls_fit solves.)"""
+    top = np.abs(P).max(axis=0, initial=0.0)
+    # a column that is 0 on P's rows (nonzero only on R's) takes R's size: R / 1e-300 overflowed to inf
+    scale = np.where(top > 0, top, np.maximum(np.abs(R).max(axis=0, initial=0.0), 1e-300))
+    Pn, Rn = P / scale, R / scale
+    return np.linalg.norm(Rn - (Rn @ np.linalg.pinv(Pn, rcond=1e-10)) @ Pn, axis=1) > \
+        1e-8 * np.maximum(np.linalg.norm(Rn, axis=1), 1e-300)
 
 
 def select_prls_gamma(K: Any, Kp: Any, Kpp: Any, Y: Any, gammas: Optional[Any] = None, *,
