@@ -530,7 +530,9 @@ def graph_tv(W: GraphLike, labeled: Indices, Y: ArrayLike, *, alpha: float = 0.5
 
         |f_j - y_j| \le \mu / 2 \qquad (j \in S),
 
-    whatever the graph: for one-hot class targets and :math:`\mu < 1`, every
+    whatever the graph, at the minimizer (the returned iterate meets it up to
+    the solver's ``tol``: 4e-5 over at the default on a small graph): for
+    one-hot class targets and :math:`\mu < 1`, every
     labeled node keeps its class (own score :math:`\ge 1 - \mu/2 > 1/2`, the
     others :math:`\le \mu / 2`).  ``fidelity="uniform"`` (:math:`\lambda_j = 1`)
     is the unweighted problem.  For a LinearOperator R (entries unknown)
