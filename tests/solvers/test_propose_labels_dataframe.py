@@ -2,11 +2,10 @@
 (n, n_classes) array ... got DataFrame").  Its values are used in row order; the proposed nodes are positions."""
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import graphrkhs as gr
-
-pd = pytest.importorskip("pandas")
 
 
 def test_propose_labels_accepts_a_dataframe_of_scores_and_returns_positions():
