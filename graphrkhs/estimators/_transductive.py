@@ -786,7 +786,7 @@ class LaplacianRegularizationClassifier(_TransductiveClassifier, _LaplacianRegul
     preconditioner : {"auto", "amg", "jacobi", None}, default="auto"
         See :func:`~graphrkhs.harmonic_solution` ("auto": direct up to 5000
         nodes, AMG above).
-    backend : {"auto", "numpy", "mpi", "dask"}, default="auto"
+    backend : {"auto", "numpy", "numba", "scipy", "mpi", "dask"}, default="auto"
         Where the solve at a fixed ``alpha`` runs (see
         :func:`~graphrkhs.harmonic_solution`; ``"auto"`` is MPI under
         ``mpiexec`` with several ranks).  The automatic choice of ``alpha``
@@ -922,7 +922,7 @@ class PoissonLearningClassifier(_TransductiveClassifier):
         Fashion-MNIST 1e-3 changed under 0.01% of them).
     preconditioner : {"auto", "amg", "jacobi", None}, default="auto"
         See :func:`~graphrkhs.poisson_learning`.
-    backend : {"auto", "numpy", "mpi", "dask"}, default="auto"
+    backend : {"auto", "numpy", "numba", "scipy", "mpi", "dask"}, default="auto"
         Where the Poisson solve runs (see :func:`~graphrkhs.poisson_learning`;
         ``"auto"`` is MPI under ``mpiexec`` with several ranks).  Up to 5000
         nodes ``preconditioner="auto"`` factorizes on every process whatever
@@ -1227,7 +1227,7 @@ class GraphKernelRidgeClassifier(_TransductiveClassifier, _GraphKernelRidge):
         shift of y shifts the fit; "auto": for regressors only (the leave-one-out
         selection of ``alpha`` then keeps the constant free too).
     laplacian : {"normalized", "combinatorial"}, default="normalized"
-    backend : {"auto", "numpy", "mpi", "dask"}, default="auto"
+    backend : {"auto", "numpy", "numba", "scipy", "mpi", "dask"}, default="auto"
         Where the Chebyshev passes and solves run (see
         :func:`~graphrkhs.graph_kernel_ridge`).
     """ + _GRAPH_DOC + r"""
@@ -1574,7 +1574,7 @@ class PoissonRidgeEnsembleClassifier(_TransductiveClassifier, _GraphKernelRidge)
         CG relative residual of the Poisson solve.
     preconditioner : {"auto", "amg", "jacobi", None}, default="auto"
         Of the Poisson solve, see :func:`~graphrkhs.poisson_learning`.
-    backend : {"auto", "numpy", "mpi", "dask"}, default="auto"
+    backend : {"auto", "numpy", "numba", "scipy", "mpi", "dask"}, default="auto"
         Where the kernel ridge part's Chebyshev passes and solves and the
         Poisson solve run (see :class:`PoissonLearningClassifier`).
     """ + _ENSEMBLE_GRAPH_DOC + r"""
@@ -2104,7 +2104,7 @@ class GraphTVClassifier(_TransductiveClassifier, _GraphTVWithOperator):
         ``filters.RegularizedLaplacian``) for the fidelity weights.
     laplacian : {"normalized", "combinatorial"}, default="normalized"
         The Laplacian of ``R="kernel"``.
-    backend : {"auto", "numpy", "mpi", "dask"}, default="auto"
+    backend : {"auto", "numpy", "numba", "scipy", "mpi", "dask"}, default="auto"
         Where the Chebyshev passes of ``R="kernel"`` (the kernel columns
         :math:`\Phi_{:,S}` and :math:`f = \Phi s`, see
         :func:`~graphrkhs.graph_kernel_tv`) and the harmonic solves of the
@@ -2445,7 +2445,7 @@ class GraphTVRegressor(_TransductiveRegressor, _GraphTVWithOperator):
         polynomial (``inverse_polynomial()``) for the fidelity weights.
     laplacian : {"normalized", "combinatorial"}, default="normalized"
         The Laplacian of ``R="kernel"``.
-    backend : {"auto", "numpy", "mpi", "dask"}, default="auto"
+    backend : {"auto", "numpy", "numba", "scipy", "mpi", "dask"}, default="auto"
         Where the Chebyshev passes of ``R="kernel"`` run (see
         :class:`GraphTVClassifier`); the primal-dual iterations of graph TV
         are not distributed.

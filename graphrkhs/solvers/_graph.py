@@ -709,7 +709,7 @@ def harmonic_solution(W: GraphLike, labeled: Indices, Y: ArrayLike, *, laplacian
         iterations instead of 1512, F within 1e-11), and raises an
         :class:`~graphrkhs.AccuracyWarning` naming "auto" / "amg" when it
         cannot.
-    backend : {"auto", "numpy", "mpi", "dask"}, default="auto"
+    backend : {"auto", "numpy", "numba", "scipy", "mpi", "dask"}, default="auto"
         Where the CG solve runs (see :func:`~graphrkhs.chebyshev_filter`): a
         distributed backend partitions the system and runs block CG with
         summed dot products and block-Jacobi AMG (one hierarchy per
@@ -980,7 +980,7 @@ def poisson_learning(W: GraphLike, labeled: Indices, Y: ArrayLike, *, class_prio
         nodes of labeled components, in node order).  The direct path of
         "auto" grounds one node per component (:math:`F_r = 0`, exact because
         the source sums to zero there) to make the system nonsingular.
-    backend : {"auto", "numpy", "mpi", "dask"}, default="auto"
+    backend : {"auto", "numpy", "numba", "scipy", "mpi", "dask"}, default="auto"
         Where the CG solve runs (as in :func:`harmonic_solution`): a
         distributed backend runs block CG from zero with block-Jacobi AMG (one
         hierarchy per partition; on this consistent singular system the
@@ -1319,7 +1319,7 @@ def graph_kernel_ridge(W: Union[GraphLike, GraphKernel], labeled: Indices, Y: Ar
         Solver of the "sparse" path's system, as in :func:`harmonic_solution`.
     return_coef : bool, default=False
         Also return :math:`\beta` (None for "sparse", which never forms it).
-    backend : {"auto", "numpy", "mpi", "dask"}, default="auto"
+    backend : {"auto", "numpy", "numba", "scipy", "mpi", "dask"}, default="auto"
         Where the products and solves run (see :func:`harmonic_solution`):
         the Chebyshev passes of "direct" and "cg" on the kernel's distributed
         operator, the "sparse" system by distributed block CG.  Ignored for a
@@ -1518,7 +1518,7 @@ def graph_kernel_columns(L: MatrixLike, phi: Callable, cols: Indices, *, order: 
         Chebyshev degree (None: the lowest reaching ``tol``).
     tol : float, default=1e-8
         Relative accuracy of the Chebyshev approximation.
-    backend : {"auto", "numpy", "mpi", "dask"}, default="auto"
+    backend : {"auto", "numpy", "numba", "scipy", "mpi", "dask"}, default="auto"
         Where the Chebyshev pass runs (see :class:`~graphrkhs.GraphKernel`).
 
     Returns

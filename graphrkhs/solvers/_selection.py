@@ -2642,7 +2642,7 @@ def select_tikhonov_solution(W: Any, labeled: Any, Y: Any, alphas: Optional[Any]
     n_probes, random_state
         Of the stochastic diagonal estimate (``method="stochastic"``); one set of probes serves the whole
         grid, its extensions included (a Generator is drawn from once, for their seed).
-    backend : {"auto", "numpy", "mpi", "dask"}, default="auto"
+    backend : {"auto", "numpy", "numba", "scipy", "mpi", "dask"}, default="auto"
         Where the Laplacian solves of ``method="stochastic"`` run (as in
         :func:`~graphrkhs.tikhonov_solution`); the exact path (one sparse
         factorization) runs on every process.

@@ -1205,7 +1205,7 @@ def graph_kernel_tv(W: Union[GraphLike, GraphKernel], labeled: Indices, Y: Array
         None and the sources (``return_info=True``) are the answer, e.g. for
         a cross-validation that needs f only where kernel columns are known
         (:math:`f_k = (\Phi_{:,k})^T s`).
-    backend : {"auto", "numpy", "mpi", "dask"}, default="auto"
+    backend : {"auto", "numpy", "numba", "scipy", "mpi", "dask"}, default="auto"
         Where the Chebyshev passes run.  Unused for a prebuilt ``GraphKernel``
         (it has its own), but still checked.
 
