@@ -10,6 +10,7 @@ import warnings
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from scipy.linalg import lu_factor, lu_solve
 
 from graphrkhs import (AccuracyWarning, ConvergenceWarning, conjugate_gradient, harmonic_solution, knn_graph, laplacian,
                        poisson_learning, tikhonov_solution)
@@ -156,11 +157,12 @@ def _refined_harmonic(W, S, Y):
     A, B = L[np.ix_(U, U)], -L[np.ix_(U, S)] @ Y
     s = 1.0 / np.sqrt(np.diag(A))
     As = A * s[:, None] * s[None, :]
-    X = s[:, None] * np.linalg.solve(As, s[:, None] * B)
+    lu = lu_factor(As, check_finite=False)          # one LU for the solve and both refinements
+    X = s[:, None] * lu_solve(lu, s[:, None] * B, check_finite=False)
     A_ext = A.astype(np.longdouble)
     for _ in range(2):
         R = np.asarray(B.astype(np.longdouble) - A_ext @ X.astype(np.longdouble), dtype=np.float64)
-        X = X + s[:, None] * np.linalg.solve(As, s[:, None] * R)
+        X = X + s[:, None] * lu_solve(lu, s[:, None] * R, check_finite=False)
     F = np.empty((n, Y.shape[1]))
     F[S], F[U] = Y, X
     return F
