@@ -257,12 +257,14 @@ def split_classification_labels(y, n_samples, *, unlabeled=UNLABELED, name="y", 
     if y.dtype == object:
         _check_one_label_type(values, name)
         values = _bool_labels(values)
-    obj = values.dtype == object
-    # tuple labels are classes, not real values (type_of_target took them for a legacy multi-label format)
-    kind = "multiclass" if obj and any(isinstance(v, tuple) for v in values.tolist()) else type_of_target(values)
-    if kind in ("continuous", "continuous-multioutput"):
-        raise ValueError(f"Unknown label type: {kind!r}. {name} holds real values that are not class labels; "
-                         "use a regressor for real-valued targets.")
+    if values.dtype == object and not any(isinstance(v, tuple) for v in values.tolist()):
+        # scikit-learn's refusal of sequences as labels (lists, arrays: a legacy multi-label format), in its
+        # words; tuple labels are classes (type_of_target took them for that format)
+        type_of_target(values)
+    fractional = _fractional_label(values)
+    if fractional is not None:
+        raise ValueError(f"Unknown label type: 'continuous'. {name} holds real values that are not class labels "
+                         f"(e.g. {_show(fractional)}); use a regressor for real-valued targets.")
     classes, value_codes = label_classes(values)
     codes = np.full(n_samples, -1, dtype=np.int64)
     codes[labeled] = value_codes
@@ -318,6 +320,24 @@ def split_classification_labels(y, n_samples, *, unlabeled=UNLABELED, name="y", 
             f"if it marks unlabeled samples, pass unlabeled={_show(unlabeled)} explicitly to silence this warning.",
             LabelCollisionWarning)
     return labeled, classes, codes
+
+
+def _fractional_label(values):
+    """A labeled value that is a real number with a fractional part (a regression target, not a class), or None.
+
+    Float labels are classes when every one is a whole number, whatever its size: scikit-learn's
+    ``type_of_target`` casts them to int64, so a whole number beyond 2**63 (1e20) overflowed and was called
+    "continuous" (refused, with numpy's "invalid value encountered in cast"), while an object array (a list with
+    None for the unlabeled samples) was never checked: ``[0.1, 0.2, None]`` gave the classes 0.1 and 0.2 that the
+    same labels with NaN were refused as."""
+    if values.dtype.kind == "f":
+        frac = np.flatnonzero(values != np.floor(values))
+        return values[frac[0]] if frac.size else None
+    if values.dtype == object:
+        for v in values.tolist():
+            if isinstance(v, (float, np.floating)) and not float(v).is_integer():
+                return v
+    return None
 
 
 def label_classes(values):

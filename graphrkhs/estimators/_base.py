@@ -659,8 +659,10 @@ class ClassifierOutputMixin(ClassifierMixin):
         pred = self.predict(X)
         y, keep = labeled_rows(y, pred.shape[0], unlabeled=self.unlabeled)
         w = _labeled_weights(sample_weight, keep)
-        if y.dtype == object and any(isinstance(v, tuple) for v in y[keep].tolist()):
-            # tuple classes: scikit-learn's metrics take them for a legacy multi-label format and refuse them
+        if y.dtype.kind == "f" or (y.dtype == object and any(isinstance(v, tuple) for v in y[keep].tolist())):
+            # tuple classes: scikit-learn's metrics take them for a legacy multi-label format and refuse them;
+            # float classes: they cast them to int64, and a whole number beyond 2**63 (the class 1e20) was
+            # "continuous is not supported"
             hit = np.array([a == b for a, b in zip(y[keep].tolist(), pred[keep].tolist())], dtype=np.float64)
             return float(np.average(hit, weights=w))
         return float(accuracy_score(y[keep], pred[keep], sample_weight=w))
