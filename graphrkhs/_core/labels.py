@@ -293,7 +293,7 @@ def split_classification_labels(y, n_samples, *, unlabeled=UNLABELED, name="y", 
             f"None and NaN into 'None' and 'nan'): if these rows are unlabeled, pass unlabeled={text!r} (or leave "
             f"them None, NaN or ''); if {text!r} is a class, pass unlabeled=-1 explicitly to silence this warning.",
             LabelCollisionWarning)
-    if unlabeled is UNLABELED and values.dtype.kind == "u" and classes[-1] == np.iinfo(values.dtype).max:
+    if unlabeled is UNLABELED and classes[-1] == wrapped_minus_one(values.dtype):
         # -1 cast to an unsigned dtype wraps to its largest value (np.array([0, 1, -1]).astype(np.uint8) is
         # [0, 1, 255]): the unlabeled rows would be a class of their own without a word
         top = classes[-1].item()
@@ -320,6 +320,14 @@ def split_classification_labels(y, n_samples, *, unlabeled=UNLABELED, name="y", 
             f"if it marks unlabeled samples, pass unlabeled={_show(unlabeled)} explicitly to silence this warning.",
             LabelCollisionWarning)
     return labeled, classes, codes
+
+
+def wrapped_minus_one(dtype):
+    """What -1 becomes in the label dtype ``dtype`` when it is unsigned (its largest value: 255 for uint8),
+    else None.  The one rule of the :class:`LabelCollisionWarning` on such a value, for the estimators and
+    ``graphrkhs label`` (an .npz label array)."""
+    dtype = np.dtype(dtype)
+    return np.iinfo(dtype).max if dtype.kind == "u" else None
 
 
 def _fractional_label(values):

@@ -343,7 +343,7 @@ def _read_npz_arrays(path, label_column):
     # float32 keeps its digits ("0.1", not "0.10000000149011612"), booleans are 0 / 1
     cells = (X.astype(np.int64) if X.dtype.kind == "b" else X).astype(str).tolist()
     rows = [x + [lab] for x, lab in zip(cells, labels)]
-    return header, rows, unused
+    return header, rows, unused, y.dtype
 
 
 def _decode_label(v, i, path, label_column):
@@ -703,11 +703,11 @@ def run_label(args, out=None, err=None):
         raise LabelUsageError(f"--encoding applies to CSV/TSV input only (an .npz file is binary); got {path}.")
 
     if is_npz:
-        header, rows, unused = _read_npz(path, args.label_column)
+        header, rows, unused, label_dtype = _read_npz(path, args.label_column)
         lines = first_line = None
     else:
         header, rows, lines, first_line = _read_csv(path, encoding)
-        unused = []
+        unused, label_dtype = [], None
     unused_note = (f"features from the 2-D array 'X'; array(s) {', '.join(map(repr, unused))} not used"
                    if unused else "")
     label_idx = _find_column(args.label_column, header, "--label-column", path)
@@ -821,6 +821,7 @@ def run_label(args, out=None, err=None):
     lookup = {c: i for i, c in enumerate(classes)}
     codes[labeled] = [lookup[key] for key, m in zip(keys, labeled) if m]
     _warn_minus_one_class(args, column, raw_labels, classes, names, codes[labeled], err)
+    _warn_wrapped_minus_one(args, path, column, label_dtype, raw_labels, labeled, err)
     _warn_case_variants(column, names, err)
     # The library's warnings (e.g. rows in a component without labels) are shown once each, as one
     # line of the command, not as Python's "file.py:123: Warning" with a line of library source.
@@ -1069,6 +1070,26 @@ def _warn_minus_one_class(args, column, raw_labels, classes, names, labeled_code
               f"{column!r} were read as unlabeled (-1 is a missing-label token by default, as in the "
               f"Python API), but -1 looks like one of the classes ({', '.join(['-1'] + list(names))}); if it is, "
               "pass --unlabeled '' (or the token your file uses for unlabeled rows).", file=err)
+
+
+def _warn_wrapped_minus_one(args, path, column, dtype, raw_labels, labeled, err):
+    """The Python API's LabelCollisionWarning on an unsigned label array of an .npz file that holds -1 cast to
+    its dtype (``np.array([0, 1, -1]).astype(np.uint8)`` is ``[0, 1, 255]``): the default --unlabeled tokens
+    read the labels as text, so the rows meant unlabeled were a class 255 without a word."""
+    from .._core.labels import wrapped_minus_one
+
+    if dtype is None or getattr(args, "unlabeled", ",".join(DEFAULT_UNLABELED)) != ",".join(DEFAULT_UNLABELED):
+        return                               # a CSV file, or the user chose the tokens
+    top = wrapped_minus_one(dtype)
+    if top is None:
+        return
+    n_top = sum(1 for cell, m in zip(raw_labels, labeled) if m and cell == str(top))
+    if n_top:
+        print(f"graphrkhs label: warning (LabelCollisionWarning): {path}: the label array {column!r} is {dtype} and "
+              f"holds {top} ({n_top} rows), which is -1 cast to {dtype}: it is labeled as a class {top}; if these "
+              f"rows are unlabeled, pass --unlabeled={top} (or save the labels in a signed dtype such as "
+              f"int64, with -1 for the unlabeled rows); if {top} is a class, pass --unlabeled=-1 to silence "
+              "this warning.", file=err)
 
 
 def _scores_to_confidence(scores):
