@@ -880,6 +880,11 @@ UNPREDICTED_SHARE = 0.1
 UNPREDICTED_MIN_ROWS = 10
 
 
+#: The words of :func:`warn_conflicting_copies` (``graphrkhs label`` says it for every method in its own words,
+#: with line numbers and class names, and leaves the estimator's out).
+CONFLICTING_COPIES = "identical labeled rows carry different labels"
+
+
 def conflicting_copies(points, codes):
     """The groups of identical rows of ``points`` (l, d) whose labels ``codes`` (l,) differ: a list of
     ascending row-index arrays, ordered by their first row (empty: no conflict).
@@ -919,7 +924,7 @@ def warn_conflicting_copies(points, rows, codes, *, classes, owner, consequence)
                    f"{' ...' if G.size > shown.size else ''} labeled "
                    f"{', '.join(_show(classes[codes[i]]) for i in shown)}")
         n = len(groups)
-        warn(f"{owner}: {n} group{'s' if n > 1 else ''} of identical labeled rows carry different labels "
+        warn(f"{owner}: {n} group{'s' if n > 1 else ''} of {CONFLICTING_COPIES} "
              f"({sum(G.size for G in groups)} rows; e.g. {example}); {consequence}.  Nothing is changed in the "
              "data: deduplicate or relabel the rows if they are mistakes.", GraphRKHSWarning)
     return groups

@@ -29,6 +29,8 @@ import warnings
 
 import numpy as np
 
+from .._core.labels import CONFLICTING_COPIES
+
 __all__ = []
 
 # Missing-label tokens of --unlabeled by default.  Consistent with the Python API
@@ -811,6 +813,7 @@ def run_label(args, out=None, err=None):
     # no zero row): z-scores would make the pixels signed and reweight them; its cosine graph needs
     # no common scale (it compares profiles), so the features stay as they are.
     raw_for_cosine = method == "poisson-ridge" and prefers_cosine_graph(X)
+    features_X = X
     standardize = not (args.no_standardize or raw_for_cosine)
     if standardize:
         X = _zscores(X)
@@ -823,6 +826,7 @@ def run_label(args, out=None, err=None):
     _warn_minus_one_class(args, column, raw_labels, classes, names, codes[labeled], err)
     _warn_wrapped_minus_one(args, path, column, label_dtype, raw_labels, labeled, err)
     _warn_case_variants(column, names, err)
+    _warn_conflicting_copies(features_X, codes, labeled, names, lines, err)
     # The library's warnings (e.g. rows in a component without labels) are shown once each, as one
     # line of the command, not as Python's "file.py:123: Warning" with a line of library source.
     with warnings.catch_warnings(record=True) as caught:
@@ -839,6 +843,8 @@ def run_label(args, out=None, err=None):
             raise LabelCommandError(f"cannot label this data: {_one_line(exc)}") from None
     elapsed = time.perf_counter() - t0
     for category, text in dict.fromkeys((w.category.__name__, _one_line(w.message)) for w in caught):
+        if CONFLICTING_COPIES in text:
+            continue             # said above for every method, with lines and class names (_warn_conflicting_copies)
         print(f"graphrkhs label: warning ({category}): {text}", file=err)
 
     probs = _scores_to_confidence(scores)
@@ -1040,6 +1046,26 @@ def _zscores(X):
     X = X / np.where(scale > 0, scale, 1.0)
     std = X.std(axis=0)
     return (X - X.mean(axis=0)) / np.where(std > 0, std, 1.0)
+
+
+def _warn_conflicting_copies(X, codes, labeled, names, lines, err):
+    """Labeled rows with identical features and different labels, for every --method (one line): the library's
+    check (:func:`graphrkhs._core.labels.conflicting_copies`), which the estimators run only on points, so that
+    only poisson-ridge said it (the others fit a precomputed graph), and with 0-based rows and class codes."""
+    from .._core.labels import conflicting_copies
+
+    S = np.flatnonzero(labeled)
+    groups = conflicting_copies(X[S], codes[S])
+    if not groups:
+        return
+    G = S[groups[0][:4]]
+    more = " ..." if groups[0].size > 4 else ""
+    example = (f"{', '.join(_where(lines, i) for i in G[:-1])} and {_where(lines, G[-1])}{more} labeled "
+               f"{', '.join(_show_cell(names[codes[i]]) for i in G)}")
+    print(f"graphrkhs label: warning: {len(groups)} group(s) of labeled rows with identical features carry "
+          f"different labels ({sum(g.size for g in groups)} rows; e.g. {example}); each keeps its given label in "
+          "the output, and the graph joins the copies at distance 0, so their neighbours get a mix of these labels; "
+          "deduplicate or relabel the rows if they are mistakes.", file=err)
 
 
 def _warn_case_variants(column, names, err):
