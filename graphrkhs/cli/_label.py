@@ -494,12 +494,14 @@ def _missing_matcher(spec):
     """A predicate ``cell -> bool`` for the tokens of ``--unlabeled`` (comma-separated)."""
     # one CSV record, as --features: a token holding a comma is written in double quotes ('-1,"n, a"')
     tokens = _csv_list(spec, "--unlabeled", "token", "'-1,\"n, a\"'") if isinstance(spec, str) else list(spec)
+    # numbers are compared exactly (as decimals, as _parse_labels compares the classes): as floats, the token
+    # 12345678901234567890 also marked the rows of the class 12345678901234567891 unlabeled
     words, numbers, nan = {""}, set(), False
     for token in (t.strip() for t in tokens):
-        value = _as_number(token)
+        value = _as_decimal(token)
         if value is None:
             words.add(token.casefold())
-        elif math.isnan(value):
+        elif value.is_nan():
             nan = True
         else:
             numbers.add(value)
@@ -507,8 +509,8 @@ def _missing_matcher(spec):
     def is_missing(cell):
         if cell.casefold() in words:
             return True
-        value = _as_number(cell)
-        return value is not None and ((nan and math.isnan(value)) or value in numbers)
+        value = _as_decimal(cell)
+        return value is not None and ((nan and value.is_nan()) or value in numbers)
     return is_missing
 
 
@@ -1013,10 +1015,10 @@ def _hidden_class_hint(args, raw_labels, labeled):
     tokens = {}
     for cell, m in zip(raw_labels, labeled):
         if not m and cell:
-            key = cell.casefold() if _as_number(cell) is None else _as_number(cell)
+            key = cell.casefold() if _as_decimal(cell) is None else _as_decimal(cell)
             first, count = tokens.get(key, (cell, 0))
             tokens[key] = (first, count + 1)
-    tokens = {k: v for k, v in tokens.items() if not (isinstance(k, float) and math.isnan(k))}
+    tokens = {k: v for k, v in tokens.items() if not (isinstance(k, decimal.Decimal) and k.is_nan())}
     if not tokens:
         return ""
     spec = getattr(args, "unlabeled", ",".join(DEFAULT_UNLABELED))
