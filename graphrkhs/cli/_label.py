@@ -589,6 +589,13 @@ def _descriptor_alias(path):
 def _check_output(output, inputs, force):
     if os.path.isdir(output):
         raise LabelCommandError(f"the output path is a directory: {output}")
+    if output.endswith(tuple(sep for sep in (os.sep, os.altsep) if sep)):
+        # a directory that does not exist (yet): the probe below wrote into its parent, and os.replace failed
+        # only after the labeling, with "Not a directory"
+        example = os.path.join(output, "labeled.csv")
+        raise LabelCommandError(f"the output {output} ends with a path separator, so it names a directory, which "
+                                f"does not exist; give a file name, e.g. --output {example} (in an existing "
+                                "directory).")
     kind = _special_file_kind(output)
     if kind:
         # the output is written to a temporary file and moved into place: that would replace the device
