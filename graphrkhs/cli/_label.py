@@ -464,8 +464,9 @@ def add_label_options(p_label):
         help="comma-separated label cells that mark an unlabeled row (default: %(default)r, i.e. an empty cell, "
              "NaN, -1 -- as in the Python API, where -1 marks unlabeled -- NA, N/A, null, None). Words match "
              "case-insensitively, numbers by value (-1 also matches -1.0); an empty cell is always unlabeled. "
-             "Pass --unlabeled '' to make every non-empty cell (-1 included) a class; write --unlabeled=-1,... "
-             "when the list starts with a minus sign. The list is read as one CSV record, as --features: a "
+             "Pass --unlabeled '' to make every non-empty cell (-1 included) a class (NaN among numeric labels is "
+             "refused: it is never a class); write --unlabeled=-1,... when the list starts with a minus sign. "
+             "The list is read as one CSV record, as --features: a "
              "token holding a comma is written in double quotes, --unlabeled '-1,\"n, a\"'")
     p_label.add_argument(
         "--encoding", type=_encoding_option, default=None, metavar="ENC",
@@ -779,7 +780,7 @@ def run_label(args, out=None, err=None):
         raise LabelCommandError(f"no labeled rows: every cell of column {column!r} is a missing-label "
                                 "token (see --unlabeled).")
     classes, names, keys = _parse_labels(raw_labels, labeled)
-    _refuse_infinite_labels(column, raw_labels, labeled, lines)
+    _refuse_infinite_labels(column, raw_labels, labeled, lines, getattr(args, "unlabeled", ""))
     fractional = [name for c, name in zip(classes, names)
                   if isinstance(c, decimal.Decimal) and c != c.to_integral_value()]
     if fractional:
@@ -948,9 +949,10 @@ def _check_classes_are_labels(column, header, names, n, n_labeled):
         raise LabelCommandError(f"{exc} (--label-column {column!r})") from None
 
 
-def _refuse_infinite_labels(column, raw_labels, labeled, lines):
+def _refuse_infinite_labels(column, raw_labels, labeled, lines, spec=""):
     """Refuse an infinite cell ("inf", "-Infinity") among numeric labels, as the Python API refuses infinite class
-    labels.  It made every label its cell's text (numbers are compared by value only when all are finite): the
+    labels, and a NaN cell that --unlabeled does not list (NaN is never a class in the Python API).  It made every
+    label its cell's text (numbers are compared by value only when all are finite): the
     column's "1" and "1.0" became two classes, real-valued labels escaped their refusal, and "inf" a class of
     its own that took a third of the unlabeled rows."""
     values = [(i, _as_decimal(lab)) for i, (lab, m) in enumerate(zip(raw_labels, labeled)) if m]
@@ -964,6 +966,18 @@ def _refuse_infinite_labels(column, raw_labels, labeled, lines):
             f"the label column {column!r} holds an infinite value ({raw_labels[i]!r}, {_where(lines, i)}{more}) among "
             "its numeric labels: not a class label (the Python API refuses infinite labels too). Leave the cell "
             "empty if the row is unlabeled, or correct it.")
+    # NaN cells that --unlabeled does not list (--unlabeled '' or =-1): the same text fallback made "1" and "1.0"
+    # two classes and NaN a class, which the Python API never makes it (NaN always marks an unlabeled row)
+    missing = [i for i, v in values if v.is_nan()]
+    if missing:
+        i = missing[0]
+        more = f" and {len(missing) - 1} more" if len(missing) > 1 else ""
+        listed = [t for t in _csv_list(spec, "--unlabeled", "token", "") if t.strip()] if isinstance(spec, str) else []
+        fix = "--unlabeled=" + next(_csv_rows([listed + ["NaN"]]))
+        raise LabelCommandError(
+            f"the label column {column!r} holds NaN ({raw_labels[i]!r}, {_where(lines, i)}{more}) among its numeric "
+            "labels, and --unlabeled does not list it: NaN is a missing value, not a class label (the Python API "
+            f"reads it as unlabeled). Add NaN to --unlabeled ({fix}) or leave those cells empty.")
 
 
 def _show_cell(cell):
