@@ -310,6 +310,14 @@ def _read_npz_arrays(path, label_column):
             X = data["X"]
             names = [f"x{j}" for j in range(X.shape[1] if X.ndim == 2 else 1)]
             unused = [k for k in feature_keys if k != "X"]      # said on stderr: not silently dropped
+            clash = [c for c in names if c.strip() == label_column.strip()]
+            if clash:
+                # the output's header had the name twice, and the label column found by name was X's column:
+                # a file labeled by one of its features (exit 0)
+                raise LabelCommandError(
+                    f"{path}: the label array {label_column!r} has the name of a column of X (the columns of X are "
+                    f"named x0 ... x{len(names) - 1}); save the labels under another name, e.g. "
+                    f"np.savez(file, X=X, label=labels), and pass --label-column label.")
         else:
             cols = [data[k] for k in feature_keys]
             if not cols:
