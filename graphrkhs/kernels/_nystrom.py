@@ -150,8 +150,8 @@ class NystromFeatures:
         n = X.shape[0]
         if not callable(kernel):
             check_option(kernel, "kernel", KERNELS)
-        if not callable(kernel) and kernel in ("gaussian", "heat"):
-            sigma = check_scalar(sigma, "sigma", low=0, low_inclusive=False)
+        # every kernel (pairwise_kernel's rule): an invalid width is an error even where it is unused
+        sigma = check_scalar(sigma, "sigma", low=0, low_inclusive=False)
         self.n_components = check_scalar(n_components, "n_components", kind="int", low=1)
         self.tol = check_scalar(tol, "tol", low=0)
         check_option(landmarks, "landmarks", LANDMARKS)

@@ -62,7 +62,11 @@ class KernelOperator:
         self.scale = check_scalar(scale, "scale")
         cache_bytes = check_scalar(cache_bytes, "cache_bytes", kind="int", low=0)
         self._kw = dict(kernel=kernel, sigma=sigma, degree=degree, coef0=coef0, m=m)
-        if not callable(kernel):
+        if callable(kernel):
+            # a callable is first called at the first product; its (unused) sigma is checked now, as
+            # pairwise_kernel checks it for every kernel
+            check_scalar(sigma, "sigma", low=0, low_inclusive=False)
+        else:
             check_option(kernel, "kernel", KERNELS + ("heat_penalty",))
             # the kernel's own checks (name, sigma, degree, coef0, m) on one pair of points, before any product:
             # a blockwise operator met sigma=0 or an unknown name only at its first product

@@ -243,7 +243,9 @@ def pairwise_kernel(A: ArrayLike, B: ArrayLike | None = None,
         See the module documentation.  A callable gets two point blocks.
     sigma : float > 0
         Gaussian width; the heat kernel uses :math:`t = \sigma^2/2`.  Ignored by
-        the linear, polynomial and callable kernels.
+        the linear, polynomial and callable kernels, but an invalid value (not a
+        finite number > 0) is refused for them too, as the estimators' ``sigma``
+        (and scikit-learn's ``gamma``) is.
     degree, coef0
         Polynomial kernel parameters.
     m : int, optional
@@ -274,6 +276,9 @@ def pairwise_kernel(A: ArrayLike, B: ArrayLike | None = None,
                  f"the {A.shape[0]} x {B.shape[0]} kernel matrix",
                  "use fewer (labeled) points, or a low-rank solver (solver='nystrom').")
     block_bytes = check_scalar(block_bytes, "block_bytes", kind="int", low=1)
+    # checked for every kernel (the estimators' constraint, scikit-learn's rule for gamma): an invalid width is a
+    # user error even where the kernel has none
+    sigma = check_scalar(sigma, "sigma", low=0, low_inclusive=False)
     if callable(kernel):
         K = kernel(A, B)
         # a sparse matrix (a truncated, kNN-sparse kernel): np.asarray made it a 0-d object array, refused as
@@ -293,8 +298,6 @@ def pairwise_kernel(A: ArrayLike, B: ArrayLike | None = None,
         # the points' float dtype, as for the named kernels (int64 / float16 matrices reached the solvers)
         return K.astype(dtype, copy=False)
     check_option(kernel, "kernel", KERNELS)
-    if kernel in ("gaussian", "heat"):
-        sigma = check_scalar(sigma, "sigma", low=0, low_inclusive=False)
     if kernel == "polynomial":
         degree = check_scalar(degree, "degree", kind="int", low=1)
         coef0 = check_scalar(coef0, "coef0")
