@@ -445,7 +445,7 @@ def heat_kernel(A: ArrayLike, B: ArrayLike | None = None, *, sigma: float = 1.0,
         Time multiple (1, 2 and 3 give :math:`K_t, K_{2t}, K_{3t}`).
     scaled : bool, default=True
         Divide by :math:`(4\pi t)^{-m/2}` (see above).
-    block_bytes : int
+    block_bytes : int >= 1
         Memory of one block of the temporary distance matrix.
 
     Returns
@@ -508,6 +508,8 @@ def heat_semigroup(A: ArrayLike, B: ArrayLike | None = None, *, sigma: float = 1
                          "sequence.")
     if not isinstance(scaled, (bool, np.bool_)):
         raise TypeError(f"scaled must be a bool; got {scaled!r}.")
+    # as pairwise_kernel checks it ('abc' and NaN failed in the block arithmetic, -5 and 2.5 passed silently)
+    block_bytes = check_scalar(block_bytes, "block_bytes", kind="int", low=1)
     dtype = np.result_type(A.dtype, B.dtype)
     A = A.astype(dtype, copy=False)
     B = B.astype(dtype, copy=False)
