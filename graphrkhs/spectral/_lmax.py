@@ -123,6 +123,10 @@ def lmax(L: MatrixOrOperator, method: Literal["lanczos", "gershgorin"] = "lanczo
     check_option(method, "method", ("lanczos", "gershgorin"))
     margin = check_scalar(margin, "margin", low=0)
     tol = check_scalar(tol, "tol", low=0, low_inclusive=False)
+    if not isinstance(random_state, np.random.RandomState):
+        # checked on every path (the dense one of n <= 64 nodes and the Gershgorin bound draw nothing), as
+        # the Lanczos path checks it; a legacy RandomState is left undrawn until a start vector is needed
+        check_random_state(random_state)
     L = _as_square_operator(L)
     is_operator = isinstance(L, spla.LinearOperator)
     e = 0 if is_operator else _scale_exponent(L)
