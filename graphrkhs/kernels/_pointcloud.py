@@ -247,8 +247,9 @@ def pairwise_kernel(A: ArrayLike, B: ArrayLike | None = None,
         finite number > 0) is refused for them too, as the estimators' ``sigma``
         (and scikit-learn's ``gamma``) is.
     degree, coef0
-        Polynomial kernel parameters.
-    m : int, optional
+        Polynomial kernel parameters (an int >= 1 and a finite number, checked
+        for every kernel as ``sigma`` is).
+    m : int >= 1, optional
         Dimension in the heat normalization :math:`(4\pi t)^{-m/2}`; default d.
     block_bytes : int >= 1
         Memory of one block of rows of the temporary distance matrix.
@@ -276,9 +277,12 @@ def pairwise_kernel(A: ArrayLike, B: ArrayLike | None = None,
                  f"the {A.shape[0]} x {B.shape[0]} kernel matrix",
                  "use fewer (labeled) points, or a low-rank solver (solver='nystrom').")
     block_bytes = check_scalar(block_bytes, "block_bytes", kind="int", low=1)
-    # checked for every kernel (the estimators' constraint, scikit-learn's rule for gamma): an invalid width is a
-    # user error even where the kernel has none
+    # the kernel parameters checked for every kernel (the estimators' constraints, scikit-learn's rule for gamma,
+    # degree and coef0): an invalid value is a user error even where the kernel does not use it
     sigma = check_scalar(sigma, "sigma", low=0, low_inclusive=False)
+    degree = check_scalar(degree, "degree", kind="int", low=1)
+    coef0 = check_scalar(coef0, "coef0")
+    m = check_scalar(m, "m", kind="int", low=1, allow_none=True)
     if callable(kernel):
         K = kernel(A, B)
         # a sparse matrix (a truncated, kNN-sparse kernel): np.asarray made it a 0-d object array, refused as
@@ -298,13 +302,10 @@ def pairwise_kernel(A: ArrayLike, B: ArrayLike | None = None,
         # the points' float dtype, as for the named kernels (int64 / float16 matrices reached the solvers)
         return K.astype(dtype, copy=False)
     check_option(kernel, "kernel", KERNELS)
-    if kernel == "polynomial":
-        degree = check_scalar(degree, "degree", kind="int", low=1)
-        coef0 = check_scalar(coef0, "coef0")
     out = np.empty((A.shape[0], B.shape[0]), dtype=dtype)
     rows = max(1, int(block_bytes // (max(1, B.shape[0]) * np.dtype(dtype).itemsize)))
     if kernel == "heat":
-        dim = A.shape[1] if m is None else check_scalar(m, "m", kind="int", low=1)
+        dim = A.shape[1] if m is None else m
         # log of the normalization (4 pi t)^(-m/2), t = sigma^2 / 2, exponentiated together with
         # the Gaussian so that it cannot under/overflow on its own in high dimension.
         log_norm = heat_log_normalization(sigma, dim)

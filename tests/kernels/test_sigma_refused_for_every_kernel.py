@@ -1,4 +1,4 @@
-"""An invalid sigma is refused by every kernel, also by those that ignore it (linear, polynomial, callable), as the
+"""An invalid sigma (and degree, coef0, m) is refused by every kernel, also by those that ignore it (linear, polynomial, callable), as the
 estimators' sigma constraint and scikit-learn's gamma are; a valid sigma still leaves those kernels unchanged."""
 import numpy as np
 import pytest
@@ -30,3 +30,25 @@ def test_valid_sigma_ignored(kernel):
     ref = X @ X.T if kernel != "polynomial" else (X @ X.T + 1.0) ** 2
     for s in (1e-3, 1.0, 7.5):
         np.testing.assert_allclose(pairwise_kernel(X, kernel=kernel, sigma=s), ref, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("kernel", ["gaussian", "heat", "linear", lambda A, B: A @ B.T])
+@pytest.mark.parametrize("kw, exc, name", [(dict(degree=0), ValueError, "degree"),
+                                           (dict(degree=2.5), TypeError, "degree"),
+                                           (dict(coef0=float("nan")), ValueError, "coef0"),
+                                           (dict(coef0="a"), TypeError, "coef0"),
+                                           (dict(m=0), ValueError, "m must"),
+                                           (dict(m="a"), TypeError, "m must")])
+def test_other_invalid_kernel_parameters_refused(kernel, kw, exc, name):
+    # the estimators' constraints refuse these for every kernel (degree an int >= 1, coef0 finite, m an int >= 1)
+    with pytest.raises(exc, match=name):
+        pairwise_kernel(X, kernel=kernel, **kw)
+    with pytest.raises(exc, match=name):
+        KernelOperator(X, kernel=kernel, cache_bytes=0, **kw)
+
+
+def test_valid_unused_parameters_leave_kernels_unchanged():
+    D = ((X[:, None] - X[None]) ** 2).sum(-1)
+    np.testing.assert_allclose(pairwise_kernel(X, sigma=0.8, degree=5, coef0=-3.0, m=7), np.exp(-D / 1.28),
+                               rtol=1e-13)
+    np.testing.assert_allclose(pairwise_kernel(X, kernel="linear", degree=4, coef0=2.0, m=1), X @ X.T, rtol=1e-13)
