@@ -207,20 +207,30 @@ def polynomial_kernel(A: ArrayLike, B: ArrayLike | None = None, degree: int = 2,
     return pairwise_kernel(A, B, kernel="polynomial", degree=degree, coef0=coef0)
 
 
-def _overflow_error(A, B, kernel, degree, dtype):
+def _overflow_error(A, B, kernel, degree, dtype, coef0=0.0):
     r"""The error for a linear / polynomial kernel whose values exceed the dtype's range.
 
     Unlike the Gaussian kernel these kernels are not scale-invariant: the
     values themselves are out of range, so the only fix is to rescale the
     points.  The size quoted is the Cauchy-Schwarz bound
     :math:`\max\|a\| \max\|b\|`, computed in a frame rescaled by a power of
-    two so that the norms cannot overflow themselves.
+    two so that the norms cannot overflow themselves.  A polynomial kernel's
+    ``coef0`` above that bound is what overflows: the error then names it.
     """
     e = power_of_two_exponent(A, B)
     na = float(np.linalg.norm(np.ldexp(A, -e).astype(np.float64), axis=1).max())
     nb = float(np.linalg.norm(np.ldexp(B, -e).astype(np.float64), axis=1).max())
     log10_ab = (np.log(max(na, 1e-300)) + np.log(max(nb, 1e-300)) + 2 * e * np.log(2.0)) / np.log(10)
     power = f" (to the power {degree})" if kernel == "polynomial" else ""
+    c0 = abs(float(coef0)) if kernel == "polynomial" else 0.0
+    if c0 > 0 and np.log10(c0) > log10_ab:
+        # the offset, not the points, leaves the range: (x^T z + 1e300)^2 of unit points quoted |a^T b| ~ 1e0
+        # and asked to rescale the points, which changes nothing
+        return ValueError(
+            f"the polynomial kernel overflows {np.dtype(dtype).name}: |a^T b + coef0| reaches about "
+            f"1e{np.log10(c0):.0f}{power} (coef0 = {coef0:g}; |a^T b| only up to about 1e{log10_ab:.0f}), above the "
+            f"largest number 1e{np.log10(np.finfo(dtype).max):.0f}; pass a smaller coef0 (or a lower degree)."
+        )
     return ValueError(
         f"the {kernel} kernel of these points overflows {np.dtype(dtype).name}: |a^T b| reaches up to about "
         f"1e{log10_ab:.0f}{power}, above the largest number 1e{np.log10(np.finfo(dtype).max):.0f}; rescale the "
@@ -336,7 +346,7 @@ def pairwise_kernel(A: ArrayLike, B: ArrayLike | None = None,
             with np.errstate(over="ignore", invalid="ignore"):   # checked right below
                 out[s:s + rows] = blk @ B.T if kernel == "linear" else (blk @ B.T + coef0) ** degree
             if not np.isfinite(out[s:s + rows]).all():
-                raise _overflow_error(A, B, kernel, degree, dtype)
+                raise _overflow_error(A, B, kernel, degree, dtype, coef0)
         else:
             # exp(-|a - b|^2 / (2 sigma^2)) for both (the heat kernel's 4t is 2 sigma^2)
             D = _scaled_exponent(_sq_dists(blk, B), scale, sigma)
