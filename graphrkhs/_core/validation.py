@@ -218,8 +218,9 @@ def check_dtype(dtype, name="dtype"):
 
 
 def float_dtype(dtype):
-    """float32 stays float32; everything else computes in float64."""
-    return np.dtype(np.float32) if np.dtype(dtype) == np.float32 else np.dtype(np.float64)
+    """float32 stays float32 (in either byte order: a big-endian '>f4' array is float32 too); everything else
+    computes in float64."""
+    return np.dtype(np.float32) if np.dtype(dtype).newbyteorder("=") == np.float32 else np.dtype(np.float64)
 
 
 #: Where sparse points are accepted (the message of every refusal names them and the fix).
@@ -283,6 +284,7 @@ def check_points(X, name="X", *, min_samples=1, dtype=None, copy=False, accept_s
 
 def _check_sparse_points(X, name, min_samples, dtype):
     """:func:`check_points` for a sparse ``X``: a canonical float CSR copy (the caller's is untouched)."""
+    X = native_byte_order(X)
     if X.ndim != 2:
         raise ValueError(f"{name} must be 2-D of shape (n_samples, n_features); got {X.ndim}-D with shape {X.shape}.")
     if X.dtype == object or not (np.issubdtype(X.dtype, np.number) or X.dtype == bool):
@@ -585,14 +587,22 @@ def check_finite_array(a, name, fix="remove or impute those entries first"):
 
 
 def sparse_storable(a):
-    """A dense array in a dtype scipy.sparse can hold: float16 upcast to float64, anything else as is.
+    """A dense array in a dtype scipy.sparse can hold: float16 upcast to float64, a non-native byte order (a
+    big-endian '>f8' array read from a FITS / HDF5 / .npy file) made native, anything else as is.
 
-    scipy.sparse has no half precision and its error names neither the argument
-    nor a fix; graphs and Laplacians given as float16 arrays are upcast to
-    float64 like integer and boolean ones (and like points, :func:`check_points`).
+    scipy.sparse has neither half precision nor non-native byte orders, and its error ("scipy.sparse does not
+    support dtype >f8") names neither the argument nor a fix; graphs and Laplacians given as float16 arrays are
+    upcast to float64 like integer and boolean ones (and like points, :func:`check_points`).
     """
-    a = np.asarray(a)
+    a = native_byte_order(np.asarray(a))
     return a.astype(np.float64) if a.dtype == np.float16 else a
+
+
+def native_byte_order(a):
+    """``a`` (an array or a scipy.sparse matrix) with its values in the machine's byte order: a copy when they are
+    not (a big-endian '>f8' array, or a CSR matrix built from such data, which scipy.sparse's own operations refuse
+    with "scipy.sparse does not support dtype >f8"), ``a`` itself otherwise."""
+    return a if a.dtype.isnative else a.astype(a.dtype.newbyteorder("="))
 
 
 def check_numeric_dtype(a, name):

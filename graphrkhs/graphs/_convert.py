@@ -13,7 +13,7 @@ import scipy.sparse.linalg as spla
 
 from .._core.linalg import symmetry_gap, symmetry_rtol as _rounding_rtol
 from .._core.types import FloatDType, GraphLike
-from .._core.validation import check_dtype, check_scalar, sparse_storable, warn, GraphWarning
+from .._core.validation import check_dtype, check_scalar, native_byte_order, sparse_storable, warn, GraphWarning
 
 if TYPE_CHECKING:  # pragma: no cover
     import networkx
@@ -204,6 +204,7 @@ def _to_sparse(G):
     if isinstance(G, spla.LinearOperator):
         raise TypeError("a LinearOperator cannot be used as a graph; pass the adjacency matrix itself.")
     if sp.issparse(G):
+        G = native_byte_order(G)          # scipy.sparse's own operations refuse big-endian data
         if G.dtype == bool or np.issubdtype(G.dtype, np.integer):
             # before the CSR conversion, which sums duplicate COO entries in the input's dtype
             # (uint8 200 + 100 would wrap around to 44)

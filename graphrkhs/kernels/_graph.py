@@ -16,7 +16,7 @@ from .._core.linalg import symmetry_rtol
 from .._core.reorder import PreparedOperator
 from .._core.types import Backend, GraphLike, Reorder, ResponseLike, SymmetricLaplacianKind
 from .._core.validation import (check_numeric_dtype, dense_array, check_option, check_scalar, check_signals, float_dtype,
-                                memory_guard, sparse_storable)
+                                memory_guard, native_byte_order, sparse_storable)
 from ..graphs import as_adjacency, laplacian
 from ..spectral import (
     DEFAULT_MAX_ORDER,
@@ -297,7 +297,8 @@ class GraphKernel(spla.LinearOperator):
     def _laplacian(G, kind, input):
         is_matrix = sp.issparse(G) or isinstance(G, (np.ndarray, list, tuple))
         if is_matrix and input != "adjacency":
-            M = sp.csr_array(G) if sp.issparse(G) else sparse_storable(G)   # float16 -> float64
+            # float16 -> float64; big-endian data in the native byte order (scipy.sparse refuses it)
+            M = sp.csr_array(native_byte_order(G)) if sp.issparse(G) else sparse_storable(G)
             if np.iscomplexobj(M):  # would lose its imaginary part with only a ComplexWarning
                 check_numeric_dtype(M, "L")
             if M.dtype != object and np.issubdtype(M.dtype, np.number) and \

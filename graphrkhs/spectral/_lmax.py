@@ -10,7 +10,7 @@ import scipy.sparse.linalg as spla
 
 from .._core.linalg import lanczos_tridiagonal, symmetry_gap
 from .._core.types import MatrixOrOperator, RandomStateLike
-from .._core.validation import check_option, check_random_state, check_scalar, sparse_storable
+from .._core.validation import check_option, check_random_state, check_scalar, native_byte_order, sparse_storable
 
 
 __all__ = [
@@ -41,7 +41,8 @@ def _as_square_operator(L, name="L"):
             raise ValueError(f"{name} must be square; got shape {L.shape}.")
         return L
     if sp.issparse(L):
-        L = sp.csr_array(L)
+        # native byte order: a big-endian float32 L kept float64's rounding level (its dtype is not float32)
+        L = sp.csr_array(native_byte_order(L))
         if not L.has_canonical_format:
             # csr_array(L) shares the caller's arrays, and abs(L) (scipy) sums its duplicates in place: the
             # caller's L kept stale entries past its nnz (L.tocoo() raised, count_nonzero() counted them)
