@@ -102,6 +102,10 @@ def _equals_marker(v, marker):
     if _is_number(marker):
         # a numeric marker also matches its text ("-1"), as numpy writes it among strings
         return (_is_number(v) and v == marker) or (isinstance(v, str) and v == _marker_text(marker))
+    # numpy scalars as their Python values (np.str_("?") is the text "?", np.bool_ a bool): compared by exact
+    # type, an entry np.str_("?") (a list of a numpy array's items with None) never matched unlabeled="?",
+    # nor "?" a marker np.str_("?"), and the unlabeled rows were fitted as a class "?" without a word
+    v, marker = (x.item() if isinstance(x, np.generic) else x for x in (v, marker))
     return type(v) is type(marker) and v == marker
 
 
