@@ -39,6 +39,7 @@ from ._auto import (FIT_INTERCEPT, TUNABLE_NONNEG, TUNABLE_POSITIVE, WIDTH_FACTO
                     warn_duplicated_labeled_points)
 from ._base import POINT_CLOUD_GRAPH_CONSTRAINTS, POSITIVE, graph_spec, precomputed_adjacency
 from ._base import ClassifierOutputMixin, PointsLearner, RegressorOutputMixin, canonical_order, fit_copy
+from ._inductive import _AnyGraph
 
 __all__ = ["FredholmClassifier", "FredholmRegressor", "WarpedKernelClassifier", "WarpedKernelRegressor"]
 
@@ -810,18 +811,6 @@ class FredholmRegressor(RegressorOutputMixin, _Fredholm):
 # Warped kernel
 # ---------------------------------------------------------------------------
 
-class _SparseGraph:
-    """A precomputed sparse adjacency."""
-
-    def __call__(self, value):
-        from scipy.sparse import issparse
-
-        return issparse(value)
-
-    def __str__(self):
-        return "a sparse adjacency matrix"
-
-
 class _Warped(_DataDependent):
     """Parameters and kernel shared by the warped-kernel classifier and regressor."""
     #: the regressor warns when y has no NaN and targets at -1 (RegressorOutputMixin._encode_targets)
@@ -832,7 +821,9 @@ class _Warped(_DataDependent):
         "sigma": [POSITIVE, None, Options("auto"), "array-like"],
         "gamma_A": TUNABLE_POSITIVE,
         "gamma_I": TUNABLE_NONNEG,
-        "graph": [Options("knn", "epsilon"), GraphSpec, _SparseGraph()],
+        # any adjacency as_adjacency takes, as LapRLS's and PLapRLS's graph= (only sparse matrices passed the table
+        # before, though _graph reads every form: a dense array, a list, a networkx graph raised InvalidParameterError)
+        "graph": [Options("knn", "epsilon"), GraphSpec, _AnyGraph()],
         **POINT_CLOUD_GRAPH_CONSTRAINTS,
         "solver": [Options("auto", "direct", "cg", "nystrom")],
         "n_components": [Interval("int", 1, None)],
@@ -887,7 +878,7 @@ class _Warped(_DataDependent):
         """The adjacency of the warped kernel's graph: the given sparse matrix, or built by the spec."""
         if self.__dict__.get("_fit_graph") is not None:      # built before the points were shifted (_fit)
             return self._fit_graph
-        if not isinstance(self.graph, (str, GraphSpec)):     # a precomputed sparse adjacency
+        if not isinstance(self.graph, (str, GraphSpec)):     # a precomputed adjacency
             # its shape checked here, before the selection: with gamma_A / gamma_I "auto" the first to see it was
             # the LOO solver, whose message named its own M ("M must have shape (40, 40), one row per row of X")
             n = X.shape[0]
@@ -1034,9 +1025,9 @@ _WARPED_PARAMS_DOC = r"""
         (and ``alpha_``), scores ``cv_results_``.
     gamma_I : float >= 0, "auto" or sequence, default="auto"
         Intrinsic (graph) weight; ``gamma_I / gamma_A = 100`` deforms strongly.
-    graph : {"knn", "epsilon"}, GraphSpec or sparse adjacency, default="knn"
-        Graph of :class:`graphrkhs.WarpedKernel` (a sparse (n, n) adjacency over the rows of ``fit``
-        is used as is) (a ``GraphSpec`` replaces ``n_neighbors``,
+    graph : {"knn", "epsilon"}, GraphSpec or adjacency, default="knn"
+        Graph of :class:`graphrkhs.WarpedKernel` (an (n, n) adjacency over the rows of ``fit``
+        -- sparse/dense array, pygsp or networkx graph -- is used as is) (a ``GraphSpec`` replaces ``n_neighbors``,
         ``radius``, ``weight`` and ``graph_sigma``; its ``mode`` and ``algorithm`` must be the defaults).
     n_neighbors : int, default=10
     radius : float, optional (epsilon graph)
