@@ -893,13 +893,10 @@ class _Warped(_DataDependent):
                                    sigma_name="sigma" if isinstance(self.graph, GraphSpec) else "graph_sigma")
 
     def _spec(self, X):
-        spec = graph_spec(self, self.graph_sigma).validate(X.shape[0])
-        if (spec.mode, spec.algorithm) != ("union", "auto"):
-            # TODO(kernels): WarpedKernel builds its own kNN graph with knn_graph's mode and algorithm
-            # defaults; let it take a prebuilt W = spec.build(X) to lift this.
-            raise ValueError(f"graph: WarpedKernel builds its graph with mode='union' and algorithm='auto'; "
-                             f"got mode={spec.mode!r}, algorithm={spec.algorithm!r}.")
-        return spec
+        # any mode and algorithm: the graph is built here (_graph) and WarpedKernel takes it prebuilt (_make_kernel's
+        # graph=W), as LapRLS's.  (mode='mutual' and algorithm='brute' were refused, by a rule from when WarpedKernel
+        # built its own kNN graph with knn_graph's defaults.)
+        return graph_spec(self, self.graph_sigma).validate(X.shape[0])
 
     def _select(self, X, idx, Y):
         r"""``sigma``, ``gamma_A``, ``gamma_I`` = "auto" (or grids): RLS on the warped kernel is LapRLS.
@@ -1028,7 +1025,7 @@ _WARPED_PARAMS_DOC = r"""
     graph : {"knn", "epsilon"}, GraphSpec or adjacency, default="knn"
         Graph of :class:`graphrkhs.WarpedKernel` (an (n, n) adjacency over the rows of ``fit``
         -- sparse/dense array, pygsp or networkx graph -- is used as is) (a ``GraphSpec`` replaces ``n_neighbors``,
-        ``radius``, ``weight`` and ``graph_sigma``; its ``mode`` and ``algorithm`` must be the defaults).
+        ``radius``, ``weight`` and ``graph_sigma``).
     n_neighbors : int, default=10
     radius : float, optional (epsilon graph)
     weight : {"gaussian", "binary", "self-tuning"}, default="gaussian"
