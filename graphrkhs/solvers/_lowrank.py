@@ -448,6 +448,8 @@ def select_nystrom_laprls(F: ArrayLike, labeled: Indices, Y: ArrayLike, M: Matri
     ['alpha', 'sigma']
     """
     check_flag(return_graph_gram, "return_graph_gram")
+    # checked under their own names here (select_kernel_ridge's axes are "sigmas" and "alphas")
+    gamma_As, ratios = check_ridges(gamma_As, "gamma_As"), check_ridges(ratios, "ratios")
     F, n, S, Y2, was_1d, M = _feature_problem(F, labeled, Y, M)
     _check_selection_labels(S.size)
     A, d, G0 = _warped_lowrank(F, S, M, graph_gram)     # one r x r eigendecomposition for every ratio
