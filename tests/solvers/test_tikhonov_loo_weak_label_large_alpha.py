@@ -55,3 +55,21 @@ def test_gcv_and_harmonic_limit_still_finite():
         warnings.simplefilter("ignore")
         scores, _ = tikhonov_path_errors(sp.csr_array(W), S, y, [1e-3, 1.0, 1e3], criterion="gcv")
     assert np.isfinite(scores).all()
+
+
+def test_selected_fit_of_weakly_attached_labels_agrees_with_dense_solve():
+    # the same zeroed eigenvalues made select_tikhonov_solution's returned fit wrong (no warning):
+    # 9.6e-4 off at alpha 1e6, 0.79 at 1e9, against the dense solve of (J + alpha L) F = J y
+    from graphrkhs.solvers import select_tikhonov_solution
+
+    W, S, y = _graph()
+    L = np.diag(W.sum(axis=1)) - W
+    J = np.zeros(len(W))
+    J[S] = 1.0
+    b = np.zeros(len(W))
+    b[S] = y
+    for alpha in (1e2, 1e6):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            F, _ = select_tikhonov_solution(sp.csr_array(W), S, y, [alpha], extend=False)
+        np.testing.assert_allclose(F[:, 0], np.linalg.solve(np.diag(J) + alpha * L, b), rtol=0, atol=1e-9)
