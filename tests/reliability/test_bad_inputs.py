@@ -654,7 +654,7 @@ add("nystrom_consistency_grams", "exact factor", lambda: g.nystrom_consistency_g
     Correct(lambda r: [np.testing.assert_allclose(a, b, rtol=1e-7, atol=1e-10)
                        for a, b in zip(r, g.consistency_grams(X[:4], X))]))
 add("select_nystrom_laprls", "ratio < 0",
-    lambda: g.select_nystrom_laprls(FNY, LAB, YR, M, [1e-3], [-1.0]), Raises(ValueError, "sigmas"))
+    lambda: g.select_nystrom_laprls(FNY, LAB, YR, M, [1e-3], [-1.0]), Raises(ValueError, "ratios"))
 add("select_nystrom_laprls", "NaN (Y)",
     lambda: g.select_nystrom_laprls(FNY, LAB, _with(YR, np.nan), M, [1e-3], [1.0]), Raises(ValueError, "Y"))
 bad_arrays("select_laprls_lowrank", "X", X, lambda A: g.select_laprls_lowrank(A, LAB, YR, M, [1.0]),
