@@ -422,8 +422,11 @@ class Matern(_Family):
         # kappa^2 by a product (Python's float ** raised OverflowError past 1.3e154, and 2 nu / 0.0 a
         # ZeroDivisionError below 1.5e-162); where it leaves the range, 2 nu / kappa / kappa is the shift
         # (Matern(1e-3, 1e155): 2e-313, a peak of 2.05)
+        # (kappa**2 itself in range: the product differs from it by an ulp for ~0.1 % of kappas, and filters
+        # of an ordinary kappa keep their values)
         square = self.kappa * self.kappa
-        self._shift = 2.0 * self.nu / square if 0.0 < square < math.inf else 2.0 * self.nu / self.kappa / self.kappa
+        self._shift = (2.0 * self.nu / self.kappa**2 if 1e-300 < square < 1e300
+                       else 2.0 * self.nu / self.kappa / self.kappa)
         if not np.isfinite(self._shift) or self._shift == 0.0:
             raise ValueError(f"2 nu / kappa^2 {'overflows' if self._shift else 'underflows to 0'} for nu={nu}, "
                              f"kappa={kappa}; choose kappa near sqrt(2 nu) = {math.sqrt(2.0 * self.nu):.3g}.")
