@@ -831,7 +831,6 @@ def run_label(args, out=None, err=None):
     # no zero row): z-scores would make the pixels signed and reweight them; its cosine graph needs
     # no common scale (it compares profiles), so the features stay as they are.
     raw_for_cosine = method == "poisson-ridge" and prefers_cosine_graph(X)
-    features_X = X
     standardize = not (args.no_standardize or raw_for_cosine)
     if standardize:
         X = _zscores(X)
@@ -844,7 +843,9 @@ def run_label(args, out=None, err=None):
     _warn_minus_one_class(args, column, raw_labels, classes, names, codes[labeled], err)
     _warn_wrapped_minus_one(args, path, column, label_dtype, raw_labels, labeled, err)
     _warn_case_variants(column, names, err)
-    _warn_conflicting_copies(features_X, codes, labeled, names, lines, err)
+    # on the features the graph is built from (after the z-scores): rows 1 ulp apart in the file can be identical
+    # there, joined at distance 0, and the estimator's own warning, left out below, checked these
+    _warn_conflicting_copies(X, codes, labeled, names, lines, err)
     # The library's warnings (e.g. rows in a component without labels) are shown once each, as one
     # line of the command, not as Python's "file.py:123: Warning" with a line of library source.
     with warnings.catch_warnings(record=True) as caught:
