@@ -659,10 +659,12 @@ class ClassifierOutputMixin(ClassifierMixin):
         pred = self.predict(X)
         y, keep = labeled_rows(y, pred.shape[0], unlabeled=self.unlabeled)
         w = _labeled_weights(sample_weight, keep)
-        if y.dtype.kind == "f" or (y.dtype == object and any(isinstance(v, tuple) for v in y[keep].tolist())):
-            # tuple classes: scikit-learn's metrics take them for a legacy multi-label format and refuse them;
-            # float classes: they cast them to int64, and a whole number beyond 2**63 (the class 1e20) was
-            # "continuous is not supported"
+        # float classes beyond int64 (the class 1e20, a whole number): scikit-learn's metrics cast them to int64
+        # and said "continuous is not supported"; other float labels keep its checks (a fractional label, or
+        # numbers scored against string classes, are its errors, as fit refuses them)
+        huge = y.dtype.kind == "f" and bool(keep.any()) and float(np.abs(y[keep]).max()) >= 2.0 ** 63
+        if huge or (y.dtype == object and any(isinstance(v, tuple) for v in y[keep].tolist())):
+            # tuple classes: scikit-learn's metrics take them for a legacy multi-label format and refuse them
             hit = np.array([a == b for a, b in zip(y[keep].tolist(), pred[keep].tolist())], dtype=np.float64)
             return float(np.average(hit, weights=w))
         return float(accuracy_score(y[keep], pred[keep], sample_weight=w))

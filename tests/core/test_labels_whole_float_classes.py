@@ -48,3 +48,17 @@ def test_sequences_as_labels_keep_scikit_learns_refusal():
     y[:] = [[1], [2], None, [1]]
     with pytest.raises(ValueError, match="legacy multi-label"):
         split_classification_labels(y, 4)
+
+
+def test_score_keeps_refusing_labels_fit_refuses():
+    # score reads y as fit does: a fractional label, or numbers against string classes, are errors (the
+    # equality scoring of float classes beyond int64 returned 0.5 and 0.0 for these)
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(20, 2))
+    y = (X[:, 0] > 0).astype(float)
+    model = LaplacianRegularizationClassifier().fit(X, y)
+    with pytest.raises(ValueError, match="continuous"):
+        model.score(X, np.r_[np.zeros(10), np.full(10, 0.5)])
+    model = LaplacianRegularizationClassifier().fit(X, np.where(y > 0, "a", "b"))
+    with pytest.raises(ValueError, match="Mix of label input types"):
+        model.score(X, y)
