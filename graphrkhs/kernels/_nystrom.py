@@ -166,8 +166,11 @@ class NystromFeatures:
         n = X.shape[0]
         if not callable(kernel):
             check_option(kernel, "kernel", KERNELS)
-        # every kernel (pairwise_kernel's rule): an invalid width is an error even where it is unused
+        # every kernel (pairwise_kernel's rule): an invalid parameter is an error even where it is unused, and
+        # before the landmarks are chosen (degree=0 was refused by the first kernel block, after the k-means)
         sigma = check_scalar(sigma, "sigma", low=0, low_inclusive=False)
+        check_scalar(degree, "degree", kind="int", low=1)
+        check_scalar(coef0, "coef0")
         self.n_components = check_scalar(n_components, "n_components", kind="int", low=1)
         self.tol = check_scalar(tol, "tol", low=0)
         check_option(landmarks, "landmarks", LANDMARKS)

@@ -62,14 +62,13 @@ class KernelOperator:
         self.scale = check_scalar(scale, "scale")
         cache_bytes = check_scalar(cache_bytes, "cache_bytes", kind="int", low=0)
         self._kw = dict(kernel=kernel, sigma=sigma, degree=degree, coef0=coef0, m=m)
-        if callable(kernel):
-            # a callable is first called at the first product; its (unused) parameters are checked now, as
-            # pairwise_kernel checks them for every kernel
-            check_scalar(sigma, "sigma", low=0, low_inclusive=False)
-            check_scalar(degree, "degree", kind="int", low=1)
-            check_scalar(coef0, "coef0")
-            check_scalar(m, "m", kind="int", low=1, allow_none=True)
-        else:
+        # the kernel parameters, checked for every kernel as pairwise_kernel checks them (a callable is first
+        # called at the first product; heat_semigroup, below, checks only sigma and m)
+        check_scalar(sigma, "sigma", low=0, low_inclusive=False)
+        check_scalar(degree, "degree", kind="int", low=1)
+        check_scalar(coef0, "coef0")
+        check_scalar(m, "m", kind="int", low=1, allow_none=True)
+        if not callable(kernel):
             check_option(kernel, "kernel", KERNELS + ("heat_penalty",))
             # the kernel's own checks (name, sigma, degree, coef0, m) on one pair of points, before any product:
             # a blockwise operator met sigma=0 or an unknown name only at its first product

@@ -52,3 +52,19 @@ def test_valid_unused_parameters_leave_kernels_unchanged():
     np.testing.assert_allclose(pairwise_kernel(X, sigma=0.8, degree=5, coef0=-3.0, m=7), np.exp(-D / 1.28),
                                rtol=1e-13)
     np.testing.assert_allclose(pairwise_kernel(X, kernel="linear", degree=4, coef0=2.0, m=1), X @ X.T, rtol=1e-13)
+
+
+@pytest.mark.parametrize("kw, exc, name", [(dict(degree=0), ValueError, "degree"),
+                                           (dict(coef0=float("nan")), ValueError, "coef0")])
+def test_heat_penalty_operator_and_nystrom_check_the_parameters_first(monkeypatch, kw, exc, name):
+    # KernelOperator's heat penalty (checked by heat_semigroup: sigma and m only) and NystromFeatures before its
+    # landmarks (its first kernel block refused degree=0 only after the k-means pass)
+    with pytest.raises(exc, match=name):
+        KernelOperator(X, kernel="heat_penalty", cache_bytes=0, **kw)
+    import graphrkhs.kernels._nystrom as nystrom
+
+    def no_landmarks(*args, **kwargs):
+        raise AssertionError("the landmarks were chosen before the parameters were checked")
+    monkeypatch.setattr(nystrom, "_first_distinct_rows", no_landmarks)
+    with pytest.raises(exc, match=name):
+        NystromFeatures(np.random.default_rng(1).normal(size=(200, 2)), n_components=10, **kw)
