@@ -532,7 +532,14 @@ def _as_number(cell):
 def _as_decimal(cell):
     """The cell as an exact :class:`decimal.Decimal` when it is a number in the command's grammar, else None."""
     text = cell.strip()
-    return decimal.Decimal(text) if _is_real_text(text) else None
+    if not _is_real_text(text):
+        return None
+    try:
+        return decimal.Decimal(text)
+    except decimal.InvalidOperation:
+        # an exponent beyond decimal's own limit (1e99999999999999999999): the value a float reads, inf or 0
+        # (an infinite label is then refused with its line, as "inf" is), not a traceback
+        return decimal.Decimal(float(text))
 
 
 def _parse_labels(raw, labeled):
@@ -543,12 +550,12 @@ def _parse_labels(raw, labeled):
     and 12345678901234567891 are one float but two classes)."""
     values = [_as_decimal(lab) for lab, m in zip(raw, labeled) if m]
     if values and all(v is not None and v.is_finite() for v in values):
-        keys = [decimal.Decimal(lab) if m else None for lab, m in zip(raw, labeled)]
+        keys = [_as_decimal(lab) if m else None for lab, m in zip(raw, labeled)]
         classes = sorted(set(values))
         spelling = {}
         for lab, m in zip(raw, labeled):
             if m:
-                spelling.setdefault(decimal.Decimal(lab), lab)
+                spelling.setdefault(_as_decimal(lab), lab)
         names = [spelling[v] for v in classes]
     else:
         keys = [lab if m else None for lab, m in zip(raw, labeled)]

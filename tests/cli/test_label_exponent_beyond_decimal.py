@@ -1,0 +1,37 @@
+"""``graphrkhs label``: a number cell whose exponent is beyond the decimal module's limit
+("1e99999999999999999999", which a float reads as inf) is read as that float value: an infinite label is refused
+with its line, and ``--unlabeled=inf`` marks it unlabeled, where both were a ``decimal.InvalidOperation``
+traceback."""
+import numpy as np
+
+from graphrkhs import cli
+
+HUGE = "1e99999999999999999999"
+
+
+def _csv(path):
+    X = np.random.default_rng(0).normal(size=(12, 2))
+    labels = ["1", "2", HUGE, "", "", "", "1", "2", "", "", "", ""]
+    with open(path, "w") as f:
+        f.write("x,y,label\n")
+        for x, lab in zip(X, labels):
+            f.write(f"{float(x[0])!r},{float(x[1])!r},{lab}\n")
+
+
+def test_an_infinite_label_beyond_decimal_is_refused_with_its_line(tmp_path, capsys):
+    src = tmp_path / "data.csv"
+    _csv(src)
+    code = cli.main(["label", str(src), "--label-column", "label", "--output", str(tmp_path / "o.csv"), "-q"])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert f"holds an infinite value ('{HUGE}', line 4)" in err
+
+
+def test_unlabeled_inf_matches_it(tmp_path, capsys):
+    src = tmp_path / "data.csv"
+    _csv(src)
+    out = tmp_path / "o.csv"
+    code = cli.main(["label", str(src), "--label-column", "label", "--output", str(out), "--unlabeled=inf"])
+    assert code == 0
+    assert "4 labeled, 2 classes" in capsys.readouterr().out
+    assert out.read_text().splitlines()[3].split(",")[3] in ("1", "2")       # line 4 got a predicted class
