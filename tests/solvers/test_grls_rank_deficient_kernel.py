@@ -38,3 +38,22 @@ def test_rls_linear_kernel_reproduces_a_linear_target():
         est = RLSRegressor(kernel="linear", alpha=alpha).fit(X, y)
         np.testing.assert_allclose(est.predict(X), t, atol=1e-5)
         assert abs(float(est.intercept_[0])) < 1e-5
+
+
+@pytest.mark.parametrize("dtype, atol", [(np.float64, 1e-8), (np.float32, 2e-3)])
+def test_grls_fit_several_features_and_targets_reproduce_the_span(dtype, atol):
+    # q = 3 features and 2 target columns in the small-gamma branch: targets in span(features) + the linear
+    # kernel's functions are fitted exactly (the features' null-space part kept), and Psi^T c = 0
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(40, 2))
+    m = X.shape[0]
+    Phi = (X @ X.T).astype(dtype)
+    Psi = np.column_stack([np.ones(m), X[:, 0] ** 2, X[:, 0] * X[:, 1]]).astype(dtype)
+    Y = np.column_stack([2.0 + 3.0 * X[:, 0] - X[:, 1] + 0.5 * X[:, 0] ** 2,
+                         -1.0 + X[:, 1] + 2.0 * X[:, 0] * X[:, 1]])
+    for gamma in (0.0, 1e-14):
+        c, beta = grls_fit(Phi, Psi, Y, gamma)
+        F = Phi.astype(np.float64) @ c + Psi.astype(np.float64) @ beta
+        np.testing.assert_allclose(F, Y, atol=atol)
+        np.testing.assert_allclose(Psi.astype(np.float64).T @ c, 0.0, atol=atol)
+        np.testing.assert_allclose(beta[:, 0], [2.0, 0.5, 0.0], atol=atol * 10)
