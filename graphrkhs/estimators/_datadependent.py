@@ -875,7 +875,7 @@ class _Warped(_DataDependent):
         return is_tuned(self.gamma_A)
 
     def _graph(self, X):
-        """The adjacency of the warped kernel's graph: the given sparse matrix, or built by the spec."""
+        """The adjacency of the warped kernel's graph: the given adjacency (any form as_adjacency reads), or built by the spec."""
         if self.__dict__.get("_fit_graph") is not None:      # built before the points were shifted (_fit)
             return self._fit_graph
         if not isinstance(self.graph, (str, GraphSpec)):     # a precomputed adjacency
