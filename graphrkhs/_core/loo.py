@@ -39,7 +39,7 @@ import numpy as np
 
 from .labels import _check_targets
 from .linalg import small_dense_threads
-from .validation import check_flag, check_matrix, column_scales, memory_guard, numeric_axis
+from .validation import check_flag, check_matrix, check_scalar, column_scales, memory_guard, numeric_axis
 
 __all__ = [
     "KernelRidgePath",
@@ -187,7 +187,7 @@ class KernelRidgePath:
 
     @classmethod
     def from_eigh(cls, eigenvalues: ArrayLike, eigenvectors: ArrayLike,
-                  unpenalized: Optional[ArrayLike] = None) -> "KernelRidgePath":
+                  unpenalized: Optional[ArrayLike] = None, *, rounding: Optional[float] = None) -> "KernelRidgePath":
         r"""The path of a kernel given by its eigendecomposition :math:`K = U \operatorname{diag}(s) U^T`.
 
         An eigenvalue ``+inf`` marks an unpenalized direction (:math:`\mu/(s+\mu) = 0`:
@@ -200,13 +200,22 @@ class KernelRidgePath:
         eigenvectors : array of shape (l, l), orthonormal columns
         unpenalized : array of shape (l, q), optional
             As in the constructor.
+        rounding : float >= 0, optional
+            The eigenvalues' rounding error, below which a point's leave-one-out
+            is undefined (its :math:`1 - H_{ii}` would come from such eigenvalues).
+            Default :math:`l\,\mathrm{eps}\max s`, the error of an eigendecomposition
+            of K itself; give it when the eigenvalues come from another matrix's
+            (:math:`s = 1/t` of a penalty's eigenvalues t is relatively accurate,
+            and its largest s would set the level for all).
         """
         s = np.asarray(eigenvalues, dtype=np.float64).ravel()
         U = check_matrix(eigenvectors, "eigenvectors", square=True, dtype=np.float64)
         if U.shape[0] != s.size or np.isnan(s).any() or (s < 0).any():
             raise ValueError(f"eigenvalues must be {U.shape[0]} non-negative numbers (or +inf); got {s.size}.")
+        if rounding is not None:
+            rounding = check_scalar(rounding, "rounding", low=0)
         self = cls.__new__(cls)
-        self._setup(s, U, unpenalized)
+        self._setup(s, U, unpenalized, rounding)
         return self
 
     @classmethod
@@ -254,7 +263,7 @@ class KernelRidgePath:
         self._setup(np.maximum(s, 0.0), U, None)
         return self
 
-    def _setup(self, s, U, unpenalized):
+    def _setup(self, s, U, unpenalized, rounding=None):
         self.eigenvalues = s
         self.eigenvectors = U
         self._U2 = U * U
@@ -263,7 +272,8 @@ class KernelRidgePath:
         self._null = np.maximum(1.0 - self._U2.sum(axis=1), 0.0) if U.shape[1] < U.shape[0] else None
         finite = s[np.isfinite(s)]
         #: the rounding error of the eigenvalues, l eps max s: the kernel's own scale
-        self._rounding = U.shape[0] * np.finfo(np.float64).eps * float(finite.max(initial=0.0))
+        self._rounding = U.shape[0] * np.finfo(np.float64).eps * float(finite.max(initial=0.0)) \
+            if rounding is None else rounding
         # rows in the span of the unpenalized (+inf) eigenvectors up to rounding: interpolated points, whose
         # 1 - H_ii is a sum of rounding-size squares (the relative test is on eigenvectors: scale-free)
         self._interpolated = (self._U2[:, np.isfinite(s)].sum(axis=1) <= _CANCEL_RTOL) if np.isinf(s).any() \
@@ -644,7 +654,7 @@ def loo_predictions(H: ArrayLike, Y: ArrayLike) -> np.ndarray:
 
 def rademacher_probes(n: int, n_probes: int, random_state=None) -> np.ndarray:
     """``n_probes`` independent Rademacher vectors (entries +-1 with probability 1/2), shape (n, n_probes)."""
-    from .validation import check_random_state, check_scalar
+    from .validation import check_random_state
 
     n = check_scalar(n, "n", kind="int", low=1)
     n_probes = check_scalar(n_probes, "n_probes", kind="int", low=1)
