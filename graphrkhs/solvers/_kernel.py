@@ -1302,7 +1302,7 @@ def plaprls_fit(K: Union[np.ndarray, KernelOperator], labeled: Indices, Y: Array
 # ---------------------------------------------------------------------------
 
 def _compact_wy(Psi):
-    """``(V, T, R)`` of the Householder QR of the (m, q) matrix ``Psi`` (LAPACK geqrf, via scipy) in compact WY
+    r"""``(V, T, R)`` of the Householder QR of the (m, q) matrix ``Psi`` (LAPACK geqrf, via scipy) in compact WY
     form: :math:`Q = H_1 \cdots H_q = I - V T V^T` (V unit lower trapezoidal, T upper triangular, by LAPACK's
     larft recurrence) and :math:`Q^T \Psi = [R; 0]`."""
     m, q = Psi.shape
