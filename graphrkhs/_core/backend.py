@@ -28,6 +28,10 @@ A registered backend is an object with
   and ``check_same_system(A, B, tol, max_iter, preconditioner)``: the same ``ValueError`` on
   every process when arguments differ between them (:func:`check_same_on_every_process`; the
   graph solvers' direct factorizations, which every process runs by itself);
+* optionally (Dask) ``require()``: raise the backend's own clear error when it was chosen explicitly
+  but cannot run now (Dask: no active ``distributed.Client``), called before work that every process
+  does by itself (an estimator's fit, a direct factorization), which would otherwise run serially
+  without a word (:func:`check_same_on_every_process`);
 * optionally (MPI) ``computed_once(func)``: ``func()`` evaluated on one process and its result
   given to all (the serial correction solves of the graph solvers' correction test, whose
   results decide the refinement rounds every process takes).  Without it ``func()`` runs where
@@ -133,10 +137,16 @@ def check_same_on_every_process(backend, what, items):
 
     For work every process does by itself before (or instead of) the distributed parts -- an estimator's
     targets, a direct factorization -- where arguments drawn differently on each process gave each its own
-    answer, silently.  Serially, and under a backend without the hook (Dask: one driver), nothing."""
+    answer, silently.  Serially, and under a backend without the hook (Dask: one driver), nothing; but an
+    explicit backend that cannot run now (``backend="dask"`` without an active client) is its ``require()``
+    error here, as it is in the distributed parts, not a silent serial fit."""
     resolved = resolve_backend(backend)
     if is_distributed(resolved):
-        hook = getattr(get_backend(resolved), "check_same_inputs", None)
+        impl = get_backend(resolved)
+        require = getattr(impl, "require", None)
+        if require is not None:
+            require()
+        hook = getattr(impl, "check_same_inputs", None)
         if hook is not None:
             hook(what, items)
 

@@ -659,6 +659,11 @@ class DaskBackend:
             return False
         return not _in_worker()
 
+    def require(self):
+        """An explicit ``backend='dask'`` needs a client (the ``ValueError`` of :func:`get_dask_client`), also
+        where the work is done on the driver (direct solves of small systems, an estimator's fit)."""
+        get_dask_client()
+
     def prepare(self, L, dtype, reorder="auto"):
         return DaskOperator(L, dtype=dtype, order="auto" if reorder in ("auto", True) else None)
 

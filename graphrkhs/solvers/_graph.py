@@ -530,7 +530,11 @@ def _check_same_system(A, B, tol, max_iter, preconditioner, backend):
     different paths meet in the comparison too."""
     resolved = resolve_backend(backend)
     if is_distributed(resolved):
-        same = getattr(get_backend(resolved), "check_same_system", None)     # Dask: one driver, nothing to compare
+        impl = get_backend(resolved)
+        require = getattr(impl, "require", None)    # Dask without a client: its error, not a silent serial solve
+        if require is not None:
+            require()
+        same = getattr(impl, "check_same_system", None)     # Dask: one driver, nothing to compare
         if same is not None:
             same(A, B, tol, max_iter, preconditioner)
 
