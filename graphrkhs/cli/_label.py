@@ -709,6 +709,12 @@ def run_label(args, out=None, err=None):
                                 "the standard input; give --output OUT.csv (the default, INPUT.labeled.csv, is for "
                                 "input files).")
     output = args.output or (os.path.splitext(path)[0] + ".labeled.csv")
+    # "--output -": the labeled rows on standard output (the Unix convention; it wrote a file named "-"), and
+    # the summary that goes there otherwise on standard error, so that the table stays clean
+    to_stdout = output == "-"
+    table_out = out
+    if to_stdout:
+        out = err
     method = args.method
     alpha = getattr(args, "alpha", None)
     if args.neighbors is not None and args.neighbors < 1:
@@ -757,7 +763,8 @@ def run_label(args, out=None, err=None):
     if output.lower().endswith(".npz"):
         raise LabelCommandError(f"--output {output}: graphrkhs label writes CSV text: name the output .csv (or "
                                 ".tsv for tabs).")
-    _check_output(output, [path], args.force)
+    if not to_stdout:
+        _check_output(output, [path], args.force)
     if not rows:
         raise LabelCommandError(f"{path} holds no rows (its arrays are empty)." if is_npz
                                 else f"{path} has a header but no data rows.")
@@ -888,7 +895,14 @@ def run_label(args, out=None, err=None):
               f"prediction in {predicted_column!r}.", file=err)
 
     out_header = header + [predicted_column, "confidence"]
-    _write_atomic(output, out_header, (list(r) + [p, f"{c:.4f}"] for r, p, c in zip(rows, pred_labels, confidence)))
+    table = (list(r) + [p, f"{c:.4f}"] for r, p, c in zip(rows, pred_labels, confidence))
+    if to_stdout:
+        writer = csv.writer(table_out, lineterminator="\n")
+        writer.writerow(out_header)
+        writer.writerows(table)
+        table_out.flush()
+    else:
+        _write_atomic(output, out_header, table)
 
     counts = {c: int(np.sum(codes == i)) for i, c in enumerate(names)}
     print(f"graphrkhs label: {n} rows, {int(labeled.sum())} labeled, {len(classes)} classes, "
@@ -909,7 +923,7 @@ def run_label(args, out=None, err=None):
             sel = pred == i
             mc = f"{confidence[sel].mean():.3f}" if sel.any() else "-"
             print(f"{c:<{width}}  {counts[c]:>8}  {predicted[c]:>9}  {mc:>15}", file=out)
-    print(f"wrote {output}", file=out)
+    print("wrote the labeled rows to standard output" if to_stdout else f"wrote {output}", file=out)
     return {"n": n, "labeled": int(labeled.sum()), "classes": names, "output": output}
 
 

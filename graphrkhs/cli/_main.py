@@ -90,7 +90,8 @@ def build_parser():
                               "kNN graph)")
     p_label.add_argument("--output", metavar="OUT.csv", default=None,
                          help="where to write the labeled rows, as CSV (tab-separated when named .tsv or .tab; "
-                              "default: INPUT with suffix .labeled.csv)")
+                              "default: INPUT with suffix .labeled.csv); '-' writes them to standard output, as "
+                              "comma-separated CSV, and the summary to standard error")
     p_label.add_argument("--neighbors", type=_int_option, default=None, metavar="K",
                          help="k of the kNN graph, below the number of rows (default: 10, or the number of rows - 1 "
                               "for a smaller file)")
