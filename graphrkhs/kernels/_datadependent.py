@@ -104,7 +104,9 @@ def default_sigma(X: ArrayLike, max_points: int = 1000) -> float:
     accurate.  So reordering the rows changes the value by at most this
     sampling error.  When more than half of the pairs coincide (duplicated
     rows) the median is over the pairs of distinct rows, so that the width
-    still scales with X; 1.0 when all the rows are equal.
+    still scales with X; 1.0 when all the rows are equal.  A median distance
+    beyond the float64 range (points near :math:`\pm 10^{308}`) is a
+    ValueError: rescale X.
 
     The distances are computed in a centred, power-of-two-scaled frame, so the
     value is shift-invariant (``X + 1e8`` gives the same width up to the
@@ -130,12 +132,21 @@ def default_sigma(X: ArrayLike, max_points: int = 1000) -> float:
     Z, _, scale = _frame(Z, Z)
     iu = np.triu_indices(Z.shape[0], 1)
     D = np.sqrt(_sq_dists(Z, Z)[iu])       # coincident rows get exactly 0 (_sq_dists)
-    med = float(np.median(D)) * scale
+    med = float(np.median(D))               # in the frame's units
     if med == 0 and D.any():
         # more than half of the pairs coincide (duplicated rows): the distinct pairs' median, which
         # scales with X (a constant 1.0 did not: at X * 1e-3 the kernel was nearly flat)
-        med = float(np.median(D[D > 0])) * scale
-    return med if med > 0 and np.isfinite(med) else 1.0
+        med = float(np.median(D[D > 0]))
+    if np.isinf(med * scale):
+        # the median distance is beyond float64 (points near +-1e308): the fallback 1.0 made the Gaussian kernel
+        # the identity matrix (every pair's value exp(-1e616) = 0), with no warning
+        log10 = np.log10(med) + np.log10(scale)
+        raise ValueError(f"the median pairwise distance of the points X is about {10 ** (log10 % 1):.1f}e"
+                         f"{int(log10 // 1)}, beyond the float64 range, so no kernel width can express it: "
+                         "rescale X (e.g. X / 1e10; the default width scales with X, so the Gaussian kernel "
+                         "does not change) or pass sigma.")
+    med *= scale
+    return med if med > 0 else 1.0
 
 
 def _with_verbosity(method):
