@@ -926,9 +926,21 @@ def estimate_recall(X, indices, sample):
     """
     X = np.ascontiguousarray(X, dtype=np.float64)
     n, d = X.shape
+    indices = np.asarray(indices)
+    # k >= n columns was numpy's "kth(=k) out of bounds (n)" from the partition below, an empty list or
+    # sample a ZeroDivisionError, a list per row missing an IndexError
+    if indices.ndim != 2 or indices.shape[0] != n:
+        raise ValueError(f"indices must be an (n, k) array of neighbour lists, one row per point of X "
+                         f"(n = {n}); got shape {indices.shape}.")
     k = indices.shape[1]
-    sample = np.asarray(sample, dtype=np.int64)
+    if not 1 <= k <= n - 1:
+        raise ValueError(f"indices has k = {k} columns; a point of X has n - 1 = {n - 1} other points, so "
+                         f"neighbour lists hold 1 <= k <= {n - 1} of them.")
+    sample = np.asarray(sample)
+    if sample.ndim != 1 or sample.size == 0:
+        raise ValueError(f"sample must be a non-empty 1-D array of query point indices; got shape {sample.shape}.")
     check_index_array(sample, n, "recall sample")
+    sample = sample.astype(np.int64, copy=False)
     check_index_array(indices, n, "neighbour indices")
     Xc = X - X.mean(axis=0)
     sq = np.einsum("ij,ij->i", Xc, Xc)
