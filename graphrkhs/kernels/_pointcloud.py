@@ -642,10 +642,12 @@ def unisolvent_points(Psi: ArrayLike, *, rtol: float = 1e-10) -> NDArray[np.inte
     ----------
     Psi : array of shape (n, q)
         Features at the n candidate points.
-    rtol : float, default=1e-10
+    rtol : float in [0, 1), default=1e-10
         The features are declared not unisolvent (ValueError) when the last
         pivot :math:`|R_{qq}|` is below ``rtol`` :math:`|R_{11}|` — numerically
-        rank-deficient at the level where solves lose about 10 digits.
+        rank-deficient at the level where solves lose about 10 digits.  (The
+        pivots decrease, so ``rtol >= 1`` would refuse every ``Psi``: it is a
+        ValueError.)
 
     Returns
     -------
@@ -664,7 +666,9 @@ def unisolvent_points(Psi: ArrayLike, *, rtol: float = 1e-10) -> NDArray[np.inte
     # before the pivoted QR: NaN would reach LAPACK, complex lose its imaginary part
     Psi = check_matrix(Psi, "Psi", min_size=0, dtype=np.float64)
     # NaN (or a negative rtol) made the rank test below pass for any Psi, dependent features included
-    rtol = check_scalar(rtol, "rtol", low=0)
+    # pivoted QR orders |R_11| >= |R_22| >= ...: with rtol >= 1 the test below refused every Psi, reported as
+    # "numerical rank 0" with no word of rtol
+    rtol = check_scalar(rtol, "rtol", low=0, high=1, high_inclusive=False)
     n, q = Psi.shape
     if q == 0:
         raise ValueError(f"Psi has shape {Psi.shape}: it needs at least one feature column (q >= 1).")
