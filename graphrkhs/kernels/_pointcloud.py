@@ -266,8 +266,9 @@ def pairwise_kernel(A: ArrayLike, B: ArrayLike | None = None,
 
     Returns
     -------
-    K : ndarray of shape (n_a, n_b), in A's float dtype (float32 stays float32); a callable's
-        matrix is converted to it (and must be real: complex values are a ``TypeError``).
+    K : ndarray of shape (n_a, n_b), in the common float dtype of A and B (float32 only when both
+        are float32, the package's rule for mixed inputs); a callable's matrix is converted to it
+        (and must be real: complex values are a ``TypeError``).
 
     Raises
     ------
