@@ -102,7 +102,9 @@ def _frame(A, B, stats_A=None, stats_B=None):
     lo_B, hi_B, centre_B = (lo_A, hi_A, centre_A) if B is A else _set_stats(B) if stats_B is None else stats_B
     centre = (centre_B if B.shape[0] else centre_A).astype(A.dtype)
     lo, hi = np.minimum(lo_A, lo_B), np.maximum(hi_A, hi_B)
-    if not float(np.maximum(hi - centre, centre - lo).max(initial=0.0)) < float(np.finfo(A.dtype).max):
+    with np.errstate(over="ignore"):        # the overflow is the test (it was a RuntimeWarning to the user)
+        reach = float(np.maximum(hi - centre, centre - lo).max(initial=0.0))
+    if not reach < float(np.finfo(A.dtype).max):
         centre = (lo * 0.5 + hi * 0.5).astype(A.dtype)  # halves first: lo + hi can overflow
     Ac = A - centre
     Bc = Ac if B is A else B - centre
