@@ -39,9 +39,10 @@ from sklearn.exceptions import NotFittedError
 from sklearn.utils.validation import validate_data
 
 from .._core.backend import check_same_on_every_process
-from .._core.labels import (TARGET_UNIT_EXPONENT, UNLABELED, _show, check_labeled_classes_have_priors, labeled_rows, one_hot,
-                            split_classification_labels, split_regression_targets, warn_conflicting_copies,
-                            warn_unequal_label_counts, warn_unpredicted_classes, warn_untrusted_label_proportions)
+from .._core.labels import (TARGET_UNIT_EXPONENT, UNLABELED, _fractional_label, _show,
+                            check_labeled_classes_have_priors, labeled_rows, one_hot, split_classification_labels,
+                            split_regression_targets, warn_conflicting_copies, warn_unequal_label_counts,
+                            warn_unpredicted_classes, warn_untrusted_label_proportions)
 from .._core.progress import verbosity
 from .._core.validation import (GraphRKHSWarning, Interval, Options, check_class_priors, check_estimator_points,
                                 float_dtype, power_of_two_exponent, sparse_points_refused, validate_params, warn)
@@ -662,7 +663,13 @@ class ClassifierOutputMixin(ClassifierMixin):
         # float classes beyond int64 (the class 1e20, a whole number): scikit-learn's metrics cast them to int64
         # and said "continuous is not supported"; other float labels keep its checks (a fractional label, or
         # numbers scored against string classes, are its errors, as fit refuses them)
-        huge = y.dtype.kind == "f" and bool(keep.any()) and float(np.abs(y[keep]).max()) >= 2.0 ** 63
+        pred_kept = np.asarray(pred)[keep]
+        huge = any(a.dtype.kind == "f" and a.size and float(np.abs(a).max()) >= 2.0 ** 63 for a in (y[keep], pred_kept))
+        if huge and y.dtype.kind == "f":
+            fractional = _fractional_label(y[keep])
+            if fractional is not None:         # scikit-learn's own refusal, which the equality scoring skips
+                raise ValueError(f"Classification metrics can't handle continuous targets: y holds {fractional!r}, "
+                                 "which is not a class label.")
         if huge or (y.dtype == object and any(isinstance(v, tuple) for v in y[keep].tolist())):
             # tuple classes: scikit-learn's metrics take them for a legacy multi-label format and refuse them
             hit = np.array([a == b for a, b in zip(y[keep].tolist(), pred[keep].tolist())], dtype=np.float64)

@@ -62,3 +62,19 @@ def test_score_keeps_refusing_labels_fit_refuses():
     model = LaplacianRegularizationClassifier().fit(X, np.where(y > 0, "a", "b"))
     with pytest.raises(ValueError, match="Mix of label input types"):
         model.score(X, y)
+
+
+def test_score_of_a_model_with_the_class_1e20_on_labels_without_it():
+    # the class 1e20 among the predictions only (held-out rows of class 0 mispredicted as 1e20): scored by
+    # equality too (scikit-learn's metrics: "a mix of binary and continuous targets"); a fractional label is
+    # still refused
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(20, 2))
+    y = np.where(X[:, 0] > 0, 1e20, 0.0)
+    model = LaplacianRegularizationClassifier().fit(X, y)
+    pred = model.predict(X)
+    zeros = np.zeros(20)
+    assert 1e20 in pred
+    assert model.score(X, zeros) == pytest.approx(np.mean(pred == zeros))
+    with pytest.raises(ValueError, match="continuous"):
+        model.score(X, np.r_[np.zeros(19), 0.5])
