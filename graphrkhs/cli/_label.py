@@ -537,9 +537,15 @@ def _as_decimal(cell):
     try:
         return decimal.Decimal(text)
     except decimal.InvalidOperation:
-        # an exponent beyond decimal's own limit (1e99999999999999999999): the value a float reads, inf or 0
-        # (an infinite label is then refused with its line, as "inf" is), not a traceback
-        return decimal.Decimal(float(text))
+        # an exponent beyond decimal's own limit (1e99999999999999999999): +-inf, as a float reads it (an infinite
+        # label is then refused with its line, as "inf" is), not a traceback; a nonzero number below its smallest
+        # exponent (1e-99999999999999999999) is the smallest fraction of its sign there (a real value, refused as
+        # 1e-400 is), not the 0 a float reads, which merged it into the class 0
+        value = float(text)
+        mantissa = text.lower().split("e")[0]
+        if value != 0.0 or not any(ch in "123456789" for ch in mantissa):
+            return decimal.Decimal(value)
+        return decimal.Decimal((1 if mantissa.lstrip().startswith("-") else 0, (1,), -999999999999999999))
 
 
 def _parse_labels(raw, labeled):

@@ -35,3 +35,20 @@ def test_unlabeled_inf_matches_it(tmp_path, capsys):
     assert code == 0
     assert "4 labeled, 2 classes" in capsys.readouterr().out
     assert out.read_text().splitlines()[3].split(",")[3] in ("1", "2")       # line 4 got a predicted class
+
+
+def test_a_tiny_label_beyond_decimal_is_a_real_value_not_the_class_0(tmp_path, capsys):
+    # 1e-99999999999999999999 is not 0 (a float underflows it): refused as real-valued next to whole labels, as
+    # 1e-400 is, instead of joining the class 0 (and --unlabeled with it does not unlabel the 0 cells)
+    X = np.random.default_rng(0).normal(size=(12, 2))
+    labels = ["0", "2", "1e-99999999999999999999", "", "", "", "0", "2", "", "", "", ""]
+    src = tmp_path / "data.csv"
+    with open(src, "w") as f:
+        f.write("x,y,label\n")
+        for x, lab in zip(X, labels):
+            f.write(f"{float(x[0])!r},{float(x[1])!r},{lab}\n")
+    code = cli.main(["label", str(src), "--label-column", "label", "--output", str(tmp_path / "o.csv"), "-q"])
+    assert code == 2 and "real values" in capsys.readouterr().err
+    code = cli.main(["label", str(src), "--label-column", "label", "--output", str(tmp_path / "p.csv"),
+                     "--unlabeled=1e-99999999999999999999"])
+    assert code == 0 and "4 labeled, 2 classes" in capsys.readouterr().out
