@@ -24,3 +24,9 @@ def test_representable_shift_and_peak(nu, kappa):
     expected = np.array([math.exp(-nu * log_shift)] + [(math.exp(log_shift) + v) ** -nu for v in lam[1:]])
     np.testing.assert_allclose(phi(lam), expected, rtol=1e-12)
     assert phi.is_positive(2.0)
+
+
+def test_an_ordinary_kappa_keeps_its_shift_to_the_last_bit():
+    # 2 nu / kappa**2 as before the extreme-kappa fix (kappa * kappa is one ulp off kappa**2 for ~0.1 % of kappas)
+    for nu, kappa in [(2.0, 2.759), (1.5, 4.536), (2.0, 7.964), (0.5, 9.072), (1.0, 1e100), (1.0, 1e-140)]:
+        assert filters.Matern(nu, kappa)._shift == 2.0 * nu / kappa ** 2
