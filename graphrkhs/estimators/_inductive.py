@@ -177,15 +177,27 @@ class _KernelLearner(PointsLearner):
     def _k(self, A, B):
         return pairwise_kernel(A, B, **self._kernel_kw())
 
+    def _default_width(self, X, **kw):
+        """``default_sigma(X)``; for a kernel without a width (linear, polynomial, a callable), which never reads
+        it, 1.0 where the median distance is beyond float64 (points near +-1e308): default_sigma's ValueError
+        there is about a width nobody uses (the callable kernel on such points fitted before it was raised)."""
+        kernel = self._param("kernel")
+        try:
+            return default_sigma(X, **kw)
+        except ValueError:
+            if isinstance(kernel, str) and kernel in ("gaussian", "heat"):
+                raise
+            return 1.0
+
     def _fit(self, X, labeled, Y):
         self._fit_params = {name: fit_copy(getattr(self, name)) for name in self._PREDICT_PARAMS if hasattr(self, name)}
         if self.sigma is not None:
             grid_of(self.sigma, [1.0], "sigma")      # a bad grid raises here, naming sigma
         if self.sigma is None:
-            self.sigma_ = default_sigma(X)
+            self.sigma_ = self._default_width(X)
         elif is_tuned(self.sigma):
             # the centre of the width grid; the selection then moves by factors of 2^(1/2)
-            self.sigma_ = default_sigma(X, max_points=self._WIDTH_POINTS)
+            self.sigma_ = self._default_width(X, max_points=self._WIDTH_POINTS)
         else:
             self.sigma_ = float(self.sigma)
         self.cv_results_ = None
