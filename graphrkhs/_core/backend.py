@@ -142,13 +142,21 @@ def check_same_on_every_process(backend, what, items):
     error here, as it is in the distributed parts, not a silent serial fit."""
     resolved = resolve_backend(backend)
     if is_distributed(resolved):
-        impl = get_backend(resolved)
-        require = getattr(impl, "require", None)
-        if require is not None:
-            require()
-        hook = getattr(impl, "check_same_inputs", None)
+        require_backend(resolved)
+        hook = getattr(get_backend(resolved), "check_same_inputs", None)
         if hook is not None:
             hook(what, items)
+
+
+def require_backend(backend):
+    """An explicit distributed backend that cannot run now is its ``require()`` error (Dask: no active
+    ``distributed.Client``), also for work done serially on the driver (a direct solve, an exact selection),
+    which would otherwise run without a word; nothing otherwise."""
+    resolved = resolve_backend(backend)
+    if is_distributed(resolved):
+        require = getattr(get_backend(resolved), "require", None)
+        if require is not None:
+            require()
 
 
 def serial_only(backend, what):

@@ -52,7 +52,7 @@ import scipy.sparse.linalg as spla
 from scipy.linalg import cho_factor, cho_solve
 from scipy.sparse import csgraph
 
-from .._core.backend import check_backend, get_backend, is_distributed, resolve_backend
+from .._core.backend import check_backend, get_backend, is_distributed, require_backend, resolve_backend
 from .._core.cg import amg_preconditioner, conjugate_gradient
 from .._core.linalg import check_solution, symmetry_gap
 from .._core.loo import PSD_RTOL, KernelRidgePath, check_ridges
@@ -530,11 +530,8 @@ def _check_same_system(A, B, tol, max_iter, preconditioner, backend):
     different paths meet in the comparison too."""
     resolved = resolve_backend(backend)
     if is_distributed(resolved):
-        impl = get_backend(resolved)
-        require = getattr(impl, "require", None)    # Dask without a client: its error, not a silent serial solve
-        if require is not None:
-            require()
-        same = getattr(impl, "check_same_system", None)     # Dask: one driver, nothing to compare
+        require_backend(resolved)                   # Dask without a client: its error, not a silent serial solve
+        same = getattr(get_backend(resolved), "check_same_system", None)     # Dask: one driver, nothing to compare
         if same is not None:
             same(A, B, tol, max_iter, preconditioner)
 

@@ -117,7 +117,7 @@ import scipy.sparse as sp
 from scipy.sparse import csgraph
 
 from .._core.labels import _check_labeled_index, _check_targets
-from .._core.backend import check_backend
+from .._core.backend import check_backend, require_backend
 from .._core.linalg import check_square, psd_solve, small_dense_threads
 from .._core.loo import KernelRidgePath, _group_rows, check_ridges, constant_up_to_rounding, in_ridge_batches
 from .._core.validation import SelectionWarning, check_flag, check_option, check_random_state, check_scalar, warn
@@ -2694,6 +2694,7 @@ def select_tikhonov_solution(W: Any, labeled: Any, Y: Any, alphas: Optional[Any]
                                            tol=tol, max_iter=max_iter, preconditioner=preconditioner,
                                            n_probes=n_probes, random_state=random_state, backend=backend,
                                            loo_rows=loo_rows)
+    require_backend(backend)         # the exact path runs here, serially: backend="dask" without a client is an error
     red = _KronReduction(W, labeled, laplacian, tol=tol, max_iter=max_iter, preconditioner=preconditioner)
     Y2 = _as_targets(Y, red.S.size)
     constant = laplacian == "combinatorial" and constant_up_to_rounding(Y2)     # as in select_tikhonov_alpha
