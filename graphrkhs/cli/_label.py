@@ -903,7 +903,7 @@ def run_label(args, out=None, err=None):
     out_header = header + [predicted_column, "confidence"]
     table = (list(r) + [p, f"{c:.4f}"] for r, p, c in zip(rows, pred_labels, confidence))
     if to_stdout:
-        writer = csv.writer(table_out, lineterminator="\n")
+        writer = csv.writer(table_out)       # the file's dialect ("\r\n"): a cell holding a bare "\r" is quoted
         writer.writerow(out_header)
         writer.writerows(table)
         table_out.flush()

@@ -39,4 +39,23 @@ def test_output_dash_writes_the_table_to_stdout_and_the_summary_to_stderr(tmp_pa
     code = cli.main(["label", str(src), "--label-column", "label", "--output", "out.csv", "-q"])
     capsys.readouterr()
     assert code == 0
-    assert (tmp_path / "out.csv").read_text(encoding="utf-8").splitlines() == captured.out.splitlines()
+    with open(tmp_path / "out.csv", encoding="utf-8", newline="") as f:
+        assert f.read() == captured.out                    # byte for byte, line endings included
+
+
+def test_output_dash_quotes_a_cell_holding_a_carriage_return(tmp_path, capsys, monkeypatch):
+    # the file's CSV dialect on standard output too: a label cell "a\rx" stays one quoted cell (with "\n" line
+    # endings it was written bare and read back as a broken row)
+    rng = np.random.default_rng(0)
+    X = np.vstack([rng.normal(size=(6, 2)), rng.normal(size=(6, 2)) + 5]).round(3)
+    lab = ["a\rx", "a\rx", "", "", "", "", "b", "b", "", "", "", ""]
+    src = tmp_path / "data.csv"
+    with open(src, "w", newline="") as f:
+        csv.writer(f).writerows([["x", "y", "label"]] + [[a, b, c] for (a, b), c in zip(X, lab)])
+    monkeypatch.chdir(tmp_path)
+    code = cli.main(["label", str(src), "--label-column", "label", "--output", "-", "-q"])
+    out = capsys.readouterr().out
+    assert code == 0
+    rows = list(csv.reader(io.StringIO(out, newline="")))
+    assert len(rows) == 1 + len(lab)
+    assert [r[2] for r in rows[1:]] == lab
