@@ -28,6 +28,7 @@ method cannot meet the check by its nature.
 
 import copy
 import inspect
+import numbers
 from typing import Hashable, Optional
 
 from numpy.typing import ArrayLike
@@ -663,10 +664,13 @@ class ClassifierOutputMixin(ClassifierMixin):
         # float classes beyond int64 (the class 1e20, a whole number): scikit-learn's metrics cast them to int64
         # and said "continuous is not supported"; other float labels keep its checks (a fractional label, or
         # numbers scored against string classes, are its errors, as fit refuses them)
-        pred_kept = np.asarray(pred)[keep]
-        huge = any(a.dtype.kind == "f" and a.size and float(np.abs(a).max()) >= 2.0 ** 63 for a in (y[keep], pred_kept))
-        if huge and y.dtype.kind == "f":
-            fractional = _fractional_label(y[keep])
+        y_kept, pred_kept = y[keep], np.asarray(pred)[keep]
+        # numeric labels only (strings against numeric classes keep scikit-learn's "Mix of label input types")
+        numeric = y.dtype.kind in "fiub" or (y.dtype == object and
+                                             all(isinstance(v, numbers.Real) for v in y_kept.tolist()))
+        huge = numeric and (_beyond_int64(y_kept) or _beyond_int64(pred_kept))
+        if huge:
+            fractional = _fractional_label(y_kept)
             if fractional is not None:         # scikit-learn's own refusal, which the equality scoring skips
                 raise ValueError(f"Classification metrics can't handle continuous targets: y holds {fractional!r}, "
                                  "which is not a class label.")
@@ -675,6 +679,15 @@ class ClassifierOutputMixin(ClassifierMixin):
             hit = np.array([a == b for a, b in zip(y[keep].tolist(), pred[keep].tolist())], dtype=np.float64)
             return float(np.average(hit, weights=w))
         return float(accuracy_score(y[keep], pred[keep], sample_weight=w))
+
+
+def _beyond_int64(a):
+    """Whether the float labels in ``a`` (a float or object array) reach 2**63, where scikit-learn's metrics, which
+    cast float labels to int64, call them continuous."""
+    if a.dtype == object:
+        values = [abs(float(v)) for v in a.tolist() if isinstance(v, (float, np.floating))]
+        return bool(values) and max(values) >= 2.0 ** 63
+    return a.dtype.kind == "f" and a.size > 0 and float(np.abs(a).max()) >= 2.0 ** 63
 
 
 def _labeled_weights(sample_weight, keep):

@@ -78,3 +78,16 @@ def test_score_of_a_model_with_the_class_1e20_on_labels_without_it():
     assert model.score(X, zeros) == pytest.approx(np.mean(pred == zeros))
     with pytest.raises(ValueError, match="continuous"):
         model.score(X, np.r_[np.zeros(19), 0.5])
+
+
+def test_score_of_a_model_with_the_class_1e20_keeps_refusing_what_fit_refuses():
+    # string labels against the numeric classes, and a fractional label in an object array (a list with None)
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(20, 2))
+    model = LaplacianRegularizationClassifier().fit(X, np.where(X[:, 0] > 0, 1e20, 0.0))
+    with pytest.raises(ValueError, match="Mix of label input types|can't handle a mix"):     # scikit-learn's
+        model.score(X, np.where(X[:, 0] > 0, "a", "b"))
+    with pytest.raises(ValueError, match="continuous"):
+        model.score(X, np.array([0.5] + [0.0] * 18 + [None], dtype=object))
+    assert model.score(X, np.array([1e20] * 10 + [0.0] * 9 + [None], dtype=object)) == pytest.approx(
+        np.mean(model.predict(X)[:19] == np.r_[np.full(10, 1e20), np.zeros(9)]))
