@@ -19,6 +19,7 @@ import collections
 import csv
 import decimal
 import io
+import itertools
 import math
 import os
 import re
@@ -903,9 +904,16 @@ def run_label(args, out=None, err=None):
     out_header = header + [predicted_column, "confidence"]
     table = (list(r) + [p, f"{c:.4f}"] for r, p, c in zip(rows, pred_labels, confidence))
     if to_stdout:
-        writer = csv.writer(table_out)       # the file's dialect ("\r\n"): a cell holding a bare "\r" is quoted
-        writer.writerow(out_header)
-        writer.writerows(table)
+        # "\n" line endings for pipes (cut, awk, sort saw a trailing "\r" with the file's "\r\n"), with the
+        # file's quoting: each row is written with the "\r\n" terminator, which quotes a cell holding a bare "\r"
+        # (a "\n" terminator left it bare: a broken row when read back), and the terminator is then replaced
+        buffer = io.StringIO()
+        writer = csv.writer(buffer)
+        for row in itertools.chain([out_header], table):
+            buffer.seek(0)
+            buffer.truncate()
+            writer.writerow(row)
+            table_out.write(buffer.getvalue()[:-2] + "\n")
         table_out.flush()
     else:
         _write_atomic(output, out_header, table)
