@@ -665,9 +665,14 @@ class ClassifierOutputMixin(ClassifierMixin):
         # and said "continuous is not supported"; other float labels keep its checks (a fractional label, or
         # numbers scored against string classes, are its errors, as fit refuses them)
         y_kept, pred_kept = y[keep], np.asarray(pred)[keep]
-        # numeric labels only (strings against numeric classes keep scikit-learn's "Mix of label input types")
-        numeric = y.dtype.kind in "fiub" or (y.dtype == object and
-                                             all(isinstance(v, numbers.Real) for v in y_kept.tolist()))
+        kinds = _label_kind(y_kept), _label_kind(pred_kept)
+        if None not in kinds and kinds[0] != kinds[1]:
+            # numbers against string classes (or the reverse): fit refuses a mix of label types; scikit-learn's
+            # metrics refuse it from 1.7 on, 1.6 scored 0.0 without a word
+            raise ValueError(f"Mix of label input types ({kinds[0]} and {kinds[1]}): y holds {kinds[0]} labels and "
+                             f"the classes are {kinds[1]}s ({', '.join(map(_show, self.classes_[:3]))}"
+                             f"{', ...' if len(self.classes_) > 3 else ''}).")
+        numeric = kinds[0] == "number"
         huge = numeric and (_beyond_int64(y_kept) or _beyond_int64(pred_kept))
         if huge:
             fractional = _fractional_label(y_kept)
@@ -679,6 +684,22 @@ class ClassifierOutputMixin(ClassifierMixin):
             hit = np.array([a == b for a, b in zip(y[keep].tolist(), pred[keep].tolist())], dtype=np.float64)
             return float(np.average(hit, weights=w))
         return float(accuracy_score(y[keep], pred[keep], sample_weight=w))
+
+
+def _label_kind(a):
+    """"string" or "number" when every entry of the label array ``a`` is one (bools and numpy scalars included),
+    else None (an empty array, tuples, mixed or other objects)."""
+    if a.dtype.kind in "US":
+        return "string"
+    if a.dtype.kind in "fiub":
+        return "number"
+    if a.dtype == object and a.size:
+        values = a.tolist()
+        if all(isinstance(v, str) for v in values):
+            return "string"
+        if all(isinstance(v, numbers.Real) for v in values):
+            return "number"
+    return None
 
 
 def _beyond_int64(a):
