@@ -28,7 +28,6 @@ method cannot meet the check by its nature.
 
 import copy
 import inspect
-import numbers
 from typing import Hashable, Optional
 
 from numpy.typing import ArrayLike
@@ -40,7 +39,7 @@ from sklearn.exceptions import NotFittedError
 from sklearn.utils.validation import validate_data
 
 from .._core.backend import check_same_on_every_process
-from .._core.labels import (TARGET_UNIT_EXPONENT, UNLABELED, _fractional_label, _show,
+from .._core.labels import (TARGET_UNIT_EXPONENT, UNLABELED, _fractional_label, _label_kind, _show,
                             check_labeled_classes_have_priors, labeled_rows, one_hot, split_classification_labels,
                             split_regression_targets, warn_conflicting_copies, warn_unequal_label_counts,
                             warn_unpredicted_classes, warn_untrusted_label_proportions)
@@ -665,7 +664,7 @@ class ClassifierOutputMixin(ClassifierMixin):
         # and said "continuous is not supported"; other float labels keep its checks (a fractional label, or
         # numbers scored against string classes, are its errors, as fit refuses them)
         y_kept, pred_kept = y[keep], np.asarray(pred)[keep]
-        kinds = _label_kind(y_kept), _label_kind(pred_kept)
+        kinds = _labels_kind(y_kept), _labels_kind(pred_kept)
         if None not in kinds and kinds[0] != kinds[1]:
             # numbers against string classes (or the reverse): fit refuses a mix of label types; scikit-learn's
             # metrics refuse it from 1.7 on, 1.6 scored 0.0 without a word
@@ -686,19 +685,18 @@ class ClassifierOutputMixin(ClassifierMixin):
         return float(accuracy_score(y[keep], pred[keep], sample_weight=w))
 
 
-def _label_kind(a):
-    """"string" or "number" when every entry of the label array ``a`` is one (bools and numpy scalars included),
-    else None (an empty array, tuples, mixed or other objects)."""
-    if a.dtype.kind in "US":
-        return "string"
+def _labels_kind(a):
+    """"text" or "number" when every entry of the label array ``a`` is one (bools count as numbers here), else
+    None (an empty array, tuples, mixed or other objects); per entry, the label encoder's own rule
+    (``_core.labels._label_kind``)."""
+    if a.dtype.kind in "USa":
+        return "text"
     if a.dtype.kind in "fiub":
         return "number"
     if a.dtype == object and a.size:
-        values = a.tolist()
-        if all(isinstance(v, str) for v in values):
-            return "string"
-        if all(isinstance(v, numbers.Real) for v in values):
-            return "number"
+        kinds = {"number" if k == "bool" else k for k in map(_label_kind, a.tolist())}
+        if len(kinds) == 1 and None not in kinds:
+            return kinds.pop()
     return None
 
 
