@@ -45,7 +45,7 @@ from .._core.progress import _Progress, progress_bar
 from .._core.types import KernelName, RandomStateLike
 from .._core.validation import (AccuracyWarning, check_option, check_points, check_random_state, check_scalar,
                                 memory_guard, warn)
-from ._pointcloud import KERNELS, pairwise_kernel
+from ._pointcloud import KERNELS, check_kernel_parameters, pairwise_kernel
 
 __all__ = ["NystromFeatures"]
 
@@ -168,9 +168,7 @@ class NystromFeatures:
             check_option(kernel, "kernel", KERNELS)
         # every kernel (pairwise_kernel's rule): an invalid parameter is an error even where it is unused, and
         # before the landmarks are chosen (degree=0 was refused by the first kernel block, after the k-means)
-        sigma = check_scalar(sigma, "sigma", low=0, low_inclusive=False)
-        check_scalar(degree, "degree", kind="int", low=1)
-        check_scalar(coef0, "coef0")
+        sigma = check_kernel_parameters(sigma, degree, coef0)[0]
         self.n_components = check_scalar(n_components, "n_components", kind="int", low=1)
         self.tol = check_scalar(tol, "tol", low=0)
         check_option(landmarks, "landmarks", LANDMARKS)

@@ -11,7 +11,7 @@ from .._core.cg import check_on_failure, report_failure
 from .._core.config import DENSE_CACHE_BYTES, _REPLACE_EVERY, _STALL_WINDOWS
 from .._core.linalg import apply_matrix
 from .._core.validation import check_finite_array, check_matrix, dense_array, check_option, check_points, check_scalar, memory_guard
-from ._pointcloud import BLOCK_BYTES, KERNELS, heat_semigroup, pairwise_kernel
+from ._pointcloud import BLOCK_BYTES, KERNELS, check_kernel_parameters, heat_semigroup, pairwise_kernel
 
 
 __all__ = [
@@ -64,10 +64,7 @@ class KernelOperator:
         self._kw = dict(kernel=kernel, sigma=sigma, degree=degree, coef0=coef0, m=m)
         # the kernel parameters, checked for every kernel as pairwise_kernel checks them (a callable is first
         # called at the first product; heat_semigroup, below, checks only sigma and m)
-        check_scalar(sigma, "sigma", low=0, low_inclusive=False)
-        check_scalar(degree, "degree", kind="int", low=1)
-        check_scalar(coef0, "coef0")
-        check_scalar(m, "m", kind="int", low=1, allow_none=True)
+        check_kernel_parameters(sigma, degree, coef0, m)
         if not callable(kernel):
             check_option(kernel, "kernel", KERNELS + ("heat_penalty",))
             # the kernel's own checks (name, sigma, degree, coef0, m) on one pair of points, before any product:

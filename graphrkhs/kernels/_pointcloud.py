@@ -240,6 +240,14 @@ def _overflow_error(A, B, kernel, degree, dtype, coef0=0.0):
     )
 
 
+def check_kernel_parameters(sigma, degree, coef0, m=None):
+    """``(sigma, degree, coef0, m)`` checked for every kernel, also those that do not use them (the estimators'
+    constraints, scikit-learn's rule for gamma, degree and coef0: an invalid value is a user error even where the
+    kernel ignores it): sigma a finite number > 0, degree an int >= 1, coef0 finite, m None or an int >= 1."""
+    return (check_scalar(sigma, "sigma", low=0, low_inclusive=False), check_scalar(degree, "degree", kind="int", low=1),
+            check_scalar(coef0, "coef0"), check_scalar(m, "m", kind="int", low=1, allow_none=True))
+
+
 def pairwise_kernel(A: ArrayLike, B: ArrayLike | None = None,
                     kernel: KernelName = "gaussian", *,
                     sigma: float = 1.0, degree: int = 2, coef0: float = 1.0, m: int | None = None,
@@ -290,12 +298,7 @@ def pairwise_kernel(A: ArrayLike, B: ArrayLike | None = None,
                  f"the {A.shape[0]} x {B.shape[0]} kernel matrix",
                  "use fewer (labeled) points, or a low-rank solver (solver='nystrom').")
     block_bytes = check_scalar(block_bytes, "block_bytes", kind="int", low=1)
-    # the kernel parameters checked for every kernel (the estimators' constraints, scikit-learn's rule for gamma,
-    # degree and coef0): an invalid value is a user error even where the kernel does not use it
-    sigma = check_scalar(sigma, "sigma", low=0, low_inclusive=False)
-    degree = check_scalar(degree, "degree", kind="int", low=1)
-    coef0 = check_scalar(coef0, "coef0")
-    m = check_scalar(m, "m", kind="int", low=1, allow_none=True)
+    sigma, degree, coef0, m = check_kernel_parameters(sigma, degree, coef0, m)
     if callable(kernel):
         K = kernel(A, B)
         # a sparse matrix (a truncated, kNN-sparse kernel): np.asarray made it a 0-d object array, refused as
