@@ -602,9 +602,11 @@ def graph_from_neighbors(distances: ArrayLike, indices: ArrayLike, *,
     scale = check_scalar(scale, "scale", low=0, low_inclusive=False)
     dist = np.asarray(distances, dtype=np.float64)
     idx = np.asarray(indices)
-    if dist.ndim != 2 or idx.shape != dist.shape or dist.shape[1] < 1:
-        raise ValueError(f"distances and indices must both have shape (n, k) with k >= 1; got {dist.shape} "
-                         f"and {idx.shape}.")
+    if dist.ndim != 2 or idx.shape != dist.shape or dist.shape[1] < 1 or dist.shape[0] < 2:
+        # n >= 2 as knn_graph requires: a point's k >= 1 neighbours are other points (with n = 0 the
+        # mean edge length of the default width was numpy's "Mean of empty slice" warning and a NaN)
+        raise ValueError(f"distances and indices must both have shape (n, k) with n >= 2 points and k >= 1 "
+                         f"neighbours; got {dist.shape} and {idx.shape}.")
     if not np.issubdtype(idx.dtype, np.integer):
         raise TypeError(f"indices must be integers; got dtype {idx.dtype}.")
     if not np.isfinite(dist).all() or (dist < 0).any():

@@ -719,6 +719,20 @@ def test_graph_from_neighbors_refuses_repeated_neighbours_and_unsorted_distances
         graph_from_neighbors(np.array([[2.0, 1.0], [1.0, 2.0], [1.0, 2.0]]), np.array([[1, 2], [0, 2], [1, 0]]))
 
 
+@pytest.mark.parametrize("n", [0, 1])
+def test_graph_from_neighbors_refuses_fewer_than_two_points_as_knn_graph_does(n):
+    # n = 0 used to return an empty graph after numpy's "Mean of empty slice" warnings (the default width is
+    # the mean edge length); knn_graph refuses fewer than 2 points, and a point's neighbours are other points
+    import warnings
+
+    from graphrkhs.graphs import graph_from_neighbors
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(ValueError, match="n >= 2 points"):
+            graph_from_neighbors(np.zeros((n, 1)), np.zeros((n, 1), dtype=np.int64))
+
+
 def test_integer_coo_duplicates_are_summed_without_wrapping_around():
     # uint8 200 + 100 summed in uint8 is 44: the duplicates must be summed as floats
     G = sp.coo_array((np.array([200, 100, 44], np.uint8), ([0, 0, 1], [1, 1, 0])), shape=(2, 2))
