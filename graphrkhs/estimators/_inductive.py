@@ -1743,5 +1743,5 @@ class GRLSClassifier(ClassifierOutputMixin, _GRLS):
 
 class GRLSRegressor(RegressorOutputMixin, _GRLS):
     __doc__ = _GRLS_DOC.format(what="regressor", kind="Regressor", attr="", name="GRLSRegressor",
-                               y="1.0 + 2.0 * X[:, 0]", check="np.allclose(est.predict([[10.0]]), 21.0)",
+                               y="0.5 + 2.0 * X[:, 0]", check="np.allclose(est.predict([[10.0]]), 20.5)",
                                out="True")
