@@ -162,7 +162,7 @@ def nystrom_laprls_fit(F: ArrayLike, labeled: Indices, Y: ArrayLike, M: MatrixLi
     >>> import numpy as np
     >>> from graphrkhs import NystromFeatures, knn_graph, graph_penalty, nystrom_laprls_fit
     >>> X = np.linspace(0, 1, 30)[:, None]
-    >>> ny = NystromFeatures(X, sigma=0.2, n_components=10, landmarks="uniform", random_state=0)
+    >>> ny = NystromFeatures(X, sigma=0.2, n_components=12, landmarks="uniform", random_state=0)
     >>> w = nystrom_laprls_fit(ny.features_, [0, 29], np.array([1.0, -1.0]),
     ...                        graph_penalty(knn_graph(X, 3)), 1e-4, 1.0)
     >>> f = ny.transform(np.array([[0.05], [0.95]])) @ w
