@@ -14,7 +14,7 @@ standard aggregation, tentative prolongator) and the cycle is our own:
   polynomial versus Gauss-Seidel");
 * each product with :math:`\tilde A`, :math:`\tilde P` and
   :math:`\tilde P^T` is one row-parallel pass over the whole (n, m) block
-  (the compiled kernels of :mod:`graphrkhs._spmm`);
+  (the compiled kernels of :mod:`graphrkhs._core.spmm`);
 * the same smoother before and after the coarse correction makes the cycle a
   symmetric positive (semi)definite operator, as conjugate gradients need.
 
