@@ -1024,13 +1024,21 @@ _LAPRLS_DOC = r"""Laplacian RLS {what} (Belkin, Niyogi & Sindhwani, JMLR 2006).
         Intrinsic weight, scaled :math:`\gamma_I / n^2` as in the paper, which
         makes useful values large: with n = 1797 and k = 10 neighbours the
         default gives :math:`\gamma_I l / n^2 \approx 3 \cdot 10^{{-3}}` per labeled point.
-        0 gives RLS on the labeled points.  With one's own grids of both, ``cv_results_`` is
+        0 gives RLS on the labeled points, with the constant of ``fit_intercept`` below: without it
+        :class:`RLS{kind}` with ``alpha=gamma_A`` and ``fit_intercept=False``, with it that RLS fitted to
+        the centred y plus the mean (:class:`RLS{kind}`'s own ``fit_intercept``, an unpenalized constant,
+        is another fit).  With one's own grids of both, ``cv_results_`` is
         their ``(gamma_A, gamma_I)`` table; a pair whose system is numerically singular scores -inf.
         With one's own ``gamma_I`` grid, ``gamma_A="auto"`` is scored on its default grid without
         extending it (unlike "auto" elsewhere); a choice at its edge is reported (SelectionWarning).
         Below that grid each given ``gamma_I`` makes larger ratios :math:`\gamma_I/\gamma_A`, where the
         system becomes numerically singular (refused), and the low-rank (Nystrom) path must choose on the
         same grid as the dense one.  Pass a ``gamma_A`` grid to go further.
+    fit_intercept : bool or "auto", default="auto"
+        A free constant by centring: y less its labeled mean is fitted and the mean added back to
+        every prediction (on the linear kernel the points are centred on their labeled mean as well,
+        ``x_offset_``).  "auto": for regressors, and for classifiers on the linear kernel.  Not the
+        unpenalized constant of :class:`RLS{kind}`'s ``fit_intercept`` (see ``gamma_I``).
     {graph}
 
     Attributes
