@@ -233,12 +233,15 @@ def _marker_dtype(y, unlabeled):
     if dtype.kind not in "iuf" or not numeric:
         return object
     # the smallest common type of the two (uint8 with -1: int16), then the marker's own (a Python float:
-    # float64, for a float32 y with 0.1)
-    for candidate in (dtype, np.result_type(dtype, np.min_scalar_type(unlabeled)),
-                      np.result_type(dtype, np.asarray(unlabeled).dtype)):
-        if _holds(candidate, unlabeled) and _holds_classes(candidate, y):
-            return candidate
-    return object
+    # float64, for a float32 y with 0.1).  A positive integer marker's smallest type is unsigned, which
+    # promotes a signed y one size too far (int8 with 300: uint16, so int32), so its signed type (int16)
+    # is a candidate too; the smallest candidate that holds everything wins
+    candidates = [dtype, np.result_type(dtype, np.min_scalar_type(unlabeled))]
+    if isinstance(unlabeled, (int, np.integer)):
+        candidates.append(np.result_type(dtype, np.min_scalar_type(-abs(int(unlabeled)))))
+    candidates.append(np.result_type(dtype, np.asarray(unlabeled).dtype))
+    usable = [c for c in candidates if c.kind in "iuf" and _holds(c, unlabeled) and _holds_classes(c, y)]
+    return min(usable, key=lambda c: c.itemsize) if usable else object
 
 
 def _holds(dtype, value):

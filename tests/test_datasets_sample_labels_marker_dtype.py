@@ -1,0 +1,35 @@
+"""sample_labels gives the partial labels the smallest common numeric type, as documented.
+
+A positive integer marker beyond a signed y's range took one size too many: int8 classes with the
+marker 300 came back int32, where int16 holds every class and the marker (np.min_scalar_type(300)
+is uint16, and int8 with uint16 promotes to int32).  Oracle: the smallest of the integer types
+that hold the marker and the classes, found by trying them in order of size.
+"""
+
+import numpy as np
+import pytest
+
+from graphrkhs.datasets import sample_labels
+
+INTS = [np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32, np.int64, np.uint64]
+
+
+def _smallest_int(y, marker):
+    for dt in sorted(INTS, key=lambda t: np.dtype(t).itemsize):
+        info = np.iinfo(dt)
+        if info.min <= min(int(y.min()), marker) and max(int(y.max()), marker) <= info.max \
+                and np.can_cast(y.dtype, dt):
+            return np.dtype(dt)
+    raise AssertionError("no integer type")
+
+
+@pytest.mark.parametrize("dtype, marker", [(np.int8, 300), (np.int8, 200), (np.int8, -300), (np.uint8, -1),
+                                           (np.uint8, 300), (np.int16, 40000), (np.int16, 70000),
+                                           (np.uint32, -1), (np.int8, np.uint16(300))])
+def test_integer_marker_takes_the_smallest_common_type(dtype, marker):
+    y = np.array([1, 1, 2, 2, 3, 3], dtype=dtype)
+    y_partial, keep = sample_labels(y, 1, random_state=0, unlabeled=marker)
+    assert y_partial.dtype.kind in "iu"
+    assert y_partial.dtype.itemsize == _smallest_int(y, int(marker)).itemsize
+    hidden = np.setdiff1d(np.arange(y.size), keep)
+    assert (y_partial[hidden] == int(marker)).all() and (y_partial[keep] == y[keep]).all()
