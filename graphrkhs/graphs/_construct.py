@@ -222,7 +222,7 @@ def knn_graph(X: ArrayLike, n_neighbors: int = 10, *,
         the exact sparse search; ``"pynndescent"`` and ``"hnswlib"`` take
         dense points only and fall back to it with a RuntimeWarning
         (``info["fallback"]``); ``"kd_tree"`` raises a ValueError.
-    metric : {"euclidean", "cosine"}, default="euclidean"
+    metric : {"euclidean", "cosine", "tangent"}, default="euclidean"
         The distance of the graph.  ``"cosine"`` searches and weights the
         rows of ``X`` scaled to unit length: the neighbours of the cosine
         distance :math:`1 - \cos\theta_{ij}`, and weights of the chord
