@@ -1329,6 +1329,9 @@ def graph_kernel_ridge(W: Union[GraphLike, GraphKernel], labeled: Indices, Y: Ar
     Returns
     -------
     F : ndarray of shape (n,) or (n, m)
+        :math:`\Phi_{:,S}\,\beta`, except on the nodes of connected components without any
+        labeled node, where that is 0: they get the mean of ``Y`` (the class prior for one-hot
+        targets), with a :class:`~graphrkhs.GraphWarning`, as in :func:`harmonic_solution`.
     beta : ndarray of shape (l,) or (l, m), only with ``return_coef``.
 
     Examples
