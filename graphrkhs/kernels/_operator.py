@@ -93,11 +93,13 @@ class KernelOperator:
         return out
 
     def rescale(self, factor: float) -> KernelOperator:
-        """Multiply the matrix by ``factor`` in place (the cached array or the block scale)."""
+        """Multiply the matrix by ``factor`` in place (the cached array and the block scale)."""
+        factor = check_scalar(factor, "factor")
         if self._dense is not None:
             self._dense *= factor
-        else:
-            self.scale *= float(factor)
+        # the scale too when the matrix is cached: block(A) (rows of the matrix for new points) and ``scale``
+        # kept the old factor, so that block(X) differed from toarray() by it (2x after rescale(0.5))
+        self.scale *= factor
         return self
 
     @property
