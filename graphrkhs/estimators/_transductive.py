@@ -1051,6 +1051,12 @@ class _GraphKernelRidge(_GraphLearner):
             self.alpha_, self.kernel_ = float(self.alpha), kernels[0]
             return graph_kernel_ridge(W, S, Y, kernels[0], alpha=self.alpha, method=self.method,
                                       laplacian=self.laplacian, backend=self.backend)
+        if self.alpha != "auto" and self.method in ("cg", "sparse"):
+            # a fixed alpha with the free constant on the solver path asked for (it formed the n x l kernel
+            # columns whatever the method: "cg" and "sparse" were ignored, and "sparse" with a response that has
+            # no polynomial inverse fitted where fit_intercept=False refuses it)
+            self.alpha_, self.kernel_ = float(self.alpha), kernels[0]
+            return self._solve_free_constant(W, S, Y, kernels[0])
         if self.alpha == "auto" and S.size > STOCHASTIC_MIN_LABELS:
             return self._solve_stochastic(W, S, Y, kernels)
         L = laplacian(W, self.laplacian, dtype=np.float64)
@@ -1096,6 +1102,26 @@ class _GraphKernelRidge(_GraphLearner):
         else:
             F = C @ np.linalg.solve(A, Y)
         _orphans(W, S, Y, F)     # label-free components get the class prior (one rule, with the solvers)
+        return F
+
+    def _solve_free_constant(self, W, S, Y, phi):
+        r"""The fit with the free constant b by :func:`~graphrkhs.graph_kernel_ridge` on ``method``: the targets
+        and a column of ones, :math:`F = \Phi_{:,S} P [y, 1]`, :math:`P = (\Phi_{SS} + \mu I)^{-1}`, then
+        :math:`b = 1^T P y / 1^T P 1` and :math:`f = F_y - b F_1 + b` (the saddle-point system of ``_solve``).
+        "sparse" returns no coefficients: :math:`P [y, 1] = ([y, 1] - F_S) / \mu` on S."""
+        Y1 = np.hstack([Y, np.ones((S.size, 1))])
+        if self.method == "sparse":
+            F = graph_kernel_ridge(W, S, Y1, phi, alpha=self.alpha_, method="sparse", laplacian=self.laplacian,
+                                   backend=self.backend)
+            R = Y1 - F[S]
+        else:
+            F, R = graph_kernel_ridge(W, S, Y1, phi, alpha=self.alpha_, method=self.method,
+                                      laplacian=self.laplacian, backend=self.backend, return_coef=True)
+        b = R[:, :-1].sum(axis=0) / R[:, -1].sum()
+        F = F[:, :-1] - F[:, -1:] * b + b
+        # label-free components: the class prior, as in _solve (graph_kernel_ridge gave them mean(y) - b + b and
+        # its GraphWarning already)
+        F[label_free_mask(W, S)] = Y.mean(axis=0)
         return F
 
     def _solve_stochastic(self, W, S, Y, kernels):
