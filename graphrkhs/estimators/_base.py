@@ -490,6 +490,10 @@ class ClassifierOutputMixin(ClassifierMixin):
             # Zhu, Ghahramani & Lafferty (2003): s'_c = q_c s_c / mean_R s_c on non-negative scores
             low = min(float(R.min()), 0.0)
             mass = (R - low).mean(axis=0)
+            # a column at the minimum up to rounding (volume MBO's class of size 0: one score on every reference
+            # row, to one unit in the last place) has no mass: its rounding (7.4e-17) gave it the scale 2.4e15,
+            # and the offsets of 7.7e15 rounded the other columns away (sizes 1 / 2 / 0 for the solver's 2 / 1 / 0)
+            mass[mass <= 64 * np.finfo(np.float64).eps * (abs(low) + np.abs(R).max(axis=0))] = 0.0
             # a class with no mass on the reference rows (labeled only in a component whose every node is
             # labeled) keeps its scores in the units of the others: a scale of 0 erased them on its own labeled
             # nodes too, and "mass" moved both nodes of a labeled two-node component to class 0
