@@ -34,7 +34,9 @@ def propose_labels_for(estimator: BaseEstimator, X: ArrayLike, y: ArrayLike, n_p
     ``criterion="model_change"``, the classifier's graph:
 
     * :class:`~graphrkhs.LaplacianRegularizationClassifier`: the exact model
-      change of its own solution (its ``scores_``, ``alpha`` and ``laplacian``);
+      change of its own solution (its ``scores_``, ``alpha`` and ``laplacian``),
+      each node labeled with its predicted class (that of ``transduction_``,
+      after ``class_priors`` / ``class_normalization``: ``decision_map``);
     * any other transductive classifier (Poisson learning, graph kernel
       ridge, graph TV): the model change of the harmonic (Laplace-learning)
       look-ahead on its graph, started from its label distributions -- a
@@ -110,6 +112,12 @@ def propose_labels_for(estimator: BaseEstimator, X: ArrayLike, y: ArrayLike, n_p
         if isinstance(estimator, LaplacianRegularizationClassifier):
             scores = estimator.scores_
             kwargs.update(alpha=estimator.alpha_, laplacian=estimator.laplacian)   # the fitted (selected) value
+            if getattr(estimator, "class_scale_", None) is not None:
+                # the pseudo-label is the classifier's predicted class, that of its normalized scores: with
+                # class_normalization="mass" on a path of 7 nodes (labels 0, 0 at the left end, 1 at the right) the
+                # argmax of scores_ gave node 4 class 1 where transduction_ gives it class 0, and node 3 (change
+                # 0.76) was proposed where labeling node 4 with its predicted class changes the model by 1.14
+                kwargs["decision_map"] = (estimator.class_scale_, estimator.class_offset_)
     return propose_labels(scores, n_points, criterion=criterion, labeled=labeled, random_state=random_state,
                           return_values=return_values, **kwargs)
 

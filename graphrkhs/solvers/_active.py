@@ -234,10 +234,12 @@ def _posterior_covariance(W, S, alpha, kind):
     return (C + C.T) / 2, free
 
 
-def _mc_values(C, F, alpha):
-    """MC(k) of every column of C (module docs), with the pseudo-label of every row of F."""
+def _mc_values(C, F, alpha, decision_map=None):
+    """MC(k) of every column of C (module docs), with the pseudo-label of every row of F: its argmax, or that of
+    ``scale * F + offset`` with ``decision_map = (scale, offset)`` (a classifier's class normalization)."""
     R = -F
-    R[np.arange(F.shape[0]), F.argmax(axis=1)] += 1.0          # pseudo-label minus current scores
+    D = F if decision_map is None else F * decision_map[0] + decision_map[1]
+    R[np.arange(F.shape[0]), D.argmax(axis=1)] += 1.0          # pseudo-label minus current scores
     # a node whose scores are its pseudo-label up to their rounding is certain: labeling it changes nothing.
     # Left in, that rounding (scores one-hot to 1e-16, as a solve leaves them) made model changes of ~1e-15
     # that outranked the tie rule: on two labeled, well-separated blobs the proposals followed the rounding
@@ -307,7 +309,8 @@ def _ranked(cand, values, tiebreak, n_points, finer=None):
 def propose_labels(scores: ArrayLike, n_points: int = 1, *, criterion: str = "uncertainty",
                    labeled: Optional[Indices] = None, graph: Optional[GraphLike] = None, alpha: float = 0.0,
                    laplacian: str = "combinatorial", random_state: Union[None, int, np.random.Generator] = None,
-                   return_values: bool = False) -> Union[np.ndarray, Tuple[np.ndarray, np.ndarray]]:
+                   return_values: bool = False, decision_map: Optional[Tuple[ArrayLike, ArrayLike]] = None
+                   ) -> Union[np.ndarray, Tuple[np.ndarray, np.ndarray]]:
     r"""Propose the next nodes to label, from a fitted transductive model (active learning).
 
     The ``n_points`` unlabeled nodes with the largest acquisition value
@@ -379,6 +382,17 @@ def propose_labels(scores: ArrayLike, n_points: int = 1, *, criterion: str = "un
     return_values : bool, default=False
         Also return the criterion value of each proposed node (for a greedy
         model-change batch, its value at the time it was picked).
+    decision_map : tuple (scale, offset) of arrays of shape (n_classes,), optional
+        For ``"model_change"``: the predicted class of a node (its
+        pseudo-label) is the argmax of ``scale * F + offset`` instead of F,
+        the decision of a classifier that normalizes the scores F of its
+        Laplace-learning model (``class_scale_`` and ``class_offset_`` of a
+        :class:`~graphrkhs.LaplacianRegularizationClassifier` with
+        ``class_priors`` or ``class_normalization``;
+        :func:`~graphrkhs.propose_labels_for` passes them).  The change
+        itself is that of F.  Rows whose mapped scores tie exactly take the
+        first class, as an argmax does (the classifier's size constraint may
+        split such rows between classes).  None: the argmax of F.
 
     Returns
     -------
@@ -452,6 +466,7 @@ def propose_labels(scores: ArrayLike, n_points: int = 1, *, criterion: str = "un
         # model change and the greedy updates are unchanged
         W = W * np.ldexp(1.0, -e)
         alpha = float(np.ldexp(alpha, e))
+    decision_map = _check_decision_map(decision_map, P.shape[1])
     C, free = _posterior_covariance(W, S, alpha, laplacian)
     F = P[free].copy()
     allowed_f = allowed[free]
@@ -465,7 +480,7 @@ def propose_labels(scores: ArrayLike, n_points: int = 1, *, criterion: str = "un
     null = _null_vector(W, laplacian)[free]
     picks, picked_values, label_free = [], [], None
     for _ in range(n_points):
-        values, R = _mc_values(C, F, alpha)
+        values, R = _mc_values(C, F, alpha, decision_map)
         # the exact change in the label-free components (module docs): the singular shift's approximation of it
         # differs from node to node by more than the tie tolerance and always favoured a path's centre.  F is
         # not updated on a component until a pick there closes it (C is block diagonal): computed once
@@ -494,6 +509,22 @@ def propose_labels(scores: ArrayLike, n_points: int = 1, *, criterion: str = "un
             F[members] = resolved
     nodes = np.asarray(picks, dtype=np.int64)
     return (nodes, np.asarray(picked_values)) if return_values else nodes
+
+
+def _check_decision_map(decision_map, m):
+    """``decision_map`` as two float64 arrays of shape (m,) (None stays None)."""
+    if decision_map is None:
+        return None
+    try:
+        scale, offset = decision_map
+        scale, offset = np.asarray(scale, dtype=np.float64), np.asarray(offset, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise TypeError("decision_map must be a pair (scale, offset) of arrays of real numbers, one entry per class "
+                        f"(e.g. (clf.class_scale_, clf.class_offset_)); got {decision_map!r}.") from None
+    if scale.shape != (m,) or offset.shape != (m,) or not (np.isfinite(scale).all() and np.isfinite(offset).all()):
+        raise ValueError(f"decision_map must be a pair (scale, offset) of {m} finite numbers each (one per column of "
+                         f"scores); got shapes {scale.shape} and {offset.shape}.")
+    return scale, offset
 
 
 def _null_vector(W, kind):
