@@ -120,7 +120,7 @@ class PoissonMBOClassifier(_TransductiveClassifier):
     --------
     >>> import numpy as np
     >>> from graphrkhs import PoissonMBOClassifier
-    >>> X = np.r_[np.zeros((5, 1)), np.ones((5, 1))] + np.arange(10)[:, None] * 1e-3
+    >>> X = np.r_[np.linspace(0, 1, 5), np.linspace(1.5, 2.5, 5)][:, None]
     >>> y = np.full(10, -1); y[0], y[9] = 0, 1
     >>> PoissonMBOClassifier(n_neighbors=3).fit(X, y).transduction_
     array([0, 0, 0, 0, 0, 1, 1, 1, 1, 1])
