@@ -456,8 +456,18 @@ class _Fredholm(_DataDependent):
                 continue
             report_grid_edge(k, used[k], axis, n_ext)
 
+    def _width_matters(self):
+        """Whether ``sigma`` enters the kernel: the width of a Gaussian / heat outer kernel, or of such an inner
+        kernel when ``sigma_inner`` is None (it then takes ``sigma``).  Linear, polynomial and callable kernels
+        have none: FredLin1 (outer="linear") with its own ``sigma_inner`` was "selected" over 7-15 widths of
+        identical kernels, the choice fell on an edge of the grid and warned (SelectionWarning: "the selected
+        sigma=169 is at the edge of its grid"), each width costing a Gram matrix."""
+        def has_width(kernel):
+            return isinstance(kernel, str) and kernel in ("gaussian", "heat")
+        return has_width(self.outer) or (self.sigma_inner is None and has_width(self.inner))
+
     def _select(self, X, idx, Y):
-        if self.sigma is None or not is_tuned(self.sigma) or not self._loo_selects:
+        if self.sigma is None or not is_tuned(self.sigma) or not self._loo_selects or not self._width_matters():
             return None
         sigmas, extend = grid_of(self.sigma, default_sigma(X) * WIDTH_FACTORS, "sigma")
         # per width: the l x l gram and one eigendecomposition of it (KernelRidgePath: the LOO of the
@@ -648,7 +658,7 @@ class _Fredholm(_DataDependent):
     def _make_kernel(self, X, sigma=None):
         if sigma is None:
             sigma = None if (self.sigma is None or is_tuned(self.sigma)) else float(self.sigma)
-            if is_tuned(self.sigma) and not isinstance(self.sigma, str):
+            if is_tuned(self.sigma) and not isinstance(self.sigma, str) and self._width_matters():
                 # one's own grid, not selected (the labels cannot choose): its value nearest the default
                 sigma = unselected(self.sigma, default_sigma(X), "sigma")
             self.sigma_ = default_sigma(X) if sigma is None else float(sigma)
@@ -685,6 +695,10 @@ _FREDHOLM_PARAMS_DOC = r"""
         candidates by normalized cut, then the rest by LOO squared error;
         ``mean_test_score`` stays minus the LOO squared error, beside
         ``mean_test_accuracy`` and ``normalized_cut``, +inf where not computed).
+        When no kernel takes ``sigma`` (a linear, polynomial or callable outer
+        kernel, and an inner one with its own ``sigma_inner`` or without a
+        width) it is not selected: only ``alpha`` is, and ``sigma_`` is the
+        median pairwise distance, unused.
     sigma_inner : float > 0, optional
         Inner width; None: ``sigma``.
     fit_intercept : bool or "auto", default="auto"
