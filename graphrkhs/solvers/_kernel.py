@@ -1561,10 +1561,19 @@ def grls_fit_constructed(kernel: Any, X: ArrayLike, Y: ArrayLike, gamma: float, 
             c = _psd_solve(H + m * gamma * np.eye(rest.size), Yr - E.T @ alpha)
     else:
         Kt = np.block([[np.eye(q), np.zeros((q, rest.size))], [E.T, H]])
-        Ht = np.zeros((m, m))
-        Ht[q:, q:] = H
-        A = Kt.T @ Kt + m * gamma * Ht
-        z = _psd_solve((A + A.T) / 2, Kt.T @ np.vstack([Ya, Yr]))
+        if gamma == 0:
+            # the least-squares fit itself, of minimum norm: Kt is singular for copies of a point (equal rows of
+            # H), and the Cholesky factor of Kt^T Kt then had pivots at its rounding, giving the copies
+            # coefficients of opposite signs ~1e16 whose rounding reached the predictions (features="linear",
+            # 18 labeled rows with 3 copies: 2.18 off the minimizer, 29.1 with a conflicting copy).  Kt's null
+            # space (alpha = 0, c in the null space of H) carries the zero function, so the minimum norm
+            # solution is the gamma -> 0+ limit
+            z = sla.lstsq(Kt, np.vstack([Ya, Yr]), lapack_driver="gelsy", check_finite=False)[0]
+        else:
+            Ht = np.zeros((m, m))
+            Ht[q:, q:] = H
+            A = Kt.T @ Kt + m * gamma * Ht
+            z = _psd_solve((A + A.T) / 2, Kt.T @ np.vstack([Ya, Yr]))
         alpha, c = z[:q], z[q:]
     if was_1d:
         return alpha[:, 0], c[:, 0], rest
