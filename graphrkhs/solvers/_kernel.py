@@ -992,6 +992,8 @@ def prls_fit(K: ArrayLike, Kp: ArrayLike, Kpp: ArrayLike, Y: ArrayLike, gamma: f
         From :func:`consistency_grams`.
     Y : ndarray of shape (l,) or (l, k)
     gamma : float >= 0
+        0: the limit :math:`\gamma \to 0^+`, the least-squares fit (an interpolant where K is
+        nonsingular) of least :math:`\alpha^T P \alpha`.
     Psi : ndarray of shape (l, o), optional
         Null-space basis at the labeled points; None means constants, an
         (l, 0) array means none.
@@ -1023,6 +1025,13 @@ def prls_fit(K: ArrayLike, Kp: ArrayLike, Kpp: ArrayLike, Y: ArrayLike, gamma: f
     if Psi.ndim != 2 or Psi.shape[0] != l:
         raise ValueError(f"Psi must have shape ({l}, o); got {Psi.shape}.")
     P = _consistency_penalty(K, Kp, Kpp)
+    if gamma == 0:
+        # the gamma -> 0+ limit: the least-squares fits K alpha + Psi beta ~ y are a family (l equations, l + o
+        # unknowns), of which the limit is the one of least alpha^T P alpha.  The system below is singular there
+        # (K Q K has rank l - o) and its Cholesky solved it at the rounding of K Q K, cond(K)^2: the fit moved
+        # with the order of the rows (PRLSRegressor, 12 labels, sigma 1: by 7.8 on targets +-1).
+        alpha, beta = _prls_limit(K, P, Y2.astype(K.dtype), Psi)
+        return (alpha[:, 0], beta[:, 0]) if was_1d else (alpha, beta)
     if Psi.shape[1]:
         Q = _orth_basis(Psi, "null_space").astype(K.dtype)
         QY = _snap(Y2 - Q @ (Q.T @ Y2), Y2)
@@ -1044,9 +1053,56 @@ def prls_fit(K: ArrayLike, Kp: ArrayLike, Kpp: ArrayLike, Y: ArrayLike, gamma: f
     return (alpha[:, 0], beta[:, 0]) if was_1d else (alpha, beta)
 
 
+def _prls_limit(K, P, Y2, Psi):
+    r"""``prls_fit`` at :math:`\gamma = 0`: the least-squares fit of least :math:`\alpha^T P \alpha`.
+
+    :math:`\alpha = K^+ (y - \Psi\beta)` (K's eigenvalues at its rounding taken as 0: copies of a point make K
+    singular; its null space carries the zero function), :math:`\beta` minimizing :math:`\alpha^T P \alpha`
+    (an o x o problem) where K reaches every target; a column that K and :math:`\Psi` only fit in least squares
+    (a linear kernel of rank below l) first has :math:`\beta` fit the part of y outside K's range, the
+    rest of :math:`\beta` (the null space of that fit) again by :math:`\alpha^T P \alpha`.
+    """
+    l, o = Psi.shape
+    memory_guard(3 * K.itemsize * l * l, f"the eigendecomposition of a {l} x {l} Gram matrix",
+                 "use gamma > 0 or fewer labeled points.")
+    w, V = sla.eigh((K + K.T) / 2, check_finite=False)
+    keep = w > l * np.finfo(K.dtype).eps * max(float(w[-1]), 0.0)
+    Vk, wk, Vn = V[:, keep], w[keep], V[:, ~keep]
+
+    def solve(Yb, beta0, W):
+        a0 = Vk @ ((Vk.T @ (Yb - Psi @ beta0)) / wk[:, None])
+        if not W.shape[1]:
+            return a0, beta0
+        A1 = Vk @ ((Vk.T @ (Psi @ W)) / wk[:, None])
+        PA1 = P @ A1
+        t = np.linalg.lstsq((A1.T @ PA1 + PA1.T @ A1) / 2, PA1.T @ a0, rcond=None)[0]
+        return a0 - A1 @ t, beta0 + W @ t
+
+    alpha, beta = solve(Y2, np.zeros((o, Y2.shape[1]), dtype=K.dtype), np.eye(o, dtype=K.dtype))
+    root_eps = np.sqrt(np.finfo(K.dtype).eps)
+    with np.errstate(over="ignore", invalid="ignore"):
+        res = _relative_norms(K @ alpha + Psi @ beta - Y2, Y2)
+    bad = np.flatnonzero(~(res <= root_eps))
+    if bad.size and o and Vn.shape[1]:
+        NPsi = Vn.T @ Psi
+        U, sv, Vt = np.linalg.svd(NPsi)
+        rank = int(np.sum(sv > max(NPsi.shape) * np.finfo(K.dtype).eps * (sv[0] if sv.size else 0.0)))
+        beta0 = np.linalg.lstsq(NPsi, Vn.T @ Y2[:, bad], rcond=None)[0]
+        a2, b2 = solve(Y2[:, bad], beta0, Vt[rank:].T)
+        with np.errstate(over="ignore", invalid="ignore"):
+            res2 = _relative_norms(K @ a2 + Psi @ b2 - Y2[:, bad], Y2[:, bad])
+        # only where beta lowers the residual beyond rounding (a kernel of low rank); the residual of copies
+        # with different targets is the same for every beta, and a fit of beta to the components of y along
+        # K's eigenvalues at rounding (taken as 0) would be a fit to rounding
+        better = res[bad] - res2 > root_eps
+        alpha[:, bad[better]], beta[:, bad[better]] = a2[:, better], b2[:, better]
+    return alpha, beta
+
+
 # ---------------------------------------------------------------------------
 # PLapRLS
 # ---------------------------------------------------------------------------
+
 
 def plaprls_fit(K: Union[np.ndarray, KernelOperator], labeled: Indices, Y: ArrayLike, M: MatrixLike, gamma_A: float,
                 gamma_I: float, *, P: Optional[Union[np.ndarray, KernelOperator]] = None, Psi: Optional[ArrayLike] = None,
