@@ -1307,7 +1307,7 @@ class GraphKernelRidgeRegressor(_TransductiveRegressor, _GraphKernelRidge):
 # Poisson learning + graph kernel ridge: the standardized-score ensemble
 # ---------------------------------------------------------------------------
 
-def _standardize_columns(F, rows=None, ref=None):
+def _standardize_columns(F, rows=None, ref=None, pooled=False):
     r"""Each class column standardized over the nodes ``rows``: :math:`z(F)_{ic} = (F_{ic} - m_c) / s_c`.
 
     :math:`m_c` and :math:`s_c` are the mean and the population standard deviation (ddof 0) of column
@@ -1316,7 +1316,8 @@ def _standardize_columns(F, rows=None, ref=None):
     other nodes get z = 0.  A constant column (:math:`s_c = 0`) gives 0, not NaN.  The deviations are divided
     by their largest magnitude before :math:`s_c` is taken (z is invariant to it): Poisson's potentials scale
     as 1/c with the edge weights, and at c = 2^-600 their squares overflowed (z = 0), at 2^600 they
-    underflowed (z ~ 1e120).
+    underflowed (z ~ 1e120).  ``pooled``: one mean and one spread over every entry of the ``ref`` rows (all
+    columns), which keeps each row's order of the columns (its argmax).
     """
     F = np.asarray(F, dtype=np.float64)
     rows = np.ones(F.shape[0], dtype=bool) if rows is None else np.asarray(rows, dtype=bool)
@@ -1326,10 +1327,11 @@ def _standardize_columns(F, rows=None, ref=None):
     ref = rows if ref is None else np.asarray(ref, dtype=bool) & rows
     if not ref.any():
         ref = rows
-    mean = F[ref].mean(axis=0)
-    top = np.abs(F[ref] - mean).max(axis=0)
+    axis = None if pooled else 0
+    mean = F[ref].mean(axis=axis)
+    top = np.abs(F[ref] - mean).max(axis=axis)
     unit = np.where(top > 0, top, 1.0)
-    s = ((F[ref] - mean) / unit).std(axis=0)
+    s = ((F[ref] - mean) / unit).std(axis=axis)
     Z[rows] = (F[rows] - mean) / unit / np.where(s > 0, s, 1.0)
     return Z
 
@@ -1341,12 +1343,13 @@ AUTO_COSINE_MIN_FEATURES = 32
 #: r of the self-tuning weights exp(-d^2 / (r^2 sigma_i sigma_j)) of the cosine branch (GraphLearning's
 #: sharpness exp(-4 d^2 / (sigma_i sigma_j))).
 AUTO_RELATIVE_WIDTH = 0.5
-#: Fewest unlabeled reached nodes over which :class:`PoissonRidgeEnsembleClassifier` takes its columns' mean
-#: and spread; with fewer, every reached node (labeled ones too) is used.  A mean over 1 node makes every
+#: Fewest unlabeled reached nodes over which :class:`PoissonRidgeEnsembleClassifier` takes each class
+#: column's mean and spread; with fewer, one mean and spread per member over all its columns (still over the
+#: unlabeled reached nodes), which keeps each member's decision.  A column's mean over 1 node makes every
 #: z-score 0 there, over 2 every column +-1: the classes tied and the first won (a 3-node path labeled
 #: (0, 1, unlabeled) was labeled 0 everywhere, the labeled 1 and its only neighbour included, where both
-#: members give 0, 1, 1).  On random graphs with 2 to 9 unlabeled nodes the ensemble then disagreed with
-#: both members where they agreed on 1-14 % of those nodes (every reached node: 0-3 %).
+#: members give 0, 1, 1).  On random graphs with 2 to 9 unlabeled nodes the ensemble disagreed with both
+#: members where they agreed on 1-14 % of those nodes.
 ENSEMBLE_MIN_UNLABELED_STATISTICS = 10
 
 
@@ -1470,9 +1473,10 @@ class PoissonRidgeEnsembleClassifier(_TransductiveClassifier, _GraphKernelRidge)
     standard deviation of class column c over the unlabeled nodes some label
     reaches (the nodes decided: a labeled node's Poisson potential is a
     source's peak, and one labeled outlier set a whole column's spread) --
-    over every reached node when fewer than
-    ``ENSEMBLE_MIN_UNLABELED_STATISTICS`` (10) unlabeled ones are (a mean and
-    spread over one or two nodes tie every class);
+    with fewer than ``ENSEMBLE_MIN_UNLABELED_STATISTICS`` (10) such nodes,
+    one mean and spread per member over all its columns (a column's over one
+    or two nodes ties every class; the pooled ones keep each member's
+    decision);
     the nodes of
     components without labels get :math:`F = 0` and the class prior, as in
     every transductive classifier.  Class = argmax of :math:`F` (then ``class_priors`` /
@@ -1763,10 +1767,13 @@ class PoissonRidgeEnsembleClassifier(_TransductiveClassifier, _GraphKernelRidge)
         # 10 labels per class: -0.01 / +0.02 / +0.01 points (paired, se 0.01)
         unlabeled = reached.copy()
         unlabeled[S] = False
-        if np.count_nonzero(unlabeled) < ENSEMBLE_MIN_UNLABELED_STATISTICS:
-            unlabeled = reached
-        F = (w * _standardize_columns(F_p, reached, unlabeled)
-             + (1.0 - w) * _standardize_columns(F_r, reached, unlabeled))
+        # a class column's mean and spread over fewer than ENSEMBLE_MIN_UNLABELED_STATISTICS nodes are no
+        # statistics (one node: every z-score 0; two: every column +-1): then one mean and spread per member
+        # over all its columns, which keeps each member's own decision at every node (the labeled nodes stay
+        # out of them, for the outlier above)
+        pooled = np.count_nonzero(unlabeled) < ENSEMBLE_MIN_UNLABELED_STATISTICS
+        F = (w * _standardize_columns(F_p, reached, unlabeled, pooled)
+             + (1.0 - w) * _standardize_columns(F_r, reached, unlabeled, pooled))
         # on a graph of several components, the standardization over all reached nodes let a class labeled only
         # in another component win on nodes no label of it reaches (a 200-node component labeled with class 2
         # only: 16 of its nodes predicted class 0); each component decides among the classes labeled in it, as
