@@ -1027,7 +1027,9 @@ _LAPRLS_DOC = r"""Laplacian RLS {what} (Belkin, Niyogi & Sindhwani, JMLR 2006).
         0 gives RLS on the labeled points, with the constant of ``fit_intercept`` below: without it
         :class:`RLS{kind}` with ``alpha=gamma_A`` and ``fit_intercept=False``, with it that RLS fitted to
         the centred y plus the mean (:class:`RLS{kind}`'s own ``fit_intercept``, an unpenalized constant,
-        is another fit).  With one's own grids of both, ``cv_results_`` is
+        is another fit) -- except on the linear kernel, whose centred points make the centring the
+        unpenalized constant: there it is :class:`RLS{kind}` with ``alpha=gamma_A`` and its own
+        ``fit_intercept``.  With one's own grids of both, ``cv_results_`` is
         their ``(gamma_A, gamma_I)`` table; a pair whose system is numerically singular scores -inf.
         With one's own ``gamma_I`` grid, ``gamma_A="auto"`` is scored on its default grid without
         extending it (unlike "auto" elsewhere); a choice at its edge is reported (SelectionWarning).

@@ -53,3 +53,21 @@ def test_gamma_I_zero_is_ridge_on_the_centred_targets():
     for fi, oracle in [("auto", centred), (True, centred), (False, plain)]:
         est = LapRLSRegressor(sigma=1.0, gamma_A=0.01, gamma_I=0.0, fit_intercept=fi).fit(X, y)
         np.testing.assert_allclose(est.predict(Xt), oracle, rtol=1e-9, atol=1e-9)
+
+
+def test_gamma_I_zero_on_the_linear_kernel_is_ridge_with_an_unpenalized_constant():
+    # the linear kernel's points are centred on their labeled mean too (x_offset_): the centring is then the
+    # unpenalized constant of ridge regression, the docstring's exception (0.20 off the centred-y recipe here)
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 2))
+    S = np.arange(0, 40, 4)
+    y = np.full(40, np.nan)
+    y[S] = np.sin(X[S, 0]) + 3.0
+    Xt = rng.normal(size=(5, 2))
+    # oracle: min ||y - X w - b||^2 + gamma_A l ||w||^2 with b free, by the normal equations of [X, 1]
+    A = np.hstack([X[S], np.ones((S.size, 1))])
+    D = np.diag([0.01 * S.size] * 2 + [0.0])
+    wb = np.linalg.solve(A.T @ A + D, A.T @ y[S])
+    oracle = Xt @ wb[:2] + wb[2]
+    est = LapRLSRegressor(kernel="linear", gamma_A=0.01, gamma_I=0.0).fit(X, y)
+    np.testing.assert_allclose(est.predict(Xt), oracle, rtol=1e-9, atol=1e-9)
