@@ -18,6 +18,14 @@ threads spin waiting for each other: the 104 scikit-learn checks of LapRLSRegres
 with two threads against 38 s with one at load 8.  The cores are used by running the tests
 themselves in parallel instead: ``setup.cfg`` starts one pytest-xdist worker per core (``-n auto``,
 at most 4); ``-n 0`` runs everything in this process.
+
+Numba's parallel loops (``prange``: the kNN search, the graph's symmetrization and row sort, the
+tangent distance) likewise run on one thread per test process (and its child processes) unless
+``NUMBA_NUM_THREADS`` is set, for the same reason: on these small graphs every parallel region is
+mostly the threads' start and wait, and at load 10 on 2 cores a 400-point ``knn_graph`` took
+79 ms with two numba threads against 10 ms with one (median of 10); the permuted-rows tests of
+tests/graphs/test_knn_ties.py (72 graphs each) 48 s against 17 s for six of them.  The loops'
+results do not depend on the thread count (each iteration writes its own row).
 """
 
 import os
@@ -29,6 +37,13 @@ if not any(v in os.environ for v in _THREAD_VARIABLES):
     from threadpoolctl import threadpool_limits
 
     _BLAS_LIMIT = threadpool_limits(limits=1, user_api="blas")     # this process: numpy is loaded already
+
+if "NUMBA_NUM_THREADS" not in os.environ:
+    os.environ["NUMBA_NUM_THREADS"] = "1"    # read when numba is imported: child processes, and this one if not yet
+    import sys
+
+    if "numba" in sys.modules:               # imported already (by a plugin): limit this process's launches
+        sys.modules["numba"].set_num_threads(1)
 
 from hypothesis import HealthCheck, settings
 
