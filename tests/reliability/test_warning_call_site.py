@@ -23,16 +23,17 @@ from graphrkhs.solvers import poisson_mbo
 
 
 def _outlier_graph():
-    # 1500 Gaussian points and 20 outliers at radius 5.5-6.6, linked to each other more than to the cloud: plain
-    # CG meets its residual test, and even the row-normalized residual of its refinement, but not its
-    # forward-error estimate (tests/solvers/test_cg_forward_error.py)
+    # 800 Gaussian points and 20 outliers at radius 6.5-7.8, linked to each other more than to the cloud: plain
+    # CG meets its residual test but not its forward-error estimate (tests/solvers/test_cg_forward_error.py);
+    # every cg_forward case warns with an estimate of 1e-2 - 1.5e-1 against tol 1e-8.  (The 1500-point graph
+    # with outliers at 5.5 used before warned alike, and took about five times longer.)
     rng = np.random.default_rng(1)
-    X = rng.normal(size=(1500, 3))
+    X = rng.normal(size=(800, 3))
     D = rng.normal(size=(20, 3))
     D /= np.linalg.norm(D, axis=1)[:, None]
-    X = np.r_[X, 5.5 * D * rng.uniform(1.0, 1.2, (20, 1))]
+    X = np.r_[X, 6.5 * D * rng.uniform(1.0, 1.2, (20, 1))]
     W = g.knn_graph(X, 8)
-    S = rng.choice(1500, 5, replace=False)
+    S = rng.choice(800, 5, replace=False)
     return W, S, rng.normal(size=(5, 2))
 
 
