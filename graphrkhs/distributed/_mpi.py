@@ -35,7 +35,7 @@ import scipy.sparse.linalg as spla
 from .._core.cg import (SYMMETRY_ADVICE, amg_preconditioner, check_cg_symmetric, check_on_failure, forward_checked,
                         conjugate_gradient)
 from .._core.linalg import lanczos_tridiagonal, node_hash_vector, symmetry_rtol
-from .._core.validation import check_option, check_scalar, float_dtype, memory_guard
+from .._core.validation import check_option, check_random_state, check_scalar, float_dtype, memory_guard
 from ..spectral import chebyshev_apply, chebyshev_plan, check_filter_options, column_exponents
 from ._comm import any_rank, call_together, check_same_inputs, compute_on_root, mpi_world_size, world
 from ._csr import DistributedCSR
@@ -264,6 +264,10 @@ def distributed_lmax(D, *, steps=40, margin=0.005, random_state=0):
     _check_operator(D)
     steps = check_scalar(steps, "steps", kind="int", low=1)
     margin = check_scalar(margin, "margin", low=0)
+    if not isinstance(random_state, np.random.RandomState):
+        # as graphrkhs.lmax checks it, on every path (the Gershgorin one draws nothing): -1, 1.5 or "a" failed
+        # inside numpy's seeding without naming the argument, and True seeded the start vector as 1
+        check_random_state(random_state)
     gersh = D.gershgorin()
     if gersh == 0.0:
         return 0.0
