@@ -63,3 +63,25 @@ def test_label_free_component_gets_the_prior_once(method):
     ref = GraphKernelRidgeRegressor(phi, alpha=1e-2, method="direct", graph="precomputed").fit(W, y)
     np.testing.assert_allclose(est.transduction_, ref.transduction_, rtol=1e-7)
     np.testing.assert_array_equal(est.transduction_[3:], 2.0)
+
+
+@pytest.mark.parametrize("method", ["cg", "sparse"])
+def test_the_method_asked_for_is_the_one_solved_on(monkeypatch, method):
+    # the refusal above shows "sparse" reaches graph_kernel_ridge; this shows both methods do, with the targets and
+    # the column of ones (the dense-columns path never calls it, so a fallback to it would pass the oracle test)
+    import graphrkhs.estimators._transductive as transductive
+
+    calls = []
+    solve = transductive.graph_kernel_ridge
+
+    def spy(W, S, Y, phi, **kw):
+        calls.append((kw.get("method"), np.shape(Y)))
+        return solve(W, S, Y, phi, **kw)
+
+    monkeypatch.setattr(transductive, "graph_kernel_ridge", spy)
+    W = _graph()
+    y = np.full(12, np.nan)
+    y[[0, 3, 5, 8, 11]] = [4.0, 5.5, 3.2, 6.1, 5.0]
+    GraphKernelRidgeRegressor(filters.RegularizedLaplacian(3.0), alpha=1e-2, fit_intercept=True, method=method,
+                              graph="precomputed").fit(W, y)
+    assert calls == [(method, (5, 2))]
