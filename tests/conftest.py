@@ -39,11 +39,15 @@ if not any(v in os.environ for v in _THREAD_VARIABLES):
     _BLAS_LIMIT = threadpool_limits(limits=1, user_api="blas")     # this process: numpy is loaded already
 
 if "NUMBA_NUM_THREADS" not in os.environ:
-    os.environ["NUMBA_NUM_THREADS"] = "1"    # read when numba is imported: child processes, and this one if not yet
     import sys
 
-    if "numba" in sys.modules:               # imported already (by a plugin): limit this process's launches
+    if "numba" in sys.modules:
+        # imported already (pytest started from a process that imported numba, or a plugin): numba re-reads
+        # NUMBA_NUM_THREADS before every compile and refuses a change once its threads are launched, so the
+        # variable stays as it is and only this process's parallel regions are limited
         sys.modules["numba"].set_num_threads(1)
+    else:
+        os.environ["NUMBA_NUM_THREADS"] = "1"    # read when numba is imported: this process and child processes
 
 from hypothesis import HealthCheck, settings
 
