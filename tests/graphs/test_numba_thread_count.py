@@ -10,6 +10,7 @@ import os
 import subprocess
 import sys
 
+import numba
 import numpy as np
 import scipy.sparse as sp
 
@@ -45,7 +46,14 @@ def test_graphs_are_the_same_on_one_and_two_numba_threads(tmp_path):
     env = {**os.environ, "NUMBA_NUM_THREADS": "2"}
     code = _CHILD.format(here=os.path.dirname(__file__), out=out)
     subprocess.run([sys.executable, "-c", code], env=env, check=True, timeout=600)
-    for name, W in _graphs().items():
+    # this process on one thread whatever NUMBA_NUM_THREADS says (with 2 both sides would run on two)
+    threads = numba.get_num_threads()
+    numba.set_num_threads(1)
+    try:
+        graphs = _graphs()
+    finally:
+        numba.set_num_threads(threads)
+    for name, W in graphs.items():
         other = sp.load_npz(out + name + ".npz")
         assert W.shape == other.shape
         assert (W != other).nnz == 0, name
