@@ -44,8 +44,8 @@ def main():
     W = PoissonRidgeEnsembleClassifier(random_state=0)._build_graph(np.asarray(X))
     new = transductive._standardize_columns
 
-    def old(F, rows=None, ref=None):
-        return new(F, rows)
+    def old(F, rows=None, ref=None, pooled=False):
+        return new(F, rows, None, pooled)
 
     diffs = {}
     for rate in (int(r) for r in args.rates.split(",")):

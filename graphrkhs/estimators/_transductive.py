@@ -1317,7 +1317,9 @@ def _standardize_columns(F, rows=None, ref=None, pooled=False):
     by their largest magnitude before :math:`s_c` is taken (z is invariant to it): Poisson's potentials scale
     as 1/c with the edge weights, and at c = 2^-600 their squares overflowed (z = 0), at 2^600 they
     underflowed (z ~ 1e120).  ``pooled``: one mean and one spread over every entry of the ``ref`` rows (all
-    columns), which keeps each row's order of the columns (its argmax).
+    columns), which keeps each row's order of the columns (its argmax).  Deviations at the rounding level of
+    the values (64 eps of their largest magnitude) count as none (z = 0): scaled to a unit spread they made up
+    a decision (two ridge scores equal but for 1e-17 became -0.5 and +0.5).
     """
     F = np.asarray(F, dtype=np.float64)
     rows = np.ones(F.shape[0], dtype=bool) if rows is None else np.asarray(rows, dtype=bool)
@@ -1330,9 +1332,10 @@ def _standardize_columns(F, rows=None, ref=None, pooled=False):
     axis = None if pooled else 0
     mean = F[ref].mean(axis=axis)
     top = np.abs(F[ref] - mean).max(axis=axis)
-    unit = np.where(top > 0, top, 1.0)
+    varies = top > 64 * np.finfo(np.float64).eps * np.abs(F[ref]).max(axis=axis)
+    unit = np.where(varies, top, 1.0)
     s = ((F[ref] - mean) / unit).std(axis=axis)
-    Z[rows] = (F[rows] - mean) / unit / np.where(s > 0, s, 1.0)
+    Z[rows] = np.where(varies, (F[rows] - mean) / unit / np.where(s > 0, s, 1.0), 0.0)
     return Z
 
 
@@ -1774,6 +1777,16 @@ class PoissonRidgeEnsembleClassifier(_TransductiveClassifier, _GraphKernelRidge)
         pooled = np.count_nonzero(unlabeled) < ENSEMBLE_MIN_UNLABELED_STATISTICS
         F = (w * _standardize_columns(F_p, reached, unlabeled, pooled)
              + (1.0 - w) * _standardize_columns(F_r, reached, unlabeled, pooled))
+        if pooled:
+            # members that disagree at a node can cancel exactly (one unlabeled node, two classes: each member's
+            # pooled z-scores are +-1): the sum's rounding then chose the class, which moved with the order of the
+            # nodes (65 / 55 of 120 orders).  Classes within rounding of a row's best tie exactly, and scores
+            # within rounding of 0 are 0 (a row of zeros is decided by the class prior, a row of equal nonzero
+            # scores by the first class): the same decision whatever the order
+            eps = np.finfo(np.float64).eps
+            best = F.max(axis=1, keepdims=True)
+            F = np.where(best - F <= 64 * eps * (1.0 + np.abs(best)), best, F)
+            F = np.where(np.abs(F) <= 64 * eps, 0.0, F)
         # on a graph of several components, the standardization over all reached nodes let a class labeled only
         # in another component win on nodes no label of it reaches (a 200-node component labeled with class 2
         # only: 16 of its nodes predicted class 0); each component decides among the classes labeled in it, as

@@ -84,3 +84,21 @@ def test_a_labeled_outlier_stays_out_of_the_statistics_with_few_unlabeled_nodes(
     np.testing.assert_array_equal(poisson[unlabeled], truth[unlabeled])
     ensemble = PoissonRidgeEnsembleClassifier(graph="precomputed", unlabeled=-1, poisson_weight=poisson_weight)
     np.testing.assert_array_equal(ensemble.fit(W, y).transduction_[unlabeled], truth[unlabeled])
+
+
+def test_one_unlabeled_node_where_the_members_disagree_is_decided_the_same_in_every_node_order():
+    # one unlabeled node, two classes: each member's pooled z-scores are +-1 and cancel exactly; the rounding of
+    # the sum decided the class, and it moved with the order of the nodes (65 / 55 of 120 orders).  Now a tie,
+    # decided by the class prior (three labels of class 1 against one of class 0) in every order
+    A = np.array([[0, .5, 0, 0, 0], [.5, 0, .9, 0, .5], [0, .9, 0, .5, 0], [0, 0, .5, 0, .7], [0, .5, 0, .7, 0]])
+    y = np.array([0, -1, 1, 1, 1])
+    members = [cls(graph="precomputed", unlabeled=-1).fit(A, y).transduction_[1]
+               for cls in (PoissonLearningClassifier, GraphKernelRidgeClassifier)]
+    assert members == [0, 1]                      # they disagree at node 1
+    rng = np.random.default_rng(0)
+    labels = set()
+    for _ in range(24):
+        order = rng.permutation(5)
+        fitted = PoissonRidgeEnsembleClassifier(graph="precomputed", unlabeled=-1).fit(A[order][:, order], y[order])
+        labels.add(int(fitted.transduction_[np.argsort(order)[1]]))
+    assert labels == {1}
