@@ -1040,7 +1040,8 @@ _LAPRLS_DOC = r"""Laplacian RLS {what} (Belkin, Niyogi & Sindhwani, JMLR 2006).
         A free constant by centring: y less its labeled mean is fitted and the mean added back to
         every prediction (on the linear kernel the points are centred on their labeled mean as well,
         ``x_offset_``).  "auto": for regressors, and for classifiers on the linear kernel.  Not the
-        unpenalized constant of :class:`RLS{kind}`'s ``fit_intercept`` (see ``gamma_I``).
+        unpenalized constant of :class:`RLS{kind}`'s ``fit_intercept`` (see ``gamma_I``), except on the
+        linear kernel, where the centred points make it that constant.
     {graph}
 
     Attributes

@@ -1536,8 +1536,11 @@ def grls_fit_constructed(kernel: Any, X: ArrayLike, Y: ArrayLike, gamma: float, 
 
     — the paper's Eq. (23) prints :math:`\tilde K^2` and :math:`\tilde K y`, but
     :math:`\tilde K` is not symmetric; :math:`\tilde K^T` is the derivative of
-    :math:`\tilde K z`.  The matrix is SPD (:math:`\tilde K` is invertible, H is
-    PD), solved by Cholesky.  ``as_printed=True`` follows the printed
+    :math:`\tilde K z`.  For :math:`\gamma > 0` the matrix is SPD (H is PD on
+    distinct points), solved by Cholesky; at :math:`\gamma = 0` the minimum-norm
+    least-squares solution of :math:`\tilde K z = y`, the :math:`\gamma \to 0`
+    limit (copies of a point make :math:`\tilde K` singular; the directions the
+    solution leaves free carry the zero function).  ``as_printed=True`` follows the printed
     Eqs. (26)-(27) instead: :math:`\tilde\alpha = y_1`,
     :math:`(H + m\gamma I)\tilde c = y_2 - E^T\tilde\alpha`, which interpolates the
     q anchors and depends on which points are anchors (kept only to
