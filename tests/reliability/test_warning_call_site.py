@@ -37,6 +37,20 @@ def _outlier_graph():
     return W, S, rng.normal(size=(5, 2))
 
 
+def _wide_outlier_graph():
+    # 1500 Gaussian points and 20 outliers at radius 5.5-6.6: plain CG meets its residual test, but the
+    # row-normalized residual of its refinement stays above 10 tol (the refinement's own AccuracyWarning, which the
+    # 800-point graph above does not raise)
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(1500, 3))
+    D = rng.normal(size=(20, 3))
+    D /= np.linalg.norm(D, axis=1)[:, None]
+    X = np.r_[X, 5.5 * D * rng.uniform(1.0, 1.2, (20, 1))]
+    W = g.knn_graph(X, 8)
+    S = rng.choice(1500, 5, replace=False)
+    return W, S, rng.normal(size=(5, 2))
+
+
 _CACHE = {}
 
 
@@ -111,6 +125,12 @@ def cg_forward_estimator_alpha0():
     g.LaplacianRegularizationRegressor(alpha=0.0, preconditioner=None, graph="precomputed").fit(
         W, _regression_targets(W, S, Y))
     return AccuracyWarning, "estimated relative forward error"
+
+
+def cg_row_normalized_residual():
+    W, S, Y = _wide_outlier_graph()
+    g.tikhonov_solution(W, S, Y, alpha=0.0, preconditioner=None, tol=1e-8)
+    return AccuracyWarning, "row-normalized residual"
 
 
 def selection_edge_rls():
@@ -223,7 +243,7 @@ def moved_lmax_from_import():
 
 
 CASES = [cg_forward_harmonic, cg_forward_tikhonov, cg_forward_tikhonov_alpha0, cg_forward_estimator,
-         cg_forward_estimator_alpha0, selection_edge_rls, selection_edge_laprls, selection_edge_grls,
+         cg_forward_estimator_alpha0, cg_row_normalized_residual, selection_edge_rls, selection_edge_laprls, selection_edge_grls,
          convergence_kernel_cg, convergence_plain_cg, convergence_amg_breakdown, label_proportions_solver,
          label_proportions_estimator, graph_tiny_sigma, graph_tiny_sigma_epsilon, graph_tiny_sigma_estimator,
          graph_self_loops, graph_self_loops_symmetrize, graph_unlabeled_component, knn_sparse_algorithm_fallback,
