@@ -291,7 +291,9 @@ def _top_ritz(D, steps, random_state):
     :math:`\beta_k |s_k|` (a Rayleigh quotient: :math:`\lambda_{max} \ge \theta`)."""
     n = D.n_global
     steps = max(1, min(int(steps), n))
-    rng = np.random.default_rng(random_state)
+    # the library's rule (a legacy RandomState gives a seed): numpy's default_rng takes a RandomState only from
+    # numpy 2.x releases after the declared minimum 2.0, which raised "SeedSequence expects int ..."
+    rng = check_random_state(random_state)
     w = np.empty((D.shape[0], 1))
 
     def matvec(q):
