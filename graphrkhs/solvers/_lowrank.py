@@ -44,7 +44,8 @@ from .._core.labels import _check_labeled_index
 from .._core.linalg import psd_part, psd_solve as _psd_solve, small_dense_threads
 from .._core.loo import KernelRidgePath, check_ridges
 from .._core.types import ArrayLike, Indices, MatrixLike
-from .._core.validation import _as_2d, check_flag, check_matrix, check_points, check_scalar, memory_guard, numeric_axis
+from .._core.validation import (_as_2d, check_flag, check_matrix, check_points, check_random_state, check_scalar,
+                                memory_guard, numeric_axis)
 from ..kernels import NYSTROM_AUTO_MIN_N, NystromFeatures, pairwise_kernel
 from ._kernel import _psd_penalty, _snap, _undetermined_directions, _warn_undetermined
 from ._selection import (SCORINGS, GridResult, ManifoldRidgePath, _check_selection_labels, _path_scores,
@@ -629,8 +630,9 @@ def select_laprls_lowrank(X: ArrayLike, labeled: Indices, Y: ArrayLike, M: Matri
         raise ValueError(f"scoring must be one of {SCORINGS}; got {scoring!r}.")
     kw = dict(kernel=kernel, degree=degree, coef0=coef0)
     # an int seed: the same landmark rows for every width (a Generator would draw new ones per width)
+    # check_random_state: numpy's default_rng takes a legacy RandomState only after the declared minimum 2.0
     seed = random_state if isinstance(random_state, (int, np.integer)) else int(
-        np.random.default_rng(random_state).integers(2**31 - 1))
+        check_random_state(random_state).integers(2**31 - 1))
     surrogate: Dict[float, Tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
     first: list = []        # the landmarks, chosen once: every width is a factor on the same rows
 
