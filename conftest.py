@@ -13,11 +13,14 @@ def pytest_collection_modifyitems(config, items):
     module ``graphrkhs...``: the library names the user's line, which in an example is a line of the documented
     module, and numpy's floating-point warnings name the line of the package or of the example that computed.
     A warning another library issues from its own code (scikit-learn's ConvergenceWarning, numpy's "Mean of
-    empty slice") names that library's module and is left alone: those come and go with versions.
+    empty slice") names that library's module and is left alone: those come and go with versions.  The
+    library's own classes (GraphRKHSWarning) are errors wherever they are attributed: reached through another
+    library's code (a scikit-learn Pipeline's fit), the library names that library's line.
     """
     import pytest
 
     for item in items:
         if type(item).__name__ == "DoctestItem":
+            item.add_marker(pytest.mark.filterwarnings("error::graphrkhs.GraphRKHSWarning"))
             item.add_marker(pytest.mark.filterwarnings("error::UserWarning:graphrkhs"))
             item.add_marker(pytest.mark.filterwarnings("error::RuntimeWarning:graphrkhs"))
