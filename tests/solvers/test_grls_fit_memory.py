@@ -36,10 +36,10 @@ def test_grls_fit_peak_memory_is_about_two_gram_matrices(gamma):
 
 
 def test_grls_fit_null_space_branch_refuses_what_does_not_fit(monkeypatch):
-    # 4 m x m float64 available: under the 5.16 m^2 measured by RSS (the 3 m^2 estimated before let it run)
+    # 5 m x m float64 available: under the 5.16 m^2 measured by RSS (the 3 m^2 estimated before let it run)
     Phi, Psi, y = _problem()
     m = y.size
-    monkeypatch.setattr(validation, "_physical_memory", lambda: 4 * 8.0 * m * m / 0.75)
+    monkeypatch.setattr(validation, "_physical_memory", lambda: 5 * 8.0 * m * m / 0.75)
     with pytest.raises(MemoryError, match="larger gamma"):
         grls_fit(Phi, Psi, y, 0.0)
     monkeypatch.setattr(validation, "_physical_memory", lambda: 6 * 8.0 * m * m / 0.75)
