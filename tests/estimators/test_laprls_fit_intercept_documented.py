@@ -39,13 +39,18 @@ def test_fit_intercept_is_a_documented_parameter(cls):
     assert set(cls().get_params()) <= params
 
 
-def test_gamma_I_zero_is_ridge_on_the_centred_targets():
+def _data():
+    """40 points, every 4th labeled with targets near 3, and 5 test points."""
     rng = np.random.default_rng(0)
     X = rng.normal(size=(40, 2))
     S = np.arange(0, 40, 4)
     y = np.full(40, np.nan)
     y[S] = np.sin(X[S, 0]) + 3.0
-    Xt = rng.normal(size=(5, 2))
+    return X, S, y, rng.normal(size=(5, 2))
+
+
+def test_gamma_I_zero_is_ridge_on_the_centred_targets():
+    X, S, y, Xt = _data()
     KSS, KtS, ridge = _gauss(X[S], X[S]), _gauss(Xt, X[S]), 0.01 * S.size
     m = y[S].mean()
     centred = KtS @ np.linalg.solve(KSS + ridge * np.eye(S.size), y[S] - m) + m
@@ -58,12 +63,7 @@ def test_gamma_I_zero_is_ridge_on_the_centred_targets():
 def test_gamma_I_zero_on_the_linear_kernel_is_ridge_with_an_unpenalized_constant():
     # the linear kernel's points are centred on their labeled mean too (x_offset_): the centring is then the
     # unpenalized constant of ridge regression, the docstring's exception (0.20 off the centred-y recipe here)
-    rng = np.random.default_rng(0)
-    X = rng.normal(size=(40, 2))
-    S = np.arange(0, 40, 4)
-    y = np.full(40, np.nan)
-    y[S] = np.sin(X[S, 0]) + 3.0
-    Xt = rng.normal(size=(5, 2))
+    X, S, y, Xt = _data()
     # oracle: min ||y - X w - b||^2 + gamma_A l ||w||^2 with b free, by the normal equations of [X, 1]
     A = np.hstack([X[S], np.ones((S.size, 1))])
     D = np.diag([0.01 * S.size] * 2 + [0.0])
