@@ -67,8 +67,12 @@ def partition_graph(A, n_parts, *, method="auto", seed=0):
         cut under a 3% imbalance); ``"rcm"``: contiguous blocks of equal size
         along the reverse Cuthill-McKee order; ``"auto"``: METIS when pymetis
         is installed, else RCM with a :class:`~graphrkhs.GraphWarning`.
-    seed : int, default=0
-        METIS's random seed (the same partition on every process).
+    seed : int in [0, 2**32 - 1], default=0
+        METIS's random seed (the same partition on every process).  METIS
+        reads it as a 32-bit unsigned seed, so other integers are refused:
+        ``-1`` would be METIS's "default seed" (4321) and ``2**32 + s`` the
+        seed ``s``, two requests silently answered with another one's
+        partition.  Unused by ``method="rcm"``, which draws nothing.
 
     Returns
     -------
@@ -80,6 +84,11 @@ def partition_graph(A, n_parts, *, method="auto", seed=0):
     n_parts = check_scalar(n_parts, "n_parts", kind="int", low=1)
     # int(seed) made 2.7 a 2 and True a 1 without a word, and 'a' raised "invalid literal for int()"
     seed = check_scalar(seed, "seed", kind="int")
+    if not 0 <= seed < 2**32:
+        # METIS reads the seed as a 32-bit unsigned int: -1 gave its default seed 4321's partition, -5 the
+        # seed 2**32 - 5's, and 2**32 + s the seed s's, all without a word
+        raise ValueError(f"seed must be an int in [0, 2**32 - 1] (METIS's 32-bit unsigned seed); got {seed}. "
+                         "Pass a non-negative seed below 2**32.")
     if method not in PARTITIONERS:
         raise ValueError(f"method must be one of {PARTITIONERS}; got {method!r}.")
     if n_parts == 1 or n == 0:

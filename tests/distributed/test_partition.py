@@ -105,6 +105,23 @@ def test_seed_must_be_an_int(seed):
         partition_plan(_graph(), 2, seed=seed)
 
 
+@pytest.mark.parametrize("seed", [-1, -5, 2**32, 2**32 + 7, 2**63 - 1, -2**63])
+def test_seed_outside_metis_32_bit_range_is_refused(seed):
+    # METIS reads its seed as a 32-bit unsigned int: seed=-1 returned the partition of METIS's default seed 4321,
+    # and 2**32 + 7 the partition of seed 7, without a word
+    for call in (partition_graph, partition_plan):
+        with pytest.raises(ValueError, match=r"seed must be an int in \[0, 2\*\*32 - 1\].*got " + str(seed)):
+            call(_graph(), 2, seed=seed)
+
+
+@pytest.mark.parametrize("seed", [0, 2**31, 2**32 - 1, np.uint32(2**32 - 1), np.int64(5)])
+def test_seed_boundaries_inside_the_range_partition(seed):
+    A = _graph()
+    part = partition_graph(A, 3, seed=seed)
+    assert part.dtype == np.int64 and part.shape == (A.shape[0],)
+    assert set(np.unique(part)) <= {0, 1, 2}
+
+
 def test_plan_refuses_fractional_parts_and_orders_that_are_no_permutation():
     # part=1.7 was truncated to part 1 (a node moved without a word); an order with a repeated node or of the
     # wrong length failed with numpy's broadcast message, or was used as it was
