@@ -148,10 +148,12 @@ def sample_labels(y, n_per_class, random_state=None, unlabeled=-1):
     -------
     y_partial : ndarray of shape (n_samples,)
         A copy of ``y`` with the hidden entries set to ``unlabeled``.  Numeric ``y`` keeps its dtype when
-        that holds ``unlabeled`` exactly, else takes the smallest common numeric type that holds the
-        marker and every class exactly (uint8 classes with -1: int16; int classes with NaN: float64;
-        float32 classes with 0.1: float64); when there is none (uint64 codes above 2**63 with -1, int
-        codes beyond 2**53 with NaN), and for other ``y`` (strings, bools) or markers, an object array.
+        that holds ``unlabeled`` exactly, else takes the smallest numeric type that ``y`` casts to
+        safely and that holds the marker and every class exactly, an integer type if one does (uint8
+        classes with -1: int16; int32 classes with 2**32: int64; int classes with NaN: float64; float32
+        classes with 0.1: float64; int64 classes with 2**64: float64); when there is none (uint64 codes
+        above 2**63 with -1, int codes beyond 2**53 with NaN, int64 classes with 2**64 + 1), and for
+        other ``y`` (strings, bools) or markers, an object array.
     keep : ndarray of int
         The indices of the kept labels, sorted.
 
@@ -232,16 +234,18 @@ def _marker_dtype(y, unlabeled):
     numeric = isinstance(unlabeled, (int, float, np.integer, np.floating)) and not isinstance(unlabeled, bool)
     if dtype.kind not in "iuf" or not numeric:
         return object
-    # the smallest common type of the two (uint8 with -1: int16), then the marker's own (a Python float:
-    # float64, for a float32 y with 0.1).  A positive integer marker's smallest type is unsigned, which
-    # promotes a signed y one size too far (int8 with 300: uint16, so int32), so its signed type (int16)
-    # is a candidate too; the smallest candidate that holds everything wins
-    candidates = [dtype, np.result_type(dtype, np.min_scalar_type(unlabeled))]
-    if isinstance(unlabeled, (int, np.integer)):
-        candidates.append(np.result_type(dtype, np.min_scalar_type(-abs(int(unlabeled)))))
-    candidates.append(np.result_type(dtype, np.asarray(unlabeled).dtype))
-    usable = [c for c in candidates if c.kind in "iuf" and _holds(c, unlabeled) and _holds_classes(c, y)]
-    return min(usable, key=lambda c: c.itemsize) if usable else object
+    # y's own type, else every numeric type that y's classes cast to safely: integer types before floats
+    # (integer classes with an integer marker stay integers), each smallest first.  numpy's promotions
+    # missed some: an int32 y with the marker 2**32 promoted to float64 (int32 with uint64), which beat
+    # int64 at equal size; a float16 y with 70000 took float64 where float32 holds it; an int y with
+    # 2**64 (no numpy integer) became an object array where float64 holds the marker and every class
+    candidates = [dtype] + [c for c in _NUMERIC_DTYPES if np.can_cast(dtype, c)]
+    usable = [c for c in candidates if _holds(c, unlabeled) and _holds_classes(c, y)]
+    return min(usable, key=lambda c: (c != dtype, c.kind == "f", c.itemsize)) if usable else object
+
+
+_NUMERIC_DTYPES = [np.dtype(t) for t in (np.int8, np.uint8, np.int16, np.uint16, np.float16, np.int32, np.uint32,
+                                         np.float32, np.int64, np.uint64, np.float64)]
 
 
 def _holds(dtype, value):

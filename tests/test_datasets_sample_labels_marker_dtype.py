@@ -33,3 +33,35 @@ def test_integer_marker_takes_the_smallest_common_type(dtype, marker):
     assert y_partial.dtype.itemsize == _smallest_int(y, int(marker)).itemsize
     hidden = np.setdiff1d(np.arange(y.size), keep)
     assert (y_partial[hidden] == int(marker)).all() and (y_partial[keep] == y[keep]).all()
+
+
+@pytest.mark.parametrize("marker", [2**31 - 1, 2**31, 2**32, 2**32 + 1, 2**62, 2**63 - 1, -2**31 - 1, -2**63])
+@pytest.mark.parametrize("dtype", [np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint32])
+def test_marker_at_the_32_and_64_bit_boundaries_stays_an_integer(dtype, marker):
+    # an int8 / int16 / int32 y with a marker in [2**32, 2**63) came back float64: numpy promotes the y with
+    # np.min_scalar_type(marker) = uint64 to float64, which was picked over int64 as the first of two of 8 bytes
+    y = np.array([1, 1, 2, 2, 3, 3], dtype=dtype)
+    y_partial, keep = sample_labels(y, 1, random_state=0, unlabeled=marker)
+    assert y_partial.dtype.kind in "iu"       # int32 or uint32 for uint8 with 2**31 - 1: either is the smallest
+    assert y_partial.dtype.itemsize == _smallest_int(y, marker).itemsize
+    hidden = np.setdiff1d(np.arange(y.size), keep)
+    assert [int(v) for v in y_partial[hidden]] == [marker] * 3
+    assert (y_partial[keep] == y[keep]).all()
+
+
+@pytest.mark.parametrize("dtype, marker, expected", [
+    (np.int64, 2**64, np.float64),        # beyond every integer type; float64 holds 2**64 and the classes exactly
+    (np.int32, 2**63, np.float64),        # int32 does not cast safely to uint64 nor to float32
+    (np.uint32, 2**63, np.uint64),
+    (np.float16, 70000, np.float32),      # was float64: float32 holds 70000 exactly
+    (np.int64, 2**64 + 1, object),        # no numeric type holds it: float64 would store 2**64
+    (np.int64, -2**63 - 1, object),
+])
+def test_marker_no_integer_type_holds(dtype, marker, expected):
+    y = np.array([1, 1, 2, 2, 3, 3], dtype=dtype)
+    y_partial, keep = sample_labels(y, 1, random_state=0, unlabeled=marker)
+    assert y_partial.dtype == expected
+    hidden = np.setdiff1d(np.arange(y.size), keep)
+    # stored exactly: compared as Python numbers (int(2.0**64) == 2**64, and 2**64 + 1 stays an int in object)
+    assert [int(v) for v in y_partial[hidden]] == [marker] * 3
+    assert [int(v) for v in y_partial[keep]] == [int(v) for v in y[keep]]
