@@ -25,7 +25,7 @@ import numpy as np
 from sklearn.base import is_classifier
 from sklearn.svm import SVC
 
-from .._core.validation import Interval, Options
+from .._core.validation import Interval, Options, check_random_state
 from ..graphs import GraphSpec, knn_graph
 from ..kernels import INNER_APPROXIMATIONS, FredholmKernel, WarpedKernel
 from ..solvers import grls_fit as _saddle_fit
@@ -577,8 +577,10 @@ class _Fredholm(_DataDependent):
         kern0 = kernel_at(sigmas[0], need_right=False)[0]
         n, l = kern0.n, idx.size
         if n > CUT_MAX_POINTS:
-            pts = np.sort(np.random.default_rng(self.random_state if isinstance(self.random_state, int) else 0)
-                          .choice(n, CUT_MAX_POINTS, replace=False))
+            # None: the seed 0 (the default choice is the same in every fit); a Generator, a RandomState or a
+            # numpy integer was replaced by 0 here (isinstance(int) only), every stream drawing seed 0's points
+            rng = check_random_state(0 if self.random_state is None else self.random_state)
+            pts = np.sort(rng.choice(n, CUT_MAX_POINTS, replace=False))
             Xc = kern0.X[pts]
         else:
             Xc = kern0.X
@@ -739,8 +741,11 @@ _FREDHOLM_PARAMS_DOC = r"""
     random_state : int, Generator or None
         Seeds the Nystrom landmarks of the inner kernel (``inner_approximation="nystrom"``, which
         "auto" takes above 10000 points), its random Fourier features
-        (``inner_approximation="random_features"``) -- with None two fits differ there -- and the
-        approximate kNN backends.
+        (``inner_approximation="random_features"``) -- with None two fits differ there -- the
+        approximate kNN backends, and the classifiers' sample of ``CUT_MAX_POINTS`` (2000) points
+        on which the graph-cut refinement of ``sigma`` / ``alpha`` = "auto" is measured (more
+        points than that; None: the seed 0 there, so that the default choice is the same in
+        every fit).
     verbose : bool or None, default=None
         Progress bars (tqdm) of the long steps of ``fit`` and ``predict`` (graph, solves):
         True / False switch them on / off for everything inside; None follows the
@@ -1068,7 +1073,10 @@ _WARPED_PARAMS_DOC = r"""
         Nystrom landmarks.
     random_state : int, Generator or None
         Seeds the Nystrom landmarks (``solver="nystrom"``, which "auto" takes above 10000
-        points; with None two fits differ there) and the approximate kNN backends.
+        points; with None two fits differ there), the approximate kNN backends, and the
+        landmarks of the joint ``sigma`` / ``gamma_A`` / ``gamma_I`` = "auto" selection's
+        low-rank surrogate (more than 256 points; None: the seed 0 there, so that the default
+        selection is the same in every fit).
     verbose : bool or None, default=None
         Progress bars (tqdm) of the long steps of ``fit`` and ``predict`` (graph, solves):
         True / False switch them on / off for everything inside; None follows the

@@ -739,7 +739,10 @@ def manifold_width_selection(est, X, S, Y, M, width_grid, kernel_kw, *, return_b
     sigmas, extend = width_grid
     gA, extA = grid_of(est.gamma_A, LAPRLS_GAMMA_A_GRID, "gamma_A")
     kw = {k: v for k, v in kernel_kw.items() if k != "sigma"}
-    rs = est.random_state if isinstance(est.random_state, (int, np.integer)) else 0
+    # the surrogate's landmarks: a Generator or RandomState gives one seed for every width (select_laprls_lowrank
+    # draws it); None the seed 0, so that the default selection is reproducible (documented under random_state).
+    # A Generator or RandomState was replaced by 0 here: every stream selected with seed 0's landmarks
+    rs = 0 if est.random_state is None else est.random_state
     # one's own grid (sigma or gamma_A): not extended, but a choice at its edge is reported (SelectionWarning);
     # the "auto" axis grows (one flag for both left it at its grid's edge: gamma_A_ 1e-7 with sigma=[0.5, 1]
     # where sigma=1 gives 1e-10, without a warning)
@@ -965,7 +968,9 @@ _GRAPH_PARAMS_DOC = r"""graph : {{"knn", "epsilon"}}, GraphSpec or adjacency, de
     random_state : int, Generator or None
         Seeds the Nystrom landmarks (k-means or the uniform sample; ``solver="nystrom"``, which
         "auto" takes above 10000 points: its fit then depends on the seed, and with None differs
-        between fits) and the approximate kNN backends.
+        between fits), the approximate kNN backends, and the landmarks of the joint ``sigma`` /
+        ``gamma_A`` / ``gamma_I`` = "auto" selection's low-rank surrogate (more than 256 points;
+        None: the seed 0 there, so that the default selection is the same in every fit).
     unlabeled : hashable or None, default=-1
         Classifiers only: the marker of unlabeled rows, see :mod:`graphrkhs.estimators._base`
         (labels {{-1, +1}} need ``unlabeled=None``)."""
