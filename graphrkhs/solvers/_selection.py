@@ -106,6 +106,7 @@ Identical labeled points do bias GCV (the copies halve the cost of the degrees o
 ``loo_groups`` it counts them against the distinct points (:meth:`~graphrkhs.KernelRidgePath.gcv`).
 """
 
+import numbers
 import re
 import warnings
 from contextlib import contextmanager
@@ -2657,7 +2658,8 @@ def select_tikhonov_solution(W: Any, labeled: Any, Y: Any, alphas: Optional[Any]
     method : {"auto", "exact", "stochastic"}
     n_probes, random_state
         Of the stochastic diagonal estimate (``method="stochastic"``); one set of probes serves the whole
-        grid, its extensions included (a Generator is drawn from once, for their seed).
+        grid, its extensions included (a Generator, a RandomState or None is drawn from once, for
+        their seed).
     backend : {"auto", "numpy", "numba", "scipy", "mpi", "dask"}, default="auto"
         Where the Laplacian solves of ``method="stochastic"`` run (as in
         :func:`~graphrkhs.tikhonov_solution`); the exact path (one sparse
@@ -2921,6 +2923,12 @@ def _tikhonov_stochastic_select(W, labeled, Y, alphas, *, laplacian, criterion, 
                                 loo_rows=None):
     from ._graph import tikhonov_solution
 
+    if isinstance(random_state, (bool, np.bool_)) or not isinstance(random_state, (numbers.Integral, np.integer)):
+        # one set of probes for the whole (extended) grid: each evaluation draws them again from this seed
+        # (a Generator itself would give the points of an extension other probes than the first grid's; so did
+        # a legacy RandomState and None, which only the Generator case caught).  check_random_state refuses a
+        # bool or another type here, before any solve
+        random_state = int(check_random_state(random_state).integers(2 ** 63 - 1))
     W = as_adjacency(W, dtype=np.float64)
     S = _check_labeled_index(labeled, W.shape[0])
     Y2 = _as_targets(Y, S.size)
@@ -2928,10 +2936,6 @@ def _tikhonov_stochastic_select(W, labeled, Y, alphas, *, laplacian, criterion, 
     residual = _tikhonov_residual(W, S, laplacian, tol, max_iter, preconditioner, backend)
     keep = _informed_labels(W, S)
     cache: Dict[float, Tuple[float, float]] = {}
-    if isinstance(random_state, np.random.Generator):
-        # one set of probes for the whole (extended) grid: each evaluation draws them again from this seed
-        # (a Generator itself would give the points of an extension other probes than the first grid's)
-        random_state = int(random_state.integers(2 ** 63 - 1))
 
     constant = laplacian == "combinatorial" and constant_up_to_rounding(Y2)     # as in select_tikhonov_alpha
 
