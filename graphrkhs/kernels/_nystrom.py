@@ -78,15 +78,19 @@ def _kernel_diagonal(A, kw):
                            for s in range(0, A.shape[0], 256)])
 
 
-def _first_distinct_rows(X, cap):
+def _first_distinct_rows(X, cap, order=None):
     """Indices of the first copies of X's distinct rows, or None when it has more than ``cap`` of them.
 
-    Stops at the (cap + 1)-th distinct row (at once for points without copies)."""
+    Stops at the (cap + 1)-th distinct row (at once for points without copies).  With ``order`` (a
+    permutation of the rows) the rows are visited in that order, and the first ``cap`` distinct ones are
+    returned however many more there are."""
     seen = {}
-    for i in range(X.shape[0]):
+    for i in (range(X.shape[0]) if order is None else order):
         seen.setdefault(X[i].tobytes(), i)
-        if len(seen) > cap:
-            return None
+        if len(seen) > cap or (order is not None and len(seen) == cap):
+            break
+    if order is None and len(seen) > cap:
+        return None
     return np.fromiter(seen.values(), dtype=np.intp, count=len(seen))
 
 
@@ -113,10 +117,12 @@ class NystromFeatures:
     landmarks : {"kmeans", "uniform"}, default="kmeans"
         k-means centres (``sklearn.cluster.MiniBatchKMeans``, one pass, fitted
         for the cap; prefixes of a random order of the centres are tried) or a
-        uniform sample of the points.  With "kmeans", points with at most
-        ``n_components`` distinct rows (copies) take those rows as the
-        landmarks (k-means' optimum; then fewer landmarks than the cap and an
-        exact factor).
+        uniform sample of the points, without copies of one point (a repeated
+        landmark adds nothing to the factor: a drawn sample that holds copies is
+        replaced by the first distinct points of a random order of the rows).
+        With either, points with at most ``n_components`` distinct rows (copies)
+        take those rows as the landmarks (k-means' optimum; then fewer
+        landmarks than the cap and an exact factor).
     dtype : {float32, float64}, optional
         Of the features (default: X's float dtype).  Kernel blocks are
         evaluated in the wider of X's dtype and this one; the small m x m
@@ -190,7 +196,10 @@ class NystromFeatures:
         memory_guard(n * cap * (X.dtype.itemsize + self.dtype.itemsize),
                      f"the Nystrom features of n = {n} points with {cap} landmarks",
                      "lower n_components.")
-        distinct = _first_distinct_rows(X, cap) if landmarks == "kmeans" and cap < n else None
+        # both kinds: a uniform sample of points with copies drew copies of one point, which add nothing to the
+        # factor (12 points x 5 copies, n_components=12: 8 distinct landmarks, K off by 0.29, where the 12
+        # distinct points give K exactly)
+        distinct = _first_distinct_rows(X, cap) if cap < n else None
         if cap == n:
             pool, index = X, np.arange(n)
         elif distinct is not None:
@@ -202,6 +211,11 @@ class NystromFeatures:
             pool, cap = X[index], len(distinct)
         elif landmarks == "uniform":
             index = rng.choice(n, cap, replace=False)     # random order: its prefixes are uniform samples
+            if len({X[i].tobytes() for i in index}) < cap:
+                # copies among the drawn rows (a repeated landmark is a wasted one): the first cap distinct
+                # points of a random order of the rows, each next point drawn among the rows not yet covered
+                # (a point with more copies is still the likelier); points without copies keep the draw above
+                index = _first_distinct_rows(X, cap, order=rng.permutation(n))
             pool = X[index]
         else:
             from sklearn.cluster import MiniBatchKMeans
