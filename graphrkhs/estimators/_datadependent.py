@@ -343,6 +343,9 @@ class _Fredholm(_DataDependent):
         "inner": _KERNELS,
         "sigma": [POSITIVE, None, Options("auto"), "array-like"],
         "sigma_inner": [POSITIVE, None],
+        # the point-cloud kernel's polynomial parameters, as every inductive learner's (RLS, LapRLS, PRLS, ...)
+        "degree": [Interval("int", 1, None)],
+        "coef0": [Interval("real")],
         "normalized": ["boolean"],
         "alpha": [POSITIVE, None, Options("auto"), "array-like"],
         "fit_intercept": FIT_INTERCEPT,
@@ -353,7 +356,7 @@ class _Fredholm(_DataDependent):
 
     def __init__(self, *, outer: Kernel = "gaussian", inner: Kernel = "gaussian",
                  sigma: Union[float, str, None] = "auto", sigma_inner: Optional[float] = None,
-                 normalized: bool = False, loss: str = "squared", alpha: Union[float, str, None] = "auto",
+                 degree: int = 3, coef0: float = 1.0, normalized: bool = False, loss: str = "squared", alpha: Union[float, str, None] = "auto",
                  fit_intercept: Union[bool, str] = "auto", n_neighbors: Optional[int] = None,
                  inner_approximation: str = "auto", n_components: int = 1000, random_state: Optional[Union[int, np.random.Generator]] = None,
                  verbose: Optional[bool] = None):
@@ -665,7 +668,7 @@ class _Fredholm(_DataDependent):
                 sigma = unselected(self.sigma, default_sigma(X), "sigma")
             self.sigma_ = default_sigma(X) if sigma is None else float(sigma)
         return FredholmKernel(X, outer=fit_copy(self.outer), inner=fit_copy(self.inner), sigma=sigma,
-                              sigma_inner=self.sigma_inner,
+                              sigma_inner=self.sigma_inner, degree=self.degree, coef0=self.coef0,
                               normalized=self.normalized, n_neighbors=self.n_neighbors,
                               inner_approximation=self.inner_approximation, n_components=self.n_components,
                               random_state=self.random_state, verbose=self.verbose)
@@ -677,9 +680,7 @@ _FREDHOLM_PARAMS_DOC = r"""
     outer, inner : {"gaussian", "heat", "linear", "polynomial"} or callable, default="gaussian"
         Outer kernel k and inner kernel :math:`k_H` (FredGauss by default, the paper's
         strongest instance on its benchmarks; FredLin1 = linear/gaussian, FredLin2 =
-        gaussian/linear).  "polynomial" is :math:`(x^T z + 1)^2` (degree 2 and offset 1,
-        fixed: :class:`~graphrkhs.FredholmKernel`'s defaults); for another degree or offset
-        pass a callable.
+        gaussian/linear).  "polynomial" is :math:`(x^T z + c_0)^p` (``degree``, ``coef0``).
     sigma : float > 0, "auto", sequence of float or None, default="auto"
         Gaussian width of the outer (and, by default, inner) kernel.  "auto":
         chosen with ``alpha`` by exact leave-one-out RLS on the labeled points
@@ -707,6 +708,11 @@ _FREDHOLM_PARAMS_DOC = r"""
         Unpenalized constant (regressors, "auto"): a shift of y shifts the fit.  With
         ``loss="hinge"`` the SVM always has its free intercept (True and "auto" alike;
         False raises a ValueError).
+    degree, coef0 : int >= 1, float, default=3, 1.0
+        The polynomial kernel :math:`(x^T z + c_0)^p` of ``outer`` and ``inner`` (either or
+        both "polynomial"), with the defaults of every inductive learner
+        (:class:`~graphrkhs.LapRLSClassifier`: degree 3 as in Belkin et al.'s USPS runs).
+        (Formerly fixed at degree 2, offset 1.)
     normalized : bool, default=False
         The paper's "(N)" kernels (outer rows divided by their sums).
     alpha : float > 0, "auto", sequence of float or None, default="auto"
@@ -838,6 +844,9 @@ class _Warped(_DataDependent):
     _parameter_constraints = {
         "kernel": _KERNELS,
         "sigma": [POSITIVE, None, Options("auto"), "array-like"],
+        # the point-cloud kernel's polynomial parameters, as LapRLS's (the warped RLS is LapRLS)
+        "degree": [Interval("int", 1, None)],
+        "coef0": [Interval("real")],
         "gamma_A": TUNABLE_POSITIVE,
         "gamma_I": TUNABLE_NONNEG,
         # any adjacency as_adjacency takes, as LapRLS's and PLapRLS's graph= (only sparse matrices passed the table
@@ -850,8 +859,8 @@ class _Warped(_DataDependent):
         "fit_intercept": FIT_INTERCEPT,
     }
 
-    def __init__(self, *, kernel: Kernel = "gaussian", sigma: Union[float, str, None] = "auto",
-                 gamma_A: Union[float, str] = "auto", gamma_I: Union[float, str] = "auto",
+    def __init__(self, *, kernel: Kernel = "gaussian", sigma: Union[float, str, None] = "auto", degree: int = 3,
+                 coef0: float = 1.0, gamma_A: Union[float, str] = "auto", gamma_I: Union[float, str] = "auto",
                  fit_intercept: Union[bool, str] = "auto",
                  graph: Union[str, GraphSpec] = "knn", n_neighbors: int = 10,
                  radius: Optional[float] = None, weight: str = "gaussian", graph_sigma: Optional[float] = None,
@@ -933,6 +942,7 @@ class _Warped(_DataDependent):
         from ._inductive import AUTO_MAX_N, joint_width, manifold_cv_results, manifold_selection, manifold_width_selection
 
         width = not callable(self.kernel) and self.kernel in ("gaussian", "heat")
+        kw = dict(kernel=self._base_kernel(), degree=self.degree, coef0=self.coef0)     # the base kernel k
         # the kernels (of the selection and of the warped kernel) from float64 points whatever X's dtype, as
         # Fredholm's and LapRLS's direct solve: the warped kernel's solve (I + rho' M K)^{-1} amplified a float32
         # Gram matrix's rounding, and the fit was 1e-2 off the float64 fit on the same points (defaults, 600
@@ -950,7 +960,7 @@ class _Warped(_DataDependent):
             M = graph_penalty(W, self.laplacian, self.laplacian_power)
             self.sigma_, self.gamma_A_, self.gamma_I_, res, _, Z = manifold_width_selection(
                 self, X, idx, Y, M, grid_of(self.sigma, self.sigma_ * WIDTH_FACTORS, "sigma"),
-                dict(kernel=self._base_kernel(), degree=2, coef0=1.0), return_basis=True)
+                kw, return_basis=True)
             self.cv_results_ = manifold_cv_results(res, self)
             kern = self._make_kernel(X64, W)
             XS = kern.X[idx]
@@ -961,7 +971,7 @@ class _Warped(_DataDependent):
                 # matrix and LU stay unbuilt)
                 V = -np.asarray(Z, dtype=np.float64)
                 V[idx, np.arange(idx.size)] += 1.0
-                right = (pairwise_kernel(kern.X, XS, kernel=self._base_kernel(), sigma=self.sigma_, degree=2, coef0=1.0),
+                right = (pairwise_kernel(kern.X, XS, sigma=self.sigma_, **kw),
                          V)
             else:
                 right = kern.right_factor(XS)
@@ -972,7 +982,7 @@ class _Warped(_DataDependent):
             # Y is the targets less their labeled mean when the constant is free (_fit): the LOO of that
             # procedure re-takes the mean without the held-out label (centred_loo_residuals)
             res = select_kernel_ridge(
-                lambda s: pairwise_kernel(XS, None, kernel=self._base_kernel(), sigma=s, degree=2, coef0=1.0), Y, sigmas,
+                lambda s: pairwise_kernel(XS, None, sigma=s, **kw), Y, sigmas,
                 ridge_scale="l", extend=growing(sigma=extend, alpha=True), max_extensions=2,
                 centred=free_constant(self), loo_rows=loo_rows_of(self), loo_groups=getattr(self, "_loo_groups", None))
             self.sigma_ = res.best_params["sigma"]
@@ -986,7 +996,7 @@ class _Warped(_DataDependent):
             M = np.zeros((0, 0))
         if M.shape[0]:
             self.gamma_A_, self.gamma_I_, res, _ = manifold_selection(
-                self, lambda: pairwise_kernel(X64, None, kernel=self._base_kernel(), sigma=self.sigma_, degree=2, coef0=1.0),
+                self, lambda: pairwise_kernel(X64, None, sigma=self.sigma_, **kw),
                 idx, Y, M, consistency=False, fit_intercept=False, fallback=(1e-2, 1.0),
                 centred=free_constant(self))
             self.cv_results_ = manifold_cv_results(res, self)
@@ -1007,8 +1017,8 @@ class _Warped(_DataDependent):
 
     def _make_kernel(self, X, W=None):
         W = self._graph(X) if W is None else W
-        return WarpedKernel(X, kernel=fit_copy(self._base_kernel()), sigma=self.sigma_, gamma_A=self.gamma_A_,
-                            gamma_I=self.gamma_I_,
+        return WarpedKernel(X, kernel=fit_copy(self._base_kernel()), sigma=self.sigma_, degree=self.degree,
+                            coef0=self.coef0, gamma_A=self.gamma_A_, gamma_I=self.gamma_I_,
                             graph=W, laplacian=self.laplacian, laplacian_power=self.laplacian_power,
                             solver=self.solver, n_components=self.n_components, landmarks=self.landmarks,
                             random_state=self.random_state, verbose=self.verbose)
@@ -1018,8 +1028,8 @@ _WARPED_PARAMS_DOC = r"""
     Parameters
     ----------
     kernel : {"gaussian", "heat", "linear", "polynomial"} or callable, default="gaussian"
-        Base kernel k ("polynomial": :math:`(x^T z + 1)^2`, degree and offset fixed; "heat": the
-        Gaussian of width sigma, as in :class:`~graphrkhs.LapRLSRegressor`).
+        Base kernel k ("polynomial": :math:`(x^T z + c_0)^p`, ``degree`` and ``coef0``; "heat":
+        the Gaussian of width sigma, as in :class:`~graphrkhs.LapRLSRegressor`).
     sigma : float > 0, "auto", sequence or None, default="auto"
         Base Gaussian width; None: the median pairwise distance; "auto" (or a sequence,
         one's own grid; default: median distance times :math:`2^{-2}, \dots, 2`, extended
@@ -1029,6 +1039,11 @@ _WARPED_PARAMS_DOC = r"""
         (:func:`~graphrkhs.select_laprls_lowrank`, as :class:`~graphrkhs.LapRLSClassifier`);
         otherwise the width of the best leave-one-out RLS on the labeled points.
         Used: ``sigma_``.
+    degree, coef0 : int >= 1, float, default=3, 1.0
+        The polynomial kernel :math:`(x^T z + c_0)^p`, with LapRLS's defaults (degree 3 as
+        in Belkin et al.'s USPS runs), so that the warped RLS is
+        :class:`~graphrkhs.LapRLSClassifier` at the same parameters (formerly fixed at
+        degree 2, offset 1).
     gamma_A : float > 0, "auto" or sequence, default="auto"
         Ambient weight; also the ridge of RLS on the warped kernel, so that the fit is
         LapRLS with these ``gamma_A``, ``gamma_I`` (Belkin et al.'s scaling
