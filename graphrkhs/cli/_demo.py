@@ -180,7 +180,11 @@ def _demo_plot(path, rows, labels_per_class, n_neighbors, seed):
     y_partial, keep = sample_labels(y, labels_per_class, random_state=np.random.default_rng(seed))
     pred = np.asarray(method(X, y_partial, W))
     # t-SNE separates the ten digit clusters in 2-D (a spectral embedding collapses most of them).
-    emb = TSNE(n_components=2, init="pca", random_state=seed, perplexity=30, max_iter=500).fit_transform(X)
+    # scikit-learn seeds t-SNE by a legacy RandomState, which takes seeds below 2**32 only: --seed 2**32 (taken
+    # by the label draws) ended in TSNE's InvalidParameterError after every fit.  Above, a RandomState on the
+    # seed's SeedSequence; below, the seed itself (the same picture as before)
+    tsne_seed = seed if seed < 2**32 else np.random.RandomState(np.random.MT19937(seed))
+    emb = TSNE(n_components=2, init="pca", random_state=tsne_seed, perplexity=30, max_iter=500).fit_transform(X)
     hidden = np.ones(y.size, dtype=bool)
     hidden[keep] = False
     wrong = (pred != y) & hidden           # as the title's accuracy: the given labels are not mistakes
