@@ -373,6 +373,13 @@ class _Fredholm(_DataDependent):
         # float64 costs twice the memory of float32's.
         if X.dtype != np.float64:
             X = np.asarray(X, dtype=np.float64)
+        # one seed for every kernel of this fit (each width of the selection, the fit's own): a Generator, a
+        # RandomState or None reached each FredholmKernel, which drew other Nystrom landmarks (or random
+        # features) for every width, so that the widths were compared on different approximations and the
+        # kernel rebuilt at the chosen width (above KEEP_KERNELS_MAX_N points) was not the one scored
+        rs = self.random_state
+        self._kernel_seed = rs if isinstance(rs, (int, np.integer)) and not isinstance(rs, bool) else \
+            int(check_random_state(rs).integers(2**32 - 1))
         return super()._fit(X, labeled, Y)
 
     def _ridge(self, G, Y):
@@ -581,8 +588,10 @@ class _Fredholm(_DataDependent):
         n, l = kern0.n, idx.size
         if n > CUT_MAX_POINTS:
             # None: the seed 0 (the default choice is the same in every fit); a Generator, a RandomState or a
-            # numpy integer was replaced by 0 here (isinstance(int) only), every stream drawing seed 0's points
-            rng = check_random_state(0 if self.random_state is None else self.random_state)
+            # numpy integer was replaced by 0 here (isinstance(int) only), every stream drawing seed 0's points;
+            # the fit's one seed otherwise (_fit: an int as given, a Generator or RandomState drawn from once)
+            seed = 0 if self.random_state is None else self.__dict__.get("_kernel_seed", self.random_state)
+            rng = check_random_state(seed)
             pts = np.sort(rng.choice(n, CUT_MAX_POINTS, replace=False))
             Xc = kern0.X[pts]
         else:
@@ -671,7 +680,7 @@ class _Fredholm(_DataDependent):
                               sigma_inner=self.sigma_inner, degree=self.degree, coef0=self.coef0,
                               normalized=self.normalized, n_neighbors=self.n_neighbors,
                               inner_approximation=self.inner_approximation, n_components=self.n_components,
-                              random_state=self.random_state, verbose=self.verbose)
+                              random_state=self.__dict__.get("_kernel_seed", self.random_state), verbose=self.verbose)
 
 
 _FREDHOLM_PARAMS_DOC = r"""
