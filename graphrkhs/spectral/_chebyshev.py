@@ -437,7 +437,8 @@ def _check_common(order, tol, max_order, damping, reorder, backend):
 
 
 def _symmetric(L, dtype=None):
-    """Symmetry to the rounding of L's dtype (a float32 normalized Laplacian is symmetric to ~1e-7 only)."""
+    """Symmetry to the rounding of L's dtype (a float32 normalized Laplacian is symmetric to ~1e-7 only); a
+    LinearOperator by the dot test of :func:`~graphrkhs._core.linalg.symmetry_gap`."""
     dtype = np.dtype(L.dtype if dtype is None else dtype)
     rtol = symmetry_rtol(dtype)
     gap, scale = symmetry_gap(L, "L")       # a NaN gap (NaN entries) is not symmetric
@@ -704,7 +705,8 @@ def chebyshev_filter(L: MatrixOrOperator, phi: ResponseBank, X: ArrayLike, order
     L : sparse matrix, ndarray or LinearOperator of shape (n, n)
         A Laplacian with real spectrum in :math:`[0, \lambda_{max}]`.  With
         ``lmax=None`` it must be symmetric (the bound on its spectrum needs it;
-        otherwise ``ValueError``); with a given ``lmax`` symmetry is not checked,
+        otherwise ``ValueError``; a LinearOperator is tested by one product
+        with two fixed vectors, :math:`x^T L y = y^T L x`); with a given ``lmax`` symmetry is not checked,
         and the random-walk Laplacian works too, with ``lmax`` of the normalized one.
     phi : filter, callable, or list of them
         The response (:mod:`graphrkhs.filters`), or a filter bank.
@@ -784,7 +786,7 @@ def chebyshev_filter(L: MatrixOrOperator, phi: ResponseBank, X: ArrayLike, order
         lmax = check_scalar(lmax, "lmax", low=0, low_inclusive=False)
         coefs, order = _prepare_coefficients(filters, order, tol, lmax, damping, max_order)
         check_given_lmax(L, lmax)   # products with L only after every cheap check
-    elif not isinstance(L, spla.LinearOperator) and not _symmetric(L):
+    elif not _symmetric(L):     # a LinearOperator too (symmetry_gap's dot test)
         # lmax's own refusal assumed a random-walk Laplacian and named a function not called here
         raise ValueError(
             "chebyshev_filter needs a symmetric L to bound its spectrum (lmax=None); L is not symmetric.  Pass a "

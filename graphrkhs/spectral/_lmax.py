@@ -63,6 +63,7 @@ def _as_square_operator(L, name="L"):
 def _is_symmetric(L):
     # Relative tolerance scaled to the dtype: a float32 Laplacian built from a symmetric
     # adjacency is symmetric only to float32 rounding (normalization by sqrt(d_i d_j)).
+    # A LinearOperator by the dot test of symmetry_gap.
     rtol = 1e-5 if L.dtype == np.float32 else 1e-8
     gap, scale = symmetry_gap(L, "L")
     return gap <= rtol * scale
@@ -86,8 +87,9 @@ def lmax(L: MatrixOrOperator, method: Literal["lanczos", "gershgorin"] = "lanczo
     Parameters
     ----------
     L : sparse matrix, ndarray or LinearOperator of shape (n, n)
-        Symmetric.  (The random-walk Laplacian has the spectrum of the
-        normalized one: pass that.)
+        Symmetric, else a ``ValueError`` (a LinearOperator is tested by one
+        product with two fixed vectors, :math:`x^T L y = y^T L x`).  (The
+        random-walk Laplacian has the spectrum of the normalized one: pass that.)
     method : {"lanczos", "gershgorin"}, default="lanczos"
         ``"gershgorin"``: :math:`\max_i \sum_j |L_{ij}|`, free and always valid
         (:math:`2 d_{max}` for the combinatorial Laplacian), but can be far
@@ -157,13 +159,15 @@ def lmax(L: MatrixOrOperator, method: Literal["lanczos", "gershgorin"] = "lanczo
         gersh = float(np.asarray(absL.astype(np.float64, copy=False).sum(axis=1)).max())
         if method == "gershgorin" or gersh == 0.0:
             return gersh   # gersh == 0: the zero matrix, spectrum {0}
-        if not _is_symmetric(L):
-            raise ValueError(
-                "lmax needs a symmetric L; the random-walk Laplacian I - D^-1 W has the spectrum of the "
-                "normalized Laplacian: compute lmax(laplacian(W, 'normalized')) instead."
-            )
     elif method == "gershgorin":
         raise TypeError("method='gershgorin' needs the matrix entries; a LinearOperator was given.")
+    # a LinearOperator too (the dot test of symmetry_gap): the random-walk Laplacian of a star as an operator
+    # got 1.32 for a spectrum reaching 2 (the dense path below reads one triangle only)
+    if not _is_symmetric(L):
+        raise ValueError(
+            "lmax needs a symmetric L; the random-walk Laplacian I - D^-1 W has the spectrum of the "
+            "normalized Laplacian: compute lmax(laplacian(W, 'normalized')) instead."
+        )
     n = L.shape[0]
     if n <= 64:
         dense = L @ np.eye(n) if is_operator else (L.toarray() if sp.issparse(L) else np.asarray(L, float))

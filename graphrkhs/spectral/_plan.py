@@ -86,10 +86,12 @@ def check_filter_options(order=None, tol=1e-8, max_order=DEFAULT_MAX_ORDER, damp
 
 
 def is_symmetric(L, dtype=None):
-    """Whether L (sparse or dense) is symmetric to the rounding of ``dtype`` (default L's).
+    """Whether L (sparse, dense or a LinearOperator) is symmetric to the rounding of ``dtype`` (default L's).
 
     The relative tolerance is 1e-5 for float32 (a normalized Laplacian built
-    in float32 is symmetric to about 1e-7 only) and 1e-10 otherwise.
+    in float32 is symmetric to about 1e-7 only) and 1e-10 otherwise; a
+    LinearOperator is compared by the dot test of
+    :func:`graphrkhs._core.linalg.symmetry_gap` (one product with two vectors).
     """
     return _symmetric(L, dtype)
 
