@@ -4,6 +4,7 @@ the bound they prove: the normalized Laplacian of K_{22,22} in float32 (off-diag
 eigenvalue 2.0000000298 (dense float64 eigvalsh of its entries); lmax returned 2.0, one float32 step under it."""
 
 import warnings
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -22,8 +23,17 @@ def _top(L):
 
 def test_k22_22_float32_normalized():
     L = laplacian(_complete_bipartite(22, 22), "normalized", dtype=np.float32)
-    top = _top(L)
+    # the top eigenvalue of the float32 entries, exactly: a unit diagonal and one value -c on the edges of
+    # K_{22,22} (adjacency eigenvalues +-22) give 1 + 22 c, exact in float64 (c has 24 bits).  eigvalsh's
+    # 2.000000029802323 is one float64 step above it, which lmax's exact bound was asserted to reach
+    A = L.toarray().astype(np.float64)
+    edges = A[~np.eye(44, dtype=bool)]
+    c = -edges[edges != 0]
+    assert c.size == 2 * 22 * 22 and np.all(c == c[0]) and np.all(np.diag(A) == 1.0)
+    top = 1.0 + 22 * c[0]
+    assert Fraction(top) == 1 + 22 * Fraction(float(c[0]))   # no rounding in the oracle
     assert top > 2.0                           # the float32 entries' own spectrum
+    assert abs(_top(L) - top) <= 4 * np.finfo(np.float64).eps * top    # the dense eigensolver agrees
     assert lmax(L) >= top
     assert lmax(L, "gershgorin") >= top
     assert lmax(L.toarray()) >= top            # dense input too
