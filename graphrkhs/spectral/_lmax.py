@@ -28,6 +28,16 @@ def _is_graph_object(G):
     return module in ("pygsp", "networkx")
 
 
+def _refuse_complex(L, name):
+    # a complex LinearOperator was run on its real part (numpy's ComplexWarning the only sign): a Hermitian
+    # magnetic Laplacian got an lmax below its spectrum and the filters of Re L; a complex matrix was refused by
+    # the filters alone, and by lmax as 'not symmetric'
+    if L.dtype is not None and np.issubdtype(np.dtype(L.dtype), np.complexfloating):
+        what = "a LinearOperator of " if isinstance(L, spla.LinearOperator) else ""
+        raise TypeError(f"{name} must be real; got {what}dtype {np.dtype(L.dtype)}.  The spectral filters and lmax "
+                        "take a real symmetric L (a graph Laplacian).")
+
+
 def _as_square_operator(L, name="L"):
     if _is_graph_object(L):
         raise TypeError(
@@ -37,6 +47,7 @@ def _as_square_operator(L, name="L"):
             "graph object directly, with its laplacian= argument)."
         )
     if isinstance(L, spla.LinearOperator):
+        _refuse_complex(L, name)
         if L.shape[0] != L.shape[1]:
             raise ValueError(f"{name} must be square; got shape {L.shape}.")
         return L
@@ -52,6 +63,7 @@ def _as_square_operator(L, name="L"):
         if L.dtype == object or not np.issubdtype(L.dtype, np.number):
             raise TypeError(f"{name} must be a numeric matrix or a LinearOperator; got dtype {L.dtype}.")
         L = sparse_storable(L)                             # float16 -> float64 (no sparse float16)
+    _refuse_complex(L, name)
     if L.ndim != 2 or L.shape[0] != L.shape[1] or L.shape[0] == 0:
         raise ValueError(f"{name} must be a non-empty square matrix; got shape {L.shape}.")
     data = L.data if sp.issparse(L) else L
