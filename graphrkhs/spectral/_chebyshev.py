@@ -38,7 +38,7 @@ from scipy import fft
 
 from .._core.progress import _NoBar, progress_ticks
 from .._core.backend import check_backend, prepare_operator
-from .._core.linalg import symmetry_gap, symmetry_rtol
+from .._core.linalg import operator_symmetry_rtol, symmetry_gap, symmetry_rtol
 from .._core.types import Backend, MatrixOrOperator, Reorder, ResponseBank
 from .._core.validation import (
     AccuracyWarning,
@@ -440,7 +440,7 @@ def _symmetric(L, dtype=None):
     """Symmetry to the rounding of L's dtype (a float32 normalized Laplacian is symmetric to ~1e-7 only); a
     LinearOperator by the dot test of :func:`~graphrkhs._core.linalg.symmetry_gap`."""
     dtype = np.dtype(L.dtype if dtype is None else dtype)
-    rtol = symmetry_rtol(dtype)
+    rtol = operator_symmetry_rtol(dtype) if isinstance(L, spla.LinearOperator) else symmetry_rtol(dtype)
     gap, scale = symmetry_gap(L, "L")       # a NaN gap (NaN entries) is not symmetric
     return gap <= rtol * scale
 

@@ -8,7 +8,7 @@ import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
-from .._core.linalg import lanczos_tridiagonal, symmetry_gap
+from .._core.linalg import lanczos_tridiagonal, operator_symmetry_rtol, symmetry_gap
 from .._core.types import MatrixOrOperator, RandomStateLike
 from .._core.validation import check_option, check_random_state, check_scalar, native_byte_order, sparse_storable
 
@@ -77,6 +77,8 @@ def _is_symmetric(L):
     # adjacency is symmetric only to float32 rounding (normalization by sqrt(d_i d_j)).
     # A LinearOperator by the dot test of symmetry_gap.
     rtol = 1e-5 if L.dtype == np.float32 else 1e-8
+    if isinstance(L, spla.LinearOperator):
+        rtol = max(rtol, operator_symmetry_rtol(L.dtype))
     gap, scale = symmetry_gap(L, "L")
     return gap <= rtol * scale
 
