@@ -706,7 +706,7 @@ def chebyshev_filter(L: MatrixOrOperator, phi: ResponseBank, X: ArrayLike, order
         A Laplacian with real spectrum in :math:`[0, \lambda_{max}]`.  With
         ``lmax=None`` it must be symmetric (the bound on its spectrum needs it;
         otherwise ``ValueError``; a LinearOperator is tested by one product
-        with two fixed vectors, :math:`x^T L y = y^T L x`); with a given ``lmax`` symmetry is not checked,
+        with 8 fixed vectors, :math:`x^T L y = y^T L x`); with a given ``lmax`` symmetry is not checked,
         and the random-walk Laplacian works too, with ``lmax`` of the normalized one.
     phi : filter, callable, or list of them
         The response (:mod:`graphrkhs.filters`), or a filter bank.

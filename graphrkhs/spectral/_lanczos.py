@@ -444,7 +444,7 @@ def lanczos_filter(L: MatrixOrOperator, phi: ResponseBank, X: ArrayLike, *, tol:
     ----------
     L : sparse matrix, ndarray or LinearOperator of shape (n, n)
         Symmetric (else a ``ValueError``; a LinearOperator is tested by one
-        product with two fixed vectors, :math:`x^T L y = y^T L x`).
+        product with 8 fixed vectors, :math:`x^T L y = y^T L x`).
     phi : filter, callable or list of them
         Evaluated on Ritz values (anywhere in the spectrum's hull), and at 0
         when L's null space is deflated.

@@ -102,7 +102,7 @@ def lmax(L: MatrixOrOperator, method: Literal["lanczos", "gershgorin"] = "lanczo
     ----------
     L : sparse matrix, ndarray or LinearOperator of shape (n, n)
         Symmetric, else a ``ValueError`` (a LinearOperator is tested by one
-        product with two fixed vectors, :math:`x^T L y = y^T L x`).  (The
+        product with 8 fixed vectors, :math:`x^T L y = y^T L x`).  (The
         random-walk Laplacian has the spectrum of the normalized one: pass that.)
     method : {"lanczos", "gershgorin"}, default="lanczos"
         ``"gershgorin"``: :math:`\max_i \sum_j |L_{ij}|`, free and always valid

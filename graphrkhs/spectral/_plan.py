@@ -91,7 +91,9 @@ def is_symmetric(L, dtype=None):
     The relative tolerance is 1e-5 for float32 (a normalized Laplacian built
     in float32 is symmetric to about 1e-7 only) and 1e-10 otherwise; a
     LinearOperator is compared by the dot test of
-    :func:`graphrkhs._core.linalg.symmetry_gap` (one product with two vectors).
+    :func:`graphrkhs._core.linalg.symmetry_gap` (one product with 8 vectors),
+    at a relative tolerance of at least 1e-6 (its products may be computed in
+    a lower precision than its dtype).
     """
     return _symmetric(L, dtype)
 
