@@ -9,15 +9,9 @@ import sys
 import numpy as np
 import pytest
 
+from cli_csv import number_rows, write_csv
 from graphrkhs import cli
 from graphrkhs.datasets import load_digits
-
-
-def _write_csv(path, header, rows):
-    with open(path, "w", newline="") as f:
-        w = csv.writer(f)
-        w.writerow(header)
-        w.writerows(rows)
 
 
 def _blobs(n_per=40, seed=0):
@@ -35,10 +29,10 @@ def blobs_csv(tmp_path):
     labeled = np.zeros(y.size, dtype=bool)
     for c in np.unique(y):
         labeled[rng.choice(np.flatnonzero(y == c), 3, replace=False)] = True
-    rows = [[f"{a:.6f}", f"{b:.6f}", "id%d" % i, lab if m else ("" if i % 2 else "NaN")]
-            for i, ((a, b), lab, m) in enumerate(zip(X, y, labeled))]
+    names = ["id%d" % i for i in range(y.size)]
+    species = [lab if m else ("" if i % 2 else "NaN") for i, (lab, m) in enumerate(zip(y, labeled))]
     path = tmp_path / "flowers.csv"
-    _write_csv(path, ["width", "height", "name", "species"], rows)
+    write_csv(path, ["width", "height", "name", "species"], number_rows(X, names, species, decimals=6))
     return path, y
 
 
@@ -99,13 +93,13 @@ def test_label_npz(tmp_path, capsys):
 
 def _error_cases(tmp_path):
     good = tmp_path / "good.csv"
-    _write_csv(good, ["a", "b", "label"], [["0", "0", "x"], ["1", "1", "y"], ["0.1", "0", ""], ["1", "0.9", ""]])
+    write_csv(good, ["a", "b", "label"], [["0", "0", "x"], ["1", "1", "y"], ["0.1", "0", ""], ["1", "0.9", ""]])
     one_class = tmp_path / "one.csv"
-    _write_csv(one_class, ["a", "label"], [["0", "x"], ["1", "x"], ["2", ""]])
+    write_csv(one_class, ["a", "label"], [["0", "x"], ["1", "x"], ["2", ""]])
     none = tmp_path / "none.csv"
-    _write_csv(none, ["a", "label"], [["0", ""], ["1", "NaN"]])
+    write_csv(none, ["a", "label"], [["0", ""], ["1", "NaN"]])
     text = tmp_path / "text.csv"
-    _write_csv(text, ["a", "label"], [["0", "x"], ["oops", "y"], ["2", ""]])
+    write_csv(text, ["a", "label"], [["0", "x"], ["oops", "y"], ["2", ""]])
     existing = tmp_path / "exists.csv"
     existing.write_text("taken\n")
     return [
@@ -264,8 +258,7 @@ def test_label_default_method_keeps_non_negative_wide_features_raw_for_its_cosin
     codes = np.full(90, -1)
     codes[[0, 1, 30, 31, 60, 61]] = y[[0, 1, 30, 31, 60, 61]]
     path = tmp_path / "pixels.csv"
-    _write_csv(path, [f"p{j}" for j in range(40)] + ["digit"],
-               [[repr(float(v)) for v in x] + [str(c) if c >= 0 else ""] for x, c in zip(X, codes)])
+    write_csv(path, [f"p{j}" for j in range(40)] + ["digit"], number_rows(X, [str(c) if c >= 0 else "" for c in codes]))
     out_path = tmp_path / "pixels_out.csv"
     code, out, err = _run(["label", str(path), "--label-column", "digit", "--output", str(out_path)], capsys)
     assert code == 0, err
@@ -319,7 +312,7 @@ def test_label_numeric_labels_are_compared_exactly(tmp_path, capsys):
     X, labels = _two_blobs_rows()
     codes = {"a": "12345678901234567890", "b": "12345678901234567891", "": ""}
     path = tmp_path / "codes.csv"
-    _write_csv(path, ["x1", "x2", "code"], [[repr(float(a)), repr(float(b)), codes[lab]] for (a, b), lab in zip(X, labels)])
+    write_csv(path, ["x1", "x2", "code"], number_rows(X, [codes[lab] for lab in labels]))
     out_path = tmp_path / "out.csv"
     code, out, err = _run(["label", str(path), "--label-column", "code", "--output", str(out_path), "-q"], capsys)
     assert code == 0, err
@@ -383,7 +376,7 @@ def test_label_empty_output_is_an_error(blobs_csv, capsys):
 def test_label_says_when_a_prediction_differs_from_a_given_label(tmp_path, capsys):
     X, labels = _two_blobs_rows(noisy=True)
     path = tmp_path / "noisy.csv"
-    _write_csv(path, ["x1", "x2", "cls"], [[repr(float(a)), repr(float(b)), lab] for (a, b), lab in zip(X, labels)])
+    write_csv(path, ["x1", "x2", "cls"], number_rows(X, labels))
     out_path = tmp_path / "out.csv"
     # (the blobs are two components; kernel ridge's own scores put the flipped row in its blob's class, while
     # Poisson learning on blob a alone -- labels a, b, a, a -- keeps it: its source dominates there)
@@ -406,7 +399,7 @@ def test_label_library_warnings_are_one_line_each(tmp_path, capsys):
     X, labels = _two_blobs_rows()
     X = np.vstack([X, np.random.default_rng(1).normal(size=(20, 2)) + [100, -100]])
     path = tmp_path / "island.csv"
-    _write_csv(path, ["x1", "x2", "cls"], [[repr(float(a)), repr(float(b)), lab] for (a, b), lab in zip(X, labels + [""] * 20)])
+    write_csv(path, ["x1", "x2", "cls"], number_rows(X, labels + [""] * 20))
     code, out, err = _run(["label", str(path), "--label-column", "cls", "--neighbors", "5", "-q",
                            "--output", str(tmp_path / "out.csv")], capsys)
     assert code == 0, err
@@ -621,7 +614,7 @@ def test_label_cells_with_underscores_are_text_not_numbers(tmp_path, capsys):
     labels = [""] * 30
     labels[0], labels[1], labels[10], labels[11] = "1_000", "1_000", "1000", "1000"
     path = tmp_path / "codes.csv"
-    _write_csv(path, ["a", "b", "label"], [[f"{a:.6f}", f"{b:.6f}", c] for (a, b), c in zip(X, labels)])
+    write_csv(path, ["a", "b", "label"], number_rows(X, labels, decimals=6))
     out_path = tmp_path / "out.csv"
     code, out, err = _run(["label", str(path), "--label-column", "label", "--method", "laplace",
                            "--output", str(out_path), "-q"], capsys)
@@ -635,7 +628,7 @@ def test_label_cells_with_underscores_are_text_not_numbers(tmp_path, capsys):
 @pytest.mark.parametrize("cell", ["1_000", "\u0661\u0662"])
 def test_label_feature_cells_take_plain_decimal_digits_only(cell, tmp_path, capsys):
     path = tmp_path / "f.csv"
-    _write_csv(path, ["a", "label"], [["0", "x"], ["1", "y"], [cell, ""], ["2", ""]])
+    write_csv(path, ["a", "label"], [["0", "x"], ["1", "y"], [cell, ""], ["2", ""]])
     code, out, err = _run(["label", str(path), "--label-column", "label"], capsys)
     assert code == 2, err
     assert f"non-numeric feature cell {cell!r} in column 'a', line 4" in err, err
@@ -709,7 +702,7 @@ def test_label_one_class_names_the_unlabeled_option_that_hid_a_class(tmp_path, c
     # least two classes." -- no word of --unlabeled, which had made the 4 rows of 'a' unlabeled
     X, labels = _two_blobs_rows()
     path = tmp_path / "ab.csv"
-    _write_csv(path, ["x1", "x2", "y"], [[f"{a:.6f}", f"{b:.6f}", lab] for (a, b), lab in zip(X, labels)])
+    write_csv(path, ["x1", "x2", "y"], number_rows(X, labels, decimals=6))
     code, out, err = _run(["label", str(path), "--label-column", "y", "--unlabeled", "a",
                            "--output", str(tmp_path / "out.csv"), "-q"], capsys)
     assert code == 2 and out == ""
@@ -719,7 +712,7 @@ def test_label_one_class_names_the_unlabeled_option_that_hid_a_class(tmp_path, c
     assert "if 'a' is a class, leave it out of --unlabeled" in err, err
     # a class that is one of the default tokens ("NA", North America) is named the same way
     labels = ["NA" if lab == "a" else lab for lab in labels]
-    _write_csv(path, ["x1", "x2", "y"], [[f"{a:.6f}", f"{b:.6f}", lab] for (a, b), lab in zip(X, labels)])
+    write_csv(path, ["x1", "x2", "y"], number_rows(X, labels, decimals=6))
     code, out, err = _run(["label", str(path), "--label-column", "y", "--output", str(tmp_path / "out.csv"), "-q"],
                           capsys)
     assert code == 2 and "the 4 row(s) with 'NA' were read as unlabeled by the default --unlabeled tokens: if 'NA' is a class" in err, err
@@ -733,7 +726,7 @@ def test_label_real_valued_labels_are_refused_as_by_the_api(tmp_path, capsys):
     X, labels = _two_blobs_rows()
     values = {"a": "1.5", "b": "2.5", "": ""}
     path = tmp_path / "real.csv"
-    _write_csv(path, ["x1", "x2", "y"], [[f"{a:.6f}", f"{b:.6f}", values[lab]] for (a, b), lab in zip(X, labels)])
+    write_csv(path, ["x1", "x2", "y"], number_rows(X, [values[lab] for lab in labels], decimals=6))
     code, out, err = _run(["label", str(path), "--label-column", "y", "--output", str(tmp_path / "out.csv"), "-q"],
                           capsys)
     assert code == 2 and out == "" and err.count("\n") == 1, err
@@ -745,7 +738,7 @@ def test_label_real_valued_labels_are_refused_as_by_the_api(tmp_path, capsys):
         PoissonRidgeEnsembleClassifier().fit(np.asarray(X, dtype=float),
                                              np.array([float(values[lab]) if lab else -1 for lab in labels]))
     whole = {"a": "1.0", "b": "2", "": ""}
-    _write_csv(path, ["x1", "x2", "y"], [[f"{a:.6f}", f"{b:.6f}", whole[lab]] for (a, b), lab in zip(X, labels)])
+    write_csv(path, ["x1", "x2", "y"], number_rows(X, [whole[lab] for lab in labels], decimals=6))
     code, out, err = _run(["label", str(path), "--label-column", "y", "--output", str(tmp_path / "out.csv"), "-q",
                            "--force"], capsys)
     assert code == 0, err
@@ -797,8 +790,7 @@ def test_label_standardizes_features_near_the_float_limit(tmp_path, capsys):
     outputs = []
     for scale in (1.0, 1e300):
         path = tmp_path / f"scaled{scale:g}.csv"
-        _write_csv(path, ["x1", "x2", "y"], [[repr(float(a) * scale), repr(float(b)), lab]
-                                              for (a, b), lab in zip(X, labels)])
+        write_csv(path, ["x1", "x2", "y"], number_rows(X * [scale, 1.0], labels))
         out_path = tmp_path / f"out{scale:g}.csv"
         code, out, err = _run(["label", str(path), "--label-column", "y", "--output", str(out_path), "-q"], capsys)
         assert code == 0 and err == "", err
@@ -844,7 +836,7 @@ def test_label_one_class_names_the_spellings_merged_by_value(tmp_path, capsys):
     X, labels = _two_blobs_rows()
     labels = ["007" if lab == "a" else "7" if lab == "b" else lab for lab in labels]
     path = tmp_path / "codes.csv"
-    _write_csv(path, ["x1", "x2", "y"], [[f"{a:.6f}", f"{b:.6f}", lab] for (a, b), lab in zip(X, labels)])
+    write_csv(path, ["x1", "x2", "y"], number_rows(X, labels, decimals=6))
     code, out, err = _run(["label", str(path), "--label-column", "y", "--output", str(tmp_path / "out.csv"), "-q"],
                           capsys)
     assert code == 2 and out == ""
@@ -867,8 +859,7 @@ def _approximate_search_csv(tmp_path, monkeypatch):
     labels = np.full(400, "", dtype=object)
     labels[keep] = np.where(keep < 200, "a", "b")
     path = tmp_path / "clouds.csv"
-    _write_csv(path, [f"x{j}" for j in range(20)] + ["cls"],
-               [[repr(float(v)) for v in row] + [lab] for row, lab in zip(X, labels)])
+    write_csv(path, [f"x{j}" for j in range(20)] + ["cls"], number_rows(X, labels))
     codes = np.full(400, -1)
     codes[keep] = (keep >= 200).astype(int)
     return path, X, codes

@@ -19,11 +19,11 @@ Confidences are compared as written (4 decimals): the same floats up to summatio
 """
 
 import csv
-import io
 
 import numpy as np
 import pytest
 
+from cli_csv import csv_text, number_rows
 from graphrkhs import cli
 
 METHODS = ["poisson-ridge", "laplace", "poisson", "tikhonov", "kernel-ridge"]
@@ -37,13 +37,8 @@ def _blobs(n_per=15, d=3, seed=0):
     return X, labels
 
 
-def _text(header, X, labels, lineterminator="\n", delimiter=","):
-    s = io.StringIO()
-    w = csv.writer(s, lineterminator=lineterminator, delimiter=delimiter)
-    w.writerow(header)
-    for x, lab in zip(X, labels):
-        w.writerow([f"{v:.6f}" for v in x] + [lab])
-    return s.getvalue()
+def _text(header, X, labels, lineterminator="\n", **dialect):
+    return csv_text(header, number_rows(X, labels, decimals=6), lineterminator=lineterminator, **dialect)
 
 
 def _label(path, tmp_path, capsys, *extra, name="out.csv"):
@@ -91,13 +86,9 @@ def test_feature_column_order_changes_nothing(method, tmp_path, capsys):
     X, labels, base = _blobs_labeled(tmp_path, capsys, "--method", method)
     order = [2, 0, 1]
     # the label column first, the features reordered: the same rows, the same answers
-    s = io.StringIO()
-    w = csv.writer(s, lineterminator="\n")
-    w.writerow(["cls", "z", "x", "y"])
-    for x, lab in zip(X, labels):
-        w.writerow([lab] + [f"{x[j]:.6f}" for j in order])
-    header, moved = _label(_write(tmp_path, "c.csv", s.getvalue()), tmp_path, capsys, "--method", method,
-                           name="c_out.csv")
+    rows = [[lab] + row for lab, row in zip(labels, number_rows(X[:, order], decimals=6))]
+    text = csv_text(["cls", "z", "x", "y"], rows, lineterminator="\n")
+    header, moved = _label(_write(tmp_path, "c.csv", text), tmp_path, capsys, "--method", method, name="c_out.csv")
     assert header == ["cls", "z", "x", "y", "predicted_cls", "confidence"]
     assert moved == base
 
@@ -139,12 +130,7 @@ def test_spelling_of_the_file_changes_nothing(spelling, tmp_path, capsys):
     elif spelling == "bom":
         path = _write(tmp_path, "s.csv", _text(header, X, labels), encoding="utf-8-sig")
     elif spelling == "quoted":
-        s = io.StringIO()
-        w = csv.writer(s, quoting=csv.QUOTE_ALL, lineterminator="\n")
-        w.writerow(header)
-        for x, lab in zip(X, labels):
-            w.writerow([f"{v:.6f}" for v in x] + [lab])
-        path = _write(tmp_path, "s.csv", s.getvalue())
+        path = _write(tmp_path, "s.csv", _text(header, X, labels, quoting=csv.QUOTE_ALL))
     else:
         text = {"crlf": lambda: _text(header, X, labels, lineterminator="\r\n"),
                 "no_final_newline": lambda: _text(header, X, labels).rstrip("\n"),

@@ -6,6 +6,7 @@ class codes ("rows 0 and 1 labeled 0, 1") and transduction_ / predict(X)."""
 import numpy as np
 import pytest
 
+from cli_csv import number_rows, write_csv
 from graphrkhs import cli
 from graphrkhs.cli._label import LABEL_METHODS
 
@@ -15,10 +16,7 @@ def _csv(path):
     X = np.vstack([rng.normal(size=(6, 2)), rng.normal(size=(6, 2)) + 6])
     X[1] = X[0]
     labels = ["a", "b", "", "", "", "", "c", "c", "", "", "", ""]
-    with open(path, "w") as f:
-        f.write("x,y,label\n")
-        for x, lab in zip(X, labels):
-            f.write(f"{float(x[0])!r},{float(x[1])!r},{lab}\n")
+    write_csv(path, ["x", "y", "label"], number_rows(X, labels), lineterminator="\n")
 
 
 @pytest.mark.parametrize("method", LABEL_METHODS)
@@ -56,10 +54,7 @@ def test_rows_identical_after_the_z_scores_are_reported(tmp_path, capsys, method
     assert not np.array_equal(X[0], X[1]) and np.array_equal(Z[0], Z[1])     # the set-up
     labels = ["a", "b", "", "", "", "", "c", "c", "", "", "", ""]
     src = tmp_path / "data.csv"
-    with open(src, "w") as f:
-        f.write("x,y,label\n")
-        for x, lab in zip(X, labels):
-            f.write(f"{float(x[0])!r},{float(x[1])!r},{lab}\n")
+    write_csv(src, ["x", "y", "label"], number_rows(X, labels), lineterminator="\n")
     code = cli.main(["label", str(src), "--label-column", "label", "--output", str(tmp_path / "o.csv"), "-q",
                      "--method", method])
     err = capsys.readouterr().err

@@ -5,6 +5,7 @@ import csv
 import numpy as np
 import pytest
 
+from cli_csv import number_rows, write_csv
 from graphrkhs import cli
 
 
@@ -22,16 +23,8 @@ def _rows(n_per=10, seed=0):
     return X, labels, ["café" if i < n_per else "thé" for i in range(2 * n_per)]
 
 
-def _write_text(path, header, X, labels, encoding):
-    with open(path, "w", newline="", encoding=encoding) as f:
-        w = csv.writer(f)
-        w.writerow(header)
-        for x, lab in zip(X, labels):
-            w.writerow([f"{v:.6f}" for v in x] + [lab])
-
-
 def _read(path):
-    with open(path, newline="", encoding="utf-8") as f:
+    with open(path, newline="") as f:
         return list(csv.reader(f))
 
 
@@ -43,7 +36,7 @@ def test_non_utf8_csv_error_names_the_line_and_the_encoding_option(tmp_path, cap
     # continuation byte); graphrkhs label reads CSV/TSV text and .npz files": no line, no way to read it
     X, labels, _ = _rows()
     path = tmp_path / "d.csv"
-    _write_text(path, ["x", "y", "drink"], X, labels, encoding)
+    write_csv(path, ["x", "y", "drink"], number_rows(X, labels, decimals=6), encoding=encoding)
     code, out, err = _run(["label", str(path), "--label-column", "drink", "-q",
                            "--output", str(tmp_path / "o.csv")], capsys)
     assert code == 2 and len(err.strip().splitlines()) == 1, err
@@ -56,7 +49,7 @@ def test_non_utf8_csv_error_names_the_line_and_the_encoding_option(tmp_path, cap
 def test_encoding_option_reads_the_file_and_writes_utf8(tmp_path, capsys, encoding):
     X, labels, truth = _rows()
     path = tmp_path / "d.csv"
-    _write_text(path, ["x", "y", "drink"], X, labels, encoding)
+    write_csv(path, ["x", "y", "drink"], number_rows(X, labels, decimals=6), encoding=encoding)
     out_path = tmp_path / "o.csv"
     code, out, err = _run(["label", str(path), "--label-column", "drink", "--encoding", encoding, "-q",
                            "--method", "laplace", "--output", str(out_path)], capsys)
@@ -71,7 +64,7 @@ def test_utf16_file_with_byte_order_mark_is_read(tmp_path, capsys):
     # Excel's "Unicode text" export: UTF-16 with a byte order mark (it was "not a UTF-8 text CSV file")
     X, labels, truth = _rows()
     path = tmp_path / "d.csv"
-    _write_text(path, ["x", "y", "drink"], X, labels, "utf-16")
+    write_csv(path, ["x", "y", "drink"], number_rows(X, labels, decimals=6), encoding="utf-16")
     out_path = tmp_path / "o.csv"
     code, out, err = _run(["label", str(path), "--label-column", "drink", "-q", "--method", "laplace",
                            "--output", str(out_path)], capsys)
@@ -82,7 +75,7 @@ def test_utf16_file_with_byte_order_mark_is_read(tmp_path, capsys):
 def test_unknown_encoding_is_a_usage_error(tmp_path, capsys):
     X, labels, _ = _rows()
     path = tmp_path / "d.csv"
-    _write_text(path, ["x", "y", "drink"], X, labels, "utf-8")
+    write_csv(path, ["x", "y", "drink"], number_rows(X, labels, decimals=6))
     with pytest.raises(SystemExit) as info:
         cli.main(["label", str(path), "--label-column", "drink", "--encoding", "klingon", "-q"])
     err = capsys.readouterr().err
@@ -93,7 +86,7 @@ def test_unknown_encoding_is_a_usage_error(tmp_path, capsys):
 def test_wrong_explicit_encoding_names_the_option(tmp_path, capsys):
     X, labels, _ = _rows()
     path = tmp_path / "d.csv"
-    _write_text(path, ["x", "y", "drink"], X, labels, "latin-1")
+    write_csv(path, ["x", "y", "drink"], number_rows(X, labels, decimals=6), encoding="latin-1")
     code, out, err = _run(["label", str(path), "--label-column", "drink", "--encoding", "ascii", "-q",
                            "--output", str(tmp_path / "o.csv")], capsys)
     assert code == 2, err
@@ -127,11 +120,7 @@ def test_features_names_a_column_with_a_comma_by_csv_quoting(tmp_path, capsys):
     X, labels, truth = _rows()
     path = tmp_path / "d.csv"
     X3 = np.column_stack([X, np.arange(X.shape[0]) * 1000.0])     # a column that would spoil the graph
-    with open(path, "w", newline="") as f:
-        w = csv.writer(f)
-        w.writerow(["width, cm", "height", "row id", "drink"])
-        for x, lab in zip(X3, labels):
-            w.writerow([f"{v:.6f}" for v in x] + [lab])
+    write_csv(path, ["width, cm", "height", "row id", "drink"], number_rows(X3, labels, decimals=6))
     out_path = tmp_path / "o.csv"
     code, out, err = _run(["label", str(path), "--label-column", "drink", "--features", '"width, cm",height',
                            "-q", "--method", "laplace", "--output", str(out_path)], capsys)
@@ -143,7 +132,7 @@ def test_features_names_a_column_with_a_comma_by_csv_quoting(tmp_path, capsys):
 def test_unquoted_comma_column_gets_the_quoting_hint(tmp_path, capsys):
     X, labels, _ = _rows()
     path = tmp_path / "d.csv"
-    _write_text(path, ["width, cm", "height", "drink"], X, labels, "utf-8")
+    write_csv(path, ["width, cm", "height", "drink"], number_rows(X, labels, decimals=6))
     code, out, err = _run(["label", str(path), "--label-column", "drink", "--features", "width, cm,height",
                            "-q", "--output", str(tmp_path / "o.csv")], capsys)
     assert code == 2 and len(err.strip().splitlines()) == 1, err
@@ -183,7 +172,7 @@ def test_closed_stdout_ends_quietly_with_the_sigpipe_status(tmp_path, capsys, mo
 
     X, labels, truth = _rows()
     path = tmp_path / "d.csv"
-    _write_text(path, ["x", "y", "drink"], X, labels, "utf-8")
+    write_csv(path, ["x", "y", "drink"], number_rows(X, labels, decimals=6))
     out_path = tmp_path / "o.csv"
     monkeypatch.setattr(sys, "stdout", _ClosedPipe())
     code = cli.main(["label", str(path), "--label-column", "drink", "-q", "--method", "laplace",
@@ -197,7 +186,7 @@ def test_explicit_utf8_encoding_drops_the_byte_order_mark(tmp_path, capsys):
     # --encoding utf-8 on a file with a BOM kept it in the first column name ('\ufeffx'): --features x was unknown
     X, labels, truth = _rows()
     path = tmp_path / "d.csv"
-    _write_text(path, ["x", "y", "drink"], X, labels, "utf-8-sig")
+    write_csv(path, ["x", "y", "drink"], number_rows(X, labels, decimals=6), encoding="utf-8-sig")
     out_path = tmp_path / "o.csv"
     code, out, err = _run(["label", str(path), "--label-column", "drink", "--features", "x,y", "--encoding", "utf-8",
                            "-q", "--method", "laplace", "--output", str(out_path)], capsys)
@@ -225,7 +214,7 @@ def test_features_with_unbalanced_quotes_is_a_usage_error(tmp_path, capsys, valu
     # '"width, cm,height' (no closing quote) was read as one name 'width, cm,height': "unknown feature column"
     X, labels, _ = _rows()
     path = tmp_path / "d.csv"
-    _write_text(path, ["width, cm", "height", "drink"], X, labels, "utf-8")
+    write_csv(path, ["width, cm", "height", "drink"], number_rows(X, labels, decimals=6))
     with pytest.raises(SystemExit) as info:
         cli.main(["label", str(path), "--label-column", "drink", "--features", value, "-q",
                   "--output", str(tmp_path / "o.csv")])
@@ -243,7 +232,7 @@ def test_unlabeled_token_with_a_comma_is_written_quoted(tmp_path, capsys):
     X, labels, truth = _rows()
     labels = [lab if lab else "n, a" for lab in labels]
     path = tmp_path / "d.csv"
-    _write_text(path, ["x", "y", "drink"], X, labels, "utf-8")
+    write_csv(path, ["x", "y", "drink"], number_rows(X, labels, decimals=6))
     out_path = tmp_path / "o.csv"
     code, out, err = _run(["label", str(path), "--label-column", "drink", "--unlabeled", '-1,"n, a"', "-q",
                            "--output", str(out_path)], capsys)
@@ -255,7 +244,7 @@ def test_unlabeled_token_with_a_comma_is_written_quoted(tmp_path, capsys):
 def test_unlabeled_with_unbalanced_quotes_is_a_usage_error(tmp_path, capsys):
     X, labels, _ = _rows()
     path = tmp_path / "d.csv"
-    _write_text(path, ["x", "y", "drink"], X, labels, "utf-8")
+    write_csv(path, ["x", "y", "drink"], number_rows(X, labels, decimals=6))
     with pytest.raises(SystemExit) as info:
         cli.main(["label", str(path), "--label-column", "drink", "--unlabeled", '"n, a', "-q",
                   "--output", str(tmp_path / "o.csv")])

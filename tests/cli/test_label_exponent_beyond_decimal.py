@@ -4,6 +4,7 @@ with its line, and ``--unlabeled=inf`` marks it unlabeled, where both were a ``d
 traceback."""
 import numpy as np
 
+from cli_csv import number_rows, write_csv
 from graphrkhs import cli
 
 HUGE = "1e99999999999999999999"
@@ -12,10 +13,7 @@ HUGE = "1e99999999999999999999"
 def _csv(path):
     X = np.random.default_rng(0).normal(size=(12, 2))
     labels = ["1", "2", HUGE, "", "", "", "1", "2", "", "", "", ""]
-    with open(path, "w") as f:
-        f.write("x,y,label\n")
-        for x, lab in zip(X, labels):
-            f.write(f"{float(x[0])!r},{float(x[1])!r},{lab}\n")
+    write_csv(path, ["x", "y", "label"], number_rows(X, labels), lineterminator="\n")
 
 
 def test_an_infinite_label_beyond_decimal_is_refused_with_its_line(tmp_path, capsys):
@@ -43,10 +41,7 @@ def test_a_tiny_label_beyond_decimal_is_a_real_value_not_the_class_0(tmp_path, c
     X = np.random.default_rng(0).normal(size=(12, 2))
     labels = ["0", "2", "1e-99999999999999999999", "", "", "", "0", "2", "", "", "", ""]
     src = tmp_path / "data.csv"
-    with open(src, "w") as f:
-        f.write("x,y,label\n")
-        for x, lab in zip(X, labels):
-            f.write(f"{float(x[0])!r},{float(x[1])!r},{lab}\n")
+    write_csv(src, ["x", "y", "label"], number_rows(X, labels), lineterminator="\n")
     code = cli.main(["label", str(src), "--label-column", "label", "--output", str(tmp_path / "o.csv"), "-q"])
     assert code == 2 and "real values" in capsys.readouterr().err
     code = cli.main(["label", str(src), "--label-column", "label", "--output", str(tmp_path / "p.csv"),

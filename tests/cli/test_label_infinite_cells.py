@@ -5,6 +5,7 @@ classes, "inf" a class of its own, and the exit status was 0."""
 import numpy as np
 import pytest
 
+from cli_csv import number_rows, write_csv
 from graphrkhs import cli
 
 
@@ -17,10 +18,7 @@ def _run(argv, capsys):
 def _csv(path, labels):
     rng = np.random.default_rng(0)
     X = np.vstack([rng.normal(size=(6, 2)), rng.normal(size=(6, 2)) + 6])
-    with open(path, "w") as f:
-        f.write("x,y,label\n")
-        for x, lab in zip(X, labels):
-            f.write(f"{x[0]:.6f},{x[1]:.6f},{lab}\n")
+    write_csv(path, ["x", "y", "label"], number_rows(X, labels, decimals=6), lineterminator="\n")
 
 
 @pytest.mark.parametrize("cell", ["inf", "-Infinity"])

@@ -8,6 +8,7 @@ import csv
 import numpy as np
 import pytest
 
+from cli_csv import number_rows, write_csv
 from graphrkhs import cli
 
 
@@ -22,14 +23,6 @@ def _two_blobs(n_per=12, seed=0):
     X = np.vstack([rng.normal(size=(n_per, 2)), rng.normal(size=(n_per, 2)) + 6])
     y = np.repeat(["a", "b"], n_per)
     return X, y
-
-
-def _write(path, header, X, labels):
-    with open(path, "w", newline="") as f:
-        w = csv.writer(f)
-        w.writerow(header)
-        for x, lab in zip(X, labels):
-            w.writerow([f"{v:.6f}" for v in x] + [lab])
 
 
 def _read(path):
@@ -49,7 +42,7 @@ def test_label_column_matches_without_surrounding_spaces(tmp_path, capsys, heade
     # --label-column " label" on a header "label" was "unknown column ' label'; the columns are: x, y, label"
     X, y = _two_blobs()
     path = tmp_path / "d.csv"
-    _write(path, ["x", "y", header_name], X, _some_labels(y))
+    write_csv(path, ["x", "y", header_name], number_rows(X, _some_labels(y), decimals=6))
     out_path = tmp_path / "o.csv"
     code, out, err = _run(["label", str(path), "--label-column", option, "-q", "--output", str(out_path)], capsys)
     assert code == 0, err
@@ -62,7 +55,7 @@ def test_label_column_matches_without_surrounding_spaces(tmp_path, capsys, heade
 def test_features_match_without_surrounding_spaces(tmp_path, capsys):
     X, y = _two_blobs()
     path = tmp_path / "d.csv"
-    _write(path, [" x", "y ", "label"], X, _some_labels(y))
+    write_csv(path, [" x", "y ", "label"], number_rows(X, _some_labels(y), decimals=6))
     out_path = tmp_path / "o.csv"
     code, out, err = _run(["label", str(path), "--label-column", "label", "--features", "x , y", "-q",
                            "--output", str(out_path)], capsys)
@@ -75,7 +68,7 @@ def test_column_names_equal_up_to_spaces_are_ambiguous_unless_exact(tmp_path, ca
     X, y = _two_blobs()
     path = tmp_path / "d.csv"
     X3 = np.column_stack([X, X[:, 0]])
-    _write(path, ["x", "x ", "y", "label"], X3, _some_labels(y))
+    write_csv(path, ["x", "x ", "y", "label"], number_rows(X3, _some_labels(y), decimals=6))
     # the exact name picks its column
     code, out, err = _run(["label", str(path), "--label-column", "label", "--features", "x ,y", "-q",
                            "--output", str(tmp_path / "o.csv")], capsys)
@@ -94,7 +87,7 @@ def test_column_names_equal_up_to_spaces_are_ambiguous_unless_exact(tmp_path, ca
 def test_unknown_column_message_shows_spaces_in_names(tmp_path, capsys):
     X, y = _two_blobs()
     path = tmp_path / "d.csv"
-    _write(path, ["x", "y", " label"], X, _some_labels(y))
+    write_csv(path, ["x", "y", " label"], number_rows(X, _some_labels(y), decimals=6))
     code, out, err = _run(["label", str(path), "--label-column", "species", "-q"], capsys)
     assert code == 2 and "unknown column 'species'; the columns are: x, y, ' label'." in err, err
 
@@ -131,7 +124,7 @@ def test_identifier_label_column_is_refused_before_any_work(tmp_path, capsys, mo
     # own id written back as its prediction, with no word
     _no_fit(monkeypatch)
     path = tmp_path / "d.csv"
-    _write(path, ["x", "y", "user_id"], _blob_rows(60), [f"u{i}" for i in range(60)])
+    write_csv(path, ["x", "y", "user_id"], number_rows(_blob_rows(60), [f"u{i}" for i in range(60)], decimals=6))
     out_path = tmp_path / "o.csv"
     code, out, err = _run(["label", str(path), "--label-column", "user_id", "-q", "--output", str(out_path)], capsys)
     assert code == 2 and len(err.strip().splitlines()) == 1, err
@@ -141,7 +134,7 @@ def test_identifier_label_column_is_refused_before_any_work(tmp_path, capsys, mo
     assert not out_path.exists() and out == ""
     # an id column with a few repeats and a few empty cells (fewer than 2 rows per class, most rows labeled)
     ids = [f"u{i // 2 if i < 10 else i}" if i % 7 else "" for i in range(60)]
-    _write(path, ["x", "y", "user_id"], _blob_rows(60), ids)
+    write_csv(path, ["x", "y", "user_id"], number_rows(_blob_rows(60), ids, decimals=6))
     code, out, err = _run(["label", str(path), "--label-column", "user_id", "-q", "--output", str(out_path)], capsys)
     assert code == 2 and "looks like an identifier" in err, err
 
@@ -153,7 +146,7 @@ def test_one_label_per_class_on_few_labeled_rows_is_not_an_identifier(tmp_path, 
     X = np.repeat(centers, 4, axis=0) + rng.normal(size=(100, 2)) * 0.1
     labels = [f"c{i // 4}" if i % 4 == 0 else "" for i in range(100)]
     path = tmp_path / "d.csv"
-    _write(path, ["x", "y", "label"], X, labels)
+    write_csv(path, ["x", "y", "label"], number_rows(X, labels, decimals=6))
     out_path = tmp_path / "o.csv"
     code, out, err = _run(["label", str(path), "--label-column", "label", "--method", "laplace", "--neighbors", "3",
                            "-q", "--output", str(out_path)], capsys)
@@ -174,7 +167,8 @@ def test_rows_times_classes_beyond_memory_is_refused_before_any_work(tmp_path, c
     # 1200 rows, 12 classes: 8 arrays of 1200 x 12 float64 = 0.9 MiB, over a machine of 1 MiB (3/4: 0.75 MiB)
     monkeypatch.setattr(validation, "_physical_memory", lambda: 2**20)
     path = tmp_path / "d.csv"
-    _write(path, ["x", "y", "label"], _blob_rows(1200), [f"c{i % 12}" if i < 24 else "" for i in range(1200)])
+    write_csv(path, ["x", "y", "label"],
+              number_rows(_blob_rows(1200), [f"c{i % 12}" if i < 24 else "" for i in range(1200)], decimals=6))
     code, out, err = _run(["label", str(path), "--label-column", "label", "-q",
                            "--output", str(tmp_path / "o.csv")], capsys)
     assert code == 2 and len(err.strip().splitlines()) == 1, err
@@ -193,7 +187,8 @@ def test_true_false_labels_are_the_classes_of_the_python_api(tmp_path, capsys):
     truth = y == "b"
     labeled = np.arange(truth.size) % 5 == 0
     path = tmp_path / "d.csv"
-    _write(path, ["x", "y", "flag"], X, [str(t) if m else "" for t, m in zip(truth, labeled)])
+    write_csv(path, ["x", "y", "flag"],
+              number_rows(X, [str(t) if m else "" for t, m in zip(truth, labeled)], decimals=6))
     out_path = tmp_path / "o.csv"
     code, out, err = _run(["label", str(path), "--label-column", "flag", "--neighbors", "5", "-q",
                            "--output", str(out_path)], capsys)
@@ -216,7 +211,8 @@ def test_input_with_an_output_column_name_is_refused(tmp_path, capsys, monkeypat
     _no_fit(monkeypatch)
     X, y = _two_blobs()
     path = tmp_path / "d.csv"
-    _write(path, ["x", "y", extra, "label"], np.column_stack([X, np.full(len(y), 0.5)]), _some_labels(y))
+    write_csv(path, ["x", "y", extra, "label"],
+              number_rows(np.column_stack([X, np.full(len(y), 0.5)]), _some_labels(y), decimals=6))
     out_path = tmp_path / "o.csv"
     code, out, err = _run(["label", str(path), "--label-column", "label", "--features", "x,y", "-q",
                            "--output", str(out_path)], capsys)
@@ -273,7 +269,7 @@ def test_classes_differing_only_in_case_get_a_warning(tmp_path, capsys):
     labels = _some_labels(y)
     labels[4] = "A"
     path = tmp_path / "d.csv"
-    _write(path, ["x", "y", "label"], X, labels)
+    write_csv(path, ["x", "y", "label"], number_rows(X, labels, decimals=6))
     out_path = tmp_path / "o.csv"
     code, out, err = _run(["label", str(path), "--label-column", "label", "--method", "laplace", "-q",
                            "--output", str(out_path)], capsys)
@@ -299,7 +295,7 @@ def test_label_bad_option_values_are_two_line_usage_errors(tmp_path, capsys, arg
     # (--method magic) and the demo's (--draws 0)
     X, y = _two_blobs()
     path = tmp_path / "d.csv"
-    _write(path, ["x", "y", "label"], X, _some_labels(y))
+    write_csv(path, ["x", "y", "label"], number_rows(X, _some_labels(y), decimals=6))
     with pytest.raises(SystemExit) as exc:
         cli.main(["label", str(path), "--label-column", "label", "-q"] + argv)
     assert exc.value.code == 2
@@ -311,7 +307,7 @@ def test_label_default_neighbors_on_a_small_file_is_rows_minus_one(tmp_path, cap
     # the default k = 10 (not a value the user gave) is n - 1 on a file of n <= 10 rows, and says so
     X, y = _two_blobs(n_per=4)
     path = tmp_path / "d.csv"
-    _write(path, ["x", "y", "label"], X, _some_labels(y))
+    write_csv(path, ["x", "y", "label"], number_rows(X, _some_labels(y), decimals=6))
     code, out, err = _run(["label", str(path), "--label-column", "label", "--method", "laplace", "-q",
                            "--output", str(tmp_path / "o.csv")], capsys)
     assert code == 0, err

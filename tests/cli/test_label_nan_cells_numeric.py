@@ -6,13 +6,14 @@ Python API never makes NaN a class."""
 import numpy as np
 import pytest
 
+from cli_csv import number_rows, write_csv
 from graphrkhs import cli
 
 
 def _csv(path, labels):
     rng = np.random.default_rng(1)
     X = np.vstack([rng.normal(size=(6, 2)), rng.normal(size=(6, 2)) + 4]).round(4)
-    path.write_text("x,y,label\n" + "".join(f"{a},{b},{c}\n" for (a, b), c in zip(X, labels)))
+    write_csv(path, ["x", "y", "label"], number_rows(X, labels), lineterminator="\n")
 
 
 @pytest.mark.parametrize("tokens, fix", [("--unlabeled=", "--unlabeled=NaN"), ("--unlabeled=-1", "--unlabeled=-1,NaN")])

@@ -7,6 +7,7 @@ import io
 
 import numpy as np
 
+from cli_csv import number_rows, write_csv
 from graphrkhs import cli
 
 
@@ -15,7 +16,7 @@ def _write_input(tmp_path):
     X = np.vstack([rng.normal(size=(6, 2)), rng.normal(size=(6, 2)) + 5]).round(3)
     lab = ["a", "a", "", "", "", "", "b", "b", "", "", "", ""]
     src = tmp_path / "data.csv"
-    src.write_text("x,y,label\n" + "".join(f"{a},{b},{c}\n" for (a, b), c in zip(X, lab)))
+    write_csv(src, ["x", "y", "label"], number_rows(X, lab), lineterminator="\n")
     return src, X, lab
 
 
@@ -52,8 +53,7 @@ def test_output_dash_quotes_a_cell_holding_a_carriage_return(tmp_path, capsys, m
     X = np.vstack([rng.normal(size=(6, 2)), rng.normal(size=(6, 2)) + 5]).round(3)
     lab = ["a\rx", "a\rx", "", "", "", "", "b", "b", "", "", "", ""]
     src = tmp_path / "data.csv"
-    with open(src, "w", newline="") as f:
-        csv.writer(f).writerows([["x", "y", "label"]] + [[a, b, c] for (a, b), c in zip(X, lab)])
+    write_csv(src, ["x", "y", "label"], number_rows(X, lab))
     monkeypatch.chdir(tmp_path)
     code = cli.main(["label", str(src), "--label-column", "label", "--output", "-", "-q"])
     out = capsys.readouterr().out

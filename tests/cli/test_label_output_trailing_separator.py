@@ -4,6 +4,7 @@ ran, and the write failed at the end with "cannot write newdir/: Not a directory
 
 import numpy as np
 
+from cli_csv import number_rows, write_csv
 from graphrkhs import cli
 from graphrkhs.cli import _label
 
@@ -13,7 +14,7 @@ def test_an_output_ending_with_a_separator_is_refused_before_the_labeling(tmp_pa
     X = np.vstack([rng.normal(size=(5, 2)), rng.normal(size=(5, 2)) + 4]).round(3)
     lab = ["a", "a", "", "", "", "b", "b", "", "", ""]
     src = tmp_path / "data.csv"
-    src.write_text("x,y,label\n" + "".join(f"{a},{b},{c}\n" for (a, b), c in zip(X, lab)))
+    write_csv(src, ["x", "y", "label"], number_rows(X, lab), lineterminator="\n")
 
     def no_fit(*args, **kwargs):
         raise AssertionError("the labeling ran before the output was refused")

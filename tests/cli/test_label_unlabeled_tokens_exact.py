@@ -5,6 +5,7 @@ were compared as floats, so --unlabeled=12345678901234567890 also marked the row
 
 import numpy as np
 
+from cli_csv import number_rows, write_csv
 from graphrkhs import cli
 
 
@@ -14,7 +15,7 @@ def test_a_large_integer_token_marks_only_its_own_rows(tmp_path, capsys):
     lab = (["12345678901234567890"] * 2 + [""] * 3 + ["12345678901234567891"] * 2 + [""] * 3
            + ["7"] * 2 + [""] * 3 + ["8"] * 2 + [""] * 3)
     src = tmp_path / "data.csv"
-    src.write_text("x,y,label\n" + "".join(f"{a},{b},{c}\n" for (a, b), c in zip(X, lab)))
+    write_csv(src, ["x", "y", "label"], number_rows(X, lab), lineterminator="\n")
     code = cli.main(["label", str(src), "--label-column", "label", "--output", str(tmp_path / "o.csv"), "-q",
                      "--unlabeled=12345678901234567890"])
     out = capsys.readouterr().out
@@ -29,6 +30,6 @@ def test_numbers_still_match_by_value(tmp_path, capsys):
     X = np.vstack([rng.normal(size=(5, 2)), rng.normal(size=(5, 2)) + 4]).round(3)
     lab = ["a", "a", "-1.0", "-1", "nan", "b", "b", "NaN", "-1e0", ""]
     src = tmp_path / "data.csv"
-    src.write_text("x,y,label\n" + "".join(f"{a},{b},{c}\n" for (a, b), c in zip(X, lab)))
+    write_csv(src, ["x", "y", "label"], number_rows(X, lab), lineterminator="\n")
     code = cli.main(["label", str(src), "--label-column", "label", "--output", str(tmp_path / "o.csv"), "-q"])
     assert code == 0 and "10 rows, 4 labeled, 2 classes" in capsys.readouterr().out
