@@ -214,6 +214,11 @@ def _distributed_cg(D, B_local, *, tol, max_iter, preconditioner, M, on_failure,
     (``MPIBackend.solve_spd``: :func:`check_cg_symmetric` on the A every rank holds, at its own precision);
     ``forward_tol``: :func:`~graphrkhs.conjugate_gradient`'s, for unpreconditioned CG."""
     _check_operator(D)
+    if D.n_global == 0:
+        # the same on every rank (all raise together); it failed as "max_iter must be >= 1; got 0" (the default
+        # 10 n), naming an option the caller had not passed
+        raise ValueError("D has no rows (a 0 x 0 system): distributed_cg needs n >= 1 unknowns, as "
+                         "conjugate_gradient does; build D from the whole (n, n) matrix.")
     # the options on every rank alike, before any local check or reduction: a tol or max_iter differing between
     # the ranks stopped CG at different iterations (the others waited in the next reduction, forever), and a
     # value refused on one rank only raised there alone

@@ -157,6 +157,8 @@ class PartitionPlan:
         A = _pattern(A)
         n = A.shape[0]
         part = check_part(part, n)
+        # 0 parts failed as "part must hold part numbers in [0, 0)", and 2.5 made 2 parts without a word
+        n_parts = check_scalar(n_parts, "n_parts", kind="int", low=1)
         if order is not None:
             order = np.asarray(order)
             if order.shape != (n,) or order.dtype.kind not in "iu" or not np.array_equal(np.sort(order),
