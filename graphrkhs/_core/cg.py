@@ -117,6 +117,21 @@ def check_cg_symmetric(A, name="A"):
             f"{scale:.3g}).  " + SYMMETRY_ADVICE)
 
 
+def replace_residual(true_rel, stop, confirmed):
+    r"""The residual-replacement rule of CG (serial :func:`conjugate_gradient` and the Dask CG alike).
+
+    For columns whose recursively updated residual met its target ``stop``, with ``true_rel`` their true
+    relative residuals :math:`\|b - A x\| / \|b\|` and ``confirmed`` the lowest true residual checked
+    before (inf at first): returns ``(again, confirmed)``, ``again`` the columns to restart from their
+    true residual (above ``stop``, and at least 10 % below every earlier check: when a restart no longer
+    lowers it, ``stop`` lies below the system's attainable accuracy and the column stops) and the updated
+    lowest residuals.  The recursive residual drifts from the true one on ill-conditioned systems.
+    """
+    true_rel, stop, confirmed = np.asarray(true_rel), np.asarray(stop), np.asarray(confirmed)
+    again = (true_rel > stop) & (true_rel <= 0.9 * confirmed)
+    return again, np.minimum(confirmed, true_rel)
+
+
 def _as_operator(A, n, name):
     if sp.issparse(A) or isinstance(A, np.ndarray):
         if A.shape != (n, n):
@@ -425,8 +440,7 @@ def conjugate_gradient(A: Union[OperatorLike, Callable[[np.ndarray], np.ndarray]
                 dc = cols[dpos]
                 Rt = B2[:, dc] - _apply(A, X[:, dc])
                 tn = colnorm(Rt) / bnorm_safe[dc]
-                again = (tn > stop[dc]) & (tn <= 0.9 * confirmed[dc])
-                confirmed[dc] = np.minimum(confirmed[dc], tn)
+                again, confirmed[dc] = replace_residual(tn, stop[dc], confirmed[dc])
                 if again.any():
                     R[:, dc[again]] = Rt[:, again]
                     pos = dpos[again]
