@@ -806,9 +806,14 @@ def graph_tv(W: GraphLike, labeled: Indices, Y: ArrayLike, *, alpha: float = 0.5
                 gap = np.maximum(gap - alpha * rounding(F) / np.maximum(obj, floor), 0.0)
             if (gap <= tol).all():
                 half = (hi - lo) / 2
-                # an objective within the floor of 0, the objective's lower bound, is optimal whatever the box: y = 0
-                # (box [0, 0], f = 0 optimal) was widened to [0, 0] again and again until max_iter
-                touch = ((F <= lo + 1e-6 * half) | (F >= hi - 1e-6 * half)).any(axis=0) & (obj > floor)
+                # an objective within tol of 0, the objective's lower bound, is certified whatever the box: y = 0
+                # (box [0, 0], f = 0 optimal) was widened to [0, 0] again and again until max_iter.  Within tol, not
+                # within the floor: an objective below the floor is 1 / tol times what the certificate allows (R = c D2
+                # with c = 1e-8 on a path, labels 0, 1, 2: f clipped to (0, 1, 2, 2, 2, 2), objective 1e-8 against
+                # the optimum 0 of the extrapolation, reported converged)
+                slack = obj if rounding is None else np.maximum(obj - alpha * rounding(F), 0.0)
+                touch = ((F <= lo + 1e-6 * half) | (F >= hi - 1e-6 * half)).any(axis=0) & \
+                    (slack > tol * np.maximum(obj, floor))
                 if box_exact or not touch.any():
                     converged = True
                     break
