@@ -150,8 +150,10 @@ def sample_labels(y, n_per_class, random_state=None, unlabeled=-1):
         A copy of ``y`` with the hidden entries set to ``unlabeled``.  Numeric ``y`` keeps its dtype when
         that holds ``unlabeled`` exactly, else takes the smallest numeric type that ``y`` casts to
         safely and that holds the marker and every class exactly, an integer type if one does (uint8
-        classes with -1: int16; int32 classes with 2**32: int64; int classes with NaN: float64; float32
-        classes with 0.1: float64; int64 classes with 2**64: float64); when there is none (uint64 codes
+        classes with -1: int16; uint8 classes with 300: uint16, y's own kind at equal size; int32 classes
+        with 2**32: int64; int classes with NaN: the smallest float that holds them, int8 / uint8 float16,
+        int16 / uint16 float32, int32 / int64 float64; float32 classes with 0.1: float64; int64 classes with
+        2**64: float64); when there is none (uint64 codes
         above 2**63 with -1, int codes beyond 2**53 with NaN, int64 classes with 2**64 + 1), and for
         other ``y`` (strings, bools) or markers, an object array.
     keep : ndarray of int
@@ -241,7 +243,9 @@ def _marker_dtype(y, unlabeled):
     # 2**64 (no numpy integer) became an object array where float64 holds the marker and every class
     candidates = [dtype] + [c for c in _NUMERIC_DTYPES if np.can_cast(dtype, c)]
     usable = [c for c in candidates if _holds(c, unlabeled) and _holds_classes(c, y)]
-    return min(usable, key=lambda c: (c != dtype, c.kind == "f", c.itemsize)) if usable else object
+    # at equal size y's own kind (uint8 with 300: uint16, not int16)
+    return (min(usable, key=lambda c: (c != dtype, c.kind == "f", c.itemsize, c.kind != dtype.kind)) if usable
+            else object)
 
 
 _NUMERIC_DTYPES = [np.dtype(t) for t in (np.int8, np.uint8, np.int16, np.uint16, np.float16, np.int32, np.uint32,
@@ -250,7 +254,10 @@ _NUMERIC_DTYPES = [np.dtype(t) for t in (np.int8, np.uint8, np.int16, np.uint16,
 
 def _holds(dtype, value):
     """Whether ``dtype`` stores the number ``value`` exactly (NaN as NaN).  Compared as Python numbers:
-    numpy compares a float16 0-d array with the Python float 1e10 in float16 (inf == inf)."""
+    numpy compares a float16 0-d array with the Python float 1e10 in float16 (inf == inf), and a numpy
+    integer with a Python float in float64 (np.uint64(2**64 - 1) == 2.0**64)."""
+    if isinstance(value, np.generic):
+        value = value.item()
     try:
         with np.errstate(over="ignore", invalid="ignore"):
             stored = np.array(value, dtype=dtype).item()

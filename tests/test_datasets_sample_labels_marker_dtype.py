@@ -65,3 +65,31 @@ def test_marker_no_integer_type_holds(dtype, marker, expected):
     # stored exactly: compared as Python numbers (int(2.0**64) == 2**64, and 2**64 + 1 stays an int in object)
     assert [int(v) for v in y_partial[hidden]] == [marker] * 3
     assert [int(v) for v in y_partial[keep]] == [int(v) for v in y[keep]]
+
+
+@pytest.mark.parametrize("dtype, marker, expected", [
+    (np.uint8, 300, np.uint16),           # y's own kind at equal size (the list order gave int16)
+    (np.uint8, np.uint16(300), np.uint16),
+    (np.uint16, 65536, np.uint32),
+    (np.uint32, 2**32, np.uint64),
+    (np.uint8, -1, np.int16),             # no unsigned type holds -1
+])
+def test_unsigned_classes_stay_unsigned_at_equal_size(dtype, marker, expected):
+    y = np.array([1, 1, 2, 2, 3, 3], dtype=dtype)
+    y_partial, keep = sample_labels(y, 1, random_state=0, unlabeled=marker)
+    assert y_partial.dtype == expected
+    hidden = np.setdiff1d(np.arange(y.size), keep)
+    assert [int(v) for v in y_partial[hidden]] == [int(marker)] * 3
+
+
+@pytest.mark.parametrize("dtype, marker", [
+    (np.int8, np.uint64(2**64 - 1)),      # float32 stored 2**64 and compared equal (numpy compared in float64)
+    (np.int64, np.uint64(2**64 - 1)),     # float64 stored 2**64
+    (np.float64, np.int64(2**62 + 1)),    # float64 stored 2**62
+])
+def test_numpy_integer_marker_no_type_holds_is_an_object_array(dtype, marker):
+    y = np.array([1, 1, 2, 2, 3, 3], dtype=dtype)
+    y_partial, keep = sample_labels(y, 1, random_state=0, unlabeled=marker)
+    assert y_partial.dtype == object
+    hidden = np.setdiff1d(np.arange(y.size), keep)
+    assert [int(v) for v in y_partial[hidden]] == [int(marker)] * 3
