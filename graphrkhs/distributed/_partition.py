@@ -72,7 +72,8 @@ def partition_graph(A, n_parts, *, method="auto", seed=0):
         reads it as a 32-bit unsigned seed, so other integers are refused:
         ``-1`` would be METIS's "default seed" (4321) and ``2**32 + s`` the
         seed ``s``, two requests silently answered with another one's
-        partition.  Unused by ``method="rcm"``, which draws nothing.
+        partition.  Unused by ``method="rcm"``, which draws nothing, but checked
+        for every method (``"auto"`` may run METIS).
 
     Returns
     -------

@@ -968,9 +968,10 @@ _GRAPH_PARAMS_DOC = r"""graph : {{"knn", "epsilon"}}, GraphSpec or adjacency, de
     random_state : int, Generator or None
         Seeds the Nystrom landmarks (k-means or the uniform sample; ``solver="nystrom"``, which
         "auto" takes above 10000 points: its fit then depends on the seed, and with None differs
-        between fits), the approximate kNN backends, and the landmarks of the joint ``sigma`` /
-        ``gamma_A`` / ``gamma_I`` = "auto" selection's low-rank surrogate (more than 256 points;
-        None: the seed 0 there, so that the default selection is the same in every fit).
+        between fits), the approximate kNN backends, and, in LapRLS, the landmarks of the joint
+        ``sigma`` / ``gamma_A`` / ``gamma_I`` = "auto" selection's low-rank surrogate (more than 256
+        points; None: the seed 0 there, so that the default selection is the same in every fit;
+        PLapRLS has no such selection).
     unlabeled : hashable or None, default=-1
         Classifiers only: the marker of unlabeled rows, see :mod:`graphrkhs.estimators._base`
         (labels {{-1, +1}} need ``unlabeled=None``)."""
