@@ -55,8 +55,8 @@ import scipy.sparse as sp
 from .._core.amg import _check_symmetric_psd_pattern
 from .._core.cg import conjugate_gradient
 from .._core.loo import PSD_RTOL
-from .._core.validation import (check_flag, check_matrix, check_option, check_points, check_scalar, column_scales,
-                                memory_guard, numeric_axis, warn)
+from .._core.validation import (ConvergenceWarning, check_flag, check_matrix, check_option, check_points, check_scalar,
+                                column_scales, memory_guard, numeric_axis, warn)
 from .._core.config import DENSE_CACHE_BYTES
 from .._core.labels import _check_labeled_index, from_target_units, in_target_units
 from .._core.types import ArrayLike, GraphLike, Indices, MatrixLike
@@ -982,8 +982,11 @@ def prls_fit(K: ArrayLike, Kp: ArrayLike, Kpp: ArrayLike, Y: ArrayLike, gamma: f
     (symmetric PSD: it is the Hessian).  We eliminate :math:`\beta` with the
     projector :math:`Q = I - \Psi(\Psi^T\Psi)^{-1}\Psi^T`:
     :math:`\beta = (\Psi^T\Psi)^{-1}\Psi^T(y - K\alpha)` and
-    :math:`(\gamma l P + K Q K)\,\alpha = K Q y`, solved by Cholesky.  For a
-    target in the span of :math:`\Psi` (a constant), :math:`Qy = 0` so
+    :math:`(\gamma l P + K Q K)\,\alpha = K Q y`.  That system's condition
+    number is K's squared, so it is not formed: the same minimizer is solved as a
+    stacked least-squares problem in the coordinates of K's eigenvectors
+    (:func:`_prls_stacked`, Householder QR, backward stable at K's own condition
+    number).  For a target in the span of :math:`\Psi` (a constant), :math:`Qy = 0` so
     :math:`\alpha = 0` and the target is reproduced whatever :math:`\gamma`.
 
     Parameters
@@ -1032,25 +1035,81 @@ def prls_fit(K: ArrayLike, Kp: ArrayLike, Kpp: ArrayLike, Y: ArrayLike, gamma: f
         # with the order of the rows (PRLSRegressor, 12 labels, sigma 1: by 7.8 on targets +-1).
         alpha, beta = _prls_limit(K, P, Y2.astype(K.dtype), Psi)
         return (alpha[:, 0], beta[:, 0]) if was_1d else (alpha, beta)
-    if Psi.shape[1]:
-        Q = _orth_basis(Psi, "null_space").astype(K.dtype)
-        QY = _snap(Y2 - Q @ (Q.T @ Y2), Y2)
-        # columns of QK at the rounding of K are 0 (a kernel function in the span of Psi on the labeled points,
-        # e.g. all labeled points copies of one point with Psi = constants): at gamma = 0 the system solved their
-        # rounding, alpha ~ 1e14 with the fit 0.59 for the targets (1, 0) at one point (mean 0.5) and values
-        # ~ -1e14 off the labeled points
-        QK = _snap(K - Q @ (Q.T @ K), K)
-        # K Q K as the Gram (QK)^T (QK) (Q a symmetric projector): PSD by construction.  As K @ QK it was
-        # indefinite at the rounding of QK when K is nearly constant (sigma far above the points' spread:
-        # QK ~ 1e-10 against its rounding error eps |K|), and the Cholesky refused the system
-        A = gamma * l * P + QK.T @ QK
-        alpha = _psd_solve((A + A.T) / 2, QK.T @ QY)
-        beta = np.linalg.lstsq(Psi, Y2 - K @ alpha, rcond=None)[0]
-    else:
-        A = gamma * l * P + K @ K
-        alpha = _psd_solve((A + A.T) / 2, K @ Y2)
-        beta = np.zeros((0, Y2.shape[1]), dtype=K.dtype)
+    alpha, beta = _prls_stacked(K, P, Y2.astype(K.dtype), Psi, gamma)
     return (alpha[:, 0], beta[:, 0]) if was_1d else (alpha, beta)
+
+
+def _prls_stacked(K, P, Y2, Psi, gamma):
+    r"""``prls_fit`` at :math:`\gamma > 0`, as a least-squares problem at the condition of K, not of :math:`K^2`.
+
+    With :math:`K = V\Lambda V^T` (eigenvalues at K's rounding, :math:`\lambda \le l\,\epsilon\,\lambda_{max}`,
+    left out as in :func:`_prls_limit`: their kernel functions vanish on the labeled points), the unknowns are the
+    fitted kernel part :math:`K\alpha = V w` in the orthonormal coordinates w, and with :math:`P = CC^T`,
+    :math:`\alpha^T P \alpha = \|C^T V \Lambda^{-1} w\|^2`.  Eliminating :math:`\beta` by the projector
+    :math:`Q = I - \Psi\Psi^+` the objective times l is the stacked least-squares problem
+
+    .. math::
+
+        \min_w \left\| \begin{bmatrix} Q V \\ \sqrt{\gamma l}\, C^T V \Lambda^{-1} \end{bmatrix} w
+        - \begin{bmatrix} Q y \\ 0 \end{bmatrix} \right\|^2,
+
+    solved by Householder QR (backward stable, column scaling does not change its accuracy);
+    :math:`\alpha = V\Lambda^{-1} w`, :math:`\beta = \Psi^+(y - Vw)`.  The normal equations of Eq. (11),
+    :math:`(\gamma l P + KQK)\alpha = KQy` by Cholesky, squared K's condition number: at gamma 1e-12 .. 1e-8
+    (and at the 1e-9 that ``gamma="auto"`` chose) the fit moved with the order of the rows by 0.06 .. 6e-6
+    (PRLSRegressor, 12 labels of 30 points, sigma 1, targets +-1; 7.0 at 1e-14), by 1e-12 now.  Cost: one
+    eigendecomposition of K and one Cholesky of P (about 10 l^3 flops, the Cholesky solve l^3 / 3 + the products
+    2 l^3).
+    """
+    l, o = Psi.shape
+    memory_guard(6.5 * K.itemsize * l * l, f"the eigendecomposition of a {l} x {l} Gram matrix",
+                 "use fewer labeled points (or solver='nystrom').")
+    eps = float(np.finfo(K.dtype).eps)
+    lam, V = sla.eigh((K + K.T) / 2, check_finite=False, driver="evd")
+    keep = lam > l * eps * max(float(lam[-1]), 0.0)
+    V, lam = V[:, keep], lam[keep]
+    try:        # P is PD by its rounding ridge (_consistency_penalty)
+        Ct = sla.cholesky(P, lower=False, check_finite=False)
+    except np.linalg.LinAlgError:     # not to rounding: its PSD square root
+        wp, Vp = sla.eigh(P, check_finite=False)
+        Ct = np.sqrt(np.maximum(wp, 0))[:, None] * Vp.T
+    G = (np.sqrt(gamma * l) * (Ct @ V)) / lam
+    if o:
+        Qb = _orth_basis(Psi, "null_space").astype(K.dtype)
+        QY = _snap(Y2 - Qb @ (Qb.T @ Y2), Y2)
+        # a column of V in the span of Psi on the labeled points (all of them copies of one point with Psi =
+        # constants) is 0 to rounding after projection: its rounding would be fitted by the penalty's scale
+        # (alpha ~ 1e14 for the targets (1, 0) at one point; see _snap)
+        QV = _snap(V - Qb @ (Qb.T @ V), V)
+    else:
+        QY, QV = Y2, V
+    A = np.vstack([QV, G])
+    if A.shape[1] and Y2.shape[1]:
+        # Householder QR applied to the right-hand side (Q^T b as (b^T Q)^T: Q is never formed, 2/3 of the time)
+        QtB, R = sla.qr_multiply(A, np.vstack([QY, np.zeros((G.shape[0], Y2.shape[1]), K.dtype)]).T, mode="right")
+        w = sla.solve_triangular(R, QtB.T, check_finite=False)
+    else:
+        w = np.zeros((A.shape[1], Y2.shape[1]), K.dtype)
+    if not np.isfinite(w).all():
+        raise np.linalg.LinAlgError("prls_fit: the least-squares solve produced NaN or infinity (the kernel or "
+                                    "the penalty is not finite or not positive semidefinite); check K, Kp, Kpp.")
+    # the residual's check: for a backward-stable least-squares solve the normal equations' residual A^T (b - A w)
+    # is at the rounding eps |A| (|A| |w| + |b - A w|) (each column of the targets)
+    # (in units of each column's largest target: squared norms of targets near 1e300 overflowed)
+    top = np.abs(QY).max(axis=0, initial=0.0)
+    unit = np.where(top > 0, top, 1.0)
+    res = np.vstack([QY, np.zeros((G.shape[0], Y2.shape[1]), K.dtype)]) / unit - A @ (w / unit)
+    norm_A = np.linalg.norm(A) if A.size else 0.0        # Frobenius: a bound on the 2-norm without an SVD
+    bound = norm_A * (norm_A * np.linalg.norm(w / unit, axis=0) + np.linalg.norm(res, axis=0))
+    if (np.linalg.norm(A.T @ res, axis=0) > 1e3 * eps * A.shape[0] * bound + np.finfo(K.dtype).tiny).any():
+        warn("prls_fit: the least-squares solve left a residual above its rounding (the kernel or the penalty "
+             "is not finite or ill-conditioned beyond working precision); check K, Kp, Kpp.", ConvergenceWarning)
+    alpha = V @ (w / lam[:, None])
+    # beta optimal for the alpha returned, with K's own product (K alpha differs from V w by the rounding of the
+    # eigendecomposition times |alpha|: 2e-7 of the loss's derivative in beta at a nearly constant K, sigma 1e5)
+    beta = (np.linalg.lstsq(Psi, Y2 - K @ alpha, rcond=None)[0] if o
+            else np.zeros((0, Y2.shape[1]), dtype=K.dtype))
+    return alpha, beta
 
 
 def _prls_limit(K, P, Y2, Psi):
