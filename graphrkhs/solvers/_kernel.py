@@ -1035,12 +1035,20 @@ def prls_fit(K: ArrayLike, Kp: ArrayLike, Kpp: ArrayLike, Y: ArrayLike, gamma: f
         # with the order of the rows (PRLSRegressor, 12 labels, sigma 1: by 7.8 on targets +-1).
         alpha, beta = _prls_limit(K, P, Y2.astype(K.dtype), Psi)
         return (alpha[:, 0], beta[:, 0]) if was_1d else (alpha, beta)
-    alpha, beta = _prls_stacked(K, P, Y2.astype(K.dtype), Psi, gamma)
+    Y2 = Y2.astype(K.dtype)
+    Qb = _orth_basis(Psi, "null_space").astype(K.dtype) if Psi.shape[1] else Psi
+    alpha = _prls_stacked(K, P, Y2, Qb, gamma * l)
+    # beta optimal for the alpha returned, with K's own product (K alpha differs from V w by the rounding of the
+    # eigendecomposition times |alpha|: 2e-7 of the loss's derivative in beta at a nearly constant K, sigma 1e5)
+    beta = (np.linalg.lstsq(Psi, Y2 - K @ alpha, rcond=None)[0] if Psi.shape[1]
+            else np.zeros((0, Y2.shape[1]), dtype=K.dtype))
     return (alpha[:, 0], beta[:, 0]) if was_1d else (alpha, beta)
 
 
-def _prls_stacked(K, P, Y2, Psi, gamma):
-    r"""``prls_fit`` at :math:`\gamma > 0`, as a least-squares problem at the condition of K, not of :math:`K^2`.
+def _prls_stacked(K, P, Y2, Qb, weight):
+    r"""The kernel coefficients alpha of ``prls_fit`` at :math:`\gamma > 0` (``weight`` = :math:`\gamma l`; ``Qb`` an
+    orthonormal basis (l, o) of the null-space basis' span), as a least-squares problem at the condition of K, not
+    of :math:`K^2`.
 
     With :math:`K = V\Lambda V^T` (eigenvalues at K's rounding, :math:`\lambda \le l\,\epsilon\,\lambda_{max}`,
     left out as in :func:`_prls_limit`: their kernel functions vanish on the labeled points), the unknowns are the
@@ -1054,14 +1062,14 @@ def _prls_stacked(K, P, Y2, Psi, gamma):
         - \begin{bmatrix} Q y \\ 0 \end{bmatrix} \right\|^2,
 
     solved by Householder QR (backward stable, column scaling does not change its accuracy);
-    :math:`\alpha = V\Lambda^{-1} w`, :math:`\beta = \Psi^+(y - Vw)`.  The normal equations of Eq. (11),
-    :math:`(\gamma l P + KQK)\alpha = KQy` by Cholesky, squared K's condition number: at gamma 1e-12 .. 1e-8
+    :math:`\alpha = V\Lambda^{-1} w` (``prls_fit`` then takes :math:`\beta = \Psi^+(y - K\alpha)`).  The normal
+    equations of Eq. (11), :math:`(\gamma l P + KQK)\alpha = KQy` by Cholesky, squared K's condition number: at gamma 1e-12 .. 1e-8
     (and at the 1e-9 that ``gamma="auto"`` chose) the fit moved with the order of the rows by 0.06 .. 6e-6
     (PRLSRegressor, 12 labels of 30 points, sigma 1, targets +-1; 7.0 at 1e-14), by 1e-12 now.  Cost: one
     eigendecomposition of K and one Cholesky of P (about 10 l^3 flops, the Cholesky solve l^3 / 3 + the products
     2 l^3).
     """
-    l, o = Psi.shape
+    l, o = Qb.shape
     memory_guard(6.5 * K.itemsize * l * l, f"the eigendecomposition of a {l} x {l} Gram matrix",
                  "use fewer labeled points (or solver='nystrom').")
     eps = float(np.finfo(K.dtype).eps)
@@ -1073,9 +1081,8 @@ def _prls_stacked(K, P, Y2, Psi, gamma):
     except np.linalg.LinAlgError:     # not to rounding: its PSD square root
         wp, Vp = sla.eigh(P, check_finite=False)
         Ct = np.sqrt(np.maximum(wp, 0))[:, None] * Vp.T
-    G = (np.sqrt(gamma * l) * (Ct @ V)) / lam
+    G = (np.sqrt(weight) * (Ct @ V)) / lam
     if o:
-        Qb = _orth_basis(Psi, "null_space").astype(K.dtype)
         QY = _snap(Y2 - Qb @ (Qb.T @ Y2), Y2)
         # a column of V in the span of Psi on the labeled points (all of them copies of one point with Psi =
         # constants) is 0 to rounding after projection: its rounding would be fitted by the penalty's scale
@@ -1104,12 +1111,7 @@ def _prls_stacked(K, P, Y2, Psi, gamma):
     if (np.linalg.norm(A.T @ res, axis=0) > 1e3 * eps * A.shape[0] * bound + np.finfo(K.dtype).tiny).any():
         warn("prls_fit: the least-squares solve left a residual above its rounding (the kernel or the penalty "
              "is not finite or ill-conditioned beyond working precision); check K, Kp, Kpp.", ConvergenceWarning)
-    alpha = V @ (w / lam[:, None])
-    # beta optimal for the alpha returned, with K's own product (K alpha differs from V w by the rounding of the
-    # eigendecomposition times |alpha|: 2e-7 of the loss's derivative in beta at a nearly constant K, sigma 1e5)
-    beta = (np.linalg.lstsq(Psi, Y2 - K @ alpha, rcond=None)[0] if o
-            else np.zeros((0, Y2.shape[1]), dtype=K.dtype))
-    return alpha, beta
+    return V @ (w / lam[:, None])
 
 
 def _prls_limit(K, P, Y2, Psi):

@@ -119,13 +119,13 @@ from scipy.sparse import csgraph
 
 from .._core.labels import _check_labeled_index, _check_targets
 from .._core.backend import check_backend, require_backend
-from .._core.linalg import check_square, psd_solve, small_dense_threads
+from .._core.linalg import check_square, small_dense_threads
 from .._core.loo import KernelRidgePath, _group_rows, check_ridges, constant_up_to_rounding, in_ridge_batches
 from .._core.validation import SelectionWarning, check_flag, check_option, check_random_state, check_scalar, warn
 from .._core.validation import memory_guard, numeric_axis
 from ..graphs import as_adjacency, laplacian as graph_laplacian
 from ._common import spd_splu
-from ._kernel import _consistency_penalty
+from ._kernel import _consistency_penalty, _prls_stacked
 
 __all__ = [
     "GridResult",
@@ -1472,8 +1472,8 @@ def _prls_loo_refit(K, P, Y2, gamma, Psi, i):
     """The LOO residual (m,) of point i by a refit at one gamma (the fallback where the downdate breaks down),
     or with ``i`` an index array (k,) the leave-group-out residuals (k, m) of those rows, left out together.
 
-    The refit is :func:`~graphrkhs.prls_fit`'s reduced system on the other points, solved like it by
-    a shifted Cholesky (:func:`psd_solve`), so duplicate labeled points (a singular system) are handled.
+    The refit is :func:`~graphrkhs.prls_fit`'s problem on the other points, solved like it (a stacked least-squares
+    problem on K's eigenvectors of nonzero eigenvalue), so duplicate labeled points (a singular K) are handled.
     """
     l = K.shape[0]
     rows = np.atleast_1d(i)
@@ -1481,8 +1481,6 @@ def _prls_loo_refit(K, P, Y2, gamma, Psi, i):
     Ki, Pi, Yi, Pk = K[np.ix_(keep, keep)], P[np.ix_(keep, keep)], Y2[keep], Psi[keep]
     if Pk.shape[1]:
         Q, _ = np.linalg.qr(Pk)
-        QY = Yi - Q @ (Q.T @ Yi)
-        C = Ki @ (Ki - Q @ (Q.T @ Ki))
         # prediction at x_i: K_i. a + Psi_i b, b = Psi^+ (y - K a)
         w = Psi[rows] @ np.linalg.pinv(Pk)
         row, offset = K[np.ix_(rows, keep)] - w @ Ki, w @ Yi
@@ -1492,56 +1490,47 @@ def _prls_loo_refit(K, P, Y2, gamma, Psi, i):
         # compared (prls_fit refuses that refit).  Columns in units of their size, as prls_fit's rank test.
         undetermined = _outside_row_space(Psi[rows], Pk)
     else:
-        QY, C = Yi, Ki @ Ki
         row, offset = K[np.ix_(rows, keep)], 0.0
         undetermined = np.zeros(rows.size, dtype=bool)
-    A = gamma * l * Pi + C
-    A = (A + A.T) / 2
-    try:
-        a = psd_solve(A, Ki @ QY)
-    except np.linalg.LinAlgError:            # indefinite beyond rounding (P at large gamma): least squares
-        a = np.linalg.lstsq(A, Ki @ QY, rcond=None)[0]
+    # prls_fit's solve (the stacked least squares at K's condition number; the Cholesky of Eq. (11)'s normal
+    # equations squared it, and the refits moved with the order of the rows as prls_fit did)
+    a = _prls_stacked(Ki, Pi, Yi, Q if Pk.shape[1] else Pk, gamma * l)
     out = Y2[rows] - (row @ a + offset)
     out[undetermined] = np.inf
     return out if np.ndim(i) else out[0]
 
 
 def _prls_loo_fast(K, P, Y2, gammas, Psi):
-    r"""PRLS LOO residuals (len(gammas), l, m) from one Cholesky factorization of the full system per gamma.
+    r"""PRLS LOO residuals (len(gammas), l, m) from one QR factorization of the stacked system per gamma.
 
     See :func:`prls_loo_errors` for the formula; a residual whose denominator
-    vanishes (or of a gamma whose factorization fails) is NaN here.
+    vanishes (or of a gamma whose factorization is not finite) is NaN here.
     """
     l, o = K.shape[0], Psi.shape[1]
     p = l + o
     D = np.hstack([K, Psi])                                  # the design: f(x_S) = D z, z = [alpha; beta]
-    S = D.T @ D
-    G0 = np.zeros((p, p))
-    G0[:l, :l] = P
-    rhs = np.hstack([D.T, np.eye(p)[:, :l]])                 # [D^T | e_1 .. e_l]
+    # P = C C^T (P is PD by its rounding ridge, _consistency_penalty); not to rounding: its PSD square root
+    try:
+        Ct = sla.cholesky(P, lower=False, check_finite=False)
+    except np.linalg.LinAlgError:
+        wp, Vp = sla.eigh(P, check_finite=False)
+        Ct = np.sqrt(np.maximum(wp, 0))[:, None] * Vp.T
+    E_l = np.eye(p)[:, :l]                                   # e_1 .. e_l
     R = np.full((gammas.size, l, Y2.shape[1]), np.nan)
-    eps = float(np.finfo(np.float64).eps)
     for j, gamma in enumerate(gammas):                       # the few points of the path
-        A = S + (gamma * l) * G0
-        A = (A + A.T) / 2
-        # Cholesky, shifted like psd_solve (prls_fit's solver) only where A is singular to rounding:
-        # a computed factor makes every quantity below that of one PD matrix (B_ii > 0, den >= 0)
-        top, L = float(np.abs(np.diag(A)).max(initial=0.0)), None
-        for attempt in range(4):
-            shift = 0.0 if attempt == 0 else p * eps * max(top, 1e-300) * 100.0 ** (attempt - 1)
-            try:
-                L = sla.cholesky(A + shift * np.eye(p), lower=True, check_finite=False)
-                break
-            except np.linalg.LinAlgError:
-                continue
-        if L is None or not np.isfinite(L).all():
+        # A = D^T D + gamma l diag(P, 0) = M^T M with M = [D; sqrt(gamma l) [C^T, 0]]: M = U T by Householder QR,
+        # A = T^T T.  Forming A (and its Cholesky) squared K's condition number: the scores moved with the order
+        # of the rows (12 labels, sigma 1: by 6e-3 of the LOO MSE at gamma 1e-12, the residuals by 0.04)
+        M = np.vstack([D, np.hstack([np.sqrt(gamma * l) * Ct, np.zeros((l, o))])])
+        U, T = np.linalg.qr(M)
+        if not (np.isfinite(T).all() and np.abs(np.diag(T)).min(initial=np.inf) > 0):
             continue                                         # left NaN: refits
-        V = sla.solve_triangular(L, rhs, lower=True, check_finite=False)
-        Vd, Ve = V[:, :l], V[:, l:]                          # L^{-1} D^T, L^{-1} e_i
+        Vd = U[:l].T                                         # T^{-T} D^T (orthonormal columns of M, first rows)
+        Ve = sla.solve_triangular(T, E_l, trans="T", check_finite=False)   # T^{-T} e_i
         h = np.einsum("ki,ki->i", Vd, Vd)                    # H_ii = d_i^T A^{-1} d_i
         Bii = np.einsum("ki,ki->i", Ve, Ve)                  # (A^{-1})_ii
         Wii = np.einsum("ki,ki->i", Ve, Vd)                  # (A^{-1} D^T)_ii
-        Z = sla.solve_triangular(L, Vd @ Y2, lower=True, trans="T", check_finite=False)   # [alpha; beta]
+        Z = sla.solve_triangular(T, Vd @ Y2, check_finite=False)           # [alpha; beta]
         E = Y2 - D @ Z                                       # residuals of the full fit
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             # (B_ii e_i + W_ii alpha_i) / (B_ii (1 - H_ii) + W_ii^2): no 0/0 where the full fit interpolates
@@ -1589,20 +1578,24 @@ def prls_loo_errors(K: Any, Kp: Any, Kpp: Any, Y: Any, gammas: Any, *, Psi: Opti
     multiplier for :math:`z_i = 0`).  Unlike :math:`e_i / (1 - H_{ii})` it has
     no 0/0 where the full fit interpolates (small gamma).
 
-    Per gamma one Cholesky factorization :math:`A = LL^T` (shifted like
-    :func:`~graphrkhs.prls_fit`'s solver where A is singular to rounding) and
-    triangular solves with :math:`2l` right-hand sides: :math:`H_{ii} =
-    \|L^{-1}d_i\|^2`, :math:`B_{ii} = \|L^{-1}e_i\|^2`, :math:`W_{ii} =
-    (L^{-1}e_i)^T L^{-1}d_i` are those of one PD matrix even when A is
-    ill-conditioned (a Gaussian Gram matrix of low-dimensional data), so the
-    denominator stays non-negative; :math:`O(l^3)` (the refits cost :math:`O(l^4)`).  Where the formula
+    Per gamma one Householder QR :math:`M = UT` of the stacked matrix
+    :math:`M = [D;\ \sqrt{\gamma l}\,[C^T, 0]]` (:math:`P = CC^T`), so that
+    :math:`A = M^T M = T^T T` is never formed (forming it squared K's condition
+    number, and the scores moved with the order of the rows), and triangular
+    solves with :math:`l` right-hand sides: :math:`H_{ii} = \|U_{i\cdot}\|^2`,
+    :math:`B_{ii} = \|T^{-T}e_i\|^2`, :math:`W_{ii} = (T^{-T}e_i)^T U_{i\cdot}^T`
+    are those of one PD matrix even when A is ill-conditioned (a Gaussian Gram
+    matrix of low-dimensional data), so the denominator stays non-negative;
+    :math:`O(l^3)` (the refits cost :math:`O(l^4)`).  Where the formula
     breaks down -- a singular system or a vanishing denominator, e.g.
     duplicate labeled points -- those residuals come from refits solved like
-    :func:`~graphrkhs.prls_fit` (shifted Cholesky).  The formula and
-    refits agree to 3e-5 at gamma = 1e-10 and to 3e-12 from gamma = 1e-4 up
-    on digits (100 labels; A's condition number reaches 1e19 at the small
-    end, where both are limited by rounding), to 1e-3 / 2e-9 at gamma =
-    1e-6 / 1e-2 on 300 points of 2-D blobs (every label, a numerically
+    :func:`~graphrkhs.prls_fit`.  The formula works in the coordinates
+    :math:`\alpha` (the constraint :math:`\alpha_i = 0` is there), at A's
+    condition number: on 10 points with cond(K) = 2.4e6 its LOO MSE is 1.7e-4 /
+    4e-7 (relative) off exact refits at gamma = 1e-10 / 1e-8 (with the Cholesky of
+    the formed A: 0.07 / 2e-4; with Cholesky, on digits, 100 labels, formula and
+    refits agreed to 3e-5 at gamma = 1e-10 and to 3e-12 from gamma = 1e-4 up, and
+    to 1e-3 / 2e-9 at gamma = 1e-6 / 1e-2 on 300 points of 2-D blobs, every label, a numerically
     low-rank K).  As for every closed form of
     this module, the weight of the full fit is kept (:math:`\gamma l`, not
     :math:`\gamma (l - 1)`).
