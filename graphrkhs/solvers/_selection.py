@@ -394,6 +394,11 @@ class GridResult:
 # Scores from LOO residuals
 # ---------------------------------------------------------------------------
 
+#: A leave-one-out decision (a one-column prediction, or the gap between the two largest columns) at most this
+#: many times l eps times the targets' largest size is rounding: a tie (:func:`loo_scores`).
+LOO_DECISION_ROUNDING = 16
+
+
 def loo_scores(residuals: np.ndarray, Y: np.ndarray, scoring: str = "mse", *,
                loo_rows: Any = None, loo_groups: Optional[Any] = None) -> Tuple[np.ndarray, np.ndarray]:
     r"""Scores (higher is better) of leave-one-out residuals along a path.
@@ -406,7 +411,10 @@ def loo_scores(residuals: np.ndarray, Y: np.ndarray, scoring: str = "mse", *,
     scoring : {"mse", "accuracy"}
         "mse": minus the mean squared residual.  "accuracy": the fraction of
         points whose LOO prediction has the sign of :math:`y_i` (one column,
-        :math:`\pm 1` coding) or the argmax of :math:`Y_i` (one-hot columns).
+        :math:`\pm 1` coding) or the argmax of :math:`Y_i` (one-hot columns); a prediction
+        (or the gap between its two largest columns) within the residuals' rounding,
+        ``LOO_DECISION_ROUNDING`` :math:`l\,\epsilon \max|y|`, is a tie and counts as wrong,
+        as a prediction of exactly 0 does (its sign would be rounding, decided by the order of the rows).
         A grid point with an undefined (infinite) residual -- a label the
         smoother interpolates -- scores ``-inf`` either way.
     loo_rows : None, "classes" or boolean array of shape (l,), keyword-only
@@ -434,6 +442,7 @@ def loo_scores(residuals: np.ndarray, Y: np.ndarray, scoring: str = "mse", *,
         raise ValueError(f"Y must have the residuals' {R.shape[-1]} column(s) (shape ({R.shape[-2]}, "
                          f"{R.shape[-1]})); got shape {Y.shape}.")
     keep = _scored_rows(loo_rows, Y, loo_groups)
+    l_fit = R.shape[-2]
     if keep is not None:
         if not keep.any():
             raise ValueError(f"loo_rows scores none of the {keep.size} labeled rows; leave-one-out has nothing to "
@@ -457,10 +466,18 @@ def loo_scores(residuals: np.ndarray, Y: np.ndarray, scoring: str = "mse", *,
         return -mse, np.where(defined, -log_mse, -np.inf)
     with np.errstate(invalid="ignore"):
         P = Y - R
-    if Y.shape[1] == 1:
-        acc = np.mean(np.sign(P[..., 0]) == np.sign(Y[:, 0]), axis=-1)
-    else:
-        acc = np.mean(np.argmax(P, axis=-1) == np.argmax(Y, axis=-1), axis=-1)
+    # a LOO decision within the rounding of the residuals (LOO_DECISION_ROUNDING l eps times the targets' size) is
+    # a tie, no decision, counted wrong as a prediction of exactly 0 is (sign 0): its sign was rounding noise that
+    # the order of the rows decided (FredholmClassifier(normalized=True), 4 labels on moons: every LOO prediction of
+    # the smallest width +-1.1e-16, "accuracy" 0.75 chose it in one row order, 0.25 in another)
+    tol = LOO_DECISION_ROUNDING * l_fit * np.finfo(np.float64).eps * scale
+    with np.errstate(invalid="ignore"):
+        if Y.shape[1] == 1:
+            right = (np.sign(P[..., 0]) == np.sign(Y[:, 0])) & (np.abs(P[..., 0]) > tol)
+        else:
+            top2 = np.sort(P, axis=-1)[..., -2:]
+            right = (np.argmax(P, axis=-1) == np.argmax(Y, axis=-1)) & (top2[..., 1] - top2[..., 0] > tol)
+    acc = np.mean(right, axis=-1)
     # an undefined (infinite) residual has no LOO prediction: its -inf "prediction" would count as the
     # negative class / the first class; the grid point is undefined, as its MSE is
     return np.where(np.isfinite(R).all(axis=(-2, -1)), acc, -np.inf), -mse
