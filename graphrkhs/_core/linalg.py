@@ -223,8 +223,10 @@ def symmetry_gap(A, name="A", *, transpose=None):
     of 28 pairs: one pair can fall near 0; with one pair a random-walk Laplacian measured 2e-5).  Measured on
     10-NN graphs of 10^3 - 10^5 Gaussian 3-D points: random-walk Laplacians 2.8e-4 to 4e-3 of the scale,
     combinatorial and normalized ones 1e-16 (float64) and 4e-9 (float32; 1.6e-8 declared float64 around a
-    float32 matrix, 100 nodes).  An operator that gives NaN or infinity for these finite vectors is a
-    ``ValueError`` (its entries cannot be checked otherwise).
+    float32 matrix, 100 nodes).  Both are computed in units of the largest entry of the products (exact for
+    operators of any scale); where one of them would leave the float range in A's own units, the pair is
+    returned in those units (the same ratio).  An operator that gives NaN or infinity for these finite
+    vectors is a ``ValueError`` (its entries cannot be checked otherwise).
     """
     if isinstance(A, spla.LinearOperator):
         return _operator_symmetry_gap(A, name)
@@ -288,12 +290,20 @@ def _operator_symmetry_gap(A, name):
         # the caller cannot read an operator's entries to name them (a symmetry error would mislead)
         raise ValueError(f"{name} (a LinearOperator) gave NaN or infinity for a finite vector; {name} must be finite.")
     Z = Z.astype(np.float64)
-    with np.errstate(over="ignore"):
-        M = Z.T @ AZ                                   # M_ij = z_i^T A z_j
-        norms = np.linalg.norm(AZ, axis=0)
-        gap = float(np.abs(M - M.T).max())
-        scale = float(norms.max() * 2.0)               # >= |A z_i| + |A z_j| for every pair
-    return gap, scale
+    # in units of A Z's largest entry: the norms squared entries below 1e-163 to 0 (a symmetric operator of
+    # scale 1e-170 was refused, gap 1e-184 > 0 * rtol) and above 1e154 to inf (any gap passed)
+    peak = float(np.abs(AZ).max())
+    if peak == 0.0:
+        return 0.0, 0.0
+    AZ = AZ / peak
+    M = Z.T @ AZ                                       # M_ij = z_i^T A z_j / peak
+    gap_unit = float(np.abs(M - M.T).max())
+    scale_unit = float(np.linalg.norm(AZ, axis=0).max() * 2.0)     # >= |A z_i| + |A z_j| for every pair
+    with np.errstate(over="ignore", under="ignore"):
+        gap, scale = gap_unit * peak, scale_unit * peak
+    if np.isfinite(scale) and (gap > 0.0 or gap_unit == 0.0):
+        return gap, scale
+    return gap_unit, scale_unit                        # beyond the float range in A's units: the same ratio
 
 
 def psd_solve(A, B):

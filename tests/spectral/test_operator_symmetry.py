@@ -117,3 +117,20 @@ def test_float64_operator_computing_in_float32_is_accepted():
         assert lmax(op) >= lam.max() * (1 - 1e-6)
         np.testing.assert_allclose(chebyshev_filter(op, filters.Heat(1.0), x), expected, rtol=0, atol=1e-5)
         np.testing.assert_allclose(lanczos_filter(op, filters.Heat(1.0), x), expected, rtol=0, atol=1e-5)
+
+
+@pytest.mark.parametrize("scale", [1e-170, 1e-160, 1e155, 1e160])
+def test_operator_dot_test_at_the_ends_of_the_float_range(scale):
+    # the products' norms squared entries below 1e-163 to 0 (a symmetric operator refused, and a given lmax below
+    # its spectrum then unchecked) and above 1e154 to inf (a non-symmetric one accepted: lmax 1.32e155 for 2e155)
+    W = _star(10)
+    symmetric = spla.aslinearoperator(laplacian(W, "combinatorial") * scale)
+    true = np.linalg.eigvalsh(laplacian(W, "combinatorial").toarray()).max() * scale
+    assert lmax(symmetric) >= true
+    with pytest.raises(ValueError, match="below the spectrum"):
+        chebyshev_filter(symmetric, filters.Heat(1.0 / scale), np.ones(11), lmax=true / 4)
+    skewed = spla.aslinearoperator(laplacian(W, "randomwalk") * scale)
+    with pytest.raises(ValueError, match="lmax needs a symmetric L"):
+        lmax(skewed)
+    with pytest.raises(ValueError, match="lanczos_filter needs a symmetric L"):
+        lanczos_filter(skewed, filters.Heat(1.0 / scale), np.ones(11))
