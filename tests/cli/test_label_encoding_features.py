@@ -24,7 +24,7 @@ def _rows(n_per=10, seed=0):
 
 
 def _read(path):
-    with open(path, newline="") as f:
+    with open(path, newline="", encoding="utf-8") as f:
         return list(csv.reader(f))
 
 
