@@ -650,6 +650,10 @@ def graph_tv(W: GraphLike, labeled: Indices, Y: ArrayLike, *, alpha: float = 0.5
         Warm start (primal of shape (n, m), dual of shape (r, m), finite), e.g.
         from the :class:`TVResult` of a nearby ``alpha`` (``return_info=True``);
         for the incidence operator p's rows follow :func:`incidence_matrix`'s.
+        With the incidence operator, the columns of a warm start whose duality gap
+        already meets ``tol`` are returned as they are (``n_iter`` 0 when all do;
+        rounded to float32 where the iterations run in it, tol >= 1e-5); the
+        others iterate.  A general ``R`` always iterates from the start.
     on_failure : {"warn", "raise", "ignore"}, default="warn"
     return_info : bool, default=False
         Also return the :class:`TVResult` (dual variable ``p`` for warm
