@@ -310,7 +310,8 @@ def _spread(d):
     return bool(d.size) and d.max() > _CHECK_DEGREE_SPREAD * max(d.min(), 0.0)
 
 
-#: AMG solves get the correction test (by Jacobi-scaled CG) when the diagonal spans more than this ratio:
+#: AMG solves get the correction test (by Jacobi-scaled CG) when the diagonal, or the graph degrees a caller
+#: passes for a normalized Laplacian (whose diagonal is 1), spans more than this ratio:
 #: outliers of a Gaussian-weighted graph (degrees 1e-8 to 1e-25 next to 1).  On the others their coarse
 #: levels hold the nearly disconnected parts, and a Jacobi correction would cost more than the AMG solve.
 _CHECK_DEGREE_SPREAD = 1e8
@@ -1421,8 +1422,13 @@ def graph_kernel_ridge(W: Union[GraphLike, GraphKernel], labeled: Indices, Y: Ar
         n_comp, comp = csgraph.connected_components(Wg, directed=False)
         if z is None:      # a prebuilt kernel of a normalized Laplacian: its null vectors from L itself, once
             z = _prebuilt_null_vector(K, L, comp)
+        # a normalized Laplacian's degrees are z^2 (z = d^(1/2), or L's own null vector for a prebuilt kernel, up
+        # to a scale per component): the correction test needs their spread, which R's diagonal hides (Matern(1,
+        # 1e6) on a graph of outliers was 0.19 off without a warning, where the degrees bring it to 3.5e-7)
+        normalized = z is not None and not np.all(z == 1.0)
         Fk = _solve_tikhonov_rest(A, B, Rk, pos[S], alpha * largest, preconditioner, tol, max_iter, backend,
-                                  recomputed=None if z is None else (z[keep], comp[keep]))
+                                  recomputed=None if z is None else (z[keep], comp[keep]),
+                                  degrees=z[keep] ** 2 if normalized else None)
         if z is not None:
             # r(L) z = c_0 z: F's part along z is recomputed exactly (see _null_space_corrected); with a
             # large response weight, RegularizedLaplacian(1e10), the solve left it wrong by 3 % of F's

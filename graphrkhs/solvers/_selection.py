@@ -2467,6 +2467,12 @@ class _KronReduction:
             # 1.4e-32 (6000 blob points) an error of 1e-11 in D^(1/2) F was 1.5e5 in F: the harmonic scores left
             # [0, 1] by five orders of magnitude with no warning (LaplacianRegularizationClassifier, alpha="auto")
             self._L_UU = sp.csr_array(L_UU) if self._lu is None else None
+            # a normalized L_UU's diagonal is 1 whatever the degrees: _solve_spd's correction test needs them (on a
+            # graph of outliers its AMG solve was 0.14 off without a warning, where harmonic_solution is 6e-8)
+            self._degrees_U = None
+            if self._lu is None and laplacian == "normalized":
+                with np.errstate(over="ignore"):
+                    self._degrees_U = np.asarray(W.sum(axis=1), dtype=np.float64).ravel()[self.U]
             LSU = sp.csr_array(LS[:, self.U])
             for j in range(0, S.size, _SCHUR_BLOCK):     # blocks of columns: memory |U| x _SCHUR_BLOCK
                 Lsc[:, j:j + _SCHUR_BLOCK] -= LSU @ self.solve_uu(self.L_US[:, j:j + _SCHUR_BLOCK].toarray())
@@ -2511,7 +2517,7 @@ class _KronReduction:
 
         B = np.asarray(B, dtype=np.float64).reshape(self.U.size, -1)
         if self._lu is None:
-            return _solve_spd(self._L_UU, B, self._preconditioner, self.tol, self.max_iter)
+            return _solve_spd(self._L_UU, B, self._preconditioner, self.tol, self.max_iter, degrees=self._degrees_U)
         sB = self._scale[:, None] * B
         X = np.empty_like(sB)
         for j in range(0, sB.shape[1], _LU_BLOCK):     # blocks of columns (see _LU_BLOCK)
