@@ -395,7 +395,7 @@ class GridResult:
 # ---------------------------------------------------------------------------
 
 #: A leave-one-out decision (a one-column prediction, or the gap between the two largest columns) at most this
-#: many times l eps times the targets' largest size is rounding: a tie (:func:`loo_scores`).
+#: many times eps times the targets' largest size is rounding: a tie (:func:`loo_scores`).
 LOO_DECISION_ROUNDING = 16
 
 
@@ -412,8 +412,9 @@ def loo_scores(residuals: np.ndarray, Y: np.ndarray, scoring: str = "mse", *,
         "mse": minus the mean squared residual.  "accuracy": the fraction of
         points whose LOO prediction has the sign of :math:`y_i` (one column,
         :math:`\pm 1` coding) or the argmax of :math:`Y_i` (one-hot columns); a prediction
-        (or the gap between its two largest columns) within the residuals' rounding,
-        ``LOO_DECISION_ROUNDING`` :math:`l\,\epsilon \max|y|`, is a tie and counts as wrong,
+        (or the gap between its two largest columns) at most
+        ``LOO_DECISION_ROUNDING`` :math:`\epsilon \max|y|` (16 ulps of the largest target: the
+        rounding of :math:`y - r`) is a tie and counts as wrong,
         as a prediction of exactly 0 does (its sign would be rounding, decided by the order of the rows).
         A grid point with an undefined (infinite) residual -- a label the
         smoother interpolates -- scores ``-inf`` either way.
@@ -442,7 +443,6 @@ def loo_scores(residuals: np.ndarray, Y: np.ndarray, scoring: str = "mse", *,
         raise ValueError(f"Y must have the residuals' {R.shape[-1]} column(s) (shape ({R.shape[-2]}, "
                          f"{R.shape[-1]})); got shape {Y.shape}.")
     keep = _scored_rows(loo_rows, Y, loo_groups)
-    l_fit = R.shape[-2]
     if keep is not None:
         if not keep.any():
             raise ValueError(f"loo_rows scores none of the {keep.size} labeled rows; leave-one-out has nothing to "
@@ -466,11 +466,12 @@ def loo_scores(residuals: np.ndarray, Y: np.ndarray, scoring: str = "mse", *,
         return -mse, np.where(defined, -log_mse, -np.inf)
     with np.errstate(invalid="ignore"):
         P = Y - R
-    # a LOO decision within the rounding of the residuals (LOO_DECISION_ROUNDING l eps times the targets' size) is
+    # a LOO decision within the rounding of the residuals (LOO_DECISION_ROUNDING eps times the targets' size) is
     # a tie, no decision, counted wrong as a prediction of exactly 0 is (sign 0): its sign was rounding noise that
     # the order of the rows decided (FredholmClassifier(normalized=True), 4 labels on moons: every LOO prediction of
     # the smallest width +-1.1e-16, "accuracy" 0.75 chose it in one row order, 0.25 in another)
-    tol = LOO_DECISION_ROUNDING * l_fit * np.finfo(np.float64).eps * scale
+    # (no factor l: with it, correct decisions of 1e-13 at l = 100 -- a heavily regularized fit -- counted wrong)
+    tol = LOO_DECISION_ROUNDING * np.finfo(np.float64).eps * scale
     with np.errstate(invalid="ignore"):
         if Y.shape[1] == 1:
             right = (np.sign(P[..., 0]) == np.sign(Y[:, 0])) & (np.abs(P[..., 0]) > tol)

@@ -50,3 +50,15 @@ def test_fredholm_normalized_auto_does_not_depend_on_the_row_order():
     assert a.sigma_ == b.sigma_
     np.testing.assert_allclose(b.alpha_, a.alpha_, rtol=1e-9)
     assert np.abs(a.decision_function(T) - b.decision_function(T)).max() <= 1e-8
+
+
+def test_small_correct_decisions_of_many_labels_count():
+    # 100 labels, every LOO decision 1e-13 with the label's sign (a heavily regularized fit: GraphKernelRidge at
+    # alpha 1e14 on the digits predicts at that scale): accuracy 1.  A tie rule that grew with l (16 l eps,
+    # 3.5e-13 here) counted them all wrong
+    y = np.where(np.arange(100) % 2 == 0, 1.0, -1.0)
+    acc, _ = loo_scores((y - 1e-13 * y)[:, None], y, "accuracy")
+    assert acc == 1.0
+    Y = np.eye(2)[(np.arange(100) % 2)]
+    acc, _ = loo_scores((Y - (0.5 + 1e-13 * (Y - 0.5)))[None], Y, "accuracy")
+    assert acc[0] == 1.0
