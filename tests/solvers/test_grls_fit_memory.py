@@ -60,3 +60,25 @@ def test_prls_fit_gamma_zero_refuses_what_does_not_fit(monkeypatch):
         prls_fit(K, Kp, Kpp, y, 0.0)
     monkeypatch.setattr(validation, "_physical_memory", lambda: 5 * 8.0 * l * l / 0.75)
     prls_fit(K, Kp, Kpp, y, 0.0)
+
+
+def test_prls_fit_stacked_solve_refuses_what_does_not_fit(monkeypatch):
+    # gamma > 0: the stacked least-squares solve in K's eigenvector coordinates, measured 9.0 l^2 float64 by RSS
+    # (l = 2500) and 10.0 by tracemalloc (l = 1500) beyond K and P, estimated 10 l^2 (6.5 l^2 K's itemsize before:
+    # 1.4 times under, and 2.8 times for float32 K, whose stacked matrix is float64 all the same)
+    from graphrkhs import consistency_grams, prls_fit
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 3))
+    K, Kp, Kpp, _ = consistency_grams(X, None, sigma=1.0)
+    y = rng.normal(size=300)
+    l = y.size
+    for dtype in (np.float64, np.float32):
+        Kd, Kpd, Kppd = (A.astype(dtype) for A in (K, Kp, Kpp))
+        monkeypatch.setattr(validation, "_physical_memory", lambda: 9 * 8.0 * l * l / 0.75)
+        with pytest.raises(MemoryError, match="labeled points"):
+            prls_fit(Kd, Kpd, Kppd, y.astype(dtype), 1e-3)
+        monkeypatch.setattr(validation, "_physical_memory", lambda: 11 * 8.0 * l * l / 0.75)
+        alpha, beta = prls_fit(Kd, Kpd, Kppd, y.astype(dtype), 1e-3)
+        # alpha like Y (float32 in gave float64 out at gamma > 0, float32 at gamma = 0)
+        assert alpha.dtype == dtype and beta.dtype == dtype
