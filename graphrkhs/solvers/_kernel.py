@@ -1410,15 +1410,11 @@ def plaprls_fit(K: Union[np.ndarray, KernelOperator], labeled: Indices, Y: Array
                 alpha = _plaprls_heat_range_solve(Kd, Pd, Npsi, lam1, r0)
                 del Pd
             else:
+                # gamma_A = 0: P drops out, K N_Psi K alpha = K r0 is the empirical system at lam1 = 0, solved in the
+                # range of K as there (the formed K N_Psi K, by Cholesky or least squares where singular, had
+                # cond(K)^2: 40 points, 12 labels, moved with the row order by 1.1e-2 at gamma_I = 1e-10)
                 del Pd
-                A = Kd @ Npsi(Kd)
-                A = (A + A.T) / 2
-                try:
-                    alpha = _psd_solve(A, rhs)
-                except np.linalg.LinAlgError:
-                    # gamma_A = 0: A = K N_Psi K is positive semidefinite and singular (N_Psi annihilates Psi;
-                    # copies of a point), beyond the shifts of the Cholesky: the consistent system by least squares
-                    alpha = np.linalg.lstsq(A, rhs, rcond=None)[0]
+                alpha = _plaprls_range_solve(Kd, Npsi, 0.0, r0)
         else:
             def apply_A(V):
                 V = np.asarray(V).reshape(n, -1)
