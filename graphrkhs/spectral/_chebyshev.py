@@ -38,7 +38,7 @@ from scipy import fft
 
 from .._core.progress import _NoBar, progress_ticks
 from .._core.backend import check_backend, prepare_operator
-from .._core.linalg import operator_symmetry_rtol, symmetry_gap, symmetry_rtol
+from .._core.linalg import operator_symmetry_rtol, reuses_operator_symmetry, symmetry_gap, symmetry_rtol
 from .._core.types import Backend, MatrixOrOperator, Reorder, ResponseBank
 from .._core.validation import (
     AccuracyWarning,
@@ -679,6 +679,7 @@ def _warn_given_order(filters, order, error, tol, lmax, damping, max_order):
          "meant to meet to silence this.", AccuracyWarning)
 
 
+@reuses_operator_symmetry
 def chebyshev_filter(L: MatrixOrOperator, phi: ResponseBank, X: ArrayLike, order: int | None = None,
                      tol: float = 1e-8, lmax: float | None = None, *, damping: Literal["jackson"] | None = None,
                      max_order: int = DEFAULT_MAX_ORDER, reorder: Reorder = "auto",

@@ -13,6 +13,7 @@ from numpy.typing import ArrayLike, NDArray
 from threadpoolctl import threadpool_limits
 
 from .._core.backend import serial_only
+from .._core.linalg import reuses_operator_symmetry
 from .._core.reorder import PreparedOperator
 from .._core.types import Backend, MatrixOrOperator, Reorder, ResponseBank, SparseMatrix
 from .._core.validation import AccuracyWarning, ConvergenceWarning, check_flag, check_scalar, memory_guard, warn
@@ -377,6 +378,7 @@ def _lanczos_apply(op, filters, Xi, tol, max_iter, check_every, null=None):
     return Y, n_iter, conv
 
 
+@reuses_operator_symmetry
 def lanczos_filter(L: MatrixOrOperator, phi: ResponseBank, X: ArrayLike, *, tol: float = 1e-8,
                    max_iter: int | None = None, check_every: int = 5, reorder: Reorder = "auto",
                    backend: Backend = "auto", return_info: bool = False,

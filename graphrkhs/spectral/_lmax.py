@@ -8,7 +8,7 @@ import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
-from .._core.linalg import lanczos_tridiagonal, operator_symmetry_rtol, symmetry_gap
+from .._core.linalg import lanczos_tridiagonal, operator_symmetry_rtol, reuses_operator_symmetry, symmetry_gap
 from .._core.types import MatrixOrOperator, RandomStateLike
 from .._core.validation import check_option, check_random_state, check_scalar, native_byte_order, sparse_storable
 
@@ -83,6 +83,7 @@ def _is_symmetric(L):
     return gap <= rtol * scale
 
 
+@reuses_operator_symmetry
 def lmax(L: MatrixOrOperator, method: Literal["lanczos", "gershgorin"] = "lanczos", *, margin: float = 0.005,
          tol: float = 1e-4, random_state: RandomStateLike = 0) -> float:
     r"""An upper bound on the largest eigenvalue of a symmetric Laplacian.
@@ -299,6 +300,7 @@ def _refuse_negative_spectrum(low, scale, name="L", dtype=np.float64):
             f"(graphrkhs.laplacian), or shift {name} to make it positive semidefinite.")
 
 
+@reuses_operator_symmetry
 def check_psd_spectrum(L, lmax_value: float, name: str = "L", *, dtype=None) -> None:
     r"""Refuse a matrix whose spectrum provably reaches below 0 (the filters' interval is :math:`[0, \lambda_{max}]`).
 
@@ -346,6 +348,7 @@ def rayleigh_lower_bound(L, steps: int = LMAX_CHECK_STEPS, random_state: RandomS
     return _ritz_extremes(L, steps, random_state)[1]
 
 
+@reuses_operator_symmetry
 def check_given_lmax(L, lmax: float, name: str = "lmax") -> float:
     r"""Refuse a user-given ``lmax`` below the spectrum of L.
 
