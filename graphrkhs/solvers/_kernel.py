@@ -1035,7 +1035,7 @@ def prls_fit(K: ArrayLike, Kp: ArrayLike, Kpp: ArrayLike, Y: ArrayLike, gamma: f
 
     Returns
     -------
-    alpha : ndarray like Y
+    alpha : ndarray shaped like Y, of K's dtype (Y is taken in K's dtype)
     beta : ndarray of shape (o,) or (o, k)
 
     Examples
@@ -1069,8 +1069,8 @@ def prls_fit(K: ArrayLike, Kp: ArrayLike, Kpp: ArrayLike, Y: ArrayLike, gamma: f
         return (alpha[:, 0], beta[:, 0]) if was_1d else (alpha, beta)
     Y2 = Y2.astype(K.dtype)
     Qb = _orth_basis(Psi, "null_space").astype(K.dtype) if Psi.shape[1] else Psi
-    # solved in float64 whatever K's dtype (sqrt(gamma l) is a float64 scalar); alpha like Y, as documented and as at
-    # gamma = 0 (float32 in gave float64 out here)
+    # solved in float64 whatever K's dtype (sqrt(gamma l) is a float64 scalar); alpha in K's dtype, as documented
+    # and as at gamma = 0 (float32 in gave float64 out here)
     alpha = _prls_stacked(K, P, Y2, Qb, gamma * l).astype(K.dtype, copy=False)
     # beta optimal for the alpha returned, with K's own product (K alpha differs from V w by the rounding of the
     # eigendecomposition times |alpha|: 2e-7 of the loss's derivative in beta at a nearly constant K, sigma 1e5)
