@@ -111,3 +111,32 @@ def test_tikhonov_normalized_is_accurate_or_warns_on_every_backend(backend):
     said = [str(w.message) for w in caught if issubclass(w.category, gr.AccuracyWarning)]
     accurate = np.abs(F - F_ref).max() <= 10 * 1e-8 * np.abs(F_ref).max()
     assert accurate or any("a correction of its solution is still" in m for m in said), said
+
+
+def _accurate_or_warns(alpha, preconditioner, backend):
+    W, S, Y, _ = _problem()
+    F_ref = _tikhonov_oracle(W, S, Y, alpha)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        F = gr.tikhonov_solution(W, S, Y, alpha=alpha, laplacian="normalized", preconditioner=preconditioner,
+                                 tol=1e-8, backend=backend)
+    said = [str(w.message) for w in caught if issubclass(w.category, gr.AccuracyWarning)]
+    err = np.abs(F - F_ref).max() / np.abs(F_ref).max()
+    assert err <= 1e-6 or any("a correction of its solution is still" in m for m in said), (err, said)
+
+
+@pytest.mark.parametrize("alpha, preconditioner", [(0.1, "amg"), (1e-3, "jacobi"), (10.0, "jacobi"),
+                                                   (10.0, "amg")])
+def test_tikhonov_normalized_from_the_harmonic_start_is_accurate_or_warns(alpha, preconditioner):
+    # mu L's largest entry below 1: the solve starts from the harmonic extension H0 and solves for the O(mu)
+    # correction G, whose own tests were silenced (its relative error is not F's).  Nothing judged F = H0 + G:
+    # AMG at mu = 0.1 left F 8.5e-3 off (G 13 % off), Jacobi at mu = 1e-3 5.8e-6 off, both silently; the
+    # final correction test now judges H0 + G and warns.  (mu = 10 solves F at once: 1.5e-7 off with Jacobi,
+    # AMG 0.1 off and warned before too.)
+    _accurate_or_warns(alpha, preconditioner, "numpy")
+
+
+def test_tikhonov_normalized_from_the_harmonic_start_is_accurate_or_warns_under_mpi():
+    # the same shared _solve_spd (global AMG on MPI ranks, as serially: 8.5e-3 off, silently, before); the Dask
+    # solve (block-Jacobi AMG) is accurate here and is not repeated (5 s)
+    _accurate_or_warns(0.1, "amg", "mpi")
