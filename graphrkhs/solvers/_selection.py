@@ -2875,18 +2875,12 @@ def _tikhonov_residual(W, S, laplacian, tol, max_iter, preconditioner, backend="
     unit = 1.0 / max(float(L.diagonal().max(initial=0.0)), 1e-300)
 
     def residual(Z, alpha):
-        with warnings.catch_warnings():
-            # a residual on the labeled nodes, not a fit: the solvers' GraphWarning about label-free components
-            # came once per alpha and probe block (10 times in one LaplacianRegularization fit); the fit that
-            # returns F warns
-            warnings.filterwarnings("ignore", message=".*connected components without any labeled node",
-                                    category=GraphWarning)
-            if alpha == 0:
-                F = harmonic_solution(W, S, Z, laplacian=laplacian, tol=tol, max_iter=max_iter,
-                                      preconditioner=preconditioner, backend=backend)
-                return (LS @ F) * unit
-            F = tikhonov_solution(W, S, Z, alpha=alpha, laplacian=laplacian, tol=tol, max_iter=max_iter,
+        if alpha == 0:
+            F = harmonic_solution(W, S, Z, laplacian=laplacian, tol=tol, max_iter=max_iter,
                                   preconditioner=preconditioner, backend=backend)
+            return (LS @ F) * unit
+        F = tikhonov_solution(W, S, Z, alpha=alpha, laplacian=laplacian, tol=tol, max_iter=max_iter,
+                              preconditioner=preconditioner, backend=backend)
         return Z - F[S]
 
     return residual
