@@ -121,7 +121,7 @@ from .._core.labels import _check_labeled_index, _check_targets
 from .._core.backend import check_backend, require_backend
 from .._core.linalg import check_square, small_dense_threads
 from .._core.loo import KernelRidgePath, _group_rows, check_ridges, constant_up_to_rounding, in_ridge_batches
-from .._core.validation import GraphWarning, SelectionWarning, check_flag, check_option, check_random_state, check_scalar, warn
+from .._core.validation import SelectionWarning, check_flag, check_option, check_random_state, check_scalar, warn
 from .._core.validation import memory_guard, numeric_axis
 from ..graphs import as_adjacency, laplacian as graph_laplacian
 from ._common import spd_splu
@@ -2991,14 +2991,8 @@ def _graph_kernel_residual(W, S, kernel, laplacian, tol, max_iter):
         K = GraphKernel(L, kernel if kernel is not None else default_kernel(), input="laplacian")
 
     def residual(Z, alpha):
-        with warnings.catch_warnings():
-            # only beta (on S) is used: the values graph_kernel_ridge gives label-free components are not, and
-            # its GraphWarning about them came once per alpha and probe block (11 times in one regressor fit
-            # above STOCHASTIC_MIN_LABELS labels); the fit that returns them warns
-            warnings.filterwarnings("ignore", message=".*connected components without any labeled node",
-                                    category=GraphWarning)
-            _, beta = graph_kernel_ridge(K, S, Z, alpha=alpha, method="cg", tol=tol, max_iter=max_iter,
-                                         return_coef=True)
+        _, beta = graph_kernel_ridge(K, S, Z, alpha=alpha, method="cg", tol=tol, max_iter=max_iter,
+                                     return_coef=True)
         return alpha * beta.reshape(Z.shape)
 
     return K, residual
