@@ -224,8 +224,9 @@ def symmetry_gap(A, name="A", *, transpose=None):
     :func:`operator_symmetry_rtol`.  For a symmetric A the gap is rounding of the products; otherwise
     :math:`2 |z_i^T S z_j|`, S the skew part, non-zero but for a set of vectors of measure zero (the largest
     of 28 pairs: one pair can fall near 0; with one pair a random-walk Laplacian measured 2e-5).  Measured on
-    10-NN graphs of 10^3 - 10^5 Gaussian 3-D points: random-walk Laplacians 2.8e-4 to 4e-3 of the scale
-    (1.2e-4 to 1.8e-3 with the PCG64 vectors; about 1/sqrt(n) for unit vectors with spread entries),
+    10-NN graphs (:func:`~graphrkhs.knn_graph`) of 10^3 - 10^5 Gaussian 3-D points: random-walk Laplacians
+    3.4e-4 to 3.6e-3 of the scale with these PCG64 vectors (2.8e-4 to 4.1e-3 with the earlier node-hash ones;
+    about 1/sqrt(n) for unit vectors with spread entries),
     combinatorial and normalized ones 1e-16 (float64) and 4e-9 (float32; 1.6e-8 declared float64 around a
     float32 matrix, 100 nodes).  Both are computed in units of the largest entry of the products (exact for
     operators of any scale); where one of them would leave the float range in A's own units, the pair is

@@ -28,6 +28,7 @@ import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
+from .._core.linalg import reuses_operator_symmetry
 from .._core.validation import check_scalar
 from .filters import _as_filter, _as_filter_bank
 from ._chebyshev import (
@@ -98,6 +99,7 @@ def is_symmetric(L, dtype=None):
     return _symmetric(L, dtype)
 
 
+@reuses_operator_symmetry
 def resolve_lmax(L, lmax=None):
     r"""The Chebyshev interval's upper end: ``lmax`` checked (> 0), or :func:`~graphrkhs.lmax` of L if None.
 

@@ -12,7 +12,7 @@ import scipy.sparse.linalg as spla
 
 from graphrkhs import chebyshev_filter, filters, laplacian, lmax
 from graphrkhs._core.linalg import symmetry_gap
-from graphrkhs.spectral import lanczos_filter
+from graphrkhs.spectral import lanczos_filter, resolve_lmax
 
 DOT_BLOCK = 8       # the dot test's block; every other product here has 1 column (one signal, Lanczos, ARPACK)
 
@@ -48,6 +48,7 @@ CALLS = {
     "chebyshev_filter(lmax=2)": lambda op, x: chebyshev_filter(op, filters.Heat(1.0), x, lmax=2.0),
     "lanczos_filter": lambda op, x: lanczos_filter(op, filters.Heat(1.0), x),
     "lmax": lambda op, x: lmax(op),
+    "resolve_lmax": lambda op, x: resolve_lmax(op),
 }
 
 
