@@ -967,6 +967,9 @@ def _solve_tikhonov_rest(A, B, L, labeled_rows, scale, preconditioner, tol, max_
     H0 = np.zeros_like(B)
     H0[labeled_rows] = B[labeled_rows]
     L_F = sp.csr_array(L[free])
+    # H0's own accuracy warnings stand: G corrects H0's error, but not always to tol (unpreconditioned CG at mu = 1e-6
+    # on a graph of outliers: F 2e-7 off at tol 1e-8, told only by H0's forward-error warning), at the price of a
+    # false alarm where G does (graph_kernel_ridge's Matern(1, 1e3) on outliers: H0 3.9e-7, F 1e-14 off)
     H0[free] = _solve_spd(sp.csr_array(L_F[:, free]), -(L_F @ H0), harmonic_pc, tol, max_iter, backend,
                           degrees=None if degrees is None else degrees[free])
     R = B - A @ H0
@@ -977,8 +980,10 @@ def _solve_tikhonov_rest(A, B, L, labeled_rows, scale, preconditioner, tol, max_
     # 1e-2 for the correction at mu = 1e-6 with F accurate to 1e-10), so no AccuracyWarning about it in its own
     # units; offset=H0 has the final tests judge H0 + G, the answer, instead (AMG at mu = 0.1 on a graph of
     # outliers: G 13 % off, F 8.5e-3 off, and nothing said so)
+    # (no column started from H0: a plain solve of A F = B, judged in its own units, with no offset -- a zero offset
+    # would repeat a held forward-error warning's message)
     return H0 + _solve_spd(A, R, preconditioner, tol, max_iter, backend, warn_forward=not use.any(),
-                           recomputed=recomputed, degrees=degrees, offset=H0)
+                           recomputed=recomputed, degrees=degrees, offset=H0 if use.any() else None)
 
 
 # ---------------------------------------------------------------------------
