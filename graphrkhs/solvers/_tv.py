@@ -13,6 +13,7 @@ generalized TV of Pena 2017, slide "Can we do it for other problems?"), or
 any sparse R, e.g. a polynomial :math:`g(L)`.
 """
 
+from dataclasses import dataclass
 from typing import Callable, Optional, Tuple, Union
 import warnings
 
@@ -406,6 +407,43 @@ _RESTART_SUFFICIENT, _RESTART_NECESSARY, _RESTART_ARTIFICIAL = 0.2, 0.8, 0.36
 _FLOAT32_STALL = 1000
 
 
+@dataclass
+class _Columns:
+    """The columns of :func:`_solve_incidence`'s block that still iterate, and their state: the iterates
+    (current, running average, at the last restart, the extrapolation ``Fbar``: (n, m) and (r, m) blocks in the
+    block's dtype) and per column the restart state and the value box [lo, hi].  Every array is indexed by the
+    block's columns, so that :meth:`drop` can take converged columns out of all of them at once."""
+
+    active: np.ndarray              # which columns of Y they are
+    F: np.ndarray
+    P: np.ndarray
+    Fa: np.ndarray
+    Pa: np.ndarray
+    Fr: np.ndarray
+    Pr: np.ndarray
+    Fbar: np.ndarray
+    omega: np.ndarray               # primal weight
+    k: np.ndarray                   # iterations since the column's last restart
+    g_restart: np.ndarray           # the gap at the last restart
+    g_prev: np.ndarray              # the gap at the previous check
+    g_mark: np.ndarray              # the gap at its last halving
+    it_mark: np.ndarray             # and when
+    lo: np.ndarray
+    hi: np.ndarray
+
+    def drop(self, done):
+        """Take the columns marked ``done`` out of the block (the sweeps then skip them)."""
+        keep = ~done
+        self.active = self.active[keep]
+        self.F, self.P, self.Fa, self.Pa, self.Fr, self.Pr = (
+            np.ascontiguousarray(A[:, keep]) for A in (self.F, self.P, self.Fa, self.Pa, self.Fr, self.Pr))
+        self.Fbar = np.empty_like(self.F)
+        self.omega, self.k, self.g_restart, self.g_prev = (
+            self.omega[keep], self.k[keep], self.g_restart[keep], self.g_prev[keep])
+        self.g_mark, self.it_mark = self.g_mark[keep], self.it_mark[keep]
+        self.lo, self.hi = self.lo[keep], self.hi[keep]
+
+
 def _solve_incidence(prob, F0, P0, tol, max_iter, check_every, floor, check_start=False):
     """Diagonally preconditioned primal-dual iterations with adaptive restarts on all columns at once;
     converged columns leave the block (``check_start``: a warm start's columns already within tol, before any
@@ -421,16 +459,12 @@ def _solve_incidence(prob, F0, P0, tol, max_iter, check_every, floor, check_star
     mu = float(mu_dt)
     F_out, P_out = np.empty((n, m)), np.empty((r, m))
     obj_out, gap_out = np.full(m, np.inf), np.full(m, np.inf)
-    active = np.arange(m)
     F = np.clip(F0, lo, hi).astype(dt)
     P = np.clip(P0, -mu, mu).astype(dt)
-    Fbar, Fa, Pa = np.empty_like(F), F.copy(), P.copy()
-    Fr, Pr = F.copy(), P.copy()                         # iterates at the last restart
-    omega = np.ones(m)
-    k = np.zeros(m)                                     # iterations since the column's last restart
-    g_restart = np.full(m, np.inf)
-    g_prev = np.full(m, np.inf)
-    g_mark, it_mark = np.full(m, np.inf), np.zeros(m)  # the gap at its last halving, and when
+    # the block of the columns still iterating (a converged column leaves it: _Columns.drop)
+    b = _Columns(active=np.arange(m), F=F, P=P, Fa=F.copy(), Pa=P.copy(), Fr=F.copy(), Pr=P.copy(),
+                 Fbar=np.empty_like(F), omega=np.ones(m), k=np.zeros(m), g_restart=np.full(m, np.inf),
+                 g_prev=np.full(m, np.inf), g_mark=np.full(m, np.inf), it_mark=np.zeros(m), lo=lo, hi=hi)
     tau_col, sig_col = prob.tau[:, None], prob.sig[:, None]
     sgnw = prob.sgnw.astype(dt)
     bounds = None
@@ -439,41 +473,36 @@ def _solve_incidence(prob, F0, P0, tol, max_iter, check_every, floor, check_star
         # a warm start already within tol (the TVResult of this very problem passed back) is returned as it is:
         # the iterations moved it away first (from omega = 1, not the primal weight that reached it) and took
         # 1790 iterations to certify it again on a 1500-node graph, or ended above tol after 20000 (6000 nodes)
-        obj0 = prob.objective(F, active)
-        g0 = (obj0 - prob.dual(P, active)) / np.maximum(obj0, floor[active])
+        obj0 = prob.objective(b.F, b.active)
+        g0 = (obj0 - prob.dual(b.P, b.active)) / np.maximum(obj0, floor[b.active])
         done = g0 <= tol
         for c in np.flatnonzero(done):
-            F_out[:, c], P_out[:, c], obj_out[c], gap_out[c] = F[:, c], P[:, c], obj0[c], g0[c]
+            F_out[:, c], P_out[:, c], obj_out[c], gap_out[c] = b.F[:, c], b.P[:, c], obj0[c], g0[c]
         if done.any():
-            keep = ~done
-            active = active[keep]
-            F, P, Fa, Pa, Fr, Pr = (np.ascontiguousarray(A[:, keep]) for A in (F, P, Fa, Pa, Fr, Pr))
-            Fbar = np.empty_like(F)
-            omega, k, g_restart, g_prev = omega[keep], k[keep], g_restart[keep], g_prev[keep]
-            g_mark, it_mark = g_mark[keep], it_mark[keep]
-            lo, hi = lo[keep], hi[keep]
-    while it < max_iter and active.size:
-        k += 1
-        inv_k = 1.0 / k
-        if bounds is None or bounds[0] != active.size:
-            bounds = (active.size, _bounds(prob.indptr, active.size),
-                      _bounds(np.arange(0, 2 * prob.r + 1, 2), active.size))   # edges: 2 entries each
-            Y_act = np.ascontiguousarray(prob.Y[:, active])
-        _run(_primal_sweep, (prob.indptr, prob.edge, sgnw, P, F, Fbar, Fa, inv_k, prob.tau, omega, prob.lab,
-                             prob.lam, Y_act, lo, hi), bounds[1])
-        _run(_dual_sweep, (prob.ei, prob.ej, prob.w, prob.sig, Fbar, P, Pa, inv_k, omega, mu), bounds[2])
+            b.drop(done)
+    while it < max_iter and b.active.size:
+        b.k += 1
+        inv_k = 1.0 / b.k
+        if bounds is None or bounds[0] != b.active.size:
+            bounds = (b.active.size, _bounds(prob.indptr, b.active.size),
+                      _bounds(np.arange(0, 2 * prob.r + 1, 2), b.active.size))   # edges: 2 entries each
+            Y_act = np.ascontiguousarray(prob.Y[:, b.active])
+        _run(_primal_sweep, (prob.indptr, prob.edge, sgnw, b.P, b.F, b.Fbar, b.Fa, inv_k, prob.tau, b.omega,
+                             prob.lab, prob.lam, Y_act, b.lo, b.hi), bounds[1])
+        _run(_dual_sweep, (prob.ei, prob.ej, prob.w, prob.sig, b.Fbar, b.P, b.Pa, inv_k, b.omega, mu), bounds[2])
         it += 1
         if it % check_every and it != max_iter:
             continue
+        F, P, Fa, Pa, active = b.F, b.P, b.Fa, b.Pa, b.active       # the same arrays: written in place
         obj_c, obj_a = prob.objective(F, active), prob.objective(Fa, active)
         gap_c = (obj_c - prob.dual(P, active)) / np.maximum(obj_c, floor[active])
         gap_a = (obj_a - prob.dual(Pa, active)) / np.maximum(obj_a, floor[active])
         use_a = gap_a < gap_c
         g = np.where(use_a, gap_a, gap_c)
         done = (g <= tol) | (it == max_iter)
-        restart = ~done & ((g <= _RESTART_SUFFICIENT * g_restart)
-                           | ((g <= _RESTART_NECESSARY * g_restart) & (g > g_prev))
-                           | (k >= _RESTART_ARTIFICIAL * it))
+        restart = ~done & ((g <= _RESTART_SUFFICIENT * b.g_restart)
+                           | ((g <= _RESTART_NECESSARY * b.g_restart) & (g > b.g_prev))
+                           | (b.k >= _RESTART_ARTIFICIAL * it))
         for c in np.flatnonzero(done | restart):          # a few columns, a few times: not a node loop
             if use_a[c]:
                 F[:, c], P[:, c] = Fa[:, c], Pa[:, c]
@@ -483,36 +512,30 @@ def _solve_incidence(prob, F0, P0, tol, max_iter, check_every, floor, check_star
             obj_out[j] = obj_a[c] if use_a[c] else obj_c[c]
             gap_out[j] = g[c]
         if restart.any():
-            dx = np.sqrt((((F[:, restart] - Fr[:, restart]).astype(np.float64) ** 2) / tau_col).sum(axis=0))
-            dy = np.sqrt((((P[:, restart] - Pr[:, restart]).astype(np.float64) ** 2) / sig_col).sum(axis=0))
+            dx = np.sqrt((((F[:, restart] - b.Fr[:, restart]).astype(np.float64) ** 2) / tau_col).sum(axis=0))
+            dy = np.sqrt((((P[:, restart] - b.Pr[:, restart]).astype(np.float64) ** 2) / sig_col).sum(axis=0))
             ok = (dx > 0) & (dy > 0) & np.isfinite(dx) & np.isfinite(dy)
             sel = np.flatnonzero(restart)[ok]
-            omega[sel] = np.exp(0.5 * np.log(dy[ok] / dx[ok]) + 0.5 * np.log(omega[sel]))
-            Fr[:, restart], Pr[:, restart] = F[:, restart], P[:, restart]
+            b.omega[sel] = np.exp(0.5 * np.log(dy[ok] / dx[ok]) + 0.5 * np.log(b.omega[sel]))
+            b.Fr[:, restart], b.Pr[:, restart] = F[:, restart], P[:, restart]
             Fa[:, restart], Pa[:, restart] = F[:, restart], P[:, restart]
-            k[restart] = 0
-            g_restart[restart] = g[restart]
-        g_prev = g
-        halved = g <= 0.5 * g_mark
-        g_mark, it_mark = np.where(halved, g, g_mark), np.where(halved, it, it_mark)
-        if dt == np.float32 and np.any(~done & (it - it_mark >= np.maximum(_FLOAT32_STALL, it_mark))):
+            b.k[restart] = 0
+            b.g_restart[restart] = g[restart]
+        b.g_prev = g
+        halved = g <= 0.5 * b.g_mark
+        b.g_mark, b.it_mark = np.where(halved, g, b.g_mark), np.where(halved, it, b.it_mark)
+        if dt == np.float32 and np.any(~done & (it - b.it_mark >= np.maximum(_FLOAT32_STALL, b.it_mark))):
             # float32 cannot certify tol here (_FLOAT32_STALL): go on in float64 from the iterate
             dt = np.float64
-            F, P, Fa, Pa, Fr, Pr = (A.astype(np.float64) for A in (F, P, Fa, Pa, Fr, Pr))
-            Fbar = np.empty_like(F)
+            b.F, b.P, b.Fa, b.Pa, b.Fr, b.Pr = (A.astype(np.float64) for A in (F, P, Fa, Pa, b.Fr, b.Pr))
+            b.Fbar = np.empty_like(b.F)
             sgnw = prob.sgnw.astype(np.float64)
             mu = prob.alpha
-            g_mark, it_mark = np.full(g.size, np.inf), np.full(g.size, float(it))
+            b.g_mark, b.it_mark = np.full(g.size, np.inf), np.full(g.size, float(it))
             logger.debug("graph_tv: the float32 iterate stalled at gaps %s after %d iterations; float64 "
                          "from here", np.array2string(g, precision=2), it)
         if done.any():
-            keep = ~done
-            active = active[keep]
-            F, P, Fa, Pa, Fr, Pr = (np.ascontiguousarray(A[:, keep]) for A in (F, P, Fa, Pa, Fr, Pr))
-            Fbar = np.empty_like(F)
-            omega, k, g_restart, g_prev = omega[keep], k[keep], g_restart[keep], g_prev[keep]
-            g_mark, it_mark = g_mark[keep], it_mark[keep]
-            lo, hi = lo[keep], hi[keep]
+            b.drop(done)
     return F_out, P_out, obj_out, gap_out, it
 
 
