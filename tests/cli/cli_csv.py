@@ -39,3 +39,10 @@ def write_csv(path, header, rows, *, encoding="utf-8", **dialect):
     with open(path, "w", newline="", encoding=encoding) as f:
         f.write(csv_text(header, rows, **dialect))
     return path
+
+
+def read_csv(path):
+    """The rows of the CSV file ``path`` (lists of cell texts, the header first), read as ``graphrkhs label``
+    writes its output: UTF-8, line endings kept inside quoted cells (``newline=""``, as :mod:`csv` asks)."""
+    with open(path, newline="", encoding="utf-8") as f:
+        return list(csv.reader(f))

@@ -1,6 +1,5 @@
 """The ``graphrkhs`` command: demo and label (happy paths and every documented user error)."""
 
-import csv
 import io
 import os
 import subprocess
@@ -9,7 +8,8 @@ import sys
 import numpy as np
 import pytest
 
-from cli_csv import number_rows, write_csv
+from cli_csv import number_rows, read_csv, write_csv
+from cli_run import run
 from graphrkhs import cli
 from graphrkhs.datasets import load_digits
 
@@ -36,22 +36,15 @@ def blobs_csv(tmp_path):
     return path, y
 
 
-def _run(argv, capsys):
-    code = cli.main(argv)
-    out = capsys.readouterr()
-    return code, out.out, out.err
-
-
 def test_label_csv_happy_path(blobs_csv, tmp_path, capsys):
     path, y = blobs_csv
     before = path.read_bytes()
     out_path = tmp_path / "out.csv"
-    code, out, err = _run(["label", str(path), "--label-column", "species", "--features", "width,height",
-                           "--output", str(out_path), "--labels-per-class-report"], capsys)
+    code, out, err = run(["label", str(path), "--label-column", "species", "--features", "width,height",
+                          "--output", str(out_path), "--labels-per-class-report"], capsys)
     assert code == 0, err
     assert path.read_bytes() == before  # input untouched
-    with open(out_path, newline="") as f:
-        rows = list(csv.reader(f))
+    rows = read_csv(out_path)
     assert rows[0] == ["width", "height", "name", "species", "predicted_species", "confidence"]
     pred = np.array([r[4] for r in rows[1:]])
     conf = np.array([float(r[5]) for r in rows[1:]])
@@ -65,13 +58,13 @@ def test_label_csv_happy_path(blobs_csv, tmp_path, capsys):
 def test_label_default_output_and_force(blobs_csv, capsys):
     path, _ = blobs_csv
     args = ["label", str(path), "--label-column", "species", "--features", "width,height"]
-    assert _run(args, capsys)[0] == 0
+    assert run(args, capsys)[0] == 0
     default_out = str(path)[:-4] + ".labeled.csv"
     assert os.path.exists(default_out)
-    code, out, err = _run(args, capsys)
+    code, out, err = run(args, capsys)
     assert code == 2 and "output file exists" in err and "--force" in err
     assert len(err.strip().splitlines()) == 1
-    assert _run(args + ["--force"], capsys)[0] == 0
+    assert run(args + ["--force"], capsys)[0] == 0
 
 
 def test_label_npz(tmp_path, capsys):
@@ -82,10 +75,9 @@ def test_label_npz(tmp_path, capsys):
     path = tmp_path / "data.npz"
     np.savez(path, X=X, target=labels)
     out_path = tmp_path / "npz_out.csv"
-    code, out, err = _run(["label", str(path), "--label-column", "target", "--output", str(out_path)], capsys)
+    code, out, err = run(["label", str(path), "--label-column", "target", "--output", str(out_path)], capsys)
     assert code == 0, err
-    with open(out_path, newline="") as f:
-        rows = list(csv.reader(f))
+    rows = read_csv(out_path)
     assert rows[0][-2:] == ["predicted_target", "confidence"]
     pred = np.array([float(r[-2]) for r in rows[1:]])
     assert (pred == codes).mean() >= 0.95
@@ -116,7 +108,7 @@ def _error_cases(tmp_path):
 
 def test_label_errors_are_one_line_exit_2(tmp_path, capsys):
     for argv, message in _error_cases(tmp_path):
-        code, out, err = _run(["label"] + argv, capsys)
+        code, out, err = run(["label"] + argv, capsys)
         assert code == 2, (argv, err)
         assert message in err, (argv, err)
         assert len(err.strip().splitlines()) == 1, err
@@ -169,11 +161,10 @@ def test_console_entry_point_runs():
 def test_label_confidence_is_a_share_for_every_method(blobs_csv, tmp_path, capsys, method):
     path, y = blobs_csv
     out_path = tmp_path / f"out-{method}.csv"
-    code, out, err = _run(["label", str(path), "--label-column", "species", "--features", "width,height",
-                           "--method", method, "--output", str(out_path)], capsys)
+    code, out, err = run(["label", str(path), "--label-column", "species", "--features", "width,height",
+                          "--method", method, "--output", str(out_path)], capsys)
     assert code == 0, err
-    with open(out_path, newline="") as f:
-        rows = list(csv.reader(f))[1:]
+    rows = read_csv(out_path)[1:]
     conf = np.array([float(r[5]) for r in rows])
     assert np.all((conf >= 1 / 3 - 1e-9) & (conf <= 1 + 1e-9))
     pred = np.array([r[4] for r in rows])
@@ -206,11 +197,11 @@ def test_progress_on_by_default_on_the_command_line_and_off_with_quiet(blobs_csv
     path, _ = blobs_csv
     argv = ["label", str(path), "--label-column", "species", "--features", "width,height",
             "--method", "kernel-ridge", "--force", "--output", str(tmp_path / "out.csv")]
-    code, out, err = _run(argv, capsys)
+    code, out, err = run(argv, capsys)
     assert code == 0, err
     assert "graphrkhs: " in err          # a bar of the library on stderr
     assert "graphrkhs: " not in out      # results only on stdout
-    code, out_quiet, err = _run(argv + ["--quiet"], capsys)
+    code, out_quiet, err = run(argv + ["--quiet"], capsys)
     assert code == 0 and err == ""
     # the same report (its timing aside)
     assert out_quiet.splitlines()[1:] == out.splitlines()[1:] and out_quiet.split(";")[0] == out.split(";")[0]
@@ -218,8 +209,7 @@ def test_progress_on_by_default_on_the_command_line_and_off_with_quiet(blobs_csv
 
 
 def _labels_of_csv(path, column):
-    with open(path, newline="") as f:
-        rows = list(csv.reader(f))
+    rows = read_csv(path)
     i = rows[0].index(column)
     return rows[1:], i
 
@@ -231,14 +221,13 @@ def test_label_default_method_is_the_recommended_classifier(blobs_csv, tmp_path,
     assert cli.build_parser().parse_args(["label", "x.csv", "--label-column", "y"]).method == "poisson-ridge"
     path, y = blobs_csv
     out_path = tmp_path / "out.csv"
-    code, out, err = _run(["label", str(path), "--label-column", "species", "--features", "width,height",
-                           "--output", str(out_path)], capsys)
+    code, out, err = run(["label", str(path), "--label-column", "species", "--features", "width,height",
+                          "--output", str(out_path)], capsys)
     assert code == 0, err
     assert "method poisson-ridge" in out and "(standardized)" in out and "euclidean gaussian kNN graph" in out
     rows, i = _labels_of_csv(out_path, "predicted_species")
     # the oracle: the estimator called directly on the z-scored features
-    with open(path, newline="") as f:
-        raw = list(csv.reader(f))[1:]
+    raw = read_csv(path)[1:]
     X = np.array([[float(r[0]), float(r[1])] for r in raw])
     X = (X - X.mean(axis=0)) / X.std(axis=0)
     names = np.array(["setosa", "versicolor", "virginica"])
@@ -260,7 +249,7 @@ def test_label_default_method_keeps_non_negative_wide_features_raw_for_its_cosin
     path = tmp_path / "pixels.csv"
     write_csv(path, [f"p{j}" for j in range(40)] + ["digit"], number_rows(X, [str(c) if c >= 0 else "" for c in codes]))
     out_path = tmp_path / "pixels_out.csv"
-    code, out, err = _run(["label", str(path), "--label-column", "digit", "--output", str(out_path)], capsys)
+    code, out, err = run(["label", str(path), "--label-column", "digit", "--output", str(out_path)], capsys)
     assert code == 0, err
     assert "(raw)" in out and "cosine self-tuning kNN graph" in out
     est = PoissonRidgeEnsembleClassifier().fit(X, codes)
@@ -298,7 +287,7 @@ def test_label_npz_bytes_labels_are_text(tmp_path, capsys):
     path = tmp_path / "bytes.npz"
     np.savez(path, X=(10 * X).astype(np.int64), y=np.array(labels, dtype="S"))
     out_path = tmp_path / "out.csv"
-    code, out, err = _run(["label", str(path), "--label-column", "y", "--output", str(out_path), "-q"], capsys)
+    code, out, err = run(["label", str(path), "--label-column", "y", "--output", str(out_path), "-q"], capsys)
     assert code == 0, err
     assert "40 rows, 8 labeled, 2 classes" in out and "a: 4, b: 4" in out
     rows, i = _labels_of_csv(out_path, "y")
@@ -314,7 +303,7 @@ def test_label_numeric_labels_are_compared_exactly(tmp_path, capsys):
     path = tmp_path / "codes.csv"
     write_csv(path, ["x1", "x2", "code"], number_rows(X, [codes[lab] for lab in labels]))
     out_path = tmp_path / "out.csv"
-    code, out, err = _run(["label", str(path), "--label-column", "code", "--output", str(out_path), "-q"], capsys)
+    code, out, err = run(["label", str(path), "--label-column", "code", "--output", str(out_path), "-q"], capsys)
     assert code == 0, err
     assert "2 classes" in out
     rows, i = _labels_of_csv(out_path, "predicted_code")
@@ -341,8 +330,8 @@ def test_label_messages_name_the_line_of_the_file(tmp_path, capsys):
         (empty_cells, "cls", "missing feature value (empty cell) in column 'x1', line 3;"),
         (nan_npz, "y", "infinite feature value in column 'x0', row index 3;"),
     ]:
-        code, out, err = _run(["label", str(path), "--label-column", column, "-q",
-                               "--output", str(tmp_path / "out.csv")], capsys)
+        code, out, err = run(["label", str(path), "--label-column", column, "-q",
+                              "--output", str(tmp_path / "out.csv")], capsys)
         assert code == 2 and message in err and len(err.strip().splitlines()) == 1, err
 
 
@@ -359,8 +348,8 @@ def test_label_unwritable_output_directory_is_reported_before_the_labeling(blobs
     monkeypatch.setattr(_label.tempfile, "mkstemp", no_temporary_file)
     monkeypatch.setattr(_label, "_recommended_scores", labeling)
     path, _ = blobs_csv
-    code, out, err = _run(["label", str(path), "--label-column", "species", "--features", "width,height",
-                           "--output", str(tmp_path / "out.csv")], capsys)
+    code, out, err = run(["label", str(path), "--label-column", "species", "--features", "width,height",
+                          "--output", str(tmp_path / "out.csv")], capsys)
     assert code == 2 and f"cannot write to {tmp_path}: Permission denied" in err, err
 
 
@@ -380,16 +369,16 @@ def test_label_says_when_a_prediction_differs_from_a_given_label(tmp_path, capsy
     out_path = tmp_path / "out.csv"
     # (the blobs are two components; kernel ridge's own scores put the flipped row in its blob's class, while
     # Poisson learning on blob a alone -- labels a, b, a, a -- keeps it: its source dominates there)
-    code, out, err = _run(["label", str(path), "--label-column", "cls", "--output", str(out_path), "-q",
-                           "--method", "kernel-ridge"], capsys)
+    code, out, err = run(["label", str(path), "--label-column", "cls", "--output", str(out_path), "-q",
+                          "--method", "kernel-ridge"], capsys)
     assert code == 0, err
     rows, i = _labels_of_csv(out_path, "cls")
     changed = [k for k, r in enumerate(rows) if r[i] and r[i] != r[i + 1]]
     assert changed == [5]            # the flipped label, predicted 'a' (its blob)
     assert "note: at 1 of the 8 labeled rows the prediction differs from the given label (line 7)" in err
     # laplace keeps every given label: no note
-    code, out, err = _run(["label", str(path), "--label-column", "cls", "--output", str(out_path), "-q",
-                           "--method", "laplace", "--force"], capsys)
+    code, out, err = run(["label", str(path), "--label-column", "cls", "--output", str(out_path), "-q",
+                          "--method", "laplace", "--force"], capsys)
     assert code == 0 and "differs" not in err
 
 
@@ -400,8 +389,8 @@ def test_label_library_warnings_are_one_line_each(tmp_path, capsys):
     X = np.vstack([X, np.random.default_rng(1).normal(size=(20, 2)) + [100, -100]])
     path = tmp_path / "island.csv"
     write_csv(path, ["x1", "x2", "cls"], number_rows(X, labels + [""] * 20))
-    code, out, err = _run(["label", str(path), "--label-column", "cls", "--neighbors", "5", "-q",
-                           "--output", str(tmp_path / "out.csv")], capsys)
+    code, out, err = run(["label", str(path), "--label-column", "cls", "--neighbors", "5", "-q",
+                          "--output", str(tmp_path / "out.csv")], capsys)
     assert code == 0, err
     assert err.count("graphrkhs label: warning (GraphWarning): 20 node(s) lie in connected components") == 1, err
     assert ".py:" not in err and len(err.strip().splitlines()) == 1
@@ -435,7 +424,7 @@ def test_label_trailing_delimiters_missing_cells_constant_features_and_npy(tmp_p
     trailing = tmp_path / "trailing.csv"
     trailing.write_text("x1,x2,cls,\n0,0,a,\n0.1,0,,\n5,5,b,\n5.1,5,,\n")
     out_path = tmp_path / "out.csv"
-    code, out, err = _run(["label", str(trailing), "--label-column", "cls", "-q", "--output", str(out_path)], capsys)
+    code, out, err = run(["label", str(trailing), "--label-column", "cls", "-q", "--output", str(out_path)], capsys)
     assert code == 0, err
     assert "2 feature(s)" in out
     lines = out_path.read_text().splitlines()
@@ -451,8 +440,8 @@ def test_label_trailing_delimiters_missing_cells_constant_features_and_npy(tmp_p
         (constant, "every feature column (x1, x2) is constant"),                     # was labeled at random
         (npy, "graphrkhs label reads CSV/TSV text and .npz files"),
     ]:
-        code, out, err = _run(["label", str(path), "--label-column", "cls", "-q", "--output", str(out_path),
-                               "--force"], capsys)
+        code, out, err = run(["label", str(path), "--label-column", "cls", "-q", "--output", str(out_path),
+                              "--force"], capsys)
         assert code == 2 and message in err and len(err.strip().splitlines()) == 1, err
 
 
@@ -462,7 +451,7 @@ def test_label_features_option_names_columns_once(blobs_csv, capsys):
     path, _ = blobs_csv
     for value, message in [("", "--features '' names no column"), (",", "--features ',' names no column"),
                            ("width,height,width", "--features names width more than once")]:
-        code, out, err = _run(["label", str(path), "--label-column", "species", "--features", value, "-q"], capsys)
+        code, out, err = run(["label", str(path), "--label-column", "species", "--features", value, "-q"], capsys)
         assert code == 2 and message in err and len(err.strip().splitlines()) == 1, err
 
 
@@ -545,8 +534,8 @@ def test_label_npz_object_array_names_what_to_save(tmp_path, capsys):
     # an object array used to get numpy's "cannot be loaded when allow_pickle=False", a flag this command lacks
     path = tmp_path / "objects.npz"
     np.savez(path, X=np.zeros((6, 2)), cls=np.array(["a", "", None, "b", "", ""], dtype=object))
-    code, out, err = _run(["label", str(path), "--label-column", "cls", "-q", "--output", str(tmp_path / "o.csv")],
-                          capsys)
+    code, out, err = run(["label", str(path), "--label-column", "cls", "-q", "--output", str(tmp_path / "o.csv")],
+                         capsys)
     assert code == 2
     assert "an array of Python objects (dtype=object)" in err and "y.astype(str)" in err
     assert "allow_pickle" not in err and not (tmp_path / "o.csv").exists()
@@ -556,15 +545,15 @@ def test_label_decimal_comma_gets_a_hint(tmp_path, capsys):
     # "1,5" (a decimal comma, common in European spreadsheets' semicolon CSV) got only "non-numeric"
     path = tmp_path / "semicolons.csv"
     path.write_text("x1;x2;cls\n1,5;2;a\n1;2;\n3;4;b\n3;5;\n")
-    code, out, err = _run(["label", str(path), "--label-column", "cls", "-q", "--output", str(tmp_path / "o.csv")],
-                          capsys)
+    code, out, err = run(["label", str(path), "--label-column", "cls", "-q", "--output", str(tmp_path / "o.csv")],
+                         capsys)
     assert code == 2
     assert "non-numeric feature cell '1,5' in column 'x1', line 2" in err
     assert "looks like a decimal comma" in err and "'1.5'" in err
     plain = tmp_path / "words.csv"
     plain.write_text("x1,x2,cls\nred,2,a\n1,2,\n3,4,b\n3,5,\n")
-    code, out, err = _run(["label", str(plain), "--label-column", "cls", "-q", "--output", str(tmp_path / "p.csv")],
-                          capsys)
+    code, out, err = run(["label", str(plain), "--label-column", "cls", "-q", "--output", str(tmp_path / "p.csv")],
+                         capsys)
     assert code == 2 and "non-numeric feature cell 'red'" in err and "decimal comma" not in err
 
 
@@ -616,12 +605,11 @@ def test_label_cells_with_underscores_are_text_not_numbers(tmp_path, capsys):
     path = tmp_path / "codes.csv"
     write_csv(path, ["a", "b", "label"], number_rows(X, labels, decimals=6))
     out_path = tmp_path / "out.csv"
-    code, out, err = _run(["label", str(path), "--label-column", "label", "--method", "laplace",
-                           "--output", str(out_path), "-q"], capsys)
+    code, out, err = run(["label", str(path), "--label-column", "label", "--method", "laplace",
+                          "--output", str(out_path), "-q"], capsys)
     assert code == 0, err
     assert "4 labeled, 2 classes" in out
-    with open(out_path, newline="") as f:
-        pred = [r[3] for r in list(csv.reader(f))[1:]]
+    pred = [r[3] for r in read_csv(out_path)[1:]]
     assert pred[:10] == ["1_000"] * 10 and pred[10:20] == ["1000"] * 10
 
 
@@ -629,7 +617,7 @@ def test_label_cells_with_underscores_are_text_not_numbers(tmp_path, capsys):
 def test_label_feature_cells_take_plain_decimal_digits_only(cell, tmp_path, capsys):
     path = tmp_path / "f.csv"
     write_csv(path, ["a", "label"], [["0", "x"], ["1", "y"], [cell, ""], ["2", ""]])
-    code, out, err = _run(["label", str(path), "--label-column", "label"], capsys)
+    code, out, err = run(["label", str(path), "--label-column", "label"], capsys)
     assert code == 2, err
     assert f"non-numeric feature cell {cell!r} in column 'a', line 4" in err, err
     assert len(err.strip().splitlines()) == 1
@@ -643,20 +631,20 @@ def test_label_file_without_header_row_says_so(tmp_path, capsys):
     # the first data row taken as the header: "duplicate column name(s) 1 in the header" named no cause
     dup = tmp_path / "nohead.csv"
     dup.write_text("1,2,1\n1,3,2\n2,2,\n5,5,1\n")
-    code, out, err = _run(["label", str(dup), "--label-column", "y", "-q"], capsys)
+    code, out, err = run(["label", str(dup), "--label-column", "y", "-q"], capsys)
     assert code == 2 and len(err.strip().splitlines()) == 1, err
     assert f"{dup}: the first line (1,2,1) looks like data, not a header row" in err
     assert "add a header row of column names" in err
     # no repeated value in the first row: the unknown-column message names the same cause
     distinct = tmp_path / "distinct.csv"
     distinct.write_text("0.5,2,a\n1,3,b\n2,2,\n")
-    code, out, err = _run(["label", str(distinct), "--label-column", "y", "-q"], capsys)
+    code, out, err = run(["label", str(distinct), "--label-column", "y", "-q"], capsys)
     assert code == 2 and len(err.strip().splitlines()) == 1, err
     assert "unknown column 'y'" in err and "looks like data, not a header row" in err
     # a real header with a duplicate name keeps the plain message
     named = tmp_path / "named.csv"
     named.write_text("a,a,y\n1,3,b\n2,2,\n")
-    code, out, err = _run(["label", str(named), "--label-column", "y", "-q"], capsys)
+    code, out, err = run(["label", str(named), "--label-column", "y", "-q"], capsys)
     assert code == 2 and "duplicate column name(s) a in the header" in err and "header row" not in err
 
 
@@ -664,19 +652,19 @@ def test_label_space_or_wrong_delimiter_gets_a_hint(tmp_path, capsys):
     # "unknown column 'y'; the columns are: a b y." gave no hint that the file is space-separated
     spaces = tmp_path / "spaces.csv"
     spaces.write_text("a b y\n1 2 1\n1 3 2\n2 2 x\n")
-    code, out, err = _run(["label", str(spaces), "--label-column", "y", "-q"], capsys)
+    code, out, err = run(["label", str(spaces), "--label-column", "y", "-q"], capsys)
     assert code == 2 and len(err.strip().splitlines()) == 1, err
     assert "unknown column 'y'" in err
     assert "separated by spaces" in err and "commas, tabs or semicolons" in err
     commas = tmp_path / "commas.tsv"
     commas.write_text("a,b,y\n1,2,1\n1,3,2\n")
-    code, out, err = _run(["label", str(commas), "--label-column", "y", "-q"], capsys)
+    code, out, err = run(["label", str(commas), "--label-column", "y", "-q"], capsys)
     assert code == 2 and len(err.strip().splitlines()) == 1, err
     assert "read as tab-separated (.tsv)" in err and "separated by commas" in err and "rename it" in err
     # a one-column file whose header has no other separator gets no hint
     single = tmp_path / "single.csv"
     single.write_text("a\n1\n2\n")
-    code, out, err = _run(["label", str(single), "--label-column", "y", "-q"], capsys)
+    code, out, err = run(["label", str(single), "--label-column", "y", "-q"], capsys)
     assert code == 2 and "unknown column 'y'" in err and "separated by" not in err
 
 
@@ -703,8 +691,8 @@ def test_label_one_class_names_the_unlabeled_option_that_hid_a_class(tmp_path, c
     X, labels = _two_blobs_rows()
     path = tmp_path / "ab.csv"
     write_csv(path, ["x1", "x2", "y"], number_rows(X, labels, decimals=6))
-    code, out, err = _run(["label", str(path), "--label-column", "y", "--unlabeled", "a",
-                           "--output", str(tmp_path / "out.csv"), "-q"], capsys)
+    code, out, err = run(["label", str(path), "--label-column", "y", "--unlabeled", "a",
+                          "--output", str(tmp_path / "out.csv"), "-q"], capsys)
     assert code == 2 and out == ""
     assert err.count("\n") == 1, err
     assert err.startswith("graphrkhs label: error: only one class ('b') among the labeled rows"), err
@@ -713,8 +701,8 @@ def test_label_one_class_names_the_unlabeled_option_that_hid_a_class(tmp_path, c
     # a class that is one of the default tokens ("NA", North America) is named the same way
     labels = ["NA" if lab == "a" else lab for lab in labels]
     write_csv(path, ["x1", "x2", "y"], number_rows(X, labels, decimals=6))
-    code, out, err = _run(["label", str(path), "--label-column", "y", "--output", str(tmp_path / "out.csv"), "-q"],
-                          capsys)
+    code, out, err = run(["label", str(path), "--label-column", "y", "--output", str(tmp_path / "out.csv"), "-q"],
+                         capsys)
     assert code == 2 and "the 4 row(s) with 'NA' were read as unlabeled by the default --unlabeled tokens: if 'NA' is a class" in err, err
     assert err.count("\n") == 1, err
 
@@ -727,8 +715,8 @@ def test_label_real_valued_labels_are_refused_as_by_the_api(tmp_path, capsys):
     values = {"a": "1.5", "b": "2.5", "": ""}
     path = tmp_path / "real.csv"
     write_csv(path, ["x1", "x2", "y"], number_rows(X, [values[lab] for lab in labels], decimals=6))
-    code, out, err = _run(["label", str(path), "--label-column", "y", "--output", str(tmp_path / "out.csv"), "-q"],
-                          capsys)
+    code, out, err = run(["label", str(path), "--label-column", "y", "--output", str(tmp_path / "out.csv"), "-q"],
+                         capsys)
     assert code == 2 and out == "" and err.count("\n") == 1, err
     assert err.startswith("graphrkhs label: error: the label column 'y' holds real values ('1.5', '2.5'), not "
                           "class labels"), err
@@ -739,8 +727,8 @@ def test_label_real_valued_labels_are_refused_as_by_the_api(tmp_path, capsys):
                                              np.array([float(values[lab]) if lab else -1 for lab in labels]))
     whole = {"a": "1.0", "b": "2", "": ""}
     write_csv(path, ["x1", "x2", "y"], number_rows(X, [whole[lab] for lab in labels], decimals=6))
-    code, out, err = _run(["label", str(path), "--label-column", "y", "--output", str(tmp_path / "out.csv"), "-q",
-                           "--force"], capsys)
+    code, out, err = run(["label", str(path), "--label-column", "y", "--output", str(tmp_path / "out.csv"), "-q",
+                          "--force"], capsys)
     assert code == 0, err
 
 
@@ -792,7 +780,7 @@ def test_label_standardizes_features_near_the_float_limit(tmp_path, capsys):
         path = tmp_path / f"scaled{scale:g}.csv"
         write_csv(path, ["x1", "x2", "y"], number_rows(X * [scale, 1.0], labels))
         out_path = tmp_path / f"out{scale:g}.csv"
-        code, out, err = _run(["label", str(path), "--label-column", "y", "--output", str(out_path), "-q"], capsys)
+        code, out, err = run(["label", str(path), "--label-column", "y", "--output", str(out_path), "-q"], capsys)
         assert code == 0 and err == "", err
         rows, i = _labels_of_csv(out_path, "predicted_y")
         outputs.append([r[i:] for r in rows])
@@ -806,13 +794,13 @@ def test_label_npz_bytes_that_are_not_utf8_and_empty_arrays(tmp_path, capsys):
     X, labels = _two_blobs_rows()
     path = tmp_path / "latin1.npz"
     np.savez(path, X=X, y=np.array([lab.replace("a", "\xe9").encode("latin-1") for lab in labels]))
-    code, out, err = _run(["label", str(path), "--label-column", "y", "--output", str(tmp_path / "o.csv")], capsys)
+    code, out, err = run(["label", str(path), "--label-column", "y", "--output", str(tmp_path / "o.csv")], capsys)
     assert code == 2 and err.count("\n") == 1, err
     assert ("'y' holds bytes that are not UTF-8 text (row index 0: b'\\xe9')" in err
             and "np.char.decode(y, 'latin-1')" in err), err
     path = tmp_path / "empty.npz"
     np.savez(path, X=np.zeros((0, 2)), y=np.array([], dtype=str))
-    code, out, err = _run(["label", str(path), "--label-column", "y", "--output", str(tmp_path / "o.csv")], capsys)
+    code, out, err = run(["label", str(path), "--label-column", "y", "--output", str(tmp_path / "o.csv")], capsys)
     assert code == 2 and err == f"graphrkhs label: error: {path} holds no rows (its arrays are empty).\n", err
 
 
@@ -822,8 +810,8 @@ def test_label_sparse_npz_names_the_python_api(tmp_path, capsys):
 
     path = tmp_path / "tfidf.npz"
     sp.save_npz(path, sp.random(10, 30, density=0.2, format="csr", random_state=0))
-    code, out, err = _run(["label", str(path), "--label-column", "y", "-q", "--output", str(tmp_path / "o.csv")],
-                          capsys)
+    code, out, err = run(["label", str(path), "--label-column", "y", "-q", "--output", str(tmp_path / "o.csv")],
+                         capsys)
     assert code == 2
     assert "is a scipy.sparse matrix (scipy.sparse.save_npz), which holds no label column" in err
     assert "PoissonRidgeEnsembleClassifier().fit(scipy.sparse.load_npz(path), y)" in err
@@ -837,8 +825,8 @@ def test_label_one_class_names_the_spellings_merged_by_value(tmp_path, capsys):
     labels = ["007" if lab == "a" else "7" if lab == "b" else lab for lab in labels]
     path = tmp_path / "codes.csv"
     write_csv(path, ["x1", "x2", "y"], number_rows(X, labels, decimals=6))
-    code, out, err = _run(["label", str(path), "--label-column", "y", "--output", str(tmp_path / "out.csv"), "-q"],
-                          capsys)
+    code, out, err = run(["label", str(path), "--label-column", "y", "--output", str(tmp_path / "out.csv"), "-q"],
+                         capsys)
     assert code == 2 and out == ""
     assert err.count("\n") == 1, err
     assert err.startswith("graphrkhs label: error: only one class ('007', also written '7') among the labeled rows"), err
@@ -866,8 +854,7 @@ def _approximate_search_csv(tmp_path, monkeypatch):
 
 
 def _predicted(path):
-    with open(path, newline="") as f:
-        rows = list(csv.reader(f))
+    rows = read_csv(path)
     return [r[-2] for r in rows[1:]], [r[-1] for r in rows[1:]]
 
 
@@ -878,14 +865,14 @@ def test_label_seed_is_the_random_state_of_the_graphs_search(method, tmp_path, c
 
     path, X, codes = _approximate_search_csv(tmp_path, monkeypatch)
 
-    def run(*extra):
+    def labeled(*extra):
         out = tmp_path / f"out{len(os.listdir(tmp_path))}.csv"
-        code, _, err = _run(["label", str(path), "--label-column", "cls", "--method", method, "-q",
-                             "--no-standardize", "--output", str(out), *extra], capsys)
+        code, _, err = run(["label", str(path), "--label-column", "cls", "--method", method, "-q",
+                            "--no-standardize", "--output", str(out), *extra], capsys)
         assert code == 0, err
         return _predicted(out)
 
-    first, again, other = run("--seed", "0"), run("--seed", "0"), run("--seed", "1")
+    first, again, other = labeled("--seed", "0"), labeled("--seed", "0"), labeled("--seed", "1")
     assert first == again
     assert first[1] != other[1]          # another seed, another graph: other confidences
     # the seed reaches the graph: the labels of the method fitted on the graph of knn_graph(..., random_state=0)

@@ -23,7 +23,7 @@ import csv
 import numpy as np
 import pytest
 
-from cli_csv import csv_text, number_rows
+from cli_csv import csv_text, number_rows, read_csv
 from graphrkhs import cli
 
 METHODS = ["poisson-ridge", "laplace", "poisson", "tikhonov", "kernel-ridge"]
@@ -46,8 +46,7 @@ def _label(path, tmp_path, capsys, *extra, name="out.csv"):
     code = cli.main(["label", str(path), "--label-column", "cls", "-q", "--force", "--output", str(out), *extra])
     err = capsys.readouterr().err
     assert code == 0, err
-    with open(out, newline="") as f:
-        rows = list(csv.reader(f))
+    rows = read_csv(out)
     return rows[0], [(r[-2], r[-1]) for r in rows[1:]]
 
 

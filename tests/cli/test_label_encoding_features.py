@@ -1,18 +1,11 @@
 """``graphrkhs label`` on files in other encodings and on column names with commas (session 16)."""
 
-import csv
-
 import numpy as np
 import pytest
 
-from cli_csv import number_rows, write_csv
+from cli_csv import number_rows, read_csv, write_csv
+from cli_run import run
 from graphrkhs import cli
-
-
-def _run(argv, capsys):
-    code = cli.main(argv)
-    out = capsys.readouterr()
-    return code, out.out, out.err
 
 
 def _rows(n_per=10, seed=0):
@@ -21,11 +14,6 @@ def _rows(n_per=10, seed=0):
     labels = ["café" if i < n_per else "thé" for i in range(2 * n_per)]
     labels = [lab if i % 3 == 0 else "" for i, lab in enumerate(labels)]
     return X, labels, ["café" if i < n_per else "thé" for i in range(2 * n_per)]
-
-
-def _read(path):
-    with open(path, newline="", encoding="utf-8") as f:
-        return list(csv.reader(f))
 
 
 # --- encodings ---------------------------------------------------------------------------------------
@@ -37,8 +25,8 @@ def test_non_utf8_csv_error_names_the_line_and_the_encoding_option(tmp_path, cap
     X, labels, _ = _rows()
     path = tmp_path / "d.csv"
     write_csv(path, ["x", "y", "drink"], number_rows(X, labels, decimals=6), encoding=encoding)
-    code, out, err = _run(["label", str(path), "--label-column", "drink", "-q",
-                           "--output", str(tmp_path / "o.csv")], capsys)
+    code, out, err = run(["label", str(path), "--label-column", "drink", "-q",
+                          "--output", str(tmp_path / "o.csv")], capsys)
     assert code == 2 and len(err.strip().splitlines()) == 1, err
     assert f"{path}: line 2 is not UTF-8 text (byte 0xe9)" in err
     assert "pass --encoding cp1252 (Windows, Excel) or --encoding latin-1" in err
@@ -51,10 +39,10 @@ def test_encoding_option_reads_the_file_and_writes_utf8(tmp_path, capsys, encodi
     path = tmp_path / "d.csv"
     write_csv(path, ["x", "y", "drink"], number_rows(X, labels, decimals=6), encoding=encoding)
     out_path = tmp_path / "o.csv"
-    code, out, err = _run(["label", str(path), "--label-column", "drink", "--encoding", encoding, "-q",
-                           "--method", "laplace", "--output", str(out_path)], capsys)
+    code, out, err = run(["label", str(path), "--label-column", "drink", "--encoding", encoding, "-q",
+                          "--method", "laplace", "--output", str(out_path)], capsys)
     assert code == 0, err
-    rows = _read(out_path)               # the output is UTF-8 text
+    rows = read_csv(out_path)            # the output is UTF-8 text
     assert rows[0] == ["x", "y", "drink", "predicted_drink", "confidence"]
     assert [r[2] for r in rows[1:]] == labels
     assert [r[3] for r in rows[1:]] == truth
@@ -66,10 +54,10 @@ def test_utf16_file_with_byte_order_mark_is_read(tmp_path, capsys):
     path = tmp_path / "d.csv"
     write_csv(path, ["x", "y", "drink"], number_rows(X, labels, decimals=6), encoding="utf-16")
     out_path = tmp_path / "o.csv"
-    code, out, err = _run(["label", str(path), "--label-column", "drink", "-q", "--method", "laplace",
-                           "--output", str(out_path)], capsys)
+    code, out, err = run(["label", str(path), "--label-column", "drink", "-q", "--method", "laplace",
+                          "--output", str(out_path)], capsys)
     assert code == 0, err
-    assert [r[3] for r in _read(out_path)[1:]] == truth
+    assert [r[3] for r in read_csv(out_path)[1:]] == truth
 
 
 def test_unknown_encoding_is_a_usage_error(tmp_path, capsys):
@@ -87,8 +75,8 @@ def test_wrong_explicit_encoding_names_the_option(tmp_path, capsys):
     X, labels, _ = _rows()
     path = tmp_path / "d.csv"
     write_csv(path, ["x", "y", "drink"], number_rows(X, labels, decimals=6), encoding="latin-1")
-    code, out, err = _run(["label", str(path), "--label-column", "drink", "--encoding", "ascii", "-q",
-                           "--output", str(tmp_path / "o.csv")], capsys)
+    code, out, err = run(["label", str(path), "--label-column", "drink", "--encoding", "ascii", "-q",
+                          "--output", str(tmp_path / "o.csv")], capsys)
     assert code == 2, err
     assert f"{path}: line 2 is not ascii text (byte 0xe9); check --encoding" in err
 
@@ -106,8 +94,8 @@ def test_encoding_with_npz_input_is_a_usage_error(tmp_path, capsys):
 def test_binary_file_named_csv_keeps_the_not_a_text_file_message(tmp_path, capsys):
     path = tmp_path / "d.csv"
     path.write_bytes(b"PK\x03\x04\x14\x00\x06\x00\x08\x00\x00\x00!\x00\xff\xfe" + bytes(range(256)))
-    code, out, err = _run(["label", str(path), "--label-column", "y", "-q", "--output", str(tmp_path / "o.csv")],
-                          capsys)
+    code, out, err = run(["label", str(path), "--label-column", "y", "-q", "--output", str(tmp_path / "o.csv")],
+                         capsys)
     assert code == 2
     assert "not a text CSV file (binary data: a NUL byte); graphrkhs label reads CSV/TSV text and .npz" in err
     assert "save a spreadsheet as CSV first" in err
@@ -122,19 +110,19 @@ def test_features_names_a_column_with_a_comma_by_csv_quoting(tmp_path, capsys):
     X3 = np.column_stack([X, np.arange(X.shape[0]) * 1000.0])     # a column that would spoil the graph
     write_csv(path, ["width, cm", "height", "row id", "drink"], number_rows(X3, labels, decimals=6))
     out_path = tmp_path / "o.csv"
-    code, out, err = _run(["label", str(path), "--label-column", "drink", "--features", '"width, cm",height',
-                           "-q", "--method", "laplace", "--output", str(out_path)], capsys)
+    code, out, err = run(["label", str(path), "--label-column", "drink", "--features", '"width, cm",height',
+                          "-q", "--method", "laplace", "--output", str(out_path)], capsys)
     assert code == 0, err
     assert "2 feature(s)" in out
-    assert [r[4] for r in _read(out_path)[1:]] == truth
+    assert [r[4] for r in read_csv(out_path)[1:]] == truth
 
 
 def test_unquoted_comma_column_gets_the_quoting_hint(tmp_path, capsys):
     X, labels, _ = _rows()
     path = tmp_path / "d.csv"
     write_csv(path, ["width, cm", "height", "drink"], number_rows(X, labels, decimals=6))
-    code, out, err = _run(["label", str(path), "--label-column", "drink", "--features", "width, cm,height",
-                           "-q", "--output", str(tmp_path / "o.csv")], capsys)
+    code, out, err = run(["label", str(path), "--label-column", "drink", "--features", "width, cm,height",
+                          "-q", "--output", str(tmp_path / "o.csv")], capsys)
     assert code == 2 and len(err.strip().splitlines()) == 1, err
     assert "unknown feature column(s) width, cm" in err
     assert ("the column 'width, cm' has a comma in its name: quote it as in a CSV file, "
@@ -179,7 +167,7 @@ def test_closed_stdout_ends_quietly_with_the_sigpipe_status(tmp_path, capsys, mo
                      "--output", str(out_path)])
     err = capsys.readouterr().err
     assert code == 141 and err == ""
-    assert [r[3] for r in _read(out_path)[1:]] == truth       # the output file is complete
+    assert [r[3] for r in read_csv(out_path)[1:]] == truth    # the output file is complete
 
 
 def test_explicit_utf8_encoding_drops_the_byte_order_mark(tmp_path, capsys):
@@ -188,24 +176,24 @@ def test_explicit_utf8_encoding_drops_the_byte_order_mark(tmp_path, capsys):
     path = tmp_path / "d.csv"
     write_csv(path, ["x", "y", "drink"], number_rows(X, labels, decimals=6), encoding="utf-8-sig")
     out_path = tmp_path / "o.csv"
-    code, out, err = _run(["label", str(path), "--label-column", "drink", "--features", "x,y", "--encoding", "utf-8",
-                           "-q", "--method", "laplace", "--output", str(out_path)], capsys)
+    code, out, err = run(["label", str(path), "--label-column", "drink", "--features", "x,y", "--encoding", "utf-8",
+                          "-q", "--method", "laplace", "--output", str(out_path)], capsys)
     assert code == 0, err
-    assert _read(out_path)[0][0] == "x"
+    assert read_csv(out_path)[0][0] == "x"
 
 
 def test_thousands_separator_cell_gets_a_hint_for_both_readings(tmp_path, capsys):
     # '1,000' was said to look like a decimal comma, read as '1.000' -- in English it is a thousand
     path = tmp_path / "d.csv"
     path.write_text('x,y,lab\n"1,000",2,a\n3,4,b\n5,6,\n')
-    code, out, err = _run(["label", str(path), "--label-column", "lab", "-q", "--output", str(tmp_path / "o.csv")],
-                          capsys)
+    code, out, err = run(["label", str(path), "--label-column", "lab", "-q", "--output", str(tmp_path / "o.csv")],
+                         capsys)
     assert code == 2
     assert ("('1,000' has a comma: numbers are read with a decimal point and without thousands separators; write "
             "1000 or 1.000, whichever is meant)") in err
     path.write_text('x,y,lab\n"2,5",2,a\n3,4,b\n5,6,\n')
-    code, out, err = _run(["label", str(path), "--label-column", "lab", "-q", "--output", str(tmp_path / "o.csv")],
-                          capsys)
+    code, out, err = run(["label", str(path), "--label-column", "lab", "-q", "--output", str(tmp_path / "o.csv")],
+                         capsys)
     assert "('2,5' looks like a decimal comma: numbers are read with a decimal point, '2.5')" in err
 
 
@@ -234,10 +222,10 @@ def test_unlabeled_token_with_a_comma_is_written_quoted(tmp_path, capsys):
     path = tmp_path / "d.csv"
     write_csv(path, ["x", "y", "drink"], number_rows(X, labels, decimals=6))
     out_path = tmp_path / "o.csv"
-    code, out, err = _run(["label", str(path), "--label-column", "drink", "--unlabeled", '-1,"n, a"', "-q",
-                           "--output", str(out_path)], capsys)
+    code, out, err = run(["label", str(path), "--label-column", "drink", "--unlabeled", '-1,"n, a"', "-q",
+                          "--output", str(out_path)], capsys)
     assert code == 0, err
-    rows = _read(out_path)
+    rows = read_csv(out_path)
     assert [r[rows[0].index("predicted_drink")] for r in rows[1:]] == truth
 
 

@@ -6,13 +6,7 @@ import numpy as np
 import pytest
 
 from cli_csv import number_rows, write_csv
-from graphrkhs import cli
-
-
-def _run(argv, capsys):
-    code = cli.main(argv)
-    out = capsys.readouterr()
-    return code, out.out, out.err
+from cli_run import run
 
 
 def _csv(path, labels):
@@ -26,7 +20,7 @@ def test_an_infinite_cell_among_numeric_labels_is_refused(tmp_path, capsys, cell
     src = tmp_path / "data.csv"
     _csv(src, ["1", "", "1.0", cell, "", "", "2", "", "2", "", "", ""])
     out = tmp_path / "out.csv"
-    code, _, err = _run(["label", str(src), "--label-column", "label", "--output", str(out), "-q"], capsys)
+    code, _, err = run(["label", str(src), "--label-column", "label", "--output", str(out), "-q"], capsys)
     assert code == 2
     assert "infinite value" in err and repr(cell) in err and "line 5" in err
     assert "Traceback" not in err
@@ -40,8 +34,8 @@ def test_npz_float_labels_with_inf_are_refused(tmp_path, capsys):
     y[[0, 1]], y[[6, 7]], y[3] = 0.0, 1.0, np.inf
     src = tmp_path / "data.npz"
     np.savez(src, X=X, label=y)
-    code, _, err = _run(["label", str(src), "--label-column", "label", "--output", str(tmp_path / "o.csv"), "-q"],
-                        capsys)
+    code, _, err = run(["label", str(src), "--label-column", "label", "--output", str(tmp_path / "o.csv"), "-q"],
+                       capsys)
     assert code == 2
     assert "infinite value" in err and "row index 3" in err
 
@@ -50,5 +44,5 @@ def test_inf_among_text_labels_stays_a_word(tmp_path, capsys):
     src = tmp_path / "data.csv"
     _csv(src, ["a", "", "inf", "", "", "", "b", "", "b", "", "", ""])
     out = tmp_path / "out.csv"
-    code, _, err = _run(["label", str(src), "--label-column", "label", "--output", str(out), "-q"], capsys)
+    code, _, err = run(["label", str(src), "--label-column", "label", "--output", str(out), "-q"], capsys)
     assert code == 0, err

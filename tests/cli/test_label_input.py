@@ -3,19 +3,12 @@
 Column names with surrounding spaces, boolean labels, identifier columns given as the label column.
 """
 
-import csv
-
 import numpy as np
 import pytest
 
-from cli_csv import number_rows, write_csv
+from cli_csv import number_rows, read_csv, write_csv
+from cli_run import run
 from graphrkhs import cli
-
-
-def _run(argv, capsys):
-    code = cli.main(argv)
-    out = capsys.readouterr()
-    return code, out.out, out.err
 
 
 def _two_blobs(n_per=12, seed=0):
@@ -23,11 +16,6 @@ def _two_blobs(n_per=12, seed=0):
     X = np.vstack([rng.normal(size=(n_per, 2)), rng.normal(size=(n_per, 2)) + 6])
     y = np.repeat(["a", "b"], n_per)
     return X, y
-
-
-def _read(path):
-    with open(path, newline="") as f:
-        return list(csv.reader(f))
 
 
 def _some_labels(y):
@@ -44,9 +32,9 @@ def test_label_column_matches_without_surrounding_spaces(tmp_path, capsys, heade
     path = tmp_path / "d.csv"
     write_csv(path, ["x", "y", header_name], number_rows(X, _some_labels(y), decimals=6))
     out_path = tmp_path / "o.csv"
-    code, out, err = _run(["label", str(path), "--label-column", option, "-q", "--output", str(out_path)], capsys)
+    code, out, err = run(["label", str(path), "--label-column", option, "-q", "--output", str(out_path)], capsys)
     assert code == 0, err
-    rows = _read(out_path)
+    rows = read_csv(out_path)
     # the input's header is written as the file spells it; the new column is named without the spaces
     assert rows[0] == ["x", "y", header_name, "predicted_label", "confidence"]
     assert [r[3] for r in rows[1:]] == list(y)
@@ -57,11 +45,11 @@ def test_features_match_without_surrounding_spaces(tmp_path, capsys):
     path = tmp_path / "d.csv"
     write_csv(path, [" x", "y ", "label"], number_rows(X, _some_labels(y), decimals=6))
     out_path = tmp_path / "o.csv"
-    code, out, err = _run(["label", str(path), "--label-column", "label", "--features", "x , y", "-q",
-                           "--output", str(out_path)], capsys)
+    code, out, err = run(["label", str(path), "--label-column", "label", "--features", "x , y", "-q",
+                          "--output", str(out_path)], capsys)
     assert code == 0, err
     assert "2 feature(s)" in out
-    assert _read(out_path)[0] == [" x", "y ", "label", "predicted_label", "confidence"]
+    assert read_csv(out_path)[0] == [" x", "y ", "label", "predicted_label", "confidence"]
 
 
 def test_column_names_equal_up_to_spaces_are_ambiguous_unless_exact(tmp_path, capsys):
@@ -70,17 +58,17 @@ def test_column_names_equal_up_to_spaces_are_ambiguous_unless_exact(tmp_path, ca
     X3 = np.column_stack([X, X[:, 0]])
     write_csv(path, ["x", "x ", "y", "label"], number_rows(X3, _some_labels(y), decimals=6))
     # the exact name picks its column
-    code, out, err = _run(["label", str(path), "--label-column", "label", "--features", "x ,y", "-q",
-                           "--output", str(tmp_path / "o.csv")], capsys)
+    code, out, err = run(["label", str(path), "--label-column", "label", "--features", "x ,y", "-q",
+                          "--output", str(tmp_path / "o.csv")], capsys)
     assert code == 0, err
     # a name that matches two columns only once spaces are ignored is an error naming both
-    code, out, err = _run(["label", str(path), "--label-column", "label", "--features", " x,y", "-q",
-                           "--output", str(tmp_path / "o2.csv")], capsys)
+    code, out, err = run(["label", str(path), "--label-column", "label", "--features", " x,y", "-q",
+                          "--output", str(tmp_path / "o2.csv")], capsys)
     assert code == 2 and len(err.strip().splitlines()) == 1, err
     assert "--features ' x' matches 2 columns" in err and "'x', 'x '" in err and "give the exact name" in err
     # the same column named twice (once with spaces) is still named twice
-    code, out, err = _run(["label", str(path), "--label-column", "label", "--features", "y, y ", "-q",
-                           "--output", str(tmp_path / "o3.csv")], capsys)
+    code, out, err = run(["label", str(path), "--label-column", "label", "--features", "y, y ", "-q",
+                          "--output", str(tmp_path / "o3.csv")], capsys)
     assert code == 2 and "--features names y more than once" in err, err
 
 
@@ -88,7 +76,7 @@ def test_unknown_column_message_shows_spaces_in_names(tmp_path, capsys):
     X, y = _two_blobs()
     path = tmp_path / "d.csv"
     write_csv(path, ["x", "y", " label"], number_rows(X, _some_labels(y), decimals=6))
-    code, out, err = _run(["label", str(path), "--label-column", "species", "-q"], capsys)
+    code, out, err = run(["label", str(path), "--label-column", "species", "-q"], capsys)
     assert code == 2 and "unknown column 'species'; the columns are: x, y, ' label'." in err, err
 
 
@@ -97,9 +85,9 @@ def test_npz_label_array_matches_without_surrounding_spaces(tmp_path, capsys):
     path = tmp_path / "d.npz"
     np.savez(path, X=X, label=np.array(_some_labels(y)))
     out_path = tmp_path / "o.csv"
-    code, out, err = _run(["label", str(path), "--label-column", "label ", "-q", "--output", str(out_path)], capsys)
+    code, out, err = run(["label", str(path), "--label-column", "label ", "-q", "--output", str(out_path)], capsys)
     assert code == 0, err
-    assert _read(out_path)[0] == ["x0", "x1", "label", "predicted_label", "confidence"]
+    assert read_csv(out_path)[0] == ["x0", "x1", "label", "predicted_label", "confidence"]
 
 
 # --- an identifier column given as the label column; memory of rows x classes ----------------------
@@ -126,7 +114,7 @@ def test_identifier_label_column_is_refused_before_any_work(tmp_path, capsys, mo
     path = tmp_path / "d.csv"
     write_csv(path, ["x", "y", "user_id"], number_rows(_blob_rows(60), [f"u{i}" for i in range(60)], decimals=6))
     out_path = tmp_path / "o.csv"
-    code, out, err = _run(["label", str(path), "--label-column", "user_id", "-q", "--output", str(out_path)], capsys)
+    code, out, err = run(["label", str(path), "--label-column", "user_id", "-q", "--output", str(out_path)], capsys)
     assert code == 2 and len(err.strip().splitlines()) == 1, err
     assert ("the label column 'user_id' holds 60 distinct values among its 60 labeled rows (1.00 rows per class; "
             "e.g. 'u0', 'u1', 'u10', ...): it looks like an identifier") in err
@@ -135,7 +123,7 @@ def test_identifier_label_column_is_refused_before_any_work(tmp_path, capsys, mo
     # an id column with a few repeats and a few empty cells (fewer than 2 rows per class, most rows labeled)
     ids = [f"u{i // 2 if i < 10 else i}" if i % 7 else "" for i in range(60)]
     write_csv(path, ["x", "y", "user_id"], number_rows(_blob_rows(60), ids, decimals=6))
-    code, out, err = _run(["label", str(path), "--label-column", "user_id", "-q", "--output", str(out_path)], capsys)
+    code, out, err = run(["label", str(path), "--label-column", "user_id", "-q", "--output", str(out_path)], capsys)
     assert code == 2 and "looks like an identifier" in err, err
 
 
@@ -148,15 +136,15 @@ def test_one_label_per_class_on_few_labeled_rows_is_not_an_identifier(tmp_path, 
     path = tmp_path / "d.csv"
     write_csv(path, ["x", "y", "label"], number_rows(X, labels, decimals=6))
     out_path = tmp_path / "o.csv"
-    code, out, err = _run(["label", str(path), "--label-column", "label", "--method", "laplace", "--neighbors", "3",
-                           "-q", "--output", str(out_path)], capsys)
+    code, out, err = run(["label", str(path), "--label-column", "label", "--method", "laplace", "--neighbors", "3",
+                          "-q", "--output", str(out_path)], capsys)
     assert code == 0, err
     assert "100 rows, 25 labeled, 25 classes" in out
     # the summary line names 20 classes (it was one line of every class, 7 000 characters for 500 classes)
     assert ("labeled per class: c0: 1, c1: 1, c10: 1, c11: 1, c12: 1, c13: 1, c14: 1, c15: 1, c16: 1, c17: 1, "
             "c18: 1, c19: 1, c2: 1, c20: 1, c21: 1, c22: 1, c23: 1, c24: 1, c3: 1, c4: 1, ... (5 more classes; "
             "--labels-per-class-report lists all)\n") in out
-    pred = [r[3] for r in _read(out_path)[1:]]
+    pred = [r[3] for r in read_csv(out_path)[1:]]
     assert pred == [f"c{i // 4}" for i in range(100)]
 
 
@@ -169,8 +157,8 @@ def test_rows_times_classes_beyond_memory_is_refused_before_any_work(tmp_path, c
     path = tmp_path / "d.csv"
     write_csv(path, ["x", "y", "label"],
               number_rows(_blob_rows(1200), [f"c{i % 12}" if i < 24 else "" for i in range(1200)], decimals=6))
-    code, out, err = _run(["label", str(path), "--label-column", "label", "-q",
-                           "--output", str(tmp_path / "o.csv")], capsys)
+    code, out, err = run(["label", str(path), "--label-column", "label", "-q",
+                          "--output", str(tmp_path / "o.csv")], capsys)
     assert code == 2 and len(err.strip().splitlines()) == 1, err
     assert ("labeling 1200 rows into 12 classes (8 arrays of rows x classes) would need 0.9 MiB, more than the "
             "0.8 MiB available; label fewer rows at a time, or merge classes. (--label-column 'label')") in err
@@ -190,11 +178,11 @@ def test_true_false_labels_are_the_classes_of_the_python_api(tmp_path, capsys):
     write_csv(path, ["x", "y", "flag"],
               number_rows(X, [str(t) if m else "" for t, m in zip(truth, labeled)], decimals=6))
     out_path = tmp_path / "o.csv"
-    code, out, err = _run(["label", str(path), "--label-column", "flag", "--neighbors", "5", "-q",
-                           "--output", str(out_path)], capsys)
+    code, out, err = run(["label", str(path), "--label-column", "flag", "--neighbors", "5", "-q",
+                          "--output", str(out_path)], capsys)
     assert code == 0, err
     assert "labeled per class: False: 3, True: 3" in out
-    rows = _read(out_path)
+    rows = read_csv(out_path)
     Xr = np.array([[float(v) for v in r[:2]] for r in rows[1:]])
     Z = (Xr - Xr.mean(axis=0)) / Xr.std(axis=0)
     y_api = np.array([t if m else None for t, m in zip(truth, labeled)], dtype=object)
@@ -214,8 +202,8 @@ def test_input_with_an_output_column_name_is_refused(tmp_path, capsys, monkeypat
     write_csv(path, ["x", "y", extra, "label"],
               number_rows(np.column_stack([X, np.full(len(y), 0.5)]), _some_labels(y), decimals=6))
     out_path = tmp_path / "o.csv"
-    code, out, err = _run(["label", str(path), "--label-column", "label", "--features", "x,y", "-q",
-                           "--output", str(out_path)], capsys)
+    code, out, err = run(["label", str(path), "--label-column", "label", "--features", "x,y", "-q",
+                          "--output", str(out_path)], capsys)
     assert code == 2 and len(err.strip().splitlines()) == 1, err
     assert f"{path} already has the column(s) {extra.strip()}, which the output adds: rename or remove it" in err
     assert not out_path.exists()
@@ -271,8 +259,8 @@ def test_classes_differing_only_in_case_get_a_warning(tmp_path, capsys):
     path = tmp_path / "d.csv"
     write_csv(path, ["x", "y", "label"], number_rows(X, labels, decimals=6))
     out_path = tmp_path / "o.csv"
-    code, out, err = _run(["label", str(path), "--label-column", "label", "--method", "laplace", "-q",
-                           "--output", str(out_path)], capsys)
+    code, out, err = run(["label", str(path), "--label-column", "label", "--method", "laplace", "-q",
+                          "--output", str(out_path)], capsys)
     assert code == 0, err
     assert "3 classes" in out
     assert err == ("graphrkhs label: warning: classes of 'label' that differ only in upper/lower case ('A' and 'a') "
@@ -308,11 +296,11 @@ def test_label_default_neighbors_on_a_small_file_is_rows_minus_one(tmp_path, cap
     X, y = _two_blobs(n_per=4)
     path = tmp_path / "d.csv"
     write_csv(path, ["x", "y", "label"], number_rows(X, _some_labels(y), decimals=6))
-    code, out, err = _run(["label", str(path), "--label-column", "label", "--method", "laplace", "-q",
-                           "--output", str(tmp_path / "o.csv")], capsys)
+    code, out, err = run(["label", str(path), "--label-column", "label", "--method", "laplace", "-q",
+                          "--output", str(tmp_path / "o.csv")], capsys)
     assert code == 0, err
     assert "kNN graph k = 7" in out
-    code, out, err = _run(["label", str(path), "--label-column", "label", "--method", "laplace", "-q",
-                           "--neighbors", "7", "--output", str(tmp_path / "o2.csv"), "--force"], capsys)
+    code, out, err = run(["label", str(path), "--label-column", "label", "--method", "laplace", "-q",
+                          "--neighbors", "7", "--output", str(tmp_path / "o2.csv"), "--force"], capsys)
     assert code == 0, err
     assert "kNN graph k = 7" in out

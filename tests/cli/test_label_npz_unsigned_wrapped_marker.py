@@ -5,7 +5,7 @@ rows meant unlabeled became a class 255 with no word (exit 0, "255: 8" labeled).
 import numpy as np
 import pytest
 
-from graphrkhs import cli
+from cli_run import run
 
 
 def _npz(path, dtype):
@@ -15,18 +15,12 @@ def _npz(path, dtype):
     np.savez(path, X=X, label=y)
 
 
-def _run(argv, capsys):
-    code = cli.main(argv)
-    out = capsys.readouterr()
-    return code, out.out, out.err
-
-
 @pytest.mark.parametrize("dtype, top", [(np.uint8, 255), (np.uint16, 65535)])
 def test_wrapped_minus_one_warns_and_names_the_fix(tmp_path, capsys, dtype, top):
     src = tmp_path / "data.npz"
     _npz(src, dtype)
-    code, _, err = _run(["label", str(src), "--label-column", "label", "--output", str(tmp_path / "o.csv"), "-q"],
-                        capsys)
+    code, _, err = run(["label", str(src), "--label-column", "label", "--output", str(tmp_path / "o.csv"), "-q"],
+                       capsys)
     assert code == 0
     assert "LabelCollisionWarning" in err and f"holds {top} (8 rows)" in err and "-1 cast to" in err
     assert f"--unlabeled={top}" in err and str(src) in err and f"if {top} is a class" in err
@@ -35,8 +29,8 @@ def test_wrapped_minus_one_warns_and_names_the_fix(tmp_path, capsys, dtype, top)
 def test_the_suggested_marker_labels_the_rows_and_is_silent(tmp_path, capsys):
     src = tmp_path / "data.npz"
     _npz(src, np.uint8)
-    code, out, err = _run(["label", str(src), "--label-column", "label", "--output", str(tmp_path / "o.csv"), "-q",
-                           "--unlabeled=255"], capsys)
+    code, out, err = run(["label", str(src), "--label-column", "label", "--output", str(tmp_path / "o.csv"), "-q",
+                          "--unlabeled=255"], capsys)
     assert code == 0 and "LabelCollisionWarning" not in err
     assert "4 labeled, 2 classes" in out
 
@@ -48,6 +42,6 @@ def test_signed_labels_and_unsigned_without_the_wrapped_value_do_not_warn(tmp_pa
               np.array([0, 0, 1, 1, 0, 0, 2, 2, 2, 2, 1, 1], dtype=np.uint8)):
         src = tmp_path / "d.npz"
         np.savez(src, X=X, label=y)
-        code, _, err = _run(["label", str(src), "--label-column", "label", "--output", str(tmp_path / "o.csv"),
-                             "-q", "--force"], capsys)
+        code, _, err = run(["label", str(src), "--label-column", "label", "--output", str(tmp_path / "o.csv"),
+                            "-q", "--force"], capsys)
         assert code == 0 and "LabelCollisionWarning" not in err
