@@ -735,10 +735,13 @@ _FREDHOLM_PARAMS_DOC = r"""
         across data sets; relative to the kernel's diagonal, ``alpha=0.01`` is a
         mild ridge whatever the widths.  None chooses the relative ridge by
         closed-form leave-one-out RLS error on the labeled points over
-        :math:`\{10^{-8}, 10^{-7.5}, \dots, 1\}`; the hinge loss uses the same
-        choice.  When the labels cannot select (fewer than 3, or every class
-        labeled once, :ref:`ug_one_label`): 1e-3 relative, at the median
-        pairwise distance.  The absolute value used (what
+        :math:`\{10^{-8}, 10^{-7.5}, \dots, 1\}`.  With ``loss="hinge"`` (classifiers) the
+        widths are those of that choice and the SVM's ridge is then chosen by stratified 5-fold
+        cross-validation of its held-out accuracy on the labeled points, over :math:`10^{-4} \dots
+        10^{4}` times the squared-loss ridge (extended at the edges; equal accuracies go to the ridge
+        nearest it; the table is ``cv_results_``), on fixed folds (see ``random_state``).  When the
+        labels cannot select (fewer than 3, or every class labeled once, :ref:`ug_one_label`): 1e-3
+        relative, at the median pairwise distance.  The absolute value used (what
         :func:`~graphrkhs.fredholm_rls` takes as ``alpha``) is ``alpha_``.
     n_neighbors : int, optional
         kNN truncation of the outer kernel (sparse; needed for large n).
@@ -760,7 +763,9 @@ _FREDHOLM_PARAMS_DOC = r"""
         approximate kNN backends, and the classifiers' sample of ``CUT_MAX_POINTS`` (2000) points
         on which the graph-cut refinement of ``sigma`` / ``alpha`` = "auto" is measured (more
         points than that; None: the seed 0 there, so that the default choice is the same in
-        every fit).
+        every fit).  Not the folds of the hinge loss's ridge selection (``loss="hinge"``,
+        ``alpha`` "auto" or None): those are drawn with the fixed seed 0 whatever ``random_state``,
+        so that the choice is the same in every fit.
     verbose : bool or None, default=None
         Progress bars (tqdm) of the long steps of ``fit`` and ``predict`` (graph, solves):
         True / False switch them on / off for everything inside; None follows the
@@ -1061,8 +1066,8 @@ _WARPED_PARAMS_DOC = r"""
         above, 1e-2 and 1 with a warning; 1e-6 and 1e6 when the labels cannot select --
         fewer than 3, or every class labeled once, :ref:`ug_one_label`); with
         ``loss="hinge"`` the ridge is then chosen
-        by stratified 5-fold CV of the SVM at that kernel.  Used: ``gamma_A_``, ``gamma_I_``
-        (and ``alpha_``), scores ``cv_results_``.
+        by stratified 5-fold CV of the SVM at that kernel (fixed folds, see ``random_state``).
+        Used: ``gamma_A_``, ``gamma_I_`` (and ``alpha_``), scores ``cv_results_``.
     gamma_I : float >= 0, "auto" or sequence, default="auto"
         Intrinsic (graph) weight; ``gamma_I / gamma_A = 100`` deforms strongly.
     graph : {"knn", "epsilon"}, GraphSpec or adjacency, default="knn"
@@ -1100,7 +1105,9 @@ _WARPED_PARAMS_DOC = r"""
         points; with None two fits differ there), the approximate kNN backends, and the
         landmarks of the joint ``sigma`` / ``gamma_A`` / ``gamma_I`` = "auto" selection's
         low-rank surrogate (more than 256 points; None: the seed 0 there, so that the default
-        selection is the same in every fit).
+        selection is the same in every fit).  Not the folds of the hinge loss's ridge selection
+        (``loss="hinge"``, ``gamma_A`` "auto" or a grid): those are drawn with the fixed seed 0 whatever
+        ``random_state``, so that the choice is the same in every fit.
     verbose : bool or None, default=None
         Progress bars (tqdm) of the long steps of ``fit`` and ``predict`` (graph, solves):
         True / False switch them on / off for everything inside; None follows the
