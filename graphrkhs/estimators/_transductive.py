@@ -2028,6 +2028,14 @@ def _operators_cv_results(tables):
     out["rank_test_score"] = (1 + np.sum(mean[None, :] > mean[:, None], axis=1)).astype(np.int64)
     return out
 
+def _tv_random_state_doc(doc):
+    """``doc`` with graph TV's ``random_state``: the graph's seed, not that of the folds of ``alpha="auto"``."""
+    old = 'and ``graph="precomputed"`` do not use it.\n'
+    assert doc.count(old) == 1
+    return doc.replace(old, 'and ``graph="precomputed"`` do not use it; nor do the folds of ``alpha="auto"``\n'
+                            '        (a fixed seed, see ``alpha``).\n')
+
+
 _TV_DOC = r"""
     Parameters
     ----------
@@ -2038,10 +2046,11 @@ _TV_DOC = r"""
         stay in the graph, unlabeled; each fold runs along the grid with warm
         starts (the previous primal and rescaled dual) at a duality gap of
         1e-2 (classifier) or 1e-3 (regressor), or 100 ``tol`` if smaller.
-        The folds are drawn (seeded) on the labeled nodes sorted by weighted
-        degree and sum of squared weights (the targets break ties), so the
-        choice depends neither on the numbering of the nodes nor on the sign
-        of the targets or the names of the classes.  Classifier: 2 folds (stratified), CV accuracy, ties towards the
+        The folds are drawn with a fixed seed (0, whatever ``random_state``:
+        the same folds, hence the same choice, in every fit) on the labeled
+        nodes sorted by weighted degree and sum of squared weights (the
+        targets break ties), so the choice depends neither on the numbering of
+        the nodes nor on the sign of the targets or the names of the classes.  Classifier: 2 folds (stratified), CV accuracy, ties towards the
         larger (faster) value; grid ``(0.1, 0.3, 0.9)`` with ``R="kernel"``
         (each fit a few working-set rounds on the shared kernel columns), and
         ``(0.5, 0.9)`` with ``R="incidence"``, whose decisions hardly move in
@@ -2148,7 +2157,7 @@ class GraphTVClassifier(_TransductiveClassifier, _GraphTVWithOperator):
     With either operator both terms scale alike with R (W for the incidence,
     :math:`\Phi` for the kernel), and a labeled node stays within
     :math:`\mu / 2` of its target, so with :math:`\mu < 1` it keeps its class.
-    """ + _TV_DOC.replace(
+    """ + _tv_random_state_doc(_TV_DOC.replace(
         "    tol : float, default=1e-4",
         r"""    R : {"kernel", "incidence", "auto"}, default="kernel"
         The analysis operator (above).  ``"auto"``: both, each with its own
@@ -2174,7 +2183,7 @@ class GraphTVClassifier(_TransductiveClassifier, _GraphTVWithOperator):
     tol : float, default=1e-4""", 1).replace(
         "max_iter : int, default=20000",
         "max_iter : int, default=20000\n        Primal-dual iterations (``R=\"incidence\"``); working-set rounds are capped at\n"
-        "        ``min(max_iter, KERNEL_TV_MAX_ITER)`` (50) for ``R=\"kernel\"``.", 1) + r"""
+        "        ``min(max_iter, KERNEL_TV_MAX_ITER)`` (50) for ``R=\"kernel\"``.", 1)) + r"""
     R_ : str
         The operator used (``R``, or the one ``R="auto"`` chose); with
         ``"auto"``, ``cv_results_`` holds both candidates' rows (``param_R``).
@@ -2478,7 +2487,7 @@ class GraphTVRegressor(_TransductiveRegressor, _GraphTVWithOperator):
     (k-fold CV on that column alone; its fit is that of the column fitted
     alone, whatever the other columns hold, at k times the cost of one
     selection).
-    """ + _TV_DOC.replace(_GRAPH_DOC, _GRAPH_DOC_REG).replace(
+    """ + _tv_random_state_doc(_TV_DOC.replace(_GRAPH_DOC, _GRAPH_DOC_REG).replace(
         r"""    alpha_ : float
         The :math:`\mu` used.
     cv_results_ : dict or None
@@ -2507,7 +2516,7 @@ class GraphTVRegressor(_TransductiveRegressor, _GraphTVWithOperator):
         Where the Chebyshev passes of ``R="kernel"`` run (see
         :class:`GraphTVClassifier`); the primal-dual iterations of graph TV
         are not distributed.
-    tol : float, default=1e-4""", 1) + r"""
+    tol : float, default=1e-4""", 1)) + r"""
     R_ : str or ndarray of str of shape (n_targets,)
         The operator used.
 
