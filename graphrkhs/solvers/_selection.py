@@ -1496,6 +1496,12 @@ def _prls_loo_refit(K, P, Y2, gamma, Psi, i):
     l = K.shape[0]
     rows = np.atleast_1d(i)
     keep = np.setdiff1d(np.arange(l), rows)
+    if not keep.size:
+        # the group is every labeled row (all copies of one point): nothing is left to fit, the LOO prediction is
+        # undefined (inf, as KernelRidgePath's interpolated groups); the eigendecomposition of a 0 x 0 Gram
+        # matrix raised an IndexError
+        out = np.full((rows.size, Y2.shape[1]), np.inf)
+        return out if np.ndim(i) else out[0]
     Ki, Pi, Yi, Pk = K[np.ix_(keep, keep)], P[np.ix_(keep, keep)], Y2[keep], Psi[keep]
     if Pk.shape[1]:
         Q, _ = np.linalg.qr(Pk)
