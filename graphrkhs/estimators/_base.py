@@ -1155,8 +1155,16 @@ def fit_copy(value):
     return copy.deepcopy(value) if hasattr(value, "get_params") and not isinstance(value, type) else value
 
 
+def _graph_object(X):
+    """Whether X is a pygsp or networkx graph (as_adjacency reads it; np.asarray of a networkx graph is the array
+    of its node names, not of its weights)."""
+    return (type(X).__module__ or "").startswith(("networkx", "pygsp"))
+
+
 def _object_dtype(X):
     """Whether X (not sparse) reads as an object-dtype numpy array (False for what numpy cannot read)."""
+    if _graph_object(X):
+        return False
     try:
         return np.asarray(X).dtype == object
     except (TypeError, ValueError):          # ragged lists: as_adjacency reports them
@@ -1192,7 +1200,9 @@ def check_numeric_points(X, name="X"):
     """
     from .._core.labels import _is_missing, _show
 
-    if sp.issparse(X) or X is None or isinstance(X, (str, bytes)):
+    # graphs: np.asarray(networkx_graph) lists the node names, so a graph with named nodes ("alice") was
+    # refused as text points
+    if sp.issparse(X) or X is None or isinstance(X, (str, bytes)) or _graph_object(X):
         return
     try:
         arr = np.asarray(X)
