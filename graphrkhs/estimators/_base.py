@@ -27,6 +27,7 @@ method cannot meet the check by its nature.
 """
 
 import copy
+import numbers
 import inspect
 from typing import Hashable, Optional
 
@@ -44,7 +45,7 @@ from .._core.labels import (TARGET_UNIT_EXPONENT, UNLABELED, _fractional_label, 
                             split_regression_targets, warn_conflicting_copies, warn_unequal_label_counts,
                             warn_unpredicted_classes, warn_untrusted_label_proportions)
 from .._core.progress import verbosity
-from .._core.validation import (GraphRKHSWarning, Interval, Options, check_class_priors, check_estimator_points,
+from .._core.validation import (GraphRKHSWarning, GraphWarning, Interval, Options, check_class_priors, check_estimator_points,
                                 float_dtype, power_of_two_exponent, sparse_points_refused, validate_params, warn)
 from ..graphs import LAPLACIANS, WEIGHTS, GraphSpec, as_adjacency
 from ..solvers import class_sizes, size_constrained_assignment
@@ -1153,6 +1154,24 @@ def fit_copy(value):
     changes that object in place: kept by reference, it changed the fitted model's predictions without a refit
     (RLSClassifier: decision values 0.93 apart, PLapRLSClassifier 1.69)."""
     return copy.deepcopy(value) if hasattr(value, "get_params") and not isinstance(value, type) else value
+
+
+def warn_edgeless_graph(W, estimator):
+    r"""A :class:`GraphWarning` when the graph of a learner's intrinsic (manifold) term has no edge at all (an
+    epsilon graph with a radius below every distance, a given zero adjacency): its Laplacian is 0, so the term
+    :math:`\gamma_I f^T L^p f` is 0 whatever ``gamma_I`` and the fit is the purely supervised one (LapRLS and the
+    warped kernel become RLS, PLapRLS becomes PRLS) -- the semi-supervised request silently dropped.  Nothing when
+    ``gamma_I`` is 0 (the user asked for no such term)."""
+    gamma_I = getattr(estimator, "gamma_I", None)
+    if W.nnz or W.shape[0] < 2 or (isinstance(gamma_I, numbers.Real) and gamma_I == 0):
+        return
+    graph = getattr(estimator, "graph", None)
+    how = (f"graph={graph!r}" + (f", radius={estimator.radius!r}" if graph == "epsilon" else "")
+           if isinstance(graph, str) else "the given graph")
+    warn(f"{type(estimator).__name__}: the graph of the {W.shape[0]} training points has no edges ({how}), so "
+         "its Laplacian is 0 and the intrinsic term gamma_I f^T L^p f drops out: the fit uses the labeled points "
+         "alone (the supervised fit, as with gamma_I=0). Build a graph with edges: a larger radius, or graph='knn'.",
+         GraphWarning)
 
 
 def _graph_object(X):

@@ -37,7 +37,7 @@ from ..kernels import default_sigma, pairwise_kernel
 from ._auto import (FIT_INTERCEPT, TUNABLE_NONNEG, TUNABLE_POSITIVE, WIDTH_FACTORS, free_constant,
                     labeled_groups, grid_of, growing, is_tuned, loo_rows_of, loo_selects, points_offset, unselected,
                     warn_duplicated_labeled_points)
-from ._base import POINT_CLOUD_GRAPH_CONSTRAINTS, POSITIVE, graph_spec, precomputed_adjacency
+from ._base import POINT_CLOUD_GRAPH_CONSTRAINTS, POSITIVE, graph_spec, precomputed_adjacency, warn_edgeless_graph
 from ._base import ClassifierOutputMixin, PointsLearner, RegressorOutputMixin, canonical_order, fit_copy
 from ._inductive import _AnyGraph
 
@@ -930,9 +930,11 @@ class _Warped(_DataDependent):
             if W.shape != (n, n):
                 raise ValueError(f"graph: a precomputed adjacency must be ({n}, {n}) over the rows of X; got "
                                  f"{W.shape}.")
-            return W
-        return self._spec(X).build(X, random_state=self.random_state,      # its warnings name graph_sigma, as set
-                                   sigma_name="sigma" if isinstance(self.graph, GraphSpec) else "graph_sigma")
+        else:
+            W = self._spec(X).build(X, random_state=self.random_state,     # its warnings name graph_sigma, as set
+                                    sigma_name="sigma" if isinstance(self.graph, GraphSpec) else "graph_sigma")
+        warn_edgeless_graph(W, self)
+        return W
 
     def _spec(self, X):
         # any mode and algorithm: the graph is built here (_graph) and WarpedKernel takes it prebuilt (_make_kernel's

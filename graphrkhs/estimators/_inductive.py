@@ -66,7 +66,7 @@ from ._auto import (FIT_INTERCEPT, TUNABLE_NONNEG, TUNABLE_POSITIVE, WIDTH_FACTO
                     labeled_groups, loo_rows_of, loo_selects, NO_LOO, growing, points_offset, unselected,
                     warn_duplicated_labeled_points)
 from .._core.validation import Interval, Options
-from ._base import POINT_CLOUD_GRAPH_CONSTRAINTS, POSITIVE, graph_spec, precomputed_adjacency
+from ._base import POINT_CLOUD_GRAPH_CONSTRAINTS, POSITIVE, graph_spec, precomputed_adjacency, warn_edgeless_graph
 from ._base import ClassifierOutputMixin, PointsLearner, RegressorOutputMixin, fit_copy
 
 __all__ = [
@@ -354,6 +354,7 @@ class _GraphKernelLearner(_KernelLearner):
             if W.shape != (n, n):
                 raise ValueError(f"graph: a precomputed graph must be ({n}, {n}) over the training rows; "
                                  f"got {W.shape}.")
+        warn_edgeless_graph(W, self)
         return graph_penalty(W, self.laplacian, self.laplacian_power)
 
     def _store_solver_info(self, info):
