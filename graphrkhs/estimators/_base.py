@@ -1166,8 +1166,10 @@ def warn_edgeless_graph(W, estimator):
     if W.nnz or W.shape[0] < 2 or (isinstance(gamma_I, numbers.Real) and gamma_I == 0):
         return
     graph = getattr(estimator, "graph", None)
-    how = (f"graph={graph!r}" + (f", radius={estimator.radius!r}" if graph == "epsilon" else "")
-           if isinstance(graph, str) else "the given graph")
+    if isinstance(graph, str):
+        how = f"graph={graph!r}" + (f", radius={estimator.radius!r}" if graph == "epsilon" else "")
+    else:           # a GraphSpec shows its parameters; a given adjacency is named as such
+        how = f"graph={graph!r}" if isinstance(graph, GraphSpec) else "the given graph"
     warn(f"{type(estimator).__name__}: the graph of the {W.shape[0]} training points has no edges ({how}), so "
          "its Laplacian is 0 and the intrinsic term gamma_I f^T L^p f drops out: the fit uses the labeled points "
          "alone (the supervised fit, as with gamma_I=0). Build a graph with edges: a larger radius, or graph='knn'.",
