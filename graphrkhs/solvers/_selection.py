@@ -1549,18 +1549,24 @@ def _prls_loo_fast(K, P, Y2, gammas, Psi):
         U, T = np.linalg.qr(M)
         if not (np.isfinite(T).all() and np.abs(np.diag(T)).min(initial=np.inf) > 0):
             continue                                         # left NaN: refits
-        Vd = U[:l].T                                         # T^{-T} D^T (orthonormal columns of M, first rows)
-        Ve = sla.solve_triangular(T, E_l, trans="T", check_finite=False)   # T^{-T} e_i
-        h = np.einsum("ki,ki->i", Vd, Vd)                    # H_ii = d_i^T A^{-1} d_i
-        Bii = np.einsum("ki,ki->i", Ve, Ve)                  # (A^{-1})_ii
-        Wii = np.einsum("ki,ki->i", Ve, Vd)                  # (A^{-1} D^T)_ii
-        Z = sla.solve_triangular(T, Vd @ Y2, check_finite=False)           # [alpha; beta]
-        E = Y2 - D @ Z                                       # residuals of the full fit
+        Ul = U[:l]                                           # the loss rows of U: H_ii = ||U_i.||^2
+        c = Ul.T @ Y2                                        # U^T [y; 0]
+        # everything below in U's orthonormal coordinates: the constraint z_i = 0 removes from the column space of
+        # M the unit vector u = U nu, nu = T^{-T} e_i / ||T^{-T} e_i||; only nu's direction enters, and the full
+        # fit enters as c, not as z = T^{-1} c.  In alpha coordinates (10 points, cond(K) 2.4e6, gamma 1e-10:
+        # |alpha| ~ 7e3, B_ii = ||T^{-T} e_i||^2 up to 6e12, 1 - H_ii down to 2e-9) the full fit's residual
+        # e_i ~ (1 - H_ii) r_i ~ 1e-9 came from y - D z, whose rounding eps |D| |z| ~ 1e-12 put 1e-4 into the LOO
+        # residuals; y - U c has the rounding of y
+        Nu = sla.solve_triangular(T, E_l, trans="T", check_finite=False)   # T^{-T} e_i
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            # (B_ii e_i + W_ii alpha_i) / (B_ii (1 - H_ii) + W_ii^2): no 0/0 where the full fit interpolates
-            den = Bii * (1.0 - h) + Wii ** 2
-            Rj = (Bii[:, None] * E + Wii[:, None] * Z[:l]) / den[:, None]
-            bad = ~np.isfinite(den) | (den <= 1e-13 * (Bii + Wii ** 2))
+            Nu /= np.linalg.norm(Nu, axis=0)
+            a = np.einsum("ki,ik->i", Nu, Ul)                # u_i = U_i. nu (W_ii / sqrt(B_ii))
+            t = Nu.T @ c                                     # u^T [y; 0] (alpha_i / sqrt(B_ii))
+            E = Y2 - Ul @ c                                  # residuals of the full fit, (I - U U^T) [y; 0]
+            # e'_i / (1 - h'_ii) for the column space without u: no 0/0 where the full fit interpolates
+            den = (1.0 - np.einsum("ij,ij->i", Ul, Ul)) + a ** 2
+            Rj = (E + a[:, None] * t) / den[:, None]
+            bad = ~np.isfinite(den) | (den <= 1e-13 * (1.0 + a ** 2))
         Rj[bad] = np.nan
         R[j] = Rj
     return R
@@ -1613,14 +1619,18 @@ def prls_loo_errors(K: Any, Kp: Any, Kpp: Any, Y: Any, gammas: Any, *, Psi: Opti
     :math:`O(l^3)` (the refits cost :math:`O(l^4)`).  Where the formula
     breaks down -- a singular system or a vanishing denominator, e.g.
     duplicate labeled points -- those residuals come from refits solved like
-    :func:`~graphrkhs.prls_fit`.  The formula works in the coordinates
-    :math:`\alpha` (the constraint :math:`\alpha_i = 0` is there), at A's
-    condition number: on 10 points with cond(K) = 2.4e6 its LOO MSE is 1.7e-4 /
-    4e-7 (relative) off exact refits at gamma = 1e-10 / 1e-8 (with the Cholesky of
-    the formed A: 0.07 / 2e-4; with Cholesky, on digits, 100 labels, formula and
-    refits agreed to 3e-5 at gamma = 1e-10 and to 3e-12 from gamma = 1e-4 up, and
-    to 1e-3 / 2e-9 at gamma = 1e-6 / 1e-2 on 300 points of 2-D blobs, every label, a numerically
-    low-rank K).  As for every closed form of
+    :func:`~graphrkhs.prls_fit`.  The formula is evaluated in U's orthonormal
+    coordinates, with :math:`\nu = T^{-T}e_i / \|T^{-T}e_i\|`, :math:`a = U_{i\cdot}\nu`,
+    :math:`t = \nu^T U^T [y; 0]` and the full fit's residuals :math:`e = y - U_{S\cdot} U^T [y; 0]`:
+    :math:`r_i = (e_i + a t) / (1 - H_{ii} + a^2)` (the same quotient divided by :math:`B_{ii}`;
+    :math:`z = T^{-1}U^T[y; 0]`, of size 7e3 on 10 points with cond(K) = 2.4e6 at gamma = 1e-10, never enters:
+    :math:`y - Dz` carried its rounding into :math:`e_i`, which is of size :math:`1 - H_{ii}`, 2e-9 there).
+    Against exact refits of the same grams (50 digits) the residuals agree to 3e-4 / 7e-6 / 8e-9 / 9e-10 /
+    4e-12 (relative to the largest) at gamma = 1e-14 / 1e-12 / 1e-10 / 1e-8 / 1e-4 on those 10 points (in alpha
+    coordinates: 0.4 / 3e-4 / 1e-4 / 3e-7 / 6e-11).  What is left at small gamma is the problem's own
+    conditioning, not the algorithm's: perturbing K by :math:`\epsilon\sqrt{K_{ii}K_{jj}}` (its rounding)
+    moves the LOO residuals (computed so) by 4.5e-4 / 1.7e-5 / 3.6e-8 / 1.8e-9 at gamma = 1e-14 / 1e-12 / 1e-10 / 1e-8.
+    As for every closed form of
     this module, the weight of the full fit is kept (:math:`\gamma l`, not
     :math:`\gamma (l - 1)`).
 
