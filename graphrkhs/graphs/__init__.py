@@ -28,6 +28,9 @@ from ._convert import __all__ as _convert_all
 from ._laplacian import *  # noqa: F401,F403
 from ._laplacian import __all__ as _laplacian_all
 from ._laplacian import LAPLACIANS  # noqa: F401
+# Whether the normalized Laplacian reaches 2 (a bipartite component), public here (not in __all__) for the
+# kernel layer's positivity test.
+from ._laplacian import bipartite_component_count  # noqa: F401
 from ._spec import *  # noqa: F401,F403
 from ._spec import __all__ as _spec_all
 
