@@ -19,7 +19,8 @@ from .._core.types import Backend, MatrixOrOperator, Reorder, ResponseBank, Spar
 from .._core.validation import AccuracyWarning, ConvergenceWarning, check_flag, check_scalar, memory_guard, warn
 from .filters import _as_filter_bank
 from ._lmax import _entry_eps, _refuse_negative_spectrum, check_psd_spectrum
-from ._chebyshev import EXACT_MAX_NODES, _LANCZOS_BATCH_BYTES, _check_L, _check_X, _check_common, _compute_dtype, _symmetric
+from ._chebyshev import (EXACT_MAX_NODES, _LANCZOS_BATCH_BYTES, _check_L, _check_X, _check_common, _column_exponents,
+                         _compute_dtype, _symmetric)
 
 
 __all__ = [
@@ -622,7 +623,11 @@ def exact_filter(L: SparseMatrix | ArrayLike, phi: ResponseBank, X: ArrayLike, *
     Returns
     -------
     ndarray of shape X.shape (or (n_filters,) + X.shape for a bank)
-        Computed in float64; float32 when L and X are both float32.
+        Computed in float64; float32 when L and X are both float32.  A
+        column within :math:`2^{64}` of float64's smallest normal or largest
+        number is filtered scaled by a power of two (exact), and the result
+        scaled back: :math:`\varphi(L)` is linear, and a subnormal signal
+        keeps the accuracy of the grid its result is stored on.
 
     Examples
     --------
@@ -643,13 +648,23 @@ def exact_filter(L: SparseMatrix | ArrayLike, phi: ResponseBank, X: ArrayLike, *
     if lam.size:     # the filters' spectrum is [0, lmax]: refused below it, as by chebyshev_filter
         # at float32's rounding level whatever L's dtype (a float32 Laplacian given in float64: -2e-8)
         _refuse_negative_spectrum(float(lam.min()), float(np.abs(lam).max()), "L", np.float32)
-    coeffs = U.T @ X2.astype(np.float64)
+    X64 = X2.astype(np.float64)
+    # columns within 2^64 of float64's ends scaled to a peak near 1 (exact: powers of two) and the result back
+    # (phi(L) is linear), as chebyshev_filter does: a signal of 1e-318 (subnormal) came back 2.6e-5 off, one
+    # of 2^-1040 3.6e-13, as U^T x and its products rounded in subnormals
+    exps = _column_exponents(X64, np.dtype(np.float64))
+    if exps is not None:
+        X64 = np.ldexp(X64, -exps)
+    coeffs = U.T @ X64
     values = _response_values(filters, lam, "the eigenvalues")
     if lam.size and lam.min() <= _rounding_level(np.abs(lam).max(), L.dtype):
         # a zero eigenvalue comes out as +-1e-16: phi must be finite at 0 itself, as chebyshev_filter and
         # lanczos_filter require (1/lambda gave entries near 1e12 when the rounding fell on the positive side)
         _response_values(filters, np.zeros(1), "the eigenvalues (one is 0 to rounding)")
     Y = np.stack([U @ (v[:, None] * coeffs) for v in values])
+    if exps is not None:
+        with np.errstate(over="ignore", under="ignore"):   # a result beyond the range is inf / subnormal, as due
+            Y = np.ldexp(Y, exps)
     Y = Y.astype(dtype, copy=False)
     if was_1d:
         Y = Y[:, :, 0]
