@@ -18,7 +18,7 @@ import scipy.sparse.linalg as spla
 from scipy.linalg import eigvalsh_tridiagonal
 
 from .amg import SmoothedAggregationPreconditioner, check_smoother_degree
-from .linalg import rounding_floor, symmetry_gap, symmetry_rtol
+from .linalg import operator_matmat, rounding_floor, symmetry_gap, symmetry_rtol
 from .types import ArrayLike, OperatorLike
 from .progress import progress_bar
 from .validation import (AccuracyWarning, ConvergenceWarning, check_finite_array, check_matrix, check_numeric_dtype,
@@ -156,11 +156,15 @@ def _as_operator(A, n, name):
                 raise ValueError(f"{name} must map an (n, m) block to an (n, m) block (n = {n}); {name}(V) of a "
                                  f"block of shape {V.shape} returned shape {out.shape}.")
             return out
-        return spla.LinearOperator((n, n), matvec=A, matmat=block, dtype=np.float64)
+        op = spla.LinearOperator((n, n), matvec=A, matmat=block, dtype=np.float64)
+        op._graphrkhs_checked = True     # block names the callable and its shapes itself (_apply)
+        return op
     raise TypeError(f"{name} must be a sparse matrix, an ndarray, a LinearOperator or a callable.")
 
 
-def _apply(op, X):
+def _apply(op, X, name):
+    if isinstance(op, spla.LinearOperator) and not getattr(op, "_graphrkhs_checked", False):
+        return operator_matmat(op, X, name)    # a product of the wrong shape: named, at the first product
     if isinstance(op, spla.LinearOperator):
         return op.matmat(X)
     return op @ X
@@ -386,9 +390,9 @@ def conjugate_gradient(A: Union[OperatorLike, Callable[[np.ndarray], np.ndarray]
         # squared norms underflowed (p^T A p = 0 raised 'A is not positive definite' on an SPD A; CutSSL's warm
         # starts of a class sized 0) or to max_iter with a warning of 'relative residual 1e36'
         X[:, bnorm == 0] = 0.0
-    R = B2 - _apply(A, X) if x0 is not None else B2.copy()
+    R = B2 - _apply(A, X, "A") if x0 is not None else B2.copy()
     active = colnorm(R) > tol * bnorm
-    Z = _apply(M, R) if M is not None else R.copy()
+    Z = _apply(M, R, "M") if M is not None else R.copy()
     P = Z.copy()
     rz = reduce(np.einsum("ij,ij->j", R, Z))
     confirmed = np.full(m, np.inf)         # each column's lowest true residual checked (residual replacement)
@@ -405,7 +409,7 @@ def conjugate_gradient(A: Union[OperatorLike, Callable[[np.ndarray], np.ndarray]
             cols = np.flatnonzero(active)
             # Only active columns are multiplied: converged ones stop costing work.
             Pa = P[:, cols] if cols.size < m else P
-            AP = _apply(A, Pa)
+            AP = _apply(A, Pa, "A")
             pap = reduce(np.einsum("ij,ij->j", Pa, AP))
             if not np.isfinite(pap).all():
                 raise FloatingPointError(
@@ -438,7 +442,7 @@ def conjugate_gradient(A: Union[OperatorLike, Callable[[np.ndarray], np.ndarray]
                 # true residual by 10 %: when it does not, tol lies below the system's attainable accuracy.
                 dpos = np.flatnonzero(done)
                 dc = cols[dpos]
-                Rt = B2[:, dc] - _apply(A, X[:, dc])
+                Rt = B2[:, dc] - _apply(A, X[:, dc], "A")
                 tn = colnorm(Rt) / bnorm_safe[dc]
                 again, confirmed[dc] = replace_residual(tn, stop[dc], confirmed[dc])
                 if again.any():
@@ -472,7 +476,7 @@ def conjugate_gradient(A: Union[OperatorLike, Callable[[np.ndarray], np.ndarray]
                 break
             c = slice(None) if cols.size == m else cols
             Rc = R[:, c]
-            Zc = _apply(M, Rc) if M is not None else Rc
+            Zc = _apply(M, Rc, "M") if M is not None else Rc
             # Unpreconditioned: r^T z = r^T r, already computed for the stopping test.
             rz_new = rr if M is None else reduce(np.einsum("ij,ij->j", Rc, Zc))
             beta = np.where(restart, 0.0, rz_new / rz[cols])     # a restart: the new direction is z itself
@@ -484,7 +488,7 @@ def conjugate_gradient(A: Union[OperatorLike, Callable[[np.ndarray], np.ndarray]
         if reduce(np.array([0.0 if np.isfinite(X).all() else 1.0]))[0] > 0:
             raise FloatingPointError("conjugate_gradient: the iterates overflowed to NaN or infinity; the system is "
                                      "not SPD or badly scaled (rescale A and B).")
-        true_res = colnorm(B2 - _apply(A, X)) / bnorm_safe
+        true_res = colnorm(B2 - _apply(A, X, "A")) / bnorm_safe
         if not bar.disable:
             bar.set_postfix_str(f"residual {float(true_res.max()) if m else 0.0:.2e}", refresh=False)
     # The recursive residual can drift below the true one; judge by the true residual,

@@ -308,6 +308,51 @@ def reuses_operator_symmetry(func):
     return wrapper
 
 
+def _returned_shape(A, X):
+    """The shape of what A's own product gave for X, bypassing scipy's wrapper (whose reshape of a wrong-sized
+    result fails with "cannot reshape array of size 99 into shape (100,1)", naming no argument): ``(kind, shape
+    of the input, shape returned)``, or None when the product fails for another reason."""
+    try:
+        return "matmat", X.shape, np.shape(A._matmat(X))   # the default _matmat goes through matvec: fails again
+    except Exception:
+        pass
+    try:
+        return "matvec", X[:, 0].shape, np.shape(A._matvec(X[:, 0]))
+    except Exception:
+        return None
+
+
+def operator_matmat(A, X, name):
+    """``A.matmat(X)`` of a LinearOperator as an (n, m) ndarray, or a ``ValueError`` naming ``name`` and the shapes.
+
+    The one check of a LinearOperator's products for every public entry point (the symmetry dot test that the
+    spectral filters, ``lmax`` and the kernels run on an operator before any other product, and each product of
+    :func:`~graphrkhs.conjugate_gradient` with ``A`` or ``M``): a ``matvec`` returning a vector of the wrong
+    length, or a ``matmat`` a block of the wrong shape (the transpose (m, n) was reshaped into wrong numbers and
+    refused as not symmetric), is refused here, before the heavy work.
+    """
+    n, m = A.shape[0], X.shape[1]
+    try:
+        Y = A.matmat(X)
+    except ValueError as exc:
+        found = _returned_shape(A, X)
+        if found is None:
+            raise
+        kind, given, got = found
+        want = (n,) + given[1:]
+        if got == want or (kind == "matvec" and got == (n, 1)):
+            raise
+        raise ValueError(f"{name} (a LinearOperator of shape {A.shape}) returned an array of shape {got} from its "
+                         f"{kind} of an input of shape {given}; expected shape {want}: {name}'s {kind} must return "
+                         f"one value per row of {name} ({n}) for each input column.") from exc
+    Y = np.asarray(Y)
+    if Y.shape != (n, m):
+        raise ValueError(f"{name} (a LinearOperator of shape {A.shape}) returned an array of shape {Y.shape} from its "
+                         f"matmat of an input of shape {X.shape}; expected shape ({n}, {m}): {name}'s matmat must "
+                         f"return one value per row of {name} ({n}) for each input column.")
+    return Y
+
+
 def _operator_symmetry_gap(A, name):
     shape = A.shape
     if len(shape) != 2 or shape[0] != shape[1]:
@@ -334,7 +379,7 @@ def _operator_dot_test(A, name):
     Z -= 1.0
     Z /= np.linalg.norm(Z, axis=0)
     Z = Z.astype(dtype)
-    AZ = np.asarray(A.matmat(Z), dtype=np.float64).reshape(n, Z.shape[1])
+    AZ = np.asarray(operator_matmat(A, Z, name), dtype=np.float64)
     if not np.isfinite(AZ).all():
         # the caller cannot read an operator's entries to name them (a symmetry error would mislead)
         raise ValueError(f"{name} (a LinearOperator) gave NaN or infinity for a finite vector; {name} must be finite.")

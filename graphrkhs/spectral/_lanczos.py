@@ -13,7 +13,7 @@ from numpy.typing import ArrayLike, NDArray
 from threadpoolctl import threadpool_limits
 
 from .._core.backend import serial_only
-from .._core.linalg import reuses_operator_symmetry
+from .._core.linalg import operator_matmat, reuses_operator_symmetry
 from .._core.reorder import PreparedOperator
 from .._core.types import Backend, MatrixOrOperator, Reorder, ResponseBank, SparseMatrix
 from .._core.validation import AccuracyWarning, ConvergenceWarning, check_flag, check_scalar, memory_guard, warn
@@ -551,7 +551,7 @@ def _exact_eigh(L, max_nodes=EXACT_MAX_NODES, after_bytes=0.0, what=""):
                  f"the dense eigendecomposition of a {n} x {n} L (about six {n} x {n} float64 arrays){what}",
                  "use chebyshev_filter or lanczos_filter, or filter fewer signals at a time.")
     if isinstance(L, spla.LinearOperator):
-        dense = L.matmat(np.eye(n))
+        dense = operator_matmat(L, np.eye(n), "L")
     else:
         dense = L.toarray()
     given = dense.dtype
