@@ -260,7 +260,10 @@ def knn_graph(X: ArrayLike, n_neighbors: int = 10, *,
         Also return a dict about the search, with the same keys on every
         in-process path (dense or sparse ``X``): ``"algorithm"`` (the backend
         whose result was used), ``"requested"``, ``"exact"``, ``"recall"``
-        (estimated recall@k; 1.0 for exact search), ``"recall_sample"``
+        (estimated recall@k; 1.0 for exact search; measured on distances: a
+        listed neighbour no farther than the exact k-th one is a hit, so on
+        duplicated rows any choice among tied copies scores 1, though it may
+        differ from exact search's lowest-index tie rule), ``"recall_sample"``
         (number of query points of the estimate, 0 for exact search),
         ``"recall_target"``, ``"approximate_recall"`` (the estimate of the
         approximate backend's lists on all the points, NaN when none were
