@@ -143,3 +143,12 @@ def test_plan_refuses_fractional_parts_and_orders_that_are_no_permutation():
     plan = PartitionPlan(A, (np.arange(n) % 2).astype(float), 2, order=np.arange(n)[::-1])
     ref = PartitionPlan(A, np.arange(n) % 2, 2, order=np.arange(n)[::-1])
     assert all(np.array_equal(a, b) for a, b in zip(plan.owned, ref.owned))
+
+
+def test_seed_reaches_metis():
+    # seeds 0 and 1 gave the same partition (METIS seeds srand, 0 taken for 1): the seed is passed, other
+    # seeds give other partitions of the same graph, each reproducible
+    A = _graph(n=300, isolated=0)
+    parts = {seed: partition_graph(A, 4, method="metis", seed=seed) for seed in range(6)}
+    assert np.array_equal(parts[0], partition_graph(A, 4, method="metis", seed=0))
+    assert any(not np.array_equal(parts[0], parts[s]) for s in range(2, 6))
