@@ -306,7 +306,7 @@ class GraphKernel(spla.LinearOperator):
             # A bound of 2 (or more) on a normalized Laplacian is not its spectrum: that lies in [0, 2) when no
             # component is bipartite (Chung 1997, Lemma 1.7), so a response positive on [0, 2) and 0 at 2
             # (InverseCosine, RandomWalk(2, p)) gives a positive definite kernel.  Tested at the largest float
-            # below 2 of the kernel's dtype: on an odd cycle of 23 nodes (top eigenvalue 1.9928) the bound 2
+            # below 2 of the kernel's dtype: on an odd cycle of 23 nodes (top eigenvalue 1.9907) the bound 2
             # refused InverseCosine.  (A spectral gap 2 - lambda_max below one rounding unit cannot be told
             # from 0 by the products anyway.)  float32: a bound of 1.99999994 rounds to 2 there.
             ok = positive(below_two)
