@@ -757,12 +757,18 @@ def label_free_mask(W, labeled_idx):
     return ~has_label[comp]
 
 
-def _orphans(W, S, Y2, F):
-    """Fill nodes of label-free components with the target mean; return their mask."""
+def _orphans(W, S, Y2, F, report=True):
+    """Fill nodes of label-free components with the target mean; return their mask.
+
+    ``report=False``: no GraphWarning -- for a solve inside a model selection, whose caller reports the graph
+    once (per fit) itself.  An argument, not a warnings filter: ``warnings.catch_warnings`` changes the filters
+    of the whole process, and fits running in other threads lost their warnings.
+    """
     orphan = label_free_mask(W, S)
     if orphan.any():
-        warn(f"{int(orphan.sum())} node(s) lie in connected components without any labeled node; "
-             "they get the mean of the labeled targets (the class prior).", GraphWarning)
+        if report:
+            warn(f"{int(orphan.sum())} node(s) lie in connected components without any labeled node; "
+                 "they get the mean of the labeled targets (the class prior).", GraphWarning)
         F[orphan] = Y2.mean(axis=0)
     return orphan
 

@@ -1322,7 +1322,8 @@ def graph_kernel_ridge(W: Union[GraphLike, GraphKernel], labeled: Indices, Y: Ar
                        tol: float = 1e-8, max_iter: Optional[int] = None,
                        preconditioner: Union[str, None, spla.LinearOperator] = "auto",
                        return_coef: bool = False,
-                       backend: str = "auto") -> Union[np.ndarray, Tuple[np.ndarray, Optional[np.ndarray]]]:
+                       backend: str = "auto",
+                       _warn_label_free: bool = True) -> Union[np.ndarray, Tuple[np.ndarray, Optional[np.ndarray]]]:
     r"""Kernel ridge regression in the graph RKHS :math:`\mathcal H_\varphi` (Pena 2017).
 
     .. math::
@@ -1441,7 +1442,9 @@ def graph_kernel_ridge(W: Union[GraphLike, GraphKernel], labeled: Indices, Y: Ar
     Wg.setdiag(0)
     Wg.eliminate_zeros()
     F = np.empty((n, m))
-    orphan = _orphans(Wg, S, Y2, F)
+    # _warn_label_free=False (private): a solve inside a model selection (the matrix-free LOO), which uses only
+    # beta; the fit at the chosen alpha reports the label-free components, once
+    orphan = _orphans(Wg, S, Y2, F, report=_warn_label_free)
     beta = None
     if method == "sparse":
         coef = np.asarray(poly, dtype=np.float64)

@@ -3006,9 +3006,12 @@ def _graph_kernel_residual(W, S, kernel, laplacian, tol, max_iter):
         L = graph_laplacian(as_adjacency(W, dtype=np.float64), laplacian, dtype=np.float64)
         K = GraphKernel(L, kernel if kernel is not None else default_kernel(), input="laplacian")
 
+    # only beta (on S) is used: the solves do not report the label-free components (they came once per alpha and
+    # probe block, 12 GraphWarnings in one GraphKernelRidgeRegressor fit); the fit at the chosen alpha does, once.
+    # An argument, not a warnings filter: that is process-wide and silenced fits in other threads
     def residual(Z, alpha):
         _, beta = graph_kernel_ridge(K, S, Z, alpha=alpha, method="cg", tol=tol, max_iter=max_iter,
-                                     return_coef=True)
+                                     return_coef=True, _warn_label_free=False)
         return alpha * beta.reshape(Z.shape)
 
     return K, residual
