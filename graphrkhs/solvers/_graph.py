@@ -711,7 +711,7 @@ def _make_preconditioner(A, preconditioner):
 def harmonic_solution(W: GraphLike, labeled: Indices, Y: ArrayLike, *, laplacian: str = "combinatorial",
                       tol: float = 1e-8, max_iter: Optional[int] = None,
                       preconditioner: Union[str, None, spla.LinearOperator] = "auto",
-                      backend: str = "auto") -> np.ndarray:
+                      backend: str = "auto", _warn_label_free: bool = True) -> np.ndarray:
     r"""Harmonic extension (Laplace learning, Zhu, Ghahramani & Lafferty 2003).
 
     Solves :math:`L_{UU} F_U = -L_{US} Y_S` with :math:`F_S = Y_S`: the limit
@@ -793,7 +793,9 @@ def harmonic_solution(W: GraphLike, labeled: Indices, Y: ArrayLike, *, laplacian
     L = graph_laplacian(W, lap_kind)
     F = np.empty((n, Y2.shape[1]))
     F[S] = Y2
-    orphan = _orphans(W, S, Y2, F)
+    # _warn_label_free=False (private): a solve inside a model selection (the matrix-free LOO scores only the
+    # labeled nodes); the fit at the chosen parameters reports the label-free components, once
+    orphan = _orphans(W, S, Y2, F, report=_warn_label_free)
     is_free = np.ones(n, dtype=bool)
     is_free[S] = False
     is_free &= ~orphan
@@ -811,7 +813,7 @@ def harmonic_solution(W: GraphLike, labeled: Indices, Y: ArrayLike, *, laplacian
 def tikhonov_solution(W: GraphLike, labeled: Indices, Y: ArrayLike, *, alpha: float = 0.0,
                       laplacian: str = "combinatorial", tol: float = 1e-8, max_iter: Optional[int] = None,
                       preconditioner: Union[str, None, spla.LinearOperator] = "auto",
-                      backend: str = "auto") -> np.ndarray:
+                      backend: str = "auto", _warn_label_free: bool = True) -> np.ndarray:
     r"""Laplacian (Tikhonov) regularization on a graph.
 
     .. math::
@@ -872,7 +874,7 @@ def tikhonov_solution(W: GraphLike, labeled: Indices, Y: ArrayLike, *, alpha: fl
     alpha = check_scalar(alpha, "alpha", low=0)
     if alpha == 0:
         return harmonic_solution(W, labeled, Y, laplacian=laplacian, tol=tol, max_iter=max_iter,
-                                 preconditioner=preconditioner, backend=backend)
+                                 preconditioner=preconditioner, backend=backend, _warn_label_free=_warn_label_free)
     preconditioner = _check_preconditioner(preconditioner)
     tol, max_iter = _check_iterations(tol, max_iter)
     check_backend(backend)
@@ -889,7 +891,7 @@ def tikhonov_solution(W: GraphLike, labeled: Indices, Y: ArrayLike, *, alpha: fl
                          "use a smaller alpha (as alpha grows, each component's values tend to the mean of its "
                          "labels).")
     F = np.empty((n, Y2.shape[1]))
-    orphan = _orphans(W, S, Y2, F)
+    orphan = _orphans(W, S, Y2, F, report=_warn_label_free)     # False: as in harmonic_solution
     keep = np.flatnonzero(~orphan)
     pos = np.full(n, -1, dtype=np.int64)
     pos[keep] = np.arange(keep.size)

@@ -2890,13 +2890,16 @@ def _tikhonov_residual(W, S, laplacian, tol, max_iter, preconditioner, backend="
     # on the scale of T, the rounding thresholds of stochastic_loo_errors are absolute
     unit = 1.0 / max(float(L.diagonal().max(initial=0.0)), 1e-300)
 
+    # the residual lives on the labeled nodes: the solves do not report the label-free components (they came once
+    # per alpha and probe block, 10 GraphWarnings in one LaplacianRegularization fit); the fit at the chosen alpha
+    # does, once.  An argument, not a warnings filter: that is process-wide and silenced fits in other threads
     def residual(Z, alpha):
         if alpha == 0:
             F = harmonic_solution(W, S, Z, laplacian=laplacian, tol=tol, max_iter=max_iter,
-                                  preconditioner=preconditioner, backend=backend)
+                                  preconditioner=preconditioner, backend=backend, _warn_label_free=False)
             return (LS @ F) * unit
         F = tikhonov_solution(W, S, Z, alpha=alpha, laplacian=laplacian, tol=tol, max_iter=max_iter,
-                              preconditioner=preconditioner, backend=backend)
+                              preconditioner=preconditioner, backend=backend, _warn_label_free=False)
         return Z - F[S]
 
     return residual

@@ -1,11 +1,12 @@
 """One GraphWarning about label-free components per fit above ``STOCHASTIC_MIN_LABELS`` labels (the matrix-free
 leave-one-out), without a warnings filter.
 
-Each solve of the selection (one per alpha, kernel and probe block) went through graph_kernel_ridge, which warned
-about the label-free components although only a residual on the labeled nodes is used: on a 36-node graph with a
-6-node component without labels (threshold lowered to 5 labels) GraphKernelRidgeRegressor warned 12 times in one
-fit, the classifier 6.  The solves of the selection now take a private argument that keeps them quiet; the fit at
-the chosen parameters warns once, at the user's line.  A ``warnings.catch_warnings`` filter did the same before and was reverted: it changes the
+Each solve of the selection (one per alpha, kernel and probe block) went through graph_kernel_ridge
+(tikhonov_solution, harmonic_solution), which warned about the label-free components although only a residual on
+the labeled nodes is used: on a 36-node graph with a 6-node component without labels (threshold lowered to 5
+labels) GraphKernelRidgeRegressor warned 12 times in one fit, the classifier 6, LaplacianRegularization 10.  The
+solves of the selection now take a private argument that keeps them quiet; the fit at the chosen parameters warns
+once, at the user's line.  A ``warnings.catch_warnings`` filter did the same before and was reverted: it changes the
 filters of the whole process, and fits running in other threads lost their warnings.
 """
 import concurrent.futures
@@ -16,9 +17,9 @@ import pytest
 
 import graphrkhs.estimators._transductive as transductive
 import graphrkhs.solvers._selection as selection
-from graphrkhs import (GraphKernelRidgeClassifier, GraphKernelRidgeRegressor, filters, graph_kernel_ridge,
-                       graph_kernel_ridge_stochastic_errors, harmonic_solution, tikhonov_solution,
-                       tikhonov_stochastic_errors)
+from graphrkhs import (GraphKernelRidgeClassifier, GraphKernelRidgeRegressor, LaplacianRegularizationClassifier,
+                       LaplacianRegularizationRegressor, graph_kernel_ridge, graph_kernel_ridge_stochastic_errors,
+                       filters, harmonic_solution, tikhonov_solution, tikhonov_stochastic_errors)
 from graphrkhs._core.validation import GraphWarning
 
 LABEL_FREE = "connected components without any labeled node"
@@ -67,7 +68,8 @@ def matrix_free(monkeypatch):
     monkeypatch.setattr(selection, "STOCHASTIC_MIN_LABELS", 5)
 
 
-ESTIMATORS = [GraphKernelRidgeRegressor, GraphKernelRidgeClassifier]
+ESTIMATORS = [GraphKernelRidgeRegressor, GraphKernelRidgeClassifier, LaplacianRegularizationRegressor,
+              LaplacianRegularizationClassifier]
 
 
 @pytest.mark.parametrize("cls", ESTIMATORS, ids=[c.__name__ for c in ESTIMATORS])
@@ -87,7 +89,7 @@ def test_label_free_components_warn_once_per_fit(cls, matrix_free):
         np.testing.assert_allclose(est.label_distributions_[30:], 0.5, rtol=1e-12)
 
 
-@pytest.mark.parametrize("scores", [graph_kernel_ridge_stochastic_errors])
+@pytest.mark.parametrize("scores", [graph_kernel_ridge_stochastic_errors, tikhonov_stochastic_errors])
 def test_selection_scores_are_quiet_the_plain_solvers_are_not(scores):
     # the matrix-free scores use residuals on the labeled nodes only (the label-free component changes none of
     # them), as the exact path scores (which never warned); each of their solves warned before
