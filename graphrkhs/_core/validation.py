@@ -8,7 +8,9 @@ that names the argument, says what was wrong and what is accepted.
 import numbers
 import os
 import sys
+import threading
 import warnings
+from contextlib import contextmanager
 
 import numpy as np
 import scipy.sparse as sp
@@ -69,6 +71,29 @@ def _caller_frame():
     return None
 
 
+#: This thread's open :func:`held_warnings` list, if any (per thread: a solve held only its own warnings).
+_HOLD = threading.local()
+
+
+@contextmanager
+def held_warnings():
+    """Hold the graphrkhs warnings this thread emits (:func:`warn`) in a list of Warning instances instead of
+    showing them, for a caller that decides afterwards which still hold (re-emit one with ``warn(w)``).
+
+    Per thread and nestable (an inner hold's re-emitted warnings go to the outer one).  Not
+    ``warnings.catch_warnings(record=True)``: that swaps the process-wide filters and ``showwarning``, so a
+    solve held the warnings of other threads too, and two threads entering and leaving it in turn left a
+    recording ``showwarning`` installed for good (every later warning of the process was lost: two threads of
+    ``tikhonov_solution(..., preconditioner="jacobi")``).  Other libraries' warnings are not held.
+    """
+    outer = getattr(_HOLD, "list", None)
+    _HOLD.list = held = []
+    try:
+        yield held
+    finally:
+        _HOLD.list = outer
+
+
 def warn(message, category=GraphRKHSWarning):
     """Emit a graphrkhs warning at the user's call site: the first frame outside the package, however
     many graphrkhs frames lie between (a solver called directly or from an estimator's fit).
@@ -77,6 +102,10 @@ def warn(message, category=GraphRKHSWarning):
     warning names that library's line, as every library's warnings do there.  ``message`` may be a
     :class:`Warning` instance (its class is the category then).
     """
+    held = getattr(_HOLD, "list", None)
+    if held is not None:                # within held_warnings() in this thread: kept, shown (or not) later
+        held.append(message if isinstance(message, Warning) else category(message))
+        return
     frame = _caller_frame()
     if frame is None:                   # no caller outside graphrkhs: name the line that warned
         warnings.warn(message, category, stacklevel=2)

@@ -42,7 +42,6 @@ come back in the dtype of ``Y`` when it is float32, in float64 otherwise.
 """
 
 import math
-import warnings
 import weakref
 from typing import Callable, Optional, Tuple, Union
 
@@ -61,7 +60,7 @@ from ._common import check_normal_degrees, labeled_graph_problem, spd_splu
 from .._core.cg import forward_checked
 from .._core.progress import logger
 from .._core.validation import (AccuracyWarning, ConvergenceWarning, check_flag, check_matrix, check_option, check_scalar, float_dtype, memory_guard,
-                                power_of_two_exponent, warn)
+                                held_warnings, power_of_two_exponent, warn)
 from ..spectral.filters import default_kernel
 from ..graphs import LAPLACIANS, as_adjacency, laplacian as graph_laplacian
 from ..kernels import GraphKernel
@@ -235,11 +234,13 @@ def _solve_spd(A, B, preconditioner, tol, max_iter, backend="numpy", warn_forwar
             # warn_now=False (a correction solve of the refinement, whose relative error is not that of X): no
             # AccuracyWarning, as serially; the MPI solve's forward-error check warned there regardless (the
             # harmonic solution 1.8e-9 off at tol 1e-8: a false alarm the serial solve does not give)
-            with warnings.catch_warnings():
-                if not warn_now:
-                    warnings.simplefilter("ignore", AccuracyWarning)
-                return np.asarray(backend_impl.solve_spd(A, Bk, tol, max_iter, preconditioner),
-                                  dtype=np.float64).reshape(Bk.shape)
+            with held_warnings() as said:     # this thread's only (a warnings filter is process-wide)
+                X = np.asarray(backend_impl.solve_spd(A, Bk, tol, max_iter, preconditioner),
+                               dtype=np.float64).reshape(Bk.shape)
+            for w in said:
+                if warn_now or not isinstance(w, AccuracyWarning):
+                    warn(w)
+            return X
 
         # the serial correction test, for the same solves and by the same rough solves as serially (Jacobi
         # distributed CG left the linked outliers' harmonic solution 2.6e-7 off at tol 1e-8, silently; serial
@@ -256,11 +257,9 @@ def _solve_spd(A, B, preconditioner, tol, max_iter, backend="numpy", warn_forwar
             def rough(Rk):
                 return base(Rk) if once is None else once(lambda: base(Rk))
 
-        with warnings.catch_warnings(record=True) as held:
-            warnings.simplefilter("always")
+        with held_warnings() as held:
             X = np.array(solve(B2, warn_forward))
-        X = _refined(A, B2, X, solve, tol, warn_forward, [w.message for w in held], rough, null_components,
-                     recomputed, offset)
+        X = _refined(A, B2, X, solve, tol, warn_forward, held, rough, null_components, recomputed, offset)
         return X[:, 0] if was_1d else X
     if isinstance(preconditioner, str) and preconditioner == "jacobi":
         As = sp.csr_array(A.multiply(s[:, None]).multiply(s[None, :]))
@@ -294,11 +293,11 @@ def _solve_spd(A, B, preconditioner, tol, max_iter, backend="numpy", warn_forwar
                 return conjugate_gradient(A, Bk, M=M, tol=tol, max_iter=max_iter).x
     # the first solve's warnings are held until the refinement has run: an AccuracyWarning about an error that
     # the refinement then removes (checked by one more correction, _refined) would be a false alarm
-    with warnings.catch_warnings(record=True) as held:
-        warnings.simplefilter("always")
+    # (this thread's graphrkhs warnings: warnings.catch_warnings(record=True) swapped the process's showwarning,
+    # and two threads of iterative solves left a recording one installed, losing every later warning)
+    with held_warnings() as held:
         X = solve(B2, warn_forward)
-    X = _refined(A, B2, X, solve, tol, warn_forward, [w.message for w in held], rough, null_components,
-                 recomputed, offset)
+    X = _refined(A, B2, X, solve, tol, warn_forward, held, rough, null_components, recomputed, offset)
     return X[:, 0] if was_1d else X
 
 
