@@ -38,7 +38,7 @@ from typing import Optional, Sequence, Union
 import numpy as np
 
 from .labels import _check_targets
-from .linalg import small_dense_threads
+from .linalg import small_dense_threads, symmetry_gap
 from .validation import check_flag, check_matrix, check_scalar, column_scales, memory_guard, numeric_axis
 
 __all__ = [
@@ -93,6 +93,20 @@ PSD_RTOL = 1e-6
 #: With an unpenalized basis 1 - H_ii is a difference of two terms; below this fraction of them it is
 #: rounding (the point is interpolated), and its LOO undefined.
 _CANCEL_RTOL = 64 * np.finfo(np.float64).eps
+
+
+def check_symmetric_kernel(K, name="K", fix="pass the kernel matrix of the labeled points with itself."):
+    """Refuse a kernel K whose asymmetry exceeds ``PSD_RTOL`` of its largest entry (a ``ValueError`` naming ``name``).
+
+    :class:`KernelRidgePath` reads :math:`(K + K^T)/2`: beyond a kernel's rounding or approximation error an
+    asymmetry means another matrix was passed (an upper triangle, a kernel between two point sets), whose
+    leave-one-out would be scored silently as that of the symmetrized one.  The check of the entry points that
+    take a user's K (:func:`graphrkhs.graph_kernel_ridge_loo`, :func:`graphrkhs.rls_loo_error`,
+    :func:`graphrkhs.ridge_path_errors`, :func:`graphrkhs.select_ridge_alpha`)."""
+    asym, scale = symmetry_gap(K, name)
+    if asym > PSD_RTOL * scale:
+        raise ValueError(f"{name} must be symmetric: max |{name} - {name}^T| = {asym:.3g} (max |{name}| = "
+                         f"{scale:.3g}, rounding allows {PSD_RTOL:g} of it); {fix}")
 
 
 def constant_up_to_rounding(Y: ArrayLike) -> bool:

@@ -20,7 +20,7 @@ import numpy as np
 from ..kernels import FredholmKernel, WarpedKernel
 from .._core.labels import _check_labeled_index, _check_targets as _check_labeled_targets
 from .._core.linalg import symmetry_gap
-from .._core.loo import KernelRidgePath, check_ridges
+from .._core.loo import KernelRidgePath, check_ridges, check_symmetric_kernel
 from .._core.validation import check_matrix, check_points, check_scalar
 from .._core.types import ArrayLike, Indices
 from ._kernel import rls_fit
@@ -120,6 +120,8 @@ def rls_loo_error(K: ArrayLike, Y: ArrayLike, alphas: ArrayLike) -> np.ndarray:
     Parameters
     ----------
     K : array (l, l)
+        Symmetric PSD kernel of the labeled points (symmetric to ``PSD_RTOL`` = 1e-6 of its largest
+        entry, else ``ValueError``: the engine reads :math:`(K + K^T)/2`).
     Y : array (l,) or (l, m)
         m columns: the mean over all l m entries, in the targets' own units
         (:mod:`graphrkhs.solvers._selection`, "Several target columns").
@@ -139,6 +141,8 @@ def rls_loo_error(K: ArrayLike, Y: ArrayLike, alphas: ArrayLike) -> np.ndarray:
     True
     """
     K = check_matrix(K, "K", square=True)
+    # the engine reads (K + K^T) / 2: np.triu(K) was scored silently as another kernel
+    check_symmetric_kernel(K, "K")
     Y = _check_targets(Y, K.shape[0])
     alphas = check_ridges(alphas, "alphas")
     # The ridge of (K + alpha l I): the engine works with the weight as it enters the system.

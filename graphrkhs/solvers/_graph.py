@@ -53,8 +53,8 @@ from scipy.sparse import csgraph
 
 from .._core.backend import check_backend, get_backend, is_distributed, require_backend, resolve_backend
 from .._core.cg import amg_preconditioner, conjugate_gradient
-from .._core.linalg import check_solution, symmetry_gap
-from .._core.loo import PSD_RTOL, KernelRidgePath, check_ridges
+from .._core.linalg import check_solution
+from .._core.loo import KernelRidgePath, check_ridges, check_symmetric_kernel
 from .._core.types import ArrayLike, GraphLike, Indices, MatrixLike
 from ._common import check_normal_degrees, labeled_graph_problem, spd_splu
 from .._core.cg import forward_checked
@@ -1564,11 +1564,7 @@ def graph_kernel_ridge_loo(K_SS: ArrayLike, Y: ArrayLike, alphas: ArrayLike) -> 
     """
     K_SS = check_matrix(K_SS, "K_SS", square=True, dtype=np.float64)
     # the path reads (K + K^T) / 2: an asymmetry beyond a kernel's rounding means another matrix was passed
-    asym, scale = symmetry_gap(K_SS, "K_SS")
-    if asym > PSD_RTOL * scale:
-        raise ValueError(f"K_SS must be symmetric: max |K_SS - K_SS^T| = {asym:.3g} (max |K_SS| = "
-                         f"{scale:.3g}, rounding allows {PSD_RTOL:g} of it); pass the kernel on the "
-                         "labeled nodes, Phi[S][:, S].")
+    check_symmetric_kernel(K_SS, "K_SS", "pass the kernel on the labeled nodes, Phi[S][:, S].")
     Y2, _, _ = _check_targets(Y, K_SS.shape[0])
     alphas = check_ridges(alphas, "alphas")
     return KernelRidgePath(K_SS).loo_residuals(Y2, alphas)

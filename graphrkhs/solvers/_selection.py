@@ -120,7 +120,8 @@ from scipy.sparse import csgraph
 from .._core.labels import _check_labeled_index, _check_targets
 from .._core.backend import check_backend, require_backend
 from .._core.linalg import check_square, small_dense_threads
-from .._core.loo import KernelRidgePath, _group_rows, check_ridges, constant_up_to_rounding, in_ridge_batches
+from .._core.loo import (KernelRidgePath, _group_rows, check_ridges, check_symmetric_kernel, constant_up_to_rounding,
+                         in_ridge_batches)
 from .._core.validation import SelectionWarning, check_flag, check_option, check_random_state, check_scalar, warn
 from .._core.validation import memory_guard, numeric_axis
 from ..graphs import as_adjacency, laplacian as graph_laplacian
@@ -581,7 +582,8 @@ def ridge_path_errors(K: Any, Y: Any, ridges: Any, *, unpenalized: Optional[Any]
     Parameters
     ----------
     K : ndarray of shape (l, l)
-        PSD kernel on the labeled points.
+        Symmetric PSD kernel on the labeled points (symmetric to ``PSD_RTOL`` = 1e-6 of its largest entry, else
+        ``ValueError``: the engine reads :math:`(K + K^T)/2`).
     Y : ndarray of shape (l,) or (l, m)
         m columns are scored together, in their own units (module notes, "Several target columns").
     ridges : sequence of float > 0
@@ -611,6 +613,7 @@ def ridge_path_errors(K: Any, Y: Any, ridges: Any, *, unpenalized: Optional[Any]
     check_option(criterion, "criterion", CRITERIA)
     check_option(scoring, "scoring", SCORINGS)
     K = check_square(K, "K", np.float64)
+    check_symmetric_kernel(K, "K")      # the engine reads (K + K^T) / 2: np.triu(K) was scored silently
     Y2 = _as_targets(Y, K.shape[0])
     ridges = check_ridges(ridges, "ridges")
     path = KernelRidgePath(K, unpenalized=unpenalized)
@@ -1089,6 +1092,8 @@ def select_ridge_alpha(K: Any, Y: Any, alphas: Optional[Any] = None, *, ridge_sc
     Parameters
     ----------
     K : ndarray of shape (l, l)
+        Symmetric PSD kernel on the labeled points (symmetric to ``PSD_RTOL`` = 1e-6 of its largest entry, else
+        ``ValueError``: the engine reads :math:`(K + K^T)/2`).
     Y : ndarray of shape (l,) or (l, m)
         m columns are scored together, in their own units (module notes, "Several target columns").
     alphas : sequence of float > 0, optional
@@ -1132,6 +1137,7 @@ def select_ridge_alpha(K: Any, Y: Any, alphas: Optional[Any] = None, *, ridge_sc
     True
     """
     K = check_square(K, "K", np.float64)
+    check_symmetric_kernel(K, "K")      # the engine reads (K + K^T) / 2: np.triu(K) was scored silently
     l = K.shape[0]
     scale = float(l) if isinstance(ridge_scale, str) and ridge_scale == "l" else \
         check_scalar(ridge_scale, "ridge_scale", low=0, low_inclusive=False)
