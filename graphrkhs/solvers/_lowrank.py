@@ -532,8 +532,9 @@ def select_laprls_lowrank(X: ArrayLike, labeled: Indices, Y: ArrayLike, M: Matri
         "Several target columns").
     M : sparse (n, n)
         Graph penalty :math:`L^p` (:func:`~graphrkhs.graph_penalty`).
-    sigmas : increasing sequence of float > 0
-        Kernel widths (extended at the edges with ``extend``).
+    sigmas : sequence of float > 0
+        Kernel widths, in any order (sorted, repeats scored once; likewise ``gamma_As`` and ``ratios``),
+        extended at the edges with ``extend``.
     gamma_As : sequence of float > 0, optional
         Default ``geomspace(1e-7, 1e1, 17)``, extended down to the rounding floor
         :math:`10^{-10} \max k(x, x)`.
@@ -609,22 +610,24 @@ def select_laprls_lowrank(X: ArrayLike, labeled: Indices, Y: ArrayLike, M: Matri
     M = sp.csr_array(check_matrix(M, "M", allow_sparse=True), dtype=np.float64)   # NaN in M: named before work
     if M.shape != (n, n):
         raise ValueError(f"M must have shape ({n}, {n}), one row per row of X; got {M.shape}.")
-    sigmas = np.sort(check_ridges(sigmas, "sigmas"))
+    # distinct values (np.unique, as the other selections): sorted repeats reached select_grid, which refused them
+    sigmas = np.unique(check_ridges(sigmas, "sigmas"))
     # the exact step (ManifoldRidgePath): K, M K and the matrix factored, three n x n float64 arrays, plus
     # the basis Z (n, l) -- estimated before the surrogate selection, which is the long part at large n
     memory_guard(8 * n * (3 * n + S.size), f"the exact step of select_laprls_lowrank (three {n} x {n} float64 "
                  f"arrays: the kernel, M K and the LU of I + rho' M K)",
                  "use select_nystrom_laprls and nystrom_laprls_fit (no n x n array), or fewer points.")
-    gA = geometric_grid(1e-7, 1e1, 17) if gamma_As is None else np.sort(check_ridges(gamma_As, "gamma_As"))
+    gA = geometric_grid(1e-7, 1e1, 17) if gamma_As is None else np.unique(check_ridges(gamma_As, "gamma_As"))
     l = S.size
     if ratios is None:
         dbar = float(M.diagonal().sum()) / n
         # no edges (M = 0): every ratio is RLS
         rho = np.r_[0.0, float(n) ** 2 / dbar * 10.0 ** np.arange(-6, 4)] if dbar > 0 else np.zeros(1)
     else:
-        rho = np.sort(numeric_axis(ratios))
+        rho = numeric_axis(ratios)
         if rho.ndim != 1 or rho.size == 0 or not (np.isfinite(rho).all() and (rho >= 0).all()):
             raise ValueError(f"ratios must be a non-empty 1-D sequence of finite numbers >= 0; got {ratios!r}.")
+        rho = np.unique(rho)        # after the check: np.unique flattens a 2-D grid
     n_components = check_scalar(n_components, "n_components", kind="int", low=1)
     if scoring not in SCORINGS:
         raise ValueError(f"scoring must be one of {SCORINGS}; got {scoring!r}.")
