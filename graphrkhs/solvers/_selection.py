@@ -1191,7 +1191,8 @@ def select_kernel_ridge(make_kernel: Callable[[float], Any], Y: Any, sigmas: Any
     Parameters
     ----------
     make_kernel : callable
-        ``make_kernel(sigma) -> ndarray (l, l)``, PSD, or a :class:`~graphrkhs.KernelRidgePath`
+        ``make_kernel(sigma) -> ndarray (l, l)``, symmetric PSD (symmetric to ``PSD_RTOL`` = 1e-6 of its largest
+        entry, else ``ValueError``), or a :class:`~graphrkhs.KernelRidgePath`
         of that matrix (its eigendecomposition is used as is: a caller that needs it
         for more than this selection computes it once).
     Y : ndarray of shape (l,) or (l, m)
@@ -1247,6 +1248,9 @@ def select_kernel_ridge(make_kernel: Callable[[float], Any], Y: Any, sigmas: Any
             K = make_kernel(key)
             given = isinstance(K, KernelRidgePath)       # the caller's eigendecomposition, reused
             K = K if given else check_square(K, "make_kernel(sigma)", np.float64)
+            if not given:       # the engine reads (K + K^T) / 2: np.triu(K) was scored silently
+                check_symmetric_kernel(K, "make_kernel(sigma)", "make_kernel must return the kernel matrix of the "
+                                       "labeled points with themselves.")
             l = K.n if given else K.shape[0]
             scale = float(l) if isinstance(ridge_scale, str) and ridge_scale == "l" else \
                 check_scalar(ridge_scale, "ridge_scale", low=0, low_inclusive=False)

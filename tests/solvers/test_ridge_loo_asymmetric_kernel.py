@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from graphrkhs import pairwise_kernel, rls_loo_error
-from graphrkhs.solvers import ridge_path_errors, select_ridge_alpha
+from graphrkhs.solvers import ridge_path_errors, select_kernel_ridge, select_ridge_alpha
 
 
 def _problem():
@@ -38,3 +38,13 @@ def test_rounding_asymmetry_accepted(name):
     E[0, 1] = 1e-12          # a rounding-size asymmetry: scored as the symmetric kernel (K + K^T) / 2
     Ks = K + E / 2 + E.T / 2
     np.testing.assert_allclose(CALLS[name](K + E, y), CALLS[name](Ks, y), rtol=1e-12, atol=0)
+
+
+def test_select_kernel_ridge_refuses_asymmetric_make_kernel():
+    # make_kernel returning np.triu of the Gram was scored as (K + K^T) / 2, silently (sigma 1, alpha 2.4e-10)
+    X = np.random.default_rng(0).normal(size=(8, 2))
+    y = np.sin(X[:, 0])
+    with pytest.raises(ValueError, match=r"make_kernel\(sigma\) must be symmetric"):
+        select_kernel_ridge(lambda s: np.triu(pairwise_kernel(X, sigma=s)), y, [1.0], [1e-3])
+    res = select_kernel_ridge(lambda s: pairwise_kernel(X, sigma=s), y, [1.0], [1e-3])
+    assert np.isfinite(res.scores).all()
