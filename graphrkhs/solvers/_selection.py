@@ -706,6 +706,10 @@ def tikhonov_path_errors(W: Any, labeled: Any, Y: Any, alphas: Any, *, laplacian
     return red.scores(alphas, _as_targets(Y, red.S.size), criterion, scoring, loo_rows)
 
 
+#: The fix named when the n x n kernel of the LapRLS selections is not symmetric (laprls_fit's words).
+_ALL_POINTS_GRAM = "pass the Gram matrix k(x_i, x_j) of all n points."
+
+
 class _LapRLSGrid:
     r"""Shared factorizations of the LapRLS hat matrix over a (gamma_A, gamma_I) grid.
 
@@ -722,6 +726,8 @@ class _LapRLSGrid:
 
     def __init__(self, K, labeled, M):
         K = check_square(K, "K", np.float64)
+        # laprls_fit's symmetry check: the eigendecomposition below reads (K + K^T) / 2, np.triu(K) was scored silently
+        check_symmetric_kernel(K, "K", _ALL_POINTS_GRAM)
         n = K.shape[0]
         self.S = _check_labeled_index(labeled, n)
         M = sp.csr_array(M, dtype=np.float64)
@@ -763,7 +769,8 @@ def laprls_grid_errors(K: Any, labeled: Any, Y: Any, M: Any, gamma_As: Any, gamm
     Parameters
     ----------
     K : ndarray of shape (n, n)
-        Kernel on all points.
+        Kernel on all points (symmetric to 1e-6 of its largest entry, else ``ValueError``, as in
+        :func:`~graphrkhs.laprls_fit`).
     labeled : int indices (l,)
     Y : ndarray of shape (l,) or (l, m)
         m columns are scored together, in their own units (module notes, "Several target columns").
@@ -1944,6 +1951,7 @@ class ManifoldRidgePath:
     Parameters
     ----------
     K : ndarray of shape (n, n)
+        Kernel on all points (symmetric to 1e-6 of its largest entry, else ``ValueError``).
     labeled : int indices (l,)
     M : sparse (n, n), symmetric PSD
     consistency : bool, default=False
@@ -1957,6 +1965,8 @@ class ManifoldRidgePath:
     def __init__(self, K: Any, labeled: Any, M: Any, *, consistency: bool = False,
                  min_rcond: float = float(np.sqrt(np.finfo(np.float64).eps))):
         self.K = check_square(K, "K", np.float64)
+        # laprls_fit's symmetry check: np.triu(K) was scored silently
+        check_symmetric_kernel(self.K, "K", _ALL_POINTS_GRAM)
         n = self.n = self.K.shape[0]
         self.S = _check_labeled_index(labeled, n)
         M = sp.csr_array(M, dtype=np.float64)
