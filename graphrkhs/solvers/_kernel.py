@@ -54,7 +54,7 @@ import scipy.sparse as sp
 
 from .._core.amg import _check_symmetric_psd_pattern
 from .._core.cg import conjugate_gradient
-from .._core.loo import PSD_RTOL
+from .._core.loo import PSD_RTOL, check_symmetric_kernel
 from .._core.validation import (ConvergenceWarning, check_flag, check_matrix, check_option, check_points, check_scalar,
                                 column_scales, memory_guard, numeric_axis, warn)
 from .._core.config import DENSE_CACHE_BYTES
@@ -1033,6 +1033,10 @@ def _consistency_penalty(K, Kp, Kpp):
     return P
 
 
+#: The fix named when a PRLS Gram matrix is not symmetric.
+_PRLS_GRAMS = "pass the Gram matrices K, K', K'' of the labeled points (consistency_grams)."
+
+
 def prls_fit(K: ArrayLike, Kp: ArrayLike, Kpp: ArrayLike, Y: ArrayLike, gamma: float,
              Psi: Optional[ArrayLike] = None) -> Tuple[np.ndarray, np.ndarray]:
     r"""Partially-penalized RLS (Yang, King & Lyu, NIPS 2009, Eqs. 7-11).
@@ -1095,6 +1099,8 @@ def prls_fit(K: ArrayLike, Kp: ArrayLike, Kpp: ArrayLike, Y: ArrayLike, gamma: f
     for name, A in (("K", K), ("Kp", Kp), ("Kpp", Kpp)):
         if np.shape(A) != (l, l):
             raise ValueError(f"{name} must have shape ({l}, {l}); got {np.shape(A)}.")
+        # the fit reads (K + K^T) / 2 and a symmetrized P: np.triu of a Gram was fitted without a word
+        check_symmetric_kernel(A, name, _PRLS_GRAMS)
     Psi = (np.ones((l, 1), dtype=K.dtype) if Psi is None
            else check_matrix(Psi, "Psi", min_size=0).astype(K.dtype, copy=False))
     if Psi.ndim != 2 or Psi.shape[0] != l:

@@ -126,7 +126,7 @@ from .._core.validation import SelectionWarning, check_flag, check_option, check
 from .._core.validation import memory_guard, numeric_axis
 from ..graphs import as_adjacency, laplacian as graph_laplacian
 from ._common import spd_splu
-from ._kernel import _consistency_penalty, _prls_stacked
+from ._kernel import _PRLS_GRAMS, _consistency_penalty, _prls_stacked
 
 __all__ = [
     "GridResult",
@@ -1496,6 +1496,9 @@ def _prls_parts(K, Kp, Kpp, Y, gammas, Psi):
     Kp, Kpp = check_square(Kp, "Kp", np.float64), check_square(Kpp, "Kpp", np.float64)
     if Kp.shape != (l, l) or Kpp.shape != (l, l):
         raise ValueError(f"Kp and Kpp must have shape ({l}, {l}) like K; got {Kp.shape} and {Kpp.shape}.")
+    for name, A in (("K", K), ("Kp", Kp), ("Kpp", Kpp)):
+        # prls_fit's check: K and P are read symmetrized, np.triu of a Gram was scored without a word
+        check_symmetric_kernel(A, name, _PRLS_GRAMS)
     _check_selection_labels(l)
     Y2 = _as_targets(Y, l)
     gammas = check_ridges(gammas, "gammas")
