@@ -325,7 +325,7 @@ class GridResult:
     best_score : float
     rank : ndarray of int like ``scores`` (1 = best)
     at_edge : dict of str -> bool
-        The selected value is the first or last of that axis (and the axis has
+        The selected value is the smallest or largest of that axis (and the axis has
         more than one value).
     n_extensions : int
         How many times :func:`select_grid` extended the grid.
@@ -348,8 +348,10 @@ class GridResult:
         tb = (np.zeros(shape) if tie_break is None
               else np.where(np.isfinite(tie_break), np.asarray(tie_break, dtype=np.float64).reshape(shape), -np.inf))
         # lexsort: the last key is primary -> score, then tie_break, then the larger value of the first axis, of
-        # the second, ... (each axis's larger value is its stronger regularization / smoother fit)
-        axes = [-i.ravel() for i in np.indices(shape)][::-1]
+        # the second, ... (each axis's larger value is its stronger regularization / smoother fit).  By value, not
+        # by position: an axis given in decreasing order gave a tie to its smallest value
+        axes = [-np.asarray(v, dtype=np.float64).ravel()
+                for v in np.meshgrid(*self.grid.values(), indexing="ij")][::-1]
         order = np.lexsort((*axes, -tb.ravel(), -finite.ravel()))
         self.best_index = np.unravel_index(order[0], shape)
         rank = np.empty(order.size, dtype=np.int64)
@@ -357,7 +359,8 @@ class GridResult:
         self.rank = rank.reshape(shape)
         self.best_params = {k: v[i].item() for (k, v), i in zip(self.grid.items(), self.best_index)}
         self.best_score = float(self.scores[self.best_index])
-        self.at_edge = {k: bool(v.size > 1 and i in (0, v.size - 1))
+        # by value (the smallest or largest of the axis), in any order of the axis
+        self.at_edge = {k: bool(v.size > 1 and v[i] in (np.min(v), np.max(v)))
                         for (k, v), i in zip(self.grid.items(), self.best_index)}
 
     @property
