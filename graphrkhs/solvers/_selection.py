@@ -831,7 +831,7 @@ def hat_matrix_errors(hat: Callable[..., np.ndarray], Y: Any, params: Sequence[M
     Parameters
     ----------
     hat : callable
-        ``hat(**params) -> ndarray (l, l)``.
+        ``hat(**params) -> ndarray (l, l)``, finite (NaN or infinity is a ``ValueError`` naming the params).
     Y : ndarray of shape (l,) or (l, m)
         m columns are scored together, in their own units (module notes, "Several target columns").
     params : sequence of dicts
@@ -853,6 +853,10 @@ def hat_matrix_errors(hat: Callable[..., np.ndarray], Y: Any, params: Sequence[M
         H = np.asarray(hat(**p), dtype=np.float64)
         if H.shape != (Y2.shape[0],) * 2:
             raise ValueError(f"hat() must return an ({Y2.shape[0]}, {Y2.shape[0]}) matrix; got {H.shape}.")
+        if not np.isfinite(H).all():
+            # the caller's solve failed there: scored -inf ("undefined"), that value left the selection silently
+            raise ValueError(f"hat(**params) returned NaN or infinity at {dict(p)}; the hat matrix of a linear "
+                             "smoother is finite: check the solve behind hat at these parameters.")
         score[j], tie[j] = _criterion_errors(np.eye(H.shape[0]) - H, Y2, criterion, scoring, loo_rows)
     return score, tie
 
