@@ -2370,7 +2370,8 @@ def kfold_scores(fit_predict: Callable[..., Any], y: Any, grid: Mapping[str, Any
         (the caller closes over its graph / points and keeps the held-out
         points in the graph, unlabeled).  Predictions: labels (compared with
         ``y``) or real values, shape ``(len(test),)`` (a column
-        ``(len(test), 1)`` is accepted; any other shape is a ``ValueError``).
+        ``(len(test), 1)`` is accepted; any other shape is a ``ValueError``), finite (NaN or
+        infinity is a ``ValueError`` naming the params).
     y : array of shape (l,)
     grid : dict of str -> 1-D sequence
     n_splits, stratify, random_state, groups
@@ -2419,6 +2420,11 @@ def kfold_scores(fit_predict: Callable[..., Any], y: Any, grid: Mapping[str, Any
                     # compared with y[te] of shape (k,), a (k, 1) or (k, m) array would broadcast to pairs
                     raise ValueError(f"fit_predict must return one prediction per test point, an array of shape "
                                      f"({te.size},); got shape {pred.shape}.")
+                if pred.dtype.kind in "fc" and not np.isfinite(pred).all():
+                    # a failed fit: NaN counted as a wrong label ("accuracy") or made the mean NaN, scored -inf
+                    # ("mse"), and that grid point left the selection without a word
+                    raise ValueError(f"fit_predict returned NaN or infinity at {params}; predictions must be "
+                                     "finite: check the fit behind fit_predict at these parameters.")
                 per.append(np.mean(pred == y[te]) if scoring == "accuracy"
                            else -np.mean((pred.astype(np.float64) - y[te]) ** 2))
             mean[idx], std[idx] = np.mean(per), np.std(per)
