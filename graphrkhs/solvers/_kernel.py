@@ -1597,6 +1597,8 @@ def grls_fit(Phi: ArrayLike, Psi: ArrayLike, Y: ArrayLike, gamma: float) -> Tupl
     m = Y2.shape[0]
     if Phi.shape != (m, m):
         raise ValueError(f"Phi must have shape ({m}, {m}); got {Phi.shape}.")
+    # the Cholesky / eigen solves read one triangle of Phi: np.triu(Phi) was fitted as its diagonal, silently
+    check_symmetric_kernel(Phi, "Phi", "pass the kernel matrix Phi of the m labeled points with itself.")
     Psi = check_matrix(Psi, "Psi", min_size=0).astype(Phi.dtype, copy=False)
     if Psi.ndim != 2 or Psi.shape[0] != m:
         raise ValueError(f"Psi must have shape ({m}, q); got {Psi.shape}.")

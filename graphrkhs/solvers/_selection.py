@@ -299,6 +299,12 @@ def _grid_shaped(a, shape, name, names):
     return a.reshape(shape)
 
 
+def _numeric(values):
+    """Whether a grid axis holds numbers (real, not bool): ordered by value; other axes by position."""
+    kind = np.asarray(values).dtype.kind
+    return kind in "iuf"
+
+
 class GridResult:
     r"""Scores of a tensor grid of parameters and the selected point.
 
@@ -350,8 +356,9 @@ class GridResult:
         # lexsort: the last key is primary -> score, then tie_break, then the larger value of the first axis, of
         # the second, ... (each axis's larger value is its stronger regularization / smoother fit).  By value, not
         # by position: an axis given in decreasing order gave a tie to its smallest value
-        axes = [-np.asarray(v, dtype=np.float64).ravel()
-                for v in np.meshgrid(*self.grid.values(), indexing="ij")][::-1]
+        # (an axis of names -- kernels, solvers -- keeps its given order: its "larger value" means nothing)
+        axes = [-(np.asarray(v, dtype=np.float64) if _numeric(v) else i).ravel()
+                for v, i in zip(np.meshgrid(*self.grid.values(), indexing="ij"), np.indices(shape))][::-1]
         order = np.lexsort((*axes, -tb.ravel(), -finite.ravel()))
         self.best_index = np.unravel_index(order[0], shape)
         rank = np.empty(order.size, dtype=np.int64)
@@ -360,7 +367,8 @@ class GridResult:
         self.best_params = {k: v[i].item() for (k, v), i in zip(self.grid.items(), self.best_index)}
         self.best_score = float(self.scores[self.best_index])
         # by value (the smallest or largest of the axis), in any order of the axis
-        self.at_edge = {k: bool(v.size > 1 and v[i] in (np.min(v), np.max(v)))
+        self.at_edge = {k: bool(v.size > 1 and (v[i] in (np.min(v), np.max(v)) if _numeric(v)
+                                                else i in (0, v.size - 1)))
                         for (k, v), i in zip(self.grid.items(), self.best_index)}
 
     @property
