@@ -10,7 +10,6 @@ module needs no higher layer.
 import contextlib
 import contextvars
 import functools
-import math
 
 import numpy as np
 import scipy.linalg as sla
@@ -221,21 +220,15 @@ def symmetry_gap(A, name="A", *, transpose=None):
     A :class:`scipy.sparse.linalg.LinearOperator` (no entries to compare) gets the dot test of one product
     with 8 fixed unit vectors z_i (PCG64 draws in [-1, 1) from a fixed seed, cast to A's dtype; within a call
     decorated with :func:`reuses_operator_symmetry`, once per operator object):
-    ``(sqrt(n) max_ij |z_i^T A z_j - z_j^T A z_i|, 2 max_i |A z_i|)``, to be compared with
+    ``(max_ij |z_i^T A z_j - z_j^T A z_i|, 2 max_i |A z_i|)``, to be compared with
     :func:`operator_symmetry_rtol`.  For a symmetric A the gap is rounding of the products; otherwise
     :math:`2 |z_i^T S z_j|`, S the skew part, non-zero but for a set of vectors of measure zero (the largest
-    of 28 pairs: one pair can fall near 0; with one pair, unscaled, a random-walk Laplacian measured 2e-5).  Why
-    :math:`\sqrt n`: for unit vectors with iid entries :math:`E (z_i^T S z_j)^2 = \|S\|_F^2 / n^2` and
-    :math:`E |A z|^2 = \|A\|_F^2 / n`, so the bare ratio is about :math:`\|S\|_F / (\sqrt n \|A\|_F)`
-    and fell like :math:`1/\sqrt n` for a fixed relative asymmetry (random sparse matrices of 10 entries
-    per row with asymmetry 1e-4 of the largest entry: 1.2e-5 at n = 1e3, 7e-7 at n = 1e6, which passed the
-    1e-6 tolerance as symmetric); the products' rounding errors are as independent of the z_i and fall
-    alike, so the scaled ratio is :math:`\|S\|_F / \|A\|_F` times a factor of order 1 (the largest of
-    28 pairs) whatever n (those matrices: 3.8e-4 to 7e-4 for n = 1e3 to 1e6).  Measured on 10-NN graphs (:func:`~graphrkhs.knn_graph`) of 10^3 - 10^5
-    Gaussian 3-D points: random-walk Laplacians 0.11 to 0.19 of the scale, combinatorial and normalized
-    ones 1e-15 to 7e-15 (float64) and 1e-7 (float32, or declared float64 around a float32 matrix); a
-    Lanczos :class:`~graphrkhs.GraphKernel` (2000 nodes) 4e-15.  Both are computed in units of the
-    largest entry of the products (exact for
+    of 28 pairs: one pair can fall near 0; with one pair a random-walk Laplacian measured 2e-5).  Measured on
+    10-NN graphs (:func:`~graphrkhs.knn_graph`) of 10^3 - 10^5 Gaussian 3-D points: random-walk Laplacians
+    3.4e-4 to 3.6e-3 of the scale with these PCG64 vectors (2.8e-4 to 4.1e-3 with the earlier node-hash ones;
+    about 1/sqrt(n) for unit vectors with spread entries),
+    combinatorial and normalized ones 1e-16 (float64) and 4e-9 (float32; 1.6e-8 declared float64 around a
+    float32 matrix, 100 nodes).  Both are computed in units of the largest entry of the products (exact for
     operators of any scale); where one of them would leave the float range in A's own units, the pair is
     returned in those units (the same ratio).  An operator that gives NaN or infinity for these finite
     vectors is a ``ValueError`` (its entries cannot be checked otherwise).
@@ -280,8 +273,8 @@ def operator_symmetry_rtol(dtype):
     ``dtype`` (:func:`symmetry_rtol`), but at least ``OPERATOR_SYMMETRY_RTOL`` = 1e-6.
 
     The test sees the rounding of the products, not of stored entries, and an operator may compute in a lower
-    precision than its declared dtype: one declared float64 around a float32 matrix measured gaps of 1e-7 of the
-    scale (the dot test's gap, scaled by sqrt(n); 1e-10 refused it), where random-walk Laplacians measure 0.1.
+    precision than its declared dtype: one declared float64 around a float32 matrix measured gaps of 4e-9 of the
+    scale (1e-10 refused it), where random-walk Laplacians measure 1e-4 and above.
     """
     return max(symmetry_rtol(dtype), OPERATOR_SYMMETRY_RTOL)
 
@@ -398,12 +391,7 @@ def _operator_dot_test(A, name):
         return 0.0, 0.0
     AZ = AZ / peak
     M = Z.T @ AZ                                       # M_ij = z_i^T A z_j / peak
-    # times sqrt(n): z_i^T S z_j of unit vectors with iid entries is about ||S||_F / n, |A z| about
-    # ||A||_F / sqrt(n), so the bare ratio fell like 1/sqrt(n) for a fixed asymmetry ||S||_F / ||A||_F (a
-    # sparse matrix of relative asymmetry 1e-4: 1.2e-5 at n = 1e3, 7e-7 at n = 1e6, passed as symmetric);
-    # rounding of the products falls alike (its error vectors are as independent of z_i), so the scaled
-    # ratio estimates the relative asymmetry itself, whatever n
-    gap_unit = float(np.abs(M - M.T).max()) * math.sqrt(n)
+    gap_unit = float(np.abs(M - M.T).max())
     scale_unit = float(np.linalg.norm(AZ, axis=0).max() * 2.0)     # >= |A z_i| + |A z_j| for every pair
     with np.errstate(over="ignore", under="ignore"):
         gap, scale = gap_unit * peak, scale_unit * peak
