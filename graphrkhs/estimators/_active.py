@@ -8,7 +8,6 @@ model-change criterion (rebuilt with the estimator's graph parameters, or
 ``X`` itself with ``graph="precomputed"``).
 """
 
-import warnings
 from typing import Tuple, Union
 
 import numpy as np
@@ -17,7 +16,7 @@ from sklearn.base import BaseEstimator
 from sklearn.exceptions import NotFittedError
 
 from .._core.labels import labeled_set_differences, split_classification_labels
-from .._core.validation import check_flag
+from .._core.validation import check_flag, held_warnings
 from ..solvers import propose_labels
 from ._transductive import LaplacianRegularizationClassifier, _TransductiveClassifier, precomputed_adjacency
 
@@ -85,9 +84,9 @@ def propose_labels_for(estimator: BaseEstimator, X: ArrayLike, y: ArrayLike, n_p
         raise NotFittedError(f"This {type(estimator).__name__} instance is not fitted yet; call fit(X, y) "
                              "first, then propose labels.")
     n = estimator.label_distributions_.shape[0]
-    with warnings.catch_warnings():
-        # the marker rules were already reported by fit, on the same y
-        warnings.simplefilter("ignore")
+    with held_warnings():
+        # the marker rules were already reported by fit, on the same y: held in this thread and dropped (a
+        # process-wide warnings filter, entered and left by two threads in turn, stayed installed for good)
         labeled, classes, codes = split_classification_labels(y, n, unlabeled=estimator.unlabeled,
                                                               owner=type(estimator).__name__)
     _check_the_fits_targets(estimator, labeled, classes, codes)

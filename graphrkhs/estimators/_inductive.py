@@ -27,7 +27,6 @@ the graph is the 10-nearest-neighbour graph with Gaussian weights and the
 combinatorial Laplacian (Belkin et al. 2006's choice, p = 1).
 """
 
-import warnings
 from typing import Callable, Optional, Union
 
 import numpy as np
@@ -61,7 +60,7 @@ from ..solvers import (
 from ..solvers import ManifoldRidgePath, loo_scores, select_grid
 from ..solvers import centred_loo_residuals, held_selection_warnings, release_selection_warnings, report_grid_edge
 from ..solvers import SelectionWarning, grls_fit as _saddle_fit
-from .._core.validation import memory_guard, warn
+from .._core.validation import held_warnings, memory_guard, warn
 from ._auto import (FIT_INTERCEPT, TUNABLE_NONNEG, TUNABLE_POSITIVE, WIDTH_FACTORS, free_constant, grid_of, is_tuned,
                     labeled_groups, loo_rows_of, loo_selects, NO_LOO, growing, points_offset, unselected,
                     warn_duplicated_labeled_points)
@@ -795,9 +794,14 @@ def unselected_gammas(est, gamma_A, gamma_I, *, why=NO_LOO, warn_grid=True):
     "auto" the fallback values, one's own grid its value nearest them (with a SelectionWarning unless
     ``warn_grid`` is False, for a caller that warns itself)."""
     if not warn_grid:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", SelectionWarning)
-            return unselected_gammas(est, gamma_A, gamma_I, why=why)
+        # held in this thread and dropped (not a process-wide warnings filter, which two threads entering and
+        # leaving in turn could leave installed for good); other warnings are still said
+        with held_warnings() as said:
+            out = unselected_gammas(est, gamma_A, gamma_I, why=why)
+        for w in said:
+            if not isinstance(w, SelectionWarning):
+                warn(w)
+        return out
     return (unselected(est.gamma_A, gamma_A, "gamma_A", why=why),
             unselected(est.gamma_I, gamma_I, "gamma_I", allow_zero=True, why=why))
 

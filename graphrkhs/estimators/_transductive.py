@@ -72,7 +72,6 @@ an int gives the same graph in every fit.
 
 
 import numbers
-import warnings
 from typing import Hashable, Optional, Sequence, Union
 
 import numpy as np
@@ -86,7 +85,7 @@ from .._core.backend import BACKENDS
 from .._core.progress import logger, verbosity
 from .._core.types import RandomStateLike
 from .._core.labels import UNLABELED, _orphans, label_free_mask
-from .._core.validation import GraphRKHSWarning, GraphWarning, Interval, SelectionWarning, Options, check_estimator_points, check_numeric_dtype, check_points, float_dtype, holds_bool, memory_guard, power_of_two_exponent, warn
+from .._core.validation import GraphRKHSWarning, GraphWarning, Interval, SelectionWarning, Options, check_estimator_points, check_numeric_dtype, check_points, float_dtype, held_warnings, holds_bool, memory_guard, power_of_two_exponent, warn
 from ..graphs import WEIGHTS, GraphSpec, connected_components, laplacian, metric_points
 from ..graphs import IMAGE_TEST_ROWS, MIN_IMAGE_SIDE, TANGENT_CANDIDATES, check_image_shape, square_image_shape, tangent_rerank
 from ..graphs import LazyTieRanks, query_in_tie_order
@@ -1724,12 +1723,13 @@ class PoissonRidgeEnsembleClassifier(_TransductiveClassifier, _GraphKernelRidge)
             # the graph's own reports count the user's n nodes, not the translates: the label-free warning of the
             # members (about nodes of the 5n graph) is replaced by one about the original nodes no label reaches
             # in the graph solved on (their scores are the prior, as _store then sets them)
-            with warnings.catch_warnings(record=True) as said:
-                warnings.simplefilter("always")
+            # (this thread's graphrkhs warnings: warnings.catch_warnings swaps the process's filters and
+            # showwarning, and two threads of fit left a recording showwarning installed for good)
+            with held_warnings() as said:
                 F = self._solve_on(W_aug, S, Y)
             for w in said:
-                if not (issubclass(w.category, GraphWarning) and "without any labeled node" in str(w.message)):
-                    warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+                if not (isinstance(w, GraphWarning) and "without any labeled node" in str(w)):
+                    warn(w)
             orphan = label_free_mask(W_aug, S)[:n]
             if orphan.any():
                 warn(f"{int(orphan.sum())} node(s) lie in connected components without any labeled node (in the "
@@ -1743,18 +1743,16 @@ class PoissonRidgeEnsembleClassifier(_TransductiveClassifier, _GraphKernelRidge)
         # one graph W for both parts (built once by _fit); Y holds the one-hot labels
         # both parts report the same graph (its label-free components, isolated labeled nodes): a GraphWarning
         # of the ridge part that the Poisson part gave already is not shown twice
-        with warnings.catch_warnings(record=True) as said:
-            warnings.simplefilter("always")
+        # (held per thread, not in warnings.catch_warnings(record=True): see held_warnings)
+        with held_warnings() as said:
             F_p = np.asarray(poisson_learning(W, S, Y, tol=self.tol, preconditioner=self.preconditioner,
                                               backend=self.backend),
                              dtype=np.float64).reshape(W.shape[0], -1)
-        with warnings.catch_warnings(record=True) as said_r:
-            warnings.simplefilter("always")
+        with held_warnings() as said_r:
             F_r = np.asarray(_GraphKernelRidge._solve(self, W, S, Y), dtype=np.float64).reshape(W.shape[0], -1)
-        graph_said = {str(w.message) for w in said if issubclass(w.category, GraphWarning)}
-        for w in said + [w for w in said_r
-                         if not (issubclass(w.category, GraphWarning) and str(w.message) in graph_said)]:
-            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+        graph_said = {str(w) for w in said if isinstance(w, GraphWarning)}
+        for w in said + [w for w in said_r if not (isinstance(w, GraphWarning) and str(w) in graph_said)]:
+            warn(w)
         dtype = getattr(self, "_out_dtype", np.float64)
         self.poisson_scores_, self.ridge_scores_ = F_p.astype(dtype, copy=False), F_r.astype(dtype, copy=False)
         w = float(self.poisson_weight)
@@ -1845,15 +1843,17 @@ class _GraphTV(_GraphLearner):
             # its f = Phi^T s stay finite: at |y| ~ 5e307 they overflowed, every fold's CV error was NaN and
             # R="auto" chose by the NaNs (the fit 23 % off y's own scaled back)
             u = float(np.ldexp(1.0, power_of_two_exponent(Y)))
-            with warnings.catch_warnings():
-                # graph_kernel_tv leaves label-free components at its minimizer (0: R = phi(L)^{-1} does not
-                # cancel constants); the estimators give them the prior, the rule of every learner, with its
-                # warning (below), in place of the solver's
-                warnings.filterwarnings("ignore", message=".*connected components without any labeled node",
-                                        category=GraphWarning)
+            # graph_kernel_tv leaves label-free components at its minimizer (0: R = phi(L)^{-1} does not
+            # cancel constants); the estimators give them the prior, the rule of every learner, with its
+            # warning (below), in place of the solver's.  Held in this thread (held_warnings), not a
+            # process-wide warnings filter, which another thread's entering and leaving could leave installed
+            with held_warnings() as said:
                 F, res = graph_kernel_tv(K, S, Y / u, alpha=alpha / u, tol=tol,
                                          max_iter=min(self.max_iter, KERNEL_TV_MAX_ITER), columns=cols,
                                          on_failure=on_failure, return_info=True, compute_f=not fold)
+            for w in said:
+                if not (isinstance(w, GraphWarning) and "connected components without any labeled node" in str(w)):
+                    warn(w)
             if fold:
                 # a cross-validation fold needs f on the labeled nodes only: f_k = Phi[:, k]^T s there,
                 # from the shared columns (no Chebyshev pass); elsewhere unused (zeros)
@@ -1963,14 +1963,17 @@ class _GraphTV(_GraphLearner):
             if prev is not None:              # the dual box scales with alpha: rescale p (|p| <= alpha)
                 near = min(prev, key=lambda a: abs(np.log(a / alpha)))
                 start = (prev[near][0], prev[near][1] * (alpha / near))
-            with warnings.catch_warnings():
-                # a fold's graph reports (components its held-out labels leave label-free: "8 node(s) ...
-                # without any labeled node" from each fold fit and harmonic fallback) are about a problem the
-                # user did not pose; the fit on every label reports the user's graph
-                warnings.simplefilter("ignore", GraphWarning)
+            # a fold's graph reports (components its held-out labels leave label-free: "8 node(s) ...
+            # without any labeled node" from each fold fit and harmonic fallback) are about a problem the
+            # user did not pose; the fit on every label reports the user's graph (held in this thread, not a
+            # process-wide warnings filter)
+            with held_warnings() as said:
                 F, res = self._tv(W, S[train], Y[train], alpha, cv_tol, start)
                 warm.setdefault(key, {})[alpha] = (F, res.p)
                 done[key, alpha] = self._cv_predict(W, S, Y, train, test, F)
+            for w in said:
+                if not isinstance(w, GraphWarning):
+                    warn(w)
 
         def fit_predict(train, test, alpha):
             key = train.tobytes()

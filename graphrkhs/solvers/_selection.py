@@ -108,7 +108,6 @@ Identical labeled points do bias GCV (the copies halve the cost of the degrees o
 
 import numbers
 import re
-import warnings
 from contextlib import contextmanager
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
@@ -123,7 +122,7 @@ from .._core.linalg import check_square, small_dense_threads
 from .._core.loo import (KernelRidgePath, _group_rows, check_ridges, check_symmetric_kernel, constant_up_to_rounding,
                          in_ridge_batches)
 from .._core.validation import SelectionWarning, check_flag, check_option, check_random_state, check_scalar, warn
-from .._core.validation import memory_guard, numeric_axis
+from .._core.validation import held_warnings, memory_guard, numeric_axis
 from ..graphs import as_adjacency, laplacian as graph_laplacian
 from ._common import spd_splu
 from ._kernel import _PRLS_GRAMS, _consistency_penalty, _prls_stacked
@@ -1079,11 +1078,15 @@ _EDGE_WARNING = re.compile(r"the selected (\w+)=")
 
 @contextmanager
 def held_selection_warnings():
-    """Record the warnings of a selection (every SelectionWarning, repeats included) instead of showing them,
-    for a caller that decides afterwards which still hold (:func:`release_selection_warnings`): a later step
-    may change a value the selection's edge report named."""
-    with warnings.catch_warnings(record=True) as held:
-        warnings.simplefilter("always", SelectionWarning)
+    """Hold the graphrkhs warnings of a selection (every one, repeats included) instead of showing them, for a
+    caller that decides afterwards which still hold (:func:`release_selection_warnings`): a later step may
+    change a value the selection's edge report named.
+
+    This thread's only (:func:`~graphrkhs._core.validation.held_warnings`), not
+    ``warnings.catch_warnings(record=True)``: that swaps the process-wide filters and ``showwarning``, and two
+    threads of ``LapRLSRegressor().fit`` entering and leaving it in turn left a recording ``showwarning``
+    installed for good (every later warning of the process went to a list nobody read)."""
+    with held_warnings() as held:
         yield held
 
 
@@ -1091,9 +1094,9 @@ def release_selection_warnings(held, drop=()):
     """Re-emit the ``held`` warnings (at their original call sites), except :func:`report_grid_edge`'s reports
     about the axes named in ``drop``."""
     for w in held:
-        edge = _EDGE_WARNING.match(str(w.message)) if issubclass(w.category, SelectionWarning) else None
+        edge = _EDGE_WARNING.match(str(w)) if isinstance(w, SelectionWarning) else None
         if edge is None or edge.group(1) not in drop:
-            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+            warn(w)                     # at the user's call site again (or to an enclosing hold)
 
 def _rounding_floor(K, scale):
     """The smallest ridge worth trying: below ~1e-10 of the kernel's scale the system is singular to rounding."""
