@@ -29,9 +29,12 @@ serial :func:`graphrkhs.conjugate_gradient` sums with an ``allreduce`` between
 processes that each hold a part (MPI); Dask tasks have no collectives.
 :func:`dask_conjugate_gradient` restates the same block preconditioned CG
 (per-column step lengths, converged columns frozen, the same stopping test)
-with every vector a list of per-part futures and every scalar a future: the
-partial inner products of the parts are summed by a task and the step lengths
-are computed by tasks, so whole sweeps of iterations are submitted before the
+with every vector a list of per-part futures: the parts' partial inner
+products (length-m vectors) are taken out on their own workers by small tasks,
+and every part sums all of them (in part order, so that all hold the same bits)
+into the step lengths itself, so that only ghost rows and partial sums move
+between workers and no reduction task sits between two per-part tasks (four
+task hops per iteration).  Whole sweeps of iterations are submitted before the
 driver gathers the convergence flags (every ``check_every`` iterations; the
 iterations submitted beyond convergence leave the frozen columns unchanged).
 The preconditioner is block-Jacobi with a smoothed-aggregation AMG hierarchy
@@ -166,31 +169,78 @@ def _cg_restart(X, R, M):
     return X, R, Z, np.einsum("ij,ij->j", R, Z)
 
 
-def _cg_new_direction(state, prev, scalars, rows=None):
-    r"""The new search direction :math:`p \leftarrow z + \beta p` on the columns still active (the
-    converged ones keep theirs, unused), on all rows or on ``rows`` (the ghost rows a neighbour needs).
+# The partial sums that the step lengths and the stopping test add up move between workers on their own (small
+# futures), never inside a part's (n_r, m) blocks: a task's arguments are shipped whole to the worker that runs
+# it, and reductions handed the parts' whole tuples (X, R, Z, ...) moved about 5 n m floats per iteration to add
+# up a few length-m vectors.  Every part forms the step lengths itself from all parts' partial sums (the same
+# arithmetic, summed in part order, so all parts hold the same bits): no reduction task sits on the critical
+# path, and an iteration is four task hops (_cg_send / _cg_partials, _cg_product, _cg_pap, _cg_update).
 
-    ``prev`` is the previous product ``(P, AP, pAp)``, or at the start the state ``(X, R, Z, rz)``
-    (with :math:`\beta = 0` the first direction is :math:`z_0`).
+def _cg_partials(state):
+    """A part's partial sums, taken on its worker: (r^T r, r^T z) after an update, (r^T z,) at a (re)start."""
+    return tuple(state[3:])
+
+
+def _cg_send(state, prev, rows):
+    r"""For a neighbour, on a part's worker: the rows ``rows`` of Z and of the previous direction P (stacked),
+    and the part's partial sums.  The neighbour forms its ghost rows of the new direction
+    :math:`z + \beta p` itself once it has :math:`\beta` (so that this task waits for no reduction).
+
+    ``prev`` is the previous product ``(P, AP, pAp, scalars)``, or None at a (re)start (where
+    :math:`\beta = 0` and the first direction is :math:`z_0`).
     """
-    beta, active = scalars[1], scalars[2]
     Z = state[2]
-    P = prev[0] if len(prev) == 3 else prev[2]
-    if rows is not None:
-        Z, P = Z[rows], P[rows]
+    P = Z if prev is None else prev[0]
+    return np.stack((Z[rows], P[rows])), _cg_partials(state)
+
+
+def _cg_pap(product):
+    """A part's partial p^T A p and the scalars its product used (small), taken on its worker."""
+    return product[2], product[3]
+
+
+def _cg_direction(Z, P, scalars):
+    r"""The new search direction :math:`p \leftarrow z + \beta p` on the columns still active (the
+    converged ones keep theirs, unused)."""
+    beta, active = scalars[1], scalars[2]
     return np.ascontiguousarray(np.where(active, Z + P * beta, P))
 
 
-def _cg_product(part, state, prev, scalars, *ghost_pieces):
-    """Per part: the new direction P, A P (its ghost rows from the neighbours' pieces) and the partial p^T A p."""
-    P = _cg_new_direction(state, prev, scalars)
-    AP = _part_step(part, 1.0, 0.0, 1.0, 0.0, 0.0, P, None, None, *ghost_pieces)
-    return P, AP, np.einsum("ij,ij->j", P, AP)
+def _cg_rule_scalars(rule, prev, partials):
+    """The scalars (rz, beta, active, n_iter) of the current iterate from all parts' partial sums (in part
+    order): after an update ``rule = ("update", bnorm, tol)`` and the previous scalars are the previous
+    product's; at the start ``("initial", bnorm, tol)``; at a restart ``("restart", active, n_iter)``."""
+    if rule[0] == "update":
+        return _cg_scalars(prev[3], rule[1], rule[2], *partials)
+    if rule[0] == "initial":
+        return _cg_initial_scalars(rule[1], rule[2], *partials)
+    return _cg_restart_scalars(rule[1], rule[2], *partials)
 
 
-def _cg_alpha(rz, active, *products):
+def _cg_product(part, state, prev, rule, r, sources, others, *pieces):
+    """Per part r: the scalars, the new direction P, A P (its ghost rows from the neighbours' pieces) and the
+    partial p^T A p; returns ``(P, AP, pAp, scalars)``.
+
+    ``pieces``: the :func:`_cg_send` pieces of the parts ``sources`` (r's neighbours, in the order of its ghost
+    columns), then the :func:`_cg_partials` of the parts ``others`` (neither r nor a neighbour).
+    """
+    partials = [None] * (1 + len(sources) + len(others))
+    partials[r] = _cg_partials(state)
+    for s, piece in zip(sources, pieces):
+        partials[s] = piece[1]
+    for q, piece in zip(others, pieces[len(sources):]):
+        partials[q] = piece
+    scalars = _cg_rule_scalars(rule, prev, partials)
+    Z = state[2]
+    P = _cg_direction(Z, Z if prev is None else prev[0], scalars)
+    ghosts = [_cg_direction(piece[0][0], piece[0][1], scalars) for piece in pieces[:len(sources)]]
+    AP = _part_step(part, 1.0, 0.0, 1.0, 0.0, 0.0, P, None, None, *ghosts)
+    return P, AP, np.einsum("ij,ij->j", P, AP), scalars
+
+
+def _cg_alpha(rz, active, *paps):
     r""":math:`\alpha_j = r_j^T z_j / p_j^T A p_j` on the active columns (0 on the others), from the parts' partial sums."""
-    pap = np.sum([p[2] for p in products], axis=0)
+    pap = np.sum(paps, axis=0)
     if np.any(~np.isfinite(pap[active])):
         raise FloatingPointError("conjugate_gradient (dask): the product with A (or the preconditioner M) "
                                  "returned NaN or infinity; check the operator on finite input.")
@@ -202,8 +252,13 @@ def _cg_alpha(rz, active, *products):
     return np.where(active, rz / np.where(active, pap, 1.0), 0.0)
 
 
-def _cg_update(state, product, alpha, M):
-    """Per part: X += alpha P, R -= alpha A P, Z = M R, and the partials r^T r, r^T z."""
+def _cg_update(state, product, M, r, *paps):
+    """Per part r: alpha from all parts' partial p^T A p (its own from ``product``, the others' ``paps`` from
+    :func:`_cg_pap`, in part order), X += alpha P, R -= alpha A P, Z = M R, and the partials r^T r, r^T z."""
+    scalars = product[3]
+    paps = [p[0] for p in paps]
+    paps.insert(r, product[2])
+    alpha = _cg_alpha(scalars[0], scalars[2], *paps)
     X, R = state[0], state[1]
     P, AP = product[0], product[1]
     X = X + P * alpha
@@ -212,30 +267,32 @@ def _cg_update(state, product, alpha, M):
     return X, R, Z, np.einsum("ij,ij->j", R, R), np.einsum("ij,ij->j", R, Z)
 
 
-def _cg_scalars(scalars, bnorm, tol, *states):
-    """The stopping test and :math:`\beta_j` from the parts' partial sums; counts the iteration."""
+def _cg_scalars(scalars, bnorm, tol, *partials):
+    r"""The stopping test and :math:`\beta_j` from the parts' partial sums (r^T r, r^T z); counts the iteration."""
     rz, active, n_iter = scalars[0], scalars[2], scalars[3]
-    rr = np.sum([s[3] for s in states], axis=0)
-    rz_new = np.sum([s[4] for s in states], axis=0)
+    rr = np.sum([s[0] for s in partials], axis=0)
+    rz_new = np.sum([s[1] for s in partials], axis=0)
     still = active & ~(np.sqrt(rr) <= tol * bnorm)
     beta = np.where(still, rz_new / np.where(still & (rz != 0), rz, 1.0), 0.0)
     return np.where(still, rz_new, rz), beta, still, n_iter + int(active.any())
 
 
-def _cg_alpha_from(scalars, *products):
-    return _cg_alpha(scalars[0], scalars[2], *products)
-
-
-def _cg_initial_scalars(bnorm, tol, *starts):
+def _cg_initial_scalars(bnorm, tol, *partials):
     # beta = 0: the first direction is z_0 itself
-    rz = np.sum([s[3] for s in starts], axis=0)
+    rz = np.sum([s[0] for s in partials], axis=0)
     return rz, np.zeros_like(rz), bnorm > tol * bnorm, 0
 
 
-def _cg_restart_scalars(active, n_iter, *starts):
+def _cg_restart_scalars(active, n_iter, *partials):
     # a restart (residual replacement) of the columns ``active``: beta = 0, the new direction is z itself
-    rz = np.sum([s[3] for s in starts], axis=0)
+    rz = np.sum([s[0] for s in partials], axis=0)
     return rz, np.zeros_like(rz), np.asarray(active, dtype=bool), n_iter
+
+
+def _cg_check(bnorm, tol, pap, *partials):
+    """The scalars after the last update submitted (for the driver's look at the convergence flags): from the
+    scalars of the last product (in ``pap``) and the parts' partial sums."""
+    return _cg_scalars(pap[1], bnorm, tol, *partials)
 
 
 def _cg_solution(state):
@@ -608,27 +665,33 @@ def dask_conjugate_gradient(A, B, *, client=None, tol=1e-8, max_iter=None, preco
     bnorm_safe = np.where(bnorm > 0, bnorm, 1.0)
     M = [op._submit(_build_preconditioner, r, op.parts[r], preconditioner) for r in range(P_)]
     state = [op._submit(_cg_start, r, B_f[r], M[r]) for r in range(P_)]
-    # (rz, beta, active, n_iter): the scalars of the iteration, one small future
-    scalars = cl.submit(_cg_initial_scalars, bnorm, tol, *state, pure=False)
-    Pd = state   # the previous product, at the start the state (see _cg_new_direction)
+    # the scalars (rz, beta, active, n_iter) are formed by every part's product task from the parts' partial
+    # sums; ``rule`` says how (see _cg_rule_scalars)
+    rule = ("initial", bnorm, tol)
+    Pd = [None] * P_   # the previous products (none at a (re)start)
+    # the parts whose partial sums reach part r with no ghost rows (neither r nor one of its neighbours)
+    others = [[q for q in range(P_) if q != r and q not in op.sources[r]] for r in range(P_)]
+    lone = sorted(set().union(*others))
     it = 0
     X = np.empty((n, m))
     confirmed = np.full(m, np.inf)      # each column's lowest true residual checked (residual replacement)
     while True:
         while it < max_iter:
             sweep = min(check_every, max_iter - it)
-            for _ in range(sweep):  # iterations submitted without waiting
-                # the direction update p = z + beta p is fused into the product (and into the ghost-row
-                # tasks, which evaluate it on the rows they send): five task hops per iteration
-                ghosts = [[op._submit(_cg_new_direction, s, state[s], Pd[s], scalars, idx)
-                           for s, idx in zip(op.sources[r], op.send[r])] for r in range(P_)]
-                prod = [op._submit(_cg_product, r, op.parts[r], state[r], Pd[r], scalars, *ghosts[r])
-                        for r in range(P_)]
-                alpha = cl.submit(_cg_alpha_from, scalars, *prod, pure=False)
-                state = [op._submit(_cg_update, r, state[r], prod[r], alpha, M[r]) for r in range(P_)]
-                scalars = cl.submit(_cg_scalars, scalars, bnorm, tol, *state, pure=False)
+            for _ in range(sweep):  # iterations submitted without waiting; four task hops each
+                sends = [[op._submit(_cg_send, s, state[s], Pd[s], idx) for s, idx in zip(op.sources[r], op.send[r])]
+                         for r in range(P_)]
+                alone = {q: op._submit(_cg_partials, q, state[q]) for q in lone}
+                prod = [op._submit(_cg_product, r, op.parts[r], state[r], Pd[r], rule, r, op.sources[r], others[r],
+                                   *sends[r], *[alone[q] for q in others[r]]) for r in range(P_)]
+                pap = [op._submit(_cg_pap, r, prod[r]) for r in range(P_)] if P_ > 1 else []
+                state = [op._submit(_cg_update, r, state[r], prod[r], M[r], r, *[pap[q] for q in range(P_) if q != r])
+                         for r in range(P_)]
                 Pd = prod
+                rule = ("update", bnorm, tol)
             it += sweep
+            scalars = cl.submit(_cg_check, bnorm, tol, op._submit(_cg_pap, 0, Pd[0]), *_partials(op, state),
+                                pure=False)
             if not cl.submit(_active, scalars, pure=False).result().any():
                 break
         blocks = cl.gather([op._submit(_cg_solution, r, state[r]) for r in range(P_)])
@@ -648,8 +711,8 @@ def dask_conjugate_gradient(A, B, *, client=None, tol=1e-8, max_iter=None, preco
                                                        hash=False),
                             cl.scatter(np.ascontiguousarray(R_true[op.owned[r]]), workers=[op.workers[r]], hash=False),
                             M[r]) for r in range(P_)]
-        scalars = cl.submit(_cg_restart_scalars, again, n_iter, *state, pure=False)
-        Pd = state
+        rule = ("restart", again, n_iter)
+        Pd = [None] * P_
     converged = true_res <= tol * 1.01 + 10 * np.finfo(np.float64).eps
     with np.errstate(over="ignore"):
         X = (X * units).astype(out_dtype, copy=False)
@@ -672,6 +735,11 @@ def dask_conjugate_gradient(A, B, *, client=None, tol=1e-8, max_iter=None, preco
                        f"{int((~converged).sum())} of {m} column(s) (worst relative residual {true_res.max():.2e}); "
                        "raise max_iter, loosen tol or use a preconditioner.", on_failure)
     return result
+
+
+def _partials(op, state):
+    """The parts' partial sums, each taken out of its part's state on the part's worker (a small future)."""
+    return [op._submit(_cg_partials, r, state[r]) for r in range(op.n_parts)]
 
 
 # ---------------------------------------------------------------------------
