@@ -1161,9 +1161,8 @@ def warn_edgeless_graph(W, estimator):
     epsilon graph with a radius below every distance, a given zero adjacency): its Laplacian is 0, so the term
     :math:`\gamma_I f^T L^p f` is 0 whatever ``gamma_I`` and the fit is the purely supervised one (LapRLS and the
     warped kernel become RLS, PLapRLS becomes PRLS) -- the semi-supervised request silently dropped.  Nothing when
-    ``gamma_I`` is 0 (the user asked for no such term)."""
-    gamma_I = getattr(estimator, "gamma_I", None)
-    if W.nnz or W.shape[0] < 2 or (isinstance(gamma_I, numbers.Real) and gamma_I == 0):
+    ``gamma_I`` is 0 or a grid of zeros only (the user asked for no such term)."""
+    if W.nnz or W.shape[0] < 2 or _all_zero(getattr(estimator, "gamma_I", None)):
         return
     graph = getattr(estimator, "graph", None)
     if isinstance(graph, str):
@@ -1174,6 +1173,17 @@ def warn_edgeless_graph(W, estimator):
          "its Laplacian is 0 and the intrinsic term gamma_I f^T L^p f drops out: the fit uses the labeled points "
          "alone (the supervised fit, as with gamma_I=0). Build a graph with edges: a larger radius, or graph='knn'.",
          GraphWarning)
+
+
+def _all_zero(gamma):
+    """Whether ``gamma`` is 0 or a grid (list, tuple, array) of zeros only; False for "auto" and the like.  A grid
+    ``gamma_I=[0.0]`` warned about the edgeless graph although no candidate asks for the intrinsic term."""
+    if isinstance(gamma, numbers.Real):
+        return gamma == 0
+    if isinstance(gamma, (str, bytes)) or not isinstance(gamma, (list, tuple, np.ndarray)):
+        return False
+    values = np.ravel(np.asarray(gamma, dtype=object))
+    return values.size > 0 and all(isinstance(g, numbers.Real) and g == 0 for g in values)
 
 
 def _graph_object(X):

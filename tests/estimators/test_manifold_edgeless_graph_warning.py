@@ -59,3 +59,18 @@ def test_a_given_zero_adjacency_warns(make):
         warnings.simplefilter("always")
         make("knn").fit(X, target)
     assert not _edge_warnings(record)
+
+
+@pytest.mark.parametrize("gamma_I", [[0.0], (0, 0.0), np.zeros(2), [np.float32(0)]])
+@pytest.mark.parametrize("cls", [LapRLSRegressor, WarpedKernelRegressor])
+def test_a_grid_of_zero_gamma_I_does_not_warn(cls, gamma_I):
+    # every candidate asks for no intrinsic term: as gamma_I=0, no warning (a grid [0.0] warned before)
+    X, y = _data()
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")
+        cls(graph=np.zeros((20, 20)), sigma=1.0, gamma_A=0.1, gamma_I=gamma_I).fit(X, y)
+    assert not _edge_warnings(record)
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")
+        cls(graph=np.zeros((20, 20)), sigma=1.0, gamma_A=0.1, gamma_I=[0.0, 1.0]).fit(X, y)
+    assert len(_edge_warnings(record)) == 1
