@@ -768,7 +768,9 @@ def _plaprls_heat_range_solve(Kd, Pd, rows, Yr, Mc, Psi, lam1):
     1e-10 / 1e-6, moving with the order of the rows by 3.5e-5 / 3.9e-7 / 5.4e-11; stacked: 1.9e-11 / 3.2e-12 /
     1.7e-12 off, moving by 2.7e-11 / 3.6e-12 / 3.3e-12.  Cost: about the same (n = 1000, 100 labels, one BLAS
     thread: 0.56 - 0.95 s against 0.82 - 0.96 s, on a shared machine).  (The formed :math:`K N_\Psi K + \lambda_1 P`, before
-    that, had :math:`\mathrm{cond}(K)^2`: 1e-3 at 1e-12.)  Returns alpha (n, k); ``rows`` are the labeled points
+    that, had :math:`\mathrm{cond}(K)^2`: 1e-3 at 1e-12.)  Where P does not see :math:`K^{-1}\Psi c` for a
+:math:`\Psi c` in K's range (P = 0), the objective is flat along :math:`[-V^T\Psi c; c]` and rows
+:math:`h^T w = 0` pick its minimizer of least RKHS norm (:func:`_heat_free_directions`).  Returns alpha (n, k); ``rows`` are the labeled points
     (J's nonzero diagonal), ``Yr`` their targets, ``Mc`` :math:`\lambda_2 M` (sparse).
     """
     n = Kd.shape[0]
@@ -782,6 +784,8 @@ def _plaprls_heat_range_solve(Kd, Pd, rows, Yr, Mc, Psi, lam1):
     V, s = (V, s) if keep.all() else (V[:, keep], s[keep])
     r = s.size
     W = V / s                                               # alpha = W w
+    # the tie-break rows h^T w = 0 for the directions the objective does not see (see _heat_free_directions)
+    H = _heat_free_directions(V, s, Pd, Psi)
     F = np.hstack([V, Psi])                                 # f = F z on the n points
     Q = F.T @ np.asarray(Mc @ F, dtype=np.float64)
     Q[:r, :r] += lam1 * (W.T @ (Pd @ W))
@@ -799,19 +803,65 @@ def _plaprls_heat_range_solve(Kd, Pd, rows, Yr, Mc, Psi, lam1):
     Rq = np.zeros((rank, r + o))
     Rq[:, piv - 1] = np.triu(C[:rank])
     del C, Q
-    A = np.vstack([loss, Rq * d])
-    b = np.vstack([Yr, np.zeros((rank, k))])
+    Rq *= d
+    pins = np.zeros((0, r + o)) if H is None else np.hstack([H.T, np.zeros((H.shape[1], o))])
+
+    def stacked():
+        # Fortran order, so that the QR (LAPACK, column-major) works in place with overwrite_a
+        return np.asfortranarray(np.vstack([loss, Rq, pins]))
+
+    A = stacked()
+    b = np.vstack([Yr, np.zeros((A.shape[0] - Yr.shape[0], k))])
     z = None
     if A.shape[0] >= A.shape[1]:
         QtB, R = sla.qr_multiply(A, b.T, mode="right", overwrite_a=True)
+        del A
         dg = np.abs(np.diagonal(R))
-        if dg.size and dg.min() > A.shape[0] * np.finfo(np.float64).eps * dg.max():
+        if dg.size and dg.min() > R.shape[1] * np.finfo(np.float64).eps * dg.max():
             z = sla.solve_triangular(R, QtB.T, check_finite=False)
         del QtB, R
     if z is None or not np.isfinite(z).all():
-        # rank-deficient (a P singular on the range of K and no graph term there): the minimum-norm z
-        z = sla.lstsq(np.vstack([loss, Rq * d]), b, check_finite=False)[0]
+        # still rank-deficient (e.g. labels missing from a component of the graph, and P singular there): the
+        # minimum-norm z
+        z = sla.lstsq(stacked(), b, check_finite=False)[0]
     return W @ z[:r]
+
+
+def _heat_free_directions(V, s, Pd, Psi):
+    r"""The directions that the heat PLapRLS objective of :func:`_plaprls_heat_range_solve` leaves free, as the
+    columns h of the tie-break rows :math:`h^T w = 0` (unit norm, (r, p)), or None.
+
+    Where a function :math:`\Psi c` of the null space lies in the range of K (:math:`\Psi c = V g`, g = :math:`V^T
+    \Psi c`, to :math:`\sqrt{n\epsilon}`; always so for a full-rank K), :math:`z + t[-g; c]` changes neither
+    :math:`\mathbf f = Vw + \Psieta` (the loss and the graph term) nor anything but the penalty
+    :math:`\lambda_1lpha^T Plpha` along :math:`a = K^{-1}\Psi c = V\Lambda^{-1}g`.  Where P does not see
+    a (:math:`a^T P a \le n\epsilon\, a^T K a`: a P that is zero, or zero along the constants), every t is a
+    minimizer; the stacked matrix is (numerically) rank-deficient there, and its QR or the minimum-norm z of its
+    least squares gave a t with :math:`lpha = V\Lambda^{-1}w` of 2.6e12 and f on the points 2.4e-3 off the
+    unique minimizer (P = 0, 30 points, 12 labels, sigma 1, gamma 1e-2).  The t taken is the one of least RKHS
+    norm :math:`lpha^T Klpha = w^T\Lambda^{-1}w` (the limit of :math:`P + \epsilon K`):
+    :math:`h = \Lambda^{-1}g` orthogonal to w.  On the generalized eigenvectors of
+    :math:`(A^T P A, A^T K A)` for several such c.
+    """
+    n, o = V.shape[0], Psi.shape[1]
+    eps = np.finfo(np.float64).eps
+    if o == 0:
+        return None
+    Qp = np.linalg.qr(Psi / column_scales(Psi))[0]
+    G = V.T @ Qp
+    _, sv, Ct = np.linalg.svd(Qp - V @ G, full_matrices=False)
+    inside = sv <= np.sqrt(n * eps)
+    if not inside.any():
+        return None
+    G = G @ Ct[inside].T                                    # g of the functions Psi c in the range of K
+    Ah = (V / s) @ G                                        # their alpha = K^{-1} Psi c
+    Ka, Pa = G.T @ (G / s[:, None]), Ah.T @ (Pd @ Ah)
+    mu, E = sla.eigh((Pa + Pa.T) / 2, (Ka + Ka.T) / 2)
+    free = mu <= n * eps
+    if not free.any():
+        return None
+    H = (G @ E[:, free]) / s[:, None]
+    return H / np.linalg.norm(H, axis=0)
 
 
 #: Relative size below which :math:`\|(K/n - I)\Psi c\|` counts as 0 in :func:`_plaprls_determined`.
