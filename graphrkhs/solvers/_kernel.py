@@ -775,56 +775,88 @@ def _plaprls_heat_range_solve(Kd, Pd, rows, Yr, Mc, Psi, lam1):
     """
     n = Kd.shape[0]
     o, k = Psi.shape[1], Yr.shape[1]
-    # beyond K and P: the symmetrized copy, the eigenvectors and evd's workspace; later W, the stacked matrix, its
-    # copy in the QR and R (estimated, not measured by RSS)
-    memory_guard(5 * n * n * 8, f"the eigendecomposition of the {n} x {n} heat PLapRLS system",
+    l = rows.size
+    # Beyond K and P, in n^2 doubles (tracemalloc, n = 1500, full-rank K): 3 in the eigendecomposition (the
+    # symmetrized copy, overwritten by the eigenvectors, and evd's workspace of 2), then W, F and Q with blocks of
+    # an eighth, then W, Q's factor and the stacked (l + rank) x n matrix, and W, that matrix and R in its QR:
+    # 3.27 + l/n (4.27 at l = n, 3.37 at l = n/10; 9.0 / 6.0 with the C-ordered stacked matrix before)
+    memory_guard((3.5 + l / max(n, 1)) * n * n * 8,
+                 f"the eigendecomposition of the {n} x {n} heat PLapRLS system",
                  "use fewer points or integral_operator='empirical' with solver='cg'.")
-    s, V = sla.eigh((Kd + Kd.T) / 2, check_finite=False, driver="evd")
+    Ks = Kd + Kd.T
+    Ks *= 0.5
+    s, V = sla.eigh(Ks.T, check_finite=False, driver="evd", overwrite_a=True)   # Fortran order: in place
+    del Ks
     keep = s > n * np.finfo(np.float64).eps * max(float(s[-1]), 0.0)
     V, s = (V, s) if keep.all() else (V[:, keep], s[keep])
     r = s.size
     W = V / s                                               # alpha = W w
     # the tie-break rows h^T w = 0 for the directions the objective does not see (see _heat_free_directions)
     H = _heat_free_directions(V, s, Pd, Psi)
-    F = np.hstack([V, Psi])                                 # f = F z on the n points
-    Q = F.T @ np.asarray(Mc @ F, dtype=np.float64)
-    Q[:r, :r] += lam1 * (W.T @ (Pd @ W))
-    Q = (Q + Q.T) / 2
-    loss = F[rows]
-    del V, F
+    # Q = F^T (lam2 M) F + lam1 diag(W^T P W, 0), F = [V, Psi] (f = F z on the n points); the graph part in column
+    # blocks (bounded temporaries)
+    F = np.hstack([V, Psi])
+    del V
+    Q = np.zeros((r + o, r + o))
+    step = _block(n, r + o)
+    for c in range(0, r + o, step):
+        if c < r:
+            Q[:r, c:min(c + step, r)] = lam1 * (W.T @ (Pd @ W[:, c:c + step]))
+        Q[:, c:c + step] += F.T @ np.asarray(Mc @ F[:, c:c + step], dtype=np.float64)
+    del F
+    Q += Q.T
+    Q *= 0.5
     # Q's square root at its own scale: the pivoted Cholesky (LAPACK pstrf, stopping at Q's numerical rank) of
     # D^{-1} Q D^{-1}, D its diagonal's square root (the lam1 / s^2 of the small eigenvalues and the O(lam2) of the
-    # graph differ by many orders)
+    # graph differ by many orders); in place (Q is symmetric: its transpose is the Fortran-ordered same matrix)
     d = np.sqrt(np.maximum(np.diagonal(Q), 0.0))
     d[d == 0] = 1.0
-    C, piv, rank, info = sla.lapack.dpstrf(Q / d[:, None] / d[None, :], lower=0, tol=-1.0)
+    Q /= d[:, None]
+    Q /= d[None, :]
+    C, piv, rank, info = sla.lapack.dpstrf(Q.T, lower=0, tol=-1.0, overwrite_a=1)
+    del Q
     if info < 0 or not np.isfinite(C).all():
         raise np.linalg.LinAlgError("plaprls_fit: the penalty of the heat system is not finite; check K, P and M.")
-    Rq = np.zeros((rank, r + o))
-    Rq[:, piv - 1] = np.triu(C[:rank])
-    del C, Q
-    Rq *= d
-    pins = np.zeros((0, r + o)) if H is None else np.hstack([H.T, np.zeros((H.shape[1], o))])
-
-    def stacked():
-        # Fortran order, so that the QR (LAPACK, column-major) works in place with overwrite_a
-        return np.asfortranarray(np.vstack([loss, Rq, pins]))
-
-    A = stacked()
-    b = np.vstack([Yr, np.zeros((A.shape[0] - Yr.shape[0], k))])
-    z = None
-    if A.shape[0] >= A.shape[1]:
+    p = 0 if H is None else H.shape[1]
+    # the stacked matrix [loss; R_Q D; pins], filled in Fortran order so that the QR (LAPACK, column-major) works in
+    # place (overwrite_a; a C-ordered matrix was copied there); R_Q's columns in blocks (bounded temporaries)
+    A = np.zeros((l + rank + p, r + o), order="F")
+    step = _block(r, l)
+    for c in range(0, l, step):         # the loss rows [V_S, Psi_S], V_S from W = V / s (V is not kept: n^2 less)
+        A[c:min(c + step, l), :r] = W[rows[c:c + step]] * s
+    A[:l, r:] = Psi[rows]
+    step = _block(rank, r + o)
+    for c in range(0, r + o, step):
+        cols = piv[c:c + step] - 1
+        A[l:l + rank, cols] = np.triu(C[:rank, c:c + step], k=-c) * d[cols]
+    del C
+    if p:
+        A[l + rank:, :r] = H.T
+    b = np.zeros((A.shape[0], k))
+    b[:l] = Yr
+    m = A.shape[0]
+    if m >= r + o:
         QtB, R = sla.qr_multiply(A, b.T, mode="right", overwrite_a=True)
         del A
         dg = np.abs(np.diagonal(R))
-        if dg.size and dg.min() > R.shape[1] * np.finfo(np.float64).eps * dg.max():
+        if dg.size and dg.min() > m * np.finfo(np.float64).eps * dg.max():
             z = sla.solve_triangular(R, QtB.T, check_finite=False)
+        else:
+            z = None
+        if z is None or not np.isfinite(z).all():
+            # still rank-deficient (e.g. labels missing from a component of the graph, and P singular there): the
+            # minimum-norm z of ||A z - b|| = ||R z - Q^T b|| (+ a constant), A = QR
+            z = sla.lstsq(R, QtB.T, check_finite=False)[0]
         del QtB, R
-    if z is None or not np.isfinite(z).all():
-        # still rank-deficient (e.g. labels missing from a component of the graph, and P singular there): the
-        # minimum-norm z
-        z = sla.lstsq(stacked(), b, check_finite=False)[0]
+    else:
+        z = sla.lstsq(A, b, check_finite=False)[0]
     return W @ z[:r]
+
+
+def _block(rows, cols):
+    """Columns per block for temporaries of ``rows`` x block doubles: at most BLOCK_BYTES and an eighth of the whole
+    (so that they stay small against the n x n arrays that are alive, also below BLOCK_BYTES)."""
+    return max(1, min(int(BLOCK_BYTES // (max(rows, 1) * 8)), -(-cols // 8)))
 
 
 def _heat_free_directions(V, s, Pd, Psi):
@@ -1451,8 +1483,9 @@ def plaprls_fit(K: Union[np.ndarray, KernelOperator], labeled: Indices, Y: Array
     solver = _resolve_solver(solver, n, DIRECT_MAX_N_HEAT)
     info = {"solver": solver}
     if solver == "direct":
-        # an explicit P adds its dense copy and, when it is indefinite, its eigenvectors (see _psd_penalty)
-        memory_guard(5 * n * n * 8, f"the dense PLapRLS system on {n} points",
+        # an explicit P adds its dense copy and, when it is indefinite, its eigenvectors (see _psd_penalty); the
+        # heat solve then 3.27 + l/n n^2 (_plaprls_heat_range_solve, measured)
+        memory_guard((5 if P is None else 5.5 + l / max(n, 1)) * n * n * 8, f"the dense PLapRLS system on {n} points",
                      "use solver='cg' with integral_operator='empirical'.")
     if P is None:  # empirical: P = K (I - K/n)^2
         alpha = None
