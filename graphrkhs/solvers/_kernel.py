@@ -769,8 +769,8 @@ def _plaprls_heat_range_solve(Kd, Pd, rows, Yr, Mc, Psi, lam1):
     1.7e-12 off, moving by 2.7e-11 / 3.6e-12 / 3.3e-12.  Cost: about the same (n = 1000, 100 labels, one BLAS
     thread: 0.56 - 0.95 s against 0.82 - 0.96 s, on a shared machine).  (The formed :math:`K N_\Psi K + \lambda_1 P`, before
     that, had :math:`\mathrm{cond}(K)^2`: 1e-3 at 1e-12.)  Where P does not see :math:`K^{-1}\Psi c` for a
-:math:`\Psi c` in K's range (P = 0), the objective is flat along :math:`[-V^T\Psi c; c]` and rows
-:math:`h^T w = 0` pick its minimizer of least RKHS norm (:func:`_heat_free_directions`).  Returns alpha (n, k); ``rows`` are the labeled points
+    :math:`\Psi c` in K's range (P = 0), the objective is flat along :math:`[-V^T\Psi c; c]` and rows
+    :math:`h^T w = 0` pick its minimizer of least RKHS norm (:func:`_heat_free_directions`).  Returns alpha (n, k); ``rows`` are the labeled points
     (J's nonzero diagonal), ``Yr`` their targets, ``Mc`` :math:`\lambda_2 M` (sparse).
     """
     n = Kd.shape[0]
@@ -865,13 +865,13 @@ def _heat_free_directions(V, s, Pd, Psi):
 
     Where a function :math:`\Psi c` of the null space lies in the range of K (:math:`\Psi c = V g`, g = :math:`V^T
     \Psi c`, to :math:`\sqrt{n\epsilon}`; always so for a full-rank K), :math:`z + t[-g; c]` changes neither
-    :math:`\mathbf f = Vw + \Psieta` (the loss and the graph term) nor anything but the penalty
-    :math:`\lambda_1lpha^T Plpha` along :math:`a = K^{-1}\Psi c = V\Lambda^{-1}g`.  Where P does not see
+    :math:`\mathbf f = Vw + \Psi\beta` (the loss and the graph term) nor anything but the penalty
+    :math:`\lambda_1\alpha^T P\alpha` along :math:`a = K^{-1}\Psi c = V\Lambda^{-1}g`.  Where P does not see
     a (:math:`a^T P a \le n\epsilon\, a^T K a`: a P that is zero, or zero along the constants), every t is a
     minimizer; the stacked matrix is (numerically) rank-deficient there, and its QR or the minimum-norm z of its
-    least squares gave a t with :math:`lpha = V\Lambda^{-1}w` of 2.6e12 and f on the points 2.4e-3 off the
+    least squares gave a t with :math:`\alpha = V\Lambda^{-1}w` of 2.6e12 and f on the points 2.4e-3 off the
     unique minimizer (P = 0, 30 points, 12 labels, sigma 1, gamma 1e-2).  The t taken is the one of least RKHS
-    norm :math:`lpha^T Klpha = w^T\Lambda^{-1}w` (the limit of :math:`P + \epsilon K`):
+    norm :math:`\alpha^T K\alpha = w^T\Lambda^{-1}w` (the limit of :math:`P + \epsilon K`):
     :math:`h = \Lambda^{-1}g` orthogonal to w.  On the generalized eigenvectors of
     :math:`(A^T P A, A^T K A)` for several such c.
     """

@@ -578,7 +578,7 @@ def test_bad_ridge_options(kwargs, err, match):
     (np.eye(2), [0.0], "alphas"),
     (np.eye(2), [np.nan], "alphas"),
     # the lower triangle alone was read (eigh of (K + K^T) / 2): residuals of another kernel, silently
-    (np.array([[1.0, 0.5], [0.0, 1.0]]), [1.0], r"K_SS must be symmetric: max \|K_SS - K_SS\^T\| = 0\.5"),
+    (np.array([[1.0, 0.5], [0.0, 1.0]]), [1.0], r"K_SS must be symmetric: max \|K_SS_ij - K_SS_ji\| / sqrt\(\|K_SS_ii K_SS_jj\|\) = 0\.5"),
 ])
 def test_bad_loo_input(K, alphas, match):
     with pytest.raises(ValueError, match=match):

@@ -64,3 +64,18 @@ def test_grid_result_keeps_an_axis_of_names_in_its_given_order():
     assert res.at_edge == {"kernel": True, "alpha": True}
     res = GridResult({"kernel": np.array(["gaussian", "laplacian", "cosine"])}, np.array([0.0, 1.0, 0.0]))
     assert res.best_params == {"kernel": "laplacian"} and res.at_edge == {"kernel": False}
+
+
+def test_an_upper_triangle_is_refused_when_one_point_dominates_the_scale():
+    # one point of norm 40 orthogonal to 49 others: np.triu of the linear kernel is only 3.7e-3 of max|K|
+    # asymmetric, but of the order of the others' cosine similarities in units of the diagonal
+    rng = np.random.default_rng(1)
+    Z = rng.normal(size=(50, 5))
+    Z[0] = 0.0
+    Z[0, 0] = 40.0
+    Z[1:, 0] = 0.0
+    K = Z @ Z.T
+    with pytest.raises(ValueError, match=r"^Phi must be symmetric"):
+        grls_fit(np.triu(K), np.ones((50, 1)), Z[:, 1], 0.1)
+    with pytest.raises(ValueError, match=r"^K must be symmetric"):
+        rls_loo_error(np.triu(K), Z[:, 1], 0.1)
