@@ -1038,15 +1038,13 @@ def weak_link_split(W, rtol=WEAK_EDGE_RTOL):
     return Ws, n_affected
 
 
-def cut_weak_links(W, report=True):
+def cut_weak_links(W):
     """:func:`weak_link_split` with the :class:`GraphWarning` of the documented fallback.
 
-    Returns the graph to solve on (``W`` itself when nothing is weakly attached).  ``report=False``: no
-    GraphWarning -- for a solve inside a model selection, whose caller reports the graph once (per fit) itself,
-    as :func:`_orphans` (an argument, not a warnings filter: those are process-wide).
+    Returns the graph to solve on (``W`` itself when nothing is weakly attached).
     """
     Ws, n_affected = weak_link_split(W)
-    if n_affected and report:
+    if n_affected:
         warn(f"the graph is nearly disconnected: {n_affected} node(s) are attached to the rest of their component "
              f"only through edges of relative weight <= {WEAK_EDGE_RTOL:g} (w_ij <= {WEAK_EDGE_RTOL:g} min(d_i, "
              "d_j)), which would make the linear system singular to working precision. Those edges are dropped: "

@@ -8,7 +8,7 @@ from .._core.labels import _check_labeled_index, _check_targets, cut_weak_links
 from ..graphs import as_adjacency
 
 
-def labeled_graph_problem(W, labeled, Y, cut_weak=False, report=True):
+def labeled_graph_problem(W, labeled, Y, cut_weak=False):
     """The checked inputs of a transductive problem: ``(W, S, Y2, was_1d, out_dtype)``.
 
     ``W`` as a float64 sparse adjacency (any graph form), ``S`` the labeled
@@ -16,14 +16,13 @@ def labeled_graph_problem(W, labeled, Y, cut_weak=False, report=True):
     and the dtype of the results (float32 for float32 targets, else float64).
     ``cut_weak``: drop the weak links that nearly disconnect the graph, with a
     :class:`~graphrkhs.GraphWarning` (:func:`graphrkhs._core.labels.cut_weak_links`;
-    for the Laplacian systems, which they make singular to working precision).  ``report=False``: the links are
-    cut without the warning (a solve inside a model selection: its fit reports the graph once).
+    for the Laplacian systems, which they make singular to working precision).
     """
     W = as_adjacency(W, dtype=np.float64)
     S = _check_labeled_index(labeled, W.shape[0])
     Y2, was_1d, out_dtype = _check_targets(Y, S.size, W.shape[0])
     if cut_weak:
-        W = cut_weak_links(W, report=report)
+        W = cut_weak_links(W)
     return W, S, Y2, was_1d, out_dtype
 
 

@@ -876,9 +876,7 @@ def harmonic_solution(W: GraphLike, labeled: Indices, Y: ArrayLike, *, laplacian
     preconditioner = _check_preconditioner(preconditioner)
     tol, max_iter = _check_iterations(tol, max_iter)
     check_backend(backend)
-    # _warn_label_free=False (private, a solve inside a model selection): nor the weak links' report, which came
-    # once per solve of the selection (10 in one LaplacianRegularization fit); the fit reports the graph once
-    W, S, Y2, was_1d, out_dtype = labeled_graph_problem(W, labeled, Y, cut_weak=True, report=_warn_label_free)
+    W, S, Y2, was_1d, out_dtype = labeled_graph_problem(W, labeled, Y, cut_weak=True)
     Y2, e = in_target_units(Y2)         # targets near 1e308: solved in units of 2^e, exactly scaled back
     n = W.shape[0]
     lap_kind = "combinatorial" if laplacian == "randomwalk" else laplacian
@@ -970,9 +968,7 @@ def tikhonov_solution(W: GraphLike, labeled: Indices, Y: ArrayLike, *, alpha: fl
     preconditioner = _check_preconditioner(preconditioner)
     tol, max_iter = _check_iterations(tol, max_iter)
     check_backend(backend)
-    # _warn_label_free=False (private, a solve inside a model selection): nor the weak links' report, which came
-    # once per solve of the selection (10 in one LaplacianRegularization fit); the fit reports the graph once
-    W, S, Y2, was_1d, out_dtype = labeled_graph_problem(W, labeled, Y, cut_weak=True, report=_warn_label_free)
+    W, S, Y2, was_1d, out_dtype = labeled_graph_problem(W, labeled, Y, cut_weak=True)
     Y2, e = in_target_units(Y2)         # targets near 1e308: solved in units of 2^e, exactly scaled back
     n = W.shape[0]
     if laplacian == "randomwalk":

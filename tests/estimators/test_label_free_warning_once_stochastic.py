@@ -140,35 +140,3 @@ def test_fits_in_threads_each_warn_once_and_leave_no_filter(cls, matrix_free):
     assert [str(w.message)[:9] for w in _label_free(said)] == ["6 node(s)"]
     # the same fit as without threads
     np.testing.assert_array_equal(fitted[0].transduction_, again.transduction_)
-
-
-WEAK = "the graph is nearly disconnected"
-LAPLACIAN_REGULARIZATION = [LaplacianRegularizationRegressor, LaplacianRegularizationClassifier]
-
-
-@pytest.mark.parametrize("cls", LAPLACIAN_REGULARIZATION, ids=[c.__name__ for c in LAPLACIAN_REGULARIZATION])
-def test_weak_links_warn_once_per_fit(cls, matrix_free):
-    # the label-free path hangs on by one edge of weight 1e-14 (w <= 1e-10 min(d_i, d_j)): cut_weak_links cuts it
-    # and warned at each tikhonov_solution / harmonic_solution solve of the matrix-free selection (10 per fit;
-    # the exact path: 1); now the fit says it once, at the user's line, with the label-free report it leads to
-    W, y = _problem(cls)
-    W[29, 30] = W[30, 29] = 1e-14
-    est = _estimator(cls)
-    with warnings.catch_warnings(record=True) as said:
-        warnings.simplefilter("always")
-        est.fit(W, y)                                                   # the line the warnings name
-    weak = [w for w in said if issubclass(w.category, GraphWarning) and WEAK in str(w.message)]
-    assert [str(w.message)[len(WEAK):len(WEAK) + 11] for w in weak] == [": 6 node(s)"]
-    assert weak[0].filename == __file__
-    assert [str(w.message)[:9] for w in _label_free(said)] == ["6 node(s)"]
-    # the cut path gets the class prior, as a separate component
-    if cls.__name__.endswith("Regressor"):
-        np.testing.assert_allclose(est.transduction_[30:], np.nanmean(y), rtol=1e-12)
-    else:
-        np.testing.assert_allclose(est.label_distributions_[30:], 0.5, rtol=1e-12)
-    # a user's own solve still reports the cut, once
-    S = np.flatnonzero(np.arange(W.shape[0]) < 20)
-    with warnings.catch_warnings(record=True) as said:
-        warnings.simplefilter("always")
-        tikhonov_solution(W, S, np.arange(20) % 2 * 1.0, alpha=1e-2)
-    assert sum(WEAK in str(w.message) for w in said) == 1
