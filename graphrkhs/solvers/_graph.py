@@ -182,15 +182,6 @@ def _solve_spd(A, B, preconditioner, tol, max_iter, backend="numpy", warn_forwar
     A normalized Laplacian's diagonal is 1 whatever the degrees, so its callers pass the ``degrees``: the
     harmonic solution of a 5200-node Gaussian kNN graph with 200 outliers (degrees down to 6e-10) was 0.10
     off serially (AMG) and 0.045 away from that on Dask, both at tol 1e-8 and silently; with the test 2e-8.
-    An AMG solve that this test leaves uncertified (its V-cycle's corrections stall on the badly scaled
-    block: the normalized-Laplacian Tikhonov system of 800 Gaussian points with 20 outliers, 8.5e-3 to 0.13
-    off and warned, serially and on MPI) is solved again by the serial Jacobi-scaled path, whose forward-error
-    iteration needs no preconditioner (distributed: on rank 0 / the driver, broadcast); its answer replaces
-    AMG's when it passes its own tests (4e-8 there), with an INFO record on the ``graphrkhs`` logger, and
-    AMG's answer and warning stand otherwise (:func:`_certified_or_jacobi`).  An AMG answer whose first correction
-    exceeded ``_CHECK_TOL`` counts as uncertified too (the corrections that then confirm it see no mode below
-    the rounding: F 1.5e-7 off at tol 1e-10, silently), and is warned about when Jacobi cannot certify it either.
-    It costs nothing where the AMG answer passes with a small first correction.
     """
     if _solves_directly(preconditioner, A.shape[0]):
         _check_same_system(A, B, tol, max_iter, "direct", backend)
@@ -268,19 +259,7 @@ def _solve_spd(A, B, preconditioner, tol, max_iter, backend="numpy", warn_forwar
 
         with held_warnings() as held:
             X = np.array(solve(B2, warn_forward))
-
-        def refine(first=None):
-            return _refined(A, B2, X, solve, tol, warn_forward, held, rough, null_components,
-                            recomputed, offset, first)
-        if kind == "amg" and base is not None:
-            # the serial fallback, decided by rank 0's verdict for every rank and run there once (broadcast), as the
-            # rough solves: the distributed "jacobi" solve has no forward-error iteration (1.6e-2 off on one MPI rank)
-            X = _certified_or_jacobi(refine, lambda: _solve_spd(A, B2, "jacobi", tol, max_iter, "numpy", warn_forward,
-                                                                null_components, recomputed, degrees=degrees,
-                                                                offset=offset),
-                                     tol, (lambda f: f()) if once is None else once)
-        else:
-            X = refine()
+        X = _refined(A, B2, X, solve, tol, warn_forward, held, rough, null_components, recomputed, offset)
         return X[:, 0] if was_1d else X
     if isinstance(preconditioner, str) and preconditioner == "jacobi":
         As = sp.csr_array(A.multiply(s[:, None]).multiply(s[None, :]))
@@ -318,74 +297,8 @@ def _solve_spd(A, B, preconditioner, tol, max_iter, backend="numpy", warn_forwar
     # and two threads of iterative solves left a recording one installed, losing every later warning)
     with held_warnings() as held:
         X = solve(B2, warn_forward)
-
-    def refine(first=None):
-        return _refined(A, B2, X, solve, tol, warn_forward, held, rough, null_components,
-                        recomputed, offset, first)
-    if kind == "amg" and rough is not None:
-        X = _certified_or_jacobi(refine, lambda: _solve_spd(A, B2, "jacobi", tol, max_iter, "numpy", warn_forward,
-                                                            null_components, recomputed, degrees=degrees,
-                                                            offset=offset), tol)
-    else:
-        X = refine()
+    X = _refined(A, B2, X, solve, tol, warn_forward, held, rough, null_components, recomputed, offset)
     return X[:, 0] if was_1d else X
-
-
-def _certified_or_jacobi(refine, jacobi, tol, agree=lambda f: f()):
-    """``refine()`` (an AMG solve's :func:`_refined`, on a system of widely spread degrees) with its warnings
-    held; when its correction test leaves the answer uncertified (an AccuracyWarning), ``jacobi()`` solves the
-    system again by Jacobi-scaled CG, whose answer (and warnings) replace AMG's if it raises no AccuracyWarning;
-    AMG's answer and warnings stand otherwise.  The same when the correction test's first correction was above
-    ``_CHECK_TOL`` (``refine(first)`` appends its size): AMG's answer was that far off, and the 1 %-accurate
-    correction solves that then certify it see no mode whose residual is below the rounding; if Jacobi cannot
-    certify it either, an AccuracyWarning says so.  ``agree(f)``: f() as every process will see it (MPI: rank
-    0's, broadcast), so that the ranks take the same path.
-
-    Why: AMG's V-cycle corrections stall on such systems (smoothed aggregation on a badly scaled matrix): on
-    800 Gaussian points with 20 outliers (normalized Laplacian, tol 1e-8) the Tikhonov solution was 8.5e-3
-    (mu = 0.1) to 0.13 (mu = 1) off and warned, where Jacobi-scaled CG, whose forward-error iteration needs no
-    preconditioner, meets tol (4e-8).  Nothing runs when AMG's answer passes its tests.
-    """
-    first = []
-    with held_warnings() as caught:         # this thread's graphrkhs warnings (not a process-wide filter)
-        X = refine(first)
-    verdict = list(caught)
-    # a first correction above the rough solves' own accuracy: AMG's answer was that far off, and what
-    # certifies the corrected one is only the rough solves, which see no mode whose residual is below the
-    # rounding (the normalized harmonic solution of the outlier graph at tol 1e-10: a first correction of 0.3,
-    # then 1e-13, and F 1.5e-7 off, silently)
-    gross = bool(first) and first[0] > _CHECK_TOL
-    uncertified = gross or any(isinstance(m, AccuracyWarning) for m in verdict)
-
-    def attempt():
-        with held_warnings() as again:
-            try:
-                X_jacobi = np.asarray(jacobi())
-            except np.linalg.LinAlgError:
-                return None, []
-        said = list(again)
-        return (None if any(isinstance(m, AccuracyWarning) for m in said) else X_jacobi), said
-
-    if agree(lambda: uncertified):
-        logger.info("the AMG-preconditioned solve could not be certified to tol=%g on this system of widely spread "
-                    "degrees (its corrections stall); solving it again by Jacobi-scaled CG.", tol)
-        X_jacobi, said = agree(attempt)
-        if X_jacobi is not None:
-            logger.info("the Jacobi-scaled solve is certified to tol=%g; its solution replaces AMG's.", tol)
-            verdict = [m for m in verdict if not isinstance(m, AccuracyWarning)] + said
-            X = X_jacobi.reshape(X.shape)
-        else:
-            logger.info("the Jacobi-scaled solve could not be certified either; AMG's solution is kept.")
-            if gross and not any(isinstance(m, AccuracyWarning) for m in verdict):
-                verdict.append(AccuracyWarning(
-                    f"the AMG-preconditioned solve was {first[0]:.1e} off its corrected solution, which only "
-                    f"1 %-accurate correction solves confirm (they do not see the modes of nearly disconnected "
-                    f"parts), and a Jacobi-scaled CG solve could not reach tol={tol:g} either: the solution may be "
-                    f"off by more than tol. Use preconditioner='auto' (a direct solve up to {DIRECT_MAX_NODES} "
-                    f"unknowns), a larger tol, or self-tuning weights."))
-    for m in verdict:
-        warn(m)
-    return X
 
 
 #: Relative tolerance of the correction solves that check an unpreconditioned or Jacobi-scaled CG solution
@@ -427,7 +340,7 @@ def _row_normalized_residual(A, B, X, d):
 
 
 def _refined(A, B, X, solve, tol, warn_forward, held=(), rough=None, null_components=None, recomputed=None,
-             offset=None, first=None):
+             offset=None):
     r"""``X`` of an iterative solve of the SPD graph system A X = B, refined until its residual is small in
     the units of X, and, for the solves without a coarse correction, until a correction of X is small.
 
@@ -471,8 +384,6 @@ def _refined(A, B, X, solve, tol, warn_forward, held=(), rough=None, null_compon
     ``recomputed`` (``(z, comp)``, see :func:`_solve_spd`): the correction test compares the parts of the
     correction and of X orthogonal to z on each component, the rest being recomputed by the caller (the
     Tikhonov system at mu = 1e10, whose part along z no residual sees: the test warned about it).
-    ``first``: a list to which the size of the correction test's first correction is appended (the AMG
-    fallback of :func:`_certified_or_jacobi`).
     ``offset`` (:math:`X_0`, see :func:`_solve_spd`): X is a correction and the caller's answer is
     :math:`X_0 + X`.  The rounds above still aim at X's own units (bit-identical results), but what is left
     is also judged in the answer's units -- the correction test by :math:`\max|\delta| / \max|X_0 + X|`,
@@ -527,8 +438,6 @@ def _refined(A, B, X, solve, tol, warn_forward, held=(), rough=None, null_compon
                 broke = exc
                 break
             step, keep = _contracting(delta, X[:, cols], rel[cols], off_modes)
-            if first is not None and not first:
-                first.append(float(step.max(initial=0.0)))      # the first correction's size, for the caller
             X[:, cols[keep]] += delta[:, keep]
             rel[cols[keep]] = step[keep]
             stalled[cols[~keep]] = True

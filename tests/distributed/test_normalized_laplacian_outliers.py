@@ -100,9 +100,8 @@ def test_tikhonov_normalized_amg_meets_tol_on_every_backend(backend):
 
 def test_tikhonov_normalized_is_accurate_or_warns_on_every_backend(backend):
     # alpha = 1 (cond(J + L) = 7e10): the serial and MPI solves (global AMG, its Jacobi-scaled correction) are
-    # 0.13 off the extended-precision oracle, and said nothing before; now they warn (the serial one then
-    # solves again by Jacobi-scaled CG, certified and 4e-8 off: tests/solvers/test_amg_uncertified_fallback.py).
-    # The Dask solve (block-Jacobi AMG) is 4e-8 off here.  Never silently wrong, on any backend
+    # 0.13 off the extended-precision oracle, and said nothing before; now they warn.  The Dask solve (block-
+    # Jacobi AMG) is 4e-8 off here.  Never silently wrong, on any backend
     W, S, Y, _ = _problem()
     F_ref = _tikhonov_oracle(W, S, Y, 1.0)
     with warnings.catch_warnings(record=True) as caught:
@@ -132,9 +131,8 @@ def test_tikhonov_normalized_from_the_harmonic_start_is_accurate_or_warns(alpha,
     # mu L's largest entry below 1: the solve starts from the harmonic extension H0 and solves for the O(mu)
     # correction G, whose own tests were silenced (its relative error is not F's).  Nothing judged F = H0 + G:
     # AMG at mu = 0.1 left F 8.5e-3 off (G 13 % off), Jacobi at mu = 1e-3 5.8e-6 off, both silently; the
-    # final correction test now judges H0 + G and warns.  (mu = 10 solves F at once: 1.5e-7 off this oracle with
-    # Jacobi -- which is itself 1.9e-7 from the solution of the exactly computed L, Jacobi 3.7e-8 from that:
-    # tests/solvers/test_tikhonov_normalized_exact_data_oracle.py; AMG 0.1 off and warned before too.)
+    # final correction test now judges H0 + G and warns.  (mu = 10 solves F at once: 1.5e-7 off with Jacobi,
+    # AMG 0.1 off and warned before too.)
     _accurate_or_warns(alpha, preconditioner, "numpy")
 
 
@@ -142,18 +140,3 @@ def test_tikhonov_normalized_from_the_harmonic_start_is_accurate_or_warns_under_
     # the same shared _solve_spd (global AMG on MPI ranks, as serially: 8.5e-3 off, silently, before); the Dask
     # solve (block-Jacobi AMG) is accurate here and is not repeated (5 s)
     _accurate_or_warns(0.1, "amg", "mpi")
-
-
-@pytest.mark.parametrize("alpha", [0.1, 1.0])
-def test_tikhonov_normalized_amg_uncertified_is_solved_again_under_mpi(alpha):
-    # AMG on one MPI rank (the plain pytest pass), as serially: F 8.5e-3 (alpha = 0.1) and 0.13 (alpha = 1) off,
-    # warned but returned (on two ranks the partitioned AMG is 3.7e-8 / 6.8e-8 off here, as before).  Now the
-    # uncertified answer is solved again by the serial Jacobi-scaled CG on rank 0, whose verdict decides for every
-    # rank: accurate, no warning (serially: tests/solvers/test_amg_uncertified_fallback.py)
-    W, S, Y, _ = _problem()
-    F_ref = _tikhonov_oracle(W, S, Y, alpha)
-    with warnings.catch_warnings():
-        warnings.simplefilter("error", gr.AccuracyWarning)
-        F = gr.tikhonov_solution(W, S, Y, alpha=alpha, laplacian="normalized", preconditioner="amg", tol=1e-8,
-                                 backend="mpi")
-    assert np.abs(F - F_ref).max() <= 10 * 1e-8 * np.abs(F_ref).max()
