@@ -49,6 +49,8 @@ def test_bytes_moved_per_iteration_do_not_grow_with_n(client):
     # 1 kB in all, as Dask counts them), against 5 * 1600 * 2 * 8 = 128 kB for the blocks of one part at the
     # larger n (9 kB and 144 kB were moved per iteration).  The solution's blocks are gathered by the client, not
     # by a worker, and do not count
+    # something was measured: each part sits on its own worker (pinned), so the ghost rows do move
+    assert min(moved) > 0, moved
     per_iteration = np.array(moved) / n_iter
     assert per_iteration.max() <= 4096, per_iteration
     assert moved[1] <= 1.5 * moved[0] + 2048, moved
