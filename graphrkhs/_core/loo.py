@@ -107,7 +107,7 @@ ASYMMETRY_RTOL = 1e-2
 
 
 def _kernel_asymmetry(K):
-    """:math:`\max_{ij} |K_{ij} - K_{ji}| / \max(\sqrt{|K_{ii}| |K_{jj}|}, \text{PSD\_RTOL} \max|K|)` of a
+    r""":math:`\max_{ij} |K_{ij} - K_{ji}| / \max(\sqrt{|K_{ii}| |K_{jj}|}, \text{PSD\_RTOL} \max|K|)` of a
     square array, in row blocks of about 256K entries (no temporary of K's size: the fits that check K keep
     their memory at a few Gram matrices); NaN if K holds NaN or infinity."""
     K = np.asarray(K)
