@@ -209,10 +209,11 @@ def symmetry_gap(A, name="A", *, transpose=None):
     difference wraps: 127 - (-1) is -128; uint8 reported 255 for a difference of 1; booleans have no
     subtraction).  A NaN entry, or infinities in mirror positions, give a NaN gap for arrays as for sparse
     matrices, so that ``gap <= tol`` is False for them (callers that test ``gap > tol`` check finiteness
-    first).  A matrix that is not square is a ``ValueError`` naming ``name``.  The one symmetry measure of
-    the package: the AMG set-up, conjugate gradients, the spectral filters' and ``lmax``'s checks,
-    ``as_adjacency`` and the kernel solvers' checks of K, each with its own tolerance against the scale
-    ``max |A|``.
+    first).  A matrix that is not square is a ``ValueError`` naming ``name``.  The symmetry measure of the
+    AMG set-up, conjugate gradients, the spectral filters' and ``lmax``'s checks, ``as_adjacency`` and
+    ``laprls_fit``'s check of K, each with its own tolerance against the scale ``max |A|``; the kernels given
+    to the leave-one-out engine and the selections are judged entry by entry in units of their diagonal
+    instead (:func:`graphrkhs._core.loo.check_symmetric_kernel`).
 
     ``transpose``: a sparse A's transpose as a CSR matrix when the caller needs it anyway
     (``as_adjacency`` averages both directions), so that it is not formed twice.
